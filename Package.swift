@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "OAuthFlow",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "OAuthFlow", targets: ["OAuthFlow"]),
+        .library(name: "OAuthFlowLint", targets: ["OAuthFlowLint"]),
+        .executable(name: "oauthflow", targets: ["oauthflow"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "OAuthFlow",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("BundledProviders")]
+        ),
+        .target(
+            name: "OAuthFlowLint",
+            dependencies: ["OAuthFlow", .product(name: "Yams", package: "Yams")]
+        ),
+        .executableTarget(
+            name: "oauthflow",
+            dependencies: [
+                "OAuthFlow",
+                "OAuthFlowLint",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "OAuthFlowTests",
+            dependencies: ["OAuthFlow"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "OAuthFlowLintTests",
+            dependencies: ["OAuthFlowLint", "OAuthFlow"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,243 @@
+import Foundation
+import Yams
+
+/// A descriptor file read into a YAML node tree, checked against ``DescriptorSchema``.
+///
+/// Reading never traps and never hangs: invalid UTF-8, NUL bytes, empty files,
+/// files over ``maximumSize``, nesting deeper than ``maximumDepth`` and documents
+/// that expand past ``maximumNodes`` (alias bombs) all become positioned
+/// ``DescriptorProblem``s. When there are no problems, ``descriptor`` holds the
+/// decoded ``ProviderDescriptor``.
+public struct DescriptorDocument {
+    /// The largest file read, in bytes. Descriptors are a few kilobytes.
+    public static let maximumSize = 1 << 20
+    /// The deepest nesting of mappings and sequences accepted.
+    public static let maximumDepth = 64
+    /// The most nodes a document may expand to.
+    public static let maximumNodes = 50_000
+
+    /// The path the file was read from, as given.
+    public let path: String
+    /// The text of the file, when it was valid UTF-8.
+    public let text: String?
+    /// The root node, when the YAML parsed.
+    public let root: Node?
+    /// What keeps the file from being a valid descriptor, in file order.
+    public let problems: [DescriptorProblem]
+    /// The decoded descriptor, present only when ``problems`` is empty.
+    public let descriptor: ProviderDescriptor?
+
+    /// Reads a descriptor from a file.
+    ///
+    /// - Parameter url: The file to read.
+    /// - Returns: The document; an unreadable file is a document with one problem.
+    public static func load(contentsOf url: URL) -> DescriptorDocument {
+        // Report the path as the caller wrote it: relative paths stay relative.
+        let path = url.relativePath
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            // Read one byte past the limit so an oversized file is noticed without reading it all.
+            let data = try handle.read(upToCount: maximumSize + 1) ?? Data()
+            return parse(data, path: path)
+        } catch {
+            let problem = DescriptorProblem(
+                kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1),
+                message: "cannot read the file: \(error.localizedDescription)")
+            return DescriptorDocument(path: path, text: nil, root: nil, problems: [problem], descriptor: nil)
+        }
+    }
+
+    /// Parses descriptor bytes.
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - path: The path to report in problems.
+    public static func parse(_ data: Data, path: String) -> DescriptorDocument {
+        func failed(_ message: String, line: Int = 1, column: Int = 1, text: String? = nil) -> DescriptorDocument {
+            let problem = DescriptorProblem(
+                kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message)
+            return DescriptorDocument(path: path, text: text, root: nil, problems: [problem], descriptor: nil)
+        }
+        if data.count > maximumSize {
+            return failed("file is larger than \(maximumSize / 1024) KiB; a descriptor is a few kilobytes of YAML")
+        }
+        if let nul = data.firstIndex(of: 0) {
+            let position = TextPosition.of(byteOffset: nul - data.startIndex, in: data)
+            return failed("file contains a NUL byte; it looks binary, not YAML", line: position.line, column: position.column)
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            let offset = TextPosition.firstInvalidUTF8Offset(in: data)
+            let position = TextPosition.of(byteOffset: offset, in: data)
+            return failed("file is not valid UTF-8 text", line: position.line, column: position.column)
+        }
+        if let deep = NestingScanner.firstLineDeeperThan(maximumDepth, in: text) {
+            return failed("nesting is deeper than \(maximumDepth) levels", line: deep, text: text)
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            let (message, mark) = YAMLErrorDescription.describe(error)
+            return failed(message, line: mark?.line ?? 1, column: mark?.column ?? 1, text: text)
+        } catch {
+            return failed("cannot parse YAML: \(error)", text: text)
+        }
+        guard let root else {
+            return failed("file is empty; a descriptor needs at least schema_version, id, display_name and protocol", text: text)
+        }
+
+        var validator = SchemaValidator(path: path)
+        validator.check(root, against: .object(DescriptorSchema.fields), keyPath: [])
+        var problems = validator.problems
+        var descriptor: ProviderDescriptor?
+        if problems.isEmpty {
+            do {
+                var decoded = try YAMLDecoder().decode(ProviderDescriptor.self, from: root)
+                decoded.sourcePath = path
+                descriptor = decoded
+            } catch {
+                // The schema check should have caught anything the decoder rejects; report it rather than hide it.
+                problems.append(DescriptorProblem(
+                    kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1),
+                    message: "cannot decode the descriptor: \(error)"))
+            }
+        }
+        return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
+    }
+
+    /// The node at a key path, such as `["security", "pkce"]`, if present.
+    public func node(at keyPath: [String]) -> Node? {
+        var current = root
+        for key in keyPath {
+            guard let mapping = current?.mapping else { return nil }
+            current = mapping[key]
+        }
+        return current
+    }
+
+    /// The position of the value at a key path, or of its nearest present ancestor.
+    public func location(of keyPath: [String]) -> SourceLocation {
+        var path = keyPath
+        while true {
+            if let mark = node(at: path)?.mark {
+                return SourceLocation(path: self.path, line: mark.line, column: mark.column)
+            }
+            if path.isEmpty { return SourceLocation(path: self.path, line: 1, column: 1) }
+            path.removeLast()
+        }
+    }
+
+    /// The position of a key itself (rather than its value), or of its nearest present ancestor.
+    public func keyLocation(of keyPath: [String]) -> SourceLocation {
+        guard let last = keyPath.last, let mapping = node(at: Array(keyPath.dropLast()))?.mapping else {
+            return location(of: keyPath)
+        }
+        for (key, _) in mapping where key.string == last {
+            if let mark = key.mark { return SourceLocation(path: path, line: mark.line, column: mark.column) }
+        }
+        return location(of: keyPath)
+    }
+}
+
+/// Turns a Yams error into a message and a position.
+enum YAMLErrorDescription {
+    static func describe(_ error: YamlError) -> (String, Mark?) {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
+             let .composer(context, problem, mark, _):
+            let prefix = context.map { "\($0.text) at \($0.mark.line):\($0.mark.column), " } ?? ""
+            return ("YAML syntax error: \(prefix)\(problem)", mark)
+        case let .reader(problem, _, _, _):
+            return ("YAML reader error: \(problem)", nil)
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return ("duplicate keys in a mapping: \(duplicates.joined(separator: ", "))", context.mark)
+        default:
+            return ("YAML error: \(error)", nil)
+        }
+    }
+}
+
+/// Line and column arithmetic over raw bytes, for files that are not valid text.
+enum TextPosition {
+    static func of(byteOffset: Int, in data: Data) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for byte in data.prefix(byteOffset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+
+    static func firstInvalidUTF8Offset(in data: Data) -> Int {
+        var offset = 0
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var consumed = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar):
+                offset = consumed
+                consumed += UTF8.width(scalar)
+            case .emptyInput:
+                return consumed
+            case .error:
+                return consumed == 0 ? 0 : max(offset, consumed)
+            }
+        }
+    }
+}
+
+/// A cheap upper bound on YAML nesting depth, computed before parsing so that a
+/// hostile file cannot exhaust the stack inside the recursive composer.
+enum NestingScanner {
+    /// The first line (1-based) whose nesting bound exceeds `limit`, if any.
+    static func firstLineDeeperThan(_ limit: Int, in text: String) -> Int? {
+        var flowDepth = 0
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let scalars = Array(line.unicodeScalars)
+            var index = 0
+            var indent = 0
+            while index < scalars.count, scalars[index] == " " {
+                indent += 1
+                index += 1
+            }
+            // Compact block collections ("- - - x", "? ? x") nest without indentation.
+            var compact = 0
+            while index + 1 < scalars.count, scalars[index] == "-" || scalars[index] == "?", scalars[index + 1] == " " {
+                compact += 1
+                index += 2
+                while index < scalars.count, scalars[index] == " " { index += 1 }
+            }
+            var quote: Unicode.Scalar?
+            var previous: Unicode.Scalar = " "
+            while index < scalars.count {
+                let scalar = scalars[index]
+                if let open = quote {
+                    if scalar == open { quote = nil }
+                } else if scalar == "#", previous == " " || previous == "\t" {
+                    break
+                } else if scalar == "\"" || scalar == "'", flowDepth > 0 || previous == " " || previous == ":" {
+                    quote = scalar
+                } else if scalar == "[" || scalar == "{" {
+                    flowDepth += 1
+                } else if scalar == "]" || scalar == "}" {
+                    flowDepth = max(0, flowDepth - 1)
+                }
+                if flowDepth > limit { return lineNumber }
+                previous = scalar
+                index += 1
+            }
+            // Each block level needs at least one column of indentation or one compact indicator.
+            if indent + compact + flowDepth > limit * 2 || compact > limit { return lineNumber }
+        }
+        return nil
+    }
+}

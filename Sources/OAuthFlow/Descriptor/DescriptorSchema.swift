@@ -1,0 +1,204 @@
+/// The shape of a provider descriptor, written once and used three ways.
+///
+/// The loader checks documents against it (unknown keys, types, required keys,
+/// allowed values), `providers/schema.json` is generated from it for editors, and
+/// the field reference in `Docs/descriptor-format.md` is generated from it too, so
+/// the three cannot drift apart.
+public enum DescriptorSchema {
+    /// The descriptor format versions this build reads.
+    public static let supportedVersions: Set<Int> = [1]
+
+    /// The kind of value a key holds.
+    public indirect enum Shape: Sendable {
+        /// Any string; `pattern` is a regular expression the whole string must match.
+        case string(pattern: String? = nil)
+        /// An absolute URL, which may contain `{variable}` placeholders in host and path.
+        case urlTemplate
+        case boolean
+        /// An integer from `range`.
+        case integer(ClosedRange<Int>)
+        /// One of a fixed set of strings.
+        case choice([String])
+        /// A sequence of values of one shape.
+        case list(Shape)
+        /// A mapping from free-form string keys to values of one shape.
+        case map(Shape)
+        /// A mapping with the keys that `fields` declares, and no others.
+        case object([Field])
+        /// Any one of the shapes.
+        case either([Shape])
+    }
+
+    /// One key of an object.
+    public struct Field: Sendable {
+        public var name: String
+        public var shape: Shape
+        public var required: Bool
+        /// What the field means, in one or two sentences.
+        public var summary: String
+        /// The value used when the key is absent, as YAML text.
+        public var defaultValue: String?
+
+        public init(_ name: String, _ shape: Shape, required: Bool = false, default defaultValue: String? = nil, _ summary: String) {
+            self.name = name
+            self.shape = shape
+            self.required = required
+            self.summary = summary
+            self.defaultValue = defaultValue
+        }
+    }
+
+    /// Parameters the engine sets itself; descriptors may not set them.
+    public static let reservedParameters: [String] = [
+        "client_id", "client_secret", "redirect_uri", "state", "nonce",
+        "code_challenge", "code_challenge_method", "code_verifier", "response_type",
+    ]
+
+    static let identifierPattern = "^[a-z0-9][a-z0-9_-]*$"
+    static let variableNamePattern = "^[a-z][a-z0-9_]*$"
+
+    /// The top-level fields of format version 1.
+    public static let fields: [Field] = [
+        Field("schema_version", .integer(1...1), required: true,
+              "Descriptor format version. This release reads version 1."),
+        Field("id", .string(pattern: identifierPattern), required: true,
+              "Name host code and the CLI select the provider by. Must equal the file name without `.yaml`."),
+        Field("display_name", .string(), required: true, "Human-readable provider name."),
+        Field("protocol", .choice(["oauth2", "oidc"]), required: true,
+              "`oidc` turns on ID tokens, the `openid` scope and nonce checks; `oauth2` is plain OAuth 2.0."),
+        Field("docs_url", .urlTemplate, "Where the provider documents client registration."),
+        Field("issuer", .urlTemplate,
+              "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too."),
+        Field("discovery", .object(discoveryFields), "Where the server publishes its metadata, if anywhere."),
+        Field("endpoints", .object(endpointFields), "Static endpoint URLs. They take precedence over discovered ones."),
+        Field("variables", .map(.object(variableFields)),
+              "Inputs a user supplies when selecting the provider, used as `{name}` in URL hosts and paths."),
+        Field("scopes", .object(scopeFields), "Scopes to request and how to join them."),
+        Field("authorization", .object(authorizationFields), "The authorization request."),
+        Field("grant_types", .list(.string()), default: "[authorization_code, refresh_token]",
+              "Grant types the client uses. Only `authorization_code`, `refresh_token` and the device grant are acceptable."),
+        Field("token_request", .object(tokenRequestFields), "How the token endpoint wants its requests."),
+        Field("client_auth", .object(clientAuthFields), "How the client authenticates at the token endpoint."),
+        Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
+        Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
+        Field("security", .object(securityFields), "The checks the engine performs for this provider."),
+        Field("redirect", .object(redirectFields), "Redirect URIs a native client registers with this provider."),
+        Field("resources", .list(.object(resourceFields)),
+              "Protected resources and the scope each needs: the scope-to-resource map."),
+        Field("resources_file", .string(),
+              "A JSON or YAML file, relative to the descriptor, holding the resource list (the Cloudentity sample's `scopeData.json` format)."),
+    ]
+
+    static let discoveryFields: [Field] = [
+        Field("mode", .choice(["oidc", "rfc8414", "none"]), default: "none",
+              "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."),
+        Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
+    ]
+
+    static let endpointFields: [Field] = [
+        Field("authorization", .urlTemplate, "Authorization endpoint (RFC 6749 §3.1)."),
+        Field("token", .urlTemplate, "Token endpoint (RFC 6749 §3.2)."),
+        Field("userinfo", .urlTemplate, "OpenID Connect userinfo endpoint, or the provider's profile API."),
+        Field("revocation", .urlTemplate, "Token revocation endpoint (RFC 7009)."),
+        Field("introspection", .urlTemplate, "Token introspection endpoint (RFC 7662)."),
+        Field("end_session", .urlTemplate, "OpenID Connect RP-initiated logout endpoint."),
+        Field("device_authorization", .urlTemplate, "Device authorization endpoint (RFC 8628)."),
+        Field("jwks", .urlTemplate, "JSON Web Key Set used to verify ID tokens."),
+    ]
+
+    static let variableFields: [Field] = [
+        Field("description", .string(), required: true, "What the user should enter."),
+        Field("required", .boolean, default: "true", "Whether a value must be given when there is no default."),
+        Field("default", .string(), "Value used when none is given."),
+        Field("pattern", .string(), "Regular expression the whole value must match."),
+        Field("enum", .list(.string()), "The only values allowed."),
+        Field("example", .string(), "An example value, shown in help and errors."),
+    ]
+
+    static let offlineFields: [Field] = [
+        Field("scopes", .list(.string()), default: "[]", "Scopes added to obtain a refresh token (`offline_access`)."),
+        Field("params", .map(.string()), default: "{}",
+              "Authorization parameters added to obtain a refresh token (Google `access_type: offline`)."),
+    ]
+
+    static let scopeFields: [Field] = [
+        Field("default", .list(.string()), default: "[]", "Scopes requested when the caller names none."),
+        Field("separator", .string(), default: "\" \"", "String placed between scopes in the `scope` parameter."),
+        Field("offline", .object(offlineFields), "What to add to the request to get a refresh token."),
+    ]
+
+    static let authorizationFields: [Field] = [
+        Field("response_type", .string(), default: "code", "The OAuth response type. Only `code` is acceptable (RFC 9700)."),
+        Field("response_mode", .choice(["query", "form_post", "fragment"]), default: "query",
+              "How the server returns the authorization response."),
+        Field("extra_params", .map(.string()), default: "{}",
+              "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
+    ]
+
+    static let tokenRequestFields: [Field] = [
+        Field("body_encoding", .choice(["form", "json"]), default: "form",
+              "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`."),
+        Field("headers", .map(.string()), default: "{}", "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
+    ]
+
+    static let clientAuthFields: [Field] = [
+        Field("method", .choice(["none", "client_secret_basic", "client_secret_post"]), default: "none",
+              "`none` for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body."),
+    ]
+
+    static let tokenResponseFields: [Field] = [
+        Field("format", .choice(["json", "form", "auto"]), default: "json",
+              "Body format of token responses; `auto` looks at the body itself, not only at Content-Type."),
+    ]
+
+    static let userinfoFields: [Field] = [
+        Field("method", .choice(["GET", "POST"]), default: "GET", "HTTP method for the userinfo call."),
+        Field("headers", .map(.string()), default: "{}", "Extra HTTP headers (GitHub needs a `User-Agent`)."),
+    ]
+
+    static let securityFields: [Field] = [
+        Field("pkce", .choice(["required", "supported", "unsupported"]), default: "required",
+              "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`."),
+        Field("pkce_method", .choice(["S256", "plain"]), default: "S256",
+              "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1)."),
+        Field("state", .boolean, default: "true", "Send and check `state` (CSRF defence)."),
+        Field("nonce", .boolean, default: "true for oidc, false for oauth2", "Send and check `nonce` in the ID token."),
+        Field("iss_parameter", .choice(["required", "if_present", "absent"]), default: "if_present",
+              "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer."),
+    ]
+
+    static let loopbackFields: [Field] = [
+        Field("host", .string(), default: "127.0.0.1", "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`."),
+        Field("port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",
+              "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3)."),
+        Field("path", .string(pattern: "^/[^?#\\s]*$"), default: "/callback", "Path of the redirect URI."),
+    ]
+
+    static let redirectFields: [Field] = [
+        Field("loopback", .object(loopbackFields), "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
+        Field("private_use_scheme", .string(),
+              "A private-use URI scheme for apps, in reverse-DNS form with a period (RFC 8252 §7.1)."),
+    ]
+
+    static let resourceFields: [Field] = [
+        Field("scope", .string(), required: true, "Scope that grants access to the resource."),
+        Field("title", .string(), required: true, "Human-readable name of the resource."),
+        Field("url", .urlTemplate, required: true, "Resource URL; may use `{variables}`."),
+    ]
+}
+
+extension DescriptorSchema.Shape {
+    /// The shape's name as it reads in an error message.
+    var phrase: String {
+        switch self {
+        case .string: "a string"
+        case .urlTemplate: "a URL"
+        case .boolean: "true or false"
+        case let .integer(range): "an integer from \(range.lowerBound) to \(range.upperBound)"
+        case let .choice(values): "one of " + values.map { "`\($0)`" }.joined(separator: ", ")
+        case .list: "a list"
+        case .map, .object: "a mapping"
+        case let .either(shapes): shapes.map(\.phrase).joined(separator: " or ")
+        }
+    }
+}

@@ -1,0 +1,392 @@
+/// A provider as its descriptor file describes it, before variables are filled in.
+///
+/// Field names follow the YAML keys (see `Docs/descriptor-format.md`); URLs are
+/// ``URLTemplate``s that may still contain `{variable}` placeholders. Call
+/// ``resolve(_:)`` to get a concrete ``Provider``.
+public struct ProviderDescriptor: Sendable, Hashable, Codable {
+    public var schemaVersion: Int
+    public var id: String
+    public var displayName: String
+    public var `protocol`: ProviderProtocol
+    public var docsURL: String?
+    public var issuer: String?
+    public var discovery: Discovery
+    public var endpoints: Endpoints
+    public var variables: [String: Variable]
+    public var scopes: Scopes
+    public var authorization: Authorization
+    public var grantTypes: [String]
+    public var tokenRequest: TokenRequest
+    public var clientAuth: ClientAuth
+    public var tokenResponse: TokenResponse
+    public var userinfo: Userinfo
+    public var security: Security
+    public var redirect: Redirect
+    public var resources: [ResourceTemplate]?
+    public var resourcesFile: String?
+    /// The file the descriptor was read from, when it came from one.
+    public var sourcePath: String?
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`
+        case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
+        case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
+        case tokenResponse = "token_response", userinfo, security, redirect, resources
+        case resourcesFile = "resources_file"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        id = try c.decode(String.self, forKey: .id)
+        displayName = try c.decode(String.self, forKey: .displayName)
+        `protocol` = try c.decode(ProviderProtocol.self, forKey: .protocol)
+        docsURL = try c.decodeIfPresent(String.self, forKey: .docsURL)
+        issuer = try c.decodeIfPresent(String.self, forKey: .issuer)
+        discovery = try c.decodeIfPresent(Discovery.self, forKey: .discovery) ?? Discovery()
+        endpoints = try c.decodeIfPresent(Endpoints.self, forKey: .endpoints) ?? Endpoints()
+        variables = try c.decodeIfPresent([String: Variable].self, forKey: .variables) ?? [:]
+        scopes = try c.decodeIfPresent(Scopes.self, forKey: .scopes) ?? Scopes()
+        authorization = try c.decodeIfPresent(Authorization.self, forKey: .authorization) ?? Authorization()
+        grantTypes = try c.decodeIfPresent([String].self, forKey: .grantTypes) ?? ["authorization_code", "refresh_token"]
+        tokenRequest = try c.decodeIfPresent(TokenRequest.self, forKey: .tokenRequest) ?? TokenRequest()
+        clientAuth = try c.decodeIfPresent(ClientAuth.self, forKey: .clientAuth) ?? ClientAuth()
+        tokenResponse = try c.decodeIfPresent(TokenResponse.self, forKey: .tokenResponse) ?? TokenResponse()
+        userinfo = try c.decodeIfPresent(Userinfo.self, forKey: .userinfo) ?? Userinfo()
+        security = try c.decodeIfPresent(Security.self, forKey: .security) ?? Security()
+        if security.nonce == nil { security.nonce = `protocol` == .oidc }
+        redirect = try c.decodeIfPresent(Redirect.self, forKey: .redirect) ?? Redirect()
+        resources = try c.decodeIfPresent([ResourceTemplate].self, forKey: .resources)
+        resourcesFile = try c.decodeIfPresent(String.self, forKey: .resourcesFile)
+    }
+}
+
+/// Plain OAuth 2.0, or OpenID Connect on top of it.
+public enum ProviderProtocol: String, Sendable, Hashable, Codable {
+    case oauth2, oidc
+}
+
+extension ProviderDescriptor {
+    /// Where the server's metadata is published.
+    public struct Discovery: Sendable, Hashable, Codable {
+        public enum Mode: String, Sendable, Hashable, Codable {
+            /// `{issuer}/.well-known/openid-configuration`.
+            case oidc
+            /// `https://host/.well-known/oauth-authorization-server/{issuer path}` (RFC 8414 §3).
+            case rfc8414
+            case none
+        }
+
+        public var mode: Mode = .none
+        public var url: String?
+
+        public init(mode: Mode = .none, url: String? = nil) {
+            self.mode = mode
+            self.url = url
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .none
+            url = try c.decodeIfPresent(String.self, forKey: .url)
+        }
+    }
+
+    /// Static endpoint URL templates.
+    public struct Endpoints: Sendable, Hashable, Codable {
+        public var authorization: String?
+        public var token: String?
+        public var userinfo: String?
+        public var revocation: String?
+        public var introspection: String?
+        public var endSession: String?
+        public var deviceAuthorization: String?
+        public var jwks: String?
+
+        enum CodingKeys: String, CodingKey {
+            case authorization, token, userinfo, revocation, introspection
+            case endSession = "end_session", deviceAuthorization = "device_authorization", jwks
+        }
+
+        public init() {}
+
+        /// Every endpoint that is set, by its YAML key.
+        public var all: [(key: String, template: String)] {
+            let pairs: [(String, String?)] = [
+                ("authorization", authorization), ("token", token), ("userinfo", userinfo),
+                ("revocation", revocation), ("introspection", introspection), ("end_session", endSession),
+                ("device_authorization", deviceAuthorization), ("jwks", jwks),
+            ]
+            return pairs.compactMap { key, value in value.map { (key, $0) } }
+        }
+    }
+
+    /// A value the user supplies, such as an Auth0 domain or a Keycloak realm.
+    public struct Variable: Sendable, Hashable, Codable {
+        public var description: String
+        public var required: Bool
+        public var `default`: String?
+        public var pattern: String?
+        public var `enum`: [String]?
+        public var example: String?
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            description = try c.decode(String.self, forKey: .description)
+            required = try c.decodeIfPresent(Bool.self, forKey: .required) ?? true
+            `default` = try c.decodeIfPresent(String.self, forKey: .default)
+            pattern = try c.decodeIfPresent(String.self, forKey: .pattern)
+            `enum` = try c.decodeIfPresent([String].self, forKey: .enum)
+            example = try c.decodeIfPresent(String.self, forKey: .example)
+        }
+    }
+
+    /// Scopes and how they are joined.
+    public struct Scopes: Sendable, Hashable, Codable {
+        public var `default`: [String] = []
+        public var separator: String = " "
+        public var offline: Offline = Offline()
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            `default` = try c.decodeIfPresent([String].self, forKey: .default) ?? []
+            separator = try c.decodeIfPresent(String.self, forKey: .separator) ?? " "
+            offline = try c.decodeIfPresent(Offline.self, forKey: .offline) ?? Offline()
+        }
+    }
+
+    /// What to add to an authorization request to be issued a refresh token.
+    public struct Offline: Sendable, Hashable, Codable {
+        public var scopes: [String] = []
+        public var params: [String: String] = [:]
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? []
+            params = try c.decodeIfPresent([String: String].self, forKey: .params) ?? [:]
+        }
+    }
+
+    /// The authorization request.
+    public struct Authorization: Sendable, Hashable, Codable {
+        public enum ResponseMode: String, Sendable, Hashable, Codable {
+            case query
+            case formPost = "form_post"
+            case fragment
+        }
+
+        public var responseType: String = "code"
+        public var responseMode: ResponseMode = .query
+        public var extraParams: [String: String] = [:]
+
+        enum CodingKeys: String, CodingKey {
+            case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            responseType = try c.decodeIfPresent(String.self, forKey: .responseType) ?? "code"
+            responseMode = try c.decodeIfPresent(ResponseMode.self, forKey: .responseMode) ?? .query
+            extraParams = try c.decodeIfPresent([String: String].self, forKey: .extraParams) ?? [:]
+        }
+    }
+
+    /// How token requests are sent.
+    public struct TokenRequest: Sendable, Hashable, Codable {
+        public enum BodyEncoding: String, Sendable, Hashable, Codable {
+            /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.3).
+            case form
+            /// `application/json`, which Auth0 and Slack also accept.
+            case json
+        }
+
+        public var bodyEncoding: BodyEncoding = .form
+        public var headers: [String: String] = [:]
+
+        enum CodingKeys: String, CodingKey {
+            case bodyEncoding = "body_encoding", headers
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            bodyEncoding = try c.decodeIfPresent(BodyEncoding.self, forKey: .bodyEncoding) ?? .form
+            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        }
+    }
+
+    /// Client authentication at the token endpoint.
+    public struct ClientAuth: Sendable, Hashable, Codable {
+        public enum Method: String, Sendable, Hashable, Codable {
+            case none
+            case clientSecretBasic = "client_secret_basic"
+            case clientSecretPost = "client_secret_post"
+        }
+
+        public var method: Method = .none
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            method = try c.decodeIfPresent(Method.self, forKey: .method) ?? .none
+        }
+    }
+
+    /// How token responses are read.
+    public struct TokenResponse: Sendable, Hashable, Codable {
+        public enum Format: String, Sendable, Hashable, Codable {
+            case json, form, auto
+        }
+
+        public var format: Format = .json
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            format = try c.decodeIfPresent(Format.self, forKey: .format) ?? .json
+        }
+    }
+
+    /// The userinfo call.
+    public struct Userinfo: Sendable, Hashable, Codable {
+        public enum Method: String, Sendable, Hashable, Codable {
+            case get = "GET"
+            case post = "POST"
+        }
+
+        public var method: Method = .get
+        public var headers: [String: String] = [:]
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            method = try c.decodeIfPresent(Method.self, forKey: .method) ?? .get
+            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        }
+    }
+
+    /// The checks the engine performs.
+    public struct Security: Sendable, Hashable, Codable {
+        public enum PKCE: String, Sendable, Hashable, Codable {
+            case required, supported, unsupported
+        }
+
+        public enum CodeChallengeMethod: String, Sendable, Hashable, Codable {
+            case s256 = "S256"
+            case plain
+        }
+
+        /// RFC 9207 handling of the `iss` authorization response parameter.
+        public enum IssuerParameter: String, Sendable, Hashable, Codable {
+            case required
+            case ifPresent = "if_present"
+            case absent
+        }
+
+        public var pkce: PKCE = .required
+        public var pkceMethod: CodeChallengeMethod = .s256
+        public var state: Bool = true
+        /// Whether to send and check `nonce`; defaults to true for `oidc` providers.
+        public var nonce: Bool?
+        public var issParameter: IssuerParameter = .ifPresent
+
+        enum CodingKeys: String, CodingKey {
+            case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            pkce = try c.decodeIfPresent(PKCE.self, forKey: .pkce) ?? .required
+            pkceMethod = try c.decodeIfPresent(CodeChallengeMethod.self, forKey: .pkceMethod) ?? .s256
+            state = try c.decodeIfPresent(Bool.self, forKey: .state) ?? true
+            nonce = try c.decodeIfPresent(Bool.self, forKey: .nonce)
+            issParameter = try c.decodeIfPresent(IssuerParameter.self, forKey: .issParameter) ?? .ifPresent
+        }
+    }
+
+    /// Redirect URIs for native clients.
+    public struct Redirect: Sendable, Hashable, Codable {
+        public var loopback: Loopback = Loopback()
+        public var privateUseScheme: String?
+
+        enum CodingKeys: String, CodingKey {
+            case loopback, privateUseScheme = "private_use_scheme"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            loopback = try c.decodeIfPresent(Loopback.self, forKey: .loopback) ?? Loopback()
+            privateUseScheme = try c.decodeIfPresent(String.self, forKey: .privateUseScheme)
+        }
+    }
+
+    /// The loopback redirect the CLI listens on (RFC 8252 §7.3).
+    public struct Loopback: Sendable, Hashable, Codable {
+        public enum Port: Sendable, Hashable, Codable {
+            /// A free port chosen when the login starts.
+            case ephemeral
+            case fixed(Int)
+
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let number = try? container.decode(Int.self) {
+                    self = .fixed(number)
+                } else {
+                    let word = try container.decode(String.self)
+                    guard word == "ephemeral" else {
+                        throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a port or `ephemeral`")
+                    }
+                    self = .ephemeral
+                }
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .ephemeral: try container.encode("ephemeral")
+                case let .fixed(port): try container.encode(port)
+                }
+            }
+        }
+
+        public var host: String = "127.0.0.1"
+        public var port: Port = .ephemeral
+        public var path: String = "/callback"
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            host = try c.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
+            port = try c.decodeIfPresent(Port.self, forKey: .port) ?? .ephemeral
+            path = try c.decodeIfPresent(String.self, forKey: .path) ?? "/callback"
+        }
+    }
+
+    /// One entry of the scope-to-resource map, with its URL still a template.
+    public struct ResourceTemplate: Sendable, Hashable, Codable {
+        public var scope: String
+        public var title: String
+        public var url: String
+
+        public init(scope: String, title: String, url: String) {
+            self.scope = scope
+            self.title = title
+            self.url = url
+        }
+    }
+}

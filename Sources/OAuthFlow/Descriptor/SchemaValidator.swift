@@ -1,0 +1,169 @@
+import Foundation
+import Yams
+
+/// Checks a YAML node tree against a ``DescriptorSchema/Shape``, collecting positioned problems.
+///
+/// YAMLDecoder gives no positions for type errors and ignores unknown keys, so
+/// the descriptor is checked here, node by node, before it is decoded.
+struct SchemaValidator {
+    let path: String
+    private(set) var problems: [DescriptorProblem] = []
+    private var visited = 0
+    private var gaveUp = false
+
+    init(path: String) {
+        self.path = path
+    }
+
+    mutating func check(_ node: Node, against shape: DescriptorSchema.Shape, keyPath: [String]) {
+        guard !gaveUp else { return }
+        visited += 1
+        if visited > DescriptorDocument.maximumNodes {
+            gaveUp = true
+            report(.malformedYAML, at: node, keyPath,
+                   "document expands to more than \(DescriptorDocument.maximumNodes) nodes (anchors and aliases?)")
+            return
+        }
+        switch shape {
+        case let .object(fields):
+            guard let mapping = mapping(node, keyPath, shape) else { return }
+            let names = fields.map(\.name)
+            for (key, value) in mapping {
+                guard let name = key.scalar?.string, key.tagName == .str || key.tagName == .int else {
+                    report(.wrongType, at: key, keyPath, "keys must be plain strings")
+                    continue
+                }
+                guard let field = fields.first(where: { $0.name == name }) else {
+                    var message = "unknown key `\(name)`" + (keyPath.isEmpty ? "" : " in `\(keyPath.joined(separator: "."))`")
+                    if let suggestion = Spelling.closest(to: name, among: names) {
+                        message += "; did you mean `\(suggestion)`?"
+                    }
+                    report(.unknownKey, at: key, keyPath + [name], message)
+                    continue
+                }
+                check(value, against: field.shape, keyPath: keyPath + [name])
+            }
+            let present = Set(mapping.keys.compactMap(\.string))
+            for field in fields where field.required && !present.contains(field.name) {
+                let owner = keyPath.isEmpty ? "the descriptor" : "`\(keyPath.joined(separator: "."))`"
+                report(.missingField, at: node, keyPath + [field.name], "missing required key `\(field.name)` in \(owner)")
+            }
+        case let .map(valueShape):
+            guard let mapping = mapping(node, keyPath, shape) else { return }
+            for (key, value) in mapping {
+                guard let name = key.scalar?.string, key.scalar != nil else {
+                    report(.wrongType, at: key, keyPath, "keys must be plain strings")
+                    continue
+                }
+                check(value, against: valueShape, keyPath: keyPath + [name])
+            }
+        case let .list(itemShape):
+            guard let sequence = node.sequence else {
+                report(.wrongType, at: node, keyPath, expected(shape, found: node))
+                return
+            }
+            for (index, item) in sequence.enumerated() {
+                check(item, against: itemShape, keyPath: keyPath + ["\(index)"])
+            }
+        case let .either(shapes):
+            for option in shapes where matches(node, option, keyPath) { return }
+            report(.wrongType, at: node, keyPath, expected(shape, found: node))
+        default:
+            if let message = scalarMismatch(node, shape) {
+                report(.wrongType, at: node, keyPath, message)
+            }
+        }
+    }
+
+    private func matches(_ node: Node, _ shape: DescriptorSchema.Shape, _ keyPath: [String]) -> Bool {
+        var probe = SchemaValidator(path: path)
+        probe.check(node, against: shape, keyPath: keyPath)
+        return probe.problems.isEmpty
+    }
+
+    private mutating func mapping(_ node: Node, _ keyPath: [String], _ shape: DescriptorSchema.Shape) -> Node.Mapping? {
+        guard let mapping = node.mapping else {
+            report(.wrongType, at: node, keyPath, expected(shape, found: node))
+            return nil
+        }
+        var seen: Set<String> = []
+        for key in mapping.keys {
+            guard let name = key.string else { continue }
+            if !seen.insert(name).inserted {
+                report(.malformedYAML, at: key, keyPath + [name], "duplicate key `\(name)`; YAML keeps only one of them")
+            }
+        }
+        return mapping
+    }
+
+    /// Why a scalar node does not fit a scalar shape, or nil when it does.
+    private func scalarMismatch(_ node: Node, _ shape: DescriptorSchema.Shape) -> String? {
+        guard let scalar = node.scalar else { return expected(shape, found: node) }
+        let tag = node.tagName
+        switch shape {
+        case let .string(pattern):
+            guard tag == .str else { return expected(shape, found: node) + "; quote it if you mean the text" }
+            if let pattern, !Pattern.matchesWhole(scalar.string, pattern: pattern) {
+                return "`\(scalar.string)` does not match the pattern `\(pattern)`"
+            }
+        case .urlTemplate:
+            guard tag == .str else { return expected(shape, found: node) }
+            if let reason = URLTemplate(scalar.string).shapeProblem {
+                return "`\(scalar.string)` is not an absolute URL: \(reason)"
+            }
+        case .boolean:
+            guard tag == .bool else { return expected(shape, found: node) }
+        case let .integer(range):
+            guard tag == .int, let value = Int(scalar.string) else { return expected(shape, found: node) }
+            if !range.contains(value) {
+                return range.count == 1
+                    ? "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
+                    : "\(value) is out of range; expected \(shape.phrase)"
+            }
+        case let .choice(values):
+            guard tag == .str || tag == .bool, !values.contains(scalar.string) else { return nil }
+            var message = "`\(scalar.string)` is not allowed here; expected \(shape.phrase)"
+            if let suggestion = Spelling.closest(to: scalar.string, among: values) {
+                message += "; did you mean `\(suggestion)`?"
+            }
+            return message
+        default:
+            return expected(shape, found: node)
+        }
+        return nil
+    }
+
+    private func expected(_ shape: DescriptorSchema.Shape, found node: Node) -> String {
+        "expected \(shape.phrase), found \(Self.describe(node))"
+    }
+
+    static func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        case let .scalar(scalar):
+            switch node.tagName {
+            case .null: return "an empty value"
+            case .bool: return "the boolean `\(scalar.string)`"
+            case .int: return "the integer `\(scalar.string)`"
+            case .float: return "the number `\(scalar.string)`"
+            default: return "the string `\(scalar.string)`"
+            }
+        }
+    }
+
+    private mutating func report(_ kind: DescriptorProblem.Kind, at node: Node, _ keyPath: [String], _ message: String) {
+        let mark = node.mark
+        problems.append(DescriptorProblem(
+            kind: kind,
+            location: SourceLocation(path: path, line: mark?.line ?? 1, column: mark?.column ?? 1),
+            message: message,
+            keyPath: keyPath.joined(separator: ".")))
+    }
+}
+
+extension Node {
+    /// The node's resolved tag (`str`, `int`, `bool`, `null`, ...).
+    var tagName: Tag.Name { Tag.Name(rawValue: tag.rawValue) }
+}

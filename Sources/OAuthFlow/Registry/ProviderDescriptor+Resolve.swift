@@ -1,0 +1,147 @@
+import Foundation
+
+extension ProviderDescriptor {
+    /// Characters a variable value may never contain: they would change the URL's structure.
+    static let forbiddenInVariables = CharacterSet(charactersIn: "/?#@%\\[]{}\"<>^`|")
+        .union(.whitespacesAndNewlines).union(.controlCharacters)
+
+    /// Fills in the descriptor's variables and builds concrete URLs.
+    ///
+    /// - Parameter values: Variable values by name. Declared defaults fill the gaps.
+    /// - Returns: The resolved provider.
+    /// - Throws: ``ProviderError`` naming the variable that is unknown, missing or
+    ///   invalid, or the URL that cannot be built.
+    public func resolve(_ values: [String: String] = [:]) throws -> Provider {
+        for name in values.keys.sorted() where variables[name] == nil {
+            let known = variables.keys.sorted()
+            var message = "provider `\(id)` has no variable `\(name)`"
+            if let suggestion = Spelling.closest(to: name, among: known) {
+                message += "; did you mean `\(suggestion)`?"
+            } else {
+                message += known.isEmpty ? "; it takes none" : "; it takes " + known.map { "`\($0)`" }.joined(separator: ", ")
+            }
+            throw ProviderError(.unknownVariable, message, provider: id, variable: name)
+        }
+        var resolved: [String: String] = [:]
+        for (name, variable) in variables.sorted(by: { $0.key < $1.key }) {
+            guard let value = values[name] ?? variable.default else {
+                if variable.required {
+                    var message = "provider `\(id)` needs the variable `\(name)` (\(variable.description))"
+                    if let example = variable.example { message += ", for example `--var \(name)=\(example)`" }
+                    throw ProviderError(.missingVariable, message, provider: id, variable: name)
+                }
+                resolved[name] = ""
+                continue
+            }
+            try variable.validate(value, name: name, provider: id)
+            resolved[name] = value
+        }
+
+        func url(_ template: String?, _ field: String) throws -> URL? {
+            guard let template else { return nil }
+            return try buildURL(URLTemplate(template), field: field, values: resolved)
+        }
+        let issuerURL = try url(issuer, "issuer")
+        let endpoints = Provider.Endpoints(
+            authorization: try url(self.endpoints.authorization, "endpoints.authorization"),
+            token: try url(self.endpoints.token, "endpoints.token"),
+            userinfo: try url(self.endpoints.userinfo, "endpoints.userinfo"),
+            revocation: try url(self.endpoints.revocation, "endpoints.revocation"),
+            introspection: try url(self.endpoints.introspection, "endpoints.introspection"),
+            endSession: try url(self.endpoints.endSession, "endpoints.end_session"),
+            deviceAuthorization: try url(self.endpoints.deviceAuthorization, "endpoints.device_authorization"),
+            jwks: try url(self.endpoints.jwks, "endpoints.jwks"))
+        let discoveryURL: URL?
+        if let explicit = discovery.url {
+            discoveryURL = try url(explicit, "discovery.url")
+        } else if let issuerURL {
+            discoveryURL = Self.wellKnownURL(issuer: issuerURL, mode: discovery.mode)
+        } else {
+            discoveryURL = nil
+        }
+
+        var entries: [Resource] = []
+        for (index, template) in try resourceTemplates().enumerated() {
+            guard let resourceURL = try url(template.url, "resources.\(index).url") else { continue }
+            entries.append(Resource(scope: template.scope, title: template.title, url: resourceURL))
+        }
+        return Provider(descriptor: self, variables: resolved, issuer: issuerURL, discoveryURL: discoveryURL,
+                        endpoints: endpoints, resources: ResourceMap(entries))
+    }
+
+    /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).
+    static func wellKnownURL(issuer: URL, mode: Discovery.Mode) -> URL? {
+        guard var components = URLComponents(url: issuer, resolvingAgainstBaseURL: false) else { return nil }
+        var path = components.path
+        if path.hasSuffix("/") { path.removeLast() }
+        switch mode {
+        case .none:
+            return nil
+        case .oidc:
+            components.path = path + "/.well-known/openid-configuration"
+        case .rfc8414:
+            components.path = "/.well-known/oauth-authorization-server" + path
+        }
+        return components.url
+    }
+
+    /// The resource list, inline or from ``resourcesFile`` (relative to the descriptor).
+    public func resourceTemplates() throws -> [ResourceTemplate] {
+        var templates = resources ?? []
+        if let resourcesFile {
+            let base = sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+                ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            let fileURL = URL(fileURLWithPath: resourcesFile, relativeTo: base)
+            do {
+                templates += try ResourceMap.templates(from: Data(contentsOf: fileURL))
+            } catch {
+                throw ProviderError(.invalidResources,
+                                    "cannot read the resources file `\(fileURL.path)` of provider `\(id)`: \(error)",
+                                    provider: id)
+            }
+        }
+        return templates
+    }
+
+    private func buildURL(_ template: URLTemplate, field: String, values: [String: String]) throws -> URL {
+        let text = template.substituting(values)
+        guard let url = URL(string: text),
+              let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let host = components.host, !host.isEmpty,
+              components.scheme?.lowercased() == template.scheme,
+              components.user == nil, components.password == nil
+        else {
+            throw ProviderError(.invalidURL, "`\(field)` of provider `\(id)` does not form a valid URL: `\(text)`", provider: id)
+        }
+        let placeholderInQuery = template.placeholders.contains { $0.part == .query || $0.part == .fragment }
+        let templateHasQuery = template.text.contains("?")
+        if !placeholderInQuery, !templateHasQuery, components.query != nil {
+            throw ProviderError(.invalidURL, "`\(field)` of provider `\(id)` gained a query string from a variable: `\(text)`",
+                                provider: id)
+        }
+        return url
+    }
+}
+
+extension ProviderDescriptor.Variable {
+    /// Checks a value against the variable's enum, pattern and the characters no URL part may take.
+    ///
+    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidVariable``.
+    public func validate(_ value: String, name: String, provider: String) throws {
+        func invalid(_ reason: String) -> ProviderError {
+            ProviderError(.invalidVariable, "variable `\(name)` of provider `\(provider)` \(reason)", provider: provider, variable: name)
+        }
+        if value.isEmpty { throw invalid("is empty") }
+        if value.unicodeScalars.contains(where: ProviderDescriptor.forbiddenInVariables.contains) {
+            throw invalid("contains a character that would change the URL's structure: `\(value)`")
+        }
+        if let allowed = self.enum, !allowed.contains(value) {
+            throw invalid("must be one of \(allowed.map { "`\($0)`" }.joined(separator: ", ")), not `\(value)`")
+        }
+        if let pattern, !Pattern.matchesWhole(value, pattern: pattern) {
+            var reason = "does not match the pattern `\(pattern)`: `\(value)`"
+            if let example { reason += " (example: `\(example)`)" }
+            throw invalid(reason)
+        }
+    }
+}

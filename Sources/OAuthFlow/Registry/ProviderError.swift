@@ -1,0 +1,51 @@
+/// Why a provider could not be loaded, found or resolved.
+///
+/// One struct with an extensible ``Code``, so that new cases do not break callers
+/// who switch on the code.
+public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// No provider has the requested id.
+        public static let unknownProvider = Code("unknown_provider")
+        /// One or more descriptor files could not be read; see ``ProviderError/problems``.
+        public static let invalidDescriptor = Code("invalid_descriptor")
+        /// Two files in one directory declare the same id.
+        public static let duplicateID = Code("duplicate_id")
+        /// A variable the descriptor requires was not given and has no default.
+        public static let missingVariable = Code("missing_variable")
+        /// A variable was given that the descriptor does not declare.
+        public static let unknownVariable = Code("unknown_variable")
+        /// A variable's value breaks its pattern, enum, or the URL it is placed in.
+        public static let invalidVariable = Code("invalid_variable")
+        /// A URL could not be built from the descriptor.
+        public static let invalidURL = Code("invalid_url")
+        /// The resource file named by the descriptor could not be read.
+        public static let invalidResources = Code("invalid_resources")
+    }
+
+    public let code: Code
+    /// A sentence a person can act on.
+    public let message: String
+    /// The provider concerned, when known.
+    public let providerID: String?
+    /// The variable concerned, for variable errors.
+    public let variable: String?
+    /// Positioned problems, for ``Code/invalidDescriptor``.
+    public let problems: [DescriptorProblem]
+
+    init(_ code: Code, _ message: String, provider: String? = nil, variable: String? = nil, problems: [DescriptorProblem] = []) {
+        self.code = code
+        self.message = message
+        self.providerID = provider
+        self.variable = variable
+        self.problems = problems
+    }
+
+    public var description: String {
+        ([message] + problems.map { "  \($0)" }).joined(separator: "\n")
+    }
+}

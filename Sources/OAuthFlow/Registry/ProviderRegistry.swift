@@ -1,0 +1,182 @@
+import Foundation
+import Logging
+
+/// The providers a host can sign in with, selected by name.
+///
+/// Sources load in order: the providers bundled with OAuthFlow, the directories
+/// the host names, then the user's directory
+/// (`$XDG_CONFIG_HOME/oauthflow/providers`, by default
+/// `~/.config/oauthflow/providers`). A later source replaces an earlier
+/// descriptor with the same id and logs that it did. Adding a provider is
+/// dropping a `.yaml` file into any of these directories.
+///
+/// ```swift
+/// let registry = try ProviderRegistry.load()
+/// let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+/// ```
+public struct ProviderRegistry: Sendable {
+    /// Where a descriptor came from.
+    public enum Origin: Sendable, Hashable, CustomStringConvertible {
+        case bundled
+        case directory(String)
+        case user(String)
+
+        public var description: String {
+            switch self {
+            case .bundled: "bundled providers"
+            case let .directory(path): path
+            case let .user(path): "user directory \(path)"
+            }
+        }
+    }
+
+    /// A loaded descriptor and where it came from.
+    public struct Entry: Sendable, Hashable {
+        public let descriptor: ProviderDescriptor
+        public let origin: Origin
+    }
+
+    private let entries: [String: Entry]
+
+    /// The ids of every provider, sorted.
+    public var ids: [String] { entries.keys.sorted() }
+
+    /// Every provider, sorted by id.
+    public var all: [Entry] { ids.compactMap { entries[$0] } }
+
+    /// Builds a registry from descriptors already in memory.
+    public init(_ descriptors: [ProviderDescriptor]) {
+        var entries: [String: Entry] = [:]
+        for descriptor in descriptors {
+            entries[descriptor.id] = Entry(descriptor: descriptor, origin: .directory(descriptor.sourcePath ?? "memory"))
+        }
+        self.entries = entries
+    }
+
+    private init(entries: [String: Entry]) {
+        self.entries = entries
+    }
+
+    /// Loads the registry from the standard sources.
+    ///
+    /// - Parameters:
+    ///   - directories: Extra directories, in the order they should override each other.
+    ///   - includeBundled: Whether to start from the providers bundled with OAuthFlow.
+    ///   - includeUserDirectory: Whether to read the user's provider directory.
+    ///   - environment: Where `XDG_CONFIG_HOME` and `HOME` are read from.
+    ///   - logger: Receives a line for every override, at info level.
+    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidDescriptor`` listing
+    ///   every positioned problem in every invalid file, or ``ProviderError/Code/duplicateID``
+    ///   naming both files when one directory holds two descriptors with the same id.
+    public static func load(
+        directories: [URL] = [],
+        includeBundled: Bool = true,
+        includeUserDirectory: Bool = true,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> ProviderRegistry {
+        var sources: [(URL, Origin)] = []
+        if includeBundled, let bundled = BundledProviders.directory {
+            sources.append((bundled, .bundled))
+        }
+        sources += directories.map { ($0, .directory($0.path)) }
+        if includeUserDirectory {
+            let user = userProvidersDirectory(environment: environment)
+            if FileManager.default.fileExists(atPath: user.path) {
+                sources.append((user, .user(user.path)))
+            }
+        }
+
+        var entries: [String: Entry] = [:]
+        var problems: [DescriptorProblem] = []
+        for (directory, origin) in sources {
+            var seenHere: [String: String] = [:]
+            for file in try descriptorFiles(in: directory) {
+                let document = DescriptorDocument.load(contentsOf: file)
+                guard let descriptor = document.descriptor else {
+                    problems += document.problems
+                    continue
+                }
+                if let other = seenHere[descriptor.id] {
+                    throw ProviderError(.duplicateID,
+                                        "two descriptors in one directory declare the id `\(descriptor.id)`: \(other) and \(file.path)",
+                                        provider: descriptor.id)
+                }
+                seenHere[descriptor.id] = file.path
+                if let previous = entries[descriptor.id] {
+                    logger.info("provider overridden", metadata: [
+                        "provider": "\(descriptor.id)", "by": "\(file.path)", "replaces": "\(previous.origin)",
+                    ])
+                }
+                entries[descriptor.id] = Entry(descriptor: descriptor, origin: origin)
+            }
+        }
+        if !problems.isEmpty {
+            let files = Set(problems.map(\.location.path)).count
+            throw ProviderError(.invalidDescriptor,
+                                "\(files) provider descriptor file\(files == 1 ? " is" : "s are") invalid (run `oauthflow lint` for details):",
+                                problems: problems)
+        }
+        return ProviderRegistry(entries: entries)
+    }
+
+    /// The descriptor with this id.
+    ///
+    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/unknownProvider``,
+    ///   suggesting the nearest id when there is one.
+    public func provider(named name: String) throws -> ProviderDescriptor {
+        if let entry = entries[name] { return entry.descriptor }
+        var message = "no provider named `\(name)`"
+        if let suggestion = Spelling.closest(to: name, among: ids) {
+            message += "; did you mean `\(suggestion)`?"
+        } else {
+            message += "; known providers: \(ids.joined(separator: ", "))"
+        }
+        throw ProviderError(.unknownProvider, message, provider: name)
+    }
+
+    /// The entry (descriptor and origin) with this id, if any.
+    public func entry(named name: String) -> Entry? {
+        entries[name]
+    }
+
+    /// The user's provider directory: `$XDG_CONFIG_HOME/oauthflow/providers`.
+    public static func userProvidersDirectory(environment: [String: String]) -> URL {
+        XDGDirectory.config(environment: environment).appendingPathComponent("oauthflow/providers", isDirectory: true)
+    }
+
+    /// The `.yaml` and `.yml` files directly inside `directory`, sorted by name.
+    public static func descriptorFiles(in directory: URL) throws -> [URL] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw ProviderError(.invalidDescriptor, "cannot list the provider directory \(directory.path): \(error.localizedDescription)")
+        }
+        return names
+            .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
+            .sorted()
+            .map { directory.appendingPathComponent($0) }
+    }
+}
+
+/// XDG base directories (freedesktop.org Base Directory Specification).
+public enum XDGDirectory {
+    /// `$XDG_CONFIG_HOME`, or `~/.config` when it is unset, empty or relative.
+    public static func config(environment: [String: String]) -> URL {
+        base("XDG_CONFIG_HOME", fallback: ".config", environment: environment)
+    }
+
+    /// `$XDG_STATE_HOME`, or `~/.local/state` when it is unset, empty or relative.
+    public static func state(environment: [String: String]) -> URL {
+        base("XDG_STATE_HOME", fallback: ".local/state", environment: environment)
+    }
+
+    private static func base(_ variable: String, fallback: String, environment: [String: String]) -> URL {
+        if let value = environment[variable], value.hasPrefix("/") {
+            return URL(fileURLWithPath: value, isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(fallback, isDirectory: true)
+    }
+}

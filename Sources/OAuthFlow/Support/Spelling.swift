@@ -1,0 +1,38 @@
+/// "Did you mean" suggestions by edit distance.
+public enum Spelling {
+    /// The candidate closest to `word`, if it is close enough to be a likely typo.
+    ///
+    /// - Parameters:
+    ///   - word: What was written.
+    ///   - candidates: What could have been meant.
+    /// - Returns: The nearest candidate within a third of the word's length (at least 2 edits), or nil.
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+        let limit = max(2, word.count / 3)
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(word.lowercased(), candidate.lowercased())
+            if distance <= limit, distance < (best?.1 ?? .max) {
+                best = (candidate, distance)
+            }
+        }
+        return best?.0
+    }
+
+    /// Levenshtein distance between two strings, counted in characters.
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,31 @@
+import OAuthFlow
+
+/// How serious a diagnostic is.
+public enum Severity: String, Sendable, Hashable, Codable, Comparable {
+    case warning
+    case error
+
+    public static func < (lhs: Severity, rhs: Severity) -> Bool {
+        lhs == .warning && rhs == .error
+    }
+}
+
+/// One finding of a lint rule, positioned in a descriptor file.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    public var location: SourceLocation
+    public var severity: Severity
+    public var ruleID: String
+    public var message: String
+
+    public init(location: SourceLocation, severity: Severity, ruleID: String, message: String) {
+        self.location = location
+        self.severity = severity
+        self.ruleID = ruleID
+        self.message = message
+    }
+
+    /// `path:line:column: severity: message [rule_id]`, the format compilers and editors read.
+    public var description: String {
+        "\(location): \(severity.rawValue): \(message) [\(ruleID)]"
+    }
+}

@@ -1,0 +1,73 @@
+import OAuthFlow
+
+/// What a rule is, for people and for the generated catalog.
+public struct RuleDescription: Sendable {
+    /// Snake-case id shown in brackets after each diagnostic.
+    public let identifier: String
+    /// Short title.
+    public let name: String
+    /// One sentence saying what the rule checks and why.
+    public let summary: String
+    public let severity: Severity
+    /// Descriptors this rule must flag. Each is linted as `example.yaml`.
+    public let triggeringExamples: [String]
+    /// Descriptors this rule must accept.
+    public let nonTriggeringExamples: [String]
+
+    public init(identifier: String, name: String, summary: String, severity: Severity,
+                triggering: [String], nonTriggering: [String]) {
+        self.identifier = identifier
+        self.name = name
+        self.summary = summary
+        self.severity = severity
+        self.triggeringExamples = triggering
+        self.nonTriggeringExamples = nonTriggering
+    }
+}
+
+/// A check over one descriptor file.
+public protocol LintRule: Sendable {
+    static var description: RuleDescription { get }
+    init()
+    /// The rule's findings in one file. Rules return values; they never print.
+    func validate(_ file: LintFile) -> [Diagnostic]
+}
+
+/// A check across all files linted together (such as duplicate ids).
+public protocol CollectionLintRule: LintRule {
+    func validate(_ files: [LintFile]) -> [Diagnostic]
+}
+
+extension CollectionLintRule {
+    public func validate(_ file: LintFile) -> [Diagnostic] { [] }
+}
+
+extension LintRule {
+    /// A diagnostic from this rule at the value of `keyPath` in `file`.
+    func diagnostic(_ file: LintFile, _ keyPath: [String], _ message: String, atKey: Bool = false) -> Diagnostic {
+        let location = atKey ? file.document.keyLocation(of: keyPath) : file.document.location(of: keyPath)
+        return Diagnostic(location: location, severity: Self.description.severity,
+                          ruleID: Self.description.identifier, message: message)
+    }
+}
+
+/// A descriptor file being linted.
+public struct LintFile {
+    public let document: DescriptorDocument
+
+    public init(document: DescriptorDocument) {
+        self.document = document
+    }
+
+    /// The decoded descriptor, when the file is structurally valid.
+    public var descriptor: ProviderDescriptor? { document.descriptor }
+
+    /// The file name without its `.yaml` or `.yml` extension.
+    public var stem: String {
+        var name = String(document.path.split(separator: "/").last ?? "")
+        for suffix in [".yaml", ".yml"] where name.hasSuffix(suffix) {
+            name.removeLast(suffix.count)
+        }
+        return name
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import OAuthFlow
+
+/// Runs lint rules over descriptor files.
+public struct Linter: Sendable {
+    /// Every rule OAuthFlow ships, in catalog order.
+    public static let allRules: [any LintRule.Type] = [
+        MalformedYAMLRule.self,
+        UnknownKeyRule.self,
+        WrongTypeRule.self,
+        MissingRequiredFieldRule.self,
+        IDMatchesFileNameRule.self,
+        DuplicateIDRule.self,
+        EndpointsOrDiscoveryRule.self,
+        HTTPSEndpointsRule.self,
+        IssuerNoQueryOrFragmentRule.self,
+        IssuerForIssParameterRule.self,
+        UndeclaredVariableRule.self,
+        UnusedVariableRule.self,
+        VariableOutsideHostOrPathRule.self,
+        VariableDefinitionRule.self,
+        AuthorizationCodeOnlyRule.self,
+        PKCEForPublicClientsRule.self,
+        PKCEMethodS256Rule.self,
+        StateWithoutPKCERule.self,
+        OIDCOpenIDScopeRule.self,
+        OIDCNonceRule.self,
+        ReservedParameterRule.self,
+        LiteralSecretRule.self,
+        PrivateUseSchemeRule.self,
+        LocalhostLoopbackRule.self,
+        ResourcesFileRule.self,
+    ]
+
+    private let rules: [any LintRule]
+
+    public init(rules: [any LintRule.Type] = Linter.allRules) {
+        self.rules = rules.map { $0.init() }
+    }
+
+    /// Lints files and directories.
+    ///
+    /// - Parameter paths: Files, or directories whose `.yaml`/`.yml` files are linted.
+    /// - Returns: Every diagnostic, sorted by file, line and column.
+    /// - Throws: When a path does not exist or a directory cannot be listed.
+    public func lint(paths: [URL]) throws -> [Diagnostic] {
+        var files: [URL] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
+                throw LintError("no such file or directory: \(path.path)")
+            }
+            if isDirectory.boolValue {
+                files += try ProviderRegistry.descriptorFiles(in: path)
+            } else {
+                files.append(path)
+            }
+        }
+        return lint(files.map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) })
+    }
+
+    /// Lints descriptor text, as an editor integration or a test would.
+    public func lint(text: String, path: String) -> [Diagnostic] {
+        lint([LintFile(document: DescriptorDocument.parse(Data(text.utf8), path: path))])
+    }
+
+    /// Lints files already read.
+    public func lint(_ files: [LintFile]) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for rule in rules {
+            if let collection = rule as? any CollectionLintRule {
+                diagnostics += collection.validate(files)
+            } else {
+                for file in files { diagnostics += rule.validate(file) }
+            }
+        }
+        return diagnostics.sorted {
+            ($0.location.path, $0.location.line, $0.location.column, $0.ruleID)
+                < ($1.location.path, $1.location.line, $1.location.column, $1.ruleID)
+        }
+    }
+}
+
+/// A failure of the linter itself, not of a descriptor.
+public struct LintError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,8 @@
+/// `path:line:column: severity: message [rule_id]`, one per line, as compilers print.
+public struct TextReporter: Reporter {
+    public init() {}
+
+    public func report(_ diagnostics: [Diagnostic]) -> String {
+        diagnostics.map { "\($0)\n" }.joined()
+    }
+}

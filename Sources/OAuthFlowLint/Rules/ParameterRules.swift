@@ -1,0 +1,85 @@
+import OAuthFlow
+import Yams
+
+/// Descriptors cannot set what the engine controls.
+public struct ReservedParameterRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "reserved_parameter", name: "Reserved parameter",
+        summary: "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "authorization:\n  extra_params:\n    code_challenge_method: plain\n",
+            Examples.valid + "scopes:\n  offline:\n    params:\n      redirect_uri: https://evil.example\n",
+        ],
+        nonTriggering: [Examples.valid + "authorization:\n  extra_params:\n    audience: https://api.example.com\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        let maps: [([String], [String: String])] = [
+            (["authorization", "extra_params"], descriptor.authorization.extraParams),
+            (["scopes", "offline", "params"], descriptor.scopes.offline.params),
+        ]
+        return maps.flatMap { keyPath, params in
+            params.keys.sorted().filter { DescriptorSchema.reservedParameters.contains($0) }.map {
+                diagnostic(file, keyPath + [$0], "`\($0)` is set by the engine and cannot be overridden", atKey: true)
+            }
+        }
+    }
+}
+
+/// Descriptors are shared and committed; secrets are not.
+public struct LiteralSecretRule: LintRule {
+    static let secretNames: Set<String> = [
+        "client_secret", "secret", "password", "private_key", "access_token", "refresh_token", "id_token",
+        "api_key", "apikey", "client_assertion", "assertion",
+    ]
+
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "literal_secret", name: "Literal secret",
+        summary: "A descriptor must not hold a client secret, token, password, private key or credential header; give secrets to the CLI by reference instead.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "authorization:\n  extra_params:\n    client_secret: s3cr3t-value\n",
+            Examples.valid + "token_request:\n  headers:\n    Authorization: Basic Y2xpZW50OnNlY3JldA==\n",
+            Examples.valid + "client_secret: s3cr3t-value\n",
+        ],
+        nonTriggering: [Examples.valid + "token_request:\n  headers:\n    Accept: application/json\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let root = file.document.root else { return [] }
+        var diagnostics: [Diagnostic] = []
+        var budget = DescriptorDocument.maximumNodes
+        walk(root, [], file, &diagnostics, &budget)
+        return diagnostics
+    }
+
+    private func walk(_ node: Node, _ keyPath: [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
+        budget -= 1
+        guard budget > 0 else { return }
+        switch node {
+        case let .mapping(mapping):
+            for (key, value) in mapping {
+                let name = key.string ?? ""
+                let lowered = name.lowercased()
+                let path = keyPath + [name]
+                if Self.secretNames.contains(lowered) || lowered.hasSuffix("_secret") {
+                    out.append(diagnostic(file, path, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
+                } else if lowered == "authorization" || lowered == "proxy-authorization" || lowered == "cookie", keyPath.last == "headers" {
+                    out.append(diagnostic(file, path, "a `\(name)` header carries credentials; descriptors must not hold them", atKey: true))
+                } else {
+                    walk(value, path, file, &out, &budget)
+                }
+            }
+        case let .sequence(sequence):
+            for (index, item) in sequence.enumerated() { walk(item, keyPath + ["\(index)"], file, &out, &budget) }
+        case let .scalar(scalar):
+            if scalar.string.contains("-----BEGIN") && scalar.string.contains("KEY") {
+                out.append(diagnostic(file, keyPath, "this value holds a private key; descriptors must not hold secrets"))
+            }
+        case .alias:
+            break
+        }
+    }
+}

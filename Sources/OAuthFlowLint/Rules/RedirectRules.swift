@@ -1,0 +1,76 @@
+import Foundation
+import OAuthFlow
+
+/// RFC 8252 §7.1: private-use schemes are reverse domain names.
+public struct PrivateUseSchemeRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "private_use_scheme", name: "Private-use scheme",
+        summary: "A private-use redirect scheme must be a reverse domain name with a period, such as `com.example.app` (RFC 8252 §7.1).",
+        severity: .error,
+        triggering: [
+            Examples.valid + "redirect:\n  private_use_scheme: myapp\n",
+            Examples.valid + "redirect:\n  private_use_scheme: 'com.example.app:/callback'\n",
+        ],
+        nonTriggering: [Examples.valid + "redirect:\n  private_use_scheme: com.example.app\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let scheme = file.descriptor?.redirect.privateUseScheme else { return [] }
+        let valid = scheme.first?.isLetter == true
+            && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        if !valid {
+            return [diagnostic(file, ["redirect", "private_use_scheme"], "`\(scheme)` is not a URI scheme; give the scheme alone, such as `com.example.app`")]
+        }
+        if !scheme.contains(".") {
+            return [diagnostic(file, ["redirect", "private_use_scheme"], "scheme `\(scheme)` has no period; use a reverse domain name you control, such as `com.example.\(scheme)`")]
+        }
+        return []
+    }
+}
+
+/// RFC 8252 §8.3: prefer the loopback IP literal to `localhost`.
+public struct LocalhostLoopbackRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "localhost_loopback", name: "Localhost loopback",
+        summary: "The loopback redirect host should be `127.0.0.1` or `[::1]`, not `localhost`, which may resolve elsewhere or be taken by another listener (RFC 8252 §8.3).",
+        severity: .warning,
+        triggering: [Examples.valid + "redirect:\n  loopback:\n    host: localhost\n"],
+        nonTriggering: [Examples.valid + "redirect:\n  loopback:\n    host: 127.0.0.1\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let host = file.descriptor?.redirect.loopback.host else { return [] }
+        if host.lowercased() == "localhost" {
+            return [diagnostic(file, ["redirect", "loopback", "host"], "use `127.0.0.1` or `[::1]` rather than `localhost` (RFC 8252 §8.3)")]
+        }
+        if !Loopback.isLoopbackHost(host) {
+            return [Diagnostic(location: file.document.location(of: ["redirect", "loopback", "host"]), severity: .error,
+                               ruleID: Self.description.identifier,
+                               message: "`\(host)` is not a loopback address; the redirect receiver must listen on 127.0.0.1 or [::1]")]
+        }
+        return []
+    }
+}
+
+/// A named resource file must exist and read as a resource list.
+public struct ResourcesFileRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "resources_file", name: "Resources file",
+        summary: "The file named by `resources_file` must exist beside the descriptor and hold a list of `{scope, title, url}` entries.",
+        severity: .error,
+        triggering: [Examples.valid + "resources_file: no-such-file.json\n"],
+        nonTriggering: [Examples.valid + "resources:\n  - scope: email\n    title: Mail\n    url: https://api.example.com/mail\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.resourcesFile != nil else { return [] }
+        do {
+            _ = try descriptor.resourceTemplates()
+            return []
+        } catch let error as ProviderError {
+            return [diagnostic(file, ["resources_file"], error.message)]
+        } catch {
+            return [diagnostic(file, ["resources_file"], "\(error)")]
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import OAuthFlow
+
+/// RFC 9700 §2.1.2 and §2.4: authorization code only.
+public struct AuthorizationCodeOnlyRule: LintRule {
+    static let allowedGrants: Set<String> = [
+        "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
+    ]
+
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "authorization_code_only", name: "Authorization code only",
+        summary: "The response type must be `code`, and the implicit and password grants must not be used (RFC 9700 §2.1.2, §2.4).",
+        severity: .error,
+        triggering: [
+            Examples.valid + "authorization:\n  response_type: token\n",
+            Examples.valid + "grant_types: [authorization_code, password]\n",
+        ],
+        nonTriggering: [Examples.valid + "grant_types: [authorization_code, refresh_token]\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        var diagnostics: [Diagnostic] = []
+        if descriptor.authorization.responseType != "code" {
+            diagnostics.append(diagnostic(file, ["authorization", "response_type"],
+                                          "response type `\(descriptor.authorization.responseType)` is not allowed; use `code` (RFC 9700 §2.1.2)"))
+        }
+        for (index, grant) in descriptor.grantTypes.enumerated() where !Self.allowedGrants.contains(grant) {
+            let reason = switch grant {
+            case "implicit": "the implicit grant must not be used (RFC 9700 §2.1.2)"
+            case "password": "the resource owner password grant must not be used (RFC 9700 §2.4)"
+            default: "OAuthFlow does not run the `\(grant)` grant"
+            }
+            diagnostics.append(diagnostic(file, ["grant_types", "\(index)"], "grant type `\(grant)`: \(reason)"))
+        }
+        return diagnostics
+    }
+}
+
+/// RFC 9700 §2.1.1: public clients must use PKCE.
+public struct PKCEForPublicClientsRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "pkce_for_public_clients", name: "PKCE for public clients",
+        summary: "A public client (`client_auth.method: none`) must have `security.pkce: required` (RFC 9700 §2.1.1).",
+        severity: .error,
+        triggering: [Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: supported\n"],
+        nonTriggering: [
+            Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: required\n",
+            Examples.valid + "client_auth:\n  method: client_secret_basic\nsecurity:\n  pkce: supported\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.clientAuth.method == .none, descriptor.security.pkce != .required else {
+            return []
+        }
+        return [diagnostic(file, ["security", "pkce"],
+                           "a public client (client_auth `none`) must use PKCE; set `security.pkce: required`")]
+    }
+}
+
+/// RFC 9700 §2.1.1: S256 is the only acceptable method.
+public struct PKCEMethodS256Rule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "pkce_s256", name: "PKCE S256",
+        summary: "The PKCE method must be `S256`; `plain` exposes the verifier to anyone who sees the authorization request (RFC 9700 §2.1.1).",
+        severity: .error,
+        triggering: [Examples.valid + "security:\n  pkce_method: plain\n"],
+        nonTriggering: [Examples.valid + "security:\n  pkce_method: S256\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard file.descriptor?.security.pkceMethod == .plain else { return [] }
+        return [diagnostic(file, ["security", "pkce_method"], "PKCE method `plain` is not allowed; use `S256`")]
+    }
+}
+
+/// RFC 9700 §2.1: without PKCE, state is the CSRF defence.
+public struct StateWithoutPKCERule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "state_without_pkce", name: "State without PKCE",
+        summary: "`security.state` may be off only when PKCE is required, since otherwise nothing defends the callback against CSRF (RFC 9700 §2.1).",
+        severity: .error,
+        triggering: [Examples.valid + "client_auth:\n  method: client_secret_post\nsecurity:\n  pkce: supported\n  state: false\n"],
+        nonTriggering: [Examples.valid + "security:\n  pkce: required\n  state: false\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let security = file.descriptor?.security, !security.state, security.pkce != .required else { return [] }
+        return [diagnostic(file, ["security", "state"], "state is off while PKCE is not required; nothing would stop CSRF on the callback")]
+    }
+}
+
+/// OpenID Connect needs the `openid` scope.
+public struct OIDCOpenIDScopeRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "oidc_openid_scope", name: "OIDC openid scope",
+        summary: "A `protocol: oidc` descriptor must request the `openid` scope by default, or the server answers as plain OAuth and sends no ID token.",
+        severity: .error,
+        triggering: [Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [email]\n"],
+        nonTriggering: [Examples.validOIDC])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.protocol == .oidc, !descriptor.scopes.default.contains("openid") else {
+            return []
+        }
+        return [diagnostic(file, ["scopes", "default"], "an `oidc` provider must request the `openid` scope")]
+    }
+}
+
+/// OpenID Connect logins check a nonce.
+public struct OIDCNonceRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "oidc_nonce", name: "OIDC nonce",
+        summary: "A `protocol: oidc` descriptor must keep `security.nonce` on, the ID token's defence against replay and code injection.",
+        severity: .error,
+        triggering: [Examples.validOIDC + "security:\n  nonce: false\n"],
+        nonTriggering: [Examples.validOIDC + "security:\n  nonce: true\n"])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.protocol == .oidc, descriptor.security.nonce == false else {
+            return []
+        }
+        return [diagnostic(file, ["security", "nonce"], "nonce is off for an `oidc` provider; ID tokens could be replayed")]
+    }
+}

@@ -1,0 +1,144 @@
+import OAuthFlow
+
+/// Shared body of the rules that report ``DescriptorProblem``s found while reading a file.
+protocol ProblemRule: LintRule {
+    static var kind: DescriptorProblem.Kind { get }
+}
+
+extension ProblemRule {
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        file.document.problems.filter { $0.kind == Self.kind }.map {
+            Diagnostic(location: $0.location, severity: Self.description.severity,
+                       ruleID: Self.description.identifier, message: $0.message)
+        }
+    }
+}
+
+/// The file must be readable YAML.
+public struct MalformedYAMLRule: ProblemRule {
+    static let kind = DescriptorProblem.Kind.malformedYAML
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "malformed_yaml", name: "Malformed YAML",
+        summary: "The file must be one readable YAML document: UTF-8 text, no syntax errors or duplicate keys, not empty, not oversized, not nested absurdly deep.",
+        severity: .error,
+        triggering: [
+            Examples.header + "endpoints: [unclosed\n",
+            "",
+            Examples.valid + "id: again\n",
+        ],
+        nonTriggering: [Examples.valid])
+}
+
+/// Every key must be one the format defines.
+public struct UnknownKeyRule: ProblemRule {
+    static let kind = DescriptorProblem.Kind.unknownKey
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "unknown_key", name: "Unknown key",
+        summary: "Every key must be one the descriptor format defines; a misspelt key would otherwise be ignored silently.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "scope:\n  default: [email]\n",
+            Examples.valid + "security:\n  pkce_required: true\n",
+        ],
+        nonTriggering: [Examples.valid + "scopes:\n  default: [email]\n"])
+}
+
+/// Every value must have the type the format defines.
+public struct WrongTypeRule: ProblemRule {
+    static let kind = DescriptorProblem.Kind.wrongType
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "wrong_type", name: "Wrong type",
+        summary: "Every value must have the type and one of the values the format defines for its key.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "scopes:\n  default: email\n",
+            Examples.valid + "security:\n  pkce: always\n",
+            Examples.valid + "redirect:\n  loopback:\n    port: 99999\n",
+        ],
+        nonTriggering: [Examples.valid + "redirect:\n  loopback:\n    port: 8765\n"])
+}
+
+/// Required keys must be present.
+public struct MissingRequiredFieldRule: ProblemRule {
+    static let kind = DescriptorProblem.Kind.missingField
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "missing_required_field", name: "Missing required field",
+        summary: "`schema_version`, `id`, `display_name` and `protocol` are required, as are the fields each variable and resource needs.",
+        severity: .error,
+        triggering: [
+            "schema_version: 1\nid: example\nprotocol: oauth2\n",
+            Examples.valid + "resources:\n  - scope: email\n    title: Mail\n",
+        ],
+        nonTriggering: [Examples.valid])
+}
+
+/// The id must equal the file name.
+public struct IDMatchesFileNameRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "id_matches_file_name", name: "Id matches file name",
+        summary: "A descriptor's `id` must equal its file name without `.yaml`, so that the file for a provider is always easy to find.",
+        severity: .error,
+        triggering: [Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")],
+        nonTriggering: [Examples.valid])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let id = file.descriptor?.id, id != file.stem else { return [] }
+        return [diagnostic(file, ["id"], "id `\(id)` does not match the file name `\(file.stem)`; rename one of them")]
+    }
+}
+
+/// No two descriptors may share an id.
+public struct DuplicateIDRule: CollectionLintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "duplicate_id", name: "Duplicate id",
+        summary: "No two descriptors linted together may declare the same `id`; the registry could not tell them apart.",
+        severity: .error,
+        triggering: [Examples.valid + "---\n" + Examples.valid],
+        nonTriggering: [Examples.valid + "---\n" + Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")])
+
+    public func validate(_ files: [LintFile]) -> [Diagnostic] {
+        var first: [String: LintFile] = [:]
+        var diagnostics: [Diagnostic] = []
+        for file in files {
+            guard let id = file.descriptor?.id else { continue }
+            if let earlier = first[id] {
+                diagnostics.append(diagnostic(file, ["id"], "id `\(id)` is already declared in \(earlier.document.location(of: ["id"]))"))
+            } else {
+                first[id] = file
+            }
+        }
+        return diagnostics
+    }
+}
+
+/// There must be a way to find the authorization and token endpoints.
+public struct EndpointsOrDiscoveryRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "endpoints_or_discovery", name: "Endpoints or discovery",
+        summary: "Without discovery, the authorization and token endpoints must be given.",
+        severity: .error,
+        triggering: [Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n"],
+        nonTriggering: [
+            Examples.valid,
+            Examples.header + "issuer: https://auth.example.com\ndiscovery:\n  mode: oidc\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.discovery.mode == .none, descriptor.discovery.url == nil else {
+            return []
+        }
+        var missing: [String] = []
+        if descriptor.endpoints.authorization == nil { missing.append("authorization") }
+        if descriptor.endpoints.token == nil { missing.append("token") }
+        guard !missing.isEmpty else { return [] }
+        let names = missing.map { "`endpoints.\($0)`" }.joined(separator: " and ")
+        return [diagnostic(file, ["endpoints"], "\(names) must be given when discovery is off")]
+    }
+}

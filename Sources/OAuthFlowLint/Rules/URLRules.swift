@@ -1,0 +1,78 @@
+import Foundation
+import OAuthFlow
+
+/// Every URL a descriptor holds, with its key path.
+func urlFields(_ descriptor: ProviderDescriptor) -> [(keyPath: [String], template: URLTemplate)] {
+    var fields: [([String], String)] = []
+    if let docs = descriptor.docsURL { fields.append((["docs_url"], docs)) }
+    if let issuer = descriptor.issuer { fields.append((["issuer"], issuer)) }
+    if let discovery = descriptor.discovery.url { fields.append((["discovery", "url"], discovery)) }
+    for (key, template) in descriptor.endpoints.all { fields.append((["endpoints", key], template)) }
+    for (index, resource) in (descriptor.resources ?? []).enumerated() {
+        fields.append((["resources", "\(index)", "url"], resource.url))
+    }
+    return fields.map { ($0.0, URLTemplate($0.1)) }
+}
+
+/// Tokens and codes travel only over TLS, except to this machine.
+public struct HTTPSEndpointsRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "https_endpoints", name: "HTTPS endpoints",
+        summary: "Every URL must use https; plain http is allowed only for loopback hosts (RFC 9700 §2.6, RFC 8414 §2).",
+        severity: .error,
+        triggering: [Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: http://auth.example.com/token\n"],
+        nonTriggering: [
+            Examples.valid,
+            Examples.header + "issuer: http://127.0.0.1:8000/o\nendpoints:\n  authorization: http://127.0.0.1:8000/o/authorize/\n  token: http://localhost:8000/o/token/\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        return urlFields(descriptor).compactMap { keyPath, template in
+            guard template.scheme == "http", !template.isLoopback else { return nil }
+            return diagnostic(file, keyPath, "`\(keyPath.joined(separator: "."))` uses plain http; use https (http is only for loopback hosts)")
+        }
+    }
+}
+
+/// RFC 8414 §2: the issuer has no query or fragment.
+public struct IssuerNoQueryOrFragmentRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "issuer_no_query_or_fragment", name: "Issuer without query or fragment",
+        summary: "The issuer identifier must have no query or fragment (RFC 8414 §2), or `iss` comparisons and discovery break.",
+        severity: .error,
+        triggering: [
+            Examples.header + "issuer: https://auth.example.com/?tenant=a\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n",
+            Examples.header + "issuer: https://auth.example.com#main\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n",
+        ],
+        nonTriggering: [Examples.valid])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let issuer = file.descriptor?.issuer, issuer.contains("?") || issuer.contains("#") else { return [] }
+        return [diagnostic(file, ["issuer"], "issuer `\(issuer)` has a query or fragment; RFC 8414 §2 forbids both")]
+    }
+}
+
+/// The engine can only check `iss` against a declared issuer.
+public struct IssuerForIssParameterRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "issuer_for_iss_parameter", name: "Issuer for the iss check",
+        summary: "Unless `security.iss_parameter` is `absent`, the descriptor must declare its `issuer`, so the RFC 9207 mix-up check has something to compare with.",
+        severity: .error,
+        triggering: [Examples.header + "endpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n"],
+        nonTriggering: [
+            Examples.valid,
+            Examples.header + "endpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\nsecurity:\n  iss_parameter: absent\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.issuer == nil, descriptor.security.issParameter != .absent else {
+            return []
+        }
+        return [diagnostic(file, ["security", "iss_parameter"],
+                           "no `issuer` is declared, so a callback's `iss` cannot be checked; declare the issuer or set `security.iss_parameter: absent`")]
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+import OAuthFlowLint
+
+extension ReportFormat: ExpressibleByArgument {}
+
+extension OAuthFlowCommand {
+    struct Lint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check provider descriptors for mistakes and unsafe settings.",
+            discussion: "Without paths, lints ./providers and the user directory ($XDG_CONFIG_HOME/oauthflow/providers). Exits 1 when there are errors, or warnings under --strict.")
+
+        @Argument(help: "Descriptor files or directories to lint.")
+        var paths: [String] = []
+
+        @Option(help: "Output format: text, json or github.")
+        var format: ReportFormat = .text
+
+        @Flag(help: "Treat warnings as errors.")
+        var strict = false
+
+        func run() async throws {
+            let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+            var targets = paths.map { URL(fileURLWithPath: $0, relativeTo: here) }
+            if targets.isEmpty {
+                let local = URL(fileURLWithPath: "providers", isDirectory: true, relativeTo: here)
+                let user = ProviderRegistry.userProvidersDirectory(environment: ProcessInfo.processInfo.environment)
+                targets = [local, user].filter { FileManager.default.fileExists(atPath: $0.path) }
+                if targets.isEmpty {
+                    throw ValidationError("no paths given, and neither ./providers nor \(user.path) exists")
+                }
+            }
+            let diagnostics: [Diagnostic]
+            do {
+                diagnostics = try Linter().lint(paths: targets)
+            } catch {
+                throw Output.fail(error)
+            }
+            Output.stdout(format.reporter.report(diagnostics))
+            let errors = diagnostics.filter { $0.severity == .error }.count
+            let warnings = diagnostics.count - errors
+            if format == .text {
+                Output.stderr("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+            }
+            if errors > 0 || (strict && warnings > 0) {
+                throw ExitCode.failure
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OAuthFlow
+
+@main
+struct OAuthFlowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oauthflow",
+        abstract: "Sign in with any OAuth 2.0 / OpenID Connect provider described by a YAML file.",
+        discussion: "Exit codes: 0 success; 1 failure (lint errors, unknown provider, invalid descriptor); 64 usage error.",
+        subcommands: [Lint.self, Providers.self, Schema.self, GenerateDocs.self]
+    )
+}
+
+/// Options every command that reads the provider registry shares.
+struct RegistryOptions: ParsableArguments {
+    @Option(name: .customLong("providers-dir"), help: "An extra directory of provider descriptors, loaded after the bundled ones.")
+    var providerDirectories: [String] = []
+
+    @Flag(help: "Log registry decisions (such as overrides) on stderr.")
+    var verbose = false
+
+    func loadRegistry() throws -> ProviderRegistry {
+        LoggingSetup.bootstrapped
+        var logger = Logger(label: "oauthflow")
+        logger.logLevel = verbose ? .info : .warning
+        return try ProviderRegistry.load(
+            directories: providerDirectories.map { URL(fileURLWithPath: $0, isDirectory: true) },
+            logger: logger)
+    }
+}
+
+/// Output helpers: results on stdout, people and logs on stderr.
+enum Output {
+    static func stdout(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func stderr(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Prints a library error for a person and returns the failure exit code.
+    static func fail(_ error: any Error) -> ExitCode {
+        stderr("error: \(error)\n")
+        return .failure
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}
+
+/// Sends log lines to stderr; bootstrapped once, the first time a command asks for a logger.
+enum LoggingSetup {
+    static let bootstrapped: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+}
