@@ -121,7 +121,8 @@ struct SchemaValidator {
                     : "\(value) is out of range; expected \(shape.phrase)"
             }
         case let .choice(values):
-            guard tag == .str || tag == .bool, !values.contains(scalar.string) else { return nil }
+            guard tag == .str else { return expected(shape, found: node) }
+            if values.contains(scalar.string) { return nil }
             var message = "`\(scalar.string)` is not allowed here; expected \(shape.phrase)"
             if let suggestion = Spelling.closest(to: scalar.string, among: values) {
                 message += "; did you mean `\(suggestion)`?"

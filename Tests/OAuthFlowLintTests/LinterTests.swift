@@ -1,0 +1,116 @@
+import Foundation
+import OAuthFlow
+import Testing
+@testable import OAuthFlowLint
+
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct LinterTests {
+    @Test func bundledProvidersAreCleanEvenUnderStrict() throws {
+        let diagnostics = try Linter().lint(paths: [repositoryRoot.appendingPathComponent("providers")])
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+    }
+
+    @Test func everyBrokenFixtureGetsAPositionedDiagnostic() throws {
+        let folder = try #require(Bundle.module.url(forResource: "Fixtures/broken", withExtension: nil))
+        let files = try ProviderRegistry.descriptorFiles(in: folder)
+        #expect(files.count >= 8)
+        let diagnostics = try Linter().lint(paths: [folder])
+        for file in files {
+            let mine = diagnostics.filter { $0.location.path == file.relativePath && $0.severity == .error }
+            #expect(!mine.isEmpty, "no error for \(file.lastPathComponent)")
+        }
+    }
+
+    @Test func insecureFixtureTripsTheSecurityRules() throws {
+        let folder = try #require(Bundle.module.url(forResource: "Fixtures/broken", withExtension: nil))
+        let diagnostics = try Linter().lint(paths: [folder.appendingPathComponent("insecure.yaml")])
+        let ids = Set(diagnostics.map(\.ruleID))
+        for id in ["https_endpoints", "variable_in_query", "undeclared_variable", "authorization_code_only",
+                   "pkce_for_public_clients", "pkce_s256", "state_without_pkce", "oidc_openid_scope", "oidc_nonce",
+                   "reserved_parameter", "literal_secret", "private_use_scheme", "localhost_loopback"] {
+            #expect(ids.contains(id), "missing \(id)")
+        }
+        let localhost = try #require(diagnostics.first { $0.ruleID == "localhost_loopback" })
+        #expect(localhost.severity == .warning)
+        #expect(localhost.location.line == 25)
+        #expect(localhost.location.column == 11)
+    }
+
+    @Test func missingPathIsALinterError() {
+        #expect(throws: LintError.self) { try Linter().lint(paths: [URL(fileURLWithPath: "/no/such/dir")]) }
+    }
+
+    @Test func thousandGeneratedDescriptorsLintWithoutFindings() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for index in 0..<200 {
+            let id = "generated-\(index)"
+            let text = Examples.valid.replacingOccurrences(of: "id: example", with: "id: \(id)")
+            try Data(text.utf8).write(to: directory.appendingPathComponent("\(id).yaml"))
+        }
+        #expect(try Linter().lint(paths: [directory]).isEmpty)
+    }
+}
+
+@Suite struct ReporterTests {
+    let diagnostics = [
+        Diagnostic(location: SourceLocation(path: "providers/a.yaml", line: 3, column: 7), severity: .error,
+                   ruleID: "unknown_key", message: "unknown key `scope`; did you mean `scopes`?"),
+        Diagnostic(location: SourceLocation(path: "providers/b,c.yaml", line: 1, column: 1), severity: .warning,
+                   ruleID: "unused_variable", message: "50% unused\nsecond line"),
+    ]
+
+    @Test func textIsCompilerStyle() {
+        #expect(TextReporter().report(diagnostics).split(separator: "\n").first
+            == "providers/a.yaml:3:7: error: unknown key `scope`; did you mean `scopes`? [unknown_key]")
+    }
+
+    @Test func jsonRoundTrips() throws {
+        let data = Data(JSONReporter().report(diagnostics).utf8)
+        let decoded = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        #expect(decoded.count == 2)
+        #expect(decoded[0]["rule_id"] as? String == "unknown_key")
+        #expect(decoded[0]["line"] as? Int == 3)
+        #expect(decoded[1]["severity"] as? String == "warning")
+    }
+
+    @Test func githubAnnotationsAreEscaped() {
+        let lines = GitHubReporter().report(diagnostics).split(separator: "\n")
+        #expect(lines[0] == "::error file=providers/a.yaml,line=3,col=7,title=unknown_key::unknown key `scope`; did you mean `scopes`?")
+        #expect(lines[1] == "::warning file=providers/b%2Cc.yaml,line=1,col=1,title=unused_variable::50%25 unused%0Asecond line")
+    }
+}
+
+@Suite struct GeneratedFilesTests {
+    private func read(_ path: String) throws -> String {
+        try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func schemaJSONIsCurrent() throws {
+        #expect(try read("providers/schema.json") == GeneratedDocs.schema, "run `swift run oauthflow generate-docs`")
+    }
+
+    @Test func lintRuleCatalogIsCurrent() throws {
+        #expect(try read("Docs/lint-rules.md") == GeneratedDocs.lintRules, "run `swift run oauthflow generate-docs`")
+    }
+
+    @Test func descriptorFieldReferenceIsCurrent() throws {
+        let text = try read("Docs/descriptor-format.md")
+        #expect(GeneratedDocs.replacingReference(in: text) == text, "run `swift run oauthflow generate-docs`")
+    }
+
+    @Test func schemaIsValidJSONAndClosed() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(GeneratedDocs.schema.utf8)) as? [String: Any])
+        #expect(object["additionalProperties"] as? Bool == false)
+        #expect((object["required"] as? [String]) == ["schema_version", "id", "display_name", "protocol"])
+    }
+
+    @Test func everyBundledDescriptorPointsEditorsAtTheSchema() throws {
+        for file in try ProviderRegistry.descriptorFiles(in: repositoryRoot.appendingPathComponent("providers")) {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(text.hasPrefix("# yaml-language-server: $schema=schema.json\n"), "\(file.lastPathComponent)")
+        }
+    }
+}

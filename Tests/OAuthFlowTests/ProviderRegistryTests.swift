@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import Testing
+@testable import OAuthFlow
+
+@Suite struct ProviderRegistryTests {
+    private let isolated = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]
+
+    @Test func bundledProvidersLoadAndSelectByName() throws {
+        let registry = try ProviderRegistry.load(environment: isolated)
+        #expect(registry.ids.count >= 8)
+        for id in ["google", "cloudentity", "auth0", "github", "microsoft", "okta", "keycloak", "gitlab"] {
+            #expect(try registry.provider(named: id).id == id)
+            #expect(registry.entry(named: id)?.origin == .bundled)
+        }
+        let google = try registry.provider(named: "google").resolve()
+        #expect(google.endpoints.token?.absoluteString == "https://oauth2.googleapis.com/token")
+        #expect(google.descriptor.scopes.offline.params["access_type"] == "offline")
+        let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        #expect(auth0.issuer?.absoluteString == "https://example.us.auth0.com/")
+        #expect(auth0.descriptor.tokenRequest.bodyEncoding == .json)
+    }
+
+    @Test func cloudentityResolvesWithAndWithoutRegion() throws {
+        let cloudentity = try ProviderRegistry.load(environment: isolated).provider(named: "cloudentity")
+        let withRegion = try cloudentity.resolve(["tenant": "oauth2c", "region": "us", "workspace": "demo"])
+        #expect(withRegion.issuer?.absoluteString == "https://oauth2c.us.authz.cloudentity.io/oauth2c/demo")
+        #expect(withRegion.discoveryURL?.absoluteString == "https://oauth2c.us.authz.cloudentity.io/oauth2c/demo/.well-known/openid-configuration")
+        let without = try cloudentity.resolve(["tenant": "rtest", "workspace": "ce-dev-playground-integrations"])
+        #expect(without.endpoints.token?.absoluteString == "https://rtest.authz.cloudentity.io/rtest/ce-dev-playground-integrations/oauth2/token")
+        #expect(without.resources.entries.map(\.title) == ["Transfer", "Balance", "Some name", "Phone"])
+    }
+
+    @Test func unknownNameSuggestsTheClosest() throws {
+        let registry = try ProviderRegistry.load(environment: isolated)
+        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "gooogle") }
+        #expect(error.code == .unknownProvider)
+        #expect(error.message.contains("did you mean `google`"))
+    }
+
+    @Test func laterDirectoryOverridesAndLogsIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("google.yaml", descriptorText(id: "google", displayName: "Google (corporate)"))
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "test", factory: { _ in handler })
+        let registry = try ProviderRegistry.load(directories: [directory.url], environment: isolated, logger: logger)
+        #expect(try registry.provider(named: "google").displayName == "Google (corporate)")
+        #expect(handler.messages.contains { $0.contains("provider overridden") && $0.contains("google") && $0.contains("bundled") })
+    }
+
+    @Test func droppingAFileAddsAProvider() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("acme.yaml", descriptorText(id: "acme", displayName: "Acme SSO"))
+        let registry = try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
+        #expect(registry.ids == ["acme"])
+        #expect(try registry.provider(named: "acme").displayName == "Acme SSO")
+    }
+
+    @Test func userDirectoryComesFromXDGConfigHome() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("oauthflow/providers/mine.yaml", descriptorText(id: "mine"))
+        let registry = try ProviderRegistry.load(includeBundled: false, environment: ["XDG_CONFIG_HOME": directory.url.path])
+        #expect(registry.ids == ["mine"])
+        #expect(registry.entry(named: "mine")?.origin == .user(directory.url.appendingPathComponent("oauthflow/providers").path))
+        let viaHome = ProviderRegistry.userProvidersDirectory(environment: ["HOME": "/home/someone"])
+        #expect(viaHome.path == "/home/someone/.config/oauthflow/providers")
+    }
+
+    @Test func duplicateIDInOneDirectoryNamesBothFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("a.yaml", descriptorText(id: "same"))
+        try directory.write("b.yml", descriptorText(id: "same"))
+        let error = try #require(throws: ProviderError.self) {
+            try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
+        }
+        #expect(error.code == .duplicateID)
+        #expect(error.message.contains("a.yaml") && error.message.contains("b.yml"))
+    }
+
+    @Test func invalidFileFailsTheLoadWithPositions() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("broken.yaml", descriptorText(id: "broken", extra: "scopes: [a\n"))
+        let error = try #require(throws: ProviderError.self) {
+            try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
+        }
+        #expect(error.code == .invalidDescriptor)
+        let problem = try #require(error.problems.first)
+        #expect(problem.location.path.hasSuffix("broken.yaml"))
+        #expect(problem.location.line >= 9)
+        #expect(error.description.contains("broken.yaml:"))
+    }
+}
