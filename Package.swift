@@ -48,6 +48,10 @@ let package = Package(
             dependencies: ["OAuthFlowLint", "OAuthFlow"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(
+            name: "OAuthFlowCLITests",
+            dependencies: ["oauthflow"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

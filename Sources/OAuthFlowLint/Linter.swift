@@ -48,7 +48,7 @@ public struct Linter: Sendable {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
-                throw LintError("no such file or directory: \(path.path)")
+                throw LintError("no such file or directory: \(path.relativePath)")
             }
             if isDirectory.boolValue {
                 files += try ProviderRegistry.descriptorFiles(in: path)

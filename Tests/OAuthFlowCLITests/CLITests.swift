@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+/// Runs the built `oauthflow` binary as a user would and captures what it prints.
+struct CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var binary: URL? {
+        var candidates: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        candidates.append(repositoryRoot.appendingPathComponent(".build/debug"))
+        return candidates.map { $0.appendingPathComponent("oauthflow") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    static func run(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL = repositoryRoot) throws -> Result {
+        let process = Process()
+        process.executableURL = try #require(binary, "build the oauthflow binary first")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = "/nonexistent-oauthflow-config"
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite struct LintCommandTests {
+    @Test func bundledProvidersPassStrictLint() throws {
+        let result = try CLI.run(["lint", "--strict", "providers"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("0 errors, 0 warnings"))
+    }
+
+    @Test func lintWithoutPathsUsesTheProvidersFolder() throws {
+        let result = try CLI.run(["lint"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func brokenFolderGivesPositionedErrorsAndExitOne() throws {
+        let result = try CLI.run(["lint", "Tests/OAuthFlowLintTests/Fixtures/broken"])
+        #expect(result.status == 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: CLI.repositoryRoot.appendingPathComponent("Tests/OAuthFlowLintTests/Fixtures/broken").path)
+        for file in files where file.hasSuffix(".yaml") {
+            let pattern = "Tests/OAuthFlowLintTests/Fixtures/broken/\(file):"
+            let line = result.stdout.split(separator: "\n").first { $0.hasPrefix(pattern) && $0.contains(": error: ") }
+            #expect(line != nil, "no positioned error for \(file)")
+        }
+        let first = try #require(result.stdout.split(separator: "\n").first)
+        #expect(first.range(of: #"^[^:]+:\d+:\d+: (error|warning): .+ \[[a-z_]+\]$"#, options: .regularExpression) != nil)
+    }
+
+    @Test func warningsFailOnlyUnderStrict() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = """
+            schema_version: 1
+            id: warn
+            display_name: Warn
+            protocol: oauth2
+            issuer: https://auth.example.com
+            endpoints:
+              authorization: https://auth.example.com/authorize
+              token: https://auth.example.com/token
+            redirect:
+              loopback:
+                host: localhost
+            """
+        try Data(text.utf8).write(to: directory.appendingPathComponent("warn.yaml"))
+        let relaxed = try CLI.run(["lint", directory.path])
+        #expect(relaxed.status == 0)
+        #expect(relaxed.stdout.contains("warning:") && relaxed.stdout.contains("[localhost_loopback]"))
+        let strict = try CLI.run(["lint", "--strict", directory.path])
+        #expect(strict.status == 1)
+    }
+
+    @Test func jsonAndGitHubFormats() throws {
+        let json = try CLI.run(["lint", "--format", "json", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
+        #expect(json.status == 1)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.first?["rule_id"] as? String == "wrong_type")
+        #expect(entries.first?["line"] as? Int == 10)
+        let github = try CLI.run(["lint", "--format", "github", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
+        #expect(github.stdout.hasPrefix("::error file=Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml,line=10,col=12,title=wrong_type::"))
+    }
+
+    @Test func missingPathIsAClearError() throws {
+        let result = try CLI.run(["lint", "no/such/place"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no such file or directory: no/such/place"))
+    }
+}
+
+@Suite struct ProvidersCommandTests {
+    @Test func listShowsEveryBundledProvider() throws {
+        let result = try CLI.run(["providers", "list"])
+        #expect(result.status == 0)
+        for id in ["auth0", "cloudentity", "github", "gitlab", "google", "keycloak", "microsoft", "okta"] {
+            #expect(result.stdout.contains("\n\(id) ") || result.stdout.hasPrefix("\(id) "), "missing \(id)")
+        }
+    }
+
+    @Test func showResolvesVariables() throws {
+        let result = try CLI.run(["providers", "show", "auth0", "--var", "domain=example.eu.auth0.com", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["issuer"] as? String == "https://example.eu.auth0.com/")
+        #expect((object["endpoints"] as? [String: String])?["token"] == "https://example.eu.auth0.com/oauth/token")
+        #expect(object["token_body_encoding"] as? String == "json")
+    }
+
+    @Test func showListsGrantableResources() throws {
+        let result = try CLI.run(["providers", "show", "cloudentity", "--var", "tenant=acme", "--var", "workspace=demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("resource: Balance [email] http://localhost:8080/banking/balance"))
+    }
+
+    @Test func missingVariableIsNamed() throws {
+        let result = try CLI.run(["providers", "show", "auth0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("needs the variable `domain`"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func unknownProviderSuggests() throws {
+        let result = try CLI.run(["providers", "show", "githib"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("did you mean `github`?"))
+    }
+
+    @Test func malformedVarIsAUsageError() throws {
+        let result = try CLI.run(["providers", "show", "auth0", "--var", "domain"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("name=value"))
+    }
+
+    @Test func extraDirectoryOverridesBundled() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = """
+            schema_version: 1
+            id: github
+            display_name: GitHub Enterprise
+            protocol: oauth2
+            issuer: https://ghe.example.com/login/oauth
+            endpoints:
+              authorization: https://ghe.example.com/login/oauth/authorize
+              token: https://ghe.example.com/login/oauth/access_token
+            """
+        try Data(text.utf8).write(to: directory.appendingPathComponent("github.yaml"))
+        let result = try CLI.run(["providers", "show", "github", "--providers-dir", directory.path, "--verbose"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("GitHub Enterprise (github, oauth2)"))
+        #expect(result.stderr.contains("provider overridden"))
+    }
+
+    @Test func schemaCommandPrintsTheSchema() throws {
+        let result = try CLI.run(["schema"])
+        let published = try String(contentsOf: CLI.repositoryRoot.appendingPathComponent("providers/schema.json"), encoding: .utf8)
+        #expect(result.stdout == published)
+    }
+}
