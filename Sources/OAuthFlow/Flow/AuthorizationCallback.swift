@@ -1,0 +1,125 @@
+import Foundation
+
+/// The parameters of an authorization response (RFC 6749 §4.1.2), from the redirect's
+/// query or from a `form_post` body.
+public struct AuthorizationCallback: Sendable {
+    /// The parameters, first occurrence of each name.
+    public let parameters: [String: String]
+    /// Names that appeared more than once, which RFC 6749 §3.1 forbids.
+    let repeated: Set<String>
+
+    /// Reads the redirect URL the browser was sent to.
+    ///
+    /// - Parameters:
+    ///   - url: The full redirect URL.
+    ///   - redirectURI: The redirect URI of the request; scheme, host, port and path must match.
+    /// - Throws: ``FlowError`` when the URL is for another redirect URI.
+    public init(url: URL, expectedRedirectURI redirectURI: URL) throws {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let expected = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false) else {
+            throw FlowError(.invalidCallback, "the callback URL cannot be parsed")
+        }
+        let samePlace = components.scheme?.lowercased() == expected.scheme?.lowercased()
+            && components.host?.lowercased() == expected.host?.lowercased()
+            && (components.port == expected.port || Loopback.isLoopbackHost(expected.host ?? "") && expected.port == nil)
+            && (components.path.isEmpty ? "/" : components.path) == (expected.path.isEmpty ? "/" : expected.path)
+        guard samePlace else {
+            throw FlowError(.invalidCallback, "the callback is not for the redirect URI of this request")
+        }
+        // RFC 6749 Appendix B: response parameters are form-encoded, so `+` is a space.
+        self.init(items: FormEncoding.decode(components.percentEncodedQuery ?? ""))
+    }
+
+    /// Reads an `application/x-www-form-urlencoded` body (`response_mode=form_post`).
+    public init(formBody: Data) throws {
+        guard let text = String(data: formBody, encoding: .utf8) else {
+            throw FlowError(.invalidCallback, "the callback body is not UTF-8")
+        }
+        self.init(items: FormEncoding.decode(text))
+    }
+
+    init(items: [(String, String)]) {
+        var parameters: [String: String] = [:]
+        var repeated: Set<String> = []
+        for (name, value) in items {
+            if parameters[name] == nil { parameters[name] = value } else { repeated.insert(name) }
+        }
+        self.parameters = parameters
+        self.repeated = repeated
+    }
+
+    /// Checks the callback against the request it answers, in the order that matters
+    /// for security: server error, `state` (CSRF), `iss` (mix-up, RFC 9207), then `code`.
+    ///
+    /// - Returns: The authorization code.
+    /// - Throws: ``AuthorizationServerError`` when the server reported an error;
+    ///   ``FlowError`` when the callback is rejected.
+    public func validate(for pending: PendingAuthorization, provider: Provider) throws -> Secret {
+        for name in ["state", "code", "iss", "error"] where repeated.contains(name) {
+            throw FlowError(.invalidCallback, "the callback repeats the `\(name)` parameter")
+        }
+        // state first: an error redirect from a forged request must not be believed either.
+        guard let state = parameters["state"], pending.state.constantTimeEquals(state) else {
+            throw FlowError(.stateMismatch, parameters["state"] == nil
+                ? "the callback has no `state`; it may be forged (CSRF)"
+                : "the callback's `state` does not match the request's; it may be forged (CSRF)")
+        }
+        try checkIssuer(provider)
+        if let error = parameters["error"] {
+            throw AuthorizationServerError(error: error, errorDescription: parameters["error_description"],
+                                           errorURI: parameters["error_uri"])
+        }
+        guard let code = parameters["code"], !code.isEmpty else {
+            throw FlowError(.missingCode, "the callback has neither `code` nor `error`")
+        }
+        return Secret(code)
+    }
+
+    private func checkIssuer(_ provider: Provider) throws {
+        let policy = provider.descriptor.security.issParameter
+        guard let iss = parameters["iss"] else {
+            if policy == .required {
+                throw FlowError(.issuerMismatch, "the callback has no `iss`, which provider `\(provider.id)` always sends (RFC 9207)")
+            }
+            return
+        }
+        guard policy != .absent else { return }
+        guard let issuer = provider.issuer?.absoluteString else {
+            throw FlowError(.issuerMismatch, "the callback names issuer `\(iss)` but provider `\(provider.id)` declares none")
+        }
+        guard ConstantTime.equals(iss, issuer) else {
+            throw FlowError(.issuerMismatch,
+                            "the callback comes from issuer `\(iss)`, not `\(issuer)`: possible mix-up attack (RFC 9207); nothing was sent to the token endpoint")
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` encoding (HTML's URL-encoded form, as OAuth uses it).
+public enum FormEncoding {
+    /// Characters left as they are; everything else is percent-encoded, space as `+`.
+    static let unreserved: CharacterSet = {
+        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        set.insert(charactersIn: "-._*")
+        return set
+    }()
+
+    public static func encode(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: unreserved.union(CharacterSet(charactersIn: " ")))?
+            .replacingOccurrences(of: " ", with: "+") ?? ""
+    }
+
+    public static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+    }
+
+    public static func decode(_ text: String) -> [(String, String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func unescape(_ part: Substring) -> String {
+                let spaced = part.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : "")
+        }
+    }
+}

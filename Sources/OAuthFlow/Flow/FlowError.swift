@@ -1,0 +1,63 @@
+/// A failure of the flow on the client side: a rejected callback, a bad input.
+///
+/// The server's own OAuth errors (`error`, `error_description`, `error_uri`) are
+/// ``AuthorizationServerError`` values instead, so callers can tell "the server
+/// said no" from "we refused".
+public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        public static let invalidVerifier = Code("invalid_verifier")
+        /// The provider lacks an endpoint the step needs.
+        public static let missingEndpoint = Code("missing_endpoint")
+        /// The redirect URI is not acceptable (plain http to a non-loopback host, a fragment).
+        public static let invalidRedirectURI = Code("invalid_redirect_uri")
+        /// The callback's `state` is missing or differs from the request's.
+        public static let stateMismatch = Code("state_mismatch")
+        /// The callback's `iss` is missing when required, or names another issuer (RFC 9207).
+        public static let issuerMismatch = Code("issuer_mismatch")
+        /// The callback has no `code`.
+        public static let missingCode = Code("missing_code")
+        /// The callback is not for this redirect URI, or cannot be parsed.
+        public static let invalidCallback = Code("invalid_callback")
+        /// This pending authorization was already completed once.
+        public static let alreadyCompleted = Code("already_completed")
+    }
+
+    public let code: Code
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// An OAuth error returned by the authorization server (RFC 6749 §4.1.2.1, §5.2).
+public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The `error` code, such as `access_denied` or `invalid_grant`.
+    public let error: String
+    public let errorDescription: String?
+    public let errorURI: String?
+    /// The HTTP status, for errors from the token endpoint.
+    public let httpStatus: Int?
+
+    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, httpStatus: Int? = nil) {
+        self.error = error
+        self.errorDescription = errorDescription
+        self.errorURI = errorURI
+        self.httpStatus = httpStatus
+    }
+
+    public var description: String {
+        var text = "the authorization server returned `\(error)`"
+        if let errorDescription { text += ": \(errorDescription)" }
+        if let httpStatus { text += " (HTTP \(httpStatus))" }
+        if let errorURI { text += " — see \(errorURI)" }
+        return text
+    }
+}
