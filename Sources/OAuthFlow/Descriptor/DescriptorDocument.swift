@@ -93,7 +93,7 @@ public struct DescriptorDocument {
         var descriptor: ProviderDescriptor?
         if problems.isEmpty {
             do {
-                var decoded = try YAMLDecoder().decode(ProviderDescriptor.self, from: root)
+                var decoded = try DescriptorDocument.decode(root)
                 decoded.sourcePath = path
                 descriptor = decoded
             } catch {
