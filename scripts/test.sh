@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Runs the whole test suite from a fresh clone: builds everything and runs `swift test`.
-# Usage: bash scripts/test.sh [extra swift test arguments]
+# Runs the whole test suite from a fresh clone.
+#
+# 1. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
+#    into a virtualenv in .build/authorization-server/venv.
+# 2. Creates the server's state (database, RS256 key, test user, clients) in a
+#    temporary directory and starts it on 127.0.0.1 on a free port.
+# 3. Runs `swift test` with OAUTHFLOW_TEST_AS_URL pointing at the server, then stops it.
+#
+# Any failure to install or start the server fails this script: the end-to-end
+# tests must run, never silently skip. Extra arguments go to `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd)
 
 if ! command -v swift >/dev/null 2>&1; then
     if [ -x /opt/swift/usr/bin/swift ]; then
@@ -13,5 +22,70 @@ if ! command -v swift >/dev/null 2>&1; then
     fi
 fi
 
+server_dir="$root/Tests/AuthorizationServer"
+venv="$root/.build/authorization-server/venv"
+requirements="$server_dir/requirements.txt"
+
+# --- install the authorization server -------------------------------------------------
+python=$(command -v python3 || true)
+if [ -z "$python" ]; then
+    echo "python3 not found; installing it with apt-get" >&2
+    apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
+    python=$(command -v python3)
+fi
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/requirements.installed"; then
+    echo "installing Django OAuth Toolkit into $venv" >&2
+    rm -rf "$venv"
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+        apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+        "$python" -m venv "$venv"
+    fi
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$venv/requirements.installed"
+fi
+
+# --- build while the server starts -----------------------------------------------------
+state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
+server_pid=""
+cleanup() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$state"
+}
+trap cleanup EXIT INT TERM
+
+export OAUTHFLOW_AS_STATE="$state"
+"$venv/bin/python" "$server_dir/bootstrap.py" >&2
+"$venv/bin/python" "$server_dir/serve.py" "$state/ready" >"$state/server.log" 2>&1 &
+server_pid=$!
+
 swift build --build-tests
+
+for _ in $(seq 1 100); do
+    [ -s "$state/ready" ] && break
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+        echo "error: the authorization server exited:" >&2
+        cat "$state/server.log" >&2
+        exit 1
+    fi
+    sleep 0.2
+done
+if [ ! -s "$state/ready" ]; then
+    echo "error: the authorization server did not start within 20 s:" >&2
+    cat "$state/server.log" >&2
+    exit 1
+fi
+port=$(cat "$state/ready")
+if ! "$venv/bin/python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)" \
+        "http://127.0.0.1:$port/o/.well-known/openid-configuration"; then
+    echo "error: the authorization server on port $port does not answer" >&2
+    exit 1
+fi
+echo "authorization server: http://127.0.0.1:$port (Django OAuth Toolkit)" >&2
+
+export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"
+export OAUTHFLOW_TEST_AS_PYTHON="$venv/bin/python"
+export OAUTHFLOW_TEST_AS_AGENT="$server_dir/agent.py"
 swift test --skip-build "$@"

@@ -62,11 +62,11 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         return scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } ? scheme.lowercased() : nil
     }
 
-    /// The URL with every placeholder replaced by a sample label, for checks that need a parsed URL.
+    /// The URL with every placeholder replaced by `1` (valid as a host label, a port and a path segment), for checks that need a parsed URL.
     public var sampleURL: URL? {
         var sample = text
         for placeholder in Set(placeholders.map(\.name)) {
-            sample = sample.replacingOccurrences(of: "{\(placeholder)}", with: "x")
+            sample = sample.replacingOccurrences(of: "{\(placeholder)}", with: "1")
         }
         return URL(string: sample)
     }

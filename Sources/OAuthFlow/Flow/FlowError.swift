@@ -24,6 +24,16 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidCallback = Code("invalid_callback")
         /// This pending authorization was already completed once.
         public static let alreadyCompleted = Code("already_completed")
+        /// The token endpoint's answer cannot be used: empty, HTML, malformed, missing fields.
+        public static let invalidTokenResponse = Code("invalid_token_response")
+        /// A request would send a credential over plain http to a host that is not loopback.
+        public static let insecureEndpoint = Code("insecure_endpoint")
+        /// A server answered with an unexpected HTTP status (for example a redirect).
+        public static let unexpectedStatus = Code("unexpected_status")
+        /// The session has no refresh token to refresh with.
+        public static let noRefreshToken = Code("no_refresh_token")
+        /// A userinfo response is not a JSON object.
+        public static let invalidUserInfo = Code("invalid_userinfo")
     }
 
     public let code: Code

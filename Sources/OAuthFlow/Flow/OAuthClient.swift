@@ -1,0 +1,231 @@
+import Foundation
+import Logging
+
+/// Runs the authorization code flow with PKCE against one resolved provider.
+///
+/// ```swift
+/// let provider = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+/// let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+///     clientID: "abc", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+/// let pending = try await client.startAuthorization()
+/// // open pending.url in the browser; receive the redirect
+/// let tokens = try await client.finishAuthorization(callback: redirectURL, pending: pending)
+/// let me = try await client.userInfo(tokens)
+/// ```
+///
+/// The client is an actor so that a pending authorization completes at most once,
+/// however many callbacks arrive.
+public actor OAuthClient {
+    public let provider: Provider
+    public let configuration: ClientConfiguration
+    private let transport: any HTTPTransport
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private var completedStates: Set<String> = []
+
+    /// - Parameters:
+    ///   - provider: The resolved provider.
+    ///   - configuration: The registered client.
+    ///   - transport: How to send requests; defaults to a ``URLSessionTransport``.
+    ///   - logger: Receives debug and trace lines; secrets are never logged.
+    ///   - now: The clock used for issue and expiry times.
+    public init(provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+                logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.provider = provider
+        self.configuration = configuration
+        self.transport = transport
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Builds the authorization request: the URL to open, and what the callback will be checked against.
+    public func startAuthorization() throws -> PendingAuthorization {
+        let pending = try PendingAuthorization.start(provider: provider, client: configuration, now: now())
+        logger.debug("authorization started", metadata: ["provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))"])
+        return pending
+    }
+
+    /// Checks the redirect the browser was sent to and exchanges its code for tokens.
+    ///
+    /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
+    ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
+    ///   or an unusable token response; ``TransportError`` when the server cannot be reached.
+    public func finishAuthorization(callback url: URL, pending: PendingAuthorization) async throws -> TokenSet {
+        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+        return try await finish(callback, pending: pending)
+    }
+
+    /// Like ``finishAuthorization(callback:pending:)``, for a `response_mode=form_post` body.
+    public func finishAuthorization(formPost body: Data, pending: PendingAuthorization) async throws -> TokenSet {
+        try await finish(try AuthorizationCallback(formBody: body), pending: pending)
+    }
+
+    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> TokenSet {
+        guard pending.providerID == provider.id else {
+            throw FlowError(.invalidCallback, "the pending authorization is for provider `\(pending.providerID)`, not `\(provider.id)`")
+        }
+        guard !completedStates.contains(pending.state.value) else {
+            throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
+        }
+        let code = try callback.validate(for: pending, provider: provider)
+        // Mark before the network call: a second callback racing this one must not also spend the code.
+        completedStates.insert(pending.state.value)
+        logger.debug("callback accepted", metadata: ["provider": "\(provider.id)", "code": "\(code)"])
+        var parameters = [
+            ("grant_type", "authorization_code"),
+            ("code", code.value),
+            ("redirect_uri", pending.redirectURI.absoluteString),
+        ]
+        if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
+        let response = try await tokenRequest(parameters)
+        let tokens = try TokenResponseParser.tokenSet(
+            from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+            requestedScopes: pending.scopes, previous: nil, now: now())
+        logger.debug("tokens issued", metadata: [
+            "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
+            "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
+        ])
+        return tokens
+    }
+
+    /// Uses the refresh token for a new access token (RFC 6749 §6).
+    ///
+    /// When the server does not rotate the refresh token, the old one is kept.
+    /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
+    ///   spent or revoked), ``FlowError``, or ``TransportError``.
+    public func refresh(_ tokens: TokenSet, scopes: [String]? = nil) async throws -> TokenSet {
+        guard let refreshToken = tokens.refreshToken else {
+            throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
+        }
+        var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
+        if let scopes { parameters.append(("scope", scopes.joined(separator: provider.descriptor.scopes.separator))) }
+        let response = try await tokenRequest(parameters)
+        let refreshed = try TokenResponseParser.tokenSet(
+            from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+            requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: now())
+        logger.debug("tokens refreshed", metadata: [
+            "provider": "\(provider.id)", "rotated": "\(refreshed.refreshToken != tokens.refreshToken)",
+        ])
+        return refreshed
+    }
+
+    /// Calls the userinfo endpoint with the access token as a Bearer token.
+    ///
+    /// - Returns: The claims, as a JSON object.
+    /// - Throws: ``AuthorizationServerError`` with the HTTP status for 4xx answers
+    ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
+    public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
+        guard let endpoint = provider.endpoints.userinfo else {
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no userinfo endpoint")
+        }
+        try Self.checkTransport(endpoint)
+        let descriptor = provider.descriptor
+        var headers = descriptor.userinfo.headers
+        headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        let request = HTTPRequest(method: descriptor.userinfo.method.rawValue, url: endpoint, headers: headers)
+        let response = try await transport.send(request)
+        logger.trace("userinfo answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
+        guard (200..<300).contains(response.status) else {
+            throw Self.resourceError(response)
+        }
+        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
+            throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
+        }
+        return claims
+    }
+
+    /// Which token to revoke (RFC 7009 §2.1 `token_type_hint`).
+    public enum TokenKind: String, Sendable {
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+    }
+
+    /// Revokes a token at the revocation endpoint (RFC 7009).
+    ///
+    /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
+    public func revoke(_ token: Secret, kind: TokenKind) async throws {
+        guard let endpoint = provider.endpoints.revocation else {
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no revocation endpoint")
+        }
+        let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)])
+        guard (200..<300).contains(response.status) else {
+            let fields = try? TokenResponseParser.fields(of: response, format: .auto)
+            throw fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
+                ?? FlowError(.unexpectedStatus, "the revocation endpoint answered HTTP \(response.status)")
+        }
+        logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
+    }
+
+    // MARK: - Requests
+
+    private func tokenRequest(_ parameters: [(String, String)]) async throws -> HTTPResponse {
+        guard let endpoint = provider.endpoints.token else {
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no token endpoint")
+        }
+        let response = try await post(to: endpoint, parameters)
+        if (300..<400).contains(response.status) {
+            throw FlowError(.unexpectedStatus,
+                            "the token endpoint answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials")
+        }
+        logger.trace("token endpoint answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
+        return response
+    }
+
+    /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
+    private func post(to endpoint: URL, _ parameters: [(String, String)]) async throws -> HTTPResponse {
+        try Self.checkTransport(endpoint)
+        let descriptor = provider.descriptor
+        var fields = parameters
+        var headers = descriptor.tokenRequest.headers
+        switch descriptor.clientAuth.method {
+        case .none:
+            fields.append(("client_id", configuration.clientID))
+        case .clientSecretPost:
+            fields.append(("client_id", configuration.clientID))
+            if let secret = configuration.clientSecret { fields.append(("client_secret", secret.value)) }
+        case .clientSecretBasic:
+            guard let secret = configuration.clientSecret else {
+                throw FlowError(.missingEndpoint, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
+            }
+            // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.
+            let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
+            headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
+        }
+        let body: Data
+        switch descriptor.tokenRequest.bodyEncoding {
+        case .form:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = Data(FormEncoding.encode(fields).utf8)
+        case .json:
+            headers["Content-Type"] = "application/json"
+            var object: [String: String] = [:]
+            for (name, value) in fields where object[name] == nil { object[name] = value }
+            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        }
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        return try await transport.send(HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body))
+    }
+
+    /// Credentials travel only over https, or plain http to this machine (RFC 9700 §2.6).
+    static func checkTransport(_ url: URL) throws {
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(url.host ?? "")) else {
+            throw FlowError(.insecureEndpoint, "refusing to send credentials to \(url.scheme ?? "?")://\(url.host ?? "?"): only https, or http to a loopback host")
+        }
+    }
+
+    /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).
+    static func resourceError(_ response: HTTPResponse) -> any Error {
+        if let challenge = response.header("www-authenticate"), let range = challenge.range(of: #"error="([^"]*)""#, options: .regularExpression) {
+            let code = challenge[range].dropFirst(7).dropLast()
+            return AuthorizationServerError(error: String(code), httpStatus: response.status)
+        }
+        if let fields = try? TokenResponseParser.fields(of: response, format: .auto),
+           let error = TokenResponseParser.serverError(in: fields, status: response.status) {
+            return error
+        }
+        return AuthorizationServerError(error: response.status == 401 ? "invalid_token" : "http_\(response.status)", httpStatus: response.status)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// An HTTP request as the engine builds it.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [String: String]
+    public var body: Data?
+
+    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An HTTP response: status, headers (names lowercased) and the whole body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.body = body
+    }
+
+    /// A header by name, case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+}
+
+/// Sends HTTP requests for the engine.
+///
+/// Implementations must not follow redirects: a token endpoint that answers 3xx
+/// must not make the client resend credentials somewhere else. Tests inject their
+/// own transport to simulate broken servers.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// A failure to get any HTTP response: connection refused, timeout, oversized body.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let url: String
+    public let message: String
+
+    public init(url: URL, message: String) {
+        // The URL of a request never carries a secret in OAuthFlow (they go in bodies and headers),
+        // but drop any query anyway so a log line cannot leak one.
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        self.url = components?.string ?? "<url>"
+        self.message = message
+    }
+
+    public var description: String { "request to \(url) failed: \(message)" }
+}

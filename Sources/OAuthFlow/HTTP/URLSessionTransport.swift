@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// ``HTTPTransport`` on `URLSession`, hardened for an OAuth client.
+///
+/// - Redirects are never followed. On Linux, URLSession follows them by default
+///   and forwards the `Authorization` header to the new host; only a
+///   session-level delegate stops that (per-task delegates are ignored there), so
+///   this transport owns its session and delegate.
+/// - Each request has a timeout, and a body larger than ``maximumResponseSize``
+///   cancels the request.
+/// - No cookies are stored or sent, and nothing is cached.
+public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    public let timeout: TimeInterval
+    public let maximumResponseSize: Int
+    private let session: URLSession
+    private let delegate: Delegate
+
+    public init(timeout: TimeInterval = 30, maximumResponseSize: Int = 1 << 20) {
+        self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        delegate = Delegate(limit: maximumResponseSize)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpShouldHandleCookies = false
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = request.body
+        let task = session.dataTask(with: urlRequest)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.register(task, url: request.url, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Collects each task's data, refuses redirects, and enforces the size limit.
+    private final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        private struct Pending {
+            let url: URL
+            let continuation: CheckedContinuation<HTTPResponse, any Error>
+            var data = Data()
+            var oversized = false
+        }
+
+        private let limit: Int
+        private let lock = NSLock()
+        private var pending: [Int: Pending] = [:]
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        func register(_ task: URLSessionTask, url: URL, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+            lock.lock()
+            pending[task.taskIdentifier] = Pending(url: url, continuation: continuation)
+            lock.unlock()
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+            // Never follow: the 3xx itself is handed to the engine, which treats it as an error.
+            completionHandler(nil)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard var entry = pending[dataTask.taskIdentifier], !entry.oversized else { return }
+            if entry.data.count + data.count > limit {
+                entry.oversized = true
+                pending[dataTask.taskIdentifier] = entry
+                dataTask.cancel()
+                return
+            }
+            entry.data.append(data)
+            pending[dataTask.taskIdentifier] = entry
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            lock.lock()
+            let entry = pending.removeValue(forKey: task.taskIdentifier)
+            lock.unlock()
+            guard let entry else { return }
+            if entry.oversized {
+                entry.continuation.resume(throwing: TransportError(url: entry.url, message: "response body is larger than \(limit) bytes"))
+                return
+            }
+            if let error {
+                entry.continuation.resume(throwing: TransportError(url: entry.url, message: error.localizedDescription))
+                return
+            }
+            guard let http = task.response as? HTTPURLResponse else {
+                entry.continuation.resume(throwing: TransportError(url: entry.url, message: "no HTTP response"))
+                return
+            }
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name] = value }
+            }
+            entry.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: entry.data))
+        }
+    }
+}

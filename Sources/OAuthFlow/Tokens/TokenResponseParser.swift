@@ -1,0 +1,100 @@
+import Foundation
+
+/// Reads token endpoint responses (RFC 6749 §5.1, §5.2), including the ways real servers bend them.
+enum TokenResponseParser {
+    /// Fields that are tokens or secrets and never go into ``TokenSet/additionalFields``.
+    static let secretFields: Set<String> = ["access_token", "refresh_token", "id_token", "client_secret", "code"]
+
+    /// Parses a response body into fields.
+    ///
+    /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
+    static func fields(of response: HTTPResponse, format: ProviderDescriptor.TokenResponse.Format) throws -> [String: JSONValue] {
+        let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            throw FlowError(.invalidTokenResponse, "the token endpoint answered HTTP \(response.status) with an empty body")
+        }
+        let looksJSON = text.hasPrefix("{")
+        let useJSON: Bool = switch format {
+        case .json: true
+        case .form: false
+        case .auto: looksJSON
+        }
+        if useJSON {
+            guard looksJSON, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+                let kind = text.hasPrefix("<") ? "an HTML page" : "a body that is not a JSON object"
+                throw FlowError(.invalidTokenResponse,
+                                "the token endpoint answered HTTP \(response.status) with \(kind) (content type \(response.header("content-type") ?? "none"))")
+            }
+            return object
+        }
+        var fields: [String: JSONValue] = [:]
+        for (name, value) in FormEncoding.decode(text) where fields[name] == nil {
+            fields[name] = .string(value)
+        }
+        guard !fields.isEmpty, !text.hasPrefix("<") else {
+            throw FlowError(.invalidTokenResponse, "the token endpoint answered HTTP \(response.status) with a body that is not form-encoded")
+        }
+        return fields
+    }
+
+    /// The OAuth error in a response, if it carries one (also on HTTP 200, as GitHub sends them).
+    static func serverError(in fields: [String: JSONValue], status: Int) -> AuthorizationServerError? {
+        guard let error = fields["error"]?.stringValue, !error.isEmpty else { return nil }
+        return AuthorizationServerError(error: error, errorDescription: fields["error_description"]?.stringValue,
+                                        errorURI: fields["error_uri"]?.stringValue, httpStatus: status)
+    }
+
+    /// Builds a token set from a successful response.
+    ///
+    /// - Parameters:
+    ///   - requestedScopes: Used when the response has no `scope` (RFC 6749 §5.1).
+    ///   - previous: On refresh, the set being refreshed: its refresh token is kept when
+    ///     the server does not rotate it, and so is its ID token when no new one comes.
+    static func tokenSet(from response: HTTPResponse, format: ProviderDescriptor.TokenResponse.Format, separator: String,
+                         requestedScopes: [String], previous: TokenSet?, now: Date) throws -> TokenSet {
+        let fields = try fields(of: response, format: format)
+        if let error = serverError(in: fields, status: response.status) { throw error }
+        guard (200..<300).contains(response.status) else {
+            throw FlowError(.invalidTokenResponse, "the token endpoint answered HTTP \(response.status) without an OAuth error")
+        }
+        guard let accessToken = fields["access_token"]?.stringValue, !accessToken.isEmpty else {
+            throw FlowError(.invalidTokenResponse, "the token response has no `access_token`")
+        }
+        guard let tokenType = fields["token_type"]?.stringValue?.lowercased(), !tokenType.isEmpty else {
+            throw FlowError(.invalidTokenResponse, "the token response has no `token_type`")
+        }
+        guard tokenType == "bearer" else {
+            throw FlowError(.invalidTokenResponse, "the token type `\(tokenType)` is not supported; only Bearer is")
+        }
+        var expiresAt: Date?
+        if let expires = fields["expires_in"] {
+            guard let seconds = expires.numberValue, seconds.isFinite, seconds >= 0 else {
+                throw FlowError(.invalidTokenResponse, "the token response's `expires_in` is not a number of seconds: \(expires)")
+            }
+            expiresAt = now.addingTimeInterval(seconds)
+        }
+        let scopes: [String]
+        if let scope = fields["scope"] {
+            switch scope {
+            case let .string(text):
+                let separators = CharacterSet(charactersIn: separator == " " ? " " : separator + " ")
+                scopes = text.components(separatedBy: separators).filter { !$0.isEmpty }
+            case let .array(values):
+                scopes = values.compactMap(\.stringValue)
+            default:
+                throw FlowError(.invalidTokenResponse, "the token response's `scope` is neither a string nor a list")
+            }
+        } else {
+            scopes = previous?.scopes ?? requestedScopes
+        }
+        return TokenSet(
+            accessToken: Secret(accessToken),
+            tokenType: tokenType,
+            expiresAt: expiresAt,
+            refreshToken: fields["refresh_token"]?.stringValue.map(Secret.init) ?? previous?.refreshToken,
+            idToken: fields["id_token"]?.stringValue.map(Secret.init) ?? previous?.idToken,
+            scopes: scopes,
+            issuedAt: now,
+            additionalFields: fields.filter { !secretFields.contains($0.key) && !["token_type", "expires_in", "scope"].contains($0.key) })
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A scripted user agent: signs in to the test server and consents, like a person would.
+
+Usage: python agent.py AUTHORIZATION_URL [--deny] [--deliver]
+
+Logs in through the HTML login form (with its CSRF token), submits the consent form,
+and prints the Location of the final redirect to the client's redirect URI without
+fetching it. With --deny it refuses consent. With --deliver it then GETs that
+Location, as a browser would, to hand the code to a loopback receiver.
+"""
+import html
+import re
+import sys
+from urllib.parse import urljoin
+
+import requests
+
+USERNAME = "alice"
+PASSWORD = "wonderland-test-password"
+
+
+def hidden_fields(page):
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name = re.search(r'name="([^"]*)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        kind = re.search(r'type="([^"]*)"', tag)
+        if name and kind and kind.group(1) == "hidden":
+            fields[html.unescape(name.group(1))] = html.unescape(value.group(1)) if value else ""
+    return fields
+
+
+def main():
+    url = sys.argv[1]
+    deny = "--deny" in sys.argv
+    deliver = "--deliver" in sys.argv
+    session = requests.Session()
+    response = session.get(url, allow_redirects=False, timeout=10)
+    if response.status_code == 302 and "/accounts/login/" in response.headers["Location"]:
+        login_url = urljoin(url, response.headers["Location"])
+        page = session.get(login_url, timeout=10)
+        form = hidden_fields(page.text)
+        form.update({"username": USERNAME, "password": PASSWORD})
+        response = session.post(login_url, data=form, headers={"Referer": login_url}, allow_redirects=False, timeout=10)
+        if response.status_code != 302:
+            sys.exit(f"login failed: HTTP {response.status_code}")
+        response = session.get(urljoin(url, response.headers["Location"]), allow_redirects=False, timeout=10)
+    if response.status_code == 200:
+        form = hidden_fields(response.text)
+        if not deny:
+            form["allow"] = "Authorize"
+        response = session.post(response.url, data=form, headers={"Referer": response.url}, allow_redirects=False, timeout=10)
+    if response.status_code not in (301, 302, 303, 307):
+        sys.exit(f"expected a redirect to the client, got HTTP {response.status_code}")
+    location = response.headers["Location"]
+    print(location)
+    if deliver:
+        requests.get(location, timeout=10)
+
+
+if __name__ == "__main__":
+    main()

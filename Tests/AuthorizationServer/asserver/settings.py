@@ -1,0 +1,66 @@
+"""Settings of the test authorization server (Django OAuth Toolkit) on 127.0.0.1.
+
+Test-only: the secrets here protect nothing. State (database, signing key) lives in
+OAUTHFLOW_AS_STATE; the port comes from OAUTHFLOW_AS_PORT.
+"""
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+STATE_DIR = Path(os.environ["OAUTHFLOW_AS_STATE"])
+PORT = int(os.environ.get("OAUTHFLOW_AS_PORT", "0"))
+
+SECRET_KEY = "test-only-django-secret-key-not-used-anywhere-else"
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "oauth2_provider",
+]
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+ROOT_URLCONF = "asserver.urls"
+TEMPLATES = [{
+    "BACKEND": "django.template.backends.django.DjangoTemplates",
+    "DIRS": [BASE_DIR / "templates"],
+    "APP_DIRS": True,
+    "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+}]
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": STATE_DIR / "db.sqlite3"}}
+DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
+USE_TZ = True
+LOGIN_URL = "/accounts/login/"
+
+# Client secrets are hashed with the first hasher; PBKDF2 costs ~0.5 s a check here.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+
+OAUTH2_PROVIDER = {
+    "OIDC_ENABLED": True,
+    "OIDC_RSA_PRIVATE_KEY": (STATE_DIR / "oidc.key").read_text() if (STATE_DIR / "oidc.key").exists() else "",
+    # Without it DOT builds the issuer from the Host header.
+    "OIDC_ISS_ENDPOINT": f"http://127.0.0.1:{PORT}/o",
+    "PKCE_REQUIRED": True,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
+    "SCOPES": {
+        "openid": "OpenID Connect",
+        "profile": "Your profile",
+        "email": "Your email address",
+        "read": "Read your data",
+    },
+    "DEFAULT_SCOPES": ["read"],
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+    "OAUTH2_BACKEND_CLASS": "asserver.backends.FormOrJSONOAuthLibCore",
+    "OAUTH2_VALIDATOR_CLASS": "asserver.backends.ClaimsValidator",
+}

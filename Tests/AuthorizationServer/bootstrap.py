@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Creates the test server's state: database, signing key, user and clients.
+
+Usage: OAUTHFLOW_AS_STATE=DIR python bootstrap.py
+"""
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+state = Path(os.environ["OAUTHFLOW_AS_STATE"])
+state.mkdir(parents=True, exist_ok=True)
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+key_file = state / "oidc.key"
+if not key_file.exists():
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    key_file.write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "asserver.settings")
+import django
+
+django.setup()
+from django.core.management import call_command
+
+call_command("migrate", verbosity=0, interactive=False)
+
+from django.contrib.auth import get_user_model
+from oauth2_provider.models import Application
+
+User = get_user_model()
+if not User.objects.filter(username="alice").exists():
+    User.objects.create_user("alice", email="alice@example.com", password="wonderland-test-password",
+                             first_name="Alice", last_name="Liddell")
+
+CLIENTS = [
+    ("oauthflow-public", Application.CLIENT_PUBLIC, ""),
+    ("oauthflow-confidential", Application.CLIENT_CONFIDENTIAL, "confidential-test-secret-0123456789"),
+]
+for client_id, client_type, secret in CLIENTS:
+    if Application.objects.filter(client_id=client_id).exists():
+        continue
+    Application.objects.create(
+        name=client_id,
+        client_id=client_id,
+        client_secret=secret,
+        client_type=client_type,
+        authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
+        # A loopback redirect URI registered without a port matches any port (RFC 8252 §7.3).
+        redirect_uris="http://127.0.0.1/callback",
+        algorithm=Application.RS256_ALGORITHM,
+        skip_authorization=False,
+    )
+print("bootstrapped", state)
