@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import OAuthFlow
 
@@ -187,5 +188,42 @@ struct EndToEndTests {
         let callback = try server.signIn(pending.url)
         let error = try await #require(throws: FlowError.self) { try await client.finishAuthorization(callback: callback, pending: pending) }
         #expect(error.code == .unexpectedStatus)
+    }
+
+    @Test func oversizedResponseIsCutOff() async throws {
+        let server = try Server.require()
+        let transport = URLSessionTransport(timeout: 10, maximumResponseSize: 256)
+        let url = server.baseURL.appendingPathComponent("o/.well-known/openid-configuration")
+        let error = try await #require(throws: TransportError.self) { try await transport.send(HTTPRequest(method: "GET", url: url)) }
+        #expect(error.message.contains("larger than 256 bytes"))
+        let roomy = try await URLSessionTransport(timeout: 10).send(HTTPRequest(method: "GET", url: url))
+        #expect(roomy.status == 200 && roomy.body.count > 256)
+    }
+
+    @Test func nothingSecretIsLoggedAtAnyLevel() async throws {
+        let server = try Server.require()
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "test", factory: { _ in handler })
+        let client = OAuthClient(provider: try server.provider { $0.clientAuth.method = .clientSecretPost },
+                                 configuration: ClientConfiguration(clientID: Server.confidentialClientID, redirectURI: Server.redirectURI,
+                                                                    clientSecret: Server.confidentialSecret),
+                                 logger: logger)
+        let pending = try await client.startAuthorization()
+        let callback = try server.signIn(pending.url)
+        let code = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
+        let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
+        let refreshed = try await client.refresh(tokens)
+        _ = try await client.userInfo(refreshed)
+        try await client.revoke(refreshed.accessToken, kind: .accessToken)
+
+        var secrets = [code, Server.confidentialSecret.value, pending.state.value, tokens.accessToken.value, refreshed.accessToken.value]
+        secrets += [pending.pkce?.verifier.value, pending.nonce?.value, tokens.refreshToken?.value, tokens.idToken?.value,
+                    refreshed.refreshToken?.value].compactMap { $0 }
+        let log = handler.messages.joined(separator: "\n")
+        #expect(handler.messages.count >= 5, "the flow should log its steps")
+        for secret in secrets {
+            #expect(!log.contains(secret), "a secret reached the log")
+        }
+        #expect(!"\(tokens)".contains(tokens.accessToken.value))
     }
 }
