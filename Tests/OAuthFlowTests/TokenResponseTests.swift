@@ -6,6 +6,9 @@ import Testing
 /// Broken and unusual token endpoint answers, which a real server will not produce on demand.
 @Suite struct TokenResponseTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
+    /// A session with a refresh token, for tests that only need something to refresh.
+    let staleTokens = TokenSet(accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("rt"),
+                               idToken: nil, scopes: [], issuedAt: Date(timeIntervalSince1970: 1_700_000_000))
 
     private func parse(_ body: String, status: Int = 200, format: ProviderDescriptor.TokenResponse.Format = .json,
                        previous: TokenSet? = nil) throws -> TokenSet {
@@ -103,33 +106,20 @@ import Testing
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: "c", redirectURI: URL(string: "http://127.0.0.1:9/callback")!), transport: transport)
-        let tokens = TokenSet(accessToken: Secret("at"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("rt"),
-                              idToken: nil, scopes: [], issuedAt: Date())
+        let tokens = staleTokens
         let error = try await #require(throws: FlowError.self) { try await client.refresh(tokens) }
         #expect(error.code == .insecureEndpoint)
         #expect(transport.requests.isEmpty)
     }
 
     @Test func basicCredentialsAreFormEncodedBeforeBase64() async throws {
-        let text = """
-            schema_version: 1
-            id: basic
-            display_name: Basic
-            protocol: oauth2
-            issuer: https://auth.example.com
-            endpoints:
-              authorization: https://auth.example.com/authorize
-              token: https://auth.example.com/token
-            client_auth:
-              method: client_secret_basic
-            """
+        let text = descriptorText(id: "basic", extra: "client_auth:\n  method: client_secret_basic\n")
         let provider = try #require(DescriptorDocument.parse(Data(text.utf8), path: "basic.yaml").descriptor).resolve()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: "my client", redirectURI: URL(string: "http://127.0.0.1:9/callback")!, clientSecret: Secret("p@ss:w rd+")),
             transport: transport)
-        let tokens = TokenSet(accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("rt"),
-                              idToken: nil, scopes: [], issuedAt: Date())
+        let tokens = staleTokens
         _ = try await client.refresh(tokens)
         let header = try #require(transport.requests.first?.headers["Authorization"])
         let decoded = String(decoding: try #require(Data(base64Encoded: String(header.dropFirst(6)))), as: UTF8.self)
