@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Sessions as JSON files, one per provider and account, safe against crashes and other users.
+///
+/// - The directory is created 0700 and files are written 0600; a file or directory
+///   that others can read is refused with ``TokenStoreError/Code/insecurePermissions``.
+/// - Saving writes a temporary file, fsyncs it, renames it over the old one and
+///   fsyncs the directory: a crash leaves the old session or the new one, never a
+///   partial or empty file.
+/// - Files are opened with `O_NOFOLLOW`; a symbolic link planted at a session's path
+///   is refused when reading and replaced (not followed) when saving.
+/// - A file that cannot be decoded is reported and left in place, never deleted.
+/// - ``lock(_:)`` takes an advisory `flock` on a lock file beside the session, so
+///   processes sharing the directory refresh one at a time.
+public struct FileTokenStore: TokenStore {
+    public let directory: URL
+
+    /// - Parameter directory: Where the files live; by default `$XDG_STATE_HOME/oauthflow`
+    ///   (`~/.local/state/oauthflow`).
+    public init(directory: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.directory = directory ?? XDGDirectory.state(environment: environment).appendingPathComponent("oauthflow", isDirectory: true)
+    }
+
+    /// The file a session is stored in.
+    public func path(for key: SessionKey) -> String {
+        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account)).json").path
+    }
+
+    /// Maps a name to a safe file name component: letters, digits, `-`, `_` and `.` stay; the rest is %-escaped.
+    static func fileComponent(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if (scalar.properties.isAlphabetic && byte < 128) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95 || (byte == 46 && !out.isEmpty) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out.isEmpty ? "%00" : out
+    }
+
+    public func load(_ key: SessionKey) async throws -> StoredSession? {
+        let path = path(for: key)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 {
+            let error = errno
+            if error == ENOENT { return nil }
+            if error == ELOOP {
+                throw TokenStoreError(.notARegularFile, "\(path) is a symbolic link; refusing to follow it", path: path)
+            }
+            throw TokenStoreError(.io, "cannot open \(path): \(String(cString: strerror(error)))", path: path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw TokenStoreError(.io, "cannot inspect \(path): \(String(cString: strerror(errno)))", path: path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw TokenStoreError(.notARegularFile, "\(path) is not a regular file", path: path)
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw TokenStoreError(.insecurePermissions,
+                                  "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be 600 (chmod 600 \(path))",
+                                  path: path)
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw TokenStoreError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", path: path)
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > 1 << 20 {
+                throw TokenStoreError(.corrupt, "\(path) is larger than 1 MiB; it is not a session file (left in place)", path: path)
+            }
+        }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let session = try decoder.decode(StoredSession.self, from: data)
+            guard session.formatVersion == StoredSession.currentFormatVersion else {
+                throw TokenStoreError(.corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)", path: path)
+            }
+            return session
+        } catch let error as TokenStoreError {
+            throw error
+        } catch {
+            throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
+        }
+    }
+
+    public func save(_ session: StoredSession) async throws {
+        try ensureDirectory()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(session)
+        let path = path(for: session.key)
+        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw TokenStoreError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))", path: temporary)
+        }
+        var written = 0
+        let ok = data.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let count = write(fd, raw.baseAddress!.advanced(by: written), raw.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return fsync(fd) == 0
+        }
+        let writeError = errno
+        close(fd)
+        guard ok else {
+            unlink(temporary)
+            throw TokenStoreError(.io, "cannot write \(temporary): \(String(cString: strerror(writeError)))", path: temporary)
+        }
+        // rename(2) replaces whatever is at `path`, a planted symlink included, without following it.
+        guard rename(temporary, path) == 0 else {
+            let error = errno
+            unlink(temporary)
+            throw TokenStoreError(.io, "cannot replace \(path): \(String(cString: strerror(error)))", path: path)
+        }
+        syncDirectory()
+    }
+
+    public func remove(_ key: SessionKey) async throws {
+        let path = path(for: key)
+        if unlink(path) != 0, errno != ENOENT {
+            throw TokenStoreError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))", path: path)
+        }
+        syncDirectory()
+    }
+
+    public func lock(_ key: SessionKey) async throws -> any TokenStoreLock {
+        try ensureDirectory()
+        let path = path(for: key) + ".lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw TokenStoreError(.io, "cannot open the lock file \(path): \(String(cString: strerror(errno)))", path: path)
+        }
+        // Poll rather than block, so waiting never ties up a thread of the cooperative pool.
+        var delay: UInt64 = 1_000_000
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let error = errno
+                close(fd)
+                throw TokenStoreError(.io, "cannot lock \(path): \(String(cString: strerror(error)))", path: path)
+            }
+            do {
+                try await Task.sleep(nanoseconds: delay)
+            } catch {
+                close(fd)
+                throw error
+            }
+            delay = min(delay * 2, 50_000_000)
+        }
+        return FileLock(fd: fd)
+    }
+
+    private struct FileLock: TokenStoreLock {
+        let fd: Int32
+        func release() {
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
+    }
+
+    /// Creates the directory 0700, or checks an existing one is a private directory and not a link.
+    private func ensureDirectory() throws {
+        let path = directory.path
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else {
+                throw TokenStoreError(.io, "cannot inspect \(path): \(String(cString: strerror(errno)))", path: path)
+            }
+            try FileManager.default.createDirectory(atPath: directory.deletingLastPathComponent().path, withIntermediateDirectories: true)
+            if mkdir(path, 0o700) != 0, errno != EEXIST {
+                throw TokenStoreError(.io, "cannot create \(path): \(String(cString: strerror(errno)))", path: path)
+            }
+            guard lstat(path, &info) == 0 else {
+                throw TokenStoreError(.io, "cannot inspect \(path): \(String(cString: strerror(errno)))", path: path)
+            }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw TokenStoreError(.notARegularFile, "\(path) is not a directory (a symbolic link?); refusing to store tokens there", path: path)
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw TokenStoreError(.insecurePermissions,
+                                  "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be 700 (chmod 700 \(path))",
+                                  path: path)
+        }
+    }
+
+    private func syncDirectory() {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

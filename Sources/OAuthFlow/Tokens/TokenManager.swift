@@ -1,0 +1,167 @@
+import Foundation
+import Logging
+
+/// Keeps one session's access token valid, refreshing it when needed, once.
+///
+/// - ``validAccessToken()`` returns the stored token, or refreshes first when it is
+///   expired or expires within ``skew`` (by the injected clock).
+/// - However many tasks ask at once, one refresh runs and all of them share its result.
+/// - The refresh holds the store's lock and re-reads the session under it, so two
+///   processes sharing a ``FileTokenStore`` never spend one rotating refresh token
+///   twice: the second finds the first's new tokens and uses them.
+/// - `invalid_grant` on refresh signs the session out (the stored session is removed)
+///   and throws ``SessionError`` `signedOut`; network errors, 5xx and other failures
+///   keep the session.
+/// - ``onChange`` sees every new session, and `nil` when it is signed out.
+public actor TokenManager {
+    public let key: SessionKey
+    public let skew: TimeInterval
+    private let client: OAuthClient
+    private let store: any TokenStore
+    private let clock: any DateClock
+    private let logger: Logger
+    private let transport: any HTTPTransport
+    private let onChange: (@Sendable (StoredSession?) -> Void)?
+    private var cached: StoredSession?
+    private var refreshing: Task<StoredSession, any Error>?
+
+    /// - Parameters:
+    ///   - client: The client for the session's provider; it performs refreshes.
+    ///   - store: Where the session lives.
+    ///   - key: Which session.
+    ///   - skew: Refresh this long before expiry (default 60 s).
+    ///   - clock: The wall clock.
+    ///   - transport: Sends ``perform(_:)`` requests.
+    ///   - onChange: Called with every new session, and with nil after a sign-out.
+    public init(client: OAuthClient, store: any TokenStore, key: SessionKey, skew: TimeInterval = 60,
+                clock: any DateClock = SystemDateClock(), transport: any HTTPTransport = URLSessionTransport(),
+                logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
+                onChange: (@Sendable (StoredSession?) -> Void)? = nil) {
+        self.client = client
+        self.store = store
+        self.key = key
+        self.skew = skew
+        self.clock = clock
+        self.transport = transport
+        self.logger = logger
+        self.onChange = onChange
+    }
+
+    /// The current session, from memory or the store.
+    ///
+    /// - Throws: ``SessionError`` `notSignedIn` when there is none.
+    public func session() async throws -> StoredSession {
+        if let cached { return cached }
+        guard let stored = try await store.load(key) else {
+            throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
+        }
+        cached = stored
+        return stored
+    }
+
+    /// An access token that is valid for at least ``skew`` more seconds, refreshing if needed.
+    public func validAccessToken() async throws -> Secret {
+        if let refreshing { return try await refreshing.value.tokens.accessToken }
+        let current = try await session()
+        guard current.tokens.isExpired(at: clock.now(), skew: skew) else { return current.tokens.accessToken }
+        return try await refresh(replacing: current.tokens.accessToken).tokens.accessToken
+    }
+
+    /// Refreshes now, unless another refresh already replaced `stale`.
+    ///
+    /// - Parameter stale: The access token the caller found wanting (nil: refresh whatever is current).
+    @discardableResult
+    public func refresh(replacing stale: Secret? = nil) async throws -> StoredSession {
+        if let refreshing { return try await refreshing.value }
+        let task = Task { try await self.refreshUnderLock(replacing: stale) }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await task.value
+    }
+
+    private func refreshUnderLock(replacing stale: Secret?) async throws -> StoredSession {
+        let lock = try await store.lock(key)
+        defer { lock.release() }
+        // Re-read under the lock: another process may have refreshed (and rotated) already.
+        guard let latest = try await store.load(key) else {
+            cached = nil
+            throw SessionError(.notSignedIn, "the session for \(key) was removed; sign in again")
+        }
+        if let stale, latest.tokens.accessToken != stale, !latest.tokens.isExpired(at: clock.now(), skew: skew) {
+            logger.debug("session already refreshed elsewhere", metadata: ["session": "\(key)"])
+            adopt(latest)
+            return latest
+        }
+        let tokens: TokenSet
+        do {
+            tokens = try await client.refresh(latest.tokens)
+        } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
+            try await store.remove(key)
+            cached = nil
+            onChange?(nil)
+            logger.debug("refresh token rejected; signed out", metadata: ["session": "\(key)"])
+            throw SessionError(.signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
+                               serverError: error)
+        }
+        var updated = latest
+        updated.tokens = tokens
+        updated.updatedAt = clock.now()
+        try await store.save(updated)
+        adopt(updated)
+        return updated
+    }
+
+    private func adopt(_ session: StoredSession) {
+        cached = session
+        onChange?(session)
+    }
+
+    /// Sends a request with the session's Bearer token; on a 401, refreshes once and retries once.
+    public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try OAuthClient.checkTransport(request.url)
+        let token = try await validAccessToken()
+        let first = try await transport.send(authorized(request, token))
+        guard first.status == 401 else { return first }
+        logger.debug("resource answered 401; refreshing once", metadata: ["session": "\(key)"])
+        let refreshed = try await refresh(replacing: token)
+        return try await transport.send(authorized(request, refreshed.tokens.accessToken))
+    }
+
+    private func authorized(_ request: HTTPRequest, _ token: Secret) -> HTTPRequest {
+        var copy = request
+        copy.headers["Authorization"] = "Bearer \(token.value)"
+        return copy
+    }
+
+    /// Forgets the cached session, so the next call reads the store again.
+    public func reload() {
+        cached = nil
+    }
+}
+
+/// Why a session cannot give an access token.
+public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// No session is stored.
+        public static let notSignedIn = Code("not_signed_in")
+        /// The server rejected the refresh token (`invalid_grant`); the session was removed.
+        public static let signedOut = Code("signed_out")
+    }
+
+    public let code: Code
+    public let message: String
+    /// The server's error, for ``Code/signedOut``.
+    public let serverError: AuthorizationServerError?
+
+    init(_ code: Code, _ message: String, serverError: AuthorizationServerError? = nil) {
+        self.code = code
+        self.message = message
+        self.serverError = serverError
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Where sessions are kept between runs.
+///
+/// Implementations must replace a session atomically: a reader sees the old
+/// session or the new one, never a mix, an empty file or nothing.
+public protocol TokenStore: Sendable {
+    /// The stored session, or nil when there is none.
+    func load(_ key: SessionKey) async throws -> StoredSession?
+    /// Stores a session, replacing any previous one for its key.
+    func save(_ session: StoredSession) async throws
+    /// Removes a session; removing one that does not exist is not an error.
+    func remove(_ key: SessionKey) async throws
+    /// Takes an exclusive lock on one session, across processes where the store is shared.
+    ///
+    /// Token managers hold it while they refresh, so that two processes never spend
+    /// the same rotating refresh token.
+    func lock(_ key: SessionKey) async throws -> any TokenStoreLock
+}
+
+/// A held lock; release it when done.
+public protocol TokenStoreLock: Sendable {
+    func release()
+}
+
+/// Why a store could not read or write a session.
+public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The stored data cannot be decoded; the file is left in place for inspection.
+        public static let corrupt = Code("corrupt")
+        /// The file or directory has permissions that let others read it.
+        public static let insecurePermissions = Code("insecure_permissions")
+        /// A symbolic link or another non-regular file stands where the session should be.
+        public static let notARegularFile = Code("not_a_regular_file")
+        /// A system call failed.
+        public static let io = Code("io")
+    }
+
+    public let code: Code
+    public let message: String
+    public let path: String?
+
+    init(_ code: Code, _ message: String, path: String? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String { message }
+}
+
+/// Sessions in memory, for tests and for apps that keep nothing between launches.
+public actor InMemoryTokenStore: TokenStore {
+    private var sessions: [SessionKey: StoredSession] = [:]
+
+    public init(_ sessions: [StoredSession] = []) {
+        for session in sessions { self.sessions[session.key] = session }
+    }
+
+    public func load(_ key: SessionKey) -> StoredSession? { sessions[key] }
+    public func save(_ session: StoredSession) { sessions[session.key] = session }
+    public func remove(_ key: SessionKey) { sessions[key] = nil }
+
+    /// In-process only: the token manager's single-flight refresh already serializes refreshes.
+    public nonisolated func lock(_ key: SessionKey) async throws -> any TokenStoreLock { NoLock() }
+
+    private struct NoLock: TokenStoreLock {
+        func release() {}
+    }
+}
