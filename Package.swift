@@ -38,9 +38,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "StoreWriter",
+            dependencies: ["OAuthFlow"],
+            path: "Tests/StoreWriter"
+        ),
         .testTarget(
             name: "OAuthFlowTests",
-            dependencies: ["OAuthFlow"],
+            dependencies: ["OAuthFlow", "StoreWriter", "oauthflow"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -9,7 +9,7 @@ struct OAuthFlowCommand: AsyncParsableCommand {
         commandName: "oauthflow",
         abstract: "Sign in with any OAuth 2.0 / OpenID Connect provider described by a YAML file.",
         discussion: "Exit codes: 0 success; 1 failure (lint errors, unknown provider, invalid descriptor); 64 usage error.",
-        subcommands: [Lint.self, Providers.self, Schema.self, GenerateDocs.self]
+        subcommands: [Lint.self, Providers.self, Resources.self, Call.self, Token.self, Schema.self, GenerateDocs.self]
     )
 }
 

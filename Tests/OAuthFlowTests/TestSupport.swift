@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Testing
 @testable import OAuthFlow
 
 /// A fresh temporary directory, removed by the caller with `cleanUp()`.
@@ -67,3 +68,29 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
 
 /// The repository root, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A product built beside the test bundle (the `oauthflow` CLI, the `StoreWriter` helper).
+func builtProduct(_ name: String) throws -> URL {
+    var candidates: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+    if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+    candidates.append(repositoryRoot.appendingPathComponent(".build/debug"))
+    let found = candidates.map { $0.appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    return try #require(found, "cannot find the built \(name); run `swift build --build-tests`")
+}
+
+/// Runs a built product and returns its exit status and output.
+func runProduct(_ name: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = try builtProduct(name)
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+/// Options for commands that use a stored session.
+struct SessionOptions: ParsableArguments {
+    @Argument(help: "The provider id.")
+    var name: String
+
+    @Option(help: "The account name, when one provider holds several sessions.")
+    var account: String = "default"
+
+    @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret, for confidential clients.")
+    var clientSecretEnvironment: String?
+
+    @OptionGroup var registryOptions: RegistryOptions
+
+    var key: SessionKey { SessionKey(providerID: name, account: account) }
+
+    /// The stored session's provider, client and token manager.
+    func manager(store: FileTokenStore = FileTokenStore()) async throws -> (TokenManager, StoredSession, Provider) {
+        guard let session = try await store.load(key) else {
+            throw SessionError.notSignedInMessage(key)
+        }
+        let provider = try registryOptions.loadRegistry().provider(named: session.key.providerID).resolve(session.variables)
+        var secret: Secret?
+        if let variable = clientSecretEnvironment {
+            guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+                throw ValidationError("the environment variable \(variable) named by --client-secret-env is not set")
+            }
+            secret = Secret(value)
+        }
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: secret))
+        return (TokenManager(client: client, store: store, key: key), session, provider)
+    }
+}
+
+extension SessionError {
+    static func notSignedInMessage(_ key: SessionKey) -> ValidationError {
+        ValidationError("no stored session for \(key); sign in with `oauthflow login \(key.providerID)` first")
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import OAuthFlow
+
+/// A transport whose answers a test scripts, counting the requests per path.
+final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    private let handler: @Sendable (HTTPRequest, Int) async throws -> HTTPResponse
+
+    init(_ handler: @escaping @Sendable (HTTPRequest, Int) async throws -> HTTPResponse) {
+        self.handler = handler
+    }
+
+    func count(_ path: String) -> Int { lock.withLock { counts[path, default: 0] } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let path = request.url.path
+        let n = lock.withLock { () -> Int in
+            counts[path, default: 0] += 1
+            return counts[path, default: 0]
+        }
+        return try await handler(request, n)
+    }
+}
+
+struct FixedClock: DateClock {
+    let date: Date
+    func now() -> Date { date }
+}
+
+final class ChangeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [StoredSession?] = []
+    func append(_ session: StoredSession?) { lock.withLock { entries.append(session) } }
+    var all: [StoredSession?] { lock.withLock { entries } }
+}
+
+@Suite struct TokenManagerTests {
+    let now = Date(timeIntervalSince1970: 1_900_000_000)
+
+    private func provider() throws -> Provider {
+        try #require(DescriptorDocument.parse(Data(descriptorText(id: "example").utf8), path: "example.yaml").descriptor).resolve()
+    }
+
+    private func makeManager(_ transport: ScriptedTransport, session: StoredSession, changes: ChangeLog? = nil,
+                         store: (any TokenStore)? = nil) throws -> (TokenManager, any TokenStore) {
+        let store = store ?? InMemoryTokenStore([session])
+        let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport, now: { [now] in now })
+        var onChange: (@Sendable (StoredSession?) -> Void)?
+        if let changes { onChange = { changes.append($0) } }
+        let manager = TokenManager(client: client, store: store, key: session.key, clock: FixedClock(date: now), transport: transport,
+                                   onChange: onChange)
+        return (manager, store)
+    }
+
+    static func tokenResponse(_ access: String, refresh: String? = nil) -> HTTPResponse {
+        var body = #"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600"#
+        if let refresh { body += #","refresh_token":"\#(refresh)""# }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((body + "}").utf8))
+    }
+
+    @Test func freshTokenIsReturnedWithoutARequest() async throws {
+        let transport = ScriptedTransport { _, _ in Issue.record("no request expected"); return HTTPResponse(status: 500) }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        #expect(try await manager.validAccessToken().value == "access-1")
+    }
+
+    @Test func tokenWithinTheSkewIsRefreshed() async throws {
+        let transport = ScriptedTransport { _, _ in Self.tokenResponse("access-2") }
+        let changes = ChangeLog()
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(30)), changes: changes)
+        #expect(try await manager.validAccessToken().value == "access-2")
+        let stored = try #require(try await store.load(SessionKey(providerID: "example")))
+        #expect(stored.tokens.accessToken.value == "access-2")
+        #expect(stored.tokens.refreshToken?.value == "refresh-1", "an unrotated refresh token is kept")
+        #expect(stored.tokens.expiresAt == now.addingTimeInterval(3600))
+        #expect(changes.all.count == 1)
+    }
+
+    @Test func tenThousandConcurrentCallersShareOneRefresh() async throws {
+        let transport = ScriptedTransport { _, _ in
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return Self.tokenResponse("access-2", refresh: "refresh-2")
+        }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<10_000 { group.addTask { try await manager.validAccessToken().value } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(tokens == ["access-2"])
+        #expect(transport.count("/token") == 1)
+    }
+
+    @Test func invalidGrantSignsOut() async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+        }
+        let changes = ChangeLog()
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)), changes: changes)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .signedOut)
+        #expect(error.serverError?.error == "invalid_grant")
+        #expect(try await store.load(SessionKey(providerID: "example")) == nil)
+        #expect(changes.all.count == 1 && changes.all.first! == nil)
+        let again = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(again.code == .notSignedIn)
+    }
+
+    @Test(arguments: [503, 500])
+    func serverTroubleKeepsTheSession(status: Int) async throws {
+        let transport = ScriptedTransport { _, _ in HTTPResponse(status: status, headers: ["Content-Type": "text/html"], body: Data("<h1>down</h1>".utf8)) }
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        await #expect(throws: FlowError.self) { try await manager.validAccessToken() }
+        #expect(try await store.load(SessionKey(providerID: "example")) != nil)
+    }
+
+    @Test func networkFailureKeepsTheSession() async throws {
+        let transport = ScriptedTransport { request, _ in throw TransportError(url: request.url, message: "connection refused") }
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        await #expect(throws: TransportError.self) { try await manager.validAccessToken() }
+        #expect(try await store.load(SessionKey(providerID: "example")) != nil)
+    }
+
+    @Test func performRefreshesOnceOn401AndRetriesOnce() async throws {
+        let transport = ScriptedTransport { request, n in
+            if request.url.path == "/token" { return Self.tokenResponse("access-\(n + 1)") }
+            let bearer = request.headers["Authorization"] ?? ""
+            return bearer == "Bearer access-2" ? HTTPResponse(status: 200, body: Data("ok".utf8)) : HTTPResponse(status: 401)
+        }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        let response = try await manager.perform(HTTPRequest(method: "GET", url: URL(string: "https://api.example.com/me")!))
+        #expect(response.status == 200)
+        #expect(transport.count("/token") == 1)
+        #expect(transport.count("/me") == 2)
+    }
+
+    @Test func persistent401IsReturnedAfterOneRetry() async throws {
+        let transport = ScriptedTransport { request, n in
+            request.url.path == "/token" ? Self.tokenResponse("access-\(n + 1)") : HTTPResponse(status: 401)
+        }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        let response = try await manager.perform(HTTPRequest(method: "GET", url: URL(string: "https://api.example.com/me")!))
+        #expect(response.status == 401)
+        #expect(transport.count("/me") == 2)
+        #expect(transport.count("/token") == 1)
+    }
+
+    @Test func refreshUnderTheLockAdoptsTokensAnotherProcessStored() async throws {
+        let transport = ScriptedTransport { _, _ in Issue.record("no refresh expected"); return HTTPResponse(status: 500) }
+        let store = InMemoryTokenStore([sampleSession(expiresAt: now.addingTimeInterval(-10))])
+        let (manager, _) = try makeManager(transport, session: sampleSession(), store: store)
+        _ = try await manager.session()
+        // Another process refreshes and stores new tokens.
+        await store.save(sampleSession(access: "access-from-elsewhere", refresh: "refresh-2", expiresAt: now.addingTimeInterval(3600)))
+        #expect(try await manager.validAccessToken().value == "access-from-elsewhere")
+    }
+}
