@@ -33,7 +33,13 @@ TEMPLATES = [{
     "APP_DIRS": True,
     "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
 }]
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": STATE_DIR / "db.sqlite3"}}
+# Test suites run in parallel against one server: wait for SQLite's lock instead of failing,
+# and take write locks up front so two transactions never deadlock upgrading them.
+DATABASES = {"default": {
+    "ENGINE": "django.db.backends.sqlite3",
+    "NAME": STATE_DIR / "db.sqlite3",
+    "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
+}}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 USE_TZ = True
 LOGIN_URL = "/accounts/login/"
