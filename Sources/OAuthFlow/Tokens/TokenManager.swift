@@ -24,6 +24,7 @@ public actor TokenManager {
     private let onChange: (@Sendable (StoredSession?) -> Void)?
     private var cached: StoredSession?
     private var refreshing: Task<StoredSession, any Error>?
+    private var loading: Task<StoredSession?, any Error>?
 
     /// - Parameters:
     ///   - client: The client for the session's provider; it performs refreshes.
@@ -52,31 +53,80 @@ public actor TokenManager {
     /// - Throws: ``SessionError`` `notSignedIn` when there is none.
     public func session() async throws -> StoredSession {
         if let cached { return cached }
-        guard let stored = try await store.load(key) else {
+        // One read of the store, however many callers arrive before it finishes.
+        let task: Task<StoredSession?, any Error>
+        if let loading {
+            task = loading
+        } else {
+            task = Task { try await store.load(key) }
+            loading = task
+        }
+        defer { loading = nil }
+        guard let stored = try await task.value else {
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
-        cached = stored
-        return stored
+        if cached == nil { cached = stored }
+        return cached ?? stored
     }
 
     /// An access token that is valid for at least ``skew`` more seconds, refreshing if needed.
-    public func validAccessToken() async throws -> Secret {
-        if let refreshing { return try await refreshing.value.tokens.accessToken }
-        let current = try await session()
-        guard current.tokens.isExpired(at: clock.now(), skew: skew) else { return current.tokens.accessToken }
-        return try await refresh(replacing: current.tokens.accessToken).tokens.accessToken
+    public nonisolated func validAccessToken() async throws -> Secret {
+        // Waiting happens outside the actor, so 10,000 waiters resume in parallel rather than one by one.
+        switch try await stepForValidToken() {
+        case let .ready(session): return session.tokens.accessToken
+        case let .pending(task): return try await task.value.tokens.accessToken
+        }
     }
 
     /// Refreshes now, unless another refresh already replaced `stale`.
     ///
     /// - Parameter stale: The access token the caller found wanting (nil: refresh whatever is current).
     @discardableResult
-    public func refresh(replacing stale: Secret? = nil) async throws -> StoredSession {
-        if let refreshing { return try await refreshing.value }
-        let task = Task { try await self.refreshUnderLock(replacing: stale) }
+    public nonisolated func refresh(replacing stale: Secret? = nil) async throws -> StoredSession {
+        switch await step(replacing: stale) {
+        case let .ready(session): return session
+        case let .pending(task): return try await task.value
+        }
+    }
+
+    /// Either a session to use now, or the refresh to wait for.
+    private enum Step {
+        case ready(StoredSession)
+        case pending(Task<StoredSession, any Error>)
+    }
+
+    private func stepForValidToken() async throws -> Step {
+        if let refreshing { return .pending(refreshing) }
+        let loaded = try await session()
+        // Another caller may have started or finished a refresh while this one read the store.
+        if let refreshing { return .pending(refreshing) }
+        let current = cached ?? loaded
+        guard current.tokens.isExpired(at: clock.now(), skew: skew) else { return .ready(current) }
+        return step(replacing: current.tokens.accessToken)
+    }
+
+    /// Joins the running refresh, uses one that already replaced `stale`, or starts one.
+    private func step(replacing stale: Secret?) -> Step {
+        if let refreshing { return .pending(refreshing) }
+        if let stale, let cached, cached.tokens.accessToken != stale, !cached.tokens.isExpired(at: clock.now(), skew: skew) {
+            return .ready(cached)
+        }
+        let task = Task {
+            do {
+                let session = try await self.refreshUnderLock(replacing: stale)
+                self.refreshFinished()
+                return session
+            } catch {
+                self.refreshFinished()
+                throw error
+            }
+        }
         refreshing = task
-        defer { refreshing = nil }
-        return try await task.value
+        return .pending(task)
+    }
+
+    private func refreshFinished() {
+        refreshing = nil
     }
 
     private func refreshUnderLock(replacing stale: Secret?) async throws -> StoredSession {
@@ -117,7 +167,7 @@ public actor TokenManager {
     }
 
     /// Sends a request with the session's Bearer token; on a 401, refreshes once and retries once.
-    public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public nonisolated func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
         try OAuthClient.checkTransport(request.url)
         let token = try await validAccessToken()
         let first = try await transport.send(authorized(request, token))
@@ -127,7 +177,7 @@ public actor TokenManager {
         return try await transport.send(authorized(request, refreshed.tokens.accessToken))
     }
 
-    private func authorized(_ request: HTTPRequest, _ token: Secret) -> HTTPRequest {
+    private nonisolated func authorized(_ request: HTTPRequest, _ token: Secret) -> HTTPRequest {
         var copy = request
         copy.headers["Authorization"] = "Bearer \(token.value)"
         return copy
