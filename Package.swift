@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "OAuthFlow", targets: ["OAuthFlow"]),
         .library(name: "OAuthFlowLint", targets: ["OAuthFlowLint"]),
+        .library(name: "OAuthFlowLoopback", targets: ["OAuthFlowLoopback"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
     ],
     dependencies: [
@@ -14,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -29,11 +31,21 @@ let package = Package(
             name: "OAuthFlowLint",
             dependencies: ["OAuthFlow", .product(name: "Yams", package: "Yams")]
         ),
+        .target(
+            name: "OAuthFlowLoopback",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "oauthflow",
             dependencies: [
                 "OAuthFlow",
                 "OAuthFlowLint",
+                "OAuthFlowLoopback",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -52,6 +64,10 @@ let package = Package(
             name: "OAuthFlowLintTests",
             dependencies: ["OAuthFlowLint", "OAuthFlow"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "OAuthFlowLoopbackTests",
+            dependencies: ["OAuthFlowLoopback", "OAuthFlow"]
         ),
         .testTarget(
             name: "OAuthFlowCLITests",
