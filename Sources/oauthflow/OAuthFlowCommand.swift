@@ -8,8 +8,8 @@ struct OAuthFlowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oauthflow",
         abstract: "Sign in with any OAuth 2.0 / OpenID Connect provider described by a YAML file.",
-        discussion: "Exit codes: 0 success; 1 failure (lint errors, unknown provider, invalid descriptor); 64 usage error.",
-        subcommands: [Lint.self, Providers.self, Resources.self, Call.self, Token.self, Schema.self, GenerateDocs.self]
+        discussion: "Exit codes: 0 success; 1 failure; 2 login timed out; 64 usage error. See Docs/cli.md.",
+        subcommands: [Login.self, AuthorizeURL.self, Userinfo.self, Token.self, Resources.self, Call.self, Logout.self, Providers.self, Lint.self, Schema.self, GenerateDocs.self]
     )
 }
 

@@ -16,8 +16,13 @@ struct VariableOptions: ParsableArguments {
     var variables: [String] = []
 
     func parsed() throws -> [String: String] {
+        try Self.parse(variables)
+    }
+
+    /// Parses `name=value` pairs, refusing malformed and repeated names.
+    static func parse(_ pairs: [String]) throws -> [String: String] {
         var values: [String: String] = [:]
-        for pair in variables {
+        for pair in pairs {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw ValidationError("--var takes name=value, got `\(pair)`")
             }

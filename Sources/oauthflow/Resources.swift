@@ -70,7 +70,7 @@ extension OAuthFlowCommand {
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Inspect and refresh the stored session's tokens.",
-            subcommands: [Show.self, Refresh.self])
+            subcommands: [Show.self, Refresh.self, Print.self, Revoke.self])
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Show the stored session without printing any token.")

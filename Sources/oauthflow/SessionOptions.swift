@@ -23,6 +23,11 @@ struct SessionOptions: ParsableArguments {
             throw SessionError.notSignedInMessage(key)
         }
         let provider = try registryOptions.loadRegistry().provider(named: session.key.providerID).resolve(session.variables)
+        return (TokenManager(client: try client(for: session, provider: provider), store: store, key: key), session, provider)
+    }
+
+    /// A client for the session, with the secret from `--client-secret-env` when given.
+    func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
         var secret: Secret?
         if let variable = clientSecretEnvironment {
             guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
@@ -30,9 +35,8 @@ struct SessionOptions: ParsableArguments {
             }
             secret = Secret(value)
         }
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+        return OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: secret))
-        return (TokenManager(client: client, store: store, key: key), session, provider)
     }
 }
 

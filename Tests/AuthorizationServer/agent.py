@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """A scripted user agent: signs in to the test server and consents, like a person would.
 
-Usage: python agent.py AUTHORIZATION_URL [--deny] [--deliver]
+Usage: python agent.py [--deny] [--deliver] [--forge-first] AUTHORIZATION_URL
 
 Logs in through the HTML login form (with its CSRF token), submits the consent form,
 and prints the Location of the final redirect to the client's redirect URI without
 fetching it. With --deny it refuses consent. With --deliver it then GETs that
-Location, as a browser would, to hand the code to a loopback receiver.
+Location, as a browser would, to hand the code to a loopback receiver. With
+--forge-first it first sends the redirect URI a forged callback (wrong state),
+as a hostile local process might, and fails unless that is refused.
+It works as $BROWSER: the URL may come last or in place of %s.
 """
 import html
 import re
 import sys
-from urllib.parse import urljoin
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import requests
 
@@ -31,9 +34,15 @@ def hidden_fields(page):
 
 
 def main():
-    url = sys.argv[1]
-    deny = "--deny" in sys.argv
-    deliver = "--deliver" in sys.argv
+    flags = {arg for arg in sys.argv[1:] if arg.startswith("--")}
+    url = [arg for arg in sys.argv[1:] if not arg.startswith("--")][-1]
+    deny = "--deny" in flags
+    deliver = "--deliver" in flags
+    if "--forge-first" in flags:
+        redirect_uri = parse_qs(urlparse(url).query)["redirect_uri"][0]
+        forged = requests.get(redirect_uri + "?code=forged-code&state=forged-state", timeout=10)
+        if forged.status_code != 400:
+            sys.exit(f"the forged callback was not refused: HTTP {forged.status_code}")
     session = requests.Session()
     response = session.get(url, allow_redirects=False, timeout=10)
     if response.status_code == 302 and "/accounts/login/" in response.headers["Location"]:

@@ -16,8 +16,8 @@ import Logging
 /// The client is an actor so that a pending authorization completes at most once,
 /// however many callbacks arrive.
 public actor OAuthClient {
-    public let provider: Provider
-    public let configuration: ClientConfiguration
+    public nonisolated let provider: Provider
+    public nonisolated let configuration: ClientConfiguration
     private let transport: any HTTPTransport
     private let logger: Logger
     private let now: @Sendable () -> Date
@@ -209,7 +209,7 @@ public actor OAuthClient {
     }
 
     /// Credentials travel only over https, or plain http to this machine (RFC 9700 §2.6).
-    static func checkTransport(_ url: URL) throws {
+    public static func checkTransport(_ url: URL) throws {
         let scheme = url.scheme?.lowercased()
         guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(url.host ?? "")) else {
             throw FlowError(.insecureEndpoint, "refusing to send credentials to \(url.scheme ?? "?")://\(url.host ?? "?"): only https, or http to a loopback host")
@@ -217,7 +217,7 @@ public actor OAuthClient {
     }
 
     /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).
-    static func resourceError(_ response: HTTPResponse) -> any Error {
+    public static func resourceError(_ response: HTTPResponse) -> any Error {
         if let challenge = response.header("www-authenticate"), let range = challenge.range(of: #"error="([^"]*)""#, options: .regularExpression) {
             let code = challenge[range].dropFirst(7).dropLast()
             return AuthorizationServerError(error: String(code), httpStatus: response.status)

@@ -49,6 +49,24 @@ public struct FileTokenStore: TokenStore {
 
     public func load(_ key: SessionKey) async throws -> StoredSession? {
         let path = path(for: key)
+        guard let data = try readPrivateFile(path) else { return nil }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let session = try decoder.decode(StoredSession.self, from: data)
+            guard session.formatVersion == StoredSession.currentFormatVersion else {
+                throw TokenStoreError(.corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)", path: path)
+            }
+            return session
+        } catch let error as TokenStoreError {
+            throw error
+        } catch {
+            throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
+        }
+    }
+
+    /// Reads a private file: nil when absent; refuses links, non-regular files and loose permissions.
+    func readPrivateFile(_ path: String) throws -> Data? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
             let error = errno
@@ -85,28 +103,19 @@ public struct FileTokenStore: TokenStore {
                 throw TokenStoreError(.corrupt, "\(path) is larger than 1 MiB; it is not a session file (left in place)", path: path)
             }
         }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let session = try decoder.decode(StoredSession.self, from: data)
-            guard session.formatVersion == StoredSession.currentFormatVersion else {
-                throw TokenStoreError(.corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)", path: path)
-            }
-            return session
-        } catch let error as TokenStoreError {
-            throw error
-        } catch {
-            throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
-        }
+        return data
     }
 
     public func save(_ session: StoredSession) async throws {
-        try ensureDirectory()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(session)
-        let path = path(for: session.key)
+        try writePrivateFile(try encoder.encode(session), to: path(for: session.key))
+    }
+
+    /// Writes a 0600 file atomically: temporary file, fsync, rename, fsync of the directory.
+    func writePrivateFile(_ data: Data, to path: String) throws {
+        try ensureDirectory()
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -137,6 +146,27 @@ public struct FileTokenStore: TokenStore {
             throw TokenStoreError(.io, "cannot replace \(path): \(String(cString: strerror(error)))", path: path)
         }
         syncDirectory()
+    }
+
+    // MARK: - Pending authorizations (`oauthflow authorize-url`, then `login --callback-url`)
+
+    private func pendingPath(for key: SessionKey) -> String {
+        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account)).pending.json").path
+    }
+
+    /// Keeps an authorization in progress (it holds the PKCE verifier), with the same care as a session.
+    public func savePending(_ data: Data, for key: SessionKey) throws {
+        try writePrivateFile(data, to: pendingPath(for: key))
+    }
+
+    /// The authorization in progress for a session, if any.
+    public func loadPending(for key: SessionKey) throws -> Data? {
+        try readPrivateFile(pendingPath(for: key))
+    }
+
+    /// Forgets the authorization in progress.
+    public func removePending(for key: SessionKey) {
+        unlink(pendingPath(for: key))
     }
 
     public func remove(_ key: SessionKey) async throws {

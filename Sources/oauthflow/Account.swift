@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand {
+    struct Userinfo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the signed-in user's claims from the userinfo endpoint, as JSON.")
+
+        @OptionGroup var session: SessionOptions
+
+        func run() async throws {
+            do {
+                let (manager, _, provider) = try await session.manager()
+                guard let endpoint = provider.endpoints.userinfo else {
+                    throw ValidationError("provider \(provider.id) has no userinfo endpoint")
+                }
+                var headers = provider.descriptor.userinfo.headers
+                headers["Accept"] = headers["Accept"] ?? "application/json"
+                let response = try await manager.perform(HTTPRequest(method: provider.descriptor.userinfo.method.rawValue, url: endpoint, headers: headers))
+                guard (200..<300).contains(response.status) else {
+                    throw OAuthClient.resourceError(response)
+                }
+                let object = try JSONSerialization.jsonObject(with: response.body)
+                let pretty = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                Output.stdout(String(decoding: pretty, as: UTF8.self) + "\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke the session's tokens at the provider, then delete the stored session.",
+            discussion: "The session is deleted even when revocation fails; the command then exits 1 and says what the server did.")
+
+        @OptionGroup var session: SessionOptions
+
+        func run() async throws {
+            let store = FileTokenStore()
+            let (manager, stored, provider): (TokenManager, StoredSession, Provider)
+            do {
+                (manager, stored, provider) = try await session.manager(store: store)
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+            _ = manager
+            var failure: (any Error)?
+            if provider.endpoints.revocation == nil {
+                Output.stderr("\(provider.displayName) has no revocation endpoint; the tokens stay valid until they expire.\n")
+            } else {
+                let client = try session.client(for: stored, provider: provider)
+                do {
+                    if let refresh = stored.tokens.refreshToken { try await client.revoke(refresh, kind: .refreshToken) }
+                    try await client.revoke(stored.tokens.accessToken, kind: .accessToken)
+                } catch {
+                    failure = error
+                }
+            }
+            do {
+                try await store.remove(stored.key)
+            } catch {
+                throw Output.fail(error)
+            }
+            if let failure {
+                Output.stderr("Deleted the local session, but revocation failed: \(failure)\n")
+                throw ExitCode.failure
+            }
+            Output.stderr("Signed out of \(provider.displayName)\(provider.endpoints.revocation == nil ? "" : "; tokens revoked").\n")
+        }
+    }
+}
+
+extension OAuthFlowCommand.Token {
+    struct Print: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a token on stdout, refreshing the access token first when it has expired.",
+            discussion: "Tokens are secrets: this is the only command that prints one, and only when asked.")
+
+        enum Kind: String, ExpressibleByArgument, CaseIterable {
+            case access, refresh, id
+        }
+
+        @OptionGroup var session: SessionOptions
+
+        @Option(help: "Which token: access, refresh or id.")
+        var kind: Kind = .access
+
+        func run() async throws {
+            do {
+                let (manager, _, _) = try await session.manager()
+                let token: Secret?
+                switch kind {
+                case .access: token = try await manager.validAccessToken()
+                case .refresh: token = try await manager.session().tokens.refreshToken
+                case .id: token = try await manager.session().tokens.idToken
+                }
+                guard let token else { throw ValidationError("the session has no \(kind.rawValue) token") }
+                Output.stdout(token.value + "\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke the session's access token (or its refresh token) at the provider; the session stays stored.",
+            discussion: "Revoking the refresh token usually ends the session at the provider; use `oauthflow logout` to revoke and delete.")
+
+        @OptionGroup var session: SessionOptions
+
+        @Flag(name: .customLong("refresh-token"), help: "Revoke the refresh token instead of the access token.")
+        var refreshToken = false
+
+        func run() async throws {
+            do {
+                let (_, stored, provider) = try await session.manager()
+                let client = try session.client(for: stored, provider: provider)
+                if refreshToken {
+                    guard let token = stored.tokens.refreshToken else { throw ValidationError("the session has no refresh token") }
+                    try await client.revoke(token, kind: .refreshToken)
+                } else {
+                    try await client.revoke(stored.tokens.accessToken, kind: .accessToken)
+                }
+                Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+import Yams
+
+/// One provider's entry in `$XDG_CONFIG_HOME/oauthflow/clients.yaml`.
+///
+/// ```yaml
+/// google:
+///   client_id: 1234-abc.apps.googleusercontent.com
+///   client_secret_env: GOOGLE_CLIENT_SECRET     # or client_secret_file: ~/.config/oauthflow/google.secret
+///   variables: {}
+///   scopes: [openid, email]
+/// ```
+///
+/// Secrets are given only by reference; a literal `client_secret` key is refused.
+struct ClientFileEntry: Decodable {
+    var clientID: String?
+    var clientSecretEnv: String?
+    var clientSecretFile: String?
+    var variables: [String: String]?
+    var scopes: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case clientID = "client_id", clientSecretEnv = "client_secret_env", clientSecretFile = "client_secret_file"
+        case variables, scopes
+    }
+}
+
+/// Where a login's client settings come from: flags, then environment, then the clients file.
+struct ClientSettings {
+    var clientID: String
+    var secret: Secret?
+    var variables: [String: String]
+    var scopes: [String]?
+
+    static func clientsFile(environment: [String: String]) -> URL {
+        XDGDirectory.config(environment: environment).appendingPathComponent("oauthflow/clients.yaml")
+    }
+
+    /// `OAUTHFLOW_<PROVIDER>_<NAME>`, with the provider id upper-cased and `-` turned into `_`.
+    static func environmentName(_ provider: String, _ name: String) -> String {
+        "OAUTHFLOW_" + provider.uppercased().replacingOccurrences(of: "-", with: "_") + "_" + name
+    }
+
+    static func resolve(provider: String, clientID flag: String?, secretEnvironment: String?, variables flagVariables: [String: String],
+                        scopes flagScopes: [String], environment: [String: String]) throws -> ClientSettings {
+        let entry = try loadEntry(provider: provider, environment: environment)
+        guard let clientID = flag ?? environment[environmentName(provider, "CLIENT_ID")] ?? entry?.clientID, !clientID.isEmpty else {
+            throw ValidationError("""
+                no client id for \(provider): pass --client-id, set \(environmentName(provider, "CLIENT_ID")), \
+                or add `client_id` under `\(provider):` in \(clientsFile(environment: environment).path)
+                """)
+        }
+        var secret: Secret?
+        if let variable = secretEnvironment ?? entry?.clientSecretEnv {
+            guard let value = environment[variable], !value.isEmpty else {
+                throw ValidationError("the client secret variable \(variable) is not set")
+            }
+            secret = Secret(value)
+        } else if let value = environment[environmentName(provider, "CLIENT_SECRET")], !value.isEmpty {
+            secret = Secret(value)
+        } else if let file = entry?.clientSecretFile {
+            let path = NSString(string: file).expandingTildeInPath
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("cannot read the client secret file \(path)")
+            }
+            secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let variables = (entry?.variables ?? [:]).merging(flagVariables) { _, flag in flag }
+        return ClientSettings(clientID: clientID, secret: secret, variables: variables,
+                              scopes: flagScopes.isEmpty ? entry?.scopes : flagScopes)
+    }
+
+    private static func loadEntry(provider: String, environment: [String: String]) throws -> ClientFileEntry? {
+        let url = clientsFile(environment: environment)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw ValidationError("\(url.path) is not valid YAML: \(error)")
+        }
+        guard let entryNode = node?.mapping?[provider] else { return nil }
+        let known = Set(ClientFileEntry.CodingKeys.allCases.map(\.rawValue))
+        for key in entryNode.mapping?.keys.compactMap(\.string) ?? [] where !known.contains(key) {
+            let mark = entryNode.mapping?.keys.first { $0.string == key }?.mark
+            let position = mark.map { ":\($0.line):\($0.column)" } ?? ""
+            if key.contains("secret") {
+                throw ValidationError("\(url.path)\(position): `\(key)` holds a secret in clear; use client_secret_env or client_secret_file")
+            }
+            throw ValidationError("\(url.path)\(position): unknown key `\(key)` under `\(provider)`")
+        }
+        do {
+            return try YAMLDecoder().decode(ClientFileEntry.self, from: entryNode)
+        } catch {
+            throw ValidationError("\(url.path): the entry for \(provider) is invalid: \(error)")
+        }
+    }
+}

@@ -1,0 +1,350 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+import OAuthFlowLoopback
+
+/// Exit codes beyond 0 (success), 1 (failure) and 64 (usage); see Docs/cli.md.
+enum ExitCodes {
+    /// No callback arrived before the timeout.
+    static let timedOut = ExitCode(2)
+}
+
+/// An authorization started by `oauthflow authorize-url`, kept for `oauthflow login --callback-url`.
+struct PendingLogin: Codable {
+    var pending: PendingAuthorization
+    var clientID: String
+    var variables: [String: String]
+}
+
+/// Options `login` and `authorize-url` share.
+struct LoginOptions: ParsableArguments {
+    @Argument(help: "The provider id.")
+    var name: String
+
+    @Option(name: .customLong("client-id"), help: "The client id registered at the provider.")
+    var clientID: String?
+
+    @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret (never the secret itself).")
+    var clientSecretEnvironment: String?
+
+    @Option(name: .customLong("var"), help: "A provider variable as name=value; repeat for each.")
+    var variables: [String] = []
+
+    @Option(name: .customLong("scope"), help: "A scope to request instead of the provider's defaults; repeat for each.")
+    var scopes: [String] = []
+
+    @Flag(name: .customLong("no-offline"), help: "Do not ask for a refresh token (skip the provider's offline scopes and parameters).")
+    var noOffline = false
+
+    @Option(help: "The account name, to keep several sessions with one provider.")
+    var account: String = "default"
+
+    @OptionGroup var registryOptions: RegistryOptions
+
+    var key: SessionKey { SessionKey(providerID: name, account: account) }
+
+    func validate() throws {
+        _ = try VariableOptions.parse(variables)
+    }
+
+    func settings(environment: [String: String]) throws -> ClientSettings {
+        try ClientSettings.resolve(provider: name, clientID: clientID, secretEnvironment: clientSecretEnvironment,
+                                   variables: try VariableOptions.parse(variables), scopes: scopes, environment: environment)
+    }
+}
+
+extension OAuthFlowCommand {
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign in through the browser and store the session.",
+            discussion: """
+                Listens on a loopback address for the redirect (RFC 8252), opens the authorization URL with $BROWSER, \
+                xdg-open or open (always printing it on stderr), exchanges the code and stores the session 0600 under \
+                $XDG_STATE_HOME/oauthflow. Exit codes: 0 signed in; 1 the provider refused or the exchange failed; \
+                2 no callback before the timeout; 64 usage error.
+                """)
+
+        @OptionGroup var options: LoginOptions
+
+        @Option(help: "A fixed loopback port, instead of the descriptor's setting.")
+        var port: Int?
+
+        @Flag(name: .customLong("no-browser"), help: "Only print the URL; do not open a browser.")
+        var noBrowser = false
+
+        @Option(help: "Seconds to wait for the browser to come back.")
+        var timeout: Int = 300
+
+        @Option(name: .customLong("callback-url"), help: "Finish an `authorize-url` flow with the redirect URL copied from the browser.")
+        var callbackURL: String?
+
+        @Flag(help: "Print the result as JSON on stdout.")
+        var json = false
+
+        func validate() throws {
+            if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
+            if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+        }
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let store = FileTokenStore()
+            if let callbackURL {
+                try await finishManualFlow(callbackURL, store: store)
+                return
+            }
+            let settings: ClientSettings
+            let provider: Provider
+            do {
+                settings = try options.settings(environment: environment)
+                provider = try options.registryOptions.loadRegistry().provider(named: options.name).resolve(settings.variables)
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+            let loopback = provider.descriptor.redirect.loopback
+            let fixedPort: Int = switch loopback.port {
+            case .ephemeral: 0
+            case let .fixed(value): value
+            }
+            let receiver: LoopbackReceiver
+            do {
+                let host = loopback.host.lowercased() == "localhost" ? "127.0.0.1" : loopback.host
+                receiver = try await LoopbackReceiver.start(host: host, port: port ?? fixedPort, path: loopback.path)
+            } catch {
+                throw Output.fail(error)
+            }
+            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+                clientID: settings.clientID, redirectURI: receiver.redirectURI, clientSecret: settings.secret,
+                scopes: settings.scopes, requestOfflineAccess: !options.noOffline))
+            let pending: PendingAuthorization
+            do {
+                pending = try await client.startAuthorization()
+            } catch {
+                await receiver.close()
+                throw Output.fail(error)
+            }
+
+            Output.stderr("Sign in to \(provider.displayName) by opening this URL:\n\n  \(pending.url.absoluteString)\n\n")
+            if !noBrowser, let command = Browser.command(environment: environment) {
+                do {
+                    try Browser.open(pending.url, command: command)
+                } catch {
+                    Output.stderr("Could not start the browser (\(command.joined(separator: " "))): \(error). Open the URL yourself.\n")
+                }
+            }
+            let progress = Progress()
+            progress.start("Waiting for the browser to return to \(receiver.redirectURI.absoluteString) (timeout \(timeout) s)…")
+            let outcome = LoginOutcome()
+            do {
+                try await receiver.waitForCallback(timeout: .seconds(timeout)) { request in
+                    await Self.handle(request, client: client, pending: pending, outcome: outcome, progress: progress)
+                }
+            } catch let error as LoopbackError where error.code == .timedOut {
+                progress.stop()
+                await receiver.close()
+                Output.stderr("error: \(error.message); run `oauthflow login \(options.name)` again\n")
+                throw ExitCodes.timedOut
+            } catch {
+                progress.stop()
+                await receiver.close()
+                throw Output.fail(error)
+            }
+            progress.stop()
+            await receiver.close()
+            switch outcome.result {
+            case let .success(tokens):
+                try await save(tokens, provider: provider, clientID: settings.clientID, redirectURI: receiver.redirectURI, in: store)
+            case let .failure(error):
+                throw Output.fail(error)
+            case nil:
+                throw Output.fail(FlowErrorText("the sign-in ended without a result"))
+            }
+        }
+
+        /// Decides what one request on the redirect path means.
+        static func handle(_ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization,
+                           outcome: LoginOutcome, progress: Progress) async -> LoopbackResponse {
+            do {
+                let tokens: TokenSet
+                if request.method == "POST" {
+                    tokens = try await client.finishAuthorization(formPost: request.body, pending: pending)
+                } else {
+                    tokens = try await client.finishAuthorization(callback: request.url, pending: pending)
+                }
+                outcome.result = .success(tokens)
+                return LoopbackResponse(status: 200, html: LoopbackPages.page(
+                    title: "Signed in", message: "You are signed in to \(client.provider.displayName). You can close this tab and return to the terminal."),
+                    finishes: true)
+            } catch let error as FlowError where error.code == .stateMismatch || error.code == .invalidCallback {
+                // Not our callback (forged, or from an older attempt): refuse it and keep waiting.
+                progress.stop()
+                Output.stderr("Ignored a callback that does not belong to this sign-in (\(error.message)).\n")
+                return LoopbackResponse(status: 400, html: LoopbackPages.page(
+                    title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
+                    finishes: false)
+            } catch {
+                outcome.result = .failure(error)
+                return LoopbackResponse(status: 400, html: LoopbackPages.page(
+                    title: "Sign-in failed", message: "\(error). Return to the terminal for details."), finishes: true)
+            }
+        }
+
+        private func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
+            do {
+                guard let url = URL(string: callback) else { throw ValidationError("--callback-url is not a URL") }
+                guard let data = try store.loadPending(for: options.key) else {
+                    throw ValidationError("no authorization in progress for \(options.key); run `oauthflow authorize-url \(options.name)` first")
+                }
+                let saved = try JSONDecoder().decode(PendingLogin.self, from: data)
+                let environment = ProcessInfo.processInfo.environment
+                var secret: Secret?
+                if let variable = options.clientSecretEnvironment {
+                    guard let value = environment[variable], !value.isEmpty else {
+                        throw ValidationError("the client secret variable \(variable) is not set")
+                    }
+                    secret = Secret(value)
+                }
+                let provider = try options.registryOptions.loadRegistry().provider(named: saved.pending.providerID).resolve(saved.variables)
+                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+                    clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: secret))
+                let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
+                store.removePending(for: options.key)
+                try await save(tokens, provider: provider, clientID: saved.clientID, redirectURI: saved.pending.redirectURI, in: store)
+            } catch let error as ValidationError {
+                throw error
+            } catch let error as ExitCode {
+                throw error
+            } catch {
+                store.removePending(for: options.key)
+                throw Output.fail(error)
+            }
+        }
+
+        private func save(_ tokens: TokenSet, provider: Provider, clientID: String, redirectURI: URL, in store: FileTokenStore) async throws {
+            let session = StoredSession(key: options.key, variables: provider.variables, clientID: clientID,
+                                        redirectURI: redirectURI, tokens: tokens, updatedAt: Date())
+            do {
+                try await store.save(session)
+            } catch {
+                throw Output.fail(error)
+            }
+            let summary = LoginSummary(session: session, provider: provider, path: store.path(for: options.key))
+            if json {
+                Output.stdout(try Output.json(summary))
+            } else {
+                Output.stdout(summary.text)
+            }
+        }
+    }
+
+    struct AuthorizeURL: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "authorize-url",
+            abstract: "Print an authorization URL for a manual sign-in, and keep its state for `login --callback-url`.",
+            discussion: "Use it where no browser can reach this machine: open the URL anywhere, then pass the redirect URL the browser ends on to `oauthflow login NAME --callback-url URL`.")
+
+        @OptionGroup var options: LoginOptions
+
+        @Option(help: "The loopback port to put in the redirect URI (default: the descriptor's fixed port, else 8765).")
+        var port: Int?
+
+        func run() async throws {
+            do {
+                let environment = ProcessInfo.processInfo.environment
+                let settings = try options.settings(environment: environment)
+                let provider = try options.registryOptions.loadRegistry().provider(named: options.name).resolve(settings.variables)
+                let loopback = provider.descriptor.redirect.loopback
+                let chosen: Int = switch loopback.port {
+                case .ephemeral: port ?? 8765
+                case let .fixed(value): port ?? value
+                }
+                let host = loopback.host.contains(":") && !loopback.host.hasPrefix("[") ? "[\(loopback.host)]" : loopback.host
+                guard let redirect = URL(string: "http://\(host):\(chosen)\(loopback.path)") else {
+                    throw ValidationError("cannot build a redirect URI from the descriptor")
+                }
+                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+                    clientID: settings.clientID, redirectURI: redirect, clientSecret: settings.secret, scopes: settings.scopes,
+                    requestOfflineAccess: !options.noOffline))
+                let pending = try await client.startAuthorization()
+                let saved = PendingLogin(pending: pending, clientID: settings.clientID, variables: provider.variables)
+                try FileTokenStore().savePending(try JSONEncoder().encode(saved), for: options.key)
+                Output.stdout(pending.url.absoluteString + "\n")
+                Output.stderr("Open the URL, sign in, then run: oauthflow login \(options.name) --callback-url 'REDIRECT_URL'\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+}
+
+/// The result of the callback handler, read once the wait is over.
+final class LoginOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Result<TokenSet, any Error>?
+
+    var result: Result<TokenSet, any Error>? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+struct FlowErrorText: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What `login` reports: never a token.
+struct LoginSummary: Encodable {
+    let provider: String
+    let account: String
+    let scopes: [String]
+    let expiresAt: String?
+    let refreshToken: Bool
+    let idTokenSubject: String?
+    let resources: [Resource]
+    let storedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case provider, account, scopes, expiresAt = "expires_at", refreshToken = "refresh_token"
+        case idTokenSubject = "id_token_subject", resources, storedAt = "stored_at"
+    }
+
+    init(session: StoredSession, provider: Provider, path: String) {
+        self.provider = provider.id
+        account = session.key.account
+        scopes = session.tokens.scopes
+        expiresAt = session.tokens.expiresAt.map { ISO8601DateFormatter().string(from: $0) }
+        refreshToken = session.tokens.refreshToken != nil
+        idTokenSubject = session.tokens.idToken.flatMap { UnverifiedJWT.claim("sub", in: $0.value) }
+        resources = provider.resources.resources(granted: session.tokens.scopes)
+        storedAt = path
+    }
+
+    var text: String {
+        var lines = ["Signed in to \(provider)\(account == "default" ? "" : " as account \(account)")."]
+        lines.append("  scopes: \(scopes.joined(separator: " "))")
+        lines.append("  expires: \(expiresAt ?? "not stated")")
+        lines.append("  refresh token: \(refreshToken ? "issued" : "not issued")")
+        if let idTokenSubject { lines.append("  ID token subject: \(idTokenSubject) (signature not yet verified)") }
+        for resource in resources { lines.append("  resource: \(resource.title) \(resource.url.absoluteString)") }
+        lines.append("  stored: \(storedAt)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Reads a claim from a JWT's payload without verifying it, for display only.
+enum UnverifiedJWT {
+    static func claim(_ name: String, in token: String) -> String? {
+        let parts = token.split(separator: ".")
+        guard parts.count >= 2 else { return nil }
+        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+        guard let data = Data(base64Encoded: payload),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object[name] as? String
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+@testable import OAuthFlow
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `oauthflow login` and the session commands, run as a user runs them, with
+/// `$BROWSER` set to the scripted user agent.
+@Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
+struct LoginCLITests {
+    typealias Server = TestAuthorizationServer
+
+    struct Environment {
+        let state: TemporaryDirectory
+        let server: Server
+
+        var providers: [String] { ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"] }
+
+        func variables(browser: String) -> [String: String] {
+            ["XDG_STATE_HOME": state.url.appendingPathComponent("state").path,
+             "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path,
+             "BROWSER": browser]
+        }
+
+        func agent(_ flags: String...) -> String {
+            ([server.python, server.agent] + flags).joined(separator: " ")
+        }
+
+        var sessionFile: String { state.url.appendingPathComponent("state/oauthflow/django--default.json").path }
+
+        func run(_ arguments: [String], browser: String = "/bin/true") throws -> (status: Int32, stdout: String, stderr: String) {
+            try runProduct("oauthflow", arguments + providers, environment: variables(browser: browser))
+        }
+
+        func login(_ extra: [String] = [], browser: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            try run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(server.port)", "--timeout", "30"] + extra,
+                    browser: browser)
+        }
+    }
+
+    private func environment() throws -> Environment {
+        Environment(state: try TemporaryDirectory(), server: try Server.require())
+    }
+
+    @Test func loginThenUseTheSessionThenLogOut() async throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.login(browser: env.agent("--deliver"))
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("Signed in to django."))
+        #expect(login.stdout.contains("refresh token: issued"))
+        #expect(login.stdout.contains("ID token subject: "))
+        #expect(login.stdout.contains("resource: Userinfo"))
+        #expect(login.stderr.contains("/o/authorize/?"), "the URL is always printed on stderr")
+        var info = stat()
+        #expect(stat(env.sessionFile, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let stored = try #require(try await FileTokenStore(directory: URL(fileURLWithPath: env.sessionFile).deletingLastPathComponent())
+            .load(SessionKey(providerID: "django")))
+        for output in [login.stdout, login.stderr] {
+            #expect(!output.contains(stored.tokens.accessToken.value))
+            #expect(!output.contains(try #require(stored.tokens.refreshToken).value))
+        }
+
+        let userinfo = try env.run(["userinfo", "django"])
+        #expect(userinfo.status == 0, "\(userinfo.stderr)")
+        #expect(userinfo.stdout.contains("\"email\" : \"alice@example.com\""))
+
+        let refresh = try env.run(["token", "refresh", "django"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+
+        let call = try env.run(["call", "django", "Userinfo"])
+        #expect(call.status == 0 && call.stderr.contains("HTTP 200"), "\(call.stderr)")
+
+        let printed = try env.run(["token", "print", "django"])
+        #expect(printed.status == 0)
+        let accessToken = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!accessToken.isEmpty)
+
+        let logout = try env.run(["logout", "django"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stderr.contains("tokens revoked"))
+        #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
+
+        // The token was revoked at the server, not only forgotten here.
+        let response = try await URLSessionTransport(timeout: 10).send(HTTPRequest(
+            method: "GET", url: env.server.baseURL.appendingPathComponent("o/userinfo/"), headers: ["Authorization": "Bearer \(accessToken)"]))
+        #expect(response.status == 401)
+
+        let after = try env.run(["userinfo", "django"])
+        #expect(after.status == 64)
+        #expect(after.stderr.contains("no stored session for django"))
+    }
+
+    @Test func jsonOutput() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.login(["--json"], browser: env.agent("--deliver"))
+        #expect(login.status == 0, "\(login.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])
+        #expect(object["provider"] as? String == "django")
+        #expect(object["refresh_token"] as? Bool == true)
+        #expect((object["scopes"] as? [String])?.contains("openid") == true)
+    }
+
+    @Test func deniedConsentIsReportedAndNothingIsStored() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.login(browser: env.agent("--deny", "--deliver"))
+        #expect(login.status == 1)
+        #expect(login.stderr.contains("access_denied"))
+        #expect(login.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
+    }
+
+    @Test func noCallbackTimesOut() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
+                                 "--timeout", "2"], browser: "/bin/true")
+        #expect(login.status == 2)
+        #expect(login.stderr.contains("no sign-in callback arrived within 2 s"))
+        #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
+    }
+
+    @Test func forgedCallbackFirstIsRefusedAndTheRealOneCompletes() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.login(browser: env.agent("--forge-first", "--deliver"))
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("Ignored a callback that does not belong to this sign-in"))
+        #expect(FileManager.default.fileExists(atPath: env.sessionFile))
+    }
+
+    @Test func fixedPortAlreadyTakenIsAClearError() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && listen(holder, 1) == 0 && getsockname(holder, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let login = try env.login(["--port", "\(port)"], browser: env.agent("--deliver"))
+        #expect(login.status == 1)
+        #expect(login.stderr.contains("port \(port) on 127.0.0.1 is already in use"))
+    }
+
+    @Test func manualFlowWithAuthorizeURL() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
+        #expect(start.status == 0, "\(start.stderr)")
+        let url = try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let redirect = try env.server.signIn(url)
+        let finish = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        #expect(finish.status == 0, "\(finish.stderr)")
+        #expect(FileManager.default.fileExists(atPath: env.sessionFile))
+        let again = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        #expect(again.status == 64, "the pending state is spent")
+    }
+
+    @Test func missingClientIDSaysWhereToPutIt() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.run(["login", "django", "--var", "port=\(env.server.port)"])
+        #expect(login.status == 64)
+        #expect(login.stderr.contains("OAUTHFLOW_DJANGO_CLIENT_ID"))
+        #expect(login.stderr.contains("clients.yaml"))
+    }
+
+    @Test func clientsFileProvidesTheClientAndRefusesLiteralSecrets() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let config = env.state.url.appendingPathComponent("config/oauthflow")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data("django:\n  client_id: \(Server.publicClientID)\n  variables:\n    port: '\(env.server.port)'\n".utf8)
+            .write(to: config.appendingPathComponent("clients.yaml"))
+        let login = try env.run(["login", "django", "--timeout", "30"], browser: env.agent("--deliver"))
+        #expect(login.status == 0, "\(login.stderr)")
+
+        try Data("django:\n  client_id: x\n  client_secret: hunter2\n".utf8).write(to: config.appendingPathComponent("clients.yaml"))
+        let refused = try env.run(["login", "django"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("holds a secret in clear"))
+        #expect(!refused.stderr.contains("hunter2"))
+    }
+}
