@@ -165,6 +165,9 @@ public enum DescriptorSchema {
         Field("nonce", .boolean, default: "true for oidc, false for oauth2", "Send and check `nonce` in the ID token."),
         Field("iss_parameter", .choice(["required", "if_present", "absent"]), default: "if_present",
               "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer."),
+        Field("id_token_algs", .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "HS256", "HS384", "HS512"])),
+              default: "[RS256, ES256]",
+              "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret."),
     ]
 
     static let loopbackFields: [Field] = [

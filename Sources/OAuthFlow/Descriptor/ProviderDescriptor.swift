@@ -299,9 +299,11 @@ extension ProviderDescriptor {
         /// Whether to send and check `nonce`; defaults to true for `oidc` providers.
         public var nonce: Bool?
         public var issParameter: IssuerParameter = .ifPresent
+        /// ID token algorithms accepted (`none` never is).
+        public var idTokenAlgs: [String] = ["RS256", "ES256"]
 
         enum CodingKeys: String, CodingKey {
-            case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter"
+            case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"
         }
 
         public init() {}
@@ -313,6 +315,7 @@ extension ProviderDescriptor {
             state = try c.decodeIfPresent(Bool.self, forKey: .state) ?? true
             nonce = try c.decodeIfPresent(Bool.self, forKey: .nonce)
             issParameter = try c.decodeIfPresent(IssuerParameter.self, forKey: .issParameter) ?? .ifPresent
+            idTokenAlgs = try c.decodeIfPresent([String].self, forKey: .idTokenAlgs) ?? ["RS256", "ES256"]
         }
     }
 

@@ -22,6 +22,8 @@ public actor OAuthClient {
     private let logger: Logger
     private let now: @Sendable () -> Date
     private var completedStates: Set<String> = []
+    private let discovery: DiscoveryClient
+    private var validator: IDTokenValidator?
 
     /// - Parameters:
     ///   - provider: The resolved provider.
@@ -37,6 +39,7 @@ public actor OAuthClient {
         self.transport = transport
         self.logger = logger
         self.now = now
+        self.discovery = DiscoveryClient(transport: transport, now: now)
     }
 
     /// Builds the authorization request: the URL to open, and what the callback will be checked against.
@@ -82,6 +85,13 @@ public actor OAuthClient {
         let tokens = try TokenResponseParser.tokenSet(
             from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
             requestedScopes: pending.scopes, previous: nil, now: now())
+        if provider.descriptor.protocol == .oidc, pending.scopes.contains("openid") {
+            guard let idToken = tokens.idToken else {
+                throw IDTokenError(.missing, "provider `\(provider.id)` returned no ID token for an OpenID Connect sign-in")
+            }
+            let claims = try await idTokenValidator().validate(idToken, nonce: pending.nonce, accessToken: tokens.accessToken)
+            logger.debug("ID token verified", metadata: ["provider": "\(provider.id)", "sub": "\(claims.subject)"])
+        }
         logger.debug("tokens issued", metadata: [
             "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
             "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
@@ -104,6 +114,10 @@ public actor OAuthClient {
         let refreshed = try TokenResponseParser.tokenSet(
             from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
             requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: now())
+        if provider.descriptor.protocol == .oidc, let idToken = refreshed.idToken, idToken != tokens.idToken {
+            // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
+            _ = try await idTokenValidator().validateRefreshed(idToken, previous: tokens.idToken, accessToken: refreshed.accessToken)
+        }
         logger.debug("tokens refreshed", metadata: [
             "provider": "\(provider.id)", "rotated": "\(refreshed.refreshToken != tokens.refreshToken)",
         ])
@@ -133,6 +147,12 @@ public actor OAuthClient {
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
         }
+        // OpenID Connect Core §5.3.2: userinfo must be about the ID token's subject.
+        if let idToken = tokens.idToken, let (_, idClaims) = try? IDTokenValidator.decodeUnverified(idToken.value),
+           let subject = idClaims["sub"]?.stringValue, claims["sub"]?.stringValue != subject {
+            throw IDTokenError(.subjectMismatch,
+                               "userinfo is about subject `\(claims["sub"]?.stringValue ?? "(none)")`, not the ID token's `\(subject)`")
+        }
         return claims
     }
 
@@ -156,6 +176,19 @@ public actor OAuthClient {
                 ?? FlowError(.unexpectedStatus, "the revocation endpoint answered HTTP \(response.status)")
         }
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
+    }
+
+    /// The ID token validator, with the JWKS endpoint discovered when the descriptor gives none.
+    private func idTokenValidator() async throws -> IDTokenValidator {
+        if let validator { return validator }
+        var keysProvider = provider
+        if provider.endpoints.jwks == nil, provider.discoveryURL != nil {
+            keysProvider = provider.applying(try await discovery.metadata(for: provider))
+        }
+        let created = IDTokenValidator(provider: keysProvider, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+                                       transport: transport, now: now)
+        validator = created
+        return created
     }
 
     // MARK: - Requests

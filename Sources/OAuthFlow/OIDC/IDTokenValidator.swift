@@ -1,0 +1,225 @@
+import Crypto
+import Foundation
+import JWTKit
+
+/// The claims of a validated ID token.
+public struct IDTokenClaims: Sendable, Hashable {
+    public let issuer: String
+    public let subject: String
+    public let audiences: [String]
+    public let expiresAt: Date
+    public let issuedAt: Date
+    public let nonce: String?
+    public let authorizedParty: String?
+    /// Every claim, as it came.
+    public let all: [String: JSONValue]
+}
+
+/// Verifies ID tokens (OpenID Connect Core §3.1.3.7) with jwt-kit.
+///
+/// - Keys come from the provider's JWKS, cached, and fetched again once when a
+///   token names an unknown `kid`.
+/// - `alg` must be in the descriptor's `security.id_token_algs` (RS256 and ES256 by
+///   default); `none` is always refused; HS256 only when listed, verified with the
+///   client secret.
+/// - `iss` must equal the issuer; `aud` must contain the client id, and `azp` must
+///   be the client id when there are several audiences; `exp` and `iat` are checked
+///   with a leeway; `nonce` must equal the request's; `at_hash`, when present,
+///   must match the access token.
+public actor IDTokenValidator {
+    public let leeway: TimeInterval
+    private let provider: Provider
+    private let clientID: String
+    private let clientSecret: Secret?
+    private let transport: any HTTPTransport
+    private let now: @Sendable () -> Date
+    private var keys: JWTKeyCollection?
+    private var keyIDs: Set<String> = []
+
+    public init(provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = URLSessionTransport(),
+                leeway: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.provider = provider
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.transport = transport
+        self.leeway = leeway
+        self.now = now
+    }
+
+    /// Validates an ID token.
+    ///
+    /// - Parameters:
+    ///   - token: The compact JWS.
+    ///   - nonce: The nonce sent in the authorization request; nil on refresh, where none is required.
+    ///   - accessToken: The access token issued with it, for `at_hash`.
+    /// - Throws: ``IDTokenError`` naming the first check that failed.
+    public func validate(_ token: Secret, nonce: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
+        let (header, claims) = try Self.decodeUnverified(token.value)
+        let algorithm = header["alg"]?.stringValue ?? ""
+        let allowed = provider.descriptor.security.idTokenAlgs
+        guard algorithm.lowercased() != "none", allowed.contains(algorithm) else {
+            throw IDTokenError(.algorithmNotAllowed, "ID token algorithm `\(algorithm)` is not allowed for `\(provider.id)` (allowed: \(allowed.joined(separator: ", ")))")
+        }
+        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
+        return try checkClaims(claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
+    }
+
+    /// Checks a refreshed ID token: valid, and about the same subject (OpenID Connect Core §12.2).
+    public func validateRefreshed(_ token: Secret, previous: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
+        let claims = try await validate(token, nonce: nil, accessToken: accessToken)
+        if let previous, let (_, old) = try? Self.decodeUnverified(previous.value), let oldSubject = old["sub"]?.stringValue,
+           oldSubject != claims.subject {
+            throw IDTokenError(.subjectMismatch, "the refreshed ID token is about subject `\(claims.subject)`, not `\(oldSubject)`")
+        }
+        return claims
+    }
+
+    // MARK: - Signature
+
+    private func verifySignature(_ token: String, algorithm: String, keyID: String?) async throws {
+        let collection: JWTKeyCollection
+        if algorithm.hasPrefix("HS") {
+            guard let clientSecret else {
+                throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
+            }
+            let digest: DigestAlgorithm = switch algorithm {
+            case "HS384": .sha384
+            case "HS512": .sha512
+            default: .sha256
+            }
+            collection = JWTKeyCollection()
+            await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest)
+        } else {
+            collection = try await keyCollection(for: keyID)
+        }
+        do {
+            _ = try await collection.verify(token, as: SignatureOnly.self, iteratingKeys: keyID == nil)
+        } catch {
+            throw IDTokenError(.badSignature, "the ID token's signature does not verify (\(algorithm))")
+        }
+    }
+
+    /// The JWKS as a key collection; fetched again once when `keyID` is not in it.
+    private func keyCollection(for keyID: String?) async throws -> JWTKeyCollection {
+        if let keys, keyID.map(keyIDs.contains) ?? true { return keys }
+        try await fetchKeys()
+        guard let keys else { throw IDTokenError(.keysUnavailable, "no keys for `\(provider.id)`") }
+        if let keyID, !keyIDs.contains(keyID) {
+            throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
+        }
+        return keys
+    }
+
+    private func fetchKeys() async throws {
+        guard let url = provider.endpoints.jwks else {
+            throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint")
+        }
+        try OAuthClient.checkTransport(url)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
+        } catch {
+            throw IDTokenError(.keysUnavailable, "cannot fetch the JWKS \(url.absoluteString): \(error)")
+        }
+        guard response.status == 200,
+              let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+              case let .array(entries)? = object["keys"] else {
+            throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(response.status))")
+        }
+        // Keep signing keys only; jwt-kit refuses keys without a `kid`, so each needs one.
+        var usable: [JWK] = []
+        var ids: Set<String> = []
+        for entry in entries {
+            guard case let .object(fields) = entry, fields["use"]?.stringValue ?? "sig" == "sig",
+                  let kid = fields["kid"]?.stringValue,
+                  let data = try? JSONEncoder().encode(entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data) else { continue }
+            usable.append(jwk)
+            ids.insert(kid)
+        }
+        let collection = JWTKeyCollection()
+        for jwk in usable { try? await collection.add(jwk: jwk) }
+        keys = collection
+        keyIDs = ids
+    }
+
+    // MARK: - Claims
+
+    private func checkClaims(_ claims: [String: JSONValue], algorithm: String, nonce: Secret?, accessToken: Secret?) throws -> IDTokenClaims {
+        let issuer = claims["iss"]?.stringValue ?? ""
+        guard let expected = provider.issuer?.absoluteString, issuer == expected else {
+            throw IDTokenError(.issuerMismatch, "the ID token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
+        }
+        let audiences: [String] = switch claims["aud"] {
+        case let .string(single)?: [single]
+        case let .array(many)?: many.compactMap(\.stringValue)
+        default: []
+        }
+        guard audiences.contains(clientID) else {
+            throw IDTokenError(.audienceMismatch, "the ID token is for `\(audiences.joined(separator: ", "))`, not this client (`\(clientID)`)")
+        }
+        let authorizedParty = claims["azp"]?.stringValue
+        if audiences.count > 1 || authorizedParty != nil, authorizedParty != clientID {
+            throw IDTokenError(.authorizedPartyMismatch, "the ID token's azp is `\(authorizedParty ?? "(missing)")`, not `\(clientID)`")
+        }
+        guard let expiry = claims["exp"]?.numberValue, let issued = claims["iat"]?.numberValue else {
+            throw IDTokenError(.malformed, "the ID token lacks `exp` or `iat`")
+        }
+        let current = now().timeIntervalSince1970
+        guard expiry + leeway > current else {
+            throw IDTokenError(.expired, "the ID token expired at \(Date(timeIntervalSince1970: expiry))")
+        }
+        guard issued - leeway <= current else {
+            throw IDTokenError(.issuedInFuture, "the ID token claims to be issued in the future (\(Date(timeIntervalSince1970: issued)))")
+        }
+        let tokenNonce = claims["nonce"]?.stringValue
+        if let nonce {
+            guard let tokenNonce else { throw IDTokenError(.nonceMissing, "the ID token has no nonce, but one was sent") }
+            guard nonce.constantTimeEquals(tokenNonce) else {
+                throw IDTokenError(.nonceMismatch, "the ID token's nonce is not the one sent with this sign-in (replayed token?)")
+            }
+        }
+        if let atHash = claims["at_hash"]?.stringValue, let accessToken {
+            guard ConstantTime.equals(atHash, Self.accessTokenHash(accessToken.value, algorithm: algorithm)) else {
+                throw IDTokenError(.accessTokenHashMismatch, "the ID token's at_hash does not match the access token (substituted token?)")
+            }
+        }
+        return IDTokenClaims(issuer: issuer, subject: claims["sub"]?.stringValue ?? "", audiences: audiences,
+                             expiresAt: Date(timeIntervalSince1970: expiry), issuedAt: Date(timeIntervalSince1970: issued),
+                             nonce: tokenNonce, authorizedParty: authorizedParty, all: claims)
+    }
+
+    /// `at_hash`: base64url of the left half of the access token's hash, with the hash of the signing algorithm.
+    static func accessTokenHash(_ accessToken: String, algorithm: String) -> String {
+        let data = Data(accessToken.utf8)
+        let digest: [UInt8] = switch algorithm.suffix(3) {
+        case "384": Array(SHA384.hash(data: data))
+        case "512": Array(SHA512.hash(data: data))
+        default: Array(SHA256.hash(data: data))
+        }
+        return Base64URL.encode(Data(digest.prefix(digest.count / 2)))
+    }
+
+    /// Header and claims of a JWT, without verifying anything.
+    ///
+    /// - Throws: ``IDTokenError`` `malformed`.
+    public static func decodeUnverified(_ token: String) throws -> (header: [String: JSONValue], claims: [String: JSONValue]) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw IDTokenError(.malformed, "a JWT has three dot-separated parts; this has \(parts.count)") }
+        func object(_ part: Substring, _ name: String) throws -> [String: JSONValue] {
+            guard let data = Base64URL.decode(String(part)),
+                  let value = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
+                throw IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON")
+            }
+            return value
+        }
+        return (try object(parts[0], "header"), try object(parts[1], "payload"))
+    }
+
+    /// jwt-kit needs a payload type; claims are checked above, with typed errors.
+    private struct SignatureOnly: JWTPayload {
+        func verify(using algorithm: some JWTAlgorithm) throws {}
+
+        init(from decoder: any Decoder) throws {}
+        func encode(to encoder: any Encoder) throws {}
+    }
+}

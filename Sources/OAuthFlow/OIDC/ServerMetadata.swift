@@ -1,0 +1,101 @@
+import Foundation
+
+/// An authorization server's metadata (OpenID Connect Discovery 1.0, RFC 8414).
+public struct ServerMetadata: Sendable, Hashable, Codable {
+    public var issuer: String
+    public var authorizationEndpoint: URL?
+    public var tokenEndpoint: URL?
+    public var userinfoEndpoint: URL?
+    public var jwksURI: URL?
+    public var revocationEndpoint: URL?
+    public var introspectionEndpoint: URL?
+    public var endSessionEndpoint: URL?
+    public var deviceAuthorizationEndpoint: URL?
+    public var codeChallengeMethodsSupported: [String]?
+    public var tokenEndpointAuthMethodsSupported: [String]?
+    public var idTokenSigningAlgValuesSupported: [String]?
+    public var authorizationResponseIssParameterSupported: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case userinfoEndpoint = "userinfo_endpoint"
+        case jwksURI = "jwks_uri"
+        case revocationEndpoint = "revocation_endpoint"
+        case introspectionEndpoint = "introspection_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+    }
+}
+
+extension Provider {
+    /// This provider with discovered endpoints filling the gaps; static endpoints win.
+    public func applying(_ metadata: ServerMetadata) -> Provider {
+        var merged = endpoints
+        merged.authorization = merged.authorization ?? metadata.authorizationEndpoint
+        merged.token = merged.token ?? metadata.tokenEndpoint
+        merged.userinfo = merged.userinfo ?? metadata.userinfoEndpoint
+        merged.jwks = merged.jwks ?? metadata.jwksURI
+        merged.revocation = merged.revocation ?? metadata.revocationEndpoint
+        merged.introspection = merged.introspection ?? metadata.introspectionEndpoint
+        merged.endSession = merged.endSession ?? metadata.endSessionEndpoint
+        merged.deviceAuthorization = merged.deviceAuthorization ?? metadata.deviceAuthorizationEndpoint
+        return Provider(descriptor: descriptor, variables: variables, issuer: issuer, discoveryURL: discoveryURL,
+                        endpoints: merged, resources: resources)
+    }
+}
+
+/// Fetches and caches discovery documents.
+public actor DiscoveryClient {
+    private let transport: any HTTPTransport
+    private let timeToLive: TimeInterval
+    private let now: @Sendable () -> Date
+    private var cache: [URL: (ServerMetadata, Date)] = [:]
+
+    /// - Parameter timeToLive: How long a fetched document is reused (default one hour).
+    public init(transport: any HTTPTransport = URLSessionTransport(), timeToLive: TimeInterval = 3600,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.transport = transport
+        self.timeToLive = timeToLive
+        self.now = now
+    }
+
+    /// The provider's metadata, from the cache or the network.
+    ///
+    /// - Throws: ``IDTokenError`` `discoveryFailed` when the document cannot be had, and
+    ///   `discoveryIssuerMismatch` when its `issuer` is not exactly the descriptor's
+    ///   (RFC 8414 §3.3; a trailing slash counts).
+    public func metadata(for provider: Provider) async throws -> ServerMetadata {
+        guard let url = provider.discoveryURL, let issuer = provider.issuer else {
+            throw IDTokenError(.discoveryFailed, "provider `\(provider.id)` has no issuer with discovery")
+        }
+        if let (cached, fetched) = cache[url], now().timeIntervalSince(fetched) < timeToLive { return cached }
+        try OAuthClient.checkTransport(url)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
+        } catch {
+            throw IDTokenError(.discoveryFailed, "cannot fetch \(url.absoluteString): \(error)")
+        }
+        guard response.status == 200 else {
+            throw IDTokenError(.discoveryFailed, "\(url.absoluteString) answered HTTP \(response.status)")
+        }
+        let metadata: ServerMetadata
+        do {
+            metadata = try JSONDecoder().decode(ServerMetadata.self, from: response.body)
+        } catch {
+            throw IDTokenError(.discoveryFailed, "\(url.absoluteString) is not a discovery document: \(error)")
+        }
+        guard metadata.issuer == issuer.absoluteString else {
+            throw IDTokenError(.discoveryIssuerMismatch,
+                               "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
+        }
+        cache[url] = (metadata, now())
+        return metadata
+    }
+}
