@@ -59,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowTests",
-            dependencies: ["OAuthFlow", "StoreWriter", "oauthflow"],
+            dependencies: ["OAuthFlow", "StoreWriter", "oauthflow", .product(name: "JWTKit", package: "jwt-kit")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -82,10 +82,15 @@ public actor IDTokenValidator {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
             }
-            let digest: DigestAlgorithm = switch algorithm {
-            case "HS384": .sha384
-            case "HS512": .sha512
-            default: .sha256
+            let (digest, bytes): (DigestAlgorithm, Int) = switch algorithm {
+            case "HS384": (.sha384, 48)
+            case "HS512": (.sha512, 64)
+            default: (.sha256, 32)
+            }
+            // RFC 7518 §3.2: the key must be at least as long as the hash (jwt-kit traps otherwise).
+            guard clientSecret.value.utf8.count >= bytes else {
+                throw IDTokenError(.keysUnavailable,
+                                   "the client secret is shorter than the \(bytes) bytes \(algorithm) needs (RFC 7518 §3.2); refusing to verify with it")
             }
             collection = JWTKeyCollection()
             await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest)
