@@ -44,6 +44,13 @@ public struct Linter: Sendable {
     /// - Returns: Every diagnostic, sorted by file, line and column.
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public func lint(paths: [URL]) throws -> [Diagnostic] {
+        lint(try Self.files(in: paths).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) })
+    }
+
+    /// The descriptor files named by `paths`: files as they are, directories' `.yaml`/`.yml` files.
+    ///
+    /// - Throws: When a path does not exist or a directory cannot be listed.
+    public static func files(in paths: [URL]) throws -> [URL] {
         var files: [URL] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -56,7 +63,7 @@ public struct Linter: Sendable {
                 files.append(path)
             }
         }
-        return lint(files.map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) })
+        return files
     }
 
     /// Lints descriptor text, as an editor integration or a test would.

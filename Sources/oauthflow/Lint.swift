@@ -20,6 +20,12 @@ extension OAuthFlowCommand {
         @Flag(help: "Treat warnings as errors.")
         var strict = false
 
+        @Flag(help: "Also fetch each descriptor's discovery document and compare it with the descriptor.")
+        var online = false
+
+        @Option(name: .customLong("var"), help: "With --online: a variable value as name=value, for descriptors that need one.")
+        var variables: [String] = []
+
         func run() async throws {
             let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
             var targets = paths.map { URL(fileURLWithPath: $0, relativeTo: here) }
@@ -31,9 +37,19 @@ extension OAuthFlowCommand {
                     throw ValidationError("no paths given, and neither ./providers nor \(user.path) exists")
                 }
             }
-            let diagnostics: [Diagnostic]
+            var diagnostics: [Diagnostic]
             do {
                 diagnostics = try Linter().lint(paths: targets)
+                if online {
+                    let values = try VariableOptions.parse(variables)
+                    let checker = OnlineChecker()
+                    for file in try Linter.files(in: targets) {
+                        diagnostics += await checker.check(LintFile(document: DescriptorDocument.load(contentsOf: file)), variables: values)
+                    }
+                    diagnostics.sort { ($0.location.path, $0.location.line, $0.location.column) < ($1.location.path, $1.location.line, $1.location.column) }
+                }
+            } catch let error as ValidationError {
+                throw error
             } catch {
                 throw Output.fail(error)
             }

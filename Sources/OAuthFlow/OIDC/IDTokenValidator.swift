@@ -64,6 +64,28 @@ public actor IDTokenValidator {
         return try checkClaims(claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
     }
 
+    /// Checks only what needs no client context: the algorithm, the signature, the issuer and expiry.
+    ///
+    /// For inspecting a token (`oauthflow jwt decode --verify`) when the audience is not known.
+    /// - Returns: The token's claims.
+    public func verifySignatureAndIssuer(_ token: Secret) async throws -> [String: JSONValue] {
+        let (header, claims) = try Self.decodeUnverified(token.value)
+        let algorithm = header["alg"]?.stringValue ?? ""
+        let allowed = provider.descriptor.security.idTokenAlgs
+        guard algorithm.lowercased() != "none", allowed.contains(algorithm) else {
+            throw IDTokenError(.algorithmNotAllowed, "algorithm `\(algorithm)` is not allowed for `\(provider.id)` (allowed: \(allowed.joined(separator: ", ")))")
+        }
+        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
+        let issuer = claims["iss"]?.stringValue ?? ""
+        guard issuer == provider.issuer?.absoluteString else {
+            throw IDTokenError(.issuerMismatch, "the token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
+        }
+        if let expiry = claims["exp"]?.numberValue, expiry + leeway <= now().timeIntervalSince1970 {
+            throw IDTokenError(.expired, "the token expired at \(Date(timeIntervalSince1970: expiry))")
+        }
+        return claims
+    }
+
     /// Checks a refreshed ID token: valid, and about the same subject (OpenID Connect Core §12.2).
     public func validateRefreshed(_ token: Secret, previous: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
         let claims = try await validate(token, nonce: nil, accessToken: accessToken)

@@ -1,0 +1,92 @@
+import Foundation
+import OAuthFlow
+
+/// `oauthflow lint --online`: compares each descriptor with the server's published metadata.
+///
+/// Findings use these rule ids: `online_issuer` (error), `online_pkce_s256` (error),
+/// `online_client_auth` (error), `online_endpoint` (warning), `online_iss_parameter`
+/// (warning) and `online_unreachable` (warning: a network failure never fails the run).
+public struct OnlineChecker: Sendable {
+    private let transport: any HTTPTransport
+
+    public init(transport: any HTTPTransport = URLSessionTransport(timeout: 10)) {
+        self.transport = transport
+    }
+
+    /// Checks one descriptor file.
+    ///
+    /// - Parameter variables: Values for the descriptor's variables; defaults, then examples, fill the rest.
+    public func check(_ file: LintFile, variables: [String: String] = [:]) async -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.discovery.mode != .none || descriptor.discovery.url != nil else { return [] }
+        func diagnostic(_ rule: String, _ severity: Severity, _ keyPath: [String], _ message: String) -> Diagnostic {
+            Diagnostic(location: file.document.location(of: keyPath), severity: severity, ruleID: rule, message: message)
+        }
+        var values = variables
+        for (name, variable) in descriptor.variables where values[name] == nil {
+            if let sample = variable.default ?? variable.example { values[name] = sample }
+        }
+        let provider: Provider
+        do {
+            provider = try descriptor.resolve(values)
+        } catch {
+            return [diagnostic("online_unreachable", .warning, ["variables"], "skipped: \(error)")]
+        }
+        let metadata: ServerMetadata
+        do {
+            metadata = try await DiscoveryClient(transport: transport).metadata(for: provider)
+        } catch let error as IDTokenError where error.code == .discoveryIssuerMismatch {
+            return [diagnostic("online_issuer", .error, ["issuer"], error.message)]
+        } catch {
+            return [diagnostic("online_unreachable", .warning, ["discovery"], "cannot check online: \(error)")]
+        }
+
+        var findings: [Diagnostic] = []
+        let pairs: [(String, URL?, URL?)] = [
+            ("authorization", provider.endpoints.authorization, metadata.authorizationEndpoint),
+            ("token", provider.endpoints.token, metadata.tokenEndpoint),
+            ("userinfo", provider.endpoints.userinfo, metadata.userinfoEndpoint),
+            ("jwks", provider.endpoints.jwks, metadata.jwksURI),
+            ("revocation", provider.endpoints.revocation, metadata.revocationEndpoint),
+            ("introspection", provider.endpoints.introspection, metadata.introspectionEndpoint),
+            ("end_session", provider.endpoints.endSession, metadata.endSessionEndpoint),
+            ("device_authorization", provider.endpoints.deviceAuthorization, metadata.deviceAuthorizationEndpoint),
+        ]
+        for (key, mine, theirs) in pairs {
+            if let mine, let theirs, mine != theirs {
+                findings.append(diagnostic("online_endpoint", .warning, ["endpoints", key],
+                                           "`endpoints.\(key)` is \(mine.absoluteString) but the server publishes \(theirs.absoluteString)"))
+            }
+        }
+        if descriptor.security.pkce != .unsupported {
+            if let methods = metadata.codeChallengeMethodsSupported {
+                if !methods.contains("S256") {
+                    findings.append(diagnostic("online_pkce_s256", .error, ["security", "pkce"],
+                                               "the server's code_challenge_methods_supported (\(methods.joined(separator: ", "))) lacks S256"))
+                }
+            } else {
+                findings.append(diagnostic("online_pkce_s256", .warning, ["security", "pkce"],
+                                           "the server does not publish code_challenge_methods_supported; PKCE support is unconfirmed"))
+            }
+        }
+        let method = descriptor.clientAuth.method.rawValue
+        if let methods = metadata.tokenEndpointAuthMethodsSupported, !methods.contains(method) {
+            findings.append(diagnostic("online_client_auth", .error, ["client_auth", "method"],
+                                       "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", ")))"))
+        }
+        let advertised = metadata.authorizationResponseIssParameterSupported == true
+        switch descriptor.security.issParameter {
+        case .absent where advertised:
+            findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
+                                       "the server sends `iss` in authorization responses (RFC 9207); set `iss_parameter: required`"))
+        case .ifPresent where advertised:
+            findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
+                                       "the server advertises RFC 9207 `iss`; `iss_parameter: required` would refuse callbacks without it"))
+        case .required where !advertised:
+            findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
+                                       "`iss_parameter: required`, but the server does not advertise authorization_response_iss_parameter_supported"))
+        default:
+            break
+        }
+        return findings
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand {
+    struct JWT: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "jwt",
+            abstract: "Inspect JSON Web Tokens.",
+            subcommands: [Decode.self])
+    }
+}
+
+extension OAuthFlowCommand.JWT {
+    struct Decode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a JWT's header and payload; with --verify, check it against a provider's keys.",
+            discussion: "Without --verify nothing is checked: anyone can write a token with any contents. Exit 1 when verification fails.")
+
+        @Argument(help: "The token, or - to read it from standard input.")
+        var token: String
+
+        @Option(help: "Verify the signature, algorithm, issuer and expiry with this provider's JWKS.")
+        var verify: String?
+
+        @Option(name: .customLong("client-id"), help: "With --verify: also check the audience (and azp) against this client id.")
+        var clientID: String?
+
+        @Option(name: .customLong("var"), help: "A provider variable as name=value, for --verify.")
+        var variables: [String] = []
+
+        @OptionGroup var registryOptions: RegistryOptions
+
+        func run() async throws {
+            var text = token
+            if token == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            }
+            let secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let parts: (header: [String: JSONValue], claims: [String: JSONValue])
+            do {
+                parts = try IDTokenValidator.decodeUnverified(secret.value)
+            } catch {
+                throw Output.fail(error)
+            }
+            if let name = verify {
+                do {
+                    let provider = try registryOptions.loadRegistry().provider(named: name).resolve(try VariableOptions.parse(variables))
+                    if let clientID {
+                        let validator = IDTokenValidator(provider: provider, clientID: clientID)
+                        _ = try await validator.validate(secret, nonce: nil, accessToken: nil)
+                    } else {
+                        let validator = IDTokenValidator(provider: provider, clientID: "")
+                        _ = try await validator.verifySignatureAndIssuer(secret)
+                    }
+                    Output.stderr("Verified against \(provider.displayName): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
+                } catch let error as ValidationError {
+                    throw error
+                } catch {
+                    Output.stderr("NOT VERIFIED: \(error)\n")
+                    throw ExitCode.failure
+                }
+            } else {
+                Output.stderr("UNVERIFIED: the signature was not checked; use --verify NAME to check it.\n")
+            }
+            Output.stdout("header:\n" + pretty(parts.header) + "\npayload:\n" + pretty(parts.claims) + "\n")
+        }
+
+        private func pretty(_ object: [String: JSONValue]) -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return (try? String(decoding: encoder.encode(object), as: UTF8.self)) ?? "{}"
+        }
+    }
+}

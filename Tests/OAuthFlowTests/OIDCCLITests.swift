@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import OAuthFlow
+
+/// `oauthflow lint --online` and `oauthflow jwt decode` against Django OAuth Toolkit.
+@Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
+struct OIDCCLITests {
+    typealias Server = TestAuthorizationServer
+
+    @Test func onlineLintComparesWithTheServer() throws {
+        let server = try Server.require()
+        let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("django.yaml", fixture)
+        // DOT's metadata lists only client_secret_post and client_secret_basic, though it serves public clients.
+        let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("client authentication `none` is not in the server's token_endpoint_auth_methods_supported"))
+        #expect(result.stdout.contains("[online_client_auth]"))
+        #expect(!result.stdout.contains("[online_endpoint]"))
+        #expect(!result.stdout.contains("[online_pkce_s256]"), "DOT publishes S256")
+
+        let drifted = fixture
+            .replacingOccurrences(of: "  method: none", with: "  method: client_secret_basic")
+            .replacingOccurrences(of: "userinfo: http://127.0.0.1:{port}/o/userinfo/", with: "userinfo: http://127.0.0.1:{port}/o/me/")
+            .replacingOccurrences(of: "issuer: http://127.0.0.1:{port}/o", with: "issuer: http://127.0.0.1:{port}/o/")
+            .replacingOccurrences(of: "  pkce: required", with: "  pkce: supported")
+        try directory.write("django.yaml", drifted)
+        let second = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        #expect(second.stdout.contains("[online_issuer]"), "\(second.stdout)")
+
+        try directory.write("django.yaml", drifted.replacingOccurrences(of: "issuer: http://127.0.0.1:{port}/o/", with: "issuer: http://127.0.0.1:{port}/o"))
+        let third = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        #expect(third.status == 0, "\(third.stdout)")
+        #expect(third.stdout.contains("`endpoints.userinfo` is http://127.0.0.1:\(server.port)/o/me/ but the server publishes"))
+    }
+
+    @Test func unreachableServerIsAWarningNotACrash() throws {
+        let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("django.yaml", fixture)
+        // Port 9 (discard) on loopback: nothing listens there.
+        let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=9", directory.url.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("warning: cannot check online"))
+        #expect(result.stdout.contains("[online_unreachable]"))
+    }
+
+    @Test func jwtDecodeShowsAndVerifies() async throws {
+        let server = try Server.require()
+        let provider = try server.provider()
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+        let pending = try await client.startAuthorization()
+        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let idToken = try #require(tokens.idToken).value
+        let providers = ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
+
+        let plain = try runProduct("oauthflow", ["jwt", "decode", idToken])
+        #expect(plain.status == 0)
+        #expect(plain.stderr.contains("UNVERIFIED"))
+        #expect(plain.stdout.contains("\"alg\" : \"RS256\""))
+        #expect(plain.stdout.contains("\"aud\" : \"\(Server.publicClientID)\""))
+
+        let verified = try runProduct("oauthflow", ["jwt", "decode", idToken, "--verify", "django", "--var", "port=\(server.port)",
+                                                    "--client-id", Server.publicClientID] + providers)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.contains("Verified against"))
+
+        let wrongAudience = try runProduct("oauthflow", ["jwt", "decode", idToken, "--verify", "django", "--var", "port=\(server.port)",
+                                                         "--client-id", "someone-else"] + providers)
+        #expect(wrongAudience.status == 1)
+        #expect(wrongAudience.stderr.contains("NOT VERIFIED"))
+
+        var parts = idToken.split(separator: ".").map(String.init)
+        parts[2] = String(parts[2].reversed())
+        let tampered = try runProduct("oauthflow", ["jwt", "decode", parts.joined(separator: "."), "--verify", "django",
+                                                    "--var", "port=\(server.port)"] + providers)
+        #expect(tampered.status == 1)
+        #expect(tampered.stderr.contains("signature does not verify"))
+
+        let garbage = try runProduct("oauthflow", ["jwt", "decode", "not-a-jwt"])
+        #expect(garbage.status == 1)
+        #expect(garbage.stderr.contains("three dot-separated parts"))
+    }
+}
