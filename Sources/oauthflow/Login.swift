@@ -305,12 +305,14 @@ struct LoginSummary: Encodable {
     let expiresAt: String?
     let refreshToken: Bool
     let idTokenSubject: String?
+    /// Whether the engine verified the ID token (it does for every OpenID Connect sign-in).
+    let idTokenVerified: Bool
     let resources: [Resource]
     let storedAt: String
 
     enum CodingKeys: String, CodingKey {
         case provider, account, scopes, expiresAt = "expires_at", refreshToken = "refresh_token"
-        case idTokenSubject = "id_token_subject", resources, storedAt = "stored_at"
+        case idTokenSubject = "id_token_subject", idTokenVerified = "id_token_verified", resources, storedAt = "stored_at"
     }
 
     init(session: StoredSession, provider: Provider, path: String) {
@@ -319,7 +321,8 @@ struct LoginSummary: Encodable {
         scopes = session.tokens.scopes
         expiresAt = session.tokens.expiresAt.map { ISO8601DateFormatter().string(from: $0) }
         refreshToken = session.tokens.refreshToken != nil
-        idTokenSubject = session.tokens.idToken.flatMap { UnverifiedJWT.claim("sub", in: $0.value) }
+        idTokenSubject = session.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims["sub"]?.stringValue }
+        idTokenVerified = provider.descriptor.protocol == .oidc && session.tokens.scopes.contains("openid")
         resources = provider.resources.resources(granted: session.tokens.scopes)
         storedAt = path
     }
@@ -329,22 +332,9 @@ struct LoginSummary: Encodable {
         lines.append("  scopes: \(scopes.joined(separator: " "))")
         lines.append("  expires: \(expiresAt ?? "not stated")")
         lines.append("  refresh token: \(refreshToken ? "issued" : "not issued")")
-        if let idTokenSubject { lines.append("  ID token subject: \(idTokenSubject) (signature not yet verified)") }
+        if let idTokenSubject { lines.append("  ID token subject: \(idTokenSubject)\(idTokenVerified ? " (verified)" : " (not verified)")") }
         for resource in resources { lines.append("  resource: \(resource.title) \(resource.url.absoluteString)") }
         lines.append("  stored: \(storedAt)")
         return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-/// Reads a claim from a JWT's payload without verifying it, for display only.
-enum UnverifiedJWT {
-    static func claim(_ name: String, in token: String) -> String? {
-        let parts = token.split(separator: ".")
-        guard parts.count >= 2 else { return nil }
-        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
-        guard let data = Data(base64Encoded: payload),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        return object[name] as? String
     }
 }
