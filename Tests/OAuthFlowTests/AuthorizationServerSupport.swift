@@ -52,21 +52,9 @@ struct TestAuthorizationServer {
     /// Signs in as the test user through the HTML login and consent forms and returns
     /// the redirect to the client, without fetching it.
     func signIn(_ authorizationURL: URL, deny: Bool = false) throws -> URL {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [agent, authorizationURL.absoluteString] + (deny ? ["--deny"] : [])
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problem = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw AgentFailure(message: String(decoding: problem, as: UTF8.self))
-        }
-        let location = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return try #require(URL(string: location))
+        let result = try runProcess(URL(fileURLWithPath: python), [agent, authorizationURL.absoluteString] + (deny ? ["--deny"] : []))
+        guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
+        return try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
     struct AgentFailure: Error, CustomStringConvertible {

@@ -78,10 +78,15 @@ func builtProduct(_ name: String) throws -> URL {
     return try #require(found, "cannot find the built \(name); run `swift build --build-tests`")
 }
 
-/// Runs a built product and returns its exit status and output.
+/// Runs a built product from the repository root and returns its exit status and output.
 func runProduct(_ name: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try runProcess(try builtProduct(name), arguments, environment: extra)
+}
+
+/// Runs a program from the repository root and returns its exit status and output.
+func runProcess(_ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = try builtProduct(name)
+    process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = repositoryRoot
     process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
@@ -89,8 +94,27 @@ func runProduct(_ name: String, _ arguments: [String], environment extra: [Strin
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    // Drain stderr on another thread so a chatty program cannot block on a full pipe.
+    let errors = ErrorDrain(err.fileHandleForReading)
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: errors.wait(), as: UTF8.self))
+}
+
+/// Reads a pipe to its end on a background thread.
+final class ErrorDrain: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
 }
