@@ -21,7 +21,11 @@ struct CLI {
 
     static func run(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL = repositoryRoot) throws -> Result {
         let process = Process()
-        process.executableURL = try #require(binary, "build the oauthflow binary first")
+        guard let binary = Self.binary else {
+            Issue.record("cannot find the built oauthflow binary; run `swift build --build-tests`")
+            throw CancellationError()
+        }
+        process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment

@@ -164,7 +164,8 @@ public actor IDTokenValidator {
             ids.insert(kid)
         }
         let collection = JWTKeyCollection()
-        for jwk in usable { try? await collection.add(jwk: jwk) }
+        // A key type jwt-kit cannot load is skipped; a token naming it then fails as `unknown_key`.
+        for jwk in usable { _ = try? await collection.add(jwk: jwk) }
         keys = collection
         keyIDs = ids
     }
