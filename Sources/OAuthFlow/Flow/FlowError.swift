@@ -4,37 +4,7 @@
 /// ``AuthorizationServerError`` values instead, so callers can tell "the server
 /// said no" from "we refused".
 public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        public static let invalidVerifier = Code("invalid_verifier")
-        /// The provider lacks an endpoint the step needs.
-        public static let missingEndpoint = Code("missing_endpoint")
-        /// The redirect URI is not acceptable (plain http to a non-loopback host, a fragment).
-        public static let invalidRedirectURI = Code("invalid_redirect_uri")
-        /// The callback's `state` is missing or differs from the request's.
-        public static let stateMismatch = Code("state_mismatch")
-        /// The callback's `iss` is missing when required, or names another issuer (RFC 9207).
-        public static let issuerMismatch = Code("issuer_mismatch")
-        /// The callback has no `code`.
-        public static let missingCode = Code("missing_code")
-        /// The callback is not for this redirect URI, or cannot be parsed.
-        public static let invalidCallback = Code("invalid_callback")
-        /// This pending authorization was already completed once.
-        public static let alreadyCompleted = Code("already_completed")
-        /// The token endpoint's answer cannot be used: empty, HTML, malformed, missing fields.
-        public static let invalidTokenResponse = Code("invalid_token_response")
-        /// A request would send a credential over plain http to a host that is not loopback.
-        public static let insecureEndpoint = Code("insecure_endpoint")
-        /// A server answered with an unexpected HTTP status (for example a redirect).
-        public static let unexpectedStatus = Code("unexpected_status")
-        /// The session has no refresh token to refresh with.
-        public static let noRefreshToken = Code("no_refresh_token")
-        /// A userinfo response is not a JSON object.
-        public static let invalidUserInfo = Code("invalid_userinfo")
-    }
+    public typealias Code = ErrorCode<FlowError>
 
     public let code: Code
     public let message: String
@@ -70,4 +40,32 @@ public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringC
         if let errorURI { text += " — see \(errorURI)" }
         return text
     }
+}
+
+extension ErrorCode where Domain == FlowError {
+    public static let invalidVerifier = Self("invalid_verifier")
+    /// The provider lacks an endpoint the step needs.
+    public static let missingEndpoint = Self("missing_endpoint")
+    /// The redirect URI is not acceptable (plain http to a non-loopback host, a fragment).
+    public static let invalidRedirectURI = Self("invalid_redirect_uri")
+    /// The callback's `state` is missing or differs from the request's.
+    public static let stateMismatch = Self("state_mismatch")
+    /// The callback's `iss` is missing when required, or names another issuer (RFC 9207).
+    public static let issuerMismatch = Self("issuer_mismatch")
+    /// The callback has no `code`.
+    public static let missingCode = Self("missing_code")
+    /// The callback is not for this redirect URI, or cannot be parsed.
+    public static let invalidCallback = Self("invalid_callback")
+    /// This pending authorization was already completed once.
+    public static let alreadyCompleted = Self("already_completed")
+    /// The token endpoint's answer cannot be used: empty, HTML, malformed, missing fields.
+    public static let invalidTokenResponse = Self("invalid_token_response")
+    /// A request would send a credential over plain http to a host that is not loopback.
+    public static let insecureEndpoint = Self("insecure_endpoint")
+    /// A server answered with an unexpected HTTP status (for example a redirect).
+    public static let unexpectedStatus = Self("unexpected_status")
+    /// The session has no refresh token to refresh with.
+    public static let noRefreshToken = Self("no_refresh_token")
+    /// A userinfo response is not a JSON object.
+    public static let invalidUserInfo = Self("invalid_userinfo")
 }

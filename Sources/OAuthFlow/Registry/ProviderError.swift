@@ -4,28 +4,7 @@
 /// who switch on the code.
 public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// No provider has the requested id.
-        public static let unknownProvider = Code("unknown_provider")
-        /// One or more descriptor files could not be read; see ``ProviderError/problems``.
-        public static let invalidDescriptor = Code("invalid_descriptor")
-        /// Two files in one directory declare the same id.
-        public static let duplicateID = Code("duplicate_id")
-        /// A variable the descriptor requires was not given and has no default.
-        public static let missingVariable = Code("missing_variable")
-        /// A variable was given that the descriptor does not declare.
-        public static let unknownVariable = Code("unknown_variable")
-        /// A variable's value breaks its pattern, enum, or the URL it is placed in.
-        public static let invalidVariable = Code("invalid_variable")
-        /// A URL could not be built from the descriptor.
-        public static let invalidURL = Code("invalid_url")
-        /// The resource file named by the descriptor could not be read.
-        public static let invalidResources = Code("invalid_resources")
-    }
+    public typealias Code = ErrorCode<ProviderError>
 
     public let code: Code
     /// A sentence a person can act on.
@@ -48,4 +27,23 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         ([message] + problems.map { "  \($0)" }).joined(separator: "\n")
     }
+}
+
+extension ErrorCode where Domain == ProviderError {
+    /// No provider has the requested id.
+    public static let unknownProvider = Self("unknown_provider")
+    /// One or more descriptor files could not be read; see ``ProviderError/problems``.
+    public static let invalidDescriptor = Self("invalid_descriptor")
+    /// Two files in one directory declare the same id.
+    public static let duplicateID = Self("duplicate_id")
+    /// A variable the descriptor requires was not given and has no default.
+    public static let missingVariable = Self("missing_variable")
+    /// A variable was given that the descriptor does not declare.
+    public static let unknownVariable = Self("unknown_variable")
+    /// A variable's value breaks its pattern, enum, or the URL it is placed in.
+    public static let invalidVariable = Self("invalid_variable")
+    /// A URL could not be built from the descriptor.
+    public static let invalidURL = Self("invalid_url")
+    /// The resource file named by the descriptor could not be read.
+    public static let invalidResources = Self("invalid_resources")
 }

@@ -191,16 +191,7 @@ public actor TokenManager {
 
 /// Why a session cannot give an access token.
 public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// No session is stored.
-        public static let notSignedIn = Code("not_signed_in")
-        /// The server rejected the refresh token (`invalid_grant`); the session was removed.
-        public static let signedOut = Code("signed_out")
-    }
+    public typealias Code = ErrorCode<SessionError>
 
     public let code: Code
     public let message: String
@@ -214,4 +205,11 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension ErrorCode where Domain == SessionError {
+    /// No session is stored.
+    public static let notSignedIn = Self("not_signed_in")
+    /// The server rejected the refresh token (`invalid_grant`); the session was removed.
+    public static let signedOut = Self("signed_out")
 }

@@ -25,20 +25,7 @@ public protocol TokenStoreLock: Sendable {
 
 /// Why a store could not read or write a session.
 public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// The stored data cannot be decoded; the file is left in place for inspection.
-        public static let corrupt = Code("corrupt")
-        /// The file or directory has permissions that let others read it.
-        public static let insecurePermissions = Code("insecure_permissions")
-        /// A symbolic link or another non-regular file stands where the session should be.
-        public static let notARegularFile = Code("not_a_regular_file")
-        /// A system call failed.
-        public static let io = Code("io")
-    }
+    public typealias Code = ErrorCode<TokenStoreError>
 
     public let code: Code
     public let message: String
@@ -71,4 +58,15 @@ public actor InMemoryTokenStore: TokenStore {
     private struct NoLock: TokenStoreLock {
         func release() {}
     }
+}
+
+extension ErrorCode where Domain == TokenStoreError {
+    /// The stored data cannot be decoded; the file is left in place for inspection.
+    public static let corrupt = Self("corrupt")
+    /// The file or directory has permissions that let others read it.
+    public static let insecurePermissions = Self("insecure_permissions")
+    /// A symbolic link or another non-regular file stands where the session should be.
+    public static let notARegularFile = Self("not_a_regular_file")
+    /// A system call failed.
+    public static let io = Self("io")
 }
