@@ -17,7 +17,7 @@ if ! command -v swift >/dev/null 2>&1; then
     if [ -x /opt/swift/usr/bin/swift ]; then
         export PATH="/opt/swift/usr/bin:$PATH"
     else
-        echo "error: swift is not on PATH; install Swift 6.0 or later" >&2
+        echo "error: swift is not on PATH; install Swift 6.2 or later" >&2
         exit 1
     fi
 fi
