@@ -112,6 +112,21 @@ private func mode(_ path: String) -> mode_t {
         #expect(error.code == .notARegularFile)
     }
 
+    @Test func abandonedTemporaryFilesAreRemovedOnceOld() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("s"))
+        try await store.save(sampleSession())
+        let old = store.directory.appendingPathComponent(".abandoned.tmp").path
+        let fresh = store.directory.appendingPathComponent(".in-progress.tmp").path
+        for path in [old, fresh] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        try await store.save(sampleSession())
+        #expect(!FileManager.default.fileExists(atPath: old))
+        #expect(FileManager.default.fileExists(atPath: fresh), "a recent temporary file may be another writer's")
+    }
+
     @Test func killedWriterNeverLeavesACorruptOrMissingFile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }

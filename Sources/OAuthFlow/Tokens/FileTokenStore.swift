@@ -146,6 +146,22 @@ public struct FileTokenStore: TokenStore {
             throw TokenStoreError(.io, "cannot replace \(path): \(String(cString: strerror(error)))", path: path)
         }
         syncDirectory()
+        removeAbandonedTemporaryFiles()
+    }
+
+    /// Deletes temporary files that a writer killed mid-save left behind.
+    ///
+    /// Only files more than an hour old are touched, so another process's save in
+    /// progress is never disturbed.
+    func removeAbandonedTemporaryFiles(olderThan age: TimeInterval = 3600) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        let cutoff = Date().addingTimeInterval(-age).timeIntervalSince1970
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            let path = directory.appendingPathComponent(name).path
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Double(info.st_mtim.tv_sec) < cutoff else { continue }
+            unlink(path)
+        }
     }
 
     // MARK: - Pending authorizations (`oauthflow authorize-url`, then `login --callback-url`)
