@@ -123,8 +123,9 @@ public struct FileTokenStore: TokenStore {
         }
         var written = 0
         let ok = data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return fsync(fd) == 0 }
             while written < raw.count {
-                let count = write(fd, raw.baseAddress!.advanced(by: written), raw.count - written)
+                let count = write(fd, base.advanced(by: written), raw.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return false
