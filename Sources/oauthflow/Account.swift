@@ -41,15 +41,14 @@ extension OAuthFlowCommand {
 
         func run() async throws {
             let store = FileTokenStore()
-            let (manager, stored, provider): (TokenManager, StoredSession, Provider)
+            let (stored, provider): (StoredSession, Provider)
             do {
-                (manager, stored, provider) = try await session.manager(store: store)
+                (stored, provider) = try await session.load(store: store)
             } catch let error as ValidationError {
                 throw error
             } catch {
                 throw Output.fail(error)
             }
-            _ = manager
             var failure: (any Error)?
             if provider.endpoints.revocation == nil {
                 Output.stderr("\(provider.displayName) has no revocation endpoint; the tokens stay valid until they expire.\n")
@@ -122,7 +121,7 @@ extension OAuthFlowCommand.Token {
 
         func run() async throws {
             do {
-                let (_, stored, provider) = try await session.manager()
+                let (stored, provider) = try await session.load()
                 let client = try session.client(for: stored, provider: provider)
                 if refreshToken {
                     guard let token = stored.tokens.refreshToken else { throw ValidationError("the session has no refresh token") }

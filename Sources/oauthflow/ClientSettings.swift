@@ -34,6 +34,14 @@ struct ClientSettings {
     var variables: [String: String]
     var scopes: [String]?
 
+    /// The secret in the environment variable a flag or the clients file names; unset or empty is a usage error.
+    static func secretFromEnvironment(_ variable: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Secret {
+        guard let value = environment[variable], !value.isEmpty else {
+            throw ValidationError("the client secret variable \(variable) is not set")
+        }
+        return Secret(value)
+    }
+
     static func clientsFile(environment: [String: String]) -> URL {
         XDGDirectory.config(environment: environment).appendingPathComponent("oauthflow/clients.yaml")
     }
@@ -54,10 +62,7 @@ struct ClientSettings {
         }
         var secret: Secret?
         if let variable = secretEnvironment ?? entry?.clientSecretEnv {
-            guard let value = environment[variable], !value.isEmpty else {
-                throw ValidationError("the client secret variable \(variable) is not set")
-            }
-            secret = Secret(value)
+            secret = try secretFromEnvironment(variable, environment: environment)
         } else if let value = environment[environmentName(provider, "CLIENT_SECRET")], !value.isEmpty {
             secret = Secret(value)
         } else if let file = entry?.clientSecretFile {

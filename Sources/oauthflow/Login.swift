@@ -198,14 +198,7 @@ extension OAuthFlowCommand {
                     throw ValidationError("no authorization in progress for \(options.key); run `oauthflow authorize-url \(options.name)` first")
                 }
                 let saved = try JSONDecoder().decode(PendingLogin.self, from: data)
-                let environment = ProcessInfo.processInfo.environment
-                var secret: Secret?
-                if let variable = options.clientSecretEnvironment {
-                    guard let value = environment[variable], !value.isEmpty else {
-                        throw ValidationError("the client secret variable \(variable) is not set")
-                    }
-                    secret = Secret(value)
-                }
+                let secret = try options.clientSecretEnvironment.map { try ClientSettings.secretFromEnvironment($0) }
                 let provider = try options.registryOptions.loadRegistry().provider(named: saved.pending.providerID).resolve(saved.variables)
                 let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
                     clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: secret))

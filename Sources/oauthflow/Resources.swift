@@ -15,7 +15,7 @@ extension OAuthFlowCommand {
         func run() async throws {
             let resources: [Resource]
             do {
-                let (_, stored, provider) = try await session.manager()
+                let (stored, provider) = try await session.load()
                 resources = provider.resources.resources(granted: stored.scopes)
             } catch let error as ValidationError {
                 throw error

@@ -17,24 +17,23 @@ struct SessionOptions: ParsableArguments {
 
     var key: SessionKey { SessionKey(providerID: name, account: account) }
 
-    /// The stored session's provider, client and token manager.
-    func manager(store: FileTokenStore = FileTokenStore()) async throws -> (TokenManager, StoredSession, Provider) {
+    /// The stored session and its resolved provider.
+    func load(store: FileTokenStore = FileTokenStore()) async throws -> (StoredSession, Provider) {
         guard let session = try await store.load(key) else {
             throw SessionError.notSignedInMessage(key)
         }
-        let provider = try registryOptions.loadRegistry().provider(named: session.key.providerID).resolve(session.variables)
+        return (session, try registryOptions.loadRegistry().provider(named: session.key.providerID).resolve(session.variables))
+    }
+
+    /// The stored session's provider, client and token manager.
+    func manager(store: FileTokenStore = FileTokenStore()) async throws -> (TokenManager, StoredSession, Provider) {
+        let (session, provider) = try await load(store: store)
         return (TokenManager(client: try client(for: session, provider: provider), store: store, key: key), session, provider)
     }
 
     /// A client for the session, with the secret from `--client-secret-env` when given.
     func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
-        var secret: Secret?
-        if let variable = clientSecretEnvironment {
-            guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
-                throw ValidationError("the environment variable \(variable) named by --client-secret-env is not set")
-            }
-            secret = Secret(value)
-        }
+        let secret = try clientSecretEnvironment.map { try ClientSettings.secretFromEnvironment($0) }
         return OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: secret))
     }
