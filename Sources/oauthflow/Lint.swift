@@ -39,12 +39,13 @@ extension OAuthFlowCommand {
             }
             var diagnostics: [Diagnostic]
             do {
-                diagnostics = try Linter().lint(paths: targets)
+                let files = try Linter.files(in: targets).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) }
+                diagnostics = Linter().lint(files)
                 if online {
                     let values = try VariableOptions.parse(variables)
                     let checker = OnlineChecker()
-                    for file in try Linter.files(in: targets) {
-                        diagnostics += await checker.check(LintFile(document: DescriptorDocument.load(contentsOf: file)), variables: values)
+                    for file in files {
+                        diagnostics += await checker.check(file, variables: values)
                     }
                     diagnostics.sort { ($0.location.path, $0.location.line, $0.location.column) < ($1.location.path, $1.location.line, $1.location.column) }
                 }
