@@ -30,7 +30,12 @@ public struct FileTokenStore: TokenStore {
 
     /// The file a session is stored in.
     public func path(for key: SessionKey) -> String {
-        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account)).json").path
+        basePath(for: key) + ".json"
+    }
+
+    /// `DIRECTORY/PROVIDER--ACCOUNT`, the stem of a session's file, lock file and pending authorization.
+    private func basePath(for key: SessionKey) -> String {
+        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account))").path
     }
 
     /// Maps a name to a safe file name component: letters, digits, `-`, `_` and `.` stay; the rest is %-escaped.
@@ -74,28 +79,24 @@ public struct FileTokenStore: TokenStore {
             if error == ELOOP {
                 throw TokenStoreError(.notARegularFile, "\(path) is a symbolic link; refusing to follow it", path: path)
             }
-            throw TokenStoreError(.io, "cannot open \(path): \(String(cString: strerror(error)))", path: path)
+            throw systemError("cannot open", path, errno: error)
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw TokenStoreError(.io, "cannot inspect \(path): \(String(cString: strerror(errno)))", path: path)
+            throw systemError("cannot inspect", path)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw TokenStoreError(.notARegularFile, "\(path) is not a regular file", path: path)
         }
-        guard info.st_mode & 0o077 == 0 else {
-            throw TokenStoreError(.insecurePermissions,
-                                  "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be 600 (chmod 600 \(path))",
-                                  path: path)
-        }
+        try requirePrivate(info, path, expected: "600")
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = read(fd, &buffer, buffer.count)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw TokenStoreError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", path: path)
+                throw systemError("cannot read", path)
             }
             if count == 0 { break }
             data.append(contentsOf: buffer[0..<count])
@@ -119,7 +120,7 @@ public struct FileTokenStore: TokenStore {
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw TokenStoreError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))", path: temporary)
+            throw systemError("cannot create", temporary)
         }
         var written = 0
         let ok = data.withUnsafeBytes { raw -> Bool in
@@ -138,13 +139,13 @@ public struct FileTokenStore: TokenStore {
         close(fd)
         guard ok else {
             unlink(temporary)
-            throw TokenStoreError(.io, "cannot write \(temporary): \(String(cString: strerror(writeError)))", path: temporary)
+            throw systemError("cannot write", temporary, errno: writeError)
         }
         // rename(2) replaces whatever is at `path`, a planted symlink included, without following it.
         guard rename(temporary, path) == 0 else {
             let error = errno
             unlink(temporary)
-            throw TokenStoreError(.io, "cannot replace \(path): \(String(cString: strerror(error)))", path: path)
+            throw systemError("cannot replace", path, errno: error)
         }
         syncDirectory()
         removeAbandonedTemporaryFiles()
@@ -168,7 +169,7 @@ public struct FileTokenStore: TokenStore {
     // MARK: - Pending authorizations (`oauthflow authorize-url`, then `login --callback-url`)
 
     private func pendingPath(for key: SessionKey) -> String {
-        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account)).pending.json").path
+        basePath(for: key) + ".pending.json"
     }
 
     /// Keeps an authorization in progress (it holds the PKCE verifier), with the same care as a session.
@@ -189,7 +190,7 @@ public struct FileTokenStore: TokenStore {
     public func remove(_ key: SessionKey) async throws {
         let path = path(for: key)
         if unlink(path) != 0, errno != ENOENT {
-            throw TokenStoreError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))", path: path)
+            throw systemError("cannot remove", path)
         }
         syncDirectory()
     }
@@ -199,7 +200,7 @@ public struct FileTokenStore: TokenStore {
         let path = path(for: key) + ".lock"
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw TokenStoreError(.io, "cannot open the lock file \(path): \(String(cString: strerror(errno)))", path: path)
+            throw systemError("cannot open the lock file", path)
         }
         // Poll rather than block, so waiting never ties up a thread of the cooperative pool.
         var delay: UInt64 = 1_000_000
@@ -207,7 +208,7 @@ public struct FileTokenStore: TokenStore {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 let error = errno
                 close(fd)
-                throw TokenStoreError(.io, "cannot lock \(path): \(String(cString: strerror(error)))", path: path)
+                throw systemError("cannot lock", path, errno: error)
             }
             do {
                 try await Task.sleep(nanoseconds: delay)
@@ -234,24 +235,34 @@ public struct FileTokenStore: TokenStore {
         var info = stat()
         if lstat(path, &info) != 0 {
             guard errno == ENOENT else {
-                throw TokenStoreError(.io, "cannot inspect \(path): \(String(cString: strerror(errno)))", path: path)
+                throw systemError("cannot inspect", path)
             }
             try FileManager.default.createDirectory(atPath: directory.deletingLastPathComponent().path, withIntermediateDirectories: true)
             if mkdir(path, 0o700) != 0, errno != EEXIST {
-                throw TokenStoreError(.io, "cannot create \(path): \(String(cString: strerror(errno)))", path: path)
+                throw systemError("cannot create", path)
             }
             guard lstat(path, &info) == 0 else {
-                throw TokenStoreError(.io, "cannot inspect \(path): \(String(cString: strerror(errno)))", path: path)
+                throw systemError("cannot inspect", path)
             }
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw TokenStoreError(.notARegularFile, "\(path) is not a directory (a symbolic link?); refusing to store tokens there", path: path)
         }
+        try requirePrivate(info, path, expected: "700")
+    }
+
+    /// Refuses a file or directory that group or others may read, naming the chmod that fixes it.
+    private func requirePrivate(_ info: stat, _ path: String, expected: String) throws {
         guard info.st_mode & 0o077 == 0 else {
             throw TokenStoreError(.insecurePermissions,
-                                  "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be 700 (chmod 700 \(path))",
+                                  "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be \(expected) (chmod \(expected) \(path))",
                                   path: path)
         }
+    }
+
+    /// An `io` error for a failed system call, with the system's reason.
+    private func systemError(_ action: String, _ path: String, errno code: Int32 = errno) -> TokenStoreError {
+        TokenStoreError(.io, "\(action) \(path): \(String(cString: strerror(code)))", path: path)
     }
 
     private func syncDirectory() {
