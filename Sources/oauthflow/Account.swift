@@ -11,19 +11,9 @@ extension OAuthFlowCommand {
 
         func run() async throws {
             do {
-                let (manager, _, provider) = try await session.manager()
-                guard let endpoint = provider.endpoints.userinfo else {
-                    throw ValidationError("provider \(provider.id) has no userinfo endpoint")
-                }
-                var headers = provider.descriptor.userinfo.headers
-                headers["Accept"] = headers["Accept"] ?? "application/json"
-                let response = try await manager.perform(HTTPRequest(method: provider.descriptor.userinfo.method.rawValue, url: endpoint, headers: headers))
-                guard (200..<300).contains(response.status) else {
-                    throw OAuthClient.resourceError(response)
-                }
-                let object = try JSONSerialization.jsonObject(with: response.body)
-                let pretty = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-                Output.stdout(String(decoding: pretty, as: UTF8.self) + "\n")
+                let (manager, _, _) = try await session.manager()
+                let claims = try await manager.userInfo()
+                Output.stdout(try Output.json(claims))
             } catch let error as ValidationError {
                 throw error
             } catch {

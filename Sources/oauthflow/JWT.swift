@@ -17,8 +17,10 @@ extension OAuthFlowCommand.JWT {
             abstract: "Print a JWT's header and payload; with --verify, check it against a provider's keys.",
             discussion: "Without --verify nothing is checked: anyone can write a token with any contents. Exit 1 when verification fails.")
 
-        @Argument(help: "The token, or - to read it from standard input.")
-        var token: String
+        // Every word that is not an option is the token, so a garbled token starting with `-` is
+        // reported as a bad token rather than as an unknown flag.
+        @Argument(parsing: .allUnrecognized, help: "The token, or - to read it from standard input.")
+        var tokenWords: [String] = []
 
         @Option(help: "Verify the signature, algorithm, issuer and expiry with this provider's JWKS.")
         var verify: String?
@@ -31,7 +33,14 @@ extension OAuthFlowCommand.JWT {
 
         @OptionGroup var registryOptions: RegistryOptions
 
+        func validate() throws {
+            guard tokenWords.count == 1 else {
+                throw ValidationError(tokenWords.isEmpty ? "give the token to decode, or - to read it from standard input" : "give one token")
+            }
+        }
+
         func run() async throws {
+            let token = tokenWords[0]
             var text = token
             if token == "-" {
                 text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -63,13 +72,7 @@ extension OAuthFlowCommand.JWT {
             } else {
                 Output.stderr("UNVERIFIED: the signature was not checked; use --verify NAME to check it.\n")
             }
-            Output.stdout("header:\n" + pretty(parts.header) + "\npayload:\n" + pretty(parts.claims) + "\n")
-        }
-
-        private func pretty(_ object: [String: JSONValue]) -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return (try? String(decoding: encoder.encode(object), as: UTF8.self)) ?? "{}"
+            Output.stdout("header:\n" + (try Output.json(parts.header)) + "payload:\n" + (try Output.json(parts.claims)))
         }
     }
 }

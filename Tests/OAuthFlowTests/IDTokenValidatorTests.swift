@@ -213,6 +213,116 @@ import Testing
         #expect(error.code == .subjectMismatch)
     }
 
+    @Test func missingSubject() async throws {
+        var claims = Claims()
+        claims.sub = nil
+        #expect(try await rejection(try await sign(claims)).code == .subjectMissing)
+        claims.sub = ""
+        #expect(try await rejection(try await sign(claims)).code == .subjectMissing)
+    }
+
+    @Test func notBeforeInTheFuture() async throws {
+        struct WithNotBefore: JWTPayload {
+            var base = Claims()
+            var nbf: Double
+            func verify(using algorithm: some JWTAlgorithm) throws {}
+            enum CodingKeys: String, CodingKey { case nbf }
+            func encode(to encoder: any Encoder) throws {
+                try base.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(nbf, forKey: .nbf)
+            }
+            init(nbf: Double) { self.nbf = nbf }
+            init(from decoder: any Decoder) throws { fatalError("not decoded in tests") }
+        }
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: "k1"))
+        let future = Secret(try await keys.sign(WithNotBefore(nbf: now.timeIntervalSince1970 + 600), kid: JWKIdentifier(string: "k1")))
+        #expect(try await rejection(future).code == .notYetValid)
+        let withinLeeway = Secret(try await keys.sign(WithNotBefore(nbf: now.timeIntervalSince1970 + 30), kid: JWKIdentifier(string: "k1")))
+        let (validator, _) = try makeValidator()
+        #expect(try await validator.validate(withinLeeway, nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")
+    }
+
+    @Test func criticalHeaderParametersAreRefused() async throws {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: "k1"))
+        let header: JWTHeader = ["crit": .array([.string("x-must-understand")]), "x-must-understand": .bool(true)]
+        let token = Secret(try await keys.sign(Claims(), kid: JWKIdentifier(string: "k1"), header: header))
+        #expect(try await rejection(token).code == .unsupportedCriticalHeader)
+    }
+
+    @Test func rotatedKeyIsFetchedOnAFreshValidatorsFirstToken() async throws {
+        let rotated = ES256PrivateKey()
+        let before = try jwks([("k1", key)])
+        let after = try jwks([("k2", rotated)])
+        let transport = ScriptedTransport { _, n in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((n == 1 ? before : after).utf8))
+        }
+        let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, now: { [now] in now })
+        let token = try await sign(Claims(), with: rotated, kid: "k2")
+        #expect(try await validator.validate(token, nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")
+        #expect(transport.count("/jwks") == 2)
+        // Another unknown key within the refetch interval costs no request.
+        let error = try await rejection(try await sign(Claims(), with: ES256PrivateKey(), kid: "k3"), validator: validator)
+        #expect(error.code == .unknownKey)
+        #expect(transport.count("/jwks") == 2)
+    }
+
+    @Test func keysWithoutKeyIDVerifyTokensWithAndWithoutKid() async throws {
+        let parameters = try #require(key.parameters)
+        let body = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(parameters.x)","y":"\#(parameters.y)","alg":"ES256"}]}"#
+        let transport = ScriptedTransport { _, _ in HTTPResponse(status: 200, body: Data(body.utf8)) }
+        let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, now: { [now] in now })
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key)
+        let withoutKid = Secret(try await keys.sign(Claims()))
+        #expect(try await validator.validate(withoutKid, nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")
+        #expect(try await validator.validate(try await sign(Claims(), kid: "any"), nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")
+        let forged = Secret(try await { let other = JWTKeyCollection(); await other.add(ecdsa: ES256PrivateKey()); return try await other.sign(Claims()) }())
+        #expect(try await rejection(forged, validator: validator).code == .badSignature)
+    }
+
+    @Test func refreshedTokenIsRefusedWhenTheStoredOneNamesNoSubject() async throws {
+        let (validator, _) = try makeValidator()
+        var stored = Claims()
+        stored.sub = nil
+        var refreshed = Claims()
+        refreshed.nonce = nil
+        let error = try await #require(throws: IDTokenError.self) {
+            try await validator.validateRefreshed(try await sign(refreshed), previous: try await sign(stored), accessToken: nil)
+        }
+        #expect(error.code == .subjectMismatch)
+    }
+
+    @Test func deeplyNestedClaimsAreMalformed() async throws {
+        let nested = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        let header = Base64URL.encode(Data(#"{"alg":"ES256"}"#.utf8))
+        let payload = Base64URL.encode(Data(#"{"sub":"x","deep":\#(nested)}"#.utf8))
+        let error = try #require(throws: IDTokenError.self) { try IDTokenValidator.decodeUnverified("\(header).\(payload).sig") }
+        #expect(error.code == .malformed)
+    }
+
+    @Test func sessionUserinfoIsCheckedAgainstTheIDToken() async throws {
+        let idToken = try await sign(Claims())
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
+        }
+        var descriptor = try provider().descriptor
+        descriptor.endpoints.userinfo = "https://auth.example.com/userinfo"
+        let redirect = URL(string: "http://127.0.0.1/callback")!
+        let client = OAuthClient(provider: try descriptor.resolve(), configuration: ClientConfiguration(clientID: Self.clientID, redirectURI: redirect),
+                                 transport: transport)
+        let tokens = TokenSet(accessToken: Secret("a"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: idToken,
+                              scopes: ["openid"], issuedAt: now)
+        let session = StoredSession(key: SessionKey(providerID: "example"), variables: [:], clientID: Self.clientID, redirectURI: redirect,
+                                    tokens: tokens, updatedAt: now)
+        let manager = TokenManager(client: client, store: InMemoryTokenStore([session]), key: session.key, clock: FixedClock(date: now),
+                                   transport: transport)
+        let error = try await #require(throws: IDTokenError.self) { try await manager.userInfo() }
+        #expect(error.code == .subjectMismatch)
+    }
+
     @Test(arguments: ["a.b", "a.b.c.d", "!!!.???.sig", ""])
     func malformedTokens(_ token: String) async throws {
         #expect(try await rejection(Secret(token)).code == .malformed)

@@ -84,5 +84,38 @@ struct OIDCCLITests {
         let garbage = try runProduct("oauthflow", ["jwt", "decode", "not-a-jwt"])
         #expect(garbage.status == 1)
         #expect(garbage.stderr.contains("three dot-separated parts"))
+
+        // A token that starts with `-` is a bad token, not an unknown flag.
+        let dashed = try runProduct("oauthflow", ["jwt", "decode", "-x.y.z"])
+        #expect(dashed.status == 1, "\(dashed.stderr)")
+        #expect(dashed.stderr.contains("not base64url-encoded JSON"))
+
+        // Claims nested beyond any real token's are refused, not printed as `{}`.
+        let deep = Base64URL.encode(Data((#"{"sub":"x","n":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "}").utf8))
+        let nested = try runProduct("oauthflow", ["jwt", "decode", "\(parts[0]).\(deep).sig"])
+        #expect(nested.status == 1)
+        #expect(nested.stderr.contains("nests deeper"))
+        #expect(nested.stdout.isEmpty)
+    }
+
+    @Test func jwtDecodeVerifiesWithDiscoveredKeys() async throws {
+        let server = try Server.require()
+        let provider = try server.provider()
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+        let pending = try await client.startAuthorization()
+        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oauthflow-jwks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try String(contentsOfFile: "Tests/OAuthFlowTests/Fixtures/providers/django.yaml", encoding: .utf8)
+        let withoutKeys = fixture.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("jwks:") }.joined(separator: "\n")
+        #expect(withoutKeys != fixture)
+        try withoutKeys.write(to: directory.appendingPathComponent("django.yaml"), atomically: true, encoding: .utf8)
+        let verified = try runProduct("oauthflow", ["jwt", "decode", try #require(tokens.idToken).value, "--verify", "django",
+                                                    "--var", "port=\(server.port)", "--client-id", Server.publicClientID,
+                                                    "--providers-dir", directory.path])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.contains("Verified against"))
     }
 }

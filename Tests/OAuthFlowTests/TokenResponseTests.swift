@@ -37,6 +37,12 @@ import Testing
         #expect(try parse(#"{"access_token":"at","token_type":"bearer","expires_in":"7200"}"#).expiresAt == now.addingTimeInterval(7200))
     }
 
+    @Test(arguments: ["1e308", "31536001", "\"99999999999999\""])
+    func absurdLifetimesAreCutToOneYear(_ expiresIn: String) throws {
+        let tokens = try parse(#"{"access_token":"at","token_type":"bearer","expires_in":\#(expiresIn)}"#)
+        #expect(tokens.expiresAt == now.addingTimeInterval(365 * 24 * 3600))
+    }
+
     @Test func absentScopeMeansTheRequestedScopes() throws {
         #expect(try parse(#"{"access_token":"at","token_type":"bearer"}"#).scopes == ["openid", "email"])
     }

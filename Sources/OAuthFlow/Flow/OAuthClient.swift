@@ -22,7 +22,6 @@ public actor OAuthClient {
     private let logger: Logger
     private let now: @Sendable () -> Date
     private var completedStates: Set<String> = []
-    private let discovery: DiscoveryClient
     private var validator: IDTokenValidator?
 
     /// - Parameters:
@@ -39,7 +38,6 @@ public actor OAuthClient {
         self.transport = transport
         self.logger = logger
         self.now = now
-        self.discovery = DiscoveryClient(transport: transport, now: now)
     }
 
     /// Builds the authorization request: the URL to open, and what the callback will be checked against.
@@ -178,14 +176,10 @@ public actor OAuthClient {
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
     }
 
-    /// The ID token validator, with the JWKS endpoint discovered when the descriptor gives none.
-    private func idTokenValidator() async throws -> IDTokenValidator {
+    /// The ID token validator (it discovers the JWKS endpoint when the descriptor gives none).
+    private func idTokenValidator() -> IDTokenValidator {
         if let validator { return validator }
-        var keysProvider = provider
-        if provider.endpoints.jwks == nil, provider.discoveryURL != nil {
-            keysProvider = provider.applying(try await discovery.metadata(for: provider))
-        }
-        let created = IDTokenValidator(provider: keysProvider, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+        let created = IDTokenValidator(provider: provider, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
                                        transport: transport, now: now)
         validator = created
         return created

@@ -34,6 +34,12 @@ extension ErrorCode where Domain == IDTokenError {
     public static let authorizedPartyMismatch = Self("authorized_party_mismatch")
     /// `exp` has passed (beyond the leeway).
     public static let expired = Self("expired")
+    /// `nbf` is in the future (beyond the leeway).
+    public static let notYetValid = Self("not_yet_valid")
+    /// The ID token has no `sub` (subject) claim.
+    public static let subjectMissing = Self("subject_missing")
+    /// The header lists a `crit` extension OAuthFlow does not understand (it understands none).
+    public static let unsupportedCriticalHeader = Self("unsupported_critical_header")
     /// `iat` is in the future (beyond the leeway).
     public static let issuedInFuture = Self("issued_in_future")
     /// The request sent a nonce and the token has none.

@@ -33,8 +33,8 @@ public actor IDTokenValidator {
     private let clientSecret: Secret?
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
-    private var keys: JWTKeyCollection?
-    private var keyIDs: Set<String> = []
+    private var keys: KeySet?
+    private var lastRefetch: Date?
 
     public init(provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = URLSessionTransport(),
                 leeway: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -55,13 +55,26 @@ public actor IDTokenValidator {
     /// - Throws: ``IDTokenError`` naming the first check that failed.
     public func validate(_ token: Secret, nonce: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
         let (header, claims) = try Self.decodeUnverified(token.value)
+        let algorithm = try checkHeader(header)
+        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
+        return try checkClaims(claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
+    }
+
+    /// Checks the JOSE header: an allowed `alg`, and no `crit` extension (RFC 7515 §4.1.11).
+    ///
+    /// - Returns: The algorithm.
+    private func checkHeader(_ header: [String: JSONValue]) throws -> String {
         let algorithm = header["alg"]?.stringValue ?? ""
         let allowed = provider.descriptor.security.idTokenAlgs
         guard algorithm.lowercased() != "none", allowed.contains(algorithm) else {
-            throw IDTokenError(.algorithmNotAllowed, "ID token algorithm `\(algorithm)` is not allowed for `\(provider.id)` (allowed: \(allowed.joined(separator: ", ")))")
+            throw IDTokenError(.algorithmNotAllowed, "algorithm `\(algorithm)` is not allowed for `\(provider.id)` (allowed: \(allowed.joined(separator: ", ")))")
         }
-        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
-        return try checkClaims(claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
+        // OAuthFlow understands no JWS extension, so any critical one means "do not accept this token".
+        if let critical = header["crit"] {
+            throw IDTokenError(.unsupportedCriticalHeader,
+                               "the token's header marks \(critical) as critical, and OAuthFlow understands none of them (RFC 7515 §4.1.11)")
+        }
+        return algorithm
     }
 
     /// Checks only what needs no client context: the algorithm, the signature, the issuer and expiry.
@@ -70,11 +83,7 @@ public actor IDTokenValidator {
     /// - Returns: The token's claims.
     public func verifySignatureAndIssuer(_ token: Secret) async throws -> [String: JSONValue] {
         let (header, claims) = try Self.decodeUnverified(token.value)
-        let algorithm = header["alg"]?.stringValue ?? ""
-        let allowed = provider.descriptor.security.idTokenAlgs
-        guard algorithm.lowercased() != "none", allowed.contains(algorithm) else {
-            throw IDTokenError(.algorithmNotAllowed, "algorithm `\(algorithm)` is not allowed for `\(provider.id)` (allowed: \(allowed.joined(separator: ", ")))")
-        }
+        let algorithm = try checkHeader(header)
         try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
         let issuer = claims["iss"]?.stringValue ?? ""
         guard issuer == provider.issuer?.absoluteString else {
@@ -83,14 +92,19 @@ public actor IDTokenValidator {
         if let expiry = claims["exp"]?.numberValue, expiry + leeway <= now().timeIntervalSince1970 {
             throw IDTokenError(.expired, "the token expired at \(Date(timeIntervalSince1970: expiry))")
         }
+        try checkNotBefore(claims)
         return claims
     }
 
     /// Checks a refreshed ID token: valid, and about the same subject (OpenID Connect Core §12.2).
     public func validateRefreshed(_ token: Secret, previous: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
         let claims = try await validate(token, nonce: nil, accessToken: accessToken)
-        if let previous, let (_, old) = try? Self.decodeUnverified(previous.value), let oldSubject = old["sub"]?.stringValue,
-           oldSubject != claims.subject {
+        guard let previous else { return claims }
+        // The stored token was verified when it was issued; without its subject there is nothing to hold the new one to.
+        guard let (_, old) = try? Self.decodeUnverified(previous.value), let oldSubject = old["sub"]?.stringValue, !oldSubject.isEmpty else {
+            throw IDTokenError(.subjectMismatch, "the stored ID token names no subject, so the refreshed one cannot be checked against it; sign in again")
+        }
+        guard oldSubject == claims.subject else {
             throw IDTokenError(.subjectMismatch, "the refreshed ID token is about subject `\(claims.subject)`, not `\(oldSubject)`")
         }
         return claims
@@ -99,7 +113,6 @@ public actor IDTokenValidator {
     // MARK: - Signature
 
     private func verifySignature(_ token: String, algorithm: String, keyID: String?) async throws {
-        let collection: JWTKeyCollection
         if algorithm.hasPrefix("HS") {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
@@ -114,33 +127,76 @@ public actor IDTokenValidator {
                 throw IDTokenError(.keysUnavailable,
                                    "the client secret is shorter than the \(bytes) bytes \(algorithm) needs (RFC 7518 §3.2); refusing to verify with it")
             }
-            collection = JWTKeyCollection()
+            let collection = JWTKeyCollection()
             await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest)
-        } else {
-            collection = try await keyCollection(for: keyID)
+            try await verify(token, with: collection, iterating: false, algorithm: algorithm)
+            return
         }
+        let keys = try await keySet(for: keyID)
+        if let keyID, keys.named.contains(keyID) {
+            try await verify(token, with: keys.collection, iterating: false, algorithm: algorithm)
+        } else {
+            // No `kid` in the token, or one that only an unnamed key can match: every candidate is tried.
+            try await verify(token, with: keys.collection, iterating: true, algorithm: algorithm)
+        }
+    }
+
+    private func verify(_ token: String, with collection: JWTKeyCollection, iterating: Bool, algorithm: String) async throws {
         do {
-            _ = try await collection.verify(token, as: SignatureOnly.self, iteratingKeys: keyID == nil)
+            _ = try await collection.verify(token, as: SignatureOnly.self, iteratingKeys: iterating)
         } catch {
             throw IDTokenError(.badSignature, "the ID token's signature does not verify (\(algorithm))")
         }
     }
 
-    /// The JWKS as a key collection; fetched again once when `keyID` is not in it.
-    private func keyCollection(for keyID: String?) async throws -> JWTKeyCollection {
-        if let keys, keyID.map(keyIDs.contains) ?? true { return keys }
-        try await fetchKeys()
-        guard let keys else { throw IDTokenError(.keysUnavailable, "no keys for `\(provider.id)`") }
-        if let keyID, !keyIDs.contains(keyID) {
-            throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
-        }
-        return keys
+    /// The provider's signing keys as jwt-kit holds them, and which of them carry a `kid`.
+    private struct KeySet {
+        let collection: JWTKeyCollection
+        let named: Set<String>
+        let unnamedCount: Int
     }
 
-    private func fetchKeys() async throws {
-        guard let url = provider.endpoints.jwks else {
-            throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint")
+    /// The JWKS, fetched on first use and fetched again when a token names a `kid` it lacks.
+    ///
+    /// The second fetch is what lets a signing-key rotation through, also on a process's
+    /// first sign-in (its first fetch may come from a cache that predates the rotation).
+    /// It happens at most once per ``keyRefetchInterval``, so a stream of tokens with
+    /// made-up `kid`s cannot turn into a stream of requests.
+    private func keySet(for keyID: String?) async throws -> KeySet {
+        if let keys, keyID.map(keys.named.contains) ?? true { return keys }
+        let current: KeySet
+        if let keys {
+            current = keys
+        } else {
+            current = try await fetchKeys()
         }
+        guard let keyID, !current.named.contains(keyID) else { return current }
+        let due = lastRefetch.map { now().timeIntervalSince($0) >= Self.keyRefetchInterval } ?? true
+        var latest = current
+        if due {
+            lastRefetch = now()
+            latest = try await fetchKeys()
+        }
+        guard latest.named.contains(keyID) || latest.unnamedCount > 0 else {
+            throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
+        }
+        return latest
+    }
+
+    /// The shortest time between two fetches of the JWKS caused by unknown key ids.
+    public static let keyRefetchInterval: TimeInterval = 60
+
+    /// The JWKS URL: the descriptor's, or the one its discovery document names.
+    private func keysURL() async throws -> URL {
+        if let url = provider.endpoints.jwks { return url }
+        if provider.discoveryURL != nil, let url = try await DiscoveryClient(transport: transport, now: now).metadata(for: provider).jwksURI {
+            return url
+        }
+        throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
+    }
+
+    private func fetchKeys() async throws -> KeySet {
+        let url = try await keysURL()
         try OAuthClient.checkTransport(url)
         let response: HTTPResponse
         do {
@@ -153,21 +209,25 @@ public actor IDTokenValidator {
               case let .array(entries)? = object["keys"] else {
             throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(response.status))")
         }
-        // Keep signing keys only; jwt-kit refuses keys without a `kid`, so each needs one.
-        var usable: [JWK] = []
-        var ids: Set<String> = []
-        for entry in entries {
-            guard case let .object(fields) = entry, fields["use"]?.stringValue ?? "sig" == "sig",
-                  let kid = fields["kid"]?.stringValue,
-                  let data = try? JSONEncoder().encode(entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data) else { continue }
-            usable.append(jwk)
-            ids.insert(kid)
-        }
         let collection = JWTKeyCollection()
-        // A key type jwt-kit cannot load is skipped; a token naming it then fails as `unknown_key`.
-        for jwk in usable { _ = try? await collection.add(jwk: jwk) }
-        keys = collection
-        keyIDs = ids
+        var named: Set<String> = []
+        var unnamed = 0
+        for (index, entry) in entries.enumerated() {
+            // Signing keys only. `kid` is optional (RFC 7517 §4.5), but jwt-kit files keys by it,
+            // so an unnamed key gets a name no token can claim.
+            guard case var .object(fields) = entry, fields["use"]?.stringValue ?? "sig" == "sig" else { continue }
+            let kid = fields["kid"]?.stringValue
+            if kid == nil { fields["kid"] = .string("\u{0}unnamed-\(index)") }
+            guard let data = try? JSONEncoder().encode(JSONValue.object(fields)), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
+                  (try? await collection.add(jwk: jwk)) != nil else {
+                // A key type jwt-kit cannot load is skipped; a token naming it then fails as `unknown_key`.
+                continue
+            }
+            if let kid { named.insert(kid) } else { unnamed += 1 }
+        }
+        let keys = KeySet(collection: collection, named: named, unnamedCount: unnamed)
+        self.keys = keys
+        return keys
     }
 
     // MARK: - Claims
@@ -189,6 +249,9 @@ public actor IDTokenValidator {
         if audiences.count > 1 || authorizedParty != nil, authorizedParty != clientID {
             throw IDTokenError(.authorizedPartyMismatch, "the ID token's azp is `\(authorizedParty ?? "(missing)")`, not `\(clientID)`")
         }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
+            throw IDTokenError(.subjectMissing, "the ID token has no `sub` claim; OpenID Connect Core §2 requires one")
+        }
         guard let expiry = claims["exp"]?.numberValue, let issued = claims["iat"]?.numberValue else {
             throw IDTokenError(.malformed, "the ID token lacks `exp` or `iat`")
         }
@@ -199,6 +262,7 @@ public actor IDTokenValidator {
         guard issued - leeway <= current else {
             throw IDTokenError(.issuedInFuture, "the ID token claims to be issued in the future (\(Date(timeIntervalSince1970: issued)))")
         }
+        try checkNotBefore(claims)
         let tokenNonce = claims["nonce"]?.stringValue
         if let nonce {
             guard let tokenNonce else { throw IDTokenError(.nonceMissing, "the ID token has no nonce, but one was sent") }
@@ -211,9 +275,20 @@ public actor IDTokenValidator {
                 throw IDTokenError(.accessTokenHashMismatch, "the ID token's at_hash does not match the access token (substituted token?)")
             }
         }
-        return IDTokenClaims(issuer: issuer, subject: claims["sub"]?.stringValue ?? "", audiences: audiences,
+        return IDTokenClaims(issuer: issuer, subject: subject, audiences: audiences,
                              expiresAt: Date(timeIntervalSince1970: expiry), issuedAt: Date(timeIntervalSince1970: issued),
                              nonce: tokenNonce, authorizedParty: authorizedParty, all: claims)
+    }
+
+    /// `nbf` (RFC 7519 §4.1.5), when present, must have passed (within the leeway).
+    private func checkNotBefore(_ claims: [String: JSONValue]) throws {
+        guard let notBefore = claims["nbf"] else { return }
+        guard let seconds = notBefore.numberValue, seconds.isFinite else {
+            throw IDTokenError(.malformed, "the token's `nbf` is not a number of seconds")
+        }
+        guard seconds - leeway <= now().timeIntervalSince1970 else {
+            throw IDTokenError(.notYetValid, "the token is not valid before \(Date(timeIntervalSince1970: seconds))")
+        }
     }
 
     /// `at_hash`: base64url of the left half of the access token's hash, with the hash of the signing algorithm.
@@ -227,6 +302,9 @@ public actor IDTokenValidator {
         return Base64URL.encode(Data(digest.prefix(digest.count / 2)))
     }
 
+    /// How deeply a JWT's header or payload may nest; real claims use two or three levels.
+    public static let maximumClaimDepth = 32
+
     /// Header and claims of a JWT, without verifying anything.
     ///
     /// - Throws: ``IDTokenError`` `malformed`.
@@ -237,6 +315,9 @@ public actor IDTokenValidator {
             guard let data = Base64URL.decode(String(part)),
                   let value = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
                 throw IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON")
+            }
+            guard JSONValue.object(value).depth <= maximumClaimDepth else {
+                throw IDTokenError(.malformed, "the JWT \(name) nests deeper than \(maximumClaimDepth) levels")
             }
             return value
         }

@@ -53,6 +53,15 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// How many arrays and objects are nested here (a scalar is 0).
+    public var depth: Int {
+        switch self {
+        case let .array(values): 1 + (values.map(\.depth).max() ?? 0)
+        case let .object(values): 1 + (values.values.map(\.depth).max() ?? 0)
+        default: 0
+        }
+    }
+
     public var description: String {
         switch self {
         case let .string(value): return "\"\(value)\""

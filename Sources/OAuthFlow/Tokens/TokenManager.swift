@@ -177,6 +177,23 @@ public actor TokenManager {
         return try await transport.send(authorized(request, refreshed.tokens.accessToken))
     }
 
+    /// The session's userinfo claims, checked against its ID token's subject like ``OAuthClient/userInfo(_:)``.
+    ///
+    /// Refreshes first when the access token is stale, and once more after a 401.
+    /// - Throws: ``IDTokenError`` `subjectMismatch` when userinfo is about someone else, and what
+    ///   ``OAuthClient/userInfo(_:)`` throws.
+    public nonisolated func userInfo() async throws -> [String: JSONValue] {
+        _ = try await validAccessToken()
+        let current = try await session()
+        do {
+            return try await client.userInfo(current.tokens)
+        } catch let error as AuthorizationServerError where error.httpStatus == 401 {
+            logger.debug("userinfo answered 401; refreshing once", metadata: ["session": "\(key)"])
+            let refreshed = try await refresh(replacing: current.tokens.accessToken)
+            return try await client.userInfo(refreshed.tokens)
+        }
+    }
+
     private nonisolated func authorized(_ request: HTTPRequest, _ token: Secret) -> HTTPRequest {
         var copy = request
         copy.headers["Authorization"] = "Bearer \(token.value)"

@@ -5,6 +5,10 @@ enum TokenResponseParser {
     /// Fields that are tokens or secrets and never go into ``TokenSet/additionalFields``.
     static let secretFields: Set<String> = ["access_token", "refresh_token", "id_token", "client_secret", "code"]
 
+    /// The longest lifetime believed from `expires_in`: one year. A longer one is cut to this, so a
+    /// server's `1e308` cannot make a session that is never refreshed.
+    static let maximumLifetime: TimeInterval = 365 * 24 * 3600
+
     /// Parses a response body into fields.
     ///
     /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
@@ -71,7 +75,7 @@ enum TokenResponseParser {
             guard let seconds = expires.numberValue, seconds.isFinite, seconds >= 0 else {
                 throw FlowError(.invalidTokenResponse, "the token response's `expires_in` is not a number of seconds: \(expires)")
             }
-            expiresAt = now.addingTimeInterval(seconds)
+            expiresAt = now.addingTimeInterval(min(seconds, maximumLifetime))
         }
         let scopes: [String]
         if let scope = fields["scope"] {
