@@ -25,7 +25,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `path:line:column: severity: message [rule_id]`, the format compilers and editors read.
+    /// A key or value quoted from a descriptor cannot break the line: control characters are escaped.
     public var description: String {
-        "\(location): \(severity.rawValue): \(message) [\(ruleID)]"
+        TerminalText.escaped("\(location): \(severity.rawValue): \(message) [\(ruleID)]")
     }
 }

@@ -13,7 +13,7 @@ extension OAuthFlowCommand {
             do {
                 let (manager, _, _) = try await session.manager()
                 let claims = try await manager.userInfo()
-                Output.stdout(try Output.json(claims))
+                Output.stdoutExact(try Output.json(claims))
             } catch let error as ValidationError {
                 throw error
             } catch {
@@ -41,7 +41,7 @@ extension OAuthFlowCommand {
             }
             var failure: (any Error)?
             if provider.endpoints.revocation == nil {
-                Output.stderr("\(provider.displayName) has no revocation endpoint; the tokens stay valid until they expire.\n")
+                Output.stderr("\(Output.line(provider.displayName)) has no revocation endpoint; the tokens stay valid until they expire.\n")
             } else {
                 let client = try session.client(for: stored, provider: provider)
                 do {
@@ -57,10 +57,10 @@ extension OAuthFlowCommand {
                 throw Output.fail(error)
             }
             if let failure {
-                Output.stderr("Deleted the local session, but revocation failed: \(failure)\n")
+                Output.stderr("Deleted the local session, but revocation failed: \(Output.line(failure))\n")
                 throw ExitCode.failure
             }
-            Output.stderr("Signed out of \(provider.displayName)\(provider.endpoints.revocation == nil ? "" : "; tokens revoked").\n")
+            Output.stderr("Signed out of \(Output.line(provider.displayName))\(provider.endpoints.revocation == nil ? "" : "; tokens revoked").\n")
         }
     }
 }
@@ -90,7 +90,7 @@ extension OAuthFlowCommand.Token {
                 case .id: token = try await manager.session().tokens.idToken
                 }
                 guard let token else { throw ValidationError("the session has no \(kind.rawValue) token") }
-                Output.stdout(token.value + "\n")
+                Output.stdoutExact(token.value + "\n")
             } catch let error as ValidationError {
                 throw error
             } catch {

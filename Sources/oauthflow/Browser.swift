@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlow
 
 /// Opens a URL in the user's browser, as `gh` and Python's webbrowser do.
 enum Browser {
@@ -59,7 +60,7 @@ final class Progress: @unchecked Sendable {
                 var index = 0
                 while !Task.isCancelled {
                     let elapsed = Int(Date().timeIntervalSince(started))
-                    Output.stderr("\r\u{1B}[2K\(frames[index % frames.count]) \(message) \(elapsed)s")
+                    Output.stderrControl("\r\u{1B}[2K" + TerminalText.escaped("\(frames[index % frames.count]) \(message) \(elapsed)s"))
                     index += 1
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }
@@ -72,6 +73,6 @@ final class Progress: @unchecked Sendable {
             task?.cancel()
             task = nil
         }
-        if isTerminal { Output.stderr("\r\u{1B}[2K") }
+        if isTerminal { Output.stderrControl("\r\u{1B}[2K") }
     }
 }

@@ -62,11 +62,11 @@ extension OAuthFlowCommand.JWT {
                         let validator = IDTokenValidator(provider: provider, clientID: "")
                         _ = try await validator.verifySignatureAndIssuer(secret)
                     }
-                    Output.stderr("Verified against \(provider.displayName): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
+                    Output.stderr("Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
                 } catch let error as ValidationError {
                     throw error
                 } catch {
-                    Output.stderr("NOT VERIFIED: \(error)\n")
+                    Output.stderr("NOT VERIFIED: \(Output.line(error))\n")
                     throw ExitCode.failure
                 }
             } else {

@@ -54,7 +54,7 @@ extension OAuthFlowCommand {
             } catch {
                 throw Output.fail(error)
             }
-            Output.stdout(format.reporter.report(diagnostics))
+            Output.stdoutExact(format.reporter.report(diagnostics))  // text diagnostics escape themselves; json and github stay exact
             let errors = diagnostics.filter { $0.severity == .error }.count
             let warnings = diagnostics.count - errors
             if format == .text {

@@ -126,7 +126,7 @@ extension OAuthFlowCommand {
                 throw Output.fail(error)
             }
 
-            Output.stderr("Sign in to \(provider.displayName) by opening this URL:\n\n  \(pending.url.absoluteString)\n\n")
+            Output.stderr("Sign in to \(Output.line(provider.displayName)) by opening this URL:\n\n  \(pending.url.absoluteString)\n\n")
             if !noBrowser, let command = Browser.command(environment: environment) {
                 do {
                     try Browser.open(pending.url, command: command)
@@ -144,7 +144,7 @@ extension OAuthFlowCommand {
             } catch let error as LoopbackError where error.code == .timedOut {
                 progress.stop()
                 await receiver.close()
-                Output.stderr("error: \(error.message); run `oauthflow login \(options.name)` again\n")
+                Output.stderr("error: \(Output.line(error.message)); run `oauthflow login \(options.name)` again\n")
                 throw ExitCodes.timedOut
             } catch {
                 progress.stop()
@@ -180,7 +180,7 @@ extension OAuthFlowCommand {
             } catch let error as FlowError where error.code == .stateMismatch || error.code == .invalidCallback {
                 // Not our callback (forged, or from an older attempt): refuse it and keep waiting.
                 progress.stop()
-                Output.stderr("Ignored a callback that does not belong to this sign-in (\(error.message)).\n")
+                Output.stderr("Ignored a callback that does not belong to this sign-in (\(Output.line(error.message))).\n")
                 return LoopbackResponse(status: 400, html: LoopbackPages.page(
                     title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
                     finishes: false)
@@ -225,7 +225,7 @@ extension OAuthFlowCommand {
             }
             let summary = LoginSummary(session: session, provider: provider, path: store.path(for: options.key))
             if json {
-                Output.stdout(try Output.json(summary))
+                Output.stdoutExact(try Output.json(summary))
             } else {
                 Output.stdout(summary.text)
             }
@@ -321,13 +321,15 @@ struct LoginSummary: Encodable {
     }
 
     var text: String {
-        var lines = ["Signed in to \(provider)\(account == "default" ? "" : " as account \(account)")."]
-        lines.append("  scopes: \(scopes.joined(separator: " "))")
+        // Every value may come from the server or a descriptor: each is escaped so it stays on its line.
+        let show = TerminalText.escaped
+        var lines = ["Signed in to \(show(provider))\(account == "default" ? "" : " as account \(show(account))")."]
+        lines.append("  scopes: \(show(scopes.joined(separator: " ")))")
         lines.append("  expires: \(expiresAt ?? "not stated")")
         lines.append("  refresh token: \(refreshToken ? "issued" : "not issued")")
-        if let idTokenSubject { lines.append("  ID token subject: \(idTokenSubject)\(idTokenVerified ? " (verified)" : " (not verified)")") }
-        for resource in resources { lines.append("  resource: \(resource.title) \(resource.url.absoluteString)") }
-        lines.append("  stored: \(storedAt)")
+        if let idTokenSubject { lines.append("  ID token subject: \(show(idTokenSubject))\(idTokenVerified ? " (verified)" : " (not verified)")") }
+        for resource in resources { lines.append("  resource: \(show(resource.title)) \(show(resource.url.absoluteString))") }
+        lines.append("  stored: \(show(storedAt))")
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -33,18 +33,39 @@ struct RegistryOptions: ParsableArguments {
 
 /// Output helpers: results on stdout, people and logs on stderr.
 enum Output {
+    /// Human-readable text for stdout; control characters from servers and files are escaped.
     static func stdout(_ text: String) {
+        FileHandle.standardOutput.write(Data(TerminalText.sanitized(text).utf8))
+    }
+
+    /// Machine-readable output (JSON, a token) for stdout, written exactly.
+    static func stdoutExact(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    /// Text for a person on stderr; control characters from servers and files are escaped.
     static func stderr(_ text: String) {
+        FileHandle.standardError.write(Data(TerminalText.sanitized(text).utf8))
+    }
+
+    /// Writes terminal control sequences of the CLI's own (the spinner) unescaped.
+    static func stderrControl(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
     /// Prints a library error for a person and returns the failure exit code.
+    ///
+    /// Each line of the error is shown as one line: a line break a server slipped into its
+    /// `error_description` cannot start a line of its own.
     static func fail(_ error: any Error) -> ExitCode {
-        stderr("error: \(error)\n")
+        // A ProviderError's lines are escaped one by one; anything else is shown as one line.
+        stderr("error: \(error is ProviderError ? String(describing: error) : line(error))\n")
         return .failure
+    }
+
+    /// A value (an error, a server's string) as one line: every control character escaped.
+    static func line(_ value: Any) -> String {
+        TerminalText.escaped(String(describing: value))
     }
 
     static func json(_ value: some Encodable) throws -> String {

@@ -67,16 +67,16 @@ extension OAuthFlowCommand.Providers {
                     variables: $0.descriptor.variables.keys.sorted(), source: $0.origin.description)
             }
             if json {
-                Output.stdout(try Output.json(rows))
+                Output.stdoutExact(try Output.json(rows))
                 return
             }
             let width = max(2, rows.map(\.id.count).max() ?? 0)
             let nameWidth = max(4, rows.map(\.displayName.count).max() ?? 0)
             for row in rows {
                 let variables = row.variables.isEmpty ? "" : "  vars: " + row.variables.joined(separator: ", ")
-                Output.stdout(row.id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                Output.stdout(TerminalText.escaped(row.id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + row.displayName.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-                    + row.protocol.padding(toLength: 6, withPad: " ", startingAt: 0) + variables + "\n")
+                    + row.protocol.padding(toLength: 6, withPad: " ", startingAt: 0) + variables) + "\n")
             }
         }
     }
@@ -156,7 +156,7 @@ extension OAuthFlowCommand.Providers {
                 issParameter: d.security.issParameter.rawValue,
                 redirect: "http://\(loopback.host):\(port)\(loopback.path)", resources: provider.resources.entries)
             if json {
-                Output.stdout(try Output.json(summary))
+                Output.stdoutExact(try Output.json(summary))
                 return
             }
             var lines = ["\(d.displayName) (\(d.id), \(d.protocol.rawValue))"]
@@ -176,7 +176,8 @@ extension OAuthFlowCommand.Providers {
             for resource in provider.resources.entries {
                 lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")
             }
-            Output.stdout(lines.joined(separator: "\n") + "\n")
+            // Each line holds descriptor values: escaped whole, so none can start a line of its own.
+            Output.stdout(lines.map(TerminalText.escaped).joined(separator: "\n") + "\n")
         }
     }
 }

@@ -23,12 +23,12 @@ extension OAuthFlowCommand {
                 throw Output.fail(error)
             }
             if json {
-                Output.stdout(try Output.json(resources))
+                Output.stdoutExact(try Output.json(resources))
                 return
             }
             if resources.isEmpty { Output.stderr("no resources are open to the granted scopes\n") }
             for resource in resources {
-                Output.stdout("\(resource.title)\t\(resource.scope)\t\(resource.url.absoluteString)\n")
+                Output.stdout([resource.title, resource.scope, resource.url.absoluteString].map(TerminalText.escaped).joined(separator: "\t") + "\n")
             }
         }
     }
@@ -120,7 +120,7 @@ struct TokenSummary {
 
     init(_ session: StoredSession, now: Date = Date()) {
         let tokens = session.tokens
-        var lines = ["session: \(session.key)", "client: \(session.clientID)", "scopes: \(tokens.scopes.joined(separator: " "))"]
+        var lines = ["session: \(session.key)", "client: \(session.clientID)", "scopes: \(tokens.scopes.joined(separator: " "))"].map(TerminalText.escaped)
         if let expiresAt = tokens.expiresAt {
             let seconds = Int(expiresAt.timeIntervalSince(now))
             lines.append("expires: \(ISO8601DateFormatter().string(from: expiresAt)) (\(seconds >= 0 ? "in \(seconds) s" : "expired"))")

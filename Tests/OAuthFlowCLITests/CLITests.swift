@@ -105,6 +105,35 @@ struct CLI {
         #expect(github.stdout.hasPrefix("::error file=Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml,line=10,col=12,title=wrong_type::"))
     }
 
+    @Test func controlCharactersInADescriptorCannotForgeLines() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A quoted key holding a line break, a forged diagnostic, a screen-clearing escape and a bidi override.
+        let text = """
+            schema_version: 1
+            id: evil
+            display_name: Evil
+            protocol: oauth2
+            endpoints:
+              authorization: https://auth.example.com/authorize
+              token: https://auth.example.com/token
+            "x\\nforged.yaml:1:1: error: all good\\e[2J\\u202E": 1
+            """
+        try Data(text.utf8).write(to: directory.appendingPathComponent("evil.yaml"))
+        let result = try CLI.run(["lint", directory.path])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stdout)")
+        #expect(!lines.contains { $0.hasPrefix("forged.yaml") })
+        #expect(!result.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
+        #expect(result.stdout.contains("\\n") && result.stdout.contains("\\x1B") && result.stdout.contains("\\u{202E}"))
+        // The machine formats keep the key exactly.
+        let json = try CLI.run(["lint", "--format", "json", directory.path])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.contains { ($0["message"] as? String)?.contains("\u{1B}[2J") == true })
+    }
+
     @Test func missingPathIsAClearError() throws {
         let result = try CLI.run(["lint", "no/such/place"])
         #expect(result.status == 1)

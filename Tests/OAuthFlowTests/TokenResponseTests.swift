@@ -43,6 +43,12 @@ import Testing
         #expect(tokens.expiresAt == now.addingTimeInterval(365 * 24 * 3600))
     }
 
+    @Test(arguments: [#""at\u001b[2J""#, #""at\nSigned in""#, #""caf\u00e9""#])
+    func tokensMustBePrintableASCII(_ token: String) throws {
+        #expect(throws: FlowError.self) { try parse(#"{"access_token":\#(token),"token_type":"bearer"}"#) }
+        #expect(throws: FlowError.self) { try parse(#"{"access_token":"at","refresh_token":\#(token),"token_type":"bearer"}"#) }
+    }
+
     @Test func absentScopeMeansTheRequestedScopes() throws {
         #expect(try parse(#"{"access_token":"at","token_type":"bearer"}"#).scopes == ["openid", "email"])
     }

@@ -30,5 +30,6 @@ public struct DescriptorProblem: Sendable, Hashable, CustomStringConvertible {
         self.keyPath = keyPath
     }
 
-    public var description: String { "\(location): \(message)" }
+    /// `path:line:column: message` on one line, control characters escaped.
+    public var description: String { TerminalText.escaped("\(location): \(message)") }
 }

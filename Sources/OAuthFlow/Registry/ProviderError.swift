@@ -24,8 +24,9 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
         self.problems = problems
     }
 
+    /// The message, then one indented line per problem; each line has its control characters escaped.
     public var description: String {
-        ([message] + problems.map { "  \($0)" }).joined(separator: "\n")
+        ([TerminalText.escaped(message)] + problems.map { "  \($0)" }).joined(separator: "\n")
     }
 }
 

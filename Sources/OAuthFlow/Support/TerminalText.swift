@@ -1,0 +1,53 @@
+/// Makes text from servers, descriptors and files safe to show on a terminal.
+///
+/// A hostile server or descriptor can put escape sequences (clear the screen, set the
+/// window title), carriage returns or line breaks (forge a line such as
+/// `Signed in … (verified)`) and bidirectional overrides (reorder what is read) into
+/// any string OAuthFlow shows. Every human-facing output passes through here; JSON
+/// output and other machine formats stay exact.
+public enum TerminalText {
+    /// `text` with every control and bidirectional formatting character written as a visible escape.
+    ///
+    /// For one value inside a line: line breaks and tabs are escaped too (`\n`, `\t`).
+    public static func escaped(_ text: String) -> String {
+        escape(text, keeping: [])
+    }
+
+    /// Like ``escaped(_:)`` but keeping line breaks and tabs, for text whose lines OAuthFlow composed.
+    public static func sanitized(_ text: String) -> String {
+        escape(text, keeping: ["\n", "\t"])
+    }
+
+    private static func escape(_ text: String, keeping: Set<Unicode.Scalar>) -> String {
+        guard text.unicodeScalars.contains(where: { needsEscape($0) && !keeping.contains($0) }) else { return String(text) }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard needsEscape(scalar), !keeping.contains(scalar) else {
+                out.append(scalar)
+                continue
+            }
+            let visible: String = switch scalar {
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            default: scalar.value < 0x100 ? "\\x" + hex(scalar.value, width: 2) : "\\u{" + hex(scalar.value, width: 4) + "}"
+            }
+            out.append(contentsOf: visible.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    /// C0 controls, DEL, C1 controls, and the characters that change text direction or hide themselves.
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x061C, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2069, 0xFEFF: true
+        default: false
+        }
+    }
+
+    private static func hex(_ value: UInt32, width: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
