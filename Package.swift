@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -26,6 +27,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                // Linux HTTP: deadlines, streamed bodies with a cap, no implicit decompression, and no
+                // FoundationNetworking/libcurl to load at start-up. Apple platforms use URLSession.
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
             ],
             resources: [.copy("BundledProviders")]
         ),
@@ -59,7 +66,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowTests",
-            dependencies: ["OAuthFlow", "StoreWriter", "oauthflow", .product(name: "JWTKit", package: "jwt-kit")],
+            dependencies: [
+                "OAuthFlow", "StoreWriter", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

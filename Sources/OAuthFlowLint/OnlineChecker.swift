@@ -9,7 +9,7 @@ import OAuthFlow
 public struct OnlineChecker: Sendable {
     private let transport: any HTTPTransport
 
-    public init(transport: any HTTPTransport = URLSessionTransport(timeout: 10)) {
+    public init(transport: any HTTPTransport = DefaultHTTPTransport(timeout: 10)) {
         self.transport = transport
     }
 

@@ -219,6 +219,9 @@ extension OAuthFlowCommand {
             let session = StoredSession(key: options.key, variables: provider.variables, clientID: clientID,
                                         redirectURI: redirectURI, tokens: tokens, updatedAt: Date())
             do {
+                if let kept = try await store.setAsideCorruptSession(options.key) {
+                    Output.stderr("The stored session file could not be read; it was kept as \(kept).\n")
+                }
                 try await store.save(session)
             } catch {
                 throw Output.fail(error)

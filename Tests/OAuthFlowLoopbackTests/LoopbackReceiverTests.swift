@@ -4,7 +4,7 @@ import Testing
 @testable import OAuthFlowLoopback
 
 @Suite struct LoopbackReceiverTests {
-    let http = URLSessionTransport(timeout: 5)
+    let http = DefaultHTTPTransport(timeout: 5)
 
     private func get(_ receiver: LoopbackReceiver, _ pathAndQuery: String) async throws -> HTTPResponse {
         try await http.send(HTTPRequest(method: "GET", url: try #require(URL(string: "http://127.0.0.1:\(receiver.port)\(pathAndQuery)"))))

@@ -69,7 +69,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [HTTPRequest] = []
 
-    init(_ base: any HTTPTransport = URLSessionTransport(timeout: 15)) {
+    init(_ base: any HTTPTransport = DefaultHTTPTransport(timeout: 15)) {
         self.base = base
     }
 

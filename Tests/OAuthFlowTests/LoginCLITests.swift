@@ -85,7 +85,7 @@ struct LoginCLITests {
         #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
 
         // The token was revoked at the server, not only forgotten here.
-        let response = try await URLSessionTransport(timeout: 10).send(HTTPRequest(
+        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(
             method: "GET", url: env.server.baseURL.appendingPathComponent("o/userinfo/"), headers: ["Authorization": "Bearer \(accessToken)"]))
         #expect(response.status == 401)
 

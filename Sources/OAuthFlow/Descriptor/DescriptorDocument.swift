@@ -34,19 +34,21 @@ public struct DescriptorDocument {
     public static func load(contentsOf url: URL) -> DescriptorDocument {
         // Report the path as the caller wrote it: relative paths stay relative.
         let path = url.relativePath
+        let message: String
         do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            // Read one byte past the limit so an oversized file is noticed without reading it all.
-            let data = try handle.read(upToCount: maximumSize + 1) ?? Data()
-            return parse(data, path: path)
+            return parse(try SafeFile.read(url.path, limit: maximumSize), path: path)
+        } catch let error as SafeFile.ReadError where error.kind == .tooLarge {
+            message = tooLargeMessage
+        } catch let error as SafeFile.ReadError {
+            message = "cannot read the file: \(error.reason)"
         } catch {
-            let problem = DescriptorProblem(
-                kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1),
-                message: "cannot read the file: \(error.localizedDescription)")
-            return DescriptorDocument(path: path, text: nil, root: nil, problems: [problem], descriptor: nil)
+            message = "cannot read the file: \(error)"
         }
+        let problem = DescriptorProblem(kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1), message: message)
+        return DescriptorDocument(path: path, text: nil, root: nil, problems: [problem], descriptor: nil)
     }
+
+    private static let tooLargeMessage = "file is larger than \(maximumSize / 1024) KiB; a descriptor is a few kilobytes of YAML"
 
     /// Parses descriptor bytes.
     ///
@@ -60,7 +62,7 @@ public struct DescriptorDocument {
             return DescriptorDocument(path: path, text: text, root: nil, problems: [problem], descriptor: nil)
         }
         if data.count > maximumSize {
-            return failed("file is larger than \(maximumSize / 1024) KiB; a descriptor is a few kilobytes of YAML")
+            return failed(tooLargeMessage)
         }
         if let nul = data.firstIndex(of: 0) {
             let position = TextPosition.of(byteOffset: nul - data.startIndex, in: data)

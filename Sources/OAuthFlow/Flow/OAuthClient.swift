@@ -27,10 +27,10 @@ public actor OAuthClient {
     /// - Parameters:
     ///   - provider: The resolved provider.
     ///   - configuration: The registered client.
-    ///   - transport: How to send requests; defaults to a ``URLSessionTransport``.
+    ///   - transport: How to send requests; defaults to a ``DefaultHTTPTransport``.
     ///   - logger: Receives debug and trace lines; secrets are never logged.
     ///   - now: The clock used for issue and expiry times.
-    public init(provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+    public init(provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = DefaultHTTPTransport(),
                 logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.provider = provider

@@ -42,6 +42,18 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
+#if canImport(AsyncHTTPClient)
+/// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
+/// ``URLSessionTransport`` on Apple platforms. Both take `timeout:` (the total deadline of a
+/// request) and `maximumResponseSize:`.
+public typealias DefaultHTTPTransport = AsyncHTTPClientTransport
+#else
+/// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
+/// ``URLSessionTransport`` on Apple platforms. Both take `timeout:` (the total deadline of a
+/// request) and `maximumResponseSize:`.
+public typealias DefaultHTTPTransport = URLSessionTransport
+#endif
+
 /// A failure to get any HTTP response: connection refused, timeout, oversized body.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public let url: String

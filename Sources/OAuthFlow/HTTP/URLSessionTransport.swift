@@ -1,9 +1,11 @@
+#if !canImport(AsyncHTTPClient)
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// ``HTTPTransport`` on `URLSession`, hardened for an OAuth client.
+/// ``HTTPTransport`` on `URLSession`, hardened for an OAuth client: the transport on Apple platforms.
+///
+/// On Linux OAuthFlow uses ``AsyncHTTPClientTransport`` instead: URLSession there
+/// (FoundationNetworking over libcurl) has no total deadline, reads past a size limit
+/// and inflates compressed bodies in memory.
 ///
 /// - Redirects are never followed. On Linux, URLSession follows them by default
 ///   and forwards the `Authorization` header to the new host; only a
@@ -28,6 +30,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
+        // Ask for no compression: an inflated body could be far larger than the bytes that came.
+        configuration.httpAdditionalHeaders = ["Accept-Encoding": "identity"]
         delegate = Delegate(limit: maximumResponseSize)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
@@ -102,7 +106,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             lock.unlock()
             guard let entry else { return }
             if entry.oversized {
-                entry.continuation.resume(throwing: TransportError(url: entry.url, message: "response body is larger than \(limit) bytes"))
+                entry.continuation.resume(throwing: TransportError(url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))
                 return
             }
             if let error {
@@ -121,3 +125,4 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 }
+#endif

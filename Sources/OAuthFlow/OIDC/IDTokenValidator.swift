@@ -36,7 +36,7 @@ public actor IDTokenValidator {
     private var keys: KeySet?
     private var lastRefetch: Date?
 
-    public init(provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = URLSessionTransport(),
+    public init(provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
                 leeway: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) {
         self.provider = provider
         self.clientID = clientID

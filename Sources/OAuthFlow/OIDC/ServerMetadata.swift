@@ -58,7 +58,7 @@ public actor DiscoveryClient {
     private var cache: [URL: (ServerMetadata, Date)] = [:]
 
     /// - Parameter timeToLive: How long a fetched document is reused (default one hour).
-    public init(transport: any HTTPTransport = URLSessionTransport(), timeToLive: TimeInterval = 3600,
+    public init(transport: any HTTPTransport = DefaultHTTPTransport(), timeToLive: TimeInterval = 3600,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.transport = transport
         self.timeToLive = timeToLive

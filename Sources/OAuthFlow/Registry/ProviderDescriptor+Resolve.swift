@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension ProviderDescriptor {
     /// Characters a variable value may never contain: they would change the URL's structure.
@@ -85,22 +92,55 @@ extension ProviderDescriptor {
         return components.url
     }
 
-    /// The resource list, inline or from ``resourcesFile`` (relative to the descriptor).
+    /// The resource list, inline or from ``resourcesFile``.
+    ///
+    /// The file must lie in the descriptor's own directory tree: the path is relative,
+    /// without `..`, and no symbolic link may lead out of the directory. It is read
+    /// like a descriptor (regular files only, at most ``DescriptorDocument/maximumSize``),
+    /// and errors never quote its contents.
     public func resourceTemplates() throws -> [ResourceTemplate] {
         var templates = resources ?? []
         if let resourcesFile {
-            let base = sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
-                ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-            let fileURL = URL(fileURLWithPath: resourcesFile, relativeTo: base)
+            let data = try readResourcesFile(resourcesFile)
             do {
-                templates += try ResourceMap.templates(from: Data(contentsOf: fileURL))
+                templates += try ResourceMap.templates(from: data)
             } catch {
                 throw ProviderError(.invalidResources,
-                                    "cannot read the resources file `\(fileURL.path)` of provider `\(id)`: \(error)",
+                                    "the resources file `\(resourcesFile)` of provider `\(id)` is not a list of {scope, title, url} entries",
                                     provider: id)
             }
         }
         return templates
+    }
+
+    private func readResourcesFile(_ name: String) throws -> Data {
+        func refuse(_ why: String) -> ProviderError {
+            ProviderError(.invalidResources, "the resources file `\(name)` of provider `\(id)` \(why)", provider: id)
+        }
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.hasPrefix("~"), !name.split(separator: "/").contains("..") else {
+            throw refuse("must be a path relative to the descriptor's directory, without `..`")
+        }
+        let base = sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        // Resolve links on both sides: a link inside the directory must not point outside it.
+        guard let directory = Self.realPath(base.path) else { throw refuse("cannot be found: the descriptor's directory is not readable") }
+        guard let file = Self.realPath(base.appendingPathComponent(name).path) else {
+            throw refuse("cannot be read: no such file beside the descriptor")
+        }
+        guard file.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") else {
+            throw refuse("leads outside the descriptor's directory (through a symbolic link)")
+        }
+        do {
+            return try SafeFile.read(file, limit: DescriptorDocument.maximumSize)
+        } catch let error as SafeFile.ReadError {
+            throw refuse("cannot be read: \(error.reason)")
+        }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private func buildURL(_ template: URLTemplate, field: String, values: [String: String]) throws -> URL {

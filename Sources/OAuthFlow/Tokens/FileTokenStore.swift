@@ -54,6 +54,9 @@ public struct FileTokenStore: TokenStore {
 
     public func load(_ key: SessionKey) async throws -> StoredSession? {
         let path = path(for: key)
+        // The directory is held to the same rules when reading as when writing: a 0755 or
+        // symbolically linked directory is refused, not read from.
+        guard try checkDirectory() else { return nil }
         guard let data = try readPrivateFile(path) else { return nil }
         do {
             let decoder = JSONDecoder()
@@ -70,9 +73,29 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
+    /// Moves an unreadable session file to `NAME.json.corrupt-TIMESTAMP` beside it, 0600.
+    ///
+    /// - Returns: The new path, or nil when the session file is absent or readable.
+    public func setAsideCorruptSession(_ key: SessionKey) async throws -> String? {
+        do {
+            _ = try await load(key)
+            return nil
+        } catch let error as TokenStoreError where error.code == .corrupt {
+            let path = path(for: key)
+            let kept = path + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            guard rename(path, kept) == 0 else { throw systemError("cannot set aside the unreadable", path) }
+            syncDirectory()
+            return kept
+        } catch {
+            // Missing directory rights, a link in the way: saving reports these itself.
+            return nil
+        }
+    }
+
     /// Reads a private file: nil when absent; refuses links, non-regular files and loose permissions.
     func readPrivateFile(_ path: String) throws -> Data? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: a named pipe planted at the path must not block the open.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             let error = errno
             if error == ENOENT { return nil }
@@ -86,8 +109,8 @@ public struct FileTokenStore: TokenStore {
         guard fstat(fd, &info) == 0 else {
             throw systemError("cannot inspect", path)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw TokenStoreError(.notARegularFile, "\(path) is not a regular file", path: path)
+        if let kind = SafeFile.nonRegularKind(info.st_mode) {
+            throw TokenStoreError(.notARegularFile, "\(path) is \(kind), not a regular file; refusing to read it", path: path)
         }
         try requirePrivate(info, path, expected: "600")
         var data = Data()
@@ -95,7 +118,7 @@ public struct FileTokenStore: TokenStore {
         while true {
             let count = read(fd, &buffer, buffer.count)
             if count < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == EAGAIN { continue }
                 throw systemError("cannot read", path)
             }
             if count == 0 { break }
@@ -107,7 +130,10 @@ public struct FileTokenStore: TokenStore {
         return data
     }
 
+    /// Saves a session. An unreadable session file in its place is first set aside
+    /// (``setAsideCorruptSession(_:)``), never overwritten.
     public func save(_ session: StoredSession) async throws {
+        _ = try await setAsideCorruptSession(session.key)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -179,7 +205,8 @@ public struct FileTokenStore: TokenStore {
 
     /// The authorization in progress for a session, if any.
     public func loadPending(for key: SessionKey) throws -> Data? {
-        try readPrivateFile(pendingPath(for: key))
+        guard try checkDirectory() else { return nil }
+        return try readPrivateFile(pendingPath(for: key))
     }
 
     /// Forgets the authorization in progress.
@@ -229,6 +256,27 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
+    /// Checks an existing directory is private and not a link.
+    ///
+    /// - Returns: false when there is no directory (so no session either).
+    private func checkDirectory() throws -> Bool {
+        let path = directory.path
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            guard errno == ENOENT else { throw systemError("cannot inspect", path) }
+            return false
+        }
+        try requirePrivateDirectory(info, path)
+        return true
+    }
+
+    private func requirePrivateDirectory(_ info: stat, _ path: String) throws {
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw TokenStoreError(.notARegularFile, "\(path) is not a directory (a symbolic link?); refusing to store tokens there", path: path)
+        }
+        try requirePrivate(info, path, expected: "700")
+    }
+
     /// Creates the directory 0700, or checks an existing one is a private directory and not a link.
     private func ensureDirectory() throws {
         let path = directory.path
@@ -245,10 +293,7 @@ public struct FileTokenStore: TokenStore {
                 throw systemError("cannot inspect", path)
             }
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw TokenStoreError(.notARegularFile, "\(path) is not a directory (a symbolic link?); refusing to store tokens there", path: path)
-        }
-        try requirePrivate(info, path, expected: "700")
+        try requirePrivateDirectory(info, path)
     }
 
     /// Refuses a file or directory that group or others may read, naming the chmod that fixes it.

@@ -35,7 +35,7 @@ public actor TokenManager {
     ///   - transport: Sends ``perform(_:)`` requests.
     ///   - onChange: Called with every new session, and with nil after a sign-out.
     public init(client: OAuthClient, store: any TokenStore, key: SessionKey, skew: TimeInterval = 60,
-                clock: any DateClock = SystemDateClock(), transport: any HTTPTransport = URLSessionTransport(),
+                clock: any DateClock = SystemDateClock(), transport: any HTTPTransport = DefaultHTTPTransport(),
                 logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
                 onChange: (@Sendable (StoredSession?) -> Void)? = nil) {
         self.client = client

@@ -1,0 +1,129 @@
+#if canImport(AsyncHTTPClient)
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// ``HTTPTransport`` on async-http-client, the transport OAuthFlow uses on Linux.
+///
+/// - Redirects are never followed: a 3xx is handed to the engine, which treats it as an error.
+/// - Every request has one total deadline, ``timeout``, covering connecting, sending, the
+///   headers and the whole body: a server that sends one byte a second fails on time.
+/// - The body is read as it streams and the request is cut at ``maximumResponseSize``:
+///   an endless or oversized body never holds more than the cap in memory. A
+///   `Content-Length` above the cap fails before any of the body is read.
+/// - No `Accept-Encoding` is sent and nothing is decompressed, so a small compressed
+///   answer cannot inflate into a large one.
+/// - No cookies are kept; nothing is cached.
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    /// The total time a request may take, from connecting to the last byte of the body.
+    public let timeout: TimeInterval
+    /// The largest response body accepted, in bytes.
+    public let maximumResponseSize: Int
+    private let client: HTTPClient
+
+    /// The client all transports share: one connection pool, never shut down, on NIO's
+    /// process-wide event loops. Per-request limits come from each transport.
+    private static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(30), read: .seconds(30)),
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        // A refused connection is an answer: report it now instead of retrying until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// - Parameters:
+    ///   - timeout: The total deadline of each request, in seconds (default 30).
+    ///   - maximumResponseSize: The largest body accepted (default 1 MiB).
+    public init(timeout: TimeInterval = 30, maximumResponseSize: Int = 1 << 20) {
+        self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
+        self.client = Self.sharedClient
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let started = ContinuousClock.now
+        let limit = timeout
+        do {
+            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+                group.addTask { try await self.exchange(request) }
+                group.addTask {
+                    try await Task.sleep(nanoseconds: UInt64(max(0, limit) * 1_000_000_000))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw TransportError(url: request.url, message: "no complete answer within \(Self.seconds(limit)) (the request's total deadline)")
+                }
+                return response
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TransportError(url: request.url, message: Self.explain(error, after: ContinuousClock.now - started, limit: limit))
+        }
+    }
+
+    /// Sends the request and reads the body up to the cap.
+    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(outgoing, deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
+        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > maximumResponseSize {
+            throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted (Content-Length: \(declared))")
+        }
+        var body = Data()
+        for try await chunk in response.body {
+            guard body.count + chunk.readableBytes <= maximumResponseSize else {
+                // Leaving the loop cancels the request and closes the connection: nothing more is read.
+                throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted")
+            }
+            body.append(contentsOf: chunk.readableBytesView)
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers where headers[name.lowercased()] == nil {
+            headers[name.lowercased()] = value
+        }
+        return HTTPResponse(status: Int(response.status.code), headers: headers, body: body)
+    }
+
+    /// A sentence for a failure, saying what happened and after how long.
+    private static func explain(_ error: any Error, after elapsed: Duration, limit: TimeInterval) -> String {
+        let took = "after " + seconds(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded: return "no complete answer within \(seconds(limit)) (the request's total deadline)"
+            case .connectTimeout: return "could not connect (\(took))"
+            case .readTimeout: return "the server stopped sending (\(took))"
+            case .remoteConnectionClosed: return "the server closed the connection before answering (\(took))"
+            case .invalidURL: return "the URL is not valid"
+            default: return "\(error) (\(took))"
+            }
+        }
+        if let error = error as? NIOConnectionError {
+            let reasons = error.connectionErrors.map { "\($0.error)" }
+            if let dns = error.dnsAAAAError ?? error.dnsAError, reasons.isEmpty {
+                return "the host name could not be resolved (\(dns))"
+            }
+            return "could not connect: \(reasons.first ?? "\(error)") (\(took))"
+        }
+        if let error = error as? IOError {
+            let reason = String(cString: strerror(error.errnoCode)).lowercased()
+            return error.errnoCode == ECONNREFUSED ? "could not connect: \(reason) (\(took))" : "\(reason) (\(took))"
+        }
+        return "\(error) (\(took))"
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String {
+        value < 10 ? String(format: "%.1f s", value) : "\(Int(value.rounded())) s"
+    }
+}
+#endif

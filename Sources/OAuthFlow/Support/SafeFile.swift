@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads small files that a user or another program may have replaced with something odd.
+///
+/// - Only regular files are read. A named pipe, a device (`/dev/zero`), a socket or a
+///   directory is refused at once with a sentence naming what it is: the file is opened
+///   with `O_NONBLOCK`, so opening a FIFO with no writer cannot hang.
+/// - At most `limit` bytes are read; a larger file is refused, not truncated.
+/// - Failures say what the system said in words (a symbolic link loop is not "no such file").
+public enum SafeFile {
+    /// Why a file could not be read.
+    public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
+        public let path: String
+        /// What went wrong, without the path: "it is a named pipe (FIFO), not a regular file; ...".
+        public let reason: String
+        public let kind: Kind
+
+        public enum Kind: Sendable, Hashable {
+            /// Nothing is at the path.
+            case missing
+            /// The file is larger than the limit.
+            case tooLarge
+            /// A pipe, a device, a directory, a socket, or a symbolic link not followed.
+            case notRegularFile
+            /// Any other failure of the system.
+            case system
+        }
+
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// The file's bytes.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - limit: The largest size accepted, in bytes.
+    ///   - followLinks: Whether a symbolic link at `path` is followed (`false` refuses it).
+    /// - Throws: ``ReadError``.
+    public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws -> Data {
+        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
+        if !followLinks { flags |= O_NOFOLLOW }
+        let fd = open(path, flags)
+        guard fd >= 0 else {
+            let code = errno
+            throw ReadError(path: path, reason: explain(code, followLinks: followLinks),
+                            kind: code == ENOENT ? .missing : code == ELOOP && !followLinks ? .notRegularFile : .system)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw ReadError(path: path, reason: explain(errno, followLinks: followLinks), kind: .system)
+        }
+        if let kind = nonRegularKind(info.st_mode) {
+            throw ReadError(path: path, reason: "it is \(kind), not a regular file; only regular files are read", kind: .notRegularFile)
+        }
+        if Int(info.st_size) > limit {
+            throw ReadError(path: path, reason: "it is \(info.st_size) bytes, more than the \(limit) accepted", kind: .tooLarge)
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = systemRead(fd, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw ReadError(path: path, reason: explain(errno, followLinks: followLinks), kind: .system)
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > limit {
+                throw ReadError(path: path, reason: "it is larger than the \(limit) bytes accepted", kind: .tooLarge)
+            }
+        }
+    }
+
+    /// "a named pipe (FIFO)", "a directory", ... for anything that is not a regular file; nil for one.
+    public static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a named pipe (FIFO)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
+        }
+    }
+
+    /// The system's error in words, with the cases people meet spelled out.
+    public static func explain(_ code: Int32, followLinks: Bool = true) -> String {
+        switch code {
+        case ENOENT: "no such file or directory"
+        case ELOOP: followLinks ? "too many levels of symbolic links (a symbolic link loop?)" : "it is a symbolic link; refusing to follow it"
+        case EACCES: "permission denied"
+        case EISDIR: "it is a directory, not a regular file"
+        case ENOTDIR: "a part of the path is not a directory"
+        default: String(cString: strerror(code))
+        }
+    }
+}
+
+/// `read(2)`, under a name the static `read` does not hide.
+@inline(__always)
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
