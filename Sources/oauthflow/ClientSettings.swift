@@ -67,10 +67,13 @@ struct ClientSettings {
             secret = Secret(value)
         } else if let file = entry?.clientSecretFile {
             let path = NSString(string: file).expandingTildeInPath
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ValidationError("cannot read the client secret file \(path)")
+            let data: Data
+            do {
+                data = try SafeFile.read(path, limit: 64 * 1024)
+            } catch let error as SafeFile.ReadError {
+                throw ValidationError("cannot read the client secret file \(error)")
             }
-            secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            secret = Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         let variables = (entry?.variables ?? [:]).merging(flagVariables) { _, flag in flag }
         return ClientSettings(clientID: clientID, secret: secret, variables: variables,
@@ -79,7 +82,14 @@ struct ClientSettings {
 
     private static func loadEntry(provider: String, environment: [String: String]) throws -> ClientFileEntry? {
         let url = clientsFile(environment: environment)
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let text: String
+        do {
+            text = String(decoding: try SafeFile.read(url.path, limit: DescriptorDocument.maximumSize), as: UTF8.self)
+        } catch let error as SafeFile.ReadError where error.kind == .missing {
+            return nil
+        } catch let error as SafeFile.ReadError {
+            throw ValidationError("cannot read the clients file \(error)")
+        }
         let node: Node?
         do {
             node = try Yams.compose(yaml: text)
