@@ -55,6 +55,11 @@ public struct Linter: Sendable {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
+                // A dangling link or a link loop is there all the same: reading it says which.
+                if (try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) != nil {
+                    files.append(path)
+                    continue
+                }
                 throw LintError("no such file or directory: \(path.relativePath)")
             }
             if isDirectory.boolValue {

@@ -147,9 +147,46 @@ import Testing
         }
         lines.append("schema_version: 1")
         let document = parse(lines.joined(separator: "\n") + "\n")
-        #expect(!document.problems.isEmpty)
-        #expect(document.problems.count < 1_000)
+        #expect(document.problems.count == 1)
+        #expect(document.problems.first?.message.contains("expands to more than 50000 nodes") == true, "\(document.problems)")
         #expect(document.descriptor == nil)
+    }
+
+    @Test func aRepeatedKeyIsPointedAtWhereItIsRepeated() throws {
+        let text = descriptorText(id: "example") + "scopes:\n  default: [a]\n  default: [b]\n"
+        let problem = try #require(parse(text).problems.first)
+        let repeatLine = text.split(separator: "\n", omittingEmptySubsequences: false).lastIndex { $0.hasPrefix("  default:") }.map { $0 + 1 }
+        #expect(problem.location.line == repeatLine)
+        #expect(problem.location.column == 3)
+    }
+
+    @Test func aTabIndentIsNamed() throws {
+        let problem = try #require(parse(descriptorText(id: "example") + "scopes:\n\tdefault: [a]\n").problems.first)
+        #expect(problem.message == "a TAB indents this line; YAML indents with spaces only")
+    }
+
+    @Test func aSingleAllowedValueIsNamedPlainly() throws {
+        let text = descriptorText(id: "example").replacingOccurrences(of: "schema_version: 1", with: "schema_version: \"1\"")
+        let problem = try #require(parse(text).problems.first)
+        #expect(problem.message.hasPrefix("expected the integer 1, found the string `1`"), "\(problem.message)")
+    }
+
+    @Test func sizesAreCappedWithPositionedErrors() throws {
+        let many = (0..<17).map { "{v\($0)}" }.joined(separator: ".")
+        let placeholders = try #require(parse(descriptorText(id: "example").replacingOccurrences(
+            of: "https://auth.example.com/authorize", with: "https://\(many).example.com/authorize")).problems.first)
+        #expect(placeholders.message.contains("at most 16 are allowed"))
+        let variables = (0..<300).map { "  v\($0):\n    description: x\n" }.joined()
+        let problem = try #require(parse(descriptorText(id: "example") + "variables:\n" + variables).problems.first)
+        #expect(problem.message == "`variables` has 300 entries; at most 256 are allowed")
+    }
+
+    @Test func substitutionIsOnePassAndDropsSeparatorsOfEmptyValues() {
+        let template = URLTemplate("https://{region}.{tenant}.example.com/{a}/{b}/x")
+        #expect(template.substituting(["region": "", "tenant": "acme", "a": "1", "b": ""]) == "https://acme.example.com/1/x")
+        #expect(template.substituting(["tenant": "acme"]) == "https://{region}.acme.example.com/{a}/{b}/x")
+        // A value that looks like a placeholder is not expanded again.
+        #expect(URLTemplate("https://{a}.example.com").substituting(["a": "{b}", "b": "x"]) == "https://{b}.example.com")
     }
 
     @Test func duplicateKeysAreReported() throws {

@@ -80,7 +80,7 @@ public struct DescriptorDocument {
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            let (message, mark) = YAMLErrorDescription.describe(error)
+            let (message, mark) = YAMLErrorDescription.describe(error, in: text)
             return failed(message, line: mark?.line ?? 1, column: mark?.column ?? 1, text: text)
         } catch {
             return failed("cannot parse YAML: \(error)", text: text)
@@ -89,6 +89,11 @@ public struct DescriptorDocument {
             return failed("file is empty; a descriptor needs at least schema_version, id, display_name and protocol", text: text)
         }
 
+        // Aliases share nodes that each use expands again: count the expansion before walking it,
+        // so an alias bomb is reported as one, not as the unknown keys that hold it.
+        if exceedsNodeLimit(root) {
+            return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)", text: text)
+        }
         var validator = SchemaValidator(path: path)
         validator.check(root, against: .object(DescriptorSchema.fields), keyPath: [])
         var problems = validator.problems
@@ -106,6 +111,26 @@ public struct DescriptorDocument {
             }
         }
         return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
+    }
+
+    /// Whether the tree, with every alias expanded, has more than ``maximumNodes`` nodes; stops counting there.
+    private static func exceedsNodeLimit(_ root: Node) -> Bool {
+        var count = 0
+        var pending = [root]
+        while let node = pending.popLast() {
+            count += 1
+            if count > maximumNodes { return true }
+            switch node {
+            case let .mapping(mapping):
+                for (key, value) in mapping {
+                    pending.append(key)
+                    pending.append(value)
+                }
+            case let .sequence(sequence): pending.append(contentsOf: sequence)
+            default: break
+            }
+        }
+        return false
     }
 
     /// The node at a key path, such as `["security", "pkce"]`, if present.
@@ -144,19 +169,54 @@ public struct DescriptorDocument {
 
 /// Turns a Yams error into a message and a position.
 enum YAMLErrorDescription {
-    static func describe(_ error: YamlError) -> (String, Mark?) {
+    typealias Position = (line: Int, column: Int)
+
+    static func describe(_ error: YamlError, in text: String) -> (String, Position?) {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
              let .composer(context, problem, mark, _):
+            if problem.contains("yaml_set_max_nest_level") {
+                return ("nesting is deeper than the YAML parser allows", (mark.line, mark.column))
+            }
+            // libyaml's "found character that cannot start any token" on a TAB says nothing about tabs.
+            if let line = lines(of: text, at: mark.line), line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                return ("a TAB indents this line; YAML indents with spaces only", (mark.line, 1))
+            }
             let prefix = context.map { "\($0.text) at \($0.mark.line):\($0.mark.column), " } ?? ""
-            return ("YAML syntax error: \(prefix)\(problem)", mark)
+            return ("YAML syntax error: \(prefix)\(problem)", (mark.line, mark.column))
         case let .reader(problem, _, _, _):
             return ("YAML reader error: \(problem)", nil)
         case let .duplicatedKeysInMapping(duplicates, context):
-            return ("duplicate keys in a mapping: \(duplicates.joined(separator: ", "))", context.mark)
+            let name = duplicates.first ?? ""
+            let repeated = secondOccurrence(of: name, after: context.mark.line, in: text) ?? (context.mark.line, context.mark.column)
+            return ("duplicate key `\(duplicates.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", repeated)
         default:
             return ("YAML error: \(error)", nil)
         }
+    }
+
+    private static func lines(of text: String, at number: Int) -> Substring? {
+        let all = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return number >= 1 && number <= all.count ? all[number - 1] : nil
+    }
+
+    /// Where `key` appears as a key the second time at or after `mark`, at the same indentation as the first.
+    private static func secondOccurrence(of key: String, after firstLine: Int, in text: String) -> Position? {
+        var seen: Int?
+        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where offset + 1 >= firstLine {
+            let indent = line.prefix(while: { $0 == " " }).count
+            let rest = line.dropFirst(indent)
+            let bare = rest.hasPrefix("\"") || rest.hasPrefix("'") ? rest.dropFirst() : rest
+            guard bare.hasPrefix(key) else { continue }
+            let after = bare.dropFirst(key.count).drop(while: { $0 == "\"" || $0 == "'" || $0 == " " })
+            guard after.hasPrefix(":") else { continue }
+            if let first = seen {
+                if first == indent { return (offset + 1, indent + 1) }
+            } else {
+                seen = indent
+            }
+        }
+        return nil
     }
 }
 

@@ -48,6 +48,13 @@ public enum DescriptorSchema {
         }
     }
 
+    /// The most entries a mapping (such as `variables`) or a list may hold.
+    public static let maximumEntries = 256
+    /// The most `{placeholders}` one URL may hold.
+    public static let maximumPlaceholders = 16
+    /// The longest URL accepted, in bytes.
+    public static let maximumURLLength = 2_048
+
     /// Parameters the engine sets itself; descriptors may not set them.
     public static let reservedParameters: [String] = [
         "client_id", "client_secret", "redirect_uri", "state", "nonce",
@@ -197,7 +204,7 @@ extension DescriptorSchema.Shape {
         case .string: "a string"
         case .urlTemplate: "a URL"
         case .boolean: "true or false"
-        case let .integer(range): "an integer from \(range.lowerBound) to \(range.upperBound)"
+        case let .integer(range): range.count == 1 ? "the integer \(range.lowerBound)" : "an integer from \(range.lowerBound) to \(range.upperBound)"
         case let .choice(values): "one of " + values.map { "`\($0)`" }.joined(separator: ", ")
         case .list: "a list"
         case .map, .object: "a mapping"

@@ -50,6 +50,11 @@ struct SchemaValidator {
             }
         case let .map(valueShape):
             guard let mapping = mapping(node, keyPath, shape) else { return }
+            guard mapping.count <= DescriptorSchema.maximumEntries else {
+                report(.wrongType, at: node, keyPath,
+                       "`\(keyPath.joined(separator: "."))` has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed")
+                return
+            }
             for (key, value) in mapping {
                 guard let name = key.scalar?.string, key.scalar != nil else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
@@ -60,6 +65,11 @@ struct SchemaValidator {
         case let .list(itemShape):
             guard let sequence = node.sequence else {
                 report(.wrongType, at: node, keyPath, expected(shape, found: node))
+                return
+            }
+            guard sequence.count <= DescriptorSchema.maximumEntries else {
+                report(.wrongType, at: node, keyPath,
+                       "`\(keyPath.joined(separator: "."))` has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed")
                 return
             }
             for (index, item) in sequence.enumerated() {
@@ -108,7 +118,15 @@ struct SchemaValidator {
             }
         case .urlTemplate:
             guard tag == .str else { return expected(shape, found: node) }
-            if let reason = URLTemplate(scalar.string).shapeProblem {
+            let template = URLTemplate(scalar.string)
+            guard scalar.string.utf8.count <= DescriptorSchema.maximumURLLength else {
+                return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
+            }
+            let placeholders = template.placeholders.count
+            guard placeholders <= DescriptorSchema.maximumPlaceholders else {
+                return "the URL has \(placeholders) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
+            }
+            if let reason = template.shapeProblem {
                 return "`\(scalar.string)` is not an absolute URL: \(reason)"
             }
         case .boolean:

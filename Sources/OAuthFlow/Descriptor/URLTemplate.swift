@@ -64,11 +64,38 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL with every placeholder replaced by `1` (valid as a host label, a port and a path segment), for checks that need a parsed URL.
     public var sampleURL: URL? {
-        var sample = text
-        for placeholder in Set(placeholders.map(\.name)) {
-            sample = sample.replacingOccurrences(of: "{\(placeholder)}", with: "1")
+        URL(string: rendering { _ in "1" })
+    }
+
+    /// The text with each `{name}` for which `value` answers replaced, in one pass.
+    ///
+    /// A placeholder replaced by the empty string takes one adjacent `.` or `/` with it
+    /// (the `.` after it, else the `.` or `/` before it). Placeholders without a value stay.
+    func rendering(_ value: (Substring) -> String?) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let name = rest[rest.index(after: open)..<close]
+            var after = rest.index(after: close)
+            if let replacement = value(name) {
+                if replacement.isEmpty {
+                    if after < rest.endIndex, rest[after] == "." {
+                        after = rest.index(after: after)
+                    } else if let last = out.last, last == "." || last == "/" {
+                        out.removeLast()
+                    }
+                }
+                out += replacement
+            } else {
+                out += rest[open..<after]
+            }
+            rest = rest[after...]
         }
-        return URL(string: sample)
+        out += rest
+        return out
     }
 
     /// Why the template cannot be an absolute http(s) URL, or nil when it can.
@@ -108,17 +135,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// `.` in a host or `/` in a path, so an optional `{region}.` label or
     /// `/{segment}` drops out cleanly.
     func substituting(_ values: [String: String]) -> String {
-        var result = text
-        for (name, value) in values {
-            let token = "{\(name)}"
-            if value.isEmpty {
-                for form in ["\(token).", ".\(token)", "/\(token)"] {
-                    result = result.replacingOccurrences(of: form, with: "")
-                }
-            }
-            result = result.replacingOccurrences(of: token, with: value)
-        }
-        return result
+        rendering { values[String($0)] }
     }
 }
 

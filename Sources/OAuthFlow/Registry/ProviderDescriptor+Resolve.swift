@@ -164,6 +164,12 @@ extension ProviderDescriptor {
 }
 
 extension ProviderDescriptor.Variable {
+    /// Why the variable's `pattern` cannot be used (bad syntax, or a construct outside the
+    /// linear-time subset described in Docs/descriptor-format.md), or nil.
+    public var patternProblem: String? {
+        pattern.flatMap(Pattern.problem(in:))
+    }
+
     /// Checks a value against the variable's enum, pattern and the characters no URL part may take.
     ///
     /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidVariable``.

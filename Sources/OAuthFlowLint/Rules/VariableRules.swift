@@ -86,8 +86,8 @@ public struct VariableDefinitionRule: LintRule {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         for (name, variable) in descriptor.variables.sorted(by: { $0.key < $1.key }) {
-            if let pattern = variable.pattern, (try? NSRegularExpression(pattern: pattern)) == nil {
-                diagnostics.append(diagnostic(file, ["variables", name, "pattern"], "pattern of variable `\(name)` is not a valid regular expression"))
+            if let problem = variable.patternProblem {
+                diagnostics.append(diagnostic(file, ["variables", name, "pattern"], "pattern of variable `\(name)` cannot be used: \(problem)"))
                 continue
             }
             let samples = [("default", variable.default), ("example", variable.example)].compactMap { key, value in value.map { (key, $0) } }
