@@ -64,10 +64,15 @@ let package = Package(
             dependencies: ["OAuthFlow"],
             path: "Tests/StoreWriter"
         ),
+        .executableTarget(
+            name: "RefreshWorker",
+            dependencies: ["OAuthFlow"],
+            path: "Tests/RefreshWorker"
+        ),
         .testTarget(
             name: "OAuthFlowTests",
             dependencies: [
-                "OAuthFlow", "StoreWriter", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                "OAuthFlow", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]

@@ -105,4 +105,78 @@ struct SessionEndToEndTests {
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no stored session for nobody"))
     }
+
+    /// SIGKILL at random moments of a refresh against DOT with rotation and reuse protection:
+    /// once the answer is recorded, the session survives every kill.
+    @Test func killedRefreshesNeverLoseARecordedSession() async throws {
+        let server = try Server.require()
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        var (session, store, provider) = try await storedSession(server, state: state.url)
+        let worker = try builtProduct("RefreshWorker")
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+        var outcomes: [String: (runs: Int, lost: Int)] = [:]
+        for run in 0..<200 {
+            let process = Process()
+            process.executableURL = worker
+            process.arguments = [store.directory.path, "Tests/OAuthFlowTests/Fixtures/providers", "\(server.port)", Server.publicClientID]
+            // Odd runs die by their own hand at a random moment of the first 0.2 ms after the answer arrives (about all the rest of a refresh takes here).
+            if !run.isMultiple(of: 2) { process.arguments?.append("\(Int.random(in: 0...200))") }
+            process.currentDirectoryURL = repositoryRoot
+            let lines = LineCollector()
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            out.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
+            try process.run()
+            if run.isMultiple(of: 2) {
+                // Spread the kills over the whole refresh: start-up, the request, the answer, the save.
+                try await Task.sleep(nanoseconds: UInt64.random(in: 0...150_000_000))
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+            out.fileHandleForReading.readabilityHandler = nil
+            let phase = lines.words.contains("done") ? "completed" : lines.words.contains("recorded") ? "after recording"
+                : lines.words.contains("received") ? "after the answer, before recording" : "before the answer"
+            // Let the server finish a request whose client died, as it would long before a real next run.
+            try await Task.sleep(nanoseconds: 100_000_000)
+            // The next refresh shows whether the session survived.
+            let manager = TokenManager(client: client, store: store, key: session.key)
+            var lost = false
+            do {
+                try await manager.refresh()
+            } catch let error as SessionError where error.code == .signedOut {
+                lost = true
+            } catch {
+                Issue.record("after a kill \(phase): \(error)")
+                lost = true
+            }
+            outcomes[phase, default: (0, 0)].runs += 1
+            if lost {
+                outcomes[phase, default: (0, 0)].lost += 1
+                (session, store, provider) = try await storedSession(server, state: state.url)
+            }
+        }
+        let summary = outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.lost) lost of \($0.value.runs)" }
+        print("killed refreshes: " + summary.joined(separator: "; "))
+        // Only a kill before the answer arrives may cost the session (the server rotated, the client never heard).
+        for (phase, outcome) in outcomes where phase != "before the answer" {
+            #expect(outcome.lost == 0, "\(summary)")
+        }
+        let afterAnswer = outcomes.filter { $0.key.hasPrefix("after") }.map(\.value.runs).reduce(0, +)
+        #expect(afterAnswer > 0, "no kill landed between the answer and the end of the refresh: \(summary)")
+    }
+}
+
+/// Collects the words a helper prints, as they arrive.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+
+    func append(_ data: Data) {
+        lock.withLock { text += String(decoding: data, as: UTF8.self) }
+    }
+
+    var words: [String] { lock.withLock { text.split(whereSeparator: \.isWhitespace).map(String.init) } }
 }

@@ -123,6 +123,55 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await store.load(SessionKey(providerID: "example")) != nil)
     }
 
+    /// A store that cannot take new tokens (a read-only directory, a full disk).
+    struct UnwritableStore: TokenStore {
+        let base: InMemoryTokenStore
+        func load(_ key: SessionKey) async throws -> StoredSession? { await base.load(key) }
+        func save(_ session: StoredSession) async throws { throw TokenStoreError(.io, "read-only file system") }
+        func remove(_ key: SessionKey) async throws { await base.remove(key) }
+        func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
+        func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation { throw TokenStoreError(.io, "read-only file system") }
+    }
+
+    @Test func anUnwritableStoreStopsTheRefreshBeforeTheTokenIsSpent() async throws {
+        let transport = ScriptedTransport { _, _ in Self.tokenResponse("new", refresh: "rotated") }
+        let session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        let (manager, store) = try makeManager(transport, session: session, store: UnwritableStore(base: InMemoryTokenStore([session])))
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .storeUnavailable)
+        #expect(error.message.contains("read-only file system") && error.message.contains("refresh token was not used"))
+        #expect(transport.count("/token") == 0)
+        #expect(try await store.load(session.key) == session)
+    }
+
+    @Test func aRecordedRefreshIsRecoveredByTheNextLoad() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("s"))
+        try await store.save(sampleSession())
+        // A refresh that recorded its answer and died before committing it.
+        let reservation = try await store.reserve(SessionKey(providerID: "example"))
+        try await reservation.record(sampleSession(access: "received", refresh: "rotated"))
+        let restarted = FileTokenStore(directory: store.directory)
+        let recovered = try #require(try await restarted.load(SessionKey(providerID: "example")))
+        #expect(recovered.tokens.accessToken.value == "received" && recovered.tokens.refreshToken?.value == "rotated")
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(!names.contains { $0.hasSuffix(".received.json") || $0.hasSuffix(".tmp") }, "\(names)")
+        #expect(try await restarted.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "received")
+    }
+
+    @Test func anAbandonedReservationLeavesTheSessionAndNoFiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("s"))
+        try await store.save(sampleSession())
+        let reservation = try await store.reserve(SessionKey(providerID: "example"))
+        try await reservation.record(sampleSession(access: "failed-its-checks"))
+        await reservation.abandon()
+        #expect(try await store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "access-1")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0 != "example--default.json" }.isEmpty)
+    }
+
     @Test func performRefreshesOnceOn401AndRetriesOnce() async throws {
         let transport = ScriptedTransport { request, n in
             if request.url.path == "/token" { return Self.tokenResponse("access-\(n + 1)") }

@@ -100,9 +100,14 @@ public actor OAuthClient {
     /// Uses the refresh token for a new access token (RFC 6749 §6).
     ///
     /// When the server does not rotate the refresh token, the old one is kept.
+    /// - Parameters:
+    ///   - received: Called with the new tokens as soon as the answer is parsed, before the
+    ///     ID token is checked, so that a caller can make them durable first: a rotating
+    ///     server has already invalidated the old refresh token at that point.
     /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
     ///   spent or revoked), ``FlowError``, or ``TransportError``.
-    public func refresh(_ tokens: TokenSet, scopes: [String]? = nil) async throws -> TokenSet {
+    public func refresh(_ tokens: TokenSet, scopes: [String]? = nil,
+                        received: (@Sendable (TokenSet) async throws -> Void)? = nil) async throws -> TokenSet {
         guard let refreshToken = tokens.refreshToken else {
             throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
         }
@@ -112,6 +117,7 @@ public actor OAuthClient {
         let refreshed = try TokenResponseParser.tokenSet(
             from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
             requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: now())
+        try await received?(refreshed)
         if provider.descriptor.protocol == .oidc, let idToken = refreshed.idToken, idToken != tokens.idToken {
             // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
             _ = try await idTokenValidator().validateRefreshed(idToken, previous: tokens.idToken, accessToken: refreshed.accessToken)

@@ -57,20 +57,9 @@ public struct FileTokenStore: TokenStore {
         // The directory is held to the same rules when reading as when writing: a 0755 or
         // symbolically linked directory is refused, not read from.
         guard try checkDirectory() else { return nil }
+        if let recovered = try recoverReceived(key) { return recovered }
         guard let data = try readPrivateFile(path) else { return nil }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let session = try decoder.decode(StoredSession.self, from: data)
-            guard session.formatVersion == StoredSession.currentFormatVersion else {
-                throw TokenStoreError(.corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)", path: path)
-            }
-            return session
-        } catch let error as TokenStoreError {
-            throw error
-        } catch {
-            throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
-        }
+        return try Self.decode(data, path: path)
     }
 
     /// Moves an unreadable session file to `NAME.json.corrupt-TIMESTAMP` beside it, 0600.
@@ -134,47 +123,207 @@ public struct FileTokenStore: TokenStore {
     /// (``setAsideCorruptSession(_:)``), never overwritten.
     public func save(_ session: StoredSession) async throws {
         _ = try await setAsideCorruptSession(session.key)
+        try writePrivateFile(try Self.encode(session), to: path(for: session.key))
+    }
+
+    static func encode(_ session: StoredSession) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        try writePrivateFile(try encoder.encode(session), to: path(for: session.key))
+        return try encoder.encode(session)
+    }
+
+    static func decode(_ data: Data, path: String) throws -> StoredSession {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let session: StoredSession
+        do {
+            session = try decoder.decode(StoredSession.self, from: data)
+        } catch {
+            throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
+        }
+        guard session.formatVersion == StoredSession.currentFormatVersion else {
+            throw TokenStoreError(.corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)", path: path)
+        }
+        return session
     }
 
     /// Writes a 0600 file atomically: temporary file, fsync, rename, fsync of the directory.
     func writePrivateFile(_ data: Data, to path: String) throws {
         try ensureDirectory()
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw systemError("cannot create", temporary)
+        let file = try TemporaryFile(in: self)
+        do {
+            try file.fill(with: data)
+            try file.install(at: path)
+        } catch {
+            file.discard()
+            throw error
         }
-        var written = 0
-        let ok = data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return fsync(fd) == 0 }
-            while written < raw.count {
-                let count = write(fd, base.advanced(by: written), raw.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += count
+        removeAbandonedTemporaryFiles()
+    }
+
+    /// A 0600 file under a unique hidden name in the directory, renamed into place once written.
+    fileprivate struct TemporaryFile {
+        let store: FileTokenStore
+        let path: String
+        let fd: Int32
+
+        init(in store: FileTokenStore) throws {
+            self.store = store
+            path = store.directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw store.systemError("cannot create", path) }
+        }
+
+        /// Claims `bytes` of disk now, so that writing up to that much later cannot fail for lack of room.
+        func reserve(_ bytes: Int) throws {
+            let result = posix_fallocate(fd, 0, off_t(bytes))
+            // Some file systems cannot preallocate; writing will tell then.
+            guard result == 0 || result == EOPNOTSUPP || result == EINVAL else {
+                throw store.systemError("cannot reserve room for a session in", store.directory.path, errno: result)
             }
-            return fsync(fd) == 0
         }
-        let writeError = errno
-        close(fd)
-        guard ok else {
-            unlink(temporary)
-            throw systemError("cannot write", temporary, errno: writeError)
+
+        /// Writes `data` from the start (inside any reserved room), cuts the file to it, and fsyncs.
+        func fill(with data: Data) throws {
+            var written = 0
+            let ok = data.withUnsafeBytes { raw -> Bool in
+                guard let base = raw.baseAddress else { return true }
+                while written < raw.count {
+                    let count = pwrite(fd, base.advanced(by: written), raw.count - written, off_t(written))
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    written += count
+                }
+                return true
+            }
+            guard ok, ftruncate(fd, off_t(data.count)) == 0, fsync(fd) == 0 else {
+                throw store.systemError("cannot write", path)
+            }
         }
-        // rename(2) replaces whatever is at `path`, a planted symlink included, without following it.
-        guard rename(temporary, path) == 0 else {
-            let error = errno
-            unlink(temporary)
-            throw systemError("cannot replace", path, errno: error)
+
+        /// Closes the file and renames it to `destination`, replacing (never following) what is there.
+        func install(at destination: String) throws {
+            close(fd)
+            guard rename(path, destination) == 0 else {
+                let error = errno
+                unlink(path)
+                throw store.systemError("cannot replace", destination, errno: error)
+            }
+            store.syncDirectory()
+        }
+
+        func discard() {
+            close(fd)
+            unlink(path)
+        }
+    }
+
+    // MARK: - Reserving room before a refresh token is spent
+
+    /// Where a refreshed session waits between arriving and being committed: `NAME.received.json`.
+    private func receivedPath(for key: SessionKey) -> String {
+        basePath(for: key) + ".received.json"
+    }
+
+    /// Creates the session's next file now and claims disk room for it (64 KiB, or twice
+    /// the current session), so that a read-only directory or a full disk is found before
+    /// the refresh token is spent, not after.
+    public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
+        try ensureDirectory()
+        let file = try TemporaryFile(in: self)
+        do {
+            var info = stat()
+            let current = lstat(path(for: key), &info) == 0 ? Int(info.st_size) : 0
+            try file.reserve(max(64 * 1024, 2 * current))
+        } catch {
+            file.discard()
+            throw error
+        }
+        return Reservation(file: file, key: key)
+    }
+
+    /// One reserved file: the refreshed session is written into it as soon as it arrives
+    /// (and renamed to `NAME.received.json`), then moved over the session once checked.
+    private final class Reservation: TokenStoreReservation, @unchecked Sendable {
+        private let file: TemporaryFile
+        private let key: SessionKey
+        private let lock = NSLock()
+        private var state = State.reserved
+
+        private enum State { case reserved, recorded, finished }
+
+        init(file: TemporaryFile, key: SessionKey) {
+            self.file = file
+            self.key = key
+        }
+
+        func record(_ session: StoredSession) async throws {
+            try lock.withLock {
+                guard state == .reserved else { return }
+                try file.fill(with: try FileTokenStore.encode(session))
+                try file.install(at: file.store.receivedPath(for: key))
+                state = .recorded
+            }
+        }
+
+        func commit(_ session: StoredSession) async throws {
+            try lock.withLock {
+                let store = file.store
+                switch state {
+                case .reserved:
+                    try file.fill(with: try FileTokenStore.encode(session))
+                    try file.install(at: store.path(for: key))
+                case .recorded:
+                    let received = store.receivedPath(for: key)
+                    // What was recorded is what is committed: the checks passed.
+                    if rename(received, store.path(for: key)) != 0, errno != ENOENT {
+                        throw TokenStoreError(.io, "the refreshed session was received and kept in \(received), but it cannot be moved into place (\(String(cString: strerror(errno)))); it will be used on the next run", path: received)
+                    }
+                    store.syncDirectory()
+                case .finished:
+                    break
+                }
+                state = .finished
+            }
+        }
+
+        func abandon() async {
+            lock.withLock {
+                switch state {
+                case .reserved: file.discard()
+                case .recorded: unlink(file.store.receivedPath(for: key))
+                case .finished: break
+                }
+                state = .finished
+            }
+        }
+
+        deinit {
+            if state == .reserved { file.discard() }
+        }
+    }
+
+    /// A session recorded by a refresh that did not live to commit it, moved into place.
+    ///
+    /// - Returns: The recovered session, or nil when there is none.
+    private func recoverReceived(_ key: SessionKey) throws -> StoredSession? {
+        let received = receivedPath(for: key)
+        guard let data = try readPrivateFile(received) else { return nil }
+        guard let session = try? Self.decode(data, path: received), session.key == key else {
+            let kept = received + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            rename(received, kept)
+            return nil
+        }
+        if rename(received, path(for: key)) != 0 {
+            // Another process recovered it first; the session file is what counts.
+            guard errno == ENOENT else { throw systemError("cannot move the received session into place at", path(for: key)) }
+            return nil
         }
         syncDirectory()
-        removeAbandonedTemporaryFiles()
+        return session
     }
 
     /// Deletes temporary files that a writer killed mid-save left behind.
@@ -306,11 +455,11 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// An `io` error for a failed system call, with the system's reason.
-    private func systemError(_ action: String, _ path: String, errno code: Int32 = errno) -> TokenStoreError {
+    fileprivate func systemError(_ action: String, _ path: String, errno code: Int32 = errno) -> TokenStoreError {
         TokenStoreError(.io, "\(action) \(path): \(String(cString: strerror(code)))", path: path)
     }
 
-    private func syncDirectory() {
+    fileprivate func syncDirectory() {
         let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

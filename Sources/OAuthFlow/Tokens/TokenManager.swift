@@ -142,21 +142,39 @@ public actor TokenManager {
             adopt(latest)
             return latest
         }
+        // Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
+        let reservation: any TokenStoreReservation
+        do {
+            reservation = try await store.reserve(key)
+        } catch {
+            throw SessionError(.storeUnavailable,
+                               "cannot refresh \(key): new tokens could not be saved (\(error)); the refresh token was not used, so the session still works once that is fixed")
+        }
+        let clock = self.clock
         let tokens: TokenSet
         do {
-            tokens = try await client.refresh(latest.tokens)
+            tokens = try await client.refresh(latest.tokens) { received in
+                var recorded = latest
+                recorded.tokens = received
+                recorded.updatedAt = clock.now()
+                try await reservation.record(recorded)
+            }
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
+            await reservation.abandon()
             try await store.remove(key)
             cached = nil
             onChange?(nil)
             logger.debug("refresh token rejected; signed out", metadata: ["session": "\(key)"])
             throw SessionError(.signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
                                serverError: error)
+        } catch {
+            await reservation.abandon()
+            throw error
         }
         var updated = latest
         updated.tokens = tokens
         updated.updatedAt = clock.now()
-        try await store.save(updated)
+        try await reservation.commit(updated)
         adopt(updated)
         return updated
     }
@@ -229,4 +247,6 @@ extension ErrorCode where Domain == SessionError {
     public static let notSignedIn = Self("not_signed_in")
     /// The server rejected the refresh token (`invalid_grant`); the session was removed.
     public static let signedOut = Self("signed_out")
+    /// The store cannot take new tokens (read-only, full); nothing was sent and the session is intact.
+    public static let storeUnavailable = Self("store_unavailable")
 }

@@ -16,6 +16,42 @@ public protocol TokenStore: Sendable {
     /// Token managers hold it while they refresh, so that two processes never spend
     /// the same rotating refresh token.
     func lock(_ key: SessionKey) async throws -> any TokenStoreLock
+
+    /// Makes sure a new session for `key` can be stored, before anything irreversible happens.
+    ///
+    /// A token manager calls this before it spends a refresh token: a rotating server
+    /// invalidates the old refresh token as soon as it answers, so tokens that cannot be
+    /// saved are a lost session. Stores that can fail to write (a full disk, a read-only
+    /// directory) find out here and throw.
+    func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation
+}
+
+/// Room for one new session, reserved before a refresh token is spent.
+public protocol TokenStoreReservation: Sendable {
+    /// Records `session` durably as received but not yet checked, as soon as it arrives.
+    ///
+    /// A process killed after this and before ``commit(_:)`` loses nothing: the store
+    /// hands the recorded session out on its next ``TokenStore/load(_:)``.
+    func record(_ session: StoredSession) async throws
+    /// Makes `session` the stored session.
+    func commit(_ session: StoredSession) async throws
+    /// Gives the reservation up, dropping anything recorded (the answer failed its checks).
+    func abandon() async
+}
+
+extension TokenStore {
+    /// Stores that cannot run out of room reserve nothing: committing is saving.
+    public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
+        SaveOnCommit(store: self)
+    }
+}
+
+/// The reservation of a store with nothing to reserve: ``TokenStore/save(_:)`` on commit.
+struct SaveOnCommit: TokenStoreReservation {
+    let store: any TokenStore
+    func record(_ session: StoredSession) async throws {}
+    func commit(_ session: StoredSession) async throws { try await store.save(session) }
+    func abandon() async {}
 }
 
 /// A held lock; release it when done.

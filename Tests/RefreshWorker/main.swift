@@ -1,0 +1,76 @@
+// Test helper: refreshes one stored session once, saying on stdout how far it got, so that a
+// test can kill it at a random point and know which phase the kill landed in.
+// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL_AFTER_ANSWER_MICROSECONDS]
+// With the last argument, the worker SIGKILLs itself that long after the token endpoint's answer
+// arrives: a test's own kill cannot aim at the next few milliseconds from outside.
+//   received  the token endpoint's answer has arrived
+//   recorded  the new tokens are durable (the store recorded them)
+//   done      the refresh completed
+import Foundation
+import OAuthFlow
+
+let arguments = CommandLine.arguments
+let store = FileTokenStore(directory: URL(fileURLWithPath: arguments[1]))
+let key = SessionKey(providerID: "django")
+
+func say(_ word: String) {
+    FileHandle.standardOutput.write(Data((word + "\n").utf8))
+}
+
+/// Says "received" when the token endpoint answers.
+struct Announcing: HTTPTransport {
+    let base = DefaultHTTPTransport(timeout: 15)
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await base.send(request)
+        if request.url.path.hasSuffix("/token/") {
+            say("received")
+            if arguments.count > 5, let delay = useconds_t(arguments[5]) {
+                Thread.detachNewThread {
+                    usleep(delay)
+                    kill(getpid(), SIGKILL)
+                }
+            }
+        }
+        return response
+    }
+}
+
+/// The file store, saying "recorded" once a refreshed session is durable.
+struct AnnouncingStore: TokenStore {
+    let base: FileTokenStore
+    func load(_ key: SessionKey) async throws -> StoredSession? { try await base.load(key) }
+    func save(_ session: StoredSession) async throws { try await base.save(session) }
+    func remove(_ key: SessionKey) async throws { try await base.remove(key) }
+    func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
+    func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation { Reservation(base: try await base.reserve(key)) }
+
+    struct Reservation: TokenStoreReservation {
+        let base: any TokenStoreReservation
+        func record(_ session: StoredSession) async throws {
+            try await base.record(session)
+            say("recorded")
+        }
+        func commit(_ session: StoredSession) async throws { try await base.commit(session) }
+        func abandon() async { await base.abandon() }
+    }
+}
+
+do {
+    let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[2])], includeBundled: false, includeUserDirectory: false)
+    let provider = try registry.provider(named: "django").resolve(["port": arguments[3]])
+    guard let session = try await store.load(key) else {
+        say("no-session")
+        exit(3)
+    }
+    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[4], redirectURI: session.redirectURI),
+                             transport: Announcing())
+    let manager = TokenManager(client: client, store: AnnouncingStore(base: store), key: key)
+    try await manager.refresh()
+    say("done")
+} catch let error as SessionError where error.code == .signedOut {
+    say("signed-out")
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}
