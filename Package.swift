@@ -84,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowLoopbackTests",
-            dependencies: ["OAuthFlowLoopback", "OAuthFlow"]
+            dependencies: ["OAuthFlowLoopback", "OAuthFlow", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(
             name: "OAuthFlowCLITests",

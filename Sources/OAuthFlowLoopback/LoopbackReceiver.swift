@@ -54,11 +54,30 @@ public struct LoopbackError: Error, Sendable, Hashable, CustomStringConvertible 
 ///   the handler rejects (a forged callback) does not end the wait.
 /// - Other paths get 404 and other methods 405; neither ends the wait.
 /// - After the finishing callback, further callbacks get 410.
+/// - It cannot be flooded (``Limits``): a connection must deliver a whole request within
+///   10 s; at most 64 are open at once (the oldest one still sending is dropped for a
+///   new one, so the browser's callback always gets in); at most 8 requests wait for
+///   the handler, and one that waits longer than 5 s (the handler is busy with a slow
+///   token exchange) is answered 503 rather than left hanging.
 /// - Every answer carries `Cache-Control: no-store` and `Referrer-Policy: no-referrer`,
 ///   so the code in the URL does not leak from the page.
 public final class LoopbackReceiver: @unchecked Sendable {
     /// Bodies larger than this are refused (a `form_post` callback is a few hundred bytes).
     public static let maximumBodySize = 64 * 1024
+
+    /// What one client may cost the receiver.
+    public struct Limits: Sendable {
+        /// How long a connection may take to deliver one whole request.
+        public var requestTimeout: TimeAmount = .seconds(10)
+        /// The most connections open at once.
+        public var maximumConnections = 64
+        /// The most requests waiting for the handler.
+        public var maximumQueuedRequests = 8
+        /// How long a request waits for a busy handler before it is answered 503.
+        public var queueTimeout: TimeAmount = .seconds(5)
+
+        public init() {}
+    }
 
     public let host: String
     public let port: Int
@@ -66,6 +85,7 @@ public final class LoopbackReceiver: @unchecked Sendable {
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let inbox: Inbox
+    private let connections: ConnectionTable
 
     /// The redirect URI to register and send: `http://HOST:PORT/PATH`.
     public var redirectURI: URL {
@@ -74,7 +94,9 @@ public final class LoopbackReceiver: @unchecked Sendable {
         return URL(string: "http://\(hostPart):\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
-    private init(host: String, port: Int, path: String, channel: any Channel, group: MultiThreadedEventLoopGroup, inbox: Inbox) {
+    private init(host: String, port: Int, path: String, channel: any Channel, group: MultiThreadedEventLoopGroup, inbox: Inbox,
+                 connections: ConnectionTable) {
+        self.connections = connections
         self.host = host
         self.port = port
         self.path = path
@@ -91,7 +113,8 @@ public final class LoopbackReceiver: @unchecked Sendable {
     ///   - path: The redirect path, such as `/callback`.
     /// - Throws: ``LoopbackError`` `portInUse` when a fixed port is taken, `notLoopback`
     ///   for a non-loopback host, `bindFailed` otherwise.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, path: String = "/callback") async throws -> LoopbackReceiver {
+    public static func start(host: String = "127.0.0.1", port: Int = 0, path: String = "/callback",
+                             limits: Limits = Limits()) async throws -> LoopbackReceiver {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         guard bare == "127.0.0.1" || bare == "::1" else {
             throw LoopbackError(code: .notLoopback, message: "the redirect receiver listens only on 127.0.0.1 or [::1], not \(host)")
@@ -100,13 +123,14 @@ public final class LoopbackReceiver: @unchecked Sendable {
             throw LoopbackError(code: .bindFailed, message: "the redirect path must start with / and have no query or fragment: \(path)")
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let inbox = Inbox(path: path)
+        let inbox = Inbox(path: path, limits: limits)
+        let connections = ConnectionTable(limit: limits.maximumConnections)
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 16)
+            .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 0)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(CallbackHandler(inbox: inbox))
+                    channel.pipeline.addHandler(CallbackHandler(inbox: inbox, connections: connections, requestTimeout: limits.requestTimeout))
                 }
             }
         let channel: any Channel
@@ -121,7 +145,7 @@ public final class LoopbackReceiver: @unchecked Sendable {
             throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(text)")
         }
         let actualPort = channel.localAddress?.port ?? port
-        return LoopbackReceiver(host: bare, port: actualPort, path: path, channel: channel, group: group, inbox: inbox)
+        return LoopbackReceiver(host: bare, port: actualPort, path: path, channel: channel, group: group, inbox: inbox, connections: connections)
     }
 
     /// Waits for the callback, passing each request on the redirect path to `handler` until one finishes.
@@ -129,27 +153,38 @@ public final class LoopbackReceiver: @unchecked Sendable {
     /// - Parameters:
     ///   - timeout: How long to wait in all.
     ///   - handler: Decides the answer; runs for one request at a time.
+    ///   The timeout does not cut a request the handler is working on (a token exchange has
+    ///   deadlines of its own): it ends the wait only while no callback is being handled.
     /// - Throws: ``LoopbackError`` `timedOut`, or `CancellationError` when the task is cancelled.
     public func waitForCallback(timeout: Duration,
                                 handler: @escaping @Sendable (LoopbackRequest) async -> LoopbackResponse) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await (request, promise) in self.inbox.requests {
-                    let response = await handler(request)
+                for await queued in self.inbox.requests {
+                    // One that waited too long was answered 503 already.
+                    guard queued.claim() else { continue }
+                    self.inbox.setHandling(true)
+                    let response = await handler(queued.request)
+                    self.inbox.setHandling(false)
                     if response.finishes { self.inbox.finish() }
-                    promise.succeed(response)
+                    queued.promise.succeed(response)
                     if response.finishes { return }
                 }
                 throw CancellationError()
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
+                // A callback being handled is not a missing callback: its own steps have deadlines.
+                while self.inbox.isHandling { try await Task.sleep(for: .milliseconds(50)) }
                 throw LoopbackError(code: .timedOut, message: "no sign-in callback arrived within \(timeout.components.seconds) s")
             }
             defer { group.cancelAll() }
             try await group.next()
         }
     }
+
+    /// How many connections are open now.
+    var openConnections: Int { connections.count }
 
     /// Stops listening and releases the event loop.
     public func close() async {
@@ -159,36 +194,125 @@ public final class LoopbackReceiver: @unchecked Sendable {
     }
 }
 
+/// A request waiting for the handler; answered by the handler or, after the queue timeout, with 503.
+final class QueuedRequest: @unchecked Sendable {
+    let request: LoopbackRequest
+    let promise: EventLoopPromise<LoopbackResponse>
+    private let lock = NSLock()
+    private var claimed = false
+
+    init(request: LoopbackRequest, promise: EventLoopPromise<LoopbackResponse>) {
+        self.request = request
+        self.promise = promise
+    }
+
+    /// Takes the right to answer; false when someone already did.
+    func claim() -> Bool {
+        lock.withLock {
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+}
+
 /// Hands requests from the NIO handlers to the waiting task, one at a time.
 final class Inbox: @unchecked Sendable {
     let path: String
-    let requests: AsyncStream<(LoopbackRequest, EventLoopPromise<LoopbackResponse>)>
-    private let continuation: AsyncStream<(LoopbackRequest, EventLoopPromise<LoopbackResponse>)>.Continuation
+    let requests: AsyncStream<QueuedRequest>
+    private let continuation: AsyncStream<QueuedRequest>.Continuation
     private let lock = NSLock()
+    private let limits: LoopbackReceiver.Limits
     private var finished = false
+    private var waiting = 0
 
-    init(path: String) {
+    init(path: String, limits: LoopbackReceiver.Limits) {
         self.path = path
+        self.limits = limits
         (requests, continuation) = AsyncStream.makeStream()
     }
 
+    private var handling = false
+
     var isFinished: Bool { lock.withLock { finished } }
+
+    /// Whether the handler is working on a request now.
+    var isHandling: Bool { lock.withLock { handling } }
+
+    func setHandling(_ value: Bool) {
+        lock.withLock { handling = value }
+    }
 
     func finish() {
         lock.withLock { finished = true }
         continuation.finish()
     }
 
-    /// Queues a request; answers 410 at once when the wait is already over.
-    func submit(_ request: LoopbackRequest, promise: EventLoopPromise<LoopbackResponse>) {
+    /// Queues a request; answers 410 at once when the wait is already over, and 503 when
+    /// too many are waiting or this one waits too long.
+    func submit(_ request: LoopbackRequest, promise: EventLoopPromise<LoopbackResponse>, on eventLoop: any EventLoop) {
         if isFinished {
             promise.succeed(LoopbackPages.alreadyDone)
             return
         }
-        if case .terminated = continuation.yield((request, promise)) {
+        let admitted = lock.withLock {
+            guard waiting < limits.maximumQueuedRequests else { return false }
+            waiting += 1
+            return true
+        }
+        guard admitted else {
+            promise.succeed(LoopbackPages.busy)
+            return
+        }
+        promise.futureResult.whenComplete { _ in self.lock.withLock { self.waiting -= 1 } }
+        let queued = QueuedRequest(request: request, promise: promise)
+        eventLoop.scheduleTask(in: limits.queueTimeout) {
+            if queued.claim() { promise.succeed(LoopbackPages.busy) }
+        }
+        if case .terminated = continuation.yield(queued), queued.claim() {
             promise.succeed(LoopbackPages.alreadyDone)
         }
     }
+}
+
+/// The open connections, so that a flood of idle ones cannot lock the browser out.
+final class ConnectionTable: @unchecked Sendable {
+    private struct Entry {
+        let channel: any Channel
+        let order: Int
+        var requestReceived = false
+    }
+
+    private let lock = NSLock()
+    private let limit: Int
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var counter = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Registers a connection; when that makes too many, returns the oldest one still sending its request.
+    func add(_ channel: any Channel) -> (any Channel)? {
+        lock.withLock {
+            counter += 1
+            entries[ObjectIdentifier(channel)] = Entry(channel: channel, order: counter)
+            guard entries.count > limit else { return nil }
+            let victim = entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
+                ?? entries.values.min { $0.order < $1.order }
+            if let victim { entries[ObjectIdentifier(victim.channel)] = nil }
+            return victim?.channel
+        }
+    }
+
+    func markRequestReceived(_ channel: any Channel) {
+        lock.withLock { entries[ObjectIdentifier(channel)]?.requestReceived = true }
+    }
+
+    func remove(_ channel: any Channel) {
+        _ = lock.withLock { entries.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    var count: Int { lock.withLock { entries.count } }
 }
 
 /// One HTTP connection's requests.
@@ -197,12 +321,32 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let inbox: Inbox
+    private let connections: ConnectionTable
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
     private var tooLarge = false
+    private let requestTimeout: TimeAmount
+    private var requestComplete = false
 
-    init(inbox: Inbox) {
+    init(inbox: Inbox, connections: ConnectionTable, requestTimeout: TimeAmount) {
         self.inbox = inbox
+        self.connections = connections
+        self.requestTimeout = requestTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if let victim = connections.add(context.channel) { victim.close(promise: nil) }
+        // A whole request within the deadline, or the connection goes: no slowloris.
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: requestTimeout) {
+            let (handler, context) = loopBound.value
+            if !handler.requestComplete { context.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.remove(context.channel)
+        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -220,6 +364,8 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let head else { return }
             self.head = nil
+            requestComplete = true
+            connections.markRequestReceived(context.channel)
             dispatch(head, context: context)
         }
     }
@@ -253,7 +399,7 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
             let (handler, context) = loopBound.value
             handler.respond(response, context: context)
         }
-        inbox.submit(request, promise: promise)
+        inbox.submit(request, promise: promise, on: context.eventLoop)
     }
 
     private func respond(_ response: LoopbackResponse, context: ChannelHandlerContext) {
@@ -278,6 +424,8 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
 /// The small pages the browser shows.
 public enum LoopbackPages {
     static let notFound = LoopbackResponse(status: 404, html: page(title: "Not found", message: "Nothing here."), finishes: false)
+    static let busy = LoopbackResponse(
+        status: 503, html: page(title: "Busy", message: "Another request to this address is being handled. Reload the page in a moment."), finishes: false)
     static let alreadyDone = LoopbackResponse(
         status: 410, html: page(title: "Already done", message: "This sign-in has already finished. You can close this tab."), finishes: false)
 

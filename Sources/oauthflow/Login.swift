@@ -168,6 +168,8 @@ extension OAuthFlowCommand {
                            outcome: LoginOutcome, progress: Progress) async -> LoopbackResponse {
             do {
                 let tokens: TokenSet
+                progress.stop()
+                progress.start("Callback received; getting tokens from \(client.provider.endpoints.token?.host ?? "the token endpoint")…")
                 if request.method == "POST" {
                     tokens = try await client.finishAuthorization(formPost: request.body, pending: pending)
                 } else {

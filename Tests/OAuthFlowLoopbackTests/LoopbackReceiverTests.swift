@@ -1,7 +1,52 @@
 import Foundation
+import NIOCore
 import OAuthFlow
 import Testing
 @testable import OAuthFlowLoopback
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A raw TCP connection to 127.0.0.1 that sends what it is told and nothing more.
+private final class RawConnection {
+    let fd: Int32
+
+    init?(port: Int) {
+        #if canImport(Glibc)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); return nil }
+    }
+
+    func send(_ text: String) {
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+    }
+
+    /// Whether the server has closed the connection (a read returns end of file).
+    func isClosedByServer() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var pollRequest = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollRequest, 1, 0) > 0 else { return false }
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { return true }
+        }
+    }
+
+    deinit { close(fd) }
+}
 
 @Suite struct LoopbackReceiverTests {
     let http = DefaultHTTPTransport(timeout: 5)
@@ -100,5 +145,73 @@ import Testing
     @Test func pagesEscapeTheirText() {
         #expect(LoopbackPages.page(title: "<b>", message: "a & \"b\"").contains("&lt;b&gt;"))
         #expect(LoopbackPages.page(title: "t", message: "a & \"b\"").contains("a &amp; &quot;b&quot;"))
+    }
+
+    @Test func aFloodOfIdleConnectionsCannotLockTheBrowserOut() async throws {
+        let receiver = try await LoopbackReceiver.start()
+        defer { Task { await receiver.close() } }
+        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(20)) { _ in
+            LoopbackResponse(status: 200, html: "ok", finishes: true)
+        }
+        // 300 connections that send half a request line and stop (slowloris), more than the limit of 64.
+        var idle: [RawConnection] = []
+        for _ in 0..<300 {
+            let connection = try #require(RawConnection(port: receiver.port))
+            connection.send("GET /callback?code=")
+            idle.append(connection)
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(receiver.openConnections <= LoopbackReceiver.Limits().maximumConnections)
+        let callback = try await get(receiver, "/callback?code=real&state=s")
+        #expect(callback.status == 200)
+        try await waiting
+        #expect(idle.filter { $0.isClosedByServer() }.count >= 300 - LoopbackReceiver.Limits().maximumConnections)
+    }
+
+    @Test func aConnectionThatDoesNotFinishItsRequestIsClosed() async throws {
+        var limits = LoopbackReceiver.Limits()
+        limits.requestTimeout = .milliseconds(300)
+        let receiver = try await LoopbackReceiver.start(limits: limits)
+        defer { Task { await receiver.close() } }
+        let slow = try #require(RawConnection(port: receiver.port))
+        slow.send("GET /callback HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        #expect(slow.isClosedByServer())
+        #expect(receiver.openConnections == 0)
+    }
+
+    @Test func requestsAreAnsweredWhileTheHandlerIsBusy() async throws {
+        var limits = LoopbackReceiver.Limits()
+        limits.queueTimeout = .milliseconds(500)
+        let receiver = try await LoopbackReceiver.start(limits: limits)
+        defer { Task { await receiver.close() } }
+        let waiting = Task {
+            try await receiver.waitForCallback(timeout: .seconds(20)) { request in
+                // The first callback's token exchange hangs for a while.
+                if request.url.query?.contains("slow") == true { try? await Task.sleep(nanoseconds: 3_000_000_000) }
+                return LoopbackResponse(status: 200, html: "ok", finishes: request.url.query?.contains("final") == true)
+            }
+        }
+        defer { waiting.cancel() }
+        async let slow = get(receiver, "/callback?slow")
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let reload = try await get(receiver, "/callback?reload")
+        #expect(reload.status == 503)
+        #expect(clock.now - started < .seconds(3), "answered before the slow exchange ended")
+        #expect(try await slow.status == 200)
+        #expect(try await get(receiver, "/callback?final").status == 200)
+    }
+
+    @Test func theTimeoutDoesNotCutACallbackBeingHandled() async throws {
+        let receiver = try await LoopbackReceiver.start()
+        defer { Task { await receiver.close() } }
+        async let waiting: Void = receiver.waitForCallback(timeout: .milliseconds(300)) { _ in
+            try? await Task.sleep(nanoseconds: 1_000_000_000) // a slow token exchange
+            return LoopbackResponse(status: 200, html: "ok", finishes: true)
+        }
+        #expect(try await get(receiver, "/callback?code=a").status == 200)
+        try await waiting
     }
 }
