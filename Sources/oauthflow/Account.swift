@@ -40,10 +40,12 @@ extension OAuthFlowCommand {
                 throw Output.fail(error)
             }
             var failure: (any Error)?
-            if provider.endpoints.revocation == nil {
+            let client = try session.client(for: stored, provider: provider)
+            // The revocation endpoint may come from discovery; without one there is nothing to revoke.
+            let revocation = (try? await client.completeProvider())?.endpoints.revocation ?? provider.endpoints.revocation
+            if revocation == nil {
                 Output.stderr("\(Output.line(provider.displayName)) has no revocation endpoint; the tokens stay valid until they expire.\n")
             } else {
-                let client = try session.client(for: stored, provider: provider)
                 do {
                     if let refresh = stored.tokens.refreshToken { try await client.revoke(refresh, kind: .refreshToken) }
                     try await client.revoke(stored.tokens.accessToken, kind: .accessToken)
@@ -60,7 +62,7 @@ extension OAuthFlowCommand {
                 Output.stderr("Deleted the local session, but revocation failed: \(Output.line(failure))\n")
                 throw ExitCode.failure
             }
-            Output.stderr("Signed out of \(Output.line(provider.displayName))\(provider.endpoints.revocation == nil ? "" : "; tokens revoked").\n")
+            Output.stderr("Signed out of \(Output.line(provider.displayName))\(revocation == nil ? "" : "; tokens revoked").\n")
         }
     }
 }

@@ -64,3 +64,51 @@ struct OIDCEndToEndTests {
         #expect(error.code == .audienceMismatch)
     }
 }
+
+/// A descriptor with no `endpoints` key: everything comes from discovery.
+@Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
+struct DiscoveredEndpointsTests {
+    typealias Server = TestAuthorizationServer
+
+    private func provider(_ server: Server) throws -> Provider {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/newcomer/django", withExtension: "yaml"))
+        let document = DescriptorDocument.load(contentsOf: url)
+        #expect(document.problems.isEmpty, "\(document.problems)")
+        let provider = try #require(document.descriptor).resolve(["port": server.port])
+        #expect(provider.endpoints.authorization == nil && provider.endpoints.token == nil)
+        return provider
+    }
+
+    @Test func signInRefreshAndUserinfoWithNoEndpointsKey() async throws {
+        let server = try Server.require()
+        let client = OAuthClient(provider: try provider(server), configuration: ClientConfiguration(
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+        let pending = try await client.startAuthorization()
+        #expect(pending.url.absoluteString.hasPrefix("\(server.baseURL.absoluteString)/o/authorize/"))
+        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        #expect(tokens.idToken != nil)
+        let refreshed = try await client.refresh(tokens)
+        #expect(refreshed.accessToken != tokens.accessToken)
+        let claims = try await client.userInfo(refreshed)
+        #expect(claims["email"]?.stringValue == "alice@example.com")
+        // DOT's discovery document names no revocation endpoint: the error says where it looked.
+        let error = try await #require(throws: FlowError.self) { try await client.revoke(refreshed.accessToken, kind: .accessToken) }
+        #expect(error.code == .missingEndpoint)
+        #expect(error.message.contains("neither its descriptor nor its discovery document"), "\(error.message)")
+    }
+
+    @Test func theCLISignsInWithIt() throws {
+        let server = try Server.require()
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        let directory = try #require(Bundle.module.url(forResource: "Fixtures/newcomer", withExtension: nil))
+        let lint = try runProduct("oauthflow", ["lint", "--strict", directory.path])
+        #expect(lint.status == 0, "\(lint.stdout)\(lint.stderr)")
+        let environment = ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path,
+                           "BROWSER": "\(server.python) \(server.agent) --deliver"]
+        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(server.port)",
+                                                 "--providers-dir", directory.path, "--timeout", "60"], environment: environment)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("Signed in to django"))
+    }
+}

@@ -22,6 +22,9 @@ public actor OAuthClient {
     private let logger: Logger
     private let now: @Sendable () -> Date
     private var completedStates: Set<String> = []
+    private let discovery: DiscoveryClient
+    /// The provider with discovered endpoints, once discovery has run (or was not needed).
+    private var complete: Provider?
     private var validator: IDTokenValidator?
 
     /// - Parameters:
@@ -38,11 +41,40 @@ public actor OAuthClient {
         self.transport = transport
         self.logger = logger
         self.now = now
+        self.discovery = DiscoveryClient(transport: transport, now: now)
+    }
+
+    /// An endpoint: the descriptor's, or, when it names none and asks for discovery, the discovery document's.
+    ///
+    /// - Throws: ``FlowError`` `missingEndpoint` saying where it was looked for.
+    private func endpoint(_ slot: KeyPath<Provider.Endpoints, URL?>, _ name: String) async throws -> URL {
+        if let url = provider.endpoints[keyPath: slot] { return url }
+        guard provider.usesDiscovery else {
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: its descriptor names none and does not use discovery")
+        }
+        let filled = try await completeProvider()
+        guard let url = filled.endpoints[keyPath: slot] else {
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: neither its descriptor nor its discovery document (\(provider.discoveryURL?.absoluteString ?? "")) names one")
+        }
+        return url
+    }
+
+    /// The provider with every endpoint discovery can add.
+    public func completeProvider() async throws -> Provider {
+        if let complete { return complete }
+        let filled = try await provider.discoveringEndpoints(with: discovery, logger: logger)
+        complete = filled
+        return filled
     }
 
     /// Builds the authorization request: the URL to open, and what the callback will be checked against.
-    public func startAuthorization() throws -> PendingAuthorization {
-        let pending = try PendingAuthorization.start(provider: provider, client: configuration, now: now())
+    public func startAuthorization() async throws -> PendingAuthorization {
+        var target = provider
+        if provider.endpoints.authorization == nil {
+            _ = try await endpoint(\.authorization, "authorization")
+            target = try await completeProvider()
+        }
+        let pending = try PendingAuthorization.start(provider: target, client: configuration, now: now())
         logger.debug("authorization started", metadata: ["provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))"])
         return pending
     }
@@ -134,9 +166,7 @@ public actor OAuthClient {
     /// - Throws: ``AuthorizationServerError`` with the HTTP status for 4xx answers
     ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
-        guard let endpoint = provider.endpoints.userinfo else {
-            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no userinfo endpoint")
-        }
+        let endpoint = try await endpoint(\.userinfo, "userinfo")
         try Self.checkTransport(endpoint)
         let descriptor = provider.descriptor
         var headers = descriptor.userinfo.headers
@@ -170,9 +200,7 @@ public actor OAuthClient {
     ///
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
     public func revoke(_ token: Secret, kind: TokenKind) async throws {
-        guard let endpoint = provider.endpoints.revocation else {
-            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no revocation endpoint")
-        }
+        let endpoint = try await endpoint(\.revocation, "revocation")
         let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)])
         guard (200..<300).contains(response.status) else {
             let fields = try? TokenResponseParser.fields(of: response, format: .auto)
@@ -194,9 +222,7 @@ public actor OAuthClient {
     // MARK: - Requests
 
     private func tokenRequest(_ parameters: [(String, String)]) async throws -> HTTPResponse {
-        guard let endpoint = provider.endpoints.token else {
-            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no token endpoint")
-        }
+        let endpoint = try await endpoint(\.token, "token")
         let response = try await post(to: endpoint, parameters)
         if (300..<400).contains(response.status) {
             throw FlowError(.unexpectedStatus,

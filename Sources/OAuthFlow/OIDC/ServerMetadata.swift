@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An authorization server's metadata (OpenID Connect Discovery 1.0, RFC 8414).
 public struct ServerMetadata: Sendable, Hashable, Codable {
@@ -34,19 +35,52 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
 }
 
 extension Provider {
+    /// Whether the descriptor asks for discovery (`discovery.mode` other than `none`, or a `discovery.url`).
+    public var usesDiscovery: Bool {
+        discoveryURL != nil && (descriptor.discovery.mode != .none || descriptor.discovery.url != nil)
+    }
+
     /// This provider with discovered endpoints filling the gaps; static endpoints win.
-    public func applying(_ metadata: ServerMetadata) -> Provider {
+    ///
+    /// Discovered endpoints obey the rules static ones do: https, or http to a loopback
+    /// host. One on another host than the issuer is allowed (Google's token endpoint is
+    /// not on `accounts.google.com`) but logged, so a document that sends tokens
+    /// elsewhere is visible.
+    /// - Throws: ``IDTokenError`` `discoveryFailed` for an endpoint that breaks those rules.
+    public func applying(_ metadata: ServerMetadata, logger: Logger? = nil) throws -> Provider {
         var merged = endpoints
-        merged.authorization = merged.authorization ?? metadata.authorizationEndpoint
-        merged.token = merged.token ?? metadata.tokenEndpoint
-        merged.userinfo = merged.userinfo ?? metadata.userinfoEndpoint
-        merged.jwks = merged.jwks ?? metadata.jwksURI
-        merged.revocation = merged.revocation ?? metadata.revocationEndpoint
-        merged.introspection = merged.introspection ?? metadata.introspectionEndpoint
-        merged.endSession = merged.endSession ?? metadata.endSessionEndpoint
-        merged.deviceAuthorization = merged.deviceAuthorization ?? metadata.deviceAuthorizationEndpoint
+        func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
+            guard merged[keyPath: slot] == nil, let found else { return }
+            let scheme = found.scheme?.lowercased()
+            guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(found.host ?? "")) else {
+                throw IDTokenError(.discoveryFailed,
+                                   "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted")
+            }
+            if let issuerHost = issuer?.host?.lowercased(), let host = found.host?.lowercased(), host != issuerHost {
+                logger?.info("discovered endpoint on another host than the issuer",
+                             metadata: ["provider": "\(id)", "endpoint": "\(name)", "host": "\(host)", "issuer_host": "\(issuerHost)"])
+            }
+            merged[keyPath: slot] = found
+        }
+        try fill(\.authorization, metadata.authorizationEndpoint, "authorization_endpoint")
+        try fill(\.token, metadata.tokenEndpoint, "token_endpoint")
+        try fill(\.userinfo, metadata.userinfoEndpoint, "userinfo_endpoint")
+        try fill(\.jwks, metadata.jwksURI, "jwks_uri")
+        try fill(\.revocation, metadata.revocationEndpoint, "revocation_endpoint")
+        try fill(\.introspection, metadata.introspectionEndpoint, "introspection_endpoint")
+        try fill(\.endSession, metadata.endSessionEndpoint, "end_session_endpoint")
+        try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
         return Provider(descriptor: descriptor, variables: variables, issuer: issuer, discoveryURL: discoveryURL,
                         endpoints: merged, resources: resources)
+    }
+
+    /// This provider with every endpoint its descriptor leaves out taken from discovery,
+    /// when the descriptor asks for discovery; otherwise itself.
+    ///
+    /// - Throws: ``IDTokenError`` when the discovery document cannot be had or breaks the rules.
+    public func discoveringEndpoints(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
+        guard usesDiscovery else { return self }
+        return try applying(try await discovery.metadata(for: self), logger: logger)
     }
 }
 
