@@ -27,6 +27,7 @@ struct RegistryOptions: ParsableArguments {
         logger.logLevel = verbose ? .info : .warning
         return try ProviderRegistry.load(
             directories: providerDirectories.map { URL(fileURLWithPath: $0, isDirectory: true) },
+            includeUserDirectory: true,
             logger: logger)
     }
 }

@@ -62,11 +62,23 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("oauthflow/providers/mine.yaml", descriptorText(id: "mine"))
-        let registry = try ProviderRegistry.load(includeBundled: false, environment: ["XDG_CONFIG_HOME": directory.url.path])
+        let registry = try ProviderRegistry.load(includeBundled: false, includeUserDirectory: true,
+                                                 environment: ["XDG_CONFIG_HOME": directory.url.path])
         #expect(registry.ids == ["mine"])
         #expect(registry.entry(named: "mine")?.origin == .user(directory.url.appendingPathComponent("oauthflow/providers").path))
         let viaHome = ProviderRegistry.userProvidersDirectory(environment: ["HOME": "/home/someone"])
         #expect(viaHome.path == "/home/someone/.config/oauthflow/providers")
+    }
+
+    @Test func hostsDoNotReadTheUsersDirectoryUnlessAsked() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("oauthflow/providers/broken.yaml", "id: [")
+        try directory.write("oauthflow/providers/google.yaml", descriptorText(id: "google", displayName: "Not Google"))
+        let environment = ["XDG_CONFIG_HOME": directory.url.path]
+        let registry = try ProviderRegistry.load(environment: environment)
+        #expect(try registry.provider(named: "google").displayName == "Google")
+        #expect(throws: ProviderError.self) { try ProviderRegistry.load(includeUserDirectory: true, environment: environment) }
     }
 
     @Test func duplicateIDInOneDirectoryNamesBothFiles() throws {

@@ -62,7 +62,11 @@ public struct ProviderRegistry: Sendable {
     /// - Parameters:
     ///   - directories: Extra directories, in the order they should override each other.
     ///   - includeBundled: Whether to start from the providers bundled with OAuthFlow.
-    ///   - includeUserDirectory: Whether to read the user's provider directory.
+    ///   - includeUserDirectory: Whether to read the user's provider directory,
+    ///     `$XDG_CONFIG_HOME/oauthflow/providers`. Off by default: a host application
+    ///     decides its providers itself, and a broken or same-named file in a user's
+    ///     directory must neither fail its load nor replace its own. The `oauthflow` CLI
+    ///     turns it on.
     ///   - environment: Where `XDG_CONFIG_HOME` and `HOME` are read from.
     ///   - logger: Receives a line for every override, at info level.
     /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidDescriptor`` listing
@@ -71,7 +75,7 @@ public struct ProviderRegistry: Sendable {
     public static func load(
         directories: [URL] = [],
         includeBundled: Bool = true,
-        includeUserDirectory: Bool = true,
+        includeUserDirectory: Bool = false,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> ProviderRegistry {
