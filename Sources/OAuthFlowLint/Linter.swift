@@ -15,6 +15,7 @@ public struct Linter: Sendable {
         HTTPSEndpointsRule.self,
         IssuerNoQueryOrFragmentRule.self,
         IssuerForIssParameterRule.self,
+        IssuerValidationRule.self,
         UndeclaredVariableRule.self,
         UnusedVariableRule.self,
         VariableOutsideHostOrPathRule.self,

@@ -175,6 +175,10 @@ public enum DescriptorSchema {
         Field("id_token_algs", .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "HS256", "HS384", "HS512"])),
               default: "[RS256, ES256]",
               "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret."),
+        Field("issuer_aliases", .list(.string()),
+              "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."),
+        Field("id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
+              "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."),
     ]
 
     static let loopbackFields: [Field] = [

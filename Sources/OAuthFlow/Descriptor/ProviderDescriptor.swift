@@ -301,9 +301,14 @@ extension ProviderDescriptor {
         public var issParameter: IssuerParameter = .ifPresent
         /// ID token algorithms accepted (`none` never is).
         public var idTokenAlgs: [String] = ["RS256", "ES256"]
+        /// Other exact spellings of the issuer.
+        public var issuerAliases: [String] = []
+        /// The ID token issuer as a template filled from the token's own claims (multi-tenant providers).
+        public var idTokenIssuer: String?
 
         enum CodingKeys: String, CodingKey {
             case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"
+            case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer"
         }
 
         public init() {}
@@ -316,6 +321,8 @@ extension ProviderDescriptor {
             nonce = try c.decodeIfPresent(Bool.self, forKey: .nonce)
             issParameter = try c.decodeIfPresent(IssuerParameter.self, forKey: .issParameter) ?? .ifPresent
             idTokenAlgs = try c.decodeIfPresent([String].self, forKey: .idTokenAlgs) ?? ["RS256", "ES256"]
+            issuerAliases = try c.decodeIfPresent([String].self, forKey: .issuerAliases) ?? []
+            idTokenIssuer = try c.decodeIfPresent(String.self, forKey: .idTokenIssuer)
         }
     }
 

@@ -87,7 +87,7 @@ public struct AuthorizationCallback: Sendable {
         guard let issuer = provider.issuer?.absoluteString else {
             throw FlowError(.issuerMismatch, "the callback names issuer `\(iss)` but provider `\(provider.id)` declares none")
         }
-        guard ConstantTime.equals(iss, issuer) else {
+        guard provider.isIssuer(iss) else {
             throw FlowError(.issuerMismatch,
                             "the callback comes from issuer `\(iss)`, not `\(issuer)`: possible mix-up attack (RFC 9207); nothing was sent to the token endpoint")
         }

@@ -86,7 +86,7 @@ public actor IDTokenValidator {
         let algorithm = try checkHeader(header)
         try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
         let issuer = claims["iss"]?.stringValue ?? ""
-        guard issuer == provider.issuer?.absoluteString else {
+        guard provider.isIDTokenIssuer(issuer, claims: claims) else {
             throw IDTokenError(.issuerMismatch, "the token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
         if let expiry = claims["exp"]?.numberValue, expiry + leeway <= now().timeIntervalSince1970 {
@@ -234,7 +234,7 @@ public actor IDTokenValidator {
 
     private func checkClaims(_ claims: [String: JSONValue], algorithm: String, nonce: Secret?, accessToken: Secret?) throws -> IDTokenClaims {
         let issuer = claims["iss"]?.stringValue ?? ""
-        guard let expected = provider.issuer?.absoluteString, issuer == expected else {
+        guard provider.isIDTokenIssuer(issuer, claims: claims) else {
             throw IDTokenError(.issuerMismatch, "the ID token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
         let audiences: [String] = switch claims["aud"] {

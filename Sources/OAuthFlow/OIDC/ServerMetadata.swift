@@ -125,7 +125,7 @@ public actor DiscoveryClient {
         } catch {
             throw IDTokenError(.discoveryFailed, "\(url.absoluteString) is not a discovery document: \(error)")
         }
-        guard metadata.issuer == issuer.absoluteString else {
+        guard provider.isDiscoveryIssuer(metadata.issuer) else {
             throw IDTokenError(.discoveryIssuerMismatch,
                                "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
         }

@@ -125,3 +125,40 @@ public struct OIDCNonceRule: LintRule {
         return [diagnostic(file, ["security", "nonce"], "nonce is off for an `oidc` provider; ID tokens could be replayed")]
     }
 }
+
+/// Issuer aliases and ID token issuer templates must be usable and not widen what is accepted by mistake.
+public struct IssuerValidationRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "issuer_validation", name: "Issuer validation",
+        summary: "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), and `security.issuer_aliases` differ from the issuer.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
+            Examples.validOIDC + "variables:\n  tenant:\n    description: Tenant\n    default: common\nsecurity:\n  id_token_issuer: https://auth.example.com/{tenant}/v2.0\n",
+            Examples.validOIDC + "security:\n  issuer_aliases: [https://auth.example.com]\n",
+        ],
+        nonTriggering: [
+            Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
+            Examples.validOIDC + "security:\n  issuer_aliases: [auth.example.com]\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        var diagnostics: [Diagnostic] = []
+        if let template = descriptor.security.idTokenIssuer {
+            if descriptor.protocol != .oidc || descriptor.issuer == nil {
+                diagnostics.append(diagnostic(file, ["security", "id_token_issuer"],
+                                              "`id_token_issuer` applies to ID tokens: it needs `protocol: oidc` and an `issuer`"))
+            }
+            for placeholder in URLTemplate(template).placeholders where descriptor.variables[placeholder.name] != nil {
+                diagnostics.append(diagnostic(file, ["security", "id_token_issuer"],
+                                              "`{\(placeholder.name)}` in `id_token_issuer` is filled from the ID token's `\(placeholder.name)` claim, not from the variable of that name; write the variable's part out or use the claim that carries it (Entra: `{tid}`)"))
+            }
+        }
+        for (index, alias) in descriptor.security.issuerAliases.enumerated() where alias == descriptor.issuer {
+            diagnostics.append(diagnostic(file, ["security", "issuer_aliases", "\(index)"], "alias `\(alias)` is the issuer itself"))
+        }
+        return diagnostics
+    }
+}
