@@ -68,10 +68,13 @@ public struct OnlineChecker: Sendable {
                                            "the server does not publish code_challenge_methods_supported; PKCE support is unconfirmed"))
             }
         }
-        let method = descriptor.clientAuth.method.rawValue
-        if let methods = metadata.tokenEndpointAuthMethodsSupported, !methods.contains(method) {
-            findings.append(diagnostic("online_client_auth", .error, ["client_auth", "method"],
-                                       "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", ")))"))
+        // Servers leave methods they accept out of their metadata (DOT omits `none`): a gap there is a warning.
+        if let methods = metadata.tokenEndpointAuthMethodsSupported {
+            let key = descriptor.clientAuth.methods == nil ? "method" : "methods"
+            for method in descriptor.clientAuth.supported.map(\.rawValue) where !methods.contains(method) {
+                findings.append(diagnostic("online_client_auth", .warning, ["client_auth", key],
+                                           "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", "))); the metadata may be incomplete, or the server refuses it"))
+            }
         }
         let advertised = metadata.authorizationResponseIssParameterSupported == true
         switch descriptor.security.issParameter {

@@ -9,6 +9,7 @@ import Yams
 /// google:
 ///   client_id: 1234-abc.apps.googleusercontent.com
 ///   client_secret_env: GOOGLE_CLIENT_SECRET     # or client_secret_file: ~/.config/oauthflow/google.secret
+///   client_auth: client_secret_post             # optional: otherwise chosen from the descriptor
 ///   variables: {}
 ///   scopes: [openid, email]
 /// ```
@@ -20,10 +21,11 @@ struct ClientFileEntry: Decodable {
     var clientSecretFile: String?
     var variables: [String: String]?
     var scopes: [String]?
+    var clientAuth: ProviderDescriptor.ClientAuth.Method?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case clientID = "client_id", clientSecretEnv = "client_secret_env", clientSecretFile = "client_secret_file"
-        case variables, scopes
+        case variables, scopes, clientAuth = "client_auth"
     }
 }
 
@@ -33,6 +35,7 @@ struct ClientSettings {
     var secret: Secret?
     var variables: [String: String]
     var scopes: [String]?
+    var authMethod: ProviderDescriptor.ClientAuth.Method?
 
     /// The secret in the environment variable a flag or the clients file names; unset or empty is a usage error.
     static func secretFromEnvironment(_ variable: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Secret {
@@ -51,8 +54,11 @@ struct ClientSettings {
         "OAUTHFLOW_" + provider.uppercased().replacingOccurrences(of: "-", with: "_") + "_" + name
     }
 
-    static func resolve(provider: String, clientID flag: String?, secretEnvironment: String?, variables flagVariables: [String: String],
-                        scopes flagScopes: [String], environment: [String: String]) throws -> ClientSettings {
+    /// The settings for a sign-in: client id, secret and authentication method each from the flag,
+    /// then the environment (`OAUTHFLOW_<ID>_CLIENT_ID`, `..._CLIENT_SECRET`), then the clients file.
+    static func resolve(provider: String, clientID flag: String?, secretEnvironment: String?, clientAuth: String?,
+                        variables flagVariables: [String: String], scopes flagScopes: [String],
+                        environment: [String: String]) throws -> ClientSettings {
         let entry = try loadEntry(provider: provider, environment: environment)
         guard let clientID = flag ?? environment[environmentName(provider, "CLIENT_ID")] ?? entry?.clientID, !clientID.isEmpty else {
             throw ValidationError("""
@@ -60,24 +66,46 @@ struct ClientSettings {
                 or add `client_id` under `\(provider):` in \(clientsFile(environment: environment).path)
                 """)
         }
-        var secret: Secret?
-        if let variable = secretEnvironment ?? entry?.clientSecretEnv {
-            secret = try secretFromEnvironment(variable, environment: environment)
-        } else if let value = environment[environmentName(provider, "CLIENT_SECRET")], !value.isEmpty {
-            secret = Secret(value)
-        } else if let file = entry?.clientSecretFile {
-            let path = NSString(string: file).expandingTildeInPath
-            let data: Data
-            do {
-                data = try SafeFile.read(path, limit: 64 * 1024)
-            } catch let error as SafeFile.ReadError {
-                throw ValidationError("cannot read the client secret file \(error)")
-            }
-            secret = Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        }
         let variables = (entry?.variables ?? [:]).merging(flagVariables) { _, flag in flag }
-        return ClientSettings(clientID: clientID, secret: secret, variables: variables,
-                              scopes: flagScopes.isEmpty ? entry?.scopes : flagScopes)
+        return ClientSettings(clientID: clientID, secret: try secret(provider: provider, flag: secretEnvironment, entry: entry, environment: environment),
+                              variables: variables, scopes: flagScopes.isEmpty ? entry?.scopes : flagScopes,
+                              authMethod: try authMethod(flag: clientAuth, entry: entry))
+    }
+
+    /// The settings for a client whose id is already known (a stored session, a pending sign-in):
+    /// the secret and method resolved as for a sign-in.
+    static func forClient(_ clientID: String, provider: String, variables: [String: String], secretEnvironment: String?,
+                          clientAuth: String?, environment: [String: String]) throws -> ClientSettings {
+        let entry = try loadEntry(provider: provider, environment: environment)
+        return ClientSettings(clientID: clientID,
+                              secret: try secret(provider: provider, flag: secretEnvironment, entry: entry, environment: environment),
+                              variables: variables, scopes: nil, authMethod: try authMethod(flag: clientAuth, entry: entry))
+    }
+
+    private static func secret(provider: String, flag: String?, entry: ClientFileEntry?, environment: [String: String]) throws -> Secret? {
+        if let variable = flag ?? entry?.clientSecretEnv {
+            return try secretFromEnvironment(variable, environment: environment)
+        }
+        if let value = environment[environmentName(provider, "CLIENT_SECRET")], !value.isEmpty {
+            return Secret(value)
+        }
+        guard let file = entry?.clientSecretFile else { return nil }
+        let path = NSString(string: file).expandingTildeInPath
+        let data: Data
+        do {
+            data = try SafeFile.read(path, limit: 64 * 1024)
+        } catch let error as SafeFile.ReadError {
+            throw ValidationError("cannot read the client secret file \(error)")
+        }
+        return Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    private static func authMethod(flag: String?, entry: ClientFileEntry?) throws -> ProviderDescriptor.ClientAuth.Method? {
+        guard let flag else { return entry?.clientAuth }
+        guard let method = ProviderDescriptor.ClientAuth.Method(rawValue: flag) else {
+            throw ValidationError("--client-auth must be none, client_secret_basic or client_secret_post, not \(flag)")
+        }
+        return method
     }
 
     private static func loadEntry(provider: String, environment: [String: String]) throws -> ClientFileEntry? {

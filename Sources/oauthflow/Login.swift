@@ -27,6 +27,9 @@ struct LoginOptions: ParsableArguments {
     @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret (never the secret itself).")
     var clientSecretEnvironment: String?
 
+    @Option(name: .customLong("client-auth"), help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
+    var clientAuth: String?
+
     @Option(name: .customLong("var"), help: "A provider variable as name=value; repeat for each.")
     var variables: [String] = []
 
@@ -48,7 +51,7 @@ struct LoginOptions: ParsableArguments {
     }
 
     func settings(environment: [String: String]) throws -> ClientSettings {
-        try ClientSettings.resolve(provider: name, clientID: clientID, secretEnvironment: clientSecretEnvironment,
+        try ClientSettings.resolve(provider: name, clientID: clientID, secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth,
                                    variables: try VariableOptions.parse(variables), scopes: scopes, environment: environment)
     }
 }
@@ -117,7 +120,7 @@ extension OAuthFlowCommand {
             }
             let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
                 clientID: settings.clientID, redirectURI: receiver.redirectURI, clientSecret: settings.secret,
-                scopes: settings.scopes, requestOfflineAccess: !options.noOffline))
+                scopes: settings.scopes, requestOfflineAccess: !options.noOffline, authMethod: settings.authMethod))
             let pending: PendingAuthorization
             do {
                 pending = try await client.startAuthorization()
@@ -200,10 +203,13 @@ extension OAuthFlowCommand {
                     throw ValidationError("no authorization in progress for \(options.key); run `oauthflow authorize-url \(options.name)` first")
                 }
                 let saved = try JSONDecoder().decode(PendingLogin.self, from: data)
-                let secret = try options.clientSecretEnvironment.map { try ClientSettings.secretFromEnvironment($0) }
+                let settings = try ClientSettings.forClient(saved.clientID, provider: saved.pending.providerID, variables: saved.variables,
+                                                            secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth,
+                                                            environment: ProcessInfo.processInfo.environment)
                 let provider = try options.registryOptions.loadRegistry().provider(named: saved.pending.providerID).resolve(saved.variables)
                 let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-                    clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: secret))
+                    clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: settings.secret,
+                    authMethod: settings.authMethod))
                 let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
                 store.removePending(for: options.key)
                 try await save(tokens, provider: provider, clientID: saved.clientID, redirectURI: saved.pending.redirectURI, in: store)
@@ -264,7 +270,7 @@ extension OAuthFlowCommand {
                 }
                 let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
                     clientID: settings.clientID, redirectURI: redirect, clientSecret: settings.secret, scopes: settings.scopes,
-                    requestOfflineAccess: !options.noOffline))
+                    requestOfflineAccess: !options.noOffline, authMethod: settings.authMethod))
                 let pending = try await client.startAuthorization()
                 let saved = PendingLogin(pending: pending, clientID: settings.clientID, variables: provider.variables)
                 try FileTokenStore().savePending(try JSONEncoder().encode(saved), for: options.key)

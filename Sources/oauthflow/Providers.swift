@@ -151,7 +151,7 @@ extension OAuthFlowCommand.Providers {
                 issuer: provider.issuer?.absoluteString, discovery: provider.discoveryURL?.absoluteString,
                 endpoints: endpoints, scopes: d.scopes.default, offlineScopes: d.scopes.offline.scopes,
                 offlineParams: d.scopes.offline.params, extraParams: d.authorization.extraParams,
-                tokenBodyEncoding: d.tokenRequest.bodyEncoding.rawValue, clientAuth: d.clientAuth.method.rawValue,
+                tokenBodyEncoding: d.tokenRequest.bodyEncoding.rawValue, clientAuth: d.clientAuth.supported.map(\.rawValue).joined(separator: ", "),
                 pkce: d.security.pkce.rawValue, state: d.security.state, nonce: d.security.nonce ?? false,
                 issParameter: d.security.issParameter.rawValue,
                 redirect: "http://\(loopback.host):\(port)\(loopback.path)", resources: provider.resources.entries)

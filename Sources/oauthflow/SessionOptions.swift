@@ -13,6 +13,9 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret, for confidential clients.")
     var clientSecretEnvironment: String?
 
+    @Option(name: .customLong("client-auth"), help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
+    var clientAuth: String?
+
     @OptionGroup var registryOptions: RegistryOptions
 
     var key: SessionKey { SessionKey(providerID: name, account: account) }
@@ -31,11 +34,14 @@ struct SessionOptions: ParsableArguments {
         return (TokenManager(client: try client(for: session, provider: provider), store: store, key: key), session, provider)
     }
 
-    /// A client for the session, with the secret from `--client-secret-env` when given.
+    /// A client for the session: its client id, and the secret and method from flags, the environment
+    /// or the clients file, as `login` resolves them.
     func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
-        let secret = try clientSecretEnvironment.map { try ClientSettings.secretFromEnvironment($0) }
+        let settings = try ClientSettings.forClient(session.clientID, provider: session.key.providerID, variables: session.variables,
+                                                    secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth,
+                                                    environment: ProcessInfo.processInfo.environment)
         return OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: secret))
+            clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: settings.secret, authMethod: settings.authMethod))
     }
 }
 

@@ -71,7 +71,7 @@ struct EndToEndTests {
     func confidentialClient(_ method: ProviderDescriptor.ClientAuth.Method) async throws {
         let server = try Server.require()
         let transport = RecordingTransport()
-        let client = client(try server.provider { $0.clientAuth.method = method }, clientID: Server.confidentialClientID,
+        let client = client(try server.provider { $0.clientAuth.methods = [method] }, clientID: Server.confidentialClientID,
                             secret: Server.confidentialSecret, transport: transport)
         let (_, _, tokens) = try await signIn(client, server: server)
         _ = try await client.refresh(tokens)
@@ -89,7 +89,7 @@ struct EndToEndTests {
 
     @Test func wrongSecretIsInvalidClient() async throws {
         let server = try Server.require()
-        let client = client(try server.provider { $0.clientAuth.method = .clientSecretBasic },
+        let client = client(try server.provider { $0.clientAuth.methods = [.clientSecretBasic] },
                             clientID: Server.confidentialClientID, secret: Secret("not-the-secret"))
         let pending = try await client.startAuthorization()
         let callback = try server.signIn(pending.url)
@@ -204,7 +204,7 @@ struct EndToEndTests {
         let server = try Server.require()
         let handler = CapturingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
-        let client = OAuthClient(provider: try server.provider { $0.clientAuth.method = .clientSecretPost },
+        let client = OAuthClient(provider: try server.provider { $0.clientAuth.methods = [.clientSecretPost] },
                                  configuration: ClientConfiguration(clientID: Server.confidentialClientID, redirectURI: Server.redirectURI,
                                                                     clientSecret: Server.confidentialSecret),
                                  logger: logger)

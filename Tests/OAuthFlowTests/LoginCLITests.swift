@@ -193,4 +193,23 @@ struct LoginCLITests {
         #expect(refused.stderr.contains("holds a secret in clear"))
         #expect(!refused.stderr.contains("hunter2"))
     }
+
+    /// One descriptor for public and confidential clients: the secret in the environment makes this one confidential,
+    /// and the session commands find it the same way.
+    @Test func confidentialClientThroughTheEnvironment() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        var variables = env.variables(browser: env.agent("--deliver"))
+        variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = Server.confidentialSecret.value
+        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.confidentialClientID, "--var", "port=\(env.server.port)",
+                                                 "--timeout", "30"] + env.providers, environment: variables)
+        #expect(login.status == 0, "\(login.stderr)")
+        let refresh = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        // Without the secret, the confidential client is refused by the server, and says so.
+        variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = nil
+        let refused = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("invalid_client"), "\(refused.stderr)")
+    }
 }

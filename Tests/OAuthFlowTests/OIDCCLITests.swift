@@ -13,16 +13,19 @@ struct OIDCCLITests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("django.yaml", fixture)
-        // DOT's metadata lists only client_secret_post and client_secret_basic, though it serves public clients.
+        // DOT's metadata lists only client_secret_post and client_secret_basic, though it serves public clients:
+        // a gap in the metadata, so a warning (an error only under --strict).
         let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
-        #expect(result.status == 1)
-        #expect(result.stdout.contains("client authentication `none` is not in the server's token_endpoint_auth_methods_supported"))
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("warning: client authentication `none` is not in the server's token_endpoint_auth_methods_supported"))
         #expect(result.stdout.contains("[online_client_auth]"))
+        let strict = try runProduct("oauthflow", ["lint", "--online", "--strict", "--var", "port=\(server.port)", directory.url.path])
+        #expect(strict.status == 1)
         #expect(!result.stdout.contains("[online_endpoint]"))
         #expect(!result.stdout.contains("[online_pkce_s256]"), "DOT publishes S256")
 
         let drifted = fixture
-            .replacingOccurrences(of: "  method: none", with: "  method: client_secret_basic")
+            .replacingOccurrences(of: "  methods: [none, client_secret_basic, client_secret_post]", with: "  method: client_secret_basic")
             .replacingOccurrences(of: "userinfo: http://127.0.0.1:{port}/o/userinfo/", with: "userinfo: http://127.0.0.1:{port}/o/me/")
             .replacingOccurrences(of: "issuer: http://127.0.0.1:{port}/o", with: "issuer: http://127.0.0.1:{port}/o/")
             .replacingOccurrences(of: "  pkce: required", with: "  pkce: supported")

@@ -149,8 +149,10 @@ public enum DescriptorSchema {
     ]
 
     static let clientAuthFields: [Field] = [
+        Field("methods", .list(.choice(["none", "client_secret_basic", "client_secret_post"])),
+              "Every method the provider accepts, in its order of preference. The client chooses: with a secret, the first secret method listed; without one, `none`. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body."),
         Field("method", .choice(["none", "client_secret_basic", "client_secret_post"]), default: "none",
-              "`none` for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body."),
+              "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
     ]
 
     static let tokenResponseFields: [Field] = [

@@ -230,13 +230,24 @@ extension ProviderDescriptor {
             case clientSecretPost = "client_secret_post"
         }
 
+        /// The one method, for descriptors written before ``methods`` (and the first choice otherwise).
         public var method: Method = .none
+        /// Every method the provider accepts, in its order of preference.
+        public var methods: [Method]?
+
+        /// What the provider accepts: ``methods``, or just ``method``.
+        public var supported: [Method] { methods ?? [method] }
+
+        enum CodingKeys: String, CodingKey {
+            case method, methods
+        }
 
         public init() {}
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            method = try c.decodeIfPresent(Method.self, forKey: .method) ?? .none
+            methods = try c.decodeIfPresent([Method].self, forKey: .methods)
+            method = try c.decodeIfPresent(Method.self, forKey: .method) ?? methods?.first ?? .none
         }
     }
 

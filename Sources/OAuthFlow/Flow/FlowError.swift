@@ -46,6 +46,12 @@ extension ErrorCode where Domain == FlowError {
     public static let invalidVerifier = Self("invalid_verifier")
     /// The provider lacks an endpoint the step needs.
     public static let missingEndpoint = Self("missing_endpoint")
+    /// An endpoint or the URL built from it is not a valid URL.
+    public static let invalidURL = Self("invalid_url")
+    /// The client's authentication method and secret do not fit the provider's `client_auth.methods`.
+    public static let clientAuthentication = Self("client_authentication")
+    /// The provider (or the chosen method) needs a client secret, and none was given.
+    public static let missingClientSecret = Self("missing_client_secret")
     /// The redirect URI is not acceptable (plain http to a non-loopback host, a fragment).
     public static let invalidRedirectURI = Self("invalid_redirect_uri")
     /// The callback's `state` is missing or differs from the request's.

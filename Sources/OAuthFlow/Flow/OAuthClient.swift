@@ -238,7 +238,8 @@ public actor OAuthClient {
         let descriptor = provider.descriptor
         var fields = parameters
         var headers = descriptor.tokenRequest.headers
-        switch descriptor.clientAuth.method {
+        let method = try configuration.authenticationMethod(for: provider)
+        switch method {
         case .none:
             fields.append(("client_id", configuration.clientID))
         case .clientSecretPost:
@@ -246,7 +247,7 @@ public actor OAuthClient {
             if let secret = configuration.clientSecret { fields.append(("client_secret", secret.value)) }
         case .clientSecretBasic:
             guard let secret = configuration.clientSecret else {
-                throw FlowError(.missingEndpoint, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
+                throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
             }
             // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.
             let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)

@@ -61,7 +61,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         if let nonce { parameters.append(("nonce", nonce.value)) }
 
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
-            throw FlowError(.missingEndpoint, "the authorization endpoint of `\(provider.id)` is not a valid URL")
+            throw FlowError(.invalidURL, "the authorization endpoint of `\(provider.id)` is not a valid URL")
         }
         let names = Set(parameters.map(\.0))
         let kept = (components.queryItems ?? []).filter { !names.contains($0.name) }
@@ -69,7 +69,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         // URLComponents leaves `+` unescaped in queries, which servers read as a space.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let url = components.url else {
-            throw FlowError(.missingEndpoint, "cannot build the authorization URL of `\(provider.id)`")
+            throw FlowError(.invalidURL, "cannot build the authorization URL of `\(provider.id)`")
         }
         return PendingAuthorization(url: url, providerID: provider.id, state: state, pkce: pkce, nonce: nonce,
                                     redirectURI: client.redirectURI, scopes: scopes, createdAt: now)

@@ -50,7 +50,7 @@ public struct PKCEForPublicClientsRule: LintRule {
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor, descriptor.clientAuth.method == .none, descriptor.security.pkce != .required else {
+        guard let descriptor = file.descriptor, descriptor.clientAuth.supported.contains(.none), descriptor.security.pkce != .required else {
             return []
         }
         return [diagnostic(file, ["security", "pkce"],
