@@ -38,8 +38,10 @@ extension OAuthFlowCommand {
                 }
             }
             var diagnostics: [Diagnostic]
+            let checked: Int
             do {
                 let files = try Linter.files(in: targets).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) }
+                checked = files.count
                 diagnostics = Linter().lint(files)
                 if online {
                     let values = try VariableOptions.parse(variables)
@@ -57,8 +59,14 @@ extension OAuthFlowCommand {
             Output.stdoutExact(format.reporter.report(diagnostics))  // text diagnostics escape themselves; json and github stay exact
             let errors = diagnostics.filter { $0.severity == .error }.count
             let warnings = diagnostics.count - errors
+            if checked == 0 {
+                // An empty folder or a wrong path must not pass silently as "clean".
+                Output.stderr("no descriptor files (.yaml, .yml) in \(targets.map(\.relativePath).joined(separator: ", ")); nothing was checked\n")
+                if strict { throw ExitCode.failure }
+                return
+            }
             if format == .text {
-                Output.stderr("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+                Output.stderr("\(checked) file\(checked == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
             }
             if errors > 0 || (strict && warnings > 0) {
                 throw ExitCode.failure

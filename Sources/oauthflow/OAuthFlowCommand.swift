@@ -39,9 +39,19 @@ enum Output {
         FileHandle.standardOutput.write(Data(TerminalText.sanitized(text).utf8))
     }
 
-    /// Machine-readable output (JSON, a token) for stdout, written exactly.
+    /// Machine-readable output (JSON, a token, a response body) for stdout: exact when it goes to a
+    /// pipe or a file, with control characters escaped when a person reads it on a terminal.
     static func stdoutExact(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        stdoutData(Data(text.utf8))
+    }
+
+    /// Bytes for stdout, as ``stdoutExact(_:)`` treats text.
+    static func stdoutData(_ data: Data) {
+        if isatty(STDOUT_FILENO) != 0 {
+            FileHandle.standardOutput.write(Data(TerminalText.sanitized(String(decoding: data, as: UTF8.self)).utf8))
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
     }
 
     /// Text for a person on stderr; control characters from servers and files are escaped.

@@ -49,6 +49,11 @@ extension OAuthFlowCommand {
                 let (manager, _, provider) = try await session.manager()
                 let url: URL
                 if let resource = provider.resources.resource(titled: target) {
+                    // A resource whose scope was not granted would only answer 403: say why instead of sending.
+                    let granted = try await manager.session().tokens.scopes
+                    guard granted.contains(resource.scope) else {
+                        throw CommandFailure("`\(resource.title)` needs the scope `\(resource.scope)`, which this session was not granted (granted: \(granted.joined(separator: " "))); sign in again with `--scope \(resource.scope)`")
+                    }
                     url = resource.url
                 } else if let parsed = URL(string: target), parsed.scheme != nil, parsed.host != nil {
                     url = parsed
@@ -62,7 +67,7 @@ extension OAuthFlowCommand {
                 throw Output.fail(error)
             }
             Output.stderr("HTTP \(response.status)\n")
-            FileHandle.standardOutput.write(response.body)
+            Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }
         }
     }

@@ -46,7 +46,14 @@ struct SessionOptions: ParsableArguments {
 }
 
 extension SessionError {
-    static func notSignedInMessage(_ key: SessionKey) -> ValidationError {
-        ValidationError("no stored session for \(key); sign in with `oauthflow login \(key.providerID)` first")
+    /// A state, not a wrong command line: exit 1 with one sentence, no usage banner.
+    static func notSignedInMessage(_ key: SessionKey) -> CommandFailure {
+        CommandFailure("no stored session for \(key); sign in with `oauthflow login \(key.providerID)` first")
     }
+}
+
+/// A command that cannot do its work for a reason that is not a wrong command line (exit 1, one sentence).
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

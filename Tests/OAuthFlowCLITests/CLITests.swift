@@ -134,6 +134,20 @@ struct CLI {
         #expect(entries.contains { ($0["message"] as? String)?.contains("\u{1B}[2J") == true })
     }
 
+    @Test func anEmptyFolderIsNotAPass() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let relaxed = try CLI.run(["lint", directory.path])
+        #expect(relaxed.status == 0)
+        #expect(relaxed.stderr.contains("nothing was checked"))
+        let strict = try CLI.run(["lint", "--strict", directory.path])
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("nothing was checked"))
+        let counted = try CLI.run(["lint", "providers"])
+        #expect(counted.stderr.contains(" files checked: 0 errors, 0 warnings"), "\(counted.stderr)")
+    }
+
     @Test func missingPathIsAClearError() throws {
         let result = try CLI.run(["lint", "no/such/place"])
         #expect(result.status == 1)

@@ -75,6 +75,21 @@ struct SessionEndToEndTests {
         #expect(again.refreshToken != stored.tokens.refreshToken)
     }
 
+    @Test func callRefusesAResourceWhoseScopeWasNotGranted() async throws {
+        let server = try Server.require()
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        _ = try await storedSession(server, state: state.url)
+        let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
+        try state.write("providers/django.yaml", fixture + "  - scope: admin\n    title: Admin\n    url: http://127.0.0.1:{port}/o/admin/\n")
+        let environment = ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path]
+        let call = try runProduct("oauthflow", ["call", "django", "Admin", "--providers-dir", state.url.appendingPathComponent("providers").path],
+                                  environment: environment)
+        #expect(call.status == 1)
+        #expect(call.stderr.contains("`Admin` needs the scope `admin`, which this session was not granted"), "\(call.stderr)")
+        #expect(!call.stderr.contains("HTTP "), "nothing was sent")
+    }
+
     @Test func resourcesAndCallUseTheStoredSession() async throws {
         let server = try Server.require()
         let state = try TemporaryDirectory()
@@ -102,8 +117,9 @@ struct SessionEndToEndTests {
         #expect(!show.stdout.contains(refreshed.tokens.accessToken.value))
 
         let missing = try runProduct("oauthflow", ["call", "nobody", "x"] + providers, environment: environment)
-        #expect(missing.status != 0)
+        #expect(missing.status == 1)
         #expect(missing.stderr.contains("no stored session for nobody"))
+        #expect(!missing.stderr.contains("Usage:"), "a missing session is a state, not a wrong command line")
     }
 
     /// SIGKILL at random moments of a refresh against DOT with rotation and reuse protection:

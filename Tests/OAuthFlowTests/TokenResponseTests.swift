@@ -139,4 +139,29 @@ import Testing
         let body = String(decoding: transport.requests.first?.body ?? Data(), as: UTF8.self)
         #expect(!body.contains("client_secret"))
     }
+
+    @Test(arguments: ["unsupported_grant_type", "invalid_request"])
+    func errorsOfAnUnreadableBodyNameTheEncodingSent(_ code: String) async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"\#(code)"}"#.utf8))
+        }
+        let provider = try #require(DescriptorDocument.parse(Data(descriptorText(id: "example").utf8), path: "example.yaml").descriptor).resolve()
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),
+                                 transport: transport)
+        let error = try await #require(throws: AuthorizationServerError.self) { try await client.refresh(staleTokens) }
+        #expect(error.error == code)
+        #expect(error.description.contains("sent form-encoded (`token_request.body_encoding: form`)"), "\(error)")
+        #expect(error.description.contains("set `body_encoding: json`"))
+    }
+
+    @Test func otherServerErrorsCarryNoEncodingHint() async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+        }
+        let provider = try #require(DescriptorDocument.parse(Data(descriptorText(id: "example").utf8), path: "example.yaml").descriptor).resolve()
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),
+                                 transport: transport)
+        let error = try await #require(throws: AuthorizationServerError.self) { try await client.refresh(staleTokens) }
+        #expect(error.hint == nil)
+    }
 }

@@ -25,12 +25,20 @@ public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringC
     public let errorURI: String?
     /// The HTTP status, for errors from the token endpoint.
     public let httpStatus: Int?
+    /// What OAuthFlow suspects, when the error is one a descriptor setting usually causes.
+    public let hint: String?
 
-    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, httpStatus: Int? = nil) {
+    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, httpStatus: Int? = nil, hint: String? = nil) {
         self.error = error
         self.errorDescription = errorDescription
         self.errorURI = errorURI
         self.httpStatus = httpStatus
+        self.hint = hint
+    }
+
+    /// The same error with a hint attached.
+    func hinted(_ hint: String) -> AuthorizationServerError {
+        AuthorizationServerError(error: error, errorDescription: errorDescription, errorURI: errorURI, httpStatus: httpStatus, hint: hint)
     }
 
     public var description: String {
@@ -38,6 +46,7 @@ public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringC
         if let errorDescription { text += ": \(errorDescription)" }
         if let httpStatus { text += " (HTTP \(httpStatus))" }
         if let errorURI { text += " — see \(errorURI)" }
+        if let hint { text += "; \(hint)" }
         return text
     }
 }

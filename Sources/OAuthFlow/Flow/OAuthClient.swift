@@ -112,9 +112,11 @@ public actor OAuthClient {
         ]
         if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
         let response = try await tokenRequest(parameters)
-        let tokens = try TokenResponseParser.tokenSet(
-            from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
-            requestedScopes: pending.scopes, previous: nil, now: now())
+        let tokens = try explainingEncoding {
+            try TokenResponseParser.tokenSet(
+                from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+                requestedScopes: pending.scopes, previous: nil, now: now())
+        }
         if provider.descriptor.protocol == .oidc, pending.scopes.contains("openid") {
             guard let idToken = tokens.idToken else {
                 throw IDTokenError(.missing, "provider `\(provider.id)` returned no ID token for an OpenID Connect sign-in")
@@ -146,9 +148,11 @@ public actor OAuthClient {
         var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
         if let scopes { parameters.append(("scope", scopes.joined(separator: provider.descriptor.scopes.separator))) }
         let response = try await tokenRequest(parameters)
-        let refreshed = try TokenResponseParser.tokenSet(
-            from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
-            requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: now())
+        let refreshed = try explainingEncoding {
+            try TokenResponseParser.tokenSet(
+                from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+                requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: now())
+        }
         try await received?(refreshed)
         if provider.descriptor.protocol == .oidc, let idToken = refreshed.idToken, idToken != tokens.idToken {
             // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
@@ -220,6 +224,18 @@ public actor OAuthClient {
     }
 
     // MARK: - Requests
+
+    /// Adds the body encoding to the errors a wrong `token_request.body_encoding` causes: a server
+    /// that cannot read the body reports a missing `grant_type` or an invalid request.
+    private func explainingEncoding<T>(_ parse: () throws -> T) throws -> T {
+        do {
+            return try parse()
+        } catch let error as AuthorizationServerError where ["unsupported_grant_type", "invalid_request"].contains(error.error) {
+            let sent = provider.descriptor.tokenRequest.bodyEncoding
+            let other = sent == .form ? "json" : "form"
+            throw error.hinted("the token request was sent \(sent == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(sent.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`")
+        }
+    }
 
     private func tokenRequest(_ parameters: [(String, String)]) async throws -> HTTPResponse {
         let endpoint = try await endpoint(\.token, "token")
