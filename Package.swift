@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "OAuthFlowLoopback",
             dependencies: [
+                "OAuthFlow",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -72,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowTests",
             dependencies: [
-                "OAuthFlow", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]

@@ -38,6 +38,8 @@ public struct LoopbackError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let bindFailed = Code("bind_failed")
         public static let timedOut = Code("timed_out")
         public static let notLoopback = Code("not_loopback")
+        /// The wait ended without a finishing callback (reported rather than trapped; not expected).
+        public static let noResult = Code("no_result")
     }
 
     public let code: Code

@@ -9,13 +9,6 @@ enum ExitCodes {
     static let timedOut = ExitCode(2)
 }
 
-/// An authorization started by `oauthflow authorize-url`, kept for `oauthflow login --callback-url`.
-struct PendingLogin: Codable {
-    var pending: PendingAuthorization
-    var clientID: String
-    var variables: [String: String]
-}
-
 /// Options `login` and `authorize-url` share.
 struct LoginOptions: ParsableArguments {
     @Argument(help: "The provider id.")
@@ -106,103 +99,55 @@ extension OAuthFlowCommand {
             } catch {
                 throw Output.fail(error)
             }
-            let loopback = provider.descriptor.redirect.loopback
-            let fixedPort: Int = switch loopback.port {
-            case .ephemeral: 0
-            case let .fixed(value): value
-            }
-            let receiver: LoopbackReceiver
-            do {
-                let host = loopback.host.lowercased() == "localhost" ? "127.0.0.1" : loopback.host
-                receiver = try await LoopbackReceiver.start(host: host, port: port ?? fixedPort, path: loopback.path)
-            } catch {
-                throw Output.fail(error)
-            }
-            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-                clientID: settings.clientID, redirectURI: receiver.redirectURI, clientSecret: settings.secret,
-                scopes: settings.scopes, requestOfflineAccess: !options.noOffline, authMethod: settings.authMethod))
-            let pending: PendingAuthorization
-            do {
-                pending = try await client.startAuthorization()
-            } catch {
-                await receiver.close()
-                throw Output.fail(error)
-            }
-
-            Output.stderr("Sign in to \(Output.line(provider.displayName)) by opening this URL:\n\n  \(pending.url.absoluteString)\n\n")
-            if !noBrowser, let command = Browser.command(environment: environment) {
-                do {
-                    try Browser.open(pending.url, command: command)
-                } catch {
-                    Output.stderr("Could not start the browser (\(command.joined(separator: " "))): \(error). Open the URL yourself.\n")
-                }
-            }
             let progress = Progress()
-            progress.start("Waiting for the browser to return to \(receiver.redirectURI.absoluteString) (timeout \(timeout) s)…")
-            let outcome = LoginOutcome()
+            let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: environment)
+            let signIn = LoopbackSignIn(store: store, browser: browser)
+            let displayName = Output.line(provider.displayName)
+            let limit = timeout
+            let session: StoredSession
             do {
-                try await receiver.waitForCallback(timeout: .seconds(timeout)) { request in
-                    await Self.handle(request, client: client, pending: pending, outcome: outcome, progress: progress)
-                }
+                session = try await signIn.signIn(
+                    to: provider,
+                    client: .init(clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
+                                  scopes: settings.scopes, requestOfflineAccess: !options.noOffline),
+                    account: options.account, port: port, timeout: .seconds(timeout)) { event in
+                        switch event {
+                        case let .listening(redirect):
+                            progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(limit) s)…")
+                        case let .openURL(url):
+                            progress.stop()
+                            Output.stderr("Sign in to \(displayName) by opening this URL:\n\n  \(url.absoluteString)\n\n")
+                        case let .browserFailed(reason):
+                            Output.stderr("\(Output.line(reason)). Open the URL yourself.\n")
+                        case let .callbackIgnored(reason):
+                            progress.stop()
+                            Output.stderr("Ignored a callback that does not belong to this sign-in (\(Output.line(reason))).\n")
+                        case let .exchangingCode(host):
+                            progress.stop()
+                            progress.start("Callback received; getting tokens from \(Output.line(host))…")
+                        case let .corruptSessionKept(path):
+                            Output.stderr("The stored session file could not be read; it was kept as \(Output.line(path)).\n")
+                        }
+                    }
             } catch let error as LoopbackError where error.code == .timedOut {
                 progress.stop()
-                await receiver.close()
                 Output.stderr("error: \(Output.line(error.message)); run `oauthflow login \(options.name)` again\n")
                 throw ExitCodes.timedOut
             } catch {
                 progress.stop()
-                await receiver.close()
                 throw Output.fail(error)
             }
             progress.stop()
-            await receiver.close()
-            switch outcome.result {
-            case let .success(tokens):
-                try await save(tokens, provider: provider, clientID: settings.clientID, redirectURI: receiver.redirectURI, in: store)
-            case let .failure(error):
-                throw Output.fail(error)
-            case nil:
-                throw Output.fail(FlowErrorText("the sign-in ended without a result"))
-            }
-        }
-
-        /// Decides what one request on the redirect path means.
-        static func handle(_ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization,
-                           outcome: LoginOutcome, progress: Progress) async -> LoopbackResponse {
-            do {
-                let tokens: TokenSet
-                progress.stop()
-                progress.start("Callback received; getting tokens from \(client.provider.endpoints.token?.host ?? "the token endpoint")…")
-                if request.method == "POST" {
-                    tokens = try await client.finishAuthorization(formPost: request.body, pending: pending)
-                } else {
-                    tokens = try await client.finishAuthorization(callback: request.url, pending: pending)
-                }
-                outcome.result = .success(tokens)
-                return LoopbackResponse(status: 200, html: LoopbackPages.page(
-                    title: "Signed in", message: "You are signed in to \(client.provider.displayName). You can close this tab and return to the terminal."),
-                    finishes: true)
-            } catch let error as FlowError where error.code == .stateMismatch || error.code == .invalidCallback {
-                // Not our callback (forged, or from an older attempt): refuse it and keep waiting.
-                progress.stop()
-                Output.stderr("Ignored a callback that does not belong to this sign-in (\(Output.line(error.message))).\n")
-                return LoopbackResponse(status: 400, html: LoopbackPages.page(
-                    title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
-                    finishes: false)
-            } catch {
-                outcome.result = .failure(error)
-                return LoopbackResponse(status: 400, html: LoopbackPages.page(
-                    title: "Sign-in failed", message: "\(error). Return to the terminal for details."), finishes: true)
-            }
+            printSummary(session, provider: provider, path: store.path(for: session.key))
         }
 
         private func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
             do {
                 guard let url = URL(string: callback) else { throw ValidationError("--callback-url is not a URL") }
-                guard let data = try store.loadPending(for: options.key) else {
+                let pendingStore = PendingAuthorizationStore(beside: store)
+                guard let saved = try pendingStore.load(for: options.key) else {
                     throw ValidationError("no authorization in progress for \(options.key); run `oauthflow authorize-url \(options.name)` first")
                 }
-                let saved = try JSONDecoder().decode(PendingLogin.self, from: data)
                 let settings = try ClientSettings.forClient(saved.clientID, provider: saved.pending.providerID, variables: saved.variables,
                                                             secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth,
                                                             environment: ProcessInfo.processInfo.environment)
@@ -211,14 +156,14 @@ extension OAuthFlowCommand {
                     clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: settings.secret,
                     authMethod: settings.authMethod))
                 let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
-                store.removePending(for: options.key)
+                pendingStore.remove(for: options.key)
                 try await save(tokens, provider: provider, clientID: saved.clientID, redirectURI: saved.pending.redirectURI, in: store)
             } catch let error as ValidationError {
                 throw error
             } catch let error as ExitCode {
                 throw error
             } catch {
-                store.removePending(for: options.key)
+                PendingAuthorizationStore(beside: store).remove(for: options.key)
                 throw Output.fail(error)
             }
         }
@@ -234,9 +179,13 @@ extension OAuthFlowCommand {
             } catch {
                 throw Output.fail(error)
             }
-            let summary = LoginSummary(session: session, provider: provider, path: store.path(for: options.key))
-            if json {
-                Output.stdoutExact(try Output.json(summary))
+            printSummary(session, provider: provider, path: store.path(for: options.key))
+        }
+
+        private func printSummary(_ session: StoredSession, provider: Provider, path: String) {
+            let summary = LoginSummary(session: session, provider: provider, path: path)
+            if json, let text = try? Output.json(summary) {
+                Output.stdoutExact(text)
             } else {
                 Output.stdout(summary.text)
             }
@@ -272,8 +221,8 @@ extension OAuthFlowCommand {
                     clientID: settings.clientID, redirectURI: redirect, clientSecret: settings.secret, scopes: settings.scopes,
                     requestOfflineAccess: !options.noOffline, authMethod: settings.authMethod))
                 let pending = try await client.startAuthorization()
-                let saved = PendingLogin(pending: pending, clientID: settings.clientID, variables: provider.variables)
-                try FileTokenStore().savePending(try JSONEncoder().encode(saved), for: options.key)
+                try PendingAuthorizationStore().save(.init(pending: pending, clientID: settings.clientID, variables: provider.variables),
+                                                     for: options.key)
                 Output.stdout(pending.url.absoluteString + "\n")
                 Output.stderr("Open the URL, sign in, then run: oauthflow login \(options.name) --callback-url 'REDIRECT_URL'\n")
             } catch let error as ValidationError {
@@ -283,22 +232,6 @@ extension OAuthFlowCommand {
             }
         }
     }
-}
-
-/// The result of the callback handler, read once the wait is over.
-final class LoginOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Result<TokenSet, any Error>?
-
-    var result: Result<TokenSet, any Error>? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-struct FlowErrorText: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// What `login` reports: never a token.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlow
+import OAuthFlowLoopback
 
 /// The README's host-code examples, compiled and run here; the test also checks the
 /// README still shows these exact lines, so the two cannot drift apart.
@@ -11,7 +12,37 @@ import OAuthFlow
         #"let client = OAuthClient(provider: auth0, configuration: ClientConfiguration("#,
         #"    clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))"#,
         #"let pending = try await client.startAuthorization()"#,
+        #"    let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)"#,
+        #"    let session = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))"#,
+        #"    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))"#,
+        #"    let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once"#,
+        #"    return try await manager.userInfo()"#,
     ]
+
+    /// The README's sign-in function, line for line (the registry also reads the test descriptors).
+    func signIn(to name: String, variables: [String: String], clientID: String,
+                store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
+        let provider = try ProviderRegistry.load(directories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")])
+            .provider(named: name).resolve(variables)
+        let session = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
+        let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
+        return try await manager.userInfo()
+    }
+
+    @Test(.enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
+    func readmeSignInRunsAgainstTheTestServer() async throws {
+        let server = try TestAuthorizationServer.require()
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
+        // The scripted user agent stands in for the person at the browser.
+        let browser = SystemBrowser(environment: ["BROWSER": "\(server.python) \(server.agent) --deliver"])
+        let claims = try await signIn(to: "django", variables: ["port": server.port], clientID: TestAuthorizationServer.publicClientID,
+                                      store: store, browser: browser)
+        #expect(claims["email"]?.stringValue == "alice@example.com")
+        #expect(try await store.load(SessionKey(providerID: "django")) != nil)
+    }
 
     @Test func readmeShowsTheseLines() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)

@@ -341,26 +341,15 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
-    // MARK: - Pending authorizations (`oauthflow authorize-url`, then `login --callback-url`)
-
-    private func pendingPath(for key: SessionKey) -> String {
-        basePath(for: key) + ".pending.json"
+    /// `DIRECTORY/PROVIDER--ACCOUNT` plus `suffix`: a file that belongs with a session.
+    func companionPath(for key: SessionKey, suffix: String) -> String {
+        basePath(for: key) + suffix
     }
 
-    /// Keeps an authorization in progress (it holds the PKCE verifier), with the same care as a session.
-    public func savePending(_ data: Data, for key: SessionKey) throws {
-        try writePrivateFile(data, to: pendingPath(for: key))
-    }
-
-    /// The authorization in progress for a session, if any.
-    public func loadPending(for key: SessionKey) throws -> Data? {
+    /// Reads a private file in the directory (nil when the directory or the file is absent).
+    func readCompanion(_ path: String) throws -> Data? {
         guard try checkDirectory() else { return nil }
-        return try readPrivateFile(pendingPath(for: key))
-    }
-
-    /// Forgets the authorization in progress.
-    public func removePending(for key: SessionKey) {
-        unlink(pendingPath(for: key))
+        return try readPrivateFile(path)
     }
 
     public func remove(_ key: SessionKey) async throws {

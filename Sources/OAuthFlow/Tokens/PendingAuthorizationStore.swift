@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Authorizations started now and finished later, perhaps by another process: the URL is
+/// opened on another device and the redirect is pasted back (`oauthflow authorize-url`,
+/// then `oauthflow login --callback-url`).
+///
+/// An entry holds the PKCE verifier, so it is kept like a session: beside the sessions of a
+/// ``FileTokenStore``, as `PROVIDER--ACCOUNT.pending.json`, 0600, written atomically, read
+/// only from a private directory, never through a link.
+public struct PendingAuthorizationStore: Sendable {
+    /// One authorization in progress and what finishing it needs.
+    public struct Entry: Sendable, Codable {
+        public var pending: PendingAuthorization
+        public var clientID: String
+        /// The provider's variable values, to resolve it again when finishing.
+        public var variables: [String: String]
+
+        public init(pending: PendingAuthorization, clientID: String, variables: [String: String]) {
+            self.pending = pending
+            self.clientID = clientID
+            self.variables = variables
+        }
+    }
+
+    private let files: FileTokenStore
+
+    /// - Parameter store: The session store whose directory the entries share.
+    public init(beside store: FileTokenStore = FileTokenStore()) {
+        files = store
+    }
+
+    private func path(for key: SessionKey) -> String {
+        files.companionPath(for: key, suffix: ".pending.json")
+    }
+
+    /// Keeps an authorization in progress, replacing any earlier one for the same session.
+    public func save(_ entry: Entry, for key: SessionKey) throws {
+        try files.writePrivateFile(try JSONEncoder().encode(entry), to: path(for: key))
+    }
+
+    /// The authorization in progress for a session, if any.
+    ///
+    /// - Throws: ``TokenStoreError`` for a file that is not private, not regular, or not an entry.
+    public func load(for key: SessionKey) throws -> Entry? {
+        let path = path(for: key)
+        guard let data = try files.readCompanion(path) else { return nil }
+        do {
+            return try JSONDecoder().decode(Entry.self, from: data)
+        } catch {
+            throw TokenStoreError(.corrupt, "\(path) is not an authorization in progress; start again with `authorize-url`", path: path)
+        }
+    }
+
+    /// Forgets the authorization in progress: it can be finished once only.
+    public func remove(for key: SessionKey) {
+        unlink(path(for: key))
+    }
+}

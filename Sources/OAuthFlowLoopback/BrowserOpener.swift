@@ -1,0 +1,73 @@
+import Foundation
+
+/// Shows the user an authorization URL: a browser on this machine, a web view, a QR code.
+public protocol BrowserOpener: Sendable {
+    /// Opens `url`; throws when it cannot (the sign-in then still waits, for a user who
+    /// opens the printed URL themselves).
+    func open(_ url: URL) async throws
+}
+
+/// The system's browser, as `gh` and Python's `webbrowser` find it: the first entry of
+/// `$BROWSER` (`%s` stands for the URL, otherwise it is appended), else `xdg-open` or
+/// `open` from the `PATH`.
+public struct SystemBrowser: BrowserOpener {
+    /// The command that will run, or nil when there is none.
+    public let command: [String]?
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        command = Self.command(environment: environment)
+    }
+
+    static func command(environment: [String: String]) -> [String]? {
+        if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init),
+           !browser.trimmingCharacters(in: .whitespaces).isEmpty {
+            return browser.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        }
+        for candidate in ["xdg-open", "open"] {
+            for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let path = "\(directory)/\(candidate)"
+                if FileManager.default.isExecutableFile(atPath: path) { return [path] }
+            }
+        }
+        return nil
+    }
+
+    /// Starts the browser without waiting for it.
+    public func open(_ url: URL) async throws {
+        guard var arguments = command, !arguments.isEmpty else {
+            throw BrowserError(message: "no browser found: set $BROWSER, or install xdg-open")
+        }
+        if arguments.contains(where: { $0.contains("%s") }) {
+            arguments = arguments.map { $0.replacingOccurrences(of: "%s", with: url.absoluteString) }
+        } else {
+            arguments.append(url.absoluteString)
+        }
+        let process = Process()
+        if arguments[0].contains("/") {
+            process.executableURL = URL(fileURLWithPath: arguments[0])
+            process.arguments = Array(arguments.dropFirst())
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+        }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw BrowserError(message: "could not start the browser (\(arguments[0])): \(error)")
+        }
+    }
+}
+
+/// Opens nothing: the host shows the URL itself (``LoopbackSignIn/Event/openURL(_:)``).
+public struct NoBrowser: BrowserOpener {
+    public init() {}
+    public func open(_ url: URL) async throws {}
+}
+
+/// A browser could not be started.
+public struct BrowserError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

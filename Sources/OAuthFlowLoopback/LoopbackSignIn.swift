@@ -1,0 +1,170 @@
+import Foundation
+import OAuthFlow
+
+/// Signs a user in through the browser and a loopback redirect (RFC 8252), and stores the session:
+/// everything `oauthflow login` does, for host code.
+///
+/// ```swift
+/// let registry = try ProviderRegistry.load()
+/// let provider = try registry.provider(named: "google").resolve()
+/// let signIn = LoopbackSignIn(store: FileTokenStore(), browser: SystemBrowser())
+/// let session = try await signIn.signIn(to: provider, client: .init(clientID: "YOUR_CLIENT_ID"))
+/// ```
+///
+/// The receiver listens on the descriptor's loopback host and port (an ephemeral one by
+/// default), the authorization request carries PKCE, `state` and (for OpenID Connect)
+/// `nonce`, forged or stale callbacks are refused while the wait goes on, and the
+/// callback, token exchange and ID token pass every check of ``OAuthClient``.
+public struct LoopbackSignIn: Sendable {
+    /// What the client registered at the provider; the redirect URI comes from the receiver.
+    public struct Client: Sendable {
+        public var clientID: String
+        public var clientSecret: Secret?
+        public var authMethod: ProviderDescriptor.ClientAuth.Method?
+        /// Scopes to ask for; nil means the descriptor's defaults.
+        public var scopes: [String]?
+        /// Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
+        public var requestOfflineAccess: Bool
+
+        public init(clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
+                    scopes: [String]? = nil, requestOfflineAccess: Bool = true) {
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.authMethod = authMethod
+            self.scopes = scopes
+            self.requestOfflineAccess = requestOfflineAccess
+        }
+    }
+
+    /// What happens during a sign-in, for a host to show.
+    public enum Event: Sendable {
+        /// The receiver listens; this is the redirect URI sent.
+        case listening(URL)
+        /// The URL to sign in at; show it, whether or not the browser opened.
+        case openURL(URL)
+        /// The browser could not be started; the user must open the URL.
+        case browserFailed(String)
+        /// A callback that does not belong to this sign-in was refused; the wait goes on.
+        case callbackIgnored(String)
+        /// The callback arrived; the code is being exchanged at this host.
+        case exchangingCode(String)
+        /// An unreadable stored session was moved to this path instead of being overwritten.
+        case corruptSessionKept(String)
+    }
+
+    public let store: any TokenStore
+    public let browser: any BrowserOpener
+    public let transport: any HTTPTransport
+
+    public init(store: any TokenStore = FileTokenStore(), browser: any BrowserOpener = SystemBrowser(),
+                transport: any HTTPTransport = DefaultHTTPTransport()) {
+        self.store = store
+        self.browser = browser
+        self.transport = transport
+    }
+
+    /// Signs in and stores the session.
+    ///
+    /// - Parameters:
+    ///   - provider: The resolved provider.
+    ///   - client: The registered client.
+    ///   - account: The session's account name, to keep several sessions with one provider.
+    ///   - port: A fixed port instead of the descriptor's choice.
+    ///   - timeout: How long to wait for the browser to come back.
+    ///   - events: Receives what happens, in order.
+    /// - Returns: The stored session.
+    /// - Throws: ``LoopbackError`` (port taken, timed out), ``AuthorizationServerError`` (the user
+    ///   or the server said no), ``FlowError``, ``IDTokenError``, ``TransportError``, ``TokenStoreError``.
+    public func signIn(to provider: Provider, client: Client, account: String = "default", port: Int? = nil,
+                       timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> StoredSession {
+        let loopback = provider.descriptor.redirect.loopback
+        let fixedPort: Int = switch loopback.port {
+        case .ephemeral: 0
+        case let .fixed(value): value
+        }
+        // `localhost` in a descriptor still binds 127.0.0.1 (RFC 8252 §8.3).
+        let host = loopback.host.lowercased() == "localhost" ? "127.0.0.1" : loopback.host
+        let receiver = try await LoopbackReceiver.start(host: host, port: port ?? fixedPort, path: loopback.path)
+        do {
+            let session = try await run(provider: provider, client: client, account: account, receiver: receiver, timeout: timeout, events: events)
+            await receiver.close()
+            return session
+        } catch {
+            await receiver.close()
+            throw error
+        }
+    }
+
+    private func run(provider: Provider, client: Client, account: String, receiver: LoopbackReceiver, timeout: Duration,
+                     events: @escaping @Sendable (Event) -> Void) async throws -> StoredSession {
+        let configuration = ClientConfiguration(
+            clientID: client.clientID, redirectURI: receiver.redirectURI, clientSecret: client.clientSecret, scopes: client.scopes,
+            requestOfflineAccess: client.requestOfflineAccess, authMethod: client.authMethod)
+        let oauth = OAuthClient(provider: provider, configuration: configuration, transport: transport)
+        // Fails before the browser opens when the client settings cannot work.
+        _ = try configuration.authenticationMethod(for: provider)
+        events(.listening(receiver.redirectURI))
+        let pending = try await oauth.startAuthorization()
+        events(.openURL(pending.url))
+        do {
+            try await browser.open(pending.url)
+        } catch {
+            events(.browserFailed("\(error)"))
+        }
+        let outcome = Outcome()
+        let tokenHost = (try? await oauth.completeProvider())?.endpoints.token?.host ?? "the token endpoint"
+        try await receiver.waitForCallback(timeout: timeout) { request in
+            await Self.handle(request, client: oauth, pending: pending, tokenHost: tokenHost, outcome: outcome, events: events)
+        }
+        guard let result = outcome.result else {
+            throw LoopbackError(code: .noResult, message: "the sign-in ended without a result")
+        }
+        let tokens = try result.get()
+        let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
+                                    clientID: client.clientID, redirectURI: receiver.redirectURI, tokens: tokens, updatedAt: Date())
+        if let files = store as? FileTokenStore, let kept = try await files.setAsideCorruptSession(session.key) {
+            events(.corruptSessionKept(kept))
+        }
+        try await store.save(session)
+        return session
+    }
+
+    /// Decides what one request on the redirect path means.
+    static func handle(_ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization, tokenHost: String,
+                       outcome: Outcome, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
+        do {
+            events(.exchangingCode(tokenHost))
+            let tokens: TokenSet
+            if request.method == "POST" {
+                tokens = try await client.finishAuthorization(formPost: request.body, pending: pending)
+            } else {
+                tokens = try await client.finishAuthorization(callback: request.url, pending: pending)
+            }
+            outcome.result = .success(tokens)
+            return LoopbackResponse(status: 200, html: LoopbackPages.page(
+                title: "Signed in", message: "You are signed in to \(client.provider.displayName). You can close this tab and return to the application."),
+                finishes: true)
+        } catch let error as FlowError where error.code == .stateMismatch || error.code == .invalidCallback {
+            // Not this sign-in's callback (forged, or from an older attempt): refuse it and keep waiting.
+            events(.callbackIgnored(error.message))
+            return LoopbackResponse(status: 400, html: LoopbackPages.page(
+                title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
+                finishes: false)
+        } catch {
+            outcome.result = .failure(error)
+            return LoopbackResponse(status: 400, html: LoopbackPages.page(
+                title: "Sign-in failed", message: "\(error). Return to the application for details."), finishes: true)
+        }
+    }
+
+    /// The result of the finishing callback, handed from the receiver's handler to the caller.
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Result<TokenSet, any Error>?
+
+        var result: Result<TokenSet, any Error>? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+}
