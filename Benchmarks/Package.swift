@@ -6,17 +6,18 @@ import PackageDescription
 let package = Package(
     name: "OAuthFlowBenchmarks",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(path: "..")],
+    // Named, so that the clone's folder name (`main`, `oauthflow`, anything) does not matter.
+    dependencies: [.package(name: "OAuthFlow", path: "..")],
     targets: [
         .executableTarget(
             name: "RefreshBenchmark",
-            dependencies: [.product(name: "OAuthFlow", package: "main")]
+            dependencies: [.product(name: "OAuthFlow", package: "OAuthFlow")]
         ),
         .executableTarget(
             name: "RegistryBenchmark",
             dependencies: [
-                .product(name: "OAuthFlow", package: "main"),
-                .product(name: "OAuthFlowLint", package: "main"),
+                .product(name: "OAuthFlow", package: "OAuthFlow"),
+                .product(name: "OAuthFlowLint", package: "OAuthFlow"),
             ]
         ),
     ],

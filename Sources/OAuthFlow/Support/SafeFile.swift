@@ -93,6 +93,15 @@ public enum SafeFile {
         }
     }
 
+    /// A file's modification time in seconds since 1970, whichever name the platform gives the field.
+    public static func modificationTime(of info: stat) -> TimeInterval {
+        #if canImport(Darwin)
+        Double(info.st_mtimespec.tv_sec)
+        #else
+        Double(info.st_mtim.tv_sec)
+        #endif
+    }
+
     /// The system's error in words, with the cases people meet spelled out.
     public static func explain(_ code: Int32, followLinks: Bool = true) -> String {
         switch code {

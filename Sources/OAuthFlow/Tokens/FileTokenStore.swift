@@ -336,7 +336,7 @@ public struct FileTokenStore: TokenStore {
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let path = directory.appendingPathComponent(name).path
             var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Double(info.st_mtim.tv_sec) < cutoff else { continue }
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, SafeFile.modificationTime(of: info) < cutoff else { continue }
             unlink(path)
         }
     }
