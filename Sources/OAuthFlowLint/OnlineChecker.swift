@@ -34,7 +34,7 @@ public struct OnlineChecker: Sendable {
         let metadata: ServerMetadata
         do {
             metadata = try await DiscoveryClient(transport: transport).metadata(for: provider)
-        } catch let error as IDTokenError where error.code == .discoveryIssuerMismatch {
+        } catch let error as DiscoveryError where error.code == .issuerMismatch {
             return [diagnostic("online_issuer", .error, ["issuer"], error.message)]
         } catch {
             return [diagnostic("online_unreachable", .warning, ["discovery"], "cannot check online: \(error)")]

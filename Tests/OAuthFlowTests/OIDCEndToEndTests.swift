@@ -20,8 +20,8 @@ struct OIDCEndToEndTests {
     @Test func issuerMustMatchExactlyTrailingSlashIncluded() async throws {
         let server = try Server.require()
         let provider = try server.provider { $0.issuer = "http://127.0.0.1:{port}/o/" }
-        let error = try await #require(throws: IDTokenError.self) { try await DiscoveryClient().metadata(for: provider) }
-        #expect(error.code == .discoveryIssuerMismatch)
+        let error = try await #require(throws: DiscoveryError.self) { try await DiscoveryClient().metadata(for: provider) }
+        #expect(error.code == .issuerMismatch)
     }
 
     @Test func idTokensAreVerifiedOnSignInAndRefreshWithKeysFromDiscovery() async throws {

@@ -1,4 +1,4 @@
-/// Why an ID token, a discovery document or a userinfo answer was rejected.
+/// Why an ID token or a userinfo answer was rejected (discovery has ``DiscoveryError``).
 ///
 /// Every rejection has its own code, listed in `Docs/oidc.md`.
 public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -52,8 +52,4 @@ extension ErrorCode where Domain == IDTokenError {
     public static let subjectMismatch = Self("subject_mismatch")
     /// The JWKS cannot be fetched or read, or the provider has no `jwks_uri`.
     public static let keysUnavailable = Self("keys_unavailable")
-    /// The discovery document's `issuer` is not the descriptor's issuer.
-    public static let discoveryIssuerMismatch = Self("discovery_issuer_mismatch")
-    /// The discovery document cannot be fetched or read.
-    public static let discoveryFailed = Self("discovery_failed")
 }

@@ -46,14 +46,14 @@ extension Provider {
     /// host. One on another host than the issuer is allowed (Google's token endpoint is
     /// not on `accounts.google.com`) but logged, so a document that sends tokens
     /// elsewhere is visible.
-    /// - Throws: ``IDTokenError`` `discoveryFailed` for an endpoint that breaks those rules.
+    /// - Throws: ``DiscoveryError`` `insecureEndpoint` for an endpoint that breaks those rules.
     public func applying(_ metadata: ServerMetadata, logger: Logger? = nil) throws -> Provider {
         var merged = endpoints
         func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
             guard merged[keyPath: slot] == nil, let found else { return }
             let scheme = found.scheme?.lowercased()
             guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(found.host ?? "")) else {
-                throw IDTokenError(.discoveryFailed,
+                throw DiscoveryError(.insecureEndpoint,
                                    "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted")
             }
             if let issuerHost = issuer?.host?.lowercased(), let host = found.host?.lowercased(), host != issuerHost {
@@ -77,7 +77,7 @@ extension Provider {
     /// This provider with every endpoint its descriptor leaves out taken from discovery,
     /// when the descriptor asks for discovery; otherwise itself.
     ///
-    /// - Throws: ``IDTokenError`` when the discovery document cannot be had or breaks the rules.
+    /// - Throws: ``DiscoveryError`` when the discovery document cannot be had or breaks the rules.
     public func discoveringEndpoints(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
         guard usesDiscovery else { return self }
         return try applying(try await discovery.metadata(for: self), logger: logger)
@@ -101,12 +101,12 @@ public actor DiscoveryClient {
 
     /// The provider's metadata, from the cache or the network.
     ///
-    /// - Throws: ``IDTokenError`` `discoveryFailed` when the document cannot be had, and
-    ///   `discoveryIssuerMismatch` when its `issuer` is not exactly the descriptor's
+    /// - Throws: ``DiscoveryError``: `unreachable` or `invalidDocument` when the document cannot be
+    ///   had, and `issuerMismatch` when its `issuer` is not exactly the descriptor's
     ///   (RFC 8414 §3.3; a trailing slash counts).
     public func metadata(for provider: Provider) async throws -> ServerMetadata {
         guard let url = provider.discoveryURL, let issuer = provider.issuer else {
-            throw IDTokenError(.discoveryFailed, "provider `\(provider.id)` has no issuer with discovery")
+            throw DiscoveryError(.notConfigured, "provider `\(provider.id)` has no issuer with discovery")
         }
         if let (cached, fetched) = cache[url], now().timeIntervalSince(fetched) < timeToLive { return cached }
         try OAuthClient.checkTransport(url)
@@ -114,19 +114,19 @@ public actor DiscoveryClient {
         do {
             response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
         } catch {
-            throw IDTokenError(.discoveryFailed, "cannot fetch \(url.absoluteString): \(error)")
+            throw DiscoveryError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
         }
         guard response.status == 200 else {
-            throw IDTokenError(.discoveryFailed, "\(url.absoluteString) answered HTTP \(response.status)")
+            throw DiscoveryError(.unreachable, "\(url.absoluteString) answered HTTP \(response.status)")
         }
         let metadata: ServerMetadata
         do {
             metadata = try JSONDecoder().decode(ServerMetadata.self, from: response.body)
         } catch {
-            throw IDTokenError(.discoveryFailed, "\(url.absoluteString) is not a discovery document: \(error)")
+            throw DiscoveryError(.invalidDocument, "\(url.absoluteString) is not a discovery document (not JSON with an `issuer`)")
         }
         guard provider.isDiscoveryIssuer(metadata.issuer) else {
-            throw IDTokenError(.discoveryIssuerMismatch,
+            throw DiscoveryError(.issuerMismatch,
                                "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
         }
         cache[url] = (metadata, now())
