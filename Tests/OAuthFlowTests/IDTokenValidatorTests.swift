@@ -57,7 +57,7 @@ import Testing
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let validator = IDTokenValidator(provider: try provider ?? self.provider(), clientID: Self.clientID, clientSecret: secret,
-                                         transport: transport, now: { [now] in now })
+                                         transport: transport, clock: FixedClock(date: now))
         return (validator, transport)
     }
 
@@ -259,7 +259,7 @@ import Testing
         let transport = ScriptedTransport { _, n in
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((n == 1 ? before : after).utf8))
         }
-        let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, now: { [now] in now })
+        let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, clock: FixedClock(date: now))
         let token = try await sign(Claims(), with: rotated, kid: "k2")
         #expect(try await validator.validate(token, nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")
         #expect(transport.count("/jwks") == 2)
@@ -273,7 +273,7 @@ import Testing
         let parameters = try #require(key.parameters)
         let body = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(parameters.x)","y":"\#(parameters.y)","alg":"ES256"}]}"#
         let transport = ScriptedTransport { _, _ in HTTPResponse(status: 200, body: Data(body.utf8)) }
-        let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, now: { [now] in now })
+        let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, clock: FixedClock(date: now))
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key)
         let withoutKid = Secret(try await keys.sign(Claims()))

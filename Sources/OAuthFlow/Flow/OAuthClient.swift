@@ -20,7 +20,7 @@ public actor OAuthClient {
     public nonisolated let configuration: ClientConfiguration
     private let transport: any HTTPTransport
     private let logger: Logger
-    private let now: @Sendable () -> Date
+    private let clock: any DateClock
     private var completedStates: Set<String> = []
     private let discovery: DiscoveryClient
     /// The provider with discovered endpoints, once discovery has run (or was not needed).
@@ -32,16 +32,16 @@ public actor OAuthClient {
     ///   - configuration: The registered client.
     ///   - transport: How to send requests; defaults to a ``DefaultHTTPTransport``.
     ///   - logger: Receives debug and trace lines; secrets are never logged.
-    ///   - now: The clock used for issue and expiry times.
+    ///   - clock: The wall clock, for issue and expiry times.
     public init(provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = DefaultHTTPTransport(),
                 logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                clock: any DateClock = SystemDateClock()) {
         self.provider = provider
         self.configuration = configuration
         self.transport = transport
         self.logger = logger
-        self.now = now
-        self.discovery = DiscoveryClient(transport: transport, now: now)
+        self.clock = clock
+        self.discovery = DiscoveryClient(transport: transport, clock: clock)
     }
 
     /// An endpoint: the descriptor's, or, when it names none and asks for discovery, the discovery document's.
@@ -74,7 +74,7 @@ public actor OAuthClient {
             _ = try await endpoint(\.authorization, "authorization")
             target = try await completeProvider()
         }
-        let pending = try PendingAuthorization.start(provider: target, client: configuration, now: now())
+        let pending = try PendingAuthorization.start(provider: target, client: configuration, now: clock.now())
         logger.debug("authorization started", metadata: ["provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))"])
         return pending
     }
@@ -115,7 +115,7 @@ public actor OAuthClient {
         let tokens = try explainingEncoding {
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
-                requestedScopes: pending.scopes, previous: nil, now: now())
+                requestedScopes: pending.scopes, previous: nil, now: clock.now())
         }
         if provider.descriptor.protocol == .oidc, pending.scopes.contains("openid") {
             guard let idToken = tokens.idToken else {
@@ -151,7 +151,7 @@ public actor OAuthClient {
         let refreshed = try explainingEncoding {
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
-                requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: now())
+                requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }
         try await received?(refreshed)
         if provider.descriptor.protocol == .oidc, let idToken = refreshed.idToken, idToken != tokens.idToken {
@@ -218,7 +218,7 @@ public actor OAuthClient {
     private func idTokenValidator() -> IDTokenValidator {
         if let validator { return validator }
         let created = IDTokenValidator(provider: provider, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
-                                       transport: transport, now: now)
+                                       transport: transport, clock: clock)
         validator = created
         return created
     }

@@ -32,18 +32,18 @@ public actor IDTokenValidator {
     private let clientID: String
     private let clientSecret: Secret?
     private let transport: any HTTPTransport
-    private let now: @Sendable () -> Date
+    private let clock: any DateClock
     private var keys: KeySet?
     private var lastRefetch: Date?
 
     public init(provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
-                leeway: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) {
+                leeway: TimeInterval = 60, clock: any DateClock = SystemDateClock()) {
         self.provider = provider
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.transport = transport
         self.leeway = leeway
-        self.now = now
+        self.clock = clock
     }
 
     /// Validates an ID token.
@@ -89,7 +89,7 @@ public actor IDTokenValidator {
         guard provider.isIDTokenIssuer(issuer, claims: claims) else {
             throw IDTokenError(.issuerMismatch, "the token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
-        if let expiry = claims["exp"]?.numberValue, expiry + leeway <= now().timeIntervalSince1970 {
+        if let expiry = claims["exp"]?.numberValue, expiry + leeway <= clock.now().timeIntervalSince1970 {
             throw IDTokenError(.expired, "the token expired at \(Date(timeIntervalSince1970: expiry))")
         }
         try checkNotBefore(claims)
@@ -171,10 +171,10 @@ public actor IDTokenValidator {
             current = try await fetchKeys()
         }
         guard let keyID, !current.named.contains(keyID) else { return current }
-        let due = lastRefetch.map { now().timeIntervalSince($0) >= Self.keyRefetchInterval } ?? true
+        let due = lastRefetch.map { clock.now().timeIntervalSince($0) >= Self.keyRefetchInterval } ?? true
         var latest = current
         if due {
-            lastRefetch = now()
+            lastRefetch = clock.now()
             latest = try await fetchKeys()
         }
         guard latest.named.contains(keyID) || latest.unnamedCount > 0 else {
@@ -189,7 +189,7 @@ public actor IDTokenValidator {
     /// The JWKS URL: the descriptor's, or the one its discovery document names.
     private func keysURL() async throws -> URL {
         if let url = provider.endpoints.jwks { return url }
-        if provider.discoveryURL != nil, let url = try await DiscoveryClient(transport: transport, now: now).metadata(for: provider).jwksURI {
+        if provider.discoveryURL != nil, let url = try await DiscoveryClient(transport: transport, clock: clock).metadata(for: provider).jwksURI {
             return url
         }
         throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
@@ -255,7 +255,7 @@ public actor IDTokenValidator {
         guard let expiry = claims["exp"]?.numberValue, let issued = claims["iat"]?.numberValue else {
             throw IDTokenError(.malformed, "the ID token lacks `exp` or `iat`")
         }
-        let current = now().timeIntervalSince1970
+        let current = clock.now().timeIntervalSince1970
         guard expiry + leeway > current else {
             throw IDTokenError(.expired, "the ID token expired at \(Date(timeIntervalSince1970: expiry))")
         }
@@ -286,7 +286,7 @@ public actor IDTokenValidator {
         guard let seconds = notBefore.numberValue, seconds.isFinite else {
             throw IDTokenError(.malformed, "the token's `nbf` is not a number of seconds")
         }
-        guard seconds - leeway <= now().timeIntervalSince1970 else {
+        guard seconds - leeway <= clock.now().timeIntervalSince1970 else {
             throw IDTokenError(.notYetValid, "the token is not valid before \(Date(timeIntervalSince1970: seconds))")
         }
     }

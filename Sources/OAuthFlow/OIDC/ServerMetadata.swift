@@ -88,15 +88,15 @@ extension Provider {
 public actor DiscoveryClient {
     private let transport: any HTTPTransport
     private let timeToLive: TimeInterval
-    private let now: @Sendable () -> Date
+    private let clock: any DateClock
     private var cache: [URL: (ServerMetadata, Date)] = [:]
 
     /// - Parameter timeToLive: How long a fetched document is reused (default one hour).
     public init(transport: any HTTPTransport = DefaultHTTPTransport(), timeToLive: TimeInterval = 3600,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                clock: any DateClock = SystemDateClock()) {
         self.transport = transport
         self.timeToLive = timeToLive
-        self.now = now
+        self.clock = clock
     }
 
     /// The provider's metadata, from the cache or the network.
@@ -108,7 +108,7 @@ public actor DiscoveryClient {
         guard let url = provider.discoveryURL, let issuer = provider.issuer else {
             throw DiscoveryError(.notConfigured, "provider `\(provider.id)` has no issuer with discovery")
         }
-        if let (cached, fetched) = cache[url], now().timeIntervalSince(fetched) < timeToLive { return cached }
+        if let (cached, fetched) = cache[url], clock.now().timeIntervalSince(fetched) < timeToLive { return cached }
         try OAuthClient.checkTransport(url)
         let response: HTTPResponse
         do {
@@ -129,7 +129,7 @@ public actor DiscoveryClient {
             throw DiscoveryError(.issuerMismatch,
                                "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
         }
-        cache[url] = (metadata, now())
+        cache[url] = (metadata, clock.now())
         return metadata
     }
 }

@@ -21,11 +21,15 @@ import Darwin
 ///   processes sharing the directory refresh one at a time.
 public struct FileTokenStore: TokenStore {
     public let directory: URL
+    /// The wall clock, for naming set-aside files and ageing abandoned ones.
+    public let clock: any DateClock
 
     /// - Parameter directory: Where the files live; by default `$XDG_STATE_HOME/oauthflow`
     ///   (`~/.local/state/oauthflow`).
-    public init(directory: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(directory: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+                clock: any DateClock = SystemDateClock()) {
         self.directory = directory ?? XDGDirectory.state(environment: environment).appendingPathComponent("oauthflow", isDirectory: true)
+        self.clock = clock
     }
 
     /// The file a session is stored in.
@@ -71,7 +75,7 @@ public struct FileTokenStore: TokenStore {
             return nil
         } catch let error as TokenStoreError where error.code == .corrupt {
             let path = path(for: key)
-            let kept = path + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            let kept = path + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
             guard rename(path, kept) == 0 else { throw systemError("cannot set aside the unreadable", path) }
             syncDirectory()
             return kept
@@ -313,7 +317,7 @@ public struct FileTokenStore: TokenStore {
         let received = receivedPath(for: key)
         guard let data = try readPrivateFile(received) else { return nil }
         guard let session = try? Self.decode(data, path: received), session.key == key else {
-            let kept = received + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
             rename(received, kept)
             return nil
         }
@@ -332,7 +336,7 @@ public struct FileTokenStore: TokenStore {
     /// progress is never disturbed.
     func removeAbandonedTemporaryFiles(olderThan age: TimeInterval = 3600) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        let cutoff = Date().addingTimeInterval(-age).timeIntervalSince1970
+        let cutoff = clock.now().addingTimeInterval(-age).timeIntervalSince1970
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let path = directory.appendingPathComponent(name).path
             var info = stat()
