@@ -1,8 +1,9 @@
 // Test helper: refreshes one stored session once, saying on stdout how far it got, so that a
 // test can kill it at a random point and know which phase the kill landed in.
-// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL_AFTER_ANSWER_MICROSECONDS]
-// With the last argument, the worker SIGKILLs itself that long after the token endpoint's answer
-// arrives: a test's own kill cannot aim at the next few milliseconds from outside.
+// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL]
+// KILL is `answer+MICROSECONDS` (SIGKILL itself that long after the token endpoint's answer
+// arrives) or `recorded` (SIGKILL itself as soon as the store has recorded the new tokens):
+// a test's own kill cannot aim at the next few microseconds from outside.
 //   received  the token endpoint's answer has arrived
 //   recorded  the new tokens are durable (the store recorded them)
 //   done      the refresh completed
@@ -24,7 +25,7 @@ struct Announcing: HTTPTransport {
         let response = try await base.send(request)
         if request.url.path.hasSuffix("/token/") {
             say("received")
-            if arguments.count > 5, let delay = useconds_t(arguments[5]) {
+            if arguments.count > 5, arguments[5].hasPrefix("answer+"), let delay = useconds_t(arguments[5].dropFirst(7)) {
                 Thread.detachNewThread {
                     usleep(delay)
                     kill(getpid(), SIGKILL)
@@ -49,6 +50,7 @@ struct AnnouncingStore: TokenStore {
         func record(_ session: StoredSession) async throws {
             try await base.record(session)
             say("recorded")
+            if arguments.count > 5, arguments[5] == "recorded" { kill(getpid(), SIGKILL) }
         }
         func commit(_ session: StoredSession) async throws { try await base.commit(session) }
         func abandon() async { await base.abandon() }

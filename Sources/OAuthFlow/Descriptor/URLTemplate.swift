@@ -138,14 +138,3 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         rendering { values[String($0)] }
     }
 }
-
-/// Loopback address recognition (RFC 8252 §7.3, §8.3).
-public enum Loopback {
-    /// Whether `host` names the local machine: `127.0.0.0/8`, `::1` or `localhost`.
-    public static func isLoopbackHost(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        if bare == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
-}

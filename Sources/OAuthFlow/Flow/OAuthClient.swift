@@ -171,7 +171,7 @@ public actor OAuthClient {
     ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.userinfo, "userinfo")
-        try Self.checkTransport(endpoint)
+        try TransportPolicy.requireSecure(endpoint)
         let descriptor = provider.descriptor
         var headers = descriptor.userinfo.headers
         headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
@@ -250,7 +250,7 @@ public actor OAuthClient {
 
     /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
     private func post(to endpoint: URL, _ parameters: [(String, String)]) async throws -> HTTPResponse {
-        try Self.checkTransport(endpoint)
+        try TransportPolicy.requireSecure(endpoint)
         let descriptor = provider.descriptor
         var fields = parameters
         var headers = descriptor.tokenRequest.headers
@@ -282,14 +282,6 @@ public actor OAuthClient {
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         return try await transport.send(HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body))
-    }
-
-    /// Credentials travel only over https, or plain http to this machine (RFC 9700 §2.6).
-    public static func checkTransport(_ url: URL) throws {
-        let scheme = url.scheme?.lowercased()
-        guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(url.host ?? "")) else {
-            throw FlowError(.insecureEndpoint, "refusing to send credentials to \(url.scheme ?? "?")://\(url.host ?? "?"): only https, or http to a loopback host")
-        }
     }
 
     /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).

@@ -197,17 +197,16 @@ public actor IDTokenValidator {
 
     private func fetchKeys() async throws -> KeySet {
         let url = try await keysURL()
-        try OAuthClient.checkTransport(url)
-        let response: HTTPResponse
+        let fetched: (document: [String: JSONValue]?, response: HTTPResponse)
         do {
-            response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
+            fetched = try await transport.fetchJSON(url, as: [String: JSONValue].self)
+        } catch let error as FlowError {
+            throw error
         } catch {
             throw IDTokenError(.keysUnavailable, "cannot fetch the JWKS \(url.absoluteString): \(error)")
         }
-        guard response.status == 200,
-              let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
-              case let .array(entries)? = object["keys"] else {
-            throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(response.status))")
+        guard case let .array(entries)? = fetched.document?["keys"] else {
+            throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(fetched.response.status))")
         }
         let collection = JWTKeyCollection()
         var named: Set<String> = []

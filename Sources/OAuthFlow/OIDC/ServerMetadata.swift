@@ -109,20 +109,18 @@ public actor DiscoveryClient {
             throw DiscoveryError(.notConfigured, "provider `\(provider.id)` has no issuer with discovery")
         }
         if let (cached, fetched) = cache[url], clock.now().timeIntervalSince(fetched) < timeToLive { return cached }
-        try OAuthClient.checkTransport(url)
-        let response: HTTPResponse
+        let fetched: (document: ServerMetadata?, response: HTTPResponse)
         do {
-            response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
+            fetched = try await transport.fetchJSON(url, as: ServerMetadata.self)
+        } catch let error as FlowError {
+            throw error
         } catch {
             throw DiscoveryError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
         }
-        guard response.status == 200 else {
-            throw DiscoveryError(.unreachable, "\(url.absoluteString) answered HTTP \(response.status)")
+        guard fetched.response.status == 200 else {
+            throw DiscoveryError(.unreachable, "\(url.absoluteString) answered HTTP \(fetched.response.status)")
         }
-        let metadata: ServerMetadata
-        do {
-            metadata = try JSONDecoder().decode(ServerMetadata.self, from: response.body)
-        } catch {
+        guard let metadata = fetched.document else {
             throw DiscoveryError(.invalidDocument, "\(url.absoluteString) is not a discovery document (not JSON with an `issuer`)")
         }
         guard provider.isDiscoveryIssuer(metadata.issuer) else {

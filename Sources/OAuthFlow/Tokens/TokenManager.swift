@@ -186,7 +186,7 @@ public actor TokenManager {
 
     /// Sends a request with the session's Bearer token; on a 401, refreshes once and retries once.
     public nonisolated func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try OAuthClient.checkTransport(request.url)
+        try TransportPolicy.requireSecure(request.url)
         let token = try await validAccessToken()
         let first = try await transport.send(authorized(request, token))
         guard first.status == 401 else { return first }
