@@ -218,6 +218,36 @@ public actor TokenManager {
         return copy
     }
 
+    /// What ``signOut()`` did.
+    public struct SignOut: Sendable {
+        /// Whether the provider has a revocation endpoint (in its descriptor or its discovery document).
+        public let revocationAvailable: Bool
+        /// Why revoking failed, when it did; the session was deleted all the same.
+        public let revocationError: (any Error)?
+    }
+
+    /// Revokes the session's tokens at the provider (refresh token first), then deletes the session.
+    ///
+    /// The session is deleted even when revocation fails: the caller learns why from the result.
+    /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
+    public func signOut() async throws -> SignOut {
+        let current = try await session()
+        let revocation = (try? await client.completeProvider())?.endpoints.revocation ?? client.provider.endpoints.revocation
+        var failure: (any Error)?
+        if revocation != nil {
+            do {
+                if let refresh = current.tokens.refreshToken { try await client.revoke(refresh, kind: .refreshToken) }
+                try await client.revoke(current.tokens.accessToken, kind: .accessToken)
+            } catch {
+                failure = error
+            }
+        }
+        try await store.remove(key)
+        cached = nil
+        onChange?(nil)
+        return SignOut(revocationAvailable: revocation != nil, revocationError: failure)
+    }
+
     /// Forgets the cached session, so the next call reads the store again.
     public func reload() {
         cached = nil

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand {
+    struct AuthorizeURL: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "authorize-url",
+            abstract: "Print an authorization URL for a manual sign-in, and keep its state for `login --callback-url`.",
+            discussion: "Use it where no browser can reach this machine: open the URL anywhere, then pass the redirect URL the browser ends on to `oauthflow login NAME --callback-url URL`.")
+
+        @OptionGroup var options: LoginOptions
+
+        @Option(help: "The loopback port to put in the redirect URI (default: the descriptor's fixed port, else 8765).")
+        var port: Int?
+
+        func run() async throws {
+            do {
+                let environment = ProcessInfo.processInfo.environment
+                let settings = try options.settings(environment: environment)
+                let provider = try options.registryOptions.loadRegistry().provider(named: options.name).resolve(settings.variables)
+                let loopback = provider.descriptor.redirect.loopback
+                let chosen: Int = switch loopback.port {
+                case .ephemeral: port ?? 8765
+                case let .fixed(value): port ?? value
+                }
+                let host = loopback.host.contains(":") && !loopback.host.hasPrefix("[") ? "[\(loopback.host)]" : loopback.host
+                guard let redirect = URL(string: "http://\(host):\(chosen)\(loopback.path)") else {
+                    throw ValidationError("cannot build a redirect URI from the descriptor")
+                }
+                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+                    clientID: settings.clientID, redirectURI: redirect, clientSecret: settings.secret, scopes: settings.scopes,
+                    requestOfflineAccess: !options.noOffline, authMethod: settings.authMethod))
+                let pending = try await client.startAuthorization()
+                try PendingAuthorizationStore().save(.init(pending: pending, clientID: settings.clientID, variables: provider.variables),
+                                                     for: options.key)
+                Output.stdout(pending.url.absoluteString + "\n")
+                Output.stderr("Open the URL, sign in, then run: oauthflow login \(options.name) --callback-url 'REDIRECT_URL'\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand {
+    struct Call: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "GET a protected resource with the stored session's access token, refreshing it when needed.",
+            discussion: "Prints the HTTP status on stderr and the body on stdout. Exits 1 unless the status is 2xx.")
+
+        @OptionGroup var session: SessionOptions
+
+        @Argument(help: "A resource title from `oauthflow resources`, or a URL.")
+        var target: String
+
+        func run() async throws {
+            let response: HTTPResponse
+            do {
+                let (manager, _, provider) = try await session.manager()
+                let url: URL
+                if let resource = provider.resources.resource(titled: target) {
+                    // A resource whose scope was not granted would only answer 403: say why instead of sending.
+                    let granted = try await manager.session().tokens.scopes
+                    guard granted.contains(resource.scope) else {
+                        throw CommandFailure("`\(resource.title)` needs the scope `\(resource.scope)`, which this session was not granted (granted: \(granted.joined(separator: " "))); sign in again with `--scope \(resource.scope)`")
+                    }
+                    url = resource.url
+                } else if let parsed = URL(string: target), parsed.scheme != nil, parsed.host != nil {
+                    url = parsed
+                } else {
+                    throw ValidationError("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
+                }
+                response = try await manager.perform(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+            Output.stderr("HTTP \(response.status)\n")
+            Output.stdoutData(response.body)
+            if !(200..<300).contains(response.status) { throw ExitCode.failure }
+        }
+    }
+}

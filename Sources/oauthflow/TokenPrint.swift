@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand.Token {
+    struct Print: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a token on stdout, refreshing the access token first when it has expired.",
+            discussion: "Tokens are secrets: this is the only command that prints one, and only when asked.")
+
+        enum Kind: String, ExpressibleByArgument, CaseIterable {
+            case access, refresh, id
+        }
+
+        @OptionGroup var session: SessionOptions
+
+        @Option(help: "Which token: access, refresh or id.")
+        var kind: Kind = .access
+
+        func run() async throws {
+            do {
+                let (manager, _, _) = try await session.manager()
+                let token: Secret?
+                switch kind {
+                case .access: token = try await manager.validAccessToken()
+                case .refresh: token = try await manager.session().tokens.refreshToken
+                case .id: token = try await manager.session().tokens.idToken
+                }
+                guard let token else { throw ValidationError("the session has no \(kind.rawValue) token") }
+                Output.stdoutExact(token.value + "\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+}

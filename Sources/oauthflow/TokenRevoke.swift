@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand.Token {
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke the session's access token (or its refresh token) at the provider; the session stays stored.",
+            discussion: "Revoking the refresh token usually ends the session at the provider; use `oauthflow logout` to revoke and delete.")
+
+        @OptionGroup var session: SessionOptions
+
+        @Flag(name: .customLong("refresh-token"), help: "Revoke the refresh token instead of the access token.")
+        var refreshToken = false
+
+        func run() async throws {
+            do {
+                let (stored, provider) = try await session.load()
+                let client = try session.client(for: stored, provider: provider)
+                if refreshToken {
+                    guard let token = stored.tokens.refreshToken else { throw ValidationError("the session has no refresh token") }
+                    try await client.revoke(token, kind: .refreshToken)
+                } else {
+                    try await client.revoke(stored.tokens.accessToken, kind: .accessToken)
+                }
+                Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw Output.fail(error)
+            }
+        }
+    }
+}
