@@ -3,10 +3,18 @@ import OAuthFlow
 
 /// `oauthflow lint --online`: compares each descriptor with the server's published metadata.
 ///
-/// Findings use these rule ids: `online_issuer` (error), `online_pkce_s256` (error),
-/// `online_client_auth` (error), `online_endpoint` (warning), `online_iss_parameter`
-/// (warning) and `online_unreachable` (warning: a network failure never fails the run).
+/// Findings use the rule ids of ``rules``; `Docs/lint-rules.md` lists them from there.
 public struct OnlineChecker: Sendable {
+    /// The online rules: identifier, severity, and what each finds.
+    public static let rules: [(identifier: String, severity: String, summary: String)] = [
+        ("online_issuer", "error", "The discovery document names another issuer than the descriptor (aliases and multi-tenant templates count)."),
+        ("online_pkce_s256", "error / warning", "`code_challenge_methods_supported` lacks S256 (a warning when the server does not publish it)."),
+        ("online_client_auth", "warning", "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."),
+        ("online_endpoint", "warning", "A static endpoint differs from the published one."),
+        ("online_iss_parameter", "warning", "RFC 9207 support differs from `security.iss_parameter`."),
+        ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
+    ]
+
     private let transport: any HTTPTransport
 
     public init(transport: any HTTPTransport = DefaultHTTPTransport(timeout: 10)) {

@@ -24,6 +24,11 @@ public enum RuleCatalog {
             let description = rule.description
             out += "| [`\(description.identifier)`](#\(description.identifier)) | \(description.severity.rawValue) | \(description.summary) |\n"
         }
+        out += "\nWith `--online`, the discovery document is fetched and compared too, under these rule ids:\n\n"
+        out += "| Rule | Severity | What it finds |\n| --- | --- | --- |\n"
+        for rule in OnlineChecker.rules {
+            out += "| `\(rule.identifier)` | \(rule.severity) | \(rule.summary) |\n"
+        }
         for rule in rules {
             let description = rule.description
             out += "\n## \(description.identifier)\n\n**\(description.name)** (\(description.severity.rawValue)). \(description.summary)\n"
