@@ -134,10 +134,23 @@ struct ClientSettings {
             }
             throw ValidationError("\(url.path)\(position): unknown key `\(key)` under `\(provider)`")
         }
+        // Each key's shape, checked here so the message names the key and its line (not a decoder's internals).
+        let lists: Set<String> = ["scopes"], maps: Set<String> = ["variables"]
+        for (key, value) in entryNode.mapping ?? [:] {
+            guard let name = key.string else { continue }
+            let position = key.mark.map { ":\($0.line):\($0.column)" } ?? ""
+            let expected = lists.contains(name) ? "a list, such as [openid, email]" : maps.contains(name) ? "a mapping of name: value" : "a string"
+            let fits = lists.contains(name) ? value.sequence?.allSatisfy({ $0.scalar != nil }) == true
+                : maps.contains(name) ? value.mapping?.allSatisfy({ $0.value.scalar != nil }) == true
+                : value.scalar != nil
+            guard fits else {
+                throw ValidationError("\(url.path)\(position): `\(name)` under `\(provider)` must be \(expected)")
+            }
+        }
         do {
             return try YAMLDecoder().decode(ClientFileEntry.self, from: entryNode)
         } catch {
-            throw ValidationError("\(url.path): the entry for \(provider) is invalid: \(error)")
+            throw ValidationError("\(url.path): the entry for \(provider) cannot be read (\(provider).client_auth must be none, client_secret_basic or client_secret_post)")
         }
     }
 }

@@ -192,6 +192,11 @@ struct LoginCLITests {
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("holds a secret in clear"))
         #expect(!refused.stderr.contains("hunter2"))
+
+        try Data("django:\n  client_id: x\n  scopes: openid\n".utf8).write(to: config.appendingPathComponent("clients.yaml"))
+        let misshapen = try env.run(["login", "django"])
+        #expect(misshapen.stderr.contains("clients.yaml:3:3: `scopes` under `django` must be a list"), "\(misshapen.stderr)")
+        #expect(!misshapen.stderr.contains("Expected to decode"))
     }
 
     /// One descriptor for public and confidential clients: the secret in the environment makes this one confidential,
