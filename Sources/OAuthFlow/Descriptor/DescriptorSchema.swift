@@ -90,6 +90,8 @@ public enum DescriptorSchema {
         Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
         Field("security", .object(securityFields), "The checks the engine performs for this provider."),
         Field("redirect", .object(redirectFields), "Redirect URIs a native client registers with this provider."),
+        Field("device", .object(deviceFields),
+              "How the provider answers the device authorization grant (RFC 8628); declare the grant in `grant_types` and the endpoint in `endpoints.device_authorization` (or discovery)."),
         Field("resources", .list(.object(resourceFields)),
               "Protected resources and the scope each needs: the scope-to-resource map."),
         Field("resources_file", .string(),
@@ -181,6 +183,12 @@ public enum DescriptorSchema {
               "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."),
         Field("id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
               "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."),
+    ]
+
+    static let deviceFields: [Field] = [
+        Field("interval", .integer(1...60), default: "5", "Seconds between polls when the server states no `interval` (RFC 8628 §3.2)."),
+        Field("verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
+              "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
     ]
 
     static let loopbackFields: [Field] = [

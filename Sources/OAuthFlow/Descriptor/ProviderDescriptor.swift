@@ -22,6 +22,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var userinfo: Userinfo
     public var security: Security
     public var redirect: Redirect
+    /// The device authorization grant (RFC 8628): how this provider answers.
+    public var device: Device
     public var resources: [ResourceTemplate]?
     public var resourcesFile: String?
     /// The file the descriptor was read from, when it came from one.
@@ -31,7 +33,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`
         case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
         case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
-        case tokenResponse = "token_response", userinfo, security, redirect, resources
+        case tokenResponse = "token_response", userinfo, security, redirect, device, resources
         case resourcesFile = "resources_file"
     }
 
@@ -56,8 +58,37 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         security = try c.decodeIfPresent(Security.self, forKey: .security) ?? Security()
         if security.nonce == nil { security.nonce = `protocol` == .oidc }
         redirect = try c.decodeIfPresent(Redirect.self, forKey: .redirect) ?? Redirect()
+        device = try c.decodeIfPresent(Device.self, forKey: .device) ?? Device()
         resources = try c.decodeIfPresent([ResourceTemplate].self, forKey: .resources)
         resourcesFile = try c.decodeIfPresent(String.self, forKey: .resourcesFile)
+    }
+}
+
+extension ProviderDescriptor {
+    /// The grant type of RFC 8628.
+    public static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// Whether the descriptor declares the device authorization grant.
+    public var supportsDeviceFlow: Bool { grantTypes.contains(Self.deviceCodeGrant) }
+
+    /// How a provider answers device authorization requests (RFC 8628 §3.2).
+    public struct Device: Sendable, Hashable, Codable {
+        /// Seconds between polls when the server states no `interval` (RFC 8628 says 5).
+        public var interval: Int = 5
+        /// Other names the server uses for `verification_uri` (Google: `verification_url`).
+        public var verificationURIAliases: [String] = []
+
+        enum CodingKeys: String, CodingKey {
+            case interval, verificationURIAliases = "verification_uri_aliases"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            interval = try c.decodeIfPresent(Int.self, forKey: .interval) ?? 5
+            verificationURIAliases = try c.decodeIfPresent([String].self, forKey: .verificationURIAliases) ?? []
+        }
     }
 }
 

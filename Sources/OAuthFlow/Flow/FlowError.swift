@@ -55,6 +55,10 @@ extension ErrorCode where Domain == FlowError {
     public static let invalidVerifier = Self("invalid_verifier")
     /// The provider lacks an endpoint the step needs.
     public static let missingEndpoint = Self("missing_endpoint")
+    /// The descriptor does not declare the grant the step needs (`grant_types`).
+    public static let grantNotSupported = Self("grant_not_supported")
+    /// The device code's lifetime ended, by the client's own clock, before the user approved.
+    public static let deviceCodeExpired = Self("device_code_expired")
     /// An endpoint or the URL built from it is not a valid URL.
     public static let invalidURL = Self("invalid_url")
     /// The client's authentication method and secret do not fit the provider's `client_auth.methods`.

@@ -19,8 +19,8 @@ public actor OAuthClient {
     public nonisolated let provider: Provider
     public nonisolated let configuration: ClientConfiguration
     private let transport: any HTTPTransport
-    private let logger: Logger
-    private let clock: any DateClock
+    let logger: Logger
+    let clock: any DateClock
     private var completedStates: Set<String> = []
     private let discovery: DiscoveryClient
     /// The provider with discovered endpoints, once discovery has run (or was not needed).
@@ -47,7 +47,7 @@ public actor OAuthClient {
     /// An endpoint: the descriptor's, or, when it names none and asks for discovery, the discovery document's.
     ///
     /// - Throws: ``FlowError`` `missingEndpoint` saying where it was looked for.
-    private func endpoint(_ slot: KeyPath<Provider.Endpoints, URL?>, _ name: String) async throws -> URL {
+    func endpoint(_ slot: KeyPath<Provider.Endpoints, URL?>, _ name: String) async throws -> URL {
         if let url = provider.endpoints[keyPath: slot] { return url }
         guard provider.usesDiscovery else {
             throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: its descriptor names none and does not use discovery")
@@ -57,6 +57,11 @@ public actor OAuthClient {
             throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: neither its descriptor nor its discovery document (\(provider.discoveryURL?.absoluteString ?? "")) names one")
         }
         return url
+    }
+
+    /// The device authorization endpoint, from the descriptor or discovery.
+    func deviceEndpoint() async throws -> URL {
+        try await endpoint(\.deviceAuthorization, "device authorization")
     }
 
     /// The provider with every endpoint discovery can add.
@@ -215,7 +220,7 @@ public actor OAuthClient {
     }
 
     /// The ID token validator (it discovers the JWKS endpoint when the descriptor gives none).
-    private func idTokenValidator() -> IDTokenValidator {
+    func idTokenValidator() -> IDTokenValidator {
         if let validator { return validator }
         let created = IDTokenValidator(provider: provider, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
                                        transport: transport, clock: clock)
@@ -237,7 +242,7 @@ public actor OAuthClient {
         }
     }
 
-    private func tokenRequest(_ parameters: [(String, String)]) async throws -> HTTPResponse {
+    func tokenRequest(_ parameters: [(String, String)]) async throws -> HTTPResponse {
         let endpoint = try await endpoint(\.token, "token")
         let response = try await post(to: endpoint, parameters)
         if (300..<400).contains(response.status) {
@@ -249,7 +254,7 @@ public actor OAuthClient {
     }
 
     /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
-    private func post(to endpoint: URL, _ parameters: [(String, String)]) async throws -> HTTPResponse {
+    func post(to endpoint: URL, _ parameters: [(String, String)]) async throws -> HTTPResponse {
         try TransportPolicy.requireSecure(endpoint)
         let descriptor = provider.descriptor
         var fields = parameters

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A device authorization in progress (RFC 8628 §3.2): what the user must do, and what the client polls with.
+public struct DeviceAuthorization: Sendable, Hashable {
+    /// The code the client polls with; never shown.
+    public let deviceCode: Secret
+    /// The code the user types, as the server wrote it.
+    public let userCode: String
+    /// Where the user goes to type it.
+    public let verificationURI: URL
+    /// A URL with the code already in it, when the server gives one.
+    public let verificationURIComplete: URL?
+    /// When the device code stops working, by the client's own clock.
+    public let expiresAt: Date
+    /// Seconds between polls; grows by 5 on each `slow_down` (RFC 8628 §3.5).
+    public let interval: TimeInterval
+    /// Text the server wants shown (Microsoft sends one), if any.
+    public let message: String?
+    /// The scopes asked for.
+    public let scopes: [String]
+
+    /// The user code grouped for reading aloud and typing: `WDJBMJHT` becomes `WDJB-MJHT`.
+    ///
+    /// Codes that already contain a separator, or do not split evenly, are shown as they came.
+    public var displayUserCode: String {
+        guard userCode.count >= 6, userCode.count.isMultiple(of: 2),
+              userCode.allSatisfy({ $0.isLetter || $0.isNumber }) else { return userCode }
+        let middle = userCode.index(userCode.startIndex, offsetBy: userCode.count / 2)
+        return "\(userCode[..<middle])-\(userCode[middle...])"
+    }
+}
+
+/// Waits between polls; injected so that tests take no real time.
+public protocol Sleeper: Sendable {
+    /// Sleeps, or throws `CancellationError` when the task is cancelled.
+    func sleep(seconds: TimeInterval) async throws
+}
+
+/// `Task.sleep`: real time, cancellable.
+public struct TaskSleeper: Sleeper {
+    public init() {}
+    public func sleep(seconds: TimeInterval) async throws {
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+}
+
+extension OAuthClient {
+    /// One poll's outcome, for hosts that show progress.
+    public enum DevicePoll: Sendable {
+        /// The user has not finished yet (`authorization_pending`).
+        case pending
+        /// The server asked to poll less often (`slow_down`); the new interval in seconds.
+        case slowDown(TimeInterval)
+    }
+
+    /// Asks for a device code and a user code (RFC 8628 §3.1).
+    ///
+    /// Client authentication and body encoding follow the descriptor and the client settings,
+    /// as for token requests.
+    /// - Throws: ``FlowError`` `grantNotSupported` when the descriptor does not declare the grant,
+    ///   `missingEndpoint`, `invalidTokenResponse` for an unusable answer;
+    ///   ``AuthorizationServerError`` when the server refuses; ``TransportError``.
+    public func startDeviceAuthorization() async throws -> DeviceAuthorization {
+        let descriptor = provider.descriptor
+        guard descriptor.supportsDeviceFlow else {
+            throw FlowError(.grantNotSupported,
+                            "provider `\(provider.id)` does not declare the device authorization grant (`grant_types` lacks `\(ProviderDescriptor.deviceCodeGrant)`)")
+        }
+        let endpoint = try await deviceEndpoint()
+        var scopes = configuration.scopes ?? descriptor.scopes.default
+        if configuration.requestOfflineAccess {
+            for scope in descriptor.scopes.offline.scopes where !scopes.contains(scope) { scopes.append(scope) }
+        }
+        var parameters: [(String, String)] = []
+        if !scopes.isEmpty { parameters.append(("scope", scopes.joined(separator: descriptor.scopes.separator))) }
+        let response = try await post(to: endpoint, parameters)
+        let fields = try TokenResponseParser.fields(of: response, format: descriptor.tokenResponse.format)
+        if let error = TokenResponseParser.serverError(in: fields, status: response.status) { throw error }
+        guard (200..<300).contains(response.status) else {
+            throw FlowError(.invalidTokenResponse, "the device authorization endpoint answered HTTP \(response.status) without an OAuth error")
+        }
+        func required(_ name: String) throws -> String {
+            guard let value = fields[name]?.stringValue, !value.isEmpty else {
+                throw FlowError(.invalidTokenResponse, "the device authorization answer has no `\(name)`")
+            }
+            return value
+        }
+        let deviceCode = try required("device_code")
+        let userCode = try required("user_code")
+        guard userCode.count <= 64, userCode.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw FlowError(.invalidTokenResponse, "the device authorization answer's `user_code` is not a short printable code")
+        }
+        let uriNames = ["verification_uri"] + descriptor.device.verificationURIAliases
+        guard let uriText = uriNames.lazy.compactMap({ fields[$0]?.stringValue }).first,
+              let verificationURI = URL(string: uriText), verificationURI.scheme?.lowercased().hasPrefix("http") == true else {
+            throw FlowError(.invalidTokenResponse,
+                            "the device authorization answer has no usable \(uriNames.map { "`\($0)`" }.joined(separator: " or ")) (set `device.verification_uri_aliases` if the provider names it otherwise)")
+        }
+        guard let lifetime = fields["expires_in"]?.numberValue, lifetime.isFinite, lifetime > 0 else {
+            throw FlowError(.invalidTokenResponse, "the device authorization answer has no positive `expires_in`")
+        }
+        let interval = fields["interval"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? TimeInterval(descriptor.device.interval)
+        let complete = fields["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:))
+        logger.debug("device authorization started", metadata: ["provider": "\(provider.id)", "expires_in": "\(lifetime)"])
+        return DeviceAuthorization(
+            deviceCode: Secret(deviceCode), userCode: userCode, verificationURI: verificationURI,
+            verificationURIComplete: complete?.scheme?.lowercased().hasPrefix("http") == true ? complete : nil,
+            // A day at most: a server's huge lifetime must not make the client poll forever.
+            expiresAt: clock.now().addingTimeInterval(min(lifetime, 86_400)),
+            interval: min(interval, 300), message: fields["message"]?.stringValue, scopes: scopes)
+    }
+
+    /// Polls the token endpoint until the user approves, denies, or the code expires (RFC 8628 §3.4, §3.5).
+    ///
+    /// - Parameters:
+    ///   - authorization: From ``startDeviceAuthorization()``.
+    ///   - sleeper: Waits between polls (the task's cancellation stops the wait).
+    ///   - onPoll: Told about each `authorization_pending` and `slow_down`.
+    /// - Returns: The tokens; an ID token, when one comes, is verified (no nonce in this flow).
+    /// - Throws: ``AuthorizationServerError`` `access_denied` or `expired_token` from the server;
+    ///   ``FlowError`` `deviceCodeExpired` when the code's lifetime ends by the client's own clock
+    ///   (servers may keep answering `authorization_pending`); `CancellationError`.
+    public func pollDeviceAuthorization(_ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
+                                        onPoll: @Sendable (DevicePoll) -> Void = { _ in }) async throws -> TokenSet {
+        var interval = authorization.interval
+        while true {
+            let remaining = authorization.expiresAt.timeIntervalSince(clock.now())
+            guard remaining > 0 else {
+                throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved; start again")
+            }
+            try await sleeper.sleep(seconds: min(interval, remaining))
+            try Task.checkCancellation()
+            guard authorization.expiresAt > clock.now() else {
+                throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved; start again")
+            }
+            let response = try await tokenRequest([
+                ("grant_type", ProviderDescriptor.deviceCodeGrant), ("device_code", authorization.deviceCode.value),
+            ])
+            let fields = try? TokenResponseParser.fields(of: response, format: provider.descriptor.tokenResponse.format)
+            if let fields, let error = TokenResponseParser.serverError(in: fields, status: response.status) {
+                switch error.error {
+                case "authorization_pending":
+                    onPoll(.pending)
+                    continue
+                case "slow_down":
+                    interval += 5
+                    onPoll(.slowDown(interval))
+                    continue
+                default:
+                    throw error
+                }
+            }
+            let tokens = try TokenResponseParser.tokenSet(
+                from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+                requestedScopes: authorization.scopes, previous: nil, now: clock.now())
+            if provider.descriptor.protocol == .oidc, let idToken = tokens.idToken {
+                _ = try await idTokenValidator().validate(idToken, nonce: nil, accessToken: tokens.accessToken)
+            }
+            logger.debug("device authorization approved", metadata: ["provider": "\(provider.id)"])
+            return tokens
+        }
+    }
+}
