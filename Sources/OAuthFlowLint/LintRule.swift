@@ -44,9 +44,9 @@ extension CollectionLintRule {
 
 extension LintRule {
     /// A diagnostic from this rule at the value of `keyPath` in `file`.
-    func diagnostic(_ file: LintFile, _ keyPath: [String], _ message: String, atKey: Bool = false) -> Diagnostic {
+    func diagnostic(_ file: LintFile, _ keyPath: [String], _ message: String, atKey: Bool = false, severity: Severity? = nil) -> Diagnostic {
         let location = atKey ? file.document.keyLocation(of: keyPath) : file.document.location(of: keyPath)
-        return Diagnostic(location: location, severity: Self.description.severity,
+        return Diagnostic(location: location, severity: severity ?? Self.description.severity,
                           ruleID: Self.description.identifier, message: message)
     }
 }

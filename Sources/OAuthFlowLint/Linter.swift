@@ -12,6 +12,7 @@ public struct Linter: Sendable {
         IDMatchesFileNameRule.self,
         DuplicateIDRule.self,
         EndpointsOrDiscoveryRule.self,
+        DeviceGrantRule.self,
         HTTPSEndpointsRule.self,
         IssuerNoQueryOrFragmentRule.self,
         IssuerForIssParameterRule.self,

@@ -77,6 +77,9 @@ extension OAuthFlowCommand {
         @Flag(help: "Print the result as JSON on stdout.")
         var json = false
 
+        @Flag(help: "Sign in with a code entered on another device (RFC 8628 device flow), for machines no browser can reach.")
+        var device = false
+
         func validate() throws {
             if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
             if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
@@ -98,6 +101,13 @@ extension OAuthFlowCommand {
                 throw error
             } catch {
                 throw Output.fail(error)
+            }
+            if device || (!noBrowser && provider.descriptor.supportsDeviceFlow && Self.noBrowserReason(environment) != nil) {
+                if !device, let reason = Self.noBrowserReason(environment) {
+                    Output.stderr("No browser can be opened here (\(reason)); signing in with a device code instead.\n")
+                }
+                try await deviceFlow(provider: provider, settings: settings, store: store)
+                return
             }
             let progress = Progress()
             let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: environment)
@@ -132,6 +142,72 @@ extension OAuthFlowCommand {
             } catch let error as LoopbackError where error.code == .timedOut {
                 progress.stop()
                 Output.stderr("error: \(Output.line(error.message)); run `oauthflow login \(options.name)` again\n")
+                throw ExitCodes.timedOut
+            } catch {
+                progress.stop()
+                throw Output.fail(error)
+            }
+            progress.stop()
+            printSummary(session, provider: provider, path: store.path(for: session.key))
+        }
+
+        /// Why no browser can be opened on this machine, or nil when one can.
+        static func noBrowserReason(_ environment: [String: String]) -> String? {
+            if let browser = environment["BROWSER"], !browser.isEmpty { return nil }
+            if environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil { return "an SSH session" }
+            #if os(Linux)
+            if (environment["DISPLAY"] ?? "").isEmpty, (environment["WAYLAND_DISPLAY"] ?? "").isEmpty { return "no display" }
+            #endif
+            if SystemBrowser(environment: environment).command == nil { return "no browser command" }
+            return nil
+        }
+
+        /// The device flow: the code and URL on stderr, a countdown on a terminal, Ctrl-C cancels (exit 130).
+        private func deviceFlow(provider: Provider, settings: ClientSettings, store: FileTokenStore) async throws {
+            let progress = Progress()
+            let displayName = Output.line(provider.displayName)
+            let signIn = DeviceSignIn(store: store)
+            let task = Task {
+                try await signIn.signIn(to: provider, clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
+                                        scopes: settings.scopes, requestOfflineAccess: !options.noOffline, account: options.account) { event in
+                    switch event {
+                    case let .showCode(authorization):
+                        var text = "To sign in to \(displayName), open this page on any device:\n\n  \(Output.line(authorization.verificationURI.absoluteString))\n\n"
+                        text += "and enter the code:\n\n    \(Output.line(authorization.displayUserCode))\n\n"
+                        if let complete = authorization.verificationURIComplete {
+                            text += "(or open \(Output.line(complete.absoluteString)), which carries the code)\n"
+                        }
+                        if let message = authorization.message { text += Output.line(message) + "\n" }
+                        Output.stderr(text)
+                        progress.start("Waiting for the code to be approved…", deadline: authorization.expiresAt)
+                    case .pending:
+                        break
+                    case let .slowDown(interval):
+                        progress.stop()
+                        progress.start("The server asked to poll less often (every \(Int(interval)) s); waiting…")
+                    }
+                }
+            }
+            // Ctrl-C cancels the polling; nothing is stored.
+            signal(SIGINT, SIG_IGN)
+            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            interrupt.setEventHandler { task.cancel() }
+            interrupt.resume()
+            defer { interrupt.cancel() }
+            let session: StoredSession
+            do {
+                session = try await task.value
+            } catch is CancellationError {
+                progress.stop()
+                Output.stderr("Cancelled; nothing was stored.\n")
+                throw ExitCode(130)
+            } catch let error as FlowError where error.code == .deviceCodeExpired {
+                progress.stop()
+                Output.stderr("error: \(Output.line(error.message)); run `oauthflow login \(options.name) --device` again\n")
+                throw ExitCodes.timedOut
+            } catch let error as AuthorizationServerError where error.error == "expired_token" {
+                progress.stop()
+                Output.stderr("error: the code expired before it was approved; run `oauthflow login \(options.name) --device` again\n")
                 throw ExitCodes.timedOut
             } catch {
                 progress.stop()

@@ -7,7 +7,8 @@ final class Progress: @unchecked Sendable {
     private let lock = NSLock()
     private var task: Task<Void, Never>?
 
-    func start(_ message: String) {
+    /// Shows `message` with the time elapsed, or the time left until `deadline`.
+    func start(_ message: String, deadline: Date? = nil) {
         guard isTerminal else {
             Output.stderr(message + "\n")
             return
@@ -18,8 +19,14 @@ final class Progress: @unchecked Sendable {
             task = Task {
                 var index = 0
                 while !Task.isCancelled {
-                    let elapsed = Int(Date().timeIntervalSince(started))
-                    Output.stderrControl("\r\u{1B}[2K" + TerminalText.escaped("\(frames[index % frames.count]) \(message) \(elapsed)s"))
+                    let clock: String
+                    if let deadline {
+                        let left = max(0, Int(deadline.timeIntervalSinceNow))
+                        clock = String(format: "%d:%02d left", left / 60, left % 60)
+                    } else {
+                        clock = "\(Int(Date().timeIntervalSince(started)))s"
+                    }
+                    Output.stderrControl("\r\u{1B}[2K" + TerminalText.escaped("\(frames[index % frames.count]) \(message) \(clock)"))
                     index += 1
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }

@@ -2,6 +2,7 @@
 """A scripted user agent: signs in to the test server and consents, like a person would.
 
 Usage: python agent.py [--deny] [--deliver] [--forge-first] AUTHORIZATION_URL
+       python agent.py --user-code=CODE [--deny] VERIFICATION_URL
 
 Logs in through the HTML login form (with its CSRF token), submits the consent form,
 and prints the Location of the final redirect to the client's redirect URI without
@@ -10,6 +11,9 @@ Location, as a browser would, to hand the code to a loopback receiver. With
 --forge-first it first sends the redirect URI a forged callback (wrong state),
 as a hostile local process might, and fails unless that is refused.
 It works as $BROWSER: the URL may come last or in place of %s.
+
+With --user-code it plays the person on the other device of the device grant (RFC 8628):
+signs in, types the code on DOT's device page and approves (or, with --deny, denies).
 """
 import html
 import re
@@ -33,17 +37,8 @@ def hidden_fields(page):
     return fields
 
 
-def main():
-    flags = {arg for arg in sys.argv[1:] if arg.startswith("--")}
-    url = [arg for arg in sys.argv[1:] if not arg.startswith("--")][-1]
-    deny = "--deny" in flags
-    deliver = "--deliver" in flags
-    if "--forge-first" in flags:
-        redirect_uri = parse_qs(urlparse(url).query)["redirect_uri"][0]
-        forged = requests.get(redirect_uri + "?code=forged-code&state=forged-state", timeout=10)
-        if forged.status_code != 400:
-            sys.exit(f"the forged callback was not refused: HTTP {forged.status_code}")
-    session = requests.Session()
+def log_in(session, url):
+    """GETs `url`, signing in first when the server sends the login form; returns the response."""
     response = session.get(url, allow_redirects=False, timeout=10)
     if response.status_code == 302 and "/accounts/login/" in response.headers["Location"]:
         login_url = urljoin(url, response.headers["Location"])
@@ -54,6 +49,45 @@ def main():
         if response.status_code != 302:
             sys.exit(f"login failed: HTTP {response.status_code}")
         response = session.get(urljoin(url, response.headers["Location"]), allow_redirects=False, timeout=10)
+    return response
+
+
+def device(url, user_code, deny):
+    session = requests.Session()
+    page = log_in(session, url)
+    if page.status_code != 200:
+        sys.exit(f"the device page answered HTTP {page.status_code}")
+    form = hidden_fields(page.text)
+    form["user_code"] = user_code
+    response = session.post(page.url, data=form, headers={"Referer": page.url}, allow_redirects=False, timeout=10)
+    if response.status_code != 302:
+        sys.exit(f"the user code was not accepted: HTTP {response.status_code}")
+    confirm_url = urljoin(page.url, response.headers["Location"])
+    confirm = session.get(confirm_url, timeout=10)
+    form = hidden_fields(confirm.text)
+    form["action"] = "deny" if deny else "accept"
+    response = session.post(confirm_url, data=form, headers={"Referer": confirm_url}, allow_redirects=False, timeout=10)
+    if response.status_code != 302:
+        sys.exit(f"the decision was not taken: HTTP {response.status_code}")
+    print("denied" if deny else "approved")
+
+
+def main():
+    flags = {arg for arg in sys.argv[1:] if arg.startswith("--")}
+    codes = [flag.split("=", 1)[1] for flag in flags if flag.startswith("--user-code=")]
+    if codes:
+        device([arg for arg in sys.argv[1:] if not arg.startswith("--")][-1], codes[0], "--deny" in flags)
+        return
+    url = [arg for arg in sys.argv[1:] if not arg.startswith("--")][-1]
+    deny = "--deny" in flags
+    deliver = "--deliver" in flags
+    if "--forge-first" in flags:
+        redirect_uri = parse_qs(urlparse(url).query)["redirect_uri"][0]
+        forged = requests.get(redirect_uri + "?code=forged-code&state=forged-state", timeout=10)
+        if forged.status_code != 400:
+            sys.exit(f"the forged callback was not refused: HTTP {forged.status_code}")
+    session = requests.Session()
+    response = log_in(session, url)
     if response.status_code == 200:
         form = hidden_fields(response.text)
         if not deny:

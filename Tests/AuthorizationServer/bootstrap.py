@@ -54,4 +54,15 @@ for client_id, client_type, secret in CLIENTS:
         algorithm=Application.RS256_ALGORITHM,
         skip_authorization=False,
     )
+# A DOT application holds one grant type, so the device grant has a client of its own.
+if not Application.objects.filter(client_id="oauthflow-device").exists():
+    Application.objects.create(
+        name="oauthflow-device",
+        client_id="oauthflow-device",
+        client_secret="",
+        client_type=Application.CLIENT_PUBLIC,
+        authorization_grant_type=Application.GRANT_DEVICE_CODE,
+        redirect_uris="",
+        algorithm=Application.RS256_ALGORITHM,
+    )
 print("bootstrapped", state)

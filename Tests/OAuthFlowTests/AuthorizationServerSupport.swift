@@ -12,6 +12,8 @@ struct TestAuthorizationServer {
     let agent: String
 
     static let publicClientID = "oauthflow-public"
+    /// A DOT application holds one grant type: the device grant has its own public client.
+    static let deviceClientID = "oauthflow-device"
     static let confidentialClientID = "oauthflow-confidential"
     static let confidentialSecret = Secret("confidential-test-secret-0123456789")
 

@@ -142,3 +142,34 @@ public struct EndpointsOrDiscoveryRule: LintRule {
         return [diagnostic(file, ["endpoints"], "\(names) must be given when discovery is off")]
     }
 }
+
+/// The device grant needs its endpoint, and an endpoint without the grant is probably a forgotten declaration.
+public struct DeviceGrantRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "device_grant", name: "Device grant",
+        summary: "A descriptor that declares the device grant (RFC 8628) needs `endpoints.device_authorization` or discovery; one with the endpoint should declare the grant.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "grant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n",
+        ],
+        nonTriggering: [
+            Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  device_authorization: https://auth.example.com/device\ngrant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        let hasEndpoint = descriptor.endpoints.deviceAuthorization != nil
+        let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        if descriptor.supportsDeviceFlow, !hasEndpoint, !discovers {
+            return [diagnostic(file, ["grant_types"],
+                               "the device grant is declared, but there is no `endpoints.device_authorization` and no discovery to find one")]
+        }
+        if hasEndpoint, !descriptor.supportsDeviceFlow {
+            return [diagnostic(file, ["endpoints", "device_authorization"],
+                               "a device authorization endpoint is given but `grant_types` does not declare `\(ProviderDescriptor.deviceCodeGrant)`; declare it so `oauthflow login --device` can use it",
+                               severity: .warning)]
+        }
+        return []
+    }
+}

@@ -69,4 +69,8 @@ OAUTH2_PROVIDER = {
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
     "OAUTH2_BACKEND_CLASS": "asserver.backends.FormOrJSONOAuthLibCore",
     "OAUTH2_VALIDATOR_CLASS": "asserver.backends.ClaimsValidator",
+    # The device grant (RFC 8628). DOT fixes expires_in at 1800 s and never sends slow_down;
+    # a 1 s interval keeps the approve test short.
+    "OAUTH_DEVICE_VERIFICATION_URI": f"http://127.0.0.1:{PORT}/o/device/",
+    "DEVICE_FLOW_INTERVAL": 1,
 }

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Signs a user in with the device authorization grant (RFC 8628) and stores the session: for
+/// machines no browser can reach (SSH sessions, containers, TVs, kiosks).
+///
+/// ```swift
+/// let signIn = DeviceSignIn(store: FileTokenStore())
+/// let session = try await signIn.signIn(to: provider, clientID: "YOUR_CLIENT_ID") { event in
+///     if case let .showCode(authorization) = event {
+///         print("Open \(authorization.verificationURI) and enter \(authorization.displayUserCode)")
+///     }
+/// }
+/// ```
+public struct DeviceSignIn: Sendable {
+    /// What happens during a device sign-in, for a host to show.
+    public enum Event: Sendable {
+        /// Show the user where to go and which code to enter.
+        case showCode(DeviceAuthorization)
+        /// The user has not approved yet.
+        case pending
+        /// The server asked to poll less often; the new interval in seconds.
+        case slowDown(TimeInterval)
+    }
+
+    /// The redirect URI a device session records: the device grant has none.
+    public static let noRedirectURI = URL(string: "urn:ietf:params:oauth:grant-type:device_code")!
+
+    public let store: any TokenStore
+    public let transport: any HTTPTransport
+    public let clock: any DateClock
+    public let sleeper: any Sleeper
+
+    public init(store: any TokenStore = FileTokenStore(), transport: any HTTPTransport = DefaultHTTPTransport(),
+                clock: any DateClock = SystemDateClock(), sleeper: any Sleeper = TaskSleeper()) {
+        self.store = store
+        self.transport = transport
+        self.clock = clock
+        self.sleeper = sleeper
+    }
+
+    /// Gets a user code, waits for the user to approve it elsewhere, and stores the session.
+    ///
+    /// Cancelling the task stops the polling at once; nothing is stored then.
+    /// - Throws: what ``OAuthClient/startDeviceAuthorization()`` and
+    ///   ``OAuthClient/pollDeviceAuthorization(_:sleeper:onPoll:)`` throw, `CancellationError`, and store errors.
+    public func signIn(to provider: Provider, clientID: String, clientSecret: Secret? = nil,
+                       authMethod: ProviderDescriptor.ClientAuth.Method? = nil, scopes: [String]? = nil,
+                       requestOfflineAccess: Bool = true, account: String = "default",
+                       events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> StoredSession {
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: clientID, redirectURI: Self.noRedirectURI, clientSecret: clientSecret, scopes: scopes,
+            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod), transport: transport, clock: clock)
+        let authorization = try await client.startDeviceAuthorization()
+        events(.showCode(authorization))
+        let tokens = try await client.pollDeviceAuthorization(authorization, sleeper: sleeper) { poll in
+            switch poll {
+            case .pending: events(.pending)
+            case let .slowDown(interval): events(.slowDown(interval))
+            }
+        }
+        try Task.checkCancellation()
+        let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
+                                    clientID: clientID, redirectURI: Self.noRedirectURI, tokens: tokens, updatedAt: clock.now())
+        try await store.save(session)
+        return session
+    }
+}
