@@ -5,7 +5,9 @@
 #    into a virtualenv in .build/authorization-server/venv.
 # 2. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
-# 3. Runs `swift test` with OAUTHFLOW_TEST_AS_URL pointing at the server, then stops it.
+# 3. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
+#    that accepts a token only when the server's introspection calls it active).
+# 4. Runs `swift test` with OAUTHFLOW_TEST_AS_URL and OAUTHFLOW_TEST_GIT_URL set, then stops both.
 #
 # Any failure to install or start the server fails this script: the end-to-end
 # tests must run, never silently skip. Extra arguments go to `swift test`.
@@ -47,11 +49,14 @@ fi
 # --- build while the server starts -----------------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
 server_pid=""
+git_pid=""
 cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    for pid in "$git_pid" "$server_pid"; do
+        if [ -n "$pid" ]; then
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
     rm -rf "$state"
 }
 trap cleanup EXIT INT TERM
@@ -85,6 +90,35 @@ if ! "$venv/bin/python" -c "import sys, urllib.request; urllib.request.urlopen(s
 fi
 echo "authorization server: http://127.0.0.1:$port (Django OAuth Toolkit)" >&2
 
+# --- a git repository over HTTP, for the credential-helper tests ---------------------------
+if ! command -v git >/dev/null 2>&1; then
+    echo "git not found; installing it with apt-get" >&2
+    apt-get update -qq && apt-get install -y -qq git >/dev/null
+fi
+git_root="$state/git"
+mkdir -p "$git_root"
+git init -q --bare "$git_root/repo.git"
+git -C "$git_root/repo.git" config http.receivepack true
+seed="$state/seed"
+git init -q "$seed"
+git -C "$seed" -c user.name=OAuthFlow -c user.email=tests@oauthflow.invalid commit -q --allow-empty -m "first commit"
+git -C "$seed" push -q "$git_root/repo.git" HEAD:refs/heads/main
+git -C "$git_root/repo.git" symbolic-ref HEAD refs/heads/main
+OAUTHFLOW_AS_URL="http://127.0.0.1:$port" "$venv/bin/python" "$root/Tests/GitServer/front.py" "$git_root" "$state/git-ready" \
+    >"$state/git.log" 2>&1 &
+git_pid=$!
+for _ in $(seq 1 100); do
+    [ -s "$state/git-ready" ] && break
+    sleep 0.1
+done
+if [ ! -s "$state/git-ready" ]; then
+    echo "error: the git server did not start:" >&2
+    cat "$state/git.log" >&2
+    exit 1
+fi
+echo "git server: http://127.0.0.1:$(cat "$state/git-ready")/repo.git" >&2
+
+export OAUTHFLOW_TEST_GIT_URL="http://127.0.0.1:$(cat "$state/git-ready")"
 export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"
 export OAUTHFLOW_TEST_AS_PYTHON="$venv/bin/python"
 export OAUTHFLOW_TEST_AS_AGENT="$server_dir/agent.py"

@@ -108,6 +108,25 @@ struct ClientSettings {
         return method
     }
 
+    /// `credential_helpers.git` in the clients file: which session answers git for which remote.
+    static func gitMappings(environment: [String: String]) throws -> [GitCredentialMapping] {
+        let url = clientsFile(environment: environment)
+        let text: String
+        do {
+            text = String(decoding: try SafeFile.read(url.path, limit: DescriptorDocument.maximumSize), as: UTF8.self)
+        } catch let error as SafeFile.ReadError where error.kind == .missing {
+            return []
+        } catch let error as SafeFile.ReadError {
+            throw ValidationError("cannot read the clients file \(error)")
+        }
+        guard let git = try Yams.compose(yaml: text)?.mapping?["credential_helpers"]?.mapping?["git"] else { return [] }
+        do {
+            return try YAMLDecoder().decode([GitCredentialMapping].self, from: git)
+        } catch {
+            throw ValidationError("\(url.path): `credential_helpers.git` must be a list of {url, provider, account, variables, username} entries")
+        }
+    }
+
     private static func loadEntry(provider: String, environment: [String: String]) throws -> ClientFileEntry? {
         let url = clientsFile(environment: environment)
         let text: String

@@ -9,7 +9,7 @@ struct OAuthFlowCommand: AsyncParsableCommand {
         commandName: "oauthflow",
         abstract: "Sign in with any OAuth 2.0 / OpenID Connect provider described by a YAML file.",
         discussion: "Exit codes: 0 success; 1 failure; 2 login timed out; 64 usage error. See Docs/cli.md.",
-        subcommands: [Login.self, AuthorizeURL.self, Userinfo.self, Token.self, Resources.self, Call.self, Logout.self, Providers.self, Lint.self, JWT.self, Schema.self, GenerateDocs.self]
+        subcommands: [Login.self, AuthorizeURL.self, Userinfo.self, Token.self, Resources.self, Call.self, Logout.self, Providers.self, Lint.self, JWT.self, Credential.self, Schema.self, GenerateDocs.self]
     )
 }
 

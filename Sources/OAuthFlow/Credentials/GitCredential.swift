@@ -1,0 +1,113 @@
+import Foundation
+
+/// git's credential-helper protocol (gitcredentials(7), git-credential(1)): `key=value` lines.
+public struct GitCredentialRequest: Sendable, Hashable {
+    /// Every attribute git sent, by name (for repeated names, the last).
+    public let attributes: [String: String]
+
+    public var protocolName: String? { attributes["protocol"] }
+    public var host: String? { attributes["host"] }
+    /// Sent only when `credential.useHttpPath` is set.
+    public var path: String? { attributes["path"] }
+
+    /// Reads the attributes up to a blank line or the end.
+    ///
+    /// - Throws: ``CredentialError`` for a line without `=`, a NUL or line break inside a value,
+    ///   or more than 64 KiB (git sends a few hundred bytes).
+    public init(parsing text: String) throws {
+        guard text.utf8.count <= 64 * 1024 else { throw CredentialError("the credential request is larger than 64 KiB") }
+        var attributes: [String: String] = [:]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if line.isEmpty { break }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw CredentialError("a credential attribute line has no `=`: git-credential(1) sends key=value lines")
+            }
+            let key = String(line[..<equals])
+            let value = String(line[line.index(after: equals)...])
+            guard !key.isEmpty, !value.contains("\0") else { throw CredentialError("a credential attribute is malformed") }
+            attributes[key] = value
+        }
+        self.attributes = attributes
+    }
+
+    /// The answer to `get`: `username`, `password` and, when the token's expiry is known, `password_expiry_utc`.
+    ///
+    /// - Throws: ``CredentialError`` when a value would break the line format.
+    public static func answer(username: String, password: Secret, expiresAt: Date?) throws -> String {
+        for value in [username, password.value] where value.contains("\n") || value.contains("\0") || value.contains("\r") {
+            throw CredentialError("a credential value holds a line break or NUL, which git's protocol cannot carry")
+        }
+        var text = "username=\(username)\npassword=\(password.value)\n"
+        if let expiresAt { text += "password_expiry_utc=\(Int(expiresAt.timeIntervalSince1970))\n" }
+        return text
+    }
+}
+
+/// Which session answers git for which remote: an entry of `credential_helpers.git` in clients.yaml.
+public struct GitCredentialMapping: Sendable, Hashable, Codable {
+    /// `https://host[:port][/path-prefix]`: the protocol and host must match exactly, and the path, when
+    /// git sends one, must start with the prefix.
+    public var url: String
+    /// The provider whose session answers.
+    public var provider: String
+    public var account: String?
+    public var variables: [String: String]?
+    /// The user name git sends along with the token (`oauth2` when unset; GitHub wants `x-access-token`).
+    public var username: String?
+
+    public init(url: String, provider: String, account: String? = nil, variables: [String: String]? = nil, username: String? = nil) {
+        self.url = url
+        self.provider = provider
+        self.account = account
+        self.variables = variables
+        self.username = username
+    }
+
+    /// Whether this mapping answers `request`.
+    public func matches(_ request: GitCredentialRequest) -> Bool {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(),
+              scheme == request.protocolName?.lowercased() else { return false }
+        let hostAndPort = components.port.map { "\(host):\($0)" } ?? host
+        guard request.host?.lowercased() == hostAndPort else { return false }
+        let prefix = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard !prefix.isEmpty, let path = request.path else { return true }
+        let requested = path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        return requested == prefix || requested.hasPrefix(prefix + "/")
+    }
+
+    /// The first mapping that answers `request`, or nil: git then asks its next helper.
+    public static func first(in mappings: [GitCredentialMapping], for request: GitCredentialRequest) -> GitCredentialMapping? {
+        mappings.first { $0.matches(request) }
+    }
+}
+
+/// A kubeconfig `exec` credential (`client.authentication.k8s.io/v1` ExecCredential).
+public struct ExecCredential: Sendable, Hashable, Encodable {
+    public let apiVersion = "client.authentication.k8s.io/v1"
+    public let kind = "ExecCredential"
+    public let status: Status
+
+    public struct Status: Sendable, Hashable, Encodable {
+        public let token: String
+        /// RFC 3339, UTC.
+        public let expirationTimestamp: String?
+    }
+
+    public init(token: Secret, expiresAt: Date?) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        status = Status(token: token.value, expirationTimestamp: expiresAt.map { formatter.string(from: $0) })
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case apiVersion, kind, status
+    }
+}
+
+/// A credential helper request that cannot be served.
+public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

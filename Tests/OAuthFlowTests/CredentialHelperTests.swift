@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+@testable import OAuthFlow
+
+/// The git credential protocol and the kubectl ExecCredential, without a server.
+@Suite struct CredentialProtocolTests {
+    @Test func requestsAreReadAsGitWritesThem() throws {
+        let request = try GitCredentialRequest(parsing: "protocol=https\nhost=git.example.com:8443\npath=team/repo.git\nwwwauth[]=Basic realm=x\n\nignored=after-blank\n")
+        #expect(request.protocolName == "https" && request.host == "git.example.com:8443" && request.path == "team/repo.git")
+        #expect(request.attributes["ignored"] == nil)
+        #expect(throws: CredentialError.self) { try GitCredentialRequest(parsing: "no equals sign\n") }
+        #expect(throws: CredentialError.self) { try GitCredentialRequest(parsing: String(repeating: "a=b\n", count: 20_000)) }
+    }
+
+    @Test(arguments: [
+        ("https://git.example.com", "protocol=https\nhost=git.example.com\n", true),
+        ("https://git.example.com", "protocol=http\nhost=git.example.com\n", false),
+        ("https://git.example.com", "protocol=https\nhost=git.example.com.evil\n", false),
+        ("https://git.example.com:8443/team", "protocol=https\nhost=git.example.com:8443\npath=team/repo.git\n", true),
+        ("https://git.example.com:8443/team", "protocol=https\nhost=git.example.com:8443\npath=teammate/repo.git\n", false),
+        ("https://git.example.com/team", "protocol=https\nhost=git.example.com\n", true),
+    ])
+    func mappingsMatchProtocolHostAndPathPrefix(_ url: String, _ request: String, _ expected: Bool) throws {
+        #expect(GitCredentialMapping(url: url, provider: "p").matches(try GitCredentialRequest(parsing: request)) == expected)
+    }
+
+    @Test func answersCannotCarryLineBreaks() throws {
+        let answer = try GitCredentialRequest.answer(username: "oauth2", password: Secret("tok"), expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
+        #expect(answer == "username=oauth2\npassword=tok\npassword_expiry_utc=2000000000\n")
+        #expect(throws: CredentialError.self) { try GitCredentialRequest.answer(username: "a\nb", password: Secret("t"), expiresAt: nil) }
+    }
+
+    /// Field by field against client.authentication.k8s.io/v1 ExecCredential.
+    @Test func execCredentialHasTheV1Shape() throws {
+        let credential = ExecCredential(token: Secret("id.token.here"), expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
+        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(credential)) as? [String: Any])
+        #expect(Set(object.keys) == ["apiVersion", "kind", "status"])
+        #expect(object["apiVersion"] as? String == "client.authentication.k8s.io/v1")
+        #expect(object["kind"] as? String == "ExecCredential")
+        let status = try #require(object["status"] as? [String: Any])
+        #expect(Set(status.keys) == ["token", "expirationTimestamp"])
+        #expect(status["token"] as? String == "id.token.here")
+        #expect(status["expirationTimestamp"] as? String == "2033-05-18T03:33:20Z")
+    }
+}
+
+/// `oauthflow credential git` behind real git, against a repository served over HTTP that accepts
+/// only tokens DOT's introspection calls active.
+@Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun && ProcessInfo.processInfo.environment["OAUTHFLOW_TEST_GIT_URL"] != nil,
+                             "needs the test servers: run `bash scripts/test.sh`"))
+struct GitCredentialEndToEndTests {
+    typealias Server = TestAuthorizationServer
+
+    struct Setup {
+        let state: TemporaryDirectory
+        let server: Server
+        let gitURL: String
+        let environment: [String: String]
+
+        init(browser: String? = nil) throws {
+            server = try Server.require()
+            state = try TemporaryDirectory()
+            gitURL = try #require(ProcessInfo.processInfo.environment["OAUTHFLOW_TEST_GIT_URL"])
+            let config = state.url.appendingPathComponent("config/oauthflow")
+            try FileManager.default.createDirectory(at: config.appendingPathComponent("providers"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"),
+                                             to: config.appendingPathComponent("providers/django.yaml"))
+            try """
+                django:
+                  client_id: \(Server.publicClientID)
+                  variables:
+                    port: '\(server.port)'
+                credential_helpers:
+                  git:
+                    - url: \(gitURL)/repo.git
+                      provider: django
+                """.write(to: config.appendingPathComponent("clients.yaml"), atomically: true, encoding: .utf8)
+            environment = [
+                "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path,
+                "XDG_STATE_HOME": state.url.appendingPathComponent("state").path,
+                "BROWSER": browser ?? "\(server.python) \(server.agent) --deliver",
+                "GIT_TERMINAL_PROMPT": "0",
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "HOME": state.url.path,
+            ]
+        }
+
+        var helper: String { "!\(try! builtProduct("oauthflow").path) credential git" }
+
+        /// git with only our helper, for the repository's URL, and `credential.useHttpPath` so the path prefix counts.
+        func git(_ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+            let process = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "-c", "credential.useHttpPath=true",
+                           "-c", "user.name=Alice", "-c", "user.email=alice@example.com"]
+                + (directory.map { ["-C", $0.path] } ?? []) + arguments
+            return try runProcess(URL(fileURLWithPath: "/usr/bin/git"), process, environment: environment)
+        }
+
+        func helperCall(_ operation: String, input: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            try runWithInput(try builtProduct("oauthflow"), ["credential", "git", operation], input: input, environment: environment)
+        }
+    }
+
+    @Test func cloneAndPushThroughTheHelperThenEraseAndSignInAgain() throws {
+        let setup = try Setup()
+        defer { setup.state.cleanUp() }
+        let checkout = setup.state.url.appendingPathComponent("checkout")
+        // No session yet: the helper signs in through the (scripted) browser, then answers git.
+        let clone = try setup.git(["clone", "\(setup.gitURL)/repo.git", checkout.path])
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.state.url.appendingPathComponent("state/oauthflow/django--default.json").path))
+
+        try "hello \(UUID().uuidString)\n".write(to: checkout.appendingPathComponent("README"), atomically: true, encoding: .utf8)
+        #expect(try setup.git(["add", "README"], in: checkout).status == 0)
+        #expect(try setup.git(["commit", "-q", "-m", "through the helper"], in: checkout).status == 0)
+        let push = try setup.git(["push", "-q", "origin", "HEAD:main"], in: checkout)
+        #expect(push.status == 0, "\(push.stderr)")
+
+        // The helper's own answer: the stored token, never a prompt on stdout.
+        let request = "protocol=http\nhost=\(URL(string: setup.gitURL)!.host!):\(URL(string: setup.gitURL)!.port!)\npath=repo.git\n\n"
+        let get = try setup.helperCall("get", input: request)
+        #expect(get.status == 0)
+        #expect(get.stdout.hasPrefix("username=oauth2\npassword="), "\(get.stdout)")
+        #expect(get.stdout.contains("password_expiry_utc="))
+        #expect(get.stdout.split(separator: "\n").allSatisfy { $0.contains("=") })
+
+        // erase forgets the session; the next git command signs in again.
+        #expect(try setup.helperCall("erase", input: request).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: setup.state.url.appendingPathComponent("state/oauthflow/django--default.json").path))
+        let fetch = try setup.git(["fetch", "-q", "origin"], in: checkout)
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.state.url.appendingPathComponent("state/oauthflow/django--default.json").path))
+    }
+
+    @Test func hostsTheMappingDoesNotKnowGetNoAnswer() throws {
+        let setup = try Setup(browser: "/bin/false")
+        defer { setup.state.cleanUp() }
+        let other = try setup.helperCall("get", input: "protocol=https\nhost=github.com\npath=someone/else.git\n\n")
+        #expect(other.status == 0)
+        #expect(other.stdout.isEmpty && other.stderr.isEmpty)
+        // git itself then finds no credentials (no prompt allowed) and fails; nothing was stored.
+        let clone = try setup.git(["clone", "\(setup.gitURL)/elsewhere.git", setup.state.url.appendingPathComponent("x").path])
+        #expect(clone.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: setup.state.url.appendingPathComponent("state/oauthflow/django--default.json").path))
+    }
+
+    @Test func kubectlGetsAnExecCredentialWithTheIDToken() throws {
+        let setup = try Setup()
+        defer { setup.state.cleanUp() }
+        let result = try runProduct("oauthflow", ["credential", "kubectl", "django"], environment: setup.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["apiVersion"] as? String == "client.authentication.k8s.io/v1" && object["kind"] as? String == "ExecCredential")
+        let status = try #require(object["status"] as? [String: Any])
+        let token = try #require(status["token"] as? String)
+        #expect(token.split(separator: ".").count == 3, "an ID token")
+        let expiry = try #require(status["expirationTimestamp"] as? String)
+        #expect(ISO8601DateFormatter().date(from: expiry).map { $0 > Date() } == true)
+        let access = try runProduct("oauthflow", ["credential", "kubectl", "django", "--access-token"], environment: setup.environment)
+        #expect(access.status == 0)
+        #expect(!access.stdout.contains(token))
+    }
+}
+
+/// Runs a program with `input` on its stdin.
+func runWithInput(_ executable: URL, _ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let stdin = Pipe(), out = Pipe(), err = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let errors = ErrorDrain(err.fileHandleForReading)
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: errors.wait(), as: UTF8.self))
+}
