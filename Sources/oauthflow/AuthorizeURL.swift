@@ -18,7 +18,7 @@ extension OAuthFlowCommand {
             do {
                 let environment = ProcessInfo.processInfo.environment
                 let settings = try options.settings(environment: environment)
-                let provider = try options.registryOptions.loadRegistry().provider(named: options.name).resolve(settings.variables)
+                let provider = try options.registryOptions.descriptor(named: options.name).resolve(settings.variables)
                 let loopback = provider.descriptor.redirect.loopback
                 let chosen: Int = switch loopback.port {
                 case .ephemeral: port ?? 8765

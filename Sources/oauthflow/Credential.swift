@@ -124,7 +124,7 @@ enum CredentialSession {
     static func validSession(for key: SessionKey, variables: [String: String]?, store: FileTokenStore, registry: RegistryOptions,
                              environment: [String: String]) async throws -> StoredSession {
         if let stored = try await store.load(key) {
-            let provider = try registry.loadRegistry().provider(named: key.providerID).resolve(variables ?? stored.variables)
+            let provider = try registry.descriptor(named: key.providerID).resolve(variables ?? stored.variables)
             let settings = try ClientSettings.forClient(stored.clientID, provider: key.providerID, variables: stored.variables,
                                                         secretEnvironment: nil, clientAuth: nil, environment: environment)
             let manager = TokenManager(client: OAuthClient(provider: provider, configuration: ClientConfiguration(
@@ -141,7 +141,7 @@ enum CredentialSession {
     }
 
     static func refreshed(_ session: StoredSession, registry: RegistryOptions, environment: [String: String]) async throws -> StoredSession {
-        let provider = try registry.loadRegistry().provider(named: session.key.providerID).resolve(session.variables)
+        let provider = try registry.descriptor(named: session.key.providerID).resolve(session.variables)
         let settings = try ClientSettings.forClient(session.clientID, provider: session.key.providerID, variables: session.variables,
                                                     secretEnvironment: nil, clientAuth: nil, environment: environment)
         let manager = TokenManager(client: OAuthClient(provider: provider, configuration: ClientConfiguration(
@@ -155,7 +155,7 @@ enum CredentialSession {
                                environment: [String: String]) async throws -> StoredSession {
         let settings = try ClientSettings.resolve(provider: key.providerID, clientID: nil, secretEnvironment: nil, clientAuth: nil,
                                                   variables: variables, scopes: [], environment: environment)
-        let provider = try registry.loadRegistry().provider(named: key.providerID).resolve(settings.variables)
+        let provider = try registry.descriptor(named: key.providerID).resolve(settings.variables)
         let name = Output.line(provider.displayName)
         if provider.descriptor.supportsDeviceFlow, OAuthFlowCommand.Login.noBrowserReason(environment) != nil {
             return try await DeviceSignIn(store: store).signIn(

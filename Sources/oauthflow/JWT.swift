@@ -54,7 +54,7 @@ extension OAuthFlowCommand.JWT {
             }
             if let name = verify {
                 do {
-                    let provider = try registryOptions.loadRegistry().provider(named: name).resolve(try VariableOptions.parse(variables))
+                    let provider = try registryOptions.descriptor(named: name).resolve(try VariableOptions.parse(variables))
                     if let clientID {
                         let validator = IDTokenValidator(provider: provider, clientID: clientID)
                         _ = try await validator.validate(secret, nonce: nil, accessToken: nil)

@@ -96,7 +96,7 @@ extension OAuthFlowCommand {
             let provider: Provider
             do {
                 settings = try options.settings(environment: environment)
-                provider = try options.registryOptions.loadRegistry().provider(named: options.name).resolve(settings.variables)
+                provider = try options.registryOptions.descriptor(named: options.name).resolve(settings.variables)
             } catch let error as ValidationError {
                 throw error
             } catch {
@@ -227,7 +227,7 @@ extension OAuthFlowCommand {
                 let settings = try ClientSettings.forClient(saved.clientID, provider: saved.pending.providerID, variables: saved.variables,
                                                             secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth,
                                                             environment: ProcessInfo.processInfo.environment)
-                let provider = try options.registryOptions.loadRegistry().provider(named: saved.pending.providerID).resolve(saved.variables)
+                let provider = try options.registryOptions.descriptor(named: saved.pending.providerID).resolve(saved.variables)
                 let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
                     clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: settings.secret,
                     authMethod: settings.authMethod))

@@ -30,6 +30,18 @@ struct RegistryOptions: ParsableArguments {
             includeUserDirectory: true,
             logger: logger)
     }
+
+    /// One provider by id, reading only its own files (see ``ProviderRegistry/descriptor(named:directories:includeBundled:includeUserDirectory:environment:logger:)``).
+    func descriptor(named name: String) throws -> ProviderDescriptor {
+        LoggingSetup.bootstrapped
+        var logger = Logger(label: "oauthflow")
+        logger.logLevel = verbose ? .info : .warning
+        return try ProviderRegistry.descriptor(
+            named: name,
+            directories: providerDirectories.map { URL(fileURLWithPath: $0, isDirectory: true) },
+            includeUserDirectory: true,
+            logger: logger)
+    }
 }
 
 /// Output helpers: results on stdout, people and logs on stderr.

@@ -48,7 +48,7 @@ extension OAuthFlowCommand.Providers {
         func run() async throws {
             let provider: Provider
             do {
-                provider = try registryOptions.loadRegistry().provider(named: name).resolve(try variableOptions.parsed())
+                provider = try registryOptions.descriptor(named: name).resolve(try variableOptions.parsed())
             } catch let error as ValidationError {
                 throw error
             } catch {

@@ -25,7 +25,7 @@ struct SessionOptions: ParsableArguments {
         guard let session = try await store.load(key) else {
             throw SessionError.notSignedInMessage(key)
         }
-        return (session, try registryOptions.loadRegistry().provider(named: session.key.providerID).resolve(session.variables))
+        return (session, try registryOptions.descriptor(named: session.key.providerID).resolve(session.variables))
     }
 
     /// The stored session's provider, client and token manager.

@@ -81,6 +81,19 @@ import Testing
         #expect(throws: ProviderError.self) { try ProviderRegistry.load(includeUserDirectory: true, environment: environment) }
     }
 
+    @Test func lookupByNameReadsOnlyThatProvidersFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("broken.yaml", "id: [")
+        try directory.write("mine.yaml", descriptorText(id: "mine", displayName: "Mine"))
+        try directory.write("google.yaml", descriptorText(id: "google", displayName: "Our Google"))
+        #expect(try ProviderRegistry.descriptor(named: "mine", directories: [directory.url]).displayName == "Mine")
+        #expect(try ProviderRegistry.descriptor(named: "google", directories: [directory.url]).displayName == "Our Google")
+        #expect(try ProviderRegistry.descriptor(named: "auth0", directories: [directory.url]).id == "auth0")
+        // Unknown names fall back to the full load, which reports the broken file.
+        #expect(throws: ProviderError.self) { try ProviderRegistry.descriptor(named: "nobody", directories: [directory.url]) }
+    }
+
     @Test func duplicateIDInOneDirectoryNamesBothFiles() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }

@@ -79,18 +79,8 @@ public struct ProviderRegistry: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> ProviderRegistry {
-        var sources: [(URL, Origin)] = []
-        if includeBundled, let bundled = BundledProviders.directory {
-            sources.append((bundled, .bundled))
-        }
-        sources += directories.map { ($0, .directory($0.path)) }
-        if includeUserDirectory {
-            let user = userProvidersDirectory(environment: environment)
-            if FileManager.default.fileExists(atPath: user.path) {
-                sources.append((user, .user(user.path)))
-            }
-        }
-
+        let sources = sources(directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
+                              environment: environment)
         var entries: [String: Entry] = [:]
         var problems: [DescriptorProblem] = []
         for (directory, origin) in sources {
@@ -122,6 +112,65 @@ public struct ProviderRegistry: Sendable {
                                 problems: problems)
         }
         return ProviderRegistry(entries: entries)
+    }
+
+    /// The directories a registry reads, in override order.
+    private static func sources(directories: [URL], includeBundled: Bool, includeUserDirectory: Bool,
+                                environment: [String: String]) -> [(URL, Origin)] {
+        var sources: [(URL, Origin)] = []
+        if includeBundled, let bundled = BundledProviders.directory {
+            sources.append((bundled, .bundled))
+        }
+        sources += directories.map { ($0, .directory($0.path)) }
+        if includeUserDirectory {
+            let user = userProvidersDirectory(environment: environment)
+            if FileManager.default.fileExists(atPath: user.path) {
+                sources.append((user, .user(user.path)))
+            }
+        }
+        return sources
+    }
+
+    /// One provider by id, reading only the files named after it (`ID.yaml`, `ID.yml`) in each
+    /// source, the last one winning as in ``load(directories:includeBundled:includeUserDirectory:environment:logger:)``.
+    ///
+    /// Lint requires a descriptor's file to be named after its id, so this finds what a full
+    /// load finds without parsing every other descriptor: what a CLI that runs on every
+    /// `git` command needs. When no file is named after the id (or one names another id),
+    /// it falls back to the full load, with its did-you-mean error.
+    /// - Throws: ``ProviderError`` as ``load(directories:includeBundled:includeUserDirectory:environment:logger:)``
+    ///   and ``provider(named:)`` do.
+    public static func descriptor(
+        named name: String,
+        directories: [URL] = [],
+        includeBundled: Bool = true,
+        includeUserDirectory: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> ProviderDescriptor {
+        func full() throws -> ProviderDescriptor {
+            try load(directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
+                     environment: environment, logger: logger).provider(named: name)
+        }
+        // Only a plain id can be a file name; anything else gets the full load's answer.
+        guard Pattern.matchesWhole(name, pattern: DescriptorSchema.identifierPattern) else { return try full() }
+        var found: ProviderDescriptor?
+        for (directory, _) in sources(directories: directories, includeBundled: includeBundled,
+                                      includeUserDirectory: includeUserDirectory, environment: environment) {
+            for suffix in ["yaml", "yml"] {
+                let file = directory.appendingPathComponent("\(name).\(suffix)")
+                guard FileManager.default.fileExists(atPath: file.path) else { continue }
+                let document = DescriptorDocument.load(contentsOf: file)
+                guard let descriptor = document.descriptor else {
+                    throw ProviderError(.invalidDescriptor, "the descriptor of `\(name)` is invalid (run `oauthflow lint` for details):",
+                                        provider: name, problems: document.problems)
+                }
+                guard descriptor.id == name else { return try full() }
+                if found != nil { logger.info("provider overridden", metadata: ["provider": "\(name)", "by": "\(file.path)"]) }
+                found = descriptor
+            }
+        }
+        return try found ?? full()
     }
 
     /// The descriptor with this id.
