@@ -59,6 +59,14 @@ struct TestAuthorizationServer {
         return try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
+    /// Signs in as the test user with the public client and returns the tokens.
+    func signedInTokens(_ provider: Provider) async throws -> TokenSet {
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: Self.publicClientID, redirectURI: Self.redirectURI))
+        let pending = try await client.startAuthorization()
+        return try await client.finishAuthorization(callback: try signIn(pending.url), pending: pending)
+    }
+
     struct AgentFailure: Error, CustomStringConvertible {
         let message: String
         var description: String { "scripted user agent failed: \(message)" }

@@ -53,11 +53,7 @@ struct OIDCCLITests {
 
     @Test func jwtDecodeShowsAndVerifies() async throws {
         let server = try Server.require()
-        let provider = try server.provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: Server.publicClientID, redirectURI: Server.redirectURI))
-        let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let tokens = try await server.signedInTokens(try server.provider())
         let idToken = try #require(tokens.idToken).value
         let providers = ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
 
@@ -103,11 +99,7 @@ struct OIDCCLITests {
 
     @Test func jwtDecodeVerifiesWithDiscoveredKeys() async throws {
         let server = try Server.require()
-        let provider = try server.provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: Server.publicClientID, redirectURI: Server.redirectURI))
-        let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let tokens = try await server.signedInTokens(try server.provider())
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oauthflow-jwks-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

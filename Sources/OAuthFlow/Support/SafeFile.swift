@@ -42,8 +42,10 @@ public enum SafeFile {
     ///   - path: The file.
     ///   - limit: The largest size accepted, in bytes.
     ///   - followLinks: Whether a symbolic link at `path` is followed (`false` refuses it).
-    /// - Throws: ``ReadError``.
-    public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws -> Data {
+    ///   - inspect: Checks the open file's status (its permissions, say) before anything is read;
+    ///     what it throws is passed on.
+    /// - Throws: ``ReadError``, or what `inspect` throws.
+    public static func read(_ path: String, limit: Int, followLinks: Bool = true, inspect: ((stat) throws -> Void)? = nil) throws -> Data {
         var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
         if !followLinks { flags |= O_NOFOLLOW }
         let fd = open(path, flags)
@@ -60,6 +62,7 @@ public enum SafeFile {
         if let kind = nonRegularKind(info.st_mode) {
             throw ReadError(path: path, reason: "it is \(kind), not a regular file; only regular files are read", kind: .notRegularFile)
         }
+        try inspect?(info)
         if Int(info.st_size) > limit {
             throw ReadError(path: path, reason: "it is \(info.st_size) bytes, more than the \(limit) accepted", kind: .tooLarge)
         }

@@ -87,40 +87,18 @@ public struct FileTokenStore: TokenStore {
 
     /// Reads a private file: nil when absent; refuses links, non-regular files and loose permissions.
     func readPrivateFile(_ path: String) throws -> Data? {
-        // O_NONBLOCK: a named pipe planted at the path must not block the open.
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 {
-            let error = errno
-            if error == ENOENT { return nil }
-            if error == ELOOP {
-                throw TokenStoreError(.notARegularFile, "\(path) is a symbolic link; refusing to follow it", path: path)
+        do {
+            return try SafeFile.read(path, limit: 1 << 20, followLinks: false) { info in
+                try requirePrivate(info, path, expected: "600")
             }
-            throw systemError("cannot open", path, errno: error)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw systemError("cannot inspect", path)
-        }
-        if let kind = SafeFile.nonRegularKind(info.st_mode) {
-            throw TokenStoreError(.notARegularFile, "\(path) is \(kind), not a regular file; refusing to read it", path: path)
-        }
-        try requirePrivate(info, path, expected: "600")
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw systemError("cannot read", path)
-            }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-            if data.count > 1 << 20 {
-                throw TokenStoreError(.corrupt, "\(path) is larger than 1 MiB; it is not a session file (left in place)", path: path)
+        } catch let error as SafeFile.ReadError {
+            switch error.kind {
+            case .missing: return nil
+            case .notRegularFile: throw TokenStoreError(.notARegularFile, "\(path): \(error.reason); refusing to read it", path: path)
+            case .tooLarge: throw TokenStoreError(.corrupt, "\(path) is larger than 1 MiB; it is not a session file (left in place)", path: path)
+            case .system: throw TokenStoreError(.io, "cannot read \(path): \(error.reason)", path: path)
             }
         }
-        return data
     }
 
     /// Saves a session. An unreadable session file in its place is first set aside
