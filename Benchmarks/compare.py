@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Side-by-side start-up and lint benchmarks for the release `oauthflow` binary.
+
+Usage: python3 Benchmarks/compare.py OAUTHFLOW_BINARY CHECK_JSONSCHEMA_BINARY FLOOR_BINARY WORK_DIR
+
+Run through Benchmarks/compare.sh, which builds the binaries and installs check-jsonschema.
+Each command runs several times; the median wall time and the largest peak RSS are reported,
+with the ratios the performance issue sets as targets, all measured in the same run.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OAUTHFLOW, CHECK, FLOOR, WORK = (Path(arg) for arg in sys.argv[1:5])
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "providers" / "schema.json"
+
+
+def descriptor(index):
+    return f"""# yaml-language-server: $schema=schema.json
+schema_version: 1
+id: bench-{index}
+display_name: Benchmark provider {index}
+protocol: oidc
+docs_url: https://docs.example.com/{index}
+issuer: https://{{tenant}}.idp{index}.example.com/{{realm}}
+discovery:
+  mode: oidc
+variables:
+  tenant:
+    description: Tenant
+    pattern: '^[a-z0-9-]+$'
+    example: acme
+  realm:
+    description: Realm
+    enum: [main, test]
+    default: main
+endpoints:
+  authorization: https://{{tenant}}.idp{index}.example.com/{{realm}}/authorize
+  token: https://{{tenant}}.idp{index}.example.com/{{realm}}/token
+  userinfo: https://{{tenant}}.idp{index}.example.com/{{realm}}/userinfo
+  revocation: https://{{tenant}}.idp{index}.example.com/{{realm}}/revoke
+  jwks: https://{{tenant}}.idp{index}.example.com/{{realm}}/jwks
+scopes:
+  default: [openid, profile, email]
+  offline:
+    scopes: [offline_access]
+authorization:
+  extra_params:
+    audience: https://api.example.com
+token_request:
+  body_encoding: form
+client_auth:
+  method: none
+security:
+  pkce: required
+  state: true
+  nonce: true
+  iss_parameter: if_present
+redirect:
+  loopback:
+    host: 127.0.0.1
+    port: ephemeral
+    path: /callback
+resources:
+  - scope: profile
+    title: Profile
+    url: https://api{index}.example.com/profile
+  - scope: email
+    title: Mail
+    url: https://api{index}.example.com/mail
+"""
+
+
+def corpus(count):
+    directory = WORK / f"corpus-{count}"
+    if not directory.exists():
+        directory.mkdir(parents=True)
+        for index in range(count):
+            (directory / f"bench-{index}.yaml").write_text(descriptor(index))
+        shutil.copy(SCHEMA, directory / "schema.json")
+    return directory
+
+
+def measure(command, runs, env=None):
+    """Median wall seconds and the largest peak RSS (KiB) over `runs` runs."""
+    times, peaks = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        times.append(time.perf_counter() - started)
+        peaks.append(usage.ru_maxrss)
+    return statistics.median(times), max(peaks)
+
+
+def main():
+    WORK.mkdir(parents=True, exist_ok=True)
+    home = WORK / "home"
+    state = home / "state" / "oauthflow"
+    state.mkdir(parents=True, exist_ok=True)
+    os.chmod(home / "state" / "oauthflow", 0o700)
+    # A valid stored session, in FileTokenStore's format.
+    session = {
+        "formatVersion": 1, "key": {"providerID": "google", "account": "default"}, "variables": {}, "clientID": "bench",
+        "redirectURI": "http://127.0.0.1/callback", "updatedAt": "2026-01-01T00:00:00Z",
+        "tokens": {"accessToken": "ya29.bench-access-token", "tokenType": "bearer", "expiresAt": "2099-01-01T00:00:00Z",
+                   "scopes": ["openid"], "issuedAt": "2026-01-01T00:00:00Z", "additionalFields": {}},
+    }
+    session_file = state / "google--default.json"
+    session_file.write_text(json.dumps(session))
+    os.chmod(session_file, 0o600)
+    env = dict(os.environ, XDG_STATE_HOME=str(home / "state"), XDG_CONFIG_HOME=str(home / "config"))
+    check = subprocess.run([OAUTHFLOW, "token", "print", "google"], env=env, capture_output=True, text=True)
+    if check.returncode != 0:
+        sys.exit(f"token print failed: {check.stderr}")
+
+    three = corpus(3)
+    thousand = corpus(1000)
+    ten_thousand = corpus(10_000)
+    files_1000 = sorted(str(path) for path in thousand.glob("*.yaml"))
+
+    floor, _ = measure([FLOOR], 30)
+    rows = []
+
+    def row(name, command, runs, target=None, environment=None):
+        seconds, peak = measure(command, runs, environment)
+        rows.append((name, seconds, peak, target))
+        return seconds, peak
+
+    row("token print (valid session)", [OAUTHFLOW, "token", "print", "google"], 30, 2.0, env)
+    row("providers show google", [OAUTHFLOW, "providers", "show", "google"], 30, 2.0, env)
+    row("providers list", [OAUTHFLOW, "providers", "list"], 30, 2.0, env)
+    row("lint, 3 descriptors", [OAUTHFLOW, "lint", str(three)], 30, 2.0, env)
+    lint_1000, _ = row("lint, 1,000 descriptors", [OAUTHFLOW, "lint", str(thousand)], 5, None, env)
+    lint_10000, peak_10000 = row("lint, 10,000 descriptors", [OAUTHFLOW, "lint", str(ten_thousand)], 3, None, env)
+    schema_1000, _ = measure([CHECK, "--schemafile", str(SCHEMA)] + files_1000, 3)
+
+    print(f"trivial Swift program (the floor): {floor * 1000:.1f} ms")
+    print(f"{'what':34} {'median':>10} {'x floor':>8} {'peak RSS':>10}  target")
+    for name, seconds, peak, target in rows:
+        ratio = seconds / floor
+        verdict = "" if target is None else (f"<= {target:.0f}x floor: " + ("met" if ratio <= target else "NOT met"))
+        print(f"{name:34} {seconds * 1000:8.1f} ms {ratio:7.1f}x {peak / 1024:7.1f} MiB  {verdict}")
+    speedup = schema_1000 / lint_1000
+    print(f"check-jsonschema, 1,000 descriptors (schema only): {schema_1000 * 1000:.0f} ms")
+    print(f"lint 1,000 vs check-jsonschema: {speedup:.1f}x faster (target >= 40x: {'met' if speedup >= 40 else 'NOT met'})")
+    print(f"lint 10,000 / lint 1,000: {lint_10000 / lint_1000:.1f} (linear would be about 10)")
+    print(f"lint 10,000 peak RSS: {peak_10000 / 1024:.1f} MiB (target <= 80 MiB: {'met' if peak_10000 / 1024 <= 80 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks of the release `oauthflow` (see Docs/benchmarks.md):
+# start-up against a trivial Swift program, and lint against check-jsonschema.
+#
+# Builds oauthflow in release mode, a trivial Swift program as the floor, installs
+# check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
+# 1,000 and 10,000 descriptors there, and prints the figures and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work="$root/Benchmarks/.build/compare"
+mkdir -p "$work"
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
+
+swift build -c release --product oauthflow >&2
+oauthflow="$root/.build/release/oauthflow"
+
+floor="$work/floor"
+if [ ! -x "$floor" ]; then
+    printf 'import Foundation\nprint("")\n' > "$work/floor.swift"
+    swiftc -O "$work/floor.swift" -o "$floor"
+fi
+
+venv="$work/venv"
+if [ ! -x "$venv/bin/check-jsonschema" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check check-jsonschema
+fi
+
+python3 "$root/Benchmarks/compare.py" "$oauthflow" "$venv/bin/check-jsonschema" "$floor" "$work"
