@@ -86,6 +86,10 @@ extension OAuthFlowCommand.Providers {
             if let issuer = summary.issuer { lines.append("  issuer: \(issuer)") }
             if let discovery = summary.discovery { lines.append("  discovery: \(discovery)") }
             for (key, _) in pairs { if let url = endpoints[key] { lines.append("  \(key): \(url)") } }
+            if provider.usesDiscovery, pairs.contains(where: { endpoints[$0.0] == nil }) {
+                lines.append("  other endpoints: from the discovery document, when first needed")
+            }
+            lines.append("  grants: \(d.grantTypes.map { $0 == ProviderDescriptor.deviceCodeGrant ? "device_code" : $0 }.joined(separator: ", "))")
             lines.append("  scopes: \(d.scopes.default.joined(separator: d.scopes.separator))")
             if !d.scopes.offline.scopes.isEmpty || !d.scopes.offline.params.isEmpty {
                 let params = d.scopes.offline.params.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }

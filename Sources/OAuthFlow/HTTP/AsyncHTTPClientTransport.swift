@@ -21,10 +21,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let timeout: TimeInterval
     /// The largest response body accepted, in bytes.
     public let maximumResponseSize: Int
-    private let client: HTTPClient
 
     /// The client all transports share: one connection pool, never shut down, on NIO's
-    /// process-wide event loops. Per-request limits come from each transport.
+    /// process-wide event loops, created on first use. Per-request limits come from each transport.
     private static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
@@ -42,7 +41,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public init(timeout: TimeInterval = 30, maximumResponseSize: Int = 1 << 20) {
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
-        self.client = Self.sharedClient
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -76,7 +74,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(outgoing, deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
+        // The shared client (and its event loop threads) starts with the first request, not with the transport:
+        // commands that never go to the network (`token print` with a valid token) do not pay for it.
+        let response = try await Self.sharedClient.execute(outgoing, deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
         if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > maximumResponseSize {
             throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted (Content-Length: \(declared))")
         }
