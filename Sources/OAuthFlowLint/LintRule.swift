@@ -33,13 +33,35 @@ public protocol LintRule: Sendable {
     func validate(_ file: LintFile) -> [Diagnostic]
 }
 
+/// What one file contributes to a check across files: kept after the file itself is dropped,
+/// so linting ten thousand files never holds ten thousand documents.
+public struct CollectionEntry: Sendable {
+    /// What must be unique (or otherwise compared) across files, such as an id.
+    public let key: String
+    /// Where a diagnostic about this file points.
+    public let location: SourceLocation
+
+    public init(key: String, location: SourceLocation) {
+        self.key = key
+        self.location = location
+    }
+}
+
 /// A check across all files linted together (such as duplicate ids).
 public protocol CollectionLintRule: LintRule {
-    func validate(_ files: [LintFile]) -> [Diagnostic]
+    /// This file's entry, or nil when it has nothing to compare.
+    func entry(for file: LintFile) -> CollectionEntry?
+    /// The findings over every file's entry, in file order.
+    func validate(entries: [CollectionEntry]) -> [Diagnostic]
 }
 
 extension CollectionLintRule {
     public func validate(_ file: LintFile) -> [Diagnostic] { [] }
+
+    /// The findings over files already read.
+    public func validate(_ files: [LintFile]) -> [Diagnostic] {
+        validate(entries: files.compactMap(entry(for:)))
+    }
 }
 
 extension LintRule {

@@ -46,7 +46,38 @@ public struct Linter: Sendable {
     /// - Returns: Every diagnostic, sorted by file, line and column.
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public func lint(paths: [URL]) throws -> [Diagnostic] {
-        lint(try Self.files(in: paths).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) })
+        try lintStreaming(paths: paths).diagnostics
+    }
+
+    /// Lints files and directories one file at a time, on every core.
+    ///
+    /// Each file is read, checked by every per-file rule and dropped; only its diagnostics and
+    /// what cross-file rules need (``CollectionEntry``) are kept. Memory therefore stays flat
+    /// however many files there are, and the files are shared out across the cores.
+    /// - Returns: Every diagnostic, sorted by file, line and column, and how many files were checked.
+    /// - Throws: When a path does not exist or a directory cannot be listed.
+    public func lintStreaming(paths: [URL]) throws -> (diagnostics: [Diagnostic], files: Int) {
+        let files = try Self.files(in: paths)
+        let perFile = rules.filter { !($0 is any CollectionLintRule) }
+        let collections = rules.compactMap { $0 as? any CollectionLintRule }
+        let results = ResultSlots(count: files.count, collections: collections.count)
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let file = LintFile(document: DescriptorDocument.load(contentsOf: files[index]))
+            let diagnostics = perFile.flatMap { $0.validate(file) }
+            results.store(index, diagnostics: diagnostics, entries: collections.map { $0.entry(for: file) })
+        }
+        var diagnostics = results.diagnostics
+        for (position, rule) in collections.enumerated() {
+            diagnostics += rule.validate(entries: results.entries(of: position))
+        }
+        return (Self.sorted(diagnostics), files.count)
+    }
+
+    private static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        diagnostics.sorted {
+            ($0.location.path, $0.location.line, $0.location.column, $0.ruleID)
+                < ($1.location.path, $1.location.line, $1.location.column, $1.ruleID)
+        }
     }
 
     /// The descriptor files named by `paths`: files as they are, directories' `.yaml`/`.yml` files.
@@ -88,11 +119,32 @@ public struct Linter: Sendable {
                 for file in files { diagnostics += rule.validate(file) }
             }
         }
-        return diagnostics.sorted {
-            ($0.location.path, $0.location.line, $0.location.column, $0.ruleID)
-                < ($1.location.path, $1.location.line, $1.location.column, $1.ruleID)
+        return Self.sorted(diagnostics)
+    }
+}
+
+/// Per-file results written from several threads, each into its own slot.
+private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var diagnosticsByFile: [[Diagnostic]]
+    private var entriesByFile: [[CollectionEntry?]]
+
+    init(count: Int, collections: Int) {
+        diagnosticsByFile = Array(repeating: [], count: count)
+        entriesByFile = Array(repeating: Array(repeating: nil, count: collections), count: count)
+    }
+
+    func store(_ index: Int, diagnostics: [Diagnostic], entries: [CollectionEntry?]) {
+        lock.withLock {
+            diagnosticsByFile[index] = diagnostics
+            entriesByFile[index] = entries
         }
     }
+
+    var diagnostics: [Diagnostic] { lock.withLock { diagnosticsByFile.flatMap { $0 } } }
+
+    /// One collection rule's entries, in file order.
+    func entries(of rule: Int) -> [CollectionEntry] { lock.withLock { entriesByFile.compactMap { $0[rule] } } }
 }
 
 /// A failure of the linter itself, not of a descriptor.

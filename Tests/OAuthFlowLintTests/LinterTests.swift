@@ -114,3 +114,31 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         }
     }
 }
+
+@Suite struct StreamingLintTests {
+    /// The streaming, multi-core lint finds what the in-memory one finds, cross-file rules included.
+    @Test func streamingAgreesWithTheInMemoryLint() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let valid = """
+            schema_version: 1
+            id: same
+            display_name: Same
+            protocol: oauth2
+            issuer: https://auth.example.com
+            endpoints:
+              authorization: https://auth.example.com/authorize
+              token: https://auth.example.com/token
+
+            """
+        for name in ["a", "b", "c"] { try Data(valid.utf8).write(to: directory.appendingPathComponent("\(name).yaml")) }
+        try Data("id: [".utf8).write(to: directory.appendingPathComponent("d.yaml"))
+        let streamed = try Linter().lintStreaming(paths: [directory])
+        #expect(streamed.files == 4)
+        let inMemory = Linter().lint(try Linter.files(in: [directory]).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) })
+        #expect(streamed.diagnostics.map(\.description) == inMemory.map(\.description))
+        #expect(streamed.diagnostics.filter { $0.ruleID == "duplicate_id" }.count == 2)
+        #expect(streamed.diagnostics.contains { $0.ruleID == "malformed_yaml" && $0.location.path.hasSuffix("d.yaml") })
+    }
+}

@@ -102,15 +102,20 @@ public struct DuplicateIDRule: CollectionLintRule {
         triggering: [Examples.valid + "---\n" + Examples.valid],
         nonTriggering: [Examples.valid + "---\n" + Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")])
 
-    public func validate(_ files: [LintFile]) -> [Diagnostic] {
-        var first: [String: LintFile] = [:]
+    public func entry(for file: LintFile) -> CollectionEntry? {
+        guard let id = file.descriptor?.id else { return nil }
+        return CollectionEntry(key: id, location: file.document.location(of: ["id"]))
+    }
+
+    public func validate(entries: [CollectionEntry]) -> [Diagnostic] {
+        var first: [String: CollectionEntry] = [:]
         var diagnostics: [Diagnostic] = []
-        for file in files {
-            guard let id = file.descriptor?.id else { continue }
-            if let earlier = first[id] {
-                diagnostics.append(diagnostic(file, ["id"], "id `\(id)` is already declared in \(earlier.document.location(of: ["id"]))"))
+        for entry in entries {
+            if let earlier = first[entry.key] {
+                diagnostics.append(Diagnostic(location: entry.location, severity: Self.description.severity, ruleID: Self.description.identifier,
+                                              message: "id `\(entry.key)` is already declared in \(earlier.location)"))
             } else {
-                first[id] = file
+                first[entry.key] = entry
             }
         }
         return diagnostics
