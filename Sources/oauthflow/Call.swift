@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Call: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "call",
             abstract: "GET a protected resource with the stored session's access token, refreshing it when needed.",
             discussion: "Prints the HTTP status on stderr and the body on stdout. Exits 1 unless the status is 2xx.")
 

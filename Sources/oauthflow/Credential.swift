@@ -7,6 +7,7 @@ import Yams
 extension OAuthFlowCommand {
     struct Credential: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "credential",
             abstract: "Serve other tools as a credential helper: git, and kubectl's exec plugins.",
             subcommands: [Git.self, Kubectl.self])
     }
@@ -15,6 +16,7 @@ extension OAuthFlowCommand {
 extension OAuthFlowCommand.Credential {
     struct Git: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "git",
             abstract: "git's credential helper: `git config credential.https://HOST.helper \"oauthflow credential git\"`.",
             discussion: """
                 Reads git's key=value request on stdin. For a remote that `credential_helpers.git` in clients.yaml maps \
@@ -73,6 +75,7 @@ extension OAuthFlowCommand.Credential {
 
     struct Kubectl: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "kubectl",
             abstract: "Print a client.authentication.k8s.io/v1 ExecCredential for a kubeconfig `exec` user.",
             discussion: "The ID token by default (as kubelogin does), the access token with --access-token; refreshed when needed, signing in when there is no session.")
 

@@ -14,6 +14,7 @@ extension OAuthFlowCommand {
 extension OAuthFlowCommand.JWT {
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decode",
             abstract: "Print a JWT's header and payload; with --verify, check it against a provider's keys.",
             discussion: "Without --verify nothing is checked: anyone can write a token with any contents. Exit 1 when verification fails.")
 

@@ -8,6 +8,7 @@ extension ReportFormat: ExpressibleByArgument {}
 extension OAuthFlowCommand {
     struct Lint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lint",
             abstract: "Check provider descriptors for mistakes and unsafe settings.",
             discussion: "Without paths, lints ./providers and the user directory ($XDG_CONFIG_HOME/oauthflow/providers). Exits 1 when there are errors, or warnings under --strict.")
 

@@ -52,6 +52,7 @@ struct LoginOptions: ParsableArguments {
 extension OAuthFlowCommand {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Sign in through the browser and store the session.",
             discussion: """
                 Listens on a loopback address for the redirect (RFC 8252), opens the authorization URL with $BROWSER, \

@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Revoke the session's tokens at the provider, then delete the stored session.",
             discussion: "The session is deleted even when revocation fails; the command then exits 1 and says what the server did.")
 

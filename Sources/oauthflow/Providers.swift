@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Providers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "providers",
             abstract: "List and inspect the providers in the registry.",
             subcommands: [List.self, Show.self])
     }

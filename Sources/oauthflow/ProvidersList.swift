@@ -4,7 +4,8 @@ import OAuthFlow
 
 extension OAuthFlowCommand.Providers {
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every provider by id.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List every provider by id.")
 
         @OptionGroup var registryOptions: RegistryOptions
 

@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand.Providers {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one provider with its variables filled in: endpoints, scopes, checks and resources.")
 
         @Argument(help: "The provider id.")

@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Resources: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resources",
             abstract: "List the resources the stored session's granted scopes open.")
 
         @OptionGroup var session: SessionOptions

@@ -4,6 +4,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Schema: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "schema",
             abstract: "Print the JSON Schema of provider descriptors.")
 
         func run() async throws {

@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Inspect and refresh the stored session's tokens.",
             subcommands: [Show.self, Refresh.self, Print.self, Revoke.self])
     }

@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand.Token {
     struct Print: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "print",
             abstract: "Print a token on stdout, refreshing the access token first when it has expired.",
             discussion: "Tokens are secrets: this is the only command that prints one, and only when asked.")
 

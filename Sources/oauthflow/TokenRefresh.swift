@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand.Token {
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Refresh the access token now, under the session's lock, and store the result.")
 
         @OptionGroup var session: SessionOptions

@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand.Token {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke the session's access token (or its refresh token) at the provider; the session stays stored.",
             discussion: "Revoking the refresh token usually ends the session at the provider; use `oauthflow logout` to revoke and delete.")
 

@@ -4,7 +4,8 @@ import OAuthFlow
 
 extension OAuthFlowCommand.Token {
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the stored session without printing any token.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show the stored session without printing any token.")
 
         @OptionGroup var session: SessionOptions
 

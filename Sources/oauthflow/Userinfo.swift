@@ -5,6 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand {
     struct Userinfo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "userinfo",
             abstract: "Print the signed-in user's claims from the userinfo endpoint, as JSON.")
 
         @OptionGroup var session: SessionOptions
