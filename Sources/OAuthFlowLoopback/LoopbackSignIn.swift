@@ -112,7 +112,9 @@ public struct LoopbackSignIn: Sendable {
             events(.browserFailed("\(error)"))
         }
         let outcome = Outcome()
-        let tokenHost = (try? await oauth.completeProvider())?.endpoints.token?.host ?? "the token endpoint"
+        // Discovery only when the descriptor names no token endpoint: no extra round trip otherwise.
+        let tokenEndpoint = provider.endpoints.token == nil ? (try? await oauth.completeProvider())?.endpoints.token : provider.endpoints.token
+        let tokenHost = tokenEndpoint?.host ?? "the token endpoint"
         try await receiver.waitForCallback(timeout: timeout) { request in
             await Self.handle(request, client: oauth, pending: pending, tokenHost: tokenHost, outcome: outcome, events: events)
         }

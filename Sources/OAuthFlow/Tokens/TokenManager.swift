@@ -232,7 +232,9 @@ public actor TokenManager {
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
     public func signOut() async throws -> SignOut {
         let current = try await session()
-        let revocation = (try? await client.completeProvider())?.endpoints.revocation ?? client.provider.endpoints.revocation
+        // Discovery only when the descriptor names no revocation endpoint.
+        let revocation = client.provider.endpoints.revocation == nil
+            ? (try? await client.completeProvider())?.endpoints.revocation : client.provider.endpoints.revocation
         var failure: (any Error)?
         if revocation != nil {
             do {
