@@ -39,7 +39,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ///   - timeout: The total deadline of each request, in seconds (default 30).
     ///   - maximumResponseSize: The largest body accepted (default 1 MiB).
     public init(timeout: TimeInterval = 30, maximumResponseSize: Int = 1 << 20) {
-        self.timeout = timeout
+        // A day at most, and never negative or NaN: the deadline must be representable in nanoseconds.
+        self.timeout = timeout.isFinite ? min(max(0, timeout), 86_400) : 86_400
         self.maximumResponseSize = maximumResponseSize
     }
 
