@@ -73,7 +73,8 @@ public struct Linter: Sendable {
         return (Self.sorted(diagnostics), files.count)
     }
 
-    private static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+    /// Diagnostics in report order: by file, line, column and rule.
+    public static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         diagnostics.sorted {
             ($0.location.path, $0.location.line, $0.location.column, $0.ruleID)
                 < ($1.location.path, $1.location.line, $1.location.column, $1.ruleID)

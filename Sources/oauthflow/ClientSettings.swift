@@ -72,14 +72,15 @@ struct ClientSettings {
                               authMethod: try authMethod(flag: clientAuth, entry: entry))
     }
 
-    /// The settings for a client whose id is already known (a stored session, a pending sign-in):
-    /// the secret and method resolved as for a sign-in.
-    static func forClient(_ clientID: String, provider: String, variables: [String: String], secretEnvironment: String?,
-                          clientAuth: String?, environment: [String: String]) throws -> ClientSettings {
-        let entry = try loadEntry(provider: provider, environment: environment)
-        return ClientSettings(clientID: clientID,
-                              secret: try secret(provider: provider, flag: secretEnvironment, entry: entry, environment: environment),
-                              variables: variables, scopes: nil, authMethod: try authMethod(flag: clientAuth, entry: entry))
+    /// A client whose id is already known (a stored session, a pending sign-in), with the secret
+    /// and authentication method resolved as for a sign-in: flag, then environment, then clients file.
+    static func client(id clientID: String, redirectURI: URL, provider: Provider, secretEnvironment: String? = nil, clientAuth: String? = nil,
+                       environment: [String: String] = ProcessInfo.processInfo.environment) throws -> OAuthClient {
+        let entry = try loadEntry(provider: provider.id, environment: environment)
+        return OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: clientID, redirectURI: redirectURI,
+            clientSecret: try secret(provider: provider.id, flag: secretEnvironment, entry: entry, environment: environment),
+            authMethod: try authMethod(flag: clientAuth, entry: entry)))
     }
 
     private static func secret(provider: String, flag: String?, entry: ClientFileEntry?, environment: [String: String]) throws -> Secret? {

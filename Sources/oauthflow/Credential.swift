@@ -127,12 +127,7 @@ enum CredentialSession {
     static func validSession(for key: SessionKey, variables: [String: String]?, store: FileTokenStore, registry: RegistryOptions,
                              environment: [String: String]) async throws -> StoredSession {
         if let stored = try await store.load(key) {
-            let provider = try registry.descriptor(named: key.providerID).resolve(variables ?? stored.variables)
-            let settings = try ClientSettings.forClient(stored.clientID, provider: key.providerID, variables: stored.variables,
-                                                        secretEnvironment: nil, clientAuth: nil, environment: environment)
-            let manager = TokenManager(client: OAuthClient(provider: provider, configuration: ClientConfiguration(
-                clientID: stored.clientID, redirectURI: stored.redirectURI, clientSecret: settings.secret, authMethod: settings.authMethod)),
-                store: store, key: key)
+            let manager = try self.manager(for: stored, variables: variables, store: store, registry: registry, environment: environment)
             do {
                 _ = try await manager.validAccessToken()
                 return try await manager.session()
@@ -144,13 +139,15 @@ enum CredentialSession {
     }
 
     static func refreshed(_ session: StoredSession, registry: RegistryOptions, environment: [String: String]) async throws -> StoredSession {
-        let provider = try registry.descriptor(named: session.key.providerID).resolve(session.variables)
-        let settings = try ClientSettings.forClient(session.clientID, provider: session.key.providerID, variables: session.variables,
-                                                    secretEnvironment: nil, clientAuth: nil, environment: environment)
-        let manager = TokenManager(client: OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: settings.secret, authMethod: settings.authMethod)),
-            store: FileTokenStore(), key: session.key)
-        return try await manager.refresh()
+        try await manager(for: session, variables: nil, store: FileTokenStore(), registry: registry, environment: environment).refresh()
+    }
+
+    /// The token manager of a stored session, its client resolved as every session command resolves it.
+    private static func manager(for session: StoredSession, variables: [String: String]?, store: FileTokenStore, registry: RegistryOptions,
+                                environment: [String: String]) throws -> TokenManager {
+        let provider = try registry.descriptor(named: session.key.providerID).resolve(variables ?? session.variables)
+        let client = try ClientSettings.client(id: session.clientID, redirectURI: session.redirectURI, provider: provider, environment: environment)
+        return TokenManager(client: client, store: store, key: session.key)
     }
 
     /// Signs in as `oauthflow login` would, every word on stderr: the browser, or the device flow where none can open.

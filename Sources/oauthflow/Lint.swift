@@ -53,7 +53,7 @@ extension OAuthFlowCommand {
                     for file in files {
                         diagnostics += await checker.check(file, variables: values)
                     }
-                    diagnostics.sort { ($0.location.path, $0.location.line, $0.location.column) < ($1.location.path, $1.location.line, $1.location.column) }
+                    diagnostics = Linter.sorted(diagnostics)
                 }
             } catch let error as ValidationError {
                 throw error

@@ -225,13 +225,9 @@ extension OAuthFlowCommand {
                 guard let saved = try pendingStore.load(for: options.key) else {
                     throw ValidationError("no authorization in progress for \(options.key); run `oauthflow authorize-url \(options.name)` first")
                 }
-                let settings = try ClientSettings.forClient(saved.clientID, provider: saved.pending.providerID, variables: saved.variables,
-                                                            secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth,
-                                                            environment: ProcessInfo.processInfo.environment)
                 let provider = try options.registryOptions.descriptor(named: saved.pending.providerID).resolve(saved.variables)
-                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-                    clientID: saved.clientID, redirectURI: saved.pending.redirectURI, clientSecret: settings.secret,
-                    authMethod: settings.authMethod))
+                let client = try ClientSettings.client(id: saved.clientID, redirectURI: saved.pending.redirectURI, provider: provider,
+                                                       secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth)
                 let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
                 pendingStore.remove(for: options.key)
                 try await save(tokens, provider: provider, clientID: saved.clientID, redirectURI: saved.pending.redirectURI, in: store)

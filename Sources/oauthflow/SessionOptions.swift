@@ -37,11 +37,8 @@ struct SessionOptions: ParsableArguments {
     /// A client for the session: its client id, and the secret and method from flags, the environment
     /// or the clients file, as `login` resolves them.
     func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
-        let settings = try ClientSettings.forClient(session.clientID, provider: session.key.providerID, variables: session.variables,
-                                                    secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth,
-                                                    environment: ProcessInfo.processInfo.environment)
-        return OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: session.clientID, redirectURI: session.redirectURI, clientSecret: settings.secret, authMethod: settings.authMethod))
+        try ClientSettings.client(id: session.clientID, redirectURI: session.redirectURI, provider: provider,
+                                  secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth)
     }
 }
 
