@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "OAuthFlow", targets: ["OAuthFlow"]),
         .library(name: "OAuthFlowLint", targets: ["OAuthFlowLint"]),
         .library(name: "OAuthFlowLoopback", targets: ["OAuthFlowLoopback"]),
+        .library(name: "OAuthFlowPostgres", targets: ["OAuthFlowPostgres"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
     ],
     dependencies: [
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -49,6 +51,17 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // Sessions shared by many instances; its own product, so the CLI never builds PostgresNIO.
+        .target(
+            name: "OAuthFlowPostgres",
+            dependencies: [
+                "OAuthFlow",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "oauthflow",
             dependencies: [
@@ -70,10 +83,20 @@ let package = Package(
             dependencies: ["OAuthFlow"],
             path: "Tests/RefreshWorker"
         ),
+        .executableTarget(
+            name: "PostgresWorker",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/PostgresWorker"
+        ),
         .testTarget(
             name: "OAuthFlowTests",
             dependencies: [
                 "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                "OAuthFlowPostgres", "PostgresWorker", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]

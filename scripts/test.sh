@@ -7,7 +7,10 @@
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 3. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
 #    that accepts a token only when the server's introspection calls it active).
-# 4. Runs `swift test` with OAUTHFLOW_TEST_AS_URL and OAUTHFLOW_TEST_GIT_URL set, then stops both.
+# 4. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
+#    127.0.0.1, for the shared token store (scripts/postgres.sh).
+# 5. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL and
+#    OAUTHFLOW_TEST_PG_* set, then stops all three.
 #
 # Any failure to install or start the server fails this script: the end-to-end
 # tests must run, never silently skip. Extra arguments go to `swift test`.
@@ -50,7 +53,9 @@ fi
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
 server_pid=""
 git_pid=""
+source "$root/scripts/postgres.sh"
 cleanup() {
+    stop_postgres
     for pid in "$git_pid" "$server_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
@@ -117,6 +122,9 @@ if [ ! -s "$state/git-ready" ]; then
     exit 1
 fi
 echo "git server: http://127.0.0.1:$(cat "$state/git-ready")/repo.git" >&2
+
+# --- PostgreSQL, for the shared token store ---------------------------------------------
+start_postgres "$root/.build/postgres/cluster-$$"
 
 export OAUTHFLOW_TEST_GIT_URL="http://127.0.0.1:$(cat "$state/git-ready")"
 export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"

@@ -200,4 +200,9 @@ final class LineCollector: @unchecked Sendable {
     }
 
     var words: [String] { lock.withLock { text.split(whereSeparator: \.isWhitespace).map(String.init) } }
+
+    /// The complete lines so far.
+    var lines: [String] {
+        lock.withLock { text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    }
 }

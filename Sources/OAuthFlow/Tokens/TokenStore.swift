@@ -67,7 +67,9 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     public let message: String
     public let path: String?
 
-    init(_ code: Code, _ message: String, path: String? = nil) {
+    /// - Parameters:
+    ///   - path: The file or, for a database, the row the error is about; never a secret.
+    public init(_ code: Code, _ message: String, path: String? = nil) {
         self.code = code
         self.message = message
         self.path = path
@@ -105,4 +107,6 @@ extension ErrorCode where Domain == TokenStoreError {
     public static let notARegularFile = Self("not_a_regular_file")
     /// A system call failed.
     public static let io = Self("io")
+    /// The store's server could not be reached or did not answer in time; nothing was changed.
+    public static let unavailable = Self("unavailable")
 }

@@ -25,6 +25,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "asserver.journal.TokenRequestJournal",
 ]
 ROOT_URLCONF = "asserver.urls"
 TEMPLATES = [{

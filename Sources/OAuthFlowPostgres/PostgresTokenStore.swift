@@ -1,0 +1,470 @@
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import OAuthFlow
+import PostgresNIO
+
+/// Sessions in PostgreSQL, shared by every instance of a service, sealed at rest.
+///
+/// - One row per provider and account (the host's user id), in one table
+///   (``migrate()`` creates it; the SQL is ``migrationSQL(table:)``).
+/// - Each session is sealed with AES-256-GCM under the keyring's current key; the row keeps
+///   the key id, so rows sealed before a rotation still open (``SessionKeyring``).
+/// - ``lock(_:)`` is a transaction-scoped advisory lock on its own pooled connection:
+///   across the whole cluster one instance refreshes a session while the others wait, then
+///   read what it stored. If that instance dies, PostgreSQL ends its transaction and the lock
+///   with it.
+/// - A refreshed session is recorded in the row as soon as it arrives and committed once
+///   checked. A recorded session whose refresher still holds the lock is left alone; one
+///   whose refresher is gone (its backend holds no lock) is taken as the session by the
+///   next ``load(_:)``, so a refresh token spent just before a crash is not lost.
+/// - Every operation has a deadline. A lost connection or an unreachable server throws
+///   ``TokenStoreError`` `unavailable` naming the server (never the password) and changes nothing.
+///
+/// Run the store (``run()``) in a long-running task, as PostgresNIO's client requires.
+public final class PostgresTokenStore: TokenStore, Sendable {
+    /// The table the sessions live in.
+    public let table: String
+    /// `postgresql://USER@HOST:PORT/DATABASE`: where the store connects, for messages (no password).
+    public let target: String
+    /// The longest any single operation waits for the server, connecting included.
+    public let timeout: Duration
+    /// The longest ``lock(_:)`` waits for another instance's refresh.
+    public let lockTimeout: Duration
+
+    private let client: PostgresClient
+    private let keyring: SessionKeyring
+    private let logger: Logger
+    /// Why the pool's last connection attempt failed, for errors that would otherwise only say "timed out".
+    private let connectionFailures = ConnectionFailureRecorder()
+    /// Backend process ids of the lock connections this process holds, by session.
+    private let heldLocks = LockedDictionary<SessionKey, Int32>()
+
+    /// - Parameters:
+    ///   - configuration: How to reach PostgreSQL (PostgresNIO's client configuration).
+    ///   - keyring: Seals and opens sessions.
+    ///   - table: A plain lower-case SQL name (letters, digits, `_`; 63 at most).
+    ///   - timeout: Deadline of each operation (default 10 s).
+    ///   - lockTimeout: How long to wait for another instance's refresh (default 120 s).
+    public init(configuration: PostgresClient.Configuration, keyring: SessionKeyring, table: String = "oauthflow_sessions",
+                timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(120),
+                logger: Logger = Logger(label: "oauthflow.postgres", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+        guard Self.isPlainName(table) else {
+            throw TokenStoreError(.io, "the table name \(table.debugDescription) is not a plain SQL name (a-z, 0-9, _; at most 63, not starting with a digit)")
+        }
+        self.table = table
+        self.target = Self.describe(configuration)
+        self.timeout = timeout
+        self.lockTimeout = lockTimeout
+        self.keyring = keyring
+        self.logger = logger
+        var configuration = configuration
+        configuration.options.connectTimeout = min(configuration.options.connectTimeout, timeout)
+        let failures = connectionFailures
+        var background = Logger(label: logger.label) { _ in RecordingLogHandler(recorder: failures, forward: logger.handler) }
+        background.logLevel = min(logger.logLevel, .info)
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: background)
+    }
+
+    /// Runs the connection pool until the surrounding task is cancelled.
+    public func run() async {
+        await client.run()
+    }
+
+    // MARK: - Schema
+
+    /// The SQL that ``migrate()`` runs: idempotent, safe to run from many instances at once.
+    public static func migrationSQL(table: String = "oauthflow_sessions") -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(table) (
+            provider_id     text        NOT NULL,
+            account         text        NOT NULL,
+            key_id          text        NOT NULL,
+            sealed          bytea       NOT NULL,
+            received_key_id text,
+            received        bytea,
+            received_pid    integer,
+            updated_at      timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (provider_id, account)
+        )
+        """
+    }
+
+    /// Creates the table when it is missing. Instances starting together serialise on an
+    /// advisory lock, so concurrent `CREATE TABLE IF NOT EXISTS` cannot collide.
+    public func migrate() async throws {
+        try await withDeadline("create the session table") {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockID))", logger: self.logger)
+                try await connection.query(PostgresQuery(unsafeSQL: Self.migrationSQL(table: self.table)), logger: self.logger)
+            }
+        }
+    }
+
+    // MARK: - TokenStore
+
+    public func load(_ key: SessionKey) async throws -> StoredSession? {
+        // A session recorded by a refresher whose backend no longer holds any advisory lock
+        // (it died) becomes the session; the second branch reads the row as it was otherwise.
+        let query: PostgresQuery = """
+            WITH promoted AS (
+                UPDATE \(unescaped: table) AS s
+                   SET key_id = s.received_key_id, sealed = s.received,
+                       received = NULL, received_key_id = NULL, received_pid = NULL, updated_at = now()
+                 WHERE s.provider_id = \(key.providerID) AND s.account = \(key.account) AND s.received IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM pg_locks l
+                                    WHERE l.locktype = 'advisory' AND l.granted AND l.pid = s.received_pid)
+             RETURNING s.key_id, s.sealed
+            )
+            SELECT key_id, sealed FROM promoted
+            UNION ALL
+            SELECT key_id, sealed FROM \(unescaped: table)
+             WHERE provider_id = \(key.providerID) AND account = \(key.account) AND NOT EXISTS (SELECT 1 FROM promoted)
+            """
+        let row = try await withDeadline("read the session \(key)") {
+            try await self.client.query(query, logger: self.logger).collect().first
+        }
+        guard let row else { return nil }
+        let (keyID, sealed) = try decodeRow(row, key: key)
+        return try open(sealed, keyID: keyID, key: key)
+    }
+
+    public func save(_ session: StoredSession) async throws {
+        let (keyID, sealed) = try seal(session)
+        let key = session.key
+        try await withDeadline("save the session \(key)") {
+            try await self.client.query("""
+                INSERT INTO \(unescaped: self.table) AS s (provider_id, account, key_id, sealed)
+                VALUES (\(key.providerID), \(key.account), \(keyID), \(sealed))
+                ON CONFLICT (provider_id, account) DO UPDATE
+                   SET key_id = EXCLUDED.key_id, sealed = EXCLUDED.sealed,
+                       received = NULL, received_key_id = NULL, received_pid = NULL, updated_at = now()
+                """, logger: self.logger)
+        }
+    }
+
+    public func remove(_ key: SessionKey) async throws {
+        try await withDeadline("remove the session \(key)") {
+            try await self.client.query(
+                "DELETE FROM \(unescaped: self.table) WHERE provider_id = \(key.providerID) AND account = \(key.account)",
+                logger: self.logger)
+        }
+    }
+
+    /// Every stored session key, for administration (the sealed contents are not opened).
+    public func keys() async throws -> [SessionKey] {
+        try await withDeadline("list the sessions") {
+            var keys: [SessionKey] = []
+            let rows = try await self.client.query(
+                "SELECT provider_id, account FROM \(unescaped: self.table) ORDER BY provider_id, account", logger: self.logger)
+            for try await (provider, account) in rows.decode((String, String).self) {
+                keys.append(SessionKey(providerID: provider, account: account))
+            }
+            return keys
+        }
+    }
+
+    /// Waits (up to ``lockTimeout``) until no other instance holds this session, then holds it.
+    public func lock(_ key: SessionKey) async throws -> any TokenStoreLock {
+        let lock = AdvisoryLock(key: key, store: self)
+        let pid = try await lock.acquire(id: Self.lockID(key))
+        lock.pid = pid
+        heldLocks.set(key, pid)
+        return lock
+    }
+
+    /// Nothing to claim ahead in a database; the reservation records and commits in the row.
+    public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
+        RowReservation(store: self, key: key, holder: heldLocks.get(key))
+    }
+
+    // MARK: - Reservations
+
+    private struct RowReservation: TokenStoreReservation {
+        let store: PostgresTokenStore
+        let key: SessionKey
+        /// The backend holding this session's lock: while it lives, the recorded session waits for its checks.
+        let holder: Int32?
+
+        func record(_ session: StoredSession) async throws {
+            let (keyID, sealed) = try store.seal(session)
+            let holder = self.holder
+            let key = self.key
+            let updated = try await store.withDeadline("record the refreshed session \(key)") {
+                try await store.client.query("""
+                    UPDATE \(unescaped: store.table)
+                       SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
+                     WHERE provider_id = \(key.providerID) AND account = \(key.account)
+                    RETURNING 1
+                    """, logger: store.logger).collect().count
+            }
+            // The row was removed meanwhile (a sign-out elsewhere): the new tokens are still the user's.
+            if updated == 0 { try await store.save(session) }
+        }
+
+        func commit(_ session: StoredSession) async throws {
+            try await store.save(session)
+        }
+
+        func abandon() async {
+            let key = self.key
+            let holder = self.holder
+            _ = try? await store.withDeadline("drop the recorded session \(key)") {
+                try await store.client.query("""
+                    UPDATE \(unescaped: store.table)
+                       SET received = NULL, received_key_id = NULL, received_pid = NULL
+                     WHERE provider_id = \(key.providerID) AND account = \(key.account)
+                       AND received_pid IS NOT DISTINCT FROM \(holder)
+                    """, logger: store.logger)
+            }
+        }
+    }
+
+    // MARK: - The advisory lock
+
+    /// A transaction holding `pg_advisory_xact_lock` on a pooled connection until released.
+    private final class AdvisoryLock: TokenStoreLock, @unchecked Sendable {
+        let key: SessionKey
+        let store: PostgresTokenStore
+        private let state = NSLock()
+        private var releaseSignal: CheckedContinuation<Void, Never>?
+        private var released = false
+        /// The backend holding the lock, once granted.
+        var pid: Int32? {
+            get { state.withLock { grantedPID } }
+            set { state.withLock { grantedPID = newValue } }
+        }
+        private var grantedPID: Int32?
+
+        init(key: SessionKey, store: PostgresTokenStore) {
+            self.key = key
+            self.store = store
+        }
+
+        /// Starts the holding task and returns the backend pid once the lock is granted.
+        ///
+        /// The whole wait, connecting included, has a deadline beyond the server's own
+        /// `lock_timeout`; a lock granted after the caller gave up is released at once.
+        func acquire(id: Int64) async throws -> Int32 {
+            let store = self.store
+            let key = self.key
+            let wait = store.lockTimeout
+            let milliseconds = max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+            return try await withCheckedThrowingContinuation { (granted: CheckedContinuation<Int32, any Error>) in
+                let once = ResumeOnce(granted)
+                let deadline = Task {
+                    try await Task.sleep(for: wait + store.timeout)
+                    once.resume(throwing: TokenStoreError(.unavailable, "\(store.target) did not grant the lock on the session \(key) within \(wait + store.timeout)"))
+                }
+                Task {
+                    do {
+                        try await store.client.withConnection { connection in
+                            do {
+                                try await connection.query("BEGIN", logger: store.logger)
+                                try await connection.query("SELECT set_config('lock_timeout', \(String(milliseconds)), true)", logger: store.logger)
+                                try await connection.query("SELECT pg_advisory_xact_lock(\(id))", logger: store.logger)
+                                var pid: Int32 = 0
+                                for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger).decode(Int32.self) {
+                                    pid = value
+                                }
+                                deadline.cancel()
+                                if !once.resume(returning: pid) { self.release() }
+                                await self.waitForRelease()
+                                try await connection.query("COMMIT", logger: store.logger)
+                            } catch {
+                                // Never hand a connection back to the pool inside a transaction holding a lock.
+                                do {
+                                    try await connection.query("ROLLBACK", logger: store.logger)
+                                } catch {
+                                    try? await connection.close()
+                                }
+                                throw error
+                            }
+                        }
+                    } catch {
+                        deadline.cancel()
+                        once.resume(throwing: store.failure(error, doing: "lock the session \(key)"))
+                    }
+                }
+            }
+        }
+
+        private func waitForRelease() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { () -> Bool in
+                    if released { return true }
+                    releaseSignal = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+
+        func release() {
+            let signal = state.withLock { () -> CheckedContinuation<Void, Never>? in
+                guard !released else { return nil }
+                released = true
+                defer { releaseSignal = nil }
+                return releaseSignal
+            }
+            store.heldLocks.remove(key, ifHeldBy: pid)
+            signal?.resume()
+        }
+    }
+
+    // MARK: - Sealing
+
+    /// The authenticated context of a row: a sealed session opens only in its own row.
+    private static func context(_ key: SessionKey) -> Data {
+        Data("oauthflow-session-v1\u{0}\(key.providerID)\u{0}\(key.account)".utf8)
+    }
+
+    private func seal(_ session: StoredSession) throws -> (keyID: String, sealed: ByteBuffer) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        let (keyID, sealed) = try keyring.seal(try encoder.encode(session), context: Self.context(session.key))
+        return (keyID, ByteBuffer(bytes: sealed))
+    }
+
+    private func open(_ sealed: ByteBuffer, keyID: String, key: SessionKey) throws -> StoredSession {
+        let plaintext: Data
+        do {
+            plaintext = try keyring.open(Data(sealed.readableBytesView), keyID: keyID, context: Self.context(key))
+        } catch {
+            throw TokenStoreError(.corrupt, "the stored session \(key) in \(table) \(error); it was left in place", path: "\(table)/\(key)")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let session = try? decoder.decode(StoredSession.self, from: plaintext), session.key == key,
+              session.formatVersion == StoredSession.currentFormatVersion else {
+            throw TokenStoreError(.corrupt, "the stored session \(key) in \(table) is not a session this OAuthFlow reads; it was left in place",
+                                  path: "\(table)/\(key)")
+        }
+        return session
+    }
+
+    private func decodeRow(_ row: PostgresRow, key: SessionKey) throws -> (String, ByteBuffer) {
+        do {
+            return try row.decode((String, ByteBuffer).self)
+        } catch {
+            throw TokenStoreError(.corrupt, "the row of \(key) in \(table) has unexpected columns; run migrate()", path: "\(table)/\(key)")
+        }
+    }
+
+    // MARK: - Deadlines and errors
+
+    /// Runs `body` with the store's deadline; any failure becomes a ``TokenStoreError`` naming the server.
+    func withDeadline<T: Sendable>(_ action: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let timeout = self.timeout
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    if let reason = connectionFailures.latest {
+                        throw TokenStoreError(.unavailable, "cannot \(action): no connection to \(target) within \(timeout): \(reason)")
+                    }
+                    throw TokenStoreError(.unavailable, "cannot \(action): \(target) did not answer within \(timeout)")
+                }
+                connectionFailures.clear()
+                return value
+            }
+        } catch {
+            throw failure(error, doing: action)
+        }
+    }
+
+    /// A store error for `error`, naming the server and never its password.
+    fileprivate func failure(_ error: any Error, doing action: String) -> TokenStoreError {
+        if let error = error as? TokenStoreError { return error }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+                return TokenStoreError(.io, "cannot \(action): \(target) answered: \(message)\(state)")
+            }
+            let cause = error.underlying.map { ": \($0)" } ?? ""
+            return TokenStoreError(.unavailable, "cannot \(action): the connection to \(target) failed (\(error.code)\(cause)); the session was not changed")
+        }
+        if error is CancellationError {
+            return TokenStoreError(.unavailable, "cannot \(action): cancelled while waiting for \(target)")
+        }
+        return TokenStoreError(.unavailable, "cannot \(action) at \(target): \(error)")
+    }
+
+    // MARK: - Names
+
+    /// The advisory lock id of a session: 64 bits of SHA-256 over its provider and account.
+    static func lockID(_ key: SessionKey) -> Int64 {
+        let digest = SHA256.hash(data: Data("oauthflow-lock\u{0}\(key.providerID)\u{0}\(key.account)".utf8))
+        return digest.withUnsafeBytes { raw in raw.loadUnaligned(as: Int64.self) }
+    }
+
+    /// The advisory lock id that serialises migrations ("oauthflow" in ASCII, padded).
+    static let migrationLockID: Int64 = 0x6F61_7574_6866_6C6F
+
+    static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(first >= 0x30 && first <= 0x39), name.utf8.count <= 63 else { return false }
+        return name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+    }
+
+    static func describe(_ configuration: PostgresClient.Configuration) -> String {
+        let user = configuration.username
+        let database = configuration.database.map { "/\($0)" } ?? ""
+        if let socket = configuration.unixSocketPath {
+            return "postgresql://\(user)@\(socket.replacingOccurrences(of: "/", with: "%2F"))\(database)"
+        }
+        let host = configuration.host ?? "localhost"
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "postgresql://\(user)@\(shownHost):\(configuration.port ?? 5432)\(database)"
+    }
+}
+
+/// Resumes a continuation once; later resumes are ignored.
+private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
+
+    /// - Returns: false when the continuation was already resumed (the value was not delivered).
+    @discardableResult
+    func resume(returning value: T) -> Bool {
+        guard let continuation = take() else { return false }
+        continuation.resume(returning: value)
+        return true
+    }
+
+    func resume(throwing error: any Error) {
+        take()?.resume(throwing: error)
+    }
+
+    private func take() -> CheckedContinuation<T, any Error>? {
+        lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+    }
+}
+
+/// A dictionary behind a lock.
+final class LockedDictionary<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Key: Value] = [:]
+
+    func get(_ key: Key) -> Value? { lock.withLock { values[key] } }
+    func set(_ key: Key, _ value: Value) { lock.withLock { values[key] = value } }
+    func remove(_ key: Key) { lock.withLock { values[key] = nil } }
+}
+
+extension LockedDictionary where Value: Equatable {
+    /// Removes the entry only while it still holds `value`.
+    func remove(_ key: Key, ifHeldBy value: Value?) {
+        lock.withLock { if values[key] == value { values[key] = nil } }
+    }
+}

@@ -1,0 +1,496 @@
+import Crypto
+import Foundation
+import NIOCore
+import OAuthFlowPostgres
+import PostgresNIO
+import Testing
+@testable import OAuthFlow
+
+/// The private PostgreSQL cluster that scripts/test.sh starts.
+struct TestPostgres {
+    let environment: [String: String]
+    let configuration: PostgresClient.Configuration
+
+    static let current: TestPostgres? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let host = environment["OAUTHFLOW_TEST_PG_HOST"], let port = environment["OAUTHFLOW_TEST_PG_PORT"].flatMap(Int.init),
+              let user = environment["OAUTHFLOW_TEST_PG_USER"], let database = environment["OAUTHFLOW_TEST_PG_DATABASE"] else {
+            return nil
+        }
+        let configuration = PostgresClient.Configuration(host: host, port: port, username: user,
+                                                         password: environment["OAUTHFLOW_TEST_PG_PASSWORD"], database: database, tls: .disable)
+        return TestPostgres(environment: environment.filter { $0.key.hasPrefix("OAUTHFLOW_TEST_PG_") }, configuration: configuration)
+    }()
+
+    /// Run when the cluster is there, and always in CI (where its absence is a failure).
+    static var shouldRun: Bool { current != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+    static let skipReason: Comment = "needs PostgreSQL: run `bash scripts/test.sh`"
+
+    static func require() throws -> TestPostgres {
+        try #require(current, "OAUTHFLOW_TEST_PG_PORT is not set: PostgreSQL was not started (run `bash scripts/test.sh`)")
+    }
+
+    var password: String { configuration.password ?? "" }
+    var target: String { "postgresql://\(configuration.username)@\(configuration.host ?? ""):\(configuration.port ?? 0)/\(configuration.database ?? "")" }
+
+    /// The key the worker processes use too.
+    static let firstKey = try! SessionKeyring.Key(id: "test-1", key: SymmetricKey(data: SHA256.hash(data: Data("oauthflow postgres test key 1".utf8))))
+    static let secondKey = try! SessionKeyring.Key(id: "test-2", key: SymmetricKey(data: SHA256.hash(data: Data("oauthflow postgres test key 2".utf8))))
+
+    /// A table of its own for one test.
+    static func freshTable() -> String { "sessions_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16) }
+
+    /// Runs `body` with a migrated store whose pool runs for the body's duration.
+    func withStore<T>(_ keyring: SessionKeyring? = nil, table: String, configuration: PostgresClient.Configuration? = nil,
+                      timeout: Duration = .seconds(10), migrate: Bool = true,
+                      _ body: (PostgresTokenStore) async throws -> T) async throws -> T {
+        let store = try PostgresTokenStore(configuration: configuration ?? self.configuration,
+                                           keyring: keyring ?? SessionKeyring(current: Self.firstKey), table: table, timeout: timeout)
+        let pool = Task { await store.run() }
+        defer { pool.cancel() }
+        if migrate { try await store.migrate() }
+        return try await body(store)
+    }
+
+    /// Runs SQL as the cluster's superuser.
+    func admin(_ sql: String) async throws -> [PostgresRow] {
+        let client = PostgresClient(configuration: configuration)
+        let pool = Task { await client.run() }
+        defer { pool.cancel() }
+        return try await client.query(PostgresQuery(unsafeSQL: sql)).collect()
+    }
+}
+
+func sampleSession(account: String = "alice", accessToken: String = "access-token-0123456789", expiresIn: TimeInterval = 3600) -> StoredSession {
+    StoredSession(key: SessionKey(providerID: "django", account: account), variables: ["port": "1"], clientID: "client",
+                  redirectURI: URL(string: "http://127.0.0.1:53682/callback")!,
+                  tokens: TokenSet(accessToken: Secret(accessToken), tokenType: "bearer", expiresAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) + expiresIn),
+                                   refreshToken: Secret("refresh-token-abcdefghij"), idToken: nil, scopes: ["read"],
+                                   issuedAt: Date(timeIntervalSince1970: 1_800_000_000)),
+                  updatedAt: Date(timeIntervalSince1970: 1_800_000_000))
+}
+
+@Suite(.enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
+struct PostgresTokenStoreTests {
+    @Test func sessionsAreStoredSealedAndKeyedByProviderAndAccount() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            let alice = sampleSession()
+            let bob = sampleSession(account: "bob", accessToken: "bobs-access-token-987654")
+            try await store.save(alice)
+            try await store.save(bob)
+            #expect(try await store.load(alice.key) == alice)
+            #expect(try await store.load(bob.key) == bob)
+            #expect(try await store.load(SessionKey(providerID: "django", account: "carol")) == nil)
+            #expect(try await store.keys() == [alice.key, bob.key])
+
+            // Nothing of a token is readable in the table.
+            let rows = try await postgres.admin("SELECT key_id, encode(sealed, 'escape') FROM \(table)")
+            #expect(rows.count == 2)
+            for row in rows {
+                let (keyID, sealed) = try row.decode((String, String).self)
+                #expect(keyID == "test-1")
+                #expect(!sealed.contains("access-token") && !sealed.contains("refresh-token") && !sealed.contains("django"))
+            }
+
+            try await store.remove(alice.key)
+            try await store.remove(alice.key)
+            #expect(try await store.load(alice.key) == nil)
+            #expect(try await store.load(bob.key) == bob)
+        }
+    }
+
+    @Test func keysRotateWithoutAMigration() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        let old = sampleSession()
+        try await postgres.withStore(try SessionKeyring(current: TestPostgres.firstKey), table: table) { store in
+            try await store.save(old)
+        }
+        let rotated = try SessionKeyring(current: TestPostgres.secondKey, previous: [TestPostgres.firstKey])
+        try await postgres.withStore(rotated, table: table) { store in
+            #expect(try await store.load(old.key) == old, "a row sealed before the rotation still opens")
+            var renewed = old
+            renewed.tokens.accessToken = Secret("renewed-access-token-000")
+            try await store.save(renewed)
+            let keyID = try #require(try await postgres.admin("SELECT key_id FROM \(table)").first).decode(String.self)
+            #expect(keyID == "test-2", "new writes use the new key")
+        }
+        // Once every row is rewritten, the old key can go; a keyring without the row's key says which key it needs.
+        try await postgres.withStore(try SessionKeyring(current: TestPostgres.secondKey), table: table) { store in
+            let loaded = try await store.load(old.key)
+            #expect(loaded?.tokens.accessToken.value == "renewed-access-token-000")
+        }
+        try await postgres.withStore(try SessionKeyring(current: TestPostgres.firstKey), table: table) { store in
+            let error = try await #require(throws: TokenStoreError.self) { try await store.load(old.key) }
+            #expect(error.code == .corrupt)
+            #expect(error.message.contains("sealed with key test-2, which is not in the keyring"), "\(error)")
+            #expect(try await postgres.admin("SELECT 1 FROM \(table)").count == 1, "the row was left in place")
+        }
+        // Bad keyrings are refused when built.
+        #expect(throws: SessionKeyringError.self) { try SessionKeyring.Key(id: "short", key: SymmetricKey(size: .bits128)) }
+        #expect(throws: SessionKeyringError.self) { try SessionKeyring.Key(id: "no spaces", key: SymmetricKey(size: .bits256)) }
+        #expect(throws: SessionKeyringError.self) { try SessionKeyring(current: TestPostgres.firstKey, previous: [TestPostgres.firstKey]) }
+        #expect(try SessionKeyring.Key(id: "b64", base64: Data(repeating: 7, count: 32).base64EncodedString()).id == "b64")
+    }
+
+    @Test func aSealedSessionCopiedIntoAnotherRowDoesNotOpen() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            try await store.save(sampleSession(account: "alice"))
+            try await store.save(sampleSession(account: "mallory", accessToken: "mallorys-own-token-1234"))
+            _ = try await postgres.admin("UPDATE \(table) SET sealed = (SELECT sealed FROM \(table) WHERE account = 'alice') WHERE account = 'mallory'")
+            let error = try await #require(throws: TokenStoreError.self) {
+                try await store.load(SessionKey(providerID: "django", account: "mallory"))
+            }
+            #expect(error.code == .corrupt)
+            #expect(error.message.contains("moved from another row"), "\(error)")
+        }
+    }
+
+    @Test func migrationIsIdempotentWhenManyInstancesStartTogether() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table, migrate: false) { store in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<6 { group.addTask { try await store.migrate() } }
+                try await group.waitForAll()
+            }
+            try await store.migrate()
+            try await store.save(sampleSession())
+            try await store.migrate()
+            #expect(try await store.load(sampleSession().key) != nil, "migrating again keeps the sessions")
+        }
+        #expect(throws: TokenStoreError.self) {
+            try PostgresTokenStore(configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey),
+                                   table: "sessions; DROP TABLE x")
+        }
+    }
+
+    @Test func anUnreachableServerIsNamedWithoutThePassword() async throws {
+        let postgres = try TestPostgres.require()
+        let port = try unusedPort()
+        let configuration = PostgresClient.Configuration(host: "127.0.0.1", port: port, username: postgres.configuration.username,
+                                                         password: "do-not-print-this-password", database: postgres.configuration.database, tls: .disable)
+        let start = ContinuousClock.now
+        let error = try await #require(throws: TokenStoreError.self) {
+            try await postgres.withStore(table: "unreachable", configuration: configuration, timeout: .seconds(3)) { _ in }
+        }
+        #expect(ContinuousClock.now - start < .seconds(8), "the deadline holds")
+        print("unreachable: \(error)")
+        #expect(error.code == .unavailable)
+        #expect(error.message.contains("connection refused"), "\(error)")
+        #expect(error.message.contains("postgresql://\(configuration.username)@127.0.0.1:\(port)/\(configuration.database ?? "")"), "\(error)")
+        #expect(!error.message.contains("do-not-print-this-password"))
+    }
+
+    @Test func aWrongPasswordIsReportedWithoutEchoingIt() async throws {
+        let postgres = try TestPostgres.require()
+        var configuration = postgres.configuration
+        configuration.password = "wrong-password-do-not-print"
+        let error = try await #require(throws: TokenStoreError.self) {
+            try await postgres.withStore(table: "never", configuration: configuration, timeout: .seconds(5)) { _ in }
+        }
+        print("wrong password: \(error)")
+        #expect(error.message.contains(postgres.target), "\(error)")
+        #expect(error.message.contains("authentication failed"), "\(error)")
+        #expect(!error.message.contains("wrong-password-do-not-print"))
+        #expect(!error.message.contains(postgres.password))
+    }
+
+    /// The store's connections are cut and it may not reconnect: a refresh fails clearly, sends nothing and deletes nothing.
+    @Test func aLostConnectionGivesAClearErrorAndKeepsTheSession() async throws {
+        let postgres = try TestPostgres.require()
+        let role = "lost_" + UUID().uuidString.lowercased().prefix(8)
+        let table = TestPostgres.freshTable()
+        _ = try await postgres.admin("CREATE ROLE \(role) LOGIN PASSWORD 'role-password-123'")
+        _ = try await postgres.admin("GRANT CREATE ON SCHEMA public TO \(role)")
+        var configuration = postgres.configuration
+        configuration.username = role
+        configuration.password = "role-password-123"
+        let expired = sampleSession(expiresIn: -60)
+        try await postgres.withStore(table: table, configuration: configuration, timeout: .seconds(3)) { store in
+            try await store.save(expired)
+            _ = try await postgres.admin("ALTER ROLE \(role) NOLOGIN")
+            _ = try await postgres.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'")
+            let transport = RecordingTransport()
+            let provider = try #require(DescriptorDocument.parse(Data(descriptorText(id: "example").utf8), path: "example.yaml").descriptor).resolve()
+            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
+                                     transport: transport)
+            let manager = TokenManager(client: client, store: store, key: expired.key, transport: transport)
+            let error = try await #require(throws: TokenStoreError.self) { try await manager.validAccessToken() }
+            print("lost connection: \(error)")
+            #expect(error.code == .unavailable || error.code == .io, "\(error)")
+            #expect(error.message.contains("postgresql://\(role)@"), "\(error)")
+            #expect(!error.message.contains("role-password-123"))
+            #expect(transport.requests.isEmpty, "no refresh was attempted without the store")
+            _ = try await postgres.admin("ALTER ROLE \(role) LOGIN")
+            #expect(try await store.load(expired.key) == expired, "the session survived")
+        }
+        for statement in ["DROP TABLE \(table)", "REVOKE CREATE ON SCHEMA public FROM \(role)", "DROP ROLE \(role)"] {
+            _ = try await postgres.admin(statement)
+        }
+    }
+
+    /// An instance holding the lock is SIGKILLed: PostgreSQL ends its transaction, and the waiting one proceeds.
+    @Test func aKilledHoldersLockPassesToTheWaitingInstance() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            let key = SessionKey(providerID: "django", account: "held")
+            let holder = try WorkerProcess(["hold", key.account], postgres: postgres, table: table)
+            try await holder.waitFor("locked")
+            let waiter = Task { try await store.lock(key) }
+            try await Task.sleep(for: .milliseconds(800))
+            #expect(holder.isRunning)
+            let start = ContinuousClock.now
+            holder.kill()
+            let lock = try await waiter.value
+            let waited = ContinuousClock.now - start
+            lock.release()
+            #expect(waited < .seconds(5), "the lock passed \(waited) after the kill")
+            // And the lock is free again for the next taker.
+            let again = try await store.lock(key)
+            again.release()
+        }
+    }
+}
+
+/// End to end against Django OAuth Toolkit (refresh-token rotation and reuse protection on).
+@Suite(.serialized, .enabled(if: TestPostgres.shouldRun && TestAuthorizationServer.shouldRun, "needs PostgreSQL and the authorization server: run `bash scripts/test.sh`"))
+struct PostgresSessionEndToEndTests {
+    typealias Server = TestAuthorizationServer
+
+    /// Signs alice in for real and stores the session, expired, under `account`.
+    private func storedExpiredSession(_ server: Server, store: PostgresTokenStore, account: String) async throws -> StoredSession {
+        let provider = try server.provider()
+        var session = StoredSession(key: SessionKey(providerID: "django", account: account), variables: provider.variables,
+                                    clientID: Server.publicClientID, redirectURI: Server.redirectURI,
+                                    tokens: try await server.signedInTokens(provider), updatedAt: Date())
+        session.tokens.expiresAt = Date().addingTimeInterval(-5)
+        try await store.save(session)
+        return session
+    }
+
+    private func workerArguments(_ mode: String, _ account: String, _ server: Server) -> [String] {
+        [mode, account, "Tests/OAuthFlowTests/Fixtures/providers", server.port, Server.publicClientID]
+    }
+
+    @Test func fourProcessesOfTwoHundredFiftyCallersCauseOneRefreshAtTheServer() async throws {
+        let server = try Server.require()
+        let postgres = try TestPostgres.require()
+        let journal = try TokenJournal()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            let session = try await storedExpiredSession(server, store: store, account: "fan-in")
+            let before = try journal.lines()
+            let workers = try (0..<4).map { _ in
+                try WorkerProcess(workerArguments("callers", "fan-in", server) + ["250"], postgres: postgres, table: table)
+            }
+            for worker in workers { try await worker.waitFor("ready") }
+            let start = ContinuousClock.now
+            for worker in workers { worker.send("go") }
+            var reports: [[String: Any]] = []
+            for worker in workers {
+                let line = try await worker.waitForLine { $0.hasPrefix("{") }
+                reports.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
+            }
+            let elapsed = ContinuousClock.now - start
+            let refreshes = try journal.lines().dropFirst(before.count).filter { $0.hasPrefix("refresh_token ") }
+
+            let tokens = Set(reports.flatMap { $0["tokens"] as? [String] ?? [] })
+            let served = reports.map { $0["served"] as? Int ?? 0 }.reduce(0, +)
+            let requests = reports.map { $0["requests"] as? Int ?? -1 }.reduce(0, +)
+            let errors = reports.flatMap { $0["errors"] as? [String] ?? [] }
+            print("fan-in: 4 processes x 250 callers: \(served) served, \(tokens.count) distinct token, \(requests) token request sent, "
+                + "\(refreshes.count) refresh seen at DOT \(refreshes), \(elapsed) for all; per process "
+                + reports.map { "\($0["ms"] ?? "?") ms" }.joined(separator: ", "))
+            #expect(errors.isEmpty, "\(errors.prefix(3))")
+            #expect(served == 1000)
+            #expect(tokens.count == 1, "every caller got the same token")
+            #expect(tokens.first != session.tokens.accessToken.value)
+            #expect(requests == 1, "one token request left the four processes")
+            #expect(refreshes == ["refresh_token \(Server.publicClientID) 200"], "the server saw one refresh")
+
+            // Nobody was signed out: the stored session is the new one, and it works.
+            let stored = try #require(try await store.load(session.key))
+            #expect(stored.tokens.accessToken.value == tokens.first)
+            #expect(stored.tokens.refreshToken != session.tokens.refreshToken, "the rotated refresh token was stored")
+            let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
+                clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+            #expect(try await client.userInfo(stored.tokens)["sub"] != nil)
+            _ = try await client.refresh(stored.tokens)
+        }
+    }
+
+    /// The refreshing instance is SIGKILLed right after recording the answer: the next instance takes the recorded
+    /// session and sends nothing; the server's rotation did not cost the session.
+    @Test func aRefresherKilledAfterRecordingLosesNothing() async throws {
+        let server = try Server.require()
+        let postgres = try TestPostgres.require()
+        let journal = try TokenJournal()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            let session = try await storedExpiredSession(server, store: store, account: "killed")
+            let before = try journal.lines().count
+            let worker = try WorkerProcess(workerArguments("refresh-die", "killed", server), postgres: postgres, table: table)
+            let status = worker.waitUntilExit()
+            #expect(status == SIGKILL, "the worker died by its own SIGKILL after recording")
+            #expect(worker.lines.contains("recorded"))
+
+            let transport = RecordingTransport()
+            let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
+                clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
+            let manager = TokenManager(client: client, store: store, key: session.key, transport: transport)
+            let token = try await manager.validAccessToken()
+            #expect(token != session.tokens.accessToken)
+            #expect(transport.requests.isEmpty, "the recorded session was used, not refreshed again")
+            let stored = try #require(try await store.load(session.key))
+            #expect(stored.tokens.accessToken == token)
+            #expect(try await client.userInfo(stored.tokens)["sub"] != nil)
+            #expect(try journal.lines().count - before == 1)
+            // The rotated refresh token works: the family was not revoked.
+            _ = try await manager.refresh()
+        }
+    }
+
+    /// The instance holding the lock dies before it sends anything: another instance refreshes, once.
+    @Test func aHolderKilledBeforeRefreshingLeavesTheSessionToTheNext() async throws {
+        let server = try Server.require()
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            let session = try await storedExpiredSession(server, store: store, account: "holder")
+            let holder = try WorkerProcess(["hold", "holder"], postgres: postgres, table: table)
+            try await holder.waitFor("locked")
+            let transport = RecordingTransport()
+            let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
+                clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
+            let manager = TokenManager(client: client, store: store, key: session.key, transport: transport)
+            let waiting = Task { try await manager.validAccessToken() }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(transport.requests.isEmpty, "nothing is sent while another instance holds the session")
+            holder.kill()
+            let token = try await waiting.value
+            #expect(token != session.tokens.accessToken)
+            #expect(transport.requests.filter { $0.url.absoluteString.hasSuffix("/o/token/") }.count == 1)
+        }
+    }
+
+    @Test func aProcessStartedLaterReadsTheSessionTheFirstWrote() async throws {
+        let server = try Server.require()
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            var session = try await storedExpiredSession(server, store: store, account: "shared")
+            session.tokens.expiresAt = Date().addingTimeInterval(600)
+            try await store.save(session)
+        }
+        // This process's store is gone; a new process with the same key reads the session.
+        let reader = try WorkerProcess(["read", "shared"], postgres: postgres, table: table)
+        #expect(reader.waitUntilExit() == 0)
+        let token = try #require(reader.lines.first)
+        #expect(token != "none" && token.count > 10)
+        try await postgres.withStore(table: table) { store in
+            let loaded = try await store.load(SessionKey(providerID: "django", account: "shared"))
+            #expect(loaded?.tokens.accessToken.value == token)
+        }
+    }
+}
+
+/// The lines DOT's token-request journal holds (Tests/AuthorizationServer/asserver/journal.py).
+struct TokenJournal {
+    let url: URL
+
+    init() throws {
+        let state = try #require(ProcessInfo.processInfo.environment["OAUTHFLOW_AS_STATE"], "OAUTHFLOW_AS_STATE is not set")
+        url = URL(fileURLWithPath: state).appendingPathComponent("token-requests.log")
+    }
+
+    func lines() throws -> [String] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+}
+
+/// A PostgresWorker process whose output lines arrive as they are printed.
+final class WorkerProcess: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let collector = LineCollector()
+
+    init(_ arguments: [String], postgres: TestPostgres, table: String) throws {
+        process.executableURL = try builtProduct("PostgresWorker")
+        process.arguments = arguments
+        process.currentDirectoryURL = repositoryRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(postgres.environment) { _, new in new }
+            .merging(["OAUTHFLOW_TEST_PG_TABLE": table]) { _, new in new }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        let collector = self.collector
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { collector.append(data) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var lines: [String] { collector.lines }
+
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The exit status, or the signal that ended it.
+    func waitUntilExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func waitFor(_ line: String, within limit: Duration = .seconds(60)) async throws {
+        _ = try await waitForLine(within: limit) { $0 == line }
+    }
+
+    func waitForLine(within limit: Duration = .seconds(120), _ matches: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let line = collector.lines.first(where: matches) { return line }
+            if !process.isRunning, let line = collector.lines.first(where: matches) { return line }
+            if !process.isRunning {
+                Issue.record("the worker exited (\(process.terminationStatus)) without the expected line; it printed \(collector.lines)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the worker did not print the expected line within \(limit); it printed \(collector.lines)")
+        throw CancellationError()
+    }
+}
+
+/// A port nothing listens on.
+func unusedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -1,0 +1,170 @@
+// Test helper: one "host instance" sharing sessions through PostgresTokenStore.
+//
+// Connection: OAUTHFLOW_TEST_PG_HOST, _PORT, _USER, _PASSWORD, _DATABASE; table OAUTHFLOW_TEST_PG_TABLE.
+// The keyring is the tests' fixed key `test-1` (PostgresWorkerKeys below).
+//
+// Usage: PostgresWorker MODE ACCOUNT [PROVIDERS_DIRECTORY AS_PORT CLIENT_ID]
+//   callers N   prints `ready`, waits for a line on stdin, then N concurrent callers ask the
+//               token manager for a valid access token; prints one JSON line:
+//               {"tokens": [distinct tokens], "served": n, "errors": [...], "requests": token requests sent, "ms": elapsed}
+//   hold        takes the session's lock, prints `locked`, and sleeps until killed
+//   refresh-die refreshes, and SIGKILLs itself as soon as the store recorded the new tokens
+//   read        prints the stored access token, or `none`
+//   bench-read SECONDS CONCURRENCY
+//               loads the stored session as fast as it can; prints {"reads": n, "ms": elapsed}
+import Crypto
+import Foundation
+import OAuthFlow
+import OAuthFlowPostgres
+import PostgresNIO
+
+let arguments = CommandLine.arguments
+let environment = ProcessInfo.processInfo.environment
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(1)
+}
+
+/// Counts the token requests this process sends.
+final class CountingTransport: HTTPTransport, @unchecked Sendable {
+    let base = DefaultHTTPTransport(timeout: 30)
+    private let lock = NSLock()
+    private var count = 0
+    var tokenRequests: Int { lock.withLock { count } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if request.url.absoluteString.hasSuffix("/token/") { lock.withLock { count += 1 } }
+        return try await base.send(request)
+    }
+}
+
+/// The store, SIGKILLing this process once a refreshed session is recorded.
+struct DyingStore: TokenStore {
+    let base: PostgresTokenStore
+    func load(_ key: SessionKey) async throws -> StoredSession? { try await base.load(key) }
+    func save(_ session: StoredSession) async throws { try await base.save(session) }
+    func remove(_ key: SessionKey) async throws { try await base.remove(key) }
+    func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
+    func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation { Dying(base: try await base.reserve(key)) }
+
+    struct Dying: TokenStoreReservation {
+        let base: any TokenStoreReservation
+        func record(_ session: StoredSession) async throws {
+            try await base.record(session)
+            say("recorded")
+            kill(getpid(), SIGKILL)
+        }
+        func commit(_ session: StoredSession) async throws { try await base.commit(session) }
+        func abandon() async { await base.abandon() }
+    }
+}
+
+guard arguments.count >= 3 else { fail("usage: PostgresWorker MODE ACCOUNT [PROVIDERS AS_PORT CLIENT_ID]") }
+let mode = arguments[1]
+let key = SessionKey(providerID: "django", account: arguments[2])
+
+var configuration = PostgresClient.Configuration(
+    host: environment["OAUTHFLOW_TEST_PG_HOST"] ?? "127.0.0.1", port: Int(environment["OAUTHFLOW_TEST_PG_PORT"] ?? "") ?? 5432,
+    username: environment["OAUTHFLOW_TEST_PG_USER"] ?? "postgres", password: environment["OAUTHFLOW_TEST_PG_PASSWORD"],
+    database: environment["OAUTHFLOW_TEST_PG_DATABASE"], tls: .disable)
+configuration.options.maximumConnections = 8
+let keyring = try SessionKeyring(current: SessionKeyring.Key(
+    id: "test-1", key: SymmetricKey(data: SHA256.hash(data: Data("oauthflow postgres test key 1".utf8)))))
+let store = try PostgresTokenStore(configuration: configuration, keyring: keyring, table: environment["OAUTHFLOW_TEST_PG_TABLE"] ?? "oauthflow_sessions")
+let pool = Task { await store.run() }
+
+func manager(_ transport: CountingTransport, store: any TokenStore) async throws -> TokenManager {
+    guard arguments.count >= 6 else { fail("this mode needs PROVIDERS AS_PORT CLIENT_ID") }
+    let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[3])], includeBundled: false, includeUserDirectory: false)
+    let provider = try registry.provider(named: "django").resolve(["port": arguments[4]])
+    guard let session = try await store.load(key) else { fail("no stored session for \(key)") }
+    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[5], redirectURI: session.redirectURI),
+                             transport: transport)
+    return TokenManager(client: client, store: store, key: key, transport: transport)
+}
+
+func json(_ object: Any) -> String {
+    String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+}
+
+do {
+    switch mode {
+    case "callers":
+        guard arguments.count >= 7, let count = Int(arguments[6]) else { fail("callers needs N") }
+        let transport = CountingTransport()
+        let manager = try await manager(transport, store: store)
+        say("ready")
+        _ = readLine()
+        let start = ContinuousClock.now
+        let results = await withTaskGroup(of: Result<String, any Error>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do { return .success(try await manager.validAccessToken().value) } catch { return .failure(error) }
+                }
+            }
+            var all: [Result<String, any Error>] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        let elapsed = ContinuousClock.now - start
+        var tokens = Set<String>()
+        var errors: [String] = []
+        for result in results {
+            switch result {
+            case let .success(token): tokens.insert(token)
+            case let .failure(error): errors.append("\(error)")
+            }
+        }
+        say(json(["tokens": tokens.sorted(), "served": tokens.isEmpty ? 0 : results.count - errors.count, "errors": errors,
+                  "requests": transport.tokenRequests,
+                  "ms": Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15]))
+    case "hold":
+        let lock = try await store.lock(key)
+        say("locked")
+        try await Task.sleep(for: .seconds(3600))
+        lock.release()
+    case "refresh-die":
+        let transport = CountingTransport()
+        let manager = try await manager(transport, store: DyingStore(base: store))
+        try await manager.refresh()
+        say("done")
+    case "read":
+        say(try await store.load(key)?.tokens.accessToken.value ?? "none")
+    case "bench-read":
+        guard arguments.count >= 5, let seconds = Double(arguments[3]), let concurrency = Int(arguments[4]) else { fail("bench-read SECONDS CONCURRENCY") }
+        _ = try await store.load(key)
+        let start = ContinuousClock.now
+        let end = start + .milliseconds(Int(seconds * 1000))
+        let reads = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var reads = 0
+                    while ContinuousClock.now < end {
+                        guard try await store.load(key) != nil else { fail("the session vanished") }
+                        reads += 1
+                    }
+                    return reads
+                }
+            }
+            var total = 0
+            for try await count in group { total += count }
+            return total
+        }
+        let elapsed = ContinuousClock.now - start
+        say(json(["reads": reads, "ms": Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15]))
+    default:
+        fail("unknown mode \(mode)")
+    }
+} catch let error as SessionError where error.code == .signedOut {
+    say("signed-out")
+    exit(2)
+} catch {
+    fail("\(error)")
+}
+pool.cancel()
+exit(0)
