@@ -27,36 +27,18 @@ if ! command -v swift >/dev/null 2>&1; then
     fi
 fi
 
-server_dir="$root/Tests/AuthorizationServer"
-venv="$root/.build/authorization-server/venv"
-requirements="$server_dir/requirements.txt"
+source "$root/scripts/authorization-server.sh"
+source "$root/scripts/postgres.sh"
 
 # --- install the authorization server -------------------------------------------------
-python=$(command -v python3 || true)
-if [ -z "$python" ]; then
-    echo "python3 not found; installing it with apt-get" >&2
-    apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
-    python=$(command -v python3)
-fi
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/requirements.installed"; then
-    echo "installing Django OAuth Toolkit into $venv" >&2
-    rm -rf "$venv"
-    if ! "$python" -m venv "$venv" 2>/dev/null; then
-        apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
-        "$python" -m venv "$venv"
-    fi
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
-    cp "$requirements" "$venv/requirements.installed"
-fi
+install_authorization_server
 
 # --- build while the server starts -----------------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
-server_pid=""
 git_pid=""
-source "$root/scripts/postgres.sh"
 cleanup() {
     stop_postgres
-    for pid in "$git_pid" "$server_pid"; do
+    for pid in "$git_pid" "$as_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -66,34 +48,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-export OAUTHFLOW_AS_STATE="$state"
-"$venv/bin/python" "$server_dir/bootstrap.py" >&2
-"$venv/bin/python" "$server_dir/serve.py" "$state/ready" >"$state/server.log" 2>&1 &
-server_pid=$!
+launch_authorization_server "$state"
 
 swift build --build-tests
 
-for _ in $(seq 1 100); do
-    [ -s "$state/ready" ] && break
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "error: the authorization server exited:" >&2
-        cat "$state/server.log" >&2
-        exit 1
-    fi
-    sleep 0.2
-done
-if [ ! -s "$state/ready" ]; then
-    echo "error: the authorization server did not start within 20 s:" >&2
-    cat "$state/server.log" >&2
-    exit 1
-fi
-port=$(cat "$state/ready")
-if ! "$venv/bin/python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)" \
-        "http://127.0.0.1:$port/o/.well-known/openid-configuration"; then
-    echo "error: the authorization server on port $port does not answer" >&2
-    exit 1
-fi
-echo "authorization server: http://127.0.0.1:$port (Django OAuth Toolkit)" >&2
+await_authorization_server
+port=$as_port
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
 if ! command -v git >/dev/null 2>&1; then
@@ -109,7 +69,7 @@ git init -q "$seed"
 git -C "$seed" -c user.name=OAuthFlow -c user.email=tests@oauthflow.invalid commit -q --allow-empty -m "first commit"
 git -C "$seed" push -q "$git_root/repo.git" HEAD:refs/heads/main
 git -C "$git_root/repo.git" symbolic-ref HEAD refs/heads/main
-OAUTHFLOW_AS_URL="http://127.0.0.1:$port" "$venv/bin/python" "$root/Tests/GitServer/front.py" "$git_root" "$state/git-ready" \
+OAUTHFLOW_AS_URL="http://127.0.0.1:$port" "$as_python" "$root/Tests/GitServer/front.py" "$git_root" "$state/git-ready" \
     >"$state/git.log" 2>&1 &
 git_pid=$!
 for _ in $(seq 1 100); do
@@ -128,6 +88,6 @@ start_postgres "$root/.build/postgres/cluster-$$"
 
 export OAUTHFLOW_TEST_GIT_URL="http://127.0.0.1:$(cat "$state/git-ready")"
 export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"
-export OAUTHFLOW_TEST_AS_PYTHON="$venv/bin/python"
-export OAUTHFLOW_TEST_AS_AGENT="$server_dir/agent.py"
+export OAUTHFLOW_TEST_AS_PYTHON="$as_python"
+export OAUTHFLOW_TEST_AS_AGENT="$root/Tests/AuthorizationServer/agent.py"
 swift test --skip-build "$@"

@@ -105,28 +105,39 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     // MARK: - TokenStore
 
     public func load(_ key: SessionKey) async throws -> StoredSession? {
-        // A session recorded by a refresher whose backend no longer holds any advisory lock
-        // (it died) becomes the session; the second branch reads the row as it was otherwise.
-        let query: PostgresQuery = """
-            WITH promoted AS (
-                UPDATE \(unescaped: table) AS s
+        let row = try await withDeadline("read the session \(key)") {
+            try await self.client.query("""
+                SELECT key_id, sealed, received IS NOT NULL FROM \(unescaped: self.table)
+                 WHERE provider_id = \(key.providerID) AND account = \(key.account)
+                """, logger: self.logger).collect().first
+        }
+        guard let row else { return nil }
+        let (keyID, sealed, hasRecorded) = try decodeRow(row, key: key)
+        if hasRecorded, let recovered = try await recoverRecorded(key) { return recovered }
+        return try open(sealed, keyID: keyID, key: key)
+    }
+
+    /// The session a refresher recorded, made the session when that refresher is gone.
+    ///
+    /// A refresher holds the session's advisory lock on its own backend from before it spends
+    /// the refresh token until after it commits; a recorded session whose backend holds no
+    /// advisory lock any more was left by an instance that died (or lost its connection).
+    /// - Returns: The promoted session, or nil when the recording is still in progress (or gone).
+    private func recoverRecorded(_ key: SessionKey) async throws -> StoredSession? {
+        let row = try await withDeadline("recover the recorded session \(key)") {
+            try await self.client.query("""
+                UPDATE \(unescaped: self.table) AS s
                    SET key_id = s.received_key_id, sealed = s.received,
                        received = NULL, received_key_id = NULL, received_pid = NULL, updated_at = now()
                  WHERE s.provider_id = \(key.providerID) AND s.account = \(key.account) AND s.received IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM pg_locks l
                                     WHERE l.locktype = 'advisory' AND l.granted AND l.pid = s.received_pid)
-             RETURNING s.key_id, s.sealed
-            )
-            SELECT key_id, sealed FROM promoted
-            UNION ALL
-            SELECT key_id, sealed FROM \(unescaped: table)
-             WHERE provider_id = \(key.providerID) AND account = \(key.account) AND NOT EXISTS (SELECT 1 FROM promoted)
-            """
-        let row = try await withDeadline("read the session \(key)") {
-            try await self.client.query(query, logger: self.logger).collect().first
+                RETURNING s.key_id, s.sealed, false
+                """, logger: self.logger).collect().first
         }
         guard let row else { return nil }
-        let (keyID, sealed) = try decodeRow(row, key: key)
+        let (keyID, sealed, _) = try decodeRow(row, key: key)
+        logger.info("recovered a refreshed session recorded by an instance that did not finish", metadata: ["session": "\(key)"])
         return try open(sealed, keyID: keyID, key: key)
     }
 
@@ -345,9 +356,9 @@ public final class PostgresTokenStore: TokenStore, Sendable {
         return session
     }
 
-    private func decodeRow(_ row: PostgresRow, key: SessionKey) throws -> (String, ByteBuffer) {
+    private func decodeRow(_ row: PostgresRow, key: SessionKey) throws -> (String, ByteBuffer, Bool) {
         do {
-            return try row.decode((String, ByteBuffer).self)
+            return try row.decode((String, ByteBuffer, Bool).self)
         } catch {
             throw TokenStoreError(.corrupt, "the row of \(key) in \(table) has unexpected columns; run migrate()", path: "\(table)/\(key)")
         }

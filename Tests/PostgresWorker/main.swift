@@ -10,6 +10,9 @@
 //   hold        takes the session's lock, prints `locked`, and sleeps until killed
 //   refresh-die refreshes, and SIGKILLs itself as soon as the store recorded the new tokens
 //   read        prints the stored access token, or `none`
+//   sign-in     signs alice in at the test server (OAUTHFLOW_TEST_AS_PYTHON runs OAUTHFLOW_TEST_AS_AGENT)
+//               and stores the session; prints `signed-in`
+//   expire      marks the stored access token expired; prints `expired`
 //   bench-read SECONDS CONCURRENCY
 //               loads the stored session as fast as it can; prints {"reads": n, "ms": elapsed}
 import Crypto
@@ -93,6 +96,7 @@ func json(_ object: Any) -> String {
 }
 
 do {
+    try await store.migrate()
     switch mode {
     case "callers":
         guard arguments.count >= 7, let count = Int(arguments[6]) else { fail("callers needs N") }
@@ -133,6 +137,35 @@ do {
         let manager = try await manager(transport, store: DyingStore(base: store))
         try await manager.refresh()
         say("done")
+    case "sign-in":
+        guard arguments.count >= 6, let python = environment["OAUTHFLOW_TEST_AS_PYTHON"], let agent = environment["OAUTHFLOW_TEST_AS_AGENT"] else {
+            fail("sign-in needs PROVIDERS AS_PORT CLIENT_ID, OAUTHFLOW_TEST_AS_PYTHON and OAUTHFLOW_TEST_AS_AGENT")
+        }
+        let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[3])], includeBundled: false, includeUserDirectory: false)
+        let provider = try registry.provider(named: "django").resolve(["port": arguments[4]])
+        let redirect = URL(string: "http://127.0.0.1:53682/callback")!
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[5], redirectURI: redirect))
+        let pending = try await client.startAuthorization()
+        let agentRun = Process()
+        agentRun.executableURL = URL(fileURLWithPath: python)
+        agentRun.arguments = [agent, pending.url.absoluteString]
+        let output = Pipe()
+        agentRun.standardOutput = output
+        try agentRun.run()
+        let callback = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        agentRun.waitUntilExit()
+        guard agentRun.terminationStatus == 0, let url = URL(string: callback.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            fail("the agent could not sign in")
+        }
+        let tokens = try await client.finishAuthorization(callback: url, pending: pending)
+        try await store.save(StoredSession(key: key, variables: provider.variables, clientID: arguments[5], redirectURI: redirect,
+                                           tokens: tokens, updatedAt: Date()))
+        say("signed-in")
+    case "expire":
+        guard var session = try await store.load(key) else { fail("no stored session for \(key)") }
+        session.tokens.expiresAt = Date().addingTimeInterval(-5)
+        try await store.save(session)
+        say("expired")
     case "read":
         say(try await store.load(key)?.tokens.accessToken.value ?? "none")
     case "bench-read":

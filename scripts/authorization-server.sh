@@ -1,0 +1,69 @@
+# Sourced by scripts/test.sh and Benchmarks/postgres.sh: Django OAuth Toolkit, the real
+# authorization server the tests use, on 127.0.0.1.
+#
+# install_authorization_server   installs DOT (pinned, Tests/AuthorizationServer/requirements.txt)
+#                                into .build/authorization-server/venv; sets as_python
+# launch_authorization_server STATE
+#                                creates its state (database, RS256 key, test user, clients) in
+#                                STATE and starts it on a free port; sets as_pid
+# await_authorization_server     waits until it answers; sets as_port
+#
+# The caller sets `root` (the repository) and kills $as_pid when done.
+
+as_pid=""
+
+install_authorization_server() {
+    local server_dir="$root/Tests/AuthorizationServer"
+    local venv="$root/.build/authorization-server/venv"
+    local requirements="$server_dir/requirements.txt"
+    local python
+    python=$(command -v python3 || true)
+    if [ -z "$python" ]; then
+        echo "python3 not found; installing it with apt-get" >&2
+        apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
+        python=$(command -v python3)
+    fi
+    if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/requirements.installed"; then
+        echo "installing Django OAuth Toolkit into $venv" >&2
+        rm -rf "$venv"
+        if ! "$python" -m venv "$venv" 2>/dev/null; then
+            apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+            "$python" -m venv "$venv"
+        fi
+        "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+        cp "$requirements" "$venv/requirements.installed"
+    fi
+    as_python="$venv/bin/python"
+}
+
+launch_authorization_server() {
+    as_state="$1"
+    export OAUTHFLOW_AS_STATE="$as_state"
+    "$as_python" "$root/Tests/AuthorizationServer/bootstrap.py" >&2
+    "$as_python" "$root/Tests/AuthorizationServer/serve.py" "$as_state/ready" >"$as_state/server.log" 2>&1 &
+    as_pid=$!
+}
+
+await_authorization_server() {
+    for _ in $(seq 1 100); do
+        [ -s "$as_state/ready" ] && break
+        if ! kill -0 "$as_pid" 2>/dev/null; then
+            echo "error: the authorization server exited:" >&2
+            cat "$as_state/server.log" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+    if [ ! -s "$as_state/ready" ]; then
+        echo "error: the authorization server did not start within 20 s:" >&2
+        cat "$as_state/server.log" >&2
+        return 1
+    fi
+    as_port=$(cat "$as_state/ready")
+    if ! "$as_python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)" \
+            "http://127.0.0.1:$as_port/o/.well-known/openid-configuration"; then
+        echo "error: the authorization server on port $as_port does not answer" >&2
+        return 1
+    fi
+    echo "authorization server: http://127.0.0.1:$as_port (Django OAuth Toolkit)" >&2
+}
