@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "OAuthFlowLint", targets: ["OAuthFlowLint"]),
         .library(name: "OAuthFlowLoopback", targets: ["OAuthFlowLoopback"]),
         .library(name: "OAuthFlowPostgres", targets: ["OAuthFlowPostgres"]),
+        .library(name: "OAuthFlowWeb", targets: ["OAuthFlowWeb"]),
+        .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
     ],
     dependencies: [
@@ -20,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .target(
@@ -62,6 +65,23 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // "Sign in with …" for web servers: the framework-neutral part (sealed pending cookie, start,
+        // callback, result), and its Hummingbird routes in a target of their own.
+        .target(
+            name: "OAuthFlowWeb",
+            dependencies: [
+                "OAuthFlow",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "OAuthFlowHummingbird",
+            dependencies: [
+                "OAuthFlowWeb",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         .executableTarget(
             name: "oauthflow",
             dependencies: [
@@ -97,6 +117,7 @@ let package = Package(
             dependencies: [
                 "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
                 "OAuthFlowPostgres", "PostgresWorker", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "OAuthFlowWeb", "OAuthFlowHummingbird", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]

@@ -21,7 +21,10 @@ public actor OAuthClient {
     private let transport: any HTTPTransport
     let logger: Logger
     let clock: any DateClock
-    private var completedStates: Set<String> = []
+    /// States of completed authorizations, with when they completed; pruned after ``completedStateMemory``.
+    private var completedStates: [String: Date] = [:]
+    /// How long a completed state is remembered: longer than any pending authorization lives.
+    static let completedStateMemory: TimeInterval = 3600
     private let discovery: DiscoveryClient
     /// The provider with discovered endpoints, once discovery has run (or was not needed).
     private var complete: Provider?
@@ -90,25 +93,42 @@ public actor OAuthClient {
     ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
     ///   or an unusable token response; ``TransportError`` when the server cannot be reached.
     public func finishAuthorization(callback url: URL, pending: PendingAuthorization) async throws -> TokenSet {
-        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
-        return try await finish(callback, pending: pending)
+        try await finishSignIn(callback: url, pending: pending).tokens
     }
 
     /// Like ``finishAuthorization(callback:pending:)``, for a `response_mode=form_post` body.
     public func finishAuthorization(formPost body: Data, pending: PendingAuthorization) async throws -> TokenSet {
+        try await finishSignIn(formPost: body, pending: pending).tokens
+    }
+
+    /// What a completed authorization established: the tokens and, for OpenID Connect, the verified ID token.
+    public struct SignInOutcome: Sendable {
+        public let tokens: TokenSet
+        /// The ID token's claims, verified (signature, issuer, audience, expiry, nonce, `at_hash`); nil for plain OAuth.
+        public let idToken: IDTokenClaims?
+    }
+
+    /// Like ``finishAuthorization(callback:pending:)``, also handing back the verified ID token claims.
+    public func finishSignIn(callback url: URL, pending: PendingAuthorization) async throws -> SignInOutcome {
+        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+        return try await finish(callback, pending: pending)
+    }
+
+    /// Like ``finishAuthorization(formPost:pending:)``, also handing back the verified ID token claims.
+    public func finishSignIn(formPost body: Data, pending: PendingAuthorization) async throws -> SignInOutcome {
         try await finish(try AuthorizationCallback(formBody: body), pending: pending)
     }
 
-    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> TokenSet {
+    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
         guard pending.providerID == provider.id else {
             throw FlowError(.invalidCallback, "the pending authorization is for provider `\(pending.providerID)`, not `\(provider.id)`")
         }
-        guard !completedStates.contains(pending.state.value) else {
+        guard completedStates[pending.state.value] == nil else {
             throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
         }
         let code = try callback.validate(for: pending, provider: provider)
         // Mark before the network call: a second callback racing this one must not also spend the code.
-        completedStates.insert(pending.state.value)
+        rememberCompleted(pending.state.value)
         logger.debug("callback accepted", metadata: ["provider": "\(provider.id)", "code": "\(code)"])
         var parameters = [
             ("grant_type", "authorization_code"),
@@ -122,18 +142,30 @@ public actor OAuthClient {
                 from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
                 requestedScopes: pending.scopes, previous: nil, now: clock.now())
         }
+        var verified: IDTokenClaims?
         if provider.descriptor.protocol == .oidc, pending.scopes.contains("openid") {
             guard let idToken = tokens.idToken else {
                 throw IDTokenError(.missing, "provider `\(provider.id)` returned no ID token for an OpenID Connect sign-in")
             }
             let claims = try await idTokenValidator().validate(idToken, nonce: pending.nonce, accessToken: tokens.accessToken)
             logger.debug("ID token verified", metadata: ["provider": "\(provider.id)", "sub": "\(claims.subject)"])
+            verified = claims
         }
         logger.debug("tokens issued", metadata: [
             "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
             "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
         ])
-        return tokens
+        return SignInOutcome(tokens: tokens, idToken: verified)
+    }
+
+    /// Remembers a completed state; states older than ``completedStateMemory`` are forgotten,
+    /// so a long-lived client (a web server's) does not grow without bound.
+    private func rememberCompleted(_ state: String) {
+        let now = clock.now()
+        if completedStates.count >= 1024 {
+            completedStates = completedStates.filter { now.timeIntervalSince($0.value) < Self.completedStateMemory }
+        }
+        completedStates[state] = now
     }
 
     /// Uses the refresh token for a new access token (RFC 6749 §6).

@@ -7,7 +7,8 @@
 public struct ErrorCode<Domain>: Sendable, Hashable, CustomStringConvertible {
     private let name: String
 
-    init(_ name: String) {
+    /// A code of `Domain`; other modules name the codes of their own error types with it.
+    public init(_ name: String) {
         self.name = name
     }
 

@@ -1,14 +1,17 @@
 import Crypto
 import Foundation
 
-/// The keys that seal sessions at rest: one current key for new writes, older ones for reading.
+/// The keys that seal what a server keeps outside itself: sessions at rest (the PostgreSQL
+/// store) and pending sign-ins in cookies (the web sign-in). One current key seals new
+/// values; older ones only open.
 ///
-/// Each sealed session is stored with the id of the key that sealed it, so keys rotate
+/// Each sealed value travels with the id of the key that sealed it, so keys rotate
 /// without a migration: put the new key first and keep the old one in `previous` until
-/// every row has been written again (each refresh or sign-in rewrites its row).
+/// nothing sealed with it is left (each refresh or sign-in rewrites its row; a pending
+/// sign-in lives minutes).
 ///
-/// Sealing is AES-256-GCM with a random 96-bit nonce; the session's provider and account
-/// are authenticated with it, so a sealed row moved to another user's key does not open.
+/// Sealing is AES-256-GCM with a random 96-bit nonce and a context (the row, the cookie)
+/// authenticated with it, so a sealed value moved elsewhere does not open.
 public struct SessionKeyring: Sendable {
     /// One named 256-bit key.
     public struct Key: Sendable {
@@ -69,14 +72,14 @@ public struct SessionKeyring: Sendable {
     public var keyIDs: [String] { [current.id] + byID.keys.filter { $0 != current.id }.sorted() }
 
     /// Seals `plaintext` under the current key; returns the key id and nonce‖ciphertext‖tag.
-    func seal(_ plaintext: Data, context: Data) throws -> (keyID: String, sealed: Data) {
+    package func seal(_ plaintext: Data, context: Data) throws -> (keyID: String, sealed: Data) {
         let box = try AES.GCM.seal(plaintext, using: current.key, authenticating: context)
         guard let combined = box.combined else { throw SessionKeyringError("AES-GCM gave no combined form") }
         return (current.id, combined)
     }
 
     /// Opens what ``seal(_:context:)`` made, with the key it names.
-    func open(_ sealed: Data, keyID: String, context: Data) throws -> Data {
+    package func open(_ sealed: Data, keyID: String, context: Data) throws -> Data {
         guard let key = byID[keyID] else {
             throw SessionKeyringError("sealed with key \(keyID), which is not in the keyring (it has \(keyIDs.joined(separator: ", ")))")
         }

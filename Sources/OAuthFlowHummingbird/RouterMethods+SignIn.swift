@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OAuthFlowWeb
+
+/// What a host does with a finished sign-in: create its session, set its cookie, issue a JWT…
+/// and answer, usually with a redirect to `result.returnTo`. The pending cookie's deletion
+/// is added to whatever response it returns.
+public typealias SignInHandler<Context: RequestContext> = @Sendable (WebSignInResult, Request, Context) async throws -> Response
+
+@available(macOS 14, iOS 17, tvOS 17, *)
+extension RouterMethods {
+    /// Adds the sign-in routes of `web` under its base path:
+    ///
+    /// - `GET {basePath}`: the sign-in page (or `page`, when given);
+    /// - `GET {basePath}/{provider}`: starts the flow and redirects to the provider;
+    /// - `GET` and `POST {basePath}/{provider}/callback`: finishes it (query or `form_post`)
+    ///   and calls `onSignIn`; a refusal gets ``WebSignInError/page(signInPath:)``.
+    ///
+    /// ```swift
+    /// router.addSignInRoutes(web) { result, request, context in
+    ///     context.sessions.setSession(User(result))          // the host's idea of a signed-in user
+    ///     return .redirect(to: result.returnTo)
+    /// }
+    /// ```
+    @discardableResult
+    public func addSignInRoutes(_ web: WebSignIn, page: (@Sendable (Request, Context) async throws -> Response)? = nil,
+                                onSignIn: @escaping SignInHandler<Context>) -> Self {
+        let base = RouterPath(web.basePath)
+        get(base) { request, context -> Response in
+            if let page { return try await page(request, context) }
+            return web.signInPage(returnTo: request.uri.queryParameters["return_to"].map(String.init)).hummingbirdResponse
+        }
+        get(RouterPath("\(web.basePath)/:provider")) { request, context -> Response in
+            let provider = context.parameters.get("provider") ?? ""
+            return await web.start(provider, returnTo: request.uri.queryParameters["return_to"].map(String.init)).hummingbirdResponse
+        }
+        let finish: @Sendable (Request, Context) async throws -> Response = { request, context in
+            let provider = context.parameters.get("provider") ?? ""
+            var callback = WebSignIn.Callback(cookies: CookieHeader.parse(request.headers[values: .cookie]))
+            if request.method == .post {
+                // A form_post callback: a small urlencoded body; anything larger is not one.
+                let body = try await request.body.collect(upTo: 64 * 1024)
+                callback.formBody = Data(buffer: body)
+            } else {
+                callback.query = request.uri.query
+            }
+            switch await web.finish(provider, callback: callback) {
+            case let .success(result):
+                var response = try await onSignIn(result, request, context)
+                response.headers.append(HTTPField(name: .setCookie, value: result.clearPendingCookie))
+                return response
+            case let .failure(error):
+                return error.page(signInPath: web.basePath).hummingbirdResponse
+            }
+        }
+        get(RouterPath("\(web.basePath)/:provider/callback"), use: finish)
+        post(RouterPath("\(web.basePath)/:provider/callback"), use: finish)
+        return self
+    }
+}
+
+extension WebResponse {
+    /// The response as Hummingbird sends it.
+    public var hummingbirdResponse: Response {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            guard let field = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: field, value: value))
+        }
+        return Response(status: HTTPResponse.Status(code: status), headers: fields,
+                        body: body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}

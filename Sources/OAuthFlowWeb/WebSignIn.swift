@@ -1,0 +1,373 @@
+import Foundation
+import Logging
+import OAuthFlow
+
+/// "Sign in with …" for web servers, independent of any web framework.
+///
+/// Three routes per host, for every enabled provider:
+/// - `GET {basePath}`: ``signInPage(returnTo:)``, a plain page listing the providers;
+/// - `GET {basePath}/{provider}`: ``start(_:returnTo:)``, which redirects to the provider;
+/// - `GET|POST {basePath}/{provider}/callback`: ``finish(_:callback:)``, which runs every
+///   check of the engine and hands back a ``WebSignInResult`` (or a ``WebSignInError``).
+///
+/// Nothing is kept on the server between start and callback: the PKCE verifier, state,
+/// nonce, provider and return path travel in a short-lived cookie sealed with AES-GCM
+/// under the host's ``SessionKeyring`` (see ``PendingSignIn``), so any instance can
+/// finish a flow another started. An adapter (``OAuthFlowHummingbird``) maps these calls
+/// to a framework's routes; one for another framework is a thin layer of the same calls.
+public final class WebSignIn: Sendable {
+    /// One provider a host enables, with its registered client.
+    public struct Client: Sendable {
+        public var clientID: String
+        public var clientSecret: Secret?
+        public var authMethod: ProviderDescriptor.ClientAuth.Method?
+        /// The scopes to ask for; nil for the descriptor's defaults.
+        public var scopes: [String]?
+        /// Variables the descriptor needs (an Auth0 domain, a Keycloak realm).
+        public var variables: [String: String]
+
+        public init(clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
+                    scopes: [String]? = nil, variables: [String: String] = [:]) {
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.authMethod = authMethod
+            self.scopes = scopes
+            self.variables = variables
+        }
+    }
+
+    /// The public origin the browser sees (`https://app.example.com`), for redirect URIs and cookies.
+    public let origin: URL
+    /// Where the routes live (`/auth`).
+    public let basePath: String
+    /// How long a started sign-in may take before its cookie expires.
+    public let pendingLifetime: TimeInterval
+    /// The enabled providers, in the order the sign-in page lists them.
+    public let providerIDs: [String]
+
+    private let clients: [String: OAuthClient]
+    private let keyring: SessionKeyring
+    private let clock: any DateClock
+    private let logger: Logger
+    private let secureCookies: Bool
+
+    /// Enables providers of a registry by name.
+    ///
+    /// ```swift
+    /// let web = try WebSignIn(registry: .load(), enable: [
+    ///     "google": .init(clientID: env["GOOGLE_CLIENT_ID"]!, clientSecret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),
+    ///     "auth0": .init(clientID: env["AUTH0_CLIENT_ID"]!, variables: ["domain": "example.eu.auth0.com"]),
+    /// ], origin: URL(string: "https://app.example.com")!, keyring: keyring)
+    /// ```
+    /// - Parameters:
+    ///   - enable: The providers to offer, by descriptor id, each with its client; listed by display name.
+    ///   - origin: The site's public origin; plain `http` only for loopback (development).
+    ///   - keyring: Seals the pending sign-in cookies; share it between instances.
+    ///   - basePath: The routes' prefix.
+    /// - Throws: ``ProviderError`` for an unknown provider or missing variables, ``WebSignInError``
+    ///   `configuration` for an origin or base path that cannot work.
+    public convenience init(registry: ProviderRegistry, enable: [String: Client], origin: URL, keyring: SessionKeyring,
+                            basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
+                            transport: any HTTPTransport = DefaultHTTPTransport(), clock: any DateClock = SystemDateClock(),
+                            logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+        var providers: [(Provider, Client)] = []
+        for (name, client) in enable {
+            providers.append((try registry.provider(named: name).resolve(client.variables), client))
+        }
+        providers.sort { ($0.0.descriptor.displayName, $0.0.id) < ($1.0.descriptor.displayName, $1.0.id) }
+        try self.init(providers: providers, origin: origin, keyring: keyring, basePath: basePath, pendingLifetime: pendingLifetime,
+                      transport: transport, clock: clock, logger: logger)
+    }
+
+    /// Enables resolved providers, listed in the order given.
+    public init(providers: [(Provider, Client)], origin: URL, keyring: SessionKeyring, basePath: String = "/auth",
+                pendingLifetime: TimeInterval = 600, transport: any HTTPTransport = DefaultHTTPTransport(),
+                clock: any DateClock = SystemDateClock(),
+                logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+        guard let scheme = origin.scheme?.lowercased(), let host = origin.host, !host.isEmpty,
+              origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil else {
+            throw WebSignInError(.configuration, "the origin \(origin) must be a scheme, a host and an optional port, such as https://app.example.com")
+        }
+        let loopback = Loopback.isLoopbackHost(host)
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw WebSignInError(.configuration, "the origin \(origin) must use https (plain http only for a loopback host during development)")
+        }
+        guard basePath.hasPrefix("/"), !basePath.hasSuffix("/"), !basePath.contains("//"),
+              basePath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }) else {
+            throw WebSignInError(.configuration, "the base path \(basePath.debugDescription) must start with / and have no trailing /, query or fragment")
+        }
+        var origin = origin.absoluteString
+        while origin.hasSuffix("/") { origin.removeLast() }
+        self.origin = URL(string: origin)!
+        self.basePath = basePath
+        self.pendingLifetime = pendingLifetime
+        self.keyring = keyring
+        self.clock = clock
+        self.logger = logger
+        self.secureCookies = scheme == "https"
+        var clients: [String: OAuthClient] = [:]
+        var ids: [String] = []
+        for (provider, client) in providers {
+            guard clients[provider.id] == nil else {
+                throw WebSignInError(.configuration, "provider \(provider.id) is enabled twice")
+            }
+            let redirect = URL(string: "\(origin)\(basePath)/\(provider.id)/callback")!
+            let configuration = ClientConfiguration(clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
+                                                    scopes: client.scopes, authMethod: client.authMethod)
+            clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, transport: transport, logger: logger, clock: clock)
+            ids.append(provider.id)
+        }
+        self.clients = clients
+        self.providerIDs = ids
+    }
+
+    /// The redirect URI to register at `providerID`: `{origin}{basePath}/{provider}/callback`.
+    public func redirectURI(for providerID: String) -> URL? {
+        clients[providerID]?.configuration.redirectURI
+    }
+
+    /// The path of a provider's callback route, which also scopes its pending cookies.
+    public func callbackPath(for providerID: String) -> String {
+        "\(basePath)/\(providerID)/callback"
+    }
+
+    /// The resolved provider behind an id.
+    public func provider(_ id: String) -> Provider? {
+        clients[id]?.provider
+    }
+
+    // MARK: - The sign-in page
+
+    /// A plain, accessible page with one link per provider; hosts may serve their own instead.
+    public func signInPage(returnTo: String? = nil) -> WebResponse {
+        let target = ReturnPath.accept(returnTo)
+        let suffix = target == "/" ? "" : "?return_to=" + FormEncoding.encode(target)
+        let items = providerIDs.compactMap { id -> String? in
+            guard let provider = clients[id]?.provider else { return nil }
+            let href = HTML.escape("\(basePath)/\(id)\(suffix)")
+            return "<li><a class=\"provider\" href=\"\(href)\">Sign in with \(HTML.escape(provider.descriptor.displayName))</a></li>"
+        }
+        return HTML.page(title: "Sign in", body: """
+            <h1>Sign in</h1>
+            <ul class="providers">
+            \(items.joined(separator: "\n"))
+            </ul>
+            """)
+    }
+
+    // MARK: - Start
+
+    /// Starts a sign-in: a redirect to the provider, with the sealed pending cookie.
+    ///
+    /// - Parameter returnTo: Where to send the user afterwards: a same-origin path (`/account`);
+    ///   anything else (an absolute URL, `//host`, a backslash, control characters) becomes `/`.
+    public func start(_ providerID: String, returnTo: String? = nil) async -> WebResponse {
+        do {
+            guard let client = clients[providerID] else {
+                throw WebSignInError(.unknownProvider, "no enabled provider is called \(providerID.debugDescription)")
+            }
+            let pending: PendingAuthorization
+            do {
+                pending = try await client.startAuthorization()
+            } catch {
+                throw WebSignInError(.providerUnavailable, "cannot start signing in with \(providerID): \(error)")
+            }
+            let target = ReturnPath.accept(returnTo)
+            if let returnTo, target != returnTo {
+                logger.warning("sign-in return path refused; using /", metadata: ["provider": "\(providerID)", "return_to": "\(TerminalText.escaped(returnTo))"])
+            }
+            let record = PendingSignIn(pending: pending, providerID: providerID, returnTo: target,
+                                       expiresAt: clock.now().addingTimeInterval(pendingLifetime))
+            let (name, value) = try record.seal(with: keyring)
+            let cookie = SetCookie(name: name, value: value, path: callbackPath(for: providerID), maxAge: Int(pendingLifetime),
+                                   secure: secureCookies, sameSite: sameSite(for: client.provider))
+            logger.debug("sign-in started", metadata: ["provider": "\(providerID)"])
+            return WebResponse(status: 302, headers: [
+                ("Location", pending.url.absoluteString), ("Set-Cookie", cookie.header),
+                ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
+            ], body: "")
+        } catch let error as WebSignInError {
+            return failure(error, providerID: providerID).page(signInPath: basePath)
+        } catch {
+            return failure(WebSignInError(.configuration, "\(error)"), providerID: providerID).page(signInPath: basePath)
+        }
+    }
+
+    /// SameSite=Lax keeps the cookie on the provider's top-level GET redirect back. A
+    /// `form_post` callback is a cross-site POST, which only `SameSite=None; Secure` survives.
+    private func sameSite(for provider: Provider) -> String {
+        provider.descriptor.authorization.responseMode == .formPost && secureCookies ? "None" : "Lax"
+    }
+
+    // MARK: - Callback
+
+    /// What a callback request carried.
+    public struct Callback: Sendable {
+        /// The raw query string (without `?`) of a GET callback.
+        public var query: String?
+        /// The `application/x-www-form-urlencoded` body of a `form_post` callback.
+        public var formBody: Data?
+        /// The request's cookies by name (``CookieHeader/parse(_:)`` reads a `Cookie` header).
+        public var cookies: [String: String]
+
+        public init(query: String? = nil, formBody: Data? = nil, cookies: [String: String]) {
+            self.query = query
+            self.formBody = formBody
+            self.cookies = cookies
+        }
+    }
+
+    /// Finishes a sign-in: opens the pending cookie, checks the callback (state in constant
+    /// time, RFC 9207 `iss` against the provider the flow started with, the code), exchanges
+    /// the code with PKCE, verifies the ID token (nonce included) and reads userinfo.
+    ///
+    /// - Returns: The result, or the error with the page to show; both carry the
+    ///   `Set-Cookie` that deletes the pending cookie.
+    public func finish(_ providerID: String, callback: Callback) async -> Result<WebSignInResult, WebSignInError> {
+        var clearing: String?
+        do {
+            guard let client = clients[providerID] else {
+                throw WebSignInError(.unknownProvider, "no enabled provider is called \(providerID.debugDescription)")
+            }
+            let parameters = FormEncoding.decode(callback.formBody.map { String(decoding: $0, as: UTF8.self) } ?? callback.query ?? "")
+            guard let state = parameters.first(where: { $0.0 == "state" })?.1, !state.isEmpty else {
+                throw WebSignInError(.stateMismatch, "the callback carries no state")
+            }
+            let name = PendingSignIn.cookieName(forState: state)
+            clearing = SetCookie(name: name, value: "", path: callbackPath(for: providerID), maxAge: 0, secure: secureCookies,
+                                 sameSite: sameSite(for: client.provider)).header
+            guard let value = callback.cookies[name] else {
+                throw WebSignInError(.noPendingSignIn, "no pending sign-in cookie for this state: the flow was not started in this browser, already finished, or expired")
+            }
+            let record = try PendingSignIn.open(value, name: name, keyring: keyring)
+            guard record.expiresAt > clock.now() else {
+                throw WebSignInError(.expired, "the pending sign-in expired at \(record.expiresAt)")
+            }
+            guard record.providerID == providerID, record.pending.providerID == providerID else {
+                throw WebSignInError(.providerMismatch, "the sign-in was started with \(record.providerID), but the callback came to \(providerID)")
+            }
+            let outcome: OAuthClient.SignInOutcome
+            do {
+                if let body = callback.formBody {
+                    outcome = try await client.finishSignIn(formPost: body, pending: record.pending)
+                } else {
+                    var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false)!
+                    components.percentEncodedQuery = callback.query
+                    outcome = try await client.finishSignIn(callback: components.url ?? record.pending.redirectURI, pending: record.pending)
+                }
+            } catch let error as AuthorizationServerError where error.httpStatus == nil {
+                throw WebSignInError(.denied, "the provider answered \(error.error)\(error.errorDescription.map { ": \($0)" } ?? "")",
+                                     providerError: error.error)
+            } catch let error as FlowError where error.code == .alreadyCompleted {
+                throw WebSignInError(.replayed, "this callback was already used")
+            } catch let error as FlowError where [.stateMismatch, .issuerMismatch, .missingCode, .invalidCallback].contains(error.code) {
+                throw WebSignInError(error.code == .issuerMismatch ? .issuerMismatch : .callbackRejected, "\(error)")
+            } catch let error as IDTokenError {
+                throw WebSignInError(.idTokenRejected, "\(error)")
+            } catch {
+                throw WebSignInError(.exchangeFailed, "\(error)")
+            }
+            var userInfo: [String: JSONValue]?
+            if client.provider.endpoints.userinfo != nil || client.provider.usesDiscovery {
+                do {
+                    userInfo = try await client.userInfo(outcome.tokens)
+                } catch let error as IDTokenError {
+                    throw WebSignInError(.idTokenRejected, "userinfo is about someone else: \(error)")
+                } catch {
+                    // An OpenID sign-in is complete with its verified ID token; without one, userinfo is the identity.
+                    guard outcome.idToken != nil else { throw WebSignInError(.exchangeFailed, "cannot read userinfo: \(error)") }
+                    logger.info("userinfo unavailable; using the ID token's claims", metadata: ["provider": "\(providerID)"])
+                }
+            }
+            let result = WebSignInResult(providerID: providerID, displayName: client.provider.descriptor.displayName,
+                                         idToken: outcome.idToken, userInfo: userInfo, tokens: outcome.tokens,
+                                         resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
+                                         returnTo: record.returnTo, clearPendingCookie: clearing ?? "")
+            logger.info("signed in", metadata: ["provider": "\(providerID)", "subject": "\(result.subject ?? "-")"])
+            return .success(result)
+        } catch var error as WebSignInError {
+            error.clearPendingCookie = clearing
+            return .failure(failure(error, providerID: providerID))
+        } catch {
+            var wrapped = WebSignInError(.exchangeFailed, "\(error)")
+            wrapped.clearPendingCookie = clearing
+            return .failure(failure(wrapped, providerID: providerID))
+        }
+    }
+
+    /// Logs a refusal (one line, escaped, no secrets) and passes the error on.
+    private func failure(_ error: WebSignInError, providerID: String) -> WebSignInError {
+        logger.warning("sign-in refused", metadata: [
+            "provider": "\(TerminalText.escaped(providerID))", "code": "\(error.code)", "reason": "\(TerminalText.escaped(error.message))",
+        ])
+        return error
+    }
+}
+
+/// An HTTP response for an adapter to send as it is.
+public struct WebResponse: Sendable {
+    public var status: Int
+    /// Header fields in order; `Set-Cookie` may repeat.
+    public var headers: [(name: String, value: String)]
+    /// An HTML page (empty for redirects).
+    public var body: String
+
+    public init(status: Int, headers: [(name: String, value: String)], body: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A finished sign-in, handed to the host to decide what a signed-in user is.
+public struct WebSignInResult: Sendable {
+    public let providerID: String
+    public let displayName: String
+    /// The verified ID token's claims (OpenID Connect), or nil.
+    public let idToken: IDTokenClaims?
+    /// What the userinfo endpoint said (checked to be about the ID token's subject), or nil.
+    public let userInfo: [String: JSONValue]?
+    /// The tokens, for calling the provider's APIs on the user's behalf.
+    public let tokens: TokenSet
+    /// The resources the granted scopes open.
+    public let resources: [Resource]
+    /// The same-origin path to send the user to.
+    public let returnTo: String
+    /// The `Set-Cookie` value that deletes the pending cookie; add it to the response.
+    public let clearPendingCookie: String
+
+    /// ID token claims, completed by userinfo fields the ID token lacks.
+    public var claims: [String: JSONValue] {
+        var merged = userInfo ?? [:]
+        for (name, value) in idToken?.all ?? [:] { merged[name] = value }
+        return merged
+    }
+
+    /// The user's stable id at the provider: the ID token's `sub`, else userinfo's `sub` or `id`.
+    public var subject: String? {
+        idToken?.subject ?? userInfo?["sub"]?.stringValue ?? userInfo?["id"].flatMap { value -> String? in
+            if let text = value.stringValue { return text }
+            if case let .number(number) = value { return number == number.rounded() ? String(Int64(number)) : String(number) }
+            return nil
+        }
+    }
+}
+
+/// Only same-origin relative paths may be returned to (no open redirect).
+public enum ReturnPath {
+    /// `path` when it is a same-origin absolute path (`/a/b?c`), else `/`.
+    ///
+    /// Refused: absolute and scheme-relative URLs (`https://…`, `//host`), backslashes
+    /// (browsers read `/\host` as `//host`), control and non-ASCII characters, and
+    /// anything longer than 1,024 bytes.
+    public static func accept(_ path: String?) -> String {
+        guard let path, path.hasPrefix("/"), path.utf8.count <= 1024 else { return "/" }
+        let bytes = Array(path.utf8)
+        if bytes.count > 1, bytes[1] == UInt8(ascii: "/") || bytes[1] == UInt8(ascii: "\\") { return "/" }
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else { return "/" }
+        // A percent-encoded slash or backslash right after the first one would decode into `//`.
+        let lower = path.lowercased()
+        if lower.hasPrefix("/%2f") || lower.hasPrefix("/%5c") { return "/" }
+        return path
+    }
+}
