@@ -367,6 +367,7 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     // MARK: - Deadlines and errors
 
     /// Runs `body` with the store's deadline; any failure becomes a ``TokenStoreError`` naming the server.
+    @discardableResult
     func withDeadline<T: Sendable>(_ action: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = self.timeout
         do {
