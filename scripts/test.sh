@@ -48,6 +48,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# The web example's port, chosen now: DOT registers its redirect URI at bootstrap.
+export OAUTHFLOW_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 launch_authorization_server "$state"
 
 swift build --build-tests
@@ -90,4 +92,5 @@ export OAUTHFLOW_TEST_GIT_URL="http://127.0.0.1:$(cat "$state/git-ready")"
 export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"
 export OAUTHFLOW_TEST_AS_PYTHON="$as_python"
 export OAUTHFLOW_TEST_AS_AGENT="$root/Tests/AuthorizationServer/agent.py"
+export OAUTHFLOW_TEST_WEB_PORT="$OAUTHFLOW_WEB_PORT"
 swift test --skip-build "$@"

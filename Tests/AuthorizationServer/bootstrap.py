@@ -65,4 +65,21 @@ if not Application.objects.filter(client_id="oauthflow-device").exists():
         redirect_uris="",
         algorithm=Application.RS256_ALGORITHM,
     )
+# The web sign-in example (Examples/WebSignIn): a confidential web client whose redirect URI
+# names the port scripts/test.sh chose for it, on `localhost` (another site than this server's
+# 127.0.0.1, so cookies cross sites in the browser test as they do in production).
+web_port = os.environ.get("OAUTHFLOW_WEB_PORT")
+if web_port:
+    Application.objects.update_or_create(
+        client_id="oauthflow-web",
+        defaults=dict(
+            name="oauthflow-web",
+            client_secret="web-test-secret-0123456789abcdef",
+            client_type=Application.CLIENT_CONFIDENTIAL,
+            authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
+            redirect_uris=f"http://localhost:{web_port}/auth/django/callback",
+            algorithm=Application.RS256_ALGORITHM,
+            skip_authorization=False,
+        ),
+    )
 print("bootstrapped", state)
