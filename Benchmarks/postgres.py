@@ -75,7 +75,7 @@ def main():
         tokens = {token for report in reports for token in report["tokens"]}
         if errors or len(tokens) != 1:
             sys.exit(f"round {round_number}: {len(tokens)} tokens, errors {errors[:3]}")
-        refreshes = [line for line in journal_lines()[before:] if line.startswith("refresh_token ")]
+        refreshes = [line for line in journal_lines()[before:] if line.startswith("refresh_token ") and line.split()[2] == "200"]
         slowest = max(report["ms"] for report in reports)
         times.append(slowest)
         sent.append(sum(report["requests"] for report in reports))

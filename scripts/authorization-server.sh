@@ -1,6 +1,7 @@
 # Sourced by scripts/test.sh and Benchmarks/postgres.sh: Django OAuth Toolkit, the real
 # authorization server the tests use, on 127.0.0.1.
 #
+# install_venv DIR REQUIREMENTS   a virtualenv with pinned requirements (also for the browser test)
 # install_authorization_server   installs DOT (pinned, Tests/AuthorizationServer/requirements.txt)
 #                                into .build/authorization-server/venv; sets as_python
 # launch_authorization_server STATE
@@ -12,11 +13,9 @@
 
 as_pid=""
 
-install_authorization_server() {
-    local server_dir="$root/Tests/AuthorizationServer"
-    local venv="$root/.build/authorization-server/venv"
-    local requirements="$server_dir/requirements.txt"
-    local python
+# install_venv DIR REQUIREMENTS: a virtualenv in DIR with exactly REQUIREMENTS, reused while they match.
+install_venv() {
+    local venv="$1" requirements="$2" python
     python=$(command -v python3 || true)
     if [ -z "$python" ]; then
         echo "python3 not found; installing it with apt-get" >&2
@@ -24,7 +23,7 @@ install_authorization_server() {
         python=$(command -v python3)
     fi
     if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/requirements.installed"; then
-        echo "installing Django OAuth Toolkit into $venv" >&2
+        echo "installing $requirements into $venv" >&2
         rm -rf "$venv"
         if ! "$python" -m venv "$venv" 2>/dev/null; then
             apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
@@ -33,7 +32,11 @@ install_authorization_server() {
         "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
         cp "$requirements" "$venv/requirements.installed"
     fi
-    as_python="$venv/bin/python"
+}
+
+install_authorization_server() {
+    install_venv "$root/.build/authorization-server/venv" "$root/Tests/AuthorizationServer/requirements.txt"
+    as_python="$root/.build/authorization-server/venv/bin/python"
 }
 
 launch_authorization_server() {

@@ -10,7 +10,10 @@
 # 4. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 5. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL and
-#    OAUTHFLOW_TEST_PG_* set, then stops all three.
+#    OAUTHFLOW_TEST_PG_* set.
+# 6. Builds the web sign-in example (Examples/WebSignIn) and signs in to it in headless
+#    Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
+#    every server it started.
 #
 # Any failure to install or start the server fails this script: the end-to-end
 # tests must run, never silently skip. Extra arguments go to `swift test`.
@@ -29,6 +32,7 @@ fi
 
 source "$root/scripts/authorization-server.sh"
 source "$root/scripts/postgres.sh"
+source "$root/scripts/browser.sh"
 
 # --- install the authorization server -------------------------------------------------
 install_authorization_server
@@ -37,6 +41,7 @@ install_authorization_server
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
 git_pid=""
 cleanup() {
+    stop_web_example
     stop_postgres
     for pid in "$git_pid" "$as_pid"; do
         if [ -n "$pid" ]; then
@@ -94,3 +99,9 @@ export OAUTHFLOW_TEST_AS_PYTHON="$as_python"
 export OAUTHFLOW_TEST_AS_AGENT="$root/Tests/AuthorizationServer/agent.py"
 export OAUTHFLOW_TEST_WEB_PORT="$OAUTHFLOW_WEB_PORT"
 swift test --skip-build "$@"
+
+# --- the web sign-in example in a real browser ----------------------------------------------
+# Only for the whole suite: a filtered run (`scripts/test.sh --filter X`) skips it.
+if [ "$#" -eq 0 ]; then
+    run_browser_test
+fi

@@ -1,17 +1,13 @@
 // swift-tools-version: 6.0
 // The web sign-in example: its own package, so building OAuthFlow never builds it.
-import Foundation
 import PackageDescription
-
-// The OAuthFlow checkout two levels up; SwiftPM names a path dependency after its folder.
-let oauthflow = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
-let oauthflowPackage = oauthflow.lastPathComponent.lowercased()
 
 let package = Package(
     name: "WebSignInExample",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: oauthflow.path),
+        // Named, so that the clone's folder name (`main`, `oauthflow`, anything) does not matter.
+        .package(name: "OAuthFlow", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -20,9 +16,9 @@ let package = Package(
         .executableTarget(
             name: "WebSignInExample",
             dependencies: [
-                .product(name: "OAuthFlow", package: oauthflowPackage),
-                .product(name: "OAuthFlowWeb", package: oauthflowPackage),
-                .product(name: "OAuthFlowHummingbird", package: oauthflowPackage),
+                .product(name: "OAuthFlow", package: "OAuthFlow"),
+                .product(name: "OAuthFlowWeb", package: "OAuthFlow"),
+                .product(name: "OAuthFlowHummingbird", package: "OAuthFlow"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),

@@ -32,6 +32,7 @@ public struct Linter: Sendable {
         PrivateUseSchemeRule.self,
         LocalhostLoopbackRule.self,
         ResourcesFileRule.self,
+        ProfileSourcesRule.self,
     ]
 
     private let rules: [any LintRule]

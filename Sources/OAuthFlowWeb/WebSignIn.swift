@@ -279,8 +279,9 @@ public final class WebSignIn: Sendable {
                     logger.info("userinfo unavailable; using the ID token's claims", metadata: ["provider": "\(providerID)"])
                 }
             }
+            let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:])
             let result = WebSignInResult(providerID: providerID, displayName: client.provider.descriptor.displayName,
-                                         idToken: outcome.idToken, userInfo: userInfo, tokens: outcome.tokens,
+                                         idToken: outcome.idToken, userInfo: userInfo, profile: profile, tokens: outcome.tokens,
                                          resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
                                          returnTo: record.returnTo, clearPendingCookie: clearing ?? "")
             logger.info("signed in", metadata: ["provider": "\(providerID)", "subject": "\(result.subject ?? "-")"])
@@ -327,6 +328,8 @@ public struct WebSignInResult: Sendable {
     public let idToken: IDTokenClaims?
     /// What the userinfo endpoint said (checked to be about the ID token's subject), or nil.
     public let userInfo: [String: JSONValue]?
+    /// Who signed in, in the one shape every provider maps to (the descriptor's `profile`).
+    public let profile: UserProfile
     /// The tokens, for calling the provider's APIs on the user's behalf.
     public let tokens: TokenSet
     /// The resources the granted scopes open.
@@ -343,14 +346,8 @@ public struct WebSignInResult: Sendable {
         return merged
     }
 
-    /// The user's stable id at the provider: the ID token's `sub`, else userinfo's `sub` or `id`.
-    public var subject: String? {
-        idToken?.subject ?? userInfo?["sub"]?.stringValue ?? userInfo?["id"].flatMap { value -> String? in
-            if let text = value.stringValue { return text }
-            if case let .number(number) = value { return number == number.rounded() ? String(Int64(number)) : String(number) }
-            return nil
-        }
-    }
+    /// The user's stable id at the provider: the profile's subject (by default the ID token's `sub`).
+    public var subject: String? { profile.subject ?? idToken?.subject }
 }
 
 /// Only same-origin relative paths may be returned to (no open redirect).

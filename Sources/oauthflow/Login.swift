@@ -276,12 +276,14 @@ struct LoginSummary: Encodable {
     let idTokenSubject: String?
     /// Whether the engine verified the ID token (it does for every OpenID Connect sign-in).
     let idTokenVerified: Bool
+    /// Who signed in, mapped by the descriptor's `profile` from the ID token (no extra round trip).
+    let profile: UserProfile?
     let resources: [Resource]
     let storedAt: String
 
     enum CodingKeys: String, CodingKey {
         case provider, account, scopes, expiresAt = "expires_at", refreshToken = "refresh_token"
-        case idTokenSubject = "id_token_subject", idTokenVerified = "id_token_verified", resources, storedAt = "stored_at"
+        case idTokenSubject = "id_token_subject", idTokenVerified = "id_token_verified", profile, resources, storedAt = "stored_at"
     }
 
     init(session: StoredSession, provider: Provider, path: String) {
@@ -292,6 +294,8 @@ struct LoginSummary: Encodable {
         refreshToken = session.tokens.refreshToken != nil
         idTokenSubject = session.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims["sub"]?.stringValue }
         idTokenVerified = provider.descriptor.protocol == .oidc && session.tokens.scopes.contains("openid")
+        let claims = session.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims }
+        profile = claims.map { UserProfile.map(provider.descriptor.profile, idToken: $0, userInfo: nil) }
         resources = provider.resources.resources(granted: session.tokens.scopes)
         storedAt = path
     }
@@ -304,6 +308,10 @@ struct LoginSummary: Encodable {
         lines.append("  expires: \(expiresAt ?? "not stated")")
         lines.append("  refresh token: \(refreshToken ? "issued" : "not issued")")
         if let idTokenSubject { lines.append("  ID token subject: \(show(idTokenSubject))\(idTokenVerified ? " (verified)" : " (not verified)")") }
+        if let profile, profile.name != nil || profile.email != nil {
+            let email = profile.email.map { " <\(show($0))>\(profile.emailVerified == true ? " (verified)" : "")" } ?? ""
+            lines.append("  user: \(show(profile.name ?? profile.subject ?? ""))\(email)")
+        }
         for resource in resources { lines.append("  resource: \(show(resource.title)) \(show(resource.url.absoluteString))") }
         lines.append("  stored: \(show(storedAt))")
         return lines.joined(separator: "\n") + "\n"

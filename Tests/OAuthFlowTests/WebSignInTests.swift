@@ -224,6 +224,8 @@ final class MovableClock: DateClock, @unchecked Sendable {
             #expect(result.claims["picture"]?.stringValue == "https://example.com/ada.png", "userinfo completes the ID token")
             #expect(result.resources.map(\.title) == ["Reports"], "only the granted scope's resources")
             #expect(result.tokens.accessToken.value == "at-code-1")
+            #expect(result.profile == UserProfile(subject: "user-42", name: "Ada Lovelace", email: "ada@example.com", emailVerified: true,
+                                                  picture: "https://example.com/ada.png"), "ID token and userinfo fill one profile")
         }
     }
 
@@ -397,6 +399,7 @@ struct WebSignInEndToEndTests {
             #expect(result.claims["email"]?.stringValue == "alice@example.com")
             #expect(result.idToken?.subject == result.subject && result.subject != nil)
             #expect(result.resources.map(\.title) == ["Userinfo"])
+            #expect(result.profile.name == "Alice Liddell" && result.profile.email == "alice@example.com", "\(result.profile)")
 
             // Declined consent ends on the error page.
             let declined = try await WebSignInTests().start(client, "django")

@@ -96,6 +96,32 @@ public enum DescriptorSchema {
               "Protected resources and the scope each needs: the scope-to-resource map."),
         Field("resources_file", .string(),
               "A JSON or YAML file, relative to the descriptor, holding the resource list (the Cloudentity sample's `scopeData.json` format)."),
+        Field("profile", .object(profileFields),
+              "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape."),
+    ]
+
+    /// `id_token.CLAIM`, `userinfo.FIELD` or `extra.FIELD`, descending into objects with `.`.
+    static let profileSourcePattern = "^(id_token|userinfo|extra)(\\.[A-Za-z0-9_:-]+)+$"
+
+    static let profileFields: [Field] = [
+        Field("subject", .list(.string(pattern: profileSourcePattern)), default: "[id_token.sub, userinfo.sub]",
+              "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`)."),
+        Field("name", .list(.string(pattern: profileSourcePattern)), default: "[id_token.name, userinfo.name]",
+              "Sources of the display name."),
+        Field("email", .list(.string(pattern: profileSourcePattern)), default: "[id_token.email, userinfo.email]",
+              "Sources of the email address."),
+        Field("email_verified", .list(.string(pattern: profileSourcePattern)), default: "[id_token.email_verified, userinfo.email_verified]",
+              "Sources of whether the provider verified that address; without one the flag is unknown, never assumed."),
+        Field("picture", .list(.string(pattern: profileSourcePattern)), default: "[id_token.picture, userinfo.picture]",
+              "Sources of the picture URL (GitHub: `userinfo.avatar_url`)."),
+        Field("extra_call", .object(profileCallFields),
+              "One more authorized GET for what the ID token and userinfo lack (GitHub's verified primary email: `https://api.github.com/user/emails`); its answer is the `extra.` source."),
+    ]
+
+    static let profileCallFields: [Field] = [
+        Field("url", .urlTemplate, required: true, "The URL, called with the access token; may use `{variables}`."),
+        Field("pick_where", .string(pattern: "^[A-Za-z0-9_]+$"),
+              "When the answer is a list: use its first element whose field of this name is `true` (GitHub: `primary`)."),
     ]
 
     static let discoveryFields: [Field] = [

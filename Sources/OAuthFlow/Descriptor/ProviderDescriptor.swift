@@ -26,6 +26,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var device: Device
     public var resources: [ResourceTemplate]?
     public var resourcesFile: String?
+    /// Where the user's identity is in the ID token and userinfo: one profile shape for every provider.
+    public var profile: Profile
     /// The file the descriptor was read from, when it came from one.
     public var sourcePath: String?
 
@@ -34,7 +36,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
         case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
         case tokenResponse = "token_response", userinfo, security, redirect, device, resources
-        case resourcesFile = "resources_file"
+        case resourcesFile = "resources_file", profile
     }
 
     public init(from decoder: any Decoder) throws {
@@ -61,6 +63,57 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         device = try c.decodeIfPresent(Device.self, forKey: .device) ?? Device()
         resources = try c.decodeIfPresent([ResourceTemplate].self, forKey: .resources)
         resourcesFile = try c.decodeIfPresent(String.self, forKey: .resourcesFile)
+        profile = try c.decodeIfPresent(Profile.self, forKey: .profile) ?? Profile()
+    }
+}
+
+extension ProviderDescriptor {
+    /// Where each field of a ``UserProfile`` comes from, as ordered lists of sources: the
+    /// first source present wins. A source is `id_token.CLAIM`, `userinfo.FIELD` or
+    /// `extra.FIELD` (the answer of ``extraCall``), with `.` descending into objects.
+    public struct Profile: Sendable, Hashable, Codable {
+        public var subject: [String] = ["id_token.sub", "userinfo.sub"]
+        public var name: [String] = ["id_token.name", "userinfo.name"]
+        public var email: [String] = ["id_token.email", "userinfo.email"]
+        public var emailVerified: [String] = ["id_token.email_verified", "userinfo.email_verified"]
+        public var picture: [String] = ["id_token.picture", "userinfo.picture"]
+        /// One more authorized GET, for what neither the ID token nor userinfo holds (GitHub's verified email).
+        public var extraCall: ExtraCall?
+
+        /// The declared extra call.
+        public struct ExtraCall: Sendable, Hashable, Codable {
+            /// A URL template, called with the access token as a Bearer token.
+            public var url: String
+            /// When the answer is a JSON list: use its first element whose field of this name is `true`.
+            public var pickWhere: String?
+
+            enum CodingKeys: String, CodingKey {
+                case url, pickWhere = "pick_where"
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case subject, name, email, emailVerified = "email_verified", picture, extraCall = "extra_call"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Profile()
+            subject = try c.decodeIfPresent([String].self, forKey: .subject) ?? defaults.subject
+            name = try c.decodeIfPresent([String].self, forKey: .name) ?? defaults.name
+            email = try c.decodeIfPresent([String].self, forKey: .email) ?? defaults.email
+            emailVerified = try c.decodeIfPresent([String].self, forKey: .emailVerified) ?? defaults.emailVerified
+            picture = try c.decodeIfPresent([String].self, forKey: .picture) ?? defaults.picture
+            extraCall = try c.decodeIfPresent(ExtraCall.self, forKey: .extraCall)
+        }
+
+        /// Every source, with the profile field it fills.
+        public var sources: [(field: String, source: String)] {
+            [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)]
+                .flatMap { field, sources in sources.map { (field, $0) } }
+        }
     }
 }
 

@@ -231,6 +231,54 @@ public actor OAuthClient {
         return claims
     }
 
+    /// The user's profile in the one shape every provider maps to (the descriptor's `profile`).
+    ///
+    /// Reads userinfo when the mapping uses it and `userInfo` was not given, and makes the
+    /// descriptor's one extra call when the mapping uses `extra.` sources. With an ID token,
+    /// a failing userinfo or extra call only leaves those fields empty; without one, it throws.
+    /// - Parameters:
+    ///   - idToken: The ID token's claims, verified (``SignInOutcome/idToken``).
+    ///   - userInfo: Userinfo already read, to save the round trip.
+    public func profile(_ tokens: TokenSet, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]? = nil) async throws -> UserProfile {
+        let mapping = provider.descriptor.profile
+        let roots = Set(mapping.sources.map { $0.source.prefix { $0 != "." } })
+        var info = userInfo
+        if info == nil, roots.contains("userinfo"), provider.endpoints.userinfo != nil || provider.usesDiscovery {
+            do {
+                info = try await self.userInfo(tokens)
+            } catch let error as IDTokenError {
+                throw error
+            } catch {
+                if idToken == nil { throw error }
+                logger.debug("userinfo unavailable for the profile", metadata: ["provider": "\(provider.id)"])
+            }
+        }
+        var extra: JSONValue?
+        if roots.contains("extra"), let url = provider.profileCall {
+            do {
+                extra = UserProfile.pick(try await profileCall(url, tokens), where: mapping.extraCall?.pickWhere)
+            } catch {
+                if idToken == nil && info == nil { throw error }
+                logger.debug("the profile's extra call failed", metadata: ["provider": "\(provider.id)"])
+            }
+        }
+        return UserProfile.map(mapping, idToken: idToken, userInfo: info, extra: extra)
+    }
+
+    /// The descriptor's extra profile call: a GET with the access token, answered with JSON.
+    private func profileCall(_ url: URL, _ tokens: TokenSet) async throws -> JSONValue {
+        try TransportPolicy.requireSecure(url)
+        var headers = provider.descriptor.userinfo.headers
+        headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: headers))
+        guard (200..<300).contains(response.status) else { throw Self.resourceError(response) }
+        guard let answer = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
+            throw FlowError(.invalidUserInfo, "the profile call to \(url.host ?? "the provider") did not answer with JSON (HTTP \(response.status))")
+        }
+        return answer
+    }
+
     /// Which token to revoke (RFC 7009 §2.1 `token_type_hint`).
     public enum TokenKind: String, Sendable {
         case accessToken = "access_token"

@@ -71,7 +71,7 @@ extension Provider {
         try fill(\.endSession, metadata.endSessionEndpoint, "end_session_endpoint")
         try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
         return Provider(descriptor: descriptor, variables: variables, issuer: issuer, discoveryURL: discoveryURL,
-                        endpoints: merged, resources: resources)
+                        endpoints: merged, resources: resources, profileCall: profileCall)
     }
 
     /// This provider with every endpoint its descriptor leaves out taken from discovery,

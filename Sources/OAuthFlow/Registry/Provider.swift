@@ -11,6 +11,8 @@ public struct Provider: Sendable, Hashable {
     public let endpoints: Endpoints
     /// Which protected resources the granted scopes open.
     public let resources: ResourceMap
+    /// The profile's extra call (`profile.extra_call.url`), resolved.
+    public let profileCall: URL?
 
     public var id: String { descriptor.id }
 
@@ -65,8 +67,9 @@ public struct Provider: Sendable, Hashable {
     }
 
     init(descriptor: ProviderDescriptor, variables: [String: String], issuer: URL?, discoveryURL: URL?,
-         endpoints: Endpoints, resources: ResourceMap) {
+         endpoints: Endpoints, resources: ResourceMap, profileCall: URL? = nil) {
         self.descriptor = descriptor
+        self.profileCall = profileCall
         self.variables = variables
         self.issuer = issuer
         self.discoveryURL = discoveryURL

@@ -73,7 +73,8 @@ extension ProviderDescriptor {
             entries.append(Resource(scope: template.scope, title: template.title, url: resourceURL))
         }
         return Provider(descriptor: self, variables: resolved, issuer: issuerURL, discoveryURL: discoveryURL,
-                        endpoints: endpoints, resources: ResourceMap(entries))
+                        endpoints: endpoints, resources: ResourceMap(entries),
+                        profileCall: try url(profile.extraCall?.url, "profile.extra_call.url"))
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).

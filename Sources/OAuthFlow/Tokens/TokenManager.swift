@@ -212,6 +212,15 @@ public actor TokenManager {
         }
     }
 
+    /// The session's user in the one profile shape (the descriptor's `profile`): from the stored
+    /// ID token (verified when it was issued), userinfo, and the descriptor's extra call.
+    public nonisolated func profile() async throws -> UserProfile {
+        _ = try await validAccessToken()
+        let current = try await session()
+        let claims = current.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims }
+        return try await client.profile(current.tokens, idToken: claims)
+    }
+
     private nonisolated func authorized(_ request: HTTPRequest, _ token: Secret) -> HTTPRequest {
         var copy = request
         copy.headers["Authorization"] = "Bearer \(token.value)"

@@ -1,3 +1,4 @@
+import Foundation
 import OAuthFlow
 
 /// Shared body of the rules that report ``DescriptorProblem``s found while reading a file.
@@ -176,5 +177,62 @@ public struct DeviceGrantRule: LintRule {
                                severity: .warning)]
         }
         return []
+    }
+}
+
+public struct ProfileSourcesRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "profile_sources", name: "Profile sources",
+        summary: "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "profile:\n  subject: [id_token.sub]\n",
+            Examples.valid + "profile:\n  email: [extra.email]\n",
+            Examples.valid + "profile:\n  subject: [userinfo.id]\n",
+        ],
+        nonTriggering: [
+            Examples.validOIDC + "profile:\n  subject: [id_token.oid, id_token.sub]\n",
+            Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  userinfo: https://api.example.com/user\nprofile:\n  subject: [userinfo.id]\n  email: [extra.email]\n  extra_call:\n    url: https://api.example.com/user/emails\n    pick_where: primary\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.profile != ProviderDescriptor.Profile() else { return [] }
+        let profile = descriptor.profile
+        let hasUserinfo = descriptor.endpoints.userinfo != nil || descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        var diagnostics: [Diagnostic] = []
+        var usesExtra = false
+        // Fields left at their defaults (standard claims, looked up where they may be) are not the author's claims.
+        let defaults = ProviderDescriptor.Profile()
+        let lists: [(String, [String], [String])] = [
+            ("subject", profile.subject, defaults.subject), ("name", profile.name, defaults.name), ("email", profile.email, defaults.email),
+            ("email_verified", profile.emailVerified, defaults.emailVerified), ("picture", profile.picture, defaults.picture),
+        ]
+        for (field, sources, standard) in lists where sources != standard {
+            for (index, source) in sources.enumerated() {
+                let path = ["profile", field, String(index)]
+                if source.hasPrefix("id_token."), descriptor.protocol != .oidc {
+                    diagnostics.append(diagnostic(file, path, "`\(source)`: a plain OAuth 2.0 provider issues no ID token; use `userinfo.` sources"))
+                } else if source.hasPrefix("userinfo."), !hasUserinfo {
+                    diagnostics.append(diagnostic(file, path, "`\(source)`: the descriptor has no `endpoints.userinfo` and no discovery to find one"))
+                } else if source.hasPrefix("extra.") {
+                    usesExtra = true
+                    if profile.extraCall == nil {
+                        diagnostics.append(diagnostic(file, path, "`\(source)` needs `profile.extra_call`, the call whose answer `extra.` reads"))
+                    }
+                }
+            }
+        }
+        if let call = profile.extraCall {
+            if !usesExtra {
+                diagnostics.append(diagnostic(file, ["profile", "extra_call"], "`profile.extra_call` is declared but no source reads `extra.`; it would cost a request for nothing",
+                                              atKey: true, severity: .warning))
+            }
+            if let url = URL(string: call.url.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
+               url.scheme?.lowercased() != "https", !Loopback.isLoopbackHost(url.host ?? "") {
+                diagnostics.append(diagnostic(file, ["profile", "extra_call", "url"], "`profile.extra_call.url` sends the access token, so it must use https"))
+            }
+        }
+        return diagnostics
     }
 }
