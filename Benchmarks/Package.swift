@@ -1,13 +1,19 @@
 // swift-tools-version: 6.0
 // Benchmarks live in their own package so that `swift test` never builds or times them.
-// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark)
+// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark)
 import PackageDescription
 
 let package = Package(
     name: "OAuthFlowBenchmarks",
     platforms: [.macOS(.v13)],
     // Named, so that the clone's folder name (`main`, `oauthflow`, anything) does not matter.
-    dependencies: [.package(name: "OAuthFlow", path: "..")],
+    dependencies: [
+        .package(name: "OAuthFlow", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
     targets: [
         .executableTarget(
             name: "RefreshBenchmark",
@@ -18,6 +24,18 @@ let package = Package(
             dependencies: [
                 .product(name: "OAuthFlow", package: "OAuthFlow"),
                 .product(name: "OAuthFlowLint", package: "OAuthFlow"),
+            ]
+        ),
+        .executableTarget(
+            name: "WebBenchmark",
+            dependencies: [
+                .product(name: "OAuthFlow", package: "OAuthFlow"),
+                .product(name: "OAuthFlowWeb", package: "OAuthFlow"),
+                .product(name: "OAuthFlowHummingbird", package: "OAuthFlow"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

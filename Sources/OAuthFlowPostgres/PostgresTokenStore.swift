@@ -367,26 +367,34 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     // MARK: - Deadlines and errors
 
     /// Runs `body` with the store's deadline; any failure becomes a ``TokenStoreError`` naming the server.
+    ///
+    /// The deadline returns on time even when the operation is slow to notice cancellation
+    /// (a pool still connecting): the operation is cancelled and left to finish on its own.
     @discardableResult
     func withDeadline<T: Sendable>(_ action: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = self.timeout
+        let failures = connectionFailures
+        let target = self.target
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    if let reason = connectionFailures.latest {
-                        throw TokenStoreError(.unavailable, "cannot \(action): no connection to \(target) within \(timeout): \(reason)")
+            let value: T = try await withCheckedThrowingContinuation { continuation in
+                let once = ResumeOnce(continuation)
+                let work = LockedDictionary<Int, Task<Void, Never>>()
+                let timer = Task {
+                    do { try await Task.sleep(for: timeout) } catch { return }
+                    if let reason = failures.latest {
+                        once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): no connection to \(target) within \(timeout): \(reason)"))
+                    } else {
+                        once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): \(target) did not answer within \(timeout)"))
                     }
-                    throw TokenStoreError(.unavailable, "cannot \(action): \(target) did not answer within \(timeout)")
+                    work.get(0)?.cancel()
                 }
-                connectionFailures.clear()
-                return value
+                work.set(0, Task {
+                    do { once.resume(returning: try await body()) } catch { once.resume(throwing: error) }
+                    timer.cancel()
+                })
             }
+            failures.clear()
+            return value
         } catch {
             throw failure(error, doing: action)
         }
