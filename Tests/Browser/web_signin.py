@@ -65,7 +65,7 @@ def error_code(browser):
 
 
 options = webdriver.ChromeOptions()
-for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,900",
+for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,1300",
                  "--no-first-run", "--disable-extensions", "--password-store=basic"):
     options.add_argument(argument)
 options.binary_location = "/usr/bin/chromium"
@@ -82,6 +82,9 @@ try:
     claims = browser.find_element(By.ID, "claims").text
     if "alice@example.com" not in claims:
         fail(browser, f"alice's email is not among the claims: {claims!r}")
+    profile = browser.find_element(By.ID, "profile").text
+    if "Alice Liddell" not in profile or "alice@example.com" not in profile:
+        fail(browser, f"the profile does not show alice: {profile!r}")
     browser.save_screenshot(str(ARTIFACTS / "web-signed-in.png"))
     print(f"signed in: {browser.find_element(By.ID, 'signed-in').text}")
     browser.find_element(By.XPATH, "//button[starts-with(normalize-space(.), 'Open ')]").click()

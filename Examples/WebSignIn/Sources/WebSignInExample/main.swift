@@ -25,7 +25,7 @@ import OAuthFlowWeb
 struct UserSession: Codable, Sendable {
     var provider: String
     var providerName: String
-    var subject: String
+    var profile: UserProfile
     var claims: [String: String]
     var accessToken: String
     var resources: [Resource]
@@ -154,7 +154,14 @@ router.get("/") { _, context -> Response in
     }
     return html("Signed in", """
         <h1>OAuthFlow web sign-in</h1>
-        <p id="signed-in">Signed in with \(escape(user.providerName)) as <strong id="subject">\(escape(user.claims["name"] ?? user.claims["preferred_username"] ?? user.subject))</strong></p>
+        <p id="signed-in">Signed in with \(escape(user.providerName)) as <strong id="name">\(escape(user.profile.name ?? user.profile.subject ?? "?"))</strong></p>
+        <h2>Profile</h2>
+        <table id="profile">
+        <tr><th>subject</th><td>\(escape(user.profile.subject ?? ""))</td></tr>
+        <tr><th>name</th><td>\(escape(user.profile.name ?? ""))</td></tr>
+        <tr><th>email</th><td>\(escape(user.profile.email ?? ""))\(user.profile.emailVerified.map { $0 ? " (verified)" : " (not verified)" } ?? "")</td></tr>
+        <tr><th>picture</th><td>\(escape(user.profile.picture ?? ""))</td></tr>
+        </table>
         <h2>Claims</h2><table id="claims">\(rows.joined())</table>
         <h2>Resources your scopes open</h2>\(resources.isEmpty ? "<p>None.</p>" : resources.joined())
         <form method="post" action="/signout"><button id="sign-out">Sign out</button></form>
@@ -186,7 +193,7 @@ router.post("/signout") { _, context -> Response in
 // The sign-in routes; the hook decides what a signed-in user is: here, a server-side session.
 router.addSignInRoutes(web) { result, _, context in
     context.sessions.setSession(UserSession(
-        provider: result.providerID, providerName: result.displayName, subject: result.subject ?? "",
+        provider: result.providerID, providerName: result.displayName, profile: result.profile,
         claims: displayClaims(result.claims), accessToken: result.tokens.accessToken.value, resources: result.resources))
     return Response(status: .seeOther, headers: [.location: result.returnTo])
 }
