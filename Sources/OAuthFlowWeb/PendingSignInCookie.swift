@@ -36,7 +36,12 @@ struct PendingSignIn: Codable, Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let (keyID, sealed) = try keyring.seal(try encoder.encode(self), context: Self.context(name))
-        return (name, "\(Self.version).\(keyID).\(Base64URL.encode(sealed))")
+        let value = "\(Self.version).\(keyID).\(Base64URL.encode(sealed))"
+        // A browser silently drops a cookie over 4 KiB, and the callback would then find none.
+        guard value.utf8.count <= Self.maximumCookieLength else {
+            throw WebSignInError(.configuration, "the pending sign-in for \(providerID) would need a \(value.utf8.count)-byte cookie (browsers keep 4 KiB); shorten the authorization request's extra parameters")
+        }
+        return (name, value)
     }
 
     /// Opens a cookie value sealed under `name`.
