@@ -126,6 +126,9 @@ extension OAuthFlowCommand.Credential {
 enum CredentialSession {
     static func validSession(for key: SessionKey, variables: [String: String]?, store: FileTokenStore, registry: RegistryOptions,
                              environment: [String: String]) async throws -> StoredSession {
+        if let valid = try await TokenManager.storedSession(key: key, in: store) {
+            return valid
+        }
         if let stored = try await store.load(key) {
             let manager = try self.manager(for: stored, variables: variables, store: store, registry: registry, environment: environment)
             do {

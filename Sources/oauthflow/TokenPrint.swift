@@ -20,6 +20,11 @@ extension OAuthFlowCommand.Token {
 
         func run() async throws {
             do {
+                // The common case reads the session file alone: no descriptor, no client settings.
+                if kind == .access, let stored = try await TokenManager.storedSession(key: session.key, in: FileTokenStore()) {
+                    Output.stdoutExact(stored.tokens.accessToken.value + "\n")
+                    return
+                }
                 let (manager, _, _) = try await session.manager()
                 let token: Secret?
                 switch kind {

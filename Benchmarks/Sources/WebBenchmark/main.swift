@@ -105,7 +105,6 @@ func run(protocol kind: String, port: Int) async throws {
     configuration.redirectConfiguration = .disallow
     configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    defer { try? client.syncShutdown() }
     let base = "http://127.0.0.1:\(port)"
 
     @Sendable func start() async throws -> Flow {
@@ -165,6 +164,7 @@ func run(protocol kind: String, port: Int) async throws {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return String(format: "%8.0f req/s", Double(count) / seconds)
     }
+    try await client.shutdown()
     print("\(kind == "oidc" ? "OpenID Connect (ES256 ID token)" : "plain OAuth 2.0              "): start \(rate(flows.count, startElapsed)), "
         + "callback \(rate(flows.count, callbackElapsed))  (\(flows.count) flows, \(concurrency) concurrent)")
 }

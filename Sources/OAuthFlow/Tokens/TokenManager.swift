@@ -78,6 +78,18 @@ public actor TokenManager {
         }
     }
 
+    /// The stored session when its access token stays valid for `skew` more seconds; nil when
+    /// there is none or it needs a refresh.
+    ///
+    /// It reads only the store: no provider, no client, no network. A command that runs once
+    /// per use (a git credential helper, a kubectl exec plugin) asks this first and builds a
+    /// manager only when it gives nil; the answer is what ``validAccessToken()`` would return.
+    public static func storedSession(validFor skew: TimeInterval = 60, key: SessionKey, in store: any TokenStore,
+                                     clock: any DateClock = SystemDateClock()) async throws -> StoredSession? {
+        guard let session = try await store.load(key), !session.tokens.isExpired(at: clock.now(), skew: skew) else { return nil }
+        return session
+    }
+
     /// Refreshes now, unless another refresh already replaced `stale`.
     ///
     /// - Parameter stale: The access token the caller found wanting (nil: refresh whatever is current).
