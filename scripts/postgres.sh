@@ -11,7 +11,8 @@ pg_cluster=""
 
 pg_run() {
     if [ "$(id -u)" = 0 ]; then
-        runuser -u postgres -- "$@"
+        # From /, which the postgres user can always enter.
+        (cd / && runuser -u postgres -- "$@")
     else
         "$@"
     fi
@@ -28,6 +29,16 @@ start_postgres() {
     fi
     rm -rf "$pg_cluster"
     mkdir -p "$pg_cluster"
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres: "$pg_cluster"
+        # The postgres user must reach the folder; a checkout under a private home (/root) is out of its reach.
+        if ! pg_run test -w "$pg_cluster"; then
+            rm -rf "$pg_cluster"
+            pg_cluster=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-postgres.XXXXXX")
+            chown postgres: "$pg_cluster"
+            echo "PostgreSQL cluster in $pg_cluster (the postgres user cannot reach the build folder)" >&2
+        fi
+    fi
     local password
     password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
     printf '%s\n' "$password" >"$pg_cluster/pwfile"
