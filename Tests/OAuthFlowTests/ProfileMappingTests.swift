@@ -90,4 +90,24 @@ import Testing
         let profile = try await client.profile(tokens, idToken: nil)
         #expect(profile == UserProfile(subject: "7", name: "ada", email: "a@x", emailVerified: true, picture: "https://a/7"))
     }
+
+    @Test func hostileProfileAnswersLeaveFieldsEmptyOrFailClearly() async throws {
+        let provider = try descriptor("github").resolve()
+        let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
+        let answers: [String] = [deep, "not json", #"{"id":{"nested":true},"login":["a"],"avatar_url":12.5}"#, "[]", #"{"id":"\u001b[31mred"}"#]
+        for answer in answers {
+            let transport = ScriptedTransport { request, _ in
+                request.url.path.hasSuffix("/emails") ? HTTPResponse(status: 200, body: Data(deep.utf8)) : HTTPResponse(status: 200, body: Data(answer.utf8))
+            }
+            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!),
+                                     transport: transport)
+            let tokens = TokenSet(accessToken: Secret("t"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [], issuedAt: Date())
+            do {
+                let profile = try await client.profile(tokens, idToken: nil)
+                #expect(profile.email == nil && profile.emailVerified == nil, "\(answer.prefix(30)): \(profile)")
+            } catch let error as FlowError {
+                #expect(error.code == .invalidUserInfo, "\(error)")
+            }
+        }
+    }
 }

@@ -291,6 +291,39 @@ final class MovableClock: DateClock, @unchecked Sendable {
         }
     }
 
+    @Test func hostileCallbacksGetAPageNotACrash() async throws {
+        let fixture = try fixture()
+        try await application(fixture).test(.router) { client in
+            let started = try await start(client, "alpha")
+            let cookie = "\(started.cookieName)=\(started.cookieValue)"
+            let junk = [
+                String(repeating: "A", count: 100_000),                                     // an endless-looking cookie value
+                "v1.web-1." + String(repeating: "_", count: 3000),                          // base64url of nothing useful
+                "v1.\u{1B}[31m.\u{202E}",                                                   // control and bidi characters
+                "v1..", "", ".", "v2.web-1.AAAA",
+            ]
+            for value in junk {
+                let (status, page, _) = try await callback(client, "alpha", query: "code=x&state=\(started.state)",
+                                                           cookie: "\(started.cookieName)=\(value)")
+                #expect(status == .badRequest && code(in: page) == "tampered", "\(value.prefix(40).debugDescription): \(page.prefix(200))")
+            }
+            // A state full of control characters, and a 100 KB query, find no cookie and say so.
+            var (status, page, _) = try await callback(client, "alpha", query: "code=x&state=%1B%5B31m%0A%E2%80%AE", cookie: cookie)
+            #expect(code(in: page) == "no_pending_sign_in")
+            (status, page, _) = try await callback(client, "alpha", query: "code=" + String(repeating: "x", count: 100_000) + "&state=\(started.state)",
+                                                   cookie: cookie)
+            #expect(status == .badRequest || status == .badGateway, "\(status)")
+            // A form_post body over 64 KiB is not read.
+            var headers = HTTPFields()
+            headers[.cookie] = cookie
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            let posted = try await client.execute(uri: "/auth/alpha/callback", method: .post, headers: headers,
+                                                  body: ByteBuffer(string: "state=\(started.state)&code=" + String(repeating: "y", count: 200_000))) { $0.status }
+            #expect(posted == .contentTooLarge, "\(posted)")
+            #expect(fixture.providers["alpha"]!.tokenRequests <= 1)
+        }
+    }
+
     @Test func anExpiredPendingSignInIsRefused() async throws {
         let fixture = try fixture()
         try await application(fixture).test(.router) { client in
