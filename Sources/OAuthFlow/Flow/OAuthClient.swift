@@ -208,17 +208,7 @@ public actor OAuthClient {
     ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.userinfo, "userinfo")
-        try TransportPolicy.requireSecure(endpoint)
-        let descriptor = provider.descriptor
-        var headers = descriptor.userinfo.headers
-        headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
-        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = HTTPRequest(method: descriptor.userinfo.method.rawValue, url: endpoint, headers: headers)
-        let response = try await transport.send(request)
-        logger.trace("userinfo answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
-        guard (200..<300).contains(response.status) else {
-            throw Self.resourceError(response)
-        }
+        let response = try await profileRequest(endpoint, tokens, method: provider.descriptor.userinfo.method.rawValue, label: "userinfo")
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
         }
@@ -267,16 +257,24 @@ public actor OAuthClient {
 
     /// The descriptor's extra profile call: a GET with the access token, answered with JSON.
     private func profileCall(_ url: URL, _ tokens: TokenSet) async throws -> JSONValue {
-        try TransportPolicy.requireSecure(url)
-        var headers = provider.descriptor.userinfo.headers
-        headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
-        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: headers))
-        guard (200..<300).contains(response.status) else { throw Self.resourceError(response) }
+        let response = try await profileRequest(url, tokens, method: "GET", label: "the profile's extra call")
         guard let answer = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
             throw FlowError(.invalidUserInfo, "the profile call to \(url.host ?? "the provider") did not answer with JSON (HTTP \(response.status))")
         }
         return answer
+    }
+
+    /// A request for the user's profile (userinfo, the extra call) with the access token and the
+    /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
+    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: String, label: String) async throws -> HTTPResponse {
+        try TransportPolicy.requireSecure(url)
+        var headers = provider.descriptor.userinfo.headers
+        headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        let response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers))
+        logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
+        guard (200..<300).contains(response.status) else { throw Self.resourceError(response) }
+        return response
     }
 
     /// Which token to revoke (RFC 7009 §2.1 `token_type_hint`).
