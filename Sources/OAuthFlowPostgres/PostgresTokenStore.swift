@@ -376,21 +376,21 @@ public final class PostgresTokenStore: TokenStore, Sendable {
         let failures = connectionFailures
         let target = self.target
         do {
+            // Whichever of the two ends first resumes; the other is cancelled on the way out.
+            var tasks: [Task<Void, Never>] = []
+            defer { for task in tasks { task.cancel() } }
             let value: T = try await withCheckedThrowingContinuation { continuation in
                 let once = ResumeOnce(continuation)
-                let work = LockedDictionary<Int, Task<Void, Never>>()
-                let timer = Task {
+                tasks.append(Task {
+                    do { once.resume(returning: try await body()) } catch { once.resume(throwing: error) }
+                })
+                tasks.append(Task {
                     do { try await Task.sleep(for: timeout) } catch { return }
                     if let reason = failures.latest {
                         once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): no connection to \(target) within \(timeout): \(reason)"))
                     } else {
                         once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): \(target) did not answer within \(timeout)"))
                     }
-                    work.get(0)?.cancel()
-                }
-                work.set(0, Task {
-                    do { once.resume(returning: try await body()) } catch { once.resume(throwing: error) }
-                    timer.cancel()
                 })
             }
             failures.clear()
