@@ -144,10 +144,10 @@ public final class WebSignIn: Sendable {
         let suffix = target == "/" ? "" : "?return_to=" + FormEncoding.encode(target)
         let items = providerIDs.compactMap { id -> String? in
             guard let provider = clients[id]?.provider else { return nil }
-            let href = HTML.escape("\(basePath)/\(id)\(suffix)")
-            return "<li><a class=\"provider\" href=\"\(href)\">Sign in with \(HTML.escape(provider.descriptor.displayName))</a></li>"
+            let href = WebHTML.escape("\(basePath)/\(id)\(suffix)")
+            return "<li><a class=\"provider\" href=\"\(href)\">Sign in with \(WebHTML.escape(provider.descriptor.displayName))</a></li>"
         }
-        return HTML.page(title: "Sign in", body: """
+        return WebHTML.page(title: "Sign in", body: """
             <h1>Sign in</h1>
             <ul class="providers">
             \(items.joined(separator: "\n"))

@@ -57,10 +57,10 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
     public func page(signInPath: String? = nil) -> WebResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")]
         if let clearPendingCookie { headers.append(("Set-Cookie", clearPendingCookie)) }
-        let again = signInPath.map { "<p><a href=\"\(HTML.escape($0))\">Start again</a></p>" } ?? ""
-        return WebResponse(status: status, headers: headers, body: HTML.page(title: "Sign-in failed", body: """
+        let again = signInPath.map { "<p><a href=\"\(WebHTML.escape($0))\">Start again</a></p>" } ?? ""
+        return WebResponse(status: status, headers: headers, body: WebHTML.page(title: "Sign-in failed", body: """
             <h1>Sign-in failed</h1>
-            <p role="alert" id="error" data-code="\(HTML.escape(code.description))">\(HTML.escape(explanation))</p>
+            <p role="alert" id="error" data-code="\(WebHTML.escape(code.description))">\(WebHTML.escape(explanation))</p>
             \(again)
             """).body)
     }
@@ -98,8 +98,9 @@ extension ErrorCode where Domain == WebSignInError {
 }
 
 /// Minimal HTML for the default pages.
-enum HTML {
-    static func escape(_ text: String) -> String {
+public enum WebHTML {
+    /// Text made safe inside HTML text and quoted attribute values: `& < > " '` and control characters become references.
+    public static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {
