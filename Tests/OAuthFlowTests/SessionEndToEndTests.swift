@@ -133,7 +133,9 @@ struct SessionEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         var outcomes: [String: (runs: Int, lost: Int)] = [:]
+        let journal = try TokenJournal()
         for run in 0..<200 {
+            let spending = try await store.load(session.key)?.tokens.refreshToken
             let process = Process()
             process.executableURL = worker
             process.arguments = [store.directory.path, "Tests/OAuthFlowTests/Fixtures/providers", "\(server.port)", Server.publicClientID]
@@ -160,8 +162,14 @@ struct SessionEndToEndTests {
             out.fileHandleForReading.readabilityHandler = nil
             let phase = lines.words.contains("done") ? "completed" : lines.words.contains("recorded") ? "after recording"
                 : lines.words.contains("received") ? "after the answer, before recording" : "before the answer"
-            // Let the server finish a request whose client died, as it would long before a real next run.
+            // Let the server finish a request whose client died, as it would long before a real next run: its
+            // journal shows when it answered. (A worker killed before sending anything leaves no line: wait 1 s.)
             try await Task.sleep(nanoseconds: 100_000_000)
+            if phase == "before the answer" {
+                for _ in 0..<20 where try journal.refreshes(spending: spending).isEmpty {
+                    try await Task.sleep(nanoseconds: 50_000_000)
+                }
+            }
             // The next refresh shows whether the session survived.
             let manager = TokenManager(client: client, store: store, key: session.key)
             var lost = false
