@@ -78,7 +78,8 @@ public struct DescriptorDocument {
         }
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // Scalars stay untyped here; ScalarTyping types them without regular expressions.
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             let (message, mark) = YAMLErrorDescription.describe(error, in: text)
             return failed(message, line: mark?.line ?? 1, column: mark?.column ?? 1, text: text)

@@ -29,7 +29,7 @@ struct SchemaValidator {
             guard let mapping = mapping(node, keyPath, shape) else { return }
             let names = fields.map(\.name)
             for (key, value) in mapping {
-                guard let name = key.scalar?.string, key.tagName == .str || key.tagName == .int else {
+                guard let name = key.scalar?.string, [.str, .int].contains(key.keyTagName) else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
@@ -183,6 +183,15 @@ struct SchemaValidator {
 }
 
 extension Node {
-    /// The node's resolved tag (`str`, `int`, `bool`, `null`, ...).
-    var tagName: Tag.Name { Tag.Name(rawValue: tag.rawValue) }
+    /// The node's tag (`str`, `int`, `bool`, `null`, ...) under YAML 1.1 rules, as a value.
+    var tagName: Tag.Name {
+        if case let .scalar(scalar) = self { return ScalarTyping.tagName(of: scalar) }
+        return Tag.Name(rawValue: tag.rawValue)
+    }
+
+    /// The node's tag as a mapping key (see ``ScalarTyping/tagName(of:isKey:)``).
+    var keyTagName: Tag.Name {
+        if case let .scalar(scalar) = self { return ScalarTyping.tagName(of: scalar, isKey: true) }
+        return Tag.Name(rawValue: tag.rawValue)
+    }
 }

@@ -1,0 +1,206 @@
+import Yams
+
+/// Types YAML scalars the way Yams' default resolver does (YAML 1.1: `yes` is a
+/// boolean, `0o17` an integer, `2024-01-01` a timestamp), in one pass over the
+/// bytes instead of up to seven regular expressions per scalar.
+///
+/// Descriptors are composed with `Resolver.basic`, which leaves every plain scalar
+/// a string; the schema check and the decoder then ask this type what the scalar
+/// would have been. Composing with the default resolver cost about a quarter of
+/// reading a descriptor: Yams hashes every key, and the schema check reads every
+/// value's tag, and each of those ran the regular expressions (see Docs/benchmarks.md).
+enum ScalarTyping {
+    /// The tag a scalar node resolves to under YAML 1.1 rules.
+    ///
+    /// - Parameters:
+    ///   - scalar: A scalar composed with `Resolver.basic`.
+    ///   - isKey: Whether the scalar is a mapping key. Yams resolves keys while composing
+    ///     (its duplicate check hashes them), so a plain key already reads as a string and
+    ///     is typed from its text here; a plain value with an explicit `!!str` stays a string.
+    static func tagName(of scalar: Node.Scalar, isKey: Bool = false) -> Tag.Name {
+        let name = Tag.Name(rawValue: scalar.tag.description)
+        if name == .implicit || (isKey && name == .str && scalar.style == .plain) {
+            return resolve(scalar.string)
+        }
+        return name == .nonSpecific ? .str : name
+    }
+
+    /// The tag of a plain, untagged scalar with this text.
+    static func resolve(_ text: String) -> Tag.Name {
+        var text = text
+        return text.withUTF8 { resolve(bytes: $0) }
+    }
+
+    private static func resolve(bytes: UnsafeBufferPointer<UInt8>) -> Tag.Name {
+        // Yams tries its rules in this order and takes the first that matches.
+        if isBool(bytes) { return .bool }
+        if isInt(bytes) { return .int }
+        if isFloat(bytes) { return .float }
+        if bytes.count == 2, bytes[0] == ascii("<"), bytes[1] == ascii("<") { return .merge }
+        if isNull(bytes) { return .null }
+        if isTimestamp(bytes) { return .timestamp }
+        if bytes.count == 1, bytes[0] == ascii("=") { return .value }
+        return .str
+    }
+
+    // MARK: - The rules
+
+    private static let booleans: Set<String> = [
+        "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+        "on", "On", "ON", "off", "Off", "OFF",
+    ]
+
+    private static let nulls: Set<String> = ["", "~", "null", "Null", "NULL"]
+
+    private static func isBool(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        (2...5).contains(bytes.count) && booleans.contains(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count <= 4 && nulls.contains(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// `[-+]?` then binary `0b[01_]+`, octal `0o?[0-7_]+`, decimal `0|[1-9][0-9_]*`,
+    /// hexadecimal `0x[0-9a-fA-F_]+`, or sexagesimal `[1-9][0-9_]*(:[0-5]?[0-9])+`.
+    private static func isInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var reader = ByteReader(bytes)
+        reader.skipSign()
+        if reader.take("0") {
+            if reader.take("b") { return reader.takeRun(of: isBinaryDigit) > 0 && reader.atEnd }
+            if reader.take("x") { return reader.takeRun(of: isHexDigit) > 0 && reader.atEnd }
+            if reader.atEnd { return true }
+            // `0o17`, `017`, `0_7`: an octal run after the zero (with or without the `o`).
+            return (reader.take("o") ? reader.takeRun(of: isOctalDigit) > 0 : reader.takeRun(of: isOctalDigit) > 0) && reader.atEnd
+        }
+        guard reader.take(where: { $0 >= ascii("1") && $0 <= ascii("9") }) else { return false }
+        reader.takeRun(of: isDecimalDigit)
+        if reader.atEnd { return true }
+        return reader.takeSexagesimalGroups() && reader.atEnd
+    }
+
+    /// `[-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?`, `\.[0-9_]+([eE][-+][0-9]+)?`,
+    /// `[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*`, `[-+]?\.(inf|Inf|INF)` or `\.(nan|NaN|NAN)`.
+    private static func isFloat(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.first == ascii(".") {
+            let rest = String(decoding: UnsafeBufferPointer(rebasing: bytes.dropFirst()), as: UTF8.self)
+            if ["inf", "Inf", "INF", "nan", "NaN", "NAN"].contains(rest) { return true }
+            var reader = ByteReader(bytes)
+            _ = reader.take(".")
+            guard reader.takeRun(of: isDecimalDigit) > 0 else { return false }
+            if reader.atEnd { return true }
+            // Here the exponent's sign is required.
+            guard reader.take(where: { $0 == ascii("e") || $0 == ascii("E") }),
+                  reader.take(where: { $0 == ascii("+") || $0 == ascii("-") }) else { return false }
+            return reader.takeRun(of: isPlainDigit) > 0 && reader.atEnd
+        }
+        var reader = ByteReader(bytes)
+        reader.skipSign()
+        if reader.take(".") {
+            let rest = String(decoding: UnsafeBufferPointer(rebasing: bytes[reader.offset...]), as: UTF8.self)
+            return ["inf", "Inf", "INF"].contains(rest)
+        }
+        guard reader.take(where: isPlainDigit) else { return false }
+        reader.takeRun(of: isDecimalDigit)
+        var sexagesimal = reader
+        if sexagesimal.takeSexagesimalGroups(), sexagesimal.take(".") {
+            sexagesimal.takeRun(of: isDecimalDigit)
+            if sexagesimal.atEnd { return true }
+        }
+        if reader.take(".") { reader.takeRun(of: isDecimalDigit) }
+        if reader.take(where: { $0 == ascii("e") || $0 == ascii("E") }) {
+            reader.skipSign()
+            guard reader.takeRun(of: isPlainDigit) > 0 else { return false }
+        }
+        return reader.atEnd
+    }
+
+    /// `YYYY-MM-DD`, or `YYYY-M-D` followed by `T` or blanks, `H:MM:SS`, an optional
+    /// fraction and an optional zone (`Z` or `±H[:MM]`, after optional blanks).
+    private static func isTimestamp(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var reader = ByteReader(bytes)
+        guard reader.takeDigits(4...4), reader.take("-") else { return false }
+        var dateOnly = reader
+        if dateOnly.takeDigits(2...2), dateOnly.take("-"), dateOnly.takeDigits(2...2), dateOnly.atEnd { return true }
+        guard reader.takeDigits(1...2), reader.take("-"), reader.takeDigits(1...2) else { return false }
+        if !reader.take("T"), !reader.take("t") {
+            guard reader.takeRun(of: isBlank) > 0 else { return false }
+        }
+        guard reader.takeDigits(1...2), reader.take(":"), reader.takeDigits(2...2), reader.take(":"),
+              reader.takeDigits(2...2) else { return false }
+        if reader.take(".") { reader.takeRun(of: isPlainDigit) }
+        if reader.atEnd { return true }
+        reader.takeRun(of: isBlank)
+        if reader.take("Z") { return reader.atEnd }
+        guard reader.take(where: { $0 == ascii("+") || $0 == ascii("-") }), reader.takeDigits(1...2) else { return false }
+        if reader.take(":") { guard reader.takeDigits(2...2) else { return false } }
+        return reader.atEnd
+    }
+
+    // MARK: - Bytes
+
+    private static func ascii(_ character: Unicode.Scalar) -> UInt8 { UInt8(character.value) }
+    private static func isPlainDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+    private static func isDecimalDigit(_ byte: UInt8) -> Bool { isPlainDigit(byte) || byte == 0x5F }
+    private static func isOctalDigit(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x37) || byte == 0x5F }
+    private static func isBinaryDigit(_ byte: UInt8) -> Bool { byte == 0x30 || byte == 0x31 || byte == 0x5F }
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDecimalDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    }
+
+    /// A cursor over a scalar's bytes.
+    private struct ByteReader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var offset = 0
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        var atEnd: Bool { offset == bytes.count }
+
+        mutating func take(where accept: (UInt8) -> Bool) -> Bool {
+            guard offset < bytes.count, accept(bytes[offset]) else { return false }
+            offset += 1
+            return true
+        }
+
+        mutating func take(_ character: Unicode.Scalar) -> Bool {
+            take(where: { $0 == UInt8(character.value) })
+        }
+
+        mutating func skipSign() {
+            _ = take(where: { $0 == 0x2B || $0 == 0x2D })
+        }
+
+        @discardableResult
+        mutating func takeRun(of accept: (UInt8) -> Bool) -> Int {
+            let start = offset
+            while take(where: accept) {}
+            return offset - start
+        }
+
+        /// Between `count.lowerBound` and `count.upperBound` plain digits.
+        mutating func takeDigits(_ count: ClosedRange<Int>) -> Bool {
+            var taken = 0
+            while taken < count.upperBound, take(where: ScalarTyping.isPlainDigit) { taken += 1 }
+            return taken >= count.lowerBound
+        }
+
+        /// One or more `:[0-5]?[0-9]` groups.
+        mutating func takeSexagesimalGroups() -> Bool {
+            var groups = 0
+            while offset < bytes.count, bytes[offset] == 0x3A {
+                var probe = self
+                probe.offset += 1
+                if probe.take(where: { $0 >= 0x30 && $0 <= 0x35 }) {
+                    // `[0-5]?[0-9]`: a second digit is optional when the first was 0–5.
+                    _ = probe.take(where: ScalarTyping.isPlainDigit)
+                } else if !probe.take(where: ScalarTyping.isPlainDigit) {
+                    break
+                }
+                self = probe
+                groups += 1
+            }
+            return groups > 0
+        }
+    }
+}
