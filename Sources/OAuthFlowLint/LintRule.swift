@@ -76,9 +76,15 @@ extension LintRule {
 /// A descriptor file being linted.
 public struct LintFile {
     public let document: DescriptorDocument
+    /// Every URL the descriptor holds, with its key path; worked out once, as several rules read them.
+    let urls: [(keyPath: [String], template: URLTemplate)]
+    /// Every `{placeholder}` in those URLs, with where it stands.
+    let placeholderUses: [(keyPath: [String], placeholder: URLTemplate.Placeholder)]
 
     public init(document: DescriptorDocument) {
         self.document = document
+        urls = document.descriptor.map(urlFields) ?? []
+        placeholderUses = urls.flatMap { field in field.template.placeholders.map { (field.keyPath, $0) } }
     }
 
     /// The decoded descriptor, when the file is structurally valid.

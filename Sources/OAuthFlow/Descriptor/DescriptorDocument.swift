@@ -79,7 +79,7 @@ public struct DescriptorDocument {
         let root: Node?
         do {
             // Scalars stay untyped here; ScalarTyping types them without regular expressions.
-            root = try Yams.compose(yaml: text, .basic)
+            root = try Yams.compose(yaml: text, .basic, .default, .utf8)
         } catch let error as YamlError {
             let (message, mark) = YAMLErrorDescription.describe(error, in: text)
             return failed(message, line: mark?.line ?? 1, column: mark?.column ?? 1, text: text)
@@ -258,48 +258,59 @@ enum TextPosition {
 
 /// A cheap upper bound on YAML nesting depth, computed before parsing so that a
 /// hostile file cannot exhaust the stack inside the recursive composer.
+///
+/// It reads bytes: every character it looks for is ASCII, and no byte of a
+/// multi-byte UTF-8 sequence is ASCII.
 enum NestingScanner {
     /// The first line (1-based) whose nesting bound exceeds `limit`, if any.
     static func firstLineDeeperThan(_ limit: Int, in text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { firstLineDeeperThan(limit, in: $0) }
+    }
+
+    private static func firstLineDeeperThan(_ limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), newline = UInt8(ascii: "\n")
         var flowDepth = 0
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var index = 0
+        while index <= bytes.count {
             lineNumber += 1
-            let scalars = Array(line.unicodeScalars)
-            var index = 0
+            let end = bytes[index...].firstIndex(of: newline) ?? bytes.count
             var indent = 0
-            while index < scalars.count, scalars[index] == " " {
+            while index < end, bytes[index] == space {
                 indent += 1
                 index += 1
             }
             // Compact block collections ("- - - x", "? ? x") nest without indentation.
             var compact = 0
-            while index + 1 < scalars.count, scalars[index] == "-" || scalars[index] == "?", scalars[index + 1] == " " {
+            while index + 1 < end, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == space {
                 compact += 1
                 index += 2
-                while index < scalars.count, scalars[index] == " " { index += 1 }
+                while index < end, bytes[index] == space { index += 1 }
             }
-            var quote: Unicode.Scalar?
-            var previous: Unicode.Scalar = " "
-            while index < scalars.count {
-                let scalar = scalars[index]
+            var quote: UInt8?
+            var previous = space
+            while index < end {
+                let byte = bytes[index]
                 if let open = quote {
-                    if scalar == open { quote = nil }
-                } else if scalar == "#", previous == " " || previous == "\t" {
+                    if byte == open { quote = nil }
+                } else if byte == UInt8(ascii: "#"), previous == space || previous == tab {
                     break
-                } else if scalar == "\"" || scalar == "'", flowDepth > 0 || previous == " " || previous == ":" {
-                    quote = scalar
-                } else if scalar == "[" || scalar == "{" {
+                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"),
+                          flowDepth > 0 || previous == space || previous == UInt8(ascii: ":") {
+                    quote = byte
+                } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
                     flowDepth += 1
-                } else if scalar == "]" || scalar == "}" {
+                } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
                     flowDepth = max(0, flowDepth - 1)
                 }
                 if flowDepth > limit { return lineNumber }
-                previous = scalar
+                previous = byte
                 index += 1
             }
             // Each block level needs at least one column of indentation or one compact indicator.
             if indent + compact + flowDepth > limit * 2 || compact > limit { return lineNumber }
+            index = end + 1
         }
         return nil
     }

@@ -10,12 +10,27 @@ struct SchemaValidator {
     private(set) var problems: [DescriptorProblem] = []
     private var visited = 0
     private var gaveUp = false
+    /// The key path of the node being checked; it grows and shrinks, and is copied only into a problem.
+    private var keyPath: [String] = []
 
     init(path: String) {
         self.path = path
     }
 
+    /// Checks `node`, found at `keyPath`, against `shape`.
     mutating func check(_ node: Node, against shape: DescriptorSchema.Shape, keyPath: [String]) {
+        self.keyPath = keyPath
+        visit(node, shape)
+    }
+
+    /// Checks the child `node` found under `key`.
+    private mutating func visit(_ node: Node, _ shape: DescriptorSchema.Shape, under key: String) {
+        keyPath.append(key)
+        visit(node, shape)
+        keyPath.removeLast()
+    }
+
+    private mutating func visit(_ node: Node, _ shape: DescriptorSchema.Shape) {
         guard !gaveUp else { return }
         visited += 1
         if visited > DescriptorDocument.maximumNodes {
@@ -26,7 +41,7 @@ struct SchemaValidator {
         }
         switch shape {
         case let .object(fields):
-            guard let mapping = mapping(node, keyPath, shape) else { return }
+            guard let mapping = mapping(node, shape) else { return }
             let names = fields.map(\.name)
             for (key, value) in mapping {
                 guard let name = key.scalar?.string, [.str, .int].contains(key.keyTagName) else {
@@ -41,7 +56,7 @@ struct SchemaValidator {
                     report(.unknownKey, at: key, keyPath + [name], message)
                     continue
                 }
-                check(value, against: field.shape, keyPath: keyPath + [name])
+                visit(value, field.shape, under: name)
             }
             let present = Set(mapping.keys.compactMap(\.string))
             for field in fields where field.required && !present.contains(field.name) {
@@ -49,7 +64,7 @@ struct SchemaValidator {
                 report(.missingField, at: node, keyPath + [field.name], "missing required key `\(field.name)` in \(owner)")
             }
         case let .map(valueShape):
-            guard let mapping = mapping(node, keyPath, shape) else { return }
+            guard let mapping = mapping(node, shape) else { return }
             guard mapping.count <= DescriptorSchema.maximumEntries else {
                 report(.wrongType, at: node, keyPath,
                        "`\(keyPath.joined(separator: "."))` has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed")
@@ -60,7 +75,7 @@ struct SchemaValidator {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
-                check(value, against: valueShape, keyPath: keyPath + [name])
+                visit(value, valueShape, under: name)
             }
         case let .list(itemShape):
             guard let sequence = node.sequence else {
@@ -73,10 +88,10 @@ struct SchemaValidator {
                 return
             }
             for (index, item) in sequence.enumerated() {
-                check(item, against: itemShape, keyPath: keyPath + ["\(index)"])
+                visit(item, itemShape, under: String(index))
             }
         case let .either(shapes):
-            for option in shapes where matches(node, option, keyPath) { return }
+            for option in shapes where matches(node, option) { return }
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
         default:
             if let message = scalarMismatch(node, shape) {
@@ -85,13 +100,13 @@ struct SchemaValidator {
         }
     }
 
-    private func matches(_ node: Node, _ shape: DescriptorSchema.Shape, _ keyPath: [String]) -> Bool {
+    private func matches(_ node: Node, _ shape: DescriptorSchema.Shape) -> Bool {
         var probe = SchemaValidator(path: path)
         probe.check(node, against: shape, keyPath: keyPath)
         return probe.problems.isEmpty
     }
 
-    private mutating func mapping(_ node: Node, _ keyPath: [String], _ shape: DescriptorSchema.Shape) -> Node.Mapping? {
+    private mutating func mapping(_ node: Node, _ shape: DescriptorSchema.Shape) -> Node.Mapping? {
         guard let mapping = node.mapping else {
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
             return nil

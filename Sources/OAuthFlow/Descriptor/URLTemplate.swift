@@ -23,42 +23,53 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     public var description: String { text }
 
     /// The placeholders in the order they appear.
+    ///
+    /// One pass over the UTF-8 bytes: braces, slashes, `?` and `#` are ASCII, and no
+    /// byte of a multi-byte character is.
     public var placeholders: [Placeholder] {
         var result: [Placeholder] = []
         var part = Part.scheme
-        var name: String?
-        var previous: Character = " "
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if var current = name {
-                if character == "}" {
-                    result.append(Placeholder(name: current, part: part))
-                    name = nil
-                } else {
-                    current.append(character)
-                    name = current
+        var nameStart: String.Index?
+        var previous = UInt8(ascii: " ")
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if let start = nameStart {
+                if byte == UInt8(ascii: "}") {
+                    result.append(Placeholder(name: String(decoding: utf8[start..<index], as: UTF8.self), part: part))
+                    nameStart = nil
                 }
             } else {
-                switch character {
-                case "{": name = ""
-                case "/" where part == .scheme && previous == "/": part = .host
-                case "/" where part == .host: part = .path
-                case "?" where part != .fragment && part != .query: part = .query
-                case "#": part = .fragment
+                switch byte {
+                case UInt8(ascii: "{"): nameStart = utf8.index(after: index)
+                case UInt8(ascii: "/") where part == .scheme && previous == UInt8(ascii: "/"): part = .host
+                case UInt8(ascii: "/") where part == .host: part = .path
+                case UInt8(ascii: "?") where part != .fragment && part != .query: part = .query
+                case UInt8(ascii: "#"): part = .fragment
                 default: break
                 }
             }
-            previous = character
-            index = text.index(after: index)
+            previous = byte
+            index = utf8.index(after: index)
         }
         return result
     }
 
     /// The scheme written in the template, lowercased, if it has one.
     public var scheme: String? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let scheme = text[..<colon]
+        if scheme.utf8.allSatisfy({ $0 < 0x80 }) {
+            let valid = scheme.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+                default: false
+                }
+            }
+            return valid ? scheme.lowercased() : nil
+        }
         return scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } ? scheme.lowercased() : nil
     }
 
@@ -75,9 +86,9 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         var rest = text[...]
-        while let open = rest.firstIndex(of: "{") {
+        while let open = rest.utf8.firstIndex(of: UInt8(ascii: "{")) {
             out += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            guard let close = rest.utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
             let name = rest[rest.index(after: open)..<close]
             var after = rest.index(after: close)
             if let replacement = value(name) {
@@ -100,19 +111,43 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// Why the template cannot be an absolute http(s) URL, or nil when it can.
     public var shapeProblem: String? {
-        if text.contains(where: { $0.isWhitespace }) { return "it contains white space" }
-        if text.filter({ $0 == "{" }).count != text.filter({ $0 == "}" }).count { return "its braces do not pair up" }
+        if containsWhiteSpace { return "it contains white space" }
+        var braces = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "{") { braces += 1 } else if byte == UInt8(ascii: "}") { braces -= 1 }
+        }
+        if braces != 0 { return "its braces do not pair up" }
         guard let scheme else { return "it has no scheme" }
         guard scheme == "https" || scheme == "http" else { return "the scheme must be https (or http for loopback)" }
         guard let url = sampleURL, let host = url.host, !host.isEmpty else { return "it has no host" }
         return nil
     }
 
+    /// Whether any character is white space: bytes for ASCII text, characters otherwise.
+    private var containsWhiteSpace: Bool {
+        for byte in text.utf8 {
+            if byte >= 0x80 { return text.contains(where: { $0.isWhitespace }) }
+            if byte == 0x20 || (0x09...0x0D).contains(byte) { return true }
+        }
+        return false
+    }
+
     /// The host as written (placeholders left in), if the template has one.
     public var hostText: String? {
-        guard let start = text.range(of: "://")?.upperBound else { return nil }
-        let rest = text[start...]
-        let end = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+        let utf8 = text.utf8
+        var separator: String.Index?
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            if utf8[index] == UInt8(ascii: ":"), utf8[index...].starts(with: "://".utf8) {
+                separator = index
+                break
+            }
+            index = utf8.index(after: index)
+        }
+        guard let separator else { return nil }
+        let rest = text[utf8.index(separator, offsetBy: 3)...]
+        let end = rest.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+            ?? rest.endIndex
         var host = String(rest[..<end])
         if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
         if host.hasPrefix("[") {

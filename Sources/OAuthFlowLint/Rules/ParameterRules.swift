@@ -51,31 +51,40 @@ public struct LiteralSecretRule: LintRule {
         guard let root = file.document.root else { return [] }
         var diagnostics: [Diagnostic] = []
         var budget = DescriptorDocument.maximumNodes
-        walk(root, [], file, &diagnostics, &budget)
+        var keyPath: [String] = []
+        walk(root, &keyPath, file, &diagnostics, &budget)
         return diagnostics
     }
 
-    private func walk(_ node: Node, _ keyPath: [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
+    /// Walks the tree with one key path that grows and shrinks, copied only into a diagnostic.
+    private func walk(_ node: Node, _ keyPath: inout [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
         budget -= 1
         guard budget > 0 else { return }
         switch node {
         case let .mapping(mapping):
+            let inHeaders = keyPath.last == "headers"
             for (key, value) in mapping {
                 let name = key.string ?? ""
                 let lowered = name.lowercased()
-                let path = keyPath + [name]
+                keyPath.append(name)
+                defer { keyPath.removeLast() }
                 if Self.secretNames.contains(lowered) || lowered.hasSuffix("_secret") {
-                    out.append(diagnostic(file, path, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
-                } else if lowered == "authorization" || lowered == "proxy-authorization" || lowered == "cookie", keyPath.last == "headers" {
-                    out.append(diagnostic(file, path, "a `\(name)` header carries credentials; descriptors must not hold them", atKey: true))
+                    out.append(diagnostic(file, keyPath, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
+                } else if lowered == "authorization" || lowered == "proxy-authorization" || lowered == "cookie", inHeaders {
+                    out.append(diagnostic(file, keyPath, "a `\(name)` header carries credentials; descriptors must not hold them", atKey: true))
                 } else {
-                    walk(value, path, file, &out, &budget)
+                    walk(value, &keyPath, file, &out, &budget)
                 }
             }
         case let .sequence(sequence):
-            for (index, item) in sequence.enumerated() { walk(item, keyPath + ["\(index)"], file, &out, &budget) }
+            for (index, item) in sequence.enumerated() {
+                keyPath.append(String(index))
+                walk(item, &keyPath, file, &out, &budget)
+                keyPath.removeLast()
+            }
         case let .scalar(scalar):
-            if scalar.string.contains("-----BEGIN") && scalar.string.contains("KEY") {
+            let text = scalar.string.utf8
+            if text.contains("-----BEGIN".utf8) && text.contains("KEY".utf8) {
                 out.append(diagnostic(file, keyPath, "this value holds a private key; descriptors must not hold secrets"))
             }
         case .alias:

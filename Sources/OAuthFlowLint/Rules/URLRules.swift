@@ -28,8 +28,7 @@ public struct HTTPSEndpointsRule: LintRule {
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor else { return [] }
-        return urlFields(descriptor).compactMap { keyPath, template in
+        file.urls.compactMap { keyPath, template in
             guard template.scheme == "http", !template.isLoopback else { return nil }
             return diagnostic(file, keyPath, "`\(keyPath.joined(separator: "."))` uses plain http; use https (http is only for loopback hosts)")
         }

@@ -1,13 +1,6 @@
 import Foundation
 import OAuthFlow
 
-/// Every `{placeholder}` in the descriptor's URLs, with where it stands.
-func placeholderUses(_ descriptor: ProviderDescriptor) -> [(keyPath: [String], placeholder: URLTemplate.Placeholder)] {
-    urlFields(descriptor).flatMap { field in
-        field.template.placeholders.map { (field.keyPath, $0) }
-    }
-}
-
 /// Every placeholder needs a declaration.
 public struct UndeclaredVariableRule: LintRule {
     public init() {}
@@ -20,7 +13,7 @@ public struct UndeclaredVariableRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
-        return placeholderUses(descriptor).compactMap { keyPath, placeholder in
+        return file.placeholderUses.compactMap { keyPath, placeholder in
             guard descriptor.variables[placeholder.name] == nil else { return nil }
             var message = "`{\(placeholder.name)}` is used in `\(keyPath.joined(separator: "."))` but not declared under `variables`"
             if let suggestion = Spelling.closest(to: placeholder.name, among: descriptor.variables.keys) {
@@ -43,7 +36,7 @@ public struct UnusedVariableRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
-        let used = Set(placeholderUses(descriptor).map(\.placeholder.name))
+        let used = Set(file.placeholderUses.map(\.placeholder.name))
         return descriptor.variables.keys.sorted().filter { !used.contains($0) }.map {
             diagnostic(file, ["variables", $0], "variable `\($0)` is declared but no URL uses `{\($0)}`", atKey: true)
         }
@@ -61,8 +54,7 @@ public struct VariableOutsideHostOrPathRule: LintRule {
         nonTriggering: [Examples.header + "issuer: https://auth.example.com/{realm}\nvariables:\n  realm:\n    description: Realm\nendpoints:\n  authorization: https://auth.example.com/{realm}/authorize\n  token: https://auth.example.com/{realm}/token\n"])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor else { return [] }
-        return placeholderUses(descriptor).compactMap { keyPath, placeholder in
+        file.placeholderUses.compactMap { keyPath, placeholder in
             guard placeholder.part != .host, placeholder.part != .path else { return nil }
             return diagnostic(file, keyPath, "`{\(placeholder.name)}` stands in the \(placeholder.part.rawValue) of `\(keyPath.joined(separator: "."))`; variables are allowed only in host and path")
         }
