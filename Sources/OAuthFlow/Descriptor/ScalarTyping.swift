@@ -32,6 +32,16 @@ enum ScalarTyping {
     }
 
     private static func resolve(bytes: UnsafeBufferPointer<UInt8>) -> Tag.Name {
+        // Most scalars (keys, URLs, names) start with a byte no rule accepts first.
+        guard let first = bytes.first else { return .null }
+        switch first {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "~"),
+             UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"),
+             UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "o"), UInt8(ascii: "O"):
+            break
+        default:
+            return .str
+        }
         // Yams tries its rules in this order and takes the first that matches.
         if isBool(bytes) { return .bool }
         if isInt(bytes) { return .int }

@@ -42,15 +42,15 @@ struct SchemaValidator {
         switch shape {
         case let .object(fields):
             guard let mapping = mapping(node, shape) else { return }
-            let names = fields.map(\.name)
             for (key, value) in mapping {
-                guard let name = key.scalar?.string, [.str, .int].contains(key.keyTagName) else {
+                let keyTag = key.keyTagName
+                guard let name = key.scalar?.string, keyTag == .str || keyTag == .int else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
                 guard let field = fields.first(where: { $0.name == name }) else {
                     var message = "unknown key `\(name)`" + (keyPath.isEmpty ? "" : " in `\(keyPath.joined(separator: "."))`")
-                    if let suggestion = Spelling.closest(to: name, among: names) {
+                    if let suggestion = Spelling.closest(to: name, among: fields.map(\.name)) {
                         message += "; did you mean `\(suggestion)`?"
                     }
                     report(.unknownKey, at: key, keyPath + [name], message)
@@ -58,8 +58,7 @@ struct SchemaValidator {
                 }
                 visit(value, field.shape, under: name)
             }
-            let present = Set(mapping.keys.compactMap(\.string))
-            for field in fields where field.required && !present.contains(field.name) {
+            for field in fields where field.required && !mapping.keys.contains(where: { $0.string == field.name }) {
                 let owner = keyPath.isEmpty ? "the descriptor" : "`\(keyPath.joined(separator: "."))`"
                 report(.missingField, at: node, keyPath + [field.name], "missing required key `\(field.name)` in \(owner)")
             }
@@ -111,12 +110,13 @@ struct SchemaValidator {
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
             return nil
         }
-        var seen: Set<String> = []
-        for key in mapping.keys {
-            guard let name = key.string else { continue }
-            if !seen.insert(name).inserted {
-                report(.malformedYAML, at: key, keyPath + [name], "duplicate key `\(name)`; YAML keeps only one of them")
-            }
+        // Yams refuses keys that are equal as YAML values; this catches keys equal only as
+        // text (`1` and `"1"`). Descriptor mappings are small, so compare pairs without hashing.
+        let names = mapping.keys.map(\.string)
+        for (index, name) in names.enumerated() {
+            guard let name, names[..<index].contains(name) else { continue }
+            let key = mapping.keys[mapping.keys.index(mapping.keys.startIndex, offsetBy: index)]
+            report(.malformedYAML, at: key, keyPath + [name], "duplicate key `\(name)`; YAML keeps only one of them")
         }
         return mapping
     }
