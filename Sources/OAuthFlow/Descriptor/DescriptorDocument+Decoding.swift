@@ -1,48 +1,45 @@
 import Foundation
-import Yams
 
 extension DescriptorDocument {
     /// Decodes a node tree that has passed the schema check.
     ///
     /// The tree is read, guided by the schema, into ``PlainValue``s, which a small
-    /// `Decoder` hands to `ProviderDescriptor`'s `Decodable` conformance.
-    /// `YAMLDecoder` looks keys up by comparing nodes, resolving scalar tags with
-    /// regular expressions on every comparison; a round trip through
-    /// `JSONSerialization` and `JSONDecoder` avoided that but cost a fifth of
-    /// reading a descriptor in bridging and dynamic casts (see Docs/benchmarks.md).
-    static func decode(_ root: Node) throws -> ProviderDescriptor {
+    /// `Decoder` hands to `ProviderDescriptor`'s `Decodable` conformance. A round trip
+    /// through `JSONSerialization` and `JSONDecoder` cost a fifth of reading a
+    /// descriptor in bridging and dynamic casts (see Docs/benchmarks.md).
+    static func decode(_ root: YAMLNode) throws -> ProviderDescriptor {
         try ProviderDescriptor(from: PlainValueDecoder(plainValue(root, .object(DescriptorSchema.fields)), codingPath: []))
     }
 
-    private static func plainValue(_ node: Node, _ shape: DescriptorSchema.Shape) -> PlainValue {
-        switch (node, shape) {
-        case let (.mapping(mapping), .object(fields)):
+    private static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> PlainValue {
+        switch (node.kind, shape) {
+        case let (.mapping, .object(fields)):
             var result: [String: PlainValue] = [:]
-            for (key, value) in mapping {
+            for (key, value) in node.pairs {
                 guard let name = key.string, let field = fields.first(where: { $0.name == name }) else { continue }
                 result[name] = plainValue(value, field.shape)
             }
             return .object(result)
-        case let (.mapping(mapping), .map(valueShape)):
+        case let (.mapping, .map(valueShape)):
             var result: [String: PlainValue] = [:]
-            for (key, value) in mapping {
+            for (key, value) in node.pairs {
                 if let name = key.string { result[name] = plainValue(value, valueShape) }
             }
             return .object(result)
-        case let (.sequence(sequence), .list(itemShape)):
-            return .list(sequence.map { plainValue($0, itemShape) })
-        case let (.scalar(scalar), .boolean):
-            return .bool(["true", "yes", "on"].contains(scalar.string.lowercased()))
-        case let (.scalar(scalar), .integer):
-            return .int(Int(scalar.string) ?? 0)
-        case let (.scalar(scalar), .either(shapes)):
-            if ScalarTyping.tagName(of: scalar) == .int, let value = Int(scalar.string),
+        case let (.sequence, .list(itemShape)):
+            return .list(node.items.map { plainValue($0, itemShape) })
+        case (.scalar, .boolean):
+            return .bool(["true", "yes", "on"].contains((node.string ?? "").lowercased()))
+        case (.scalar, .integer):
+            return .int(Int(node.string ?? "") ?? 0)
+        case let (.scalar, .either(shapes)):
+            if node.tag == .int, let value = Int(node.string ?? ""),
                shapes.contains(where: { if case .integer = $0 { true } else { false } }) {
                 return .int(value)
             }
-            return .string(scalar.string)
-        case let (.scalar(scalar), _):
-            return .string(scalar.string)
+            return .string(node.string ?? "")
+        case (.scalar, _):
+            return .string(node.string ?? "")
         default:
             return .null
         }

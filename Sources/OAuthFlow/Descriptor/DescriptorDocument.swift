@@ -1,7 +1,6 @@
 import Foundation
-import Yams
 
-/// A descriptor file read into a YAML node tree, checked against ``DescriptorSchema``.
+/// A descriptor file read into a ``YAMLTree``, checked against ``DescriptorSchema``.
 ///
 /// Reading never traps and never hangs: invalid UTF-8, NUL bytes, empty files,
 /// files over ``maximumSize``, nesting deeper than ``maximumDepth`` and documents
@@ -21,7 +20,7 @@ public struct DescriptorDocument {
     /// The text of the file, when it was valid UTF-8.
     public let text: String?
     /// The root node, when the YAML parsed.
-    public let root: Node?
+    public let root: YAMLNode?
     /// What keeps the file from being a valid descriptor, in file order.
     public let problems: [DescriptorProblem]
     /// The decoded descriptor, present only when ``problems`` is empty.
@@ -76,15 +75,12 @@ public struct DescriptorDocument {
         if let deep = NestingScanner.firstLineDeeperThan(maximumDepth, in: text) {
             return failed("nesting is deeper than \(maximumDepth) levels", line: deep, text: text)
         }
-        let root: Node?
+        let root: YAMLNode?
         do {
-            // Scalars stay untyped here; ScalarTyping types them without regular expressions.
-            root = try Yams.compose(yaml: text, .basic, .default, .utf8)
-        } catch let error as YamlError {
-            let (message, mark) = YAMLErrorDescription.describe(error, in: text)
-            return failed(message, line: mark?.line ?? 1, column: mark?.column ?? 1, text: text)
+            root = try YAMLTree.compose(text)?.root
         } catch {
-            return failed("cannot parse YAML: \(error)", text: text)
+            let (message, position) = YAMLErrorDescription.describe(error, in: text)
+            return failed(message, line: position.line, column: position.column, text: text)
         }
         guard let root else {
             return failed("file is empty; a descriptor needs at least schema_version, id, display_name and protocol", text: text)
@@ -92,7 +88,7 @@ public struct DescriptorDocument {
 
         // Aliases share nodes that each use expands again: count the expansion before walking it,
         // so an alias bomb is reported as one, not as the unknown keys that hold it.
-        if exceedsNodeLimit(root) {
+        if root.expandedCount > maximumNodes {
             return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)", text: text)
         }
         var validator = SchemaValidator(path: path)
@@ -114,42 +110,22 @@ public struct DescriptorDocument {
         return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
     }
 
-    /// Whether the tree, with every alias expanded, has more than ``maximumNodes`` nodes; stops counting there.
-    private static func exceedsNodeLimit(_ root: Node) -> Bool {
-        var count = 0
-        var pending = [root]
-        while let node = pending.popLast() {
-            count += 1
-            if count > maximumNodes { return true }
-            switch node {
-            case let .mapping(mapping):
-                for (key, value) in mapping {
-                    pending.append(key)
-                    pending.append(value)
-                }
-            case let .sequence(sequence): pending.append(contentsOf: sequence)
-            default: break
-            }
-        }
-        return false
-    }
-
     /// The node at a key path, such as `["security", "pkce"]`, if present.
-    public func node(at keyPath: [String]) -> Node? {
+    public func node(at keyPath: [String]) -> YAMLNode? {
         var current = root
         for key in keyPath {
-            guard let mapping = current?.mapping else { return nil }
-            current = mapping[key]
+            guard let node = current, node.kind == .mapping else { return nil }
+            current = node[key]
         }
         return current
     }
 
     /// The position of the value at a key path, or of its nearest present ancestor.
     public func location(of keyPath: [String]) -> SourceLocation {
-        var path = keyPath
+        var path = keyPath[...]
         while true {
-            if let mark = node(at: path)?.mark {
-                return SourceLocation(path: self.path, line: mark.line, column: mark.column)
+            if let node = node(at: Array(path)) {
+                return SourceLocation(path: self.path, line: node.line, column: node.column)
             }
             if path.isEmpty { return SourceLocation(path: self.path, line: 1, column: 1) }
             path.removeLast()
@@ -158,66 +134,41 @@ public struct DescriptorDocument {
 
     /// The position of a key itself (rather than its value), or of its nearest present ancestor.
     public func keyLocation(of keyPath: [String]) -> SourceLocation {
-        guard let last = keyPath.last, let mapping = node(at: Array(keyPath.dropLast()))?.mapping else {
+        guard let last = keyPath.last, let mapping = node(at: Array(keyPath.dropLast())) else {
             return location(of: keyPath)
         }
-        for (key, _) in mapping where key.string == last {
-            if let mark = key.mark { return SourceLocation(path: path, line: mark.line, column: mark.column) }
+        if let key = mapping.pairs.first(where: { $0.key.string == last })?.key {
+            return SourceLocation(path: path, line: key.line, column: key.column)
         }
         return location(of: keyPath)
     }
 }
 
-/// Turns a Yams error into a message and a position.
+/// Turns a YAML syntax error into a message and a position.
 enum YAMLErrorDescription {
-    typealias Position = (line: Int, column: Int)
-
-    static func describe(_ error: YamlError, in text: String) -> (String, Position?) {
-        switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
-             let .composer(context, problem, mark, _):
-            if problem.contains("yaml_set_max_nest_level") {
-                return ("nesting is deeper than the YAML parser allows", (mark.line, mark.column))
+    static func describe(_ error: YAMLSyntaxError, in text: String) -> (String, (line: Int, column: Int)) {
+        let position = (line: error.line, column: error.column)
+        switch error.kind {
+        case .scanner, .parser, .composer:
+            if error.problem.contains("yaml_set_max_nest_level") {
+                return ("nesting is deeper than the YAML parser allows", position)
             }
             // libyaml's "found character that cannot start any token" on a TAB says nothing about tabs.
-            if let line = lines(of: text, at: mark.line), line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
-                return ("a TAB indents this line; YAML indents with spaces only", (mark.line, 1))
+            if let line = lines(of: text, at: error.line), line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                return ("a TAB indents this line; YAML indents with spaces only", (error.line, 1))
             }
-            let prefix = context.map { "\($0.text) at \($0.mark.line):\($0.mark.column), " } ?? ""
-            return ("YAML syntax error: \(prefix)\(problem)", (mark.line, mark.column))
-        case let .reader(problem, _, _, _):
-            return ("YAML reader error: \(problem)", nil)
-        case let .duplicatedKeysInMapping(duplicates, context):
-            let name = duplicates.first ?? ""
-            let repeated = secondOccurrence(of: name, after: context.mark.line, in: text) ?? (context.mark.line, context.mark.column)
-            return ("duplicate key `\(duplicates.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", repeated)
-        default:
-            return ("YAML error: \(error)", nil)
+            let prefix = error.context.map { "\($0.text) at \($0.line):\($0.column), " } ?? ""
+            return ("YAML syntax error: \(prefix)\(error.problem)", position)
+        case .reader:
+            return ("YAML reader error: \(error.problem)", position)
+        case let .duplicateKeys(names):
+            return ("duplicate key `\(names.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", position)
         }
     }
 
     private static func lines(of text: String, at number: Int) -> Substring? {
         let all = text.split(separator: "\n", omittingEmptySubsequences: false)
         return number >= 1 && number <= all.count ? all[number - 1] : nil
-    }
-
-    /// Where `key` appears as a key the second time at or after `mark`, at the same indentation as the first.
-    private static func secondOccurrence(of key: String, after firstLine: Int, in text: String) -> Position? {
-        var seen: Int?
-        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where offset + 1 >= firstLine {
-            let indent = line.prefix(while: { $0 == " " }).count
-            let rest = line.dropFirst(indent)
-            let bare = rest.hasPrefix("\"") || rest.hasPrefix("'") ? rest.dropFirst() : rest
-            guard bare.hasPrefix(key) else { continue }
-            let after = bare.dropFirst(key.count).drop(while: { $0 == "\"" || $0 == "'" || $0 == " " })
-            guard after.hasPrefix(":") else { continue }
-            if let first = seen {
-                if first == indent { return (offset + 1, indent + 1) }
-            } else {
-                seen = indent
-            }
-        }
-        return nil
     }
 }
 

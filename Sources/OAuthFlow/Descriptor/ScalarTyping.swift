@@ -4,27 +4,11 @@ import Yams
 /// boolean, `0o17` an integer, `2024-01-01` a timestamp), in one pass over the
 /// bytes instead of up to seven regular expressions per scalar.
 ///
-/// Descriptors are composed with `Resolver.basic`, which leaves every plain scalar
-/// a string; the schema check and the decoder then ask this type what the scalar
-/// would have been. Composing with the default resolver cost about a quarter of
-/// reading a descriptor: Yams hashes every key, and the schema check reads every
-/// value's tag, and each of those ran the regular expressions (see Docs/benchmarks.md).
+/// ``YAMLTree`` types every plain, untagged scalar with it once, while composing.
+/// Yams' default resolver cost about a quarter of reading a descriptor: Yams hashed
+/// every key and the schema check read every value's tag, and each of those ran the
+/// regular expressions (see Docs/benchmarks.md).
 enum ScalarTyping {
-    /// The tag a scalar node resolves to under YAML 1.1 rules.
-    ///
-    /// - Parameters:
-    ///   - scalar: A scalar composed with `Resolver.basic`.
-    ///   - isKey: Whether the scalar is a mapping key. Yams resolves keys while composing
-    ///     (its duplicate check hashes them), so a plain key already reads as a string and
-    ///     is typed from its text here; a plain value with an explicit `!!str` stays a string.
-    static func tagName(of scalar: Node.Scalar, isKey: Bool = false) -> Tag.Name {
-        let name = Tag.Name(rawValue: scalar.tag.description)
-        if name == .implicit || (isKey && name == .str && scalar.style == .plain) {
-            return resolve(scalar.string)
-        }
-        return name == .nonSpecific ? .str : name
-    }
-
     /// The tag of a plain, untagged scalar with this text.
     static func resolve(_ text: String) -> Tag.Name {
         var text = text

@@ -18,19 +18,19 @@ struct SchemaValidator {
     }
 
     /// Checks `node`, found at `keyPath`, against `shape`.
-    mutating func check(_ node: Node, against shape: DescriptorSchema.Shape, keyPath: [String]) {
+    mutating func check(_ node: YAMLNode, against shape: DescriptorSchema.Shape, keyPath: [String]) {
         self.keyPath = keyPath
         visit(node, shape)
     }
 
     /// Checks the child `node` found under `key`.
-    private mutating func visit(_ node: Node, _ shape: DescriptorSchema.Shape, under key: String) {
+    private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape, under key: String) {
         keyPath.append(key)
         visit(node, shape)
         keyPath.removeLast()
     }
 
-    private mutating func visit(_ node: Node, _ shape: DescriptorSchema.Shape) {
+    private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) {
         guard !gaveUp else { return }
         visited += 1
         if visited > DescriptorDocument.maximumNodes {
@@ -43,8 +43,7 @@ struct SchemaValidator {
         case let .object(fields):
             guard let mapping = mapping(node, shape) else { return }
             for (key, value) in mapping {
-                let keyTag = key.keyTagName
-                guard let name = key.scalar?.string, keyTag == .str || keyTag == .int else {
+                guard let name = key.string, key.tag == .str || key.tag == .int else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
@@ -58,7 +57,7 @@ struct SchemaValidator {
                 }
                 visit(value, field.shape, under: name)
             }
-            for field in fields where field.required && !mapping.keys.contains(where: { $0.string == field.name }) {
+            for field in fields where field.required && !mapping.contains(where: { $0.key.string == field.name }) {
                 let owner = keyPath.isEmpty ? "the descriptor" : "`\(keyPath.joined(separator: "."))`"
                 report(.missingField, at: node, keyPath + [field.name], "missing required key `\(field.name)` in \(owner)")
             }
@@ -70,17 +69,18 @@ struct SchemaValidator {
                 return
             }
             for (key, value) in mapping {
-                guard let name = key.scalar?.string, key.scalar != nil else {
+                guard let name = key.string else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
                 visit(value, valueShape, under: name)
             }
         case let .list(itemShape):
-            guard let sequence = node.sequence else {
+            guard node.kind == .sequence else {
                 report(.wrongType, at: node, keyPath, expected(shape, found: node))
                 return
             }
+            let sequence = node.items
             guard sequence.count <= DescriptorSchema.maximumEntries else {
                 report(.wrongType, at: node, keyPath,
                        "`\(keyPath.joined(separator: "."))` has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed")
@@ -99,42 +99,36 @@ struct SchemaValidator {
         }
     }
 
-    private func matches(_ node: Node, _ shape: DescriptorSchema.Shape) -> Bool {
+    private func matches(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> Bool {
         var probe = SchemaValidator(path: path)
         probe.check(node, against: shape, keyPath: keyPath)
         return probe.problems.isEmpty
     }
 
-    private mutating func mapping(_ node: Node, _ shape: DescriptorSchema.Shape) -> Node.Mapping? {
-        guard let mapping = node.mapping else {
+    /// The mapping's entries, or nil (and a problem) when the node is not a mapping.
+    /// Repeated keys never get here: composing the tree refuses them.
+    private mutating func mapping(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> YAMLNode.Pairs? {
+        guard node.kind == .mapping else {
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
             return nil
         }
-        // Yams refuses keys that are equal as YAML values; this catches keys equal only as
-        // text (`1` and `"1"`). Descriptor mappings are small, so compare pairs without hashing.
-        let names = mapping.keys.map(\.string)
-        for (index, name) in names.enumerated() {
-            guard let name, names[..<index].contains(name) else { continue }
-            let key = mapping.keys[mapping.keys.index(mapping.keys.startIndex, offsetBy: index)]
-            report(.malformedYAML, at: key, keyPath + [name], "duplicate key `\(name)`; YAML keeps only one of them")
-        }
-        return mapping
+        return node.pairs
     }
 
     /// Why a scalar node does not fit a scalar shape, or nil when it does.
-    private func scalarMismatch(_ node: Node, _ shape: DescriptorSchema.Shape) -> String? {
-        guard let scalar = node.scalar else { return expected(shape, found: node) }
-        let tag = node.tagName
+    private func scalarMismatch(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> String? {
+        guard let text = node.string else { return expected(shape, found: node) }
+        let tag = node.tag
         switch shape {
         case let .string(pattern):
             guard tag == .str else { return expected(shape, found: node) + "; quote it if you mean the text" }
-            if let pattern, !Pattern.matchesWhole(scalar.string, pattern: pattern) {
-                return "`\(scalar.string)` does not match the pattern `\(pattern)`"
+            if let pattern, !Pattern.matchesWhole(text, pattern: pattern) {
+                return "`\(text)` does not match the pattern `\(pattern)`"
             }
         case .urlTemplate:
             guard tag == .str else { return expected(shape, found: node) }
-            let template = URLTemplate(scalar.string)
-            guard scalar.string.utf8.count <= DescriptorSchema.maximumURLLength else {
+            let template = URLTemplate(text)
+            guard text.utf8.count <= DescriptorSchema.maximumURLLength else {
                 return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
             }
             let placeholders = template.placeholders.count
@@ -142,12 +136,12 @@ struct SchemaValidator {
                 return "the URL has \(placeholders) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
             }
             if let reason = template.shapeProblem {
-                return "`\(scalar.string)` is not an absolute URL: \(reason)"
+                return "`\(text)` is not an absolute URL: \(reason)"
             }
         case .boolean:
             guard tag == .bool else { return expected(shape, found: node) }
         case let .integer(range):
-            guard tag == .int, let value = Int(scalar.string) else { return expected(shape, found: node) }
+            guard tag == .int, let value = Int(text) else { return expected(shape, found: node) }
             if !range.contains(value) {
                 return range.count == 1
                     ? "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
@@ -155,9 +149,9 @@ struct SchemaValidator {
             }
         case let .choice(values):
             guard tag == .str else { return expected(shape, found: node) }
-            if values.contains(scalar.string) { return nil }
-            var message = "`\(scalar.string)` is not allowed here; expected \(shape.phrase)"
-            if let suggestion = Spelling.closest(to: scalar.string, among: values) {
+            if values.contains(text) { return nil }
+            var message = "`\(text)` is not allowed here; expected \(shape.phrase)"
+            if let suggestion = Spelling.closest(to: text, among: values) {
                 message += "; did you mean `\(suggestion)`?"
             }
             return message
@@ -167,46 +161,31 @@ struct SchemaValidator {
         return nil
     }
 
-    private func expected(_ shape: DescriptorSchema.Shape, found node: Node) -> String {
+    private func expected(_ shape: DescriptorSchema.Shape, found node: YAMLNode) -> String {
         "expected \(shape.phrase), found \(Self.describe(node))"
     }
 
-    static func describe(_ node: Node) -> String {
-        switch node {
+    static func describe(_ node: YAMLNode) -> String {
+        switch node.kind {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
-        case .alias: return "an alias"
-        case let .scalar(scalar):
-            switch node.tagName {
+        case .scalar:
+            let text = node.string ?? ""
+            switch node.tag {
             case .null: return "an empty value"
-            case .bool: return "the boolean `\(scalar.string)`"
-            case .int: return "the integer `\(scalar.string)`"
-            case .float: return "the number `\(scalar.string)`"
-            default: return "the string `\(scalar.string)`"
+            case .bool: return "the boolean `\(text)`"
+            case .int: return "the integer `\(text)`"
+            case .float: return "the number `\(text)`"
+            default: return "the string `\(text)`"
             }
         }
     }
 
-    private mutating func report(_ kind: DescriptorProblem.Kind, at node: Node, _ keyPath: [String], _ message: String) {
-        let mark = node.mark
+    private mutating func report(_ kind: DescriptorProblem.Kind, at node: YAMLNode, _ keyPath: [String], _ message: String) {
         problems.append(DescriptorProblem(
             kind: kind,
-            location: SourceLocation(path: path, line: mark?.line ?? 1, column: mark?.column ?? 1),
+            location: SourceLocation(path: path, line: node.line, column: node.column),
             message: message,
             keyPath: keyPath.joined(separator: ".")))
-    }
-}
-
-extension Node {
-    /// The node's tag (`str`, `int`, `bool`, `null`, ...) under YAML 1.1 rules, as a value.
-    var tagName: Tag.Name {
-        if case let .scalar(scalar) = self { return ScalarTyping.tagName(of: scalar) }
-        return Tag.Name(rawValue: tag.rawValue)
-    }
-
-    /// The node's tag as a mapping key (see ``ScalarTyping/tagName(of:isKey:)``).
-    var keyTagName: Tag.Name {
-        if case let .scalar(scalar) = self { return ScalarTyping.tagName(of: scalar, isKey: true) }
-        return Tag.Name(rawValue: tag.rawValue)
     }
 }

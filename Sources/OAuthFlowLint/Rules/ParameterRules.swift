@@ -1,5 +1,4 @@
 import OAuthFlow
-import Yams
 
 /// Descriptors cannot set what the engine controls.
 public struct ReservedParameterRule: LintRule {
@@ -75,13 +74,13 @@ public struct LiteralSecretRule: LintRule {
     }
 
     /// Walks the tree with one key path that grows and shrinks, copied only into a diagnostic.
-    private func walk(_ node: Node, _ keyPath: inout [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
+    private func walk(_ node: YAMLNode, _ keyPath: inout [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
         budget -= 1
         guard budget > 0 else { return }
-        switch node {
-        case let .mapping(mapping):
+        switch node.kind {
+        case .mapping:
             let inHeaders = keyPath.last == "headers"
-            for (key, value) in mapping {
+            for (key, value) in node.pairs {
                 let name = key.string ?? ""
                 let lowered = name.lowercased()
                 keyPath.append(name)
@@ -94,18 +93,17 @@ public struct LiteralSecretRule: LintRule {
                     walk(value, &keyPath, file, &out, &budget)
                 }
             }
-        case let .sequence(sequence):
-            for (index, item) in sequence.enumerated() {
+        case .sequence:
+            for (index, item) in node.items.enumerated() {
                 keyPath.append(String(index))
                 walk(item, &keyPath, file, &out, &budget)
                 keyPath.removeLast()
             }
-        case let .scalar(scalar):
-            if Self.occurs("-----BEGIN", in: scalar.string) && Self.occurs("KEY", in: scalar.string) {
+        case .scalar:
+            let text = node.string ?? ""
+            if Self.occurs("-----BEGIN", in: text) && Self.occurs("KEY", in: text) {
                 out.append(diagnostic(file, keyPath, "this value holds a private key; descriptors must not hold secrets"))
             }
-        case .alias:
-            break
         }
     }
 }

@@ -1,0 +1,325 @@
+import CYaml
+import Yams
+
+/// A YAML document composed from libyaml's events into one flat table of nodes.
+///
+/// libyaml (the C library Yams bundles as `CYaml`) does the parsing; this type only
+/// builds the tree. It stores every node in two arrays, so a descriptor is a few
+/// allocations instead of one boxed, reference-counted `Yams.Node` per value, and
+/// walking it copies nothing (see Docs/benchmarks.md). Scalars are typed once, while
+/// composing, by ``ScalarTyping`` with YAML 1.1 rules as Yams' default resolver would.
+///
+/// Aliases point at the anchored node; no subtree is copied. ``YAMLNode/expandedCount``
+/// says how many nodes the document would have with every alias expanded, so alias
+/// bombs are caught before anything walks them.
+public final class YAMLTree: Sendable {
+    /// A node's kind.
+    public enum Kind: UInt8, Sendable {
+        case scalar, mapping, sequence
+    }
+
+    /// How a scalar was written.
+    public enum Style: UInt8, Sendable {
+        case plain, singleQuoted, doubleQuoted, literal, folded
+    }
+
+    struct Entry: Sendable {
+        var kind: Kind
+        var style: Style
+        var tag: Tag.Name
+        var text: String
+        var line: Int32
+        var column: Int32
+        var firstChild: Int32 = 0
+        var childCount: Int32 = 0
+        /// Nodes in this subtree with every alias expanded, saturating at `Int32.max`.
+        var expandedCount: Int32 = 1
+    }
+
+    let entries: [Entry]
+    /// Children of collections, contiguous per collection; a mapping's are key, value, key, value.
+    let children: [Int32]
+
+    init(entries: [Entry], children: [Int32]) {
+        self.entries = entries
+        self.children = children
+    }
+
+    /// The document's root node.
+    public var root: YAMLNode { YAMLNode(tree: self, index: 0) }
+
+    /// Composes the single document in `text`.
+    ///
+    /// - Returns: The tree, or nil when the text holds no document (empty or comments only).
+    /// - Throws: ``YAMLSyntaxError`` for what libyaml rejects, an undefined alias, a second
+    ///   document, or a mapping that repeats a key.
+    public static func compose(_ text: String) throws(YAMLSyntaxError) -> YAMLTree? {
+        var text = text
+        let result = text.withUTF8 { bytes in
+            var composer = Composer()
+            return Result { () throws(YAMLSyntaxError) in try composer.compose(bytes) }
+        }
+        return try result.get()
+    }
+}
+
+/// One node of a ``YAMLTree``: a scalar, a mapping or a sequence.
+public struct YAMLNode: Sendable {
+    let tree: YAMLTree
+    let index: Int
+
+    private var entry: YAMLTree.Entry { tree.entries[index] }
+
+    public var kind: YAMLTree.Kind { entry.kind }
+    /// The 1-based line where the node starts.
+    public var line: Int { Int(entry.line) }
+    /// The 1-based column where the node starts, counted in Unicode scalars.
+    public var column: Int { Int(entry.column) }
+    /// How a scalar was written; `plain` for collections.
+    public var style: YAMLTree.Style { entry.style }
+    /// The node's tag: for a scalar written without one, what YAML 1.1 makes of its text
+    /// (`tag:yaml.org,2002:str`, `…:int`, `…:bool`, `…:null`, …).
+    public var tag: Tag.Name { entry.tag }
+    /// A scalar's text; nil for collections.
+    public var string: String? { entry.kind == .scalar ? entry.text : nil }
+    /// How many nodes this subtree holds with every alias expanded (saturating).
+    public var expandedCount: Int { Int(entry.expandedCount) }
+
+    /// A mapping's entries in document order; empty for other kinds.
+    public var pairs: Pairs { Pairs(tree: tree, entry: entry.kind == .mapping ? entry : nil) }
+    /// A sequence's items in document order; empty for other kinds.
+    public var items: Items { Items(tree: tree, entry: entry.kind == .sequence ? entry : nil) }
+
+    /// The value under a scalar key with this text, in a mapping.
+    public subscript(key: String) -> YAMLNode? {
+        pairs.first { $0.key.string == key }?.value
+    }
+
+    public struct Pairs: RandomAccessCollection, Sendable {
+        let tree: YAMLTree
+        let first: Int
+        public let count: Int
+
+        init(tree: YAMLTree, entry: YAMLTree.Entry?) {
+            self.tree = tree
+            first = Int(entry?.firstChild ?? 0)
+            count = Int(entry?.childCount ?? 0) / 2
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { count }
+        public subscript(position: Int) -> (key: YAMLNode, value: YAMLNode) {
+            let slot = first + position * 2
+            return (YAMLNode(tree: tree, index: Int(tree.children[slot])), YAMLNode(tree: tree, index: Int(tree.children[slot + 1])))
+        }
+    }
+
+    public struct Items: RandomAccessCollection, Sendable {
+        let tree: YAMLTree
+        let first: Int
+        public let count: Int
+
+        init(tree: YAMLTree, entry: YAMLTree.Entry?) {
+            self.tree = tree
+            first = Int(entry?.firstChild ?? 0)
+            count = Int(entry?.childCount ?? 0)
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { count }
+        public subscript(position: Int) -> YAMLNode { YAMLNode(tree: tree, index: Int(tree.children[first + position])) }
+    }
+}
+
+/// What keeps text from being one YAML document, with where.
+public struct YAMLSyntaxError: Error, Sendable {
+    public enum Kind: Sendable {
+        /// libyaml's reader (encoding), scanner (tokens) or parser (structure) refused the text.
+        case reader, scanner, parser
+        /// The events did not make one tree: an undefined alias, or a second document.
+        case composer
+        /// A mapping holds the same key twice; `problem` lists the repeated keys.
+        case duplicateKeys([String])
+    }
+
+    public let kind: Kind
+    /// What libyaml was reading when it failed, and where (“while scanning a simple key”).
+    public let context: (text: String, line: Int, column: Int)?
+    /// What went wrong.
+    public let problem: String
+    /// Where, 1-based.
+    public let line: Int
+    public let column: Int
+}
+
+/// Builds a ``YAMLTree`` from libyaml's event stream, without recursion.
+private struct Composer {
+    private var entries: [YAMLTree.Entry] = []
+    private var children: [Int32] = []
+    /// Child indices of the open collections, innermost last; `open` marks where each begins.
+    private var pending: [Int32] = []
+    private var open: [(entry: Int, pendingStart: Int, anchor: String?)] = []
+    private var anchors: [String: Int32] = [:]
+
+    mutating func compose(_ bytes: UnsafeBufferPointer<UInt8>) throws(YAMLSyntaxError) -> YAMLTree? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            throw YAMLSyntaxError(kind: .reader, context: nil, problem: "libyaml could not start", line: 1, column: 1)
+        }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        if let base = bytes.baseAddress {
+            yaml_parser_set_input_string(&parser, base, bytes.count)
+        } else {
+            yaml_parser_set_input_string(&parser, "", 0)
+        }
+        var documents = 0
+        while true {
+            var event = yaml_event_t()
+            guard yaml_parser_parse(&parser, &event) == 1 else { throw Self.error(from: parser, in: bytes) }
+            defer { yaml_event_delete(&event) }
+            switch event.type {
+            case YAML_STREAM_END_EVENT:
+                return entries.isEmpty ? nil : YAMLTree(entries: entries, children: children)
+            case YAML_DOCUMENT_START_EVENT:
+                documents += 1
+                if documents > 1 {
+                    throw YAMLSyntaxError(
+                        kind: .composer, context: ("expected a single document in the stream", 1, 1),
+                        problem: "but found another document", line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
+                }
+            case YAML_SCALAR_EVENT:
+                let scalar = event.data.scalar
+                let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                let style = Self.style(scalar.style)
+                let tag: Tag.Name
+                if scalar.quoted_implicit == 1 {
+                    tag = .str
+                } else if let explicit = Self.string(scalar.tag) {
+                    tag = explicit == Tag.Name.nonSpecific.rawValue ? .str : Tag.Name(rawValue: explicit)
+                } else {
+                    tag = style == .plain ? ScalarTyping.resolve(text) : .str
+                }
+                let index = append(YAMLTree.Entry(kind: .scalar, style: style, tag: tag, text: text,
+                                                  line: Self.line(event.start_mark), column: Self.column(event.start_mark)))
+                if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
+                attach(index)
+            case YAML_ALIAS_EVENT:
+                let name = Self.string(event.data.alias.anchor) ?? ""
+                guard let target = anchors[name] else {
+                    throw YAMLSyntaxError(kind: .composer, context: nil, problem: "found undefined alias",
+                                          line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
+                }
+                attach(target)
+            case YAML_SEQUENCE_START_EVENT:
+                let start = event.data.sequence_start
+                openCollection(.sequence, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .seq,
+                               anchor: Self.string(start.anchor), mark: event.start_mark)
+            case YAML_MAPPING_START_EVENT:
+                let start = event.data.mapping_start
+                openCollection(.mapping, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .map,
+                               anchor: Self.string(start.anchor), mark: event.start_mark)
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                try closeCollection()
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func append(_ entry: YAMLTree.Entry) -> Int32 {
+        entries.append(entry)
+        return Int32(entries.count - 1)
+    }
+
+    private mutating func attach(_ index: Int32) {
+        // The root has no parent to attach to: it is entry 0.
+        if !open.isEmpty { pending.append(index) }
+    }
+
+    private mutating func openCollection(_ kind: YAMLTree.Kind, tag: Tag.Name, anchor: String?, mark: yaml_mark_t) {
+        let index = append(YAMLTree.Entry(kind: kind, style: .plain, tag: tag, text: "",
+                                          line: Self.line(mark), column: Self.column(mark)))
+        open.append((Int(index), pending.count, anchor))
+    }
+
+    private mutating func closeCollection() throws(YAMLSyntaxError) {
+        guard let collection = open.popLast() else { return }
+        let kids = pending[collection.pendingStart...]
+        var expanded: Int32 = 1
+        for kid in kids {
+            let (sum, overflow) = expanded.addingReportingOverflow(entries[Int(kid)].expandedCount)
+            expanded = overflow ? .max : sum
+        }
+        entries[collection.entry].firstChild = Int32(children.count)
+        entries[collection.entry].childCount = Int32(kids.count)
+        entries[collection.entry].expandedCount = expanded
+        children.append(contentsOf: kids)
+        pending.removeSubrange(collection.pendingStart...)
+        if entries[collection.entry].kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
+        if let anchor = collection.anchor { anchors[anchor] = Int32(collection.entry) }
+        attach(Int32(collection.entry))
+    }
+
+    /// Refuses a mapping whose scalar keys repeat a text, naming the repeats (sorted) and
+    /// pointing at the second occurrence of the first.
+    private func checkDuplicateKeys(of mapping: Int) throws(YAMLSyntaxError) {
+        let entry = entries[mapping]
+        let first = Int(entry.firstChild)
+        let keys = stride(from: first, to: first + Int(entry.childCount), by: 2).map { Int(children[$0]) }
+        var seen: [String: Int] = [:]
+        var repeats: [String: Int] = [:]
+        for key in keys where entries[key].kind == .scalar {
+            let text = entries[key].text
+            if seen[text] == nil {
+                seen[text] = key
+            } else if repeats[text] == nil {
+                repeats[text] = key
+            }
+        }
+        guard !repeats.isEmpty else { return }
+        let names = repeats.keys.sorted()
+        let second = entries[repeats[names[0]]!]
+        throw YAMLSyntaxError(kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",
+                              line: Int(second.line), column: Int(second.column))
+    }
+
+    // MARK: libyaml values
+
+    private static func string(_ pointer: UnsafeMutablePointer<UInt8>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func line(_ mark: yaml_mark_t) -> Int32 { Int32(clamping: mark.line + 1) }
+    private static func column(_ mark: yaml_mark_t) -> Int32 { Int32(clamping: mark.column + 1) }
+
+    private static func style(_ style: yaml_scalar_style_t) -> YAMLTree.Style {
+        switch style {
+        case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted
+        case YAML_DOUBLE_QUOTED_SCALAR_STYLE: .doubleQuoted
+        case YAML_LITERAL_SCALAR_STYLE: .literal
+        case YAML_FOLDED_SCALAR_STYLE: .folded
+        default: .plain
+        }
+    }
+
+    private static func error(from parser: yaml_parser_t, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLSyntaxError {
+        let problem = parser.problem.map { String(cString: $0) } ?? "libyaml failed (error \(parser.error.rawValue))"
+        let context = parser.context.map {
+            (text: String(cString: $0), line: Int(line(parser.context_mark)), column: Int(column(parser.context_mark)))
+        }
+        switch parser.error {
+        case YAML_SCANNER_ERROR, YAML_PARSER_ERROR:
+            return YAMLSyntaxError(kind: parser.error == YAML_SCANNER_ERROR ? .scanner : .parser, context: context, problem: problem,
+                                   line: Int(line(parser.problem_mark)), column: Int(column(parser.problem_mark)))
+        default:
+            // The reader reports a byte offset rather than a mark.
+            let offset = min(Int(parser.problem_offset), bytes.count)
+            let before = UnsafeBufferPointer(rebasing: bytes[..<offset])
+            let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+            let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            let column = bytes[lineStart..<offset].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+            return YAMLSyntaxError(kind: .reader, context: nil, problem: problem, line: line, column: column)
+        }
+    }
+}
