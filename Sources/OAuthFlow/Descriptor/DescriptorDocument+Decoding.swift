@@ -70,12 +70,24 @@ enum PlainValue {
 /// Decodes `Decodable` types from a ``PlainValue``, with the coding path in every error.
 struct PlainValueDecoder: Decoder, SingleValueDecodingContainer {
     let value: PlainValue
-    let codingPath: [any CodingKey]
+    /// The path to the container this value is in, and its key there: a child shares its
+    /// parent's array instead of allocating a longer one, as errors are rare.
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
 
     init(_ value: PlainValue, codingPath: [any CodingKey]) {
         self.value = value
-        self.codingPath = codingPath
+        parentPath = codingPath
+        key = nil
+    }
+
+    fileprivate init(_ value: PlainValue, in parentPath: [any CodingKey], at key: any CodingKey) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
     }
 
     func mismatch(_ expected: Any.Type) -> DecodingError {
@@ -148,8 +160,20 @@ struct PlainValueDecoder: Decoder, SingleValueDecodingContainer {
             guard let value = object[key.stringValue] else {
                 throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no `\(key.stringValue)`"))
             }
-            return PlainValueDecoder(value, codingPath: codingPath + [key])
+            return PlainValueDecoder(value, in: codingPath, at: key)
         }
+
+        /// One lookup instead of the default's three (`contains`, `decodeNil`, `decode`).
+        private func present(_ key: Key) -> PlainValueDecoder? {
+            guard let value = object[key.stringValue] else { return nil }
+            if case .null = value { return nil }
+            return PlainValueDecoder(value, in: codingPath, at: key)
+        }
+
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decode(type) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key)?.decode(type) }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.decode(type) }
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try present(key).map { try T(from: $0) } }
 
         func decodeNil(forKey key: Key) throws -> Bool { try child(key).decodeNil() }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try child(key).decode(type) }
@@ -209,7 +233,7 @@ struct PlainValueDecoder: Decoder, SingleValueDecodingContainer {
                 throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "the list has no more items"))
             }
             defer { currentIndex += 1 }
-            return PlainValueDecoder(items[currentIndex], codingPath: codingPath + [Index(currentIndex)])
+            return PlainValueDecoder(items[currentIndex], in: codingPath, at: Index(currentIndex))
         }
 
         mutating func decodeNil() throws -> Bool {

@@ -267,15 +267,20 @@ private struct Composer {
         let entry = entries[mapping]
         let first = Int(entry.firstChild)
         let keys = stride(from: first, to: first + Int(entry.childCount), by: 2).map { Int(children[$0]) }
-        var seen: [String: Int] = [:]
+        // Most mappings are small: compare pairs, and hash only past a dozen keys.
+        if keys.count <= 12 {
+            let unique = keys.indices.allSatisfy { position in
+                let key = entries[keys[position]]
+                return key.kind != .scalar
+                    || !keys[..<position].contains { entries[$0].kind == .scalar && entries[$0].text == key.text }
+            }
+            if unique { return }
+        }
+        var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys where entries[key].kind == .scalar {
             let text = entries[key].text
-            if seen[text] == nil {
-                seen[text] = key
-            } else if repeats[text] == nil {
-                repeats[text] = key
-            }
+            if !seen.insert(text).inserted, repeats[text] == nil { repeats[text] = key }
         }
         guard !repeats.isEmpty else { return }
         let names = repeats.keys.sorted()
