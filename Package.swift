@@ -43,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "OAuthFlowLint",
-            dependencies: ["OAuthFlow", .product(name: "Yams", package: "Yams")]
+            dependencies: ["OAuthFlow"]
         ),
         .target(
             name: "OAuthFlowLoopback",
@@ -116,6 +116,7 @@ let package = Package(
             name: "OAuthFlowTests",
             dependencies: [
                 "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Yams", package: "Yams"),
                 "OAuthFlowPostgres", "PostgresWorker", .product(name: "PostgresNIO", package: "postgres-nio"),
                 "OAuthFlowWeb", "OAuthFlowHummingbird", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

@@ -22,6 +22,30 @@ import Testing
         #expect(descriptor.scopes.separator == " ")
     }
 
+    @Test func everyBundledDescriptorSurvivesAJSONRoundTrip() throws {
+        // Decodable goes through the same plain-value constructors as a descriptor file.
+        let registry = try ProviderRegistry.load()
+        #expect(registry.all.count >= 3)
+        for entry in registry.all {
+            var descriptor = entry.descriptor
+            descriptor.sourcePath = nil
+            let json = try JSONEncoder().encode(descriptor)
+            #expect(try JSONDecoder().decode(ProviderDescriptor.self, from: json) == descriptor, "\(descriptor.id)")
+        }
+    }
+
+    @Test func jsonWithAWrongTypeOrAMissingKeyIsADecodingError() throws {
+        let wrongType = #"{"schema_version": 1, "id": "x", "display_name": "X", "protocol": "oidc", "security": {"pkce": true}}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ProviderDescriptor.self, from: Data(wrongType.utf8)) }
+        let missing = #"{"schema_version": 1, "id": "x", "protocol": "oidc"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ProviderDescriptor.self, from: Data(missing.utf8)) }
+        let minimal = #"{"schema_version": 1, "id": "x", "display_name": "X", "protocol": "oidc", "redirect": {"loopback": {"port": 8080}}}"#
+        let descriptor = try JSONDecoder().decode(ProviderDescriptor.self, from: Data(minimal.utf8))
+        #expect(descriptor.security.nonce == true)
+        #expect(descriptor.redirect.loopback.port == .fixed(8080))
+        #expect(descriptor.grantTypes == ["authorization_code", "refresh_token"])
+    }
+
     @Test func oidcDefaultsNonceOn() throws {
         let text = descriptorText(id: "example").replacingOccurrences(of: "protocol: oauth2", with: "protocol: oidc")
         #expect(parse(text).descriptor?.security.nonce == true)

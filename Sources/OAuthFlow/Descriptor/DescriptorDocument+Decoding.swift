@@ -3,12 +3,18 @@ import Foundation
 extension DescriptorDocument {
     /// Decodes a node tree that has passed the schema check.
     ///
-    /// The tree is read, guided by the schema, into ``PlainValue``s, which a small
-    /// `Decoder` hands to `ProviderDescriptor`'s `Decodable` conformance. A round trip
-    /// through `JSONSerialization` and `JSONDecoder` cost a fifth of reading a
-    /// descriptor in bridging and dynamic casts (see Docs/benchmarks.md).
+    /// The tree is read, guided by the schema, into ``PlainValue``s, from which
+    /// `ProviderDescriptor` and its parts build themselves (`init(plain:)`). Their
+    /// `Decodable` conformances go the same way, so there is one statement of each
+    /// default. Going through `Decodable` instead cost a fifth of reading a descriptor
+    /// (keyed containers instantiated by name, each a search of the binary's protocol
+    /// conformances on first use), and a round trip through `JSONSerialization` and
+    /// `JSONDecoder` before that cost as much again (see Docs/benchmarks.md).
     static func decode(_ root: YAMLNode) throws -> ProviderDescriptor {
-        try ProviderDescriptor(from: PlainValueDecoder(plainValue(root, .object(DescriptorSchema.fields)), codingPath: []))
+        guard case let .object(values) = plainValue(root, .object(DescriptorSchema.fields)) else {
+            throw PlainObject.mismatch("a mapping", at: [])
+        }
+        return try ProviderDescriptor(plain: PlainObject(values, path: []))
     }
 
     private static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> PlainValue {
@@ -46,223 +52,163 @@ extension DescriptorDocument {
     }
 }
 
-/// A descriptor value after the schema check: what `Decodable` types are built from.
-enum PlainValue {
+/// A descriptor value after the schema check: what the descriptor's types are built from.
+enum PlainValue: Sendable {
     case string(String)
     case int(Int)
     case bool(Bool)
     case list([PlainValue])
     case object([String: PlainValue])
     case null
+}
 
-    var kind: String {
-        switch self {
-        case .string: "a string"
-        case .int: "an integer"
-        case .bool: "a boolean"
-        case .list: "a list"
-        case .object: "a mapping"
-        case .null: "null"
+extension PlainValue: Decodable {
+    /// Reads any JSON-like value, for the descriptor types' `Decodable` conformances.
+    init(from decoder: any Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: PlainObject.Key.self) {
+            var object: [String: PlainValue] = [:]
+            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(PlainValue.self, forKey: key) }
+            self = .object(object)
+        } else if var unkeyed = try? decoder.unkeyedContainer() {
+            var items: [PlainValue] = []
+            while !unkeyed.isAtEnd { items.append(try unkeyed.decode(PlainValue.self)) }
+            self = .list(items)
+        } else {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() {
+                self = .null
+            } else if let bool = try? single.decode(Bool.self) {
+                self = .bool(bool)
+            } else if let int = try? single.decode(Int.self) {
+                self = .int(int)
+            } else {
+                self = .string(try single.decode(String.self))
+            }
         }
     }
 }
 
-/// Decodes `Decodable` types from a ``PlainValue``, with the coding path in every error.
-struct PlainValueDecoder: Decoder, SingleValueDecodingContainer {
-    let value: PlainValue
-    /// The path to the container this value is in, and its key there: a child shares its
-    /// parent's array instead of allocating a longer one, as errors are rare.
-    private let parentPath: [any CodingKey]
-    private let key: (any CodingKey)?
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+/// One mapping of a descriptor as plain values, read by key; every reader throws
+/// `DecodingError` when a value has the wrong type and answers nil when it is absent.
+struct PlainObject {
+    let values: [String: PlainValue]
+    /// Where the mapping is, for errors.
+    let path: [String]
 
-    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
-
-    init(_ value: PlainValue, codingPath: [any CodingKey]) {
-        self.value = value
-        parentPath = codingPath
-        key = nil
+    init(_ values: [String: PlainValue], path: [String]) {
+        self.values = values
+        self.path = path
     }
 
-    fileprivate init(_ value: PlainValue, in parentPath: [any CodingKey], at key: any CodingKey) {
-        self.value = value
-        self.parentPath = parentPath
-        self.key = key
-    }
-
-    func mismatch(_ expected: Any.Type) -> DecodingError {
-        .typeMismatch(expected, .init(codingPath: codingPath, debugDescription: "expected \(expected), found \(value.kind)"))
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case let .object(object) = value else { throw mismatch([String: Any].self) }
-        return KeyedDecodingContainer(KeyedContainer(object: object, codingPath: codingPath))
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case let .list(items) = value else { throw mismatch([Any].self) }
-        return UnkeyedContainer(items: items, codingPath: codingPath)
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
-
-    // MARK: Single value
-
-    func decodeNil() -> Bool {
-        if case .null = value { return true }
-        return false
-    }
-
-    func decode(_ type: Bool.Type) throws -> Bool {
-        guard case let .bool(bool) = value else { throw mismatch(type) }
-        return bool
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        guard case let .string(string) = value else { throw mismatch(type) }
-        return string
-    }
-
-    func decode(_ type: Double.Type) throws -> Double {
-        guard case let .int(int) = value else { throw mismatch(type) }
-        return Double(int)
-    }
-
-    func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
-    func decode(_ type: Int.Type) throws -> Int { try integer() }
-    func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
-    func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
-    func decode(_ type: Int32.Type) throws -> Int32 { try integer() }
-    func decode(_ type: Int64.Type) throws -> Int64 { try integer() }
-    func decode(_ type: UInt.Type) throws -> UInt { try integer() }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer() }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer() }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer() }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
-
-    private func integer<T: FixedWidthInteger>() throws -> T {
-        guard case let .int(int) = value, let exact = T(exactly: int) else { throw mismatch(T.self) }
-        return exact
-    }
-
-    // MARK: Containers
-
-    private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let object: [String: PlainValue]
-        let codingPath: [any CodingKey]
-
-        var allKeys: [Key] { object.keys.compactMap(Key.init(stringValue:)) }
-
-        func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
-
-        private func child(_ key: Key) throws -> PlainValueDecoder {
-            guard let value = object[key.stringValue] else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no `\(key.stringValue)`"))
-            }
-            return PlainValueDecoder(value, in: codingPath, at: key)
+    /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
+    init(from decoder: any Decoder) throws {
+        guard case let .object(values) = try PlainValue(from: decoder) else {
+            throw Self.mismatch("a mapping", at: decoder.codingPath.map(\.stringValue))
         }
-
-        /// One lookup instead of the default's three (`contains`, `decodeNil`, `decode`).
-        private func present(_ key: Key) -> PlainValueDecoder? {
-            guard let value = object[key.stringValue] else { return nil }
-            if case .null = value { return nil }
-            return PlainValueDecoder(value, in: codingPath, at: key)
-        }
-
-        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decode(type) }
-        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key)?.decode(type) }
-        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.decode(type) }
-        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try present(key).map { try T(from: $0) } }
-
-        func decodeNil(forKey key: Key) throws -> Bool { try child(key).decodeNil() }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try child(key).decode(type) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try child(key).decode(type) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try child(key).decode(type) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try child(key).decode(type) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try child(key).decode(type) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try child(key).decode(type) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try child(key).decode(type) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try child(key).decode(type) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try child(key).decode(type) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try child(key).decode(type) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try child(key).decode(type) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try child(key).decode(type) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try child(key).decode(type) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).decode(type) }
-        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try T(from: child(key)) }
-
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            try child(key).container(keyedBy: type)
-        }
-
-        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-            try child(key).unkeyedContainer()
-        }
-
-        func superDecoder() throws -> any Decoder {
-            PlainValueDecoder(.object(object), codingPath: codingPath)
-        }
-
-        func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
+        self.init(values, path: decoder.codingPath.map(\.stringValue))
     }
 
-    private struct UnkeyedContainer: UnkeyedDecodingContainer {
-        let items: [PlainValue]
-        let codingPath: [any CodingKey]
-        private(set) var currentIndex = 0
-
-        init(items: [PlainValue], codingPath: [any CodingKey]) {
-            self.items = items
-            self.codingPath = codingPath
-        }
-
-        var count: Int? { items.count }
-        var isAtEnd: Bool { currentIndex >= items.count }
-
-        private struct Index: CodingKey {
-            let intValue: Int?
-            var stringValue: String { "\(intValue ?? 0)" }
-            init(_ index: Int) { intValue = index }
-            init?(stringValue: String) { return nil }
-            init?(intValue: Int) { self.intValue = intValue }
-        }
-
-        private mutating func next() throws -> PlainValueDecoder {
-            guard !isAtEnd else {
-                throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "the list has no more items"))
-            }
-            defer { currentIndex += 1 }
-            return PlainValueDecoder(items[currentIndex], in: codingPath, at: Index(currentIndex))
-        }
-
-        mutating func decodeNil() throws -> Bool {
-            guard !isAtEnd, case .null = items[currentIndex] else { return false }
-            currentIndex += 1
-            return true
-        }
-
-        mutating func decode(_ type: Bool.Type) throws -> Bool { try next().decode(type) }
-        mutating func decode(_ type: String.Type) throws -> String { try next().decode(type) }
-        mutating func decode(_ type: Double.Type) throws -> Double { try next().decode(type) }
-        mutating func decode(_ type: Float.Type) throws -> Float { try next().decode(type) }
-        mutating func decode(_ type: Int.Type) throws -> Int { try next().decode(type) }
-        mutating func decode(_ type: Int8.Type) throws -> Int8 { try next().decode(type) }
-        mutating func decode(_ type: Int16.Type) throws -> Int16 { try next().decode(type) }
-        mutating func decode(_ type: Int32.Type) throws -> Int32 { try next().decode(type) }
-        mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().decode(type) }
-        mutating func decode(_ type: UInt.Type) throws -> UInt { try next().decode(type) }
-        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next().decode(type) }
-        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next().decode(type) }
-        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().decode(type) }
-        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().decode(type) }
-        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: next()) }
-
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            try next().container(keyedBy: type)
-        }
-
-        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
-        mutating func superDecoder() throws -> any Decoder { try next() }
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { Int(stringValue) }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { stringValue = String(intValue) }
     }
+
+    static func mismatch(_ expected: String, at path: [String]) -> DecodingError {
+        .typeMismatch(PlainValue.self, .init(codingPath: path.map(Key.init(stringValue:)),
+                                             debugDescription: "expected \(expected) at `\(path.joined(separator: "."))`"))
+    }
+
+    private func value<K: CodingKey>(_ key: K) -> PlainValue? {
+        switch values[key.stringValue] {
+        case nil, .null?: nil
+        case let value?: value
+        }
+    }
+
+    private func read<K: CodingKey, T>(_ key: K, _ expected: String, _ convert: (PlainValue) -> T?) throws -> T? {
+        guard let value = value(key) else { return nil }
+        guard let converted = convert(value) else { throw Self.mismatch(expected, at: path + [key.stringValue]) }
+        return converted
+    }
+
+    /// A value that must be there.
+    func required<K: CodingKey, T>(_ key: K, _ reader: (K) throws -> T?) throws -> T {
+        guard let value = try reader(key) else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: path.map(Key.init(stringValue:)),
+                                                       debugDescription: "no `\(key.stringValue)`"))
+        }
+        return value
+    }
+
+    func string<K: CodingKey>(_ key: K) throws -> String? {
+        try read(key, "a string") { if case let .string(text) = $0 { text } else { nil } }
+    }
+
+    func int<K: CodingKey>(_ key: K) throws -> Int? {
+        try read(key, "an integer") { if case let .int(number) = $0 { number } else { nil } }
+    }
+
+    func bool<K: CodingKey>(_ key: K) throws -> Bool? {
+        try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
+    }
+
+    func strings<K: CodingKey>(_ key: K) throws -> [String]? {
+        try read(key, "a list of strings") { value in
+            guard case let .list(items) = value else { return nil }
+            let texts = items.compactMap { if case let .string(text) = $0 { text } else { nil } }
+            return texts.count == items.count ? texts : nil
+        }
+    }
+
+    /// A mapping of strings to strings (headers, parameters).
+    func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? {
+        try read(key, "a mapping of strings") { value in
+            guard case let .object(entries) = value else { return nil }
+            let texts = entries.compactMapValues { if case let .string(text) = $0 { text } else { nil } }
+            return texts.count == entries.count ? texts : nil
+        }
+    }
+
+    /// One of a fixed set of words.
+    func choice<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> E? where E.RawValue == String {
+        try read(key, "one of \(E.self)'s values") { if case let .string(text) = $0 { E(rawValue: text) } else { nil } }
+    }
+
+    func choices<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> [E]? where E.RawValue == String {
+        guard let words = try strings(key) else { return nil }
+        let values = words.compactMap(E.init(rawValue:))
+        guard values.count == words.count else { throw Self.mismatch("a list of \(E.self)'s values", at: path + [key.stringValue]) }
+        return values
+    }
+
+    /// A nested mapping, built by `make`.
+    func object<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> T? {
+        guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
+        return try make(PlainObject(nested, path: path + [key.stringValue]))
+    }
+
+    /// A list of mappings, each built by `make`.
+    func objects<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [T]? {
+        guard let items = try read(key, "a list", { if case let .list(items) = $0 { items } else { nil } }) else { return nil }
+        return try items.enumerated().map { index, item in
+            guard case let .object(entries) = item else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
+            return try make(PlainObject(entries, path: path + [key.stringValue, String(index)]))
+        }
+    }
+
+    /// A mapping of names to mappings, each built by `make`.
+    func objectMap<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [String: T]? {
+        guard let entries = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
+        var result: [String: T] = [:]
+        for (name, item) in entries {
+            guard case let .object(fields) = item else { throw Self.mismatch("a mapping", at: path + [key.stringValue, name]) }
+            result[name] = try make(PlainObject(fields, path: path + [key.stringValue, name]))
+        }
+        return result
+    }
+
+    /// The raw value under a key, for values of more than one shape.
+    func raw<K: CodingKey>(_ key: K) -> PlainValue? { value(key) }
 }

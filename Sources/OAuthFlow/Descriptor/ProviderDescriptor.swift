@@ -39,31 +39,34 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case resourcesFile = "resources_file", profile
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
-        id = try c.decode(String.self, forKey: .id)
-        displayName = try c.decode(String.self, forKey: .displayName)
-        `protocol` = try c.decode(ProviderProtocol.self, forKey: .protocol)
-        docsURL = try c.decodeIfPresent(String.self, forKey: .docsURL)
-        issuer = try c.decodeIfPresent(String.self, forKey: .issuer)
-        discovery = try c.decodeIfPresent(Discovery.self, forKey: .discovery) ?? Discovery()
-        endpoints = try c.decodeIfPresent(Endpoints.self, forKey: .endpoints) ?? Endpoints()
-        variables = try c.decodeIfPresent([String: Variable].self, forKey: .variables) ?? [:]
-        scopes = try c.decodeIfPresent(Scopes.self, forKey: .scopes) ?? Scopes()
-        authorization = try c.decodeIfPresent(Authorization.self, forKey: .authorization) ?? Authorization()
-        grantTypes = try c.decodeIfPresent([String].self, forKey: .grantTypes) ?? ["authorization_code", "refresh_token"]
-        tokenRequest = try c.decodeIfPresent(TokenRequest.self, forKey: .tokenRequest) ?? TokenRequest()
-        clientAuth = try c.decodeIfPresent(ClientAuth.self, forKey: .clientAuth) ?? ClientAuth()
-        tokenResponse = try c.decodeIfPresent(TokenResponse.self, forKey: .tokenResponse) ?? TokenResponse()
-        userinfo = try c.decodeIfPresent(Userinfo.self, forKey: .userinfo) ?? Userinfo()
-        security = try c.decodeIfPresent(Security.self, forKey: .security) ?? Security()
+    /// Decodes a descriptor from any `Decoder` (JSON, say), with the same defaults as a descriptor file.
+    public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+    /// Builds the descriptor from a mapping's plain values: the one place its defaults are stated.
+    init(plain o: PlainObject) throws {
+        schemaVersion = try o.required(CodingKeys.schemaVersion, o.int)
+        id = try o.required(CodingKeys.id, o.string)
+        displayName = try o.required(CodingKeys.displayName, o.string)
+        `protocol` = try o.required(CodingKeys.protocol) { try o.choice($0, as: ProviderProtocol.self) }
+        docsURL = try o.string(CodingKeys.docsURL)
+        issuer = try o.string(CodingKeys.issuer)
+        discovery = try o.object(CodingKeys.discovery, Discovery.init(plain:)) ?? Discovery()
+        endpoints = try o.object(CodingKeys.endpoints, Endpoints.init(plain:)) ?? Endpoints()
+        variables = try o.objectMap(CodingKeys.variables, Variable.init(plain:)) ?? [:]
+        scopes = try o.object(CodingKeys.scopes, Scopes.init(plain:)) ?? Scopes()
+        authorization = try o.object(CodingKeys.authorization, Authorization.init(plain:)) ?? Authorization()
+        grantTypes = try o.strings(CodingKeys.grantTypes) ?? ["authorization_code", "refresh_token"]
+        tokenRequest = try o.object(CodingKeys.tokenRequest, TokenRequest.init(plain:)) ?? TokenRequest()
+        clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
+        tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
+        userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
+        security = try o.object(CodingKeys.security, Security.init(plain:)) ?? Security()
         if security.nonce == nil { security.nonce = `protocol` == .oidc }
-        redirect = try c.decodeIfPresent(Redirect.self, forKey: .redirect) ?? Redirect()
-        device = try c.decodeIfPresent(Device.self, forKey: .device) ?? Device()
-        resources = try c.decodeIfPresent([ResourceTemplate].self, forKey: .resources)
-        resourcesFile = try c.decodeIfPresent(String.self, forKey: .resourcesFile)
-        profile = try c.decodeIfPresent(Profile.self, forKey: .profile) ?? Profile()
+        redirect = try o.object(CodingKeys.redirect, Redirect.init(plain:)) ?? Redirect()
+        device = try o.object(CodingKeys.device, Device.init(plain:)) ?? Device()
+        resources = try o.objects(CodingKeys.resources, ResourceTemplate.init(plain:))
+        resourcesFile = try o.string(CodingKeys.resourcesFile)
+        profile = try o.object(CodingKeys.profile, Profile.init(plain:)) ?? Profile()
     }
 }
 
@@ -98,15 +101,19 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
             let defaults = Profile()
-            subject = try c.decodeIfPresent([String].self, forKey: .subject) ?? defaults.subject
-            name = try c.decodeIfPresent([String].self, forKey: .name) ?? defaults.name
-            email = try c.decodeIfPresent([String].self, forKey: .email) ?? defaults.email
-            emailVerified = try c.decodeIfPresent([String].self, forKey: .emailVerified) ?? defaults.emailVerified
-            picture = try c.decodeIfPresent([String].self, forKey: .picture) ?? defaults.picture
-            extraCall = try c.decodeIfPresent(ExtraCall.self, forKey: .extraCall)
+            subject = try o.strings(CodingKeys.subject) ?? defaults.subject
+            name = try o.strings(CodingKeys.name) ?? defaults.name
+            email = try o.strings(CodingKeys.email) ?? defaults.email
+            emailVerified = try o.strings(CodingKeys.emailVerified) ?? defaults.emailVerified
+            picture = try o.strings(CodingKeys.picture) ?? defaults.picture
+            extraCall = try o.object(CodingKeys.extraCall) { extra in
+                ExtraCall(url: try extra.required(ExtraCall.CodingKeys.url, extra.string),
+                          pickWhere: try extra.string(ExtraCall.CodingKeys.pickWhere))
+            }
         }
 
         /// Every source, with the profile field it fills.
@@ -137,10 +144,11 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            interval = try c.decodeIfPresent(Int.self, forKey: .interval) ?? 5
-            verificationURIAliases = try c.decodeIfPresent([String].self, forKey: .verificationURIAliases) ?? []
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            interval = try o.int(CodingKeys.interval) ?? 5
+            verificationURIAliases = try o.strings(CodingKeys.verificationURIAliases) ?? []
         }
     }
 }
@@ -169,10 +177,11 @@ extension ProviderDescriptor {
             self.url = url
         }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .none
-            url = try c.decodeIfPresent(String.self, forKey: .url)
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            mode = try o.choice(CodingKeys.mode) ?? .none
+            url = try o.string(CodingKeys.url)
         }
     }
 
@@ -194,6 +203,17 @@ extension ProviderDescriptor {
 
         public init() {}
 
+        init(plain o: PlainObject) throws {
+            authorization = try o.string(CodingKeys.authorization)
+            token = try o.string(CodingKeys.token)
+            userinfo = try o.string(CodingKeys.userinfo)
+            revocation = try o.string(CodingKeys.revocation)
+            introspection = try o.string(CodingKeys.introspection)
+            endSession = try o.string(CodingKeys.endSession)
+            deviceAuthorization = try o.string(CodingKeys.deviceAuthorization)
+            jwks = try o.string(CodingKeys.jwks)
+        }
+
         /// Every endpoint that is set, by its YAML key.
         public var all: [(key: String, template: String)] {
             let pairs: [(String, String?)] = [
@@ -214,14 +234,15 @@ extension ProviderDescriptor {
         public var `enum`: [String]?
         public var example: String?
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            description = try c.decode(String.self, forKey: .description)
-            required = try c.decodeIfPresent(Bool.self, forKey: .required) ?? true
-            `default` = try c.decodeIfPresent(String.self, forKey: .default)
-            pattern = try c.decodeIfPresent(String.self, forKey: .pattern)
-            `enum` = try c.decodeIfPresent([String].self, forKey: .enum)
-            example = try c.decodeIfPresent(String.self, forKey: .example)
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            description = try o.required(CodingKeys.description, o.string)
+            required = try o.bool(CodingKeys.required) ?? true
+            `default` = try o.string(CodingKeys.default)
+            pattern = try o.string(CodingKeys.pattern)
+            `enum` = try o.strings(CodingKeys.enum)
+            example = try o.string(CodingKeys.example)
         }
     }
 
@@ -233,11 +254,12 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            `default` = try c.decodeIfPresent([String].self, forKey: .default) ?? []
-            separator = try c.decodeIfPresent(String.self, forKey: .separator) ?? " "
-            offline = try c.decodeIfPresent(Offline.self, forKey: .offline) ?? Offline()
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            `default` = try o.strings(CodingKeys.default) ?? []
+            separator = try o.string(CodingKeys.separator) ?? " "
+            offline = try o.object(CodingKeys.offline, Offline.init(plain:)) ?? Offline()
         }
     }
 
@@ -248,10 +270,11 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? []
-            params = try c.decodeIfPresent([String: String].self, forKey: .params) ?? [:]
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            scopes = try o.strings(CodingKeys.scopes) ?? []
+            params = try o.stringMap(CodingKeys.params) ?? [:]
         }
     }
 
@@ -273,11 +296,12 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            responseType = try c.decodeIfPresent(String.self, forKey: .responseType) ?? "code"
-            responseMode = try c.decodeIfPresent(ResponseMode.self, forKey: .responseMode) ?? .query
-            extraParams = try c.decodeIfPresent([String: String].self, forKey: .extraParams) ?? [:]
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            responseType = try o.string(CodingKeys.responseType) ?? "code"
+            responseMode = try o.choice(CodingKeys.responseMode) ?? .query
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? [:]
         }
     }
 
@@ -299,10 +323,11 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            bodyEncoding = try c.decodeIfPresent(BodyEncoding.self, forKey: .bodyEncoding) ?? .form
-            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            bodyEncoding = try o.choice(CodingKeys.bodyEncoding) ?? .form
+            headers = try o.stringMap(CodingKeys.headers) ?? [:]
         }
     }
 
@@ -328,10 +353,11 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            methods = try c.decodeIfPresent([Method].self, forKey: .methods)
-            method = try c.decodeIfPresent(Method.self, forKey: .method) ?? methods?.first ?? .none
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            methods = try o.choices(CodingKeys.methods)
+            method = try o.choice(CodingKeys.method) ?? methods?.first ?? .none
         }
     }
 
@@ -345,9 +371,10 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            format = try c.decodeIfPresent(Format.self, forKey: .format) ?? .json
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            format = try o.choice(CodingKeys.format) ?? .json
         }
     }
 
@@ -363,10 +390,11 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            method = try c.decodeIfPresent(Method.self, forKey: .method) ?? .get
-            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            method = try o.choice(CodingKeys.method) ?? .get
+            headers = try o.stringMap(CodingKeys.headers) ?? [:]
         }
     }
 
@@ -408,16 +436,17 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            pkce = try c.decodeIfPresent(PKCE.self, forKey: .pkce) ?? .required
-            pkceMethod = try c.decodeIfPresent(CodeChallengeMethod.self, forKey: .pkceMethod) ?? .s256
-            state = try c.decodeIfPresent(Bool.self, forKey: .state) ?? true
-            nonce = try c.decodeIfPresent(Bool.self, forKey: .nonce)
-            issParameter = try c.decodeIfPresent(IssuerParameter.self, forKey: .issParameter) ?? .ifPresent
-            idTokenAlgs = try c.decodeIfPresent([String].self, forKey: .idTokenAlgs) ?? ["RS256", "ES256"]
-            issuerAliases = try c.decodeIfPresent([String].self, forKey: .issuerAliases) ?? []
-            idTokenIssuer = try c.decodeIfPresent(String.self, forKey: .idTokenIssuer)
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            pkce = try o.choice(CodingKeys.pkce) ?? .required
+            pkceMethod = try o.choice(CodingKeys.pkceMethod) ?? .s256
+            state = try o.bool(CodingKeys.state) ?? true
+            nonce = try o.bool(CodingKeys.nonce)
+            issParameter = try o.choice(CodingKeys.issParameter) ?? .ifPresent
+            idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? ["RS256", "ES256"]
+            issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? []
+            idTokenIssuer = try o.string(CodingKeys.idTokenIssuer)
         }
     }
 
@@ -432,10 +461,11 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            loopback = try c.decodeIfPresent(Loopback.self, forKey: .loopback) ?? Loopback()
-            privateUseScheme = try c.decodeIfPresent(String.self, forKey: .privateUseScheme)
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Loopback()
+            privateUseScheme = try o.string(CodingKeys.privateUseScheme)
         }
     }
 
@@ -474,11 +504,16 @@ extension ProviderDescriptor {
 
         public init() {}
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            host = try c.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
-            port = try c.decodeIfPresent(Port.self, forKey: .port) ?? .ephemeral
-            path = try c.decodeIfPresent(String.self, forKey: .path) ?? "/callback"
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            host = try o.string(CodingKeys.host) ?? "127.0.0.1"
+            switch o.raw(CodingKeys.port) {
+            case nil, .string("ephemeral")?: port = .ephemeral
+            case let .int(number)?: port = .fixed(number)
+            default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + ["port"])
+            }
+            path = try o.string(CodingKeys.path) ?? "/callback"
         }
     }
 
@@ -492,6 +527,11 @@ extension ProviderDescriptor {
             self.scope = scope
             self.title = title
             self.url = url
+        }
+
+        init(plain o: PlainObject) throws {
+            self.init(scope: try o.required(CodingKeys.scope, o.string), title: try o.required(CodingKeys.title, o.string),
+                      url: try o.required(CodingKeys.url, o.string))
         }
     }
 }
