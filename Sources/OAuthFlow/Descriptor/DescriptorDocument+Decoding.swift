@@ -62,28 +62,20 @@ enum PlainValue: Sendable {
     case null
 }
 
-extension PlainValue: Decodable {
-    /// Reads any JSON-like value, for the descriptor types' `Decodable` conformances.
-    init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: PlainObject.Key.self) {
-            var object: [String: PlainValue] = [:]
-            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(PlainValue.self, forKey: key) }
-            self = .object(object)
-        } else if var unkeyed = try? decoder.unkeyedContainer() {
-            var items: [PlainValue] = []
-            while !unkeyed.isAtEnd { items.append(try unkeyed.decode(PlainValue.self)) }
-            self = .list(items)
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                self = .null
-            } else if let bool = try? single.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let int = try? single.decode(Int.self) {
-                self = .int(int)
-            } else {
-                self = .string(try single.decode(String.self))
-            }
+extension PlainValue {
+    /// A JSON value (from any `Decoder`) as a plain value: whole numbers become integers.
+    init(_ json: JSONValue, at path: [String]) throws {
+        switch json {
+        case let .string(text): self = .string(text)
+        case let .bool(flag): self = .bool(flag)
+        case .null: self = .null
+        case let .number(number):
+            guard let whole = Int(exactly: number) else { throw PlainObject.mismatch("a whole number", at: path) }
+            self = .int(whole)
+        case let .array(items):
+            self = .list(try items.enumerated().map { try PlainValue($1, at: path + [String($0)]) })
+        case let .object(entries):
+            self = .object(try entries.reduce(into: [:]) { $0[$1.key] = try PlainValue($1.value, at: path + [$1.key]) })
         }
     }
 }
@@ -102,10 +94,11 @@ struct PlainObject {
 
     /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
     init(from decoder: any Decoder) throws {
-        guard case let .object(values) = try PlainValue(from: decoder) else {
-            throw Self.mismatch("a mapping", at: decoder.codingPath.map(\.stringValue))
+        let path = decoder.codingPath.map(\.stringValue)
+        guard case let .object(values) = try PlainValue(JSONValue(from: decoder), at: path) else {
+            throw Self.mismatch("a mapping", at: path)
         }
-        self.init(values, path: decoder.codingPath.map(\.stringValue))
+        self.init(values, path: path)
     }
 
     struct Key: CodingKey {

@@ -107,7 +107,7 @@ struct SchemaValidator {
 
     /// The mapping's entries, or nil (and a problem) when the node is not a mapping.
     /// Repeated keys never get here: composing the tree refuses them.
-    private mutating func mapping(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> YAMLNode.Pairs? {
+    private mutating func mapping(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)>? {
         guard node.kind == .mapping else {
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
             return nil

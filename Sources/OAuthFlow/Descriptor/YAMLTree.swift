@@ -86,48 +86,29 @@ public struct YAMLNode: Sendable {
     public var expandedCount: Int { Int(entry.expandedCount) }
 
     /// A mapping's entries in document order; empty for other kinds.
-    public var pairs: Pairs { Pairs(tree: tree, entry: entry.kind == .mapping ? entry : nil) }
+    public var pairs: LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)> {
+        let (tree, first, count) = children(of: .mapping)
+        return (0..<count / 2).lazy.map { position in
+            (YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position])),
+             YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position + 1])))
+        }
+    }
+
     /// A sequence's items in document order; empty for other kinds.
-    public var items: Items { Items(tree: tree, entry: entry.kind == .sequence ? entry : nil) }
+    public var items: LazyMapCollection<Range<Int>, YAMLNode> {
+        let (tree, first, count) = children(of: .sequence)
+        return (0..<count).lazy.map { YAMLNode(tree: tree, index: Int(tree.children[first + $0])) }
+    }
 
     /// The value under a scalar key with this text, in a mapping.
     public subscript(key: String) -> YAMLNode? {
         pairs.first { $0.key.string == key }?.value
     }
 
-    public struct Pairs: RandomAccessCollection, Sendable {
-        let tree: YAMLTree
-        let first: Int
-        public let count: Int
-
-        init(tree: YAMLTree, entry: YAMLTree.Entry?) {
-            self.tree = tree
-            first = Int(entry?.firstChild ?? 0)
-            count = Int(entry?.childCount ?? 0) / 2
-        }
-
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { count }
-        public subscript(position: Int) -> (key: YAMLNode, value: YAMLNode) {
-            let slot = first + position * 2
-            return (YAMLNode(tree: tree, index: Int(tree.children[slot])), YAMLNode(tree: tree, index: Int(tree.children[slot + 1])))
-        }
-    }
-
-    public struct Items: RandomAccessCollection, Sendable {
-        let tree: YAMLTree
-        let first: Int
-        public let count: Int
-
-        init(tree: YAMLTree, entry: YAMLTree.Entry?) {
-            self.tree = tree
-            first = Int(entry?.firstChild ?? 0)
-            count = Int(entry?.childCount ?? 0)
-        }
-
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { count }
-        public subscript(position: Int) -> YAMLNode { YAMLNode(tree: tree, index: Int(tree.children[first + position])) }
+    /// Where this node's children are in the tree's child table, when it is of `kind`.
+    private func children(of kind: YAMLTree.Kind) -> (YAMLTree, Int, Int) {
+        let entry = self.entry
+        return entry.kind == kind ? (tree, Int(entry.firstChild), Int(entry.childCount)) : (tree, 0, 0)
     }
 }
 
