@@ -3,7 +3,7 @@ import Foundation
 extension DescriptorDocument {
     /// Decodes a node tree that has passed the schema check.
     ///
-    /// The tree is read, guided by the schema, into ``PlainValue``s, from which
+    /// The tree is read, guided by the schema, into plain ``JSONValue``s, from which
     /// `ProviderDescriptor` and its parts build themselves (`init(plain:)`). Their
     /// `Decodable` conformances go the same way, so there is one statement of each
     /// default. Going through `Decodable` instead cost a fifth of reading a descriptor
@@ -17,31 +17,31 @@ extension DescriptorDocument {
         return try ProviderDescriptor(plain: PlainObject(values, path: []))
     }
 
-    private static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> PlainValue {
+    private static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> JSONValue {
         switch (node.kind, shape) {
         case let (.mapping, .object(fields)):
-            var result: [String: PlainValue] = [:]
+            var result: [String: JSONValue] = [:]
             for (key, value) in node.pairs {
                 guard let name = key.string, let field = fields.first(where: { $0.name == name }) else { continue }
                 result[name] = plainValue(value, field.shape)
             }
             return .object(result)
         case let (.mapping, .map(valueShape)):
-            var result: [String: PlainValue] = [:]
+            var result: [String: JSONValue] = [:]
             for (key, value) in node.pairs {
                 if let name = key.string { result[name] = plainValue(value, valueShape) }
             }
             return .object(result)
         case let (.sequence, .list(itemShape)):
-            return .list(node.items.map { plainValue($0, itemShape) })
+            return .array(node.items.map { plainValue($0, itemShape) })
         case (.scalar, .boolean):
-            return .bool(["true", "yes", "on"].contains((node.string ?? "").lowercased()))
+            return .bool(ScalarTyping.bool(node.string ?? "") ?? false)
         case (.scalar, .integer):
-            return .int(Int(node.string ?? "") ?? 0)
+            return .number(Double(Int(node.string ?? "") ?? 0))
         case let (.scalar, .either(shapes)):
             if node.tag == .int, let value = Int(node.string ?? ""),
                shapes.contains(where: { if case .integer = $0 { true } else { false } }) {
-                return .int(value)
+                return .number(Double(value))
             }
             return .string(node.string ?? "")
         case (.scalar, _):
@@ -52,42 +52,14 @@ extension DescriptorDocument {
     }
 }
 
-/// A descriptor value after the schema check: what the descriptor's types are built from.
-enum PlainValue: Sendable {
-    case string(String)
-    case int(Int)
-    case bool(Bool)
-    case list([PlainValue])
-    case object([String: PlainValue])
-    case null
-}
-
-extension PlainValue {
-    /// A JSON value (from any `Decoder`) as a plain value: whole numbers become integers.
-    init(_ json: JSONValue, at path: [String]) throws {
-        switch json {
-        case let .string(text): self = .string(text)
-        case let .bool(flag): self = .bool(flag)
-        case .null: self = .null
-        case let .number(number):
-            guard let whole = Int(exactly: number) else { throw PlainObject.mismatch("a whole number", at: path) }
-            self = .int(whole)
-        case let .array(items):
-            self = .list(try items.enumerated().map { try PlainValue($1, at: path + [String($0)]) })
-        case let .object(entries):
-            self = .object(try entries.reduce(into: [:]) { $0[$1.key] = try PlainValue($1.value, at: path + [$1.key]) })
-        }
-    }
-}
-
 /// One mapping of a descriptor as plain values, read by key; every reader throws
 /// `DecodingError` when a value has the wrong type and answers nil when it is absent.
 struct PlainObject {
-    let values: [String: PlainValue]
+    let values: [String: JSONValue]
     /// Where the mapping is, for errors.
     let path: [String]
 
-    init(_ values: [String: PlainValue], path: [String]) {
+    init(_ values: [String: JSONValue], path: [String]) {
         self.values = values
         self.path = path
     }
@@ -95,7 +67,7 @@ struct PlainObject {
     /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
     init(from decoder: any Decoder) throws {
         let path = decoder.codingPath.map(\.stringValue)
-        guard case let .object(values) = try PlainValue(JSONValue(from: decoder), at: path) else {
+        guard case let .object(values) = try JSONValue(from: decoder) else {
             throw Self.mismatch("a mapping", at: path)
         }
         self.init(values, path: path)
@@ -109,18 +81,18 @@ struct PlainObject {
     }
 
     static func mismatch(_ expected: String, at path: [String]) -> DecodingError {
-        .typeMismatch(PlainValue.self, .init(codingPath: path.map(Key.init(stringValue:)),
+        .typeMismatch(JSONValue.self, .init(codingPath: path.map(Key.init(stringValue:)),
                                              debugDescription: "expected \(expected) at `\(path.joined(separator: "."))`"))
     }
 
-    private func value<K: CodingKey>(_ key: K) -> PlainValue? {
+    private func value<K: CodingKey>(_ key: K) -> JSONValue? {
         switch values[key.stringValue] {
         case nil, .null?: nil
         case let value?: value
         }
     }
 
-    private func read<K: CodingKey, T>(_ key: K, _ expected: String, _ convert: (PlainValue) -> T?) throws -> T? {
+    private func read<K: CodingKey, T>(_ key: K, _ expected: String, _ convert: (JSONValue) -> T?) throws -> T? {
         guard let value = value(key) else { return nil }
         guard let converted = convert(value) else { throw Self.mismatch(expected, at: path + [key.stringValue]) }
         return converted
@@ -140,7 +112,7 @@ struct PlainObject {
     }
 
     func int<K: CodingKey>(_ key: K) throws -> Int? {
-        try read(key, "an integer") { if case let .int(number) = $0 { number } else { nil } }
+        try read(key, "an integer") { if case let .number(number) = $0 { Int(exactly: number) } else { nil } }
     }
 
     func bool<K: CodingKey>(_ key: K) throws -> Bool? {
@@ -149,7 +121,7 @@ struct PlainObject {
 
     func strings<K: CodingKey>(_ key: K) throws -> [String]? {
         try read(key, "a list of strings") { value in
-            guard case let .list(items) = value else { return nil }
+            guard case let .array(items) = value else { return nil }
             let texts = items.compactMap { if case let .string(text) = $0 { text } else { nil } }
             return texts.count == items.count ? texts : nil
         }
@@ -184,7 +156,7 @@ struct PlainObject {
 
     /// A list of mappings, each built by `make`.
     func objects<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [T]? {
-        guard let items = try read(key, "a list", { if case let .list(items) = $0 { items } else { nil } }) else { return nil }
+        guard let items = try read(key, "a list", { if case let .array(items) = $0 { items } else { nil } }) else { return nil }
         return try items.enumerated().map { index, item in
             guard case let .object(entries) = item else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
             return try make(PlainObject(entries, path: path + [key.stringValue, String(index)]))
@@ -203,5 +175,5 @@ struct PlainObject {
     }
 
     /// The raw value under a key, for values of more than one shape.
-    func raw<K: CodingKey>(_ key: K) -> PlainValue? { value(key) }
+    func raw<K: CodingKey>(_ key: K) -> JSONValue? { value(key) }
 }

@@ -510,7 +510,7 @@ extension ProviderDescriptor {
             host = try o.string(CodingKeys.host) ?? "127.0.0.1"
             switch o.raw(CodingKeys.port) {
             case nil, .string("ephemeral")?: port = .ephemeral
-            case let .int(number)?: port = .fixed(number)
+            case let .number(number)? where Int(exactly: number) != nil: port = .fixed(Int(number))
             default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + ["port"])
             }
             path = try o.string(CodingKeys.path) ?? "/callback"

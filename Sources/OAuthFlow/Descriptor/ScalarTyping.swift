@@ -39,15 +39,19 @@ enum ScalarTyping {
 
     // MARK: - The rules
 
-    private static let booleans: Set<String> = [
-        "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
-        "on", "On", "ON", "off", "Off", "OFF",
+    private static let booleans: [String: Bool] = [
+        "yes": true, "Yes": true, "YES": true, "no": false, "No": false, "NO": false,
+        "true": true, "True": true, "TRUE": true, "false": false, "False": false, "FALSE": false,
+        "on": true, "On": true, "ON": true, "off": false, "Off": false, "OFF": false,
     ]
+
+    /// The value of a scalar the rules type as a boolean; nil for any other text.
+    static func bool(_ text: String) -> Bool? { booleans[text] }
 
     private static let nulls: Set<String> = ["", "~", "null", "Null", "NULL"]
 
     private static func isBool(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        (2...5).contains(bytes.count) && booleans.contains(String(decoding: bytes, as: UTF8.self))
+        (2...5).contains(bytes.count) && booleans[String(decoding: bytes, as: UTF8.self)] != nil
     }
 
     private static func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
