@@ -112,19 +112,14 @@ public struct DescriptorDocument {
 
     /// The node at a key path, such as `["security", "pkce"]`, if present.
     public func node(at keyPath: [String]) -> YAMLNode? {
-        var current = root
-        for key in keyPath {
-            guard let node = current, node.kind == .mapping else { return nil }
-            current = node[key]
-        }
-        return current
+        keyPath.reduce(root) { node, key in node?[key] }
     }
 
     /// The position of the value at a key path, or of its nearest present ancestor.
     public func location(of keyPath: [String]) -> SourceLocation {
-        var path = keyPath[...]
+        var path = keyPath
         while true {
-            if let node = node(at: Array(path)) {
+            if let node = node(at: path) {
                 return SourceLocation(path: self.path, line: node.line, column: node.column)
             }
             if path.isEmpty { return SourceLocation(path: self.path, line: 1, column: 1) }
@@ -174,10 +169,10 @@ enum YAMLErrorDescription {
 
 /// Line and column arithmetic over raw bytes, for files that are not valid text.
 enum TextPosition {
-    static func of(byteOffset: Int, in data: Data) -> (line: Int, column: Int) {
+    static func of(byteOffset: Int, in bytes: some Collection<UInt8>) -> (line: Int, column: Int) {
         var line = 1
         var column = 1
-        for byte in data.prefix(byteOffset) {
+        for byte in bytes.prefix(byteOffset) {
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 column = 1
@@ -208,7 +203,8 @@ enum TextPosition {
 }
 
 /// A cheap upper bound on YAML nesting depth, computed before parsing so that a
-/// hostile file cannot exhaust the stack inside the recursive composer.
+/// hostile file cannot exhaust the stack in the recursive walks of the tree (the
+/// schema check, decoding, the rules).
 ///
 /// It reads bytes: every character it looks for is ASCII, and no byte of a
 /// multi-byte UTF-8 sequence is ASCII.

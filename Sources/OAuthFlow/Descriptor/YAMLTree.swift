@@ -248,15 +248,6 @@ private struct Composer {
         let entry = entries[mapping]
         let first = Int(entry.firstChild)
         let keys = stride(from: first, to: first + Int(entry.childCount), by: 2).map { Int(children[$0]) }
-        // Most mappings are small: compare pairs, and hash only past a dozen keys.
-        if keys.count <= 12 {
-            let unique = keys.indices.allSatisfy { position in
-                let key = entries[keys[position]]
-                return key.kind != .scalar
-                    || !keys[..<position].contains { entries[$0].kind == .scalar && entries[$0].text == key.text }
-            }
-            if unique { return }
-        }
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys where entries[key].kind == .scalar {
@@ -300,12 +291,8 @@ private struct Composer {
                                    line: Int(line(parser.problem_mark)), column: Int(column(parser.problem_mark)))
         default:
             // The reader reports a byte offset rather than a mark.
-            let offset = min(Int(parser.problem_offset), bytes.count)
-            let before = UnsafeBufferPointer(rebasing: bytes[..<offset])
-            let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
-            let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-            let column = bytes[lineStart..<offset].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
-            return YAMLSyntaxError(kind: .reader, context: nil, problem: problem, line: line, column: column)
+            let position = TextPosition.of(byteOffset: Int(parser.problem_offset), in: bytes)
+            return YAMLSyntaxError(kind: .reader, context: nil, problem: problem, line: position.line, column: position.column)
         }
     }
 }
