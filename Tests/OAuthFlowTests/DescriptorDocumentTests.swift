@@ -213,6 +213,17 @@ import Testing
         #expect(URLTemplate("https://{a}.example.com").substituting(["a": "{b}", "b": "x"]) == "https://{b}.example.com")
     }
 
+    @Test func hostsAndPlaceholdersAreReadFromTheBytes() {
+        #expect(URLTemplate("https://user@{tenant}.Example.com:8443/p?q=a://b").hostText == "{tenant}.example.com")
+        #expect(URLTemplate("http://[::1]:8080/cb").hostText == "[::1]")
+        #expect(URLTemplate("mailto:x").hostText == nil)
+        #expect(URLTemplate("https://ü{a}.example.com/{b}?x={c}#{d}").placeholders.map { "\($0.name):\($0.part)" }
+            == ["a:host", "b:path", "c:query", "d:fragment"])
+        #expect("a-----BEGIN KEY".firstUTF8Range(of: "-----BEGIN") != nil)
+        #expect("----BEGI-----BEGIX".firstUTF8Range(of: "-----BEGIN") == nil)
+        #expect("é://x".firstUTF8Range(of: "://").map { "é://x"[$0.upperBound...] } == "x")
+    }
+
     @Test func duplicateKeysAreReported() throws {
         let document = parse(descriptorText(id: "example") + "id: again\n")
         let problem = try #require(document.problems.first)

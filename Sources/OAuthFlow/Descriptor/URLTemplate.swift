@@ -134,18 +134,8 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The host as written (placeholders left in), if the template has one.
     public var hostText: String? {
-        let utf8 = text.utf8
-        var separator: String.Index?
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            if utf8[index] == UInt8(ascii: ":"), utf8[index...].starts(with: "://".utf8) {
-                separator = index
-                break
-            }
-            index = utf8.index(after: index)
-        }
-        guard let separator else { return nil }
-        let rest = text[utf8.index(separator, offsetBy: 3)...]
+        guard let separator = text.firstUTF8Range(of: "://") else { return nil }
+        let rest = text[separator.upperBound...]
         let end = rest.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
             ?? rest.endIndex
         var host = String(rest[..<end])

@@ -56,23 +56,6 @@ public struct LiteralSecretRule: LintRule {
         return diagnostics
     }
 
-    /// Whether `needle` occurs in `text`, byte for byte (the generic `contains` of
-    /// `_StringProcessing` built a search table per call and was a quarter of all lint time).
-    private static func occurs(_ needle: StaticString, in text: String) -> Bool {
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        var text = text
-        return text.withUTF8 { bytes in
-            guard pattern.count <= bytes.count else { return false }
-            var start = 0
-            while start <= bytes.count - pattern.count {
-                guard let first = bytes[start...(bytes.count - pattern.count)].firstIndex(of: pattern[0]) else { return false }
-                if UnsafeBufferPointer(rebasing: bytes[first..<(first + pattern.count)]).elementsEqual(pattern) { return true }
-                start = first + 1
-            }
-            return false
-        }
-    }
-
     /// Walks the tree with one key path that grows and shrinks, copied only into a diagnostic.
     private func walk(_ node: YAMLNode, _ keyPath: inout [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
         budget -= 1
@@ -101,7 +84,7 @@ public struct LiteralSecretRule: LintRule {
             }
         case .scalar:
             let text = node.string ?? ""
-            if Self.occurs("-----BEGIN", in: text) && Self.occurs("KEY", in: text) {
+            if text.firstUTF8Range(of: "-----BEGIN") != nil && text.firstUTF8Range(of: "KEY") != nil {
                 out.append(diagnostic(file, keyPath, "this value holds a private key; descriptors must not hold secrets"))
             }
         }
