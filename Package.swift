@@ -100,13 +100,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "RefreshWorker",
-            dependencies: ["OAuthFlow"],
+            dependencies: ["OAuthFlow", "StoreHooks"],
             path: "Tests/RefreshWorker"
+        ),
+        .target(
+            name: "StoreHooks",
+            dependencies: ["OAuthFlow"],
+            path: "Tests/StoreHooks"
         ),
         .executableTarget(
             name: "PostgresWorker",
             dependencies: [
-                "OAuthFlow", "OAuthFlowPostgres",
+                "OAuthFlow", "OAuthFlowPostgres", "StoreHooks",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -20,6 +20,7 @@ import Foundation
 import OAuthFlow
 import OAuthFlowPostgres
 import PostgresNIO
+import StoreHooks
 
 let arguments = CommandLine.arguments
 let environment = ProcessInfo.processInfo.environment
@@ -43,27 +44,6 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if request.url.absoluteString.hasSuffix("/token/") { lock.withLock { count += 1 } }
         return try await base.send(request)
-    }
-}
-
-/// The store, SIGKILLing this process once a refreshed session is recorded.
-struct DyingStore: TokenStore {
-    let base: PostgresTokenStore
-    func load(_ key: SessionKey) async throws -> StoredSession? { try await base.load(key) }
-    func save(_ session: StoredSession) async throws { try await base.save(session) }
-    func remove(_ key: SessionKey) async throws { try await base.remove(key) }
-    func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
-    func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation { Dying(base: try await base.reserve(key)) }
-
-    struct Dying: TokenStoreReservation {
-        let base: any TokenStoreReservation
-        func record(_ session: StoredSession) async throws {
-            try await base.record(session)
-            say("recorded")
-            kill(getpid(), SIGKILL)
-        }
-        func commit(_ session: StoredSession) async throws { try await base.commit(session) }
-        func abandon() async { await base.abandon() }
     }
 }
 
@@ -134,7 +114,11 @@ do {
         lock.release()
     case "refresh-die":
         let transport = CountingTransport()
-        let manager = try await manager(transport, store: DyingStore(base: store))
+        let manager = try await manager(transport, store: AfterRecordStore(base: store) {
+            // SIGKILL this process once a refreshed session is recorded.
+            say("recorded")
+            kill(getpid(), SIGKILL)
+        })
         try await manager.refresh()
         say("done")
     case "sign-in":

@@ -9,6 +9,7 @@
 //   done      the refresh completed
 import Foundation
 import OAuthFlow
+import StoreHooks
 
 let arguments = CommandLine.arguments
 let store = FileTokenStore(directory: URL(fileURLWithPath: arguments[1]))
@@ -36,27 +37,6 @@ struct Announcing: HTTPTransport {
     }
 }
 
-/// The file store, saying "recorded" once a refreshed session is durable.
-struct AnnouncingStore: TokenStore {
-    let base: FileTokenStore
-    func load(_ key: SessionKey) async throws -> StoredSession? { try await base.load(key) }
-    func save(_ session: StoredSession) async throws { try await base.save(session) }
-    func remove(_ key: SessionKey) async throws { try await base.remove(key) }
-    func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
-    func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation { Reservation(base: try await base.reserve(key)) }
-
-    struct Reservation: TokenStoreReservation {
-        let base: any TokenStoreReservation
-        func record(_ session: StoredSession) async throws {
-            try await base.record(session)
-            say("recorded")
-            if arguments.count > 5, arguments[5] == "recorded" { kill(getpid(), SIGKILL) }
-        }
-        func commit(_ session: StoredSession) async throws { try await base.commit(session) }
-        func abandon() async { await base.abandon() }
-    }
-}
-
 do {
     let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[2])], includeBundled: false, includeUserDirectory: false)
     let provider = try registry.provider(named: "django").resolve(["port": arguments[3]])
@@ -66,7 +46,11 @@ do {
     }
     let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[4], redirectURI: session.redirectURI),
                              transport: Announcing())
-    let manager = TokenManager(client: client, store: AnnouncingStore(base: store), key: key)
+    let manager = TokenManager(client: client, store: AfterRecordStore(base: store) {
+        // Say "recorded" once a refreshed session is durable, and die there when asked to.
+        say("recorded")
+        if arguments.count > 5, arguments[5] == "recorded" { kill(getpid(), SIGKILL) }
+    }, key: key)
     try await manager.refresh()
     say("done")
 } catch let error as SessionError where error.code == .signedOut {
