@@ -8,6 +8,9 @@
 #                                creates its state (database, RS256 key, test user, clients) in
 #                                STATE and starts it on a free port; sets as_pid
 # await_authorization_server     waits until it answers; sets as_port
+# await_process NAME PID LOG CHECK...
+#                                waits up to 20 s until the command CHECK succeeds (also for the
+#                                browser test's web app); fails with LOG when PID exits first
 #
 # The caller sets `root` (the repository) and kills $as_pid when done.
 
@@ -47,21 +50,25 @@ launch_authorization_server() {
     as_pid=$!
 }
 
-await_authorization_server() {
+await_process() {
+    local name="$1" pid="$2" log="$3"
+    shift 3
     for _ in $(seq 1 100); do
-        [ -s "$as_state/ready" ] && break
-        if ! kill -0 "$as_pid" 2>/dev/null; then
-            echo "error: the authorization server exited:" >&2
-            cat "$as_state/server.log" >&2
+        "$@" && return 0
+        if ! kill -0 "$pid" 2>/dev/null; then
+            echo "error: $name exited:" >&2
+            cat "$log" >&2
             return 1
         fi
         sleep 0.2
     done
-    if [ ! -s "$as_state/ready" ]; then
-        echo "error: the authorization server did not start within 20 s:" >&2
-        cat "$as_state/server.log" >&2
-        return 1
-    fi
+    echo "error: $name did not start within 20 s:" >&2
+    cat "$log" >&2
+    return 1
+}
+
+await_authorization_server() {
+    await_process "the authorization server" "$as_pid" "$as_state/server.log" test -s "$as_state/ready" || return 1
     as_port=$(cat "$as_state/ready")
     if ! "$as_python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)" \
             "http://127.0.0.1:$as_port/o/.well-known/openid-configuration"; then

@@ -6,7 +6,7 @@
 #                    as localhost; DOT stays on 127.0.0.1, another site), runs
 #                    Tests/Browser/web_signin.py, and stops the app. The signed-in page's
 #                    screenshot is kept in .build/artifacts/web-signed-in.png.
-# Needs: root, as_port (DOT), install_venv (scripts/authorization-server.sh).
+# Needs: root, as_port (DOT), install_venv and await_process (scripts/authorization-server.sh).
 
 web_pid=""
 
@@ -16,6 +16,11 @@ stop_web_example() {
         wait "$web_pid" 2>/dev/null || true
     fi
     web_pid=""
+}
+
+# web_example_answers URL: whether the web example serves URL yet.
+web_example_answers() {
+    "$root/.build/browser/venv/bin/python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "$1" 2>/dev/null
 }
 
 run_browser_test() {
@@ -33,17 +38,10 @@ run_browser_test() {
         --client django=oauthflow-web --secret django=OAUTHFLOW_WEB_SECRET --var "django.port=$as_port" >"$log" 2>&1 &
     web_pid=$!
     local url="http://localhost:$OAUTHFLOW_WEB_PORT/"
-    for _ in $(seq 1 100); do
-        if "$root/.build/browser/venv/bin/python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "$url" 2>/dev/null; then
-            break
-        fi
-        if ! kill -0 "$web_pid" 2>/dev/null; then
-            echo "error: the web example exited:" >&2
-            cat "$log" >&2
-            return 1
-        fi
-        sleep 0.2
-    done
+    if ! await_process "the web example" "$web_pid" "$log" web_example_answers "$url"; then
+        stop_web_example
+        return 1
+    fi
     echo "web example: $url" >&2
     if ! "$root/.build/browser/venv/bin/python" "$root/Tests/Browser/web_signin.py" "$url" "$root/.build/artifacts"; then
         echo "the web example's log:" >&2
