@@ -224,6 +224,15 @@ import Testing
         #expect("é://x".firstUTF8Range(of: "://").map { "é://x"[$0.upperBound...] } == "x")
     }
 
+    @Test func longValuesAreCutInMessages() throws {
+        let long = String(repeating: "X", count: 10_000)
+        let text = descriptorText(id: long) + "? \(String(repeating: "Q", count: 5_000))\n: 1\n"
+        let messages = parse(text).problems.map(\.message)
+        #expect(messages.contains { $0.hasPrefix("`\(long.prefix(80))…` (10000 characters) does not match the pattern") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("unknown key `\(String(repeating: "Q", count: 80))…` (5000 characters)") }, "\(messages)")
+        #expect(messages.allSatisfy { $0.count < 300 })
+    }
+
     @Test func duplicateKeysAreReported() throws {
         let document = parse(descriptorText(id: "example") + "id: again\n")
         let problem = try #require(document.problems.first)

@@ -3,8 +3,8 @@ import Yams
 
 /// Checks a YAML node tree against a ``DescriptorSchema/Shape``, collecting positioned problems.
 ///
-/// YAMLDecoder gives no positions for type errors and ignores unknown keys, so
-/// the descriptor is checked here, node by node, before it is decoded.
+/// Decoding (``DescriptorDocument``'s `decode`) gives no positions and skips unknown
+/// keys, so the descriptor is checked here, node by node, before it is decoded.
 struct SchemaValidator {
     let path: String
     private(set) var problems: [DescriptorProblem] = []
@@ -48,7 +48,7 @@ struct SchemaValidator {
                     continue
                 }
                 guard let field = fields.first(where: { $0.name == name }) else {
-                    var message = "unknown key `\(name)`" + (keyPath.isEmpty ? "" : " in `\(keyPath.joined(separator: "."))`")
+                    var message = "unknown key \(Self.quoted(name))" + (keyPath.isEmpty ? "" : " in \(Self.quoted(keyPath.joined(separator: ".")))")
                     if let suggestion = Spelling.closest(to: name, among: fields.map(\.name)) {
                         message += "; did you mean `\(suggestion)`?"
                     }
@@ -58,14 +58,14 @@ struct SchemaValidator {
                 visit(value, field.shape, under: name)
             }
             for field in fields where field.required && !mapping.contains(where: { $0.key.string == field.name }) {
-                let owner = keyPath.isEmpty ? "the descriptor" : "`\(keyPath.joined(separator: "."))`"
+                let owner = keyPath.isEmpty ? "the descriptor" : Self.quoted(keyPath.joined(separator: "."))
                 report(.missingField, at: node, keyPath + [field.name], "missing required key `\(field.name)` in \(owner)")
             }
         case let .map(valueShape):
             guard let mapping = mapping(node, shape) else { return }
             guard mapping.count <= DescriptorSchema.maximumEntries else {
                 report(.wrongType, at: node, keyPath,
-                       "`\(keyPath.joined(separator: "."))` has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed")
+                       "\(Self.quoted(keyPath.joined(separator: "."))) has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed")
                 return
             }
             for (key, value) in mapping {
@@ -83,7 +83,7 @@ struct SchemaValidator {
             let sequence = node.items
             guard sequence.count <= DescriptorSchema.maximumEntries else {
                 report(.wrongType, at: node, keyPath,
-                       "`\(keyPath.joined(separator: "."))` has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed")
+                       "\(Self.quoted(keyPath.joined(separator: "."))) has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed")
                 return
             }
             for (index, item) in sequence.enumerated() {
@@ -107,7 +107,7 @@ struct SchemaValidator {
 
     /// The mapping's entries, or nil (and a problem) when the node is not a mapping.
     /// Repeated keys never get here: composing the tree refuses them.
-    private mutating func mapping(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)>? {
+    private mutating func mapping(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> YAMLNode.Pairs? {
         guard node.kind == .mapping else {
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
             return nil
@@ -123,7 +123,7 @@ struct SchemaValidator {
         case let .string(pattern):
             guard tag == .str else { return expected(shape, found: node) + "; quote it if you mean the text" }
             if let pattern, !Pattern.matchesWhole(text, pattern: pattern) {
-                return "`\(text)` does not match the pattern `\(pattern)`"
+                return "\(Self.quoted(text)) does not match the pattern `\(pattern)`"
             }
         case .urlTemplate:
             guard tag == .str else { return expected(shape, found: node) }
@@ -136,7 +136,7 @@ struct SchemaValidator {
                 return "the URL has \(placeholders) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
             }
             if let reason = template.shapeProblem {
-                return "`\(text)` is not an absolute URL: \(reason)"
+                return "\(Self.quoted(text)) is not an absolute URL: \(reason)"
             }
         case .boolean:
             guard tag == .bool else { return expected(shape, found: node) }
@@ -150,7 +150,7 @@ struct SchemaValidator {
         case let .choice(values):
             guard tag == .str else { return expected(shape, found: node) }
             if values.contains(text) { return nil }
-            var message = "`\(text)` is not allowed here; expected \(shape.phrase)"
+            var message = "\(Self.quoted(text)) is not allowed here; expected \(shape.phrase)"
             if let suggestion = Spelling.closest(to: text, among: values) {
                 message += "; did you mean `\(suggestion)`?"
             }
@@ -173,12 +173,20 @@ struct SchemaValidator {
             let text = node.string ?? ""
             switch node.tag {
             case .null: return "an empty value"
-            case .bool: return "the boolean `\(text)`"
-            case .int: return "the integer `\(text)`"
-            case .float: return "the number `\(text)`"
-            default: return "the string `\(text)`"
+            case .bool: return "the boolean \(quoted(text))"
+            case .int: return "the integer \(quoted(text))"
+            case .float: return "the number \(quoted(text))"
+            default: return "the string \(quoted(text))"
             }
         }
+    }
+
+    /// A value from the file quoted for a message: a long one is cut, so that a hostile
+    /// file cannot flood the terminal through its diagnostics.
+    static func quoted(_ text: String) -> String {
+        let limit = 80
+        guard text.count > limit else { return "`\(text)`" }
+        return "`\(text.prefix(limit))…` (\(text.count) characters)"
     }
 
     private mutating func report(_ kind: DescriptorProblem.Kind, at node: YAMLNode, _ keyPath: [String], _ message: String) {

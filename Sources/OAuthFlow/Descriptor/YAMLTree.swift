@@ -85,8 +85,11 @@ public struct YAMLNode: Sendable {
     /// How many nodes this subtree holds with every alias expanded (saturating).
     public var expandedCount: Int { Int(entry.expandedCount) }
 
+    /// A mapping's entries, as ``pairs`` gives them.
+    public typealias Pairs = LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)>
+
     /// A mapping's entries in document order; empty for other kinds.
-    public var pairs: LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)> {
+    public var pairs: Pairs {
         let (tree, first, count) = children(of: .mapping)
         return (0..<count / 2).lazy.map { position in
             (YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position])),

@@ -8,9 +8,15 @@ public enum Spelling {
     /// - Returns: The nearest candidate within a third of the word's length (at least 2 edits), or nil.
     public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let limit = max(2, word.count / 3)
+        let lowered = word.lowercased()
+        let length = lowered.count
         var best: (String, Int)?
         for candidate in candidates {
-            let distance = editDistance(word.lowercased(), candidate.lowercased())
+            let other = candidate.lowercased()
+            // The distance is at least the difference in length: skip what cannot be within
+            // the limit, so a hostile 500,000-character key costs no quadratic comparison.
+            guard abs(other.count - length) <= limit else { continue }
+            let distance = editDistance(lowered, other)
             if distance <= limit, distance < (best?.1 ?? .max) {
                 best = (candidate, distance)
             }
