@@ -150,8 +150,11 @@ final class ChangeLog: @unchecked Sendable {
         let store = FileTokenStore(directory: directory.url.appendingPathComponent("s"))
         try await store.save(sampleSession())
         // A refresh that recorded its answer and died before committing it.
-        let reservation = try await store.reserve(SessionKey(providerID: "example"))
-        try await reservation.record(sampleSession(access: "received", refresh: "rotated"))
+        do {
+            let reservation = try await store.reserve(SessionKey(providerID: "example"))
+            try await reservation.record(sampleSession(access: "received", refresh: "rotated"))
+        }
+        // (A killed process also leaves its second reserved file, which the next save removes after an hour.)
         let restarted = FileTokenStore(directory: store.directory)
         let recovered = try #require(try await restarted.load(SessionKey(providerID: "example")))
         #expect(recovered.tokens.accessToken.value == "received" && recovered.tokens.refreshToken?.value == "rotated")

@@ -172,9 +172,12 @@ public actor OAuthClient {
     ///
     /// When the server does not rotate the refresh token, the old one is kept.
     /// - Parameters:
-    ///   - received: Called with the new tokens as soon as the answer is parsed, before the
-    ///     ID token is checked, so that a caller can make them durable first: a rotating
-    ///     server has already invalidated the old refresh token at that point.
+    ///   - received: Called as soon as the answer is parsed, before anything slow, so that a
+    ///     caller can make it durable first: a rotating server has already invalidated the old
+    ///     refresh token at that point. When the answer carries a new ID token, which is yet to
+    ///     be checked, it is called with ``TokenSet/keepingRefreshToken(of:)`` (the new refresh
+    ///     token with the previous, verified identity): nothing unverified may be adopted if the
+    ///     caller dies before the check.
     /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
     ///   spent or revoked), ``FlowError``, or ``TransportError``.
     public func refresh(_ tokens: TokenSet, scopes: [String]? = nil,
@@ -190,8 +193,9 @@ public actor OAuthClient {
                 from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
                 requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }
-        try await received?(refreshed)
-        if provider.descriptor.protocol == .oidc, let idToken = refreshed.idToken, idToken != tokens.idToken {
+        let unchecked = provider.descriptor.protocol == .oidc && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
+        try await received?(unchecked ? refreshed.keepingRefreshToken(of: tokens) : refreshed)
+        if unchecked, let idToken = refreshed.idToken {
             // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
             _ = try await idTokenValidator().validateRefreshed(idToken, previous: tokens.idToken, accessToken: refreshed.accessToken)
         }

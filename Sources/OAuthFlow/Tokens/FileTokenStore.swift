@@ -168,6 +168,12 @@ public struct FileTokenStore: TokenStore {
 
         /// Writes `data` from the start (inside any reserved room), cuts the file to it, and fsyncs.
         func fill(with data: Data) throws {
+            try write(data)
+            guard fsync(fd) == 0 else { throw store.systemError("cannot write", path) }
+        }
+
+        /// Writes `data` from the start (inside any reserved room) and cuts the file to it, without waiting for the disk.
+        func write(_ data: Data) throws {
             var written = 0
             let ok = data.withUnsafeBytes { raw -> Bool in
                 guard let base = raw.baseAddress else { return true }
@@ -181,9 +187,25 @@ public struct FileTokenStore: TokenStore {
                 }
                 return true
             }
-            guard ok, ftruncate(fd, off_t(data.count)) == 0, fsync(fd) == 0 else {
+            guard ok, ftruncate(fd, off_t(data.count)) == 0 else {
                 throw store.systemError("cannot write", path)
             }
+        }
+
+        /// Renames the file to `destination` first and makes it durable after: a process killed in
+        /// between leaves the data at its final name in the page cache, where the next run finds it.
+        func installThenSync(at destination: String) throws {
+            guard rename(path, destination) == 0 else {
+                let error = errno
+                close(fd)
+                unlink(path)
+                throw store.systemError("cannot replace", destination, errno: error)
+            }
+            let synced = fsync(fd) == 0
+            let error = errno
+            close(fd)
+            store.syncDirectory()
+            guard synced else { throw store.systemError("cannot write", destination, errno: error) }
         }
 
         /// Closes the file and renames it to `destination`, replacing (never following) what is there.
@@ -210,63 +232,77 @@ public struct FileTokenStore: TokenStore {
         basePath(for: key) + ".received.json"
     }
 
-    /// Creates the session's next file now and claims disk room for it (64 KiB, or twice
-    /// the current session), so that a read-only directory or a full disk is found before
-    /// the refresh token is spent, not after.
+    /// Creates the session's next files now and claims disk room for them (64 KiB each, or twice
+    /// the current session), so that a read-only directory or a full disk is found before the
+    /// refresh token is spent, not after.
     public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
         try ensureDirectory()
-        let file = try TemporaryFile(in: self)
+        var info = stat()
+        let room = max(64 * 1024, 2 * (lstat(path(for: key), &info) == 0 ? Int(info.st_size) : 0))
+        let received = try TemporaryFile(in: self)
+        let committed: TemporaryFile
         do {
-            var info = stat()
-            let current = lstat(path(for: key), &info) == 0 ? Int(info.st_size) : 0
-            try file.reserve(max(64 * 1024, 2 * current))
+            try received.reserve(room)
+            committed = try TemporaryFile(in: self)
         } catch {
-            file.discard()
+            received.discard()
             throw error
         }
-        return Reservation(file: file, key: key)
+        do {
+            try committed.reserve(room)
+        } catch {
+            received.discard()
+            committed.discard()
+            throw error
+        }
+        // The first JSON encoding in a process is slow (type metadata, conformances); pay for it
+        // now, not between the answer's arrival and its record.
+        _ = try? Self.encode(StoredSession(key: key, variables: [:], clientID: "", redirectURI: directory,
+                                           tokens: TokenSet(accessToken: Secret(""), tokenType: "", expiresAt: nil, refreshToken: nil,
+                                                            idToken: nil, scopes: [], issuedAt: Date()), updatedAt: Date()))
+        return Reservation(received: received, committed: committed, key: key)
     }
 
-    /// One reserved file: the refreshed session is written into it as soon as it arrives
-    /// (and renamed to `NAME.received.json`), then moved over the session once checked.
+    /// Two reserved files: what may be kept of a refresh answer is written into the first as soon
+    /// as it arrives (and renamed to `NAME.received.json`); the checked session goes through the
+    /// second over the session file.
     private final class Reservation: TokenStoreReservation, @unchecked Sendable {
-        private let file: TemporaryFile
+        private let received: TemporaryFile
+        private let committed: TemporaryFile
         private let key: SessionKey
         private let lock = NSLock()
         private var state = State.reserved
 
         private enum State { case reserved, recorded, finished }
 
-        init(file: TemporaryFile, key: SessionKey) {
-            self.file = file
+        init(received: TemporaryFile, committed: TemporaryFile, key: SessionKey) {
+            self.received = received
+            self.committed = committed
             self.key = key
         }
 
         func record(_ session: StoredSession) async throws {
             try lock.withLock {
                 guard state == .reserved else { return }
-                try file.fill(with: try FileTokenStore.encode(session))
-                try file.install(at: file.store.receivedPath(for: key))
+                // Nothing slow before the rename: the fsyncs come after it.
+                try received.write(try FileTokenStore.encode(session))
                 state = .recorded
+                try received.installThenSync(at: received.store.receivedPath(for: key))
             }
         }
 
         func commit(_ session: StoredSession) async throws {
             try lock.withLock {
-                let store = file.store
-                switch state {
-                case .reserved:
-                    try file.fill(with: try FileTokenStore.encode(session))
-                    try file.install(at: store.path(for: key))
-                case .recorded:
-                    let received = store.receivedPath(for: key)
-                    // What was recorded is what is committed: the checks passed.
-                    if rename(received, store.path(for: key)) != 0, errno != ENOENT {
-                        throw TokenStoreError(.io, "the refreshed session was received and kept in \(received), but it cannot be moved into place (\(String(cString: strerror(errno)))); it will be used on the next run", path: received)
-                    }
+                guard state != .finished else { return }
+                let store = committed.store
+                try committed.fill(with: try FileTokenStore.encode(session))
+                try committed.install(at: store.path(for: key))
+                if state == .reserved {
+                    received.discard()
+                } else {
+                    // The session file now holds the recorded refresh token; recovery would drop the record anyway.
+                    unlink(store.receivedPath(for: key))
                     store.syncDirectory()
-                case .finished:
-                    break
                 }
                 state = .finished
             }
@@ -275,8 +311,12 @@ public struct FileTokenStore: TokenStore {
         func abandon() async {
             lock.withLock {
                 switch state {
-                case .reserved: file.discard()
-                case .recorded: unlink(file.store.receivedPath(for: key))
+                case .reserved:
+                    received.discard()
+                    committed.discard()
+                case .recorded:
+                    unlink(received.store.receivedPath(for: key))
+                    committed.discard()
                 case .finished: break
                 }
                 state = .finished
@@ -284,12 +324,22 @@ public struct FileTokenStore: TokenStore {
         }
 
         deinit {
-            if state == .reserved { file.discard() }
+            switch state {
+            case .reserved:
+                received.discard()
+                committed.discard()
+            case .recorded:
+                committed.discard()
+            case .finished: break
+            }
         }
     }
 
-    /// A session recorded by a refresh that did not live to commit it, moved into place.
+    /// What a refresh recorded and did not live to commit.
     ///
+    /// The record holds only what may be kept before the checks (``TokenSet/keepingRefreshToken(of:)``):
+    /// it is moved over the session unless the session file already holds its refresh token (the
+    /// refresh committed and died before tidying up), in which case it is dropped.
     /// - Returns: The recovered session, or nil when there is none.
     private func recoverReceived(_ key: SessionKey) throws -> StoredSession? {
         let received = receivedPath(for: key)
@@ -298,6 +348,12 @@ public struct FileTokenStore: TokenStore {
             let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
             rename(received, kept)
             return nil
+        }
+        if let current = try? readPrivateFile(path(for: key)).map({ try Self.decode($0, path: path(for: key)) }),
+           current.tokens.refreshToken == session.tokens.refreshToken {
+            unlink(received)
+            syncDirectory()
+            return current
         }
         if rename(received, path(for: key)) != 0 {
             // Another process recovered it first; the session file is what counts.

@@ -12,6 +12,10 @@ import Logging
 /// - `invalid_grant` on refresh signs the session out (the stored session is removed)
 ///   and throws ``SessionError`` `signedOut`; network errors, 5xx and other failures
 ///   keep the session.
+/// - An answer is recorded in the store before its ID token is checked, as
+///   ``TokenSet/keepingRefreshToken(of:)``: a run killed before the check, or an answer that
+///   fails it, leaves the new refresh token with the previous, verified identity, and the
+///   next use refreshes (and checks) again. Nothing unverified is ever adopted.
 /// - ``onChange`` sees every new session, and `nil` when it is signed out.
 public actor TokenManager {
     public let key: SessionKey
@@ -163,12 +167,14 @@ public actor TokenManager {
                                "cannot refresh \(key): new tokens could not be saved (\(error)); the refresh token was not used, so the session still works once that is fixed")
         }
         let clock = self.clock
+        let answer = RecordedAnswer()
         let tokens: TokenSet
         do {
             tokens = try await client.refresh(latest.tokens) { received in
                 var recorded = latest
                 recorded.tokens = received
                 recorded.updatedAt = clock.now()
+                answer.session = recorded
                 try await reservation.record(recorded)
             }
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
@@ -180,7 +186,15 @@ public actor TokenManager {
             throw SessionError(.signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
                                serverError: error)
         } catch {
-            await reservation.abandon()
+            guard let recorded = answer.session else {
+                await reservation.abandon()
+                throw error
+            }
+            // The server answered (and has spent the old refresh token), but the answer failed its checks or
+            // they could not run: keep the new refresh token with the verified identity, never the unchecked rest.
+            try? await reservation.commit(recorded)
+            adopt(recorded)
+            logger.debug("refresh answer not adopted; its refresh token was kept", metadata: ["session": "\(key)"])
             throw error
         }
         var updated = latest
@@ -274,6 +288,17 @@ public actor TokenManager {
     /// Forgets the cached session, so the next call reads the store again.
     public func reload() {
         cached = nil
+    }
+}
+
+/// The part of a refresh answer that was recorded, if the answer arrived.
+private final class RecordedAnswer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: StoredSession?
+
+    var session: StoredSession? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
 

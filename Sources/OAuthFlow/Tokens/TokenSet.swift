@@ -30,6 +30,18 @@ public struct TokenSet: Sendable, Hashable, Codable {
         self.additionalFields = additionalFields
     }
 
+    /// What of this refresh answer may be kept before its ID token is checked: its refresh token
+    /// (a rotating server has already spent `previous`'s) on `previous`, whose identity was verified.
+    ///
+    /// The access token is `previous`'s, marked expired: nothing hands it out, and the next use
+    /// refreshes again, checking the ID token it gets then (OpenID Connect Core §12.2).
+    public func keepingRefreshToken(of previous: TokenSet) -> TokenSet {
+        var kept = previous
+        kept.refreshToken = refreshToken ?? previous.refreshToken
+        kept.expiresAt = Date(timeIntervalSince1970: 0)
+        return kept
+    }
+
     /// Whether the access token has expired, or will within `skew`, at `now`.
     public func isExpired(at now: Date = Date(), skew: TimeInterval = 0) -> Bool {
         guard let expiresAt else { return false }

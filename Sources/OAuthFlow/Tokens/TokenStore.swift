@@ -28,10 +28,12 @@ public protocol TokenStore: Sendable {
 
 /// Room for one new session, reserved before a refresh token is spent.
 public protocol TokenStoreReservation: Sendable {
-    /// Records `session` durably as received but not yet checked, as soon as it arrives.
+    /// Records `session`, what may be kept of a refresh answer before its checks, as soon as it arrives.
     ///
     /// A process killed after this and before ``commit(_:)`` loses nothing: the store
-    /// hands the recorded session out on its next ``TokenStore/load(_:)``.
+    /// hands the recorded session out on its next ``TokenStore/load(_:)``. It holds no
+    /// unchecked identity (``TokenSet/keepingRefreshToken(of:)``). Do nothing slow before the
+    /// record is where the next run finds it: a kill in that window loses the session.
     func record(_ session: StoredSession) async throws
     /// Makes `session` the stored session.
     func commit(_ session: StoredSession) async throws

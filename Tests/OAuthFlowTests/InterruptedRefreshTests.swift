@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import OAuthFlow
+
+/// A refresh interrupted between its answer and the answer's ID-token check: what the next
+/// run adopts. Only the new refresh token may be kept; the identity stays the verified one
+/// (OpenID Connect Core §12.2, §3.1.3.7).
+@Suite struct InterruptedRefreshTests {
+    static let verifiedIDToken = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.verified"
+    static let forgedIDToken = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.forged"
+
+    static func provider() throws -> Provider {
+        let text = """
+            schema_version: 1
+            id: example
+            display_name: Example
+            protocol: oidc
+            issuer: https://auth.example.com
+            endpoints:
+              authorization: https://auth.example.com/authorize
+              token: https://auth.example.com/token
+              jwks: https://auth.example.com/jwks
+            scopes:
+              default: [openid]
+            """
+        return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor).resolve()
+    }
+
+    static func session() -> StoredSession {
+        var session = sampleSession(expiresAt: Date().addingTimeInterval(-10))
+        session.tokens.idToken = Secret(verifiedIDToken)
+        return session
+    }
+
+    /// Answers the refresh with a rotated refresh token and a forged ID token, then stalls the
+    /// JWKS fetch of its check for 2 s and fails it.
+    static func stallingTransport() -> ScriptedTransport {
+        ScriptedTransport { request, _ in
+            if request.url.path == "/jwks" {
+                try await Task.sleep(nanoseconds: 2_000_000_000)
+                return HTTPResponse(status: 500)
+            }
+            let body = #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"\#(forgedIDToken)"}"#
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+    }
+
+    /// Starts a refresh that stalls in its ID-token check, waits until `recorded` says the answer
+    /// is durable, and returns the task.
+    static func stalledRefresh(store: any TokenStore, key: SessionKey, recorded: @escaping @Sendable () async throws -> Bool) async throws
+        -> Task<Void, Never> {
+        let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: stallingTransport())
+        let manager = TokenManager(client: client, store: store, key: key)
+        let task = Task { _ = try? await manager.refresh() }
+        for _ in 0..<500 where try await !recorded() {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(try await recorded(), "the refresh answer was recorded")
+        return task
+    }
+
+    /// What the next run must see: the new refresh token, the verified ID token, no usable access token.
+    static func expectOnlyTheRefreshTokenAdopted(_ adopted: StoredSession?) {
+        #expect(adopted?.tokens.refreshToken?.value == "refresh-2", "the rotated refresh token is kept: the old one is spent")
+        #expect(adopted?.tokens.idToken?.value == verifiedIDToken, "the unchecked ID token is not adopted")
+        #expect(adopted?.tokens.accessToken.value != "access-2", "the unchecked answer's access token is not handed out")
+        #expect(adopted?.tokens.isExpired(at: Date(), skew: 60) == true, "the next use refreshes, and checks, again")
+    }
+
+    @Test func aRecordedAnswerWithAnUncheckedIDTokenKeepsOnlyItsRefreshToken() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = Self.session()
+        try await store.save(session)
+        let received = store.path(for: session.key).replacingOccurrences(of: ".json", with: ".received.json")
+        let task = try await Self.stalledRefresh(store: store, key: session.key) { FileManager.default.fileExists(atPath: received) }
+        // The next command, while the first is stuck (or after it was killed): a store of its own.
+        let adopted = try await FileTokenStore(directory: store.directory).load(session.key)
+        Self.expectOnlyTheRefreshTokenAdopted(adopted)
+        await task.value
+        // The stalled check failed in the end: the same is kept, and the record is gone.
+        #expect(!FileManager.default.fileExists(atPath: received))
+        Self.expectOnlyTheRefreshTokenAdopted(try await store.load(session.key))
+    }
+
+    @Test func aRecordWhoseRefreshTokenTheSessionAlreadyHoldsIsDropped() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        var session = Self.session()
+        try await store.save(session)
+        // A refresh that recorded, committed the checked session, and died before removing the record.
+        let reservation = try await store.reserve(session.key)
+        var recorded = session
+        recorded.tokens = TokenSet(accessToken: Secret("access-2"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("refresh-2"),
+                                   idToken: nil, scopes: [], issuedAt: Date()).keepingRefreshToken(of: session.tokens)
+        try await reservation.record(recorded)
+        session.tokens.accessToken = Secret("access-2")
+        session.tokens.refreshToken = Secret("refresh-2")
+        session.tokens.expiresAt = Date().addingTimeInterval(3600)
+        try await FileTokenStore(directory: store.directory).save(session)
+        let loaded = try await FileTokenStore(directory: store.directory).load(session.key)
+        #expect(loaded?.tokens.accessToken.value == "access-2", "the committed session wins over a stale record of the same refresh")
+        #expect(loaded?.tokens.isExpired(at: Date()) == false)
+        await reservation.abandon()
+    }
+
+    @Test func aForgedIDTokenIsRefusedLiveAndOnlyItsRefreshTokenIsKept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = Self.session()
+        try await store.save(session)
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path == "/jwks" {
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"keys":[]}"#.utf8))
+            }
+            let body = #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"\#(Self.forgedIDToken)"}"#
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+        let client = OAuthClient(provider: try Self.provider(), configuration: ClientConfiguration(
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+        await #expect(throws: IDTokenError.self) { try await TokenManager(client: client, store: store, key: session.key).refresh() }
+        // The server has spent refresh-1: the session keeps refresh-2, and nothing else of the refused answer.
+        Self.expectOnlyTheRefreshTokenAdopted(try await FileTokenStore(directory: store.directory).load(session.key))
+    }
+}
