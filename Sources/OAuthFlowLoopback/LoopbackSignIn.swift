@@ -123,7 +123,8 @@ public struct LoopbackSignIn: Sendable {
         }
         let tokens = try result.get()
         let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
-                                    clientID: client.clientID, redirectURI: receiver.redirectURI, tokens: tokens, updatedAt: Date())
+                                    clientID: client.clientID, redirectURI: receiver.redirectURI, tokens: tokens, updatedAt: Date(),
+                                    clientAuthentication: try? oauth.configuration.authenticationMethod(for: provider))
         if let files = store as? FileTokenStore, let kept = try await files.setAsideCorruptSession(session.key) {
             events(.corruptSessionKept(kept))
         }

@@ -209,3 +209,29 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await manager.validAccessToken().value == "access-from-elsewhere")
     }
 }
+
+extension TokenManagerTests {
+    @Test func aConfidentialSessionIsNotRefreshedWithoutItsSecret() async throws {
+        let transport = ScriptedTransport { _, _ in Self.tokenResponse("new", refresh: "rotated") }
+        var session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        session.clientAuthentication = .clientSecretBasic
+        let (manager, store) = try makeManager(transport, session: session)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .missingClientCredential)
+        #expect(error.message.contains("client_secret_basic") && error.message.contains("nothing was sent"), "\(error.message)")
+        #expect(transport.count("/token") == 0, "the refresh token was not offered without the client's credential")
+        #expect(try await store.load(session.key) == session)
+    }
+
+    @Test func aStoredSessionRemembersHowItsClientAuthenticatedAndNotTheSecret() throws {
+        var session = sampleSession()
+        session.clientAuthentication = .clientSecretPost
+        let data = try FileTokenStore.encode(session)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#""clientAuthentication" : "client_secret_post""#), "\(text)")
+        #expect(try FileTokenStore.decode(data, path: "x") == session)
+        // A session stored before the field existed still reads, with no method known.
+        let old = text.replacingOccurrences(of: #""clientAuthentication" : "client_secret_post","#, with: "")
+        #expect(try FileTokenStore.decode(Data(old.utf8), path: "x").clientAuthentication == nil)
+    }
+}

@@ -60,7 +60,8 @@ public struct DeviceSignIn: Sendable {
         }
         try Task.checkCancellation()
         let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
-                                    clientID: clientID, redirectURI: Self.noRedirectURI, tokens: tokens, updatedAt: clock.now())
+                                    clientID: clientID, redirectURI: Self.noRedirectURI, tokens: tokens, updatedAt: clock.now(),
+                                    clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
         try await store.save(session)
         return session
     }

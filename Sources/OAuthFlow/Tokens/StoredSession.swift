@@ -30,8 +30,14 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// The tokens; expiry is stored as an absolute time.
     public var tokens: TokenSet
     public var updatedAt: Date
+    /// How the client authenticated at the token endpoint when it signed in (never the secret):
+    /// a refresh without the credential it needs is refused before anything is sent, since a
+    /// server may spend the refresh token on an unauthenticated request. Nil in sessions stored
+    /// before OAuthFlow kept it.
+    public var clientAuthentication: ProviderDescriptor.ClientAuth.Method?
 
-    public init(key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL, tokens: TokenSet, updatedAt: Date) {
+    public init(key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL, tokens: TokenSet, updatedAt: Date,
+                clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil) {
         self.formatVersion = Self.currentFormatVersion
         self.key = key
         self.variables = variables
@@ -39,6 +45,7 @@ public struct StoredSession: Sendable, Hashable, Codable {
         self.redirectURI = redirectURI
         self.tokens = tokens
         self.updatedAt = updatedAt
+        self.clientAuthentication = clientAuthentication
     }
 
     /// The granted scopes.

@@ -158,6 +158,11 @@ public actor TokenManager {
             adopt(latest)
             return latest
         }
+        // A server may spend the refresh token on a request that lacks the client's credential.
+        if let method = latest.clientAuthentication, method != .none, client.configuration.clientSecret == nil {
+            throw SessionError(.missingClientCredential,
+                               "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and no client secret was given to refresh it; nothing was sent, so the refresh token still works once the secret is given")
+        }
         // Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
         let reservation: any TokenStoreReservation
         do {
@@ -325,6 +330,8 @@ extension ErrorCode where Domain == SessionError {
     public static let notSignedIn = Self("not_signed_in")
     /// The server rejected the refresh token (`invalid_grant`); the session was removed.
     public static let signedOut = Self("signed_out")
+    /// The session's client authenticates with a secret, and none was given; nothing was sent.
+    public static let missingClientCredential = Self("missing_client_credential")
     /// The store cannot take new tokens (read-only, full); nothing was sent and the session is intact.
     public static let storeUnavailable = Self("store_unavailable")
 }
