@@ -255,31 +255,57 @@ public final class PostgresTokenStore: TokenStore, Sendable {
 
         /// Starts the holding task and returns the backend pid once the lock is granted.
         ///
-        /// The whole wait, connecting included, has a deadline beyond the server's own
-        /// `lock_timeout`; a lock granted after the caller gave up is released at once.
+        /// The lock is asked for with `pg_try_advisory_xact_lock` every few milliseconds inside one
+        /// transaction, each try answered within the store's ``timeout``: a server that stops or
+        /// stops answering while another instance refreshes is noticed within that deadline, not
+        /// at the end of ``lockTimeout``. A lock granted after the caller gave up is released at once.
         func acquire(id: Int64) async throws -> Int32 {
             let store = self.store
             let key = self.key
             let wait = store.lockTimeout
-            let milliseconds = max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+            let progress = Progress()
             return try await withCheckedThrowingContinuation { (granted: CheckedContinuation<Int32, any Error>) in
                 let once = ResumeOnce(granted)
-                let deadline = Task {
-                    try await Task.sleep(for: wait + store.timeout)
-                    once.resume(throwing: TokenStoreError(.unavailable, "\(store.target) did not grant the lock on the session \(key) within \(wait + store.timeout)"))
+                let watchdog = Task {
+                    while !Task.isCancelled {
+                        do { try await Task.sleep(for: .milliseconds(50)) } catch { return }
+                        if progress.waitingSince(longerThan: store.timeout) {
+                            once.resume(throwing: TokenStoreError(.unavailable, "cannot lock the session \(key): \(store.target) did not answer within \(store.timeout)"))
+                            return
+                        }
+                    }
                 }
                 Task {
                     do {
                         try await store.client.withConnection { connection in
                             do {
+                                progress.asking()
                                 try await connection.query("BEGIN", logger: store.logger)
-                                try await connection.query("SELECT set_config('lock_timeout', \(String(milliseconds)), true)", logger: store.logger)
-                                try await connection.query("SELECT pg_advisory_xact_lock(\(id))", logger: store.logger)
+                                let started = ContinuousClock.now
+                                var pause = Duration.milliseconds(2)
+                                while true {
+                                    // The caller gave up (the server was too slow): stop asking.
+                                    guard !once.isFinished else { throw CancellationError() }
+                                    progress.asking()
+                                    var held = false
+                                    for try await value in try await connection.query("SELECT pg_try_advisory_xact_lock(\(id))", logger: store.logger).decode(Bool.self) {
+                                        held = value
+                                    }
+                                    progress.answered()
+                                    if held { break }
+                                    guard ContinuousClock.now - started < wait else {
+                                        throw TokenStoreError(.unavailable, "another instance held the session \(key) for longer than \(wait); try again later")
+                                    }
+                                    try await Task.sleep(for: pause)
+                                    pause = min(pause * 2, .milliseconds(25))
+                                }
+                                progress.asking()
                                 var pid: Int32 = 0
                                 for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger).decode(Int32.self) {
                                     pid = value
                                 }
-                                deadline.cancel()
+                                progress.answered()
+                                watchdog.cancel()
                                 if !once.resume(returning: pid) { self.release() }
                                 await self.waitForRelease()
                                 try await connection.query("COMMIT", logger: store.logger)
@@ -294,10 +320,22 @@ public final class PostgresTokenStore: TokenStore, Sendable {
                             }
                         }
                     } catch {
-                        deadline.cancel()
+                        watchdog.cancel()
                         once.resume(throwing: store.failure(error, doing: "lock the session \(key)"))
                     }
                 }
+            }
+        }
+
+        /// When the lock's last request was sent, while it waits for the server's answer.
+        private final class Progress: @unchecked Sendable {
+            private let lock = NSLock()
+            private var since: ContinuousClock.Instant? = .now
+
+            func asking() { lock.withLock { since = .now } }
+            func answered() { lock.withLock { since = nil } }
+            func waitingSince(longerThan limit: Duration) -> Bool {
+                lock.withLock { since.map { ContinuousClock.now - $0 > limit } ?? false }
             }
         }
 
@@ -463,6 +501,9 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     func resume(throwing error: any Error) {
         take()?.resume(throwing: error)
     }
+
+    /// Whether the continuation was resumed already.
+    var isFinished: Bool { lock.withLock { continuation == nil } }
 
     private func take() -> CheckedContinuation<T, any Error>? {
         lock.withLock {

@@ -333,8 +333,9 @@ struct PostgresSessionEndToEndTests {
         }
     }
 
-    /// The refreshing instance is SIGKILLed right after recording the answer: the next instance takes the recorded
-    /// session and sends nothing; the server's rotation did not cost the session.
+    /// The refreshing instance is SIGKILLed right after recording the answer: the next instance takes what was
+    /// recorded (the rotated refresh token on the verified identity, not the unchecked ID token) and refreshes
+    /// with it once, checking the new answer; the server's rotation did not cost the session.
     @Test func aRefresherKilledAfterRecordingLosesNothing() async throws {
         let server = try Server.require()
         let postgres = try TestPostgres.require()
@@ -347,18 +348,24 @@ struct PostgresSessionEndToEndTests {
             #expect(status == SIGKILL, "the worker died by its own SIGKILL after recording")
             #expect(worker.lines.contains("recorded"))
 
+            let recovered = try #require(try await store.load(session.key))
+            #expect(recovered.tokens.refreshToken != session.tokens.refreshToken, "the rotated refresh token was kept")
+            #expect(recovered.tokens.idToken == session.tokens.idToken, "the unchecked ID token was not adopted")
+            #expect(recovered.tokens.isExpired(at: Date()), "the recorded access token is not handed out before a checked refresh")
+
             let transport = RecordingTransport()
             let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
                 clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
             let manager = TokenManager(client: client, store: store, key: session.key, transport: transport)
             let token = try await manager.validAccessToken()
             #expect(token != session.tokens.accessToken)
-            #expect(transport.requests.isEmpty, "the recorded session was used, not refreshed again")
+            #expect(transport.requests.filter { $0.url.absoluteString.hasSuffix("/o/token/") }.count == 1, "one refresh, with the recorded token")
             let stored = try #require(try await store.load(session.key))
             #expect(stored.tokens.accessToken == token)
             #expect(try await client.userInfo(stored.tokens)["sub"] != nil)
             #expect(try journal.refreshes(spending: session.tokens.refreshToken) == ["200"], "DOT saw the dead worker's one refresh")
-            #expect(try journal.refreshes(spending: stored.tokens.refreshToken).isEmpty, "and nothing else spent the recorded token")
+            #expect(try journal.refreshes(spending: recovered.tokens.refreshToken) == ["200"], "and one with the recorded token, accepted")
+            #expect(try journal.refreshes(spending: stored.tokens.refreshToken).isEmpty, "and nothing else spent the new one")
             // The rotated refresh token works: the family was not revoked.
             _ = try await manager.refresh()
         }
@@ -513,4 +520,99 @@ func unusedPort() throws -> Int {
     }
     try #require(bound)
     return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// PostgreSQL going away in the middle of a refresh, or while an instance waits for another's.
+@Suite(.serialized, .enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
+struct PostgresOutageTests {
+    /// A role of its own, so that cutting its connections touches no other test.
+    private func withRole(_ postgres: TestPostgres, _ body: (String, PostgresClient.Configuration) async throws -> Void) async throws {
+        let role = "outage_" + UUID().uuidString.lowercased().prefix(8)
+        _ = try await postgres.admin("CREATE ROLE \(role) LOGIN PASSWORD 'role-password-123'")
+        _ = try await postgres.admin("GRANT CREATE ON SCHEMA public TO \(role)")
+        var configuration = postgres.configuration
+        configuration.username = role
+        configuration.password = "role-password-123"
+        do {
+            try await body(role, configuration)
+        } catch {
+            _ = try? await postgres.admin("ALTER ROLE \(role) LOGIN")
+            throw error
+        }
+        _ = try await postgres.admin("ALTER ROLE \(role) LOGIN")
+        _ = try await postgres.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'")
+        _ = try await postgres.admin("DROP OWNED BY \(role)")
+        _ = try await postgres.admin("DROP ROLE \(role)")
+    }
+
+    @Test func aServerLostBetweenTheAnswerAndTheWriteKeepsTheAnswerAndSavesItOnceBack() async throws {
+        let postgres = try TestPostgres.require()
+        try await withRole(postgres) { role, configuration in
+            let table = TestPostgres.freshTable()
+            let expired = pgSampleSession(expiresIn: -60)
+            try await postgres.withStore(table: table, configuration: configuration, timeout: .seconds(3)) { store in
+                try await store.save(expired)
+                // The provider answers after PostgreSQL went away (every connection of the role cut, no new ones).
+                let transport = ScriptedTransport { _, _ in
+                    _ = try await postgres.admin("ALTER ROLE \(role) NOLOGIN")
+                    _ = try await postgres.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'")
+                    return TokenManagerTests.tokenResponse("access-new", refresh: "refresh-rotated")
+                }
+                let provider = try #require(DescriptorDocument.parse(Data(descriptorText(id: "example").utf8), path: "example.yaml").descriptor).resolve()
+                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
+                                         transport: transport)
+                let manager = TokenManager(client: client, store: store, key: expired.key, transport: transport)
+                let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+                #expect(error.code == .storeUnavailable)
+                #expect(error.message.contains("could not be saved") && error.message.contains("keeps using them"), "\(error)")
+                #expect(!error.message.contains("role-password-123"))
+                // This process goes on with the new tokens; nothing is sent again.
+                #expect(try await manager.validAccessToken().value == "access-new")
+                #expect(transport.count("/token") == 1)
+                // PostgreSQL is back: the retry stores the rotated refresh token.
+                _ = try await postgres.admin("ALTER ROLE \(role) LOGIN")
+                var stored: StoredSession?
+                for _ in 0..<100 {
+                    stored = try? await store.load(expired.key)
+                    if stored?.tokens.refreshToken?.value == "refresh-rotated" { break }
+                    try await Task.sleep(nanoseconds: 200_000_000)
+                }
+                #expect(stored?.tokens.refreshToken?.value == "refresh-rotated", "the rotated refresh token was saved once PostgreSQL came back")
+                #expect(stored?.tokens.accessToken.value == "access-new")
+            }
+        }
+    }
+
+    @Test func aWaiterFailsWithinTheDeadlineWhenTheServerStopsAnswering() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await withRole(postgres) { role, configuration in
+            let key = pgSampleSession().key
+            try await postgres.withStore(table: table) { holder in
+                let held = try await holder.lock(key)
+                defer { held.release() }
+                try await postgres.withStore(table: table, configuration: configuration, timeout: .seconds(2), migrate: false) { waiter in
+                    let started = ContinuousClock.now
+                    let waiting = Task { try await waiter.lock(key) }
+                    // The waiter's backend is polling for the lock; then PostgreSQL stops answering it.
+                    var pids: [Int32] = []
+                    for _ in 0..<50 where pids.isEmpty {
+                        try await Task.sleep(nanoseconds: 100_000_000)
+                        pids = try await postgres.admin("SELECT pid FROM pg_stat_activity WHERE usename = '\(role)' AND xact_start IS NOT NULL")
+                            .map { try $0.decode(Int32.self) }
+                    }
+                    try #require(!pids.isEmpty, "the waiter's transaction is open")
+                    for pid in pids { kill(pid, SIGSTOP) }
+                    defer { for pid in pids { kill(pid, SIGCONT) } }
+                    let error = try await #require(throws: TokenStoreError.self) { _ = try await waiting.value }
+                    let waited = ContinuousClock.now - started
+                    #expect(error.code == .unavailable)
+                    #expect(error.message.contains("did not answer within"), "\(error)")
+                    // Within the store's 2 s deadline (plus the time to find the backend), not the 120 s lock wait.
+                    #expect(waited < .seconds(15), "waited \(waited)")
+                }
+            }
+        }
+        _ = try await postgres.admin("DROP TABLE \(table)")
+    }
 }

@@ -16,6 +16,9 @@ import Logging
 ///   ``TokenSet/keepingRefreshToken(of:)``: a run killed before the check, or an answer that
 ///   fails it, leaves the new refresh token with the previous, verified identity, and the
 ///   next use refreshes (and checks) again. Nothing unverified is ever adopted.
+/// - A refreshed session the store does not take (a database that went away mid-refresh) is
+///   kept in memory and saved again in the background a bounded number of times
+///   (``SessionError/Code/storeUnavailable`` says so); this manager keeps using it meanwhile.
 /// - ``onChange`` sees every new session, and `nil` when it is signed out.
 public actor TokenManager {
     public let key: SessionKey
@@ -29,6 +32,8 @@ public actor TokenManager {
     private var cached: StoredSession?
     private var refreshing: Task<StoredSession, any Error>?
     private var loading: Task<StoredSession?, any Error>?
+    /// Saves a refreshed session the store did not take at first (``keepSaving(_:after:)``).
+    private var saving: Task<Void, Never>?
 
     /// - Parameters:
     ///   - client: The client for the session's provider; it performs refreshes.
@@ -180,7 +185,12 @@ public actor TokenManager {
                 recorded.tokens = received
                 recorded.updatedAt = clock.now()
                 answer.session = recorded
-                try await reservation.record(recorded)
+                do {
+                    try await reservation.record(recorded)
+                } catch {
+                    // The answer is in memory: check it, then commit it (or keep retrying); failing here would drop it.
+                    answer.recordError = error
+                }
             }
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
             await reservation.abandon()
@@ -197,17 +207,68 @@ public actor TokenManager {
             }
             // The server answered (and has spent the old refresh token), but the answer failed its checks or
             // they could not run: keep the new refresh token with the verified identity, never the unchecked rest.
-            try? await reservation.commit(recorded)
             adopt(recorded)
+            do {
+                try await reservation.commit(recorded)
+            } catch {
+                keepSaving(recorded, after: error)
+            }
             logger.debug("refresh answer not adopted; its refresh token was kept", metadata: ["session": "\(key)"])
             throw error
+        }
+        if let failure = answer.recordError {
+            logger.info("the refresh answer could not be recorded before its checks", metadata: ["session": "\(key)", "error": "\(failure)"])
         }
         var updated = latest
         updated.tokens = tokens
         updated.updatedAt = clock.now()
-        try await reservation.commit(updated)
         adopt(updated)
+        do {
+            try await reservation.commit(updated)
+        } catch {
+            let attempts = keepSaving(updated, after: error)
+            throw SessionError(.storeUnavailable,
+                               "\(key) was refreshed, but the new tokens could not be saved (\(error)); this process keeps using them and tries to save them \(attempts) more times over about \(Int(Self.saveRetryDelays.reduce(0, +))) s, and they are lost if it exits first (sign in again then)")
+        }
         return updated
+    }
+
+    /// The pauses between attempts to save a refreshed session the store did not take.
+    static let saveRetryDelays: [TimeInterval] = [1, 2, 4, 8, 15, 30]
+
+    /// Saves `session` in the background, a bounded number of times, while this manager lives: a
+    /// rotating server has spent the stored refresh token, so these tokens are the session now.
+    ///
+    /// - Returns: How many attempts it will make.
+    @discardableResult
+    private func keepSaving(_ session: StoredSession, after error: any Error) -> Int {
+        logger.info("refreshed session not saved; retrying in the background", metadata: ["session": "\(key)", "error": "\(error)"])
+        saving?.cancel()
+        let store = self.store
+        let key = self.key
+        let logger = self.logger
+        saving = Task { [weak self] in
+            for delay in Self.saveRetryDelays {
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                } catch {
+                    return
+                }
+                // Another refresh (or a sign-out) since then owns the session.
+                guard let self, await self.cached == session else { return }
+                do {
+                    let lock = try await store.lock(key)
+                    defer { lock.release() }
+                    try await store.save(session)
+                    logger.info("refreshed session saved after a retry", metadata: ["session": "\(key)"])
+                    return
+                } catch {
+                    logger.debug("saving the refreshed session failed again", metadata: ["session": "\(key)", "error": "\(error)"])
+                }
+            }
+            logger.info("gave up saving the refreshed session", metadata: ["session": "\(key)"])
+        }
+        return Self.saveRetryDelays.count
     }
 
     private func adopt(_ session: StoredSession) {
@@ -300,10 +361,17 @@ public actor TokenManager {
 private final class RecordedAnswer: @unchecked Sendable {
     private let lock = NSLock()
     private var value: StoredSession?
+    private var failure: (any Error)?
 
     var session: StoredSession? {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
+    }
+
+    /// Why the store could not record it, if it could not.
+    var recordError: (any Error)? {
+        get { lock.withLock { failure } }
+        set { lock.withLock { failure = newValue } }
     }
 }
 
@@ -332,6 +400,8 @@ extension ErrorCode where Domain == SessionError {
     public static let signedOut = Self("signed_out")
     /// The session's client authenticates with a secret, and none was given; nothing was sent.
     public static let missingClientCredential = Self("missing_client_credential")
-    /// The store cannot take new tokens (read-only, full); nothing was sent and the session is intact.
+    /// The store cannot take new tokens (read-only, full, unreachable). Before a refresh: nothing was
+    /// sent and the stored session is intact. After one: the manager keeps the new tokens in memory
+    /// and retries saving them for a bounded time, as the message says.
     public static let storeUnavailable = Self("store_unavailable")
 }
