@@ -12,6 +12,8 @@ public struct OnlineChecker: Sendable {
         ("online_client_auth", "warning", "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."),
         ("online_endpoint", "warning", "A static endpoint differs from the published one."),
         ("online_iss_parameter", "warning", "RFC 9207 support differs from `security.iss_parameter`."),
+        ("online_scopes", "warning", "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."),
+        ("online_grant_types", "warning", "A grant type in `grant_types` is missing from the server's `grant_types_supported`."),
         ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
     ]
 
@@ -82,6 +84,23 @@ public struct OnlineChecker: Sendable {
             for method in descriptor.clientAuth.supported.map(\.rawValue) where !methods.contains(method) {
                 findings.append(diagnostic("online_client_auth", .warning, ["client_auth", key],
                                            "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", "))); the metadata may be incomplete, or the server refuses it"))
+            }
+        }
+        // What the descriptor asks for against what the server publishes; a published list is often incomplete,
+        // so a gap is a warning that names both sides.
+        if let supported = metadata.scopesSupported {
+            let asked = [(["scopes", "default"], descriptor.scopes.default), (["scopes", "offline", "scopes"], descriptor.scopes.offline.scopes)]
+            for (keyPath, scopes) in asked {
+                for scope in scopes where !scope.contains("{") && !supported.contains(scope) {
+                    findings.append(diagnostic("online_scopes", .warning, keyPath,
+                                               "the descriptor asks for the scope `\(scope)`, which the server's scopes_supported (\(supported.joined(separator: ", "))) does not list"))
+                }
+            }
+        }
+        if let supported = metadata.grantTypesSupported {
+            for grant in descriptor.grantTypes where !supported.contains(grant) {
+                findings.append(diagnostic("online_grant_types", .warning, ["grant_types"],
+                                           "the descriptor declares the grant `\(grant)`, which the server's grant_types_supported (\(supported.joined(separator: ", "))) does not list"))
             }
         }
         let advertised = metadata.authorizationResponseIssParameterSupported == true

@@ -46,7 +46,7 @@ public struct LoopbackSignIn: Sendable {
         case browserFailed(String)
         /// A callback that does not belong to this sign-in was refused; the wait goes on.
         case callbackIgnored(String)
-        /// The callback arrived; the code is being exchanged at this host.
+        /// A callback passed its checks (state, `iss`, no error, a code); the code is being exchanged at this host.
         case exchangingCode(String)
         /// An unreadable stored session was moved to this path instead of being overwritten.
         case corruptSessionKept(String)
@@ -136,6 +136,10 @@ public struct LoopbackSignIn: Sendable {
     static func handle(_ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization, tokenHost: String,
                        outcome: Outcome, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
         do {
+            // Only a callback that passes its checks (state, `iss`, no error, a code) leads to a token request.
+            let callback = request.method == "POST" ? try AuthorizationCallback(formBody: request.body)
+                : try AuthorizationCallback(url: request.url, expectedRedirectURI: pending.redirectURI)
+            _ = try callback.validate(for: pending, provider: client.provider)
             events(.exchangingCode(tokenHost))
             let tokens: TokenSet
             if request.method == "POST" {

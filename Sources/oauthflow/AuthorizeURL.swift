@@ -17,7 +17,8 @@ extension OAuthFlowCommand {
         func run() async throws {
             do {
                 let environment = ProcessInfo.processInfo.environment
-                let settings = try options.settings(environment: environment)
+                let settings = try await options.settings(environment: environment)
+                options.announce(settings)
                 let provider = try options.registryOptions.descriptor(named: options.name).resolve(settings.variables)
                 let loopback = provider.descriptor.redirect.loopback
                 let chosen: Int = switch loopback.port {
@@ -26,7 +27,7 @@ extension OAuthFlowCommand {
                 }
                 let host = loopback.host.contains(":") && !loopback.host.hasPrefix("[") ? "[\(loopback.host)]" : loopback.host
                 guard let redirect = URL(string: "http://\(host):\(chosen)\(loopback.path)") else {
-                    throw ValidationError("cannot build a redirect URI from the descriptor")
+                    throw CommandFailure("cannot build a redirect URI from the descriptor")
                 }
                 let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
                     clientID: settings.clientID, redirectURI: redirect, clientSecret: settings.secret, scopes: settings.scopes,
@@ -35,9 +36,9 @@ extension OAuthFlowCommand {
                 try PendingAuthorizationStore().save(.init(pending: pending, clientID: settings.clientID, variables: provider.variables),
                                                      for: options.key)
                 Output.stdout(pending.url.absoluteString + "\n")
-                Output.stderr("Open the URL, sign in, then run: oauthflow login \(options.name) --callback-url 'REDIRECT_URL'\n")
-            } catch let error as ValidationError {
-                throw error
+                let finish = LoginCommand(provider: options.name, account: options.account, clientID: nil, variables: [:],
+                                          secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
+                Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
             } catch {
                 throw Output.fail(error)
             }

@@ -15,25 +15,24 @@ extension OAuthFlowCommand {
         var target: String
 
         func run() async throws {
+            let (manager, stored, provider) = try await session.validManager()
             let response: HTTPResponse
             do {
-                let (manager, _, provider) = try await session.manager()
                 let url: URL
                 if let resource = provider.resources.resource(titled: target) {
-                    // A resource whose scope was not granted would only answer 403: say why instead of sending.
+                    // A resource whose scope was not granted would only answer 403: say why, and how to add the scope.
                     let granted = try await manager.session().tokens.scopes
                     guard granted.contains(resource.scope) else {
-                        throw CommandFailure("`\(resource.title)` needs the scope `\(resource.scope)`, which this session was not granted (granted: \(granted.joined(separator: " "))); sign in again with `--scope \(resource.scope)`")
+                        let add = session.signInAgain(stored, extra: ["--add-scope", resource.scope])
+                        throw CommandFailure("`\(resource.title)` needs the scope `\(resource.scope)`, which this session was not granted (granted: \(granted.joined(separator: " "))); add it to this session with `\(add.text)`")
                     }
                     url = resource.url
                 } else if let parsed = URL(string: target), parsed.scheme != nil, parsed.host != nil {
                     url = parsed
                 } else {
-                    throw ValidationError("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
+                    throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
                 response = try await manager.perform(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

@@ -17,7 +17,7 @@ extension OAuthFlowCommand.Credential {
     struct Git: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "git",
-            abstract: "git's credential helper: `git config credential.https://HOST.helper \"oauthflow credential git\"`.",
+            abstract: "git's credential helper: `git config --global credential.https://HOST.helper \"!oauthflow credential git\"`.",
             discussion: """
                 Reads git's key=value request on stdin. For a remote that `credential_helpers.git` in clients.yaml maps \
                 to a provider, `get` answers a valid access token (refreshing it, or signing in through the browser or \
@@ -93,6 +93,10 @@ extension OAuthFlowCommand.Credential {
 
         @OptionGroup var registryOptions: RegistryOptions
 
+        func validate() throws {
+            _ = try VariableOptions.parse(variables)
+        }
+
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             do {
@@ -113,8 +117,6 @@ extension OAuthFlowCommand.Credential {
                     throw CommandFailure("the session for \(key) has no valid ID token (is the provider OpenID Connect, with the openid scope?); use --access-token")
                 }
                 Output.stdoutExact(try Output.json(ExecCredential(token: idToken, expiresAt: expiry)))
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }
@@ -157,7 +159,7 @@ enum CredentialSession {
     private static func signIn(_ key: SessionKey, variables: [String: String], store: FileTokenStore, registry: RegistryOptions,
                                environment: [String: String]) async throws -> StoredSession {
         let settings = try ClientSettings.resolve(provider: key.providerID, clientID: nil, secretEnvironment: nil, clientAuth: nil,
-                                                  variables: variables, scopes: [], environment: environment)
+                                                  variables: variables, scopes: [], environment: environment, offerFlag: false)
         let provider = try registry.descriptor(named: key.providerID).resolve(settings.variables)
         let name = Output.line(provider.displayName)
         if provider.descriptor.supportsDeviceFlow, OAuthFlowCommand.Login.noBrowserReason(environment) != nil {

@@ -38,6 +38,7 @@ extension OAuthFlowCommand.JWT {
             guard tokenWords.count == 1 else {
                 throw ValidationError(tokenWords.isEmpty ? "give the token to decode, or - to read it from standard input" : "give one token")
             }
+            _ = try VariableOptions.parse(variables)
         }
 
         func run() async throws {
@@ -64,8 +65,6 @@ extension OAuthFlowCommand.JWT {
                         _ = try await validator.verifySignatureAndIssuer(secret)
                     }
                     Output.stderr("Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
-                } catch let error as ValidationError {
-                    throw error
                 } catch {
                     Output.stderr("NOT VERIFIED: \(Output.line(error))\n")
                     throw ExitCode.failure

@@ -27,6 +27,24 @@ extension OAuthFlowCommand {
         @Option(name: .customLong("var"), help: "With --online: a variable value as name=value, for descriptors that need one.")
         var variables: [String] = []
 
+        func validate() throws {
+            _ = try VariableOptions.parse(variables)
+        }
+
+        /// `--online` fills variables not given with `--var` from the descriptor's defaults, then its examples:
+        /// say which values it checked with, so an example domain is not mistaken for the user's own.
+        static func sayWhichValues(_ file: LintFile, given: [String: String]) {
+            guard let descriptor = file.descriptor, descriptor.discovery.mode != .none || descriptor.discovery.url != nil else { return }
+            let used = descriptor.variables.sorted { $0.key < $1.key }.compactMap { name, variable -> String? in
+                guard given[name] == nil else { return nil }
+                if let value = variable.default { return "\(name)=\(value) (its default)" }
+                if let value = variable.example { return "\(name)=\(value) (its example)" }
+                return nil
+            }
+            guard !used.isEmpty else { return }
+            Output.stderr("\(file.document.path): checked online with \(used.joined(separator: ", ")); pass --var NAME=VALUE to check your own\n")
+        }
+
         func run() async throws {
             let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
             var targets = paths.map { URL(fileURLWithPath: $0, relativeTo: here) }
@@ -35,7 +53,7 @@ extension OAuthFlowCommand {
                 let user = ProviderRegistry.userProvidersDirectory(environment: ProcessInfo.processInfo.environment)
                 targets = [local, user].filter { FileManager.default.fileExists(atPath: $0.path) }
                 if targets.isEmpty {
-                    throw ValidationError("no paths given, and neither ./providers nor \(user.path) exists")
+                    throw Output.fail(CommandFailure("no paths given, and neither ./providers nor \(user.path) exists"))
                 }
             }
             var diagnostics: [Diagnostic]
@@ -51,12 +69,11 @@ extension OAuthFlowCommand {
                     let values = try VariableOptions.parse(variables)
                     let checker = OnlineChecker()
                     for file in files {
+                        Self.sayWhichValues(file, given: values)
                         diagnostics += await checker.check(file, variables: values)
                     }
                     diagnostics = Linter.sorted(diagnostics)
                 }
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

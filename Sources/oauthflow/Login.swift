@@ -29,6 +29,9 @@ struct LoginOptions: ParsableArguments {
     @Option(name: .customLong("scope"), help: "A scope to request instead of the provider's defaults; repeat for each.")
     var scopes: [String] = []
 
+    @Option(name: .customLong("add-scope"), help: "Add a scope to the stored session: sign in again with its client id, variables and scopes plus this one; repeat for each.")
+    var addScopes: [String] = []
+
     @Flag(name: .customLong("no-offline"), help: "Do not ask for a refresh token (skip the provider's offline scopes and parameters).")
     var noOffline = false
 
@@ -41,11 +44,47 @@ struct LoginOptions: ParsableArguments {
 
     func validate() throws {
         _ = try VariableOptions.parse(variables)
+        _ = try ClientSettings.parseAuthMethod(clientAuth)
+        if !addScopes.isEmpty, !scopes.isEmpty {
+            throw ValidationError("--scope replaces the scopes and --add-scope adds to the stored session's; give one of them")
+        }
     }
 
-    func settings(environment: [String: String]) throws -> ClientSettings {
-        try ClientSettings.resolve(provider: name, clientID: clientID, secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth,
-                                   variables: try VariableOptions.parse(variables), scopes: scopes, environment: environment)
+    /// The client settings; with `--add-scope`, the stored session's client id, variables and granted
+    /// scopes plus the added ones (flags still win for variables and the secret).
+    func settings(environment: [String: String], store: FileTokenStore = FileTokenStore()) async throws -> ClientSettings {
+        var chosenClientID = clientID
+        var values = try VariableOptions.parse(variables)
+        var requested = scopes
+        if !addScopes.isEmpty {
+            guard let session = try await store.load(key) else {
+                throw CommandFailure("no stored session for \(key) to add scopes to; sign in first with `\(rerun(clientID: clientID, extra: []).text)`")
+            }
+            if let clientID, clientID != session.clientID {
+                throw CommandFailure("--add-scope keeps the session's client \(session.clientID); leave out --client-id \(clientID), or sign in anew without --add-scope")
+            }
+            chosenClientID = session.clientID
+            values = session.variables.merging(values) { _, flag in flag }
+            requested = session.tokens.scopes
+            for scope in addScopes where !requested.contains(scope) { requested.append(scope) }
+        }
+        return try ClientSettings.resolve(provider: name, clientID: chosenClientID, secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth,
+                                          variables: values, scopes: requested, environment: environment)
+    }
+
+    /// This command line again, with the client id in use, for advice such as "run … again".
+    func rerun(clientID: String?, extra: [String]) -> LoginCommand {
+        var words = scopes.flatMap { ["--scope", $0] } + addScopes.flatMap { ["--add-scope", $0] }
+        if noOffline { words.append("--no-offline") }
+        if let clientAuth { words += ["--client-auth", clientAuth] }
+        return LoginCommand(provider: name, account: account, clientID: clientID, variables: (try? VariableOptions.parse(variables)) ?? [:],
+                            secretEnvironment: clientSecretEnvironment, extra: words + extra)
+    }
+
+    /// Says on stderr where the client secret comes from, and which configured settings are left out.
+    func announce(_ settings: ClientSettings) {
+        for note in settings.notes { Output.stderr("Note: \(note).\n") }
+        if let source = settings.secretSource { Output.stderr("Client secret: from \(source).\n") }
     }
 }
 
@@ -69,7 +108,7 @@ extension OAuthFlowCommand {
         @Flag(name: .customLong("no-browser"), help: "Only print the URL; do not open a browser.")
         var noBrowser = false
 
-        @Option(help: "Seconds to wait for the browser to come back.")
+        @Option(help: "Seconds to wait for the browser to come back with the callback (not a limit on the whole login: the token exchange after it has its own 30 s deadline).")
         var timeout: Int = 300
 
         @Option(name: .customLong("callback-url"), help: "Finish an `authorize-url` flow with the redirect URL copied from the browser.")
@@ -84,6 +123,7 @@ extension OAuthFlowCommand {
         func validate() throws {
             if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
             if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+            if let callbackURL, URL(string: callbackURL) == nil { throw ValidationError("--callback-url is not a URL") }
         }
 
         func run() async throws {
@@ -96,13 +136,12 @@ extension OAuthFlowCommand {
             let settings: ClientSettings
             let provider: Provider
             do {
-                settings = try options.settings(environment: environment)
+                settings = try await options.settings(environment: environment, store: store)
                 provider = try options.registryOptions.descriptor(named: options.name).resolve(settings.variables)
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }
+            options.announce(settings)
             if device || (!noBrowser && provider.descriptor.supportsDeviceFlow && Self.noBrowserReason(environment) != nil) {
                 if !device, let reason = Self.noBrowserReason(environment) {
                     Output.stderr("No browser can be opened here (\(reason)); signing in with a device code instead.\n")
@@ -142,14 +181,23 @@ extension OAuthFlowCommand {
                     }
             } catch let error as LoopbackError where error.code == .timedOut {
                 progress.stop()
-                Output.stderr("error: \(Output.line(error.message)); run `oauthflow login \(options.name)` again\n")
+                Output.stderr("error: \(Output.line(error.message)); run `\(Output.line(options.rerun(clientID: settings.clientID, extra: rerunFlags).text))` again\n")
                 throw ExitCodes.timedOut
             } catch {
                 progress.stop()
-                throw Output.fail(error)
+                throw Output.fail(error, advice: Advice.clientAuthentication(error, secretSource: settings.secretSource))
             }
             progress.stop()
             printSummary(session, provider: provider, path: store.path(for: session.key))
+        }
+
+        /// The flags of this command that a re-run needs besides the shared ones.
+        private var rerunFlags: [String] {
+            var words: [String] = []
+            if let port { words += ["--port", "\(port)"] }
+            if noBrowser { words.append("--no-browser") }
+            if timeout != 300 { words += ["--timeout", "\(timeout)"] }
+            return words
         }
 
         /// Why no browser can be opened on this machine, or nil when one can.
@@ -204,26 +252,29 @@ extension OAuthFlowCommand {
                 throw ExitCode(130)
             } catch let error as FlowError where error.code == .deviceCodeExpired {
                 progress.stop()
-                Output.stderr("error: \(Output.line(error.message)); run `oauthflow login \(options.name) --device` again\n")
+                Output.stderr("error: \(Output.line(error.message)); run `\(Output.line(options.rerun(clientID: settings.clientID, extra: ["--device"]).text))` again\n")
                 throw ExitCodes.timedOut
             } catch let error as AuthorizationServerError where error.error == "expired_token" {
                 progress.stop()
-                Output.stderr("error: the code expired before it was approved; run `oauthflow login \(options.name) --device` again\n")
+                Output.stderr("error: the code expired before it was approved; run `\(Output.line(options.rerun(clientID: settings.clientID, extra: ["--device"]).text))` again\n")
                 throw ExitCodes.timedOut
             } catch {
                 progress.stop()
-                throw Output.fail(error)
+                throw Output.fail(error, advice: Advice.clientAuthentication(error, secretSource: settings.secretSource))
             }
             progress.stop()
             printSummary(session, provider: provider, path: store.path(for: session.key))
         }
 
         private func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
+            let startAgain = LoginCommand(provider: options.name, account: options.account, clientID: options.clientID,
+                                          variables: (try? VariableOptions.parse(options.variables)) ?? [:], secretEnvironment: nil,
+                                          command: "authorize-url")
             do {
-                guard let url = URL(string: callback) else { throw ValidationError("--callback-url is not a URL") }
+                guard let url = URL(string: callback) else { throw CommandFailure("--callback-url is not a URL") }
                 let pendingStore = PendingAuthorizationStore(beside: store)
                 guard let saved = try pendingStore.load(for: options.key) else {
-                    throw ValidationError("no authorization in progress for \(options.key); run `oauthflow authorize-url \(options.name)` first")
+                    throw CommandFailure("no authorization in progress for \(options.key); run `\(startAgain.text)` first")
                 }
                 let provider = try options.registryOptions.descriptor(named: saved.pending.providerID).resolve(saved.variables)
                 let client = try ClientSettings.client(id: saved.clientID, redirectURI: saved.pending.redirectURI, provider: provider,
@@ -231,8 +282,8 @@ extension OAuthFlowCommand {
                 let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
                 pendingStore.remove(for: options.key)
                 try await save(tokens, provider: provider, clientID: saved.clientID, redirectURI: saved.pending.redirectURI, in: store)
-            } catch let error as ValidationError {
-                throw error
+            } catch let error as CommandFailure {
+                throw Output.fail(error)   // nothing was sent: the sign-in in progress is kept
             } catch let error as ExitCode {
                 throw error
             } catch {

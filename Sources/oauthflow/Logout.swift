@@ -18,8 +18,6 @@ extension OAuthFlowCommand {
                 let (manager, _, resolved) = try await session.manager()
                 provider = resolved
                 result = try await manager.signOut()
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }
@@ -29,6 +27,7 @@ extension OAuthFlowCommand {
             }
             if let failure = result.revocationError {
                 Output.stderr("Deleted the local session, but revocation failed: \(Output.line(failure))\n")
+                if let advice = Advice.revocationFailed(failure) { Output.stderr("hint: \(advice)\n") }
                 throw ExitCode.failure
             }
             Output.stderr("Signed out of \(name)\(result.revocationAvailable ? "; tokens revoked" : "").\n")

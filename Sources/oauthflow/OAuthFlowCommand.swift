@@ -8,7 +8,7 @@ struct OAuthFlowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oauthflow",
         abstract: "Sign in with any OAuth 2.0 / OpenID Connect provider described by a YAML file.",
-        discussion: "Exit codes: 0 success; 1 failure; 2 login timed out; 64 usage error. See Docs/cli.md.",
+        discussion: "Exit codes: 0 success; 1 failure (including a missing session, an unknown provider or resource); 2 login timed out; 64 a malformed command line; 130 interrupted. See Docs/cli.md.",
         subcommands: [Login.self, AuthorizeURL.self, Userinfo.self, Token.self, Resources.self, Call.self, Logout.self, Providers.self, Lint.self, JWT.self, Credential.self, Schema.self, GenerateDocs.self]
     )
 }
@@ -80,9 +80,10 @@ enum Output {
     ///
     /// Each line of the error is shown as one line: a line break a server slipped into its
     /// `error_description` cannot start a line of its own.
-    static func fail(_ error: any Error) -> ExitCode {
+    static func fail(_ error: any Error, advice: String? = nil) -> ExitCode {
         // A ProviderError's lines are escaped one by one; anything else is shown as one line.
         stderr("error: \(error is ProviderError ? String(describing: error) : line(error))\n")
+        if let advice { stderr("hint: \(line(advice))\n") }
         return .failure
     }
 

@@ -50,8 +50,6 @@ extension OAuthFlowCommand.Providers {
             let provider: Provider
             do {
                 provider = try registryOptions.descriptor(named: name).resolve(try variableOptions.parsed())
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

@@ -18,8 +18,6 @@ extension OAuthFlowCommand {
             do {
                 let (stored, provider) = try await session.load()
                 resources = provider.resources.resources(granted: stored.scopes)
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

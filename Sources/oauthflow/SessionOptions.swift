@@ -20,6 +20,34 @@ struct SessionOptions: ParsableArguments {
 
     var key: SessionKey { SessionKey(providerID: name, account: account) }
 
+    func validate() throws {
+        _ = try ClientSettings.parseAuthMethod(clientAuth)
+    }
+
+    /// The `login` command that signs this session in again, with its client id, variables and account.
+    func signInAgain(_ session: StoredSession, extra: [String] = []) -> LoginCommand {
+        var command = LoginCommand(session: session, secretEnvironment: clientSecretEnvironment, extra: extra)
+        // A secret the environment or the clients file gives for this client needs no flag.
+        if clientSecretEnvironment == nil, (try? secretSource(for: session)) ?? nil != nil { command.secretEnvironment = nil }
+        return command
+    }
+
+    /// Prints `error` with what to do next, and returns exit 1: after a refresh the provider refused, the
+    /// exact command that signs in again; after a refused client, where the secret came from.
+    func fail(_ error: any Error, session: StoredSession?) -> ExitCode {
+        var advice: String?
+        if let session {
+            advice = Advice.clientAuthentication(error, secretSource: try? secretSource(for: session))
+                ?? Advice.afterRefresh(error, signIn: signInAgain(session))
+        }
+        return Output.fail(error, advice: advice)
+    }
+
+    private func secretSource(for session: StoredSession) throws -> String? {
+        try ClientSettings.settings(id: session.clientID, provider: session.key.providerID, secretEnvironment: clientSecretEnvironment,
+                                    clientAuth: clientAuth).secretSource
+    }
+
     /// The stored session and its resolved provider.
     func load(store: FileTokenStore = FileTokenStore()) async throws -> (StoredSession, Provider) {
         guard let session = try await store.load(key) else {
@@ -34,6 +62,24 @@ struct SessionOptions: ParsableArguments {
         return (TokenManager(client: try client(for: session, provider: provider), store: store, key: key), session, provider)
     }
 
+    /// The session's manager once its access token is valid (refreshed when it had expired). A failure is
+    /// printed, with the command that signs in again when the provider refused the refresh, and thrown as
+    /// the exit code.
+    func validManager(store: FileTokenStore = FileTokenStore()) async throws -> (TokenManager, StoredSession, Provider) {
+        let loaded: (TokenManager, StoredSession, Provider)
+        do {
+            loaded = try await manager(store: store)
+        } catch {
+            throw Output.fail(error)
+        }
+        do {
+            _ = try await loaded.0.validAccessToken()
+        } catch {
+            throw fail(error, session: loaded.1)
+        }
+        return loaded
+    }
+
     /// A client for the session: its client id, and the secret and method from flags, the environment
     /// or the clients file, as `login` resolves them.
     func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
@@ -45,7 +91,7 @@ struct SessionOptions: ParsableArguments {
 extension SessionError {
     /// A state, not a wrong command line: exit 1 with one sentence, no usage banner.
     static func notSignedInMessage(_ key: SessionKey) -> CommandFailure {
-        CommandFailure("no stored session for \(key); sign in with `oauthflow login \(key.providerID)` first")
+        CommandFailure("no stored session for \(key); sign in with `\(LoginCommand(provider: key.providerID, account: key.account, clientID: nil, variables: [:], secretEnvironment: nil).text)` first")
     }
 }
 

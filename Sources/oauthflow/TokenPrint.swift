@@ -25,17 +25,25 @@ extension OAuthFlowCommand.Token {
                     Output.stdoutExact(stored.tokens.accessToken.value + "\n")
                     return
                 }
-                let (manager, _, _) = try await session.manager()
-                let token: Secret?
-                switch kind {
-                case .access: token = try await manager.validAccessToken()
-                case .refresh: token = try await manager.session().tokens.refreshToken
-                case .id: token = try await manager.session().tokens.idToken
+            } catch {
+                throw Output.fail(error)
+            }
+            if kind == .access {
+                let (manager, _, _) = try await session.validManager()
+                do {
+                    Output.stdoutExact(try await manager.validAccessToken().value + "\n")
+                } catch {
+                    throw Output.fail(error)
                 }
-                guard let token else { throw ValidationError("the session has no \(kind.rawValue) token") }
+                return
+            }
+            do {
+                let (manager, _, _) = try await session.manager()
+                let tokens = try await manager.session().tokens
+                guard let token = kind == .refresh ? tokens.refreshToken : tokens.idToken else {
+                    throw CommandFailure("the session has no \(kind.rawValue) token")
+                }
                 Output.stdoutExact(token.value + "\n")
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

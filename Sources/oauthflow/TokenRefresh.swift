@@ -11,14 +11,17 @@ extension OAuthFlowCommand.Token {
         @OptionGroup var session: SessionOptions
 
         func run() async throws {
+            let manager: TokenManager, stored: StoredSession
             do {
-                let (manager, stored, _) = try await session.manager()
-                let refreshed = try await manager.refresh(replacing: stored.tokens.accessToken)
-                Output.stdout(TokenSummary(refreshed).text)
-            } catch let error as ValidationError {
-                throw error
+                (manager, stored, _) = try await session.manager()
             } catch {
                 throw Output.fail(error)
+            }
+            do {
+                let refreshed = try await manager.refresh(replacing: stored.tokens.accessToken)
+                Output.stdout(TokenSummary(refreshed).text)
+            } catch {
+                throw session.fail(error, session: stored)
             }
         }
     }

@@ -15,21 +15,25 @@ extension OAuthFlowCommand.Token {
         var refreshToken = false
 
         func run() async throws {
+            let client: OAuthClient, token: Secret
             do {
                 let (stored, provider) = try await session.load()
-                let client = try session.client(for: stored, provider: provider)
+                client = try session.client(for: stored, provider: provider)
                 if refreshToken {
-                    guard let token = stored.tokens.refreshToken else { throw ValidationError("the session has no refresh token") }
-                    try await client.revoke(token, kind: .refreshToken)
+                    guard let refresh = stored.tokens.refreshToken else { throw CommandFailure("the session has no refresh token") }
+                    token = refresh
                 } else {
-                    try await client.revoke(stored.tokens.accessToken, kind: .accessToken)
+                    token = stored.tokens.accessToken
                 }
-                Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }
+            do {
+                try await client.revoke(token, kind: refreshToken ? .refreshToken : .accessToken)
+            } catch {
+                throw Output.fail(error, advice: Advice.revocationFailed(error))
+            }
+            Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
         }
     }
 }

@@ -16,8 +16,6 @@ extension OAuthFlowCommand.Token {
                     throw SessionError.notSignedInMessage(session.key)
                 }
                 stored = loaded
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

@@ -11,12 +11,10 @@ extension OAuthFlowCommand {
         @OptionGroup var session: SessionOptions
 
         func run() async throws {
+            let (manager, _, _) = try await session.validManager()
             do {
-                let (manager, _, _) = try await session.manager()
                 let claims = try await manager.userInfo()
                 Output.stdoutExact(try Output.json(claims))
-            } catch let error as ValidationError {
-                throw error
             } catch {
                 throw Output.fail(error)
             }

@@ -225,3 +225,79 @@ struct CLI {
         #expect(result.stdout == published)
     }
 }
+
+/// One rule for exit codes (Docs/cli.md): 64 only for a command line that is malformed, with the usage banner;
+/// a state (no session, an unknown provider or resource, no client configured) exits 1 with one sentence.
+@Suite struct ExitCodeTests {
+    static let fixtures = ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
+
+    func run(_ arguments: [String], in directory: URL = CLI.repositoryRoot) throws -> CLI.Result {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-state-\(UUID().uuidString)").path
+        return try CLI.run(arguments, environment: ["XDG_STATE_HOME": state, "BROWSER": "/bin/false"], in: directory)
+    }
+
+    @Test(arguments: [
+        ["userinfo", "unknownprovider"],
+        ["call", "django", "Nonexistent"],
+        ["token", "show", "nosuch"],
+        ["token", "print", "nosuch", "--kind", "refresh"],
+        ["token", "refresh", "nosuch"],
+        ["logout", "nosuch"],
+        ["resources", "nosuch"],
+        ["providers", "show", "nosuch"],
+        ["login", "nosuch", "--client-id", "x"],
+        ["authorize-url", "nosuch", "--client-id", "x"],
+        ["login", "google"],
+        ["credential", "kubectl", "nosuch"],
+        ["login", "django", "--callback-url", "http://127.0.0.1:1/callback?code=x&state=y"],
+    ])
+    func statesExitOneWithoutAUsageBanner(_ arguments: [String]) throws {
+        let result = try run(arguments + Self.fixtures)
+        #expect(result.status == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: "), "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ["login", "google", "--client-auth", "bogus"],
+        ["token", "refresh", "django", "--client-auth", "bogus"],
+        ["lint", "--online", "--var", "novalue"],
+        ["credential", "kubectl", "django", "--var", "novalue"],
+        ["jwt", "decode", "a.b.c", "--var", "novalue"],
+        ["providers", "show", "auth0", "--var", "domain"],
+        ["login", "django", "--timeout", "0"],
+        ["login", "django", "--scope", "a", "--add-scope", "b"],
+        ["credential", "kubectl", "django", "--client-id", "x"],
+    ])
+    func malformedCommandLinesExit64WithUsage(_ arguments: [String]) throws {
+        let result = try run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
+    }
+
+    /// The credential helper has no --client-id flag, so its advice must not offer one.
+    @Test func kubectlAdviceOffersOnlyWhatItAccepts() throws {
+        let result = try run(["credential", "kubectl", "nosuch"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("OAUTHFLOW_NOSUCH_CLIENT_ID") && result.stderr.contains("clients.yaml"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--client-id"), "\(result.stderr)")
+    }
+
+    @Test func lintWithNothingToLintIsAState() throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("cli-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let result = try run(["lint"], in: empty)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("Usage:"))
+    }
+
+    /// The docs hold one exit-code table, and the CLI's help states the same rule.
+    @Test func oneExitCodeTable() throws {
+        let text = try String(contentsOf: CLI.repositoryRoot.appendingPathComponent("Docs/cli.md"), encoding: .utf8)
+        #expect(text.components(separatedBy: "| Code | Meaning |").count == 2)
+        #expect(!text.contains("usage error (exit 64) that says to sign in"))
+        let help = try CLI.run(["--help"])
+        #expect(help.stdout.contains("64 a malformed command line"))
+    }
+}

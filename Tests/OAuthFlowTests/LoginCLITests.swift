@@ -165,14 +165,17 @@ struct LoginCLITests {
         #expect(finish.status == 0, "\(finish.stderr)")
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
         let again = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
-        #expect(again.status == 64, "the pending state is spent")
+        #expect(again.status == 1, "the pending state is spent: a state, not a usage error")
+        #expect(again.stderr.contains("no authorization in progress for django"), "\(again.stderr)")
+        #expect(!again.stderr.contains("Usage:"))
     }
 
     @Test func missingClientIDSaysWhereToPutIt() throws {
         let env = try environment()
         defer { env.state.cleanUp() }
         let login = try env.run(["login", "django", "--var", "port=\(env.server.port)"])
-        #expect(login.status == 64)
+        #expect(login.status == 1, "no client configured is a state, not a malformed command line")
+        #expect(!login.stderr.contains("Usage:"))
         #expect(login.stderr.contains("OAUTHFLOW_DJANGO_CLIENT_ID"))
         #expect(login.stderr.contains("clients.yaml"))
     }
@@ -189,7 +192,7 @@ struct LoginCLITests {
 
         try Data("django:\n  client_id: x\n  client_secret: hunter2\n".utf8).write(to: config.appendingPathComponent("clients.yaml"))
         let refused = try env.run(["login", "django"])
-        #expect(refused.status == 64)
+        #expect(refused.status == 1)
         #expect(refused.stderr.contains("holds a secret in clear"))
         #expect(!refused.stderr.contains("hunter2"))
 
@@ -216,5 +219,72 @@ struct LoginCLITests {
         let refused = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("invalid_client"), "\(refused.stderr)")
+    }
+
+    // MARK: - Issue 21, items 4, 11 and 23
+
+    /// clients.yaml names the confidential client and its secret; a sign-in with the public client id must not
+    /// send that secret (DOT answered `invalid_client`), nor need its variable.
+    @Test func anotherClientsSecretFromTheClientsFileIsNotSent() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let config = env.state.url.appendingPathComponent("config/oauthflow")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data("django:\n  client_id: \(Server.confidentialClientID)\n  client_secret_env: CONFIDENTIAL_SECRET\n".utf8)
+            .write(to: config.appendingPathComponent("clients.yaml"))
+        var variables = env.variables(browser: env.agent("--deliver"))
+        variables["CONFIDENTIAL_SECRET"] = Server.confidentialSecret.value
+        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
+                                                 "--timeout", "30"] + env.providers, environment: variables)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("are for client \(Server.confidentialClientID), not \(Server.publicClientID); not used"), "\(login.stderr)")
+        #expect(!login.stderr.contains("Client secret:"))
+        // The file's own client gets its secret, and stderr says where it came from.
+        let own = try runProduct("oauthflow", ["login", "django", "--var", "port=\(env.server.port)", "--timeout", "30"] + env.providers,
+                                 environment: variables)
+        #expect(own.status == 0, "\(own.stderr)")
+        #expect(own.stderr.contains("Client secret: from $CONFIDENTIAL_SECRET, named by client_secret_env under `django:`"), "\(own.stderr)")
+        #expect(!own.stderr.contains(Server.confidentialSecret.value))
+    }
+
+    @Test func aWrongSecretHintsToCheckIt() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        var variables = env.variables(browser: env.agent("--deliver"))
+        variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = "not-the-secret"
+        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.confidentialClientID, "--var", "port=\(env.server.port)",
+                                                 "--timeout", "30"] + env.providers, environment: variables)
+        #expect(login.status == 1)
+        #expect(login.stderr.contains("hint: the provider did not accept this client's credentials: check that the client secret (from $OAUTHFLOW_DJANGO_CLIENT_SECRET)"),
+                "\(login.stderr)")
+        #expect(!login.stderr.contains("not-the-secret"))
+    }
+
+    /// "getting tokens" only when tokens are fetched: not for a forged callback, not for a denial.
+    @Test func callbackReceivedOnlyWhenTokensAreFetched() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let denied = try env.login(browser: env.agent("--deny", "--deliver"))
+        #expect(denied.status == 1)
+        #expect(!denied.stderr.contains("getting tokens"), "\(denied.stderr)")
+        let forged = try env.login(browser: env.agent("--forge-first", "--deliver"))
+        #expect(forged.status == 0, "\(forged.stderr)")
+        #expect(forged.stderr.components(separatedBy: "Callback received; getting tokens").count == 2, "once, for the real callback: \(forged.stderr)")
+    }
+
+    @Test func timeoutAdviceKeepsTheAccountVariablesAndClient() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let login = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
+                                 "--account", "work", "--timeout", "1"], browser: "/bin/true")
+        #expect(login.status == 2)
+        #expect(login.stderr.contains("run `oauthflow login django --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --timeout 1` again"),
+                "\(login.stderr)")
+    }
+
+    @Test func timeoutHelpSaysWhatItBounds() throws {
+        let help = try runProduct("oauthflow", ["login", "--help"])
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")   // help wraps its lines
+        #expect(text.contains("not a limit on the whole login"), "\(help.stdout)")
     }
 }

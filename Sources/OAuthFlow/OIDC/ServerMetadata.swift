@@ -16,6 +16,10 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
     public var tokenEndpointAuthMethodsSupported: [String]?
     public var idTokenSigningAlgValuesSupported: [String]?
     public var authorizationResponseIssParameterSupported: Bool?
+    /// `scopes_supported`: scopes the server accepts (RECOMMENDED only, so often incomplete).
+    public var scopesSupported: [String]?
+    /// `grant_types_supported`; when absent, RFC 8414 §2 reads it as `authorization_code` and `implicit`.
+    public var grantTypesSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -31,6 +35,7 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case scopesSupported = "scopes_supported", grantTypesSupported = "grant_types_supported"
     }
 }
 
