@@ -223,6 +223,36 @@ import PostgresNIO
         #expect(fill.stdout.contains("username=oauth2\n"))
     }
 
+    /// Docs/cli.md's YAML: the clients file resolves as shown, and the kubeconfig's `args` parse as a command.
+    @Test func cliYAMLExamplesWork() throws {
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let yaml = try Self.blocks(in: "Docs/cli.md").filter { $0.language == "yaml" }
+        #expect(yaml.count == 3, "a new YAML example in Docs/cli.md: check it here")
+        let clients = try #require(yaml.first { $0.lines.contains("google:") && !$0.lines.contains { $0.contains("credential_helpers") } })
+        try home.write("oauthflow/clients.yaml", clients.lines.joined(separator: "\n"))
+        let environment = ["XDG_CONFIG_HOME": home.url.path, "GOOGLE_CLIENT_SECRET": "from-the-environment"]
+        let google = try ClientSettings.resolve(provider: "google", clientID: nil, secretEnvironment: nil, clientAuth: nil,
+                                                variables: [:], scopes: [], environment: environment)
+        #expect(google.clientID == "1234-abc.apps.googleusercontent.com")
+        #expect(google.secret?.value == "from-the-environment")
+        #expect(google.authMethod == .clientSecretPost)
+        let auth0 = try ClientSettings.resolve(provider: "auth0", clientID: nil, secretEnvironment: nil, clientAuth: nil,
+                                               variables: [:], scopes: [], environment: environment)
+        #expect(auth0.clientID == "AbCdEf" && auth0.variables["domain"] == "example.us.auth0.com" && auth0.secret == nil)
+
+        let kubeconfig = try #require(yaml.first { $0.lines.contains { $0.contains("client.authentication.k8s.io/v1") } })
+        let argsLine = try #require(kubeconfig.lines.first { $0.contains("args: [") })
+        let inner = argsLine[argsLine.index(after: try #require(argsLine.firstIndex(of: "[")))..<(try #require(argsLine.lastIndex(of: "]")))]
+        let arguments = inner.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(kubeconfig.lines.contains { $0.contains("command: oauthflow") })
+        let parsed = try OAuthFlowCommand.parseAsRoot(arguments)
+        let kubectl = try #require(parsed as? OAuthFlowCommand.Credential.Kubectl)
+        #expect(kubectl.name == "keycloak" && kubectl.variables == ["host=sso.example.com", "realm=ops"])
+        // The descriptor resolves with exactly those variables.
+        _ = try ProviderRegistry.load().provider(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
+    }
+
     /// Each line of each Swift block is in a test source that compiles it (blank lines aside).
     @Test func swiftExamplesAreCompiledByTests() throws {
         let sources = try ["Tests/OAuthFlowTests/DocExampleTests.swift", "Tests/OAuthFlowTests/ReadmeExampleTests.swift"].map {
