@@ -19,11 +19,6 @@ import PostgresNIO
     static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
         .filter { $0.hasSuffix(".md") && $0 != "lint-rules.md" }.sorted().map { "Docs/" + $0 }
 
-    /// Swift blocks compiled elsewhere (their own tests say where), or not at all, with the reason.
-    static let swiftCompiledElsewhere: [String: String] = [
-        "Docs/web.md": "needs HummingbirdAuth's sessions; the same code is built and run as Examples/WebSignIn by scripts/test.sh",
-    ]
-
     struct Block {
         let file: String
         let line: Int
@@ -255,13 +250,13 @@ import PostgresNIO
 
     /// Each line of each Swift block is in a test source that compiles it (blank lines aside).
     @Test func swiftExamplesAreCompiledByTests() throws {
-        let sources = try ["Tests/OAuthFlowTests/DocExampleTests.swift", "Tests/OAuthFlowTests/ReadmeExampleTests.swift"].map {
+        let sources = try ["Tests/OAuthFlowTests/DocExampleTests.swift", "Tests/OAuthFlowTests/ReadmeExampleTests.swift",
+                           "Tests/OAuthFlowTests/DocWebExample.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })
         for block in try Self.allBlocks where block.language == "swift" {
             if block.lines.contains(where: { $0.hasPrefix(".package(") || $0.hasPrefix(".product(") }) { continue }   // the manifest snippet
-            if Self.swiftCompiledElsewhere[block.file] != nil { continue }
             for line in block.lines.map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty {
                 #expect(compiled.contains(line), "\(block.file):\(block.line): no test compiles `\(line)`")
             }

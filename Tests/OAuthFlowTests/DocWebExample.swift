@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import OAuthFlow
+import OAuthFlowHummingbird
+import OAuthFlowWeb
+
+/// Docs/web.md's host example, compiled: the host's own types (a user, a context with sessions) are
+/// stand-ins here, as they are the host's choice; every line of the doc's block is below, as written.
+enum DocWebExample {
+    struct User {
+        let provider: String
+        let subject: String
+        let email: String?
+    }
+
+    struct Sessions {
+        func setSession(_ user: User) {}
+    }
+
+    struct Context: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+        var sessions: Sessions { Sessions() }
+    }
+
+    static func hostEnablingProvidersByName(env: [String: String], router: Router<Context>) throws {
+        let web = try WebSignIn(registry: .load(), enable: [
+            "google": .init(clientID: env["GOOGLE_CLIENT_ID"]!, clientSecret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),
+            "auth0": .init(clientID: env["AUTH0_CLIENT_ID"]!, clientSecret: Secret(env["AUTH0_SECRET"]!),
+                           variables: ["domain": "example.eu.auth0.com"]),
+        ], origin: URL(string: "https://app.example.com")!,
+           keyring: SessionKeyring(current: .init(id: "2026-11", base64: env["SIGN_IN_KEY"]!)))
+
+        router.addSignInRoutes(web) { result, request, context in
+            // Your idea of a signed-in user: a session, a cookie, a JWT.
+            context.sessions.setSession(User(provider: result.providerID, subject: result.subject!, email: result.claims["email"]?.stringValue))
+            return .redirect(to: result.returnTo)
+        }
+    }
+}
