@@ -96,8 +96,8 @@ extension OAuthFlowCommand {
             discussion: """
                 Listens on a loopback address for the redirect (RFC 8252), opens the authorization URL with $BROWSER, \
                 xdg-open or open (always printing it on stderr), exchanges the code and stores the session 0600 under \
-                $XDG_STATE_HOME/oauthflow. Exit codes: 0 signed in; 1 the provider refused or the exchange failed; \
-                2 no callback before the timeout; 64 usage error.
+                $XDG_STATE_HOME/oauthflow. Exit codes: 0 signed in; 1 the provider refused, the exchange failed or \
+                nothing is configured to sign in with; 2 no callback before the timeout; 64 a malformed command line.
                 """)
 
         @OptionGroup var options: LoginOptions
