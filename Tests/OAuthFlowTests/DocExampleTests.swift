@@ -218,6 +218,46 @@ import PostgresNIO
         #expect(fill.stdout.contains("username=oauth2\n"))
     }
 
+    /// Docs/cli.md's session examples, run: a stored session set up as the example assumes (and, for the refused
+    /// refresh, a token endpoint that answers 400 with an empty body), then every shown line must be printed.
+    @Test func sessionExamplesPrintWhatTheDocsShow() async throws {
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let blocks = try Self.blocks(in: "Docs/cli.md").filter { $0.language == "console" }
+        let store = FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow"))
+        let environment = ["XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
+                           "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path, "BROWSER": "/bin/false"]
+        func session(_ provider: String, variables: [String: String], clientID: String, scopes: [String], valid: Bool) -> StoredSession {
+            StoredSession(key: SessionKey(providerID: provider, account: "work"), variables: variables, clientID: clientID,
+                          redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
+                          tokens: TokenSet(accessToken: Secret("access"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
+                                           refreshToken: Secret("refresh"), idToken: nil, scopes: scopes, issuedAt: Date()),
+                          updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuth.Method.none)
+        }
+        func check(_ command: String, extra: [String] = [], replacing: [(String, String)] = []) throws {
+            let block = try #require(blocks.first { $0.lines.contains("$ " + command) }, "Docs/cli.md no longer shows `\(command)`")
+            let result = try runProduct("oauthflow", Array(Self.words(command, home: "").dropFirst()) + extra, environment: environment)
+            #expect(result.status == 1)
+            for var line in Self.shownOutput(of: block, after: command) {
+                for (from, to) in replacing { line = line.replacingOccurrences(of: from, with: to) }
+                #expect(result.stderr.contains(line), "`\(command)` no longer prints: \(line)\n\(result.stderr)")
+            }
+        }
+
+        // A resource whose scope the session lacks.
+        try await store.save(session("cloudentity", variables: ["region": "us", "tenant": "acme", "workspace": "demo"], clientID: "c0ffee",
+                                     scopes: ["email", "openid", "profile", "offline_access"], valid: true))
+        try check("oauthflow call cloudentity Phone --account work")
+
+        // A refresh refused with 400 and an empty body; the doc's port 8000 is the scripted server's here.
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)))
+        defer { server.stop() }
+        try await store.save(session("django", variables: ["port": "\(server.port)"], clientID: "oauthflow-public",
+                                     scopes: ["openid", "profile", "email", "read"], valid: false))
+        try check("oauthflow token refresh django --account work", extra: ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"],
+                  replacing: [("port=8000", "port=\(server.port)")])
+    }
+
     /// Docs/cli.md's YAML: the clients file resolves as shown, and the kubeconfig's `args` parse as a command.
     @Test func cliYAMLExamplesWork() throws {
         let home = try TemporaryDirectory()
