@@ -258,6 +258,47 @@ import PostgresNIO
                   replacing: [("port=8000", "port=\(server.port)")])
     }
 
+    /// The other Docs' YAML and JSON: whole descriptors lint without errors, fragments are what a bundled
+    /// descriptor says, and JSON parses into the shape its text describes.
+    @Test func descriptorExamplesInDocsAreValid() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let bundled = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("providers").path)
+            .filter { $0.hasSuffix(".yaml") }
+            .map { try String(contentsOf: repositoryRoot.appendingPathComponent("providers/\($0)"), encoding: .utf8) }
+        func withoutComment(_ line: String) -> String {
+            var text = line
+            if let hash = text.range(of: " #") { text = String(text[..<hash.lowerBound]) }
+            return text.trimmingCharacters(in: .whitespaces)
+        }
+        let bundledLines = Set(bundled.flatMap { $0.components(separatedBy: "\n") }.map(withoutComment))
+        var descriptors = 0
+        for block in try Self.allBlocks where block.file != "Docs/cli.md" {
+            let place = "\(block.file):\(block.line)"
+            switch block.language {
+            case "yaml" where block.lines.contains { $0.hasPrefix("schema_version:") }:
+                let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
+                let file = try directory.write("\(id).yaml", block.lines.joined(separator: "\n"))
+                let result = try runProduct("oauthflow", ["lint", file.path])
+                #expect(result.status == 0, "\(place): the example descriptor does not lint clean:\n\(result.stdout)")
+                descriptors += 1
+            case "yaml":
+                for line in block.lines.map(withoutComment) where !line.isEmpty && !line.hasPrefix("#") {
+                    #expect(bundledLines.contains(line), "\(place): no bundled descriptor says `\(line)`")
+                }
+            case "json":
+                let value = try JSONSerialization.jsonObject(with: Data(block.lines.joined(separator: "\n").utf8))
+                let entries = try #require(value as? [[String: String]], "\(place): not a list of resources")
+                for entry in entries {
+                    #expect(Set(entry.keys) == ["scope", "title", "url"], "\(place)")
+                }
+            default:
+                break
+            }
+        }
+        #expect(descriptors >= 1)
+    }
+
     /// Docs/cli.md's YAML: the clients file resolves as shown, and the kubeconfig's `args` parse as a command.
     @Test func cliYAMLExamplesWork() throws {
         let home = try TemporaryDirectory()
