@@ -390,6 +390,26 @@ import PostgresNIO
         _ = claims
     }
 
+    /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them.
+    static let inlineCalls = [
+        "signIn(to: provider, client: .init(clientID: clientID), timeout: .seconds(120))",
+    ]
+
+    func readmeInlineCalls(provider: Provider, clientID: String, manager: TokenManager) async throws {
+        _ = try await LoopbackSignIn().signIn(to: provider, client: .init(clientID: clientID), timeout: .seconds(120))
+        _ = try await manager.refresh()
+        _ = try await manager.refresh(replacing: manager.validAccessToken())
+    }
+
+    @Test func inlineCallsAreShown() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/DocExampleTests.swift"), encoding: .utf8)
+        for call in Self.inlineCalls {
+            #expect(readme.contains("`\(call)`") || readme.contains("(`\(call)`)"), "README.md no longer shows `\(call)`")
+            #expect(source.components(separatedBy: call).count >= 3, "`\(call)` is not compiled here")
+        }
+    }
+
     /// README.md, step by step.
     func readmeStepByStep(auth0: Provider, redirectURL: URL) async throws {
         let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
