@@ -39,6 +39,25 @@ struct OIDCCLITests {
         #expect(third.stdout.contains("`endpoints.userinfo` is http://127.0.0.1:\(server.port)/o/me/ but the server publishes"))
     }
 
+    /// What the descriptor asks for against what DOT publishes: its scopes_supported lists openid, profile,
+    /// email and read, so asking for `offline_access` too is a warning naming both sides.
+    @Test func onlineLintComparesAskedForScopesWithTheServer() throws {
+        let server = try Server.require()
+        let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let original = "scopes:\n  default: [openid, profile, email, read]\n"
+        #expect(fixture.contains(original))
+        try directory.write("django.yaml", fixture.replacingOccurrences(
+            of: original, with: original + "  offline:\n    scopes: [offline_access]\n    params: {prompt: consent}\n"))
+        let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("the descriptor asks for the scope `offline_access`, which the server's scopes_supported (openid, profile, email, read) does not list [online_scopes]"),
+                "\(result.stdout)")
+        #expect(result.stdout.components(separatedBy: "[online_scopes]").count == 2, "only offline_access: \(result.stdout)")
+        #expect(!result.stderr.contains("checked online with"), "every variable was given: \(result.stderr)")
+    }
+
     @Test func unreachableServerIsAWarningNotACrash() throws {
         let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
         let directory = try TemporaryDirectory()
