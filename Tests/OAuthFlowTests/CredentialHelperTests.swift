@@ -82,14 +82,24 @@ struct GitCredentialEndToEndTests {
                 "GIT_TERMINAL_PROMPT": "0",
                 "GIT_CONFIG_NOSYSTEM": "1",
                 "HOME": state.url.path,
+                "PATH": try builtProduct("oauthflow").deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
             ]
         }
 
-        var helper: String { "!\(try! builtProduct("oauthflow").path) credential git" }
+        /// The helper value Docs/cli.md tells users to configure, as written (`!oauthflow credential git`);
+        /// the built `oauthflow` comes first on the PATH git hands to it.
+        var helper: String {
+            get throws {
+                let cli = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/cli.md"), encoding: .utf8)
+                let line = try #require(cli.components(separatedBy: "\n").first { $0.contains("git config --global credential.") && $0.contains(".helper ") })
+                let value = try #require(line.split(separator: "\"", omittingEmptySubsequences: false).dropFirst().first)
+                return String(value)
+            }
+        }
 
         /// git with only our helper, for the repository's URL, and `credential.useHttpPath` so the path prefix counts.
         func git(_ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "-c", "credential.useHttpPath=true",
+            let process = ["-c", "credential.helper=", "-c", "credential.helper=\(try helper)", "-c", "credential.useHttpPath=true",
                            "-c", "user.name=Alice", "-c", "user.email=alice@example.com"]
                 + (directory.map { ["-C", $0.path] } ?? []) + arguments
             return try runProcess(URL(fileURLWithPath: "/usr/bin/git"), process, environment: environment)
