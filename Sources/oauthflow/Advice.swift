@@ -62,6 +62,9 @@ enum Advice {
     /// After a failed refresh the provider answered with a definite refusal (a 4xx, or a signed-out session):
     /// the stored session cannot be used again, so sign in anew.
     static func afterRefresh(_ error: any Error, signIn: LoginCommand) -> String? {
+        if let error = error as? SessionError, error.code == .notSignedIn {
+            return "sign in again with `\(signIn.text)`"
+        }
         guard refusedByServer(error) else { return nil }
         return "the provider refused the refresh, so this session cannot be refreshed again; sign in again with `\(signIn.text)`"
     }

@@ -34,7 +34,8 @@ extension OAuthFlowCommand {
                 }
                 response = try await manager.perform(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
             } catch {
-                throw Output.fail(error)
+                // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
+                throw session.fail(error, session: stored)
             }
             Output.stderr("HTTP \(response.status)\n")
             Output.stdoutData(response.body)

@@ -150,6 +150,21 @@ import Testing
         }
     }
 
+    /// `call` refreshes after a 401 from the resource; when that refresh is refused, the same advice.
+    @Test func callsRefreshAfterA401IsRefusedWithAdvice() async throws {
+        // Every request gets 401 with an empty body: the resource, then the token endpoint.
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)))
+        defer { server.stop() }
+        let setup = try Setup(port: server.port)
+        defer { setup.directory.cleanUp() }
+        try await setup.storeSession(scopes: ["notes.read"], valid: true)
+        let result = try setup.run(["call", "refuser", "Notes", "--account", "work"])
+        #expect(result.status == 1)
+        #expect(server.received.count == 2, "the resource, then the refresh")
+        #expect(result.stderr.contains("hint: the provider refused the refresh"), "\(result.stderr)")
+        #expect(result.stderr.contains("`\(Self.signInAgain)\(server.port) --account work`"), "\(result.stderr)")
+    }
+
     @Test func aNetworkFailureDoesNotAdviseSigningInAgain() async throws {
         let setup = try Setup(port: 9)   // discard: nothing listens
         defer { setup.directory.cleanUp() }
