@@ -98,9 +98,14 @@ enum Advice {
 
     /// After a revocation failed: whether the tokens stay valid (the provider answered and refused) or may.
     static func revocationFailed(_ error: any Error) -> String? {
+        let refused = "the provider refused to revoke, so the tokens stay valid until they expire (providers often refuse revocation from public clients, or want client authentication)"
         switch error {
-        case is AuthorizationServerError, is FlowError:
-            return "the provider refused to revoke, so the tokens stay valid until they expire (providers often refuse revocation from public clients, or want client authentication)"
+        case is AuthorizationServerError:
+            return refused
+        case let error as FlowError where error.code == .unexpectedStatus:
+            return refused
+        case let error as FlowError where error.code == .missingEndpoint:
+            return "the provider has no revocation endpoint, so the tokens stay valid until they expire"
         case is TransportError:
             return "the provider could not be reached, so the tokens may stay valid until they expire"
         default:

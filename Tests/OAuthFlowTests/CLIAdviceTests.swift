@@ -46,11 +46,11 @@ import Testing
         }
 
         /// Stores a session for `refuser` under account `work`, its access token expired unless `valid`.
-        func storeSession(scopes: [String] = ["profile"], valid: Bool = false, refreshToken: Bool = true,
+        func storeSession(provider: String = "refuser", scopes: [String] = ["profile"], valid: Bool = false, refreshToken: Bool = true,
                           clientAuthentication: ProviderDescriptor.ClientAuth.Method? = ProviderDescriptor.ClientAuth.Method.none) async throws {
             let store = FileTokenStore(directory: directory.url.appendingPathComponent("state/oauthflow"))
             try await store.save(StoredSession(
-                key: SessionKey(providerID: "refuser", account: "work"), variables: ["port": "\(port)"], clientID: "cli-public",
+                key: SessionKey(providerID: provider, account: "work"), variables: ["port": "\(port)"], clientID: "cli-public",
                 redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
                 tokens: TokenSet(accessToken: Secret("access-\(UUID())"), tokenType: "Bearer",
                                  expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
@@ -203,6 +203,29 @@ import Testing
         let logout = try setup.run(["logout", "refuser", "--account", "work"])
         #expect(logout.status == 1)
         #expect(logout.stderr.contains("revocation failed") && logout.stderr.contains("the tokens stay valid until they expire"), "\(logout.stderr)")
+    }
+
+    @Test func revokingWithoutARevocationEndpointSaysTheTokensStayValid() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        try setup.directory.write("providers/quiet.yaml", """
+            schema_version: 1
+            id: quiet
+            display_name: Quiet
+            protocol: oauth2
+            variables:
+              port:
+                description: Unused
+                pattern: '^[0-9]{1,5}$'
+            endpoints:
+              authorization: http://127.0.0.1:{port}/authorize
+              token: http://127.0.0.1:{port}/token
+            """)
+        try await setup.storeSession(provider: "quiet", valid: true)
+        let revoke = try setup.run(["token", "revoke", "quiet", "--account", "work"])
+        #expect(revoke.status == 1)
+        #expect(revoke.stderr.contains("hint: the provider has no revocation endpoint, so the tokens stay valid until they expire"), "\(revoke.stderr)")
+        #expect(!revoke.stderr.contains("refused"), "\(revoke.stderr)")
     }
 
     // MARK: - Item 4: a clients.yaml secret belongs to its client id
