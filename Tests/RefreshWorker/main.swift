@@ -2,7 +2,7 @@
 // test can kill it at a random point and know which phase the kill landed in.
 // Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL]
 // KILL is `answer+MICROSECONDS` (SIGKILL itself that long after the token endpoint's answer
-// arrives) or `recorded` (SIGKILL itself as soon as the store has recorded the new tokens):
+// has been read, racing what the library does with it) or `recorded` (SIGKILL itself as soon as the store has recorded the new tokens):
 // a test's own kill cannot aim at the next few microseconds from outside.
 //   received  the token endpoint's answer has arrived
 //   recorded  the new tokens are durable (the store recorded them)
@@ -19,21 +19,26 @@ func say(_ word: String) {
     FileHandle.standardOutput.write(Data((word + "\n").utf8))
 }
 
-/// Says "received" when the token endpoint answers.
+/// Says "received" the moment the token endpoint's answer has been read, before anything is done with it.
 struct Announcing: HTTPTransport {
     let base = DefaultHTTPTransport(timeout: 15)
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let response = try await base.send(request)
-        if request.url.path.hasSuffix("/token/") {
-            say("received")
-            if arguments.count > 5, arguments[5].hasPrefix("answer+"), let delay = useconds_t(arguments[5].dropFirst(7)) {
-                Thread.detachNewThread {
-                    usleep(delay)
-                    kill(getpid(), SIGKILL)
+        try await send(request, arrival: { _ in })
+    }
+
+    func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+        try await base.send(request) { response in
+            if request.url.path.hasSuffix("/token") {
+                say("received")
+                if arguments.count > 5, arguments[5].hasPrefix("answer+"), let delay = useconds_t(arguments[5].dropFirst(7)) {
+                    Thread.detachNewThread {
+                        usleep(delay)
+                        kill(getpid(), SIGKILL)
+                    }
                 }
             }
+            arrival(response)
         }
-        return response
     }
 }
 

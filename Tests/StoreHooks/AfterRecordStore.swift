@@ -1,3 +1,4 @@
+import Foundation
 import OAuthFlow
 
 /// Test helper: a token store that forwards everything to `base` and runs `afterRecord`
@@ -27,6 +28,9 @@ public struct AfterRecordStore: TokenStore {
         func record(_ session: StoredSession) async throws {
             try await base.record(session)
             afterRecord()
+        }
+        func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
+            base.answerRecorder(refreshing: session)
         }
         func commit(_ session: StoredSession) async throws { try await base.commit(session) }
         func abandon() async { await base.abandon() }

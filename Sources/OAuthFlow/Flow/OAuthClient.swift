@@ -172,29 +172,44 @@ public actor OAuthClient {
     ///
     /// When the server does not rotate the refresh token, the old one is kept.
     /// - Parameters:
-    ///   - received: Called as soon as the answer is parsed, before anything slow, so that a
-    ///     caller can make it durable first: a rotating server has already invalidated the old
-    ///     refresh token at that point. When the answer carries a new ID token, which is yet to
-    ///     be checked, it is called with ``TokenSet/keepingRefreshToken(of:)`` (the new refresh
-    ///     token with the previous, verified identity): nothing unverified may be adopted if the
-    ///     caller dies before the check.
+    ///   - arrived: Called synchronously with a successful (2xx) answer, unparsed, on the thread
+    ///     that read its last byte, so that a caller can make it durable at once: a rotating
+    ///     server has already invalidated the old refresh token at that point.
+    ///   - received: Called once the answer is parsed, with what may be kept of it before any
+    ///     check. When the answer carries a new ID token, which is yet to be checked, that is
+    ///     ``TokenSet/keepingRefreshToken(of:)`` (the new refresh token with the previous, verified
+    ///     identity): nothing unverified may be adopted if the caller dies before the check.
     /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
     ///   spent or revoked), ``FlowError``, or ``TransportError``.
-    public func refresh(_ tokens: TokenSet, scopes: [String]? = nil,
+    public func refresh(_ tokens: TokenSet, scopes: [String]? = nil, arrived: (@Sendable (HTTPResponse) -> Void)? = nil,
                         received: (@Sendable (TokenSet) async throws -> Void)? = nil) async throws -> TokenSet {
         guard let refreshToken = tokens.refreshToken else {
             throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
         }
         var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
         if let scopes { parameters.append(("scope", scopes.joined(separator: provider.descriptor.scopes.separator))) }
-        let response = try await tokenRequest(parameters)
-        let refreshed = try explainingEncoding {
+        let provider = self.provider
+        let clock = self.clock
+        let parse = { @Sendable (response: HTTPResponse) throws -> TokenSet in
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
                 requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }
-        let unchecked = provider.descriptor.protocol == .oidc && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
-        try await received?(unchecked ? refreshed.keepingRefreshToken(of: tokens) : refreshed)
+        /// What may be kept before the ID token is checked.
+        let keepable = { @Sendable (refreshed: TokenSet) -> TokenSet in
+            let unchecked = provider.descriptor.protocol == .oidc && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
+            return unchecked ? refreshed.keepingRefreshToken(of: tokens) : refreshed
+        }
+        var arrival: (@Sendable (HTTPResponse) -> Void)?
+        if let arrived {
+            arrival = { response in
+                if (200..<300).contains(response.status) { arrived(response) }
+            }
+        }
+        let response = try await tokenRequest(parameters, arrival: arrival)
+        let refreshed = try explainingEncoding { try parse(response) }
+        let unchecked = keepable(refreshed) != refreshed
+        try await received?(keepable(refreshed))
         if unchecked, let idToken = refreshed.idToken {
             // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
             _ = try await idTokenValidator().validateRefreshed(idToken, previous: tokens.idToken, accessToken: refreshed.accessToken)
@@ -324,9 +339,9 @@ public actor OAuthClient {
         }
     }
 
-    func tokenRequest(_ parameters: [(String, String)]) async throws -> HTTPResponse {
+    func tokenRequest(_ parameters: [(String, String)], arrival: (@Sendable (HTTPResponse) -> Void)? = nil) async throws -> HTTPResponse {
         let endpoint = try await endpoint(\.token, "token")
-        let response = try await post(to: endpoint, parameters)
+        let response = try await post(to: endpoint, parameters, arrival: arrival)
         if (300..<400).contains(response.status) {
             throw FlowError(.unexpectedStatus,
                             "the token endpoint answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials")
@@ -336,7 +351,7 @@ public actor OAuthClient {
     }
 
     /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
-    func post(to endpoint: URL, _ parameters: [(String, String)]) async throws -> HTTPResponse {
+    func post(to endpoint: URL, _ parameters: [(String, String)], arrival: (@Sendable (HTTPResponse) -> Void)? = nil) async throws -> HTTPResponse {
         try TransportPolicy.requireSecure(endpoint)
         let descriptor = provider.descriptor
         var fields = parameters
@@ -368,7 +383,9 @@ public actor OAuthClient {
             body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        return try await transport.send(HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body))
+        let request = HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body)
+        guard let arrival else { return try await transport.send(request) }
+        return try await transport.send(request, arrival: arrival)
     }
 
     /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).

@@ -45,11 +45,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, arrival: { _ in })
+    }
+
+    public func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
         let started = ContinuousClock.now
         let limit = timeout
         do {
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-                group.addTask { try await self.exchange(request) }
+                group.addTask { try await self.exchange(request, arrival: arrival) }
                 group.addTask {
                     try await Task.sleep(nanoseconds: UInt64(max(0, limit) * 1_000_000_000))
                     return nil
@@ -70,7 +74,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends the request and reads the body up to the cap.
-    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+    private func exchange(_ request: HTTPRequest, arrival: @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
@@ -93,7 +97,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for (name, value) in response.headers where headers[name.lowercased()] == nil {
             headers[name.lowercased()] = value
         }
-        return HTTPResponse(status: Int(response.status.code), headers: headers, body: body)
+        let complete = HTTPResponse(status: Int(response.status.code), headers: headers, body: body)
+        arrival(complete)
+        return complete
     }
 
     /// A sentence for a failure, saying what happened and after how long.

@@ -40,6 +40,23 @@ public struct HTTPResponse: Sendable {
 /// own transport to simulate broken servers.
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Sends a request and calls `arrival` with the response the moment its last byte is read,
+    /// on the thread that read it, before handing it back.
+    ///
+    /// The token manager makes a refresh answer durable there: a rotating server has spent the
+    /// old refresh token by then, and every hop between threads is time in which a killed
+    /// process would lose the new one. Transports that cannot do better use the default, which
+    /// calls `arrival` once ``send(_:)`` returns.
+    func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse
+}
+
+extension HTTPTransport {
+    public func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+        let response = try await send(request)
+        arrival(response)
+        return response
+    }
 }
 
 #if canImport(AsyncHTTPClient)

@@ -39,7 +39,7 @@ public struct FileTokenStore: TokenStore {
 
     /// `DIRECTORY/PROVIDER--ACCOUNT`, the stem of a session's file, lock file and pending authorization.
     private func basePath(for key: SessionKey) -> String {
-        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account))").path
+        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account))", isDirectory: false).path
     }
 
     /// Maps a name to a safe file name component: letters, digits, `-`, `_` and `.` stay; the rest is %-escaped.
@@ -201,6 +201,34 @@ public struct FileTokenStore: TokenStore {
                 unlink(path)
                 throw store.systemError("cannot replace", destination, errno: error)
             }
+            try sync(installedAt: destination)
+        }
+
+        /// Writes `data` at `offset`, without waiting for the disk.
+        ///
+        /// - Returns: false when the system refused.
+        func writeAll(_ data: some ContiguousBytes, at offset: Int) -> Bool {
+            data.withUnsafeBytes { raw -> Bool in
+                var written = 0
+                while written < raw.count, let base = raw.baseAddress {
+                    let count = pwrite(fd, base.advanced(by: written), raw.count - written, off_t(offset + written))
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    written += count
+                }
+                return true
+            }
+        }
+
+        /// Closes the file without touching what is on disk.
+        func closeFile() {
+            close(fd)
+        }
+
+        /// Makes the file, already renamed to `destination`, durable, and closes it.
+        func sync(installedAt destination: String) throws {
             let synced = fsync(fd) == 0
             let error = errno
             close(fd)
@@ -263,31 +291,83 @@ public struct FileTokenStore: TokenStore {
         return Reservation(received: received, committed: committed, key: key)
     }
 
-    /// Two reserved files: what may be kept of a refresh answer is written into the first as soon
-    /// as it arrives (and renamed to `NAME.received.json`); the checked session goes through the
-    /// second over the session file.
+    /// Two reserved files: the first becomes the record of the refresh answer
+    /// (`NAME.received.json`), the second carries the checked session over the session file.
+    ///
+    /// With ``answerRecorder(refreshing:)``, the record is put in place before the request is
+    /// sent, holding the session to keep and no answer yet; the answer is then one `pwrite`
+    /// into it on the thread that read it. Without, ``record(_:)`` writes and renames it.
     private final class Reservation: TokenStoreReservation, @unchecked Sendable {
         private let received: TemporaryFile
         private let committed: TemporaryFile
         private let key: SessionKey
+        /// `NAME.received.json`, worked out ahead: nothing but writing stands between an answer and its record.
+        private let receivedPath: String
         private let lock = NSLock()
         private var state = State.reserved
 
-        private enum State { case reserved, recorded, finished }
+        /// - `reserved`: the record file has its temporary name;
+        /// - `placed`: it is at `NAME.received.json`, with no answer yet (recovery leaves it alone);
+        /// - `answered`: the answer is in it, not yet fsynced; `recorded`: durable.
+        private enum State { case reserved, placed, answered, recorded, finished }
 
         init(received: TemporaryFile, committed: TemporaryFile, key: SessionKey) {
             self.received = received
             self.committed = committed
             self.key = key
+            receivedPath = received.store.receivedPath(for: key)
+        }
+
+        func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
+            var template = session
+            template.tokens = template.tokens.keepingRefreshToken(of: template.tokens)
+            guard let header = try? FileTokenStore.answerRecordHeader(template) else { return nil }
+            let placed = lock.withLock { () -> Bool in
+                // (Through the same calls the answer will take: their first run in a process is the slow one.)
+                guard state == .reserved, (try? received.write(header)) != nil,
+                      received.writeAll(FileTokenStore.noAnswerYet, at: header.count),
+                      !FileTokenStore.answerFrame(FileTokenStore.noAnswerYet).isEmpty,
+                      rename(received.path, receivedPath) == 0 else { return false }
+                state = .placed
+                return true
+            }
+            guard placed else { return nil }
+            return { [self] answer in
+                let framed = FileTokenStore.answerFrame(answer)
+                lock.withLock {
+                    guard state == .placed, received.writeAll(framed, at: header.count) else { return }
+                    state = .answered
+                }
+            }
         }
 
         func record(_ session: StoredSession) async throws {
             try lock.withLock {
-                guard state == .reserved else { return }
-                // Nothing slow before the rename: the fsyncs come after it.
-                try received.write(try FileTokenStore.encode(session))
-                state = .recorded
-                try received.installThenSync(at: received.store.receivedPath(for: key))
+                switch state {
+                case .reserved:
+                    // Nothing slow before the rename: the fsyncs come after it.
+                    try received.write(try FileTokenStore.encode(session))
+                    state = .recorded
+                    try received.installThenSync(at: receivedPath)
+                case .answered:
+                    state = .recorded
+                    try received.sync(installedAt: receivedPath)
+                case .placed:
+                    // The answer never reached the recorder (a transport that does not report arrivals): the
+                    // placed record says "no answer"; replace it with the session.
+                    let file = try TemporaryFile(in: received.store)
+                    do {
+                        try file.write(try FileTokenStore.encode(session))
+                        try file.installThenSync(at: receivedPath)
+                    } catch {
+                        file.discard()
+                        throw error
+                    }
+                    received.closeFile()
+                    state = .recorded
+                case .recorded, .finished:
+                    break
+                }
             }
         }
 
@@ -297,36 +377,47 @@ public struct FileTokenStore: TokenStore {
                 let store = committed.store
                 try committed.fill(with: try FileTokenStore.encode(session))
                 try committed.install(at: store.path(for: key))
-                if state == .reserved {
-                    received.discard()
-                } else {
-                    // The session file now holds the recorded refresh token; recovery would drop the record anyway.
-                    unlink(store.receivedPath(for: key))
-                    store.syncDirectory()
-                }
-                state = .finished
+                finish()
+                store.syncDirectory()
             }
         }
 
         func abandon() async {
             lock.withLock {
-                switch state {
-                case .reserved:
-                    received.discard()
-                    committed.discard()
-                case .recorded:
-                    unlink(received.store.receivedPath(for: key))
-                    committed.discard()
-                case .finished: break
-                }
-                state = .finished
+                if state != .finished { committed.discard() }
+                finish()
             }
+        }
+
+        /// Drops the record file, whatever its state (the committed file is done with).
+        private func finish() {
+            switch state {
+            case .reserved:
+                received.discard()
+            case .placed, .answered:
+                received.closeFile()
+                unlink(receivedPath)
+            case .recorded:
+                // The session file now holds the recorded refresh token; recovery would drop the record anyway.
+                unlink(receivedPath)
+            case .finished:
+                break
+            }
+            state = .finished
         }
 
         deinit {
             switch state {
             case .reserved:
                 received.discard()
+                committed.discard()
+            case .placed:
+                // Dropped before any answer: nothing to keep.
+                received.closeFile()
+                unlink(receivedPath)
+                committed.discard()
+            case .answered:
+                received.closeFile()
                 committed.discard()
             case .recorded:
                 committed.discard()
@@ -344,7 +435,17 @@ public struct FileTokenStore: TokenStore {
     private func recoverReceived(_ key: SessionKey) throws -> StoredSession? {
         let received = receivedPath(for: key)
         guard let data = try readPrivateFile(received) else { return nil }
-        guard let session = try? Self.decode(data, path: received), session.key == key else {
+        let record: StoredSession?
+        do {
+            record = try Self.decodeRecord(data, path: received)
+        } catch {
+            let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
+            rename(received, kept)
+            return nil
+        }
+        // No answer in it yet: a refresh in flight (or one that died before its answer) owns it.
+        guard let session = record else { return nil }
+        guard session.key == key else {
             let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
             rename(received, kept)
             return nil
@@ -361,6 +462,66 @@ public struct FileTokenStore: TokenStore {
             return nil
         }
         syncDirectory()
+        return session
+    }
+
+    // MARK: - Raw answer records
+
+    /// The first line of a raw answer record; then the length of the session JSON and the session, and
+    /// then the length of the answer (ten digits and a newline) and the answer. What follows is reserved room.
+    static let answerRecordMagic = "oauthflow-refresh-answer 1\n"
+
+    /// Where the answer's frame goes until one arrives: not a length, so the record reads as "no answer yet".
+    static let noAnswerYet = Data("----------\n".utf8)
+
+    /// The part of a raw answer record written before the request is sent: the magic line, and
+    /// the session to keep (the one being refreshed, its access token marked expired) with its length.
+    static func answerRecordHeader(_ template: StoredSession) throws -> Data {
+        let session = try encode(template)
+        return Data((answerRecordMagic + "\(session.count)\n").utf8) + session
+    }
+
+    /// An answer with its length in front: ten digits and a newline.
+    static func answerFrame(_ answer: Data) -> [UInt8] {
+        var framed = [UInt8](repeating: UInt8(ascii: "0"), count: 11)
+        framed[10] = UInt8(ascii: "\n")
+        var count = answer.count, digit = 9
+        while count > 0, digit >= 0 {
+            framed[digit] += UInt8(count % 10)
+            count /= 10
+            digit -= 1
+        }
+        framed.append(contentsOf: answer)
+        return framed
+    }
+
+    /// A record: a session (``TokenStoreReservation/record(_:)``), or a raw answer record, read as
+    /// its session with the answer's refresh token, if it has one. Nothing else of an unchecked
+    /// answer is taken.
+    ///
+    /// - Returns: nil for a raw answer record with no answer yet (a refresh in flight, or one that
+    ///   died before the answer came: either way the session file is the session).
+    static func decodeRecord(_ data: Data, path: String) throws -> StoredSession? {
+        let magic = Data(answerRecordMagic.utf8)
+        guard data.starts(with: magic) else { return try decode(data, path: path) }
+        let rest = data.dropFirst(magic.count)
+        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
+              let length = Int(String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)),
+              length >= 0, length <= rest.endIndex - (newline + 1) else {
+            throw TokenStoreError(.corrupt, "\(path) is not a readable answer record", path: path)
+        }
+        let start = newline + 1
+        var session = try decode(Data(rest[start..<(start + length)]), path: path)
+        let framed = rest[(start + length)...]
+        guard framed.count >= 11, framed[framed.startIndex + 10] == UInt8(ascii: "\n"),
+              let count = Int(String(decoding: framed.prefix(10), as: UTF8.self)), count > 0, count <= framed.count - 11 else {
+            return nil
+        }
+        let answer = HTTPResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
+        if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
+           !refresh.isEmpty {
+            session.tokens.refreshToken = Secret(refresh)
+        }
         return session
     }
 
@@ -395,6 +556,8 @@ public struct FileTokenStore: TokenStore {
         if unlink(path) != 0, errno != ENOENT {
             throw systemError("cannot remove", path)
         }
+        // A record a refresh left behind must not bring the session back.
+        unlink(receivedPath(for: key))
         syncDirectory()
     }
 

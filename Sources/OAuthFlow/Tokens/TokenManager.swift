@@ -180,7 +180,12 @@ public actor TokenManager {
         let answer = RecordedAnswer()
         let tokens: TokenSet
         do {
-            tokens = try await client.refresh(latest.tokens) { received in
+            // On the thread that read the answer: nothing between its last byte and the record.
+            var arrived: (@Sendable (HTTPResponse) -> Void)?
+            if let recorder = reservation.answerRecorder(refreshing: latest) {
+                arrived = { answer in recorder(answer.body) }
+            }
+            tokens = try await client.refresh(latest.tokens, arrived: arrived, received: { received in
                 var recorded = latest
                 recorded.tokens = received
                 recorded.updatedAt = clock.now()
@@ -191,7 +196,7 @@ public actor TokenManager {
                     // The answer is in memory: check it, then commit it (or keep retrying); failing here would drop it.
                     answer.recordError = error
                 }
-            }
+            })
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
             await reservation.abandon()
             try await store.remove(key)
