@@ -287,4 +287,28 @@ struct LoginCLITests {
         let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")   // help wraps its lines
         #expect(text.contains("not a limit on the whole login"), "\(help.stdout)")
     }
+
+    /// Item 13: `call`'s advice for a missing scope, run exactly as printed, adds the scope to the session:
+    /// the same client, variables and scopes (the ID token stays), plus the new one.
+    @Test func theAdvisedAddScopeCommandWorksAsPrinted() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let first = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)", "--account", "work",
+                                 "--scope", "openid", "--scope", "profile", "--timeout", "30"], browser: env.agent("--deliver"))
+        #expect(first.status == 0, "\(first.stderr)")
+        let refused = try env.run(["call", "django", "Userinfo", "--account", "work"])
+        #expect(refused.status == 1)
+        let advice = try #require(refused.stderr.range(of: #"`oauthflow login [^`]*--add-scope read`"#, options: .regularExpression),
+                                  "\(refused.stderr)")
+        let command = String(refused.stderr[advice].dropFirst().dropLast())
+        #expect(command == "oauthflow login django --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --add-scope read")
+        let words = DocExampleTests.words(command, home: "")
+        let added = try env.run(Array(words.dropFirst()) + ["--timeout", "30"], browser: env.agent("--deliver"))
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("ID token subject: "), "the session keeps its ID token: \(added.stdout)")
+        let call = try env.run(["call", "django", "Userinfo", "--account", "work"])
+        #expect(call.status == 0 && call.stderr.contains("HTTP 200"), "\(call.stderr)")
+        let show = try env.run(["token", "show", "django", "--account", "work"])
+        #expect(show.stdout.contains("scopes: openid profile read"), "\(show.stdout)")
+    }
 }
