@@ -70,7 +70,8 @@ public struct LoopbackSignIn: Sendable {
     ///   - client: The registered client.
     ///   - account: The session's account name, to keep several sessions with one provider.
     ///   - port: A fixed port instead of the descriptor's choice.
-    ///   - timeout: How long to wait for the browser to come back.
+    ///   - timeout: How long to wait for the browser to come back (300 s by default); it bounds only that
+    ///     wait, as the token exchange after the callback has the transport's own deadline.
     ///   - events: Receives what happens, in order.
     /// - Returns: The stored session.
     /// - Throws: ``LoopbackError`` (port taken, timed out), ``AuthorizationServerError`` (the user
