@@ -161,6 +161,33 @@ import PostgresNIO
         #expect(checked > 20)
     }
 
+    /// Synopsis blocks (no language) list a command's flags: each must be one the command takes.
+    @Test func synopsesNameRealFlags() throws {
+        var checked = 0
+        for block in try Self.allBlocks where block.language.isEmpty {
+            // A line starting with `oauthflow` begins a command; indented lines continue it.
+            var commands: [String] = []
+            for line in block.lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                if line.hasPrefix("oauthflow ") { commands.append(line) } else if !commands.isEmpty { commands[commands.count - 1] += " " + line }
+            }
+            for command in commands {
+                let words = command.split(separator: " ").map(String.init)
+                let subcommand = Array(words.dropFirst().prefix { $0.first?.isLowercase == true && !$0.hasPrefix("-") })
+                let help = try runProduct("oauthflow", subcommand + ["--help"])
+                #expect(help.status == 0, "\(block.file):\(block.line): `oauthflow \(subcommand.joined(separator: " "))` has no help")
+                let flags = words.compactMap { word -> String? in
+                    guard let range = word.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) else { return nil }
+                    return String(word[range])
+                }
+                for flag in Set(flags) {
+                    #expect(help.stdout.contains(flag), "\(block.file):\(block.line): `oauthflow \(subcommand.joined(separator: " "))` has no \(flag)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 10)
+    }
+
     /// `swift build|run` lines: their options exist, and a product they run is declared where they run it.
     static func checkSwiftCommand(_ words: [String], place: String) throws {
         #expect(["build", "run"].contains(words[1]), "\(place)")
