@@ -164,23 +164,35 @@ import PostgresNIO
     /// Synopsis blocks (no language) list a command's flags: each must be one the command takes.
     @Test func synopsesNameRealFlags() throws {
         var checked = 0
+        var synopses: [(place: String, commands: [String])] = []
         for block in try Self.allBlocks where block.language.isEmpty {
             // A line starting with `oauthflow` begins a command; indented lines continue it.
             var commands: [String] = []
             for line in block.lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 if line.hasPrefix("oauthflow ") { commands.append(line) } else if !commands.isEmpty { commands[commands.count - 1] += " " + line }
             }
+            synopses.append(("\(block.file):\(block.line)", commands))
+        }
+        // Commands in the prose too: `oauthflow lint --online [--var k=v]...`.
+        for file in Self.documents {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
+            let pattern = try NSRegularExpression(pattern: "`(oauthflow [^`\\n]+)`")
+            let spans = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } }
+            synopses.append((file, spans.filter { !$0.contains("--generate-completion-script") }))
+        }
+        for (place, commands) in synopses {
+            let block = (file: place, line: "")
             for command in commands {
                 let words = command.split(separator: " ").map(String.init)
                 let subcommand = Array(words.dropFirst().prefix { $0.first?.isLowercase == true && !$0.hasPrefix("-") })
                 let help = try runProduct("oauthflow", subcommand + ["--help"])
-                #expect(help.status == 0, "\(block.file):\(block.line): `oauthflow \(subcommand.joined(separator: " "))` has no help")
+                #expect(help.status == 0, "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no help")
                 let flags = words.compactMap { word -> String? in
                     guard let range = word.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) else { return nil }
                     return String(word[range])
                 }
                 for flag in Set(flags) {
-                    #expect(help.stdout.contains(flag), "\(block.file):\(block.line): `oauthflow \(subcommand.joined(separator: " "))` has no \(flag)")
+                    #expect(help.stdout.contains(flag), "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no \(flag)")
                     checked += 1
                 }
             }
