@@ -119,9 +119,12 @@ struct ClientSettings {
         let file = Self.clientsFile(environment: environment).path
         // The file's secret and method belong to its client_id.
         var fileEntry = entry
-        if let entry, let owner = entry.clientID, owner != clientID,
-           entry.clientSecretEnv != nil || entry.clientSecretFile != nil || entry.clientAuth != nil {
-            notes.append("the client secret and client_auth under `\(provider):` in \(file) are for client \(owner), not \(clientID); not used")
+        if let entry, let owner = entry.clientID, owner != clientID {
+            let keys = [entry.clientSecretEnv.map { _ in "client_secret_env" }, entry.clientSecretFile.map { _ in "client_secret_file" },
+                        entry.clientAuth.map { _ in "client_auth" }].compactMap { $0 }
+            if !keys.isEmpty {
+                notes.append("\(keys.joined(separator: " and ")) under `\(provider):` in \(file) \(keys.count == 1 ? "is" : "are") for client \(owner), not \(clientID); not used")
+            }
             fileEntry = nil
         }
         let environmentSecret = Self.environmentName(provider, "CLIENT_SECRET")

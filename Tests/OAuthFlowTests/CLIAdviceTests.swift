@@ -237,6 +237,7 @@ import Testing
         // The confidential client's variable is unset: that used to stop a public sign-in with another id (exit 64).
         let other = try setup.run(["authorize-url", "refuser", "--client-id", "cli-public", "--var", "port=9"])
         #expect(other.status == 0, "\(other.stderr)")
+        #expect(other.stderr.contains("client_secret_env and client_auth under `refuser:` in "), "\(other.stderr)")
         #expect(other.stderr.contains("are for client cli-confidential, not cli-public; not used"), "\(other.stderr)")
         #expect(!other.stderr.contains("Client secret:"))
 

@@ -237,7 +237,8 @@ struct LoginCLITests {
         let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
                                                  "--timeout", "30"] + env.providers, environment: variables)
         #expect(login.status == 0, "\(login.stderr)")
-        #expect(login.stderr.contains("are for client \(Server.confidentialClientID), not \(Server.publicClientID); not used"), "\(login.stderr)")
+        #expect(login.stderr.contains("client_secret_env under `django:` in "), "\(login.stderr)")
+        #expect(login.stderr.contains("is for client \(Server.confidentialClientID), not \(Server.publicClientID); not used"), "\(login.stderr)")
         #expect(!login.stderr.contains("Client secret:"))
         // The file's own client gets its secret, and stderr says where it came from.
         let own = try runProduct("oauthflow", ["login", "django", "--var", "port=\(env.server.port)", "--timeout", "30"] + env.providers,
