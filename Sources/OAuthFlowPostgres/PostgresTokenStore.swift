@@ -192,35 +192,139 @@ public final class PostgresTokenStore: TokenStore, Sendable {
 
     // MARK: - Reservations
 
-    private struct RowReservation: TokenStoreReservation {
+    private final class RowReservation: TokenStoreReservation, @unchecked Sendable {
         let store: PostgresTokenStore
         let key: SessionKey
         /// The backend holding this session's lock: while it lives, the recorded session waits for its checks.
         let holder: Int32?
+        private let lock = NSLock()
+        /// The write the answer's arrival completes; true once it is in the row.
+        private var arrival: Task<Bool, Never>?
+        /// Where the answer goes; given nothing when the reservation ends without one.
+        private var pending: Payload?
+
+        /// Lets a waiting arrival write go without an answer.
+        private func releaseArrival() {
+            lock.withLock { pending }?.deliver(nil)
+        }
+
+        init(store: PostgresTokenStore, key: SessionKey, holder: Int32?) {
+            self.store = store
+            self.key = key
+            self.holder = holder
+        }
+
+        deinit {
+            pending?.deliver(nil)
+        }
+
+        /// Seals the raw answer behind the session to keep and writes it to the row the moment it
+        /// arrives, before it is even parsed (``RefreshAnswerRecord``), on a connection leased
+        /// before the request was sent: no pool to wait for between the answer and its record.
+        func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
+            guard let header = try? RefreshAnswerRecord.header(keeping: session, encode: PostgresTokenStore.encode) else { return nil }
+            let payload = Payload()
+            let store = self.store, key = self.key, holder = self.holder
+            let write = Task { () -> Bool in
+                do {
+                    return try await store.client.withConnection { connection in
+                        // Nothing to write when no answer comes (the request failed, the reservation was dropped).
+                        guard let (keyID, sealed) = await payload.value else { return false }
+                        return try await store.withDeadline("record the refreshed session \(key)") {
+                            try await connection.query("""
+                                UPDATE \(unescaped: store.table)
+                                   SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
+                                 WHERE provider_id = \(key.providerID) AND account = \(key.account)
+                                RETURNING 1
+                                """, logger: store.logger).collect().count > 0
+                        }
+                    }
+                } catch {
+                    // record(_:) writes the parsed session instead.
+                    return false
+                }
+            }
+            lock.withLock {
+                arrival = write
+                pending = payload
+            }
+            return { [self] answer in
+                payload.deliver(try? store.seal(header + Data(RefreshAnswerRecord.frame(answer)), key: key))
+            }
+        }
+
+        /// The sealed answer, handed from the thread that read it to the leased connection.
+        final class Payload: @unchecked Sendable {
+            private let lock = NSLock()
+            private var delivered: (keyID: String, sealed: ByteBuffer)??
+            private var waiter: CheckedContinuation<(keyID: String, sealed: ByteBuffer)?, Never>?
+
+            /// Hands over the sealed answer (nil: nothing to record); later calls do nothing.
+            func deliver(_ value: (keyID: String, sealed: ByteBuffer)?) {
+                let resume = lock.withLock { () -> CheckedContinuation<(keyID: String, sealed: ByteBuffer)?, Never>? in
+                    guard delivered == nil else { return nil }
+                    delivered = .some(value)
+                    defer { waiter = nil }
+                    return waiter
+                }
+                resume?.resume(returning: value)
+            }
+
+            var value: (keyID: String, sealed: ByteBuffer)? {
+                get async {
+                    await withCheckedContinuation { continuation in
+                        let now = lock.withLock { () -> (keyID: String, sealed: ByteBuffer)?? in
+                            if let delivered { return delivered }
+                            waiter = continuation
+                            return nil
+                        }
+                        if let now { continuation.resume(returning: now) }
+                    }
+                }
+            }
+        }
 
         func record(_ session: StoredSession) async throws {
+            releaseArrival()
+            if let arrival = lock.withLock({ arrival }), await arrival.value { return }
             let (keyID, sealed) = try store.seal(session)
+            if try await !write(keyID, sealed) {
+                // The row was removed meanwhile (a sign-out elsewhere): the new tokens are still the user's.
+                try await store.save(session)
+            }
+        }
+
+        /// Puts a sealed record in the row's `received` column.
+        ///
+        /// - Returns: false when there is no row.
+        private func write(_ keyID: String, _ sealed: ByteBuffer) async throws -> Bool {
             let holder = self.holder
             let key = self.key
-            let updated = try await store.withDeadline("record the refreshed session \(key)") {
+            let store = self.store
+            return try await store.withDeadline("record the refreshed session \(key)") {
                 try await store.client.query("""
                     UPDATE \(unescaped: store.table)
                        SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
                      WHERE provider_id = \(key.providerID) AND account = \(key.account)
                     RETURNING 1
-                    """, logger: store.logger).collect().count
+                    """, logger: store.logger).collect().count > 0
             }
-            // The row was removed meanwhile (a sign-out elsewhere): the new tokens are still the user's.
-            if updated == 0 { try await store.save(session) }
         }
 
         func commit(_ session: StoredSession) async throws {
+            // A write started at the answer's arrival must land before the commit clears it, not after.
+            releaseArrival()
+            if let arrival = lock.withLock({ arrival }) { _ = await arrival.value }
             try await store.save(session)
         }
 
         func abandon() async {
             let key = self.key
             let holder = self.holder
+            let store = self.store
+            // A write started at the answer's arrival must not land after the drop.
+            releaseArrival()
+            if let arrival = lock.withLock({ arrival }) { _ = await arrival.value }
             _ = try? await store.withDeadline("drop the recorded session \(key)") {
                 try await store.client.query("""
                     UPDATE \(unescaped: store.table)
@@ -370,11 +474,19 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     }
 
     private func seal(_ session: StoredSession) throws -> (keyID: String, sealed: ByteBuffer) {
+        try seal(try Self.encode(session), key: session.key)
+    }
+
+    private func seal(_ plaintext: Data, key: SessionKey) throws -> (keyID: String, sealed: ByteBuffer) {
+        let (keyID, sealed) = try keyring.seal(plaintext, context: Self.context(key))
+        return (keyID, ByteBuffer(bytes: sealed))
+    }
+
+    static func encode(_ session: StoredSession) throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = .sortedKeys
-        let (keyID, sealed) = try keyring.seal(try encoder.encode(session), context: Self.context(session.key))
-        return (keyID, ByteBuffer(bytes: sealed))
+        return try encoder.encode(session)
     }
 
     private func open(_ sealed: ByteBuffer, keyID: String, key: SessionKey) throws -> StoredSession {
@@ -386,7 +498,11 @@ public final class PostgresTokenStore: TokenStore, Sendable {
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let session = try? decoder.decode(StoredSession.self, from: plaintext), session.key == key,
+        // A recorded refresh answer (RefreshAnswerRecord) reads as the session it says to keep.
+        let decoded = try? RefreshAnswerRecord.session(in: plaintext, path: "\(table)/\(key)") { json, _ in
+            try decoder.decode(StoredSession.self, from: json)
+        }
+        guard let session = decoded ?? nil, session.key == key,
               session.formatVersion == StoredSession.currentFormatVersion else {
             throw TokenStoreError(.corrupt, "the stored session \(key) in \(table) is not a session this OAuthFlow reads; it was left in place",
                                   path: "\(table)/\(key)")

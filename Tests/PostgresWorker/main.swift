@@ -9,6 +9,9 @@
 //               {"tokens": [distinct tokens], "served": n, "errors": [...], "requests": token requests sent, "ms": elapsed}
 //   hold        takes the session's lock, prints `locked`, and sleeps until killed
 //   refresh-die refreshes, and SIGKILLs itself as soon as the store recorded the new tokens
+//   refresh-die-after MICROSECONDS
+//               refreshes, and SIGKILLs itself that long after the token endpoint's answer was read
+//               (a thread started then races what the library does with it)
 //   read        prints the stored access token, or `none`
 //   sign-in     signs alice in at the test server (OAUTHFLOW_TEST_AS_PYTHON runs OAUTHFLOW_TEST_AS_AGENT)
 //               and stores the session; prints `signed-in`
@@ -41,9 +44,21 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
     private var count = 0
     var tokenRequests: Int { lock.withLock { count } }
 
+    /// Called the moment a token answer was read, before the library sees it.
+    var onTokenAnswer: (@Sendable () -> Void)?
+
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        if request.url.absoluteString.hasSuffix("/token/") { lock.withLock { count += 1 } }
-        return try await base.send(request)
+        try await send(request, arrival: { _ in })
+    }
+
+    func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+        let isToken = request.url.absoluteString.hasSuffix("/token/")
+        if isToken { lock.withLock { count += 1 } }
+        let hook = isToken ? onTokenAnswer : nil
+        return try await base.send(request) { response in
+            hook?()
+            arrival(response)
+        }
     }
 }
 
@@ -121,6 +136,20 @@ do {
         })
         try await manager.refresh()
         say("done")
+    case "refresh-die-after":
+        guard arguments.count >= 7, let delay = useconds_t(arguments[6]) else { fail("refresh-die-after needs MICROSECONDS") }
+        let transport = CountingTransport()
+        transport.onTokenAnswer = {
+            say("received")
+            Thread.detachNewThread {
+                usleep(delay)
+                kill(getpid(), SIGKILL)
+            }
+        }
+        let manager = try await manager(transport, store: store)
+        try await manager.refresh()
+        say("done")
+        try await Task.sleep(for: .seconds(60))
     case "sign-in":
         guard arguments.count >= 6, let python = environment["OAUTHFLOW_TEST_AS_PYTHON"], let agent = environment["OAUTHFLOW_TEST_AS_AGENT"] else {
             fail("sign-in needs PROVIDERS AS_PORT CLIENT_ID, OAUTHFLOW_TEST_AS_PYTHON and OAUTHFLOW_TEST_AS_AGENT")

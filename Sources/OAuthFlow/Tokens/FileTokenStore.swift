@@ -319,21 +319,19 @@ public struct FileTokenStore: TokenStore {
         }
 
         func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
-            var template = session
-            template.tokens = template.tokens.keepingRefreshToken(of: template.tokens)
-            guard let header = try? FileTokenStore.answerRecordHeader(template) else { return nil }
+            guard let header = try? RefreshAnswerRecord.header(keeping: session, encode: FileTokenStore.encode) else { return nil }
             let placed = lock.withLock { () -> Bool in
                 // (Through the same calls the answer will take: their first run in a process is the slow one.)
                 guard state == .reserved, (try? received.write(header)) != nil,
-                      received.writeAll(FileTokenStore.noAnswerYet, at: header.count),
-                      !FileTokenStore.answerFrame(FileTokenStore.noAnswerYet).isEmpty,
+                      received.writeAll(RefreshAnswerRecord.noAnswerYet, at: header.count),
+                      !RefreshAnswerRecord.frame(RefreshAnswerRecord.noAnswerYet).isEmpty,
                       rename(received.path, receivedPath) == 0 else { return false }
                 state = .placed
                 return true
             }
             guard placed else { return nil }
             return { [self] answer in
-                let framed = FileTokenStore.answerFrame(answer)
+                let framed = RefreshAnswerRecord.frame(answer)
                 lock.withLock {
                     guard state == .placed, received.writeAll(framed, at: header.count) else { return }
                     state = .answered
@@ -437,7 +435,7 @@ public struct FileTokenStore: TokenStore {
         guard let data = try readPrivateFile(received) else { return nil }
         let record: StoredSession?
         do {
-            record = try Self.decodeRecord(data, path: received)
+            record = try RefreshAnswerRecord.session(in: data, path: received, decode: Self.decode)
         } catch {
             let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
             rename(received, kept)
@@ -462,66 +460,6 @@ public struct FileTokenStore: TokenStore {
             return nil
         }
         syncDirectory()
-        return session
-    }
-
-    // MARK: - Raw answer records
-
-    /// The first line of a raw answer record; then the length of the session JSON and the session, and
-    /// then the length of the answer (ten digits and a newline) and the answer. What follows is reserved room.
-    static let answerRecordMagic = "oauthflow-refresh-answer 1\n"
-
-    /// Where the answer's frame goes until one arrives: not a length, so the record reads as "no answer yet".
-    static let noAnswerYet = Data("----------\n".utf8)
-
-    /// The part of a raw answer record written before the request is sent: the magic line, and
-    /// the session to keep (the one being refreshed, its access token marked expired) with its length.
-    static func answerRecordHeader(_ template: StoredSession) throws -> Data {
-        let session = try encode(template)
-        return Data((answerRecordMagic + "\(session.count)\n").utf8) + session
-    }
-
-    /// An answer with its length in front: ten digits and a newline.
-    static func answerFrame(_ answer: Data) -> [UInt8] {
-        var framed = [UInt8](repeating: UInt8(ascii: "0"), count: 11)
-        framed[10] = UInt8(ascii: "\n")
-        var count = answer.count, digit = 9
-        while count > 0, digit >= 0 {
-            framed[digit] += UInt8(count % 10)
-            count /= 10
-            digit -= 1
-        }
-        framed.append(contentsOf: answer)
-        return framed
-    }
-
-    /// A record: a session (``TokenStoreReservation/record(_:)``), or a raw answer record, read as
-    /// its session with the answer's refresh token, if it has one. Nothing else of an unchecked
-    /// answer is taken.
-    ///
-    /// - Returns: nil for a raw answer record with no answer yet (a refresh in flight, or one that
-    ///   died before the answer came: either way the session file is the session).
-    static func decodeRecord(_ data: Data, path: String) throws -> StoredSession? {
-        let magic = Data(answerRecordMagic.utf8)
-        guard data.starts(with: magic) else { return try decode(data, path: path) }
-        let rest = data.dropFirst(magic.count)
-        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
-              let length = Int(String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)),
-              length >= 0, length <= rest.endIndex - (newline + 1) else {
-            throw TokenStoreError(.corrupt, "\(path) is not a readable answer record", path: path)
-        }
-        let start = newline + 1
-        var session = try decode(Data(rest[start..<(start + length)]), path: path)
-        let framed = rest[(start + length)...]
-        guard framed.count >= 11, framed[framed.startIndex + 10] == UInt8(ascii: "\n"),
-              let count = Int(String(decoding: framed.prefix(10), as: UTF8.self)), count > 0, count <= framed.count - 11 else {
-            return nil
-        }
-        let answer = HTTPResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
-        if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
-           !refresh.isEmpty {
-            session.tokens.refreshToken = Secret(refresh)
-        }
         return session
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+
+/// The record a store keeps of a refresh answer from the moment it arrives until it is checked.
+///
+/// It is written in two steps, so that the one at the answer's arrival is a single write:
+/// before the request, ``header(keeping:encode:)`` (the session to keep, the one being refreshed
+/// with its access token marked expired, ``TokenSet/keepingRefreshToken(of:)``) and
+/// ``noAnswerYet``; at arrival, ``frame(_:)`` of the raw answer in place of the latter.
+///
+/// Layout: the line `oauthflow-refresh-answer 1`, the session's length in bytes on a line, the
+/// session's JSON, then ten digits and a newline giving the answer's length, and the answer.
+/// Anything after that is reserved room.
+public enum RefreshAnswerRecord {
+    static let magic = Data("oauthflow-refresh-answer 1\n".utf8)
+
+    /// Where the answer's frame goes until one arrives: not a length, so the record reads as "no answer yet".
+    public static let noAnswerYet = Data("----------\n".utf8)
+
+    /// The part written before the request is sent.
+    ///
+    /// - Parameters:
+    ///   - session: The session being refreshed.
+    ///   - encode: The store's session encoding.
+    public static func header(keeping session: StoredSession, encode: (StoredSession) throws -> Data) throws -> Data {
+        var template = session
+        template.tokens = template.tokens.keepingRefreshToken(of: template.tokens)
+        let json = try encode(template)
+        return magic + Data("\(json.count)\n".utf8) + json
+    }
+
+    /// An answer with its length in front: ten digits and a newline.
+    public static func frame(_ answer: Data) -> [UInt8] {
+        var framed = [UInt8](repeating: UInt8(ascii: "0"), count: 11)
+        framed[10] = UInt8(ascii: "\n")
+        var count = answer.count, digit = 9
+        while count > 0, digit >= 0 {
+            framed[digit] += UInt8(count % 10)
+            count /= 10
+            digit -= 1
+        }
+        framed.append(contentsOf: answer)
+        return framed
+    }
+
+    /// Whether `data` is such a record (rather than a session a store wrote some other way).
+    public static func isRecord(_ data: Data) -> Bool {
+        data.starts(with: magic)
+    }
+
+    /// The session a record says to keep: its session with the answer's refresh token, if the answer
+    /// has one. Nothing else of an unchecked answer is taken; data that is not such a record is
+    /// decoded as a session.
+    ///
+    /// - Returns: nil when no answer arrived (a refresh in flight, or one that died before its
+    ///   answer: either way the stored session is the session).
+    /// - Throws: ``TokenStoreError`` `corrupt` for a record that cannot be read.
+    public static func session(in data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> StoredSession? {
+        guard isRecord(data) else { return try decode(data, path) }
+        let rest = data.dropFirst(magic.count)
+        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
+              let length = Int(String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)),
+              length >= 0, length <= rest.endIndex - (newline + 1) else {
+            throw TokenStoreError(.corrupt, "\(path) is not a readable refresh record", path: path)
+        }
+        let start = newline + 1
+        var session = try decode(Data(rest[start..<(start + length)]), path)
+        let framed = rest[(start + length)...]
+        guard framed.count >= 11, framed[framed.startIndex + 10] == UInt8(ascii: "\n"),
+              let count = Int(String(decoding: framed.prefix(10), as: UTF8.self)), count > 0, count <= framed.count - 11 else {
+            return nil
+        }
+        let answer = HTTPResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
+        if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
+           !refresh.isEmpty {
+            session.tokens.refreshToken = Secret(refresh)
+        }
+        return session
+    }
+}
