@@ -267,7 +267,7 @@ extension OAuthFlowCommand {
         }
 
         private func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
-            let startAgain = LoginCommand(provider: options.name, account: options.account, clientID: options.clientID,
+            var startAgain = LoginCommand(provider: options.name, account: options.account, clientID: options.clientID,
                                           variables: (try? VariableOptions.parse(options.variables)) ?? [:], secretEnvironment: nil,
                                           command: "authorize-url")
             do {
@@ -276,25 +276,33 @@ extension OAuthFlowCommand {
                 guard let saved = try pendingStore.load(for: options.key) else {
                     throw CommandFailure("no authorization in progress for \(options.key); run `\(startAgain.text)` first")
                 }
+                startAgain.clientID = saved.clientID
+                startAgain.variables = saved.variables
                 let provider = try options.registryOptions.descriptor(named: saved.pending.providerID).resolve(saved.variables)
                 let client = try ClientSettings.client(id: saved.clientID, redirectURI: saved.pending.redirectURI, provider: provider,
                                                        secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth)
                 let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
                 pendingStore.remove(for: options.key)
-                try await save(tokens, provider: provider, clientID: saved.clientID, redirectURI: saved.pending.redirectURI, in: store)
+                try await save(tokens, provider: provider, client: client, in: store)
             } catch let error as CommandFailure {
                 throw Output.fail(error)   // nothing was sent: the sign-in in progress is kept
             } catch let error as ExitCode {
                 throw error
+            } catch let error as FlowError where [.stateMismatch, .invalidCallback].contains(error.code) {
+                // Nothing was spent: a forged or mistyped URL must not cost the user the genuine one.
+                Output.stderr("The sign-in in progress was kept; give the URL the provider redirected to.\n")
+                throw Output.fail(error)
             } catch {
                 PendingAuthorizationStore(beside: store).remove(for: options.key)
+                Output.stderr("The sign-in in progress is over; start again with `\(Output.line(startAgain.text))`.\n")
                 throw Output.fail(error)
             }
         }
 
-        private func save(_ tokens: TokenSet, provider: Provider, clientID: String, redirectURI: URL, in store: FileTokenStore) async throws {
-            let session = StoredSession(key: options.key, variables: provider.variables, clientID: clientID,
-                                        redirectURI: redirectURI, tokens: tokens, updatedAt: Date())
+        private func save(_ tokens: TokenSet, provider: Provider, client: OAuthClient, in store: FileTokenStore) async throws {
+            let session = StoredSession(key: options.key, variables: provider.variables, clientID: client.configuration.clientID,
+                                        redirectURI: client.configuration.redirectURI, tokens: tokens, updatedAt: Date(),
+                                        clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
             do {
                 if let kept = try await store.setAsideCorruptSession(options.key) {
                     Output.stderr("The stored session file could not be read; it was kept as \(kept).\n")

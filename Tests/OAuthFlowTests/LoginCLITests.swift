@@ -170,6 +170,24 @@ struct LoginCLITests {
         #expect(!again.stderr.contains("Usage:"))
     }
 
+    @Test func aForgedCallbackURLKeepsTheSignInInProgress() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
+        #expect(start.status == 0, "\(start.stderr)")
+        let url = try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let redirect = try env.server.signIn(url)
+        var forged = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false))
+        forged.queryItems = [URLQueryItem(name: "code", value: "attacker-code"), URLQueryItem(name: "state", value: "attacker-state")]
+        let attack = try env.run(["login", "django", "--callback-url", try #require(forged.url).absoluteString])
+        #expect(attack.status == 1, "\(attack.stderr)")
+        #expect(attack.stderr.contains("state"), "\(attack.stderr)")
+        #expect(attack.stderr.contains("was kept"), "\(attack.stderr)")
+        let genuine = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        #expect(genuine.status == 0, "the genuine URL still completes the sign-in: \(genuine.stderr)")
+        #expect(FileManager.default.fileExists(atPath: env.sessionFile))
+    }
+
     @Test func missingClientIDSaysWhereToPutIt() throws {
         let env = try environment()
         defer { env.state.cleanUp() }
@@ -214,11 +232,16 @@ struct LoginCLITests {
         #expect(login.status == 0, "\(login.stderr)")
         let refresh = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
         #expect(refresh.status == 0, "\(refresh.stderr)")
-        // Without the secret, the confidential client is refused by the server, and says so.
+        // Without the secret, nothing is sent (a server may spend the refresh token on an unauthenticated request) ...
         variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = nil
         let refused = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("invalid_client"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("confidential client (client_secret_basic)") && refused.stderr.contains("nothing was sent"),
+                "\(refused.stderr)")
+        // ... so the session refreshes as soon as the secret is given again.
+        variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = Server.confidentialSecret.value
+        let again = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
+        #expect(again.status == 0, "\(again.stderr)")
     }
 
     // MARK: - Issue 21, items 4, 11 and 23
