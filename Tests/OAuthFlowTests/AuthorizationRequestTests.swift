@@ -137,6 +137,49 @@ import Testing
         #expect(error.errorDescription == "The user said no")
     }
 
+    private func startRequiringIss() throws -> (Provider, PendingAuthorization) {
+        let text = descriptorText(id: "strict", extra: "security:\n  iss_parameter: required\n")
+        let provider = try #require(DescriptorDocument.parse(Data(text.utf8), path: "strict.yaml").descriptor).resolve()
+        return (provider, try PendingAuthorization.start(provider: provider, client: ClientConfiguration(clientID: "c", redirectURI: redirect)))
+    }
+
+    @Test func anErrorRedirectWithoutIssIsReportedAsTheProvidersUnauthenticatedError() throws {
+        let (provider, pending) = try startRequiringIss()
+        let error = try #require(throws: AuthorizationServerError.self) {
+            try callback("error=access_denied&error_description=The+user+said+%1B%5B31mno&state=\(pending.state.value)").validate(for: pending, provider: provider)
+        }
+        #expect(error.error == "access_denied")
+        #expect(error.description.contains("unauthenticated"), "\(error)")
+        #expect(!error.description.contains("mix-up"), "\(error)")
+        // The provider's text reaches a terminal escaped.
+        #expect(!TerminalText.escaped(error.description).contains("\u{1B}"))
+    }
+
+    @Test func anErrorRedirectNamingAnotherIssuerIsStillAMixUp() throws {
+        let (provider, pending) = try startRequiringIss()
+        let error = try #require(throws: FlowError.self) {
+            try callback("error=access_denied&state=\(pending.state.value)&iss=https%3A%2F%2Fevil.example.com").validate(for: pending, provider: provider)
+        }
+        #expect(error.code == .issuerMismatch)
+        #expect(error.message.contains("mix-up"))
+    }
+
+    @Test func anErrorRedirectWithTheRightIssIsReportedWithoutANote() throws {
+        let (provider, pending) = try startRequiringIss()
+        let error = try #require(throws: AuthorizationServerError.self) {
+            try callback("error=access_denied&state=\(pending.state.value)&iss=https%3A%2F%2Fauth.example.com").validate(for: pending, provider: provider)
+        }
+        #expect(error.hint == nil)
+    }
+
+    @Test func aCodeWithoutIssIsStillRefusedWhenIssIsRequired() throws {
+        let (provider, pending) = try startRequiringIss()
+        let error = try #require(throws: FlowError.self) {
+            try callback("code=abc&state=\(pending.state.value)").validate(for: pending, provider: provider)
+        }
+        #expect(error.code == .issuerMismatch)
+    }
+
     @Test func missingCodeAndRepeatedParametersAreRejected() throws {
         let (provider, pending) = try start()
         let missing = try #require(throws: FlowError.self) { try callback("state=\(pending.state.value)").validate(for: pending, provider: provider) }

@@ -49,7 +49,9 @@ public struct AuthorizationCallback: Sendable {
     }
 
     /// Checks the callback against the request it answers, in the order that matters
-    /// for security: server error, `state` (CSRF), `iss` (mix-up, RFC 9207), then `code`.
+    /// for security: `state` (CSRF), `iss` (mix-up, RFC 9207), then the server's error or `code`.
+    /// An error redirect without `iss` is reported as the provider's error, marked unauthenticated,
+    /// even when `iss_parameter` is `required`: it spends nothing. One naming another issuer is refused.
     ///
     /// - Returns: The authorization code.
     /// - Throws: ``AuthorizationServerError`` when the server reported an error;
@@ -64,11 +66,18 @@ public struct AuthorizationCallback: Sendable {
                 ? "the callback has no `state`; it may be forged (CSRF)"
                 : "the callback's `state` does not match the request's; it may be forged (CSRF)")
         }
-        try checkIssuer(provider)
         if let error = parameters["error"] {
-            throw AuthorizationServerError(error: error, errorDescription: parameters["error_description"],
-                                           errorURI: parameters["error_uri"])
+            // An error response spends nothing, so one without `iss` is reported rather than
+            // called a mix-up; one naming another issuer is still refused as a mix-up.
+            let unauthenticated = parameters["iss"] == nil && provider.descriptor.security.issParameter == .required
+            if !unauthenticated { try checkIssuer(provider) }
+            let serverError = AuthorizationServerError(error: error, errorDescription: parameters["error_description"],
+                                                       errorURI: parameters["error_uri"])
+            throw unauthenticated
+                ? serverError.hinted("this error redirect carried no `iss`, so it is unauthenticated: RFC 9207 could not verify that provider `\(provider.id)` sent it (nothing was sent to the token endpoint)")
+                : serverError
         }
+        try checkIssuer(provider)
         guard let code = parameters["code"], !code.isEmpty else {
             throw FlowError(.missingCode, "the callback has neither `code` nor `error`")
         }
