@@ -78,7 +78,11 @@ import Testing
         let environment = ["XDG_CONFIG_HOME": directory.url.path]
         let registry = try ProviderRegistry.load(environment: environment)
         #expect(try registry.provider(named: "google").displayName == "Google")
-        #expect(throws: ProviderError.self) { try ProviderRegistry.load(includeUserDirectory: true, environment: environment) }
+        #expect(registry.skipped.isEmpty)
+        // Asked to read it, the broken file is skipped and reported, not fatal.
+        let withUser = try ProviderRegistry.load(includeUserDirectory: true, environment: environment)
+        #expect(withUser.skipped.map(\.name) == ["broken"])
+        #expect(try withUser.provider(named: "google").displayName == "Not Google")
     }
 
     @Test func lookupByNameReadsOnlyThatProvidersFiles() throws {
@@ -99,24 +103,56 @@ import Testing
         defer { directory.cleanUp() }
         try directory.write("a.yaml", descriptorText(id: "same"))
         try directory.write("b.yml", descriptorText(id: "same"))
-        let error = try #require(throws: ProviderError.self) {
-            try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
-        }
+        let registry = try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
+        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "same") }
         #expect(error.code == .duplicateID)
         #expect(error.message.contains("a.yaml") && error.message.contains("b.yml"))
     }
 
-    @Test func invalidFileFailsTheLoadWithPositions() throws {
+    @Test func invalidFileAffectsOnlyItselfAndIsReportedWithPositions() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("broken.yaml", descriptorText(id: "broken", extra: "scopes: [a\n"))
-        let error = try #require(throws: ProviderError.self) {
-            try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
-        }
+        try directory.write("mine.yaml", descriptorText(id: "mine", displayName: "Mine"))
+        let registry = try ProviderRegistry.load(directories: [directory.url], environment: isolated)
+        #expect(try registry.provider(named: "mine").displayName == "Mine")
+        #expect(try registry.provider(named: "google").id == "google")
+        #expect(registry.ids.contains("mine") && !registry.ids.contains("broken"))
+        #expect(registry.skipped.map(\.name) == ["broken"])
+        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "broken") }
+        #expect(error == registry.skipped.first?.error)
         #expect(error.code == .invalidDescriptor)
         let problem = try #require(error.problems.first)
         #expect(problem.location.path.hasSuffix("broken.yaml"))
         #expect(problem.location.line >= 9)
         #expect(error.description.contains("broken.yaml:"))
+    }
+
+    @Test func aBrokenFileNamedAfterABundledProviderIsReportedWhenThatProviderIsAskedFor() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("google.yaml", "id: [")
+        let registry = try ProviderRegistry.load(directories: [directory.url], environment: isolated)
+        // The file was meant to replace the bundled google: using the bundled one silently would hide that.
+        #expect(throws: ProviderError.self) { try registry.provider(named: "google") }
+        #expect(try registry.provider(named: "github").id == "github")
+    }
+}
+
+/// The README's registry paragraph: the lazy lookup it shows inside its prose, compiled and run here.
+@Suite struct ReadmeRegistryLookupTests {
+    static let shownCall = #"try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)"#
+
+    @Test func readmeShowsTheLazyLookupAndItSkipsABrokenNeighbour() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("`\(Self.shownCall)`"), "README.md no longer shows `\(Self.shownCall)`")
+        #expect(readme.contains("`registry.skipped`"))
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("broken.yaml", "id: [")
+        let directories = [directory.url]
+        let variables = ["domain": "example.us.auth0.com"]
+        let auth0 = try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)
+        #expect(auth0.endpoints.authorization?.absoluteString == "https://example.us.auth0.com/authorize")
     }
 }

@@ -10,6 +10,11 @@ import Logging
 /// descriptor with the same id and logs that it did. Adding a provider is
 /// dropping a `.yaml` file into any of these directories.
 ///
+/// A file that cannot be read affects only itself: the load lists it in ``skipped`` and
+/// ``provider(named:)`` throws its problems when that provider (the file's name) is asked for.
+/// ``descriptor(named:directories:includeBundled:includeUserDirectory:environment:logger:)``
+/// reads only the files of the provider asked for.
+///
 /// ```swift
 /// let registry = try ProviderRegistry.load()
 /// let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
@@ -36,7 +41,19 @@ public struct ProviderRegistry: Sendable {
         public let origin: Origin
     }
 
+    /// A descriptor file the load left out, or an id two files in one directory declare.
+    public struct Skipped: Sendable, Hashable {
+        /// The provider it concerns: the file's name without `.yaml`/`.yml`, or the duplicated id.
+        public let name: String
+        /// Why, with the positioned problems of the file.
+        public let error: ProviderError
+    }
+
     private let entries: [String: Entry]
+
+    /// The files the load could not use, in the order they were read. Each affects only its own
+    /// provider: ``provider(named:)`` throws its ``Skipped/error`` for that name.
+    public let skipped: [Skipped]
 
     /// The ids of every provider, sorted.
     public var ids: [String] { entries.keys.sorted() }
@@ -51,10 +68,12 @@ public struct ProviderRegistry: Sendable {
             entries[descriptor.id] = Entry(descriptor: descriptor, origin: .directory(descriptor.sourcePath ?? "memory"))
         }
         self.entries = entries
+        self.skipped = []
     }
 
-    private init(entries: [String: Entry]) {
+    private init(entries: [String: Entry], skipped: [Skipped]) {
         self.entries = entries
+        self.skipped = skipped
     }
 
     /// Loads the registry from the standard sources.
@@ -68,10 +87,12 @@ public struct ProviderRegistry: Sendable {
     ///     directory must neither fail its load nor replace its own. The `oauthflow` CLI
     ///     turns it on.
     ///   - environment: Where `XDG_CONFIG_HOME` and `HOME` are read from.
-    ///   - logger: Receives a line for every override, at info level.
-    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidDescriptor`` listing
-    ///   every positioned problem in every invalid file, or ``ProviderError/Code/duplicateID``
-    ///   naming both files when one directory holds two descriptors with the same id.
+    ///   - logger: Receives a line for every override and every skipped file, at info level.
+    /// - Returns: The registry; a file that cannot be read, or two files in one directory with the
+    ///   same id, do not fail the load but are listed in ``skipped``, and ``provider(named:)``
+    ///   throws for that provider only.
+    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidDescriptor`` when a
+    ///   directory cannot be listed.
     public static func load(
         directories: [URL] = [],
         includeBundled: Bool = true,
@@ -82,19 +103,25 @@ public struct ProviderRegistry: Sendable {
         let sources = sources(directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
                               environment: environment)
         var entries: [String: Entry] = [:]
-        var problems: [DescriptorProblem] = []
+        var skipped: [Skipped] = []
         for (directory, origin) in sources {
             var seenHere: [String: String] = [:]
             for file in try descriptorFiles(in: directory) {
                 let document = DescriptorDocument.load(contentsOf: file)
                 guard let descriptor = document.descriptor else {
-                    problems += document.problems
+                    let name = file.deletingPathExtension().lastPathComponent
+                    logger.info("provider file skipped", metadata: ["file": "\(file.path)", "problems": "\(document.problems.count)"])
+                    skipped.append(Skipped(name: name, error: ProviderError(
+                        .invalidDescriptor, "the descriptor file \(file.path) is invalid (run `oauthflow lint` for details):",
+                        provider: name, problems: document.problems)))
                     continue
                 }
                 if let other = seenHere[descriptor.id] {
-                    throw ProviderError(.duplicateID,
-                                        "two descriptors in one directory declare the id `\(descriptor.id)`: \(other) and \(file.path)",
-                                        provider: descriptor.id)
+                    logger.info("provider skipped", metadata: ["provider": "\(descriptor.id)", "file": "\(file.path)"])
+                    skipped.append(Skipped(name: descriptor.id, error: ProviderError(
+                        .duplicateID, "two descriptors in one directory declare the id `\(descriptor.id)`: \(other) and \(file.path)",
+                        provider: descriptor.id)))
+                    continue
                 }
                 seenHere[descriptor.id] = file.path
                 if let previous = entries[descriptor.id] {
@@ -105,13 +132,7 @@ public struct ProviderRegistry: Sendable {
                 entries[descriptor.id] = Entry(descriptor: descriptor, origin: origin)
             }
         }
-        if !problems.isEmpty {
-            let files = Set(problems.map(\.location.path)).count
-            throw ProviderError(.invalidDescriptor,
-                                "\(files) provider descriptor file\(files == 1 ? " is" : "s are") invalid (run `oauthflow lint` for details):",
-                                problems: problems)
-        }
-        return ProviderRegistry(entries: entries)
+        return ProviderRegistry(entries: entries, skipped: skipped)
     }
 
     /// The directories a registry reads, in override order.
@@ -175,9 +196,13 @@ public struct ProviderRegistry: Sendable {
 
     /// The descriptor with this id.
     ///
-    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/unknownProvider``,
+    /// - Throws: ``ProviderError``: the ``Skipped/error`` of a file named after the id that the
+    ///   load skipped (``ProviderError/Code/invalidDescriptor`` with its positioned problems, or
+    ///   ``ProviderError/Code/duplicateID``), even when an earlier source has the id, since that
+    ///   file was meant to replace it; otherwise ``ProviderError/Code/unknownProvider``,
     ///   suggesting the nearest id when there is one.
     public func provider(named name: String) throws -> ProviderDescriptor {
+        if let problem = skipped.last(where: { $0.name == name }) { throw problem.error }
         if let entry = entries[name] { return entry.descriptor }
         var message = "no provider named `\(name)`"
         if let suggestion = Spelling.closest(to: name, among: ids) {
