@@ -140,10 +140,11 @@ import Testing
         #expect(!body.contains("client_secret"))
     }
 
-    @Test(arguments: ["unsupported_grant_type", "invalid_request"])
-    func errorsOfAnUnreadableBodyNameTheEncodingSent(_ code: String) async throws {
+    @Test(arguments: [#""error":"unsupported_grant_type""#, #""error":"invalid_request","error_description":"missing grant_type""#])
+    func errorsOfAnUnreadableBodyNameTheEncodingSent(_ fields: String) async throws {
+        let code = fields.contains("unsupported") ? "unsupported_grant_type" : "invalid_request"
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"\#(code)"}"#.utf8))
+            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data("{\(fields)}".utf8))
         }
         let provider = try #require(DescriptorDocument.parse(Data(descriptorText(id: "example").utf8), path: "example.yaml").descriptor).resolve()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),

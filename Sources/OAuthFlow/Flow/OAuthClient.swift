@@ -137,7 +137,7 @@ public actor OAuthClient {
         ]
         if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
         let response = try await tokenRequest(parameters)
-        let tokens = try explainingEncoding {
+        let tokens = try explainingEncoding(sent: parameters) {
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
                 requestedScopes: pending.scopes, previous: nil, now: clock.now())
@@ -207,7 +207,7 @@ public actor OAuthClient {
             }
         }
         let response = try await tokenRequest(parameters, arrival: arrival)
-        let refreshed = try explainingEncoding { try parse(response) }
+        let refreshed = try explainingEncoding(sent: parameters) { try parse(response) }
         let unchecked = keepable(refreshed) != refreshed
         try await received?(keepable(refreshed))
         if unchecked, let idToken = refreshed.idToken {
@@ -327,15 +327,35 @@ public actor OAuthClient {
 
     // MARK: - Requests
 
-    /// Adds the body encoding to the errors a wrong `token_request.body_encoding` causes: a server
-    /// that cannot read the body reports a missing `grant_type` or an invalid request.
-    private func explainingEncoding<T>(_ parse: () throws -> T) throws -> T {
+    /// Adds a hint to the token endpoint's errors that a wrong `token_request.body_encoding` causes,
+    /// only when the answer really points at the encoding: `unsupported_grant_type` (a `grant_type`
+    /// was sent), or `invalid_request` whose description says a parameter that was sent is missing.
+    /// A refresh refused otherwise is not about the encoding: its hint is to sign in again.
+    ///
+    /// - Parameters:
+    ///   - parameters: The parameters the request sent (before client authentication is added).
+    ///   - parse: Reads the answer; its ``AuthorizationServerError`` gets the hint.
+    func explainingEncoding<T>(sent parameters: [(String, String)] = [], _ parse: () throws -> T) throws -> T {
         do {
             return try parse()
         } catch let error as AuthorizationServerError where ["unsupported_grant_type", "invalid_request"].contains(error.error) {
-            let sent = provider.descriptor.tokenRequest.bodyEncoding
-            let other = sent == .form ? "json" : "form"
-            throw error.hinted("the token request was sent \(sent == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(sent.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`")
+            var sent = Set(parameters.map(\.0))
+            if let method = try? configuration.authenticationMethod(for: provider), method != .clientSecretBasic { sent.insert("client_id") }
+            let description = (error.errorDescription ?? "").lowercased()
+            let saysMissing = ["missing", "required", "absent", "not present", "not provided", "must be provided"]
+                .contains { description.contains($0) }
+            let namesSent = sent.contains { name in
+                description.contains(name) || description.contains(name.replacingOccurrences(of: "_", with: " "))
+            }
+            if error.error == "unsupported_grant_type" || saysMissing && namesSent {
+                let encoding = provider.descriptor.tokenRequest.bodyEncoding
+                let other = encoding == .form ? "json" : "form"
+                throw error.hinted("the token request was sent \(encoding == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(encoding.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`")
+            }
+            if parameters.contains(where: { $0 == ("grant_type", "refresh_token") }) {
+                throw error.hinted("the provider refused the refresh, so this session cannot be refreshed; sign in again")
+            }
+            throw error
         }
     }
 
