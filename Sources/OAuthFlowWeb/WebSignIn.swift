@@ -264,6 +264,11 @@ public final class WebSignIn: Sendable {
                 throw WebSignInError(error.code == .issuerMismatch ? .issuerMismatch : .callbackRejected, "\(error)")
             } catch let error as IDTokenError {
                 throw WebSignInError(.idTokenRejected, "\(error)")
+            } catch let error as AuthorizationServerError {
+                // A definite answer from the token endpoint (`invalid_grant`, ...): the provider was reached and said no.
+                throw WebSignInError(.exchangeRefused, "the token endpoint refused the code: \(error)", providerError: error.error)
+            } catch let error as TransportError {
+                throw WebSignInError(.providerUnavailable, "the token endpoint could not be reached: \(error)")
             } catch {
                 throw WebSignInError(.exchangeFailed, "\(error)")
             }

@@ -11,7 +11,7 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
-    /// The provider's `error` code, for ``Code/denied``.
+    /// The provider's `error` code, for ``Code/denied`` and ``Code/exchangeRefused``.
     public let providerError: String?
     /// The `Set-Cookie` that deletes the pending cookie, when the callback named one.
     public internal(set) var clearPendingCookie: String?
@@ -29,6 +29,7 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .unknownProvider: 404
         case .providerUnavailable, .exchangeFailed: 502
+        case .exchangeRefused: 403
         case .configuration: 500
         default: 400
         }
@@ -48,7 +49,9 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
         case .stateMismatch, .callbackRejected, .issuerMismatch: "The answer from the provider did not match this sign-in."
         case .idTokenRejected: "The provider's identity token did not pass verification."
         case .unknownProvider: "There is no such sign-in option."
-        case .providerUnavailable, .exchangeFailed: "The provider could not be reached or gave an unusable answer."
+        case .providerUnavailable: "The provider could not be reached."
+        case .exchangeFailed: "The provider gave an unusable answer."
+        case .exchangeRefused: "The provider refused to finish this sign-in (\(providerError ?? "error")); the link may be used or expired."
         default: "Sign-in is not available right now."
         }
     }
@@ -71,7 +74,7 @@ extension ErrorCode where Domain == WebSignInError {
     public static let configuration = Self("configuration")
     /// No enabled provider has that id.
     public static let unknownProvider = Self("unknown_provider")
-    /// Starting failed: discovery or the provider could not be reached.
+    /// The provider could not be reached: starting (discovery) or the token exchange failed in transport.
     public static let providerUnavailable = Self("provider_unavailable")
     /// The callback's state names no pending cookie in this browser.
     public static let noPendingSignIn = Self("no_pending_sign_in")
@@ -93,8 +96,11 @@ extension ErrorCode where Domain == WebSignInError {
     public static let denied = Self("denied")
     /// The ID token failed verification (signature, audience, nonce, expiry, subject).
     public static let idTokenRejected = Self("id_token_rejected")
-    /// The token exchange or userinfo failed.
+    /// The token exchange or userinfo gave an unusable answer.
     public static let exchangeFailed = Self("exchange_failed")
+    /// The token endpoint answered with an OAuth error (`invalid_grant`, `invalid_client`, ...):
+    /// a definite refusal, told apart from a provider that could not be reached.
+    public static let exchangeRefused = Self("exchange_refused")
 }
 
 /// Minimal HTML for the default pages.

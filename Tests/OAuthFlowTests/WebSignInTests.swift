@@ -18,8 +18,15 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
     private var nonces: [String: String] = [:]   // code -> nonce
     private var requests: [String] = []
     var subject = "user-42"
+    private var down = false
 
     init(issuer: String) { self.issuer = issuer }
+
+    /// Whether its token endpoint cannot be reached (the connection fails).
+    var unreachable: Bool {
+        get { lock.withLock { down } }
+        set { lock.withLock { down = newValue } }
+    }
 
     var tokenRequests: Int { lock.withLock { requests.filter { $0.hasSuffix("/token") }.count } }
 
@@ -46,6 +53,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         let json = ["Content-Type": "application/json"]
         switch request.url.path {
         case "/token":
+            if unreachable { throw TransportError(url: request.url, message: "connection refused") }
             let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
             guard let code = form["code"], let nonce = lock.withLock({ nonces.removeValue(forKey: code) }), form["code_verifier"] != nil else {
                 return OAuthFlow.HTTPResponse(status: 400, headers: json, body: Data(#"{"error":"invalid_grant"}"#.utf8))
@@ -229,6 +237,31 @@ final class MovableClock: DateClock, @unchecked Sendable {
         }
     }
 
+    @Test func aRefusedCodeIsToldApartFromAnUnreachableProvider() async throws {
+        let fixture = try fixture()
+        let alpha = fixture.providers["alpha"]!
+        try await application(fixture).test(.router) { client in
+            // The provider does not know the code: its token endpoint answers `invalid_grant`.
+            let refused = try await start(client, "alpha")
+            let (status, page, _) = try await callback(client, "alpha", query: "code=unknown&state=\(refused.state)&iss=https%3A%2F%2Falpha.example",
+                                                       cookie: "\(refused.cookieName)=\(refused.cookieValue)")
+            #expect(status == .forbidden)
+            #expect(code(in: page) == "exchange_refused", "\(page)")
+            #expect(page.contains("refused") && page.contains("invalid_grant") && !page.contains("could not be reached"), "\(page)")
+
+            // The token endpoint cannot be reached at all.
+            alpha.unreachable = true
+            let started = try await start(client, "alpha")
+            alpha.authorize(started.location, code: "good")
+            let (downStatus, downPage, _) = try await callback(client, "alpha", query: "code=good&state=\(started.state)&iss=https%3A%2F%2Falpha.example",
+                                                               cookie: "\(started.cookieName)=\(started.cookieValue)")
+            #expect(downStatus == .badGateway)
+            #expect(code(in: downPage) == "provider_unavailable", "\(downPage)")
+            #expect(downPage.contains("could not be reached"), "\(downPage)")
+            #expect(fixture.signIns.all.isEmpty)
+        }
+    }
+
     @Test func everyRejectionHasItsPageAndSendsNothing() async throws {
         let fixture = try fixture()
         let alpha = fixture.providers["alpha"]!
@@ -312,7 +345,7 @@ final class MovableClock: DateClock, @unchecked Sendable {
             #expect(code(in: page) == "no_pending_sign_in")
             (status, page, _) = try await callback(client, "alpha", query: "code=" + String(repeating: "x", count: 100_000) + "&state=\(started.state)",
                                                    cookie: cookie)
-            #expect(status == .badRequest || status == .badGateway, "\(status)")
+            #expect(status == .badRequest || status == .forbidden, "\(status)")
             // A form_post body over 64 KiB is not read.
             var headers = HTTPFields()
             headers[.cookie] = cookie
