@@ -65,10 +65,13 @@ final class HostileServer: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let text = String(buffer: unwrapInboundIn(data))
-            requests.withLockedValue { all in
+            let sofar = requests.withLockedValue { all -> String in
                 if let index { all[index] += text } else { index = all.count; all.append(text) }
+                return all[index ?? 0]
             }
             guard !started else { return }
+            // A fixed answer waits for the whole request (head and Content-Length body), as a server would.
+            if case .fixed = script, !Self.isComplete(sofar) { return }
             started = true
             switch script {
             case let .drip(head, interval):
@@ -82,6 +85,15 @@ final class HostileServer: Sendable {
             case .silent:
                 break
             }
+        }
+
+        /// Whether `request` holds a whole head and as much body as its Content-Length says.
+        static func isComplete(_ request: String) -> Bool {
+            guard let end = request.range(of: "\r\n\r\n") else { return false }
+            let head = request[..<end.lowerBound].lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            return request[end.upperBound...].utf8.count >= length
         }
 
         private func write(_ text: String, _ context: ChannelHandlerContext) {

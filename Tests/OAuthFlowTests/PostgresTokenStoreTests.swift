@@ -590,8 +590,11 @@ struct PostgresOutageTests {
         try await withRole(postgres) { role, configuration in
             let table = TestPostgres.freshTable()
             let expired = pgSampleSession(expiresIn: -60)
-            try await postgres.withStore(table: table, configuration: configuration, timeout: .seconds(3)) { store in
+            try await postgres.withStore(table: table, configuration: configuration) { store in
                 try await store.save(expired)
+            }
+            // A store with a short deadline, whose connections will be cut.
+            try await postgres.withStore(table: table, configuration: configuration, timeout: .seconds(3), migrate: false) { store in
                 // The provider answers after PostgreSQL went away (every connection of the role cut, no new ones).
                 let transport = ScriptedTransport { _, _ in
                     _ = try await postgres.admin("ALTER ROLE \(role) NOLOGIN")
