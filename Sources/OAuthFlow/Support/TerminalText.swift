@@ -37,12 +37,19 @@ public enum TerminalText {
         return String(out)
     }
 
-    /// C0 controls, DEL, C1 controls, and the characters that change text direction or hide themselves.
+    /// Characters a terminal does not show as themselves, chosen by Unicode property rather than
+    /// by list: controls (C0, DEL, C1), format characters (general category Cf: direction
+    /// overrides, zero-width characters, the soft hyphen, the tag block used for "ASCII
+    /// smuggling", musical formatting), line and paragraph separators, and every
+    /// Default_Ignorable_Code_Point (Hangul fillers, variation selectors, unassigned ignorables).
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x061C, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2069, 0xFEFF: true
-        default: false
+        let value = scalar.value
+        if value >= 0x20 && value < 0x7F { return false }
+        if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return properties.isDefaultIgnorableCodePoint
         }
     }
 
