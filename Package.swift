@@ -125,6 +125,7 @@ let package = Package(
                 "OAuthFlowPostgres", "PostgresWorker", .product(name: "PostgresNIO", package: "postgres-nio"),
                 "OAuthFlowWeb", "OAuthFlowHummingbird", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Fixtures")]
         ),

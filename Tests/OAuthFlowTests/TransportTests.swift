@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
@@ -52,16 +53,28 @@ import Testing
         #expect(error.message.contains("Content-Length: 1073741824"), "\(error)")
     }
 
-    @Test func compressionIsNeitherAskedForNorUndone() async throws {
-        // Ten bytes of "gzip" that would inflate to anything: the client hands them over as they are.
+    @Test(arguments: ["gzip", "br", "deflate, gzip"])
+    func compressionIsRefusedByNameAndNeverUndone(coding: String) async throws {
+        // Ten bytes of "gzip" that would inflate to anything: refused, naming the coding, not inflated.
         let body = Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03])
-        let answer = Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        let answer = Data("HTTP/1.1 200 OK\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        let server = try HostileServer(.fixed(answer))
+        defer { server.stop() }
+        let error = try await #require(throws: TransportError.self) {
+            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "GET", url: server.url))
+        }
+        #expect(error.message.contains("Content-Encoding: \(coding)") && error.message.contains("does not decompress"), "\(error)")
+        // RFC 9110 §12.5.3: no Accept-Encoding would mean any coding is acceptable; identity is asked for.
+        let request = try #require(server.received.first).lowercased()
+        #expect(request.contains("accept-encoding: identity\r\n"), "\(request)")
+    }
+
+    @Test func anIdentityCodingIsAccepted() async throws {
+        let answer = Data("HTTP/1.1 200 OK\r\nContent-Encoding: identity\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".utf8)
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
         let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "GET", url: server.url))
-        #expect(response.body == body)
-        let request = try #require(server.received.first).lowercased()
-        #expect(!request.contains("accept-encoding: gzip") && !request.contains("accept-encoding: br"))
+        #expect(response.body == Data("{}".utf8))
     }
 
     @Test func redirectsAreHandedBackNotFollowed() async throws {
@@ -71,6 +84,20 @@ import Testing
         let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "POST", url: server.url, body: Data("a=b".utf8)))
         #expect(response.status == 307)
         #expect(server.received.count == 1)
+    }
+
+    @Test func aResourceRedirectSaysItWasNotFollowed() throws {
+        let error = OAuthClient.resourceError(HTTPResponse(status: 307, headers: ["Location": "https://elsewhere.example/steal"]))
+        let flow = try #require(error as? FlowError)
+        #expect(flow.code == .unexpectedStatus)
+        #expect(flow.message.contains("HTTP 307") && flow.message.contains("https://elsewhere.example/steal")
+                && flow.message.contains("does not follow redirects"), "\(flow.message)")
+        #expect(!"\(error)".contains("http_307"))
+    }
+
+    @Test func aStallIsDescribedByWhatArrived() {
+        let nothing = AsyncHTTPClientTransport.explain(HTTPClientError.readTimeout, after: .seconds(30), limit: 60)
+        #expect(nothing.contains("sent no answer") && !nothing.contains("stopped sending"), "\(nothing)")
     }
 
     @Test func aRefusedConnectionSaysSo() async throws {

@@ -409,7 +409,15 @@ public actor OAuthClient {
     }
 
     /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).
+    ///
+    /// A redirect is a ``FlowError`` `unexpectedStatus` saying it was not followed (the request
+    /// carries the access token), naming where it pointed.
     public static func resourceError(_ response: HTTPResponse) -> any Error {
+        if (300..<400).contains(response.status) {
+            let target = response.header("location").map { " to \(TerminalText.escaped(String($0.prefix(200))))" } ?? ""
+            return FlowError(.unexpectedStatus,
+                             "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
+        }
         if let challenge = response.header("www-authenticate"), let range = challenge.range(of: #"error="([^"]*)""#, options: .regularExpression) {
             let code = challenge[range].dropFirst(7).dropLast()
             return AuthorizationServerError(error: String(code), httpStatus: response.status)

@@ -13,8 +13,9 @@ import NIOPosix
 /// - The body is read as it streams and the request is cut at ``maximumResponseSize``:
 ///   an endless or oversized body never holds more than the cap in memory. A
 ///   `Content-Length` above the cap fails before any of the body is read.
-/// - No `Accept-Encoding` is sent and nothing is decompressed, so a small compressed
-///   answer cannot inflate into a large one.
+/// - `Accept-Encoding: identity` is sent (no header would mean "any coding", RFC 9110
+///   §12.5.3) and nothing is decompressed, so a small compressed answer cannot inflate into a
+///   large one; an answer compressed all the same fails, naming its coding.
 /// - No cookies are kept; nothing is cached.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The total time a request may take, from connecting to the last byte of the body.
@@ -78,20 +79,30 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
+        outgoing.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         // The shared client (and its event loop threads) starts with the first request, not with the transport:
         // commands that never go to the network (`token print` with a valid token) do not pay for it.
         let response = try await Self.sharedClient.execute(outgoing, deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
+        if let coding = response.headers.first(name: "content-encoding")?.trimmingCharacters(in: .whitespaces),
+           !coding.isEmpty, coding.lowercased() != "identity" {
+            throw TransportError(url: request.url, message: "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers")
+        }
         if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > maximumResponseSize {
             throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted (Content-Length: \(declared))")
         }
         var body = Data()
-        for try await chunk in response.body {
-            guard body.count + chunk.readableBytes <= maximumResponseSize else {
-                // Leaving the loop cancels the request and closes the connection: nothing more is read.
-                throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted")
+        do {
+            for try await chunk in response.body {
+                guard body.count + chunk.readableBytes <= maximumResponseSize else {
+                    // Leaving the loop cancels the request and closes the connection: nothing more is read.
+                    throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted")
+                }
+                body.append(contentsOf: chunk.readableBytesView)
             }
-            body.append(contentsOf: chunk.readableBytesView)
+        } catch let error as HTTPClientError where error == .readTimeout {
+            // The head came; the body stalled.
+            throw TransportError(url: request.url, message: "the server stopped sending its answer's body after \(body.count) bytes")
         }
         var headers: [String: String] = [:]
         for (name, value) in response.headers where headers[name.lowercased()] == nil {
@@ -103,13 +114,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// A sentence for a failure, saying what happened and after how long.
-    private static func explain(_ error: any Error, after elapsed: Duration, limit: TimeInterval) -> String {
+    static func explain(_ error: any Error, after elapsed: Duration, limit: TimeInterval) -> String {
         let took = "after " + seconds(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded: return "no complete answer within \(seconds(limit)) (the request's total deadline)"
             case .connectTimeout: return "could not connect (\(took))"
-            case .readTimeout: return "the server stopped sending (\(took))"
+            case .readTimeout: return "the server accepted the connection but sent no answer (\(took))"
             case .remoteConnectionClosed: return "the server closed the connection before answering (\(took))"
             case .invalidURL: return "the URL is not valid"
             default: return "\(error) (\(took))"
