@@ -128,11 +128,81 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         #"{"device_code":"d","user_code":"\u001b[2J","verification_uri":"https://a.example/d","expires_in":60}"#,
         #"{"device_code":"d","user_code":"ABCD","verification_uri":"javascript:alert(1)","expires_in":60}"#,
         #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":-1}"#,
+        #"{"device_code":"d","user_code":"ABCD","verification_uri":"httpx://a.example/d","expires_in":60}"#,
+        #"{"device_code":"d","user_code":"ABCD","verification_uri":"http://a.example/d","expires_in":60}"#,
+        #"{"device_code":"d","user_code":"ABCD","verification_uri":"https:///d","expires_in":60}"#,
     ])
     func unusableAnswersAreRefused(_ answer: String) async throws {
         let (client, _) = try client(VirtualTime(start), authorization: answer, polls: [Self.granted])
         let error = try await #require(throws: FlowError.self) { try await client.startDeviceAuthorization() }
         #expect(error.code == .invalidTokenResponse)
+    }
+
+    @Test func httpIsAcceptedOnlyOnLoopbackAndAnUnsafeCompleteURIIsDropped() async throws {
+        let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"http://127.0.0.1:8000/d","verification_uri_complete":"httpx://evil.example/d?c=ABCD","expires_in":60}"#
+        let (client, _) = try client(VirtualTime(start), authorization: answer, polls: [Self.granted])
+        let authorization = try await client.startDeviceAuthorization()
+        #expect(authorization.verificationURI.absoluteString == "http://127.0.0.1:8000/d")
+        #expect(authorization.verificationURIComplete == nil)
+    }
+
+    /// Hostile intervals: never faster than once a second, a string only when it is a whole number of seconds.
+    @Test(arguments: [
+        (#"0.001"#, 1.0), (#""0.001""#, 5.0), (#""NaN""#, 5.0), (#""5s""#, 5.0), (#"-3"#, 5.0), (#"0"#, 5.0),
+        (#"1e308"#, 300.0), (#""2""#, 2.0), (#"true"#, 5.0), (#"7"#, 7.0),
+    ])
+    func pollingIntervalsAreFlooredAndTyped(_ interval: String, _ expected: Double) async throws {
+        let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":60,"interval":\#(interval)}"#
+        let (client, _) = try client(VirtualTime(start), authorization: answer, polls: [Self.granted])
+        #expect(try await client.startDeviceAuthorization().interval == expected)
+    }
+
+    @Test func aSlowDownStormPollsNoFasterAndNoLaterThanTheCap() async throws {
+        let time = VirtualTime(start)
+        let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":86400,"interval":0.001}"#
+        let (client, transport) = try client(time, authorization: answer, polls: [Self.slowDown])
+        let authorization = try await client.startDeviceAuthorization()
+        await #expect(throws: FlowError.self) { _ = try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        #expect(time.sleeps.first == 1, "the first poll waits the 1 s floor, not 1 ms")
+        #expect(time.sleeps.allSatisfy { $0 >= 1 && $0 <= 300 })
+        // A day of slow_down at most every 5 minutes, not a poll per millisecond.
+        #expect(transport.count("/token") < 400, "\(transport.count("/token")) polls")
+    }
+
+    @Test func aBadAnswerIsBlamedOnTheDeviceEndpoint() async throws {
+        let (client, _) = try client(VirtualTime(start), authorization: "<html>maintenance</html>", polls: [Self.granted])
+        let error = try await #require(throws: FlowError.self) { try await client.startDeviceAuthorization() }
+        #expect(error.message.contains("the device authorization endpoint answered HTTP 200"), "\(error.message)")
+        #expect(!error.message.contains("token endpoint"))
+    }
+
+    @Test func anInvalidClientOnAJSONBodyProviderHintsAtTheEncoding() async throws {
+        let refusal = #"{"error":"invalid_client","error_description":"client authentication failed"}"#
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 401, headers: ["Content-Type": "application/json"], body: Data(refusal.utf8))
+        }
+        let text = descriptorText(id: "example", extra: """
+              device_authorization: https://auth.example.com/device
+            grant_types: [authorization_code, urn:ietf:params:oauth:grant-type:device_code]
+            token_request:
+              body_encoding: json
+            """)
+        let provider = try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor).resolve()
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+        let error = try await #require(throws: AuthorizationServerError.self) { try await client.startDeviceAuthorization() }
+        #expect(error.error == "invalid_client")
+        #expect("\(error)".contains("body_encoding: form"), "\(error)")
+    }
+
+    @Test func theExpiryMessageGivesNoAdviceOfItsOwn() async throws {
+        let time = VirtualTime(start)
+        let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":30,"interval":5}"#
+        let (client, _) = try client(time, authorization: answer, polls: [Self.pending])
+        let authorization = try await client.startDeviceAuthorization()
+        let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        #expect(error.code == .deviceCodeExpired)
+        #expect(!error.message.contains("start again"), "the caller says how to start again: \(error.message)")
     }
 
     @Test func aProviderWithoutTheGrantIsRefusedBeforeSending() async throws {

@@ -74,8 +74,12 @@ extension OAuthClient {
         var parameters: [(String, String)] = []
         if !scopes.isEmpty { parameters.append(("scope", scopes.joined(separator: descriptor.scopes.separator))) }
         let response = try await post(to: endpoint, parameters)
-        let fields = try TokenResponseParser.fields(of: response, format: descriptor.tokenResponse.format)
-        if let error = TokenResponseParser.serverError(in: fields, status: response.status) { throw error }
+        let fields = try TokenResponseParser.fields(of: response, format: descriptor.tokenResponse.format,
+                                                    endpoint: "the device authorization endpoint")
+        if let error = TokenResponseParser.serverError(in: fields, status: response.status) {
+            // The same hints as a token request: the body encoding, when the answer points at it.
+            try explainingEncoding(sent: parameters) { throw error }
+        }
         guard (200..<300).contains(response.status) else {
             throw FlowError(.invalidTokenResponse, "the device authorization endpoint answered HTTP \(response.status) without an OAuth error")
         }
@@ -91,23 +95,51 @@ extension OAuthClient {
             throw FlowError(.invalidTokenResponse, "the device authorization answer's `user_code` is not a short printable code")
         }
         let uriNames = ["verification_uri"] + descriptor.device.verificationURIAliases
-        guard let uriText = uriNames.lazy.compactMap({ fields[$0]?.stringValue }).first,
-              let verificationURI = URL(string: uriText), verificationURI.scheme?.lowercased().hasPrefix("http") == true else {
+        guard let uriText = uriNames.lazy.compactMap({ fields[$0]?.stringValue }).first else {
             throw FlowError(.invalidTokenResponse,
-                            "the device authorization answer has no usable \(uriNames.map { "`\($0)`" }.joined(separator: " or ")) (set `device.verification_uri_aliases` if the provider names it otherwise)")
+                            "the device authorization answer has no \(uriNames.map { "`\($0)`" }.joined(separator: " or ")) (set `device.verification_uri_aliases` if the provider names it otherwise)")
+        }
+        guard let verificationURI = Self.verificationURL(uriText) else {
+            throw FlowError(.invalidTokenResponse,
+                            "the device authorization answer's verification URI `\(TerminalText.escaped(String(uriText.prefix(200))))` is not an https URL (http only on loopback)")
         }
         guard let lifetime = fields["expires_in"]?.numberValue, lifetime.isFinite, lifetime > 0 else {
             throw FlowError(.invalidTokenResponse, "the device authorization answer has no positive `expires_in`")
         }
-        let interval = fields["interval"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? TimeInterval(descriptor.device.interval)
-        let complete = fields["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:))
+        let interval = Self.pollingInterval(fields["interval"]) ?? TimeInterval(descriptor.device.interval)
+        let complete = fields["verification_uri_complete"]?.stringValue.flatMap(Self.verificationURL)
         logger.debug("device authorization started", metadata: ["provider": "\(provider.id)", "expires_in": "\(lifetime)"])
         return DeviceAuthorization(
             deviceCode: Secret(deviceCode), userCode: userCode, verificationURI: verificationURI,
-            verificationURIComplete: complete?.scheme?.lowercased().hasPrefix("http") == true ? complete : nil,
+            verificationURIComplete: complete,
             // A day at most: a server's huge lifetime must not make the client poll forever.
             expiresAt: clock.now().addingTimeInterval(min(lifetime, 86_400)),
-            interval: min(interval, 300), message: fields["message"]?.stringValue, scopes: scopes)
+            interval: min(max(interval, Self.minimumPollingInterval), Self.maximumPollingInterval),
+            message: fields["message"]?.stringValue, scopes: scopes)
+    }
+
+    /// The shortest wait between polls, whatever the server says: 1 s.
+    public static let minimumPollingInterval: TimeInterval = 1
+    /// The longest, however often the server answers `slow_down`: 5 minutes.
+    public static let maximumPollingInterval: TimeInterval = 300
+
+    /// A verification URI the user may be sent to: https, or http on a loopback host; nothing else.
+    static func verificationURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
+        return scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(host)) ? url : nil
+    }
+
+    /// The answer's `interval`: a JSON number, or a string of digits (form-encoded answers have
+    /// only strings); anything else (`"0.001"`, `"5s"`, `true`) is ignored for the descriptor's default.
+    static func pollingInterval(_ value: JSONValue?) -> TimeInterval? {
+        switch value {
+        case let .number(seconds)? where seconds.isFinite && seconds > 0:
+            return seconds
+        case let .string(text)? where !text.isEmpty && text.count <= 6 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber):
+            return TimeInterval(text).flatMap { $0 > 0 ? $0 : nil }
+        default:
+            return nil
+        }
     }
 
     /// Polls the token endpoint until the user approves, denies, or the code expires (RFC 8628 §3.4, §3.5).
@@ -126,12 +158,12 @@ extension OAuthClient {
         while true {
             let remaining = authorization.expiresAt.timeIntervalSince(clock.now())
             guard remaining > 0 else {
-                throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved; start again")
+                throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")
             }
             try await sleeper.sleep(seconds: min(interval, remaining))
             try Task.checkCancellation()
             guard authorization.expiresAt > clock.now() else {
-                throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved; start again")
+                throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")
             }
             let response = try await tokenRequest([
                 ("grant_type", ProviderDescriptor.deviceCodeGrant), ("device_code", authorization.deviceCode.value),
@@ -143,7 +175,7 @@ extension OAuthClient {
                     onPoll(.pending)
                     continue
                 case "slow_down":
-                    interval += 5
+                    interval = min(interval + 5, Self.maximumPollingInterval)
                     onPoll(.slowDown(interval))
                     continue
                 default:

@@ -356,6 +356,11 @@ public actor OAuthClient {
                 throw error.hinted("the provider refused the refresh, so this session cannot be refreshed; sign in again")
             }
             throw error
+        } catch let error as AuthorizationServerError
+            where error.error == "invalid_client" && provider.descriptor.tokenRequest.bodyEncoding == .json
+            && (try? configuration.authenticationMethod(for: provider)) != .clientSecretBasic {
+            // The client's id (and secret) went in a JSON body: a server that reads only form bodies saw none.
+            throw error.hinted("the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`")
         }
     }
 

@@ -12,10 +12,12 @@ enum TokenResponseParser {
     /// Parses a response body into fields.
     ///
     /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
-    static func fields(of response: HTTPResponse, format: ProviderDescriptor.TokenResponse.Format) throws -> [String: JSONValue] {
+    /// - Parameter endpoint: Which endpoint answered, for messages ("the token endpoint").
+    static func fields(of response: HTTPResponse, format: ProviderDescriptor.TokenResponse.Format,
+                       endpoint: String = "the token endpoint") throws -> [String: JSONValue] {
         let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {
-            throw FlowError(.invalidTokenResponse, "the token endpoint answered HTTP \(response.status) with an empty body")
+            throw FlowError(.invalidTokenResponse, "\(endpoint) answered HTTP \(response.status) with an empty body")
         }
         let looksJSON = text.hasPrefix("{")
         let useJSON: Bool = switch format {
@@ -27,7 +29,7 @@ enum TokenResponseParser {
             guard looksJSON, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
                 let kind = text.hasPrefix("<") ? "an HTML page" : "a body that is not a JSON object"
                 throw FlowError(.invalidTokenResponse,
-                                "the token endpoint answered HTTP \(response.status) with \(kind) (content type \(response.header("content-type") ?? "none"))")
+                                "\(endpoint) answered HTTP \(response.status) with \(kind) (content type \(TerminalText.escaped(response.header("content-type") ?? "none")))")
             }
             return object
         }
@@ -36,7 +38,7 @@ enum TokenResponseParser {
             fields[name] = .string(value)
         }
         guard !fields.isEmpty, !text.hasPrefix("<") else {
-            throw FlowError(.invalidTokenResponse, "the token endpoint answered HTTP \(response.status) with a body that is not form-encoded")
+            throw FlowError(.invalidTokenResponse, "\(endpoint) answered HTTP \(response.status) with a body that is not form-encoded")
         }
         return fields
     }
