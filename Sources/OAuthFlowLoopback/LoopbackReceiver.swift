@@ -129,7 +129,9 @@ public final class LoopbackReceiver: @unchecked Sendable {
         let connections = ConnectionTable(limit: limits.maximumConnections)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 0)
+            // SO_REUSEADDR lets a fixed port be bound again while the previous login's connections
+            // sit in TIME_WAIT (about 60 s); it still refuses a port another socket listens on.
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
                     channel.pipeline.addHandler(CallbackHandler(inbox: inbox, connections: connections, requestTimeout: limits.requestTimeout))

@@ -142,6 +142,83 @@ private final class RawConnection {
         #expect(error.message.contains("port \(first.port) on 127.0.0.1 is already in use"))
     }
 
+    /// Whether the kernel holds a connection the listening side closed first on 127.0.0.1:`port`
+    /// (FIN_WAIT2 while the browser's side is open, TIME_WAIT after), read from Linux's `/proc/net/tcp`.
+    private func closedConnectionHoldsPort(_ port: Int) -> Bool {
+        // procfs reports a size of 0: read to the end rather than trusting it.
+        guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp"), let data = try? file.readToEnd() else { return false }
+        try? file.close()
+        let table = String(decoding: data, as: UTF8.self)
+        let local = "0100007F:" + String(format: "%04X", port)
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[1] == local && (fields[3] == "05" || fields[3] == "06")
+        }
+    }
+
+    /// A plain listening socket on 127.0.0.1 (an ephemeral port), optionally with SO_REUSEADDR.
+    private func listeningSocket(reuseAddress: Bool) throws -> (fd: Int32, port: Int) {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        try #require(fd >= 0)
+        var one: Int32 = reuseAddress ? 1 : 0
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && listen(fd, 4) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp"), "reads socket states from Linux's /proc/net/tcp"))
+    func aFixedPortInTimeWaitAfterALoginCanBeBoundAgainAtOnce() async throws {
+        // What a login leaves behind: the receiver closes each connection after answering, so once
+        // the browser closes its side too, the port holds that connection in TIME_WAIT for about
+        // 60 s after the receiver is gone. Linux lets a new listener bind over it only when both
+        // sockets set SO_REUSEADDR (with it off, this second start failed with "already in use").
+        let first = try await LoopbackReceiver.start()
+        let port = first.port
+        do {
+            let browser = try #require(RawConnection(port: port))
+            browser.send("GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            var polls = 0
+            while !browser.isClosedByServer(), polls < 250 {
+                try await Task.sleep(for: .milliseconds(20))
+                polls += 1
+            }
+            withExtendedLifetime(browser) {}
+        }
+        await first.close()
+        var polls = 0
+        while !closedConnectionHoldsPort(port), polls < 100 {
+            try await Task.sleep(for: .milliseconds(20))
+            polls += 1
+        }
+        #expect(closedConnectionHoldsPort(port), "the test needs a closed connection holding port \(port)")
+        let second = try await LoopbackReceiver.start(port: port)
+        #expect(second.port == port)
+        await second.close()
+    }
+
+    @Test(arguments: [false, true])
+    func aPortSomeoneListensOnIsStillRefused(otherUsesReuseAddress: Bool) async throws {
+        let (listener, port) = try listeningSocket(reuseAddress: otherUsesReuseAddress)
+        defer { close(listener) }
+        let error = try await #require(throws: LoopbackError.self) { try await LoopbackReceiver.start(port: port) }
+        #expect(error.code == .portInUse)
+    }
+
     @Test func pagesEscapeTheirText() {
         #expect(LoopbackPages.page(title: "<b>", message: "a & \"b\"").contains("&lt;b&gt;"))
         #expect(LoopbackPages.page(title: "t", message: "a & \"b\"").contains("a &amp; &quot;b&quot;"))
