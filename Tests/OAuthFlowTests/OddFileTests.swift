@@ -124,3 +124,52 @@ import Darwin
         #expect(try good.resourceTemplates().map(\.scope) == ["read"])
     }
 }
+
+extension OddFileTests {
+    /// A resources file is held to a descriptor's budgets, with positioned errors.
+    @Test func resourcesFileHasTheDescriptorsBudgets() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // One anchor and 200,000 aliases: about 1 MB that used to cost seconds of CPU on every command.
+        let bomb = "- &e {scope: s, title: t, url: 'https://api.example.com/x'}\n" + String(repeating: "- *e\n", count: 200_000)
+        try directory.write("providers/bomb.yaml", bomb)
+        let bombed = try #require(DescriptorDocument.load(contentsOf: try directory.write("providers/odd.yaml",
+                                                                                           Self.descriptor + "resources_file: bomb.yaml\n")).descriptor)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = try #require(throws: ProviderError.self) { try bombed.resourceTemplates() }
+        #expect(error.message.contains("bomb.yaml:") && (error.message.contains("larger than") || error.message.contains("expands")), "\(error)")
+        #expect(clock.now - started < .seconds(5))
+        // Under the size cap, the expansion is what counts: 20,000 aliases of a 3-field mapping.
+        let small = "- &e {scope: s, title: t, url: 'https://api.example.com/x'}\n" + String(repeating: "- *e\n", count: 20_000)
+        try directory.write("providers/small.yaml", small)
+        let expanded = try #require(DescriptorDocument.load(contentsOf: try directory.write("providers/odd.yaml",
+                                                                                             Self.descriptor + "resources_file: small.yaml\n")).descriptor)
+        let expansion = try #require(throws: ProviderError.self) { try expanded.resourceTemplates() }
+        #expect(expansion.message.contains("small.yaml:1:1") && expansion.message.contains("expands to more than"), "\(expansion)")
+
+        let long = "https://api.example.com/" + String(repeating: "a", count: 400_000)
+        try directory.write("providers/long.json", #"[{"scope": "s", "title": "t", "url": "\#(long)"}]"#)
+        let longURL = try #require(DescriptorDocument.load(contentsOf: try directory.write("providers/odd.yaml",
+                                                                                           Self.descriptor + "resources_file: long.json\n")).descriptor)
+        let tooLong = try #require(throws: ProviderError.self) { try longURL.resourceTemplates() }
+        #expect(tooLong.message.contains("long.json:1:") && tooLong.message.contains("longer than 2048 bytes"), "\(tooLong.message.prefix(300))")
+        #expect(tooLong.message.count < 2_000, "the 400 KB URL is not echoed")
+
+        try directory.write("providers/typo.yaml", "- scope: read\n  title: Read\n  ulr: https://api.example.com/read\n")
+        let typo = try #require(DescriptorDocument.load(contentsOf: try directory.write("providers/odd.yaml",
+                                                                                         Self.descriptor + "resources_file: typo.yaml\n")).descriptor)
+        let misspelt = try #require(throws: ProviderError.self) { try typo.resourceTemplates() }
+        #expect(misspelt.message.contains("typo.yaml:3:3"), "\(misspelt.message)")
+    }
+
+    @Test func aDirectoryAsResourcesFileIsCalledOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let descriptor = try #require(DescriptorDocument.load(contentsOf: try directory.write("providers/odd.yaml",
+                                                                                               Self.descriptor + "resources_file: .\n")).descriptor)
+        let error = try #require(throws: ProviderError.self) { try descriptor.resourceTemplates() }
+        #expect(error.message.contains("is a directory, not a file"), "\(error)")
+        #expect(!error.message.contains("symbolic link"))
+    }
+}

@@ -17,6 +17,17 @@ extension DescriptorDocument {
         return try ProviderDescriptor(plain: PlainObject(values, path: []))
     }
 
+    /// Decodes a resources file's tree that has passed the schema check.
+    static func decodeResources(_ root: YAMLNode) throws -> [ProviderDescriptor.ResourceTemplate] {
+        guard case let .array(items) = plainValue(root, .list(.object(DescriptorSchema.resourceFields))) else {
+            throw PlainObject.mismatch("a list", at: [])
+        }
+        return try items.enumerated().map { index, item in
+            guard case let .object(values) = item else { throw PlainObject.mismatch("a mapping", at: [String(index)]) }
+            return try ProviderDescriptor.ResourceTemplate(plain: PlainObject(values, path: [String(index)]))
+        }
+    }
+
     private static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> JSONValue {
         switch (node.kind, shape) {
         case let (.mapping, .object(fields)):

@@ -55,10 +55,46 @@ public struct DescriptorDocument {
     ///   - data: The file's bytes.
     ///   - path: The path to report in problems.
     public static func parse(_ data: Data, path: String) -> DescriptorDocument {
-        func failed(_ message: String, line: Int = 1, column: Int = 1, text: String? = nil) -> DescriptorDocument {
-            let problem = DescriptorProblem(
-                kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message)
-            return DescriptorDocument(path: path, text: text, root: nil, problems: [problem], descriptor: nil)
+        let root: YAMLNode, text: String
+        switch compose(data, path: path, empty: "file is empty; a descriptor needs at least schema_version, id, display_name and protocol") {
+        case let .failure(failure):
+            return DescriptorDocument(path: path, text: failure.text, root: nil, problems: [failure.problem], descriptor: nil)
+        case let .success(composed):
+            (root, text) = composed
+        }
+        var validator = SchemaValidator(path: path)
+        validator.check(root, against: .object(DescriptorSchema.fields), keyPath: [])
+        var problems = validator.problems
+        var descriptor: ProviderDescriptor?
+        if problems.isEmpty {
+            do {
+                var decoded = try DescriptorDocument.decode(root)
+                decoded.sourcePath = path
+                descriptor = decoded
+            } catch {
+                // The schema check should have caught anything the decoder rejects; report it rather than hide it.
+                problems.append(DescriptorProblem(
+                    kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1),
+                    message: "cannot decode the descriptor: \(error)"))
+            }
+        }
+        return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
+    }
+
+    /// Why a file could not be composed: the problem, and the text when it was readable.
+    struct ComposeFailure: Error {
+        let problem: DescriptorProblem
+        let text: String?
+    }
+
+    /// Reads bytes into a node tree within every budget a descriptor has: size, no NUL, UTF-8,
+    /// nesting depth, libyaml's syntax, and the node count once aliases are expanded.
+    ///
+    /// - Parameter empty: The message for a file with no document.
+    static func compose(_ data: Data, path: String, empty: String) -> Result<(YAMLNode, String), ComposeFailure> {
+        func failed(_ message: String, line: Int = 1, column: Int = 1, text: String? = nil) -> Result<(YAMLNode, String), ComposeFailure> {
+            .failure(ComposeFailure(problem: DescriptorProblem(
+                kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message), text: text))
         }
         if data.count > maximumSize {
             return failed(tooLargeMessage)
@@ -82,32 +118,37 @@ public struct DescriptorDocument {
             let (message, position) = YAMLErrorDescription.describe(error, in: text)
             return failed(message, line: position.line, column: position.column, text: text)
         }
-        guard let root else {
-            return failed("file is empty; a descriptor needs at least schema_version, id, display_name and protocol", text: text)
-        }
-
+        guard let root else { return failed(empty, text: text) }
         // Aliases share nodes that each use expands again: count the expansion before walking it,
         // so an alias bomb is reported as one, not as the unknown keys that hold it.
         if root.expandedCount > maximumNodes {
             return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)", text: text)
         }
-        var validator = SchemaValidator(path: path)
-        validator.check(root, against: .object(DescriptorSchema.fields), keyPath: [])
-        var problems = validator.problems
-        var descriptor: ProviderDescriptor?
-        if problems.isEmpty {
-            do {
-                var decoded = try DescriptorDocument.decode(root)
-                decoded.sourcePath = path
-                descriptor = decoded
-            } catch {
-                // The schema check should have caught anything the decoder rejects; report it rather than hide it.
-                problems.append(DescriptorProblem(
-                    kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1),
-                    message: "cannot decode the descriptor: \(error)"))
-            }
+        return .success((root, text))
+    }
+
+    /// Reads a resources file (`resources_file`: JSON or YAML, a list of `{scope, title, url}`)
+    /// within the same budgets as a descriptor, checked against the schema of `resources`
+    /// (URLs at most ``DescriptorSchema/maximumURLLength`` bytes).
+    ///
+    /// - Returns: The entries, or (when `problems` is not empty) the problems, each with its line and column.
+    public static func parseResources(_ data: Data, path: String)
+        -> (entries: [ProviderDescriptor.ResourceTemplate], problems: [DescriptorProblem]) {
+        let root: YAMLNode
+        switch compose(data, path: path, empty: "file is empty; a resources file is a list of {scope, title, url} entries") {
+        case let .failure(failure): return ([], [failure.problem])
+        case let .success(composed): root = composed.0
         }
-        return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
+        let shape = DescriptorSchema.Shape.list(.object(DescriptorSchema.resourceFields))
+        var validator = SchemaValidator(path: path, showsValues: false)
+        validator.check(root, against: shape, keyPath: [])
+        guard validator.problems.isEmpty else { return ([], validator.problems) }
+        do {
+            return (try decodeResources(root), [])
+        } catch {
+            return ([], [DescriptorProblem(kind: .wrongType, location: SourceLocation(path: path, line: root.line, column: root.column),
+                                           message: "cannot decode the resources: \(error)")])
+        }
     }
 
     /// The node at a key path, such as `["security", "pkce"]`, if present.

@@ -13,8 +13,13 @@ struct SchemaValidator {
     /// The key path of the node being checked; it grows and shrinks, and is copied only into a problem.
     private var keyPath: [String] = []
 
-    init(path: String) {
+    /// Whether messages quote the file's values (keys are always named); a resources file's
+    /// values are not echoed.
+    let showsValues: Bool
+
+    init(path: String, showsValues: Bool = true) {
         self.path = path
+        self.showsValues = showsValues
     }
 
     /// Checks `node`, found at `keyPath`, against `shape`.
@@ -123,7 +128,7 @@ struct SchemaValidator {
         case let .string(pattern):
             guard tag == .str else { return expected(shape, found: node) + "; quote it if you mean the text" }
             if let pattern, !Pattern.matchesWhole(text, pattern: pattern) {
-                return "\(Self.quoted(text)) does not match the pattern `\(pattern)`"
+                return "\(value(text)) does not match the pattern `\(pattern)`"
             }
         case .urlTemplate:
             guard tag == .str else { return expected(shape, found: node) }
@@ -136,7 +141,7 @@ struct SchemaValidator {
                 return "the URL has \(placeholders) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
             }
             if let reason = template.shapeProblem {
-                return "\(Self.quoted(text)) is not an absolute URL: \(reason)"
+                return "\(value(text)) is not an absolute URL: \(reason)"
             }
         case .boolean:
             guard tag == .bool else { return expected(shape, found: node) }
@@ -150,7 +155,7 @@ struct SchemaValidator {
         case let .choice(values):
             guard tag == .str else { return expected(shape, found: node) }
             if values.contains(text) { return nil }
-            var message = "\(Self.quoted(text)) is not allowed here; expected \(shape.phrase)"
+            var message = "\(value(text)) is not allowed here; expected \(shape.phrase)"
             if let suggestion = Spelling.closest(to: text, among: values) {
                 message += "; did you mean `\(suggestion)`?"
             }
@@ -162,10 +167,10 @@ struct SchemaValidator {
     }
 
     private func expected(_ shape: DescriptorSchema.Shape, found node: YAMLNode) -> String {
-        "expected \(shape.phrase), found \(Self.describe(node))"
+        "expected \(shape.phrase), found \(describe(node))"
     }
 
-    static func describe(_ node: YAMLNode) -> String {
+    func describe(_ node: YAMLNode) -> String {
         switch node.kind {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
@@ -173,12 +178,17 @@ struct SchemaValidator {
             let text = node.string ?? ""
             switch node.tag {
             case .null: return "an empty value"
-            case .bool: return "the boolean \(quoted(text))"
-            case .int: return "the integer \(quoted(text))"
-            case .float: return "the number \(quoted(text))"
-            default: return "the string \(quoted(text))"
+            case .bool: return showsValues ? "the boolean \(Self.quoted(text))" : "a boolean"
+            case .int: return showsValues ? "the integer \(Self.quoted(text))" : "an integer"
+            case .float: return showsValues ? "the number \(Self.quoted(text))" : "a number"
+            default: return showsValues ? "the string \(Self.quoted(text))" : "a string"
             }
         }
+    }
+
+    /// A value from the file for a message: quoted (``quoted(_:)``), or "the value" when values are not shown.
+    private func value(_ text: String) -> String {
+        showsValues ? Self.quoted(text) : "the value"
     }
 
     /// A value from the file quoted for a message: a long one is cut, so that a hostile

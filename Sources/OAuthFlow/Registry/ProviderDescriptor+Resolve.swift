@@ -97,24 +97,27 @@ extension ProviderDescriptor {
     ///
     /// The file must lie in the descriptor's own directory tree: the path is relative,
     /// without `..`, and no symbolic link may lead out of the directory. It is read
-    /// like a descriptor (regular files only, at most ``DescriptorDocument/maximumSize``),
-    /// and errors never quote its contents.
+    /// like a descriptor (regular files only, at most ``DescriptorDocument/maximumSize``, the
+    /// same nesting, alias-expansion and URL-length budgets), and errors give the line and
+    /// column of each problem.
     public func resourceTemplates() throws -> [ResourceTemplate] {
         var templates = resources ?? []
         if let resourcesFile {
-            let data = try readResourcesFile(resourcesFile)
-            do {
-                templates += try ResourceMap.templates(from: data)
-            } catch {
+            let (data, path) = try readResourcesFile(resourcesFile)
+            let (entries, problems) = DescriptorDocument.parseResources(data, path: path)
+            templates += entries
+            if !problems.isEmpty {
+                let shown = problems.prefix(5).map { "\($0.location): \($0.message)" }.joined(separator: "; ")
+                let more = problems.count > 5 ? " (and \(problems.count - 5) more)" : ""
                 throw ProviderError(.invalidResources,
-                                    "the resources file `\(resourcesFile)` of provider `\(id)` is not a list of {scope, title, url} entries",
+                                    "the resources file `\(resourcesFile)` of provider `\(id)` is not a list of {scope, title, url} entries: \(shown)\(more)",
                                     provider: id)
             }
         }
         return templates
     }
 
-    private func readResourcesFile(_ name: String) throws -> Data {
+    private func readResourcesFile(_ name: String) throws -> (Data, String) {
         func refuse(_ why: String) -> ProviderError {
             ProviderError(.invalidResources, "the resources file `\(name)` of provider `\(id)` \(why)", provider: id)
         }
@@ -128,11 +131,15 @@ extension ProviderDescriptor {
         guard let file = Self.realPath(base.appendingPathComponent(name).path) else {
             throw refuse("cannot be read: no such file beside the descriptor")
         }
+        var info = stat()
+        if stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            throw refuse("is a directory, not a file")
+        }
         guard file.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") else {
             throw refuse("leads outside the descriptor's directory (through a symbolic link)")
         }
         do {
-            return try SafeFile.read(file, limit: DescriptorDocument.maximumSize)
+            return (try SafeFile.read(file, limit: DescriptorDocument.maximumSize), base.appendingPathComponent(name).path)
         } catch let error as SafeFile.ReadError {
             throw refuse("cannot be read: \(error.reason)")
         }

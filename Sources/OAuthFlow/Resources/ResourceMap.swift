@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// A protected resource and the scope that opens it.
 public struct Resource: Sendable, Hashable, Codable {
@@ -56,10 +55,12 @@ public struct ResourceMap: Sendable, Hashable {
         entries.first { $0.title.caseInsensitiveCompare(title) == .orderedSame }
     }
 
-    static func templates(from data: Data) throws -> [ProviderDescriptor.ResourceTemplate] {
-        if let json = try? JSONDecoder().decode([ProviderDescriptor.ResourceTemplate].self, from: data) {
-            return json
+    /// Reads entries within a descriptor's budgets (``DescriptorDocument/parseResources(_:path:)``).
+    static func templates(from data: Data, path: String = "scopeData") throws -> [ProviderDescriptor.ResourceTemplate] {
+        let (entries, problems) = DescriptorDocument.parseResources(data, path: path)
+        guard problems.isEmpty else {
+            throw ProviderError(.invalidResources, problems.prefix(5).map { "\($0.location): \($0.message)" }.joined(separator: "; "))
         }
-        return try YAMLDecoder().decode([ProviderDescriptor.ResourceTemplate].self, from: data)
+        return entries
     }
 }
