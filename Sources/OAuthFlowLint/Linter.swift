@@ -28,6 +28,7 @@ public struct Linter: Sendable {
         OIDCOpenIDScopeRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,
+        OfflineAccessConsentRule.self,
         LiteralSecretRule.self,
         PrivateUseSchemeRule.self,
         LocalhostLoopbackRule.self,

@@ -27,6 +27,44 @@ public struct ReservedParameterRule: LintRule {
     }
 }
 
+/// OpenID Connect Core §11: a request for `offline_access` must carry `prompt=consent`.
+public struct OfflineAccessConsentRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "offline_access_consent", name: "offline_access needs prompt=consent",
+        summary: "A descriptor that asks for the `offline_access` scope must also send `prompt=consent` (OpenID Connect Core §11); a conforming server refuses the sign-in otherwise.",
+        severity: .warning,
+        triggering: [
+            Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n",
+            Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [openid, offline_access]\n",
+            Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    params:\n      prompt: login\n",
+        ],
+        nonTriggering: [
+            Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    params:\n      prompt: consent\n",
+            Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [openid, offline_access]\nauthorization:\n  extra_params:\n    prompt: login consent\n",
+            Examples.validOIDC + "  offline:\n    params:\n      access_type: offline\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        func hasConsent(_ prompt: String?) -> Bool {
+            prompt?.split(separator: " ").contains("consent") ?? false
+        }
+        let always = hasConsent(descriptor.authorization.extraParams["prompt"])
+        var diagnostics: [Diagnostic] = []
+        if let index = descriptor.scopes.default.firstIndex(of: "offline_access"), !always {
+            diagnostics.append(diagnostic(file, ["scopes", "default", String(index)],
+                                          "`offline_access` is asked for without `prompt=consent`; set `authorization.extra_params.prompt: consent` (OpenID Connect Core §11)"))
+        }
+        if let index = descriptor.scopes.offline.scopes.firstIndex(of: "offline_access"),
+           !always, !hasConsent(descriptor.scopes.offline.params["prompt"]) {
+            diagnostics.append(diagnostic(file, ["scopes", "offline", "scopes", String(index)],
+                                          "`offline_access` is asked for without `prompt=consent`; add `prompt: consent` to `scopes.offline.params` (OpenID Connect Core §11)"))
+        }
+        return diagnostics
+    }
+}
+
 /// Descriptors are shared and committed; secrets are not.
 public struct LiteralSecretRule: LintRule {
     static let secretNames: Set<String> = [
