@@ -129,37 +129,32 @@ import Testing
 }
 
 extension InterruptedRefreshTests {
+    /// What the next run loads after a refresh whose process died right after `answer`'s last byte was read.
+    static func loadAfterDyingOnArrival(of answer: String) async throws -> StoredSession? {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = Self.session()
+        try await store.save(session)
+        do {
+            let reservation = try await store.reserve(session.key)
+            let recorder = try #require(reservation.answerRecorder(refreshing: session))
+            recorder(Data(answer.utf8))
+        }
+        return try await FileTokenStore(directory: store.directory).load(session.key)
+    }
+
     @Test(arguments: [
         #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"x.y.z"}"#,
         "access_token=access-2&token_type=bearer&refresh_token=refresh-2",
     ])
     func aRawAnswerRecordedOnArrivalKeepsOnlyItsRefreshToken(answer: String) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
-        let session = Self.session()
-        try await store.save(session)
-        do {
-            // A refresh whose process dies right after the answer's last byte was read.
-            let reservation = try await store.reserve(session.key)
-            let recorder = try #require(reservation.answerRecorder(refreshing: session))
-            recorder(Data(answer.utf8))
-        }
-        Self.expectOnlyTheRefreshTokenAdopted(try await FileTokenStore(directory: store.directory).load(session.key))
+        Self.expectOnlyTheRefreshTokenAdopted(try await Self.loadAfterDyingOnArrival(of: answer))
     }
 
     @Test func aRawAnswerWithoutARefreshTokenKeepsTheSessionsOwn() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let loaded = try await Self.loadAfterDyingOnArrival(of: #"{"access_token":"access-2","token_type":"Bearer"}"#)
         let session = Self.session()
-        try await store.save(session)
-        do {
-            let reservation = try await store.reserve(session.key)
-            let recorder = try #require(reservation.answerRecorder(refreshing: session))
-            recorder(Data(#"{"access_token":"access-2","token_type":"Bearer"}"#.utf8))
-        }
-        let loaded = try await FileTokenStore(directory: store.directory).load(session.key)
         #expect(loaded?.tokens.refreshToken == session.tokens.refreshToken, "a server that does not rotate leaves the old one valid")
         #expect(loaded?.tokens.idToken?.value == Self.verifiedIDToken)
         #expect(loaded?.tokens.isExpired(at: Date()) == true)

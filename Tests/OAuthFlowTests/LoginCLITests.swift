@@ -154,13 +154,18 @@ struct LoginCLITests {
         #expect(login.stderr.contains("port \(port) on 127.0.0.1 is already in use"))
     }
 
-    @Test func manualFlowWithAuthorizeURL() throws {
-        let env = try environment()
-        defer { env.state.cleanUp() }
+    /// `authorize-url`, then the user's sign-in at the server: the URL the browser was redirected to.
+    private func manualSignIn(_ env: Environment) throws -> URL {
         let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
         #expect(start.status == 0, "\(start.stderr)")
         let url = try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        let redirect = try env.server.signIn(url)
+        return try env.server.signIn(url)
+    }
+
+    @Test func manualFlowWithAuthorizeURL() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let redirect = try manualSignIn(env)
         let finish = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
         #expect(finish.status == 0, "\(finish.stderr)")
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
@@ -173,10 +178,7 @@ struct LoginCLITests {
     @Test func aForgedCallbackURLKeepsTheSignInInProgress() throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
-        #expect(start.status == 0, "\(start.stderr)")
-        let url = try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        let redirect = try env.server.signIn(url)
+        let redirect = try manualSignIn(env)
         var forged = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false))
         forged.queryItems = [URLQueryItem(name: "code", value: "attacker-code"), URLQueryItem(name: "state", value: "attacker-state")]
         let attack = try env.run(["login", "django", "--callback-url", try #require(forged.url).absoluteString])
