@@ -626,6 +626,24 @@ struct PostgresOutageTests {
         }
     }
 
+    /// The forged-ID-token refresh of InterruptedRefreshTests against the PostgreSQL store: while the check
+    /// stalls, other instances read the verified session; when it fails, only the rotated refresh token is kept.
+    @Test func anUncheckedIDTokenIsNeverAdopted() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            var session = InterruptedRefreshTests.session()
+            session.key = SessionKey(providerID: "example", account: "forged")
+            try await store.save(session)
+            let task = try await InterruptedRefreshTests.stalledRefresh(store: store, key: session.key) {
+                try await postgres.admin("SELECT received IS NOT NULL FROM \(table) WHERE account = 'forged'").first?.decode(Bool.self) ?? false
+            }
+            #expect(try await store.load(session.key)?.tokens.idToken?.value == InterruptedRefreshTests.verifiedIDToken)
+            await task.value
+            InterruptedRefreshTests.expectOnlyTheRefreshTokenAdopted(try await store.load(session.key))
+        }
+    }
+
     @Test func aWaiterFailsWithinTheDeadlineWhenTheServerStopsAnswering() async throws {
         let postgres = try TestPostgres.require()
         let table = TestPostgres.freshTable()
