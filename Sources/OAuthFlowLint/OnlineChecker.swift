@@ -11,7 +11,7 @@ public struct OnlineChecker: Sendable {
         ("online_pkce_s256", "error / warning", "`code_challenge_methods_supported` lacks S256 (a warning when the server does not publish it)."),
         ("online_client_auth", "warning", "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."),
         ("online_endpoint", "warning", "A static endpoint differs from the published one."),
-        ("online_iss_parameter", "warning", "RFC 9207 support differs from `security.iss_parameter`."),
+        ("online_iss_parameter", "info / warning", "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`; a warning when the descriptor ignores it (`absent`) or requires what the server does not advertise."),
         ("online_scopes", "warning", "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."),
         ("online_grant_types", "warning", "A grant type in `grant_types` is missing from the server's `grant_types_supported`."),
         ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
@@ -109,7 +109,8 @@ public struct OnlineChecker: Sendable {
             findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
                                        "the server sends `iss` in authorization responses (RFC 9207); set `iss_parameter: required`"))
         case .ifPresent where advertised:
-            findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
+            // Advice: `if_present` already checks every `iss` the server sends.
+            findings.append(diagnostic("online_iss_parameter", .info, ["security", "iss_parameter"],
                                        "the server advertises RFC 9207 `iss`; `iss_parameter: required` would refuse callbacks without it"))
         case .required where !advertised:
             findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],

@@ -14,7 +14,7 @@ public enum RuleCatalog {
 
             `oauthflow lint` runs every rule below. Each diagnostic reads
             `path:line:column: severity: message [rule_id]`. Errors make the command exit 1;
-            warnings do too under `--strict`. Each rule's examples run as tests.
+            warnings do too under `--strict`; advice (`info`) never does. Each rule's examples run as tests.
 
             | Rule | Severity | What it checks |
             | --- | --- | --- |

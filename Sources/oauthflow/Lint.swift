@@ -79,7 +79,7 @@ extension OAuthFlowCommand {
             }
             Output.stdoutExact(format.reporter.report(diagnostics))  // text diagnostics escape themselves; json and github stay exact
             let errors = diagnostics.filter { $0.severity == .error }.count
-            let warnings = diagnostics.count - errors
+            let warnings = diagnostics.filter { $0.severity == .warning }.count   // advice (info) never fails, not even under --strict
             if checked == 0 {
                 // An empty folder or a wrong path must not pass silently as "clean".
                 Output.stderr("no descriptor files (.yaml, .yml) in \(targets.map(\.relativePath).joined(separator: ", ")); nothing was checked\n")

@@ -82,10 +82,21 @@ extension Provider {
     /// This provider with every endpoint its descriptor leaves out taken from discovery,
     /// when the descriptor asks for discovery; otherwise itself.
     ///
+    /// An OpenID discovery document that names no `revocation_endpoint` is completed from the
+    /// issuer's RFC 8414 metadata (`/.well-known/oauth-authorization-server`) when that has one,
+    /// so logout can revoke; that second document is optional, and its failures are ignored.
     /// - Throws: ``DiscoveryError`` when the discovery document cannot be had or breaks the rules.
     public func discoveringEndpoints(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
         guard usesDiscovery else { return self }
-        return try applying(try await discovery.metadata(for: self), logger: logger)
+        let filled = try applying(try await discovery.metadata(for: self), logger: logger)
+        guard filled.endpoints.revocation == nil, descriptor.discovery.mode == .oidc, descriptor.discovery.url == nil,
+              let issuer, let url = ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414),
+              let metadata = try? await discovery.metadata(for: self, at: url), metadata.revocationEndpoint != nil,
+              let completed = try? filled.applying(metadata, logger: logger) else {
+            return filled
+        }
+        logger?.info("revocation endpoint taken from RFC 8414 metadata", metadata: ["provider": "\(id)", "document": "\(url.absoluteString)"])
+        return completed
     }
 }
 
@@ -110,7 +121,16 @@ public actor DiscoveryClient {
     ///   had, and `issuerMismatch` when its `issuer` is not exactly the descriptor's
     ///   (RFC 8414 §3.3; a trailing slash counts).
     public func metadata(for provider: Provider) async throws -> ServerMetadata {
-        guard let url = provider.discoveryURL, let issuer = provider.issuer else {
+        guard let url = provider.discoveryURL else {
+            throw DiscoveryError(.notConfigured, "provider `\(provider.id)` has no issuer with discovery")
+        }
+        return try await metadata(for: provider, at: url)
+    }
+
+    /// The provider's metadata published at `url` (its discovery document, or its RFC 8414
+    /// metadata), checked and cached as ``metadata(for:)`` does.
+    func metadata(for provider: Provider, at url: URL) async throws -> ServerMetadata {
+        guard let issuer = provider.issuer else {
             throw DiscoveryError(.notConfigured, "provider `\(provider.id)` has no issuer with discovery")
         }
         if let (cached, fetched) = cache[url], clock.now().timeIntervalSince(fetched) < timeToLive { return cached }

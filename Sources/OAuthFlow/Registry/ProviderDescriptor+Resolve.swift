@@ -17,8 +17,17 @@ extension ProviderDescriptor {
     /// - Parameter values: Variable values by name. Declared defaults fill the gaps.
     /// - Returns: The resolved provider.
     /// - Throws: ``ProviderError`` naming the variable that is unknown, missing or
-    ///   invalid, or the URL that cannot be built.
+    ///   invalid, or the URL that cannot be built; ``ProviderError/Code/missingEndpoint`` when
+    ///   discovery is off and no token endpoint is given (an issuer alone names no endpoints),
+    ///   before anything (a login's listener) starts.
     public func resolve(_ values: [String: String] = [:]) throws -> Provider {
+        if discovery.mode == .none, discovery.url == nil, endpoints.token == nil {
+            var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
+            message += issuer == nil
+                ? "; give `endpoints.authorization` and `endpoints.token`, or `discovery.url`"
+                : "; set `discovery: {mode: oidc}` (or `rfc8414`) to read the endpoints from the issuer's metadata, or give `endpoints.authorization` and `endpoints.token`"
+            throw ProviderError(.missingEndpoint, message, provider: id)
+        }
         for name in values.keys.sorted() where variables[name] == nil {
             let known = variables.keys.sorted()
             var message = "provider `\(id)` has no variable `\(name)`"

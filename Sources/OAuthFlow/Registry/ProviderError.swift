@@ -45,6 +45,8 @@ extension ErrorCode where Domain == ProviderError {
     public static let invalidVariable = Self("invalid_variable")
     /// A URL could not be built from the descriptor.
     public static let invalidURL = Self("invalid_url")
+    /// Discovery is off and the descriptor gives no token endpoint (an issuer alone names none).
+    public static let missingEndpoint = Self("missing_endpoint")
     /// The resource file named by the descriptor could not be read.
     public static let invalidResources = Self("invalid_resources")
 }

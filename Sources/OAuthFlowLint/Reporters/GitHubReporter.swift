@@ -4,7 +4,7 @@ public struct GitHubReporter: Reporter {
 
     public func report(_ diagnostics: [Diagnostic]) -> String {
         diagnostics.map {
-            "::\($0.severity.rawValue) file=\(escapeProperty($0.location.path)),line=\($0.location.line),col=\($0.location.column),title=\(escapeProperty($0.ruleID))::\(escapeData($0.message))\n"
+            "::\($0.severity == .info ? "notice" : $0.severity.rawValue) file=\(escapeProperty($0.location.path)),line=\($0.location.line),col=\($0.location.column),title=\(escapeProperty($0.ruleID))::\(escapeData($0.message))\n"
         }.joined()
     }
 

@@ -128,9 +128,12 @@ public struct EndpointsOrDiscoveryRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "endpoints_or_discovery", name: "Endpoints or discovery",
-        summary: "Without discovery, the authorization and token endpoints must be given.",
+        summary: "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`.",
         severity: .error,
-        triggering: [Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n"],
+        triggering: [
+            Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n",
+            Examples.header + "issuer: https://auth.example.com\n",
+        ],
         nonTriggering: [
             Examples.valid,
             Examples.header + "issuer: https://auth.example.com\ndiscovery:\n  mode: oidc\n",
@@ -145,7 +148,11 @@ public struct EndpointsOrDiscoveryRule: LintRule {
         if descriptor.endpoints.token == nil { missing.append("token") }
         guard !missing.isEmpty else { return [] }
         let names = missing.map { "`endpoints.\($0)`" }.joined(separator: " and ")
-        return [diagnostic(file, ["endpoints"], "\(names) must be given when discovery is off")]
+        var message = "\(names) must be given when discovery is off"
+        if descriptor.issuer != nil {
+            message += "; `discovery` is missing: set `discovery: {mode: oidc}` (or `rfc8414`) to read the endpoints from the issuer's metadata"
+        }
+        return [diagnostic(file, ["endpoints"], message)]
     }
 }
 

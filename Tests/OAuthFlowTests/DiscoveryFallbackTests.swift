@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import OAuthFlow
+
+/// Answers the OpenID discovery document and, optionally, the RFC 8414 metadata; counts requests.
+private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
+    let rfc8414: String?
+    private let lock = NSLock()
+    private var paths: [String] = []
+
+    init(rfc8414: String?) { self.rfc8414 = rfc8414 }
+
+    var requested: [String] { lock.withLock { paths } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        lock.withLock { paths.append(request.url.path) }
+        let json = ["Content-Type": "application/json"]
+        switch request.url.path {
+        case "/.well-known/openid-configuration":
+            let body = #"{"issuer":"https://auth.example.com","authorization_endpoint":"https://auth.example.com/authorize","token_endpoint":"https://auth.example.com/token"}"#
+            return HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+        case "/.well-known/oauth-authorization-server":
+            guard let rfc8414 else { return HTTPResponse(status: 404, headers: [:], body: Data()) }
+            return HTTPResponse(status: 200, headers: json, body: Data(rfc8414.utf8))
+        default:
+            return HTTPResponse(status: 404, headers: [:], body: Data())
+        }
+    }
+}
+
+@Suite struct DiscoveryFallbackTests {
+    private func provider() throws -> Provider {
+        let text = """
+            schema_version: 1
+            id: example
+            display_name: Example
+            protocol: oidc
+            issuer: https://auth.example.com
+            discovery:
+              mode: oidc
+            scopes:
+              default: [openid]
+            """
+        return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor).resolve()
+    }
+
+    @Test func aRevocationEndpointMissingFromDiscoveryIsReadFromRFC8414Metadata() async throws {
+        let transport = TwoDocuments(rfc8414: #"{"issuer":"https://auth.example.com","revocation_endpoint":"https://auth.example.com/revoke"}"#)
+        let filled = try await provider().discoveringEndpoints(with: DiscoveryClient(transport: transport))
+        #expect(filled.endpoints.revocation?.absoluteString == "https://auth.example.com/revoke")
+        #expect(filled.endpoints.token?.absoluteString == "https://auth.example.com/token")
+    }
+
+    @Test func noRFC8414MetadataLeavesRevocationUnsetWithoutFailing() async throws {
+        let transport = TwoDocuments(rfc8414: nil)
+        let filled = try await provider().discoveringEndpoints(with: DiscoveryClient(transport: transport))
+        #expect(filled.endpoints.revocation == nil)
+        #expect(filled.endpoints.authorization != nil)
+    }
+
+    @Test func rfc8414MetadataOfAnotherIssuerIsNotUsed() async throws {
+        let transport = TwoDocuments(rfc8414: #"{"issuer":"https://evil.example.com","revocation_endpoint":"https://evil.example.com/revoke"}"#)
+        let filled = try await provider().discoveringEndpoints(with: DiscoveryClient(transport: transport))
+        #expect(filled.endpoints.revocation == nil)
+    }
+
+    @Test func anIssuerOnlyDescriptorIsRefusedWhenResolved() throws {
+        let text = "schema_version: 1\nid: bare\ndisplay_name: Bare\nprotocol: oidc\nissuer: https://auth.example.com\nscopes:\n  default: [openid]\n"
+        let descriptor = try #require(DescriptorDocument.parse(Data(text.utf8), path: "bare.yaml").descriptor)
+        let error = try #require(throws: ProviderError.self) { try descriptor.resolve() }
+        #expect(error.code == .missingEndpoint)
+        #expect(error.message.contains("discovery: {mode: oidc}"), "\(error)")
+    }
+}
