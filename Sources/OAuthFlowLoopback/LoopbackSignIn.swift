@@ -50,11 +50,17 @@ public struct LoopbackSignIn: Sendable {
         case exchangingCode(String)
         /// An unreadable stored session was moved to this path instead of being overwritten.
         case corruptSessionKept(String)
+        /// Nothing has come back to the redirect URI for this long (``waitingHintDelay``): the
+        /// provider may refuse this redirect URI, which must be registered there (exactly, port
+        /// included, for providers that do not accept any loopback port; RFC 8252 §7.3).
+        case stillWaiting(redirectURI: URL, after: Duration)
     }
 
     public let store: any TokenStore
     public let browser: any BrowserOpener
     public let transport: any HTTPTransport
+    /// How long to wait for anything to reach the redirect URI before ``Event/stillWaiting(redirectURI:after:)``.
+    public var waitingHintDelay: Duration = .seconds(20)
 
     public init(store: any TokenStore = FileTokenStore(), browser: any BrowserOpener = SystemBrowser(),
                 transport: any HTTPTransport = DefaultHTTPTransport()) {
@@ -116,8 +122,19 @@ public struct LoopbackSignIn: Sendable {
         // Discovery only when the descriptor names no token endpoint: no extra round trip otherwise.
         let tokenEndpoint = provider.endpoints.token == nil ? (try? await oauth.completeProvider())?.endpoints.token : provider.endpoints.token
         let tokenHost = tokenEndpoint?.host ?? "the token endpoint"
+        let arrived = Arrivals()
+        // A provider that refuses the redirect URI shows the user its own error page and never
+        // sends the browser back: say which redirect URI was sent while the wait goes on.
+        let delay = waitingHintDelay
+        let redirectURI = receiver.redirectURI
+        let hint = Task {
+            try await Task.sleep(for: delay)
+            if !arrived.any { events(.stillWaiting(redirectURI: redirectURI, after: delay)) }
+        }
+        defer { hint.cancel() }
         try await receiver.waitForCallback(timeout: timeout) { request in
-            await Self.handle(request, client: oauth, pending: pending, tokenHost: tokenHost, outcome: outcome, events: events)
+            arrived.note()
+            return await Self.handle(request, client: oauth, pending: pending, tokenHost: tokenHost, outcome: outcome, events: events)
         }
         guard let result = outcome.result else {
             throw LoopbackError(code: .noResult, message: "the sign-in ended without a result")
@@ -163,6 +180,15 @@ public struct LoopbackSignIn: Sendable {
             return LoopbackResponse(status: 400, html: LoopbackPages.page(
                 title: "Sign-in failed", message: "\(error). Return to the application for details."), finishes: true)
         }
+    }
+
+    /// Whether any request reached the redirect path.
+    final class Arrivals: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen = false
+
+        var any: Bool { lock.withLock { seen } }
+        func note() { lock.withLock { seen = true } }
     }
 
     /// The result of the finishing callback, handed from the receiver's handler to the caller.

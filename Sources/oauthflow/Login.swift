@@ -177,6 +177,10 @@ extension OAuthFlowCommand {
                             progress.start("Callback received; getting tokens from \(Output.line(host))…")
                         case let .corruptSessionKept(path):
                             Output.stderr("The stored session file could not be read; it was kept as \(Output.line(path)).\n")
+                        case let .stillWaiting(redirect, after):
+                            progress.stop()
+                            Output.stderr("Nothing has come back after \(after.components.seconds) s. The redirect URI sent was \(redirect.absoluteString); it must be registered at the provider (exactly, port included, if the provider does not accept any loopback port: then fix the port with `redirect.loopback.port` or --port). A provider that refuses it shows its own error page instead of returning.\n")
+                            progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(limit) s)…")
                         }
                     }
             } catch let error as LoopbackError where error.code == .timedOut {

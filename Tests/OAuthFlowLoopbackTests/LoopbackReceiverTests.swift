@@ -299,3 +299,68 @@ private final class RawConnection {
         try await waiting
     }
 }
+
+/// A browser that opens nothing, as when the provider refuses the redirect URI and never sends the user back.
+private struct NowhereBrowser: BrowserOpener {
+    func open(_ url: URL) async throws {}
+}
+
+/// Collects sign-in events.
+private final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [LoopbackSignIn.Event] = []
+    func append(_ event: LoopbackSignIn.Event) { lock.withLock { events.append(event) } }
+    var all: [LoopbackSignIn.Event] { lock.withLock { events } }
+}
+
+@Suite struct LoopbackSignInWaitingTests {
+    private func provider() throws -> Provider {
+        let text = """
+            schema_version: 1
+            id: example
+            display_name: Example
+            protocol: oauth2
+            issuer: https://auth.example.com
+            endpoints:
+              authorization: https://auth.example.com/authorize
+              token: https://auth.example.com/token
+            """
+        return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor).resolve()
+    }
+
+    @Test func whileNothingComesBackTheRedirectURISentIsNamed() async throws {
+        var signIn = LoopbackSignIn(store: InMemoryTokenStore(), browser: NowhereBrowser())
+        signIn.waitingHintDelay = .milliseconds(100)
+        let log = EventLog()
+        let error = try await #require(throws: LoopbackError.self) {
+            try await signIn.signIn(to: provider(), client: .init(clientID: "c"), timeout: .seconds(1)) { log.append($0) }
+        }
+        #expect(error.code == .timedOut)
+        var listening: URL?
+        var hinted: URL?
+        for event in log.all {
+            if case let .listening(url) = event { listening = url }
+            if case let .stillWaiting(url, after) = event {
+                hinted = url
+                #expect(after == .milliseconds(100))
+            }
+        }
+        #expect(hinted != nil && hinted == listening, "\(log.all)")
+    }
+
+    @Test func aCallbackArrivingInTimeGetsNoHint() async throws {
+        var signIn = LoopbackSignIn(store: InMemoryTokenStore(), browser: NowhereBrowser())
+        signIn.waitingHintDelay = .milliseconds(600)
+        let log = EventLog()
+        let http = DefaultHTTPTransport(timeout: 5)
+        _ = try? await signIn.signIn(to: provider(), client: .init(clientID: "c"), timeout: .seconds(1)) { event in
+            log.append(event)
+            if case let .listening(url) = event {
+                // A forged callback reaches the redirect URI: the provider does send the browser back.
+                Task { _ = try? await http.send(HTTPRequest(method: "GET", url: URL(string: url.absoluteString + "?code=x&state=forged")!)) }
+            }
+        }
+        let hints = log.all.filter { if case .stillWaiting = $0 { true } else { false } }
+        #expect(hints.isEmpty, "\(log.all)")
+    }
+}
