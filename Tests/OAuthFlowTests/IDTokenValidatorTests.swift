@@ -221,6 +221,16 @@ import Testing
         #expect(try await rejection(try await sign(claims)).code == .subjectMissing)
     }
 
+    @Test(arguments: [(true, false, "`exp`"), (false, true, "`iat`"), (true, true, "`exp` and `iat`")])
+    func aMissingTimeClaimIsNamed(dropExpiry: Bool, dropIssuedAt: Bool, named: String) async throws {
+        var claims = Claims()
+        if dropExpiry { claims.exp = nil }
+        if dropIssuedAt { claims.iat = nil }
+        let error = try await rejection(try await sign(claims))
+        #expect(error.code == .malformed)
+        #expect(error.message == "the ID token lacks \(named) (a number of seconds)", "\(error.message)")
+    }
+
     @Test func notBeforeInTheFuture() async throws {
         struct WithNotBefore: JWTPayload {
             var base = Claims()
@@ -238,7 +248,10 @@ import Testing
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key, kid: JWKIdentifier(string: "k1"))
         let future = Secret(try await keys.sign(WithNotBefore(nbf: now.timeIntervalSince1970 + 600), kid: JWKIdentifier(string: "k1")))
-        #expect(try await rejection(future).code == .notYetValid)
+        let early = try await rejection(future)
+        #expect(early.code == .notYetValid)
+        // It names the claim, and says "ID token" as every other rejection does.
+        #expect(early.message.contains("`nbf`") && early.message.hasPrefix("the ID token"), "\(early.message)")
         let withinLeeway = Secret(try await keys.sign(WithNotBefore(nbf: now.timeIntervalSince1970 + 30), kid: JWKIdentifier(string: "k1")))
         let (validator, _) = try makeValidator()
         #expect(try await validator.validate(withinLeeway, nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")

@@ -251,8 +251,10 @@ public actor IDTokenValidator {
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw IDTokenError(.subjectMissing, "the ID token has no `sub` claim; OpenID Connect Core §2 requires one")
         }
+        let missingTimes = ["exp", "iat"].filter { claims[$0]?.numberValue == nil }
         guard let expiry = claims["exp"]?.numberValue, let issued = claims["iat"]?.numberValue else {
-            throw IDTokenError(.malformed, "the ID token lacks `exp` or `iat`")
+            let names = missingTimes.map { "`\($0)`" }.joined(separator: " and ")
+            throw IDTokenError(.malformed, "the ID token lacks \(names) (a number of seconds)")
         }
         let current = clock.now().timeIntervalSince1970
         guard expiry + leeway > current else {
@@ -283,10 +285,10 @@ public actor IDTokenValidator {
     private func checkNotBefore(_ claims: [String: JSONValue]) throws {
         guard let notBefore = claims["nbf"] else { return }
         guard let seconds = notBefore.numberValue, seconds.isFinite else {
-            throw IDTokenError(.malformed, "the token's `nbf` is not a number of seconds")
+            throw IDTokenError(.malformed, "the ID token's `nbf` is not a number of seconds")
         }
         guard seconds - leeway <= clock.now().timeIntervalSince1970 else {
-            throw IDTokenError(.notYetValid, "the token is not valid before \(Date(timeIntervalSince1970: seconds))")
+            throw IDTokenError(.notYetValid, "the ID token is not valid yet: its `nbf` (not before) is \(Date(timeIntervalSince1970: seconds))")
         }
     }
 
