@@ -94,8 +94,10 @@ import Testing
         #expect(try ProviderRegistry.descriptor(named: "mine", directories: [directory.url]).displayName == "Mine")
         #expect(try ProviderRegistry.descriptor(named: "google", directories: [directory.url]).displayName == "Our Google")
         #expect(try ProviderRegistry.descriptor(named: "auth0", directories: [directory.url]).id == "auth0")
-        // Unknown names fall back to the full load, which reports the broken file.
-        #expect(throws: ProviderError.self) { try ProviderRegistry.descriptor(named: "nobody", directories: [directory.url]) }
+        // Unknown names fall back to the full load, whose error names the file it skipped.
+        let unknown = try #require(throws: ProviderError.self) { try ProviderRegistry.descriptor(named: "nobody", directories: [directory.url]) }
+        #expect(unknown.code == .unknownProvider)
+        #expect(unknown.message.contains("skipped as unreadable: `broken`"), "\(unknown)")
     }
 
     @Test func duplicateIDInOneDirectoryNamesBothFiles() throws {

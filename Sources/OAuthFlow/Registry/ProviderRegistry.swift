@@ -210,6 +210,9 @@ public struct ProviderRegistry: Sendable {
         } else {
             message += "; known providers: \(ids.joined(separator: ", "))"
         }
+        if !skipped.isEmpty {
+            message += "; skipped as unreadable: \(skipped.map { "`\($0.name)`" }.joined(separator: ", ")) (run `oauthflow lint` for details)"
+        }
         throw ProviderError(.unknownProvider, message, provider: name)
     }
 
