@@ -66,6 +66,8 @@ enum Advice {
             return "sign in again with `\(signIn.text)`"
         }
         guard refusedByServer(error) else { return nil }
+        // The library's own hint may have said so already: then only the command is new.
+        if "\(error)".contains("cannot be refreshed") { return "to sign in again: `\(signIn.text)`" }
         return "the provider refused the refresh, so this session cannot be refreshed again; sign in again with `\(signIn.text)`"
     }
 

@@ -165,6 +165,21 @@ import Testing
         #expect(result.stderr.contains("`\(Self.signInAgain)\(server.port) --account work`"), "\(result.stderr)")
     }
 
+    /// A refusal the library already explains ("cannot be refreshed; sign in again") gets the command once, not the sentence twice.
+    @Test func aRefusalTheLibraryExplainsIsAdvisedOnce() async throws {
+        let body = #"{"error":"invalid_request","error_description":"refresh token inactive"}"#
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
+        defer { server.stop() }
+        let setup = try Setup(port: server.port)
+        defer { setup.directory.cleanUp() }
+        try await setup.storeSession()
+        let result = try setup.run(["token", "refresh", "refuser", "--account", "work"])
+        #expect(result.status == 1)
+        #expect(result.stderr.components(separatedBy: "cannot be refreshed").count == 2, "said once: \(result.stderr)")
+        #expect(result.stderr.contains("`\(Self.signInAgain)\(server.port) --account work`"), "\(result.stderr)")
+        #expect(!result.stderr.contains("body_encoding"), "\(result.stderr)")
+    }
+
     @Test func aNetworkFailureDoesNotAdviseSigningInAgain() async throws {
         let setup = try Setup(port: 9)   // discard: nothing listens
         defer { setup.directory.cleanUp() }
