@@ -46,22 +46,38 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
 
     @Test func aRevocationEndpointMissingFromDiscoveryIsReadFromRFC8414Metadata() async throws {
         let transport = TwoDocuments(rfc8414: #"{"issuer":"https://auth.example.com","revocation_endpoint":"https://auth.example.com/revoke"}"#)
-        let filled = try await provider().discoveringEndpoints(with: DiscoveryClient(transport: transport))
+        let discovery = DiscoveryClient(transport: transport)
+        let discovered = try await provider().discoveringEndpoints(with: discovery)
+        #expect(discovered.endpoints.revocation == nil)
+        #expect(transport.requested == ["/.well-known/openid-configuration"], "discovery alone asks for one document")
+        let filled = await discovered.completingRevocation(with: discovery)
         #expect(filled.endpoints.revocation?.absoluteString == "https://auth.example.com/revoke")
         #expect(filled.endpoints.token?.absoluteString == "https://auth.example.com/token")
     }
 
     @Test func noRFC8414MetadataLeavesRevocationUnsetWithoutFailing() async throws {
         let transport = TwoDocuments(rfc8414: nil)
-        let filled = try await provider().discoveringEndpoints(with: DiscoveryClient(transport: transport))
+        let discovery = DiscoveryClient(transport: transport)
+        let filled = await (try await provider().discoveringEndpoints(with: discovery)).completingRevocation(with: discovery)
         #expect(filled.endpoints.revocation == nil)
         #expect(filled.endpoints.authorization != nil)
     }
 
     @Test func rfc8414MetadataOfAnotherIssuerIsNotUsed() async throws {
         let transport = TwoDocuments(rfc8414: #"{"issuer":"https://evil.example.com","revocation_endpoint":"https://evil.example.com/revoke"}"#)
-        let filled = try await provider().discoveringEndpoints(with: DiscoveryClient(transport: transport))
+        let discovery = DiscoveryClient(transport: transport)
+        let filled = await (try await provider().discoveringEndpoints(with: discovery)).completingRevocation(with: discovery)
         #expect(filled.endpoints.revocation == nil)
+    }
+
+    @Test func aClientAsksForRFC8414MetadataOnlyToRevoke() async throws {
+        let transport = TwoDocuments(rfc8414: #"{"issuer":"https://auth.example.com","revocation_endpoint":"https://auth.example.com/revoke"}"#)
+        let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
+            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+        _ = try await client.startAuthorization()
+        #expect(transport.requested == ["/.well-known/openid-configuration"], "a sign-in fetches discovery once, nothing more")
+        #expect(try await client.revocationEndpoint()?.absoluteString == "https://auth.example.com/revoke")
+        #expect(transport.requested == ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"])
     }
 
     @Test func anIssuerOnlyDescriptorIsRefusedWhenResolved() throws {

@@ -62,6 +62,18 @@ public actor OAuthClient {
         return url
     }
 
+    /// The revocation endpoint: the descriptor's, the discovery document's, or, when an OpenID
+    /// discovery document names none, the issuer's RFC 8414 metadata's (asked for only here).
+    public func revocationEndpoint() async throws -> URL? {
+        if let url = provider.endpoints.revocation { return url }
+        guard provider.usesDiscovery else { return nil }
+        let filled = try await completeProvider()
+        if let url = filled.endpoints.revocation { return url }
+        let completed = await filled.completingRevocation(with: discovery, logger: logger)
+        complete = completed
+        return completed.endpoints.revocation
+    }
+
     /// The device authorization endpoint, from the descriptor or discovery.
     func deviceEndpoint() async throws -> URL {
         try await endpoint(\.deviceAuthorization, "device authorization")
@@ -306,7 +318,9 @@ public actor OAuthClient {
     ///
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
     public func revoke(_ token: Secret, kind: TokenKind) async throws {
-        let endpoint = try await endpoint(\.revocation, "revocation")
+        guard let endpoint = try await revocationEndpoint() else {
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no revocation endpoint: neither its descriptor nor its discovery document names one (set `endpoints.revocation`)")
+        }
         let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)])
         guard (200..<300).contains(response.status) else {
             let fields = try? TokenResponseParser.fields(of: response, format: .auto)

@@ -82,18 +82,23 @@ extension Provider {
     /// This provider with every endpoint its descriptor leaves out taken from discovery,
     /// when the descriptor asks for discovery; otherwise itself.
     ///
-    /// An OpenID discovery document that names no `revocation_endpoint` is completed from the
-    /// issuer's RFC 8414 metadata (`/.well-known/oauth-authorization-server`) when that has one,
-    /// so logout can revoke; that second document is optional, and its failures are ignored.
     /// - Throws: ``DiscoveryError`` when the discovery document cannot be had or breaks the rules.
     public func discoveringEndpoints(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
         guard usesDiscovery else { return self }
-        let filled = try applying(try await discovery.metadata(for: self), logger: logger)
-        guard filled.endpoints.revocation == nil, descriptor.discovery.mode == .oidc, descriptor.discovery.url == nil,
+        return try applying(try await discovery.metadata(for: self), logger: logger)
+    }
+
+    /// This provider (its discovery done) with a revocation endpoint from the issuer's RFC 8414
+    /// metadata (`/.well-known/oauth-authorization-server`), when its OpenID discovery document
+    /// named none: fetched only when revocation is needed, so no sign-in waits on a second
+    /// document. That document is optional: its failures, and one naming another issuer, leave
+    /// the provider as it was.
+    public func completingRevocation(with discovery: DiscoveryClient, logger: Logger? = nil) async -> Provider {
+        guard endpoints.revocation == nil, usesDiscovery, descriptor.discovery.mode == .oidc, descriptor.discovery.url == nil,
               let issuer, let url = ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414),
               let metadata = try? await discovery.metadata(for: self, at: url), metadata.revocationEndpoint != nil,
-              let completed = try? filled.applying(metadata, logger: logger) else {
-            return filled
+              let completed = try? applying(metadata, logger: logger) else {
+            return self
         }
         logger?.info("revocation endpoint taken from RFC 8414 metadata", metadata: ["provider": "\(id)", "document": "\(url.absoluteString)"])
         return completed

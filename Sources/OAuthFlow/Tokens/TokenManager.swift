@@ -338,9 +338,8 @@ public actor TokenManager {
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
     public func signOut() async throws -> SignOut {
         let current = try await session()
-        // Discovery only when the descriptor names no revocation endpoint.
-        let revocation = client.provider.endpoints.revocation == nil
-            ? (try? await client.completeProvider())?.endpoints.revocation : client.provider.endpoints.revocation
+        // Discovery (and RFC 8414 metadata) only when the descriptor names no revocation endpoint.
+        let revocation = try? await client.revocationEndpoint()
         var failure: (any Error)?
         if revocation != nil {
             do {
