@@ -16,6 +16,8 @@ import NIOPosix
 /// - `Accept-Encoding: identity` is sent (no header would mean "any coding", RFC 9110
 ///   §12.5.3) and nothing is decompressed, so a small compressed answer cannot inflate into a
 ///   large one; an answer compressed all the same fails, naming its coding.
+/// - The response is collected on its event loop, and a caller's arrival callback
+///   (``send(_:arrival:)``) runs there, on the thread that read the last byte.
 /// - No cookies are kept; nothing is cached.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The total time a request may take, from connecting to the last byte of the body.
@@ -74,43 +76,90 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    /// Sends the request and reads the body up to the cap.
-    private func exchange(_ request: HTTPRequest, arrival: @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for (name, value) in request.headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
-        outgoing.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+    /// Sends the request and reads the body up to the cap, on the request's event loop: the
+    /// response is complete, and `arrival` called, on the thread that read its last byte.
+    private func exchange(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+        var headers = HTTPHeaders()
+        for (name, value) in request.headers { headers.replaceOrAdd(name: name, value: value) }
+        headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+        let outgoing = try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: request.method), headers: headers,
+                                              body: request.body.map { .bytes($0) })
+        let collector = ResponseCollector(url: request.url, limit: maximumResponseSize, arrival: arrival)
         // The shared client (and its event loop threads) starts with the first request, not with the transport:
         // commands that never go to the network (`token print` with a valid token) do not pay for it.
-        let response = try await Self.sharedClient.execute(outgoing, deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
-        if let coding = response.headers.first(name: "content-encoding")?.trimmingCharacters(in: .whitespaces),
-           !coding.isEmpty, coding.lowercased() != "identity" {
-            throw TransportError(url: request.url, message: "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers")
-        }
-        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > maximumResponseSize {
-            throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted (Content-Length: \(declared))")
-        }
-        var body = Data()
+        let task = Self.sharedClient.execute(request: outgoing, delegate: collector,
+                                             deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
         do {
-            for try await chunk in response.body {
-                guard body.count + chunk.readableBytes <= maximumResponseSize else {
-                    // Leaving the loop cancels the request and closes the connection: nothing more is read.
-                    throw TransportError(url: request.url, message: "the response body is larger than the \(maximumResponseSize) bytes accepted")
-                }
-                body.append(contentsOf: chunk.readableBytesView)
+            return try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
         } catch let error as HTTPClientError where error == .readTimeout {
+            guard let received = collector.bodyBytesIfHeadArrived else { throw error }
             // The head came; the body stalled.
-            throw TransportError(url: request.url, message: "the server stopped sending its answer's body after \(body.count) bytes")
+            throw TransportError(url: request.url, message: "the server stopped sending its answer's body after \(received) bytes")
         }
-        var headers: [String: String] = [:]
-        for (name, value) in response.headers where headers[name.lowercased()] == nil {
-            headers[name.lowercased()] = value
+    }
+
+    /// Collects one response on its event loop: refuses a compressed or oversized one as soon as
+    /// that shows, and hands the complete response to `arrival` before anything else.
+    private final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
+        typealias Response = HTTPResponse
+        let url: URL
+        let limit: Int
+        let arrival: @Sendable (HTTPResponse) -> Void
+        // Written on the event loop only; `progress` is also read by the caller after a failure.
+        private var head: HTTPResponseHead?
+        private var body = Data()
+        private let lock = NSLock()
+        private var progress: Int?
+
+        init(url: URL, limit: Int, arrival: @escaping @Sendable (HTTPResponse) -> Void) {
+            self.url = url
+            self.limit = limit
+            self.arrival = arrival
         }
-        let complete = HTTPResponse(status: Int(response.status.code), headers: headers, body: body)
-        arrival(complete)
-        return complete
+
+        /// How much of the body had come, when the head had.
+        var bodyBytesIfHeadArrived: Int? { lock.withLock { progress } }
+
+        func didReceiveHead(task: HTTPClient.Task<HTTPResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            if let coding = head.headers.first(name: "content-encoding")?.trimmingCharacters(in: .whitespaces),
+               !coding.isEmpty, coding.lowercased() != "identity" {
+                return task.eventLoop.makeFailedFuture(TransportError(url: url, message: "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers"))
+            }
+            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
+                return task.eventLoop.makeFailedFuture(TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted (Content-Length: \(declared))"))
+            }
+            self.head = head
+            lock.withLock { progress = 0 }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<HTTPResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            guard body.count + buffer.readableBytes <= limit else {
+                // A failed future ends the request and closes the connection: nothing more is read.
+                return task.eventLoop.makeFailedFuture(TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted"))
+            }
+            body.append(contentsOf: buffer.readableBytesView)
+            let count = body.count
+            lock.withLock { progress = count }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveError(task: HTTPClient.Task<HTTPResponse>, _ error: any Error) {}
+
+        func didFinishRequest(task: HTTPClient.Task<HTTPResponse>) throws -> HTTPResponse {
+            guard let head else { throw TransportError(url: url, message: "the server sent no response head") }
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers where headers[name.lowercased()] == nil {
+                headers[name.lowercased()] = value
+            }
+            let response = HTTPResponse(status: Int(head.status.code), headers: headers, body: body)
+            arrival(response)
+            return response
+        }
     }
 
     /// A sentence for a failure, saying what happened and after how long.
