@@ -117,10 +117,15 @@ let package = Package(
             ],
             path: "Tests/PostgresWorker"
         ),
+        // What the test targets share: the process runner.
+        .target(
+            name: "OAuthFlowTestSupport",
+            path: "Tests/OAuthFlowTestSupport"
+        ),
         .testTarget(
             name: "OAuthFlowTests",
             dependencies: [
-                "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Yams", package: "Yams"),
                 "OAuthFlowPostgres", "PostgresWorker", .product(name: "PostgresNIO", package: "postgres-nio"),
                 "OAuthFlowWeb", "OAuthFlowHummingbird", .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -140,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowCLITests",
-            dependencies: ["oauthflow"]
+            dependencies: ["oauthflow", "OAuthFlowTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 
 /// Runs the built `oauthflow` binary as a user would and captures what it prints.
 struct CLI {
@@ -20,27 +21,14 @@ struct CLI {
     }
 
     static func run(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL = repositoryRoot) throws -> Result {
-        let process = Process()
         guard let binary = Self.binary else {
             Issue.record("cannot find the built oauthflow binary; run `swift build --build-tests`")
             throw CancellationError()
         }
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-oauthflow-config"
+        var environment = ["XDG_CONFIG_HOME": "/nonexistent-oauthflow-config"]
         for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.run(binary, arguments, directory: directory, environment: environment)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 

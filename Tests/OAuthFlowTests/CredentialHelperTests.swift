@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// The git credential protocol and the kubectl ExecCredential, without a server.
@@ -173,20 +174,5 @@ struct GitCredentialEndToEndTests {
 
 /// Runs a program with `input` on its stdin.
 func runWithInput(_ executable: URL, _ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let stdin = Pipe(), out = Pipe(), err = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let errors = ErrorDrain(err.fileHandleForReading)
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: errors.wait(), as: UTF8.self))
+    try ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: environment, input: input)
 }

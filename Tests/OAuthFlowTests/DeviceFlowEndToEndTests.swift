@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 #if canImport(Glibc)
 import Glibc
@@ -91,7 +92,7 @@ struct DeviceFlowEndToEndTests {
         ssh["SSH_CONNECTION"] = "192.0.2.1 50000 192.0.2.2 22"
         let interrupted = try LiveProcess(try builtProduct("oauthflow"), arguments.filter { $0 != "--device" }, environment: ssh)
         _ = try await interrupted.waitForUserCode()
-        kill(interrupted.process.processIdentifier, SIGINT)
+        interrupted.child.send(SIGINT)
         let (cancelled, _, cancelledErr) = interrupted.wait()
         #expect(cancelled == 130, "\(cancelledErr)")
         #expect(cancelledErr.contains("nothing was stored"))
@@ -142,26 +143,13 @@ private final class FastTime: DateClock, Sleeper, @unchecked Sendable {
 
 /// A running CLI whose stderr is read as it comes.
 private final class LiveProcess: @unchecked Sendable {
-    let process = Process()
-    private let lock = NSLock()
-    private var errText = ""
-    private let out = Pipe(), err = Pipe()
+    let child: ChildProcess
 
     init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = repositoryRoot
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.filter { $0.key != "BROWSER" }
-        process.standardOutput = out
-        process.standardError = err
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock { self?.errText += String(decoding: data, as: UTF8.self) }
-        }
-        try process.run()
+        child = try ChildProcess(executable, arguments, directory: repositoryRoot, environment: environment, removing: ["BROWSER"])
     }
 
-    var stderr: String { lock.withLock { errText } }
+    var stderr: String { child.stderr }
 
     /// The user code printed on stderr, once it is there (10 s at most).
     func waitForUserCode() async throws -> String {
@@ -178,9 +166,7 @@ private final class LiveProcess: @unchecked Sendable {
     }
 
     func wait() -> (Int32, String, String) {
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        err.fileHandleForReading.readabilityHandler = nil
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), stderr)
+        let termination = child.waitForOutputAndExit()
+        return (termination.status, child.stdout, child.stderr)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 #if canImport(Glibc)
 import Glibc
@@ -136,18 +137,12 @@ private func mode(_ path: String) -> mode_t {
         let writer = try builtProduct("StoreWriter")
         var lastSequence = 0.0
         for round in 0..<60 {
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [storeDirectory.path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            let process = try ChildProcess(writer, [storeDirectory.path])
             // Wait for one complete save, then kill at a moment that varies from round to round.
-            _ = output.fileHandleForReading.availableData
+            process.waitForOutput()
             try await Task.sleep(nanoseconds: UInt64(1 + (round * 7) % 23) * 1_000_000)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
+            process.send(SIGKILL)
+            #expect(await process.exit() == .signalled(SIGKILL))
             let session = try #require(try await store.load(key), "the session vanished after round \(round)")
             let sequence = try #require(session.tokens.additionalFields["n"]?.numberValue)
             #expect(session.tokens.accessToken.value.hasPrefix("access-\(Int(sequence))-"))

@@ -4,6 +4,7 @@ import NIOCore
 import OAuthFlowPostgres
 import PostgresNIO
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// The private PostgreSQL cluster that scripts/test.sh starts.
@@ -484,47 +485,32 @@ struct TokenJournal {
 
 /// A PostgresWorker process whose output lines arrive as they are printed.
 final class WorkerProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let collector = LineCollector()
+    private let child: ChildProcess
 
     init(_ arguments: [String], postgres: TestPostgres, table: String) throws {
-        process.executableURL = try builtProduct("PostgresWorker")
-        process.arguments = arguments
-        process.currentDirectoryURL = repositoryRoot
-        process.environment = ProcessInfo.processInfo.environment.merging(postgres.environment) { _, new in new }
-            .merging(["OAUTHFLOW_TEST_PG_TABLE": table]) { _, new in new }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        let collector = self.collector
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { collector.append(data) }
-        }
-        try process.run()
+        child = try ChildProcess(try builtProduct("PostgresWorker"), arguments, directory: repositoryRoot,
+                                 environment: postgres.environment.merging(["OAUTHFLOW_TEST_PG_TABLE": table]) { _, new in new },
+                                 input: true)
     }
 
     deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        child.send(SIGKILL)
     }
 
-    var isRunning: Bool { process.isRunning }
-    var lines: [String] { collector.lines }
+    var isRunning: Bool { child.isRunning }
+    var lines: [String] { child.lines }
 
     func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        child.write(line + "\n")
     }
 
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        child.kill()
     }
 
-    /// The exit status, or the signal that ended it.
+    /// The exit status, or the signal that ended it, once all it printed has been read.
     func waitUntilExit() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.waitForOutputAndExit().status
     }
 
     func waitFor(_ line: String, within limit: Duration = .seconds(60)) async throws {
@@ -534,15 +520,17 @@ final class WorkerProcess: @unchecked Sendable {
     func waitForLine(within limit: Duration = .seconds(120), _ matches: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if let line = collector.lines.first(where: matches) { return line }
-            if !process.isRunning, let line = collector.lines.first(where: matches) { return line }
-            if !process.isRunning {
-                Issue.record("the worker exited (\(process.terminationStatus)) without the expected line; it printed \(collector.lines)")
+            if let line = child.lines.first(where: matches) { return line }
+            if let ended = child.ended {
+                // The last lines may still be in the pipe when the exit is seen.
+                _ = child.waitForOutputAndExit()
+                if let line = child.lines.first(where: matches) { return line }
+                Issue.record("the worker ended (\(ended)) without the expected line; it printed \(child.lines)")
                 throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("the worker did not print the expected line within \(limit); it printed \(collector.lines)")
+        Issue.record("the worker did not print the expected line within \(limit); it printed \(child.lines)")
         throw CancellationError()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// Stored sessions, refresh and the session CLI against Django OAuth Toolkit
@@ -136,32 +137,25 @@ struct SessionEndToEndTests {
         let journal = try TokenJournal()
         for run in 0..<200 {
             let spending = try await store.load(session.key)?.tokens.refreshToken
-            let process = Process()
-            process.executableURL = worker
-            process.arguments = [store.directory.path, "Tests/OAuthFlowTests/Fixtures/providers", "\(server.port)", Server.publicClientID]
+            var arguments = [store.directory.path, "Tests/OAuthFlowTests/Fixtures/providers", "\(server.port)", Server.publicClientID]
             // A third of the runs die by their own hand at a random moment of the 20 ms (half of them, of the 0.2 ms) after the answer's last
             // byte is read (a thread started then races the record), a third right after the answer is recorded.
             switch run % 3 {
-            case 1: process.arguments?.append("answer+\(Bool.random() ? Int.random(in: 0...200) : Int.random(in: 0...20_000))")
-            case 2: process.arguments?.append("recorded")
+            case 1: arguments.append("answer+\(Bool.random() ? Int.random(in: 0...200) : Int.random(in: 0...20_000))")
+            case 2: arguments.append("recorded")
             default: break
             }
-            process.currentDirectoryURL = repositoryRoot
-            let lines = LineCollector()
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            out.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
-            try process.run()
+            let process = try ChildProcess(worker, arguments, directory: repositoryRoot)
             if run % 3 == 0 {
                 // Spread the kills over the whole refresh: start-up, the request, the answer, the save.
                 try await Task.sleep(nanoseconds: UInt64.random(in: 0...150_000_000))
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
             }
-            process.waitUntilExit()
-            out.fileHandleForReading.readabilityHandler = nil
-            let phase = lines.words.contains("done") ? "completed" : lines.words.contains("recorded") ? "after recording"
-                : lines.words.contains("received") ? "after the answer, before recording" : "before the answer"
+            _ = await process.exit()
+            _ = process.waitForOutputAndExit()
+            let words = process.words
+            let phase = words.contains("done") ? "completed" : words.contains("recorded") ? "after recording"
+                : words.contains("received") ? "after the answer, before recording" : "before the answer"
             // Let the server finish a request whose client died, as it would long before a real next run: its
             // journal shows when it answered. (A worker killed before sending anything leaves no line: wait 1 s.)
             try await Task.sleep(nanoseconds: 100_000_000)
@@ -196,22 +190,5 @@ struct SessionEndToEndTests {
         #expect(outcomes["after recording"]?.lost ?? 0 == 0, "\(summary)")
         #expect(outcomes["completed"]?.lost ?? 0 == 0, "\(summary)")
         #expect((outcomes["after recording"]?.runs ?? 0) >= 60, "kills right after recording did not happen: \(summary)")
-    }
-}
-
-/// Collects the words a helper prints, as they arrive.
-final class LineCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
-
-    func append(_ data: Data) {
-        lock.withLock { text += String(decoding: data, as: UTF8.self) }
-    }
-
-    var words: [String] { lock.withLock { text.split(whereSeparator: \.isWhitespace).map(String.init) } }
-
-    /// The complete lines so far.
-    var lines: [String] {
-        lock.withLock { text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
     }
 }

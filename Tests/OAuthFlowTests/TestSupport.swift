@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// A fresh temporary directory, removed by the caller with `cleanUp()`.
@@ -85,36 +86,5 @@ func runProduct(_ name: String, _ arguments: [String], environment extra: [Strin
 
 /// Runs a program from the repository root and returns its exit status and output.
 func runProcess(_ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Drain stderr on another thread so a chatty program cannot block on a full pipe.
-    let errors = ErrorDrain(err.fileHandleForReading)
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: errors.wait(), as: UTF8.self))
-}
-
-/// Reads a pipe to its end on a background thread.
-final class ErrorDrain: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var data = Data()
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
+    try ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: extra)
 }
