@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // Only the web sign-in example uses it: no library product depends on it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         .target(
@@ -92,6 +94,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The web sign-in example (Examples/WebSignIn): a target of this package, so that the browser test
+        // drives an app built in the same build as everything else, not a second compile of the graph.
+        .executableTarget(
+            name: "WebSignInExample",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/WebSignIn/Sources/WebSignInExample"
         ),
         .executableTarget(
             name: "StoreWriter",

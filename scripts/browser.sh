@@ -1,8 +1,8 @@
 # Sourced by scripts/test.sh: the web sign-in example (Examples/WebSignIn) in headless Chromium.
 #
 # run_browser_test   installs Debian's chromium and chromium-driver if missing, Selenium
-#                    (pinned, Tests/Browser/requirements.txt) into .build/browser/venv, builds
-#                    the example, serves it on 127.0.0.1:$OAUTHFLOW_WEB_PORT (the browser opens it
+#                    (pinned, Tests/Browser/requirements.txt) into .build/browser/venv, serves
+#                    the example (built by `swift build --build-tests`), it on 127.0.0.1:$OAUTHFLOW_WEB_PORT (the browser opens it
 #                    as localhost; DOT stays on 127.0.0.1, another site), runs
 #                    Tests/Browser/web_signin.py, and stops the app. The signed-in page's
 #                    screenshot is kept in .build/artifacts/web-signed-in.png.
@@ -29,8 +29,8 @@ run_browser_test() {
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
     fi
     install_venv "$root/.build/browser/venv" "$root/Tests/Browser/requirements.txt"
-    swift build --package-path "$root/Examples/WebSignIn" >&2
-    local app="$root/Examples/WebSignIn/.build/debug/WebSignInExample"
+    # Built with everything else by `swift build --build-tests` (a target of the root package).
+    local app="$root/.build/debug/WebSignInExample"
     local log="$root/.build/artifacts/web-example.log"
     mkdir -p "$root/.build/artifacts"
     OAUTHFLOW_WEB_SECRET="web-test-secret-0123456789abcdef" "$app" --port "$OAUTHFLOW_WEB_PORT" \

@@ -11,7 +11,7 @@
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 5. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL and
 #    OAUTHFLOW_TEST_PG_* set.
-# 6. Builds the web sign-in example (Examples/WebSignIn) and signs in to it in headless
+# 6. Serves the web sign-in example (Examples/WebSignIn, built with the tests) and signs in to it in headless
 #    Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
 #    every server it started.
 #
