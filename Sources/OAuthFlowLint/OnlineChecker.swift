@@ -43,7 +43,10 @@ public struct OnlineChecker: Sendable {
         }
         let metadata: ServerMetadata
         do {
-            metadata = try await DiscoveryClient(transport: transport).metadata(for: provider)
+            guard let url = provider.discoveryURL else {
+                return [diagnostic("online_unreachable", .warning, ["discovery"], "skipped: the descriptor does not use discovery")]
+            }
+            metadata = try await DiscoveryClient(transport: transport).metadata(at: url, issuers: provider.issuers, provider: provider.id)
         } catch let error as DiscoveryError where error.code == .issuerMismatch {
             return [diagnostic("online_issuer", .error, ["issuer"], error.message)]
         } catch {

@@ -8,7 +8,7 @@ import OAuthFlow
 /// let registry = try ProviderRegistry.load()
 /// let provider = try registry.provider(named: "google").resolve()
 /// let signIn = LoopbackSignIn(store: FileTokenStore(), browser: SystemBrowser())
-/// let session = try await signIn.signIn(to: provider, client: .init(clientID: "YOUR_CLIENT_ID"))
+/// let result = try await signIn.signIn(to: provider, client: .init(clientID: "YOUR_CLIENT_ID"))
 /// ```
 ///
 /// The receiver listens on the descriptor's loopback host and port (an ephemeral one by
@@ -79,19 +79,13 @@ public struct LoopbackSignIn: Sendable {
     ///   - timeout: How long to wait for the browser to come back (300 s by default); it bounds only that
     ///     wait, as the token exchange after the callback has the transport's own deadline.
     ///   - events: Receives what happens, in order.
-    /// - Returns: The stored session.
+    /// - Returns: The stored session, with the ID token's claims as verified during the sign-in and the profile mapped from them.
     /// - Throws: ``LoopbackError`` (port taken, timed out), ``AuthorizationServerError`` (the user
     ///   or the server said no), ``FlowError``, ``IDTokenError``, ``TransportError``, ``TokenStoreError``.
     public func signIn(to provider: Provider, client: Client, account: String = "default", port: Int? = nil,
-                       timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> StoredSession {
-        let loopback = provider.descriptor.redirect.loopback
-        let fixedPort: Int = switch loopback.port {
-        case .ephemeral: 0
-        case let .fixed(value): value
-        }
-        // `localhost` in a descriptor still binds 127.0.0.1 (RFC 8252 §8.3).
-        let host = loopback.host.lowercased() == "localhost" ? "127.0.0.1" : loopback.host
-        let receiver = try await LoopbackReceiver.start(host: host, port: port ?? fixedPort, path: loopback.path)
+                       timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> SignInResult {
+        let loopback = provider.loopback
+        let receiver = try await LoopbackReceiver.start(host: loopback.host, port: port ?? loopback.fixedPort ?? 0, path: loopback.path)
         do {
             let session = try await run(provider: provider, client: client, account: account, receiver: receiver, timeout: timeout, events: events)
             await receiver.close()
@@ -103,7 +97,7 @@ public struct LoopbackSignIn: Sendable {
     }
 
     private func run(provider: Provider, client: Client, account: String, receiver: LoopbackReceiver, timeout: Duration,
-                     events: @escaping @Sendable (Event) -> Void) async throws -> StoredSession {
+                     events: @escaping @Sendable (Event) -> Void) async throws -> SignInResult {
         let configuration = ClientConfiguration(
             clientID: client.clientID, redirectURI: receiver.redirectURI, clientSecret: client.clientSecret, scopes: client.scopes,
             requestOfflineAccess: client.requestOfflineAccess, authMethod: client.authMethod)
@@ -120,7 +114,7 @@ public struct LoopbackSignIn: Sendable {
         }
         let outcome = Outcome()
         // Discovery only when the descriptor names no token endpoint: no extra round trip otherwise.
-        let tokenEndpoint = provider.endpoints.token == nil ? (try? await oauth.completeProvider())?.endpoints.token : provider.endpoints.token
+        let tokenEndpoint = provider.endpoints.token == nil ? (try? await oauth.discoveredProvider())?.endpoints.token : provider.endpoints.token
         let tokenHost = tokenEndpoint?.host ?? "the token endpoint"
         let arrived = Arrivals()
         // A provider that refuses the redirect URI shows the user its own error page and never
@@ -139,15 +133,12 @@ public struct LoopbackSignIn: Sendable {
         guard let result = outcome.result else {
             throw LoopbackError(code: .noResult, message: "the sign-in ended without a result")
         }
-        let tokens = try result.get()
-        let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
-                                    clientID: client.clientID, redirectURI: receiver.redirectURI, tokens: tokens, updatedAt: Date(),
-                                    clientAuthentication: try? oauth.configuration.authenticationMethod(for: provider))
-        if let files = store as? FileTokenStore, let kept = try await files.setAsideCorruptSession(session.key) {
+        let finished = try result.get()
+        if let files = store as? FileTokenStore,
+           let kept = try await files.setAsideCorruptSession(SessionKey(providerID: provider.id, account: account)) {
             events(.corruptSessionKept(kept))
         }
-        try await store.save(session)
-        return session
+        return try await SignInResult.store(finished, client: oauth, account: account, redirectURI: receiver.redirectURI, in: store)
     }
 
     /// Decides what one request on the redirect path means.
@@ -159,13 +150,13 @@ public struct LoopbackSignIn: Sendable {
                 : try AuthorizationCallback(url: request.url, expectedRedirectURI: pending.redirectURI)
             _ = try callback.validate(for: pending, provider: client.provider)
             events(.exchangingCode(tokenHost))
-            let tokens: TokenSet
+            let finished: OAuthClient.SignInOutcome
             if request.method == "POST" {
-                tokens = try await client.finishAuthorization(formPost: request.body, pending: pending)
+                finished = try await client.finishSignIn(formPost: request.body, pending: pending)
             } else {
-                tokens = try await client.finishAuthorization(callback: request.url, pending: pending)
+                finished = try await client.finishSignIn(callback: request.url, pending: pending)
             }
-            outcome.result = .success(tokens)
+            outcome.result = .success(finished)
             return LoopbackResponse(status: 200, html: LoopbackPages.page(
                 title: "Signed in", message: "You are signed in to \(client.provider.displayName). You can close this tab and return to the application."),
                 finishes: true)
@@ -194,9 +185,9 @@ public struct LoopbackSignIn: Sendable {
     /// The result of the finishing callback, handed from the receiver's handler to the caller.
     final class Outcome: @unchecked Sendable {
         private let lock = NSLock()
-        private var stored: Result<TokenSet, any Error>?
+        private var stored: Result<OAuthClient.SignInOutcome, any Error>?
 
-        var result: Result<TokenSet, any Error>? {
+        var result: Result<OAuthClient.SignInOutcome, any Error>? {
             get { lock.withLock { stored } }
             set { lock.withLock { stored = newValue } }
         }

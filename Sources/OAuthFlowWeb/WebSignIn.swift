@@ -74,7 +74,7 @@ public final class WebSignIn: Sendable {
         for (name, client) in enable {
             providers.append((try registry.provider(named: name).resolve(client.variables), client))
         }
-        providers.sort { ($0.0.descriptor.displayName, $0.0.id) < ($1.0.descriptor.displayName, $1.0.id) }
+        providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
         try self.init(providers: providers, origin: origin, keyring: keyring, basePath: basePath, pendingLifetime: pendingLifetime,
                       transport: transport, clock: clock, logger: logger)
     }
@@ -145,7 +145,7 @@ public final class WebSignIn: Sendable {
         let items = providerIDs.compactMap { id -> String? in
             guard let provider = clients[id]?.provider else { return nil }
             let href = WebHTML.escape("\(basePath)/\(id)\(suffix)")
-            return "<li><a class=\"provider\" href=\"\(href)\">Sign in with \(WebHTML.escape(provider.descriptor.displayName))</a></li>"
+            return "<li><a class=\"provider\" href=\"\(href)\">Sign in with \(WebHTML.escape(provider.displayName))</a></li>"
         }
         return WebHTML.page(title: "Sign in", body: """
             <h1>Sign in</h1>
@@ -196,7 +196,7 @@ public final class WebSignIn: Sendable {
     /// SameSite=Lax keeps the cookie on the provider's top-level GET redirect back. A
     /// `form_post` callback is a cross-site POST, which only `SameSite=None; Secure` survives.
     private func sameSite(for provider: Provider) -> String {
-        provider.descriptor.authorization.responseMode == .formPost && secureCookies ? "None" : "Lax"
+        provider.policy.responseMode == .formPost && secureCookies ? "None" : "Lax"
     }
 
     // MARK: - Callback
@@ -285,7 +285,7 @@ public final class WebSignIn: Sendable {
                 }
             }
             let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:])
-            let result = WebSignInResult(providerID: providerID, displayName: client.provider.descriptor.displayName,
+            let result = WebSignInResult(providerID: providerID, displayName: client.provider.displayName,
                                          idToken: outcome.idToken, userInfo: userInfo, profile: profile, tokens: outcome.tokens,
                                          resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
                                          returnTo: record.returnTo, clearPendingCookie: clearing ?? "")

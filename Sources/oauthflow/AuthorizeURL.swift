@@ -20,13 +20,8 @@ extension OAuthFlowCommand {
                 let settings = try await options.settings(environment: environment)
                 options.announce(settings)
                 let provider = try options.registryOptions.descriptor(named: options.name).resolve(settings.variables)
-                let loopback = provider.descriptor.redirect.loopback
-                let chosen: Int = switch loopback.port {
-                case .ephemeral: port ?? 8765
-                case let .fixed(value): port ?? value
-                }
-                let host = loopback.host.contains(":") && !loopback.host.hasPrefix("[") ? "[\(loopback.host)]" : loopback.host
-                guard let redirect = URL(string: "http://\(host):\(chosen)\(loopback.path)") else {
+                let loopback = provider.loopback
+                guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
                     throw CommandFailure("cannot build a redirect URI from the descriptor")
                 }
                 let client = OAuthClient(provider: provider, configuration: ClientConfiguration(

@@ -32,7 +32,7 @@ extension OAuthFlowCommand {
                 } else {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
-                response = try await manager.perform(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
+                response = try await manager.perform(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
             } catch {
                 // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
                 throw session.fail(error, session: stored)

@@ -162,14 +162,14 @@ enum CredentialSession {
                                                   variables: variables, scopes: [], environment: environment, offerFlag: false)
         let provider = try registry.descriptor(named: key.providerID).resolve(settings.variables)
         let name = Output.line(provider.displayName)
-        if provider.descriptor.supportsDeviceFlow, OAuthFlowCommand.Login.noBrowserReason(environment) != nil {
+        if provider.policy.supportsDeviceFlow, OAuthFlowCommand.Login.noBrowserReason(environment) != nil {
             return try await DeviceSignIn(store: store).signIn(
                 to: provider, clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
                 scopes: settings.scopes, account: key.account) { event in
                     if case let .showCode(authorization) = event {
                         Output.stderr("oauthflow: to sign in to \(name), open \(Output.line(authorization.verificationURI.absoluteString)) and enter \(Output.line(authorization.displayUserCode))\n")
                     }
-                }
+                }.session
         }
         return try await LoopbackSignIn(store: store, browser: SystemBrowser(environment: environment)).signIn(
             to: provider, client: .init(clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod, scopes: settings.scopes),
@@ -177,7 +177,7 @@ enum CredentialSession {
                 if case let .openURL(url) = event {
                     Output.stderr("oauthflow: sign in to \(name) at \(Output.line(url.absoluteString))\n")
                 }
-            }
+            }.session
     }
 
     /// The `exp` of an ID token (not verified here: it was when it was issued).

@@ -56,7 +56,8 @@ extension OAuthFlowCommand.JWT {
             }
             if let name = verify {
                 do {
-                    let provider = try registryOptions.descriptor(named: name).resolve(try VariableOptions.parse(variables))
+                    let provider = try await registryOptions.descriptor(named: name).resolve(try VariableOptions.parse(variables))
+                        .discovered(with: DiscoveryClient())
                     if let clientID {
                         let validator = IDTokenValidator(provider: provider, clientID: clientID)
                         _ = try await validator.validate(secret, nonce: nil, accessToken: nil)

@@ -142,7 +142,7 @@ extension OAuthFlowCommand {
                 throw Output.fail(error)
             }
             options.announce(settings)
-            if device || (!noBrowser && provider.descriptor.supportsDeviceFlow && Self.noBrowserReason(environment) != nil) {
+            if device || (!noBrowser && provider.policy.supportsDeviceFlow && Self.noBrowserReason(environment) != nil) {
                 if !device, let reason = Self.noBrowserReason(environment) {
                     Output.stderr("No browser can be opened here (\(reason)); signing in with a device code instead.\n")
                 }
@@ -154,9 +154,9 @@ extension OAuthFlowCommand {
             let signIn = LoopbackSignIn(store: store, browser: browser)
             let displayName = Output.line(provider.displayName)
             let limit = timeout
-            let session: StoredSession
+            let result: SignInResult
             do {
-                session = try await signIn.signIn(
+                result = try await signIn.signIn(
                     to: provider,
                     client: .init(clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
                                   scopes: settings.scopes, requestOfflineAccess: !options.noOffline),
@@ -192,7 +192,7 @@ extension OAuthFlowCommand {
                 throw Output.fail(error, advice: Advice.clientAuthentication(error, secretSource: settings.secretSource))
             }
             progress.stop()
-            printSummary(session, provider: provider, path: store.path(for: session.key))
+            printSummary(result, provider: provider, path: store.path(for: result.session.key))
         }
 
         /// The flags of this command that a re-run needs besides the shared ones.
@@ -247,9 +247,9 @@ extension OAuthFlowCommand {
             interrupt.setEventHandler { task.cancel() }
             interrupt.resume()
             defer { interrupt.cancel() }
-            let session: StoredSession
+            let result: SignInResult
             do {
-                session = try await task.value
+                result = try await task.value
             } catch is CancellationError {
                 progress.stop()
                 Output.stderr("Cancelled; nothing was stored.\n")
@@ -267,7 +267,7 @@ extension OAuthFlowCommand {
                 throw Output.fail(error, advice: Advice.clientAuthentication(error, secretSource: settings.secretSource))
             }
             progress.stop()
-            printSummary(session, provider: provider, path: store.path(for: session.key))
+            printSummary(result, provider: provider, path: store.path(for: result.session.key))
         }
 
         private func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
@@ -285,9 +285,9 @@ extension OAuthFlowCommand {
                 let provider = try options.registryOptions.descriptor(named: saved.pending.providerID).resolve(saved.variables)
                 let client = try ClientSettings.client(id: saved.clientID, redirectURI: saved.pending.redirectURI, provider: provider,
                                                        secretEnvironment: options.clientSecretEnvironment, clientAuth: options.clientAuth)
-                let tokens = try await client.finishAuthorization(callback: url, pending: saved.pending)
+                let outcome = try await client.finishSignIn(callback: url, pending: saved.pending)
                 pendingStore.remove(for: options.key)
-                try await save(tokens, provider: provider, client: client, in: store)
+                try await save(outcome, client: client, in: store)
             } catch let error as CommandFailure {
                 throw Output.fail(error)   // nothing was sent: the sign-in in progress is kept
             } catch let error as ExitCode {
@@ -303,23 +303,22 @@ extension OAuthFlowCommand {
             }
         }
 
-        private func save(_ tokens: TokenSet, provider: Provider, client: OAuthClient, in store: FileTokenStore) async throws {
-            let session = StoredSession(key: options.key, variables: provider.variables, clientID: client.configuration.clientID,
-                                        redirectURI: client.configuration.redirectURI, tokens: tokens, updatedAt: Date(),
-                                        clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
+        private func save(_ outcome: OAuthClient.SignInOutcome, client: OAuthClient, in store: FileTokenStore) async throws {
+            let result: SignInResult
             do {
                 if let kept = try await store.setAsideCorruptSession(options.key) {
                     Output.stderr("The stored session file could not be read; it was kept as \(kept).\n")
                 }
-                try await store.save(session)
+                result = try await SignInResult.store(outcome, client: client, account: options.account,
+                                                      redirectURI: client.configuration.redirectURI, in: store)
             } catch {
                 throw Output.fail(error)
             }
-            printSummary(session, provider: provider, path: store.path(for: options.key))
+            printSummary(result, provider: client.provider, path: store.path(for: options.key))
         }
 
-        private func printSummary(_ session: StoredSession, provider: Provider, path: String) {
-            let summary = LoginSummary(session: session, provider: provider, path: path)
+        private func printSummary(_ result: SignInResult, provider: Provider, path: String) {
+            let summary = LoginSummary(result: result, provider: provider, path: path)
             if json, let text = try? Output.json(summary) {
                 Output.stdoutExact(text)
             } else {
@@ -349,16 +348,18 @@ struct LoginSummary: Encodable {
         case idTokenSubject = "id_token_subject", idTokenVerified = "id_token_verified", profile, resources, storedAt = "stored_at"
     }
 
-    init(session: StoredSession, provider: Provider, path: String) {
+    /// Built from what the sign-in verified: the ID token's subject and the profile come from its
+    /// checked claims, never from decoding the stored token again.
+    init(result: SignInResult, provider: Provider, path: String) {
+        let session = result.session
         self.provider = provider.id
         account = session.key.account
         scopes = session.tokens.scopes
         expiresAt = session.tokens.expiresAt.map { ISO8601DateFormatter().string(from: $0) }
         refreshToken = session.tokens.refreshToken != nil
-        idTokenSubject = session.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims["sub"]?.stringValue }
-        idTokenVerified = provider.descriptor.protocol == .oidc && session.tokens.scopes.contains("openid")
-        let claims = session.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims }
-        profile = claims.map { UserProfile.map(provider.descriptor.profile, idToken: $0, userInfo: nil) }
+        idTokenSubject = result.idToken?.subject
+        idTokenVerified = result.idToken != nil
+        profile = result.profile
         resources = provider.resources.resources(granted: session.tokens.scopes)
         storedAt = path
     }

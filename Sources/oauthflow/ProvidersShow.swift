@@ -53,48 +53,39 @@ extension OAuthFlowCommand.Providers {
             } catch {
                 throw Output.fail(error)
             }
-            let d = provider.descriptor
-            let e = provider.endpoints
+            let policy = provider.policy
+            let keys = ["authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks"]
             var endpoints: [String: String] = [:]
-            let pairs: [(String, URL?)] = [
-                ("authorization", e.authorization), ("token", e.token), ("userinfo", e.userinfo), ("revocation", e.revocation),
-                ("introspection", e.introspection), ("end_session", e.endSession),
-                ("device_authorization", e.deviceAuthorization), ("jwks", e.jwks),
-            ]
-            for (key, url) in pairs { if let url { endpoints[key] = url.absoluteString } }
-            let loopback = d.redirect.loopback
-            let port = switch loopback.port {
-            case .ephemeral: "<ephemeral port>"
-            case let .fixed(number): "\(number)"
-            }
+            for (key, url) in provider.endpoints.all { endpoints[key] = url.absoluteString }
             let summary = Summary(
-                id: d.id, displayName: d.displayName, protocol: d.protocol.rawValue, variables: provider.variables,
+                id: provider.id, displayName: provider.displayName, protocol: provider.protocol.rawValue, variables: provider.variables,
                 issuer: provider.issuer?.absoluteString, discovery: provider.discoveryURL?.absoluteString,
-                endpoints: endpoints, scopes: d.scopes.default, offlineScopes: d.scopes.offline.scopes,
-                offlineParams: d.scopes.offline.params, extraParams: d.authorization.extraParams,
-                tokenBodyEncoding: d.tokenRequest.bodyEncoding.rawValue, clientAuth: d.clientAuth.supported.map(\.rawValue).joined(separator: ", "),
-                pkce: d.security.pkce.rawValue, state: d.security.state, nonce: d.security.nonce ?? false,
-                issParameter: d.security.issParameter.rawValue,
-                redirect: "http://\(loopback.host):\(port)\(loopback.path)", resources: provider.resources.entries)
+                endpoints: endpoints, scopes: policy.scopes.defaults, offlineScopes: policy.scopes.offlineScopes,
+                offlineParams: policy.scopes.offlineParameters, extraParams: policy.authorizationParameters,
+                tokenBodyEncoding: policy.tokenRequest.encoding.rawValue,
+                clientAuth: policy.clientAuthMethods.map(\.rawValue).joined(separator: ", "),
+                pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
+                issParameter: policy.issParameter.rawValue,
+                redirect: provider.loopback.display, resources: provider.resources.entries)
             if json {
                 Output.stdoutExact(try Output.json(summary))
                 return
             }
-            var lines = ["\(d.displayName) (\(d.id), \(d.protocol.rawValue))"]
+            var lines = ["\(provider.displayName) (\(provider.id), \(provider.protocol.rawValue))"]
             for (name, value) in provider.variables.sorted(by: { $0.key < $1.key }) { lines.append("  var \(name) = \(value)") }
             if let issuer = summary.issuer { lines.append("  issuer: \(issuer)") }
             if let discovery = summary.discovery { lines.append("  discovery: \(discovery)") }
-            for (key, _) in pairs { if let url = endpoints[key] { lines.append("  \(key): \(url)") } }
-            if provider.usesDiscovery, pairs.contains(where: { endpoints[$0.0] == nil }) {
+            for key in keys { if let url = endpoints[key] { lines.append("  \(key): \(url)") } }
+            if provider.usesDiscovery, keys.contains(where: { endpoints[$0] == nil }) {
                 lines.append("  other endpoints: from the discovery document, when first needed")
             }
-            lines.append("  grants: \(d.grantTypes.map { $0 == ProviderDescriptor.deviceCodeGrant ? "device_code" : $0 }.joined(separator: ", "))")
-            lines.append("  scopes: \(d.scopes.default.joined(separator: d.scopes.separator))")
-            if !d.scopes.offline.scopes.isEmpty || !d.scopes.offline.params.isEmpty {
-                let params = d.scopes.offline.params.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
-                lines.append("  offline: " + (d.scopes.offline.scopes + params).joined(separator: " "))
+            lines.append("  grants: \(policy.grantTypes.map(\.shortName).joined(separator: ", "))")
+            lines.append("  scopes: \(policy.scopes.joined(policy.scopes.defaults))")
+            if !policy.scopes.offlineScopes.isEmpty || !policy.scopes.offlineParameters.isEmpty {
+                let params = policy.scopes.offlineParameters.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+                lines.append("  offline: " + (policy.scopes.offlineScopes + params).joined(separator: " "))
             }
-            for (key, value) in d.authorization.extraParams.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
+            for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
             lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
             lines.append("  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)")
             lines.append("  redirect: \(summary.redirect)")

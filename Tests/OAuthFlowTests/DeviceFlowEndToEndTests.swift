@@ -24,7 +24,7 @@ struct DeviceFlowEndToEndTests {
             guard case let .showCode(authorization) = event else { return }
             shown.authorization = authorization
             Task.detached { try decideDetached(server, authorization) }
-        }
+        }.session
         let authorization = try #require(shown.authorization)
         #expect(authorization.verificationURI.absoluteString == "\(server.baseURL.absoluteString)/o/device/")
         #expect(authorization.expiresAt.timeIntervalSinceNow > 1700, "DOT gives 1800 s")

@@ -47,7 +47,7 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
     @Test func aRevocationEndpointMissingFromDiscoveryIsReadFromRFC8414Metadata() async throws {
         let transport = TwoDocuments(rfc8414: #"{"issuer":"https://auth.example.com","revocation_endpoint":"https://auth.example.com/revoke"}"#)
         let discovery = DiscoveryClient(transport: transport)
-        let discovered = try await provider().discoveringEndpoints(with: discovery)
+        let discovered = try await provider().discovered(with: discovery)
         #expect(discovered.endpoints.revocation == nil)
         #expect(transport.requested == ["/.well-known/openid-configuration"], "discovery alone asks for one document")
         let filled = await discovered.completingRevocation(with: discovery)
@@ -58,7 +58,7 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
     @Test func noRFC8414MetadataLeavesRevocationUnsetWithoutFailing() async throws {
         let transport = TwoDocuments(rfc8414: nil)
         let discovery = DiscoveryClient(transport: transport)
-        let filled = await (try await provider().discoveringEndpoints(with: discovery)).completingRevocation(with: discovery)
+        let filled = await (try await provider().discovered(with: discovery)).completingRevocation(with: discovery)
         #expect(filled.endpoints.revocation == nil)
         #expect(filled.endpoints.authorization != nil)
     }
@@ -66,7 +66,7 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
     @Test func rfc8414MetadataOfAnotherIssuerIsNotUsed() async throws {
         let transport = TwoDocuments(rfc8414: #"{"issuer":"https://evil.example.com","revocation_endpoint":"https://evil.example.com/revoke"}"#)
         let discovery = DiscoveryClient(transport: transport)
-        let filled = await (try await provider().discoveringEndpoints(with: discovery)).completingRevocation(with: discovery)
+        let filled = await (try await provider().discovered(with: discovery)).completingRevocation(with: discovery)
         #expect(filled.endpoints.revocation == nil)
     }
 

@@ -409,7 +409,7 @@ import PostgresNIO
         let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
 
         auth0.endpoints.authorization   // https://example.us.auth0.com/authorize
-        auth0.descriptor.tokenRequest.bodyEncoding   // .json
+        auth0.policy.tokenRequest.encoding   // .json: typed, every default applied
         auth0.resources.resources(granted: ["openid", "email"])   // the resources those scopes open
     }
 
@@ -418,7 +418,9 @@ import PostgresNIO
         func signIn(to name: String, variables: [String: String], clientID: String,
                     store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
             let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)
-            let session = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+            let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+            print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
+            let session = result.session
             let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
             let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
             return try await manager.userInfo()
@@ -478,8 +480,8 @@ import PostgresNIO
 
     /// Docs/oidc.md, discovery by hand.
     func oidcDiscoveryExample(provider: Provider) async throws {
-        let metadata = try await DiscoveryClient().metadata(for: provider)
-        let complete = try provider.applying(metadata)   // static endpoints win; discovered ones fill the gaps
+        let discovery = DiscoveryClient()
+        let complete = try await provider.discovered(with: discovery)   // one fetch; static endpoints win, discovered ones fill the gaps
         _ = complete
     }
 

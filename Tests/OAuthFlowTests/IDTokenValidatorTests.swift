@@ -24,7 +24,7 @@ import Testing
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
-    private func provider(algs: String = "") throws -> Provider {
+    private func provider(algs: String = "", userinfo: Bool = false) throws -> Provider {
         let text = """
             schema_version: 1
             id: example
@@ -35,6 +35,7 @@ import Testing
               authorization: https://auth.example.com/authorize
               token: https://auth.example.com/token
               jwks: https://auth.example.com/jwks
+            \(userinfo ? "  userinfo: https://auth.example.com/userinfo" : "")
             scopes:
               default: [openid]
             \(algs)
@@ -77,7 +78,7 @@ import Testing
 
     @Test func validTokenPasses() async throws {
         var claims = Claims()
-        claims.at_hash = IDTokenValidator.accessTokenHash("access-1", algorithm: "ES256")
+        claims.at_hash = IDTokenValidator.accessTokenHash("access-1", algorithm: .es256)
         let (validator, _) = try makeValidator()
         let result = try await validator.validate(try await sign(claims), nonce: Secret("nonce-1"), accessToken: Secret("access-1"))
         #expect(result.subject == "user-1")
@@ -181,7 +182,7 @@ import Testing
 
     @Test func accessTokenHashMismatch() async throws {
         var claims = Claims()
-        claims.at_hash = IDTokenValidator.accessTokenHash("access-1", algorithm: "ES256")
+        claims.at_hash = IDTokenValidator.accessTokenHash("access-1", algorithm: .es256)
         #expect(try await rejection(try await sign(claims), accessToken: "substituted").code == .accessTokenHashMismatch)
     }
 
@@ -203,9 +204,7 @@ import Testing
         let transport = ScriptedTransport { _, _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
         }
-        var descriptor = try provider().descriptor
-        descriptor.endpoints.userinfo = "https://auth.example.com/userinfo"
-        let client = OAuthClient(provider: try descriptor.resolve(), configuration: ClientConfiguration(
+        let client = OAuthClient(provider: try provider(userinfo: true), configuration: ClientConfiguration(
             clientID: Self.clientID, redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
         let tokens = TokenSet(accessToken: Secret("a"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: idToken,
                               scopes: ["openid"], issuedAt: now)
@@ -321,10 +320,8 @@ import Testing
         let transport = ScriptedTransport { _, _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
         }
-        var descriptor = try provider().descriptor
-        descriptor.endpoints.userinfo = "https://auth.example.com/userinfo"
         let redirect = URL(string: "http://127.0.0.1/callback")!
-        let client = OAuthClient(provider: try descriptor.resolve(), configuration: ClientConfiguration(clientID: Self.clientID, redirectURI: redirect),
+        let client = OAuthClient(provider: try provider(userinfo: true), configuration: ClientConfiguration(clientID: Self.clientID, redirectURI: redirect),
                                  transport: transport)
         let tokens = TokenSet(accessToken: Secret("a"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: idToken,
                               scopes: ["openid"], issuedAt: now)

@@ -86,7 +86,7 @@ struct LoginCLITests {
 
         // The token was revoked at the server, not only forgotten here.
         let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(
-            method: "GET", url: env.server.baseURL.appendingPathComponent("o/userinfo/"), headers: ["Authorization": "Bearer \(accessToken)"]))
+            method: .get, url: env.server.baseURL.appendingPathComponent("o/userinfo/"), headers: ["Authorization": "Bearer \(accessToken)"]))
         #expect(response.status == 401)
 
         let after = try env.run(["userinfo", "django"])

@@ -10,7 +10,7 @@ struct OIDCEndToEndTests {
     @Test func discoveryMatchesTheDescriptor() async throws {
         let server = try Server.require()
         let provider = try server.provider()
-        let metadata = try await DiscoveryClient().metadata(for: provider)
+        let metadata = try await DiscoveryClient().metadata(at: try #require(provider.discoveryURL), issuers: provider.issuers, provider: provider.id)
         #expect(metadata.issuer == provider.issuer?.absoluteString)
         #expect(metadata.jwksURI == provider.endpoints.jwks)
         #expect(metadata.tokenEndpoint == provider.endpoints.token)
@@ -20,7 +20,7 @@ struct OIDCEndToEndTests {
     @Test func issuerMustMatchExactlyTrailingSlashIncluded() async throws {
         let server = try Server.require()
         let provider = try server.provider { $0.issuer = "http://127.0.0.1:{port}/o/" }
-        let error = try await #require(throws: DiscoveryError.self) { try await DiscoveryClient().metadata(for: provider) }
+        let error = try await #require(throws: DiscoveryError.self) { try await DiscoveryClient().metadata(at: try #require(provider.discoveryURL), issuers: provider.issuers, provider: provider.id) }
         #expect(error.code == .issuerMismatch)
     }
 

@@ -4,8 +4,10 @@ import Testing
 
 /// Each bundled descriptor's `profile` mapping against responses shaped as its provider answers.
 @Suite struct ProfileMappingTests {
-    func descriptor(_ id: String) throws -> ProviderDescriptor {
-        try ProviderRegistry.load(includeBundled: true).provider(named: id)
+    /// The bundled provider `id`, resolved with its variables' examples.
+    func descriptor(_ id: String) throws -> Provider {
+        let descriptor = try ProviderRegistry.load(includeBundled: true).provider(named: id)
+        return try descriptor.resolve(descriptor.variables.compactMapValues { $0.default == nil ? $0.example : nil })
     }
 
     func json(_ text: String) throws -> [String: JSONValue] {
@@ -26,7 +28,7 @@ import Testing
              {"email":"ada@example.com","primary":true,"verified":true,"visibility":"private"}]
             """#.utf8))
         let mapping = try descriptor("github").profile
-        let picked = UserProfile.pick(emails, where: mapping.extraCall?.pickWhere)
+        let picked = UserProfile.pick(emails, where: mapping.extraCallPickWhere)
         let profile = UserProfile.map(mapping, idToken: nil, userInfo: user, extra: picked)
         #expect(profile == UserProfile(subject: "583231", name: "ada", email: "ada@example.com", emailVerified: true,
                                        picture: "https://avatars.githubusercontent.com/u/583231?v=4"))
@@ -70,7 +72,7 @@ import Testing
     }
 
     @Test func theExtraCallGoesOutWithTheTokenAndIsNarrowed() async throws {
-        let provider = try descriptor("github").resolve()
+        let provider = try descriptor("github")
         let transport = ScriptedTransport { request, _ in
             #expect(request.headers["Authorization"] == "Bearer gho_abc")
             #expect(request.headers["User-Agent"] == "OAuthFlow", "the userinfo headers go with it")
@@ -92,7 +94,7 @@ import Testing
     }
 
     @Test func hostileProfileAnswersLeaveFieldsEmptyOrFailClearly() async throws {
-        let provider = try descriptor("github").resolve()
+        let provider = try descriptor("github")
         let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
         let answers: [String] = [deep, "not json", #"{"id":{"nested":true},"login":["a"],"avatar_url":12.5}"#, "[]", #"{"id":"\u001b[31mred"}"#]
         for answer in answers {

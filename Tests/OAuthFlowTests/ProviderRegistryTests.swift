@@ -15,10 +15,10 @@ import Testing
         }
         let google = try registry.provider(named: "google").resolve()
         #expect(google.endpoints.token?.absoluteString == "https://oauth2.googleapis.com/token")
-        #expect(google.descriptor.scopes.offline.params["access_type"] == "offline")
+        #expect(google.policy.scopes.offlineParameters["access_type"] == "offline")
         let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
         #expect(auth0.issuer?.absoluteString == "https://example.us.auth0.com/")
-        #expect(auth0.descriptor.tokenRequest.bodyEncoding == .json)
+        #expect(auth0.policy.tokenRequest.encoding == .json)
     }
 
     @Test func cloudentityResolvesWithAndWithoutRegion() throws {

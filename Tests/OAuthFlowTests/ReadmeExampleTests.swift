@@ -13,7 +13,10 @@ import OAuthFlowLoopback
         #"    clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))"#,
         #"let pending = try await client.startAuthorization()"#,
         #"    let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)"#,
-        #"    let session = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))"#,
+        #"    let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))"#,
+        #"    print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in"#,
+        #"    let session = result.session"#,
+        #"auth0.policy.tokenRequest.encoding   // .json: typed, every default applied"#,
         #"    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))"#,
         #"    let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once"#,
         #"    return try await manager.userInfo()"#,
@@ -24,7 +27,10 @@ import OAuthFlowLoopback
                 store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
         let provider = try ProviderRegistry.load(directories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")])
             .provider(named: name).resolve(variables)
-        let session = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+        let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+        print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
+        #expect(result.idToken?.subject != nil && result.profile?.subject == result.idToken?.subject, "the result carries the verified claims")
+        let session = result.session
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
         let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
         return try await manager.userInfo()
@@ -55,7 +61,7 @@ import OAuthFlowLoopback
         let registry = try ProviderRegistry.load(includeUserDirectory: false)
         let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
         #expect(auth0.endpoints.authorization?.absoluteString == "https://example.us.auth0.com/authorize")
-        #expect(auth0.descriptor.tokenRequest.bodyEncoding == .json)
+        #expect(auth0.policy.tokenRequest.encoding == .json)
         _ = auth0.resources.resources(granted: ["openid", "email"])
         let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
             clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))

@@ -182,7 +182,7 @@ final class ChangeLog: @unchecked Sendable {
             return bearer == "Bearer access-2" ? HTTPResponse(status: 200, body: Data("ok".utf8)) : HTTPResponse(status: 401)
         }
         let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
-        let response = try await manager.perform(HTTPRequest(method: "GET", url: URL(string: "https://api.example.com/me")!))
+        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
         #expect(response.status == 200)
         #expect(transport.count("/token") == 1)
         #expect(transport.count("/me") == 2)
@@ -193,7 +193,7 @@ final class ChangeLog: @unchecked Sendable {
             request.url.path == "/token" ? Self.tokenResponse("access-\(n + 1)") : HTTPResponse(status: 401)
         }
         let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
-        let response = try await manager.perform(HTTPRequest(method: "GET", url: URL(string: "https://api.example.com/me")!))
+        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
         #expect(response.status == 401)
         #expect(transport.count("/me") == 2)
         #expect(transport.count("/token") == 1)

@@ -13,7 +13,7 @@ import Testing
         let clock = ContinuousClock()
         let started = clock.now
         let error = try await #require(throws: TransportError.self) {
-            try await transport.send(HTTPRequest(method: "POST", url: server.url, body: Data("grant_type=x".utf8)))
+            try await transport.send(HTTPRequest(method: .post, url: server.url, body: Data("grant_type=x".utf8)))
         }
         let elapsed = clock.now - started
         server.stop()
@@ -61,7 +61,7 @@ import Testing
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
         let error = try await #require(throws: TransportError.self) {
-            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "GET", url: server.url))
+            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: server.url))
         }
         #expect(error.message.contains("Content-Encoding: \(coding)") && error.message.contains("does not decompress"), "\(error)")
         // RFC 9110 §12.5.3: no Accept-Encoding would mean any coding is acceptable; identity is asked for.
@@ -73,7 +73,7 @@ import Testing
         let answer = Data("HTTP/1.1 200 OK\r\nContent-Encoding: identity\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".utf8)
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
-        let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "GET", url: server.url))
+        let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: server.url))
         #expect(response.body == Data("{}".utf8))
     }
 
@@ -81,7 +81,7 @@ import Testing
         let answer = Data("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/steal\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
-        let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "POST", url: server.url, body: Data("a=b".utf8)))
+        let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .post, url: server.url, body: Data("a=b".utf8)))
         #expect(response.status == 307)
         #expect(server.received.count == 1)
     }
@@ -105,7 +105,7 @@ import Testing
         let url = server.url
         server.stop()
         let error = try await #require(throws: TransportError.self) {
-            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: "GET", url: url))
+            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: url))
         }
         #expect(error.message.contains("could not connect"), "\(error)")
         #expect(!error.message.contains("NSURLErrorDomain"))

@@ -39,6 +39,9 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case resourcesFile = "resources_file", profile
     }
 
+    /// The grants a descriptor declares when it lists none.
+    public static let defaultGrantTypes = ["authorization_code", "refresh_token"]
+
     /// Decodes a descriptor from any `Decoder` (JSON, say), with the same defaults as a descriptor file.
     public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
@@ -55,7 +58,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         variables = try o.objectMap(CodingKeys.variables, Variable.init(plain:)) ?? [:]
         scopes = try o.object(CodingKeys.scopes, Scopes.init(plain:)) ?? Scopes()
         authorization = try o.object(CodingKeys.authorization, Authorization.init(plain:)) ?? Authorization()
-        grantTypes = try o.strings(CodingKeys.grantTypes) ?? ["authorization_code", "refresh_token"]
+        grantTypes = try o.strings(CodingKeys.grantTypes) ?? Self.defaultGrantTypes
         tokenRequest = try o.object(CodingKeys.tokenRequest, TokenRequest.init(plain:)) ?? TokenRequest()
         clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
@@ -147,8 +150,9 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            interval = try o.int(CodingKeys.interval) ?? 5
-            verificationURIAliases = try o.strings(CodingKeys.verificationURIAliases) ?? []
+            let defaults = Self()
+            interval = try o.int(CodingKeys.interval) ?? defaults.interval
+            verificationURIAliases = try o.strings(CodingKeys.verificationURIAliases) ?? defaults.verificationURIAliases
         }
     }
 }
@@ -180,7 +184,7 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            mode = try o.choice(CodingKeys.mode) ?? .none
+            mode = try o.choice(CodingKeys.mode) ?? Self().mode
             url = try o.string(CodingKeys.url)
         }
     }
@@ -257,9 +261,10 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            `default` = try o.strings(CodingKeys.default) ?? []
-            separator = try o.string(CodingKeys.separator) ?? " "
-            offline = try o.object(CodingKeys.offline, Offline.init(plain:)) ?? Offline()
+            let defaults = Self()
+            `default` = try o.strings(CodingKeys.default) ?? defaults.default
+            separator = try o.string(CodingKeys.separator) ?? defaults.separator
+            offline = try o.object(CodingKeys.offline, Offline.init(plain:)) ?? defaults.offline
         }
     }
 
@@ -273,8 +278,9 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            scopes = try o.strings(CodingKeys.scopes) ?? []
-            params = try o.stringMap(CodingKeys.params) ?? [:]
+            let defaults = Self()
+            scopes = try o.strings(CodingKeys.scopes) ?? defaults.scopes
+            params = try o.stringMap(CodingKeys.params) ?? defaults.params
         }
     }
 
@@ -299,9 +305,10 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            responseType = try o.string(CodingKeys.responseType) ?? "code"
-            responseMode = try o.choice(CodingKeys.responseMode) ?? .query
-            extraParams = try o.stringMap(CodingKeys.extraParams) ?? [:]
+            let defaults = Self()
+            responseType = try o.string(CodingKeys.responseType) ?? defaults.responseType
+            responseMode = try o.choice(CodingKeys.responseMode) ?? defaults.responseMode
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
         }
     }
 
@@ -326,8 +333,9 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            bodyEncoding = try o.choice(CodingKeys.bodyEncoding) ?? .form
-            headers = try o.stringMap(CodingKeys.headers) ?? [:]
+            let defaults = Self()
+            bodyEncoding = try o.choice(CodingKeys.bodyEncoding) ?? defaults.bodyEncoding
+            headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
         }
     }
 
@@ -357,7 +365,7 @@ extension ProviderDescriptor {
 
         init(plain o: PlainObject) throws {
             methods = try o.choices(CodingKeys.methods)
-            method = try o.choice(CodingKeys.method) ?? methods?.first ?? .none
+            method = try o.choice(CodingKeys.method) ?? methods?.first ?? Self().method
         }
     }
 
@@ -374,7 +382,7 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            format = try o.choice(CodingKeys.format) ?? .json
+            format = try o.choice(CodingKeys.format) ?? Self().format
         }
     }
 
@@ -393,14 +401,15 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            method = try o.choice(CodingKeys.method) ?? .get
-            headers = try o.stringMap(CodingKeys.headers) ?? [:]
+            let defaults = Self()
+            method = try o.choice(CodingKeys.method) ?? defaults.method
+            headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
         }
     }
 
     /// The checks the engine performs.
     public struct Security: Sendable, Hashable, Codable {
-        public enum PKCE: String, Sendable, Hashable, Codable {
+        public enum PKCEUse: String, Sendable, Hashable, Codable {
             case required, supported, unsupported
         }
 
@@ -416,7 +425,7 @@ extension ProviderDescriptor {
             case absent
         }
 
-        public var pkce: PKCE = .required
+        public var pkce: PKCEUse = .required
         public var pkceMethod: CodeChallengeMethod = .s256
         public var state: Bool = true
         /// Whether to send and check `nonce`; defaults to true for `oidc` providers.
@@ -439,13 +448,14 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            pkce = try o.choice(CodingKeys.pkce) ?? .required
-            pkceMethod = try o.choice(CodingKeys.pkceMethod) ?? .s256
-            state = try o.bool(CodingKeys.state) ?? true
+            let defaults = Self()
+            pkce = try o.choice(CodingKeys.pkce) ?? defaults.pkce
+            pkceMethod = try o.choice(CodingKeys.pkceMethod) ?? defaults.pkceMethod
+            state = try o.bool(CodingKeys.state) ?? defaults.state
             nonce = try o.bool(CodingKeys.nonce)
-            issParameter = try o.choice(CodingKeys.issParameter) ?? .ifPresent
-            idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? ["RS256", "ES256"]
-            issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? []
+            issParameter = try o.choice(CodingKeys.issParameter) ?? defaults.issParameter
+            idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? defaults.idTokenAlgs
+            issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? defaults.issuerAliases
             idTokenIssuer = try o.string(CodingKeys.idTokenIssuer)
         }
     }
@@ -464,7 +474,7 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Loopback()
+            loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Self().loopback
             privateUseScheme = try o.string(CodingKeys.privateUseScheme)
         }
     }
@@ -507,13 +517,14 @@ extension ProviderDescriptor {
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            host = try o.string(CodingKeys.host) ?? "127.0.0.1"
+            let defaults = Self()
+            host = try o.string(CodingKeys.host) ?? defaults.host
             switch o.raw(CodingKeys.port) {
             case nil, .string("ephemeral")?: port = .ephemeral
             case let .number(number)? where Int(exactly: number) != nil: port = .fixed(Int(number))
             default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + ["port"])
             }
-            path = try o.string(CodingKeys.path) ?? "/callback"
+            path = try o.string(CodingKeys.path) ?? defaults.path
         }
     }
 

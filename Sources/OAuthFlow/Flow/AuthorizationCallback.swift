@@ -69,7 +69,7 @@ public struct AuthorizationCallback: Sendable {
         if let error = parameters["error"] {
             // An error response spends nothing, so one without `iss` is reported rather than
             // called a mix-up; one naming another issuer is still refused as a mix-up.
-            let unauthenticated = parameters["iss"] == nil && provider.descriptor.security.issParameter == .required
+            let unauthenticated = parameters["iss"] == nil && provider.policy.issParameter == .required
             if !unauthenticated { try checkIssuer(provider) }
             let serverError = AuthorizationServerError(error: error, errorDescription: parameters["error_description"],
                                                        errorURI: parameters["error_uri"])
@@ -85,7 +85,7 @@ public struct AuthorizationCallback: Sendable {
     }
 
     private func checkIssuer(_ provider: Provider) throws {
-        let policy = provider.descriptor.security.issParameter
+        let policy = provider.policy.issParameter
         guard let iss = parameters["iss"] else {
             if policy == .required {
                 throw FlowError(.issuerMismatch, "the callback has no `iss`, which provider `\(provider.id)` always sends (RFC 9207)")

@@ -13,10 +13,10 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var requestOfflineAccess: Bool
     /// How this client authenticates at the token endpoint; nil chooses from the descriptor's
     /// `client_auth.methods`: the first secret method when there is a secret, else `none`.
-    public var authMethod: ProviderDescriptor.ClientAuth.Method?
+    public var authMethod: ClientAuthMethod?
 
     public init(clientID: String, redirectURI: URL, clientSecret: Secret? = nil, scopes: [String]? = nil,
-                requestOfflineAccess: Bool = true, authMethod: ProviderDescriptor.ClientAuth.Method? = nil) {
+                requestOfflineAccess: Bool = true, authMethod: ClientAuthMethod? = nil) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.clientSecret = clientSecret
@@ -30,8 +30,8 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// A secret is never dropped silently, and a method the provider does not list is never used.
     /// - Throws: ``FlowError`` `clientAuthentication` for an impossible combination, and
     ///   `missingClientSecret` when the provider only takes confidential clients and there is no secret.
-    public func authenticationMethod(for provider: Provider) throws -> ProviderDescriptor.ClientAuth.Method {
-        let supported = provider.descriptor.clientAuth.supported
+    public func authenticationMethod(for provider: Provider) throws -> ClientAuthMethod {
+        let supported = provider.policy.clientAuthMethods
         let listed = supported.map(\.rawValue).joined(separator: ", ")
         if let authMethod {
             guard supported.contains(authMethod) else {
@@ -52,7 +52,7 @@ public struct ClientConfiguration: Sendable, Hashable {
             return method
         }
         guard supported.contains(.none) else {
-            throw FlowError(.missingClientSecret, "provider `\(provider.id)` needs a client secret (it accepts \(listed)); give one, for example with --client-secret-env VAR")
+            throw FlowError(.missingClientSecret, "provider `\(provider.id)` needs a client secret (it accepts \(listed)), and none was given")
         }
         return .none
     }

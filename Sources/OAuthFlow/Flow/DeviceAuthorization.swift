@@ -61,20 +61,20 @@ extension OAuthClient {
     ///   `missingEndpoint`, `invalidTokenResponse` for an unusable answer;
     ///   ``AuthorizationServerError`` when the server refuses; ``TransportError``.
     public func startDeviceAuthorization() async throws -> DeviceAuthorization {
-        let descriptor = provider.descriptor
-        guard descriptor.supportsDeviceFlow else {
+        let policy = provider.policy
+        guard policy.supportsDeviceFlow else {
             throw FlowError(.grantNotSupported,
-                            "provider `\(provider.id)` does not declare the device authorization grant (`grant_types` lacks `\(ProviderDescriptor.deviceCodeGrant)`)")
+                            "provider `\(provider.id)` does not declare the device authorization grant (`grant_types` lacks `\(GrantType.deviceCode.rawValue)`)")
         }
         let endpoint = try await deviceEndpoint()
-        var scopes = configuration.scopes ?? descriptor.scopes.default
+        var scopes = configuration.scopes ?? policy.scopes.defaults
         if configuration.requestOfflineAccess {
-            for scope in descriptor.scopes.offline.scopes where !scopes.contains(scope) { scopes.append(scope) }
+            for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
         }
         var parameters: [(String, String)] = []
-        if !scopes.isEmpty { parameters.append(("scope", scopes.joined(separator: descriptor.scopes.separator))) }
+        if !scopes.isEmpty { parameters.append(("scope", policy.scopes.joined(scopes))) }
         let response = try await post(to: endpoint, parameters)
-        let fields = try TokenResponseParser.fields(of: response, format: descriptor.tokenResponse.format,
+        let fields = try TokenResponseParser.fields(of: response, format: policy.tokenResponseFormat,
                                                     endpoint: "the device authorization endpoint")
         if let error = TokenResponseParser.serverError(in: fields, status: response.status) {
             // The same hints as a token request: the body encoding, when the answer points at it.
@@ -94,7 +94,7 @@ extension OAuthClient {
         guard userCode.count <= 64, userCode.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
             throw FlowError(.invalidTokenResponse, "the device authorization answer's `user_code` is not a short printable code")
         }
-        let uriNames = ["verification_uri"] + descriptor.device.verificationURIAliases
+        let uriNames = ["verification_uri"] + policy.device.verificationURIAliases
         guard let uriText = uriNames.lazy.compactMap({ fields[$0]?.stringValue }).first else {
             throw FlowError(.invalidTokenResponse,
                             "the device authorization answer has no \(uriNames.map { "`\($0)`" }.joined(separator: " or ")) (set `device.verification_uri_aliases` if the provider names it otherwise)")
@@ -106,7 +106,7 @@ extension OAuthClient {
         guard let lifetime = fields["expires_in"]?.numberValue, lifetime.isFinite, lifetime > 0 else {
             throw FlowError(.invalidTokenResponse, "the device authorization answer has no positive `expires_in`")
         }
-        let interval = Self.pollingInterval(fields["interval"]) ?? TimeInterval(descriptor.device.interval)
+        let interval = Self.pollingInterval(fields["interval"]) ?? TimeInterval(policy.device.interval)
         let complete = fields["verification_uri_complete"]?.stringValue.flatMap(Self.verificationURL)
         logger.debug("device authorization started", metadata: ["provider": "\(provider.id)", "expires_in": "\(lifetime)"])
         return DeviceAuthorization(
@@ -154,6 +154,12 @@ extension OAuthClient {
     ///   (servers may keep answering `authorization_pending`); `CancellationError`.
     public func pollDeviceAuthorization(_ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
                                         onPoll: @Sendable (DevicePoll) -> Void = { _ in }) async throws -> TokenSet {
+        try await pollDeviceSignIn(authorization, sleeper: sleeper, onPoll: onPoll).tokens
+    }
+
+    /// Like ``pollDeviceAuthorization(_:sleeper:onPoll:)``, also handing back the verified ID token claims.
+    public func pollDeviceSignIn(_ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
+                                 onPoll: @Sendable (DevicePoll) -> Void = { _ in }) async throws -> SignInOutcome {
         var interval = authorization.interval
         while true {
             let remaining = authorization.expiresAt.timeIntervalSince(clock.now())
@@ -166,9 +172,9 @@ extension OAuthClient {
                 throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")
             }
             let response = try await tokenRequest([
-                ("grant_type", ProviderDescriptor.deviceCodeGrant), ("device_code", authorization.deviceCode.value),
+                ("grant_type", GrantType.deviceCode.rawValue), ("device_code", authorization.deviceCode.value),
             ])
-            let fields = try? TokenResponseParser.fields(of: response, format: provider.descriptor.tokenResponse.format)
+            let fields = try? TokenResponseParser.fields(of: response, format: provider.policy.tokenResponseFormat)
             if let fields, let error = TokenResponseParser.serverError(in: fields, status: response.status) {
                 switch error.error {
                 case "authorization_pending":
@@ -183,13 +189,14 @@ extension OAuthClient {
                 }
             }
             let tokens = try TokenResponseParser.tokenSet(
-                from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
                 requestedScopes: authorization.scopes, previous: nil, now: clock.now())
-            if provider.descriptor.protocol == .oidc, let idToken = tokens.idToken {
-                _ = try await idTokenValidator().validate(idToken, nonce: nil, accessToken: tokens.accessToken)
+            var verified: IDTokenClaims?
+            if provider.isOpenIDConnect, let idToken = tokens.idToken {
+                verified = try await idTokenValidator().validate(idToken, nonce: nil, accessToken: tokens.accessToken)
             }
             logger.debug("device authorization approved", metadata: ["provider": "\(provider.id)"])
-            return tokens
+            return SignInOutcome(tokens: tokens, idToken: verified)
         }
     }
 }

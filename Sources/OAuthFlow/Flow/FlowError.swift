@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure of the flow on the client side: a rejected callback, a bad input.
 ///
 /// The server's own OAuth errors (`error`, `error_description`, `error_uri`) are
@@ -15,6 +17,13 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// Credentials go only where ``TransportPolicy/isSecure(_:)`` allows.
+    ///
+    /// - Throws: ``FlowError`` `insecureEndpoint` for any other URL.
+    public static func requireSecure(_ url: URL) throws {
+        guard TransportPolicy.isSecure(url) else { throw FlowError(.insecureEndpoint, TransportPolicy.refusal(url)) }
+    }
 }
 
 /// An OAuth error returned by the authorization server (RFC 6749 §4.1.2.1, §5.2).

@@ -55,8 +55,7 @@ public actor OAuthClient {
         guard provider.usesDiscovery else {
             throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: its descriptor names none and does not use discovery")
         }
-        let filled = try await completeProvider()
-        guard let url = filled.endpoints[keyPath: slot] else {
+        guard let url = try await discoveredProvider().endpoints[keyPath: slot] else {
             throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: neither its descriptor nor its discovery document (\(provider.discoveryURL?.absoluteString ?? "")) names one")
         }
         return url
@@ -67,9 +66,9 @@ public actor OAuthClient {
     public func revocationEndpoint() async throws -> URL? {
         if let url = provider.endpoints.revocation { return url }
         guard provider.usesDiscovery else { return nil }
-        let filled = try await completeProvider()
-        if let url = filled.endpoints.revocation { return url }
-        let completed = await filled.completingRevocation(with: discovery, logger: logger)
+        let discovered = try await discoveredProvider()
+        if let url = discovered.endpoints.revocation { return url }
+        let completed = await discovered.completingRevocation(with: discovery, logger: logger)
         complete = completed
         return completed.endpoints.revocation
     }
@@ -79,21 +78,18 @@ public actor OAuthClient {
         try await endpoint(\.deviceAuthorization, "device authorization")
     }
 
-    /// The provider with every endpoint discovery can add.
-    public func completeProvider() async throws -> Provider {
+    /// The provider with every endpoint discovery adds: discovery runs at most once per client (the
+    /// provider it was given, when that was already discovered or needs no discovery).
+    public func discoveredProvider() async throws -> Provider {
         if let complete { return complete }
-        let filled = try await provider.discoveringEndpoints(with: discovery, logger: logger)
-        complete = filled
-        return filled
+        let discovered = try await provider.discovered(with: discovery, logger: logger)
+        complete = discovered
+        return discovered
     }
 
     /// Builds the authorization request: the URL to open, and what the callback will be checked against.
     public func startAuthorization() async throws -> PendingAuthorization {
-        var target = provider
-        if provider.endpoints.authorization == nil {
-            _ = try await endpoint(\.authorization, "authorization")
-            target = try await completeProvider()
-        }
+        let target = provider.endpoints.authorization == nil ? try await discoveredProvider() : provider
         let pending = try PendingAuthorization.start(provider: target, client: configuration, now: clock.now())
         logger.debug("authorization started", metadata: ["provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))"])
         return pending
@@ -151,11 +147,11 @@ public actor OAuthClient {
         let response = try await tokenRequest(parameters)
         let tokens = try explainingEncoding(sent: parameters) {
             try TokenResponseParser.tokenSet(
-                from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
                 requestedScopes: pending.scopes, previous: nil, now: clock.now())
         }
         var verified: IDTokenClaims?
-        if provider.descriptor.protocol == .oidc, pending.scopes.contains("openid") {
+        if provider.isOpenIDConnect, pending.scopes.contains("openid") {
             guard let idToken = tokens.idToken else {
                 throw IDTokenError(.missing, "provider `\(provider.id)` returned no ID token for an OpenID Connect sign-in")
             }
@@ -199,17 +195,17 @@ public actor OAuthClient {
             throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
         }
         var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
-        if let scopes { parameters.append(("scope", scopes.joined(separator: provider.descriptor.scopes.separator))) }
+        if let scopes { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
         let provider = self.provider
         let clock = self.clock
         let parse = { @Sendable (response: HTTPResponse) throws -> TokenSet in
             try TokenResponseParser.tokenSet(
-                from: response, format: provider.descriptor.tokenResponse.format, separator: provider.descriptor.scopes.separator,
+                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
                 requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }
         /// What may be kept before the ID token is checked.
         let keepable = { @Sendable (refreshed: TokenSet) -> TokenSet in
-            let unchecked = provider.descriptor.protocol == .oidc && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
+            let unchecked = provider.isOpenIDConnect && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
             return unchecked ? refreshed.keepingRefreshToken(of: tokens) : refreshed
         }
         var arrival: (@Sendable (HTTPResponse) -> Void)?
@@ -239,7 +235,7 @@ public actor OAuthClient {
     ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.userinfo, "userinfo")
-        let response = try await profileRequest(endpoint, tokens, method: provider.descriptor.userinfo.method.rawValue, label: "userinfo")
+        let response = try await profileRequest(endpoint, tokens, method: provider.policy.userinfo.method, label: "userinfo")
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
         }
@@ -252,6 +248,14 @@ public actor OAuthClient {
         return claims
     }
 
+    /// The claims of an ID token kept from an earlier sign-in, verified again (signature, issuer,
+    /// audience; not its expiry) before anything shows or maps them.
+    ///
+    /// - Throws: ``IDTokenError`` naming the check that failed.
+    public func storedIDTokenClaims(_ idToken: Secret) async throws -> IDTokenClaims {
+        try await idTokenValidator().validateStored(idToken)
+    }
+
     /// The user's profile in the one shape every provider maps to (the descriptor's `profile`).
     ///
     /// Reads userinfo when the mapping uses it and `userInfo` was not given, and makes the
@@ -261,8 +265,8 @@ public actor OAuthClient {
     ///   - idToken: The ID token's claims, verified (``SignInOutcome/idToken``).
     ///   - userInfo: Userinfo already read, to save the round trip.
     public func profile(_ tokens: TokenSet, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]? = nil) async throws -> UserProfile {
-        let mapping = provider.descriptor.profile
-        let roots = Set(mapping.sources.map { $0.source.prefix { $0 != "." } })
+        let mapping = provider.profile
+        let roots = mapping.roots
         var info = userInfo
         if info == nil, roots.contains("userinfo"), provider.endpoints.userinfo != nil || provider.usesDiscovery {
             do {
@@ -275,9 +279,9 @@ public actor OAuthClient {
             }
         }
         var extra: JSONValue?
-        if roots.contains("extra"), let url = provider.profileCall {
+        if roots.contains("extra"), let url = mapping.extraCall {
             do {
-                extra = UserProfile.pick(try await profileCall(url, tokens), where: mapping.extraCall?.pickWhere)
+                extra = UserProfile.pick(try await profileCall(url, tokens), where: mapping.extraCallPickWhere)
             } catch {
                 if idToken == nil && info == nil { throw error }
                 logger.debug("the profile's extra call failed", metadata: ["provider": "\(provider.id)"])
@@ -288,7 +292,7 @@ public actor OAuthClient {
 
     /// The descriptor's extra profile call: a GET with the access token, answered with JSON.
     private func profileCall(_ url: URL, _ tokens: TokenSet) async throws -> JSONValue {
-        let response = try await profileRequest(url, tokens, method: "GET", label: "the profile's extra call")
+        let response = try await profileRequest(url, tokens, method: .get, label: "the profile's extra call")
         guard let answer = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
             throw FlowError(.invalidUserInfo, "the profile call to \(url.host ?? "the provider") did not answer with JSON (HTTP \(response.status))")
         }
@@ -297,9 +301,9 @@ public actor OAuthClient {
 
     /// A request for the user's profile (userinfo, the extra call) with the access token and the
     /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
-    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: String, label: String) async throws -> HTTPResponse {
-        try TransportPolicy.requireSecure(url)
-        var headers = provider.descriptor.userinfo.headers
+    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: RequestMethod, label: String) async throws -> HTTPResponse {
+        try FlowError.requireSecure(url)
+        var headers = provider.policy.userinfo.headers
         headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers))
@@ -330,10 +334,12 @@ public actor OAuthClient {
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
     }
 
-    /// The ID token validator (it discovers the JWKS endpoint when the descriptor gives none).
-    func idTokenValidator() -> IDTokenValidator {
+    /// The ID token validator, given the discovered provider when the JWKS endpoint comes from discovery
+    /// (the document this client already fetched: it is never fetched twice).
+    func idTokenValidator() async throws -> IDTokenValidator {
         if let validator { return validator }
-        let created = IDTokenValidator(provider: provider, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+        let keysFrom = provider.endpoints.jwks == nil ? try await discoveredProvider() : provider
+        let created = IDTokenValidator(provider: keysFrom, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
                                        transport: transport, clock: clock)
         validator = created
         return created
@@ -362,7 +368,7 @@ public actor OAuthClient {
                 description.contains(name) || description.contains(name.replacingOccurrences(of: "_", with: " "))
             }
             if error.error == "unsupported_grant_type" || saysMissing && namesSent {
-                let encoding = provider.descriptor.tokenRequest.bodyEncoding
+                let encoding = provider.policy.tokenRequest.encoding
                 let other = encoding == .form ? "json" : "form"
                 throw error.hinted("the token request was sent \(encoding == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(encoding.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`")
             }
@@ -371,7 +377,7 @@ public actor OAuthClient {
             }
             throw error
         } catch let error as AuthorizationServerError
-            where error.error == "invalid_client" && provider.descriptor.tokenRequest.bodyEncoding == .json
+            where error.error == "invalid_client" && provider.policy.tokenRequest.encoding == .json
             && (try? configuration.authenticationMethod(for: provider)) != .clientSecretBasic {
             // The client's id (and secret) went in a JSON body: a server that reads only form bodies saw none.
             throw error.hinted("the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`")
@@ -391,10 +397,10 @@ public actor OAuthClient {
 
     /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
     func post(to endpoint: URL, _ parameters: [(String, String)], arrival: (@Sendable (HTTPResponse) -> Void)? = nil) async throws -> HTTPResponse {
-        try TransportPolicy.requireSecure(endpoint)
-        let descriptor = provider.descriptor
+        try FlowError.requireSecure(endpoint)
+        let shape = provider.policy.tokenRequest
         var fields = parameters
-        var headers = descriptor.tokenRequest.headers
+        var headers = shape.headers
         let method = try configuration.authenticationMethod(for: provider)
         switch method {
         case .none:
@@ -411,7 +417,7 @@ public actor OAuthClient {
             headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
         }
         let body: Data
-        switch descriptor.tokenRequest.bodyEncoding {
+        switch shape.encoding {
         case .form:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
             body = Data(FormEncoding.encode(fields).utf8)
@@ -422,7 +428,7 @@ public actor OAuthClient {
             body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body)
+        let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body)
         guard let arrival else { return try await transport.send(request) }
         return try await transport.send(request, arrival: arrival)
     }

@@ -30,29 +30,29 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no authorization endpoint")
         }
         try RedirectPolicy.check(client.redirectURI)
-        let descriptor = provider.descriptor
-        var scopes = client.scopes ?? descriptor.scopes.default
+        let policy = provider.policy
+        var scopes = client.scopes ?? policy.scopes.defaults
         var parameters: [(String, String)] = []
         // Fixed and offline parameters first, so the reserved ones below always win.
-        var extra = descriptor.authorization.extraParams
+        var extra = policy.authorizationParameters
         if client.requestOfflineAccess {
-            for scope in descriptor.scopes.offline.scopes where !scopes.contains(scope) { scopes.append(scope) }
-            extra.merge(descriptor.scopes.offline.params) { _, offline in offline }
+            for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
+            extra.merge(policy.scopes.offlineParameters) { _, offline in offline }
         }
         for (name, value) in extra.sorted(by: { $0.key < $1.key }) where !DescriptorSchema.reservedParameters.contains(name) {
             parameters.append((name, value))
         }
-        if descriptor.authorization.responseMode != .query {
-            parameters.append(("response_mode", descriptor.authorization.responseMode.rawValue))
+        if policy.responseMode != .query {
+            parameters.append(("response_mode", policy.responseMode.rawValue))
         }
         let state = Secret(Base64URL.random(bytes: 32))
-        let pkce = descriptor.security.pkce == .unsupported ? nil : PKCE.generate()
-        let nonce = descriptor.security.nonce == true ? Secret(Base64URL.random(bytes: 32)) : nil
+        let pkce = policy.pkce == .unsupported ? nil : PKCE.generate()
+        let nonce = policy.nonce ? Secret(Base64URL.random(bytes: 32)) : nil
         parameters += [
             ("response_type", "code"),
             ("client_id", client.clientID),
             ("redirect_uri", client.redirectURI.absoluteString),
-            ("scope", scopes.joined(separator: descriptor.scopes.separator)),
+            ("scope", policy.scopes.joined(scopes)),
             ("state", state.value),
         ]
         if let pkce {

@@ -82,7 +82,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.replaceOrAdd(name: name, value: value) }
         headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-        let outgoing = try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: request.method), headers: headers,
+        let outgoing = try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
                                               body: request.body.map { .bytes($0) })
         let collector = ResponseCollector(url: request.url, limit: maximumResponseSize, arrival: arrival)
         // The shared client (and its event loop threads) starts with the first request, not with the transport:

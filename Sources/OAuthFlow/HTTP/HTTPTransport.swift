@@ -1,13 +1,19 @@
 import Foundation
 
 /// An HTTP request as the engine builds it.
+/// The request methods OAuthFlow sends.
+public enum RequestMethod: String, Sendable, Hashable {
+    case get = "GET"
+    case post = "POST"
+}
+
 public struct HTTPRequest: Sendable {
-    public var method: String
+    public var method: RequestMethod
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
 
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    public init(method: RequestMethod, url: URL, headers: [String: String] = [:], body: Data? = nil) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -19,9 +19,11 @@ public struct IDTokenClaims: Sendable, Hashable {
 ///
 /// - Keys come from the provider's JWKS, cached, and fetched again once when a
 ///   token names an unknown `kid`.
-/// - `alg` must be in the descriptor's `security.id_token_algs` (RS256 and ES256 by
-///   default); `none` is always refused; HS256 only when listed, verified with the
+/// - `alg` must be in the provider's ``ProviderPolicy/idTokenAlgorithms`` (RS256 and ES256
+///   by default); `none` is always refused; HS256 only when listed, verified with the
 ///   client secret.
+/// - The provider must be the discovered one (``Provider/discovered(with:logger:)``) when its
+///   JWKS endpoint comes from discovery: the validator fetches keys, never the discovery document.
 /// - `iss` must equal the issuer; `aud` must contain the client id, and `azp` must
 ///   be the client id when there are several audiences; `exp` and `iat` are checked
 ///   with a leeway; `nonce` must equal the request's; `at_hash`, when present,
@@ -63,11 +65,12 @@ public actor IDTokenValidator {
     /// Checks the JOSE header: an allowed `alg`, and no `crit` extension (RFC 7515 §4.1.11).
     ///
     /// - Returns: The algorithm.
-    private func checkHeader(_ header: [String: JSONValue]) throws -> String {
-        let algorithm = header["alg"]?.stringValue ?? ""
-        let allowed = provider.descriptor.security.idTokenAlgs
-        guard algorithm.lowercased() != "none", allowed.contains(algorithm) else {
-            throw IDTokenError(.algorithmNotAllowed, "algorithm `\(algorithm)` is not allowed for `\(provider.id)` (allowed: \(allowed.joined(separator: ", ")))")
+    private func checkHeader(_ header: [String: JSONValue]) throws -> JWSAlgorithm {
+        let name = header["alg"]?.stringValue ?? ""
+        let allowed = provider.policy.idTokenAlgorithms
+        guard let algorithm = JWSAlgorithm(rawValue: name), allowed.contains(algorithm) else {
+            let listed = allowed.map(\.rawValue).joined(separator: ", ")
+            throw IDTokenError(.algorithmNotAllowed, "algorithm `\(TerminalText.escaped(String(name.prefix(40))))` is not allowed for `\(provider.id)` (allowed: \(listed))")
         }
         // OAuthFlow understands no JWS extension, so any critical one means "do not accept this token".
         if let critical = header["crit"] {
@@ -96,6 +99,16 @@ public actor IDTokenValidator {
         return claims
     }
 
+    /// Checks an ID token kept from an earlier sign-in or refresh, before its claims are shown or mapped:
+    /// the algorithm, signature, issuer, audience and subject, as when it was issued. Its expiry and nonce
+    /// are not checked again: the token records a sign-in that was checked then; it is no credential.
+    public func validateStored(_ token: Secret) async throws -> IDTokenClaims {
+        let (header, claims) = try Self.decodeUnverified(token.value)
+        let algorithm = try checkHeader(header)
+        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
+        return try checkClaims(claims, algorithm: algorithm, nonce: nil, accessToken: nil, checkingTimes: false)
+    }
+
     /// Checks a refreshed ID token: valid, and about the same subject (OpenID Connect Core §12.2).
     public func validateRefreshed(_ token: Secret, previous: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
         let claims = try await validate(token, nonce: nil, accessToken: accessToken)
@@ -112,14 +125,14 @@ public actor IDTokenValidator {
 
     // MARK: - Signature
 
-    private func verifySignature(_ token: String, algorithm: String, keyID: String?) async throws {
-        if algorithm.hasPrefix("HS") {
+    private func verifySignature(_ token: String, algorithm: JWSAlgorithm, keyID: String?) async throws {
+        if algorithm.isHMAC {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
             }
-            let (digest, bytes): (DigestAlgorithm, Int) = switch algorithm {
-            case "HS384": (.sha384, 48)
-            case "HS512": (.sha512, 64)
+            let (digest, bytes): (DigestAlgorithm, Int) = switch algorithm.digestBits {
+            case 384: (.sha384, 48)
+            case 512: (.sha512, 64)
             default: (.sha256, 32)
             }
             // RFC 7518 §3.2: the key must be at least as long as the hash (jwt-kit traps otherwise).
@@ -141,7 +154,7 @@ public actor IDTokenValidator {
         }
     }
 
-    private func verify(_ token: String, with collection: JWTKeyCollection, iterating: Bool, algorithm: String) async throws {
+    private func verify(_ token: String, with collection: JWTKeyCollection, iterating: Bool, algorithm: JWSAlgorithm) async throws {
         do {
             _ = try await collection.verify(token, as: SignatureOnly.self, iteratingKeys: iterating)
         } catch {
@@ -186,22 +199,22 @@ public actor IDTokenValidator {
     /// The shortest time between two fetches of the JWKS caused by unknown key ids.
     public static let keyRefetchInterval: TimeInterval = 60
 
-    /// The JWKS URL: the descriptor's, or the one its discovery document names.
-    private func keysURL() async throws -> URL {
+    /// The JWKS URL: the descriptor's, or the one its discovery document named (the validator is
+    /// given the provider after discovery; it never fetches the document itself).
+    private func keysURL() throws -> URL {
         if let url = provider.endpoints.jwks { return url }
-        if provider.discoveryURL != nil, let url = try await DiscoveryClient(transport: transport, clock: clock).metadata(for: provider).jwksURI {
-            return url
+        guard provider.isDiscovered else {
+            throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` names no JWKS endpoint and its discovery has not run; validate with `Provider.discovered(with:)`'s result")
         }
         throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
     }
 
     private func fetchKeys() async throws -> KeySet {
-        let url = try await keysURL()
+        let url = try keysURL()
+        guard TransportPolicy.isSecure(url) else { throw IDTokenError(.keysUnavailable, TransportPolicy.refusal(url)) }
         let fetched: (document: [String: JSONValue]?, response: HTTPResponse)
         do {
             fetched = try await transport.fetchJSON(url, as: [String: JSONValue].self)
-        } catch let error as FlowError {
-            throw error
         } catch {
             throw IDTokenError(.keysUnavailable, "cannot fetch the JWKS \(url.absoluteString): \(error)")
         }
@@ -231,7 +244,8 @@ public actor IDTokenValidator {
 
     // MARK: - Claims
 
-    private func checkClaims(_ claims: [String: JSONValue], algorithm: String, nonce: Secret?, accessToken: Secret?) throws -> IDTokenClaims {
+    private func checkClaims(_ claims: [String: JSONValue], algorithm: JWSAlgorithm, nonce: Secret?, accessToken: Secret?,
+                             checkingTimes: Bool = true) throws -> IDTokenClaims {
         let issuer = claims["iss"]?.stringValue ?? ""
         guard provider.isIDTokenIssuer(issuer, claims: claims) else {
             throw IDTokenError(.issuerMismatch, "the ID token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
@@ -257,13 +271,15 @@ public actor IDTokenValidator {
             throw IDTokenError(.malformed, "the ID token lacks \(names) (a number of seconds)")
         }
         let current = clock.now().timeIntervalSince1970
-        guard expiry + leeway > current else {
-            throw IDTokenError(.expired, "the ID token expired at \(Date(timeIntervalSince1970: expiry))")
+        if checkingTimes {
+            guard expiry + leeway > current else {
+                throw IDTokenError(.expired, "the ID token expired at \(Date(timeIntervalSince1970: expiry))")
+            }
+            guard issued - leeway <= current else {
+                throw IDTokenError(.issuedInFuture, "the ID token claims to be issued in the future (\(Date(timeIntervalSince1970: issued)))")
+            }
+            try checkNotBefore(claims)
         }
-        guard issued - leeway <= current else {
-            throw IDTokenError(.issuedInFuture, "the ID token claims to be issued in the future (\(Date(timeIntervalSince1970: issued)))")
-        }
-        try checkNotBefore(claims)
         let tokenNonce = claims["nonce"]?.stringValue
         if let nonce {
             guard let tokenNonce else { throw IDTokenError(.nonceMissing, "the ID token has no nonce, but one was sent") }
@@ -293,11 +309,11 @@ public actor IDTokenValidator {
     }
 
     /// `at_hash`: base64url of the left half of the access token's hash, with the hash of the signing algorithm.
-    static func accessTokenHash(_ accessToken: String, algorithm: String) -> String {
+    static func accessTokenHash(_ accessToken: String, algorithm: JWSAlgorithm) -> String {
         let data = Data(accessToken.utf8)
-        let digest: [UInt8] = switch algorithm.suffix(3) {
-        case "384": Array(SHA384.hash(data: data))
-        case "512": Array(SHA512.hash(data: data))
+        let digest: [UInt8] = switch algorithm.digestBits {
+        case 384: Array(SHA384.hash(data: data))
+        case 512: Array(SHA512.hash(data: data))
         default: Array(SHA256.hash(data: data))
         }
         return Base64URL.encode(Data(digest.prefix(digest.count / 2)))

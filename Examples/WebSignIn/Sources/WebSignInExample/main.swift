@@ -141,7 +141,7 @@ router.get("/") { _, context -> Response in
     guard let user = context.sessions.session else {
         let buttons = web.providerIDs.compactMap { id -> String? in
             guard let provider = web.provider(id) else { return nil }
-            return "<p><a class=\"button\" href=\"\(escape(web.basePath))/\(escape(id))\">Sign in with \(escape(provider.descriptor.displayName))</a></p>"
+            return "<p><a class=\"button\" href=\"\(escape(web.basePath))/\(escape(id))\">Sign in with \(escape(provider.displayName))</a></p>"
         }
         return html("OAuthFlow example", "<h1>OAuthFlow web sign-in</h1><p id=\"signed-out\">You are not signed in.</p>\(buttons.joined())")
     }
@@ -174,7 +174,7 @@ router.post("/resources/:index") { _, context -> Response in
     let answer: String
     do {
         let response = try await DefaultHTTPTransport().send(OAuthFlow.HTTPRequest(
-            method: "GET", url: resource.url, headers: ["Authorization": "Bearer \(user.accessToken)", "Accept": "application/json"]))
+            method: .get, url: resource.url, headers: ["Authorization": "Bearer \(user.accessToken)", "Accept": "application/json"]))
         answer = "HTTP \(response.status)\n" + String(decoding: response.body.prefix(16_384), as: UTF8.self)
     } catch {
         answer = "\(error)"

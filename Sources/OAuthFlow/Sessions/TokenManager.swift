@@ -283,7 +283,7 @@ public actor TokenManager {
 
     /// Sends a request with the session's Bearer token; on a 401, refreshes once and retries once.
     public nonisolated func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try TransportPolicy.requireSecure(request.url)
+        try FlowError.requireSecure(request.url)
         let token = try await validAccessToken()
         let first = try await transport.send(authorized(request, token))
         guard first.status == 401 else { return first }
@@ -310,11 +310,18 @@ public actor TokenManager {
     }
 
     /// The session's user in the one profile shape (the descriptor's `profile`): from the stored
-    /// ID token (verified when it was issued), userinfo, and the descriptor's extra call.
+    /// ID token (its signature, issuer and audience checked again first), userinfo, and the
+    /// descriptor's extra call.
+    ///
+    /// - Throws: ``IDTokenError`` when the stored ID token does not verify; what
+    ///   ``OAuthClient/profile(_:idToken:userInfo:)`` throws.
     public nonisolated func profile() async throws -> UserProfile {
         _ = try await validAccessToken()
         let current = try await session()
-        let claims = current.tokens.idToken.flatMap { try? IDTokenValidator.decodeUnverified($0.value).claims }
+        var claims: [String: JSONValue]?
+        if let idToken = current.tokens.idToken {
+            claims = try await client.storedIDTokenClaims(idToken).all
+        }
         return try await client.profile(current.tokens, idToken: claims)
     }
 

@@ -26,7 +26,7 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///   - idToken: The verified ID token's claims (nil for plain OAuth 2.0).
     ///   - userInfo: The userinfo answer, if read.
     ///   - extra: The extra call's answer (already narrowed by `pick_where`), if made.
-    public static func map(_ mapping: ProviderDescriptor.Profile, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
+    public static func map(_ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
                            extra: JSONValue? = nil) -> UserProfile {
         func first(_ sources: [String]) -> JSONValue? {
             for source in sources {

@@ -49,4 +49,7 @@ extension ErrorCode where Domain == ProviderError {
     public static let missingEndpoint = Self("missing_endpoint")
     /// The resource file named by the descriptor could not be read.
     public static let invalidResources = Self("invalid_resources")
+    /// The descriptor asks for something the engine will not run (a response type other than `code`,
+    /// the `plain` PKCE method, an unknown grant or ID token algorithm).
+    public static let unsupportedPolicy = Self("unsupported_policy")
 }

@@ -13,7 +13,7 @@ enum TokenResponseParser {
     ///
     /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
     /// - Parameter endpoint: Which endpoint answered, for messages ("the token endpoint").
-    static func fields(of response: HTTPResponse, format: ProviderDescriptor.TokenResponse.Format,
+    static func fields(of response: HTTPResponse, format: TokenResponseFormat,
                        endpoint: String = "the token endpoint") throws -> [String: JSONValue] {
         let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {
@@ -56,7 +56,7 @@ enum TokenResponseParser {
     ///   - requestedScopes: Used when the response has no `scope` (RFC 6749 §5.1).
     ///   - previous: On refresh, the set being refreshed: its refresh token is kept when
     ///     the server does not rotate it, and so is its ID token when no new one comes.
-    static func tokenSet(from response: HTTPResponse, format: ProviderDescriptor.TokenResponse.Format, separator: String,
+    static func tokenSet(from response: HTTPResponse, format: TokenResponseFormat, separator: String,
                          requestedScopes: [String], previous: TokenSet?, now: Date) throws -> TokenSet {
         let fields = try fields(of: response, format: format)
         if let error = serverError(in: fields, status: response.status) { throw error }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let signIn = DeviceSignIn(store: FileTokenStore())
-/// let session = try await signIn.signIn(to: provider, clientID: "YOUR_CLIENT_ID") { event in
+/// let result = try await signIn.signIn(to: provider, clientID: "YOUR_CLIENT_ID") { event in
 ///     if case let .showCode(authorization) = event {
 ///         print("Open \(authorization.verificationURI) and enter \(authorization.displayUserCode)")
 ///     }
@@ -23,7 +23,8 @@ public struct DeviceSignIn: Sendable {
     }
 
     /// The redirect URI a device session records: the device grant has none.
-    public static let noRedirectURI = URL(string: "urn:ietf:params:oauth:grant-type:device_code")!
+    // The literal always parses; the fallback only spares a force unwrap.
+    public static let noRedirectURI = URL(string: GrantType.deviceCode.rawValue) ?? URL(fileURLWithPath: "/")
 
     public let store: any TokenStore
     public let transport: any HTTPTransport
@@ -40,29 +41,28 @@ public struct DeviceSignIn: Sendable {
 
     /// Gets a user code, waits for the user to approve it elsewhere, and stores the session.
     ///
+    /// - Returns: The stored session, with the ID token's claims as verified while polling.
+    ///
     /// Cancelling the task stops the polling at once; nothing is stored then.
     /// - Throws: what ``OAuthClient/startDeviceAuthorization()`` and
     ///   ``OAuthClient/pollDeviceAuthorization(_:sleeper:onPoll:)`` throw, `CancellationError`, and store errors.
     public func signIn(to provider: Provider, clientID: String, clientSecret: Secret? = nil,
-                       authMethod: ProviderDescriptor.ClientAuth.Method? = nil, scopes: [String]? = nil,
+                       authMethod: ClientAuthMethod? = nil, scopes: [String]? = nil,
                        requestOfflineAccess: Bool = true, account: String = "default",
-                       events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> StoredSession {
+                       events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> SignInResult {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: clientID, redirectURI: Self.noRedirectURI, clientSecret: clientSecret, scopes: scopes,
             requestOfflineAccess: requestOfflineAccess, authMethod: authMethod), transport: transport, clock: clock)
         let authorization = try await client.startDeviceAuthorization()
         events(.showCode(authorization))
-        let tokens = try await client.pollDeviceAuthorization(authorization, sleeper: sleeper) { poll in
+        let outcome = try await client.pollDeviceSignIn(authorization, sleeper: sleeper) { poll in
             switch poll {
             case .pending: events(.pending)
             case let .slowDown(interval): events(.slowDown(interval))
             }
         }
         try Task.checkCancellation()
-        let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
-                                    clientID: clientID, redirectURI: Self.noRedirectURI, tokens: tokens, updatedAt: clock.now(),
-                                    clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
-        try await store.save(session)
-        return session
+        return try await SignInResult.store(outcome, client: client, account: account, redirectURI: Self.noRedirectURI,
+                                            in: store, at: clock.now())
     }
 }

@@ -81,9 +81,60 @@ extension ProviderDescriptor {
             guard let resourceURL = try url(template.url, "resources.\(index).url") else { continue }
             entries.append(Resource(scope: template.scope, title: template.title, url: resourceURL))
         }
-        return Provider(descriptor: self, variables: resolved, issuer: issuerURL, discoveryURL: discoveryURL,
-                        endpoints: endpoints, resources: ResourceMap(entries),
-                        profileCall: try url(profile.extraCall?.url, "profile.extra_call.url"))
+        let location = discoveryURL.map {
+            Provider.DiscoveryLocation(url: $0, mode: discovery.mode, isExplicit: discovery.url != nil)
+        }
+        let usesDiscovery = location != nil && (discovery.mode != .none || discovery.url != nil)
+        return Provider(
+            id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
+            discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: try policy(),
+            loopback: LoopbackRedirect(host: redirect.loopback.host, port: redirect.loopback.port.resolved, path: redirect.loopback.path),
+            profile: ProfileMapping(
+                subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified,
+                picture: profile.picture, extraCall: try url(profile.extraCall?.url, "profile.extra_call.url"),
+                extraCallPickWhere: profile.extraCall?.pickWhere),
+            issuers: IssuerMatcher(issuer: issuerURL, aliases: security.issuerAliases, template: security.idTokenIssuer),
+            resources: ResourceMap(entries), isDiscovered: !usesDiscovery)
+    }
+
+    /// The typed policy: closed sets checked, defaults already applied by the descriptor.
+    ///
+    /// - Throws: ``ProviderError`` `unsupportedPolicy` for what the engine will not run: a response
+    ///   type other than `code`, the `plain` PKCE method (RFC 9700 §2.1.1, §2.1.2), a grant it does not know,
+    ///   an ID token algorithm it does not know.
+    private func policy() throws -> ProviderPolicy {
+        func refuse(_ field: String, _ why: String) -> ProviderError {
+            ProviderError(.unsupportedPolicy, "`\(field)` of provider `\(id)` \(why)", provider: id)
+        }
+        guard authorization.responseType == "code" else {
+            throw refuse("authorization.response_type", "is `\(authorization.responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
+        }
+        guard security.pkceMethod == .s256 else {
+            throw refuse("security.pkce_method", "is `plain`; OAuthFlow sends only `S256` (RFC 9700 §2.1.1)")
+        }
+        let grants = try grantTypes.map { name in
+            guard let grant = GrantType(rawValue: name) else {
+                let known = GrantType.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+                throw refuse("grant_types", "lists `\(name)`, which OAuthFlow does not run (it runs \(known))")
+            }
+            return grant
+        }
+        let algorithms = try security.idTokenAlgs.map { name in
+            guard let algorithm = JWSAlgorithm(rawValue: name) else {
+                throw refuse("security.id_token_algs", "lists `\(name)`, which is not an algorithm OAuthFlow verifies")
+            }
+            return algorithm
+        }
+        return ProviderPolicy(
+            grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
+            pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
+            idTokenAlgorithms: algorithms, clientAuthMethods: clientAuth.supported,
+            tokenRequest: .init(encoding: tokenRequest.bodyEncoding, headers: tokenRequest.headers),
+            tokenResponseFormat: tokenResponse.format,
+            userinfo: .init(method: userinfo.method == .post ? .post : .get, headers: userinfo.headers),
+            scopes: .init(defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
+                          offlineParameters: scopes.offline.params),
+            device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases))
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).
@@ -205,6 +256,16 @@ extension ProviderDescriptor.Variable {
             var reason = "does not match the pattern `\(pattern)`: `\(value)`"
             if let example { reason += " (example: `\(example)`)" }
             throw invalid(reason)
+        }
+    }
+}
+
+extension ProviderDescriptor.Loopback.Port {
+    /// The resolved provider's form of the port.
+    var resolved: LoopbackRedirect.Port {
+        switch self {
+        case .ephemeral: .ephemeral
+        case let .fixed(number): .fixed(number)
         }
     }
 }

@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+
+/// An authorization server's metadata (OpenID Connect Discovery 1.0, RFC 8414).
+public struct ServerMetadata: Sendable, Hashable, Codable {
+    public var issuer: String
+    public var authorizationEndpoint: URL?
+    public var tokenEndpoint: URL?
+    public var userinfoEndpoint: URL?
+    public var jwksURI: URL?
+    public var revocationEndpoint: URL?
+    public var introspectionEndpoint: URL?
+    public var endSessionEndpoint: URL?
+    public var deviceAuthorizationEndpoint: URL?
+    public var codeChallengeMethodsSupported: [String]?
+    public var tokenEndpointAuthMethodsSupported: [String]?
+    public var idTokenSigningAlgValuesSupported: [String]?
+    public var authorizationResponseIssParameterSupported: Bool?
+    /// `scopes_supported`: scopes the server accepts (RECOMMENDED only, so often incomplete).
+    public var scopesSupported: [String]?
+    /// `grant_types_supported`; when absent, RFC 8414 §2 reads it as `authorization_code` and `implicit`.
+    public var grantTypesSupported: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case userinfoEndpoint = "userinfo_endpoint"
+        case jwksURI = "jwks_uri"
+        case revocationEndpoint = "revocation_endpoint"
+        case introspectionEndpoint = "introspection_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case scopesSupported = "scopes_supported", grantTypesSupported = "grant_types_supported"
+    }
+}
+
+/// Fetches and caches discovery documents.
+public actor DiscoveryClient {
+    private let transport: any HTTPTransport
+    private let timeToLive: TimeInterval
+    private let clock: any DateClock
+    private var cache: [URL: (ServerMetadata, Date)] = [:]
+
+    /// - Parameter timeToLive: How long a fetched document is reused (default one hour).
+    public init(transport: any HTTPTransport = DefaultHTTPTransport(), timeToLive: TimeInterval = 3600,
+                clock: any DateClock = SystemDateClock()) {
+        self.transport = transport
+        self.timeToLive = timeToLive
+        self.clock = clock
+    }
+
+    /// The metadata published at `url` for the provider `name`, from the cache or the network.
+    ///
+    /// - Parameters:
+    ///   - url: The discovery document's URL (or the issuer's RFC 8414 metadata).
+    ///   - issuers: Which `issuer` values name the provider.
+    ///   - name: The provider's id, for messages.
+    /// - Throws: ``DiscoveryError``: `unreachable` or `invalidDocument` when the document cannot be
+    ///   had, `insecureEndpoint` for a URL that is not https (or http to a loopback host), and
+    ///   `issuerMismatch` when its `issuer` is not exactly the descriptor's (RFC 8414 §3.3; a trailing
+    ///   slash counts).
+    public func metadata(at url: URL, issuers: IssuerMatcher, provider name: String) async throws -> ServerMetadata {
+        guard let issuer = issuers.issuer else {
+            throw DiscoveryError(.notConfigured, "provider `\(name)` has no issuer with discovery")
+        }
+        if let (cached, fetched) = cache[url], clock.now().timeIntervalSince(fetched) < timeToLive { return cached }
+        guard TransportPolicy.isSecure(url) else {
+            throw DiscoveryError(.insecureEndpoint, TransportPolicy.refusal(url))
+        }
+        let fetched: (document: ServerMetadata?, response: HTTPResponse)
+        do {
+            fetched = try await transport.fetchJSON(url, as: ServerMetadata.self)
+        } catch {
+            throw DiscoveryError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
+        }
+        guard fetched.response.status == 200 else {
+            throw DiscoveryError(.unreachable, "\(url.absoluteString) answered HTTP \(fetched.response.status)")
+        }
+        guard let metadata = fetched.document else {
+            throw DiscoveryError(.invalidDocument, "\(url.absoluteString) is not a discovery document (not JSON with an `issuer`)")
+        }
+        guard issuers.matchesDiscovery(metadata.issuer) else {
+            throw DiscoveryError(.issuerMismatch,
+                               "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
+        }
+        cache[url] = (metadata, clock.now())
+        return metadata
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A provider resolved from its descriptor: variables filled in, every default applied, every policy typed.
+///
+/// The engine reads only this; the YAML model (``ProviderDescriptor``) stays behind the resolver
+/// (``ProviderDescriptor/resolve(_:)``, ``ProviderRegistry/resolve(_:variables:transport:)``).
+/// When the descriptor asks for discovery, ``isDiscovered`` says whether the endpoints already hold
+/// what the discovery document adds; ``discovered(with:logger:)`` finishes it, once.
+public struct Provider: Sendable, Hashable {
+    public let id: String
+    public let displayName: String
+    public let `protocol`: ProviderProtocol
+    /// The variable values used, defaults included.
+    public let variables: [String: String]
+    public let issuer: URL?
+    /// Where the server's metadata is, when the descriptor asks for discovery.
+    public let discovery: DiscoveryLocation?
+    /// Concrete endpoint URLs: the descriptor's, and after discovery the document's in the gaps.
+    public let endpoints: Endpoints
+    /// What the engine does for this provider.
+    public let policy: ProviderPolicy
+    /// The loopback redirect a native sign-in listens on.
+    public let loopback: LoopbackRedirect
+    /// Where the profile's fields come from.
+    public let profile: ProfileMapping
+    /// Which `iss` values name this provider.
+    public let issuers: IssuerMatcher
+    /// Which protected resources the granted scopes open.
+    public let resources: ResourceMap
+    /// Whether discovery has run, or was not asked for: nothing more will fill ``endpoints``.
+    public let isDiscovered: Bool
+
+    /// Where a provider's metadata is published, and in which form.
+    public struct DiscoveryLocation: Sendable, Hashable {
+        public let url: URL
+        /// OpenID Connect Discovery or RFC 8414; `.none` with an explicit `discovery.url`.
+        public let mode: ProviderDescriptor.Discovery.Mode
+        /// Whether the URL was given (`discovery.url`) rather than derived from the issuer.
+        public let isExplicit: Bool
+    }
+
+    /// Concrete endpoint URLs.
+    public struct Endpoints: Sendable, Hashable {
+        public var authorization: URL?
+        public var token: URL?
+        public var userinfo: URL?
+        public var revocation: URL?
+        public var introspection: URL?
+        public var endSession: URL?
+        public var deviceAuthorization: URL?
+        public var jwks: URL?
+
+        /// Every endpoint that is set, by its YAML key, in the descriptor's order.
+        public var all: [(key: String, url: URL)] {
+            let pairs: [(String, URL?)] = [
+                ("authorization", authorization), ("token", token), ("userinfo", userinfo), ("revocation", revocation),
+                ("introspection", introspection), ("end_session", endSession),
+                ("device_authorization", deviceAuthorization), ("jwks", jwks),
+            ]
+            return pairs.compactMap { key, url in url.map { (key, $0) } }
+        }
+    }
+
+    init(id: String, displayName: String, protocol: ProviderProtocol, variables: [String: String], issuer: URL?,
+         discovery: DiscoveryLocation?, endpoints: Endpoints, policy: ProviderPolicy, loopback: LoopbackRedirect,
+         profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool) {
+        self.id = id
+        self.displayName = displayName
+        self.protocol = `protocol`
+        self.variables = variables
+        self.issuer = issuer
+        self.discovery = discovery
+        self.endpoints = endpoints
+        self.policy = policy
+        self.loopback = loopback
+        self.profile = profile
+        self.issuers = issuers
+        self.resources = resources
+        self.isDiscovered = isDiscovered
+    }
+
+    /// The same provider with other endpoints.
+    func with(endpoints: Endpoints, discovered: Bool) -> Provider {
+        Provider(id: id, displayName: displayName, protocol: `protocol`, variables: variables, issuer: issuer, discovery: discovery,
+                 endpoints: endpoints, policy: policy, loopback: loopback, profile: profile, issuers: issuers, resources: resources,
+                 isDiscovered: discovered)
+    }
+
+    /// The discovery document's URL, when the descriptor asks for discovery.
+    public var discoveryURL: URL? { discovery?.url }
+
+    /// Whether the descriptor asks for discovery (`discovery.mode` other than `none`, or a `discovery.url`).
+    public var usesDiscovery: Bool { discovery != nil }
+
+    /// Whether the provider speaks OpenID Connect.
+    public var isOpenIDConnect: Bool { `protocol` == .oidc }
+
+    /// Whether `iss` names this provider: the issuer, or one of `security.issuer_aliases`.
+    public func isIssuer(_ iss: String) -> Bool { issuers.matches(iss) }
+
+    /// Whether an ID token's `iss` names this provider (``IssuerMatcher/matchesIDToken(_:claims:)``).
+    public func isIDTokenIssuer(_ iss: String, claims: [String: JSONValue]) -> Bool { issuers.matchesIDToken(iss, claims: claims) }
+
+    /// Whether a discovery document's `issuer` names this provider (``IssuerMatcher/matchesDiscovery(_:)``).
+    public func isDiscoveryIssuer(_ iss: String) -> Bool { issuers.matchesDiscovery(iss) }
+}

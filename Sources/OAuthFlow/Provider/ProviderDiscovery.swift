@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+
+extension Provider {
+    /// This provider with discovered endpoints filling the gaps; static endpoints win.
+    ///
+    /// Discovered endpoints obey the rules static ones do: https, or http to a loopback
+    /// host. One on another host than the issuer is allowed (Google's token endpoint is
+    /// not on `accounts.google.com`) but logged, so a document that sends tokens
+    /// elsewhere is visible.
+    /// - Throws: ``DiscoveryError`` `insecureEndpoint` for an endpoint that breaks those rules.
+    public func applying(_ metadata: ServerMetadata, logger: Logger? = nil) throws -> Provider {
+        var merged = endpoints
+        func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
+            guard merged[keyPath: slot] == nil, let found else { return }
+            let scheme = found.scheme?.lowercased()
+            guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(found.host ?? "")) else {
+                throw DiscoveryError(.insecureEndpoint,
+                                   "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted")
+            }
+            if let issuerHost = issuer?.host?.lowercased(), let host = found.host?.lowercased(), host != issuerHost {
+                logger?.info("discovered endpoint on another host than the issuer",
+                             metadata: ["provider": "\(id)", "endpoint": "\(name)", "host": "\(host)", "issuer_host": "\(issuerHost)"])
+            }
+            merged[keyPath: slot] = found
+        }
+        try fill(\.authorization, metadata.authorizationEndpoint, "authorization_endpoint")
+        try fill(\.token, metadata.tokenEndpoint, "token_endpoint")
+        try fill(\.userinfo, metadata.userinfoEndpoint, "userinfo_endpoint")
+        try fill(\.jwks, metadata.jwksURI, "jwks_uri")
+        try fill(\.revocation, metadata.revocationEndpoint, "revocation_endpoint")
+        try fill(\.introspection, metadata.introspectionEndpoint, "introspection_endpoint")
+        try fill(\.endSession, metadata.endSessionEndpoint, "end_session_endpoint")
+        try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
+        return with(endpoints: merged, discovered: true)
+    }
+
+    /// This provider with every endpoint its descriptor leaves out taken from discovery, when the
+    /// descriptor asks for discovery and it has not run yet; otherwise itself. One fetch, cached by `discovery`.
+    ///
+    /// - Throws: ``DiscoveryError`` when the discovery document cannot be had or breaks the rules.
+    public func discovered(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
+        guard !isDiscovered, let location = self.discovery else { return self }
+        return try applying(try await discovery.metadata(at: location.url, issuers: issuers, provider: id), logger: logger)
+    }
+
+    /// This provider (its discovery done) with a revocation endpoint from the issuer's RFC 8414
+    /// metadata (`/.well-known/oauth-authorization-server`), when its OpenID discovery document
+    /// named none: fetched only when revocation is needed, so no sign-in waits on a second
+    /// document. That document is optional: its failures, and one naming another issuer, leave
+    /// the provider as it was.
+    public func completingRevocation(with discovery: DiscoveryClient, logger: Logger? = nil) async -> Provider {
+        guard endpoints.revocation == nil, let location = self.discovery, location.mode == .oidc, !location.isExplicit,
+              let issuer, let url = ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414),
+              let metadata = try? await discovery.metadata(at: url, issuers: issuers, provider: id), metadata.revocationEndpoint != nil,
+              let completed = try? applying(metadata, logger: logger) else {
+            return self
+        }
+        logger?.info("revocation endpoint taken from RFC 8414 metadata", metadata: ["provider": "\(id)", "document": "\(url.absoluteString)"])
+        return completed
+    }
+}
+
+extension ProviderRegistry {
+    /// Resolves the provider `name` with `variables` and, when its descriptor asks for discovery, fetches
+    /// the discovery document (once: `discovery` caches it) so that the result holds every endpoint.
+    ///
+    /// - Throws: ``ProviderError`` as ``ProviderDescriptor/resolve(_:)`` does; ``DiscoveryError``.
+    public func resolve(_ name: String, variables: [String: String] = [:], discovery: DiscoveryClient = DiscoveryClient()) async throws -> Provider {
+        try await provider(named: name).resolve(variables).discovered(with: discovery)
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+
+/// A grant the engine runs (RFC 6749 §4.1 and §6, RFC 8628).
+public enum GrantType: String, Sendable, Hashable, CaseIterable {
+    case authorizationCode = "authorization_code"
+    case refreshToken = "refresh_token"
+    case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// The name `providers show` prints.
+    public var shortName: String { self == .deviceCode ? "device_code" : rawValue }
+}
+
+/// An algorithm an ID token may be signed with (RFC 7518 §3.1; `none` is not one).
+public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+
+    /// Whether it is an HMAC, verified with the client secret.
+    public var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(self) }
+
+    public var description: String { rawValue }
+
+    /// The digest size in bits (256, 384, 512): the hash `at_hash` and the HMAC use.
+    public var digestBits: Int { Int(rawValue.suffix(3)) ?? 256 }
+}
+
+/// How a provider returns the authorization response.
+public typealias AuthorizationResponseMode = ProviderDescriptor.Authorization.ResponseMode
+/// How token requests are encoded.
+public typealias TokenRequestEncoding = ProviderDescriptor.TokenRequest.BodyEncoding
+/// How token responses are read.
+public typealias TokenResponseFormat = ProviderDescriptor.TokenResponse.Format
+/// A client authentication method at the token endpoint (RFC 7591 names).
+public typealias ClientAuthMethod = ProviderDescriptor.ClientAuth.Method
+/// RFC 9207: whether the callback must, may or never does carry `iss`.
+public typealias IssuerParameterRule = ProviderDescriptor.Security.IssuerParameter
+/// Whether the provider takes PKCE.
+public typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
+
+/// Everything the engine does differently from one provider to another, typed and with every
+/// default applied: the engine reads this, never the descriptor.
+public struct ProviderPolicy: Sendable, Hashable {
+    /// The grants the provider is declared to take (`grant_types`).
+    public var grantTypes: [GrantType]
+    /// `authorization.response_mode`; the response type is always `code` (RFC 9700 §2.1.2).
+    public var responseMode: AuthorizationResponseMode
+    /// Fixed parameters added to every authorization request.
+    public var authorizationParameters: [String: String]
+    /// Whether PKCE is sent: always with S256, unless the provider takes none.
+    public var pkce: PKCERequirement
+    /// Whether a `nonce` is sent and checked in the ID token.
+    public var nonce: Bool
+    /// RFC 9207 handling of the callback's `iss`.
+    public var issParameter: IssuerParameterRule
+    /// The algorithms an ID token may be signed with.
+    public var idTokenAlgorithms: [JWSAlgorithm]
+    /// The client authentication methods the provider accepts, in its order of preference.
+    public var clientAuthMethods: [ClientAuthMethod]
+    /// How token requests are sent.
+    public var tokenRequest: TokenRequestShape
+    /// How token responses are read.
+    public var tokenResponseFormat: TokenResponseFormat
+    /// How userinfo (and the profile's extra call) is requested.
+    public var userinfo: UserinfoRequest
+    /// Scopes asked for, and how to be issued a refresh token.
+    public var scopes: ScopePolicy
+    /// How the provider answers the device authorization grant.
+    public var device: DevicePolicy
+
+    /// Whether the device authorization grant is declared.
+    public var supportsDeviceFlow: Bool { grantTypes.contains(.deviceCode) }
+
+    /// How token requests are sent: the body's encoding and extra headers.
+    public struct TokenRequestShape: Sendable, Hashable {
+        public var encoding: TokenRequestEncoding
+        public var headers: [String: String]
+    }
+
+    /// The userinfo request: its method and extra headers (GitHub's `User-Agent`).
+    public struct UserinfoRequest: Sendable, Hashable {
+        public var method: RequestMethod
+        public var headers: [String: String]
+    }
+
+    /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
+    public struct ScopePolicy: Sendable, Hashable {
+        public var defaults: [String]
+        public var separator: String
+        public var offlineScopes: [String]
+        public var offlineParameters: [String: String]
+
+        /// `scopes` joined with the provider's separator.
+        public func joined(_ scopes: [String]) -> String { scopes.joined(separator: separator) }
+    }
+
+    /// RFC 8628: the polling interval when the server states none, and other names for `verification_uri`.
+    public struct DevicePolicy: Sendable, Hashable {
+        public var interval: Int
+        public var verificationURIAliases: [String]
+    }
+}
+
+/// Where a native client's loopback redirect listens, and the one way its URI is written (RFC 8252 §7.3).
+public struct LoopbackRedirect: Sendable, Hashable {
+    /// The port a login listens on.
+    public enum Port: Sendable, Hashable {
+        /// A free port chosen when the login starts.
+        case ephemeral
+        case fixed(Int)
+    }
+
+    /// The port written into a redirect URI that no listener chose (`authorize-url` with an ephemeral port).
+    public static let manualPort = 8765
+
+    /// The host the listener binds and the redirect URI names: `localhost` in a descriptor becomes
+    /// `127.0.0.1` (RFC 8252 §8.3), an IPv6 literal has no brackets here.
+    public let host: String
+    public let port: Port
+    public let path: String
+
+    public init(host: String, port: Port, path: String) {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        self.host = bare.lowercased() == "localhost" ? "127.0.0.1" : bare
+        self.port = port
+        self.path = path
+    }
+
+    /// The fixed port, or nil for an ephemeral one.
+    public var fixedPort: Int? {
+        if case let .fixed(number) = port { return number }
+        return nil
+    }
+
+    /// The redirect URI with `port`: `http://HOST:PORT/PATH`, an IPv6 host in brackets.
+    public func uri(port: Int) -> URL? {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(hostPart):\(port)\(path)")
+    }
+
+    /// The redirect URI as `providers show` prints it, `<ephemeral port>` standing for a port not chosen yet.
+    public var display: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "http://\(hostPart):\(fixedPort.map(String.init) ?? "<ephemeral port>")\(path)"
+    }
+}
+
+/// Where each field of a ``UserProfile`` comes from (the descriptor's `profile`), and the resolved extra call.
+public struct ProfileMapping: Sendable, Hashable {
+    /// Ordered sources per field: `id_token.CLAIM`, `userinfo.FIELD` or `extra.FIELD`; the first present wins.
+    public var subject: [String]
+    public var name: [String]
+    public var email: [String]
+    public var emailVerified: [String]
+    public var picture: [String]
+    /// One more authorized GET, for what neither the ID token nor userinfo holds (GitHub's verified email).
+    public var extraCall: URL?
+    /// When the extra call answers with a list: use its first element whose field of this name is `true`.
+    public var extraCallPickWhere: String?
+
+    /// Every source, with the profile field it fills.
+    public var sources: [(field: String, source: String)] {
+        [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)]
+            .flatMap { field, sources in sources.map { (field, $0) } }
+    }
+
+    /// The roots the sources read (`id_token`, `userinfo`, `extra`).
+    public var roots: Set<String> { Set(sources.map { String($0.source.prefix { $0 != "." }) }) }
+}
