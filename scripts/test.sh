@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone.
 #
-# 1. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
+# 1. Checks Sources with `swift format lint --strict` and the rules in .swift-format (no
+#    force unwraps, force tries or implicitly unwrapped optionals); any finding fails.
+# 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv.
-# 2. Creates the server's state (database, RS256 key, test user, clients) in a
+# 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
-# 3. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
+# 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
 #    that accepts a token only when the server's introspection calls it active).
-# 4. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
+# 5. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
-# 5. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL and
+# 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL and
 #    OAUTHFLOW_TEST_PG_* set.
-# 6. Serves the web sign-in example (Examples/WebSignIn, built with the tests) and signs in to it in headless
+# 7. Serves the web sign-in example (Examples/WebSignIn, built with the tests) and signs in to it in headless
 #    Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
 #    every server it started.
 #
@@ -33,6 +35,17 @@ fi
 source "$root/scripts/authorization-server.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
+
+# --- style: the rules in .swift-format over Sources ----------------------------------------
+# Rules only (--debug-disable-pretty-print turns the layout check off): that check would ask to
+# re-indent every continuation line the code aligns with its opening parenthesis, which
+# swift-format's printer cannot express.
+if ! lint_output=$(swift format lint --strict --recursive --debug-disable-pretty-print Sources 2>&1) \
+    || [ -n "$lint_output" ]; then
+    echo "error: swift format lint --strict found problems in Sources (.swift-format):" >&2
+    printf '%s\n' "$lint_output" >&2
+    exit 1
+fi
 
 # --- install the authorization server -------------------------------------------------
 install_authorization_server

@@ -98,7 +98,10 @@ public final class WebSignIn: Sendable {
         }
         var origin = origin.absoluteString
         while origin.hasSuffix("/") { origin.removeLast() }
-        self.origin = URL(string: origin)!
+        guard let trimmedOrigin = URL(string: origin) else {
+            throw WebSignInError(.configuration, "the origin \(origin) does not parse as a URL")
+        }
+        self.origin = trimmedOrigin
         self.basePath = basePath
         self.pendingLifetime = pendingLifetime
         self.keyring = keyring
@@ -111,7 +114,9 @@ public final class WebSignIn: Sendable {
             guard clients[provider.id] == nil else {
                 throw WebSignInError(.configuration, "provider \(provider.id) is enabled twice")
             }
-            let redirect = URL(string: "\(origin)\(basePath)/\(provider.id)/callback")!
+            guard let redirect = URL(string: "\(origin)\(basePath)/\(provider.id)/callback") else {
+                throw WebSignInError(.configuration, "the redirect URI \(origin)\(basePath)/\(provider.id)/callback does not parse as a URL")
+            }
             let configuration = ClientConfiguration(clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
                                                     scopes: client.scopes, authMethod: client.authMethod)
             clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, transport: transport, logger: logger, clock: clock)
@@ -251,7 +256,8 @@ public final class WebSignIn: Sendable {
                 if let body = callback.formBody {
                     outcome = try await client.finishSignIn(formPost: body, pending: record.pending)
                 } else {
-                    var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false)!
+                    // An unparsable redirect URI leaves a bare query, which finishSignIn rejects as not for this redirect URI.
+                    var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false) ?? URLComponents()
                     components.percentEncodedQuery = callback.query
                     outcome = try await client.finishSignIn(callback: components.url ?? record.pending.redirectURI, pending: record.pending)
                 }

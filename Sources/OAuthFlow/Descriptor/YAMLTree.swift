@@ -259,7 +259,8 @@ private struct Composer {
         }
         guard !repeats.isEmpty else { return }
         let names = repeats.keys.sorted()
-        let second = entries[repeats[names[0]]!]
+        guard let firstName = names.first, let secondKey = repeats[firstName] else { return }
+        let second = entries[secondKey]
         throw YAMLSyntaxError(kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",
                               line: Int(second.line), column: Int(second.column))
     }

@@ -159,9 +159,16 @@ public struct FileTokenStore: TokenStore {
 
         /// Claims `bytes` of disk now, so that writing up to that much later cannot fail for lack of room.
         func reserve(_ bytes: Int) throws {
+            #if canImport(Darwin)
+            // Darwin has no posix_fallocate: F_PREALLOCATE claims the blocks for the open file instead.
+            var request = fstore_t(fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0,
+                                   fst_length: off_t(bytes), fst_bytesalloc: 0)
+            let result = fcntl(fd, F_PREALLOCATE, &request) == 0 ? 0 : errno
+            #else
             let result = posix_fallocate(fd, 0, off_t(bytes))
+            #endif
             // Some file systems cannot preallocate; writing will tell then.
-            guard result == 0 || result == EOPNOTSUPP || result == EINVAL else {
+            guard result == 0 || result == EOPNOTSUPP || result == ENOTSUP || result == EINVAL else {
                 throw store.systemError("cannot reserve room for a session in", store.directory.path, errno: result)
             }
         }
