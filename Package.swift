@@ -131,9 +131,17 @@ let package = Package(
             ],
             path: "Tests/PostgresWorker"
         ),
-        // What the test targets share: the process runner.
+        // What the test targets share: the process runner, the authorization server as the tests see it,
+        // the descriptor builder, clocks, transports, temporary directories.
         .target(
             name: "OAuthFlowTestSupport",
+            dependencies: [
+                "OAuthFlow",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/OAuthFlowTestSupport"
         ),
         .testTarget(
@@ -149,13 +157,32 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "OAuthFlowPostgresTests",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowPostgres", "OAuthFlowTestSupport", "PostgresWorker",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "OAuthFlowWebTests",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "OAuthFlowLintTests",
-            dependencies: ["OAuthFlowLint", "OAuthFlow"],
+            dependencies: ["OAuthFlowLint", "OAuthFlow", "OAuthFlowTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "OAuthFlowLoopbackTests",
-            dependencies: ["OAuthFlowLoopback", "OAuthFlow", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: ["OAuthFlowLoopback", "OAuthFlow", "OAuthFlowTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(
             name: "OAuthFlowCLITests",

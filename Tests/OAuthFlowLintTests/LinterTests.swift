@@ -1,6 +1,7 @@
 import Foundation
 import OAuthFlow
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlowLint
 
 private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,6 +1,7 @@
 import Foundation
 import OAuthFlow
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlowLint
 
 /// Serves one discovery document for every request.

@@ -1,6 +1,7 @@
 import Foundation
 import OAuthFlow
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlowLint
 
 /// One example of one rule, with a readable name for the test report.

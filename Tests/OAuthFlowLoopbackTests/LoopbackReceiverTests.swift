@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import OAuthFlow
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlowLoopback
 #if canImport(Glibc)
 import Glibc

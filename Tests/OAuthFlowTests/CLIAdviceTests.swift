@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// What the CLI says after a failure, with a stored session and a scripted server instead of a real one:

@@ -171,8 +171,3 @@ struct GitCredentialEndToEndTests {
         #expect(!access.stdout.contains(token))
     }
 }
-
-/// Runs a program with `input` on its stdin.
-func runWithInput(_ executable: URL, _ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: environment, input: input)
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// `oauthflow lint --online` and `oauthflow jwt decode` against Django OAuth Toolkit.

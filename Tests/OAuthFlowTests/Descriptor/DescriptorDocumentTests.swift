@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+@Suite struct DescriptorDocumentTests {
+    private func parse(_ text: String, path: String = "example.yaml") -> DescriptorDocument {
+        DescriptorDocument.parse(Data(text.utf8), path: path)
+    }
+
+    @Test func validDescriptorDecodesWithDefaults() throws {
+        let document = parse(descriptorText(id: "example"))
+        #expect(document.problems.isEmpty)
+        let descriptor = try #require(document.descriptor)
+        #expect(descriptor.id == "example")
+        #expect(descriptor.security.pkce == .required)
+        #expect(descriptor.security.state)
+        #expect(descriptor.security.nonce == false)
+        #expect(descriptor.tokenRequest.bodyEncoding == .form)
+        #expect(descriptor.clientAuth.method == .none)
+        #expect(descriptor.redirect.loopback.host == "127.0.0.1")
+        #expect(descriptor.redirect.loopback.port == .ephemeral)
+        #expect(descriptor.scopes.separator == " ")
+    }
+
+    @Test func everyBundledDescriptorSurvivesAJSONRoundTrip() throws {
+        // Decodable goes through the same plain-value constructors as a descriptor file.
+        let registry = try ProviderRegistry.load()
+        #expect(registry.all.count >= 3)
+        for entry in registry.all {
+            var descriptor = entry.descriptor
+            descriptor.sourcePath = nil
+            let json = try JSONEncoder().encode(descriptor)
+            #expect(try JSONDecoder().decode(ProviderDescriptor.self, from: json) == descriptor, "\(descriptor.id)")
+        }
+    }
+
+    @Test func jsonWithAWrongTypeOrAMissingKeyIsADecodingError() throws {
+        let wrongType = #"{"schema_version": 1, "id": "x", "display_name": "X", "protocol": "oidc", "security": {"pkce": true}}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ProviderDescriptor.self, from: Data(wrongType.utf8)) }
+        let missing = #"{"schema_version": 1, "id": "x", "protocol": "oidc"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ProviderDescriptor.self, from: Data(missing.utf8)) }
+        let minimal = #"{"schema_version": 1, "id": "x", "display_name": "X", "protocol": "oidc", "redirect": {"loopback": {"port": 8080}}}"#
+        let descriptor = try JSONDecoder().decode(ProviderDescriptor.self, from: Data(minimal.utf8))
+        #expect(descriptor.security.nonce == true)
+        #expect(descriptor.redirect.loopback.port == .fixed(8080))
+        #expect(descriptor.grantTypes == ["authorization_code", "refresh_token"])
+    }
+
+    @Test func oidcDefaultsNonceOn() throws {
+        let text = descriptorText(id: "example").replacingOccurrences(of: "protocol: oauth2", with: "protocol: oidc")
+        #expect(parse(text).descriptor?.security.nonce == true)
+    }
+
+    @Test func syntaxErrorIsPositioned() throws {
+        let document = parse("schema_version: 1\nid: x\nendpoints: [unclosed\n")
+        let problem = try #require(document.problems.first)
+        #expect(problem.kind == .malformedYAML)
+        #expect(problem.location.line >= 3)
+        #expect(document.descriptor == nil)
+    }
+
+    @Test func unknownKeySuggestsTheNearestKnownOne() throws {
+        let document = parse(descriptorText(id: "example", extra: "securty:\n  pkce: required\n"))
+        let problem = try #require(document.problems.first)
+        #expect(problem.kind == .unknownKey)
+        #expect(problem.message.contains("did you mean `security`"))
+        #expect(problem.location.line == 9)
+        #expect(problem.location.column == 1)
+    }
+
+    @Test func nestedUnknownKeyIsPositionedAtTheKey() throws {
+        let document = parse(descriptorText(id: "example", extra: "security:\n  pkce: required\n  nonse: true\n"))
+        let problem = try #require(document.problems.first)
+        #expect(problem.kind == .unknownKey)
+        #expect(problem.keyPath == "security.nonse")
+        #expect(problem.location.line == 11)
+        #expect(problem.location.column == 3)
+        #expect(problem.message.contains("`nonce`"))
+    }
+
+    @Test(arguments: [
+        ("scopes:\n  default: openid\n", "scopes.default", "expected a list"),
+        ("security:\n  state: maybe\n", "security.state", "expected true or false"),
+        ("security:\n  pkce: sometimes\n", "security.pkce", "`sometimes` is not allowed"),
+        ("redirect:\n  loopback:\n    port: 70000\n", "redirect.loopback.port", "expected"),
+        ("display_name_extra: 1\n", "display_name_extra", "unknown key"),
+        ("token_request:\n  headers:\n    Accept: 12\n", "token_request.headers.Accept", "quote it"),
+    ])
+    func wrongValuesArePositionedAtTheValue(extra: String, keyPath: String, fragment: String) throws {
+        let document = parse(descriptorText(id: "example", extra: extra))
+        let problem = try #require(document.problems.first)
+        #expect(problem.keyPath == keyPath)
+        #expect(problem.message.contains(fragment), "\(problem.message)")
+        #expect(problem.location.line > 8)
+    }
+
+    @Test func missingRequiredKeysAreEachReported() {
+        let document = parse("schema_version: 1\nid: example\n")
+        let missing = document.problems.filter { $0.kind == .missingField }.map(\.keyPath)
+        #expect(missing == ["display_name", "protocol"])
+    }
+
+    @Test func unsupportedSchemaVersionIsExplained() throws {
+        let document = parse(descriptorText(id: "example").replacingOccurrences(of: "schema_version: 1", with: "schema_version: 2"))
+        let problem = try #require(document.problems.first)
+        #expect(problem.message.contains("unsupported value 2"))
+    }
+
+    @Test func emptyFileIsAProblemNotACrash() throws {
+        for text in ["", "\n\n", "# only a comment\n"] {
+            let problem = try #require(parse(text).problems.first)
+            #expect(problem.kind == .malformedYAML)
+            #expect(problem.message.contains("empty"))
+        }
+    }
+
+    @Test func topLevelListIsAWrongType() throws {
+        let problem = try #require(parse("- a\n- b\n").problems.first)
+        #expect(problem.kind == .wrongType)
+        #expect(problem.message.contains("expected a mapping"))
+    }
+
+    @Test func binaryJunkIsRejectedWithAPosition() throws {
+        var bytes = Array("schema_version: 1\nid: x".utf8)
+        bytes += [0x00, 0xFF, 0xFE, 0x01]
+        let problem = try #require(DescriptorDocument.parse(Data(bytes), path: "junk.yaml").problems.first)
+        #expect(problem.message.contains("NUL"))
+        #expect(problem.location.line == 2)
+        #expect(problem.location.column == 6)
+    }
+
+    @Test func invalidUTF8IsRejectedWithAPosition() throws {
+        let bytes = Array("id: ok\nname: ".utf8) + [0xC3, 0x28]
+        let problem = try #require(DescriptorDocument.parse(Data(bytes), path: "latin1.yaml").problems.first)
+        #expect(problem.message.contains("UTF-8"))
+        #expect(problem.location.line == 2)
+    }
+
+    @Test func tenMegabyteFileIsRefusedQuickly() throws {
+        let data = Data(repeating: UInt8(ascii: "a"), count: 10 << 20)
+        let problem = try #require(DescriptorDocument.parse(data, path: "huge.yaml").problems.first)
+        #expect(problem.message.contains("larger than"))
+    }
+
+    @Test func tenMegabyteFileOnDiskIsNotReadWhole() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.url.appendingPathComponent("huge.yaml")
+        try Data(repeating: UInt8(ascii: "#"), count: 10 << 20).write(to: file)
+        let problem = try #require(DescriptorDocument.load(contentsOf: file).problems.first)
+        #expect(problem.message.contains("larger than"))
+    }
+
+    @Test(arguments: [
+        String(repeating: "[", count: 100_000),
+        String(repeating: "{a: ", count: 50_000),
+        String(repeating: "- ", count: 100_000) + "x",
+        (0..<300).map { String(repeating: " ", count: $0) + "k:" }.joined(separator: "\n"),
+    ])
+    func deepNestingIsRefusedBeforeParsing(text: String) throws {
+        let problem = try #require(parse(text).problems.first)
+        #expect(problem.kind == .malformedYAML)
+        #expect(problem.message.contains("nesting"))
+    }
+
+    @Test func aliasBombIsCutOff() throws {
+        var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+        for level in 1...9 {
+            let previous = "*a\(level - 1)"
+            lines.append("a\(level): &a\(level) [\(Array(repeating: previous, count: 10).joined(separator: ", "))]")
+        }
+        lines.append("schema_version: 1")
+        let document = parse(lines.joined(separator: "\n") + "\n")
+        #expect(document.problems.count == 1)
+        #expect(document.problems.first?.message.contains("expands to more than 50000 nodes") == true, "\(document.problems)")
+        #expect(document.descriptor == nil)
+    }
+
+    @Test func aRepeatedKeyIsPointedAtWhereItIsRepeated() throws {
+        let text = descriptorText(id: "example") + "scopes:\n  default: [a]\n  default: [b]\n"
+        let problem = try #require(parse(text).problems.first)
+        let repeatLine = text.split(separator: "\n", omittingEmptySubsequences: false).lastIndex { $0.hasPrefix("  default:") }.map { $0 + 1 }
+        #expect(problem.location.line == repeatLine)
+        #expect(problem.location.column == 3)
+    }
+
+    @Test func aTabIndentIsNamed() throws {
+        let problem = try #require(parse(descriptorText(id: "example") + "scopes:\n\tdefault: [a]\n").problems.first)
+        #expect(problem.message == "a TAB indents this line; YAML indents with spaces only")
+    }
+
+    @Test func aSingleAllowedValueIsNamedPlainly() throws {
+        let text = descriptorText(id: "example").replacingOccurrences(of: "schema_version: 1", with: "schema_version: \"1\"")
+        let problem = try #require(parse(text).problems.first)
+        #expect(problem.message.hasPrefix("expected the integer 1, found the string `1`"), "\(problem.message)")
+    }
+
+    @Test func sizesAreCappedWithPositionedErrors() throws {
+        let many = (0..<17).map { "{v\($0)}" }.joined(separator: ".")
+        let placeholders = try #require(parse(descriptorText(id: "example").replacingOccurrences(
+            of: "https://auth.example.com/authorize", with: "https://\(many).example.com/authorize")).problems.first)
+        #expect(placeholders.message.contains("at most 16 are allowed"))
+        let variables = (0..<300).map { "  v\($0):\n    description: x\n" }.joined()
+        let problem = try #require(parse(descriptorText(id: "example") + "variables:\n" + variables).problems.first)
+        #expect(problem.message == "`variables` has 300 entries; at most 256 are allowed")
+    }
+
+    @Test func substitutionIsOnePassAndDropsSeparatorsOfEmptyValues() {
+        let template = URLTemplate("https://{region}.{tenant}.example.com/{a}/{b}/x")
+        #expect(template.substituting(["region": "", "tenant": "acme", "a": "1", "b": ""]) == "https://acme.example.com/1/x")
+        #expect(template.substituting(["tenant": "acme"]) == "https://{region}.acme.example.com/{a}/{b}/x")
+        // A value that looks like a placeholder is not expanded again.
+        #expect(URLTemplate("https://{a}.example.com").substituting(["a": "{b}", "b": "x"]) == "https://{b}.example.com")
+    }
+
+    @Test func hostsAndPlaceholdersAreReadFromTheBytes() {
+        #expect(URLTemplate("https://user@{tenant}.Example.com:8443/p?q=a://b").hostText == "{tenant}.example.com")
+        #expect(URLTemplate("http://[::1]:8080/cb").hostText == "[::1]")
+        #expect(URLTemplate("mailto:x").hostText == nil)
+        #expect(URLTemplate("https://ü{a}.example.com/{b}?x={c}#{d}").placeholders.map { "\($0.name):\($0.part)" }
+            == ["a:host", "b:path", "c:query", "d:fragment"])
+        #expect("a-----BEGIN KEY".firstUTF8Range(of: "-----BEGIN") != nil)
+        #expect("----BEGI-----BEGIX".firstUTF8Range(of: "-----BEGIN") == nil)
+        #expect("é://x".firstUTF8Range(of: "://").map { "é://x"[$0.upperBound...] } == "x")
+    }
+
+    @Test func longValuesAreCutInMessages() throws {
+        let long = String(repeating: "X", count: 10_000)
+        let text = descriptorText(id: long) + "? \(String(repeating: "Q", count: 5_000))\n: 1\n"
+        let messages = parse(text).problems.map(\.message)
+        #expect(messages.contains { $0.hasPrefix("`\(long.prefix(80))…` (10000 characters) does not match the pattern") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("unknown key `\(String(repeating: "Q", count: 80))…` (5000 characters)") }, "\(messages)")
+        #expect(messages.allSatisfy { $0.count < 300 })
+    }
+
+    @Test func duplicateKeysAreReported() throws {
+        let document = parse(descriptorText(id: "example") + "id: again\n")
+        let problem = try #require(document.problems.first)
+        #expect(problem.kind == .malformedYAML)
+        #expect(problem.message.contains("duplicate key"), "\(problem.message)")
+        #expect(problem.message.contains("id"))
+    }
+
+    @Test func keyLocationPointsAtTheKey() {
+        let document = parse(descriptorText(id: "example"))
+        let location = document.keyLocation(of: ["endpoints", "token"])
+        #expect(location.line == 8)
+        #expect(location.column == 3)
+        #expect(document.location(of: ["endpoints", "token"]).column == 10)
+        // A missing key falls back to its nearest present ancestor: the `endpoints` mapping on line 7.
+        #expect(document.location(of: ["endpoints", "missing", "deeper"]).line == 7)
+    }
+}

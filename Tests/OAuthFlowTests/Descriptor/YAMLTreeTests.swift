@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import Yams
+@testable import OAuthFlow
+
+/// The descriptor composer against Yams' own on the same libyaml events: the same tree
+/// (kinds, texts, positions) for every document both accept, and the same verdict on
+/// broken ones, over the bundled descriptors and thousands of random mutations of them.
+@Suite struct YAMLTreeTests {
+    static let bundled: [String] = {
+        guard let directory = BundledProviders.directory else { return [] }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".yaml") }.sorted().compactMap {
+            try? String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
+        }
+    }()
+
+    @Test func bundledDescriptorsComposeAsYamsComposesThem() throws {
+        #expect(Self.bundled.count >= 3)
+        for text in Self.bundled {
+            let ours = try #require(try YAMLTree.compose(text)?.root)
+            let theirs = try #require(try Yams.compose(yaml: text, .basic))
+            #expect(Self.same(ours, theirs), "\(text.prefix(80))")
+        }
+    }
+
+    @Test func mutatedDescriptorsGetTheSameVerdictAndTree() throws {
+        var generator = SystemRandomNumberGenerator()
+        let inserts = [":", "-", "[", "]", "{", "}", "&a ", "*a", "!!str ", "'", "\"", "#", " ", "\n", "  ", "? ", "|", ">", ",", "\t"]
+        var disagreements: [String] = []
+        for round in 0..<3_000 {
+            var bytes = Array(Self.bundled[round % Self.bundled.count].utf8)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes.remove(at: at)
+                case 1: bytes.insert(contentsOf: inserts.randomElement(using: &generator)!.utf8, at: at)
+                default:
+                    // Repeat a line: the usual source of duplicate keys.
+                    let start = bytes[..<at].lastIndex(of: 10).map { $0 + 1 } ?? 0
+                    let end = bytes[at...].firstIndex(of: 10).map { $0 + 1 } ?? bytes.count
+                    bytes.insert(contentsOf: bytes[start..<end], at: end)
+                }
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else { continue }
+            let ours = Result { () throws(YAMLSyntaxError) in try YAMLTree.compose(text)?.root }
+            let theirs = Result { try Yams.compose(yaml: text, .basic) }
+            switch (ours, theirs) {
+            case let (.success(tree?), .success(node?)):
+                if !Self.same(tree, node) { disagreements.append(text) }
+            case (.success(nil), .success(nil)), (.failure, .failure):
+                break
+            default:
+                disagreements.append(text)
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements; first: \(disagreements.first ?? "")")
+    }
+
+    @Test func aliasesShareTheAnchoredNodeAndCountEveryExpansion() throws {
+        let root = try #require(try YAMLTree.compose("a: &x [1, 2, 3]\nb: [*x, *x, *x]\n")?.root)
+        // 1 root + keys a, b + [1,2,3] (4 nodes) + b's list (1 + 3 × 4).
+        #expect(root.expandedCount == 1 + 2 + 4 + 13)
+        #expect(root["b"]?.items.first?.items.map(\.string) == ["1", "2", "3"])
+        #expect(throws: YAMLSyntaxError.self) { try YAMLTree.compose("a: *missing\n") }
+        #expect(throws: YAMLSyntaxError.self) { try YAMLTree.compose("a: 1\n---\nb: 2\n") }
+    }
+
+    @Test func repeatedKeysAreNamedAtTheirSecondOccurrence() throws {
+        do {
+            _ = try YAMLTree.compose("b: 1\na: 2\nb: 3\n'a': 4\n")
+            Issue.record("repeated keys were accepted")
+        } catch {
+            guard case let .duplicateKeys(names) = error.kind else { Issue.record("\(error.kind)"); return }
+            #expect(names == ["a", "b"])
+            #expect((error.line, error.column) == (4, 1))
+        }
+    }
+
+    /// Whether a tree and a Yams node hold the same kinds, texts and positions.
+    static func same(_ ours: YAMLNode, _ theirs: Node) -> Bool {
+        guard ours.line == theirs.mark?.line, ours.column == theirs.mark?.column else { return false }
+        switch (ours.kind, theirs) {
+        case let (.scalar, .scalar(scalar)):
+            return ours.string == scalar.string
+        case let (.sequence, .sequence(sequence)):
+            return ours.items.count == sequence.count && zip(ours.items, sequence).allSatisfy { same($0, $1) }
+        case let (.mapping, .mapping(mapping)):
+            return ours.pairs.count == mapping.count
+                && zip(ours.pairs, mapping).allSatisfy { same($0.key, $1.key) && same($0.value, $1.value) }
+        default:
+            return false
+        }
+    }
+}

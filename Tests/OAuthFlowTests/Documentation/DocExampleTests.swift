@@ -1,0 +1,518 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
+import OAuthFlowLoopback
+import OAuthFlowPostgres
+import PostgresNIO
+@testable import oauthflow
+
+/// Every shell and Swift example in README.md and Docs/*.md, run or checked, so the docs cannot drift:
+///
+/// - each `oauthflow` command line parses (and passes `validate()`) as the CLI reads it; those that work
+///   offline (`lint`, `providers`, `schema`) run, and their shown output must match what the CLI prints;
+/// - the documented `git config` lines configure real git, which then gets a token from `oauthflow`;
+/// - build, test and benchmark commands name files, products and bundles that exist;
+/// - each Swift block's lines appear in a test source, where they are compiled (and run where they can be);
+/// - an example this test does not know how to check fails it, so a new one cannot slip through.
+@Suite struct DocExampleTests {
+    /// Markdown files with examples. lint-rules.md is generated and tested by RuleExampleTests.
+    static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
+        .filter { $0.hasSuffix(".md") && $0 != "lint-rules.md" }.sorted().map { "Docs/" + $0 }
+
+    struct Block {
+        let file: String
+        let line: Int
+        let language: String
+        let lines: [String]
+    }
+
+    static func blocks(in file: String) throws -> [Block] {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
+        var blocks: [Block] = []
+        var open: (line: Int, language: String, lines: [String])?
+        for (index, line) in text.components(separatedBy: "\n").enumerated() {
+            if line.hasPrefix("```") {
+                if let current = open {
+                    blocks.append(Block(file: file, line: current.line, language: current.language, lines: current.lines))
+                    open = nil
+                } else {
+                    open = (index + 1, String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), [])
+                }
+            } else if open != nil {
+                open?.lines.append(line)
+            }
+        }
+        return blocks
+    }
+
+    static var allBlocks: [Block] {
+        get throws { try documents.flatMap { try blocks(in: $0) } }
+    }
+
+    /// A command line as a POSIX shell splits it (quotes, `~`), without its trailing comment.
+    static func words(_ line: String, home: String) -> [String] {
+        var words: [String] = []
+        var current = "", quote: Character?, inWord = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == "#", !inWord {
+                break
+            } else if character == " " || character == "\t" {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                if character == "~", !inWord { current += home } else { current.append(character) }
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// The commands of a shell block: `$ `-prompted lines of a `console` block, every line of an `sh` block;
+    /// `a && b` is two commands.
+    static func commands(of block: Block, home: String) -> [(text: String, words: [String])] {
+        let lines: [String] = block.language == "console"
+            ? block.lines.filter { $0.hasPrefix("$ ") }.map { String($0.dropFirst(2)) }
+            : block.lines
+        return lines.flatMap { $0.components(separatedBy: " && ") }
+            .map { (text: $0, words: words($0, home: home)) }
+            .filter { !$0.words.isEmpty }
+    }
+
+    /// The output lines a `console` block shows after a command, up to the next prompt (`...` elides).
+    static func shownOutput(of block: Block, after command: String) -> [String] {
+        guard let start = block.lines.firstIndex(where: { $0.hasPrefix("$ ") && $0.contains(command) }) else { return [] }
+        return Array(block.lines[(start + 1)...].prefix { !$0.hasPrefix("$ ") }).filter { !$0.isEmpty && $0.trimmingCharacters(in: .whitespaces) != "..." }
+    }
+
+    /// A home directory holding what the examples name: a user providers directory with a descriptor.
+    static func exampleHome() throws -> TemporaryDirectory {
+        let home = try TemporaryDirectory()
+        let providers = home.url.appendingPathComponent(".config/oauthflow/providers")
+        try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("providers/keycloak.yaml"),
+                                         to: providers.appendingPathComponent("keycloak.yaml"))
+        return home
+    }
+
+    static let offlineCommands: Set<String> = ["lint", "providers", "schema"]
+
+    @Test func shellExamplesParseRunAndShowWhatTheCLIPrints() throws {
+        let home = try Self.exampleHome()
+        defer { home.cleanUp() }
+        let environment = ["HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent(".config").path,
+                           "XDG_STATE_HOME": home.url.appendingPathComponent("state").path]
+        var checked = 0
+        for block in try Self.allBlocks where ["sh", "console"].contains(block.language) {
+            for command in Self.commands(of: block, home: home.url.path) {
+                let place = "\(block.file):\(block.line): `\(command.text)`"
+                var words = command.words
+                if words.starts(with: ["swift", "run", "oauthflow"]) { words.removeFirst(2) }
+                switch words.first {
+                case "oauthflow":
+                    let arguments = Array(words.dropFirst())
+                    // Parsing runs every validate(): a usage error here is a documented command that cannot work.
+                    do {
+                        _ = try OAuthFlowCommand.parseAsRoot(arguments)
+                    } catch {
+                        Issue.record("\(place) does not parse: \(OAuthFlowCommand.message(for: error))")
+                    }
+                    // `--online` reaches the provider: CLIAdviceTests checks what it prints against a local server.
+                    if let name = arguments.first, Self.offlineCommands.contains(name), !arguments.contains("--online") {
+                        let result = try runProduct("oauthflow", arguments, environment: environment)
+                        let shown = Self.shownOutput(of: block, after: command.text)
+                        // An example that shows an error shows a failing command (lint exits 1 on errors).
+                        let expected: Int32 = shown.contains { $0.contains(": error: ") } ? 1 : 0
+                        #expect(result.status == expected, "\(place) exits \(result.status): \(result.stderr)")
+                        for line in shown {
+                            #expect((result.stdout + result.stderr).contains(line), "\(place) no longer prints: \(line)")
+                        }
+                    }
+                case "git":
+                    // Run for real by gitConfigLinesMakeGitAskOAuthflow.
+                    #expect(words.starts(with: ["git", "config", "--global"]), "\(place): only `git config --global` lines are checked")
+                case "bash":
+                    #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(words[1]).path), "\(place): no such script")
+                case "cd":
+                    #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(words[1]).path), "\(place): no such directory")
+                case "swift":
+                    try Self.checkSwiftCommand(words, place: place)
+                case "cp":
+                    // The release bundle is named as the debug one is; the binary needs it beside itself.
+                    for source in words.dropFirst(2).dropLast() {
+                        let name = URL(fileURLWithPath: source).lastPathComponent
+                        #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
+                                "\(place): the build makes no \(name)")
+                    }
+                case "export":
+                    #expect(words.count == 2 && words[1].contains("="), "\(place)")
+                default:
+                    Issue.record("\(place): DocExampleTests does not know how to check this command; teach it")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 20)
+    }
+
+    /// Synopsis blocks (no language) list a command's flags: each must be one the command takes.
+    @Test func synopsesNameRealFlags() throws {
+        var checked = 0
+        var synopses: [(place: String, commands: [String])] = []
+        for block in try Self.allBlocks where block.language.isEmpty {
+            // A line starting with `oauthflow` begins a command; indented lines continue it.
+            var commands: [String] = []
+            for line in block.lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                if line.hasPrefix("oauthflow ") { commands.append(line) } else if !commands.isEmpty { commands[commands.count - 1] += " " + line }
+            }
+            synopses.append(("\(block.file):\(block.line)", commands))
+        }
+        // Commands in the prose too: `oauthflow lint --online [--var k=v]...`.
+        for file in Self.documents {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
+            let pattern = try NSRegularExpression(pattern: "`(oauthflow [^`\\n]+)`")
+            let spans = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } }
+            synopses.append((file, spans.filter { !$0.contains("--generate-completion-script") }))
+        }
+        for (place, commands) in synopses {
+            let block = (file: place, line: "")
+            for command in commands {
+                let words = command.split(separator: " ").map(String.init)
+                let subcommand = Array(words.dropFirst().prefix { $0.first?.isLowercase == true && !$0.hasPrefix("-") })
+                let help = try runProduct("oauthflow", subcommand + ["--help"])
+                #expect(help.status == 0, "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no help")
+                let flags = words.compactMap { word -> String? in
+                    guard let range = word.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) else { return nil }
+                    return String(word[range])
+                }
+                for flag in Set(flags) {
+                    #expect(help.stdout.contains(flag), "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no \(flag)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 10)
+    }
+
+    /// `swift build|run` lines: their options exist, and a product they run is declared where they run it.
+    static func checkSwiftCommand(_ words: [String], place: String) throws {
+        #expect(["build", "run"].contains(words[1]), "\(place)")
+        for word in words.dropFirst(2) where word.hasPrefix("-") {
+            #expect(["-c", "--static-swift-stdlib"].contains(word), "\(place): unchecked option \(word)")
+        }
+        if words[1] == "run", let product = words.dropFirst(2).first(where: { !$0.hasPrefix("-") && !["release", "debug"].contains($0) }) {
+            let manifest = try String(contentsOf: repositoryRoot.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
+            #expect(manifest.contains("name: \"\(product)\""), "\(place): Benchmarks/Package.swift has no \(product)")
+        }
+    }
+
+    /// Docs/cli.md's git lines, run as written against a throwaway global config: git then runs
+    /// `oauthflow credential git get`, which answers the stored session's token.
+    @Test func gitConfigLinesMakeGitAskOAuthflow() async throws {
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let blocks = try Self.blocks(in: "Docs/cli.md")
+        // The clients file as the doc shows it.
+        let clients = try #require(blocks.first { $0.language == "yaml" && $0.lines.contains { $0.contains("credential_helpers:") } })
+        let config = home.url.appendingPathComponent("config/oauthflow")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try clients.lines.joined(separator: "\n").write(to: config.appendingPathComponent("clients.yaml"), atomically: true, encoding: .utf8)
+        let mapping = try #require(clients.lines.first { $0.contains("- url: ") })
+        let remoteText = try #require(Self.words(mapping, home: "").last)
+        let remote = try #require(URL(string: remoteText))
+        let providerLine = try #require(clients.lines.first { $0.contains("provider: ") })
+        let provider = try #require(Self.words(providerLine, home: "").last)
+
+        let token = "doc-example-\(UUID().uuidString)"
+        let store = FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow"))
+        try await store.save(StoredSession(
+            key: SessionKey(providerID: provider), variables: [:], clientID: "0123abcd", redirectURI: URL(string: "http://127.0.0.1/callback")!,
+            tokens: TokenSet(accessToken: Secret(token), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil,
+                             idToken: nil, scopes: [], issuedAt: Date()),
+            updatedAt: Date()))
+
+        let binDirectory = try builtProduct("oauthflow").deletingLastPathComponent().path
+        let environment = [
+            "HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
+            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+            "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+        ]
+        let lines = blocks.filter { $0.language == "console" }.flatMap { Self.commands(of: $0, home: home.url.path) }
+            .filter { $0.words.starts(with: ["git", "config"]) }
+        #expect(lines.count == 2)
+        for line in lines {
+            let result = try runProcess(URL(fileURLWithPath: "/usr/bin/git"), Array(line.words.dropFirst()), environment: environment)
+            #expect(result.status == 0, "`\(line.text)`: \(result.stderr)")
+        }
+        let request = "protocol=\(remote.scheme ?? "")\nhost=\(remote.host ?? "")\npath=\(remote.path.dropFirst())/repo.git\n\n"
+        let fill = try runWithInput(URL(fileURLWithPath: "/usr/bin/git"), ["credential", "fill"], input: request, environment: environment)
+        #expect(fill.status == 0, "git credential fill: \(fill.stderr)")
+        #expect(fill.stdout.contains("password=\(token)\n"), "git did not get the token from oauthflow: \(fill.stderr)")
+        #expect(fill.stdout.contains("username=oauth2\n"))
+    }
+
+    /// Docs/cli.md's session examples, run: a stored session set up as the example assumes (and, for the refused
+    /// refresh, a token endpoint that answers 400 with an empty body), then every shown line must be printed.
+    @Test func sessionExamplesPrintWhatTheDocsShow() async throws {
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let blocks = try Self.blocks(in: "Docs/cli.md").filter { $0.language == "console" }
+        let store = FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow"))
+        let environment = ["XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
+                           "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path, "BROWSER": "/bin/false"]
+        func session(_ provider: String, variables: [String: String], clientID: String, scopes: [String], valid: Bool) -> StoredSession {
+            StoredSession(key: SessionKey(providerID: provider, account: "work"), variables: variables, clientID: clientID,
+                          redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
+                          tokens: TokenSet(accessToken: Secret("access"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
+                                           refreshToken: Secret("refresh"), idToken: nil, scopes: scopes, issuedAt: Date()),
+                          updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuth.Method.none)
+        }
+        func check(_ command: String, extra: [String] = [], replacing: [(String, String)] = []) throws {
+            let block = try #require(blocks.first { $0.lines.contains("$ " + command) }, "Docs/cli.md no longer shows `\(command)`")
+            let result = try runProduct("oauthflow", Array(Self.words(command, home: "").dropFirst()) + extra, environment: environment)
+            #expect(result.status == 1)
+            for var line in Self.shownOutput(of: block, after: command) {
+                for (from, to) in replacing { line = line.replacingOccurrences(of: from, with: to) }
+                #expect(result.stderr.contains(line), "`\(command)` no longer prints: \(line)\n\(result.stderr)")
+            }
+        }
+
+        // A resource whose scope the session lacks.
+        try await store.save(session("cloudentity", variables: ["region": "us", "tenant": "acme", "workspace": "demo"], clientID: "c0ffee",
+                                     scopes: ["email", "openid", "profile", "offline_access"], valid: true))
+        try check("oauthflow call cloudentity Phone --account work")
+
+        // A refresh refused with 400 and an empty body; the doc's port 8000 is the scripted server's here.
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)))
+        defer { server.stop() }
+        try await store.save(session("django", variables: ["port": "\(server.port)"], clientID: "oauthflow-public",
+                                     scopes: ["openid", "profile", "email", "read"], valid: false))
+        try check("oauthflow token refresh django --account work", extra: ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"],
+                  replacing: [("port=8000", "port=\(server.port)")])
+    }
+
+    /// The other Docs' YAML and JSON: whole descriptors lint without errors, fragments are what a bundled
+    /// descriptor says, and JSON parses into the shape its text describes.
+    @Test func descriptorExamplesInDocsAreValid() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let bundled = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("providers").path)
+            .filter { $0.hasSuffix(".yaml") }
+            .map { try String(contentsOf: repositoryRoot.appendingPathComponent("providers/\($0)"), encoding: .utf8) }
+        func withoutComment(_ line: String) -> String {
+            var text = line
+            if let hash = text.range(of: " #") { text = String(text[..<hash.lowerBound]) }
+            return text.trimmingCharacters(in: .whitespaces)
+        }
+        let bundledLines = Set(bundled.flatMap { $0.components(separatedBy: "\n") }.map(withoutComment))
+        var descriptors = 0
+        for block in try Self.allBlocks where block.file != "Docs/cli.md" {
+            let place = "\(block.file):\(block.line)"
+            switch block.language {
+            case "yaml" where block.lines.contains { $0.hasPrefix("schema_version:") }:
+                let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
+                let file = try directory.write("\(id).yaml", block.lines.joined(separator: "\n"))
+                let result = try runProduct("oauthflow", ["lint", file.path])
+                #expect(result.status == 0, "\(place): the example descriptor does not lint clean:\n\(result.stdout)")
+                descriptors += 1
+            case "yaml":
+                for line in block.lines.map(withoutComment) where !line.isEmpty && !line.hasPrefix("#") {
+                    #expect(bundledLines.contains(line), "\(place): no bundled descriptor says `\(line)`")
+                }
+            case "json":
+                let value = try JSONSerialization.jsonObject(with: Data(block.lines.joined(separator: "\n").utf8))
+                let entries = try #require(value as? [[String: String]], "\(place): not a list of resources")
+                for entry in entries {
+                    #expect(Set(entry.keys) == ["scope", "title", "url"], "\(place)")
+                }
+            default:
+                break
+            }
+        }
+        #expect(descriptors >= 1)
+    }
+
+    /// Docs/cli.md's YAML: the clients file resolves as shown, and the kubeconfig's `args` parse as a command.
+    @Test func cliYAMLExamplesWork() throws {
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let yaml = try Self.blocks(in: "Docs/cli.md").filter { $0.language == "yaml" }
+        #expect(yaml.count == 3, "a new YAML example in Docs/cli.md: check it here")
+        let clients = try #require(yaml.first { $0.lines.contains("google:") && !$0.lines.contains { $0.contains("credential_helpers") } })
+        try home.write("oauthflow/clients.yaml", clients.lines.joined(separator: "\n"))
+        let environment = ["XDG_CONFIG_HOME": home.url.path, "GOOGLE_CLIENT_SECRET": "from-the-environment"]
+        let google = try ClientSettings.resolve(provider: "google", clientID: nil, secretEnvironment: nil, clientAuth: nil,
+                                                variables: [:], scopes: [], environment: environment)
+        #expect(google.clientID == "1234-abc.apps.googleusercontent.com")
+        #expect(google.secret?.value == "from-the-environment")
+        #expect(google.authMethod == .clientSecretPost)
+        let auth0 = try ClientSettings.resolve(provider: "auth0", clientID: nil, secretEnvironment: nil, clientAuth: nil,
+                                               variables: [:], scopes: [], environment: environment)
+        #expect(auth0.clientID == "AbCdEf" && auth0.variables["domain"] == "example.us.auth0.com" && auth0.secret == nil)
+
+        let kubeconfig = try #require(yaml.first { $0.lines.contains { $0.contains("client.authentication.k8s.io/v1") } })
+        let argsLine = try #require(kubeconfig.lines.first { $0.contains("args: [") })
+        let inner = argsLine[argsLine.index(after: try #require(argsLine.firstIndex(of: "[")))..<(try #require(argsLine.lastIndex(of: "]")))]
+        let arguments = inner.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(kubeconfig.lines.contains { $0.contains("command: oauthflow") })
+        let parsed = try OAuthFlowCommand.parseAsRoot(arguments)
+        let kubectl = try #require(parsed as? OAuthFlowCommand.Credential.Kubectl)
+        #expect(kubectl.name == "keycloak" && kubectl.variables == ["host=sso.example.com", "realm=ops"])
+        // The descriptor resolves with exactly those variables.
+        _ = try ProviderRegistry.load().provider(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
+    }
+
+    /// Each line of each Swift block is in a test source that compiles it (blank lines aside).
+    @Test func swiftExamplesAreCompiledByTests() throws {
+        let sources = try ["Tests/OAuthFlowTests/Documentation/DocExampleTests.swift", "Tests/OAuthFlowTests/Documentation/ReadmeExampleTests.swift",
+                           "Tests/OAuthFlowTests/Documentation/DocWebExample.swift"].map {
+            try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
+        }
+        let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })
+        for block in try Self.allBlocks where block.language == "swift" {
+            if block.lines.contains(where: { $0.hasPrefix(".package(") || $0.hasPrefix(".product(") }) { continue }   // the manifest snippet
+            for line in block.lines.map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty {
+                #expect(compiled.contains(line), "\(block.file):\(block.line): no test compiles `\(line)`")
+            }
+        }
+    }
+
+    /// The README's manifest snippet names products that exist, and every product its examples import.
+    @Test func dependencySnippetListsWhatTheExamplesImport() throws {
+        let manifest = try String(contentsOf: repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let blocks = try Self.blocks(in: "README.md").filter { $0.language == "swift" }
+        let snippet = try #require(blocks.first { $0.lines.contains { $0.hasPrefix(".package(") } })
+        let products = snippet.lines.compactMap { line -> String? in
+            guard let range = line.range(of: #"\.product\(name: "([A-Za-z]+)""#, options: .regularExpression) else { return nil }
+            return String(line[range].dropFirst(16).dropLast())
+        }
+        for product in products {
+            #expect(manifest.contains(".library(name: \"\(product)\""), "README names a product \(product) that Package.swift lacks")
+        }
+        let imported = Set(blocks.flatMap(\.lines).filter { $0.hasPrefix("import OAuthFlow") }.map { String($0.dropFirst(7)) })
+        for module in imported {
+            #expect(products.contains(module), "README's examples import \(module) but its dependency snippet does not list it")
+        }
+    }
+
+    // MARK: - The Swift blocks, compiled (the ones that can run offline also run)
+
+    /// README.md, "Host code".
+    func readmeHostCode() async throws {
+        let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
+        let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+
+        auth0.endpoints.authorization   // https://example.us.auth0.com/authorize
+        auth0.policy.tokenRequest.encoding   // .json: typed, every default applied
+        auth0.resources.resources(granted: ["openid", "email"])   // the resources those scopes open
+    }
+
+    /// README.md, the sign-in function and its call (ReadmeExampleTests runs the function against DOT).
+    func readmeSignIn() async throws {
+        func signIn(to name: String, variables: [String: String], clientID: String,
+                    store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
+            let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)
+            let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+            print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
+            let session = result.session
+            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
+            let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
+            return try await manager.userInfo()
+        }
+
+        let claims = try await signIn(to: "google", variables: [:], clientID: "YOUR_CLIENT_ID",
+                                      store: FileTokenStore(), browser: SystemBrowser())
+        _ = claims
+    }
+
+    /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them.
+    static let inlineCalls = [
+        "signIn(to: provider, client: .init(clientID: clientID), timeout: .seconds(120))",
+    ]
+
+    func readmeInlineCalls(provider: Provider, clientID: String, manager: TokenManager) async throws {
+        _ = try await LoopbackSignIn().signIn(to: provider, client: .init(clientID: clientID), timeout: .seconds(120))
+        _ = try await manager.refresh()
+        _ = try await manager.refresh(replacing: manager.validAccessToken())
+    }
+
+    @Test func inlineCallsAreShown() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Documentation/DocExampleTests.swift"), encoding: .utf8)
+        for call in Self.inlineCalls {
+            #expect(readme.contains("`\(call)`") || readme.contains("(`\(call)`)"), "README.md no longer shows `\(call)`")
+            #expect(source.components(separatedBy: call).count >= 3, "`\(call)` is not compiled here")
+        }
+    }
+
+    /// README.md, step by step.
+    func readmeStepByStep(auth0: Provider, redirectURL: URL) async throws {
+        let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+        let pending = try await client.startAuthorization()        // open pending.url in a browser
+        let tokens = try await client.finishAuthorization(callback: redirectURL, pending: pending)
+        let claims = try await client.userInfo(tokens)
+        _ = claims
+    }
+
+    /// Docs/flow.md, the opening example.
+    func flowExample(redirectURL: URL) async throws {
+        let registry = try ProviderRegistry.load()
+        let provider = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID",
+            redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+
+        let pending = try await client.startAuthorization()   // Codable: persist it to resume after a restart
+        // Open pending.url in the browser and receive the redirect (`LoopbackReceiver` in OAuthFlowLoopback does this for the CLI).
+        let tokens = try await client.finishAuthorization(callback: redirectURL, pending: pending)
+        let claims = try await client.userInfo(tokens)
+        let fresh = try await client.refresh(tokens)
+        try await client.revoke(fresh.accessToken, kind: .accessToken)
+        _ = claims
+    }
+
+    /// Docs/oidc.md, discovery by hand.
+    func oidcDiscoveryExample(provider: Provider) async throws {
+        let discovery = DiscoveryClient()
+        let complete = try await provider.discovered(with: discovery)   // one fetch; static endpoints win, discovered ones fill the gaps
+        _ = complete
+    }
+
+    struct ExampleUser { let id: String }
+
+    /// Docs/tokens.md, the PostgreSQL store.
+    func postgresExample(secrets: [String: String], dbPassword: String, client: OAuthClient, user: ExampleUser) async throws {
+        let keyring = try SessionKeyring(
+            current: .init(id: "2026-11", base64: secrets["OAUTHFLOW_SESSION_KEY_2026_11"]!),
+            previous: [.init(id: "2026-05", base64: secrets["OAUTHFLOW_SESSION_KEY_2026_05"]!)])
+        let store = try PostgresTokenStore(
+            configuration: .init(host: "db.internal", port: 5432, username: "app", password: dbPassword,
+                                 database: "app", tls: .require(.makeClientConfiguration())),
+            keyring: keyring)
+        Task { await store.run() }          // the connection pool; or run it in your ServiceGroup
+        try await store.migrate()           // idempotent; safe from every instance at start
+
+        // Per user: the account is the host's user id.
+        let manager = TokenManager(client: client, store: store, key: SessionKey(providerID: "google", account: user.id))
+        let token = try await manager.validAccessToken()
+        _ = token
+    }
+
+    @Test func flowExampleStartsOffline() async throws {
+        let registry = try ProviderRegistry.load()
+        let provider = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID",
+            redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+        let pending = try await client.startAuthorization()   // Codable: persist it to resume after a restart
+        #expect(pending.url.host == "example.us.auth0.com")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
+import OAuthFlowLoopback
+
+/// The README's host-code examples, compiled and run here; the test also checks the
+/// README still shows these exact lines, so the two cannot drift apart.
+@Suite struct ReadmeExampleTests {
+    static let shownLines = [
+        #"let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])"#,
+        #"auth0.resources.resources(granted: ["openid", "email"])"#,
+        #"let client = OAuthClient(provider: auth0, configuration: ClientConfiguration("#,
+        #"    clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))"#,
+        #"let pending = try await client.startAuthorization()"#,
+        #"    let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)"#,
+        #"    let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))"#,
+        #"    print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in"#,
+        #"    let session = result.session"#,
+        #"auth0.policy.tokenRequest.encoding   // .json: typed, every default applied"#,
+        #"    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))"#,
+        #"    let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once"#,
+        #"    return try await manager.userInfo()"#,
+    ]
+
+    /// The README's sign-in function, line for line (the registry also reads the test descriptors).
+    func signIn(to name: String, variables: [String: String], clientID: String,
+                store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
+        let provider = try ProviderRegistry.load(directories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")])
+            .provider(named: name).resolve(variables)
+        let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+        print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
+        #expect(result.idToken?.subject != nil && result.profile?.subject == result.idToken?.subject, "the result carries the verified claims")
+        let session = result.session
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
+        let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
+        return try await manager.userInfo()
+    }
+
+    @Test(.enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
+    func readmeSignInRunsAgainstTheTestServer() async throws {
+        let server = try TestAuthorizationServer.require()
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
+        // The scripted user agent stands in for the person at the browser.
+        let browser = SystemBrowser(environment: ["BROWSER": "\(server.python) \(server.agent) --deliver"])
+        let claims = try await signIn(to: "django", variables: ["port": server.port], clientID: TestAuthorizationServer.publicClientID,
+                                      store: store, browser: browser)
+        #expect(claims["email"]?.stringValue == "alice@example.com")
+        #expect(try await store.load(SessionKey(providerID: "django")) != nil)
+    }
+
+    @Test func readmeShowsTheseLines() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for line in Self.shownLines {
+            #expect(readme.contains(line), "README.md no longer shows: \(line)")
+        }
+    }
+
+    @Test func hostCodeRuns() async throws {
+        let registry = try ProviderRegistry.load(includeUserDirectory: false)
+        let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        #expect(auth0.endpoints.authorization?.absoluteString == "https://example.us.auth0.com/authorize")
+        #expect(auth0.policy.tokenRequest.encoding == .json)
+        _ = auth0.resources.resources(granted: ["openid", "email"])
+        let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+        let pending = try await client.startAuthorization()
+        #expect(pending.url.host == "example.us.auth0.com")
+    }
+}

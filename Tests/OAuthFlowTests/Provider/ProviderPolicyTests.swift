@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+/// The resolver turns the YAML model into typed policy, defaults applied, and refuses what the engine will not run.
+@Suite struct ProviderPolicyTests {
+    private func resolve(_ extra: String) throws -> Provider {
+        try TestDescriptor(extra: extra).provider()
+    }
+
+    @Test func defaultsAreTypedValues() throws {
+        let provider = try resolve("")
+        let policy = provider.policy
+        #expect(policy.grantTypes == [.authorizationCode, .refreshToken])
+        #expect(policy.responseMode == .query)
+        #expect(policy.pkce == .required)
+        #expect(policy.nonce == false, "no nonce for plain OAuth")
+        #expect(policy.issParameter == .ifPresent)
+        #expect(policy.idTokenAlgorithms == [.rs256, .es256])
+        #expect(policy.clientAuthMethods == [ClientAuthMethod.none])
+        #expect(policy.tokenRequest.encoding == .form && policy.tokenResponseFormat == .json)
+        #expect(policy.userinfo.method == .get)
+        #expect(policy.scopes.separator == " " && policy.device.interval == 5)
+        #expect(provider.loopback == LoopbackRedirect(host: "127.0.0.1", port: .ephemeral, path: "/callback"))
+        #expect(provider.isDiscovered, "no discovery asked for: nothing left to fetch")
+    }
+
+    @Test func oidcProvidersSendANonceByDefault() throws {
+        let provider = try TestDescriptor(protocol: .oidc).provider()
+        #expect(provider.policy.nonce && provider.isOpenIDConnect)
+    }
+
+    @Test func whatTheEngineWillNotRunIsRefusedByName() throws {
+        let cases: [(String, String)] = [
+            ("authorization:\n  response_type: token\n", "authorization.response_type"),
+            ("security:\n  pkce_method: plain\n", "security.pkce_method"),
+            ("grant_types: [authorization_code, password]\n", "`password`"),
+        ]
+        for (extra, named) in cases {
+            let error = try #require(throws: ProviderError.self) { try resolve(extra) }
+            #expect(error.code == .unsupportedPolicy)
+            #expect(error.message.contains(named), "\(error.message)")
+        }
+    }
+
+    @Test func theDeviceGrantAndHMACAlgorithmsAreTyped() throws {
+        let provider = try resolve("""
+            grant_types: [authorization_code, urn:ietf:params:oauth:grant-type:device_code]
+            security:
+              id_token_algs: [HS384, PS256]
+            """)
+        #expect(provider.policy.supportsDeviceFlow)
+        #expect(provider.policy.grantTypes.map(\.shortName) == ["authorization_code", "device_code"])
+        #expect(provider.policy.idTokenAlgorithms == [.hs384, .ps256])
+        #expect(JWSAlgorithm.hs384.isHMAC && !JWSAlgorithm.ps256.isHMAC && JWSAlgorithm.hs384.digestBits == 384)
+    }
+
+    @Test func theLoopbackRedirectIsWrittenOneWay() throws {
+        let localhost = try resolve("redirect:\n  loopback:\n    host: localhost\n    port: 8400\n    path: /cb\n").loopback
+        #expect(localhost.host == "127.0.0.1", "RFC 8252 §8.3: localhost binds and names 127.0.0.1")
+        #expect(localhost.uri(port: 8400)?.absoluteString == "http://127.0.0.1:8400/cb")
+        #expect(localhost.display == "http://127.0.0.1:8400/cb")
+        let six = try resolve("redirect:\n  loopback:\n    host: '::1'\n").loopback
+        #expect(six.uri(port: 9000)?.absoluteString == "http://[::1]:9000/callback")
+        #expect(six.display == "http://[::1]:<ephemeral port>/callback")
+        #expect(six.fixedPort == nil)
+    }
+
+    @Test func theIssuerMatcherKeepsAliasesAndTemplates() throws {
+        let provider = try resolve("""
+            security:
+              issuer_aliases: [auth.example.com]
+              id_token_issuer: https://auth.example.com/{tid}/v2.0
+            """)
+        #expect(provider.isIssuer("https://auth.example.com") && provider.isIssuer("auth.example.com"))
+        #expect(provider.issuers.matchesIDToken("https://auth.example.com/t1/v2.0", claims: ["tid": .string("t1")]))
+        #expect(!provider.issuers.matchesIDToken("https://auth.example.com/t1/v2.0", claims: ["tid": .string("t1/../x")]))
+        #expect(provider.issuers.matchesDiscovery("https://auth.example.com/{tenantid}/v2.0"))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+@Suite struct ResolutionTests {
+    private func descriptor(_ extra: String, issuer: String = "https://{tenant}.example.com/{realm}") throws -> ProviderDescriptor {
+        let text = """
+            schema_version: 1
+            id: example
+            display_name: Example
+            protocol: oauth2
+            issuer: \(issuer)
+            variables:
+              tenant:
+                description: Tenant
+                pattern: '^[a-z0-9-]+$'
+                example: acme
+              realm:
+                description: Realm
+                enum: [main, test]
+                default: main
+            endpoints:
+              authorization: https://{tenant}.example.com/{realm}/authorize
+              token: https://{tenant}.example.com/{realm}/token
+            \(extra)
+            """
+        return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor)
+    }
+
+    @Test func defaultsFillGaps() throws {
+        let provider = try descriptor("").resolve(["tenant": "acme"])
+        #expect(provider.endpoints.authorization?.absoluteString == "https://acme.example.com/main/authorize")
+        #expect(provider.variables == ["tenant": "acme", "realm": "main"])
+    }
+
+    @Test func missingVariableNamesItAndShowsTheExample() throws {
+        let error = try #require(throws: ProviderError.self) { try descriptor("").resolve() }
+        #expect(error.code == .missingVariable)
+        #expect(error.variable == "tenant")
+        #expect(error.message.contains("--var tenant=acme"))
+    }
+
+    @Test func unknownVariableIsNamed() throws {
+        let error = try #require(throws: ProviderError.self) { try descriptor("").resolve(["tenant": "a", "tenat": "b"]) }
+        #expect(error.code == .unknownVariable)
+        #expect(error.variable == "tenat")
+        #expect(error.message.contains("did you mean `tenant`"))
+    }
+
+    @Test(arguments: [
+        ["tenant": "ACME"],
+        ["tenant": "acme", "realm": "prod"],
+        ["tenant": "evil.com/x"],
+        ["tenant": "a@evil.com"],
+        ["tenant": "a?x=1"],
+        ["tenant": "a#frag"],
+        ["tenant": "a b"],
+        ["tenant": "%2e%2e"],
+        ["tenant": ""],
+    ])
+    func invalidValuesAreRejected(values: [String: String]) throws {
+        let error = try #require(throws: ProviderError.self) { try descriptor("").resolve(values) }
+        #expect(error.code == .invalidVariable)
+    }
+
+    @Test func hostCannotBeHijackedThroughAnUnpatternedVariable() throws {
+        let text = """
+            schema_version: 1
+            id: loose
+            display_name: Loose
+            protocol: oauth2
+            issuer: https://{domain}
+            variables:
+              domain:
+                description: Any domain
+            endpoints:
+              authorization: https://{domain}/authorize
+              token: https://{domain}/token
+            """
+        let loose = try #require(DescriptorDocument.parse(Data(text.utf8), path: "loose.yaml").descriptor)
+        for value in ["evil.com/steal?", "user:pass@evil.com", "evil.com#"] {
+            #expect(throws: ProviderError.self) { try loose.resolve(["domain": value]) }
+        }
+    }
+
+    @Test func rfc8414WellKnownGoesBetweenHostAndPath() throws {
+        let issuer = try #require(URL(string: "https://as.example.com/tenant1"))
+        #expect(ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414)?.absoluteString
+            == "https://as.example.com/.well-known/oauth-authorization-server/tenant1")
+        #expect(ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .oidc)?.absoluteString
+            == "https://as.example.com/tenant1/.well-known/openid-configuration")
+        let slash = try #require(URL(string: "https://example.us.auth0.com/"))
+        #expect(ProviderDescriptor.wellKnownURL(issuer: slash, mode: .oidc)?.absoluteString
+            == "https://example.us.auth0.com/.well-known/openid-configuration")
+        #expect(ProviderDescriptor.wellKnownURL(issuer: slash, mode: .none) == nil)
+    }
+
+    @Test func inlineResourcesUseVariables() throws {
+        let provider = try descriptor("""
+            resources:
+              - scope: email
+                title: Mail
+                url: https://api.{tenant}.example.com/mail
+              - scope: calendar
+                title: Calendar
+                url: https://api.{tenant}.example.com/calendar
+            """).resolve(["tenant": "acme"])
+        #expect(provider.resources.entries.map(\.url.absoluteString)
+            == ["https://api.acme.example.com/mail", "https://api.acme.example.com/calendar"])
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+/// A refresh interrupted between its answer and the answer's ID-token check: what the next
+/// run adopts. Only the new refresh token may be kept; the identity stays the verified one
+/// (OpenID Connect Core §12.2, §3.1.3.7).
+@Suite struct InterruptedRefreshTests {
+    @Test func aRecordedAnswerWithAnUncheckedIDTokenKeepsOnlyItsRefreshToken() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = InterruptedRefresh.session()
+        try await store.save(session)
+        let received = store.path(for: session.key).replacingOccurrences(of: ".json", with: ".received.json")
+        let task = try await InterruptedRefresh.stalledRefresh(store: store, key: session.key) { FileManager.default.fileExists(atPath: received) }
+        // The next command, while the first is stuck (or after it was killed): a store of its own.
+        let adopted = try await FileTokenStore(directory: store.directory).load(session.key)
+        InterruptedRefresh.expectOnlyTheRefreshTokenAdopted(adopted)
+        await task.value
+        // The stalled check failed in the end: the same is kept, and the record is gone.
+        #expect(!FileManager.default.fileExists(atPath: received))
+        InterruptedRefresh.expectOnlyTheRefreshTokenAdopted(try await store.load(session.key))
+    }
+
+    @Test func aRecordWhoseRefreshTokenTheSessionAlreadyHoldsIsDropped() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        var session = InterruptedRefresh.session()
+        try await store.save(session)
+        // A refresh that recorded, committed the checked session, and died before removing the record.
+        let reservation = try await store.reserve(session.key)
+        var recorded = session
+        recorded.tokens = TokenSet(accessToken: Secret("access-2"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("refresh-2"),
+                                   idToken: nil, scopes: [], issuedAt: Date()).keepingRefreshToken(of: session.tokens)
+        try await reservation.record(recorded)
+        session.tokens.accessToken = Secret("access-2")
+        session.tokens.refreshToken = Secret("refresh-2")
+        session.tokens.expiresAt = Date().addingTimeInterval(3600)
+        try await FileTokenStore(directory: store.directory).save(session)
+        let loaded = try await FileTokenStore(directory: store.directory).load(session.key)
+        #expect(loaded?.tokens.accessToken.value == "access-2", "the committed session wins over a stale record of the same refresh")
+        #expect(loaded?.tokens.isExpired(at: Date()) == false)
+        await reservation.abandon()
+    }
+
+    @Test func aForgedIDTokenIsRefusedLiveAndOnlyItsRefreshTokenIsKept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = InterruptedRefresh.session()
+        try await store.save(session)
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path == "/jwks" {
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"keys":[]}"#.utf8))
+            }
+            let body = #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"\#(InterruptedRefresh.forgedIDToken)"}"#
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+        let client = OAuthClient(provider: try InterruptedRefresh.provider(), configuration: ClientConfiguration(
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+        await #expect(throws: IDTokenError.self) { try await TokenManager(client: client, store: store, key: session.key).refresh() }
+        // The server has spent refresh-1: the session keeps refresh-2, and nothing else of the refused answer.
+        InterruptedRefresh.expectOnlyTheRefreshTokenAdopted(try await FileTokenStore(directory: store.directory).load(session.key))
+    }
+}
+
+extension InterruptedRefreshTests {
+    /// What the next run loads after a refresh whose process died right after `answer`'s last byte was read.
+    static func loadAfterDyingOnArrival(of answer: String) async throws -> StoredSession? {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = InterruptedRefresh.session()
+        try await store.save(session)
+        do {
+            let reservation = try await store.reserve(session.key)
+            let recorder = try #require(reservation.answerRecorder(refreshing: session))
+            recorder(Data(answer.utf8))
+        }
+        return try await FileTokenStore(directory: store.directory).load(session.key)
+    }
+
+    @Test(arguments: [
+        #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"x.y.z"}"#,
+        "access_token=access-2&token_type=bearer&refresh_token=refresh-2",
+    ])
+    func aRawAnswerRecordedOnArrivalKeepsOnlyItsRefreshToken(answer: String) async throws {
+        InterruptedRefresh.expectOnlyTheRefreshTokenAdopted(try await Self.loadAfterDyingOnArrival(of: answer))
+    }
+
+    @Test func aRawAnswerWithoutARefreshTokenKeepsTheSessionsOwn() async throws {
+        let loaded = try await Self.loadAfterDyingOnArrival(of: #"{"access_token":"access-2","token_type":"Bearer"}"#)
+        let session = InterruptedRefresh.session()
+        #expect(loaded?.tokens.refreshToken == session.tokens.refreshToken, "a server that does not rotate leaves the old one valid")
+        #expect(loaded?.tokens.idToken?.value == InterruptedRefresh.verifiedIDToken)
+        #expect(loaded?.tokens.isExpired(at: Date()) == true)
+    }
+}

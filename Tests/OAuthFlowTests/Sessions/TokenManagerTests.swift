@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+final class ChangeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [StoredSession?] = []
+    func append(_ session: StoredSession?) { lock.withLock { entries.append(session) } }
+    var all: [StoredSession?] { lock.withLock { entries } }
+}
+
+@Suite struct TokenManagerTests {
+    let now = Date(timeIntervalSince1970: 1_900_000_000)
+
+    private func provider() throws -> Provider {
+        try TestDescriptor().provider()
+    }
+
+    private func makeManager(_ transport: ScriptedTransport, session: StoredSession, changes: ChangeLog? = nil,
+                         store: (any TokenStore)? = nil) throws -> (TokenManager, any TokenStore) {
+        let store = store ?? InMemoryTokenStore([session])
+        let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport, clock: FixedClock(date: now))
+        var onChange: (@Sendable (StoredSession?) -> Void)?
+        if let changes { onChange = { changes.append($0) } }
+        let manager = TokenManager(client: client, store: store, key: session.key, clock: FixedClock(date: now), transport: transport,
+                                   onChange: onChange)
+        return (manager, store)
+    }
+
+    @Test func freshTokenIsReturnedWithoutARequest() async throws {
+        let transport = ScriptedTransport { _, _ in Issue.record("no request expected"); return HTTPResponse(status: 500) }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        #expect(try await manager.validAccessToken().value == "access-1")
+    }
+
+    @Test func tokenWithinTheSkewIsRefreshed() async throws {
+        let transport = ScriptedTransport { _, _ in tokenResponse("access-2") }
+        let changes = ChangeLog()
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(30)), changes: changes)
+        #expect(try await manager.validAccessToken().value == "access-2")
+        let stored = try #require(try await store.load(SessionKey(providerID: "example")))
+        #expect(stored.tokens.accessToken.value == "access-2")
+        #expect(stored.tokens.refreshToken?.value == "refresh-1", "an unrotated refresh token is kept")
+        #expect(stored.tokens.expiresAt == now.addingTimeInterval(3600))
+        #expect(changes.all.count == 1)
+    }
+
+    @Test func tenThousandConcurrentCallersShareOneRefresh() async throws {
+        let transport = ScriptedTransport { _, _ in
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return tokenResponse("access-2", refresh: "refresh-2")
+        }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<10_000 { group.addTask { try await manager.validAccessToken().value } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(tokens == ["access-2"])
+        #expect(transport.count("/token") == 1)
+    }
+
+    @Test func invalidGrantSignsOut() async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+        }
+        let changes = ChangeLog()
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)), changes: changes)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .signedOut)
+        #expect(error.serverError?.error == "invalid_grant")
+        #expect(try await store.load(SessionKey(providerID: "example")) == nil)
+        #expect(changes.all.count == 1 && changes.all.first! == nil)
+        let again = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(again.code == .notSignedIn)
+    }
+
+    @Test(arguments: [503, 500])
+    func serverTroubleKeepsTheSession(status: Int) async throws {
+        let transport = ScriptedTransport { _, _ in HTTPResponse(status: status, headers: ["Content-Type": "text/html"], body: Data("<h1>down</h1>".utf8)) }
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        await #expect(throws: FlowError.self) { try await manager.validAccessToken() }
+        #expect(try await store.load(SessionKey(providerID: "example")) != nil)
+    }
+
+    @Test func networkFailureKeepsTheSession() async throws {
+        let transport = ScriptedTransport { request, _ in throw TransportError(url: request.url, message: "connection refused") }
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        await #expect(throws: TransportError.self) { try await manager.validAccessToken() }
+        #expect(try await store.load(SessionKey(providerID: "example")) != nil)
+    }
+
+    /// A store that cannot take new tokens (a read-only directory, a full disk).
+    struct UnwritableStore: TokenStore {
+        let base: InMemoryTokenStore
+        func load(_ key: SessionKey) async throws -> StoredSession? { await base.load(key) }
+        func save(_ session: StoredSession) async throws { throw TokenStoreError(.io, "read-only file system") }
+        func remove(_ key: SessionKey) async throws { await base.remove(key) }
+        func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
+        func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation { throw TokenStoreError(.io, "read-only file system") }
+    }
+
+    @Test func anUnwritableStoreStopsTheRefreshBeforeTheTokenIsSpent() async throws {
+        let transport = ScriptedTransport { _, _ in tokenResponse("new", refresh: "rotated") }
+        let session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        let (manager, store) = try makeManager(transport, session: session, store: UnwritableStore(base: InMemoryTokenStore([session])))
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .storeUnavailable)
+        #expect(error.message.contains("read-only file system") && error.message.contains("refresh token was not used"))
+        #expect(transport.count("/token") == 0)
+        #expect(try await store.load(session.key) == session)
+    }
+
+    @Test func aRecordedRefreshIsRecoveredByTheNextLoad() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("s"))
+        try await store.save(sampleSession())
+        // A refresh that recorded its answer and died before committing it.
+        do {
+            let reservation = try await store.reserve(SessionKey(providerID: "example"))
+            try await reservation.record(sampleSession(access: "received", refresh: "rotated"))
+        }
+        // (A killed process also leaves its second reserved file, which the next save removes after an hour.)
+        let restarted = FileTokenStore(directory: store.directory)
+        let recovered = try #require(try await restarted.load(SessionKey(providerID: "example")))
+        #expect(recovered.tokens.accessToken.value == "received" && recovered.tokens.refreshToken?.value == "rotated")
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(!names.contains { $0.hasSuffix(".received.json") || $0.hasSuffix(".tmp") }, "\(names)")
+        #expect(try await restarted.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "received")
+    }
+
+    @Test func anAbandonedReservationLeavesTheSessionAndNoFiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("s"))
+        try await store.save(sampleSession())
+        let reservation = try await store.reserve(SessionKey(providerID: "example"))
+        try await reservation.record(sampleSession(access: "failed-its-checks"))
+        await reservation.abandon()
+        #expect(try await store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "access-1")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0 != "example--default.json" }.isEmpty)
+    }
+
+    @Test func performRefreshesOnceOn401AndRetriesOnce() async throws {
+        let transport = ScriptedTransport { request, n in
+            if request.url.path == "/token" { return tokenResponse("access-\(n + 1)") }
+            let bearer = request.headers["Authorization"] ?? ""
+            return bearer == "Bearer access-2" ? HTTPResponse(status: 200, body: Data("ok".utf8)) : HTTPResponse(status: 401)
+        }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        #expect(response.status == 200)
+        #expect(transport.count("/token") == 1)
+        #expect(transport.count("/me") == 2)
+    }
+
+    @Test func persistent401IsReturnedAfterOneRetry() async throws {
+        let transport = ScriptedTransport { request, n in
+            request.url.path == "/token" ? tokenResponse("access-\(n + 1)") : HTTPResponse(status: 401)
+        }
+        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        #expect(response.status == 401)
+        #expect(transport.count("/me") == 2)
+        #expect(transport.count("/token") == 1)
+    }
+
+    @Test func refreshUnderTheLockAdoptsTokensAnotherProcessStored() async throws {
+        let transport = ScriptedTransport { _, _ in Issue.record("no refresh expected"); return HTTPResponse(status: 500) }
+        let store = InMemoryTokenStore([sampleSession(expiresAt: now.addingTimeInterval(-10))])
+        let (manager, _) = try makeManager(transport, session: sampleSession(), store: store)
+        _ = try await manager.session()
+        // Another process refreshes and stores new tokens.
+        await store.save(sampleSession(access: "access-from-elsewhere", refresh: "refresh-2", expiresAt: now.addingTimeInterval(3600)))
+        #expect(try await manager.validAccessToken().value == "access-from-elsewhere")
+    }
+}
+
+extension TokenManagerTests {
+    @Test func aConfidentialSessionIsNotRefreshedWithoutItsSecret() async throws {
+        let transport = ScriptedTransport { _, _ in tokenResponse("new", refresh: "rotated") }
+        var session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        session.clientAuthentication = .clientSecretBasic
+        let (manager, store) = try makeManager(transport, session: session)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .missingClientCredential)
+        #expect(error.message.contains("client_secret_basic") && error.message.contains("nothing was sent"), "\(error.message)")
+        #expect(transport.count("/token") == 0, "the refresh token was not offered without the client's credential")
+        #expect(try await store.load(session.key) == session)
+    }
+
+    @Test func aStoredSessionRemembersHowItsClientAuthenticatedAndNotTheSecret() throws {
+        var session = sampleSession()
+        session.clientAuthentication = .clientSecretPost
+        let data = try FileTokenStore.encode(session)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#""clientAuthentication" : "client_secret_post""#), "\(text)")
+        #expect(try FileTokenStore.decode(data, path: "x") == session)
+        // A session stored before the field existed still reads, with no method known.
+        let old = text.replacingOccurrences(of: #""clientAuthentication" : "client_secret_post","#, with: "")
+        #expect(try FileTokenStore.decode(Data(old.utf8), path: "x").clientAuthentication == nil)
+    }
+}

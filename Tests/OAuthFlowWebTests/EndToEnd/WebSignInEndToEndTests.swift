@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import NIOCore
+import OAuthFlowHummingbird
+import OAuthFlowWeb
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+/// The web routes against Django OAuth Toolkit: the scripted agent plays the browser at DOT
+/// (login and consent forms), the routes run in process.
+@Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
+struct WebSignInEndToEndTests {
+    typealias Server = TestAuthorizationServer
+
+    func web(_ server: Server) throws -> WebSignIn {
+        let port = try #require(ProcessInfo.processInfo.environment["OAUTHFLOW_TEST_WEB_PORT"], "OAUTHFLOW_TEST_WEB_PORT is not set (run `bash scripts/test.sh`)")
+        let registry = try ProviderRegistry.load(directories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")],
+                                                 includeBundled: false)
+        return try WebSignIn(registry: registry, enable: [
+            "django": .init(clientID: "oauthflow-web", clientSecret: Secret("web-test-secret-0123456789abcdef"), variables: ["port": server.port]),
+        ], origin: URL(string: "http://localhost:\(port)")!, keyring: SessionKeyring(current: WebSignInTests.keyA))
+    }
+
+    @Test func aliceSignsInThroughTheRoutes() async throws {
+        let server = try Server.require()
+        let web = try web(server)
+        let log = WebSignInTests.SignInLog()
+        let router = Router()
+        router.addSignInRoutes(web) { result, _, _ in
+            log.append(result)
+            return Response(status: .seeOther, headers: [.location: result.returnTo])
+        }
+        try await Application(router: router).test(.router) { client in
+            let started = try await WebSignInTests().start(client, "django", returnTo: "/after")
+            let redirect = try server.signIn(try #require(URL(string: started.location)))
+            #expect(redirect.absoluteString.hasPrefix("http://localhost:"), "\(redirect)")
+            let query = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+            let (status, page, headers) = try await WebSignInTests().callback(client, "django", query: query,
+                                                                             cookie: "\(started.cookieName)=\(started.cookieValue)")
+            #expect(status == .seeOther, "\(page)")
+            #expect(headers[.location] == "/after")
+            let result = try #require(log.all.first)
+            #expect(result.claims["email"]?.stringValue == "alice@example.com")
+            #expect(result.idToken?.subject == result.subject && result.subject != nil)
+            #expect(result.resources.map(\.title) == ["Userinfo"])
+            #expect(result.profile.name == "Alice Liddell" && result.profile.email == "alice@example.com", "\(result.profile)")
+
+            // Declined consent ends on the error page.
+            let declined = try await WebSignInTests().start(client, "django")
+            let refusal = try server.signIn(try #require(URL(string: declined.location)), deny: true)
+            let refusalQuery = try #require(URLComponents(url: refusal, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+            let (_, deniedPage, _) = try await WebSignInTests().callback(client, "django", query: refusalQuery,
+                                                                        cookie: "\(declined.cookieName)=\(declined.cookieValue)")
+            #expect(WebSignInTests().code(in: deniedPage) == "denied", "\(deniedPage)")
+        }
+    }
+}
