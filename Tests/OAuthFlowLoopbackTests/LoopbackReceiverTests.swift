@@ -193,38 +193,42 @@ private final class RawConnection {
         // the browser closes its side too, the port holds that connection in TIME_WAIT for about
         // 60 s after the receiver is gone. Linux lets a new listener bind over it only when both
         // sockets set SO_REUSEADDR (with it off, this second start failed with "already in use").
-        // Tests running alongside bind ephemeral ports with SO_REUSEADDR too, and the kernel may hand
-        // one of them this very port meanwhile: then the port is taken for real (a listener holds it),
-        // which proves nothing either way, and the scenario runs again on another port.
-        for attempt in 1...3 {
-            let first = try await LoopbackReceiver.start()
-            let port = first.port
-            do {
-                let browser = try #require(RawConnection(port: port))
-                browser.send("GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                var polls = 0
-                while !browser.isClosedByServer(), polls < 250 {
-                    try await Task.sleep(for: .milliseconds(20))
-                    polls += 1
-                }
-                withExtendedLifetime(browser) {}
-            }
-            await first.close()
+        // The port is fixed and below the ephemeral range: no other test's listener (port 0) or outgoing
+        // connection (an ephemeral source port) can take it meanwhile, which made this test flaky.
+        let first = try await Self.receiverBelowTheEphemeralRange()
+        let port = first.port
+        do {
+            let browser = try #require(RawConnection(port: port))
+            browser.send("GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             var polls = 0
-            while !closedConnectionHoldsPort(port), polls < 100 {
+            while !browser.isClosedByServer(), polls < 250 {
                 try await Task.sleep(for: .milliseconds(20))
                 polls += 1
             }
-            #expect(closedConnectionHoldsPort(port), "the test needs a closed connection holding port \(port)")
-            do {
-                let second = try await LoopbackReceiver.start(port: port)
-                #expect(second.port == port)
-                await second.close()
-                return
-            } catch let error as LoopbackError where error.code == .portInUse && socketStates(port).contains("0A") && attempt < 3 {
-                continue   // another test's listener (state LISTEN) took the port
-            }
+            withExtendedLifetime(browser) {}
         }
+        await first.close()
+        var polls = 0
+        while !closedConnectionHoldsPort(port), polls < 100 {
+            try await Task.sleep(for: .milliseconds(20))
+            polls += 1
+        }
+        #expect(closedConnectionHoldsPort(port), "the test needs a closed connection holding port \(port)")
+        let second = try await LoopbackReceiver.start(port: port)
+        #expect(second.port == port)
+        await second.close()
+    }
+
+    /// A receiver on a free port below the kernel's ephemeral range (`ip_local_port_range`).
+    static func receiverBelowTheEphemeralRange() async throws -> LoopbackReceiver {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let lowest = range?.first ?? 32_768
+        for _ in 0..<50 {
+            let port = Int.random(in: 10_000..<max(10_001, lowest))
+            if let receiver = try? await LoopbackReceiver.start(port: port) { return receiver }
+        }
+        return try await LoopbackReceiver.start(port: Int.random(in: 10_000..<max(10_001, lowest)))
     }
 
     @Test(arguments: [false, true])

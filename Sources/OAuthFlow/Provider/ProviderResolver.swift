@@ -43,7 +43,7 @@ extension ProviderDescriptor {
             guard let value = values[name] ?? variable.default else {
                 if variable.required {
                     var message = "provider `\(id)` needs the variable `\(name)` (\(variable.description))"
-                    if let example = variable.example { message += ", for example `--var \(name)=\(example)`" }
+                    if let example = variable.example { message += ", for example `\(name)=\(example)`" }
                     throw ProviderError(.missingVariable, message, provider: id, variable: name)
                 }
                 resolved[name] = ""

@@ -54,7 +54,7 @@ public struct PendingAuthorizationStore: Sendable {
         do {
             return try JSONDecoder().decode(Entry.self, from: data)
         } catch {
-            throw TokenStoreError(.corrupt, "\(path) is not an authorization in progress; start again with `authorize-url`", path: path)
+            throw TokenStoreError(.corrupt, "\(path) is not an authorization in progress; start the sign-in again", path: path)
         }
     }
 

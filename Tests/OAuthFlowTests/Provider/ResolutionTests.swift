@@ -38,7 +38,8 @@ import OAuthFlowTestSupport
         let error = try #require(throws: ProviderError.self) { try descriptor("").resolve() }
         #expect(error.code == .missingVariable)
         #expect(error.variable == "tenant")
-        #expect(error.message.contains("--var tenant=acme"))
+        #expect(error.message.contains("for example `tenant=acme`"))
+        #expect(!error.message.contains("--var"), "a library error names no CLI flag")
     }
 
     @Test func unknownVariableIsNamed() throws {
