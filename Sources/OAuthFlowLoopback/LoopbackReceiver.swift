@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import OAuthFlow
 
 /// A request that reached the redirect path.
 public struct LoopbackRequest: Sendable {
@@ -444,7 +445,6 @@ public enum LoopbackPages {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        HTMLText.escaped(text)
     }
 }

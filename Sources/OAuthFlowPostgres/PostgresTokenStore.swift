@@ -483,10 +483,7 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     }
 
     static func encode(_ session: StoredSession) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = .sortedKeys
-        return try encoder.encode(session)
+        try session.encoded()
     }
 
     private func open(_ sealed: ByteBuffer, keyID: String, key: SessionKey) throws -> StoredSession {
@@ -496,11 +493,9 @@ public final class PostgresTokenStore: TokenStore, Sendable {
         } catch {
             throw TokenStoreError(.corrupt, "the stored session \(key) in \(table) \(error); it was left in place", path: "\(table)/\(key)")
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         // A recorded refresh answer (RefreshAnswerRecord) reads as the session it says to keep.
         let decoded = try? RefreshAnswerRecord.session(in: plaintext, path: "\(table)/\(key)") { json, _ in
-            try decoder.decode(StoredSession.self, from: json)
+            try StoredSession.decoded(from: json)
         }
         guard let session = decoded ?? nil, session.key == key,
               session.formatVersion == StoredSession.currentFormatVersion else {

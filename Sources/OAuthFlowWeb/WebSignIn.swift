@@ -88,8 +88,7 @@ public final class WebSignIn: Sendable {
               origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil else {
             throw WebSignInError(.configuration, "the origin \(origin) must be a scheme, a host and an optional port, such as https://app.example.com")
         }
-        let loopback = Loopback.isLoopbackHost(host)
-        guard scheme == "https" || (scheme == "http" && loopback) else {
+        guard TransportPolicy.isSecure(origin) else {
             throw WebSignInError(.configuration, "the origin \(origin) must use https (plain http only for a loopback host during development)")
         }
         guard basePath.hasPrefix("/"), !basePath.hasSuffix("/"), !basePath.contains("//"),

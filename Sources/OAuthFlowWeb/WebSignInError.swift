@@ -105,26 +105,9 @@ extension ErrorCode where Domain == WebSignInError {
 
 /// Minimal HTML for the default pages.
 public enum WebHTML {
-    /// Text made safe inside HTML text and quoted attribute values: `& < > " '` and control characters become references.
+    /// Text made safe inside HTML text and quoted attribute values (``HTMLText/escaped(_:)``).
     public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default:
-                if character.value < 0x20 || (0x7F...0x9F).contains(character.value) {
-                    out += "&#\(character.value);"
-                } else {
-                    out.unicodeScalars.append(character)
-                }
-            }
-        }
-        return out
+        HTMLText.escaped(text)
     }
 
     static func page(title: String, body: String) -> WebResponse {

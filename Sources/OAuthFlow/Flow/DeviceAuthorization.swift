@@ -125,8 +125,8 @@ extension OAuthClient {
 
     /// A verification URI the user may be sent to: https, or http on a loopback host; nothing else.
     static func verificationURL(_ text: String) -> URL? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
-        return scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(host)) ? url : nil
+        guard let url = URL(string: text), let host = url.host, !host.isEmpty else { return nil }
+        return TransportPolicy.isSecure(url) ? url : nil
     }
 
     /// The answer's `interval`: a JSON number, or a string of digits (form-encoded answers have

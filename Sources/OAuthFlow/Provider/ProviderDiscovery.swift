@@ -13,8 +13,7 @@ extension Provider {
         var merged = endpoints
         func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
             guard merged[keyPath: slot] == nil, let found else { return }
-            let scheme = found.scheme?.lowercased()
-            guard scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(found.host ?? "")) else {
+            guard TransportPolicy.isSecure(found) else {
                 throw DiscoveryError(.insecureEndpoint,
                                    "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted")
             }

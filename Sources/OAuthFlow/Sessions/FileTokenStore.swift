@@ -109,18 +109,13 @@ public struct FileTokenStore: TokenStore {
     }
 
     static func encode(_ session: StoredSession) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(session)
+        try session.encoded(readable: true)
     }
 
     static func decode(_ data: Data, path: String) throws -> StoredSession {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         let session: StoredSession
         do {
-            session = try decoder.decode(StoredSession.self, from: data)
+            session = try StoredSession.decoded(from: data)
         } catch {
             throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
         }

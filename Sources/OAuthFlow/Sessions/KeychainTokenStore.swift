@@ -36,18 +36,14 @@ public struct KeychainTokenStore: TokenStore {
             throw TokenStoreError(.io, "keychain read failed with status \(status)")
         }
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(StoredSession.self, from: data)
+            return try StoredSession.decoded(from: data)
         } catch {
             throw TokenStoreError(.corrupt, "the keychain item for \(key) is not a readable session")
         }
     }
 
     public func save(_ session: StoredSession) async throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(session)
+        let data = try session.encoded()
         let attributes: [String: Any] = [
             kSecValueData as String: data,
             kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly,

@@ -51,3 +51,23 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// The granted scopes.
     public var scopes: [String] { tokens.scopes }
 }
+
+extension StoredSession {
+    /// The one JSON form every store keeps a session in: ISO 8601 dates, sorted keys; `readable`
+    /// adds indentation, for a file a person may open.
+    public func encoded(readable: Bool = false) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = readable ? [.prettyPrinted, .sortedKeys] : .sortedKeys
+        encoder.dateEncodingStrategy = .iso8601
+        return try encoder.encode(self)
+    }
+
+    /// A session from ``encoded(readable:)``'s form.
+    ///
+    /// - Throws: `DecodingError` when `data` is not a session.
+    public static func decoded(from data: Data) throws -> StoredSession {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(StoredSession.self, from: data)
+    }
+}

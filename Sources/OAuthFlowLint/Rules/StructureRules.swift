@@ -236,7 +236,7 @@ public struct ProfileSourcesRule: LintRule {
                                               atKey: true, severity: .warning))
             }
             if let url = URL(string: call.url.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
-               url.scheme?.lowercased() != "https", !Loopback.isLoopbackHost(url.host ?? "") {
+               !TransportPolicy.isSecure(url) {
                 diagnostics.append(diagnostic(file, ["profile", "extra_call", "url"], "`profile.extra_call.url` sends the access token, so it must use https"))
             }
         }
