@@ -15,27 +15,23 @@ extension OAuthFlowCommand {
         var port: Int?
 
         func run() async throws {
-            do {
-                let environment = ProcessInfo.processInfo.environment
-                let settings = try await options.settings(environment: environment)
-                options.announce(settings)
-                let provider = try options.registryOptions.descriptor(named: options.name).resolve(settings.variables)
+            try await Output.running(advice: Advice.clientID) {
+                let settings = try await options.settings(ClientSettingsResolver())
+                LoginOptions.announce(settings)
+                let provider = try options.registryOptions.provider(named: options.name, variables: settings.variables)
                 let loopback = provider.loopback
                 guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
                     throw CommandFailure("cannot build a redirect URI from the descriptor")
                 }
-                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-                    clientID: settings.clientID, redirectURI: redirect, clientSecret: settings.secret, scopes: settings.scopes,
-                    requestOfflineAccess: !options.noOffline, authMethod: settings.authMethod))
+                let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: redirect,
+                                                                                                   requestOfflineAccess: !options.noOffline))
                 let pending = try await client.startAuthorization()
                 try PendingAuthorizationStore().save(.init(pending: pending, clientID: settings.clientID, variables: provider.variables),
                                                      for: options.key)
                 Output.stdout(pending.url.absoluteString + "\n")
-                let finish = LoginCommand(provider: options.name, account: options.account, clientID: nil, variables: [:],
+                let finish = LoginCommand(provider: options.name, account: options.account,
                                           secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
                 Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
-            } catch {
-                throw Output.fail(error)
             }
         }
     }

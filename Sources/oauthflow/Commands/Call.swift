@@ -15,9 +15,7 @@ extension OAuthFlowCommand {
         var target: String
 
         func run() async throws {
-            let (manager, stored, provider) = try await session.validManager()
-            let response: HTTPResponse
-            do {
+            let response = try await session.withManager(validToken: true) { manager, stored, provider in
                 let url: URL
                 if let resource = provider.resources.resource(titled: target) {
                     // A resource whose scope was not granted would only answer 403: say why, and how to add the scope.
@@ -32,10 +30,8 @@ extension OAuthFlowCommand {
                 } else {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
-                response = try await manager.perform(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
-            } catch {
                 // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
-                throw session.fail(error, session: stored)
+                return try await manager.perform(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
             }
             Output.stderr("HTTP \(response.status)\n")
             Output.stdoutData(response.body)

@@ -14,16 +14,19 @@ extension OAuthFlowCommand {
         var root: String = "."
 
         func run() async throws {
-            let base = URL(fileURLWithPath: root, isDirectory: true)
-            try GeneratedDocs.schema.write(to: base.appendingPathComponent("providers/schema.json"), atomically: true, encoding: .utf8)
-            try GeneratedDocs.lintRules.write(to: base.appendingPathComponent("Docs/lint-rules.md"), atomically: true, encoding: .utf8)
-            let formatURL = base.appendingPathComponent("Docs/descriptor-format.md")
-            let current = try String(contentsOf: formatURL, encoding: .utf8)
-            guard let updated = GeneratedDocs.replacingReference(in: current) else {
-                throw ValidationError("Docs/descriptor-format.md lacks the reference markers")
+            try await Output.running {
+                let base = URL(fileURLWithPath: root, isDirectory: true)
+                let formatURL = base.appendingPathComponent("Docs/descriptor-format.md")
+                // A wrong --root is a state of the files, not a malformed command line: checked before anything is written.
+                let current = try String(contentsOf: formatURL, encoding: .utf8)
+                guard let updated = GeneratedDocs.replacingReference(in: current) else {
+                    throw CommandFailure("\(formatURL.path) lacks the reference markers")
+                }
+                try GeneratedDocs.schema.write(to: base.appendingPathComponent("providers/schema.json"), atomically: true, encoding: .utf8)
+                try GeneratedDocs.lintRules.write(to: base.appendingPathComponent("Docs/lint-rules.md"), atomically: true, encoding: .utf8)
+                try updated.write(to: formatURL, atomically: true, encoding: .utf8)
+                Output.stderr("wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md\n")
             }
-            try updated.write(to: formatURL, atomically: true, encoding: .utf8)
-            Output.stderr("wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md\n")
         }
     }
 }

@@ -28,7 +28,7 @@ extension OAuthFlowCommand {
         var variables: [String] = []
 
         func validate() throws {
-            _ = try VariableOptions.parse(variables)
+            try VariableOptions.validate(variables)
         }
 
         /// `--online` fills variables not given with `--var` from the descriptor's defaults, then its examples:
@@ -45,38 +45,38 @@ extension OAuthFlowCommand {
             Output.stderr("\(file.document.path): checked online with \(used.joined(separator: ", ")); pass --var NAME=VALUE to check your own\n")
         }
 
-        func run() async throws {
+        /// Every diagnostic of the files in `targets`, and how many files were checked.
+        private func lint(_ targets: [URL]) async throws -> (diagnostics: [Diagnostic], files: Int) {
+            guard online else {
+                // One file at a time, on every core: memory stays flat at any corpus size.
+                return try Linter().lintStreaming(paths: targets)
+            }
+            let files = try Linter.files(in: targets).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) }
+            var diagnostics = Linter().lint(files)
+            let values = VariableOptions.values(variables)
+            let checker = OnlineChecker()
+            for file in files {
+                Self.sayWhichValues(file, given: values)
+                diagnostics += await checker.check(file, variables: values)
+            }
+            return (Linter.sorted(diagnostics), files.count)
+        }
+
+        /// The paths given, else `./providers` and the user directory where they exist.
+        private func lintTargets() throws -> [URL] {
             let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-            var targets = paths.map { URL(fileURLWithPath: $0, relativeTo: here) }
-            if targets.isEmpty {
-                let local = URL(fileURLWithPath: "providers", isDirectory: true, relativeTo: here)
-                let user = ProviderRegistry.userProvidersDirectory(environment: ProcessInfo.processInfo.environment)
-                targets = [local, user].filter { FileManager.default.fileExists(atPath: $0.path) }
-                if targets.isEmpty {
-                    throw Output.fail(CommandFailure("no paths given, and neither ./providers nor \(user.path) exists"))
-                }
-            }
-            var diagnostics: [Diagnostic]
-            let checked: Int
-            do {
-                if !online {
-                    // One file at a time, on every core: memory stays flat at any corpus size.
-                    (diagnostics, checked) = try Linter().lintStreaming(paths: targets)
-                } else {
-                    let files = try Linter.files(in: targets).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) }
-                    checked = files.count
-                    diagnostics = Linter().lint(files)
-                    let values = try VariableOptions.parse(variables)
-                    let checker = OnlineChecker()
-                    for file in files {
-                        Self.sayWhichValues(file, given: values)
-                        diagnostics += await checker.check(file, variables: values)
-                    }
-                    diagnostics = Linter.sorted(diagnostics)
-                }
-            } catch {
-                throw Output.fail(error)
-            }
+            guard paths.isEmpty else { return paths.map { URL(fileURLWithPath: $0, relativeTo: here) } }
+            let local = URL(fileURLWithPath: "providers", isDirectory: true, relativeTo: here)
+            let user = ProviderRegistry.userProvidersDirectory(environment: ProcessInfo.processInfo.environment)
+            let found = [local, user].filter { FileManager.default.fileExists(atPath: $0.path) }
+            if found.isEmpty { throw CommandFailure("no paths given, and neither ./providers nor \(user.path) exists") }
+            return found
+        }
+
+        func run() async throws {
+            let targets = try await Output.running { try lintTargets() }
+            let linted = try await Output.running { try await lint(targets) }
+            let diagnostics = linted.diagnostics, checked = linted.files
             Output.stdoutExact(format.reporter.report(diagnostics))  // text diagnostics escape themselves; json and github stay exact
             let errors = diagnostics.filter { $0.severity == .error }.count
             let warnings = diagnostics.filter { $0.severity == .warning }.count   // advice (info) never fails, not even under --strict

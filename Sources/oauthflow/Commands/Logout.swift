@@ -12,14 +12,8 @@ extension OAuthFlowCommand {
         @OptionGroup var session: SessionOptions
 
         func run() async throws {
-            let result: TokenManager.SignOut
-            let provider: Provider
-            do {
-                let (manager, _, resolved) = try await session.manager()
-                provider = resolved
-                result = try await manager.signOut()
-            } catch {
-                throw Output.fail(error)
+            let (result, provider) = try await session.withManager { manager, _, provider in
+                (try await manager.signOut(), provider)
             }
             let name = Output.line(provider.displayName)
             if !result.revocationAvailable {

@@ -25,8 +25,7 @@ extension OAuthFlowCommand.Providers {
         }
 
         func run() async throws {
-            let registry: ProviderRegistry
-            do { registry = try registryOptions.loadRegistry() } catch { throw Output.fail(error) }
+            let registry = try await Output.running { try registryOptions.loadRegistry() }
             for skipped in registry.skipped { Output.stderr("warning: skipped: \(skipped.error)\n") }
             let rows = registry.all.map {
                 Row(id: $0.descriptor.id, displayName: $0.descriptor.displayName, protocol: $0.descriptor.protocol.rawValue,

@@ -47,12 +47,7 @@ extension OAuthFlowCommand.Providers {
         }
 
         func run() async throws {
-            let provider: Provider
-            do {
-                provider = try registryOptions.descriptor(named: name).resolve(try variableOptions.parsed())
-            } catch {
-                throw Output.fail(error)
-            }
+            let provider = try await Output.running { try registryOptions.provider(named: name, variables: variableOptions.values) }
             let policy = provider.policy
             let keys = ["authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks"]
             var endpoints: [String: String] = [:]

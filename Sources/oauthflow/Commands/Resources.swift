@@ -14,12 +14,9 @@ extension OAuthFlowCommand {
         var json = false
 
         func run() async throws {
-            let resources: [Resource]
-            do {
+            let resources = try await Output.running {
                 let (stored, provider) = try await session.load()
-                resources = provider.resources.resources(granted: stored.scopes)
-            } catch {
-                throw Output.fail(error)
+                return provider.resources.resources(granted: stored.scopes)
             }
             if json {
                 Output.stdoutExact(try Output.json(resources))

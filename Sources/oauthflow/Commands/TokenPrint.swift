@@ -19,33 +19,20 @@ extension OAuthFlowCommand.Token {
         var kind: Kind = .access
 
         func run() async throws {
-            do {
-                // The common case reads the session file alone: no descriptor, no client settings.
-                if kind == .access, let stored = try await TokenManager.storedSession(key: session.key, in: FileTokenStore()) {
-                    Output.stdoutExact(stored.tokens.accessToken.value + "\n")
-                    return
-                }
-            } catch {
-                throw Output.fail(error)
-            }
-            if kind == .access {
-                let (manager, _, _) = try await session.validManager()
-                do {
-                    Output.stdoutExact(try await manager.validAccessToken().value + "\n")
-                } catch {
-                    throw Output.fail(error)
-                }
+            // The common case reads the session file alone: no descriptor, no client settings.
+            if kind == .access, let stored = try await Output.running({ try await TokenManager.storedSession(key: session.key, in: FileTokenStore()) }) {
+                Output.stdoutExact(stored.tokens.accessToken.value + "\n")
                 return
             }
-            do {
-                let (manager, _, _) = try await session.manager()
-                let tokens = try await manager.session().tokens
-                guard let token = kind == .refresh ? tokens.refreshToken : tokens.idToken else {
-                    throw CommandFailure("the session has no \(kind.rawValue) token")
+            try await session.withManager { manager, _, _ in
+                let token: Secret?
+                switch kind {
+                case .access: token = try await manager.validAccessToken()
+                case .refresh: token = try await manager.session().tokens.refreshToken
+                case .id: token = try await manager.session().tokens.idToken
                 }
+                guard let token else { throw CommandFailure("the session has no \(kind.rawValue) token") }
                 Output.stdoutExact(token.value + "\n")
-            } catch {
-                throw Output.fail(error)
             }
         }
     }

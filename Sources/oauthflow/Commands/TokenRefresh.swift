@@ -11,17 +11,8 @@ extension OAuthFlowCommand.Token {
         @OptionGroup var session: SessionOptions
 
         func run() async throws {
-            let manager: TokenManager, stored: StoredSession
-            do {
-                (manager, stored, _) = try await session.manager()
-            } catch {
-                throw Output.fail(error)
-            }
-            do {
-                let refreshed = try await manager.refresh(replacing: stored.tokens.accessToken)
-                Output.stdout(TokenSummary(refreshed).text)
-            } catch {
-                throw session.fail(error, session: stored)
+            try await session.withManager { manager, stored, _ in
+                Output.stdout(TokenSummary(try await manager.refresh(replacing: stored.tokens.accessToken)).text)
             }
         }
     }

@@ -15,23 +15,16 @@ extension OAuthFlowCommand.Token {
         var refreshToken = false
 
         func run() async throws {
-            let client: OAuthClient, token: Secret
-            do {
+            let (client, token) = try await Output.running {
                 let (stored, provider) = try await session.load()
-                client = try session.client(for: stored, provider: provider)
-                if refreshToken {
-                    guard let refresh = stored.tokens.refreshToken else { throw CommandFailure("the session has no refresh token") }
-                    token = refresh
-                } else {
-                    token = stored.tokens.accessToken
+                let client = try session.client(for: stored, provider: provider)
+                guard let token = refreshToken ? stored.tokens.refreshToken : stored.tokens.accessToken else {
+                    throw CommandFailure("the session has no refresh token")
                 }
-            } catch {
-                throw Output.fail(error)
+                return (client, token)
             }
-            do {
+            try await Output.running(advice: Advice.revocationFailed) {
                 try await client.revoke(token, kind: refreshToken ? .refreshToken : .accessToken)
-            } catch {
-                throw Output.fail(error, advice: Advice.revocationFailed(error))
             }
             Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
         }

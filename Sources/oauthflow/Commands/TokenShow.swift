@@ -10,16 +10,7 @@ extension OAuthFlowCommand.Token {
         @OptionGroup var session: SessionOptions
 
         func run() async throws {
-            let stored: StoredSession
-            do {
-                guard let loaded = try await FileTokenStore().load(session.key) else {
-                    throw SessionError.notSignedInMessage(session.key)
-                }
-                stored = loaded
-            } catch {
-                throw Output.fail(error)
-            }
-            Output.stdout(TokenSummary(stored).text)
+            Output.stdout(TokenSummary(try await Output.running { try await session.stored() }).text)
         }
     }
 }

@@ -11,12 +11,8 @@ extension OAuthFlowCommand {
         @OptionGroup var session: SessionOptions
 
         func run() async throws {
-            let (manager, _, _) = try await session.validManager()
-            do {
-                let claims = try await manager.userInfo()
-                Output.stdoutExact(try Output.json(claims))
-            } catch {
-                throw Output.fail(error)
+            try await session.withManager(validToken: true) { manager, _, _ in
+                Output.stdoutExact(try Output.json(try await manager.userInfo()))
             }
         }
     }

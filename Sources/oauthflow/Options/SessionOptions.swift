@@ -21,82 +21,68 @@ struct SessionOptions: ParsableArguments {
     var key: SessionKey { SessionKey(providerID: name, account: account) }
 
     func validate() throws {
-        _ = try ClientSettings.parseAuthMethod(clientAuth)
+        try ClientAuthOption.validate(clientAuth)
+    }
+
+    /// What the flags say about the client; the client id and variables are the session's.
+    var overrides: ClientSettings.Overrides {
+        ClientSettings.Overrides(secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth))
     }
 
     /// The `login` command that signs this session in again, with its client id, variables and account.
     func signInAgain(_ session: StoredSession, extra: [String] = []) -> LoginCommand {
         var command = LoginCommand(session: session, secretEnvironment: clientSecretEnvironment, extra: extra)
         // A secret the environment or the clients file gives for this client needs no flag.
-        if clientSecretEnvironment == nil, (try? secretSource(for: session)) ?? nil != nil { command.secretEnvironment = nil }
+        if clientSecretEnvironment == nil, secretSource(for: session) != nil { command.secretEnvironment = nil }
         return command
     }
 
-    /// Prints `error` with what to do next, and returns exit 1: after a refresh the provider refused, the
-    /// exact command that signs in again; after a refused client, where the secret came from.
-    func fail(_ error: any Error, session: StoredSession?) -> ExitCode {
-        var advice: String?
-        if let session {
-            advice = Advice.clientAuthentication(error, secretSource: try? secretSource(for: session))
-                ?? Advice.afterRefresh(error, signIn: signInAgain(session))
-        }
-        return Output.fail(error, advice: advice)
+    /// What to do after `error` on `session`: after a refresh the provider refused, the exact command that
+    /// signs in again; after a refused client, where the secret came from.
+    func advice(_ error: any Error, session: StoredSession) -> String? {
+        Advice.clientAuthentication(error, secretSource: secretSource(for: session))
+            ?? Advice.afterRefresh(error, signIn: signInAgain(session))
     }
 
-    private func secretSource(for session: StoredSession) throws -> String? {
-        try ClientSettings.settings(id: session.clientID, provider: session.key.providerID, secretEnvironment: clientSecretEnvironment,
-                                    clientAuth: clientAuth).secretSource
+    private func secretSource(for session: StoredSession) -> ClientSettings.SecretSource? {
+        (try? ClientSettingsResolver().settings(for: session, overrides: overrides))?.secretSource
+    }
+
+    /// The stored session, or a failure that says how to sign in.
+    func stored(store: FileTokenStore = FileTokenStore()) async throws -> StoredSession {
+        guard let session = try await store.load(key) else {
+            throw CommandFailure("no stored session for \(key); sign in with `\(LoginCommand(provider: key.providerID, account: key.account).text)` first")
+        }
+        return session
     }
 
     /// The stored session and its resolved provider.
     func load(store: FileTokenStore = FileTokenStore()) async throws -> (StoredSession, Provider) {
-        guard let session = try await store.load(key) else {
-            throw SessionError.notSignedInMessage(key)
-        }
-        return (session, try registryOptions.descriptor(named: session.key.providerID).resolve(session.variables))
-    }
-
-    /// The stored session's provider, client and token manager.
-    func manager(store: FileTokenStore = FileTokenStore()) async throws -> (TokenManager, StoredSession, Provider) {
-        let (session, provider) = try await load(store: store)
-        return (TokenManager(client: try client(for: session, provider: provider), store: store, key: key), session, provider)
-    }
-
-    /// The session's manager once its access token is valid (refreshed when it had expired). A failure is
-    /// printed, with the command that signs in again when the provider refused the refresh, and thrown as
-    /// the exit code.
-    func validManager(store: FileTokenStore = FileTokenStore()) async throws -> (TokenManager, StoredSession, Provider) {
-        let loaded: (TokenManager, StoredSession, Provider)
-        do {
-            loaded = try await manager(store: store)
-        } catch {
-            throw Output.fail(error)
-        }
-        do {
-            _ = try await loaded.0.validAccessToken()
-        } catch {
-            throw fail(error, session: loaded.1)
-        }
-        return loaded
+        let session = try await stored(store: store)
+        return (session, try registryOptions.provider(named: session.key.providerID, variables: session.variables))
     }
 
     /// A client for the session: its client id, and the secret and method from flags, the environment
     /// or the clients file, as `login` resolves them.
     func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
-        try ClientSettings.client(id: session.clientID, redirectURI: session.redirectURI, provider: provider,
-                                  secretEnvironment: clientSecretEnvironment, clientAuth: clientAuth)
+        try ClientSettingsResolver().client(for: session, provider: provider, overrides: overrides)
     }
-}
 
-extension SessionError {
-    /// A state, not a wrong command line: exit 1 with one sentence, no usage banner.
-    static func notSignedInMessage(_ key: SessionKey) -> CommandFailure {
-        CommandFailure("no stored session for \(key); sign in with `\(LoginCommand(provider: key.providerID, account: key.account, clientID: nil, variables: [:], secretEnvironment: nil).text)` first")
+    /// Runs `work` with the session's token manager (its access token made valid first when `validToken`).
+    ///
+    /// A failure to load the session is printed as it is; a failure after that with what to do next
+    /// (``advice(_:session:)``). Either exits 1.
+    func withManager<Value>(validToken: Bool = false, store: FileTokenStore = FileTokenStore(),
+                            _ work: (TokenManager, StoredSession, Provider) async throws -> Value) async throws -> Value {
+        let (session, provider, client) = try await Output.running {
+            let (session, provider) = try await load(store: store)
+            return (session, provider, try self.client(for: session, provider: provider))
+        }
+        let manager = TokenManager(client: client, store: store, key: key)
+        let hint = { (error: any Error) in advice(error, session: session) }
+        return try await Output.running(advice: hint) {
+            if validToken { _ = try await manager.validAccessToken() }
+            return try await work(manager, session, provider)
+        }
     }
-}
-
-/// A command that cannot do its work for a reason that is not a wrong command line (exit 1, one sentence).
-struct CommandFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,64 +1,20 @@
 import Foundation
 import OAuthFlow
 
-/// The `oauthflow login …` command line that signs a session in again as it was: same account,
-/// variables, client id and secret variable, so it works when run as printed.
-struct LoginCommand {
-    /// `login`, or `authorize-url` for a manual sign-in.
-    var command = "login"
-    var provider: String
-    var account: String = "default"
-    var clientID: String?
-    var variables: [String: String] = [:]
-    var secretEnvironment: String?
-    /// Further words, such as `--device` or `--add-scope write`.
-    var extra: [String] = []
-
-    /// The command for a stored session: its client id and variables, the account of its key.
-    init(session: StoredSession, secretEnvironment: String? = nil, extra: [String] = []) {
-        provider = session.key.providerID
-        account = session.key.account
-        clientID = session.clientID
-        variables = session.variables
-        self.secretEnvironment = secretEnvironment
-        // A secret method with no variable named here: show where the secret goes.
-        if secretEnvironment == nil, let method = session.clientAuthentication, method != .none {
-            self.secretEnvironment = "VAR"
-        }
-        self.extra = extra
-    }
-
-    init(provider: String, account: String, clientID: String?, variables: [String: String], secretEnvironment: String?,
-         extra: [String] = [], command: String = "login") {
-        self.command = command
-        self.provider = provider
-        self.account = account
-        self.clientID = clientID
-        self.variables = variables
-        self.secretEnvironment = secretEnvironment
-        self.extra = extra
-    }
-
-    var text: String {
-        var words = ["oauthflow", command, provider]
-        if let clientID { words += ["--client-id", clientID] }
-        for (name, value) in variables.sorted(by: { $0.key < $1.key }) { words += ["--var", "\(name)=\(value)"] }
-        if account != "default" { words += ["--account", account] }
-        if let secretEnvironment { words += ["--client-secret-env", secretEnvironment] }
-        words += extra
-        return words.map(Self.shellQuoted).joined(separator: " ")
-    }
-
-    /// A word as a POSIX shell reads it back: bare when it is plain, else in single quotes.
-    static func shellQuoted(_ word: String) -> String {
-        let plain = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_.,:/=@%+"))
-        if !word.isEmpty, word.unicodeScalars.allSatisfy({ $0.isASCII && plain.contains($0) }) { return word }
-        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-    }
-}
-
-/// What to do next after a failure, in one sentence for stderr.
+/// What to do next after a failure, in one sentence for stderr: the command-line flags the library's
+/// own sentences cannot name.
 enum Advice {
+    /// No advice beyond the error's own sentence.
+    static func general(_ error: any Error) -> String? {
+        nil
+    }
+
+    /// For a command with `--client-id` (`login`, `authorize-url`): the flag is a third place for the client id.
+    static func clientID(_ error: any Error) -> String? {
+        guard let error = error as? ClientSettingsError, error.code == .missingClientID else { return nil }
+        return "or name the client on the command line with --client-id ID"
+    }
+
     /// After a failed refresh the provider answered with a definite refusal (a 4xx, or a signed-out session):
     /// the stored session cannot be used again, so sign in anew.
     static func afterRefresh(_ error: any Error, signIn: LoginCommand) -> String? {
@@ -88,12 +44,12 @@ enum Advice {
     }
 
     /// After the token endpoint refused the client itself: which secret was sent, and where it came from.
-    static func clientAuthentication(_ error: any Error, secretSource: String?) -> String? {
+    static func clientAuthentication(_ error: any Error, secretSource: ClientSettings.SecretSource?) -> String? {
         guard let error = error as? AuthorizationServerError, ["invalid_client", "unauthorized_client"].contains(error.error) else {
             return nil
         }
         if let secretSource {
-            return "the provider did not accept this client's credentials: check that the client secret (from \(secretSource)) belongs to this client id and is current"
+            return "the provider did not accept this client's credentials: check that the client secret (from \(secretSource.named)) belongs to this client id and is current"
         }
         return "no client secret was sent: if this client is confidential, name its secret with --client-secret-env VAR (or client_secret_env in clients.yaml)"
     }
@@ -113,5 +69,13 @@ enum Advice {
         default:
             return nil
         }
+    }
+}
+
+extension ClientSettings.SecretSource {
+    /// Where the secret came from, naming the flag for a variable given on the command line.
+    var named: String {
+        if case let .namedVariable(variable) = self { return "$\(variable), named by --client-secret-env" }
+        return description
     }
 }

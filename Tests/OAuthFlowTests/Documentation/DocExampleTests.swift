@@ -348,13 +348,12 @@ import PostgresNIO
         let clients = try #require(yaml.first { $0.lines.contains("google:") && !$0.lines.contains { $0.contains("credential_helpers") } })
         try home.write("oauthflow/clients.yaml", clients.lines.joined(separator: "\n"))
         let environment = ["XDG_CONFIG_HOME": home.url.path, "GOOGLE_CLIENT_SECRET": "from-the-environment"]
-        let google = try ClientSettings.resolve(provider: "google", clientID: nil, secretEnvironment: nil, clientAuth: nil,
-                                                variables: [:], scopes: [], environment: environment)
+        let resolver = ClientSettingsResolver(environment: environment)
+        let google = try resolver.settings(for: "google")
         #expect(google.clientID == "1234-abc.apps.googleusercontent.com")
         #expect(google.secret?.value == "from-the-environment")
         #expect(google.authMethod == .clientSecretPost)
-        let auth0 = try ClientSettings.resolve(provider: "auth0", clientID: nil, secretEnvironment: nil, clientAuth: nil,
-                                               variables: [:], scopes: [], environment: environment)
+        let auth0 = try resolver.settings(for: "auth0")
         #expect(auth0.clientID == "AbCdEf" && auth0.variables["domain"] == "example.us.auth0.com" && auth0.secret == nil)
 
         let kubeconfig = try #require(yaml.first { $0.lines.contains { $0.contains("client.authentication.k8s.io/v1") } })

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Which client signs in to a provider: its id, secret, authentication method, variables and scopes,
+/// each taken from the first place that has it (see ``ClientSettingsResolver``).
+///
+/// ``secretSource`` says where the secret came from and ``notes`` what was found but left out, for the
+/// host to tell the user; neither ever holds the secret.
+public struct ClientSettings: Sendable {
+    /// What the host names itself (from its own flags or configuration), ahead of the environment and the clients file.
+    public struct Overrides: Sendable, Hashable {
+        public var clientID: String?
+        /// The environment variable holding the client secret (never the secret itself).
+        public var secretVariable: String?
+        public var authMethod: ClientAuthMethod?
+        /// Provider variables; each replaces the clients file's value of the same name.
+        public var variables: [String: String]
+        /// Scopes instead of the clients file's (and the descriptor's defaults); nil or empty keeps them.
+        public var scopes: [String]?
+
+        public init(clientID: String? = nil, secretVariable: String? = nil, authMethod: ClientAuthMethod? = nil,
+                    variables: [String: String] = [:], scopes: [String]? = nil) {
+            self.clientID = clientID
+            self.secretVariable = secretVariable
+            self.authMethod = authMethod
+            self.variables = variables
+            self.scopes = scopes
+        }
+    }
+
+    /// Where a client secret came from, in words a person can check (never the secret).
+    public enum SecretSource: Sendable, Hashable, CustomStringConvertible {
+        /// The variable the host named (``Overrides/secretVariable``).
+        case namedVariable(String)
+        /// `OAUTHFLOW_<PROVIDER>_CLIENT_SECRET`.
+        case providerVariable(String)
+        /// The variable named by `client_secret_env` under the provider in the clients file.
+        case clientsFileVariable(String, provider: String, clientsFile: String)
+        /// The file named by `client_secret_file` under the provider in the clients file.
+        case clientsFileSecretFile(String, provider: String, clientsFile: String)
+
+        public var description: String {
+            switch self {
+            case let .namedVariable(variable), let .providerVariable(variable):
+                return "$\(variable)"
+            case let .clientsFileVariable(variable, provider, file):
+                return "$\(variable), named by client_secret_env under `\(provider):` in \(file)"
+            case let .clientsFileSecretFile(path, provider, file):
+                return "\(path), named by client_secret_file under `\(provider):` in \(file)"
+            }
+        }
+    }
+
+    public var clientID: String
+    public var secret: Secret?
+    /// The method asked for; nil lets the provider's descriptor choose (see ``ClientConfiguration/authenticationMethod(for:)``).
+    public var authMethod: ClientAuthMethod?
+    public var variables: [String: String]
+    /// Scopes to ask for; nil means the descriptor's defaults.
+    public var scopes: [String]?
+    /// Where ``secret`` came from; nil without a secret.
+    public var secretSource: SecretSource?
+    /// Settings found but not used (another client's secret, a secret under `client_auth: none`), one sentence each.
+    public var notes: [String]
+
+    public init(clientID: String, secret: Secret? = nil, authMethod: ClientAuthMethod? = nil, variables: [String: String] = [:],
+                scopes: [String]? = nil, secretSource: SecretSource? = nil, notes: [String] = []) {
+        self.clientID = clientID
+        self.secret = secret
+        self.authMethod = authMethod
+        self.variables = variables
+        self.scopes = scopes
+        self.secretSource = secretSource
+        self.notes = notes
+    }
+
+    /// The configuration of a client with these settings.
+    ///
+    /// - Parameters:
+    ///   - redirectURI: The redirect URI this client sends (a loopback receiver's, or a stored session's).
+    ///   - requestOfflineAccess: Whether to ask for a refresh token.
+    public func configuration(redirectURI: URL, requestOfflineAccess: Bool = true) -> ClientConfiguration {
+        ClientConfiguration(clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
+                            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// Resolves a client's settings as `oauthflow` does: each setting from the host's ``ClientSettings/Overrides``,
+/// then the environment (`OAUTHFLOW_<PROVIDER>_CLIENT_ID`, `OAUTHFLOW_<PROVIDER>_CLIENT_SECRET`), then the
+/// clients file (``ClientsFile``).
+///
+/// ```swift
+/// let settings = try ClientSettingsResolver().settings(for: "google")
+/// let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: redirectURI))
+/// ```
+///
+/// A secret from the environment or the clients file belongs to the client id beside it: it is used only
+/// when that client id is the one in use (or none is named there), so another client id never sends
+/// another client's secret; ``ClientSettings/notes`` says what was left out. An explicit authentication
+/// method of `none` leaves out a configured secret the host did not name itself.
+public struct ClientSettingsResolver: Sendable {
+    /// The environment read for client ids, secrets and the clients file's location.
+    public let environment: [String: String]
+    /// The clients file.
+    public let clientsFileURL: URL
+
+    /// - Parameters:
+    ///   - environment: The process environment by default.
+    ///   - clientsFile: The clients file; `$XDG_CONFIG_HOME/oauthflow/clients.yaml` by default.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, clientsFile: URL? = nil) {
+        self.environment = environment
+        self.clientsFileURL = clientsFile ?? ClientsFile.defaultURL(environment: environment)
+    }
+
+    /// `OAUTHFLOW_<PROVIDER>_CLIENT_ID`, with the provider id upper-cased and `-` turned into `_`.
+    public static func clientIDVariable(for provider: String) -> String { variable(provider, "CLIENT_ID") }
+
+    /// `OAUTHFLOW_<PROVIDER>_CLIENT_SECRET`, with the provider id upper-cased and `-` turned into `_`.
+    public static func clientSecretVariable(for provider: String) -> String { variable(provider, "CLIENT_SECRET") }
+
+    private static func variable(_ provider: String, _ name: String) -> String {
+        "OAUTHFLOW_" + provider.uppercased().replacingOccurrences(of: "-", with: "_") + "_" + name
+    }
+
+    /// The clients file, read now.
+    ///
+    /// - Throws: ``ClientSettingsError`` `unreadable_clients_file`.
+    public func clientsFile() throws -> ClientsFile {
+        try ClientsFile(contentsOf: clientsFileURL)
+    }
+
+    /// The settings for a new sign-in with `provider`.
+    ///
+    /// - Throws: ``ClientSettingsError``: `missing_client_id` when nothing names a client id (the message says
+    ///   which variable and which file could), `missing_secret`, `unreadable_secret_file`, and the clients file's errors.
+    public func settings(for provider: String, overrides: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+        let entry = try clientsFile().entry(for: provider)
+        let idVariable = Self.clientIDVariable(for: provider)
+        guard let clientID = overrides.clientID ?? environment[idVariable] ?? entry?.clientID, !clientID.isEmpty else {
+            throw ClientSettingsError(.missingClientID,
+                                      "no client id for \(provider): set \(idVariable), or add `client_id` under `\(provider):` in \(clientsFileURL.path)",
+                                      provider: provider)
+        }
+        let scopes = overrides.scopes.flatMap { $0.isEmpty ? nil : $0 } ?? entry?.scopes
+        var settings = ClientSettings(clientID: clientID, variables: (entry?.variables ?? [:]).merging(overrides.variables) { _, given in given },
+                                      scopes: scopes)
+        try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
+        return settings
+    }
+
+    /// The settings for a client whose id is already known (a pending sign-in's): the secret and method
+    /// resolved as for a sign-in, the variables only those of `overrides`, and no scopes.
+    public func settings(clientID: String, provider: String, overrides: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+        let entry = try clientsFile().entry(for: provider)
+        var settings = ClientSettings(clientID: clientID, variables: overrides.variables)
+        try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
+        return settings
+    }
+
+    /// The settings for a stored session: its client id and variables (``ClientSettings/Overrides/variables`` win),
+    /// with the secret and method resolved as for a sign-in.
+    public func settings(for session: StoredSession, overrides: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+        var given = overrides
+        given.variables = session.variables.merging(overrides.variables) { _, given in given }
+        return try settings(clientID: session.clientID, provider: session.key.providerID, overrides: given)
+    }
+
+    /// The client of a stored session, as every session command builds it: the session's client id and
+    /// redirect URI, with the secret and method from ``settings(for:overrides:)``.
+    public func client(for session: StoredSession, provider: Provider, overrides: ClientSettings.Overrides = .init(),
+                       transport: any HTTPTransport = DefaultHTTPTransport()) throws -> OAuthClient {
+        let settings = try settings(for: session, overrides: overrides)
+        return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), transport: transport)
+    }
+
+    /// Picks the secret and method for `settings.clientID`: a named variable always; the environment's and
+    /// the clients file's only for the client id they stand beside.
+    private func resolveSecret(_ settings: inout ClientSettings, provider: String, overrides: ClientSettings.Overrides,
+                               entry: ClientsFile.Entry?) throws {
+        let clientID = settings.clientID
+        let file = clientsFileURL.path
+        // The file's secret and method belong to its client_id.
+        var fileEntry = entry
+        if let entry, let owner = entry.clientID, owner != clientID {
+            let keys = [entry.clientSecretEnvironment.map { _ in "client_secret_env" }, entry.clientSecretFile.map { _ in "client_secret_file" },
+                        entry.clientAuth.map { _ in "client_auth" }].compactMap { $0 }
+            if !keys.isEmpty {
+                settings.notes.append("\(keys.joined(separator: " and ")) under `\(provider):` in \(file) \(keys.count == 1 ? "is" : "are") for client \(owner), not \(clientID); not used")
+            }
+            fileEntry = nil
+        }
+        let secretVariable = Self.clientSecretVariable(for: provider)
+        let idVariable = Self.clientIDVariable(for: provider)
+        let environmentOwner = environment[idVariable].flatMap { $0.isEmpty ? nil : $0 }
+        var useEnvironmentSecret = !(environment[secretVariable] ?? "").isEmpty
+        if useEnvironmentSecret, let environmentOwner, environmentOwner != clientID {
+            settings.notes.append("\(secretVariable) is for client \(environmentOwner) (\(idVariable)), not \(clientID); not used")
+            useEnvironmentSecret = false
+        }
+        let method = overrides.authMethod ?? fileEntry?.clientAuth
+        if let variable = overrides.secretVariable {
+            settings.secret = try secret(in: variable, provider: provider)
+            settings.secretSource = .namedVariable(variable)
+        } else if method == ClientAuthMethod.none {
+            // A public sign-in asked for: a secret found in the environment or the file is not sent.
+            if fileEntry?.clientSecretEnvironment != nil || fileEntry?.clientSecretFile != nil || useEnvironmentSecret {
+                settings.notes.append("client authentication is none; the client secret configured for \(clientID) is not sent")
+            }
+        } else if let variable = fileEntry?.clientSecretEnvironment {
+            settings.secret = try secret(in: variable, provider: provider)
+            settings.secretSource = .clientsFileVariable(variable, provider: provider, clientsFile: file)
+        } else if useEnvironmentSecret, let value = environment[secretVariable] {
+            settings.secret = Secret(value)
+            settings.secretSource = .providerVariable(secretVariable)
+        } else if let path = fileEntry?.clientSecretFile {
+            let expanded = expandingTilde(path)
+            let data: Data
+            do {
+                data = try SafeFile.read(expanded, limit: 64 * 1024)
+            } catch let error as SafeFile.ReadError {
+                throw ClientSettingsError(.unreadableSecretFile, "cannot read the client secret file \(error)", provider: provider)
+            }
+            settings.secret = Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            settings.secretSource = .clientsFileSecretFile(expanded, provider: provider, clientsFile: file)
+        }
+        settings.authMethod = method
+    }
+
+    /// The secret in an environment variable; unset or empty is an error.
+    private func secret(in variable: String, provider: String) throws -> Secret {
+        guard let value = environment[variable], !value.isEmpty else {
+            throw ClientSettingsError(.missingSecret, "the client secret variable \(variable) is not set", provider: provider)
+        }
+        return Secret(value)
+    }
+
+    /// `~` and `~/…` with the environment's home directory.
+    private func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + path.dropFirst()
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import OAuthFlow
+
+/// A usable session in one call: the stored one while it is valid, else refreshed, else a new sign-in
+/// through the browser (or, where no browser can be opened and the provider declares the grant, with a
+/// device code). What a credential helper or a command-line tool needs before each use.
+///
+/// ```swift
+/// let access = SessionAccess(store: FileTokenStore())
+/// let session = try await access.session(for: SessionKey(providerID: "google")) { event in
+///     if case let .browser(.openURL(url)) = event { print("Sign in at", url) }
+/// }
+/// ```
+///
+/// Client settings come from a ``ClientSettingsResolver`` (the environment and the clients file), the
+/// provider from ``providers`` (the bundled descriptors and the user's directory by default). A session
+/// the server signed out (`invalid_grant`) or that vanished is reported with
+/// ``Event/sessionUnusable(_:)`` and replaced by a sign-in; any other failure (the network, a refusal
+/// that is not `invalid_grant`) is thrown and the stored session kept.
+public struct SessionAccess: Sendable {
+    /// What happens, in order, for a host to show.
+    public enum Event: Sendable {
+        /// The stored session cannot be used any more (signed out by the server, or removed); a sign-in follows.
+        case sessionUnusable(SessionError)
+        /// A sign-in starts: with this provider, by this route, with these client settings (their
+        /// ``ClientSettings/notes`` and ``ClientSettings/secretSource`` are for the user to see).
+        case signingIn(provider: Provider, route: SignInRoute, settings: ClientSettings)
+        /// A step of the sign-in through the browser.
+        case browser(LoopbackSignIn.Event)
+        /// A step of the sign-in with a device code.
+        case device(DeviceSignIn.Event)
+    }
+
+    /// Finds a provider by id and resolves it with the session's variables.
+    public typealias ProviderLookup = @Sendable (_ id: String, _ variables: [String: String]) throws -> Provider
+
+    public let store: any TokenStore
+    public let clients: ClientSettingsResolver
+    public let browser: any BrowserOpener
+    public let transport: any HTTPTransport
+    public let providers: ProviderLookup
+    /// The device flow's wait between polls.
+    public let sleeper: any Sleeper
+    /// Read by ``SignInRoute/automatic(for:environment:)`` for the route of a sign-in.
+    public var environment: [String: String] { clients.environment }
+
+    /// - Parameters:
+    ///   - store: Where sessions live.
+    ///   - clients: Resolves client settings; its environment also decides whether a browser can open.
+    ///   - browser: Opens the authorization URL; the system's browser (found in `clients.environment`) by default.
+    ///   - transport: Sends every request.
+    ///   - sleeper: The device flow's wait between polls.
+    ///   - providers: Finds a provider by id; by default the bundled descriptors and the user's
+    ///     directory (`~/.config/oauthflow/providers`), reading only the files named after the id.
+    public init(store: any TokenStore = FileTokenStore(), clients: ClientSettingsResolver = ClientSettingsResolver(),
+                browser: (any BrowserOpener)? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
+                sleeper: any Sleeper = TaskSleeper(), providers: ProviderLookup? = nil) {
+        self.store = store
+        self.clients = clients
+        self.browser = browser ?? SystemBrowser(environment: clients.environment)
+        self.transport = transport
+        self.sleeper = sleeper
+        let environment = clients.environment
+        self.providers = providers ?? { id, variables in
+            try ProviderRegistry.descriptor(named: id, includeUserDirectory: true, environment: environment).resolve(variables)
+        }
+    }
+
+    /// A session whose access token is valid: the stored one, refreshed when it is about to expire, or a new
+    /// sign-in when there is none or the server signed it out.
+    ///
+    /// - Parameters:
+    ///   - key: The session.
+    ///   - variables: Provider variables; nil uses the stored session's, and the clients file's for a sign-in.
+    ///   - events: Receives what happens, in order; nothing when the stored session is valid.
+    /// - Returns: The session, as stored.
+    /// - Throws: ``ClientSettingsError`` (no client id configured, a secret variable unset), ``ProviderError``,
+    ///   ``SessionError`` (other than a signed-out session), and what ``signIn(to:settings:account:route:port:timeout:requestOfflineAccess:events:)`` throws.
+    public func session(for key: SessionKey, variables: [String: String]? = nil,
+                        events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> StoredSession {
+        if let valid = try await TokenManager.storedSession(key: key, in: store) {
+            return valid
+        }
+        if let stored = try await store.load(key) {
+            let manager = try self.manager(for: stored, variables: variables)
+            do {
+                _ = try await manager.validAccessToken()
+                return try await manager.session()
+            } catch let error as SessionError where error.code == .signedOut || error.code == .notSignedIn {
+                events(.sessionUnusable(error))
+            }
+        }
+        let settings = try clients.settings(for: key.providerID, overrides: .init(variables: variables ?? [:]))
+        let provider = try providers(key.providerID, settings.variables)
+        return try await signIn(to: provider, settings: settings, account: key.account, events: events).session
+    }
+
+    /// Refreshes a stored session now (for a host that needs a fresher token than the access token's
+    /// expiry asks for, such as an ID token about to expire), under the session's lock, joining a
+    /// refresh already running.
+    ///
+    /// - Throws: ``SessionError``, ``ClientSettingsError``, ``ProviderError`` and the refresh's errors.
+    public func refreshed(_ session: StoredSession, variables: [String: String]? = nil) async throws -> StoredSession {
+        try await manager(for: session, variables: variables).refresh()
+    }
+
+    /// Signs in and stores the session, by `route`: through the browser (``LoopbackSignIn``) or with a
+    /// device code (``DeviceSignIn``).
+    ///
+    /// - Parameters:
+    ///   - provider: The resolved provider.
+    ///   - settings: The client, from ``clients`` or the host.
+    ///   - account: The session's account name.
+    ///   - route: Nil chooses with ``SignInRoute/automatic(for:environment:)``.
+    ///   - port: A fixed loopback port, for the browser route.
+    ///   - timeout: How long the browser route waits for the browser to come back.
+    ///   - requestOfflineAccess: Whether to ask for a refresh token.
+    ///   - events: Receives ``Event/signingIn(provider:route:settings:)``, then the sign-in's own events.
+    /// - Throws: What ``LoopbackSignIn/signIn(to:client:account:port:timeout:events:)`` or
+    ///   ``DeviceSignIn/signIn(to:clientID:clientSecret:authMethod:scopes:requestOfflineAccess:account:events:)`` throw.
+    public func signIn(to provider: Provider, settings: ClientSettings, account: String = "default", route: SignInRoute? = nil,
+                       port: Int? = nil, timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
+                       events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> SignInResult {
+        let route = route ?? SignInRoute.automatic(for: provider, environment: environment)
+        events(.signingIn(provider: provider, route: route, settings: settings))
+        switch route {
+        case .deviceCode:
+            return try await DeviceSignIn(store: store, transport: transport, sleeper: sleeper).signIn(
+                to: provider, clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
+                scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, account: account) { events(.device($0)) }
+        case .browser:
+            return try await LoopbackSignIn(store: store, browser: browser, transport: transport).signIn(
+                to: provider,
+                client: .init(clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
+                              scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess),
+                account: account, port: port, timeout: timeout) { events(.browser($0)) }
+        }
+    }
+
+    /// The token manager of a stored session, its client resolved as ``ClientSettingsResolver`` resolves it.
+    private func manager(for session: StoredSession, variables: [String: String]?) throws -> TokenManager {
+        let provider = try providers(session.key.providerID, variables ?? session.variables)
+        let client = try clients.client(for: session, provider: provider, transport: transport)
+        return TokenManager(client: client, store: store, key: session.key, transport: transport)
+    }
+}

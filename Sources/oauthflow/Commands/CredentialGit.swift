@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+import OAuthFlowLoopback
+
+extension OAuthFlowCommand.Credential {
+    struct Git: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "git",
+            abstract: "git's credential helper: `git config --global credential.https://HOST.helper \"!oauthflow credential git\"`.",
+            discussion: """
+                Reads git's key=value request on stdin. For a remote that `credential_helpers.git` in clients.yaml maps \
+                to a provider, `get` answers a valid access token (refreshing it, or signing in through the browser or \
+                the device flow when there is no session; prompts go to stderr), `erase` forgets that session, and `store` \
+                has nothing to do. Remotes it does not map get no answer, so git asks its next helper.
+                """)
+
+        @Argument(help: "The operation git asks for: get, store or erase.")
+        var operation: String
+
+        @OptionGroup var registryOptions: RegistryOptions
+
+        func run() async throws {
+            try await Output.running {
+                let request = try GitCredentialRequest(parsing: String(decoding: try Self.readStandardInput(), as: UTF8.self))
+                // Not ours: say nothing, so git moves on to its next helper.
+                guard let mapping = GitCredentialMapping.first(in: try ClientSettingsResolver().clientsFile().gitCredentialMappings(), for: request) else {
+                    return
+                }
+                let key = SessionKey(providerID: mapping.provider, account: mapping.account ?? "default")
+                switch operation {
+                case "get":
+                    let session = try await OAuthFlowCommand.Credential.access(registryOptions)
+                        .session(for: key, variables: mapping.variables, events: OAuthFlowCommand.Credential.report)
+                    Output.stdoutExact(try GitCredentialRequest.answer(username: mapping.username ?? "oauth2", password: session.tokens.accessToken,
+                                                                       expiresAt: session.tokens.expiresAt))
+                case "erase":
+                    try await FileTokenStore().remove(key)
+                default:
+                    break // `store`: the token already lives in the session; git-credential(1): unknown operations are ignored.
+                }
+            }
+        }
+
+        /// git closes stdin after its request; a few hundred bytes, read up to 64 KiB and one more.
+        static func readStandardInput() throws -> Data {
+            var data = Data()
+            while data.count <= 64 * 1024, let chunk = try FileHandle.standardInput.read(upToCount: 4096), !chunk.isEmpty {
+                data.append(chunk)
+            }
+            return data
+        }
+    }
+}

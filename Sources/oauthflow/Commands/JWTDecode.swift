@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand.JWT {
+    struct Decode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "decode",
+            abstract: "Print a JWT's header and payload; with --verify, check it against a provider's keys.",
+            discussion: "Without --verify nothing is checked: anyone can write a token with any contents. Exit 1 when verification fails.")
+
+        // Every word that is not an option is the token, so a garbled token starting with `-` is
+        // reported as a bad token rather than as an unknown flag.
+        @Argument(parsing: .allUnrecognized, help: "The token, or - to read it from standard input.")
+        var tokenWords: [String] = []
+
+        @Option(help: "Verify the signature, algorithm, issuer and expiry with this provider's JWKS.")
+        var verify: String?
+
+        @Option(name: .customLong("client-id"), help: "With --verify: also check the audience (and azp) against this client id.")
+        var clientID: String?
+
+        @Option(name: .customLong("var"), help: "A provider variable as name=value, for --verify.")
+        var variables: [String] = []
+
+        @OptionGroup var registryOptions: RegistryOptions
+
+        func validate() throws {
+            guard tokenWords.count == 1 else {
+                throw ValidationError(tokenWords.isEmpty ? "give the token to decode, or - to read it from standard input" : "give one token")
+            }
+            try VariableOptions.validate(variables)
+        }
+
+        func run() async throws {
+            let token = tokenWords[0]
+            var text = token
+            if token == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            }
+            let secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let parts = try await Output.running { try IDTokenValidator.decodeUnverified(secret.value) }
+            if let name = verify {
+                do {
+                    let provider = try await registryOptions.provider(named: name, variables: VariableOptions.values(variables))
+                        .discovered(with: DiscoveryClient())
+                    if let clientID {
+                        let validator = IDTokenValidator(provider: provider, clientID: clientID)
+                        _ = try await validator.validate(secret, nonce: nil, accessToken: nil)
+                    } else {
+                        let validator = IDTokenValidator(provider: provider, clientID: "")
+                        _ = try await validator.verifySignatureAndIssuer(secret)
+                    }
+                    Output.stderr("Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
+                } catch {
+                    Output.stderr("NOT VERIFIED: \(Output.line(error))\n")
+                    throw ExitCode.failure
+                }
+            } else {
+                Output.stderr("UNVERIFIED: the signature was not checked; use --verify NAME to check it.\n")
+            }
+            try await Output.running {
+                Output.stdout("header:\n" + (try Output.json(parts.header)) + "payload:\n" + (try Output.json(parts.claims)))
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand.Login {
+    /// `login --callback-url`: finishes the sign-in `authorize-url` started, with the redirect URL the browser ended on.
+    ///
+    /// A URL that does not belong to the sign-in (a forged or mistyped one), or a failure before anything was
+    /// sent, keeps the sign-in in progress; any other failure spends it, and says how to start again.
+    func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
+        var startAgain = LoginCommand(provider: options.name, account: options.account, clientID: options.clientID,
+                                      variables: VariableOptions.values(options.variables), command: "authorize-url")
+        let pendingStore = PendingAuthorizationStore(beside: store)
+        let (outcome, client) = try await Output.running {
+            do {
+                guard let url = URL(string: callback) else { throw CommandFailure("--callback-url is not a URL") }
+                guard let saved = try pendingStore.load(for: options.key) else {
+                    throw CommandFailure("no authorization in progress for \(options.key); run `\(startAgain.text)` first")
+                }
+                startAgain.clientID = saved.clientID
+                startAgain.variables = saved.variables
+                let provider = try options.registryOptions.provider(named: saved.pending.providerID, variables: saved.variables)
+                var overrides = options.overrides
+                overrides.variables = [:]
+                let settings = try ClientSettingsResolver().settings(clientID: saved.clientID, provider: provider.id, overrides: overrides)
+                let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
+                let outcome = try await client.finishSignIn(callback: url, pending: saved.pending)
+                pendingStore.remove(for: options.key)
+                return (outcome, client)
+            } catch let error as FlowError where [.stateMismatch, .invalidCallback].contains(error.code) {
+                // Nothing was spent: a forged or mistyped URL must not cost the user the genuine one.
+                Output.stderr("The sign-in in progress was kept; give the URL the provider redirected to.\n")
+                throw error
+            } catch let error where !(error is CommandFailure || error is ClientSettingsError) {
+                // Anything else may have spent the code: the sign-in in progress is over.
+                pendingStore.remove(for: options.key)
+                Output.stderr("The sign-in in progress is over; start again with `\(Output.line(startAgain.text))`.\n")
+                throw error
+            }
+        }
+        let result = try await Output.running {
+            if let kept = try await store.setAsideCorruptSession(options.key) {
+                Output.stderr("The stored session file could not be read; it was kept as \(kept).\n")
+            }
+            return try await SignInResult.store(outcome, client: client, account: options.account,
+                                                redirectURI: client.configuration.redirectURI, in: store)
+        }
+        LoginSummary.print(result, provider: client.provider, path: store.path(for: options.key), json: json)
+    }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+import OAuthFlow
+
+/// `--client-auth`, checked by `validate()` and read as the library's type afterwards.
+enum ClientAuthOption {
+    static func validate(_ flag: String?) throws {
+        guard let flag, ClientAuthMethod(rawValue: flag) == nil else { return }
+        throw ValidationError("--client-auth must be none, client_secret_basic or client_secret_post, not \(flag)")
+    }
+
+    /// The method named, once ``validate(_:)`` has accepted it.
+    static func method(_ flag: String?) -> ClientAuthMethod? {
+        flag.flatMap(ClientAuthMethod.init(rawValue:))
+    }
+}

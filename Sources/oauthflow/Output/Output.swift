@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OAuthFlow
+
+/// Output helpers: results on stdout, people and logs on stderr.
+enum Output {
+    /// Human-readable text for stdout; control characters from servers and files are escaped.
+    static func stdout(_ text: String) {
+        FileHandle.standardOutput.write(Data(TerminalText.sanitized(text).utf8))
+    }
+
+    /// Machine-readable output (JSON, a token, a response body) for stdout: exact when it goes to a
+    /// pipe or a file, with control characters escaped when a person reads it on a terminal.
+    static func stdoutExact(_ text: String) {
+        stdoutData(Data(text.utf8))
+    }
+
+    /// Bytes for stdout, as ``stdoutExact(_:)`` treats text.
+    static func stdoutData(_ data: Data) {
+        if isatty(STDOUT_FILENO) != 0 {
+            FileHandle.standardOutput.write(Data(TerminalText.sanitized(String(decoding: data, as: UTF8.self)).utf8))
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+    }
+
+    /// Text for a person on stderr; control characters from servers and files are escaped.
+    static func stderr(_ text: String) {
+        FileHandle.standardError.write(Data(TerminalText.sanitized(text).utf8))
+    }
+
+    /// Writes terminal control sequences of the CLI's own (the spinner) unescaped.
+    static func stderrControl(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Prints a library error for a person and returns the failure exit code.
+    ///
+    /// Each line of the error is shown as one line: a line break a server slipped into its
+    /// `error_description` cannot start a line of its own.
+    static func fail(_ error: any Error, advice: String? = nil) -> ExitCode {
+        // A ProviderError's lines are escaped one by one; anything else is shown as one line.
+        stderr("error: \(error is ProviderError ? String(describing: error) : line(error))\n")
+        if let advice { stderr("hint: \(line(advice))\n") }
+        return .failure
+    }
+
+    /// A value (an error, a server's string) as one line: every control character escaped.
+    static func line(_ value: Any) -> String {
+        TerminalText.escaped(String(describing: value))
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}
+
+/// Sends log lines to stderr; bootstrapped once, the first time a command asks for a logger.
+enum LoggingSetup {
+    static let bootstrapped: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+}
