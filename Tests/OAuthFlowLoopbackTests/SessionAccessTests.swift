@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
+@testable import OAuthFlowLoopback
+
+/// A browser that the user answers at once: it sends the loopback receiver the callback the
+/// authorization server would, with a code and the request's `state`.
+struct ApprovingBrowser: BrowserOpener {
+    func open(_ url: URL) async throws {
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        guard let redirect = items.first(where: { $0.name == "redirect_uri" })?.value,
+              let state = items.first(where: { $0.name == "state" })?.value,
+              var callback = URLComponents(string: redirect) else { throw BrowserError(message: "not an authorization URL") }
+        callback.queryItems = [URLQueryItem(name: "code", value: "the-code"), URLQueryItem(name: "state", value: state)]
+        guard let callbackURL = callback.url else { throw BrowserError(message: "no callback URL") }
+        // After open returns the receiver starts reading callbacks: answer from another task.
+        Task { _ = try? await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: callbackURL)) }
+    }
+}
+
+/// Polls without waiting.
+struct InstantSleeper: Sleeper {
+    func sleep(seconds: TimeInterval) async throws { try Task.checkCancellation() }
+}
+
+/// Collects the events a host would show.
+final class SessionEventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+
+    func record(_ event: SessionAccess.Event) {
+        let name: String
+        switch event {
+        case let .sessionUnusable(error): name = "unusable \(error.code)"
+        case let .signingIn(provider, .browser, settings): name = "signing in to \(provider.id) as \(settings.clientID) through the browser"
+        case let .signingIn(provider, .deviceCode(reason), settings):
+            name = "signing in to \(provider.id) as \(settings.clientID) with a device code (\(reason.map(\.description) ?? "asked"))"
+        case let .browser(.openURL(url)): name = "open \(url.host ?? "")"
+        case .browser: return
+        case let .device(.showCode(authorization)): name = "code \(authorization.displayUserCode)"
+        case .device: return
+        }
+        lock.withLock { recorded.append(name) }
+    }
+
+    var events: [String] { lock.withLock { recorded } }
+}
+
+/// One call for a usable session: the stored one, refreshed, or a sign-in by the route the machine allows.
+@Suite struct SessionAccessTests {
+    static let deviceGrant = "grant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n"
+
+    /// A provider at auth.example.com whose token endpoint answers `token` (by how many token requests came before).
+    struct Setup {
+        let directory: TemporaryDirectory
+        let store = InMemoryTokenStore()
+        let transport: ScriptedTransport
+        let log = SessionEventLog()
+        let access: SessionAccess
+
+        init(environment: [String: String] = ["BROWSER": "approve"], device: Bool = false,
+             token: @escaping @Sendable (Int) -> HTTPResponse = { _ in tokenResponse("fresh", refresh: "refresh-2") }) throws {
+            directory = try TemporaryDirectory()
+            transport = ScriptedTransport { request, count in
+                if request.url.path == "/device" {
+                    let body = #"{"device_code":"dc","user_code":"WDJBMJHT","verification_uri":"https://auth.example.com/activate","expires_in":600,"interval":5}"#
+                    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+                }
+                return token(count)
+            }
+            var descriptor = TestDescriptor(extra: device ? SessionAccessTests.deviceGrant : "")
+            if device { descriptor = descriptor.with(endpoints: [("device_authorization", "https://auth.example.com/device")]) }
+            let provider = try descriptor.provider()
+            let clients = ClientSettingsResolver(environment: environment.merging(
+                ["XDG_CONFIG_HOME": directory.url.path, "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"]) { given, _ in given })
+            access = SessionAccess(store: store, clients: clients, browser: ApprovingBrowser(), transport: transport, sleeper: InstantSleeper(),
+                                   providers: { id, _ in
+                                       guard id == provider.id else { throw UnknownProvider() }
+                                       return provider
+                                   })
+        }
+
+        func session() async throws -> StoredSession {
+            let log = self.log
+            return try await access.session(for: SessionKey(providerID: "example")) { log.record($0) }
+        }
+    }
+
+    @Test func aValidStoredSessionIsReturnedWithoutARequest() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let stored = sampleSession(expiresAt: Date().addingTimeInterval(3600))
+        try await setup.store.save(stored)
+        let session = try await setup.session()
+        #expect(session == stored)
+        #expect(setup.transport.count("/token") == 0 && setup.log.events.isEmpty)
+    }
+
+    @Test func anExpiredSessionIsRefreshed() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        try await setup.store.save(sampleSession(expiresAt: Date().addingTimeInterval(-10)))
+        let session = try await setup.session()
+        #expect(session.tokens.accessToken.value == "fresh" && session.tokens.refreshToken?.value == "refresh-2")
+        #expect(try await setup.store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "fresh")
+        #expect(setup.transport.count("/token") == 1 && setup.log.events.isEmpty)
+    }
+
+    @Test func noSessionSignsInThroughTheBrowser() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let session = try await setup.session()
+        #expect(session.tokens.accessToken.value == "fresh" && session.clientID == "client")
+        #expect(session.redirectURI.host == "127.0.0.1")
+        #expect(setup.log.events == ["signing in to example as client through the browser", "open auth.example.com"])
+        #expect(try await setup.store.load(SessionKey(providerID: "example")) == session)
+    }
+
+    @Test func aSessionTheServerSignedOutIsReplacedByASignIn() async throws {
+        let setup = try Setup { count in
+            count == 1 ? HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+                : tokenResponse("signed-in-again")
+        }
+        defer { setup.directory.cleanUp() }
+        try await setup.store.save(sampleSession(expiresAt: Date().addingTimeInterval(-10)))
+        let session = try await setup.session()
+        #expect(session.tokens.accessToken.value == "signed-in-again")
+        #expect(setup.log.events == ["unusable signed_out", "signing in to example as client through the browser", "open auth.example.com"])
+    }
+
+    @Test func aRefreshThatFailsOtherwiseIsThrownAndTheSessionKept() async throws {
+        let setup = try Setup { _ in HTTPResponse(status: 503, headers: [:], body: Data()) }
+        defer { setup.directory.cleanUp() }
+        let stored = sampleSession(expiresAt: Date().addingTimeInterval(-10))
+        try await setup.store.save(stored)
+        await #expect(throws: (any Error).self) { try await setup.session() }
+        #expect(try await setup.store.load(stored.key) == stored)
+        #expect(setup.log.events.isEmpty)
+    }
+
+    @Test func whereNoBrowserCanOpenTheDeviceGrantSignsIn() async throws {
+        let setup = try Setup(environment: ["SSH_CONNECTION": "10.0.0.1 5000 10.0.0.2 22", "PATH": "/nonexistent"], device: true)
+        defer { setup.directory.cleanUp() }
+        let session = try await setup.session()
+        #expect(session.tokens.accessToken.value == "fresh" && session.redirectURI == DeviceSignIn.noRedirectURI)
+        #expect(setup.log.events == ["signing in to example as client with a device code (an SSH session)", "code WDJB-MJHT"])
+    }
+
+    @Test func withoutTheDeviceGrantTheBrowserIsTriedAnyway() async throws {
+        let setup = try Setup(environment: ["SSH_CONNECTION": "10.0.0.1 5000 10.0.0.2 22", "PATH": "/nonexistent"])
+        defer { setup.directory.cleanUp() }
+        _ = try await setup.session()
+        #expect(setup.log.events.first == "signing in to example as client through the browser")
+    }
+
+    @Test func noClientConfiguredIsTheResolversError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let access = SessionAccess(store: InMemoryTokenStore(), clients: ClientSettingsResolver(environment: ["XDG_CONFIG_HOME": directory.url.path]),
+                                   browser: ApprovingBrowser(), providers: { _, _ in try TestDescriptor().provider() })
+        let error = try await #require(throws: ClientSettingsError.self) { try await access.session(for: SessionKey(providerID: "example")) }
+        #expect(error.code == .missingClientID)
+    }
+
+    @Test func refreshedRefreshesAValidSessionNow() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let stored = sampleSession(expiresAt: Date().addingTimeInterval(3600))
+        try await setup.store.save(stored)
+        let refreshed = try await setup.access.refreshed(stored)
+        #expect(refreshed.tokens.accessToken.value == "fresh" && setup.transport.count("/token") == 1)
+    }
+}
+
+/// The lookup of a provider these tests do not have.
+private struct UnknownProvider: Error {}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
+
+/// Where a client's settings come from: what the host names, then the environment, then the clients file;
+/// a configured secret only for the client id beside it; every refusal a sentence that names no CLI flag.
+@Suite struct ClientSettingsResolverTests {
+    /// A config directory holding `clients.yaml` with `text` (none when nil), and the environment pointing at it.
+    struct Setup {
+        let directory: TemporaryDirectory
+        let environment: [String: String]
+
+        init(_ text: String?, environment extra: [String: String] = [:]) throws {
+            directory = try TemporaryDirectory()
+            if let text { _ = try directory.write("oauthflow/clients.yaml", text) }
+            environment = ["XDG_CONFIG_HOME": directory.url.path, "HOME": directory.url.path].merging(extra) { _, new in new }
+        }
+
+        var resolver: ClientSettingsResolver { ClientSettingsResolver(environment: environment) }
+        var file: String { directory.url.appendingPathComponent("oauthflow/clients.yaml").path }
+    }
+
+    @Test func theHostThenTheEnvironmentThenTheFileNameTheClient() throws {
+        let file = "django:\n  client_id: from-file\n  variables:\n    port: '8000'\n    realm: file\n  scopes: [openid, email]\n"
+        let onlyFile = try Setup(file)
+        defer { onlyFile.directory.cleanUp() }
+        let settings = try onlyFile.resolver.settings(for: "django")
+        #expect(settings.clientID == "from-file" && settings.variables == ["port": "8000", "realm": "file"])
+        #expect(settings.scopes == ["openid", "email"] && settings.secret == nil && settings.secretSource == nil)
+
+        let environment = try Setup(file, environment: ["OAUTHFLOW_DJANGO_CLIENT_ID": "from-environment"])
+        defer { environment.directory.cleanUp() }
+        #expect(try environment.resolver.settings(for: "django").clientID == "from-environment")
+
+        let given = try environment.resolver.settings(for: "django", overrides: .init(clientID: "given", variables: ["realm": "given"], scopes: ["read"]))
+        #expect(given.clientID == "given" && given.variables == ["port": "8000", "realm": "given"] && given.scopes == ["read"])
+        // No scopes given keeps the file's.
+        #expect(try environment.resolver.settings(for: "django", overrides: .init(scopes: [])).scopes == ["openid", "email"])
+    }
+
+    @Test func aProviderIDWithADashNamesItsVariablesWithAnUnderscore() throws {
+        #expect(ClientSettingsResolver.clientIDVariable(for: "my-idp") == "OAUTHFLOW_MY_IDP_CLIENT_ID")
+        #expect(ClientSettingsResolver.clientSecretVariable(for: "my-idp") == "OAUTHFLOW_MY_IDP_CLIENT_SECRET")
+        let setup = try Setup(nil, environment: ["OAUTHFLOW_MY_IDP_CLIENT_ID": "c", "OAUTHFLOW_MY_IDP_CLIENT_SECRET": "s"])
+        defer { setup.directory.cleanUp() }
+        let settings = try setup.resolver.settings(for: "my-idp")
+        #expect(settings.clientID == "c" && settings.secret?.value == "s")
+        #expect(settings.secretSource == .providerVariable("OAUTHFLOW_MY_IDP_CLIENT_SECRET"))
+        #expect(settings.secretSource?.description == "$OAUTHFLOW_MY_IDP_CLIENT_SECRET")
+    }
+
+    @Test func noClientIDSaysWhereOneCanGo() throws {
+        let setup = try Setup(nil)
+        defer { setup.directory.cleanUp() }
+        let error = try #require(throws: ClientSettingsError.self) { try setup.resolver.settings(for: "django") }
+        #expect(error.code == .missingClientID && error.providerID == "django")
+        #expect(error.message == "no client id for django: set OAUTHFLOW_DJANGO_CLIENT_ID, or add `client_id` under `django:` in \(setup.file)")
+    }
+
+    @Test func theFilesSecretBelongsToItsClientID() throws {
+        let setup = try Setup("django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n",
+                              environment: ["CONFIDENTIAL_SECRET": "s3cret"])
+        defer { setup.directory.cleanUp() }
+        let own = try setup.resolver.settings(for: "django")
+        #expect(own.secret?.value == "s3cret" && own.authMethod == .clientSecretPost && own.notes.isEmpty)
+        #expect(own.secretSource == .clientsFileVariable("CONFIDENTIAL_SECRET", provider: "django", clientsFile: setup.file))
+        #expect(own.secretSource?.description == "$CONFIDENTIAL_SECRET, named by client_secret_env under `django:` in \(setup.file)")
+
+        let other = try setup.resolver.settings(for: "django", overrides: .init(clientID: "public"))
+        #expect(other.secret == nil && other.authMethod == nil && other.secretSource == nil)
+        #expect(other.notes == ["client_secret_env and client_auth under `django:` in \(setup.file) are for client confidential, not public; not used"])
+    }
+
+    @Test func theEnvironmentsSecretBelongsToItsClientID() throws {
+        let setup = try Setup(nil, environment: ["OAUTHFLOW_DJANGO_CLIENT_ID": "confidential", "OAUTHFLOW_DJANGO_CLIENT_SECRET": "s3cret"])
+        defer { setup.directory.cleanUp() }
+        #expect(try setup.resolver.settings(for: "django").secret?.value == "s3cret")
+        let other = try setup.resolver.settings(for: "django", overrides: .init(clientID: "public"))
+        #expect(other.secret == nil)
+        #expect(other.notes == ["OAUTHFLOW_DJANGO_CLIENT_SECRET is for client confidential (OAUTHFLOW_DJANGO_CLIENT_ID), not public; not used"])
+    }
+
+    @Test func authenticationNoneLeavesAConfiguredSecretOut() throws {
+        let setup = try Setup("django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n", environment: ["CONFIDENTIAL_SECRET": "s3cret"])
+        defer { setup.directory.cleanUp() }
+        let settings = try setup.resolver.settings(for: "django", overrides: .init(authMethod: ClientAuthMethod.none))
+        #expect(settings.secret == nil && settings.authMethod == ClientAuthMethod.none)
+        #expect(settings.notes == ["client authentication is none; the client secret configured for confidential is not sent"])
+    }
+
+    @Test func aNamedVariableWinsAndMustBeSet() throws {
+        let setup = try Setup("django:\n  client_id: c\n  client_secret_env: FILE_SECRET\n", environment: ["FILE_SECRET": "file", "NAMED": "named"])
+        defer { setup.directory.cleanUp() }
+        let named = try setup.resolver.settings(for: "django", overrides: .init(secretVariable: "NAMED"))
+        #expect(named.secret?.value == "named" && named.secretSource == .namedVariable("NAMED"))
+        let error = try #require(throws: ClientSettingsError.self) {
+            try setup.resolver.settings(for: "django", overrides: .init(secretVariable: "UNSET"))
+        }
+        #expect(error.code == .missingSecret && error.message == "the client secret variable UNSET is not set")
+    }
+
+    @Test func aSecretFileIsReadWithTheHomeDirectoryExpanded() throws {
+        let setup = try Setup("django:\n  client_id: c\n  client_secret_file: ~/google.secret\n")
+        defer { setup.directory.cleanUp() }
+        _ = try setup.directory.write("google.secret", "from-a-file\n")
+        let settings = try setup.resolver.settings(for: "django")
+        let path = setup.directory.url.appendingPathComponent("google.secret").path
+        #expect(settings.secret?.value == "from-a-file")
+        #expect(settings.secretSource == .clientsFileSecretFile(path, provider: "django", clientsFile: setup.file))
+        try FileManager.default.removeItem(atPath: path)
+        let error = try #require(throws: ClientSettingsError.self) { try setup.resolver.settings(for: "django") }
+        #expect(error.code == .unreadableSecretFile && error.message.hasPrefix("cannot read the client secret file \(path)"))
+    }
+
+    @Test func aStoredSessionKeepsItsClientAndVariables() throws {
+        let setup = try Setup("example:\n  client_id: another\n  client_secret_env: ANOTHER_SECRET\n", environment: ["ANOTHER_SECRET": "x"])
+        defer { setup.directory.cleanUp() }
+        let session = sampleSession()
+        let settings = try setup.resolver.settings(for: session)
+        #expect(settings.clientID == "client" && settings.variables == ["tenant": "acme"] && settings.secret == nil)
+        let client = try setup.resolver.client(for: session, provider: try TestDescriptor().provider())
+        #expect(client.configuration.clientID == "client" && client.configuration.redirectURI == session.redirectURI)
+        #expect(client.configuration.clientSecret == nil)
+    }
+
+    @Test(arguments: [
+        ("django:\n  client_id: x\n  client_secret: hunter2\n", "literal_secret", ":3:3: `client_secret` holds a secret in clear; use client_secret_env or client_secret_file"),
+        ("django:\n  client_id: x\n  clientid: y\n", "invalid_clients_file", ":3:3: unknown key `clientid` under `django`"),
+        ("django:\n  client_id: x\n  scopes: openid\n", "invalid_clients_file", ":3:3: `scopes` under `django` must be a list, such as [openid, email]"),
+        ("django:\n  client_id: x\n  variables: [a]\n", "invalid_clients_file", ":3:3: `variables` under `django` must be a mapping of name: value"),
+        ("django:\n  client_id: x\n  client_auth: private_key_jwt\n", "invalid_clients_file", ": the entry for django cannot be read"),
+        ("django: [\n", "invalid_clients_file", " is not valid YAML"),
+    ])
+    func aBrokenClientsFileIsRefusedWithItsPlace(_ text: String, _ code: String, _ message: String) throws {
+        let setup = try Setup(text)
+        defer { setup.directory.cleanUp() }
+        let error = try #require(throws: ClientSettingsError.self) { try setup.resolver.settings(for: "django") }
+        #expect(error.code.description == code)
+        #expect(error.message.hasPrefix(setup.file + message), "\(error.message)")
+        #expect(!error.message.contains("hunter2"))
+    }
+
+    @Test func aClientsFileThatIsNotAFileIsRefused() throws {
+        let setup = try Setup(nil)
+        defer { setup.directory.cleanUp() }
+        try FileManager.default.createDirectory(atPath: setup.file, withIntermediateDirectories: true)
+        let error = try #require(throws: ClientSettingsError.self) { try setup.resolver.settings(for: "django") }
+        #expect(error.code == .unreadableClientsFile && error.message.hasPrefix("cannot read the clients file \(setup.file)"))
+    }
+
+    /// Library errors describe the problem; a host adds its own flags (the CLI's `--client-id`, `--client-secret-env`).
+    @Test func noErrorNamesACommandLineFlag() throws {
+        let setup = try Setup(nil)
+        defer { setup.directory.cleanUp() }
+        var messages: [String] = []
+        for overrides in [ClientSettings.Overrides(), .init(clientID: "c", secretVariable: "UNSET")] {
+            do { _ = try setup.resolver.settings(for: "django", overrides: overrides) } catch let error as ClientSettingsError { messages.append(error.message) }
+        }
+        #expect(messages.count == 2)
+        for message in messages { #expect(!message.contains("--"), "\(message)") }
+    }
+
+    @Test func gitMappingsAreReadFromTheReservedKey() throws {
+        let setup = try Setup("""
+            gitlab:
+              client_id: c
+            credential_helpers:
+              git:
+                - url: https://git.example.com/team
+                  provider: gitlab
+                  username: oauth2
+            """)
+        defer { setup.directory.cleanUp() }
+        let mappings = try setup.resolver.clientsFile().gitCredentialMappings()
+        #expect(mappings == [GitCredentialMapping(url: "https://git.example.com/team", provider: "gitlab", username: "oauth2")])
+
+        let none = try Setup(nil)
+        defer { none.directory.cleanUp() }
+        #expect(try none.resolver.clientsFile().gitCredentialMappings().isEmpty)
+        #expect(!(try none.resolver.clientsFile().exists))
+
+        let broken = try Setup("credential_helpers:\n  git: {url: x}\n")
+        defer { broken.directory.cleanUp() }
+        let error = try #require(throws: ClientSettingsError.self) { try broken.resolver.clientsFile().gitCredentialMappings() }
+        #expect(error.message == "\(broken.file): `credential_helpers.git` must be a list of {url, provider, account, variables, username} entries")
+    }
+
+    @Test func settingsMakeAClientConfiguration() throws {
+        let settings = ClientSettings(clientID: "c", secret: Secret("s"), authMethod: .clientSecretBasic, scopes: ["read"])
+        let redirect = try #require(URL(string: "http://127.0.0.1:8765/callback"))
+        let configuration = settings.configuration(redirectURI: redirect, requestOfflineAccess: false)
+        #expect(configuration.clientID == "c" && configuration.clientSecret?.value == "s" && configuration.authMethod == .clientSecretBasic)
+        #expect(configuration.scopes == ["read"] && !configuration.requestOfflineAccess && configuration.redirectURI == redirect)
+    }
+}
