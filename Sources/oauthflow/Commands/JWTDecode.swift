@@ -33,34 +33,38 @@ extension OAuthFlowCommand.JWT {
         }
 
         func run() async throws {
-            let token = tokenWords[0]
-            var text = token
-            if token == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            }
-            let secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            let parts = try await Output.running { try IDTokenValidator.decodeUnverified(secret.value) }
-            if let name = verify {
-                do {
-                    let provider = try await registryOptions.provider(named: name, variables: VariableOptions.values(variables))
-                        .discovered(with: DiscoveryClient())
-                    if let clientID {
-                        let validator = IDTokenValidator(provider: provider, clientID: clientID)
-                        _ = try await validator.validate(secret, nonce: nil, accessToken: nil)
-                    } else {
-                        let validator = IDTokenValidator(provider: provider, clientID: "")
-                        _ = try await validator.verifySignatureAndIssuer(secret)
-                    }
-                    Output.stderr("Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
-                } catch {
-                    Output.stderr("NOT VERIFIED: \(Output.line(error))\n")
-                    throw ExitCode.failure
-                }
-            } else {
-                Output.stderr("UNVERIFIED: the signature was not checked; use --verify NAME to check it.\n")
-            }
             try await Output.running {
+                var text = tokenWords[0]
+                if text == "-" {
+                    text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                }
+                let secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                let parts = try IDTokenValidator.decodeUnverified(secret.value)
+                if let name = verify {
+                    try await check(secret, against: name)
+                } else {
+                    Output.stderr("UNVERIFIED: the signature was not checked; use --verify NAME to check it.\n")
+                }
                 Output.stdout("header:\n" + (try Output.json(parts.header)) + "payload:\n" + (try Output.json(parts.claims)))
+            }
+        }
+
+        /// Verifies the token with the provider's keys; a failure of any kind is `NOT VERIFIED`, exit 1.
+        private func check(_ token: Secret, against name: String) async throws {
+            do {
+                let provider = try await registryOptions.provider(named: name, variables: VariableOptions.values(variables))
+                    .discovered(with: DiscoveryClient())
+                if let clientID {
+                    let validator = IDTokenValidator(provider: provider, clientID: clientID)
+                    _ = try await validator.validate(token, nonce: nil, accessToken: nil)
+                } else {
+                    let validator = IDTokenValidator(provider: provider, clientID: "")
+                    _ = try await validator.verifySignatureAndIssuer(token)
+                }
+                Output.stderr("Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
+            } catch {
+                Output.stderr("NOT VERIFIED: \(Output.line(error))\n")
+                throw ExitCode.failure
             }
         }
     }

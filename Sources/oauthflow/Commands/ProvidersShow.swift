@@ -47,48 +47,50 @@ extension OAuthFlowCommand.Providers {
         }
 
         func run() async throws {
-            let provider = try await Output.running { try registryOptions.provider(named: name, variables: variableOptions.values) }
-            let policy = provider.policy
-            let keys = ["authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks"]
-            var endpoints: [String: String] = [:]
-            for (key, url) in provider.endpoints.all { endpoints[key] = url.absoluteString }
-            let summary = Summary(
-                id: provider.id, displayName: provider.displayName, protocol: provider.protocol.rawValue, variables: provider.variables,
-                issuer: provider.issuer?.absoluteString, discovery: provider.discoveryURL?.absoluteString,
-                endpoints: endpoints, scopes: policy.scopes.defaults, offlineScopes: policy.scopes.offlineScopes,
-                offlineParams: policy.scopes.offlineParameters, extraParams: policy.authorizationParameters,
-                tokenBodyEncoding: policy.tokenRequest.encoding.rawValue,
-                clientAuth: policy.clientAuthMethods.map(\.rawValue).joined(separator: ", "),
-                pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
-                issParameter: policy.issParameter.rawValue,
-                redirect: provider.loopback.display, resources: provider.resources.entries)
-            if json {
-                Output.stdoutExact(try Output.json(summary))
-                return
+            try await Output.running {
+                let provider = try registryOptions.provider(named: name, variables: variableOptions.values)
+                let policy = provider.policy
+                let keys = ["authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks"]
+                var endpoints: [String: String] = [:]
+                for (key, url) in provider.endpoints.all { endpoints[key] = url.absoluteString }
+                let summary = Summary(
+                    id: provider.id, displayName: provider.displayName, protocol: provider.protocol.rawValue, variables: provider.variables,
+                    issuer: provider.issuer?.absoluteString, discovery: provider.discoveryURL?.absoluteString,
+                    endpoints: endpoints, scopes: policy.scopes.defaults, offlineScopes: policy.scopes.offlineScopes,
+                    offlineParams: policy.scopes.offlineParameters, extraParams: policy.authorizationParameters,
+                    tokenBodyEncoding: policy.tokenRequest.encoding.rawValue,
+                    clientAuth: policy.clientAuthMethods.map(\.rawValue).joined(separator: ", "),
+                    pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
+                    issParameter: policy.issParameter.rawValue,
+                    redirect: provider.loopback.display, resources: provider.resources.entries)
+                if json {
+                    Output.stdoutExact(try Output.json(summary))
+                    return
+                }
+                var lines = ["\(provider.displayName) (\(provider.id), \(provider.protocol.rawValue))"]
+                for (name, value) in provider.variables.sorted(by: { $0.key < $1.key }) { lines.append("  var \(name) = \(value)") }
+                if let issuer = summary.issuer { lines.append("  issuer: \(issuer)") }
+                if let discovery = summary.discovery { lines.append("  discovery: \(discovery)") }
+                for key in keys { if let url = endpoints[key] { lines.append("  \(key): \(url)") } }
+                if provider.usesDiscovery, keys.contains(where: { endpoints[$0] == nil }) {
+                    lines.append("  other endpoints: from the discovery document, when first needed")
+                }
+                lines.append("  grants: \(policy.grantTypes.map(\.shortName).joined(separator: ", "))")
+                lines.append("  scopes: \(policy.scopes.joined(policy.scopes.defaults))")
+                if !policy.scopes.offlineScopes.isEmpty || !policy.scopes.offlineParameters.isEmpty {
+                    let params = policy.scopes.offlineParameters.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+                    lines.append("  offline: " + (policy.scopes.offlineScopes + params).joined(separator: " "))
+                }
+                for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
+                lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
+                lines.append("  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)")
+                lines.append("  redirect: \(summary.redirect)")
+                for resource in provider.resources.entries {
+                    lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")
+                }
+                // Each line holds descriptor values: escaped whole, so none can start a line of its own.
+                Output.stdout(lines.map(TerminalText.escaped).joined(separator: "\n") + "\n")
             }
-            var lines = ["\(provider.displayName) (\(provider.id), \(provider.protocol.rawValue))"]
-            for (name, value) in provider.variables.sorted(by: { $0.key < $1.key }) { lines.append("  var \(name) = \(value)") }
-            if let issuer = summary.issuer { lines.append("  issuer: \(issuer)") }
-            if let discovery = summary.discovery { lines.append("  discovery: \(discovery)") }
-            for key in keys { if let url = endpoints[key] { lines.append("  \(key): \(url)") } }
-            if provider.usesDiscovery, keys.contains(where: { endpoints[$0] == nil }) {
-                lines.append("  other endpoints: from the discovery document, when first needed")
-            }
-            lines.append("  grants: \(policy.grantTypes.map(\.shortName).joined(separator: ", "))")
-            lines.append("  scopes: \(policy.scopes.joined(policy.scopes.defaults))")
-            if !policy.scopes.offlineScopes.isEmpty || !policy.scopes.offlineParameters.isEmpty {
-                let params = policy.scopes.offlineParameters.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
-                lines.append("  offline: " + (policy.scopes.offlineScopes + params).joined(separator: " "))
-            }
-            for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
-            lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
-            lines.append("  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)")
-            lines.append("  redirect: \(summary.redirect)")
-            for resource in provider.resources.entries {
-                lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")
-            }
-            // Each line holds descriptor values: escaped whole, so none can start a line of its own.
-            Output.stdout(lines.map(TerminalText.escaped).joined(separator: "\n") + "\n")
         }
     }
 }

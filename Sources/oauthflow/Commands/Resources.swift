@@ -14,17 +14,17 @@ extension OAuthFlowCommand {
         var json = false
 
         func run() async throws {
-            let resources = try await Output.running {
+            try await Output.running {
                 let (stored, provider) = try await session.load()
-                return provider.resources.resources(granted: stored.scopes)
-            }
-            if json {
-                Output.stdoutExact(try Output.json(resources))
-                return
-            }
-            if resources.isEmpty { Output.stderr("no resources are open to the granted scopes\n") }
-            for resource in resources {
-                Output.stdout([resource.title, resource.scope, resource.url.absoluteString].map(TerminalText.escaped).joined(separator: "\t") + "\n")
+                let resources = provider.resources.resources(granted: stored.scopes)
+                if json {
+                    Output.stdoutExact(try Output.json(resources))
+                    return
+                }
+                if resources.isEmpty { Output.stderr("no resources are open to the granted scopes\n") }
+                for resource in resources {
+                    Output.stdout([resource.title, resource.scope, resource.url.absoluteString].map(TerminalText.escaped).joined(separator: "\t") + "\n")
+                }
             }
         }
     }
