@@ -20,13 +20,13 @@ public struct LoopbackSignIn: Sendable {
     public struct Client: Sendable {
         public var clientID: String
         public var clientSecret: Secret?
-        public var authMethod: ProviderDescriptor.ClientAuth.Method?
+        public var authMethod: ClientAuthMethod?
         /// Scopes to ask for; nil means the descriptor's defaults.
         public var scopes: [String]?
         /// Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
         public var requestOfflineAccess: Bool
 
-        public init(clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
+        public init(clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil,
                     scopes: [String]? = nil, requestOfflineAccess: Bool = true) {
             self.clientID = clientID
             self.clientSecret = clientSecret
