@@ -51,6 +51,28 @@ import OAuthFlowLoopback
         #expect(try await store.load(SessionKey(providerID: "django")) != nil)
     }
 
+    /// The README's client settings lines, compiled: they read this process's environment and clients file,
+    /// so ClientSettingsResolverTests checks what they do with controlled ones.
+    func clientSettingsExample() throws {
+        let settings = try ClientSettingsResolver().settings(for: "google", overrides: .init(scopes: ["openid", "email"]))
+        print(settings.clientID, settings.secretSource?.description ?? "public client", settings.notes)
+    }
+
+    /// The README's one call for a usable session, line for line.
+    func accessToken(for provider: String, store: any TokenStore) async throws -> Secret {
+        let session = try await SessionAccess(store: store).session(for: SessionKey(providerID: provider)) { event in
+            if case let .browser(.openURL(url)) = event { print("sign in at", url) }
+            if case let .device(.showCode(code)) = event { print("open", code.verificationURI, "and enter", code.displayUserCode) }
+        }
+        return session.tokens.accessToken   // valid now: stored, refreshed, or just signed in
+    }
+
+    @Test func readmeSessionAccessAnswersAValidStoredSession() async throws {
+        let store = InMemoryTokenStore()
+        try await store.save(sampleSession("google", access: "stored-and-valid", expiresAt: Date().addingTimeInterval(3600)))
+        #expect(try await accessToken(for: "google", store: store).value == "stored-and-valid")
+    }
+
     @Test func readmeShowsTheseLines() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         for line in Self.shownLines {
