@@ -147,14 +147,22 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowTests",
             dependencies: [
-                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow", .product(name: "JWTKit", package: "jwt-kit"),
+                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow",
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Yams", package: "Yams"),
-                "OAuthFlowPostgres", "PostgresWorker", .product(name: "PostgresNIO", package: "postgres-nio"),
-                "OAuthFlowWeb", "OAuthFlowHummingbird", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        // The examples of README.md and Docs/, compiled and run: they use every product.
+        .testTarget(
+            name: "OAuthFlowDocumentationTests",
+            dependencies: [
+                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowPostgres", "OAuthFlowWeb", "OAuthFlowHummingbird", "oauthflow",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .testTarget(
             name: "OAuthFlowPostgresTests",
@@ -186,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowCLITests",
-            dependencies: ["oauthflow", "OAuthFlowTestSupport"]
+            dependencies: ["oauthflow", "OAuthFlow", "OAuthFlowTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

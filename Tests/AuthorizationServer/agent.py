@@ -22,6 +22,8 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 import requests
 
+# DOT's SQLite waits up to 30 s for a lock while the suite's parallel tests write: wait longer than that.
+TIMEOUT = 60
 USERNAME = "alice"
 PASSWORD = "wonderland-test-password"
 
@@ -39,16 +41,16 @@ def hidden_fields(page):
 
 def log_in(session, url):
     """GETs `url`, signing in first when the server sends the login form; returns the response."""
-    response = session.get(url, allow_redirects=False, timeout=10)
+    response = session.get(url, allow_redirects=False, timeout=TIMEOUT)
     if response.status_code == 302 and "/accounts/login/" in response.headers["Location"]:
         login_url = urljoin(url, response.headers["Location"])
-        page = session.get(login_url, timeout=10)
+        page = session.get(login_url, timeout=TIMEOUT)
         form = hidden_fields(page.text)
         form.update({"username": USERNAME, "password": PASSWORD})
-        response = session.post(login_url, data=form, headers={"Referer": login_url}, allow_redirects=False, timeout=10)
+        response = session.post(login_url, data=form, headers={"Referer": login_url}, allow_redirects=False, timeout=TIMEOUT)
         if response.status_code != 302:
             sys.exit(f"login failed: HTTP {response.status_code}")
-        response = session.get(urljoin(url, response.headers["Location"]), allow_redirects=False, timeout=10)
+        response = session.get(urljoin(url, response.headers["Location"]), allow_redirects=False, timeout=TIMEOUT)
     return response
 
 
@@ -59,14 +61,14 @@ def device(url, user_code, deny):
         sys.exit(f"the device page answered HTTP {page.status_code}")
     form = hidden_fields(page.text)
     form["user_code"] = user_code
-    response = session.post(page.url, data=form, headers={"Referer": page.url}, allow_redirects=False, timeout=10)
+    response = session.post(page.url, data=form, headers={"Referer": page.url}, allow_redirects=False, timeout=TIMEOUT)
     if response.status_code != 302:
         sys.exit(f"the user code was not accepted: HTTP {response.status_code}")
     confirm_url = urljoin(page.url, response.headers["Location"])
-    confirm = session.get(confirm_url, timeout=10)
+    confirm = session.get(confirm_url, timeout=TIMEOUT)
     form = hidden_fields(confirm.text)
     form["action"] = "deny" if deny else "accept"
-    response = session.post(confirm_url, data=form, headers={"Referer": confirm_url}, allow_redirects=False, timeout=10)
+    response = session.post(confirm_url, data=form, headers={"Referer": confirm_url}, allow_redirects=False, timeout=TIMEOUT)
     if response.status_code != 302:
         sys.exit(f"the decision was not taken: HTTP {response.status_code}")
     print("denied" if deny else "approved")
@@ -83,7 +85,7 @@ def main():
     deliver = "--deliver" in flags
     if "--forge-first" in flags:
         redirect_uri = parse_qs(urlparse(url).query)["redirect_uri"][0]
-        forged = requests.get(redirect_uri + "?code=forged-code&state=forged-state", timeout=10)
+        forged = requests.get(redirect_uri + "?code=forged-code&state=forged-state", timeout=TIMEOUT)
         if forged.status_code != 400:
             sys.exit(f"the forged callback was not refused: HTTP {forged.status_code}")
     session = requests.Session()
@@ -92,14 +94,34 @@ def main():
         form = hidden_fields(response.text)
         if not deny:
             form["allow"] = "Authorize"
-        response = session.post(response.url, data=form, headers={"Referer": response.url}, allow_redirects=False, timeout=10)
+        response = session.post(response.url, data=form, headers={"Referer": response.url}, allow_redirects=False, timeout=TIMEOUT)
     if response.status_code not in (301, 302, 303, 307):
         sys.exit(f"expected a redirect to the client, got HTTP {response.status_code}")
     location = response.headers["Location"]
     print(location)
     if deliver:
-        requests.get(location, timeout=10)
+        requests.get(location, timeout=TIMEOUT)
+
+
+def fail_fast():
+    """As $BROWSER (--deliver), a failure must not leave the loopback receiver waiting for minutes:
+    deliver an error callback with the request's own state, so the sign-in ends at once, saying why."""
+    reason = sys.exc_info()[1]
+    url = [arg for arg in sys.argv[1:] if not arg.startswith("--")][-1]
+    query = parse_qs(urlparse(url).query)
+    if "redirect_uri" in query and "state" in query:
+        params = {"error": "server_error", "error_description": f"the test agent failed: {reason}"[:300],
+                  "state": query["state"][0]}
+        try:
+            requests.get(query["redirect_uri"][0], params=params, timeout=TIMEOUT)
+        except requests.RequestException:
+            pass
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException as error:
+        if "--deliver" in sys.argv and not isinstance(error, KeyboardInterrupt):
+            fail_fast()
+        raise

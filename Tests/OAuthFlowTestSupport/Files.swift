@@ -50,3 +50,28 @@ public func runProcess(_ executable: URL, _ arguments: [String], environment ext
 public func runWithInput(_ executable: URL, _ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
     try ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: environment, input: input)
 }
+
+/// A command line as a POSIX shell splits it (quotes, `~` as `home`), without its trailing comment.
+public func shellWords(_ line: String, home: String) -> [String] {
+    var words: [String] = []
+    var current = "", quote: Character?, inWord = false
+    for character in line {
+        if let open = quote {
+            if character == open { quote = nil } else { current.append(character) }
+        } else if character == "'" || character == "\"" {
+            quote = character
+            inWord = true
+        } else if character == "#", !inWord {
+            break
+        } else if character == " " || character == "\t" {
+            if inWord { words.append(current) }
+            current = ""
+            inWord = false
+        } else {
+            if character == "~", !inWord { current += home } else { current.append(character) }
+            inWord = true
+        }
+    }
+    if inWord { words.append(current) }
+    return words
+}

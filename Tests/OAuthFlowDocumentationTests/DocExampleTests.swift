@@ -50,29 +50,9 @@ import PostgresNIO
         get throws { try documents.flatMap { try blocks(in: $0) } }
     }
 
-    /// A command line as a POSIX shell splits it (quotes, `~`), without its trailing comment.
+    /// A command line as a POSIX shell splits it (``shellWords(_:home:)``).
     static func words(_ line: String, home: String) -> [String] {
-        var words: [String] = []
-        var current = "", quote: Character?, inWord = false
-        for character in line {
-            if let open = quote {
-                if character == open { quote = nil } else { current.append(character) }
-            } else if character == "'" || character == "\"" {
-                quote = character
-                inWord = true
-            } else if character == "#", !inWord {
-                break
-            } else if character == " " || character == "\t" {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
-            } else {
-                if character == "~", !inWord { current += home } else { current.append(character) }
-                inWord = true
-            }
-        }
-        if inWord { words.append(current) }
-        return words
+        shellWords(line, home: home)
     }
 
     /// The commands of a shell block: `$ `-prompted lines of a `console` block, every line of an `sh` block;
@@ -370,8 +350,8 @@ import PostgresNIO
 
     /// Each line of each Swift block is in a test source that compiles it (blank lines aside).
     @Test func swiftExamplesAreCompiledByTests() throws {
-        let sources = try ["Tests/OAuthFlowTests/Documentation/DocExampleTests.swift", "Tests/OAuthFlowTests/Documentation/ReadmeExampleTests.swift",
-                           "Tests/OAuthFlowTests/Documentation/DocWebExample.swift"].map {
+        let sources = try ["Tests/OAuthFlowDocumentationTests/DocExampleTests.swift", "Tests/OAuthFlowDocumentationTests/ReadmeExampleTests.swift",
+                           "Tests/OAuthFlowDocumentationTests/DocWebExample.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })
@@ -444,7 +424,7 @@ import PostgresNIO
 
     @Test func inlineCallsAreShown() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Documentation/DocExampleTests.swift"), encoding: .utf8)
+        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowDocumentationTests/DocExampleTests.swift"), encoding: .utf8)
         for call in Self.inlineCalls {
             #expect(readme.contains("`\(call)`") || readme.contains("(`\(call)`)"), "README.md no longer shows `\(call)`")
             #expect(source.components(separatedBy: call).count >= 3, "`\(call)` is not compiled here")

@@ -329,7 +329,7 @@ struct LoginCLITests {
                                   "\(refused.stderr)")
         let command = String(refused.stderr[advice].dropFirst().dropLast())
         #expect(command == "oauthflow login django --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --add-scope read")
-        let words = DocExampleTests.words(command, home: "")
+        let words = shellWords(command, home: "")
         let added = try env.run(Array(words.dropFirst()) + ["--timeout", "30"], browser: env.agent("--deliver"))
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("ID token subject: "), "the session keeps its ID token: \(added.stdout)")
