@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone.
 #
-# 1. Checks Sources with `swift format lint --strict` and the rules in .swift-format (no
-#    force unwraps, force tries or implicitly unwrapped optionals); any finding fails.
+# 1. Checks Sources with `swift format lint --strict` and .swift-format (its layout, and rules
+#    against force unwraps, force tries and implicitly unwrapped optionals); any finding fails.
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv.
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
@@ -36,11 +36,9 @@ source "$root/scripts/authorization-server.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
 
-# --- style: the rules in .swift-format over Sources ----------------------------------------
-# Rules only (--debug-disable-pretty-print turns the layout check off): that check would ask to
-# re-indent every continuation line the code aligns with its opening parenthesis, which
-# swift-format's printer cannot express.
-if ! lint_output=$(swift format lint --strict --recursive --debug-disable-pretty-print Sources 2>&1) \
+# --- style: .swift-format over Sources (its rules and its layout) ---------------------------
+# `swift format format --in-place --recursive Sources` fixes the layout; the rules it cannot fix.
+if ! lint_output=$(swift format lint --strict --recursive Sources 2>&1) \
     || [ -n "$lint_output" ]; then
     echo "error: swift format lint --strict found problems in Sources (.swift-format):" >&2
     printf '%s\n' "$lint_output" >&2

@@ -25,8 +25,10 @@ extension RouterMethods {
     /// }
     /// ```
     @discardableResult
-    public func addSignInRoutes(_ web: WebSignIn, page: (@Sendable (Request, Context) async throws -> Response)? = nil,
-                                onSignIn: @escaping SignInHandler<Context>) -> Self {
+    public func addSignInRoutes(
+        _ web: WebSignIn, page: (@Sendable (Request, Context) async throws -> Response)? = nil,
+        onSignIn: @escaping SignInHandler<Context>
+    ) -> Self {
         let base = RouterPath(web.basePath)
         get(base) { request, context -> Response in
             if let page { return try await page(request, context) }
@@ -69,7 +71,8 @@ extension WebResponse {
             guard let field = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: field, value: value))
         }
-        return Response(status: HTTPResponse.Status(code: status), headers: fields,
-                        body: body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: fields,
+            body: body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -14,8 +14,10 @@ public struct RuleDescription: Sendable {
     /// Descriptors this rule must accept.
     public let nonTriggeringExamples: [String]
 
-    public init(identifier: String, name: String, summary: String, severity: Severity,
-                triggering: [String], nonTriggering: [String]) {
+    public init(
+        identifier: String, name: String, summary: String, severity: Severity,
+        triggering: [String], nonTriggering: [String]
+    ) {
         self.identifier = identifier
         self.name = name
         self.summary = summary
@@ -68,8 +70,9 @@ extension LintRule {
     /// A diagnostic from this rule at the value of `keyPath` in `file`.
     func diagnostic(_ file: LintFile, _ keyPath: [String], _ message: String, atKey: Bool = false, severity: Severity? = nil) -> Diagnostic {
         let location = atKey ? file.document.keyLocation(of: keyPath) : file.document.location(of: keyPath)
-        return Diagnostic(location: location, severity: severity ?? Self.description.severity,
-                          ruleID: Self.description.identifier, message: message)
+        return Diagnostic(
+            location: location, severity: severity ?? Self.description.severity,
+            ruleID: Self.description.identifier, message: message)
     }
 }
 

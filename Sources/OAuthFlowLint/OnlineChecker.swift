@@ -9,10 +9,19 @@ public struct OnlineChecker: Sendable {
     public static let rules: [(identifier: String, severity: String, summary: String)] = [
         ("online_issuer", "error", "The discovery document names another issuer than the descriptor (aliases and multi-tenant templates count)."),
         ("online_pkce_s256", "error / warning", "`code_challenge_methods_supported` lacks S256 (a warning when the server does not publish it)."),
-        ("online_client_auth", "warning", "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."),
+        (
+            "online_client_auth", "warning",
+            "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."
+        ),
         ("online_endpoint", "warning", "A static endpoint differs from the published one."),
-        ("online_iss_parameter", "info / warning", "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`; a warning when the descriptor ignores it (`absent`) or requires what the server does not advertise."),
-        ("online_scopes", "warning", "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."),
+        (
+            "online_iss_parameter", "info / warning",
+            "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`; a warning when the descriptor ignores it (`absent`) or requires what the server does not advertise."
+        ),
+        (
+            "online_scopes", "warning",
+            "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."
+        ),
         ("online_grant_types", "warning", "A grant type in `grant_types` is missing from the server's `grant_types_supported`."),
         ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
     ]
@@ -66,27 +75,36 @@ public struct OnlineChecker: Sendable {
         ]
         for (key, mine, theirs) in pairs {
             if let mine, let theirs, mine != theirs {
-                findings.append(diagnostic("online_endpoint", .warning, ["endpoints", key],
-                                           "`endpoints.\(key)` is \(mine.absoluteString) but the server publishes \(theirs.absoluteString)"))
+                findings.append(
+                    diagnostic(
+                        "online_endpoint", .warning, ["endpoints", key],
+                        "`endpoints.\(key)` is \(mine.absoluteString) but the server publishes \(theirs.absoluteString)"))
             }
         }
         if descriptor.security.pkce != .unsupported {
             if let methods = metadata.codeChallengeMethodsSupported {
                 if !methods.contains("S256") {
-                    findings.append(diagnostic("online_pkce_s256", .error, ["security", "pkce"],
-                                               "the server's code_challenge_methods_supported (\(methods.joined(separator: ", "))) lacks S256"))
+                    findings.append(
+                        diagnostic(
+                            "online_pkce_s256", .error, ["security", "pkce"],
+                            "the server's code_challenge_methods_supported (\(methods.joined(separator: ", "))) lacks S256"))
                 }
             } else {
-                findings.append(diagnostic("online_pkce_s256", .warning, ["security", "pkce"],
-                                           "the server does not publish code_challenge_methods_supported; PKCE support is unconfirmed"))
+                findings.append(
+                    diagnostic(
+                        "online_pkce_s256", .warning, ["security", "pkce"],
+                        "the server does not publish code_challenge_methods_supported; PKCE support is unconfirmed"))
             }
         }
         // Servers leave methods they accept out of their metadata (DOT omits `none`): a gap there is a warning.
         if let methods = metadata.tokenEndpointAuthMethodsSupported {
             let key = descriptor.clientAuth.methods == nil ? "method" : "methods"
             for method in descriptor.clientAuth.supported.map(\.rawValue) where !methods.contains(method) {
-                findings.append(diagnostic("online_client_auth", .warning, ["client_auth", key],
-                                           "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", "))); the metadata may be incomplete, or the server refuses it"))
+                findings.append(
+                    diagnostic(
+                        "online_client_auth", .warning, ["client_auth", key],
+                        "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", "))); the metadata may be incomplete, or the server refuses it"
+                    ))
             }
         }
         // What the descriptor asks for against what the server publishes; a published list is often incomplete,
@@ -95,29 +113,41 @@ public struct OnlineChecker: Sendable {
             let asked = [(["scopes", "default"], descriptor.scopes.default), (["scopes", "offline", "scopes"], descriptor.scopes.offline.scopes)]
             for (keyPath, scopes) in asked {
                 for scope in scopes where !scope.contains("{") && !supported.contains(scope) {
-                    findings.append(diagnostic("online_scopes", .warning, keyPath,
-                                               "the descriptor asks for the scope `\(scope)`, which the server's scopes_supported (\(supported.joined(separator: ", "))) does not list"))
+                    findings.append(
+                        diagnostic(
+                            "online_scopes", .warning, keyPath,
+                            "the descriptor asks for the scope `\(scope)`, which the server's scopes_supported (\(supported.joined(separator: ", "))) does not list"
+                        ))
                 }
             }
         }
         if let supported = metadata.grantTypesSupported {
             for grant in descriptor.grantTypes where !supported.contains(grant) {
-                findings.append(diagnostic("online_grant_types", .warning, ["grant_types"],
-                                           "the descriptor declares the grant `\(grant)`, which the server's grant_types_supported (\(supported.joined(separator: ", "))) does not list"))
+                findings.append(
+                    diagnostic(
+                        "online_grant_types", .warning, ["grant_types"],
+                        "the descriptor declares the grant `\(grant)`, which the server's grant_types_supported (\(supported.joined(separator: ", "))) does not list"
+                    ))
             }
         }
         let advertised = metadata.authorizationResponseIssParameterSupported == true
         switch descriptor.security.issParameter {
         case .absent where advertised:
-            findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
-                                       "the server sends `iss` in authorization responses (RFC 9207); set `iss_parameter: required`"))
+            findings.append(
+                diagnostic(
+                    "online_iss_parameter", .warning, ["security", "iss_parameter"],
+                    "the server sends `iss` in authorization responses (RFC 9207); set `iss_parameter: required`"))
         case .ifPresent where advertised:
             // Advice: `if_present` already checks every `iss` the server sends.
-            findings.append(diagnostic("online_iss_parameter", .info, ["security", "iss_parameter"],
-                                       "the server advertises RFC 9207 `iss`; `iss_parameter: required` would refuse callbacks without it"))
+            findings.append(
+                diagnostic(
+                    "online_iss_parameter", .info, ["security", "iss_parameter"],
+                    "the server advertises RFC 9207 `iss`; `iss_parameter: required` would refuse callbacks without it"))
         case .required where !advertised:
-            findings.append(diagnostic("online_iss_parameter", .warning, ["security", "iss_parameter"],
-                                       "`iss_parameter: required`, but the server does not advertise authorization_response_iss_parameter_supported"))
+            findings.append(
+                diagnostic(
+                    "online_iss_parameter", .warning, ["security", "iss_parameter"],
+                    "`iss_parameter: required`, but the server does not advertise authorization_response_iss_parameter_supported"))
         default:
             break
         }

@@ -20,7 +20,8 @@ public struct SystemBrowser: BrowserOpener {
 
     static func command(environment: [String: String]) -> [String]? {
         if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init),
-           !browser.trimmingCharacters(in: .whitespaces).isEmpty {
+            !browser.trimmingCharacters(in: .whitespaces).isEmpty
+        {
             return browser.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         }
         for candidate in ["xdg-open", "open"] {

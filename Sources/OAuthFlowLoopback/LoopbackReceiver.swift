@@ -97,8 +97,10 @@ public final class LoopbackReceiver: @unchecked Sendable {
         return URL(string: "http://\(hostPart):\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
-    private init(host: String, port: Int, path: String, channel: any Channel, group: MultiThreadedEventLoopGroup, inbox: Inbox,
-                 connections: ConnectionTable) {
+    private init(
+        host: String, port: Int, path: String, channel: any Channel, group: MultiThreadedEventLoopGroup, inbox: Inbox,
+        connections: ConnectionTable
+    ) {
         self.connections = connections
         self.host = host
         self.port = port
@@ -116,8 +118,10 @@ public final class LoopbackReceiver: @unchecked Sendable {
     ///   - path: The redirect path, such as `/callback`.
     /// - Throws: ``LoopbackError`` `portInUse` when a fixed port is taken, `notLoopback`
     ///   for a non-loopback host, `bindFailed` otherwise.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, path: String = "/callback",
-                             limits: Limits = Limits()) async throws -> LoopbackReceiver {
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, path: String = "/callback",
+        limits: Limits = Limits()
+    ) async throws -> LoopbackReceiver {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         guard bare == "127.0.0.1" || bare == "::1" else {
             throw LoopbackError(code: .notLoopback, message: "the redirect receiver listens only on 127.0.0.1 or [::1], not \(host)")
@@ -145,7 +149,8 @@ public final class LoopbackReceiver: @unchecked Sendable {
             try? await group.shutdownGracefully()
             let text = "\(error)"
             if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
-                throw LoopbackError(code: .portInUse, message: "port \(port) on \(bare) is already in use; close what holds it or choose another port")
+                throw LoopbackError(
+                    code: .portInUse, message: "port \(port) on \(bare) is already in use; close what holds it or choose another port")
             }
             throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(text)")
         }
@@ -161,8 +166,10 @@ public final class LoopbackReceiver: @unchecked Sendable {
     ///   The timeout does not cut a request the handler is working on (a token exchange has
     ///   deadlines of its own): it ends the wait only while no callback is being handled.
     /// - Throws: ``LoopbackError`` `timedOut`, or `CancellationError` when the task is cancelled.
-    public func waitForCallback(timeout: Duration,
-                                handler: @escaping @Sendable (LoopbackRequest) async -> LoopbackResponse) async throws {
+    public func waitForCallback(
+        timeout: Duration,
+        handler: @escaping @Sendable (LoopbackRequest) async -> LoopbackResponse
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await queued in self.inbox.requests {
@@ -302,7 +309,8 @@ final class ConnectionTable: @unchecked Sendable {
             counter += 1
             entries[ObjectIdentifier(channel)] = Entry(channel: channel, order: counter)
             guard entries.count > limit else { return nil }
-            let victim = entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
+            let victim =
+                entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
                 ?? entries.values.min { $0.order < $1.order }
             if let victim { entries[ObjectIdentifier(victim.channel)] = nil }
             return victim?.channel
@@ -382,19 +390,24 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         guard head.method == .GET || head.method == .POST else {
-            respond(LoopbackResponse(status: 405, html: LoopbackPages.page(title: "Method not allowed", message: "Use GET or POST."), finishes: false),
-                    context: context)
+            respond(
+                LoopbackResponse(status: 405, html: LoopbackPages.page(title: "Method not allowed", message: "Use GET or POST."), finishes: false),
+                context: context)
             return
         }
         if tooLarge {
-            respond(LoopbackResponse(status: 413, html: LoopbackPages.page(title: "Too large", message: "The request body is too large."), finishes: false),
-                    context: context)
+            respond(
+                LoopbackResponse(
+                    status: 413, html: LoopbackPages.page(title: "Too large", message: "The request body is too large."), finishes: false),
+                context: context)
             return
         }
         let hostHeader = head.headers["Host"].first ?? "127.0.0.1"
         guard let url = URL(string: "http://\(hostHeader)\(head.uri)") else {
-            respond(LoopbackResponse(status: 400, html: LoopbackPages.page(title: "Bad request", message: "The callback URL cannot be read."), finishes: false),
-                    context: context)
+            respond(
+                LoopbackResponse(
+                    status: 400, html: LoopbackPages.page(title: "Bad request", message: "The callback URL cannot be read."), finishes: false),
+                context: context)
             return
         }
         let request = LoopbackRequest(method: head.method.rawValue, url: url, body: Data(body.readableBytesView))
@@ -430,7 +443,8 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
 public enum LoopbackPages {
     static let notFound = LoopbackResponse(status: 404, html: page(title: "Not found", message: "Nothing here."), finishes: false)
     static let busy = LoopbackResponse(
-        status: 503, html: page(title: "Busy", message: "Another request to this address is being handled. Reload the page in a moment."), finishes: false)
+        status: 503, html: page(title: "Busy", message: "Another request to this address is being handled. Reload the page in a moment."),
+        finishes: false)
     static let alreadyDone = LoopbackResponse(
         status: 410, html: page(title: "Already done", message: "This sign-in has already finished. You can close this tab."), finishes: false)
 

@@ -26,8 +26,10 @@ public struct LoopbackSignIn: Sendable {
         /// Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
         public var requestOfflineAccess: Bool
 
-        public init(clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil,
-                    scopes: [String]? = nil, requestOfflineAccess: Bool = true) {
+        public init(
+            clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil,
+            scopes: [String]? = nil, requestOfflineAccess: Bool = true
+        ) {
             self.clientID = clientID
             self.clientSecret = clientSecret
             self.authMethod = authMethod
@@ -62,8 +64,10 @@ public struct LoopbackSignIn: Sendable {
     /// How long to wait for anything to reach the redirect URI before ``Event/stillWaiting(redirectURI:after:)``.
     public var waitingHintDelay: Duration = .seconds(20)
 
-    public init(store: any TokenStore = FileTokenStore(), browser: any BrowserOpener = SystemBrowser(),
-                transport: any HTTPTransport = DefaultHTTPTransport()) {
+    public init(
+        store: any TokenStore = FileTokenStore(), browser: any BrowserOpener = SystemBrowser(),
+        transport: any HTTPTransport = DefaultHTTPTransport()
+    ) {
         self.store = store
         self.browser = browser
         self.transport = transport
@@ -82,8 +86,10 @@ public struct LoopbackSignIn: Sendable {
     /// - Returns: The stored session, with the ID token's claims as verified during the sign-in and the profile mapped from them.
     /// - Throws: ``LoopbackError`` (port taken, timed out), ``AuthorizationServerError`` (the user
     ///   or the server said no), ``FlowError``, ``IDTokenError``, ``TransportError``, ``TokenStoreError``.
-    public func signIn(to provider: Provider, client: Client, account: String = "default", port: Int? = nil,
-                       timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> SignInResult {
+    public func signIn(
+        to provider: Provider, client: Client, account: String = "default", port: Int? = nil,
+        timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> SignInResult {
         let loopback = provider.loopback
         let receiver = try await LoopbackReceiver.start(host: loopback.host, port: port ?? loopback.fixedPort ?? 0, path: loopback.path)
         do {
@@ -96,8 +102,10 @@ public struct LoopbackSignIn: Sendable {
         }
     }
 
-    private func run(provider: Provider, client: Client, account: String, receiver: LoopbackReceiver, timeout: Duration,
-                     events: @escaping @Sendable (Event) -> Void) async throws -> SignInResult {
+    private func run(
+        provider: Provider, client: Client, account: String, receiver: LoopbackReceiver, timeout: Duration,
+        events: @escaping @Sendable (Event) -> Void
+    ) async throws -> SignInResult {
         let configuration = ClientConfiguration(
             clientID: client.clientID, redirectURI: receiver.redirectURI, clientSecret: client.clientSecret, scopes: client.scopes,
             requestOfflineAccess: client.requestOfflineAccess, authMethod: client.authMethod)
@@ -135,18 +143,23 @@ public struct LoopbackSignIn: Sendable {
         }
         let finished = try result.get()
         if let files = store as? FileTokenStore,
-           let kept = try await files.setAsideCorruptSession(SessionKey(providerID: provider.id, account: account)) {
+            let kept = try await files.setAsideCorruptSession(SessionKey(providerID: provider.id, account: account))
+        {
             events(.corruptSessionKept(kept))
         }
         return try await SignInResult.store(finished, client: oauth, account: account, redirectURI: receiver.redirectURI, in: store)
     }
 
     /// Decides what one request on the redirect path means.
-    static func handle(_ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization, tokenHost: String,
-                       outcome: Outcome, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
+    static func handle(
+        _ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization, tokenHost: String,
+        outcome: Outcome, events: @Sendable (Event) -> Void
+    ) async -> LoopbackResponse {
         do {
             // Only a callback that passes its checks (state, `iss`, no error, a code) leads to a token request.
-            let callback = request.method == "POST" ? try AuthorizationCallback(formBody: request.body)
+            let callback =
+                request.method == "POST"
+                ? try AuthorizationCallback(formBody: request.body)
                 : try AuthorizationCallback(url: request.url, expectedRedirectURI: pending.redirectURI)
             _ = try callback.validate(for: pending, provider: client.provider)
             events(.exchangingCode(tokenHost))
@@ -157,19 +170,26 @@ public struct LoopbackSignIn: Sendable {
                 finished = try await client.finishSignIn(callback: request.url, pending: pending)
             }
             outcome.result = .success(finished)
-            return LoopbackResponse(status: 200, html: LoopbackPages.page(
-                title: "Signed in", message: "You are signed in to \(client.provider.displayName). You can close this tab and return to the application."),
+            return LoopbackResponse(
+                status: 200,
+                html: LoopbackPages.page(
+                    title: "Signed in",
+                    message: "You are signed in to \(client.provider.displayName). You can close this tab and return to the application."),
                 finishes: true)
         } catch let error as FlowError where error.code == .stateMismatch || error.code == .invalidCallback {
             // Not this sign-in's callback (forged, or from an older attempt): refuse it and keep waiting.
             events(.callbackIgnored(error.message))
-            return LoopbackResponse(status: 400, html: LoopbackPages.page(
-                title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
+            return LoopbackResponse(
+                status: 400,
+                html: LoopbackPages.page(
+                    title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
                 finishes: false)
         } catch {
             outcome.result = .failure(error)
-            return LoopbackResponse(status: 400, html: LoopbackPages.page(
-                title: "Sign-in failed", message: "\(error). Return to the application for details."), finishes: true)
+            return LoopbackResponse(
+                status: 400,
+                html: LoopbackPages.page(
+                    title: "Sign-in failed", message: "\(error). Return to the application for details."), finishes: true)
         }
     }
 

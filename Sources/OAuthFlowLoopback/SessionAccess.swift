@@ -52,18 +52,21 @@ public struct SessionAccess: Sendable {
     ///   - sleeper: The device flow's wait between polls.
     ///   - providers: Finds a provider by id; by default the bundled descriptors and the user's
     ///     directory (`~/.config/oauthflow/providers`), reading only the files named after the id.
-    public init(store: any TokenStore = FileTokenStore(), clients: ClientSettingsResolver = ClientSettingsResolver(),
-                browser: (any BrowserOpener)? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
-                sleeper: any Sleeper = TaskSleeper(), providers: ProviderLookup? = nil) {
+    public init(
+        store: any TokenStore = FileTokenStore(), clients: ClientSettingsResolver = ClientSettingsResolver(),
+        browser: (any BrowserOpener)? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
+        sleeper: any Sleeper = TaskSleeper(), providers: ProviderLookup? = nil
+    ) {
         self.store = store
         self.clients = clients
         self.browser = browser ?? SystemBrowser(environment: clients.environment)
         self.transport = transport
         self.sleeper = sleeper
         let environment = clients.environment
-        self.providers = providers ?? { id, variables in
-            try ProviderRegistry.descriptor(named: id, includeUserDirectory: true, environment: environment).resolve(variables)
-        }
+        self.providers =
+            providers ?? { id, variables in
+                try ProviderRegistry.descriptor(named: id, includeUserDirectory: true, environment: environment).resolve(variables)
+            }
     }
 
     /// A session whose access token is valid: the stored one, refreshed when it is about to expire, or a new
@@ -76,8 +79,10 @@ public struct SessionAccess: Sendable {
     /// - Returns: The session, as stored.
     /// - Throws: ``ClientSettingsError`` (no client id configured, a secret variable unset), ``ProviderError``,
     ///   ``SessionError`` (other than a signed-out session), and what ``signIn(to:settings:account:route:port:timeout:requestOfflineAccess:events:)`` throws.
-    public func session(for key: SessionKey, variables: [String: String]? = nil,
-                        events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> StoredSession {
+    public func session(
+        for key: SessionKey, variables: [String: String]? = nil,
+        events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> StoredSession {
         if let valid = try await TokenManager.storedSession(key: key, in: store) {
             return valid
         }
@@ -118,22 +123,27 @@ public struct SessionAccess: Sendable {
     ///   - events: Receives ``Event/signingIn(provider:route:settings:)``, then the sign-in's own events.
     /// - Throws: What ``LoopbackSignIn/signIn(to:client:account:port:timeout:events:)`` or
     ///   ``DeviceSignIn/signIn(to:clientID:clientSecret:authMethod:scopes:requestOfflineAccess:account:events:)`` throw.
-    public func signIn(to provider: Provider, settings: ClientSettings, account: String = "default", route: SignInRoute? = nil,
-                       port: Int? = nil, timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
-                       events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> SignInResult {
+    public func signIn(
+        to provider: Provider, settings: ClientSettings, account: String = "default", route: SignInRoute? = nil,
+        port: Int? = nil, timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
+        events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> SignInResult {
         let route = route ?? SignInRoute.automatic(for: provider, environment: environment)
         events(.signingIn(provider: provider, route: route, settings: settings))
         switch route {
         case .deviceCode:
             return try await DeviceSignIn(store: store, transport: transport, sleeper: sleeper).signIn(
                 to: provider, clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
-                scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, account: account) { events(.device($0)) }
+                scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, account: account
+            ) { events(.device($0)) }
         case .browser:
             return try await LoopbackSignIn(store: store, browser: browser, transport: transport).signIn(
                 to: provider,
-                client: .init(clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
-                              scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess),
-                account: account, port: port, timeout: timeout) { events(.browser($0)) }
+                client: .init(
+                    clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
+                    scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess),
+                account: account, port: port, timeout: timeout
+            ) { events(.browser($0)) }
         }
     }
 

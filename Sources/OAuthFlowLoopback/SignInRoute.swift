@@ -14,8 +14,10 @@ public enum SignInRoute: Sendable, Hashable {
     /// - Parameters:
     ///   - provider: The resolved provider; its policy says whether it takes the device grant.
     ///   - environment: Read by ``SystemBrowser/unavailableReason(environment:)``.
-    public static func automatic(for provider: Provider,
-                                 environment: [String: String] = ProcessInfo.processInfo.environment) -> SignInRoute {
+    public static func automatic(
+        for provider: Provider,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> SignInRoute {
         if provider.policy.supportsDeviceFlow, let reason = SystemBrowser.unavailableReason(environment: environment) {
             return .deviceCode(reason)
         }

@@ -47,11 +47,14 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     ///   - table: A plain lower-case SQL name (letters, digits, `_`; 63 at most).
     ///   - timeout: Deadline of each operation (default 10 s).
     ///   - lockTimeout: How long to wait for another instance's refresh (default 120 s).
-    public init(configuration: PostgresClient.Configuration, keyring: SessionKeyring, table: String = "oauthflow_sessions",
-                timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(120),
-                logger: Logger = Logger(label: "oauthflow.postgres", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+    public init(
+        configuration: PostgresClient.Configuration, keyring: SessionKeyring, table: String = "oauthflow_sessions",
+        timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(120),
+        logger: Logger = Logger(label: "oauthflow.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
         guard Self.isPlainName(table) else {
-            throw TokenStoreError(.io, "the table name \(table.debugDescription) is not a plain SQL name (a-z, 0-9, _; at most 63, not starting with a digit)")
+            throw TokenStoreError(
+                .io, "the table name \(table.debugDescription) is not a plain SQL name (a-z, 0-9, _; at most 63, not starting with a digit)")
         }
         self.table = table
         self.target = Self.describe(configuration)
@@ -106,10 +109,12 @@ public final class PostgresTokenStore: TokenStore, Sendable {
 
     public func load(_ key: SessionKey) async throws -> StoredSession? {
         let row = try await withDeadline("read the session \(key)") {
-            try await self.client.query("""
+            try await self.client.query(
+                """
                 SELECT key_id, sealed, received IS NOT NULL FROM \(unescaped: self.table)
                  WHERE provider_id = \(key.providerID) AND account = \(key.account)
-                """, logger: self.logger).collect().first
+                """, logger: self.logger
+            ).collect().first
         }
         guard let row else { return nil }
         let (keyID, sealed, hasRecorded) = try decodeRow(row, key: key)
@@ -125,7 +130,8 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     /// - Returns: The promoted session, or nil when the recording is still in progress (or gone).
     private func recoverRecorded(_ key: SessionKey) async throws -> StoredSession? {
         let row = try await withDeadline("recover the recorded session \(key)") {
-            try await self.client.query("""
+            try await self.client.query(
+                """
                 UPDATE \(unescaped: self.table) AS s
                    SET key_id = s.received_key_id, sealed = s.received,
                        received = NULL, received_key_id = NULL, received_pid = NULL, updated_at = now()
@@ -133,7 +139,8 @@ public final class PostgresTokenStore: TokenStore, Sendable {
                    AND NOT EXISTS (SELECT 1 FROM pg_locks l
                                     WHERE l.locktype = 'advisory' AND l.granted AND l.pid = s.received_pid)
                 RETURNING s.key_id, s.sealed, false
-                """, logger: self.logger).collect().first
+                """, logger: self.logger
+            ).collect().first
         }
         guard let row else { return nil }
         let (keyID, sealed, _) = try decodeRow(row, key: key)
@@ -145,7 +152,8 @@ public final class PostgresTokenStore: TokenStore, Sendable {
         let (keyID, sealed) = try seal(session)
         let key = session.key
         try await withDeadline("save the session \(key)") {
-            try await self.client.query("""
+            try await self.client.query(
+                """
                 INSERT INTO \(unescaped: self.table) AS s (provider_id, account, key_id, sealed)
                 VALUES (\(key.providerID), \(key.account), \(keyID), \(sealed))
                 ON CONFLICT (provider_id, account) DO UPDATE
@@ -231,12 +239,14 @@ public final class PostgresTokenStore: TokenStore, Sendable {
                         // Nothing to write when no answer comes (the request failed, the reservation was dropped).
                         guard let (keyID, sealed) = await payload.value else { return false }
                         return try await store.withDeadline("record the refreshed session \(key)") {
-                            try await connection.query("""
+                            try await connection.query(
+                                """
                                 UPDATE \(unescaped: store.table)
                                    SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
                                  WHERE provider_id = \(key.providerID) AND account = \(key.account)
                                 RETURNING 1
-                                """, logger: store.logger).collect().count > 0
+                                """, logger: store.logger
+                            ).collect().count > 0
                         }
                     }
                 } catch {
@@ -302,12 +312,14 @@ public final class PostgresTokenStore: TokenStore, Sendable {
             let key = self.key
             let store = self.store
             return try await store.withDeadline("record the refreshed session \(key)") {
-                try await store.client.query("""
+                try await store.client.query(
+                    """
                     UPDATE \(unescaped: store.table)
                        SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
                      WHERE provider_id = \(key.providerID) AND account = \(key.account)
                     RETURNING 1
-                    """, logger: store.logger).collect().count > 0
+                    """, logger: store.logger
+                ).collect().count > 0
             }
         }
 
@@ -326,7 +338,8 @@ public final class PostgresTokenStore: TokenStore, Sendable {
             releaseArrival()
             if let arrival = lock.withLock({ arrival }) { _ = await arrival.value }
             _ = try? await store.withDeadline("drop the recorded session \(key)") {
-                try await store.client.query("""
+                try await store.client.query(
+                    """
                     UPDATE \(unescaped: store.table)
                        SET received = NULL, received_key_id = NULL, received_pid = NULL
                      WHERE provider_id = \(key.providerID) AND account = \(key.account)
@@ -374,7 +387,9 @@ public final class PostgresTokenStore: TokenStore, Sendable {
                     while !Task.isCancelled {
                         do { try await Task.sleep(for: .milliseconds(50)) } catch { return }
                         if progress.waitingSince(longerThan: store.timeout) {
-                            once.resume(throwing: TokenStoreError(.unavailable, "cannot lock the session \(key): \(store.target) did not answer within \(store.timeout)"))
+                            once.resume(
+                                throwing: TokenStoreError(
+                                    .unavailable, "cannot lock the session \(key): \(store.target) did not answer within \(store.timeout)"))
                             return
                         }
                     }
@@ -392,20 +407,24 @@ public final class PostgresTokenStore: TokenStore, Sendable {
                                     guard !once.isFinished else { throw CancellationError() }
                                     progress.asking()
                                     var held = false
-                                    for try await value in try await connection.query("SELECT pg_try_advisory_xact_lock(\(id))", logger: store.logger).decode(Bool.self) {
+                                    for try await value in try await connection.query("SELECT pg_try_advisory_xact_lock(\(id))", logger: store.logger)
+                                        .decode(Bool.self)
+                                    {
                                         held = value
                                     }
                                     progress.answered()
                                     if held { break }
                                     guard ContinuousClock.now - started < wait else {
-                                        throw TokenStoreError(.unavailable, "another instance held the session \(key) for longer than \(wait); try again later")
+                                        throw TokenStoreError(
+                                            .unavailable, "another instance held the session \(key) for longer than \(wait); try again later")
                                     }
                                     try await Task.sleep(for: pause)
                                     pause = min(pause * 2, .milliseconds(25))
                                 }
                                 progress.asking()
                                 var pid: Int32 = 0
-                                for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger).decode(Int32.self) {
+                                for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger).decode(Int32.self)
+                                {
                                     pid = value
                                 }
                                 progress.answered()
@@ -498,9 +517,11 @@ public final class PostgresTokenStore: TokenStore, Sendable {
             try StoredSession.decoded(from: json)
         }
         guard let session = decoded ?? nil, session.key == key,
-              session.formatVersion == StoredSession.currentFormatVersion else {
-            throw TokenStoreError(.corrupt, "the stored session \(key) in \(table) is not a session this OAuthFlow reads; it was left in place",
-                                  path: "\(table)/\(key)")
+            session.formatVersion == StoredSession.currentFormatVersion
+        else {
+            throw TokenStoreError(
+                .corrupt, "the stored session \(key) in \(table) is not a session this OAuthFlow reads; it was left in place",
+                path: "\(table)/\(key)")
         }
         return session
     }
@@ -530,17 +551,20 @@ public final class PostgresTokenStore: TokenStore, Sendable {
             defer { for task in tasks { task.cancel() } }
             let value: T = try await withCheckedThrowingContinuation { continuation in
                 let once = ResumeOnce(continuation)
-                tasks.append(Task {
-                    do { once.resume(returning: try await body()) } catch { once.resume(throwing: error) }
-                })
-                tasks.append(Task {
-                    do { try await Task.sleep(for: timeout) } catch { return }
-                    if let reason = failures.latest {
-                        once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): no connection to \(target) within \(timeout): \(reason)"))
-                    } else {
-                        once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): \(target) did not answer within \(timeout)"))
-                    }
-                })
+                tasks.append(
+                    Task {
+                        do { once.resume(returning: try await body()) } catch { once.resume(throwing: error) }
+                    })
+                tasks.append(
+                    Task {
+                        do { try await Task.sleep(for: timeout) } catch { return }
+                        if let reason = failures.latest {
+                            once.resume(
+                                throwing: TokenStoreError(.unavailable, "cannot \(action): no connection to \(target) within \(timeout): \(reason)"))
+                        } else {
+                            once.resume(throwing: TokenStoreError(.unavailable, "cannot \(action): \(target) did not answer within \(timeout)"))
+                        }
+                    })
             }
             failures.clear()
             return value
@@ -558,7 +582,8 @@ public final class PostgresTokenStore: TokenStore, Sendable {
                 return TokenStoreError(.io, "cannot \(action): \(target) answered: \(message)\(state)")
             }
             let cause = error.underlying.map { ": \($0)" } ?? ""
-            return TokenStoreError(.unavailable, "cannot \(action): the connection to \(target) failed (\(error.code)\(cause)); the session was not changed")
+            return TokenStoreError(
+                .unavailable, "cannot \(action): the connection to \(target) failed (\(error.code)\(cause)); the session was not changed")
         }
         if error is CancellationError {
             return TokenStoreError(.unavailable, "cannot \(action): cancelled while waiting for \(target)")

@@ -39,7 +39,10 @@ struct PendingSignIn: Codable, Sendable {
         let value = "\(Self.version).\(keyID).\(Base64URL.encode(sealed))"
         // A browser silently drops a cookie over 4 KiB, and the callback would then find none.
         guard value.utf8.count <= Self.maximumCookieLength else {
-            throw WebSignInError(.configuration, "the pending sign-in for \(providerID) would need a \(value.utf8.count)-byte cookie (browsers keep 4 KiB); shorten the authorization request's extra parameters")
+            throw WebSignInError(
+                .configuration,
+                "the pending sign-in for \(providerID) would need a \(value.utf8.count)-byte cookie (browsers keep 4 KiB); shorten the authorization request's extra parameters"
+            )
         }
         return (name, value)
     }
@@ -50,7 +53,8 @@ struct PendingSignIn: Codable, Sendable {
     static func open(_ value: String, name: String, keyring: SessionKeyring) throws -> PendingSignIn {
         let parts = value.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
         guard value.utf8.count <= maximumCookieLength, parts.count == 3, parts[0] == Substring(version),
-              let sealed = Base64URL.decode(String(parts[2])) else {
+            let sealed = Base64URL.decode(String(parts[2]))
+        else {
             throw WebSignInError(.tampered, "the pending sign-in cookie \(name) is not one this server wrote")
         }
         let plaintext: Data

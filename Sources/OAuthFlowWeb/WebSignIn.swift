@@ -26,8 +26,10 @@ public final class WebSignIn: Sendable {
         /// Variables the descriptor needs (an Auth0 domain, a Keycloak realm).
         public var variables: [String: String]
 
-        public init(clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
-                    scopes: [String]? = nil, variables: [String: String] = [:]) {
+        public init(
+            clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
+            scopes: [String]? = nil, variables: [String: String] = [:]
+        ) {
             self.clientID = clientID
             self.clientSecret = clientSecret
             self.authMethod = authMethod
@@ -66,34 +68,43 @@ public final class WebSignIn: Sendable {
     ///   - basePath: The routes' prefix.
     /// - Throws: ``ProviderError`` for an unknown provider or missing variables, ``WebSignInError``
     ///   `configuration` for an origin or base path that cannot work.
-    public convenience init(registry: ProviderRegistry, enable: [String: Client], origin: URL, keyring: SessionKeyring,
-                            basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
-                            transport: any HTTPTransport = DefaultHTTPTransport(), clock: any DateClock = SystemDateClock(),
-                            logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+    public convenience init(
+        registry: ProviderRegistry, enable: [String: Client], origin: URL, keyring: SessionKeyring,
+        basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
+        transport: any HTTPTransport = DefaultHTTPTransport(), clock: any DateClock = SystemDateClock(),
+        logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
         var providers: [(Provider, Client)] = []
         for (name, client) in enable {
             providers.append((try registry.provider(named: name).resolve(client.variables), client))
         }
         providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
-        try self.init(providers: providers, origin: origin, keyring: keyring, basePath: basePath, pendingLifetime: pendingLifetime,
-                      transport: transport, clock: clock, logger: logger)
+        try self.init(
+            providers: providers, origin: origin, keyring: keyring, basePath: basePath, pendingLifetime: pendingLifetime,
+            transport: transport, clock: clock, logger: logger)
     }
 
     /// Enables resolved providers, listed in the order given.
-    public init(providers: [(Provider, Client)], origin: URL, keyring: SessionKeyring, basePath: String = "/auth",
-                pendingLifetime: TimeInterval = 600, transport: any HTTPTransport = DefaultHTTPTransport(),
-                clock: any DateClock = SystemDateClock(),
-                logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+    public init(
+        providers: [(Provider, Client)], origin: URL, keyring: SessionKeyring, basePath: String = "/auth",
+        pendingLifetime: TimeInterval = 600, transport: any HTTPTransport = DefaultHTTPTransport(),
+        clock: any DateClock = SystemDateClock(),
+        logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
         guard let scheme = origin.scheme?.lowercased(), let host = origin.host, !host.isEmpty,
-              origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil else {
-            throw WebSignInError(.configuration, "the origin \(origin) must be a scheme, a host and an optional port, such as https://app.example.com")
+            origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil
+        else {
+            throw WebSignInError(
+                .configuration, "the origin \(origin) must be a scheme, a host and an optional port, such as https://app.example.com")
         }
         guard TransportPolicy.isSecure(origin) else {
             throw WebSignInError(.configuration, "the origin \(origin) must use https (plain http only for a loopback host during development)")
         }
         guard basePath.hasPrefix("/"), !basePath.hasSuffix("/"), !basePath.contains("//"),
-              basePath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }) else {
-            throw WebSignInError(.configuration, "the base path \(basePath.debugDescription) must start with / and have no trailing /, query or fragment")
+            basePath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+        else {
+            throw WebSignInError(
+                .configuration, "the base path \(basePath.debugDescription) must start with / and have no trailing /, query or fragment")
         }
         var origin = origin.absoluteString
         while origin.hasSuffix("/") { origin.removeLast() }
@@ -116,8 +127,9 @@ public final class WebSignIn: Sendable {
             guard let redirect = URL(string: "\(origin)\(basePath)/\(provider.id)/callback") else {
                 throw WebSignInError(.configuration, "the redirect URI \(origin)\(basePath)/\(provider.id)/callback does not parse as a URL")
             }
-            let configuration = ClientConfiguration(clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
-                                                    scopes: client.scopes, authMethod: client.authMethod)
+            let configuration = ClientConfiguration(
+                clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
+                scopes: client.scopes, authMethod: client.authMethod)
             clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, transport: transport, logger: logger, clock: clock)
             ids.append(provider.id)
         }
@@ -151,12 +163,14 @@ public final class WebSignIn: Sendable {
             let href = WebHTML.escape("\(basePath)/\(id)\(suffix)")
             return "<li><a class=\"provider\" href=\"\(href)\">Sign in with \(WebHTML.escape(provider.displayName))</a></li>"
         }
-        return WebHTML.page(title: "Sign in", body: """
-            <h1>Sign in</h1>
-            <ul class="providers">
-            \(items.joined(separator: "\n"))
-            </ul>
-            """)
+        return WebHTML.page(
+            title: "Sign in",
+            body: """
+                <h1>Sign in</h1>
+                <ul class="providers">
+                \(items.joined(separator: "\n"))
+                </ul>
+                """)
     }
 
     // MARK: - Start
@@ -178,18 +192,23 @@ public final class WebSignIn: Sendable {
             }
             let target = ReturnPath.accept(returnTo)
             if let returnTo, target != returnTo {
-                logger.warning("sign-in return path refused; using /", metadata: ["provider": "\(providerID)", "return_to": "\(TerminalText.escaped(returnTo))"])
+                logger.warning(
+                    "sign-in return path refused; using /", metadata: ["provider": "\(providerID)", "return_to": "\(TerminalText.escaped(returnTo))"])
             }
-            let record = PendingSignIn(pending: pending, providerID: providerID, returnTo: target,
-                                       expiresAt: clock.now().addingTimeInterval(pendingLifetime))
+            let record = PendingSignIn(
+                pending: pending, providerID: providerID, returnTo: target,
+                expiresAt: clock.now().addingTimeInterval(pendingLifetime))
             let (name, value) = try record.seal(with: keyring)
-            let cookie = SetCookie(name: name, value: value, path: callbackPath(for: providerID), maxAge: Int(pendingLifetime),
-                                   secure: secureCookies, sameSite: sameSite(for: client.provider))
+            let cookie = SetCookie(
+                name: name, value: value, path: callbackPath(for: providerID), maxAge: Int(pendingLifetime),
+                secure: secureCookies, sameSite: sameSite(for: client.provider))
             logger.debug("sign-in started", metadata: ["provider": "\(providerID)"])
-            return WebResponse(status: 302, headers: [
-                ("Location", pending.url.absoluteString), ("Set-Cookie", cookie.header),
-                ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
-            ], body: "")
+            return WebResponse(
+                status: 302,
+                headers: [
+                    ("Location", pending.url.absoluteString), ("Set-Cookie", cookie.header),
+                    ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
+                ], body: "")
         } catch let error as WebSignInError {
             return failure(error, providerID: providerID).page(signInPath: basePath)
         } catch {
@@ -238,10 +257,15 @@ public final class WebSignIn: Sendable {
                 throw WebSignInError(.stateMismatch, "the callback carries no state")
             }
             let name = PendingSignIn.cookieName(forState: state)
-            clearing = SetCookie(name: name, value: "", path: callbackPath(for: providerID), maxAge: 0, secure: secureCookies,
-                                 sameSite: sameSite(for: client.provider)).header
+            clearing =
+                SetCookie(
+                    name: name, value: "", path: callbackPath(for: providerID), maxAge: 0, secure: secureCookies,
+                    sameSite: sameSite(for: client.provider)
+                ).header
             guard let value = callback.cookies[name] else {
-                throw WebSignInError(.noPendingSignIn, "no pending sign-in cookie for this state: the flow was not started in this browser, already finished, or expired")
+                throw WebSignInError(
+                    .noPendingSignIn,
+                    "no pending sign-in cookie for this state: the flow was not started in this browser, already finished, or expired")
             }
             let record = try PendingSignIn.open(value, name: name, keyring: keyring)
             guard record.expiresAt > clock.now() else {
@@ -261,8 +285,9 @@ public final class WebSignIn: Sendable {
                     outcome = try await client.finishSignIn(callback: components.url ?? record.pending.redirectURI, pending: record.pending)
                 }
             } catch let error as AuthorizationServerError where error.httpStatus == nil {
-                throw WebSignInError(.denied, "the provider answered \(error.error)\(error.errorDescription.map { ": \($0)" } ?? "")",
-                                     providerError: error.error)
+                throw WebSignInError(
+                    .denied, "the provider answered \(error.error)\(error.errorDescription.map { ": \($0)" } ?? "")",
+                    providerError: error.error)
             } catch let error as FlowError where error.code == .alreadyCompleted {
                 throw WebSignInError(.replayed, "this callback was already used")
             } catch let error as FlowError where [.stateMismatch, .issuerMismatch, .missingCode, .invalidCallback].contains(error.code) {
@@ -290,10 +315,11 @@ public final class WebSignIn: Sendable {
                 }
             }
             let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:])
-            let result = WebSignInResult(providerID: providerID, displayName: client.provider.displayName,
-                                         idToken: outcome.idToken, userInfo: userInfo, profile: profile, tokens: outcome.tokens,
-                                         resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
-                                         returnTo: record.returnTo, clearPendingCookie: clearing ?? "")
+            let result = WebSignInResult(
+                providerID: providerID, displayName: client.provider.displayName,
+                idToken: outcome.idToken, userInfo: userInfo, profile: profile, tokens: outcome.tokens,
+                resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
+                returnTo: record.returnTo, clearPendingCookie: clearing ?? "")
             logger.info("signed in", metadata: ["provider": "\(providerID)", "subject": "\(result.subject ?? "-")"])
             return .success(result)
         } catch var error as WebSignInError {
@@ -308,9 +334,11 @@ public final class WebSignIn: Sendable {
 
     /// Logs a refusal (one line, escaped, no secrets) and passes the error on.
     private func failure(_ error: WebSignInError, providerID: String) -> WebSignInError {
-        logger.warning("sign-in refused", metadata: [
-            "provider": "\(TerminalText.escaped(providerID))", "code": "\(error.code)", "reason": "\(TerminalText.escaped(error.message))",
-        ])
+        logger.warning(
+            "sign-in refused",
+            metadata: [
+                "provider": "\(TerminalText.escaped(providerID))", "code": "\(error.code)", "reason": "\(TerminalText.escaped(error.message))",
+            ])
         return error
     }
 }

@@ -39,7 +39,8 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
     public var explanation: String {
         switch code {
         case .denied:
-            providerError == "access_denied" ? "Sign-in was cancelled or access was denied at the provider."
+            providerError == "access_denied"
+                ? "Sign-in was cancelled or access was denied at the provider."
                 : "The provider could not sign you in (\(providerError ?? "error"))."
         case .noPendingSignIn: "This sign-in was not started in this browser, has already finished, or took too long."
         case .expired: "This sign-in took too long and expired."
@@ -61,11 +62,16 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
         var headers: [(name: String, value: String)] = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")]
         if let clearPendingCookie { headers.append(("Set-Cookie", clearPendingCookie)) }
         let again = signInPath.map { "<p><a href=\"\(WebHTML.escape($0))\">Start again</a></p>" } ?? ""
-        return WebResponse(status: status, headers: headers, body: WebHTML.page(title: "Sign-in failed", body: """
-            <h1>Sign-in failed</h1>
-            <p role="alert" id="error" data-code="\(WebHTML.escape(code.description))">\(WebHTML.escape(explanation))</p>
-            \(again)
-            """).body)
+        return WebResponse(
+            status: status, headers: headers,
+            body: WebHTML.page(
+                title: "Sign-in failed",
+                body: """
+                    <h1>Sign-in failed</h1>
+                    <p role="alert" id="error" data-code="\(WebHTML.escape(code.description))">\(WebHTML.escape(explanation))</p>
+                    \(again)
+                    """
+            ).body)
     }
 }
 
@@ -111,15 +117,17 @@ public enum WebHTML {
     }
 
     static func page(title: String, body: String) -> WebResponse {
-        WebResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")], body: """
-            <!doctype html>
-            <html lang="en">
-            <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title))</title></head>
-            <body>
-            \(body)
-            </body>
-            </html>
-            """)
+        WebResponse(
+            status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: """
+                <!doctype html>
+                <html lang="en">
+                <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+                <title>\(escape(title))</title></head>
+                <body>
+                \(body)
+                </body>
+                </html>
+                """)
     }
 }

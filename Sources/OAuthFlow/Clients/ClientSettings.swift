@@ -17,8 +17,10 @@ public struct ClientSettings: Sendable {
         /// Scopes instead of the clients file's (and the descriptor's defaults); nil or empty keeps them.
         public var scopes: [String]?
 
-        public init(clientID: String? = nil, secretVariable: String? = nil, authMethod: ClientAuthMethod? = nil,
-                    variables: [String: String] = [:], scopes: [String]? = nil) {
+        public init(
+            clientID: String? = nil, secretVariable: String? = nil, authMethod: ClientAuthMethod? = nil,
+            variables: [String: String] = [:], scopes: [String]? = nil
+        ) {
             self.clientID = clientID
             self.secretVariable = secretVariable
             self.authMethod = authMethod
@@ -62,8 +64,10 @@ public struct ClientSettings: Sendable {
     /// Settings found but not used (another client's secret, a secret under `client_auth: none`), one sentence each.
     public var notes: [String]
 
-    public init(clientID: String, secret: Secret? = nil, authMethod: ClientAuthMethod? = nil, variables: [String: String] = [:],
-                scopes: [String]? = nil, secretSource: SecretSource? = nil, notes: [String] = []) {
+    public init(
+        clientID: String, secret: Secret? = nil, authMethod: ClientAuthMethod? = nil, variables: [String: String] = [:],
+        scopes: [String]? = nil, secretSource: SecretSource? = nil, notes: [String] = []
+    ) {
         self.clientID = clientID
         self.secret = secret
         self.authMethod = authMethod
@@ -79,7 +83,8 @@ public struct ClientSettings: Sendable {
     ///   - redirectURI: The redirect URI this client sends (a loopback receiver's, or a stored session's).
     ///   - requestOfflineAccess: Whether to ask for a refresh token.
     public func configuration(redirectURI: URL, requestOfflineAccess: Bool = true) -> ClientConfiguration {
-        ClientConfiguration(clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
-                            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod)
+        ClientConfiguration(
+            clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
+            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod)
     }
 }

@@ -52,13 +52,15 @@ public struct ClientSettingsResolver: Sendable {
         let entry = try clientsFile().entry(for: provider)
         let idVariable = Self.clientIDVariable(for: provider)
         guard let clientID = overrides.clientID ?? environment[idVariable] ?? entry?.clientID, !clientID.isEmpty else {
-            throw ClientSettingsError(.missingClientID,
-                                      "no client id for \(provider): set \(idVariable), or add `client_id` under `\(provider):` in \(clientsFileURL.path)",
-                                      provider: provider)
+            throw ClientSettingsError(
+                .missingClientID,
+                "no client id for \(provider): set \(idVariable), or add `client_id` under `\(provider):` in \(clientsFileURL.path)",
+                provider: provider)
         }
         let scopes = overrides.scopes.flatMap { $0.isEmpty ? nil : $0 } ?? entry?.scopes
-        var settings = ClientSettings(clientID: clientID, variables: (entry?.variables ?? [:]).merging(overrides.variables) { _, given in given },
-                                      scopes: scopes)
+        var settings = ClientSettings(
+            clientID: clientID, variables: (entry?.variables ?? [:]).merging(overrides.variables) { _, given in given },
+            scopes: scopes)
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
         return settings
     }
@@ -82,25 +84,33 @@ public struct ClientSettingsResolver: Sendable {
 
     /// The client of a stored session, as every session command builds it: the session's client id and
     /// redirect URI, with the secret and method from ``settings(for:overrides:)``.
-    public func client(for session: StoredSession, provider: Provider, overrides: ClientSettings.Overrides = .init(),
-                       transport: any HTTPTransport = DefaultHTTPTransport()) throws -> OAuthClient {
+    public func client(
+        for session: StoredSession, provider: Provider, overrides: ClientSettings.Overrides = .init(),
+        transport: any HTTPTransport = DefaultHTTPTransport()
+    ) throws -> OAuthClient {
         let settings = try settings(for: session, overrides: overrides)
         return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), transport: transport)
     }
 
     /// Picks the secret and method for `settings.clientID`: a named variable always; the environment's and
     /// the clients file's only for the client id they stand beside.
-    private func resolveSecret(_ settings: inout ClientSettings, provider: String, overrides: ClientSettings.Overrides,
-                               entry: ClientsFile.Entry?) throws {
+    private func resolveSecret(
+        _ settings: inout ClientSettings, provider: String, overrides: ClientSettings.Overrides,
+        entry: ClientsFile.Entry?
+    ) throws {
         let clientID = settings.clientID
         let file = clientsFileURL.path
         // The file's secret and method belong to its client_id.
         var fileEntry = entry
         if let entry, let owner = entry.clientID, owner != clientID {
-            let keys = [entry.clientSecretEnvironment.map { _ in "client_secret_env" }, entry.clientSecretFile.map { _ in "client_secret_file" },
-                        entry.clientAuth.map { _ in "client_auth" }].compactMap { $0 }
+            let keys = [
+                entry.clientSecretEnvironment.map { _ in "client_secret_env" }, entry.clientSecretFile.map { _ in "client_secret_file" },
+                entry.clientAuth.map { _ in "client_auth" },
+            ].compactMap { $0 }
             if !keys.isEmpty {
-                settings.notes.append("\(keys.joined(separator: " and ")) under `\(provider):` in \(file) \(keys.count == 1 ? "is" : "are") for client \(owner), not \(clientID); not used")
+                settings.notes.append(
+                    "\(keys.joined(separator: " and ")) under `\(provider):` in \(file) \(keys.count == 1 ? "is" : "are") for client \(owner), not \(clientID); not used"
+                )
             }
             fileEntry = nil
         }

@@ -26,8 +26,10 @@ public struct ClientsFile: Sendable {
         public var variables: [String: String]?
         public var scopes: [String]?
 
-        public init(clientID: String? = nil, clientSecretEnvironment: String? = nil, clientSecretFile: String? = nil,
-                    clientAuth: ClientAuthMethod? = nil, variables: [String: String]? = nil, scopes: [String]? = nil) {
+        public init(
+            clientID: String? = nil, clientSecretEnvironment: String? = nil, clientSecretFile: String? = nil,
+            clientAuth: ClientAuthMethod? = nil, variables: [String: String]? = nil, scopes: [String]? = nil
+        ) {
             self.clientID = clientID
             self.clientSecretEnvironment = clientSecretEnvironment
             self.clientSecretFile = clientSecretFile
@@ -87,9 +89,10 @@ public struct ClientsFile: Sendable {
             guard let name = key.string, !known.contains(name) else { continue }
             let position = key.mark.map { ":\($0.line):\($0.column)" } ?? ""
             if name.contains("secret") {
-                throw ClientSettingsError(.literalSecret,
-                                          "\(path)\(position): `\(name)` holds a secret in clear; use client_secret_env or client_secret_file",
-                                          provider: provider)
+                throw ClientSettingsError(
+                    .literalSecret,
+                    "\(path)\(position): `\(name)` holds a secret in clear; use client_secret_env or client_secret_file",
+                    provider: provider)
             }
             throw ClientSettingsError(.invalidClientsFile, "\(path)\(position): unknown key `\(name)` under `\(provider)`", provider: provider)
         }
@@ -99,19 +102,24 @@ public struct ClientsFile: Sendable {
             guard let name = key.string else { continue }
             let position = key.mark.map { ":\($0.line):\($0.column)" } ?? ""
             let expected = lists.contains(name) ? "a list, such as [openid, email]" : maps.contains(name) ? "a mapping of name: value" : "a string"
-            let fits = lists.contains(name) ? value.sequence?.allSatisfy({ $0.scalar != nil }) == true
-                : maps.contains(name) ? value.mapping?.allSatisfy({ $0.value.scalar != nil }) == true
-                : value.scalar != nil
+            let fits =
+                lists.contains(name)
+                ? value.sequence?.allSatisfy({ $0.scalar != nil }) == true
+                : maps.contains(name)
+                    ? value.mapping?.allSatisfy({ $0.value.scalar != nil }) == true
+                    : value.scalar != nil
             guard fits else {
-                throw ClientSettingsError(.invalidClientsFile, "\(path)\(position): `\(name)` under `\(provider)` must be \(expected)", provider: provider)
+                throw ClientSettingsError(
+                    .invalidClientsFile, "\(path)\(position): `\(name)` under `\(provider)` must be \(expected)", provider: provider)
             }
         }
         do {
             return try YAMLDecoder().decode(Entry.self, from: entryNode)
         } catch {
-            throw ClientSettingsError(.invalidClientsFile,
-                                      "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be none, client_secret_basic or client_secret_post)",
-                                      provider: provider)
+            throw ClientSettingsError(
+                .invalidClientsFile,
+                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be none, client_secret_basic or client_secret_post)",
+                provider: provider)
         }
     }
 

@@ -51,7 +51,8 @@ extension DescriptorDocument {
             return .number(Double(Int(node.string ?? "") ?? 0))
         case let (.scalar, .either(shapes)):
             if node.tag == .int, let value = Int(node.string ?? ""),
-               shapes.contains(where: { if case .integer = $0 { true } else { false } }) {
+                shapes.contains(where: { if case .integer = $0 { true } else { false } })
+            {
                 return .number(Double(value))
             }
             return .string(node.string ?? "")
@@ -92,8 +93,11 @@ struct PlainObject {
     }
 
     static func mismatch(_ expected: String, at path: [String]) -> DecodingError {
-        .typeMismatch(JSONValue.self, .init(codingPath: path.map(Key.init(stringValue:)),
-                                             debugDescription: "expected \(expected) at `\(path.joined(separator: "."))`"))
+        .typeMismatch(
+            JSONValue.self,
+            .init(
+                codingPath: path.map(Key.init(stringValue:)),
+                debugDescription: "expected \(expected) at `\(path.joined(separator: "."))`"))
     }
 
     private func value<K: CodingKey>(_ key: K) -> JSONValue? {
@@ -112,8 +116,11 @@ struct PlainObject {
     /// A value that must be there.
     func required<K: CodingKey, T>(_ key: K, _ reader: (K) throws -> T?) throws -> T {
         guard let value = try reader(key) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: path.map(Key.init(stringValue:)),
-                                                       debugDescription: "no `\(key.stringValue)`"))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: path.map(Key.init(stringValue:)),
+                    debugDescription: "no `\(key.stringValue)`"))
         }
         return value
     }

@@ -73,9 +73,10 @@ public struct DescriptorDocument {
                 descriptor = decoded
             } catch {
                 // The schema check should have caught anything the decoder rejects; report it rather than hide it.
-                problems.append(DescriptorProblem(
-                    kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1),
-                    message: "cannot decode the descriptor: \(error)"))
+                problems.append(
+                    DescriptorProblem(
+                        kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1),
+                        message: "cannot decode the descriptor: \(error)"))
             }
         }
         return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
@@ -93,8 +94,10 @@ public struct DescriptorDocument {
     /// - Parameter empty: The message for a file with no document.
     static func compose(_ data: Data, path: String, empty: String) -> Result<(YAMLNode, String), ComposeFailure> {
         func failed(_ message: String, line: Int = 1, column: Int = 1, text: String? = nil) -> Result<(YAMLNode, String), ComposeFailure> {
-            .failure(ComposeFailure(problem: DescriptorProblem(
-                kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message), text: text))
+            .failure(
+                ComposeFailure(
+                    problem: DescriptorProblem(
+                        kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message), text: text))
         }
         if data.count > maximumSize {
             return failed(tooLargeMessage)
@@ -133,7 +136,8 @@ public struct DescriptorDocument {
     ///
     /// - Returns: The entries, or (when `problems` is not empty) the problems, each with its line and column.
     public static func parseResources(_ data: Data, path: String)
-        -> (entries: [ProviderDescriptor.ResourceTemplate], problems: [DescriptorProblem]) {
+        -> (entries: [ProviderDescriptor.ResourceTemplate], problems: [DescriptorProblem])
+    {
         let root: YAMLNode
         switch compose(data, path: path, empty: "file is empty; a resources file is a list of {scope, title, url} entries") {
         case let .failure(failure): return ([], [failure.problem])
@@ -146,8 +150,14 @@ public struct DescriptorDocument {
         do {
             return (try decodeResources(root), [])
         } catch {
-            return ([], [DescriptorProblem(kind: .wrongType, location: SourceLocation(path: path, line: root.line, column: root.column),
-                                           message: "cannot decode the resources: \(error)")])
+            return (
+                [],
+                [
+                    DescriptorProblem(
+                        kind: .wrongType, location: SourceLocation(path: path, line: root.line, column: root.column),
+                        message: "cannot decode the resources: \(error)")
+                ]
+            )
         }
     }
 
@@ -285,7 +295,8 @@ enum NestingScanner {
                 } else if byte == UInt8(ascii: "#"), previous == space || previous == tab {
                     break
                 } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"),
-                          flowDepth > 0 || previous == space || previous == UInt8(ascii: ":") {
+                    flowDepth > 0 || previous == space || previous == UInt8(ascii: ":")
+                {
                     quote = byte
                 } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
                     flowDepth += 1

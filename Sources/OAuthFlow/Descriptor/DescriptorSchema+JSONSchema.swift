@@ -73,7 +73,8 @@ extension DescriptorSchema {
             var nested: [(String, String, [Field])] = []
             for field in fields {
                 let key = prefix + field.name
-                out += "| `\(key)` | \(typeName(field.shape)) | \(field.required ? "yes" : "no") | \(field.defaultValue.map { "`\($0)`" } ?? "") | \(field.summary) |\n"
+                out +=
+                    "| `\(key)` | \(typeName(field.shape)) | \(field.required ? "yes" : "no") | \(field.defaultValue.map { "`\($0)`" } ?? "") | \(field.summary) |\n"
                 switch field.shape {
                 case let .object(children): nested.append((key, key + ".", children))
                 case let .list(.object(children)): nested.append((key + "[]", key + "[].", children))

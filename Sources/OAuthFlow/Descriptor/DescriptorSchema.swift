@@ -66,38 +66,52 @@ public enum DescriptorSchema {
 
     /// The top-level fields of format version 1.
     public static let fields: [Field] = [
-        Field("schema_version", .integer(1...1), required: true,
-              "Descriptor format version. This release reads version 1."),
-        Field("id", .string(pattern: identifierPattern), required: true,
-              "Name host code and the CLI select the provider by. Must equal the file name without `.yaml`."),
+        Field(
+            "schema_version", .integer(1...1), required: true,
+            "Descriptor format version. This release reads version 1."),
+        Field(
+            "id", .string(pattern: identifierPattern), required: true,
+            "Name host code and the CLI select the provider by. Must equal the file name without `.yaml`."),
         Field("display_name", .string(), required: true, "Human-readable provider name."),
-        Field("protocol", .choice(["oauth2", "oidc"]), required: true,
-              "`oidc` turns on ID tokens, the `openid` scope and nonce checks; `oauth2` is plain OAuth 2.0."),
+        Field(
+            "protocol", .choice(["oauth2", "oidc"]), required: true,
+            "`oidc` turns on ID tokens, the `openid` scope and nonce checks; `oauth2` is plain OAuth 2.0."),
         Field("docs_url", .urlTemplate, "Where the provider documents client registration."),
-        Field("issuer", .urlTemplate,
-              "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too."),
+        Field(
+            "issuer", .urlTemplate,
+            "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too."
+        ),
         Field("discovery", .object(discoveryFields), "Where the server publishes its metadata, if anywhere."),
         Field("endpoints", .object(endpointFields), "Static endpoint URLs. They take precedence over discovered ones."),
-        Field("variables", .map(.object(variableFields)),
-              "Inputs a user supplies when selecting the provider, used as `{name}` in URL hosts and paths."),
+        Field(
+            "variables", .map(.object(variableFields)),
+            "Inputs a user supplies when selecting the provider, used as `{name}` in URL hosts and paths."),
         Field("scopes", .object(scopeFields), "Scopes to request and how to join them."),
         Field("authorization", .object(authorizationFields), "The authorization request."),
-        Field("grant_types", .list(.string()), default: shown(ProviderDescriptor.defaultGrantTypes),
-              "Grant types the client uses. Only `authorization_code`, `refresh_token` and the device grant are acceptable; resolving a provider that lists another fails (`unsupported_policy`)."),
+        Field(
+            "grant_types", .list(.string()), default: shown(ProviderDescriptor.defaultGrantTypes),
+            "Grant types the client uses. Only `authorization_code`, `refresh_token` and the device grant are acceptable; resolving a provider that lists another fails (`unsupported_policy`)."
+        ),
         Field("token_request", .object(tokenRequestFields), "How the token endpoint wants its requests."),
         Field("client_auth", .object(clientAuthFields), "How the client authenticates at the token endpoint."),
         Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
         Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
         Field("security", .object(securityFields), "The checks the engine performs for this provider."),
         Field("redirect", .object(redirectFields), "Redirect URIs a native client registers with this provider."),
-        Field("device", .object(deviceFields),
-              "How the provider answers the device authorization grant (RFC 8628); declare the grant in `grant_types` and the endpoint in `endpoints.device_authorization` (or discovery)."),
-        Field("resources", .list(.object(resourceFields)),
-              "Protected resources and the scope each needs: the scope-to-resource map."),
-        Field("resources_file", .string(),
-              "A JSON or YAML file, relative to the descriptor, holding the resource list (the Cloudentity sample's `scopeData.json` format)."),
-        Field("profile", .object(profileFields),
-              "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape."),
+        Field(
+            "device", .object(deviceFields),
+            "How the provider answers the device authorization grant (RFC 8628); declare the grant in `grant_types` and the endpoint in `endpoints.device_authorization` (or discovery)."
+        ),
+        Field(
+            "resources", .list(.object(resourceFields)),
+            "Protected resources and the scope each needs: the scope-to-resource map."),
+        Field(
+            "resources_file", .string(),
+            "A JSON or YAML file, relative to the descriptor, holding the resource list (the Cloudentity sample's `scopeData.json` format)."),
+        Field(
+            "profile", .object(profileFields),
+            "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape."
+        ),
     ]
 
     /// A list default as the reference shows it: `[a, b]`.
@@ -117,29 +131,39 @@ public enum DescriptorSchema {
     static let profileSourcePattern = "^(id_token|userinfo|extra)(\\.[A-Za-z0-9_:-]+)+$"
 
     static let profileFields: [Field] = [
-        Field("subject", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.subject),
-              "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`)."),
-        Field("name", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.name),
-              "Sources of the display name."),
-        Field("email", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.email),
-              "Sources of the email address."),
-        Field("email_verified", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.emailVerified),
-              "Sources of whether the provider verified that address; without one the flag is unknown, never assumed."),
-        Field("picture", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.picture),
-              "Sources of the picture URL (GitHub: `userinfo.avatar_url`)."),
-        Field("extra_call", .object(profileCallFields),
-              "One more authorized GET for what the ID token and userinfo lack (GitHub's verified primary email: `https://api.github.com/user/emails`); its answer is the `extra.` source."),
+        Field(
+            "subject", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.subject),
+            "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`)."),
+        Field(
+            "name", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.name),
+            "Sources of the display name."),
+        Field(
+            "email", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.email),
+            "Sources of the email address."),
+        Field(
+            "email_verified", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.emailVerified),
+            "Sources of whether the provider verified that address; without one the flag is unknown, never assumed."),
+        Field(
+            "picture", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.picture),
+            "Sources of the picture URL (GitHub: `userinfo.avatar_url`)."),
+        Field(
+            "extra_call", .object(profileCallFields),
+            "One more authorized GET for what the ID token and userinfo lack (GitHub's verified primary email: `https://api.github.com/user/emails`); its answer is the `extra.` source."
+        ),
     ]
 
     static let profileCallFields: [Field] = [
         Field("url", .urlTemplate, required: true, "The URL, called with the access token; may use `{variables}`."),
-        Field("pick_where", .string(pattern: "^[A-Za-z0-9_]+$"),
-              "When the answer is a list: use its first element whose field of this name is `true` (GitHub: `primary`)."),
+        Field(
+            "pick_where", .string(pattern: "^[A-Za-z0-9_]+$"),
+            "When the answer is a list: use its first element whose field of this name is `true` (GitHub: `primary`)."),
     ]
 
     static let discoveryFields: [Field] = [
-        Field("mode", .choice(["oidc", "rfc8414", "none"]), default: ProviderDescriptor.Discovery().mode.rawValue,
-              "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."),
+        Field(
+            "mode", .choice(["oidc", "rfc8414", "none"]), default: ProviderDescriptor.Discovery().mode.rawValue,
+            "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
+        ),
         Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
     ]
 
@@ -164,41 +188,56 @@ public enum DescriptorSchema {
     ]
 
     static let offlineFields: [Field] = [
-        Field("scopes", .list(.string()), default: shown(ProviderDescriptor.Offline().scopes), "Scopes added to obtain a refresh token (`offline_access`)."),
-        Field("params", .map(.string()), default: shown(ProviderDescriptor.Offline().params),
-              "Authorization parameters added to obtain a refresh token (Google `access_type: offline`)."),
+        Field(
+            "scopes", .list(.string()), default: shown(ProviderDescriptor.Offline().scopes),
+            "Scopes added to obtain a refresh token (`offline_access`)."),
+        Field(
+            "params", .map(.string()), default: shown(ProviderDescriptor.Offline().params),
+            "Authorization parameters added to obtain a refresh token (Google `access_type: offline`)."),
     ]
 
     static let scopeFields: [Field] = [
         Field("default", .list(.string()), default: shown(ProviderDescriptor.Scopes().default), "Scopes requested when the caller names none."),
-        Field("separator", .string(), default: "\"\(ProviderDescriptor.Scopes().separator)\"", "String placed between scopes in the `scope` parameter."),
+        Field(
+            "separator", .string(), default: "\"\(ProviderDescriptor.Scopes().separator)\"", "String placed between scopes in the `scope` parameter."),
         Field("offline", .object(offlineFields), "What to add to the request to get a refresh token."),
     ]
 
     static let authorizationFields: [Field] = [
-        Field("response_type", .string(), default: ProviderDescriptor.Authorization().responseType, "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
-        Field("response_mode", .choice(["query", "form_post", "fragment"]), default: ProviderDescriptor.Authorization().responseMode.rawValue,
-              "How the server returns the authorization response."),
-        Field("extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
-              "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
+        Field(
+            "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
+            "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
+        Field(
+            "response_mode", .choice(["query", "form_post", "fragment"]), default: ProviderDescriptor.Authorization().responseMode.rawValue,
+            "How the server returns the authorization response."),
+        Field(
+            "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
+            "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
     ]
 
     static let tokenRequestFields: [Field] = [
-        Field("body_encoding", .choice(["form", "json"]), default: ProviderDescriptor.TokenRequest().bodyEncoding.rawValue,
-              "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`."),
-        Field("headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers), "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
+        Field(
+            "body_encoding", .choice(["form", "json"]), default: ProviderDescriptor.TokenRequest().bodyEncoding.rawValue,
+            "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`."),
+        Field(
+            "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
+            "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
     ]
 
     static let clientAuthFields: [Field] = [
-        Field("methods", .list(.choice(["none", "client_secret_basic", "client_secret_post"])),
-              "Every method the provider accepts, in its order of preference. The client chooses: with a secret, the first secret method listed; without one, `none`. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body."),
-        Field("method", .choice(["none", "client_secret_basic", "client_secret_post"]), default: ProviderDescriptor.ClientAuth().method.rawValue,
-              "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
+        Field(
+            "methods", .list(.choice(["none", "client_secret_basic", "client_secret_post"])),
+            "Every method the provider accepts, in its order of preference. The client chooses: with a secret, the first secret method listed; without one, `none`. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body."
+        ),
+        Field(
+            "method", .choice(["none", "client_secret_basic", "client_secret_post"]), default: ProviderDescriptor.ClientAuth().method.rawValue,
+            "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
     ]
 
     static let tokenResponseFields: [Field] = [
-        Field("format", .choice(["json", "form", "auto"]), default: ProviderDescriptor.TokenResponse().format.rawValue,
-              "Body format of token responses; `auto` looks at the body itself, not only at Content-Type."),
+        Field(
+            "format", .choice(["json", "form", "auto"]), default: ProviderDescriptor.TokenResponse().format.rawValue,
+            "Body format of token responses; `auto` looks at the body itself, not only at Content-Type.")
     ]
 
     static let userinfoFields: [Field] = [
@@ -207,41 +246,59 @@ public enum DescriptorSchema {
     ]
 
     static let securityFields: [Field] = [
-        Field("pkce", .choice(["required", "supported", "unsupported"]), default: securityDefaults.pkce.rawValue,
-              "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`."),
-        Field("pkce_method", .choice(["S256", "plain"]), default: securityDefaults.pkceMethod.rawValue,
-              "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),
-        Field("state", .boolean, default: "\(securityDefaults.state)",
-              "Read by lint only: `false` is allowed only when PKCE is required (rule `state_without_pkce`); the engine always sends and checks `state`."),
+        Field(
+            "pkce", .choice(["required", "supported", "unsupported"]), default: securityDefaults.pkce.rawValue,
+            "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`."),
+        Field(
+            "pkce_method", .choice(["S256", "plain"]), default: securityDefaults.pkceMethod.rawValue,
+            "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),
+        Field(
+            "state", .boolean, default: "\(securityDefaults.state)",
+            "Read by lint only: `false` is allowed only when PKCE is required (rule `state_without_pkce`); the engine always sends and checks `state`."
+        ),
         Field("nonce", .boolean, default: "true for oidc, false for oauth2", "Send and check `nonce` in the ID token."),
-        Field("iss_parameter", .choice(["required", "if_present", "absent"]), default: securityDefaults.issParameter.rawValue,
-              "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer."),
-        Field("id_token_algs", .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "HS256", "HS384", "HS512"])),
-              default: shown(securityDefaults.idTokenAlgs),
-              "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret."),
-        Field("issuer_aliases", .list(.string()),
-              "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."),
-        Field("id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
-              "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."),
+        Field(
+            "iss_parameter", .choice(["required", "if_present", "absent"]), default: securityDefaults.issParameter.rawValue,
+            "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer."),
+        Field(
+            "id_token_algs",
+            .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "HS256", "HS384", "HS512"])),
+            default: shown(securityDefaults.idTokenAlgs),
+            "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret."),
+        Field(
+            "issuer_aliases", .list(.string()),
+            "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."
+        ),
+        Field(
+            "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
+            "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."
+        ),
     ]
 
     static let deviceFields: [Field] = [
-        Field("interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)", "Seconds between polls when the server states no `interval` (RFC 8628 §3.2)."),
-        Field("verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
-              "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
+        Field(
+            "interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)",
+            "Seconds between polls when the server states no `interval` (RFC 8628 §3.2)."),
+        Field(
+            "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
+            "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
     ]
 
     static let loopbackFields: [Field] = [
-        Field("host", .string(), default: loopbackDefaults.host, "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`."),
-        Field("port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",
-              "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3)."),
+        Field(
+            "host", .string(), default: loopbackDefaults.host,
+            "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`."),
+        Field(
+            "port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",
+            "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3)."),
         Field("path", .string(pattern: "^/[^?#\\s]*$"), default: loopbackDefaults.path, "Path of the redirect URI."),
     ]
 
     static let redirectFields: [Field] = [
         Field("loopback", .object(loopbackFields), "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
-        Field("private_use_scheme", .string(),
-              "A private-use URI scheme for apps, in reverse-DNS form with a period (RFC 8252 §7.1)."),
+        Field(
+            "private_use_scheme", .string(),
+            "A private-use URI scheme for apps, in reverse-DNS form with a period (RFC 8252 §7.1)."),
     ]
 
     static let resourceFields: [Field] = [

@@ -114,8 +114,9 @@ extension ProviderDescriptor {
             emailVerified = try o.strings(CodingKeys.emailVerified) ?? defaults.emailVerified
             picture = try o.strings(CodingKeys.picture) ?? defaults.picture
             extraCall = try o.object(CodingKeys.extraCall) { extra in
-                ExtraCall(url: try extra.required(ExtraCall.CodingKeys.url, extra.string),
-                          pickWhere: try extra.string(ExtraCall.CodingKeys.pickWhere))
+                ExtraCall(
+                    url: try extra.required(ExtraCall.CodingKeys.url, extra.string),
+                    pickWhere: try extra.string(ExtraCall.CodingKeys.pickWhere))
             }
         }
 
@@ -541,8 +542,9 @@ extension ProviderDescriptor {
         }
 
         init(plain o: PlainObject) throws {
-            self.init(scope: try o.required(CodingKeys.scope, o.string), title: try o.required(CodingKeys.title, o.string),
-                      url: try o.required(CodingKeys.url, o.string))
+            self.init(
+                scope: try o.required(CodingKeys.scope, o.string), title: try o.required(CodingKeys.title, o.string),
+                url: try o.required(CodingKeys.url, o.string))
         }
     }
 }

@@ -20,8 +20,8 @@ enum ScalarTyping {
         guard let first = bytes.first else { return .null }
         switch first {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "~"),
-             UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"),
-             UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "o"), UInt8(ascii: "O"):
+            UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"),
+            UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "o"), UInt8(ascii: "O"):
             break
         default:
             return .str
@@ -88,7 +88,8 @@ enum ScalarTyping {
             if reader.atEnd { return true }
             // Here the exponent's sign is required.
             guard reader.take(where: { $0 == ascii("e") || $0 == ascii("E") }),
-                  reader.take(where: { $0 == ascii("+") || $0 == ascii("-") }) else { return false }
+                reader.take(where: { $0 == ascii("+") || $0 == ascii("-") })
+            else { return false }
             return reader.takeRun(of: isPlainDigit) > 0 && reader.atEnd
         }
         var reader = ByteReader(bytes)
@@ -124,7 +125,8 @@ enum ScalarTyping {
             guard reader.takeRun(of: isBlank) > 0 else { return false }
         }
         guard reader.takeDigits(1...2), reader.take(":"), reader.takeDigits(2...2), reader.take(":"),
-              reader.takeDigits(2...2) else { return false }
+            reader.takeDigits(2...2)
+        else { return false }
         if reader.take(".") { reader.takeRun(of: isPlainDigit) }
         if reader.atEnd { return true }
         reader.takeRun(of: isBlank)

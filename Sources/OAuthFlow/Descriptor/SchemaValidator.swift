@@ -40,8 +40,9 @@ struct SchemaValidator {
         visited += 1
         if visited > DescriptorDocument.maximumNodes {
             gaveUp = true
-            report(.malformedYAML, at: node, keyPath,
-                   "document expands to more than \(DescriptorDocument.maximumNodes) nodes (anchors and aliases?)")
+            report(
+                .malformedYAML, at: node, keyPath,
+                "document expands to more than \(DescriptorDocument.maximumNodes) nodes (anchors and aliases?)")
             return
         }
         switch shape {
@@ -69,8 +70,10 @@ struct SchemaValidator {
         case let .map(valueShape):
             guard let mapping = mapping(node, shape) else { return }
             guard mapping.count <= DescriptorSchema.maximumEntries else {
-                report(.wrongType, at: node, keyPath,
-                       "\(Self.quoted(keyPath.joined(separator: "."))) has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed")
+                report(
+                    .wrongType, at: node, keyPath,
+                    "\(Self.quoted(keyPath.joined(separator: "."))) has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed"
+                )
                 return
             }
             for (key, value) in mapping {
@@ -87,8 +90,10 @@ struct SchemaValidator {
             }
             let sequence = node.items
             guard sequence.count <= DescriptorSchema.maximumEntries else {
-                report(.wrongType, at: node, keyPath,
-                       "\(Self.quoted(keyPath.joined(separator: "."))) has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed")
+                report(
+                    .wrongType, at: node, keyPath,
+                    "\(Self.quoted(keyPath.joined(separator: "."))) has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed"
+                )
                 return
             }
             for (index, item) in sequence.enumerated() {
@@ -200,10 +205,11 @@ struct SchemaValidator {
     }
 
     private mutating func report(_ kind: DescriptorProblem.Kind, at node: YAMLNode, _ keyPath: [String], _ message: String) {
-        problems.append(DescriptorProblem(
-            kind: kind,
-            location: SourceLocation(path: path, line: node.line, column: node.column),
-            message: message,
-            keyPath: keyPath.joined(separator: ".")))
+        problems.append(
+            DescriptorProblem(
+                kind: kind,
+                location: SourceLocation(path: path, line: node.line, column: node.column),
+                message: message,
+                keyPath: keyPath.joined(separator: ".")))
     }
 }

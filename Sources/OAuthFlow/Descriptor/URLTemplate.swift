@@ -64,7 +64,8 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             let valid = scheme.utf8.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+                    UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                    true
                 default: false
                 }
             }
@@ -136,7 +137,8 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     public var hostText: String? {
         guard let separator = text.firstUTF8Range(of: "://") else { return nil }
         let rest = text[separator.upperBound...]
-        let end = rest.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        let end =
+            rest.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
             ?? rest.endIndex
         var host = String(rest[..<end])
         if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }

@@ -92,8 +92,10 @@ public struct YAMLNode: Sendable {
     public var pairs: Pairs {
         let (tree, first, count) = children(of: .mapping)
         return (0..<count / 2).lazy.map { position in
-            (YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position])),
-             YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position + 1])))
+            (
+                YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position])),
+                YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position + 1]))
+            )
         }
     }
 
@@ -184,25 +186,30 @@ private struct Composer {
                 } else {
                     tag = style == .plain ? ScalarTyping.resolve(text) : .str
                 }
-                let index = append(YAMLTree.Entry(kind: .scalar, style: style, tag: tag, text: text,
-                                                  line: Self.line(event.start_mark), column: Self.column(event.start_mark)))
+                let index = append(
+                    YAMLTree.Entry(
+                        kind: .scalar, style: style, tag: tag, text: text,
+                        line: Self.line(event.start_mark), column: Self.column(event.start_mark)))
                 if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
                 attach(index)
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor) ?? ""
                 guard let target = anchors[name] else {
-                    throw YAMLSyntaxError(kind: .composer, context: nil, problem: "found undefined alias",
-                                          line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
+                    throw YAMLSyntaxError(
+                        kind: .composer, context: nil, problem: "found undefined alias",
+                        line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
                 }
                 attach(target)
             case YAML_SEQUENCE_START_EVENT:
                 let start = event.data.sequence_start
-                openCollection(.sequence, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .seq,
-                               anchor: Self.string(start.anchor), mark: event.start_mark)
+                openCollection(
+                    .sequence, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .seq,
+                    anchor: Self.string(start.anchor), mark: event.start_mark)
             case YAML_MAPPING_START_EVENT:
                 let start = event.data.mapping_start
-                openCollection(.mapping, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .map,
-                               anchor: Self.string(start.anchor), mark: event.start_mark)
+                openCollection(
+                    .mapping, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .map,
+                    anchor: Self.string(start.anchor), mark: event.start_mark)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 try closeCollection()
             default:
@@ -222,8 +229,10 @@ private struct Composer {
     }
 
     private mutating func openCollection(_ kind: YAMLTree.Kind, tag: Tag.Name, anchor: String?, mark: yaml_mark_t) {
-        let index = append(YAMLTree.Entry(kind: kind, style: .plain, tag: tag, text: "",
-                                          line: Self.line(mark), column: Self.column(mark)))
+        let index = append(
+            YAMLTree.Entry(
+                kind: kind, style: .plain, tag: tag, text: "",
+                line: Self.line(mark), column: Self.column(mark)))
         open.append((Int(index), pending.count, anchor))
     }
 
@@ -261,8 +270,9 @@ private struct Composer {
         let names = repeats.keys.sorted()
         guard let firstName = names.first, let secondKey = repeats[firstName] else { return }
         let second = entries[secondKey]
-        throw YAMLSyntaxError(kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",
-                              line: Int(second.line), column: Int(second.column))
+        throw YAMLSyntaxError(
+            kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",
+            line: Int(second.line), column: Int(second.column))
     }
 
     // MARK: libyaml values
@@ -291,8 +301,9 @@ private struct Composer {
         }
         switch parser.error {
         case YAML_SCANNER_ERROR, YAML_PARSER_ERROR:
-            return YAMLSyntaxError(kind: parser.error == YAML_SCANNER_ERROR ? .scanner : .parser, context: context, problem: problem,
-                                   line: Int(line(parser.problem_mark)), column: Int(column(parser.problem_mark)))
+            return YAMLSyntaxError(
+                kind: parser.error == YAML_SCANNER_ERROR ? .scanner : .parser, context: context, problem: problem,
+                line: Int(line(parser.problem_mark)), column: Int(column(parser.problem_mark)))
         default:
             // The reader reports a byte offset rather than a mark.
             let position = TextPosition.of(byteOffset: Int(parser.problem_offset), in: bytes)

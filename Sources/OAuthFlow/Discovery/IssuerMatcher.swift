@@ -35,7 +35,7 @@ public struct IssuerMatcher: Sendable, Hashable {
         var complete = true
         let expected = URLTemplate(template).rendering { name in
             guard let value = claims[String(name)]?.stringValue, !value.isEmpty,
-                  value.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) })
+                value.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) })
             else {
                 complete = false
                 return nil

@@ -47,8 +47,10 @@ public actor DiscoveryClient {
     private var cache: [URL: (ServerMetadata, Date)] = [:]
 
     /// - Parameter timeToLive: How long a fetched document is reused (default one hour).
-    public init(transport: any HTTPTransport = DefaultHTTPTransport(), timeToLive: TimeInterval = 3600,
-                clock: any DateClock = SystemDateClock()) {
+    public init(
+        transport: any HTTPTransport = DefaultHTTPTransport(), timeToLive: TimeInterval = 3600,
+        clock: any DateClock = SystemDateClock()
+    ) {
         self.transport = transport
         self.timeToLive = timeToLive
         self.clock = clock
@@ -85,8 +87,9 @@ public actor DiscoveryClient {
             throw DiscoveryError(.invalidDocument, "\(url.absoluteString) is not a discovery document (not JSON with an `issuer`)")
         }
         guard issuers.matchesDiscovery(metadata.issuer) else {
-            throw DiscoveryError(.issuerMismatch,
-                               "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
+            throw DiscoveryError(
+                .issuerMismatch,
+                "\(url.absoluteString) names issuer `\(metadata.issuer)`, but the descriptor says `\(issuer.absoluteString)`")
         }
         cache[url] = (metadata, clock.now())
         return metadata

@@ -16,10 +16,12 @@ public struct AuthorizationCallback: Sendable {
     /// - Throws: ``FlowError`` when the URL is for another redirect URI.
     public init(url: URL, expectedRedirectURI redirectURI: URL) throws {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let expected = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false) else {
+            let expected = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
+        else {
             throw FlowError(.invalidCallback, "the callback URL cannot be parsed")
         }
-        let samePlace = components.scheme?.lowercased() == expected.scheme?.lowercased()
+        let samePlace =
+            components.scheme?.lowercased() == expected.scheme?.lowercased()
             && components.host?.lowercased() == expected.host?.lowercased()
             && (components.port == expected.port || Loopback.isLoopbackHost(expected.host ?? "") && expected.port == nil)
             && (components.path.isEmpty ? "/" : components.path) == (expected.path.isEmpty ? "/" : expected.path)
@@ -62,19 +64,24 @@ public struct AuthorizationCallback: Sendable {
         }
         // state first: an error redirect from a forged request must not be believed either.
         guard let state = parameters["state"], pending.state.constantTimeEquals(state) else {
-            throw FlowError(.stateMismatch, parameters["state"] == nil
-                ? "the callback has no `state`; it may be forged (CSRF)"
-                : "the callback's `state` does not match the request's; it may be forged (CSRF)")
+            throw FlowError(
+                .stateMismatch,
+                parameters["state"] == nil
+                    ? "the callback has no `state`; it may be forged (CSRF)"
+                    : "the callback's `state` does not match the request's; it may be forged (CSRF)")
         }
         if let error = parameters["error"] {
             // An error response spends nothing, so one without `iss` is reported rather than
             // called a mix-up; one naming another issuer is still refused as a mix-up.
             let unauthenticated = parameters["iss"] == nil && provider.policy.issParameter == .required
             if !unauthenticated { try checkIssuer(provider) }
-            let serverError = AuthorizationServerError(error: error, errorDescription: parameters["error_description"],
-                                                       errorURI: parameters["error_uri"])
+            let serverError = AuthorizationServerError(
+                error: error, errorDescription: parameters["error_description"],
+                errorURI: parameters["error_uri"])
             throw unauthenticated
-                ? serverError.hinted("this error redirect carried no `iss`, so it is unauthenticated: RFC 9207 could not verify that provider `\(provider.id)` sent it (nothing was sent to the token endpoint)")
+                ? serverError.hinted(
+                    "this error redirect carried no `iss`, so it is unauthenticated: RFC 9207 could not verify that provider `\(provider.id)` sent it (nothing was sent to the token endpoint)"
+                )
                 : serverError
         }
         try checkIssuer(provider)
@@ -97,8 +104,9 @@ public struct AuthorizationCallback: Sendable {
             throw FlowError(.issuerMismatch, "the callback names issuer `\(iss)` but provider `\(provider.id)` declares none")
         }
         guard provider.isIssuer(iss) else {
-            throw FlowError(.issuerMismatch,
-                            "the callback comes from issuer `\(iss)`, not `\(issuer)`: possible mix-up attack (RFC 9207); nothing was sent to the token endpoint")
+            throw FlowError(
+                .issuerMismatch,
+                "the callback comes from issuer `\(iss)`, not `\(issuer)`: possible mix-up attack (RFC 9207); nothing was sent to the token endpoint")
         }
     }
 }

@@ -15,8 +15,10 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// `client_auth.methods`: the first secret method when there is a secret, else `none`.
     public var authMethod: ClientAuthMethod?
 
-    public init(clientID: String, redirectURI: URL, clientSecret: Secret? = nil, scopes: [String]? = nil,
-                requestOfflineAccess: Bool = true, authMethod: ClientAuthMethod? = nil) {
+    public init(
+        clientID: String, redirectURI: URL, clientSecret: Secret? = nil, scopes: [String]? = nil,
+        requestOfflineAccess: Bool = true, authMethod: ClientAuthMethod? = nil
+    ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.clientSecret = clientSecret
@@ -35,7 +37,9 @@ public struct ClientConfiguration: Sendable, Hashable {
         let listed = supported.map(\.rawValue).joined(separator: ", ")
         if let authMethod {
             guard supported.contains(authMethod) else {
-                throw FlowError(.clientAuthentication, "provider `\(provider.id)` does not accept client authentication `\(authMethod.rawValue)` (its descriptor lists: \(listed))")
+                throw FlowError(
+                    .clientAuthentication,
+                    "provider `\(provider.id)` does not accept client authentication `\(authMethod.rawValue)` (its descriptor lists: \(listed))")
             }
             if authMethod == .none, clientSecret != nil {
                 throw FlowError(.clientAuthentication, "client authentication `none` was chosen, but a client secret was given; drop one of them")
@@ -47,7 +51,10 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
         if clientSecret != nil {
             guard let method = supported.first(where: { $0 != .none }) else {
-                throw FlowError(.clientAuthentication, "provider `\(provider.id)` takes public clients only (client_auth: none), but a client secret was given; drop the secret, or list the secret methods the provider accepts under `client_auth.methods`")
+                throw FlowError(
+                    .clientAuthentication,
+                    "provider `\(provider.id)` takes public clients only (client_auth: none), but a client secret was given; drop the secret, or list the secret methods the provider accepts under `client_auth.methods`"
+                )
             }
             return method
         }

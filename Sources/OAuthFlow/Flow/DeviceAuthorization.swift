@@ -24,7 +24,8 @@ public struct DeviceAuthorization: Sendable, Hashable {
     /// Codes that already contain a separator, or do not split evenly, are shown as they came.
     public var displayUserCode: String {
         guard userCode.count >= 6, userCode.count.isMultiple(of: 2),
-              userCode.allSatisfy({ $0.isLetter || $0.isNumber }) else { return userCode }
+            userCode.allSatisfy({ $0.isLetter || $0.isNumber })
+        else { return userCode }
         let middle = userCode.index(userCode.startIndex, offsetBy: userCode.count / 2)
         return "\(userCode[..<middle])-\(userCode[middle...])"
     }
@@ -63,8 +64,9 @@ extension OAuthClient {
     public func startDeviceAuthorization() async throws -> DeviceAuthorization {
         let policy = provider.policy
         guard policy.supportsDeviceFlow else {
-            throw FlowError(.grantNotSupported,
-                            "provider `\(provider.id)` does not declare the device authorization grant (`grant_types` lacks `\(GrantType.deviceCode.rawValue)`)")
+            throw FlowError(
+                .grantNotSupported,
+                "provider `\(provider.id)` does not declare the device authorization grant (`grant_types` lacks `\(GrantType.deviceCode.rawValue)`)")
         }
         let endpoint = try await deviceEndpoint()
         var scopes = configuration.scopes ?? policy.scopes.defaults
@@ -74,8 +76,9 @@ extension OAuthClient {
         var parameters: [(String, String)] = []
         if !scopes.isEmpty { parameters.append(("scope", policy.scopes.joined(scopes))) }
         let response = try await post(to: endpoint, parameters)
-        let fields = try TokenResponseParser.fields(of: response, format: policy.tokenResponseFormat,
-                                                    endpoint: "the device authorization endpoint")
+        let fields = try TokenResponseParser.fields(
+            of: response, format: policy.tokenResponseFormat,
+            endpoint: "the device authorization endpoint")
         if let error = TokenResponseParser.serverError(in: fields, status: response.status) {
             // The same hints as a token request: the body encoding, when the answer points at it.
             try explainingEncoding(sent: parameters) { throw error }
@@ -96,12 +99,16 @@ extension OAuthClient {
         }
         let uriNames = ["verification_uri"] + policy.device.verificationURIAliases
         guard let uriText = uriNames.lazy.compactMap({ fields[$0]?.stringValue }).first else {
-            throw FlowError(.invalidTokenResponse,
-                            "the device authorization answer has no \(uriNames.map { "`\($0)`" }.joined(separator: " or ")) (set `device.verification_uri_aliases` if the provider names it otherwise)")
+            throw FlowError(
+                .invalidTokenResponse,
+                "the device authorization answer has no \(uriNames.map { "`\($0)`" }.joined(separator: " or ")) (set `device.verification_uri_aliases` if the provider names it otherwise)"
+            )
         }
         guard let verificationURI = Self.verificationURL(uriText) else {
-            throw FlowError(.invalidTokenResponse,
-                            "the device authorization answer's verification URI `\(TerminalText.escaped(String(uriText.prefix(200))))` is not an https URL (http only on loopback)")
+            throw FlowError(
+                .invalidTokenResponse,
+                "the device authorization answer's verification URI `\(TerminalText.escaped(String(uriText.prefix(200))))` is not an https URL (http only on loopback)"
+            )
         }
         guard let lifetime = fields["expires_in"]?.numberValue, lifetime.isFinite, lifetime > 0 else {
             throw FlowError(.invalidTokenResponse, "the device authorization answer has no positive `expires_in`")
@@ -152,14 +159,18 @@ extension OAuthClient {
     /// - Throws: ``AuthorizationServerError`` `access_denied` or `expired_token` from the server;
     ///   ``FlowError`` `deviceCodeExpired` when the code's lifetime ends by the client's own clock
     ///   (servers may keep answering `authorization_pending`); `CancellationError`.
-    public func pollDeviceAuthorization(_ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
-                                        onPoll: @Sendable (DevicePoll) -> Void = { _ in }) async throws -> TokenSet {
+    public func pollDeviceAuthorization(
+        _ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
+        onPoll: @Sendable (DevicePoll) -> Void = { _ in }
+    ) async throws -> TokenSet {
         try await pollDeviceSignIn(authorization, sleeper: sleeper, onPoll: onPoll).tokens
     }
 
     /// Like ``pollDeviceAuthorization(_:sleeper:onPoll:)``, also handing back the verified ID token claims.
-    public func pollDeviceSignIn(_ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
-                                 onPoll: @Sendable (DevicePoll) -> Void = { _ in }) async throws -> SignInOutcome {
+    public func pollDeviceSignIn(
+        _ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
+        onPoll: @Sendable (DevicePoll) -> Void = { _ in }
+    ) async throws -> SignInOutcome {
         var interval = authorization.interval
         while true {
             let remaining = authorization.expiresAt.timeIntervalSince(clock.now())

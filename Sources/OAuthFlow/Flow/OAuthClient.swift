@@ -36,9 +36,11 @@ public actor OAuthClient {
     ///   - transport: How to send requests; defaults to a ``DefaultHTTPTransport``.
     ///   - logger: Receives debug and trace lines; secrets are never logged.
     ///   - clock: The wall clock, for issue and expiry times.
-    public init(provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = DefaultHTTPTransport(),
-                logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
-                clock: any DateClock = SystemDateClock()) {
+    public init(
+        provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = DefaultHTTPTransport(),
+        logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
+        clock: any DateClock = SystemDateClock()
+    ) {
         self.provider = provider
         self.configuration = configuration
         self.transport = transport
@@ -53,10 +55,14 @@ public actor OAuthClient {
     func endpoint(_ slot: KeyPath<Provider.Endpoints, URL?>, _ name: String) async throws -> URL {
         if let url = provider.endpoints[keyPath: slot] { return url }
         guard provider.usesDiscovery else {
-            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: its descriptor names none and does not use discovery")
+            throw FlowError(
+                .missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: its descriptor names none and does not use discovery")
         }
         guard let url = try await discoveredProvider().endpoints[keyPath: slot] else {
-            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no \(name) endpoint: neither its descriptor nor its discovery document (\(provider.discoveryURL?.absoluteString ?? "")) names one")
+            throw FlowError(
+                .missingEndpoint,
+                "provider `\(provider.id)` has no \(name) endpoint: neither its descriptor nor its discovery document (\(provider.discoveryURL?.absoluteString ?? "")) names one"
+            )
         }
         return url
     }
@@ -159,10 +165,12 @@ public actor OAuthClient {
             logger.debug("ID token verified", metadata: ["provider": "\(provider.id)", "sub": "\(claims.subject)"])
             verified = claims
         }
-        logger.debug("tokens issued", metadata: [
-            "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
-            "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
-        ])
+        logger.debug(
+            "tokens issued",
+            metadata: [
+                "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
+                "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
+            ])
         return SignInOutcome(tokens: tokens, idToken: verified)
     }
 
@@ -189,8 +197,10 @@ public actor OAuthClient {
     ///     identity): nothing unverified may be adopted if the caller dies before the check.
     /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
     ///   spent or revoked), ``FlowError``, or ``TransportError``.
-    public func refresh(_ tokens: TokenSet, scopes: [String]? = nil, arrived: (@Sendable (HTTPResponse) -> Void)? = nil,
-                        received: (@Sendable (TokenSet) async throws -> Void)? = nil) async throws -> TokenSet {
+    public func refresh(
+        _ tokens: TokenSet, scopes: [String]? = nil, arrived: (@Sendable (HTTPResponse) -> Void)? = nil,
+        received: (@Sendable (TokenSet) async throws -> Void)? = nil
+    ) async throws -> TokenSet {
         guard let refreshToken = tokens.refreshToken else {
             throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
         }
@@ -222,9 +232,11 @@ public actor OAuthClient {
             // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
             _ = try await idTokenValidator().validateRefreshed(idToken, previous: tokens.idToken, accessToken: refreshed.accessToken)
         }
-        logger.debug("tokens refreshed", metadata: [
-            "provider": "\(provider.id)", "rotated": "\(refreshed.refreshToken != tokens.refreshToken)",
-        ])
+        logger.debug(
+            "tokens refreshed",
+            metadata: [
+                "provider": "\(provider.id)", "rotated": "\(refreshed.refreshToken != tokens.refreshToken)",
+            ])
         return refreshed
     }
 
@@ -241,9 +253,11 @@ public actor OAuthClient {
         }
         // OpenID Connect Core §5.3.2: userinfo must be about the ID token's subject.
         if let idToken = tokens.idToken, let (_, idClaims) = try? IDTokenValidator.decodeUnverified(idToken.value),
-           let subject = idClaims["sub"]?.stringValue, claims["sub"]?.stringValue != subject {
-            throw IDTokenError(.subjectMismatch,
-                               "userinfo is about subject `\(claims["sub"]?.stringValue ?? "(none)")`, not the ID token's `\(subject)`")
+            let subject = idClaims["sub"]?.stringValue, claims["sub"]?.stringValue != subject
+        {
+            throw IDTokenError(
+                .subjectMismatch,
+                "userinfo is about subject `\(claims["sub"]?.stringValue ?? "(none)")`, not the ID token's `\(subject)`")
         }
         return claims
     }
@@ -323,7 +337,10 @@ public actor OAuthClient {
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
     public func revoke(_ token: Secret, kind: TokenKind) async throws {
         guard let endpoint = try await revocationEndpoint() else {
-            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no revocation endpoint: neither its descriptor nor its discovery document names one (set `endpoints.revocation`)")
+            throw FlowError(
+                .missingEndpoint,
+                "provider `\(provider.id)` has no revocation endpoint: neither its descriptor nor its discovery document names one (set `endpoints.revocation`)"
+            )
         }
         let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)])
         guard (200..<300).contains(response.status) else {
@@ -339,8 +356,9 @@ public actor OAuthClient {
     func idTokenValidator() async throws -> IDTokenValidator {
         if let validator { return validator }
         let keysFrom = provider.endpoints.jwks == nil ? try await discoveredProvider() : provider
-        let created = IDTokenValidator(provider: keysFrom, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
-                                       transport: transport, clock: clock)
+        let created = IDTokenValidator(
+            provider: keysFrom, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+            transport: transport, clock: clock)
         validator = created
         return created
     }
@@ -370,7 +388,9 @@ public actor OAuthClient {
             if error.error == "unsupported_grant_type" || saysMissing && namesSent {
                 let encoding = provider.policy.tokenRequest.encoding
                 let other = encoding == .form ? "json" : "form"
-                throw error.hinted("the token request was sent \(encoding == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(encoding.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`")
+                throw error.hinted(
+                    "the token request was sent \(encoding == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(encoding.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`"
+                )
             }
             if parameters.contains(where: { $0 == ("grant_type", "refresh_token") }) {
                 throw error.hinted("the provider refused the refresh, so this session cannot be refreshed; sign in again")
@@ -378,9 +398,12 @@ public actor OAuthClient {
             throw error
         } catch let error as AuthorizationServerError
             where error.error == "invalid_client" && provider.policy.tokenRequest.encoding == .json
-            && (try? configuration.authenticationMethod(for: provider)) != .clientSecretBasic {
+            && (try? configuration.authenticationMethod(for: provider)) != .clientSecretBasic
+        {
             // The client's id (and secret) went in a JSON body: a server that reads only form bodies saw none.
-            throw error.hinted("the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`")
+            throw error.hinted(
+                "the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`"
+            )
         }
     }
 
@@ -388,8 +411,9 @@ public actor OAuthClient {
         let endpoint = try await endpoint(\.token, "token")
         let response = try await post(to: endpoint, parameters, arrival: arrival)
         if (300..<400).contains(response.status) {
-            throw FlowError(.unexpectedStatus,
-                            "the token endpoint answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials")
+            throw FlowError(
+                .unexpectedStatus,
+                "the token endpoint answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials")
         }
         logger.trace("token endpoint answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
         return response
@@ -440,15 +464,17 @@ public actor OAuthClient {
     public static func resourceError(_ response: HTTPResponse) -> any Error {
         if (300..<400).contains(response.status) {
             let target = response.header("location").map { " to \(TerminalText.escaped(String($0.prefix(200))))" } ?? ""
-            return FlowError(.unexpectedStatus,
-                             "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
+            return FlowError(
+                .unexpectedStatus,
+                "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
         }
         if let challenge = response.header("www-authenticate"), let range = challenge.range(of: #"error="([^"]*)""#, options: .regularExpression) {
             let code = challenge[range].dropFirst(7).dropLast()
             return AuthorizationServerError(error: String(code), httpStatus: response.status)
         }
         if let fields = try? TokenResponseParser.fields(of: response, format: .auto),
-           let error = TokenResponseParser.serverError(in: fields, status: response.status) {
+            let error = TokenResponseParser.serverError(in: fields, status: response.status)
+        {
             return error
         }
         return AuthorizationServerError(error: response.status == 401 ? "invalid_token" : "http_\(response.status)", httpStatus: response.status)

@@ -71,8 +71,9 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         guard let url = components.url else {
             throw FlowError(.invalidURL, "cannot build the authorization URL of `\(provider.id)`")
         }
-        return PendingAuthorization(url: url, providerID: provider.id, state: state, pkce: pkce, nonce: nonce,
-                                    redirectURI: client.redirectURI, scopes: scopes, createdAt: now)
+        return PendingAuthorization(
+            url: url, providerID: provider.id, state: state, pkce: pkce, nonce: nonce,
+            redirectURI: client.redirectURI, scopes: scopes, createdAt: now)
     }
 }
 

@@ -13,23 +13,28 @@ enum TokenResponseParser {
     ///
     /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
     /// - Parameter endpoint: Which endpoint answered, for messages ("the token endpoint").
-    static func fields(of response: HTTPResponse, format: TokenResponseFormat,
-                       endpoint: String = "the token endpoint") throws -> [String: JSONValue] {
+    static func fields(
+        of response: HTTPResponse, format: TokenResponseFormat,
+        endpoint: String = "the token endpoint"
+    ) throws -> [String: JSONValue] {
         let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {
             throw FlowError(.invalidTokenResponse, "\(endpoint) answered HTTP \(response.status) with an empty body")
         }
         let looksJSON = text.hasPrefix("{")
-        let useJSON: Bool = switch format {
-        case .json: true
-        case .form: false
-        case .auto: looksJSON
-        }
+        let useJSON: Bool =
+            switch format {
+            case .json: true
+            case .form: false
+            case .auto: looksJSON
+            }
         if useJSON {
             guard looksJSON, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
                 let kind = text.hasPrefix("<") ? "an HTML page" : "a body that is not a JSON object"
-                throw FlowError(.invalidTokenResponse,
-                                "\(endpoint) answered HTTP \(response.status) with \(kind) (content type \(TerminalText.escaped(response.header("content-type") ?? "none")))")
+                throw FlowError(
+                    .invalidTokenResponse,
+                    "\(endpoint) answered HTTP \(response.status) with \(kind) (content type \(TerminalText.escaped(response.header("content-type") ?? "none")))"
+                )
             }
             return object
         }
@@ -46,8 +51,9 @@ enum TokenResponseParser {
     /// The OAuth error in a response, if it carries one (also on HTTP 200, as GitHub sends them).
     static func serverError(in fields: [String: JSONValue], status: Int) -> AuthorizationServerError? {
         guard let error = fields["error"]?.stringValue, !error.isEmpty else { return nil }
-        return AuthorizationServerError(error: error, errorDescription: fields["error_description"]?.stringValue,
-                                        errorURI: fields["error_uri"]?.stringValue, httpStatus: status)
+        return AuthorizationServerError(
+            error: error, errorDescription: fields["error_description"]?.stringValue,
+            errorURI: fields["error_uri"]?.stringValue, httpStatus: status)
     }
 
     /// Builds a token set from a successful response.
@@ -56,8 +62,10 @@ enum TokenResponseParser {
     ///   - requestedScopes: Used when the response has no `scope` (RFC 6749 §5.1).
     ///   - previous: On refresh, the set being refreshed: its refresh token is kept when
     ///     the server does not rotate it, and so is its ID token when no new one comes.
-    static func tokenSet(from response: HTTPResponse, format: TokenResponseFormat, separator: String,
-                         requestedScopes: [String], previous: TokenSet?, now: Date) throws -> TokenSet {
+    static func tokenSet(
+        from response: HTTPResponse, format: TokenResponseFormat, separator: String,
+        requestedScopes: [String], previous: TokenSet?, now: Date
+    ) throws -> TokenSet {
         let fields = try fields(of: response, format: format)
         if let error = serverError(in: fields, status: response.status) { throw error }
         guard (200..<300).contains(response.status) else {
@@ -70,7 +78,8 @@ enum TokenResponseParser {
         // terminal or an HTTP header raw (`oauthflow token print`, `Authorization: Bearer`).
         for name in ["access_token", "refresh_token"] {
             if let value = fields[name]?.stringValue, !value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
-                throw FlowError(.invalidTokenResponse, "the token response's `\(name)` holds characters other than printable ASCII (RFC 6749 Appendix A)")
+                throw FlowError(
+                    .invalidTokenResponse, "the token response's `\(name)` holds characters other than printable ASCII (RFC 6749 Appendix A)")
             }
         }
         guard let tokenType = fields["token_type"]?.stringValue?.lowercased(), !tokenType.isEmpty else {

@@ -18,8 +18,10 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// Response fields OAuthFlow does not interpret, kept as they came (secrets excluded).
     public var additionalFields: [String: JSONValue]
 
-    public init(accessToken: Secret, tokenType: String, expiresAt: Date?, refreshToken: Secret?, idToken: Secret?,
-                scopes: [String], issuedAt: Date, additionalFields: [String: JSONValue] = [:]) {
+    public init(
+        accessToken: Secret, tokenType: String, expiresAt: Date?, refreshToken: Secret?, idToken: Secret?,
+        scopes: [String], issuedAt: Date, additionalFields: [String: JSONValue] = [:]
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresAt = expiresAt

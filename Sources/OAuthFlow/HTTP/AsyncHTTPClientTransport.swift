@@ -82,13 +82,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.replaceOrAdd(name: name, value: value) }
         headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-        let outgoing = try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
-                                              body: request.body.map { .bytes($0) })
+        let outgoing = try HTTPClient.Request(
+            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
+            body: request.body.map { .bytes($0) })
         let collector = ResponseCollector(url: request.url, limit: maximumResponseSize, arrival: arrival)
         // The shared client (and its event loop threads) starts with the first request, not with the transport:
         // commands that never go to the network (`token print` with a valid token) do not pay for it.
-        let task = Self.sharedClient.execute(request: outgoing, delegate: collector,
-                                             deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
+        let task = Self.sharedClient.execute(
+            request: outgoing, delegate: collector,
+            deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
         do {
             return try await withTaskCancellationHandler {
                 try await task.futureResult.get()
@@ -126,11 +128,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
         func didReceiveHead(task: HTTPClient.Task<HTTPResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
             if let coding = head.headers.first(name: "content-encoding")?.trimmingCharacters(in: .whitespaces),
-               !coding.isEmpty, coding.lowercased() != "identity" {
-                return task.eventLoop.makeFailedFuture(TransportError(url: url, message: "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers"))
+                !coding.isEmpty, coding.lowercased() != "identity"
+            {
+                return task.eventLoop.makeFailedFuture(
+                    TransportError(
+                        url: url,
+                        message:
+                            "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers"
+                    ))
             }
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
-                return task.eventLoop.makeFailedFuture(TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted (Content-Length: \(declared))"))
+                return task.eventLoop.makeFailedFuture(
+                    TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted (Content-Length: \(declared))"))
             }
             self.head = head
             lock.withLock { progress = 0 }
@@ -140,7 +149,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         func didReceiveBodyPart(task: HTTPClient.Task<HTTPResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
             guard body.count + buffer.readableBytes <= limit else {
                 // A failed future ends the request and closes the connection: nothing more is read.
-                return task.eventLoop.makeFailedFuture(TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted"))
+                return task.eventLoop.makeFailedFuture(
+                    TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted"))
             }
             body.append(contentsOf: buffer.readableBytesView)
             let count = body.count

@@ -80,8 +80,10 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             lock.unlock()
         }
 
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) {
             // Never follow: the 3xx itself is handed to the engine, which treats it as an error.
             completionHandler(nil)
         }
@@ -106,7 +108,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             lock.unlock()
             guard let entry else { return }
             if entry.oversized {
-                entry.continuation.resume(throwing: TransportError(url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))
+                entry.continuation.resume(
+                    throwing: TransportError(url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))
                 return
             }
             if let error {

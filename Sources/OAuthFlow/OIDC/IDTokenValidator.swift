@@ -38,8 +38,10 @@ public actor IDTokenValidator {
     private var keys: KeySet?
     private var lastRefetch: Date?
 
-    public init(provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
-                leeway: TimeInterval = 60, clock: any DateClock = SystemDateClock()) {
+    public init(
+        provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
+        leeway: TimeInterval = 60, clock: any DateClock = SystemDateClock()
+    ) {
         self.provider = provider
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -70,12 +72,15 @@ public actor IDTokenValidator {
         let allowed = provider.policy.idTokenAlgorithms
         guard let algorithm = JWSAlgorithm(rawValue: name), allowed.contains(algorithm) else {
             let listed = allowed.map(\.rawValue).joined(separator: ", ")
-            throw IDTokenError(.algorithmNotAllowed, "algorithm `\(TerminalText.escaped(String(name.prefix(40))))` is not allowed for `\(provider.id)` (allowed: \(listed))")
+            throw IDTokenError(
+                .algorithmNotAllowed,
+                "algorithm `\(TerminalText.escaped(String(name.prefix(40))))` is not allowed for `\(provider.id)` (allowed: \(listed))")
         }
         // OAuthFlow understands no JWS extension, so any critical one means "do not accept this token".
         if let critical = header["crit"] {
-            throw IDTokenError(.unsupportedCriticalHeader,
-                               "the token's header marks \(critical) as critical, and OAuthFlow understands none of them (RFC 7515 §4.1.11)")
+            throw IDTokenError(
+                .unsupportedCriticalHeader,
+                "the token's header marks \(critical) as critical, and OAuthFlow understands none of them (RFC 7515 §4.1.11)")
         }
         return algorithm
     }
@@ -90,7 +95,8 @@ public actor IDTokenValidator {
         try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
         let issuer = claims["iss"]?.stringValue ?? ""
         guard provider.isIDTokenIssuer(issuer, claims: claims) else {
-            throw IDTokenError(.issuerMismatch, "the token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
+            throw IDTokenError(
+                .issuerMismatch, "the token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
         if let expiry = claims["exp"]?.numberValue, expiry + leeway <= clock.now().timeIntervalSince1970 {
             throw IDTokenError(.expired, "the token expired at \(Date(timeIntervalSince1970: expiry))")
@@ -115,7 +121,8 @@ public actor IDTokenValidator {
         guard let previous else { return claims }
         // The stored token was verified when it was issued; without its subject there is nothing to hold the new one to.
         guard let (_, old) = try? Self.decodeUnverified(previous.value), let oldSubject = old["sub"]?.stringValue, !oldSubject.isEmpty else {
-            throw IDTokenError(.subjectMismatch, "the stored ID token names no subject, so the refreshed one cannot be checked against it; sign in again")
+            throw IDTokenError(
+                .subjectMismatch, "the stored ID token names no subject, so the refreshed one cannot be checked against it; sign in again")
         }
         guard oldSubject == claims.subject else {
             throw IDTokenError(.subjectMismatch, "the refreshed ID token is about subject `\(claims.subject)`, not `\(oldSubject)`")
@@ -130,15 +137,17 @@ public actor IDTokenValidator {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
             }
-            let (digest, bytes): (DigestAlgorithm, Int) = switch algorithm.digestBits {
-            case 384: (.sha384, 48)
-            case 512: (.sha512, 64)
-            default: (.sha256, 32)
-            }
+            let (digest, bytes): (DigestAlgorithm, Int) =
+                switch algorithm.digestBits {
+                case 384: (.sha384, 48)
+                case 512: (.sha512, 64)
+                default: (.sha256, 32)
+                }
             // RFC 7518 §3.2: the key must be at least as long as the hash (jwt-kit traps otherwise).
             guard clientSecret.value.utf8.count >= bytes else {
-                throw IDTokenError(.keysUnavailable,
-                                   "the client secret is shorter than the \(bytes) bytes \(algorithm) needs (RFC 7518 §3.2); refusing to verify with it")
+                throw IDTokenError(
+                    .keysUnavailable,
+                    "the client secret is shorter than the \(bytes) bytes \(algorithm) needs (RFC 7518 §3.2); refusing to verify with it")
             }
             let collection = JWTKeyCollection()
             await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest)
@@ -204,7 +213,9 @@ public actor IDTokenValidator {
     private func keysURL() throws -> URL {
         if let url = provider.endpoints.jwks { return url }
         guard provider.isDiscovered else {
-            throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` names no JWKS endpoint and its discovery has not run; validate with `Provider.discovered(with:)`'s result")
+            throw IDTokenError(
+                .keysUnavailable,
+                "provider `\(provider.id)` names no JWKS endpoint and its discovery has not run; validate with `Provider.discovered(with:)`'s result")
         }
         throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
     }
@@ -231,7 +242,8 @@ public actor IDTokenValidator {
             let kid = fields["kid"]?.stringValue
             if kid == nil { fields["kid"] = .string("\u{0}unnamed-\(index)") }
             guard let data = try? JSONEncoder().encode(JSONValue.object(fields)), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
-                  (try? await collection.add(jwk: jwk)) != nil else {
+                (try? await collection.add(jwk: jwk)) != nil
+            else {
                 // A key type jwt-kit cannot load is skipped; a token naming it then fails as `unknown_key`.
                 continue
             }
@@ -244,17 +256,21 @@ public actor IDTokenValidator {
 
     // MARK: - Claims
 
-    private func checkClaims(_ claims: [String: JSONValue], algorithm: JWSAlgorithm, nonce: Secret?, accessToken: Secret?,
-                             checkingTimes: Bool = true) throws -> IDTokenClaims {
+    private func checkClaims(
+        _ claims: [String: JSONValue], algorithm: JWSAlgorithm, nonce: Secret?, accessToken: Secret?,
+        checkingTimes: Bool = true
+    ) throws -> IDTokenClaims {
         let issuer = claims["iss"]?.stringValue ?? ""
         guard provider.isIDTokenIssuer(issuer, claims: claims) else {
-            throw IDTokenError(.issuerMismatch, "the ID token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
+            throw IDTokenError(
+                .issuerMismatch, "the ID token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
-        let audiences: [String] = switch claims["aud"] {
-        case let .string(single)?: [single]
-        case let .array(many)?: many.compactMap(\.stringValue)
-        default: []
-        }
+        let audiences: [String] =
+            switch claims["aud"] {
+            case let .string(single)?: [single]
+            case let .array(many)?: many.compactMap(\.stringValue)
+            default: []
+            }
         guard audiences.contains(clientID) else {
             throw IDTokenError(.audienceMismatch, "the ID token is for `\(audiences.joined(separator: ", "))`, not this client (`\(clientID)`)")
         }
@@ -292,9 +308,10 @@ public actor IDTokenValidator {
                 throw IDTokenError(.accessTokenHashMismatch, "the ID token's at_hash does not match the access token (substituted token?)")
             }
         }
-        return IDTokenClaims(issuer: issuer, subject: subject, audiences: audiences,
-                             expiresAt: Date(timeIntervalSince1970: expiry), issuedAt: Date(timeIntervalSince1970: issued),
-                             nonce: tokenNonce, authorizedParty: authorizedParty, all: claims)
+        return IDTokenClaims(
+            issuer: issuer, subject: subject, audiences: audiences,
+            expiresAt: Date(timeIntervalSince1970: expiry), issuedAt: Date(timeIntervalSince1970: issued),
+            nonce: tokenNonce, authorizedParty: authorizedParty, all: claims)
     }
 
     /// `nbf` (RFC 7519 §4.1.5), when present, must have passed (within the leeway).
@@ -311,11 +328,12 @@ public actor IDTokenValidator {
     /// `at_hash`: base64url of the left half of the access token's hash, with the hash of the signing algorithm.
     static func accessTokenHash(_ accessToken: String, algorithm: JWSAlgorithm) -> String {
         let data = Data(accessToken.utf8)
-        let digest: [UInt8] = switch algorithm.digestBits {
-        case 384: Array(SHA384.hash(data: data))
-        case 512: Array(SHA512.hash(data: data))
-        default: Array(SHA256.hash(data: data))
-        }
+        let digest: [UInt8] =
+            switch algorithm.digestBits {
+            case 384: Array(SHA384.hash(data: data))
+            case 512: Array(SHA512.hash(data: data))
+            default: Array(SHA256.hash(data: data))
+            }
         return Base64URL.encode(Data(digest.prefix(digest.count / 2)))
     }
 
@@ -330,7 +348,8 @@ public actor IDTokenValidator {
         guard parts.count == 3 else { throw IDTokenError(.malformed, "a JWT has three dot-separated parts; this has \(parts.count)") }
         func object(_ part: Substring, _ name: String) throws -> [String: JSONValue] {
             guard let data = Base64URL.decode(String(part)),
-                  let value = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
+                let value = try? JSONDecoder().decode([String: JSONValue].self, from: data)
+            else {
                 throw IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON")
             }
             guard JSONValue.object(value).depth <= maximumClaimDepth else {

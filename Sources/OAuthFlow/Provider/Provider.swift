@@ -61,9 +61,11 @@ public struct Provider: Sendable, Hashable {
         }
     }
 
-    init(id: String, displayName: String, protocol: ProviderProtocol, variables: [String: String], issuer: URL?,
-         discovery: DiscoveryLocation?, endpoints: Endpoints, policy: ProviderPolicy, loopback: LoopbackRedirect,
-         profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool) {
+    init(
+        id: String, displayName: String, protocol: ProviderProtocol, variables: [String: String], issuer: URL?,
+        discovery: DiscoveryLocation?, endpoints: Endpoints, policy: ProviderPolicy, loopback: LoopbackRedirect,
+        profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool
+    ) {
         self.id = id
         self.displayName = displayName
         self.protocol = `protocol`
@@ -81,9 +83,10 @@ public struct Provider: Sendable, Hashable {
 
     /// The same provider with other endpoints.
     func with(endpoints: Endpoints, discovered: Bool) -> Provider {
-        Provider(id: id, displayName: displayName, protocol: `protocol`, variables: variables, issuer: issuer, discovery: discovery,
-                 endpoints: endpoints, policy: policy, loopback: loopback, profile: profile, issuers: issuers, resources: resources,
-                 isDiscovered: discovered)
+        Provider(
+            id: id, displayName: displayName, protocol: `protocol`, variables: variables, issuer: issuer, discovery: discovery,
+            endpoints: endpoints, policy: policy, loopback: loopback, profile: profile, issuers: issuers, resources: resources,
+            isDiscovered: discovered)
     }
 
     /// The discovery document's URL, when the descriptor asks for discovery.

@@ -14,12 +14,15 @@ extension Provider {
         func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
             guard merged[keyPath: slot] == nil, let found else { return }
             guard TransportPolicy.isSecure(found) else {
-                throw DiscoveryError(.insecureEndpoint,
-                                   "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted")
+                throw DiscoveryError(
+                    .insecureEndpoint,
+                    "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted"
+                )
             }
             if let issuerHost = issuer?.host?.lowercased(), let host = found.host?.lowercased(), host != issuerHost {
-                logger?.info("discovered endpoint on another host than the issuer",
-                             metadata: ["provider": "\(id)", "endpoint": "\(name)", "host": "\(host)", "issuer_host": "\(issuerHost)"])
+                logger?.info(
+                    "discovered endpoint on another host than the issuer",
+                    metadata: ["provider": "\(id)", "endpoint": "\(name)", "host": "\(host)", "issuer_host": "\(issuerHost)"])
             }
             merged[keyPath: slot] = found
         }
@@ -50,9 +53,10 @@ extension Provider {
     /// the provider as it was.
     public func completingRevocation(with discovery: DiscoveryClient, logger: Logger? = nil) async -> Provider {
         guard endpoints.revocation == nil, let location = self.discovery, location.mode == .oidc, !location.isExplicit,
-              let issuer, let url = ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414),
-              let metadata = try? await discovery.metadata(at: url, issuers: issuers, provider: id), metadata.revocationEndpoint != nil,
-              let completed = try? applying(metadata, logger: logger) else {
+            let issuer, let url = ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414),
+            let metadata = try? await discovery.metadata(at: url, issuers: issuers, provider: id), metadata.revocationEndpoint != nil,
+            let completed = try? applying(metadata, logger: logger)
+        else {
             return self
         }
         logger?.info("revocation endpoint taken from RFC 8414 metadata", metadata: ["provider": "\(id)", "document": "\(url.absoluteString)"])

@@ -100,8 +100,9 @@ public struct ProviderRegistry: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> ProviderRegistry {
-        let sources = sources(directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
-                              environment: environment)
+        let sources = sources(
+            directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
+            environment: environment)
         var entries: [String: Entry] = [:]
         var skipped: [Skipped] = []
         for (directory, origin) in sources {
@@ -111,23 +112,31 @@ public struct ProviderRegistry: Sendable {
                 guard let descriptor = document.descriptor else {
                     let name = file.deletingPathExtension().lastPathComponent
                     logger.info("provider file skipped", metadata: ["file": "\(file.path)", "problems": "\(document.problems.count)"])
-                    skipped.append(Skipped(name: name, error: ProviderError(
-                        .invalidDescriptor, "the descriptor file \(file.path) is invalid (run `oauthflow lint` for details):",
-                        provider: name, problems: document.problems)))
+                    skipped.append(
+                        Skipped(
+                            name: name,
+                            error: ProviderError(
+                                .invalidDescriptor, "the descriptor file \(file.path) is invalid (run `oauthflow lint` for details):",
+                                provider: name, problems: document.problems)))
                     continue
                 }
                 if let other = seenHere[descriptor.id] {
                     logger.info("provider skipped", metadata: ["provider": "\(descriptor.id)", "file": "\(file.path)"])
-                    skipped.append(Skipped(name: descriptor.id, error: ProviderError(
-                        .duplicateID, "two descriptors in one directory declare the id `\(descriptor.id)`: \(other) and \(file.path)",
-                        provider: descriptor.id)))
+                    skipped.append(
+                        Skipped(
+                            name: descriptor.id,
+                            error: ProviderError(
+                                .duplicateID, "two descriptors in one directory declare the id `\(descriptor.id)`: \(other) and \(file.path)",
+                                provider: descriptor.id)))
                     continue
                 }
                 seenHere[descriptor.id] = file.path
                 if let previous = entries[descriptor.id] {
-                    logger.info("provider overridden", metadata: [
-                        "provider": "\(descriptor.id)", "by": "\(file.path)", "replaces": "\(previous.origin)",
-                    ])
+                    logger.info(
+                        "provider overridden",
+                        metadata: [
+                            "provider": "\(descriptor.id)", "by": "\(file.path)", "replaces": "\(previous.origin)",
+                        ])
                 }
                 entries[descriptor.id] = Entry(descriptor: descriptor, origin: origin)
             }
@@ -136,8 +145,10 @@ public struct ProviderRegistry: Sendable {
     }
 
     /// The directories a registry reads, in override order.
-    private static func sources(directories: [URL], includeBundled: Bool, includeUserDirectory: Bool,
-                                environment: [String: String]) -> [(URL, Origin)] {
+    private static func sources(
+        directories: [URL], includeBundled: Bool, includeUserDirectory: Bool,
+        environment: [String: String]
+    ) -> [(URL, Origin)] {
         var sources: [(URL, Origin)] = []
         if includeBundled, let bundled = BundledProviders.directory {
             sources.append((bundled, .bundled))
@@ -170,21 +181,26 @@ public struct ProviderRegistry: Sendable {
         logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> ProviderDescriptor {
         func full() throws -> ProviderDescriptor {
-            try load(directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
-                     environment: environment, logger: logger).provider(named: name)
+            try load(
+                directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
+                environment: environment, logger: logger
+            ).provider(named: name)
         }
         // Only a plain id can be a file name; anything else gets the full load's answer.
         guard Pattern.matchesWhole(name, pattern: DescriptorSchema.identifierPattern) else { return try full() }
         var found: ProviderDescriptor?
-        for (directory, _) in sources(directories: directories, includeBundled: includeBundled,
-                                      includeUserDirectory: includeUserDirectory, environment: environment) {
+        for (directory, _) in sources(
+            directories: directories, includeBundled: includeBundled,
+            includeUserDirectory: includeUserDirectory, environment: environment)
+        {
             for suffix in ["yaml", "yml"] {
                 let file = directory.appendingPathComponent("\(name).\(suffix)")
                 guard FileManager.default.fileExists(atPath: file.path) else { continue }
                 let document = DescriptorDocument.load(contentsOf: file)
                 guard let descriptor = document.descriptor else {
-                    throw ProviderError(.invalidDescriptor, "the descriptor of `\(name)` is invalid (run `oauthflow lint` for details):",
-                                        provider: name, problems: document.problems)
+                    throw ProviderError(
+                        .invalidDescriptor, "the descriptor of `\(name)` is invalid (run `oauthflow lint` for details):",
+                        provider: name, problems: document.problems)
                 }
                 guard descriptor.id == name else { return try full() }
                 if found != nil { logger.info("provider overridden", metadata: ["provider": "\(name)", "by": "\(file.path)"]) }
@@ -234,7 +250,8 @@ public struct ProviderRegistry: Sendable {
         } catch {
             throw ProviderError(.invalidDescriptor, "cannot list the provider directory \(directory.path): \(error.localizedDescription)")
         }
-        return names
+        return
+            names
             .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
             .sorted()
             .map { directory.appendingPathComponent($0) }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -23,7 +24,8 @@ extension ProviderDescriptor {
     public func resolve(_ values: [String: String] = [:]) throws -> Provider {
         if discovery.mode == .none, discovery.url == nil, endpoints.token == nil {
             var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
-            message += issuer == nil
+            message +=
+                issuer == nil
                 ? "; give `endpoints.authorization` and `endpoints.token`, or `discovery.url`"
                 : "; set `discovery: {mode: oidc}` (or `rfc8414`) to read the endpoints from the issuer's metadata, or give `endpoints.authorization` and `endpoints.token`"
             throw ProviderError(.missingEndpoint, message, provider: id)
@@ -132,8 +134,9 @@ extension ProviderDescriptor {
             tokenRequest: .init(encoding: tokenRequest.bodyEncoding, headers: tokenRequest.headers),
             tokenResponseFormat: tokenResponse.format,
             userinfo: .init(method: userinfo.method == .post ? .post : .get, headers: userinfo.headers),
-            scopes: .init(defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
-                          offlineParameters: scopes.offline.params),
+            scopes: .init(
+                defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
+                offlineParameters: scopes.offline.params),
             device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases))
     }
 
@@ -169,9 +172,10 @@ extension ProviderDescriptor {
             if !problems.isEmpty {
                 let shown = problems.prefix(5).map { "\($0.location): \($0.message)" }.joined(separator: "; ")
                 let more = problems.count > 5 ? " (and \(problems.count - 5) more)" : ""
-                throw ProviderError(.invalidResources,
-                                    "the resources file `\(resourcesFile)` of provider `\(id)` is not a list of {scope, title, url} entries: \(shown)\(more)",
-                                    provider: id)
+                throw ProviderError(
+                    .invalidResources,
+                    "the resources file `\(resourcesFile)` of provider `\(id)` is not a list of {scope, title, url} entries: \(shown)\(more)",
+                    provider: id)
             }
         }
         return templates
@@ -184,7 +188,8 @@ extension ProviderDescriptor {
         guard !name.isEmpty, !name.hasPrefix("/"), !name.hasPrefix("~"), !name.split(separator: "/").contains("..") else {
             throw refuse("must be a path relative to the descriptor's directory, without `..`")
         }
-        let base = sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+        let base =
+            sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         // Resolve links on both sides: a link inside the directory must not point outside it.
         guard let directory = Self.realPath(base.path) else { throw refuse("cannot be found: the descriptor's directory is not readable") }
@@ -214,18 +219,19 @@ extension ProviderDescriptor {
     private func buildURL(_ template: URLTemplate, field: String, values: [String: String]) throws -> URL {
         let text = template.substituting(values)
         guard let url = URL(string: text),
-              let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let host = components.host, !host.isEmpty,
-              components.scheme?.lowercased() == template.scheme,
-              components.user == nil, components.password == nil
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let host = components.host, !host.isEmpty,
+            components.scheme?.lowercased() == template.scheme,
+            components.user == nil, components.password == nil
         else {
             throw ProviderError(.invalidURL, "`\(field)` of provider `\(id)` does not form a valid URL: `\(text)`", provider: id)
         }
         let placeholderInQuery = template.placeholders.contains { $0.part == .query || $0.part == .fragment }
         let templateHasQuery = template.text.contains("?")
         if !placeholderInQuery, !templateHasQuery, components.query != nil {
-            throw ProviderError(.invalidURL, "`\(field)` of provider `\(id)` gained a query string from a variable: `\(text)`",
-                                provider: id)
+            throw ProviderError(
+                .invalidURL, "`\(field)` of provider `\(id)` gained a query string from a variable: `\(text)`",
+                provider: id)
         }
         return url
     }

@@ -26,8 +26,10 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///   - idToken: The verified ID token's claims (nil for plain OAuth 2.0).
     ///   - userInfo: The userinfo answer, if read.
     ///   - extra: The extra call's answer (already narrowed by `pick_where`), if made.
-    public static func map(_ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
-                           extra: JSONValue? = nil) -> UserProfile {
+    public static func map(
+        _ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
+        extra: JSONValue? = nil
+    ) -> UserProfile {
         func first(_ sources: [String]) -> JSONValue? {
             for source in sources {
                 let path = source.split(separator: ".").map(String.init)
@@ -47,9 +49,10 @@ public struct UserProfile: Sendable, Hashable, Codable {
             }
             return nil
         }
-        return UserProfile(subject: first(mapping.subject).flatMap(text), name: first(mapping.name).flatMap(text),
-                           email: first(mapping.email).flatMap(text), emailVerified: first(mapping.emailVerified).flatMap(flag),
-                           picture: first(mapping.picture).flatMap(text))
+        return UserProfile(
+            subject: first(mapping.subject).flatMap(text), name: first(mapping.name).flatMap(text),
+            email: first(mapping.email).flatMap(text), emailVerified: first(mapping.emailVerified).flatMap(flag),
+            picture: first(mapping.picture).flatMap(text))
     }
 
     /// Text of a string or integer value (GitHub's numeric `id`); other values are not text.

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -26,8 +27,10 @@ public struct FileTokenStore: TokenStore {
 
     /// - Parameter directory: Where the files live; by default `$XDG_STATE_HOME/oauthflow`
     ///   (`~/.local/state/oauthflow`).
-    public init(directory: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                clock: any DateClock = SystemDateClock()) {
+    public init(
+        directory: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: any DateClock = SystemDateClock()
+    ) {
         self.directory = directory ?? XDGDirectory.state(environment: environment).appendingPathComponent("oauthflow", isDirectory: true)
         self.clock = clock
     }
@@ -47,7 +50,9 @@ public struct FileTokenStore: TokenStore {
         var out = ""
         for byte in name.utf8 {
             let scalar = Unicode.Scalar(byte)
-            if (scalar.properties.isAlphabetic && byte < 128) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95 || (byte == 46 && !out.isEmpty) {
+            if (scalar.properties.isAlphabetic && byte < 128) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95
+                || (byte == 46 && !out.isEmpty)
+            {
                 out.unicodeScalars.append(scalar)
             } else {
                 out += String(format: "%%%02X", byte)
@@ -117,10 +122,14 @@ public struct FileTokenStore: TokenStore {
         do {
             session = try StoredSession.decoded(from: data)
         } catch {
-            throw TokenStoreError(.corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection", path: path)
+            throw TokenStoreError(
+                .corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection",
+                path: path)
         }
         guard session.formatVersion == StoredSession.currentFormatVersion else {
-            throw TokenStoreError(.corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)", path: path)
+            throw TokenStoreError(
+                .corrupt, "\(path) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion)",
+                path: path)
         }
         return session
     }
@@ -156,8 +165,9 @@ public struct FileTokenStore: TokenStore {
         func reserve(_ bytes: Int) throws {
             #if canImport(Darwin)
             // Darwin has no posix_fallocate: F_PREALLOCATE claims the blocks for the open file instead.
-            var request = fstore_t(fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0,
-                                   fst_length: off_t(bytes), fst_bytesalloc: 0)
+            var request = fstore_t(
+                fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0,
+                fst_length: off_t(bytes), fst_bytesalloc: 0)
             let result = fcntl(fd, F_PREALLOCATE, &request) == 0 ? 0 : errno
             #else
             let result = posix_fallocate(fd, 0, off_t(bytes))
@@ -287,9 +297,12 @@ public struct FileTokenStore: TokenStore {
         }
         // The first JSON encoding in a process is slow (type metadata, conformances); pay for it
         // now, not between the answer's arrival and its record.
-        _ = try? Self.encode(StoredSession(key: key, variables: [:], clientID: "", redirectURI: directory,
-                                           tokens: TokenSet(accessToken: Secret(""), tokenType: "", expiresAt: nil, refreshToken: nil,
-                                                            idToken: nil, scopes: [], issuedAt: Date()), updatedAt: Date()))
+        _ = try? Self.encode(
+            StoredSession(
+                key: key, variables: [:], clientID: "", redirectURI: directory,
+                tokens: TokenSet(
+                    accessToken: Secret(""), tokenType: "", expiresAt: nil, refreshToken: nil,
+                    idToken: nil, scopes: [], issuedAt: Date()), updatedAt: Date()))
         return Reservation(received: received, committed: committed, key: key)
     }
 
@@ -325,9 +338,10 @@ public struct FileTokenStore: TokenStore {
             let placed = lock.withLock { () -> Bool in
                 // (Through the same calls the answer will take: their first run in a process is the slow one.)
                 guard state == .reserved, (try? received.write(header)) != nil,
-                      received.writeAll(RefreshAnswerRecord.noAnswerYet, at: header.count),
-                      !RefreshAnswerRecord.frame(RefreshAnswerRecord.noAnswerYet).isEmpty,
-                      rename(received.path, receivedPath) == 0 else { return false }
+                    received.writeAll(RefreshAnswerRecord.noAnswerYet, at: header.count),
+                    !RefreshAnswerRecord.frame(RefreshAnswerRecord.noAnswerYet).isEmpty,
+                    rename(received.path, receivedPath) == 0
+                else { return false }
                 state = .placed
                 return true
             }
@@ -451,7 +465,8 @@ public struct FileTokenStore: TokenStore {
             return nil
         }
         if let current = try? readPrivateFile(path(for: key)).map({ try Self.decode($0, path: path(for: key)) }),
-           current.tokens.refreshToken == session.tokens.refreshToken {
+            current.tokens.refreshToken == session.tokens.refreshToken
+        {
             unlink(received)
             syncDirectory()
             return current
@@ -578,9 +593,10 @@ public struct FileTokenStore: TokenStore {
     /// Refuses a file or directory that group or others may read, naming the chmod that fixes it.
     private func requirePrivate(_ info: stat, _ path: String, expected: String) throws {
         guard info.st_mode & 0o077 == 0 else {
-            throw TokenStoreError(.insecurePermissions,
-                                  "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be \(expected) (chmod \(expected) \(path))",
-                                  path: path)
+            throw TokenStoreError(
+                .insecurePermissions,
+                "\(path) has permissions \(String(info.st_mode & 0o777, radix: 8)); it holds tokens and must be \(expected) (chmod \(expected) \(path))",
+                path: path)
         }
     }
 

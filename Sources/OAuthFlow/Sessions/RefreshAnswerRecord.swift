@@ -58,20 +58,23 @@ public enum RefreshAnswerRecord {
         guard isRecord(data) else { return try decode(data, path) }
         let rest = data.dropFirst(magic.count)
         guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
-              let length = Int(String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)),
-              length >= 0, length <= rest.endIndex - (newline + 1) else {
+            let length = Int(String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)),
+            length >= 0, length <= rest.endIndex - (newline + 1)
+        else {
             throw TokenStoreError(.corrupt, "\(path) is not a readable refresh record", path: path)
         }
         let start = newline + 1
         var session = try decode(Data(rest[start..<(start + length)]), path)
         let framed = rest[(start + length)...]
         guard framed.count >= 11, framed[framed.startIndex + 10] == UInt8(ascii: "\n"),
-              let count = Int(String(decoding: framed.prefix(10), as: UTF8.self)), count > 0, count <= framed.count - 11 else {
+            let count = Int(String(decoding: framed.prefix(10), as: UTF8.self)), count > 0, count <= framed.count - 11
+        else {
             return nil
         }
         let answer = HTTPResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
         if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
-           !refresh.isEmpty {
+            !refresh.isEmpty
+        {
             session.tokens.refreshToken = Secret(refresh)
         }
         return session

@@ -36,8 +36,10 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// before OAuthFlow kept it.
     public var clientAuthentication: ProviderDescriptor.ClientAuth.Method?
 
-    public init(key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL, tokens: TokenSet, updatedAt: Date,
-                clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil) {
+    public init(
+        key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL, tokens: TokenSet, updatedAt: Date,
+        clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil
+    ) {
         self.formatVersion = Self.currentFormatVersion
         self.key = key
         self.variables = variables

@@ -43,10 +43,12 @@ public actor TokenManager {
     ///   - clock: The wall clock.
     ///   - transport: Sends ``perform(_:)`` requests.
     ///   - onChange: Called with every new session, and with nil after a sign-out.
-    public init(client: OAuthClient, store: any TokenStore, key: SessionKey, skew: TimeInterval = 60,
-                clock: any DateClock = SystemDateClock(), transport: any HTTPTransport = DefaultHTTPTransport(),
-                logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
-                onChange: (@Sendable (StoredSession?) -> Void)? = nil) {
+    public init(
+        client: OAuthClient, store: any TokenStore, key: SessionKey, skew: TimeInterval = 60,
+        clock: any DateClock = SystemDateClock(), transport: any HTTPTransport = DefaultHTTPTransport(),
+        logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
+        onChange: (@Sendable (StoredSession?) -> Void)? = nil
+    ) {
         self.client = client
         self.store = store
         self.key = key
@@ -93,8 +95,10 @@ public actor TokenManager {
     /// It reads only the store: no provider, no client, no network. A command that runs once
     /// per use (a git credential helper, a kubectl exec plugin) asks this first and builds a
     /// manager only when it gives nil; the answer is what ``validAccessToken()`` would return.
-    public static func storedSession(validFor skew: TimeInterval = 60, key: SessionKey, in store: any TokenStore,
-                                     clock: any DateClock = SystemDateClock()) async throws -> StoredSession? {
+    public static func storedSession(
+        validFor skew: TimeInterval = 60, key: SessionKey, in store: any TokenStore,
+        clock: any DateClock = SystemDateClock()
+    ) async throws -> StoredSession? {
         guard let session = try await store.load(key), !session.tokens.isExpired(at: clock.now(), skew: skew) else { return nil }
         return session
     }
@@ -165,16 +169,20 @@ public actor TokenManager {
         }
         // A server may spend the refresh token on a request that lacks the client's credential.
         if let method = latest.clientAuthentication, method != .none, client.configuration.clientSecret == nil {
-            throw SessionError(.missingClientCredential,
-                               "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and no client secret was given to refresh it; nothing was sent, so the refresh token still works once the secret is given")
+            throw SessionError(
+                .missingClientCredential,
+                "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and no client secret was given to refresh it; nothing was sent, so the refresh token still works once the secret is given"
+            )
         }
         // Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
         let reservation: any TokenStoreReservation
         do {
             reservation = try await store.reserve(key)
         } catch {
-            throw SessionError(.storeUnavailable,
-                               "cannot refresh \(key): new tokens could not be saved (\(error)); the refresh token was not used, so the session still works once that is fixed")
+            throw SessionError(
+                .storeUnavailable,
+                "cannot refresh \(key): new tokens could not be saved (\(error)); the refresh token was not used, so the session still works once that is fixed"
+            )
         }
         let clock = self.clock
         let answer = RecordedAnswer()
@@ -185,26 +193,29 @@ public actor TokenManager {
             if let recorder = reservation.answerRecorder(refreshing: latest) {
                 arrived = { answer in recorder(answer.body) }
             }
-            tokens = try await client.refresh(latest.tokens, arrived: arrived, received: { received in
-                var recorded = latest
-                recorded.tokens = received
-                recorded.updatedAt = clock.now()
-                answer.session = recorded
-                do {
-                    try await reservation.record(recorded)
-                } catch {
-                    // The answer is in memory: check it, then commit it (or keep retrying); failing here would drop it.
-                    answer.recordError = error
-                }
-            })
+            tokens = try await client.refresh(
+                latest.tokens, arrived: arrived,
+                received: { received in
+                    var recorded = latest
+                    recorded.tokens = received
+                    recorded.updatedAt = clock.now()
+                    answer.session = recorded
+                    do {
+                        try await reservation.record(recorded)
+                    } catch {
+                        // The answer is in memory: check it, then commit it (or keep retrying); failing here would drop it.
+                        answer.recordError = error
+                    }
+                })
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
             await reservation.abandon()
             try await store.remove(key)
             cached = nil
             onChange?(nil)
             logger.debug("refresh token rejected; signed out", metadata: ["session": "\(key)"])
-            throw SessionError(.signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
-                               serverError: error)
+            throw SessionError(
+                .signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
+                serverError: error)
         } catch {
             guard let recorded = answer.session else {
                 await reservation.abandon()
@@ -232,8 +243,10 @@ public actor TokenManager {
             try await reservation.commit(updated)
         } catch {
             let attempts = keepSaving(updated, after: error)
-            throw SessionError(.storeUnavailable,
-                               "\(key) was refreshed, but the new tokens could not be saved (\(error)); this process keeps using them and tries to save them \(attempts) more times over about \(Int(Self.saveRetryDelays.reduce(0, +))) s, and they are lost if it exits first (sign in again then)")
+            throw SessionError(
+                .storeUnavailable,
+                "\(key) was refreshed, but the new tokens could not be saved (\(error)); this process keeps using them and tries to save them \(attempts) more times over about \(Int(Self.saveRetryDelays.reduce(0, +))) s, and they are lost if it exits first (sign in again then)"
+            )
         }
         return updated
     }

@@ -11,7 +11,8 @@ extension ClientsFile {
     ///
     /// - Throws: ``ClientSettingsError`` `invalid_clients_file` when the key is not a list of mappings.
     public func gitCredentialMappings() throws -> [GitCredentialMapping] {
-        try decode([GitCredentialMapping].self, at: ["credential_helpers", "git"],
-                   shape: "a list of {url, provider, account, variables, username} entries") ?? []
+        try decode(
+            [GitCredentialMapping].self, at: ["credential_helpers", "git"],
+            shape: "a list of {url, provider, account, variables, username} entries") ?? []
     }
 }

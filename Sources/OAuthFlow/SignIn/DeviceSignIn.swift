@@ -31,8 +31,10 @@ public struct DeviceSignIn: Sendable {
     public let clock: any DateClock
     public let sleeper: any Sleeper
 
-    public init(store: any TokenStore = FileTokenStore(), transport: any HTTPTransport = DefaultHTTPTransport(),
-                clock: any DateClock = SystemDateClock(), sleeper: any Sleeper = TaskSleeper()) {
+    public init(
+        store: any TokenStore = FileTokenStore(), transport: any HTTPTransport = DefaultHTTPTransport(),
+        clock: any DateClock = SystemDateClock(), sleeper: any Sleeper = TaskSleeper()
+    ) {
         self.store = store
         self.transport = transport
         self.clock = clock
@@ -46,13 +48,17 @@ public struct DeviceSignIn: Sendable {
     /// Cancelling the task stops the polling at once; nothing is stored then.
     /// - Throws: what ``OAuthClient/startDeviceAuthorization()`` and
     ///   ``OAuthClient/pollDeviceAuthorization(_:sleeper:onPoll:)`` throw, `CancellationError`, and store errors.
-    public func signIn(to provider: Provider, clientID: String, clientSecret: Secret? = nil,
-                       authMethod: ClientAuthMethod? = nil, scopes: [String]? = nil,
-                       requestOfflineAccess: Bool = true, account: String = "default",
-                       events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> SignInResult {
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: clientID, redirectURI: Self.noRedirectURI, clientSecret: clientSecret, scopes: scopes,
-            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod), transport: transport, clock: clock)
+    public func signIn(
+        to provider: Provider, clientID: String, clientSecret: Secret? = nil,
+        authMethod: ClientAuthMethod? = nil, scopes: [String]? = nil,
+        requestOfflineAccess: Bool = true, account: String = "default",
+        events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> SignInResult {
+        let client = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(
+                clientID: clientID, redirectURI: Self.noRedirectURI, clientSecret: clientSecret, scopes: scopes,
+                requestOfflineAccess: requestOfflineAccess, authMethod: authMethod), transport: transport, clock: clock)
         let authorization = try await client.startDeviceAuthorization()
         events(.showCode(authorization))
         let outcome = try await client.pollDeviceSignIn(authorization, sleeper: sleeper) { poll in
@@ -62,7 +68,8 @@ public struct DeviceSignIn: Sendable {
             }
         }
         try Task.checkCancellation()
-        return try await SignInResult.store(outcome, client: client, account: account, redirectURI: Self.noRedirectURI,
-                                            in: store, at: clock.now())
+        return try await SignInResult.store(
+            outcome, client: client, account: account, redirectURI: Self.noRedirectURI,
+            in: store, at: clock.now())
     }
 }

@@ -67,7 +67,8 @@ public struct GitCredentialMapping: Sendable, Hashable, Codable {
     /// Whether this mapping answers `request`.
     public func matches(_ request: GitCredentialRequest) -> Bool {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(),
-              scheme == request.protocolName?.lowercased() else { return false }
+            scheme == request.protocolName?.lowercased()
+        else { return false }
         let hostAndPort = components.port.map { "\(host):\($0)" } ?? host
         guard request.host?.lowercased() == hostAndPort else { return false }
         let prefix = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))

@@ -23,14 +23,18 @@ public struct SignInResult: Sendable {
     /// Stores what a finished authorization returned, as `account`'s session with `client`'s provider.
     ///
     /// - Throws: ``TokenStoreError`` when the session cannot be stored.
-    public static func store(_ outcome: OAuthClient.SignInOutcome, client: OAuthClient, account: String = "default",
-                             redirectURI: URL, in store: any TokenStore, at now: Date = Date()) async throws -> SignInResult {
+    public static func store(
+        _ outcome: OAuthClient.SignInOutcome, client: OAuthClient, account: String = "default",
+        redirectURI: URL, in store: any TokenStore, at now: Date = Date()
+    ) async throws -> SignInResult {
         let provider = client.provider
-        let session = StoredSession(key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
-                                    clientID: client.configuration.clientID, redirectURI: redirectURI, tokens: outcome.tokens,
-                                    updatedAt: now, clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
+        let session = StoredSession(
+            key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
+            clientID: client.configuration.clientID, redirectURI: redirectURI, tokens: outcome.tokens,
+            updatedAt: now, clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
         try await store.save(session)
-        return SignInResult(session: session, idToken: outcome.idToken,
-                            profile: outcome.idToken.map { UserProfile.map(provider.profile, idToken: $0.all, userInfo: nil) })
+        return SignInResult(
+            session: session, idToken: outcome.idToken,
+            profile: outcome.idToken.map { UserProfile.map(provider.profile, idToken: $0.all, userInfo: nil) })
     }
 }

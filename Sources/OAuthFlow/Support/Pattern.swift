@@ -119,7 +119,7 @@ enum Pattern {
             default: return atom
             }
             switch current {
-            case "?": index += 1 // lazy: the same strings match as a whole
+            case "?": index += 1  // lazy: the same strings match as a whole
             case "+": throw SyntaxError(reason: "possessive quantifiers (`*+`, `++`) are not supported")
             case "*", "{": throw SyntaxError(reason: "a quantifier follows another at position \(index + 1)")
             default: break
@@ -219,7 +219,8 @@ enum Pattern {
                 if scalar == "\\" {
                     let escaped = try escape(inClass: true)
                     guard !escaped.negated, escaped.ranges.count == 1, escaped.ranges[0].count == 1,
-                          let single = Unicode.Scalar(escaped.ranges[0].lowerBound) else {
+                        let single = Unicode.Scalar(escaped.ranges[0].lowerBound)
+                    else {
                         guard !escaped.negated else { throw SyntaxError(reason: "`\\D`, `\\W` and `\\S` are not supported inside `[…]`") }
                         set.ranges += escaped.ranges
                         continue
@@ -237,7 +238,8 @@ enum Pattern {
                     if high == "\\" {
                         let escaped = try escape(inClass: true)
                         guard escaped.ranges.count == 1, escaped.ranges[0].count == 1, !escaped.negated,
-                              let single = Unicode.Scalar(escaped.ranges[0].lowerBound) else {
+                            let single = Unicode.Scalar(escaped.ranges[0].lowerBound)
+                        else {
                             throw SyntaxError(reason: "a range in `[…]` must end with a single character")
                         }
                         high = single

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -51,8 +52,9 @@ public enum SafeFile {
         let fd = open(path, flags)
         guard fd >= 0 else {
             let code = errno
-            throw ReadError(path: path, reason: explain(code, followLinks: followLinks),
-                            kind: code == ENOENT ? .missing : code == ELOOP && !followLinks ? .notRegularFile : .system)
+            throw ReadError(
+                path: path, reason: explain(code, followLinks: followLinks),
+                kind: code == ENOENT ? .missing : code == ELOOP && !followLinks ? .notRegularFile : .system)
         }
         defer { close(fd) }
         var info = stat()

@@ -44,10 +44,11 @@ public struct SessionKeyring: Sendable {
         }
 
         static func isValidID(_ id: String) -> Bool {
-            !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
-            }
+            !id.isEmpty && id.utf8.count <= 64
+                && id.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || byte == 0x2E || byte == 0x5F || byte == 0x2D
+                }
         }
     }
 
@@ -86,7 +87,8 @@ public struct SessionKeyring: Sendable {
         do {
             return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key.key, authenticating: context)
         } catch {
-            throw SessionKeyringError("does not open with key \(keyID): it was altered, moved from another row, or sealed with another key of that id")
+            throw SessionKeyringError(
+                "does not open with key \(keyID): it was altered, moved from another row, or sealed with another key of that id")
         }
     }
 }

@@ -26,12 +26,13 @@ public enum TerminalText {
                 out.append(scalar)
                 continue
             }
-            let visible: String = switch scalar {
-            case "\n": "\\n"
-            case "\r": "\\r"
-            case "\t": "\\t"
-            default: scalar.value < 0x100 ? "\\x" + hex(scalar.value, width: 2) : "\\u{" + hex(scalar.value, width: 4) + "}"
-            }
+            let visible: String =
+                switch scalar {
+                case "\n": "\\n"
+                case "\r": "\\r"
+                case "\t": "\\t"
+                default: scalar.value < 0x100 ? "\\x" + hex(scalar.value, width: 2) : "\\u{" + hex(scalar.value, width: 4) + "}"
+                }
             out.append(contentsOf: visible.unicodeScalars)
         }
         return String(out)

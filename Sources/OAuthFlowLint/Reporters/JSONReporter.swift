@@ -19,8 +19,9 @@ public struct JSONReporter: Reporter {
 
     public func report(_ diagnostics: [Diagnostic]) -> String {
         let entries = diagnostics.map {
-            Entry(path: $0.location.path, line: $0.location.line, column: $0.location.column,
-                  severity: $0.severity.rawValue, ruleID: $0.ruleID, message: $0.message)
+            Entry(
+                path: $0.location.path, line: $0.location.line, column: $0.location.column,
+                severity: $0.severity.rawValue, ruleID: $0.ruleID, message: $0.message)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

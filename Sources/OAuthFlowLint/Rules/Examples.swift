@@ -31,9 +31,10 @@ enum Examples {
     static let valid = header + endpoints
 
     /// A complete, valid OpenID Connect descriptor.
-    static let validOIDC = oidcHeader + endpoints + """
-        scopes:
-          default: [openid, email]
+    static let validOIDC =
+        oidcHeader + endpoints + """
+            scopes:
+              default: [openid, email]
 
-        """
+            """
 }

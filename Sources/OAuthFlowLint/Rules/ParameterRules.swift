@@ -5,7 +5,8 @@ public struct ReservedParameterRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "reserved_parameter", name: "Reserved parameter",
-        summary: "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type.",
+        summary:
+            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  extra_params:\n    code_challenge_method: plain\n",
@@ -32,7 +33,8 @@ public struct OfflineAccessConsentRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "offline_access_consent", name: "offline_access needs prompt=consent",
-        summary: "A descriptor that asks for the `offline_access` scope must also send `prompt=consent` (OpenID Connect Core §11); a conforming server refuses the sign-in otherwise.",
+        summary:
+            "A descriptor that asks for the `offline_access` scope must also send `prompt=consent` (OpenID Connect Core §11); a conforming server refuses the sign-in otherwise.",
         severity: .warning,
         triggering: [
             Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n",
@@ -41,7 +43,8 @@ public struct OfflineAccessConsentRule: LintRule {
         ],
         nonTriggering: [
             Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    params:\n      prompt: consent\n",
-            Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [openid, offline_access]\nauthorization:\n  extra_params:\n    prompt: login consent\n",
+            Examples.oidcHeader + Examples.endpoints
+                + "scopes:\n  default: [openid, offline_access]\nauthorization:\n  extra_params:\n    prompt: login consent\n",
             Examples.validOIDC + "  offline:\n    params:\n      access_type: offline\n",
         ])
 
@@ -53,13 +56,20 @@ public struct OfflineAccessConsentRule: LintRule {
         let always = hasConsent(descriptor.authorization.extraParams["prompt"])
         var diagnostics: [Diagnostic] = []
         if let index = descriptor.scopes.default.firstIndex(of: "offline_access"), !always {
-            diagnostics.append(diagnostic(file, ["scopes", "default", String(index)],
-                                          "`offline_access` is asked for without `prompt=consent`; set `authorization.extra_params.prompt: consent` (OpenID Connect Core §11)"))
+            diagnostics.append(
+                diagnostic(
+                    file, ["scopes", "default", String(index)],
+                    "`offline_access` is asked for without `prompt=consent`; set `authorization.extra_params.prompt: consent` (OpenID Connect Core §11)"
+                ))
         }
         if let index = descriptor.scopes.offline.scopes.firstIndex(of: "offline_access"),
-           !always, !hasConsent(descriptor.scopes.offline.params["prompt"]) {
-            diagnostics.append(diagnostic(file, ["scopes", "offline", "scopes", String(index)],
-                                          "`offline_access` is asked for without `prompt=consent`; add `prompt: consent` to `scopes.offline.params` (OpenID Connect Core §11)"))
+            !always, !hasConsent(descriptor.scopes.offline.params["prompt"])
+        {
+            diagnostics.append(
+                diagnostic(
+                    file, ["scopes", "offline", "scopes", String(index)],
+                    "`offline_access` is asked for without `prompt=consent`; add `prompt: consent` to `scopes.offline.params` (OpenID Connect Core §11)"
+                ))
         }
         return diagnostics
     }
@@ -75,13 +85,15 @@ public struct LiteralSecretRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "literal_secret", name: "Literal secret",
-        summary: "A descriptor must not hold a client secret, token, password, private key or credential header; give secrets to the CLI by reference instead.",
+        summary:
+            "A descriptor must not hold a client secret, token, password, private key or credential header; give secrets to the CLI by reference instead.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  extra_params:\n    client_secret: s3cr3t-value\n",
             Examples.valid + "token_request:\n  headers:\n    Authorization: Basic Y2xpZW50OnNlY3JldA==\n",
             Examples.valid + "client_secret: s3cr3t-value\n",
-            Examples.valid + "authorization:\n  extra_params:\n    assertion_key: \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\"\n",
+            Examples.valid
+                + "authorization:\n  extra_params:\n    assertion_key: \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\"\n",
         ],
         nonTriggering: [Examples.valid + "token_request:\n  headers:\n    Accept: application/json\n"])
 

@@ -16,13 +16,21 @@ public struct PrivateUseSchemeRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let scheme = file.descriptor?.redirect.privateUseScheme else { return [] }
-        let valid = scheme.first?.isLetter == true
+        let valid =
+            scheme.first?.isLetter == true
             && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
         if !valid {
-            return [diagnostic(file, ["redirect", "private_use_scheme"], "`\(scheme)` is not a URI scheme; give the scheme alone, such as `com.example.app`")]
+            return [
+                diagnostic(
+                    file, ["redirect", "private_use_scheme"], "`\(scheme)` is not a URI scheme; give the scheme alone, such as `com.example.app`")
+            ]
         }
         if !scheme.contains(".") {
-            return [diagnostic(file, ["redirect", "private_use_scheme"], "scheme `\(scheme)` has no period; use a reverse domain name you control, such as `com.example.\(scheme)`")]
+            return [
+                diagnostic(
+                    file, ["redirect", "private_use_scheme"],
+                    "scheme `\(scheme)` has no period; use a reverse domain name you control, such as `com.example.\(scheme)`")
+            ]
         }
         return []
     }
@@ -33,7 +41,8 @@ public struct LocalhostLoopbackRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "localhost_loopback", name: "Localhost loopback",
-        summary: "The loopback redirect host should be `127.0.0.1` or `[::1]`, not `localhost`, which may resolve elsewhere or be taken by another listener (RFC 8252 §8.3).",
+        summary:
+            "The loopback redirect host should be `127.0.0.1` or `[::1]`, not `localhost`, which may resolve elsewhere or be taken by another listener (RFC 8252 §8.3).",
         severity: .warning,
         triggering: [Examples.valid + "redirect:\n  loopback:\n    host: localhost\n"],
         nonTriggering: [Examples.valid + "redirect:\n  loopback:\n    host: 127.0.0.1\n"])
@@ -44,9 +53,12 @@ public struct LocalhostLoopbackRule: LintRule {
             return [diagnostic(file, ["redirect", "loopback", "host"], "use `127.0.0.1` or `[::1]` rather than `localhost` (RFC 8252 §8.3)")]
         }
         if !Loopback.isLoopbackHost(host) {
-            return [Diagnostic(location: file.document.location(of: ["redirect", "loopback", "host"]), severity: .error,
-                               ruleID: Self.description.identifier,
-                               message: "`\(host)` is not a loopback address; the redirect receiver must listen on 127.0.0.1 or [::1]")]
+            return [
+                Diagnostic(
+                    location: file.document.location(of: ["redirect", "loopback", "host"]), severity: .error,
+                    ruleID: Self.description.identifier,
+                    message: "`\(host)` is not a loopback address; the redirect receiver must listen on 127.0.0.1 or [::1]")
+            ]
         }
         return []
     }

@@ -21,15 +21,18 @@ public struct AuthorizationCodeOnlyRule: LintRule {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         if descriptor.authorization.responseType != "code" {
-            diagnostics.append(diagnostic(file, ["authorization", "response_type"],
-                                          "response type `\(descriptor.authorization.responseType)` is not allowed; use `code` (RFC 9700 §2.1.2)"))
+            diagnostics.append(
+                diagnostic(
+                    file, ["authorization", "response_type"],
+                    "response type `\(descriptor.authorization.responseType)` is not allowed; use `code` (RFC 9700 §2.1.2)"))
         }
         for (index, grant) in descriptor.grantTypes.enumerated() where !Self.allowedGrants.contains(grant) {
-            let reason = switch grant {
-            case "implicit": "the implicit grant must not be used (RFC 9700 §2.1.2)"
-            case "password": "the resource owner password grant must not be used (RFC 9700 §2.4)"
-            default: "OAuthFlow does not run the `\(grant)` grant"
-            }
+            let reason =
+                switch grant {
+                case "implicit": "the implicit grant must not be used (RFC 9700 §2.1.2)"
+                case "password": "the resource owner password grant must not be used (RFC 9700 §2.4)"
+                default: "OAuthFlow does not run the `\(grant)` grant"
+                }
             diagnostics.append(diagnostic(file, ["grant_types", "\(index)"], "grant type `\(grant)`: \(reason)"))
         }
         return diagnostics
@@ -53,8 +56,11 @@ public struct PKCEForPublicClientsRule: LintRule {
         guard let descriptor = file.descriptor, descriptor.clientAuth.supported.contains(.none), descriptor.security.pkce != .required else {
             return []
         }
-        return [diagnostic(file, ["security", "pkce"],
-                           "a public client (client_auth `none`) must use PKCE; set `security.pkce: required`")]
+        return [
+            diagnostic(
+                file, ["security", "pkce"],
+                "a public client (client_auth `none`) must use PKCE; set `security.pkce: required`")
+        ]
     }
 }
 
@@ -95,7 +101,8 @@ public struct OIDCOpenIDScopeRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "oidc_openid_scope", name: "OIDC openid scope",
-        summary: "A `protocol: oidc` descriptor must request the `openid` scope by default, or the server answers as plain OAuth and sends no ID token.",
+        summary:
+            "A `protocol: oidc` descriptor must request the `openid` scope by default, or the server answers as plain OAuth and sends no ID token.",
         severity: .error,
         triggering: [Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [email]\n"],
         nonTriggering: [Examples.validOIDC])
@@ -131,11 +138,13 @@ public struct IssuerValidationRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "issuer_validation", name: "Issuer validation",
-        summary: "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), and `security.issuer_aliases` differ from the issuer.",
+        summary:
+            "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), and `security.issuer_aliases` differ from the issuer.",
         severity: .error,
         triggering: [
             Examples.valid + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
-            Examples.validOIDC + "variables:\n  tenant:\n    description: Tenant\n    default: common\nsecurity:\n  id_token_issuer: https://auth.example.com/{tenant}/v2.0\n",
+            Examples.validOIDC
+                + "variables:\n  tenant:\n    description: Tenant\n    default: common\nsecurity:\n  id_token_issuer: https://auth.example.com/{tenant}/v2.0\n",
             Examples.validOIDC + "security:\n  issuer_aliases: [https://auth.example.com]\n",
         ],
         nonTriggering: [
@@ -148,12 +157,17 @@ public struct IssuerValidationRule: LintRule {
         var diagnostics: [Diagnostic] = []
         if let template = descriptor.security.idTokenIssuer {
             if descriptor.protocol != .oidc || descriptor.issuer == nil {
-                diagnostics.append(diagnostic(file, ["security", "id_token_issuer"],
-                                              "`id_token_issuer` applies to ID tokens: it needs `protocol: oidc` and an `issuer`"))
+                diagnostics.append(
+                    diagnostic(
+                        file, ["security", "id_token_issuer"],
+                        "`id_token_issuer` applies to ID tokens: it needs `protocol: oidc` and an `issuer`"))
             }
             for placeholder in URLTemplate(template).placeholders where descriptor.variables[placeholder.name] != nil {
-                diagnostics.append(diagnostic(file, ["security", "id_token_issuer"],
-                                              "`{\(placeholder.name)}` in `id_token_issuer` is filled from the ID token's `\(placeholder.name)` claim, not from the variable of that name; write the variable's part out or use the claim that carries it (Entra: `{tid}`)"))
+                diagnostics.append(
+                    diagnostic(
+                        file, ["security", "id_token_issuer"],
+                        "`{\(placeholder.name)}` in `id_token_issuer` is filled from the ID token's `\(placeholder.name)` claim, not from the variable of that name; write the variable's part out or use the claim that carries it (Entra: `{tid}`)"
+                    ))
             }
         }
         for (index, alias) in descriptor.security.issuerAliases.enumerated() where alias == descriptor.issuer {

@@ -9,8 +9,9 @@ protocol ProblemRule: LintRule {
 extension ProblemRule {
     public func validate(_ file: LintFile) -> [Diagnostic] {
         file.document.problems.filter { $0.kind == Self.kind }.map {
-            Diagnostic(location: $0.location, severity: Self.description.severity,
-                       ruleID: Self.description.identifier, message: $0.message)
+            Diagnostic(
+                location: $0.location, severity: Self.description.severity,
+                ruleID: Self.description.identifier, message: $0.message)
         }
     }
 }
@@ -21,7 +22,8 @@ public struct MalformedYAMLRule: ProblemRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "malformed_yaml", name: "Malformed YAML",
-        summary: "The file must be one readable YAML document: UTF-8 text, no syntax errors or duplicate keys, not empty, not oversized, not nested absurdly deep.",
+        summary:
+            "The file must be one readable YAML document: UTF-8 text, no syntax errors or duplicate keys, not empty, not oversized, not nested absurdly deep.",
         severity: .error,
         triggering: [
             Examples.header + "endpoints: [unclosed\n",
@@ -113,8 +115,10 @@ public struct DuplicateIDRule: CollectionLintRule {
         var diagnostics: [Diagnostic] = []
         for entry in entries {
             if let earlier = first[entry.key] {
-                diagnostics.append(Diagnostic(location: entry.location, severity: Self.description.severity, ruleID: Self.description.identifier,
-                                              message: "id `\(entry.key)` is already declared in \(earlier.location)"))
+                diagnostics.append(
+                    Diagnostic(
+                        location: entry.location, severity: Self.description.severity, ruleID: Self.description.identifier,
+                        message: "id `\(entry.key)` is already declared in \(earlier.location)"))
             } else {
                 first[entry.key] = entry
             }
@@ -128,7 +132,8 @@ public struct EndpointsOrDiscoveryRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "endpoints_or_discovery", name: "Endpoints or discovery",
-        summary: "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`.",
+        summary:
+            "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`.",
         severity: .error,
         triggering: [
             Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n",
@@ -161,13 +166,15 @@ public struct DeviceGrantRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "device_grant", name: "Device grant",
-        summary: "A descriptor that declares the device grant (RFC 8628) needs `endpoints.device_authorization` or discovery; one with the endpoint should declare the grant.",
+        summary:
+            "A descriptor that declares the device grant (RFC 8628) needs `endpoints.device_authorization` or discovery; one with the endpoint should declare the grant.",
         severity: .error,
         triggering: [
-            Examples.valid + "grant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n",
+            Examples.valid + "grant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n"
         ],
         nonTriggering: [
-            Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  device_authorization: https://auth.example.com/device\ngrant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n",
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  device_authorization: https://auth.example.com/device\ngrant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n"
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
@@ -175,13 +182,19 @@ public struct DeviceGrantRule: LintRule {
         let hasEndpoint = descriptor.endpoints.deviceAuthorization != nil
         let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
         if descriptor.supportsDeviceFlow, !hasEndpoint, !discovers {
-            return [diagnostic(file, ["grant_types"],
-                               "the device grant is declared, but there is no `endpoints.device_authorization` and no discovery to find one")]
+            return [
+                diagnostic(
+                    file, ["grant_types"],
+                    "the device grant is declared, but there is no `endpoints.device_authorization` and no discovery to find one")
+            ]
         }
         if hasEndpoint, !descriptor.supportsDeviceFlow {
-            return [diagnostic(file, ["endpoints", "device_authorization"],
-                               "a device authorization endpoint is given but `grant_types` does not declare `\(ProviderDescriptor.deviceCodeGrant)`; declare it so `oauthflow login --device` can use it",
-                               severity: .warning)]
+            return [
+                diagnostic(
+                    file, ["endpoints", "device_authorization"],
+                    "a device authorization endpoint is given but `grant_types` does not declare `\(ProviderDescriptor.deviceCodeGrant)`; declare it so `oauthflow login --device` can use it",
+                    severity: .warning)
+            ]
         }
         return []
     }
@@ -191,7 +204,8 @@ public struct ProfileSourcesRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "profile_sources", name: "Profile sources",
-        summary: "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses.",
+        summary:
+            "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses.",
         severity: .error,
         triggering: [
             Examples.valid + "profile:\n  subject: [id_token.sub]\n",
@@ -200,7 +214,8 @@ public struct ProfileSourcesRule: LintRule {
         ],
         nonTriggering: [
             Examples.validOIDC + "profile:\n  subject: [id_token.oid, id_token.sub]\n",
-            Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  userinfo: https://api.example.com/user\nprofile:\n  subject: [userinfo.id]\n  email: [extra.email]\n  extra_call:\n    url: https://api.example.com/user/emails\n    pick_where: primary\n",
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  userinfo: https://api.example.com/user\nprofile:\n  subject: [userinfo.id]\n  email: [extra.email]\n  extra_call:\n    url: https://api.example.com/user/emails\n    pick_where: primary\n",
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
@@ -232,12 +247,17 @@ public struct ProfileSourcesRule: LintRule {
         }
         if let call = profile.extraCall {
             if !usesExtra {
-                diagnostics.append(diagnostic(file, ["profile", "extra_call"], "`profile.extra_call` is declared but no source reads `extra.`; it would cost a request for nothing",
-                                              atKey: true, severity: .warning))
+                diagnostics.append(
+                    diagnostic(
+                        file, ["profile", "extra_call"],
+                        "`profile.extra_call` is declared but no source reads `extra.`; it would cost a request for nothing",
+                        atKey: true, severity: .warning))
             }
             if let url = URL(string: call.url.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
-               !TransportPolicy.isSecure(url) {
-                diagnostics.append(diagnostic(file, ["profile", "extra_call", "url"], "`profile.extra_call.url` sends the access token, so it must use https"))
+                !TransportPolicy.isSecure(url)
+            {
+                diagnostics.append(
+                    diagnostic(file, ["profile", "extra_call", "url"], "`profile.extra_call.url` sends the access token, so it must use https"))
             }
         }
         return diagnostics

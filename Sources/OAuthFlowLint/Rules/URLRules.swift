@@ -21,10 +21,14 @@ public struct HTTPSEndpointsRule: LintRule {
         identifier: "https_endpoints", name: "HTTPS endpoints",
         summary: "Every URL must use https; plain http is allowed only for loopback hosts (RFC 9700 §2.6, RFC 8414 §2).",
         severity: .error,
-        triggering: [Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: http://auth.example.com/token\n"],
+        triggering: [
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: http://auth.example.com/token\n"
+        ],
         nonTriggering: [
             Examples.valid,
-            Examples.header + "issuer: http://127.0.0.1:8000/o\nendpoints:\n  authorization: http://127.0.0.1:8000/o/authorize/\n  token: http://localhost:8000/o/token/\n",
+            Examples.header
+                + "issuer: http://127.0.0.1:8000/o\nendpoints:\n  authorization: http://127.0.0.1:8000/o/authorize/\n  token: http://localhost:8000/o/token/\n",
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
@@ -43,8 +47,10 @@ public struct IssuerNoQueryOrFragmentRule: LintRule {
         summary: "The issuer identifier must have no query or fragment (RFC 8414 §2), or `iss` comparisons and discovery break.",
         severity: .error,
         triggering: [
-            Examples.header + "issuer: https://auth.example.com/?tenant=a\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n",
-            Examples.header + "issuer: https://auth.example.com#main\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n",
+            Examples.header
+                + "issuer: https://auth.example.com/?tenant=a\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n",
+            Examples.header
+                + "issuer: https://auth.example.com#main\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n",
         ],
         nonTriggering: [Examples.valid])
 
@@ -59,19 +65,24 @@ public struct IssuerForIssParameterRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "issuer_for_iss_parameter", name: "Issuer for the iss check",
-        summary: "Unless `security.iss_parameter` is `absent`, the descriptor must declare its `issuer`, so the RFC 9207 mix-up check has something to compare with.",
+        summary:
+            "Unless `security.iss_parameter` is `absent`, the descriptor must declare its `issuer`, so the RFC 9207 mix-up check has something to compare with.",
         severity: .error,
         triggering: [Examples.header + "endpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n"],
         nonTriggering: [
             Examples.valid,
-            Examples.header + "endpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\nsecurity:\n  iss_parameter: absent\n",
+            Examples.header
+                + "endpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\nsecurity:\n  iss_parameter: absent\n",
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.issuer == nil, descriptor.security.issParameter != .absent else {
             return []
         }
-        return [diagnostic(file, ["security", "iss_parameter"],
-                           "no `issuer` is declared, so a callback's `iss` cannot be checked; declare the issuer or set `security.iss_parameter: absent`")]
+        return [
+            diagnostic(
+                file, ["security", "iss_parameter"],
+                "no `issuer` is declared, so a callback's `iss` cannot be checked; declare the issuer or set `security.iss_parameter: absent`")
+        ]
     }
 }

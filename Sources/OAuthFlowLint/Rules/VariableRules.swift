@@ -8,8 +8,14 @@ public struct UndeclaredVariableRule: LintRule {
         identifier: "undeclared_variable", name: "Undeclared variable",
         summary: "Every `{name}` used in a URL must be declared under `variables`.",
         severity: .error,
-        triggering: [Examples.header + "issuer: https://{domain}/\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"],
-        nonTriggering: [Examples.header + "issuer: https://{domain}/\nvariables:\n  domain:\n    description: Tenant domain\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"])
+        triggering: [
+            Examples.header
+                + "issuer: https://{domain}/\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"
+        ],
+        nonTriggering: [
+            Examples.header
+                + "issuer: https://{domain}/\nvariables:\n  domain:\n    description: Tenant domain\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"
+        ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
@@ -32,7 +38,10 @@ public struct UnusedVariableRule: LintRule {
         summary: "A variable declared under `variables` should be used in at least one URL.",
         severity: .warning,
         triggering: [Examples.valid + "variables:\n  tenant:\n    description: Tenant id\n"],
-        nonTriggering: [Examples.header + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant id\nendpoints:\n  authorization: https://{tenant}.example.com/authorize\n  token: https://{tenant}.example.com/token\n"])
+        nonTriggering: [
+            Examples.header
+                + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant id\nendpoints:\n  authorization: https://{tenant}.example.com/authorize\n  token: https://{tenant}.example.com/token\n"
+        ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
@@ -50,13 +59,22 @@ public struct VariableOutsideHostOrPathRule: LintRule {
         identifier: "variable_in_query", name: "Variable in query",
         summary: "Variables may stand only in a URL's host and path; query values belong in `authorization.extra_params`.",
         severity: .error,
-        triggering: [Examples.header + "issuer: https://auth.example.com\nvariables:\n  audience:\n    description: API\nendpoints:\n  authorization: https://auth.example.com/authorize?audience={audience}\n  token: https://auth.example.com/token\n"],
-        nonTriggering: [Examples.header + "issuer: https://auth.example.com/{realm}\nvariables:\n  realm:\n    description: Realm\nendpoints:\n  authorization: https://auth.example.com/{realm}/authorize\n  token: https://auth.example.com/{realm}/token\n"])
+        triggering: [
+            Examples.header
+                + "issuer: https://auth.example.com\nvariables:\n  audience:\n    description: API\nendpoints:\n  authorization: https://auth.example.com/authorize?audience={audience}\n  token: https://auth.example.com/token\n"
+        ],
+        nonTriggering: [
+            Examples.header
+                + "issuer: https://auth.example.com/{realm}\nvariables:\n  realm:\n    description: Realm\nendpoints:\n  authorization: https://auth.example.com/{realm}/authorize\n  token: https://auth.example.com/{realm}/token\n"
+        ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         file.placeholderUses.compactMap { keyPath, placeholder in
             guard placeholder.part != .host, placeholder.part != .path else { return nil }
-            return diagnostic(file, keyPath, "`{\(placeholder.name)}` stands in the \(placeholder.part.rawValue) of `\(keyPath.joined(separator: "."))`; variables are allowed only in host and path")
+            return diagnostic(
+                file, keyPath,
+                "`{\(placeholder.name)}` stands in the \(placeholder.part.rawValue) of `\(keyPath.joined(separator: "."))`; variables are allowed only in host and path"
+            )
         }
     }
 }
@@ -69,10 +87,15 @@ public struct VariableDefinitionRule: LintRule {
         summary: "A variable's `pattern` must compile, and its `default`, `example` and `enum` values must satisfy it and each other.",
         severity: .error,
         triggering: [
-            Examples.header + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant\n    pattern: '^[a-z]+$'\n    default: Tenant1\nendpoints:\n  authorization: https://{tenant}.example.com/a\n  token: https://{tenant}.example.com/t\n",
-            Examples.header + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant\n    pattern: '^[a-z+$'\nendpoints:\n  authorization: https://{tenant}.example.com/a\n  token: https://{tenant}.example.com/t\n",
+            Examples.header
+                + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant\n    pattern: '^[a-z]+$'\n    default: Tenant1\nendpoints:\n  authorization: https://{tenant}.example.com/a\n  token: https://{tenant}.example.com/t\n",
+            Examples.header
+                + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant\n    pattern: '^[a-z+$'\nendpoints:\n  authorization: https://{tenant}.example.com/a\n  token: https://{tenant}.example.com/t\n",
         ],
-        nonTriggering: [Examples.header + "issuer: https://{region}.example.com\nvariables:\n  region:\n    description: Region\n    enum: [us, eu]\n    default: us\nendpoints:\n  authorization: https://{region}.example.com/a\n  token: https://{region}.example.com/t\n"])
+        nonTriggering: [
+            Examples.header
+                + "issuer: https://{region}.example.com\nvariables:\n  region:\n    description: Region\n    enum: [us, eu]\n    default: us\nendpoints:\n  authorization: https://{region}.example.com/a\n  token: https://{region}.example.com/t\n"
+        ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
@@ -82,14 +105,17 @@ public struct VariableDefinitionRule: LintRule {
                 diagnostics.append(diagnostic(file, ["variables", name, "pattern"], "pattern of variable `\(name)` cannot be used: \(problem)"))
                 continue
             }
-            let samples = [("default", variable.default), ("example", variable.example)].compactMap { key, value in value.map { (key, $0) } }
+            let samples =
+                [("default", variable.default), ("example", variable.example)].compactMap { key, value in value.map { (key, $0) } }
                 + (variable.enum ?? []).enumerated().map { ("enum.\($0.offset)", $0.element) }
             for (key, value) in samples {
                 do {
                     try variable.validate(value, name: name, provider: descriptor.id)
                 } catch let error as ProviderError {
-                    diagnostics.append(diagnostic(file, ["variables", name] + key.split(separator: ".").map(String.init),
-                                                  "`\(key)` of variable `\(name)`: \(error.message)"))
+                    diagnostics.append(
+                        diagnostic(
+                            file, ["variables", name] + key.split(separator: ".").map(String.init),
+                            "`\(key)` of variable `\(name)`: \(error.message)"))
                 } catch {}
             }
         }

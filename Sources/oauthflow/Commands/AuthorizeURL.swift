@@ -7,7 +7,9 @@ extension OAuthFlowCommand {
         static let configuration = CommandConfiguration(
             commandName: "authorize-url",
             abstract: "Print an authorization URL for a manual sign-in, and keep its state for `login --callback-url`.",
-            discussion: "Use it where no browser can reach this machine: open the URL anywhere, then pass the redirect URL the browser ends on to `oauthflow login NAME --callback-url URL`.")
+            discussion:
+                "Use it where no browser can reach this machine: open the URL anywhere, then pass the redirect URL the browser ends on to `oauthflow login NAME --callback-url URL`."
+        )
 
         @OptionGroup var options: LoginOptions
 
@@ -23,14 +25,19 @@ extension OAuthFlowCommand {
                 guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
                     throw CommandFailure("cannot build a redirect URI from the descriptor")
                 }
-                let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: redirect,
-                                                                                                   requestOfflineAccess: !options.noOffline))
+                let client = OAuthClient(
+                    provider: provider,
+                    configuration: settings.configuration(
+                        redirectURI: redirect,
+                        requestOfflineAccess: !options.noOffline))
                 let pending = try await client.startAuthorization()
-                try PendingAuthorizationStore().save(.init(pending: pending, clientID: settings.clientID, variables: provider.variables),
-                                                     for: options.key)
+                try PendingAuthorizationStore().save(
+                    .init(pending: pending, clientID: settings.clientID, variables: provider.variables),
+                    for: options.key)
                 Output.stdout(pending.url.absoluteString + "\n")
-                let finish = LoginCommand(provider: options.name, account: options.account,
-                                          secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
+                let finish = LoginCommand(
+                    provider: options.name, account: options.account,
+                    secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
                 Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
             }
         }

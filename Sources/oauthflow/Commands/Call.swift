@@ -22,7 +22,9 @@ extension OAuthFlowCommand {
                     let granted = try await manager.session().tokens.scopes
                     guard granted.contains(resource.scope) else {
                         let add = session.signInAgain(stored, extra: ["--add-scope", resource.scope])
-                        throw CommandFailure("`\(resource.title)` needs the scope `\(resource.scope)`, which this session was not granted (granted: \(granted.joined(separator: " "))); add it to this session with `\(add.text)`")
+                        throw CommandFailure(
+                            "`\(resource.title)` needs the scope `\(resource.scope)`, which this session was not granted (granted: \(granted.joined(separator: " "))); add it to this session with `\(add.text)`"
+                        )
                     }
                     url = resource.url
                 } else if let parsed = URL(string: target), parsed.scheme != nil, parsed.host != nil {

@@ -24,7 +24,8 @@ extension OAuthFlowCommand.Credential {
             try await Output.running {
                 let request = try GitCredentialRequest(parsing: String(decoding: try Self.readStandardInput(), as: UTF8.self))
                 // Not ours: say nothing, so git moves on to its next helper.
-                guard let mapping = GitCredentialMapping.first(in: try ClientSettingsResolver().clientsFile().gitCredentialMappings(), for: request) else {
+                guard let mapping = GitCredentialMapping.first(in: try ClientSettingsResolver().clientsFile().gitCredentialMappings(), for: request)
+                else {
                     return
                 }
                 let key = SessionKey(providerID: mapping.provider, account: mapping.account ?? "default")
@@ -32,12 +33,14 @@ extension OAuthFlowCommand.Credential {
                 case "get":
                     let session = try await OAuthFlowCommand.Credential.access(registryOptions)
                         .session(for: key, variables: mapping.variables, events: OAuthFlowCommand.Credential.report)
-                    Output.stdoutExact(try GitCredentialRequest.answer(username: mapping.username ?? "oauth2", password: session.tokens.accessToken,
-                                                                       expiresAt: session.tokens.expiresAt))
+                    Output.stdoutExact(
+                        try GitCredentialRequest.answer(
+                            username: mapping.username ?? "oauth2", password: session.tokens.accessToken,
+                            expiresAt: session.tokens.expiresAt))
                 case "erase":
                     try await FileTokenStore().remove(key)
                 default:
-                    break // `store`: the token already lives in the session; git-credential(1): unknown operations are ignored.
+                    break  // `store`: the token already lives in the session; git-credential(1): unknown operations are ignored.
                 }
             }
         }

@@ -8,7 +8,9 @@ extension OAuthFlowCommand.Credential {
         static let configuration = CommandConfiguration(
             commandName: "kubectl",
             abstract: "Print a client.authentication.k8s.io/v1 ExecCredential for a kubeconfig `exec` user.",
-            discussion: "The ID token by default (as kubelogin does), the access token with --access-token; refreshed when needed, signing in when there is no session.")
+            discussion:
+                "The ID token by default (as kubelogin does), the access token with --access-token; refreshed when needed, signing in when there is no session."
+        )
 
         @Argument(help: "The provider id.")
         var name: String
@@ -44,7 +46,8 @@ extension OAuthFlowCommand.Credential {
                     expiry = session.tokens.idToken.flatMap(Self.expiry(ofIDToken:))
                 }
                 guard let idToken = session.tokens.idToken, let expiry, expiry.timeIntervalSinceNow > 0 else {
-                    throw CommandFailure("the session for \(key) has no valid ID token (is the provider OpenID Connect, with the openid scope?); use --access-token")
+                    throw CommandFailure(
+                        "the session for \(key) has no valid ID token (is the provider OpenID Connect, with the openid scope?); use --access-token")
                 }
                 Output.stdoutExact(try Output.json(ExecCredential(token: idToken, expiresAt: expiry)))
             }

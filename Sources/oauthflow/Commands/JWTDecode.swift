@@ -61,7 +61,9 @@ extension OAuthFlowCommand.JWT {
                     let validator = IDTokenValidator(provider: provider, clientID: "")
                     _ = try await validator.verifySignatureAndIssuer(token)
                 }
-                Output.stderr("Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n")
+                Output.stderr(
+                    "Verified against \(Output.line(provider.displayName)): algorithm, signature, issuer, expiry\(clientID == nil ? "" : ", audience") checked.\n"
+                )
             } catch {
                 Output.stderr("NOT VERIFIED: \(Output.line(error))\n")
                 throw ExitCode.failure

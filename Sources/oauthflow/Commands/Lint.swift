@@ -10,7 +10,9 @@ extension OAuthFlowCommand {
         static let configuration = CommandConfiguration(
             commandName: "lint",
             abstract: "Check provider descriptors for mistakes and unsafe settings.",
-            discussion: "Without paths, lints ./providers and the user directory ($XDG_CONFIG_HOME/oauthflow/providers). Exits 1 when there are errors, or warnings under --strict.")
+            discussion:
+                "Without paths, lints ./providers and the user directory ($XDG_CONFIG_HOME/oauthflow/providers). Exits 1 when there are errors, or warnings under --strict."
+        )
 
         @Argument(help: "Descriptor files or directories to lint.")
         var paths: [String] = []
@@ -79,7 +81,7 @@ extension OAuthFlowCommand {
             let diagnostics = linted.diagnostics, checked = linted.files
             Output.stdoutExact(format.reporter.report(diagnostics))  // text diagnostics escape themselves; json and github stay exact
             let errors = diagnostics.filter { $0.severity == .error }.count
-            let warnings = diagnostics.filter { $0.severity == .warning }.count   // advice (info) never fails, not even under --strict
+            let warnings = diagnostics.filter { $0.severity == .warning }.count  // advice (info) never fails, not even under --strict
             if checked == 0 {
                 // An empty folder or a wrong path must not pass silently as "clean".
                 Output.stderr("no descriptor files (.yaml, .yml) in \(targets.map(\.relativePath).joined(separator: ", ")); nothing was checked\n")
@@ -87,7 +89,9 @@ extension OAuthFlowCommand {
                 return
             }
             if format == .text {
-                Output.stderr("\(checked) file\(checked == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+                Output.stderr(
+                    "\(checked) file\(checked == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
+                )
             }
             if errors > 0 || (strict && warnings > 0) {
                 throw ExitCode.failure

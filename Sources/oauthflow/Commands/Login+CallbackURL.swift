@@ -8,8 +8,9 @@ extension OAuthFlowCommand.Login {
     /// A URL that does not belong to the sign-in (a forged or mistyped one), or a failure before anything was
     /// sent, keeps the sign-in in progress; any other failure spends it, and says how to start again.
     func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
-        var startAgain = LoginCommand(provider: options.name, account: options.account, clientID: options.clientID,
-                                      variables: VariableOptions.values(options.variables), command: "authorize-url")
+        var startAgain = LoginCommand(
+            provider: options.name, account: options.account, clientID: options.clientID,
+            variables: VariableOptions.values(options.variables), command: "authorize-url")
         let pendingStore = PendingAuthorizationStore(beside: store)
         let (outcome, client) = try await Output.running {
             do {
@@ -42,8 +43,9 @@ extension OAuthFlowCommand.Login {
             if let kept = try await store.setAsideCorruptSession(options.key) {
                 Output.stderr("The stored session file could not be read; it was kept as \(kept).\n")
             }
-            return try await SignInResult.store(outcome, client: client, account: options.account,
-                                                redirectURI: client.configuration.redirectURI, in: store)
+            return try await SignInResult.store(
+                outcome, client: client, account: options.account,
+                redirectURI: client.configuration.redirectURI, in: store)
         }
         LoginSummary.print(result, provider: client.provider, path: store.path(for: options.key), json: json)
     }

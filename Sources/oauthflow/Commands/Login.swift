@@ -23,7 +23,10 @@ extension OAuthFlowCommand {
         @Flag(name: .customLong("no-browser"), help: "Only print the URL; do not open a browser.")
         var noBrowser = false
 
-        @Option(help: "Seconds to wait for the browser to come back with the callback (not a limit on the whole login: the token exchange after it has its own 30 s deadline).")
+        @Option(
+            help:
+                "Seconds to wait for the browser to come back with the callback (not a limit on the whole login: the token exchange after it has its own 30 s deadline)."
+        )
         var timeout: Int = 300
 
         @Option(name: .customLong("callback-url"), help: "Finish an `authorize-url` flow with the redirect URL copied from the browser.")
@@ -60,8 +63,9 @@ extension OAuthFlowCommand {
             let progress = Progress()
             let report = Reporter(provider: provider, timeout: timeout, progress: progress)
             let work = Task {
-                try await access.signIn(to: provider, settings: settings, account: options.account, route: route, port: port,
-                                        timeout: .seconds(timeout), requestOfflineAccess: !options.noOffline, events: report.show)
+                try await access.signIn(
+                    to: provider, settings: settings, account: options.account, route: route, port: port,
+                    timeout: .seconds(timeout), requestOfflineAccess: !options.noOffline, events: report.show)
             }
             // Ctrl-C cancels the device flow's polling; nothing is stored.
             let interrupt = route == .browser ? nil : Self.cancelOnInterrupt(work)
@@ -97,7 +101,8 @@ extension OAuthFlowCommand {
             default:
                 return nil
             }
-            Output.stderr("error: \(Output.line(message)); run `\(Output.line(options.rerun(clientID: settings.clientID, extra: extra).text))` again\n")
+            Output.stderr(
+                "error: \(Output.line(message)); run `\(Output.line(options.rerun(clientID: settings.clientID, extra: extra).text))` again\n")
             return ExitCodes.timedOut
         }
 

@@ -29,7 +29,8 @@ extension OAuthFlowCommand.Providers {
                 let registry = try registryOptions.loadRegistry()
                 for skipped in registry.skipped { Output.stderr("warning: skipped: \(skipped.error)\n") }
                 let rows = registry.all.map {
-                    Row(id: $0.descriptor.id, displayName: $0.descriptor.displayName, protocol: $0.descriptor.protocol.rawValue,
+                    Row(
+                        id: $0.descriptor.id, displayName: $0.descriptor.displayName, protocol: $0.descriptor.protocol.rawValue,
                         variables: $0.descriptor.variables.keys.sorted(), source: $0.origin.description)
                 }
                 if json {
@@ -40,9 +41,11 @@ extension OAuthFlowCommand.Providers {
                 let nameWidth = max(4, rows.map(\.displayName.count).max() ?? 0)
                 for row in rows {
                     let variables = row.variables.isEmpty ? "" : "  vars: " + row.variables.joined(separator: ", ")
-                    Output.stdout(TerminalText.escaped(row.id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                        + row.displayName.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-                        + row.protocol.padding(toLength: 6, withPad: " ", startingAt: 0) + variables) + "\n")
+                    Output.stdout(
+                        TerminalText.escaped(
+                            row.id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                                + row.displayName.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                                + row.protocol.padding(toLength: 6, withPad: " ", startingAt: 0) + variables) + "\n")
                 }
             }
         }

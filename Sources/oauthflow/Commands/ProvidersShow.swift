@@ -83,7 +83,9 @@ extension OAuthFlowCommand.Providers {
                 }
                 for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
                 lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
-                lines.append("  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)")
+                lines.append(
+                    "  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)"
+                )
                 lines.append("  redirect: \(summary.redirect)")
                 for resource in provider.resources.entries {
                     lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")

@@ -23,7 +23,8 @@ extension OAuthFlowCommand {
                 }
                 if resources.isEmpty { Output.stderr("no resources are open to the granted scopes\n") }
                 for resource in resources {
-                    Output.stdout([resource.title, resource.scope, resource.url.absoluteString].map(TerminalText.escaped).joined(separator: "\t") + "\n")
+                    Output.stdout(
+                        [resource.title, resource.scope, resource.url.absoluteString].map(TerminalText.escaped).joined(separator: "\t") + "\n")
                 }
             }
         }

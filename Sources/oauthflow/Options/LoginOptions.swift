@@ -13,7 +13,9 @@ struct LoginOptions: ParsableArguments {
     @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret (never the secret itself).")
     var clientSecretEnvironment: String?
 
-    @Option(name: .customLong("client-auth"), help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
+    @Option(
+        name: .customLong("client-auth"),
+        help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
     var clientAuth: String?
 
     @Option(name: .customLong("var"), help: "A provider variable as name=value; repeat for each.")
@@ -22,7 +24,9 @@ struct LoginOptions: ParsableArguments {
     @Option(name: .customLong("scope"), help: "A scope to request instead of the provider's defaults; repeat for each.")
     var scopes: [String] = []
 
-    @Option(name: .customLong("add-scope"), help: "Add a scope to the stored session: sign in again with its client id, variables and scopes plus this one; repeat for each.")
+    @Option(
+        name: .customLong("add-scope"),
+        help: "Add a scope to the stored session: sign in again with its client id, variables and scopes plus this one; repeat for each.")
     var addScopes: [String] = []
 
     @Flag(name: .customLong("no-offline"), help: "Do not ask for a refresh token (skip the provider's offline scopes and parameters).")
@@ -45,8 +49,9 @@ struct LoginOptions: ParsableArguments {
 
     /// What the flags say about the client, ahead of the environment and the clients file.
     var overrides: ClientSettings.Overrides {
-        ClientSettings.Overrides(clientID: clientID, secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth),
-                                 variables: VariableOptions.values(variables), scopes: scopes)
+        ClientSettings.Overrides(
+            clientID: clientID, secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth),
+            variables: VariableOptions.values(variables), scopes: scopes)
     }
 
     /// The client settings; with `--add-scope`, the stored session's client id, variables and granted
@@ -55,10 +60,13 @@ struct LoginOptions: ParsableArguments {
         var given = overrides
         if !addScopes.isEmpty {
             guard let session = try await store.load(key) else {
-                throw CommandFailure("no stored session for \(key) to add scopes to; sign in first with `\(rerun(clientID: clientID, extra: []).text)`")
+                throw CommandFailure(
+                    "no stored session for \(key) to add scopes to; sign in first with `\(rerun(clientID: clientID, extra: []).text)`")
             }
             if let clientID, clientID != session.clientID {
-                throw CommandFailure("--add-scope keeps the session's client \(session.clientID); leave out --client-id \(clientID), or sign in anew without --add-scope")
+                throw CommandFailure(
+                    "--add-scope keeps the session's client \(session.clientID); leave out --client-id \(clientID), or sign in anew without --add-scope"
+                )
             }
             given.clientID = session.clientID
             given.variables = session.variables.merging(given.variables) { _, flag in flag }
@@ -74,8 +82,9 @@ struct LoginOptions: ParsableArguments {
         var words = scopes.flatMap { ["--scope", $0] } + addScopes.flatMap { ["--add-scope", $0] }
         if noOffline { words.append("--no-offline") }
         if let clientAuth { words += ["--client-auth", clientAuth] }
-        return LoginCommand(provider: name, account: account, clientID: clientID, variables: VariableOptions.values(variables),
-                            secretEnvironment: clientSecretEnvironment, extra: words + extra)
+        return LoginCommand(
+            provider: name, account: account, clientID: clientID, variables: VariableOptions.values(variables),
+            secretEnvironment: clientSecretEnvironment, extra: words + extra)
     }
 
     /// Says on stderr where the client secret comes from, and which configured settings are left out.

@@ -13,7 +13,9 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret, for confidential clients.")
     var clientSecretEnvironment: String?
 
-    @Option(name: .customLong("client-auth"), help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
+    @Option(
+        name: .customLong("client-auth"),
+        help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
     var clientAuth: String?
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -51,7 +53,8 @@ struct SessionOptions: ParsableArguments {
     /// The stored session, or a failure that says how to sign in.
     func stored(store: FileTokenStore = FileTokenStore()) async throws -> StoredSession {
         guard let session = try await store.load(key) else {
-            throw CommandFailure("no stored session for \(key); sign in with `\(LoginCommand(provider: key.providerID, account: key.account).text)` first")
+            throw CommandFailure(
+                "no stored session for \(key); sign in with `\(LoginCommand(provider: key.providerID, account: key.account).text)` first")
         }
         return session
     }
@@ -72,8 +75,10 @@ struct SessionOptions: ParsableArguments {
     ///
     /// A failure to load the session is printed as it is; a failure after that with what to do next
     /// (``advice(_:session:)``). Either exits 1.
-    func withManager<Value>(validToken: Bool = false, store: FileTokenStore = FileTokenStore(),
-                            _ work: (TokenManager, StoredSession, Provider) async throws -> Value) async throws -> Value {
+    func withManager<Value>(
+        validToken: Bool = false, store: FileTokenStore = FileTokenStore(),
+        _ work: (TokenManager, StoredSession, Provider) async throws -> Value
+    ) async throws -> Value {
         let (session, provider, client) = try await Output.running {
             let (session, provider) = try await load(store: store)
             return (session, provider, try self.client(for: session, provider: provider))

@@ -49,14 +49,17 @@ enum Advice {
             return nil
         }
         if let secretSource {
-            return "the provider did not accept this client's credentials: check that the client secret (from \(secretSource.named)) belongs to this client id and is current"
+            return
+                "the provider did not accept this client's credentials: check that the client secret (from \(secretSource.named)) belongs to this client id and is current"
         }
-        return "no client secret was sent: if this client is confidential, name its secret with --client-secret-env VAR (or client_secret_env in clients.yaml)"
+        return
+            "no client secret was sent: if this client is confidential, name its secret with --client-secret-env VAR (or client_secret_env in clients.yaml)"
     }
 
     /// After a revocation failed: whether the tokens stay valid (the provider answered and refused) or may.
     static func revocationFailed(_ error: any Error) -> String? {
-        let refused = "the provider refused to revoke, so the tokens stay valid until they expire (providers often refuse revocation from public clients, or want client authentication)"
+        let refused =
+            "the provider refused to revoke, so the tokens stay valid until they expire (providers often refuse revocation from public clients, or want client authentication)"
         switch error {
         case is AuthorizationServerError:
             return refused

@@ -28,8 +28,10 @@ struct LoginCommand {
         self.extra = extra
     }
 
-    init(provider: String, account: String = "default", clientID: String? = nil, variables: [String: String] = [:],
-         secretEnvironment: String? = nil, extra: [String] = [], command: String = "login") {
+    init(
+        provider: String, account: String = "default", clientID: String? = nil, variables: [String: String] = [:],
+        secretEnvironment: String? = nil, extra: [String] = [], command: String = "login"
+    ) {
         self.command = command
         self.provider = provider
         self.account = account

@@ -43,7 +43,9 @@ extension OAuthFlowCommand.Login {
                 Output.stderr("The stored session file could not be read; it was kept as \(Output.line(path)).\n")
             case let .stillWaiting(redirect, after):
                 progress.stop()
-                Output.stderr("Nothing has come back after \(after.components.seconds) s. The redirect URI sent was \(redirect.absoluteString); it must be registered at the provider (exactly, port included, if the provider does not accept any loopback port: then fix the port with `redirect.loopback.port` or --port). A provider that refuses it shows its own error page instead of returning.\n")
+                Output.stderr(
+                    "Nothing has come back after \(after.components.seconds) s. The redirect URI sent was \(redirect.absoluteString); it must be registered at the provider (exactly, port included, if the provider does not accept any loopback port: then fix the port with `redirect.loopback.port` or --port). A provider that refuses it shows its own error page instead of returning.\n"
+                )
                 progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(timeout) s)…")
             }
         }
@@ -51,7 +53,8 @@ extension OAuthFlowCommand.Login {
         func show(_ event: DeviceSignIn.Event) {
             switch event {
             case let .showCode(authorization):
-                var text = "To sign in to \(displayName), open this page on any device:\n\n  \(Output.line(authorization.verificationURI.absoluteString))\n\n"
+                var text =
+                    "To sign in to \(displayName), open this page on any device:\n\n  \(Output.line(authorization.verificationURI.absoluteString))\n\n"
                 text += "and enter the code:\n\n    \(Output.line(authorization.displayUserCode))\n\n"
                 if let complete = authorization.verificationURIComplete {
                     text += "(or open \(Output.line(complete.absoluteString)), which carries the code)\n"

@@ -7,7 +7,8 @@ struct TokenSummary {
 
     init(_ session: StoredSession, now: Date = Date()) {
         let tokens = session.tokens
-        var lines = ["session: \(session.key)", "client: \(session.clientID)", "scopes: \(tokens.scopes.joined(separator: " "))"].map(TerminalText.escaped)
+        var lines = ["session: \(session.key)", "client: \(session.clientID)", "scopes: \(tokens.scopes.joined(separator: " "))"].map(
+            TerminalText.escaped)
         if let expiresAt = tokens.expiresAt {
             let seconds = Int(expiresAt.timeIntervalSince(now))
             lines.append("expires: \(ISO8601DateFormatter().string(from: expiresAt)) (\(seconds >= 0 ? "in \(seconds) s" : "expired"))")
