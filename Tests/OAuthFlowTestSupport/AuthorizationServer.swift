@@ -54,7 +54,7 @@ public struct TestAuthorizationServer: Sendable {
     }
 
     /// A loopback redirect URI on some port: DOT matches registered loopback URIs on any port.
-    public static let redirectURI = URL(string: "http://127.0.0.1:53682/callback") ?? repositoryRoot
+    public static let redirectURI = URL(string: "http://127.0.0.1:53682/callback")!
 
     /// Signs in as the test user through the HTML login and consent forms and returns
     /// the redirect to the client, without fetching it.

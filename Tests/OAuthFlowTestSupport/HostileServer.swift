@@ -42,7 +42,7 @@ public final class HostileServer: Sendable {
         self.port = channel.localAddress?.port ?? 0
     }
 
-    public var url: URL { URL(string: "http://127.0.0.1:\(port)/token") ?? repositoryRoot }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/token")! }
 
     public func stop() {
         try? channel.close().wait()

@@ -6,7 +6,7 @@ import Testing
 public func sampleSession(_ provider: String = "example", access: String = "access-1", refresh: String? = "refresh-1",
                           expiresAt: Date? = Date(timeIntervalSince1970: 2_000_000_000)) -> StoredSession {
     StoredSession(key: SessionKey(providerID: provider), variables: ["tenant": "acme"], clientID: "client",
-                  redirectURI: URL(string: "http://127.0.0.1/callback") ?? repositoryRoot,
+                  redirectURI: URL(string: "http://127.0.0.1/callback")!,
                   tokens: TokenSet(accessToken: Secret(access), tokenType: "bearer", expiresAt: expiresAt,
                                    refreshToken: refresh.map(Secret.init), idToken: nil, scopes: ["openid", "email"],
                                    issuedAt: Date(timeIntervalSince1970: 1_900_000_000)),

@@ -52,13 +52,14 @@ public struct Provider: Sendable, Hashable {
 
         /// Every endpoint that is set, by its YAML key, in the descriptor's order.
         public var all: [(key: String, url: URL)] {
-            let pairs: [(String, URL?)] = [
-                ("authorization", authorization), ("token", token), ("userinfo", userinfo), ("revocation", revocation),
-                ("introspection", introspection), ("end_session", endSession),
-                ("device_authorization", deviceAuthorization), ("jwks", jwks),
-            ]
-            return pairs.compactMap { key, url in url.map { (key, $0) } }
+            let urls = [authorization, token, userinfo, revocation, introspection, endSession, deviceAuthorization, jwks]
+            return zip(Self.keys, urls).compactMap { key, url in url.map { (key, $0) } }
         }
+
+        /// Every endpoint's YAML key, in the descriptor's order.
+        public static let keys = [
+            "authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks",
+        ]
     }
 
     init(

@@ -50,9 +50,8 @@ extension OAuthFlowCommand.Providers {
             try await Output.running {
                 let provider = try registryOptions.provider(named: name, variables: variableOptions.values)
                 let policy = provider.policy
-                let keys = ["authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks"]
-                var endpoints: [String: String] = [:]
-                for (key, url) in provider.endpoints.all { endpoints[key] = url.absoluteString }
+                let set = provider.endpoints.all
+                let endpoints = Dictionary(uniqueKeysWithValues: set.map { ($0.key, $0.url.absoluteString) })
                 let summary = Summary(
                     id: provider.id, displayName: provider.displayName, protocol: provider.protocol.rawValue, variables: provider.variables,
                     issuer: provider.issuer?.absoluteString, discovery: provider.discoveryURL?.absoluteString,
@@ -71,8 +70,8 @@ extension OAuthFlowCommand.Providers {
                 for (name, value) in provider.variables.sorted(by: { $0.key < $1.key }) { lines.append("  var \(name) = \(value)") }
                 if let issuer = summary.issuer { lines.append("  issuer: \(issuer)") }
                 if let discovery = summary.discovery { lines.append("  discovery: \(discovery)") }
-                for key in keys { if let url = endpoints[key] { lines.append("  \(key): \(url)") } }
-                if provider.usesDiscovery, keys.contains(where: { endpoints[$0] == nil }) {
+                for (key, url) in set { lines.append("  \(key): \(url.absoluteString)") }
+                if provider.usesDiscovery, set.count < Provider.Endpoints.keys.count {
                     lines.append("  other endpoints: from the discovery document, when first needed")
                 }
                 lines.append("  grants: \(policy.grantTypes.map(\.shortName).joined(separator: ", "))")
