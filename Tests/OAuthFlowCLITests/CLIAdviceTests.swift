@@ -41,8 +41,10 @@ import OAuthFlowTestSupport
              "XDG_CONFIG_HOME": directory.url.appendingPathComponent("config").path, "BROWSER": "/bin/false"]
         }
 
+        var providers: String { directory.url.appendingPathComponent("providers").path }
+
         func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runProduct("oauthflow", arguments + ["--providers-dir", directory.url.appendingPathComponent("providers").path],
+            try runProduct("oauthflow", arguments + ["--providers-dir", providers],
                            environment: environment.merging(extra) { _, new in new })
         }
 
@@ -64,7 +66,10 @@ import OAuthFlowTestSupport
         }
     }
 
-    static let signInAgain = "oauthflow login refuser --client-id cli-public --var port="
+    /// How the advice names the sign-in again: with the `--providers-dir` the command was given, which it needs.
+    static func signInAgain(_ setup: Setup) -> String {
+        "oauthflow login refuser --providers-dir \(setup.providers) --client-id cli-public --var port="
+    }
 
     // MARK: - States exit 1, without a usage banner
 
@@ -95,7 +100,7 @@ import OAuthFlowTestSupport
         defer { setup.directory.cleanUp() }
         let result = try setup.run(["userinfo", "refuser", "--account", "work"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("`oauthflow login refuser --account work`"), "\(result.stderr)")
+        #expect(result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --account work`"), "\(result.stderr)")
         #expect(!result.stderr.contains("Usage:"))
     }
 
@@ -107,7 +112,7 @@ import OAuthFlowTestSupport
         try await setup.storeSession(scopes: ["profile"], valid: true)
         let result = try setup.run(["call", "refuser", "Notes", "--account", "work"])
         #expect(result.status == 1)
-        let advice = "`\(Self.signInAgain)\(setup.port) --account work --add-scope notes.read`"
+        let advice = "`\(Self.signInAgain(setup))\(setup.port) --account work --add-scope notes.read`"
         #expect(result.stderr.contains(advice), "\(result.stderr)")
         #expect(!result.stderr.contains("--scope notes.read"), "`--scope` alone would replace the session's scopes")
     }
@@ -147,7 +152,7 @@ import OAuthFlowTestSupport
             #expect(result.status == 1, "\(command)")
             #expect(result.stderr.contains("HTTP 400 with an empty body"), "\(command): \(result.stderr)")
             #expect(result.stderr.contains("hint: the provider refused the refresh"), "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("`\(Self.signInAgain)\(server.port) --account work`"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("`\(Self.signInAgain(setup))\(server.port) --account work`"), "\(command): \(result.stderr)")
         }
     }
 
@@ -163,7 +168,7 @@ import OAuthFlowTestSupport
         #expect(result.status == 1)
         #expect(server.received.count == 2, "the resource, then the refresh")
         #expect(result.stderr.contains("hint: the provider refused the refresh"), "\(result.stderr)")
-        #expect(result.stderr.contains("`\(Self.signInAgain)\(server.port) --account work`"), "\(result.stderr)")
+        #expect(result.stderr.contains("`\(Self.signInAgain(setup))\(server.port) --account work`"), "\(result.stderr)")
     }
 
     /// A refusal the library already explains ("cannot be refreshed; sign in again") gets the command once, not the sentence twice.
@@ -177,7 +182,7 @@ import OAuthFlowTestSupport
         let result = try setup.run(["token", "refresh", "refuser", "--account", "work"])
         #expect(result.status == 1)
         #expect(result.stderr.components(separatedBy: "cannot be refreshed").count == 2, "said once: \(result.stderr)")
-        #expect(result.stderr.contains("`\(Self.signInAgain)\(server.port) --account work`"), "\(result.stderr)")
+        #expect(result.stderr.contains("`\(Self.signInAgain(setup))\(server.port) --account work`"), "\(result.stderr)")
         #expect(!result.stderr.contains("body_encoding"), "\(result.stderr)")
     }
 

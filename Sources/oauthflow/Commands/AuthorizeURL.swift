@@ -35,9 +35,10 @@ extension OAuthFlowCommand {
                     .init(pending: pending, clientID: settings.clientID, variables: provider.variables),
                     for: options.key)
                 Output.stdout(pending.url.absoluteString + "\n")
-                let finish = LoginCommand(
+                var finish = LoginCommand(
                     provider: options.name, account: options.account,
                     secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
+                finish.providerDirectories = options.registryOptions.providerDirectories
                 Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
             }
         }

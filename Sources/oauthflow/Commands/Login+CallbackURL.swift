@@ -11,20 +11,28 @@ extension OAuthFlowCommand.Login {
         var startAgain = LoginCommand(
             provider: options.name, account: options.account, clientID: options.clientID,
             variables: VariableOptions.values(options.variables), command: "authorize-url")
+        startAgain.providerDirectories = options.registryOptions.providerDirectories
         let pendingStore = PendingAuthorizationStore(beside: store)
         let (outcome, client) = try await Output.running {
+            guard let url = URL(string: callback) else { throw CommandFailure("--callback-url is not a URL") }
+            guard let saved = try pendingStore.load(for: options.key) else {
+                throw CommandFailure("no authorization in progress for \(options.key); run `\(startAgain.text)` first")
+            }
+            startAgain.clientID = saved.clientID
+            startAgain.variables = saved.variables
+            // Finding the provider and the client sends nothing: a failure here keeps the sign-in in progress.
+            let client: OAuthClient
             do {
-                guard let url = URL(string: callback) else { throw CommandFailure("--callback-url is not a URL") }
-                guard let saved = try pendingStore.load(for: options.key) else {
-                    throw CommandFailure("no authorization in progress for \(options.key); run `\(startAgain.text)` first")
-                }
-                startAgain.clientID = saved.clientID
-                startAgain.variables = saved.variables
                 let provider = try options.registryOptions.provider(named: saved.pending.providerID, variables: saved.variables)
                 var overrides = options.overrides
                 overrides.variables = [:]
                 let settings = try ClientSettingsResolver().settings(clientID: saved.clientID, provider: provider.id, overrides: overrides)
-                let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
+                client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
+            } catch {
+                Output.stderr("The sign-in in progress was kept.\n")
+                throw error
+            }
+            do {
                 let outcome = try await client.finishSignIn(callback: url, pending: saved.pending)
                 pendingStore.remove(for: options.key)
                 return (outcome, client)
@@ -32,7 +40,7 @@ extension OAuthFlowCommand.Login {
                 // Nothing was spent: a forged or mistyped URL must not cost the user the genuine one.
                 Output.stderr("The sign-in in progress was kept; give the URL the provider redirected to.\n")
                 throw error
-            } catch let error where !(error is CommandFailure || error is ClientSettingsError) {
+            } catch {
                 // Anything else may have spent the code: the sign-in in progress is over.
                 pendingStore.remove(for: options.key)
                 Output.stderr("The sign-in in progress is over; start again with `\(Output.line(startAgain.text))`.\n")

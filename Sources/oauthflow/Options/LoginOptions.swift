@@ -82,9 +82,11 @@ struct LoginOptions: ParsableArguments {
         var words = scopes.flatMap { ["--scope", $0] } + addScopes.flatMap { ["--add-scope", $0] }
         if noOffline { words.append("--no-offline") }
         if let clientAuth { words += ["--client-auth", clientAuth] }
-        return LoginCommand(
+        var command = LoginCommand(
             provider: name, account: account, clientID: clientID, variables: VariableOptions.values(variables),
             secretEnvironment: clientSecretEnvironment, extra: words + extra)
+        command.providerDirectories = registryOptions.providerDirectories
+        return command
     }
 
     /// Says on stderr where the client secret comes from, and which configured settings are left out.

@@ -34,6 +34,7 @@ struct SessionOptions: ParsableArguments {
     /// The `login` command that signs this session in again, with its client id, variables and account.
     func signInAgain(_ session: StoredSession, extra: [String] = []) -> LoginCommand {
         var command = LoginCommand(session: session, secretEnvironment: clientSecretEnvironment, extra: extra)
+        command.providerDirectories = registryOptions.providerDirectories
         // A secret the environment or the clients file gives for this client needs no flag.
         if clientSecretEnvironment == nil, secretSource(for: session) != nil { command.secretEnvironment = nil }
         return command
@@ -53,8 +54,9 @@ struct SessionOptions: ParsableArguments {
     /// The stored session, or a failure that says how to sign in.
     func stored(store: FileTokenStore = FileTokenStore()) async throws -> StoredSession {
         guard let session = try await store.load(key) else {
-            throw CommandFailure(
-                "no stored session for \(key); sign in with `\(LoginCommand(provider: key.providerID, account: key.account).text)` first")
+            var signIn = LoginCommand(provider: key.providerID, account: key.account)
+            signIn.providerDirectories = registryOptions.providerDirectories
+            throw CommandFailure("no stored session for \(key); sign in with `\(signIn.text)` first")
         }
         return session
     }

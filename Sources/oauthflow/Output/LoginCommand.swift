@@ -13,6 +13,8 @@ struct LoginCommand {
     var secretEnvironment: String?
     /// Further words, such as `--device` or `--add-scope write`.
     var extra: [String] = []
+    /// The `--providers-dir` directories the command was given: the provider may be found only there.
+    var providerDirectories: [String] = []
 
     /// The command for a stored session: its client id and variables, the account of its key.
     init(session: StoredSession, secretEnvironment: String? = nil, extra: [String] = []) {
@@ -43,6 +45,7 @@ struct LoginCommand {
 
     var text: String {
         var words = ["oauthflow", command, provider]
+        for directory in providerDirectories { words += ["--providers-dir", directory] }
         if let clientID { words += ["--client-id", clientID] }
         for (name, value) in variables.sorted(by: { $0.key < $1.key }) { words += ["--var", "\(name)=\(value)"] }
         if account != "default" { words += ["--account", account] }

@@ -191,6 +191,26 @@ struct LoginCLITests {
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
     }
 
+    /// What a stranger did: ran the printed next step, which left out `--providers-dir`, so the provider was not
+    /// found. Nothing was sent, so the sign-in in progress must survive; and the printed step now names the directory.
+    @Test func aLocalFailureKeepsTheSignInInProgressAndTheNextStepNamesTheProvidersDirectory() throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(start.stderr.contains("oauthflow login django --providers-dir Tests/OAuthFlowTests/Fixtures/providers --callback-url"),
+                "\(start.stderr)")
+        let redirect = try env.server.signIn(try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines))))
+        // Without the directory: the provider is unknown; nothing is sent.
+        let lost = try runProduct("oauthflow", ["login", "django", "--callback-url", redirect.absoluteString],
+                                  environment: env.variables(browser: "/bin/true"))
+        #expect(lost.status == 1)
+        #expect(lost.stderr.contains("no provider named `django`") && lost.stderr.contains("was kept"), "\(lost.stderr)")
+        let finish = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        #expect(finish.status == 0, "the sign-in in progress survived: \(finish.stderr)")
+        #expect(FileManager.default.fileExists(atPath: env.sessionFile))
+    }
+
     @Test func missingClientIDSaysWhereToPutIt() throws {
         let env = try environment()
         defer { env.state.cleanUp() }
@@ -305,7 +325,7 @@ struct LoginCLITests {
         let login = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
                                  "--account", "work", "--timeout", "1"], browser: "/bin/true")
         #expect(login.status == 2)
-        #expect(login.stderr.contains("run `oauthflow login django --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --timeout 1` again"),
+        #expect(login.stderr.contains("run `oauthflow login django --providers-dir Tests/OAuthFlowTests/Fixtures/providers --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --timeout 1` again"),
                 "\(login.stderr)")
     }
 
@@ -328,7 +348,7 @@ struct LoginCLITests {
         let advice = try #require(refused.stderr.range(of: #"`oauthflow login [^`]*--add-scope read`"#, options: .regularExpression),
                                   "\(refused.stderr)")
         let command = String(refused.stderr[advice].dropFirst().dropLast())
-        #expect(command == "oauthflow login django --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --add-scope read")
+        #expect(command == "oauthflow login django --providers-dir Tests/OAuthFlowTests/Fixtures/providers --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --add-scope read")
         let words = shellWords(command, home: "")
         let added = try env.run(Array(words.dropFirst()) + ["--timeout", "30"], browser: env.agent("--deliver"))
         #expect(added.status == 0, "\(added.stderr)")
