@@ -21,7 +21,8 @@ await_authorization_server
 echo "$as_port" >"$state/port"
 cat <<EOT
 Django OAuth Toolkit: http://127.0.0.1:$as_port/o/ (user alice, password wonderland-test-password)
-  public client oauthflow-public, web client oauthflow-web (secret web-test-secret-0123456789abcdef)
+  public client oauthflow-public, device-grant client oauthflow-device, web client oauthflow-web (secret web-test-secret-0123456789abcdef)
+  the provider descriptor: Tests/OAuthFlowTests/Fixtures/providers/django.yaml (--providers-dir Tests/OAuthFlowTests/Fixtures/providers --var port=$as_port)
   the web client's redirect URI: http://localhost:$OAUTHFLOW_WEB_PORT/auth/django/callback
 Ctrl-C stops it.
 EOT

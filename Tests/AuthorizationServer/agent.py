@@ -75,6 +75,9 @@ def device(url, user_code, deny):
 
 
 def main():
+    if "--help" in sys.argv[1:] or "-h" in sys.argv[1:] or not [arg for arg in sys.argv[1:] if not arg.startswith("--")]:
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     flags = {arg for arg in sys.argv[1:] if arg.startswith("--")}
     codes = [flag.split("=", 1)[1] for flag in flags if flag.startswith("--user-code=")]
     if codes:
