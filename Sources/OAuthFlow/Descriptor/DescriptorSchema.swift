@@ -287,10 +287,12 @@ public enum DescriptorSchema {
     static let loopbackFields: [Field] = [
         Field(
             "host", .string(), default: loopbackDefaults.host,
-            "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3): register `http://127.0.0.1:PORT/PATH` at the provider."),
+            "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3): register `http://127.0.0.1:PORT/PATH` at the provider."
+        ),
         Field(
             "port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",
-            "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3); `authorize-url`, which has no listener, writes an ephemeral port as 8765 unless given `--port`."),
+            "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3); `authorize-url`, which has no listener, writes an ephemeral port as 8765 unless given `--port`."
+        ),
         Field("path", .string(pattern: "^/[^?#\\s]*$"), default: loopbackDefaults.path, "Path of the redirect URI."),
     ]
 
