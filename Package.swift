@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // Only the web sign-in example uses it: no library product depends on it.
@@ -40,6 +41,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
+                // Mutual TLS (RFC 8705): async-http-client already builds it.
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux, .android])),
             ],
             resources: [.copy("BundledProviders")]
         ),

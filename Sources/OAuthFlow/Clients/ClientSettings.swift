@@ -61,6 +61,12 @@ public struct ClientSettings: Sendable {
     public var scopes: [String]?
     /// Where ``secret`` came from; nil without a secret.
     public var secretSource: SecretSource?
+    /// The private key for `private_key_jwt` (`private_key_file` or `private_key_env`).
+    public var signingKey: ClientSigningKey?
+    /// The client certificate and key for mutual TLS (`certificate_file` with `private_key_file`).
+    public var tlsIdentity: TLSClientIdentity?
+    /// Where the private key came from, in words (never the key).
+    public var keySource: String?
     /// Settings found but not used (another client's secret, a secret under `client_auth: none`), one sentence each.
     public var notes: [String]
 
@@ -85,6 +91,11 @@ public struct ClientSettings: Sendable {
     public func configuration(redirectURI: URL, requestOfflineAccess: Bool = true) -> ClientConfiguration {
         ClientConfiguration(
             clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
-            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod)
+            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
+    }
+
+    /// The configuration of a service (client credentials, JWT bearer, token exchange) with these settings.
+    public func serviceConfiguration() -> ClientConfiguration {
+        .service(clientID: clientID, clientSecret: secret, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
     }
 }

@@ -149,6 +149,71 @@ public struct ClientSettingsResolver: Sendable {
             settings.secretSource = .clientsFileSecretFile(expanded, provider: provider, clientsFile: file)
         }
         settings.authMethod = method
+        if method != ClientAuthMethod.none {
+            try resolveKey(
+                &settings, provider: provider, entry: fileEntry, environmentIsTheClients: environmentOwner == nil || environmentOwner == clientID)
+        }
+    }
+
+    /// `OAUTHFLOW_<PROVIDER>_PRIVATE_KEY`, with the provider id upper-cased and `-` turned into `_`.
+    public static func privateKeyVariable(for provider: String) -> String { variable(provider, "PRIVATE_KEY") }
+
+    /// The private key (`private_key_env`, `OAUTHFLOW_<PROVIDER>_PRIVATE_KEY`, `private_key_file`) and the client
+    /// certificate (`certificate_file`, `ca_file`) of the clients file's entry; the key is read and checked now.
+    private func resolveKey(_ settings: inout ClientSettings, provider: String, entry: ClientsFile.Entry?, environmentIsTheClients: Bool) throws {
+        let file = clientsFileURL.path
+        var text: String?
+        var source: String?
+        if let variable = entry?.privateKeyEnvironment {
+            guard let value = environment[variable], !value.isEmpty else {
+                throw ClientSettingsError(.missingSecret, "the private key variable \(variable) is not set", provider: provider)
+            }
+            text = value
+            source = "$\(variable), named by private_key_env under `\(provider):` in \(file)"
+        } else if environmentIsTheClients, let value = environment[Self.privateKeyVariable(for: provider)], !value.isEmpty {
+            text = value
+            source = "$\(Self.privateKeyVariable(for: provider))"
+        } else if let path = entry?.privateKeyFile {
+            let expanded = expandingTilde(path)
+            text = try read(expanded, what: "private key", provider: provider)
+            source = "\(expanded), named by private_key_file under `\(provider):` in \(file)"
+        }
+        let certificate = try entry?.certificateFile.map { try read(expandingTilde($0), what: "client certificate", provider: provider) }
+        let roots = try entry?.caFile.map { try read(expandingTilde($0), what: "CA certificate", provider: provider) }
+        guard let text, let source else {
+            if certificate != nil {
+                throw ClientSettingsError(
+                    .missingSecret, "`certificate_file` under `\(provider):` in \(file) needs its key: add private_key_file or private_key_env",
+                    provider: provider)
+            }
+            return
+        }
+        var algorithm: JWSAlgorithm?
+        if let name = entry?.signingAlg {
+            guard let chosen = JWSAlgorithm(rawValue: name), ClientSigningKey.algorithms.contains(chosen) else {
+                throw ClientSettingsError(
+                    .invalidClientsFile, "\(file): `signing_alg` under `\(provider):` must be RS256, PS256 or ES256", provider: provider)
+            }
+            algorithm = chosen
+        }
+        do {
+            settings.signingKey = try ClientSigningKey(text: text, algorithm: algorithm, keyID: entry?.keyID, certificatePEM: certificate)
+        } catch let error as FlowError {
+            throw ClientSettingsError(.unreadableSecretFile, "the private key from \(source): \(error.message)", provider: provider)
+        }
+        if let certificate {
+            settings.tlsIdentity = TLSClientIdentity(certificateChainPEM: certificate, privateKeyPEM: Secret(text), trustRootsPEM: roots)
+        }
+        settings.keySource = source
+    }
+
+    /// A small file's text (a key, a certificate).
+    private func read(_ path: String, what: String, provider: String) throws -> String {
+        do {
+            return String(decoding: try SafeFile.read(path, limit: 64 * 1024), as: UTF8.self)
+        } catch let error as SafeFile.ReadError {
+            throw ClientSettingsError(.unreadableSecretFile, "cannot read the \(what) file \(error)", provider: provider)
+        }
     }
 
     /// The secret in an environment variable; unset or empty is an error.

@@ -8,6 +8,8 @@ import Yams
 ///   client_id: 1234-abc.apps.googleusercontent.com
 ///   client_secret_env: GOOGLE_CLIENT_SECRET     # or client_secret_file: ~/.config/oauthflow/google.secret
 ///   client_auth: client_secret_post             # optional: otherwise chosen from the descriptor
+///   # private_key_file: ~/.config/oauthflow/svc.pem   # private_key_jwt, or mutual TLS with certificate_file
+///   # key_id: 2024-06                                  # the key's `kid`
 ///   variables: {}
 ///   scopes: [openid, email]
 /// ```
@@ -25,10 +27,25 @@ public struct ClientsFile: Sendable {
         public var clientAuth: ClientAuthMethod?
         public var variables: [String: String]?
         public var scopes: [String]?
+        /// A PEM or JWK file holding the client's private key: `private_key_jwt` signs with it, and mutual TLS
+        /// presents `certificate_file` with it.
+        public var privateKeyFile: String?
+        /// The environment variable holding that key's PEM or JWK text.
+        public var privateKeyEnvironment: String?
+        /// The `kid` the provider registered the key under.
+        public var keyID: String?
+        /// RS256, PS256 or ES256; by default RS256 for an RSA key, ES256 for a P-256 key.
+        public var signingAlg: String?
+        /// The client certificate (PEM): presented for mutual TLS, and its `x5t#S256` sent with assertions.
+        public var certificateFile: String?
+        /// Certificates (PEM) to verify the server's TLS certificate with, instead of the system's (a private CA).
+        public var caFile: String?
 
         public init(
             clientID: String? = nil, clientSecretEnvironment: String? = nil, clientSecretFile: String? = nil,
-            clientAuth: ClientAuthMethod? = nil, variables: [String: String]? = nil, scopes: [String]? = nil
+            clientAuth: ClientAuthMethod? = nil, variables: [String: String]? = nil, scopes: [String]? = nil,
+            privateKeyFile: String? = nil, privateKeyEnvironment: String? = nil, keyID: String? = nil, signingAlg: String? = nil,
+            certificateFile: String? = nil, caFile: String? = nil
         ) {
             self.clientID = clientID
             self.clientSecretEnvironment = clientSecretEnvironment
@@ -36,11 +53,19 @@ public struct ClientsFile: Sendable {
             self.clientAuth = clientAuth
             self.variables = variables
             self.scopes = scopes
+            self.privateKeyFile = privateKeyFile
+            self.privateKeyEnvironment = privateKeyEnvironment
+            self.keyID = keyID
+            self.signingAlg = signingAlg
+            self.certificateFile = certificateFile
+            self.caFile = caFile
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case clientID = "client_id", clientSecretEnvironment = "client_secret_env", clientSecretFile = "client_secret_file"
             case clientAuth = "client_auth", variables, scopes
+            case privateKeyFile = "private_key_file", privateKeyEnvironment = "private_key_env", keyID = "key_id"
+            case signingAlg = "signing_alg", certificateFile = "certificate_file", caFile = "ca_file"
         }
     }
 
@@ -94,6 +119,12 @@ public struct ClientsFile: Sendable {
                     "\(path)\(position): `\(name)` holds a secret in clear; use client_secret_env or client_secret_file",
                     provider: provider)
             }
+            if name.contains("key"), !name.contains("id") {
+                throw ClientSettingsError(
+                    .literalSecret,
+                    "\(path)\(position): `\(name)` holds a key in clear; use private_key_file or private_key_env",
+                    provider: provider)
+            }
             throw ClientSettingsError(.invalidClientsFile, "\(path)\(position): unknown key `\(name)` under `\(provider)`", provider: provider)
         }
         // Each key's shape, checked here so the message names the key and its line (not a decoder's internals).
@@ -118,7 +149,7 @@ public struct ClientsFile: Sendable {
         } catch {
             throw ClientSettingsError(
                 .invalidClientsFile,
-                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be none, client_secret_basic or client_secret_post)",
+                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be one of \(ClientAuthMethod.allCases.map(\.rawValue).joined(separator: ", ")))",
                 provider: provider)
         }
     }

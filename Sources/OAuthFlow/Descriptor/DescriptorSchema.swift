@@ -90,10 +90,13 @@ public enum DescriptorSchema {
         Field("authorization", .object(authorizationFields), "The authorization request."),
         Field(
             "grant_types", .list(.string()), default: shown(ProviderDescriptor.defaultGrantTypes),
-            "Grant types the client uses. Only `authorization_code`, `refresh_token` and the device grant are acceptable; resolving a provider that lists another fails (`unsupported_policy`)."
+            "Grant types the client uses: `authorization_code`, `refresh_token`, the device grant (`urn:ietf:params:oauth:grant-type:device_code`), `client_credentials`, the JWT bearer grant (`urn:ietf:params:oauth:grant-type:jwt-bearer`) and token exchange (`urn:ietf:params:oauth:grant-type:token-exchange`); resolving a provider that lists another fails (`unsupported_policy`)."
         ),
         Field("token_request", .object(tokenRequestFields), "How the token endpoint wants its requests."),
         Field("client_auth", .object(clientAuthFields), "How the client authenticates at the token endpoint."),
+        Field(
+            "service_tokens", .object(serviceTokenFields),
+            "How the provider names the API a service's token is for (`client_credentials`; see Docs/services.md)."),
         Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
         Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
         Field("security", .object(securityFields), "The checks the engine performs for this provider."),
@@ -224,14 +227,34 @@ public enum DescriptorSchema {
             "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
     ]
 
+    static let clientAuthMethodNames = ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue)
+
     static let clientAuthFields: [Field] = [
         Field(
-            "methods", .list(.choice(["none", "client_secret_basic", "client_secret_post"])),
-            "Every method the provider accepts, in its order of preference. The client chooses: with a secret, the first secret method listed; without one, `none`. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body."
+            "methods", .list(.choice(clientAuthMethodNames)),
+            "Every method the provider accepts, in its order of preference. The client chooses: with a secret, the first secret method listed; with a private key, `private_key_jwt`; with a certificate, the first TLS method; otherwise `none`. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
         ),
         Field(
-            "method", .choice(["none", "client_secret_basic", "client_secret_post"]), default: ProviderDescriptor.ClientAuth().method.rawValue,
+            "method", .choice(clientAuthMethodNames), default: ProviderDescriptor.ClientAuth().method.rawValue,
             "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
+        Field(
+            "assertion_audience", .choice(["issuer", "token_endpoint"]), default: ProviderDescriptor.ClientAuth().assertionAudience.rawValue,
+            "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta)."
+        ),
+        Field(
+            "assertion_algs", .list(.choice(["RS256", "PS256", "ES256", "HS256"])),
+            "The algorithms the provider takes for client assertions; absent takes all four. `HS256` is `client_secret_jwt`'s; the others are the private key's."
+        ),
+    ]
+
+    static let serviceTokenFields: [Field] = [
+        Field(
+            "target", .choice(["resource", "audience", "scope"]), default: ProviderDescriptor.ServiceTokens().target.rawValue,
+            "How a client-credentials request names the API the token is for: `resource` sends RFC 8707 `resource` parameters (one per API); `audience` sends an `audience` parameter (Auth0); `scope` asks for the scope API + `scope_suffix` (Entra ID's `https://graph.microsoft.com/.default`)."
+        ),
+        Field(
+            "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokens().scopeSuffix,
+            "With `target: scope`, what follows the API in its scope."),
     ]
 
     static let tokenResponseFields: [Field] = [

@@ -18,6 +18,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var grantTypes: [String]
     public var tokenRequest: TokenRequest
     public var clientAuth: ClientAuth
+    /// How the provider names the API a service token is for.
+    public var serviceTokens: ServiceTokens
     public var tokenResponse: TokenResponse
     public var userinfo: Userinfo
     public var security: Security
@@ -35,7 +37,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`
         case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
         case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
-        case tokenResponse = "token_response", userinfo, security, redirect, device, resources
+        case serviceTokens = "service_tokens", tokenResponse = "token_response", userinfo, security, redirect, device, resources
         case resourcesFile = "resources_file", profile
     }
 
@@ -61,6 +63,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         grantTypes = try o.strings(CodingKeys.grantTypes) ?? Self.defaultGrantTypes
         tokenRequest = try o.object(CodingKeys.tokenRequest, TokenRequest.init(plain:)) ?? TokenRequest()
         clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
+        serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokens.init(plain:)) ?? ServiceTokens()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
         userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
         security = try o.object(CodingKeys.security, Security.init(plain:)) ?? Security()
@@ -342,22 +345,50 @@ extension ProviderDescriptor {
 
     /// Client authentication at the token endpoint.
     public struct ClientAuth: Sendable, Hashable, Codable {
-        public enum Method: String, Sendable, Hashable, Codable {
+        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
             case none
             case clientSecretBasic = "client_secret_basic"
             case clientSecretPost = "client_secret_post"
+            /// A JWT signed with the client secret (HS256), RFC 7523 §2.2 and OpenID Connect Core §9.
+            case clientSecretJWT = "client_secret_jwt"
+            /// A JWT signed with the client's private key (RS256, PS256, ES256).
+            case privateKeyJWT = "private_key_jwt"
+            /// A client certificate issued by a CA the server trusts (RFC 8705 §2.1).
+            case tlsClientAuth = "tls_client_auth"
+            /// A self-signed client certificate registered with the server (RFC 8705 §2.2).
+            case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
+
+            /// Whether the client proves itself with the client secret.
+            public var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
+            /// Whether the client proves itself with a signed assertion (`client_assertion`).
+            public var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
+            /// Whether the client proves itself with a TLS client certificate.
+            public var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
+        }
+
+        /// The `aud` of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
+        public enum AssertionAudience: String, Sendable, Hashable, Codable {
+            /// The authorization server's issuer identifier: the value that cannot be redirected to another
+            /// server's endpoint (CVE-2025-27370, CVE-2025-27371), and the default.
+            case issuer
+            /// The token endpoint URL, for providers that document it (Entra ID, Okta).
+            case tokenEndpoint = "token_endpoint"
         }
 
         /// The one method, for descriptors written before ``methods`` (and the first choice otherwise).
         public var method: Method = .none
         /// Every method the provider accepts, in its order of preference.
         public var methods: [Method]?
+        /// The `aud` the client's assertions carry.
+        public var assertionAudience: AssertionAudience = .issuer
+        /// The algorithms the provider takes for client assertions; nil takes every one OAuthFlow signs with.
+        public var assertionAlgs: [String]?
 
         /// What the provider accepts: ``methods``, or just ``method``.
         public var supported: [Method] { methods ?? [method] }
 
         enum CodingKeys: String, CodingKey {
-            case method, methods
+            case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
         }
 
         public init() {}
@@ -367,6 +398,38 @@ extension ProviderDescriptor {
         init(plain o: PlainObject) throws {
             methods = try o.choices(CodingKeys.methods)
             method = try o.choice(CodingKeys.method) ?? methods?.first ?? Self().method
+            assertionAudience = try o.choice(CodingKeys.assertionAudience) ?? Self().assertionAudience
+            assertionAlgs = try o.strings(CodingKeys.assertionAlgs)
+        }
+    }
+
+    /// How a provider names the API a service token is for (client credentials).
+    public struct ServiceTokens: Sendable, Hashable, Codable {
+        /// The request parameter that carries the target API.
+        public enum Target: String, Sendable, Hashable, Codable {
+            /// RFC 8707 `resource`, repeatable: an absolute URI each.
+            case resource
+            /// An `audience` parameter (Auth0).
+            case audience
+            /// A scope per API, the API followed by ``scopeSuffix`` (Entra ID's `API/.default`).
+            case scope
+        }
+
+        public var target: Target = .resource
+        /// For ``Target/scope``: what follows the API in its scope.
+        public var scopeSuffix: String = "/.default"
+
+        enum CodingKeys: String, CodingKey {
+            case target, scopeSuffix = "scope_suffix"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            target = try o.choice(CodingKeys.target) ?? Self().target
+            scopeSuffix = try o.string(CodingKeys.scopeSuffix) ?? Self().scopeSuffix
         }
     }
 

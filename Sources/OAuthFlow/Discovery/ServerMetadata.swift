@@ -20,6 +20,10 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
     public var scopesSupported: [String]?
     /// `grant_types_supported`; when absent, RFC 8414 §2 reads it as `authorization_code` and `implicit`.
     public var grantTypesSupported: [String]?
+    /// `mtls_endpoint_aliases` (RFC 8705 §5): endpoints to use with a client certificate.
+    public var mtlsEndpointAliases: [String: String]?
+    /// `token_endpoint_auth_signing_alg_values_supported`: what client assertions may be signed with.
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -36,6 +40,8 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case scopesSupported = "scopes_supported", grantTypesSupported = "grant_types_supported"
+        case mtlsEndpointAliases = "mtls_endpoint_aliases"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
     }
 }
 

@@ -14,10 +14,15 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// How this client authenticates at the token endpoint; nil chooses from the descriptor's
     /// `client_auth.methods`: the first secret method when there is a secret, else `none`.
     public var authMethod: ClientAuthMethod?
+    /// The private key for `private_key_jwt` (never from a descriptor).
+    public var signingKey: ClientSigningKey?
+    /// The client certificate for `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705).
+    public var tlsIdentity: TLSClientIdentity?
 
     public init(
         clientID: String, redirectURI: URL, clientSecret: Secret? = nil, scopes: [String]? = nil,
-        requestOfflineAccess: Bool = true, authMethod: ClientAuthMethod? = nil
+        requestOfflineAccess: Bool = true, authMethod: ClientAuthMethod? = nil, signingKey: ClientSigningKey? = nil,
+        tlsIdentity: TLSClientIdentity? = nil
     ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -25,13 +30,50 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.scopes = scopes
         self.requestOfflineAccess = requestOfflineAccess
         self.authMethod = authMethod
+        self.signingKey = signingKey
+        self.tlsIdentity = tlsIdentity
+    }
+
+    /// A client that signs no one in: a service with its own credentials (client credentials, JWT bearer,
+    /// token exchange). Its redirect URI is never sent.
+    public static func service(
+        clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil, signingKey: ClientSigningKey? = nil,
+        tlsIdentity: TLSClientIdentity? = nil
+    ) -> ClientConfiguration {
+        ClientConfiguration(
+            clientID: clientID, redirectURI: serviceRedirectURI, clientSecret: clientSecret, requestOfflineAccess: false,
+            authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
+    }
+
+    /// The redirect URI of a ``service(clientID:clientSecret:authMethod:signingKey:tlsIdentity:)`` client, never sent.
+    public static let serviceRedirectURI = URL(fileURLWithPath: "/", isDirectory: true)
+
+    /// Whether this client holds the credential `method` needs.
+    func hasCredential(for method: ClientAuthMethod) -> Bool {
+        switch method {
+        case .none: return clientSecret == nil && signingKey == nil && tlsIdentity == nil
+        case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return clientSecret != nil
+        case .privateKeyJWT: return signingKey != nil
+        case .tlsClientAuth, .selfSignedTLSClientAuth: return tlsIdentity != nil
+        }
+    }
+
+    /// What `method` needs, in words, for an error.
+    static func credentialNeeded(by method: ClientAuthMethod) -> String {
+        switch method {
+        case .none: return "no credential"
+        case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return "a client secret"
+        case .privateKeyJWT: return "a private key"
+        case .tlsClientAuth, .selfSignedTLSClientAuth: return "a client certificate and its key"
+        }
     }
 
     /// The client authentication method for `provider`.
     ///
-    /// A secret is never dropped silently, and a method the provider does not list is never used.
+    /// A credential is never dropped silently, and a method the provider does not list is never used. Without
+    /// ``authMethod``, the first method the provider lists whose credential this client holds is chosen.
     /// - Throws: ``FlowError`` `clientAuthentication` for an impossible combination, and
-    ///   `missingClientSecret` when the provider only takes confidential clients and there is no secret.
+    ///   `missingClientSecret` when the chosen method needs a credential the client lacks.
     public func authenticationMethod(for provider: Provider) throws -> ClientAuthMethod {
         let supported = provider.policy.clientAuthMethods
         let listed = supported.map(\.rawValue).joined(separator: ", ")
@@ -44,22 +86,31 @@ public struct ClientConfiguration: Sendable, Hashable {
             if authMethod == .none, clientSecret != nil {
                 throw FlowError(.clientAuthentication, "client authentication `none` was chosen, but a client secret was given; drop one of them")
             }
-            if authMethod != .none, clientSecret == nil {
-                throw FlowError(.missingClientSecret, "client authentication `\(authMethod.rawValue)` needs a client secret, and none was given")
+            guard authMethod == .none || hasCredential(for: authMethod) else {
+                throw FlowError(
+                    .missingClientSecret,
+                    "client authentication `\(authMethod.rawValue)` needs \(Self.credentialNeeded(by: authMethod)), and none was given")
             }
             return authMethod
         }
-        if clientSecret != nil {
-            guard let method = supported.first(where: { $0 != .none }) else {
+        if let method = supported.first(where: { $0 != .none && hasCredential(for: $0) }) { return method }
+        let given = [
+            clientSecret.map { _ in "a client secret" }, signingKey.map { _ in "a private key" }, tlsIdentity.map { _ in "a client certificate" },
+        ].compactMap { $0 }
+        if !given.isEmpty {
+            guard supported.contains(where: { $0 != .none }) else {
                 throw FlowError(
                     .clientAuthentication,
-                    "provider `\(provider.id)` takes public clients only (client_auth: none), but a client secret was given; drop the secret, or list the secret methods the provider accepts under `client_auth.methods`"
+                    "provider `\(provider.id)` takes public clients only (client_auth: none), but \(given.joined(separator: " and ")) was given; drop it, or list the methods the provider accepts under `client_auth.methods`"
                 )
             }
-            return method
+            throw FlowError(
+                .clientAuthentication,
+                "provider `\(provider.id)` accepts \(listed), and none of them uses \(given.joined(separator: " or ")), which is what was given")
         }
         guard supported.contains(.none) else {
-            throw FlowError(.missingClientSecret, "provider `\(provider.id)` needs a client secret (it accepts \(listed)), and none was given")
+            let needs = Set(supported.map(Self.credentialNeeded(by:))).sorted().joined(separator: " or ")
+            throw FlowError(.missingClientSecret, "provider `\(provider.id)` needs \(needs) (it accepts \(listed)), and none was given")
         }
         return .none
     }

@@ -66,6 +66,11 @@ extension ErrorCode where Domain == FlowError {
     public static let missingEndpoint = Self("missing_endpoint")
     /// The descriptor does not declare the grant the step needs (`grant_types`).
     public static let grantNotSupported = Self("grant_not_supported")
+    /// A service token request the provider cannot take as asked (an `audience` for a provider that takes
+    /// `resource`, a resource that is not an absolute URI).
+    public static let invalidServiceRequest = Self("invalid_service_request")
+    /// A token exchange answer whose `issued_token_type` is missing or not the type asked for (RFC 8693 §2.2.1).
+    public static let unexpectedTokenType = Self("unexpected_token_type")
     /// The device code's lifetime ended, by the client's own clock, before the user approved.
     public static let deviceCodeExpired = Self("device_code_expired")
     /// An endpoint or the URL built from it is not a valid URL.

@@ -421,12 +421,33 @@ public actor OAuthClient {
 
     /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
     func post(to endpoint: URL, _ parameters: [(String, String)], arrival: (@Sendable (HTTPResponse) -> Void)? = nil) async throws -> HTTPResponse {
-        try FlowError.requireSecure(endpoint)
         let shape = provider.policy.tokenRequest
         var fields = parameters
         var headers = shape.headers
         let method = try configuration.authenticationMethod(for: provider)
+        var endpoint = endpoint
+        var identity: TLSClientIdentity?
         switch method {
+        case .clientSecretJWT, .privateKeyJWT:
+            fields.append(("client_id", configuration.clientID))
+            fields.append(("client_assertion_type", ClientAssertion.type))
+            let assertion = try await ClientAssertion.make(
+                clientID: configuration.clientID, audience: try await assertionAudience(endpoint: endpoint),
+                key: method == .privateKeyJWT ? configuration.signingKey : nil, secret: configuration.clientSecret, now: clock.now())
+            try checkAssertionAlgorithm(method == .privateKeyJWT ? configuration.signingKey?.algorithm : .hs256)
+            fields.append(("client_assertion", assertion.value))
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
+            fields.append(("client_id", configuration.clientID))
+            identity = configuration.tlsIdentity
+            if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
+        default:
+            break
+        }
+        try FlowError.requireSecure(endpoint)
+        switch method {
+        case .clientSecretJWT, .privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth:
+            break
         case .none:
             fields.append(("client_id", configuration.clientID))
         case .clientSecretPost:
@@ -452,9 +473,40 @@ public actor OAuthClient {
             body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body)
+        let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
         guard let arrival else { return try await transport.send(request) }
         return try await transport.send(request, arrival: arrival)
+    }
+
+    /// The `aud` of a client assertion sent to `endpoint`: the issuer, or the endpoint itself (`client_auth.assertion_audience`).
+    func assertionAudience(endpoint: URL) async throws -> String {
+        switch provider.policy.clientAssertion.audience {
+        case .tokenEndpoint:
+            return endpoint.absoluteString
+        case .issuer:
+            guard let issuer = provider.issuer else {
+                throw FlowError(
+                    .clientAuthentication,
+                    "provider `\(provider.id)` has no issuer to address its client assertions to; set `issuer`, or `client_auth.assertion_audience: token_endpoint` if the provider documents that"
+                )
+            }
+            return issuer.absoluteString
+        }
+    }
+
+    /// Refuses an assertion algorithm the descriptor's `client_auth.assertion_algs` leaves out.
+    private func checkAssertionAlgorithm(_ algorithm: JWSAlgorithm?) throws {
+        guard let algorithm, !provider.policy.clientAssertion.algorithms.contains(algorithm) else { return }
+        let listed = provider.policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
+        throw FlowError(
+            .clientAuthentication, "provider `\(provider.id)` takes client assertions signed with \(listed), not \(algorithm.rawValue)")
+    }
+
+    /// The mutual-TLS alias of `endpoint` (RFC 8705 §5, discovery's `mtls_endpoint_aliases`), when it is the token endpoint and has one.
+    private func mutualTLSAlias(for endpoint: URL) async throws -> URL? {
+        let known = provider.usesDiscovery ? try await discoveredProvider() : provider
+        guard endpoint == known.endpoints.token else { return nil }
+        return known.endpoints.mtlsToken
     }
 
     /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).

@@ -64,7 +64,7 @@ enum TokenResponseParser {
     ///     the server does not rotate it, and so is its ID token when no new one comes.
     static func tokenSet(
         from response: HTTPResponse, format: TokenResponseFormat, separator: String,
-        requestedScopes: [String], previous: TokenSet?, now: Date
+        requestedScopes: [String], previous: TokenSet?, now: Date, acceptsNotApplicable: Bool = false
     ) throws -> TokenSet {
         let fields = try fields(of: response, format: format)
         if let error = serverError(in: fields, status: response.status) { throw error }
@@ -85,7 +85,8 @@ enum TokenResponseParser {
         guard let tokenType = fields["token_type"]?.stringValue?.lowercased(), !tokenType.isEmpty else {
             throw FlowError(.invalidTokenResponse, "the token response has no `token_type`")
         }
-        guard tokenType == "bearer" else {
+        // RFC 8693 §2.2.1: a token exchange that issues something other than an access token says `N_A`.
+        guard tokenType == "bearer" || acceptsNotApplicable && tokenType == "n_a" else {
             throw FlowError(.invalidTokenResponse, "the token type `\(tokenType)` is not supported; only Bearer is")
         }
         var expiresAt: Date?

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// ``HTTPTransport`` on async-http-client, the transport OAuthFlow uses on Linux.
 ///
@@ -84,7 +85,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
         let outgoing = try HTTPClient.Request(
             url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
-            body: request.body.map { .bytes($0) })
+            body: request.body.map { .bytes($0) },
+            tlsConfiguration: try request.clientIdentity.map { try Self.tlsConfiguration($0, for: request.url) })
         let collector = ResponseCollector(url: request.url, limit: maximumResponseSize, arrival: arrival)
         // The shared client (and its event loop threads) starts with the first request, not with the transport:
         // commands that never go to the network (`token print` with a valid token) do not pay for it.
@@ -102,6 +104,25 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             // The head came; the body stalled.
             throw TransportError(url: request.url, message: "the server stopped sending its answer's body after \(received) bytes")
         }
+    }
+
+    /// A client TLS configuration presenting `identity` (RFC 8705), trusting its roots when it names some.
+    static func tlsConfiguration(_ identity: TLSClientIdentity, for url: URL) throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        do {
+            configuration.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificateChainPEM.utf8)).map { .certificate($0) }
+            configuration.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.value.utf8), format: .pem))
+            if let roots = identity.trustRootsPEM {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(roots.utf8)))
+            }
+        } catch {
+            // NIOSSL's errors say nothing about the key's bytes; still, name only what failed.
+            throw TransportError(url: url, message: "the TLS client certificate or its key cannot be read (PEM expected)")
+        }
+        guard !configuration.certificateChain.isEmpty else {
+            throw TransportError(url: url, message: "the TLS client certificate file holds no certificate (PEM expected)")
+        }
+        return configuration
     }
 
     /// Collects one response on its event loop: refuses a compressed or oversized one as soon as

@@ -12,12 +12,17 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
+    /// A client certificate to present (RFC 8705); transports that cannot present one refuse the request.
+    public var clientIdentity: TLSClientIdentity?
 
-    public init(method: RequestMethod, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    public init(
+        method: RequestMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, clientIdentity: TLSClientIdentity? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.clientIdentity = clientIdentity
     }
 }
 

@@ -41,6 +41,11 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.clientIdentity == nil else {
+            // URLSession takes a client certificate only from a keychain identity, which a PEM is not.
+            throw TransportError(
+                url: request.url, message: "this transport cannot present a TLS client certificate; use AsyncHTTPClientTransport for mutual TLS")
+        }
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpShouldHandleCookies = false

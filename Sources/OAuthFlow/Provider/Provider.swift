@@ -49,6 +49,8 @@ public struct Provider: Sendable, Hashable {
         public var endSession: URL?
         public var deviceAuthorization: URL?
         public var jwks: URL?
+        /// The token endpoint's mutual-TLS alias (RFC 8705 §5), from discovery's `mtls_endpoint_aliases`.
+        public var mtlsToken: URL?
 
         /// Every endpoint that is set, by its YAML key, in the descriptor's order.
         public var all: [(key: String, url: URL)] {

@@ -5,9 +5,22 @@ public enum GrantType: String, Sendable, Hashable, CaseIterable {
     case authorizationCode = "authorization_code"
     case refreshToken = "refresh_token"
     case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    /// RFC 6749 §4.4: a client's own token.
+    case clientCredentials = "client_credentials"
+    /// RFC 7523 §2.1: a JWT exchanged for an access token.
+    case jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    /// RFC 8693: one token exchanged for another.
+    case tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
 
     /// The name `providers show` prints.
-    public var shortName: String { self == .deviceCode ? "device_code" : rawValue }
+    public var shortName: String {
+        switch self {
+        case .deviceCode: return "device_code"
+        case .jwtBearer: return "jwt-bearer"
+        case .tokenExchange: return "token-exchange"
+        default: return rawValue
+        }
+    }
 }
 
 /// An algorithm an ID token may be signed with (RFC 7518 §3.1; `none` is not one).
@@ -38,6 +51,10 @@ public typealias ClientAuthMethod = ProviderDescriptor.ClientAuth.Method
 public typealias IssuerParameterRule = ProviderDescriptor.Security.IssuerParameter
 /// Whether the provider takes PKCE.
 public typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
+/// The `aud` of client assertions: the issuer or the token endpoint.
+public typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
+/// How a client-credentials request names its API: `resource`, `audience` or a scope.
+public typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokens.Target
 
 /// Everything the engine does differently from one provider to another, typed and with every
 /// default applied: the engine reads this, never the descriptor.
@@ -58,6 +75,10 @@ public struct ProviderPolicy: Sendable, Hashable {
     public var idTokenAlgorithms: [JWSAlgorithm]
     /// The client authentication methods the provider accepts, in its order of preference.
     public var clientAuthMethods: [ClientAuthMethod]
+    /// The `aud` and algorithms of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
+    public var clientAssertion: ClientAssertionPolicy
+    /// How a client-credentials request names the API its token is for.
+    public var serviceTokens: ServiceTokenPolicy
     /// How token requests are sent.
     public var tokenRequest: TokenRequestShape
     /// How token responses are read.
@@ -71,6 +92,18 @@ public struct ProviderPolicy: Sendable, Hashable {
 
     /// Whether the device authorization grant is declared.
     public var supportsDeviceFlow: Bool { grantTypes.contains(.deviceCode) }
+
+    /// The `aud` a client assertion carries, and the algorithms the provider takes for it.
+    public struct ClientAssertionPolicy: Sendable, Hashable {
+        public var audience: ClientAssertionAudience
+        public var algorithms: [JWSAlgorithm]
+    }
+
+    /// How a client-credentials request names its API (``ServiceTokenTarget``), and the scope suffix for `scope`.
+    public struct ServiceTokenPolicy: Sendable, Hashable {
+        public var target: ServiceTokenTarget
+        public var scopeSuffix: String
+    }
 
     /// How token requests are sent: the body's encoding and extra headers.
     public struct TokenRequestShape: Sendable, Hashable {

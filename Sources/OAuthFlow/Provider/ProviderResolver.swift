@@ -127,10 +127,19 @@ extension ProviderDescriptor {
             }
             return algorithm
         }
+        let assertionAlgorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .hs256]
+        let clientAlgorithms = try (clientAuth.assertionAlgs ?? assertionAlgorithms.map(\.rawValue)).map { name in
+            guard let algorithm = JWSAlgorithm(rawValue: name), assertionAlgorithms.contains(algorithm) else {
+                throw refuse("client_auth.assertion_algs", "lists `\(name)`; OAuthFlow signs client assertions with RS256, PS256, ES256 or HS256")
+            }
+            return algorithm
+        }
         return ProviderPolicy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
             idTokenAlgorithms: algorithms, clientAuthMethods: clientAuth.supported,
+            clientAssertion: .init(audience: clientAuth.assertionAudience, algorithms: clientAlgorithms),
+            serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix),
             tokenRequest: .init(encoding: tokenRequest.bodyEncoding, headers: tokenRequest.headers),
             tokenResponseFormat: tokenResponse.format,
             userinfo: .init(method: userinfo.method == .post ? .post : .get, headers: userinfo.headers),

@@ -1,0 +1,242 @@
+import Crypto
+import Foundation
+import Logging
+
+/// Which cached token a service request is answered with: everything that changes what the server issues.
+///
+/// Scopes, resources and audiences are sets (sorted, without repeats), so requests that list them in
+/// another order share a token; the subject of a JWT bearer grant or a token exchange is kept only as a
+/// SHA-256 digest. One key is never answered with another key's token.
+public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
+    public let providerID: String
+    public let clientID: String
+    public let grant: GrantType
+    public let request: ServiceTokenRequest
+    /// A digest of who the token is about (the JWT bearer subject, the exchanged tokens and requested type); nil for client credentials.
+    public let subject: String?
+
+    public init(providerID: String, clientID: String, grant: GrantType, request: ServiceTokenRequest, subject: String? = nil) {
+        self.providerID = providerID
+        self.clientID = clientID
+        self.grant = grant
+        self.request = request
+        self.subject = subject
+    }
+
+    /// Where the token is kept in a ``TokenStore``: the provider, and an account named by a digest of the whole key.
+    public var sessionKey: SessionKey {
+        var text = "oauthflow-service-token-v1"
+        for part in [providerID, clientID, grant.rawValue, subject ?? ""] { text += "\u{0}" + part }
+        for list in [request.scopes, request.resources, request.audiences] { text += "\u{1}" + list.joined(separator: "\u{0}") }
+        let digest = Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8)).prefix(18)))
+        return SessionKey(providerID: providerID, account: "service-\(digest)")
+    }
+
+    /// A digest of secrets that identify a subject: the key records who, never the token itself.
+    public static func digest(_ parts: [String]) -> String {
+        Base64URL.encode(Data(SHA256.hash(data: Data(parts.joined(separator: "\u{0}").utf8))))
+    }
+
+    public var description: String { "\(providerID) \(grant.shortName) token for \(clientID) (\(request))" }
+}
+
+/// Tokens for a service's own calls, cached, renewed early, and asked for once however many callers want one.
+///
+/// ```swift
+/// let tokens = ServiceTokens(client: client, store: FileTokenStore.default())
+/// let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
+/// ```
+///
+/// - A token is reused until it expires within ``skew`` (default 60 s); one with no `expires_in` lives
+///   ``defaultLifetime`` (default 5 minutes).
+/// - Single flight per ``ServiceTokenKey``: in this process, callers join the one request in flight;
+///   across processes and machines, the request holds the store's lock for the key (a file lock for a
+///   ``FileTokenStore``, an advisory lock for the PostgreSQL store) and reads the store again under it,
+///   so a token another process just fetched is used instead of asking again.
+/// - A failed request is nobody's token: every caller waiting on it gets its error, nothing is cached,
+///   and the next call asks again.
+/// - ``send(_:for:transport:)`` attaches the token and, when a resource server answers 401 `invalid_token`,
+///   drops the token and fetches a new one, once.
+/// - Client secrets and keys stay in the ``OAuthClient``; the store holds the issued tokens only.
+public actor ServiceTokens {
+    public let client: OAuthClient
+    public let skew: TimeInterval
+    public let defaultLifetime: TimeInterval
+    private let store: any TokenStore
+    private let clock: any DateClock
+    private let logger: Logger
+    private var cached: [ServiceTokenKey: TokenSet] = [:]
+    private var inFlight: [ServiceTokenKey: Task<TokenSet, any Error>] = [:]
+
+    /// - Parameters:
+    ///   - client: The provider and the client's credentials.
+    ///   - store: Shares tokens with other processes (a ``FileTokenStore``) or machines (the PostgreSQL
+    ///     store); the default keeps them in this process only.
+    ///   - skew: Renew this long before expiry.
+    ///   - defaultLifetime: How long a token whose answer has no `expires_in` is used.
+    public init(
+        client: OAuthClient, store: any TokenStore = InMemoryTokenStore(), skew: TimeInterval = 60, defaultLifetime: TimeInterval = 300,
+        clock: any DateClock = SystemDateClock(), logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.client = client
+        self.store = store
+        self.skew = max(0, skew)
+        self.defaultLifetime = max(1, defaultLifetime)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The key a client-credentials request is cached under.
+    public nonisolated func key(for request: ServiceTokenRequest) -> ServiceTokenKey {
+        ServiceTokenKey(
+            providerID: client.provider.id, clientID: client.configuration.clientID, grant: .clientCredentials, request: request)
+    }
+
+    /// A client-credentials access token for `request`, valid for at least ``skew`` more seconds.
+    public nonisolated func accessToken(_ request: ServiceTokenRequest = .init()) async throws -> Secret {
+        try await token(for: key(for: request)) { client in try await client.clientCredentialsToken(request) }.accessToken
+    }
+
+    /// An access token from the JWT bearer grant (RFC 7523 §2.1), cached per `subject`.
+    ///
+    /// - Parameters:
+    ///   - subject: Who the assertions are about (their `iss` and `sub`, say): tokens for different subjects never mix.
+    ///   - assertion: Makes a fresh assertion; called only when a token must be fetched.
+    public nonisolated func accessToken(
+        subject: String, scopes: [String] = [], assertion: @escaping @Sendable () async throws -> Secret
+    ) async throws -> Secret {
+        let request = ServiceTokenRequest(scopes: scopes)
+        let key = ServiceTokenKey(
+            providerID: client.provider.id, clientID: client.configuration.clientID, grant: .jwtBearer, request: request,
+            subject: ServiceTokenKey.digest([subject]))
+        return try await token(for: key) { client in
+            try await client.jwtBearerToken(assertion: try await assertion(), scopes: request.scopes)
+        }.accessToken
+    }
+
+    /// The token a token exchange issues (RFC 8693), cached per subject token, actor token and requested type.
+    public nonisolated func exchangedToken(_ exchange: TokenExchangeRequest) async throws -> Secret {
+        let subject = ServiceTokenKey.digest([
+            exchange.subjectToken.value, exchange.subjectTokenType, exchange.actorToken?.value ?? "", exchange.actorTokenType ?? "",
+            exchange.requestedTokenType ?? "",
+        ])
+        let key = ServiceTokenKey(
+            providerID: client.provider.id, clientID: client.configuration.clientID, grant: .tokenExchange, request: exchange.target,
+            subject: subject)
+        return try await token(for: key) { client in try await client.exchangeToken(exchange).tokens }.accessToken
+    }
+
+    /// A valid token for `key`: cached, from the store, from a request already in flight, or fetched with `fetch`.
+    public nonisolated func token(
+        for key: ServiceTokenKey, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet
+    ) async throws -> TokenSet {
+        switch await step(key, fetch: fetch) {
+        case let .ready(tokens): return tokens
+        case let .pending(task): return try await task.value
+        }
+    }
+
+    /// Forgets `key`'s token when it is `token` (a resource server refused it), here and in the store.
+    public func invalidate(_ key: ServiceTokenKey, token: Secret) async {
+        if cached[key]?.accessToken == token { cached[key] = nil }
+        let storeKey = key.sessionKey
+        guard let lock = try? await store.lock(storeKey) else { return }
+        defer { lock.release() }
+        if let stored = try? await store.load(storeKey), stored.tokens.accessToken == token {
+            try? await store.remove(storeKey)
+        }
+        logger.debug("service token dropped", metadata: ["provider": "\(key.providerID)", "grant": "\(key.grant.shortName)"])
+    }
+
+    /// Sends `request` with a client-credentials token for `target` as its Bearer token.
+    ///
+    /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
+    /// and sends once more; a second 401 is returned as it is.
+    public nonisolated func send(
+        _ request: HTTPRequest, for target: ServiceTokenRequest = .init(), transport: any HTTPTransport = DefaultHTTPTransport()
+    ) async throws -> HTTPResponse {
+        try FlowError.requireSecure(request.url)
+        let key = key(for: target)
+        var attempt = request
+        let first = try await accessToken(target)
+        attempt.headers["Authorization"] = "Bearer \(first.value)"
+        let response = try await transport.send(attempt)
+        guard Self.rejectsToken(response) else { return response }
+        await invalidate(key, token: first)
+        let second = try await accessToken(target)
+        attempt.headers["Authorization"] = "Bearer \(second.value)"
+        return try await transport.send(attempt)
+    }
+
+    /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).
+    public static func rejectsToken(_ response: HTTPResponse) -> Bool {
+        guard response.status == 401 else { return false }
+        guard let challenge = response.header("www-authenticate")?.lowercased() else { return true }
+        return challenge.contains("invalid_token") || !challenge.contains("error=")
+    }
+
+    // MARK: - Single flight
+
+    private enum Step {
+        case ready(TokenSet)
+        case pending(Task<TokenSet, any Error>)
+    }
+
+    private func step(_ key: ServiceTokenKey, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet) -> Step {
+        if let tokens = cached[key], usable(tokens) { return .ready(tokens) }
+        if let running = inFlight[key] { return .pending(running) }
+        let task = Task { [client, store] in
+            defer { Task { await self.finished(key) } }
+            return try await Self.obtain(key, client: client, store: store, fetch: fetch, usable: { await self.usable($0) }, adopt: self)
+        }
+        inFlight[key] = task
+        return .pending(task)
+    }
+
+    private func finished(_ key: ServiceTokenKey) {
+        inFlight[key] = nil
+    }
+
+    private func remember(_ key: ServiceTokenKey, _ tokens: TokenSet) {
+        // Many keys (a token per exchanged subject) must not grow without bound: expired ones go first.
+        if cached.count >= 4096 { cached = cached.filter { usable($0.value) } }
+        if cached.count >= 4096, let victim = cached.keys.first { cached[victim] = nil }
+        cached[key] = tokens
+    }
+
+    /// Whether `tokens` stay valid for ``skew`` more seconds; a token with no expiry counts from its issue time.
+    private func usable(_ tokens: TokenSet) -> Bool {
+        let expiry = tokens.expiresAt ?? tokens.issuedAt.addingTimeInterval(defaultLifetime)
+        return clock.now().addingTimeInterval(skew) < expiry
+    }
+
+    /// Under the store's lock: the stored token if another process just fetched one, else a new one, saved.
+    private static func obtain(
+        _ key: ServiceTokenKey, client: OAuthClient, store: any TokenStore, fetch: @Sendable (OAuthClient) async throws -> TokenSet,
+        usable: @Sendable (TokenSet) async -> Bool, adopt owner: ServiceTokens
+    ) async throws -> TokenSet {
+        let storeKey = key.sessionKey
+        let lock = try await store.lock(storeKey)
+        defer { lock.release() }
+        if let stored = try? await store.load(storeKey), stored.clientID == key.clientID, await usable(stored.tokens) {
+            await owner.remember(key, stored.tokens)
+            return stored.tokens
+        }
+        let tokens = try await fetch(client)
+        await owner.remember(key, tokens)
+        let session = StoredSession(
+            key: storeKey, variables: client.provider.variables, clientID: key.clientID, redirectURI: ClientConfiguration.serviceRedirectURI,
+            tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider))
+        do {
+            try await store.save(session)
+        } catch {
+            // The token is good; only sharing it failed. Other processes will fetch their own.
+            await owner.log("service token not stored", key: key, error: error)
+        }
+        return tokens
+    }
+
+    private func log(_ message: Logger.Message, key: ServiceTokenKey, error: any Error) {
+        logger.warning(message, metadata: ["provider": "\(key.providerID)", "error": "\(error)"])
+    }
+}
