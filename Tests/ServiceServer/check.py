@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Exercises a running service server (check.sh starts it): every grant and client authentication
+method, the refusals the Swift tests rely on, the resource, the test endpoints.
+
+Usage: python check.py STATE_DIR/service-server.json
+Assertions are signed with Authlib's client side (ClientSecretJWT, PrivateKeyJWT, JWTBearerGrant.sign).
+"""
+import base64
+import json
+import ssl
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from types import SimpleNamespace
+
+from authlib.oauth2.rfc7523 import ClientSecretJWT, JWTBearerGrant, PrivateKeyJWT
+from joserfc.jwk import ECKey, RSAKey
+
+CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+d = json.load(open(sys.argv[1]))
+clients = d["clients"]
+failures = []
+checks = 0
+
+
+def check(condition, what, detail=""):
+    global checks
+    checks += 1
+    print(("ok   " if condition else "FAIL ") + what + ("" if condition else f": {detail}"))
+    if not condition:
+        failures.append(what)
+
+
+def call(method, url, form=None, headers=None, context=None):
+    data = None
+    if form is not None:
+        data = urllib.parse.urlencode(form, doseq=True).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=15, context=context) as response:
+            status, response_headers, body = response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        status, response_headers, body = error.code, error.headers, error.read()
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        parsed = body.decode(errors="replace")
+    return status, response_headers, parsed
+
+
+def basic(client):
+    raw = f"{urllib.parse.quote(client['client_id'], safe='')}:{urllib.parse.quote(client['client_secret'], safe='')}"
+    return {"Authorization": "Basic " + base64.b64encode(raw.encode()).decode()}
+
+
+def key_of(client):
+    jwk = json.load(open(client["private_key_jwk"]))
+    jwk.pop("alg")  # so that the check can sign with another algorithm than the registered one
+    return (ECKey if jwk["kty"] == "EC" else RSAKey).import_key(jwk)
+
+
+def assertion(client, audience=None, alg=None, claims=None):
+    """A client assertion from Authlib's client-side signers (a fresh instance: Authlib keeps the
+    jti it adds in the claims dict it was given)."""
+    audience = audience or client["assertion_audience_url"]
+    alg = alg or client["signing_alg"]
+    if client["auth_method"] == "client_secret_jwt":
+        signer = ClientSecretJWT(alg=alg, claims=dict(claims or {}))
+        secret = client["client_secret"]
+    else:
+        signer = PrivateKeyJWT(alg=alg, claims=dict(claims or {}), headers={"kid": client["kid"]})
+        secret = key_of(client)
+    return signer.sign(SimpleNamespace(client_id=client["client_id"], client_secret=secret), audience)
+
+
+def assertion_form(client, **kwargs):
+    return {"client_assertion_type": CLIENT_ASSERTION_TYPE, "client_assertion": assertion(client, **kwargs)}
+
+
+def token(form, headers=None, endpoint=None, context=None):
+    body = {"grant_type": "client_credentials", **form}
+    return call("POST", endpoint or d["token_endpoint"], body, headers, context)
+
+
+def whoami(access_token):
+    return call("GET", d["resource"], headers={"Authorization": f"Bearer {access_token}"})
+
+
+def stats():
+    return call("GET", d["stats"])[2]
+
+
+def tls_context(client=None, cert=None, key=None):
+    context = ssl.create_default_context(cafile=d["ca_certificate"])
+    if client:
+        context.load_cert_chain(client["certificate_pem"], client["certificate_key_pem"])
+    elif cert:
+        context.load_cert_chain(cert, key)
+    return context
+
+
+# --- metadata ---
+status, _, metadata = call("GET", d["issuer"] + "/.well-known/oauth-authorization-server")
+check(status == 200 and metadata["issuer"] == d["issuer"], "metadata issuer", metadata)
+check(metadata["token_endpoint"] == d["token_endpoint"], "metadata token_endpoint")
+check(metadata["mtls_endpoint_aliases"]["token_endpoint"] == d["mtls_token_endpoint"], "metadata mtls alias")
+check(
+    set(metadata["token_endpoint_auth_methods_supported"])
+    == {"client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
+        "tls_client_auth", "self_signed_tls_client_auth"},
+    "metadata auth methods",
+)
+check({"HS256", "RS256", "PS256", "ES256"} <= set(metadata["token_endpoint_auth_signing_alg_values_supported"]),
+      "metadata signing algs")
+check(JWT_BEARER in metadata["grant_types_supported"], "metadata grant types")
+status, _, oidc = call("GET", d["issuer"] + "/.well-known/openid-configuration")
+check(status == 200 and oidc == metadata, "openid-configuration is the same document")
+
+# --- client_credentials with every secret/assertion method, scope, resource, audience ---
+def issued(name, form, headers=None, **kwargs):
+    before = stats()
+    status, _, body = token(form, headers, **kwargs)
+    check(status == 200 and body.get("token_type") == "Bearer", f"{name}: token issued", body)
+    after = stats()
+    key = f"{clients[name]['client_id']} {form.get('grant_type', 'client_credentials')}"
+    check(after["token_requests"].get(key, 0) - before["token_requests"].get(key, 0) == 1
+          and after["total"] - before["total"] == 1, f"{name}: stats count exactly one request", after)
+    return body
+
+
+targets = {"scope": "read", "resource": ["https://api.example.test/a", "https://api.example.test/b"],
+           "audience": "orders-api"}
+cases = {
+    "basic": lambda: ({}, basic(clients["basic"])),
+    "post": lambda: ({"client_id": clients["post"]["client_id"], "client_secret": clients["post"]["client_secret"]}, None),
+    "secret-jwt": lambda: (assertion_form(clients["secret-jwt"]), None),
+    "rsa": lambda: (assertion_form(clients["rsa"]), None),
+    "ps256": lambda: (assertion_form(clients["ps256"]), None),
+    "es256": lambda: (assertion_form(clients["es256"]), None),
+    "rsa-issuer-aud": lambda: (assertion_form(clients["rsa-issuer-aud"]), None),
+}
+for name, make in cases.items():
+    form, headers = make()
+    body = issued(name, {**form, **targets}, headers)
+    check(body.get("expires_in") == 3600 and body.get("scope") == "read", f"{name}: expires_in and scope", body)
+    status, _, me = whoami(body.get("access_token", ""))
+    check(status == 200 and me["client_id"] == clients[name]["client_id"] and me["scope"] == "read"
+          and me["resource"] == targets["resource"] and me["audience"] == ["orders-api"] and "sub" not in me,
+          f"{name}: whoami", me)
+
+body = issued("basic", {}, basic(clients["basic"]))
+check(body.get("scope") == "read write", "no scope requested: every allowed scope", body)
+status, _, me = whoami(body["access_token"])
+check(me["resource"] == [] and me["audience"] == [], "no resource, no audience recorded", me)
+
+# --- refusals ---
+wrong = dict(clients["basic"], client_secret="wrong")
+status, headers, body = token({}, basic(wrong))
+check(status == 401 and body["error"] == "invalid_client", "basic: wrong secret refused", (status, body))
+status, _, body = token({}, basic(clients["post"]))
+check(body["error"] == "invalid_client", "post client over basic (not its method) refused", body)
+status, _, body = token({"client_id": clients["basic"]["client_id"], "client_secret": clients["basic"]["client_secret"]})
+check(body["error"] == "invalid_client", "basic client over post (not its method) refused", body)
+status, _, body = token({"scope": "admin"}, basic(clients["basic"]))
+check(status == 400 and body["error"] == "invalid_scope", "unknown scope refused", body)
+status, _, body = token({"resource": "relative/path"}, basic(clients["basic"]))
+check(status == 400 and body["error"] == "invalid_target", "relative resource refused", body)
+status, _, body = token({"resource": "https://api.example.test/#frag"}, basic(clients["basic"]))
+check(body["error"] == "invalid_target", "resource with a fragment refused", body)
+status, _, body = token(assertion_form(clients["basic"] | {"auth_method": "client_secret_jwt",
+                                                           "assertion_audience_url": d["token_endpoint"],
+                                                           "signing_alg": "HS256"}))
+check(body["error"] == "invalid_client", "client_secret_basic client with a client_secret_jwt assertion refused", body)
+
+# replayed jti
+fixed = assertion(clients["rsa"], claims={"jti": "replay-me-" + str(time.time())})
+status, _, body = token({"client_assertion_type": CLIENT_ASSERTION_TYPE, "client_assertion": fixed})
+check(status == 200, "rsa: first use of an assertion", body)
+status, _, body = token({"client_assertion_type": CLIENT_ASSERTION_TYPE, "client_assertion": fixed})
+check(status == 400 and body["error"] == "invalid_client" and "JWT ID" in body.get("error_description", ""),
+      "rsa: reused jti refused", body)
+fixed = assertion(clients["secret-jwt"], claims={"jti": "replay-hs-" + str(time.time())})
+token({"client_assertion_type": CLIENT_ASSERTION_TYPE, "client_assertion": fixed})
+status, _, body = token({"client_assertion_type": CLIENT_ASSERTION_TYPE, "client_assertion": fixed})
+check(body.get("error") == "invalid_client", "secret-jwt: reused jti refused", body)
+
+# aud: exactly the registered one
+for name, audience, what in [
+    ("rsa", d["issuer"], "token_endpoint client, aud = issuer"),
+    ("rsa", d["token_endpoint"] + "/", "token_endpoint client, aud with a trailing slash"),
+    ("rsa", d["mtls_token_endpoint"], "token_endpoint client, aud = mTLS token endpoint"),
+    ("secret-jwt", d["issuer"], "secret-jwt client, aud = issuer"),
+    ("rsa-issuer-aud", d["token_endpoint"], "issuer client, aud = token endpoint"),
+    ("rsa-issuer-aud", d["issuer"] + "/", "issuer client, aud with a trailing slash"),
+]:
+    status, _, body = token(assertion_form(clients[name], audience=audience))
+    check(body.get("error") == "invalid_client", f"wrong aud refused: {what}", body)
+status, _, body = token(assertion_form(clients["rsa-issuer-aud"], audience=[d["issuer"], "https://other.example"]))
+check(status == 200, "aud as an array containing the issuer accepted", body)
+status, _, body = token(assertion_form(clients["rsa"], audience=[d["token_endpoint"], d["issuer"]]))
+check(status == 200, "aud as an array containing the token endpoint accepted", body)
+
+# alg: exactly the registered one
+status, _, body = token(assertion_form(clients["ps256"], alg="RS256"))
+check(body.get("error") == "invalid_client", "ps256 client signing RS256 refused", body)
+status, _, body = token(assertion_form(clients["rsa"], alg="PS256"))
+check(body.get("error") == "invalid_client", "rsa client signing PS256 refused", body)
+other = dict(clients["rsa"], private_key_jwk=clients["rsa-issuer-aud"]["private_key_jwk"])
+status, _, body = token(assertion_form(other))
+check(body.get("error") == "invalid_client", "rsa client, assertion signed with another key refused", body)
+status, _, body = token(assertion_form(clients["rsa"], claims={"exp": int(time.time()) - 600}))
+check(body.get("error") == "invalid_client", "expired assertion refused", body)
+
+# --- expiry ---
+body = issued("short", {}, basic(clients["short"]))
+check(body.get("expires_in") == 2, "short: expires_in 2", body)
+check(whoami(body["access_token"])[0] == 200, "short: resource before expiry")
+short_token, short_issued = body["access_token"], time.monotonic()
+body = issued("noexpiry", {}, basic(clients["noexpiry"]))
+check("expires_in" not in body and "access_token" in body, "noexpiry: no expires_in", body)
+
+# --- jwt-bearer grant ---
+issuer = d["jwt_bearer"]
+issuer_key = RSAKey.import_key(json.load(open(issuer["private_key_jwk"])))
+
+
+def grant_assertion(audience=None, subject="alice", iss=None, key=None):
+    return JWTBearerGrant.sign(
+        key or issuer_key, issuer=iss or issuer["issuer"], audience=audience or d["token_endpoint"],
+        subject=subject, header={"alg": issuer["alg"], "kid": issuer["kid"]},
+    )
+
+
+for audience in (d["token_endpoint"], d["issuer"]):
+    body = issued(issuer["client"], {"grant_type": JWT_BEARER, "assertion": grant_assertion(audience), "scope": "read",
+                                     "resource": "https://api.example.test/a"})
+    status, _, me = whoami(body.get("access_token", ""))
+    check(status == 200 and me["sub"] == "alice" and me["client_id"] == issuer["client_id"]
+          and me["resource"] == ["https://api.example.test/a"], f"jwt-bearer (aud {audience}): whoami", me)
+body = issued(issuer["client"], {"grant_type": JWT_BEARER, "assertion": grant_assertion(subject="bob")},
+              basic(clients[issuer["client"]]))
+check("access_token" in body, "jwt-bearer with the client's own authentication", body)
+for form, headers, error, what in [
+    ({"assertion": grant_assertion("https://elsewhere.example/token")}, None, "invalid_grant", "wrong aud"),
+    ({"assertion": grant_assertion(subject="mallory")}, None, "invalid_grant", "unknown user"),
+    ({"assertion": grant_assertion(iss="urn:other")}, None, "invalid_grant", "unknown issuer"),
+    ({"assertion": grant_assertion(key=key_of(clients["rsa"]))}, None, "invalid_grant", "signed with another key"),
+    ({"assertion": grant_assertion()}, basic(clients["short"]), "invalid_client", "another client authenticated"),
+    ({"assertion": grant_assertion()}, basic(dict(clients["basic"], client_secret="x")), "invalid_client", "wrong secret"),
+]:
+    status, _, body = token({"grant_type": JWT_BEARER, **form}, headers)
+    check(body.get("error") == error, f"jwt-bearer refused: {what}", body)
+status, _, body = token(assertion_form(clients["rsa"]) | {"grant_type": JWT_BEARER, "assertion": grant_assertion()})
+check(body.get("error") == "invalid_client", "jwt-bearer refused: assertion client not the issuer's client", body)
+status, _, body = token({"assertion": grant_assertion()} | {"grant_type": JWT_BEARER}, basic(clients["basic"]))
+check(status == 200, "jwt-bearer: reuse of a grant assertion (no jti check on the grant)", body)
+
+# --- mTLS ---
+tls, self_signed = clients["tls"], clients["self-signed-tls"]
+before = stats()
+status, _, body = token({"client_id": tls["client_id"], "scope": "write"}, endpoint=d["mtls_token_endpoint"],
+                        context=tls_context(tls))
+check(status == 200 and body.get("scope") == "write", "tls_client_auth: token with the CA-issued certificate", body)
+check(stats()["token_requests"].get(f"{tls['client_id']} client_credentials", 0)
+      - before["token_requests"].get(f"{tls['client_id']} client_credentials", 0) == 1, "tls: counted once")
+tls_token = body.get("access_token", "")
+status, _, me = whoami(tls_token)
+check(status == 200 and me["client_id"] == tls["client_id"] and me["cnf"]["x5t#S256"] == tls["certificate_sha256"],
+      "tls_client_auth: whoami with cnf", me)
+status, _, body = token({"client_id": tls["client_id"]}, endpoint=d["mtls_token_endpoint"], context=tls_context())
+check(body.get("error") == "invalid_client", "tls_client_auth without a certificate refused", body)
+status, _, body = token({"client_id": tls["client_id"]})
+check(body.get("error") == "invalid_client", "tls_client_auth on the plain endpoint refused", body)
+status, _, body = token({"client_id": tls["client_id"]}, endpoint=d["mtls_token_endpoint"],
+                        context=tls_context(self_signed))
+check(body.get("error") == "invalid_client", "tls_client_auth with a self-signed certificate refused", body)
+status, _, body = token({"client_id": self_signed["client_id"]}, endpoint=d["mtls_token_endpoint"],
+                        context=tls_context(self_signed))
+check(status == 200, "self_signed_tls_client_auth: token with the registered certificate", body)
+status, _, me = whoami(body.get("access_token", ""))
+check(me.get("cnf", {}).get("x5t#S256") == self_signed["certificate_sha256"], "self-signed: whoami cnf", me)
+status, _, body = token({"client_id": self_signed["client_id"]}, endpoint=d["mtls_token_endpoint"],
+                        context=tls_context(tls))
+check(body.get("error") == "invalid_client", "self_signed_tls_client_auth with another certificate refused", body)
+stray = d["unregistered_certificate"]
+status, _, body = token({"client_id": self_signed["client_id"]}, endpoint=d["mtls_token_endpoint"],
+                        context=tls_context(cert=stray["certificate_pem"], key=stray["certificate_key_pem"]))
+check(body.get("error") == "invalid_client", "self_signed_tls_client_auth with an unregistered certificate refused", body)
+status, _, body = token({"client_id": self_signed["client_id"]}, endpoint=d["mtls_token_endpoint"],
+                        context=tls_context())
+check(body.get("error") == "invalid_client", "self_signed_tls_client_auth without a certificate refused", body)
+status, _, body = token({}, basic(clients["basic"]), endpoint=d["mtls_token_endpoint"], context=tls_context())
+check(status == 200, "a secret client on the mTLS endpoint without a certificate", body)
+
+# An unknown self-signed certificate ends the TLS handshake (see server.py).
+import subprocess, tempfile, os  # noqa: E401,E402
+from cryptography import x509  # noqa: E402
+from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
+import datetime  # noqa: E402
+
+unknown_key = ec.generate_private_key(ec.SECP256R1())
+unknown_name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "stranger")])
+now = datetime.datetime.now(datetime.timezone.utc)
+unknown_cert = (x509.CertificateBuilder().subject_name(unknown_name).issuer_name(unknown_name)
+                .public_key(unknown_key.public_key()).serial_number(1)
+                .not_valid_before(now - datetime.timedelta(minutes=1)).not_valid_after(now + datetime.timedelta(hours=1))
+                .sign(unknown_key, hashes.SHA256()))
+with tempfile.TemporaryDirectory() as scratch:
+    cert_path, key_path = os.path.join(scratch, "c.pem"), os.path.join(scratch, "k.pem")
+    open(cert_path, "wb").write(unknown_cert.public_bytes(serialization.Encoding.PEM))
+    open(key_path, "wb").write(unknown_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    try:
+        status, _, body = token({"client_id": self_signed["client_id"]}, endpoint=d["mtls_token_endpoint"],
+                                context=tls_context(cert=cert_path, key=key_path))
+        refused = status != 200
+    except (urllib.error.URLError, ssl.SSLError, ConnectionError) as error:
+        refused, body = True, error
+    check(refused, "an unknown self-signed certificate is refused (TLS handshake)", body)
+
+# --- introspection ---
+status, _, body = call("POST", d["introspection_endpoint"], {"token": tls_token}, basic(clients["basic"]))
+check(status == 200 and body["active"] and body["client_id"] == tls["client_id"]
+      and body["cnf"]["x5t#S256"] == tls["certificate_sha256"], "introspection of the mTLS-bound token", body)
+status, _, body = call("POST", d["mtls_introspection_endpoint"], {"token": tls_token, "client_id": tls["client_id"]},
+                       context=tls_context(tls))
+check(status == 200 and body["active"], "introspection on the mTLS alias with tls_client_auth", body)
+status, _, body = call("POST", d["introspection_endpoint"], {"token": "nope"}, basic(clients["basic"]))
+check(status == 200 and body == {"active": False}, "introspection of an unknown token", body)
+status, _, body = call("POST", d["introspection_endpoint"], {"token": tls_token})
+check(status == 401, "introspection needs client authentication", body)
+
+# --- slow ---
+call("POST", d["slow"] + "?seconds=1")
+started = time.monotonic()
+token({}, basic(clients["basic"]))
+elapsed = time.monotonic() - started
+call("POST", d["slow"] + "?seconds=0")
+check(elapsed >= 1.0, "slow: the token response waited", elapsed)
+started = time.monotonic()
+token({}, basic(clients["basic"]))
+check(time.monotonic() - started < 1.0, "slow 0: back to prompt responses")
+
+# --- the resource: missing, expired, revoked ---
+status, headers, body = call("GET", d["resource"])
+check(status == 401 and headers["WWW-Authenticate"].startswith("Bearer") and "error=" not in headers["WWW-Authenticate"],
+      "whoami without a token: 401, challenge without error code", headers.get("WWW-Authenticate"))
+status, headers, body = whoami("not-a-token")
+check(status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"], "whoami with an unknown token", body)
+time.sleep(max(0.0, 2.2 - (time.monotonic() - short_issued)))
+status, headers, _ = whoami(short_token)
+check(status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"], "short: 401 after 2 s")
+body = token({}, basic(clients["basic"]))[2]
+check(whoami(body["access_token"])[0] == 200, "before revoke-all: 200")
+status, _, revoked = call("POST", d["revoke_all"])
+check(status == 200 and revoked["revoked"] > 0, "revoke-all", revoked)
+status, headers, _ = whoami(body["access_token"])
+check(status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"], "after revoke-all: 401 invalid_token",
+      headers.get("WWW-Authenticate"))
+status, _, info = call("POST", d["introspection_endpoint"], {"token": body["access_token"]}, basic(clients["basic"]))
+check(info == {"active": False}, "after revoke-all: introspection inactive", info)
+body = token({}, basic(clients["basic"]))[2]
+check(whoami(body["access_token"])[0] == 200, "a token issued after revoke-all works")
+
+final = stats()
+check(final["total"] == sum(final["token_requests"].values()), "stats total is the sum", final)
+print(json.dumps(final, indent=1))
+print(f"{checks - len(failures)}/{checks} checks passed")
+sys.exit(1 if failures else 0)
