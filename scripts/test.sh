@@ -4,15 +4,17 @@
 # 1. Checks Sources with `swift format lint --strict` and .swift-format (its layout, and rules
 #    against force unwraps, force tries and implicitly unwrapped optionals); any finding fails.
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
-#    into a virtualenv in .build/authorization-server/venv.
+#    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
+#    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
+#    and idpyoidc (Tests/ExchangeServer: token exchange), each in its own virtualenv under .build.
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
 #    that accepts a token only when the server's introspection calls it active).
 # 5. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
-# 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL and
-#    OAUTHFLOW_TEST_PG_* set.
+# 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
+#    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS and OAUTHFLOW_TEST_PG_* set.
 # 7. Serves the web sign-in example (Examples/WebSignIn, built with the tests) and signs in to it in headless
 #    Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
 #    every server it started.
@@ -33,6 +35,8 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 source "$root/scripts/authorization-server.sh"
+source "$root/scripts/service-server.sh"
+source "$root/scripts/exchange-server.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
 
@@ -45,8 +49,10 @@ if ! lint_output=$(swift format lint --strict --recursive Sources 2>&1) \
     exit 1
 fi
 
-# --- install the authorization server -------------------------------------------------
+# --- install the authorization servers -------------------------------------------------
 install_authorization_server
+install_service_server
+install_exchange_server
 
 # --- build while the server starts -----------------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
@@ -54,7 +60,7 @@ git_pid=""
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$git_pid" "$as_pid"; do
+    for pid in "$git_pid" "$as_pid" "$service_pid" "$exchange_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -67,11 +73,16 @@ trap cleanup EXIT INT TERM
 # The web example's port, chosen now: DOT registers its redirect URI at bootstrap.
 export OAUTHFLOW_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 launch_authorization_server "$state"
+mkdir -p "$state/service" "$state/exchange"
+launch_service_server "$state/service"
+launch_exchange_server "$state/exchange"
 
 swift build --build-tests
 
 await_authorization_server
 port=$as_port
+await_service_server
+await_exchange_server
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
 if ! command -v git >/dev/null 2>&1; then

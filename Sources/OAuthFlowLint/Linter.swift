@@ -24,6 +24,7 @@ public struct Linter: Sendable {
         AuthorizationCodeOnlyRule.self,
         PKCEForPublicClientsRule.self,
         PKCEMethodS256Rule.self,
+        ClientAuthConsistencyRule.self,
         StateWithoutPKCERule.self,
         OIDCOpenIDScopeRule.self,
         OIDCNonceRule.self,

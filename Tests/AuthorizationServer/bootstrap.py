@@ -65,6 +65,17 @@ if not Application.objects.filter(client_id="oauthflow-device").exists():
         redirect_uris="",
         algorithm=Application.RS256_ALGORITHM,
     )
+# A service (client credentials, RFC 6749 §4.4): a confidential client with that grant only.
+if not Application.objects.filter(client_id="oauthflow-service").exists():
+    Application.objects.create(
+        name="oauthflow-service",
+        client_id="oauthflow-service",
+        client_secret="service-test-secret-0123456789abcdef",
+        client_type=Application.CLIENT_CONFIDENTIAL,
+        authorization_grant_type=Application.GRANT_CLIENT_CREDENTIALS,
+        redirect_uris="",
+        algorithm=Application.NO_ALGORITHM,
+    )
 # The web sign-in example (Examples/WebSignIn): a confidential web client whose redirect URI
 # names the port scripts/test.sh chose for it, on `localhost` (another site than this server's
 # 127.0.0.1, so cookies cross sites in the browser test as they do in production).

@@ -47,8 +47,8 @@ public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
 /// let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
 /// ```
 ///
-/// - A token is reused until it expires within ``skew`` (default 60 s); one with no `expires_in` lives
-///   ``defaultLifetime`` (default 5 minutes).
+/// - A token is reused until it expires within ``skew`` (default 60 s; half its lifetime for a token that lives
+///   less than two skews); one with no `expires_in` lives ``defaultLifetime`` (default 5 minutes).
 /// - Single flight per ``ServiceTokenKey``: in this process, callers join the one request in flight;
 ///   across processes and machines, the request holds the store's lock for the key (a file lock for a
 ///   ``FileTokenStore``, an advisory lock for the PostgreSQL store) and reads the store again under it,
@@ -59,9 +59,9 @@ public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
 ///   drops the token and fetches a new one, once.
 /// - Client secrets and keys stay in the ``OAuthClient``; the store holds the issued tokens only.
 public actor ServiceTokens {
-    public let client: OAuthClient
-    public let skew: TimeInterval
-    public let defaultLifetime: TimeInterval
+    public nonisolated let client: OAuthClient
+    public nonisolated let skew: TimeInterval
+    public nonisolated let defaultLifetime: TimeInterval
     private let store: any TokenStore
     private let clock: any DateClock
     private let logger: Logger
@@ -204,10 +204,12 @@ public actor ServiceTokens {
         cached[key] = tokens
     }
 
-    /// Whether `tokens` stay valid for ``skew`` more seconds; a token with no expiry counts from its issue time.
+    /// Whether `tokens` stay valid for ``skew`` more seconds (half their lifetime, for tokens that live less than
+    /// twice the skew, so that a short-lived token is still reused); a token with no expiry lives ``defaultLifetime``.
     private func usable(_ tokens: TokenSet) -> Bool {
         let expiry = tokens.expiresAt ?? tokens.issuedAt.addingTimeInterval(defaultLifetime)
-        return clock.now().addingTimeInterval(skew) < expiry
+        let margin = min(skew, max(0, expiry.timeIntervalSince(tokens.issuedAt)) / 2)
+        return clock.now().addingTimeInterval(margin) < expiry
     }
 
     /// Under the store's lock: the stored token if another process just fetched one, else a new one, saved.

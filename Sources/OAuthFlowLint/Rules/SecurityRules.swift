@@ -2,9 +2,7 @@ import OAuthFlow
 
 /// RFC 9700 §2.1.2 and §2.4: authorization code only.
 public struct AuthorizationCodeOnlyRule: LintRule {
-    static let allowedGrants: Set<String> = [
-        "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
-    ]
+    static let allowedGrants = Set(GrantType.allCases.map(\.rawValue))
 
     public init() {}
     public static let description = RuleDescription(
@@ -172,6 +170,66 @@ public struct IssuerValidationRule: LintRule {
         }
         for (index, alias) in descriptor.security.issuerAliases.enumerated() where alias == descriptor.issuer {
             diagnostics.append(diagnostic(file, ["security", "issuer_aliases", "\(index)"], "alias `\(alias)` is the issuer itself"))
+        }
+        return diagnostics
+    }
+}
+
+/// Client authentication as the engine will run it: the single `method` among `methods`, assertion settings
+/// only with an assertion method, and `service_tokens` only with the client credentials grant.
+public struct ClientAuthConsistencyRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "client_auth_consistency", name: "Client authentication is consistent",
+        summary:
+            "`client_auth.method` must be one of `client_auth.methods`; `assertion_audience` and `assertion_algs` need `client_secret_jwt` or `private_key_jwt`; an HS256-only `assertion_algs` needs `client_secret_jwt`; `service_tokens` needs the `client_credentials` grant.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "client_auth:\n  method: client_secret_post\n  methods: [client_secret_basic, private_key_jwt]\n",
+            Examples.valid + "client_auth:\n  methods: [client_secret_basic]\n  assertion_audience: token_endpoint\n",
+            Examples.valid + "grant_types: [authorization_code]\nservice_tokens:\n  target: audience\n",
+        ],
+        nonTriggering: [
+            Examples.valid + "client_auth:\n  methods: [private_key_jwt, client_secret_basic]\n  assertion_audience: token_endpoint\n",
+            Examples.valid + "grant_types: [client_credentials]\nclient_auth:\n  method: client_secret_basic\nservice_tokens:\n  target: audience\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        let auth = descriptor.clientAuth
+        var diagnostics: [Diagnostic] = []
+        if let methods = auth.methods, file.document.node(at: ["client_auth", "method"]) != nil, !methods.contains(auth.method) {
+            diagnostics.append(
+                diagnostic(
+                    file, ["client_auth", "method"],
+                    "`client_auth.method` is `\(auth.method.rawValue)`, which `client_auth.methods` does not list; add it there or drop `method`"))
+        }
+        let assertionMethods = auth.supported.filter(\.usesAssertion)
+        for key in ["assertion_audience", "assertion_algs"] where assertionMethods.isEmpty && file.document.node(at: ["client_auth", key]) != nil {
+            diagnostics.append(
+                diagnostic(
+                    file, ["client_auth", key],
+                    "`client_auth.\(key)` applies to client assertions, but `client_auth` lists neither client_secret_jwt nor private_key_jwt"))
+        }
+        if let algs = auth.assertionAlgs, !algs.isEmpty {
+            if auth.supported.contains(.privateKeyJWT), !algs.contains(where: { $0 != "HS256" }) {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["client_auth", "assertion_algs"],
+                        "`private_key_jwt` is listed but `assertion_algs` allows no private-key algorithm (RS256, PS256, ES256)"))
+            }
+            if auth.supported.contains(.clientSecretJWT), !algs.contains("HS256") {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["client_auth", "assertion_algs"], "`client_secret_jwt` is listed but `assertion_algs` leaves out HS256, its algorithm")
+                )
+            }
+        }
+        if file.document.node(at: ["service_tokens"]) != nil, !descriptor.grantTypes.contains(GrantType.clientCredentials.rawValue) {
+            diagnostics.append(
+                diagnostic(
+                    file, ["service_tokens"],
+                    "`service_tokens` says how client-credentials requests name their API, but `grant_types` does not declare `client_credentials`"))
         }
         return diagnostics
     }

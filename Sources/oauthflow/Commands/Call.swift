@@ -14,7 +14,29 @@ extension OAuthFlowCommand {
         @Argument(help: "A resource title from `oauthflow resources`, or a URL.")
         var target: String
 
+        @Flag(help: "Call with a token for the client itself (client credentials, as `token client`) instead of the stored session's.")
+        var service = false
+
+        @Option(name: .customLong("scope"), help: "With --service: a scope to ask for; repeat for each.")
+        var scopes: [String] = []
+
+        @Option(name: .customLong("resource"), help: "With --service: an API as an RFC 8707 resource; repeat for each.")
+        var resources: [String] = []
+
+        @Option(name: .customLong("audience"), help: "With --service: an API as an audience; repeat for each.")
+        var audiences: [String] = []
+
+        func validate() throws {
+            if !service, !(scopes + resources + audiences).isEmpty {
+                throw ValidationError("--scope, --resource and --audience go with --service")
+            }
+        }
+
         func run() async throws {
+            if service {
+                try await callAsService()
+                return
+            }
             let response = try await session.withManager(validToken: true) { manager, stored, provider in
                 let url: URL
                 if let resource = provider.resources.resource(titled: target) {
@@ -35,6 +57,25 @@ extension OAuthFlowCommand {
                 // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
                 return try await manager.perform(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
             }
+            try report(response)
+        }
+
+        /// The call with a client-credentials token; a 401 `invalid_token` renews the token and calls once more.
+        private func callAsService() async throws {
+            let response = try await Output.running {
+                let tokens = try ServiceTokens.configured(
+                    descriptor: try session.registryOptions.descriptor(named: session.name), overrides: session.overrides, store: FileTokenStore())
+                let provider = tokens.client.provider
+                guard let url = provider.resources.resource(titled: target)?.url ?? URL(string: target).flatMap({ $0.host == nil ? nil : $0 }) else {
+                    throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
+                }
+                let request = HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+                return try await tokens.send(request, for: ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences))
+            }
+            try report(response)
+        }
+
+        private func report(_ response: HTTPResponse) throws {
             Output.stderr("HTTP \(response.status)\n")
             Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }

@@ -5,7 +5,7 @@ import OAuthFlow
 enum ClientAuthOption {
     static func validate(_ flag: String?) throws {
         guard let flag, ClientAuthMethod(rawValue: flag) == nil else { return }
-        throw ValidationError("--client-auth must be none, client_secret_basic or client_secret_post, not \(flag)")
+        throw ValidationError("--client-auth must be one of \(ClientAuthMethod.allCases.map(\.rawValue).joined(separator: ", ")), not \(flag)")
     }
 
     /// The method named, once ``validate(_:)`` has accepted it.

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand.Token {
+    struct Exchange: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "exchange",
+            abstract: "Exchange a token for another (RFC 8693) and print the issued token.",
+            discussion: """
+                The subject token is read from a file or stdin (`-`), never from the command line, where other \
+                users could see it. The issued token's type goes to stderr. Results are cached per subject token.
+                """)
+
+        @Argument(help: "The provider id.")
+        var provider: String
+
+        @Option(name: .customLong("subject-token-file"), help: "A file holding the token to exchange; - reads stdin.")
+        var subjectTokenFile: String
+
+        @Option(name: .customLong("subject-token-type"), help: "The subject token's type (default: an access token).")
+        var subjectTokenType = TokenTypeIdentifier.accessToken
+
+        @Option(name: .customLong("actor-token-file"), help: "A file holding the actor's token, for delegation.")
+        var actorTokenFile: String?
+
+        @Option(name: .customLong("actor-token-type"), help: "The actor token's type (default: an access token).")
+        var actorTokenType: String?
+
+        @Option(name: .customLong("requested-token-type"), help: "The type of token wanted; the answer must be of this type.")
+        var requestedTokenType: String?
+
+        @OptionGroup var service: ServiceOptions
+
+        func run() async throws {
+            let token = try await Output.running {
+                let exchange = TokenExchangeRequest(
+                    subjectToken: try Self.readToken(subjectTokenFile, what: "subject token"), subjectTokenType: subjectTokenType,
+                    actorToken: try actorTokenFile.map { try Self.readToken($0, what: "actor token") }, actorTokenType: actorTokenType,
+                    requestedTokenType: requestedTokenType, target: service.request)
+                return try await service.serviceTokens(provider: provider).exchangedToken(exchange)
+            }
+            Output.stdoutExact(token.value + "\n")
+        }
+
+        /// A token from a file or stdin, trimmed; empty is an error.
+        static func readToken(_ path: String, what: String) throws -> Secret {
+            let data: Data
+            if path == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                do {
+                    data = try SafeFile.read(path, limit: 64 * 1024)
+                } catch let error as SafeFile.ReadError {
+                    throw CommandFailure("cannot read the \(what) file \(error)")
+                }
+            }
+            let text = String(decoding: data.prefix(64 * 1024), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { throw CommandFailure("the \(what) is empty") }
+            return Secret(text)
+        }
+    }
+}

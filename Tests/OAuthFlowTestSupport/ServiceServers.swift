@@ -1,0 +1,188 @@
+import Foundation
+import OAuthFlow
+import Testing
+
+/// A client registered at one of the service-token test servers, as its state file describes it.
+public struct RegisteredClient: Decodable, Sendable {
+    public let clientID: String
+    public let authMethod: String
+    public let clientSecret: String?
+    public let signingAlg: String?
+    public let privateKeyPEM: String?
+    public let privateKeyJWK: String?
+    public let kid: String?
+    public let assertionAudience: String?
+    public let certificatePEM: String?
+    public let certificateKeyPEM: String?
+    public let expiresIn: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case clientID = "client_id", authMethod = "auth_method", clientSecret = "client_secret", signingAlg = "signing_alg"
+        case privateKeyPEM = "private_key_pem", privateKeyJWK = "private_key_jwk", kid, assertionAudience = "assertion_audience"
+        case certificatePEM = "certificate_pem", certificateKeyPEM = "certificate_key_pem", expiresIn = "expires_in"
+    }
+
+    /// The client's configuration with the credential its method needs (files read now).
+    public func configuration(method: ClientAuthMethod? = nil, jwk: Bool = false, trustRoots: String? = nil) throws -> ClientConfiguration {
+        let chosen = try method ?? #require(ClientAuthMethod(rawValue: authMethod))
+        var key: ClientSigningKey?
+        var identity: TLSClientIdentity?
+        if chosen == .privateKeyJWT {
+            let path = try #require(jwk ? privateKeyJWK : privateKeyPEM)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            key = try ClientSigningKey(text: text, algorithm: signingAlg.flatMap(JWSAlgorithm.init(rawValue:)), keyID: jwk ? nil : kid)
+        }
+        if chosen.usesCertificate {
+            identity = TLSClientIdentity(
+                certificateChainPEM: try String(contentsOfFile: try #require(certificatePEM), encoding: .utf8),
+                privateKeyPEM: Secret(try String(contentsOfFile: try #require(certificateKeyPEM), encoding: .utf8)), trustRootsPEM: trustRoots)
+        }
+        return .service(
+            clientID: clientID, clientSecret: chosen.usesSecret ? clientSecret.map(Secret.init) : nil, authMethod: chosen, signingKey: key,
+            tlsIdentity: identity)
+    }
+}
+
+/// The Authlib server `scripts/service-server.sh` starts (Tests/ServiceServer): client credentials, the JWT
+/// bearer grant, JWT and mutual-TLS client authentication, a resource that says who a token is for.
+public struct TestServiceServer: Decodable, Sendable {
+    public let issuer: String
+    public let tokenEndpoint: URL
+    public let mtlsTokenEndpoint: URL
+    public let caCertificate: String
+    public let resource: URL
+    public let stats: URL
+    public let revokeAll: URL
+    public let slow: URL
+    public let clients: [String: RegisteredClient]
+    public let jwtBearer: JWTBearer
+
+    public struct JWTBearer: Decodable, Sendable {
+        public let issuer: String
+        public let privateKeyPEM: String
+        public let kid: String?
+        public let alg: String
+        public let users: [String]
+        public let client: String
+
+        enum CodingKeys: String, CodingKey {
+            case issuer, privateKeyPEM = "private_key_pem", kid, alg, users, client
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, tokenEndpoint = "token_endpoint", mtlsTokenEndpoint = "mtls_token_endpoint", caCertificate = "ca_certificate"
+        case resource, stats, revokeAll = "revoke_all", slow, clients, jwtBearer = "jwt_bearer"
+    }
+
+    public static let current: TestServiceServer? = load("OAUTHFLOW_TEST_SERVICE_AS")
+
+    public static var shouldRun: Bool { current != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+    public static let skipReason: Comment = "needs the Authlib service-token server: run `bash scripts/test.sh`"
+
+    public static func require() throws -> TestServiceServer {
+        try #require(current, "OAUTHFLOW_TEST_SERVICE_AS is not set: the service-token server was not started (run `bash scripts/test.sh`)")
+    }
+
+    public func client(_ name: String) throws -> RegisteredClient {
+        try #require(clients[name], "the service server has no client `\(name)`")
+    }
+
+    /// The CA that signed the TLS listener's certificate, PEM.
+    public func trustRoots() throws -> String { try String(contentsOfFile: caCertificate, encoding: .utf8) }
+
+    /// A descriptor for this server, discovering its endpoints (RFC 8414), as a newcomer would write it.
+    public func descriptor(
+        id: String = "service", grants: [String] = ["client_credentials"], methods: [String], audience: String? = nil, extra: String = ""
+    ) -> TestDescriptor {
+        var yaml = """
+            discovery:
+              mode: rfc8414
+            grant_types: [\(grants.joined(separator: ", "))]
+            client_auth:
+              methods: [\(methods.joined(separator: ", "))]
+
+            """
+        if let audience { yaml += "  assertion_audience: \(audience)\n" }
+        return TestDescriptor(id: id, protocol: .oauth2, issuer: issuer, endpoints: [], extra: yaml + extra)
+    }
+
+    /// How many token requests the server has seen for `clientID` (every grant), for before/after comparisons.
+    public func tokenRequests(for clientID: String) async throws -> Int {
+        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .get, url: stats))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let counts = try #require(object["token_requests"] as? [String: Int])
+        return counts.filter { $0.key.hasPrefix(clientID + " ") }.map(\.value).reduce(0, +)
+    }
+
+    /// Makes every token issued so far inactive (a resource server then answers 401 `invalid_token`).
+    public func revokeAllTokens() async throws {
+        _ = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: revokeAll))
+    }
+
+    /// What the resource server says about `token`: its status and JSON answer.
+    public func whoami(_ token: Secret) async throws -> (status: Int, body: [String: Any]) {
+        let response = try await DefaultHTTPTransport().send(
+            HTTPRequest(method: .get, url: resource, headers: ["Authorization": "Bearer \(token.value)"]))
+        return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
+    }
+
+    static func load<T: Decodable>(_ variable: String) -> T? {
+        guard let path = ProcessInfo.processInfo.environment[variable], let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: data)
+    }
+}
+
+/// The idpyoidc server `scripts/exchange-server.sh` starts (Tests/ExchangeServer): token exchange (RFC 8693).
+public struct TestExchangeServer: Decodable, Sendable {
+    public let issuer: String
+    public let tokenEndpoint: URL
+    public let subjectTokenEndpoint: URL
+    public let stats: URL
+    public let audiences: [String]
+    public let resources: [String]
+    public let clients: [String: RegisteredClient]
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, tokenEndpoint = "token_endpoint", subjectTokenEndpoint = "subject_token_endpoint", stats, audiences, resources, clients
+    }
+
+    public static let current: TestExchangeServer? = TestServiceServer.load("OAUTHFLOW_TEST_EXCHANGE_AS")
+
+    public static var shouldRun: Bool { current != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+    public static let skipReason: Comment = "needs the idpyoidc token-exchange server: run `bash scripts/test.sh`"
+
+    public static func require() throws -> TestExchangeServer {
+        try #require(current, "OAUTHFLOW_TEST_EXCHANGE_AS is not set: the token-exchange server was not started (run `bash scripts/test.sh`)")
+    }
+
+    public func client(_ name: String) throws -> RegisteredClient {
+        try #require(clients[name], "the exchange server has no client `\(name)`")
+    }
+
+    /// A descriptor for this server (OpenID discovery), token exchange declared.
+    public func descriptor(methods: [String], audience: String = "token_endpoint") -> TestDescriptor {
+        TestDescriptor(
+            id: "exchange", protocol: .oauth2, issuer: issuer, endpoints: [],
+            extra: """
+                discovery:
+                  mode: oidc
+                grant_types: [urn:ietf:params:oauth:grant-type:token-exchange, client_credentials]
+                client_auth:
+                  methods: [\(methods.joined(separator: ", "))]
+                  assertion_audience: \(audience)
+
+                """)
+    }
+
+    /// A real access token the server issued to its subject client for `user`: something to exchange.
+    public func subjectToken(user: String = "alice", scope: String? = nil) async throws -> Secret {
+        var body = "user=\(user)"
+        if let scope { body += "&scope=\(scope.replacingOccurrences(of: " ", with: "+"))" }
+        let response = try await DefaultHTTPTransport().send(
+            HTTPRequest(
+                method: .post, url: subjectTokenEndpoint, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any], "subject token: HTTP \(response.status)")
+        return Secret(try #require(object["access_token"] as? String))
+    }
+}
