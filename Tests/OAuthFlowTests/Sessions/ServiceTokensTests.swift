@@ -1,0 +1,314 @@
+import Foundation
+import Logging
+import OAuthFlowTestSupport
+import Testing
+
+@testable import OAuthFlow
+
+/// The service-token cache against servers it cannot trust: keys never mix, failures are nobody's token,
+/// many callers make one request, the 401 rule runs once.
+@Suite struct ServiceTokensTests {
+    static let secret = Secret("service-secret-never-shown-0123456789")
+
+    static func provider(target: String = "resource") throws -> Provider {
+        try TestDescriptor(
+            extra: """
+                grant_types: [client_credentials]
+                client_auth:
+                  methods: [client_secret_basic]
+                service_tokens:
+                  target: \(target)
+
+                """
+        ).provider()
+    }
+
+    static func tokens(
+        _ transport: any HTTPTransport, target: String = "resource", clock: any DateClock = SystemDateClock(),
+        store: any TokenStore = InMemoryTokenStore(), logger: Logger? = nil
+    ) throws -> ServiceTokens {
+        let logging = logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let client = OAuthClient(
+            provider: try provider(target: target), configuration: .service(clientID: "svc", clientSecret: secret), transport: transport,
+            logger: logging, clock: clock)
+        return ServiceTokens(client: client, store: store, clock: clock, logger: logging)
+    }
+
+    /// The request body's fields.
+    static func fields(_ request: HTTPRequest) -> [(String, String)] {
+        FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self))
+    }
+
+    /// A token that names what it was asked for: `scope|resource,resource|audience`.
+    static func echo(_ request: HTTPRequest, expiresIn: Int? = 3600, counter: Int) -> HTTPResponse {
+        let fields = fields(request)
+        let value = { (name: String) in fields.filter { $0.0 == name }.map(\.1).sorted().joined(separator: ",") }
+        let token = "\(value("scope"))|\(value("resource"))|\(value("audience"))|\(counter)"
+        var body: [String: Any] = ["access_token": Base64URL.encode(Data(token.utf8)), "token_type": "Bearer"]
+        if let expiresIn { body["expires_in"] = expiresIn }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try! JSONSerialization.data(withJSONObject: body))
+    }
+
+    static func decoded(_ token: Secret) -> String {
+        String(decoding: Base64URL.decode(token.value) ?? Data(), as: UTF8.self)
+    }
+
+    @Test func tenThousandConcurrentCallersMakeOneRequestAndShareItsToken() async throws {
+        let transport = ScriptedTransport { request, count in
+            try await Task.sleep(nanoseconds: 50_000_000)
+            return Self.echo(request, counter: count)
+        }
+        let tokens = try Self.tokens(transport)
+        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"])
+        let answers = try await withThrowingTaskGroup(of: Secret.self) { group in
+            for _ in 0..<10_000 { group.addTask { try await tokens.accessToken(request) } }
+            return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
+        }
+        #expect(transport.count("/token") == 1)
+        #expect(answers.count == 1)
+        _ = try await tokens.accessToken(request)
+        #expect(transport.count("/token") == 1, "a valid token is served from the cache")
+    }
+
+    @Test func concurrentRequestsForDifferentKeysNeverGetEachOthersToken() async throws {
+        let transport = ScriptedTransport { request, count in
+            // Answers out of order: a later request may finish first.
+            try await Task.sleep(nanoseconds: UInt64.random(in: 1_000_000...30_000_000))
+            return Self.echo(request, counter: count)
+        }
+        let tokens = try Self.tokens(transport)
+        let requests = [
+            ServiceTokenRequest(scopes: ["read"]), ServiceTokenRequest(scopes: ["write"]), ServiceTokenRequest(scopes: ["read", "write"]),
+            ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com"]),
+            ServiceTokenRequest(scopes: ["read"], resources: ["https://b.example.com"]),
+            ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com", "https://b.example.com"]),
+        ]
+        let answers = try await withThrowingTaskGroup(of: (ServiceTokenRequest, Secret).self) { group in
+            for round in 0..<300 {
+                let request = requests[round % requests.count]
+                group.addTask { (request, try await tokens.accessToken(request)) }
+            }
+            return try await group.reduce(into: [(ServiceTokenRequest, Secret)]()) { $0.append($1) }
+        }
+        for (request, token) in answers {
+            let parts = Self.decoded(token).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            #expect(parts[0] == request.scopes.joined(separator: " "), "\(request) got \(parts)")
+            #expect(parts[1] == request.resources.joined(separator: ","), "\(request) got \(parts)")
+        }
+        #expect(transport.count("/token") == requests.count, "one request per key")
+    }
+
+    @Test func theSameSetsInAnotherOrderShareOneToken() async throws {
+        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
+        let tokens = try Self.tokens(transport)
+        let first = try await tokens.accessToken(ServiceTokenRequest(scopes: ["write", "read", "read"], resources: ["https://b", "https://a"]))
+        let second = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "write"], resources: ["https://a", "https://b"]))
+        #expect(first == second)
+        #expect(transport.count("/token") == 1)
+    }
+
+    @Test func anAnswerNamingAnotherScopeIsKeptUnderTheKeyThatAskedOnly() async throws {
+        // A hostile server answers every request with a token whose `scope` claims "admin".
+        let transport = ScriptedTransport { _, count in
+            HTTPResponse(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"access_token":"t\#(count)","token_type":"Bearer","expires_in":3600,"scope":"admin"}"#.utf8))
+        }
+        let tokens = try Self.tokens(transport)
+        let read = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        let admin = try await tokens.accessToken(ServiceTokenRequest(scopes: ["admin"]))
+        #expect(read.value == "t1")
+        #expect(admin.value == "t2", "the admin key asks for itself; the read key's token is never served for it")
+    }
+
+    @Test func aGarbageAnswerWhileAThousandWaitIsOneRequestOneErrorAndNothingCached() async throws {
+        let transport = ScriptedTransport { _, count in
+            try await Task.sleep(nanoseconds: 200_000_000)
+            if count == 1 { return HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>oops</html>".utf8)) }
+            return tokenResponse("good")
+        }
+        let tokens = try Self.tokens(transport)
+        let started = ContinuousClock.now
+        let errors = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<1000 {
+                group.addTask {
+                    do {
+                        _ = try await tokens.accessToken()
+                        return nil
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(transport.count("/token") == 1)
+        #expect(errors.allSatisfy { $0 != nil })
+        #expect(Set(errors.compactMap { $0 }).count == 1, "everyone gets the same error")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(try await tokens.accessToken().value == "good", "the failure was not cached: the next call asks again")
+        #expect(transport.count("/token") == 2)
+    }
+
+    @Test func aServerThatNeverAnswersFailsEveryWaiterWithinTheDeadline() async throws {
+        let server = try HostileServer(.silent)
+        defer { server.stop() }
+        let transport = AsyncHTTPClientTransport(timeout: 1)
+        let provider = try TestDescriptor(
+            issuer: "http://127.0.0.1:\(server.url.port ?? 0)",
+            endpoints: [("authorization", "http://127.0.0.1:\(server.url.port ?? 0)/authorize"), ("token", server.url.absoluteString)],
+            extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
+        ).provider()
+        let tokens = ServiceTokens(
+            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport))
+        let started = ContinuousClock.now
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<1000 {
+                group.addTask { (try? await tokens.accessToken()) == nil }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(failures == 1000)
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(server.received.count == 1, "one request for a thousand callers")
+    }
+
+    @Test func tokensAreRenewedSkewSecondsEarlyAndShortOnesAtHalfTheirLife() async throws {
+        let clock = MovableClock()
+        let lifetime = ScriptedTransport { request, count in
+            let short = Self.fields(request).contains { $0 == ("scope", "short") }
+            return Self.echo(request, expiresIn: short ? 10 : 600, counter: count)
+        }
+        let tokens = try Self.tokens(lifetime, clock: clock)
+        let first = try await tokens.accessToken(ServiceTokenRequest(scopes: ["long"]))
+        clock.advance(539)
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["long"])) == first)
+        clock.advance(2)
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["long"])) != first, "renewed 60 s before expiry")
+
+        let short = try await tokens.accessToken(ServiceTokenRequest(scopes: ["short"]))
+        clock.advance(4)
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["short"])) == short, "a 10 s token is reused for 5 s")
+        clock.advance(2)
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["short"])) != short)
+    }
+
+    @Test func aTokenWithoutExpiresInLivesTheDefaultLifetime() async throws {
+        let clock = MovableClock()
+        let transport = ScriptedTransport { request, count in Self.echo(request, expiresIn: nil, counter: count) }
+        let tokens = try Self.tokens(transport, clock: clock)
+        let first = try await tokens.accessToken()
+        clock.advance(239)
+        #expect(try await tokens.accessToken() == first)
+        clock.advance(2)
+        #expect(try await tokens.accessToken() != first, "300 s by default, renewed 60 s early")
+    }
+
+    @Test func aResourceServer401DropsTheTokenAndRetriesOnceOnly() async throws {
+        let transport = ScriptedTransport { request, count in
+            if request.url.path == "/token" { return Self.echo(request, counter: count) }
+            return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+        }
+        let tokens = try Self.tokens(transport)
+        let response = try await tokens.send(
+            HTTPRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        #expect(response.status == 401)
+        #expect(transport.count("/token") == 2, "one new token after the first 401, none after the second")
+        #expect(transport.count("/things") == 2)
+    }
+
+    @Test func a401AnsweredOnceIsFollowedByTheNewToken() async throws {
+        let transport = ScriptedTransport { request, count in
+            if request.url.path == "/token" { return Self.echo(request, counter: count) }
+            return count == 1
+                ? HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api", error="invalid_token""#])
+                : HTTPResponse(status: 200, body: Data(request.headers["Authorization"]?.utf8 ?? "".utf8))
+        }
+        let tokens = try Self.tokens(transport)
+        let first = try await tokens.accessToken()
+        let response = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        #expect(response.status == 200)
+        let second = try await tokens.accessToken()
+        #expect(second != first)
+        #expect(String(decoding: response.body, as: UTF8.self) == "Bearer \(second.value)")
+    }
+
+    @Test func a403OrAnInsufficientScope401KeepsTheToken() async throws {
+        let transport = ScriptedTransport { request, count in
+            if request.url.path == "/token" { return Self.echo(request, counter: count) }
+            return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope""#])
+        }
+        let tokens = try Self.tokens(transport)
+        _ = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        #expect(transport.count("/token") == 1)
+    }
+
+    @Test func theTargetParameterIsTheDescriptorsChoice() async throws {
+        let transport = RecordingTransport(ScriptedTransport { request, count in Self.echo(request, counter: count) })
+        _ = try await Self.tokens(transport, target: "audience").accessToken(ServiceTokenRequest(audiences: ["https://api"]))
+        _ = try await Self.tokens(transport, target: "scope").accessToken(ServiceTokenRequest(scopes: ["openid"], resources: ["https://graph"]))
+        _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(resources: ["https://a", "https://b"]))
+        let bodies = transport.requests.map(Self.fields)
+        #expect(bodies[0].filter { $0.0 != "grant_type" }.map { "\($0.0)=\($0.1)" } == ["audience=https://api"])
+        #expect(bodies[1].filter { $0.0 == "scope" }.map(\.1) == ["https://graph/.default openid"])
+        #expect(bodies[2].filter { $0.0 == "resource" }.map(\.1) == ["https://a", "https://b"])
+
+        await #expect(throws: FlowError.self) {
+            _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(audiences: ["https://api"]))
+        }
+        await #expect(throws: FlowError.self) {
+            _ = try await Self.tokens(transport, target: "audience").accessToken(ServiceTokenRequest(resources: ["https://api"]))
+        }
+        await #expect(throws: FlowError.self) {
+            _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(resources: ["relative/path"]))
+        }
+        await #expect(throws: FlowError.self) {
+            _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(resources: ["https://api#fragment"]))
+        }
+        #expect(transport.requests.count == 3, "refused requests are never sent")
+    }
+
+    @Test func anUndeclaredGrantIsRefusedBeforeAnythingIsSent() async throws {
+        let transport = RecordingTransport(CannedTransport(body: "{}"))
+        let provider = try TestDescriptor(extra: "client_auth:\n  methods: [client_secret_basic]\n").provider()
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport)
+        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
+        #expect(error?.code == .grantNotSupported)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func theSecretAndTheTokensNeverReachTheLogOrTheStoresClientFields() async throws {
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "test", factory: { _ in handler })
+        let store = InMemoryTokenStore()
+        let transport = ScriptedTransport { request, count in
+            if request.url.path == "/token", count == 2 {
+                return HTTPResponse(status: 401, body: Data(#"{"error":"invalid_client"}"#.utf8))
+            }
+            return Self.echo(request, counter: count)
+        }
+        let tokens = try Self.tokens(transport, store: store, logger: logger)
+        let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        let failure = await #expect(throws: AuthorizationServerError.self) { _ = try await tokens.accessToken(ServiceTokenRequest(scopes: ["write"])) }
+        let text = handler.messages.joined(separator: "\n") + "\(failure.map { "\($0)" } ?? "")"
+        #expect(!text.contains(Self.secret.value))
+        #expect(!text.contains(token.value))
+        let stored = try #require(try await store.load(tokens.key(for: ServiceTokenRequest(scopes: ["read"])).sessionKey))
+        #expect(!String(decoding: try stored.encoded(), as: UTF8.self).contains(Self.secret.value))
+        #expect(stored.tokens.accessToken == token)
+    }
+
+    @Test func aTokenAnotherProcessStoredIsUsedInsteadOfAskingAgain() async throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
+        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
+        let first = try Self.tokens(transport, store: FileTokenStore(directory: directory.url))
+        let second = try Self.tokens(transport, store: FileTokenStore(directory: directory.url))
+        let token = try await first.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) == token)
+        #expect(transport.count("/token") == 1)
+        await second.invalidate(second.key(for: ServiceTokenRequest(scopes: ["read"])), token: token)
+        #expect(try await first.accessToken(ServiceTokenRequest(scopes: ["read"])) == token, "the first keeps its own copy in memory")
+        #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) != token, "the dropped token left the store too")
+    }
+}
