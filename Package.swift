@@ -152,6 +152,7 @@ let package = Package(
             dependencies: [
                 "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow",
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

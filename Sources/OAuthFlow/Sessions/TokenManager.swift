@@ -168,10 +168,11 @@ public actor TokenManager {
             return latest
         }
         // A server may spend the refresh token on a request that lacks the client's credential.
-        if let method = latest.clientAuthentication, method != .none, client.configuration.clientSecret == nil {
+        if let method = latest.clientAuthentication, method != .none, !client.configuration.hasCredential(for: method) {
+            let credential = ClientConfiguration.credentialNeeded(by: method)
             throw SessionError(
                 .missingClientCredential,
-                "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and no client secret was given to refresh it; nothing was sent, so the refresh token still works once the secret is given"
+                "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and \(credential) was not given to refresh it; nothing was sent, so the refresh token still works once it is given"
             )
         }
         // Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
