@@ -20,10 +20,17 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
     public var scopesSupported: [String]?
     /// `grant_types_supported`; when absent, RFC 8414 §2 reads it as `authorization_code` and `implicit`.
     public var grantTypesSupported: [String]?
-    /// `mtls_endpoint_aliases` (RFC 8705 §5): endpoints to use with a client certificate.
-    public var mtlsEndpointAliases: [String: String]?
+    /// `mtls_endpoint_aliases` (RFC 8705 §5): endpoints to use with a client certificate. Kept as it came, so
+    /// that an odd value here cannot make the whole document unreadable; ``mtlsAlias(_:)`` reads it.
+    public var mtlsEndpointAliases: JSONValue?
     /// `token_endpoint_auth_signing_alg_values_supported`: what client assertions may be signed with.
     public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
+
+    /// The mutual-TLS alias of the endpoint named `name` (`token_endpoint`, say), when the document gives one as a string.
+    public func mtlsAlias(_ name: String) -> URL? {
+        guard case let .object(aliases)? = mtlsEndpointAliases, let text = aliases[name]?.stringValue else { return nil }
+        return URL(string: text)
+    }
 
     enum CodingKeys: String, CodingKey {
         case issuer

@@ -441,6 +441,12 @@ public actor OAuthClient {
             fields.append(("client_id", configuration.clientID))
             identity = configuration.tlsIdentity
             if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
+            guard endpoint.scheme?.lowercased() == "https" else {
+                throw FlowError(
+                    .clientAuthentication,
+                    "`\(method.rawValue)` presents the client certificate over TLS, but \(endpoint.absoluteString) is not https (and discovery names no `mtls_endpoint_aliases` for it)"
+                )
+            }
         default:
             break
         }

@@ -34,7 +34,7 @@ extension Provider {
         try fill(\.introspection, metadata.introspectionEndpoint, "introspection_endpoint")
         try fill(\.endSession, metadata.endSessionEndpoint, "end_session_endpoint")
         try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
-        try fill(\.mtlsToken, metadata.mtlsEndpointAliases?["token_endpoint"].flatMap(URL.init(string:)), "mtls_endpoint_aliases.token_endpoint")
+        try fill(\.mtlsToken, metadata.mtlsAlias("token_endpoint"), "mtls_endpoint_aliases.token_endpoint")
         return with(endpoints: merged, discovered: true)
     }
 

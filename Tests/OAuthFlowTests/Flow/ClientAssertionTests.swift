@@ -220,4 +220,27 @@ import _CryptoExtras
         #expect(error?.message.contains("assertion_audience: token_endpoint") == true)
         #expect(transport.requests.isEmpty)
     }
+
+    @Test func aCertificateIsNeverPresentedOverPlainHTTP() async throws {
+        let provider = try TestDescriptor(
+            issuer: "http://127.0.0.1:9", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [tls_client_auth]\n"
+        ).provider()
+        let identity = TLSClientIdentity(certificateChainPEM: "c", privateKeyPEM: Secret("k"))
+        let transport = RecordingTransport(CannedTransport(body: "{}"))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", tlsIdentity: identity), transport: transport)
+        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
+        #expect(error?.message.contains("is not https") == true)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test(arguments: [#""mtls_endpoint_aliases": "garbage""#, #""mtls_endpoint_aliases": {"token_endpoint": 5}"#])
+    func anOddAliasValueLeavesDiscoveryWorking(_ aliases: String) async throws {
+        let document = #"{"issuer": "https://auth.example.com", "token_endpoint": "https://auth.example.com/token", \#(aliases)}"#
+        let provider = try TestDescriptor(endpoints: [], extra: "discovery:\n  mode: rfc8414\n").provider()
+        let client = OAuthClient(
+            provider: provider, configuration: .service(clientID: "svc"), transport: CannedTransport(body: document))
+        let discovered = try await client.discoveredProvider()
+        #expect(discovered.endpoints.token == URL(string: "https://auth.example.com/token"))
+        #expect(discovered.endpoints.mtlsToken == nil)
+    }
 }
