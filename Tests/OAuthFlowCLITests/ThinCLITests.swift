@@ -39,7 +39,7 @@ import OAuthFlowTestSupport
     @Test func aBrokenClientsFileIsAState() throws {
         let config = try TemporaryDirectory()
         defer { config.cleanUp() }
-        _ = try config.write("oauthflow/clients.yaml", "google:\n  client_id: x\n  client_auth: private_key_jwt\n")
+        _ = try config.write("oauthflow/clients.yaml", "google:\n  client_id: x\n  client_auth: client_secret_magic\n")
         for arguments in [["login", "google"], ["authorize-url", "google"], ["credential", "kubectl", "google"]] {
             let result = try run(arguments, environment: ["XDG_CONFIG_HOME": config.url.path])
             #expect(result.status == 1, "\(arguments): \(result.stderr)")

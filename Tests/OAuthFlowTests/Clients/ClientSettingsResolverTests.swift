@@ -129,7 +129,7 @@ import OAuthFlow
         ("django:\n  client_id: x\n  clientid: y\n", "invalid_clients_file", ":3:3: unknown key `clientid` under `django`"),
         ("django:\n  client_id: x\n  scopes: openid\n", "invalid_clients_file", ":3:3: `scopes` under `django` must be a list, such as [openid, email]"),
         ("django:\n  client_id: x\n  variables: [a]\n", "invalid_clients_file", ":3:3: `variables` under `django` must be a mapping of name: value"),
-        ("django:\n  client_id: x\n  client_auth: private_key_jwt\n", "invalid_clients_file", ": the entry for django cannot be read"),
+        ("django:\n  client_id: x\n  client_auth: client_secret_magic\n", "invalid_clients_file", ": the entry for django cannot be read"),
         ("django: [\n", "invalid_clients_file", " is not valid YAML"),
     ])
     func aBrokenClientsFileIsRefusedWithItsPlace(_ text: String, _ code: String, _ message: String) throws {
