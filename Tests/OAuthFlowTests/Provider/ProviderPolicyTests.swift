@@ -56,6 +56,38 @@ import OAuthFlowTestSupport
         #expect(JWSAlgorithm.hs384.isHMAC && !JWSAlgorithm.ps256.isHMAC && JWSAlgorithm.hs384.digestBits == 384)
     }
 
+    @Test func serviceGrantsClientAssertionsAndTheTargetAreTyped() throws {
+        let provider = try resolve("""
+            grant_types: [client_credentials, urn:ietf:params:oauth:grant-type:jwt-bearer, urn:ietf:params:oauth:grant-type:token-exchange]
+            client_auth:
+              methods: [private_key_jwt, client_secret_jwt, tls_client_auth, self_signed_tls_client_auth]
+              assertion_audience: token_endpoint
+              assertion_algs: [ES256, HS256]
+            service_tokens:
+              target: scope
+              scope_suffix: /default
+            """)
+        let policy = provider.policy
+        #expect(policy.grantTypes == [.clientCredentials, .jwtBearer, .tokenExchange])
+        #expect(policy.grantTypes.map(\.shortName) == ["client_credentials", "jwt-bearer", "token-exchange"])
+        #expect(policy.clientAuthMethods == [.privateKeyJWT, .clientSecretJWT, .tlsClientAuth, .selfSignedTLSClientAuth])
+        #expect(policy.clientAssertion == .init(audience: .tokenEndpoint, algorithms: [.es256, .hs256]))
+        #expect(policy.serviceTokens == .init(target: .scope, scopeSuffix: "/default"))
+
+        let defaults = try resolve("").policy
+        #expect(defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .hs256]), "the issuer is the safe default")
+        #expect(defaults.serviceTokens == .init(target: .resource, scopeSuffix: "/.default"))
+
+        // The file's schema refuses an algorithm it does not sign with, at its place; the resolver refuses it from any other decoder.
+        let yaml = TestDescriptor(extra: "client_auth:\n  methods: [private_key_jwt]\n  assertion_algs: [RS384]\n").yaml
+        let problems = DescriptorDocument.parse(Data(yaml.utf8), path: "example.yaml").problems.map { "\($0)" }
+        #expect(problems == ["example.yaml:11:20: `RS384` is not allowed here; expected one of `RS256`, `PS256`, `ES256`, `HS256`"])
+        var decoded = try TestDescriptor(extra: "client_auth:\n  methods: [private_key_jwt]\n").descriptor()
+        decoded.clientAuth.assertionAlgs = ["RS384"]
+        let error = try #require(throws: ProviderError.self) { try decoded.resolve([:]) }
+        #expect(error.code == .unsupportedPolicy && error.message.contains("client_auth.assertion_algs"), "\(error.message)")
+    }
+
     @Test func theLoopbackRedirectIsWrittenOneWay() throws {
         let localhost = try resolve("redirect:\n  loopback:\n    host: localhost\n    port: 8400\n    path: /cb\n").loopback
         #expect(localhost.host == "127.0.0.1", "RFC 8252 §8.3: localhost binds and names 127.0.0.1")
