@@ -31,6 +31,11 @@ extension OAuthFlowCommand.Providers {
             let extraParams: [String: String]
             let tokenBodyEncoding: String
             let clientAuth: String
+            let grantTypes: [String]
+            /// The `aud` of client assertions, when the provider takes any.
+            let assertionAudience: String?
+            /// How client-credentials requests name their API, when the provider takes the grant.
+            let serviceTarget: String?
             let pkce: String
             let state: Bool
             let nonce: Bool
@@ -42,6 +47,7 @@ extension OAuthFlowCommand.Providers {
                 case id, displayName = "display_name", `protocol`, variables, issuer, discovery, endpoints, scopes
                 case offlineScopes = "offline_scopes", offlineParams = "offline_params", extraParams = "extra_params"
                 case tokenBodyEncoding = "token_body_encoding", clientAuth = "client_auth", pkce, state, nonce
+                case grantTypes = "grant_types", assertionAudience = "assertion_audience", serviceTarget = "service_target"
                 case issParameter = "iss_parameter", redirect, resources
             }
         }
@@ -59,6 +65,9 @@ extension OAuthFlowCommand.Providers {
                     offlineParams: policy.scopes.offlineParameters, extraParams: policy.authorizationParameters,
                     tokenBodyEncoding: policy.tokenRequest.encoding.rawValue,
                     clientAuth: policy.clientAuthMethods.map(\.rawValue).joined(separator: ", "),
+                    grantTypes: policy.grantTypes.map(\.rawValue),
+                    assertionAudience: policy.clientAuthMethods.contains(where: \.usesAssertion) ? policy.clientAssertion.audience.rawValue : nil,
+                    serviceTarget: policy.grantTypes.contains(.clientCredentials) ? policy.serviceTokens.target.rawValue : nil,
                     pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
                     issParameter: policy.issParameter.rawValue,
                     redirect: provider.loopback.display, resources: provider.resources.entries)
@@ -82,6 +91,14 @@ extension OAuthFlowCommand.Providers {
                 }
                 for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
                 lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
+                if let audience = summary.assertionAudience {
+                    let algorithms = policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
+                    lines.append("  client assertions: aud \(audience == "issuer" ? "the issuer" : "the token endpoint"), signed with \(algorithms)")
+                }
+                if let target = summary.serviceTarget {
+                    let how = target == "scope" ? "as scopes API\(policy.serviceTokens.scopeSuffix)" : "with `\(target)`"
+                    lines.append("  service tokens: APIs named \(how)")
+                }
                 lines.append(
                     "  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)"
                 )

@@ -45,17 +45,24 @@ extension OAuthFlowCommand.Token {
 
         /// A token from a file or stdin, trimmed; empty is an error.
         static func readToken(_ path: String, what: String) throws -> Secret {
+            let limit = 64 * 1024
             let data: Data
             if path == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
+                // At most one byte past the limit: an endless stdin is refused, never held.
+                var read = Data()
+                while read.count <= limit, let chunk = try FileHandle.standardInput.read(upToCount: limit + 1 - read.count), !chunk.isEmpty {
+                    read.append(chunk)
+                }
+                guard read.count <= limit else { throw CommandFailure("the \(what) on stdin is longer than \(limit) bytes") }
+                data = read
             } else {
                 do {
-                    data = try SafeFile.read(path, limit: 64 * 1024)
+                    data = try SafeFile.read(path, limit: limit)
                 } catch let error as SafeFile.ReadError {
                     throw CommandFailure("cannot read the \(what) file \(error)")
                 }
             }
-            let text = String(decoding: data.prefix(64 * 1024), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { throw CommandFailure("the \(what) is empty") }
             return Secret(text)
         }
