@@ -152,6 +152,36 @@ struct CLI {
         }
     }
 
+    @Test func showSaysHowServicesAuthenticateAndNameTheirAPI() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        _ = try directory.write(
+            "svc.yaml",
+            TestDescriptor(
+                id: "svc",
+                extra: """
+                    grant_types: [client_credentials]
+                    client_auth:
+                      methods: [private_key_jwt, client_secret_basic]
+                      assertion_audience: token_endpoint
+                      assertion_algs: [ES256]
+                    service_tokens:
+                      target: audience
+
+                    """
+            ).yaml)
+        let text = try CLI.run(["providers", "show", "svc", "--providers-dir", directory.url.path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("  grants: client_credentials\n"))
+        #expect(text.stdout.contains("  client assertions: aud the token endpoint, signed with ES256\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("  service tokens: APIs named with `audience`\n"), "\(text.stdout)")
+        let json = try CLI.run(["providers", "show", "svc", "--providers-dir", directory.url.path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["grant_types"] as? [String] == ["client_credentials"])
+        #expect(object["assertion_audience"] as? String == "token_endpoint")
+        #expect(object["service_target"] as? String == "audience")
+    }
+
     @Test func showResolvesVariables() throws {
         let result = try CLI.run(["providers", "show", "auth0", "--var", "domain=example.eu.auth0.com", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
