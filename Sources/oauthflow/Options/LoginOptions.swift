@@ -15,7 +15,7 @@ struct LoginOptions: ParsableArguments {
 
     @Option(
         name: .customLong("client-auth"),
-        help: "How the client authenticates: none, client_secret_basic or client_secret_post (default: chosen from the provider).")
+        help: "How the client authenticates: a method the provider lists, such as client_secret_basic or private_key_jwt (default: the first the client has a credential for).")
     var clientAuth: String?
 
     @Option(name: .customLong("var"), help: "A provider variable as name=value; repeat for each.")
