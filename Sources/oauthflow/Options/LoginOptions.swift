@@ -15,7 +15,9 @@ struct LoginOptions: ParsableArguments {
 
     @Option(
         name: .customLong("client-auth"),
-        help: "How the client authenticates: a method the provider lists, such as client_secret_basic or private_key_jwt (default: the first the client has a credential for).")
+        help:
+            "How the client authenticates: a method the provider lists, such as client_secret_basic or private_key_jwt (default: the first the client has a credential for)."
+    )
     var clientAuth: String?
 
     @Option(name: .customLong("var"), help: "A provider variable as name=value; repeat for each.")
