@@ -145,7 +145,8 @@ import Testing
         #expect(transport.count("/token") == 1)
         #expect(errors.allSatisfy { $0 != nil })
         #expect(Set(errors.compactMap { $0 }).count == 1, "everyone gets the same error")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Not a timing target (those are benchmarks): a bound that only a hang, or a request per caller, would break.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(try await tokens.accessToken().value == "good", "the failure was not cached: the next call asks again")
         #expect(transport.count("/token") == 2)
     }
@@ -169,7 +170,8 @@ import Testing
             return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
         }
         #expect(failures == 1000)
-        #expect(ContinuousClock.now - started < .seconds(4))
+        // The one request's 1 s deadline ends every wait; the bound is loose for a loaded machine, and breaks on a hang.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(server.received.count == 1, "one request for a thousand callers")
     }
 
