@@ -33,31 +33,49 @@ public enum ClientAssertion {
         clientID: String, audience: String, key: ClientSigningKey?, secret: Secret?, now: Date,
         lifetime: TimeInterval = maximumLifetime
     ) async throws -> Secret {
-        let claims = Claims(
-            iss: IssuerClaim(value: clientID), sub: SubjectClaim(value: clientID), aud: AudienceClaim(value: [audience]),
-            jti: IDClaim(value: randomIdentifier()), iat: IssuedAtClaim(value: now),
-            exp: ExpirationClaim(value: now.addingTimeInterval(min(max(1, lifetime), maximumLifetime))))
+        let claims = claims(issuer: clientID, subject: clientID, audience: audience, now: now, lifetime: lifetime)
+        if let key { return try await sign(claims, with: key) }
+        guard let secret else {
+            throw FlowError(.missingClientSecret, "client_secret_jwt signs with the client secret, and none was given")
+        }
         do {
-            if let key {
-                var header = JWTHeader()
-                header.typ = "JWT"
-                header.alg = key.algorithm.rawValue
-                if let thumbprint = key.certificateThumbprint { header.x5tS256 = thumbprint }
-                let keys = try await key.signer()
-                return Secret(try await keys.sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
-            }
-            guard let secret else {
-                throw FlowError(.missingClientSecret, "client_secret_jwt signs with the client secret, and none was given")
-            }
             let keys = JWTKeyCollection()
             await keys.add(hmac: HMACKey(from: secret.value), digestAlgorithm: .sha256)
             var header = JWTHeader()
             header.typ = "JWT"
             return Secret(try await keys.sign(claims, header: header))
-        } catch let error as FlowError {
-            throw error
         } catch {
             throw FlowError(.clientAuthentication, "the client assertion could not be signed (\(Swift.type(of: error)))")
+        }
+    }
+
+    /// An assertion for the JWT bearer grant (RFC 7523 §2.1 and §3): `issuer` vouches for `subject` to `audience`,
+    /// with a fresh `jti`, valid from `now` for `lifetime` seconds (capped at a minute).
+    ///
+    /// ``ServiceTokens/accessToken(subject:issuer:key:scopes:)`` signs these itself, addressed as the descriptor says.
+    public static func grant(
+        issuer: String, subject: String, audience: String, key: ClientSigningKey, now: Date = Date(), lifetime: TimeInterval = maximumLifetime
+    ) async throws -> Secret {
+        try await sign(claims(issuer: issuer, subject: subject, audience: audience, now: now, lifetime: lifetime), with: key)
+    }
+
+    private static func claims(issuer: String, subject: String, audience: String, now: Date, lifetime: TimeInterval) -> Claims {
+        Claims(
+            iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: subject), aud: AudienceClaim(value: [audience]),
+            jti: IDClaim(value: randomIdentifier()), iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(min(max(1, lifetime), maximumLifetime))))
+    }
+
+    private static func sign(_ claims: Claims, with key: ClientSigningKey) async throws -> Secret {
+        var header = JWTHeader()
+        header.typ = "JWT"
+        header.alg = key.algorithm.rawValue
+        if let thumbprint = key.certificateThumbprint { header.x5tS256 = thumbprint }
+        do {
+            let keys = try await key.signer()
+            return Secret(try await keys.sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
+        } catch {
+            throw FlowError(.clientAuthentication, "the assertion could not be signed with the \(key) (\(Swift.type(of: error)))")
         }
     }
 

@@ -114,6 +114,19 @@ public actor ServiceTokens {
         }.accessToken
     }
 
+    /// An access token from the JWT bearer grant for `subject`, with assertions this call signs: `iss` the
+    /// `issuer` that `key` speaks for, `aud` the issuer or token endpoint as the descriptor's
+    /// `client_auth.assertion_audience` says, a fresh `jti`, a minute's life.
+    public nonisolated func accessToken(
+        subject: String, issuer: String, key: ClientSigningKey, scopes: [String] = []
+    ) async throws -> Secret {
+        let client = self.client
+        return try await accessToken(subject: "\(issuer)\u{0}\(subject)", scopes: scopes) {
+            let audience = try await client.assertionAudience(endpoint: try await client.endpoint(\.token, "token"))
+            return try await ClientAssertion.grant(issuer: issuer, subject: subject, audience: audience, key: key)
+        }
+    }
+
     /// The token a token exchange issues (RFC 8693), cached per subject token, actor token and requested type.
     public nonisolated func exchangedToken(_ exchange: TokenExchangeRequest) async throws -> Secret {
         let subject = ServiceTokenKey.digest([

@@ -1,5 +1,4 @@
 import Foundation
-import JWTKit
 import OAuthFlowTestSupport
 import Testing
 
@@ -107,42 +106,24 @@ struct ServiceTokenEndToEndTests {
     @Test func theJWTBearerGrantExchangesASignedAssertionForTheUsersToken() async throws {
         let server = try Server.require()
         let grant = server.jwtBearer
-        let client = try Self.client(server, grant.client, grants: ["urn:ietf:params:oauth:grant-type:jwt-bearer"])
+        let client = try Self.client(
+            server, grant.client, audience: "token_endpoint", grants: ["urn:ietf:params:oauth:grant-type:jwt-bearer"])
         let key = try ClientSigningKey(pem: try String(contentsOfFile: grant.privateKeyPEM, encoding: .utf8), keyID: grant.kid)
         let tokens = ServiceTokens(client: client)
         let user = try #require(grant.users.first)
-        let token = try await tokens.accessToken(subject: "\(grant.issuer) \(user)", scopes: ["read"]) {
-            try await Self.assertion(issuer: grant.issuer, subject: user, audience: server.tokenEndpoint.absoluteString, key: key)
-        }
+        let token = try await tokens.accessToken(subject: user, issuer: grant.issuer, key: key, scopes: ["read"])
         let (status, whoami) = try await server.whoami(token)
         #expect(status == 200)
         #expect(whoami["sub"] as? String == user)
         #expect(whoami["scope"] as? String == "read")
-        // Another subject is another key: never alice's token.
+        #expect(try await tokens.accessToken(subject: user, issuer: grant.issuer, key: key, scopes: ["read"]) == token, "cached per subject")
+        // Another subject is another key: never alice's token. An assertion the host signed itself works the same way.
         let other = try await tokens.accessToken(subject: "\(grant.issuer) \(grant.users[1])", scopes: ["read"]) {
-            try await Self.assertion(issuer: grant.issuer, subject: grant.users[1], audience: server.tokenEndpoint.absoluteString, key: key)
+            try await ClientAssertion.grant(
+                issuer: grant.issuer, subject: grant.users[1], audience: server.tokenEndpoint.absoluteString, key: key)
         }
         #expect(other != token)
         #expect(try await server.whoami(other).body["sub"] as? String == grant.users[1])
-    }
-
-    /// An RFC 7523 §3 assertion about `subject`, as a host would sign it.
-    static func assertion(issuer: String, subject: String, audience: String, key: ClientSigningKey) async throws -> Secret {
-        // The library's client assertions have iss = sub = the client; here the issuer is a third party.
-        struct Claims: JWTPayload {
-            var iss: IssuerClaim
-            var sub: SubjectClaim
-            var aud: AudienceClaim
-            var exp: ExpirationClaim
-            var iat: IssuedAtClaim
-            var jti: IDClaim
-            func verify(using algorithm: some JWTAlgorithm) async throws {}
-        }
-        let now = Date()
-        let claims = Claims(
-            iss: .init(value: issuer), sub: .init(value: subject), aud: .init(value: [audience]), exp: .init(value: now.addingTimeInterval(60)),
-            iat: .init(value: now), jti: .init(value: UUID().uuidString))
-        return Secret(try await key.signer().sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }))
     }
 
     @Test func twoHundredConcurrentCallersMakeOneRequestToARealServer() async throws {
