@@ -249,11 +249,11 @@ public enum DescriptorSchema {
 
     static let serviceTokenFields: [Field] = [
         Field(
-            "target", .choice(["resource", "audience", "scope"]), default: ProviderDescriptor.ServiceTokens().target.rawValue,
+            "target", .choice(["resource", "audience", "scope"]), default: ProviderDescriptor.ServiceTokenSettings().target.rawValue,
             "How a client-credentials request names the API the token is for: `resource` sends RFC 8707 `resource` parameters (one per API); `audience` sends an `audience` parameter (Auth0); `scope` asks for the scope API + `scope_suffix` (Entra ID's `https://graph.microsoft.com/.default`)."
         ),
         Field(
-            "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokens().scopeSuffix,
+            "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
             "With `target: scope`, what follows the API in its scope."),
     ]
 

@@ -19,7 +19,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var tokenRequest: TokenRequest
     public var clientAuth: ClientAuth
     /// How the provider names the API a service token is for.
-    public var serviceTokens: ServiceTokens
+    public var serviceTokens: ServiceTokenSettings
     public var tokenResponse: TokenResponse
     public var userinfo: Userinfo
     public var security: Security
@@ -63,7 +63,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         grantTypes = try o.strings(CodingKeys.grantTypes) ?? Self.defaultGrantTypes
         tokenRequest = try o.object(CodingKeys.tokenRequest, TokenRequest.init(plain:)) ?? TokenRequest()
         clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
-        serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokens.init(plain:)) ?? ServiceTokens()
+        serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokenSettings.init(plain:)) ?? ServiceTokenSettings()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
         userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
         security = try o.object(CodingKeys.security, Security.init(plain:)) ?? Security()
@@ -404,7 +404,7 @@ extension ProviderDescriptor {
     }
 
     /// How a provider names the API a service token is for (client credentials).
-    public struct ServiceTokens: Sendable, Hashable, Codable {
+    public struct ServiceTokenSettings: Sendable, Hashable, Codable {
         /// The request parameter that carries the target API.
         public enum Target: String, Sendable, Hashable, Codable {
             /// RFC 8707 `resource`, repeatable: an absolute URI each.

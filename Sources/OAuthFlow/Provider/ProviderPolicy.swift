@@ -54,7 +54,7 @@ public typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
 /// The `aud` of client assertions: the issuer or the token endpoint.
 public typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
 /// How a client-credentials request names its API: `resource`, `audience` or a scope.
-public typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokens.Target
+public typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Target
 
 /// Everything the engine does differently from one provider to another, typed and with every
 /// default applied: the engine reads this, never the descriptor.
