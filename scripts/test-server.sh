@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the test authorization server (Django OAuth Toolkit) on 127.0.0.1 until Ctrl-C, for
-# trying things by hand: the CLI against it, or the web example (Examples/WebSignIn/README.md).
+# Runs the test authorization servers on 127.0.0.1 until Ctrl-C, for trying things by hand: Django
+# OAuth Toolkit (sign-in, the CLI, the web example in Examples/WebSignIn/README.md), and the two
+# service-token servers, Authlib (client credentials, JWT bearer, JWT and mutual-TLS client
+# authentication) and idpyoidc (token exchange).
 #
 # Usage: bash scripts/test-server.sh [WEB_PORT]
 #   Registers the web example's redirect URI for http://localhost:WEB_PORT (default 8080),
@@ -10,20 +12,34 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 source "$root/scripts/authorization-server.sh"
+source "$root/scripts/service-server.sh"
+source "$root/scripts/exchange-server.sh"
 install_authorization_server
+install_service_server
+install_exchange_server
 export OAUTHFLOW_WEB_PORT="${1:-8080}"
 state="$root/.build/test-server"
 rm -rf "$state"
 mkdir -p "$state"
-trap 'kill "$as_pid" 2>/dev/null || true' EXIT INT TERM
+trap 'kill "$as_pid" "$service_pid" "$exchange_pid" 2>/dev/null || true' EXIT INT TERM
+mkdir -p "$state/service" "$state/exchange"
 launch_authorization_server "$state"
+launch_service_server "$state/service"
+launch_exchange_server "$state/exchange"
 await_authorization_server
+await_service_server
+await_exchange_server
 echo "$as_port" >"$state/port"
 cat <<EOT
 Django OAuth Toolkit: http://127.0.0.1:$as_port/o/ (user alice, password wonderland-test-password)
-  public client oauthflow-public, device-grant client oauthflow-device, web client oauthflow-web (secret web-test-secret-0123456789abcdef)
+  public client oauthflow-public, device-grant client oauthflow-device, web client oauthflow-web (secret web-test-secret-0123456789abcdef),
+  client-credentials client oauthflow-service (secret service-test-secret-0123456789abcdef)
   the provider descriptor: Tests/OAuthFlowTests/Fixtures/providers/django.yaml (--providers-dir Tests/OAuthFlowTests/Fixtures/providers --var port=$as_port)
   the web client's redirect URI: http://localhost:$OAUTHFLOW_WEB_PORT/auth/django/callback
-Ctrl-C stops it.
+Service tokens (Authlib): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_SERVICE_AS" | head -1)
+  clients, their secrets and key files: $OAUTHFLOW_TEST_SERVICE_AS (Tests/ServiceServer/README.md)
+Token exchange (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_EXCHANGE_AS" | head -1)
+  clients and subject tokens: $OAUTHFLOW_TEST_EXCHANGE_AS
+Ctrl-C stops them.
 EOT
 wait "$as_pid"
