@@ -50,7 +50,8 @@ public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
 /// - A token is reused until it expires within ``skew`` (default 60 s; half its lifetime for a token that lives
 ///   less than two skews); one with no `expires_in` lives ``defaultLifetime`` (default 5 minutes).
 /// - Single flight per ``ServiceTokenKey``: in this process, callers join the one request in flight;
-///   across processes and machines, the request holds the store's lock for the key (a file lock for a
+///   across processes and machines (client credentials and JWT bearer tokens; exchanged tokens stay in
+///   memory), the request holds the store's lock for the key (a file lock for a
 ///   ``FileTokenStore``, an advisory lock for the PostgreSQL store) and reads the store again under it,
 ///   so a token another process just fetched is used instead of asking again.
 /// - A failed request is nobody's token: every caller waiting on it gets its error, nothing is cached,
@@ -127,7 +128,8 @@ public actor ServiceTokens {
         }
     }
 
-    /// The token a token exchange issues (RFC 8693), cached per subject token, actor token and requested type.
+    /// The token a token exchange issues (RFC 8693), cached per subject token, actor token and requested type,
+    /// in this process only: the store never holds exchanged tokens.
     public nonisolated func exchangedToken(_ exchange: TokenExchangeRequest) async throws -> Secret {
         let subject = ServiceTokenKey.digest([
             exchange.subjectToken.value, exchange.subjectTokenType, exchange.actorToken?.value ?? "", exchange.actorTokenType ?? "",
@@ -230,6 +232,13 @@ public actor ServiceTokens {
         _ key: ServiceTokenKey, client: OAuthClient, store: any TokenStore, fetch: @Sendable (OAuthClient) async throws -> TokenSet,
         usable: @Sendable (TokenSet) async -> Bool, adopt owner: ServiceTokens
     ) async throws -> TokenSet {
+        // An exchanged token is one subject token's: kept in memory only, so that a store does not gather a
+        // file or row for every subject token ever exchanged.
+        if key.grant == .tokenExchange {
+            let tokens = try await fetch(client)
+            await owner.remember(key, tokens)
+            return tokens
+        }
         let storeKey = key.sessionKey
         let lock = try await store.lock(storeKey)
         defer { lock.release() }

@@ -313,4 +313,28 @@ import Testing
         #expect(try await first.accessToken(ServiceTokenRequest(scopes: ["read"])) == token, "the first keeps its own copy in memory")
         #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) != token, "the dropped token left the store too")
     }
+
+    @Test func exchangedTokensStayInMemoryAndAreKeptPerSubject() async throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
+        let provider = try TestDescriptor(
+            extra: "grant_types: [urn:ietf:params:oauth:grant-type:token-exchange]\nclient_auth:\n  methods: [client_secret_basic]\n"
+        ).provider()
+        let transport = ScriptedTransport { request, count in
+            let subject = Self.fields(request).first { $0.0 == "subject_token" }?.1 ?? ""
+            return HTTPResponse(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: Data(
+                    #"{"access_token":"for-\#(subject)-\#(count)","token_type":"Bearer","expires_in":600,"issued_token_type":"urn:ietf:params:oauth:token-type:access_token"}"#
+                        .utf8))
+        }
+        let tokens = ServiceTokens(
+            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport),
+            store: FileTokenStore(directory: directory.url))
+        let alice = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("alice")))
+        #expect(try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("alice"))) == alice)
+        let bob = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("bob")))
+        #expect(alice.value == "for-alice-1" && bob.value == "for-bob-2")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".json") }.isEmpty)
+    }
 }
