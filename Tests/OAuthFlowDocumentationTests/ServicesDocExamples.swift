@@ -1,0 +1,279 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
+
+/// Docs/services.md's examples: every Swift line compiled here (DocExampleTests checks that each one
+/// appears in this file), the same calls run against the service-token servers when they are up, and
+/// every clients file the page shows resolved as `oauthflow` resolves it, down to the method it picks.
+@Suite struct ServicesDocExamples {
+    static let page = "Docs/services.md"
+
+    // MARK: - The Swift blocks, as the page shows them (compiled; the tests below run the same calls)
+
+    /// "A first token": the client `oauthflow` would use.
+    func firstToken() async throws {
+        let registry = try ProviderRegistry.load()
+        let tokens = try ServiceTokens.configured(descriptor: try registry.provider(named: "keycloak"), store: FileTokenStore())
+        let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        _ = token
+    }
+
+    /// "A first token": every setting in the host's hands.
+    func clientByHand() throws -> ServiceTokens {
+        let provider = try ProviderRegistry.load().provider(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
+        let secret = Secret(try String(contentsOfFile: "/run/secrets/orders-worker", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "orders-worker", clientSecret: secret))
+        let tokens = ServiceTokens(client: client, store: FileTokenStore())
+        return tokens
+    }
+
+    /// "Client credentials".
+    func clientCredentials(tokens: ServiceTokens) async throws {
+        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
+        let token = try await tokens.accessToken(request)   // cached; renewed before it expires
+        let response = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/orders/42")!), for: request)
+        _ = (token, response)
+    }
+
+    /// "JWT bearer": the library signs the assertions.
+    func jwtBearerSigned(tokens: ServiceTokens) async throws {
+        let signer = try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/ci-issuer.pem", encoding: .utf8), keyID: "ci-2026")
+        let token = try await tokens.accessToken(subject: "deployer", issuer: "https://ci.example.com", key: signer, scopes: ["read"])
+        _ = token
+    }
+
+    /// "JWT bearer": an assertion someone else signed.
+    func jwtBearer(tokens: ServiceTokens) async throws {
+        let user = "system:serviceaccount:ci:deployer"
+        let token = try await tokens.accessToken(subject: user, scopes: ["read"]) {
+            Secret(try String(contentsOfFile: "/var/run/secrets/tokens/oauthflow", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        _ = token
+    }
+
+    /// "Token exchange".
+    func tokenExchange(tokens: ServiceTokens, incoming: Secret) async throws {
+        // incoming: the Secret your API received as its Bearer token
+        let exchange = TokenExchangeRequest(subjectToken: incoming, target: ServiceTokenRequest(audiences: ["orders-api"]))
+        let downstream = try await tokens.exchangedToken(exchange)
+        _ = downstream
+    }
+
+    /// "How the client authenticates": one configuration per method.
+    func configurations(secret: Secret, certificatePEM: String, keyPEM: String, internalCA: String) throws -> [ClientConfiguration] {
+        let basicOrPost = ClientConfiguration.service(clientID: "orders-worker", clientSecret: secret)
+        let post = ClientConfiguration.service(clientID: "orders-worker", clientSecret: secret, authMethod: .clientSecretPost)
+        let secretJWT = ClientConfiguration.service(clientID: "orders-worker", clientSecret: secret, authMethod: .clientSecretJWT)
+        let pem = try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/orders-worker.pem", encoding: .utf8), keyID: "2026-01")
+        let jwk = try ClientSigningKey(jwk: String(contentsOfFile: "/run/secrets/orders-worker.jwk", encoding: .utf8))
+        let keyed = ClientConfiguration.service(clientID: "orders-worker", signingKey: pem)
+        let entra = try ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)
+        let identity = TLSClientIdentity(certificateChainPEM: certificatePEM, privateKeyPEM: Secret(keyPEM), trustRootsPEM: internalCA)
+        let mutual = ClientConfiguration.service(clientID: "orders-worker", authMethod: .tlsClientAuth, tlsIdentity: identity)
+        _ = (jwk, entra)
+        return [basicOrPost, post, secretJWT, keyed, mutual]
+    }
+
+    /// "The cache".
+    func cacheSettings(client: OAuthClient) -> ServiceTokens {
+        let shared = ServiceTokens(client: client, store: FileTokenStore(), skew: 120, defaultLifetime: 600)
+        return shared
+    }
+
+    /// Calls the page shows inside its prose, compiled in `configurations` above.
+    static let inlineCalls = ["ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)"]
+
+    @Test func inlineCallsAreShown() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(Self.page), encoding: .utf8)
+        for call in Self.inlineCalls {
+            #expect(text.contains("`\(call)`"), "\(Self.page) no longer shows `\(call)`")
+        }
+    }
+
+    // MARK: - The same calls against Authlib and idpyoidc
+
+    @Test(.enabled(if: TestServiceServer.shouldRun, TestServiceServer.skipReason))
+    func clientCredentialsExamplesRunAgainstTheServiceServer() async throws {
+        let server = try TestServiceServer.require()
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        let registered = try server.client("post")
+        let provider = try server.descriptor(methods: ["none", "client_secret_post", "client_secret_basic"]).provider()
+        let secret = Secret(try #require(registered.clientSecret))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: registered.clientID, clientSecret: secret))
+        let tokens = ServiceTokens(client: client, store: FileTokenStore(directory: state.url.appendingPathComponent("oauthflow")))
+        #expect(try client.configuration.authenticationMethod(for: provider) == .clientSecretPost, "a secret picks the first secret method listed")
+
+        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
+        let token = try await tokens.accessToken(request)   // cached; renewed before it expires
+        let response = try await tokens.send(HTTPRequest(method: .get, url: server.resource), for: request)
+        #expect(response.status == 200)
+        let whoami = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(whoami["resource"] as? [String] == ["https://api.example.com/orders"])
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"])) == token,
+                "order and repeats do not matter")
+
+        // A second ServiceTokens on the same directory (another process, as far as the store can tell) reuses the
+        // token: the server issues a new random token for every request.
+        let other = ServiceTokens(client: client, store: FileTokenStore(directory: state.url.appendingPathComponent("oauthflow")))
+        #expect(try await other.accessToken(request) == token)
+        let directory = state.url.appendingPathComponent("oauthflow")
+        let stored = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        #expect(!stored.isEmpty && stored.allSatisfy { $0.hasPrefix("service--service-") }, "\(stored)")
+        for file in stored {
+            #expect(!(try String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8)).contains(secret.value))
+        }
+
+        // The audience a `resource` provider cannot take is refused before anything is sent.
+        let error = await #expect(throws: FlowError.self) { _ = try await tokens.accessToken(ServiceTokenRequest(audiences: ["orders-api"])) }
+        #expect(error?.code == .invalidServiceRequest)
+    }
+
+    @Test(.enabled(if: TestServiceServer.shouldRun, TestServiceServer.skipReason))
+    func jwtBearerExampleRunsAgainstTheServiceServer() async throws {
+        let server = try TestServiceServer.require()
+        let grant = server.jwtBearer
+        let registered = try server.client(grant.client)
+        // The descriptor's default assertion_audience (the issuer), which the server takes for grant assertions too.
+        let provider = try server.descriptor(grants: ["urn:ietf:params:oauth:grant-type:jwt-bearer"], methods: [registered.authMethod]).provider()
+        let tokens = ServiceTokens(client: OAuthClient(provider: provider, configuration: try registered.configuration()))
+        let user = try #require(grant.users.first)
+        let signer = try ClientSigningKey(pem: String(contentsOfFile: grant.privateKeyPEM, encoding: .utf8), keyID: grant.kid)
+        let token = try await tokens.accessToken(subject: user, issuer: grant.issuer, key: signer, scopes: ["read"])
+        let (status, whoami) = try await server.whoami(token)
+        #expect(status == 200)
+        #expect(whoami["sub"] as? String == user)
+        #expect(try await tokens.accessToken(subject: user, issuer: grant.issuer, key: signer, scopes: ["read"]) == token, "cached per subject")
+    }
+
+    @Test(.enabled(if: TestExchangeServer.shouldRun, TestExchangeServer.skipReason))
+    func tokenExchangeExampleRunsAgainstTheExchangeServer() async throws {
+        let server = try TestExchangeServer.require()
+        let registered = try server.client("basic")
+        let client = OAuthClient(
+            provider: try server.descriptor(methods: [registered.authMethod]).provider(), configuration: try registered.configuration())
+        let tokens = ServiceTokens(client: client)
+        let incoming = try await server.subjectToken()
+        let audience = try #require(server.audiences.first)
+        let exchange = TokenExchangeRequest(subjectToken: incoming, target: ServiceTokenRequest(audiences: [audience]))
+        let downstream = try await tokens.exchangedToken(exchange)
+        #expect(downstream != incoming)
+        #expect(try await tokens.exchangedToken(exchange) == downstream, "cached per subject token")
+    }
+
+    // MARK: - The clients files the page shows
+
+    /// The YAML blocks of the documents (cli.md aside: CLI tests check its own) that start with the clients file's path.
+    static func clientsFiles() throws -> [(place: String, text: String)] {
+        try DocExampleTests.documents.filter { $0 != "Docs/cli.md" }.flatMap { file in
+            try DocExampleTests.blocks(in: file).filter { $0.language == "yaml" && $0.lines.first == "# ~/.config/oauthflow/clients.yaml" }
+                .map { ("\(file):\($0.line)", $0.lines.joined(separator: "\n")) }
+        }
+    }
+
+    /// What the page says each entry picks, in the order the page shows them.
+    static let expectedMethods: [(provider: String, method: ClientAuthMethod)] = [
+        ("keycloak", .clientSecretBasic),
+        ("okta", .clientSecretPost),
+        ("keycloak", .clientSecretJWT),
+        ("auth0", .privateKeyJWT), ("cloudentity", .privateKeyJWT), ("microsoft", .privateKeyJWT),
+        ("keycloak", .tlsClientAuth),
+    ]
+
+    /// Every entry is a bundled provider's, with keys the clients file knows and variables the provider takes.
+    @Test func clientsFileExamplesParse() throws {
+        let registry = try ProviderRegistry.load()
+        var entries: [String] = []
+        for (place, text) in try Self.clientsFiles() {
+            let file = ClientsFile(text: text, url: URL(fileURLWithPath: "/doc/\(place)"))
+            for provider in Self.providers(in: text) {
+                let entry = try #require(try file.entry(for: provider), "\(place): no entry for \(provider)")
+                _ = try registry.provider(named: provider).resolve(entry.variables ?? [:])
+                entries.append(provider)
+            }
+        }
+        #expect(entries == Self.expectedMethods.map(\.provider), "a clients file was added to or taken from \(Self.page): update expectedMethods")
+    }
+
+    /// Each entry, its files and variables replaced by the service server's clients' (same keys, same shape),
+    /// resolves to the method the page says, and that method gets a token from the server.
+    @Test(.enabled(if: TestServiceServer.shouldRun, TestServiceServer.skipReason))
+    func clientsFileExamplesPickTheirMethodAndGetAToken() async throws {
+        let server = try TestServiceServer.require()
+        let registry = try ProviderRegistry.load()
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        var index = 0
+        for (place, text) in try Self.clientsFiles() {
+            let file = ClientsFile(text: text, url: URL(fileURLWithPath: "/doc/\(place)"))
+            for provider in Self.providers(in: text) {
+                defer { index += 1 }
+                let expected = try #require(Self.expectedMethods.dropFirst(index).first)
+                let entry = try #require(try file.entry(for: provider))
+                let registered = try server.client(Self.serverClient(for: expected.method, algorithm: entry.signingAlg))
+                var environment: [String: String] = [:]
+                var yaml = "\(provider):\n  client_id: \(registered.clientID)\n"
+                if let variable = entry.clientSecretEnvironment {
+                    let secret: String = try #require(registered.clientSecret)
+                    environment[variable] = secret
+                    yaml += "  client_secret_env: \(variable)\n"
+                }
+                if entry.clientSecretFile != nil {
+                    yaml += "  client_secret_file: \(try home.write("\(index).secret", try #require(registered.clientSecret) + "\n").path)\n"
+                }
+                if let method = entry.clientAuth { yaml += "  client_auth: \(method.rawValue)\n" }
+                let keyPath = expected.method.usesCertificate ? registered.certificateKeyPEM : registered.privateKeyPEM
+                if entry.privateKeyFile != nil { yaml += "  private_key_file: \(try #require(keyPath))\n" }
+                if let variable = entry.privateKeyEnvironment {
+                    environment[variable] = try String(contentsOfFile: try #require(registered.privateKeyJWK), encoding: .utf8)
+                    yaml += "  private_key_env: \(variable)\n"
+                }
+                if entry.keyID != nil, let kid = registered.kid { yaml += "  key_id: \(kid)\n" }
+                if let alg = entry.signingAlg { yaml += "  signing_alg: \(alg)\n" }
+                if entry.certificateFile != nil {
+                    // Entra ID's entry sends its certificate's thumbprint with the key: any certificate will do here.
+                    let certificate = try registered.certificatePEM ?? server.client("tls").certificatePEM
+                    yaml += "  certificate_file: \(try #require(certificate))\n"
+                }
+                if entry.caFile != nil { yaml += "  ca_file: \(server.caCertificate)\n" }
+                let clientsFile = try home.write("\(index).yaml", yaml)
+                let settings = try ClientSettingsResolver(environment: environment, clientsFile: clientsFile).settings(for: provider)
+                let configuration = settings.serviceConfiguration()
+
+                // The bundled descriptor, as the page's entry resolves it, picks the method the page says.
+                let bundled = try registry.provider(named: provider).resolve(entry.variables ?? [:])
+                #expect(try configuration.authenticationMethod(for: bundled) == expected.method, "\(place): \(provider)")
+
+                // The same methods, in the same order, at the test server: a token for that client.
+                let methods = bundled.policy.clientAuthMethods.map(\.rawValue)
+                let local = try server.descriptor(methods: methods, audience: registered.assertionAudience).provider()
+                #expect(try configuration.authenticationMethod(for: local) == expected.method)
+                let tokens = try await OAuthClient(provider: local, configuration: configuration, transport: DefaultHTTPTransport(timeout: 15))
+                    .clientCredentialsToken()
+                let (status, whoami) = try await server.whoami(tokens.accessToken)
+                #expect(status == 200, "\(place): \(provider)")
+                #expect(whoami["client_id"] as? String == registered.clientID)
+            }
+        }
+        #expect(index == Self.expectedMethods.count)
+    }
+
+    /// The top-level keys of a clients file's text, in order.
+    static func providers(in text: String) -> [String] {
+        text.components(separatedBy: "\n").filter { !$0.hasPrefix(" ") && !$0.hasPrefix("#") && $0.hasSuffix(":") }.map { String($0.dropLast()) }
+    }
+
+    /// The service server's client that authenticates with `method` (and signs with `algorithm`).
+    static func serverClient(for method: ClientAuthMethod, algorithm: String?) -> String {
+        switch method {
+        case .clientSecretBasic: return "basic"
+        case .clientSecretPost: return "post"
+        case .clientSecretJWT: return "secret-jwt"
+        case .privateKeyJWT: return algorithm == "PS256" ? "ps256" : algorithm == "ES256" ? "es256" : "rsa"
+        case .tlsClientAuth: return "tls"
+        case .selfSignedTLSClientAuth: return "self-signed-tls"
+        case .none: return "basic"
+        }
+    }
+}
