@@ -199,7 +199,11 @@ public struct ClientSettingsResolver: Sendable {
         do {
             settings.signingKey = try ClientSigningKey(text: text, algorithm: algorithm, keyID: entry?.keyID, certificatePEM: certificate)
         } catch let error as FlowError {
-            throw ClientSettingsError(.unreadableSecretFile, "the private key from \(source): \(error.message)", provider: provider)
+            // A certificate's key may be one OAuthFlow does not sign assertions with (P-384, say): mutual TLS still uses it.
+            guard certificate != nil, entry?.signingAlg == nil else {
+                throw ClientSettingsError(.unreadableSecretFile, "the private key from \(source): \(error.message)", provider: provider)
+            }
+            settings.notes.append("the private key from \(source) serves mutual TLS only: \(error.message)")
         }
         if let certificate {
             settings.tlsIdentity = TLSClientIdentity(certificateChainPEM: certificate, privateKeyPEM: Secret(text), trustRootsPEM: roots)

@@ -232,7 +232,7 @@ public enum DescriptorSchema {
     static let clientAuthFields: [Field] = [
         Field(
             "methods", .list(.choice(clientAuthMethodNames)),
-            "Every method the provider accepts, in its order of preference. The client chooses: with a secret, the first secret method listed; with a private key, `private_key_jwt`; with a certificate, the first TLS method; otherwise `none`. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
+            "Every method the provider accepts, in its order of preference. The client chooses the first method listed whose credential it holds (a secret, a private key, a certificate), or `none` when it holds none; a client's `client_auth` setting names one instead. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
         ),
         Field(
             "method", .choice(clientAuthMethodNames), default: ProviderDescriptor.ClientAuth().method.rawValue,

@@ -474,8 +474,10 @@ public actor OAuthClient {
             body = Data(FormEncoding.encode(fields).utf8)
         case .json:
             headers["Content-Type"] = "application/json"
-            var object: [String: String] = [:]
-            for (name, value) in fields where object[name] == nil { object[name] = value }
+            // A parameter given more than once (RFC 8707 `resource`, `audience`) becomes a JSON array: none is dropped.
+            var values: [String: [String]] = [:]
+            for (name, value) in fields { values[name, default: []].append(value) }
+            let object = values.mapValues { $0.count == 1 ? $0[0] as Any : $0 as Any }
             body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }

@@ -43,7 +43,7 @@ public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
 /// Tokens for a service's own calls, cached, renewed early, and asked for once however many callers want one.
 ///
 /// ```swift
-/// let tokens = ServiceTokens(client: client, store: FileTokenStore.default())
+/// let tokens = ServiceTokens(client: client, store: FileTokenStore())
 /// let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
 /// ```
 ///

@@ -26,9 +26,17 @@ extension OAuthFlowCommand {
         @Option(name: .customLong("audience"), help: "With --service: an API as an audience; repeat for each.")
         var audiences: [String] = []
 
+        @Option(name: .customLong("client-id"), help: "With --service: the client id (default: as for `token client`).")
+        var clientID: String?
+
+        @OptionGroup var variableOptions: VariableOptions
+
         func validate() throws {
-            if !service, !(scopes + resources + audiences).isEmpty {
-                throw ValidationError("--scope, --resource and --audience go with --service")
+            if !service, !(scopes + resources + audiences).isEmpty || clientID != nil || !variableOptions.variables.isEmpty {
+                throw ValidationError("--scope, --resource, --audience, --client-id and --var go with --service")
+            }
+            if service, session.account != "default" {
+                throw ValidationError("--account names a signed-in session; --service calls with the client's own token")
             }
         }
 
@@ -60,11 +68,19 @@ extension OAuthFlowCommand {
             try report(response)
         }
 
+        /// The client as `token client` resolves it, with this command's flags.
+        private var overrides: ClientSettings.Overrides {
+            var overrides = session.overrides
+            overrides.clientID = clientID
+            overrides.variables = variableOptions.values
+            return overrides
+        }
+
         /// The call with a client-credentials token; a 401 `invalid_token` renews the token and calls once more.
         private func callAsService() async throws {
             let response = try await Output.running {
                 let tokens = try ServiceTokens.configured(
-                    descriptor: try session.registryOptions.descriptor(named: session.name), overrides: session.overrides, store: FileTokenStore())
+                    descriptor: try session.registryOptions.descriptor(named: session.name), overrides: overrides, store: FileTokenStore())
                 let provider = tokens.client.provider
                 guard let url = provider.resources.resource(titled: target)?.url ?? URL(string: target).flatMap({ $0.host == nil ? nil : $0 }) else {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")

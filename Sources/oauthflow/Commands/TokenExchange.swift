@@ -9,7 +9,7 @@ extension OAuthFlowCommand.Token {
             abstract: "Exchange a token for another (RFC 8693) and print the issued token.",
             discussion: """
                 The subject token is read from a file or stdin (`-`), never from the command line, where other \
-                users could see it. The issued token's type goes to stderr. Results are cached per subject token.
+                users could see it. With --requested-token-type, a token of another type is refused.
                 """)
 
         @Argument(help: "The provider id.")

@@ -337,4 +337,26 @@ import Testing
         #expect(alice.value == "for-alice-1" && bob.value == "for-bob-2")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".json") }.isEmpty)
     }
+
+    @Test func aJSONBodyKeepsEveryRepeatedParameter() async throws {
+        let provider = try TestDescriptor(
+            extra: """
+                grant_types: [client_credentials]
+                token_request:
+                  body_encoding: json
+                client_auth:
+                  methods: [client_secret_post]
+                service_tokens:
+                  target: audience
+
+                """
+        ).provider()
+        let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport)
+        _ = try await client.clientCredentialsToken(ServiceTokenRequest(audiences: ["https://b", "https://a"]))
+        let sent = try #require(transport.requests.first?.body)
+        let body = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])
+        #expect(body["audience"] as? [String] == ["https://a", "https://b"])
+        #expect(body["grant_type"] as? String == "client_credentials")
+    }
 }
