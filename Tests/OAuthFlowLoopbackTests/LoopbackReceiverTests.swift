@@ -279,16 +279,22 @@ private final class RawConnection {
         limits.queueTimeout = .milliseconds(500)
         let receiver = try await LoopbackReceiver.start(limits: limits)
         defer { Task { await receiver.close() } }
+        let slowStarted = NSLock()
+        nonisolated(unsafe) var handlingSlow = false
         let waiting = Task {
             try await receiver.waitForCallback(timeout: .seconds(20)) { request in
                 // The first callback's token exchange hangs for a while.
-                if request.url.query?.contains("slow") == true { try? await Task.sleep(nanoseconds: 3_000_000_000) }
+                if request.url.query?.contains("slow") == true {
+                    slowStarted.withLock { handlingSlow = true }
+                    try? await Task.sleep(nanoseconds: 3_000_000_000)
+                }
                 return LoopbackResponse(status: 200, html: "ok", finishes: request.url.query?.contains("final") == true)
             }
         }
         defer { waiting.cancel() }
         async let slow = get(receiver, "/callback?slow")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // The reload must come while the slow callback is being handled, however loaded the machine is.
+        for _ in 0..<200 where !slowStarted.withLock({ handlingSlow }) { try await Task.sleep(nanoseconds: 50_000_000) }
         let clock = ContinuousClock()
         let started = clock.now
         let reload = try await get(receiver, "/callback?reload")
