@@ -8,6 +8,14 @@ import Testing
 /// The service-token cache against servers it cannot trust: keys never mix, failures are nobody's token,
 /// many callers make one request, the 401 rule runs once.
 @Suite struct ServiceTokensTests {
+    /// A clock that moves only when told: real time passing on a loaded machine cannot cross a boundary.
+    final class ManualClock: DateClock, @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = Date(timeIntervalSince1970: 1_800_000_000)
+        func now() -> Date { lock.withLock { current } }
+        func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+    }
+
     static let secret = Secret("service-secret-never-shown-0123456789")
 
     static func provider(target: String = "resource") throws -> Provider {
@@ -176,7 +184,7 @@ import Testing
     }
 
     @Test func tokensAreRenewedSkewSecondsEarlyAndShortOnesAtHalfTheirLife() async throws {
-        let clock = MovableClock()
+        let clock = ManualClock()
         let lifetime = ScriptedTransport { request, count in
             let short = Self.fields(request).contains { $0 == ("scope", "short") }
             return Self.echo(request, expiresIn: short ? 10 : 600, counter: count)
@@ -196,7 +204,7 @@ import Testing
     }
 
     @Test func aTokenWithoutExpiresInLivesTheDefaultLifetime() async throws {
-        let clock = MovableClock()
+        let clock = ManualClock()
         let transport = ScriptedTransport { request, count in Self.echo(request, expiresIn: nil, counter: count) }
         let tokens = try Self.tokens(transport, clock: clock)
         let first = try await tokens.accessToken()
