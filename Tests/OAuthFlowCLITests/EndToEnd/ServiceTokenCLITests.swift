@@ -71,7 +71,12 @@ struct ServiceTokenCLITests {
         let outputs = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
             for _ in 0..<6 {
                 group.addTask {
-                    let result = try env.run(["token", "client", "service", "--scope", "write"])
+                    // On a thread of its own: a process waited for on the cooperative pool would stall every other test.
+                    let result: (status: Int32, stdout: String, stderr: String) = try await withCheckedThrowingContinuation { continuation in
+                        Thread.detachNewThread {
+                            continuation.resume(with: Result { try env.run(["token", "client", "service", "--scope", "write"]) })
+                        }
+                    }
                     return (result.status, result.stdout + result.stderr)
                 }
             }

@@ -136,7 +136,6 @@ import Testing
             return tokenResponse("good")
         }
         let tokens = try Self.tokens(transport)
-        let started = ContinuousClock.now
         let errors = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<1000 {
                 group.addTask {
@@ -153,8 +152,6 @@ import Testing
         #expect(transport.count("/token") == 1)
         #expect(errors.allSatisfy { $0 != nil })
         #expect(Set(errors.compactMap { $0 }).count == 1, "everyone gets the same error")
-        // Not a timing target (those are benchmarks): a bound that only a hang, or a request per caller, would break.
-        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(try await tokens.accessToken().value == "good", "the failure was not cached: the next call asks again")
         #expect(transport.count("/token") == 2)
     }
@@ -170,16 +167,22 @@ import Testing
         ).provider()
         let tokens = ServiceTokens(
             client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport))
-        let started = ContinuousClock.now
-        let failures = await withTaskGroup(of: Bool.self) { group in
+        let failures = await withTaskGroup(of: String.self) { group in
             for _ in 0..<1000 {
-                group.addTask { (try? await tokens.accessToken()) == nil }
+                group.addTask {
+                    do {
+                        _ = try await tokens.accessToken()
+                        return "no error"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
             }
-            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            return await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
-        #expect(failures == 1000)
-        // The one request's 1 s deadline ends every wait; the bound is loose for a loaded machine, and breaks on a hang.
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // Every waiter got the one request's error, and that error is its deadline (no timing asserted: benchmarks time).
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("no complete answer within 1.0 s") == true, "\(failures)")
         #expect(server.received.count == 1, "one request for a thousand callers")
     }
 
