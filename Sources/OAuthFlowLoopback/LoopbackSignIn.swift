@@ -25,16 +25,23 @@ public struct LoopbackSignIn: Sendable {
         public var scopes: [String]?
         /// Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
         public var requestOfflineAccess: Bool
+        /// The private key for `private_key_jwt`.
+        public var signingKey: ClientSigningKey?
+        /// The client certificate for mutual TLS.
+        public var tlsIdentity: TLSClientIdentity?
 
         public init(
             clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil,
-            scopes: [String]? = nil, requestOfflineAccess: Bool = true
+            scopes: [String]? = nil, requestOfflineAccess: Bool = true, signingKey: ClientSigningKey? = nil,
+            tlsIdentity: TLSClientIdentity? = nil
         ) {
             self.clientID = clientID
             self.clientSecret = clientSecret
             self.authMethod = authMethod
             self.scopes = scopes
             self.requestOfflineAccess = requestOfflineAccess
+            self.signingKey = signingKey
+            self.tlsIdentity = tlsIdentity
         }
     }
 
@@ -108,7 +115,8 @@ public struct LoopbackSignIn: Sendable {
     ) async throws -> SignInResult {
         let configuration = ClientConfiguration(
             clientID: client.clientID, redirectURI: receiver.redirectURI, clientSecret: client.clientSecret, scopes: client.scopes,
-            requestOfflineAccess: client.requestOfflineAccess, authMethod: client.authMethod)
+            requestOfflineAccess: client.requestOfflineAccess, authMethod: client.authMethod, signingKey: client.signingKey,
+            tlsIdentity: client.tlsIdentity)
         let oauth = OAuthClient(provider: provider, configuration: configuration, transport: transport)
         // Fails before the browser opens when the client settings cannot work.
         _ = try configuration.authenticationMethod(for: provider)

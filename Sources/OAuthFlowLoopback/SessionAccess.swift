@@ -134,14 +134,16 @@ public struct SessionAccess: Sendable {
         case .deviceCode:
             return try await DeviceSignIn(store: store, transport: transport, sleeper: sleeper).signIn(
                 to: provider, clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
-                scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, account: account
+                scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, account: account, signingKey: settings.signingKey,
+                tlsIdentity: settings.tlsIdentity
             ) { events(.device($0)) }
         case .browser:
             return try await LoopbackSignIn(store: store, browser: browser, transport: transport).signIn(
                 to: provider,
                 client: .init(
                     clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
-                    scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess),
+                    scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, signingKey: settings.signingKey,
+                    tlsIdentity: settings.tlsIdentity),
                 account: account, port: port, timeout: timeout
             ) { events(.browser($0)) }
         }

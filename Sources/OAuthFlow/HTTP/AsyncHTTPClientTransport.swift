@@ -196,6 +196,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// A sentence for a failure, saying what happened and after how long.
     static func explain(_ error: any Error, after elapsed: Duration, limit: TimeInterval) -> String {
         let took = "after " + seconds(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return
+                "the server's TLS certificate is not trusted (\(took)); for a server with a private CA, give that CA's certificate (`ca_file` in the clients file, TLSClientIdentity.trustRootsPEM)"
+        }
+        if text.contains("handshakeFailed") || text.contains("SSLV3_ALERT") || text.contains("TLSV1_ALERT") {
+            return "the TLS handshake failed (\(took)): the server refused the connection's certificates or settings"
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded: return "no complete answer within \(seconds(limit)) (the request's total deadline)"

@@ -201,8 +201,9 @@ public actor ServiceTokens {
         if let tokens = cached[key], usable(tokens) { return .ready(tokens) }
         if let running = inFlight[key] { return .pending(running) }
         let task = Task { [client, store] in
-            defer { Task { await self.finished(key) } }
-            return try await Self.obtain(key, client: client, store: store, fetch: fetch, usable: { await self.usable($0) }, adopt: self)
+            // The task runs on this actor: the entry goes as the request ends, before any later caller looks.
+            defer { self.finished(key) }
+            return try await Self.obtain(key, client: client, store: store, fetch: fetch, usable: { self.usable($0) }, adopt: self)
         }
         inFlight[key] = task
         return .pending(task)
@@ -221,7 +222,7 @@ public actor ServiceTokens {
 
     /// Whether `tokens` stay valid for ``skew`` more seconds (half their lifetime, for tokens that live less than
     /// twice the skew, so that a short-lived token is still reused); a token with no expiry lives ``defaultLifetime``.
-    private func usable(_ tokens: TokenSet) -> Bool {
+    private nonisolated func usable(_ tokens: TokenSet) -> Bool {
         let expiry = tokens.expiresAt ?? tokens.issuedAt.addingTimeInterval(defaultLifetime)
         let margin = min(skew, max(0, expiry.timeIntervalSince(tokens.issuedAt)) / 2)
         return clock.now().addingTimeInterval(margin) < expiry
@@ -230,7 +231,7 @@ public actor ServiceTokens {
     /// Under the store's lock: the stored token if another process just fetched one, else a new one, saved.
     private static func obtain(
         _ key: ServiceTokenKey, client: OAuthClient, store: any TokenStore, fetch: @Sendable (OAuthClient) async throws -> TokenSet,
-        usable: @Sendable (TokenSet) async -> Bool, adopt owner: ServiceTokens
+        usable: @Sendable (TokenSet) -> Bool, adopt owner: ServiceTokens
     ) async throws -> TokenSet {
         // An exchanged token is one subject token's: kept in memory only, so that a store does not gather a
         // file or row for every subject token ever exchanged.
@@ -242,7 +243,7 @@ public actor ServiceTokens {
         let storeKey = key.sessionKey
         let lock = try await store.lock(storeKey)
         defer { lock.release() }
-        if let stored = try? await store.load(storeKey), stored.clientID == key.clientID, await usable(stored.tokens) {
+        if let stored = try? await store.load(storeKey), stored.clientID == key.clientID, usable(stored.tokens) {
             await owner.remember(key, stored.tokens)
             return stored.tokens
         }

@@ -51,14 +51,15 @@ public struct DeviceSignIn: Sendable {
     public func signIn(
         to provider: Provider, clientID: String, clientSecret: Secret? = nil,
         authMethod: ClientAuthMethod? = nil, scopes: [String]? = nil,
-        requestOfflineAccess: Bool = true, account: String = "default",
-        events: @escaping @Sendable (Event) -> Void = { _ in }
+        requestOfflineAccess: Bool = true, account: String = "default", signingKey: ClientSigningKey? = nil,
+        tlsIdentity: TLSClientIdentity? = nil, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> SignInResult {
         let client = OAuthClient(
             provider: provider,
             configuration: ClientConfiguration(
                 clientID: clientID, redirectURI: Self.noRedirectURI, clientSecret: clientSecret, scopes: scopes,
-                requestOfflineAccess: requestOfflineAccess, authMethod: authMethod), transport: transport, clock: clock)
+                requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity),
+            transport: transport, clock: clock)
         let authorization = try await client.startDeviceAuthorization()
         events(.showCode(authorization))
         let outcome = try await client.pollDeviceSignIn(authorization, sleeper: sleeper) { poll in

@@ -78,16 +78,19 @@ extension OAuthFlowCommand {
 
         /// The call with a client-credentials token; a 401 `invalid_token` renews the token and calls once more.
         private func callAsService() async throws {
-            let response = try await Output.running {
-                let tokens = try ServiceTokens.configured(
-                    descriptor: try session.registryOptions.descriptor(named: session.name), overrides: overrides, store: FileTokenStore())
+            let registry = session.registryOptions
+            let name = session.name
+            let target = self.target
+            let request = ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences)
+            let call = { (tokens: ServiceTokens) async throws -> HTTPResponse in
                 let provider = tokens.client.provider
                 guard let url = provider.resources.resource(titled: target)?.url ?? URL(string: target).flatMap({ $0.host == nil ? nil : $0 }) else {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
-                let request = HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"])
-                return try await tokens.send(request, for: ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences))
+                return try await tokens.send(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]), for: request)
             }
+            let response = try await ServiceOptions.withServiceTokens(
+                descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, call)
             try report(response)
         }
 

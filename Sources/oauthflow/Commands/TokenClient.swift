@@ -20,9 +20,7 @@ extension OAuthFlowCommand.Token {
         @OptionGroup var service: ServiceOptions
 
         func run() async throws {
-            let token = try await Output.running {
-                try await service.serviceTokens(provider: provider).accessToken(service.request)
-            }
+            let token = try await service.withServiceTokens(provider: provider) { try await $0.accessToken(service.request) }
             Output.stdoutExact(token.value + "\n")
         }
     }

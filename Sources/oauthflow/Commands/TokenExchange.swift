@@ -33,13 +33,13 @@ extension OAuthFlowCommand.Token {
         @OptionGroup var service: ServiceOptions
 
         func run() async throws {
-            let token = try await Output.running {
-                let exchange = TokenExchangeRequest(
+            let exchange = try await Output.running {
+                TokenExchangeRequest(
                     subjectToken: try Self.readToken(subjectTokenFile, what: "subject token"), subjectTokenType: subjectTokenType,
                     actorToken: try actorTokenFile.map { try Self.readToken($0, what: "actor token") }, actorTokenType: actorTokenType,
                     requestedTokenType: requestedTokenType, target: service.request)
-                return try await service.serviceTokens(provider: provider).exchangedToken(exchange)
             }
+            let token = try await service.withServiceTokens(provider: provider) { try await $0.exchangedToken(exchange) }
             Output.stdoutExact(token.value + "\n")
         }
 

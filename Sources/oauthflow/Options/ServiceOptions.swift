@@ -35,11 +35,30 @@ struct ServiceOptions: ParsableArguments {
     /// What the token is for.
     var request: ServiceTokenRequest { ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences) }
 
-    /// The provider's service tokens, cached in the default token directory so that later runs reuse them.
-    func serviceTokens(provider name: String) throws -> ServiceTokens {
-        let overrides = ClientSettings.Overrides(
+    /// The client as the flags, the environment and the clients file give it.
+    var overrides: ClientSettings.Overrides {
+        ClientSettings.Overrides(
             clientID: clientID, secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth),
             variables: variableOptions.values)
-        return try ServiceTokens.configured(descriptor: try registryOptions.descriptor(named: name), overrides: overrides, store: FileTokenStore())
+    }
+
+    /// Runs `work` with the provider's service tokens, cached in the default token directory so that later runs
+    /// reuse them. The resolver's notes go to stderr first; a failure says what to do about the client's credential.
+    func withServiceTokens<Value>(provider name: String, _ work: (ServiceTokens) async throws -> Value) async throws -> Value {
+        let registry = registryOptions
+        return try await Self.withServiceTokens(descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, work)
+    }
+
+    static func withServiceTokens<Value>(
+        descriptor: () throws -> ProviderDescriptor, overrides: ClientSettings.Overrides, provider name: String,
+        _ work: (ServiceTokens) async throws -> Value
+    ) async throws -> Value {
+        let (tokens, settings) = try await Output.running {
+            try ServiceTokens.resolved(descriptor: try descriptor(), overrides: overrides, store: FileTokenStore())
+        }
+        for note in settings.notes { Output.stderr("note: \(note)\n") }
+        let method = try? tokens.client.configuration.authenticationMethod(for: tokens.client.provider)
+        let advice = { (error: any Error) in Advice.serviceClient(error, provider: name, method: method, settings: settings) }
+        return try await Output.running(advice: advice) { try await work(tokens) }
     }
 }

@@ -73,6 +73,29 @@ enum Advice {
             return nil
         }
     }
+
+    /// After a service-token command failed on the client's credential: which method was used and where its
+    /// credential came from, and where to give one.
+    static func serviceClient(_ error: any Error, provider: String, method: ClientAuthMethod?, settings: ClientSettings) -> String? {
+        let file = ClientsFile.defaultURL().path
+        if let error = error as? FlowError, error.code == .missingClientSecret {
+            let prefix = ClientSettingsResolver.clientSecretVariable(for: provider).dropLast("CLIENT_SECRET".count)
+            return
+                "give the client's credential: --client-secret-env VAR, \(prefix)CLIENT_SECRET or \(prefix)PRIVATE_KEY, or client_secret_env, client_secret_file, private_key_file or certificate_file under `\(provider):` in \(file)"
+        }
+        guard let error = error as? AuthorizationServerError, ["invalid_client", "unauthorized_client"].contains(error.error), let method else {
+            return nil
+        }
+        let credential =
+            switch method {
+            case .none: "no credential"
+            case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: "the client secret from \(settings.secretSource?.named ?? "the host")"
+            case .privateKeyJWT: "the private key from \(settings.keySource ?? "the host")"
+            case .tlsClientAuth, .selfSignedTLSClientAuth: "the client certificate from the clients file"
+            }
+        return
+            "the provider refused the client `\(settings.clientID)` authenticating with \(method.rawValue) (\(credential)); if it expects another method, name it with --client-auth METHOD or `client_auth:` under `\(provider):` in \(file)"
+    }
 }
 
 extension ClientSettings.SecretSource {

@@ -156,4 +156,47 @@ struct ServiceTokenCLITests {
         #expect(!issued.isEmpty && issued != subject.value)
         #expect(!result.stderr.contains(subject.value) && !result.stderr.contains(basic.clientSecret ?? "-"))
     }
+
+    @Test func aRefusedOrMissingCredentialSaysWhatToDo() throws {
+        let server = try TestServiceServer.require()
+        let tls = try server.client("tls")
+        // A certificate's key also signs assertions, and the descriptor lists private_key_jwt first: the server refuses.
+        let unpinned = try Self.environment(
+            clients: """
+                service:
+                  client_id: \(tls.clientID)
+                  certificate_file: \(try #require(tls.certificatePEM))
+                  private_key_file: \(try #require(tls.certificateKeyPEM))
+                  ca_file: \(server.caCertificate)
+
+                """)
+        defer { unpinned.home.cleanUp() }
+        let refused = try unpinned.run(["token", "client", "service"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("hint: the provider refused the client `\(tls.clientID)` authenticating with private_key_jwt"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--client-auth METHOD"), "\(refused.stderr)")
+        let pinned = try unpinned.run(["token", "client", "service", "--client-auth", "tls_client_auth"])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+
+        // Without the CA, the server's certificate is not trusted, and the message says how to trust it.
+        let untrusted = try Self.environment(
+            clients: """
+                service:
+                  client_id: \(tls.clientID)
+                  client_auth: tls_client_auth
+                  certificate_file: \(try #require(tls.certificatePEM))
+                  private_key_file: \(try #require(tls.certificateKeyPEM))
+
+                """)
+        defer { untrusted.home.cleanUp() }
+        let handshake = try untrusted.run(["token", "client", "service"])
+        #expect(handshake.status == 1)
+        #expect(handshake.stderr.contains("TLS certificate is not trusted") && handshake.stderr.contains("ca_file"), "\(handshake.stderr)")
+
+        let nothing = try Self.environment(clients: "service:\n  client_id: svc\n")
+        defer { nothing.home.cleanUp() }
+        let missing = try nothing.run(["token", "client", "service"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("hint: give the client's credential") && missing.stderr.contains("private_key_file"), "\(missing.stderr)")
+    }
 }
