@@ -81,7 +81,8 @@ public struct OnlineChecker: Sendable {
                         "`endpoints.\(key)` is \(mine.absoluteString) but the server publishes \(theirs.absoluteString)"))
             }
         }
-        if descriptor.security.pkce != .unsupported {
+        // PKCE belongs to the authorization code grant: a descriptor for services alone never sends it.
+        if descriptor.security.pkce != .unsupported, descriptor.grantTypes.contains(GrantType.authorizationCode.rawValue) {
             if let methods = metadata.codeChallengeMethodsSupported {
                 if !methods.contains("S256") {
                     findings.append(
