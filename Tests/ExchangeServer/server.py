@@ -7,7 +7,8 @@ access tokens); this file is its configuration and a small HTTP front on 127.0.0
     python server.py STATE_DIR
 
 creates the server's keys and clients in STATE_DIR, binds a free port on 127.0.0.1 and, once it
-serves, writes STATE_DIR/exchange-server.json (what the tests read, see write_description).
+serves, writes STATE_DIR/exchange-server.json 0600 (what the tests read, see write_description; it
+holds the client secrets).
 
 HTTP:
     GET  /.well-known/openid-configuration      discovery (idpyoidc's provider configuration)
@@ -426,10 +427,9 @@ def write_description(path, issuer, clients):
         "resources": RESOURCES,
         "clients": clients.describe(),
     }
+    # 0600: it holds the client secrets. Written whole, then renamed into place.
     temporary = path + ".tmp"
-    with open(temporary, "w") as handle:
-        json.dump(description, handle, indent=2)
-        handle.write("\n")
+    write_private(temporary, json.dumps(description, indent=2) + "\n")
     os.replace(temporary, path)
 
 

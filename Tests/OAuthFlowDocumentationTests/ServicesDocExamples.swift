@@ -81,8 +81,33 @@ import OAuthFlow
         return shared
     }
 
-    /// Calls the page shows inside its prose, compiled in `configurations` above.
-    static let inlineCalls = ["ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)"]
+    /// "Try it locally": a descriptor in the user's directory, which the registry reads only when told.
+    func tryItLocally() async throws {
+        let mine = try ProviderRegistry.load(includeUserDirectory: true)   // the bundled descriptors and ~/.config/oauthflow/providers
+        let authlib = try ServiceTokens.configured(descriptor: try mine.provider(named: "authlib-test"), store: FileTokenStore())
+        let whoami = try await authlib.send(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: ServiceTokenRequest(scopes: ["read"]))
+        print(whoami.status, String(decoding: whoami.body, as: UTF8.self))   // 200 {"audience":[],"client_id":"svc-rsa",...}
+    }
+
+    /// Calls the page shows inside its prose, compiled in `configurations` above and `inlineExamples` below.
+    static let inlineCalls = [
+        "ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)",
+        "ProviderRegistry.load(includeUserDirectory: true)",
+        "ProviderRegistry.load(directories: [URL(fileURLWithPath: \"/etc/myapp/providers\")])",
+        "overrides: ClientSettings.Overrides(variables: [\"realm\": \"ops\"])",
+    ]
+
+    func inlineExamples(token: Secret, response: HTTPResponse) throws {
+        _ = try ProviderRegistry.load(includeUserDirectory: true)
+        _ = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
+        _ = try ServiceTokens.configured(
+            descriptor: try ProviderRegistry.load().provider(named: "keycloak"), overrides: ClientSettings.Overrides(variables: ["realm": "ops"]))
+        let text: String = token.value
+        let status: Int = response.status
+        let headers: [String: String] = response.headers
+        let body: Data = response.body
+        _ = (text, status, headers, body, response.header("WWW-Authenticate"))
+    }
 
     @Test func inlineCallsAreShown() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent(Self.page), encoding: .utf8)
@@ -162,6 +187,102 @@ import OAuthFlow
         #expect(try await tokens.exchangedToken(exchange) == downstream, "cached per subject token")
     }
 
+    // MARK: - "Try it locally", as the page shows it
+
+    /// The page's YAML block that starts with `first` and holds `line`, as text.
+    static func pageYAML(first: String, holding line: String) throws -> String {
+        let block = try #require(
+            try DocExampleTests.blocks(in: page).first { $0.language == "yaml" && $0.lines.first == first && $0.lines.contains(line) },
+            "\(page) shows no YAML block starting `\(first)` with `\(line)`")
+        return block.lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The page's `oauthflow` command lines that name `provider`, with their words (lint aside: it runs offline).
+    static func pageCommands(naming provider: String) throws -> [(text: String, words: [String])] {
+        try DocExampleTests.blocks(in: page).filter { $0.language == "console" }.flatMap { DocExampleTests.commands(of: $0, home: "") }
+            .filter { $0.words.first == "oauthflow" && $0.words.contains(provider) }
+    }
+
+    @Test(.enabled(if: TestServiceServer.shouldRun, TestServiceServer.skipReason))
+    func tryItLocallyRunsAgainstTheServiceServer() async throws {
+        let server = try TestServiceServer.require()
+        let rsa = try server.client("rsa")
+        let shownIssuer = try Self.pageIssuer(of: "authlib-test")
+        #expect(server.resource.absoluteString == server.issuer + "/api/whoami", "the page calls ISSUER/api/whoami")
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let descriptor = try Self.pageYAML(first: "# ~/.config/oauthflow/providers/authlib-test.yaml", holding: "id: authlib-test")
+        _ = try home.write("config/oauthflow/providers/authlib-test.yaml", descriptor.replacingOccurrences(of: shownIssuer, with: server.issuer))
+        // The page's clients file, with this server's key file.
+        let clients = try Self.pageYAML(first: "# ~/.config/oauthflow/clients.yaml", holding: "authlib-test:")
+        let entry = try #require(try ClientsFile(text: clients, url: home.url).entry(for: "authlib-test"))
+        #expect(entry.clientID == rsa.clientID, "the page's client is the server's rsa client")
+        let shownKey = try #require(entry.privateKeyFile)
+        _ = try home.write("config/oauthflow/clients.yaml", clients.replacingOccurrences(of: shownKey, with: try #require(rsa.privateKeyPEM)))
+        let environment = [
+            "HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
+            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
+        ]
+
+        let commands = try Self.pageCommands(naming: "authlib-test")
+        #expect(commands.count == 2, "\(commands.map(\.text))")
+        for command in commands {
+            let arguments = command.words.dropFirst().map { $0.replacingOccurrences(of: shownIssuer, with: server.issuer) }
+            let result = try runProduct("oauthflow", arguments, environment: environment)
+            #expect(result.status == 0, "`\(command.text)`: \(result.stderr)")
+            if arguments.contains("--service") {
+                #expect(result.stdout.contains("\"client_id\":\"\(rsa.clientID)\""), "`\(command.text)`: \(result.stdout)")
+            } else {
+                #expect(!result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "`\(command.text)` printed no token")
+            }
+        }
+
+        // The Swift, with this test's environment in place of the process's.
+        let mine = try ProviderRegistry.load(includeUserDirectory: true, environment: environment)
+        let authlib = try ServiceTokens.configured(
+            descriptor: try mine.provider(named: "authlib-test"), resolver: ClientSettingsResolver(environment: environment),
+            store: FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow")))
+        let whoami = try await authlib.send(HTTPRequest(method: .get, url: server.resource), for: ServiceTokenRequest(scopes: ["read"]))
+        #expect(whoami.status == 200)
+        #expect(String(decoding: whoami.body, as: UTF8.self).contains("\"client_id\":\"\(rsa.clientID)\""))
+        #expect(!(try ProviderRegistry.load(environment: environment).ids.contains("authlib-test")), "load() alone reads no user directory")
+    }
+
+    @Test(.enabled(if: TestExchangeServer.shouldRun, TestExchangeServer.skipReason))
+    func tryItLocallyExchangesAgainstTheExchangeServer() async throws {
+        let server = try TestExchangeServer.require()
+        let basic = try server.client("basic")
+        let shownIssuer = try Self.pageIssuer(of: "idpyoidc-test")
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(Self.page), encoding: .utf8)
+        #expect(server.subjectTokenEndpoint.absoluteString == server.issuer + "/test/subject-token")
+        #expect(text.contains("`curl -X POST \(shownIssuer)/test/subject-token -d user=alice`"))
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let descriptor = try Self.pageYAML(first: "# ~/.config/oauthflow/providers/idpyoidc-test.yaml", holding: "id: idpyoidc-test")
+        _ = try home.write("config/oauthflow/providers/idpyoidc-test.yaml", descriptor.replacingOccurrences(of: shownIssuer, with: server.issuer))
+        let subject = try home.write("alice.token", try await server.subjectToken(user: "alice").value + "\n")
+        var environment = [
+            "HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
+            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
+        ]
+
+        let commands = try Self.pageCommands(naming: "idpyoidc-test")
+        #expect(commands.count == 1, "\(commands.map(\.text))")
+        for command in commands {
+            var arguments = Array(command.words.dropFirst())
+            let value = { (flag: String) in arguments.firstIndex(of: flag).map { arguments[$0 + 1] } }
+            #expect(value("--client-id") == basic.clientID, "the page's client is the server's basic client")
+            #expect(value("--audience").map(server.audiences.contains) == true, "the page's audience is one the server takes")
+            let variable = try #require(value("--client-secret-env"))
+            #expect(text.contains("$ export \(variable)="), "the page exports \(variable)")
+            environment[variable] = try #require(basic.clientSecret)
+            arguments = arguments.map { $0 == "alice.token" ? subject.path : $0 }
+            let result = try runProduct("oauthflow", arguments, environment: environment)
+            #expect(result.status == 0, "`\(command.text)`: \(result.stderr)")
+            #expect(result.stdout.hasPrefix("eyJ"), "`\(command.text)` printed no JWT: \(result.stdout)")
+        }
+    }
+
     // MARK: - The clients files the page shows
 
     /// The YAML blocks of the documents (cli.md aside: CLI tests check its own) that start with the clients file's path.
@@ -179,7 +300,32 @@ import OAuthFlow
         ("keycloak", .clientSecretJWT),
         ("auth0", .privateKeyJWT), ("cloudentity", .privateKeyJWT), ("microsoft", .privateKeyJWT),
         ("keycloak", .tlsClientAuth),
+        ("authlib-test", .privateKeyJWT),
     ]
+
+    /// The descriptors the page shows in full ("Try it locally"), by id; `issuers` replaces the issuer the page
+    /// shows with a running server's.
+    static func pageDescriptors(issuers: [String: String] = [:]) throws -> [String: ProviderDescriptor] {
+        var found: [String: ProviderDescriptor] = [:]
+        for block in try DocExampleTests.blocks(in: page) where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("schema_version:") }) {
+            let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
+            let lines = block.lines.map { line in issuers[id].map { line.hasPrefix("issuer: ") ? "issuer: \($0)" : line } ?? line }
+            let document = DescriptorDocument.parse(Data(lines.joined(separator: "\n").utf8), path: "\(page):\(block.line)")
+            found[id] = try #require(document.descriptor, "\(page):\(block.line): \(document.problems)")
+        }
+        return found
+    }
+
+    /// The issuer a descriptor of the page shows.
+    static func pageIssuer(of id: String) throws -> String {
+        try #require(try pageDescriptors()[id].flatMap(\.issuer), "\(page) shows no descriptor \(id)")
+    }
+
+    /// A bundled descriptor, or one the page shows in full.
+    static func descriptor(named name: String, registry: ProviderRegistry, issuers: [String: String] = [:]) throws -> ProviderDescriptor {
+        if let shown = try pageDescriptors(issuers: issuers)[name] { return shown }
+        return try registry.provider(named: name)
+    }
 
     /// Every entry is a bundled provider's, with keys the clients file knows and variables the provider takes.
     @Test func clientsFileExamplesParse() throws {
@@ -189,7 +335,7 @@ import OAuthFlow
             let file = ClientsFile(text: text, url: URL(fileURLWithPath: "/doc/\(place)"))
             for provider in Self.providers(in: text) {
                 let entry = try #require(try file.entry(for: provider), "\(place): no entry for \(provider)")
-                _ = try registry.provider(named: provider).resolve(entry.variables ?? [:])
+                _ = try Self.descriptor(named: provider, registry: registry).resolve(entry.variables ?? [:])
                 entries.append(provider)
             }
         }
@@ -241,9 +387,16 @@ import OAuthFlow
                 let settings = try ClientSettingsResolver(environment: environment, clientsFile: clientsFile).settings(for: provider)
                 let configuration = settings.serviceConfiguration()
 
-                // The bundled descriptor, as the page's entry resolves it, picks the method the page says.
-                let bundled = try registry.provider(named: provider).resolve(entry.variables ?? [:])
+                // The bundled descriptor (or the page's own, at this server), as the page's entry resolves it, picks the
+                // method the page says.
+                let shown = try Self.pageDescriptors()[provider] != nil
+                let bundled = try Self.descriptor(named: provider, registry: registry, issuers: [provider: server.issuer]).resolve(entry.variables ?? [:])
                 #expect(try configuration.authenticationMethod(for: bundled) == expected.method, "\(place): \(provider)")
+                if shown {
+                    // The page's descriptor is for this server: it gets a token as it is.
+                    let token = try await OAuthClient(provider: bundled, configuration: configuration).clientCredentialsToken().accessToken
+                    #expect(try await server.whoami(token).status == 200, "\(place): \(provider)")
+                }
 
                 // The same methods, in the same order, at the test server: a token for that client.
                 let methods = bundled.policy.clientAuthMethods.map(\.rawValue)
