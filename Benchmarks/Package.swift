@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // Benchmarks live in their own package so that `swift test` never builds or times them.
-// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark)
+// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark);
+// bash Benchmarks/service-tokens.sh runs ServiceTokenBenchmark against its token server.
 import PackageDescription
 
 let package = Package(
@@ -17,6 +18,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "RefreshBenchmark",
+            dependencies: [.product(name: "OAuthFlow", package: "OAuthFlow")]
+        ),
+        .executableTarget(
+            name: "ServiceTokenBenchmark",
             dependencies: [.product(name: "OAuthFlow", package: "OAuthFlow")]
         ),
         .executableTarget(
