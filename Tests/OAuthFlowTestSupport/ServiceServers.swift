@@ -115,9 +115,22 @@ public struct TestServiceServer: Decodable, Sendable {
         return counts.filter { $0.key.hasPrefix(clientID + " ") }.map(\.value).reduce(0, +)
     }
 
-    /// Makes every token issued so far inactive (a resource server then answers 401 `invalid_token`).
-    public func revokeAllTokens() async throws {
-        _ = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: revokeAll))
+    /// How many token requests named exactly `resources` for `clientID`: a test with a resource of its own counts
+    /// only its own requests, whatever other tests do with the same client.
+    public func tokenRequests(for clientID: String, resources: [String]) async throws -> Int {
+        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .get, url: stats))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let counts = object["token_requests_by_resource"] as? [String: Int] ?? [:]
+        let suffix = " " + resources.sorted().joined(separator: ",")
+        return counts.filter { $0.key.hasPrefix(clientID + " ") && $0.key.hasSuffix(suffix) }.map(\.value).reduce(0, +)
+    }
+
+    /// Makes the tokens issued so far for `resource` inactive (a resource server then answers 401 `invalid_token`);
+    /// other tests' tokens, for other resources, stay valid.
+    public func revokeTokens(issuedFor resource: String) async throws {
+        var components = try #require(URLComponents(url: revokeAll, resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "resource", value: resource)]
+        _ = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: try #require(components.url)))
     }
 
     /// What the resource server says about `token`: its status and JSON answer.

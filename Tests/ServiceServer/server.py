@@ -141,6 +141,9 @@ class Store:
         self.tokens: dict[str, Token] = {}
         self.used_jtis: set[tuple[str, str]] = set()
         self.requests: Counter = Counter()
+        # The same count per requested resource set too, so that tests running in parallel with one client
+        # can each count their own requests (by a resource of their own).
+        self.by_resource: Counter = Counter()
         self.issued: Counter = Counter()
         self.total = 0
         self.slow_seconds = 0.0
@@ -153,11 +156,14 @@ class Store:
         with self.lock:
             return self.tokens.get(access_token)
 
-    def revoke_all(self):
+    def revoke_all(self, resource=None):
+        """Every token, or (when `resource` is given) only those issued for it: a test revoking its own
+        tokens leaves those of tests running beside it alone."""
         with self.lock:
-            for token in self.tokens.values():
+            chosen = [t for t in self.tokens.values() if resource is None or resource in t.resource]
+            for token in chosen:
                 token.revoked = True
-            return len(self.tokens)
+            return len(chosen)
 
     def first_use(self, subject, jti):
         with self.lock:
@@ -166,9 +172,11 @@ class Store:
             self.used_jtis.add((subject, jti))
             return True
 
-    def count_request(self, key):
+    def count_request(self, key, resources=()):
         with self.lock:
             self.requests[key] += 1
+            if resources:
+                self.by_resource[f"{key} {','.join(sorted(resources))}"] += 1
             self.total += 1
 
     def count_issued(self, key):
@@ -179,6 +187,7 @@ class Store:
         with self.lock:
             return {
                 "token_requests": dict(self.requests),
+                "token_requests_by_resource": dict(self.by_resource),
                 "tokens_issued": dict(self.issued),
                 "total": self.total,
             }
@@ -442,7 +451,7 @@ def build_app(settings: dict, registry: dict, store: Store):
     @app.post("/oauth/token")
     def token_endpoint():
         key = requester()
-        store.count_request(key)
+        store.count_request(key, http_request.form.getlist("resource"))
         if store.slow_seconds:
             time.sleep(store.slow_seconds)
         response = server.create_token_response()
@@ -512,7 +521,7 @@ def build_app(settings: dict, registry: dict, store: Store):
     # --- test-only endpoints ---
     @app.post("/test/revoke-all")
     def revoke_all():
-        return jsonify({"revoked": store.revoke_all()})
+        return jsonify({"revoked": store.revoke_all(http_request.args.get("resource"))})
 
     @app.get("/test/stats")
     def stats():

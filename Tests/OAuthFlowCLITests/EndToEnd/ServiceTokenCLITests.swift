@@ -48,7 +48,7 @@ struct ServiceTokenCLITests {
         let env = try Self.environment(clients: try Self.rsaClients(server))
         defer { env.home.cleanUp() }
         let clientID = try server.client("rsa").clientID
-        let before = try await server.tokenRequests(for: clientID)
+        let before = try await server.tokenRequests(for: clientID, resources: ["https://cli.oauthflow.test"])
         let first = try env.run(["token", "client", "service", "--scope", "read", "--resource", "https://cli.oauthflow.test"])
         #expect(first.status == 0, "\(first.stderr)")
         let token = Secret(first.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -57,7 +57,7 @@ struct ServiceTokenCLITests {
         #expect(whoami["resource"] as? [String] == ["https://cli.oauthflow.test"])
         let second = try env.run(["token", "client", "service", "--resource", "https://cli.oauthflow.test", "--scope", "read"])
         #expect(second.stdout == first.stdout)
-        #expect(try await server.tokenRequests(for: clientID) == before + 1)
+        #expect(try await server.tokenRequests(for: clientID, resources: ["https://cli.oauthflow.test"]) == before + 1)
         let stored = try String(contentsOfFile: try #require(FileManager.default.subpathsOfDirectory(atPath: env.home.url.appendingPathComponent("state/oauthflow").path).first.map { env.home.url.appendingPathComponent("state/oauthflow/\($0)").path }), encoding: .utf8)
         #expect(!stored.contains("PRIVATE KEY"))
     }
@@ -67,14 +67,15 @@ struct ServiceTokenCLITests {
         let env = try Self.environment(clients: try Self.rsaClients(server))
         defer { env.home.cleanUp() }
         let clientID = try server.client("rsa").clientID
-        let before = try await server.tokenRequests(for: clientID)
+        let api = "https://processes.oauthflow.test"
+        let before = try await server.tokenRequests(for: clientID, resources: [api])
         let outputs = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
             for _ in 0..<6 {
                 group.addTask {
                     // On a thread of its own: a process waited for on the cooperative pool would stall every other test.
                     let result: (status: Int32, stdout: String, stderr: String) = try await withCheckedThrowingContinuation { continuation in
                         Thread.detachNewThread {
-                            continuation.resume(with: Result { try env.run(["token", "client", "service", "--scope", "write"]) })
+                            continuation.resume(with: Result { try env.run(["token", "client", "service", "--scope", "write", "--resource", api]) })
                         }
                     }
                     return (result.status, result.stdout + result.stderr)
@@ -84,7 +85,7 @@ struct ServiceTokenCLITests {
         }
         #expect(outputs.allSatisfy { $0.0 == 0 }, "\(outputs)")
         #expect(Set(outputs.map(\.1)).count == 1, "every process printed the same token")
-        #expect(try await server.tokenRequests(for: clientID) == before + 1, "the file lock made one request for six processes")
+        #expect(try await server.tokenRequests(for: clientID, resources: [api]) == before + 1, "the file lock made one request for six processes")
     }
 
     @Test func callWithServiceUsesTheClientsToken() async throws {

@@ -65,10 +65,11 @@ struct ServiceTokenEndToEndTests {
         let yaml = try server.descriptor(methods: ["private_key_jwt"], audience: "token_endpoint").yaml + "  assertion_algs: [RS256]\n"
         let limited = try #require(DescriptorDocument.parse(Data(yaml.utf8), path: "service.yaml").descriptor, "\(yaml)").resolve([:])
         let client = OAuthClient(provider: limited, configuration: try registered.configuration())
-        let before = try await server.tokenRequests(for: registered.clientID)
-        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
+        let api = ["https://algorithms.oauthflow.test"]
+        let before = try await server.tokenRequests(for: registered.clientID, resources: api)
+        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken(ServiceTokenRequest(resources: api)) }
         #expect(error?.code == .clientAuthentication)
-        #expect(try await server.tokenRequests(for: registered.clientID) == before, "nothing was sent")
+        #expect(try await server.tokenRequests(for: registered.clientID, resources: api) == before, "nothing was sent")
     }
 
     @Test(arguments: ["tls", "self-signed-tls"])
@@ -130,27 +131,30 @@ struct ServiceTokenEndToEndTests {
         let server = try Server.require()
         let registered = try server.client("post")
         let tokens = ServiceTokens(client: try Self.client(server, "post"))
-        let request = ServiceTokenRequest(scopes: ["write"], resources: ["https://concurrency.oauthflow.test"])
-        let before = try await server.tokenRequests(for: registered.clientID)
+        let api = ["https://concurrency.oauthflow.test"]
+        let request = ServiceTokenRequest(scopes: ["write"], resources: api)
+        let before = try await server.tokenRequests(for: registered.clientID, resources: api)
         let answers = try await withThrowingTaskGroup(of: Secret.self) { group in
             for _ in 0..<200 { group.addTask { try await tokens.accessToken(request) } }
             return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
         }
         #expect(answers.count == 1)
-        #expect(try await server.tokenRequests(for: registered.clientID) == before + 1)
+        #expect(try await server.tokenRequests(for: registered.clientID, resources: api) == before + 1)
     }
 
     @Test func aRevokedTokenIsReplacedOnceByTheResourceServers401() async throws {
         let server = try Server.require()
         let registered = try server.client("secret-jwt")
         let tokens = ServiceTokens(client: try Self.client(server, "secret-jwt"))
-        let first = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
-        try await server.revokeAllTokens()
-        let before = try await server.tokenRequests(for: registered.clientID)
-        let response = try await tokens.send(HTTPRequest(method: .get, url: server.resource), for: ServiceTokenRequest(scopes: ["read"]))
+        let api = "https://revoked.oauthflow.test"
+        let target = ServiceTokenRequest(scopes: ["read"], resources: [api])
+        let first = try await tokens.accessToken(target)
+        try await server.revokeTokens(issuedFor: api)
+        let before = try await server.tokenRequests(for: registered.clientID, resources: [api])
+        let response = try await tokens.send(HTTPRequest(method: .get, url: server.resource), for: target)
         #expect(response.status == 200)
-        #expect(try await server.tokenRequests(for: registered.clientID) == before + 1)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"])) != first)
+        #expect(try await server.tokenRequests(for: registered.clientID, resources: [api]) == before + 1)
+        #expect(try await tokens.accessToken(target) != first)
     }
 
     @Test func aTokenWithoutExpiresInIsCachedForTheDefaultLifetime() async throws {
