@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Shows the user an authorization URL: a browser on this machine, a web view, a QR code.
 public protocol BrowserOpener: Sendable {
     /// Opens `url`; throws when it cannot (the sign-in then still waits, for a user who
@@ -43,6 +47,9 @@ public struct SystemBrowser: BrowserOpener {
         } else {
             arguments.append(url.absoluteString)
         }
+        #if os(Linux)
+        try Self.spawn(arguments)
+        #else
         let process = Process()
         if arguments[0].contains("/") {
             process.executableURL = URL(fileURLWithPath: arguments[0])
@@ -58,7 +65,33 @@ public struct SystemBrowser: BrowserOpener {
         } catch {
             throw BrowserError(message: "could not start the browser (\(arguments[0])): \(error)")
         }
+        #endif
     }
+
+    #if os(Linux)
+    /// Starts the browser with posix_spawn (looked up on PATH when it names no directory), stdin and stdout on
+    /// /dev/null, and reaps it on a thread of its own. Foundation's `Process` registers dispatch sources per child,
+    /// which break when many come and go in one process (seen in this project's test runs).
+    private static func spawn(_ arguments: [String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child = pid_t()
+        let code = posix_spawnp(&child, arguments[0], &actions, nil, argv, environ)
+        guard code == 0 else {
+            throw BrowserError(message: "could not start the browser (\(arguments[0])): \(String(cString: strerror(code)))")
+        }
+        let pid = child
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+    }
+    #endif
 }
 
 /// Opens nothing: the host shows the URL itself (``LoopbackSignIn/Event/openURL(_:)``).
