@@ -139,13 +139,7 @@ public struct ClientSettingsResolver: Sendable {
             settings.secretSource = .providerVariable(secretVariable)
         } else if let path = fileEntry?.clientSecretFile {
             let expanded = expandingTilde(path)
-            let data: Data
-            do {
-                data = try SafeFile.read(expanded, limit: 64 * 1024)
-            } catch let error as SafeFile.ReadError {
-                throw ClientSettingsError(.unreadableSecretFile, "cannot read the client secret file \(error)", provider: provider)
-            }
-            settings.secret = Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            settings.secret = Secret(try read(expanded, what: "client secret", provider: provider).trimmingCharacters(in: .whitespacesAndNewlines))
             settings.secretSource = .clientsFileSecretFile(expanded, provider: provider, clientsFile: file)
         }
         settings.authMethod = method
@@ -211,7 +205,7 @@ public struct ClientSettingsResolver: Sendable {
         settings.keySource = source
     }
 
-    /// A small file's text (a key, a certificate).
+    /// A small file's text (a secret, a key, a certificate), at most 64 KiB.
     private func read(_ path: String, what: String, provider: String) throws -> String {
         do {
             return String(decoding: try SafeFile.read(path, limit: 64 * 1024), as: UTF8.self)

@@ -12,7 +12,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// Whether to add the descriptor's `offline` scopes and parameters to obtain a refresh token.
     public var requestOfflineAccess: Bool
     /// How this client authenticates at the token endpoint; nil chooses from the descriptor's
-    /// `client_auth.methods`: the first secret method when there is a secret, else `none`.
+    /// `client_auth.methods`: the first listed whose credential this client holds, else `none`.
     public var authMethod: ClientAuthMethod?
     /// The private key for `private_key_jwt` (never from a descriptor).
     public var signingKey: ClientSigningKey?

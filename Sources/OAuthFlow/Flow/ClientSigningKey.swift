@@ -34,15 +34,11 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
     ///   or the algorithm does not fit it; the message never quotes the key.
     public init(pem: String, algorithm: JWSAlgorithm? = nil, keyID: String? = nil, certificatePEM: String? = nil) throws {
         if let rsa = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem) {
-            let chosen = algorithm ?? .rs256
-            guard chosen == .rs256 || chosen == .ps256 else { throw Self.mismatch(chosen, "an RSA key", fits: "RS256 or PS256") }
+            self.algorithm = try Self.choose(algorithm, for: .rsa, "an RSA key")
             self.material = .rsa(rsa)
-            self.algorithm = chosen
         } else if let ec = try? ES256PrivateKey(pem: pem) {
-            let chosen = algorithm ?? .es256
-            guard chosen == .es256 else { throw Self.mismatch(chosen, "a P-256 key", fits: "ES256") }
+            self.algorithm = try Self.choose(algorithm, for: .ec, "a P-256 key")
             self.material = .ec(ec)
-            self.algorithm = chosen
         } else {
             throw FlowError(
                 .clientAuthentication,
@@ -67,14 +63,12 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
         let chosen: JWSAlgorithm
         switch type {
         case "RSA":
-            chosen = algorithm ?? named ?? .rs256
-            guard chosen == .rs256 || chosen == .ps256 else { throw Self.mismatch(chosen, "an RSA JWK", fits: "RS256 or PS256") }
+            chosen = try Self.choose(algorithm ?? named, for: .rsa, "an RSA JWK")
         case "EC":
             guard object["crv"] as? String == "P-256" else {
                 throw FlowError(.clientAuthentication, "the client's EC JWK is not on P-256; OAuthFlow signs with ES256 only")
             }
-            chosen = algorithm ?? named ?? .es256
-            guard chosen == .es256 else { throw Self.mismatch(chosen, "a P-256 JWK", fits: "ES256") }
+            chosen = try Self.choose(algorithm ?? named, for: .ec, "a P-256 JWK")
         default:
             throw FlowError(.clientAuthentication, "the client's JWK has `kty` \(TerminalText.escaped(String(type.prefix(20)))); RSA or EC expected")
         }
@@ -139,7 +133,20 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
         Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8))))
     }
 
-    private static func mismatch(_ algorithm: JWSAlgorithm, _ what: String, fits: String) -> FlowError {
-        FlowError(.clientAuthentication, "the client's key is \(what), which signs with \(fits), not \(algorithm.rawValue)")
+    /// The kinds of key, with the algorithms each signs with (the first is its default).
+    private enum Kind {
+        case rsa, ec
+
+        var algorithms: [JWSAlgorithm] { self == .rsa ? [.rs256, .ps256] : [.es256] }
+    }
+
+    /// The algorithm asked for, or the kind's default; one the key cannot sign with is refused.
+    private static func choose(_ asked: JWSAlgorithm?, for kind: Kind, _ what: String) throws -> JWSAlgorithm {
+        let chosen = asked ?? kind.algorithms[0]
+        guard kind.algorithms.contains(chosen) else {
+            let fits = kind.algorithms.map(\.rawValue).joined(separator: " or ")
+            throw FlowError(.clientAuthentication, "the client's key is \(what), which signs with \(fits), not \(chosen.rawValue)")
+        }
+        return chosen
     }
 }

@@ -428,32 +428,6 @@ public actor OAuthClient {
         var endpoint = endpoint
         var identity: TLSClientIdentity?
         switch method {
-        case .clientSecretJWT, .privateKeyJWT:
-            fields.append(("client_id", configuration.clientID))
-            fields.append(("client_assertion_type", ClientAssertion.type))
-            let assertion = try await ClientAssertion.make(
-                clientID: configuration.clientID, audience: try await assertionAudience(endpoint: endpoint),
-                key: method == .privateKeyJWT ? configuration.signingKey : nil, secret: configuration.clientSecret, now: clock.now())
-            try checkAssertionAlgorithm(method == .privateKeyJWT ? configuration.signingKey?.algorithm : .hs256)
-            fields.append(("client_assertion", assertion.value))
-        case .tlsClientAuth, .selfSignedTLSClientAuth:
-            // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
-            fields.append(("client_id", configuration.clientID))
-            identity = configuration.tlsIdentity
-            if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
-            guard endpoint.scheme?.lowercased() == "https" else {
-                throw FlowError(
-                    .clientAuthentication,
-                    "`\(method.rawValue)` presents the client certificate over TLS, but \(endpoint.absoluteString) is not https (and discovery names no `mtls_endpoint_aliases` for it)"
-                )
-            }
-        default:
-            break
-        }
-        try FlowError.requireSecure(endpoint)
-        switch method {
-        case .clientSecretJWT, .privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth:
-            break
         case .none:
             fields.append(("client_id", configuration.clientID))
         case .clientSecretPost:
@@ -466,7 +440,26 @@ public actor OAuthClient {
             // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.
             let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
             headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
+        case .clientSecretJWT, .privateKeyJWT:
+            let key = method == .privateKeyJWT ? configuration.signingKey : nil
+            try checkAssertionAlgorithm(key?.algorithm ?? .hs256)
+            let assertion = try await ClientAssertion.make(
+                clientID: configuration.clientID, audience: try assertionAudience(endpoint: endpoint), key: key,
+                secret: configuration.clientSecret, now: clock.now())
+            fields += [("client_id", configuration.clientID), ("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
+            fields.append(("client_id", configuration.clientID))
+            identity = configuration.tlsIdentity
+            if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
+            guard endpoint.scheme?.lowercased() == "https" else {
+                throw FlowError(
+                    .clientAuthentication,
+                    "`\(method.rawValue)` presents the client certificate over TLS, but \(endpoint.absoluteString) is not https (and discovery names no `mtls_endpoint_aliases` for it)"
+                )
+            }
         }
+        try FlowError.requireSecure(endpoint)
         let body: Data
         switch shape.encoding {
         case .form:
@@ -487,7 +480,7 @@ public actor OAuthClient {
     }
 
     /// The `aud` of a client assertion sent to `endpoint`: the issuer, or the endpoint itself (`client_auth.assertion_audience`).
-    func assertionAudience(endpoint: URL) async throws -> String {
+    func assertionAudience(endpoint: URL) throws -> String {
         switch provider.policy.clientAssertion.audience {
         case .tokenEndpoint:
             return endpoint.absoluteString
@@ -503,8 +496,8 @@ public actor OAuthClient {
     }
 
     /// Refuses an assertion algorithm the descriptor's `client_auth.assertion_algs` leaves out.
-    private func checkAssertionAlgorithm(_ algorithm: JWSAlgorithm?) throws {
-        guard let algorithm, !provider.policy.clientAssertion.algorithms.contains(algorithm) else { return }
+    private func checkAssertionAlgorithm(_ algorithm: JWSAlgorithm) throws {
+        guard !provider.policy.clientAssertion.algorithms.contains(algorithm) else { return }
         let listed = provider.policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
         throw FlowError(
             .clientAuthentication, "provider `\(provider.id)` takes client assertions signed with \(listed), not \(algorithm.rawValue)")

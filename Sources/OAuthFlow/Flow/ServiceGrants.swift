@@ -112,12 +112,7 @@ extension OAuthClient {
         parameters += request.target.resources.map { ("resource", $0) }
         parameters += request.target.audiences.map { ("audience", $0) }
         if !request.target.scopes.isEmpty { parameters.append(("scope", provider.policy.scopes.joined(request.target.scopes))) }
-        let response = try await tokenRequest(parameters)
-        let tokens = try explainingEncoding(sent: parameters) {
-            try TokenResponseParser.tokenSet(
-                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                requestedScopes: request.target.scopes, previous: nil, now: clock.now(), acceptsNotApplicable: true)
-        }
+        let tokens = try await serviceToken(parameters, scopes: request.target.scopes, acceptsNotApplicable: true)
         guard let issued = tokens.additionalFields["issued_token_type"]?.stringValue, !issued.isEmpty else {
             throw FlowError(.unexpectedTokenType, "the token exchange answer has no `issued_token_type` (RFC 8693 §2.2.1)")
         }
@@ -183,12 +178,13 @@ extension OAuthClient {
         }
     }
 
-    private func serviceToken(_ parameters: [(String, String)], scopes: [String]) async throws -> TokenSet {
+    /// Sends a service grant's token request and reads the answer; `acceptsNotApplicable` takes RFC 8693's `N_A` token type.
+    private func serviceToken(_ parameters: [(String, String)], scopes: [String], acceptsNotApplicable: Bool = false) async throws -> TokenSet {
         let response = try await tokenRequest(parameters)
         let tokens = try explainingEncoding(sent: parameters) {
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                requestedScopes: scopes, previous: nil, now: clock.now())
+                requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
         }
         logger.debug(
             "service token issued",
