@@ -96,8 +96,12 @@ public final class ServiceTokens: Sendable {
 
     /// The key a client-credentials request is cached under.
     public func key(for request: ServiceTokenRequest) -> ServiceTokenKey {
-        ServiceTokenKey(
-            providerID: client.provider.id, clientID: client.configuration.clientID, grant: .clientCredentials, request: request)
+        key(.clientCredentials, request)
+    }
+
+    /// This client's key for `grant` and `request`, about `subject` (already a digest) when the grant has one.
+    private func key(_ grant: GrantType, _ request: ServiceTokenRequest, subject: String? = nil) -> ServiceTokenKey {
+        ServiceTokenKey(providerID: client.provider.id, clientID: client.configuration.clientID, grant: grant, request: request, subject: subject)
     }
 
     /// A client-credentials access token for `request`, valid for at least ``skew`` more seconds.
@@ -114,10 +118,7 @@ public final class ServiceTokens: Sendable {
         subject: String, scopes: [String] = [], assertion: @escaping @Sendable () async throws -> Secret
     ) async throws -> Secret {
         let request = ServiceTokenRequest(scopes: scopes)
-        let key = ServiceTokenKey(
-            providerID: client.provider.id, clientID: client.configuration.clientID, grant: .jwtBearer, request: request,
-            subject: ServiceTokenKey.digest([subject]))
-        return try await token(for: key) { client in
+        return try await token(for: key(.jwtBearer, request, subject: ServiceTokenKey.digest([subject]))) { client in
             try await client.jwtBearerToken(assertion: try await assertion(), scopes: request.scopes)
         }.accessToken
     }
@@ -142,10 +143,9 @@ public final class ServiceTokens: Sendable {
             exchange.subjectToken.value, exchange.subjectTokenType, exchange.actorToken?.value ?? "", exchange.actorTokenType ?? "",
             exchange.requestedTokenType ?? "",
         ])
-        let key = ServiceTokenKey(
-            providerID: client.provider.id, clientID: client.configuration.clientID, grant: .tokenExchange, request: exchange.target,
-            subject: subject)
-        return try await token(for: key) { client in try await client.exchangeToken(exchange).tokens }.accessToken
+        return try await token(for: key(.tokenExchange, exchange.target, subject: subject)) { client in
+            try await client.exchangeToken(exchange).tokens
+        }.accessToken
     }
 
     /// A valid token for `key`: cached, from the store, from a request already in flight, or fetched with `fetch`.

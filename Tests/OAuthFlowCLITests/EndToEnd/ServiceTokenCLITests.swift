@@ -43,6 +43,17 @@ struct ServiceTokenCLITests {
             """
     }
 
+    /// The clients file of the server's `tls` client: its certificate and key, the method pinned or not, the CA or not.
+    static func tlsClients(_ server: TestServiceServer, pinned: Bool, trustingCA: Bool) throws -> String {
+        let tls = try server.client("tls")
+        var lines = ["service:", "  client_id: \(tls.clientID)"]
+        if pinned { lines.append("  client_auth: tls_client_auth") }
+        lines.append("  certificate_file: \(try #require(tls.certificatePEM))")
+        lines.append("  private_key_file: \(try #require(tls.certificateKeyPEM))")
+        if trustingCA { lines.append("  ca_file: \(server.caCertificate)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     @Test func aTokenIsPrintedAndReusedByTheNextRun() async throws {
         let server = try TestServiceServer.require()
         let env = try Self.environment(clients: try Self.rsaClients(server))
@@ -101,16 +112,7 @@ struct ServiceTokenCLITests {
     @Test func mutualTLSFromTheClientsFile() async throws {
         let server = try TestServiceServer.require()
         let tls = try server.client("tls")
-        let env = try Self.environment(
-            clients: """
-                service:
-                  client_id: \(tls.clientID)
-                  client_auth: tls_client_auth
-                  certificate_file: \(try #require(tls.certificatePEM))
-                  private_key_file: \(try #require(tls.certificateKeyPEM))
-                  ca_file: \(server.caCertificate)
-
-                """)
+        let env = try Self.environment(clients: try Self.tlsClients(server, pinned: true, trustingCA: true))
         defer { env.home.cleanUp() }
         let result = try env.run(["token", "client", "service"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -162,15 +164,7 @@ struct ServiceTokenCLITests {
         let server = try TestServiceServer.require()
         let tls = try server.client("tls")
         // A certificate's key also signs assertions, and the descriptor lists private_key_jwt first: the server refuses.
-        let unpinned = try Self.environment(
-            clients: """
-                service:
-                  client_id: \(tls.clientID)
-                  certificate_file: \(try #require(tls.certificatePEM))
-                  private_key_file: \(try #require(tls.certificateKeyPEM))
-                  ca_file: \(server.caCertificate)
-
-                """)
+        let unpinned = try Self.environment(clients: try Self.tlsClients(server, pinned: false, trustingCA: true))
         defer { unpinned.home.cleanUp() }
         let refused = try unpinned.run(["token", "client", "service"])
         #expect(refused.status == 1)
@@ -180,15 +174,7 @@ struct ServiceTokenCLITests {
         #expect(pinned.status == 0, "\(pinned.stderr)")
 
         // Without the CA, the server's certificate is not trusted, and the message says how to trust it.
-        let untrusted = try Self.environment(
-            clients: """
-                service:
-                  client_id: \(tls.clientID)
-                  client_auth: tls_client_auth
-                  certificate_file: \(try #require(tls.certificatePEM))
-                  private_key_file: \(try #require(tls.certificateKeyPEM))
-
-                """)
+        let untrusted = try Self.environment(clients: try Self.tlsClients(server, pinned: true, trustingCA: false))
         defer { untrusted.home.cleanUp() }
         let handshake = try untrusted.run(["token", "client", "service"])
         #expect(handshake.status == 1)
