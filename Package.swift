@@ -35,6 +35,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                // RSA DPoP keys are generated with it; jwt-kit already builds it.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Linux HTTP: deadlines, streamed bodies with a cap, no implicit decompression, and no
                 // FoundationNetworking/libcurl to load at start-up. Apple platforms use URLSession.
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android])),

@@ -20,11 +20,14 @@ public struct LoopbackResponse: Sendable {
     public var html: String
     /// Whether this request ends the wait (a valid callback, successful or not).
     public var finishes: Bool
+    /// Where a redirect (303) sends the browser.
+    public var location: URL?
 
-    public init(status: Int, html: String, finishes: Bool) {
+    public init(status: Int, html: String, finishes: Bool, location: URL? = nil) {
         self.status = status
         self.html = html
         self.finishes = finishes
+        self.location = location
     }
 }
 
@@ -429,6 +432,7 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         headers.add(name: "Connection", value: "close")
+        if let location = response.location { headers.add(name: "Location", value: location.absoluteString) }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)

@@ -63,6 +63,9 @@ public struct LoopbackSignIn: Sendable {
         /// provider may refuse this redirect URI, which must be registered there (exactly, port
         /// included, for providers that do not accept any loopback port; RFC 8252 §7.3).
         case stillWaiting(redirectURI: URL, after: Duration)
+        /// The pushed request (RFC 9126) had expired when the browser opened the sign-in: a new one was pushed and
+        /// the browser sent on to it, instead of to a provider's error page. The older request's callback is refused.
+        case pushedRequestRenewed
     }
 
     public let store: any TokenStore
@@ -121,10 +124,14 @@ public struct LoopbackSignIn: Sendable {
         // Fails before the browser opens when the client settings cannot work.
         _ = try configuration.authenticationMethod(for: provider)
         events(.listening(receiver.redirectURI))
-        let pending = try await oauth.startAuthorization()
-        events(.openURL(pending.url))
+        let current = Current(try await oauth.startAuthorization())
+        // A pushed request expires (RFC 9126 §2.2): the browser opens it through the receiver, which pushes
+        // a new one when the first has expired by the time the browser (or the user) gets to it.
+        let start = Base64URL.random(bytes: 16)
+        let opened = current.pending.requestExpiresAt == nil ? current.pending.url : Self.startURL(receiver.redirectURI, start)
+        events(.openURL(opened))
         do {
-            try await browser.open(pending.url)
+            try await browser.open(opened)
         } catch {
             events(.browserFailed("\(error)"))
         }
@@ -143,8 +150,12 @@ public struct LoopbackSignIn: Sendable {
         }
         defer { hint.cancel() }
         try await receiver.waitForCallback(timeout: timeout) { request in
+            if Self.startToken(of: request) == start {
+                return await Self.begin(client: oauth, current: current, events: events)
+            }
             arrived.note()
-            return await Self.handle(request, client: oauth, pending: pending, tokenHost: tokenHost, outcome: outcome, events: events)
+            return await Self.handle(
+                request, client: oauth, pending: current.pending, tokenHost: tokenHost, outcome: outcome, events: events)
         }
         guard let result = outcome.result else {
             throw LoopbackError(code: .noResult, message: "the sign-in ended without a result")
@@ -156,6 +167,56 @@ public struct LoopbackSignIn: Sendable {
             events(.corruptSessionKept(kept))
         }
         return try await SignInResult.store(finished, client: oauth, account: account, redirectURI: receiver.redirectURI, in: store)
+    }
+
+    /// The query parameter of the receiver's start address.
+    static let startParameter = "oauthflow_start"
+
+    /// The receiver's start address: the redirect URI with a random token only this sign-in knows.
+    static func startURL(_ redirectURI: URL, _ token: String) -> URL {
+        var components = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: startParameter, value: token)]
+        return components?.url ?? redirectURI
+    }
+
+    /// The start token of a GET to the start address, if it is one.
+    static func startToken(of request: LoopbackRequest) -> String? {
+        guard request.method == "GET", let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems,
+            items.count == 1, items[0].name == startParameter
+        else { return nil }
+        return items[0].value
+    }
+
+    /// Sends the browser to the authorization URL, pushing a new request first when the current one has expired
+    /// (or will within a few seconds).
+    static func begin(client: OAuthClient, current: Current, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
+        if current.pending.isExpired(at: Date().addingTimeInterval(5)) {
+            do {
+                current.pending = try await client.startAuthorization()
+                events(.pushedRequestRenewed)
+            } catch {
+                return LoopbackResponse(
+                    status: 502,
+                    html: LoopbackPages.page(title: "Sign-in could not start", message: "\(error). Return to the application for details."),
+                    finishes: false)
+            }
+        }
+        return LoopbackResponse(
+            status: 303, html: LoopbackPages.page(title: "Signing in", message: "Continue to the provider to sign in."), finishes: false,
+            location: current.pending.url)
+    }
+
+    /// The authorization request in progress: replaced when its pushed request expired before use.
+    final class Current: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: PendingAuthorization
+
+        init(_ pending: PendingAuthorization) { stored = pending }
+
+        var pending: PendingAuthorization {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
     }
 
     /// Decides what one request on the redirect path means.

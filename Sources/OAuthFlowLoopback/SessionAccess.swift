@@ -100,6 +100,26 @@ public struct SessionAccess: Sendable {
         return try await signIn(to: provider, settings: settings, account: key.account, events: events).session
     }
 
+    /// Like ``session(for:variables:events:)``, for a tool that sends the access token as a Bearer token
+    /// itself (git, kubectl): a provider whose descriptor says `security.dpop: required` is refused before any
+    /// sign-in, and a DPoP-bound session after it, since such a tool cannot add the proof the token needs.
+    ///
+    /// - Parameter tool: The tool's name, for the message (`git`).
+    /// - Throws: ``FlowError`` `dpop` as above, and what ``session(for:variables:events:)`` throws.
+    public func bearerSession(
+        for key: SessionKey, variables: [String: String]? = nil, tool: String, events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> StoredSession {
+        let refusal =
+            "its tokens are DPoP-bound (RFC 9449): they work only with a proof signed by the session's key, which \(tool) cannot send. Use a descriptor with `security.dpop: never` for \(tool), or `oauthflow call` for requests"
+        let stored = try await store.load(key)
+        if let provider = try? providers(key.providerID, variables ?? stored?.variables ?? [:]), provider.policy.dpop.use == .required {
+            throw FlowError.dpopRefused("provider `\(key.providerID)` requires DPoP (`security.dpop: required`): \(refusal)")
+        }
+        let session = try await session(for: key, variables: variables, events: events)
+        guard !session.tokens.isDPoPBound else { throw FlowError.dpopRefused("the session \(key) cannot be handed to \(tool): \(refusal)") }
+        return session
+    }
+
     /// Refreshes a stored session now (for a host that needs a fresher token than the access token's
     /// expiry asks for, such as an ID token about to expire), under the session's lock, joining a
     /// refresh already running.

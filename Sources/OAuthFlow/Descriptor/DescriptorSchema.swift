@@ -179,6 +179,9 @@ public enum DescriptorSchema {
         Field("end_session", .urlTemplate, "OpenID Connect RP-initiated logout endpoint."),
         Field("device_authorization", .urlTemplate, "Device authorization endpoint (RFC 8628)."),
         Field("jwks", .urlTemplate, "JSON Web Key Set used to verify ID tokens."),
+        Field(
+            "pushed_authorization", .urlTemplate,
+            "Pushed authorization request endpoint (RFC 9126); discovery's `pushed_authorization_request_endpoint` otherwise."),
     ]
 
     static let variableFields: [Field] = [
@@ -216,6 +219,10 @@ public enum DescriptorSchema {
         Field(
             "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
             "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
+        Field(
+            "pushed", .choice(["always", "if_supported", "never"]), default: ProviderDescriptor.Authorization().pushed.rawValue,
+            "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
+        ),
     ]
 
     static let tokenRequestFields: [Field] = [
@@ -295,6 +302,17 @@ public enum DescriptorSchema {
         Field(
             "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
             "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."
+        ),
+        Field(
+            "dpop", .choice(["required", "if_supported", "never"]), default: securityDefaults.dpop.rawValue,
+            "DPoP (RFC 9449): bind access and refresh tokens to a key pair made for each session, with a signed proof on every request. `if_supported` uses it when discovery lists `dpop_signing_alg_values_supported`; `required` always does. git and kubectl cannot send proofs, so the credential helpers refuse DPoP-bound sessions."
+        ),
+        Field(
+            "dpop_signing_alg_values_supported", .list(.choice(["ES256", "RS256", "PS256"])), default: shown(securityDefaults.dpopSigningAlgs),
+            "The algorithms of the session's DPoP key, in order of preference; the first the server lists in discovery is used."),
+        Field(
+            "dpop_bearer_answer", .choice(["refuse", "accept"]), default: securityDefaults.dpopBearerAnswer.rawValue,
+            "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
         ),
     ]
 

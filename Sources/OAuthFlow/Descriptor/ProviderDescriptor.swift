@@ -203,10 +203,13 @@ extension ProviderDescriptor {
         public var endSession: String?
         public var deviceAuthorization: String?
         public var jwks: String?
+        /// Pushed authorization request endpoint (RFC 9126).
+        public var pushedAuthorization: String?
 
         enum CodingKeys: String, CodingKey {
             case authorization, token, userinfo, revocation, introspection
             case endSession = "end_session", deviceAuthorization = "device_authorization", jwks
+            case pushedAuthorization = "pushed_authorization"
         }
 
         public init() {}
@@ -220,6 +223,7 @@ extension ProviderDescriptor {
             endSession = try o.string(CodingKeys.endSession)
             deviceAuthorization = try o.string(CodingKeys.deviceAuthorization)
             jwks = try o.string(CodingKeys.jwks)
+            pushedAuthorization = try o.string(CodingKeys.pushedAuthorization)
         }
 
         /// Every endpoint that is set, by its YAML key.
@@ -227,7 +231,7 @@ extension ProviderDescriptor {
             let pairs: [(String, String?)] = [
                 ("authorization", authorization), ("token", token), ("userinfo", userinfo),
                 ("revocation", revocation), ("introspection", introspection), ("end_session", endSession),
-                ("device_authorization", deviceAuthorization), ("jwks", jwks),
+                ("device_authorization", deviceAuthorization), ("jwks", jwks), ("pushed_authorization", pushedAuthorization),
             ]
             return pairs.compactMap { key, value in value.map { (key, $0) } }
         }
@@ -296,12 +300,23 @@ extension ProviderDescriptor {
             case fragment
         }
 
+        /// When the authorization request is pushed (RFC 9126).
+        public enum Pushed: String, Sendable, Hashable, Codable {
+            /// Always: a provider without a pushed authorization request endpoint cannot sign in.
+            case always
+            /// When the provider has the endpoint (in the descriptor or its discovery document).
+            case ifSupported = "if_supported"
+            /// Never, unless discovery says `require_pushed_authorization_requests: true`.
+            case never
+        }
+
         public var responseType: String = "code"
         public var responseMode: ResponseMode = .query
         public var extraParams: [String: String] = [:]
+        public var pushed: Pushed = .ifSupported
 
         enum CodingKeys: String, CodingKey {
-            case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params"
+            case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
         }
 
         public init() {}
@@ -313,6 +328,7 @@ extension ProviderDescriptor {
             responseType = try o.string(CodingKeys.responseType) ?? defaults.responseType
             responseMode = try o.choice(CodingKeys.responseMode) ?? defaults.responseMode
             extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+            pushed = try o.choice(CodingKeys.pushed) ?? defaults.pushed
         }
     }
 
@@ -489,6 +505,24 @@ extension ProviderDescriptor {
             case absent
         }
 
+        /// When access tokens are bound to a key with DPoP (RFC 9449).
+        public enum DPoPUse: String, Sendable, Hashable, Codable {
+            /// Always: a sign-in fails unless the server issues DPoP-bound tokens.
+            case required
+            /// When discovery lists `dpop_signing_alg_values_supported`.
+            case ifSupported = "if_supported"
+            /// Never: Bearer tokens, which git and kubectl can use.
+            case never
+        }
+
+        /// What to do when DPoP was used but the token endpoint answered `token_type: Bearer`.
+        public enum DPoPBearerAnswer: String, Sendable, Hashable, Codable {
+            /// Refuse the answer: the session would hold an unbound token the descriptor did not expect.
+            case refuse
+            /// Keep the tokens as Bearer tokens (the key is dropped).
+            case accept
+        }
+
         public var pkce: PKCEUse = .required
         public var pkceMethod: CodeChallengeMethod = .s256
         public var state: Bool = true
@@ -501,10 +535,15 @@ extension ProviderDescriptor {
         public var issuerAliases: [String] = []
         /// The ID token issuer as a template filled from the token's own claims (multi-tenant providers).
         public var idTokenIssuer: String?
+        public var dpop: DPoPUse = .never
+        /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
+        public var dpopSigningAlgs: [String] = ["ES256"]
+        public var dpopBearerAnswer: DPoPBearerAnswer = .refuse
 
         enum CodingKeys: String, CodingKey {
             case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"
-            case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer"
+            case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", dpop
+            case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer"
         }
 
         public init() {}
@@ -521,6 +560,9 @@ extension ProviderDescriptor {
             idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? defaults.idTokenAlgs
             issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? defaults.issuerAliases
             idTokenIssuer = try o.string(CodingKeys.idTokenIssuer)
+            dpop = try o.choice(CodingKeys.dpop) ?? defaults.dpop
+            dpopSigningAlgs = try o.strings(CodingKeys.dpopSigningAlgs) ?? defaults.dpopSigningAlgs
+            dpopBearerAnswer = try o.choice(CodingKeys.dpopBearerAnswer) ?? defaults.dpopBearerAnswer
         }
     }
 

@@ -25,6 +25,12 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
     public var mtlsEndpointAliases: JSONValue?
     /// `token_endpoint_auth_signing_alg_values_supported`: what client assertions may be signed with.
     public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
+    /// `pushed_authorization_request_endpoint` (RFC 9126 §5).
+    public var pushedAuthorizationRequestEndpoint: URL?
+    /// `require_pushed_authorization_requests` (RFC 9126 §5).
+    public var requirePushedAuthorizationRequests: Bool?
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
+    public var dpopSigningAlgValuesSupported: [String]?
 
     /// The mutual-TLS alias of the endpoint named `name` (`token_endpoint`, say), when the document gives one as a string.
     public func mtlsAlias(_ name: String) -> URL? {
@@ -49,6 +55,9 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
         case scopesSupported = "scopes_supported", grantTypesSupported = "grant_types_supported"
         case mtlsEndpointAliases = "mtls_endpoint_aliases"
         case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 }
 

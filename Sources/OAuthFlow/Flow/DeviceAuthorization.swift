@@ -172,6 +172,8 @@ extension OAuthClient {
         onPoll: @Sendable (DevicePoll) -> Void = { _ in }
     ) async throws -> SignInOutcome {
         var interval = authorization.interval
+        // One key for every poll: the tokens, when they come, are bound to it.
+        let proofKey = try await newProofKey()
         while true {
             let remaining = authorization.expiresAt.timeIntervalSince(clock.now())
             guard remaining > 0 else {
@@ -182,9 +184,10 @@ extension OAuthClient {
             guard authorization.expiresAt > clock.now() else {
                 throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")
             }
-            let response = try await tokenRequest([
-                ("grant_type", GrantType.deviceCode.rawValue), ("device_code", authorization.deviceCode.value),
-            ])
+            let response = try await tokenRequest(
+                [
+                    ("grant_type", GrantType.deviceCode.rawValue), ("device_code", authorization.deviceCode.value),
+                ], proofKey: proofKey)
             let fields = try? TokenResponseParser.fields(of: response, format: provider.policy.tokenResponseFormat)
             if let fields, let error = TokenResponseParser.serverError(in: fields, status: response.status) {
                 switch error.error {
@@ -199,9 +202,10 @@ extension OAuthClient {
                     throw error
                 }
             }
-            let tokens = try TokenResponseParser.tokenSet(
-                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                requestedScopes: authorization.scopes, previous: nil, now: clock.now())
+            let tokens = try bound(
+                TokenResponseParser.tokenSet(
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    requestedScopes: authorization.scopes, previous: nil, now: clock.now()), key: proofKey)
             var verified: IDTokenClaims?
             if provider.isOpenIDConnect, let idToken = tokens.idToken {
                 verified = try await idTokenValidator().validate(idToken, nonce: nil, accessToken: tokens.accessToken)

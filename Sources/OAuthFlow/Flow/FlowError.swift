@@ -18,6 +18,9 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// A DPoP-bound session refused to a tool that can send only Bearer tokens.
+    public static func dpopRefused(_ message: String) -> FlowError { FlowError(.dpop, message) }
+
     /// Credentials go only where ``TransportPolicy/isSecure(_:)`` allows.
     ///
     /// - Throws: ``FlowError`` `insecureEndpoint` for any other URL.
@@ -101,4 +104,11 @@ extension ErrorCode where Domain == FlowError {
     public static let noRefreshToken = Self("no_refresh_token")
     /// A userinfo response is not a JSON object.
     public static let invalidUserInfo = Self("invalid_userinfo")
+    /// DPoP (RFC 9449) cannot be used as the descriptor asks: no algorithm in common, a key that cannot sign, a
+    /// server that keeps demanding new nonces, tokens the server did not bind.
+    public static let dpop = Self("dpop")
+    /// A pushed authorization request (RFC 9126) failed or its answer cannot be used.
+    public static let pushedAuthorization = Self("pushed_authorization")
+    /// The pushed request's `request_uri` expired before the browser used it: start the sign-in again.
+    public static let pushedRequestExpired = Self("pushed_request_expired")
 }

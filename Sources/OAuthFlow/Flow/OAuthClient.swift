@@ -29,6 +29,8 @@ public actor OAuthClient {
     /// The provider with discovered endpoints, once discovery has run (or was not needed).
     private var complete: Provider?
     private var validator: IDTokenValidator?
+    /// The latest DPoP nonce of each server (RFC 9449 §8).
+    public nonisolated let nonces: DPoPNonces
 
     /// - Parameters:
     ///   - provider: The resolved provider.
@@ -36,11 +38,13 @@ public actor OAuthClient {
     ///   - transport: How to send requests; defaults to a ``DefaultHTTPTransport``.
     ///   - logger: Receives debug and trace lines; secrets are never logged.
     ///   - clock: The wall clock, for issue and expiry times.
+    ///   - nonces: Where the servers' DPoP nonces are kept; the process's by default.
     public init(
         provider: Provider, configuration: ClientConfiguration, transport: any HTTPTransport = DefaultHTTPTransport(),
         logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
-        clock: any DateClock = SystemDateClock()
+        clock: any DateClock = SystemDateClock(), nonces: DPoPNonces = .shared
     ) {
+        self.nonces = nonces
         self.provider = provider
         self.configuration = configuration
         self.transport = transport
@@ -94,11 +98,121 @@ public actor OAuthClient {
     }
 
     /// Builds the authorization request: the URL to open, and what the callback will be checked against.
+    ///
+    /// When the provider takes pushed authorization requests (``Provider/pushesAuthorizationRequests``), every
+    /// parameter is POSTed to it first, with client authentication, and the URL carries only `client_id` and
+    /// `request_uri` (RFC 9126). When tokens are to be DPoP-bound, the session's key is made here and its
+    /// thumbprint sent as `dpop_jkt` (RFC 9449 §10).
+    /// - Throws: ``FlowError`` (`missingEndpoint`, `pushedAuthorization`, `dpop`), ``AuthorizationServerError``
+    ///   when the pushed request is refused, ``DiscoveryError``, ``TransportError``.
     public func startAuthorization() async throws -> PendingAuthorization {
-        let target = provider.endpoints.authorization == nil ? try await discoveredProvider() : provider
-        let pending = try PendingAuthorization.start(provider: target, client: configuration, now: clock.now())
-        logger.debug("authorization started", metadata: ["provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))"])
+        let target = try await providerForAuthorization()
+        let key = try proofKey(for: target)
+        let pending: PendingAuthorization
+        if target.pushesAuthorizationRequests {
+            pending = try await push(to: target, proofKey: key)
+        } else {
+            pending = try PendingAuthorization.start(provider: target, client: configuration, proofKey: key, now: clock.now())
+        }
+        logger.debug(
+            "authorization started",
+            metadata: [
+                "provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))", "pushed": "\(pending.requestExpiresAt != nil)",
+                "dpop": "\(key != nil)",
+            ])
         return pending
+    }
+
+    /// The provider an authorization request is built for: discovered when discovery may add the
+    /// authorization endpoint, the pushed request endpoint and requirement, or DPoP's algorithms.
+    private func providerForAuthorization() async throws -> Provider {
+        guard provider.usesDiscovery else { return provider }
+        let mayNeed =
+            provider.endpoints.authorization == nil || provider.policy.pushedAuthorization != .never || provider.policy.dpop.use != .never
+        return mayNeed ? try await discoveredProvider() : provider
+    }
+
+    /// Pushes the authorization request (RFC 9126 §2) and builds the URL the browser opens from the answer.
+    private func push(to target: Provider, proofKey: DPoPKey?) async throws -> PendingAuthorization {
+        guard let endpoint = target.endpoints.pushedAuthorization else {
+            let why =
+                target.capabilities.requiresPushedAuthorization
+                ? "its discovery document requires pushed authorization requests" : "its descriptor says `authorization.pushed: always`"
+            throw FlowError(
+                .missingEndpoint,
+                "provider `\(provider.id)` has no pushed authorization request endpoint, but \(why); set `endpoints.pushed_authorization`")
+        }
+        let request = try PendingAuthorization.Request(provider: target, client: configuration, proofKey: proofKey)
+        let sentAt = clock.now()
+        let response = try await post(to: endpoint, request.parameters, encoding: .form)
+        let pushed = try PushedRequest(response, endpoint: endpoint, provider: provider.id)
+        return try request.pending(
+            url: try PendingAuthorization.url(target, [("client_id", configuration.clientID), ("request_uri", pushed.requestURI)]),
+            requestExpiresAt: sentAt.addingTimeInterval(pushed.lifetime), now: sentAt)
+    }
+
+    /// The key a new session's tokens are bound to, or nil when DPoP is not used for `target`
+    /// (``ProviderPolicy/DPoPPolicy``, and discovery's `dpop_signing_alg_values_supported`).
+    ///
+    /// - Throws: ``FlowError`` `dpop` when DPoP is required and the server lists no algorithm the descriptor allows.
+    func proofKey(for target: Provider) throws -> DPoPKey? {
+        let policy = target.policy.dpop
+        let offered = target.capabilities.dpopAlgorithms ?? []
+        let common = policy.algorithms.first { offered.contains($0.rawValue) }
+        switch policy.use {
+        case .never:
+            return nil
+        case .ifSupported:
+            guard let common else {
+                if !offered.isEmpty {
+                    logger.info("no DPoP algorithm in common; tokens stay Bearer", metadata: ["provider": "\(provider.id)"])
+                }
+                return nil
+            }
+            return try DPoPKey.generate(common)
+        case .required:
+            if offered.isEmpty { return try DPoPKey.generate(policy.algorithms[0]) }
+            guard let common else {
+                throw FlowError(
+                    .dpop,
+                    "provider `\(provider.id)` requires DPoP, but its server signs proofs with \(offered.joined(separator: ", ")) and the descriptor allows \(policy.algorithms.map(\.rawValue).joined(separator: ", ")) (`security.dpop_signing_alg_values_supported`)"
+                )
+            }
+            return try DPoPKey.generate(common)
+        }
+    }
+
+    /// The key for a token request outside a sign-in (device, service grants): discovery first when DPoP depends on it.
+    func newProofKey() async throws -> DPoPKey? {
+        guard provider.policy.dpop.use != .never else { return nil }
+        return try proofKey(for: provider.usesDiscovery ? try await discoveredProvider() : provider)
+    }
+
+    /// Tokens from a request that carried a proof from `key`: bound to it when the server says `token_type: DPoP`;
+    /// a Bearer answer is refused or kept unbound, as `security.dpop_bearer_answer` says.
+    func bound(_ tokens: TokenSet, key: DPoPKey?) throws -> TokenSet {
+        var result = tokens
+        guard let key else {
+            guard tokens.tokenType != "dpop" else {
+                throw FlowError(.dpop, "provider `\(provider.id)` issued a DPoP-bound token to a request that sent no DPoP proof")
+            }
+            return tokens
+        }
+        if tokens.tokenType == "dpop" {
+            result.proofKey = key
+            return result
+        }
+        switch provider.policy.dpop.bearerAnswer {
+        case .accept:
+            logger.info("DPoP was asked for, the server issued Bearer tokens", metadata: ["provider": "\(provider.id)"])
+            result.proofKey = nil
+            return result
+        case .refuse:
+            throw FlowError(
+                .dpop,
+                "provider `\(provider.id)` answered a DPoP token request with `token_type: \(tokens.tokenType)`: the tokens are not bound to the key; set `security.dpop_bearer_answer: accept` to keep such tokens as Bearer tokens"
+            )
+        }
     }
 
     /// Checks the redirect the browser was sent to and exchanges its code for tokens.
@@ -150,12 +264,13 @@ public actor OAuthClient {
             ("redirect_uri", pending.redirectURI.absoluteString),
         ]
         if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
-        let response = try await tokenRequest(parameters)
-        let tokens = try explainingEncoding(sent: parameters) {
-            try TokenResponseParser.tokenSet(
-                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                requestedScopes: pending.scopes, previous: nil, now: clock.now())
-        }
+        let response = try await tokenRequest(parameters, proofKey: pending.proofKey)
+        let tokens = try bound(
+            explainingEncoding(sent: parameters) {
+                try TokenResponseParser.tokenSet(
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    requestedScopes: pending.scopes, previous: nil, now: clock.now())
+            }, key: pending.proofKey)
         var verified: IDTokenClaims?
         if provider.isOpenIDConnect, pending.scopes.contains("openid") {
             guard let idToken = tokens.idToken else {
@@ -224,8 +339,8 @@ public actor OAuthClient {
                 if (200..<300).contains(response.status) { arrived(response) }
             }
         }
-        let response = try await tokenRequest(parameters, arrival: arrival)
-        let refreshed = try explainingEncoding(sent: parameters) { try parse(response) }
+        let response = try await tokenRequest(parameters, proofKey: tokens.proofKey, arrival: arrival)
+        let refreshed = try bound(explainingEncoding(sent: parameters) { try parse(response) }, key: tokens.proofKey)
         let unchecked = keepable(refreshed) != refreshed
         try await received?(keepable(refreshed))
         if unchecked, let idToken = refreshed.idToken {
@@ -316,11 +431,10 @@ public actor OAuthClient {
     /// A request for the user's profile (userinfo, the extra call) with the access token and the
     /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
     private func profileRequest(_ url: URL, _ tokens: TokenSet, method: RequestMethod, label: String) async throws -> HTTPResponse {
-        try FlowError.requireSecure(url)
         var headers = provider.policy.userinfo.headers
-        headers["Authorization"] = "Bearer \(tokens.accessToken.value)"
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers))
+        let response = try await tokens.send(
+            HTTPRequest(method: method, url: url, headers: headers), transport: transport, nonces: nonces, clock: clock)
         logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
         guard (200..<300).contains(response.status) else { throw Self.resourceError(response) }
         return response
@@ -334,15 +448,16 @@ public actor OAuthClient {
 
     /// Revokes a token at the revocation endpoint (RFC 7009).
     ///
+    /// - Parameter proofKey: The DPoP key of the session the token belongs to: the request carries a proof from it.
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
-    public func revoke(_ token: Secret, kind: TokenKind) async throws {
+    public func revoke(_ token: Secret, kind: TokenKind, proofKey: DPoPKey? = nil) async throws {
         guard let endpoint = try await revocationEndpoint() else {
             throw FlowError(
                 .missingEndpoint,
                 "provider `\(provider.id)` has no revocation endpoint: neither its descriptor nor its discovery document names one (set `endpoints.revocation`)"
             )
         }
-        let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)])
+        let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)], proofKey: proofKey)
         guard (200..<300).contains(response.status) else {
             let fields = try? TokenResponseParser.fields(of: response, format: .auto)
             throw fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
@@ -407,9 +522,11 @@ public actor OAuthClient {
         }
     }
 
-    func tokenRequest(_ parameters: [(String, String)], arrival: (@Sendable (HTTPResponse) -> Void)? = nil) async throws -> HTTPResponse {
+    func tokenRequest(
+        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, arrival: (@Sendable (HTTPResponse) -> Void)? = nil
+    ) async throws -> HTTPResponse {
         let endpoint = try await endpoint(\.token, "token")
-        let response = try await post(to: endpoint, parameters, arrival: arrival)
+        let response = try await post(to: endpoint, parameters, proofKey: proofKey, arrival: arrival)
         if (300..<400).contains(response.status) {
             throw FlowError(
                 .unexpectedStatus,
@@ -419,8 +536,12 @@ public actor OAuthClient {
         return response
     }
 
-    /// POSTs to the token or revocation endpoint with client authentication and the descriptor's encoding.
-    func post(to endpoint: URL, _ parameters: [(String, String)], arrival: (@Sendable (HTTPResponse) -> Void)? = nil) async throws -> HTTPResponse {
+    /// POSTs to the token, revocation, device or pushed request endpoint with client authentication and the
+    /// descriptor's encoding (or `encoding`), with a DPoP proof from `proofKey` when one is given.
+    func post(
+        to endpoint: URL, _ parameters: [(String, String)], encoding: TokenRequestEncoding? = nil, proofKey: DPoPKey? = nil,
+        arrival: (@Sendable (HTTPResponse) -> Void)? = nil
+    ) async throws -> HTTPResponse {
         let shape = provider.policy.tokenRequest
         var fields = parameters
         var headers = shape.headers
@@ -461,7 +582,7 @@ public actor OAuthClient {
         }
         try FlowError.requireSecure(endpoint)
         let body: Data
-        switch shape.encoding {
+        switch encoding ?? shape.encoding {
         case .form:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
             body = Data(FormEncoding.encode(fields).utf8)
@@ -475,6 +596,10 @@ public actor OAuthClient {
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
+        if let proofKey {
+            return try await DPoPSending.send(
+                request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival)
+        }
         guard let arrival else { return try await transport.send(request) }
         return try await transport.send(request, arrival: arrival)
     }

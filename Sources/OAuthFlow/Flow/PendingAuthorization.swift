@@ -17,49 +17,92 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     public let scopes: [String]
     public let createdAt: Date
 
-    /// Builds the authorization request for a resolved provider (RFC 6749 §4.1.1, RFC 7636 §4.3).
+    /// The DPoP key the tokens will be bound to; its thumbprint went as `dpop_jkt` (RFC 9449 §10).
+    public let proofKey: DPoPKey?
+    /// When the pushed request's `request_uri` expires (RFC 9126 §2.2); nil when the request was not pushed.
+    public let requestExpiresAt: Date?
+
+    /// Whether the URL can no longer be used: its pushed request expired (a provider would show an error page).
+    public func isExpired(at now: Date = Date()) -> Bool { requestExpiresAt.map { now >= $0 } ?? false }
+
+    /// Builds the authorization request for a resolved provider (RFC 6749 §4.1.1, RFC 7636 §4.3), its parameters in the URL.
     ///
     /// - Parameters:
     ///   - provider: The resolved provider.
     ///   - client: The registered client.
+    ///   - proofKey: The DPoP key the tokens are to be bound to; its thumbprint is sent as `dpop_jkt`.
     ///   - now: The creation time to record.
     /// - Throws: ``FlowError`` when the provider has no authorization endpoint or the
     ///   redirect URI is unsafe.
-    public static func start(provider: Provider, client: ClientConfiguration, now: Date = Date()) throws -> PendingAuthorization {
+    public static func start(
+        provider: Provider, client: ClientConfiguration, proofKey: DPoPKey? = nil, now: Date = Date()
+    ) throws -> PendingAuthorization {
+        let request = try Request(provider: provider, client: client, proofKey: proofKey)
+        return try request.pending(url: url(provider, request.parameters), requestExpiresAt: nil, now: now)
+    }
+
+    /// An authorization request's parameters, with the secrets the callback and token request are checked with.
+    struct Request {
+        let parameters: [(String, String)]
+        let providerID: String
+        let state: Secret
+        let pkce: PKCE?
+        let nonce: Secret?
+        let redirectURI: URL
+        let scopes: [String]
+        let proofKey: DPoPKey?
+
+        init(provider: Provider, client: ClientConfiguration, proofKey: DPoPKey?) throws {
+            try RedirectPolicy.check(client.redirectURI)
+            let policy = provider.policy
+            var scopes = client.scopes ?? policy.scopes.defaults
+            var parameters: [(String, String)] = []
+            // Fixed and offline parameters first, so the reserved ones below always win.
+            var extra = policy.authorizationParameters
+            if client.requestOfflineAccess {
+                for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
+                extra.merge(policy.scopes.offlineParameters) { _, offline in offline }
+            }
+            for (name, value) in extra.sorted(by: { $0.key < $1.key }) where !DescriptorSchema.reservedParameters.contains(name) {
+                parameters.append((name, value))
+            }
+            if policy.responseMode != .query {
+                parameters.append(("response_mode", policy.responseMode.rawValue))
+            }
+            state = Secret(Base64URL.random(bytes: 32))
+            pkce = policy.pkce == .unsupported ? nil : PKCE.generate()
+            nonce = policy.nonce ? Secret(Base64URL.random(bytes: 32)) : nil
+            parameters += [
+                ("response_type", "code"),
+                ("client_id", client.clientID),
+                ("redirect_uri", client.redirectURI.absoluteString),
+                ("scope", policy.scopes.joined(scopes)),
+                ("state", state.value),
+            ]
+            if let pkce {
+                parameters += [("code_challenge", pkce.challenge), ("code_challenge_method", PKCE.method)]
+            }
+            if let nonce { parameters.append(("nonce", nonce.value)) }
+            if let proofKey { parameters.append(("dpop_jkt", proofKey.thumbprint)) }
+            self.parameters = parameters
+            self.providerID = provider.id
+            self.redirectURI = client.redirectURI
+            self.scopes = scopes
+            self.proofKey = proofKey
+        }
+
+        func pending(url: URL, requestExpiresAt: Date?, now: Date) throws -> PendingAuthorization {
+            PendingAuthorization(
+                url: url, providerID: providerID, state: state, pkce: pkce, nonce: nonce, redirectURI: redirectURI, scopes: scopes,
+                createdAt: now, proofKey: proofKey, requestExpiresAt: requestExpiresAt)
+        }
+    }
+
+    /// The authorization endpoint with `parameters` in its query (replacing any of the same name it has).
+    static func url(_ provider: Provider, _ parameters: [(String, String)]) throws -> URL {
         guard let endpoint = provider.endpoints.authorization else {
             throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no authorization endpoint")
         }
-        try RedirectPolicy.check(client.redirectURI)
-        let policy = provider.policy
-        var scopes = client.scopes ?? policy.scopes.defaults
-        var parameters: [(String, String)] = []
-        // Fixed and offline parameters first, so the reserved ones below always win.
-        var extra = policy.authorizationParameters
-        if client.requestOfflineAccess {
-            for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
-            extra.merge(policy.scopes.offlineParameters) { _, offline in offline }
-        }
-        for (name, value) in extra.sorted(by: { $0.key < $1.key }) where !DescriptorSchema.reservedParameters.contains(name) {
-            parameters.append((name, value))
-        }
-        if policy.responseMode != .query {
-            parameters.append(("response_mode", policy.responseMode.rawValue))
-        }
-        let state = Secret(Base64URL.random(bytes: 32))
-        let pkce = policy.pkce == .unsupported ? nil : PKCE.generate()
-        let nonce = policy.nonce ? Secret(Base64URL.random(bytes: 32)) : nil
-        parameters += [
-            ("response_type", "code"),
-            ("client_id", client.clientID),
-            ("redirect_uri", client.redirectURI.absoluteString),
-            ("scope", policy.scopes.joined(scopes)),
-            ("state", state.value),
-        ]
-        if let pkce {
-            parameters += [("code_challenge", pkce.challenge), ("code_challenge_method", PKCE.method)]
-        }
-        if let nonce { parameters.append(("nonce", nonce.value)) }
-
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             throw FlowError(.invalidURL, "the authorization endpoint of `\(provider.id)` is not a valid URL")
         }
@@ -71,9 +114,59 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         guard let url = components.url else {
             throw FlowError(.invalidURL, "cannot build the authorization URL of `\(provider.id)`")
         }
-        return PendingAuthorization(
-            url: url, providerID: provider.id, state: state, pkce: pkce, nonce: nonce,
-            redirectURI: client.redirectURI, scopes: scopes, createdAt: now)
+        return url
+    }
+}
+
+/// A pushed authorization request's answer (RFC 9126 §2.2): the `request_uri` to send the browser with, and its lifetime.
+struct PushedRequest {
+    let requestURI: String
+    /// Seconds the `request_uri` may be used for: the server's `expires_in`, at most ``longestLifetime``.
+    let lifetime: TimeInterval
+
+    /// Longer than any server gives (RFC 9126 suggests 5 to 600 seconds); a larger `expires_in` is read as this.
+    static let longestLifetime: TimeInterval = 3600
+
+    /// Reads the answer of `endpoint`.
+    ///
+    /// - Throws: ``AuthorizationServerError`` for an OAuth error; ``FlowError`` `pushedAuthorization` for a
+    ///   redirect (never followed), another status, or an answer without a usable `request_uri` and `expires_in`;
+    ///   a `request_uri` on another server than the endpoint's is never used.
+    init(_ response: HTTPResponse, endpoint: URL, provider: String) throws {
+        let host = endpoint.host ?? "the server"
+        if (300..<400).contains(response.status) {
+            throw FlowError(
+                .pushedAuthorization,
+                "the pushed authorization request endpoint of `\(provider)` answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials"
+            )
+        }
+        let fields = try? TokenResponseParser.fields(of: response, format: .json)
+        if let fields, let error = TokenResponseParser.serverError(in: fields, status: response.status) { throw error }
+        guard (200..<300).contains(response.status) else {
+            throw FlowError(.pushedAuthorization, "the pushed authorization request endpoint at \(host) answered HTTP \(response.status)")
+        }
+        guard let fields, let uri = fields["request_uri"]?.stringValue else {
+            throw FlowError(.pushedAuthorization, "the pushed authorization request endpoint at \(host) answered without a `request_uri`")
+        }
+        guard !uri.isEmpty, uri.utf8.count <= 2048, uri.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw FlowError(.pushedAuthorization, "the `request_uri` from \(host) is empty, too long or holds spaces or control characters")
+        }
+        // RFC 9126 §2.2: a reference to the request this server stored. One that points at another server
+        // would have the authorization server fetch a request someone else wrote: it is never used.
+        let scheme = uri.prefix { $0 != ":" }.lowercased()
+        if scheme != "urn" {
+            guard let url = URL(string: uri), scheme == "https" || scheme == "http", url.host?.lowercased() == endpoint.host?.lowercased() else {
+                throw FlowError(
+                    .pushedAuthorization,
+                    "the `request_uri` from \(host) (\(TerminalText.escaped(String(uri.prefix(80))))) is neither a URN nor on that server; it is not used"
+                )
+            }
+        }
+        guard let seconds = fields["expires_in"]?.numberValue, seconds.isFinite, seconds > 0 else {
+            throw FlowError(.pushedAuthorization, "the pushed authorization request endpoint at \(host) answered without a positive `expires_in`")
+        }
+        requestURI = uri
+        lifetime = min(seconds, Self.longestLifetime)
     }
 }
 

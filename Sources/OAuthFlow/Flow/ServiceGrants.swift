@@ -121,9 +121,9 @@ extension OAuthClient {
                 .unexpectedTokenType,
                 "the token exchange issued a `\(TerminalText.escaped(String(issued.prefix(100))))`, not the `\(requested)` asked for")
         }
-        if issued == TokenTypeIdentifier.accessToken, tokens.tokenType != "bearer" {
+        if issued == TokenTypeIdentifier.accessToken, !["bearer", "dpop"].contains(tokens.tokenType) {
             throw FlowError(
-                .invalidTokenResponse, "the token exchange issued an access token of type `\(tokens.tokenType)`; only Bearer is supported")
+                .invalidTokenResponse, "the token exchange issued an access token of type `\(tokens.tokenType)`; only Bearer and DPoP are supported")
         }
         logger.debug("token exchanged", metadata: ["provider": "\(provider.id)", "issued_token_type": "\(issued)"])
         return ExchangedToken(tokens: tokens, issuedTokenType: issued)
@@ -180,12 +180,14 @@ extension OAuthClient {
 
     /// Sends a service grant's token request and reads the answer; `acceptsNotApplicable` takes RFC 8693's `N_A` token type.
     private func serviceToken(_ parameters: [(String, String)], scopes: [String], acceptsNotApplicable: Bool = false) async throws -> TokenSet {
-        let response = try await tokenRequest(parameters)
-        let tokens = try explainingEncoding(sent: parameters) {
-            try TokenResponseParser.tokenSet(
-                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
-        }
+        let proofKey = try await newProofKey()
+        let response = try await tokenRequest(parameters, proofKey: proofKey)
+        let tokens = try bound(
+            explainingEncoding(sent: parameters) {
+                try TokenResponseParser.tokenSet(
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
+            }, key: proofKey)
         logger.debug(
             "service token issued",
             metadata: ["provider": "\(provider.id)", "grant": "\(parameters.first?.1 ?? "")", "scopes": "\(tokens.scopes.joined(separator: " "))"])

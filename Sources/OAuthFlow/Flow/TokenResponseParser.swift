@@ -86,8 +86,11 @@ enum TokenResponseParser {
             throw FlowError(.invalidTokenResponse, "the token response has no `token_type`")
         }
         // RFC 8693 §2.2.1: a token exchange that issues something other than an access token says `N_A`.
-        guard tokenType == "bearer" || acceptsNotApplicable && tokenType == "n_a" else {
-            throw FlowError(.invalidTokenResponse, "the token type `\(tokenType)` is not supported; only Bearer is")
+        // RFC 9449 §5: `DPoP` for tokens bound to the request's proof key (OAuthClient checks that one was sent).
+        guard tokenType == "bearer" || tokenType == "dpop" || acceptsNotApplicable && tokenType == "n_a" else {
+            throw FlowError(
+                .invalidTokenResponse,
+                "the token type `\(TerminalText.escaped(String(tokenType.prefix(40))))` is not supported; only Bearer and DPoP are")
         }
         var expiresAt: Date?
         if let expires = fields["expires_in"] {
@@ -118,6 +121,8 @@ enum TokenResponseParser {
             idToken: fields["id_token"]?.stringValue.map(Secret.init) ?? previous?.idToken,
             scopes: scopes,
             issuedAt: now,
-            additionalFields: fields.filter { !secretFields.contains($0.key) && !["token_type", "expires_in", "scope"].contains($0.key) })
+            additionalFields: fields.filter { !secretFields.contains($0.key) && !["token_type", "expires_in", "scope"].contains($0.key) },
+            // A refresh answer keeps the key its tokens are bound to; a Bearer one is unbound.
+            proofKey: tokenType == "dpop" ? previous?.proofKey : nil)
     }
 }

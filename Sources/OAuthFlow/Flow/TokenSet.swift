@@ -17,10 +17,16 @@ public struct TokenSet: Sendable, Hashable, Codable {
     public var issuedAt: Date
     /// Response fields OAuthFlow does not interpret, kept as they came (secrets excluded).
     public var additionalFields: [String: JSONValue]
+    /// The key the tokens are bound to with DPoP (RFC 9449), when they are: every request they go with
+    /// carries a proof signed with it. Kept with the tokens, so each store seals it as it seals them.
+    public var proofKey: DPoPKey?
+
+    /// Whether the tokens are DPoP-bound: they work only with a proof from ``proofKey``, never as Bearer tokens.
+    public var isDPoPBound: Bool { proofKey != nil }
 
     public init(
         accessToken: Secret, tokenType: String, expiresAt: Date?, refreshToken: Secret?, idToken: Secret?,
-        scopes: [String], issuedAt: Date, additionalFields: [String: JSONValue] = [:]
+        scopes: [String], issuedAt: Date, additionalFields: [String: JSONValue] = [:], proofKey: DPoPKey? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -30,6 +36,7 @@ public struct TokenSet: Sendable, Hashable, Codable {
         self.scopes = scopes
         self.issuedAt = issuedAt
         self.additionalFields = additionalFields
+        self.proofKey = proofKey
     }
 
     /// What of this refresh answer may be kept before its ID token is checked: its refresh token

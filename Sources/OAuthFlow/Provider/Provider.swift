@@ -29,6 +29,21 @@ public struct Provider: Sendable, Hashable {
     public let resources: ResourceMap
     /// Whether discovery has run, or was not asked for: nothing more will fill ``endpoints``.
     public let isDiscovered: Bool
+    /// What the discovery document says the server requires and supports beyond its endpoints.
+    public let capabilities: ServerCapabilities
+
+    /// What a server's discovery document says about pushed requests and DPoP (unknown before discovery).
+    public struct ServerCapabilities: Sendable, Hashable {
+        /// `require_pushed_authorization_requests` (RFC 9126 §5): plain authorization requests are refused.
+        public var requiresPushedAuthorization = false
+        /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): nil when the document does not say.
+        public var dpopAlgorithms: [String]?
+
+        public init(requiresPushedAuthorization: Bool = false, dpopAlgorithms: [String]? = nil) {
+            self.requiresPushedAuthorization = requiresPushedAuthorization
+            self.dpopAlgorithms = dpopAlgorithms
+        }
+    }
 
     /// Where a provider's metadata is published, and in which form.
     public struct DiscoveryLocation: Sendable, Hashable {
@@ -49,25 +64,29 @@ public struct Provider: Sendable, Hashable {
         public var endSession: URL?
         public var deviceAuthorization: URL?
         public var jwks: URL?
+        /// The pushed authorization request endpoint (RFC 9126).
+        public var pushedAuthorization: URL?
         /// The token endpoint's mutual-TLS alias (RFC 8705 §5), from discovery's `mtls_endpoint_aliases`.
         public var mtlsToken: URL?
 
         /// Every endpoint that is set, by its YAML key, in the descriptor's order.
         public var all: [(key: String, url: URL)] {
-            let urls = [authorization, token, userinfo, revocation, introspection, endSession, deviceAuthorization, jwks]
+            let urls = [authorization, token, userinfo, revocation, introspection, endSession, deviceAuthorization, jwks, pushedAuthorization]
             return zip(Self.keys, urls).compactMap { key, url in url.map { (key, $0) } }
         }
 
         /// Every endpoint's YAML key, in the descriptor's order.
         public static let keys = [
             "authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks",
+            "pushed_authorization",
         ]
     }
 
     init(
         id: String, displayName: String, protocol: ProviderProtocol, variables: [String: String], issuer: URL?,
         discovery: DiscoveryLocation?, endpoints: Endpoints, policy: ProviderPolicy, loopback: LoopbackRedirect,
-        profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool
+        profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool,
+        capabilities: ServerCapabilities = ServerCapabilities()
     ) {
         self.id = id
         self.displayName = displayName
@@ -82,14 +101,25 @@ public struct Provider: Sendable, Hashable {
         self.issuers = issuers
         self.resources = resources
         self.isDiscovered = isDiscovered
+        self.capabilities = capabilities
     }
 
-    /// The same provider with other endpoints.
-    func with(endpoints: Endpoints, discovered: Bool) -> Provider {
+    /// The same provider with other endpoints and capabilities.
+    func with(endpoints: Endpoints, capabilities: ServerCapabilities? = nil, discovered: Bool) -> Provider {
         Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: variables, issuer: issuer, discovery: discovery,
             endpoints: endpoints, policy: policy, loopback: loopback, profile: profile, issuers: issuers, resources: resources,
-            isDiscovered: discovered)
+            isDiscovered: discovered, capabilities: capabilities ?? self.capabilities)
+    }
+
+    /// Whether authorization requests are pushed (RFC 9126): when the descriptor says `always`, when
+    /// discovery says the server requires it, or (`if_supported`) when the provider has the endpoint.
+    public var pushesAuthorizationRequests: Bool {
+        switch policy.pushedAuthorization {
+        case .always: return true
+        case .ifSupported: return capabilities.requiresPushedAuthorization || endpoints.pushedAuthorization != nil
+        case .never: return capabilities.requiresPushedAuthorization
+        }
     }
 
     /// The discovery document's URL, when the descriptor asks for discovery.

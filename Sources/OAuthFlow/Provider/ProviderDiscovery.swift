@@ -35,7 +35,11 @@ extension Provider {
         try fill(\.endSession, metadata.endSessionEndpoint, "end_session_endpoint")
         try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
         try fill(\.mtlsToken, metadata.mtlsAlias("token_endpoint"), "mtls_endpoint_aliases.token_endpoint")
-        return with(endpoints: merged, discovered: true)
+        try fill(\.pushedAuthorization, metadata.pushedAuthorizationRequestEndpoint, "pushed_authorization_request_endpoint")
+        let capabilities = ServerCapabilities(
+            requiresPushedAuthorization: metadata.requirePushedAuthorizationRequests ?? false,
+            dpopAlgorithms: metadata.dpopSigningAlgValuesSupported)
+        return with(endpoints: merged, capabilities: capabilities, discovered: true)
     }
 
     /// This provider with every endpoint its descriptor leaves out taken from discovery, when the

@@ -55,6 +55,12 @@ public typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
 public typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
 /// How a client-credentials request names its API: `resource`, `audience` or a scope.
 public typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Target
+/// When authorization requests are pushed (RFC 9126).
+public typealias PushedAuthorizationUse = ProviderDescriptor.Authorization.Pushed
+/// When tokens are bound to a key with DPoP (RFC 9449).
+public typealias DPoPUse = ProviderDescriptor.Security.DPoPUse
+/// What to do with a Bearer answer to a DPoP token request.
+public typealias DPoPBearerAnswer = ProviderDescriptor.Security.DPoPBearerAnswer
 
 /// Everything the engine does differently from one provider to another, typed and with every
 /// default applied: the engine reads this, never the descriptor.
@@ -89,6 +95,17 @@ public struct ProviderPolicy: Sendable, Hashable {
     public var scopes: ScopePolicy
     /// How the provider answers the device authorization grant.
     public var device: DevicePolicy
+    /// When authorization requests are pushed (``Provider/pushesAuthorizationRequests`` decides, with discovery).
+    public var pushedAuthorization: PushedAuthorizationUse
+    /// When and how tokens are bound to a key (RFC 9449).
+    public var dpop: DPoPPolicy
+
+    /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
+    public struct DPoPPolicy: Sendable, Hashable {
+        public var use: DPoPUse
+        public var algorithms: [JWSAlgorithm]
+        public var bearerAnswer: DPoPBearerAnswer
+    }
 
     /// Whether the device authorization grant is declared.
     public var supportsDeviceFlow: Bool { grantTypes.contains(.deviceCode) }

@@ -68,7 +68,8 @@ extension ProviderDescriptor {
             introspection: try url(self.endpoints.introspection, "endpoints.introspection"),
             endSession: try url(self.endpoints.endSession, "endpoints.end_session"),
             deviceAuthorization: try url(self.endpoints.deviceAuthorization, "endpoints.device_authorization"),
-            jwks: try url(self.endpoints.jwks, "endpoints.jwks"))
+            jwks: try url(self.endpoints.jwks, "endpoints.jwks"),
+            pushedAuthorization: try url(self.endpoints.pushedAuthorization, "endpoints.pushed_authorization"))
         let discoveryURL: URL?
         if let explicit = discovery.url {
             discoveryURL = try url(explicit, "discovery.url")
@@ -134,6 +135,16 @@ extension ProviderDescriptor {
             }
             return algorithm
         }
+        let proofAlgorithms: [JWSAlgorithm] = [.es256, .rs256, .ps256]
+        let dpopAlgorithms = try security.dpopSigningAlgs.map { name in
+            guard let algorithm = JWSAlgorithm(rawValue: name), proofAlgorithms.contains(algorithm) else {
+                throw refuse("security.dpop_signing_alg_values_supported", "lists `\(name)`; OAuthFlow signs DPoP proofs with ES256, RS256 or PS256")
+            }
+            return algorithm
+        }
+        if security.dpop != .never, dpopAlgorithms.isEmpty {
+            throw refuse("security.dpop_signing_alg_values_supported", "is empty, so no DPoP key can be made")
+        }
         return ProviderPolicy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
@@ -146,7 +157,9 @@ extension ProviderDescriptor {
             scopes: .init(
                 defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
                 offlineParameters: scopes.offline.params),
-            device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases))
+            device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases),
+            pushedAuthorization: authorization.pushed,
+            dpop: .init(use: security.dpop, algorithms: dpopAlgorithms, bearerAnswer: security.dpopBearerAnswer))
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).

@@ -172,7 +172,8 @@ public final class ServiceTokens: Sendable {
         logger.debug("service token dropped", metadata: ["provider": "\(key.providerID)", "grant": "\(key.grant.shortName)"])
     }
 
-    /// Sends `request` with a client-credentials token for `target` as its Bearer token.
+    /// Sends `request` with a client-credentials token for `target`: as a Bearer token, or with a DPoP proof
+    /// when the token is DPoP-bound (``TokenSet/send(_:transport:nonces:clock:)``).
     ///
     /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
     /// and sends once more; a second 401 is returned as it is.
@@ -181,15 +182,12 @@ public final class ServiceTokens: Sendable {
     ) async throws -> HTTPResponse {
         try FlowError.requireSecure(request.url)
         let key = key(for: target)
-        var attempt = request
-        let first = try await accessToken(target)
-        attempt.headers["Authorization"] = "Bearer \(first.value)"
-        let response = try await transport.send(attempt)
+        let fetch: @Sendable (OAuthClient) async throws -> TokenSet = { client in try await client.clientCredentialsToken(target) }
+        let first = try await token(for: key, fetch: fetch)
+        let response = try await first.send(request, transport: transport, nonces: client.nonces)
         guard Self.rejectsToken(response) else { return response }
-        await invalidate(key, token: first)
-        let second = try await accessToken(target)
-        attempt.headers["Authorization"] = "Bearer \(second.value)"
-        return try await transport.send(attempt)
+        await invalidate(key, token: first.accessToken)
+        return try await token(for: key, fetch: fetch).send(request, transport: transport, nonces: client.nonces)
     }
 
     /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).

@@ -295,15 +295,25 @@ public actor TokenManager {
         onChange?(session)
     }
 
-    /// Sends a request with the session's Bearer token; on a 401, refreshes once and retries once.
+    /// Sends a request with the session's access token: as a Bearer token, or with a DPoP proof when the
+    /// session is DPoP-bound (``TokenSet/send(_:transport:nonces:clock:)``, one retry for a server nonce).
+    /// On a 401 that is not a nonce demand, refreshes once and retries once.
     public nonisolated func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
         try FlowError.requireSecure(request.url)
-        let token = try await validAccessToken()
-        let first = try await transport.send(authorized(request, token))
+        let tokens = try await validTokens()
+        let first = try await tokens.send(request, transport: transport, nonces: client.nonces, clock: clock)
         guard first.status == 401 else { return first }
         logger.debug("resource answered 401; refreshing once", metadata: ["session": "\(key)"])
-        let refreshed = try await refresh(replacing: token)
-        return try await transport.send(authorized(request, refreshed.tokens.accessToken))
+        let refreshed = try await refresh(replacing: tokens.accessToken)
+        return try await refreshed.tokens.send(request, transport: transport, nonces: client.nonces, clock: clock)
+    }
+
+    /// The session's tokens, their access token valid for at least ``skew`` more seconds (refreshed if needed).
+    public nonisolated func validTokens() async throws -> TokenSet {
+        switch try await stepForValidToken() {
+        case let .ready(session): return session.tokens
+        case let .pending(task): return try await task.value.tokens
+        }
     }
 
     /// The session's userinfo claims, checked against its ID token's subject like ``OAuthClient/userInfo(_:)``.
@@ -339,12 +349,6 @@ public actor TokenManager {
         return try await client.profile(current.tokens, idToken: claims)
     }
 
-    private nonisolated func authorized(_ request: HTTPRequest, _ token: Secret) -> HTTPRequest {
-        var copy = request
-        copy.headers["Authorization"] = "Bearer \(token.value)"
-        return copy
-    }
-
     /// What ``signOut()`` did.
     public struct SignOut: Sendable {
         /// Whether the provider has a revocation endpoint (in its descriptor or its discovery document).
@@ -364,8 +368,9 @@ public actor TokenManager {
         var failure: (any Error)?
         if revocation != nil {
             do {
-                if let refresh = current.tokens.refreshToken { try await client.revoke(refresh, kind: .refreshToken) }
-                try await client.revoke(current.tokens.accessToken, kind: .accessToken)
+                let key = current.tokens.proofKey
+                if let refresh = current.tokens.refreshToken { try await client.revoke(refresh, kind: .refreshToken, proofKey: key) }
+                try await client.revoke(current.tokens.accessToken, kind: .accessToken, proofKey: key)
             } catch {
                 failure = error
             }

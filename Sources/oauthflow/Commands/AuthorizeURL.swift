@@ -40,6 +40,11 @@ extension OAuthFlowCommand {
                     secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
                 finish.providerDirectories = options.registryOptions.providerDirectories
                 Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
+                if let expiry = pending.requestExpiresAt {
+                    // RFC 9126: the URL holds only a reference to the request pushed to the provider, which forgets it soon.
+                    let seconds = Int(expiry.timeIntervalSinceNow.rounded())
+                    Output.stderr("The request was pushed to the provider: open the URL within \(seconds) s, or run this command again.\n")
+                }
             }
         }
     }

@@ -32,7 +32,7 @@ extension OAuthFlowCommand.Credential {
                 switch operation {
                 case "get":
                     let session = try await OAuthFlowCommand.Credential.access(registryOptions)
-                        .session(for: key, variables: mapping.variables, events: OAuthFlowCommand.Credential.report)
+                        .bearerSession(for: key, variables: mapping.variables, tool: "git", events: OAuthFlowCommand.Credential.report)
                     Output.stdoutExact(
                         try GitCredentialRequest.answer(
                             username: mapping.username ?? "oauth2", password: session.tokens.accessToken,

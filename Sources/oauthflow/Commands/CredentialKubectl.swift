@@ -35,11 +35,14 @@ extension OAuthFlowCommand.Credential {
                 let values = VariableOptions.values(variables)
                 let key = SessionKey(providerID: name, account: account)
                 let access = OAuthFlowCommand.Credential.access(registryOptions)
-                var session = try await access.session(for: key, variables: values.isEmpty ? nil : values, events: OAuthFlowCommand.Credential.report)
                 if accessToken {
+                    let session = try await access.bearerSession(
+                        for: key, variables: values.isEmpty ? nil : values, tool: "kubectl", events: OAuthFlowCommand.Credential.report)
                     Output.stdoutExact(try Output.json(ExecCredential(token: session.tokens.accessToken, expiresAt: session.tokens.expiresAt)))
                     return
                 }
+                // The ID token is never DPoP-bound: kubectl sends it as a Bearer token whatever the session.
+                var session = try await access.session(for: key, variables: values.isEmpty ? nil : values, events: OAuthFlowCommand.Credential.report)
                 var expiry = session.tokens.idToken.flatMap(Self.expiry(ofIDToken:))
                 if let current = expiry, current.timeIntervalSinceNow < 60 {
                     session = try await access.refreshed(session)

@@ -41,6 +41,8 @@ extension OAuthFlowCommand.Login {
                 progress.start("Callback received; getting tokens from \(Output.line(host))…")
             case let .corruptSessionKept(path):
                 Output.stderr("The stored session file could not be read; it was kept as \(Output.line(path)).\n")
+            case .pushedRequestRenewed:
+                Output.stderr("The pushed sign-in request had expired before the browser used it; a new one was pushed.\n")
             case let .stillWaiting(redirect, after):
                 progress.stop()
                 Output.stderr(

@@ -1,0 +1,153 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import JWTKit
+
+/// The key pair a session's tokens are bound to with DPoP (RFC 9449): made at sign-in, kept with the
+/// session's tokens (``TokenSet/proofKey``), and used to sign a proof for every request those tokens go with.
+///
+/// The private key is kept as PKCS#8 PEM inside the session, so each token store seals it as it seals the
+/// tokens; `description` names only the algorithm and the public key's thumbprint.
+public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// ES256 (the default), RS256 or PS256.
+    public let algorithm: JWSAlgorithm
+    /// The public key's JWK SHA-256 thumbprint (RFC 7638), base64url: the `dpop_jkt` and `cnf.jkt` value.
+    public let thumbprint: String
+    /// The public key as a JWK (its members, all strings).
+    public let publicJWK: [String: String]
+    private let pem: Secret
+    private let material: Material
+
+    /// The algorithms a DPoP key can be made for.
+    public static let algorithms: [JWSAlgorithm] = [.es256, .rs256, .ps256]
+
+    private enum Material: Sendable {
+        case ec(ES256PrivateKey)
+        case rsa(JWTKit.Insecure.RSA.PrivateKey)
+    }
+
+    /// A new key pair: P-256 for ES256, RSA 2048 for RS256 and PS256.
+    ///
+    /// - Throws: ``FlowError`` `dpop` for another algorithm.
+    public static func generate(_ algorithm: JWSAlgorithm = .es256) throws -> DPoPKey {
+        switch algorithm {
+        case .es256:
+            return try DPoPKey(pem: P256.Signing.PrivateKey().pemRepresentation, algorithm: algorithm)
+        case .rs256, .ps256:
+            return try DPoPKey(pem: _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation, algorithm: algorithm)
+        default:
+            throw FlowError(.dpop, "DPoP keys are made for ES256, RS256 or PS256, not \(algorithm.rawValue)")
+        }
+    }
+
+    /// A key kept earlier (its PEM and algorithm).
+    ///
+    /// - Throws: ``FlowError`` `dpop` when the text is not a private key of that algorithm; the message never quotes it.
+    public init(pem: String, algorithm: JWSAlgorithm) throws {
+        switch algorithm {
+        case .es256:
+            guard let key = try? ES256PrivateKey(pem: pem), let (x, y) = key.publicKey.parameters else {
+                throw FlowError(.dpop, "the session's DPoP key is not a P-256 private key")
+            }
+            material = .ec(key)
+            publicJWK = ["kty": "EC", "crv": "P-256", "x": x, "y": y]
+        case .rs256, .ps256:
+            guard let key = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem), let (n, e) = try? key.publicKey.getKeyPrimitives() else {
+                throw FlowError(.dpop, "the session's DPoP key is not an RSA private key of 2048 bits or more")
+            }
+            material = .rsa(key)
+            publicJWK = ["kty": "RSA", "n": Base64URL.encode(n), "e": Base64URL.encode(e)]
+        default:
+            throw FlowError(.dpop, "DPoP keys are ES256, RS256 or PS256, not \(algorithm.rawValue)")
+        }
+        self.algorithm = algorithm
+        self.pem = Secret(pem)
+        self.thumbprint = Self.thumbprint(of: publicJWK)
+    }
+
+    /// RFC 7638 §3: the SHA-256 of the required members in lexicographic order, without whitespace.
+    static func thumbprint(of jwk: [String: String]) -> String {
+        let required = jwk["kty"] == "EC" ? ["crv", "kty", "x", "y"] : ["e", "kty", "n"]
+        // The values are base64url or fixed names: nothing in them needs escaping.
+        let members = required.map { "\"\($0)\":\"\(jwk[$0] ?? "")\"" }.joined(separator: ",")
+        return Base64URL.encode(Data(SHA256.hash(data: Data("{\(members)}".utf8))))
+    }
+
+    /// A DPoP proof for one request (RFC 9449 §4.2).
+    ///
+    /// - Parameters:
+    ///   - method: The request's method (`htm`).
+    ///   - url: The request's URL; `htu` is it without query and fragment.
+    ///   - accessToken: The access token sent with it, hashed into `ath` (resource requests).
+    ///   - nonce: The server's latest `DPoP-Nonce`, when it gave one.
+    ///   - now: The proof's `iat`.
+    public func proof(method: RequestMethod, url: URL, accessToken: Secret? = nil, nonce: String? = nil, now: Date = Date()) async throws
+        -> String
+    {
+        let claims = ProofClaims(
+            jti: Base64URL.random(bytes: 16), htm: method.rawValue, htu: Self.target(of: url), iat: Int(now.timeIntervalSince1970),
+            ath: accessToken.map { Base64URL.encode(Data(SHA256.hash(data: Data($0.value.utf8)))) }, nonce: nonce)
+        var header = JWTHeader()
+        header.typ = "dpop+jwt"
+        header.jwk = publicJWK.mapValues { .string($0) }
+        let keys = JWTKeyCollection()
+        switch material {
+        case let .ec(key): await keys.add(ecdsa: key)
+        case let .rsa(key) where algorithm == .ps256: await keys.add(pss: key, digestAlgorithm: .sha256)
+        case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256)
+        }
+        do {
+            return try await keys.sign(claims, header: header)
+        } catch {
+            throw FlowError(.dpop, "cannot sign a DPoP proof with the session's \(algorithm.rawValue) key")
+        }
+    }
+
+    /// `htu` (RFC 9449 §4.2): the URL without query, fragment or user information.
+    static func target(of url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
+    }
+
+    private struct ProofClaims: JWTPayload {
+        let jti: String
+        let htm: String
+        let htu: String
+        let iat: Int
+        let ath: String?
+        let nonce: String?
+
+        func verify(using algorithm: some JWTAlgorithm) throws {}
+    }
+
+    public var description: String { "\(algorithm.rawValue) DPoP key \(thumbprint.prefix(8))…" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.thumbprint == rhs.thumbprint && lhs.algorithm == rhs.algorithm }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(thumbprint) }
+
+    private enum CodingKeys: String, CodingKey { case algorithm = "alg", pem }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .algorithm)
+        guard let algorithm = JWSAlgorithm(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(forKey: .algorithm, in: container, debugDescription: "not a DPoP key algorithm")
+        }
+        do {
+            try self.init(pem: try container.decode(Secret.self, forKey: .pem).value, algorithm: algorithm)
+        } catch let error as FlowError {
+            throw DecodingError.dataCorruptedError(forKey: .pem, in: container, debugDescription: error.message)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(algorithm.rawValue, forKey: .algorithm)
+        try container.encode(pem, forKey: .pem)
+    }
+}
