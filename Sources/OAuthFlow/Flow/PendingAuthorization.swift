@@ -18,9 +18,9 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     public let createdAt: Date
 
     /// The DPoP key the tokens will be bound to; its thumbprint went as `dpop_jkt` (RFC 9449 §10).
-    public let proofKey: DPoPKey?
+    public var proofKey: DPoPKey? = nil
     /// When the pushed request's `request_uri` expires (RFC 9126 §2.2); nil when the request was not pushed.
-    public let requestExpiresAt: Date?
+    public var requestExpiresAt: Date? = nil
 
     /// Whether the URL can no longer be used: its pushed request expired (a provider would show an error page).
     public func isExpired(at now: Date = Date()) -> Bool { requestExpiresAt.map { now >= $0 } ?? false }
