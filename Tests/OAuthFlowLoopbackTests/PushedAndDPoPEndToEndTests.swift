@@ -1,0 +1,175 @@
+import Foundation
+import OAuthFlow
+import OAuthFlowTestSupport
+import Testing
+
+@testable import OAuthFlowLoopback
+
+/// Opens the URL it is given the way a browser does, after `delay`, from a task of its own.
+struct FollowingBrowser: BrowserOpener {
+    var delay: Duration = .zero
+    let visits = Recorder()
+
+    func open(_ url: URL) async throws {
+        let browser = RedirectFollowingBrowser(delay: delay)
+        let visits = self.visits
+        Task {
+            let status = (try? await browser.visit(url)) ?? -1
+            visits.add("\(status)")
+        }
+    }
+}
+
+/// Collects strings from concurrent closures.
+final class Recorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var values: [String] { lock.withLock { stored } }
+    func add(_ value: String) { lock.withLock { stored.append(value) } }
+}
+
+/// Sign-in with pushed authorization requests (RFC 9126) and DPoP-bound tokens (RFC 9449) against idpyoidc,
+/// and resource calls to a resource server that verifies every proof (Tests/PARServer).
+@Suite(.enabled(if: TestPARServer.shouldRun, TestPARServer.skipReason))
+struct PushedAndDPoPEndToEndTests {
+    let server: TestPARServer
+    let directory: URL
+
+    init() throws {
+        server = try TestPARServer.require()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("par-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func signIn(
+        client name: String, extra: String = "security:\n  dpop: required\n", browser: FollowingBrowser = FollowingBrowser(),
+        events: Recorder = Recorder()
+    ) async throws -> (SignInResult, Provider, ClientConfiguration, FileTokenStore) {
+        let client = try server.client(name)
+        let provider = try await server.descriptor(id: "par-\(name)", extra: extra).provider().discovered(with: DiscoveryClient())
+        let store = FileTokenStore(directory: directory)
+        let result = try await LoopbackSignIn(store: store, browser: browser).signIn(
+            to: provider,
+            client: .init(
+                clientID: client.clientID, clientSecret: client.clientSecret.map(Secret.init),
+                authMethod: ClientAuthMethod(rawValue: client.authMethod)),
+            timeout: .seconds(30)
+        ) { event in
+            if case .pushedRequestRenewed = event { events.add("renewed") }
+        }
+        let configuration = ClientConfiguration(
+            clientID: client.clientID, redirectURI: result.session.redirectURI,
+            clientSecret: client.clientSecret.map(Secret.init), authMethod: ClientAuthMethod(rawValue: client.authMethod))
+        return (result, provider, configuration, store)
+    }
+
+    func count(_ stats: [String: JSONValue], _ path: String...) -> Int {
+        var value: JSONValue? = .object(stats)
+        for key in path {
+            guard case let .object(object)? = value else { return 0 }
+            value = object[key]
+        }
+        return Int(value?.numberValue ?? 0)
+    }
+
+    @Test func aPushedSignInGivesDPoPBoundTokensThatWorkOnlyWithProofs() async throws {
+        let (result, provider, configuration, store) = try await signIn(client: "confidential")
+        let client = try server.client("confidential")
+        let tokens = result.session.tokens
+        #expect(tokens.tokenType == "dpop" && tokens.isDPoPBound)
+        #expect(result.idToken != nil, "the ID token was verified")
+        let stats = try await server.stats()
+        #expect(count(stats, "par_requests", client.clientID) >= 1)
+        #expect(count(stats, "authorization_requests", client.clientID, "pushed") >= 1)
+        #expect(count(stats, "authorization_requests", client.clientID, "plain") == 0, "the browser never carried the parameters")
+
+        // The session as stored has the key: another manager (another process) uses it.
+        let manager = TokenManager(
+            client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
+        let hello = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
+        #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
+        let answer = try JSONDecoder().decode([String: JSONValue].self, from: hello.body)
+        #expect(answer["scheme"]?.stringValue == "DPoP" && answer["jkt"]?.stringValue == tokens.proofKey?.thumbprint)
+
+        // Sent as a Bearer token, the same access token is refused: it is bound.
+        let stolen = try await DefaultHTTPTransport().send(
+            HTTPRequest(method: .get, url: server.resource("hello"), headers: ["Authorization": "Bearer \(tokens.accessToken.value)"]))
+        #expect(stolen.status == 401)
+
+        // Userinfo and the refresh go with proofs too; the refreshed tokens keep the key.
+        let claims = try await manager.userInfo()
+        #expect(claims["sub"] != nil)
+        let refreshed = try await manager.refresh()
+        #expect(refreshed.tokens.proofKey == tokens.proofKey && refreshed.tokens.tokenType == "dpop")
+        #expect(try await manager.perform(HTTPRequest(method: .post, url: server.resource("hello"))).status == 200)
+
+        // Every proof the client made had its own jti.
+        let ids = try await server.proofIDs()
+        #expect(!ids.isEmpty && Set(ids).count == ids.count)
+    }
+
+    @Test func resourceNoncesAreSentAfterOneRetryAndANonceLoopEnds() async throws {
+        let (result, provider, configuration, store) = try await signIn(client: "public")
+        let manager = TokenManager(
+            client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
+        let before = try await server.stats()
+        let first = try await manager.perform(HTTPRequest(method: .get, url: server.resource("nonce/items")))
+        #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
+        let error = await #expect(throws: FlowError.self) {
+            _ = try await manager.perform(HTTPRequest(method: .get, url: server.resource("nonce-loop/items")))
+        }
+        #expect(error?.code == .dpop && error?.message.contains("after one retry") == true)
+        let after = try await server.stats()
+        #expect(count(after, "resource_requests", "DPoP") - count(before, "resource_requests", "DPoP") <= 4)
+    }
+
+    @Test func aTokenEndpointNonceIsSentAfterOneRetry() async throws {
+        let (result, _, _, _) = try await signIn(client: "dpop-nonce")
+        #expect(result.session.tokens.isDPoPBound)
+        #expect(count(try await server.stats(), "nonce_demands", "token") >= 1)
+    }
+
+    @Test func aTokenEndpointThatAlwaysDemandsANonceFailsTheSignInClearly() async throws {
+        let error = await #expect(throws: FlowError.self) { _ = try await signIn(client: "dpop-nonce-loop") }
+        #expect(error?.code == .dpop)
+    }
+
+    @Test func aServerThatIgnoresDPoPIsRefusedOrAcceptedAsTheDescriptorSays() async throws {
+        let refusal = await #expect(throws: FlowError.self) { _ = try await signIn(client: "bearer") }
+        #expect(refusal?.message.contains("dpop_bearer_answer") == true)
+        let (result, provider, configuration, store) = try await signIn(
+            client: "bearer", extra: "security:\n  dpop: required\n  dpop_bearer_answer: accept\n")
+        #expect(result.session.tokens.tokenType == "bearer" && !result.session.tokens.isDPoPBound)
+        let manager = TokenManager(
+            client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
+        let answer = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello")))
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("Bearer"))
+    }
+
+    @Test func aClientThatMustPushIsSignedInByPushing() async throws {
+        let (result, _, _, _) = try await signIn(client: "par-required", extra: "")
+        #expect(!result.session.tokens.isDPoPBound, "DPoP is off by default")
+        #expect(result.session.tokens.tokenType == "bearer")
+    }
+
+    @Test func aPushedRequestThatExpiredBeforeTheBrowserCameIsPushedAgain() async throws {
+        let client = try server.client("short-par")
+        let before = count(try await server.stats(), "par_requests", client.clientID)
+        let events = Recorder()
+        let browser = FollowingBrowser(delay: .seconds(4))
+        let (result, _, _, _) = try await signIn(client: "short-par", extra: "", browser: browser, events: events)
+        #expect(result.session.tokens.tokenType == "bearer")
+        #expect(events.values == ["renewed"])
+        #expect(count(try await server.stats(), "par_requests", client.clientID) - before == 2)
+    }
+
+    @Test func gitAndKubectlAreRefusedADPoPBoundSession() async throws {
+        let (result, provider, _, store) = try await signIn(client: "public")
+        let access = SessionAccess(store: store, providers: { _, _ in provider })
+        let error = await #expect(throws: FlowError.self) {
+            _ = try await access.bearerSession(for: result.session.key, tool: "git")
+        }
+        #expect(error?.code == .dpop && error?.message.contains("git cannot send") == true)
+    }
+}

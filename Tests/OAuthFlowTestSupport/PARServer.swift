@@ -1,0 +1,94 @@
+import Foundation
+import OAuthFlow
+import Testing
+
+/// The idpyoidc server `scripts/par-server.sh` starts (Tests/PARServer): pushed authorization requests
+/// (RFC 9126), DPoP-bound tokens (RFC 9449), and a protected resource that verifies DPoP proofs.
+public struct TestPARServer: Decodable, Sendable {
+    public let issuer: String
+    /// The protected resource's base: `hello`, `nonce/…` and `nonce-loop/…` below it.
+    public let resource: URL
+    public let clients: [String: Client]
+
+    /// A client registered there: `confidential`, `public`, `par-required`, `short-par`, `dpop-nonce`,
+    /// `dpop-nonce-loop`, `bearer`.
+    public struct Client: Decodable, Sendable {
+        public let clientID: String
+        public let clientSecret: String?
+        public let authMethod: String
+
+        enum CodingKeys: String, CodingKey {
+            case clientID = "client_id", clientSecret = "client_secret", authMethod = "auth_method"
+        }
+    }
+
+    public static let current: TestPARServer? = TestServiceServer.load("OAUTHFLOW_TEST_PAR_AS")
+    public static var shouldRun: Bool { current != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+    public static let skipReason: Comment = "needs the idpyoidc PAR and DPoP server: run `bash scripts/test.sh`"
+
+    public static func require() throws -> TestPARServer {
+        try #require(current, "OAUTHFLOW_TEST_PAR_AS is not set: the PAR and DPoP server was not started (run `bash scripts/test.sh`)")
+    }
+
+    public func client(_ name: String) throws -> Client {
+        try #require(clients[name], "the PAR server has no client `\(name)`")
+    }
+
+    /// A descriptor for this server, as a newcomer would write it: discovery, and `extra` below.
+    public func descriptor(id: String = "par", methods: [String] = ["client_secret_basic", "none"], extra: String = "") -> TestDescriptor {
+        TestDescriptor(
+            id: id, protocol: .oidc, issuer: issuer, endpoints: [], scopes: ["openid", "profile", "offline_access"],
+            extra: """
+                discovery:
+                  mode: oidc
+                client_auth:
+                  methods: [\(methods.joined(separator: ", "))]
+
+                """ + extra)
+    }
+
+    /// A URL of the protected resource.
+    public func resource(_ path: String) -> URL { resource.appendingPathComponent(path) }
+
+    /// The server's counters (`/test/stats`).
+    public func stats() async throws -> [String: JSONValue] {
+        let url = try #require(URL(string: issuer + "/test/stats"))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: url))
+        return try JSONDecoder().decode([String: JSONValue].self, from: response.body)
+    }
+
+    /// Every proof `jti` the server saw.
+    public func proofIDs() async throws -> [String] {
+        let url = try #require(URL(string: issuer + "/test/jtis"))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: url))
+        let value = try JSONDecoder().decode(JSONValue.self, from: response.body)
+        if case let .array(items) = value { return items.compactMap(\.stringValue) }
+        if case let .object(object) = value, case let .array(items)? = object["jtis"] { return items.compactMap(\.stringValue) }
+        return []
+    }
+}
+
+/// A browser that follows redirects as a real one would (the server signs the user in at once), until a
+/// page that is not a redirect: the loopback receiver's.
+public struct RedirectFollowingBrowser: Sendable {
+    /// Waited before the first request, like a user who comes back late.
+    public var delay: Duration
+
+    public init(delay: Duration = .zero) { self.delay = delay }
+
+    /// Follows `url`'s redirects (at most 8) and returns the last answer's status.
+    @discardableResult
+    public func visit(_ url: URL) async throws -> Int {
+        if delay > .zero { try await Task.sleep(for: delay) }
+        var current = url
+        let transport = DefaultHTTPTransport(timeout: 15)
+        for _ in 0..<8 {
+            let response = try await transport.send(HTTPRequest(method: .get, url: current))
+            guard (300..<400).contains(response.status), let location = response.header("location"),
+                let next = URL(string: location, relativeTo: current)?.absoluteURL
+            else { return response.status }
+            current = next
+        }
+        return 0
+    }
+}
