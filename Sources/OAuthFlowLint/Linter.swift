@@ -26,6 +26,7 @@ public struct Linter: Sendable {
         PKCEMethodS256Rule.self,
         ClientAuthConsistencyRule.self,
         StateWithoutPKCERule.self,
+        PushedAndDPoPRule.self,
         OIDCOpenIDScopeRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,

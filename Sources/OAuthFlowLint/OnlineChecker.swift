@@ -23,6 +23,14 @@ public struct OnlineChecker: Sendable {
             "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."
         ),
         ("online_grant_types", "warning", "A grant type in `grant_types` is missing from the server's `grant_types_supported`."),
+        (
+            "online_pushed", "warning / info",
+            "RFC 9126: the server requires pushed authorization requests and the descriptor says `pushed: never` (the engine pushes anyway), or `pushed: always` and neither side names the endpoint (a warning); the server offers them and the descriptor never uses them (info)."
+        ),
+        (
+            "online_dpop", "warning / info",
+            "RFC 9449: `security.dpop` is `required` and the server lists no `dpop_signing_alg_values_supported`, or none in common with the descriptor's (a warning); `if_supported` where the server lists none, or `never` where it does (info)."
+        ),
         ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
     ]
 
@@ -131,6 +139,7 @@ public struct OnlineChecker: Sendable {
                     ))
             }
         }
+        findings += pushedAndDPoP(descriptor, metadata, diagnostic)
         let advertised = metadata.authorizationResponseIssParameterSupported == true
         switch descriptor.security.issParameter {
         case .absent where advertised:
@@ -149,6 +158,67 @@ public struct OnlineChecker: Sendable {
                 diagnostic(
                     "online_iss_parameter", .warning, ["security", "iss_parameter"],
                     "`iss_parameter: required`, but the server does not advertise authorization_response_iss_parameter_supported"))
+        default:
+            break
+        }
+        return findings
+    }
+
+    /// `online_pushed` and `online_dpop`: the descriptor's RFC 9126 and RFC 9449 settings against the document.
+    private func pushedAndDPoP(
+        _ descriptor: ProviderDescriptor, _ metadata: ServerMetadata,
+        _ diagnostic: (String, Severity, [String], String) -> Diagnostic
+    ) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
+        let endpoint = descriptor.endpoints.pushedAuthorization != nil || metadata.pushedAuthorizationRequestEndpoint != nil
+        switch descriptor.authorization.pushed {
+        case .never where metadata.requirePushedAuthorizationRequests == true:
+            findings.append(
+                diagnostic(
+                    "online_pushed", .warning, ["authorization", "pushed"],
+                    "the server requires pushed authorization requests (require_pushed_authorization_requests); OAuthFlow pushes them whatever `pushed: never` says"
+                ))
+        case .never where metadata.pushedAuthorizationRequestEndpoint != nil:
+            findings.append(
+                diagnostic(
+                    "online_pushed", .info, ["authorization", "pushed"],
+                    "the server takes pushed authorization requests (RFC 9126); `pushed: if_supported` would keep the parameters out of the browser"))
+        case .always where !endpoint:
+            findings.append(
+                diagnostic(
+                    "online_pushed", .warning, ["authorization", "pushed"],
+                    "`pushed: always`, but the server names no pushed_authorization_request_endpoint and neither does the descriptor"))
+        default:
+            break
+        }
+        let offered = metadata.dpopSigningAlgValuesSupported ?? []
+        let allowed = descriptor.security.dpopSigningAlgs
+        switch descriptor.security.dpop {
+        case .required where offered.isEmpty:
+            findings.append(
+                diagnostic(
+                    "online_dpop", .warning, ["security", "dpop"],
+                    "`dpop: required`, but the server does not list dpop_signing_alg_values_supported: it may not bind tokens (see `dpop_bearer_answer`)"
+                ))
+        case .required, .ifSupported:
+            if !offered.isEmpty, !allowed.contains(where: offered.contains) {
+                findings.append(
+                    diagnostic(
+                        "online_dpop", descriptor.security.dpop == .required ? .warning : .info, ["security", "dpop_signing_alg_values_supported"],
+                        "the server signs DPoP proofs with \(offered.joined(separator: ", ")), none of which the descriptor allows (\(allowed.joined(separator: ", ")))"
+                    ))
+            } else if offered.isEmpty {
+                findings.append(
+                    diagnostic(
+                        "online_dpop", .info, ["security", "dpop"],
+                        "the server lists no dpop_signing_alg_values_supported: with `if_supported`, tokens stay Bearer tokens"))
+            }
+        case .never where !offered.isEmpty:
+            findings.append(
+                diagnostic(
+                    "online_dpop", .info, ["security", "dpop"],
+                    "the server supports DPoP (\(offered.joined(separator: ", "))); `dpop: if_supported` would bind tokens to a key (git and kubectl then cannot use them)"
+                ))
         default:
             break
         }

@@ -356,7 +356,8 @@ import PostgresNIO
     @Test func swiftExamplesAreCompiledByTests() throws {
         let sources = try ["Tests/OAuthFlowDocumentationTests/DocExampleTests.swift", "Tests/OAuthFlowDocumentationTests/ReadmeExampleTests.swift",
                            "Tests/OAuthFlowDocumentationTests/DocWebExample.swift",
-                           "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift"].map {
+                           "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

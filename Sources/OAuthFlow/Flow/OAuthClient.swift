@@ -123,13 +123,18 @@ public actor OAuthClient {
         return pending
     }
 
-    /// The provider an authorization request is built for: discovered when discovery may add the
-    /// authorization endpoint, the pushed request endpoint and requirement, or DPoP's algorithms.
+    /// The provider an authorization request is built for. Discovery runs first only when the request needs it:
+    /// no authorization endpoint in the descriptor, `pushed: always` without `endpoints.pushed_authorization`, or
+    /// `dpop: if_supported`. A provider with static endpoints otherwise starts offline, and pushes with
+    /// `if_supported` when its descriptor names the endpoint or it was discovered before (as
+    /// ``ProviderRegistry/resolve(_:variables:discovery:)`` does).
     private func providerForAuthorization() async throws -> Provider {
         guard provider.usesDiscovery else { return provider }
+        let policy = provider.policy
         let mayNeed =
-            provider.endpoints.authorization == nil || provider.policy.pushedAuthorization != .never || provider.policy.dpop.use != .never
-        return mayNeed ? try await discoveredProvider() : provider
+            provider.endpoints.authorization == nil || policy.pushedAuthorization == .always && provider.endpoints.pushedAuthorization == nil
+            || policy.dpop.use == .ifSupported
+        return mayNeed ? try await discoveredProvider() : (complete ?? provider)
     }
 
     /// Pushes the authorization request (RFC 9126 §2) and builds the URL the browser opens from the answer.

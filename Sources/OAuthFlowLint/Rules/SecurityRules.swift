@@ -234,3 +234,52 @@ public struct ClientAuthConsistencyRule: LintRule {
         return diagnostics
     }
 }
+
+/// RFC 9126 and RFC 9449 settings that cannot work as written.
+public struct PushedAndDPoPRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "pushed_and_dpop", name: "Pushed requests and DPoP",
+        summary:
+            "`authorization.pushed: always` needs a pushed authorization request endpoint (`endpoints.pushed_authorization`, or discovery); `security.dpop` other than `never` needs at least one algorithm; `dpop_bearer_answer` and `dpop_signing_alg_values_supported` do nothing with `dpop: never` (a warning).",
+        severity: .error,
+        triggering: [
+            Examples.valid + "authorization:\n  pushed: always\n",
+            Examples.valid + "security:\n  dpop: required\n  dpop_signing_alg_values_supported: []\n",
+            Examples.valid + "security:\n  dpop_bearer_answer: accept\n",
+        ],
+        nonTriggering: [
+            Examples.valid + "authorization:\n  pushed: always\ndiscovery:\n  mode: oidc\n",
+            Examples.valid + "security:\n  dpop: required\n  dpop_bearer_answer: accept\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        var diagnostics: [Diagnostic] = []
+        let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        if descriptor.authorization.pushed == .always, descriptor.endpoints.pushedAuthorization == nil, !discovers {
+            diagnostics.append(
+                diagnostic(
+                    file, ["authorization", "pushed"],
+                    "`pushed: always`, but there is no pushed authorization request endpoint: set `endpoints.pushed_authorization` or use discovery"))
+        }
+        let security = descriptor.security
+        if security.dpop != .never, security.dpopSigningAlgs.isEmpty {
+            diagnostics.append(
+                diagnostic(
+                    file, ["security", "dpop_signing_alg_values_supported"], "DPoP is on, but no algorithm is listed for its keys"))
+        }
+        if security.dpop == .never {
+            for (key, present) in [
+                ("dpop_bearer_answer", file.document.node(at: ["security", "dpop_bearer_answer"]) != nil),
+                ("dpop_signing_alg_values_supported", file.document.node(at: ["security", "dpop_signing_alg_values_supported"]) != nil),
+            ] where present {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["security", key], "`\(key)` has no effect while `security.dpop` is `never` (its default)", atKey: true,
+                        severity: .warning))
+            }
+        }
+        return diagnostics
+    }
+}
