@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // Benchmarks live in their own package so that `swift test` never builds or times them.
-// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark);
+// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark, DPoPBenchmark);
 // bash Benchmarks/service-tokens.sh runs ServiceTokenBenchmark against its token server.
 import PackageDescription
 
@@ -23,6 +23,10 @@ let package = Package(
         .executableTarget(
             name: "ServiceTokenBenchmark",
             dependencies: [.product(name: "OAuthFlow", package: "OAuthFlow")]
+        ),
+        .executableTarget(
+            name: "DPoPBenchmark",
+            dependencies: [.product(name: "OAuthFlow", package: "OAuthFlow"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .executableTarget(
             name: "RegistryBenchmark",

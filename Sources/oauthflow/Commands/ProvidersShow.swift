@@ -40,6 +40,11 @@ extension OAuthFlowCommand.Providers {
             let state: Bool
             let nonce: Bool
             let issParameter: String
+            /// `authorization.pushed` (RFC 9126).
+            let pushed: String
+            /// `security.dpop` (RFC 9449), and the key algorithms in order.
+            let dpop: String
+            let dpopAlgorithms: [String]
             let redirect: String
             let resources: [Resource]
 
@@ -48,7 +53,7 @@ extension OAuthFlowCommand.Providers {
                 case offlineScopes = "offline_scopes", offlineParams = "offline_params", extraParams = "extra_params"
                 case tokenBodyEncoding = "token_body_encoding", clientAuth = "client_auth", pkce, state, nonce
                 case grantTypes = "grant_types", assertionAudience = "assertion_audience", serviceTarget = "service_target"
-                case issParameter = "iss_parameter", redirect, resources
+                case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms"
             }
         }
 
@@ -69,7 +74,8 @@ extension OAuthFlowCommand.Providers {
                     assertionAudience: policy.clientAuthMethods.contains(where: \.usesAssertion) ? policy.clientAssertion.audience.rawValue : nil,
                     serviceTarget: policy.grantTypes.contains(.clientCredentials) ? policy.serviceTokens.target.rawValue : nil,
                     pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
-                    issParameter: policy.issParameter.rawValue,
+                    issParameter: policy.issParameter.rawValue, pushed: policy.pushedAuthorization.rawValue, dpop: policy.dpop.use.rawValue,
+                    dpopAlgorithms: policy.dpop.algorithms.map(\.rawValue),
                     redirect: provider.loopback.display, resources: provider.resources.entries)
                 if json {
                     Output.stdoutExact(try Output.json(summary))
@@ -102,6 +108,13 @@ extension OAuthFlowCommand.Providers {
                 lines.append(
                     "  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)"
                 )
+                lines.append("  pushed authorization requests: \(summary.pushed)")
+                if summary.dpop != "never" {
+                    lines.append(
+                        "  DPoP: \(summary.dpop), keys \(summary.dpopAlgorithms.joined(separator: ", ")); git and kubectl cannot use bound tokens")
+                } else {
+                    lines.append("  DPoP: never (Bearer tokens)")
+                }
                 lines.append("  redirect: \(summary.redirect)")
                 for resource in provider.resources.entries {
                     lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")

@@ -60,3 +60,45 @@ struct WebSignInEndToEndTests {
         }
     }
 }
+
+/// The web routes against the idpyoidc PAR and DPoP server: the start route pushes the request, the
+/// browser is sent with only `client_id` and `request_uri`, and the tokens come back DPoP-bound.
+@Suite(.enabled(if: TestPARServer.shouldRun, TestPARServer.skipReason))
+struct PushedWebSignInEndToEndTests {
+    @Test func theStartRoutePushesAndTheCallbackGetsBoundTokens() async throws {
+        let server = try TestPARServer.require()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        _ = try directory.write("par.yaml", server.descriptor(id: "par", extra: "authorization:\n  pushed: always\nsecurity:\n  dpop: required\n").yaml)
+        let registry = try ProviderRegistry.load(directories: [directory.url], includeBundled: false)
+        let client = try server.client("confidential")
+        let web = try WebSignIn(
+            registry: registry,
+            enable: ["par": .init(clientID: client.clientID, clientSecret: client.clientSecret.map(Secret.init))],
+            origin: URL(string: "http://localhost:8080")!, keyring: SessionKeyring(current: WebSignInTests.keyA))
+        let log = WebSignInTests.SignInLog()
+        let router = Router()
+        router.addSignInRoutes(web) { result, _, _ in
+            log.append(result)
+            return Response(status: .seeOther, headers: [.location: result.returnTo])
+        }
+        try await Application(router: router).test(.router) { app in
+            let started = try await WebSignInTests().start(app, "par", returnTo: "/after")
+            let location = try #require(URL(string: started.location))
+            let items = try #require(URLComponents(url: location, resolvingAgainstBaseURL: false)?.queryItems)
+            #expect(Set(items.map(\.name)) == ["client_id", "request_uri"], "\(location)")
+            // The server signs the user in at once and redirects to the callback route.
+            let answer = try await DefaultHTTPTransport(timeout: 10).send(OAuthFlow.HTTPRequest(method: .get, url: location))
+            let callback = try #require(answer.header("location").flatMap(URL.init(string:)), "HTTP \(answer.status)")
+            let query = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+            let (status, page, headers) = try await WebSignInTests().callback(
+                app, "par", query: query, cookie: "\(started.cookieName)=\(started.cookieValue)")
+            #expect(status == .seeOther, "\(page)")
+            #expect(headers[.location] == "/after")
+            let result = try #require(log.all.first)
+            #expect(result.tokens.isDPoPBound && result.tokens.tokenType == "dpop")
+            let hello = try await result.tokens.send(OAuthFlow.HTTPRequest(method: .get, url: server.resource("hello")))
+            #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
+        }
+    }
+}
