@@ -2,7 +2,8 @@
 # Runs the test authorization servers on 127.0.0.1 until Ctrl-C, for trying things by hand: Django
 # OAuth Toolkit (sign-in, the CLI, the web example in Examples/WebSignIn/README.md), and the two
 # service-token servers, Authlib (client credentials, JWT bearer, JWT and mutual-TLS client
-# authentication) and idpyoidc (token exchange).
+# authentication) and idpyoidc (token exchange), and idpyoidc again with pushed authorization
+# requests and DPoP (Tests/PARServer).
 #
 # Usage: bash scripts/test-server.sh [WEB_PORT]
 #   Registers the web example's redirect URI for http://localhost:WEB_PORT (default 8080),
@@ -14,21 +15,25 @@ root=$(pwd)
 source "$root/scripts/authorization-server.sh"
 source "$root/scripts/service-server.sh"
 source "$root/scripts/exchange-server.sh"
+source "$root/scripts/par-server.sh"
 install_authorization_server
 install_service_server
 install_exchange_server
+install_par_server
 export OAUTHFLOW_WEB_PORT="${1:-8080}"
 state="$root/.build/test-server"
 rm -rf "$state"
 mkdir -p "$state"
-trap 'kill "$as_pid" "$service_pid" "$exchange_pid" 2>/dev/null || true' EXIT INT TERM
-mkdir -p "$state/service" "$state/exchange"
+trap 'kill "$as_pid" "$service_pid" "$exchange_pid" "$par_pid" 2>/dev/null || true' EXIT INT TERM
+mkdir -p "$state/service" "$state/exchange" "$state/par"
 launch_authorization_server "$state"
 launch_service_server "$state/service"
 launch_exchange_server "$state/exchange"
+launch_par_server "$state/par"
 await_authorization_server
 await_service_server
 await_exchange_server
+await_par_server
 echo "$as_port" >"$state/port"
 cat <<EOT
 Django OAuth Toolkit: http://127.0.0.1:$as_port/o/ (user alice, password wonderland-test-password)
@@ -40,6 +45,8 @@ Service tokens (Authlib): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFL
   clients, their secrets and key files: $OAUTHFLOW_TEST_SERVICE_AS (Tests/ServiceServer/README.md)
 Token exchange (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_EXCHANGE_AS" | head -1)
   clients and subject tokens: $OAUTHFLOW_TEST_EXCHANGE_AS
+PAR and DPoP (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_PAR_AS" | head -1)
+  clients and the DPoP-checking resource: $OAUTHFLOW_TEST_PAR_AS (Tests/PARServer/README.md)
 Ctrl-C stops them.
 EOT
 wait "$as_pid"

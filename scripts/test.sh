@@ -6,7 +6,8 @@
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
-#    and idpyoidc (Tests/ExchangeServer: token exchange), each in its own virtualenv under .build.
+#    and idpyoidc (Tests/ExchangeServer: token exchange; Tests/PARServer: pushed authorization
+#    requests and DPoP, with a proof-checking resource), each in its own virtualenv under .build.
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
@@ -37,6 +38,7 @@ fi
 source "$root/scripts/authorization-server.sh"
 source "$root/scripts/service-server.sh"
 source "$root/scripts/exchange-server.sh"
+source "$root/scripts/par-server.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
 
@@ -53,6 +55,7 @@ fi
 install_authorization_server
 install_service_server
 install_exchange_server
+install_par_server
 
 # --- build while the server starts -----------------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
@@ -60,7 +63,7 @@ git_pid=""
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$git_pid" "$as_pid" "$service_pid" "$exchange_pid"; do
+    for pid in "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$par_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -92,9 +95,10 @@ run_tests() {
 # The web example's port, chosen now: DOT registers its redirect URI at bootstrap.
 export OAUTHFLOW_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 launch_authorization_server "$state"
-mkdir -p "$state/service" "$state/exchange"
+mkdir -p "$state/service" "$state/exchange" "$state/par"
 launch_service_server "$state/service"
 launch_exchange_server "$state/exchange"
+launch_par_server "$state/par"
 
 swift build --build-tests
 
@@ -102,6 +106,7 @@ await_authorization_server
 port=$as_port
 await_service_server
 await_exchange_server
+await_par_server
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
 if ! command -v git >/dev/null 2>&1; then

@@ -38,15 +38,16 @@ struct PushedAndDPoPEndToEndTests {
     init() throws {
         server = try TestPARServer.require()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("par-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Token directories must be 0700: the store refuses anything wider.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     func signIn(
-        client name: String, extra: String = "security:\n  dpop: required\n", browser: FollowingBrowser = FollowingBrowser(),
+        client name: String, security: [String] = ["dpop: required"], browser: FollowingBrowser = FollowingBrowser(),
         events: Recorder = Recorder()
     ) async throws -> (SignInResult, Provider, ClientConfiguration, FileTokenStore) {
         let client = try server.client(name)
-        let provider = try await server.descriptor(id: "par-\(name)", extra: extra).provider().discovered(with: DiscoveryClient())
+        let provider = try await server.descriptor(id: "par-\(name)", security: security).provider().discovered(with: DiscoveryClient())
         let store = FileTokenStore(directory: directory)
         let result = try await LoopbackSignIn(store: store, browser: browser).signIn(
             to: provider,
@@ -112,15 +113,14 @@ struct PushedAndDPoPEndToEndTests {
         let (result, provider, configuration, store) = try await signIn(client: "public")
         let manager = TokenManager(
             client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
-        let before = try await server.stats()
         let first = try await manager.perform(HTTPRequest(method: .get, url: server.resource("nonce/items")))
         #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
         let error = await #expect(throws: FlowError.self) {
             _ = try await manager.perform(HTTPRequest(method: .get, url: server.resource("nonce-loop/items")))
         }
+        // That it stopped after exactly one retry is DPoPTests' count; here the real server's demands end it.
         #expect(error?.code == .dpop && error?.message.contains("after one retry") == true)
-        let after = try await server.stats()
-        #expect(count(after, "resource_requests", "DPoP") - count(before, "resource_requests", "DPoP") <= 4)
+        #expect(count(try await server.stats(), "nonce_demands", "resource") >= 1)
     }
 
     @Test func aTokenEndpointNonceIsSentAfterOneRetry() async throws {
@@ -138,7 +138,7 @@ struct PushedAndDPoPEndToEndTests {
         let refusal = await #expect(throws: FlowError.self) { _ = try await signIn(client: "bearer") }
         #expect(refusal?.message.contains("dpop_bearer_answer") == true)
         let (result, provider, configuration, store) = try await signIn(
-            client: "bearer", extra: "security:\n  dpop: required\n  dpop_bearer_answer: accept\n")
+            client: "bearer", security: ["dpop: required", "dpop_bearer_answer: accept"])
         #expect(result.session.tokens.tokenType == "bearer" && !result.session.tokens.isDPoPBound)
         let manager = TokenManager(
             client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
@@ -148,7 +148,7 @@ struct PushedAndDPoPEndToEndTests {
     }
 
     @Test func aClientThatMustPushIsSignedInByPushing() async throws {
-        let (result, _, _, _) = try await signIn(client: "par-required", extra: "")
+        let (result, _, _, _) = try await signIn(client: "par-required", security: [])
         #expect(!result.session.tokens.isDPoPBound, "DPoP is off by default")
         #expect(result.session.tokens.tokenType == "bearer")
     }
@@ -158,7 +158,7 @@ struct PushedAndDPoPEndToEndTests {
         let before = count(try await server.stats(), "par_requests", client.clientID)
         let events = Recorder()
         let browser = FollowingBrowser(delay: .seconds(4))
-        let (result, _, _, _) = try await signIn(client: "short-par", extra: "", browser: browser, events: events)
+        let (result, _, _, _) = try await signIn(client: "short-par", security: [], browser: browser, events: events)
         #expect(result.session.tokens.tokenType == "bearer")
         #expect(events.values == ["renewed"])
         #expect(count(try await server.stats(), "par_requests", client.clientID) - before == 2)

@@ -14,7 +14,7 @@ struct PostgresDPoPTests {
         let server = try TestPARServer.require()
         let table = TestPostgres.freshTable()
         let registered = try server.client("public")
-        let provider = try await server.descriptor(id: "par-pg", extra: "security:\n  dpop: required\n").provider().discovered(with: DiscoveryClient())
+        let provider = try await server.descriptor(id: "par-pg", security: ["dpop: required"]).provider().discovered(with: DiscoveryClient())
         let configuration = ClientConfiguration(
             clientID: registered.clientID, redirectURI: try #require(URL(string: "http://127.0.0.1:9/callback")), authMethod: .none)
 

@@ -34,17 +34,24 @@ public struct TestPARServer: Decodable, Sendable {
         try #require(clients[name], "the PAR server has no client `\(name)`")
     }
 
-    /// A descriptor for this server, as a newcomer would write it: discovery, and `extra` below.
-    public func descriptor(id: String = "par", methods: [String] = ["client_secret_basic", "none"], extra: String = "") -> TestDescriptor {
-        TestDescriptor(
-            id: id, protocol: .oidc, issuer: issuer, endpoints: [], scopes: ["openid", "profile", "offline_access"],
-            extra: """
-                discovery:
-                  mode: oidc
-                client_auth:
-                  methods: [\(methods.joined(separator: ", "))]
+    /// A descriptor for this server, as a newcomer would write it: discovery, offline access (which idpyoidc
+    /// grants only with `prompt=consent`, OpenID Connect Core §11), `pushed` when given, and `security` lines.
+    public func descriptor(
+        id: String = "par", methods: [String] = ["client_secret_basic", "none"], pushed: String? = nil, security: [String] = []
+    ) -> TestDescriptor {
+        var extra = """
+            discovery:
+              mode: oidc
+            client_auth:
+              methods: [\(methods.joined(separator: ", "))]
+            authorization:
+              extra_params:
+                prompt: consent
 
-                """ + extra)
+            """
+        if let pushed { extra += "  pushed: \(pushed)\n" }
+        if !security.isEmpty { extra += "security:\n" + security.map { "  \($0)\n" }.joined() }
+        return TestDescriptor(id: id, protocol: .oidc, issuer: issuer, endpoints: [], scopes: ["openid", "profile", "offline_access"], extra: extra)
     }
 
     /// A URL of the protected resource.

@@ -553,11 +553,14 @@ public actor OAuthClient {
         let method = try configuration.authenticationMethod(for: provider)
         var endpoint = endpoint
         var identity: TLSClientIdentity?
+        // A pushed authorization request already names the client (RFC 9126 §2.1): never twice.
+        let named = fields.contains { $0.0 == "client_id" }
+        let clientID = named ? [] : [("client_id", configuration.clientID)]
         switch method {
         case .none:
-            fields.append(("client_id", configuration.clientID))
+            fields += clientID
         case .clientSecretPost:
-            fields.append(("client_id", configuration.clientID))
+            fields += clientID
             if let secret = configuration.clientSecret { fields.append(("client_secret", secret.value)) }
         case .clientSecretBasic:
             guard let secret = configuration.clientSecret else {
@@ -572,10 +575,10 @@ public actor OAuthClient {
             let assertion = try await ClientAssertion.make(
                 clientID: configuration.clientID, audience: try assertionAudience(endpoint: endpoint), key: key,
                 secret: configuration.clientSecret, now: clock.now())
-            fields += [("client_id", configuration.clientID), ("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
+            fields += clientID + [("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
         case .tlsClientAuth, .selfSignedTLSClientAuth:
             // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
-            fields.append(("client_id", configuration.clientID))
+            fields += clientID
             identity = configuration.tlsIdentity
             if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
             guard endpoint.scheme?.lowercased() == "https" else {
