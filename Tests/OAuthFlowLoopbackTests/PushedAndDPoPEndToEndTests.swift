@@ -109,6 +109,28 @@ struct PushedAndDPoPEndToEndTests {
         #expect(!ids.isEmpty && Set(ids).count == ids.count)
     }
 
+    @Test func aReplayedProofOrAProofForAnotherURLIsRefusedByTheResourceServer() async throws {
+        let (result, _, _, _) = try await signIn(client: "public")
+        let tokens = result.session.tokens
+        let recording = RecordingTransport()
+        let first = try await tokens.send(HTTPRequest(method: .get, url: server.resource("hello")), transport: recording)
+        #expect(first.status == 200)
+        let sent = try #require(recording.requests.last)
+        // An attacker who saw the request sends it again, proof and all.
+        let replay = try await DefaultHTTPTransport().send(sent)
+        #expect(replay.status == 401)
+        #expect(replay.header("www-authenticate")?.contains("invalid_dpop_proof") == true, "\(replay.headers)")
+        // The same token with that proof, at another URL or with another method.
+        var elsewhere = sent
+        elsewhere.url = server.resource("hello/other")
+        #expect(try await DefaultHTTPTransport().send(elsewhere).status == 401)
+        var posted = sent
+        posted.method = .post
+        #expect(try await DefaultHTTPTransport().send(posted).status == 401)
+        let refused = try await server.stats()
+        #expect(count(refused, "proofs_refused", "replay") >= 1)
+    }
+
     @Test func resourceNoncesAreSentAfterOneRetryAndANonceLoopEnds() async throws {
         let (result, provider, configuration, store) = try await signIn(client: "public")
         let manager = TokenManager(
