@@ -54,6 +54,25 @@ private struct DocumentServer: HTTPTransport {
         #expect(diagnostics.first { $0.ruleID == "online_iss_parameter" }?.severity == .warning, "\(diagnostics)")
     }
 
+    @Test func pushedRequestsAndDPoPAreComparedWithTheDocument() async throws {
+        func findings(_ yaml: String, _ extra: String) async -> [String: Severity] {
+            let document = supportsRFC9207.replacingOccurrences(of: "\"authorization_response_iss_parameter_supported\": true", with: extra)
+            let diagnostics = await OnlineChecker(transport: DocumentServer(document: document)).check(file(minimal + "\n" + yaml))
+            return Dictionary(diagnostics.filter { ["online_pushed", "online_dpop"].contains($0.ruleID) }.map { ($0.ruleID, $0.severity) }) { first, _ in first }
+        }
+        // A server that requires pushed requests, and a descriptor that says never: a warning (the engine pushes anyway).
+        #expect(await findings("authorization:\n  pushed: never\n", #""require_pushed_authorization_requests": true, "pushed_authorization_request_endpoint": "https://auth.example.com/par""#)["online_pushed"] == .warning)
+        // `always` with no endpoint anywhere: a warning; with the server's endpoint: nothing.
+        #expect(await findings("authorization:\n  pushed: always\n", #""token_endpoint_auth_methods_supported": ["none"]"#)["online_pushed"] == .warning)
+        #expect(await findings("authorization:\n  pushed: always\n", #""pushed_authorization_request_endpoint": "https://auth.example.com/par""#)["online_pushed"] == nil)
+        // DPoP required where the server lists no algorithms, or none in common: warnings.
+        #expect(await findings("security:\n  dpop: required\n", #""token_endpoint_auth_methods_supported": ["none"]"#)["online_dpop"] == .warning)
+        #expect(await findings("security:\n  dpop: required\n", #""dpop_signing_alg_values_supported": ["EdDSA"]"#)["online_dpop"] == .warning)
+        #expect(await findings("security:\n  dpop: required\n", #""dpop_signing_alg_values_supported": ["ES256"]"#)["online_dpop"] == nil)
+        // A server that supports DPoP, a descriptor that never uses it: advice.
+        #expect(await findings("", #""dpop_signing_alg_values_supported": ["ES256"]"#)["online_dpop"] == .info)
+    }
+
     @Test func severitiesOrderAdviceBelowWarnings() {
         #expect(Severity.info < .warning && Severity.warning < .error)
     }

@@ -85,8 +85,10 @@ struct PushedAndDPoPEndToEndTests {
         #expect(count(stats, "authorization_requests", client.clientID, "plain") == 0, "the browser never carried the parameters")
 
         // The session as stored has the key: another manager (another process) uses it.
+        let recording = RecordingTransport()
         let manager = TokenManager(
-            client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
+            client: OAuthClient(provider: provider, configuration: configuration, transport: recording), store: store, key: result.session.key,
+            transport: recording)
         let hello = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
         #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
         let answer = try JSONDecoder().decode([String: JSONValue].self, from: hello.body)
@@ -104,9 +106,12 @@ struct PushedAndDPoPEndToEndTests {
         #expect(refreshed.tokens.proofKey == tokens.proofKey && refreshed.tokens.tokenType == "dpop")
         #expect(try await manager.perform(HTTPRequest(method: .post, url: server.resource("hello"))).status == 200)
 
-        // Every proof the client made had its own jti.
-        let ids = try await server.proofIDs()
-        #expect(!ids.isEmpty && Set(ids).count == ids.count)
+        // Every proof the client made had its own jti, and the server saw each of them.
+        let ids = recording.requests.compactMap { request in
+            request.headers["DPoP"].flatMap { try? IDTokenValidator.decodeUnverified($0).claims["jti"]?.stringValue }
+        }
+        #expect(ids.count >= 4 && Set(ids).count == ids.count, "\(ids)")
+        #expect(Set(ids).isSubset(of: Set(try await server.proofIDs())))
     }
 
     @Test func aReplayedProofOrAProofForAnotherURLIsRefusedByTheResourceServer() async throws {

@@ -158,6 +158,80 @@ import Testing
     }
 }
 
+/// DPoP on the requests outside a browser sign-in: service tokens, the device grant, revocation.
+@Suite struct DPoPGrantTests {
+    static func json(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+    }
+
+    /// The `jkt` of a request's proof, or "none".
+    static func proofKey(_ request: HTTPRequest) -> String {
+        guard let proof = request.headers["DPoP"], let (header, _) = try? IDTokenValidator.decodeUnverified(proof),
+            case let .object(jwk)? = header["jwk"]
+        else { return "none" }
+        return DPoPKey.thumbprint(of: jwk.compactMapValues(\.stringValue))
+    }
+
+    @Test func serviceTokensAreBoundAndSentWithProofs() async throws {
+        let seen = Recorder()
+        let transport = ScriptedTransport { request, _ in
+            seen.add("\(request.url.path) \(request.headers["Authorization"]?.prefix(5) ?? "-") \(Self.proofKey(request) == "none" ? "no proof" : "proof")")
+            if request.url.path == "/token" { return Self.json(200, #"{"access_token":"svc","token_type":"DPoP","expires_in":300}"#) }
+            return HTTPResponse(status: 200)
+        }
+        let provider = try TestDescriptor(
+            extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\nsecurity:\n  dpop: required\n"
+        ).provider()
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), transport: transport)
+        let tokens = ServiceTokens(client: client, store: InMemoryTokenStore())
+        let answer = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/orders")!), transport: transport)
+        #expect(answer.status == 200)
+        #expect(seen.values == ["/token Basic proof", "/orders DPoP  proof"])
+    }
+
+    @Test func devicePollsAllCarryProofsFromOneKeyAndTheTokensAreBoundToIt() async throws {
+        let keys = Recorder()
+        let transport = ScriptedTransport { request, n in
+            if request.url.path == "/device" {
+                return Self.json(200, #"{"device_code":"dc","user_code":"ABCD","verification_uri":"https://auth.example.com/activate","expires_in":600,"interval":1}"#)
+            }
+            keys.add(Self.proofKey(request))
+            return n == 1
+                ? Self.json(400, #"{"error":"authorization_pending"}"#)
+                : Self.json(200, #"{"access_token":"at","token_type":"DPoP","expires_in":300}"#)
+        }
+        let provider = try TestDescriptor(
+            extra: "grant_types: [urn:ietf:params:oauth:grant-type:device_code]\nsecurity:\n  dpop: required\n"
+        ).with(endpoints: [("device_authorization", "https://auth.example.com/device")]).provider()
+        let client = OAuthClient(
+            provider: provider, configuration: ClientConfiguration(clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!),
+            transport: transport)
+        let tokens = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization(), sleeper: NoWait())
+        #expect(keys.values.count == 2 && Set(keys.values).count == 1 && keys.values[0] != "none")
+        #expect(tokens.proofKey?.thumbprint == keys.values[0])
+    }
+
+    @Test func revocationCarriesAProofFromTheSessionsKey() async throws {
+        let keys = Recorder()
+        let transport = ScriptedTransport { request, _ in
+            keys.add(Self.proofKey(request))
+            return HTTPResponse(status: 200)
+        }
+        let provider = try TestDescriptor().with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
+        let client = OAuthClient(
+            provider: provider, configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!),
+            transport: transport)
+        let key = try DPoPKey.generate()
+        try await client.revoke(Secret("rt"), kind: .refreshToken, proofKey: key)
+        try await client.revoke(Secret("at"), kind: .accessToken)
+        #expect(keys.values == [key.thumbprint, "none"])
+    }
+
+    struct NoWait: Sleeper {
+        func sleep(seconds: TimeInterval) async throws {}
+    }
+}
+
 /// Collects strings from concurrent closures.
 final class Recorder: @unchecked Sendable {
     private let lock = NSLock()
