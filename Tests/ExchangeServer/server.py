@@ -7,7 +7,7 @@ access tokens); this file is its configuration and a small HTTP front on 127.0.0
     python server.py STATE_DIR
 
 creates the server's keys and clients in STATE_DIR, binds a free port on 127.0.0.1 and, once it
-serves, writes STATE_DIR/exchange-server.json 0600 (what the tests read, see write_description; it
+serves, writes STATE_DIR/exchange-server.json 0600 (what the tests read, see description(); it
 holds the client secrets).
 
 HTTP:
@@ -33,19 +33,13 @@ import json
 import logging
 import os
 import secrets
-import signal
-import socketserver
 import sys
 import threading
 import time
 from urllib.parse import parse_qs
-from wsgiref.simple_server import WSGIRequestHandler
-from wsgiref.simple_server import WSGIServer
-from wsgiref.simple_server import make_server
 
 from cryptography.hazmat.primitives import serialization
 from cryptojwt.jwk.rsa import new_rsa_key
-from cryptojwt.key_jar import KeyJar
 from idpyoidc.message import Message
 from idpyoidc.message.oauth2 import ResponseMessage
 from idpyoidc.message.oidc import AuthorizationRequest
@@ -53,6 +47,10 @@ from idpyoidc.server import Server
 from idpyoidc.server.authn_event import create_authn_event
 from idpyoidc.server.configure import ASConfiguration
 from idpyoidc.server.exception import ClientAuthenticationError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "IdpyFront"))
+import idpy_front  # noqa: E402
+from idpy_front import write_private  # noqa: E402
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
@@ -176,13 +174,6 @@ def server_configuration(issuer):
             },
         },
     }
-
-
-def write_private(path, text):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
 
 
 class Clients:
@@ -396,23 +387,12 @@ class App:
 
 def read_body(environ):
     try:
-        length = int(environ.get("CONTENT_LENGTH") or 0)
+        return idpy_front.read_body(environ)
     except ValueError:
-        length = 0
-    return environ["wsgi.input"].read(length).decode("utf-8") if length > 0 else ""
+        return ""
 
 
-class ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = False
-
-
-class QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args):
-        log.info("%s %s", self.address_string(), format % args)
-
-
-def write_description(path, issuer, clients):
+def description(issuer, clients):
     description = {
         "issuer": issuer,
         "discovery": issuer + "/.well-known/openid-configuration",
@@ -427,47 +407,16 @@ def write_description(path, issuer, clients):
         "resources": RESOURCES,
         "clients": clients.describe(),
     }
-    # 0600: it holds the client secrets. Written whole, then renamed into place.
-    temporary = path + ".tmp"
-    write_private(temporary, json.dumps(description, indent=2) + "\n")
-    os.replace(temporary, path)
+    return description
 
 
-def main():
-    if len(sys.argv) != 2:
-        print("usage: server.py STATE_DIR", file=sys.stderr)
-        return 2
-    state = os.path.abspath(sys.argv[1])
-    os.makedirs(state, exist_ok=True)
-    logging.basicConfig(
-        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-    )
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-
-    httpd = make_server(
-        "127.0.0.1", 0, lambda e, s: [], server_class=ThreadingServer, handler_class=QuietHandler
-    )
-    port = httpd.server_address[1]
-    issuer = f"http://127.0.0.1:{port}"
-
-    keyjar = KeyJar()
-    signing = new_rsa_key(key_size=2048, kid="exchange-as-" + secrets.token_hex(4), use="sig")
-    signing.alg = "RS256"
-    keyjar.add_keys("", [signing])
-    keyjar.add_keys(issuer, [signing])
+def build(issuer, keyjar, state):
     server = Server(ASConfiguration(conf=server_configuration(issuer)), keyjar=keyjar, cwd=state)
     clients = Clients(state)
     clients.register(server)
-
-    httpd.set_app(App(server, issuer))
-    write_description(os.path.join(state, "exchange-server.json"), issuer, clients)
-    log.info("serving %s", issuer)
-    try:
-        httpd.serve_forever(poll_interval=0.2)
-    finally:
-        httpd.server_close()
-    return 0
+    # The description holds the client secrets: idpy_front writes it 0600.
+    return App(server, issuer), description(issuer, clients)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(idpy_front.run("exchange", "exchange-server.json", build))

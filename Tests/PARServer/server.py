@@ -10,7 +10,7 @@ classes idpyoidc loads by name are in oauthflow_par.py).
     python server.py STATE_DIR
 
 binds a free port on 127.0.0.1 and, once it serves, writes STATE_DIR/par-server.json 0600 (see
-write_description; it holds the client secrets).
+description(); it holds the client secrets).
 
 HTTP (README.md has every answer):
     GET  /.well-known/openid-configuration, /.well-known/oauth-authorization-server
@@ -42,18 +42,12 @@ import logging
 import os
 import re
 import secrets
-import signal
-import socketserver
 import sys
 import threading
 import time
 from urllib.parse import parse_qs
 from urllib.parse import urlencode
-from wsgiref.simple_server import WSGIRequestHandler
-from wsgiref.simple_server import WSGIServer
-from wsgiref.simple_server import make_server
 
-from cryptojwt.jwk.rsa import new_rsa_key
 from cryptojwt.jwt import JWT
 from cryptojwt.key_jar import KeyJar
 from idpyoidc.message import Message
@@ -62,6 +56,8 @@ from idpyoidc.server.configure import OPConfiguration
 from idpyoidc.server.exception import ClientAuthenticationError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "IdpyFront"))
+import idpy_front  # noqa: E402
 import oauthflow_par  # noqa: E402
 from oauthflow_par import DPOP_ALGS  # noqa: E402
 from oauthflow_par import DPoPVerifier  # noqa: E402
@@ -223,13 +219,6 @@ def server_configuration(issuer):
             },
         },
     }
-
-
-def write_private(path, text):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
 
 
 class Clients:
@@ -819,15 +808,9 @@ class App:
 
 def read_body(environ):
     try:
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    if length > MAX_BODY:
-        raise BadRequest("request body too large")
-    try:
-        return environ["wsgi.input"].read(length).decode("utf-8") if length > 0 else ""
-    except UnicodeDecodeError:
-        raise BadRequest("request body is not UTF-8")
+        return idpy_front.read_body(environ, limit=MAX_BODY)
+    except ValueError as err:
+        raise BadRequest(str(err))
 
 
 def parse_form(body):
@@ -851,54 +834,16 @@ def basic_client_id(authorization):
         return ""
 
 
-class ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = False
-
-
-class QuietHandler(WSGIRequestHandler):
-    def get_environ(self):
-        environ = super().get_environ()
-        environ["RAW_PATH"] = self.path  # undecoded, for a DPoP proof's htu
-        return environ
-
-    def log_message(self, format, *args):
-        log.info("%s %s", self.address_string(), format % args)
-
-
-def write_description(path, issuer, clients):
+def description(issuer, clients):
     description = {
         "issuer": issuer,
         "resource": issuer + "/resource",
         "clients": clients.describe(),
     }
-    temporary = path + ".tmp"
-    write_private(temporary, json.dumps(description, indent=2) + "\n")
-    os.replace(temporary, path)
+    return description
 
 
-def main():
-    if len(sys.argv) != 2:
-        print("usage: server.py STATE_DIR", file=sys.stderr)
-        return 2
-    state = os.path.abspath(sys.argv[1])
-    os.makedirs(state, exist_ok=True)
-    logging.basicConfig(
-        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-    )
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-
-    httpd = make_server(
-        "127.0.0.1", 0, lambda e, s: [], server_class=ThreadingServer, handler_class=QuietHandler
-    )
-    port = httpd.server_address[1]
-    issuer = f"http://127.0.0.1:{port}"
-
-    keyjar = KeyJar()
-    signing = new_rsa_key(key_size=2048, kid="par-as-" + secrets.token_hex(4), use="sig")
-    signing.alg = "RS256"
-    keyjar.add_keys("", [signing])
-    keyjar.add_keys(issuer, [signing])
+def build(issuer, keyjar, state):
     server = Server(OPConfiguration(conf=server_configuration(issuer)), keyjar=keyjar, cwd=state)
     context = server.context
     # DPoP: idpyoidc's token helpers answer token_type DPoP and bind the token (cnf.jkt) when
@@ -921,15 +866,9 @@ def main():
     clients = Clients()
     clients.register(server)
 
-    httpd.set_app(App(server, issuer))
-    write_description(os.path.join(state, "par-server.json"), issuer, clients)
-    log.info("serving %s", issuer)
-    try:
-        httpd.serve_forever(poll_interval=0.2)
-    finally:
-        httpd.server_close()
-    return 0
+    # The description holds the client secrets: idpy_front writes it 0600.
+    return App(server, issuer), description(issuer, clients)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(idpy_front.run("par", "par-server.json", build))
