@@ -7,7 +7,8 @@
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
 #    and idpyoidc (Tests/ExchangeServer: token exchange; Tests/PARServer: pushed authorization
-#    requests and DPoP, with a proof-checking resource), each in its own virtualenv under .build.
+#    requests and DPoP, with a proof-checking resource), each in its own virtualenv under .build,
+#    while `swift build --build-tests` runs in the background (step 6 waits for it).
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
@@ -15,7 +16,8 @@
 # 5. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
-#    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS and OAUTHFLOW_TEST_PG_* set.
+#    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS and
+#    OAUTHFLOW_TEST_PG_* set.
 # 7. Serves the web sign-in example (Examples/WebSignIn, built with the tests) and signs in to it in headless
 #    Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
 #    every server it started.
@@ -51,19 +53,14 @@ if ! lint_output=$(swift format lint --strict --recursive Sources 2>&1) \
     exit 1
 fi
 
-# --- install the authorization servers -------------------------------------------------
-install_authorization_server
-install_service_server
-install_exchange_server
-install_par_server
-
-# --- build while the server starts -----------------------------------------------------
+# --- build while the servers install and start ------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
 git_pid=""
+build_pid=""
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$par_pid"; do
+    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$par_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -72,6 +69,15 @@ cleanup() {
     rm -rf "$state"
 }
 trap cleanup EXIT INT TERM
+
+# The build takes the cores; pip mostly waits on the network and the disk, so both go at once.
+swift build --build-tests &
+build_pid=$!
+
+install_authorization_server
+install_service_server
+install_exchange_server
+install_par_server
 
 # `swift test`, its output kept in $state/swift-test.log. A failure is listed again at the end, where
 # a truncated CI log still shows it. In CI (CI=true) the failed tests are run once more on their own:
@@ -100,7 +106,8 @@ launch_service_server "$state/service"
 launch_exchange_server "$state/exchange"
 launch_par_server "$state/par"
 
-swift build --build-tests
+wait "$build_pid"
+build_pid=""
 
 await_authorization_server
 port=$as_port
