@@ -714,12 +714,19 @@ class App:
                           [("WWW-Authenticate", f'DPoP algs="{algs}"'), ("WWW-Authenticate", "Bearer")])
 
         def refuse(error, description, which=scheme):
+            # A proof refused with its token (before its own checks) is still a jti seen,
+            # for /test/jtis.
+            if environ.get("HTTP_DPOP") and not proof_checked:
+                jti = peek_jti(environ["HTTP_DPOP"])
+                if jti:
+                    self.record_jti(jti)
             challenge = f'{which} error="{error}", error_description="{description}"'
             if which == "DPoP":
                 challenge += f', algs="{algs}"'
             return None, (401, {"error": error, "error_description": description},
                           [("WWW-Authenticate", challenge)])
 
+        proof_checked = False
         claims = self.token_claims(token)
         if claims is None:
             return refuse("invalid_token", "the access token is unknown, expired or revoked")
@@ -733,6 +740,7 @@ class App:
         if not environ.get("HTTP_DPOP"):
             self.count("proofs_refused", "malformed")
             return refuse("invalid_dpop_proof", "a DPoP proof is required")
+        proof_checked = True  # check_proof records the jti itself
         try:
             proof = self.check_proof(environ, method, url, access_token=token, nonce_place=nonce_place)
         except ProofError as err:
