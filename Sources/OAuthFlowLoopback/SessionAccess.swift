@@ -110,7 +110,7 @@ public struct SessionAccess: Sendable {
         for key: SessionKey, variables: [String: String]? = nil, tool: String, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> StoredSession {
         let refusal =
-            "its tokens are DPoP-bound (RFC 9449): they work only with a proof signed by the session's key, which \(tool) cannot send. Use a descriptor with `security.dpop: never` for \(tool), or `oauthflow call` for requests"
+            "its tokens are DPoP-bound (RFC 9449): they work only with a proof signed by the session's key, which \(tool) cannot send. \(tool) needs a provider that issues Bearer tokens (a descriptor with `security.dpop: never`, where the server allows it); for requests to APIs use `oauthflow call`"
         let stored = try await store.load(key)
         if let provider = try? providers(key.providerID, variables ?? stored?.variables ?? [:]), provider.policy.dpop.use == .required {
             throw FlowError.dpopRefused("provider `\(key.providerID)` requires DPoP (`security.dpop: required`): \(refusal)")

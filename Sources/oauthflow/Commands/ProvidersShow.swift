@@ -111,7 +111,8 @@ extension OAuthFlowCommand.Providers {
                 lines.append("  pushed authorization requests: \(summary.pushed)")
                 if summary.dpop != "never" {
                     lines.append(
-                        "  DPoP: \(summary.dpop), keys \(summary.dpopAlgorithms.joined(separator: ", ")); git and kubectl cannot use bound tokens")
+                        "  DPoP: \(summary.dpop), keys \(summary.dpopAlgorithms.joined(separator: ", ")), a Bearer answer: \(policy.dpop.bearerAnswer.rawValue); git and kubectl cannot use bound tokens"
+                    )
                 } else {
                     lines.append("  DPoP: never (Bearer tokens)")
                 }
