@@ -506,7 +506,7 @@ extension ProviderDescriptor {
         }
 
         /// When access tokens are bound to a key with DPoP (RFC 9449).
-        public enum DPoPUse: String, Sendable, Hashable, Codable {
+        public enum DPoPMode: String, Sendable, Hashable, Codable {
             /// Always: a sign-in fails unless the server issues DPoP-bound tokens.
             case required
             /// When discovery lists `dpop_signing_alg_values_supported`.
@@ -516,7 +516,7 @@ extension ProviderDescriptor {
         }
 
         /// What to do when DPoP was used but the token endpoint answered `token_type: Bearer`.
-        public enum DPoPBearerAnswer: String, Sendable, Hashable, Codable {
+        public enum BearerAnswer: String, Sendable, Hashable, Codable {
             /// Refuse the answer: the session would hold an unbound token the descriptor did not expect.
             case refuse
             /// Keep the tokens as Bearer tokens (the key is dropped).
@@ -535,10 +535,10 @@ extension ProviderDescriptor {
         public var issuerAliases: [String] = []
         /// The ID token issuer as a template filled from the token's own claims (multi-tenant providers).
         public var idTokenIssuer: String?
-        public var dpop: DPoPUse = .never
+        public var dpop: DPoPMode = .never
         /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
         public var dpopSigningAlgs: [String] = ["ES256"]
-        public var dpopBearerAnswer: DPoPBearerAnswer = .refuse
+        public var dpopBearerAnswer: BearerAnswer = .refuse
 
         enum CodingKeys: String, CodingKey {
             case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"

@@ -58,9 +58,9 @@ public typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Ta
 /// When authorization requests are pushed (RFC 9126).
 public typealias PushedAuthorizationUse = ProviderDescriptor.Authorization.Pushed
 /// When tokens are bound to a key with DPoP (RFC 9449).
-public typealias DPoPUse = ProviderDescriptor.Security.DPoPUse
+public typealias DPoPUse = ProviderDescriptor.Security.DPoPMode
 /// What to do with a Bearer answer to a DPoP token request.
-public typealias DPoPBearerAnswer = ProviderDescriptor.Security.DPoPBearerAnswer
+public typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
 
 /// Everything the engine does differently from one provider to another, typed and with every
 /// default applied: the engine reads this, never the descriptor.
