@@ -82,11 +82,7 @@ public actor TokenManager {
 
     /// An access token that is valid for at least ``skew`` more seconds, refreshing if needed.
     public nonisolated func validAccessToken() async throws -> Secret {
-        // Waiting happens outside the actor, so 10,000 waiters resume in parallel rather than one by one.
-        switch try await stepForValidToken() {
-        case let .ready(session): return session.tokens.accessToken
-        case let .pending(task): return try await task.value.tokens.accessToken
-        }
+        try await validTokens().accessToken
     }
 
     /// The stored session when its access token stays valid for `skew` more seconds; nil when
@@ -310,6 +306,7 @@ public actor TokenManager {
 
     /// The session's tokens, their access token valid for at least ``skew`` more seconds (refreshed if needed).
     public nonisolated func validTokens() async throws -> TokenSet {
+        // Waiting happens outside the actor, so 10,000 waiters resume in parallel rather than one by one.
         switch try await stepForValidToken() {
         case let .ready(session): return session.tokens
         case let .pending(task): return try await task.value.tokens
