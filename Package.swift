@@ -114,7 +114,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StoreWriter",
-            dependencies: ["OAuthFlow"],
+            dependencies: ["OAuthFlow", "StoreHooks"],
             path: "Tests/StoreWriter"
         ),
         .executableTarget(

@@ -25,6 +25,8 @@ import OAuthFlowPostgres
 import PostgresNIO
 import StoreHooks
 
+ParentWatch.start()
+
 let arguments = CommandLine.arguments
 let environment = ProcessInfo.processInfo.environment
 

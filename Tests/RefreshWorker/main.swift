@@ -11,6 +11,8 @@ import Foundation
 import OAuthFlow
 import StoreHooks
 
+ParentWatch.start()
+
 let arguments = CommandLine.arguments
 let store = FileTokenStore(directory: URL(fileURLWithPath: arguments[1]))
 let key = SessionKey(providerID: "django")

@@ -4,6 +4,9 @@
 // large enough that a write takes more than one system call.
 import Foundation
 import OAuthFlow
+import StoreHooks
+
+ParentWatch.start()
 
 let directory = URL(fileURLWithPath: CommandLine.arguments[1], isDirectory: true)
 let store = FileTokenStore(directory: directory)
