@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Exercises a running service server (check.sh starts it): every grant and client authentication
-method, the refusals the Swift tests rely on, the resource, the test endpoints.
+method, the refusals the Swift tests rely on, the resource, JWT access tokens, the JWKS and its
+rotation, the test endpoints.
 
 Usage: python check.py STATE_DIR/service-server.json
-Assertions are signed with Authlib's client side (ClientSecretJWT, PrivateKeyJWT, JWTBearerGrant.sign).
+Assertions are signed with Authlib's client side (ClientSecretJWT, PrivateKeyJWT, JWTBearerGrant.sign);
+JWT access tokens are verified with joserfc against the served JWKS.
 """
 import base64
 import json
@@ -16,7 +18,9 @@ import urllib.request
 from types import SimpleNamespace
 
 from authlib.oauth2.rfc7523 import ClientSecretJWT, JWTBearerGrant, PrivateKeyJWT
-from joserfc.jwk import ECKey, RSAKey
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import ECKey, KeySet, RSAKey
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -335,6 +339,206 @@ check(status == 200 and body == {"active": False}, "introspection of an unknown 
 status, _, body = call("POST", d["introspection_endpoint"], {"token": tls_token})
 check(status == 401, "introspection needs client authentication", body)
 
+# --- JWT access tokens (RFC 9068) and the JWKS ---
+check(metadata.get("jwks_uri") == d["jwks_uri"] == d["issuer"] + "/oauth/jwks", "metadata jwks_uri", metadata)
+check(d["default_audience"] == d["issuer"] + "/api", "default_audience is <issuer>/api", d["default_audience"])
+for name in ("jwt-rs256", "jwt-es256", "jwt-short", "jwt-plain"):
+    c = clients[name]
+    check(c["token_format"] == "jwt" and c["auth_method"] == "client_secret_basic" and c["scopes"] == "read write"
+          and c["grant_types"] == ["client_credentials"] and c["client_id"] == "svc-" + name
+          and c["token_typ"] == ("JWT" if name == "jwt-plain" else "at+jwt"), f"{name}: described", c)
+check(all(c["token_format"] == "opaque" for n, c in clients.items() if not n.startswith("jwt-")),
+      "every other client is described as opaque")
+check((clients["jwt-es256"]["signing_alg"], clients["jwt-short"]["expires_in"]) == ("ES256", 2),
+      "jwt-es256 signs ES256, jwt-short lives 2 s")
+
+
+def get_jwks(what):
+    before = stats()["jwks_requests"]
+    status, _, body = call("GET", d["jwks_uri"])
+    check(status == 200 and stats()["jwks_requests"] - before == 1, f"jwks ({what}): served and counted once",
+          (status, body))
+    return body
+
+
+def kids(jwks):
+    return [key["kid"] for key in jwks["keys"]]
+
+
+jwks = get_jwks("at start")
+by_type = {key["kty"]: key for key in jwks["keys"]}
+check(len(jwks["keys"]) == 2 and set(by_type) == {"RSA", "EC"}, "jwks: one RSA and one EC key", jwks)
+check(by_type["RSA"]["alg"] == "RS256" and by_type["EC"]["alg"] == "ES256" and by_type["EC"]["crv"] == "P-256"
+      and all(key["use"] == "sig" and key.get("kid") for key in jwks["keys"]) and len(set(kids(jwks))) == 2,
+      "jwks: alg, crv, use sig and distinct kids", jwks)
+modulus = base64.urlsafe_b64decode(by_type["RSA"]["n"] + "=" * (-len(by_type["RSA"]["n"]) % 4))
+check(len(modulus) * 8 == 2048, "jwks: RSA 2048", len(modulus) * 8)
+check(not any(member in key for key in jwks["keys"] for member in ("d", "p", "q", "dp", "dq", "qi")),
+      "jwks: public keys only")
+
+jtis = set()
+
+
+def verified(name, body, jwks):
+    """The JWT access token of BODY, its signature verified with JWKS for the client's algorithm."""
+    try:
+        return jwt.decode(body.get("access_token", ""), KeySet.import_key_set(jwks), algorithms=[clients[name]["signing_alg"]])
+    except (JoseError, ValueError) as error:
+        check(False, f"{name}: the signature verifies with the JWKS", error)
+        return None
+
+
+def check_jwt(name, body, jwks, aud, scope="read write", what=""):
+    """Checks the header and claims of a JWT access token; returns its claims."""
+    c, label = clients[name], f"{name}{what}"
+    token = verified(name, body, jwks)
+    if token is None:
+        return {}
+    header, claims = token.header, token.claims
+    check(header["alg"] == c["signing_alg"] and header.get("kid") in kids(jwks), f"{label}: alg and kid", header)
+    check(header.get("typ") == c["token_typ"], f"{label}: typ {c['token_typ']}", header)
+    check(claims.get("iss") == d["issuer"] == metadata["issuer"], f"{label}: iss is the issuer", claims)
+    check(claims.get("sub") == c["client_id"], f"{label}: sub is the client_id", claims)
+    if c["token_profile"] == "rfc9068":
+        check(claims.get("client_id") == c["client_id"], f"{label}: client_id", claims)
+    else:
+        check("client_id" not in claims, f"{label}: no client_id claim", claims)
+    check(claims.get("scope") == scope == body.get("scope"), f"{label}: scope {scope!r}", claims)
+    check(claims["exp"] - claims["iat"] == c["expires_in"] == body.get("expires_in")
+          and abs(claims["iat"] - time.time()) < 5, f"{label}: iat, exp and expires_in", (claims, body))
+    check(isinstance(claims.get("jti"), str) and claims["jti"] not in jtis, f"{label}: a new jti", claims)
+    jtis.add(claims.get("jti"))
+    check(claims.get("aud") == aud, f"{label}: aud {aud!r}", claims)
+    return claims
+
+
+def introspect(access_token, client="basic"):
+    return call("POST", d["introspection_endpoint"], {"token": access_token}, basic(clients[client]))
+
+
+def introspections():
+    return stats()["introspection_requests"]
+
+
+jwt_claims = {}
+for name in ("jwt-rs256", "jwt-es256", "jwt-plain", "jwt-short"):
+    body = issued(name, {}, basic(clients[name]))
+    check(body.get("token_type") == "Bearer" and set(body) == {"access_token", "token_type", "expires_in", "scope"},
+          f"{name}: the usual token response", body)
+    jwt_claims[name] = check_jwt(name, body, jwks, d["default_audience"])
+    if name == "jwt-short":
+        jwt_short_token, jwt_short_issued = body.get("access_token", ""), time.monotonic()
+    before = introspections()
+    status, _, info = introspect(body.get("access_token", ""))
+    claims = jwt_claims[name]
+    check(status == 200 and info.get("active") is True and info.get("token_type") == "Bearer"
+          and info.get("client_id") == clients[name]["client_id"]
+          and all(info.get(claim) == claims.get(claim) for claim in ("iss", "aud", "sub", "exp", "iat", "scope", "jti")),
+          f"{name}: introspection active, with the token's claims", (info, claims))
+    check(introspections().get("svc-basic", 0) - before.get("svc-basic", 0) == 1,
+          f"{name}: introspection counted once for its caller", introspections())
+    status, _, me = whoami(body.get("access_token", ""))
+    check(status == 200 and me["client_id"] == clients[name]["client_id"], f"{name}: whoami", me)
+
+rs256 = clients["jwt-rs256"]
+for form, aud, what in [
+    ({"resource": "https://api.example.test/a"}, "https://api.example.test/a", "one resource: a string"),
+    ({"resource": ["https://api.example.test/a", "https://api.example.test/b"]},
+     ["https://api.example.test/a", "https://api.example.test/b"], "two resources: an array"),
+    ({"resource": ["https://api.example.test/a", "https://api.example.test/a"]}, "https://api.example.test/a",
+     "a repeated resource: once"),
+    ({"audience": "orders-api"}, "orders-api", "one audience: a string"),
+    ({"audience": ["orders-api", "billing-api"]}, ["orders-api", "billing-api"], "two audiences: an array"),
+    ({"resource": "https://api.example.test/a", "audience": "orders-api"}, "https://api.example.test/a",
+     "resource before audience"),
+    ({"scope": "read"}, d["default_audience"], "neither: the default audience"),
+]:
+    body = issued("jwt-rs256", form, basic(rs256))
+    check_jwt("jwt-rs256", body, jwks, aud, scope=form.get("scope", "read write"), what=f" ({what})")
+status, _, body = token({"resource": "relative/path"}, basic(rs256))
+check(status == 400 and body["error"] == "invalid_target", "jwt-rs256: relative resource refused", body)
+status, _, body = token({"resource": "https://api.example.test/#frag"}, basic(rs256))
+check(status == 400 and body["error"] == "invalid_target", "jwt-rs256: resource with a fragment refused", body)
+status, _, body = token({"scope": "admin"}, basic(rs256))
+check(status == 400 and body["error"] == "invalid_scope", "jwt-rs256: unknown scope refused", body)
+status, _, body = token({}, basic(dict(rs256, client_secret="wrong")))
+check(status == 401 and body["error"] == "invalid_client", "jwt-rs256: wrong secret refused", body)
+es_body = issued("jwt-es256", {}, basic(clients["jwt-es256"]))
+header = json.loads(base64.urlsafe_b64decode(es_body["access_token"].split(".")[0] + "=="))
+check(header["kid"] == by_type["EC"]["kid"] and header["alg"] == "ES256", "jwt-es256: signed by the EC key", header)
+rs_body = issued("jwt-rs256", {}, basic(rs256))
+header = json.loads(base64.urlsafe_b64decode(rs_body["access_token"].split(".")[0] + "=="))
+check(header["kid"] == by_type["RSA"]["kid"], "jwt-rs256: signed by the RSA key", header)
+
+# introspection counters: by the caller it names, "-" for none
+before = introspections()
+introspect(rs_body["access_token"], client="jwt-rs256")
+introspect(rs_body["access_token"], client="jwt-rs256")
+status, _, _ = call("POST", d["introspection_endpoint"], {"token": rs_body["access_token"]})
+after = introspections()
+check(status == 401 and after.get("svc-jwt-rs256", 0) - before.get("svc-jwt-rs256", 0) == 2
+      and after.get("-", 0) - before.get("-", 0) == 1, "introspection counted per caller, '-' without one", after)
+check(introspect(rs_body["access_token"], client="jwt-rs256")[2].get("active") is True,
+      "a JWT client introspects its own token")
+
+# --- key rotation ---
+status, _, rotated = call("POST", d["rotate_keys"])
+check(status == 200 and len(rotated["kids"]) == 2 and not set(rotated["kids"]) & set(kids(jwks)),
+      "rotate-keys: two new kids", rotated)
+new_jwks = get_jwks("after rotation")
+check(set(kids(new_jwks)) == set(rotated["kids"]) == set(rotated["jwks_kids"]) and len(new_jwks["keys"]) == 2,
+      "after rotation: only the new keys", new_jwks)
+for name, old_body in (("jwt-rs256", rs_body), ("jwt-es256", es_body)):
+    try:
+        jwt.decode(old_body["access_token"], KeySet.import_key_set(new_jwks), algorithms=[clients[name]["signing_alg"]])
+        old_verifies = True
+    except (JoseError, ValueError):
+        old_verifies = False
+    check(not old_verifies, f"{name}: a token from before the rotation does not verify with the new JWKS")
+    check(introspect(old_body["access_token"])[2].get("active") is True,
+          f"{name}: a token from before the rotation is still active at introspection")
+rotated_bodies = {}
+for name in ("jwt-rs256", "jwt-es256", "jwt-plain"):
+    rotated_bodies[name] = issued(name, {}, basic(clients[name]))
+    check_jwt(name, rotated_bodies[name], new_jwks, d["default_audience"], what=" (after rotation)")
+status, _, kept = call("POST", d["rotate_keys"] + "?keep=1")
+check(status == 200 and not set(kept["kids"]) & set(rotated["kids"]), "rotate-keys?keep=1: two new kids", kept)
+kept_jwks = get_jwks("after a rotation keeping the old keys")
+check(sorted(kids(kept_jwks)) == sorted(kept["kids"] + rotated["kids"]) == sorted(kept["jwks_kids"]),
+      "after keep=1: the new and the previous keys", kept_jwks)
+for name, body in rotated_bodies.items():
+    check(verified(name, body, kept_jwks) is not None, f"{name}: a token from the previous keys verifies after keep=1")
+body = issued("jwt-rs256", {}, basic(rs256))
+claims = check_jwt("jwt-rs256", body, kept_jwks, d["default_audience"], what=" (after keep=1)")
+header = json.loads(base64.urlsafe_b64decode(body["access_token"].split(".")[0] + "=="))
+check(header["kid"] in kept["kids"], "after keep=1: new tokens signed with the newest key", header)
+status, _, last = call("POST", d["rotate_keys"])
+check(sorted(kids(get_jwks("after a rotation without keep"))) == sorted(last["kids"]),
+      "a rotation without keep drops every earlier key")
+jwks = get_jwks("current")
+
+# --- introspection outage ---
+probe = issued("jwt-rs256", {}, basic(rs256))["access_token"]
+status, _, answer = call("POST", d["introspection_down"] + "?seconds=30")
+check(status == 200 and answer == {"seconds": 30.0}, "introspection-down?seconds=30", answer)
+before = introspections()
+status, _, body = introspect(probe)
+check(status == 503 and body.get("error") == "temporarily_unavailable", "introspection down: 503", (status, body))
+check(introspections().get("svc-basic", 0) - before.get("svc-basic", 0) == 1, "introspection down: still counted")
+status, _, body = token({}, basic(rs256))
+check(status == 200, "introspection down: the token endpoint still answers", body)
+call("POST", d["introspection_down"] + "?seconds=0")
+status, _, body = introspect(probe)
+check(status == 200 and body.get("active") is True, "introspection-down?seconds=0 ends the outage", body)
+call("POST", d["introspection_down"] + "?seconds=1")
+status, _, _ = introspect(probe)
+time.sleep(1.1)
+status_after, _, body = introspect(probe)
+check(status == 503 and status_after == 200 and body.get("active") is True, "an outage of 1 s ends by itself",
+      (status, status_after))
+status, _, _ = call("POST", d["introspection_down"] + "?seconds=soon")
+check(status == 400, "introspection-down with a bad number: 400")
+
 # --- slow ---
 call("POST", d["slow"] + "?seconds=1")
 started = time.monotonic()
@@ -355,8 +559,14 @@ check(status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"], 
 time.sleep(max(0.0, 2.2 - (time.monotonic() - short_issued)))
 status, headers, _ = whoami(short_token)
 check(status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"], "short: 401 after 2 s")
+time.sleep(max(0.0, 2.2 - (time.monotonic() - jwt_short_issued)))
+check(introspect(jwt_short_token)[2] == {"active": False}, "jwt-short: introspection inactive after 2 s")
+check(whoami(jwt_short_token)[0] == 401, "jwt-short: 401 after 2 s")
 body = token({}, basic(clients["basic"]))[2]
 check(whoami(body["access_token"])[0] == 200, "before revoke-all: 200")
+jwt_bodies = {name: token({}, basic(clients[name]))[2] for name in ("jwt-rs256", "jwt-es256", "jwt-plain")}
+check(all(introspect(b["access_token"])[2].get("active") is True for b in jwt_bodies.values()),
+      "before revoke-all: the JWTs are active")
 status, _, revoked = call("POST", d["revoke_all"])
 check(status == 200 and revoked["revoked"] > 0, "revoke-all", revoked)
 status, headers, _ = whoami(body["access_token"])
@@ -364,11 +574,22 @@ check(status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"], 
       headers.get("WWW-Authenticate"))
 status, _, info = call("POST", d["introspection_endpoint"], {"token": body["access_token"]}, basic(clients["basic"]))
 check(info == {"active": False}, "after revoke-all: introspection inactive", info)
+for name, b in jwt_bodies.items():
+    check(introspect(b["access_token"])[2] == {"active": False}, f"after revoke-all: {name} inactive at introspection")
+    check(whoami(b["access_token"])[0] == 401, f"after revoke-all: {name} refused by the resource")
 body = token({}, basic(clients["basic"]))[2]
 check(whoami(body["access_token"])[0] == 200, "a token issued after revoke-all works")
 
 final = stats()
 check(final["total"] == sum(final["token_requests"].values()), "stats total is the sum", final)
+check(final["jwks_requests"] > 0 and final["introspection_requests"].get("svc-basic", 0) > 0,
+      "stats count JWKS and introspection requests", final)
 print(json.dumps(final, indent=1))
+status, _, reset = call("POST", d["reset_stats"])
+check(status == 200 and reset == {"token_requests": {}, "token_requests_by_resource": {}, "tokens_issued": {},
+                                  "total": 0, "jwks_requests": 0, "introspection_requests": {}},
+      "reset-stats: every count zero", reset)
+call("GET", d["jwks_uri"])
+check(stats()["jwks_requests"] == 1, "after reset-stats: counting again")
 print(f"{checks - len(failures)}/{checks} checks passed")
 sys.exit(1 if failures else 0)

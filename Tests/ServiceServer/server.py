@@ -10,14 +10,16 @@ until SIGTERM or SIGINT.
 
 Authlib does: the token endpoint and its grants (ClientCredentialsGrant, rfc7523.JWTBearerGrant),
 client_secret_basic/_post, client_secret_jwt and private_key_jwt (rfc7523.JWTBearerClientAssertion,
-one instance per method), bearer tokens (rfc6750.BearerTokenGenerator), introspection
-(rfc7662.IntrospectionEndpoint) and the protected resource (ResourceProtector). Written here:
-the client and token models, the hooks Authlib leaves to the application, RFC 8707 `resource` and the
-`audience` parameter, RFC 8705 tls_client_auth and self_signed_tls_client_auth (registered with
-register_client_auth_method), metadata, and the /test/ endpoints.
+one instance per method), opaque bearer tokens (rfc6750.BearerTokenGenerator), RFC 9068 JWT access
+tokens (rfc9068.JWTBearerTokenGenerator), introspection (rfc7662.IntrospectionEndpoint) and the
+protected resource (ResourceProtector). Written here: the client and token models, the hooks Authlib
+leaves to the application, RFC 8707 `resource` and the `audience` parameter (and the JWTs' `aud` from
+them), RFC 8705 tls_client_auth and self_signed_tls_client_auth (registered with
+register_client_auth_method), the signing keys and their JWKS, metadata, and the /test/ endpoints.
 """
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import os
@@ -44,12 +46,14 @@ from authlib.oauth2.rfc6749 import (
 from authlib.oauth2.rfc6750 import BearerTokenGenerator, BearerTokenValidator
 from authlib.oauth2.rfc7523 import JWTBearerClientAssertion, JWTBearerGrant
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
+from authlib.oauth2.rfc9068 import JWTBearerTokenGenerator
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from flask import Flask, Response, g, jsonify
 from flask import request as http_request
 from joserfc import jws, jwt
 from joserfc.errors import JoseError
+from joserfc.jwk import ECKey, KeySet, RSAKey
 from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,6 +69,8 @@ AUTH_METHODS = [
 ]
 SIGNING_ALGS = ["HS256", "RS256", "PS256", "ES256"]
 REALM = "oauthflow-service"
+# The longest introspection outage /test/introspection-down sets.
+MAX_OUTAGE_SECONDS = 300.0
 
 
 # --- models ----------------------------------------------------------------------------------------
@@ -133,6 +139,37 @@ class Token(TokenMixin):
         return self.revoked
 
 
+class SigningKeys:
+    """The keys that sign JWT access tokens: one RSA 2048 (RS256) and one P-256 (ES256) key at a time,
+    each with its RFC 7638 thumbprint as kid. The JWKS publishes the current keys and, after a rotation
+    that keeps the old ones, those published before it."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.published: list = []
+        self.current = KeySet([])
+        self.rotate(keep=False)
+
+    def rotate(self, keep):
+        """New current keys (RS256 first); returns their kids."""
+        fresh = [
+            RSAKey.generate_key(2048, {"alg": "RS256", "use": "sig"}, auto_kid=True),
+            ECKey.generate_key("P-256", {"alg": "ES256", "use": "sig"}, auto_kid=True),
+        ]
+        with self.lock:
+            self.published = fresh + (self.published if keep else [])
+            self.current = KeySet(fresh)
+        return [key.kid for key in fresh]
+
+    def signing(self) -> KeySet:
+        with self.lock:
+            return self.current
+
+    def jwks(self):
+        with self.lock:
+            return {"keys": [key.as_dict(private=False) for key in self.published]}
+
+
 class Store:
     """Tokens, used assertion IDs and request counts, in memory."""
 
@@ -146,7 +183,12 @@ class Store:
         self.by_resource: Counter = Counter()
         self.issued: Counter = Counter()
         self.total = 0
+        self.jwks_requests = 0
+        # Introspection requests by the client they name (named_client), "-" when none.
+        self.introspections: Counter = Counter()
         self.slow_seconds = 0.0
+        # time.monotonic() until which the introspection endpoint answers 503.
+        self.introspection_down_until = 0.0
 
     def add(self, token: Token):
         with self.lock:
@@ -183,6 +225,14 @@ class Store:
         with self.lock:
             self.issued[key] += 1
 
+    def count_jwks_request(self):
+        with self.lock:
+            self.jwks_requests += 1
+
+    def count_introspection(self, client_id):
+        with self.lock:
+            self.introspections[client_id] += 1
+
     def stats(self):
         with self.lock:
             return {
@@ -190,7 +240,25 @@ class Store:
                 "token_requests_by_resource": dict(self.by_resource),
                 "tokens_issued": dict(self.issued),
                 "total": self.total,
+                "jwks_requests": self.jwks_requests,
+                "introspection_requests": dict(self.introspections),
             }
+
+    def reset_stats(self):
+        """Every count back to zero (tokens, /test/slow and an introspection outage stay)."""
+        with self.lock:
+            self.requests.clear()
+            self.by_resource.clear()
+            self.issued.clear()
+            self.total = 0
+            self.jwks_requests = 0
+            self.introspections.clear()
+
+    def set_introspection_down(self, seconds):
+        self.introspection_down_until = time.monotonic() + seconds if seconds > 0 else 0.0
+
+    def introspection_down(self):
+        return time.monotonic() < self.introspection_down_until
 
 
 class InvalidTargetError(OAuth2Error):
@@ -226,6 +294,30 @@ def validate_targets():
             raise InvalidTargetError(description="audience must not be empty")
 
 
+def requested_audience():
+    """RFC 9068 §3 `aud`: the `resource` values requested (RFC 8707), else the `audience` values, else
+    None (the default audience); a string for one value, an array for several (repeats dropped)."""
+    for name in ("resource", "audience"):
+        values = list(dict.fromkeys(http_request.form.getlist(name)))
+        if values:
+            return values[0] if len(values) == 1 else values
+    return None
+
+
+def named_client():
+    """The client a request names, before anything is verified: the Basic user, else `client_id`,
+    else the client assertion's `sub` (as found: possibly missing or not a string)."""
+    form = http_request.form
+    client_id = None
+    authorization = http_request.authorization
+    if authorization is not None and authorization.type == "basic" and authorization.username:
+        client_id = unquote_plus(authorization.username)
+    client_id = client_id or form.get("client_id")
+    if not client_id and form.get("client_assertion"):
+        client_id = unverified_claims(form["client_assertion"]).get("sub")
+    return client_id
+
+
 def presents_client_credentials():
     form = http_request.form
     return "Authorization" in http_request.headers or any(
@@ -233,7 +325,7 @@ def presents_client_credentials():
     )
 
 
-def build_app(settings: dict, registry: dict, store: Store):
+def build_app(settings: dict, registry: dict, store: Store, keys: SigningKeys):
     """settings: urls (filled in once the listeners are bound) and the State, under "state"."""
     app = Flask("oauthflow-service-server")
 
@@ -244,6 +336,8 @@ def build_app(settings: dict, registry: dict, store: Store):
     def save_token(token, request):
         client = request.client
         fingerprint = g.get("certificate_sha256")
+        # A JWT access token: its own claims (signed just now by this server) for introspection.
+        claims = unverified_claims(token["access_token"]) if client.r.token_format == "jwt" else None
         stored = Token(
             access_token=token["access_token"],
             client_id=client.get_client_id(),
@@ -252,23 +346,55 @@ def build_app(settings: dict, registry: dict, store: Store):
             resource=http_request.form.getlist("resource"),
             audience=http_request.form.getlist("audience"),
             sub=request.user if isinstance(request.user, str) else None,
-            issued_at=int(time.time()),
+            issued_at=claims["iat"] if claims else int(time.time()),
             expires_in=token.get("expires_in"),
             revoked=False,
             cnf={"x5t#S256": fingerprint} if fingerprint else None,
             auth_method=request.auth_method if hasattr(request, "auth_method") else None,
+            claims=claims,
         )
         store.add(stored)
 
     server = AuthorizationServer(app, query_client=query_client, save_token=save_token)
     server.scopes_supported = list(state_module.SCOPES)
-    server.register_token_generator(
-        "default",
-        BearerTokenGenerator(
-            lambda **_: secrets.token_urlsafe(32),
-            expires_generator=lambda client, grant_type: client.r.expires_in,
-        ),
-    )
+    def client_expires_in(client, grant_type):
+        return client.r.expires_in
+
+    opaque_tokens = BearerTokenGenerator(lambda **_: secrets.token_urlsafe(32), expires_generator=client_expires_in)
+
+    # JWT access tokens: Authlib's RFC 9068 generator, one per algorithm and profile. get_jwks gives it
+    # the current signing keys, of which joserfc takes the one for the generator's algorithm and puts
+    # its kid in the header; Authlib sets iss, exp, iat, jti, client_id, scope and sub (the client_id
+    # for client_credentials), and aud from get_audiences.
+    class ProfileJWTs(JWTBearerTokenGenerator):
+        def get_jwks(self):
+            return keys.signing()
+
+        def get_audiences(self, client, user, scope):
+            return requested_audience() or settings["default_audience"]
+
+    class PlainJWTs(ProfileJWTs):
+        """Outside the RFC 9068 profile, for tests of verifiers that require it: the same claims but
+        client_id, and `typ: JWT`."""
+
+        def access_token_generator(self, client, grant_type, user, scope):
+            profiled = super().access_token_generator(client=client, grant_type=grant_type, user=user, scope=scope)
+            claims = unverified_claims(profiled)
+            del claims["client_id"]
+            return jwt.encode({"alg": self.alg, "typ": "JWT"}, claims, self.get_jwks())
+
+    @functools.cache
+    def jwt_tokens(alg, profile):
+        # Made at first use: the issuer is known once the listeners are bound, after build_app.
+        kind = ProfileJWTs if profile == "rfc9068" else PlainJWTs
+        return kind(settings["issuer"], alg=alg, expires_generator=client_expires_in)
+
+    def generate_token(grant_type, client, user=None, scope=None, expires_in=None, include_refresh_token=True):
+        r = client.r
+        generator = jwt_tokens(r.token_alg, r.token_profile) if r.token_format == "jwt" else opaque_tokens
+        return generator(grant_type, client, user, scope, expires_in, include_refresh_token)
+
+    server.register_token_generator("default", generate_token)
 
     # client_secret_jwt and private_key_jwt: Authlib's JWTBearerClientAssertion, one instance per
     # method. Authlib tries every method the endpoint allows in turn, and an instance verifies any
@@ -419,6 +545,10 @@ def build_app(settings: dict, registry: dict, store: Store):
                 payload["username"] = token.sub
             if token.cnf:
                 payload["cnf"] = token.cnf
+            if token.claims:
+                # A JWT: its own claims (client_id above also for jwt-plain, whose token lacks it).
+                for claim in ("iss", "aud", "sub", "exp", "iat", "jti"):
+                    payload[claim] = token.claims[claim]
             return payload
 
     server.register_endpoint(Introspection)
@@ -433,13 +563,7 @@ def build_app(settings: dict, registry: dict, store: Store):
     def requester():
         """`client_id grant_type` for the statistics, before anything is verified."""
         form = http_request.form
-        client_id = None
-        authorization = http_request.authorization
-        if authorization is not None and authorization.type == "basic" and authorization.username:
-            client_id = unquote_plus(authorization.username)
-        client_id = client_id or form.get("client_id")
-        if not client_id and form.get("client_assertion"):
-            client_id = unverified_claims(form["client_assertion"]).get("sub")
+        client_id = named_client()
         if not client_id and form.get("assertion"):
             issuer = unverified_claims(form["assertion"]).get("iss")
             if issuer == state_module.ASSERTION_ISSUER:
@@ -461,13 +585,27 @@ def build_app(settings: dict, registry: dict, store: Store):
 
     @app.post("/oauth/introspect")
     def introspection_endpoint():
+        client_id = named_client()
+        store.count_introspection(client_id if isinstance(client_id, str) and client_id else "-")
+        if store.introspection_down():
+            response = jsonify(
+                {"error": "temporarily_unavailable", "error_description": "introspection is down (/test/introspection-down)"}
+            )
+            response.status_code = 503
+            return response
         return server.create_endpoint_response(Introspection.ENDPOINT_NAME)
+
+    @app.get("/oauth/jwks")
+    def jwks():
+        store.count_jwks_request()
+        return jsonify(keys.jwks())
 
     def metadata():
         return {
             "issuer": settings["issuer"],
             "token_endpoint": settings["token_endpoint"],
             "introspection_endpoint": settings["introspection_endpoint"],
+            "jwks_uri": settings["jwks_uri"],
             "grant_types_supported": [state_module.CLIENT_CREDENTIALS, state_module.JWT_BEARER],
             "response_types_supported": [],
             "scopes_supported": list(state_module.SCOPES),
@@ -527,6 +665,27 @@ def build_app(settings: dict, registry: dict, store: Store):
     def stats():
         return jsonify(store.stats())
 
+    @app.post("/test/reset-stats")
+    def reset_stats():
+        store.reset_stats()
+        return jsonify(store.stats())
+
+    @app.post("/test/rotate-keys")
+    def rotate_keys():
+        keep = http_request.args.get("keep", "0") not in ("", "0", "false", "no")
+        kids = keys.rotate(keep)
+        return jsonify({"kids": kids, "jwks_kids": [key["kid"] for key in keys.jwks()["keys"]]})
+
+    @app.post("/test/introspection-down")
+    def introspection_down():
+        try:
+            seconds = float(http_request.args.get("seconds", "0"))
+        except ValueError:
+            return Response("seconds must be a number\n", status=400)
+        seconds = max(0.0, min(seconds, MAX_OUTAGE_SECONDS))
+        store.set_introspection_down(seconds)
+        return jsonify({"seconds": seconds})
+
     @app.post("/test/slow")
     def slow():
         try:
@@ -580,7 +739,7 @@ def main():
     settings: dict = {}
     registry: dict = {}
     store = Store()
-    app = build_app(settings, registry, store)
+    app = build_app(settings, registry, store, SigningKeys())
     http = Listener(app)
     https = Listener(app)
 
@@ -597,6 +756,11 @@ def main():
         stats=f"{issuer}/test/stats",
         revoke_all=f"{issuer}/test/revoke-all",
         slow=f"{issuer}/test/slow",
+        jwks_uri=f"{issuer}/oauth/jwks",
+        default_audience=f"{issuer}/api",
+        rotate_keys=f"{issuer}/test/rotate-keys",
+        reset_stats=f"{issuer}/test/reset-stats",
+        introspection_down=f"{issuer}/test/introspection-down",
     )
     generated = state_module.generate(state_dir, settings)
     settings["state"] = generated

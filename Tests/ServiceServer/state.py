@@ -42,6 +42,16 @@ class ClientSpec:
     assertion_audience: str | None = None
     expires_in: int | None = 3600
     grant_types: tuple[str, ...] = (CLIENT_CREDENTIALS,)
+    # Its access tokens: "opaque" (random strings) or "jwt", signed with token_alg (the server's key
+    # for that algorithm) in the RFC 9068 profile ("rfc9068") or as a plain JWT ("jwt": typ JWT, no
+    # client_id claim).
+    token_format: str = "opaque"
+    token_alg: str | None = None
+    token_profile: str | None = None
+
+
+# The `typ` header of each JWT access token profile.
+TOKEN_TYPS = {"rfc9068": "at+jwt", "jwt": "JWT"}
 
 
 CLIENT_SPECS = [
@@ -56,6 +66,11 @@ CLIENT_SPECS = [
     ClientSpec("noexpiry", "client_secret_basic", expires_in=None),
     ClientSpec("tls", "tls_client_auth"),
     ClientSpec("self-signed-tls", "self_signed_tls_client_auth"),
+    ClientSpec("jwt-rs256", "client_secret_basic", token_format="jwt", token_alg="RS256", token_profile="rfc9068"),
+    ClientSpec("jwt-es256", "client_secret_basic", token_format="jwt", token_alg="ES256", token_profile="rfc9068"),
+    ClientSpec("jwt-short", "client_secret_basic", expires_in=2, token_format="jwt", token_alg="RS256",
+               token_profile="rfc9068"),
+    ClientSpec("jwt-plain", "client_secret_basic", token_format="jwt", token_alg="RS256", token_profile="jwt"),
 ]
 
 
@@ -77,6 +92,10 @@ class RegisteredClient:
     # tls_client_auth: the RFC 4514 subject DN; self_signed_tls_client_auth: the certificate's SHA-256.
     subject_dn: str | None = None
     certificate_sha256: str | None = None
+    # Its access tokens (ClientSpec).
+    token_format: str = "opaque"
+    token_alg: str | None = None
+    token_profile: str | None = None
 
 
 @dataclass
@@ -186,7 +205,8 @@ def pem(cert: x509.Certificate) -> bytes:
 
 def generate(state_dir: Path, urls: dict) -> State:
     """urls: issuer, token_endpoint, mtls_token_endpoint, introspection_endpoint,
-    mtls_introspection_endpoint, metadata, resource, stats, revoke_all, slow."""
+    mtls_introspection_endpoint, metadata, resource, stats, revoke_all, slow, jwks_uri,
+    default_audience, rotate_keys, reset_stats, introspection_down."""
     out = Writer(state_dir)
 
     # The CA behind the TLS listener's certificate and the tls_client_auth client certificate.
@@ -222,11 +242,20 @@ def generate(state_dir: Path, urls: dict) -> State:
             "expires_in": spec.expires_in,
             "scopes": " ".join(SCOPES),
             "grant_types": list(spec.grant_types),
+            "token_format": spec.token_format,
         }
         client = RegisteredClient(
             client_id=client_id, auth_method=spec.auth_method, scopes=list(SCOPES),
             grant_types=list(spec.grant_types), expires_in=spec.expires_in, signing_alg=spec.signing_alg,
+            token_format=spec.token_format, token_alg=spec.token_alg, token_profile=spec.token_profile,
         )
+        if spec.token_format == "jwt":
+            # No assertions for these clients: signing_alg is their tokens' algorithm.
+            entry.update(
+                signing_alg=spec.token_alg,
+                token_profile=spec.token_profile,
+                token_typ=TOKEN_TYPS[spec.token_profile],
+            )
         if spec.auth_method in ("client_secret_basic", "client_secret_post", "client_secret_jwt"):
             client.client_secret = secrets.token_urlsafe(32)
             entry["client_secret"] = client.client_secret
@@ -317,6 +346,11 @@ def generate(state_dir: Path, urls: dict) -> State:
         "stats": urls["stats"],
         "revoke_all": urls["revoke_all"],
         "slow": urls["slow"],
+        "jwks_uri": urls["jwks_uri"],
+        "default_audience": urls["default_audience"],
+        "rotate_keys": urls["rotate_keys"],
+        "reset_stats": urls["reset_stats"],
+        "introspection_down": urls["introspection_down"],
         "scopes": " ".join(SCOPES),
         "clients": described,
         "jwt_bearer": {
