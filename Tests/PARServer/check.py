@@ -7,7 +7,8 @@ RS256) and signatures, PKCE S256 made here.
 Discovery; pushed requests (client authentication, expiry, single use, par-required, a
 request_uri inside a pushed request, PKCE); authorization with and without request_uri; DPoP at
 the token endpoint (token_type DPoP, cnf.jkt, replayed jti, dpop_jkt and the PAR proof's key,
-refresh tokens bound to the key); userinfo; the resource (DPoP, Bearer, replay, htu with a
+refresh tokens bound to the key); the access tokens' RFC 9068 profile (typ at+jwt, aud with the
+resource, client_id, the signature by the JWKS); userinfo; the resource (DPoP, Bearer, replay, htu with a
 query, ath, key); server nonces at the token endpoint and the resource, and their loops; the
 Bearer-only client; revocation; bad input; the counters. Prints one line per check, exits 1 on
 the first failure.
@@ -27,6 +28,7 @@ from urllib.parse import urlencode
 from urllib.parse import urlsplit
 
 import requests
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric import padding
@@ -63,6 +65,26 @@ def b64_int(value, length=None):
 def jwt_claims(token):
     part = token.split(".")[1]
     return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def jwt_header(token):
+    part = token.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def b64_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def rs256_verifies(token, jwk):
+    """Whether an RS256 JWS verifies with a public RSA JWK."""
+    numbers = rsa.RSAPublicNumbers(int.from_bytes(b64_decode(jwk["e"]), "big"), int.from_bytes(b64_decode(jwk["n"]), "big"))
+    signing_input, _, signature = token.rpartition(".")
+    try:
+        numbers.public_key().verify(b64_decode(signature), signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        return True
+    except InvalidSignature:
+        return False
 
 
 def proof_jti(proof):
@@ -217,6 +239,19 @@ class Check:
     def stats(self):
         return self.http.get(self.issuer + "/test/stats", timeout=10).json()
 
+    def profiled(self, token, name, label):
+        """RFC 9068 sections 2.1 and 2.2: the access token's header and claims, and its signature by
+        the JWKS key its kid names."""
+        header, claims = jwt_header(token), jwt_claims(token)
+        expect(header.get("typ") == "at+jwt" and header.get("alg") == "RS256", f"{label}: typ at+jwt, RS256", header)
+        aud = claims.get("aud")
+        expect(isinstance(aud, list) and self.d["resource"] in aud, f"{label}: aud contains the resource URL", aud)
+        expect(claims.get("client_id") == self.clients[name]["client_id"], f"{label}: client_id claim", claims.get("client_id"))
+        expect(claims.get("iss") == self.issuer and claims.get("sub") and claims.get("jti")
+               and claims.get("exp", 0) - claims.get("iat", 0) == 3600, f"{label}: iss, sub, jti, iat and exp", claims)
+        key = next((k for k in self.jwks["keys"] if k.get("kid") == header.get("kid") and k.get("kty") == "RSA"), None)
+        expect(key is not None and rs256_verifies(token, key), f"{label}: the signature verifies with the JWKS key", header)
+
     # --- the checks -------------------------------------------------------------------------
     def run(self):
         expect(set(self.clients) == {"confidential", "public", "par-required", "short-par", "dpop-nonce",
@@ -259,6 +294,7 @@ class Check:
         self.revocation_endpoint = d["revocation_endpoint"]
         jwks = self.http.get(d["jwks_uri"], timeout=10).json()
         expect(jwks.get("keys"), "jwks_uri answers")
+        self.jwks = jwks
 
     def pushed_requests(self):
         response, verifier, form = self.push("confidential")
@@ -337,6 +373,7 @@ class Check:
         self.bob_sub = jwt_claims(answer["id_token"])["sub"]
         expect(jwt_claims(answer["access_token"])["sub"] == self.bob_sub, "ID token and access token: the same sub")
         self.bob_bearer = answer["access_token"]
+        self.profiled(answer["access_token"], "confidential", "a Bearer access token")
 
         bad = dict(query, redirect_uri="https://evil.example/cb")
         response = self.authorize(bad)
@@ -369,11 +406,13 @@ class Check:
         self.alice_sub = jwt_claims(answer["id_token"])["sub"]
         expect(self.alice_sub != self.bob_sub, "login_hint names the user (alice by default, bob differs)")
         self.dpop_access, self.dpop_key = answer["access_token"], key
+        self.profiled(answer["access_token"], "public", "a DPoP-bound access token")
 
         rsa_key = Key("RS256")
         answer, _ = self.dpop_token("confidential", key=rsa_key)
         expect(jwt_claims(answer["access_token"]).get("cnf", {}).get("jkt") == rsa_key.jkt,
                "an RS256 proof key binds too (confidential client)")
+        self.profiled(answer["access_token"], "confidential", "a DPoP-bound access token (confidential client)")
 
         # the same proof (same jti) twice
         code1, v1 = self.pushed_code("public")
@@ -452,6 +491,7 @@ class Check:
         expect(response.status_code == 200 and refreshed["token_type"] == "DPoP"
                and jwt_claims(refreshed["access_token"])["cnf"]["jkt"] == key.jkt,
                "refresh with the same key: token_type DPoP, same cnf.jkt", refreshed)
+        self.profiled(refreshed["access_token"], "public", "an access token from a DPoP refresh")
 
         # a confidential client's refresh token is not bound; without a proof: Bearer, no cnf
         answer, _ = self.dpop_token("confidential", scope="openid offline_access", prompt="consent")
@@ -461,6 +501,7 @@ class Check:
         expect(response.status_code == 200 and refreshed["token_type"] == "Bearer"
                and "cnf" not in jwt_claims(refreshed["access_token"]),
                "a confidential client's refresh without a proof: Bearer, unbound", refreshed)
+        self.profiled(refreshed["access_token"], "confidential", "an access token from a Bearer refresh")
 
     def userinfo_and_resource(self):
         token, key = self.dpop_access, self.dpop_key
@@ -562,6 +603,7 @@ class Check:
                "bearer client: a proof is ignored, token_type Bearer, no cnf", answer)
         response = self.call(self.d["resource"] + "/hello", token=answer["access_token"], scheme="Bearer")
         expect(response.status_code == 200 and body(response)["scheme"] == "Bearer", "bearer client's token works as Bearer")
+        self.profiled(answer["access_token"], "bearer", "the bearer client's access token")
 
     def revocation(self):
         answer, key = self.dpop_token("confidential")

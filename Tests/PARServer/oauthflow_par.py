@@ -10,6 +10,12 @@ included), or, on an OAuth 2.0 endpoint with none registered, accepts any URI at
 endpoints are OAuth 2.0 ones to idpyoidc's redirect URI check (no URI registered, so it only
 refuses a fragment) and apply the loopback rule first.
 
+ResourceAccessToken: idpyoidc's JWT access tokens (JWTToken) in the RFC 9068 profile: header
+`typ: at+jwt` and the protected resource's URL (the handler's `aud` argument) in `aud`. idpyoidc
+5.0.0's JWTToken takes an `aud` argument but never uses it (its tokens' `aud` is only the grant's
+resources, by default the client_id), and signs without header parameters beyond alg and kid.
+Its `client_id` and `sub` claims come from idpyoidc as they are.
+
 LoginHintAuthn: a user authentication without a login page: the user is the one the front names
 (the request's login_hint, default alice). idpyoidc's NoAuthn always answers the same user.
 
@@ -45,7 +51,9 @@ from cryptojwt.jwt import utc_time_sans_frac
 from idpyoidc.server.oauth2.pushed_authorization import (
     PushedAuthorization as IdpyPushedAuthorization,
 )
+from cryptojwt.jwt import JWT
 from idpyoidc.server.oidc.authorization import Authorization as IdpyAuthorization
+from idpyoidc.server.token.jwt_token import JWTToken
 from idpyoidc.server.user_authn.user import UserAuthnMethod
 from idpyoidc.server.user_info import UserInfo
 
@@ -105,6 +113,40 @@ class Authorization(LoopbackRedirects, IdpyAuthorization):
 
 class PushedAuthorization(LoopbackRedirects, IdpyPushedAuthorization):
     pass
+
+
+# --- access tokens --------------------------------------------------------------------------
+ACCESS_TOKEN_TYP = "at+jwt"
+
+
+class ResourceAccessToken(JWTToken):
+    """See the module's docstring."""
+
+    def load_custom_claims(self, payload=None):
+        # RFC 9068 section 3: aud names the resource server; idpyoidc's value (the grant's
+        # resources, by default the client_id) stays, the resource's URL is added.
+        aud = payload.get("aud") or []
+        aud = [aud] if isinstance(aud, str) else list(aud)
+        payload["aud"] = list(dict.fromkeys(aud + list(self.def_aud)))
+        return payload
+
+    def __call__(self, session_id="", token_class="", usage_rules=None, profile=None, with_jti=None, **payload):
+        # JWTToken.__call__ (idpyoidc 5.0.0) step by step, with the JWS header typ: at+jwt
+        # (RFC 9068 section 2.1), which its signer.pack(payload) cannot be given.
+        payload.update({"sid": session_id, "token_class": token_class or self.token_class or "authorization_code"})
+        payload = self.load_custom_claims(payload)
+        if usage_rules and "expires_in" in usage_rules:
+            lifetime = usage_rules.get("expires_in")
+        else:
+            lifetime = self.lifetime
+        signer = JWT(key_jar=self.upstream_get("attribute", "keyjar"), iss=self.issuer, lifetime=lifetime,
+                     sign_alg=self.alg)
+        if profile:
+            payload = profile(**payload).to_dict()
+        elif self.profile:
+            payload = self.profile(**payload).to_dict()
+        signer.with_jti = self.with_jti if with_jti is None else bool(with_jti)
+        return signer.pack(payload, jws_headers={"typ": ACCESS_TOKEN_TYP})
 
 
 # --- users ----------------------------------------------------------------------------------

@@ -93,6 +93,11 @@ log = logging.getLogger("par-server")
 
 
 # --- configuration ---------------------------------------------------------------------------
+def resource_url(issuer):
+    """The protected resource (App.resource), in par-server.json and every access token's aud."""
+    return issuer + "/resource"
+
+
 def server_configuration(issuer):
     client_authn = ["client_secret_basic", "client_secret_post", "public"]
     return {
@@ -165,9 +170,10 @@ def server_configuration(issuer):
         },
         "token_handler_args": {
             "code": {"kwargs": {"lifetime": 120, "password": secrets.token_urlsafe(32)}},
+            # idpyoidc's JWTToken with typ at+jwt and the resource in aud (oauthflow_par).
             "token": {
-                "class": "idpyoidc.server.token.jwt_token.JWTToken",
-                "kwargs": {"lifetime": 3600, "alg": "RS256", "aud": []},
+                "class": "oauthflow_par.ResourceAccessToken",
+                "kwargs": {"lifetime": 3600, "alg": "RS256", "aud": [resource_url(issuer)]},
             },
             "refresh": {"kwargs": {"lifetime": 86400, "password": secrets.token_urlsafe(32)}},
             "id_token": {
@@ -845,7 +851,7 @@ def basic_client_id(authorization):
 def description(issuer, clients):
     description = {
         "issuer": issuer,
-        "resource": issuer + "/resource",
+        "resource": resource_url(issuer),
         "clients": clients.describe(),
     }
     return description
