@@ -97,6 +97,10 @@ public enum DescriptorSchema {
         Field(
             "service_tokens", .object(serviceTokenFields),
             "How the provider names the API a service's token is for (`client_credentials`; see Docs/services.md)."),
+        Field(
+            "access_tokens", .object(accessTokenFields),
+            "How an API that receives this provider's access tokens checks them: JWTs with the JWKS, or introspection (see Docs/api-protection.md)."
+        ),
         Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
         Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
         Field("security", .object(securityFields), "The checks the engine performs for this provider."),
@@ -262,6 +266,34 @@ public enum DescriptorSchema {
         Field(
             "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
             "With `target: scope`, what follows the API in its scope."),
+    ]
+
+    static let accessTokenFields: [Field] = [
+        Field(
+            "format", .choice(["jwt", "opaque", "both"]), default: ProviderDescriptor.AccessTokenSettings().format.rawValue,
+            "What the provider's access tokens are: `jwt` (verified with the JWKS), `opaque` (RFC 7662 introspection, also for JWTs), or `both` (JWTs verified, anything else introspected)."
+        ),
+        Field(
+            "profile", .choice(["rfc9068", "plain"]), default: ProviderDescriptor.AccessTokenSettings().profile.rawValue,
+            "`rfc9068` requires the JWT profile of RFC 9068: header `typ: at+jwt` and the claims `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`; `plain` requires `iss`, `exp` and `aud`."
+        ),
+        Field(
+            "signing_algs", .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"])),
+            default: shown(ProviderDescriptor.AccessTokenSettings().signingAlgs),
+            "The algorithms a JWT access token may be signed with. `none` and HMAC are never accepted: the keys are public."),
+        Field(
+            "audience", .string(),
+            "The `aud` an access token must contain to be accepted, when the descriptor states it (may name `{variables}`); otherwise the API states its own."
+        ),
+        Field(
+            "leeway", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().leeway)",
+            "Seconds of clock difference allowed when checking `exp`, `nbf` and `iat`."),
+        Field(
+            "introspection_cache", .integer(0...86_400), default: "\(ProviderDescriptor.AccessTokenSettings().introspectionCache)",
+            "The longest time, in seconds, an active introspection answer is reused; never past the token's `exp`. 0 asks every time."),
+        Field(
+            "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
+            "How long, in seconds, an inactive (`active: false`) answer is reused."),
     ]
 
     static let tokenResponseFields: [Field] = [

@@ -20,6 +20,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var clientAuth: ClientAuth
     /// How the provider names the API a service token is for.
     public var serviceTokens: ServiceTokenSettings
+    /// How an API checks the access tokens this provider issues (Docs/api-protection.md).
+    public var accessTokens: AccessTokenSettings
     public var tokenResponse: TokenResponse
     public var userinfo: Userinfo
     public var security: Security
@@ -37,7 +39,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`
         case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
         case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
-        case serviceTokens = "service_tokens", tokenResponse = "token_response", userinfo, security, redirect, device, resources
+        case serviceTokens = "service_tokens", accessTokens = "access_tokens", tokenResponse = "token_response", userinfo, security, redirect, device,
+            resources
         case resourcesFile = "resources_file", profile
     }
 
@@ -64,6 +67,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         tokenRequest = try o.object(CodingKeys.tokenRequest, TokenRequest.init(plain:)) ?? TokenRequest()
         clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
         serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokenSettings.init(plain:)) ?? ServiceTokenSettings()
+        accessTokens = try o.object(CodingKeys.accessTokens, AccessTokenSettings.init(plain:)) ?? AccessTokenSettings()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
         userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
         security = try o.object(CodingKeys.security, Security.init(plain:)) ?? Security()
@@ -446,6 +450,60 @@ extension ProviderDescriptor {
         init(plain o: PlainObject) throws {
             target = try o.choice(CodingKeys.target) ?? Self().target
             scopeSuffix = try o.string(CodingKeys.scopeSuffix) ?? Self().scopeSuffix
+        }
+    }
+
+    /// How an API that receives this provider's access tokens checks them.
+    public struct AccessTokenSettings: Sendable, Hashable, Codable {
+        /// What the provider's access tokens are, and so how an API checks them.
+        public enum Format: String, Sendable, Hashable, Codable {
+            /// Signed JWTs, verified with the provider's JWKS.
+            case jwt
+            /// Opaque strings, checked by RFC 7662 introspection.
+            case opaque
+            /// JWTs verified with the JWKS, anything else introspected.
+            case both
+        }
+
+        /// Which claims and header a JWT access token must carry.
+        public enum Profile: String, Sendable, Hashable, Codable {
+            /// RFC 9068: `typ: at+jwt`, and `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`.
+            case rfc9068
+            /// `iss`, `exp` and `aud`; the rest when present.
+            case plain
+        }
+
+        public var format: Format = .jwt
+        public var profile: Profile = .plain
+        /// The JWS algorithms accepted, by name (never `none`, never HMAC).
+        public var signingAlgs: [String] = ["RS256", "PS256", "ES256"]
+        /// The API's audience when the descriptor states it (a template that may name variables).
+        public var audience: String?
+        /// Seconds of clock skew allowed on `exp`, `nbf` and `iat`.
+        public var leeway: Int = 60
+        /// The longest time, in seconds, an active introspection answer is reused (never past the token's `exp`).
+        public var introspectionCache: Int = 300
+        /// How long, in seconds, an inactive answer is reused.
+        public var inactiveCache: Int = 10
+
+        enum CodingKeys: String, CodingKey {
+            case format, profile, signingAlgs = "signing_algs", audience, leeway
+            case introspectionCache = "introspection_cache", inactiveCache = "inactive_cache"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            let defaults = Self()
+            format = try o.choice(CodingKeys.format) ?? defaults.format
+            profile = try o.choice(CodingKeys.profile) ?? defaults.profile
+            signingAlgs = try o.strings(CodingKeys.signingAlgs) ?? defaults.signingAlgs
+            audience = try o.string(CodingKeys.audience)
+            leeway = try o.int(CodingKeys.leeway) ?? defaults.leeway
+            introspectionCache = try o.int(CodingKeys.introspectionCache) ?? defaults.introspectionCache
+            inactiveCache = try o.int(CodingKeys.inactiveCache) ?? defaults.inactiveCache
         }
     }
 

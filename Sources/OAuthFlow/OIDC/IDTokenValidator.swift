@@ -35,8 +35,7 @@ public actor IDTokenValidator {
     private let clientSecret: Secret?
     private let transport: any HTTPTransport
     private let clock: any DateClock
-    private var keys: KeySet?
-    private var lastRefetch: Date?
+    private var signingKeys: SigningKeys?
 
     public init(
         provider: Provider, clientID: String, clientSecret: Secret? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
@@ -58,10 +57,10 @@ public actor IDTokenValidator {
     ///   - accessToken: The access token issued with it, for `at_hash`.
     /// - Throws: ``IDTokenError`` naming the first check that failed.
     public func validate(_ token: Secret, nonce: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
-        let (header, claims) = try Self.decodeUnverified(token.value)
-        let algorithm = try checkHeader(header)
-        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
-        return try checkClaims(claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
+        let jws = try CompactJWS(token.value)
+        let algorithm = try checkHeader(jws.header)
+        try await verifySignature(jws, algorithm: algorithm)
+        return try checkClaims(jws.claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
     }
 
     /// Checks the JOSE header: an allowed `alg`, and no `crit` extension (RFC 7515 §4.1.11).
@@ -90,9 +89,9 @@ public actor IDTokenValidator {
     /// For inspecting a token (`oauthflow jwt decode --verify`) when the audience is not known.
     /// - Returns: The token's claims.
     public func verifySignatureAndIssuer(_ token: Secret) async throws -> [String: JSONValue] {
-        let (header, claims) = try Self.decodeUnverified(token.value)
-        let algorithm = try checkHeader(header)
-        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
+        let jws = try CompactJWS(token.value)
+        let claims = jws.claims
+        try await verifySignature(jws, algorithm: try checkHeader(jws.header))
         let issuer = claims["iss"]?.stringValue ?? ""
         guard provider.isIDTokenIssuer(issuer, claims: claims) else {
             throw IDTokenError(
@@ -109,10 +108,10 @@ public actor IDTokenValidator {
     /// the algorithm, signature, issuer, audience and subject, as when it was issued. Its expiry and nonce
     /// are not checked again: the token records a sign-in that was checked then; it is no credential.
     public func validateStored(_ token: Secret) async throws -> IDTokenClaims {
-        let (header, claims) = try Self.decodeUnverified(token.value)
-        let algorithm = try checkHeader(header)
-        try await verifySignature(token.value, algorithm: algorithm, keyID: header["kid"]?.stringValue)
-        return try checkClaims(claims, algorithm: algorithm, nonce: nil, accessToken: nil, checkingTimes: false)
+        let jws = try CompactJWS(token.value)
+        let algorithm = try checkHeader(jws.header)
+        try await verifySignature(jws, algorithm: algorithm)
+        return try checkClaims(jws.claims, algorithm: algorithm, nonce: nil, accessToken: nil, checkingTimes: false)
     }
 
     /// Checks a refreshed ID token: valid, and about the same subject (OpenID Connect Core §12.2).
@@ -132,7 +131,7 @@ public actor IDTokenValidator {
 
     // MARK: - Signature
 
-    private func verifySignature(_ token: String, algorithm: JWSAlgorithm, keyID: String?) async throws {
+    private func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm) async throws {
         if algorithm.isHMAC {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
@@ -150,59 +149,35 @@ public actor IDTokenValidator {
                     "the client secret is shorter than the \(bytes) bytes \(algorithm) needs (RFC 7518 §3.2); refusing to verify with it")
             }
             let collection = JWTKeyCollection()
-            await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest)
-            try await verify(token, with: collection, iterating: false, algorithm: algorithm)
+            await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest, kid: "client-secret")
+            let verifier = try? await collection.getKey(for: "client-secret")
+            guard let verifier, (try? verifier.verify(jws.signature, signs: jws.signingInput)) == true else {
+                throw IDTokenError(.badSignature, "the ID token's signature does not verify (\(algorithm))")
+            }
             return
         }
-        let keys = try await keySet(for: keyID)
-        if let keyID, keys.named.contains(keyID) {
-            try await verify(token, with: keys.collection, iterating: false, algorithm: algorithm)
-        } else {
-            // No `kid` in the token, or one that only an unnamed key can match: every candidate is tried.
-            try await verify(token, with: keys.collection, iterating: true, algorithm: algorithm)
+        let keys = try await keys().snapshot(for: jws.keyID)
+        if let keyID = jws.keyID, !keys.mayVerify(keyID: keyID) {
+            throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
         }
-    }
-
-    private func verify(_ token: String, with collection: JWTKeyCollection, iterating: Bool, algorithm: JWSAlgorithm) async throws {
-        do {
-            _ = try await collection.verify(token, as: SignatureOnly.self, iteratingKeys: iterating)
-        } catch {
+        guard keys.verifies(jws, algorithm: algorithm) else {
             throw IDTokenError(.badSignature, "the ID token's signature does not verify (\(algorithm))")
         }
     }
 
-    /// The provider's signing keys as jwt-kit holds them, and which of them carry a `kid`.
-    private struct KeySet {
-        let collection: JWTKeyCollection
-        let named: Set<String>
-        let unnamedCount: Int
-    }
-
-    /// The JWKS, fetched on first use and fetched again when a token names a `kid` it lacks.
+    /// The provider's JWKS, fetched on first use and fetched again when a token names a `kid` it lacks.
     ///
     /// The second fetch is what lets a signing-key rotation through, also on a process's
     /// first sign-in (its first fetch may come from a cache that predates the rotation).
     /// It happens at most once per ``keyRefetchInterval``, so a stream of tokens with
     /// made-up `kid`s cannot turn into a stream of requests.
-    private func keySet(for keyID: String?) async throws -> KeySet {
-        if let keys, keyID.map(keys.named.contains) ?? true { return keys }
-        let current: KeySet
-        if let keys {
-            current = keys
-        } else {
-            current = try await fetchKeys()
-        }
-        guard let keyID, !current.named.contains(keyID) else { return current }
-        let due = lastRefetch.map { clock.now().timeIntervalSince($0) >= Self.keyRefetchInterval } ?? true
-        var latest = current
-        if due {
-            lastRefetch = clock.now()
-            latest = try await fetchKeys()
-        }
-        guard latest.named.contains(keyID) || latest.unnamedCount > 0 else {
-            throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
-        }
-        return latest
+    private func keys() throws -> SigningKeys {
+        if let signingKeys { return signingKeys }
+        let created = SigningKeys(
+            url: try keysURL(), providerID: provider.id, algorithms: provider.policy.idTokenAlgorithms, transport: transport, clock: clock,
+            refetchInterval: Self.keyRefetchInterval)
+        signingKeys = created
+        return created
     }
 
     /// The shortest time between two fetches of the JWKS caused by unknown key ids.
@@ -218,40 +193,6 @@ public actor IDTokenValidator {
                 "provider `\(provider.id)` names no JWKS endpoint and its discovery has not run; validate with `Provider.discovered(with:)`'s result")
         }
         throw IDTokenError(.keysUnavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
-    }
-
-    private func fetchKeys() async throws -> KeySet {
-        let url = try keysURL()
-        guard TransportPolicy.isSecure(url) else { throw IDTokenError(.keysUnavailable, TransportPolicy.refusal(url)) }
-        let fetched: (document: [String: JSONValue]?, response: HTTPResponse)
-        do {
-            fetched = try await transport.fetchJSON(url, as: [String: JSONValue].self)
-        } catch {
-            throw IDTokenError(.keysUnavailable, "cannot fetch the JWKS \(url.absoluteString): \(error)")
-        }
-        guard case let .array(entries)? = fetched.document?["keys"] else {
-            throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(fetched.response.status))")
-        }
-        let collection = JWTKeyCollection()
-        var named: Set<String> = []
-        var unnamed = 0
-        for (index, entry) in entries.enumerated() {
-            // Signing keys only. `kid` is optional (RFC 7517 §4.5), but jwt-kit files keys by it,
-            // so an unnamed key gets a name no token can claim.
-            guard case var .object(fields) = entry, fields["use"]?.stringValue ?? "sig" == "sig" else { continue }
-            let kid = fields["kid"]?.stringValue
-            if kid == nil { fields["kid"] = .string("\u{0}unnamed-\(index)") }
-            guard let data = try? JSONEncoder().encode(JSONValue.object(fields)), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
-                (try? await collection.add(jwk: jwk)) != nil
-            else {
-                // A key type jwt-kit cannot load is skipped; a token naming it then fails as `unknown_key`.
-                continue
-            }
-            if let kid { named.insert(kid) } else { unnamed += 1 }
-        }
-        let keys = KeySet(collection: collection, named: named, unnamedCount: unnamed)
-        self.keys = keys
-        return keys
     }
 
     // MARK: - Claims
@@ -338,33 +279,13 @@ public actor IDTokenValidator {
     }
 
     /// How deeply a JWT's header or payload may nest; real claims use two or three levels.
-    public static let maximumClaimDepth = 32
+    public static let maximumClaimDepth = CompactJWS.maximumDepth
 
     /// Header and claims of a JWT, without verifying anything.
     ///
     /// - Throws: ``IDTokenError`` `malformed`.
     public static func decodeUnverified(_ token: String) throws -> (header: [String: JSONValue], claims: [String: JSONValue]) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw IDTokenError(.malformed, "a JWT has three dot-separated parts; this has \(parts.count)") }
-        func object(_ part: Substring, _ name: String) throws -> [String: JSONValue] {
-            guard let data = Base64URL.decode(String(part)),
-                let value = try? JSONDecoder().decode([String: JSONValue].self, from: data)
-            else {
-                throw IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON")
-            }
-            guard JSONValue.object(value).depth <= maximumClaimDepth else {
-                throw IDTokenError(.malformed, "the JWT \(name) nests deeper than \(maximumClaimDepth) levels")
-            }
-            return value
-        }
-        return (try object(parts[0], "header"), try object(parts[1], "payload"))
-    }
-
-    /// jwt-kit needs a payload type; claims are checked above, with typed errors.
-    private struct SignatureOnly: JWTPayload {
-        func verify(using algorithm: some JWTAlgorithm) throws {}
-
-        init(from decoder: any Decoder) throws {}
-        func encode(to encoder: any Encoder) throws {}
+        let jws = try CompactJWS(token)
+        return (jws.header, jws.claims)
     }
 }

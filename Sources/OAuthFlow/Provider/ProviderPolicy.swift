@@ -62,6 +62,11 @@ public typealias DPoPUse = ProviderDescriptor.Security.DPoPMode
 /// What to do with a Bearer answer to a DPoP token request.
 public typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
 
+/// What a provider's access tokens are: JWTs, opaque strings, or both.
+public typealias AccessTokenFormat = ProviderDescriptor.AccessTokenSettings.Format
+/// Which header and claims a JWT access token must carry (RFC 9068, or the plain minimum).
+public typealias AccessTokenProfile = ProviderDescriptor.AccessTokenSettings.Profile
+
 /// Everything the engine does differently from one provider to another, typed and with every
 /// default applied: the engine reads this, never the descriptor.
 public struct ProviderPolicy: Sendable, Hashable {
@@ -99,6 +104,24 @@ public struct ProviderPolicy: Sendable, Hashable {
     public var pushedAuthorization: PushedAuthorizationUse
     /// When and how tokens are bound to a key (RFC 9449).
     public var dpop: DPoPPolicy
+    /// How an API checks the provider's access tokens.
+    public var accessTokens: AccessTokenPolicy
+
+    /// How an API checks the provider's access tokens (the descriptor's `access_tokens`).
+    public struct AccessTokenPolicy: Sendable, Hashable {
+        public var format: AccessTokenFormat
+        public var profile: AccessTokenProfile
+        /// The algorithms a JWT access token may be signed with: never `none`, never HMAC.
+        public var algorithms: [JWSAlgorithm]
+        /// The audience the descriptor states, variables filled in; nil when the API states its own.
+        public var audience: String?
+        /// The clock skew allowed on `exp`, `nbf` and `iat`.
+        public var leeway: TimeInterval
+        /// The longest an active introspection answer is reused.
+        public var introspectionCache: TimeInterval
+        /// How long an inactive introspection answer is reused.
+        public var inactiveCache: TimeInterval
+    }
 
     /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
     public struct DPoPPolicy: Sendable, Hashable {

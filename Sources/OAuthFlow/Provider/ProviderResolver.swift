@@ -90,7 +90,7 @@ extension ProviderDescriptor {
         let usesDiscovery = location != nil && (discovery.mode != .none || discovery.url != nil)
         return Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
-            discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: try policy(),
+            discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: try policy(variables: resolved),
             loopback: LoopbackRedirect(host: redirect.loopback.host, port: redirect.loopback.port.resolved, path: redirect.loopback.path),
             profile: ProfileMapping(
                 subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified,
@@ -105,7 +105,7 @@ extension ProviderDescriptor {
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for what the engine will not run: a response
     ///   type other than `code`, the `plain` PKCE method (RFC 9700 §2.1.1, §2.1.2), a grant it does not know,
     ///   an ID token algorithm it does not know.
-    private func policy() throws -> ProviderPolicy {
+    private func policy(variables: [String: String]) throws -> ProviderPolicy {
         func refuse(_ field: String, _ why: String) -> ProviderError {
             ProviderError(.unsupportedPolicy, "`\(field)` of provider `\(id)` \(why)", provider: id)
         }
@@ -145,6 +145,31 @@ extension ProviderDescriptor {
         if security.dpop != .never, dpopAlgorithms.isEmpty {
             throw refuse("security.dpop_signing_alg_values_supported", "is empty, so no DPoP key can be made")
         }
+        let accessTokenAlgorithms = try accessTokens.signingAlgs.map { name in
+            guard let algorithm = JWSAlgorithm(rawValue: name), !algorithm.isHMAC else {
+                throw refuse(
+                    "access_tokens.signing_algs",
+                    "lists `\(name)`; an API verifies access tokens with the provider's public keys, so only RS, PS and ES algorithms are accepted")
+            }
+            return algorithm
+        }
+        if accessTokens.format != .opaque, accessTokenAlgorithms.isEmpty {
+            throw refuse("access_tokens.signing_algs", "is empty, so no JWT access token could ever be accepted")
+        }
+        let audience = try accessTokens.audience.map { template in
+            var missing: [String] = []
+            let rendered = URLTemplate(template).rendering { name in
+                guard let value = variables[String(name)], !value.isEmpty else {
+                    missing.append(String(name))
+                    return nil
+                }
+                return value
+            }
+            guard missing.isEmpty, !rendered.isEmpty else {
+                throw refuse("access_tokens.audience", "names `{\(missing.first ?? "")}`, which has no value")
+            }
+            return rendered
+        }
         return ProviderPolicy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
@@ -159,7 +184,11 @@ extension ProviderDescriptor {
                 offlineParameters: scopes.offline.params),
             device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases),
             pushedAuthorization: authorization.pushed,
-            dpop: .init(use: security.dpop, algorithms: dpopAlgorithms, bearerAnswer: security.dpopBearerAnswer))
+            dpop: .init(use: security.dpop, algorithms: dpopAlgorithms, bearerAnswer: security.dpopBearerAnswer),
+            accessTokens: .init(
+                format: accessTokens.format, profile: accessTokens.profile, algorithms: accessTokenAlgorithms, audience: audience,
+                leeway: TimeInterval(accessTokens.leeway), introspectionCache: TimeInterval(accessTokens.introspectionCache),
+                inactiveCache: TimeInterval(accessTokens.inactiveCache)))
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).

@@ -1,0 +1,192 @@
+import Foundation
+import JWTKit
+
+/// A provider's signing keys (its JWKS), fetched when first needed and kept.
+///
+/// - **One fetch at a time.** Callers that need the keys while a fetch is under way wait for
+///   that fetch; a thousand requests arriving together cause one request to the JWKS.
+/// - **Rotation.** A token naming a `kid` the cached set lacks causes one more fetch, at most once
+///   per ``refetchInterval``: a signing key the provider has just added is found, and a stream of
+///   tokens with made-up `kid`s never turns into a stream of fetches.
+/// - **Removal.** The set is fetched again when it is older than ``maximumAge``; a key that left
+///   the JWKS is no longer accepted from then on. Each fetch makes a new ``Snapshot/generation``.
+/// - **Bounds.** Only the first ``maximumKeys`` signing keys are read; a key jwt-kit cannot load, an
+///   encryption key (`use: enc`) and a symmetric key (`kty: oct`) are skipped, so `HS256` can never
+///   be verified with a public key.
+public actor SigningKeys {
+    public nonisolated let url: URL
+    public nonisolated let refetchInterval: TimeInterval
+    public nonisolated let maximumAge: TimeInterval
+    public nonisolated let maximumKeys: Int
+    private let providerID: String
+    private let algorithms: [JWSAlgorithm]
+    private let transport: any HTTPTransport
+    private let clock: any DateClock
+    private let latest = Locked<Snapshot?>(nil)
+    private var fetching: Task<Snapshot, any Error>?
+    private var lastFetch: Date?
+    private var fetches = 0
+
+    /// - Parameters:
+    ///   - url: The JWKS.
+    ///   - providerID: For error messages.
+    ///   - algorithms: The algorithms tokens may use; each key is prepared for those its type allows.
+    ///   - refetchInterval: The shortest time between two fetches caused by unknown `kid`s.
+    ///   - maximumAge: How long a fetched set is used before it is fetched again.
+    ///   - maximumKeys: How many signing keys of the set are read.
+    public init(
+        url: URL, providerID: String, algorithms: [JWSAlgorithm], transport: any HTTPTransport, clock: any DateClock = SystemDateClock(),
+        refetchInterval: TimeInterval = 30, maximumAge: TimeInterval = 900, maximumKeys: Int = 100
+    ) {
+        self.url = url
+        self.providerID = providerID
+        self.algorithms = algorithms.filter { !$0.isHMAC }
+        self.transport = transport
+        self.clock = clock
+        self.refetchInterval = refetchInterval
+        self.maximumAge = maximumAge
+        self.maximumKeys = maximumKeys
+    }
+
+    /// The keys last fetched, without waiting: nil before the first fetch completes.
+    public nonisolated var cached: Snapshot? { latest.current }
+
+    /// How many times the JWKS has been fetched.
+    public var fetchCount: Int { fetches }
+
+    /// Keys to verify a token naming `keyID` with: the cached set, or a new one when none is
+    /// cached, the cached one is older than ``maximumAge``, or it lacks `keyID` and a refetch is due.
+    ///
+    /// - Throws: ``IDTokenError`` `keysUnavailable` when no set has ever been fetched and this fetch fails.
+    ///   A failed refetch keeps the cached set.
+    public func snapshot(for keyID: String?) async throws -> Snapshot {
+        let now = clock.now()
+        guard let current = latest.current else { return try await fetch() }
+        let stale = now.timeIntervalSince(current.fetchedAt) >= maximumAge
+        let unknown = keyID.map { !current.named.keys.contains($0) && current.unnamed.isEmpty } ?? false
+        let due = lastFetch.map { now.timeIntervalSince($0) >= refetchInterval } ?? true
+        guard stale || unknown && due else { return current }
+        return (try? await fetch()) ?? current
+    }
+
+    /// Fetches the set, or joins the fetch under way.
+    private func fetch() async throws -> Snapshot {
+        if let fetching { return try await fetching.value }
+        lastFetch = clock.now()
+        fetches += 1
+        let generation = fetches
+        let task = Task { [url, transport, algorithms, maximumKeys, providerID, clock] in
+            try await Self.load(
+                url: url, transport: transport, algorithms: algorithms, maximumKeys: maximumKeys, providerID: providerID,
+                generation: generation, now: clock.now())
+        }
+        fetching = task
+        defer { fetching = nil }
+        let snapshot = try await task.value
+        latest.withLock { $0 = snapshot }
+        return snapshot
+    }
+
+    private static func load(
+        url: URL, transport: any HTTPTransport, algorithms: [JWSAlgorithm], maximumKeys: Int, providerID: String, generation: Int, now: Date
+    ) async throws -> Snapshot {
+        guard TransportPolicy.isSecure(url) else { throw IDTokenError(.keysUnavailable, TransportPolicy.refusal(url)) }
+        let fetched: (document: [String: JSONValue]?, response: HTTPResponse)
+        do {
+            fetched = try await transport.fetchJSON(url, as: [String: JSONValue].self)
+        } catch {
+            throw IDTokenError(.keysUnavailable, "cannot fetch the JWKS of `\(providerID)` (\(url.absoluteString)): \(error)")
+        }
+        guard case let .array(entries)? = fetched.document?["keys"] else {
+            throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(fetched.response.status))")
+        }
+        var named: [String: Snapshot.Key] = [:]
+        var unnamed: [Snapshot.Key] = []
+        for entry in entries {
+            guard named.count + unnamed.count < maximumKeys else { break }
+            guard case let .object(fields) = entry, fields["use"]?.stringValue ?? "sig" == "sig" else { continue }
+            let verifiers = await Self.verifiers(for: fields, algorithms: algorithms)
+            guard !verifiers.isEmpty else { continue }
+            let key = Snapshot.Key(verifiers: verifiers)
+            if let kid = fields["kid"]?.stringValue {
+                // Two keys under one name: the first stays, as a token cannot say which it means.
+                if named[kid] == nil { named[kid] = key }
+            } else {
+                unnamed.append(key)
+            }
+        }
+        return Snapshot(generation: generation, fetchedAt: now, named: named, unnamed: unnamed)
+    }
+
+    /// A verifier for each allowed algorithm the key can check: its own `alg` when it states one,
+    /// else each algorithm of its type (RSA: RS and PS; EC: the ES of its curve).
+    private static func verifiers(for fields: [String: JSONValue], algorithms: [JWSAlgorithm]) async -> [JWSAlgorithm: any JWTAlgorithm] {
+        let type = fields["kty"]?.stringValue ?? ""
+        let curve = fields["crv"]?.stringValue
+        let stated = fields["alg"]?.stringValue
+        guard fields["d"] == nil else { return [:] }  // a private key published by mistake is not used
+        var result: [JWSAlgorithm: any JWTAlgorithm] = [:]
+        for algorithm in algorithms {
+            if let stated, stated != algorithm.rawValue { continue }
+            let fits: Bool =
+                switch algorithm {
+                case .rs256, .rs384, .rs512, .ps256, .ps384, .ps512: type == "RSA"
+                case .es256: type == "EC" && curve == "P-256"
+                case .es384: type == "EC" && curve == "P-384"
+                case .es512: type == "EC" && curve == "P-521"
+                case .hs256, .hs384, .hs512: false
+                }
+            guard fits else { continue }
+            var prepared = fields
+            prepared["alg"] = .string(algorithm.rawValue)
+            prepared["kid"] = .string("key")
+            let collection = JWTKeyCollection()
+            guard let data = try? JSONEncoder().encode(JSONValue.object(prepared)), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
+                (try? await collection.add(jwk: jwk)) != nil,
+                let verifier = try? await collection.getKey(for: "key", alg: algorithm.rawValue), verifier.name == algorithm.rawValue
+            else { continue }
+            result[algorithm] = verifier
+        }
+        return result
+    }
+
+    /// One fetched JWKS, ready to verify with.
+    public struct Snapshot: Sendable {
+        /// Which fetch made it: a later fetch has a greater generation.
+        public let generation: Int
+        public let fetchedAt: Date
+        let named: [String: Key]
+        let unnamed: [Key]
+
+        struct Key: Sendable {
+            let verifiers: [JWSAlgorithm: any JWTAlgorithm]
+        }
+
+        /// Whether the set has a key named `keyID`.
+        public func contains(keyID: String) -> Bool { named[keyID] != nil }
+
+        /// How many keys the set holds.
+        public var count: Int { named.count + unnamed.count }
+
+        /// Whether one of the keys `jws` may name verifies its signature with `algorithm`: the key
+        /// its `kid` names, else every key without a name, or, when it names none, every key.
+        public func verifies(_ jws: CompactJWS, algorithm: JWSAlgorithm) -> Bool {
+            let candidates: [Key]
+            if let keyID = jws.keyID {
+                candidates = named[keyID].map { [$0] } ?? unnamed
+            } else {
+                candidates = Array(named.values) + unnamed
+            }
+            return candidates.contains { key in
+                guard let verifier = key.verifiers[algorithm] else { return false }
+                return (try? verifier.verify(jws.signature, signs: jws.signingInput)) ?? false
+            }
+        }
+
+        /// Whether a token naming `keyID` could be verified by this set at all.
+        public func mayVerify(keyID: String?) -> Bool {
+            guard let keyID else { return count > 0 }
+            return named[keyID] != nil || !unnamed.isEmpty
+        }
+    }
+}

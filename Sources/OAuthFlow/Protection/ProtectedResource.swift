@@ -1,0 +1,368 @@
+import Crypto
+import Foundation
+import Logging
+
+/// An API that accepts access tokens from one or more providers described in YAML: the checks of
+/// RFC 6750, RFC 9068, RFC 7662, RFC 9449 §7 and RFC 8705, and the answers they call for.
+///
+/// ```swift
+/// let api = try ProtectedResource(
+///     providers: [try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])],
+///     settings: .init(resource: URL(string: "https://api.example.com")!))
+/// let principal = try await api.authenticate(AccessRequest(authorization: header), requiring: ["read:notes"])
+/// ```
+///
+/// - **Which provider.** A JWT's `iss`, read before anything is verified, only *selects* a trusted
+///   provider (its issuer, an alias, or its tenant template); everything is then verified against
+///   that provider's keys and rules. A token that is not a JWT goes to the introspection endpoint of
+///   the providers whose `access_tokens.format` is `opaque` or `both`, in the order given.
+/// - **JWTs** (`format: jwt` or `both`): `alg` from `access_tokens.signing_algs` (never `none` or
+///   HMAC), the signature by the provider's JWKS (``SigningKeys``: one fetch at a time, one refetch
+///   for an unknown `kid` at most every ``Settings/keysRefetchInterval``), `iss`, `aud` containing the
+///   audience, `exp` and `nbf` within `access_tokens.leeway`, and with `profile: rfc9068` the header
+///   `typ: at+jwt` and the claims `sub`, `client_id`, `iat` and `jti`.
+/// - **Opaque tokens** (`format: opaque`): introspection with the API's own client, one request per
+///   token however many requests carry it at once; an active answer is reused until the token's
+///   `exp` or `access_tokens.introspection_cache`, whichever is first, an inactive one for
+///   `access_tokens.inactive_cache`. An endpoint that cannot be reached gives 503, never an acceptance.
+/// - **Bound tokens.** A token with `cnf.jkt` is accepted only with the DPoP scheme and a valid proof
+///   of that key; one with `cnf.x5t#S256` only over a TLS connection with that client certificate.
+/// - **Repeated tokens.** A verified token is remembered by the SHA-256 of its bytes until its `exp`, and
+///   only while the JWKS it was verified with is current: a repeat costs a hash and a lookup.
+public final class ProtectedResource: Sendable {
+    /// What the API states about itself.
+    public struct Settings: Sendable {
+        /// The API's identifier (RFC 9728 `resource`): an https URL, or http on a loopback host.
+        public var resource: URL
+        /// The `aud` a token must contain, unless a provider's descriptor states its own
+        /// (`access_tokens.audience`); by default ``resource``.
+        public var audience: String?
+        /// The `realm` of the challenges; by default the resource's host.
+        public var realm: String?
+        /// Whether unbound tokens are accepted too (`accepted`), or only DPoP-bound ones (`required`).
+        public var dpop: DPoPAcceptance
+        /// When set, DPoP proofs must carry a current nonce of this source (RFC 9449 §9).
+        public var dpopNonces: DPoPNonceSource?
+        /// How far a proof's `iat` may be from now.
+        public var proofWindow: TimeInterval
+        /// The scopes the API knows, for its metadata document.
+        public var scopesSupported: [String]
+        /// A human-readable name, for its metadata document.
+        public var resourceName: String?
+        /// How many verified tokens are remembered.
+        public var cacheCapacity: Int
+        /// The shortest time between two JWKS fetches caused by unknown `kid`s.
+        public var keysRefetchInterval: TimeInterval
+        /// How long a fetched JWKS is used before it is fetched again.
+        public var keysMaximumAge: TimeInterval
+
+        public init(
+            resource: URL, audience: String? = nil, realm: String? = nil, dpop: DPoPAcceptance = .accepted, dpopNonces: DPoPNonceSource? = nil,
+            proofWindow: TimeInterval = 60, scopesSupported: [String] = [], resourceName: String? = nil, cacheCapacity: Int = 10_000,
+            keysRefetchInterval: TimeInterval = 30, keysMaximumAge: TimeInterval = 900
+        ) {
+            self.resource = resource
+            self.audience = audience
+            self.realm = realm
+            self.dpop = dpop
+            self.dpopNonces = dpopNonces
+            self.proofWindow = proofWindow
+            self.scopesSupported = scopesSupported
+            self.resourceName = resourceName
+            self.cacheCapacity = max(0, cacheCapacity)
+            self.keysRefetchInterval = keysRefetchInterval
+            self.keysMaximumAge = keysMaximumAge
+        }
+    }
+
+    /// Whether the API takes unbound (Bearer) tokens as well as DPoP-bound ones.
+    public enum DPoPAcceptance: String, Sendable, Hashable {
+        /// DPoP-bound tokens are checked with their proofs; unbound tokens are accepted with the Bearer scheme.
+        case accepted
+        /// Only DPoP-bound tokens are accepted (RFC 9728 `dpop_bound_access_tokens_required`).
+        case required
+    }
+
+    /// The largest `Authorization` header read; longer tokens are refused before anything is decoded.
+    public static let maximumTokenSize = 16 * 1024
+
+    public let settings: Settings
+    let trusted: [TrustedProvider]
+    private let cache: VerifiedTokenCache
+    private let proofs: DPoPProofVerifier
+    private let clock: any DateClock
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - providers: The providers whose tokens are accepted, resolved (discovery runs when first needed).
+    ///   - settings: What the API states about itself.
+    ///   - introspectionClients: The API's own client at each provider whose tokens are introspected, by
+    ///     provider id (any client authentication method the descriptor allows).
+    ///   - transport: Fetches JWKS and introspects; by default a transport with a 5 s deadline and a 1 MiB cap.
+    ///   - clock: The wall clock.
+    ///   - logger: Receives why each token was refused (never the token itself), at debug level.
+    /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
+    ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
+    ///   JWTs against, or one whose tokens are introspected without an introspection client.
+    public init(
+        providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
+        transport: any HTTPTransport = DefaultHTTPTransport(timeout: 5), clock: any DateClock = SystemDateClock(),
+        logger: Logger = Logger(label: "oauthflow.api", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        func refuse(_ why: String, _ provider: String? = nil) -> ProviderError {
+            ProviderError(.unsupportedPolicy, why, provider: provider)
+        }
+        guard !providers.isEmpty else { throw refuse("a protected resource needs at least one provider to trust") }
+        guard TransportPolicy.isSecure(settings.resource), settings.resource.host != nil else {
+            throw refuse("the resource \(settings.resource.absoluteString) must be an https URL (or http on a loopback host)")
+        }
+        var trusted: [TrustedProvider] = []
+        for provider in providers {
+            let policy = provider.policy.accessTokens
+            let audience = policy.audience ?? settings.audience ?? settings.resource.absoluteString
+            let client = introspectionClients[provider.id]
+            if policy.format != .jwt, client == nil {
+                throw refuse(
+                    "provider `\(provider.id)` issues \(policy.format == .opaque ? "opaque" : "opaque or JWT") access tokens (`access_tokens.format: \(policy.format.rawValue)`), which are introspected; give its introspection client",
+                    provider.id)
+            }
+            if policy.format != .opaque || client == nil, provider.issuer == nil, provider.issuers.template == nil {
+                throw refuse("provider `\(provider.id)` declares no `issuer`, so no JWT's `iss` can be matched to it", provider.id)
+            }
+            trusted.append(
+                TrustedProvider(
+                    index: trusted.count, provider: provider, audience: audience, introspectionClient: client, transport: transport,
+                    clock: clock, logger: logger, refetchInterval: settings.keysRefetchInterval, maximumAge: settings.keysMaximumAge))
+        }
+        self.trusted = trusted
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+        cache = VerifiedTokenCache(capacity: settings.cacheCapacity)
+        proofs = DPoPProofVerifier(
+            window: settings.proofWindow, replays: ReplayCache(capacity: 100_000), nonces: settings.dpopNonces)
+    }
+
+    // MARK: - Checking a request
+
+    /// Checks the request's access token and, when `scopes` are given, that it grants each of them.
+    ///
+    /// - Returns: Who the token speaks for.
+    /// - Throws: ``AccessDenial``, with the status and headers to answer with.
+    public func authenticate(_ request: AccessRequest, requiring scopes: [String] = []) async throws(AccessDenial) -> AccessPrincipal {
+        let presented: PresentedToken
+        do throws(AccessDenial) {
+            presented = try PresentedToken(request.authorization)
+        } catch {
+            throw answer(error, scheme: nil)
+        }
+        do throws(AccessDenial) {
+            let principal = try await principal(for: presented.token)
+            try checkBinding(principal, presented: presented, request: request)
+            guard principal.hasScopes(scopes) else {
+                let missing = scopes.filter { !principal.scopes.contains($0) }
+                throw AccessDenial(.insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
+            }
+            return principal
+        } catch {
+            logger.debug("access token refused", metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
+            throw answer(error, scheme: presented.scheme)
+        }
+    }
+
+    /// The principal of a token, from the cache or by checking it.
+    private func principal(for token: String) async throws(AccessDenial) -> AccessPrincipal {
+        let digest = SHA256.hash(data: Data(token.utf8))
+        let now = clock.now()
+        switch cache.lookup(digest, now: now, generation: { trusted[$0].keys?.cached?.generation }) {
+        case let .accepted(principal): return principal
+        case .inactive: throw AccessDenial(.invalidToken, "the provider said the token is not active (remembered)")
+        case .miss: break
+        }
+        if token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2, let jws = try? CompactJWS(token) {
+            let issuer = jws.claims["iss"]?.stringValue ?? ""
+            guard let provider = trusted.first(where: { $0.issues(issuer, claims: jws.claims) }) else {
+                throw AccessDenial(
+                    .invalidToken, "the token's issuer `\(TerminalText.escaped(String(issuer.prefix(200))))` is not trusted by this API")
+            }
+            if provider.policy.format != .opaque {
+                let (principal, generation) = try await provider.verify(jws, now: now)
+                cache.store(
+                    digest, principal: principal, until: principal.expiresAt ?? now, provider: provider.index, generation: generation, now: now)
+                return principal
+            }
+            return try await introspect(token, digest: digest, at: [provider], now: now)
+        }
+        let introspecting = trusted.filter { $0.policy.format != .jwt }
+        guard !introspecting.isEmpty else {
+            throw AccessDenial(.invalidToken, "the token is not a JWT, and no trusted provider's tokens are introspected")
+        }
+        return try await introspect(token, digest: digest, at: introspecting, now: now)
+    }
+
+    private func introspect(_ token: String, digest: SHA256Digest, at providers: [TrustedProvider], now: Date) async throws(AccessDenial)
+        -> AccessPrincipal
+    {
+        var last = AccessDenial(.invalidToken, "no provider knows the token")
+        for provider in providers {
+            // Only the one provider asked may make an inactive answer final.
+            let alone = providers.count == 1
+            let outcome = await provider.introspect(token, digest: digest) { [cache, clock] outcome in
+                let now = clock.now()
+                switch outcome {
+                case let .active(principal):
+                    let until = min(principal.expiresAt ?? .distantFuture, now.addingTimeInterval(provider.policy.introspectionCache))
+                    cache.store(digest, principal: principal, until: until, provider: provider.index, generation: nil, now: now)
+                case let .refused(denial) where alone && denial.code == .invalidToken:
+                    cache.store(
+                        digest, principal: nil, until: now.addingTimeInterval(provider.policy.inactiveCache), provider: provider.index,
+                        generation: nil, now: now)
+                case .refused:
+                    break
+                }
+            }
+            switch outcome {
+            case let .active(principal): return principal
+            case let .refused(denial): last = denial
+            }
+        }
+        throw last
+    }
+
+    /// RFC 9449 §7.1 and RFC 8705 §3: a bound token only with its key or certificate; DPoP only with a bound token.
+    private func checkBinding(_ principal: AccessPrincipal, presented: PresentedToken, request: AccessRequest) throws(AccessDenial) {
+        let confirmation = principal.confirmation
+        if TokenConfirmation.isUnknown(principal.claims["cnf"]) {
+            throw AccessDenial(.invalidToken, "the token is bound (`cnf`) by a method OAuthFlow cannot check")
+        }
+        if let thumbprint = confirmation?.keyThumbprint {
+            guard presented.scheme == .dpop else {
+                throw AccessDenial(.invalidToken, "the token is DPoP-bound (`cnf.jkt`) but was sent with the Bearer scheme")
+            }
+            try proofs.check(
+                request.dpop, accessToken: presented.token, thumbprint: thumbprint, method: request.method, url: request.url, now: clock.now())
+        } else if presented.scheme == .dpop {
+            throw AccessDenial(.invalidToken, "the DPoP scheme was used with a token that is not DPoP-bound")
+        } else if settings.dpop == .required {
+            throw AccessDenial(.invalidToken, "this API accepts only DPoP-bound tokens")
+        }
+        if let certificate = confirmation?.certificateThumbprint {
+            guard let presentedCertificate = request.clientCertificate else {
+                throw AccessDenial(.invalidToken, "the token is bound to a client certificate (`cnf.x5t#S256`) and the connection presented none")
+            }
+            let thumbprint = Base64URL.encode(Data(SHA256.hash(data: presentedCertificate)))
+            guard ConstantTime.equals(thumbprint, certificate) else {
+                throw AccessDenial(.invalidToken, "the token is bound to another client certificate than the connection's")
+            }
+        }
+    }
+
+    // MARK: - Answers
+
+    /// Whether any trusted provider's tokens, or the API itself, use DPoP: the challenges then offer it.
+    private var offersDPoP: Bool { settings.dpop == .required || trusted.contains { $0.provider.policy.dpop.use != .never } }
+
+    /// `denial` with the headers of its answer.
+    private func answer(_ denial: AccessDenial, scheme: PresentedToken.Scheme?) -> AccessDenial {
+        var denial = denial
+        if denial.code == .unavailable {
+            denial.headers = [("Retry-After", "5")]
+            return denial
+        }
+        let dpopError = [.invalidDPoPProof, .useDPoPNonce].contains(denial.code) || scheme == .dpop
+        var attributes: [String] = []
+        if let error = denial.wireError {
+            attributes.append("error=\"\(error)\"")
+            attributes.append("error_description=\"\(Self.descriptions[error] ?? "The request is not authorized")\"")
+        }
+        if denial.code == .insufficientScope { attributes.append("scope=\"\(denial.requiredScopes.joined(separator: " "))\"") }
+        let realm = "realm=\"\(Self.quoted(settings.realm ?? settings.resource.host ?? "api"))\""
+        let metadata = "resource_metadata=\"\(metadataURL.absoluteString)\""
+        if settings.dpop != .required {
+            let bearer = [realm] + (dpopError ? [] : attributes) + [metadata]
+            denial.headers.append(("WWW-Authenticate", "Bearer " + bearer.joined(separator: ", ")))
+        }
+        if offersDPoP {
+            let algorithms = "algs=\"\(DPoPProofVerifier.algorithms.map(\.rawValue).joined(separator: " "))\""
+            let errors = dpopError || settings.dpop == .required ? attributes : []
+            denial.headers.append(("WWW-Authenticate", "DPoP " + ([realm] + errors + [algorithms]).joined(separator: ", ")))
+        }
+        if denial.code == .useDPoPNonce, let nonces = settings.dpopNonces {
+            denial.headers.append(("DPoP-Nonce", nonces.current(now: clock.now())))
+        }
+        return denial
+    }
+
+    /// The fixed `error_description` of each error: the same words whichever check failed.
+    private static let descriptions = [
+        "invalid_request": "The request is malformed",
+        "invalid_token": "The access token is not valid",
+        "insufficient_scope": "The access token does not grant the required scope",
+        "invalid_dpop_proof": "The DPoP proof is not valid",
+        "use_dpop_nonce": "The DPoP proof must carry the nonce of this resource",
+    ]
+
+    private static func quoted(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }.map(Character.init))
+    }
+
+    // MARK: - RFC 9728
+
+    /// Where the metadata document is published: `/.well-known/oauth-protected-resource` inserted
+    /// between the resource's host and its path (RFC 9728 §3.1).
+    public var metadataURL: URL {
+        var components = URLComponents(url: settings.resource, resolvingAgainstBaseURL: false) ?? URLComponents()
+        let path = components.path == "/" ? "" : components.path
+        components.path = "/.well-known/oauth-protected-resource" + path
+        components.query = nil
+        components.fragment = nil
+        return components.url ?? settings.resource
+    }
+
+    /// The protected resource metadata document (RFC 9728 §2).
+    public var metadata: ProtectedResourceMetadata {
+        ProtectedResourceMetadata(
+            resource: settings.resource.absoluteString,
+            authorizationServers: trusted.compactMap { $0.provider.issuer?.absoluteString },
+            scopesSupported: settings.scopesSupported.isEmpty ? nil : settings.scopesSupported,
+            dpopSigningAlgorithms: offersDPoP ? DPoPProofVerifier.algorithms.map(\.rawValue) : nil,
+            dpopBoundTokensRequired: settings.dpop == .required,
+            resourceName: settings.resourceName)
+    }
+}
+
+/// The token of an `Authorization` header and its scheme (RFC 6750 §2.1, RFC 9449 §7.1).
+struct PresentedToken {
+    enum Scheme { case bearer, dpop }
+
+    let scheme: Scheme
+    let token: String
+
+    init(_ headers: [String]) throws(AccessDenial) {
+        guard let header = headers.first else { throw AccessDenial(.missingToken, "the request carries no access token") }
+        guard headers.count == 1 else { throw AccessDenial(.invalidRequest, "the request carries \(headers.count) Authorization headers") }
+        guard header.utf8.count <= ProtectedResource.maximumTokenSize + 8 else {
+            throw AccessDenial(.invalidToken, "the Authorization header is longer than \(ProtectedResource.maximumTokenSize) bytes")
+        }
+        let parts = header.split(separator: " ", omittingEmptySubsequences: true)
+        switch parts.first?.lowercased() {
+        case "bearer": scheme = .bearer
+        case "dpop": scheme = .dpop
+        default: throw AccessDenial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
+        }
+        guard parts.count == 2 else {
+            throw AccessDenial(
+                .invalidRequest,
+                parts.count == 1 ? "the Authorization header has a scheme and no token" : "the Authorization header has more than one token")
+        }
+        let token = String(parts[1])
+        // RFC 6750 §2.1 b64token: letters, digits, `-._~+/`, then `=` padding only.
+        let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+        guard !body.isEmpty, body.allSatisfy({ Self.tokenCharacters.contains($0) }) else {
+            throw AccessDenial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1)")
+        }
+        self.token = token
+    }
+
+    private static let tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8)
+}

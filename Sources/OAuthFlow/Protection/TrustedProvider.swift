@@ -1,0 +1,333 @@
+import Crypto
+import Foundation
+import Logging
+
+/// One provider a ``ProtectedResource`` trusts: its keys, its introspection client, and the checks
+/// of its tokens' claims.
+final class TrustedProvider: Sendable {
+    let index: Int
+    let provider: Provider
+    let policy: ProviderPolicy.AccessTokenPolicy
+    /// The `aud` its tokens must contain.
+    let audience: String
+    private let setup: Setup
+    private let signingKeys = Locked<SigningKeys?>(nil)
+    private let client: OAuthClient?
+    private let flights = IntrospectionFlights()
+    private let clock: any DateClock
+
+    init(
+        index: Int, provider: Provider, audience: String, introspectionClient: ClientConfiguration?, transport: any HTTPTransport,
+        clock: any DateClock, logger: Logger, refetchInterval: TimeInterval, maximumAge: TimeInterval
+    ) {
+        self.index = index
+        self.provider = provider
+        self.policy = provider.policy.accessTokens
+        self.audience = audience
+        self.clock = clock
+        setup = Setup(
+            provider: provider, transport: transport, clock: clock, logger: logger, refetchInterval: refetchInterval, maximumAge: maximumAge)
+        client = introspectionClient.map { OAuthClient(provider: provider, configuration: $0, transport: transport, logger: logger, clock: clock) }
+    }
+
+    /// The JWKS cache, once made.
+    var keys: SigningKeys? { signingKeys.current }
+
+    /// Whether `iss` names this provider: its issuer, an alias, or its tenant template filled from the token's claims.
+    func issues(_ iss: String, claims: [String: JSONValue]) -> Bool {
+        !iss.isEmpty && provider.issuers.matchesIDToken(iss, claims: claims)
+    }
+
+    // MARK: - JWTs
+
+    /// Verifies a JWT access token: header, signature, then claims.
+    ///
+    /// - Returns: The principal, and the generation of the JWKS that verified it.
+    func verify(_ jws: CompactJWS, now: Date) async throws(AccessDenial) -> (AccessPrincipal, Int) {
+        func refuse(_ why: String) -> AccessDenial { AccessDenial(.invalidToken, why) }
+        let name = jws.algorithmName ?? ""
+        guard let algorithm = JWSAlgorithm(rawValue: name), policy.algorithms.contains(algorithm) else {
+            let listed = policy.algorithms.map(\.rawValue).joined(separator: ", ")
+            throw refuse(
+                "the token's `alg` `\(TerminalText.escaped(String(name.prefix(20))))` is not accepted for `\(provider.id)` (accepted: \(listed))")
+        }
+        if jws.header["crit"] != nil { throw refuse("the token's header marks an extension critical, and OAuthFlow understands none") }
+        let type = jws.header["typ"]?.stringValue?.lowercased()
+        switch policy.profile {
+        case .rfc9068:
+            guard type == "at+jwt" || type == "application/at+jwt" else {
+                throw refuse("the token's `typ` is not `at+jwt` (`access_tokens.profile: rfc9068`, RFC 9068 §2.1)")
+            }
+        case .plain:
+            guard type != "dpop+jwt" else { throw refuse("the token is a DPoP proof, not an access token") }
+        }
+        let snapshot = try await keys(for: jws.keyID, now: now)
+        if let keyID = jws.keyID, !snapshot.mayVerify(keyID: keyID) {
+            throw refuse("the token names key `\(TerminalText.escaped(String(keyID.prefix(80))))`, which is not in the JWKS of `\(provider.id)`")
+        }
+        guard snapshot.verifies(jws, algorithm: algorithm) else { throw refuse("the token's signature does not verify (\(algorithm))") }
+        let principal = try check(jws.claims, source: .jwt, now: now)
+        return (principal, snapshot.generation)
+    }
+
+    /// Keys that may verify a token naming `keyID`: the cached set without waiting when it is fresh
+    /// and has the key; otherwise through ``SigningKeys/snapshot(for:)``.
+    private func keys(for keyID: String?, now: Date) async throws(AccessDenial) -> SigningKeys.Snapshot {
+        do {
+            let keys = try await signingKeysMade()
+            if let cached = keys.cached, now.timeIntervalSince(cached.fetchedAt) < keys.maximumAge, cached.mayVerify(keyID: keyID) {
+                return cached
+            }
+            return try await keys.snapshot(for: keyID)
+        } catch let denial as AccessDenial {
+            throw denial
+        } catch {
+            throw AccessDenial(.unavailable, "the signing keys of `\(provider.id)` cannot be had: \(error)")
+        }
+    }
+
+    private func signingKeysMade() async throws -> SigningKeys {
+        if let made = signingKeys.current { return made }
+        let made = try await setup.signingKeys()
+        signingKeys.withLock { $0 = made }
+        return made
+    }
+
+    /// The claims of a verified JWT or an active introspection answer, checked.
+    private func check(_ claims: [String: JSONValue], source: AccessPrincipal.Source, now: Date) throws(AccessDenial) -> AccessPrincipal {
+        func refuse(_ why: String) -> AccessDenial { AccessDenial(.invalidToken, why) }
+        let current = now.timeIntervalSince1970
+        let leeway = policy.leeway
+        func seconds(_ name: String, required: Bool) throws(AccessDenial) -> Double? {
+            guard let value = claims[name] else {
+                if required { throw refuse("the token has no `\(name)`") }
+                return nil
+            }
+            guard let number = value.numberValue, number.isFinite else { throw refuse("the token's `\(name)` is not a number of seconds") }
+            return number
+        }
+        let jwt = source == .jwt
+        let profile = jwt && policy.profile == .rfc9068
+        let expiry = try seconds("exp", required: jwt)
+        if let expiry, expiry + leeway <= current { throw refuse("the token expired at \(Date(timeIntervalSince1970: expiry))") }
+        if let notBefore = try seconds("nbf", required: false), notBefore - leeway > current {
+            throw refuse("the token is not valid before \(Date(timeIntervalSince1970: notBefore))")
+        }
+        let issuedAt = try seconds("iat", required: profile)
+        if let issuedAt, issuedAt - leeway > current { throw refuse("the token claims to be issued in the future") }
+        if let iss = claims["iss"]?.stringValue {
+            guard issues(iss, claims: claims) else {
+                throw refuse("the token was issued by `\(TerminalText.escaped(String(iss.prefix(200))))`, not `\(provider.id)`")
+            }
+        } else if jwt {
+            throw refuse("the token has no `iss`")
+        }
+        let audiences: [String]? =
+            switch claims["aud"] {
+            case let .string(single)?: [single]
+            case let .array(many)?: many.compactMap(\.stringValue)
+            case nil: nil
+            default: []
+            }
+        if let audiences {
+            guard audiences.contains(where: { ConstantTime.equals($0, audience) }) else {
+                throw refuse("the token is not for this API (`aud` lacks `\(audience)`)")
+            }
+        } else if jwt {
+            throw refuse("the token has no `aud`, so it is not shown to be for this API")
+        }
+        let subject = claims["sub"]?.stringValue
+        let clientID = claims["client_id"]?.stringValue ?? claims["azp"]?.stringValue
+        let tokenID = claims["jti"]?.stringValue
+        if profile {
+            guard let subject, !subject.isEmpty else { throw refuse("the token has no `sub` (RFC 9068 §2.2)") }
+            guard let clientID, !clientID.isEmpty, claims["client_id"] != nil else { throw refuse("the token has no `client_id` (RFC 9068 §2.2)") }
+            guard let tokenID, !tokenID.isEmpty else { throw refuse("the token has no `jti` (RFC 9068 §2.2)") }
+        }
+        let scopes: [String] =
+            switch claims["scope"] ?? claims["scp"] {
+            case let .string(text)?: text.split(separator: " ").map(String.init)
+            case let .array(names)?: names.compactMap(\.stringValue)
+            default: []
+            }
+        return AccessPrincipal(
+            providerID: provider.id, issuer: claims["iss"]?.stringValue ?? provider.issuer?.absoluteString ?? "", subject: subject,
+            clientID: clientID, scopes: scopes, audiences: audiences ?? [], expiresAt: expiry.map(Date.init(timeIntervalSince1970:)),
+            issuedAt: issuedAt.map(Date.init(timeIntervalSince1970:)), tokenID: tokenID, source: source,
+            confirmation: TokenConfirmation(claims["cnf"]), claims: claims)
+    }
+
+    // MARK: - Introspection
+
+    enum IntrospectionOutcome: Sendable {
+        case active(AccessPrincipal)
+        case refused(AccessDenial)
+    }
+
+    /// Introspects `token`, once however many requests ask at the same time; `remember` runs with the
+    /// outcome before any of them sees it, so a request arriving after finds it remembered.
+    func introspect(_ token: String, digest: SHA256Digest, remember: @escaping @Sendable (IntrospectionOutcome) -> Void) async -> IntrospectionOutcome
+    {
+        await flights.run(digest) { [self] in
+            let outcome = await self.askProvider(token)
+            remember(outcome)
+            return outcome
+        }
+    }
+
+    private func askProvider(_ token: String) async -> IntrospectionOutcome {
+        guard let client else { return .refused(AccessDenial(.invalidToken, "`\(provider.id)` tokens are not introspected")) }
+        let answer: [String: JSONValue]
+        do {
+            answer = try await client.introspect(Secret(token))
+        } catch {
+            return .refused(AccessDenial(.unavailable, "the introspection endpoint of `\(provider.id)` did not answer usefully: \(error)"))
+        }
+        guard case .bool(true)? = answer["active"] else {
+            return .refused(AccessDenial(.invalidToken, "`\(provider.id)` says the token is not active"))
+        }
+        if let type = answer["token_type"]?.stringValue?.lowercased(), type.contains("refresh") {
+            return .refused(AccessDenial(.invalidToken, "the token is a refresh token, not an access token"))
+        }
+        do {
+            return .active(try check(answer, source: .introspection, now: clock.now()))
+        } catch {
+            return .refused(error)
+        }
+    }
+
+    /// Discovery, when the JWKS comes from it, run once.
+    private actor Setup {
+        let provider: Provider
+        let transport: any HTTPTransport
+        let clock: any DateClock
+        let logger: Logger
+        let refetchInterval: TimeInterval
+        let maximumAge: TimeInterval
+        private var made: SigningKeys?
+
+        init(
+            provider: Provider, transport: any HTTPTransport, clock: any DateClock, logger: Logger, refetchInterval: TimeInterval,
+            maximumAge: TimeInterval
+        ) {
+            self.provider = provider
+            self.transport = transport
+            self.clock = clock
+            self.logger = logger
+            self.refetchInterval = refetchInterval
+            self.maximumAge = maximumAge
+        }
+
+        func signingKeys() async throws -> SigningKeys {
+            if let made { return made }
+            var complete = provider
+            if complete.endpoints.jwks == nil {
+                complete = try await provider.discovered(with: DiscoveryClient(transport: transport, clock: clock), logger: logger)
+            }
+            guard let url = complete.endpoints.jwks else {
+                throw AccessDenial(.unavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
+            }
+            let keys = SigningKeys(
+                url: url, providerID: provider.id, algorithms: provider.policy.accessTokens.algorithms, transport: transport, clock: clock,
+                refetchInterval: refetchInterval, maximumAge: maximumAge)
+            made = keys
+            return keys
+        }
+    }
+}
+
+/// One introspection per token at a time: later askers wait for the one under way.
+actor IntrospectionFlights {
+    private var flights: [SHA256Digest: Task<TrustedProvider.IntrospectionOutcome, Never>] = [:]
+
+    func run(_ digest: SHA256Digest, _ work: @escaping @Sendable () async -> TrustedProvider.IntrospectionOutcome) async
+        -> TrustedProvider.IntrospectionOutcome
+    {
+        if let flight = flights[digest] { return await flight.value }
+        let flight = Task { await work() }
+        flights[digest] = flight
+        let outcome = await flight.value
+        flights[digest] = nil
+        return outcome
+    }
+}
+
+/// Tokens already checked, by the SHA-256 of their bytes: each until its `exp` (or the end of its
+/// introspection cache), and a JWT only while the JWKS that verified it is current. Bounded.
+final class VerifiedTokenCache: Sendable {
+    struct Entry: Sendable {
+        /// nil: the provider said the token is not active.
+        let principal: AccessPrincipal?
+        let until: Date
+        let provider: Int
+        let generation: Int?
+    }
+
+    enum Lookup {
+        case miss
+        case accepted(AccessPrincipal)
+        case inactive
+    }
+
+    let capacity: Int
+    private let entries = Locked<[SHA256Digest: Entry]>([:])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func lookup(_ digest: SHA256Digest, now: Date, generation: (Int) -> Int?) -> Lookup {
+        guard let entry = entries.withLock({ $0[digest] }), now < entry.until else { return .miss }
+        if let verifiedWith = entry.generation, generation(entry.provider) != verifiedWith { return .miss }
+        guard let principal = entry.principal else { return .inactive }
+        return .accepted(principal)
+    }
+
+    func store(_ digest: SHA256Digest, principal: AccessPrincipal?, until: Date, provider: Int, generation: Int?, now: Date) {
+        guard capacity > 0, until > now else { return }
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                entries = entries.filter { $0.value.until > now }
+                // Still full of live entries: forget an arbitrary half; they are checked again when they come back.
+                if entries.count >= capacity {
+                    for key in entries.keys.prefix(entries.count / 2 + 1) { entries[key] = nil }
+                }
+            }
+            entries[digest] = Entry(principal: principal, until: until, provider: provider, generation: generation)
+        }
+    }
+}
+
+/// The protected resource metadata document (RFC 9728 §2).
+public struct ProtectedResourceMetadata: Sendable, Hashable, Codable {
+    public var resource: String
+    public var authorizationServers: [String]
+    public var scopesSupported: [String]?
+    public var bearerMethodsSupported: [String] = ["header"]
+    public var dpopSigningAlgorithms: [String]?
+    public var dpopBoundTokensRequired: Bool
+    public var resourceName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case resource, authorizationServers = "authorization_servers", scopesSupported = "scopes_supported"
+        case bearerMethodsSupported = "bearer_methods_supported", dpopSigningAlgorithms = "dpop_signing_alg_values_supported"
+        case dpopBoundTokensRequired = "dpop_bound_access_tokens_required", resourceName = "resource_name"
+    }
+
+    init(
+        resource: String, authorizationServers: [String], scopesSupported: [String]?, dpopSigningAlgorithms: [String]?,
+        dpopBoundTokensRequired: Bool, resourceName: String?
+    ) {
+        self.resource = resource
+        self.authorizationServers = authorizationServers
+        self.scopesSupported = scopesSupported
+        self.dpopSigningAlgorithms = dpopSigningAlgorithms
+        self.dpopBoundTokensRequired = dpopBoundTokensRequired
+        self.resourceName = resourceName
+    }
+
+    /// The document as JSON, keys sorted.
+    public func json() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+}
