@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "OAuthFlowHummingbird",
             dependencies: [
-                "OAuthFlowWeb",
+                "OAuthFlow", "OAuthFlowWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

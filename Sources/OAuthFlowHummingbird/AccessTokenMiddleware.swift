@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OAuthFlow
+
+/// A request context that carries the principal of the request's access token.
+public protocol AccessRequestContext: RequestContext {
+    /// Set by ``AccessTokenMiddleware`` before the route runs.
+    var accessPrincipal: AccessPrincipal? { get set }
+}
+
+/// The plain request context of an API protected by ``AccessTokenMiddleware``.
+public struct BasicAccessRequestContext: AccessRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var accessPrincipal: AccessPrincipal?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+}
+
+/// Lets a request through only with an access token that ``ProtectedResource`` accepts and that grants
+/// the scopes given; the route then reads ``AccessRequestContext/accessPrincipal``. Anything else is
+/// answered at once with the status and `WWW-Authenticate` challenges of RFC 6750 and RFC 9449.
+///
+/// ```swift
+/// let router = Router(context: BasicAccessRequestContext.self)
+/// router.addProtectedResourceMetadata(api)
+/// router.group("notes")
+///     .add(middleware: AccessTokenMiddleware(api, requiring: ["notes:read"]))
+///     .get { _, context in context.accessPrincipal?.subject ?? "" }
+/// ```
+///
+/// The URL a DPoP proof must name (`htu`) is the request's path and query on the origin of the
+/// resource's URL (``ProtectedResource/Settings/resource``): the origin clients use, also behind a proxy.
+public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddleware {
+    public let resource: ProtectedResource
+    public let scopes: [String]
+    private let origin: String
+
+    public init(_ resource: ProtectedResource, requiring scopes: [String] = []) {
+        self.resource = resource
+        self.scopes = scopes
+        var components = URLComponents(url: resource.settings.resource, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.path = ""
+        components.query = nil
+        components.fragment = nil
+        origin = components.string ?? ""
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let access = AccessRequest(
+            authorization: request.headers[values: .authorization], dpop: request.headers[values: Self.dpop],
+            method: request.method.rawValue, url: URL(string: origin + request.uri.path))
+        var context = context
+        do {
+            context.accessPrincipal = try await resource.authenticate(access, requiring: scopes)
+        } catch {
+            return error.hummingbirdResponse
+        }
+        return try await next(request, context)
+    }
+
+    private static var dpop: HTTPField.Name { HTTPField.Name("DPoP") ?? .authorization }
+}
+
+extension AccessDenial {
+    /// The answer: the status, each challenge and header, `Cache-Control: no-store`, and no body.
+    public var hummingbirdResponse: Response {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        fields[.cacheControl] = "no-store"
+        fields[.contentLength] = "0"
+        return Response(status: HTTPResponse.Status(code: status), headers: fields)
+    }
+}
+
+extension RouterMethods {
+    /// Serves the resource's metadata document (RFC 9728) at ``ProtectedResource/metadataURL``'s path.
+    @discardableResult
+    public func addProtectedResourceMetadata(_ resource: ProtectedResource) -> Self {
+        let document = resource.metadata.json()
+        get(RouterPath(resource.metadataURL.path)) { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=3600"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+        }
+        return self
+    }
+}
