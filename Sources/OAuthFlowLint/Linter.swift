@@ -27,6 +27,7 @@ public struct Linter: Sendable {
         ClientAuthConsistencyRule.self,
         StateWithoutPKCERule.self,
         PushedAndDPoPRule.self,
+        AccessTokenRule.self,
         OIDCOpenIDScopeRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,

@@ -56,6 +56,12 @@ public struct TestServiceServer: Decodable, Sendable {
     public let slow: URL
     public let clients: [String: RegisteredClient]
     public let jwtBearer: JWTBearer
+    public let introspectionEndpoint: URL?
+    public let jwksURI: URL?
+    /// The `aud` of a JWT access token issued without `resource` or `audience`.
+    public let defaultAudience: String?
+    public let rotateKeys: URL?
+    public let introspectionDown: URL?
 
     public struct JWTBearer: Decodable, Sendable {
         public let issuer: String
@@ -73,6 +79,8 @@ public struct TestServiceServer: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case issuer, tokenEndpoint = "token_endpoint", mtlsTokenEndpoint = "mtls_token_endpoint", caCertificate = "ca_certificate"
         case resource, stats, revokeAll = "revoke_all", slow, clients, jwtBearer = "jwt_bearer"
+        case introspectionEndpoint = "introspection_endpoint", jwksURI = "jwks_uri", defaultAudience = "default_audience"
+        case rotateKeys = "rotate_keys", introspectionDown = "introspection_down"
     }
 
     public static let current: TestServiceServer? = load("OAUTHFLOW_TEST_SERVICE_AS")
@@ -131,6 +139,23 @@ public struct TestServiceServer: Decodable, Sendable {
         var components = try #require(URLComponents(url: revokeAll, resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "resource", value: resource)]
         _ = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: try #require(components.url)))
+    }
+
+    /// How many introspection requests `clientID` has made, and how many times the JWKS was fetched.
+    public func protectionCounts(for clientID: String) async throws -> (introspections: Int, jwksFetches: Int) {
+        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .get, url: stats))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let introspections = (object["introspection_requests"] as? [String: Int])?[clientID] ?? 0
+        return (introspections, object["jwks_requests"] as? Int ?? 0)
+    }
+
+    /// A POST to one of the server's test controls (`rotate_keys`, `introspection_down`), with a query.
+    public func control(_ url: URL?, query: [String: String] = [:]) async throws {
+        let control = try #require(url, "the service server has no such control")
+        var components = try #require(URLComponents(url: control, resolvingAgainstBaseURL: false))
+        if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.key, value: $0.value) } }
+        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: try #require(components.url)))
+        #expect(response.status == 200, "\(components.path): HTTP \(response.status)")
     }
 
     /// What the resource server says about `token`: its status and JSON answer.

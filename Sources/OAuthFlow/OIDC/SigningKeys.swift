@@ -6,8 +6,8 @@ import JWTKit
 /// - **One fetch at a time.** Callers that need the keys while a fetch is under way wait for
 ///   that fetch; a thousand requests arriving together cause one request to the JWKS.
 /// - **Rotation.** A token naming a `kid` the cached set lacks causes one more fetch, at most once
-///   per ``refetchInterval``: a signing key the provider has just added is found, and a stream of
-///   tokens with made-up `kid`s never turns into a stream of fetches.
+///   per ``refetchInterval``: a signing key the provider has just added is found (also right after the
+///   first fetch), and a stream of tokens with made-up `kid`s never turns into a stream of fetches.
 /// - **Removal.** The set is fetched again when it is older than ``maximumAge``; a key that left
 ///   the JWKS is no longer accepted from then on. Each fetch makes a new ``Snapshot/generation``.
 /// - **Bounds.** Only the first ``maximumKeys`` signing keys are read; a key jwt-kit cannot load, an
@@ -24,7 +24,8 @@ public actor SigningKeys {
     private let clock: any DateClock
     private let latest = Locked<Snapshot?>(nil)
     private var fetching: Task<Snapshot, any Error>?
-    private var lastFetch: Date?
+    /// When a `kid` the set lacked last caused a fetch.
+    private var lastRefetch: Date?
     private var fetches = 0
 
     /// - Parameters:
@@ -64,15 +65,15 @@ public actor SigningKeys {
         guard let current = latest.current else { return try await fetch() }
         let stale = now.timeIntervalSince(current.fetchedAt) >= maximumAge
         let unknown = keyID.map { !current.named.keys.contains($0) && current.unnamed.isEmpty } ?? false
-        let due = lastFetch.map { now.timeIntervalSince($0) >= refetchInterval } ?? true
+        let due = lastRefetch.map { now.timeIntervalSince($0) >= refetchInterval } ?? true
         guard stale || unknown && due else { return current }
+        if !stale { lastRefetch = now }
         return (try? await fetch()) ?? current
     }
 
     /// Fetches the set, or joins the fetch under way.
     private func fetch() async throws -> Snapshot {
         if let fetching { return try await fetching.value }
-        lastFetch = clock.now()
         fetches += 1
         let generation = fetches
         let task = Task { [url, transport, algorithms, maximumKeys, providerID, clock] in

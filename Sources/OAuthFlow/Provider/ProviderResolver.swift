@@ -22,7 +22,9 @@ extension ProviderDescriptor {
     ///   discovery is off and no token endpoint is given (an issuer alone names no endpoints),
     ///   before anything (a login's listener) starts.
     public func resolve(_ values: [String: String] = [:]) throws -> Provider {
-        if discovery.mode == .none, discovery.url == nil, endpoints.token == nil {
+        // A descriptor for an API only (keys or introspection, no sign-in endpoints) needs no token endpoint.
+        let checksTokensOnly = endpoints.authorization == nil && (endpoints.jwks != nil || endpoints.introspection != nil)
+        if discovery.mode == .none, discovery.url == nil, endpoints.token == nil, !checksTokensOnly {
             var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
             message +=
                 issuer == nil

@@ -283,3 +283,54 @@ public struct PushedAndDPoPRule: LintRule {
         return diagnostics
     }
 }
+
+/// `access_tokens` settings with which an API could never accept a token.
+public struct AccessTokenRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "access_tokens", name: "Access tokens an API can check",
+        summary:
+            "JWT access tokens (`access_tokens.format: jwt` or `both`) need an `issuer` to match `iss` against and a JWKS (`endpoints.jwks`, or discovery); introspected ones (`opaque` or `both`) need an introspection endpoint (`endpoints.introspection`, or discovery); `signing_algs` must not be empty when JWTs are accepted.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "access_tokens:\n  format: opaque\n",
+            Examples.header + "endpoints:\n  jwks: https://auth.example.com/jwks\naccess_tokens:\n  format: jwt\n",
+            Examples.valid + "discovery:\n  mode: oidc\naccess_tokens:\n  signing_algs: []\n",
+        ],
+        nonTriggering: [
+            Examples.valid + "discovery:\n  mode: oidc\naccess_tokens:\n  format: both\n  profile: rfc9068\n",
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  jwks: https://auth.example.com/jwks\n  introspection: https://auth.example.com/introspect\naccess_tokens:\n  format: both\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, file.document.node(at: ["access_tokens"]) != nil else { return [] }
+        var diagnostics: [Diagnostic] = []
+        let settings = descriptor.accessTokens
+        let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        let format = ["access_tokens", "format"]
+        if settings.format != .opaque {
+            if descriptor.issuer == nil {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["access_tokens"], "JWT access tokens are matched to the provider by `iss`, and the descriptor declares no `issuer`",
+                        atKey: true))
+            }
+            if descriptor.endpoints.jwks == nil, !discovers {
+                diagnostics.append(
+                    diagnostic(file, format, "JWT access tokens are verified with the provider's JWKS: set `endpoints.jwks` or use discovery"))
+            }
+            if settings.signingAlgs.isEmpty {
+                diagnostics.append(
+                    diagnostic(file, ["access_tokens", "signing_algs"], "no algorithm is listed, so no JWT access token could be accepted"))
+            }
+        }
+        if settings.format != .jwt, descriptor.endpoints.introspection == nil, !discovers {
+            diagnostics.append(
+                diagnostic(
+                    file, format,
+                    "`\(settings.format.rawValue)` access tokens are introspected (RFC 7662): set `endpoints.introspection` or use discovery"))
+        }
+        return diagnostics
+    }
+}

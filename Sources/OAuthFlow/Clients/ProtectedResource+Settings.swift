@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+
+extension ProtectedResource {
+    /// A protected resource trusting the providers `descriptors` describe: each resolved with its
+    /// variables and, when its tokens are introspected (`access_tokens.format: opaque` or `both`), with the
+    /// API's client at that provider as ``ClientSettingsResolver`` finds it (`overrides`, the
+    /// `OAUTHFLOW_<PROVIDER>_*` variables, the clients file), authenticating by any method the descriptor allows.
+    ///
+    /// ```swift
+    /// let api = try ProtectedResource.configured(
+    ///     descriptors: [try registry.provider(named: "auth0")],
+    ///     settings: .init(resource: URL(string: "https://api.example.com")!))
+    /// ```
+    /// - Throws: ``ClientSettingsError`` when an introspecting provider has no client; ``ProviderError`` when a
+    ///   descriptor does not resolve, or the setup could never accept a token.
+    public static func configured(
+        descriptors: [ProviderDescriptor], settings: Settings, overrides: [String: ClientSettings.Overrides] = [:],
+        resolver: ClientSettingsResolver = .init(), transport: any HTTPTransport = DefaultHTTPTransport(timeout: 5),
+        clock: any DateClock = SystemDateClock(), logger: Logger = Logger(label: "oauthflow.api", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> ProtectedResource {
+        var providers: [Provider] = []
+        var clients: [String: ClientConfiguration] = [:]
+        for descriptor in descriptors {
+            let override = overrides[descriptor.id] ?? .init()
+            if descriptor.accessTokens.format == .jwt {
+                providers.append(try descriptor.resolve(override.variables))
+            } else {
+                let client = try resolver.settings(for: descriptor.id, overrides: override)
+                providers.append(try descriptor.resolve(client.variables))
+                clients[descriptor.id] = client.serviceConfiguration()
+            }
+        }
+        return try ProtectedResource(
+            providers: providers, settings: settings, introspectionClients: clients, transport: transport, clock: clock, logger: logger)
+    }
+
+    /// Checks one access token as an API with `audience` would, trusting only `descriptor`'s provider: what
+    /// `oauthflow verify-token` runs. A DPoP- or certificate-bound token is refused, as it would be without its proof.
+    ///
+    /// - Parameter audience: The API's audience; nil takes the descriptor's `access_tokens.audience`.
+    /// - Returns: The principal.
+    /// - Throws: ``AccessDenial`` saying exactly which check failed (``AccessDenial/reason``); ``ClientSettingsError``
+    ///   or ``ProviderError`` for a setup that cannot check it.
+    public static func verify(
+        _ token: Secret, descriptor: ProviderDescriptor, audience: String?, overrides: ClientSettings.Overrides = .init(),
+        resolver: ClientSettingsResolver = .init(), transport: any HTTPTransport = DefaultHTTPTransport(timeout: 10),
+        clock: any DateClock = SystemDateClock()
+    ) async throws -> AccessPrincipal {
+        let stated = try descriptor.resolve(overrides.variables).policy.accessTokens.audience
+        guard let audience = audience ?? stated else {
+            throw ProviderError(
+                .unsupportedPolicy, "give the API's audience: provider `\(descriptor.id)` states none (`access_tokens.audience`)",
+                provider: descriptor.id)
+        }
+        // The resource URL only names the API in challenges and metadata, which a single check never shows.
+        let named = URL(string: audience).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
+        let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
+        let resource = try configured(
+            descriptors: [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0),
+            overrides: [descriptor.id: overrides], resolver: resolver, transport: transport, clock: clock)
+        return try await resource.authenticate(AccessRequest(authorization: "Bearer " + token.value))
+    }
+}

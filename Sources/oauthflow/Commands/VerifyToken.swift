@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+
+extension OAuthFlowCommand {
+    struct VerifyToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-token",
+            abstract: "Check an access token (read from standard input) as an API trusting one provider would.",
+            discussion: """
+                Prints the verified principal as JSON on stdout, or the exact reason the token is refused on stderr \
+                (exit 1). The token itself is never printed. JWTs are checked with the provider's JWKS and its \
+                `access_tokens` rules; opaque tokens are introspected with the client `login` would use \
+                (flags, OAUTHFLOW_<PROVIDER>_* variables, the clients file). A DPoP- or certificate-bound token \
+                is refused: its proof cannot be given here.
+                """)
+
+        @Argument(help: "The provider id.")
+        var provider: String
+
+        @Option(help: "The API's audience (default: the descriptor's access_tokens.audience).")
+        var audience: String?
+
+        @Option(name: .customLong("client-id"), help: "The introspection client's id (default: OAUTHFLOW_<PROVIDER>_CLIENT_ID or the clients file).")
+        var clientID: String?
+
+        @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the introspection client's secret.")
+        var clientSecretEnvironment: String?
+
+        @OptionGroup var variableOptions: VariableOptions
+        @OptionGroup var registryOptions: RegistryOptions
+
+        func run() async throws {
+            let input = FileHandle.standardInput.readDataToEndOfFile().prefix(ProtectedResource.maximumTokenSize + 1024)
+            let token = Secret(String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            guard !token.value.isEmpty else { throw ValidationError("give the token on standard input") }
+            let principal: AccessPrincipal
+            do {
+                let descriptor = try registryOptions.descriptor(named: provider)
+                let overrides = ClientSettings.Overrides(
+                    clientID: clientID, secretVariable: clientSecretEnvironment, variables: variableOptions.values)
+                principal = try await ProtectedResource.verify(token, descriptor: descriptor, audience: audience, overrides: overrides)
+            } catch let denial as AccessDenial {
+                Output.stderr("REFUSED (\(denial.code), HTTP \(denial.status)): \(Output.line(denial.reason))\n")
+                throw ExitCode.failure
+            } catch {
+                Output.stderr("error: \(Output.line(error))\n")
+                throw ExitCode.failure
+            }
+            Output.stderr("Accepted: checked as \(principal.source == .jwt ? "a JWT with the provider's keys" : "introspected by the provider").\n")
+            Output.stdout(try Output.json(principal.summary))
+        }
+    }
+}
+
+extension AccessPrincipal {
+    /// What `verify-token` prints.
+    fileprivate var summary: [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            "provider": .string(providerID), "issuer": .string(issuer), "source": .string(source.rawValue),
+            "scopes": .array(scopes.map(JSONValue.string)), "audiences": .array(audiences.map(JSONValue.string)), "claims": .object(claims),
+        ]
+        if let subject { fields["subject"] = .string(subject) }
+        if let clientID { fields["client_id"] = .string(clientID) }
+        if let expiresAt { fields["expires_at"] = .string(ISO8601DateFormatter().string(from: expiresAt)) }
+        return fields
+    }
+}
