@@ -357,7 +357,8 @@ import PostgresNIO
         let sources = try ["Tests/OAuthFlowDocumentationTests/DocExampleTests.swift", "Tests/OAuthFlowDocumentationTests/ReadmeExampleTests.swift",
                            "Tests/OAuthFlowDocumentationTests/DocWebExample.swift",
                            "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift",
-                           "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift"].map {
+                           "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

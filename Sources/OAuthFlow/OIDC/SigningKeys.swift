@@ -62,7 +62,13 @@ public actor SigningKeys {
     ///   A failed refetch keeps the cached set.
     public func snapshot(for keyID: String?) async throws -> Snapshot {
         let now = clock.now()
-        guard let current = latest.current else { return try await fetch() }
+        let current: Snapshot
+        if let cached = latest.current {
+            current = cached
+        } else {
+            // The first set may come from a cache that predates a rotation: an unknown kid still gets its refetch.
+            current = try await fetch()
+        }
         let stale = now.timeIntervalSince(current.fetchedAt) >= maximumAge
         let unknown = keyID.map { !current.named.keys.contains($0) && current.unnamed.isEmpty } ?? false
         let due = lastRefetch.map { now.timeIntervalSince($0) >= refetchInterval } ?? true

@@ -282,7 +282,8 @@ public final class ProtectedResource: Sendable {
             let bearer = [realm] + (dpopError ? [] : attributes) + [metadata]
             denial.headers.append(("WWW-Authenticate", "Bearer " + bearer.joined(separator: ", ")))
         }
-        if offersDPoP {
+        // A proof's refusal, or a request that used the DPoP scheme, is answered in a DPoP challenge even where no provider declares DPoP.
+        if offersDPoP || dpopError {
             let algorithms = "algs=\"\(DPoPProofVerifier.algorithms.map(\.rawValue).joined(separator: " "))\""
             let errors = dpopError || settings.dpop == .required ? attributes : []
             denial.headers.append(("WWW-Authenticate", "DPoP " + ([realm] + errors + [algorithms]).joined(separator: ", ")))

@@ -133,7 +133,7 @@ public struct EndpointsOrDiscoveryRule: LintRule {
     public static let description = RuleDescription(
         identifier: "endpoints_or_discovery", name: "Endpoints or discovery",
         summary:
-            "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`.",
+            "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`. A descriptor for an API only (no `endpoints.authorization`, and `endpoints.jwks` or `endpoints.introspection`) needs neither.",
         severity: .error,
         triggering: [
             Examples.header + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n",
@@ -142,12 +142,15 @@ public struct EndpointsOrDiscoveryRule: LintRule {
         nonTriggering: [
             Examples.valid,
             Examples.header + "issuer: https://auth.example.com\ndiscovery:\n  mode: oidc\n",
+            Examples.header + "issuer: https://auth.example.com\nendpoints:\n  jwks: https://auth.example.com/jwks\naccess_tokens:\n  format: jwt\n",
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.discovery.mode == .none, descriptor.discovery.url == nil else {
             return []
         }
+        let endpoints = descriptor.endpoints
+        if endpoints.authorization == nil, endpoints.token == nil, endpoints.jwks != nil || endpoints.introspection != nil { return [] }
         var missing: [String] = []
         if descriptor.endpoints.authorization == nil { missing.append("authorization") }
         if descriptor.endpoints.token == nil { missing.append("token") }

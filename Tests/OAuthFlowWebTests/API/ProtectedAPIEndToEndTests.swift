@@ -163,10 +163,13 @@ struct ProtectedAPIEndToEndTests {
         let resource = "https://opaque.example/\(UUID().uuidString)"
         let provider = try Self.descriptor(server, id: "service", accessTokens: "  format: opaque\n  introspection_cache: 0\n  inactive_cache: 0\n")
             .provider()
+        // The server's introspection answers name the token's resource in `aud`: the API's audience.
         let api = try ProtectedResource(
-            providers: [provider], settings: .init(resource: Self.resource), introspectionClients: ["service": try introspector.configuration()])
+            providers: [provider], settings: .init(resource: Self.resource, audience: resource),
+            introspectionClients: ["service": try introspector.configuration()])
         let cachingAPI = try ProtectedResource(
-            providers: [try Self.descriptor(server, accessTokens: "  format: opaque\n").provider()], settings: .init(resource: Self.resource),
+            providers: [try Self.descriptor(server, accessTokens: "  format: opaque\n").provider()],
+            settings: .init(resource: Self.resource, audience: resource),
             introspectionClients: ["service": try introspector.configuration()])
         let token = try await Self.token(server, client: "basic", resource: resource)
         #expect(!token.contains("."), "the basic client's tokens are opaque")
@@ -202,10 +205,11 @@ struct ProtectedAPIEndToEndTests {
     @Test func anIntrospectionOutageIsA503AndNeverAnAcceptance() async throws {
         let server = try TestServiceServer.require()
         let introspector = try server.client("post")
+        let resource = "https://outage.example/\(UUID().uuidString)"
         let api = try ProtectedResource(
-            providers: [try Self.descriptor(server, accessTokens: "  format: opaque\n").provider()], settings: .init(resource: Self.resource),
-            introspectionClients: ["service": try introspector.configuration()])
-        let token = try await Self.token(server, client: "basic", resource: "https://outage.example/\(UUID().uuidString)")
+            providers: [try Self.descriptor(server, accessTokens: "  format: opaque\n").provider()],
+            settings: .init(resource: Self.resource, audience: resource), introspectionClients: ["service": try introspector.configuration()])
+        let token = try await Self.token(server, client: "basic", resource: resource)
         try await server.control(server.introspectionDown, query: ["seconds": "30"])
         defer { Task { try? await server.control(server.introspectionDown, query: ["seconds": "0"]) } }
         try await Self.app(api).test(.router) { http in
