@@ -114,6 +114,27 @@ struct PushedAndDPoPEndToEndTests {
         #expect(Set(ids).isSubset(of: Set(try await server.proofIDs())))
     }
 
+    /// An API built on ProtectedResource accepts idpyoidc's DPoP-bound RFC 9068 tokens only with a proof of their key.
+    @Test func anOAuthFlowAPIAcceptsTheDPoPBoundTokenOnlyWithItsProof() async throws {
+        let (result, _, _, _) = try await signIn(client: "public")
+        let tokens = result.session.tokens
+        let key = try #require(tokens.proofKey)
+        let provider = try server.descriptor(id: "par-api", security: ["dpop: required"], accessTokens: ["profile: rfc9068"]).provider()
+        let api = try ProtectedResource(providers: [provider], settings: .init(resource: server.resource))
+        let url = server.resource("notes")
+        let token = tokens.accessToken.value
+        let proof = try await key.proof(method: .get, url: url, accessToken: tokens.accessToken)
+        let principal = try await api.authenticate(AccessRequest(authorization: "DPoP \(token)", dpop: proof, url: url))
+        #expect(principal.confirmation?.keyThumbprint == key.thumbprint)
+        #expect(principal.clientID == (try server.client("public")).clientID)
+        await #expect(throws: AccessDenial.self) { _ = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)")) }
+        // The same proof again is a replay.
+        let replay = await #expect(throws: AccessDenial.self) {
+            _ = try await api.authenticate(AccessRequest(authorization: "DPoP \(token)", dpop: proof, url: url))
+        }
+        #expect(replay?.code == .invalidDPoPProof)
+    }
+
     @Test func aReplayedProofOrAProofForAnotherURLIsRefusedByTheResourceServer() async throws {
         let (result, _, _, _) = try await signIn(client: "public")
         let tokens = result.session.tokens

@@ -37,7 +37,8 @@ public struct TestPARServer: Decodable, Sendable {
     /// A descriptor for this server, as a newcomer would write it: discovery, offline access (which idpyoidc
     /// grants only with `prompt=consent`, OpenID Connect Core §11), `pushed` when given, and `security` lines.
     public func descriptor(
-        id: String = "par", methods: [String] = ["client_secret_basic", "none"], pushed: String? = nil, security: [String] = []
+        id: String = "par", methods: [String] = ["client_secret_basic", "none"], pushed: String? = nil, security: [String] = [],
+        accessTokens: [String] = []
     ) -> TestDescriptor {
         var extra = """
             discovery:
@@ -51,6 +52,7 @@ public struct TestPARServer: Decodable, Sendable {
             """
         if let pushed { extra += "  pushed: \(pushed)\n" }
         if !security.isEmpty { extra += "security:\n" + security.map { "  \($0)\n" }.joined() }
+        if !accessTokens.isEmpty { extra += "access_tokens:\n" + accessTokens.map { "  \($0)\n" }.joined() }
         return TestDescriptor(id: id, protocol: .oidc, issuer: issuer, endpoints: [], scopes: ["openid", "profile", "offline_access"], extra: extra)
     }
 
