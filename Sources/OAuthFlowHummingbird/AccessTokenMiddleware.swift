@@ -49,9 +49,11 @@ public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddle
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let proofs = request.headers[values: Self.dpop]
+        // Only a DPoP proof is compared with the URL: none is built for a Bearer request.
         let access = AccessRequest(
-            authorization: request.headers[values: .authorization], dpop: request.headers[values: Self.dpop],
-            method: request.method.rawValue, url: URL(string: origin + request.uri.path))
+            authorization: request.headers[values: .authorization], dpop: proofs, method: request.method.rawValue,
+            url: proofs.isEmpty ? nil : URL(string: origin + request.uri.path))
         var context = context
         do {
             context.accessPrincipal = try await resource.authenticate(access, requiring: scopes)

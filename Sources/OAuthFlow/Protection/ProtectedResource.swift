@@ -359,11 +359,15 @@ struct PresentedToken {
         let token = String(parts[1])
         // RFC 6750 §2.1 b64token: letters, digits, `-._~+/`, then `=` padding only.
         let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
-        guard !body.isEmpty, body.allSatisfy({ Self.tokenCharacters.contains($0) }) else {
+        guard !body.isEmpty, body.allSatisfy({ Self.tokenCharacters[Int($0)] }) else {
             throw AccessDenial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1)")
         }
         self.token = token
     }
 
-    private static let tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8)
+    private static let tokenCharacters: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".utf8 { table[Int(byte)] = true }
+        return table
+    }()
 }
