@@ -126,6 +126,11 @@ public final class ProtectedResource: Sendable {
                     "provider `\(provider.id)` issues \(policy.format == .opaque ? "opaque" : "opaque or JWT") access tokens (`access_tokens.format: \(policy.format.rawValue)`), which are introspected; give its introspection client",
                     provider.id)
             }
+            if let client, (try? client.authenticationMethod(for: provider)) == nil {
+                throw refuse(
+                    "the introspection client of provider `\(provider.id)` has no credential for any method its descriptor allows (`client_auth.methods`), so no introspection could succeed",
+                    provider.id)
+            }
             if policy.format != .opaque || client == nil, provider.issuer == nil, provider.issuers.template == nil {
                 throw refuse("provider `\(provider.id)` declares no `issuer`, so no JWT's `iss` can be matched to it", provider.id)
             }
@@ -174,7 +179,7 @@ public final class ProtectedResource: Sendable {
     private func principal(for token: String) async throws(AccessDenial) -> AccessPrincipal {
         let digest = SHA256.hash(data: Data(token.utf8))
         let now = clock.now()
-        switch cache.lookup(digest, now: now, generation: { trusted[$0].keys?.cached?.generation }) {
+        switch cache.lookup(digest, now: now, generation: { trusted[$0].currentKeysGeneration(now: now) }) {
         case let .accepted(principal): return principal
         case .inactive: throw AccessDenial(.invalidToken, "the provider said the token is not active (remembered)")
         case .miss: break

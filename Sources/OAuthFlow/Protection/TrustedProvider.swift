@@ -33,6 +33,13 @@ final class TrustedProvider: Sendable {
     /// The JWKS cache, once made.
     var keys: SigningKeys? { signingKeys.current }
 
+    /// The generation of the cached JWKS while it is younger than its maximum age; nil once it is older,
+    /// so that tokens verified with it are checked again against a fresh one.
+    func currentKeysGeneration(now: Date) -> Int? {
+        guard let keys = signingKeys.current, let cached = keys.cached, now.timeIntervalSince(cached.fetchedAt) < keys.maximumAge else { return nil }
+        return cached.generation
+    }
+
     /// Whether `iss` names this provider: its issuer, an alias, or its tenant template filled from the token's claims.
     func issues(_ iss: String, claims: [String: JSONValue]) -> Bool {
         !iss.isEmpty && provider.issuers.matchesIDToken(iss, claims: claims)
