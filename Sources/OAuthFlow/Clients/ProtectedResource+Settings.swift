@@ -38,7 +38,7 @@ extension ProtectedResource {
     /// Checks one access token as an API with `audience` would, trusting only `descriptor`'s provider: what
     /// `oauthflow verify-token` runs. A DPoP- or certificate-bound token is refused, as it would be without its proof.
     ///
-    /// - Parameter audience: The API's audience; nil takes the descriptor's `access_tokens.audience`.
+    /// - Parameter audience: The API's audience, in place of the descriptor's `access_tokens.audience`; nil takes that one.
     /// - Returns: The principal.
     /// - Throws: ``AccessDenial`` saying exactly which check failed (``AccessDenial/reason``); ``ClientSettingsError``
     ///   or ``ProviderError`` for a setup that cannot check it.

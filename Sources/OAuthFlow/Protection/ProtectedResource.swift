@@ -34,8 +34,8 @@ public final class ProtectedResource: Sendable {
     public struct Settings: Sendable {
         /// The API's identifier (RFC 9728 `resource`): an https URL, or http on a loopback host.
         public var resource: URL
-        /// The `aud` a token must contain, unless a provider's descriptor states its own
-        /// (`access_tokens.audience`); by default ``resource``.
+        /// The `aud` a token must contain, whatever the descriptors say; when nil, each provider's
+        /// `access_tokens.audience`, or else ``resource``.
         public var audience: String?
         /// The `realm` of the challenges; by default the resource's host.
         public var realm: String?
@@ -119,7 +119,7 @@ public final class ProtectedResource: Sendable {
         var trusted: [TrustedProvider] = []
         for provider in providers {
             let policy = provider.policy.accessTokens
-            let audience = policy.audience ?? settings.audience ?? settings.resource.absoluteString
+            let audience = settings.audience ?? policy.audience ?? settings.resource.absoluteString
             let client = introspectionClients[provider.id]
             if policy.format != .jwt, client == nil {
                 throw refuse(

@@ -18,7 +18,7 @@ extension OAuthFlowCommand {
         @Argument(help: "The provider id.")
         var provider: String
 
-        @Option(help: "The API's audience (default: the descriptor's access_tokens.audience).")
+        @Option(help: "The API's audience; it replaces the descriptor's access_tokens.audience, which is the default.")
         var audience: String?
 
         @Option(name: .customLong("client-id"), help: "The introspection client's id (default: OAUTHFLOW_<PROVIDER>_CLIENT_ID or the clients file).")
@@ -33,7 +33,10 @@ extension OAuthFlowCommand {
         func run() async throws {
             let input = FileHandle.standardInput.readDataToEndOfFile().prefix(ProtectedResource.maximumTokenSize + 1024)
             let token = Secret(String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-            guard !token.value.isEmpty else { throw ValidationError("give the token on standard input") }
+            guard !token.value.isEmpty else {
+                Output.stderr("error: no token on standard input; pipe the access token in (it is never printed)\n")
+                throw ExitCode.failure
+            }
             let principal: AccessPrincipal
             do {
                 let descriptor = try registryOptions.descriptor(named: provider)
