@@ -289,7 +289,9 @@ private final class RawConnection {
         let slowStarted = NSLock()
         nonisolated(unsafe) var handlingSlow = false
         let waiting = Task {
-            try await receiver.waitForCallback(timeout: .seconds(20)) { request in
+            // A generous deadline: on a loaded machine (a full run builds and runs 80 suites on 2 cores) this test has
+            // taken 40 s, and a receiver whose wait ended answers 410 to everything.
+            try await receiver.waitForCallback(timeout: .seconds(180)) { request in
                 // The first callback's token exchange hangs for a while.
                 if request.url.query?.contains("slow") == true {
                     slowStarted.withLock { handlingSlow = true }
