@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 // Benchmarks live in their own package so that `swift test` never builds or times them.
 // Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark, DPoPBenchmark);
-// bash Benchmarks/service-tokens.sh runs ServiceTokenBenchmark against its token server.
+// bash Benchmarks/service-tokens.sh runs ServiceTokenBenchmark against its token server;
+// bash Benchmarks/api-protection.sh runs APIProtectionBenchmark (its server under wrk, then `micro`).
 import PackageDescription
 
 let package = Package(
@@ -45,6 +46,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "APIProtectionBenchmark",
+            dependencies: [
+                .product(name: "OAuthFlow", package: "OAuthFlow"),
+                .product(name: "OAuthFlowHummingbird", package: "OAuthFlow"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
     ],
