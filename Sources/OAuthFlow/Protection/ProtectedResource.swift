@@ -350,24 +350,35 @@ struct PresentedToken {
         guard header.utf8.count <= ProtectedResource.maximumTokenSize + 8 else {
             throw AccessDenial(.invalidToken, "the Authorization header is longer than \(ProtectedResource.maximumTokenSize) bytes")
         }
-        let parts = header.split(separator: " ", omittingEmptySubsequences: true)
-        switch parts.first?.lowercased() {
-        case "bearer": scheme = .bearer
-        case "dpop": scheme = .dpop
+        // One forward pass over the bytes: the scheme, spaces, the token, then nothing but spaces.
+        let bytes = Array(header.utf8)
+        let space = UInt8(ascii: " ")
+        var index = 0
+        while index < bytes.count, bytes[index] != space { index += 1 }
+        let schemeEnd = index
+        switch Self.lowercased(bytes[0..<schemeEnd]) {
+        case Array("bearer".utf8): scheme = .bearer
+        case Array("dpop".utf8): scheme = .dpop
         default: throw AccessDenial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
         }
-        guard parts.count == 2 else {
-            throw AccessDenial(
-                .invalidRequest,
-                parts.count == 1 ? "the Authorization header has a scheme and no token" : "the Authorization header has more than one token")
-        }
-        let token = String(parts[1])
+        while index < bytes.count, bytes[index] == space { index += 1 }
+        let tokenStart = index
         // RFC 6750 §2.1 b64token: letters, digits, `-._~+/`, then `=` padding only.
-        let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
-        guard !body.isEmpty, body.allSatisfy({ Self.tokenCharacters[Int($0)] }) else {
-            throw AccessDenial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1)")
+        let table = Self.tokenCharacters
+        while index < bytes.count, table[Int(bytes[index])] { index += 1 }
+        let bodyEnd = index
+        while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
+        let tokenEnd = index
+        while index < bytes.count, bytes[index] == space { index += 1 }
+        guard tokenStart < bytes.count else { throw AccessDenial(.invalidRequest, "the Authorization header has a scheme and no token") }
+        guard index == bytes.count, bodyEnd > tokenStart else {
+            throw AccessDenial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1), or there are two")
         }
-        self.token = token
+        token = String(decoding: bytes[tokenStart..<tokenEnd], as: UTF8.self)
+    }
+
+    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
     }
 
     private static let tokenCharacters: [Bool] = {
