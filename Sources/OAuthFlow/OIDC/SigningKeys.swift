@@ -52,6 +52,16 @@ public actor SigningKeys {
     /// The keys last fetched, without waiting: nil before the first fetch completes.
     public nonisolated var cached: Snapshot? { latest.current }
 
+    /// The cached set while it is younger than ``maximumAge``, without waiting; nil before the first
+    /// fetch, and once it is older (the next ``snapshot(for:)`` fetches it again).
+    public nonisolated func fresh(at now: Date) -> Snapshot? {
+        latest.current.flatMap { isFresh($0, at: now) ? $0 : nil }
+    }
+
+    private nonisolated func isFresh(_ snapshot: Snapshot, at now: Date) -> Bool {
+        now.timeIntervalSince(snapshot.fetchedAt) < maximumAge
+    }
+
     /// How many times the JWKS has been fetched.
     public var fetchCount: Int { fetches }
 
@@ -69,7 +79,7 @@ public actor SigningKeys {
             // The first set may come from a cache that predates a rotation: an unknown kid still gets its refetch.
             current = try await fetch()
         }
-        let stale = now.timeIntervalSince(current.fetchedAt) >= maximumAge
+        let stale = !isFresh(current, at: now)
         let unknown = keyID.map { !current.named.keys.contains($0) && current.unnamed.isEmpty } ?? false
         let due = lastRefetch.map { now.timeIntervalSince($0) >= refetchInterval } ?? true
         guard stale || unknown && due else { return current }

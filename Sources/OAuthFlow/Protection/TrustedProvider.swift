@@ -36,8 +36,7 @@ final class TrustedProvider: Sendable {
     /// The generation of the cached JWKS while it is younger than its maximum age; nil once it is older,
     /// so that tokens verified with it are checked again against a fresh one.
     func currentKeysGeneration(now: Date) -> Int? {
-        guard let keys = signingKeys.current, let cached = keys.cached, now.timeIntervalSince(cached.fetchedAt) < keys.maximumAge else { return nil }
-        return cached.generation
+        signingKeys.current?.fresh(at: now)?.generation
     }
 
     /// Whether `iss` names this provider: its issuer, an alias, or its tenant template filled from the token's claims.
@@ -82,7 +81,7 @@ final class TrustedProvider: Sendable {
     private func keys(for keyID: String?, now: Date) async throws(AccessDenial) -> SigningKeys.Snapshot {
         do {
             let keys = try await signingKeysMade()
-            if let cached = keys.cached, now.timeIntervalSince(cached.fetchedAt) < keys.maximumAge, cached.mayVerify(keyID: keyID) {
+            if let cached = keys.fresh(at: now), cached.mayVerify(keyID: keyID) {
                 return cached
             }
             return try await keys.snapshot(for: keyID)
