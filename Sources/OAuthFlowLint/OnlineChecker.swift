@@ -44,7 +44,7 @@ public struct OnlineChecker: Sendable {
     ///
     /// - Parameter variables: Values for the descriptor's variables; defaults, then examples, fill the rest.
     public func check(_ file: LintFile, variables: [String: String] = [:]) async -> [Diagnostic] {
-        guard let descriptor = file.descriptor, descriptor.discovery.mode != .none || descriptor.discovery.url != nil else { return [] }
+        guard let descriptor = file.descriptor, descriptor.asksForDiscovery else { return [] }
         func diagnostic(_ rule: String, _ severity: Severity, _ keyPath: [String], _ message: String) -> Diagnostic {
             Diagnostic(location: file.document.location(of: keyPath), severity: severity, ruleID: rule, message: message)
         }

@@ -142,6 +142,15 @@ extension ProviderDescriptor {
     /// Whether the descriptor declares the device authorization grant.
     public var supportsDeviceFlow: Bool { grantTypes.contains(Self.deviceCodeGrant) }
 
+    /// Whether the descriptor asks for its endpoints from a metadata document (a discovery mode, or its URL).
+    public var asksForDiscovery: Bool { discovery.mode != .none || discovery.url != nil }
+
+    /// Whether the descriptor is for an API only: no authorization or token endpoint, and the provider's
+    /// keys or introspection endpoint, which is all an API checking its tokens needs.
+    public var isForAPIsOnly: Bool {
+        endpoints.authorization == nil && endpoints.token == nil && (endpoints.jwks != nil || endpoints.introspection != nil)
+    }
+
     /// How a provider answers device authorization requests (RFC 8628 §3.2).
     public struct Device: Sendable, Hashable, Codable {
         /// Seconds between polls when the server states no `interval` (RFC 8628 says 5).

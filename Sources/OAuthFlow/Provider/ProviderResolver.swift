@@ -22,9 +22,7 @@ extension ProviderDescriptor {
     ///   discovery is off and no token endpoint is given (an issuer alone names no endpoints),
     ///   before anything (a login's listener) starts.
     public func resolve(_ values: [String: String] = [:]) throws -> Provider {
-        // A descriptor for an API only (keys or introspection, no sign-in endpoints) needs no token endpoint.
-        let checksTokensOnly = endpoints.authorization == nil && (endpoints.jwks != nil || endpoints.introspection != nil)
-        if discovery.mode == .none, discovery.url == nil, endpoints.token == nil, !checksTokensOnly {
+        if !asksForDiscovery, endpoints.token == nil, !isForAPIsOnly {
             var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
             message +=
                 issuer == nil
@@ -89,7 +87,7 @@ extension ProviderDescriptor {
         let location = discoveryURL.map {
             Provider.DiscoveryLocation(url: $0, mode: discovery.mode, isExplicit: discovery.url != nil)
         }
-        let usesDiscovery = location != nil && (discovery.mode != .none || discovery.url != nil)
+        let usesDiscovery = location != nil && asksForDiscovery
         return Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
             discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: try policy(variables: resolved),

@@ -256,7 +256,7 @@ public struct PushedAndDPoPRule: LintRule {
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
-        let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        let discovers = descriptor.asksForDiscovery
         if descriptor.authorization.pushed == .always, descriptor.endpoints.pushedAuthorization == nil, !discovers {
             diagnostics.append(
                 diagnostic(
@@ -307,7 +307,7 @@ public struct AccessTokenRule: LintRule {
         guard let descriptor = file.descriptor, file.document.node(at: ["access_tokens"]) != nil else { return [] }
         var diagnostics: [Diagnostic] = []
         let settings = descriptor.accessTokens
-        let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        let discovers = descriptor.asksForDiscovery
         let format = ["access_tokens", "format"]
         if settings.format != .opaque {
             if descriptor.issuer == nil {

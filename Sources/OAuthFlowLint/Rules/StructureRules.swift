@@ -146,11 +146,7 @@ public struct EndpointsOrDiscoveryRule: LintRule {
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor, descriptor.discovery.mode == .none, descriptor.discovery.url == nil else {
-            return []
-        }
-        let endpoints = descriptor.endpoints
-        if endpoints.authorization == nil, endpoints.token == nil, endpoints.jwks != nil || endpoints.introspection != nil { return [] }
+        guard let descriptor = file.descriptor, !descriptor.asksForDiscovery, !descriptor.isForAPIsOnly else { return [] }
         var missing: [String] = []
         if descriptor.endpoints.authorization == nil { missing.append("authorization") }
         if descriptor.endpoints.token == nil { missing.append("token") }
@@ -183,7 +179,7 @@ public struct DeviceGrantRule: LintRule {
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         let hasEndpoint = descriptor.endpoints.deviceAuthorization != nil
-        let discovers = descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        let discovers = descriptor.asksForDiscovery
         if descriptor.supportsDeviceFlow, !hasEndpoint, !discovers {
             return [
                 diagnostic(
@@ -224,7 +220,7 @@ public struct ProfileSourcesRule: LintRule {
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.profile != ProviderDescriptor.Profile() else { return [] }
         let profile = descriptor.profile
-        let hasUserinfo = descriptor.endpoints.userinfo != nil || descriptor.discovery.mode != .none || descriptor.discovery.url != nil
+        let hasUserinfo = descriptor.endpoints.userinfo != nil || descriptor.asksForDiscovery
         var diagnostics: [Diagnostic] = []
         var usesExtra = false
         // Fields left at their defaults (standard claims, looked up where they may be) are not the author's claims.

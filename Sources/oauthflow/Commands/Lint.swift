@@ -36,7 +36,7 @@ extension OAuthFlowCommand {
         /// `--online` fills variables not given with `--var` from the descriptor's defaults, then its examples:
         /// say which values it checked with, so an example domain is not mistaken for the user's own.
         static func sayWhichValues(_ file: LintFile, given: [String: String]) {
-            guard let descriptor = file.descriptor, descriptor.discovery.mode != .none || descriptor.discovery.url != nil else { return }
+            guard let descriptor = file.descriptor, descriptor.asksForDiscovery else { return }
             let used = descriptor.variables.sorted { $0.key < $1.key }.compactMap { name, variable -> String? in
                 guard given[name] == nil else { return nil }
                 if let value = variable.default { return "\(name)=\(value) (its default)" }
