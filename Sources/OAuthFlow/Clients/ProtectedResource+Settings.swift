@@ -47,18 +47,17 @@ extension ProtectedResource {
         resolver: ClientSettingsResolver = .init(), transport: any HTTPTransport = DefaultHTTPTransport(timeout: 10),
         clock: any DateClock = SystemDateClock()
     ) async throws -> AccessPrincipal {
-        let stated = try descriptor.resolve(overrides.variables).policy.accessTokens.audience
-        guard let audience = audience ?? stated else {
-            throw ProviderError(
-                .unsupportedPolicy, "give the API's audience: provider `\(descriptor.id)` states none (`access_tokens.audience`)",
-                provider: descriptor.id)
-        }
         // The resource URL only names the API in challenges and metadata, which a single check never shows.
-        let named = URL(string: audience).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
+        let named = audience.flatMap(URL.init(string:)).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
         let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
         let resource = try configured(
             descriptors: [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0),
             overrides: [descriptor.id: overrides], resolver: resolver, transport: transport, clock: clock)
+        guard audience != nil || resource.trusted.contains(where: { $0.policy.audience != nil }) else {
+            throw ProviderError(
+                .unsupportedPolicy, "give the API's audience: provider `\(descriptor.id)` states none (`access_tokens.audience`)",
+                provider: descriptor.id)
+        }
         return try await resource.authenticate(AccessRequest(authorization: "Bearer " + token.value))
     }
 }

@@ -463,12 +463,16 @@ public actor OAuthClient {
             )
         }
         let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)], proofKey: proofKey)
-        guard (200..<300).contains(response.status) else {
-            let fields = try? TokenResponseParser.fields(of: response, format: .auto)
-            throw fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
-                ?? FlowError(.unexpectedStatus, "the revocation endpoint answered HTTP \(response.status)")
-        }
+        guard (200..<300).contains(response.status) else { throw Self.refusal(response, from: "revocation") }
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
+    }
+
+    /// The error for an endpoint's answer that is not a success: the server's OAuth error when the body
+    /// holds one, else ``FlowError`` `unexpectedStatus` naming the endpoint and the status.
+    private static func refusal(_ response: HTTPResponse, from endpoint: String) -> any Error {
+        let fields = try? TokenResponseParser.fields(of: response, format: .auto)
+        return fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
+            ?? FlowError(.unexpectedStatus, "the \(endpoint) endpoint answered HTTP \(response.status)")
     }
 
     /// Asks the provider about an access token (RFC 7662), authenticating as this client.
@@ -485,9 +489,7 @@ public actor OAuthClient {
             if (300..<400).contains(response.status) {
                 throw FlowError(.unexpectedStatus, "the introspection endpoint answered HTTP \(response.status) (a redirect), which is not followed")
             }
-            let fields = try? TokenResponseParser.fields(of: response, format: .auto)
-            throw fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
-                ?? FlowError(.unexpectedStatus, "the introspection endpoint answered HTTP \(response.status)")
+            throw Self.refusal(response, from: "introspection")
         }
         guard let answer = try? JSONDecoder().decode([String: JSONValue].self, from: response.body), case .bool? = answer["active"] else {
             throw FlowError(.unexpectedStatus, "the introspection endpoint's answer is not a JSON object with a boolean `active` (RFC 7662 §2.2)")
