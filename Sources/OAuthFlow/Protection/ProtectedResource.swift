@@ -356,10 +356,13 @@ struct PresentedToken {
         var index = 0
         while index < bytes.count, bytes[index] != space { index += 1 }
         let schemeEnd = index
-        switch Self.lowercased(bytes[0..<schemeEnd]) {
-        case Array("bearer".utf8): scheme = .bearer
-        case Array("dpop".utf8): scheme = .dpop
-        default: throw AccessDenial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
+        let name = bytes[0..<schemeEnd].lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
+        if name.elementsEqual("bearer".utf8) {
+            scheme = .bearer
+        } else if name.elementsEqual("dpop".utf8) {
+            scheme = .dpop
+        } else {
+            throw AccessDenial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
         }
         while index < bytes.count, bytes[index] == space { index += 1 }
         let tokenStart = index
@@ -375,10 +378,6 @@ struct PresentedToken {
             throw AccessDenial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1), or there are two")
         }
         token = String(decoding: bytes[tokenStart..<tokenEnd], as: UTF8.self)
-    }
-
-    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
     }
 
     private static let tokenCharacters: [Bool] = {
