@@ -184,7 +184,8 @@ public final class ProtectedResource: Sendable {
         case .inactive: throw AccessDenial(.invalidToken, "the provider said the token is not active (remembered)")
         case .miss: break
         }
-        if token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2, let jws = try? CompactJWS(token) {
+        // CompactJWS takes exactly three parts of JSON: anything else is an opaque token.
+        if let jws = try? CompactJWS(token) {
             let issuer = jws.claims["iss"]?.stringValue ?? ""
             guard let provider = trusted.first(where: { $0.issues(issuer, claims: jws.claims) }) else {
                 throw AccessDenial(
@@ -209,9 +210,9 @@ public final class ProtectedResource: Sendable {
         -> AccessPrincipal
     {
         var last = AccessDenial(.invalidToken, "no provider knows the token")
+        // Only the one provider asked may make an inactive answer final.
+        let alone = providers.count == 1
         for provider in providers {
-            // Only the one provider asked may make an inactive answer final.
-            let alone = providers.count == 1
             let outcome = await provider.introspect(token, digest: digest) { [cache, clock] outcome in
                 let now = clock.now()
                 switch outcome {
