@@ -43,10 +43,24 @@ import OAuthFlowLoopback
         let state = try TemporaryDirectory()
         defer { state.cleanUp() }
         let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
-        // The scripted user agent stands in for the person at the browser.
-        let browser = SystemBrowser(environment: ["BROWSER": "\(server.python) \(server.agent) --deliver"])
-        let claims = try await signIn(to: "django", variables: ["port": server.port], clientID: TestAuthorizationServer.publicClientID,
+        // The scripted user agent stands in for the person at the browser. It is watched: when it fails, the
+        // test fails at once with what it printed, instead of waiting out the sign-in's 300 s.
+        let browser = WatchedAgent(server: server)
+        let claims = try await withThrowingTaskGroup(of: [String: JSONValue]?.self) { group in
+            group.addTask {
+                try await self.signIn(to: "django", variables: ["port": server.port], clientID: TestAuthorizationServer.publicClientID,
                                       store: store, browser: browser)
+            }
+            group.addTask {
+                try await browser.failure()
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let claims = next { return claims }
+            }
+            throw WatchedAgent.Failure(message: "the sign-in ended without claims")
+        }
         #expect(claims["email"]?.stringValue == "alice@example.com")
         #expect(try await store.load(SessionKey(providerID: "django")) != nil)
     }
@@ -90,5 +104,38 @@ import OAuthFlowLoopback
             clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
         let pending = try await client.startAuthorization()
         #expect(pending.url.host == "example.us.auth0.com")
+    }
+}
+
+/// The scripted user agent as the browser, delivering the callback like a person's browser; `failure()`
+/// throws with the agent's output when it exits with an error, and returns when it succeeded.
+final class WatchedAgent: BrowserOpener, @unchecked Sendable {
+    let server: TestAuthorizationServer
+    private let lock = NSLock()
+    private var child: ChildProcess?
+
+    struct Failure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    init(server: TestAuthorizationServer) { self.server = server }
+
+    func open(_ url: URL) async throws {
+        let agent = try ChildProcess(URL(fileURLWithPath: server.python), [server.agent, "--deliver", url.absoluteString])
+        lock.withLock { child = agent }
+    }
+
+    func failure() async throws {
+        while true {
+            if let agent = lock.withLock({ child }), let ended = agent.ended {
+                _ = agent.waitForOutputAndExit()
+                guard ended.status == 0 else {
+                    throw Failure(message: "the scripted user agent failed (\(ended)): \(agent.stderr) \(agent.stdout)")
+                }
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 }
