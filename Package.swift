@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "OAuthFlowPostgres", targets: ["OAuthFlowPostgres"]),
         .library(name: "OAuthFlowWeb", targets: ["OAuthFlowWeb"]),
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
+        .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
     ],
     dependencies: [
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // Only the web sign-in example uses it: no library product depends on it.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // Only OAuthFlowVapor, its tests and its example use it: the CLI and the other products never build it.
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     ],
     targets: [
         .target(
@@ -89,6 +92,14 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // The same sign-in routes and API protection for Vapor 4: a thin adapter over OAuthFlowWeb and ProtectedResource.
+        .target(
+            name: "OAuthFlowVapor",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowWeb",
+                .product(name: "Vapor", package: "vapor"),
+            ]
+        ),
         .executableTarget(
             name: "oauthflow",
             dependencies: [
@@ -111,6 +122,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/WebSignIn/Sources/WebSignInExample"
+        ),
+        // The same example on Vapor (Examples/VaporSignIn), served by the browser test after the Hummingbird one.
+        .executableTarget(
+            name: "VaporSignInExample",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor",
+                .product(name: "Vapor", package: "vapor"),
+            ],
+            path: "Examples/VaporSignIn/Sources/VaporSignInExample"
         ),
         .executableTarget(
             name: "StoreWriter",
@@ -187,6 +207,15 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "OAuthFlowVaporTests",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor", "OAuthFlowTestSupport",
+                .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,12 @@
+import OAuthFlow
+import Vapor
+
+extension AccessDenial {
+    /// The answer: the status, each challenge and header, `Cache-Control: no-store`, and no body.
+    public var vaporResponse: Response {
+        var fields = HTTPHeaders()
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        fields.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return Response(status: HTTPResponseStatus(statusCode: status), headers: fields, body: .empty)
+    }
+}

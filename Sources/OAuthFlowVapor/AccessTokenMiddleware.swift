@@ -1,0 +1,69 @@
+import Foundation
+import OAuthFlow
+import Vapor
+
+/// Lets a request through only with an access token that ``ProtectedResource`` accepts and that grants
+/// the scopes given; the route then reads ``Vapor/Request/accessPrincipal`` (or
+/// `request.auth.require(AccessPrincipal.self)`). Anything else is answered at once with the status and
+/// `WWW-Authenticate` challenges of RFC 6750 and RFC 9449 (``OAuthFlow/AccessDenial/vaporResponse``).
+///
+/// ```swift
+/// app.addProtectedResourceMetadata(api)
+/// app.grouped(api.middleware(requiring: ["notes:read"]))
+///     .get("notes") { request in request.accessPrincipal?.subject ?? "" }
+/// ```
+///
+/// The URL a DPoP proof must name (`htu`) is the request's path on the origin of the resource's URL
+/// (``ProtectedResource/Settings/resource``): the origin clients use, also behind a proxy.
+public struct AccessTokenMiddleware: AsyncMiddleware {
+    public let resource: ProtectedResource
+    /// The scopes every request must have been granted.
+    public let scopes: [String]
+    private let origin: String
+
+    /// - Parameters:
+    ///   - resource: Checks the tokens.
+    ///   - scopes: The scopes the routes behind it require; none for any accepted token.
+    public init(_ resource: ProtectedResource, requiring scopes: [String] = []) {
+        self.resource = resource
+        self.scopes = scopes
+        var components = URLComponents(url: resource.settings.resource, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.path = ""
+        components.query = nil
+        components.fragment = nil
+        origin = components.string ?? ""
+    }
+
+    public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let proofs = request.headers["DPoP"]
+        // Only a DPoP proof is compared with the URL: none is built for a Bearer request.
+        let access = AccessRequest(
+            authorization: request.headers[.authorization], dpop: proofs, method: request.method.rawValue,
+            url: proofs.isEmpty ? nil : URL(string: origin + request.url.path))
+        do {
+            request.auth.login(try await resource.authenticate(access, requiring: scopes))
+        } catch {
+            return error.vaporResponse
+        }
+        return try await next.respond(to: request)
+    }
+}
+
+extension ProtectedResource {
+    /// A middleware that lets through only requests whose access token grants `scopes`.
+    ///
+    /// - Parameter scopes: The scopes the routes behind it require; none for any accepted token.
+    public func middleware(requiring scopes: [String] = []) -> AccessTokenMiddleware {
+        AccessTokenMiddleware(self, requiring: scopes)
+    }
+}
+
+/// An accepted access token's principal is what `request.auth` holds for a protected route.
+extension AccessPrincipal: Authenticatable {}
+
+extension Request {
+    /// Who the request's access token speaks for, set by ``AccessTokenMiddleware``; nil on routes it does not guard.
+    public var accessPrincipal: AccessPrincipal? {
+        auth.get(AccessPrincipal.self)
+    }
+}
