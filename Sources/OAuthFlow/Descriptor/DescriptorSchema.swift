@@ -101,6 +101,10 @@ public enum DescriptorSchema {
             "access_tokens", .object(accessTokenFields),
             "How an API that receives this provider's access tokens checks them: JWTs with the JWKS, or introspection (see Docs/api-protection.md)."
         ),
+        Field(
+            "logout", .object(logoutFields),
+            "How the provider's own session is ended (RP-Initiated Logout, or its own logout URL) and how it tells the app a session ended (back-channel and front-channel logout); see Docs/logout.md."
+        ),
         Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
         Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
         Field("security", .object(securityFields), "The checks the engine performs for this provider."),
@@ -294,6 +298,42 @@ public enum DescriptorSchema {
         Field(
             "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
             "How long, in seconds, an inactive (`active: false`) answer is reused."),
+    ]
+
+    static let logoutFields: [Field] = [
+        Field(
+            "style", .choice(["rp_initiated", "custom"]), default: ProviderDescriptor.LogoutSettings().style.rawValue,
+            "`rp_initiated`: OpenID Connect RP-Initiated Logout 1.0 at `endpoints.end_session` (or discovery's `end_session_endpoint`). `custom`: the provider's own logout URL in `endpoints.end_session`, with the parameter names below (Auth0 `/v2/logout`, Cognito `/logout`)."
+        ),
+        Field(
+            "redirect_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: "post_logout_redirect_uri",
+            "The parameter naming where the browser returns after the provider's logout (Auth0 `returnTo`, Cognito `logout_uri`)."),
+        Field(
+            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]*$"), default: "client_id",
+            "The parameter carrying the client id; an empty string sends none."),
+        Field(
+            "id_token_hint", .boolean, default: "true for rp_initiated, false for custom",
+            "Send the session's ID token as `id_token_hint`, so the provider knows whose session to end without asking."),
+        Field(
+            "returns_state", .boolean, default: "true for rp_initiated, false for custom",
+            "Whether the provider sends `state` back to the post-logout redirect URI; when it does, a return without the state sent is refused."
+        ),
+        Field("extra_params", .map(.string()), default: "{}", "Fixed parameters added to the end-session request (Auth0 `federated`)."),
+        Field(
+            "backchannel_logout_supported", .boolean, default: "false",
+            "Back-Channel Logout 1.0: the provider POSTs a signed logout token to the app when a user's session ends there."),
+        Field(
+            "backchannel_logout_session_supported", .boolean, default: "false",
+            "The provider's ID tokens and logout tokens carry `sid`, so one session ends rather than all of the user's."),
+        Field(
+            "frontchannel_logout_supported", .boolean, default: "false",
+            "Front-Channel Logout 1.0: the provider loads the app's front-channel logout URI in the user's browser."),
+        Field(
+            "frontchannel_logout_session_supported", .boolean, default: "false",
+            "The front-channel request carries `iss` and `sid`; the app's route ends only the session they name, and requires them."),
+        Field(
+            "logout_token_max_age", .integer(10...3600), default: "\(ProviderDescriptor.LogoutSettings().logoutTokenMaxAge)",
+            "How old, in seconds, a logout token (its `iat`) may be; older ones are refused, and replays are remembered that long."),
     ]
 
     static let tokenResponseFields: [Field] = [

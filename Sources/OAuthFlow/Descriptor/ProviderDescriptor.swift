@@ -22,6 +22,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var serviceTokens: ServiceTokenSettings
     /// How an API checks the access tokens this provider issues (Docs/api-protection.md).
     public var accessTokens: AccessTokenSettings
+    /// How the provider's own session ends, and how it tells relying parties (Docs/logout.md).
+    public var logout: LogoutSettings
     public var tokenResponse: TokenResponse
     public var userinfo: Userinfo
     public var security: Security
@@ -39,7 +41,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`
         case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
         case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
-        case serviceTokens = "service_tokens", accessTokens = "access_tokens", tokenResponse = "token_response", userinfo, security, redirect, device,
+        case serviceTokens = "service_tokens", accessTokens = "access_tokens", logout, tokenResponse = "token_response", userinfo, security, redirect,
+            device,
             resources
         case resourcesFile = "resources_file", profile
     }
@@ -68,6 +71,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
         serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokenSettings.init(plain:)) ?? ServiceTokenSettings()
         accessTokens = try o.object(CodingKeys.accessTokens, AccessTokenSettings.init(plain:)) ?? AccessTokenSettings()
+        logout = try o.object(CodingKeys.logout, LogoutSettings.init(plain:)) ?? LogoutSettings()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
         userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
         security = try o.object(CodingKeys.security, Security.init(plain:)) ?? Security()

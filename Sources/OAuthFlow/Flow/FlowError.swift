@@ -111,4 +111,7 @@ extension ErrorCode where Domain == FlowError {
     public static let pushedAuthorization = Self("pushed_authorization")
     /// The pushed request's `request_uri` expired before the browser used it: start the sign-in again.
     public static let pushedRequestExpired = Self("pushed_request_expired")
+    /// The provider has no end-session endpoint (in its descriptor or its discovery document): the session
+    /// ends here only, and the provider's stays.
+    public static let noEndSessionEndpoint = Self("no_end_session_endpoint")
 }

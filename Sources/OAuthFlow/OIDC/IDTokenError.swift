@@ -50,6 +50,11 @@ extension ErrorCode where Domain == IDTokenError {
     public static let accessTokenHashMismatch = Self("access_token_hash_mismatch")
     /// A refreshed ID token, or userinfo, names another subject than the original ID token.
     public static let subjectMismatch = Self("subject_mismatch")
+    /// A logout token lacks what Back-Channel Logout 1.0 §2.4 requires (`events` with the logout event,
+    /// `jti`, `sub` or `sid`), carries a `nonce`, or is typed as something else than `logout+jwt`.
+    public static let notALogoutToken = Self("not_a_logout_token")
+    /// A logout token's `iat` is older than the provider's `logout.logout_token_max_age`.
+    public static let tooOld = Self("too_old")
     /// The JWKS cannot be fetched or read, or the provider has no `jwks_uri`.
     public static let keysUnavailable = Self("keys_unavailable")
 }

@@ -30,11 +30,11 @@ public struct IDTokenClaims: Sendable, Hashable {
 ///   must match the access token.
 public actor IDTokenValidator {
     public let leeway: TimeInterval
-    private let provider: Provider
-    private let clientID: String
+    let provider: Provider
+    let clientID: String
     private let clientSecret: Secret?
     private let transport: any HTTPTransport
-    private let clock: any DateClock
+    let clock: any DateClock
     private var signingKeys: SigningKeys?
 
     public init(
@@ -66,7 +66,7 @@ public actor IDTokenValidator {
     /// Checks the JOSE header: an allowed `alg`, and no `crit` extension (RFC 7515 §4.1.11).
     ///
     /// - Returns: The algorithm.
-    private func checkHeader(_ header: [String: JSONValue]) throws -> JWSAlgorithm {
+    func checkHeader(_ header: [String: JSONValue]) throws -> JWSAlgorithm {
         let name = header["alg"]?.stringValue ?? ""
         let allowed = provider.policy.idTokenAlgorithms
         guard let algorithm = JWSAlgorithm(rawValue: name), allowed.contains(algorithm) else {
@@ -131,7 +131,7 @@ public actor IDTokenValidator {
 
     // MARK: - Signature
 
-    private func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm) async throws {
+    func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm) async throws {
         if algorithm.isHMAC {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
@@ -256,7 +256,7 @@ public actor IDTokenValidator {
     }
 
     /// `nbf` (RFC 7519 §4.1.5), when present, must have passed (within the leeway).
-    private func checkNotBefore(_ claims: [String: JSONValue]) throws {
+    func checkNotBefore(_ claims: [String: JSONValue]) throws {
         guard let notBefore = claims["nbf"] else { return }
         guard let seconds = notBefore.numberValue, seconds.isFinite else {
             throw IDTokenError(.malformed, "the ID token's `nbf` is not a number of seconds")

@@ -17,7 +17,7 @@ struct DPoPProofVerifier: Sendable {
     static let maximumSize = 8 * 1024
 
     let window: TimeInterval
-    let replays: ReplayCache
+    let replays: InMemoryReplayRegistry
     let nonces: DPoPNonceSource?
 
     /// Checks `proofs` (every `DPoP` header of the request) for `accessToken`, bound to `thumbprint`.
@@ -154,28 +154,6 @@ struct ProofKey {
             return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jws.signature), for: SHA256.hash(data: input), padding: .PSS)
         default:
             return false
-        }
-    }
-}
-
-/// `jti`s seen, each until it could no longer be accepted anyway: a replayed proof is refused.
-///
-/// Bounded: when ``capacity`` entries are live, proofs are refused until some expire, rather than
-/// forgetting one that could then be replayed.
-final class ReplayCache: Sendable {
-    let capacity: Int
-    private let seen = Locked<[String: Date]>([:])
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Records `identifier` until `expiry`; false when it is already recorded (or the cache is full of live entries).
-    func firstUse(of identifier: String, until expiry: Date, now: Date) -> Bool {
-        seen.withLock { entries in
-            if let previous = entries[identifier], previous > now { return false }
-            if entries.count >= capacity { entries = entries.filter { $0.value > now } }
-            guard entries.count < capacity else { return false }
-            entries[identifier] = expiry
-            return true
         }
     }
 }

@@ -145,7 +145,7 @@ public final class ProtectedResource: Sendable {
         self.logger = logger
         cache = VerifiedTokenCache(capacity: settings.cacheCapacity)
         proofs = DPoPProofVerifier(
-            window: settings.proofWindow, replays: ReplayCache(capacity: 100_000), nonces: settings.dpopNonces)
+            window: settings.proofWindow, replays: InMemoryReplayRegistry(capacity: 100_000), nonces: settings.dpopNonces)
     }
 
     // MARK: - Checking a request

@@ -64,6 +64,8 @@ public typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
 
 /// What a provider's access tokens are: JWTs, opaque strings, or both.
 public typealias AccessTokenFormat = ProviderDescriptor.AccessTokenSettings.Format
+/// How an end-session request is spelt: RP-Initiated Logout 1.0, or the provider's own.
+public typealias LogoutStyle = ProviderDescriptor.LogoutSettings.Style
 /// Which header and claims a JWT access token must carry (RFC 9068, or the plain minimum).
 public typealias AccessTokenProfile = ProviderDescriptor.AccessTokenSettings.Profile
 
@@ -106,6 +108,35 @@ public struct ProviderPolicy: Sendable, Hashable {
     public var dpop: DPoPPolicy
     /// How an API checks the provider's access tokens.
     public var accessTokens: AccessTokenPolicy
+    /// How the provider's own session is ended, and how it says that one ended.
+    public var logout: LogoutPolicy
+
+    /// How the provider's session is ended (the descriptor's `logout`), every default applied.
+    public struct LogoutPolicy: Sendable, Hashable {
+        public var style: LogoutStyle
+        /// The parameter naming the post-logout redirect URI.
+        public var redirectParameter: String
+        /// The parameter carrying the client id; nil when none is sent.
+        public var clientIDParameter: String?
+        /// Whether the session's ID token is sent as `id_token_hint`.
+        public var sendsIDTokenHint: Bool
+        /// Whether the provider returns `state`, so that a return must carry the one sent.
+        public var returnsState: Bool
+        /// Fixed parameters of the end-session request.
+        public var parameters: [String: String]
+        /// Back-Channel Logout 1.0 as the descriptor declares it.
+        public var backChannel: LogoutChannel
+        /// Front-Channel Logout 1.0 as the descriptor declares it.
+        public var frontChannel: LogoutChannel
+        /// The oldest a logout token may be.
+        public var logoutTokenMaxAge: TimeInterval
+    }
+
+    /// Whether a logout channel is declared, and whether it names sessions (`sid`).
+    public struct LogoutChannel: Sendable, Hashable {
+        public var supported: Bool
+        public var sessionSupported: Bool
+    }
 
     /// How an API checks the provider's access tokens (the descriptor's `access_tokens`).
     public struct AccessTokenPolicy: Sendable, Hashable {

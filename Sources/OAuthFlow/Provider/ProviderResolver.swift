@@ -170,6 +170,17 @@ extension ProviderDescriptor {
             }
             return rendered
         }
+        let custom = logout.style == .custom
+        if custom, self.endpoints.endSession == nil {
+            throw refuse("logout.style", "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
+        }
+        let logoutPolicy = ProviderPolicy.LogoutPolicy(
+            style: logout.style, redirectParameter: logout.redirectParameter ?? "post_logout_redirect_uri",
+            clientIDParameter: (logout.clientIDParameter ?? "client_id").isEmpty ? nil : (logout.clientIDParameter ?? "client_id"),
+            sendsIDTokenHint: logout.idTokenHint ?? !custom, returnsState: logout.returnsState ?? !custom, parameters: logout.extraParams,
+            backChannel: .init(supported: logout.backchannelLogoutSupported, sessionSupported: logout.backchannelLogoutSessionSupported),
+            frontChannel: .init(supported: logout.frontchannelLogoutSupported, sessionSupported: logout.frontchannelLogoutSessionSupported),
+            logoutTokenMaxAge: TimeInterval(logout.logoutTokenMaxAge))
         return ProviderPolicy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
@@ -188,7 +199,8 @@ extension ProviderDescriptor {
             accessTokens: .init(
                 format: accessTokens.format, profile: accessTokens.profile, algorithms: accessTokenAlgorithms, audience: audience,
                 leeway: TimeInterval(accessTokens.leeway), introspectionCache: TimeInterval(accessTokens.introspectionCache),
-                inactiveCache: TimeInterval(accessTokens.inactiveCache)))
+                inactiveCache: TimeInterval(accessTokens.inactiveCache)),
+            logout: logoutPolicy)
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).

@@ -35,10 +35,14 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// server may spend the refresh token on an unauthenticated request. Nil in sessions stored
     /// before OAuthFlow kept it.
     public var clientAuthentication: ProviderDescriptor.ClientAuth.Method?
+    /// The provider's session this one belongs to, from the ID token verified at sign-in: what
+    /// back-channel and front-channel logout name. Nil without an ID token, and in sessions stored
+    /// before OAuthFlow kept it.
+    public var providerSession: ProviderSession?
 
     public init(
         key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL, tokens: TokenSet, updatedAt: Date,
-        clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil
+        clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil, providerSession: ProviderSession? = nil
     ) {
         self.formatVersion = Self.currentFormatVersion
         self.key = key
@@ -48,10 +52,37 @@ public struct StoredSession: Sendable, Hashable, Codable {
         self.tokens = tokens
         self.updatedAt = updatedAt
         self.clientAuthentication = clientAuthentication
+        self.providerSession = providerSession
     }
 
     /// The granted scopes.
     public var scopes: [String] { tokens.scopes }
+}
+
+/// The provider's side of a session: who signed in, and the provider's session id (`sid`), as the
+/// verified ID token stated them. Logout tokens and front-channel logout requests name sessions so.
+public struct ProviderSession: Sendable, Hashable, Codable {
+    /// The ID token's `iss`.
+    public var issuer: String
+    /// The ID token's `sub`.
+    public var subject: String
+    /// The ID token's `sid` (Front-Channel and Back-Channel Logout 1.0), when the provider sends one.
+    public var sessionID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, subject, sessionID = "sid"
+    }
+
+    public init(issuer: String, subject: String, sessionID: String? = nil) {
+        self.issuer = issuer
+        self.subject = subject
+        self.sessionID = sessionID
+    }
+
+    /// The provider session a verified ID token names.
+    public init(_ idToken: IDTokenClaims) {
+        self.init(issuer: idToken.issuer, subject: idToken.subject, sessionID: idToken.all["sid"]?.stringValue)
+    }
 }
 
 extension StoredSession {

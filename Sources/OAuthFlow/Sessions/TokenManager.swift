@@ -346,19 +346,44 @@ public actor TokenManager {
         return try await client.profile(current.tokens, idToken: claims)
     }
 
-    /// What ``signOut()`` did.
+    /// What ``signOut(endingProviderSession:)`` did.
     public struct SignOut: Sendable {
         /// Whether the provider has a revocation endpoint (in its descriptor or its discovery document).
         public let revocationAvailable: Bool
         /// Why revoking failed, when it did; the session was deleted all the same.
         public let revocationError: (any Error)?
+        /// The request that ends the provider's session, to open in the user's browser, when one was asked for
+        /// and the provider has an end-session endpoint.
+        public let endSession: EndSessionRequest?
+        /// Why no end-session request could be made, when one was asked for: ``FlowError`` `noEndSessionEndpoint`
+        /// for a provider without one (signed out here; the provider's session stays).
+        public let endSessionError: (any Error)?
     }
 
-    /// Revokes the session's tokens at the provider (refresh token first), then deletes the session.
+    /// What the provider's end-session request carries besides the session's ID token.
+    public struct EndSessionOptions: Sendable, Hashable {
+        /// Where the browser returns after the provider's logout; registered at the provider. Nil lets the
+        /// provider show its own page (and sends no `state`).
+        public var postLogoutRedirectURI: URL?
+        public var logoutHint: String?
+        public var uiLocales: [String]
+
+        public init(postLogoutRedirectURI: URL? = nil, logoutHint: String? = nil, uiLocales: [String] = []) {
+            self.postLogoutRedirectURI = postLogoutRedirectURI
+            self.logoutHint = logoutHint
+            self.uiLocales = uiLocales
+        }
+    }
+
+    /// Revokes the session's tokens at the provider (refresh token first, RFC 7009), deletes the session, and,
+    /// when `endingProviderSession` is given, builds the request that ends the provider's session too
+    /// (OpenID Connect RP-Initiated Logout 1.0, with the session's ID token as `id_token_hint`).
     ///
-    /// The session is deleted even when revocation fails: the caller learns why from the result.
+    /// The session is deleted even when revocation fails: the caller learns why from the result. Open
+    /// ``SignOut/endSession``'s URL in the user's browser; check the return with
+    /// ``EndSessionRequest/acceptsReturn(query:)``.
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
-    public func signOut() async throws -> SignOut {
+    public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
         let current = try await session()
         // Discovery (and RFC 8414 metadata) only when the descriptor names no revocation endpoint.
         let revocation = try? await client.revocationEndpoint()
@@ -375,7 +400,19 @@ public actor TokenManager {
         try await store.remove(key)
         cached = nil
         onChange?(nil)
-        return SignOut(revocationAvailable: revocation != nil, revocationError: failure)
+        var endSession: EndSessionRequest?
+        var endSessionError: (any Error)?
+        if let options {
+            do {
+                endSession = try await client.endSessionRequest(
+                    idToken: current.tokens.idToken, postLogoutRedirectURI: options.postLogoutRedirectURI, logoutHint: options.logoutHint,
+                    uiLocales: options.uiLocales)
+            } catch {
+                endSessionError = error
+            }
+        }
+        return SignOut(
+            revocationAvailable: revocation != nil, revocationError: failure, endSession: endSession, endSessionError: endSessionError)
     }
 
     /// Forgets the cached session, so the next call reads the store again.

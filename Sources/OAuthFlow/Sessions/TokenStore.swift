@@ -96,7 +96,7 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
 
 /// Sessions in memory, for tests and for apps that keep nothing between launches.
 public actor InMemoryTokenStore: TokenStore {
-    private var sessions: [SessionKey: StoredSession] = [:]
+    var sessions: [SessionKey: StoredSession] = [:]
 
     public init(_ sessions: [StoredSession] = []) {
         for session in sessions { self.sessions[session.key] = session }

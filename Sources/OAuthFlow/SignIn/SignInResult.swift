@@ -31,7 +31,8 @@ public struct SignInResult: Sendable {
         let session = StoredSession(
             key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
             clientID: client.configuration.clientID, redirectURI: redirectURI, tokens: outcome.tokens,
-            updatedAt: now, clientAuthentication: try? client.configuration.authenticationMethod(for: provider))
+            updatedAt: now, clientAuthentication: try? client.configuration.authenticationMethod(for: provider),
+            providerSession: outcome.idToken.map(ProviderSession.init))
         try await store.save(session)
         return SignInResult(
             session: session, idToken: outcome.idToken,

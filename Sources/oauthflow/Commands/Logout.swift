@@ -1,30 +1,85 @@
 import ArgumentParser
 import Foundation
 import OAuthFlow
+import OAuthFlowLoopback
 
 extension OAuthFlowCommand {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "logout",
             abstract: "Revoke the session's tokens at the provider, then delete the stored session.",
-            discussion: "The session is deleted even when revocation fails; the command then exits 1 and says what the server did.")
+            discussion: """
+                The session is deleted even when revocation fails; the command then exits 1 and says what the server did. \
+                With --end-session the provider's own session ends too (OpenID Connect RP-Initiated Logout): the browser \
+                opens its end-session URL with the session's ID token, and comes back to http://127.0.0.1:PORT/logged-out \
+                (register it at the provider), where the state sent is checked; with --no-browser the URL is printed \
+                instead. Exit codes: 0 signed out; 1 revocation failed, or the provider has no end-session endpoint; \
+                2 the browser did not come back from the provider's logout in time.
+                """)
 
         @OptionGroup var session: SessionOptions
 
+        @Flag(name: .customLong("end-session"), help: "Also end the session at the provider, in the browser.")
+        var endSession = false
+
+        @Flag(name: .customLong("no-browser"), help: "With --end-session: print the provider's end-session URL instead of opening it.")
+        var noBrowser = false
+
+        @Option(help: "With --end-session: seconds to wait for the browser to come back from the provider's logout.")
+        var timeout: Int = 120
+
+        func validate() throws {
+            if noBrowser, !endSession { throw ValidationError("--no-browser goes with --end-session") }
+            if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+        }
+
         func run() async throws {
-            let (result, provider) = try await session.withManager { manager, _, provider in
-                (try await manager.signOut(), provider)
+            let ending: LoopbackSignOut.ProviderSessionEnding = !endSession ? .keep : noBrowser ? .printURL : .endInBrowser
+            let (outcome, provider) = try await session.withManager { manager, _, provider in
+                let signOut = LoopbackSignOut(browser: SystemBrowser())
+                do {
+                    let result = try await signOut.signOut(manager, provider: provider, providerSession: ending, timeout: .seconds(timeout)) {
+                        event in
+                        switch event {
+                        case let .openURL(url): Output.stderr("Ending the session at the provider: \(Output.line(url.absoluteString))\n")
+                        case let .browserFailed(reason): Output.stderr("Could not open a browser (\(Output.line(reason))); open the URL above.\n")
+                        case let .returnIgnored(reason): Output.stderr("Ignored \(Output.line(reason)).\n")
+                        }
+                    }
+                    return (Result<LoopbackSignOut.Result, LoopbackError>.success(result), provider)
+                } catch let error as LoopbackError where error.code == .timedOut {
+                    return (.failure(error), provider)
+                }
+            }
+            let result: LoopbackSignOut.Result
+            switch outcome {
+            case let .success(value): result = value
+            case let .failure(error):
+                Output.stderr("error: \(Output.line(error.message))\n")
+                throw ExitCodes.timedOut
             }
             let name = Output.line(provider.displayName)
-            if !result.revocationAvailable {
+            let local = result.local
+            if !local.revocationAvailable {
                 Output.stderr("\(name) has no revocation endpoint; the tokens stay valid until they expire.\n")
             }
-            if let failure = result.revocationError {
+            var failed = false
+            if let failure = local.revocationError {
                 Output.stderr("Deleted the local session, but revocation failed: \(Output.line(failure))\n")
                 if let advice = Advice.revocationFailed(failure) { Output.stderr("hint: \(advice)\n") }
-                throw ExitCode.failure
+                failed = true
             }
-            Output.stderr("Signed out of \(name)\(result.revocationAvailable ? "; tokens revoked" : "").\n")
+            if let failure = local.endSessionError {
+                Output.stderr("Signed out here; the session at \(name) stays: \(Output.line(failure))\n")
+                failed = true
+            } else if ending == .printURL, let url = result.endSessionURL {
+                print(url.absoluteString)
+                Output.stderr("Signed out here; open the URL above to end the session at \(name).\n")
+            } else {
+                let revoked = local.revocationAvailable && local.revocationError == nil ? "; tokens revoked" : ""
+                Output.stderr("Signed out of \(name)\(revoked)\(result.endedAtProvider ? "; the session at the provider ended" : "").\n")
+            }
+            if failed { throw ExitCode.failure }
         }
     }
 }

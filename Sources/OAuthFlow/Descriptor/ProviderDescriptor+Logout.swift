@@ -1,0 +1,65 @@
+extension ProviderDescriptor {
+    /// How the provider ends its own session (OpenID Connect RP-Initiated Logout 1.0, or a provider's own
+    /// logout URL) and tells relying parties that a session ended (Back-Channel and Front-Channel Logout 1.0).
+    public struct LogoutSettings: Sendable, Hashable, Codable {
+        /// How the end-session request is spelt.
+        public enum Style: String, Sendable, Hashable, Codable {
+            /// RP-Initiated Logout 1.0: `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`.
+            case rpInitiated = "rp_initiated"
+            /// A provider's own logout URL (Auth0 `/v2/logout?returnTo=`, Cognito `/logout?logout_uri=`):
+            /// the parameter names below, and no `state` unless the provider returns it.
+            case custom
+        }
+
+        public var style: Style = .rpInitiated
+        /// The parameter that says where the browser returns after the provider's logout.
+        public var redirectParameter: String?
+        /// The parameter that carries the client id; empty when the provider takes none.
+        public var clientIDParameter: String?
+        /// Whether the ID token is sent as `id_token_hint`; nil for the style's default (`rp_initiated` sends it).
+        public var idTokenHint: Bool?
+        /// Whether the provider sends `state` back; nil for the style's default (`rp_initiated` does).
+        public var returnsState: Bool?
+        /// Fixed parameters added to the end-session request (Auth0's `federated`).
+        public var extraParams: [String: String] = [:]
+        /// Back-Channel Logout 1.0: the provider POSTs logout tokens to the relying party.
+        public var backchannelLogoutSupported = false
+        /// The provider's logout tokens carry `sid` (and its ID tokens too).
+        public var backchannelLogoutSessionSupported = false
+        /// Front-Channel Logout 1.0: the provider loads the relying party's logout URI in the browser.
+        public var frontchannelLogoutSupported = false
+        /// The front-channel request carries `iss` and `sid`.
+        public var frontchannelLogoutSessionSupported = false
+        /// How old, in seconds, a logout token's `iat` may be before it is refused.
+        public var logoutTokenMaxAge = 300
+
+        enum CodingKeys: String, CodingKey {
+            case style, redirectParameter = "redirect_parameter", clientIDParameter = "client_id_parameter"
+            case idTokenHint = "id_token_hint", returnsState = "returns_state", extraParams = "extra_params"
+            case backchannelLogoutSupported = "backchannel_logout_supported"
+            case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
+            case frontchannelLogoutSupported = "frontchannel_logout_supported"
+            case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
+            case logoutTokenMaxAge = "logout_token_max_age"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            let defaults = Self()
+            style = try o.choice(CodingKeys.style) ?? defaults.style
+            redirectParameter = try o.string(CodingKeys.redirectParameter)
+            clientIDParameter = try o.string(CodingKeys.clientIDParameter)
+            idTokenHint = try o.bool(CodingKeys.idTokenHint)
+            returnsState = try o.bool(CodingKeys.returnsState)
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+            backchannelLogoutSupported = try o.bool(CodingKeys.backchannelLogoutSupported) ?? false
+            backchannelLogoutSessionSupported = try o.bool(CodingKeys.backchannelLogoutSessionSupported) ?? false
+            frontchannelLogoutSupported = try o.bool(CodingKeys.frontchannelLogoutSupported) ?? false
+            frontchannelLogoutSessionSupported = try o.bool(CodingKeys.frontchannelLogoutSessionSupported) ?? false
+            logoutTokenMaxAge = try o.int(CodingKeys.logoutTokenMaxAge) ?? defaults.logoutTokenMaxAge
+        }
+    }
+}

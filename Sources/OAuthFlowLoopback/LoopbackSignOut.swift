@@ -1,0 +1,115 @@
+import Foundation
+import OAuthFlow
+
+/// Signing out from a native app or the command line: the session's tokens revoked (RFC 7009) and the
+/// session forgotten, and, when asked, the provider's own session ended too (OpenID Connect RP-Initiated
+/// Logout 1.0) in the user's browser, with its return to a loopback receiver checked for the `state` sent.
+///
+/// ```swift
+/// let result = try await LoopbackSignOut(browser: SystemBrowser()).signOut(manager, provider: provider, providerSession: .endInBrowser)
+/// ```
+public struct LoopbackSignOut: Sendable {
+    /// What happens to the provider's session.
+    public enum ProviderSessionEnding: Sendable, Hashable {
+        /// It stays: only this app's session ends.
+        case keep
+        /// Ended in the browser, which comes back to `http://127.0.0.1:PORT/logged-out` (register it at the
+        /// provider as a post-logout redirect URI; loopback ports vary).
+        case endInBrowser
+        /// Ended when the user opens ``Result/endSessionURL`` (no return address, so no `state`).
+        case printURL
+    }
+
+    /// Progress, for a command line or a UI.
+    public enum Event: Sendable {
+        /// The URL being opened in the browser.
+        case openURL(URL)
+        case browserFailed(String)
+        /// A request to the receiver that does not carry this sign-out's `state`; still waiting.
+        case returnIgnored(String)
+    }
+
+    /// What ``signOut(_:provider:providerSession:timeout:events:)`` did.
+    public struct Result: Sendable {
+        /// Revocation and deletion of the session here.
+        public let local: TokenManager.SignOut
+        /// Whether the provider sent the browser back from its logout with the state sent (``ProviderSessionEnding/endInBrowser``).
+        public let endedAtProvider: Bool
+        /// The URL that ends the provider's session (``ProviderSessionEnding/printURL``, or the one opened).
+        public let endSessionURL: URL?
+    }
+
+    public let browser: any BrowserOpener
+    /// The path of the post-logout redirect URI on the loopback receiver.
+    public static let returnPath = "/logged-out"
+
+    public init(browser: any BrowserOpener = SystemBrowser()) {
+        self.browser = browser
+    }
+
+    /// Signs `manager`'s session out.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait for the browser to come back from the provider's logout.
+    /// - Throws: What ``TokenManager/signOut(endingProviderSession:)`` throws (the session was not deleted);
+    ///   ``LoopbackError`` `timedOut` when the provider did not send the browser back in time (the session
+    ///   here is gone all the same: see the message).
+    public func signOut(
+        _ manager: TokenManager, provider: Provider, providerSession: ProviderSessionEnding, timeout: Duration = .seconds(120),
+        events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> Result {
+        switch providerSession {
+        case .keep:
+            return Result(local: try await manager.signOut(), endedAtProvider: false, endSessionURL: nil)
+        case .printURL:
+            let local = try await manager.signOut(endingProviderSession: .init())
+            return Result(local: local, endedAtProvider: false, endSessionURL: local.endSession?.url)
+        case .endInBrowser:
+            let receiver = try await LoopbackReceiver.start(host: provider.loopback.host, port: 0, path: Self.returnPath)
+            do {
+                let result = try await endInBrowser(manager, receiver: receiver, timeout: timeout, events: events)
+                await receiver.close()
+                return result
+            } catch {
+                await receiver.close()
+                throw error
+            }
+        }
+    }
+
+    private func endInBrowser(
+        _ manager: TokenManager, receiver: LoopbackReceiver, timeout: Duration, events: @escaping @Sendable (Event) -> Void
+    ) async throws -> Result {
+        let local = try await manager.signOut(endingProviderSession: .init(postLogoutRedirectURI: receiver.redirectURI))
+        guard let request = local.endSession else {
+            return Result(local: local, endedAtProvider: false, endSessionURL: nil)
+        }
+        events(.openURL(request.url))
+        do {
+            try await browser.open(request.url)
+        } catch {
+            events(.browserFailed("\(error)"))
+        }
+        do {
+            try await receiver.waitForCallback(timeout: timeout) { returned in
+                guard returned.method == "GET", request.acceptsReturn(query: returned.url.query) else {
+                    events(.returnIgnored("a request to \(Self.returnPath) without this sign-out's state"))
+                    return LoopbackResponse(
+                        status: 400,
+                        html: LoopbackPages.page(title: "Not this sign-out", message: "This request does not match the sign-out in progress."),
+                        finishes: false)
+                }
+                return LoopbackResponse(
+                    status: 200,
+                    html: LoopbackPages.page(title: "Signed out", message: "You are signed out. You can close this tab."), finishes: true)
+            }
+        } catch let error as LoopbackError where error.code == .timedOut {
+            throw LoopbackError(
+                code: .timedOut,
+                message:
+                    "signed out here (the tokens were \(local.revocationAvailable && local.revocationError == nil ? "revoked" : "deleted")), but the provider did not send the browser back from its logout within \(timeout.components.seconds) s: its session may remain"
+            )
+        }
+        return Result(local: local, endedAtProvider: true, endSessionURL: request.url)
+    }
+}
