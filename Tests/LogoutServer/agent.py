@@ -208,7 +208,7 @@ def parse(argv):
     parser.add_argument("--user", default="alice")
     parser.add_argument("--password")
     parser.add_argument("--server", default=os.environ.get("OAUTHFLOW_TEST_LOGOUT_OP"))
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     words = args.words
     if len(words) == 2 and words[0] in ("signin", "endsession"):
         args.mode, args.url = words
