@@ -15,24 +15,28 @@ root=$(pwd)
 source "$root/scripts/authorization-server.sh"
 source "$root/scripts/service-server.sh"
 source "$root/scripts/exchange-server.sh"
+source "$root/scripts/logout-server.sh"
 source "$root/scripts/par-server.sh"
 install_authorization_server
 install_service_server
 install_exchange_server
+install_logout_server
 install_par_server
 export OAUTHFLOW_WEB_PORT="${1:-8080}"
 state="$root/.build/test-server"
 rm -rf "$state"
 mkdir -p "$state"
-trap 'kill "$as_pid" "$service_pid" "$exchange_pid" "$par_pid" 2>/dev/null || true' EXIT INT TERM
-mkdir -p "$state/service" "$state/exchange" "$state/par"
+trap 'kill "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" 2>/dev/null || true' EXIT INT TERM
+mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par"
 launch_authorization_server "$state"
 launch_service_server "$state/service"
 launch_exchange_server "$state/exchange"
+launch_logout_server "$state/logout"
 launch_par_server "$state/par"
 await_authorization_server
 await_service_server
 await_exchange_server
+await_logout_server
 await_par_server
 echo "$as_port" >"$state/port"
 cat <<EOT
@@ -45,6 +49,8 @@ Service tokens (Authlib): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFL
   clients, their secrets and key files: $OAUTHFLOW_TEST_SERVICE_AS (Tests/ServiceServer/README.md)
 Token exchange (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_EXCHANGE_AS" | head -1)
   clients and subject tokens: $OAUTHFLOW_TEST_EXCHANGE_AS
+Logout (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_LOGOUT_OP" | head -1)
+  clients, users and their passwords: $OAUTHFLOW_TEST_LOGOUT_OP (Tests/LogoutServer/README.md)
 PAR and DPoP (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_PAR_AS" | head -1)
   clients and the DPoP-checking resource: $OAUTHFLOW_TEST_PAR_AS (Tests/PARServer/README.md)
 Ctrl-C stops them.

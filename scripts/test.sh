@@ -40,6 +40,7 @@ fi
 source "$root/scripts/authorization-server.sh"
 source "$root/scripts/service-server.sh"
 source "$root/scripts/exchange-server.sh"
+source "$root/scripts/logout-server.sh"
 source "$root/scripts/par-server.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
@@ -60,7 +61,7 @@ build_pid=""
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$par_pid"; do
+    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -77,6 +78,7 @@ build_pid=$!
 install_authorization_server
 install_service_server
 install_exchange_server
+install_logout_server
 install_par_server
 
 # `swift test`, its output kept in $state/swift-test.log. A failure is listed again at the end, where
@@ -101,9 +103,10 @@ run_tests() {
 # The web example's port, chosen now: DOT registers its redirect URI at bootstrap.
 export OAUTHFLOW_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 launch_authorization_server "$state"
-mkdir -p "$state/service" "$state/exchange" "$state/par"
+mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par"
 launch_service_server "$state/service"
 launch_exchange_server "$state/exchange"
+launch_logout_server "$state/logout"
 launch_par_server "$state/par"
 
 wait "$build_pid"
@@ -113,6 +116,7 @@ await_authorization_server
 port=$as_port
 await_service_server
 await_exchange_server
+await_logout_server
 await_par_server
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
