@@ -214,7 +214,6 @@ let package = Package(
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor", "OAuthFlowTestSupport",
                 .product(name: "VaporTesting", package: "vapor"),
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
