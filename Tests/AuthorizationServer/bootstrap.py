@@ -54,6 +54,11 @@ for client_id, client_type, secret in CLIENTS:
         algorithm=Application.RS256_ALGORITHM,
         skip_authorization=False,
     )
+# RP-Initiated Logout: where the browser may return after /o/logout/. Registered without a port, the
+# loopback URI matches any port (DOT's RFC 8252 section 7.3 rule, as for redirect URIs). update()
+# leaves the hashed client secrets alone.
+Application.objects.filter(client_id__in=[client_id for client_id, _, _ in CLIENTS]).update(
+    post_logout_redirect_uris="http://127.0.0.1/logged-out")
 # A DOT application holds one grant type, so the device grant has a client of its own.
 if not Application.objects.filter(client_id="oauthflow-device").exists():
     Application.objects.create(
@@ -89,6 +94,9 @@ if web_port:
             client_type=Application.CLIENT_CONFIDENTIAL,
             authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
             redirect_uris=f"http://localhost:{web_port}/auth/django/callback",
+            # After RP-initiated logout: the site's root, or a page of its own.
+            post_logout_redirect_uris=" ".join(
+                f"http://localhost:{web_port}{path}" for path in ("/", "/logged-out", "/auth/django/logged-out")),
             algorithm=Application.RS256_ALGORITHM,
             skip_authorization=False,
         ),

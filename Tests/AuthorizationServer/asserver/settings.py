@@ -74,4 +74,19 @@ OAUTH2_PROVIDER = {
     # a 1 s interval keeps the approve test short.
     "OAUTH_DEVICE_VERIFICATION_URI": f"http://127.0.0.1:{PORT}/o/device/",
     "DEVICE_FLOW_INTERVAL": 1,
+    # OpenID Connect RP-Initiated Logout 1.0 at /o/logout/, discovery's end_session_endpoint. The
+    # clients' post_logout_redirect_uris are set by bootstrap.py (a loopback URI registered without
+    # a port matches any port, as redirect URIs do).
+    "OIDC_RP_INITIATED_LOGOUT_ENABLED": True,
+    # No "log out?" page when the id_token_hint is valid and names the signed-in user: the logout
+    # goes straight through. DOT still asks without a hint, or when the hint names another user
+    # (the agent then confirms); a browser with no session at DOT is sent back at once.
+    "OIDC_RP_INITIATED_LOGOUT_ALWAYS_PROMPT": False,
+    # DOT would revoke every access and refresh token of the user, of every application, at each
+    # logout: the suite's tests sign alice in at once and would lose their tokens to one test's
+    # logout. A logout here ends the browser's session at DOT; an application revokes its own
+    # tokens (RFC 7009).
+    "OIDC_RP_INITIATED_LOGOUT_DELETE_TOKENS": False,
+    # An expired ID token is still a valid id_token_hint (RP-Initiated Logout 1.0 section 2); DOT's default.
+    "OIDC_RP_INITIATED_LOGOUT_ACCEPT_EXPIRED_TOKENS": True,
 }
