@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import OAuthFlow
 import OAuthFlowWeb
 
 /// What a host does with a finished sign-in: create its session, set its cookie, issue a JWT…
@@ -74,5 +75,59 @@ extension WebResponse {
         return Response(
             status: HTTPResponse.Status(code: status), headers: fields,
             body: body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+@available(macOS 14, iOS 17, tvOS 17, *)
+extension RouterMethods {
+    /// Adds the sign-out and logout routes of `web` (which needs a session store, `WebSignIn(…, sessions:)`):
+    ///
+    /// - `POST {basePath}/signout`: reads the host's session key with `currentSession`, lets `onSignOut` clear
+    ///   the host's own session, then revokes, forgets and sends the browser to the provider's logout
+    ///   (``WebSignIn/signOut(_:returnTo:)``; a `return_to` query parameter names the path to end on);
+    /// - `GET {basePath}/{provider}/signed-out`: the post-logout redirect URI (``WebSignIn/finishSignOut(_:query:cookies:)``);
+    /// - `POST {basePath}/{provider}/backchannel-logout`: the provider's logout tokens (``WebSignIn/backChannelLogout(_:body:contentType:)``);
+    /// - `GET {basePath}/{provider}/frontchannel-logout`: front-channel logout (``WebSignIn/frontChannelLogout(_:query:current:)``).
+    ///
+    /// ```swift
+    /// router.addSignOutRoutes(web, currentSession: { _, context in context.sessions.session?.key }) { _, context in
+    ///     context.sessions.clearSession()
+    /// }
+    /// ```
+    @discardableResult
+    public func addSignOutRoutes(
+        _ web: WebSignIn, currentSession: @escaping @Sendable (Request, Context) async throws -> SessionKey?,
+        onSignOut: @escaping @Sendable (Request, Context) async throws -> Void
+    ) -> Self {
+        post(RouterPath(web.signOutPath)) { request, context -> Response in
+            let key = try await currentSession(request, context)
+            try await onSignOut(request, context)
+            return await web.signOut(key, returnTo: request.uri.queryParameters["return_to"].map(String.init)).hummingbirdResponse
+        }
+        get(RouterPath("\(web.basePath)/:provider/signed-out")) { request, context -> Response in
+            let provider = context.parameters.get("provider") ?? ""
+            return web.finishSignOut(provider, query: request.uri.query, cookies: CookieHeader.parse(request.headers[values: .cookie]))
+                .hummingbirdResponse
+        }
+        post(RouterPath("\(web.basePath)/:provider/backchannel-logout")) { request, context -> Response in
+            let provider = context.parameters.get("provider") ?? ""
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: ProviderLogoutReceiver.maximumBodySize)
+            } catch {
+                return WebResponse(
+                    status: 400, headers: [("Cache-Control", "no-store"), ("Content-Type", "application/json")],
+                    body: #"{"error":"invalid_request","error_description":"the body is too large"}"#
+                ).hummingbirdResponse
+            }
+            return await web.backChannelLogout(provider, body: Data(buffer: body), contentType: request.headers[.contentType])
+                .hummingbirdResponse
+        }
+        get(RouterPath("\(web.basePath)/:provider/frontchannel-logout")) { request, context -> Response in
+            let provider = context.parameters.get("provider") ?? ""
+            let current = try? await currentSession(request, context)
+            return await web.frontChannelLogout(provider, query: request.uri.query, current: current).hummingbirdResponse
+        }
+        return self
     }
 }

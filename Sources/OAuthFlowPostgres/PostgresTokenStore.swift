@@ -23,7 +23,7 @@ import PostgresNIO
 ///   ``TokenStoreError`` `unavailable` naming the server (never the password) and changes nothing.
 ///
 /// Run the store (``run()``) in a long-running task, as PostgresNIO's client requires.
-public final class PostgresTokenStore: TokenStore, Sendable {
+public final class PostgresTokenStore: SessionDirectory, Sendable {
     /// The table the sessions live in.
     public let table: String
     /// `postgresql://USER@HOST:PORT/DATABASE`: where the store connects, for messages (no password).
@@ -33,9 +33,9 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     /// The longest ``lock(_:)`` waits for another instance's refresh.
     public let lockTimeout: Duration
 
-    private let client: PostgresClient
+    let client: PostgresClient
     private let keyring: SessionKeyring
-    private let logger: Logger
+    let logger: Logger
     /// Why the pool's last connection attempt failed, for errors that would otherwise only say "timed out".
     private let connectionFailures = ConnectionFailureRecorder()
     /// Backend process ids of the lock connections this process holds, by session.
@@ -77,32 +77,53 @@ public final class PostgresTokenStore: TokenStore, Sendable {
 
     // MARK: - Schema
 
-    /// The SQL that ``migrate()`` runs: idempotent, safe to run from many instances at once.
-    public static func migrationSQL(table: String = "oauthflow_sessions") -> String {
-        """
-        CREATE TABLE IF NOT EXISTS \(table) (
-            provider_id     text        NOT NULL,
-            account         text        NOT NULL,
-            key_id          text        NOT NULL,
-            sealed          bytea       NOT NULL,
-            received_key_id text,
-            received        bytea,
-            received_pid    integer,
-            updated_at      timestamptz NOT NULL DEFAULT now(),
-            PRIMARY KEY (provider_id, account)
-        )
-        """
+    /// The SQL that ``migrate()`` runs, statement by statement: idempotent, safe to run from many instances
+    /// at once. `provider_sid` and `provider_sub` hold SHA-256 digests of the provider session a row belongs
+    /// to (issuer and `sid`, issuer and `sub`), so that back-channel logout finds its sessions without
+    /// opening every sealed row, and without keeping who signed in in the clear.
+    public static func migrationStatements(table: String = "oauthflow_sessions") -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS \(table) (
+                provider_id     text        NOT NULL,
+                account         text        NOT NULL,
+                key_id          text        NOT NULL,
+                sealed          bytea       NOT NULL,
+                received_key_id text,
+                received        bytea,
+                received_pid    integer,
+                updated_at      timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (provider_id, account)
+            )
+            """,
+            "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS provider_sid text, ADD COLUMN IF NOT EXISTS provider_sub text",
+            "CREATE INDEX IF NOT EXISTS \(table)_sid ON \(table) (provider_id, provider_sid) WHERE provider_sid IS NOT NULL",
+            "CREATE INDEX IF NOT EXISTS \(table)_sub ON \(table) (provider_id, provider_sub) WHERE provider_sub IS NOT NULL",
+        ]
     }
 
-    /// Creates the table when it is missing. Instances starting together serialise on an
-    /// advisory lock, so concurrent `CREATE TABLE IF NOT EXISTS` cannot collide.
+    /// ``migrationStatements(table:)`` as one script, for running by hand (`psql -f`).
+    public static func migrationSQL(table: String = "oauthflow_sessions") -> String {
+        migrationStatements(table: table).map { $0 + ";" }.joined(separator: "\n")
+    }
+
+    /// Creates the table when it is missing, and adds what later versions need. Instances starting together
+    /// serialise on an advisory lock, so concurrent `CREATE TABLE IF NOT EXISTS` cannot collide.
     public func migrate() async throws {
         try await withDeadline("create the session table") {
             try await self.client.withTransaction(logger: self.logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockID))", logger: self.logger)
-                try await connection.query(PostgresQuery(unsafeSQL: Self.migrationSQL(table: self.table)), logger: self.logger)
+                for statement in Self.migrationStatements(table: self.table) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
             }
         }
+    }
+
+    /// The digest kept in `provider_sid` or `provider_sub`: hex SHA-256 of the issuer, a NUL and the value.
+    static func providerDigest(issuer: String, _ value: String?) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        return SHA256.hash(data: Data("\(issuer)\u{0}\(value)".utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     // MARK: - TokenStore
@@ -151,13 +172,17 @@ public final class PostgresTokenStore: TokenStore, Sendable {
     public func save(_ session: StoredSession) async throws {
         let (keyID, sealed) = try seal(session)
         let key = session.key
+        let owner = session.providerSession
+        let sid = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.sessionID) }
+        let sub = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.subject) }
         try await withDeadline("save the session \(key)") {
             try await self.client.query(
                 """
-                INSERT INTO \(unescaped: self.table) AS s (provider_id, account, key_id, sealed)
-                VALUES (\(key.providerID), \(key.account), \(keyID), \(sealed))
+                INSERT INTO \(unescaped: self.table) AS s (provider_id, account, key_id, sealed, provider_sid, provider_sub)
+                VALUES (\(key.providerID), \(key.account), \(keyID), \(sealed), \(sid), \(sub))
                 ON CONFLICT (provider_id, account) DO UPDATE
-                   SET key_id = EXCLUDED.key_id, sealed = EXCLUDED.sealed,
+                   SET key_id = EXCLUDED.key_id, sealed = EXCLUDED.sealed, provider_sid = EXCLUDED.provider_sid,
+                       provider_sub = EXCLUDED.provider_sub,
                        received = NULL, received_key_id = NULL, received_pid = NULL, updated_at = now()
                 """, logger: self.logger)
         }
@@ -168,6 +193,39 @@ public final class PostgresTokenStore: TokenStore, Sendable {
             try await self.client.query(
                 "DELETE FROM \(unescaped: self.table) WHERE provider_id = \(key.providerID) AND account = \(key.account)",
                 logger: self.logger)
+        }
+    }
+
+    /// The sessions of `providerID` that belong to the provider session `match` names, found by the digests
+    /// ``save(_:)`` keeps beside each sealed row (sessions stored before this version have none, and are not found).
+    public func keys(of providerID: String, matching match: ProviderSessionMatch) async throws -> [SessionKey] {
+        let sid = Self.providerDigest(issuer: match.issuer, match.sessionID)
+        let sub = Self.providerDigest(issuer: match.issuer, match.subject)
+        return try await withDeadline("find the sessions \(match) ended") {
+            let rows =
+                switch (sid, sub) {
+                case let (sid?, sub?):
+                    try await self.client.query(
+                        """
+                        SELECT account FROM \(unescaped: self.table)
+                         WHERE provider_id = \(providerID) AND provider_sid = \(sid) AND provider_sub = \(sub) ORDER BY account
+                        """, logger: self.logger)
+                case let (sid?, nil):
+                    try await self.client.query(
+                        "SELECT account FROM \(unescaped: self.table) WHERE provider_id = \(providerID) AND provider_sid = \(sid) ORDER BY account",
+                        logger: self.logger)
+                case let (nil, sub?):
+                    try await self.client.query(
+                        "SELECT account FROM \(unescaped: self.table) WHERE provider_id = \(providerID) AND provider_sub = \(sub) ORDER BY account",
+                        logger: self.logger)
+                case (nil, nil):
+                    try await self.client.query("SELECT account FROM \(unescaped: self.table) WHERE false", logger: self.logger)
+                }
+            var keys: [SessionKey] = []
+            for try await account in rows.decode(String.self) {
+                keys.append(SessionKey(providerID: providerID, account: account))
+            }
+            return keys
         }
     }
 

@@ -13,35 +13,21 @@ import OAuthFlow
 ///   path and an expiry, with the cookie's name authenticated alongside. A value
 ///   edited, cut, sealed with an unknown key or moved to another cookie name does not open.
 struct PendingSignIn: Codable, Sendable {
-    static let version = "v1"
-    /// Cookies have a 4 KiB limit in browsers; the sealed pending authorization is far below.
-    static let maximumCookieLength = 3800
-
     var pending: PendingAuthorization
     var providerID: String
     var returnTo: String
     var expiresAt: Date
 
     static func cookieName(forState state: String) -> String {
-        let digest = SHA256.hash(data: Data(state.utf8))
-        return "oauthflow_flow_" + digest.prefix(8).map { String(format: "%02x", $0) }.joined()
-    }
-
-    private static func context(_ name: String) -> Data {
-        Data("oauthflow-pending-v1\u{0}\(name)".utf8)
+        SealedCookie.name(prefix: "oauthflow_flow_", state: state)
     }
 
     func seal(with keyring: SessionKeyring) throws -> (name: String, value: String) {
         let name = Self.cookieName(forState: pending.state.value)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        let (keyID, sealed) = try keyring.seal(try encoder.encode(self), context: Self.context(name))
-        let value = "\(Self.version).\(keyID).\(Base64URL.encode(sealed))"
-        // A browser silently drops a cookie over 4 KiB, and the callback would then find none.
-        guard value.utf8.count <= Self.maximumCookieLength else {
+        guard let value = try SealedCookie.seal(self, name: name, purpose: "pending", keyring: keyring) else {
             throw WebSignInError(
                 .configuration,
-                "the pending sign-in for \(providerID) would need a \(value.utf8.count)-byte cookie (browsers keep 4 KiB); shorten the authorization request's extra parameters"
+                "the pending sign-in for \(providerID) would need a cookie over \(SealedCookie.maximumLength) bytes (browsers keep 4 KiB); shorten the authorization request's extra parameters"
             )
         }
         return (name, value)
@@ -51,22 +37,57 @@ struct PendingSignIn: Codable, Sendable {
     ///
     /// - Throws: ``WebSignInError`` `tampered` when it does not open or decode.
     static func open(_ value: String, name: String, keyring: SessionKeyring) throws -> PendingSignIn {
+        try SealedCookie.open(value, name: name, purpose: "pending", keyring: keyring, what: "pending sign-in")
+    }
+}
+
+/// A record sealed into a cookie value: `v1.KEYID.SEALED`, AES-256-GCM (``SessionKeyring``) over its JSON, with
+/// its purpose and the cookie's name authenticated alongside. A value edited, cut, sealed with an unknown key,
+/// or moved to another cookie name or purpose does not open.
+enum SealedCookie {
+    static let version = "v1"
+    /// Cookies have a 4 KiB limit in browsers; the sealed records are far below.
+    static let maximumLength = 3800
+
+    /// `prefix` and 16 hex digits of the SHA-256 of `state`: flows in several tabs do not overwrite each
+    /// other, and a return finds its own cookie from the `state` the provider hands back.
+    static func name(prefix: String, state: String) -> String {
+        prefix + SHA256.hash(data: Data(state.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func context(_ purpose: String, _ name: String) -> Data {
+        Data("oauthflow-\(purpose)-v1\u{0}\(name)".utf8)
+    }
+
+    /// The sealed value; nil when it would be longer than ``maximumLength`` (a browser would drop it silently).
+    static func seal<Record: Encodable>(_ record: Record, name: String, purpose: String, keyring: SessionKeyring) throws -> String? {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let (keyID, sealed) = try keyring.seal(try encoder.encode(record), context: context(purpose, name))
+        let value = "\(version).\(keyID).\(Base64URL.encode(sealed))"
+        return value.utf8.count <= maximumLength ? value : nil
+    }
+
+    /// - Throws: ``WebSignInError`` `tampered` when `value` does not open or decode.
+    static func open<Record: Decodable>(
+        _ value: String, name: String, purpose: String, keyring: SessionKeyring, what: String
+    ) throws -> Record {
         let parts = value.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
-        guard value.utf8.count <= maximumCookieLength, parts.count == 3, parts[0] == Substring(version),
+        guard value.utf8.count <= maximumLength, parts.count == 3, parts[0] == Substring(version),
             let sealed = Base64URL.decode(String(parts[2]))
         else {
-            throw WebSignInError(.tampered, "the pending sign-in cookie \(name) is not one this server wrote")
+            throw WebSignInError(.tampered, "the \(what) cookie \(name) is not one this server wrote")
         }
         let plaintext: Data
         do {
-            plaintext = try keyring.open(sealed, keyID: String(parts[1]), context: context(name))
+            plaintext = try keyring.open(sealed, keyID: String(parts[1]), context: context(purpose, name))
         } catch {
-            throw WebSignInError(.tampered, "the pending sign-in cookie \(name) \(error)")
+            throw WebSignInError(.tampered, "the \(what) cookie \(name) \(error)")
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        guard let opened = try? decoder.decode(PendingSignIn.self, from: plaintext) else {
-            throw WebSignInError(.tampered, "the pending sign-in cookie \(name) opened but holds no pending sign-in")
+        guard let opened = try? decoder.decode(Record.self, from: plaintext) else {
+            throw WebSignInError(.tampered, "the \(what) cookie \(name) opened but holds no \(what)")
         }
         return opened
     }

@@ -47,11 +47,15 @@ public final class WebSignIn: Sendable {
     /// The enabled providers, in the order the sign-in page lists them.
     public let providerIDs: [String]
 
-    private let clients: [String: OAuthClient]
-    private let keyring: SessionKeyring
-    private let clock: any DateClock
-    private let logger: Logger
-    private let secureCookies: Bool
+    let clients: [String: OAuthClient]
+    let keyring: SessionKeyring
+    let clock: any DateClock
+    let logger: Logger
+    let secureCookies: Bool
+    /// Where finished sign-ins are kept, when the host gave a store (``init(providers:origin:keyring:sessions:replays:basePath:pendingLifetime:transport:clock:logger:)``).
+    public let sessions: (any SessionDirectory)?
+    /// Back-channel and front-channel logout, per provider; only with a store.
+    let logoutReceivers: [String: ProviderLogoutReceiver]
 
     /// Enables providers of a registry by name.
     ///
@@ -65,11 +69,17 @@ public final class WebSignIn: Sendable {
     ///   - enable: The providers to offer, by descriptor id, each with its client; listed by display name.
     ///   - origin: The site's public origin; plain `http` only for loopback (development).
     ///   - keyring: Seals the pending sign-in cookies; share it between instances.
+    ///   - sessions: Where finished sign-ins are stored, so that tokens refresh on use (``accessToken(for:)``),
+    ///     sign-out revokes them and ends the provider's session, and back-channel logout ends them in every
+    ///     instance sharing the store (a `PostgresTokenStore` across machines). Nil keeps nothing: the host
+    ///     holds what ``WebSignInResult`` gives it.
+    ///   - replays: The logout token `jti`s seen; share one (`PostgresReplayRegistry`) between instances.
     ///   - basePath: The routes' prefix.
     /// - Throws: ``ProviderError`` for an unknown provider or missing variables, ``WebSignInError``
     ///   `configuration` for an origin or base path that cannot work.
     public convenience init(
         registry: ProviderRegistry, enable: [String: Client], origin: URL, keyring: SessionKeyring,
+        sessions: (any SessionDirectory)? = nil, replays: any ReplayRegistry = InMemoryReplayRegistry(),
         basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
         transport: any HTTPTransport = DefaultHTTPTransport(), clock: any DateClock = SystemDateClock(),
         logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -80,14 +90,15 @@ public final class WebSignIn: Sendable {
         }
         providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
         try self.init(
-            providers: providers, origin: origin, keyring: keyring, basePath: basePath, pendingLifetime: pendingLifetime,
-            transport: transport, clock: clock, logger: logger)
+            providers: providers, origin: origin, keyring: keyring, sessions: sessions, replays: replays, basePath: basePath,
+            pendingLifetime: pendingLifetime, transport: transport, clock: clock, logger: logger)
     }
 
     /// Enables resolved providers, listed in the order given.
     public init(
-        providers: [(Provider, Client)], origin: URL, keyring: SessionKeyring, basePath: String = "/auth",
-        pendingLifetime: TimeInterval = 600, transport: any HTTPTransport = DefaultHTTPTransport(),
+        providers: [(Provider, Client)], origin: URL, keyring: SessionKeyring, sessions: (any SessionDirectory)? = nil,
+        replays: any ReplayRegistry = InMemoryReplayRegistry(), basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
+        transport: any HTTPTransport = DefaultHTTPTransport(),
         clock: any DateClock = SystemDateClock(),
         logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
@@ -135,6 +146,14 @@ public final class WebSignIn: Sendable {
         }
         self.clients = clients
         self.providerIDs = ids
+        self.sessions = sessions
+        var receivers: [String: ProviderLogoutReceiver] = [:]
+        if let sessions {
+            for (id, client) in clients {
+                receivers[id] = ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays, logger: logger)
+            }
+        }
+        self.logoutReceivers = receivers
     }
 
     /// The redirect URI to register at `providerID`: `{origin}{basePath}/{provider}/callback`.
@@ -315,11 +334,12 @@ public final class WebSignIn: Sendable {
                 }
             }
             let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:])
+            let stored = try await store(outcome, client: client)
             let result = WebSignInResult(
                 providerID: providerID, displayName: client.provider.displayName,
                 idToken: outcome.idToken, userInfo: userInfo, profile: profile, tokens: outcome.tokens,
                 resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
-                returnTo: record.returnTo, clearPendingCookie: clearing ?? "")
+                returnTo: record.returnTo, clearPendingCookie: clearing ?? "", session: stored)
             logger.info("signed in", metadata: ["provider": "\(providerID)", "subject": "\(result.subject ?? "-")"])
             return .success(result)
         } catch var error as WebSignInError {
@@ -376,6 +396,10 @@ public struct WebSignInResult: Sendable {
     public let returnTo: String
     /// The `Set-Cookie` value that deletes the pending cookie; add it to the response.
     public let clearPendingCookie: String
+    /// The stored session, when ``WebSignIn`` has a store: keep this key in the host's own session (it is no
+    /// secret: the tokens stay in the store) and pass it to ``WebSignIn/accessToken(for:)`` and
+    /// ``WebSignIn/signOut(_:returnTo:)``.
+    public let session: SessionKey?
 
     /// ID token claims, completed by userinfo fields the ID token lacks.
     public var claims: [String: JSONValue] {

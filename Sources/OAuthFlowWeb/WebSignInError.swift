@@ -29,6 +29,7 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .unknownProvider: 404
         case .providerUnavailable, .exchangeFailed: 502
+        case .sessionStoreUnavailable: 503
         case .exchangeRefused: 403
         case .configuration: 500
         default: 400
@@ -52,6 +53,7 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
         case .unknownProvider: "There is no such sign-in option."
         case .providerUnavailable: "The provider could not be reached."
         case .exchangeFailed: "The provider gave an unusable answer."
+        case .sessionStoreUnavailable: "Your sign-in could not be saved. Please try again in a moment."
         case .exchangeRefused: "The provider refused to finish this sign-in (\(providerError ?? "error")); the link may be used or expired."
         default: "Sign-in is not available right now."
         }
@@ -76,6 +78,8 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
 }
 
 extension ErrorCode where Domain == WebSignInError {
+    /// The session store (``WebSignIn/sessions``) could not keep the finished sign-in.
+    public static let sessionStoreUnavailable = Self("session_store_unavailable")
     /// The host's settings cannot work (an http origin that is not loopback, a bad base path).
     public static let configuration = Self("configuration")
     /// No enabled provider has that id.

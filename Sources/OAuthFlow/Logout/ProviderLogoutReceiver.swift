@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+
+/// Ends the sessions a provider says have ended: a back-channel logout token it POSTs (OpenID Connect
+/// Back-Channel Logout 1.0) or a front-channel request it has the browser load (Front-Channel Logout 1.0).
+///
+/// The sessions live in a ``SessionDirectory`` every instance shares (a ``FileTokenStore`` on one machine,
+/// `PostgresTokenStore` across many), so a logout any instance receives signs the user out of all of them.
+/// Ended sessions' refresh tokens are revoked first, where the provider has a revocation endpoint.
+///
+/// A logout token is refused (400, nothing touched) unless every check of
+/// ``IDTokenValidator/validateLogoutToken(_:maximumAge:)`` passes and its `jti` was not seen before (the
+/// ``ReplayRegistry``, kept for the provider's `logout.logout_token_max_age`).
+public final class ProviderLogoutReceiver: Sendable {
+    /// What to answer the provider (or the browser, for front-channel logout).
+    public struct Answer: Sendable {
+        /// 200 when the logout was understood and its sessions ended; 400 when refused; 503 when the session
+        /// store or the replay registry could not be reached (the provider may retry).
+        public let status: Int
+        /// The body: a JSON error object for a refused back-channel request, else empty or a small page.
+        public let body: String
+        public let contentType: String?
+        /// The sessions ended.
+        public let ended: [SessionKey]
+        /// Why it was refused, for the log; never a token.
+        public let reason: String?
+
+        /// The header fields to send: `Cache-Control: no-store` always (§2.8).
+        public var headers: [(name: String, value: String)] {
+            [("Cache-Control", "no-store")] + (contentType.map { [("Content-Type", $0)] } ?? [])
+        }
+    }
+
+    /// The largest back-channel body read: a logout token is a few kilobytes.
+    public static let maximumBodySize = 64 * 1024
+
+    public let client: OAuthClient
+    public let sessions: any SessionDirectory
+    public let replays: any ReplayRegistry
+    private let logger: Logger
+
+    public init(
+        client: OAuthClient, sessions: any SessionDirectory, replays: any ReplayRegistry = InMemoryReplayRegistry(),
+        logger: Logger = Logger(label: "oauthflow.logout", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.client = client
+        self.sessions = sessions
+        self.replays = replays
+        self.logger = logger
+    }
+
+    // MARK: - Back-channel
+
+    /// Handles a back-channel logout request: a form body with one `logout_token`.
+    ///
+    /// - Parameters:
+    ///   - body: The request body; more than ``maximumBodySize`` bytes is refused unread.
+    ///   - contentType: The request's `Content-Type`; it must be `application/x-www-form-urlencoded`.
+    public func receiveBackChannel(body: Data, contentType: String?) async -> Answer {
+        let provider = client.provider
+        guard body.count <= Self.maximumBodySize else { return refuse("the body is larger than \(Self.maximumBodySize) bytes") }
+        let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/x-www-form-urlencoded" else {
+            return refuse("the request is not application/x-www-form-urlencoded")
+        }
+        let tokens = FormEncoding.decode(String(decoding: body, as: UTF8.self)).filter { $0.0 == "logout_token" }
+        guard tokens.count == 1, !tokens[0].1.isEmpty else {
+            return refuse(tokens.isEmpty ? "the request carries no logout_token" : "the request carries more than one logout_token")
+        }
+        let claims: LogoutTokenClaims
+        do {
+            claims = try await client.idTokenValidator().validateLogoutToken(
+                Secret(tokens[0].1), maximumAge: provider.policy.logout.logoutTokenMaxAge)
+        } catch let error as IDTokenError where error.code == .keysUnavailable {
+            return unavailable("the provider's keys cannot be read: \(error.message)")
+        } catch let error as IDTokenError {
+            return refuse("the logout token was refused (\(error.code)): \(error.message)")
+        } catch {
+            return unavailable("the provider's discovery document cannot be read: \(error)")
+        }
+        // Kept as long as the token could be accepted at all: its age limit and the leeway past it.
+        let keep = claims.issuedAt.addingTimeInterval(provider.policy.logout.logoutTokenMaxAge + 120)
+        do {
+            guard try await replays.firstUse(of: "logout \(claims.issuer) \(claims.tokenID)", until: keep) else {
+                return refuse("the logout token was already used (jti seen before)")
+            }
+        } catch {
+            return unavailable("the replay registry cannot be reached: \(error)")
+        }
+        guard let match = ProviderSessionMatch(issuer: claims.issuer, subject: claims.subject, sessionID: claims.sessionID) else {
+            return refuse("the logout token names neither a sub nor a sid")
+        }
+        return await end(match, via: "back-channel logout")
+    }
+
+    // MARK: - Front-channel
+
+    /// Handles a front-channel logout request (the query of the GET the provider's page makes).
+    ///
+    /// With `iss` and `sid`, the sessions of that provider session end; the issuer must be the provider's.
+    /// Without them (a provider that sends none), only `current`, the session of the browser that made
+    /// the request, ends. A provider whose descriptor does not declare `frontchannel_logout_supported` is
+    /// refused: the route is an unauthenticated GET, so it stays closed unless the provider uses it.
+    public func receiveFrontChannel(query: String?, current: SessionKey? = nil) async -> Answer {
+        let provider = client.provider
+        guard provider.policy.logout.frontChannel.supported else {
+            return refuse("\(provider.id) does not declare `logout.frontchannel_logout_supported`", status: 404)
+        }
+        let parameters = FormEncoding.decode(query ?? "")
+        let issuer = parameters.first { $0.0 == "iss" }?.1
+        let sessionID = parameters.first { $0.0 == "sid" }?.1
+        if let issuer, let sessionID {
+            guard provider.isIDTokenIssuer(issuer, claims: [:]) else {
+                return refuse("the request's iss is not \(provider.id)'s issuer")
+            }
+            guard let match = ProviderSessionMatch(issuer: issuer, subject: nil, sessionID: sessionID) else {
+                return refuse("the request's sid is empty")
+            }
+            return await end(match, via: "front-channel logout", page: true)
+        }
+        if provider.policy.logout.frontChannel.sessionSupported || issuer != nil || sessionID != nil {
+            return refuse("the request must carry both iss and sid")
+        }
+        guard let current else { return Answer(status: 200, body: Self.page, contentType: "text/html; charset=utf-8", ended: [], reason: nil) }
+        do {
+            try await sessions.remove(current)
+        } catch {
+            return unavailable("the session store cannot be reached: \(error)")
+        }
+        return Answer(status: 200, body: Self.page, contentType: "text/html; charset=utf-8", ended: [current], reason: nil)
+    }
+
+    // MARK: - Ending sessions
+
+    /// Ends every stored session of the provider that `match` names: its refresh token revoked (best effort),
+    /// then the session removed.
+    ///
+    /// - Returns: The sessions ended.
+    /// - Throws: Store errors; sessions ended before the error stay ended.
+    public func endSessions(_ match: ProviderSessionMatch) async throws -> [SessionKey] {
+        let keys = try await sessions.keys(of: client.provider.id, matching: match)
+        for key in keys {
+            if let session = try? await sessions.load(key), let refresh = session.tokens.refreshToken {
+                do {
+                    try await client.revoke(refresh, kind: .refreshToken, proofKey: session.tokens.proofKey)
+                } catch {
+                    logger.info(
+                        "could not revoke an ended session's refresh token",
+                        metadata: ["provider": "\(client.provider.id)", "reason": "\(TerminalText.escaped("\(error)"))"])
+                }
+            }
+            try await sessions.remove(key)
+        }
+        return keys
+    }
+
+    private func end(_ match: ProviderSessionMatch, via channel: String, page: Bool = false) async -> Answer {
+        do {
+            let ended = try await endSessions(match)
+            logger.info(
+                "\(channel): sessions ended",
+                metadata: ["provider": "\(client.provider.id)", "named": "\(match)", "ended": "\(ended.count)"])
+            return Answer(
+                status: 200, body: page ? Self.page : "", contentType: page ? "text/html; charset=utf-8" : nil, ended: ended, reason: nil)
+        } catch {
+            return unavailable("the session store cannot be reached: \(error)")
+        }
+    }
+
+    private func refuse(_ reason: String, status: Int = 400) -> Answer {
+        logger.warning("logout request refused", metadata: ["provider": "\(client.provider.id)", "reason": "\(TerminalText.escaped(reason))"])
+        return Answer(status: status, body: Self.errorBody("invalid_request", reason), contentType: "application/json", ended: [], reason: reason)
+    }
+
+    private func unavailable(_ reason: String) -> Answer {
+        logger.error("logout request not handled", metadata: ["provider": "\(client.provider.id)", "reason": "\(TerminalText.escaped(reason))"])
+        return Answer(
+            status: 503, body: Self.errorBody("temporarily_unavailable", reason), contentType: "application/json", ended: [], reason: reason)
+    }
+
+    private static func errorBody(_ code: String, _ description: String) -> String {
+        let object: [String: String] = ["error": code, "error_description": description]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The front-channel answer: an empty page the provider's iframe loads.
+    static let page = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signed out</title></head><body></body></html>"
+}
