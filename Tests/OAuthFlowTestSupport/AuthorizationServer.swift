@@ -67,6 +67,36 @@ public struct TestAuthorizationServer: Sendable {
     /// A browser that signs in as the test user when the library opens the authorization URL.
     public var browserCommand: String { "\(python) \(agent) --deliver" }
 
+    /// A loopback post-logout redirect URI on some port: DOT matches the registered
+    /// `http://127.0.0.1/logged-out` on any port (RP-Initiated Logout at `/o/logout/`).
+    public static let postLogoutRedirectURI = URL(string: "http://127.0.0.1:53682/logged-out")!
+
+    /// Signs in as the test user in a browser whose cookies are kept in the file `cookies` between calls: the
+    /// login form appears only when that browser has no session at DOT. Returns the redirect to the client
+    /// (not fetched) and whether the login form was shown.
+    public func signIn(_ authorizationURL: URL, cookies: URL, deny: Bool = false) throws -> (redirect: URL, askedForCredentials: Bool) {
+        let result = try runProcess(
+            URL(fileURLWithPath: python), [agent, "--cookies", cookies.path] + (deny ? ["--deny"] : []) + [authorizationURL.absoluteString])
+        guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
+        let redirect = try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        return (redirect, result.stderr.contains("login form shown"))
+    }
+
+    /// Follows an RP-Initiated Logout URL (DOT's end_session_endpoint) in the browser whose cookies are in
+    /// `cookies`, confirming the logout if DOT asks (it does without a valid `id_token_hint`), and returns the
+    /// redirect to the post-logout redirect URI, not fetched (DOT's root without one).
+    public func endSession(_ url: URL, cookies: URL) throws -> URL {
+        let result = try runProcess(URL(fileURLWithPath: python), [agent, "--end-session", "--cookies", cookies.path, url.absoluteString])
+        guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
+        return try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    /// `$BROWSER` for sign-in and logout alike, its cookies kept in `cookies`: the agent signs in as the test
+    /// user (logging in only when that browser has no session at DOT), or follows an end-session URL
+    /// (`/o/logout/`), and delivers the final redirect to the application's loopback receiver. The path must
+    /// hold no space or `:`.
+    public func browserCommand(cookies: URL) -> String { "\(python) \(agent) --deliver --cookies \(cookies.path)" }
+
     /// Signs in as the test user with the public client and returns the tokens.
     public func signedInTokens(_ provider: Provider) async throws -> TokenSet {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
