@@ -35,6 +35,7 @@ import os
 import re
 import signal
 import sys
+import time
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -49,21 +50,33 @@ class Failure(Exception):
     pass
 
 
+_deadlines = []  # [(time.monotonic() it is due, what to say)], nested blocks' deadlines
+
+
+def _arm():
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    if _deadlines:
+        soonest = min(due for due, _ in _deadlines)
+        signal.setitimer(signal.ITIMER_REAL, max(0.001, soonest - time.monotonic()))
+
+
+def _expired(signum, frame):
+    raise Failure(min(_deadlines)[1] if _deadlines else "timed out")
+
+
 @contextmanager
 def deadline(seconds, what):
     """Raises Failure when the block takes longer than `seconds` (a total timeout: requests' own
-    timeout bounds each socket operation, not the request)."""
-
-    def expired(signum, frame):
-        raise Failure(f"{what} took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    timeout bounds each socket operation, not the request). Blocks nest: the soonest deadline wins."""
+    entry = (time.monotonic() + seconds, f"{what} took more than {seconds} s")
+    _deadlines.append(entry)
+    signal.signal(signal.SIGALRM, _expired)
+    _arm()
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _deadlines.remove(entry)
+        _arm()
 
 
 def fetch(session, method, url, **kwargs):
