@@ -28,6 +28,7 @@ public struct Linter: Sendable {
         StateWithoutPKCERule.self,
         PushedAndDPoPRule.self,
         AccessTokenRule.self,
+        LogoutRule.self,
         OIDCOpenIDScopeRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,

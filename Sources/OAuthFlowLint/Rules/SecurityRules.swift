@@ -334,3 +334,74 @@ public struct AccessTokenRule: LintRule {
         return diagnostics
     }
 }
+
+/// `logout` settings that cannot work: a custom logout URL that is not given, a session flag without its
+/// channel, logout tokens from a provider that issues no ID tokens.
+public struct LogoutRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "logout", name: "Logout the provider can do",
+        summary:
+            "`logout.style: custom` needs the provider's logout URL in `endpoints.end_session` and should name its `redirect_parameter`; `*_session_supported` needs its channel's `*_supported`; back-channel and front-channel logout name OpenID Connect sessions, so they need `protocol: oidc`; end-session settings without an end-session endpoint (descriptor or discovery) do nothing.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "logout:\n  style: custom\n  redirect_parameter: returnTo\n",
+            Examples.oidcHeader + Examples.endpoints + "logout:\n  backchannel_logout_session_supported: true\n",
+            Examples.valid + "logout:\n  backchannel_logout_supported: true\n",
+        ],
+        nonTriggering: [
+            Examples.oidcHeader + Examples.endpoints
+                + "  end_session: https://auth.example.com/logout\nlogout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n",
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  end_session: https://auth.example.com/v2/logout\nlogout:\n  style: custom\n  redirect_parameter: returnTo\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, file.document.node(at: ["logout"]) != nil else { return [] }
+        let logout = descriptor.logout
+        var diagnostics: [Diagnostic] = []
+        let hasEndpoint = descriptor.endpoints.endSession != nil
+        if logout.style == .custom {
+            if !hasEndpoint {
+                diagnostics.append(
+                    diagnostic(file, ["logout", "style"], "a `custom` logout is the provider's own logout URL: give it in `endpoints.end_session`"))
+            }
+            if logout.redirectParameter == nil {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["logout", "style"],
+                        "a `custom` logout URL names its return address its own way (Auth0 `returnTo`, Cognito `logout_uri`): set `logout.redirect_parameter`",
+                        severity: .warning))
+            }
+        } else if !hasEndpoint, !descriptor.asksForDiscovery,
+            logout.redirectParameter != nil || logout.clientIDParameter != nil || logout.idTokenHint != nil || logout.returnsState != nil
+                || !logout.extraParams.isEmpty
+        {
+            diagnostics.append(
+                diagnostic(
+                    file, ["logout"],
+                    "the end-session settings do nothing: the provider has no end-session endpoint (set `endpoints.end_session` or use discovery)",
+                    atKey: true, severity: .warning))
+        }
+        let channels: [(String, Bool, Bool)] = [
+            ("backchannel", logout.backchannelLogoutSupported, logout.backchannelLogoutSessionSupported),
+            ("frontchannel", logout.frontchannelLogoutSupported, logout.frontchannelLogoutSessionSupported),
+        ]
+        for (channel, supported, sessions) in channels {
+            if sessions, !supported {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["logout", "\(channel)_logout_session_supported"],
+                        "`\(channel)_logout_session_supported` is true but `\(channel)_logout_supported` is not: the provider sends no \(channel) logout at all"
+                    ))
+            }
+            if supported || sessions, descriptor.protocol != .oidc {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["logout", supported ? "\(channel)_logout_supported" : "\(channel)_logout_session_supported"],
+                        "\(channel) logout names OpenID Connect sessions (the ID token's `sub` and `sid`): it needs `protocol: oidc`"))
+            }
+        }
+        return diagnostics
+    }
+}
