@@ -10,20 +10,53 @@ enum WebRouteLimits {
 }
 
 extension Request {
-    /// The whole body, or nil when it is longer than `limit` bytes (then it is not read any further).
+    /// The body, or its first `limit + 1` bytes when it is longer: a caller tells an oversized body by its
+    /// length, and no more of it is kept.
     ///
-    /// A body that arrived in one piece is already in memory: its length is checked here, since
-    /// Vapor's own limit applies only to a streamed body.
-    func collectedBody(upTo limit: Int) async throws -> Data? {
-        let buffer: ByteBuffer?
-        do {
-            buffer = try await eventLoop.flatSubmit { self.body.collect(max: limit + 1) }.get()
-        } catch let error as Abort where error.status == .payloadTooLarge {
-            return nil
+    /// The route's body strategy is `.stream`. The answer comes as soon as the body ends or passes the limit;
+    /// the rest of a longer one is read and dropped, as Vapor's own collection does, so the connection stays
+    /// usable. A body that arrived in one piece is checked the same way (Vapor's `collect(max:)` only checks
+    /// one that arrives in pieces).
+    func body(readingAtMost limit: Int) async throws -> Data {
+        let reading = BodyPrefix(limit: limit, promise: eventLoop.makePromise(of: Data.self))
+        body.drain { part in
+            reading.receive(part)
+            return self.eventLoop.makeSucceededVoidFuture()
         }
-        guard let buffer else { return Data() }
-        guard buffer.readableBytes <= limit else { return nil }
-        return Data(buffer.readableBytesView)
+        return try await reading.promise.futureResult.get()
+    }
+}
+
+/// The first bytes of a body as they arrive, handed on once: at its end, or as soon as it passes the limit.
+private final class BodyPrefix: @unchecked Sendable {
+    let limit: Int
+    let promise: EventLoopPromise<Data>
+    private let lock = NSLock()
+    private var data = Data()
+    private var answered = false
+
+    init(limit: Int, promise: EventLoopPromise<Data>) {
+        self.limit = limit
+        self.promise = promise
+    }
+
+    func receive(_ part: BodyStreamResult) {
+        let outcome: Result<Data, any Error>? = lock.withLock {
+            guard !answered else { return nil }
+            switch part {
+            case .buffer(let buffer):
+                data.append(contentsOf: buffer.readableBytesView.prefix(limit + 1 - data.count))
+                guard data.count > limit else { return nil }
+            case .error(let error):
+                answered = true
+                return .failure(error)
+            case .end:
+                break
+            }
+            answered = true
+            return .success(data)
+        }
+        if let outcome { promise.completeWith(outcome) }
     }
 }
 

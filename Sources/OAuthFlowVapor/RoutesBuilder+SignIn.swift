@@ -45,7 +45,8 @@ extension RoutesBuilder {
             var callback = WebSignIn.Callback(cookies: CookieHeader.parse(request.headers[.cookie]))
             if request.method == .POST {
                 // A form_post callback: a small urlencoded body; anything larger is not one.
-                guard let body = try await request.collectedBody(upTo: WebRouteLimits.formBody) else { throw Abort(.payloadTooLarge) }
+                let body = try await request.body(readingAtMost: WebRouteLimits.formBody)
+                guard body.count <= WebRouteLimits.formBody else { throw Abort(.payloadTooLarge) }
                 callback.formBody = body
             } else {
                 callback.query = request.url.query

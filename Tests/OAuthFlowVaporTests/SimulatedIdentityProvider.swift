@@ -19,34 +19,56 @@ final class SimulatedIdentityProvider: HTTPTransport, @unchecked Sendable {
         issuer = "https://\(host)"
     }
 
-    /// The descriptor: OpenID Connect, endpoints on its host, a resource its `read` scope opens.
-    func descriptor(id: String, responseMode: String = "query") -> String {
-        """
-        schema_version: 1
-        id: \(id)
-        display_name: \(id.capitalized) <Accounts>
-        protocol: oidc
-        issuer: \(issuer)
-        endpoints:
-          authorization: \(issuer)/authorize
-          token: \(issuer)/token
-          jwks: \(issuer)/jwks
-          userinfo: \(issuer)/userinfo
-        scopes:
-          default: [openid, profile, read]
-        authorization:
-          response_mode: \(responseMode)
-        security:
-          nonce: true
-          iss_parameter: if_present
-        resources:
-          - scope: read
-            title: Reports
-            url: https://api.\(host)/reports
-        """
+    /// The descriptor: OpenID Connect, endpoints on its host, a resource its `read` scope opens; with
+    /// `logout`, an end-session endpoint and back- and front-channel logout too.
+    func descriptor(id: String, responseMode: String = "query", logout: Bool = false) -> String {
+        let logoutLines =
+            logout
+            ? """
+
+              end_session: \(issuer)/logout
+              revocation: \(issuer)/revoke
+            logout:
+              backchannel_logout_supported: true
+              frontchannel_logout_supported: true
+            """ : ""
+        return """
+            schema_version: 1
+            id: \(id)
+            display_name: \(id.capitalized) <Accounts>
+            protocol: oidc
+            issuer: \(issuer)
+            endpoints:
+              authorization: \(issuer)/authorize
+              token: \(issuer)/token
+              jwks: \(issuer)/jwks
+              userinfo: \(issuer)/userinfo\(logoutLines)
+            scopes:
+              default: [openid, profile, read]
+            authorization:
+              response_mode: \(responseMode)
+            security:
+              nonce: true
+              iss_parameter: if_present
+            resources:
+              - scope: read
+                title: Reports
+                url: https://api.\(host)/reports
+            """
     }
 
     var tokenRequests: Int { lock.withLock { paths.filter { $0 == "/token" }.count } }
+    var revocations: Int { lock.withLock { paths.filter { $0 == "/revoke" }.count } }
+
+    /// A back-channel logout token naming `subject`, for `audience`, issued now.
+    func logoutToken(subject: String = "user-42", audience: String = "web-client") throws -> String {
+        try sign(
+            [
+                "iss": .string(issuer), "sub": .string(subject), "aud": .string(audience),
+                "iat": .number(Date().timeIntervalSince1970.rounded(.down)), "jti": .string(Base64URL.random(bytes: 12)),
+                "events": .object(["http://schemas.openid.net/event/backchannel-logout": .object([:])]),
+            ], type: "logout+jwt")
+    }
 
     /// Remembers the nonce of the authorization request that `code` answers.
     func authorize(_ authorizationURL: String, code: String) {
@@ -106,6 +128,8 @@ final class SimulatedIdentityProvider: HTTPTransport, @unchecked Sendable {
             let y = Base64URL.encode(Data(point.suffix(32)))
             let body = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)","kid":"k1","alg":"ES256","use":"sig"}]}"#
             return HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+        case "/revoke":
+            return HTTPResponse(status: 200, headers: [:], body: Data())
         case "/userinfo":
             return HTTPResponse(
                 status: 200, headers: json, body: Data(#"{"sub":"user-42","email_verified":true,"picture":"https://example.com/ada.png"}"#.utf8))

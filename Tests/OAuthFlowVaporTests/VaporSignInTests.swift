@@ -28,15 +28,18 @@ import VaporTesting
     }
 
     /// `alpha` and `beta`, each a simulated provider on its own host.
-    static func fixture(origin: String = "http://localhost:8080", responseMode: String = "query", basePath: String = "/auth") throws -> Fixture {
+    static func fixture(
+        origin: String = "http://localhost:8080", responseMode: String = "query", basePath: String = "/auth", logout: Bool = false,
+        sessions: (any SessionDirectory)? = nil
+    ) throws -> Fixture {
         let providers = ["alpha": SimulatedIdentityProvider(host: "alpha.example"), "beta": SimulatedIdentityProvider(host: "beta.example")]
         let descriptors = try providers.map { id, provider in
-            try #require(DescriptorDocument.parse(Data(provider.descriptor(id: id, responseMode: responseMode).utf8), path: "\(id).yaml").descriptor)
+            try #require(DescriptorDocument.parse(Data(provider.descriptor(id: id, responseMode: responseMode, logout: logout).utf8), path: "\(id).yaml").descriptor)
         }
         let clock = MovableClock()
         let web = try WebSignIn(
             registry: ProviderRegistry(descriptors), enable: ["alpha": .init(clientID: "web-client"), "beta": .init(clientID: "web-client")],
-            origin: URL(string: origin)!, keyring: SessionKeyring(current: keyA), basePath: basePath,
+            origin: URL(string: origin)!, keyring: SessionKeyring(current: keyA), sessions: sessions, basePath: basePath,
             transport: SimulatedProviders(byHost: Dictionary(uniqueKeysWithValues: providers.values.map { ($0.host, $0) })), clock: clock)
         return Fixture(web: web, providers: providers, clock: clock)
     }

@@ -1,0 +1,57 @@
+import Foundation
+import OAuthFlow
+import OAuthFlowWeb
+import Vapor
+
+/// Reads the signed-in session's key from the host's own session (nil when nobody is signed in).
+public typealias CurrentSession = @Sendable (Request) async throws -> SessionKey?
+
+/// Clears the host's own session (its cookie, its user) before the browser leaves for the provider's logout.
+public typealias SignOutHandler = @Sendable (Request) async throws -> Void
+
+extension RoutesBuilder {
+    /// Adds the sign-out and logout routes of `web` (which needs a session store, `WebSignIn(…, sessions:)`):
+    ///
+    /// - `POST {basePath}/signout`: reads the host's session key with `currentSession`, lets `onSignOut`
+    ///   clear the host's own session, then revokes, forgets and sends the browser to the provider's logout
+    ///   (``OAuthFlowWeb/WebSignIn/signOut(_:returnTo:)``; a `return_to` query parameter names the path to end on);
+    /// - `GET {basePath}/:provider/signed-out`: the post-logout redirect URI
+    ///   (``OAuthFlowWeb/WebSignIn/finishSignOut(_:query:cookies:)``);
+    /// - `POST {basePath}/:provider/backchannel-logout`: the provider's logout tokens, the body read up to
+    ///   64 KiB (``OAuthFlowWeb/WebSignIn/backChannelLogout(_:body:contentType:)``, which refuses a longer one);
+    /// - `GET {basePath}/:provider/frontchannel-logout`: front-channel logout
+    ///   (``OAuthFlowWeb/WebSignIn/frontChannelLogout(_:query:current:)``).
+    ///
+    /// ```swift
+    /// app.addSignOutRoutes(web, currentSession: { request in User.signedIn(request)?.session }) { request in
+    ///     request.session.destroy()
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - web: The providers, with their session store.
+    ///   - currentSession: Reads the key of the browser's signed-in session from the host's own session.
+    ///   - onSignOut: Clears the host's own session.
+    public func addSignOutRoutes(_ web: WebSignIn, currentSession: @escaping CurrentSession, onSignOut: @escaping SignOutHandler) {
+        let base = PathComponent.constants(web.basePath)
+        on(.POST, PathComponent.constants(web.signOutPath), body: .collect(maxSize: WebRouteLimits.collectedBody)) { request -> Response in
+            let key = try await currentSession(request)
+            try await onSignOut(request)
+            return await web.signOut(key, returnTo: request.query[String.self, at: "return_to"]).vaporResponse
+        }
+        on(.GET, base + [":provider", "signed-out"], body: .collect(maxSize: WebRouteLimits.collectedBody)) { request -> Response in
+            let provider = request.parameters.get("provider") ?? ""
+            return web.finishSignOut(provider, query: request.url.query, cookies: CookieHeader.parse(request.headers[.cookie])).vaporResponse
+        }
+        on(.POST, base + [":provider", "backchannel-logout"], body: .stream) { request -> Response in
+            let provider = request.parameters.get("provider") ?? ""
+            let body = try await request.body(readingAtMost: ProviderLogoutReceiver.maximumBodySize)
+            return await web.backChannelLogout(provider, body: body, contentType: request.headers.first(name: .contentType)).vaporResponse
+        }
+        on(.GET, base + [":provider", "frontchannel-logout"], body: .collect(maxSize: WebRouteLimits.collectedBody)) { request -> Response in
+            let provider = request.parameters.get("provider") ?? ""
+            let current = try? await currentSession(request)
+            return await web.frontChannelLogout(provider, query: request.url.query, current: current ?? nil).vaporResponse
+        }
+    }
+}
