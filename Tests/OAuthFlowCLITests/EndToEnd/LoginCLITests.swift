@@ -46,6 +46,38 @@ struct LoginCLITests {
         Environment(state: try TemporaryDirectory(), server: try Server.require())
     }
 
+    /// `logout --end-session` ends the session at DOT too: the browser (the agent, keeping its cookies like a
+    /// real one) comes back with the state sent, and the next login asks for credentials again, which a
+    /// plain `logout` does not make it do.
+    @Test func logoutEndSessionMakesTheNextLoginAskForCredentials() async throws {
+        let env = try environment()
+        defer { env.state.cleanUp() }
+        let browser = env.server.browserCommand(cookies: env.state.url.appendingPathComponent("cookies"))
+        let first = try env.login(browser: browser)
+        #expect(first.status == 0 && first.stderr.contains("login form shown"), "\(first.stderr)")
+        let plain = try env.run(["logout", "django"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let second = try env.login(browser: browser)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!second.stderr.contains("login form shown"), "a plain logout leaves DOT's session: \(second.stderr)")
+
+        let ended = try env.run(["logout", "django", "--end-session", "--timeout", "60"], browser: browser)
+        #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(ended.stderr.contains("/o/logout/?") && ended.stderr.contains("the session at the provider ended"), "\(ended.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
+        let third = try env.login(browser: browser)
+        #expect(third.status == 0 && third.stderr.contains("login form shown"), "DOT asks again after --end-session: \(third.stderr)")
+
+        // --no-browser prints the URL (with the ID token as id_token_hint, no state: there is no return address).
+        let printed = try env.run(["logout", "django", "--end-session", "--no-browser"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let url = try #require(URL(string: printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(url.absoluteString.contains("/o/logout/?") && query.contains { $0.name == "id_token_hint" } && !query.contains { $0.name == "state" }, "\(url)")
+        let without = try env.run(["logout", "django", "--end-session"])
+        #expect(without.status == 1, "no session left to sign out: \(without.stderr)")
+    }
+
     @Test func loginThenUseTheSessionThenLogOut() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
