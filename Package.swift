@@ -193,8 +193,10 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowPostgresTests",
             dependencies: [
-                "OAuthFlow", "OAuthFlowPostgres", "OAuthFlowTestSupport", "PostgresWorker",
+                "OAuthFlow", "OAuthFlowPostgres", "OAuthFlowTestSupport", "PostgresWorker", "OAuthFlowWeb", "OAuthFlowHummingbird",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Back-channel logout across instances: the provider posts to an app that listens.
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
