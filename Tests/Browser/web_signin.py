@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
-"""Signs in to the web example (Examples/WebSignIn) in a real, headless Chromium.
+"""Signs in to a web example (Examples/WebSignIn on Hummingbird, Examples/VaporSignIn on Vapor) in a
+real, headless Chromium.
 
-Usage: python web_signin.py APP_URL ARTIFACTS_DIR
+Usage: python web_signin.py APP_URL ARTIFACTS_DIR [NAME]
 
 The app is served as http://localhost:PORT and Django OAuth Toolkit as http://127.0.0.1:PORT:
 two sites, so the pending sign-in cookie crosses sites on the way back from the provider as
-it does in production (SameSite=Lax must let a top-level GET redirect carry it).
+it does in production (SameSite=Lax must let a top-level GET redirect carry it). NAME (default
+"web") names the screenshots.
 
 1. Sign in: "Sign in with Django…", DOT's login form as alice, consent; back on the app,
-   signed in with alice's claims; a resource her scopes open answers; a screenshot of the
-   signed-in page goes to ARTIFACTS_DIR/web-signed-in.png; sign out.
-2. Declined consent: the app's error page says the sign-in was cancelled.
+   signed in with alice's claims and profile (screenshot ARTIFACTS_DIR/web-signed-in-NAME.png);
+   a resource her scopes open answers; the app's own API, called with her access token (which
+   the app takes from its session store, refreshed on use), answers with her name; sign out,
+   which goes through DOT's RP-initiated logout and back to the app's signed-out route.
+2. Declined consent: DOT asks for the password again (its session ended with the sign-out),
+   and the app's error page says the sign-in was cancelled.
 3. A tampered pending cookie: after consent, the app refuses the callback.
+4. A replayed callback: after a sign-in, the same callback URL again is refused, with the
+   pending cookie gone (no pending sign-in) and with it put back (replayed).
 Exits non-zero with the reason on the first failure.
 """
+import json
 import sys
 import time
 from pathlib import Path
@@ -27,13 +35,15 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 APP = sys.argv[1].rstrip("/")
 ARTIFACTS = Path(sys.argv[2])
+NAME = sys.argv[3] if len(sys.argv) > 3 else "web"
 ARTIFACTS.mkdir(parents=True, exist_ok=True)
+CALLBACK = APP + "/auth/django/callback"
 
 
 def fail(browser, message):
-    shot = ARTIFACTS / "web-failure.png"
+    shot = ARTIFACTS / f"web-failure-{NAME}.png"
     browser.save_screenshot(str(shot))
-    sys.exit(f"browser test: {message}\n  at {browser.current_url}\n  screenshot: {shot}\n  page: {browser.page_source[:2000]}")
+    sys.exit(f"browser test ({NAME}): {message}\n  at {browser.current_url}\n  screenshot: {shot}\n  page: {browser.page_source[:2000]}")
 
 
 def wait_for(browser, locator, what):
@@ -43,20 +53,32 @@ def wait_for(browser, locator, what):
         fail(browser, f"timed out waiting for {what}")
 
 
+def visited(browser):
+    """The URLs the browser requested since the last call, redirects included (Chromium's performance log)."""
+    urls = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
 def click_sign_in(browser):
     browser.get(APP + "/")
     wait_for(browser, (By.ID, "signed-out"), "the signed-out home page")
-    link = browser.find_element(By.PARTIAL_LINK_TEXT, "Sign in with Django")
-    link.click()
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Sign in with Django").click()
 
 
 def log_in_if_asked(browser):
+    """Logs in at DOT when it asks; returns whether it asked."""
     WebDriverWait(browser, 20).until(lambda b: "127.0.0.1" in b.current_url)
-    if "/accounts/login/" in browser.current_url:
+    asked = "/accounts/login/" in browser.current_url
+    if asked:
         browser.find_element(By.NAME, "username").send_keys("alice")
         browser.find_element(By.NAME, "password").send_keys("wonderland-test-password")
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for(browser, (By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form")
+    return asked
 
 
 def error_code(browser):
@@ -64,15 +86,31 @@ def error_code(browser):
     return element.get_attribute("data-code"), element.text
 
 
+def pending_cookie(browser):
+    """The pending sign-in cookie, read where it is scoped: the callback path (a visit without state clears nothing)."""
+    browser.get(CALLBACK)
+    error_code(browser)
+    pending = [cookie for cookie in browser.get_cookies() if cookie["name"].startswith("oauthflow_flow_")]
+    if len(pending) != 1:
+        fail(browser, f"expected one pending sign-in cookie on the callback path, found {[c['name'] for c in pending]}")
+    return pending[0]
+
+
+def put_cookie(browser, cookie, value):
+    browser.delete_cookie(cookie["name"])
+    browser.add_cookie({"name": cookie["name"], "value": value, "path": cookie["path"], "httpOnly": True, "sameSite": "Lax"})
+
+
 options = webdriver.ChromeOptions()
 for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,1300",
                  "--no-first-run", "--disable-extensions", "--password-store=basic"):
     options.add_argument(argument)
 options.binary_location = "/usr/bin/chromium"
+options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
 browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 started = time.monotonic()
 try:
-    # 1. A whole sign-in.
+    # 1. A whole sign-in, the app's API, and a sign-out through the provider.
     click_sign_in(browser)
     log_in_if_asked(browser)
     browser.find_element(By.CSS_SELECTOR, "input[name=allow]").click()
@@ -85,47 +123,77 @@ try:
     profile = browser.find_element(By.ID, "profile").text
     if "Alice Liddell" not in profile or "alice@example.com" not in profile:
         fail(browser, f"the profile does not show alice: {profile!r}")
-    browser.save_screenshot(str(ARTIFACTS / "web-signed-in.png"))
+    if browser.find_element(By.ID, "name").text != "Alice Liddell":
+        fail(browser, f"the page names {browser.find_element(By.ID, 'name').text!r}")
+    browser.save_screenshot(str(ARTIFACTS / f"web-signed-in-{NAME}.png"))
     print(f"signed in: {browser.find_element(By.ID, 'signed-in').text}")
     browser.find_element(By.XPATH, "//button[starts-with(normalize-space(.), 'Open ')]").click()
     answer = wait_for(browser, (By.ID, "resource"), "the resource page").text
     if not answer.startswith("HTTP 200") or "alice@example.com" not in answer:
         fail(browser, f"the resource did not answer for alice: {answer[:300]!r}")
     browser.get(APP + "/")
+    wait_for(browser, (By.ID, "call-api"), "the API button").click()
+    answer = wait_for(browser, (By.ID, "api-answer"), "the API's answer").text
+    if not answer.startswith("HTTP 200") or '"username":"alice"' not in answer.replace(" ", ""):
+        fail(browser, f"the app's API did not answer for alice: {answer[:300]!r}")
+    print(f"API: {answer.splitlines()[-1][:200]}")
+    browser.get(APP + "/")
+    visited(browser)
     wait_for(browser, (By.ID, "sign-out"), "the sign-out button").click()
     wait_for(browser, (By.ID, "signed-out"), "the signed-out page after signing out")
+    hops = visited(browser)
+    if not any("/o/logout/" in url for url in hops) or not any(url.startswith(APP + "/auth/django/signed-out?") for url in hops):
+        fail(browser, f"the sign-out did not go through DOT's logout and back: {hops}")
+    print("signed out through DOT's end-session endpoint")
 
-    # 2. Declined consent (DOT still knows alice: its consent form comes straight away).
+    # 2. Declined consent. DOT's session ended with the sign-out: it asks for the password again.
     click_sign_in(browser)
-    log_in_if_asked(browser)
+    if not log_in_if_asked(browser):
+        fail(browser, "DOT did not ask for the password: its session outlived the sign-out")
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]:not([name=allow])").click()
     code, text = error_code(browser)
     if code != "denied" or "cancelled" not in text:
         fail(browser, f"declined consent gave {code!r}: {text!r}")
     print(f"declined: {text}")
 
-    # 3. A tampered pending cookie. The cookie is scoped to the callback path, so look at it there.
+    # 3. A tampered pending cookie.
     click_sign_in(browser)
     log_in_if_asked(browser)
     consent = browser.current_url
-    browser.get(APP + "/auth/django/callback")  # no state: refused, and nothing is cleared
-    error_code(browser)
-    pending = [cookie for cookie in browser.get_cookies() if cookie["name"].startswith("oauthflow_flow_")]
-    if len(pending) != 1:
-        fail(browser, f"expected one pending sign-in cookie on the callback path, found {[c['name'] for c in pending]}")
-    cookie = pending[0]
+    cookie = pending_cookie(browser)
     if not cookie.get("httpOnly") or cookie.get("sameSite") != "Lax" or cookie.get("path") != "/auth/django/callback":
         fail(browser, f"the pending cookie's attributes are wrong: {cookie}")
     value = cookie["value"]
-    flipped = value[:-6] + ("A" if value[-6] != "A" else "B") + value[-5:]
-    browser.delete_cookie(cookie["name"])
-    browser.add_cookie({"name": cookie["name"], "value": flipped, "path": cookie["path"], "httpOnly": True, "sameSite": "Lax"})
+    put_cookie(browser, cookie, value[:-6] + ("A" if value[-6] != "A" else "B") + value[-5:])
     browser.get(consent)
     wait_for(browser, (By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form again").click()
     code, text = error_code(browser)
     if code != "tampered":
         fail(browser, f"a tampered cookie gave {code!r}: {text!r}")
     print(f"tampered: {text}")
-    print(f"browser test passed in {time.monotonic() - started:.1f} s; screenshot: {ARTIFACTS / 'web-signed-in.png'}")
+
+    # 4. A replayed callback: the same URL again, without and then with its pending cookie.
+    click_sign_in(browser)
+    log_in_if_asked(browser)
+    consent = browser.current_url
+    cookie = pending_cookie(browser)
+    browser.get(consent)
+    visited(browser)
+    wait_for(browser, (By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form again").click()
+    wait_for(browser, (By.ID, "signed-in"), "the signed-in page")
+    callbacks = [url for url in visited(browser) if url.startswith(CALLBACK + "?")]
+    if len(callbacks) != 1:
+        fail(browser, f"expected one callback request, saw {callbacks}")
+    browser.get(callbacks[0])
+    code, text = error_code(browser)
+    if code != "no_pending_sign_in":
+        fail(browser, f"the callback again, its cookie deleted, gave {code!r}: {text!r}")
+    put_cookie(browser, cookie, cookie["value"])
+    browser.get(callbacks[0])
+    code, text = error_code(browser)
+    if code != "replayed":
+        fail(browser, f"the callback again, with its cookie, gave {code!r}: {text!r}")
+    print(f"replayed: {text}")
+    print(f"browser test ({NAME}) passed in {time.monotonic() - started:.1f} s; screenshot: {ARTIFACTS / f'web-signed-in-{NAME}.png'}")
 finally:
     browser.quit()
