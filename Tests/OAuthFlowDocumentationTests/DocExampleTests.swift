@@ -358,7 +358,8 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/DocWebExample.swift",
                            "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
-                           "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift"].map {
+                           "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

@@ -351,7 +351,7 @@ public struct LogoutRule: LintRule {
         ],
         nonTriggering: [
             Examples.oidcHeader + Examples.endpoints
-                + "  end_session: https://auth.example.com/logout\nlogout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n",
+                + "  end_session: https://auth.example.com/logout\nscopes:\n  default: [openid]\nlogout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n",
             Examples.header
                 + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  end_session: https://auth.example.com/v2/logout\nlogout:\n  style: custom\n  redirect_parameter: returnTo\n",
         ])

@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+import OAuthFlow
+import OAuthFlowHummingbird
+import OAuthFlowLoopback
+import OAuthFlowPostgres
+import OAuthFlowWeb
+import PostgresNIO
+
+/// Docs/logout.md's Swift lines, compiled here (DocExampleTests checks that each appears in this file).
+/// LoginCLITests runs the native sign-out against DOT, SharedLogoutEndToEndTests the web one (two instances
+/// sharing PostgreSQL) against the idpyoidc logout server, WebSignOutTests the routes one by one.
+enum LogoutDocExamples {
+    /// The host's own session, a stand-in: it keeps only the stored session's key.
+    struct AppSession {
+        func key(for request: Request) -> SessionKey? { nil }
+        func set(_ key: SessionKey?, for request: Request) {}
+        func clear(for request: Request) {}
+    }
+
+    static func native(client: OAuthClient, provider: Provider, store: FileTokenStore) async throws {
+        let manager = TokenManager(client: client, store: store, key: SessionKey(providerID: "keycloak"))
+        let result = try await LoopbackSignOut(browser: SystemBrowser()).signOut(manager, provider: provider, providerSession: .endInBrowser)
+        print(result.endedAtProvider ? "signed out here and at the provider" : "signed out here")
+    }
+
+    static func tokenManager(manager: TokenManager) async throws {
+        let signOut = try await manager.signOut(endingProviderSession: .init(postLogoutRedirectURI: URL(string: "myapp://signed-out")))
+        if let request = signOut.endSession { print("open", request.url) }   // then check the return: request.acceptsReturn(query:)
+    }
+
+    static func web(
+        registry: ProviderRegistry, clients: [String: WebSignIn.Client], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
+        router: Router<BasicRequestContext>, appSession: AppSession
+    ) throws {
+        let store = try PostgresTokenStore(configuration: postgres, keyring: keyring)
+        let web = try WebSignIn(
+            registry: registry, enable: clients, origin: URL(string: "https://app.example.com")!, keyring: keyring,
+            sessions: store, replays: try PostgresReplayRegistry(store: store))
+
+        router.addSignInRoutes(web) { result, request, _ in
+            appSession.set(result.session, for: request)   // only the key: the tokens stay in the store
+            return .redirect(to: result.returnTo)
+        }
+        router.addSignOutRoutes(web, currentSession: { request, _ in appSession.key(for: request) }) { request, _ in
+            appSession.clear(for: request)
+        }
+    }
+
+    static func onEachRequest(web: WebSignIn, appSession: AppSession, request: Request) async throws {
+        guard let key = appSession.key(for: request), try await web.isSignedIn(key) else { return }   // ended by the provider?
+        let accessToken = try await web.accessToken(for: key)   // refreshed when it has expired
+        _ = accessToken
+    }
+}
