@@ -31,6 +31,10 @@ public struct OnlineChecker: Sendable {
             "online_dpop", "warning / info",
             "RFC 9449: `security.dpop` is `required` and the server lists no `dpop_signing_alg_values_supported`, or none in common with the descriptor's (a warning); `if_supported` where the server lists none, or `never` where it does (info)."
         ),
+        (
+            "online_logout", "warning / info",
+            "Logout: the descriptor declares a back- or front-channel logout (or its `sid`) that the server's document says it lacks (`*_logout_supported: false` or absent), a `custom` logout URL where the server publishes `end_session_endpoint`, or an `rp_initiated` style with no end-session endpoint on either side (warnings); the server offers a logout channel the descriptor does not declare (info)."
+        ),
         ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
     ]
 
@@ -140,6 +144,7 @@ public struct OnlineChecker: Sendable {
             }
         }
         findings += pushedAndDPoP(descriptor, metadata, diagnostic)
+        findings += logout(descriptor, metadata, declaresLogout: file.document.node(at: ["logout"]) != nil, diagnostic)
         let advertised = metadata.authorizationResponseIssParameterSupported == true
         switch descriptor.security.issParameter {
         case .absent where advertised:
@@ -160,6 +165,49 @@ public struct OnlineChecker: Sendable {
                     "`iss_parameter: required`, but the server does not advertise authorization_response_iss_parameter_supported"))
         default:
             break
+        }
+        return findings
+    }
+
+    /// `online_logout`: the descriptor's `logout` block against the document's logout metadata.
+    private func logout(
+        _ descriptor: ProviderDescriptor, _ metadata: ServerMetadata, declaresLogout: Bool,
+        _ diagnostic: (String, Severity, [String], String) -> Diagnostic
+    ) -> [Diagnostic] {
+        let logout = descriptor.logout
+        var findings: [Diagnostic] = []
+        let declared: [(String, Bool, Bool?)] = [
+            ("backchannel_logout_supported", logout.backchannelLogoutSupported, metadata.backchannelLogoutSupported),
+            ("backchannel_logout_session_supported", logout.backchannelLogoutSessionSupported, metadata.backchannelLogoutSessionSupported),
+            ("frontchannel_logout_supported", logout.frontchannelLogoutSupported, metadata.frontchannelLogoutSupported),
+            ("frontchannel_logout_session_supported", logout.frontchannelLogoutSessionSupported, metadata.frontchannelLogoutSessionSupported),
+        ]
+        for (key, mine, theirs) in declared {
+            if mine, theirs != true {
+                findings.append(
+                    diagnostic(
+                        "online_logout", .warning, ["logout", key],
+                        "`logout.\(key)` is true, but the server's document \(theirs == false ? "says false" : "does not publish \(key)")"))
+            } else if !mine, theirs == true {
+                findings.append(
+                    diagnostic(
+                        "online_logout", .info, ["logout"],
+                        "the server publishes \(key): true; declare `logout.\(key): true` so that apps know to register for it"))
+            }
+        }
+        if logout.style == .custom, let published = metadata.endSessionEndpoint {
+            findings.append(
+                diagnostic(
+                    "online_logout", .warning, ["logout", "style"],
+                    "`logout.style: custom`, but the server publishes the standard end_session_endpoint \(published.absoluteString)"))
+        } else if logout.style == .rpInitiated, descriptor.endpoints.endSession == nil, metadata.endSessionEndpoint == nil,
+            declaresLogout
+        {
+            findings.append(
+                diagnostic(
+                    "online_logout", .warning, ["logout"],
+                    "the server publishes no end_session_endpoint and the descriptor names none: signing out cannot end the session at the provider"
+                ))
         }
         return findings
     }

@@ -54,6 +54,27 @@ private struct DocumentServer: HTTPTransport {
         #expect(diagnostics.first { $0.ruleID == "online_iss_parameter" }?.severity == .warning, "\(diagnostics)")
     }
 
+    @Test func logoutIsComparedWithTheDocument() async throws {
+        func findings(_ yaml: String, _ extra: String) async -> [Diagnostic] {
+            let document = supportsRFC9207.replacingOccurrences(of: "\"authorization_response_iss_parameter_supported\": true", with: extra)
+            return await OnlineChecker(transport: DocumentServer(document: document)).check(file(minimal + "\n" + yaml))
+                .filter { $0.ruleID == "online_logout" }
+        }
+        let both = #""end_session_endpoint": "https://auth.example.com/logout", "backchannel_logout_supported": true, "backchannel_logout_session_supported": true"#
+        // Declared and published: nothing to say.
+        #expect(await findings("logout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n", both).isEmpty)
+        // Declared, not published: a warning at the key; published, not declared: advice.
+        let missing = await findings("logout:\n  frontchannel_logout_supported: true\n", both)
+        #expect(missing.contains { $0.severity == .warning && $0.message.contains("frontchannel_logout_supported") }, "\(missing)")
+        #expect(missing.filter { $0.severity == .info }.count == 2, "\(missing)")
+        // A custom logout URL where the standard endpoint is published, and a logout block with no endpoint anywhere.
+        let custom = await findings(
+            "endpoints:\n  end_session: https://auth.example.com/v2/logout\nlogout:\n  style: custom\n  redirect_parameter: returnTo\n", both)
+        #expect(custom.contains { $0.severity == .warning && $0.message.contains("custom") }, "\(custom)")
+        let nowhere = await findings("logout:\n  redirect_parameter: returnTo\n", #""scopes_supported": ["openid"]"#)
+        #expect(nowhere.contains { $0.message.contains("no end_session_endpoint") }, "\(nowhere)")
+    }
+
     @Test func pushedRequestsAndDPoPAreComparedWithTheDocument() async throws {
         func findings(_ yaml: String, _ extra: String) async -> [String: Severity] {
             let document = supportsRFC9207.replacingOccurrences(of: "\"authorization_response_iss_parameter_supported\": true", with: extra)

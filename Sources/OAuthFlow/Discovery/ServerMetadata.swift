@@ -31,6 +31,12 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
     public var requirePushedAuthorizationRequests: Bool?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
     public var dpopSigningAlgValuesSupported: [String]?
+    /// `backchannel_logout_supported` and `backchannel_logout_session_supported` (Back-Channel Logout 1.0 §2.1).
+    public var backchannelLogoutSupported: Bool?
+    public var backchannelLogoutSessionSupported: Bool?
+    /// `frontchannel_logout_supported` and `frontchannel_logout_session_supported` (Front-Channel Logout 1.0 §3).
+    public var frontchannelLogoutSupported: Bool?
+    public var frontchannelLogoutSessionSupported: Bool?
 
     /// The mutual-TLS alias of the endpoint named `name` (`token_endpoint`, say), when the document gives one as a string.
     public func mtlsAlias(_ name: String) -> URL? {
@@ -58,6 +64,10 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case backchannelLogoutSupported = "backchannel_logout_supported"
+        case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
+        case frontchannelLogoutSupported = "frontchannel_logout_supported"
+        case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
     }
 }
 
