@@ -46,14 +46,47 @@ extension OAuthFlowCommand.Providers {
             let dpop: String
             let dpopAlgorithms: [String]
             let redirect: String
+            /// `logout`: the end-session style and parameter, and the logout channels the provider declares.
+            let logout: Logout
             let resources: [Resource]
+
+            struct Logout: Encodable {
+                /// Where the end-session endpoint comes from: `descriptor`, `discovery` (when the document names one), or `none`.
+                let endSession: String
+                let style: String
+                let redirectParameter: String
+                let backChannel: Bool
+                let backChannelSessions: Bool
+                let frontChannel: Bool
+                let frontChannelSessions: Bool
+
+                enum CodingKeys: String, CodingKey {
+                    case endSession = "end_session", style, redirectParameter = "redirect_parameter", backChannel = "backchannel",
+                        backChannelSessions = "backchannel_sessions"
+                    case frontChannel = "frontchannel", frontChannelSessions = "frontchannel_sessions"
+                }
+
+                /// One line: how the session ends at the provider, and what it sends.
+                var text: String {
+                    let how = style == "custom" ? "the provider's own URL (return address in `\(redirectParameter)`)" : "RP-Initiated Logout"
+                    var parts: [String] =
+                        switch endSession {
+                        case "descriptor": [how]
+                        case "discovery": [how + " if the discovery document names an end_session_endpoint"]
+                        default: ["no end-session endpoint (sign-out ends the session here only)"]
+                        }
+                    if backChannel { parts.append("back-channel" + (backChannelSessions ? " (sid)" : "")) }
+                    if frontChannel { parts.append("front-channel" + (frontChannelSessions ? " (sid)" : "")) }
+                    return parts.joined(separator: ", ")
+                }
+            }
 
             enum CodingKeys: String, CodingKey {
                 case id, displayName = "display_name", `protocol`, variables, issuer, discovery, endpoints, scopes
                 case offlineScopes = "offline_scopes", offlineParams = "offline_params", extraParams = "extra_params"
                 case tokenBodyEncoding = "token_body_encoding", clientAuth = "client_auth", pkce, state, nonce
                 case grantTypes = "grant_types", assertionAudience = "assertion_audience", serviceTarget = "service_target"
-                case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms"
+                case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms", logout
             }
         }
 
@@ -76,7 +109,13 @@ extension OAuthFlowCommand.Providers {
                     pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
                     issParameter: policy.issParameter.rawValue, pushed: policy.pushedAuthorization.rawValue, dpop: policy.dpop.use.rawValue,
                     dpopAlgorithms: policy.dpop.algorithms.map(\.rawValue),
-                    redirect: provider.loopback.display, resources: provider.resources.entries)
+                    redirect: provider.loopback.display,
+                    logout: .init(
+                        endSession: provider.endpoints.endSession != nil ? "descriptor" : provider.usesDiscovery ? "discovery" : "none",
+                        style: policy.logout.style.rawValue, redirectParameter: policy.logout.redirectParameter,
+                        backChannel: policy.logout.backChannel.supported, backChannelSessions: policy.logout.backChannel.sessionSupported,
+                        frontChannel: policy.logout.frontChannel.supported, frontChannelSessions: policy.logout.frontChannel.sessionSupported),
+                    resources: provider.resources.entries)
                 if json {
                     Output.stdoutExact(try Output.json(summary))
                     return
@@ -117,6 +156,7 @@ extension OAuthFlowCommand.Providers {
                     lines.append("  DPoP: never (Bearer tokens)")
                 }
                 lines.append("  redirect: \(summary.redirect)")
+                lines.append("  logout: \(summary.logout.text)")
                 for resource in provider.resources.entries {
                     lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")
                 }
