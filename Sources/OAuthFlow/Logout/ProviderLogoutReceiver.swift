@@ -132,24 +132,36 @@ public final class ProviderLogoutReceiver: Sendable {
 
     // MARK: - Ending sessions
 
-    /// Ends every stored session of the provider that `match` names: its refresh token revoked (best effort),
-    /// then the session removed.
+    /// Ends every stored session of the provider that `match` names: each session removed first (what the
+    /// logout is for), then the refresh tokens of those that had one revoked, eight at a time, best effort.
     ///
     /// - Returns: The sessions ended.
     /// - Throws: Store errors; sessions ended before the error stay ended.
     public func endSessions(_ match: ProviderSessionMatch) async throws -> [SessionKey] {
         let keys = try await sessions.keys(of: client.provider.id, matching: match)
+        var refreshTokens: [(Secret, DPoPKey?)] = []
         for key in keys {
             if let session = try? await sessions.load(key), let refresh = session.tokens.refreshToken {
-                do {
-                    try await client.revoke(refresh, kind: .refreshToken, proofKey: session.tokens.proofKey)
-                } catch {
-                    logger.info(
-                        "could not revoke an ended session's refresh token",
-                        metadata: ["provider": "\(client.provider.id)", "reason": "\(TerminalText.escaped("\(error)"))"])
-                }
+                refreshTokens.append((refresh, session.tokens.proofKey))
             }
             try await sessions.remove(key)
+        }
+        guard !refreshTokens.isEmpty, (try? await client.revocationEndpoint()) != nil else { return keys }
+        let client = self.client
+        let logger = self.logger
+        await withTaskGroup(of: Void.self) { group in
+            for (index, (token, proofKey)) in refreshTokens.enumerated() {
+                if index >= 8 { await group.next() }
+                group.addTask {
+                    do {
+                        try await client.revoke(token, kind: .refreshToken, proofKey: proofKey)
+                    } catch {
+                        logger.info(
+                            "could not revoke an ended session's refresh token",
+                            metadata: ["provider": "\(client.provider.id)", "reason": "\(TerminalText.escaped("\(error)"))"])
+                    }
+                }
+            }
         }
         return keys
     }
