@@ -53,3 +53,14 @@ public struct CompactJWS: Sendable {
     /// The header's `kid`, when it is a string.
     public var keyID: String? { header["kid"]?.stringValue }
 }
+
+/// The `aud` claim (RFC 7519 §4.1.3) as a list: one string or an array of them; nil when absent, and empty
+/// when it is neither (a token with such an `aud` is for nobody).
+func audienceClaim(_ claims: [String: JSONValue]) -> [String]? {
+    switch claims["aud"] {
+    case let .string(single)?: [single]
+    case let .array(many)?: many.compactMap(\.stringValue)
+    case nil: nil
+    default: []
+    }
+}

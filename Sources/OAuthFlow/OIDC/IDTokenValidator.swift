@@ -206,12 +206,7 @@ public actor IDTokenValidator {
             throw IDTokenError(
                 .issuerMismatch, "the ID token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
-        let audiences: [String] =
-            switch claims["aud"] {
-            case let .string(single)?: [single]
-            case let .array(many)?: many.compactMap(\.stringValue)
-            default: []
-            }
+        let audiences = audienceClaim(claims) ?? []
         guard audiences.contains(clientID) else {
             throw IDTokenError(.audienceMismatch, "the ID token is for `\(audiences.joined(separator: ", "))`, not this client (`\(clientID)`)")
         }

@@ -51,12 +51,7 @@ extension IDTokenValidator {
                 "the logout token was issued by `\(TerminalText.escaped(String(issuer.prefix(200))))`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`"
             )
         }
-        let audiences: [String] =
-            switch claims["aud"] {
-            case let .string(single)?: [single]
-            case let .array(many)?: many.compactMap(\.stringValue)
-            default: []
-            }
+        let audiences = audienceClaim(claims) ?? []
         guard audiences.contains(clientID) else {
             throw IDTokenError(.audienceMismatch, "the logout token is not for this client (`\(clientID)`)")
         }

@@ -128,13 +128,7 @@ final class TrustedProvider: Sendable {
         } else if jwt {
             throw refuse("the token has no `iss`")
         }
-        let audiences: [String]? =
-            switch claims["aud"] {
-            case let .string(single)?: [single]
-            case let .array(many)?: many.compactMap(\.stringValue)
-            case nil: nil
-            default: []
-            }
+        let audiences = audienceClaim(claims)
         if let audiences {
             guard audiences.contains(where: { ConstantTime.equals($0, audience) }) else {
                 throw refuse("the token is not for this API (`aud` lacks `\(audience)`)")
