@@ -14,7 +14,8 @@ public struct LoopbackSignOut: Sendable {
         /// It stays: only this app's session ends.
         case keep
         /// Ended in the browser, which comes back to `http://127.0.0.1:PORT/logged-out` (register it at the
-        /// provider as a post-logout redirect URI; loopback ports vary).
+        /// provider as a post-logout redirect URI). When the provider returns `state`, the return must carry the
+        /// one sent; when it returns none (a `custom` logout URL), the first GET to the path ends the wait.
         case endInBrowser
         /// Ended when the user opens ``Result/endSessionURL`` (no return address, so no `state`).
         case printURL
@@ -50,12 +51,14 @@ public struct LoopbackSignOut: Sendable {
     /// Signs `manager`'s session out.
     ///
     /// - Parameters:
+    ///   - port: The loopback port of the return address; nil for the descriptor's `redirect.loopback.port` when it
+    ///     is fixed, else an ephemeral one (providers that match registered logout URLs exactly need a fixed port).
     ///   - timeout: How long to wait for the browser to come back from the provider's logout.
     /// - Throws: What ``TokenManager/signOut(endingProviderSession:)`` throws (the session was not deleted);
     ///   ``LoopbackError`` `timedOut` when the provider did not send the browser back in time (the session
     ///   here is gone all the same: see the message).
     public func signOut(
-        _ manager: TokenManager, provider: Provider, providerSession: ProviderSessionEnding, timeout: Duration = .seconds(120),
+        _ manager: TokenManager, provider: Provider, providerSession: ProviderSessionEnding, port: Int? = nil, timeout: Duration = .seconds(120),
         events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> Result {
         switch providerSession {
@@ -65,7 +68,8 @@ public struct LoopbackSignOut: Sendable {
             let local = try await manager.signOut(endingProviderSession: .init())
             return Result(local: local, endedAtProvider: false, endSessionURL: local.endSession?.url)
         case .endInBrowser:
-            let receiver = try await LoopbackReceiver.start(host: provider.loopback.host, port: 0, path: Self.returnPath)
+            let receiver = try await LoopbackReceiver.start(
+                host: provider.loopback.host, port: port ?? provider.loopback.fixedPort ?? 0, path: Self.returnPath)
             do {
                 let result = try await endInBrowser(manager, receiver: receiver, timeout: timeout, events: events)
                 await receiver.close()

@@ -45,6 +45,15 @@ extension ProviderDescriptor {
 
         public init() {}
 
+        /// The parameters the engine sets on an end-session request, which `extra_params` may not: the
+        /// standard ones, and the names `redirect_parameter` and `client_id_parameter` give.
+        public var engineParameters: Set<String> {
+            var names: Set<String> = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales"]
+            if let redirectParameter { names.insert(redirectParameter) }
+            if let clientIDParameter, !clientIDParameter.isEmpty { names.insert(clientIDParameter) }
+            return names
+        }
+
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {

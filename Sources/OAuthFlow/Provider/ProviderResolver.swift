@@ -174,6 +174,9 @@ extension ProviderDescriptor {
         if custom, self.endpoints.endSession == nil {
             throw refuse("logout.style", "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
         }
+        if let reserved = logout.extraParams.keys.sorted().first(where: logout.engineParameters.contains) {
+            throw refuse("logout.extra_params", "sets `\(reserved)`, which the engine sets on an end-session request")
+        }
         let logoutPolicy = ProviderPolicy.LogoutPolicy(
             style: logout.style, redirectParameter: logout.redirectParameter ?? "post_logout_redirect_uri",
             clientIDParameter: (logout.clientIDParameter ?? "client_id").isEmpty ? nil : (logout.clientIDParameter ?? "client_id"),

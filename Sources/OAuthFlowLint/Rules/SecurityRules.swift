@@ -342,16 +342,18 @@ public struct LogoutRule: LintRule {
     public static let description = RuleDescription(
         identifier: "logout", name: "Logout the provider can do",
         summary:
-            "`logout.style: custom` needs the provider's logout URL in `endpoints.end_session` and should name its `redirect_parameter`; `*_session_supported` needs its channel's `*_supported`; back-channel and front-channel logout name OpenID Connect sessions, so they need `protocol: oidc`; end-session settings without an end-session endpoint (descriptor or discovery) do nothing.",
+            "`logout.style: custom` needs the provider's logout URL in `endpoints.end_session` and should name its `redirect_parameter`; `extra_params` may not set what the engine sends; `*_session_supported` needs its channel's `*_supported`; back-channel and front-channel logout name OpenID Connect sessions, so they need `protocol: oidc` and the provider's keys (`endpoints.jwks` or discovery). Warnings: end-session settings without an end-session endpoint (descriptor or discovery) do nothing; `rp_initiated` with `returns_state: false` or another `redirect_parameter`; `id_token_hint` on a plain OAuth 2.0 provider.",
         severity: .error,
         triggering: [
             Examples.valid + "logout:\n  style: custom\n  redirect_parameter: returnTo\n",
             Examples.oidcHeader + Examples.endpoints + "logout:\n  backchannel_logout_session_supported: true\n",
             Examples.valid + "logout:\n  backchannel_logout_supported: true\n",
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  end_session: https://auth.example.com/logout\nlogout:\n  extra_params:\n    state: fixed\n",
         ],
         nonTriggering: [
             Examples.oidcHeader + Examples.endpoints
-                + "  end_session: https://auth.example.com/logout\nscopes:\n  default: [openid]\nlogout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n",
+                + "  end_session: https://auth.example.com/logout\n  jwks: https://auth.example.com/jwks\nscopes:\n  default: [openid]\nlogout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n",
             Examples.header
                 + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  end_session: https://auth.example.com/v2/logout\nlogout:\n  style: custom\n  redirect_parameter: returnTo\n",
         ])
@@ -382,6 +384,40 @@ public struct LogoutRule: LintRule {
                     file, ["logout"],
                     "the end-session settings do nothing: the provider has no end-session endpoint (set `endpoints.end_session` or use discovery)",
                     atKey: true, severity: .warning))
+        }
+        for name in logout.extraParams.keys.sorted() where logout.engineParameters.contains(name) {
+            diagnostics.append(
+                diagnostic(
+                    file, ["logout", "extra_params", name], "`\(name)` is set by the engine on an end-session request and cannot be overridden",
+                    atKey: true))
+        }
+        if logout.style == .rpInitiated {
+            if logout.returnsState == false {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["logout", "returns_state"],
+                        "RP-Initiated Logout returns the `state` it is sent; `returns_state: false` turns off the check that the return is this sign-out's",
+                        severity: .warning))
+            }
+            if let name = logout.redirectParameter, name != "post_logout_redirect_uri" {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["logout", "redirect_parameter"],
+                        "RP-Initiated Logout names the return address `post_logout_redirect_uri`; a provider that names it `\(name)` has a logout URL of its own: `style: custom`",
+                        severity: .warning))
+            }
+        }
+        if logout.idTokenHint == true, descriptor.protocol != .oidc {
+            diagnostics.append(
+                diagnostic(
+                    file, ["logout", "id_token_hint"], "a plain OAuth 2.0 provider issues no ID token to send as `id_token_hint`", severity: .warning)
+            )
+        }
+        if logout.backchannelLogoutSupported, descriptor.endpoints.jwks == nil, !descriptor.asksForDiscovery {
+            diagnostics.append(
+                diagnostic(
+                    file, ["logout", "backchannel_logout_supported"],
+                    "logout tokens are verified with the provider's keys: set `endpoints.jwks` or use discovery"))
         }
         let channels: [(String, Bool, Bool)] = [
             ("backchannel", logout.backchannelLogoutSupported, logout.backchannelLogoutSessionSupported),

@@ -10,10 +10,11 @@ extension OAuthFlowCommand {
             abstract: "Revoke the session's tokens at the provider, then delete the stored session.",
             discussion: """
                 The session is deleted even when revocation fails; the command then exits 1 and says what the server did. \
-                With --end-session the provider's own session ends too (OpenID Connect RP-Initiated Logout): the browser \
-                opens its end-session URL with the session's ID token, and comes back to http://127.0.0.1:PORT/logged-out \
-                (register it at the provider), where the state sent is checked; with --no-browser the URL is printed \
-                instead. Exit codes: 0 signed out; 1 revocation failed, or the provider has no end-session endpoint; \
+                With --end-session the provider's own session ends too (OpenID Connect RP-Initiated Logout, or the \
+                provider's own logout URL as its descriptor's `logout` says): the browser opens the end-session URL with \
+                the session's ID token, and comes back to http://127.0.0.1:PORT/logged-out (register it at the provider; \
+                --port fixes PORT for providers that match it exactly), where the state sent is checked when the provider \
+                returns one; with --no-browser the URL is printed instead, without a return address. Exit codes: 0 signed out; 1 revocation failed, or the provider has no end-session endpoint; \
                 2 the browser did not come back from the provider's logout in time.
                 """)
 
@@ -25,12 +26,19 @@ extension OAuthFlowCommand {
         @Flag(name: .customLong("no-browser"), help: "With --end-session: print the provider's end-session URL instead of opening it.")
         var noBrowser = false
 
-        @Option(help: "With --end-session: seconds to wait for the browser to come back from the provider's logout.")
-        var timeout: Int = 120
+        @Option(help: "With --end-session: seconds to wait for the browser to come back from the provider's logout (default 120).")
+        var timeout: Int?
+
+        @Option(help: "With --end-session: a fixed loopback port for the return address, instead of the descriptor's setting.")
+        var port: Int?
 
         func validate() throws {
-            if noBrowser, !endSession { throw ValidationError("--no-browser goes with --end-session") }
-            if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+            if !endSession, noBrowser || timeout != nil || port != nil {
+                throw ValidationError("--no-browser, --timeout and --port go with --end-session")
+            }
+            if noBrowser, port != nil || timeout != nil { throw ValidationError("--no-browser prints the URL: there is no return to wait for") }
+            if let timeout, timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+            if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
         }
 
         func run() async throws {
@@ -38,7 +46,9 @@ extension OAuthFlowCommand {
             let (outcome, provider) = try await session.withManager { manager, _, provider in
                 let signOut = LoopbackSignOut(browser: SystemBrowser())
                 do {
-                    let result = try await signOut.signOut(manager, provider: provider, providerSession: ending, timeout: .seconds(timeout)) {
+                    let result = try await signOut.signOut(
+                        manager, provider: provider, providerSession: ending, port: port, timeout: .seconds(timeout ?? 120)
+                    ) {
                         event in
                         switch event {
                         case let .openURL(url): Output.stderr("Ending the session at the provider: \(Output.line(url.absoluteString))\n")
