@@ -220,6 +220,16 @@ import OAuthFlowTestSupport
         #expect(error.message.contains("endpoints.end_session"))
     }
 
+    @Test func extraParametersCannotSetWhatTheEngineSends() throws {
+        for name in ["state", "id_token_hint", "post_logout_redirect_uri", "returnTo"] {
+            let descriptor = try TestDescriptor(
+                protocol: .oidc, extra: "logout:\n  style: custom\n  redirect_parameter: returnTo\n  extra_params:\n    \(name): x\n"
+            ).with(endpoints: [("end_session", "https://x.example.com/out")]).descriptor()
+            let error = try #require(throws: ProviderError.self) { try descriptor.resolve() }
+            #expect(error.message.contains("logout.extra_params") && error.message.contains(name), "\(error)")
+        }
+    }
+
     @Test func theDefaultsAreTyped() throws {
         let policy = try TestDescriptor(protocol: .oidc).provider().policy.logout
         #expect(policy.style == .rpInitiated && policy.redirectParameter == "post_logout_redirect_uri" && policy.clientIDParameter == "client_id")
