@@ -178,6 +178,28 @@ import VaporTesting
         }
     }
 
+    @Test func hostileCallbacksGetAPageNotACrash() async throws {
+        let fixture = try Self.fixture()
+        try await withApp(configure: Self.routes(fixture)) { app in
+            let tester = try app.testing()
+            let started = try await Self.start(tester, "alpha")
+            let junk = [
+                String(repeating: "A", count: 100_000), "v1.vapor-1." + String(repeating: "_", count: 3000), "v1.\u{1B}[31m.\u{202E}", "v1..", "",
+                "v2.vapor-1.AAAA",
+            ]
+            for value in junk {
+                let answer = try await Self.callback(tester, "alpha", query: "code=x&state=\(started.state)", cookie: "\(started.cookieName)=\(value)")
+                #expect(answer.status == .badRequest && Self.code(in: answer) == "tampered", "\(value.prefix(40).debugDescription)")
+            }
+            var answer = try await Self.callback(tester, "alpha", query: "code=x&state=%1B%5B31m%0A%E2%80%AE", cookie: started.cookie)
+            #expect(Self.code(in: answer) == "no_pending_sign_in")
+            answer = try await Self.callback(
+                tester, "alpha", query: "code=" + String(repeating: "x", count: 100_000) + "&state=\(started.state)", cookie: started.cookie)
+            #expect(answer.status == .badRequest || answer.status == .forbidden, "\(answer.status)")
+            #expect(fixture.providers["alpha"]!.tokenRequests <= 1)
+        }
+    }
+
     @Test func anExpiredPendingSignInIsRefused() async throws {
         let fixture = try Self.fixture()
         try await withApp(configure: Self.routes(fixture)) { app in
