@@ -27,10 +27,15 @@ public final class PostgresReplayRegistry: ReplayRegistry, Sendable {
         "CREATE TABLE IF NOT EXISTS \(table) (id text PRIMARY KEY, expires_at timestamptz NOT NULL)"
     }
 
-    /// Creates the table when it is missing.
+    /// Creates the table when it is missing; instances starting together serialise on an advisory lock of the
+    /// table's own, so concurrent `CREATE TABLE IF NOT EXISTS` cannot collide.
     public func migrate() async throws {
         try await store.withDeadline("create the replay table") {
-            try await self.store.client.query(PostgresQuery(unsafeSQL: Self.migrationSQL(table: self.table)), logger: self.store.logger)
+            try await self.store.client.withTransaction(logger: self.store.logger) { connection in
+                let lock = PostgresTokenStore.migrationLockID(table: self.table)
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lock))", logger: self.store.logger)
+                try await connection.query(PostgresQuery(unsafeSQL: Self.migrationSQL(table: self.table)), logger: self.store.logger)
+            }
         }
     }
 

@@ -93,9 +93,17 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
                 received        bytea,
                 received_pid    integer,
                 updated_at      timestamptz NOT NULL DEFAULT now(),
+                provider_sid    text,
+                provider_sub    text,
                 PRIMARY KEY (provider_id, account)
             )
-            """,
+            """
+        ] + upgradeStatements(table: table)
+    }
+
+    /// What a table made by an earlier version lacks: the provider session digests and their indexes.
+    static func upgradeStatements(table: String) -> [String] {
+        [
             "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS provider_sid text, ADD COLUMN IF NOT EXISTS provider_sub text",
             "CREATE INDEX IF NOT EXISTS \(table)_sid ON \(table) (provider_id, provider_sid) WHERE provider_sid IS NOT NULL",
             "CREATE INDEX IF NOT EXISTS \(table)_sub ON \(table) (provider_id, provider_sub) WHERE provider_sub IS NOT NULL",
@@ -108,12 +116,26 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     }
 
     /// Creates the table when it is missing, and adds what later versions need. Instances starting together
-    /// serialise on an advisory lock, so concurrent `CREATE TABLE IF NOT EXISTS` cannot collide.
+    /// serialise on an advisory lock of the table's own, so concurrent `CREATE TABLE IF NOT EXISTS` cannot
+    /// collide; a table that is up to date is only read (its catalog), never locked.
     public func migrate() async throws {
         try await withDeadline("create the session table") {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockID))", logger: self.logger)
-                for statement in Self.migrationStatements(table: self.table) {
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockID(table: self.table)))", logger: self.logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: Self.migrationStatements(table: self.table)[0]), logger: self.logger)
+                let indexes =
+                    try await connection.query(
+                        "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(self.table) AND indexname IN (\(self.table + "_sid"), \(self.table + "_sub"))",
+                        logger: self.logger
+                    ).collect().first?.decode(Int64.self) ?? 0
+                let columns =
+                    try await connection.query(
+                        "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(self.table) AND column_name IN ('provider_sid', 'provider_sub')",
+                        logger: self.logger
+                    ).collect().first?.decode(Int64.self) ?? 0
+                guard indexes < 2 || columns < 2 else { return }
+                for statement in Self.upgradeStatements(table: self.table) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
             }
@@ -657,8 +679,12 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         return digest.withUnsafeBytes { raw in raw.loadUnaligned(as: Int64.self) }
     }
 
-    /// The advisory lock id that serialises migrations ("oauthflow" in ASCII, padded).
-    static let migrationLockID: Int64 = 0x6F61_7574_6866_6C6F
+    /// The advisory lock id that serialises the migrations of one table: instances migrating other tables
+    /// do not wait for each other.
+    static func migrationLockID(table: String) -> Int64 {
+        let digest = SHA256.hash(data: Data("oauthflow-migration\u{0}\(table)".utf8))
+        return digest.withUnsafeBytes { raw in raw.loadUnaligned(as: Int64.self) }
+    }
 
     static func isPlainName(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(first >= 0x30 && first <= 0x39), name.utf8.count <= 63 else { return false }

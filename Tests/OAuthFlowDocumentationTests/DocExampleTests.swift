@@ -359,7 +359,8 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
-                           "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift"].map {
+                           "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
+                           "Tests/OAuthFlowVaporTests/VaporDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

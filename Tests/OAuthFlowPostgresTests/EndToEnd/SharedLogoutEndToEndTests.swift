@@ -151,6 +151,23 @@ struct PostgresLogoutTests {
         }
     }
 
+    /// A table an earlier version made (without the provider session columns) gains them, and their indexes,
+    /// at the next migrate; a second migrate changes nothing.
+    @Test func anEarlierTableIsUpgraded() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        _ = try await postgres.admin(
+            "CREATE TABLE \(table) (provider_id text NOT NULL, account text NOT NULL, key_id text NOT NULL, sealed bytea NOT NULL, received_key_id text, received bytea, received_pid integer, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (provider_id, account))"
+        )
+        try await postgres.withStore(table: table) { store in
+            try await store.migrate()
+            try await store.save(session("a", sid: "sid-1", sub: "alice"))
+            #expect(try await store.keys(of: "op", matching: ProviderSessionMatch(issuer: "https://op.example.com", subject: nil, sessionID: "sid-1")!).map(\.account) == ["a"])
+        }
+        let indexes = try await postgres.admin("SELECT indexname FROM pg_indexes WHERE tablename = '\(table)' ORDER BY indexname")
+        #expect(try indexes.map { try $0.decode(String.self) } == ["\(table)_pkey", "\(table)_sid", "\(table)_sub"])
+    }
+
     @Test func aReplayIsRefusedByEveryInstance() async throws {
         let postgres = try TestPostgres.require()
         let table = "replays_" + TestPostgres.freshTable().suffix(16)
