@@ -124,17 +124,16 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockID(table: self.table)))", logger: self.logger)
                 try await connection.query(
                     PostgresQuery(unsafeSQL: Self.migrationStatements(table: self.table)[0]), logger: self.logger)
-                let indexes =
+                // The catalog, not information_schema (a view that reads every table's columns): two columns, two indexes.
+                let present =
                     try await connection.query(
-                        "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(self.table) AND indexname IN (\(self.table + "_sid"), \(self.table + "_sub"))",
-                        logger: self.logger
+                        """
+                        SELECT (SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass(\(self.table))
+                                   AND attname IN ('provider_sid', 'provider_sub') AND NOT attisdropped)
+                             + (to_regclass(\(self.table + "_sid")) IS NOT NULL)::int + (to_regclass(\(self.table + "_sub")) IS NOT NULL)::int
+                        """, logger: self.logger
                     ).collect().first?.decode(Int64.self) ?? 0
-                let columns =
-                    try await connection.query(
-                        "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(self.table) AND column_name IN ('provider_sid', 'provider_sub')",
-                        logger: self.logger
-                    ).collect().first?.decode(Int64.self) ?? 0
-                guard indexes < 2 || columns < 2 else { return }
+                guard present < 4 else { return }
                 for statement in Self.upgradeStatements(table: self.table) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }

@@ -292,10 +292,11 @@ private final class RawConnection {
             // A generous deadline: on a loaded machine (a full run builds and runs 80 suites on 2 cores) this test has
             // taken 40 s, and a receiver whose wait ended answers 410 to everything.
             try await receiver.waitForCallback(timeout: .seconds(180)) { request in
-                // The first callback's token exchange hangs for a while.
+                // The first callback's token exchange hangs for a while: long enough that the 500 ms queue timeout
+                // answers first even when a loaded machine fires it late (3 s was not, once).
                 if request.url.query?.contains("slow") == true {
                     slowStarted.withLock { handlingSlow = true }
-                    try? await Task.sleep(nanoseconds: 3_000_000_000)
+                    try? await Task.sleep(nanoseconds: 8_000_000_000)
                 }
                 return LoopbackResponse(status: 200, html: "ok", finishes: request.url.query?.contains("final") == true)
             }
@@ -308,7 +309,7 @@ private final class RawConnection {
         let started = clock.now
         let reload = try await get(receiver, "/callback?reload")
         #expect(reload.status == 503)
-        #expect(clock.now - started < .seconds(3), "answered before the slow exchange ended")
+        #expect(clock.now - started < .seconds(8), "answered before the slow exchange ended")
         #expect(try await slow.status == 200)
         // Once the slow exchange is over the receiver takes callbacks again. On a loaded machine the
         // handler may take a moment to come back to its queue: a 503 then means "reload", as a browser would.
