@@ -302,7 +302,8 @@ private final class RawConnection {
             }
         }
         defer { waiting.cancel() }
-        async let slow = get(receiver, "/callback?slow")
+        async let slow = DefaultHTTPTransport(timeout: 30).send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?slow"))))
         // The reload must come while the slow callback is being handled, however loaded the machine is.
         for _ in 0..<200 where !slowStarted.withLock({ handlingSlow }) { try await Task.sleep(nanoseconds: 50_000_000) }
         let clock = ContinuousClock()
