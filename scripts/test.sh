@@ -7,7 +7,8 @@
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
 #    and idpyoidc (Tests/ExchangeServer: token exchange; Tests/PARServer: pushed authorization
-#    requests and DPoP, with a proof-checking resource), each in its own virtualenv under .build,
+#    requests and DPoP, with a proof-checking resource; Tests/LogoutServer, in the exchange
+#    server's virtualenv: RP-initiated, back-channel and front-channel logout), each in its own virtualenv under .build,
 #    while `swift build --build-tests` runs in the background (step 6 waits for it).
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
@@ -16,10 +17,11 @@
 # 5. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
-#    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS and
-#    OAUTHFLOW_TEST_PG_* set.
-# 7. Serves the web sign-in example (Examples/WebSignIn, built with the tests) and signs in to it in headless
-#    Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
+#    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
+#    OAUTHFLOW_TEST_LOGOUT_OP and OAUTHFLOW_TEST_PG_* set.
+# 7. Serves the web sign-in examples (Examples/WebSignIn on Hummingbird, then Examples/VaporSignIn on
+#    Vapor, built with the tests), signs in, calls their protected API and signs out through DOT in
+#    headless Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
 #    every server it started.
 #
 # Any failure to install or start the server fails this script: the end-to-end

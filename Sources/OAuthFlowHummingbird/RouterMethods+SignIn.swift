@@ -44,7 +44,7 @@ extension RouterMethods {
             var callback = WebSignIn.Callback(cookies: CookieHeader.parse(request.headers[values: .cookie]))
             if request.method == .post {
                 // A form_post callback: a small urlencoded body; anything larger is not one.
-                let body = try await request.body.collect(upTo: 64 * 1024)
+                let body = try await request.body.collect(upTo: WebSignIn.maximumFormPostSize)
                 callback.formBody = Data(buffer: body)
             } else {
                 callback.query = request.uri.query

@@ -38,6 +38,10 @@ public final class WebSignIn: Sendable {
         }
     }
 
+    /// The most of a `form_post` callback body an adapter reads: a small urlencoded form. A longer body is
+    /// not a callback. (A back-channel logout body has ``ProviderLogoutReceiver/maximumBodySize``.)
+    public static let maximumFormPostSize = 64 * 1024
+
     /// The public origin the browser sees (`https://app.example.com`), for redirect URIs and cookies.
     public let origin: URL
     /// Where the routes live (`/auth`).

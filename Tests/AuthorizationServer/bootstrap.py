@@ -96,7 +96,7 @@ if web_port:
             redirect_uris=f"http://localhost:{web_port}/auth/django/callback",
             # After RP-initiated logout: the site's root, or a page of its own.
             post_logout_redirect_uris=" ".join(
-                f"http://localhost:{web_port}{path}" for path in ("/", "/logged-out", "/auth/django/logged-out")),
+                f"http://localhost:{web_port}{path}" for path in ("/", "/logged-out", "/auth/django/signed-out")),
             algorithm=Application.RS256_ALGORITHM,
             skip_authorization=False,
         ),
