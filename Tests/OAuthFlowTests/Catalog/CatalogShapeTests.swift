@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+@testable import OAuthFlow
+
+/// Every bundled descriptor against a stand-in that answers the way its provider's documentation says
+/// (Fixtures/catalog/ID.json, which cites the page): the engine signs in (code exchange, ID token checks),
+/// reads the profile through the descriptor's mapping, and refreshes.
+@Suite struct CatalogShapeTests {
+    static let directory = repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/catalog")
+
+    /// One provider's answers, as its documentation shows them.
+    struct Fixture: Decodable {
+        struct Answer: Decodable {
+            var status: Int
+            var contentType: String?
+            var body: String
+
+            enum CodingKeys: String, CodingKey { case status, contentType = "content_type", body }
+        }
+
+        struct Expected: Decodable, Equatable {
+            var subject: String?
+            var name: String?
+            var email: String?
+            var emailVerified: Bool?
+            var picture: String?
+
+            enum CodingKeys: String, CodingKey { case subject, name, email, emailVerified = "email_verified", picture }
+        }
+
+        var source: String
+        var variables: [String: String]?
+        var clientSecret: String?
+        var discovery: JSONValue?
+        var callback: [String: String]?
+        var token: Answer
+        var idToken: [String: JSONValue]?
+        var refresh: Answer?
+        var userinfo: Answer?
+        var extra: Answer?
+        var expect: Expected
+
+        enum CodingKeys: String, CodingKey {
+            case source, variables, clientSecret = "client_secret", discovery, callback, token, idToken = "id_token", refresh, userinfo, extra,
+                expect
+        }
+    }
+
+    static var ids: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    static func fixture(_ id: String) throws -> Fixture {
+        try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: directory.appendingPathComponent("\(id).json")))
+    }
+
+    /// What the stand-in was asked, by URL without its query.
+    final class Calls: @unchecked Sendable {
+        private let lock = NSLock()
+        private var urls: [String] = []
+        private var nonce: String?
+        func note(_ url: String) { lock.withLock { urls.append(url) } }
+        var all: [String] { lock.withLock { urls } }
+        var pendingNonce: String? {
+            get { lock.withLock { nonce } }
+            set { lock.withLock { nonce = newValue } }
+        }
+    }
+
+    @Test(arguments: ids)
+    func signInProfileAndRefresh(_ id: String) async throws {
+        let fixture = try Self.fixture(id)
+        #expect(fixture.source.hasPrefix("https://"), "\(id): the fixture cites the page its answers come from")
+        let descriptor = try ProviderRegistry.load(includeBundled: true, includeUserDirectory: false).provider(named: id)
+        let variables = fixture.variables ?? descriptor.variables.compactMapValues { $0.default == nil ? $0.example : nil }
+        let provider = try descriptor.resolve(variables)
+        let clientID = "client-1"
+        let key = try await provider.policy.idTokenAlgorithms.contains(.es256) ? ProtectionKey.es256("catalog") : ProtectionKey.rs256("catalog")
+        let document: [String: JSONValue] = if case let .object(members)? = fixture.discovery { members } else { [:] }
+        func url(_ endpoint: URL?, _ member: String) -> String? {
+            (endpoint?.absoluteString ?? document[member]?.stringValue).map(Self.withoutQuery)
+        }
+        let tokenURL = try #require(url(provider.endpoints.token, "token_endpoint"), "\(id): no token endpoint, in the descriptor or the fixture's discovery")
+        let userinfoURL = url(provider.endpoints.userinfo, "userinfo_endpoint")
+        let jwksURL = url(provider.endpoints.jwks, "jwks_uri")
+        let discoveryURL = provider.discoveryURL.map { Self.withoutQuery($0.absoluteString) }
+        let extraURL = provider.profile.extraCall.map { Self.withoutQuery($0.absoluteString) }
+        let calls = Calls()
+        let issuer = provider.issuer?.absoluteString
+        let transport = ScriptedTransport { request, _ in
+            let address = Self.withoutQuery(request.url.absoluteString)
+            calls.note(address)
+            func answer(_ answer: Fixture.Answer, _ body: String? = nil) -> HTTPResponse {
+                HTTPResponse(
+                    status: answer.status, headers: answer.contentType.map { ["Content-Type": $0] } ?? [:], body: Data((body ?? answer.body).utf8))
+            }
+            switch address {
+            case tokenURL:
+                let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
+                let json = (try? JSONDecoder().decode([String: JSONValue].self, from: request.body ?? Data())) ?? [:]
+                let grant = form["grant_type"] ?? json["grant_type"]?.stringValue
+                if grant == "refresh_token", let refresh = fixture.refresh { return answer(refresh) }
+                var body = fixture.token.body
+                if var claims = fixture.idToken {
+                    let now = Date().timeIntervalSince1970.rounded(.down)
+                    claims["aud"] = .string(clientID)
+                    claims["iat"] = .number(now)
+                    claims["exp"] = .number(now + 600)
+                    if let nonce = calls.pendingNonce { claims["nonce"] = .string(nonce) }
+                    if claims["iss"] == nil, let issuer { claims["iss"] = .string(issuer) }
+                    body = body.replacingOccurrences(of: "ID_TOKEN", with: try key.sign(claims, header: ["typ": .string("JWT")]))
+                }
+                return answer(fixture.token, body)
+            case userinfoURL where fixture.userinfo != nil:
+                return answer(try #require(fixture.userinfo))
+            case extraURL where fixture.extra != nil:
+                return answer(try #require(fixture.extra))
+            case jwksURL:
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(ProtectionToken.jwks([key.jwk()]).utf8))
+            case discoveryURL where fixture.discovery != nil:
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(try #require(fixture.discovery)))
+            default:
+                return HTTPResponse(status: 404, headers: [:], body: Data())
+            }
+        }
+        let redirectURI = try #require(URL(string: "http://127.0.0.1:53682\(provider.loopback.path)"))
+        let client = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: clientID, redirectURI: redirectURI, clientSecret: fixture.clientSecret.map(Secret.init)),
+            transport: transport)
+
+        let pending = try await client.startAuthorization()
+        calls.pendingNonce = pending.nonce?.value
+        var parameters = [("code", "code-1"), ("state", pending.state.value)] + (fixture.callback ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if provider.policy.issParameter == .required, fixture.callback?["iss"] == nil, let issuer { parameters.append(("iss", issuer)) }
+        var components = try #require(URLComponents(url: redirectURI, resolvingAgainstBaseURL: false))
+        components.percentEncodedQuery = FormEncoding.encode(parameters)
+        let outcome = try await client.finishSignIn(callback: try #require(components.url), pending: pending)
+        #expect(!outcome.tokens.accessToken.value.isEmpty, "\(id): an access token")
+        #expect((fixture.idToken != nil) == (outcome.idToken != nil), "\(id): the ID token is checked when the provider sends one")
+
+        let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all)
+        let mapped = Fixture.Expected(
+            subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified, picture: profile.picture)
+        #expect(mapped == fixture.expect, "\(id): the profile mapped from the documented answers (calls: \(calls.all))")
+
+        if fixture.refresh != nil {
+            #expect(outcome.tokens.refreshToken != nil, "\(id): the sign-in's answer carries a refresh token")
+            let refreshed = try await client.refresh(outcome.tokens)
+            #expect(!refreshed.accessToken.value.isEmpty && refreshed.refreshToken != nil, "\(id): refreshed, with a refresh token kept or rotated")
+        }
+        #expect(!calls.all.contains { ![tokenURL, userinfoURL, extraURL, jwksURL, discoveryURL].contains($0) }, "\(id): only its endpoints were called: \(calls.all)")
+    }
+
+    static func withoutQuery(_ address: String) -> String {
+        address.split(separator: "?", maxSplits: 1).first.map(String.init) ?? address
+    }
+}
