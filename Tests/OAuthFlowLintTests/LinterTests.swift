@@ -93,6 +93,11 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(try read("providers/schema.json") == GeneratedDocs.schema, "run `swift run oauthflow generate-docs`")
     }
 
+    @Test func providerCatalogIsCurrent() throws {
+        #expect(try read("Docs/providers.md") == GeneratedDocs.providerCatalog, "run `swift run oauthflow generate-docs`")
+        #expect(GeneratedDocs.providerCatalog.contains("| Google | `google` | oidc | supported | access_type=offline | yes | yes |"))
+    }
+
     @Test func lintRuleCatalogIsCurrent() throws {
         #expect(try read("Docs/lint-rules.md") == GeneratedDocs.lintRules, "run `swift run oauthflow generate-docs`")
     }

@@ -7,7 +7,7 @@ extension OAuthFlowCommand {
     struct GenerateDocs: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "generate-docs",
-            abstract: "Regenerate providers/schema.json, Docs/lint-rules.md and the field reference in Docs/descriptor-format.md.",
+            abstract: "Regenerate providers/schema.json, Docs/lint-rules.md, Docs/providers.md and the field reference in Docs/descriptor-format.md.",
             shouldDisplay: false)
 
         @Option(help: "The repository root.")
@@ -25,7 +25,8 @@ extension OAuthFlowCommand {
                 try GeneratedDocs.schema.write(to: base.appendingPathComponent("providers/schema.json"), atomically: true, encoding: .utf8)
                 try GeneratedDocs.lintRules.write(to: base.appendingPathComponent("Docs/lint-rules.md"), atomically: true, encoding: .utf8)
                 try updated.write(to: formatURL, atomically: true, encoding: .utf8)
-                Output.stderr("wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md\n")
+                try GeneratedDocs.providerCatalog.write(to: base.appendingPathComponent("Docs/providers.md"), atomically: true, encoding: .utf8)
+                Output.stderr("wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md, Docs/providers.md\n")
             }
         }
     }

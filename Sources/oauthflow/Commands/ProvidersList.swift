@@ -5,7 +5,7 @@ import OAuthFlow
 extension OAuthFlowCommand.Providers {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List every provider by id.")
+            commandName: "list", abstract: "List every provider: id, name, protocol, PKCE, refresh, device flow, revocation, variables.")
 
         @OptionGroup var registryOptions: RegistryOptions
 
@@ -18,9 +18,11 @@ extension OAuthFlowCommand.Providers {
             let `protocol`: String
             let variables: [String]
             let source: String
+            /// The catalog columns (Docs/providers.md).
+            let catalog: ProviderCatalogEntry
 
             enum CodingKeys: String, CodingKey {
-                case id, displayName = "display_name", `protocol`, variables, source
+                case id, displayName = "display_name", `protocol`, variables, source, catalog
             }
         }
 
@@ -31,7 +33,7 @@ extension OAuthFlowCommand.Providers {
                 let rows = registry.all.map {
                     Row(
                         id: $0.descriptor.id, displayName: $0.descriptor.displayName, protocol: $0.descriptor.protocol.rawValue,
-                        variables: $0.descriptor.variables.keys.sorted(), source: $0.origin.description)
+                        variables: $0.descriptor.variables.keys.sorted(), source: $0.origin.description, catalog: $0.descriptor.catalogEntry)
                 }
                 if json {
                     Output.stdoutExact(try Output.json(rows))
@@ -39,13 +41,17 @@ extension OAuthFlowCommand.Providers {
                 }
                 let width = max(2, rows.map(\.id.count).max() ?? 0)
                 let nameWidth = max(4, rows.map(\.displayName.count).max() ?? 0)
+                let refreshWidth = max(7, rows.map(\.catalog.refresh.count).max() ?? 0)
+                func pad(_ text: String, _ length: Int) -> String { text.padding(toLength: max(length, text.count), withPad: " ", startingAt: 0) }
                 for row in rows {
-                    let variables = row.variables.isEmpty ? "" : "  vars: " + row.variables.joined(separator: ", ")
-                    Output.stdout(
-                        TerminalText.escaped(
-                            row.id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                                + row.displayName.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-                                + row.protocol.padding(toLength: 6, withPad: " ", startingAt: 0) + variables) + "\n")
+                    let entry = row.catalog
+                    let variables = entry.requiredVariables.isEmpty ? "" : "  vars: " + entry.requiredVariables.joined(separator: ", ")
+                    let line =
+                        pad(row.id, width) + "  " + pad(row.displayName, nameWidth) + "  " + pad(row.protocol, 6) + "  pkce "
+                        + pad(entry.pkce, 11) + "  refresh " + pad(entry.refresh, refreshWidth) + "  device "
+                        + pad(entry.deviceFlow ? "yes" : "no", 3)
+                        + "  revoke " + pad(entry.revocation, 9) + variables
+                    Output.stdout(TerminalText.escaped(String(line.reversed().drop { $0 == " " }.reversed())) + "\n")
                 }
             }
         }
