@@ -29,6 +29,8 @@ public struct Linter: Sendable {
         PushedAndDPoPRule.self,
         AccessTokenRule.self,
         LogoutRule.self,
+        WebOnlyRedirectRule.self,
+        GeneratedSecretRule.self,
         OIDCOpenIDScopeRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,

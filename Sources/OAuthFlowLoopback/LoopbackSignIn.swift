@@ -100,6 +100,9 @@ public struct LoopbackSignIn: Sendable {
         to provider: Provider, client: Client, account: String = "default", port: Int? = nil,
         timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> SignInResult {
+        if provider.policy.webRedirectOnly {
+            throw FlowError.webRedirectOnly(provider)
+        }
         let loopback = provider.loopback
         let receiver = try await LoopbackReceiver.start(host: loopback.host, port: port ?? loopback.fixedPort ?? 0, path: loopback.path)
         do {

@@ -23,18 +23,22 @@ public final class WebSignIn: Sendable {
         public var authMethod: ProviderDescriptor.ClientAuth.Method?
         /// The scopes to ask for; nil for the descriptor's defaults.
         public var scopes: [String]?
-        /// Variables the descriptor needs (an Auth0 domain, a Keycloak realm).
+        /// Variables the descriptor needs (an Auth0 domain, a Keycloak realm, Apple's Team ID).
         public var variables: [String: String]
+        /// The private key for `private_key_jwt`, or the key a generated client secret is signed with
+        /// (`client_auth.generated_secret`: Sign in with Apple's .p8 key, with its Key ID).
+        public var signingKey: ClientSigningKey?
 
         public init(
             clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
-            scopes: [String]? = nil, variables: [String: String] = [:]
+            scopes: [String]? = nil, variables: [String: String] = [:], signingKey: ClientSigningKey? = nil
         ) {
             self.clientID = clientID
             self.clientSecret = clientSecret
             self.authMethod = authMethod
             self.scopes = scopes
             self.variables = variables
+            self.signingKey = signingKey
         }
     }
 
@@ -144,7 +148,7 @@ public final class WebSignIn: Sendable {
             }
             let configuration = ClientConfiguration(
                 clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
-                scopes: client.scopes, authMethod: client.authMethod)
+                scopes: client.scopes, authMethod: client.authMethod, signingKey: client.signingKey)
             clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, transport: transport, logger: logger, clock: clock)
             ids.append(provider.id)
         }
@@ -337,13 +341,14 @@ public final class WebSignIn: Sendable {
                     logger.info("userinfo unavailable; using the ID token's claims", metadata: ["provider": "\(providerID)"])
                 }
             }
-            let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:])
+            let profile = try await client.profile(
+                outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:], callback: outcome.callback)
             let stored = try await store(outcome, client: client)
             let result = WebSignInResult(
                 providerID: providerID, displayName: client.provider.displayName,
                 idToken: outcome.idToken, userInfo: userInfo, profile: profile, tokens: outcome.tokens,
                 resources: client.provider.resources.resources(granted: outcome.tokens.scopes),
-                returnTo: record.returnTo, clearPendingCookie: clearing ?? "", session: stored)
+                returnTo: record.returnTo, clearPendingCookie: clearing ?? "", session: stored, callback: outcome.callback)
             logger.info("signed in", metadata: ["provider": "\(providerID)", "subject": "\(result.subject ?? "-")"])
             return .success(result)
         } catch var error as WebSignInError {
@@ -404,6 +409,10 @@ public struct WebSignInResult: Sendable {
     /// secret: the tokens stay in the store) and pass it to ``WebSignIn/accessToken(for:)`` and
     /// ``WebSignIn/signOut(_:returnTo:)``.
     public let session: SessionKey?
+    /// What else the provider put in the callback (``OAuthClient/SignInOutcome/callback``). Sign in with Apple sends
+    /// the user's name here (`user`), and only on the first consent: the profile maps it when the descriptor says
+    /// so, and a host that wants the name later must store it now, since it will not come again.
+    public let callback: [String: JSONValue]
 
     /// ID token claims, completed by userinfo fields the ID token lacks.
     public var claims: [String: JSONValue] {

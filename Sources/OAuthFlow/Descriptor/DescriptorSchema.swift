@@ -138,8 +138,10 @@ public enum DescriptorSchema {
     static let securityDefaults = ProviderDescriptor.Security()
     static let loopbackDefaults = ProviderDescriptor.Loopback()
 
-    /// `id_token.CLAIM`, `userinfo.FIELD` or `extra.FIELD`, descending into objects with `.`.
-    static let profileSourcePattern = "^(id_token|userinfo|extra)(\\.[A-Za-z0-9_:-]+)+$"
+    /// `id_token.CLAIM`, `userinfo.FIELD`, `extra.FIELD` or `callback.PARAMETER`, descending into objects with `.`;
+    /// several joined by ` + ` (their text, space-separated).
+    static let profileSourcePattern =
+        "^(id_token|userinfo|extra|callback)(\\.[A-Za-z0-9_:-]+)+( \\+ (id_token|userinfo|extra|callback)(\\.[A-Za-z0-9_:-]+)+)*$"
 
     static let profileFields: [Field] = [
         Field(
@@ -147,7 +149,8 @@ public enum DescriptorSchema {
             "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`)."),
         Field(
             "name", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.name),
-            "Sources of the display name."),
+            "Sources of the display name. A source may join several with ` + ` (their text, space-separated): Apple's `callback.user.name.firstName + callback.user.name.lastName`, where `callback.` reads a parameter the provider added to the callback (a JSON value is read as one)."
+        ),
         Field(
             "email", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.email),
             "Sources of the email address."),
@@ -259,6 +262,21 @@ public enum DescriptorSchema {
         Field(
             "assertion_algs", .list(.choice(["RS256", "PS256", "ES256", "HS256"])),
             "The algorithms the provider takes for client assertions; absent takes all four. `HS256` is `client_secret_jwt`'s; the others are the private key's."
+        ),
+        Field(
+            "generated_secret", .object(generatedSecretFields),
+            "For providers whose client secret is a JWT the client signs (Sign in with Apple): the engine signs it with the client's private key (`private_key_file` or `private_key_env`, and `key_id`, in the clients file) and sends it as the client secret (`client_secret_post` or `client_secret_basic`), made again before it expires."
+        ),
+    ]
+
+    static let generatedSecretFields: [Field] = [
+        Field(
+            "issuer", .string(), required: true,
+            "The `iss` claim; may name `{variables}` (Apple: `{team_id}`)."),
+        Field("audience", .string(), required: true, "The `aud` claim (Apple: `https://appleid.apple.com`)."),
+        Field(
+            "lifetime", .integer(60...15_777_000), default: "86400",
+            "Seconds each secret is valid (`exp` - `iat`); a new one is signed when a sixth of that is left. Apple allows at most 15,777,000 (six months)."
         ),
     ]
 
@@ -414,6 +432,10 @@ public enum DescriptorSchema {
         Field(
             "private_use_scheme", .string(),
             "A private-use URI scheme for apps, in reverse-DNS form with a period (RFC 8252 §7.1)."),
+        Field(
+            "web_only", .boolean, default: "false",
+            "The provider takes only https redirect URIs on a domain registered with it (Sign in with Apple refuses loopback and localhost): sign in through the web routes (Docs/web.md); the CLI and `LoopbackSignIn` refuse such a provider before opening a browser."
+        ),
     ]
 
     static let resourceFields: [Field] = [

@@ -416,12 +416,28 @@ extension ProviderDescriptor {
         public var assertionAudience: AssertionAudience = .issuer
         /// The algorithms the provider takes for client assertions; nil takes every one OAuthFlow signs with.
         public var assertionAlgs: [String]?
+        /// When the provider's "client secret" is a JWT the client signs itself (Sign in with Apple): its claims.
+        public var generatedSecret: GeneratedSecret?
+
+        /// A client secret the engine makes: a JWT signed with the client's private key (its `kid` in the header),
+        /// `iss` as given, `sub` the client id, `aud` as given, `iat` now and `exp` `lifetime` later.
+        public struct GeneratedSecret: Sendable, Hashable, Codable {
+            /// The `iss` claim, a template that may name `{variables}` (Apple: the Team ID).
+            public var issuer: String
+            /// The `aud` claim.
+            public var audience: String
+            /// Seconds the secret is valid; it is made again when a sixth of that is left.
+            public var lifetime: Int = 86_400
+
+            enum CodingKeys: String, CodingKey { case issuer, audience, lifetime }
+        }
 
         /// What the provider accepts: ``methods``, or just ``method``.
         public var supported: [Method] { methods ?? [method] }
 
         enum CodingKeys: String, CodingKey {
             case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
+            case generatedSecret = "generated_secret"
         }
 
         public init() {}
@@ -433,6 +449,12 @@ extension ProviderDescriptor {
             method = try o.choice(CodingKeys.method) ?? methods?.first ?? Self().method
             assertionAudience = try o.choice(CodingKeys.assertionAudience) ?? Self().assertionAudience
             assertionAlgs = try o.strings(CodingKeys.assertionAlgs)
+            generatedSecret = try o.object(CodingKeys.generatedSecret) { secret in
+                GeneratedSecret(
+                    issuer: try secret.required(GeneratedSecret.CodingKeys.issuer, secret.string),
+                    audience: try secret.required(GeneratedSecret.CodingKeys.audience, secret.string),
+                    lifetime: try secret.int(GeneratedSecret.CodingKeys.lifetime) ?? 86_400)
+            }
         }
     }
 
@@ -641,9 +663,11 @@ extension ProviderDescriptor {
     public struct Redirect: Sendable, Hashable, Codable {
         public var loopback: Loopback = Loopback()
         public var privateUseScheme: String?
+        /// The provider takes only https redirect URIs on a registered web domain (Sign in with Apple): no loopback.
+        public var webOnly = false
 
         enum CodingKeys: String, CodingKey {
-            case loopback, privateUseScheme = "private_use_scheme"
+            case loopback, privateUseScheme = "private_use_scheme", webOnly = "web_only"
         }
 
         public init() {}
@@ -653,6 +677,7 @@ extension ProviderDescriptor {
         init(plain o: PlainObject) throws {
             loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Self().loopback
             privateUseScheme = try o.string(CodingKeys.privateUseScheme)
+            webOnly = try o.bool(CodingKeys.webOnly) ?? false
         }
     }
 

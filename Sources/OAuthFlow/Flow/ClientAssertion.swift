@@ -59,6 +59,34 @@ public enum ClientAssertion {
         try await sign(claims(issuer: issuer, subject: subject, audience: audience, now: now, lifetime: lifetime), with: key)
     }
 
+    /// The claims of a client secret the client signs itself (Sign in with Apple): no `jti`, one `aud`.
+    struct SecretClaims: JWTPayload {
+        var iss: String
+        var sub: String
+        var aud: String
+        var iat: IssuedAtClaim
+        var exp: ExpirationClaim
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    /// A client secret that is a JWT (`client_auth.generated_secret`): `iss` as the descriptor says, `sub` the client
+    /// id, `aud`, `iat` now and `exp` `lifetime` later, signed with `key` (its `kid` in the header).
+    public static func generatedSecret(
+        clientID: String, issuer: String, audience: String, key: ClientSigningKey, now: Date, lifetime: TimeInterval
+    ) async throws -> Secret {
+        let claims = SecretClaims(
+            iss: issuer, sub: clientID, aud: audience, iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
+        var header = JWTHeader()
+        header.alg = key.algorithm.rawValue
+        do {
+            let keys = try await key.signer()
+            return Secret(try await keys.sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
+        } catch {
+            throw FlowError(.clientAuthentication, "the client secret could not be signed with the \(key) (\(Swift.type(of: error)))")
+        }
+    }
+
     private static func claims(issuer: String, subject: String, audience: String, now: Date, lifetime: TimeInterval) -> Claims {
         Claims(
             iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: subject), aud: AudienceClaim(value: [audience]),

@@ -49,10 +49,13 @@ public struct ClientConfiguration: Sendable, Hashable {
     public static let serviceRedirectURI = URL(fileURLWithPath: "/", isDirectory: true)
 
     /// Whether this client holds the credential `method` needs.
-    func hasCredential(for method: ClientAuthMethod) -> Bool {
+    /// - Parameter generatesSecret: Whether the provider's client secret is a JWT signed with the client's key
+    ///   (``ProviderPolicy/generatedSecret``): then the key is the credential of the secret methods.
+    func hasCredential(for method: ClientAuthMethod, generatesSecret: Bool = false) -> Bool {
         switch method {
         case .none: return clientSecret == nil && signingKey == nil && tlsIdentity == nil
-        case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return clientSecret != nil
+        case .clientSecretBasic, .clientSecretPost: return clientSecret != nil || (generatesSecret && signingKey != nil)
+        case .clientSecretJWT: return clientSecret != nil
         case .privateKeyJWT: return signingKey != nil
         case .tlsClientAuth, .selfSignedTLSClientAuth: return tlsIdentity != nil
         }
@@ -76,6 +79,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     ///   `missingClientSecret` when the chosen method needs a credential the client lacks.
     public func authenticationMethod(for provider: Provider) throws -> ClientAuthMethod {
         let supported = provider.policy.clientAuthMethods
+        let generates = provider.policy.generatedSecret != nil
         let listed = supported.map(\.rawValue).joined(separator: ", ")
         if let authMethod {
             guard supported.contains(authMethod) else {
@@ -86,14 +90,14 @@ public struct ClientConfiguration: Sendable, Hashable {
             if authMethod == .none, clientSecret != nil {
                 throw FlowError(.clientAuthentication, "client authentication `none` was chosen, but a client secret was given; drop one of them")
             }
-            guard authMethod == .none || hasCredential(for: authMethod) else {
+            guard authMethod == .none || hasCredential(for: authMethod, generatesSecret: generates) else {
                 throw FlowError(
                     .missingClientSecret,
                     "client authentication `\(authMethod.rawValue)` needs \(Self.credentialNeeded(by: authMethod)), and none was given")
             }
             return authMethod
         }
-        if let method = supported.first(where: { $0 != .none && hasCredential(for: $0) }) { return method }
+        if let method = supported.first(where: { $0 != .none && hasCredential(for: $0, generatesSecret: generates) }) { return method }
         let given = [
             clientSecret.map { _ in "a client secret" }, signingKey.map { _ in "a private key" }, tlsIdentity.map { _ in "a client certificate" },
         ].compactMap { $0 }

@@ -18,6 +18,14 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// A sign-in over a loopback redirect refused for a provider that takes web redirect URIs only.
+    public static func webRedirectOnly(_ provider: Provider) -> FlowError {
+        FlowError(
+            .invalidRedirectURI,
+            "\(provider.displayName) takes only https redirect URIs on a domain registered with it (`redirect.web_only`), not a loopback address: sign in through a web app's routes (Docs/web.md)"
+        )
+    }
+
     /// A DPoP-bound session refused to a tool that can send only Bearer tokens.
     public static func dpopRefused(_ message: String) -> FlowError { FlowError(.dpop, message) }
 

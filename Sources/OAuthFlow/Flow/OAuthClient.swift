@@ -29,6 +29,8 @@ public actor OAuthClient {
     /// The provider with discovered endpoints, once discovery has run (or was not needed).
     private var complete: Provider?
     private var validator: IDTokenValidator?
+    /// The client secret last signed (`client_auth.generated_secret`), and when it expires.
+    private var generatedSecret: (secret: Secret, expiresAt: Date)?
     /// The latest DPoP nonce of each server (RFC 9449 §8).
     public nonisolated let nonces: DPoPNonces
 
@@ -239,6 +241,10 @@ public actor OAuthClient {
         public let tokens: TokenSet
         /// The ID token's claims, verified (signature, issuer, audience, expiry, nonce, `at_hash`); nil for plain OAuth.
         public let idToken: IDTokenClaims?
+        /// What else the provider put in the callback besides `code`, `state` and `iss`: Sign in with Apple's `user`
+        /// (the name and e-mail, sent on the first consent only), a JSON value parsed as such. It is not signed:
+        /// the descriptor's `profile` reads it (`callback.` sources) only where the provider sends nothing better.
+        public var callback: [String: JSONValue] = [:]
     }
 
     /// Like ``finishAuthorization(callback:pending:)``, also handing back the verified ID token claims.
@@ -291,7 +297,23 @@ public actor OAuthClient {
                 "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
                 "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
             ])
-        return SignInOutcome(tokens: tokens, idToken: verified)
+        var outcome = SignInOutcome(tokens: tokens, idToken: verified)
+        outcome.callback = Self.callbackFields(callback.parameters)
+        return outcome
+    }
+
+    /// The callback's other parameters: at most 16, of at most 8 KiB each; a JSON object or array is parsed.
+    static func callbackFields(_ parameters: [String: String]) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [:]
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }).prefix(32)
+        where !["code", "state", "iss", "session_state"].contains(name) && value.utf8.count <= 8192 && fields.count < 16 {
+            if value.first == "{" || value.first == "[", let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) {
+                fields[name] = parsed
+            } else {
+                fields[name] = .string(value)
+            }
+        }
+        return fields
     }
 
     /// Remembers a completed state; states older than ``completedStateMemory`` are forgotten,
@@ -398,7 +420,9 @@ public actor OAuthClient {
     /// - Parameters:
     ///   - idToken: The ID token's claims, verified (``SignInOutcome/idToken``).
     ///   - userInfo: Userinfo already read, to save the round trip.
-    public func profile(_ tokens: TokenSet, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]? = nil) async throws -> UserProfile {
+    public func profile(
+        _ tokens: TokenSet, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]? = nil, callback: [String: JSONValue]? = nil
+    ) async throws -> UserProfile {
         let mapping = provider.profile
         let roots = mapping.roots
         var info = userInfo
@@ -421,7 +445,7 @@ public actor OAuthClient {
                 logger.debug("the profile's extra call failed", metadata: ["provider": "\(provider.id)"])
             }
         }
-        return UserProfile.map(mapping, idToken: idToken, userInfo: info, extra: extra)
+        return UserProfile.map(mapping, idToken: idToken, userInfo: info, extra: extra, callback: callback)
     }
 
     /// The descriptor's extra profile call: a GET with the access token, answered with JSON.
@@ -567,6 +591,19 @@ public actor OAuthClient {
         return response
     }
 
+    /// The client secret to send: the configured one, or, when the descriptor says the secret is a JWT the
+    /// client signs (`client_auth.generated_secret`), one signed with the client's key, reused until a sixth of
+    /// its lifetime is left.
+    func clientSecret() async throws -> Secret? {
+        guard let policy = provider.policy.generatedSecret, let key = configuration.signingKey else { return configuration.clientSecret }
+        let now = clock.now()
+        if let generatedSecret, generatedSecret.expiresAt.timeIntervalSince(now) > policy.lifetime / 6 { return generatedSecret.secret }
+        let secret = try await ClientAssertion.generatedSecret(
+            clientID: configuration.clientID, issuer: policy.issuer, audience: policy.audience, key: key, now: now, lifetime: policy.lifetime)
+        generatedSecret = (secret, now.addingTimeInterval(policy.lifetime))
+        return secret
+    }
+
     /// POSTs to the token, revocation, device or pushed request endpoint with client authentication and the
     /// descriptor's encoding (or `encoding`), with a DPoP proof from `proofKey` when one is given.
     func post(
@@ -587,9 +624,9 @@ public actor OAuthClient {
             fields += clientID
         case .clientSecretPost:
             fields += clientID
-            if let secret = configuration.clientSecret { fields.append(("client_secret", secret.value)) }
+            if let secret = try await clientSecret() { fields.append(("client_secret", secret.value)) }
         case .clientSecretBasic:
-            guard let secret = configuration.clientSecret else {
+            guard let secret = try await clientSecret() else {
                 throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
             }
             // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.

@@ -110,6 +110,17 @@ public struct ProviderPolicy: Sendable, Hashable {
     public var accessTokens: AccessTokenPolicy
     /// How the provider's own session is ended, and how it says that one ended.
     public var logout: LogoutPolicy
+    /// When the client secret is a JWT the client signs (`client_auth.generated_secret`), its claims.
+    public var generatedSecret: GeneratedSecretPolicy?
+    /// The provider takes only https web redirect URIs (`redirect.web_only`): no loopback sign-in.
+    public var webRedirectOnly = false
+
+    /// The claims of a client secret the engine signs (Sign in with Apple), variables filled in.
+    public struct GeneratedSecretPolicy: Sendable, Hashable {
+        public var issuer: String
+        public var audience: String
+        public var lifetime: TimeInterval
+    }
 
     /// How the provider's session is ended (the descriptor's `logout`), every default applied.
     public struct LogoutPolicy: Sendable, Hashable {
@@ -269,6 +280,8 @@ public struct ProfileMapping: Sendable, Hashable {
             .flatMap { field, sources in sources.map { (field, $0) } }
     }
 
-    /// The roots the sources read (`id_token`, `userinfo`, `extra`).
-    public var roots: Set<String> { Set(sources.map { String($0.source.prefix { $0 != "." }) }) }
+    /// The roots the sources read (`id_token`, `userinfo`, `extra`, `callback`), the parts of joined sources included.
+    public var roots: Set<String> {
+        Set(sources.flatMap { $0.source.components(separatedBy: " + ") }.map { String($0.trimmingCharacters(in: .whitespaces).prefix { $0 != "." }) })
+    }
 }

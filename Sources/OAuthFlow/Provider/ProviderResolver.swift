@@ -170,6 +170,23 @@ extension ProviderDescriptor {
             }
             return rendered
         }
+        let generatedSecret = try clientAuth.generatedSecret.map { secret -> ProviderPolicy.GeneratedSecretPolicy in
+            var missing: [String] = []
+            let issuer = URLTemplate(secret.issuer).rendering { name in
+                guard let value = variables[String(name)], !value.isEmpty else {
+                    missing.append(String(name))
+                    return nil
+                }
+                return value
+            }
+            guard missing.isEmpty, !issuer.isEmpty else {
+                throw refuse("client_auth.generated_secret.issuer", "names `{\(missing.first ?? "")}`, which has no value")
+            }
+            guard clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) else {
+                throw refuse("client_auth.generated_secret", "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
+            }
+            return .init(issuer: issuer, audience: secret.audience, lifetime: TimeInterval(min(max(60, secret.lifetime), 15_777_000)))
+        }
         let custom = logout.style == .custom
         if custom, self.endpoints.endSession == nil {
             throw refuse("logout.style", "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
@@ -203,7 +220,7 @@ extension ProviderDescriptor {
                 format: accessTokens.format, profile: accessTokens.profile, algorithms: accessTokenAlgorithms, audience: audience,
                 leeway: TimeInterval(accessTokens.leeway), introspectionCache: TimeInterval(accessTokens.introspectionCache),
                 inactiveCache: TimeInterval(accessTokens.inactiveCache)),
-            logout: logoutPolicy)
+            logout: logoutPolicy, generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).

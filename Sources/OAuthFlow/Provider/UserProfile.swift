@@ -26,26 +26,40 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///   - idToken: The verified ID token's claims (nil for plain OAuth 2.0).
     ///   - userInfo: The userinfo answer, if read.
     ///   - extra: The extra call's answer (already narrowed by `pick_where`), if made.
+    ///   - callback: The callback's other parameters (``OAuthClient/SignInOutcome/callback``), for `callback.` sources.
+    ///
+    /// A source `A + B` joins the text of those of its parts that are present with a space (Apple's first and
+    /// last name); it counts as present when one part is.
     public static func map(
         _ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
-        extra: JSONValue? = nil
+        extra: JSONValue? = nil, callback: [String: JSONValue]? = nil
     ) -> UserProfile {
+        func lookup(_ source: Substring) -> JSONValue? {
+            let path = source.split(separator: ".").map(String.init)
+            guard let root = path.first else { return nil }
+            var value: JSONValue?
+            switch root {
+            case "id_token": value = idToken.map(JSONValue.object)
+            case "userinfo": value = userInfo.map(JSONValue.object)
+            case "extra": value = extra
+            case "callback": value = callback.map(JSONValue.object)
+            default: value = nil
+            }
+            for key in path.dropFirst() {
+                guard case let .object(object)? = value else { return nil }
+                value = object[key]
+            }
+            return value == .null ? nil : value
+        }
         func first(_ sources: [String]) -> JSONValue? {
             for source in sources {
-                let path = source.split(separator: ".").map(String.init)
-                guard let root = path.first else { continue }
-                var value: JSONValue?
-                switch root {
-                case "id_token": value = idToken.map(JSONValue.object)
-                case "userinfo": value = userInfo.map(JSONValue.object)
-                case "extra": value = extra
-                default: value = nil
+                let parts = source.components(separatedBy: " + ")
+                if parts.count == 1 {
+                    if let value = lookup(Substring(source)) { return value }
+                    continue
                 }
-                for key in path.dropFirst() {
-                    guard case let .object(object)? = value else { value = nil; break }
-                    value = object[key]
-                }
-                if let value, value != .null { return value }
+                let texts = parts.compactMap { lookup(Substring($0.trimmingCharacters(in: .whitespaces))).flatMap(text) }
+                if !texts.isEmpty { return .string(texts.joined(separator: " ")) }
             }
             return nil
         }

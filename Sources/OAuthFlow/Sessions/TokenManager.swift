@@ -164,7 +164,9 @@ public actor TokenManager {
             return latest
         }
         // A server may spend the refresh token on a request that lacks the client's credential.
-        if let method = latest.clientAuthentication, method != .none, !client.configuration.hasCredential(for: method) {
+        if let method = latest.clientAuthentication, method != .none,
+            !client.configuration.hasCredential(for: method, generatesSecret: client.provider.policy.generatedSecret != nil)
+        {
             let credential = ClientConfiguration.credentialNeeded(by: method)
             throw SessionError(
                 .missingClientCredential,

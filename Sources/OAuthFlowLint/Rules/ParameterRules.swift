@@ -118,7 +118,9 @@ public struct LiteralSecretRule: LintRule {
                 let lowered = name.lowercased()
                 keyPath.append(name)
                 defer { keyPath.removeLast() }
-                if Self.secretNames.contains(lowered) || lowered.hasSuffix("_secret") {
+                // `client_auth.generated_secret` holds how a secret is made (its claims), never a secret.
+                let generatedSecret = keyPath == ["client_auth", "generated_secret"]
+                if !generatedSecret, Self.secretNames.contains(lowered) || lowered.hasSuffix("_secret") {
                     out.append(diagnostic(file, keyPath, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
                 } else if lowered == "authorization" || lowered == "proxy-authorization" || lowered == "cookie", inHeaders {
                     out.append(diagnostic(file, keyPath, "a `\(name)` header carries credentials; descriptors must not hold them", atKey: true))

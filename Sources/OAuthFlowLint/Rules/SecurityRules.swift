@@ -441,3 +441,67 @@ public struct LogoutRule: LintRule {
         return diagnostics
     }
 }
+
+/// `redirect.web_only` providers (Sign in with Apple) have no loopback redirect, and a form_post answer needs
+/// a web route to POST to.
+public struct WebOnlyRedirectRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "web_only_redirect", name: "Web redirects only",
+        summary:
+            "A provider that takes only https web redirect URIs (`redirect.web_only: true`, Sign in with Apple) has no loopback redirect: `redirect.loopback` would never be used. A web-only provider offers no device flow either unless it declares the grant.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "redirect:\n  web_only: true\n  loopback:\n    path: /callback\n"
+        ],
+        nonTriggering: [
+            Examples.valid + "authorization:\n  response_mode: form_post\nredirect:\n  web_only: true\n"
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, descriptor.redirect.webOnly, file.document.node(at: ["redirect", "loopback"]) != nil else {
+            return []
+        }
+        return [
+            diagnostic(
+                file, ["redirect", "loopback"],
+                "`redirect.web_only` is true: the provider takes no loopback redirect, so these settings would never be used", atKey: true)
+        ]
+    }
+}
+
+/// `client_auth.generated_secret` is sent as a client secret, signed with a key the clients file names.
+public struct GeneratedSecretRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "generated_secret", name: "A client secret the client signs",
+        summary:
+            "`client_auth.generated_secret` is sent as the client secret, so the provider's methods must include `client_secret_post` or `client_secret_basic`; its `issuer` may name only declared variables.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "client_auth:\n  method: none\n  generated_secret:\n    issuer: team\n    audience: https://auth.example.com\n",
+            Examples.valid
+                + "client_auth:\n  method: client_secret_post\n  generated_secret:\n    issuer: '{team_id}'\n    audience: https://auth.example.com\n",
+        ],
+        nonTriggering: [
+            Examples.valid
+                + "variables:\n  team_id:\n    description: Team ID\n    pattern: '^[A-Z0-9]{10}$'\n    example: ABCDE12345\nclient_auth:\n  method: client_secret_post\n  generated_secret:\n    issuer: '{team_id}'\n    audience: https://auth.example.com\n"
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor, let secret = descriptor.clientAuth.generatedSecret else { return [] }
+        var diagnostics: [Diagnostic] = []
+        if !descriptor.clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
+            diagnostics.append(
+                diagnostic(
+                    file, ["client_auth", "generated_secret"],
+                    "the generated secret is sent as a client secret: list `client_secret_post` or `client_secret_basic` in `client_auth`",
+                    atKey: true))
+        }
+        for name in Set(URLTemplate(secret.issuer).placeholders.map(\.name)).sorted() where descriptor.variables[name] == nil {
+            diagnostics.append(
+                diagnostic(file, ["client_auth", "generated_secret", "issuer"], "`{\(name)}` is not a declared variable (`variables.\(name)`)"))
+        }
+        return diagnostics
+    }
+}

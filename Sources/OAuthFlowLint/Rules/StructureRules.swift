@@ -230,16 +230,20 @@ public struct ProfileSourcesRule: LintRule {
             ("email_verified", profile.emailVerified, defaults.emailVerified), ("picture", profile.picture, defaults.picture),
         ]
         for (field, sources, standard) in lists where sources != standard {
-            for (index, source) in sources.enumerated() {
+            for (index, joined) in sources.enumerated() {
                 let path = ["profile", field, String(index)]
-                if source.hasPrefix("id_token."), descriptor.protocol != .oidc {
-                    diagnostics.append(diagnostic(file, path, "`\(source)`: a plain OAuth 2.0 provider issues no ID token; use `userinfo.` sources"))
-                } else if source.hasPrefix("userinfo."), !hasUserinfo {
-                    diagnostics.append(diagnostic(file, path, "`\(source)`: the descriptor has no `endpoints.userinfo` and no discovery to find one"))
-                } else if source.hasPrefix("extra.") {
-                    usesExtra = true
-                    if profile.extraCall == nil {
-                        diagnostics.append(diagnostic(file, path, "`\(source)` needs `profile.extra_call`, the call whose answer `extra.` reads"))
+                for source in joined.components(separatedBy: " + ") {
+                    if source.hasPrefix("id_token."), descriptor.protocol != .oidc {
+                        diagnostics.append(
+                            diagnostic(file, path, "`\(source)`: a plain OAuth 2.0 provider issues no ID token; use `userinfo.` sources"))
+                    } else if source.hasPrefix("userinfo."), !hasUserinfo {
+                        diagnostics.append(
+                            diagnostic(file, path, "`\(source)`: the descriptor has no `endpoints.userinfo` and no discovery to find one"))
+                    } else if source.hasPrefix("extra.") {
+                        usesExtra = true
+                        if profile.extraCall == nil {
+                            diagnostics.append(diagnostic(file, path, "`\(source)` needs `profile.extra_call`, the call whose answer `extra.` reads"))
+                        }
                     }
                 }
             }

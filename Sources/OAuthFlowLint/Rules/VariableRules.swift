@@ -35,7 +35,8 @@ public struct UnusedVariableRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "unused_variable", name: "Unused variable",
-        summary: "A variable declared under `variables` should be used in at least one URL.",
+        summary:
+            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, or `access_tokens.audience`).",
         severity: .warning,
         triggering: [Examples.valid + "variables:\n  tenant:\n    description: Tenant id\n"],
         nonTriggering: [
@@ -45,7 +46,9 @@ public struct UnusedVariableRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
-        let used = Set(file.placeholderUses.map(\.placeholder.name))
+        // URLs, and the other templates variables fill: a generated client secret's issuer, an API's audience.
+        let templates = [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
+        let used = Set(file.placeholderUses.map(\.placeholder.name) + templates.flatMap { URLTemplate($0).placeholders.map(\.name) })
         return descriptor.variables.keys.sorted().filter { !used.contains($0) }.map {
             diagnostic(file, ["variables", $0], "variable `\($0)` is declared but no URL uses `{\($0)}`", atKey: true)
         }

@@ -155,7 +155,10 @@ extension OAuthFlowCommand.Providers {
                 } else {
                     lines.append("  DPoP: never (Bearer tokens)")
                 }
-                lines.append("  redirect: \(summary.redirect)")
+                lines.append(
+                    "  redirect: "
+                        + (policy.webRedirectOnly
+                            ? "https web redirect URIs only (no loopback): sign in through a web app's routes" : summary.redirect))
                 lines.append("  logout: \(summary.logout.text)")
                 for resource in provider.resources.entries {
                     lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import OAuthFlowTestSupport
@@ -89,6 +90,9 @@ import OAuthFlowTestSupport
         let extraURL = provider.profile.extraCall.map { Self.withoutQuery($0.absoluteString) }
         let calls = Calls()
         let issuer = provider.issuer?.absoluteString
+        // A provider whose client secret the client signs (Apple): a key for it, and the stand-in checks the secret.
+        let clientKey = P256.Signing.PrivateKey()
+        let generated = provider.policy.generatedSecret
         let transport = ScriptedTransport { request, _ in
             let address = Self.withoutQuery(request.url.absoluteString)
             calls.note(address)
@@ -101,18 +105,29 @@ import OAuthFlowTestSupport
                 let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
                 let json = (try? JSONDecoder().decode([String: JSONValue].self, from: request.body ?? Data())) ?? [:]
                 let grant = form["grant_type"] ?? json["grant_type"]?.stringValue
-                if grant == "refresh_token", let refresh = fixture.refresh { return answer(refresh) }
-                var body = fixture.token.body
-                if var claims = fixture.idToken {
+                if let generated {
+                    let secret = try #require(form["client_secret"], "\(id): the generated client secret is sent")
+                    let jws = try CompactJWS(secret)
+                    #expect(jws.header["alg"]?.stringValue == "ES256" && jws.header["kid"]?.stringValue == "KEY123", "\(id): \(jws.header)")
+                    #expect(jws.claims["iss"]?.stringValue == generated.issuer && jws.claims["sub"]?.stringValue == clientID)
+                    #expect(jws.claims["aud"]?.stringValue == generated.audience)
+                    let signature = try P256.Signing.ECDSASignature(rawRepresentation: jws.signature)
+                    #expect(clientKey.publicKey.isValidSignature(signature, for: Data(jws.signingInput)), "\(id): signed with the client's key")
+                }
+                let refreshing = grant == "refresh_token"
+                let reply = try #require(refreshing ? fixture.refresh : fixture.token, "\(id): a \(grant ?? "-") request the fixture does not answer")
+                var body = reply.body
+                if var claims = fixture.idToken, body.contains("ID_TOKEN") {
+                    // A refreshed ID token carries no nonce (OpenID Connect Core §12.2).
                     let now = Date().timeIntervalSince1970.rounded(.down)
                     claims["aud"] = .string(clientID)
                     claims["iat"] = .number(now)
                     claims["exp"] = .number(now + 600)
-                    if let nonce = calls.pendingNonce { claims["nonce"] = .string(nonce) }
+                    if !refreshing, let nonce = calls.pendingNonce { claims["nonce"] = .string(nonce) }
                     if claims["iss"] == nil, let issuer { claims["iss"] = .string(issuer) }
                     body = body.replacingOccurrences(of: "ID_TOKEN", with: try key.sign(claims, header: ["typ": .string("JWT")]))
                 }
-                return answer(fixture.token, body)
+                return answer(reply, body)
             case userinfoURL where fixture.userinfo != nil:
                 return answer(try #require(fixture.userinfo))
             case extraURL where fixture.extra != nil:
@@ -128,20 +143,27 @@ import OAuthFlowTestSupport
         let redirectURI = try #require(URL(string: "http://127.0.0.1:53682\(provider.loopback.path)"))
         let client = OAuthClient(
             provider: provider,
-            configuration: ClientConfiguration(clientID: clientID, redirectURI: redirectURI, clientSecret: fixture.clientSecret.map(Secret.init)),
+            configuration: ClientConfiguration(
+                clientID: clientID, redirectURI: redirectURI, clientSecret: fixture.clientSecret.map(Secret.init),
+                signingKey: generated == nil ? nil : try ClientSigningKey(pem: clientKey.pemRepresentation, keyID: "KEY123")),
             transport: transport)
 
         let pending = try await client.startAuthorization()
         calls.pendingNonce = pending.nonce?.value
         var parameters = [("code", "code-1"), ("state", pending.state.value)] + (fixture.callback ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if provider.policy.issParameter == .required, fixture.callback?["iss"] == nil, let issuer { parameters.append(("iss", issuer)) }
-        var components = try #require(URLComponents(url: redirectURI, resolvingAgainstBaseURL: false))
-        components.percentEncodedQuery = FormEncoding.encode(parameters)
-        let outcome = try await client.finishSignIn(callback: try #require(components.url), pending: pending)
+        let outcome: OAuthClient.SignInOutcome
+        if provider.policy.responseMode == .formPost {
+            outcome = try await client.finishSignIn(formPost: Data(FormEncoding.encode(parameters).utf8), pending: pending)
+        } else {
+            var components = try #require(URLComponents(url: redirectURI, resolvingAgainstBaseURL: false))
+            components.percentEncodedQuery = FormEncoding.encode(parameters)
+            outcome = try await client.finishSignIn(callback: try #require(components.url), pending: pending)
+        }
         #expect(!outcome.tokens.accessToken.value.isEmpty, "\(id): an access token")
         #expect((fixture.idToken != nil) == (outcome.idToken != nil), "\(id): the ID token is checked when the provider sends one")
 
-        let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all)
+        let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, callback: outcome.callback)
         let mapped = Fixture.Expected(
             subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified, picture: profile.picture)
         #expect(mapped == fixture.expect, "\(id): the profile mapped from the documented answers (calls: \(calls.all))")
