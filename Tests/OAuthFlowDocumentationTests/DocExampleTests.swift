@@ -360,6 +360,7 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
                            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }

@@ -1,0 +1,31 @@
+import Foundation
+import Hummingbird
+import OAuthFlow
+import OAuthFlowHummingbird
+import OAuthFlowWeb
+
+/// Docs/sign-in-with-apple.md's Swift lines, compiled here (DocExampleTests checks that each appears in this
+/// file); CatalogShapeTests runs Apple's sign-in, profile and refresh against a stand-in that answers as Apple
+/// documents, and AppleSignInRouteTests runs it through the Hummingbird routes.
+enum AppleDocExamples {
+    struct AppUser {
+        let subject: String
+        let name: String?
+    }
+
+    static func host(env: [String: String], keyring: SessionKeyring, store: any SessionDirectory, router: Router<BasicRequestContext>) throws {
+        let apple = WebSignIn.Client(
+            clientID: "com.example.web",   // the Services ID
+            variables: ["team_id": "ABCDE12345"],
+            signingKey: try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/AuthKey_KEY123ABCD.p8", encoding: .utf8), keyID: "KEY123ABCD"))
+        let web = try WebSignIn(
+            registry: .load(), enable: ["apple": apple], origin: URL(string: "https://app.example.com")!, keyring: keyring, sessions: store)
+
+        router.addSignInRoutes(web) { result, _, _ in
+            // Apple sends the name on the first consent only: keep it now (result.profile.name is nil afterwards).
+            let user = AppUser(subject: result.subject ?? "", name: result.profile.name)
+            _ = user
+            return .redirect(to: result.returnTo)
+        }
+    }
+}
