@@ -176,6 +176,21 @@ import OAuthFlowTestSupport
         #expect(!calls.all.contains { ![tokenURL, userinfoURL, extraURL, jwksURL, discoveryURL].contains($0) }, "\(id): only its endpoints were called: \(calls.all)")
     }
 
+    /// Every bundled descriptor has its shape fixture, cites the pages it was written from, and lints clean
+    /// (the lint run is LinterTests'); every fixture is a bundled descriptor's.
+    @Test func everyBundledDescriptorHasAFixtureAndCitesItsPages() throws {
+        let registry = try ProviderRegistry.load(includeBundled: true, includeUserDirectory: false)
+        let bundled = Set(registry.all.map(\.descriptor.id))
+        #expect(bundled.count >= 9)
+        #expect(Set(Self.ids) == bundled, "fixtures without a descriptor: \(Set(Self.ids).subtracting(bundled).sorted()); descriptors without a fixture: \(bundled.subtracting(Self.ids).sorted())")
+        for id in bundled.sorted() {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("providers/\(id).yaml"), encoding: .utf8)
+            let header = text.split(separator: "\n").prefix { $0.hasPrefix("#") }
+            #expect(header.contains { $0.contains("https://") } || text.contains("docs_url: https://"), "\(id) names no page it was written from")
+            #expect(try registry.provider(named: id).docsURL?.hasPrefix("https://") == true, "\(id) has no docs_url")
+        }
+    }
+
     static func withoutQuery(_ address: String) -> String {
         address.split(separator: "?", maxSplits: 1).first.map(String.init) ?? address
     }
