@@ -93,6 +93,10 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(try read("providers/schema.json") == GeneratedDocs.schema, "run `swift run oauthflow generate-docs`")
     }
 
+    @Test func readmeCountsTheRules() throws {
+        #expect(try read("README.md").contains("checks descriptors with \(Linter.allRules.count) rules"), "README.md's rule count is not \(Linter.allRules.count)")
+    }
+
     @Test func providerCatalogIsCurrent() throws {
         #expect(try read("Docs/providers.md") == GeneratedDocs.providerCatalog, "run `swift run oauthflow generate-docs`")
         #expect(GeneratedDocs.providerCatalog.contains("| Google | `google` | oidc | supported | access_type=offline | yes | yes |"))
