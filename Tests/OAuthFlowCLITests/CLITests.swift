@@ -144,6 +144,13 @@ struct CLI {
 }
 
 @Suite struct ProvidersCommandTests {
+    @Test func aWebOnlyProviderIsRefusedBeforeABrowserOpens() throws {
+        for command in ["login", "authorize-url"] {
+            let result = try CLI.run([command, "apple", "--client-id", "com.example.web", "--var", "team_id=ABCDE12345"], environment: ["BROWSER": "/bin/false"])
+            #expect(result.status == 1 && result.stderr.contains("`redirect.web_only`"), "\(command): \(result.stderr)")
+        }
+    }
+
     @Test func listShowsEveryBundledProvider() throws {
         let result = try CLI.run(["providers", "list"])
         #expect(result.status == 0)

@@ -21,6 +21,7 @@ extension OAuthFlowCommand {
                 let settings = try await options.settings(ClientSettingsResolver())
                 LoginOptions.announce(settings)
                 let provider = try options.registryOptions.provider(named: options.name, variables: settings.variables)
+                if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
                 let loopback = provider.loopback
                 guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
                     throw CommandFailure("cannot build a redirect URI from the descriptor")
