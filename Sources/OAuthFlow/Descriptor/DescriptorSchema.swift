@@ -357,7 +357,11 @@ public enum DescriptorSchema {
     static let tokenResponseFields: [Field] = [
         Field(
             "format", .choice(["json", "form", "auto"]), default: ProviderDescriptor.TokenResponse().format.rawValue,
-            "Body format of token responses; `auto` looks at the body itself, not only at Content-Type.")
+            "Body format of token responses; `auto` looks at the body itself, not only at Content-Type."),
+        Field(
+            "default_token_type", .choice(["Bearer"]),
+            "The `token_type` to assume when a token answer has none (RFC 6749 §5.1 requires one; Shopify, Atlassian and WorkOS leave it out). Without it such an answer is refused."
+        ),
     ]
 
     static let userinfoFields: [Field] = [

@@ -549,6 +549,13 @@ extension ProviderDescriptor {
         }
 
         public var format: Format = .json
+        /// The `token_type` to assume when the answer has none (RFC 6749 §5.1 requires it; Shopify, Atlassian and
+        /// WorkOS leave it out). Only `Bearer`.
+        public var defaultTokenType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case format, defaultTokenType = "default_token_type"
+        }
 
         public init() {}
 
@@ -556,6 +563,7 @@ extension ProviderDescriptor {
 
         init(plain o: PlainObject) throws {
             format = try o.choice(CodingKeys.format) ?? Self().format
+            defaultTokenType = try o.string(CodingKeys.defaultTokenType)
         }
     }
 

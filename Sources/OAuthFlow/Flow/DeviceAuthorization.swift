@@ -205,6 +205,7 @@ extension OAuthClient {
             let tokens = try bound(
                 TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    defaultTokenType: provider.policy.defaultTokenType,
                     requestedScopes: authorization.scopes, previous: nil, now: clock.now()), key: proofKey)
             var verified: IDTokenClaims?
             if provider.isOpenIDConnect, let idToken = tokens.idToken {

@@ -280,6 +280,7 @@ public actor OAuthClient {
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    defaultTokenType: provider.policy.defaultTokenType,
                     requestedScopes: pending.scopes, previous: nil, now: clock.now())
             }, key: pending.proofKey)
         var verified: IDTokenClaims?
@@ -353,6 +354,7 @@ public actor OAuthClient {
         let parse = { @Sendable (response: HTTPResponse) throws -> TokenSet in
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                defaultTokenType: provider.policy.defaultTokenType,
                 requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }
         /// What may be kept before the ID token is checked.

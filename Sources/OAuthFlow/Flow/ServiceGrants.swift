@@ -186,6 +186,7 @@ extension OAuthClient {
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    defaultTokenType: provider.policy.defaultTokenType,
                     requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
             }, key: proofKey)
         logger.debug(

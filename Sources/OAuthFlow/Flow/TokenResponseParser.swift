@@ -63,7 +63,7 @@ enum TokenResponseParser {
     ///   - previous: On refresh, the set being refreshed: its refresh token is kept when
     ///     the server does not rotate it, and so is its ID token when no new one comes.
     static func tokenSet(
-        from response: HTTPResponse, format: TokenResponseFormat, separator: String,
+        from response: HTTPResponse, format: TokenResponseFormat, separator: String, defaultTokenType: String? = nil,
         requestedScopes: [String], previous: TokenSet?, now: Date, acceptsNotApplicable: Bool = false
     ) throws -> TokenSet {
         let fields = try fields(of: response, format: format)
@@ -82,7 +82,7 @@ enum TokenResponseParser {
                     .invalidTokenResponse, "the token response's `\(name)` holds characters other than printable ASCII (RFC 6749 Appendix A)")
             }
         }
-        guard let tokenType = fields["token_type"]?.stringValue?.lowercased(), !tokenType.isEmpty else {
+        guard let tokenType = (fields["token_type"]?.stringValue ?? defaultTokenType)?.lowercased(), !tokenType.isEmpty else {
             throw FlowError(.invalidTokenResponse, "the token response has no `token_type`")
         }
         // RFC 8693 §2.2.1: a token exchange that issues something other than an access token says `N_A`.

@@ -96,6 +96,8 @@ public struct ProviderPolicy: Sendable, Hashable {
     public var tokenRequest: TokenRequestShape
     /// How token responses are read.
     public var tokenResponseFormat: TokenResponseFormat
+    /// The `token_type` assumed when a token answer has none (`token_response.default_token_type`); nil refuses such an answer.
+    public var defaultTokenType: String? = nil
     /// How userinfo (and the profile's extra call) is requested.
     public var userinfo: UserinfoRequest
     /// Scopes asked for, and how to be issued a refresh token.

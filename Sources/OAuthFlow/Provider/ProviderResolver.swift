@@ -201,7 +201,7 @@ extension ProviderDescriptor {
             backChannel: .init(supported: logout.backchannelLogoutSupported, sessionSupported: logout.backchannelLogoutSessionSupported),
             frontChannel: .init(supported: logout.frontchannelLogoutSupported, sessionSupported: logout.frontchannelLogoutSessionSupported),
             logoutTokenMaxAge: TimeInterval(logout.logoutTokenMaxAge))
-        return ProviderPolicy(
+        var policy = ProviderPolicy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
             idTokenAlgorithms: algorithms, clientAuthMethods: clientAuth.supported,
@@ -221,6 +221,8 @@ extension ProviderDescriptor {
                 leeway: TimeInterval(accessTokens.leeway), introspectionCache: TimeInterval(accessTokens.introspectionCache),
                 inactiveCache: TimeInterval(accessTokens.inactiveCache)),
             logout: logoutPolicy, generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
+        policy.defaultTokenType = tokenResponse.defaultTokenType
+        return policy
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).
