@@ -26,14 +26,15 @@ import OAuthFlowTestSupport
         let (error, elapsed, _) = try await failure(.drip(head: head, interval: .milliseconds(100)))
         #expect(error.message.contains("no complete answer within 1.5 s"), "\(error)")
         #expect(error.url.hasSuffix("/token"))
-        // The deadline is 1.5 s; a transport without one would wait for 10,000 s of drip.
-        #expect(elapsed < .seconds(15))
+        // The deadline is 1.5 s; a transport without one would wait for 10,000 s of drip. The bound is loose:
+        // the whole suite shares two cores, and a timer has fired 20 s late there.
+        #expect(elapsed < .seconds(60))
     }
 
     @Test func drippingHeadersMeetTheTotalDeadline() async throws {
         let (error, elapsed, _) = try await failure(.drip(head: "HTTP/1.1 200 OK\r\nX-Slow: ", interval: .milliseconds(100)))
         #expect(error.message.contains("no complete answer within"), "\(error)")
-        #expect(elapsed < .seconds(15))
+        #expect(elapsed < .seconds(60), "the deadline holds (loose: the suite shares two cores)")
     }
 
     @Test func aSilentServerMeetsTheTotalDeadline() async throws {
