@@ -78,7 +78,10 @@ import OAuthFlowTestSupport
         let variables = fixture.variables ?? descriptor.variables.compactMapValues { $0.default == nil ? $0.example : nil }
         let provider = try descriptor.resolve(variables)
         let clientID = "client-1"
-        let key = try await provider.policy.idTokenAlgorithms.contains(.es256) ? ProtectionKey.es256("catalog") : ProtectionKey.rs256("catalog")
+        let key =
+            try await provider.policy.idTokenAlgorithms.contains(.es256)
+            ? ProtectionKey.es256("catalog")
+            : ProtectionKey.rs256("catalog", pemFile: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.key"))
         let document: [String: JSONValue] = if case let .object(members)? = fixture.discovery { members } else { [:] }
         func url(_ endpoint: URL?, _ member: String) -> String? {
             (endpoint?.absoluteString ?? document[member]?.stringValue).map(Self.withoutQuery)

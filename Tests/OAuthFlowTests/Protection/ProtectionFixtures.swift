@@ -61,6 +61,18 @@ struct ProtectionKey: Sendable {
             publicPEM: key.publicKey.pemRepresentation, signer: signer)
     }
 
+    /// An RS256 key read from a PEM file: no key generation (which can hold a cooperative thread for seconds).
+    static func rs256(_ kid: String, pemFile: URL) async throws -> ProtectionKey {
+        let key = try Insecure.RSA.PrivateKey(pem: String(contentsOf: pemFile, encoding: .utf8))
+        let (n, e) = try key.publicKey.getKeyPrimitives()
+        let collection = JWTKeyCollection()
+        await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+        let signer = try await collection.getKey(for: JWKIdentifier(string: kid))
+        return ProtectionKey(
+            kid: kid, algorithm: "RS256", publicMembers: ["kty": "RSA", "n": Base64URL.encode(n), "e": Base64URL.encode(e)],
+            publicPEM: key.publicKey.pemRepresentation, signer: signer)
+    }
+
     /// The key as a JWKS entry, under `kid` (by default its own).
     func jwk(kid: String? = nil) -> [String: String] {
         publicMembers.merging(["kid": kid ?? self.kid, "alg": algorithm, "use": "sig"]) { _, new in new }
