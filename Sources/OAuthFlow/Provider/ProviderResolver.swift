@@ -156,7 +156,8 @@ extension ProviderDescriptor {
         if accessTokens.format != .opaque, accessTokenAlgorithms.isEmpty {
             throw refuse("access_tokens.signing_algs", "is empty, so no JWT access token could ever be accepted")
         }
-        let audience = try accessTokens.audience.map { template in
+        // A template that is not a URL (an audience, a claim), its variables filled; every one must have a value.
+        func filled(_ template: String, _ key: String) throws -> String {
             var missing: [String] = []
             let rendered = URLTemplate(template).rendering { name in
                 guard let value = variables[String(name)], !value.isEmpty else {
@@ -166,22 +167,13 @@ extension ProviderDescriptor {
                 return value
             }
             guard missing.isEmpty, !rendered.isEmpty else {
-                throw refuse("access_tokens.audience", "names `{\(missing.first ?? "")}`, which has no value")
+                throw refuse(key, "names `{\(missing.first ?? "")}`, which has no value")
             }
             return rendered
         }
+        let audience = try accessTokens.audience.map { try filled($0, "access_tokens.audience") }
         let generatedSecret = try clientAuth.generatedSecret.map { secret -> ProviderPolicy.GeneratedSecretPolicy in
-            var missing: [String] = []
-            let issuer = URLTemplate(secret.issuer).rendering { name in
-                guard let value = variables[String(name)], !value.isEmpty else {
-                    missing.append(String(name))
-                    return nil
-                }
-                return value
-            }
-            guard missing.isEmpty, !issuer.isEmpty else {
-                throw refuse("client_auth.generated_secret.issuer", "names `{\(missing.first ?? "")}`, which has no value")
-            }
+            let issuer = try filled(secret.issuer, "client_auth.generated_secret.issuer")
             guard clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) else {
                 throw refuse("client_auth.generated_secret", "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
             }

@@ -51,19 +51,15 @@ struct ProtectionKey: Sendable {
 
     /// An RS256 key; `slot` picks one of the shared RSA key pairs (0, 1 or 2).
     static func rs256(_ kid: String, slot: Int = 0) async throws -> ProtectionKey {
-        let key = try Insecure.RSA.PrivateKey(backing: rsaBackings[slot])
-        let (n, e) = try key.publicKey.getKeyPrimitives()
-        let collection = JWTKeyCollection()
-        await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
-        let signer = try await collection.getKey(for: JWKIdentifier(string: kid))
-        return ProtectionKey(
-            kid: kid, algorithm: "RS256", publicMembers: ["kty": "RSA", "n": Base64URL.encode(n), "e": Base64URL.encode(e)],
-            publicPEM: key.publicKey.pemRepresentation, signer: signer)
+        try await rs256(kid, key: Insecure.RSA.PrivateKey(backing: rsaBackings[slot]))
     }
 
     /// An RS256 key read from a PEM file: no key generation (which can hold a cooperative thread for seconds).
     static func rs256(_ kid: String, pemFile: URL) async throws -> ProtectionKey {
-        let key = try Insecure.RSA.PrivateKey(pem: String(contentsOf: pemFile, encoding: .utf8))
+        try await rs256(kid, key: Insecure.RSA.PrivateKey(pem: String(contentsOf: pemFile, encoding: .utf8)))
+    }
+
+    private static func rs256(_ kid: String, key: JWTKit.Insecure.RSA.PrivateKey) async throws -> ProtectionKey {
         let (n, e) = try key.publicKey.getKeyPrimitives()
         let collection = JWTKeyCollection()
         await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
