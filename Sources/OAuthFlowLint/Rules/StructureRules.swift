@@ -204,12 +204,13 @@ public struct ProfileSourcesRule: LintRule {
     public static let description = RuleDescription(
         identifier: "profile_sources", name: "Profile sources",
         summary:
-            "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses.",
+            "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses. `callback.` sources (unsigned callback parameters) may fill `name` and `picture` only, never `subject`, `email` or `email_verified`.",
         severity: .error,
         triggering: [
             Examples.valid + "profile:\n  subject: [id_token.sub]\n",
             Examples.valid + "profile:\n  email: [extra.email]\n",
             Examples.valid + "profile:\n  subject: [userinfo.id]\n",
+            Examples.validOIDC + "profile:\n  email: [callback.user.email]\n",
         ],
         nonTriggering: [
             Examples.validOIDC + "profile:\n  subject: [id_token.oid, id_token.sub]\n",
@@ -233,7 +234,13 @@ public struct ProfileSourcesRule: LintRule {
             for (index, joined) in sources.enumerated() {
                 let path = ["profile", field, String(index)]
                 for source in joined.components(separatedBy: " + ") {
-                    if source.hasPrefix("id_token."), descriptor.protocol != .oidc {
+                    if source.hasPrefix("callback."), ["subject", "email", "email_verified"].contains(field) {
+                        diagnostics.append(
+                            diagnostic(
+                                file, path,
+                                "`\(source)`: a callback parameter is not signed, so it may fill `name` or `picture` but never who the user is (`\(field)`)"
+                            ))
+                    } else if source.hasPrefix("id_token."), descriptor.protocol != .oidc {
                         diagnostics.append(
                             diagnostic(file, path, "`\(source)`: a plain OAuth 2.0 provider issues no ID token; use `userinfo.` sources"))
                     } else if source.hasPrefix("userinfo."), !hasUserinfo {
