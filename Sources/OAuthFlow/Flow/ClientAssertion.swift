@@ -77,14 +77,7 @@ public enum ClientAssertion {
     ) async throws -> Secret {
         let claims = SecretClaims(
             iss: issuer, sub: clientID, aud: audience, iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
-        var header = JWTHeader()
-        header.alg = key.algorithm.rawValue
-        do {
-            let keys = try await key.signer()
-            return Secret(try await keys.sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
-        } catch {
-            throw FlowError(.clientAuthentication, "the client secret could not be signed with the \(key) (\(Swift.type(of: error)))")
-        }
+        return try await sign(claims, with: key, typed: false, what: "client secret")
     }
 
     private static func claims(issuer: String, subject: String, audience: String, now: Date, lifetime: TimeInterval) -> Claims {
@@ -94,16 +87,21 @@ public enum ClientAssertion {
             exp: ExpirationClaim(value: now.addingTimeInterval(min(max(1, lifetime), maximumLifetime))))
     }
 
-    private static func sign(_ claims: Claims, with key: ClientSigningKey) async throws -> Secret {
+    /// `claims` signed with `key`: `alg`, its `kid`, and (for assertions, `typed`) `typ: JWT` and the certificate's `x5t#S256`.
+    private static func sign(_ claims: some JWTPayload, with key: ClientSigningKey, typed: Bool = true, what: String = "assertion")
+        async throws -> Secret
+    {
         var header = JWTHeader()
-        header.typ = "JWT"
         header.alg = key.algorithm.rawValue
-        if let thumbprint = key.certificateThumbprint { header.x5tS256 = thumbprint }
+        if typed {
+            header.typ = "JWT"
+            if let thumbprint = key.certificateThumbprint { header.x5tS256 = thumbprint }
+        }
         do {
             let keys = try await key.signer()
             return Secret(try await keys.sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
         } catch {
-            throw FlowError(.clientAuthentication, "the assertion could not be signed with the \(key) (\(Swift.type(of: error)))")
+            throw FlowError(.clientAuthentication, "the \(what) could not be signed with the \(key) (\(Swift.type(of: error)))")
         }
     }
 
