@@ -19,8 +19,8 @@ public enum GeneratedDocs {
         var lines = [
             "# Bundled providers",
             "",
-            "Generated from the descriptors in `providers/` by `oauthflow generate-docs`; `oauthflow providers list` prints the same",
-            "columns. Each descriptor names, in its first comment lines and `docs_url`, the pages it was written from. Refresh says",
+            "Generated from the descriptors in `providers/` by `oauthflow generate-docs`; `oauthflow providers list` prints the first",
+            "columns (`--json` all of them). Each descriptor names, in its first comment lines and `docs_url`, the pages it was written from. Refresh says",
             "how a refresh token is had: a scope, a parameter, always (`yes`) or never; revocation and logout are `discovery` when the",
             "provider's discovery document names the endpoint; variables are those without a default (`--var NAME=VALUE`).",
             "",

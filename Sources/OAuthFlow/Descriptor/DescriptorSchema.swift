@@ -272,8 +272,11 @@ public enum DescriptorSchema {
     static let generatedSecretFields: [Field] = [
         Field(
             "issuer", .string(), required: true,
-            "The `iss` claim; may name `{variables}` (Apple: `{team_id}`)."),
-        Field("audience", .string(), required: true, "The `aud` claim (Apple: `https://appleid.apple.com`)."),
+            "The `iss` claim; may name `{variables}` (Apple: `{team_id}`) and `{client_id}`, the client's id. The `sub` claim is always the client id; the key's algorithm (ES256 for Apple's .p8) signs it, with the key's `key_id` as `kid`."
+        ),
+        Field(
+            "audience", .string(), required: true,
+            "The `aud` claim (Apple: `https://appleid.apple.com`); may name `{variables}` and `{client_id}`."),
         Field(
             "lifetime", .integer(60...15_777_000), default: "86400",
             "Seconds each secret is valid (`exp` - `iat`); a new one is signed when a sixth of that is left. Apple allows at most 15,777,000 (six months)."

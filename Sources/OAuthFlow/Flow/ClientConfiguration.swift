@@ -62,9 +62,12 @@ public struct ClientConfiguration: Sendable, Hashable {
     }
 
     /// What `method` needs, in words, for an error.
-    static func credentialNeeded(by method: ClientAuthMethod) -> String {
+    static func credentialNeeded(by method: ClientAuthMethod, generatesSecret: Bool = false) -> String {
         switch method {
         case .none: return "no credential"
+        case .clientSecretBasic,
+            .clientSecretPost where generatesSecret:
+            return "a private key (the client secret is a JWT signed with it: `client_auth.generated_secret`)"
         case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return "a client secret"
         case .privateKeyJWT: return "a private key"
         case .tlsClientAuth, .selfSignedTLSClientAuth: return "a client certificate and its key"
@@ -93,7 +96,8 @@ public struct ClientConfiguration: Sendable, Hashable {
             guard authMethod == .none || hasCredential(for: authMethod, generatesSecret: generates) else {
                 throw FlowError(
                     .missingClientSecret,
-                    "client authentication `\(authMethod.rawValue)` needs \(Self.credentialNeeded(by: authMethod)), and none was given")
+                    "client authentication `\(authMethod.rawValue)` needs \(Self.credentialNeeded(by: authMethod, generatesSecret: generates)), and none was given"
+                )
             }
             return authMethod
         }
@@ -113,7 +117,7 @@ public struct ClientConfiguration: Sendable, Hashable {
                 "provider `\(provider.id)` accepts \(listed), and none of them uses \(given.joined(separator: " or ")), which is what was given")
         }
         guard supported.contains(.none) else {
-            let needs = Set(supported.map(Self.credentialNeeded(by:))).sorted().joined(separator: " or ")
+            let needs = Set(supported.map { Self.credentialNeeded(by: $0, generatesSecret: generates) }).sorted().joined(separator: " or ")
             throw FlowError(.missingClientSecret, "provider `\(provider.id)` needs \(needs) (it accepts \(listed)), and none was given")
         }
         return .none

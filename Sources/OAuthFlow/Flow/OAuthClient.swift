@@ -600,8 +600,10 @@ public actor OAuthClient {
         guard let policy = provider.policy.generatedSecret, let key = configuration.signingKey else { return configuration.clientSecret }
         let now = clock.now()
         if let generatedSecret, generatedSecret.expiresAt.timeIntervalSince(now) > policy.lifetime / 6 { return generatedSecret.secret }
+        let clientID = configuration.clientID
         let secret = try await ClientAssertion.generatedSecret(
-            clientID: configuration.clientID, issuer: policy.issuer, audience: policy.audience, key: key, now: now, lifetime: policy.lifetime)
+            clientID: clientID, issuer: policy.issuer.replacingOccurrences(of: "{client_id}", with: clientID),
+            audience: policy.audience.replacingOccurrences(of: "{client_id}", with: clientID), key: key, now: now, lifetime: policy.lifetime)
         generatedSecret = (secret, now.addingTimeInterval(policy.lifetime))
         return secret
     }

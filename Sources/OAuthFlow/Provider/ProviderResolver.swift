@@ -157,9 +157,10 @@ extension ProviderDescriptor {
             throw refuse("access_tokens.signing_algs", "is empty, so no JWT access token could ever be accepted")
         }
         // A template that is not a URL (an audience, a claim), its variables filled; every one must have a value.
-        func filled(_ template: String, _ key: String) throws -> String {
+        func filled(_ template: String, _ key: String, keeping kept: Set<String> = []) throws -> String {
             var missing: [String] = []
             let rendered = URLTemplate(template).rendering { name in
+                if kept.contains(String(name)) { return "{\(name)}" }
                 guard let value = variables[String(name)], !value.isEmpty else {
                     missing.append(String(name))
                     return nil
@@ -173,11 +174,13 @@ extension ProviderDescriptor {
         }
         let audience = try accessTokens.audience.map { try filled($0, "access_tokens.audience") }
         let generatedSecret = try clientAuth.generatedSecret.map { secret -> ProviderPolicy.GeneratedSecretPolicy in
-            let issuer = try filled(secret.issuer, "client_auth.generated_secret.issuer")
+            // `{client_id}` stays for the client to fill when it signs.
+            let issuer = try filled(secret.issuer, "client_auth.generated_secret.issuer", keeping: ["client_id"])
+            let audience = try filled(secret.audience, "client_auth.generated_secret.audience", keeping: ["client_id"])
             guard clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) else {
                 throw refuse("client_auth.generated_secret", "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
             }
-            return .init(issuer: issuer, audience: secret.audience, lifetime: TimeInterval(min(max(60, secret.lifetime), 15_777_000)))
+            return .init(issuer: issuer, audience: audience, lifetime: TimeInterval(min(max(60, secret.lifetime), 15_777_000)))
         }
         let custom = logout.style == .custom
         if custom, self.endpoints.endSession == nil {

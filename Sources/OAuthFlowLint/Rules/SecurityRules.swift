@@ -476,7 +476,7 @@ public struct GeneratedSecretRule: LintRule {
     public static let description = RuleDescription(
         identifier: "generated_secret", name: "A client secret the client signs",
         summary:
-            "`client_auth.generated_secret` is sent as the client secret, so the provider's methods must include `client_secret_post` or `client_secret_basic`; its `issuer` may name only declared variables.",
+            "`client_auth.generated_secret` is sent as the client secret, so the provider's methods must include `client_secret_post` or `client_secret_basic`; its `issuer` and `audience` may name only declared variables and `{client_id}`.",
         severity: .error,
         triggering: [
             Examples.valid + "client_auth:\n  method: none\n  generated_secret:\n    issuer: team\n    audience: https://auth.example.com\n",
@@ -498,9 +498,13 @@ public struct GeneratedSecretRule: LintRule {
                     "the generated secret is sent as a client secret: list `client_secret_post` or `client_secret_basic` in `client_auth`",
                     atKey: true))
         }
-        for name in Set(URLTemplate(secret.issuer).placeholders.map(\.name)).sorted() where descriptor.variables[name] == nil {
-            diagnostics.append(
-                diagnostic(file, ["client_auth", "generated_secret", "issuer"], "`{\(name)}` is not a declared variable (`variables.\(name)`)"))
+        for (key, template) in [("issuer", secret.issuer), ("audience", secret.audience)] {
+            for name in Set(URLTemplate(template).placeholders.map(\.name)).sorted() where name != "client_id" && descriptor.variables[name] == nil {
+                diagnostics.append(
+                    diagnostic(
+                        file, ["client_auth", "generated_secret", key],
+                        "`{\(name)}` is not a declared variable (`variables.\(name)`), nor `{client_id}`"))
+            }
         }
         return diagnostics
     }

@@ -109,7 +109,8 @@ extension OAuthFlowCommand.Providers {
                     pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
                     issParameter: policy.issParameter.rawValue, pushed: policy.pushedAuthorization.rawValue, dpop: policy.dpop.use.rawValue,
                     dpopAlgorithms: policy.dpop.algorithms.map(\.rawValue),
-                    redirect: provider.loopback.display,
+                    redirect: policy.webRedirectOnly
+                        ? "https web redirect URIs only (no loopback): sign in through a web app's routes" : provider.loopback.display,
                     logout: .init(
                         endSession: provider.endpoints.endSession != nil ? "descriptor" : provider.usesDiscovery ? "discovery" : "none",
                         style: policy.logout.style.rawValue, redirectParameter: policy.logout.redirectParameter,
@@ -136,6 +137,12 @@ extension OAuthFlowCommand.Providers {
                 }
                 for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
                 lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
+                if let secret = policy.generatedSecret {
+                    lines.append(
+                        "  client secret: a JWT the engine signs with the client's private key (iss \(secret.issuer), aud \(secret.audience), valid \(Int(secret.lifetime)) s)"
+                    )
+                }
+                if policy.responseMode != .query { lines.append("  response mode: \(policy.responseMode.rawValue)") }
                 if let audience = summary.assertionAudience {
                     let algorithms = policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
                     lines.append("  client assertions: aud \(audience == "issuer" ? "the issuer" : "the token endpoint"), signed with \(algorithms)")
@@ -145,7 +152,7 @@ extension OAuthFlowCommand.Providers {
                     lines.append("  service tokens: APIs named \(how)")
                 }
                 lines.append(
-                    "  checks: pkce \(summary.pkce) (S256), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)"
+                    "  checks: pkce \(summary.pkce)\(summary.pkce == "unsupported" ? "" : " (S256)"), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)"
                 )
                 lines.append("  pushed authorization requests: \(summary.pushed)")
                 if summary.dpop != "never" {
