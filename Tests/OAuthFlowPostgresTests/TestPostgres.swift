@@ -41,9 +41,10 @@ struct TestPostgres {
     /// A table of its own for one test.
     static func freshTable() -> String { "sessions_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16) }
 
-    /// Runs `body` with a migrated store whose pool runs for the body's duration.
+    /// Runs `body` with a migrated store whose pool runs for the body's duration. The default deadline is
+    /// 30 s: a full run starts dozens of these at once on two cores, and 10 s was missed there.
     func withStore<T>(_ keyring: SessionKeyring? = nil, table: String, configuration: PostgresClient.Configuration? = nil,
-                      timeout: Duration = .seconds(10), migrate: Bool = true,
+                      timeout: Duration = .seconds(30), migrate: Bool = true,
                       _ body: (PostgresTokenStore) async throws -> T) async throws -> T {
         let store = try PostgresTokenStore(configuration: configuration ?? self.configuration,
                                            keyring: keyring ?? SessionKeyring(current: Self.firstKey), table: table, timeout: timeout)

@@ -65,8 +65,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     static func credentialNeeded(by method: ClientAuthMethod, generatesSecret: Bool = false) -> String {
         switch method {
         case .none: return "no credential"
-        case .clientSecretBasic,
-            .clientSecretPost where generatesSecret:
+        case .clientSecretBasic where generatesSecret, .clientSecretPost where generatesSecret:
             return "a private key (the client secret is a JWT signed with it: `client_auth.generated_secret`)"
         case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return "a client secret"
         case .privateKeyJWT: return "a private key"
