@@ -31,29 +31,21 @@ public struct BasicAccessRequestContext: AccessRequestContext {
 ///     .get { _, context in context.accessPrincipal?.subject ?? "" }
 /// ```
 ///
-/// The URL a DPoP proof must name (`htu`) is the request's path and query on the origin of the
+/// The URL a DPoP proof must name (`htu`) is the request's path on the origin of the
 /// resource's URL (``ProtectedResource/Settings/resource``): the origin clients use, also behind a proxy.
 public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddleware {
     public let resource: ProtectedResource
     public let scopes: [String]
-    private let origin: String
 
     public init(_ resource: ProtectedResource, requiring scopes: [String] = []) {
         self.resource = resource
         self.scopes = scopes
-        var components = URLComponents(url: resource.settings.resource, resolvingAgainstBaseURL: false) ?? URLComponents()
-        components.path = ""
-        components.query = nil
-        components.fragment = nil
-        origin = components.string ?? ""
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let proofs = request.headers[values: Self.dpop]
-        // Only a DPoP proof is compared with the URL: none is built for a Bearer request.
-        let access = AccessRequest(
-            authorization: request.headers[values: .authorization], dpop: proofs, method: request.method.rawValue,
-            url: proofs.isEmpty ? nil : URL(string: origin + request.uri.path))
+        let access = resource.accessRequest(
+            authorization: request.headers[values: .authorization], dpop: request.headers[values: Self.dpop], method: request.method.rawValue,
+            path: request.uri.path)
         var context = context
         do {
             context.accessPrincipal = try await resource.authenticate(access, requiring: scopes)

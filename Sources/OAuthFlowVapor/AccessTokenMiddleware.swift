@@ -19,7 +19,6 @@ public struct AccessTokenMiddleware: AsyncMiddleware {
     public let resource: ProtectedResource
     /// The scopes every request must have been granted.
     public let scopes: [String]
-    private let origin: String
 
     /// - Parameters:
     ///   - resource: Checks the tokens.
@@ -27,19 +26,12 @@ public struct AccessTokenMiddleware: AsyncMiddleware {
     public init(_ resource: ProtectedResource, requiring scopes: [String] = []) {
         self.resource = resource
         self.scopes = scopes
-        var components = URLComponents(url: resource.settings.resource, resolvingAgainstBaseURL: false) ?? URLComponents()
-        components.path = ""
-        components.query = nil
-        components.fragment = nil
-        origin = components.string ?? ""
     }
 
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let proofs = request.headers["DPoP"]
-        // Only a DPoP proof is compared with the URL: none is built for a Bearer request.
-        let access = AccessRequest(
-            authorization: request.headers[.authorization], dpop: proofs, method: request.method.rawValue,
-            url: proofs.isEmpty ? nil : URL(string: origin + request.url.path))
+        let access = resource.accessRequest(
+            authorization: request.headers[.authorization], dpop: request.headers["DPoP"], method: request.method.rawValue,
+            path: request.url.path)
         do {
             request.auth.login(try await resource.authenticate(access, requiring: scopes))
         } catch {

@@ -87,6 +87,8 @@ public final class ProtectedResource: Sendable {
     public static let maximumTokenSize = 16 * 1024
 
     public let settings: Settings
+    /// The origin clients use: the resource URL's scheme, host and port, also behind a proxy.
+    private let origin: String
     let trusted: [TrustedProvider]
     private let cache: VerifiedTokenCache
     private let proofs: DPoPProofVerifier
@@ -104,6 +106,12 @@ public final class ProtectedResource: Sendable {
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
     ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
     ///   JWTs against, or one whose tokens are introspected without an introspection client.
+    /// A request as a framework adapter sees it. The URL a DPoP proof must name (`htu`) is `path` on the
+    /// resource's origin (``Settings/resource``), built only when a proof came.
+    public func accessRequest(authorization: [String], dpop: [String], method: String, path: String) -> AccessRequest {
+        AccessRequest(authorization: authorization, dpop: dpop, method: method, url: dpop.isEmpty ? nil : URL(string: origin + path))
+    }
+
     public init(
         providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
         transport: any HTTPTransport = DefaultHTTPTransport(timeout: 5), clock: any DateClock = SystemDateClock(),
@@ -141,6 +149,11 @@ public final class ProtectedResource: Sendable {
         }
         self.trusted = trusted
         self.settings = settings
+        var components = URLComponents(url: settings.resource, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.path = ""
+        components.query = nil
+        components.fragment = nil
+        origin = components.string ?? ""
         self.clock = clock
         self.logger = logger
         cache = VerifiedTokenCache(capacity: settings.cacheCapacity)
