@@ -10,7 +10,7 @@ import PostgresNIO
 public final class PostgresReplayRegistry: ReplayRegistry, Sendable {
     public let store: PostgresTokenStore
     public let table: String
-    private let writes = LockedCounter()
+    private let writes = Locked(0)
 
     /// - Parameter table: A plain lower-case SQL name (letters, digits, `_`; 63 at most).
     public init(store: PostgresTokenStore, table: String = "oauthflow_replays") throws {
@@ -49,24 +49,14 @@ public final class PostgresReplayRegistry: ReplayRegistry, Sendable {
                 """, logger: self.store.logger
             ).collect().count == 1
         }
-        if writes.next() % 256 == 0 {
+        if writes.withLock({ count -> Int in
+            count += 1
+            return count
+        }) % 256 == 0 {
             _ = try? await store.withDeadline("forget expired logout tokens") {
                 try await self.store.client.query("DELETE FROM \(unescaped: self.table) WHERE expires_at < now()", logger: self.store.logger)
             }
         }
         return inserted
-    }
-}
-
-/// A counter shared by concurrent callers.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.withLock {
-            value += 1
-            return value
-        }
     }
 }

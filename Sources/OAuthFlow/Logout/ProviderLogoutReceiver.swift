@@ -121,13 +121,13 @@ public final class ProviderLogoutReceiver: Sendable {
         if provider.policy.logout.frontChannel.sessionSupported || issuer != nil || sessionID != nil {
             return refuse("the request must carry both iss and sid")
         }
-        guard let current else { return Answer(status: 200, body: Self.page, contentType: "text/html; charset=utf-8", ended: [], reason: nil) }
+        guard let current else { return Self.ended([], page: true) }
         do {
             try await sessions.remove(current)
         } catch {
             return unavailable("the session store cannot be reached: \(error)")
         }
-        return Answer(status: 200, body: Self.page, contentType: "text/html; charset=utf-8", ended: [current], reason: nil)
+        return Self.ended([current], page: true)
     }
 
     // MARK: - Ending sessions
@@ -172,8 +172,7 @@ public final class ProviderLogoutReceiver: Sendable {
             logger.info(
                 "\(channel): sessions ended",
                 metadata: ["provider": "\(client.provider.id)", "named": "\(match)", "ended": "\(ended.count)"])
-            return Answer(
-                status: 200, body: page ? Self.page : "", contentType: page ? "text/html; charset=utf-8" : nil, ended: ended, reason: nil)
+            return Self.ended(ended, page: page)
         } catch {
             return unavailable("the session store cannot be reached: \(error)")
         }
@@ -194,6 +193,11 @@ public final class ProviderLogoutReceiver: Sendable {
         let object: [String: String] = ["error": code, "error_description": description]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// 200, with the sessions ended; the front channel's answer is an empty page, the back channel's no body.
+    private static func ended(_ keys: [SessionKey], page: Bool) -> Answer {
+        Answer(status: 200, body: page ? Self.page : "", contentType: page ? "text/html; charset=utf-8" : nil, ended: keys, reason: nil)
     }
 
     /// The front-channel answer: an empty page the provider's iframe loads.
