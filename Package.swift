@@ -113,11 +113,18 @@ let package = Package(
         ),
         // The web sign-in example (Examples/WebSignIn): a target of this package, so that the browser test
         // drives an app built in the same build as everything else, not a second compile of the graph.
+        // What both web sign-in examples share: their options and their pages.
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["OAuthFlow", "OAuthFlowWeb"],
+            path: "Examples/Shared/Sources/ExampleSupport"
+        ),
         .executableTarget(
             name: "WebSignInExample",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "ExampleSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -127,8 +134,9 @@ let package = Package(
         .executableTarget(
             name: "VaporSignInExample",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor", "ExampleSupport",
                 .product(name: "Vapor", package: "vapor"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Examples/VaporSignIn/Sources/VaporSignInExample"
         ),

@@ -1,5 +1,6 @@
 # Sourced by scripts/test.sh: the web sign-in examples (Examples/WebSignIn on Hummingbird, then
-# Examples/VaporSignIn on Vapor) in headless Chromium.
+# Examples/VaporSignIn on Vapor) in headless Chromium, against DOT and then against the Sign in with
+# Apple stand-in.
 #
 # run_browser_test   installs Debian's chromium and chromium-driver if missing, Selenium
 #                    (pinned, Tests/Browser/requirements.txt) into .build/browser/venv, registers
@@ -9,11 +10,20 @@
 #                    127.0.0.1, another site; both examples take the same port, so DOT's registered
 #                    URIs fit both), runs Tests/Browser/web_signin.py, and stops it. The signed-in
 #                    pages' screenshots are kept in .build/artifacts/web-signed-in-{hummingbird,vapor}.png.
+#                    Then, for each example, Sign in with Apple: Tests/Browser/apple_standin.py answers as
+#                    Apple documents on 127.0.0.1 (and issues the client's .p8 key); the example serves
+#                    https://localhost:$OAUTHFLOW_APPLE_WEB_PORT with a self-signed certificate
+#                    (Tests/Browser/self_signed.py, trusted by Chromium through its key's hash alone),
+#                    the bundled apple.yaml with Apple's host replaced by the stand-in's; and
+#                    Tests/Browser/apple_signin.py signs in twice (form_post, the one-time `user`
+#                    field, the ES256 client secret), signs out, and forges an answer.
 # Needs: root, as_port, as_state and as_python (DOT), install_venv and await_process
 #        (scripts/authorization-server.sh).
 
 web_pid=""
 web_sessions=""
+apple_pid=""
+apple_state=""
 
 stop_web_example() {
     if [ -n "$web_pid" ]; then
@@ -25,11 +35,24 @@ stop_web_example() {
         rm -rf "$web_sessions"
     fi
     web_sessions=""
+    if [ -n "$apple_pid" ]; then
+        kill "$apple_pid" 2>/dev/null || true
+        wait "$apple_pid" 2>/dev/null || true
+    fi
+    apple_pid=""
+    if [ -n "$apple_state" ]; then
+        rm -rf "$apple_state"
+    fi
+    apple_state=""
 }
 
-# web_example_answers URL: whether the web example serves URL yet.
+# web_example_answers URL [CA_FILE]: whether the web example serves URL yet (over https, with the
+# certificate in CA_FILE).
 web_example_answers() {
-    "$root/.build/browser/venv/bin/python" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "$1" 2>/dev/null
+    "$root/.build/browser/venv/bin/python" -c "
+import ssl, sys, urllib.request
+context = ssl.create_default_context(cafile=sys.argv[2]) if len(sys.argv) > 2 else None
+urllib.request.urlopen(sys.argv[1], timeout=2, context=context)" "$@" 2>/dev/null
 }
 
 # register_post_logout_uri URI: adds URI to the post-logout redirect URIs of DOT's oauthflow-web client
@@ -73,6 +96,57 @@ run_web_example() {
     stop_web_example
 }
 
+# run_apple_example NAME PRODUCT: serves the example PRODUCT over https with Apple (the stand-in) enabled,
+# and signs in with Apple in the browser.
+run_apple_example() {
+    local name="$1" app="$root/.build/debug/$2"
+    local python="$root/.build/browser/venv/bin/python" log="$root/.build/artifacts/apple-example-$name.log"
+    local port="$OAUTHFLOW_APPLE_WEB_PORT" client_id="com.example.oauthflow.web" team_id="ABCDE12345" key_id="STANDIN123"
+    apple_state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-apple.XXXXXX")
+    "$python" "$root/Tests/Browser/apple_standin.py" "$apple_state" --client-id "$client_id" --team-id "$team_id" \
+        --key-id "$key_id" --redirect-uri "https://localhost:$port/auth/apple/callback" \
+        >"$root/.build/artifacts/apple-standin-$name.log" 2>&1 &
+    apple_pid=$!
+    if ! await_process "the Apple stand-in" "$apple_pid" "$root/.build/artifacts/apple-standin-$name.log" test -s "$apple_state/ready"; then
+        stop_web_example
+        return 1
+    fi
+    local standin="http://127.0.0.1:$(cat "$apple_state/ready")"
+    # The bundled descriptor, Apple's host replaced by the stand-in's (the client secret's audience stays Apple's).
+    mkdir -p "$apple_state/providers"
+    sed -e "s#https://appleid.apple.com/auth/#$standin/auth/#" -e "s#^issuer: https://appleid.apple.com\$#issuer: $standin#" \
+        "$root/providers/apple.yaml" >"$apple_state/providers/apple.yaml"
+    if grep -q "^  [a-z_]*: https://appleid.apple.com/auth/" "$apple_state/providers/apple.yaml" \
+        || ! grep -q "^issuer: $standin\$" "$apple_state/providers/apple.yaml"; then
+        echo "error: apple.yaml did not take the stand-in's address:" >&2
+        cat "$apple_state/providers/apple.yaml" >&2
+        stop_web_example
+        return 1
+    fi
+    local spki
+    spki=$("$python" "$root/Tests/Browser/self_signed.py" "$apple_state/tls")
+    web_sessions=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-web-sessions.XXXXXX")
+    "$app" --port "$port" --tls-cert "$apple_state/tls/tls-cert.pem" --tls-key "$apple_state/tls/tls-key.pem" \
+        --providers-dir "$apple_state/providers" --client "apple=$client_id" --var "apple.team_id=$team_id" \
+        --signing-key "apple=$apple_state/AuthKey.p8" --key-id "apple=$key_id" --sessions-dir "$web_sessions" >"$log" 2>&1 &
+    web_pid=$!
+    local url="https://localhost:$port/"
+    if ! await_process "the $name web example (https, Apple)" "$web_pid" "$log" web_example_answers "$url" "$apple_state/tls/tls-cert.pem"; then
+        stop_web_example
+        return 1
+    fi
+    echo "$name web example with Apple: $url (stand-in $standin)" >&2
+    if ! "$python" "$root/Tests/Browser/apple_signin.py" "$url" "$standin" "$root/.build/artifacts" "$name" "$spki"; then
+        echo "the $name web example's log:" >&2
+        cat "$log" >&2
+        echo "the Apple stand-in's log:" >&2
+        cat "$root/.build/artifacts/apple-standin-$name.log" >&2
+        stop_web_example
+        return 1
+    fi
+    stop_web_example
+}
+
 run_browser_test() {
     if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
         echo "chromium or chromium-driver not found; installing them with apt-get" >&2
@@ -84,4 +158,7 @@ run_browser_test() {
     # Built with everything else by `swift build --build-tests` (targets of the root package).
     run_web_example hummingbird WebSignInExample
     run_web_example vapor VaporSignInExample
+    OAUTHFLOW_APPLE_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    run_apple_example hummingbird WebSignInExample
+    run_apple_example vapor VaporSignInExample
 }

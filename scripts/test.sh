@@ -21,8 +21,10 @@
 #    OAUTHFLOW_TEST_LOGOUT_OP and OAUTHFLOW_TEST_PG_* set.
 # 7. Serves the web sign-in examples (Examples/WebSignIn on Hummingbird, then Examples/VaporSignIn on
 #    Vapor, built with the tests), signs in, calls their protected API and signs out through DOT in
-#    headless Chromium (Debian's chromium and chromium-driver, driven by Selenium), then stops
-#    every server it started.
+#    headless Chromium (Debian's chromium and chromium-driver, driven by Selenium); then serves
+#    both over https (a self-signed certificate) and signs in with Apple through them against a
+#    stand-in that answers as Apple documents (Tests/Browser/apple_standin.py); then stops every
+#    server it started.
 #
 # Any failure to install or start the server fails this script: the end-to-end
 # tests must run, never silently skip. Extra arguments go to `swift test`.

@@ -305,7 +305,9 @@ private final class RawConnection {
         async let slow = DefaultHTTPTransport(timeout: 30).send(
             HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?slow"))))
         // The reload must come while the slow callback is being handled, however loaded the machine is.
-        for _ in 0..<200 where !slowStarted.withLock({ handlingSlow }) { try await Task.sleep(nanoseconds: 50_000_000) }
+        // (10 s was not enough once: the reload went first, was answered 200, and the slow one then found the wait over.)
+        for _ in 0..<1200 where !slowStarted.withLock({ handlingSlow }) { try await Task.sleep(nanoseconds: 50_000_000) }
+        try #require(slowStarted.withLock { handlingSlow }, "the slow callback never reached the handler")
         let clock = ContinuousClock()
         let started = clock.now
         let reload = try await get(receiver, "/callback?reload")

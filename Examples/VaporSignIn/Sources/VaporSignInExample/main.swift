@@ -6,33 +6,27 @@
 //       --client django=oauthflow-web --secret django=OAUTHFLOW_WEB_SECRET --var django.port=8000 \
 //       --api django=opaque --api-scope read
 //
-// Options (each may repeat where it names a provider):
-//   --origin URL          the origin the browser uses (default http://localhost:PORT)
-//   --port N              listen on 127.0.0.1:N (default 8080)
-//   --providers-dir DIR   descriptors besides the bundled ones
-//   --client ID=CLIENT    enable provider ID with client id CLIENT
-//   --secret ID=ENV       the client secret of ID is in environment variable ENV
-//   --var ID.NAME=VALUE   a descriptor variable of ID
-//   --sessions-dir DIR    where signed-in sessions' tokens are stored (default: a new temporary directory)
-//   --api ID[=opaque]     GET /api/me accepts ID's access tokens; =opaque introspects them with ID's client
-//   --api-scope SCOPE     a scope GET /api/me requires
+// Options: those of the Hummingbird example (see its main.swift or README), parsed by the same
+// ExampleOptions (Examples/Shared), which also draws both apps' pages.
 // The sealing key comes from OAUTHFLOW_EXAMPLE_KEY (32 bytes, base64); without it a fresh
 // key is made at start, which is fine for one instance.
+import ExampleSupport
 import Foundation
 import Logging
+import NIOSSL
 import OAuthFlow
 import OAuthFlowVapor
 import OAuthFlowWeb
 import Vapor
 
-let options: Options
+let options: ExampleOptions
 do {
-    options = try Options(Array(CommandLine.arguments.dropFirst()))
+    options = try ExampleOptions(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    FileHandle.standardError.write(Data("VaporSignInExample: \(error)\n\(Options.usage)\n".utf8))
+    FileHandle.standardError.write(Data("VaporSignInExample: \(error)\n\(ExampleOptions.usage)\n".utf8))
     exit(64)
 }
-let origin = options.origin ?? URL(string: "http://localhost:\(options.port)")!
+let origin = options.browserOrigin
 let keyring: SessionKeyring
 if let text = ProcessInfo.processInfo.environment["OAUTHFLOW_EXAMPLE_KEY"] {
     keyring = try SessionKeyring(current: .init(id: "example", base64: text))
@@ -48,12 +42,17 @@ let web = try WebSignIn(
     logger: Logger(label: "oauthflow.web"))
 let api = try options.protectedResource(registry: registry, resource: origin)
 /// The app calls its own API where it listens.
-let apiURL = URL(string: "http://127.0.0.1:\(options.port)/api/me")!
+let apiURL = options.selfAPIURL
 
 // Vapor reads no options of ours: it gets a command line of its own.
 let app = try await Application.make(Environment(name: "production", arguments: ["VaporSignInExample", "serve"]))
 app.http.server.configuration.hostname = "127.0.0.1"
 app.http.server.configuration.port = options.port
+if let tls = options.tls {
+    app.http.server.configuration.tlsConfiguration = .makeServerConfiguration(
+        certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map { .certificate($0) },
+        privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.privateKey, format: .pem)))
+}
 app.sessions.use(.memory)
 app.sessions.configuration = SessionsConfiguration(cookieName: "example_session") { id in
     HTTPCookies.Value(string: id.string, path: "/", isSecure: origin.scheme == "https", isHTTPOnly: true, sameSite: .lax)
@@ -61,18 +60,18 @@ app.sessions.configuration = SessionsConfiguration(cookieName: "example_session"
 app.middleware.use(app.sessions.middleware)
 
 app.get { request async -> Response in
-    guard let user = request.signedInUser else { return signedOutPage(web) }
+    guard let user = request.signedInUser else { return html(ExamplePages.signedOut(web)) }
     // The stored session may have ended elsewhere (the provider's logout, on any instance sharing the store).
     do {
         guard try await web.isSignedIn(user.session) else {
             request.session.destroy()
-            return signedOutPage(web, note: "Your session has ended.")
+            return html(ExamplePages.signedOut(web, note: "Your session has ended."))
         }
     } catch {
         request.logger.error("the session store cannot be read", metadata: ["reason": "\(error)"])
-        return html("Unavailable", "<h1>Sign-in is unavailable</h1><p>Try again in a moment.</p>", status: .serviceUnavailable)
+        return html(ExamplePages.unavailable, status: .serviceUnavailable)
     }
-    return signedInPage(user, web: web, hasAPI: api != nil)
+    return html(ExamplePages.signedIn(user, web: web, hasAPI: api != nil))
 }
 
 /// The signed-in user's access token, refreshed first when it has expired; nil (and the session cleared) once it has ended.
@@ -86,17 +85,6 @@ func accessToken(_ request: Request, _ user: SignedInUser) async -> Secret? {
     }
 }
 
-/// A GET with the user's access token: the status and the first 16 KiB of the answer.
-func call(_ url: URL, with token: Secret) async -> String {
-    do {
-        let response = try await DefaultHTTPTransport().send(
-            OAuthFlow.HTTPRequest(method: .get, url: url, headers: ["Authorization": "Bearer \(token.value)", "Accept": "application/json"]))
-        return "HTTP \(response.status)\n" + String(decoding: response.body.prefix(16_384), as: UTF8.self)
-    } catch {
-        return "\(error)"
-    }
-}
-
 app.post("resources", ":index") { request async -> Response in
     guard let user = request.signedInUser, let index = request.parameters.get("index", as: Int.self), user.resources.indices.contains(index),
         let token = await accessToken(request, user)
@@ -104,12 +92,12 @@ app.post("resources", ":index") { request async -> Response in
         return request.redirect(to: "/")
     }
     let resource = user.resources[index]
-    return answerPage(resource.title, id: "resource", await call(resource.url, with: token))
+    return html(ExamplePages.answer(resource.title, id: "resource", await ExamplePages.call(resource.url, with: token)))
 }
 
 app.post("api-call") { request async -> Response in
     guard let user = request.signedInUser, let token = await accessToken(request, user) else { return request.redirect(to: "/") }
-    return answerPage("GET /api/me", id: "api-answer", await call(apiURL, with: token))
+    return html(ExamplePages.answer("GET /api/me", id: "api-answer", await ExamplePages.call(apiURL, with: token)))
 }
 
 // The app's own API: who the access token speaks for, as the middleware checked it.
