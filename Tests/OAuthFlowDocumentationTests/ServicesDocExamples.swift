@@ -296,7 +296,7 @@ import OAuthFlow
     /// What the page says each entry picks, in the order the page shows them.
     static let expectedMethods: [(provider: String, method: ClientAuthMethod)] = [
         ("keycloak", .clientSecretBasic),
-        ("okta", .clientSecretPost),
+        ("okta", .clientSecretBasic),
         ("keycloak", .clientSecretJWT),
         ("auth0", .privateKeyJWT), ("cloudentity", .privateKeyJWT), ("microsoft", .privateKeyJWT),
         ("keycloak", .tlsClientAuth),
