@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
+        // Installed as `oauthflow`, with the full command beside it as `oauthflow-full`: it answers a valid
+        // token itself and runs the full command for everything else (README, Install).
+        .executable(name: "oauthflow-launcher", targets: ["OAuthFlowLauncher"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -31,9 +34,13 @@ let package = Package(
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     ],
     targets: [
+        // Reading a stored session with the standard library and the C library alone: what the `oauthflow`
+        // launcher answers a valid token with, and what FileTokenStore reads and names its files with.
+        .target(name: "OAuthFlowFiles"),
         .target(
             name: "OAuthFlow",
             dependencies: [
+                "OAuthFlowFiles",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,9 +107,16 @@ let package = Package(
                 .product(name: "Vapor", package: "vapor"),
             ]
         ),
+        // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack.
+        .executableTarget(
+            name: "OAuthFlowLauncher",
+            dependencies: ["OAuthFlowFiles"]
+        ),
         .executableTarget(
             name: "oauthflow",
             dependencies: [
+                // Not linked: building `oauthflow` builds the launcher beside it.
+                "OAuthFlowLauncher",
                 "OAuthFlow",
                 "OAuthFlowLint",
                 "OAuthFlowLoopback",
@@ -176,6 +190,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/OAuthFlowTestSupport"
+        ),
+        .testTarget(
+            name: "OAuthFlowFilesTests",
+            dependencies: ["OAuthFlowFiles", "OAuthFlow", "OAuthFlowTestSupport"]
         ),
         .testTarget(
             name: "OAuthFlowTests",

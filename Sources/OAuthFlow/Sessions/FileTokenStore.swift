@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -42,23 +43,12 @@ public struct FileTokenStore: TokenStore {
 
     /// `DIRECTORY/PROVIDER--ACCOUNT`, the stem of a session's file, lock file and pending authorization.
     private func basePath(for key: SessionKey) -> String {
-        directory.appendingPathComponent("\(Self.fileComponent(key.providerID))--\(Self.fileComponent(key.account))", isDirectory: false).path
+        directory.appendingPathComponent(StateFiles.sessionStem(providerID: key.providerID, account: key.account), isDirectory: false).path
     }
 
-    /// Maps a name to a safe file name component: letters, digits, `-`, `_` and `.` stay; the rest is %-escaped.
+    /// Maps a name to a safe file name component (``StateFiles/fileComponent(_:)``).
     static func fileComponent(_ name: String) -> String {
-        var out = ""
-        for byte in name.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if (scalar.properties.isAlphabetic && byte < 128) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95
-                || (byte == 46 && !out.isEmpty)
-            {
-                out.unicodeScalars.append(scalar)
-            } else {
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out.isEmpty ? "%00" : out
+        StateFiles.fileComponent(name)
     }
 
     public func load(_ key: SessionKey) async throws -> StoredSession? {
@@ -507,13 +497,10 @@ public struct FileTokenStore: TokenStore {
     }
 
     public func remove(_ key: SessionKey) async throws {
-        let path = path(for: key)
-        if unlink(path) != 0, errno != ENOENT {
-            throw systemError("cannot remove", path)
+        // The record a refresh left behind goes too: it must not bring the session back.
+        if let code = SessionFiles.remove(providerID: key.providerID, account: key.account, directory: directory.path) {
+            throw systemError("cannot remove", path(for: key), errno: code)
         }
-        // A record a refresh left behind must not bring the session back.
-        unlink(receivedPath(for: key))
-        syncDirectory()
     }
 
     public func lock(_ key: SessionKey) async throws -> any TokenStoreLock {

@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 /// git's credential-helper protocol (gitcredentials(7), git-credential(1)): `key=value` lines.
 public struct GitCredentialRequest: Sendable, Hashable {
@@ -15,31 +16,23 @@ public struct GitCredentialRequest: Sendable, Hashable {
     /// - Throws: ``CredentialError`` for a line without `=`, a NUL or line break inside a value,
     ///   or more than 64 KiB (git sends a few hundred bytes).
     public init(parsing text: String) throws {
-        guard text.utf8.count <= 64 * 1024 else { throw CredentialError("the credential request is larger than 64 KiB") }
-        var attributes: [String: String] = [:]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
-            if line.isEmpty { break }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw CredentialError("a credential attribute line has no `=`: git-credential(1) sends key=value lines")
-            }
-            let key = String(line[..<equals])
-            let value = String(line[line.index(after: equals)...])
-            guard !key.isEmpty, !value.contains("\0") else { throw CredentialError("a credential attribute is malformed") }
-            attributes[key] = value
+        do {
+            attributes = try GitCredentialLines.parse(text)
+        } catch let error as GitCredentialLines.Malformed {
+            throw CredentialError(error.message)
         }
-        self.attributes = attributes
     }
 
     /// The answer to `get`: `username`, `password` and, when the token's expiry is known, `password_expiry_utc`.
     ///
     /// - Throws: ``CredentialError`` when a value would break the line format.
     public static func answer(username: String, password: Secret, expiresAt: Date?) throws -> String {
-        for value in [username, password.value] where value.contains("\n") || value.contains("\0") || value.contains("\r") {
+        guard
+            let text = GitCredentialLines.answer(
+                username: username, password: password.value, expiresAt: expiresAt.map { Int($0.timeIntervalSince1970) })
+        else {
             throw CredentialError("a credential value holds a line break or NUL, which git's protocol cannot carry")
         }
-        var text = "username=\(username)\npassword=\(password.value)\n"
-        if let expiresAt { text += "password_expiry_utc=\(Int(expiresAt.timeIntervalSince1970))\n" }
         return text
     }
 }
@@ -80,6 +73,39 @@ public struct GitCredentialMapping: Sendable, Hashable, Codable {
     /// The first mapping that answers `request`, or nil: git then asks its next helper.
     public static func first(in mappings: [GitCredentialMapping], for request: GitCredentialRequest) -> GitCredentialMapping? {
         mappings.first { $0.matches(request) }
+    }
+}
+
+extension GitCredentialMapping {
+    /// The identity of the clients file at `path` (device, inode, size, times), to take before reading it and
+    /// give to ``remember(_:answeredBy:clientsFile:identity:store:)``.
+    public static func identity(ofClientsFile path: String) -> String? {
+        GitCredentialMemo.identity(of: path)
+    }
+
+    /// Remembers, for the `oauthflow` launcher, which session answers `request` (nil `mapping`: none does), as
+    /// decided from the clients file at `clientsFile` whose identity was `identity` before it was read
+    /// (``GitCredentialMemo/identity(of:)``). Nothing is remembered when the file changed since.
+    ///
+    /// The memo is a cache: a failure to write it is ignored, and the next request takes the full path again.
+    public static func remember(
+        _ request: GitCredentialRequest, answeredBy mapping: GitCredentialMapping?, clientsFile: String, identity: String?,
+        store: FileTokenStore
+    ) {
+        guard let identity, GitCredentialMemo.identity(of: clientsFile) == identity, let protocolName = request.protocolName,
+            let host = request.host
+        else { return }
+        let directory = store.directory.path
+        var memo =
+            GitCredentialMemo.read(sessionDirectory: directory) ?? GitCredentialMemo(clientsFile: clientsFile, clientsIdentity: identity, entries: [])
+        if memo.clientsFile != clientsFile || memo.clientsIdentity != identity {
+            memo = GitCredentialMemo(clientsFile: clientsFile, clientsIdentity: identity, entries: [])
+        }
+        memo = memo.adding(
+            .init(
+                protocolName: protocolName, host: host, path: request.path, providerID: mapping?.provider, account: mapping?.account ?? "default",
+                username: mapping?.username ?? "oauth2"))
+        try? store.writePrivateFile(Data(memo.rendered().utf8), to: GitCredentialMemo.path(sessionDirectory: directory))
     }
 }
 

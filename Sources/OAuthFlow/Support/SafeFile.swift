@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -47,56 +48,15 @@ public enum SafeFile {
     ///     what it throws is passed on.
     /// - Throws: ``ReadError``, or what `inspect` throws.
     public static func read(_ path: String, limit: Int, followLinks: Bool = true, inspect: ((stat) throws -> Void)? = nil) throws -> Data {
-        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
-        if !followLinks { flags |= O_NOFOLLOW }
-        let fd = open(path, flags)
-        guard fd >= 0 else {
-            let code = errno
-            throw ReadError(
-                path: path, reason: explain(code, followLinks: followLinks),
-                kind: code == ENOENT ? .missing : code == ELOOP && !followLinks ? .notRegularFile : .system)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw ReadError(path: path, reason: explain(errno, followLinks: followLinks), kind: .system)
-        }
-        if let kind = nonRegularKind(info.st_mode) {
-            throw ReadError(path: path, reason: "it is \(kind), not a regular file; only regular files are read", kind: .notRegularFile)
-        }
-        try inspect?(info)
-        if Int(info.st_size) > limit {
-            throw ReadError(path: path, reason: "it is \(info.st_size) bytes, more than the \(limit) accepted", kind: .tooLarge)
-        }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = systemRead(fd, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw ReadError(path: path, reason: explain(errno, followLinks: followLinks), kind: .system)
-            }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[0..<count])
-            if data.count > limit {
-                throw ReadError(path: path, reason: "it is larger than the \(limit) bytes accepted", kind: .tooLarge)
-            }
+        do {
+            return Data(try RawFile.read(path, limit: limit, followLinks: followLinks, inspect: inspect))
+        } catch let error as RawFile.ReadError {
+            throw ReadError(path: path, reason: error.reason, kind: ReadError.Kind(error.kind))
         }
     }
 
     /// "a named pipe (FIFO)", "a directory", ... for anything that is not a regular file; nil for one.
-    public static func nonRegularKind(_ mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a named pipe (FIFO)"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFLNK: "a symbolic link"
-        default: "not a regular file"
-        }
-    }
+    public static func nonRegularKind(_ mode: mode_t) -> String? { RawFile.nonRegularKind(mode) }
 
     /// A file's modification time in seconds since 1970, whichever name the platform gives the field.
     public static func modificationTime(of info: stat) -> TimeInterval {
@@ -108,20 +68,16 @@ public enum SafeFile {
     }
 
     /// The system's error in words, with the cases people meet spelled out.
-    public static func explain(_ code: Int32, followLinks: Bool = true) -> String {
-        switch code {
-        case ENOENT: "no such file or directory"
-        case ELOOP: followLinks ? "too many levels of symbolic links (a symbolic link loop?)" : "it is a symbolic link; refusing to follow it"
-        case EACCES: "permission denied"
-        case EISDIR: "it is a directory, not a regular file"
-        case ENOTDIR: "a part of the path is not a directory"
-        default: String(cString: strerror(code))
-        }
-    }
+    public static func explain(_ code: Int32, followLinks: Bool = true) -> String { RawFile.explain(code, followLinks: followLinks) }
 }
 
-/// `read(2)`, under a name the static `read` does not hide.
-@inline(__always)
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(fd, buffer, count)
+extension SafeFile.ReadError.Kind {
+    init(_ kind: RawFile.ReadError.Kind) {
+        switch kind {
+        case .missing: self = .missing
+        case .tooLarge: self = .tooLarge
+        case .notRegularFile: self = .notRegularFile
+        case .system: self = .system
+        }
+    }
 }

@@ -23,9 +23,19 @@ extension OAuthFlowCommand.Credential {
         func run() async throws {
             try await Output.running {
                 let request = try GitCredentialRequest(parsing: String(decoding: try Self.readStandardInput(), as: UTF8.self))
+                let resolver = ClientSettingsResolver()
+                let identity = GitCredentialMapping.identity(ofClientsFile: resolver.clientsFileURL.path)
+                let mapping = GitCredentialMapping.first(in: try resolver.clientsFile().gitCredentialMappings(), for: request)
+                // What was decided, for the launcher to answer this request again without clients.yaml. Only
+                // for the default store and providers, which are what the launcher reads.
+                let remember = { (mapping: GitCredentialMapping?) in
+                    guard registryOptions.providerDirectories.isEmpty else { return }
+                    GitCredentialMapping.remember(
+                        request, answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: FileTokenStore())
+                }
                 // Not ours: say nothing, so git moves on to its next helper.
-                guard let mapping = GitCredentialMapping.first(in: try ClientSettingsResolver().clientsFile().gitCredentialMappings(), for: request)
-                else {
+                guard let mapping else {
+                    remember(nil)
                     return
                 }
                 let key = SessionKey(providerID: mapping.provider, account: mapping.account ?? "default")
@@ -37,6 +47,7 @@ extension OAuthFlowCommand.Credential {
                         try GitCredentialRequest.answer(
                             username: mapping.username ?? "oauth2", password: session.tokens.accessToken,
                             expiresAt: session.tokens.expiresAt))
+                    remember(mapping)
                 case "erase":
                     try await FileTokenStore().remove(key)
                 default:

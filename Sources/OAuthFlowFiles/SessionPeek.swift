@@ -1,0 +1,105 @@
+/// A valid access token read from a stored session file without Foundation, for the launcher's fast path.
+///
+/// It answers only when it is sure: the session directory is private and not a link, the file is a private
+/// regular file of at most 1 MiB, it parses as format 1 for this very key, no refresh record waits beside it
+/// (``FileTokenStore`` would commit that first), and the access token has no expiry or expires more than
+/// `skew` seconds from now. Anything else, odd or merely unusual, gives nil: the caller then runs the full
+/// command, which reads the same file through ``FileTokenStore``, refreshes, or explains.
+public struct SessionPeek: Sendable, Hashable {
+    public let accessToken: String
+    /// Seconds since 1970; nil when the provider gave no lifetime.
+    public let expiresAt: Int?
+    /// Whether the tokens are DPoP-bound (a proof key is stored with them).
+    public let isDPoPBound: Bool
+
+    /// The session file's format this reader knows (`StoredSession.currentFormatVersion`).
+    public static let formatVersion = 1
+    /// The most of a session file read.
+    public static let maximumSize = 1 << 20
+
+    public static func read(
+        providerID: String, account: String, directory: String, now: Double = SessionPeek.now(), skew: Double = 60
+    ) -> SessionPeek? {
+        guard RawFile.isPrivateDirectory(directory) == true else { return nil }
+        let stem = directory + "/" + StateFiles.sessionStem(providerID: providerID, account: account)
+        guard !RawFile.exists(stem + ".received.json") else { return nil }
+        guard
+            let bytes = try? RawFile.read(
+                stem + ".json", limit: maximumSize, followLinks: false,
+                inspect: { info in if info.st_mode & 0o077 != 0 { throw RawFile.ReadError(reason: "not private", kind: .system) } }),
+            let session = CompactJSON.parse(bytes), session["formatVersion"]?.integer == formatVersion,
+            session["key"]?["providerID"]?.string == providerID, session["key"]?["account"]?.string == account,
+            let tokens = session["tokens"], let accessToken = tokens["accessToken"]?.string, !accessToken.isEmpty
+        else { return nil }
+        let expiresAt: Int?
+        switch tokens["expiresAt"] {
+        case nil, .null?: expiresAt = nil
+        case let .string(text)?:
+            guard let seconds = Self.epochSeconds(iso8601: text) else { return nil }
+            expiresAt = seconds
+        default: return nil
+        }
+        if let expiresAt, now + skew >= Double(expiresAt) { return nil }
+        let bound: Bool
+        switch tokens["proofKey"] {
+        case nil, .null?: bound = false
+        default: bound = true
+        }
+        return SessionPeek(accessToken: accessToken, expiresAt: expiresAt, isDPoPBound: bound)
+    }
+
+    /// The wall clock, in seconds since 1970.
+    public static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` (what JSONEncoder's `.iso8601` writes) as seconds since 1970; nil for any
+    /// other form.
+    public static func epochSeconds(iso8601 text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24,
+            minute < 60, second < 61
+        else { return nil }
+        // Days from the civil date (proleptic Gregorian), without the C library's time zone machinery.
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return days * 86_400 + hour * 3_600 + minute * 60 + second
+    }
+}
+
+/// Removing a stored session's files, as ``FileTokenStore`` and the launcher's `credential git erase` do.
+public enum SessionFiles {
+    /// Removes `DIRECTORY/STEM.json` and the refresh record `STEM.received.json` beside it (which must not bring
+    /// the session back), then syncs the directory. An absent file is not an error.
+    ///
+    /// - Returns: The `errno` of a failed removal of the session file, or nil.
+    public static func remove(providerID: String, account: String, directory: String) -> Int32? {
+        let stem = directory + "/" + StateFiles.sessionStem(providerID: providerID, account: account)
+        if unlink(stem + ".json") != 0, errno != ENOENT { return errno }
+        unlink(stem + ".received.json")
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,74 @@
+/// Where OAuthFlow keeps its files, by the XDG Base Directory Specification, as paths.
+public enum StateFiles {
+    /// `$XDG_CONFIG_HOME`, or `~/.config` when it is unset, empty or relative.
+    public static func configHome(environment: [String: String]) -> String {
+        base("XDG_CONFIG_HOME", fallback: ".config", environment: environment)
+    }
+
+    /// `$XDG_STATE_HOME`, or `~/.local/state` when it is unset, empty or relative.
+    public static func stateHome(environment: [String: String]) -> String {
+        base("XDG_STATE_HOME", fallback: ".local/state", environment: environment)
+    }
+
+    /// The session directory of the default file store: `$XDG_STATE_HOME/oauthflow`.
+    public static func sessionDirectory(environment: [String: String]) -> String {
+        stateHome(environment: environment) + "/oauthflow"
+    }
+
+    /// The clients file: `$XDG_CONFIG_HOME/oauthflow/clients.yaml`.
+    public static func clientsFile(environment: [String: String]) -> String {
+        configHome(environment: environment) + "/oauthflow/clients.yaml"
+    }
+
+    /// `PROVIDER--ACCOUNT`, the stem of a session's file (`.json`), lock (`.json.lock`) and refresh record
+    /// (`.received.json`), each part through ``fileComponent(_:)``.
+    public static func sessionStem(providerID: String, account: String) -> String {
+        fileComponent(providerID) + "--" + fileComponent(account)
+    }
+
+    /// A name as a safe file name component: ASCII letters, digits, `-`, `_` and a `.` that does not
+    /// lead stay; every other byte is %-escaped (`%2F`), and the empty name is `%00`.
+    public static func fileComponent(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            let letter = (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+            if letter || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95 || (byte == 46 && !out.isEmpty) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + hexDigits(byte)
+            }
+        }
+        return out.isEmpty ? "%00" : out
+    }
+
+    static func hexDigits(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    }
+
+    private static func base(_ variable: String, fallback: String, environment: [String: String]) -> String {
+        if let value = environment[variable], value.hasPrefix("/") { return value }
+        return home(environment: environment) + "/" + fallback
+    }
+
+    /// `$HOME`, or the user's home directory from the password database when it is unset or empty.
+    public static func home(environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        return "/"
+    }
+
+    /// The process's environment, read from the C library (no Foundation).
+    public static var processEnvironment: [String: String] {
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return environment
+    }
+}

@@ -1,0 +1,165 @@
+// `oauthflow`: the command people and tools run. It answers the calls tools make all day straight from
+// the session file, with nothing but the Swift standard library and the C library loaded:
+//
+//   oauthflow token print NAME [--account A] [--kind access]     a valid access token
+//   oauthflow credential git get|store|erase                     git's helper, for a request the full
+//                                                                command answered before (its memo)
+//
+// Everything else, and each of these the moment anything is unusual (an expired token, a refresh record,
+// a changed clients.yaml, an unknown option), goes to the full command with the same arguments and the
+// same standard input: the fast path never decides differently, it only decides sooner. The full command
+// is `oauthflow-full` beside this file (installed so, this file being `oauthflow`), or, in a build
+// directory, where this file is `oauthflow-launcher`, the `oauthflow` beside it.
+import OAuthFlowFiles
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let environment = StateFiles.processEnvironment
+let sessionDirectory = StateFiles.sessionDirectory(environment: environment)
+
+/// Writes all of `text` to standard output; false when it could not.
+func writeOut(_ text: String) -> Bool {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        bytes = bytes.dropFirst(written)
+    }
+    return true
+}
+
+/// `token print`'s own words: the provider and account, when they are all it was given (and `--kind access`).
+func tokenPrintSession(_ words: ArraySlice<String>) -> (providerID: String, account: String)? {
+    var name: String?
+    var account = "default"
+    var words = words
+    while let word = words.popFirst() {
+        var option = word
+        var value: String?
+        if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+            option = String(word[..<equals])
+            value = String(word[word.index(after: equals)...])
+        }
+        switch option {
+        case "--account", "--kind":
+            guard let given = value ?? words.popFirst(), !given.hasPrefix("-") || value != nil else { return nil }
+            if option == "--kind" {
+                guard given == "access" else { return nil }
+            } else {
+                account = given
+            }
+        default:
+            guard !word.hasPrefix("-"), name == nil else { return nil }
+            name = word
+        }
+    }
+    guard let name else { return nil }
+    return (name, account)
+}
+
+/// git's request on standard input, read whole (at most 64 KiB and one byte more: the full command refuses more).
+func readStandardInput() -> [UInt8] {
+    var input: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while input.count <= GitCredentialLines.maximumSize {
+        let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        input.append(contentsOf: buffer[0..<count])
+    }
+    return input
+}
+
+/// Answers `credential git OPERATION` from the memo and the session file; false when the full command must.
+func answerGit(_ operation: String, input: [UInt8]) -> Bool {
+    guard ["get", "store", "erase"].contains(operation),
+        let attributes = try? GitCredentialLines.parse(String(decoding: input, as: UTF8.self)),
+        let entry = GitCredentialMemo.read(sessionDirectory: sessionDirectory)?
+            .entry(for: attributes, clientsFile: StateFiles.clientsFile(environment: environment))
+    else { return false }
+    // No mapping for this remote: say nothing, so git asks its next helper.
+    guard let providerID = entry.providerID else { return true }
+    switch operation {
+    case "get":
+        guard let session = SessionPeek.read(providerID: providerID, account: entry.account, directory: sessionDirectory),
+            !session.isDPoPBound,
+            let answer = GitCredentialLines.answer(username: entry.username, password: session.accessToken, expiresAt: session.expiresAt)
+        else { return false }
+        return writeOut(answer)
+    case "erase":
+        return SessionFiles.remove(providerID: providerID, account: entry.account, directory: sessionDirectory) == nil
+    default:
+        return true  // `store`: the token already lives in the session.
+    }
+}
+
+/// The full command, `oauthflow-full` in this executable's directory.
+func fullCommand() -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    #if canImport(Darwin)
+    var size = UInt32(buffer.count)
+    guard _NSGetExecutablePath(&buffer, &size) == 0, let resolved = realpath(buffer, nil) else { return nil }
+    let own = String(cString: resolved)
+    free(resolved)
+    #else
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    let own = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    #endif
+    guard let slash = own.lastIndex(of: "/") else { return nil }
+    let directory = String(own[..<slash])
+    if own[own.index(after: slash)...] != "oauthflow", !RawFile.exists(directory + "/oauthflow-full") {
+        return directory + "/oauthflow"
+    }
+    return directory + "/oauthflow-full"
+}
+
+/// Runs the full command in this process's place, with `input` (already read) as its standard input.
+func handOver(input: [UInt8]?) -> Never {
+    func fail(_ message: String, _ status: Int32) -> Never {
+        _ = message.withCString { write(2, $0, strlen($0)) }
+        exit(status)
+    }
+    guard let full = fullCommand() else { fail("oauthflow: cannot find its own executable to run oauthflow-full beside it\n", 127) }
+    if let input {
+        // A file the full command reads as it would have read git's pipe.
+        var template = Array(((environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp") + "/oauthflow-input.XXXXXX").utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { fail("oauthflow: cannot hand git's request to oauthflow-full: \(String(cString: strerror(errno)))\n", 1) }
+        unlink(template)
+        var rest = input[...]
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { fail("oauthflow: cannot hand git's request to oauthflow-full: \(String(cString: strerror(errno)))\n", 1) }
+            rest = rest.dropFirst(written)
+        }
+        lseek(fd, 0, SEEK_SET)
+        dup2(fd, 0)
+        close(fd)
+    }
+    var argv = CommandLine.arguments.map { strdup($0) }
+    argv.append(nil)
+    execv(full, argv)
+    let reason = String(cString: strerror(errno))
+    fail("oauthflow: cannot run \(full) (\(reason)); install it beside oauthflow (see the README's Install)\n", errno == ENOENT ? 127 : 126)
+}
+
+switch arguments.first {
+case "token" where arguments.count >= 3 && arguments[1] == "print":
+    if let (providerID, account) = tokenPrintSession(arguments[2...]),
+        let session = SessionPeek.read(providerID: providerID, account: account, directory: sessionDirectory),
+        !session.accessToken.contains("\n"), writeOut(session.accessToken + "\n")
+    {
+        exit(0)
+    }
+    handOver(input: nil)
+case "credential" where arguments.count == 3 && arguments[1] == "git":
+    let input = readStandardInput()
+    if answerGit(arguments[2], input: input) { exit(0) }
+    handOver(input: input)
+default:
+    handOver(input: nil)
+}

@@ -1,0 +1,135 @@
+import Foundation
+import OAuthFlow
+import OAuthFlowTestSupport
+import Testing
+
+/// The installed layout: the launcher as `oauthflow`, the full command beside it as `oauthflow-full`.
+///
+/// Each fast path is proved by taking `oauthflow-full` away: the launcher still answers. Each way back to the
+/// full command is proved the other way round: without it, the launcher says it is missing (exit 127).
+@Suite final class LauncherTests {
+    let root: TemporaryDirectory
+    let bin: URL
+    let home: URL
+    var state: URL { home.appendingPathComponent(".local/state/oauthflow") }
+    var environment: [String: String] { ["HOME": home.path, "XDG_CONFIG_HOME": "", "XDG_STATE_HOME": ""] }
+
+    init() throws {
+        root = try TemporaryDirectory()
+        bin = root.url.appendingPathComponent("bin")
+        home = root.url.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try builtProduct("oauthflow-launcher"), to: bin.appendingPathComponent("oauthflow"))
+        try FileManager.default.createSymbolicLink(
+            at: bin.appendingPathComponent("oauthflow-full"), withDestinationURL: try builtProduct("oauthflow"))
+        _ = try root.write(
+            "home/.config/oauthflow/clients.yaml",
+            """
+            github:
+              client_id: abc
+            credential_helpers:
+              git:
+                - url: https://github.com
+                  provider: github
+                  username: x-access-token
+            """)
+    }
+
+    deinit { root.cleanUp() }
+
+    func save(expiresIn seconds: TimeInterval?) async throws {
+        try await FileTokenStore(directory: state).save(
+            StoredSession(
+                key: SessionKey(providerID: "github"), variables: [:], clientID: "abc", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
+                tokens: TokenSet(
+                    accessToken: Secret("gho_launcher"), tokenType: "bearer", expiresAt: seconds.map { Date().addingTimeInterval($0) },
+                    refreshToken: nil, idToken: nil, scopes: ["read:user"], issuedAt: Date()),
+                updatedAt: Date()))
+    }
+
+    func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        let launcher = bin.appendingPathComponent("oauthflow")
+        if let input { return try runWithInput(launcher, arguments, input: input, environment: environment) }
+        return try runProcess(launcher, arguments, environment: environment)
+    }
+
+    func withoutTheFullCommand<T>(_ body: () throws -> T) throws -> T {
+        let full = bin.appendingPathComponent("oauthflow-full")
+        let destination = try FileManager.default.destinationOfSymbolicLink(atPath: full.path)
+        try FileManager.default.removeItem(at: full)
+        defer { try? FileManager.default.createSymbolicLink(atPath: full.path, withDestinationPath: destination) }
+        return try body()
+    }
+
+    @Test func printsAValidTokenByItselfAndHandsTheRestOver() async throws {
+        try await save(expiresIn: 3600)
+        let full = try run(["token", "print", "github"])
+        #expect(full.status == 0 && full.stdout == "gho_launcher\n", "\(full.stderr)")
+        try withoutTheFullCommand { () throws -> Void in
+            for arguments in [
+                ["token", "print", "github"], ["token", "print", "--account", "default", "github"], ["token", "print", "github", "--kind=access"],
+            ] {
+                let fast = try run(arguments)
+                #expect(fast.status == 0 && fast.stdout == "gho_launcher\n", "\(arguments): \(fast.stderr)")
+            }
+            // Options only the full command knows, another token, another session: the full command's.
+            for arguments in [
+                ["token", "print", "github", "--kind", "refresh"], ["token", "print", "github", "--verbose"], ["token", "print", "gitlab"],
+                ["token", "show", "github"], ["--help"], [],
+            ] {
+                let handed = try run(arguments)
+                #expect(handed.status == 127 && handed.stderr.contains("oauthflow-full"), "\(arguments): \(handed.stderr)")
+            }
+        }
+        // What the full command answers, through the launcher, is unchanged.
+        let help = try run(["token", "print", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("--kind"))
+    }
+
+    @Test func anExpiredTokenGoesToTheFullCommand() async throws {
+        try await save(expiresIn: -60)
+        try withoutTheFullCommand { () throws -> Void in
+            #expect(try run(["token", "print", "github"]).status == 127)
+        }
+        let full = try run(["token", "print", "github"])
+        #expect(full.status == 1 && full.stdout.isEmpty, "\(full.stderr)")
+    }
+
+    @Test func answersGitFromTheMemoTheFullCommandLeft() async throws {
+        try await save(expiresIn: 3600)
+        let request = "protocol=https\nhost=github.com\n\n"
+        let expected = "username=x-access-token\npassword=gho_launcher\npassword_expiry_utc="
+        // No memo yet: the full command answers (git's request reaches it whole) and leaves one.
+        try withoutTheFullCommand { () throws -> Void in #expect(try run(["credential", "git", "get"], input: request).status == 127) }
+        let first = try run(["credential", "git", "get"], input: request)
+        #expect(first.status == 0 && first.stdout.hasPrefix(expected), "\(first.stderr)")
+        let other = "protocol=https\nhost=gitlab.example\n\n"
+        #expect(try run(["credential", "git", "get"], input: other).stdout.isEmpty)
+        try withoutTheFullCommand { () throws -> Void in
+            let fast = try run(["credential", "git", "get"], input: request)
+            #expect(fast.status == 0 && fast.stdout == first.stdout, "\(fast.stderr)")
+            // Not ours: nothing, so git asks its next helper; `store` has nothing to do.
+            let unmapped = try run(["credential", "git", "get"], input: other)
+            #expect(unmapped.status == 0 && unmapped.stdout.isEmpty, "\(unmapped.stderr)")
+            #expect(try run(["credential", "git", "store"], input: request + "password=x\n").status == 0)
+            // Another request, a malformed one, another operation: the full command's.
+            #expect(try run(["credential", "git", "get"], input: "protocol=https\nhost=github.com\npath=org/repo\n\n").status == 127)
+            #expect(try run(["credential", "git", "get"], input: "garbage\n").status == 127)
+            #expect(try run(["credential", "git", "approve"], input: request).status == 127)
+        }
+        // An edit of clients.yaml forgets the memo.
+        try await Task.sleep(nanoseconds: 20_000_000)
+        let clients = home.appendingPathComponent(".config/oauthflow/clients.yaml")
+        try (try String(contentsOf: clients, encoding: .utf8) + "\n").write(to: clients, atomically: false, encoding: .utf8)
+        try withoutTheFullCommand { () throws -> Void in #expect(try run(["credential", "git", "get"], input: request).status == 127) }
+        #expect(try run(["credential", "git", "get"], input: request).stdout.hasPrefix(expected))
+        // `erase` forgets the session, as the full command does.
+        try withoutTheFullCommand { () throws -> Void in #expect(try run(["credential", "git", "erase"], input: request).status == 0) }
+        #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("github--default.json").path))
+    }
+
+    @Test func aBuildDirectoryLauncherRunsTheOauthflowBesideIt() throws {
+        let result = try runProduct("oauthflow-launcher", ["providers", "list"])
+        #expect(result.status == 0 && result.stdout.contains("github"), "\(result.stderr)")
+    }
+}
