@@ -131,6 +131,14 @@ import PostgresNIO
                         #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
                                 "\(place): the build makes no \(name)")
                     }
+                case "install":
+                    // `install -m 755 .build/release/PRODUCT DESTINATION`: the build makes PRODUCT.
+                    #expect(words.count == 5 && words[1] == "-m" && words[2] == "755", "\(place)")
+                    if words.count == 5 {
+                        let name = URL(fileURLWithPath: words[3]).lastPathComponent
+                        #expect(FileManager.default.isExecutableFile(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
+                                "\(place): the build makes no \(name)")
+                    }
                 case "export":
                     #expect(words.count == 2 && words[1].contains("="), "\(place)")
                 default:
