@@ -5,7 +5,8 @@
 # Builds oauthflow in release mode with the Swift runtime and Foundation linked statically
 # (--static-swift-stdlib, as the CLI is meant to ship: no shared libraries to find and
 # relocate at every start; in .build-static so the usual build is untouched), a trivial
-# Swift program as the floor (built the default way, as any Swift program is), installs
+# Swift program as the floor (linked statically the same way: a dynamic floor would pay loader work
+# the CLI does not, and flatter it), installs
 # check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
 # 1,000 and 10,000 descriptors there, and prints the figures and the ratios.
 set -euo pipefail
@@ -18,10 +19,10 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then e
 swift build -c release --product oauthflow --static-swift-stdlib --scratch-path "$root/.build-static" >&2
 oauthflow="$root/.build-static/release/oauthflow"
 
-floor="$work/floor"
+floor="$work/floor-static"
 if [ ! -x "$floor" ]; then
     printf 'import Foundation\nprint("")\n' > "$work/floor.swift"
-    swiftc -O "$work/floor.swift" -o "$floor"
+    swiftc -O -static-stdlib "$work/floor.swift" -o "$floor"
 fi
 
 venv="$work/venv"

@@ -25,24 +25,23 @@ web_sessions=""
 apple_pid=""
 apple_state=""
 
+# stop_and_remove PID DIR: stops the process PID and removes the directory DIR, each when given.
+stop_and_remove() {
+    if [ -n "$1" ]; then
+        kill "$1" 2>/dev/null || true
+        wait "$1" 2>/dev/null || true
+    fi
+    if [ -n "$2" ]; then
+        rm -rf "$2"
+    fi
+}
+
 stop_web_example() {
-    if [ -n "$web_pid" ]; then
-        kill "$web_pid" 2>/dev/null || true
-        wait "$web_pid" 2>/dev/null || true
-    fi
+    stop_and_remove "$web_pid" "$web_sessions"
+    stop_and_remove "$apple_pid" "$apple_state"
     web_pid=""
-    if [ -n "$web_sessions" ]; then
-        rm -rf "$web_sessions"
-    fi
     web_sessions=""
-    if [ -n "$apple_pid" ]; then
-        kill "$apple_pid" 2>/dev/null || true
-        wait "$apple_pid" 2>/dev/null || true
-    fi
     apple_pid=""
-    if [ -n "$apple_state" ]; then
-        rm -rf "$apple_state"
-    fi
     apple_state=""
 }
 

@@ -26,12 +26,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as conditions
-from selenium.webdriver.support.ui import WebDriverWait
+
+from browser import Browser
 
 APP = sys.argv[1].rstrip("/")
 STANDIN = sys.argv[2].rstrip("/")
@@ -42,30 +39,6 @@ ARTIFACTS.mkdir(parents=True, exist_ok=True)
 CALLBACK = APP + "/auth/apple/callback"
 
 
-def fail(browser, message):
-    shot = ARTIFACTS / f"apple-failure-{NAME}.png"
-    browser.save_screenshot(str(shot))
-    sys.exit(f"Apple browser test ({NAME}): {message}\n  at {browser.current_url}\n  screenshot: {shot}\n  page: {browser.page_source[:2000]}")
-
-
-def wait_for(browser, locator, what):
-    try:
-        return WebDriverWait(browser, 20).until(conditions.presence_of_element_located(locator))
-    except TimeoutException:
-        fail(browser, f"timed out waiting for {what}")
-
-
-def requests(browser):
-    """(method, URL) of every request since the last call, redirects included (Chromium's performance log)."""
-    seen = []
-    for entry in browser.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            request = message["params"]["request"]
-            seen.append((request["method"], request["url"]))
-    return seen
-
-
 def standin_state():
     with urllib.request.urlopen(STANDIN + "/test/state", timeout=10) as answer:
         return json.load(answer)
@@ -74,69 +47,64 @@ def standin_state():
 def start_sign_in(browser):
     """From the app's home page to the stand-in's Apple page; returns the pending cookie as Chromium holds it."""
     browser.get(APP + "/")
-    wait_for(browser, (By.ID, "signed-out"), "the signed-out home page")
+    session.wait_for((By.ID, "signed-out"), "the signed-out home page")
     browser.find_element(By.PARTIAL_LINK_TEXT, "Sign in with Apple").click()
-    wait_for(browser, (By.ID, "continue"), "the stand-in's Apple sign-in page")
+    session.wait_for((By.ID, "continue"), "the stand-in's Apple sign-in page")
     if not browser.current_url.startswith(STANDIN + "/auth/authorize?"):
-        fail(browser, "the sign-in did not go to the stand-in's authorization endpoint")
+        session.fail("the sign-in did not go to the stand-in's authorization endpoint")
     query = browser.current_url.split("?", 1)[1]
     for expected in ("response_mode=form_post", "response_type=code", "code_challenge_method=S256", "nonce=", "state="):
         if expected not in query:
-            fail(browser, f"the authorization request lacks {expected}: {query}")
+            session.fail(f"the authorization request lacks {expected}: {query}")
     cookies = browser.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
     pending = [cookie for cookie in cookies if cookie["name"].startswith("oauthflow_flow_")]
     if len(pending) != 1:
-        fail(browser, f"expected one pending sign-in cookie, found {[cookie['name'] for cookie in pending]}")
+        session.fail(f"expected one pending sign-in cookie, found {[cookie['name'] for cookie in pending]}")
     return pending[0]
 
 
 def signed_in(browser):
-    wait_for(browser, (By.ID, "signed-in"), "the signed-in page")
+    session.wait_for((By.ID, "signed-in"), "the signed-in page")
     if not browser.current_url.startswith(APP):
-        fail(browser, "the sign-in did not land back on the app")
+        session.fail("the sign-in did not land back on the app")
     return browser.find_element(By.ID, "name").text, browser.find_element(By.ID, "profile").text
 
 
-options = webdriver.ChromeOptions()
-for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,1300",
-                 "--no-first-run", "--disable-extensions", "--password-store=basic", f"--ignore-certificate-errors-spki-list={SPKI}"):
-    options.add_argument(argument)
-options.binary_location = "/usr/bin/chromium"
-options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+session = Browser(ARTIFACTS, f"Apple browser test ({NAME})", [f"--ignore-certificate-errors-spki-list={SPKI}"])
+browser = session.driver
 started = time.monotonic()
 try:
     # 1. The first sign-in: Apple's answer is a cross-site POST with the one-time `user` field.
     cookie = start_sign_in(browser)
     if cookie.get("sameSite") != "None" or not cookie.get("secure") or not cookie.get("httpOnly") or cookie.get("path") != "/auth/apple/callback":
-        fail(browser, f"the pending cookie of a form_post provider must be SameSite=None, Secure, HttpOnly, on the callback path: {cookie}")
-    requests(browser)
+        session.fail(f"the pending cookie of a form_post provider must be SameSite=None, Secure, HttpOnly, on the callback path: {cookie}")
+    session.requests()
     browser.find_element(By.ID, "continue").click()
     name, profile = signed_in(browser)
-    posts = [url for method, url in requests(browser) if method == "POST" and url == CALLBACK]
+    posts = [url for method, url in session.requests() if method == "POST" and url == CALLBACK]
     if len(posts) != 1:
-        fail(browser, f"the callback did not come as one POST to {CALLBACK}")
+        session.fail(f"the callback did not come as one POST to {CALLBACK}")
     if name != "Ada Lovelace":
-        fail(browser, f"the name from Apple's first-consent `user` field is not shown: {name!r}")
+        session.fail(f"the name from Apple's first-consent `user` field is not shown: {name!r}")
     if "x7k2p9q4rt@privaterelay.appleid.com (verified)" not in profile:
-        fail(browser, f"the private-relay e-mail is not shown as verified (Apple's string \"true\"): {profile!r}")
+        session.fail(f"the private-relay e-mail is not shown as verified (Apple's string \"true\"): {profile!r}")
     once = browser.find_element(By.ID, "callback-fields").text
     if "user" not in once:
-        fail(browser, f"the app does not say the `user` field came only now: {once!r}")
+        session.fail(f"the app does not say the `user` field came only now: {once!r}")
     browser.save_screenshot(str(ARTIFACTS / f"apple-signed-in-{NAME}.png"))
     state = standin_state()
     if state["user_sent"] != 1 or state["secrets_verified"] < 1 or state["distinct_secrets"] != 1:
-        fail(browser, f"the stand-in did not verify one client secret and send `user` once: {state}")
+        session.fail(f"the stand-in did not verify one client secret and send `user` once: {state}")
     print(f"signed in with Apple through a form_post POST: {browser.find_element(By.ID, 'signed-in').text}")
 
     # 2. Sign-out: local, with the refresh token revoked at Apple.
-    wait_for(browser, (By.ID, "sign-out"), "the sign-out button").click()
-    here = wait_for(browser, (By.ID, "signed-out-here"), "the page saying the sign-out was local").text
+    session.wait_for((By.ID, "sign-out"), "the sign-out button").click()
+    here = session.wait_for((By.ID, "signed-out-here"), "the page saying the sign-out was local").text
     if "no end-session endpoint" not in here:
-        fail(browser, f"the sign-out page does not say Apple's session continues: {here!r}")
+        session.fail(f"the sign-out page does not say Apple's session continues: {here!r}")
     state = standin_state()
     if "refresh_token" not in state["revoked"]:
-        fail(browser, f"signing out did not revoke the refresh token at Apple: {state}")
+        session.fail(f"signing out did not revoke the refresh token at Apple: {state}")
     print(f"signed out; revoked at the stand-in: {state['revoked']}")
 
     # 3. The second sign-in: no `user` field, no name; the same client secret.
@@ -144,36 +112,36 @@ try:
     browser.find_element(By.ID, "continue").click()
     name, profile = signed_in(browser)
     if "Ada" in profile or "Lovelace" in profile:
-        fail(browser, f"a name appeared without Apple's `user` field: {profile!r}")
+        session.fail(f"a name appeared without Apple's `user` field: {profile!r}")
     if browser.find_elements(By.ID, "callback-fields"):
-        fail(browser, "the app says fields came only now, on a sign-in without them")
+        session.fail("the app says fields came only now, on a sign-in without them")
     state = standin_state()
     if state["user_sent"] != 1:
-        fail(browser, f"the stand-in sent `user` again: {state}")
+        session.fail(f"the stand-in sent `user` again: {state}")
     if state["secrets_verified"] < 3 or state["distinct_secrets"] != 1:
-        fail(browser, f"the client secret was not reused across requests: {state}")
+        session.fail(f"the client secret was not reused across requests: {state}")
     print(f"signed in again, without a name: {name}")
-    wait_for(browser, (By.ID, "sign-out"), "the sign-out button").click()
-    wait_for(browser, (By.ID, "signed-out-here"), "the page saying the sign-out was local")
+    session.wait_for((By.ID, "sign-out"), "the sign-out button").click()
+    session.wait_for((By.ID, "signed-out-here"), "the page saying the sign-out was local")
 
     # 4. A forged answer: the state in Apple's POST altered in the page before it is sent.
     start_sign_in(browser)
     browser.execute_script("document.querySelector('input[name=state]').value = 'forged-' + document.querySelector('input[name=state]').value")
     requests_before = len(standin_state()["token_requests"])
     browser.find_element(By.ID, "continue").click()
-    element = wait_for(browser, (By.ID, "error"), "the error page")
+    element = session.wait_for((By.ID, "error"), "the error page")
     code = element.get_attribute("data-code")
     # The pending cookie's name derives from the state: an altered state finds no sign-in to finish.
     if code not in ("no_pending_sign_in", "state_mismatch"):
-        fail(browser, f"a forged state gave {code!r}: {element.text!r}")
+        session.fail(f"a forged state gave {code!r}: {element.text!r}")
     state = standin_state()
     if len(state["token_requests"]) != requests_before:
-        fail(browser, f"the app redeemed a code that came with a forged state: {state}")
+        session.fail(f"the app redeemed a code that came with a forged state: {state}")
     print(f"forged state refused: {code}")
 
     # 5. The stand-in refused nothing along the way.
     if state["refused"]:
-        fail(browser, f"the stand-in refused requests: {state['refused']}")
+        session.fail(f"the stand-in refused requests: {state['refused']}")
     print(f"Apple browser test ({NAME}) passed in {time.monotonic() - started:.1f} s; screenshot: {ARTIFACTS / f'apple-signed-in-{NAME}.png'}")
 finally:
-    browser.quit()
+    session.quit()

@@ -21,17 +21,14 @@ it does in production (SameSite=Lax must let a top-level GET redirect carry it).
    pending cookie gone (no pending sign-in) and with it put back (replayed).
 Exits non-zero with the reason on the first failure.
 """
-import json
 import sys
 import time
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as conditions
 from selenium.webdriver.support.ui import WebDriverWait
+
+from browser import Browser
 
 APP = sys.argv[1].rstrip("/")
 ARTIFACTS = Path(sys.argv[2])
@@ -40,32 +37,9 @@ ARTIFACTS.mkdir(parents=True, exist_ok=True)
 CALLBACK = APP + "/auth/django/callback"
 
 
-def fail(browser, message):
-    shot = ARTIFACTS / f"web-failure-{NAME}.png"
-    browser.save_screenshot(str(shot))
-    sys.exit(f"browser test ({NAME}): {message}\n  at {browser.current_url}\n  screenshot: {shot}\n  page: {browser.page_source[:2000]}")
-
-
-def wait_for(browser, locator, what):
-    try:
-        return WebDriverWait(browser, 20).until(conditions.presence_of_element_located(locator))
-    except TimeoutException:
-        fail(browser, f"timed out waiting for {what}")
-
-
-def visited(browser):
-    """The URLs the browser requested since the last call, redirects included (Chromium's performance log)."""
-    urls = []
-    for entry in browser.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
-
-
 def click_sign_in(browser):
     browser.get(APP + "/")
-    wait_for(browser, (By.ID, "signed-out"), "the signed-out home page")
+    session.wait_for((By.ID, "signed-out"), "the signed-out home page")
     browser.find_element(By.PARTIAL_LINK_TEXT, "Sign in with Django").click()
 
 
@@ -77,12 +51,12 @@ def log_in_if_asked(browser):
         browser.find_element(By.NAME, "username").send_keys("alice")
         browser.find_element(By.NAME, "password").send_keys("wonderland-test-password")
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait_for(browser, (By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form")
+    session.wait_for((By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form")
     return asked
 
 
 def error_code(browser):
-    element = wait_for(browser, (By.ID, "error"), "the error page")
+    element = session.wait_for((By.ID, "error"), "the error page")
     return element.get_attribute("data-code"), element.text
 
 
@@ -92,7 +66,7 @@ def pending_cookie(browser):
     error_code(browser)
     pending = [cookie for cookie in browser.get_cookies() if cookie["name"].startswith("oauthflow_flow_")]
     if len(pending) != 1:
-        fail(browser, f"expected one pending sign-in cookie on the callback path, found {[c['name'] for c in pending]}")
+        session.fail(f"expected one pending sign-in cookie on the callback path, found {[c['name'] for c in pending]}")
     return pending[0]
 
 
@@ -101,59 +75,54 @@ def put_cookie(browser, cookie, value):
     browser.add_cookie({"name": cookie["name"], "value": value, "path": cookie["path"], "httpOnly": True, "sameSite": "Lax"})
 
 
-options = webdriver.ChromeOptions()
-for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,1300",
-                 "--no-first-run", "--disable-extensions", "--password-store=basic"):
-    options.add_argument(argument)
-options.binary_location = "/usr/bin/chromium"
-options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+session = Browser(ARTIFACTS, f"browser test ({NAME})", ())
+browser = session.driver
 started = time.monotonic()
 try:
     # 1. A whole sign-in, the app's API, and a sign-out through the provider.
     click_sign_in(browser)
     log_in_if_asked(browser)
     browser.find_element(By.CSS_SELECTOR, "input[name=allow]").click()
-    wait_for(browser, (By.ID, "signed-in"), "the signed-in page")
+    session.wait_for((By.ID, "signed-in"), "the signed-in page")
     if not browser.current_url.startswith(APP):
-        fail(browser, "the sign-in did not land back on the app")
+        session.fail("the sign-in did not land back on the app")
     claims = browser.find_element(By.ID, "claims").text
     if "alice@example.com" not in claims:
-        fail(browser, f"alice's email is not among the claims: {claims!r}")
+        session.fail(f"alice's email is not among the claims: {claims!r}")
     profile = browser.find_element(By.ID, "profile").text
     if "Alice Liddell" not in profile or "alice@example.com" not in profile:
-        fail(browser, f"the profile does not show alice: {profile!r}")
+        session.fail(f"the profile does not show alice: {profile!r}")
     if browser.find_element(By.ID, "name").text != "Alice Liddell":
-        fail(browser, f"the page names {browser.find_element(By.ID, 'name').text!r}")
+        session.fail(f"the page names {browser.find_element(By.ID, 'name').text!r}")
     browser.save_screenshot(str(ARTIFACTS / f"web-signed-in-{NAME}.png"))
     print(f"signed in: {browser.find_element(By.ID, 'signed-in').text}")
     browser.find_element(By.XPATH, "//button[starts-with(normalize-space(.), 'Open ')]").click()
-    answer = wait_for(browser, (By.ID, "resource"), "the resource page").text
+    answer = session.wait_for((By.ID, "resource"), "the resource page").text
     if not answer.startswith("HTTP 200") or "alice@example.com" not in answer:
-        fail(browser, f"the resource did not answer for alice: {answer[:300]!r}")
+        session.fail(f"the resource did not answer for alice: {answer[:300]!r}")
     browser.get(APP + "/")
-    wait_for(browser, (By.ID, "call-api"), "the API button").click()
-    answer = wait_for(browser, (By.ID, "api-answer"), "the API's answer").text
+    session.wait_for((By.ID, "call-api"), "the API button").click()
+    answer = session.wait_for((By.ID, "api-answer"), "the API's answer").text
     if not answer.startswith("HTTP 200") or '"username":"alice"' not in answer.replace(" ", ""):
-        fail(browser, f"the app's API did not answer for alice: {answer[:300]!r}")
+        session.fail(f"the app's API did not answer for alice: {answer[:300]!r}")
     print(f"API: {answer.splitlines()[-1][:200]}")
     browser.get(APP + "/")
-    visited(browser)
-    wait_for(browser, (By.ID, "sign-out"), "the sign-out button").click()
-    wait_for(browser, (By.ID, "signed-out"), "the signed-out page after signing out")
-    hops = visited(browser)
+    [url for _, url in session.requests()]
+    session.wait_for((By.ID, "sign-out"), "the sign-out button").click()
+    session.wait_for((By.ID, "signed-out"), "the signed-out page after signing out")
+    hops = [url for _, url in session.requests()]
     if not any("/o/logout/" in url for url in hops) or not any(url.startswith(APP + "/auth/django/signed-out?") for url in hops):
-        fail(browser, f"the sign-out did not go through DOT's logout and back: {hops}")
+        session.fail(f"the sign-out did not go through DOT's logout and back: {hops}")
     print("signed out through DOT's end-session endpoint")
 
     # 2. Declined consent. DOT's session ended with the sign-out: it asks for the password again.
     click_sign_in(browser)
     if not log_in_if_asked(browser):
-        fail(browser, "DOT did not ask for the password: its session outlived the sign-out")
+        session.fail("DOT did not ask for the password: its session outlived the sign-out")
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]:not([name=allow])").click()
     code, text = error_code(browser)
     if code != "denied" or "cancelled" not in text:
-        fail(browser, f"declined consent gave {code!r}: {text!r}")
+        session.fail(f"declined consent gave {code!r}: {text!r}")
     print(f"declined: {text}")
 
     # 3. A tampered pending cookie.
@@ -162,14 +131,14 @@ try:
     consent = browser.current_url
     cookie = pending_cookie(browser)
     if not cookie.get("httpOnly") or cookie.get("sameSite") != "Lax" or cookie.get("path") != "/auth/django/callback":
-        fail(browser, f"the pending cookie's attributes are wrong: {cookie}")
+        session.fail(f"the pending cookie's attributes are wrong: {cookie}")
     value = cookie["value"]
     put_cookie(browser, cookie, value[:-6] + ("A" if value[-6] != "A" else "B") + value[-5:])
     browser.get(consent)
-    wait_for(browser, (By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form again").click()
+    session.wait_for((By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form again").click()
     code, text = error_code(browser)
     if code != "tampered":
-        fail(browser, f"a tampered cookie gave {code!r}: {text!r}")
+        session.fail(f"a tampered cookie gave {code!r}: {text!r}")
     print(f"tampered: {text}")
 
     # 4. A replayed callback: the same URL again, without and then with its pending cookie.
@@ -178,22 +147,22 @@ try:
     consent = browser.current_url
     cookie = pending_cookie(browser)
     browser.get(consent)
-    visited(browser)
-    wait_for(browser, (By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form again").click()
-    wait_for(browser, (By.ID, "signed-in"), "the signed-in page")
-    callbacks = [url for url in visited(browser) if url.startswith(CALLBACK + "?")]
+    [url for _, url in session.requests()]
+    session.wait_for((By.CSS_SELECTOR, "input[name=allow]"), "DOT's consent form again").click()
+    session.wait_for((By.ID, "signed-in"), "the signed-in page")
+    callbacks = [url for url in [url for _, url in session.requests()] if url.startswith(CALLBACK + "?")]
     if len(callbacks) != 1:
-        fail(browser, f"expected one callback request, saw {callbacks}")
+        session.fail(f"expected one callback request, saw {callbacks}")
     browser.get(callbacks[0])
     code, text = error_code(browser)
     if code != "no_pending_sign_in":
-        fail(browser, f"the callback again, its cookie deleted, gave {code!r}: {text!r}")
+        session.fail(f"the callback again, its cookie deleted, gave {code!r}: {text!r}")
     put_cookie(browser, cookie, cookie["value"])
     browser.get(callbacks[0])
     code, text = error_code(browser)
     if code != "replayed":
-        fail(browser, f"the callback again, with its cookie, gave {code!r}: {text!r}")
+        session.fail(f"the callback again, with its cookie, gave {code!r}: {text!r}")
     print(f"replayed: {text}")
     print(f"browser test ({NAME}) passed in {time.monotonic() - started:.1f} s; screenshot: {ARTIFACTS / f'web-signed-in-{NAME}.png'}")
 finally:
-    browser.quit()
+    session.quit()

@@ -9,13 +9,9 @@ import Musl
 import Darwin
 #endif
 
-/// Reads small files that a user or another program may have replaced with something odd.
-///
-/// - Only regular files are read. A named pipe, a device (`/dev/zero`), a socket or a
-///   directory is refused at once with a sentence naming what it is: the file is opened
-///   with `O_NONBLOCK`, so opening a FIFO with no writer cannot hang.
-/// - At most `limit` bytes are read; a larger file is refused, not truncated.
-/// - Failures say what the system said in words (a symbolic link loop is not "no such file").
+/// Reads small files that a user or another program may have replaced with something odd, as ``RawFile``
+/// does (regular files only, never hanging on a FIFO, at most a limit, failures in words), into `Data`,
+/// with the path in its errors.
 public enum SafeFile {
     /// Why a file could not be read.
     public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -24,16 +20,8 @@ public enum SafeFile {
         public let reason: String
         public let kind: Kind
 
-        public enum Kind: Sendable, Hashable {
-            /// Nothing is at the path.
-            case missing
-            /// The file is larger than the limit.
-            case tooLarge
-            /// A pipe, a device, a directory, a socket, or a symbolic link not followed.
-            case notRegularFile
-            /// Any other failure of the system.
-            case system
-        }
+        /// Missing, too large, not a regular file, or another failure of the system (``RawFile/ReadError/Kind``).
+        public typealias Kind = RawFile.ReadError.Kind
 
         public var description: String { "\(path): \(reason)" }
     }
@@ -51,7 +39,7 @@ public enum SafeFile {
         do {
             return Data(try RawFile.read(path, limit: limit, followLinks: followLinks, inspect: inspect))
         } catch let error as RawFile.ReadError {
-            throw ReadError(path: path, reason: error.reason, kind: ReadError.Kind(error.kind))
+            throw ReadError(path: path, reason: error.reason, kind: error.kind)
         }
     }
 
@@ -69,15 +57,4 @@ public enum SafeFile {
 
     /// The system's error in words, with the cases people meet spelled out.
     public static func explain(_ code: Int32, followLinks: Bool = true) -> String { RawFile.explain(code, followLinks: followLinks) }
-}
-
-extension SafeFile.ReadError.Kind {
-    init(_ kind: RawFile.ReadError.Kind) {
-        switch kind {
-        case .missing: self = .missing
-        case .tooLarge: self = .tooLarge
-        case .notRegularFile: self = .notRegularFile
-        case .system: self = .system
-        }
-    }
 }
