@@ -116,6 +116,9 @@ def main():
         ("oauthflow credential git get", paired(git_store, ([launcher, "credential", "git", "get"], request), env), 2.0),
         ("oauthflow credential git store", paired(git_store, ([launcher, "credential", "git", "store"], store_request), env), 2.0),
         ("oauthflow credential git erase", paired(git_store, ([launcher, "credential", "git", "erase"], request), env, put_session_back), 2.0),
+    ]
+    put_session_back()
+    rows += [
         ("oauthflow token print", paired(git_store, ([launcher, "token", "print", "github"], None), env), 2.0),
         ("oauthflow-full credential git get", paired(git_store, ([full, "credential", "git", "get"], request), env), None),
         ("oauthflow-full token print", paired(git_store, ([full, "token", "print", "github"], None), env), None),
