@@ -124,21 +124,26 @@ func handOver(input: [UInt8]?) -> Never {
     }
     guard let full = fullCommand() else { fail("oauthflow: cannot find its own executable to run oauthflow-full beside it\n", 127) }
     if let input {
-        // A file the full command reads as it would have read git's pipe.
-        var template = Array(((environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp") + "/oauthflow-input.XXXXXX").utf8CString)
-        let fd = mkstemp(&template)
-        guard fd >= 0 else { fail("oauthflow: cannot hand git's request to oauthflow-full: \(String(cString: strerror(errno)))\n", 1) }
-        unlink(template)
-        var rest = input[...]
-        while !rest.isEmpty {
-            let written = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { fail("oauthflow: cannot hand git's request to oauthflow-full: \(String(cString: strerror(errno)))\n", 1) }
-            rest = rest.dropFirst(written)
+        // The request already read goes to the full command through a pipe, written by a child process (this one
+        // is single-threaded, so forking is safe): no file ever holds it, whatever its size.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { fail("oauthflow: cannot hand git's request to the full command: \(String(cString: strerror(errno)))\n", 1) }
+        let writer = fork()
+        guard writer >= 0 else { fail("oauthflow: cannot hand git's request to the full command: \(String(cString: strerror(errno)))\n", 1) }
+        if writer == 0 {
+            close(ends[0])
+            var rest = input[...]
+            while !rest.isEmpty {
+                let written = rest.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+                if written < 0, errno == EINTR { continue }
+                if written <= 0 { break }
+                rest = rest.dropFirst(written)
+            }
+            _exit(0)
         }
-        lseek(fd, 0, SEEK_SET)
-        dup2(fd, 0)
-        close(fd)
+        close(ends[1])
+        dup2(ends[0], 0)
+        close(ends[0])
     }
     var argv = CommandLine.arguments.map { strdup($0) }
     argv.append(nil)

@@ -19,7 +19,7 @@ import Testing
         bin = root.url.appendingPathComponent("bin")
         home = root.url.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: try builtProduct("oauthflow-launcher"), to: bin.appendingPathComponent("oauthflow"))
+        try Self.copyExecutable(try builtProduct("oauthflow-launcher"), to: bin.appendingPathComponent("oauthflow"))
         try FileManager.default.createSymbolicLink(
             at: bin.appendingPathComponent("oauthflow-full"), withDestinationURL: try builtProduct("oauthflow"))
         _ = try root.write(
@@ -37,6 +37,23 @@ import Testing
 
     deinit { root.cleanUp() }
 
+    /// A copy the launcher must be (it finds `oauthflow-full` beside its own path, so a link will not do), written
+    /// through a close-on-exec descriptor: a process another test forks meanwhile does not keep it open for writing.
+    static func copyExecutable(_ source: URL, to destination: URL) throws {
+        let bytes = try Data(contentsOf: source)
+        let fd = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                guard written > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+                offset += written
+            }
+        }
+    }
+
     func save(expiresIn seconds: TimeInterval?) async throws {
         try await FileTokenStore(directory: state).save(
             StoredSession(
@@ -49,8 +66,17 @@ import Testing
 
     func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let launcher = bin.appendingPathComponent("oauthflow")
-        if let input { return try runWithInput(launcher, arguments, input: input, environment: environment) }
-        return try runProcess(launcher, arguments, environment: environment)
+        // A process forked elsewhere in this test run between another copy's open and its own exec may still hold
+        // a descriptor of the new file for a moment: the exec then fails with ETXTBSY, and is tried again.
+        for attempt in 1... {
+            do {
+                if let input { return try runWithInput(launcher, arguments, input: input, environment: environment) }
+                return try runProcess(launcher, arguments, environment: environment)
+            } catch where "\(error)".contains("Text file busy") && attempt < 50 {
+                usleep(20_000)
+            }
+        }
+        fatalError("unreachable")
     }
 
     func withoutTheFullCommand<T>(_ body: () throws -> T) throws -> T {
