@@ -149,7 +149,7 @@ func handOver(input: [UInt8]?) -> Never {
     argv.append(nil)
     execv(full, argv)
     let reason = String(cString: strerror(errno))
-    fail("oauthflow: cannot run \(full) (\(reason)); install it beside oauthflow (see the README's Install)\n", errno == ENOENT ? 127 : 126)
+    fail("oauthflow: cannot run \(full) (\(reason)); install it beside oauthflow (README, \"The CLI\")\n", errno == ENOENT ? 127 : 126)
 }
 
 switch arguments.first {

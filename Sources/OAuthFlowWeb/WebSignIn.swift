@@ -149,6 +149,7 @@ public final class WebSignIn: Sendable {
             let configuration = ClientConfiguration(
                 clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
                 scopes: client.scopes, authMethod: client.authMethod, signingKey: client.signingKey)
+            try Self.checkSettings(of: provider, configuration, secureOrigin: scheme == "https", origin: origin)
             clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, transport: transport, logger: logger, clock: clock)
             ids.append(provider.id)
         }
@@ -162,6 +163,29 @@ public final class WebSignIn: Sendable {
             }
         }
         self.logoutReceivers = receivers
+    }
+
+    /// Refuses, before any browser is sent anywhere, a provider whose sign-ins could only fail: a client without the
+    /// credential its token requests need, a secret to sign without the Key ID the provider looks the key up by, or a
+    /// `form_post` answer (a cross-site POST, which only a `SameSite=None; Secure` cookie survives) to a plain-http origin.
+    static func checkSettings(of provider: Provider, _ configuration: ClientConfiguration, secureOrigin: Bool, origin: String) throws {
+        do {
+            _ = try configuration.authenticationMethod(for: provider)
+        } catch let error as FlowError {
+            throw WebSignInError(.configuration, error.message)
+        }
+        if provider.policy.generatedSecret != nil, let key = configuration.signingKey, key.keyID == nil {
+            throw WebSignInError(
+                .configuration,
+                "provider \(provider.id) signs its client secret with your key (`client_auth.generated_secret`), and the secret must name the key's Key ID: give it with the signing key (ClientSigningKey(pem:keyID:))"
+            )
+        }
+        if provider.policy.responseMode == .formPost, !secureOrigin {
+            throw WebSignInError(
+                .configuration,
+                "provider \(provider.id) answers with a cross-site POST (`response_mode: form_post`), which carries the pending sign-in cookie only when it is SameSite=None and Secure: the origin \(origin) must be https"
+            )
+        }
     }
 
     /// The redirect URI to register at `providerID`: `{origin}{basePath}/{provider}/callback`.

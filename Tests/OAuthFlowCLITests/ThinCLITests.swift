@@ -31,7 +31,7 @@ import OAuthFlowTestSupport
                 "\(login.stderr)")
         #expect(login.stderr.contains("\nhint: or name the client on the command line with --client-id ID\n"), "\(login.stderr)")
         let kubectl = try run(["credential", "kubectl", "google"])
-        #expect(kubectl.status == 1 && kubectl.stderr.hasPrefix("error: no client id for google"), "\(kubectl.stderr)")
+        #expect(kubectl.status == 1 && kubectl.stderr.hasPrefix("oauthflow: error: no client id for google"), "\(kubectl.stderr)")
         #expect(!kubectl.stderr.contains("hint:") && !kubectl.stderr.contains("--client-id"), "\(kubectl.stderr)")
     }
 
@@ -43,7 +43,8 @@ import OAuthFlowTestSupport
         for arguments in [["login", "google"], ["authorize-url", "google"], ["credential", "kubectl", "google"]] {
             let result = try run(arguments, environment: ["XDG_CONFIG_HOME": config.url.path])
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("the entry for google cannot be read"), "\(arguments): \(result.stderr)")
+            let prefix = arguments.first == "credential" ? "oauthflow: error: " : "error: "
+            #expect(result.stderr.hasPrefix(prefix) && result.stderr.contains("the entry for google cannot be read"), "\(arguments): \(result.stderr)")
             #expect(!result.stderr.contains("Usage:"), "\(arguments)")
         }
     }

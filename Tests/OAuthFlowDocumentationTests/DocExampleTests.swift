@@ -131,6 +131,8 @@ import PostgresNIO
                         #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
                                 "\(place): the build makes no \(name)")
                     }
+                case "mkdir":
+                    #expect(words.count == 3 && words[1] == "-p", "\(place): only `mkdir -p DIRECTORY` is checked")
                 case "install":
                     // `install -m 755 .build/release/PRODUCT DESTINATION`: the build makes PRODUCT.
                     #expect(words.count == 5 && words[1] == "-m" && words[2] == "755", "\(place)")

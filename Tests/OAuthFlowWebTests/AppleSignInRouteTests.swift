@@ -128,6 +128,28 @@ import OAuthFlowTestSupport
         #expect(apple.secretsSeen.count == 2 && apple.secretsSeen[0] == apple.secretsSeen[1], "one signed secret, reused while it is young")
     }
 
+    /// A sign-in that could only fail after the user consented at Apple is refused when WebSignIn is made.
+    @Test func settingsThatCannotWorkAreRefusedUpFront() throws {
+        let registry = try ProviderRegistry.load(includeUserDirectory: false)
+        let key = P256.Signing.PrivateKey().pemRepresentation
+        func make(_ client: WebSignIn.Client, origin: String = "https://app.example.com") throws -> WebSignIn {
+            try WebSignIn(
+                registry: registry, enable: ["apple": client], origin: URL(string: origin)!, keyring: SessionKeyring(current: WebSignInTests.keyA))
+        }
+        let variables = ["team_id": "ABCDE12345"]
+        let cases: [(WebSignIn.Client, String, String)] = [
+            (.init(clientID: "com.example.web", variables: variables), "https://app.example.com", "private key"),
+            (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key)), "https://app.example.com", "Key ID"),
+            (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key, keyID: "KEY123ABCD")),
+             "http://localhost:8080", "must be https"),
+        ]
+        for (client, origin, words) in cases {
+            let error = try #require(throws: WebSignInError.self) { try make(client, origin: origin) }
+            #expect(error.code == .configuration && error.message.contains(words), "\(error.message)")
+        }
+        _ = try make(.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key, keyID: "KEY123ABCD")))
+    }
+
     @Test func theCLIRefusesAppleBeforeABrowserOpens() async throws {
         let provider = try ProviderRegistry.load(includeUserDirectory: false).provider(named: "apple").resolve(["team_id": "ABCDE12345"])
         #expect(provider.policy.webRedirectOnly)

@@ -102,7 +102,7 @@ public struct ProviderRegistry: Sendable {
     ) throws -> ProviderRegistry {
         let sources = sources(
             directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
-            environment: environment)
+            environment: environment, logger: logger)
         var entries: [String: Entry] = [:]
         var skipped: [Skipped] = []
         for (directory, origin) in sources {
@@ -147,11 +147,17 @@ public struct ProviderRegistry: Sendable {
     /// The directories a registry reads, in override order.
     private static func sources(
         directories: [URL], includeBundled: Bool, includeUserDirectory: Bool,
-        environment: [String: String]
+        environment: [String: String], logger: Logger
     ) -> [(URL, Origin)] {
         var sources: [(URL, Origin)] = []
-        if includeBundled, let bundled = BundledProviders.directory {
-            sources.append((bundled, .bundled))
+        if includeBundled {
+            if let bundled = BundledProviders.directory {
+                sources.append((bundled, .bundled))
+            } else {
+                logger.warning(
+                    "the bundled providers were not found: \(BundledProviders.bundleName).resources is not beside the executable; only other directories are read"
+                )
+            }
         }
         sources += directories.map { ($0, .directory($0.path)) }
         if includeUserDirectory {
@@ -191,7 +197,7 @@ public struct ProviderRegistry: Sendable {
         var found: ProviderDescriptor?
         for (directory, _) in sources(
             directories: directories, includeBundled: includeBundled,
-            includeUserDirectory: includeUserDirectory, environment: environment)
+            includeUserDirectory: includeUserDirectory, environment: environment, logger: logger)
         {
             for suffix in ["yaml", "yml"] {
                 let file = directory.appendingPathComponent("\(name).\(suffix)")

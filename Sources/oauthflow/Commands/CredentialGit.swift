@@ -21,7 +21,7 @@ extension OAuthFlowCommand.Credential {
         @OptionGroup var registryOptions: RegistryOptions
 
         func run() async throws {
-            try await Output.running {
+            try await Output.running(prefix: "oauthflow: ") {
                 let request = try GitCredentialRequest(parsing: String(decoding: try Self.readStandardInput(), as: UTF8.self))
                 let resolver = ClientSettingsResolver()
                 let identity = GitCredentialMapping.identity(ofClientsFile: resolver.clientsFileURL.path)

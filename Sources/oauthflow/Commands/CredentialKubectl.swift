@@ -31,7 +31,7 @@ extension OAuthFlowCommand.Credential {
         }
 
         func run() async throws {
-            try await Output.running {
+            try await Output.running(prefix: "oauthflow: ") {
                 let values = VariableOptions.values(variables)
                 let key = SessionKey(providerID: name, account: account)
                 let access = OAuthFlowCommand.Credential.access(registryOptions)

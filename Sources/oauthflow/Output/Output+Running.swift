@@ -9,13 +9,15 @@ extension Output {
     /// - Parameters:
     ///   - advice: What to do next after an error, in one sentence; ``Advice/general(_:)`` by default.
     ///   - work: The command's work.
-    static func running<Value>(advice: (any Error) -> String? = Advice.general, _ work: () async throws -> Value) async throws -> Value {
+    static func running<Value>(
+        advice: (any Error) -> String? = Advice.general, prefix: String = "", _ work: () async throws -> Value
+    ) async throws -> Value {
         do {
             return try await work()
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw fail(error, advice: advice(error))
+            throw fail(error, advice: advice(error), prefix: prefix)
         }
     }
 }

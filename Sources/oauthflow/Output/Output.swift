@@ -39,10 +39,12 @@ enum Output {
     ///
     /// Each line of the error is shown as one line: a line break a server slipped into its
     /// `error_description` cannot start a line of its own.
-    static func fail(_ error: any Error, advice: String? = nil) -> ExitCode {
+    /// - Parameter prefix: Before each line: `oauthflow: ` for the credential helpers, whose stderr git and kubectl
+    ///   show among their own lines.
+    static func fail(_ error: any Error, advice: String? = nil, prefix: String = "") -> ExitCode {
         // A ProviderError's lines are escaped one by one; anything else is shown as one line.
-        stderr("error: \(error is ProviderError ? String(describing: error) : line(error))\n")
-        if let advice { stderr("hint: \(line(advice))\n") }
+        stderr("\(prefix)error: \(error is ProviderError ? String(describing: error) : line(error))\n")
+        if let advice { stderr("\(prefix)hint: \(line(advice))\n") }
         return .failure
     }
 

@@ -185,10 +185,24 @@ struct EndToEndTests {
         // DOT answers a POST to /o/token (no trailing slash) with 301.
         let provider = try server.provider { $0.endpoints.token = "http://127.0.0.1:{port}/o/token" }
         let client = client(provider)
-        let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url)
-        let error = try await #require(throws: FlowError.self) { try await client.finishAuthorization(callback: callback, pending: pending) }
-        #expect(error.code == .unexpectedStatus)
+        // Django's development server sometimes closes the connection on its 301 while the form body is still being
+        // sent, and the client then sees a truncated answer (a TransportError): that says nothing about redirects,
+        // so such a try is made again, with a new sign-in.
+        for attempt in 1...3 {
+            let pending = try await client.startAuthorization()
+            let callback = try server.signIn(pending.url)
+            do {
+                _ = try await client.finishAuthorization(callback: callback, pending: pending)
+                Issue.record("the redirect was followed, or the token endpoint answered")
+                return
+            } catch let error as FlowError {
+                #expect(error.code == .unexpectedStatus)
+                return
+            } catch let error as TransportError where attempt < 3 {
+                print("the development server cut its 301 short (\(error.message)); trying again")
+            }
+        }
+        Issue.record("three tries in a row met a cut-off answer, not the 301")
     }
 
     @Test func oversizedResponseIsCutOff() async throws {

@@ -25,6 +25,21 @@ public struct ExampleOptions {
                        [--sessions-dir DIR] [--api ID[=opaque]] [--api-scope SCOPE]
         """
 
+    /// The process's options; `--help` prints the usage and exits 0, a malformed command line exits 64 with it.
+    public static func fromCommandLine(program: String) -> ExampleOptions {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage.replacingOccurrences(of: "EXAMPLE", with: program))
+            exit(0)
+        }
+        do {
+            return try ExampleOptions(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("\(program): \(error)\n\(usage.replacingOccurrences(of: "EXAMPLE", with: program))\n".utf8))
+            exit(64)
+        }
+    }
+
     public init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         var secrets: [String: String] = [:]
         var signingKeys: [String: String] = [:]
@@ -145,6 +160,39 @@ public struct ExampleOptions {
         return try ProtectedResource(
             providers: providers, settings: .init(resource: resource, scopesSupported: apiScopes, resourceName: "OAuthFlow example API"),
             introspectionClients: introspectionClients)
+    }
+}
+
+/// Runs the app's set-up; a configuration it cannot start with (a missing variable, an http origin for a form_post
+/// provider) is one line on stderr and exit status 1, not a crash.
+public func orExit<T>(_ program: String, _ setUp: () throws -> T) -> T {
+    do {
+        return try setUp()
+    } catch {
+        FileHandle.standardError.write(Data("\(program): \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+/// The sealing key: from OAUTHFLOW_EXAMPLE_KEY (32 bytes, base64), or a fresh one, which is fine for one instance.
+public func exampleKeyring(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SessionKeyring {
+    if let text = environment["OAUTHFLOW_EXAMPLE_KEY"] {
+        return try SessionKeyring(current: .init(id: "example", base64: text))
+    }
+    return try SessionKeyring(current: .init(id: "generated", key: .init(size: .bits256)))
+}
+
+/// The lines that tell what to register at each provider: the redirect URI, and the post-logout redirect URI where
+/// the provider can have an end-session endpoint.
+public func registrationLines(_ web: WebSignIn) -> [String] {
+    web.providerIDs.flatMap { id -> [String] in
+        var lines = ["\(id): register the redirect URI \(web.redirectURI(for: id)?.absoluteString ?? "-")"]
+        if let provider = web.provider(id), provider.endpoints.endSession != nil || provider.discovery != nil {
+            lines.append("\(id): register the post-logout redirect URI \(web.postLogoutRedirectURI(for: id)?.absoluteString ?? "-")")
+        } else {
+            lines.append("\(id): no end-session endpoint, so no post-logout redirect URI to register; sign-out ends the session here")
+        }
+        return lines
     }
 }
 

@@ -19,28 +19,20 @@ import OAuthFlowVapor
 import OAuthFlowWeb
 import Vapor
 
-let options: ExampleOptions
-do {
-    options = try ExampleOptions(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    FileHandle.standardError.write(Data("VaporSignInExample: \(error)\n\(ExampleOptions.usage)\n".utf8))
-    exit(64)
-}
+let options = ExampleOptions.fromCommandLine(program: "VaporSignInExample")
 let origin = options.browserOrigin
-let keyring: SessionKeyring
-if let text = ProcessInfo.processInfo.environment["OAUTHFLOW_EXAMPLE_KEY"] {
-    keyring = try SessionKeyring(current: .init(id: "example", base64: text))
-} else {
-    keyring = try SessionKeyring(current: .init(id: "generated", key: .init(size: .bits256)))
-}
-let registry = try ProviderRegistry.load(directories: options.providerDirectories)
+let program = "VaporSignInExample"
+let keyring = orExit(program) { try exampleKeyring() }
+let registry = orExit(program) { try ProviderRegistry.load(directories: options.providerDirectories) }
 // The tokens of signed-in users stay on the server, in this store; the Vapor session holds the key.
 let sessionsDirectory =
     options.sessionsDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("VaporSignInExample-\(UUID().uuidString)")
-let web = try WebSignIn(
-    registry: registry, enable: options.clients, origin: origin, keyring: keyring, sessions: FileTokenStore(directory: sessionsDirectory),
-    logger: Logger(label: "oauthflow.web"))
-let api = try options.protectedResource(registry: registry, resource: origin)
+let web = orExit(program) {
+    try WebSignIn(
+        registry: registry, enable: options.clients, origin: origin, keyring: keyring, sessions: FileTokenStore(directory: sessionsDirectory),
+        logger: Logger(label: "oauthflow.web"))
+}
+let api = orExit(program) { try options.protectedResource(registry: registry, resource: origin) }
 /// The app calls its own API where it listens.
 let apiURL = options.selfAPIURL
 
@@ -132,10 +124,7 @@ app.addSignOutRoutes(web, currentSession: { request in request.signedInUser?.ses
     request.session.destroy()
 }
 
-for id in web.providerIDs {
-    print("\(id): register the redirect URI \(web.redirectURI(for: id)?.absoluteString ?? "-")")
-    print("\(id): register the post-logout redirect URI \(web.postLogoutRedirectURI(for: id)?.absoluteString ?? "-")")
-}
+for line in registrationLines(web) { print(line) }
 print("listening on 127.0.0.1:\(options.port), open \(origin.absoluteString)/")
 do {
     try await app.execute()

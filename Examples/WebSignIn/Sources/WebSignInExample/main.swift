@@ -50,27 +50,19 @@ func html(_ page: String, status: HTTPResponse.Status = .ok) -> Response {
              body: .init(byteBuffer: ByteBuffer(string: page)))
 }
 
-let options: ExampleOptions
-do {
-    options = try ExampleOptions(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    FileHandle.standardError.write(Data("WebSignInExample: \(error)\n\(ExampleOptions.usage)\n".utf8))
-    exit(64)
-}
+let options = ExampleOptions.fromCommandLine(program: "WebSignInExample")
 let origin = options.browserOrigin
-let keyring: SessionKeyring
-if let text = ProcessInfo.processInfo.environment["OAUTHFLOW_EXAMPLE_KEY"] {
-    keyring = try SessionKeyring(current: .init(id: "example", base64: text))
-} else {
-    keyring = try SessionKeyring(current: .init(id: "generated", key: .init(size: .bits256)))
-}
-let registry = try ProviderRegistry.load(directories: options.providerDirectories)
+let program = "WebSignInExample"
+let keyring = orExit(program) { try exampleKeyring() }
+let registry = orExit(program) { try ProviderRegistry.load(directories: options.providerDirectories) }
 // The tokens of signed-in users stay on the server, in this store; the app's session holds the key.
 let sessionsDirectory = options.sessionsDirectory
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("WebSignInExample-\(UUID().uuidString)")
-let web = try WebSignIn(registry: registry, enable: options.clients, origin: origin, keyring: keyring,
-                        sessions: FileTokenStore(directory: sessionsDirectory), logger: Logger(label: "oauthflow.web"))
-let api = try options.protectedResource(registry: registry, resource: origin)
+let web = orExit(program) {
+    try WebSignIn(registry: registry, enable: options.clients, origin: origin, keyring: keyring,
+                  sessions: FileTokenStore(directory: sessionsDirectory), logger: Logger(label: "oauthflow.web"))
+}
+let api = orExit(program) { try options.protectedResource(registry: registry, resource: origin) }
 /// The app calls its own API where it listens.
 let apiURL = options.selfAPIURL
 
@@ -151,10 +143,7 @@ router.addSignOutRoutes(web, currentSession: { _, context in context.sessions.se
     context.sessions.clearSession()
 }
 
-for id in web.providerIDs {
-    print("\(id): register the redirect URI \(web.redirectURI(for: id)?.absoluteString ?? "-")")
-    print("\(id): register the post-logout redirect URI \(web.postLogoutRedirectURI(for: id)?.absoluteString ?? "-")")
-}
+for line in registrationLines(web) { print(line) }
 let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: options.port))
 let app: Application<RouterResponder<AppContext>>
 if let tls = options.tls {
