@@ -82,16 +82,8 @@ public enum CompactJSON: Sendable, Hashable {
                 index += 1
                 guard let member = value(depth: depth + 1) else { return nil }
                 members[name] = member
-                skipSpace()
-                guard index < bytes.count else { return nil }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                } else {
-                    return nil
-                }
+                guard let more = more(closing: UInt8(ascii: "}")) else { return nil }
+                if !more { return .object(members) }
             }
         }
 
@@ -106,17 +98,17 @@ public enum CompactJSON: Sendable, Hashable {
             while true {
                 guard let element = value(depth: depth + 1) else { return nil }
                 elements.append(element)
-                skipSpace()
-                guard index < bytes.count else { return nil }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                } else {
-                    return nil
-                }
+                guard let more = more(closing: UInt8(ascii: "]")) else { return nil }
+                if !more { return .array(elements) }
             }
+        }
+
+        /// After a member or an element: true at `,` (more follow), false at `close` (the end), nil at anything else.
+        mutating func more(closing close: UInt8) -> Bool? {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == close else { return nil }
+            index += 1
+            return bytes[index - 1] == UInt8(ascii: ",")
         }
 
         /// A string at `index` (its opening quote), unescaped; nil for a malformed one.
