@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side start-up and lint benchmarks for the release `oauthflow` binary.
 
-Usage: python3 Benchmarks/compare.py OAUTHFLOW_BINARY CHECK_JSONSCHEMA_BINARY FLOOR_BINARY WORK_DIR
+Usage: python3 Benchmarks/compare.py OAUTHFLOW_BINARY CHECK_JSONSCHEMA_BINARY FLOOR_BINARY WORK_DIR [YAML_EVENTS_BINARY]
 
 Run through Benchmarks/compare.sh, which builds the binaries and installs check-jsonschema.
 Each command runs several times; the median wall time and the largest peak RSS are reported,
@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 OAUTHFLOW, CHECK, FLOOR, WORK = (Path(arg) for arg in sys.argv[1:5])
+YAML_EVENTS = Path(sys.argv[5]) if len(sys.argv) > 5 else None
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "providers" / "schema.json"
 
@@ -102,6 +103,25 @@ def measure(command, runs, env=None):
     return statistics.median(times), max(peaks)
 
 
+def cpu_seconds(command, env=None):
+    """User plus system CPU seconds of one run."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    return usage.ru_utime + usage.ru_stime
+
+
+def lint_cpu_against_libyaml(directory, files, runs=9):
+    """Lint's CPU time over libyaml's C event parse of the same files, paired A B: (median ratio, min, max, A, B)."""
+    ratios, floor_times, lint_times = [], [], []
+    for _ in range(runs):
+        floor = cpu_seconds([YAML_EVENTS] + files)
+        lint = cpu_seconds([OAUTHFLOW, "lint", str(directory)])
+        ratios.append(lint / floor)
+        floor_times.append(floor)
+        lint_times.append(lint)
+    return statistics.median(ratios), min(ratios), max(ratios), statistics.median(floor_times), statistics.median(lint_times)
+
+
 def main():
     WORK.mkdir(parents=True, exist_ok=True)
     home = WORK / "home"
@@ -172,6 +192,10 @@ def main():
     print(f"lint 1,000 vs check-jsonschema: {speedup:.1f}x faster (target >= 40x: {'met' if speedup >= 40 else 'NOT met'})")
     print(f"lint 10,000 / lint 1,000: {lint_10000 / lint_1000:.1f} (linear would be about 10)")
     print(f"lint 10,000 peak RSS: {peak_10000 / 1024:.1f} MiB (target <= 80 MiB: {'met' if peak_10000 / 1024 <= 80 else 'NOT met'})")
+    if YAML_EVENTS:
+        ratio, low, high, floor, lint = lint_cpu_against_libyaml(thousand, files_1000)
+        print(f"lint 1,000 CPU {lint * 1000:.0f} ms against libyaml's C event parse {floor * 1000:.0f} ms: "
+              f"{ratio:.2f}x (paired, {low:.2f}-{high:.2f}; target <= 3x: {'met' if ratio <= 3 else 'NOT met'})")
 
 
 if __name__ == "__main__":

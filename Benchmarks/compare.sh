@@ -7,6 +7,7 @@
 # relocate at every start; in .build-static so the usual build is untouched), a trivial
 # Swift program as the floor (linked statically the same way: a dynamic floor would pay loader work
 # the CLI does not, and flatter it), installs
+# libyaml's C event parse of the same files as the lint floor (Benchmarks/LibYAMLFloor), installs
 # check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
 # 1,000 and 10,000 descriptors there, and prints the figures and the ratios.
 set -euo pipefail
@@ -25,10 +26,19 @@ if [ ! -x "$floor" ]; then
     swiftc -O -static-stdlib "$work/floor.swift" -o "$floor"
 fi
 
+# The lint floor: libyaml (the copy Yams bundles) parsing the same files into events, in C (-O2).
+yaml_floor="$work/yaml-events"
+if [ ! -x "$yaml_floor" ]; then
+    cyaml="$root/.build-static/checkouts/Yams/Sources/CYaml"
+    cc -O2 -DYAML_DECLARE_STATIC -DYAML_VERSION_MAJOR=0 -DYAML_VERSION_MINOR=2 -DYAML_VERSION_PATCH=5 -DYAML_VERSION_STRING='"0.2.5"' \
+        -I"$cyaml/include" -I"$cyaml/src" "$cyaml/src/api.c" "$cyaml/src/parser.c" "$cyaml/src/reader.c" "$cyaml/src/scanner.c" \
+        "$root/Benchmarks/LibYAMLFloor/events.c" -o "$yaml_floor"
+fi
+
 venv="$work/venv"
 if [ ! -x "$venv/bin/check-jsonschema" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check check-jsonschema
 fi
 
-python3 "$root/Benchmarks/compare.py" "$oauthflow" "$venv/bin/check-jsonschema" "$floor" "$work"
+python3 "$root/Benchmarks/compare.py" "$oauthflow" "$venv/bin/check-jsonschema" "$floor" "$work" "$yaml_floor"

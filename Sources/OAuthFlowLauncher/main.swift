@@ -16,14 +16,15 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = StateFiles.processEnvironment
 let sessionDirectory = StateFiles.sessionDirectory(environment: environment)
 
-/// Writes all of `text` to standard output; false when it could not.
+/// Writes all of `text` to standard output. A failure (standard output closed) exits 1 at once: the answer may be
+/// half written, and handing over would write it again.
 func writeOut(_ text: String) -> Bool {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
         let written = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
         if written < 0 {
             if errno == EINTR { continue }
-            return false
+            exit(1)
         }
         bytes = bytes.dropFirst(written)
     }
