@@ -130,7 +130,7 @@ let package = Package(
         // What both web sign-in examples share: their options and their pages.
         .target(
             name: "ExampleSupport",
-            dependencies: ["OAuthFlow", "OAuthFlowWeb"],
+            dependencies: ["OAuthFlow", "OAuthFlowWeb", .product(name: "Logging", package: "swift-log")],
             path: "Examples/Shared/Sources/ExampleSupport"
         ),
         .executableTarget(

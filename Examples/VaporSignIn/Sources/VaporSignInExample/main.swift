@@ -52,63 +52,34 @@ app.sessions.configuration = SessionsConfiguration(cookieName: "example_session"
 app.middleware.use(app.sessions.middleware)
 
 app.get { request async -> Response in
-    guard let user = request.signedInUser else { return html(ExamplePages.signedOut(web)) }
-    // The stored session may have ended elsewhere (the provider's logout, on any instance sharing the store).
-    do {
-        guard try await web.isSignedIn(user.session) else {
-            request.session.destroy()
-            return html(ExamplePages.signedOut(web, note: "Your session has ended."))
-        }
-    } catch {
-        request.logger.error("the session store cannot be read", metadata: ["reason": "\(error)"])
-        return html(ExamplePages.unavailable, status: .serviceUnavailable)
-    }
-    return html(ExamplePages.signedIn(user, web: web, hasAPI: api != nil))
-}
-
-/// The signed-in user's access token, refreshed first when it has expired; nil (and the session cleared) once it has ended.
-func accessToken(_ request: Request, _ user: SignedInUser) async -> Secret? {
-    do {
-        return try await web.accessToken(for: user.session)
-    } catch {
-        request.logger.info("the stored session has ended", metadata: ["reason": "\(error)"])
+    let (page, status) = await ExampleRoutes.home(request.signedInUser, web: web, hasAPI: api != nil, logger: request.logger) {
         request.session.destroy()
-        return nil
     }
+    return html(page, status: HTTPResponseStatus(statusCode: status))
 }
 
 app.post("resources", ":index") { request async -> Response in
-    guard let user = request.signedInUser, let index = request.parameters.get("index", as: Int.self), user.resources.indices.contains(index),
-        let token = await accessToken(request, user)
-    else {
-        return request.redirect(to: "/")
-    }
-    let resource = user.resources[index]
-    return html(ExamplePages.answer(resource.title, id: "resource", await ExamplePages.call(resource.url, with: token)))
+    guard let user = request.signedInUser,
+        let page = await ExampleRoutes.resource(
+            request.parameters.get("index", as: Int.self), of: user, web: web, logger: request.logger, forget: { request.session.destroy() })
+    else { return request.redirect(to: "/") }
+    return html(page)
 }
 
 app.post("api-call") { request async -> Response in
-    guard let user = request.signedInUser, let token = await accessToken(request, user) else { return request.redirect(to: "/") }
-    return html(ExamplePages.answer("GET /api/me", id: "api-answer", await ExamplePages.call(apiURL, with: token)))
+    guard let user = request.signedInUser,
+        let page = await ExampleRoutes.apiCall(apiURL, for: user, web: web, logger: request.logger, forget: { request.session.destroy() })
+    else { return request.redirect(to: "/") }
+    return html(page)
 }
 
-// The app's own API: who the access token speaks for, as the middleware checked it.
-struct Me: Content {
-    var provider: String
-    var subject: String?
-    var username: String?
-    var clientID: String?
-    var scopes: [String]
-    var checkedBy: String
-}
+extension Me: Content {}
 
 if let api {
     app.addProtectedResourceMetadata(api)
     app.grouped(api.middleware(requiring: options.apiScopes)).get("api", "me") { request -> Me in
         let principal = try request.auth.require(AccessPrincipal.self)
-        return Me(
-            provider: principal.providerID, subject: principal.subject, username: principal.claims["username"]?.stringValue,
-            clientID: principal.clientID, scopes: principal.scopes, checkedBy: principal.source.rawValue)
+        return Me(principal)
     }
 }
 

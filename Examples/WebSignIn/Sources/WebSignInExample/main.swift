@@ -71,63 +71,34 @@ router.add(middleware: SessionMiddleware(storage: MemoryPersistDriver(), configu
     sessionCookieParameters: .init(name: "example_session", secure: origin.scheme == "https", sameSite: .lax))))
 
 router.get("/") { _, context -> Response in
-    guard let user = context.sessions.session else { return html(ExamplePages.signedOut(web)) }
-    // The stored session may have ended elsewhere (the provider's logout, on any instance sharing the store).
-    do {
-        guard try await web.isSignedIn(user.session) else {
-            context.sessions.clearSession()
-            return html(ExamplePages.signedOut(web, note: "Your session has ended."))
-        }
-    } catch {
-        context.logger.error("the session store cannot be read", metadata: ["reason": "\(error)"])
-        return html(ExamplePages.unavailable, status: .serviceUnavailable)
-    }
-    return html(ExamplePages.signedIn(user, web: web, hasAPI: api != nil))
-}
-
-/// The signed-in user's access token, refreshed first when it has expired; nil (and the session cleared) once it has ended.
-func accessToken(_ context: AppContext, _ user: SignedInUser) async -> Secret? {
-    do {
-        return try await web.accessToken(for: user.session)
-    } catch {
-        context.logger.info("the stored session has ended", metadata: ["reason": "\(error)"])
+    let (page, status) = await ExampleRoutes.home(context.sessions.session, web: web, hasAPI: api != nil, logger: context.logger) {
         context.sessions.clearSession()
-        return nil
     }
+    return html(page, status: .init(code: status))
 }
 
 router.post("/resources/:index") { _, context -> Response in
-    guard let user = context.sessions.session, let index = context.parameters.get("index", as: Int.self),
-          user.resources.indices.contains(index), let token = await accessToken(context, user) else {
-        return Response(status: .seeOther, headers: [.location: "/"])
-    }
-    let resource = user.resources[index]
-    return html(ExamplePages.answer(resource.title, id: "resource", await ExamplePages.call(resource.url, with: token)))
+    guard let user = context.sessions.session,
+          let page = await ExampleRoutes.resource(context.parameters.get("index", as: Int.self), of: user, web: web, logger: context.logger,
+                                                  forget: { context.sessions.clearSession() })
+    else { return Response(status: .seeOther, headers: [.location: "/"]) }
+    return html(page)
 }
 
 router.post("/api-call") { _, context -> Response in
-    guard let user = context.sessions.session, let token = await accessToken(context, user) else {
-        return Response(status: .seeOther, headers: [.location: "/"])
-    }
-    return html(ExamplePages.answer("GET /api/me", id: "api-answer", await ExamplePages.call(apiURL, with: token)))
+    guard let user = context.sessions.session,
+          let page = await ExampleRoutes.apiCall(apiURL, for: user, web: web, logger: context.logger, forget: { context.sessions.clearSession() })
+    else { return Response(status: .seeOther, headers: [.location: "/"]) }
+    return html(page)
 }
 
-// The app's own API: who the access token speaks for, as the middleware checked it.
-struct Me: ResponseEncodable {
-    var provider: String
-    var subject: String?
-    var username: String?
-    var clientID: String?
-    var scopes: [String]
-    var checkedBy: String
-}
+extension Me: ResponseEncodable {}
 
 if let api {
     router.addProtectedResourceMetadata(api)
     router.group("api").add(middleware: AccessTokenMiddleware(api, requiring: options.apiScopes)).get("me") { _, context -> Me in
         guard let principal = context.accessPrincipal else { throw HTTPError(.unauthorized) }
-        return Me(provider: principal.providerID, subject: principal.subject, username: principal.claims["username"]?.stringValue,
-                  clientID: principal.clientID, scopes: principal.scopes, checkedBy: principal.source.rawValue)
+        return Me(principal)
     }
 }
 
