@@ -43,6 +43,10 @@ import Testing
         let memo = try #require(GitCredentialMemo.read(sessionDirectory: store.directory.path))
         let entry = try #require(memo.entry(for: request.attributes, clientsFile: clients.path))
         #expect(entry.providerID == "github" && entry.username == "x-access-token" && entry.path == "org/repo")
+        // The same decision again writes nothing: the file keeps its identity.
+        let written = GitCredentialMemo.identity(of: GitCredentialMemo.path(sessionDirectory: store.directory.path))
+        GitCredentialMapping.remember(request, answeredBy: mapping, clientsFile: clients.path, identity: identity, store: store)
+        #expect(GitCredentialMemo.identity(of: GitCredentialMemo.path(sessionDirectory: store.directory.path)) == written)
         // Only the exact request, and only from that file.
         #expect(memo.entry(for: ["protocol": "https", "host": "github.com"], clientsFile: clients.path) == nil)
         #expect(memo.entry(for: request.attributes, clientsFile: clients.path + ".other") == nil)

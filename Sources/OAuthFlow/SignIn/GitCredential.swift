@@ -101,10 +101,12 @@ extension GitCredentialMapping {
         if memo.clientsFile != clientsFile || memo.clientsIdentity != identity {
             memo = GitCredentialMemo(clientsFile: clientsFile, clientsIdentity: identity, entries: [])
         }
-        memo = memo.adding(
-            .init(
-                protocolName: protocolName, host: host, path: request.path, providerID: mapping?.provider, account: mapping?.account ?? "default",
-                username: mapping?.username ?? "oauth2"))
+        let entry = GitCredentialMemo.Entry(
+            protocolName: protocolName, host: host, path: request.path, providerID: mapping?.provider, account: mapping?.account ?? "default",
+            username: mapping?.username ?? "oauth2")
+        // Already remembered: nothing to write (a request the launcher hands over, refreshing, comes back with it).
+        guard !memo.entries.contains(entry) else { return }
+        memo = memo.adding(entry)
         try? store.writePrivateFile(Data(memo.rendered().utf8), to: GitCredentialMemo.path(sessionDirectory: directory))
     }
 }
