@@ -24,9 +24,11 @@ public struct EndSessionRequest: Sendable, Hashable {
 extension OAuthClient {
     /// The provider's end-session endpoint, from the descriptor or the discovery document; nil when it has none.
     public func endSessionEndpoint() async throws -> URL? {
-        if let url = provider.endpoints.endSession { return url }
-        guard provider.usesDiscovery else { return nil }
-        return try await discoveredProvider().endpoints.endSession
+        switch provider.endSessionSource {
+        case .descriptor: return provider.endpoints.endSession
+        case .discovery: return try await discoveredProvider().endpoints.endSession
+        case .none: return nil
+        }
     }
 
     /// Builds the request that ends the user's session at the provider.

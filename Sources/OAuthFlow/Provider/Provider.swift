@@ -128,6 +128,21 @@ public struct Provider: Sendable, Hashable {
     /// Whether the descriptor asks for discovery (`discovery.mode` other than `none`, or a `discovery.url`).
     public var usesDiscovery: Bool { discovery != nil }
 
+    /// Where an endpoint comes from, as far as the descriptor says.
+    public enum EndpointSource: String, Sendable {
+        /// The descriptor names it.
+        case descriptor
+        /// The discovery document may name it.
+        case discovery
+        /// Nowhere: the provider has none.
+        case none
+    }
+
+    /// Where the end-session endpoint comes from (``OAuthClient/endSessionEndpoint()`` reads it there).
+    public var endSessionSource: EndpointSource {
+        endpoints.endSession != nil ? .descriptor : usesDiscovery ? .discovery : .none
+    }
+
     /// Whether the provider speaks OpenID Connect.
     public var isOpenIDConnect: Bool { `protocol` == .oidc }
 

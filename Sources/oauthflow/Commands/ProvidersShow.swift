@@ -112,7 +112,7 @@ extension OAuthFlowCommand.Providers {
                     redirect: policy.webRedirectOnly
                         ? "https web redirect URIs only (no loopback): sign in through a web app's routes" : provider.loopback.display,
                     logout: .init(
-                        endSession: provider.endpoints.endSession != nil ? "descriptor" : provider.usesDiscovery ? "discovery" : "none",
+                        endSession: provider.endSessionSource.rawValue,
                         style: policy.logout.style.rawValue, redirectParameter: policy.logout.redirectParameter,
                         backChannel: policy.logout.backChannel.supported, backChannelSessions: policy.logout.backChannel.sessionSupported,
                         frontChannel: policy.logout.frontChannel.supported, frontChannelSessions: policy.logout.frontChannel.sessionSupported),
@@ -162,10 +162,7 @@ extension OAuthFlowCommand.Providers {
                 } else {
                     lines.append("  DPoP: never (Bearer tokens)")
                 }
-                lines.append(
-                    "  redirect: "
-                        + (policy.webRedirectOnly
-                            ? "https web redirect URIs only (no loopback): sign in through a web app's routes" : summary.redirect))
+                lines.append("  redirect: \(summary.redirect)")
                 lines.append("  logout: \(summary.logout.text)")
                 for resource in provider.resources.entries {
                     lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")

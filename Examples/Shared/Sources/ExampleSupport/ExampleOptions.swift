@@ -187,7 +187,7 @@ public func exampleKeyring(environment: [String: String] = ProcessInfo.processIn
 public func registrationLines(_ web: WebSignIn) -> [String] {
     web.providerIDs.flatMap { id -> [String] in
         var lines = ["\(id): register the redirect URI \(web.redirectURI(for: id)?.absoluteString ?? "-")"]
-        if let provider = web.provider(id), provider.endpoints.endSession != nil || provider.discovery != nil {
+        if let provider = web.provider(id), provider.endSessionSource != .none {
             lines.append("\(id): register the post-logout redirect URI \(web.postLogoutRedirectURI(for: id)?.absoluteString ?? "-")")
         } else {
             lines.append("\(id): no end-session endpoint, so no post-logout redirect URI to register; sign-out ends the session here")
