@@ -193,7 +193,10 @@ public enum CompactJSON: Sendable, Hashable {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
                 guard digits() else { return nil }
             }
-            return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            // A number no Double holds (1e400) is refused, as JSONDecoder refuses it.
+            guard let value = Double(text), value.isFinite else { return nil }
+            return .number(text)
         }
 
         mutating func digits() -> Bool {

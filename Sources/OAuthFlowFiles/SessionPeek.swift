@@ -2,15 +2,14 @@
 ///
 /// It answers only when it is sure: the session directory is private and not a link, the file is a private
 /// regular file of at most 1 MiB, it parses as format 1 for this very key, no refresh record waits beside it
-/// (``FileTokenStore`` would commit that first), and the access token has no expiry or expires more than
+/// (``FileTokenStore`` would commit that first), every member has the type the full command decodes, the tokens
+/// are not DPoP-bound (the full command checks the proof key), and the access token has no expiry or expires more than
 /// `skew` seconds from now. Anything else, odd or merely unusual, gives nil: the caller then runs the full
 /// command, which reads the same file through ``FileTokenStore``, refreshes, or explains.
 public struct SessionPeek: Sendable, Hashable {
     public let accessToken: String
     /// Seconds since 1970; nil when the provider gave no lifetime.
     public let expiresAt: Int?
-    /// Whether the tokens are DPoP-bound (a proof key is stored with them).
-    public let isDPoPBound: Bool
 
     /// The session file's format this reader knows (`StoredSession.currentFormatVersion`).
     public static let formatVersion = 1
@@ -27,7 +26,7 @@ public struct SessionPeek: Sendable, Hashable {
             let bytes = try? RawFile.read(
                 stem + ".json", limit: maximumSize, followLinks: false,
                 inspect: { info in if info.st_mode & 0o077 != 0 { throw RawFile.ReadError(reason: "not private", kind: .system) } }),
-            let session = CompactJSON.parse(bytes), session["formatVersion"]?.integer == formatVersion,
+            let session = CompactJSON.parse(bytes), Self.isWhole(session), session["formatVersion"]?.integer == formatVersion,
             session["key"]?["providerID"]?.string == providerID, session["key"]?["account"]?.string == account,
             let tokens = session["tokens"], let accessToken = tokens["accessToken"]?.string, !accessToken.isEmpty
         else { return nil }
@@ -40,12 +39,55 @@ public struct SessionPeek: Sendable, Hashable {
         default: return nil
         }
         if let expiresAt, now + skew >= Double(expiresAt) { return nil }
-        let bound: Bool
-        switch tokens["proofKey"] {
-        case nil, .null?: bound = false
-        default: bound = true
+        return SessionPeek(accessToken: accessToken, expiresAt: expiresAt)
+    }
+
+    /// The client authentication methods a session may name (`ProviderDescriptor.ClientAuth.Method`'s raw values;
+    /// a test keeps the two lists equal).
+    public static let clientAuthenticationMethods: Set<String> = [
+        "none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "tls_client_auth",
+        "self_signed_tls_client_auth",
+    ]
+
+    /// Whether every member `StoredSession` decodes has the type it decodes (JSONDecoder, ISO 8601 dates): the launcher
+    /// answers only from a file the full command would read too. A DPoP-bound session (a proof key) is left to the full
+    /// command, which checks the key.
+    static func isWhole(_ session: CompactJSON) -> Bool {
+        func isDate(_ value: CompactJSON?) -> Bool { value?.string.flatMap(epochSeconds(iso8601:)) != nil }
+        func isOptional(_ value: CompactJSON?, _ check: (CompactJSON) -> Bool) -> Bool {
+            guard let value, value != .null else { return true }
+            return check(value)
         }
-        return SessionPeek(accessToken: accessToken, expiresAt: expiresAt, isDPoPBound: bound)
+        func isStrings(_ value: CompactJSON?) -> Bool {
+            guard case let .array(items)? = value else { return false }
+            return items.allSatisfy { $0.string != nil }
+        }
+        func isStringMap(_ value: CompactJSON?) -> Bool {
+            guard case let .object(members)? = value else { return false }
+            return members.values.allSatisfy { $0.string != nil }
+        }
+        guard let key = session["key"], key["providerID"]?.string != nil, key["account"]?.string != nil,
+            isStringMap(session["variables"]), session["clientID"]?.string != nil,
+            let redirect = session["redirectURI"]?.string, isURIText(redirect), isDate(session["updatedAt"]),
+            isOptional(session["clientAuthentication"], { $0.string.map(clientAuthenticationMethods.contains) == true }),
+            isOptional(
+                session["providerSession"],
+                { $0["issuer"]?.string != nil && $0["subject"]?.string != nil && isOptional($0["sid"]) { $0.string != nil } }),
+            let tokens = session["tokens"], tokens["accessToken"]?.string != nil, tokens["tokenType"]?.string != nil,
+            isOptional(tokens["refreshToken"], { $0.string != nil }), isOptional(tokens["idToken"], { $0.string != nil }),
+            isStrings(tokens["scopes"]), isDate(tokens["issuedAt"]), isOptional(tokens["expiresAt"], { isDate($0) }),
+            case .object? = tokens["additionalFields"], isOptional(tokens["proofKey"], { _ in false })
+        else { return false }
+        return true
+    }
+
+    /// A URI as `URL(string:)` reads one: not empty, and only the characters RFC 3986 allows (`%` included).
+    static func isURIText(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || Array("-._~:/?#[]@!$&'()*+,;=%".utf8).contains(byte)
+            }
     }
 
     /// The wall clock, in seconds since 1970.

@@ -31,6 +31,12 @@ func writeOut(_ text: String) -> Bool {
     return true
 }
 
+/// Whether `text` goes to standard output as it is: always to a pipe or a file; to a terminal only when it holds
+/// nothing but printable ASCII and line ends (the full command escapes the rest for a terminal, so it answers then).
+func printsAsIs(_ text: String) -> Bool {
+    isatty(1) == 0 || text.utf8.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }
+}
+
 /// `token print`'s own words: the provider and account, when they are all it was given (and `--kind access`).
 func tokenPrintSession(_ words: ArraySlice<String>) -> (providerID: String, account: String)? {
     var name: String?
@@ -49,6 +55,8 @@ func tokenPrintSession(_ words: ArraySlice<String>) -> (providerID: String, acco
             if option == "--kind" {
                 guard given == "access" else { return nil }
             } else {
+                // The argument parser refuses `--account=` with no value: so does this, by handing it over.
+                guard !given.isEmpty else { return nil }
                 account = given
             }
         default:
@@ -67,7 +75,13 @@ func readStandardInput() -> [UInt8] {
     while input.count <= GitCredentialLines.maximumSize {
         let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
         if count < 0, errno == EINTR { continue }
-        if count <= 0 { break }
+        if count < 0 {
+            // What was read is not the whole request: answering it, or handing it over, could match another mapping.
+            let reason = String(cString: strerror(errno))
+            _ = "oauthflow: error: cannot read git's request: \(reason)\n".withCString { write(2, $0, strlen($0)) }
+            exit(1)
+        }
+        if count == 0 { break }
         input.append(contentsOf: buffer[0..<count])
     }
     return input
@@ -85,8 +99,8 @@ func answerGit(_ operation: String, input: [UInt8]) -> Bool {
     switch operation {
     case "get":
         guard let session = SessionPeek.read(providerID: providerID, account: entry.account, directory: sessionDirectory),
-            !session.isDPoPBound,
-            let answer = GitCredentialLines.answer(username: entry.username, password: session.accessToken, expiresAt: session.expiresAt)
+            let answer = GitCredentialLines.answer(username: entry.username, password: session.accessToken, expiresAt: session.expiresAt),
+            printsAsIs(answer)
         else { return false }
         return writeOut(answer)
     case "erase":
@@ -124,6 +138,14 @@ func handOver(input: [UInt8]?) -> Never {
         exit(status)
     }
     guard let full = fullCommand() else { fail("oauthflow: cannot find its own executable to run oauthflow-full beside it\n", 127) }
+    // Installed the wrong way round (this launcher as oauthflow-full too), the hand-over would run itself forever.
+    var target = stat()
+    var own = stat()
+    if stat(full, &target) == 0, stat("/proc/self/exe", &own) == 0 || stat(CommandLine.arguments[0], &own) == 0,
+        target.st_dev == own.st_dev, target.st_ino == own.st_ino
+    {
+        fail("oauthflow: \(full) is this launcher, not the full command: install the build's `oauthflow` there (README, \"The CLI\")\n", 126)
+    }
     if let input {
         // The request already read goes to the full command through a pipe, written by a child process (this one
         // is single-threaded, so forking is safe): no file ever holds it, whatever its size.
@@ -157,7 +179,7 @@ switch arguments.first {
 case "token" where arguments.count >= 3 && arguments[1] == "print":
     if let (providerID, account) = tokenPrintSession(arguments[2...]),
         let session = SessionPeek.read(providerID: providerID, account: account, directory: sessionDirectory),
-        !session.accessToken.contains("\n"), writeOut(session.accessToken + "\n")
+        !session.accessToken.contains("\n"), printsAsIs(session.accessToken), writeOut(session.accessToken + "\n")
     {
         exit(0)
     }

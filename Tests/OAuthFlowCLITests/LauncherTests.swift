@@ -154,6 +154,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("github--default.json").path))
     }
 
+    @Test func oddCallsGetTheFullCommandsAnswer() async throws {
+        try await save(expiresIn: 3600)
+        try withoutTheFullCommand { () throws -> Void in
+            // The argument parser refuses `--account=` without a value; the launcher does not answer it either.
+            #expect(try run(["token", "print", "github", "--account="]).status == 127)
+        }
+        // Installed the wrong way round, the launcher says so instead of running itself forever.
+        let full = bin.appendingPathComponent("oauthflow-full")
+        let destination = try FileManager.default.destinationOfSymbolicLink(atPath: full.path)
+        try FileManager.default.removeItem(at: full)
+        defer {
+            try? FileManager.default.removeItem(at: full)
+            try? FileManager.default.createSymbolicLink(atPath: full.path, withDestinationPath: destination)
+        }
+        try FileManager.default.createSymbolicLink(at: full, withDestinationURL: bin.appendingPathComponent("oauthflow"))
+        let looped = try run(["token", "show", "github"])
+        #expect(looped.status == 126 && looped.stderr.contains("is this launcher"), "\(looped.stderr)")
+    }
+
+    /// Output that cannot be written (a full disk, a closed stream) ends the full command with 1, not a crash.
+    @Test func anUnwritableStandardOutputIsExitOne() throws {
+        let full = try builtProduct("oauthflow").path
+        for redirect in [">/dev/full", ">&-"] {
+            let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" providers list \(redirect)", full])
+            #expect(result.status == 1, "\(redirect): \(result.status) \(result.stderr.prefix(300))")
+        }
+    }
+
     @Test func aBuildDirectoryLauncherRunsTheOauthflowBesideIt() throws {
         let result = try runProduct("oauthflow-launcher", ["providers", "list"])
         #expect(result.status == 0 && result.stdout.contains("github"), "\(result.stderr)")

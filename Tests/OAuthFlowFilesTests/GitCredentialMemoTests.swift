@@ -65,6 +65,11 @@ import Testing
         let library = try GitCredentialRequest.answer(username: "oauth2", password: Secret("tok"), expiresAt: expiry)
         #expect(GitCredentialLines.answer(username: "oauth2", password: "tok", expiresAt: 1_893_456_000) == library)
         #expect(GitCredentialLines.answer(username: "oauth2", password: "t\nk", expiresAt: nil) == nil)
+        // "\r\n" is one Character in Swift: the check reads bytes.
+        #expect(GitCredentialLines.answer(username: "oauth2", password: "t\r\nusername=evil", expiresAt: nil) == nil)
+        #expect(GitCredentialLines.answer(username: "x\r\ny=1", password: "t", expiresAt: nil) == nil)
+        // A request with CRLF line ends reads as one with LF ends.
+        #expect(try GitCredentialLines.parse("protocol=https\r\nhost=github.com\r\n\r\n") == ["protocol": "https", "host": "github.com"])
         #expect(throws: CredentialError.self) { try GitCredentialRequest(parsing: "no equals sign\n") }
     }
 }

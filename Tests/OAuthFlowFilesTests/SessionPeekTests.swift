@@ -36,7 +36,6 @@ import Testing
         let peek = try #require(SessionPeek.read(providerID: "github", account: "work/ops", directory: path))
         #expect(peek.accessToken == "tok \"quoted\" é")
         #expect(peek.expiresAt == Int(expiry.timeIntervalSince1970))
-        #expect(!peek.isDPoPBound)
         let loaded = try await TokenManager.storedSession(key: SessionKey(providerID: "github", account: "work/ops"), in: store)
         #expect(loaded?.tokens.accessToken.value == peek.accessToken)
     }
@@ -54,9 +53,44 @@ import Testing
         #expect(try await TokenManager.storedSession(key: SessionKey(providerID: "github"), in: store) == nil)
     }
 
-    @Test func saysWhenTheTokensAreDPoPBound() async throws {
+    @Test func dPoPBoundTokensAreLeftToTheFullCommand() async throws {
         try await store.save(session(proofKey: try DPoPKey.generate()))
-        #expect(SessionPeek.read(providerID: "github", account: "default", directory: path)?.isDPoPBound == true)
+        #expect(SessionPeek.read(providerID: "github", account: "default", directory: path) == nil)
+    }
+
+    /// Whatever the launcher answers from, the full command reads too: every member of a real session removed, or
+    /// given another type, either stops the launcher or leaves a session FileTokenStore still loads with the same token.
+    @Test func answersOnlyFromFilesTheFullCommandReads() async throws {
+        try await store.save(session())
+        let file = URL(fileURLWithPath: path + "/github--default.json")
+        let original = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+        var paths: [[String]] = original.keys.map { [$0] }
+        paths += (original["tokens"] as! [String: Any]).keys.map { ["tokens", $0] } + [["key", "providerID"], ["key", "account"]]
+        paths += [["tokens", "refreshToken"], ["tokens", "proofKey"], ["clientAuthentication"], ["providerSession"], ["tokens", "expiresAt"]]
+        let replacements: [Any?] = [nil, NSNull(), 5, "x", "", [Any](), [String: Any](), 1e300, true]
+        var answered = 0
+        for keyPath in paths {
+            for replacement in replacements {
+                var document = original
+                func set(_ object: inout [String: Any], _ path: ArraySlice<String>) {
+                    guard let first = path.first else { return }
+                    if path.count == 1 {
+                        object[first] = replacement
+                    } else if var inner = object[first] as? [String: Any] {
+                        set(&inner, path.dropFirst())
+                        object[first] = inner
+                    }
+                }
+                set(&document, keyPath[...])
+                try JSONSerialization.data(withJSONObject: document).write(to: file)
+                chmod(file.path, 0o600)
+                guard let peek = SessionPeek.read(providerID: "github", account: "default", directory: path) else { continue }
+                answered += 1
+                let loaded = try? await store.load(SessionKey(providerID: "github"))
+                #expect(loaded?.tokens.accessToken.value == peek.accessToken, "the launcher would answer from \(keyPath) = \(String(describing: replacement))")
+            }
+        }
+        #expect(answered > 10, "some changes (an absent refresh token, a null expiry) leave a valid session")
     }
 
     @Test func anythingUnusualIsLeftToTheFullCommand() async throws {
@@ -90,6 +124,10 @@ import Testing
             chmod(file, 0o600)
             #expect(SessionPeek.read(providerID: "github", account: "default", directory: path) == nil, "\(changed)")
         }
+    }
+
+    @Test func knowsEveryClientAuthenticationMethod() {
+        #expect(SessionPeek.clientAuthenticationMethods == Set(ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue)))
     }
 
     @Test func readsDatesAsISO8601DateFormatterDoes() {

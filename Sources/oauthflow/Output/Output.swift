@@ -7,7 +7,7 @@ import OAuthFlow
 enum Output {
     /// Human-readable text for stdout; control characters from servers and files are escaped.
     static func stdout(_ text: String) {
-        FileHandle.standardOutput.write(Data(TerminalText.sanitized(text).utf8))
+        write(Data(TerminalText.sanitized(text).utf8), to: .standardOutput)
     }
 
     /// Machine-readable output (JSON, a token, a response body) for stdout: exact when it goes to a
@@ -19,20 +19,30 @@ enum Output {
     /// Bytes for stdout, as ``stdoutExact(_:)`` treats text.
     static func stdoutData(_ data: Data) {
         if isatty(STDOUT_FILENO) != 0 {
-            FileHandle.standardOutput.write(Data(TerminalText.sanitized(String(decoding: data, as: UTF8.self)).utf8))
+            write(Data(TerminalText.sanitized(String(decoding: data, as: UTF8.self)).utf8), to: .standardOutput)
         } else {
-            FileHandle.standardOutput.write(data)
+            write(data, to: .standardOutput)
         }
     }
 
     /// Text for a person on stderr; control characters from servers and files are escaped.
     static func stderr(_ text: String) {
-        FileHandle.standardError.write(Data(TerminalText.sanitized(text).utf8))
+        write(Data(TerminalText.sanitized(text).utf8), to: .standardError)
     }
 
     /// Writes terminal control sequences of the CLI's own (the spinner) unescaped.
     static func stderrControl(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        write(Data(text.utf8), to: .standardError)
+    }
+
+    /// Writes `data`; a stream that is closed or full (`>&-`, `>/dev/full`, a reader gone) ends the command with
+    /// exit status 1, as a failed write ends any Unix tool, instead of the trap `FileHandle.write(_:)` raises.
+    private static func write(_ data: Data, to handle: FileHandle) {
+        do {
+            try handle.write(contentsOf: data)
+        } catch {
+            exit(1)
+        }
     }
 
     /// Prints a library error for a person and returns the failure exit code.
