@@ -166,19 +166,13 @@ public final class WebSignIn: Sendable {
     }
 
     /// Refuses, before any browser is sent anywhere, a provider whose sign-ins could only fail: a client without the
-    /// credential its token requests need, a secret to sign without the Key ID the provider looks the key up by, or a
+    /// credential its token requests need (a generated secret's key without its Key ID among them), or a
     /// `form_post` answer (a cross-site POST, which only a `SameSite=None; Secure` cookie survives) to a plain-http origin.
     static func checkSettings(of provider: Provider, _ configuration: ClientConfiguration, secureOrigin: Bool, origin: String) throws {
         do {
             _ = try configuration.authenticationMethod(for: provider)
         } catch let error as FlowError {
             throw WebSignInError(.configuration, error.message)
-        }
-        if provider.policy.generatedSecret != nil, let key = configuration.signingKey, key.keyID == nil {
-            throw WebSignInError(
-                .configuration,
-                "provider \(provider.id) signs its client secret with your key (`client_auth.generated_secret`), and the secret must name the key's Key ID: give it with the signing key (ClientSigningKey(pem:keyID:))"
-            )
         }
         if provider.policy.responseMode == .formPost, !secureOrigin {
             throw WebSignInError(

@@ -159,6 +159,20 @@ struct CLI {
         }
     }
 
+    /// One huge display name does not pad every other row to its width.
+    @Test func aHugeDisplayNameDoesNotWidenEveryRow() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let name = String(repeating: "N", count: 200_000)
+        _ = try directory.write(
+            "long.yaml",
+            "schema_version: 1\nid: long\ndisplay_name: \(name)\nprotocol: oauth2\ndiscovery:\n  mode: none\nendpoints:\n  authorization: https://a.example/authorize\n  token: https://a.example/token\n"
+        )
+        let result = try CLI.run(["providers", "list", "--providers-dir", directory.url.path])
+        #expect(result.status == 0 && result.stdout.contains(name))
+        #expect(result.stdout.utf8.count < 2 * name.utf8.count, "\(result.stdout.utf8.count) bytes for one long name")
+    }
+
     @Test func showSaysHowServicesAuthenticateAndNameTheirAPI() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }

@@ -75,6 +75,8 @@ public enum ClientAssertion {
     public static func generatedSecret(
         clientID: String, issuer: String, audience: String, key: ClientSigningKey, now: Date, lifetime: TimeInterval
     ) async throws -> Secret {
+        // Whole seconds: NumericDate may carry a fraction, but the providers that ask for these secrets show integers.
+        let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let claims = SecretClaims(
             iss: issuer, sub: clientID, aud: audience, iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
         return try await sign(claims, with: key, typed: false, what: "client secret")

@@ -54,7 +54,8 @@ public struct ClientConfiguration: Sendable, Hashable {
     func hasCredential(for method: ClientAuthMethod, generatesSecret: Bool = false) -> Bool {
         switch method {
         case .none: return clientSecret == nil && signingKey == nil && tlsIdentity == nil
-        case .clientSecretBasic, .clientSecretPost: return clientSecret != nil || (generatesSecret && signingKey != nil)
+        // A generated secret names its key (`kid`): the provider finds the key to check it with by that Key ID.
+        case .clientSecretBasic, .clientSecretPost: return clientSecret != nil || (generatesSecret && signingKey?.keyID != nil)
         case .clientSecretJWT: return clientSecret != nil
         case .privateKeyJWT: return signingKey != nil
         case .tlsClientAuth, .selfSignedTLSClientAuth: return tlsIdentity != nil
@@ -66,7 +67,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         switch method {
         case .none: return "no credential"
         case .clientSecretBasic where generatesSecret, .clientSecretPost where generatesSecret:
-            return "a private key (the client secret is a JWT signed with it: `client_auth.generated_secret`)"
+            return
+                "a private key with its Key ID (the client secret is a JWT signed with it, naming it: `client_auth.generated_secret`; in clients.yaml `private_key_file` and `key_id`)"
         case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return "a client secret"
         case .privateKeyJWT: return "a private key"
         case .tlsClientAuth, .selfSignedTLSClientAuth: return "a client certificate and its key"
@@ -101,6 +103,12 @@ public struct ClientConfiguration: Sendable, Hashable {
             return authMethod
         }
         if let method = supported.first(where: { $0 != .none && hasCredential(for: $0, generatesSecret: generates) }) { return method }
+        if generates, clientSecret == nil, let signingKey, signingKey.keyID == nil {
+            throw FlowError(
+                .missingClientSecret,
+                "provider `\(provider.id)` signs its client secret with your key (`client_auth.generated_secret`), and the secret must name the key's Key ID: give `key_id` with the key (ClientSigningKey(pem:keyID:))"
+            )
+        }
         let given = [
             clientSecret.map { _ in "a client secret" }, signingKey.map { _ in "a private key" }, tlsIdentity.map { _ in "a client certificate" },
         ].compactMap { $0 }

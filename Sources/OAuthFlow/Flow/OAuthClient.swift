@@ -108,6 +108,8 @@ public actor OAuthClient {
     /// - Throws: ``FlowError`` (`missingEndpoint`, `pushedAuthorization`, `dpop`), ``AuthorizationServerError``
     ///   when the pushed request is refused, ``DiscoveryError``, ``TransportError``.
     public func startAuthorization() async throws -> PendingAuthorization {
+        // A client that cannot authenticate at the token endpoint could only fail after the user consented.
+        _ = try configuration.authenticationMethod(for: provider)
         let target = try await providerForAuthorization()
         let key = try proofKey(for: target)
         let pending: PendingAuthorization

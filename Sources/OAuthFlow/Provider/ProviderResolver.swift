@@ -297,6 +297,16 @@ extension ProviderDescriptor {
     }
 
     private func buildURL(_ template: URLTemplate, field: String, values: [String: String]) throws -> URL {
+        // A value standing in the query or fragment could add parameters (`x&prompt=none`): it may hold none of the
+        // characters that delimit them.
+        for placeholder in template.placeholders where placeholder.part == .query || placeholder.part == .fragment {
+            if let value = values[placeholder.name], value.contains(where: { "&=#?+;".contains($0) }) {
+                throw ProviderError(
+                    .invalidVariable,
+                    "the variable `\(placeholder.name)` stands in the query of `\(field)` of provider `\(id)`, so its value may not contain &, =, #, ?, + or ;",
+                    provider: id)
+            }
+        }
         let text = template.substituting(values)
         guard let url = URL(string: text),
             let components = URLComponents(url: url, resolvingAgainstBaseURL: false),

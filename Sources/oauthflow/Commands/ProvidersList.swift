@@ -39,9 +39,12 @@ extension OAuthFlowCommand.Providers {
                     Output.stdoutExact(try Output.json(rows))
                     return
                 }
-                let width = max(2, rows.map(\.id.count).max() ?? 0)
-                let nameWidth = max(4, rows.map(\.displayName.count).max() ?? 0)
-                let refreshWidth = max(7, rows.map(\.catalog.refresh.count).max() ?? 0)
+                // Columns as wide as their longest cell, up to a limit: one huge display name (a descriptor may hold
+                // 1 MiB) would otherwise pad every row to its width.
+                func columnWidth(_ cells: [String], least: Int) -> Int { min(max(least, cells.map(\.count).max() ?? 0), 48) }
+                let width = columnWidth(rows.map(\.id), least: 2)
+                let nameWidth = columnWidth(rows.map(\.displayName), least: 4)
+                let refreshWidth = columnWidth(rows.map(\.catalog.refresh), least: 7)
                 func pad(_ text: String, _ length: Int) -> String { text.padding(toLength: max(length, text.count), withPad: " ", startingAt: 0) }
                 for row in rows {
                     let entry = row.catalog

@@ -44,6 +44,34 @@ import OAuthFlowTestSupport
         #expect(try CompactJWS(secret.value).claims["iss"]?.stringValue == "TEAM123456")
         let keyless = try client("    issuer: '{team}'\n    audience: https://auth.example.com\n", clock: SystemDateClock(), signingKey: false)
         let error = try #require(throws: FlowError.self) { try keyless.configuration.authenticationMethod(for: keyless.provider) }
-        #expect(error.message.contains("a private key (the client secret is a JWT signed with it"), "\(error)")
+        #expect(error.message.contains("a private key with its Key ID (the client secret is a JWT signed with it"), "\(error)")
+    }
+
+    /// The provider finds the key to check the secret with by its Key ID: a key without one is refused before anything is sent.
+    @Test func aKeyWithoutItsKeyIDIsRefusedBeforeTheBrowserOpens() async throws {
+        let provider = try TestDescriptor(
+            extra: "variables:\n  team:\n    description: Team\n    pattern: '^[A-Z0-9]+$'\n    example: TEAM123456\n"
+                + "client_auth:\n  method: client_secret_post\n  generated_secret:\n    issuer: '{team}'\n    audience: https://auth.example.com\n"
+        ).provider(["team": "TEAM123456"])
+        let oauth = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(
+                clientID: "com.example.web", redirectURI: URL(string: "https://app.example.com/cb")!,
+                signingKey: try ClientSigningKey(pem: key.pemRepresentation)))
+        let error = try await #require(throws: FlowError.self) { try await oauth.startAuthorization() }
+        #expect(error.message.contains("Key ID"), "\(error)")
+    }
+
+    @Test func theSecretsTimesAreWholeSeconds() async throws {
+        let clock = MovableClock()
+        clock.advance(0.75)
+        let oauth = try client("    issuer: '{team}'\n    audience: https://auth.example.com\n", clock: clock)
+        let secret = try #require(try await oauth.clientSecret()).value
+        let payload = try #require(Base64URL.decode(String(secret.split(separator: ".")[1])))
+        let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        for name in ["iat", "exp"] {
+            let text = String(describing: try #require(claims[name]))
+            #expect(!text.contains("."), "\(name) is \(text)")
+        }
     }
 }

@@ -85,6 +85,30 @@ import OAuthFlowTestSupport
         }
     }
 
+    /// A variable in a query (which lint refuses, but a descriptor may still carry) cannot add parameters.
+    @Test func aVariableInAQueryCannotAddParameters() throws {
+        let text = """
+            schema_version: 1
+            id: queried
+            display_name: Queried
+            protocol: oauth2
+            discovery:
+              mode: none
+            variables:
+              tenant:
+                description: Tenant
+            endpoints:
+              authorization: https://a.example.com/authorize?tenant={tenant}
+              token: https://a.example.com/token
+            """
+        let queried = try #require(DescriptorDocument.parse(Data(text.utf8), path: "queried.yaml").descriptor)
+        for value in ["x&prompt=none", "x#frag", "x=y", "x?z", "x;y", "x+y"] {
+            let error = try #require(throws: ProviderError.self) { try queried.resolve(["tenant": value]) }
+            #expect(error.code == .invalidVariable, "\(value)")
+        }
+        #expect(try queried.resolve(["tenant": "acme"]).endpoints.authorization?.absoluteString == "https://a.example.com/authorize?tenant=acme")
+    }
+
     @Test func rfc8414WellKnownGoesBetweenHostAndPath() throws {
         let issuer = try #require(URL(string: "https://as.example.com/tenant1"))
         #expect(ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414)?.absoluteString
