@@ -95,7 +95,8 @@ public struct LintFile {
 
     /// The file name without its `.yaml` or `.yml` extension.
     public var stem: String {
-        var name = String(document.path.split(separator: "/").last ?? "")
+        let path = document.path
+        var name = String(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.index(after: $0)...] } ?? path[...])
         for suffix in [".yaml", ".yml"] where name.hasSuffix(suffix) {
             name.removeLast(suffix.count)
         }

@@ -3,32 +3,30 @@ import Foundation
 extension DescriptorDocument {
     /// Decodes a node tree that has passed the schema check.
     ///
-    /// The tree is read, guided by the schema, into plain ``JSONValue``s, from which
-    /// `ProviderDescriptor` and its parts build themselves (`init(plain:)`). Their
-    /// `Decodable` conformances go the same way, so there is one statement of each
-    /// default. Going through `Decodable` instead cost a fifth of reading a descriptor
+    /// `ProviderDescriptor` and its parts build themselves from ``PlainObject``s (`init(plain:)`),
+    /// which read the tree in place, guided by the schema: a mapping is never copied into a
+    /// dictionary, and only the values read are turned into plain ``JSONValue``s. Their
+    /// `Decodable` conformances go the same way, over a dictionary, so there is one statement of
+    /// each default. Going through `Decodable` instead cost a fifth of reading a descriptor
     /// (keyed containers instantiated by name, each a search of the binary's protocol
     /// conformances on first use), and a round trip through `JSONSerialization` and
     /// `JSONDecoder` before that cost as much again (see Docs/benchmarks.md).
     static func decode(_ root: YAMLNode) throws -> ProviderDescriptor {
-        guard case let .object(values) = plainValue(root, .object(DescriptorSchema.fields)) else {
-            throw PlainObject.mismatch("a mapping", at: [])
-        }
-        return try ProviderDescriptor(plain: PlainObject(values, path: []))
+        guard root.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: []) }
+        return try ProviderDescriptor(plain: PlainObject(node: root, shape: .object(DescriptorSchema.fields), path: []))
     }
 
     /// Decodes a resources file's tree that has passed the schema check.
     static func decodeResources(_ root: YAMLNode) throws -> [ProviderDescriptor.ResourceTemplate] {
-        guard case let .array(items) = plainValue(root, .list(.object(DescriptorSchema.resourceFields))) else {
-            throw PlainObject.mismatch("a list", at: [])
-        }
-        return try items.enumerated().map { index, item in
-            guard case let .object(values) = item else { throw PlainObject.mismatch("a mapping", at: [String(index)]) }
-            return try ProviderDescriptor.ResourceTemplate(plain: PlainObject(values, path: [String(index)]))
+        guard root.kind == .sequence else { throw PlainObject.mismatch("a list", at: []) }
+        let shape = DescriptorSchema.Shape.object(DescriptorSchema.resourceFields)
+        return try root.items.enumerated().map { index, item in
+            guard item.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: [String(index)]) }
+            return try ProviderDescriptor.ResourceTemplate(plain: PlainObject(node: item, shape: shape, path: [String(index)]))
         }
     }
 
-    private static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> JSONValue {
+    static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> JSONValue {
         switch (node.kind, shape) {
         case let (.mapping, .object(fields)):
             var result: [String: JSONValue] = [:]
@@ -67,12 +65,24 @@ extension DescriptorDocument {
 /// One mapping of a descriptor as plain values, read by key; every reader throws
 /// `DecodingError` when a value has the wrong type and answers nil when it is absent.
 struct PlainObject {
-    let values: [String: JSONValue]
+    private enum Source {
+        case values([String: JSONValue])
+        /// A mapping node that passed the schema check, with its `.object` or `.map` shape.
+        case node(YAMLNode, DescriptorSchema.Shape)
+    }
+
+    private let source: Source
     /// Where the mapping is, for errors.
     let path: [String]
 
     init(_ values: [String: JSONValue], path: [String]) {
-        self.values = values
+        source = .values(values)
+        self.path = path
+    }
+
+    /// A mapping of a checked tree, read in place.
+    init(node: YAMLNode, shape: DescriptorSchema.Shape, path: [String]) {
+        source = .node(node, shape)
         self.path = path
     }
 
@@ -101,10 +111,39 @@ struct PlainObject {
     }
 
     private func value<K: CodingKey>(_ key: K) -> JSONValue? {
-        switch values[key.stringValue] {
-        case nil, .null?: nil
-        case let value?: value
+        let found: JSONValue?
+        switch source {
+        case let .values(values): found = values[key.stringValue]
+        case let .node(node, shape): found = Self.child(key.stringValue, of: node, shape).map { DescriptorDocument.plainValue($0, $1) }
         }
+        switch found {
+        case nil, .null?: return nil
+        case let value?: return value
+        }
+    }
+
+    /// The value under `name` in a checked mapping, with the shape the schema gives it; nil for
+    /// a key the shape does not declare, as a dictionary built from the tree would leave it out.
+    private static func child(_ name: String, of node: YAMLNode, _ shape: DescriptorSchema.Shape) -> (YAMLNode, DescriptorSchema.Shape)? {
+        let valueShape: DescriptorSchema.Shape
+        switch shape {
+        case let .object(fields):
+            guard let index = fields.firstIndex(where: { $0.name == name }) else { return nil }
+            valueShape = fields[index].shape
+        case let .map(shape):
+            valueShape = shape
+        default:
+            return nil
+        }
+        return node[name].map { ($0, valueShape) }
+    }
+
+    /// The mapping under `key` as a ``PlainObject`` of its own, when the tree holds one there.
+    private func nested<K: CodingKey>(_ key: K) -> (YAMLNode, DescriptorSchema.Shape)? {
+        guard case let .node(node, shape) = source, let (child, childShape) = Self.child(key.stringValue, of: node, shape) else {
+            return nil
+        }
+        return (child, childShape)
     }
 
     private func read<K: CodingKey, T>(_ key: K, _ expected: String, _ convert: (JSONValue) -> T?) throws -> T? {
@@ -168,12 +207,22 @@ struct PlainObject {
 
     /// A nested mapping, built by `make`.
     func object<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> T? {
+        if let (node, shape) = nested(key), node.kind == .mapping, shape.isMapping {
+            return try make(PlainObject(node: node, shape: shape, path: path + [key.stringValue]))
+        }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
         return try make(PlainObject(nested, path: path + [key.stringValue]))
     }
 
     /// A list of mappings, each built by `make`.
     func objects<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [T]? {
+        if let (node, shape) = nested(key), node.kind == .sequence, case let .list(itemShape) = shape, itemShape.isMapping {
+            return try node.items.enumerated().map { index, item in
+                let itemPath = path + [key.stringValue, String(index)]
+                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: itemPath) }
+                return try make(PlainObject(node: item, shape: itemShape, path: itemPath))
+            }
+        }
         guard let items = try read(key, "a list", { if case let .array(items) = $0 { items } else { nil } }) else { return nil }
         return try items.enumerated().map { index, item in
             guard case let .object(entries) = item else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
@@ -183,6 +232,16 @@ struct PlainObject {
 
     /// A mapping of names to mappings, each built by `make`.
     func objectMap<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [String: T]? {
+        if let (node, shape) = nested(key), node.kind == .mapping, case let .map(valueShape) = shape, valueShape.isMapping {
+            var result: [String: T] = [:]
+            for (nameNode, item) in node.pairs {
+                guard let name = nameNode.string else { continue }
+                let itemPath = path + [key.stringValue, name]
+                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: itemPath) }
+                result[name] = try make(PlainObject(node: item, shape: valueShape, path: itemPath))
+            }
+            return result
+        }
         guard let entries = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
         var result: [String: T] = [:]
         for (name, item) in entries {
@@ -194,4 +253,14 @@ struct PlainObject {
 
     /// The raw value under a key, for values of more than one shape.
     func raw<K: CodingKey>(_ key: K) -> JSONValue? { value(key) }
+}
+
+extension DescriptorSchema.Shape {
+    /// Whether values of this shape are mappings read key by key (`.object` or `.map`).
+    fileprivate var isMapping: Bool {
+        switch self {
+        case .object, .map: true
+        default: false
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 /// A descriptor file read into a ``YAMLTree``, checked against ``DescriptorSchema``.
 ///
@@ -35,10 +36,11 @@ public struct DescriptorDocument {
         let path = url.relativePath
         let message: String
         do {
-            return parse(try SafeFile.read(url.path, limit: maximumSize), path: path)
-        } catch let error as SafeFile.ReadError where error.kind == .tooLarge {
+            let bytes = try RawFile.read(url.path, limit: maximumSize)
+            return bytes.withUnsafeBufferPointer { parse(bytes: $0, path: path) }
+        } catch let error as RawFile.ReadError where error.kind == .tooLarge {
             message = tooLargeMessage
-        } catch let error as SafeFile.ReadError {
+        } catch let error as RawFile.ReadError {
             message = "cannot read the file: \(error.reason)"
         } catch {
             message = "cannot read the file: \(error)"
@@ -55,8 +57,13 @@ public struct DescriptorDocument {
     ///   - data: The file's bytes.
     ///   - path: The path to report in problems.
     public static func parse(_ data: Data, path: String) -> DescriptorDocument {
+        data.withUnsafeBytes { parse(bytes: $0.assumingMemoryBound(to: UInt8.self), path: path) }
+    }
+
+    /// Parses descriptor bytes in memory the caller owns (a file just read, say), without copying them into `Data`.
+    static func parse(bytes: UnsafeBufferPointer<UInt8>, path: String) -> DescriptorDocument {
         let root: YAMLNode, text: String
-        switch compose(data, path: path, empty: "file is empty; a descriptor needs at least schema_version, id, display_name and protocol") {
+        switch compose(bytes, path: path, empty: "file is empty; a descriptor needs at least schema_version, id, display_name and protocol") {
         case let .failure(failure):
             return DescriptorDocument(path: path, text: failure.text, root: nil, problems: [failure.problem], descriptor: nil)
         case let .success(composed):
@@ -93,6 +100,12 @@ public struct DescriptorDocument {
     ///
     /// - Parameter empty: The message for a file with no document.
     static func compose(_ data: Data, path: String, empty: String) -> Result<(YAMLNode, String), ComposeFailure> {
+        data.withUnsafeBytes { compose($0.assumingMemoryBound(to: UInt8.self), path: path, empty: empty) }
+    }
+
+    /// ``compose(_:path:empty:)`` over bytes in memory: every check below reads the buffer
+    /// directly (`memchr` for the NUL), not byte by byte through `Data`'s storage.
+    static func compose(_ data: UnsafeBufferPointer<UInt8>, path: String, empty: String) -> Result<(YAMLNode, String), ComposeFailure> {
         func failed(_ message: String, line: Int = 1, column: Int = 1, text: String? = nil) -> Result<(YAMLNode, String), ComposeFailure> {
             .failure(
                 ComposeFailure(
@@ -102,8 +115,8 @@ public struct DescriptorDocument {
         if data.count > maximumSize {
             return failed(tooLargeMessage)
         }
-        if let nul = data.firstIndex(of: 0) {
-            let position = TextPosition.of(byteOffset: nul - data.startIndex, in: data)
+        if let base = data.baseAddress, let nul = memchr(base, 0, data.count) {
+            let position = TextPosition.of(byteOffset: UnsafeRawPointer(nul) - UnsafeRawPointer(base), in: data)
             return failed("file contains a NUL byte; it looks binary, not YAML", line: position.line, column: position.column)
         }
         guard let text = String(validating: data, as: UTF8.self) else {
@@ -111,7 +124,7 @@ public struct DescriptorDocument {
             let position = TextPosition.of(byteOffset: offset, in: data)
             return failed("file is not valid UTF-8 text", line: position.line, column: position.column)
         }
-        if let deep = NestingScanner.firstLineDeeperThan(maximumDepth, in: text) {
+        if let deep = NestingScanner.firstLineDeeperThan(maximumDepth, in: data) {
             return failed("nesting is deeper than \(maximumDepth) levels", line: deep, text: text)
         }
         let root: YAMLNode?
@@ -234,7 +247,7 @@ enum TextPosition {
         return (line, column)
     }
 
-    static func firstInvalidUTF8Offset(in data: Data) -> Int {
+    static func firstInvalidUTF8Offset(in data: some Collection<UInt8>) -> Int {
         var offset = 0
         var iterator = data.makeIterator()
         var decoder = UTF8()
@@ -261,12 +274,7 @@ enum TextPosition {
 /// multi-byte UTF-8 sequence is ASCII.
 enum NestingScanner {
     /// The first line (1-based) whose nesting bound exceeds `limit`, if any.
-    static func firstLineDeeperThan(_ limit: Int, in text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { firstLineDeeperThan(limit, in: $0) }
-    }
-
-    private static func firstLineDeeperThan(_ limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func firstLineDeeperThan(_ limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), newline = UInt8(ascii: "\n")
         var flowDepth = 0
         var lineNumber = 0

@@ -107,7 +107,17 @@ public struct YAMLNode: Sendable {
 
     /// The value under a scalar key with this text, in a mapping.
     public subscript(key: String) -> YAMLNode? {
-        pairs.first { $0.key.string == key }?.value
+        // Straight over the tables: making a node of every key on the way would retain the tree each time.
+        let entry = self.entry
+        guard entry.kind == .mapping else { return nil }
+        let first = Int(entry.firstChild)
+        for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+            let candidate = tree.entries[Int(tree.children[position])]
+            if candidate.kind == .scalar, candidate.text == key {
+                return YAMLNode(tree: tree, index: Int(tree.children[position + 1]))
+            }
+        }
+        return nil
     }
 
     /// Where this node's children are in the tree's child table, when it is of `kind`.
@@ -259,10 +269,21 @@ private struct Composer {
     private func checkDuplicateKeys(of mapping: Int) throws(YAMLSyntaxError) {
         let entry = entries[mapping]
         let first = Int(entry.firstChild)
-        let keys = stride(from: first, to: first + Int(entry.childCount), by: 2).map { Int(children[$0]) }
+        let keys = stride(from: first, to: first + Int(entry.childCount), by: 2).lazy.map { Int(children[$0]) }
+            .filter { entries[$0].kind == .scalar }
+        // A descriptor's mappings hold a few keys: comparing each with those before it costs less
+        // than hashing them; a long mapping (a hostile file's, say) is hashed.
+        if entry.childCount <= 64 {
+            var clean = true
+            for (position, key) in keys.enumerated() where clean {
+                let text = entries[key].text
+                clean = !keys.prefix(position).contains { entries[$0].text == text }
+            }
+            if clean { return }
+        }
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
-        for key in keys where entries[key].kind == .scalar {
+        for key in keys {
             let text = entries[key].text
             if !seen.insert(text).inserted, repeats[text] == nil { repeats[text] = key }
         }

@@ -260,6 +260,6 @@ public struct ProviderRegistry: Sendable {
             names
             .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
             .sorted()
-            .map { directory.appendingPathComponent($0) }
+            .map { directory.appendingPathComponent($0, isDirectory: false) }
     }
 }

@@ -115,11 +115,12 @@ public struct LiteralSecretRule: LintRule {
             let inHeaders = keyPath.last == "headers"
             for (key, value) in node.pairs {
                 let name = key.string ?? ""
-                let lowered = name.lowercased()
+                // Keys are nearly always lower-case ASCII already: lowering them would allocate for nothing.
+                let lowered = name.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? name : name.lowercased()
                 keyPath.append(name)
                 defer { keyPath.removeLast() }
                 // `client_auth.generated_secret` holds how a secret is made (its claims), never a secret.
-                let generatedSecret = keyPath == ["client_auth", "generated_secret"]
+                let generatedSecret = keyPath.count == 2 && keyPath[0] == "client_auth" && keyPath[1] == "generated_secret"
                 if !generatedSecret, Self.secretNames.contains(lowered) || lowered.hasSuffix("_secret") {
                     out.append(diagnostic(file, keyPath, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
                 } else if lowered == "authorization" || lowered == "proxy-authorization" || lowered == "cookie", inHeaders {

@@ -55,7 +55,9 @@ public struct IssuerNoQueryOrFragmentRule: LintRule {
         nonTriggering: [Examples.valid])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let issuer = file.descriptor?.issuer, issuer.contains("?") || issuer.contains("#") else { return [] }
+        guard let issuer = file.descriptor?.issuer, issuer.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return []
+        }
         return [diagnostic(file, ["issuer"], "issuer `\(issuer)` has a query or fragment; RFC 8414 §2 forbids both")]
     }
 }
