@@ -50,15 +50,30 @@ public struct CollectionEntry: Sendable {
 }
 
 /// A check across all files linted together (such as duplicate ids).
+///
+/// Files are checked in report order, each against what the files before it left: the first
+/// entry with each key. A run over many files therefore keeps one entry per distinct key, and
+/// a file's findings are known as soon as the file is read.
 public protocol CollectionLintRule: LintRule {
     /// This file's entry, or nil when it has nothing to compare.
     func entry(for file: LintFile) -> CollectionEntry?
-    /// The findings over every file's entry, in file order.
-    func validate(entries: [CollectionEntry]) -> [Diagnostic]
+    /// The findings for `entry`, given the first entry with each key among the files before it.
+    func validate(_ entry: CollectionEntry, earlier: [String: CollectionEntry]) -> [Diagnostic]
 }
 
 extension CollectionLintRule {
     public func validate(_ file: LintFile) -> [Diagnostic] { [] }
+
+    /// The findings over every file's entry, in file order.
+    public func validate(entries: [CollectionEntry]) -> [Diagnostic] {
+        var earlier: [String: CollectionEntry] = [:]
+        var diagnostics: [Diagnostic] = []
+        for entry in entries {
+            diagnostics += validate(entry, earlier: earlier)
+            if earlier[entry.key] == nil { earlier[entry.key] = entry }
+        }
+        return diagnostics
+    }
 
     /// The findings over files already read.
     public func validate(_ files: [LintFile]) -> [Diagnostic] {

@@ -59,27 +59,55 @@ public struct Linter: Sendable {
 
     /// Lints files and directories one file at a time, on every core.
     ///
-    /// Each file is read, checked by every per-file rule and dropped; only its diagnostics and
-    /// what cross-file rules need (``CollectionEntry``) are kept. Memory therefore stays flat
-    /// however many files there are, and the files are shared out across the cores.
     /// - Returns: Every diagnostic, sorted by file, line and column, and how many files were checked.
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public func lintStreaming(paths: [URL]) throws -> (diagnostics: [Diagnostic], files: Int) {
-        let files = try Self.files(in: paths)
+        var diagnostics: [Diagnostic] = []
+        let files = try lintStreaming(paths: paths) { diagnostics += $0 }
+        return (diagnostics, files)
+    }
+
+    /// Lints files and directories one file at a time, on every core, handing over the
+    /// diagnostics in report order as the files are read.
+    ///
+    /// The files are taken in report order (by path), a batch at a time shared out across
+    /// the cores. Each file is read, checked by every rule and dropped; then the batch's
+    /// diagnostics, sorted, go to `emit`. Cross-file rules keep only the first entry with each
+    /// key. Memory therefore stays flat however many files there are: nothing grows with the
+    /// file count but the list of names and one entry per distinct id.
+    /// - Parameter emit: Called with each batch's diagnostics, in report order (possibly none).
+    /// - Returns: How many files were checked.
+    /// - Throws: When a path does not exist or a directory cannot be listed.
+    public func lintStreaming(paths: [URL], emit: ([Diagnostic]) throws -> Void) throws -> Int {
+        let files = try Self.reportPaths(in: paths).sorted()
         let perFile = rules.filter { !($0 is any CollectionLintRule) }
         let collections = rules.compactMap { $0 as? any CollectionLintRule }
-        let results = ResultSlots(count: files.count, collections: collections.count)
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            let file = LintFile(document: DescriptorDocument.load(contentsOf: files[index]))
-            let diagnostics = perFile.flatMap { $0.validate(file) }
-            results.store(index, diagnostics: diagnostics, entries: collections.map { $0.entry(for: file) })
+        var earlier = Array(repeating: [String: CollectionEntry](), count: collections.count)
+        for start in stride(from: 0, to: files.files.count, by: Self.batchSize) {
+            let batch = start..<min(start + Self.batchSize, files.files.count)
+            let results = ResultSlots(count: batch.count)
+            DispatchQueue.concurrentPerform(iterations: batch.count) { offset in
+                let index = batch.lowerBound + offset
+                let file = LintFile(document: DescriptorDocument.load(contentsOf: files.url(index), reportedAs: files.files[index].path))
+                results.store(offset, diagnostics: perFile.flatMap { $0.validate(file) }, entries: collections.map { $0.entry(for: file) })
+            }
+            var diagnostics: [Diagnostic] = []
+            for offset in 0..<batch.count {
+                var found = results.diagnostics(of: offset)
+                for (position, entry) in results.entries(of: offset).enumerated() {
+                    guard let entry else { continue }
+                    found += collections[position].validate(entry, earlier: earlier[position])
+                    if earlier[position][entry.key] == nil { earlier[position][entry.key] = entry }
+                }
+                diagnostics += Self.sorted(found)
+            }
+            try emit(diagnostics)
         }
-        var diagnostics = results.diagnostics
-        for (position, rule) in collections.enumerated() {
-            diagnostics += rule.validate(entries: results.entries(of: position))
-        }
-        return (Self.sorted(diagnostics), files.count)
+        return files.files.count
     }
+
+    /// Files read between two hand-overs: enough to keep every core busy, few enough that memory stays small.
+    private static let batchSize = 256
 
     /// Diagnostics in report order: by file, line, column and rule.
     public static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
@@ -93,21 +121,66 @@ public struct Linter: Sendable {
     ///
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public static func files(in paths: [URL]) throws -> [URL] {
-        var files: [URL] = []
+        try fileNames(in: paths).map { $0.base.appendingPathComponent($0.name, isDirectory: false) }
+    }
+
+    /// ``files(in:)`` as each file's report path (its `relativePath`) and the argument it came
+    /// from, in ``ReportPaths``: ten thousand `URL`s take megabytes, their paths a tenth of that.
+    static func reportPaths(in paths: [URL]) throws -> ReportPaths {
+        var list = ReportPaths(arguments: paths)
+        for (base, name) in try fileNames(in: paths) {
+            let argument = list.arguments.firstIndex(of: base) ?? 0
+            list.files.append(
+                name.isEmpty
+                    ? (base.relativePath, argument, false)
+                    : (base.appendingPathComponent(name, isDirectory: false).relativePath, argument, true))
+        }
+        return list
+    }
+
+    /// Files to lint, each kept as its report path and the command-line argument it came from;
+    /// the `URL` to open is made again only while the file is read.
+    struct ReportPaths: Sendable {
+        let arguments: [URL]
+        var files: [(path: String, argument: Int, inDirectory: Bool)] = []
+
+        init(arguments: [URL]) {
+            self.arguments = arguments
+        }
+
+        /// The same files in report order, by path.
+        func sorted() -> ReportPaths {
+            var sorted = self
+            sorted.files.sort { $0.path < $1.path }
+            return sorted
+        }
+
+        /// The file to open for `files[index]`: the argument itself, or its report path read
+        /// against the argument's base, as `appendingPathComponent` made it.
+        func url(_ index: Int) -> URL {
+            let file = files[index]
+            let argument = arguments[file.argument]
+            return file.inDirectory ? URL(fileURLWithPath: file.path, isDirectory: false, relativeTo: argument.baseURL) : argument
+        }
+    }
+
+    /// Each file as a URL given (`name` empty) or a directory given and a name in it.
+    private static func fileNames(in paths: [URL]) throws -> [(base: URL, name: String)] {
+        var files: [(base: URL, name: String)] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
                 // A dangling link or a link loop is there all the same: reading it says which.
                 if (try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) != nil {
-                    files.append(path)
+                    files.append((path, ""))
                     continue
                 }
                 throw LintError("no such file or directory: \(path.relativePath)")
             }
             if isDirectory.boolValue {
-                files += try ProviderRegistry.descriptorFiles(in: path)
+                files += try ProviderRegistry.descriptorFileNames(in: path).map { (path, $0) }
             } else {
-                files.append(path)
+                files.append((path, ""))
             }
         }
         return files
@@ -138,9 +211,9 @@ private final class ResultSlots: @unchecked Sendable {
     private var diagnosticsByFile: [[Diagnostic]]
     private var entriesByFile: [[CollectionEntry?]]
 
-    init(count: Int, collections: Int) {
+    init(count: Int) {
         diagnosticsByFile = Array(repeating: [], count: count)
-        entriesByFile = Array(repeating: Array(repeating: nil, count: collections), count: count)
+        entriesByFile = Array(repeating: [], count: count)
     }
 
     func store(_ index: Int, diagnostics: [Diagnostic], entries: [CollectionEntry?]) {
@@ -150,10 +223,10 @@ private final class ResultSlots: @unchecked Sendable {
         }
     }
 
-    var diagnostics: [Diagnostic] { lock.withLock { diagnosticsByFile.flatMap { $0 } } }
+    func diagnostics(of file: Int) -> [Diagnostic] { lock.withLock { diagnosticsByFile[file] } }
 
-    /// One collection rule's entries, in file order.
-    func entries(of rule: Int) -> [CollectionEntry] { lock.withLock { entriesByFile.compactMap { $0[rule] } } }
+    /// One file's entry for each collection rule, in rule order.
+    func entries(of file: Int) -> [CollectionEntry?] { lock.withLock { entriesByFile[file] } }
 }
 
 /// A failure of the linter itself, not of a descriptor.

@@ -48,7 +48,7 @@ extension DescriptorDocument {
         case (.scalar, .integer):
             return .number(Double(Int(node.string ?? "") ?? 0))
         case let (.scalar, .either(shapes)):
-            if node.tag == .int, let value = Int(node.string ?? ""),
+            if node.tagCode == .int, let value = Int(node.string ?? ""),
                 shapes.contains(where: { if case .integer = $0 { true } else { false } })
             {
                 return .number(Double(value))

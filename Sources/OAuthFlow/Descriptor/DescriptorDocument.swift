@@ -33,7 +33,12 @@ public struct DescriptorDocument {
     /// - Returns: The document; an unreadable file is a document with one problem.
     public static func load(contentsOf url: URL) -> DescriptorDocument {
         // Report the path as the caller wrote it: relative paths stay relative.
-        let path = url.relativePath
+        load(contentsOf: url, reportedAs: url.relativePath)
+    }
+
+    /// Reads a descriptor from a file, naming it `path` in problems (a caller holding many
+    /// paths passes its own, so the document shares the text instead of a copy).
+    public static func load(contentsOf url: URL, reportedAs path: String) -> DescriptorDocument {
         let message: String
         do {
             let bytes = try RawFile.read(url.path, limit: maximumSize)
@@ -124,12 +129,9 @@ public struct DescriptorDocument {
             let position = TextPosition.of(byteOffset: offset, in: data)
             return failed("file is not valid UTF-8 text", line: position.line, column: position.column)
         }
-        if let deep = NestingScanner.firstLineDeeperThan(maximumDepth, in: data) {
-            return failed("nesting is deeper than \(maximumDepth) levels", line: deep, text: text)
-        }
         let root: YAMLNode?
         do {
-            root = try YAMLTree.compose(text)?.root
+            root = try YAMLTree.compose(text, maximumDepth: maximumDepth)?.root
         } catch {
             let (message, position) = YAMLErrorDescription.describe(error, in: text)
             return failed(message, line: position.line, column: position.column, text: text)
@@ -220,6 +222,8 @@ enum YAMLErrorDescription {
             return ("YAML syntax error: \(prefix)\(error.problem)", position)
         case .reader:
             return ("YAML reader error: \(error.problem)", position)
+        case let .tooDeep(limit):
+            return ("nesting is deeper than \(limit) levels", position)
         case let .duplicateKeys(names):
             return ("duplicate key `\(names.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", position)
         }
@@ -263,62 +267,5 @@ enum TextPosition {
                 return consumed == 0 ? 0 : max(offset, consumed)
             }
         }
-    }
-}
-
-/// A cheap upper bound on YAML nesting depth, computed before parsing so that a
-/// hostile file cannot exhaust the stack in the recursive walks of the tree (the
-/// schema check, decoding, the rules).
-///
-/// It reads bytes: every character it looks for is ASCII, and no byte of a
-/// multi-byte UTF-8 sequence is ASCII.
-enum NestingScanner {
-    /// The first line (1-based) whose nesting bound exceeds `limit`, if any.
-    static func firstLineDeeperThan(_ limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), newline = UInt8(ascii: "\n")
-        var flowDepth = 0
-        var lineNumber = 0
-        var index = 0
-        while index <= bytes.count {
-            lineNumber += 1
-            let end = bytes[index...].firstIndex(of: newline) ?? bytes.count
-            var indent = 0
-            while index < end, bytes[index] == space {
-                indent += 1
-                index += 1
-            }
-            // Compact block collections ("- - - x", "? ? x") nest without indentation.
-            var compact = 0
-            while index + 1 < end, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == space {
-                compact += 1
-                index += 2
-                while index < end, bytes[index] == space { index += 1 }
-            }
-            var quote: UInt8?
-            var previous = space
-            while index < end {
-                let byte = bytes[index]
-                if let open = quote {
-                    if byte == open { quote = nil }
-                } else if byte == UInt8(ascii: "#"), previous == space || previous == tab {
-                    break
-                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"),
-                    flowDepth > 0 || previous == space || previous == UInt8(ascii: ":")
-                {
-                    quote = byte
-                } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
-                    flowDepth += 1
-                } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
-                    flowDepth = max(0, flowDepth - 1)
-                }
-                if flowDepth > limit { return lineNumber }
-                previous = byte
-                index += 1
-            }
-            // Each block level needs at least one column of indentation or one compact indicator.
-            if indent + compact + flowDepth > limit * 2 || compact > limit { return lineNumber }
-            index = end + 1
-        }
-        return nil
     }
 }

@@ -12,10 +12,11 @@ enum ScalarTyping {
     /// The tag of a plain, untagged scalar with this text.
     static func resolve(_ text: String) -> Tag.Name {
         var text = text
-        return text.withUTF8 { resolve(bytes: $0) }
+        return text.withUTF8 { code(of: $0) }.name
     }
 
-    private static func resolve(bytes: UnsafeBufferPointer<UInt8>) -> Tag.Name {
+    /// The tag of a plain, untagged scalar with these bytes, as ``YAMLTree`` stores it.
+    static func code(of bytes: UnsafeBufferPointer<UInt8>) -> YAMLTree.TagCode {
         // Most scalars (keys, URLs, names) start with a byte no rule accepts first.
         guard let first = bytes.first else { return .null }
         switch first {

@@ -49,7 +49,7 @@ struct SchemaValidator {
         case let .object(fields):
             guard let mapping = mapping(node, shape) else { return }
             for (key, value) in mapping {
-                guard let name = key.string, key.tag == .str || key.tag == .int else {
+                guard let name = key.string, key.tagCode == .str || key.tagCode == .int else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
@@ -131,7 +131,7 @@ struct SchemaValidator {
     /// Why a scalar node does not fit a scalar shape, or nil when it does.
     private func scalarMismatch(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> String? {
         guard let text = node.string else { return expected(shape, found: node) }
-        let tag = node.tag
+        let tag = node.tagCode
         switch shape {
         case let .string(pattern):
             guard tag == .str else { return expected(shape, found: node) + "; quote it if you mean the text" }
@@ -184,7 +184,7 @@ struct SchemaValidator {
         case .sequence: return "a list"
         case .scalar:
             let text = node.string ?? ""
-            switch node.tag {
+            switch node.tagCode {
             case .null: return "an empty value"
             case .bool: return showsValues ? "the boolean \(Self.quoted(text))" : "a boolean"
             case .int: return showsValues ? "the integer \(Self.quoted(text))" : "an integer"

@@ -23,26 +23,72 @@ public final class YAMLTree: Sendable {
         case plain, singleQuoted, doubleQuoted, literal, folded
     }
 
+    /// A node's tag in one byte: the tags YAML 1.1 gives plain scalars and collections, or
+    /// `custom` for one written in the file (kept in ``YAMLTree/customTags``).
+    enum TagCode: UInt8, Sendable {
+        case str, int, float, bool, null, merge, timestamp, value, seq, map, custom
+
+        init(_ name: Tag.Name) {
+            switch name {
+            case .str: self = .str
+            case .int: self = .int
+            case .float: self = .float
+            case .bool: self = .bool
+            case .null: self = .null
+            case .merge: self = .merge
+            case .timestamp: self = .timestamp
+            case .value: self = .value
+            case .seq: self = .seq
+            case .map: self = .map
+            default: self = .custom
+            }
+        }
+
+        /// The tag's name; `custom` has none of its own.
+        var name: Tag.Name {
+            switch self {
+            case .str, .custom: .str
+            case .int: .int
+            case .float: .float
+            case .bool: .bool
+            case .null: .null
+            case .merge: .merge
+            case .timestamp: .timestamp
+            case .value: .value
+            case .seq: .seq
+            case .map: .map
+            }
+        }
+    }
+
+    /// A node without its text: plain values only, so reading one retains nothing.
     struct Entry: Sendable {
         var kind: Kind
         var style: Style
-        var tag: Tag.Name
-        var text: String
+        var tag: TagCode
         var line: Int32
         var column: Int32
         var firstChild: Int32 = 0
         var childCount: Int32 = 0
         /// Nodes in this subtree with every alias expanded, saturating at `Int32.max`.
         var expandedCount: Int32 = 1
+        /// The collections on the longest path down from this node, aliases followed (0 for a scalar).
+        var depth: Int32 = 0
     }
 
     let entries: [Entry]
+    /// Each node's text, by the node's index; empty for collections.
+    let texts: [String]
     /// Children of collections, contiguous per collection; a mapping's are key, value, key, value.
     let children: [Int32]
+    /// The tags written in the file that YAML 1.1 does not name, by node index.
+    let customTags: [Int32: Tag.Name]
 
-    init(entries: [Entry], children: [Int32]) {
+    init(entries: [Entry], texts: [String], children: [Int32], customTags: [Int32: Tag.Name]) {
         self.entries = entries
+        self.texts = texts
         self.children = children
+        self.customTags = customTags
     }
 
     /// The document's root node.
@@ -52,11 +98,11 @@ public final class YAMLTree: Sendable {
     ///
     /// - Returns: The tree, or nil when the text holds no document (empty or comments only).
     /// - Throws: ``YAMLSyntaxError`` for what libyaml rejects, an undefined alias, a second
-    ///   document, or a mapping that repeats a key.
-    public static func compose(_ text: String) throws(YAMLSyntaxError) -> YAMLTree? {
+    ///   document, a mapping that repeats a key, or collections nested deeper than `maximumDepth`.
+    public static func compose(_ text: String, maximumDepth: Int = .max) throws(YAMLSyntaxError) -> YAMLTree? {
         var text = text
         let result = text.withUTF8 { bytes in
-            var composer = Composer()
+            var composer = Composer(maximumDepth: maximumDepth)
             return Result { () throws(YAMLSyntaxError) in try composer.compose(bytes) }
         }
         return try result.get()
@@ -71,6 +117,8 @@ public struct YAMLNode: Sendable {
     private var entry: YAMLTree.Entry { tree.entries[index] }
 
     public var kind: YAMLTree.Kind { entry.kind }
+    /// The node's tag as ``YAMLTree`` stores it: cheaper to compare than ``tag``.
+    var tagCode: YAMLTree.TagCode { entry.tag }
     /// The 1-based line where the node starts.
     public var line: Int { Int(entry.line) }
     /// The 1-based column where the node starts, counted in Unicode scalars.
@@ -79,9 +127,12 @@ public struct YAMLNode: Sendable {
     public var style: YAMLTree.Style { entry.style }
     /// The node's tag: for a scalar written without one, what YAML 1.1 makes of its text
     /// (`tag:yaml.org,2002:str`, `…:int`, `…:bool`, `…:null`, …).
-    public var tag: Tag.Name { entry.tag }
+    public var tag: Tag.Name {
+        let code = entry.tag
+        return code == .custom ? tree.customTags[Int32(index)] ?? .str : code.name
+    }
     /// A scalar's text; nil for collections.
-    public var string: String? { entry.kind == .scalar ? entry.text : nil }
+    public var string: String? { entry.kind == .scalar ? tree.texts[index] : nil }
     /// How many nodes this subtree holds with every alias expanded (saturating).
     public var expandedCount: Int { Int(entry.expandedCount) }
 
@@ -112,8 +163,8 @@ public struct YAMLNode: Sendable {
         guard entry.kind == .mapping else { return nil }
         let first = Int(entry.firstChild)
         for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
-            let candidate = tree.entries[Int(tree.children[position])]
-            if candidate.kind == .scalar, candidate.text == key {
+            let candidate = Int(tree.children[position])
+            if tree.entries[candidate].kind == .scalar, tree.texts[candidate] == key {
                 return YAMLNode(tree: tree, index: Int(tree.children[position + 1]))
             }
         }
@@ -136,6 +187,8 @@ public struct YAMLSyntaxError: Error, Sendable {
         case composer
         /// A mapping holds the same key twice; `problem` lists the repeated keys.
         case duplicateKeys([String])
+        /// Collections nest deeper than the limit the caller set; the position is the first one too deep.
+        case tooDeep(limit: Int)
     }
 
     public let kind: Kind
@@ -150,12 +203,20 @@ public struct YAMLSyntaxError: Error, Sendable {
 
 /// Builds a ``YAMLTree`` from libyaml's event stream, without recursion.
 private struct Composer {
+    /// The most collections open at once.
+    let maximumDepth: Int
     private var entries: [YAMLTree.Entry] = []
+    private var texts: [String] = []
+    private var customTags: [Int32: Tag.Name] = [:]
     private var children: [Int32] = []
     /// Child indices of the open collections, innermost last; `open` marks where each begins.
     private var pending: [Int32] = []
     private var open: [(entry: Int, pendingStart: Int, anchor: String?)] = []
     private var anchors: [String: Int32] = [:]
+
+    init(maximumDepth: Int) {
+        self.maximumDepth = maximumDepth
+    }
 
     mutating func compose(_ bytes: UnsafeBufferPointer<UInt8>) throws(YAMLSyntaxError) -> YAMLTree? {
         var parser = yaml_parser_t()
@@ -176,7 +237,7 @@ private struct Composer {
             defer { yaml_event_delete(&event) }
             switch event.type {
             case YAML_STREAM_END_EVENT:
-                return entries.isEmpty ? nil : YAMLTree(entries: entries, children: children)
+                return entries.isEmpty ? nil : YAMLTree(entries: entries, texts: texts, children: children, customTags: customTags)
             case YAML_DOCUMENT_START_EVENT:
                 documents += 1
                 if documents > 1 {
@@ -186,20 +247,23 @@ private struct Composer {
                 }
             case YAML_SCALAR_EVENT:
                 let scalar = event.data.scalar
-                let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                let bytes = UnsafeBufferPointer(start: scalar.value, count: scalar.length)
                 let style = Self.style(scalar.style)
-                let tag: Tag.Name
+                let tag: Tag.Name?
                 if scalar.quoted_implicit == 1 {
                     tag = .str
                 } else if let explicit = Self.string(scalar.tag) {
                     tag = explicit == Tag.Name.nonSpecific.rawValue ? .str : Tag.Name(rawValue: explicit)
                 } else {
-                    tag = style == .plain ? ScalarTyping.resolve(text) : .str
+                    tag = nil
                 }
+                let code = tag.map(YAMLTree.TagCode.init) ?? (style == .plain ? ScalarTyping.code(of: bytes) : .str)
                 let index = append(
                     YAMLTree.Entry(
-                        kind: .scalar, style: style, tag: tag, text: text,
-                        line: Self.line(event.start_mark), column: Self.column(event.start_mark)))
+                        kind: .scalar, style: style, tag: code,
+                        line: Self.line(event.start_mark), column: Self.column(event.start_mark)),
+                    text: String(decoding: bytes, as: UTF8.self))
+                if code == .custom, let tag { customTags[index] = tag }
                 if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
                 attach(index)
             case YAML_ALIAS_EVENT:
@@ -212,12 +276,12 @@ private struct Composer {
                 attach(target)
             case YAML_SEQUENCE_START_EVENT:
                 let start = event.data.sequence_start
-                openCollection(
+                try openCollection(
                     .sequence, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .seq,
                     anchor: Self.string(start.anchor), mark: event.start_mark)
             case YAML_MAPPING_START_EVENT:
                 let start = event.data.mapping_start
-                openCollection(
+                try openCollection(
                     .mapping, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .map,
                     anchor: Self.string(start.anchor), mark: event.start_mark)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
@@ -228,8 +292,9 @@ private struct Composer {
         }
     }
 
-    private mutating func append(_ entry: YAMLTree.Entry) -> Int32 {
+    private mutating func append(_ entry: YAMLTree.Entry, text: String = "") -> Int32 {
         entries.append(entry)
+        texts.append(text)
         return Int32(entries.count - 1)
     }
 
@@ -238,11 +303,17 @@ private struct Composer {
         if !open.isEmpty { pending.append(index) }
     }
 
-    private mutating func openCollection(_ kind: YAMLTree.Kind, tag: Tag.Name, anchor: String?, mark: yaml_mark_t) {
-        let index = append(
-            YAMLTree.Entry(
-                kind: kind, style: .plain, tag: tag, text: "",
-                line: Self.line(mark), column: Self.column(mark)))
+    private mutating func openCollection(_ kind: YAMLTree.Kind, tag: Tag.Name, anchor: String?, mark: yaml_mark_t) throws(YAMLSyntaxError) {
+        // Counted here, as the events arrive, so a hostile file is refused before libyaml reads the rest of it
+        // and before anything walks the tree recursively.
+        guard open.count < maximumDepth else {
+            throw YAMLSyntaxError(
+                kind: .tooDeep(limit: maximumDepth), context: nil, problem: "collections nest too deep",
+                line: Int(Self.line(mark)), column: Int(Self.column(mark)))
+        }
+        let code = YAMLTree.TagCode(tag)
+        let index = append(YAMLTree.Entry(kind: kind, style: .plain, tag: code, line: Self.line(mark), column: Self.column(mark)))
+        if code == .custom { customTags[index] = tag }
         open.append((Int(index), pending.count, anchor))
     }
 
@@ -250,13 +321,23 @@ private struct Composer {
         guard let collection = open.popLast() else { return }
         let kids = pending[collection.pendingStart...]
         var expanded: Int32 = 1
+        var deepest: Int32 = 0
         for kid in kids {
             let (sum, overflow) = expanded.addingReportingOverflow(entries[Int(kid)].expandedCount)
             expanded = overflow ? .max : sum
+            deepest = max(deepest, entries[Int(kid)].depth)
+        }
+        // An alias puts its anchor's whole depth where it stands: a chain of them nests deeper than the text shows.
+        guard deepest < maximumDepth else {
+            let entry = entries[collection.entry]
+            throw YAMLSyntaxError(
+                kind: .tooDeep(limit: maximumDepth), context: nil, problem: "collections nest too deep once aliases are followed",
+                line: Int(entry.line), column: Int(entry.column))
         }
         entries[collection.entry].firstChild = Int32(children.count)
         entries[collection.entry].childCount = Int32(kids.count)
         entries[collection.entry].expandedCount = expanded
+        entries[collection.entry].depth = deepest + 1
         children.append(contentsOf: kids)
         pending.removeSubrange(collection.pendingStart...)
         if entries[collection.entry].kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
@@ -276,15 +357,15 @@ private struct Composer {
         if entry.childCount <= 64 {
             var clean = true
             for (position, key) in keys.enumerated() where clean {
-                let text = entries[key].text
-                clean = !keys.prefix(position).contains { entries[$0].text == text }
+                let text = texts[key]
+                clean = !keys.prefix(position).contains { texts[$0] == text }
             }
             if clean { return }
         }
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys {
-            let text = entries[key].text
+            let text = texts[key]
             if !seen.insert(text).inserted, repeats[text] == nil { repeats[text] = key }
         }
         guard !repeats.isEmpty else { return }

@@ -250,16 +250,17 @@ public struct ProviderRegistry: Sendable {
 
     /// The `.yaml` and `.yml` files directly inside `directory`, sorted by name.
     public static func descriptorFiles(in directory: URL) throws -> [URL] {
+        try descriptorFileNames(in: directory).map { directory.appendingPathComponent($0, isDirectory: false) }
+    }
+
+    /// The names of ``descriptorFiles(in:)``, sorted: a long listing costs a few bytes a file, not a `URL` each.
+    public static func descriptorFileNames(in directory: URL) throws -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
             throw ProviderError(.invalidDescriptor, "cannot list the provider directory \(directory.path): \(error.localizedDescription)")
         }
-        return
-            names
-            .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
-            .sorted()
-            .map { directory.appendingPathComponent($0, isDirectory: false) }
+        return names.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }.sorted()
     }
 }

@@ -18,14 +18,28 @@ public struct JSONReporter: Reporter {
     }
 
     public func report(_ diagnostics: [Diagnostic]) -> String {
-        let entries = diagnostics.map {
-            Entry(
-                path: $0.location.path, line: $0.location.line, column: $0.location.column,
-                severity: $0.severity.rawValue, ruleID: $0.ruleID, message: $0.message)
-        }
+        part(diagnostics, following: false) + end(afterAny: !diagnostics.isEmpty)
+    }
+
+    /// The array's entries for `diagnostics`, each as the pretty-printing encoder writes an
+    /// element of an array (indented two spaces), after the `[` or the `,` the array needs.
+    public func part(_ diagnostics: [Diagnostic], following: Bool) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(entries), let text = String(data: data, encoding: .utf8) else { return "[]\n" }
-        return text + "\n"
+        var text = ""
+        for (index, diagnostic) in diagnostics.enumerated() {
+            let entry = Entry(
+                path: diagnostic.location.path, line: diagnostic.location.line, column: diagnostic.location.column,
+                severity: diagnostic.severity.rawValue, ruleID: diagnostic.ruleID, message: diagnostic.message)
+            guard let data = try? encoder.encode(entry) else { continue }
+            text += index == 0 && !following ? "[\n" : ",\n"
+            text += String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
+        }
+        return text
+    }
+
+    public func end(afterAny: Bool) -> String {
+        afterAny ? "\n]\n" : "[\n\n]\n"
     }
 }

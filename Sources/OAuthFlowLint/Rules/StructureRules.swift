@@ -110,20 +110,13 @@ public struct DuplicateIDRule: CollectionLintRule {
         return CollectionEntry(key: id, location: file.document.location(of: ["id"]))
     }
 
-    public func validate(entries: [CollectionEntry]) -> [Diagnostic] {
-        var first: [String: CollectionEntry] = [:]
-        var diagnostics: [Diagnostic] = []
-        for entry in entries {
-            if let earlier = first[entry.key] {
-                diagnostics.append(
-                    Diagnostic(
-                        location: entry.location, severity: Self.description.severity, ruleID: Self.description.identifier,
-                        message: "id `\(entry.key)` is already declared in \(earlier.location)"))
-            } else {
-                first[entry.key] = entry
-            }
-        }
-        return diagnostics
+    public func validate(_ entry: CollectionEntry, earlier: [String: CollectionEntry]) -> [Diagnostic] {
+        guard let first = earlier[entry.key] else { return [] }
+        return [
+            Diagnostic(
+                location: entry.location, severity: Self.description.severity, ruleID: Self.description.identifier,
+                message: "id `\(entry.key)` is already declared in \(first.location)")
+        ]
     }
 }
 

@@ -47,11 +47,13 @@ extension OAuthFlowCommand {
             Output.stderr("\(file.document.path): checked online with \(used.joined(separator: ", ")); pass --var NAME=VALUE to check your own\n")
         }
 
-        /// Every diagnostic of the files in `targets`, and how many files were checked.
-        private func lint(_ targets: [URL]) async throws -> (diagnostics: [Diagnostic], files: Int) {
+        /// Lints the files in `targets`, handing their diagnostics to `emit` in report order.
+        ///
+        /// - Returns: How many files were checked.
+        private func lint(_ targets: [URL], emit: ([Diagnostic]) -> Void) async throws -> Int {
             guard online else {
-                // One file at a time, on every core: memory stays flat at any corpus size.
-                return try Linter().lintStreaming(paths: targets)
+                // A batch of files at a time, on every core, written out as it is done: memory stays flat at any corpus size.
+                return try Linter().lintStreaming(paths: targets, emit: emit)
             }
             let files = try Linter.files(in: targets).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) }
             var diagnostics = Linter().lint(files)
@@ -61,7 +63,8 @@ extension OAuthFlowCommand {
                 Self.sayWhichValues(file, given: values)
                 diagnostics += await checker.check(file, variables: values)
             }
-            return (Linter.sorted(diagnostics), files.count)
+            emit(Linter.sorted(diagnostics))
+            return files.count
         }
 
         /// The paths given, else `./providers` and the user directory where they exist.
@@ -77,11 +80,19 @@ extension OAuthFlowCommand {
 
         func run() async throws {
             let targets = try await Output.running { try lintTargets() }
-            let linted = try await Output.running { try await lint(targets) }
-            let diagnostics = linted.diagnostics, checked = linted.files
-            Output.stdoutExact(format.reporter.report(diagnostics))  // text diagnostics escape themselves; json and github stay exact
-            let errors = diagnostics.filter { $0.severity == .error }.count
-            let warnings = diagnostics.filter { $0.severity == .warning }.count  // advice (info) never fails, not even under --strict
+            let reporter = format.reporter
+            var errors = 0, warnings = 0, written = 0  // advice (info) never fails, not even under --strict
+            let checked = try await Output.running {
+                try await lint(targets) { diagnostics in
+                    guard !diagnostics.isEmpty else { return }
+                    // Text diagnostics escape themselves; json and github stay exact.
+                    Output.stdoutExact(reporter.part(diagnostics, following: written > 0))
+                    written += diagnostics.count
+                    errors += diagnostics.count { $0.severity == .error }
+                    warnings += diagnostics.count { $0.severity == .warning }
+                }
+            }
+            Output.stdoutExact(reporter.end(afterAny: written > 0))
             if checked == 0 {
                 // An empty folder or a wrong path must not pass silently as "clean".
                 Output.stderr("no descriptor files (.yaml, .yml) in \(targets.map(\.relativePath).joined(separator: ", ")); nothing was checked\n")
