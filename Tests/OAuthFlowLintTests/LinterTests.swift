@@ -77,6 +77,31 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(decoded[1]["severity"] as? String == "warning")
     }
 
+    /// The JSON report written in parts, a batch at a time, is the array one encoder writes at once.
+    @Test func jsonPartsJoinToTheWholeArray() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        struct Entry: Encodable {
+            let path: String, line: Int, column: Int, severity: String, rule_id: String, message: String
+        }
+        func whole(_ diagnostics: [Diagnostic]) throws -> String {
+            let entries = diagnostics.map {
+                Entry(path: $0.location.path, line: $0.location.line, column: $0.location.column,
+                      severity: $0.severity.rawValue, rule_id: $0.ruleID, message: $0.message)
+            }
+            return String(decoding: try encoder.encode(entries), as: UTF8.self) + "\n"
+        }
+        let reporter = JSONReporter()
+        for cut in 0...diagnostics.count {
+            let first = Array(diagnostics[..<cut]), second = Array(diagnostics[cut...])
+            let joined = reporter.part(first, following: false) + reporter.part(second, following: !first.isEmpty)
+                + reporter.end(afterAny: !diagnostics.isEmpty)
+            #expect(joined == (try whole(diagnostics)), "cut at \(cut)")
+        }
+        #expect(reporter.report([]) == (try whole([])))
+        #expect(reporter.part([], following: false) + reporter.end(afterAny: false) == (try whole([])))
+    }
+
     @Test func githubAnnotationsAreEscaped() {
         let lines = GitHubReporter().report(diagnostics).split(separator: "\n")
         #expect(lines[0] == "::error file=providers/a.yaml,line=3,col=7,title=unknown_key::unknown key `scope`; did you mean `scopes`?")
@@ -126,6 +151,43 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
 }
 
 @Suite struct StreamingLintTests {
+    /// Over several batches, each handed over in report order as soon as it is read, the
+    /// diagnostics are those of the in-memory lint, in the same order: a repeated id is found
+    /// across batches, against the first file that declared it.
+    @Test func batchesArriveInReportOrderAndMatchTheInMemoryLint() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for index in 0..<700 {
+            // Every hundredth file repeats the id of file 0; every seventh is broken.
+            let id = index % 100 == 0 ? "p0" : "p\(index)"
+            let text = index % 7 == 3 ? "id: [" : """
+                schema_version: 1
+                id: \(id)
+                display_name: P
+                protocol: oauth2
+                issuer: https://auth.example.com
+                endpoints:
+                  authorization: https://auth.example.com/authorize
+                  token: http://auth.example.com/token
+
+                """
+            try Data(text.utf8).write(to: directory.appendingPathComponent(String(format: "f%04d.yaml", index)))
+        }
+        var batches: [[Diagnostic]] = []
+        let count = try Linter().lintStreaming(paths: [directory]) { batches.append($0) }
+        #expect(count == 700)
+        #expect(batches.count == 3)
+        let streamed = batches.flatMap { $0 }
+        #expect(streamed.map(\.description) == Linter.sorted(streamed).map(\.description))
+        let inMemory = Linter().lint(try Linter.files(in: [directory]).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) })
+        #expect(streamed.map(\.description) == inMemory.map(\.description))
+        let repeats = streamed.filter { $0.ruleID == "duplicate_id" }
+        // Files 100, 200, 300, 400 and 600 repeat file 0's id (500 is one of the broken ones).
+        #expect(repeats.count == 5)
+        #expect(repeats.allSatisfy { $0.message.contains("f0000.yaml") })
+    }
+
     /// The streaming, multi-core lint finds what the in-memory one finds, cross-file rules included.
     @Test func streamingAgreesWithTheInMemoryLint() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")

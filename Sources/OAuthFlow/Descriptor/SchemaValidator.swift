@@ -144,7 +144,8 @@ struct SchemaValidator {
             guard text.utf8.count <= DescriptorSchema.maximumURLLength else {
                 return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
             }
-            let placeholders = template.placeholders.count
+            // Counted without building the list: `shapeProblem` below refuses braces that do not pair.
+            let placeholders = template.openingBraces
             guard placeholders <= DescriptorSchema.maximumPlaceholders else {
                 return "the URL has \(placeholders) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
             }

@@ -27,33 +27,39 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// One pass over the UTF-8 bytes: braces, slashes, `?` and `#` are ASCII, and no
     /// byte of a multi-byte character is.
     public var placeholders: [Placeholder] {
-        var result: [Placeholder] = []
-        var part = Part.scheme
-        var nameStart: String.Index?
-        var previous = UInt8(ascii: " ")
-        let utf8 = text.utf8
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if let start = nameStart {
-                if byte == UInt8(ascii: "}") {
-                    result.append(Placeholder(name: String(decoding: utf8[start..<index], as: UTF8.self), part: part))
-                    nameStart = nil
+        var text = text
+        return text.withUTF8 { bytes in
+            var result: [Placeholder] = []
+            var part = Part.scheme
+            var nameStart: Int?
+            var previous = UInt8(ascii: " ")
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if let start = nameStart {
+                    if byte == UInt8(ascii: "}") {
+                        result.append(
+                            Placeholder(name: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self), part: part))
+                        nameStart = nil
+                    }
+                } else {
+                    switch byte {
+                    case UInt8(ascii: "{"): nameStart = index + 1
+                    case UInt8(ascii: "/") where part == .scheme && previous == UInt8(ascii: "/"): part = .host
+                    case UInt8(ascii: "/") where part == .host: part = .path
+                    case UInt8(ascii: "?") where part != .fragment && part != .query: part = .query
+                    case UInt8(ascii: "#"): part = .fragment
+                    default: break
+                    }
                 }
-            } else {
-                switch byte {
-                case UInt8(ascii: "{"): nameStart = utf8.index(after: index)
-                case UInt8(ascii: "/") where part == .scheme && previous == UInt8(ascii: "/"): part = .host
-                case UInt8(ascii: "/") where part == .host: part = .path
-                case UInt8(ascii: "?") where part != .fragment && part != .query: part = .query
-                case UInt8(ascii: "#"): part = .fragment
-                default: break
-                }
+                previous = byte
             }
-            previous = byte
-            index = utf8.index(after: index)
+            return result
         }
-        return result
+    }
+
+    /// How many `{` the template holds: its placeholder count when its braces pair up.
+    var openingBraces: Int {
+        text.utf8.reduce(0) { $1 == UInt8(ascii: "{") ? $0 + 1 : $0 }
     }
 
     /// The scheme written in the template, lowercased, if it has one.

@@ -350,15 +350,17 @@ private struct Composer {
     private func checkDuplicateKeys(of mapping: Int) throws(YAMLSyntaxError) {
         let entry = entries[mapping]
         let first = Int(entry.firstChild)
-        let keys = stride(from: first, to: first + Int(entry.childCount), by: 2).lazy.map { Int(children[$0]) }
-            .filter { entries[$0].kind == .scalar }
+        let end = first + Int(entry.childCount)
+        let keys = stride(from: first, to: end, by: 2).map { Int(children[$0]) }.filter { entries[$0].kind == .scalar }
         // A descriptor's mappings hold a few keys: comparing each with those before it costs less
         // than hashing them; a long mapping (a hostile file's, say) is hashed.
-        if entry.childCount <= 64 {
+        if keys.count <= 32 {
             var clean = true
-            for (position, key) in keys.enumerated() where clean {
-                let text = texts[key]
-                clean = !keys.prefix(position).contains { texts[$0] == text }
+            for later in keys.indices where clean {
+                for earlier in 0..<later where texts[keys[earlier]] == texts[keys[later]] {
+                    clean = false
+                    break
+                }
             }
             if clean { return }
         }

@@ -164,6 +164,20 @@ import OAuthFlowTestSupport
         #expect(problem.message.contains("nesting"))
     }
 
+    /// Aliases nest an anchor's whole depth where they stand: a chain of them is refused as too
+    /// deep although no line of the text nests past the limit.
+    @Test func nestingThroughAliasesIsCounted() throws {
+        var lines: [String] = []
+        for level in 0..<4 {
+            let inner = level == 0 ? "x" : "*a\(level - 1)"
+            lines.append("k\(level): &a\(level) " + String(repeating: "[", count: 30) + inner + String(repeating: "]", count: 30))
+        }
+        let problem = try #require(parse(lines.joined(separator: "\n") + "\n").problems.first)
+        #expect(problem.kind == .malformedYAML)
+        #expect(problem.message == "nesting is deeper than \(DescriptorDocument.maximumDepth) levels")
+        #expect(problem.location.line == 3)
+    }
+
     @Test func aliasBombIsCutOff() throws {
         var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
         for level in 1...9 {
@@ -223,6 +237,41 @@ import OAuthFlowTestSupport
         #expect("a-----BEGIN KEY".firstUTF8Range(of: "-----BEGIN") != nil)
         #expect("----BEGI-----BEGIX".firstUTF8Range(of: "-----BEGIN") == nil)
         #expect("é://x".firstUTF8Range(of: "://").map { "é://x"[$0.upperBound...] } == "x")
+    }
+
+    /// The URL check reads the authority from the bytes: what no server address can hold is
+    /// refused with a reason, and what one can (placeholders, IPv6, ports) passes.
+    @Test(arguments: [
+        ("https://user@auth.example.com/authorize", "names a user or password"),
+        ("https://user:pw@auth.example.com/authorize", "names a user or password"),
+        ("https://auth.example.com:0/authorize", "port `0` is not a number from 1 to 65535"),
+        ("https://auth.example.com:99999/authorize", "port `99999`"),
+        ("https://auth.example.com:/authorize", "port `` is not"),
+        ("https://auth.example.com:8x/authorize", "port `8x`"),
+        ("https://[zz]/authorize", "is not an IPv6 address"),
+        ("https://[::1/authorize", "no closing `]`"),
+        ("https://[::1]x/authorize", "only a `:port` may follow"),
+        ("https://bücher.example/authorize", "not ASCII"),
+        ("https://a:b:c/authorize", "its host holds `:`"),
+        ("https://auth.exa%6dple.com/authorize", "its host holds `%`"),
+        ("https://auth.example.com/auth\u{01}orize", "control character"),
+        ("https:///authorize", "no host"),
+        ("https:auth.example.com/authorize", "no host"),
+        ("ftp://auth.example.com/authorize", "scheme must be https"),
+    ])
+    func urlsNoServerCanHaveAreRefused(url: String, reason: String) throws {
+        let text = descriptorText(id: "example").replacingOccurrences(
+            of: "authorization: https://auth.example.com/authorize", with: "authorization: \"\(url.unicodeScalars.map { $0.value < 0x20 ? "\\x0\(String($0.value, radix: 16))" : String($0) }.joined())\"")
+        let problems = parse(text).problems
+        #expect(problems.contains { $0.keyPath == "endpoints.authorization" && $0.message.contains(reason) }, "\(problems.map(\.message))")
+    }
+
+    @Test(arguments: [
+        "https://{tenant}.example.com:{port}/authorize", "http://[::1]:8080/authorize", "https://[2001:db8::1]/authorize",
+        "https://auth.example.com:443/authorize", "https://auth.example.com", "https://{host}/authorize?x={y}",
+    ])
+    func urlsAServerCanHavePass(url: String) {
+        #expect(URLTemplate(url).shapeProblem == nil)
     }
 
     @Test func longValuesAreCutInMessages() throws {
