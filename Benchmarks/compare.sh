@@ -9,7 +9,7 @@
 # the CLI does not, and flatter it), installs
 # libyaml's C event parse of the same files as the lint floor (Benchmarks/LibYAMLFloor), installs
 # check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
-# 1,000 and 10,000 descriptors there, and prints the figures and the ratios.
+# 1,000, 10,000 and 30,000 descriptors there, and prints the figures and the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
