@@ -37,6 +37,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "LintStagesBenchmark",
+            dependencies: [
+                .product(name: "OAuthFlow", package: "OAuthFlow"),
+                .product(name: "OAuthFlowLint", package: "OAuthFlow"),
+            ]
+        ),
+        .executableTarget(
             name: "WebBenchmark",
             dependencies: [
                 .product(name: "OAuthFlow", package: "OAuthFlow"),

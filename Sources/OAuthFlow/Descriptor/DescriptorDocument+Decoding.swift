@@ -67,8 +67,39 @@ extension DescriptorDocument {
 struct PlainObject {
     private enum Source {
         case values([String: JSONValue])
-        /// A mapping node that passed the schema check, with its `.object` or `.map` shape.
-        case node(YAMLNode, DescriptorSchema.Shape)
+        /// A mapping node that passed the schema check, with its `.object` or `.map` shape,
+        /// and for an `.object` the node's values by field (``FieldValues``).
+        case node(YAMLNode, DescriptorSchema.Shape, FieldValues?)
+    }
+
+    /// An object mapping's values by field index, found in one pass over its keys, so that
+    /// reading a key (present or not) costs a search of the fields, not of the mapping too.
+    private final class FieldValues {
+        let fields: [DescriptorSchema.Field]
+        /// The value node of each field, or nil where the mapping does not have it.
+        let values: [YAMLNode?]
+        /// Where the next search of `fields` starts: after the last field read. One decoder
+        /// reads it, on one thread, so no access can overlap another: no runtime check.
+        @exclusivity(unchecked) var next = 0
+
+        init(_ node: YAMLNode, fields: [DescriptorSchema.Field]) {
+            self.fields = fields
+            var values = [YAMLNode?](repeating: nil, count: fields.count)
+            var next = 0
+            for (key, value) in node.pairs {
+                guard let name = key.string, let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else { continue }
+                values[field] = value
+                next = field + 1
+            }
+            self.values = values
+        }
+
+        /// The value and shape of the field named `name`, if the schema declares it and the mapping holds it.
+        func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
+            guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else { return nil }
+            next = field + 1
+            return values[field].map { ($0, fields[field].shape) }
+        }
     }
 
     private let source: Source
@@ -82,7 +113,11 @@ struct PlainObject {
 
     /// A mapping of a checked tree, read in place.
     init(node: YAMLNode, shape: DescriptorSchema.Shape, path: [String]) {
-        source = .node(node, shape)
+        if case let .object(fields) = shape {
+            source = .node(node, shape, FieldValues(node, fields: fields))
+        } else {
+            source = .node(node, shape, nil)
+        }
         self.path = path
     }
 
@@ -114,7 +149,8 @@ struct PlainObject {
         let found: JSONValue?
         switch source {
         case let .values(values): found = values[key.stringValue]
-        case let .node(node, shape): found = Self.child(key.stringValue, of: node, shape).map { DescriptorDocument.plainValue($0, $1) }
+        case let .node(node, shape, values):
+            found = Self.child(key.stringValue, of: node, shape, values).map { DescriptorDocument.plainValue($0, $1) }
         }
         switch found {
         case nil, .null?: return nil
@@ -124,23 +160,17 @@ struct PlainObject {
 
     /// The value under `name` in a checked mapping, with the shape the schema gives it; nil for
     /// a key the shape does not declare, as a dictionary built from the tree would leave it out.
-    private static func child(_ name: String, of node: YAMLNode, _ shape: DescriptorSchema.Shape) -> (YAMLNode, DescriptorSchema.Shape)? {
-        let valueShape: DescriptorSchema.Shape
-        switch shape {
-        case let .object(fields):
-            guard let index = fields.firstIndex(where: { $0.name == name }) else { return nil }
-            valueShape = fields[index].shape
-        case let .map(shape):
-            valueShape = shape
-        default:
-            return nil
-        }
+    private static func child(
+        _ name: String, of node: YAMLNode, _ shape: DescriptorSchema.Shape, _ values: FieldValues?
+    ) -> (YAMLNode, DescriptorSchema.Shape)? {
+        if let values { return values.child(name) }
+        guard case let .map(valueShape) = shape else { return nil }
         return node[name].map { ($0, valueShape) }
     }
 
     /// The mapping under `key` as a ``PlainObject`` of its own, when the tree holds one there.
     private func nested<K: CodingKey>(_ key: K) -> (YAMLNode, DescriptorSchema.Shape)? {
-        guard case let .node(node, shape) = source, let (child, childShape) = Self.child(key.stringValue, of: node, shape) else {
+        guard case let .node(node, shape, values) = source, let (child, childShape) = Self.child(key.stringValue, of: node, shape, values) else {
             return nil
         }
         return (child, childShape)

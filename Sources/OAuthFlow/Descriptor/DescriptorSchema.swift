@@ -467,3 +467,20 @@ extension DescriptorSchema.Shape {
         }
     }
 }
+
+extension DescriptorSchema.Field {
+    /// The index of the field named `name` in `fields`, searched from `start` round to it.
+    ///
+    /// Descriptors list their keys in about the schema's order, and decoding reads them in
+    /// that order too: starting after the last field found, the search mostly ends at its
+    /// first or second comparison, instead of comparing with every field before it.
+    static func index(of name: String, in fields: [Self], from start: Int) -> Int? {
+        let count = fields.count
+        var index = start < count ? start : 0
+        for _ in 0..<count {
+            if fields[index].name == name { return index }
+            index = index + 1 == count ? 0 : index + 1
+        }
+        return nil
+    }
+}

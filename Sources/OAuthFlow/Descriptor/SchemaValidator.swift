@@ -48,13 +48,15 @@ struct SchemaValidator {
         switch shape {
         case let .object(fields):
             guard let mapping = mapping(node, shape) else { return }
+            var present = FieldSet(count: fields.count)
+            var next = 0
             for (key, value) in mapping {
                 guard let name = key.string, key.tagCode == .str || key.tagCode == .int else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
                 // By index: a `Field` copied out of the array costs five retains and releases.
-                guard let field = fields.firstIndex(where: { $0.name == name }) else {
+                guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else {
                     var message = "unknown key \(Self.quoted(name))" + (keyPath.isEmpty ? "" : " in \(Self.quoted(keyPath.joined(separator: ".")))")
                     if let suggestion = Spelling.closest(to: name, among: fields.map(\.name)) {
                         message += "; did you mean `\(suggestion)`?"
@@ -62,11 +64,12 @@ struct SchemaValidator {
                     report(.unknownKey, at: key, keyPath + [name], message)
                     continue
                 }
+                present.insert(field)
+                next = field + 1
                 visit(value, fields[field].shape, under: name)
             }
-            for field in fields.indices where fields[field].required {
+            for field in fields.indices where fields[field].required && !present.contains(field) {
                 let name = fields[field].name
-                guard !mapping.contains(where: { $0.key.string == name }) else { continue }
                 let owner = keyPath.isEmpty ? "the descriptor" : Self.quoted(keyPath.joined(separator: "."))
                 report(.missingField, at: node, keyPath + [name], "missing required key `\(name)` in \(owner)")
             }
@@ -140,16 +143,14 @@ struct SchemaValidator {
             }
         case .urlTemplate:
             guard tag == .str else { return expected(shape, found: node) }
-            let template = URLTemplate(text)
             guard text.utf8.count <= DescriptorSchema.maximumURLLength else {
                 return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
             }
-            // Counted without building the list: `shapeProblem` below refuses braces that do not pair.
-            let placeholders = template.openingBraces
-            guard placeholders <= DescriptorSchema.maximumPlaceholders else {
-                return "the URL has \(placeholders) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
-            }
-            if let reason = template.shapeProblem {
+            switch URLTemplate(text).problem(maximumPlaceholders: DescriptorSchema.maximumPlaceholders) {
+            case nil: break
+            case let .placeholders(count):
+                return "the URL has \(count) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
+            case let .shape(reason):
                 return "\(value(text)) is not an absolute URL: \(reason)"
             }
         case .boolean:
@@ -215,5 +216,23 @@ struct SchemaValidator {
                 location: SourceLocation(path: path, line: node.line, column: node.column),
                 message: message,
                 keyPath: keyPath.joined(separator: ".")))
+    }
+}
+
+/// Which fields of an object a mapping holds: bits for the usual few dozen, an array beyond.
+private struct FieldSet {
+    private var bits: UInt64 = 0
+    private var more: [Bool]
+
+    init(count: Int) {
+        more = count > 64 ? Array(repeating: false, count: count) : []
+    }
+
+    mutating func insert(_ field: Int) {
+        if more.isEmpty { bits |= 1 << UInt64(field) } else { more[field] = true }
+    }
+
+    func contains(_ field: Int) -> Bool {
+        more.isEmpty ? bits & (1 << UInt64(field)) != 0 : more[field]
     }
 }

@@ -57,11 +57,6 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// How many `{` the template holds: its placeholder count when its braces pair up.
-    var openingBraces: Int {
-        text.utf8.reduce(0) { $1 == UInt8(ascii: "{") ? $0 + 1 : $0 }
-    }
-
     /// The scheme written in the template, lowercased, if it has one.
     public var scheme: String? {
         guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
@@ -116,34 +111,68 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Read from the bytes, with each `{placeholder}` standing for a value that fits where it
     /// stands: no URL parser runs, so a descriptor's dozen URLs cost microseconds to check.
     public var shapeProblem: String? {
-        if containsWhiteSpace { return "it contains white space" }
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "it contains a control character" }
-        var braces = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "{") { braces += 1 } else if byte == UInt8(ascii: "}") { braces -= 1 }
+        if case let .shape(reason) = problem(maximumPlaceholders: .max) { reason } else { nil }
+    }
+
+    /// What keeps the template from being a descriptor's URL.
+    enum Problem: Equatable {
+        /// More `{placeholders}` than allowed.
+        case placeholders(Int)
+        /// ``shapeProblem``.
+        case shape(String)
+    }
+
+    /// Too many placeholders or ``shapeProblem``, from one pass over the bytes.
+    func problem(maximumPlaceholders: Int) -> Problem? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var braces = 0, placeholders = 0
+            var space = false, control = false, nonASCII = false
+            for byte in bytes {
+                switch byte {
+                case 0x20, 0x09...0x0D: space = true
+                case 0..<0x20, 0x7F: control = true
+                case UInt8(ascii: "{"):
+                    braces += 1
+                    placeholders += 1
+                case UInt8(ascii: "}"): braces -= 1
+                case 0x80...: nonASCII = true
+                default: break
+                }
+            }
+            if placeholders > maximumPlaceholders { return .placeholders(placeholders) }
+            return shapeProblem(bytes, braces: braces, space: space, control: control, nonASCII: nonASCII).map(Problem.shape)
         }
+    }
+
+    private func shapeProblem(_ bytes: UnsafeBufferPointer<UInt8>, braces: Int, space: Bool, control: Bool, nonASCII: Bool) -> String? {
+        // Beyond ASCII, white space is whatever Unicode calls it (a no-break space, say).
+        if space || (nonASCII && text.contains(where: \.isWhitespace)) { return "it contains white space" }
+        if control { return "it contains a control character" }
         if braces != 0 { return "its braces do not pair up" }
         guard let scheme else { return "it has no scheme" }
         guard scheme == "https" || scheme == "http" else { return "the scheme must be https (or http for loopback)" }
-        return authorityProblem
+        return Self.authorityProblem(bytes[...])
     }
+
+    private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
 
     /// Why the authority after `scheme://` cannot name a server: no host, a user or password,
     /// a character no host name holds, or a port outside 1–65535.
-    private var authorityProblem: String? {
-        let utf8 = Array(text.utf8)
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), utf8.count > colon + 2,
+    private static func authorityProblem(_ utf8: Bytes) -> String? {
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), utf8.endIndex > colon + 2,
             utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/")
         else { return "it has no host" }
         let start = colon + 3
-        let end = utf8[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.count
+        let end =
+            utf8[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
         let authority = utf8[start..<end]
         if authority.contains(UInt8(ascii: "@")) {
             return "it names a user or password before `@`; a descriptor's URLs carry no credentials"
         }
-        var host = authority[...]
+        var host = authority
         var isAddressLiteral = false
-        var port: ArraySlice<UInt8>?
+        var port: Bytes?
         if authority.first == UInt8(ascii: "[") {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "its IPv6 address has no closing `]`" }
             let address = authority[(start + 1)..<close]
@@ -200,7 +229,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first byte outside every `{…}` for which `test` holds.
-    private static func firstOutsidePlaceholders(in bytes: ArraySlice<UInt8>, where test: (UInt8) -> Bool) -> UInt8? {
+    private static func firstOutsidePlaceholders(in bytes: Bytes, where test: (UInt8) -> Bool) -> UInt8? {
         var inside = false
         for byte in bytes {
             if inside {
@@ -215,7 +244,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The last index of `target` outside every `{…}`.
-    private static func lastIndexOutsidePlaceholders(of target: UInt8, in bytes: ArraySlice<UInt8>) -> Int? {
+    private static func lastIndexOutsidePlaceholders(of target: UInt8, in bytes: Bytes) -> Int? {
         var inside = false
         var found: Int?
         for index in bytes.indices {
@@ -232,7 +261,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The bytes with each `{…}` replaced by `standIn`.
-    private static func removingPlaceholders(_ bytes: ArraySlice<UInt8>, standIn: UInt8) -> [UInt8] {
+    private static func removingPlaceholders(_ bytes: Bytes, standIn: UInt8) -> [UInt8] {
         var result: [UInt8] = []
         var inside = false
         for byte in bytes {
@@ -246,15 +275,6 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return result
-    }
-
-    /// Whether any character is white space: bytes for ASCII text, characters otherwise.
-    private var containsWhiteSpace: Bool {
-        for byte in text.utf8 {
-            if byte >= 0x80 { return text.contains(where: { $0.isWhitespace }) }
-            if byte == 0x20 || (0x09...0x0D).contains(byte) { return true }
-        }
-        return false
     }
 
     /// The host as written (placeholders left in), if the template has one.

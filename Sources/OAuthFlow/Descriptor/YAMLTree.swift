@@ -225,6 +225,11 @@ private struct Composer {
         }
         defer { yaml_parser_delete(&parser) }
         yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        // About one node for every dozen bytes of a descriptor: room for them all at once, not by doubling.
+        let expected = bytes.count / 12 + 16
+        entries.reserveCapacity(expected)
+        texts.reserveCapacity(expected)
+        children.reserveCapacity(expected)
         if let base = bytes.baseAddress {
             yaml_parser_set_input_string(&parser, base, bytes.count)
         } else {
@@ -351,19 +356,25 @@ private struct Composer {
         let entry = entries[mapping]
         let first = Int(entry.firstChild)
         let end = first + Int(entry.childCount)
-        let keys = stride(from: first, to: end, by: 2).map { Int(children[$0]) }.filter { entries[$0].kind == .scalar }
         // A descriptor's mappings hold a few keys: comparing each with those before it costs less
-        // than hashing them; a long mapping (a hostile file's, say) is hashed.
-        if keys.count <= 32 {
+        // than hashing them (and allocates nothing); a long mapping (a hostile file's, say) is hashed.
+        if entry.childCount <= 64 {
             var clean = true
-            for later in keys.indices where clean {
-                for earlier in 0..<later where texts[keys[earlier]] == texts[keys[later]] {
-                    clean = false
-                    break
+            for later in stride(from: first + 2, to: end, by: 2) where clean {
+                let key = Int(children[later])
+                guard entries[key].kind == .scalar else { continue }
+                let text = texts[key]
+                for earlier in stride(from: first, to: later, by: 2) {
+                    let other = Int(children[earlier])
+                    if entries[other].kind == .scalar, texts[other] == text {
+                        clean = false
+                        break
+                    }
                 }
             }
             if clean { return }
         }
+        let keys = stride(from: first, to: end, by: 2).map { Int(children[$0]) }.filter { entries[$0].kind == .scalar }
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys {
