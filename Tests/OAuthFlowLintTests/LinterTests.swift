@@ -23,6 +23,21 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         }
     }
 
+    /// Secret names and credential headers are recognised in any case, by bytes for ASCII and
+    /// by `lowercased()` beyond it (a Kelvin sign lowers to `k`).
+    @Test func secretNamesAreMatchedInAnyCase() {
+        for name in ["client_secret", "Client_Secret", "API_KEY", "apikey", "my_app_secret", "PASSWORD", "api_\u{212A}ey", "Id_Token"] {
+            #expect(LiteralSecretRule.looksSecret(name), "\(name)")
+        }
+        for name in ["secretary", "token", "key_id", "_secre", "client_secrets", "passwords", ""] {
+            #expect(!LiteralSecretRule.looksSecret(name), "\(name)")
+        }
+        #expect(LiteralSecretRule.isCredentialHeader("Proxy-Authorization"))
+        #expect(LiteralSecretRule.isCredentialHeader("COOKIE"))
+        #expect(!LiteralSecretRule.isCredentialHeader("Accept"))
+        #expect(!LiteralSecretRule.isCredentialHeader("Cookies"))
+    }
+
     @Test func insecureFixtureTripsTheSecurityRules() throws {
         let folder = try #require(Bundle.module.url(forResource: "Fixtures/broken", withExtension: nil))
         let diagnostics = try Linter().lint(paths: [folder.appendingPathComponent("insecure.yaml")])

@@ -107,6 +107,34 @@ public struct LiteralSecretRule: LintRule {
         return diagnostics
     }
 
+    /// Whether a key names a secret: one of ``secretNames`` or a name ending in `_secret`, in any case.
+    static func looksSecret(_ name: String) -> Bool {
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
+            // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
+            let lowered = name.lowercased()
+            return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
+        }
+        let bytes = name.utf8
+        // Compared only with names of its length: most keys match none, and cost one look at each.
+        return secretNames.contains { Self.equalsLowercased(bytes, $0) }
+            || (bytes.count >= 7 && Self.equalsLowercased(bytes.suffix(7), "_secret"))
+    }
+
+    /// Whether a header name is one that carries credentials, in any case.
+    static func isCredentialHeader(_ name: String) -> Bool {
+        let credentials = ["authorization", "proxy-authorization", "cookie"]
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return credentials.contains(name.lowercased()) }
+        return credentials.contains { Self.equalsLowercased(name.utf8, $0) }
+    }
+
+    /// Whether ASCII bytes, lowered, are the lower-case `word`.
+    private static func equalsLowercased(_ bytes: some Collection<UInt8>, _ word: String) -> Bool {
+        bytes.count == word.utf8.count
+            && zip(bytes, word.utf8).allSatisfy { byte, letter in
+                ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) == letter
+            }
+    }
+
     /// Walks the tree with one key path that grows and shrinks, copied only into a diagnostic.
     private func walk(_ node: YAMLNode, _ keyPath: inout [String], _ file: LintFile, _ out: inout [Diagnostic], _ budget: inout Int) {
         budget -= 1
@@ -116,15 +144,13 @@ public struct LiteralSecretRule: LintRule {
             let inHeaders = keyPath.last == "headers"
             for (key, value) in node.pairs {
                 let name = key.string ?? ""
-                // Keys are nearly always lower-case ASCII already: lowering them would allocate for nothing.
-                let lowered = name.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? name : name.lowercased()
                 keyPath.append(name)
                 defer { keyPath.removeLast() }
                 // `client_auth.generated_secret` holds how a secret is made (its claims), never a secret.
                 let generatedSecret = keyPath.count == 2 && keyPath[0] == "client_auth" && keyPath[1] == "generated_secret"
-                if !generatedSecret, Self.secretNames.contains(lowered) || lowered.hasSuffix("_secret") {
+                if !generatedSecret, Self.looksSecret(name) {
                     out.append(diagnostic(file, keyPath, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
-                } else if lowered == "authorization" || lowered == "proxy-authorization" || lowered == "cookie", inHeaders {
+                } else if inHeaders, Self.isCredentialHeader(name) {
                     out.append(diagnostic(file, keyPath, "a `\(name)` header carries credentials; descriptors must not hold them", atKey: true))
                 } else {
                     walk(value, &keyPath, file, &out, &budget)
