@@ -33,6 +33,14 @@ public protocol LintRule: Sendable {
     init()
     /// The rule's findings in one file. Rules return values; they never print.
     func validate(_ file: LintFile) -> [Diagnostic]
+    /// The rule as a check across files, or nil. The linter asks this instead of casting: a
+    /// cast to a protocol searches the binary's ten thousand conformance records for each
+    /// rule type, a millisecond and more of every run.
+    var acrossFiles: (any CollectionLintRule)? { get }
+}
+
+extension LintRule {
+    public var acrossFiles: (any CollectionLintRule)? { nil }
 }
 
 /// What one file contributes to a check across files: kept after the file itself is dropped,
@@ -62,6 +70,8 @@ public protocol CollectionLintRule: LintRule {
 }
 
 extension CollectionLintRule {
+    public var acrossFiles: (any CollectionLintRule)? { self }
+
     public func validate(_ file: LintFile) -> [Diagnostic] { [] }
 
     /// The findings over every file's entry, in file order.

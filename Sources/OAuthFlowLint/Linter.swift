@@ -80,8 +80,8 @@ public struct Linter: Sendable {
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public func lintStreaming(paths: [URL], emit: ([Diagnostic]) throws -> Void) throws -> Int {
         let files = try Self.reportPaths(in: paths).sorted()
-        let perFile = rules.filter { !($0 is any CollectionLintRule) }
-        let collections = rules.compactMap { $0 as? any CollectionLintRule }
+        let perFile = rules.filter { $0.acrossFiles == nil }
+        let collections = rules.compactMap(\.acrossFiles)
         var earlier = Array(repeating: [String: CollectionEntry](), count: collections.count)
         for start in stride(from: 0, to: files.files.count, by: Self.batchSize) {
             let batch = start..<min(start + Self.batchSize, files.files.count)
@@ -195,7 +195,7 @@ public struct Linter: Sendable {
     public func lint(_ files: [LintFile]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for rule in rules {
-            if let collection = rule as? any CollectionLintRule {
+            if let collection = rule.acrossFiles {
                 diagnostics += collection.validate(files)
             } else {
                 for file in files { diagnostics += rule.validate(file) }

@@ -176,9 +176,10 @@ struct PlainObject {
         return (child, childShape)
     }
 
-    private func read<K: CodingKey, T>(_ key: K, _ expected: String, _ convert: (JSONValue) -> T?) throws -> T? {
+    /// `expected` is made only for an error: a type's name in it (`\(E.self)`) costs a demangling.
+    private func read<K: CodingKey, T>(_ key: K, _ expected: @autoclosure () -> String, _ convert: (JSONValue) -> T?) throws -> T? {
         guard let value = value(key) else { return nil }
-        guard let converted = convert(value) else { throw Self.mismatch(expected, at: path + [key.stringValue]) }
+        guard let converted = convert(value) else { throw Self.mismatch(expected(), at: path + [key.stringValue]) }
         return converted
     }
 

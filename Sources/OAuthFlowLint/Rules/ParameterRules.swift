@@ -129,10 +129,12 @@ public struct LiteralSecretRule: LintRule {
 
     /// Whether ASCII bytes, lowered, are the lower-case `word`.
     private static func equalsLowercased(_ bytes: some Collection<UInt8>, _ word: String) -> Bool {
-        bytes.count == word.utf8.count
-            && zip(bytes, word.utf8).allSatisfy { byte, letter in
-                ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) == letter
-            }
+        guard bytes.count == word.utf8.count else { return false }
+        var letters = word.utf8.makeIterator()
+        for byte in bytes where ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) != letters.next() {
+            return false
+        }
+        return true
     }
 
     /// Walks the tree with one key path that grows and shrinks, copied only into a diagnostic.
