@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // Benchmarks live in their own package so that `swift test` never builds or times them.
-// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark, DPoPBenchmark);
+// Run: cd Benchmarks && swift run -c release RegistryBenchmark (or RefreshBenchmark, WebBenchmark, DPoPBenchmark, LintStagesBenchmark);
 // bash Benchmarks/service-tokens.sh runs ServiceTokenBenchmark against its token server;
 // bash Benchmarks/api-protection.sh runs APIProtectionBenchmark (its server under wrk, then `micro`).
 import PackageDescription

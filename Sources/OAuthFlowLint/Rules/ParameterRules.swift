@@ -109,30 +109,41 @@ public struct LiteralSecretRule: LintRule {
 
     /// Whether a key names a secret: one of ``secretNames`` or a name ending in `_secret`, in any case.
     static func looksSecret(_ name: String) -> Bool {
-        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
-            // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
-            let lowered = name.lowercased()
-            return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
+        var name = name
+        let answer: Bool? = name.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // Compared only with names of its length: most keys match none, and cost one look at each.
+            return secretNameBytes.contains { equalsLowercased(bytes[...], $0) }
+                || (bytes.count >= secretSuffix.count && equalsLowercased(bytes[(bytes.count - secretSuffix.count)...], secretSuffix))
         }
-        let bytes = name.utf8
-        // Compared only with names of its length: most keys match none, and cost one look at each.
-        return secretNames.contains { Self.equalsLowercased(bytes, $0) }
-            || (bytes.count >= 7 && Self.equalsLowercased(bytes.suffix(7), "_secret"))
+        if let answer { return answer }
+        // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
+        let lowered = name.lowercased()
+        return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
     }
+
+    private static let secretNameBytes = secretNames.map { Array($0.utf8) }
+    private static let secretSuffix = Array("_secret".utf8)
+    private static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
+    private static let credentialHeaderBytes = credentialHeaders.map { Array($0.utf8) }
 
     /// Whether a header name is one that carries credentials, in any case.
     static func isCredentialHeader(_ name: String) -> Bool {
-        let credentials = ["authorization", "proxy-authorization", "cookie"]
-        guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return credentials.contains(name.lowercased()) }
-        return credentials.contains { Self.equalsLowercased(name.utf8, $0) }
+        var name = name
+        let answer: Bool? = name.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return credentialHeaderBytes.contains { equalsLowercased(bytes[...], $0) }
+        }
+        return answer ?? credentialHeaders.contains(name.lowercased())
     }
 
     /// Whether ASCII bytes, lowered, are the lower-case `word`.
-    private static func equalsLowercased(_ bytes: some Collection<UInt8>, _ word: String) -> Bool {
-        guard bytes.count == word.utf8.count else { return false }
-        var letters = word.utf8.makeIterator()
-        for byte in bytes where ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) != letters.next() {
-            return false
+    private static func equalsLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ word: [UInt8]) -> Bool {
+        guard bytes.count == word.count else { return false }
+        var letter = word.startIndex
+        for byte in bytes {
+            if ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) != word[letter] { return false }
+            letter += 1
         }
         return true
     }
