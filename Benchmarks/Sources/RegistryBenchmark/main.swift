@@ -38,6 +38,8 @@ func descriptor(_ index: Int) -> String {
       default: [openid, profile, email]
       offline:
         scopes: [offline_access]
+        params:
+          prompt: consent
     authorization:
       extra_params:
         audience: https://api.example.com
