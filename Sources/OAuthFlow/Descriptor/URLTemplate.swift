@@ -228,34 +228,39 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The first byte outside every `{…}` for which `test` holds.
-    private static func firstOutsidePlaceholders(in bytes: Bytes, where test: (UInt8) -> Bool) -> UInt8? {
+    /// Calls `visit` with each byte outside every `{…}` and its index, until `visit` answers
+    /// false, and `placeholder` where each `{…}` begins.
+    private static func scanOutsidePlaceholders(_ bytes: Bytes, placeholder: () -> Void = {}, _ visit: (Int, UInt8) -> Bool) {
         var inside = false
-        for byte in bytes {
-            if inside {
-                if byte == UInt8(ascii: "}") { inside = false }
-            } else if byte == UInt8(ascii: "{") {
-                inside = true
-            } else if test(byte) {
-                return byte
-            }
-        }
-        return nil
-    }
-
-    /// The last index of `target` outside every `{…}`.
-    private static func lastIndexOutsidePlaceholders(of target: UInt8, in bytes: Bytes) -> Int? {
-        var inside = false
-        var found: Int?
         for index in bytes.indices {
             let byte = bytes[index]
             if inside {
                 if byte == UInt8(ascii: "}") { inside = false }
             } else if byte == UInt8(ascii: "{") {
                 inside = true
-            } else if byte == target {
-                found = index
+                placeholder()
+            } else if !visit(index, byte) {
+                return
             }
+        }
+    }
+
+    /// The first byte outside every `{…}` for which `test` holds.
+    private static func firstOutsidePlaceholders(in bytes: Bytes, where test: (UInt8) -> Bool) -> UInt8? {
+        var found: UInt8?
+        scanOutsidePlaceholders(bytes) { _, byte in
+            if test(byte) { found = byte }
+            return found == nil
+        }
+        return found
+    }
+
+    /// The last index of `target` outside every `{…}`.
+    private static func lastIndexOutsidePlaceholders(of target: UInt8, in bytes: Bytes) -> Int? {
+        var found: Int?
+        scanOutsidePlaceholders(bytes) { index, byte in
+            if byte == target { found = index }
+            return true
         }
         return found
     }
@@ -263,16 +268,9 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The bytes with each `{…}` replaced by `standIn`.
     private static func removingPlaceholders(_ bytes: Bytes, standIn: UInt8) -> [UInt8] {
         var result: [UInt8] = []
-        var inside = false
-        for byte in bytes {
-            if inside {
-                if byte == UInt8(ascii: "}") { inside = false }
-            } else if byte == UInt8(ascii: "{") {
-                inside = true
-                result.append(standIn)
-            } else {
-                result.append(byte)
-            }
+        scanOutsidePlaceholders(bytes, placeholder: { result.append(standIn) }) { _, byte in
+            result.append(byte)
+            return true
         }
         return result
     }
