@@ -268,10 +268,12 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The bytes with each `{…}` replaced by `standIn`.
     private static func removingPlaceholders(_ bytes: Bytes, standIn: UInt8) -> [UInt8] {
         var result: [UInt8] = []
-        scanOutsidePlaceholders(bytes, placeholder: { result.append(standIn) }) { _, byte in
-            result.append(byte)
-            return true
-        }
+        scanOutsidePlaceholders(
+            bytes, placeholder: { result.append(standIn) },
+            { _, byte in
+                result.append(byte)
+                return true
+            })
         return result
     }
 
