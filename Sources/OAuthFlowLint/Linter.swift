@@ -128,7 +128,22 @@ public struct Linter: Sendable {
     /// from, in ``ReportPaths``: ten thousand `URL`s take megabytes, their paths a tenth of that.
     static func reportPaths(in paths: [URL]) throws -> ReportPaths {
         var list = ReportPaths(arguments: paths)
+        // Several arguments may name one file (`a.yaml ./a.yaml`, `dir dir/a.yaml`): it is read once, as
+        // first named, not reported as its own duplicate. One argument lists each file once already.
+        var seen: Set<String>? = paths.count > 1 ? [] : nil
+        var canonicalDirectories: [URL: String] = [:]
         for (base, name) in try fileNames(in: paths) {
+            if seen != nil {
+                let canonical: String
+                if name.isEmpty {
+                    canonical = Self.canonicalPath(base.path)
+                } else {
+                    let directory = canonicalDirectories[base] ?? Self.canonicalPath(base.path)
+                    canonicalDirectories[base] = directory
+                    canonical = directory + "/" + name
+                }
+                guard seen?.insert(canonical).inserted == true else { continue }
+            }
             let argument = list.arguments.firstIndex(of: base) ?? 0
             list.files.append(
                 name.isEmpty
@@ -136,6 +151,13 @@ public struct Linter: Sendable {
                     : (base.appendingPathComponent(name, isDirectory: false).relativePath, argument, true))
         }
         return list
+    }
+
+    /// The path with every link and `.`/`..` resolved, or as it is when it does not resolve (a dangling link).
+    private static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return (path as NSString).standardizingPath }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Files to lint, each kept as its report path and the command-line argument it came from;

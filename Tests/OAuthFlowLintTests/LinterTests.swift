@@ -166,6 +166,34 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
 }
 
 @Suite struct StreamingLintTests {
+    /// A file named by several arguments is linted once, as first named, and is not its own duplicate.
+    @Test func aFileNamedTwiceIsReadOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.yaml")
+        try Data(descriptorText(id: "a").utf8).write(to: file)
+        let again = URL(fileURLWithPath: directory.path + "/./a.yaml")
+        let (diagnostics, count) = try Linter().lintStreaming(paths: [file, again, directory])
+        #expect(count == 1)
+        #expect(!diagnostics.contains { $0.ruleID == "duplicate_id" }, "\(diagnostics)")
+    }
+
+    /// A name that is not UTF-8 cannot be spelled by the listing, and the diagnostic says so.
+    @Test func aNameThatIsNotUTF8IsNamedAsSuch() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = Array(directory.path.utf8) + Array("/bad".utf8) + [0xFF] + Array(".yaml".utf8) + [0]
+        let descriptor = name.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { open($0, O_CREAT | O_WRONLY, 0o600) }
+        }
+        try #require(descriptor >= 0)
+        close(descriptor)
+        let diagnostics = try Linter().lint(paths: [directory])
+        #expect(diagnostics.contains { $0.message == "cannot read the file: its name is not valid UTF-8; rename it" }, "\(diagnostics)")
+    }
+
     /// Over several batches, each handed over in report order as soon as it is read, the
     /// diagnostics are those of the in-memory lint, in the same order: a repeated id is found
     /// across batches, against the first file that declared it.

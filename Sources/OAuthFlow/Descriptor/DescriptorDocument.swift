@@ -45,6 +45,9 @@ public struct DescriptorDocument {
             return bytes.withUnsafeBufferPointer { parse(bytes: $0, path: path) }
         } catch let error as RawFile.ReadError where error.kind == .tooLarge {
             message = tooLargeMessage
+        } catch let error as RawFile.ReadError where error.kind == .missing && path.contains("\u{FFFD}") {
+            // The listing could not spell the name: its bytes are not UTF-8, so no path this program makes opens it.
+            message = "cannot read the file: its name is not valid UTF-8; rename it"
         } catch let error as RawFile.ReadError {
             message = "cannot read the file: \(error.reason)"
         } catch {
@@ -223,7 +226,8 @@ enum YAMLErrorDescription {
         case .reader:
             return ("YAML reader error: \(error.problem)", position)
         case let .tooDeep(limit):
-            return ("nesting is deeper than \(limit) levels", position)
+            let alias = error.problem.hasSuffix("alias") ? " through this alias (it stands for its anchor's whole value)" : ""
+            return ("nesting is deeper than \(limit) levels\(alias)", position)
         case let .duplicateKeys(names):
             return ("duplicate key `\(names.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", position)
         }

@@ -52,7 +52,10 @@ struct SchemaValidator {
             var next = 0
             for (key, value) in mapping {
                 guard let name = key.string, key.tagCode == .str || key.tagCode == .int else {
-                    report(.wrongType, at: key, keyPath, "keys must be plain strings")
+                    let message =
+                        key.tagCode == .merge
+                        ? "YAML merge keys (`<<`) are not read in descriptors; write the keys out" : "keys must be plain strings"
+                    report(.wrongType, at: key, keyPath, message)
                     continue
                 }
                 // By index: a `Field` copied out of the array costs five retains and releases.

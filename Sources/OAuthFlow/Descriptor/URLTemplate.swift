@@ -126,39 +126,44 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     func problem(maximumPlaceholders: Int) -> Problem? {
         var text = text
         return text.withUTF8 { bytes in
-            var braces = 0, placeholders = 0
+            var placeholders = 0
             var space = false, control = false, nonASCII = false
+            // Each `{` closes with a `}` before the next `{`: placeholders neither nest nor stand open.
+            var inPlaceholder = false, bracesPair = true
             for byte in bytes {
                 switch byte {
                 case 0x20, 0x09...0x0D: space = true
                 case 0..<0x20, 0x7F: control = true
                 case UInt8(ascii: "{"):
-                    braces += 1
+                    if inPlaceholder { bracesPair = false }
+                    inPlaceholder = true
                     placeholders += 1
-                case UInt8(ascii: "}"): braces -= 1
+                case UInt8(ascii: "}"):
+                    if !inPlaceholder { bracesPair = false }
+                    inPlaceholder = false
                 case 0x80...: nonASCII = true
                 default: break
                 }
             }
             if placeholders > maximumPlaceholders { return .placeholders(placeholders) }
-            return shapeProblem(bytes, braces: braces, space: space, control: control, nonASCII: nonASCII).map(Problem.shape)
+            if space || (nonASCII && self.text.contains(where: \.isWhitespace)) { return .shape("it contains white space") }
+            if control { return .shape("it contains a control character") }
+            // Beyond ASCII: the C1 controls, and the invisible format characters that change how a URL reads (U+202E).
+            if nonASCII, let hidden = self.text.unicodeScalars.first(where: { [.control, .format].contains($0.properties.generalCategory) }) {
+                let code = String(hidden.value, radix: 16, uppercase: true)
+                return .shape("it contains the control or invisible character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+            }
+            if !bracesPair || inPlaceholder { return .shape("its braces do not pair up") }
+            guard let scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
+            guard scheme == "https" || scheme == "http" else { return .shape("the scheme must be https (or http for loopback)") }
+            return Self.authorityProblem(bytes[...]).map(Problem.shape)
         }
-    }
-
-    private func shapeProblem(_ bytes: UnsafeBufferPointer<UInt8>, braces: Int, space: Bool, control: Bool, nonASCII: Bool) -> String? {
-        // Beyond ASCII, white space is whatever Unicode calls it (a no-break space, say).
-        if space || (nonASCII && text.contains(where: \.isWhitespace)) { return "it contains white space" }
-        if control { return "it contains a control character" }
-        if braces != 0 { return "its braces do not pair up" }
-        guard let scheme else { return "it has no scheme" }
-        guard scheme == "https" || scheme == "http" else { return "the scheme must be https (or http for loopback)" }
-        return Self.authorityProblem(bytes[...])
     }
 
     private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
 
-    /// Why the authority after `scheme://` cannot name a server: no host, a user or password,
-    /// a character no host name holds, or a port outside 1–65535.
+    /// Why the URL after `scheme:` cannot name a server: no host, a user or password, a host no
+    /// name or address can be, a port outside 1–65535, or a `%` that escapes nothing.
     private static func authorityProblem(_ utf8: Bytes) -> String? {
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), utf8.endIndex > colon + 2,
             utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/")
@@ -171,40 +176,63 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             return "it names a user or password before `@`; a descriptor's URLs carry no credentials"
         }
         var host = authority
-        var isAddressLiteral = false
         var port: Bytes?
         if authority.first == UInt8(ascii: "[") {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "its IPv6 address has no closing `]`" }
-            let address = authority[(start + 1)..<close]
-            let hexOrSeparator = { (byte: UInt8) in
-                Self.isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
-            }
-            guard address.contains(UInt8(ascii: ":")), address.allSatisfy(hexOrSeparator) else {
-                return "`[\(String(decoding: address, as: UTF8.self))]` is not an IPv6 address"
-            }
-            host = authority[start...close]
-            isAddressLiteral = true
+            let address = String(decoding: authority[(start + 1)..<close], as: UTF8.self)
+            var parsed = in6_addr()
+            guard inet_pton(AF_INET6, address, &parsed) == 1 else { return "`[\(address)]` is not an IPv6 address" }
             if close + 1 < end {
                 guard authority[close + 1] == UInt8(ascii: ":") else { return "only a `:port` may follow its IPv6 address" }
                 port = authority[(close + 2)...]
             }
-        } else if let lastColon = Self.lastIndexOutsidePlaceholders(of: UInt8(ascii: ":"), in: authority) {
-            host = authority[..<lastColon]
-            port = authority[(lastColon + 1)...]
-        }
-        if host.isEmpty { return "it has no host" }
-        if !isAddressLiteral, let byte = Self.firstOutsidePlaceholders(in: host, where: { !Self.isHostByte($0) }) {
-            guard byte < 0x80 else { return "its host is not ASCII; write an internationalised name in its `xn--` form" }
-            return "its host holds `\(Character(Unicode.Scalar(byte)))`, which no host name may"
+        } else {
+            if let lastColon = Self.lastIndexOutsidePlaceholders(of: UInt8(ascii: ":"), in: authority) {
+                host = authority[..<lastColon]
+                port = authority[(lastColon + 1)...]
+            }
+            if let problem = hostNameProblem(host) { return problem }
         }
         if let port {
-            // A placeholder stands for digits: its variable's value is checked when it is given.
+            // A placeholder stands for digits: the resolver checks the port its value makes.
             let digits = Self.removingPlaceholders(port, standIn: UInt8(ascii: "1"))
-            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            if digits.isEmpty { return "it has a `:` after the host but no port" }
+            guard digits.count <= 5, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                 let number = Int(String(decoding: digits, as: UTF8.self)), (1...65_535).contains(number)
             else {
                 return "its port `\(String(decoding: port, as: UTF8.self))` is not a number from 1 to 65535"
             }
+        }
+        var escapesOK = true
+        let rest = utf8[end...]
+        scanOutsidePlaceholders(rest) { index, byte in
+            if byte == UInt8(ascii: "%") {
+                escapesOK = index + 2 < rest.endIndex && isHexDigit(rest[index + 1]) && isHexDigit(rest[index + 2])
+            }
+            return escapesOK
+        }
+        return escapesOK ? nil : "it has a `%` not followed by two hex digits"
+    }
+
+    /// Why a host name (not a bracketed address) cannot be one: no host, a character no host name
+    /// holds, an empty label or one that begins or ends with `-`, or digits that are no IPv4 address.
+    /// A placeholder stands for a label's worth of letters.
+    private static func hostNameProblem(_ host: Bytes) -> String? {
+        if host.isEmpty { return "it has no host" }
+        if let byte = Self.firstOutsidePlaceholders(in: host, where: { !Self.isHostByte($0) }) {
+            guard byte < 0x80 else { return "its host is not ASCII; write an internationalised name in its `xn--` form" }
+            return "its host holds `\(Character(Unicode.Scalar(byte)))`, which no host name may"
+        }
+        let name = String(decoding: Self.removingPlaceholders(host, standIn: UInt8(ascii: "x")), as: UTF8.self)
+        // One dot may end a fully qualified name.
+        let labels = (name.hasSuffix(".") ? String(name.dropLast()) : name).split(separator: ".", omittingEmptySubsequences: false)
+        if labels.contains(where: \.isEmpty) { return "its host `\(String(decoding: host, as: UTF8.self))` has an empty label" }
+        if let label = labels.first(where: { $0.hasPrefix("-") || $0.hasSuffix("-") }) {
+            return "its host's label `\(label)` begins or ends with `-`"
+        }
+        if labels.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }) {
+            var parsed = in_addr()
+            guard labels.count == 4, inet_pton(AF_INET, name, &parsed) == 1 else { return "`\(name)` is not an IPv4 address" }
         }
         return nil
     }

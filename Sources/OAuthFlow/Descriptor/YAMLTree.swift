@@ -278,6 +278,12 @@ private struct Composer {
                         kind: .composer, context: nil, problem: "found undefined alias",
                         line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
                 }
+                // The anchor's whole depth stands where the alias does: refused here, at the alias.
+                guard open.count + Int(entries[Int(target)].depth) <= maximumDepth else {
+                    throw YAMLSyntaxError(
+                        kind: .tooDeep(limit: maximumDepth), context: nil, problem: "collections nest too deep through this alias",
+                        line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
+                }
                 attach(target)
             case YAML_SEQUENCE_START_EVENT:
                 let start = event.data.sequence_start

@@ -316,6 +316,11 @@ extension ProviderDescriptor {
         else {
             throw ProviderError(.invalidURL, "`\(field)` of provider `\(id)` does not form a valid URL: `\(text)`", provider: id)
         }
+        // A `{port}` placeholder's value makes the port: the template's check could only see a placeholder.
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw ProviderError(
+                .invalidURL, "`\(field)` of provider `\(id)` has the port \(port), not a number from 1 to 65535: `\(text)`", provider: id)
+        }
         let placeholderInQuery = template.placeholders.contains { $0.part == .query || $0.part == .fragment }
         let templateHasQuery = template.text.contains("?")
         if !placeholderInQuery, !templateHasQuery, components.query != nil {

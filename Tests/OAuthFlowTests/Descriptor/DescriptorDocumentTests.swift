@@ -174,8 +174,15 @@ import OAuthFlowTestSupport
         }
         let problem = try #require(parse(lines.joined(separator: "\n") + "\n").problems.first)
         #expect(problem.kind == .malformedYAML)
-        #expect(problem.message == "nesting is deeper than \(DescriptorDocument.maximumDepth) levels")
+        // Pointed at the alias that goes too deep: `*a1` on the third line.
+        #expect(problem.message.hasPrefix("nesting is deeper than \(DescriptorDocument.maximumDepth) levels through this alias"))
         #expect(problem.location.line == 3)
+        #expect(problem.location.column == 39)
+    }
+
+    @Test func aMergeKeyIsNamed() throws {
+        let problem = try #require(parse(descriptorText(id: "example") + "base: &b {x: 1}\n<<: *b\n").problems.first { $0.message.contains("merge") })
+        #expect(problem.message == "YAML merge keys (`<<`) are not read in descriptors; write the keys out")
     }
 
     @Test func aliasBombIsCutOff() throws {
@@ -246,7 +253,7 @@ import OAuthFlowTestSupport
         ("https://user:pw@auth.example.com/authorize", "names a user or password"),
         ("https://auth.example.com:0/authorize", "port `0` is not a number from 1 to 65535"),
         ("https://auth.example.com:99999/authorize", "port `99999`"),
-        ("https://auth.example.com:/authorize", "port `` is not"),
+        ("https://auth.example.com:/authorize", "a `:` after the host but no port"),
         ("https://auth.example.com:8x/authorize", "port `8x`"),
         ("https://[zz]/authorize", "is not an IPv6 address"),
         ("https://[::1/authorize", "no closing `]`"),
@@ -258,17 +265,39 @@ import OAuthFlowTestSupport
         ("https:///authorize", "no host"),
         ("https:auth.example.com/authorize", "no host"),
         ("ftp://auth.example.com/authorize", "scheme must be https"),
+        ("://auth.example.com/authorize", "no scheme"),
+        ("https://auth.example.com/a}b{c", "braces do not pair up"),
+        ("https://{{tenant}}.example.com/authorize", "braces do not pair up"),
+        ("https://auth.example.com/\u{80}", "control or invisible character U+0080"),
+        ("https://auth.example.com/\u{202E}txt", "control or invisible character U+202E"),
+        ("https://[:]/authorize", "is not an IPv6 address"),
+        ("https://[12345::]/authorize", "is not an IPv6 address"),
+        ("https://[1:2:3:4:5:6:7:8:9]/authorize", "is not an IPv6 address"),
+        ("https://./authorize", "empty label"),
+        ("https://a..b/authorize", "empty label"),
+        ("https://-auth.example.com/authorize", "begins or ends with `-`"),
+        ("https://999.999.999.999/authorize", "is not an IPv4 address"),
+        ("https://1.2.3.4.5/authorize", "is not an IPv4 address"),
+        ("https://auth.example.com/%zz", "`%` not followed by two hex digits"),
     ])
     func urlsNoServerCanHaveAreRefused(url: String, reason: String) throws {
         let text = descriptorText(id: "example").replacingOccurrences(
-            of: "authorization: https://auth.example.com/authorize", with: "authorization: \"\(url.unicodeScalars.map { $0.value < 0x20 ? "\\x0\(String($0.value, radix: 16))" : String($0) }.joined())\"")
+            of: "authorization: https://auth.example.com/authorize", with: "authorization: \"\(url.unicodeScalars.map(Self.yamlEscaped).joined())\"")
         let problems = parse(text).problems
         #expect(problems.contains { $0.keyPath == "endpoints.authorization" && $0.message.contains(reason) }, "\(problems.map(\.message))")
+    }
+
+    /// A scalar as a YAML double-quoted string writes it: controls and anything beyond ASCII as `\uXXXX`.
+    private static func yamlEscaped(_ scalar: Unicode.Scalar) -> String {
+        guard scalar.value < 0x20 || scalar.value >= 0x7F else { return String(scalar) }
+        let code = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - code.count)) + code
     }
 
     @Test(arguments: [
         "https://{tenant}.example.com:{port}/authorize", "http://[::1]:8080/authorize", "https://[2001:db8::1]/authorize",
         "https://auth.example.com:443/authorize", "https://auth.example.com", "https://{host}/authorize?x={y}",
+        "https://1.2.3.4/authorize", "https://auth.example.com/a%41b", "https://{tenant}.example.com./x", "https://{tenant}-api.example.com/x",
     ])
     func urlsAServerCanHavePass(url: String) {
         #expect(URLTemplate(url).shapeProblem == nil)

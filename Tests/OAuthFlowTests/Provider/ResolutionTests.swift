@@ -109,6 +109,32 @@ import OAuthFlowTestSupport
         #expect(try queried.resolve(["tenant": "acme"]).endpoints.authorization?.absoluteString == "https://a.example.com/authorize?tenant=acme")
     }
 
+    /// A `{port}` passes the template's check as a placeholder; the port its value makes is checked when it is resolved.
+    @Test func aPortFromAVariableIsAPort() throws {
+        let text = """
+            schema_version: 1
+            id: ported
+            display_name: Ported
+            protocol: oauth2
+            issuer: https://a.example.com
+            discovery:
+              mode: none
+            variables:
+              port:
+                description: Port
+            endpoints:
+              authorization: https://a.example.com:{port}/authorize
+              token: https://a.example.com/token
+            """
+        let ported = try #require(DescriptorDocument.parse(Data(text.utf8), path: "ported.yaml").descriptor)
+        for value in ["0", "65536", "99999"] {
+            let error = try #require(throws: ProviderError.self) { try ported.resolve(["port": value]) }
+            #expect(error.code == .invalidURL, "\(value)")
+            #expect(error.message.contains("not a number from 1 to 65535"), "\(error.message)")
+        }
+        #expect(try ported.resolve(["port": "8443"]).endpoints.authorization?.absoluteString == "https://a.example.com:8443/authorize")
+    }
+
     @Test func rfc8414WellKnownGoesBetweenHostAndPath() throws {
         let issuer = try #require(URL(string: "https://as.example.com/tenant1"))
         #expect(ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414)?.absoluteString
