@@ -85,7 +85,11 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         var rest = text[...]
         while let open = rest.utf8.firstIndex(of: UInt8(ascii: "{")) {
             out += rest[..<open]
-            guard let close = rest.utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
+            guard let close = rest.utf8[open...].firstIndex(of: UInt8(ascii: "}")) else {
+                // A `{` that never closes is text; what came before it is written already.
+                rest = rest[open...]
+                break
+            }
             let name = rest[rest.index(after: open)..<close]
             var after = rest.index(after: close)
             if let replacement = value(name) {

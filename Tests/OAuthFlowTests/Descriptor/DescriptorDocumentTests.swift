@@ -235,6 +235,11 @@ import OAuthFlowTestSupport
         #expect(URLTemplate("https://{a}.example.com").substituting(["a": "{b}", "b": "x"]) == "https://{b}.example.com")
     }
 
+    @Test func anOpenBraceStaysTextWhenRendering() {
+        #expect(URLTemplate("https://a.example.com/a}b{c").substituting(["c": "x"]) == "https://a.example.com/a}b{c")
+        #expect(URLTemplate("https://{t}.example.com/{x").substituting(["t": "acme"]) == "https://acme.example.com/{x")
+    }
+
     @Test func hostsAndPlaceholdersAreReadFromTheBytes() {
         #expect(URLTemplate("https://user@{tenant}.Example.com:8443/p?q=a://b").hostText == "{tenant}.example.com")
         #expect(URLTemplate("http://[::1]:8080/cb").hostText == "[::1]")
