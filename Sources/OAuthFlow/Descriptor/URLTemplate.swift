@@ -227,16 +227,47 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             guard byte < 0x80 else { return "its host is not ASCII; write an internationalised name in its `xn--` form" }
             return "its host holds `\(Character(Unicode.Scalar(byte)))`, which no host name may"
         }
-        let name = String(decoding: Self.removingPlaceholders(host, standIn: UInt8(ascii: "x")), as: UTF8.self)
-        // One dot may end a fully qualified name.
-        let labels = (name.hasSuffix(".") ? String(name.dropLast()) : name).split(separator: ".", omittingEmptySubsequences: false)
-        if labels.contains(where: \.isEmpty) { return "its host `\(String(decoding: host, as: UTF8.self))` has an empty label" }
-        if let label = labels.first(where: { $0.hasPrefix("-") || $0.hasSuffix("-") }) {
-            return "its host's label `\(label)` begins or ends with `-`"
+        // One pass over the labels, a placeholder counting as letters: nothing is allocated unless a name
+        // of digits only must be read as an IPv4 address.
+        var labelLength = 0, labels = 0
+        var first: UInt8 = 0, last: UInt8 = 0
+        var digitsOnly = true, emptyLabel = false, hyphenAtEdge = false
+        func endLabel() {
+            labels += 1
+            if labelLength == 0 { emptyLabel = true }
+            if first == UInt8(ascii: "-") || last == UInt8(ascii: "-") { hyphenAtEdge = true }
+            labelLength = 0
         }
-        if labels.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }) {
+        var inside = false
+        for (offset, byte) in host.enumerated() {
+            if inside {
+                if byte == UInt8(ascii: "}") { inside = false }
+                continue
+            }
+            var letter = byte
+            if byte == UInt8(ascii: "{") {
+                inside = true
+                letter = UInt8(ascii: "x")
+            }
+            if letter == UInt8(ascii: ".") {
+                // One dot may end a fully qualified name.
+                if offset == host.count - 1, labelLength > 0 { break }
+                endLabel()
+                continue
+            }
+            if labelLength == 0 { first = letter }
+            last = letter
+            labelLength += 1
+            if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(letter) { digitsOnly = false }
+        }
+        if labelLength > 0 || labels == 0 || host.last != UInt8(ascii: ".") { endLabel() }
+        if emptyLabel { return "its host `\(String(decoding: host, as: UTF8.self))` has an empty label" }
+        if hyphenAtEdge { return "its host `\(String(decoding: host, as: UTF8.self))` has a label that begins or ends with `-`" }
+        if digitsOnly {
             var parsed = in_addr()
-            guard labels.count == 4, inet_pton(AF_INET, name, &parsed) == 1 else { return "`\(name)` is not an IPv4 address" }
+            let written = String(decoding: host, as: UTF8.self)
+            let name = written.hasSuffix(".") ? String(written.dropLast()) : written
+            guard labels == 4, inet_pton(AF_INET, name, &parsed) == 1 else { return "`\(name)` is not an IPv4 address" }
         }
         return nil
     }

@@ -280,7 +280,7 @@ import OAuthFlowTestSupport
         ("https://[1:2:3:4:5:6:7:8:9]/authorize", "is not an IPv6 address"),
         ("https://./authorize", "empty label"),
         ("https://a..b/authorize", "empty label"),
-        ("https://-auth.example.com/authorize", "begins or ends with `-`"),
+        ("https://-auth.example.com/authorize", "a label that begins or ends with `-`"),
         ("https://999.999.999.999/authorize", "is not an IPv4 address"),
         ("https://1.2.3.4.5/authorize", "is not an IPv4 address"),
         ("https://auth.example.com/%zz", "`%` not followed by two hex digits"),
