@@ -204,17 +204,9 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         for index in 0..<700 {
             // Every hundredth file repeats the id of file 0; every seventh is broken.
             let id = index % 100 == 0 ? "p0" : "p\(index)"
-            let text = index % 7 == 3 ? "id: [" : """
-                schema_version: 1
-                id: \(id)
-                display_name: P
-                protocol: oauth2
-                issuer: https://auth.example.com
-                endpoints:
-                  authorization: https://auth.example.com/authorize
-                  token: http://auth.example.com/token
-
-                """
+            // Each valid one has an error of its own too: a token endpoint over plain http.
+            let text =
+                index % 7 == 3 ? "id: [" : TestDescriptor(id: id).with(endpoints: [("token", "http://auth.example.com/token")]).yaml
             try Data(text.utf8).write(to: directory.appendingPathComponent(String(format: "f%04d.yaml", index)))
         }
         var batches: [[Diagnostic]] = []

@@ -111,21 +111,8 @@ import OAuthFlowTestSupport
 
     /// A `{port}` passes the template's check as a placeholder; the port its value makes is checked when it is resolved.
     @Test func aPortFromAVariableIsAPort() throws {
-        let text = """
-            schema_version: 1
-            id: ported
-            display_name: Ported
-            protocol: oauth2
-            issuer: https://a.example.com
-            discovery:
-              mode: none
-            variables:
-              port:
-                description: Port
-            endpoints:
-              authorization: https://a.example.com:{port}/authorize
-              token: https://a.example.com/token
-            """
+        let text = TestDescriptor(id: "ported", issuer: "https://a.example.com", extra: "variables:\n  port:\n    description: Port\n")
+            .with(endpoints: [("authorization", "https://a.example.com:{port}/authorize")]).yaml
         let ported = try #require(DescriptorDocument.parse(Data(text.utf8), path: "ported.yaml").descriptor)
         for value in ["0", "65536", "99999"] {
             let error = try #require(throws: ProviderError.self) { try ported.resolve(["port": value]) }
