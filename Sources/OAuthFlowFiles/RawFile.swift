@@ -60,8 +60,9 @@ public enum RawFile {
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size) + 1)
-        // One read for a file of the size it had at `fstat` (a byte more, to see the end); more if it grew.
-        var buffer = [UInt8](repeating: 0, count: min(Int(info.st_size) + 1, 65_536))
+        // One read for a file of the size it had at `fstat` (a byte more, to see the end); more if it grew. At
+        // least a page: a file that reports no size (in /proc, say) is not read a byte at a time.
+        var buffer = [UInt8](repeating: 0, count: min(max(Int(info.st_size) + 1, 4_096), 65_536))
         while true {
             let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {
