@@ -338,8 +338,10 @@ private final class RawConnection {
     @Test func theTimeoutDoesNotCutACallbackBeingHandled() async throws {
         let receiver = try await LoopbackReceiver.start()
         defer { Task { await receiver.close() } }
-        async let waiting: Void = receiver.waitForCallback(timeout: .milliseconds(300)) { _ in
-            try? await Task.sleep(nanoseconds: 1_000_000_000) // a slow token exchange
+        // The callback arrives within the timeout (2 s leaves a loaded machine room to connect: 300 ms did not,
+        // once) and its handler runs a second past it.
+        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(2)) { _ in
+            try? await Task.sleep(nanoseconds: 3_000_000_000) // a slow token exchange
             return LoopbackResponse(status: 200, html: "ok", finishes: true)
         }
         #expect(try await get(receiver, "/callback?code=a").status == 200)
