@@ -74,15 +74,18 @@ extension CollectionLintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] { [] }
 
+    /// The findings for `entry` against the files before it, which then counts among them:
+    /// `earlier` keeps the first entry with each key.
+    public func validate(_ entry: CollectionEntry, recordingIn earlier: inout [String: CollectionEntry]) -> [Diagnostic] {
+        let diagnostics = validate(entry, earlier: earlier)
+        if earlier[entry.key] == nil { earlier[entry.key] = entry }
+        return diagnostics
+    }
+
     /// The findings over every file's entry, in file order.
     public func validate(entries: [CollectionEntry]) -> [Diagnostic] {
         var earlier: [String: CollectionEntry] = [:]
-        var diagnostics: [Diagnostic] = []
-        for entry in entries {
-            diagnostics += validate(entry, earlier: earlier)
-            if earlier[entry.key] == nil { earlier[entry.key] = entry }
-        }
-        return diagnostics
+        return entries.flatMap { validate($0, recordingIn: &earlier) }
     }
 
     /// The findings over files already read.

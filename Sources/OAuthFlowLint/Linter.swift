@@ -96,8 +96,7 @@ public struct Linter: Sendable {
                 var found = results.diagnostics(of: offset)
                 for (position, entry) in results.entries(of: offset).enumerated() {
                     guard let entry else { continue }
-                    found += collections[position].validate(entry, earlier: earlier[position])
-                    if earlier[position][entry.key] == nil { earlier[position][entry.key] = entry }
+                    found += collections[position].validate(entry, recordingIn: &earlier[position])
                 }
                 diagnostics += Self.sorted(found)
             }
