@@ -120,7 +120,9 @@ public struct Linter: Sendable {
     ///
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public static func files(in paths: [URL]) throws -> [URL] {
-        try fileNames(in: paths).map { $0.base.appendingPathComponent($0.name, isDirectory: false) }
+        try fileNames(in: paths).map { argument, name in
+            name.isEmpty ? paths[argument] : paths[argument].appendingPathComponent(name, isDirectory: false)
+        }
     }
 
     /// ``files(in:)`` as each file's report path (its `relativePath`) and the argument it came
@@ -130,20 +132,14 @@ public struct Linter: Sendable {
         // Several arguments may name one file (`a.yaml ./a.yaml`, `dir dir/a.yaml`): it is read once, as
         // first named, not reported as its own duplicate. One argument lists each file once already.
         var seen: Set<String>? = paths.count > 1 ? [] : nil
-        var canonicalDirectories: [URL: String] = [:]
-        for (base, name) in try fileNames(in: paths) {
+        var canonicalArguments: [String?] = Array(repeating: nil, count: paths.count)
+        for (argument, name) in try fileNames(in: paths) {
+            let base = paths[argument]
             if seen != nil {
-                let canonical: String
-                if name.isEmpty {
-                    canonical = Self.canonicalPath(base.path)
-                } else {
-                    let directory = canonicalDirectories[base] ?? Self.canonicalPath(base.path)
-                    canonicalDirectories[base] = directory
-                    canonical = directory + "/" + name
-                }
-                guard seen?.insert(canonical).inserted == true else { continue }
+                let canonical = canonicalArguments[argument] ?? Self.canonicalPath(base.path)
+                canonicalArguments[argument] = canonical
+                guard seen?.insert(name.isEmpty ? canonical : canonical + "/" + name).inserted == true else { continue }
             }
-            let argument = list.arguments.firstIndex(of: base) ?? 0
             list.files.append(
                 name.isEmpty
                     ? (base.relativePath, argument, false)
@@ -185,23 +181,24 @@ public struct Linter: Sendable {
         }
     }
 
-    /// Each file as a URL given (`name` empty) or a directory given and a name in it.
-    private static func fileNames(in paths: [URL]) throws -> [(base: URL, name: String)] {
-        var files: [(base: URL, name: String)] = []
-        for path in paths {
+    /// Each file as the index of the argument that names it, with its name in it when the argument is a
+    /// directory (empty when the argument is the file).
+    private static func fileNames(in paths: [URL]) throws -> [(argument: Int, name: String)] {
+        var files: [(argument: Int, name: String)] = []
+        for (argument, path) in paths.enumerated() {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
                 // A dangling link or a link loop is there all the same: reading it says which.
                 if (try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) != nil {
-                    files.append((path, ""))
+                    files.append((argument, ""))
                     continue
                 }
                 throw LintError("no such file or directory: \(path.relativePath)")
             }
             if isDirectory.boolValue {
-                files += try ProviderRegistry.descriptorFileNames(in: path).map { (path, $0) }
+                files += try ProviderRegistry.descriptorFileNames(in: path).map { (argument, $0) }
             } else {
-                files.append((path, ""))
+                files.append((argument, ""))
             }
         }
         return files
