@@ -225,8 +225,8 @@ enum YAMLErrorDescription {
             return ("YAML syntax error: \(prefix)\(error.problem)", position)
         case .reader:
             return ("YAML reader error: \(error.problem)", position)
-        case let .tooDeep(limit):
-            let alias = error.problem.hasSuffix("alias") ? " through this alias (it stands for its anchor's whole value)" : ""
+        case let .tooDeep(limit, throughAlias):
+            let alias = throughAlias ? " through this alias (it stands for its anchor's whole value)" : ""
             return ("nesting is deeper than \(limit) levels\(alias)", position)
         case let .duplicateKeys(names):
             return ("duplicate key `\(names.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", position)

@@ -187,8 +187,9 @@ public struct YAMLSyntaxError: Error, Sendable {
         case composer
         /// A mapping holds the same key twice; `problem` lists the repeated keys.
         case duplicateKeys([String])
-        /// Collections nest deeper than the limit the caller set; the position is the first one too deep.
-        case tooDeep(limit: Int)
+        /// Collections nest deeper than the limit the caller set; the position is the first one too deep,
+        /// or the alias that stands for one (`throughAlias`).
+        case tooDeep(limit: Int, throughAlias: Bool)
     }
 
     public let kind: Kind
@@ -281,7 +282,7 @@ private struct Composer {
                 // The anchor's whole depth stands where the alias does: refused here, at the alias.
                 guard open.count + Int(entries[Int(target)].depth) <= maximumDepth else {
                     throw YAMLSyntaxError(
-                        kind: .tooDeep(limit: maximumDepth), context: nil, problem: "collections nest too deep through this alias",
+                        kind: .tooDeep(limit: maximumDepth, throughAlias: true), context: nil, problem: "collections nest too deep through this alias",
                         line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
                 }
                 attach(target)
@@ -319,7 +320,7 @@ private struct Composer {
         // and before anything walks the tree recursively.
         guard open.count < maximumDepth else {
             throw YAMLSyntaxError(
-                kind: .tooDeep(limit: maximumDepth), context: nil, problem: "collections nest too deep",
+                kind: .tooDeep(limit: maximumDepth, throughAlias: false), context: nil, problem: "collections nest too deep",
                 line: Int(Self.line(mark)), column: Int(Self.column(mark)))
         }
         let code = YAMLTree.TagCode(tag)
@@ -338,16 +339,10 @@ private struct Composer {
             expanded = overflow ? .max : sum
             deepest = max(deepest, entries[Int(kid)].depth)
         }
-        // An alias puts its anchor's whole depth where it stands: a chain of them nests deeper than the text shows.
-        guard deepest < maximumDepth else {
-            let entry = entries[collection.entry]
-            throw YAMLSyntaxError(
-                kind: .tooDeep(limit: maximumDepth), context: nil, problem: "collections nest too deep once aliases are followed",
-                line: Int(entry.line), column: Int(entry.column))
-        }
         entries[collection.entry].firstChild = Int32(children.count)
         entries[collection.entry].childCount = Int32(kids.count)
         entries[collection.entry].expandedCount = expanded
+        // Within the limit already: each collection was counted as it opened, and each alias where it stood.
         entries[collection.entry].depth = deepest + 1
         children.append(contentsOf: kids)
         pending.removeSubrange(collection.pendingStart...)
