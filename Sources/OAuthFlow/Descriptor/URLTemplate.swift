@@ -238,29 +238,26 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             if first == UInt8(ascii: "-") || last == UInt8(ascii: "-") { hyphenAtEdge = true }
             labelLength = 0
         }
-        var inside = false
-        for (offset, byte) in host.enumerated() {
-            if inside {
-                if byte == UInt8(ascii: "}") { inside = false }
-                continue
-            }
-            var letter = byte
-            if byte == UInt8(ascii: "{") {
-                inside = true
-                letter = UInt8(ascii: "x")
-            }
-            if letter == UInt8(ascii: ".") {
-                // One dot may end a fully qualified name.
-                if offset == host.count - 1, labelLength > 0 { break }
-                endLabel()
-                continue
-            }
+        func add(_ letter: UInt8) {
             if labelLength == 0 { first = letter }
             last = letter
             labelLength += 1
             if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(letter) { digitsOnly = false }
         }
-        if labelLength > 0 || labels == 0 || host.last != UInt8(ascii: ".") { endLabel() }
+        scanOutsidePlaceholders(
+            host, placeholder: { add(UInt8(ascii: "x")) },
+            { index, byte in
+                guard byte == UInt8(ascii: ".") else {
+                    add(byte)
+                    return true
+                }
+                // One dot may end a fully qualified name.
+                if index == host.endIndex - 1, labelLength > 0 { return false }
+                endLabel()
+                return true
+            })
+        // The last label, unless the name ended with a dot that closed an empty one.
+        if labelLength > 0 || host.last != UInt8(ascii: ".") { endLabel() }
         if emptyLabel { return "its host `\(String(decoding: host, as: UTF8.self))` has an empty label" }
         if hyphenAtEdge { return "its host `\(String(decoding: host, as: UTF8.self))` has a label that begins or ends with `-`" }
         if digitsOnly {
