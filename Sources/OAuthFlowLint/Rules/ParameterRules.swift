@@ -109,15 +109,12 @@ public struct LiteralSecretRule: LintRule {
 
     /// Whether a key names a secret: one of ``secretNames`` or a name ending in `_secret`, in any case.
     static func looksSecret(_ name: String) -> Bool {
-        var name = name
-        let answer: Bool? = name.withUTF8 { bytes in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let answer = ifASCII(name) { bytes in
             // Compared only with names of its length: most keys match none, and cost one look at each.
-            return secretNameBytes.contains { equalsLowercased(bytes[...], $0) }
-                || (bytes.count >= secretSuffix.count && equalsLowercased(bytes[(bytes.count - secretSuffix.count)...], secretSuffix))
+            secretNameBytes.contains { equalsLowercased(bytes, $0) }
+                || (bytes.count >= secretSuffix.count && equalsLowercased(bytes[(bytes.endIndex - secretSuffix.count)...], secretSuffix))
         }
         if let answer { return answer }
-        // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
         let lowered = name.lowercased()
         return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
     }
@@ -129,12 +126,15 @@ public struct LiteralSecretRule: LintRule {
 
     /// Whether a header name is one that carries credentials, in any case.
     static func isCredentialHeader(_ name: String) -> Bool {
+        ifASCII(name) { bytes in credentialHeaderBytes.contains { equalsLowercased(bytes, $0) } }
+            ?? credentialHeaders.contains(name.lowercased())
+    }
+
+    /// `test` over an ASCII name's bytes; nil for a name with other characters, which the caller
+    /// lowers with `lowercased()` (it knows more than ASCII: a Kelvin sign lowers to `k`).
+    private static func ifASCII(_ name: String, _ test: (Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool? {
         var name = name
-        let answer: Bool? = name.withUTF8 { bytes in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return credentialHeaderBytes.contains { equalsLowercased(bytes[...], $0) }
-        }
-        return answer ?? credentialHeaders.contains(name.lowercased())
+        return name.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } ? test(bytes[...]) : nil }
     }
 
     /// Whether ASCII bytes, lowered, are the lower-case `word`.
