@@ -85,23 +85,16 @@ import OAuthFlowTestSupport
         }
     }
 
+    /// A descriptor with one variable, `name`, and an authorization endpoint that uses it.
+    private func oneVariable(_ name: String, authorization: String) throws -> ProviderDescriptor {
+        let text = TestDescriptor(id: "one-variable", issuer: "https://a.example.com", extra: "variables:\n  \(name):\n    description: V\n")
+            .with(endpoints: [("authorization", authorization)]).yaml
+        return try #require(DescriptorDocument.parse(Data(text.utf8), path: "one-variable.yaml").descriptor)
+    }
+
     /// A variable in a query (which lint refuses, but a descriptor may still carry) cannot add parameters.
     @Test func aVariableInAQueryCannotAddParameters() throws {
-        let text = """
-            schema_version: 1
-            id: queried
-            display_name: Queried
-            protocol: oauth2
-            discovery:
-              mode: none
-            variables:
-              tenant:
-                description: Tenant
-            endpoints:
-              authorization: https://a.example.com/authorize?tenant={tenant}
-              token: https://a.example.com/token
-            """
-        let queried = try #require(DescriptorDocument.parse(Data(text.utf8), path: "queried.yaml").descriptor)
+        let queried = try oneVariable("tenant", authorization: "https://a.example.com/authorize?tenant={tenant}")
         for value in ["x&prompt=none", "x#frag", "x=y", "x?z", "x;y", "x+y"] {
             let error = try #require(throws: ProviderError.self) { try queried.resolve(["tenant": value]) }
             #expect(error.code == .invalidVariable, "\(value)")
@@ -111,9 +104,7 @@ import OAuthFlowTestSupport
 
     /// A `{port}` passes the template's check as a placeholder; the port its value makes is checked when it is resolved.
     @Test func aPortFromAVariableIsAPort() throws {
-        let text = TestDescriptor(id: "ported", issuer: "https://a.example.com", extra: "variables:\n  port:\n    description: Port\n")
-            .with(endpoints: [("authorization", "https://a.example.com:{port}/authorize")]).yaml
-        let ported = try #require(DescriptorDocument.parse(Data(text.utf8), path: "ported.yaml").descriptor)
+        let ported = try oneVariable("port", authorization: "https://a.example.com:{port}/authorize")
         for value in ["0", "65536", "99999"] {
             let error = try #require(throws: ProviderError.self) { try ported.resolve(["port": value]) }
             #expect(error.code == .invalidURL, "\(value)")
