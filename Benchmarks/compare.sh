@@ -10,21 +10,10 @@
 # libyaml's C event parse of the same files as the lint floor (Benchmarks/LibYAMLFloor), installs
 # check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
 # 1,000, 10,000 and 30,000 descriptors there, and prints the figures and the ratios.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
-work="$root/Benchmarks/.build/compare"
-mkdir -p "$work"
-if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
-
-swift build -c release --product oauthflow --static-swift-stdlib --scratch-path "$root/.build-static" >&2
+source "$(dirname "$0")/static-release.sh" compare
 oauthflow="$root/.build-static/release/oauthflow"
-
+static_floor floor-static $'import Foundation\nprint("")'
 floor="$work/floor-static"
-if [ ! -x "$floor" ]; then
-    printf 'import Foundation\nprint("")\n' > "$work/floor.swift"
-    swiftc -O -static-stdlib "$work/floor.swift" -o "$floor"
-fi
 
 # The lint floor: libyaml (the copy Yams bundles) parsing the same files into events, in C (-O2).
 yaml_floor="$work/yaml-events"
