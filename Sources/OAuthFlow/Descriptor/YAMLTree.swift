@@ -282,7 +282,8 @@ private struct Composer {
                 // The anchor's whole depth stands where the alias does: refused here, at the alias.
                 guard open.count + Int(entries[Int(target)].depth) <= maximumDepth else {
                     throw YAMLSyntaxError(
-                        kind: .tooDeep(limit: maximumDepth, throughAlias: true), context: nil, problem: "collections nest too deep through this alias",
+                        kind: .tooDeep(limit: maximumDepth, throughAlias: true), context: nil,
+                        problem: "collections nest too deep through this alias",
                         line: Int(Self.line(event.start_mark)), column: Int(Self.column(event.start_mark)))
                 }
                 attach(target)
