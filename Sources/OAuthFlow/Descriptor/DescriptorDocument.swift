@@ -15,6 +15,9 @@ public struct DescriptorDocument {
     public static let maximumDepth = 64
     /// The most nodes a document may expand to.
     public static let maximumNodes = 50_000
+    /// The most scalar text a document may expand to, in bytes: twice the largest file, so aliases
+    /// cannot make the work of reading a descriptor outgrow its size.
+    public static let maximumExpandedBytes = 2 * maximumSize
 
     /// The path the file was read from, as given.
     public let path: String
@@ -144,6 +147,11 @@ public struct DescriptorDocument {
         // so an alias bomb is reported as one, not as the unknown keys that hold it.
         if root.expandedCount > maximumNodes {
             return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)", text: text)
+        }
+        if root.expandedBytes > maximumExpandedBytes {
+            return failed(
+                "document's text expands to more than \(maximumExpandedBytes / 1024) KiB once its aliases are followed (anchors and aliases?)",
+                text: text)
         }
         return .success((root, text))
     }

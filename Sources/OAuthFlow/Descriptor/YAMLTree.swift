@@ -72,6 +72,8 @@ public final class YAMLTree: Sendable {
         var childCount: Int32 = 0
         /// Nodes in this subtree with every alias expanded, saturating at `Int32.max`.
         var expandedCount: Int32 = 1
+        /// Bytes of scalar text in this subtree with every alias expanded, saturating at `Int32.max`.
+        var expandedBytes: Int32 = 0
         /// The collections on the longest path down from this node, aliases followed (0 for a scalar).
         var depth: Int32 = 0
     }
@@ -135,6 +137,9 @@ public struct YAMLNode: Sendable {
     public var string: String? { entry.kind == .scalar ? tree.texts[index] : nil }
     /// How many nodes this subtree holds with every alias expanded (saturating).
     public var expandedCount: Int { Int(entry.expandedCount) }
+    /// How many bytes of scalar text this subtree holds with every alias expanded (saturating): a
+    /// large string named by many aliases is small in the file and large in everything that reads it.
+    public var expandedBytes: Int { Int(entry.expandedBytes) }
 
     /// A mapping's entries, as ``pairs`` gives them.
     public typealias Pairs = LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)>
@@ -267,7 +272,8 @@ private struct Composer {
                 let index = append(
                     YAMLTree.Entry(
                         kind: .scalar, style: style, tag: code,
-                        line: Self.line(event.start_mark), column: Self.column(event.start_mark)),
+                        line: Self.line(event.start_mark), column: Self.column(event.start_mark),
+                        expandedBytes: Int32(clamping: bytes.count)),
                     text: String(decoding: bytes, as: UTF8.self))
                 if code == .custom, let tag { customTags[index] = tag }
                 if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
@@ -334,15 +340,19 @@ private struct Composer {
         guard let collection = open.popLast() else { return }
         let kids = pending[collection.pendingStart...]
         var expanded: Int32 = 1
+        var bytes: Int32 = 0
         var deepest: Int32 = 0
         for kid in kids {
             let (sum, overflow) = expanded.addingReportingOverflow(entries[Int(kid)].expandedCount)
             expanded = overflow ? .max : sum
+            let (byteSum, byteOverflow) = bytes.addingReportingOverflow(entries[Int(kid)].expandedBytes)
+            bytes = byteOverflow ? .max : byteSum
             deepest = max(deepest, entries[Int(kid)].depth)
         }
         entries[collection.entry].firstChild = Int32(children.count)
         entries[collection.entry].childCount = Int32(kids.count)
         entries[collection.entry].expandedCount = expanded
+        entries[collection.entry].expandedBytes = bytes
         // Within the limit already: each collection was counted as it opened, and each alias where it stood.
         entries[collection.entry].depth = deepest + 1
         children.append(contentsOf: kids)

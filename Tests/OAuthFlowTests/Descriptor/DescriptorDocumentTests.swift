@@ -185,6 +185,19 @@ import OAuthFlowTestSupport
         #expect(problem.message == "YAML merge keys (`<<`) are not read in descriptors; write the keys out")
     }
 
+    /// A long string named by a few aliases is small in the file and large in everything that reads
+    /// it: the text once expanded is bounded as the nodes are.
+    @Test func aliasesOfALongStringAreCutOff() throws {
+        let long = String(repeating: "x", count: 300_000)
+        let text = descriptorText(id: "example") + "extra_names: &n \(long)\nmore: [" + Array(repeating: "*n", count: 8).joined(separator: ", ") + "]\n"
+        let problem = try #require(parse(text).problems.first)
+        #expect(problem.kind == .malformedYAML)
+        #expect(problem.message.hasPrefix("document's text expands to more than 2048 KiB"))
+        // The same string named once stays within the bound (and is refused only as an unknown key).
+        let once = parse(descriptorText(id: "example") + "extra_names: \(long)\n")
+        #expect(once.problems.allSatisfy { $0.kind == .unknownKey }, "\(once.problems.map(\.message))")
+    }
+
     @Test func aliasBombIsCutOff() throws {
         var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
         for level in 1...9 {
