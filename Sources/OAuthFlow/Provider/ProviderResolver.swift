@@ -308,6 +308,19 @@ extension ProviderDescriptor {
             }
         }
         let text = template.substituting(values)
+        // The filled-in URL passes the check a fixed one does: a value may not make what the descriptor could not
+        // (a port of 99999 or 2^63, `:` with no port, a host label that begins with `-`, 100 KB of URL).
+        guard text.utf8.count <= DescriptorSchema.maximumURLLength else {
+            throw ProviderError(
+                .invalidURL,
+                "`\(field)` of provider `\(id)` is longer than \(DescriptorSchema.maximumURLLength) bytes once its variables are filled in",
+                provider: id)
+        }
+        if let reason = URLTemplate(text).shapeProblem {
+            throw ProviderError(
+                .invalidURL, "`\(field)` of provider `\(id)` is not a valid URL once its variables are filled in (\(reason)): `\(text)`", provider: id
+            )
+        }
         guard let url = URL(string: text),
             let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let host = components.host, !host.isEmpty,
@@ -315,11 +328,6 @@ extension ProviderDescriptor {
             components.user == nil, components.password == nil
         else {
             throw ProviderError(.invalidURL, "`\(field)` of provider `\(id)` does not form a valid URL: `\(text)`", provider: id)
-        }
-        // A `{port}` placeholder's value makes the port: the template's check could only see a placeholder.
-        if let port = components.port, !(1...65_535).contains(port) {
-            throw ProviderError(
-                .invalidURL, "`\(field)` of provider `\(id)` has the port \(port), not a number from 1 to 65535: `\(text)`", provider: id)
         }
         let placeholderInQuery = template.placeholders.contains { $0.part == .query || $0.part == .fragment }
         let templateHasQuery = template.text.contains("?")

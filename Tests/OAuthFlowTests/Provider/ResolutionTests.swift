@@ -86,8 +86,9 @@ import OAuthFlowTestSupport
     }
 
     /// A descriptor with one variable, `name`, and an authorization endpoint that uses it.
-    private func oneVariable(_ name: String, authorization: String) throws -> ProviderDescriptor {
-        let text = TestDescriptor(id: "one-variable", issuer: "https://a.example.com", extra: "variables:\n  \(name):\n    description: V\n")
+    private func oneVariable(_ name: String, required: Bool = true, authorization: String) throws -> ProviderDescriptor {
+        let variable = "variables:\n  \(name):\n    description: V\n" + (required ? "" : "    required: false\n")
+        let text = TestDescriptor(id: "one-variable", issuer: "https://a.example.com", extra: variable)
             .with(endpoints: [("authorization", authorization)]).yaml
         return try #require(DescriptorDocument.parse(Data(text.utf8), path: "one-variable.yaml").descriptor)
     }
@@ -105,12 +106,26 @@ import OAuthFlowTestSupport
     /// A `{port}` passes the template's check as a placeholder; the port its value makes is checked when it is resolved.
     @Test func aPortFromAVariableIsAPort() throws {
         let ported = try oneVariable("port", authorization: "https://a.example.com:{port}/authorize")
-        for value in ["0", "65536", "99999"] {
+        for value in ["0", "65536", "99999", "9223372036854775808"] {
             let error = try #require(throws: ProviderError.self) { try ported.resolve(["port": value]) }
             #expect(error.code == .invalidURL, "\(value)")
             #expect(error.message.contains("not a number from 1 to 65535"), "\(error.message)")
         }
         #expect(try ported.resolve(["port": "8443"]).endpoints.authorization?.absoluteString == "https://a.example.com:8443/authorize")
+    }
+
+    /// A filled-in URL passes the check a fixed one does: a value cannot make an empty port, a host
+    /// label beginning with `-`, or a URL past the length limit.
+    @Test func aFilledInURLIsCheckedAsAFixedOneIs() throws {
+        let tenanted = try oneVariable("tenant", authorization: "https://{tenant}.example.com/authorize")
+        let hyphen = try #require(throws: ProviderError.self) { try tenanted.resolve(["tenant": "-a"]) }
+        #expect(hyphen.message.contains("begins or ends with `-`"), "\(hyphen.message)")
+        let long = try #require(throws: ProviderError.self) { try tenanted.resolve(["tenant": String(repeating: "a", count: 3_000)]) }
+        #expect(long.message.contains("longer than 2048 bytes"), "\(long.message)")
+        #expect(long.message.count < 300)
+        let optionalPort = try oneVariable("port", required: false, authorization: "https://a.example.com:{port}/authorize")
+        let empty = try #require(throws: ProviderError.self) { try optionalPort.resolve([:]) }
+        #expect(empty.message.contains("no port"), "\(empty.message)")
     }
 
     @Test func rfc8414WellKnownGoesBetweenHostAndPath() throws {
