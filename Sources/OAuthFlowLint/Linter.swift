@@ -88,7 +88,7 @@ public struct Linter: Sendable {
             let results = ResultSlots(count: batch.count)
             DispatchQueue.concurrentPerform(iterations: batch.count) { offset in
                 let index = batch.lowerBound + offset
-                let file = LintFile(document: DescriptorDocument.load(contentsOf: files.url(index), reportedAs: files.files[index].path))
+                let file = LintFile(document: DescriptorDocument.load(path: files.path(index), reportedAs: files.files[index].path))
                 results.store(offset, diagnostics: perFile.flatMap { $0.validate(file) }, entries: collections.map { $0.entry(for: file) })
             }
             var diagnostics: [Diagnostic] = []
@@ -156,13 +156,18 @@ public struct Linter: Sendable {
     }
 
     /// Files to lint, each kept as its report path and the command-line argument it came from;
-    /// the `URL` to open is made again only while the file is read.
+    /// the path to open is made again only while the file is read.
     struct ReportPaths: Sendable {
         let arguments: [URL]
         var files: [(path: String, argument: Int, inDirectory: Bool)] = []
+        /// Each argument's file-system path, and the path of the folder its relative path is read against.
+        private let argumentPaths: [String]
+        private let basePaths: [String?]
 
         init(arguments: [URL]) {
             self.arguments = arguments
+            argumentPaths = arguments.map(\.path)
+            basePaths = arguments.map { $0.baseURL?.path }
         }
 
         /// The same files in report order, by path.
@@ -172,12 +177,13 @@ public struct Linter: Sendable {
             return sorted
         }
 
-        /// The file to open for `files[index]`: the argument itself, or its report path read
-        /// against the argument's base, as `appendingPathComponent` made it.
-        func url(_ index: Int) -> URL {
+        /// The file to open for `files[index]`: the argument itself, or its report path read against
+        /// the argument's base folder, as `appendingPathComponent` made it; a path, not a `URL` for each file.
+        func path(_ index: Int) -> String {
             let file = files[index]
-            let argument = arguments[file.argument]
-            return file.inDirectory ? URL(fileURLWithPath: file.path, isDirectory: false, relativeTo: argument.baseURL) : argument
+            guard file.inDirectory else { return argumentPaths[file.argument] }
+            guard let base = basePaths[file.argument], !file.path.hasPrefix("/") else { return file.path }
+            return base.hasSuffix("/") ? base + file.path : base + "/" + file.path
         }
     }
 

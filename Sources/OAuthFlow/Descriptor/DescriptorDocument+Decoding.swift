@@ -75,20 +75,23 @@ struct PlainObject {
     /// An object mapping's values by field index, found in one pass over its keys, so that
     /// reading a key (present or not) costs a search of the fields, not of the mapping too.
     private final class FieldValues {
+        let tree: YAMLTree
         let fields: [DescriptorSchema.Field]
-        /// The value node of each field, or nil where the mapping does not have it.
-        let values: [YAMLNode?]
+        /// The node index of each field's value, or -1 where the mapping does not have it: plain
+        /// integers, so the table is filled and freed without retaining or releasing anything.
+        let values: [Int32]
         /// Where the next search of `fields` starts: after the last field read. One decoder
         /// reads it, on one thread, so no access can overlap another: no runtime check.
         @exclusivity(unchecked) var next = 0
 
         init(_ node: YAMLNode, fields: [DescriptorSchema.Field]) {
+            tree = node.tree
             self.fields = fields
-            var values = [YAMLNode?](repeating: nil, count: fields.count)
+            var values = [Int32](repeating: -1, count: fields.count)
             var next = 0
             for (key, value) in node.pairs {
                 guard let name = key.string, let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else { continue }
-                values[field] = value
+                values[field] = Int32(value.index)
                 next = field + 1
             }
             self.values = values
@@ -98,7 +101,8 @@ struct PlainObject {
         func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
             guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else { return nil }
             next = field + 1
-            return values[field].map { ($0, fields[field].shape) }
+            let value = values[field]
+            return value < 0 ? nil : (YAMLNode(tree: tree, index: Int(value)), fields[field].shape)
         }
     }
 
@@ -168,12 +172,18 @@ struct PlainObject {
         return node[name].map { ($0, valueShape) }
     }
 
-    /// The mapping under `key` as a ``PlainObject`` of its own, when the tree holds one there.
-    private func nested<K: CodingKey>(_ key: K) -> (YAMLNode, DescriptorSchema.Shape)? {
-        guard case let .node(node, shape, values) = source, let (child, childShape) = Self.child(key.stringValue, of: node, shape, values) else {
-            return nil
-        }
-        return (child, childShape)
+    /// What a tree holds under `key`: `.absent` answers nil at once, without the search
+    /// ``value(_:)`` would repeat.
+    private enum Nested {
+        case notATree, absent
+        case node(YAMLNode, DescriptorSchema.Shape)
+    }
+
+    /// The node under `key`, when the mapping is read from a tree.
+    private func nested<K: CodingKey>(_ key: K) -> Nested {
+        guard case let .node(node, shape, values) = source else { return .notATree }
+        guard let (child, childShape) = Self.child(key.stringValue, of: node, shape, values) else { return .absent }
+        return .node(child, childShape)
     }
 
     /// `expected` is made only for an error: a type's name in it (`\(E.self)`) costs a demangling.
@@ -238,8 +248,11 @@ struct PlainObject {
 
     /// A nested mapping, built by `make`.
     func object<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> T? {
-        if let (node, shape) = nested(key), node.kind == .mapping, shape.isMapping {
+        switch nested(key) {
+        case .absent: return nil
+        case let .node(node, shape) where node.kind == .mapping && shape.isMapping:
             return try make(PlainObject(node: node, shape: shape, path: path + [key.stringValue]))
+        default: break
         }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
         return try make(PlainObject(nested, path: path + [key.stringValue]))
@@ -247,12 +260,15 @@ struct PlainObject {
 
     /// A list of mappings, each built by `make`.
     func objects<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [T]? {
-        if let (node, shape) = nested(key), node.kind == .sequence, case let .list(itemShape) = shape, itemShape.isMapping {
+        switch nested(key) {
+        case .absent: return nil
+        case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isMapping:
             return try node.items.enumerated().map { index, item in
                 let itemPath = path + [key.stringValue, String(index)]
                 guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: itemPath) }
                 return try make(PlainObject(node: item, shape: itemShape, path: itemPath))
             }
+        default: break
         }
         guard let items = try read(key, "a list", { if case let .array(items) = $0 { items } else { nil } }) else { return nil }
         return try items.enumerated().map { index, item in
@@ -263,7 +279,9 @@ struct PlainObject {
 
     /// A mapping of names to mappings, each built by `make`.
     func objectMap<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [String: T]? {
-        if let (node, shape) = nested(key), node.kind == .mapping, case let .map(valueShape) = shape, valueShape.isMapping {
+        switch nested(key) {
+        case .absent: return nil
+        case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isMapping:
             var result: [String: T] = [:]
             for (nameNode, item) in node.pairs {
                 guard let name = nameNode.string else { continue }
@@ -272,6 +290,7 @@ struct PlainObject {
                 result[name] = try make(PlainObject(node: item, shape: valueShape, path: itemPath))
             }
             return result
+        default: break
         }
         guard let entries = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
         var result: [String: T] = [:]

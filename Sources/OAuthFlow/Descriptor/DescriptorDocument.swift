@@ -42,9 +42,15 @@ public struct DescriptorDocument {
     /// Reads a descriptor from a file, naming it `path` in problems (a caller holding many
     /// paths passes its own, so the document shares the text instead of a copy).
     public static func load(contentsOf url: URL, reportedAs path: String) -> DescriptorDocument {
+        load(path: url.path, reportedAs: path)
+    }
+
+    /// Reads the descriptor at the file-system path `file`, naming it `path` in problems: for a
+    /// caller that holds paths (lint's thousands of files), with no `URL` made for each.
+    package static func load(path file: String, reportedAs path: String) -> DescriptorDocument {
         let message: String
         do {
-            let bytes = try RawFile.read(url.path, limit: maximumSize)
+            let bytes = try RawFile.read(file, limit: maximumSize)
             return bytes.withUnsafeBufferPointer { parse(bytes: $0, path: path) }
         } catch let error as RawFile.ReadError where error.kind == .tooLarge {
             message = tooLargeMessage

@@ -476,9 +476,11 @@ extension DescriptorSchema.Field {
     /// first or second comparison, instead of comparing with every field before it.
     static func index(of name: String, in fields: [Self], from start: Int) -> Int? {
         let count = fields.count
+        let length = name.utf8.count
         var index = start < count ? start : 0
         for _ in 0..<count {
-            if fields[index].name == name { return index }
+            // Lengths first: most names differ in length, and counting a native string's bytes costs nothing.
+            if fields[index].name.utf8.count == length, fields[index].name == name { return index }
             index = index + 1 == count ? 0 : index + 1
         }
         return nil

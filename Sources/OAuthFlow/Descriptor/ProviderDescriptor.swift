@@ -70,17 +70,17 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         tokenRequest = try o.object(CodingKeys.tokenRequest, TokenRequest.init(plain:)) ?? TokenRequest()
         clientAuth = try o.object(CodingKeys.clientAuth, ClientAuth.init(plain:)) ?? ClientAuth()
         serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokenSettings.init(plain:)) ?? ServiceTokenSettings()
-        accessTokens = try o.object(CodingKeys.accessTokens, AccessTokenSettings.init(plain:)) ?? AccessTokenSettings()
+        accessTokens = try o.object(CodingKeys.accessTokens, AccessTokenSettings.init(plain:)) ?? .standard
         logout = try o.object(CodingKeys.logout, LogoutSettings.init(plain:)) ?? LogoutSettings()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
         userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
-        security = try o.object(CodingKeys.security, Security.init(plain:)) ?? Security()
+        security = try o.object(CodingKeys.security, Security.init(plain:)) ?? .standard
         if security.nonce == nil { security.nonce = `protocol` == .oidc }
         redirect = try o.object(CodingKeys.redirect, Redirect.init(plain:)) ?? Redirect()
         device = try o.object(CodingKeys.device, Device.init(plain:)) ?? Device()
         resources = try o.objects(CodingKeys.resources, ResourceTemplate.init(plain:))
         resourcesFile = try o.string(CodingKeys.resourcesFile)
-        profile = try o.object(CodingKeys.profile, Profile.init(plain:)) ?? Profile()
+        profile = try o.object(CodingKeys.profile, Profile.init(plain:)) ?? .standard
     }
 }
 
@@ -115,10 +115,13 @@ extension ProviderDescriptor {
 
         public init() {}
 
+        /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
+        static let standard = Self()
+
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            let defaults = Profile()
+            let defaults = Self.standard
             subject = try o.strings(CodingKeys.subject) ?? defaults.subject
             name = try o.strings(CodingKeys.name) ?? defaults.name
             email = try o.strings(CodingKeys.email) ?? defaults.email
@@ -528,10 +531,13 @@ extension ProviderDescriptor {
 
         public init() {}
 
+        /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
+        static let standard = Self()
+
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            let defaults = Self()
+            let defaults = Self.standard
             format = try o.choice(CodingKeys.format) ?? defaults.format
             profile = try o.choice(CodingKeys.profile) ?? defaults.profile
             signingAlgs = try o.strings(CodingKeys.signingAlgs) ?? defaults.signingAlgs
@@ -649,10 +655,13 @@ extension ProviderDescriptor {
 
         public init() {}
 
+        /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
+        static let standard = Self()
+
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
-            let defaults = Self()
+            let defaults = Self.standard
             pkce = try o.choice(CodingKeys.pkce) ?? defaults.pkce
             pkceMethod = try o.choice(CodingKeys.pkceMethod) ?? defaults.pkceMethod
             state = try o.bool(CodingKeys.state) ?? defaults.state

@@ -62,17 +62,36 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let scheme = text[..<colon]
         if scheme.utf8.allSatisfy({ $0 < 0x80 }) {
-            let valid = scheme.utf8.allSatisfy { byte in
+            var lowercase = true
+            for byte in scheme.utf8 {
                 switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                    true
-                default: false
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"),
+                    UInt8(ascii: "."):
+                    continue
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): lowercase = false
+                default: return nil
                 }
             }
-            return valid ? scheme.lowercased() : nil
+            return lowercase ? String(scheme) : scheme.lowercased()
         }
         return scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } ? scheme.lowercased() : nil
+    }
+
+    /// Whether the scheme is `http` or `https` (in any case), read from the bytes: what every
+    /// descriptor URL must have, checked without making a string.
+    package var schemeIsHTTP: (http: Bool, https: Bool) {
+        var text = text
+        return text.withUTF8 { bytes in
+            func lowered(_ index: Int) -> UInt8 {
+                let byte = bytes[index]
+                return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            }
+            guard bytes.count >= 5, lowered(0) == UInt8(ascii: "h"), lowered(1) == UInt8(ascii: "t"), lowered(2) == UInt8(ascii: "t"),
+                lowered(3) == UInt8(ascii: "p")
+            else { return (false, false) }
+            if bytes[4] == UInt8(ascii: ":") { return (true, false) }
+            return (false, bytes.count >= 6 && lowered(4) == UInt8(ascii: "s") && bytes[5] == UInt8(ascii: ":"))
+        }
     }
 
     /// The text with each `{name}` for which `value` answers replaced, in one pass.
@@ -158,8 +177,11 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
                 return .shape("it contains the control or invisible character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
             }
             if !bracesPair || inPlaceholder { return .shape("its braces do not pair up") }
-            guard let scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
-            guard scheme == "https" || scheme == "http" else { return .shape("the scheme must be https (or http for loopback)") }
+            let (http, https) = schemeIsHTTP
+            if !http && !https {
+                guard let scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
+                return .shape("the scheme must be https (or http for loopback)")
+            }
             return Self.authorityProblem(bytes[...]).map(Problem.shape)
         }
     }
@@ -292,7 +314,9 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// false, and `placeholder` where each `{…}` begins.
     private static func scanOutsidePlaceholders(_ bytes: Bytes, placeholder: () -> Void = {}, _ visit: (Int, UInt8) -> Bool) {
         var inside = false
-        for index in bytes.indices {
+        // A range of integers, not `bytes.indices`: a slice's `indices` is not specialised, and cost a
+        // thousand instructions a call.
+        for index in bytes.startIndex..<bytes.endIndex {
             let byte = bytes[index]
             if inside {
                 if byte == UInt8(ascii: "}") { inside = false }

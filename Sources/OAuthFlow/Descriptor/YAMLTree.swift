@@ -96,6 +96,33 @@ public final class YAMLTree: Sendable {
     /// The document's root node.
     public var root: YAMLNode { YAMLNode(tree: self, index: 0) }
 
+    /// Whether any scalar key of any mapping satisfies `key` (given the key's text and its value),
+    /// or any scalar at all (keys too) satisfies `value`: one pass over the tables, in no particular
+    /// order and with no key paths, for a check that most files pass and that walks the tree only
+    /// when this answers true.
+    package func anyScalar(key: (String, YAMLNode) -> Bool, value: (String) -> Bool) -> Bool {
+        for index in entries.indices {
+            let entry = entries[index]
+            switch entry.kind {
+            case .scalar:
+                if value(texts[index]) { return true }
+            case .mapping:
+                let first = Int(entry.firstChild)
+                for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+                    let candidate = Int(children[position])
+                    if entries[candidate].kind == .scalar,
+                        key(texts[candidate], YAMLNode(tree: self, index: Int(children[position + 1])))
+                    {
+                        return true
+                    }
+                }
+            case .sequence:
+                break
+            }
+        }
+        return false
+    }
+
     /// Composes the single document in `text`.
     ///
     /// - Returns: The tree, or nil when the text holds no document (empty or comments only).
@@ -113,7 +140,7 @@ public final class YAMLTree: Sendable {
 
 /// One node of a ``YAMLTree``: a scalar, a mapping or a sequence.
 public struct YAMLNode: Sendable {
-    let tree: YAMLTree
+    package let tree: YAMLTree
     let index: Int
 
     private var entry: YAMLTree.Entry { tree.entries[index] }
@@ -295,14 +322,10 @@ private struct Composer {
                 attach(target)
             case YAML_SEQUENCE_START_EVENT:
                 let start = event.data.sequence_start
-                try openCollection(
-                    .sequence, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .seq,
-                    anchor: Self.string(start.anchor), mark: event.start_mark)
+                try openCollection(.sequence, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)), anchor: start.anchor, mark: event.start_mark)
             case YAML_MAPPING_START_EVENT:
                 let start = event.data.mapping_start
-                try openCollection(
-                    .mapping, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)) ?? .map,
-                    anchor: Self.string(start.anchor), mark: event.start_mark)
+                try openCollection(.mapping, tag: Self.string(start.tag).map(Tag.Name.init(rawValue:)), anchor: start.anchor, mark: event.start_mark)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 try closeCollection()
             default:
@@ -322,7 +345,11 @@ private struct Composer {
         if !open.isEmpty { pending.append(index) }
     }
 
-    private mutating func openCollection(_ kind: YAMLTree.Kind, tag: Tag.Name, anchor: String?, mark: yaml_mark_t) throws(YAMLSyntaxError) {
+    /// Opens a collection; `tag` is nil when the file writes none (most do), which is the kind's own tag
+    /// without comparing a name with every tag YAML 1.1 knows.
+    private mutating func openCollection(
+        _ kind: YAMLTree.Kind, tag: Tag.Name?, anchor: UnsafeMutablePointer<UInt8>?, mark: yaml_mark_t
+    ) throws(YAMLSyntaxError) {
         // Counted here, as the events arrive, so a hostile file is refused before libyaml reads the rest of it
         // and before anything walks the tree recursively.
         guard open.count < maximumDepth else {
@@ -330,33 +357,36 @@ private struct Composer {
                 kind: .tooDeep(limit: maximumDepth, throughAlias: false), context: nil, problem: "collections nest too deep",
                 line: Int(Self.line(mark)), column: Int(Self.column(mark)))
         }
-        let code = YAMLTree.TagCode(tag)
+        let code = tag.map(YAMLTree.TagCode.init) ?? (kind == .mapping ? .map : .seq)
         let index = append(YAMLTree.Entry(kind: kind, style: .plain, tag: code, line: Self.line(mark), column: Self.column(mark)))
-        if code == .custom { customTags[index] = tag }
-        open.append((Int(index), pending.count, anchor))
+        if code == .custom, let tag { customTags[index] = tag }
+        open.append((Int(index), pending.count, Self.string(anchor)))
     }
 
     private mutating func closeCollection() throws(YAMLSyntaxError) {
         guard let collection = open.popLast() else { return }
-        let kids = pending[collection.pendingStart...]
+        // By index, with no slice of `pending` alive: a slice would share its storage, and trimming
+        // `pending` below would copy it.
+        let start = collection.pendingStart, end = pending.count
         var expanded: Int32 = 1
         var bytes: Int32 = 0
         var deepest: Int32 = 0
-        for kid in kids {
-            let (sum, overflow) = expanded.addingReportingOverflow(entries[Int(kid)].expandedCount)
+        for position in start..<end {
+            let kid = entries[Int(pending[position])]
+            let (sum, overflow) = expanded.addingReportingOverflow(kid.expandedCount)
             expanded = overflow ? .max : sum
-            let (byteSum, byteOverflow) = bytes.addingReportingOverflow(entries[Int(kid)].expandedBytes)
+            let (byteSum, byteOverflow) = bytes.addingReportingOverflow(kid.expandedBytes)
             bytes = byteOverflow ? .max : byteSum
-            deepest = max(deepest, entries[Int(kid)].depth)
+            deepest = max(deepest, kid.depth)
         }
         entries[collection.entry].firstChild = Int32(children.count)
-        entries[collection.entry].childCount = Int32(kids.count)
+        entries[collection.entry].childCount = Int32(end - start)
         entries[collection.entry].expandedCount = expanded
         entries[collection.entry].expandedBytes = bytes
         // Within the limit already: each collection was counted as it opened, and each alias where it stood.
         entries[collection.entry].depth = deepest + 1
-        children.append(contentsOf: kids)
-        pending.removeSubrange(collection.pendingStart...)
+        for position in start..<end { children.append(pending[position]) }
+        pending.removeLast(end - start)
         if entries[collection.entry].kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
         if let anchor = collection.anchor { anchors[anchor] = Int32(collection.entry) }
         attach(Int32(collection.entry))

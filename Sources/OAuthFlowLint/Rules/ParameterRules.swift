@@ -100,6 +100,14 @@ public struct LiteralSecretRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let root = file.document.root else { return [] }
+        // Most files have no key and no value that could be one: a pass over the node tables says so
+        // without walking the tree with a key path (a twentieth of lint's time when it always walked).
+        let suspect = root.tree.anyScalar(
+            key: { name, value in
+                Self.looksSecret(name) || (name == "headers" && value.pairs.contains { Self.isCredentialHeader($0.key.string ?? "") })
+            },
+            value: Self.mayHoldPrivateKey)
+        guard suspect else { return [] }
         var diagnostics: [Diagnostic] = []
         var budget = DescriptorDocument.maximumNodes
         var keyPath: [String] = []
@@ -117,6 +125,11 @@ public struct LiteralSecretRule: LintRule {
         if let answer { return answer }
         let lowered = name.lowercased()
         return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
+    }
+
+    /// Whether a value holds a PEM private key's armour.
+    static func mayHoldPrivateKey(_ text: String) -> Bool {
+        text.utf8.count >= 13 && text.firstUTF8Range(of: "-----BEGIN") != nil && text.firstUTF8Range(of: "KEY") != nil
     }
 
     private static let secretNameBytes = secretNames.map { Array($0.utf8) }
@@ -176,8 +189,7 @@ public struct LiteralSecretRule: LintRule {
                 keyPath.removeLast()
             }
         case .scalar:
-            let text = node.string ?? ""
-            if text.firstUTF8Range(of: "-----BEGIN") != nil && text.firstUTF8Range(of: "KEY") != nil {
+            if Self.mayHoldPrivateKey(node.string ?? "") {
                 out.append(diagnostic(file, keyPath, "this value holds a private key; descriptors must not hold secrets"))
             }
         }

@@ -33,7 +33,7 @@ public struct HTTPSEndpointsRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         file.urls.compactMap { keyPath, template in
-            guard template.scheme == "http", !template.isLoopback else { return nil }
+            guard template.schemeIsHTTP.http, !template.isLoopback else { return nil }
             return diagnostic(file, keyPath, "`\(keyPath.joined(separator: "."))` uses plain http; use https (http is only for loopback hosts)")
         }
     }
