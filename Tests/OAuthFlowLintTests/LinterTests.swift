@@ -53,6 +53,34 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(localhost.location.column == 11)
     }
 
+    /// The rule's pass over the node tables finds what its walk reports, and only then walks: an
+    /// `authorization` section is no header, a credential header under any `headers` is one.
+    @Test func literalSecretsPrePassAgreesWithTheWalk() {
+        let cases: [(String, Int)] = [
+            (Examples.valid + "authorization:\n  extra_params:\n    prompt: consent\n", 0),
+            (Examples.valid + "token_request:\n  headers:\n    X-Trace: one\n    Cookie: session=abc\n", 1),
+            (Examples.valid + "authorization:\n  extra_params:\n    note: \"-----BEGIN RSA PRIVATE KEY-----\"\n", 1),
+            (Examples.valid + "authorization:\n  extra_params:\n    note: \"-----BEGIN CERTIFICATE-----\"\n", 0),
+        ]
+        for (text, expected) in cases {
+            let document = DescriptorDocument.parse(Data(text.utf8), path: "example.yaml")
+            let found = LiteralSecretRule().validate(LintFile(document: document))
+            #expect(found.count == expected, "\(text): \(found)")
+        }
+    }
+
+    /// A directory named relative to a folder other than the working directory is read from that folder.
+    @Test func aDirectoryRelativeToAnotherBaseIsReadFromIt() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("lint-base-\(UUID().uuidString)", isDirectory: true)
+        let folder = base.appendingPathComponent("descriptors", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Data((Examples.valid + "unknown_key_here: 1\n").utf8).write(to: folder.appendingPathComponent("example.yaml"))
+        let diagnostics = try Linter().lint(paths: [URL(fileURLWithPath: "descriptors", isDirectory: true, relativeTo: base)])
+        #expect(diagnostics.map(\.ruleID) == ["unknown_key"], "\(diagnostics)")
+        #expect(diagnostics.first?.location.path == "descriptors/example.yaml")
+    }
+
     @Test func missingPathIsALinterError() {
         #expect(throws: LintError.self) { try Linter().lint(paths: [URL(fileURLWithPath: "/no/such/dir")]) }
     }
