@@ -158,14 +158,12 @@ public struct Linter: Sendable {
     /// Files to lint, each kept as its report path and the command-line argument it came from;
     /// the path to open is made again only while the file is read.
     struct ReportPaths: Sendable {
-        let arguments: [URL]
         var files: [(path: String, argument: Int, inDirectory: Bool)] = []
         /// Each argument's file-system path, and the path of the folder its relative path is read against.
         private let argumentPaths: [String]
         private let basePaths: [String?]
 
         init(arguments: [URL]) {
-            self.arguments = arguments
             argumentPaths = arguments.map(\.path)
             basePaths = arguments.map { $0.baseURL?.path }
         }

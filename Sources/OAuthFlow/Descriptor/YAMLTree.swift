@@ -365,8 +365,6 @@ private struct Composer {
 
     private mutating func closeCollection() throws(YAMLSyntaxError) {
         guard let collection = open.popLast() else { return }
-        // By index, with no slice of `pending` alive: a slice would share its storage, and trimming
-        // `pending` below would copy it.
         let start = collection.pendingStart, end = pending.count
         var expanded: Int32 = 1
         var bytes: Int32 = 0
@@ -385,7 +383,7 @@ private struct Composer {
         entries[collection.entry].expandedBytes = bytes
         // Within the limit already: each collection was counted as it opened, and each alias where it stood.
         entries[collection.entry].depth = deepest + 1
-        for position in start..<end { children.append(pending[position]) }
+        children.append(contentsOf: pending[start..<end])
         pending.removeLast(end - start)
         if entries[collection.entry].kind == .mapping { try checkDuplicateKeys(of: collection.entry) }
         if let anchor = collection.anchor { anchors[anchor] = Int32(collection.entry) }
