@@ -133,6 +133,9 @@ public struct Linter: Sendable {
         // first named, not reported as its own duplicate. One argument lists each file once already.
         var seen: Set<String>? = paths.count > 1 ? [] : nil
         var canonicalArguments: [String?] = Array(repeating: nil, count: paths.count)
+        // A directory's files are reported as its relative path joined with each name, the path
+        // `appendingPathComponent` makes, without a URL for each file.
+        let folders = paths.map { $0.relativePath.hasSuffix("/") ? $0.relativePath : $0.relativePath + "/" }
         for (argument, name) in try fileNames(in: paths) {
             let base = paths[argument]
             if seen != nil {
@@ -143,7 +146,7 @@ public struct Linter: Sendable {
             list.files.append(
                 name.isEmpty
                     ? (base.relativePath, argument, false)
-                    : (base.appendingPathComponent(name, isDirectory: false).relativePath, argument, true))
+                    : (folders[argument] + name, argument, true))
         }
         return list
     }

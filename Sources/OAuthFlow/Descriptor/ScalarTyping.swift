@@ -27,6 +27,11 @@ enum ScalarTyping {
         default:
             return .str
         }
+        // A letter can begin only a boolean or a null (`null`); the other rules want a digit, sign, dot or `~`.
+        if first >= UInt8(ascii: "A") {
+            if isBool(bytes) { return .bool }
+            return isNull(bytes) ? .null : .str
+        }
         // Yams tries its rules in this order and takes the first that matches.
         if isBool(bytes) { return .bool }
         if isInt(bytes) { return .int }
@@ -51,12 +56,17 @@ enum ScalarTyping {
 
     private static let nulls: Set<String> = ["", "~", "null", "Null", "NULL"]
 
+    /// The spellings of ``booleans`` and ``nulls`` as bytes, compared in place: no string is made
+    /// for a scalar of the right length (`form`, `none`, `test`) to be looked up.
+    private static let booleanBytes = booleans.keys.map { Array($0.utf8) }
+    private static let nullBytes = nulls.map { Array($0.utf8) }
+
     private static func isBool(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        (2...5).contains(bytes.count) && booleans[String(decoding: bytes, as: UTF8.self)] != nil
+        (2...5).contains(bytes.count) && booleanBytes.contains { $0.elementsEqual(bytes) }
     }
 
     private static func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count <= 4 && nulls.contains(String(decoding: bytes, as: UTF8.self))
+        bytes.count <= 4 && nullBytes.contains { $0.elementsEqual(bytes) }
     }
 
     /// `[-+]?` then binary `0b[01_]+`, octal `0o?[0-7_]+`, decimal `0|[1-9][0-9_]*`,

@@ -182,113 +182,160 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
                 guard let scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
                 return .shape("the scheme must be https (or http for loopback)")
             }
-            return Self.authorityProblem(bytes[...]).map(Problem.shape)
+            return Self.authorityProblem(bytes).map(Problem.shape)
         }
     }
 
-    private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+    private typealias Bytes = UnsafeBufferPointer<UInt8>
 
     /// Why the URL after `scheme:` cannot name a server: no host, a user or password, a host no
     /// name or address can be, a port outside 1–65535, or a `%` that escapes nothing.
+    ///
+    /// Plain loops over integer positions: generic searches over a slice of the bytes cost
+    /// hundreds of instructions a call here, where a descriptor's dozen URLs are checked per file.
     private static func authorityProblem(_ utf8: Bytes) -> String? {
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), utf8.endIndex > colon + 2,
-            utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/")
-        else { return "it has no host" }
+        var colon = 0
+        while colon < utf8.count, utf8[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard utf8.count > colon + 2, utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/") else {
+            return "it has no host"
+        }
         let start = colon + 3
-        let end =
-            utf8[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
-        let authority = utf8[start..<end]
-        if authority.contains(UInt8(ascii: "@")) {
+        var end = start
+        while end < utf8.count, utf8[end] != UInt8(ascii: "/"), utf8[end] != UInt8(ascii: "?"), utf8[end] != UInt8(ascii: "#") {
+            end += 1
+        }
+        for index in start..<end where utf8[index] == UInt8(ascii: "@") {
             return "it names a user or password before `@`; a descriptor's URLs carry no credentials"
         }
-        var host = authority
-        var port: Bytes?
-        if authority.first == UInt8(ascii: "[") {
-            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "its IPv6 address has no closing `]`" }
-            let address = String(decoding: authority[(start + 1)..<close], as: UTF8.self)
+        var portStart: Int?
+        if start < end, utf8[start] == UInt8(ascii: "[") {
+            var close = start
+            while close < end, utf8[close] != UInt8(ascii: "]") { close += 1 }
+            guard close < end else { return "its IPv6 address has no closing `]`" }
+            let address = text(utf8, (start + 1)..<close)
             var parsed = in6_addr()
             guard inet_pton(AF_INET6, address, &parsed) == 1 else { return "`[\(address)]` is not an IPv6 address" }
             if close + 1 < end {
-                guard authority[close + 1] == UInt8(ascii: ":") else { return "only a `:port` may follow its IPv6 address" }
-                port = authority[(close + 2)...]
+                guard utf8[close + 1] == UInt8(ascii: ":") else { return "only a `:port` may follow its IPv6 address" }
+                portStart = close + 2
             }
         } else {
-            if let lastColon = Self.lastIndexOutsidePlaceholders(of: UInt8(ascii: ":"), in: authority) {
-                host = authority[..<lastColon]
-                port = authority[(lastColon + 1)...]
+            var inside = false
+            for index in start..<end {
+                switch utf8[index] {
+                case UInt8(ascii: "}"): inside = false
+                case UInt8(ascii: "{"): inside = true
+                case UInt8(ascii: ":") where !inside: portStart = index + 1
+                default: break
+                }
             }
-            if let problem = hostNameProblem(host) { return problem }
+            if let problem = hostNameProblem(utf8, start..<(portStart.map { $0 - 1 } ?? end)) { return problem }
         }
-        if let port {
-            // A placeholder stands for digits: the resolver checks the port its value makes.
-            let digits = Self.removingPlaceholders(port, standIn: UInt8(ascii: "1"))
-            if digits.isEmpty { return "it has a `:` after the host but no port" }
-            guard digits.count <= 5, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                let number = Int(String(decoding: digits, as: UTF8.self)), (1...65_535).contains(number)
-            else {
-                return "its port `\(String(decoding: port, as: UTF8.self))` is not a number from 1 to 65535"
+        if let portStart, let problem = portProblem(utf8, portStart..<end) { return problem }
+        // A `%` outside placeholders after the authority escapes two hex digits.
+        var inside = false
+        for index in end..<utf8.count {
+            let byte = utf8[index]
+            if inside {
+                if byte == UInt8(ascii: "}") { inside = false }
+            } else if byte == UInt8(ascii: "{") {
+                inside = true
+            } else if byte == UInt8(ascii: "%"),
+                !(index + 2 < utf8.count && isHexDigit(utf8[index + 1]) && isHexDigit(utf8[index + 2]))
+            {
+                return "it has a `%` not followed by two hex digits"
             }
         }
-        var escapesOK = true
-        let rest = utf8[end...]
-        scanOutsidePlaceholders(rest) { index, byte in
-            if byte == UInt8(ascii: "%") {
-                escapesOK = index + 2 < rest.endIndex && isHexDigit(rest[index + 1]) && isHexDigit(rest[index + 2])
+        return nil
+    }
+
+    /// Why the text after the host's `:` is no port from 1 to 65535; a placeholder stands for
+    /// digits (the resolver checks the port its value makes).
+    private static func portProblem(_ utf8: Bytes, _ range: Range<Int>) -> String? {
+        var digits = 0, number = 0, inside = false, numeric = true
+        for index in range {
+            let byte = utf8[index]
+            if inside {
+                if byte == UInt8(ascii: "}") { inside = false }
+                continue
             }
-            return escapesOK
+            var digit = 1
+            if byte == UInt8(ascii: "{") {
+                inside = true
+            } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                digit = Int(byte - UInt8(ascii: "0"))
+            } else {
+                numeric = false
+            }
+            digits += 1
+            if digits <= 5 { number = number * 10 + digit }
         }
-        return escapesOK ? nil : "it has a `%` not followed by two hex digits"
+        if digits == 0 { return "it has a `:` after the host but no port" }
+        guard numeric, digits <= 5, (1...65_535).contains(number) else {
+            return "its port `\(text(utf8, range))` is not a number from 1 to 65535"
+        }
+        return nil
     }
 
     /// Why a host name (not a bracketed address) cannot be one: no host, a character no host name
     /// holds, an empty label or one that begins or ends with `-`, or digits that are no IPv4 address.
     /// A placeholder stands for a label's worth of letters.
-    private static func hostNameProblem(_ host: Bytes) -> String? {
+    private static func hostNameProblem(_ utf8: Bytes, _ host: Range<Int>) -> String? {
         if host.isEmpty { return "it has no host" }
-        if let byte = Self.firstOutsidePlaceholders(in: host, where: { !Self.isHostByte($0) }) {
-            guard byte < 0x80 else { return "its host is not ASCII; write an internationalised name in its `xn--` form" }
-            return "its host holds `\(Character(Unicode.Scalar(byte)))`, which no host name may"
-        }
         // One pass over the labels, a placeholder counting as letters: nothing is allocated unless a name
         // of digits only must be read as an IPv4 address.
         var labelLength = 0, labels = 0
         var first: UInt8 = 0, last: UInt8 = 0
-        var digitsOnly = true, emptyLabel = false, hyphenAtEdge = false
-        func endLabel() {
+        var digitsOnly = true, emptyLabel = false, hyphenAtEdge = false, inside = false
+        var index = host.lowerBound
+        while index < host.upperBound {
+            var byte = utf8[index]
+            index += 1
+            if inside {
+                if byte == UInt8(ascii: "}") { inside = false }
+                continue
+            }
+            if byte == UInt8(ascii: "{") {
+                inside = true
+                byte = UInt8(ascii: "x")
+            } else if !isHostByte(byte) {
+                guard byte < 0x80 else { return "its host is not ASCII; write an internationalised name in its `xn--` form" }
+                return "its host holds `\(Character(Unicode.Scalar(byte)))`, which no host name may"
+            }
+            if byte == UInt8(ascii: ".") {
+                // One dot may end a fully qualified name.
+                if index == host.upperBound, labelLength > 0 { break }
+                labels += 1
+                if labelLength == 0 { emptyLabel = true }
+                if first == UInt8(ascii: "-") || last == UInt8(ascii: "-") { hyphenAtEdge = true }
+                labelLength = 0
+                continue
+            }
+            if labelLength == 0 { first = byte }
+            last = byte
+            labelLength += 1
+            if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { digitsOnly = false }
+        }
+        // The last label, unless the name ended with a dot that closed an empty one.
+        if labelLength > 0 || utf8[host.upperBound - 1] != UInt8(ascii: ".") {
             labels += 1
             if labelLength == 0 { emptyLabel = true }
             if first == UInt8(ascii: "-") || last == UInt8(ascii: "-") { hyphenAtEdge = true }
-            labelLength = 0
         }
-        func add(_ letter: UInt8) {
-            if labelLength == 0 { first = letter }
-            last = letter
-            labelLength += 1
-            if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(letter) { digitsOnly = false }
-        }
-        scanOutsidePlaceholders(
-            host, placeholder: { add(UInt8(ascii: "x")) },
-            { index, byte in
-                guard byte == UInt8(ascii: ".") else {
-                    add(byte)
-                    return true
-                }
-                // One dot may end a fully qualified name.
-                if index == host.endIndex - 1, labelLength > 0 { return false }
-                endLabel()
-                return true
-            })
-        // The last label, unless the name ended with a dot that closed an empty one.
-        if labelLength > 0 || host.last != UInt8(ascii: ".") { endLabel() }
-        if emptyLabel { return "its host `\(String(decoding: host, as: UTF8.self))` has an empty label" }
-        if hyphenAtEdge { return "its host `\(String(decoding: host, as: UTF8.self))` has a label that begins or ends with `-`" }
+        if emptyLabel { return "its host `\(text(utf8, host))` has an empty label" }
+        if hyphenAtEdge { return "its host `\(text(utf8, host))` has a label that begins or ends with `-`" }
         if digitsOnly {
             var parsed = in_addr()
-            let written = String(decoding: host, as: UTF8.self)
+            let written = text(utf8, host)
             let name = written.hasSuffix(".") ? String(written.dropLast()) : written
             guard labels == 4, inet_pton(AF_INET, name, &parsed) == 1 else { return "`\(name)` is not an IPv4 address" }
         }
         return nil
+    }
+
+    /// The bytes in `range` as text, for a message.
+    private static func text(_ utf8: Bytes, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: utf8[range]), as: UTF8.self)
     }
 
     /// A host's bytes outside placeholders: RFC 3986's unreserved and sub-delimiter characters.
@@ -308,57 +355,6 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
         default: false
         }
-    }
-
-    /// Calls `visit` with each byte outside every `{…}` and its index, until `visit` answers
-    /// false, and `placeholder` where each `{…}` begins.
-    private static func scanOutsidePlaceholders(_ bytes: Bytes, placeholder: () -> Void = {}, _ visit: (Int, UInt8) -> Bool) {
-        var inside = false
-        // A range of integers, not `bytes.indices`: a slice's `indices` is not specialised, and cost a
-        // thousand instructions a call.
-        for index in bytes.startIndex..<bytes.endIndex {
-            let byte = bytes[index]
-            if inside {
-                if byte == UInt8(ascii: "}") { inside = false }
-            } else if byte == UInt8(ascii: "{") {
-                inside = true
-                placeholder()
-            } else if !visit(index, byte) {
-                return
-            }
-        }
-    }
-
-    /// The first byte outside every `{…}` for which `test` holds.
-    private static func firstOutsidePlaceholders(in bytes: Bytes, where test: (UInt8) -> Bool) -> UInt8? {
-        var found: UInt8?
-        scanOutsidePlaceholders(bytes) { _, byte in
-            if test(byte) { found = byte }
-            return found == nil
-        }
-        return found
-    }
-
-    /// The last index of `target` outside every `{…}`.
-    private static func lastIndexOutsidePlaceholders(of target: UInt8, in bytes: Bytes) -> Int? {
-        var found: Int?
-        scanOutsidePlaceholders(bytes) { index, byte in
-            if byte == target { found = index }
-            return true
-        }
-        return found
-    }
-
-    /// The bytes with each `{…}` replaced by `standIn`.
-    private static func removingPlaceholders(_ bytes: Bytes, standIn: UInt8) -> [UInt8] {
-        var result: [UInt8] = []
-        scanOutsidePlaceholders(
-            bytes, placeholder: { result.append(standIn) },
-            { _, byte in
-                result.append(byte)
-                return true
-            })
-        return result
     }
 
     /// The host as written (placeholders left in), if the template has one.

@@ -10,19 +10,42 @@ public enum TerminalText {
     ///
     /// For one value inside a line: line breaks and tabs are escaped too (`\n`, `\t`).
     public static func escaped(_ text: String) -> String {
-        escape(text, keeping: [])
+        escape(text, keepingLayout: false)
     }
 
     /// Like ``escaped(_:)`` but keeping line breaks and tabs, for text whose lines OAuthFlow composed.
     public static func sanitized(_ text: String) -> String {
-        escape(text, keeping: ["\n", "\t"])
+        escape(text, keepingLayout: true)
     }
 
-    private static func escape(_ text: String, keeping: Set<Unicode.Scalar>) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0) && !keeping.contains($0) }) else { return String(text) }
+    private static func escape(_ text: String, keepingLayout: Bool) -> String {
+        func kept(_ scalar: Unicode.Scalar) -> Bool {
+            !needsEscape(scalar) || (keepingLayout && (scalar == "\n" || scalar == "\t"))
+        }
+        // Most text needs nothing: decided from the bytes (a String's UTF-8 is valid), not scalar by scalar.
+        var bytes = text
+        let clean = bytes.withUTF8 { utf8 in
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                if byte >= 0x20 && byte < 0x7F || keepingLayout && (byte == 0x0A || byte == 0x09) {
+                    index += 1
+                    continue
+                }
+                guard byte >= 0xC0 else { return false }
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                guard index + length <= utf8.count else { return false }
+                var value = UInt32(byte) & (0x7F >> length)
+                for offset in 1..<length { value = value << 6 | UInt32(utf8[index + offset] & 0x3F) }
+                guard let scalar = Unicode.Scalar(value), !needsEscape(scalar) else { return false }
+                index += length
+            }
+            return true
+        }
+        guard !clean else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard needsEscape(scalar), !keeping.contains(scalar) else {
+            guard !kept(scalar) else {
                 out.append(scalar)
                 continue
             }

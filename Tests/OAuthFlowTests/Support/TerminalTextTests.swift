@@ -39,4 +39,18 @@ import OAuthFlowTestSupport
     @Test func sanitizedKeepsLineBreaksAndTabsOnly() {
         #expect(TerminalText.sanitized("a\n\tb\u{1B}[2J\r") == "a\n\tb\\x1B[2J\\r")
     }
+
+    /// Text is first judged from its UTF-8 bytes, decoding each multi-byte character there: that
+    /// judgement agrees with the scalar's properties for every scalar of every length (1 to 4 bytes).
+    @Test func theByteScanAgreesWithTheScalarPropertiesEverywhere() {
+        var disagreements: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "x" + String(Character(scalar)) + "y"
+            let untouched = TerminalText.escaped(text) == text
+            if untouched == TerminalText.needsEscape(scalar) { disagreements.append(value) }
+            if disagreements.count > 10 { break }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.map { String($0, radix: 16) })")
+    }
 }
