@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct OAuthFlowCommand: AsyncParsableCommand {
@@ -12,4 +13,20 @@ struct OAuthFlowCommand: AsyncParsableCommand {
             Credential.self, Schema.self, GenerateDocs.self, VerifyToken.self,
         ]
     )
+
+    /// Runs the command line. `oauthflow lint PATH…` (hooks and CI run it on every commit) goes straight to
+    /// ``LintRun``; everything else, and any lint with an option, through the argument parser.
+    static func main() async {
+        guard let paths = LintRun.plainPaths(Array(CommandLine.arguments.dropFirst())) else {
+            await main(nil)
+            return
+        }
+        do {
+            try await LintRun(paths: paths).run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

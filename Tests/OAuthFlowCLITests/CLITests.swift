@@ -141,6 +141,21 @@ struct CLI {
         #expect(result.status == 1)
         #expect(result.stderr.contains("no such file or directory: no/such/place"))
     }
+
+    /// `lint PATH…` alone skips the argument parser (OAuthFlowCommand.main); written with `--format text`,
+    /// the same lint goes through it. Both say the same, byte for byte, with the same exit status.
+    @Test(arguments: [
+        ["providers"], ["Tests/OAuthFlowLintTests/Fixtures/broken"], ["no/such/place"], [],
+        ["providers/google.yaml", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml", "./providers/google.yaml"],
+    ])
+    func pathsAloneAnswerAsTheParsedCommandDoes(_ paths: [String]) throws {
+        let quick = try CLI.run(["lint"] + paths)
+        let parsed = try CLI.run(["lint", "--format", "text"] + paths)
+        #expect(quick.status == parsed.status)
+        #expect(quick.stdout == parsed.stdout)
+        #expect(quick.stderr == parsed.stderr)
+        #expect(!quick.stderr.isEmpty)
+    }
 }
 
 @Suite struct ProvidersCommandTests {

@@ -168,24 +168,53 @@ public struct YAMLNode: Sendable {
     /// large string named by many aliases is small in the file and large in everything that reads it.
     public var expandedBytes: Int { Int(entry.expandedBytes) }
 
-    /// A mapping's entries, as ``pairs`` gives them.
-    public typealias Pairs = LazyMapCollection<Range<Int>, (key: YAMLNode, value: YAMLNode)>
+    /// A mapping's entries in document order, read from the tree's tables as they are visited.
+    ///
+    /// A collection of its own rather than a lazy `map` over a range: that closure captured the tree,
+    /// and every mapping walked cost an allocation for it.
+    public struct Pairs: RandomAccessCollection, Sendable {
+        let tree: YAMLTree
+        let first: Int
+        /// How many key–value pairs.
+        public let count: Int
 
-    /// A mapping's entries in document order; empty for other kinds.
-    public var pairs: Pairs {
-        let (tree, first, count) = children(of: .mapping)
-        return (0..<count / 2).lazy.map { position in
-            (
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { count }
+
+        public subscript(position: Int) -> (key: YAMLNode, value: YAMLNode) {
+            precondition(position >= 0 && position < count, "pair index out of range")
+            return (
                 YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position])),
                 YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position + 1]))
             )
         }
     }
 
+    /// A sequence's items in document order, read from the tree's tables as they are visited.
+    public struct Items: RandomAccessCollection, Sendable {
+        let tree: YAMLTree
+        let first: Int
+        public let count: Int
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { count }
+
+        public subscript(position: Int) -> YAMLNode {
+            precondition(position >= 0 && position < count, "item index out of range")
+            return YAMLNode(tree: tree, index: Int(tree.children[first + position]))
+        }
+    }
+
+    /// A mapping's entries in document order; empty for other kinds.
+    public var pairs: Pairs {
+        let (tree, first, count) = children(of: .mapping)
+        return Pairs(tree: tree, first: first, count: count / 2)
+    }
+
     /// A sequence's items in document order; empty for other kinds.
-    public var items: LazyMapCollection<Range<Int>, YAMLNode> {
+    public var items: Items {
         let (tree, first, count) = children(of: .sequence)
-        return (0..<count).lazy.map { YAMLNode(tree: tree, index: Int(tree.children[first + $0])) }
+        return Items(tree: tree, first: first, count: count)
     }
 
     /// The value under a scalar key with this text, in a mapping.
