@@ -107,22 +107,37 @@ struct PlainObject {
     }
 
     private let source: Source
+    /// Where the mapping is, for errors: its parent's path and up to two names more (a key, an item's
+    /// index or a map's name), joined only when an error asks, so that reading a nested mapping
+    /// allocates no path.
+    private let parentPath: [String]
+    private let names: (String?, String?)
+
     /// Where the mapping is, for errors.
-    let path: [String]
+    var path: [String] {
+        guard let first = names.0 else { return parentPath }
+        return parentPath + (names.1.map { [first, $0] } ?? [first])
+    }
 
     init(_ values: [String: JSONValue], path: [String]) {
         source = .values(values)
-        self.path = path
+        parentPath = path
+        names = (nil, nil)
     }
 
     /// A mapping of a checked tree, read in place.
     init(node: YAMLNode, shape: DescriptorSchema.Shape, path: [String]) {
+        self.init(node: node, shape: shape, parentPath: path, names: (nil, nil))
+    }
+
+    private init(node: YAMLNode, shape: DescriptorSchema.Shape, parentPath: [String], names: (String?, String?)) {
         if case let .object(fields) = shape {
             source = .node(node, shape, FieldValues(node, fields: fields))
         } else {
             source = .node(node, shape, nil)
         }
-        self.path = path
+        self.parentPath = parentPath
+        self.names = names
     }
 
     /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
@@ -206,7 +221,30 @@ struct PlainObject {
     }
 
     func string<K: CodingKey>(_ key: K) throws -> String? {
-        try read(key, "a string") { if case let .string(text) = $0 { text } else { nil } }
+        switch treeText(key) {
+        case .absent: return nil
+        case let .text(text): return text
+        case .other: return try read(key, "a string") { if case let .string(text) = $0 { text } else { nil } }
+        }
+    }
+
+    /// What a tree's mapping holds under `key` when it is a scalar read as text: the `.string` that
+    /// ``value(_:)`` would make of it, without making it (`.other` for anything else, read that way).
+    private enum TreeText {
+        case absent, text(String), other
+    }
+
+    private func treeText<K: CodingKey>(_ key: K) -> TreeText {
+        switch nested(key) {
+        case .notATree: return .other
+        case .absent: return .absent
+        case let .node(node, shape):
+            guard node.kind == .scalar, let text = node.string else { return .other }
+            switch shape {
+            case .boolean, .integer, .either: return .other
+            default: return .text(text)
+            }
+        }
     }
 
     func int<K: CodingKey>(_ key: K) throws -> Int? {
@@ -214,11 +252,26 @@ struct PlainObject {
     }
 
     func bool<K: CodingKey>(_ key: K) throws -> Bool? {
-        try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
+        switch nested(key) {
+        case .absent: return nil
+        case let .node(node, .boolean) where node.kind == .scalar:
+            return ScalarTyping.bool(node.string ?? "") ?? false
+        default: return try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
+        }
     }
 
     func strings<K: CodingKey>(_ key: K) throws -> [String]? {
-        try read(key, "a list of strings") { value in
+        // A checked list of text-shaped scalars is read straight from the tree.
+        if case let .node(node, .list(itemShape)) = nested(key), node.kind == .sequence, itemShape.isText {
+            var texts: [String] = []
+            texts.reserveCapacity(node.items.count)
+            for item in node.items {
+                guard item.kind == .scalar, let text = item.string else { break }
+                texts.append(text)
+            }
+            if texts.count == node.items.count { return texts }
+        }
+        return try read(key, "a list of strings") { value in
             guard case let .array(items) = value else { return nil }
             let texts = items.compactMap { if case let .string(text) = $0 { text } else { nil } }
             return texts.count == items.count ? texts : nil
@@ -227,7 +280,20 @@ struct PlainObject {
 
     /// A mapping of strings to strings (headers, parameters).
     func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? {
-        try read(key, "a mapping of strings") { value in
+        if case let .node(node, .map(valueShape)) = nested(key), node.kind == .mapping, valueShape.isText {
+            var texts: [String: String] = [:]
+            var complete = true
+            for (name, value) in node.pairs {
+                guard let name = name.string else { continue }
+                guard value.kind == .scalar, let text = value.string else {
+                    complete = false
+                    break
+                }
+                texts[name] = text
+            }
+            if complete { return texts }
+        }
+        return try read(key, "a mapping of strings") { value in
             guard case let .object(entries) = value else { return nil }
             let texts = entries.compactMapValues { if case let .string(text) = $0 { text } else { nil } }
             return texts.count == entries.count ? texts : nil
@@ -236,7 +302,14 @@ struct PlainObject {
 
     /// One of a fixed set of words.
     func choice<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> E? where E.RawValue == String {
-        try read(key, "one of \(E.self)'s values") { if case let .string(text) = $0 { E(rawValue: text) } else { nil } }
+        switch treeText(key) {
+        case .absent: return nil
+        case let .text(text):
+            guard let value = E(rawValue: text) else { throw Self.mismatch("one of \(E.self)'s values", at: path + [key.stringValue]) }
+            return value
+        case .other:
+            return try read(key, "one of \(E.self)'s values") { if case let .string(text) = $0 { E(rawValue: text) } else { nil } }
+        }
     }
 
     func choices<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> [E]? where E.RawValue == String {
@@ -251,7 +324,7 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, shape) where node.kind == .mapping && shape.isMapping:
-            return try make(PlainObject(node: node, shape: shape, path: path + [key.stringValue]))
+            return try make(PlainObject(node: node, shape: shape, parentPath: path, names: (key.stringValue, nil)))
         default: break
         }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
@@ -263,10 +336,10 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isMapping:
+            let parentPath = path
             return try node.items.enumerated().map { index, item in
-                let itemPath = path + [key.stringValue, String(index)]
-                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: itemPath) }
-                return try make(PlainObject(node: item, shape: itemShape, path: itemPath))
+                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, String(index)]) }
+                return try make(PlainObject(node: item, shape: itemShape, parentPath: parentPath, names: (key.stringValue, String(index))))
             }
         default: break
         }
@@ -283,11 +356,11 @@ struct PlainObject {
         case .absent: return nil
         case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isMapping:
             var result: [String: T] = [:]
+            let parentPath = path
             for (nameNode, item) in node.pairs {
                 guard let name = nameNode.string else { continue }
-                let itemPath = path + [key.stringValue, name]
-                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: itemPath) }
-                result[name] = try make(PlainObject(node: item, shape: valueShape, path: itemPath))
+                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, name]) }
+                result[name] = try make(PlainObject(node: item, shape: valueShape, parentPath: parentPath, names: (key.stringValue, name)))
             }
             return result
         default: break
@@ -306,6 +379,14 @@ struct PlainObject {
 }
 
 extension DescriptorSchema.Shape {
+    /// Whether a scalar of this shape reads as its text (`plainValue` makes a `.string` of it).
+    fileprivate var isText: Bool {
+        switch self {
+        case .boolean, .integer, .either, .object, .map, .list: false
+        default: true
+        }
+    }
+
     /// Whether values of this shape are mappings read key by key (`.object` or `.map`).
     fileprivate var isMapping: Bool {
         switch self {

@@ -118,9 +118,10 @@ public struct LiteralSecretRule: LintRule {
     /// Whether a key names a secret: one of ``secretNames`` or a name ending in `_secret`, in any case.
     static func looksSecret(_ name: String) -> Bool {
         let answer = ifASCII(name) { bytes in
-            // Compared only with names of its length: most keys match none, and cost one look at each.
-            secretNameBytes.contains { equalsLowercased(bytes, $0) }
-                || (bytes.count >= secretSuffix.count && equalsLowercased(bytes[(bytes.endIndex - secretSuffix.count)...], secretSuffix))
+            // Most keys are ruled out by their length or their last letter, without a comparison.
+            guard bytes.count >= shortestSecretName, endsASecretName[Int(bytes[bytes.count - 1] | 0x20)] else { return false }
+            for word in secretNameBytes where word.count == bytes.count && equalsLowercased(bytes, from: 0, word) { return true }
+            return bytes.count >= secretSuffix.count && equalsLowercased(bytes, from: bytes.count - secretSuffix.count, secretSuffix)
         }
         if let answer { return answer }
         let lowered = name.lowercased()
@@ -134,29 +135,37 @@ public struct LiteralSecretRule: LintRule {
 
     private static let secretNameBytes = secretNames.map { Array($0.utf8) }
     private static let secretSuffix = Array("_secret".utf8)
+    private static let shortestSecretName = min(secretSuffix.count, secretNameBytes.map(\.count).min() ?? 0)
+    /// By byte, lowered: whether a secret name (or `_secret`) ends with it.
+    private static let endsASecretName: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for word in secretNameBytes + [secretSuffix] { table[Int(word[word.count - 1])] = true }
+        return table
+    }()
     private static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
     private static let credentialHeaderBytes = credentialHeaders.map { Array($0.utf8) }
 
     /// Whether a header name is one that carries credentials, in any case.
     static func isCredentialHeader(_ name: String) -> Bool {
-        ifASCII(name) { bytes in credentialHeaderBytes.contains { equalsLowercased(bytes, $0) } }
+        ifASCII(name) { bytes in credentialHeaderBytes.contains { $0.count == bytes.count && equalsLowercased(bytes, from: 0, $0) } }
             ?? credentialHeaders.contains(name.lowercased())
     }
 
     /// `test` over an ASCII name's bytes; nil for a name with other characters, which the caller
     /// lowers with `lowercased()` (it knows more than ASCII: a Kelvin sign lowers to `k`).
-    private static func ifASCII(_ name: String, _ test: (Slice<UnsafeBufferPointer<UInt8>>) -> Bool) -> Bool? {
+    private static func ifASCII(_ name: String, _ test: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
         var name = name
-        return name.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } ? test(bytes[...]) : nil }
+        return name.withUTF8 { bytes in
+            for index in 0..<bytes.count where bytes[index] >= 0x80 { return nil }
+            return test(bytes)
+        }
     }
 
-    /// Whether ASCII bytes, lowered, are the lower-case `word`.
-    private static func equalsLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ word: [UInt8]) -> Bool {
-        guard bytes.count == word.count else { return false }
-        var letter = word.startIndex
-        for byte in bytes {
-            if ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) != word[letter] { return false }
-            letter += 1
+    /// Whether the ASCII bytes from `start`, lowered, are the lower-case `word` (which fits in them).
+    private static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, _ word: [UInt8]) -> Bool {
+        for offset in 0..<word.count {
+            let byte = bytes[start + offset]
+            if ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) != word[offset] { return false }
         }
         return true
     }
