@@ -146,9 +146,19 @@ public struct Linter: Sendable {
             list.files.append(
                 name.isEmpty
                     ? (base.relativePath, argument, false)
-                    : (folders[argument] + name, argument, true))
+                    : (Self.joined(folders[argument], name), argument, true))
         }
         return list
+    }
+
+    /// `folder` and `name` in one string of exactly their size: kept for every file of the run, where
+    /// `+` would leave each with room to grow (a megabyte over 30,000 files).
+    private static func joined(_ folder: String, _ name: String) -> String {
+        var path = ""
+        path.reserveCapacity(folder.utf8.count + name.utf8.count)
+        path += folder
+        path += name
+        return path
     }
 
     /// The path with every link and `.`/`..` resolved, or as it is when it does not resolve (a dangling link).
