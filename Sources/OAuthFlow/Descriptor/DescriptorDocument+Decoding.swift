@@ -239,11 +239,8 @@ struct PlainObject {
         case .notATree: return .other
         case .absent: return .absent
         case let .node(node, shape):
-            guard node.kind == .scalar, let text = node.string else { return .other }
-            switch shape {
-            case .boolean, .integer, .either: return .other
-            default: return .text(text)
-            }
+            guard node.kind == .scalar, shape.isText, let text = node.string else { return .other }
+            return .text(text)
         }
     }
 

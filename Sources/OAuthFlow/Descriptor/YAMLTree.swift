@@ -168,29 +168,24 @@ public struct YAMLNode: Sendable {
     /// large string named by many aliases is small in the file and large in everything that reads it.
     public var expandedBytes: Int { Int(entry.expandedBytes) }
 
-    /// A mapping's entries in document order, read from the tree's tables as they are visited.
+    /// A mapping's entries in document order: its child nodes taken two at a time.
     ///
-    /// A collection of its own rather than a lazy `map` over a range: that closure captured the tree,
+    /// Collections of their own rather than a lazy `map` over a range: that closure captured the tree,
     /// and every mapping walked cost an allocation for it.
     public struct Pairs: RandomAccessCollection, Sendable {
-        let tree: YAMLTree
-        let first: Int
-        /// How many key–value pairs.
-        public let count: Int
+        /// Keys and values in turn.
+        let nodes: Items
 
         public var startIndex: Int { 0 }
-        public var endIndex: Int { count }
+        public var endIndex: Int { nodes.count / 2 }
 
         public subscript(position: Int) -> (key: YAMLNode, value: YAMLNode) {
-            precondition(position >= 0 && position < count, "pair index out of range")
-            return (
-                YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position])),
-                YAMLNode(tree: tree, index: Int(tree.children[first + 2 * position + 1]))
-            )
+            (nodes[2 * position], nodes[2 * position + 1])
         }
     }
 
-    /// A sequence's items in document order, read from the tree's tables as they are visited.
+    /// A sequence's items in document order (or a mapping's keys and values in turn, for ``Pairs``),
+    /// read from the tree's tables as they are visited.
     public struct Items: RandomAccessCollection, Sendable {
         let tree: YAMLTree
         let first: Int
@@ -200,7 +195,7 @@ public struct YAMLNode: Sendable {
         public var endIndex: Int { count }
 
         public subscript(position: Int) -> YAMLNode {
-            precondition(position >= 0 && position < count, "item index out of range")
+            precondition(position >= 0 && position < count, "child index out of range")
             return YAMLNode(tree: tree, index: Int(tree.children[first + position]))
         }
     }
@@ -208,7 +203,7 @@ public struct YAMLNode: Sendable {
     /// A mapping's entries in document order; empty for other kinds.
     public var pairs: Pairs {
         let (tree, first, count) = children(of: .mapping)
-        return Pairs(tree: tree, first: first, count: count / 2)
+        return Pairs(nodes: Items(tree: tree, first: first, count: count))
     }
 
     /// A sequence's items in document order; empty for other kinds.

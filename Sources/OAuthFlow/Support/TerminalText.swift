@@ -22,27 +22,18 @@ public enum TerminalText {
         func kept(_ scalar: Unicode.Scalar) -> Bool {
             !needsEscape(scalar) || (keepingLayout && (scalar == "\n" || scalar == "\t"))
         }
-        // Most text needs nothing: decided from the bytes (a String's UTF-8 is valid), not scalar by scalar.
+        // Most text is printable ASCII, found so from the bytes; only what follows the first other byte
+        // (a lead byte or a control, so a scalar's start) is judged scalar by scalar.
         var bytes = text
-        let clean = bytes.withUTF8 { utf8 in
-            var index = 0
-            while index < utf8.count {
+        let other = bytes.withUTF8 { utf8 in
+            (0..<utf8.count).first { index in
                 let byte = utf8[index]
-                if byte >= 0x20 && byte < 0x7F || keepingLayout && (byte == 0x0A || byte == 0x09) {
-                    index += 1
-                    continue
-                }
-                guard byte >= 0xC0 else { return false }
-                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
-                guard index + length <= utf8.count else { return false }
-                var value = UInt32(byte) & (0x7F >> length)
-                for offset in 1..<length { value = value << 6 | UInt32(utf8[index + offset] & 0x3F) }
-                guard let scalar = Unicode.Scalar(value), !needsEscape(scalar) else { return false }
-                index += length
+                return !(byte >= 0x20 && byte < 0x7F) && !(keepingLayout && (byte == 0x0A || byte == 0x09))
             }
-            return true
         }
-        guard !clean else { return text }
+        guard let other else { return text }
+        let start = text.utf8.index(text.utf8.startIndex, offsetBy: other)
+        guard !text.unicodeScalars[start...].allSatisfy(kept) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             guard !kept(scalar) else {

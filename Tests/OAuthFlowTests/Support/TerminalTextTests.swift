@@ -40,8 +40,9 @@ import OAuthFlowTestSupport
         #expect(TerminalText.sanitized("a\n\tb\u{1B}[2J\r") == "a\n\tb\\x1B[2J\\r")
     }
 
-    /// Text is first judged from its UTF-8 bytes, decoding each multi-byte character there: that
-    /// judgement agrees with the scalar's properties for every scalar of every length (1 to 4 bytes).
+    /// Text is first judged from its UTF-8 bytes, and by scalar only from the first byte that is not
+    /// printable ASCII: that judgement agrees with the scalar's properties for every scalar of every
+    /// length (1 to 4 bytes).
     @Test func theByteScanAgreesWithTheScalarPropertiesEverywhere() {
         var disagreements: [UInt32] = []
         for value in UInt32(0)...0x10FFFF {
