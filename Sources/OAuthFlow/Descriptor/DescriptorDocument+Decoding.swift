@@ -90,7 +90,7 @@ struct PlainObject {
             var values = [Int32](repeating: -1, count: fields.count)
             var next = 0
             for (key, value) in node.pairs {
-                guard let name = key.string, let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else { continue }
+                guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else { continue }
                 values[field] = Int32(value.index)
                 next = field + 1
             }

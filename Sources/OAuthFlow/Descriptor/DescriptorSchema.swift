@@ -31,7 +31,11 @@ public enum DescriptorSchema {
 
     /// One key of an object.
     public struct Field: Sendable {
-        public var name: String
+        public var name: String {
+            didSet { key = NameKey(name) }
+        }
+        /// The name's length and first bytes, for ``index(ofKey:in:from:)`` to rule fields out without reading the name.
+        private(set) var key: NameKey
         public var shape: Shape
         public var required: Bool
         /// What the field means, in one or two sentences.
@@ -41,6 +45,7 @@ public enum DescriptorSchema {
 
         public init(_ name: String, _ shape: Shape, required: Bool = false, default defaultValue: String? = nil, _ summary: String) {
             self.name = name
+            self.key = NameKey(name)
             self.shape = shape
             self.required = required
             self.summary = summary
@@ -475,14 +480,56 @@ extension DescriptorSchema.Field {
     /// that order too: starting after the last field found, the search mostly ends at its
     /// first or second comparison, instead of comparing with every field before it.
     static func index(of name: String, in fields: [Self], from start: Int) -> Int? {
+        var name = name
+        return name.withUTF8 { index(of: $0, in: fields, from: start) }
+    }
+
+    /// The index of the field a key node names (as ``index(of:in:from:)``), compared byte for byte
+    /// with the tree's text: field names are ASCII, which no other text equals.
+    static func index(ofKey key: YAMLNode, in fields: [Self], from start: Int) -> Int? {
+        key.withText { index(of: $0, in: fields, from: start) } ?? nil
+    }
+
+    private func hasName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var name = name
+        return name.withUTF8 { YAMLTree.equal($0, bytes) }
+    }
+
+    private static func index(of name: UnsafeBufferPointer<UInt8>, in fields: [Self], from start: Int) -> Int? {
+        let probe = NameKey(name)
         let count = fields.count
-        let length = name.utf8.count
         var index = start < count ? start : 0
         for _ in 0..<count {
-            // Lengths first: most names differ in length, and counting a native string's bytes costs nothing.
-            if fields[index].name.utf8.count == length, fields[index].name == name { return index }
+            // The length and first bytes tell names apart; only a longer name is compared whole.
+            if fields[index].key == probe, name.count <= NameKey.width || fields[index].hasName(name) {
+                return index
+            }
             index = index + 1 == count ? 0 : index + 1
         }
         return nil
+    }
+}
+
+/// A name's length and its first 24 UTF-8 bytes in three words: equal for equal names, and unequal
+/// for names that differ in length or in their first 24 bytes (longer than any field's name but a few).
+struct NameKey: Equatable, Sendable {
+    static let width = 24
+    let length: Int
+    let words: (UInt64, UInt64, UInt64)
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.prefix(Self.width)))) }
+        self.length = bytes.count
+        self.words = words
+    }
+
+    static func == (first: NameKey, second: NameKey) -> Bool {
+        first.length == second.length && first.words == second.words
+    }
+
+    init(_ name: String) {
+        var name = name
+        self = name.withUTF8 { NameKey($0) }
     }
 }

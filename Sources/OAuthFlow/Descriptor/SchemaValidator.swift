@@ -10,8 +10,29 @@ struct SchemaValidator {
     private(set) var problems: [DescriptorProblem] = []
     private var visited = 0
     private var gaveUp = false
-    /// The key path of the node being checked; it grows and shrinks, and is copied only into a problem.
-    private var keyPath: [String] = []
+    /// Where the checked node is: the path it was found at, then a step for each key or item below it
+    /// (``Step``), which grows and shrinks as the walk goes and is spelled out only for a problem.
+    private var outerPath: [String] = []
+    private var steps: [Step] = []
+    private var tree: YAMLTree?
+
+    /// One key or list item on the way down: no `String` is made or retained until a problem names it.
+    private enum Step {
+        /// The key node, in the tree being checked.
+        case key(Int32)
+        case item(Int)
+    }
+
+    /// The key path of the node being checked.
+    private var keyPath: [String] {
+        outerPath
+            + steps.map { step in
+                switch step {
+                case let .key(index): tree.flatMap { YAMLNode(tree: $0, index: Int(index)).string } ?? ""
+                case let .item(index): String(index)
+                }
+            }
+    }
 
     /// Whether messages quote the file's values (keys are always named); a resources file's
     /// values are not echoed.
@@ -24,15 +45,17 @@ struct SchemaValidator {
 
     /// Checks `node`, found at `keyPath`, against `shape`.
     mutating func check(_ node: YAMLNode, against shape: DescriptorSchema.Shape, keyPath: [String]) {
-        self.keyPath = keyPath
+        outerPath = keyPath
+        steps = []
+        tree = node.tree
         visit(node, shape)
     }
 
-    /// Checks the child `node` found under `key`.
-    private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape, under key: String) {
-        keyPath.append(key)
+    /// Checks the child `node` found under `step`.
+    private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape, under step: Step) {
+        steps.append(step)
         visit(node, shape)
-        keyPath.removeLast()
+        steps.removeLast()
     }
 
     private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) {
@@ -51,7 +74,7 @@ struct SchemaValidator {
             var present = FieldSet(count: fields.count)
             var next = 0
             for (key, value) in mapping {
-                guard let name = key.string, key.tagCode == .str || key.tagCode == .int else {
+                guard key.kind == .scalar, key.tagCode == .str || key.tagCode == .int else {
                     let message =
                         key.tagCode == .merge
                         ? "YAML merge keys (`<<`) are not read in descriptors; write the keys out" : "keys must be plain strings"
@@ -59,7 +82,8 @@ struct SchemaValidator {
                     continue
                 }
                 // By index: a `Field` copied out of the array costs five retains and releases.
-                guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else {
+                guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else {
+                    let name = key.string ?? ""
                     var message = "unknown key \(Self.quoted(name))" + (keyPath.isEmpty ? "" : " in \(Self.quoted(keyPath.joined(separator: ".")))")
                     if let suggestion = Spelling.closest(to: name, among: fields.map(\.name)) {
                         message += "; did you mean `\(suggestion)`?"
@@ -69,7 +93,7 @@ struct SchemaValidator {
                 }
                 present.insert(field)
                 next = field + 1
-                visit(value, fields[field].shape, under: name)
+                visit(value, fields[field].shape, under: .key(Int32(key.index)))
             }
             for field in fields.indices where fields[field].required && !present.contains(field) {
                 let name = fields[field].name
@@ -86,11 +110,11 @@ struct SchemaValidator {
                 return
             }
             for (key, value) in mapping {
-                guard let name = key.string else {
+                guard key.kind == .scalar else {
                     report(.wrongType, at: key, keyPath, "keys must be plain strings")
                     continue
                 }
-                visit(value, valueShape, under: name)
+                visit(value, valueShape, under: .key(Int32(key.index)))
             }
         case let .list(itemShape):
             guard node.kind == .sequence else {
@@ -106,22 +130,28 @@ struct SchemaValidator {
                 return
             }
             for (index, item) in sequence.enumerated() {
-                visit(item, itemShape, under: String(index))
+                visit(item, itemShape, under: .item(index))
             }
         case let .either(shapes):
             for option in shapes where matches(node, option) { return }
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
         default:
-            if let message = scalarMismatch(node, shape) {
-                report(.wrongType, at: node, keyPath, message)
+            if let mismatch = scalarMismatch(node, shape) {
+                report(.wrongType, at: node, keyPath, message(for: mismatch, node, shape))
             }
         }
     }
 
     private func matches(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> Bool {
-        var probe = SchemaValidator(path: path)
-        probe.check(node, against: shape, keyPath: keyPath)
-        return probe.problems.isEmpty
+        switch shape {
+        case .object, .map, .list, .either:
+            var probe = SchemaValidator(path: path)
+            probe.check(node, against: shape, keyPath: keyPath)
+            return probe.problems.isEmpty
+        default:
+            // A scalar shape: whether it fits, without the message a mismatch would need.
+            return scalarMismatch(node, shape) == nil
+        }
     }
 
     /// The mapping's entries, or nil (and a problem) when the node is not a mapping.
@@ -134,49 +164,73 @@ struct SchemaValidator {
         return node.pairs
     }
 
+    /// Why a scalar does not fit a scalar shape, as found: cheap to make, so a shape tried as one
+    /// option of `either` costs no message; ``message(for:_:_:)`` words it when it is reported.
+    private enum ScalarMismatch: Equatable {
+        /// Not of the shape's type; `quoteHint` when a quoted string would have been.
+        case type(quoteHint: Bool)
+        case pattern(String)
+        case urlTooLong
+        case placeholders(Int)
+        case notAbsolute(String)
+        case outOfRange(Int)
+        case notAllowed
+    }
+
     /// Why a scalar node does not fit a scalar shape, or nil when it does.
-    private func scalarMismatch(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> String? {
-        guard let text = node.string else { return expected(shape, found: node) }
+    private func scalarMismatch(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> ScalarMismatch? {
+        guard node.kind == .scalar else { return .type(quoteHint: false) }
         let tag = node.tagCode
         switch shape {
         case let .string(pattern):
-            guard tag == .str else { return expected(shape, found: node) + "; quote it if you mean the text" }
-            if let pattern, !Pattern.matchesWhole(text, pattern: pattern) {
-                return "\(value(text)) does not match the pattern `\(pattern)`"
-            }
+            guard tag == .str else { return .type(quoteHint: true) }
+            if let pattern, let text = node.string, !Pattern.matchesWhole(text, pattern: pattern) { return .pattern(pattern) }
         case .urlTemplate:
-            guard tag == .str else { return expected(shape, found: node) }
-            guard text.utf8.count <= DescriptorSchema.maximumURLLength else {
-                return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
-            }
-            switch URLTemplate(text).problem(maximumPlaceholders: DescriptorSchema.maximumPlaceholders) {
+            guard tag == .str else { return .type(quoteHint: false) }
+            guard node.expandedBytes <= DescriptorSchema.maximumURLLength else { return .urlTooLong }
+            switch URLTemplate(node.string ?? "").problem(maximumPlaceholders: DescriptorSchema.maximumPlaceholders) {
             case nil: break
-            case let .placeholders(count):
-                return "the URL has \(count) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
-            case let .shape(reason):
-                return "\(value(text)) is not an absolute URL: \(reason)"
+            case let .placeholders(count): return .placeholders(count)
+            case let .shape(reason): return .notAbsolute(reason)
             }
         case .boolean:
-            guard tag == .bool else { return expected(shape, found: node) }
+            guard tag == .bool else { return .type(quoteHint: false) }
         case let .integer(range):
-            guard tag == .int, let value = Int(text) else { return expected(shape, found: node) }
-            if !range.contains(value) {
-                return range.count == 1
-                    ? "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
-                    : "\(value) is out of range; expected \(shape.phrase)"
-            }
+            guard tag == .int, let value = node.string.flatMap({ Int($0) }) else { return .type(quoteHint: false) }
+            if !range.contains(value) { return .outOfRange(value) }
         case let .choice(values):
-            guard tag == .str else { return expected(shape, found: node) }
-            if values.contains(text) { return nil }
+            guard tag == .str else { return .type(quoteHint: false) }
+            guard let found = node.withText({ text in values.contains { $0.utf8.elementsEqual(text) } }), found else {
+                // Not the same bytes; canonically equivalent text is allowed as a String comparison allows it.
+                if let text = node.string, values.contains(text) { return nil }
+                return .notAllowed
+            }
+        default:
+            return .type(quoteHint: false)
+        }
+        return nil
+    }
+
+    /// The words for a scalar that does not fit `shape`.
+    private func message(for mismatch: ScalarMismatch, _ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> String {
+        let text = node.string ?? ""
+        switch mismatch {
+        case let .type(quoteHint): return expected(shape, found: node) + (quoteHint ? "; quote it if you mean the text" : "")
+        case let .pattern(pattern): return "\(value(text)) does not match the pattern `\(pattern)`"
+        case .urlTooLong: return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
+        case let .placeholders(count):
+            return "the URL has \(count) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
+        case let .notAbsolute(reason): return "\(value(text)) is not an absolute URL: \(reason)"
+        case let .outOfRange(value):
+            guard case let .integer(range) = shape, range.count == 1 else { return "\(value) is out of range; expected \(shape.phrase)" }
+            return "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
+        case .notAllowed:
             var message = "\(value(text)) is not allowed here; expected \(shape.phrase)"
-            if let suggestion = Spelling.closest(to: text, among: values) {
+            if case let .choice(values) = shape, let suggestion = Spelling.closest(to: text, among: values) {
                 message += "; did you mean `\(suggestion)`?"
             }
             return message
-        default:
-            return expected(shape, found: node)
         }
-        return nil
     }
 
     private func expected(_ shape: DescriptorSchema.Shape, found node: YAMLNode) -> String {

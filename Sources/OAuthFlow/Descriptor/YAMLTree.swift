@@ -1,12 +1,15 @@
 import CYaml
+import Foundation
 import Yams
 
 /// A YAML document composed from libyaml's events into one flat table of nodes.
 ///
 /// libyaml (the C library Yams bundles as `CYaml`) does the parsing; this type only
-/// builds the tree. It stores every node in two arrays, so a descriptor is a few
-/// allocations instead of one boxed, reference-counted `Yams.Node` per value, and
-/// walking it copies nothing (see Docs/benchmarks.md). Scalars are typed once, while
+/// builds the tree. It stores every node in two arrays and every scalar's text in one
+/// run of bytes, so a descriptor is a few allocations instead of one boxed,
+/// reference-counted `Yams.Node` per value (or one `String` per scalar), and walking
+/// it copies nothing: a key is compared with a name byte for byte, and a scalar
+/// becomes a `String` only when it is asked for one (see Docs/benchmarks.md). Scalars are typed once, while
 /// composing, by ``ScalarTyping`` with YAML 1.1 rules as Yams' default resolver would.
 ///
 /// Aliases point at the anchored node; no subtree is copied. ``YAMLNode/expandedCount``
@@ -76,19 +79,21 @@ public final class YAMLTree: Sendable {
         var expandedBytes: Int32 = 0
         /// The collections on the longest path down from this node, aliases followed (0 for a scalar).
         var depth: Int32 = 0
+        /// Where a scalar's text starts in ``YAMLTree/text``; its length is `expandedBytes`.
+        var textStart: Int32 = 0
     }
 
     let entries: [Entry]
-    /// Each node's text, by the node's index; empty for collections.
-    let texts: [String]
+    /// Every scalar's text in UTF-8, one after another (libyaml's reader has checked the encoding).
+    let text: [UInt8]
     /// Children of collections, contiguous per collection; a mapping's are key, value, key, value.
     let children: [Int32]
     /// The tags written in the file that YAML 1.1 does not name, by node index.
     let customTags: [Int32: Tag.Name]
 
-    init(entries: [Entry], texts: [String], children: [Int32], customTags: [Int32: Tag.Name]) {
+    init(entries: [Entry], text: [UInt8], children: [Int32], customTags: [Int32: Tag.Name]) {
         self.entries = entries
-        self.texts = texts
+        self.text = text
         self.children = children
         self.customTags = customTags
     }
@@ -96,31 +101,60 @@ public final class YAMLTree: Sendable {
     /// The document's root node.
     public var root: YAMLNode { YAMLNode(tree: self, index: 0) }
 
-    /// Whether any scalar key of any mapping satisfies `key` (given the key's text and its value),
+    /// Whether any scalar key of any mapping satisfies `key` (given the key's UTF-8 text and its value),
     /// or any scalar at all (keys too) satisfies `value`: one pass over the tables, in no particular
     /// order and with no key paths, for a check that most files pass and that walks the tree only
     /// when this answers true.
-    package func anyScalar(key: (String, YAMLNode) -> Bool, value: (String) -> Bool) -> Bool {
-        for index in entries.indices {
-            let entry = entries[index]
-            switch entry.kind {
-            case .scalar:
-                if value(texts[index]) { return true }
-            case .mapping:
-                let first = Int(entry.firstChild)
-                for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
-                    let candidate = Int(children[position])
-                    if entries[candidate].kind == .scalar,
-                        key(texts[candidate], YAMLNode(tree: self, index: Int(children[position + 1])))
-                    {
-                        return true
+    package func anyScalar(
+        key: (UnsafeBufferPointer<UInt8>, YAMLNode) -> Bool, value: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        text.withUnsafeBufferPointer { text in
+            for index in entries.indices {
+                let entry = entries[index]
+                switch entry.kind {
+                case .scalar:
+                    if value(Self.slice(text, entry)) { return true }
+                case .mapping:
+                    let first = Int(entry.firstChild)
+                    for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+                        let candidate = entries[Int(children[position])]
+                        if candidate.kind == .scalar,
+                            key(Self.slice(text, candidate), YAMLNode(tree: self, index: Int(children[position + 1])))
+                        {
+                            return true
+                        }
                     }
+                case .sequence:
+                    break
                 }
-            case .sequence:
-                break
             }
+            return false
         }
-        return false
+    }
+
+    /// A scalar's bytes within the tree's text.
+    static func slice(_ text: UnsafeBufferPointer<UInt8>, _ entry: Entry) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: text[Int(entry.textStart)..<Int(entry.textStart) + Int(entry.expandedBytes)])
+    }
+
+    /// Whether every byte is ASCII.
+    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte >= 0x80 { return false }
+        return true
+    }
+
+    /// Whether node `index` is a scalar whose text is `bytes`, byte for byte.
+    func scalar(_ index: Int, is bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let entry = entries[index]
+        guard entry.kind == .scalar, Int(entry.expandedBytes) == bytes.count else { return false }
+        return text.withUnsafeBufferPointer { Self.equal(Self.slice($0, entry), bytes) }
+    }
+
+    /// Whether two runs of bytes are the same.
+    package static func equal(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard first.count == second.count else { return false }
+        guard let left = first.baseAddress, let right = second.baseAddress else { return true }
+        return memcmp(left, right, first.count) == 0
     }
 
     /// Composes the single document in `text`.
@@ -160,8 +194,26 @@ public struct YAMLNode: Sendable {
         let code = entry.tag
         return code == .custom ? tree.customTags[Int32(index)] ?? .str : code.name
     }
-    /// A scalar's text; nil for collections.
-    public var string: String? { entry.kind == .scalar ? tree.texts[index] : nil }
+    /// A scalar's text; nil for collections. Made from the tree's bytes at each call: compare with
+    /// ``hasText(_:)`` where a comparison is all that is wanted.
+    public var string: String? {
+        let entry = self.entry
+        guard entry.kind == .scalar else { return nil }
+        return tree.text.withUnsafeBufferPointer { String(decoding: YAMLTree.slice($0, entry), as: UTF8.self) }
+    }
+
+    /// Whether this is a scalar whose text is `other`, compared byte for byte without making a `String`.
+    public func hasText(_ other: String) -> Bool {
+        var other = other
+        return other.withUTF8 { tree.scalar(index, is: $0) }
+    }
+
+    /// `body` over a scalar's UTF-8 text, without making a `String`; nil for collections.
+    package func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
+        let entry = self.entry
+        guard entry.kind == .scalar else { return nil }
+        return try tree.text.withUnsafeBufferPointer { try body(YAMLTree.slice($0, entry)) }
+    }
     /// How many nodes this subtree holds with every alias expanded (saturating).
     public var expandedCount: Int { Int(entry.expandedCount) }
     /// How many bytes of scalar text this subtree holds with every alias expanded (saturating): a
@@ -218,13 +270,26 @@ public struct YAMLNode: Sendable {
         let entry = self.entry
         guard entry.kind == .mapping else { return nil }
         let first = Int(entry.firstChild)
-        for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
-            let candidate = Int(tree.children[position])
-            if tree.entries[candidate].kind == .scalar, tree.texts[candidate] == key {
-                return YAMLNode(tree: tree, index: Int(tree.children[position + 1]))
+        let positions = stride(from: first, to: first + Int(entry.childCount), by: 2)
+        var bytes = key
+        let found: Int? = bytes.withUTF8 { bytes in
+            guard YAMLTree.isASCII(bytes) else {
+                // Strings compare by canonical equivalence, as the dictionaries built from the tree will.
+                return positions.first { YAMLNode(tree: tree, index: Int(tree.children[$0])).string == key }
+            }
+            // ASCII text is equal to another text only byte for byte.
+            return tree.text.withUnsafeBufferPointer { text in
+                tree.entries.withUnsafeBufferPointer { entries in
+                    tree.children.withUnsafeBufferPointer { children in
+                        positions.first { position in
+                            let candidate = entries[Int(children[position])]
+                            return candidate.kind == .scalar && YAMLTree.equal(YAMLTree.slice(text, candidate), bytes)
+                        }
+                    }
+                }
             }
         }
-        return nil
+        return found.map { YAMLNode(tree: tree, index: Int(tree.children[$0 + 1])) }
     }
 
     /// Where this node's children are in the tree's child table, when it is of `kind`.
@@ -263,7 +328,7 @@ private struct Composer {
     /// The most collections open at once.
     let maximumDepth: Int
     private var entries: [YAMLTree.Entry] = []
-    private var texts: [String] = []
+    private var text: [UInt8] = []
     private var customTags: [Int32: Tag.Name] = [:]
     private var children: [Int32] = []
     /// Child indices of the open collections, innermost last; `open` marks where each begins.
@@ -285,7 +350,8 @@ private struct Composer {
         // About one node for every dozen bytes of a descriptor: room for them all at once, not by doubling.
         let expected = bytes.count / 12 + 16
         entries.reserveCapacity(expected)
-        texts.reserveCapacity(expected)
+        // Scalars' text is most of a descriptor's bytes, never more (escapes and folding only shorten it).
+        text.reserveCapacity(bytes.count)
         children.reserveCapacity(expected)
         if let base = bytes.baseAddress {
             yaml_parser_set_input_string(&parser, base, bytes.count)
@@ -299,7 +365,7 @@ private struct Composer {
             defer { yaml_event_delete(&event) }
             switch event.type {
             case YAML_STREAM_END_EVENT:
-                return entries.isEmpty ? nil : YAMLTree(entries: entries, texts: texts, children: children, customTags: customTags)
+                return entries.isEmpty ? nil : YAMLTree(entries: entries, text: text, children: children, customTags: customTags)
             case YAML_DOCUMENT_START_EVENT:
                 documents += 1
                 if documents > 1 {
@@ -324,8 +390,8 @@ private struct Composer {
                     YAMLTree.Entry(
                         kind: .scalar, style: style, tag: code,
                         line: Self.line(event.start_mark), column: Self.column(event.start_mark),
-                        expandedBytes: Int32(clamping: bytes.count)),
-                    text: String(decoding: bytes, as: UTF8.self))
+                        expandedBytes: Int32(clamping: bytes.count), textStart: Int32(clamping: text.count)))
+                text.append(contentsOf: UnsafeRawBufferPointer(bytes))
                 if code == .custom, let tag { customTags[index] = tag }
                 if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
                 attach(index)
@@ -358,9 +424,8 @@ private struct Composer {
         }
     }
 
-    private mutating func append(_ entry: YAMLTree.Entry, text: String = "") -> Int32 {
+    private mutating func append(_ entry: YAMLTree.Entry) -> Int32 {
         entries.append(entry)
-        texts.append(text)
         return Int32(entries.count - 1)
     }
 
@@ -423,18 +488,20 @@ private struct Composer {
         // A descriptor's mappings hold a few keys: comparing each with those before it costs less
         // than hashing them (and allocates nothing); a long mapping (a hostile file's, say) is hashed.
         if entry.childCount <= 64 {
-            var clean = true
-            for later in stride(from: first + 2, to: end, by: 2) where clean {
-                let key = Int(children[later])
-                guard entries[key].kind == .scalar else { continue }
-                let text = texts[key]
-                for earlier in stride(from: first, to: later, by: 2) {
-                    let other = Int(children[earlier])
-                    if entries[other].kind == .scalar, texts[other] == text {
-                        clean = false
-                        break
+            // Byte for byte while the keys are ASCII; keys with other characters are compared as strings
+            // below, by canonical equivalence, as the dictionaries decoded from them will compare them.
+            let clean = text.withUnsafeBufferPointer { text in
+                for later in stride(from: first, to: end, by: 2) {
+                    let key = entries[Int(children[later])]
+                    guard key.kind == .scalar else { continue }
+                    let bytes = YAMLTree.slice(text, key)
+                    guard YAMLTree.isASCII(bytes) else { return false }
+                    for earlier in stride(from: first, to: later, by: 2) {
+                        let other = entries[Int(children[earlier])]
+                        if other.kind == .scalar, YAMLTree.equal(bytes, YAMLTree.slice(text, other)) { return false }
                     }
                 }
+                return true
             }
             if clean { return }
         }
@@ -442,7 +509,7 @@ private struct Composer {
         var seen: Set<String> = []
         var repeats: [String: Int] = [:]
         for key in keys {
-            let text = texts[key]
+            let text = text.withUnsafeBufferPointer { String(decoding: YAMLTree.slice($0, entries[key]), as: UTF8.self) }
             if !seen.insert(text).inserted, repeats[text] == nil { repeats[text] = key }
         }
         guard !repeats.isEmpty else { return }

@@ -30,7 +30,7 @@ enum Pattern {
     /// rather than letting them through.
     static func matchesWhole(_ value: String, pattern: String) -> Bool {
         guard case let .success(program) = cache.program(for: pattern) else { return false }
-        return program.matchesWhole(Array(value.unicodeScalars))
+        return program.matchesWhole(value)
     }
 
     /// Why `pattern` cannot be used, or nil when it can.
@@ -59,8 +59,13 @@ enum Pattern {
         var ranges: [ClosedRange<UInt32>]
         var negated = false
 
-        func contains(_ scalar: Unicode.Scalar) -> Bool {
-            ranges.contains { $0.contains(scalar.value) } != negated
+        func contains(_ scalar: UInt32) -> Bool {
+            var found = false
+            for range in ranges where range.contains(scalar) {
+                found = true
+                break
+            }
+            return found != negated
         }
 
         static func single(_ scalar: Unicode.Scalar) -> ScalarSet { ScalarSet(ranges: [scalar.value...scalar.value]) }
@@ -326,38 +331,85 @@ enum Pattern {
             instructions = compiler.program
         }
 
-        /// Runs every thread in lockstep over the input (Thompson's construction).
-        func matchesWhole(_ input: [Unicode.Scalar]) -> Bool {
-            var current: [Int] = []
-            var next: [Int] = []
-            var seen = [Int](repeating: -1, count: instructions.count)
-            var stack: [Int] = []
-            func addClosure(_ start: Int, at position: Int, into list: inout [Int], generation: Int) {
-                stack.append(start)
-                while let pc = stack.popLast() {
-                    guard seen[pc] != generation else { continue }
-                    seen[pc] = generation
-                    switch instructions[pc] {
-                    case let .jump(target): stack.append(target)
-                    case let .split(first, second): stack.append(second); stack.append(first)
-                    case .assertStart: if position == 0 { stack.append(pc + 1) }
-                    case .assertEnd: if position == input.count { stack.append(pc + 1) }
-                    case .scalar, .match: list.append(pc)
+        /// Whether the whole of `value` matches: over its UTF-8 bytes when it is ASCII (each byte is
+        /// then a scalar), over its scalars otherwise.
+        func matchesWhole(_ value: String) -> Bool {
+            var value = value
+            let ascii: Bool? = value.withUTF8 { bytes in
+                for byte in bytes where byte >= 0x80 { return nil }
+                return run(bytes.lazy.map { UInt32($0) })
+            }
+            return ascii ?? run(value.unicodeScalars.map(\.value))
+        }
+
+        /// Runs every thread in lockstep over the input (Thompson's construction). Each instruction
+        /// enters a list at most once per step (`seen` holds the step it last entered), so the lists
+        /// hold at most one entry per instruction and a closure pushes at most two per instruction
+        /// it visits: every table lives in one scratch allocation sized from the program.
+        private func run<Input: Collection<UInt32>>(_ input: Input) -> Bool {
+            let size = instructions.count
+            let length = input.count
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: 5 * size + 1) { scratch in
+                guard let base = scratch.baseAddress else { return false }
+                let seen = base
+                seen.initialize(repeating: -1, count: size)
+                var current = base + size, next = base + 2 * size
+                let stack = base + 3 * size
+                var currentCount = 0, nextCount = 0
+                return instructions.withUnsafeBufferPointer { program in
+                    func addClosure(_ start: Int, at position: Int, into list: UnsafeMutablePointer<Int>, _ count: inout Int) {
+                        var depth = 1
+                        stack[0] = start
+                        while depth > 0 {
+                            depth -= 1
+                            let pc = stack[depth]
+                            guard seen[pc] != position else { continue }
+                            seen[pc] = position
+                            switch program[pc] {
+                            case let .jump(target):
+                                stack[depth] = target
+                                depth += 1
+                            case let .split(first, second):
+                                stack[depth] = second
+                                stack[depth + 1] = first
+                                depth += 2
+                            case .assertStart:
+                                if position == 0 {
+                                    stack[depth] = pc + 1
+                                    depth += 1
+                                }
+                            case .assertEnd:
+                                if position == length {
+                                    stack[depth] = pc + 1
+                                    depth += 1
+                                }
+                            case .scalar, .match:
+                                list[count] = pc
+                                count += 1
+                            }
+                        }
                     }
+                    addClosure(0, at: 0, into: current, &currentCount)
+                    var position = 0
+                    for value in input {
+                        nextCount = 0
+                        for entry in 0..<currentCount {
+                            let pc = current[entry]
+                            if case let .scalar(set) = program[pc], set.contains(value) {
+                                addClosure(pc + 1, at: position + 1, into: next, &nextCount)
+                            }
+                        }
+                        if nextCount == 0 { return false }
+                        swap(&current, &next)
+                        currentCount = nextCount
+                        position += 1
+                    }
+                    for entry in 0..<currentCount {
+                        if case .match = program[current[entry]] { return true }
+                    }
+                    return false
                 }
             }
-            addClosure(0, at: 0, into: &current, generation: 0)
-            for (position, scalar) in input.enumerated() {
-                next.removeAll(keepingCapacity: true)
-                for pc in current {
-                    if case let .scalar(set) = instructions[pc], set.contains(scalar) {
-                        addClosure(pc + 1, at: position + 1, into: &next, generation: position + 1)
-                    }
-                }
-                if next.isEmpty { return false }
-                swap(&current, &next)
-            }
-            return current.contains { if case .match = instructions[$0] { true } else { false } }
         }
     }
 }

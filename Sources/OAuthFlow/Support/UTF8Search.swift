@@ -9,20 +9,31 @@ extension String {
     package func firstUTF8Range(of needle: String) -> Range<Index>? {
         var haystack = self, needle = needle
         let found: Range<Int>? = haystack.withUTF8 { bytes in
-            needle.withUTF8 { pattern in
-                guard let lead = pattern.first else { return 0..<0 }
-                guard pattern.count <= bytes.count else { return nil }
-                let lastStart = bytes.count - pattern.count
-                var start = 0
-                while start <= lastStart, let candidate = bytes[start...lastStart].firstIndex(of: lead) {
-                    if UnsafeBufferPointer(rebasing: bytes[candidate..<candidate + pattern.count]).elementsEqual(pattern) {
-                        return candidate..<candidate + pattern.count
-                    }
-                    start = candidate + 1
-                }
-                return nil
-            }
+            needle.withUTF8 { UTF8Search.firstRange(of: $0, in: bytes) }
         }
         return found.map { utf8.index(startIndex, offsetBy: $0.lowerBound)..<utf8.index(startIndex, offsetBy: $0.upperBound) }
+    }
+}
+
+/// Searching runs of UTF-8 bytes.
+package enum UTF8Search {
+    /// Where `pattern` first occurs in `bytes`, as byte offsets; an empty pattern is found at 0.
+    package static func firstRange(of pattern: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let lead = pattern.first else { return 0..<0 }
+        guard pattern.count <= bytes.count else { return nil }
+        let lastStart = bytes.count - pattern.count
+        var start = 0
+        while start <= lastStart, let candidate = bytes[start...lastStart].firstIndex(of: lead) {
+            if UnsafeBufferPointer(rebasing: bytes[candidate..<candidate + pattern.count]).elementsEqual(pattern) {
+                return candidate..<candidate + pattern.count
+            }
+            start = candidate + 1
+        }
+        return nil
+    }
+
+    /// Whether the ASCII `pattern` occurs in `bytes`.
+    package static func contains(_ pattern: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        pattern.withUTF8Buffer { firstRange(of: $0, in: bytes) } != nil
     }
 }

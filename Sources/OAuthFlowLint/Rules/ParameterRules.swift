@@ -104,9 +104,10 @@ public struct LiteralSecretRule: LintRule {
         // without walking the tree with a key path (a twentieth of lint's time when it always walked).
         let suspect = root.tree.anyScalar(
             key: { name, value in
-                Self.looksSecret(name) || (name == "headers" && value.pairs.contains { Self.isCredentialHeader($0.key.string ?? "") })
+                Self.looksSecret(utf8: name)
+                    || (("headers" as StaticString).withUTF8Buffer { YAMLTree.equal(name, $0) } && value.pairs.contains { Self.isCredentialHeader($0.key.string ?? "") })
             },
-            value: Self.mayHoldPrivateKey)
+            value: Self.mayHoldPrivateKey(utf8:))
         guard suspect else { return [] }
         var diagnostics: [Diagnostic] = []
         var budget = DescriptorDocument.maximumNodes
@@ -117,20 +118,32 @@ public struct LiteralSecretRule: LintRule {
 
     /// Whether a key names a secret: one of ``secretNames`` or a name ending in `_secret`, in any case.
     static func looksSecret(_ name: String) -> Bool {
-        let answer = ifASCII(name) { bytes in
-            // Most keys are ruled out by their length or their last letter, without a comparison.
-            guard bytes.count >= shortestSecretName, endsASecretName[Int(bytes[bytes.count - 1] | 0x20)] else { return false }
-            for word in secretNameBytes where word.count == bytes.count && equalsLowercased(bytes, from: 0, word) { return true }
-            return bytes.count >= secretSuffix.count && equalsLowercased(bytes, from: bytes.count - secretSuffix.count, secretSuffix)
+        var name = name
+        return name.withUTF8(looksSecret(utf8:))
+    }
+
+    /// ``looksSecret(_:)`` over a name's UTF-8 bytes.
+    static func looksSecret(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard YAMLTree.isASCII(bytes) else {
+            // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
+            let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
+            return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
         }
-        if let answer { return answer }
-        let lowered = name.lowercased()
-        return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
+        // Most keys are ruled out by their length or their last letter, without a comparison.
+        guard bytes.count >= shortestSecretName, endsASecretName[Int(bytes[bytes.count - 1] | 0x20)] else { return false }
+        for word in secretNameBytes where word.count == bytes.count && equalsLowercased(bytes, from: 0, word) { return true }
+        return bytes.count >= secretSuffix.count && equalsLowercased(bytes, from: bytes.count - secretSuffix.count, secretSuffix)
     }
 
     /// Whether a value holds a PEM private key's armour.
     static func mayHoldPrivateKey(_ text: String) -> Bool {
-        text.utf8.count >= 13 && text.firstUTF8Range(of: "-----BEGIN") != nil && text.firstUTF8Range(of: "KEY") != nil
+        var text = text
+        return text.withUTF8(mayHoldPrivateKey(utf8:))
+    }
+
+    /// ``mayHoldPrivateKey(_:)`` over a value's UTF-8 bytes.
+    static func mayHoldPrivateKey(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 13 && UTF8Search.contains("-----BEGIN", in: bytes) && UTF8Search.contains("KEY", in: bytes)
     }
 
     private static let secretNameBytes = secretNames.map { Array($0.utf8) }
@@ -147,17 +160,10 @@ public struct LiteralSecretRule: LintRule {
 
     /// Whether a header name is one that carries credentials, in any case.
     static func isCredentialHeader(_ name: String) -> Bool {
-        ifASCII(name) { bytes in credentialHeaderBytes.contains { $0.count == bytes.count && equalsLowercased(bytes, from: 0, $0) } }
-            ?? credentialHeaders.contains(name.lowercased())
-    }
-
-    /// `test` over an ASCII name's bytes; nil for a name with other characters, which the caller
-    /// lowers with `lowercased()` (it knows more than ASCII: a Kelvin sign lowers to `k`).
-    private static func ifASCII(_ name: String, _ test: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
-        var name = name
-        return name.withUTF8 { bytes in
-            for index in 0..<bytes.count where bytes[index] >= 0x80 { return nil }
-            return test(bytes)
+        var bytes = name
+        return bytes.withUTF8 { bytes in
+            guard YAMLTree.isASCII(bytes) else { return credentialHeaders.contains(name.lowercased()) }
+            return credentialHeaderBytes.contains { $0.count == bytes.count && equalsLowercased(bytes, from: 0, $0) }
         }
     }
 
