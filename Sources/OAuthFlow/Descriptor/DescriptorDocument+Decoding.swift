@@ -87,7 +87,11 @@ struct PlainObject {
         init(_ node: YAMLNode, fields: [DescriptorSchema.Field]) {
             tree = node.tree
             self.fields = fields
-            var values = [Int32](repeating: -1, count: fields.count)
+            // Made in place: `init(repeating:count:)` took the unspecialised path, a metadata lookup per object.
+            var values = [Int32](unsafeUninitializedCapacity: fields.count) { buffer, count in
+                buffer.initialize(repeating: -1)
+                count = fields.count
+            }
             var next = 0
             for (key, value) in node.pairs {
                 guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else { continue }

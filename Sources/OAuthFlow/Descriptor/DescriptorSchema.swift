@@ -480,33 +480,37 @@ extension DescriptorSchema.Field {
     /// that order too: starting after the last field found, the search mostly ends at its
     /// first or second comparison, instead of comparing with every field before it.
     static func index(of name: String, in fields: [Self], from start: Int) -> Int? {
-        var name = name
-        return name.withUTF8 { index(of: $0, in: fields, from: start) }
+        // Lengths first: most names differ in length, and counting a native string's bytes costs nothing.
+        let length = name.utf8.count
+        let count = fields.count
+        var index = start < count ? start : 0
+        for _ in 0..<count {
+            if fields[index].name.utf8.count == length, fields[index].name == name { return index }
+            index = index + 1 == count ? 0 : index + 1
+        }
+        return nil
     }
 
     /// The index of the field a key node names (as ``index(of:in:from:)``), compared byte for byte
-    /// with the tree's text: field names are ASCII, which no other text equals.
+    /// with the tree's text, without making a `String` of it: field names are ASCII, and ASCII text
+    /// equals another text only byte for byte. The length and first bytes (``NameKey``, kept in each
+    /// field) tell names apart; only a longer name is compared whole.
     static func index(ofKey key: YAMLNode, in fields: [Self], from start: Int) -> Int? {
-        key.withText { index(of: $0, in: fields, from: start) } ?? nil
+        key.withText { bytes in
+            let probe = NameKey(bytes)
+            let count = fields.count
+            var index = start < count ? start : 0
+            for _ in 0..<count {
+                if fields[index].key == probe, bytes.count <= NameKey.width || fields[index].hasName(bytes) { return index }
+                index = index + 1 == count ? 0 : index + 1
+            }
+            return nil
+        } ?? nil
     }
 
     private func hasName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var name = name
         return name.withUTF8 { YAMLTree.equal($0, bytes) }
-    }
-
-    private static func index(of name: UnsafeBufferPointer<UInt8>, in fields: [Self], from start: Int) -> Int? {
-        let probe = NameKey(name)
-        let count = fields.count
-        var index = start < count ? start : 0
-        for _ in 0..<count {
-            // The length and first bytes tell names apart; only a longer name is compared whole.
-            if fields[index].key == probe, name.count <= NameKey.width || fields[index].hasName(name) {
-                return index
-            }
-            index = index + 1 == count ? 0 : index + 1
-        }
-        return nil
     }
 }
 
@@ -524,12 +528,12 @@ struct NameKey: Equatable, Sendable {
         self.words = words
     }
 
-    static func == (first: NameKey, second: NameKey) -> Bool {
-        first.length == second.length && first.words == second.words
-    }
-
     init(_ name: String) {
         var name = name
         self = name.withUTF8 { NameKey($0) }
+    }
+
+    static func == (first: NameKey, second: NameKey) -> Bool {
+        first.length == second.length && first.words == second.words
     }
 }
