@@ -114,8 +114,14 @@ public struct LintFile {
 
     public init(document: DescriptorDocument) {
         self.document = document
-        urls = document.descriptor.map(urlFields) ?? []
-        placeholderUses = urls.flatMap { field in field.template.placeholders.map { (field.keyPath, $0) } }
+        let urls = document.descriptor.map(urlFields) ?? []
+        var uses: [(keyPath: [String], placeholder: URLTemplate.Placeholder)] = []
+        uses.reserveCapacity(2 * urls.count)
+        for field in urls {
+            for placeholder in field.template.placeholders { uses.append((field.keyPath, placeholder)) }
+        }
+        self.urls = urls
+        placeholderUses = uses
     }
 
     /// The decoded descriptor, when the file is structurally valid.

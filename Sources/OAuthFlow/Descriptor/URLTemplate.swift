@@ -29,7 +29,12 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     public var placeholders: [Placeholder] {
         var text = text
         return text.withUTF8 { bytes in
+            // Counted first, so the list is allocated once at its size (and not at all for a URL without any).
+            var opening = 0
+            for byte in bytes where byte == UInt8(ascii: "{") { opening += 1 }
+            guard opening > 0 else { return [] }
             var result: [Placeholder] = []
+            result.reserveCapacity(opening)
             var part = Part.scheme
             var nameStart: Int?
             var previous = UInt8(ascii: " ")

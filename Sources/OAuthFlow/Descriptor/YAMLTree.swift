@@ -391,7 +391,7 @@ private struct Composer {
                         kind: .scalar, style: style, tag: code,
                         line: Self.line(event.start_mark), column: Self.column(event.start_mark),
                         expandedBytes: Int32(clamping: bytes.count), textStart: Int32(clamping: text.count)))
-                text.append(contentsOf: UnsafeRawBufferPointer(bytes))
+                text.append(contentsOf: bytes)
                 if code == .custom, let tag { customTags[index] = tag }
                 if let anchor = Self.string(scalar.anchor) { anchors[anchor] = index }
                 attach(index)

@@ -124,13 +124,17 @@ public struct LiteralSecretRule: LintRule {
 
     /// ``looksSecret(_:)`` over a name's UTF-8 bytes.
     static func looksSecret(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // An ASCII last letter that no secret name ends with rules the key out, whatever comes before
+        // it: lowering the text turns an ASCII last character into its own lowercase and nothing else.
+        guard let last = bytes.last else { return false }
+        if last < 0x80, !endsASecretName[Int(last | 0x20)] { return false }
         guard YAMLTree.isASCII(bytes) else {
             // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
             let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
             return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
         }
-        // Most keys are ruled out by their length or their last letter, without a comparison.
-        guard bytes.count >= shortestSecretName, endsASecretName[Int(bytes[bytes.count - 1] | 0x20)] else { return false }
+        // Most keys were ruled out by their last letter above; of the rest, short ones by their length.
+        guard bytes.count >= shortestSecretName else { return false }
         for word in secretNameBytes where word.count == bytes.count && equalsLowercased(bytes, from: 0, word) { return true }
         return bytes.count >= secretSuffix.count && equalsLowercased(bytes, from: bytes.count - secretSuffix.count, secretSuffix)
     }

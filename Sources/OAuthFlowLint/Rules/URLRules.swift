@@ -3,15 +3,17 @@ import OAuthFlow
 
 /// Every URL a descriptor holds, with its key path.
 func urlFields(_ descriptor: ProviderDescriptor) -> [(keyPath: [String], template: URLTemplate)] {
-    var fields: [([String], String)] = []
-    if let docs = descriptor.docsURL { fields.append((["docs_url"], docs)) }
-    if let issuer = descriptor.issuer { fields.append((["issuer"], issuer)) }
-    if let discovery = descriptor.discovery.url { fields.append((["discovery", "url"], discovery)) }
-    for (key, template) in descriptor.endpoints.all { fields.append((["endpoints", key], template)) }
-    for (index, resource) in (descriptor.resources ?? []).enumerated() {
-        fields.append((["resources", "\(index)", "url"], resource.url))
+    var fields: [(keyPath: [String], template: URLTemplate)] = []
+    let endpoints = descriptor.endpoints.all, resources = descriptor.resources ?? []
+    fields.reserveCapacity(3 + endpoints.count + resources.count)
+    if let docs = descriptor.docsURL { fields.append((["docs_url"], URLTemplate(docs))) }
+    if let issuer = descriptor.issuer { fields.append((["issuer"], URLTemplate(issuer))) }
+    if let discovery = descriptor.discovery.url { fields.append((["discovery", "url"], URLTemplate(discovery))) }
+    for (key, template) in endpoints { fields.append((["endpoints", key], URLTemplate(template))) }
+    for (index, resource) in resources.enumerated() {
+        fields.append((["resources", String(index), "url"], URLTemplate(resource.url)))
     }
-    return fields.map { ($0.0, URLTemplate($0.1)) }
+    return fields
 }
 
 /// Tokens and codes travel only over TLS, except to this machine.
