@@ -283,6 +283,7 @@ struct PlainObject {
     func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? {
         if case let .node(node, .map(valueShape)) = nested(key), node.kind == .mapping, valueShape.isText {
             var texts: [String: String] = [:]
+            texts.reserveCapacity(node.pairs.count)
             var complete = true
             for (name, value) in node.pairs {
                 guard let name = name.string else { continue }
@@ -357,6 +358,7 @@ struct PlainObject {
         case .absent: return nil
         case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isMapping:
             var result: [String: T] = [:]
+            result.reserveCapacity(node.pairs.count)
             let parentPath = path
             for (nameNode, item) in node.pairs {
                 guard let name = nameNode.string else { continue }

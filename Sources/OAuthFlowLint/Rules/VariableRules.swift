@@ -20,7 +20,8 @@ public struct UndeclaredVariableRule: LintRule {
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         return file.placeholderUses.compactMap { keyPath, placeholder in
-            guard descriptor.variables[placeholder.name] == nil else { return nil }
+            // By index: looking the value up would copy the variable out of the dictionary.
+            guard descriptor.variables.index(forKey: placeholder.name) == nil else { return nil }
             var message = "`{\(placeholder.name)}` is used in `\(keyPath.joined(separator: "."))` but not declared under `variables`"
             if let suggestion = Spelling.closest(to: placeholder.name, among: descriptor.variables.keys) {
                 message += "; did you mean `{\(suggestion)}`?"
@@ -48,8 +49,13 @@ public struct UnusedVariableRule: LintRule {
         guard let descriptor = file.descriptor else { return [] }
         // URLs, and the other templates variables fill: a generated client secret's issuer, an API's audience.
         let templates = [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
-        let used = Set(file.placeholderUses.map(\.placeholder.name) + templates.flatMap { URLTemplate($0).placeholders.map(\.name) })
-        return descriptor.variables.keys.sorted().filter { !used.contains($0) }.map {
+        // A descriptor declares a few variables and uses them a dozen times: searching the uses for each
+        // costs less than hashing every use into a set.
+        func isUsed(_ name: String) -> Bool {
+            file.placeholderUses.contains { $0.placeholder.name == name }
+                || templates.contains { URLTemplate($0).placeholders.contains { $0.name == name } }
+        }
+        return descriptor.variables.keys.sorted().filter { !isUsed($0) }.map {
             diagnostic(file, ["variables", $0], "variable `\($0)` is declared but no URL uses `{\($0)}`", atKey: true)
         }
     }
@@ -108,18 +114,22 @@ public struct VariableDefinitionRule: LintRule {
                 diagnostics.append(diagnostic(file, ["variables", name, "pattern"], "pattern of variable `\(name)` cannot be used: \(problem)"))
                 continue
             }
-            let samples =
-                [("default", variable.default), ("example", variable.example)].compactMap { key, value in value.map { (key, $0) } }
-                + (variable.enum ?? []).enumerated().map { ("enum.\($0.offset)", $0.element) }
-            for (key, value) in samples {
+            // Each sample value with the key path under the variable where it is written.
+            func check(_ value: String?, at keys: @autoclosure () -> [String]) {
+                guard let value else { return }
                 do {
                     try variable.validate(value, name: name, provider: descriptor.id)
                 } catch let error as ProviderError {
+                    let keys = keys()
                     diagnostics.append(
                         diagnostic(
-                            file, ["variables", name] + key.split(separator: ".").map(String.init),
-                            "`\(key)` of variable `\(name)`: \(error.message)"))
+                            file, ["variables", name] + keys, "`\(keys.joined(separator: "."))` of variable `\(name)`: \(error.message)"))
                 } catch {}
+            }
+            check(variable.default, at: ["default"])
+            check(variable.example, at: ["example"])
+            for (offset, value) in (variable.enum ?? []).enumerated() {
+                check(value, at: ["enum", String(offset)])
             }
         }
         return diagnostics
