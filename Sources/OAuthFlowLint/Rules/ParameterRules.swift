@@ -105,7 +105,8 @@ public struct LiteralSecretRule: LintRule {
         let suspect = root.tree.anyScalar(
             key: { name, value in
                 Self.looksSecret(utf8: name)
-                    || (("headers" as StaticString).withUTF8Buffer { YAMLTree.equal(name, $0) } && value.pairs.contains { Self.isCredentialHeader($0.key.string ?? "") })
+                    || (("headers" as StaticString).withUTF8Buffer { YAMLTree.equal(name, $0) }
+                        && value.pairs.contains { Self.isCredentialHeader($0.key.string ?? "") })
             },
             value: Self.mayHoldPrivateKey(utf8:))
         guard suspect else { return [] }

@@ -32,6 +32,15 @@ import OAuthFlowTestSupport
         ("é+", "ééé", true),
         ("^$", "", true),
         ("a|", "", true),
+        // Text beyond ASCII is matched scalar by scalar, ASCII text byte by byte: both ways agree with ICU.
+        ("^[a-z]+$", "acmé", false),
+        ("a.c", "aéc", true),
+        ("[^a]", "é", true),
+        (".+", "日本", true),
+        ("^[a-z0-9-]+$", "acme-東京", false),
+        // A program of a thousand steps: the matcher's scratch tables outgrow the stack.
+        ("a{1000}", String(repeating: "a", count: 1000), true),
+        ("a{1000}", String(repeating: "a", count: 999), false),
     ]
 
     @Test(arguments: cases)
