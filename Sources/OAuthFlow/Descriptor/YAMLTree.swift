@@ -137,12 +137,6 @@ public final class YAMLTree: Sendable {
         UnsafeBufferPointer(rebasing: text[Int(entry.textStart)..<Int(entry.textStart) + Int(entry.expandedBytes)])
     }
 
-    /// Whether every byte is ASCII.
-    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where byte >= 0x80 { return false }
-        return true
-    }
-
     /// Whether node `index` is a scalar whose text is `bytes`, byte for byte.
     func scalar(_ index: Int, is bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let entry = entries[index]
@@ -273,7 +267,7 @@ public struct YAMLNode: Sendable {
         let positions = stride(from: first, to: first + Int(entry.childCount), by: 2)
         var bytes = key
         let found: Int? = bytes.withUTF8 { bytes in
-            guard YAMLTree.isASCII(bytes) else {
+            guard UTF8Search.isASCII(bytes) else {
                 // Strings compare by canonical equivalence, as the dictionaries built from the tree will.
                 return positions.first { YAMLNode(tree: tree, index: Int(tree.children[$0])).string == key }
             }
@@ -495,7 +489,7 @@ private struct Composer {
                     let key = entries[Int(children[later])]
                     guard key.kind == .scalar else { continue }
                     let bytes = YAMLTree.slice(text, key)
-                    guard YAMLTree.isASCII(bytes) else { return false }
+                    guard UTF8Search.isASCII(bytes) else { return false }
                     for earlier in stride(from: first, to: later, by: 2) {
                         let other = entries[Int(children[earlier])]
                         if other.kind == .scalar, YAMLTree.equal(bytes, YAMLTree.slice(text, other)) { return false }

@@ -336,8 +336,7 @@ enum Pattern {
         func matchesWhole(_ value: String) -> Bool {
             var value = value
             let ascii: Bool? = value.withUTF8 { bytes in
-                for byte in bytes where byte >= 0x80 { return nil }
-                return run(bytes.lazy.map { UInt32($0) })
+                UTF8Search.isASCII(bytes) ? run(bytes.lazy.map { UInt32($0) }) : nil
             }
             return ascii ?? run(value.unicodeScalars.map(\.value))
         }

@@ -17,6 +17,12 @@ extension String {
 
 /// Searching runs of UTF-8 bytes.
 package enum UTF8Search {
+    /// Whether every byte is ASCII.
+    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte >= 0x80 { return false }
+        return true
+    }
+
     /// Where `pattern` first occurs in `bytes`, as byte offsets; an empty pattern is found at 0.
     package static func firstRange(of pattern: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         guard let lead = pattern.first else { return 0..<0 }

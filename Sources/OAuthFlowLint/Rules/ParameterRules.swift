@@ -129,7 +129,7 @@ public struct LiteralSecretRule: LintRule {
         // it: lowering the text turns an ASCII last character into its own lowercase and nothing else.
         guard let last = bytes.last else { return false }
         if last < 0x80, !endsASecretName[Int(last | 0x20)] { return false }
-        guard YAMLTree.isASCII(bytes) else {
+        guard UTF8Search.isASCII(bytes) else {
             // `lowercased()` knows more than ASCII: a Kelvin sign lowers to `k`.
             let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
             return secretNames.contains(lowered) || lowered.hasSuffix("_secret")
@@ -167,7 +167,7 @@ public struct LiteralSecretRule: LintRule {
     static func isCredentialHeader(_ name: String) -> Bool {
         var bytes = name
         return bytes.withUTF8 { bytes in
-            guard YAMLTree.isASCII(bytes) else { return credentialHeaders.contains(name.lowercased()) }
+            guard UTF8Search.isASCII(bytes) else { return credentialHeaders.contains(name.lowercased()) }
             return credentialHeaderBytes.contains { $0.count == bytes.count && equalsLowercased(bytes, from: 0, $0) }
         }
     }
