@@ -112,9 +112,12 @@ public struct LintFile {
     /// Every `{placeholder}` in those URLs, with where it stands.
     let placeholderUses: [(keyPath: [String], placeholder: URLTemplate.Placeholder)]
 
-    public init(document: DescriptorDocument) {
+    /// Takes `document` over (`consuming`): a parsed document is handed in once, and copying it
+    /// would retain and then release every reference its descriptor holds.
+    public init(document: consuming DescriptorDocument) {
+        let urls: [(keyPath: [String], template: URLTemplate)]
+        if let descriptor = document.descriptor { urls = urlFields(descriptor) } else { urls = [] }
         self.document = document
-        let urls = document.descriptor.map(urlFields) ?? []
         var uses: [(keyPath: [String], placeholder: URLTemplate.Placeholder)] = []
         uses.reserveCapacity(2 * urls.count)
         for field in urls {

@@ -44,7 +44,7 @@ extension DescriptorDocument {
         case let (.sequence, .list(itemShape)):
             return .array(node.items.map { plainValue($0, itemShape) })
         case (.scalar, .boolean):
-            return .bool(ScalarTyping.bool(node.string ?? "") ?? false)
+            return .bool(node.withText(ScalarTyping.bool(bytes:)).flatMap { $0 } ?? false)
         case (.scalar, .integer):
             return .number(Double(Int(node.string ?? "") ?? 0))
         case let (.scalar, .either(shapes)):
@@ -65,52 +65,57 @@ extension DescriptorDocument {
 /// One mapping of a descriptor as plain values, read by key; every reader throws
 /// `DecodingError` when a value has the wrong type and answers nil when it is absent.
 struct PlainObject {
-    private enum Source {
-        case values([String: JSONValue])
-        /// A mapping node that passed the schema check, with its `.object` or `.map` shape,
-        /// and for an `.object` the node's values by field (``FieldValues``).
-        case node(YAMLNode, DescriptorSchema.Shape, FieldValues?)
-    }
-
-    /// An object mapping's values by field index, found in one pass over its keys, so that
-    /// reading a key (present or not) costs a search of the fields, not of the mapping too.
-    private final class FieldValues {
+    /// The checked tree a document's mappings are read from, with one table of field values
+    /// shared by all of them: reading a mapping allocates nothing of its own.
+    private final class Reader {
         let tree: YAMLTree
-        let fields: [DescriptorSchema.Field]
-        /// The node index of each field's value, or -1 where the mapping does not have it: plain
-        /// integers, so the table is filled and freed without retaining or releasing anything.
-        let values: [Int32]
-        /// Where the next search of `fields` starts: after the last field read. One decoder
-        /// reads it, on one thread, so no access can overlap another: no runtime check.
-        @exclusivity(unchecked) var next = 0
+        /// For each object mapping read, from its offset: the field after the last one read, where
+        /// the next search starts, then the node index of each field's value, or -1 where the
+        /// mapping does not have it. One decoder reads it, on one thread, so no access can overlap
+        /// another: no runtime check.
+        @exclusivity(unchecked) var slots: [Int32] = []
 
-        init(_ node: YAMLNode, fields: [DescriptorSchema.Field]) {
-            tree = node.tree
-            self.fields = fields
-            // Made in place: `init(repeating:count:)` took the unspecialised path, a metadata lookup per object.
-            var values = [Int32](unsafeUninitializedCapacity: fields.count) { buffer, count in
-                buffer.initialize(repeating: -1)
-                count = fields.count
-            }
+        init(_ tree: YAMLTree) {
+            self.tree = tree
+            slots.reserveCapacity(256)
+        }
+
+        /// Finds an object mapping's values by field in one pass over its keys, so that reading a
+        /// key (present or not) costs a search of the fields, not of the mapping too; answers where
+        /// they start.
+        func table(_ node: YAMLNode, fields: [DescriptorSchema.Field]) -> Int {
+            let start = slots.count
+            slots.append(contentsOf: repeatElement(-1, count: fields.count + 1))
+            slots[start] = 0
             var next = 0
             for (key, value) in node.pairs {
                 guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else { continue }
-                values[field] = Int32(value.index)
+                slots[start + 1 + field] = Int32(value.index)
                 next = field + 1
             }
-            self.values = values
+            return start
         }
 
         /// The value and shape of the field named `name`, if the schema declares it and the mapping holds it.
-        func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
-            guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: next) else { return nil }
-            next = field + 1
-            let value = values[field]
+        func child(_ name: String, _ fields: [DescriptorSchema.Field], table: Int) -> (YAMLNode, DescriptorSchema.Shape)? {
+            guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: Int(slots[table])) else { return nil }
+            slots[table] = Int32(field + 1)
+            let value = slots[table + 1 + field]
             return value < 0 ? nil : (YAMLNode(tree: tree, index: Int(value)), fields[field].shape)
         }
     }
 
-    private let source: Source
+    /// Where the values are. Stored flat rather than as an enum of sources: a read borrows them
+    /// in place, where matching an enum's payload copied it (a retain and release a field).
+    /// A dictionary's values (`reader` nil)…
+    private let values: [String: JSONValue]
+    /// …or a mapping node of a checked tree: an `.object` with its `fields` and its place in the
+    /// reader's table, or a `.map` with its `valueShape`.
+    private let reader: Reader?
+    private let node: Int
+    private let fields: [DescriptorSchema.Field]
+    private let valueShape: DescriptorSchema.Shape?
+    private let table: Int
     /// Where the mapping is, for errors: its parent's path and up to two names more (a key, an item's
     /// index or a map's name), joined only when an error asks, so that reading a nested mapping
     /// allocates no path.
@@ -124,24 +129,47 @@ struct PlainObject {
     }
 
     init(_ values: [String: JSONValue], path: [String]) {
-        source = .values(values)
+        self.values = values
+        reader = nil
+        node = -1
+        fields = []
+        valueShape = nil
+        table = -1
         parentPath = path
         names = (nil, nil)
     }
 
     /// A mapping of a checked tree, read in place.
     init(node: YAMLNode, shape: DescriptorSchema.Shape, path: [String]) {
-        self.init(node: node, shape: shape, parentPath: path, names: (nil, nil))
+        self.init(node: node, shape: shape, reader: Reader(node.tree), parentPath: path, names: (nil, nil))
     }
 
-    private init(node: YAMLNode, shape: DescriptorSchema.Shape, parentPath: [String], names: (String?, String?)) {
-        if case let .object(fields) = shape {
-            source = .node(node, shape, FieldValues(node, fields: fields))
-        } else {
-            source = .node(node, shape, nil)
+    private init(node: YAMLNode, shape: DescriptorSchema.Shape, reader: Reader, parentPath: [String], names: (String?, String?)) {
+        values = [:]
+        self.reader = reader
+        self.node = node.index
+        switch shape {
+        case let .object(fields):
+            self.fields = fields
+            valueShape = nil
+            table = reader.table(node, fields: fields)
+        case let .map(valueShape):
+            fields = []
+            self.valueShape = valueShape
+            table = -1
+        default:
+            fields = []
+            valueShape = nil
+            table = -1
         }
         self.parentPath = parentPath
         self.names = names
+    }
+
+    /// The mapping under `key` of this one's tree, read in place.
+    private func nestedObject(_ node: YAMLNode, _ shape: DescriptorSchema.Shape, parentPath: [String], names: (String?, String?)) -> PlainObject {
+        // `reader` is set: only a tree's mapping has nodes under it.
+        PlainObject(node: node, shape: shape, reader: reader!, parentPath: parentPath, names: names)
     }
 
     /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
@@ -170,10 +198,10 @@ struct PlainObject {
 
     private func value<K: CodingKey>(_ key: K) -> JSONValue? {
         let found: JSONValue?
-        switch source {
-        case let .values(values): found = values[key.stringValue]
-        case let .node(node, shape, values):
-            found = Self.child(key.stringValue, of: node, shape, values).map { DescriptorDocument.plainValue($0, $1) }
+        if reader == nil {
+            found = values[key.stringValue]
+        } else {
+            found = child(key.stringValue).map { DescriptorDocument.plainValue($0, $1) }
         }
         switch found {
         case nil, .null?: return nil
@@ -183,12 +211,11 @@ struct PlainObject {
 
     /// The value under `name` in a checked mapping, with the shape the schema gives it; nil for
     /// a key the shape does not declare, as a dictionary built from the tree would leave it out.
-    private static func child(
-        _ name: String, of node: YAMLNode, _ shape: DescriptorSchema.Shape, _ values: FieldValues?
-    ) -> (YAMLNode, DescriptorSchema.Shape)? {
-        if let values { return values.child(name) }
-        guard case let .map(valueShape) = shape else { return nil }
-        return node[name].map { ($0, valueShape) }
+    private func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
+        guard let reader else { return nil }
+        if table >= 0 { return reader.child(name, fields, table: table) }
+        guard let valueShape else { return nil }
+        return YAMLNode(tree: reader.tree, index: node)[name].map { ($0, valueShape) }
     }
 
     /// What a tree holds under `key`: `.absent` answers nil at once, without the search
@@ -200,8 +227,8 @@ struct PlainObject {
 
     /// The node under `key`, when the mapping is read from a tree.
     private func nested<K: CodingKey>(_ key: K) -> Nested {
-        guard case let .node(node, shape, values) = source else { return .notATree }
-        guard let (child, childShape) = Self.child(key.stringValue, of: node, shape, values) else { return .absent }
+        guard reader != nil else { return .notATree }
+        guard let (child, childShape) = child(key.stringValue) else { return .absent }
         return .node(child, childShape)
     }
 
@@ -256,7 +283,7 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, .boolean) where node.kind == .scalar:
-            return ScalarTyping.bool(node.string ?? "") ?? false
+            return node.withText(ScalarTyping.bool(bytes:)).flatMap { $0 } ?? false
         default: return try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
         }
     }
@@ -326,7 +353,7 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, shape) where node.kind == .mapping && shape.isMapping:
-            return try make(PlainObject(node: node, shape: shape, parentPath: path, names: (key.stringValue, nil)))
+            return try make(nestedObject(node, shape, parentPath: path, names: (key.stringValue, nil)))
         default: break
         }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
@@ -341,7 +368,7 @@ struct PlainObject {
             let parentPath = path
             return try node.items.enumerated().map { index, item in
                 guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, String(index)]) }
-                return try make(PlainObject(node: item, shape: itemShape, parentPath: parentPath, names: (key.stringValue, String(index))))
+                return try make(nestedObject(item, itemShape, parentPath: parentPath, names: (key.stringValue, String(index))))
             }
         default: break
         }
@@ -363,7 +390,7 @@ struct PlainObject {
             for (nameNode, item) in node.pairs {
                 guard let name = nameNode.string else { continue }
                 guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, name]) }
-                result[name] = try make(PlainObject(node: item, shape: valueShape, parentPath: parentPath, names: (key.stringValue, name)))
+                result[name] = try make(nestedObject(item, valueShape, parentPath: parentPath, names: (key.stringValue, name)))
             }
             return result
         default: break

@@ -45,28 +45,45 @@ enum ScalarTyping {
 
     // MARK: - The rules
 
-    private static let booleans: [String: Bool] = [
-        "yes": true, "Yes": true, "YES": true, "no": false, "No": false, "NO": false,
-        "true": true, "True": true, "TRUE": true, "false": false, "False": false, "FALSE": false,
-        "on": true, "On": true, "ON": true, "off": false, "Off": false, "OFF": false,
+    /// YAML 1.1's booleans: each word in lower case, capitalised or in upper case (`yes`, `Yes`,
+    /// `YES`; not `yEs`).
+    private static let booleanWords: [(word: StaticString, value: Bool)] = [
+        ("yes", true), ("no", false), ("true", true), ("false", false), ("on", true), ("off", false),
     ]
 
-    /// The value of a scalar the rules type as a boolean; nil for any other text.
-    static func bool(_ text: String) -> Bool? { booleans[text] }
-
-    private static let nulls: Set<String> = ["", "~", "null", "Null", "NULL"]
-
-    /// The spellings of ``booleans`` and ``nulls`` as bytes, compared in place: no string is made
-    /// for a scalar of the right length (`form`, `none`, `test`) to be looked up.
-    private static let booleanBytes = booleans.keys.map { Array($0.utf8) }
-    private static let nullBytes = nulls.map { Array($0.utf8) }
-
-    private static func isBool(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        (2...5).contains(bytes.count) && booleanBytes.contains { $0.elementsEqual(bytes) }
+    /// The value of a scalar the rules type as a boolean, from its bytes; nil for any other text.
+    /// Compared in place: no string is made for a scalar that begins like a boolean (`form`,
+    /// `none`, `openid`) to be looked up.
+    static func bool(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard (2...5).contains(bytes.count) else { return nil }
+        for (word, value) in booleanWords where word.utf8CodeUnitCount == bytes.count {
+            if spells(bytes, word) { return value }
+        }
+        return nil
     }
 
+    /// Whether `bytes` are `word` (lower-case ASCII) in lower case, capitalised or in upper case.
+    private static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        let letters = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard bytes.count == letters.count, let first = bytes.first else { return false }
+        let upper: UInt8 = 0x20
+        guard first == letters[0] || first == letters[0] - upper else { return false }
+        // After the first letter: all lower case, or (after a capital) all upper case.
+        let shift = first != letters[0] && bytes.count > 1 && bytes[1] == letters[1] - upper ? upper : 0
+        for index in 1..<bytes.count where bytes[index] != letters[index] - shift { return false }
+        return true
+    }
+
+    private static func isBool(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bool(bytes: bytes) != nil }
+
+    /// `~`, the empty scalar, and `null` in lower case, capitalised or in upper case.
     private static func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count <= 4 && nullBytes.contains { $0.elementsEqual(bytes) }
+        switch bytes.count {
+        case 0: true
+        case 1: bytes[0] == UInt8(ascii: "~")
+        case 4: spells(bytes, "null")
+        default: false
+        }
     }
 
     /// `[-+]?` then binary `0b[01_]+`, octal `0o?[0-7_]+`, decimal `0|[1-9][0-9_]*`,

@@ -188,7 +188,7 @@ struct SchemaValidator {
         case .urlTemplate:
             guard tag == .str else { return .type(quoteHint: false) }
             guard node.expandedBytes <= DescriptorSchema.maximumURLLength else { return .urlTooLong }
-            switch URLTemplate(node.string ?? "").problem(maximumPlaceholders: DescriptorSchema.maximumPlaceholders) {
+            switch node.withText({ URLTemplate.problem(of: $0, maximumPlaceholders: DescriptorSchema.maximumPlaceholders) }) ?? nil {
             case nil: break
             case let .placeholders(count): return .placeholders(count)
             case let .shape(reason): return .notAbsolute(reason)
@@ -200,7 +200,13 @@ struct SchemaValidator {
             if !range.contains(value) { return .outOfRange(value) }
         case let .choice(values):
             guard tag == .str else { return .type(quoteHint: false) }
-            guard let found = node.withText({ text in values.contains { $0.utf8.elementsEqual(text) } }), found else {
+            let found = node.withText { text in
+                values.contains { value in
+                    var value = value
+                    return value.withUTF8 { YAMLTree.equal($0, text) }
+                }
+            }
+            guard found == true else {
                 // Not the same bytes; canonically equivalent text is allowed as a String comparison allows it.
                 if let text = node.string, values.contains(text) { return nil }
                 return .notAllowed

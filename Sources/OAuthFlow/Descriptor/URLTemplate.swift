@@ -37,9 +37,15 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             result.reserveCapacity(opening)
             var part = Part.scheme
             var nameStart: Int?
-            var previous = UInt8(ascii: " ")
+            var afterSlash = false
+            let marks = Self.placeholderMarks
             for index in bytes.indices {
                 let byte = bytes[index]
+                // Most bytes mark nothing: one table load and one test each.
+                guard marks[Int(byte)] else {
+                    afterSlash = false
+                    continue
+                }
                 if let start = nameStart {
                     if byte == UInt8(ascii: "}") {
                         result.append(
@@ -49,17 +55,22 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
                 } else {
                     switch byte {
                     case UInt8(ascii: "{"): nameStart = index + 1
-                    case UInt8(ascii: "/") where part == .scheme && previous == UInt8(ascii: "/"): part = .host
+                    case UInt8(ascii: "/") where part == .scheme && afterSlash: part = .host
                     case UInt8(ascii: "/") where part == .host: part = .path
                     case UInt8(ascii: "?") where part != .fragment && part != .query: part = .query
                     case UInt8(ascii: "#"): part = .fragment
                     default: break
                     }
                 }
-                previous = byte
+                afterSlash = byte == UInt8(ascii: "/")
             }
             return result
         }
+    }
+
+    /// The bytes ``placeholders`` looks at: braces and what moves it from one part of the URL to the next.
+    private static let placeholderMarks: [Bool] = (0...255).map { (byte: Int) -> Bool in
+        "{}/?#".utf8.contains { Int($0) == byte }
     }
 
     /// The scheme written in the template, lowercased, if it has one.
@@ -86,17 +97,19 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// descriptor URL must have, checked without making a string.
     package var schemeIsHTTP: (http: Bool, https: Bool) {
         var text = text
-        return text.withUTF8 { bytes in
-            func lowered(_ index: Int) -> UInt8 {
-                let byte = bytes[index]
-                return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-            }
-            guard bytes.count >= 5, lowered(0) == UInt8(ascii: "h"), lowered(1) == UInt8(ascii: "t"), lowered(2) == UInt8(ascii: "t"),
-                lowered(3) == UInt8(ascii: "p")
-            else { return (false, false) }
-            if bytes[4] == UInt8(ascii: ":") { return (true, false) }
-            return (false, bytes.count >= 6 && lowered(4) == UInt8(ascii: "s") && bytes[5] == UInt8(ascii: ":"))
+        return text.withUTF8 { Self.schemeIsHTTP($0) }
+    }
+
+    private static func schemeIsHTTP(_ bytes: UnsafeBufferPointer<UInt8>) -> (http: Bool, https: Bool) {
+        func lowered(_ index: Int) -> UInt8 {
+            let byte = bytes[index]
+            return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
         }
+        guard bytes.count >= 5, lowered(0) == UInt8(ascii: "h"), lowered(1) == UInt8(ascii: "t"), lowered(2) == UInt8(ascii: "t"),
+            lowered(3) == UInt8(ascii: "p")
+        else { return (false, false) }
+        if bytes[4] == UInt8(ascii: ":") { return (true, false) }
+        return (false, bytes.count >= 6 && lowered(4) == UInt8(ascii: "s") && bytes[5] == UInt8(ascii: ":"))
     }
 
     /// The text with each `{name}` for which `value` answers replaced, in one pass.
@@ -153,41 +166,64 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Too many placeholders or ``shapeProblem``, from one pass over the bytes.
     func problem(maximumPlaceholders: Int) -> Problem? {
         var text = text
-        return text.withUTF8 { bytes in
-            var placeholders = 0
-            var space = false, control = false, nonASCII = false
-            // Each `{` closes with a `}` before the next `{`: placeholders neither nest nor stand open.
-            var inPlaceholder = false, bracesPair = true
-            for byte in bytes {
-                switch byte {
-                case 0x20, 0x09...0x0D: space = true
-                case 0..<0x20, 0x7F: control = true
-                case UInt8(ascii: "{"):
-                    if inPlaceholder { bracesPair = false }
-                    inPlaceholder = true
-                    placeholders += 1
-                case UInt8(ascii: "}"):
-                    if !inPlaceholder { bracesPair = false }
-                    inPlaceholder = false
-                case 0x80...: nonASCII = true
-                default: break
-                }
+        return text.withUTF8 { Self.problem(of: $0, maximumPlaceholders: maximumPlaceholders) }
+    }
+
+    /// ``problem(maximumPlaceholders:)`` of a template's UTF-8 bytes, read where they are (a
+    /// descriptor's tree checks its URLs without making a `String` of them); text is made only for
+    /// a problem beyond ASCII.
+    static func problem(of bytes: UnsafeBufferPointer<UInt8>, maximumPlaceholders: Int) -> Problem? {
+        var placeholders = 0
+        var seen: UInt8 = 0
+        // Each `{` closes with a `}` before the next `{`: placeholders neither nest nor stand open.
+        var inPlaceholder = false, bracesPair = true
+        let classes = ByteClass.table
+        for byte in bytes {
+            // Most bytes are of no class: one table load and one test each.
+            let kind = classes[Int(byte)]
+            if kind == 0 { continue }
+            seen |= kind
+            if kind == ByteClass.openBrace {
+                if inPlaceholder { bracesPair = false }
+                inPlaceholder = true
+                placeholders += 1
+            } else if kind == ByteClass.closeBrace {
+                if !inPlaceholder { bracesPair = false }
+                inPlaceholder = false
             }
-            if placeholders > maximumPlaceholders { return .placeholders(placeholders) }
-            if space || (nonASCII && self.text.contains(where: \.isWhitespace)) { return .shape("it contains white space") }
-            if control { return .shape("it contains a control character") }
-            // Beyond ASCII: the C1 controls, and the invisible format characters that change how a URL reads (U+202E).
-            if nonASCII, let hidden = self.text.unicodeScalars.first(where: { [.control, .format].contains($0.properties.generalCategory) }) {
-                let code = String(hidden.value, radix: 16, uppercase: true)
-                return .shape("it contains the control or invisible character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+        }
+        let nonASCII = seen & ByteClass.nonASCII != 0
+        if placeholders > maximumPlaceholders { return .placeholders(placeholders) }
+        let text = nonASCII ? String(decoding: bytes, as: UTF8.self) : ""
+        if seen & ByteClass.space != 0 || (nonASCII && text.contains(where: \.isWhitespace)) { return .shape("it contains white space") }
+        if seen & ByteClass.control != 0 { return .shape("it contains a control character") }
+        // Beyond ASCII: the C1 controls, and the invisible format characters that change how a URL reads (U+202E).
+        if nonASCII, let hidden = text.unicodeScalars.first(where: { [.control, .format].contains($0.properties.generalCategory) }) {
+            let code = String(hidden.value, radix: 16, uppercase: true)
+            return .shape("it contains the control or invisible character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+        }
+        if !bracesPair || inPlaceholder { return .shape("its braces do not pair up") }
+        let (http, https) = schemeIsHTTP(bytes)
+        if !http && !https {
+            guard let scheme = URLTemplate(String(decoding: bytes, as: UTF8.self)).scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
+            return .shape("the scheme must be https (or http for loopback)")
+        }
+        return authorityProblem(bytes).map(Problem.shape)
+    }
+
+    /// What each byte is to ``problem(of:maximumPlaceholders:)``: flags, 0 for most.
+    private enum ByteClass {
+        static let space: UInt8 = 1, control: UInt8 = 2, openBrace: UInt8 = 4, closeBrace: UInt8 = 8, nonASCII: UInt8 = 16
+
+        static let table: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
+            switch byte {
+            case 0x20, 0x09...0x0D: Self.space
+            case 0..<0x20, 0x7F: Self.control
+            case Int(UInt8(ascii: "{")): Self.openBrace
+            case Int(UInt8(ascii: "}")): Self.closeBrace
+            case 0x80...: Self.nonASCII
+            default: 0
             }
-            if !bracesPair || inPlaceholder { return .shape("its braces do not pair up") }
-            let (http, https) = schemeIsHTTP
-            if !http && !https {
-                guard let scheme, !scheme.isEmpty else { return .shape("it has no scheme") }
-                return .shape("the scheme must be https (or http for loopback)")
-            }
-            return Self.authorityProblem(bytes).map(Problem.shape)
         }
     }
 
@@ -293,6 +329,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         var first: UInt8 = 0, last: UInt8 = 0
         var digitsOnly = true, emptyLabel = false, hyphenAtEdge = false, inside = false
         var index = host.lowerBound
+        let hostBytes = Self.hostBytes
         while index < host.upperBound {
             var byte = utf8[index]
             index += 1
@@ -303,7 +340,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             if byte == UInt8(ascii: "{") {
                 inside = true
                 byte = UInt8(ascii: "x")
-            } else if !isHostByte(byte) {
+            } else if !hostBytes[Int(byte)] {
                 guard byte < 0x80 else { return "its host is not ASCII; write an internationalised name in its `xn--` form" }
                 return "its host holds `\(Character(Unicode.Scalar(byte)))`, which no host name may"
             }
@@ -343,15 +380,16 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         String(decoding: UnsafeBufferPointer(rebasing: utf8[range]), as: UTF8.self)
     }
 
-    /// A host's bytes outside placeholders: RFC 3986's unreserved and sub-delimiter characters.
-    private static func isHostByte(_ byte: UInt8) -> Bool {
+    /// A host's bytes outside placeholders: RFC 3986's unreserved and sub-delimiter characters, by byte.
+    private static let hostBytes: [Bool] = (0...255).map { (byte: Int) -> Bool in
+        guard let byte = UInt8(exactly: byte) else { return false }
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
-            true
-        default: false
+            return true
+        default: return false
         }
     }
 

@@ -47,6 +47,20 @@ import Yams
         #expect(root.pairs.map(\.key.tag) == [.str, .str, .str, .str, .str, .bool, .str, .int])
     }
 
+    /// A boolean's value read from its bytes is the one Yams constructs, and only booleans have one,
+    /// whatever mix of cases the word is written in.
+    @Test(arguments: samples + ["yES", "YeS", "YEs", "nO", "oN", "oFF", "OfF", "TRUe", "fALSE", "FaLSE", "Yess", "ye", "nul", "NUll"])
+    func booleanValuesAreYams(_ text: String) {
+        var bytes = text
+        let value = bytes.withUTF8 { ScalarTyping.bool(bytes: $0) }
+        if Self.regexTag(text) == .bool {
+            #expect(value == Bool.construct(from: Node.Scalar(text, Yams.Tag(.bool))), "\(text)")
+            #expect(value != nil, "\(text)")
+        } else {
+            #expect(value == nil, "\(text)")
+        }
+    }
+
     private static func regexTag(_ text: String) -> Yams.Tag.Name {
         Resolver.default.resolveTag(of: Node(text, Yams.Tag(.implicit)))
     }
