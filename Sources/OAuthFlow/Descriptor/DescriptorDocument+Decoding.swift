@@ -82,26 +82,34 @@ struct PlainObject {
 
         /// Finds an object mapping's values by field in one pass over its keys, so that reading a
         /// key (present or not) costs a search of the fields, not of the mapping too; answers where
-        /// they start.
-        func table(_ node: YAMLNode, fields: [DescriptorSchema.Field]) -> Int {
+        /// they start. Read from the tree's tables and bytes: no node is made, so nothing is retained.
+        func table(_ node: Int, fields: [DescriptorSchema.Field]) -> Int {
             let start = slots.count
             slots.append(contentsOf: repeatElement(-1, count: fields.count + 1))
             slots[start] = 0
-            var next = 0
-            for (key, value) in node.pairs {
-                guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else { continue }
-                slots[start + 1 + field] = Int32(value.index)
-                next = field + 1
+            let entry = tree.entries[node]
+            let first = Int(entry.firstChild), end = first + Int(entry.childCount)
+            tree.text.withUnsafeBufferPointer { text in
+                var next = 0
+                for position in stride(from: first, to: end, by: 2) {
+                    let key = tree.entries[Int(tree.children[position])]
+                    guard key.kind == .scalar,
+                        let field = DescriptorSchema.Field.index(ofName: YAMLTree.slice(text, key), in: fields, from: next)
+                    else { continue }
+                    slots[start + 1 + field] = tree.children[position + 1]
+                    next = field + 1
+                }
             }
             return start
         }
 
-        /// The value and shape of the field named `name`, if the schema declares it and the mapping holds it.
-        func child(_ name: String, _ fields: [DescriptorSchema.Field], table: Int) -> (YAMLNode, DescriptorSchema.Shape)? {
+        /// The node index and field index of the field named `name`, if the schema declares it and
+        /// the mapping holds it.
+        func child(_ name: String, _ fields: [DescriptorSchema.Field], table: Int) -> (node: Int, field: Int)? {
             guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: Int(slots[table])) else { return nil }
             slots[table] = Int32(field + 1)
             let value = slots[table + 1 + field]
-            return value < 0 ? nil : (YAMLNode(tree: tree, index: Int(value)), fields[field].shape)
+            return value < 0 ? nil : (Int(value), field)
         }
     }
 
@@ -152,7 +160,7 @@ struct PlainObject {
         case let .object(fields):
             self.fields = fields
             valueShape = nil
-            table = reader.table(node, fields: fields)
+            table = reader.table(node.index, fields: fields)
         case let .map(valueShape):
             fields = []
             self.valueShape = valueShape
@@ -164,12 +172,6 @@ struct PlainObject {
         }
         self.parentPath = parentPath
         self.names = names
-    }
-
-    /// The mapping under `key` of this one's tree, read in place.
-    private func nestedObject(_ node: YAMLNode, _ shape: DescriptorSchema.Shape, parentPath: [String], names: (String?, String?)) -> PlainObject {
-        // `reader` is set: only a tree's mapping has nodes under it.
-        PlainObject(node: node, shape: shape, reader: reader!, parentPath: parentPath, names: names)
     }
 
     /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
@@ -213,7 +215,9 @@ struct PlainObject {
     /// a key the shape does not declare, as a dictionary built from the tree would leave it out.
     private func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
         guard let reader else { return nil }
-        if table >= 0 { return reader.child(name, fields, table: table) }
+        if table >= 0 {
+            return reader.child(name, fields, table: table).map { (YAMLNode(tree: reader.tree, index: $0.node), fields[$0.field].shape) }
+        }
         guard let valueShape else { return nil }
         return YAMLNode(tree: reader.tree, index: node)[name].map { ($0, valueShape) }
     }
@@ -266,6 +270,12 @@ struct PlainObject {
     }
 
     private func treeText<K: CodingKey>(_ key: K) -> TreeText {
+        // An object's field: read by index from the tree's tables, no node or shape copied out.
+        if let reader, table >= 0 {
+            guard let (node, field) = reader.child(key.stringValue, fields, table: table) else { return .absent }
+            guard fields[field].readsAsText, let text = reader.tree.scalarText(node) else { return .other }
+            return .text(text)
+        }
         switch nested(key) {
         case .notATree: return .other
         case .absent: return .absent
@@ -353,7 +363,9 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, shape) where node.kind == .mapping && shape.isMapping:
-            return try make(nestedObject(node, shape, parentPath: path, names: (key.stringValue, nil)))
+            // Set: only a tree's mapping has nodes under it.
+            guard let reader else { break }
+            return try make(PlainObject(node: node, shape: shape, reader: reader, parentPath: path, names: (key.stringValue, nil)))
         default: break
         }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
@@ -365,10 +377,13 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isMapping:
+            // Set: only a tree's mapping has nodes under it.
+            guard let reader else { break }
             let parentPath = path
             return try node.items.enumerated().map { index, item in
                 guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, String(index)]) }
-                return try make(nestedObject(item, itemShape, parentPath: parentPath, names: (key.stringValue, String(index))))
+                return try make(
+                    PlainObject(node: item, shape: itemShape, reader: reader, parentPath: parentPath, names: (key.stringValue, String(index))))
             }
         default: break
         }
@@ -384,13 +399,16 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isMapping:
+            // Set: only a tree's mapping has nodes under it.
+            guard let reader else { break }
             var result: [String: T] = [:]
             result.reserveCapacity(node.pairs.count)
             let parentPath = path
             for (nameNode, item) in node.pairs {
                 guard let name = nameNode.string else { continue }
                 guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, name]) }
-                result[name] = try make(nestedObject(item, valueShape, parentPath: parentPath, names: (key.stringValue, name)))
+                result[name] = try make(
+                    PlainObject(node: item, shape: valueShape, reader: reader, parentPath: parentPath, names: (key.stringValue, name)))
             }
             return result
         default: break
@@ -409,14 +427,6 @@ struct PlainObject {
 }
 
 extension DescriptorSchema.Shape {
-    /// Whether a scalar of this shape reads as its text (`plainValue` makes a `.string` of it).
-    fileprivate var isText: Bool {
-        switch self {
-        case .boolean, .integer, .either, .object, .map, .list: false
-        default: true
-        }
-    }
-
     /// Whether values of this shape are mappings read key by key (`.object` or `.map`).
     fileprivate var isMapping: Bool {
         switch self {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The shape of a provider descriptor, written once and used three ways.
 ///
 /// The loader checks documents against it (unknown keys, types, required keys,
@@ -27,6 +29,14 @@ public enum DescriptorSchema {
         case object([Field])
         /// Any one of the shapes.
         case either([Shape])
+
+        /// Whether a scalar of this shape reads as its text when decoded (a `.string` plain value).
+        var isText: Bool {
+            switch self {
+            case .boolean, .integer, .either, .object, .map, .list: false
+            default: true
+            }
+        }
     }
 
     /// One key of an object.
@@ -36,7 +46,12 @@ public enum DescriptorSchema {
         }
         /// The name's length and first bytes, for ``index(ofKey:in:from:)`` to rule fields out without reading the name.
         private(set) var key: NameKey
-        public var shape: Shape
+        public var shape: Shape {
+            didSet { readsAsText = shape.isText }
+        }
+        /// Whether a scalar value of this field reads as its text (``Shape/isText``), kept so that
+        /// decoding asks without copying the shape out.
+        private(set) var readsAsText: Bool
         public var required: Bool
         /// What the field means, in one or two sentences.
         public var summary: String
@@ -47,6 +62,7 @@ public enum DescriptorSchema {
             self.name = name
             self.key = NameKey(name)
             self.shape = shape
+            self.readsAsText = shape.isText
             self.required = required
             self.summary = summary
             self.defaultValue = defaultValue
@@ -496,16 +512,23 @@ extension DescriptorSchema.Field {
     /// equals another text only byte for byte. The length and first bytes (``NameKey``, kept in each
     /// field) tell names apart; only a longer name is compared whole.
     static func index(ofKey key: YAMLNode, in fields: [Self], from start: Int) -> Int? {
-        key.withText { bytes in
-            let probe = NameKey(bytes)
-            let count = fields.count
-            var index = start < count ? start : 0
-            for _ in 0..<count {
-                if fields[index].key == probe, bytes.count <= NameKey.width || fields[index].hasName(bytes) { return index }
-                index = index + 1 == count ? 0 : index + 1
+        key.withText { index(ofName: $0, in: fields, from: start) } ?? nil
+    }
+
+    /// ``index(ofKey:in:from:)`` of a key's UTF-8 bytes.
+    static func index(ofName bytes: UnsafeBufferPointer<UInt8>, in fields: [Self], from start: Int) -> Int? {
+        let count = fields.count
+        var index = start < count ? start : 0
+        for _ in 0..<count {
+            // The length rules most fields out; no key is built for the probe, its bytes are compared in place.
+            if fields[index].key.length == bytes.count, fields[index].key.begins(bytes),
+                bytes.count <= NameKey.width || fields[index].hasName(bytes)
+            {
+                return index
             }
-            return nil
-        } ?? nil
+            index = index + 1 == count ? 0 : index + 1
+        }
+        return nil
     }
 
     private func hasName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -531,6 +554,16 @@ struct NameKey: Equatable, Sendable {
     init(_ name: String) {
         var name = name
         self = name.withUTF8 { NameKey($0) }
+    }
+
+    /// Whether the name's first bytes (up to ``width``) are those of `bytes`.
+    func begins(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        var words = words
+        return withUnsafeBytes(of: &words) { words in
+            guard let first = words.baseAddress else { return false }
+            return memcmp(first, start, min(bytes.count, Self.width)) == 0
+        }
     }
 
     static func == (first: NameKey, second: NameKey) -> Bool {

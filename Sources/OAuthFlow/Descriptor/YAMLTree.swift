@@ -98,6 +98,18 @@ public final class YAMLTree: Sendable {
         self.customTags = customTags
     }
 
+    /// The text of the scalar at `index`, nil for a collection: a node's ``YAMLNode/string`` without the node.
+    func scalarText(_ index: Int) -> String? {
+        withScalarText(index) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `body` over the UTF-8 text of the scalar at `index`; nil for a collection.
+    func withScalarText<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        let entry = entries[index]
+        guard entry.kind == .scalar else { return nil }
+        return text.withUnsafeBufferPointer { body(Self.slice($0, entry)) }
+    }
+
     /// The document's root node.
     public var root: YAMLNode { YAMLNode(tree: self, index: 0) }
 

@@ -22,18 +22,28 @@ public enum TerminalText {
         func kept(_ scalar: Unicode.Scalar) -> Bool {
             !needsEscape(scalar) || (keepingLayout && (scalar == "\n" || scalar == "\t"))
         }
-        // Most text is printable ASCII, found so from the bytes; only what follows the first other byte
-        // (a lead byte or a control, so a scalar's start) is judged scalar by scalar.
+        // Most text is printable ASCII, judged from the bytes; a byte that is not is a scalar's start
+        // (a lead byte or a control), and that scalar is decoded in place and judged by itself.
         var bytes = text
-        let other = bytes.withUTF8 { utf8 in
-            (0..<utf8.count).first { index in
+        let clean = bytes.withUTF8 { utf8 in
+            var index = 0
+            while index < utf8.count {
                 let byte = utf8[index]
-                return !(byte >= 0x20 && byte < 0x7F) && !(keepingLayout && (byte == 0x0A || byte == 0x09))
+                if (byte >= 0x20 && byte < 0x7F) || (keepingLayout && (byte == 0x0A || byte == 0x09)) {
+                    index += 1
+                    continue
+                }
+                // The text is valid UTF-8 (it is a `String`): the lead byte gives the length.
+                let length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
+                guard index + length <= utf8.count else { return false }
+                var value = length == 1 ? UInt32(byte) : UInt32(byte & (0x7F >> length))
+                for offset in 1..<length { value = value << 6 | UInt32(utf8[index + offset] & 0x3F) }
+                guard let scalar = Unicode.Scalar(value), kept(scalar) else { return false }
+                index += length
             }
+            return true
         }
-        guard let other else { return text }
-        let start = text.utf8.index(text.utf8.startIndex, offsetBy: other)
-        guard !text.unicodeScalars[start...].allSatisfy(kept) else { return text }
+        guard !clean else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             guard !kept(scalar) else {
@@ -61,6 +71,9 @@ public enum TerminalText {
         let value = scalar.value
         if value >= 0x20 && value < 0x7F { return false }
         if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
+        // The rest of Latin-1 (`§`, `é`, the no-break space) shows as itself, but for the soft hyphen:
+        // answered without the property tables.
+        if value <= 0xFF { return value == 0xAD }
         let properties = scalar.properties
         switch properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator: return true

@@ -1,3 +1,5 @@
+import Foundation
+
 extension String {
     /// Where `needle` first occurs, comparing UTF-8 bytes rather than characters.
     ///
@@ -27,13 +29,18 @@ package enum UTF8Search {
     package static func firstRange(of pattern: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         guard let lead = pattern.first else { return 0..<0 }
         guard pattern.count <= bytes.count else { return nil }
+        // Candidates found by `memchr` (the C library's vector search): `firstIndex(of:)` on a slice of
+        // the buffer is left unspecialised, and even a plain loop costs a few instructions a byte.
+        guard let base = bytes.baseAddress else { return nil }
         let lastStart = bytes.count - pattern.count
-        var start = 0
-        while start <= lastStart, let candidate = bytes[start...lastStart].firstIndex(of: lead) {
-            if UnsafeBufferPointer(rebasing: bytes[candidate..<candidate + pattern.count]).elementsEqual(pattern) {
-                return candidate..<candidate + pattern.count
-            }
-            start = candidate + 1
+        var candidate = 0
+        while candidate <= lastStart {
+            guard let found = memchr(base + candidate, Int32(lead), lastStart - candidate + 1) else { return nil }
+            candidate = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            var matched = 1
+            while matched < pattern.count, bytes[candidate + matched] == pattern[matched] { matched += 1 }
+            if matched == pattern.count { return candidate..<candidate + pattern.count }
+            candidate += 1
         }
         return nil
     }

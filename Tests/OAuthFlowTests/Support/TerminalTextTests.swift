@@ -1,5 +1,6 @@
-import Testing
 import OAuthFlowTestSupport
+import Testing
+
 @testable import OAuthFlow
 
 @Suite struct TerminalTextTests {
@@ -18,9 +19,11 @@ import OAuthFlowTestSupport
     }
 
     /// Invisible characters found getting through a hand-picked list: each is escaped now, by its Unicode properties.
-    @Test(arguments: [0x00AD, 0x180E, 0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFFF9, 0xFFFA, 0xFFFB,
-                      0xE0000, 0xE0001, 0xE0020, 0xE0041, 0xE007F, 0x1D173, 0x1D17A, 0x115F, 0x1160, 0x3164, 0xFFA0,
-                      0xFE0F, 0xE0100, 0x2028, 0x2029, 0x034F, 0x17B4])
+    @Test(arguments: [
+        0x00AD, 0x180E, 0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFFF9, 0xFFFA, 0xFFFB,
+        0xE0000, 0xE0001, 0xE0020, 0xE0041, 0xE007F, 0x1D173, 0x1D17A, 0x115F, 0x1160, 0x3164, 0xFFA0,
+        0xFE0F, 0xE0100, 0x2028, 0x2029, 0x034F, 0x17B4,
+    ])
     func escapesInvisibleCharactersByProperty(_ value: UInt32) throws {
         let scalar = try #require(Unicode.Scalar(value))
         let hex = String(value, radix: 16, uppercase: true)
@@ -38,6 +41,23 @@ import OAuthFlowTestSupport
 
     @Test func sanitizedKeepsLineBreaksAndTabsOnly() {
         #expect(TerminalText.sanitized("a\n\tb\u{1B}[2J\r") == "a\n\tb\\x1B[2J\\r")
+    }
+
+    /// What must be escaped is what the Unicode properties say, for every scalar: the shortcuts
+    /// taken for ASCII and Latin-1 agree with them.
+    @Test func escapedScalarsAreThoseThePropertiesName() {
+        var disagreements: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let properties = scalar.properties
+            let expected =
+                value < 0x20 || (0x7F...0x9F).contains(value)
+                || [.control, .format, .lineSeparator, .paragraphSeparator].contains(properties.generalCategory)
+                || properties.isDefaultIgnorableCodePoint
+            if TerminalText.needsEscape(scalar) != expected { disagreements.append(value) }
+            if disagreements.count > 10 { break }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.map { String($0, radix: 16) })")
     }
 
     /// Text is first judged from its UTF-8 bytes, and by scalar only from the first byte that is not
