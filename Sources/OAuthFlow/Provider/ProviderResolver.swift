@@ -354,16 +354,18 @@ extension ProviderDescriptor.Variable {
         func invalid(_ reason: String) -> ProviderError {
             ProviderError(.invalidVariable, "variable `\(name)` of provider `\(provider)` \(reason)", provider: provider, variable: name)
         }
+        // Values are quoted cut short: a long one (a hostile default, a pasted file) must not flood the message.
+        let quoted = SchemaValidator.quoted(value)
         if value.isEmpty { throw invalid("is empty") }
         if value.unicodeScalars.contains(where: ProviderDescriptor.forbiddenInVariables.contains) {
-            throw invalid("contains a character that would change the URL's structure: `\(value)`")
+            throw invalid("contains a character that would change the URL's structure: \(quoted)")
         }
         if let allowed = self.enum, !allowed.contains(value) {
-            throw invalid("must be one of \(allowed.map { "`\($0)`" }.joined(separator: ", ")), not `\(value)`")
+            throw invalid("must be one of \(allowed.map { "`\($0)`" }.joined(separator: ", ")), not \(quoted)")
         }
         if let pattern, !Pattern.matchesWhole(value, pattern: pattern) {
-            var reason = "does not match the pattern `\(pattern)`: `\(value)`"
-            if let example { reason += " (example: `\(example)`)" }
+            var reason = "does not match the pattern `\(pattern)`: \(quoted)"
+            if let example { reason += " (example: \(SchemaValidator.quoted(example)))" }
             throw invalid(reason)
         }
     }

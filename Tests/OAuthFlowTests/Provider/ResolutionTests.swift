@@ -65,6 +65,20 @@ import OAuthFlowTestSupport
         #expect(error.code == .invalidVariable)
     }
 
+    /// A long value is quoted cut short, whichever check refuses it: a hostile or pasted value cannot flood the message.
+    @Test(arguments: [
+        ("tenant", String(repeating: "A", count: 5_000)),  // the pattern
+        ("tenant", String(repeating: "a", count: 4_000) + "/x"),  // a character that changes the URL
+        ("realm", String(repeating: "m", count: 3_000)),  // the enum
+    ])
+    func aLongRefusedValueIsQuotedShort(_ name: String, _ value: String) throws {
+        let values = ["tenant": "acme"].merging([name: value]) { $1 }
+        let error = try #require(throws: ProviderError.self) { try descriptor("").resolve(values) }
+        #expect(error.code == .invalidVariable)
+        #expect(error.message.count < 400, "\(error.message.count) characters")
+        #expect(error.message.contains("(\(value.count) characters)"), "\(error.message)")
+    }
+
     @Test func hostCannotBeHijackedThroughAnUnpatternedVariable() throws {
         let text = """
             schema_version: 1
