@@ -25,6 +25,20 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
 
     /// Secret names and credential headers are recognised in any case, by bytes for ASCII and
     /// by `lowercased()` beyond it (a Kelvin sign lowers to `k`).
+    /// A grant written by its short name is pointed at its full URI, a misspelt one at the nearest
+    /// grant, and each message stands on the item's own line.
+    @Test func unknownGrantsNameTheGrantMeant() {
+        let text = Examples.valid + "grant_types:\n  - authorization_code\n  - device_code\n  - refresh_tokn\n  - magic\n"
+        let diagnostics = Linter().lint(text: text, path: "example.yaml").filter { $0.ruleID == "authorization_code_only" }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        func line(of item: String) -> Int { 1 + (lines.firstIndex { $0 == "  - \(item)" } ?? -2) }
+        #expect(diagnostics.count == 3, "\(diagnostics)")
+        let byLine = Dictionary(diagnostics.map { ($0.location.line, $0.message) }, uniquingKeysWith: { $1 })
+        #expect(byLine[line(of: "device_code")]?.contains("`urn:ietf:params:oauth:grant-type:device_code`") == true, "\(byLine)")
+        #expect(byLine[line(of: "refresh_tokn")]?.contains("did you mean `refresh_token`?") == true, "\(byLine)")
+        #expect(byLine[line(of: "magic")]?.hasSuffix("does not run the `magic` grant") == true, "\(byLine)")
+    }
+
     @Test func secretNamesAreMatchedInAnyCase() {
         for name in ["client_secret", "Client_Secret", "API_KEY", "apikey", "my_app_secret", "PASSWORD", "api_\u{212A}ey", "Id_Token"] {
             #expect(LiteralSecretRule.looksSecret(name), "\(name)")

@@ -65,25 +65,60 @@ extension DescriptorDocument {
 /// One mapping of a descriptor as plain values, read by key; every reader throws
 /// `DecodingError` when a value has the wrong type and answers nil when it is absent.
 struct PlainObject {
-    /// The checked tree a document's mappings are read from, with one table of field values
-    /// shared by all of them: reading a mapping allocates nothing of its own.
+    /// What a document's mappings are read from: a checked tree, with one table of field values
+    /// and one table of places shared by all of its mappings, so that reading or copying a mapping
+    /// allocates, retains and releases nothing of its own; or one mapping's dictionary of values.
     private final class Reader {
-        let tree: YAMLTree
+        /// The checked tree, or nil for a dictionary's values.
+        let tree: YAMLTree?
+        let values: [String: JSONValue]
+        /// Where the first mapping read is.
+        let rootPath: [String]
         /// For each object mapping read, from its offset: the field after the last one read, where
         /// the next search starts, then the node index of each field's value, or -1 where the
         /// mapping does not have it. One decoder reads it, on one thread, so no access can overlap
         /// another: no runtime check.
         @exclusivity(unchecked) var slots: [Int32] = []
+        /// Where each mapping read is, for errors: its parent's place (-1 for the first, at
+        /// `rootPath`) and up to two names more (a key, an item's index or a map's name), spelled out
+        /// as a path only when an error asks.
+        @exclusivity(unchecked) var places: [(parent: Int32, first: String?, second: String?)] = []
 
-        init(_ tree: YAMLTree) {
+        init(tree: YAMLTree?, values: [String: JSONValue] = [:], rootPath: [String]) {
             self.tree = tree
-            slots.reserveCapacity(256)
+            self.values = values
+            self.rootPath = rootPath
+            places = [(-1, nil, nil)]
+            if tree != nil {
+                slots.reserveCapacity(256)
+                places.reserveCapacity(64)
+            }
+        }
+
+        /// Records a mapping read under the one at `parent`; answers its place.
+        func place(under parent: Int, _ names: (String?, String?)) -> Int {
+            places.append((Int32(parent), names.0, names.1))
+            return places.count - 1
+        }
+
+        /// The key path of the mapping at `place`.
+        func path(_ place: Int) -> [String] {
+            var names: [String] = []
+            var current = place
+            while current >= 0 {
+                let entry = places[current]
+                if let second = entry.second { names.append(second) }
+                if let first = entry.first { names.append(first) }
+                current = Int(entry.parent)
+            }
+            return rootPath + names.reversed()
         }
 
         /// Finds an object mapping's values by field in one pass over its keys, so that reading a
         /// key (present or not) costs a search of the fields, not of the mapping too; answers where
         /// they start. Read from the tree's tables and bytes: no node is made, so nothing is retained.
         func table(_ node: Int, fields: [DescriptorSchema.Field]) -> Int {
+            guard let tree else { return -1 }
             let start = slots.count
             slots.append(contentsOf: repeatElement(-1, count: fields.count + 1))
             slots[start] = 0
@@ -113,47 +148,41 @@ struct PlainObject {
         }
     }
 
-    /// Where the values are. Stored flat rather than as an enum of sources: a read borrows them
-    /// in place, where matching an enum's payload copied it (a retain and release a field).
-    /// A dictionary's values (`reader` nil)…
-    private let values: [String: JSONValue]
-    /// …or a mapping node of a checked tree: an `.object` with its `fields` and its place in the
-    /// reader's table, or a `.map` with its `valueShape`.
-    private let reader: Reader?
+    /// Where the values are: the reader (a tree, or a dictionary's values) and, for a tree's
+    /// mapping, its node: an `.object` with its `fields` and its place in the reader's table, or a
+    /// `.map` with its `valueShape`. Stored flat rather than as an enum of sources: a read borrows
+    /// them in place, where matching an enum's payload copied it (a retain and release a field).
+    private let reader: Reader
     private let node: Int
     private let fields: [DescriptorSchema.Field]
     private let valueShape: DescriptorSchema.Shape?
     private let table: Int
-    /// Where the mapping is, for errors: its parent's path and up to two names more (a key, an item's
-    /// index or a map's name), joined only when an error asks, so that reading a nested mapping
-    /// allocates no path.
-    private let parentPath: [String]
-    private let names: (String?, String?)
+    /// Where the mapping is, for errors: its entry in the reader's places.
+    private let place: Int
 
     /// Where the mapping is, for errors.
-    var path: [String] {
-        guard let first = names.0 else { return parentPath }
-        return parentPath + (names.1.map { [first, $0] } ?? [first])
-    }
+    var path: [String] { reader.path(place) }
 
     init(_ values: [String: JSONValue], path: [String]) {
-        self.values = values
-        reader = nil
+        reader = Reader(tree: nil, values: values, rootPath: path)
         node = -1
         fields = []
         valueShape = nil
         table = -1
-        parentPath = path
-        names = (nil, nil)
+        place = 0
     }
 
     /// A mapping of a checked tree, read in place.
     init(node: YAMLNode, shape: DescriptorSchema.Shape, path: [String]) {
-        self.init(node: node, shape: shape, reader: Reader(node.tree), parentPath: path, names: (nil, nil))
+        self.init(node: node, shape: shape, reader: Reader(tree: node.tree, rootPath: path), place: 0)
     }
 
-    private init(node: YAMLNode, shape: DescriptorSchema.Shape, reader: Reader, parentPath: [String], names: (String?, String?)) {
-        values = [:]
+    /// A mapping of the reader's tree, found under the mapping at `parent` by `names`.
+    private init(node: YAMLNode, shape: DescriptorSchema.Shape, reader: Reader, under parent: Int, names: (String?, String?)) {
+        self.init(node: node, shape: shape, reader: reader, place: reader.place(under: parent, names))
+    }
+
+    private init(node: YAMLNode, shape: DescriptorSchema.Shape, reader: Reader, place: Int) {
         self.reader = reader
         self.node = node.index
         switch shape {
@@ -170,8 +199,7 @@ struct PlainObject {
             valueShape = nil
             table = -1
         }
-        self.parentPath = parentPath
-        self.names = names
+        self.place = place
     }
 
     /// A mapping decoded by any `Decoder` (a JSON descriptor, say).
@@ -200,8 +228,8 @@ struct PlainObject {
 
     private func value<K: CodingKey>(_ key: K) -> JSONValue? {
         let found: JSONValue?
-        if reader == nil {
-            found = values[key.stringValue]
+        if reader.tree == nil {
+            found = reader.values[key.stringValue]
         } else {
             found = child(key.stringValue).map { DescriptorDocument.plainValue($0, $1) }
         }
@@ -214,12 +242,12 @@ struct PlainObject {
     /// The value under `name` in a checked mapping, with the shape the schema gives it; nil for
     /// a key the shape does not declare, as a dictionary built from the tree would leave it out.
     private func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
-        guard let reader else { return nil }
+        guard let tree = reader.tree else { return nil }
         if table >= 0 {
-            return reader.child(name, fields, table: table).map { (YAMLNode(tree: reader.tree, index: $0.node), fields[$0.field].shape) }
+            return reader.child(name, fields, table: table).map { (YAMLNode(tree: tree, index: $0.node), fields[$0.field].shape) }
         }
         guard let valueShape else { return nil }
-        return YAMLNode(tree: reader.tree, index: node)[name].map { ($0, valueShape) }
+        return YAMLNode(tree: tree, index: node)[name].map { ($0, valueShape) }
     }
 
     /// What a tree holds under `key`: `.absent` answers nil at once, without the search
@@ -231,7 +259,7 @@ struct PlainObject {
 
     /// The node under `key`, when the mapping is read from a tree.
     private func nested<K: CodingKey>(_ key: K) -> Nested {
-        guard reader != nil else { return .notATree }
+        guard reader.tree != nil else { return .notATree }
         guard let (child, childShape) = child(key.stringValue) else { return .absent }
         return .node(child, childShape)
     }
@@ -271,9 +299,9 @@ struct PlainObject {
 
     private func treeText<K: CodingKey>(_ key: K) -> TreeText {
         // An object's field: read by index from the tree's tables, no node or shape copied out.
-        if let reader, table >= 0 {
+        if let tree = reader.tree, table >= 0 {
             guard let (node, field) = reader.child(key.stringValue, fields, table: table) else { return .absent }
-            guard fields[field].readsAsText, let text = reader.tree.scalarText(node) else { return .other }
+            guard fields[field].readsAsText, let text = tree.scalarText(node) else { return .other }
             return .text(text)
         }
         switch nested(key) {
@@ -363,9 +391,7 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, shape) where node.kind == .mapping && shape.isMapping:
-            // Set: only a tree's mapping has nodes under it.
-            guard let reader else { break }
-            return try make(PlainObject(node: node, shape: shape, reader: reader, parentPath: path, names: (key.stringValue, nil)))
+            return try make(PlainObject(node: node, shape: shape, reader: reader, under: place, names: (key.stringValue, nil)))
         default: break
         }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
@@ -377,13 +403,10 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isMapping:
-            // Set: only a tree's mapping has nodes under it.
-            guard let reader else { break }
-            let parentPath = path
             return try node.items.enumerated().map { index, item in
-                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, String(index)]) }
+                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
                 return try make(
-                    PlainObject(node: item, shape: itemShape, reader: reader, parentPath: parentPath, names: (key.stringValue, String(index))))
+                    PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (key.stringValue, String(index))))
             }
         default: break
         }
@@ -399,16 +422,13 @@ struct PlainObject {
         switch nested(key) {
         case .absent: return nil
         case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isMapping:
-            // Set: only a tree's mapping has nodes under it.
-            guard let reader else { break }
             var result: [String: T] = [:]
             result.reserveCapacity(node.pairs.count)
-            let parentPath = path
             for (nameNode, item) in node.pairs {
                 guard let name = nameNode.string else { continue }
-                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: parentPath + [key.stringValue, name]) }
+                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, name]) }
                 result[name] = try make(
-                    PlainObject(node: item, shape: valueShape, reader: reader, parentPath: parentPath, names: (key.stringValue, name)))
+                    PlainObject(node: item, shape: valueShape, reader: reader, under: place, names: (key.stringValue, name)))
             }
             return result
         default: break

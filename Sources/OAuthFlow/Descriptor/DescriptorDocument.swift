@@ -132,6 +132,10 @@ public struct DescriptorDocument {
         if data.count > maximumSize {
             return failed(tooLargeMessage)
         }
+        // A UTF-8 byte order mark may open a YAML stream (YAML 1.2 §5.2); editors on Windows write one.
+        // libyaml, told the encoding, would read it as content, so it is left out here.
+        var data = data
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = UnsafeBufferPointer(rebasing: data[3...]) }
         if let base = data.baseAddress, let nul = memchr(base, 0, data.count) {
             let position = TextPosition.of(byteOffset: UnsafeRawPointer(nul) - UnsafeRawPointer(base), in: data)
             return failed("file contains a NUL byte; it looks binary, not YAML", line: position.line, column: position.column)
@@ -194,8 +198,16 @@ public struct DescriptorDocument {
     }
 
     /// The node at a key path, such as `["security", "pkce"]`, if present.
+    /// In a list, a step is the item's index, in decimal digits (`resources.1.url`).
     public func node(at keyPath: [String]) -> YAMLNode? {
-        keyPath.reduce(root) { node, key in node?[key] }
+        keyPath.reduce(root) { node, key in
+            guard let node else { return nil }
+            guard node.kind == .sequence else { return node[key] }
+            guard !key.isEmpty, key.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let index = Int(key),
+                index < node.items.count
+            else { return nil }
+            return node.items[index]
+        }
     }
 
     /// The position of the value at a key path, or of its nearest present ancestor.

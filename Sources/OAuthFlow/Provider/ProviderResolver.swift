@@ -360,6 +360,11 @@ extension ProviderDescriptor.Variable {
         if value.unicodeScalars.contains(where: ProviderDescriptor.forbiddenInVariables.contains) {
             throw invalid("contains a character that would change the URL's structure: \(quoted)")
         }
+        // A whole path segment of `.` or `..` moves the path itself (RFC 3986 §5.2.4 removes it, or
+        // the segment before it); in a host it leaves an empty label.
+        if value == "." || value == ".." {
+            throw invalid("is the dot segment \(quoted), which would move the URL's path")
+        }
         if let allowed = self.enum, !allowed.contains(value) {
             throw invalid("must be one of \(allowed.map { "`\($0)`" }.joined(separator: ", ")), not \(quoted)")
         }

@@ -92,6 +92,7 @@ public struct LiteralSecretRule: LintRule {
         triggering: [
             Examples.valid + "authorization:\n  extra_params:\n    client_secret: s3cr3t-value\n",
             Examples.valid + "token_request:\n  headers:\n    Authorization: Basic Y2xpZW50OnNlY3JldA==\n",
+            Examples.valid + "token_request:\n  headers:\n    X-API-Key: 0123456789abcdef0123456789abcdef\n",
             Examples.valid + "client_secret: s3cr3t-value\n",
             Examples.valid
                 + "authorization:\n  extra_params:\n    assertion_key: \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\"\n",
@@ -160,7 +161,7 @@ public struct LiteralSecretRule: LintRule {
         for word in secretNameBytes + [secretSuffix] { table[Int(word[word.count - 1])] = true }
         return table
     }()
-    private static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
+    private static let credentialHeaders = ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token"]
     private static let credentialHeaderBytes = credentialHeaders.map { Array($0.utf8) }
 
     /// Whether a header name is one that carries credentials, in any case.
@@ -197,7 +198,7 @@ public struct LiteralSecretRule: LintRule {
                 if !generatedSecret, Self.looksSecret(name) {
                     out.append(diagnostic(file, keyPath, "`\(name)` looks like a secret; descriptors must not hold secrets", atKey: true))
                 } else if inHeaders, Self.isCredentialHeader(name) {
-                    out.append(diagnostic(file, keyPath, "a `\(name)` header carries credentials; descriptors must not hold them", atKey: true))
+                    out.append(diagnostic(file, keyPath, "the `\(name)` header carries credentials; descriptors must not hold them", atKey: true))
                 } else {
                     walk(value, &keyPath, file, &out, &budget)
                 }

@@ -29,11 +29,24 @@ public struct AuthorizationCodeOnlyRule: LintRule {
                 switch grant {
                 case "implicit": "the implicit grant must not be used (RFC 9700 §2.1.2)"
                 case "password": "the resource owner password grant must not be used (RFC 9700 §2.4)"
-                default: "OAuthFlow does not run the `\(grant)` grant"
+                default: Self.unknownGrant(grant)
                 }
             diagnostics.append(diagnostic(file, ["grant_types", "\(index)"], "grant type `\(grant)`: \(reason)"))
         }
         return diagnostics
+    }
+
+    /// Why a grant is not run, naming the one meant where a registered grant ends with it
+    /// (`device_code` is `urn:ietf:params:oauth:grant-type:device_code`) or is spelled close to it.
+    static func unknownGrant(_ grant: String) -> String {
+        let allowed = allowedGrants.sorted()
+        if let full = allowed.first(where: { $0.hasSuffix(":" + grant) }) {
+            return "OAuthFlow names this grant by its full URI, `\(full)`"
+        }
+        if let suggestion = Spelling.closest(to: grant, among: allowed) {
+            return "OAuthFlow does not run the `\(grant)` grant; did you mean `\(suggestion)`?"
+        }
+        return "OAuthFlow does not run the `\(grant)` grant"
     }
 }
 

@@ -330,6 +330,17 @@ import OAuthFlowTestSupport
         #expect(messages.allSatisfy { $0.count < 300 })
     }
 
+    /// A UTF-8 byte order mark at the start is allowed (YAML 1.2), and positions are counted after it.
+    @Test func aByteOrderMarkIsRead() throws {
+        let text = descriptorText(id: "example")
+        let document = DescriptorDocument.parse(Data([0xEF, 0xBB, 0xBF] + Array(text.utf8)), path: "example.yaml")
+        #expect(document.problems.isEmpty, "\(document.problems.map(\.message))")
+        #expect(document.descriptor?.id == "example")
+        #expect(document.location(of: ["id"]) == parse(text).location(of: ["id"]))
+        let onlyMark = DescriptorDocument.parse(Data([0xEF, 0xBB, 0xBF]), path: "empty.yaml")
+        #expect(onlyMark.problems.first?.message.contains("empty") == true, "\(onlyMark.problems.map(\.message))")
+    }
+
     @Test func duplicateKeysAreReported() throws {
         let document = parse(descriptorText(id: "example") + "id: again\n")
         let problem = try #require(document.problems.first)
@@ -346,5 +357,26 @@ import OAuthFlowTestSupport
         #expect(document.location(of: ["endpoints", "token"]).column == 10)
         // A missing key falls back to its nearest present ancestor: the `endpoints` mapping on line 7.
         #expect(document.location(of: ["endpoints", "missing", "deeper"]).line == 7)
+    }
+
+    /// A list item is found by its index, in block and in flow lists: a problem with the second
+    /// resource points at the second resource, not at the list.
+    @Test func locationStepsIntoListItems() {
+        let text =
+            descriptorText(id: "example")
+            + "resources:\n  - scope: profile\n    url: https://api.example.com/p\n  - scope: email\n    url: http://api.example.com/m\n"
+            + "grant_types: [authorization_code, refresh_token]\n"
+        let document = parse(text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let urlLine = 1 + (lines.firstIndex { $0.contains("http://api.example.com/m") } ?? -2)
+        #expect(document.location(of: ["resources", "1", "url"]).line == urlLine)
+        #expect(document.location(of: ["resources", "1", "url"]).column == 10)
+        #expect(document.location(of: ["resources", "1"]).line == urlLine - 1)
+        let flow = document.location(of: ["grant_types", "1"])
+        #expect(flow.line == urlLine + 1)
+        #expect(flow.column == 35)
+        // An index past the end, or a step that is no index, falls back to the list.
+        #expect(document.location(of: ["resources", "2", "url"]).line == urlLine - 3)
+        #expect(document.location(of: ["resources", "+1", "url"]).line == urlLine - 3)
     }
 }

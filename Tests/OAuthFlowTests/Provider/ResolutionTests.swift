@@ -59,6 +59,7 @@ import OAuthFlowTestSupport
         ["tenant": "a b"],
         ["tenant": "%2e%2e"],
         ["tenant": ""],
+
     ])
     func invalidValuesAreRejected(values: [String: String]) throws {
         let error = try #require(throws: ProviderError.self) { try descriptor("").resolve(values) }
@@ -105,6 +106,19 @@ import OAuthFlowTestSupport
         let text = TestDescriptor(id: "one-variable", issuer: "https://a.example.com", extra: variable)
             .with(endpoints: [("authorization", authorization)]).yaml
         return try #require(DescriptorDocument.parse(Data(text.utf8), path: "one-variable.yaml").descriptor)
+    }
+
+    /// An unpatterned path variable cannot be a dot segment: `..` would move the path up a level
+    /// (`/realms/../protocol`), `.` would leave it where it is; other values of dots are names.
+    @Test func aPathVariableCannotBeADotSegment() throws {
+        let realm = try oneVariable("realm", authorization: "https://a.example.com/realms/{realm}/auth")
+        for value in [".", ".."] {
+            let error = try #require(throws: ProviderError.self) { try realm.resolve(["realm": value]) }
+            #expect(error.code == .invalidVariable, "\(value)")
+            #expect(error.message.contains("dot segment"), "\(error.message)")
+        }
+        #expect(try realm.resolve(["realm": "..."]).endpoints.authorization?.absoluteString == "https://a.example.com/realms/.../auth")
+        #expect(try realm.resolve(["realm": ".a"]).endpoints.authorization?.absoluteString == "https://a.example.com/realms/.a/auth")
     }
 
     /// A variable in a query (which lint refuses, but a descriptor may still carry) cannot add parameters.
