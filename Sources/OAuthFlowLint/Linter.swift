@@ -32,6 +32,7 @@ public struct Linter: Sendable {
         WebOnlyRedirectRule.self,
         GeneratedSecretRule.self,
         OIDCOpenIDScopeRule.self,
+        ScopeSyntaxRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,
         OfflineAccessConsentRule.self,

@@ -39,6 +39,38 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(byLine[line(of: "magic")]?.hasSuffix("does not run the `magic` grant") == true, "\(byLine)")
     }
 
+    /// A variable's sample values are judged in one sentence about the value, and its example is
+    /// offered only when it fits itself.
+    @Test func variableSamplesAreJudgedOnce() {
+        let variables =
+            "variables:\n  region:\n    description: Region\n    pattern: '^[a-z]+$'\n    example: Acme\n    default: x1\n"
+            + "  zone:\n    description: Zone\n    pattern: '^[a-z]+$'\n    example: west\n    default: East\n"
+        let text = Examples.header + "issuer: https://{region}.{zone}.example.com\n" + variables
+            + "endpoints:\n  authorization: https://{region}.{zone}.example.com/a\n  token: https://{region}.{zone}.example.com/t\n"
+        let messages = Linter().lint(text: text, path: "example.yaml").filter { $0.ruleID == "variable_definition" }.map(\.message)
+        #expect(
+            Set(messages) == [
+                "`example` of variable `region` does not match the pattern `^[a-z]+$`: `Acme`",
+                "`default` of variable `region` does not match the pattern `^[a-z]+$`: `x1`",
+                "`default` of variable `zone` does not match the pattern `^[a-z]+$`: `East` (example: `west`)",
+            ], "\(messages)")
+    }
+
+    /// A scope with a space is named at its own item, a repeated one is a warning at the repeat.
+    @Test func scopesAreCheckedOneByOne() {
+        let text = Examples.valid + "scopes:\n  default:\n    - profile\n    - \"read write\"\n    - profile\n    - \"a\\\\b\"\n"
+        let diagnostics = Linter().lint(text: text, path: "example.yaml").filter { $0.ruleID == "scope_syntax" }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        func line(of item: String) -> Int { 1 + (lines.lastIndex { $0 == "    - \(item)" } ?? -2) }
+        let found = diagnostics.map { "\($0.location.line) \($0.severity.rawValue) \($0.message)" }
+        #expect(
+            found == [
+                "\(line(of: "\"read write\"")) error scope `read write` holds a space; list each scope as its own item",
+                "\(line(of: "profile")) warning scope `profile` is listed twice",
+                "\(line(of: "\"a\\\\b\"")) error scope `a\\b` holds `\\`, which no scope may (RFC 6749 §3.3)",
+            ], "\(found)")
+    }
+
     @Test func secretNamesAreMatchedInAnyCase() {
         for name in ["client_secret", "Client_Secret", "API_KEY", "apikey", "my_app_secret", "PASSWORD", "api_\u{212A}ey", "Id_Token"] {
             #expect(LiteralSecretRule.looksSecret(name), "\(name)")

@@ -226,7 +226,7 @@ struct SchemaValidator {
         case .urlTooLong: return "the URL is longer than \(DescriptorSchema.maximumURLLength) bytes"
         case let .placeholders(count):
             return "the URL has \(count) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
-        case let .notAbsolute(reason): return "\(value(text)) is not an absolute URL: \(reason)"
+        case let .notAbsolute(reason): return text.isEmpty ? "the URL is empty" : "\(value(text)) is not an absolute URL: \(reason)"
         case let .outOfRange(value):
             guard case let .integer(range) = shape, range.count == 1 else { return "\(value) is out of range; expected \(shape.phrase)" }
             return "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
@@ -266,11 +266,7 @@ struct SchemaValidator {
 
     /// A value from the file quoted for a message: a long one is cut, so that a hostile
     /// file cannot flood the terminal through its diagnostics.
-    static func quoted(_ text: String) -> String {
-        let limit = 80
-        guard text.count > limit else { return "`\(text)`" }
-        return "`\(text.prefix(limit))…` (\(text.count) characters)"
-    }
+    static func quoted(_ text: String) -> String { TerminalText.quoted(text) }
 
     private mutating func report(_ kind: DescriptorProblem.Kind, at node: YAMLNode, _ keyPath: [String], _ message: String) {
         problems.append(

@@ -351,28 +351,34 @@ extension ProviderDescriptor.Variable {
     ///
     /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidVariable``.
     public func validate(_ value: String, name: String, provider: String) throws {
-        func invalid(_ reason: String) -> ProviderError {
-            ProviderError(.invalidVariable, "variable `\(name)` of provider `\(provider)` \(reason)", provider: provider, variable: name)
-        }
+        guard let reason = problem(with: value) else { return }
+        throw ProviderError(.invalidVariable, "variable `\(name)` of provider `\(provider)` \(reason)", provider: provider, variable: name)
+    }
+
+    /// Why ``validate(_:name:provider:)`` refuses a value, as the end of a sentence about the
+    /// variable ("is empty", "must be one of …"), or nil. The `example` is offered after a pattern
+    /// mismatch unless `citingExample` is false (when the example itself is what is checked).
+    public func problem(with value: String, citingExample: Bool = true) -> String? {
         // Values are quoted cut short: a long one (a hostile default, a pasted file) must not flood the message.
         let quoted = SchemaValidator.quoted(value)
-        if value.isEmpty { throw invalid("is empty") }
+        if value.isEmpty { return "is empty" }
         if value.unicodeScalars.contains(where: ProviderDescriptor.forbiddenInVariables.contains) {
-            throw invalid("contains a character that would change the URL's structure: \(quoted)")
+            return "contains a character that would change the URL's structure: \(quoted)"
         }
         // A whole path segment of `.` or `..` moves the path itself (RFC 3986 §5.2.4 removes it, or
         // the segment before it); in a host it leaves an empty label.
         if value == "." || value == ".." {
-            throw invalid("is the dot segment \(quoted), which would move the URL's path")
+            return "is the dot segment \(quoted), which would move the URL's path"
         }
         if let allowed = self.enum, !allowed.contains(value) {
-            throw invalid("must be one of \(allowed.map { "`\($0)`" }.joined(separator: ", ")), not \(quoted)")
+            return "must be one of \(allowed.map { "`\($0)`" }.joined(separator: ", ")), not \(quoted)"
         }
         if let pattern, !Pattern.matchesWhole(value, pattern: pattern) {
             var reason = "does not match the pattern `\(pattern)`: \(quoted)"
-            if let example { reason += " (example: \(SchemaValidator.quoted(example)))" }
-            throw invalid(reason)
+            if citingExample, let example, example != value { reason += " (example: \(SchemaValidator.quoted(example)))" }
+            return reason
         }
+        return nil
     }
 }
 

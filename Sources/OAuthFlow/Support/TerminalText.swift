@@ -6,6 +6,14 @@
 /// any string OAuthFlow shows. Every human-facing output passes through here; JSON
 /// output and other machine formats stay exact.
 public enum TerminalText {
+    /// A value from a file or a caller quoted for a message (`` `value` ``): one longer than 80
+    /// characters is cut and its length given, so that it cannot flood the terminal.
+    package static func quoted(_ text: String) -> String {
+        let limit = 80
+        guard text.count > limit else { return "`\(text)`" }
+        return "`\(text.prefix(limit))…` (\(text.count) characters)"
+    }
+
     /// `text` with every control and bidirectional formatting character written as a visible escape.
     ///
     /// For one value inside a line: line breaks and tabs are escaped too (`\n`, `\t`).

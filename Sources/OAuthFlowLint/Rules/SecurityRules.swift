@@ -522,3 +522,57 @@ public struct GeneratedSecretRule: LintRule {
         return diagnostics
     }
 }
+
+/// RFC 6749 §3.3: a scope is a run of printable ASCII without space, `"` or `\`.
+public struct ScopeSyntaxRule: LintRule {
+    public init() {}
+    public static let description = RuleDescription(
+        identifier: "scope_syntax", name: "Scope syntax",
+        summary:
+            "Each scope is one non-empty run of printable ASCII without a space, `\"` or `\\` (RFC 6749 §3.3) and without the `scopes.separator`, or the request splits it or the server refuses it; a scope listed twice is a warning.",
+        severity: .error,
+        triggering: [
+            Examples.validOIDC.replacingOccurrences(of: "[openid, email]", with: "[\"openid email\", profile]"),
+            Examples.valid + "scopes:\n  default: [\"\", profile]\n",
+            Examples.valid + "scopes:\n  default: [read, write]\n  separator: \",\"\n  offline:\n    scopes: [\"offline,access\"]\n",
+            Examples.valid + "scopes:\n  default: [profile, email, profile]\n",
+        ],
+        nonTriggering: [
+            Examples.validOIDC,
+            Examples.valid + "scopes:\n  default: [\"channels:read\", \"chat:write\", \"https://api.example.com/read\"]\n  separator: \",\"\n",
+        ])
+
+    public func validate(_ file: LintFile) -> [Diagnostic] {
+        guard let descriptor = file.descriptor else { return [] }
+        let separator = descriptor.scopes.separator
+        var diagnostics: [Diagnostic] = []
+        for (keyPath, scopes) in [
+            (["scopes", "default"], descriptor.scopes.default), (["scopes", "offline", "scopes"], descriptor.scopes.offline.scopes),
+        ] {
+            var seen: Set<String> = []
+            for (index, scope) in scopes.enumerated() {
+                let path = keyPath + [String(index)]
+                if let problem = Self.problem(with: scope, separator: separator) {
+                    diagnostics.append(diagnostic(file, path, "scope \(TerminalText.quoted(scope)) \(problem)"))
+                } else if !seen.insert(scope).inserted {
+                    diagnostics.append(diagnostic(file, path, "scope `\(scope)` is listed twice", severity: .warning))
+                }
+            }
+        }
+        return diagnostics
+    }
+
+    /// Why a scope cannot be sent as one scope, or nil.
+    static func problem(with scope: String, separator: String) -> String? {
+        if scope.isEmpty { return "is empty" }
+        // NQCHAR: %x21 / %x23-5B / %x5D-7E.
+        if let bad = scope.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) || $0 == "\"" || $0 == "\\" }) {
+            if bad == " " { return "holds a space; list each scope as its own item" }
+            return "holds `\(TerminalText.escaped(String(bad)))`, which no scope may (RFC 6749 §3.3)"
+        }
+        if !separator.isEmpty, separator != " ", scope.contains(separator) {
+            return "holds the separator `\(separator)`, so the request would split it"
+        }
+        return nil
+    }
+}

@@ -114,17 +114,14 @@ public struct VariableDefinitionRule: LintRule {
                 diagnostics.append(diagnostic(file, ["variables", name, "pattern"], "pattern of variable `\(name)` cannot be used: \(problem)"))
                 continue
             }
-            // Each sample value with the key path under the variable where it is written.
+            // Each sample value with the key path under the variable where it is written; the example
+            // is offered only beside the other values, and only if it passes itself.
+            let exampleFits = variable.example.map { variable.problem(with: $0) == nil } ?? false
             func check(_ value: String?, at keys: @autoclosure () -> [String]) {
-                guard let value else { return }
-                do {
-                    try variable.validate(value, name: name, provider: descriptor.id)
-                } catch let error as ProviderError {
-                    let keys = keys()
-                    diagnostics.append(
-                        diagnostic(
-                            file, ["variables", name] + keys, "`\(keys.joined(separator: "."))` of variable `\(name)`: \(error.message)"))
-                } catch {}
+                guard let value, let reason = variable.problem(with: value, citingExample: exampleFits) else { return }
+                let keys = keys()
+                diagnostics.append(
+                    diagnostic(file, ["variables", name] + keys, "`\(keys.joined(separator: "."))` of variable `\(name)` \(reason)"))
             }
             check(variable.default, at: ["default"])
             check(variable.example, at: ["example"])

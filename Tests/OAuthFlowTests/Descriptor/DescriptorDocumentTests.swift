@@ -341,6 +341,13 @@ import OAuthFlowTestSupport
         #expect(onlyMark.problems.first?.message.contains("empty") == true, "\(onlyMark.problems.map(\.message))")
     }
 
+    @Test func anEmptyURLIsCalledEmpty() throws {
+        let document = parse(descriptorText(id: "example", extra: "docs_url: \"\"\n"))
+        let problem = try #require(document.problems.first)
+        #expect(problem.message == "the URL is empty", "\(problem.message)")
+        #expect(problem.keyPath == "docs_url")
+    }
+
     @Test func duplicateKeysAreReported() throws {
         let document = parse(descriptorText(id: "example") + "id: again\n")
         let problem = try #require(document.problems.first)
