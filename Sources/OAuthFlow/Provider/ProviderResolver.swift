@@ -357,10 +357,12 @@ extension ProviderDescriptor.Variable {
 
     /// Why ``validate(_:name:provider:)`` refuses a value, as the end of a sentence about the
     /// variable ("is empty", "must be one of …"), or nil. The `example` is offered after a pattern
-    /// mismatch unless `citingExample` is false (when the example itself is what is checked).
-    public func problem(with value: String, citingExample: Bool = true) -> String? {
-        // Values are quoted cut short: a long one (a hostile default, a pasted file) must not flood the message.
-        let quoted = SchemaValidator.quoted(value)
+    /// mismatch unless `citingExample` answers false (asked only then: when the example itself is
+    /// what is checked, or does not fit).
+    public func problem(with value: String, citingExample: @autoclosure () -> Bool = true) -> String? {
+        // Values are quoted cut short: a long one (a hostile default, a pasted file) must not flood the
+        // message. Quoted only for a refusal: most values pass.
+        var quoted: String { TerminalText.quoted(value) }
         if value.isEmpty { return "is empty" }
         if value.unicodeScalars.contains(where: ProviderDescriptor.forbiddenInVariables.contains) {
             return "contains a character that would change the URL's structure: \(quoted)"
@@ -375,7 +377,7 @@ extension ProviderDescriptor.Variable {
         }
         if let pattern, !Pattern.matchesWhole(value, pattern: pattern) {
             var reason = "does not match the pattern `\(pattern)`: \(quoted)"
-            if citingExample, let example, example != value { reason += " (example: \(SchemaValidator.quoted(example)))" }
+            if let example, example != value, citingExample() { reason += " (example: \(TerminalText.quoted(example)))" }
             return reason
         }
         return nil

@@ -544,35 +544,35 @@ public struct ScopeSyntaxRule: LintRule {
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
-        let separator = descriptor.scopes.separator
         var diagnostics: [Diagnostic] = []
-        for (keyPath, scopes) in [
-            (["scopes", "default"], descriptor.scopes.default), (["scopes", "offline", "scopes"], descriptor.scopes.offline.scopes),
-        ] {
-            var seen: Set<String> = []
+        // A handful of scopes a list: each is compared with those before it, no set is built.
+        func check(_ scopes: [String], at keyPath: [String]) {
             for (index, scope) in scopes.enumerated() {
-                let path = keyPath + [String(index)]
-                if let problem = Self.problem(with: scope, separator: separator) {
-                    diagnostics.append(diagnostic(file, path, "scope \(TerminalText.quoted(scope)) \(problem)"))
-                } else if !seen.insert(scope).inserted {
-                    diagnostics.append(diagnostic(file, path, "scope `\(scope)` is listed twice", severity: .warning))
+                if let problem = Self.problem(with: scope, separator: descriptor.scopes.separator) {
+                    diagnostics.append(diagnostic(file, keyPath + [String(index)], "scope \(TerminalText.quoted(scope)) \(problem)"))
+                } else if scopes[..<index].contains(scope) {
+                    diagnostics.append(diagnostic(file, keyPath + [String(index)], "scope `\(scope)` is listed twice", severity: .warning))
                 }
             }
         }
+        check(descriptor.scopes.default, at: ["scopes", "default"])
+        check(descriptor.scopes.offline.scopes, at: ["scopes", "offline", "scopes"])
         return diagnostics
     }
 
     /// Why a scope cannot be sent as one scope, or nil.
     static func problem(with scope: String, separator: String) -> String? {
         if scope.isEmpty { return "is empty" }
-        // NQCHAR: %x21 / %x23-5B / %x5D-7E.
-        if let bad = scope.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) || $0 == "\"" || $0 == "\\" }) {
+        // NQCHAR: %x21 / %x23-5B / %x5D-7E, judged from the bytes (every NQCHAR is ASCII).
+        var text = scope, separatorText = separator
+        let fits = text.withUTF8 { bytes in bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C } }
+        if !fits, let bad = scope.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) || $0 == "\"" || $0 == "\\" }) {
             if bad == " " { return "holds a space; list each scope as its own item" }
             return "holds `\(TerminalText.escaped(String(bad)))`, which no scope may (RFC 6749 §3.3)"
         }
-        if !separator.isEmpty, separator != " ", scope.contains(separator) {
-            return "holds the separator `\(separator)`, so the request would split it"
-        }
-        return nil
+        // A space separator is refused above already.
+        guard !separator.isEmpty, separator != " " else { return nil }
+        let split = text.withUTF8 { bytes in separatorText.withUTF8 { UTF8Search.firstRange(of: $0, in: bytes) != nil } }
+        return split ? "holds the separator `\(separator)`, so the request would split it" : nil
     }
 }

@@ -116,9 +116,10 @@ public struct VariableDefinitionRule: LintRule {
             }
             // Each sample value with the key path under the variable where it is written; the example
             // is offered only beside the other values, and only if it passes itself.
-            let exampleFits = variable.example.map { variable.problem(with: $0) == nil } ?? false
             func check(_ value: String?, at keys: @autoclosure () -> [String]) {
-                guard let value, let reason = variable.problem(with: value, citingExample: exampleFits) else { return }
+                guard let value,
+                    let reason = variable.problem(with: value, citingExample: variable.example.map { variable.problem(with: $0) == nil } ?? false)
+                else { return }
                 let keys = keys()
                 diagnostics.append(
                     diagnostic(file, ["variables", name] + keys, "`\(keys.joined(separator: "."))` of variable `\(name)` \(reason)"))
