@@ -344,7 +344,11 @@ private final class RawConnection {
             try? await Task.sleep(nanoseconds: 3_000_000_000) // a slow token exchange
             return LoopbackResponse(status: 200, html: "ok", finishes: true)
         }
-        #expect(try await get(receiver, "/callback?code=a").status == 200)
+        // A deadline of its own: the answer comes 3 s in, and in a full test run on two busy cores the
+        // suite's 5 s did not always hold it. Cutting the callback still fails this, without waiting 20 s.
+        let patient = DefaultHTTPTransport(timeout: 20)
+        let url = try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=a"))
+        #expect(try await patient.send(HTTPRequest(method: .get, url: url)).status == 200)
         try await waiting
     }
 }
