@@ -73,6 +73,12 @@ start_postgres() {
 stop_postgres() {
     if [ -n "$pg_cluster" ] && [ -d "$pg_cluster/data" ]; then
         pg_run "$pg_bin/pg_ctl" -D "$pg_cluster/data" -m immediate stop >/dev/null 2>&1 || true
+        # What the server refused or broke off, counted, before the log goes with the cluster: a test
+        # that timed out waiting for it is explained here ("too many clients", a terminated backend).
+        if [ -f "$pg_cluster/server.log" ]; then
+            { grep -E 'FATAL|PANIC' "$pg_cluster/server.log" || true; } | sed -E 's/^([^ ]+ ){4}//' | sort | uniq -c | sort -rn | head -n 10 \
+                | sed 's/^/PostgreSQL server log: /' >&2 || true
+        fi
         rm -rf "$pg_cluster"
     fi
     pg_cluster=""
