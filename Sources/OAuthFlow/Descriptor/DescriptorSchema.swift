@@ -537,9 +537,10 @@ extension DescriptorSchema.Field {
     }
 }
 
-/// A name's length and its first 24 UTF-8 bytes in three words: equal for equal names, and unequal
-/// for names that differ in length or in their first 24 bytes (longer than any field's name but a few).
-struct NameKey: Equatable, Sendable {
+/// A name's length and its first 24 UTF-8 bytes in three words, kept in each field: a probe whose
+/// length differs, or whose first bytes do (``begins(_:)``), is not the name; only a name longer
+/// than 24 bytes (longer than any field's name but a few) is compared whole.
+struct NameKey: Sendable {
     static let width = 24
     let length: Int
     let words: (UInt64, UInt64, UInt64)
@@ -564,9 +565,5 @@ struct NameKey: Equatable, Sendable {
             guard let first = words.baseAddress else { return false }
             return memcmp(first, start, min(bytes.count, Self.width)) == 0
         }
-    }
-
-    static func == (first: NameKey, second: NameKey) -> Bool {
-        first.length == second.length && first.words == second.words
     }
 }

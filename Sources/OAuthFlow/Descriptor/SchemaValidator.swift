@@ -84,7 +84,9 @@ struct SchemaValidator {
                 // By index: a `Field` copied out of the array costs five retains and releases.
                 guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else {
                     let name = key.string ?? ""
-                    var message = "unknown key \(Self.quoted(name))" + (keyPath.isEmpty ? "" : " in \(Self.quoted(keyPath.joined(separator: ".")))")
+                    var message =
+                        "unknown key \(TerminalText.quoted(name))"
+                        + (keyPath.isEmpty ? "" : " in \(TerminalText.quoted(keyPath.joined(separator: ".")))")
                     if let suggestion = Spelling.closest(to: name, among: fields.map(\.name)) {
                         message += "; did you mean `\(suggestion)`?"
                     }
@@ -97,7 +99,7 @@ struct SchemaValidator {
             }
             for field in fields.indices where fields[field].required && !present.contains(field) {
                 let name = fields[field].name
-                let owner = keyPath.isEmpty ? "the descriptor" : Self.quoted(keyPath.joined(separator: "."))
+                let owner = keyPath.isEmpty ? "the descriptor" : TerminalText.quoted(keyPath.joined(separator: "."))
                 report(.missingField, at: node, keyPath + [name], "missing required key `\(name)` in \(owner)")
             }
         case let .map(valueShape):
@@ -105,7 +107,7 @@ struct SchemaValidator {
             guard mapping.count <= DescriptorSchema.maximumEntries else {
                 report(
                     .wrongType, at: node, keyPath,
-                    "\(Self.quoted(keyPath.joined(separator: "."))) has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed"
+                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed"
                 )
                 return
             }
@@ -125,7 +127,7 @@ struct SchemaValidator {
             guard sequence.count <= DescriptorSchema.maximumEntries else {
                 report(
                     .wrongType, at: node, keyPath,
-                    "\(Self.quoted(keyPath.joined(separator: "."))) has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed"
+                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed"
                 )
                 return
             }
@@ -251,22 +253,19 @@ struct SchemaValidator {
             let text = node.string ?? ""
             switch node.tagCode {
             case .null: return "an empty value"
-            case .bool: return showsValues ? "the boolean \(Self.quoted(text))" : "a boolean"
-            case .int: return showsValues ? "the integer \(Self.quoted(text))" : "an integer"
-            case .float: return showsValues ? "the number \(Self.quoted(text))" : "a number"
-            default: return showsValues ? "the string \(Self.quoted(text))" : "a string"
+            case .bool: return showsValues ? "the boolean \(TerminalText.quoted(text))" : "a boolean"
+            case .int: return showsValues ? "the integer \(TerminalText.quoted(text))" : "an integer"
+            case .float: return showsValues ? "the number \(TerminalText.quoted(text))" : "a number"
+            default: return showsValues ? "the string \(TerminalText.quoted(text))" : "a string"
             }
         }
     }
 
-    /// A value from the file for a message: quoted (``quoted(_:)``), or "the value" when values are not shown.
+    /// A value from the file for a message: quoted and cut short (``TerminalText/quoted(_:)``), or
+    /// "the value" when values are not shown.
     private func value(_ text: String) -> String {
-        showsValues ? Self.quoted(text) : "the value"
+        showsValues ? TerminalText.quoted(text) : "the value"
     }
-
-    /// A value from the file quoted for a message: a long one is cut, so that a hostile
-    /// file cannot flood the terminal through its diagnostics.
-    static func quoted(_ text: String) -> String { TerminalText.quoted(text) }
 
     private mutating func report(_ kind: DescriptorProblem.Kind, at node: YAMLNode, _ keyPath: [String], _ message: String) {
         problems.append(

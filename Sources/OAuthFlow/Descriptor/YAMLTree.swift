@@ -104,10 +104,10 @@ public final class YAMLTree: Sendable {
     }
 
     /// `body` over the UTF-8 text of the scalar at `index`; nil for a collection.
-    func withScalarText<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    func withScalarText<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
         let entry = entries[index]
         guard entry.kind == .scalar else { return nil }
-        return text.withUnsafeBufferPointer { body(Self.slice($0, entry)) }
+        return try text.withUnsafeBufferPointer { try body(Self.slice($0, entry)) }
     }
 
     /// The document's root node.
@@ -202,11 +202,7 @@ public struct YAMLNode: Sendable {
     }
     /// A scalar's text; nil for collections. Made from the tree's bytes at each call: compare with
     /// ``hasText(_:)`` where a comparison is all that is wanted.
-    public var string: String? {
-        let entry = self.entry
-        guard entry.kind == .scalar else { return nil }
-        return tree.text.withUnsafeBufferPointer { String(decoding: YAMLTree.slice($0, entry), as: UTF8.self) }
-    }
+    public var string: String? { tree.scalarText(index) }
 
     /// Whether this is a scalar whose text is `other`, compared byte for byte without making a `String`.
     public func hasText(_ other: String) -> Bool {
@@ -216,9 +212,7 @@ public struct YAMLNode: Sendable {
 
     /// `body` over a scalar's UTF-8 text, without making a `String`; nil for collections.
     package func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
-        let entry = self.entry
-        guard entry.kind == .scalar else { return nil }
-        return try tree.text.withUnsafeBufferPointer { try body(YAMLTree.slice($0, entry)) }
+        try tree.withScalarText(index, body)
     }
     /// How many nodes this subtree holds with every alias expanded (saturating).
     public var expandedCount: Int { Int(entry.expandedCount) }
