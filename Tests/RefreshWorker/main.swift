@@ -1,6 +1,7 @@
 // Test helper: refreshes one stored session once, saying on stdout how far it got, so that a
 // test can kill it at a random point and know which phase the kill landed in.
-// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL]
+// Usage: RefreshWorker STATE_DIRECTORY PROVIDERS_DIRECTORY PORT CLIENT_ID [KILL | load]
+// `load` only reads the stored session, as any later command does, and says `loaded` (exit 1 when it cannot).
 // KILL is `answer+MICROSECONDS` (SIGKILL itself that long after the token endpoint's answer
 // has been read, racing what the library does with it) or `recorded` (SIGKILL itself as soon as the store has recorded the new tokens):
 // a test's own kill cannot aim at the next few microseconds from outside.
@@ -41,6 +42,20 @@ struct Announcing: HTTPTransport {
             }
             arrival(response)
         }
+    }
+}
+
+if arguments.count > 5, arguments[5] == "load" {
+    do {
+        guard try await store.load(key) != nil else {
+            say("no-session")
+            exit(3)
+        }
+        say("loaded")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
     }
 }
 

@@ -58,6 +58,19 @@ public struct FileTokenStore: TokenStore {
         guard try checkDirectory() else { return nil }
         if let recovered = try recoverReceived(key) { return recovered }
         guard let data = try readPrivateFile(path) else { return nil }
+        if RefreshAnswerRecord.isRecord(data) {
+            // A record renamed over the session file by an earlier OAuthFlow's recovery: read it as the
+            // session it says to keep, and put that session in its place for every later reader.
+            let contents = try RefreshAnswerRecord.contents(of: data, path: path, decode: Self.decode)
+            let session = contents.sessionToKeep
+            guard session.key == key else { throw TokenStoreError(.corrupt, "\(path) holds the session of \(session.key)", path: path) }
+            try withRecoveryExclusion(key) {
+                // Rewritten only if no one replaced it meanwhile.
+                guard let again = try readPrivateFile(path), again == data else { return }
+                try writePrivateFile(try Self.encode(session), to: path)
+            }
+            return session
+        }
         return try Self.decode(data, path: path)
     }
 
@@ -327,7 +340,7 @@ public struct FileTokenStore: TokenStore {
             guard let header = try? RefreshAnswerRecord.header(keeping: session, encode: FileTokenStore.encode) else { return nil }
             let placed = lock.withLock { () -> Bool in
                 // (Through the same calls the answer will take: their first run in a process is the slow one.)
-                guard state == .reserved, (try? received.write(header)) != nil,
+                guard state == .reserved, received.writeAll(header, at: 0),
                     received.writeAll(RefreshAnswerRecord.noAnswerYet, at: header.count),
                     !RefreshAnswerRecord.frame(RefreshAnswerRecord.noAnswerYet).isEmpty,
                     rename(received.path, receivedPath) == 0
@@ -432,42 +445,84 @@ public struct FileTokenStore: TokenStore {
 
     /// What a refresh recorded and did not live to commit.
     ///
-    /// The record holds only what may be kept before the checks (``TokenSet/keepingRefreshToken(of:)``):
-    /// it is moved over the session unless the session file already holds its refresh token (the
-    /// refresh committed and died before tidying up), in which case it is dropped.
+    /// The record holds only what may be kept before the checks (``TokenSet/keepingRefreshToken(of:)``).
+    /// Under the session's lock (or, when another process holds it, not at all: that refresher reads
+    /// and commits the record itself), the session it says to keep is written over the session file
+    /// as a plain session, atomically, and the record is dropped: every later reader, in any process,
+    /// reads the session file as it reads any other. The record is dropped without that when the
+    /// session file already holds its refresh token (the refresh committed and died before tidying
+    /// up), or holds another session than the one refreshed (signed in again since).
     /// - Returns: The recovered session, or nil when there is none.
     private func recoverReceived(_ key: SessionKey) throws -> StoredSession? {
         let received = receivedPath(for: key)
-        guard let data = try readPrivateFile(received) else { return nil }
-        let record: StoredSession?
-        do {
-            record = try RefreshAnswerRecord.session(in: data, path: received, decode: Self.decode)
-        } catch {
-            let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
-            rename(received, kept)
-            return nil
-        }
+        guard let first = try readPrivateFile(received) else { return nil }
         // No answer in it yet: a refresh in flight (or one that died before its answer) owns it.
-        guard let session = record else { return nil }
-        guard session.key == key else {
-            let kept = received + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970))
-            rename(received, kept)
-            return nil
-        }
-        if let current = try? readPrivateFile(path(for: key)).map({ try Self.decode($0, path: path(for: key)) }),
-            current.tokens.refreshToken == session.tokens.refreshToken
-        {
+        // (One that cannot be read is set aside under the lock below.)
+        if let contents = try? Self.received(first, path: received), contents.kept == nil { return nil }
+        var recovered: StoredSession?
+        try withRecoveryExclusion(key) {
+            // Read again now that no other process can be refreshing: the last holder may have finished it.
+            guard let data = try readPrivateFile(received) else { return }
+            guard let (kept, spent) = try? Self.received(data, path: received), kept?.key ?? key == key else {
+                setAside(received)
+                return
+            }
+            guard let kept else { return }
+            let sessionPath = path(for: key)
+            let current = try? readPrivateFile(sessionPath).map { try Self.decode($0, path: sessionPath) }
+            if let current, current.tokens.refreshToken == kept.tokens.refreshToken || spent.map({ current.tokens.refreshToken != $0 }) ?? false {
+                // Committed already, or superseded by a later sign-in: the session file is the session.
+                unlink(received)
+                syncDirectory()
+                recovered = current
+                return
+            }
+            try writePrivateFile(try Self.encode(kept), to: sessionPath)
             unlink(received)
             syncDirectory()
-            return current
+            recovered = kept
         }
-        if rename(received, path(for: key)) != 0 {
-            // Another process recovered it first; the session file is what counts.
-            guard errno == ENOENT else { throw systemError("cannot move the received session into place at", path(for: key)) }
-            return nil
+        return recovered
+    }
+
+    /// What `NAME.received.json` holds: the session to keep (nil while no answer arrived) and the
+    /// refresh token the refresh spent, when the file says (a raw answer's record does; a session
+    /// recorded after parsing does not).
+    private static func received(_ data: Data, path: String) throws -> (kept: StoredSession?, spent: Secret??) {
+        guard RefreshAnswerRecord.isRecord(data) else { return (try decode(data, path: path), nil) }
+        let contents = try RefreshAnswerRecord.contents(of: data, path: path, decode: decode)
+        return (contents.answered ? contents.sessionToKeep : nil, .some(contents.refreshing.tokens.refreshToken))
+    }
+
+    /// Moves a file that cannot be used to `PATH.corrupt-TIMESTAMP` beside it.
+    private func setAside(_ path: String) {
+        rename(path, path + ".corrupt-" + String(Int(clock.now().timeIntervalSince1970)))
+    }
+
+    /// The session locks this process holds, by lock file: a task of this process that holds one
+    /// (a refresh re-reading the session under it) may recover under it.
+    private static let heldLocks = Locked<[String: Int]>([:])
+
+    /// Runs `body` where no other process refreshes the session: under the session's lock, taken
+    /// without waiting, or under the one this process already holds. When another process holds
+    /// it, `body` does not run (that process finishes what `body` would have done).
+    private func withRecoveryExclusion(_ key: SessionKey, _ body: () throws -> Void) throws {
+        let lockPath = path(for: key) + ".lock"
+        if Self.heldLocks.withLock({ $0[lockPath, default: 0] > 0 }) {
+            try body()
+            return
         }
-        syncDirectory()
-        return session
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw systemError("cannot open the lock file", lockPath) }
+        defer { close(fd) }
+        var result: Int32
+        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            guard errno == EWOULDBLOCK else { throw systemError("cannot lock", lockPath) }
+            return
+        }
+        defer { flock(fd, LOCK_UN) }
+        try body()
     }
 
     /// Deletes temporary files that a writer killed mid-save left behind.
@@ -526,12 +581,18 @@ public struct FileTokenStore: TokenStore {
             }
             delay = min(delay * 2, 50_000_000)
         }
-        return FileLock(fd: fd)
+        Self.heldLocks.withLock { $0[path, default: 0] += 1 }
+        return FileLock(fd: fd, path: path)
     }
 
     private struct FileLock: TokenStoreLock {
         let fd: Int32
+        let path: String
         func release() {
+            FileTokenStore.heldLocks.withLock { held in
+                held[path, default: 1] -= 1
+                if held[path] == 0 { held[path] = nil }
+            }
             flock(fd, LOCK_UN)
             close(fd)
         }

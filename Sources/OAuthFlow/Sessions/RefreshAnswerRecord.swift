@@ -47,15 +47,31 @@ public enum RefreshAnswerRecord {
         data.starts(with: magic)
     }
 
-    /// The session a record says to keep: its session with the answer's refresh token, if the answer
-    /// has one. Nothing else of an unchecked answer is taken; data that is not such a record is
-    /// decoded as a session.
+    /// What a record holds: the session being refreshed (its access token marked expired) and, when
+    /// the answer arrived and carries one, the refresh token it issued.
+    public struct Contents: Sendable {
+        /// The session as it was when the refresh began.
+        public var refreshing: StoredSession
+        /// Whether the answer arrived.
+        public var answered: Bool
+        /// The answer's refresh token, when it arrived with one.
+        public var issuedRefreshToken: Secret?
+
+        /// The session to keep: the one refreshed, with the answer's refresh token when it has one.
+        /// Nothing else of an unchecked answer is taken.
+        public var sessionToKeep: StoredSession {
+            var session = refreshing
+            if let issuedRefreshToken { session.tokens.refreshToken = issuedRefreshToken }
+            return session
+        }
+    }
+
+    /// Reads a record.
     ///
-    /// - Returns: nil when no answer arrived (a refresh in flight, or one that died before its
-    ///   answer: either way the stored session is the session).
-    /// - Throws: ``TokenStoreError`` `corrupt` for a record that cannot be read.
-    public static func session(in data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> StoredSession? {
-        guard isRecord(data) else { return try decode(data, path) }
+    /// - Throws: ``TokenStoreError`` `corrupt` for data that is not a readable record, or whose
+    ///   session `decode` refuses.
+    public static func contents(of data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> Contents {
+        guard isRecord(data) else { throw TokenStoreError(.corrupt, "\(path) is not a refresh record", path: path) }
         let rest = data.dropFirst(magic.count)
         guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
             let length = Int(String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)),
@@ -64,19 +80,32 @@ public enum RefreshAnswerRecord {
             throw TokenStoreError(.corrupt, "\(path) is not a readable refresh record", path: path)
         }
         let start = newline + 1
-        var session = try decode(Data(rest[start..<(start + length)]), path)
+        let session = try decode(Data(rest[start..<(start + length)]), path)
         let framed = rest[(start + length)...]
         guard framed.count >= 11, framed[framed.startIndex + 10] == UInt8(ascii: "\n"),
             let count = Int(String(decoding: framed.prefix(10), as: UTF8.self)), count > 0, count <= framed.count - 11
         else {
-            return nil
+            return Contents(refreshing: session, answered: false, issuedRefreshToken: nil)
         }
         let answer = HTTPResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
+        var issued: Secret?
         if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
             !refresh.isEmpty
         {
-            session.tokens.refreshToken = Secret(refresh)
+            issued = Secret(refresh)
         }
-        return session
+        return Contents(refreshing: session, answered: true, issuedRefreshToken: issued)
+    }
+
+    /// The session a record says to keep (``Contents/sessionToKeep``); data that is not such a
+    /// record is decoded as a session.
+    ///
+    /// - Returns: nil when no answer arrived (a refresh in flight, or one that died before its
+    ///   answer: either way the stored session is the session).
+    /// - Throws: ``TokenStoreError`` `corrupt` for a record that cannot be read.
+    public static func session(in data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> StoredSession? {
+        guard isRecord(data) else { return try decode(data, path) }
+        let contents = try contents(of: data, path: path, decode: decode)
+        return contents.answered ? contents.sessionToKeep : nil
     }
 }

@@ -189,15 +189,30 @@ struct SessionEndToEndTests {
                     try await Task.sleep(nanoseconds: 50_000_000)
                 }
             }
-            // The next refresh shows whether the session survived.
-            let manager = TokenManager(client: client, store: store, key: session.key)
+            // Two later processes, each on its own: the first only reads the session (recovering what the kill left),
+            // the second must still read it, from what the first left on disk, and refresh it.
+            let reader = try ChildProcess(worker, Array(arguments.prefix(4)) + ["load"], directory: repositoryRoot)
+            _ = await reader.exit()
+            _ = reader.waitForOutputAndExit()
+            if !reader.words.contains("loaded") {
+                Issue.record("after a kill \(phase), a later process could not read the session: \(reader.words) \(reader.stderr)")
+            }
+            let refresher = try ChildProcess(worker, Array(arguments.prefix(4)), directory: repositoryRoot)
+            _ = await refresher.exit()
+            _ = refresher.waitForOutputAndExit()
             var lost = false
-            do {
-                try await manager.refresh()
-            } catch let error as SessionError where error.code == .signedOut {
+            if refresher.words.contains("signed-out") {
                 lost = true
+            } else if !refresher.words.contains("done") {
+                Issue.record("after a kill \(phase), a second later process could not refresh: \(refresher.words) \(refresher.stderr)")
+                lost = true
+            }
+            // And this process reads what both left: the session survived, or the kill cost it.
+            let manager = TokenManager(client: client, store: store, key: session.key)
+            do {
+                if !lost { try await manager.refresh() }
             } catch {
-                Issue.record("after a kill \(phase): \(error)")
+                Issue.record("after a kill \(phase) and two later processes: \(error)")
                 lost = true
             }
             outcomes[phase, default: (0, 0)].runs += 1

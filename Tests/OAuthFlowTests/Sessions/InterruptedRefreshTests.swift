@@ -2,6 +2,11 @@ import Foundation
 import Testing
 import OAuthFlowTestSupport
 @testable import OAuthFlow
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A refresh interrupted between its answer and the answer's ID-token check: what the next
 /// run adopts. Only the new refresh token may be kept; the identity stays the verified one
@@ -98,4 +103,53 @@ extension InterruptedRefreshTests {
         #expect(loaded?.tokens.idToken?.value == InterruptedRefresh.verifiedIDToken)
         #expect(loaded?.tokens.isExpired(at: Date()) == true)
     }
+
+    /// The first command after the kill recovers the record; every later one, each a store of its
+    /// own as another process would have, reads what it left on disk: a plain session, atomically written.
+    @Test func aRecoveredRecordLeavesASessionEveryLaterReaderReads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = InterruptedRefresh.session()
+        try await store.save(session)
+        do {
+            let reservation = try await store.reserve(session.key)
+            let recorder = try #require(reservation.answerRecorder(refreshing: session))
+            recorder(Data(#"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2"}"#.utf8))
+        }
+        for reader in 0..<3 {
+            let loaded = try await FileTokenStore(directory: store.directory).load(session.key)
+            #expect(loaded?.tokens.refreshToken?.value == "refresh-2", "reader \(reader)")
+        }
+        let onDisk = try Data(contentsOf: URL(fileURLWithPath: store.path(for: session.key)))
+        #expect(!RefreshAnswerRecord.isRecord(onDisk))
+        #expect(try StoredSession.decoded(from: onDisk).tokens.refreshToken?.value == "refresh-2")
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(!names.contains { $0.hasSuffix(".received.json") || $0.hasSuffix(".tmp") || $0.contains(".corrupt-") }, "\(names)")
+        var info = stat()
+        #expect(lstat(store.path(for: session.key), &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    /// A session file that an earlier OAuthFlow's recovery left as a record (renamed over it) reads
+    /// as the session it says to keep, and is rewritten as a plain session.
+    @Test func aRecordLeftAsTheSessionFileIsReadAndRewritten() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = InterruptedRefresh.session()
+        try await store.save(session)
+        let header = try RefreshAnswerRecord.header(keeping: session) { try $0.encoded(readable: true) }
+        let answer = Data(#"{"access_token":"access-2","token_type":"Bearer","refresh_token":"refresh-2"}"#.utf8)
+        let record = header + Data(RefreshAnswerRecord.frame(answer))
+        let path = store.path(for: session.key)
+        try record.write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        for reader in 0..<2 {
+            let loaded = try await FileTokenStore(directory: store.directory).load(session.key)
+            #expect(loaded?.tokens.refreshToken?.value == "refresh-2", "reader \(reader)")
+            #expect(loaded?.tokens.isExpired(at: Date()) == true)
+        }
+        #expect(try StoredSession.decoded(from: Data(contentsOf: URL(fileURLWithPath: path))).tokens.refreshToken?.value == "refresh-2")
+    }
 }
+
