@@ -673,12 +673,18 @@ public actor OAuthClient {
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
+        var sent = SentSecrets(parameters: fields)
+        if method == .clientSecretBasic, let secret = try await clientSecret() { sent.add(secret.value) }
+        let response: HTTPResponse
         if let proofKey {
-            return try await DPoPSending.send(
+            response = try await DPoPSending.send(
                 request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival)
+        } else if let arrival {
+            response = try await transport.send(request, arrival: arrival)
+        } else {
+            response = try await transport.send(request)
         }
-        guard let arrival else { return try await transport.send(request) }
-        return try await transport.send(request, arrival: arrival)
+        return sent.scrub(response)
     }
 
     /// The `aud` of a client assertion sent to `endpoint`: the issuer, or the endpoint itself (`client_auth.assertion_audience`).

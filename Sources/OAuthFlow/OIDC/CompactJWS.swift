@@ -3,7 +3,7 @@ import Foundation
 /// A JWS in compact serialization (RFC 7515 §7.1): split and decoded, nothing verified.
 ///
 /// The header and payload must be base64url-encoded JSON objects nesting at most
-/// ``maximumDepth`` levels; the signature is kept as bytes, and the signing input
+/// ``maximumDepth`` levels, with no member name repeated in any object; the signature is kept as bytes, and the signing input
 /// (`header.payload`) as it came, for verification by ``SigningKeys``.
 public struct CompactJWS: Sendable {
     public let header: [String: JSONValue]
@@ -35,6 +35,11 @@ public struct CompactJWS: Sendable {
             }
             guard JSONValue.object(value).depth <= Self.maximumDepth else {
                 throw IDTokenError(.malformed, "the JWT \(name) nests deeper than \(Self.maximumDepth) levels")
+            }
+            // RFC 7515 §5.2, RFC 7519 §7.2: a repeated member is read one way by one parser and another way by the next.
+            if let repeated = JSONMemberNames.firstRepeated(in: bytes) {
+                let member = TerminalText.quoted(TerminalText.escaped(repeated))
+                throw IDTokenError(.malformed, "the JWT \(name) holds the member \(member) more than once (RFC 7515 §5.2, RFC 7519 §7.2)")
             }
             return value
         }

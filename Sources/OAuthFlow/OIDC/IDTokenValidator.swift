@@ -97,7 +97,10 @@ public actor IDTokenValidator {
             throw IDTokenError(
                 .issuerMismatch, "the token was issued by `\(issuer)`, not `\(provider.issuer?.absoluteString ?? "(no issuer declared)")`")
         }
-        if let expiry = claims["exp"]?.numberValue, expiry + leeway <= clock.now().timeIntervalSince1970 {
+        if let exp = claims["exp"], exp.numericDate == nil {
+            throw IDTokenError(.malformed, "the token's `exp` is not a number of seconds")
+        }
+        if let expiry = claims["exp"]?.numericDate, expiry + leeway <= clock.now().timeIntervalSince1970 {
             throw IDTokenError(.expired, "the token expired at \(Date(timeIntervalSince1970: expiry))")
         }
         try checkNotBefore(claims)
@@ -217,8 +220,8 @@ public actor IDTokenValidator {
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw IDTokenError(.subjectMissing, "the ID token has no `sub` claim; OpenID Connect Core §2 requires one")
         }
-        let missingTimes = ["exp", "iat"].filter { claims[$0]?.numberValue == nil }
-        guard let expiry = claims["exp"]?.numberValue, let issued = claims["iat"]?.numberValue else {
+        let missingTimes = ["exp", "iat"].filter { claims[$0]?.numericDate == nil }
+        guard let expiry = claims["exp"]?.numericDate, let issued = claims["iat"]?.numericDate else {
             let names = missingTimes.map { "`\($0)`" }.joined(separator: " and ")
             throw IDTokenError(.malformed, "the ID token lacks \(names) (a number of seconds)")
         }
@@ -253,7 +256,7 @@ public actor IDTokenValidator {
     /// `nbf` (RFC 7519 §4.1.5), when present, must have passed (within the leeway).
     func checkNotBefore(_ claims: [String: JSONValue]) throws {
         guard let notBefore = claims["nbf"] else { return }
-        guard let seconds = notBefore.numberValue, seconds.isFinite else {
+        guard let seconds = notBefore.numericDate else {
             throw IDTokenError(.malformed, "the ID token's `nbf` is not a number of seconds")
         }
         guard seconds - leeway <= clock.now().timeIntervalSince1970 else {

@@ -55,7 +55,7 @@ extension IDTokenValidator {
         guard audiences.contains(clientID) else {
             throw IDTokenError(.audienceMismatch, "the logout token is not for this client (`\(clientID)`)")
         }
-        guard let issued = claims["iat"]?.numberValue, issued.isFinite else {
+        guard let issued = claims["iat"]?.numericDate else {
             throw IDTokenError(.malformed, "the logout token has no `iat` (a number of seconds)")
         }
         let now = clock.now().timeIntervalSince1970
@@ -68,7 +68,7 @@ extension IDTokenValidator {
         }
         var expiry: Date?
         if let exp = claims["exp"] {
-            guard let seconds = exp.numberValue, seconds.isFinite else { throw IDTokenError(.malformed, "the logout token's `exp` is not a number") }
+            guard let seconds = exp.numericDate else { throw IDTokenError(.malformed, "the logout token's `exp` is not a number") }
             guard seconds + leeway > now else { throw IDTokenError(.expired, "the logout token expired at \(Date(timeIntervalSince1970: seconds))") }
             expiry = Date(timeIntervalSince1970: seconds)
         }

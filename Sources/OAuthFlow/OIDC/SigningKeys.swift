@@ -121,7 +121,7 @@ public actor SigningKeys {
         var unnamed: [Snapshot.Key] = []
         for entry in entries {
             guard named.count + unnamed.count < maximumKeys else { break }
-            guard case let .object(fields) = entry, fields["use"]?.stringValue ?? "sig" == "sig" else { continue }
+            guard case let .object(fields) = entry, Self.isForVerifying(fields) else { continue }
             let verifiers = await Self.verifiers(for: fields, algorithms: algorithms)
             guard !verifiers.isEmpty else { continue }
             let key = Snapshot.Key(verifiers: verifiers)
@@ -133,6 +133,16 @@ public actor SigningKeys {
             }
         }
         return Snapshot(generation: generation, fetchedAt: now, named: named, unnamed: unnamed)
+    }
+
+    /// Whether a key may verify signatures: its `use`, when given, is `sig`, and its `key_ops`, when
+    /// given, include `verify` (RFC 7517 §4.2, §4.3).
+    static func isForVerifying(_ fields: [String: JSONValue]) -> Bool {
+        if let use = fields["use"], use.stringValue != "sig" { return false }
+        if let operations = fields["key_ops"] {
+            guard case let .array(names) = operations, names.contains(where: { $0.stringValue == "verify" }) else { return false }
+        }
+        return true
     }
 
     /// A verifier for each allowed algorithm the key can check: its own `alg` when it states one,

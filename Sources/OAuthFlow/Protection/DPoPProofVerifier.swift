@@ -49,7 +49,7 @@ struct DPoPProofVerifier: Sendable {
                     ? "the API did not say which URL the request addressed, so `htu` cannot be checked"
                     : "the proof's `htu` is not this request's URL")
         }
-        guard let issued = claims["iat"]?.numberValue, issued.isFinite else { throw refuse("the proof has no `iat`") }
+        guard let issued = claims["iat"]?.numericDate else { throw refuse("the proof has no `iat` (a number of seconds)") }
         guard abs(now.timeIntervalSince1970 - issued) <= window else {
             throw refuse("the proof's `iat` is more than \(Int(window)) s from now")
         }

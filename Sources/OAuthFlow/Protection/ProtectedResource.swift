@@ -197,8 +197,18 @@ public final class ProtectedResource: Sendable {
         case .inactive: throw AccessDenial(.invalidToken, "the provider said the token is not active (remembered)")
         case .miss: break
         }
-        // CompactJWS takes exactly three parts of JSON: anything else is an opaque token.
-        if let jws = try? CompactJWS(token) {
+        // CompactJWS takes exactly three parts of JSON: anything else is an opaque token, but for a token whose first
+        // part is a JSON object, which is a JWT that CompactJWS refused (a repeated member, say).
+        let parsed: CompactJWS?
+        do {
+            parsed = try CompactJWS(token)
+        } catch {
+            if let header = token.split(separator: ".", maxSplits: 1).first, Base64URL.decode(bytes: header.utf8)?.first == UInt8(ascii: "{") {
+                throw AccessDenial(.invalidToken, "the token is not a JWT that can be read: \(error)")
+            }
+            parsed = nil
+        }
+        if let jws = parsed {
             let issuer = jws.claims["iss"]?.stringValue ?? ""
             guard let provider = trusted.first(where: { $0.issues(issuer, claims: jws.claims) }) else {
                 throw AccessDenial(

@@ -109,7 +109,7 @@ final class TrustedProvider: Sendable {
                 if required { throw refuse("the token has no `\(name)`") }
                 return nil
             }
-            guard let number = value.numberValue, number.isFinite else { throw refuse("the token's `\(name)` is not a number of seconds") }
+            guard let number = value.numericDate else { throw refuse("the token's `\(name)` is not a number of seconds") }
             return number
         }
         let jwt = source == .jwt
@@ -136,12 +136,18 @@ final class TrustedProvider: Sendable {
         } else if jwt {
             throw refuse("the token has no `aud`, so it is not shown to be for this API")
         }
+        // RFC 7519 §4.1, RFC 9068 §2.2, RFC 7662 §2.2: these are strings; a number in their place is read by nobody the same way.
+        for name in ["iss", "sub", "client_id", "azp", "jti"] where claims[name] != nil && claims[name]?.stringValue == nil {
+            throw refuse("the token's `\(name)` is not a string")
+        }
         let subject = claims["sub"]?.stringValue
         let clientID = claims["client_id"]?.stringValue ?? claims["azp"]?.stringValue
         let tokenID = claims["jti"]?.stringValue
         if profile {
             guard let subject, !subject.isEmpty else { throw refuse("the token has no `sub` (RFC 9068 §2.2)") }
-            guard let clientID, !clientID.isEmpty, claims["client_id"] != nil else { throw refuse("the token has no `client_id` (RFC 9068 §2.2)") }
+            guard let clientID = claims["client_id"]?.stringValue, !clientID.isEmpty else {
+                throw refuse("the token has no `client_id` (RFC 9068 §2.2)")
+            }
             guard let tokenID, !tokenID.isEmpty else { throw refuse("the token has no `jti` (RFC 9068 §2.2)") }
         }
         let scopes: [String] =

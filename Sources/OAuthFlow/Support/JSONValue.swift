@@ -53,6 +53,13 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// A finite JSON number, and nothing else: a NumericDate (RFC 7519 §2; RFC 7662 §2.2) is a
+    /// number, never a string that reads as one.
+    public var numericDate: Double? {
+        if case let .number(value) = self, value.isFinite { return value }
+        return nil
+    }
+
     /// How many arrays and objects are nested here (a scalar is 0).
     public var depth: Int {
         switch self {

@@ -283,6 +283,23 @@ extension Protection {
             #expect(server.introspections == 1)
         }
 
+        /// The server's own words, echoing the token or the API's client secret, never reach the refusal's reason (which
+        /// is logged and printed by `verify-token`).
+        @Test(arguments: [400, 200, 500])
+        func anIntrospectionErrorEchoingTheTokenOrTheSecretDoesNotCarryThem(status: Int) async throws {
+            let server = InProcessAuthorizationServer()
+            let token = "opaque-token-\(UUID().uuidString)"
+            let secret = ProtectionSetup.introspectionClient.clientSecret?.value ?? ""
+            let echo = #"{"error":"invalid_request","error_description":"token \#(token) from client with secret \#(secret) is malformed"}"#
+            server.answerIntrospection(json: echo, status: status)
+            let api = try introspectingAPI(server)
+            let refusal = try #require(await denial(api, bearer: token))
+            #expect(!refusal.reason.contains(token), "\(refusal.reason)")
+            #expect(!refusal.reason.contains(secret), "\(refusal.reason)")
+            #expect(!"\(refusal)".contains(token))
+            if status != 200 { #expect(refusal.reason.contains("[redacted]"), "\(refusal.reason)") }
+        }
+
         @Test func anActiveAnswerIsReusedUntilTheIntrospectionCacheEnds() async throws {
             let server = InProcessAuthorizationServer()
             server.answerIntrospection(json: active(["exp": .number(seconds + 600)]))

@@ -74,6 +74,12 @@ struct ProtectionKey: Sendable {
         publicMembers.merging(["kid": kid ?? self.kid, "alg": algorithm, "use": "sig"]) { _, new in new }
     }
 
+    /// A compact JWS of a header and claims given as JSON text, as written (repeated members and all).
+    func sign(headerText: String, claimsText: String) throws -> String {
+        let input = Base64URL.encode(Data(headerText.utf8)) + "." + Base64URL.encode(Data(claimsText.utf8))
+        return input + "." + Base64URL.encode(Data(try signer.sign(Array(input.utf8))))
+    }
+
     /// A compact JWS of `claims`, header `alg`, `kid` and `typ: at+jwt` changed by `header`
     /// (a nil value removes the member).
     func sign(_ claims: [String: JSONValue], header changes: [String: JSONValue?] = [:]) throws -> String {

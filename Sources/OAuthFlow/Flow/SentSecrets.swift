@@ -1,0 +1,53 @@
+import Foundation
+
+/// What a request sent that the answer must not bring back: a server's error text is quoted in
+/// errors, logs and on terminals (`verify-token`, `token refresh`), so an error answer that echoes
+/// the presented token, a refresh token, a code or the client's credentials has them blanked
+/// before anything reads it.
+struct SentSecrets: Sendable {
+    /// The body parameters whose values are credentials or tokens.
+    static let parameterNames: Set<String> = [
+        "token", "refresh_token", "code", "code_verifier", "device_code", "client_secret", "client_assertion",
+        "assertion", "subject_token", "actor_token", "password",
+    ]
+    /// Shorter values are not blanked: they would match ordinary words.
+    static let shortest = 6
+    static let replacement = "[redacted]"
+
+    private(set) var values: [String] = []
+
+    /// The credentials among a request's body parameters.
+    init(parameters: [(String, String)]) {
+        for (name, value) in parameters where Self.parameterNames.contains(name) { add(value) }
+    }
+
+    /// Adds a value, as sent and form-encoded (an echoed form body).
+    mutating func add(_ value: String) {
+        guard value.utf8.count >= Self.shortest else { return }
+        values.append(value)
+        let encoded = FormEncoding.encode(value)
+        if encoded != value { values.append(encoded) }
+    }
+
+    /// `text` with every sent value blanked.
+    func scrub(_ text: String) -> String {
+        values.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.replacement) }
+    }
+
+    /// `response` with the sent values blanked from its body and headers when it is an error: a status
+    /// other than 2xx, or a JSON object with an `error` member. A successful answer is left as it came
+    /// (a server that does not rotate returns the refresh token it was sent).
+    func scrub(_ response: HTTPResponse) -> HTTPResponse {
+        guard !values.isEmpty, Self.isError(response) else { return response }
+        let text = String(decoding: response.body, as: UTF8.self)
+        let echoed = values.contains { value in text.contains(value) || response.headers.values.contains { $0.contains(value) } }
+        guard echoed else { return response }
+        return HTTPResponse(status: response.status, headers: response.headers.mapValues(scrub), body: Data(scrub(text).utf8))
+    }
+
+    private static func isError(_ response: HTTPResponse) -> Bool {
+        guard (200..<300).contains(response.status) else { return true }
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else { return false }
+        return object["error"] != nil && object["access_token"] == nil
+    }
+}

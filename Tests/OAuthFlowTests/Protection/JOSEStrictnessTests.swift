@@ -1,0 +1,119 @@
+import Foundation
+import OAuthFlowTestSupport
+import Testing
+
+@testable import OAuthFlow
+
+extension Protection {
+    /// What a JOSE reader must refuse though a signature verifies: repeated members (RFC 7515 §5.2,
+    /// RFC 7519 §7.2), NumericDates that are not numbers and string claims that are not strings
+    /// (RFC 7519 §2, §4.1), and keys whose `key_ops` do not include `verify` (RFC 7517 §4.3).
+    @Suite struct JOSEStrictnessTests {
+        let clock = StoppedClock()
+        let server = InProcessAuthorizationServer()
+        let es: ProtectionKey
+
+        init() async throws {
+            es = try await .es256("es-1")
+            server.serveKeys([es])
+        }
+
+        func api(settings: ProtectedResource.Settings = ProtectionSetup.settings()) throws -> ProtectedResource {
+            try ProtectedResource(
+                providers: [ProtectionSetup.provider(accessTokens: ["profile": "rfc9068"])], settings: settings, transport: server, clock: clock)
+        }
+
+        var seconds: Int { Int(clock.now().timeIntervalSince1970) }
+
+        /// Valid RFC 9068 claims as JSON text, with `extra` members appended as written.
+        func claimsText(_ extra: String = "", exp: String? = nil) -> String {
+            let exp = exp ?? "\(seconds + 600)"
+            return #"{"iss":"\#(ProtectionToken.issuer)","sub":"user-1","aud":"\#(ProtectionToken.resource)","client_id":"client-1","#
+                + #""iat":\#(seconds),"exp":\#(exp),"jti":"j-1","scope":"notes:read""# + extra + "}"
+        }
+
+        let header = #"{"alg":"ES256","kid":"es-1","typ":"at+jwt"}"#
+
+        @Test func theBaselineIsAccepted() async throws {
+            expectAccepted(await denial(try api(), bearer: try es.sign(headerText: header, claimsText: claimsText())))
+        }
+
+        @Test(arguments: [
+            #","aud":"https://other.example.com""#,
+            #","exp":1"#,
+            #","iss":"https://evil.example.com""#,
+            #","a\u0075d":"https://other.example.com""#,
+            #","cnf":{"jkt":"a","jkt":"b"}"#,
+        ])
+        func aClaimsSetWithARepeatedMemberIsRefused(extra: String) async throws {
+            let token = try es.sign(headerText: header, claimsText: claimsText(extra))
+            let refusal = await denial(try api(), bearer: token)
+            expectRefused(refusal, .invalidToken, status: 401, token: token)
+            #expect(refusal?.reason.contains("more than once") == true, "\(refusal?.reason ?? "accepted")")
+        }
+
+        @Test func aHeaderWithARepeatedAlgIsRefused() async throws {
+            let token = try es.sign(headerText: #"{"alg":"ES256","kid":"es-1","typ":"at+jwt","alg":"none"}"#, claimsText: claimsText())
+            let refusal = await denial(try api(), bearer: token)
+            expectRefused(refusal, .invalidToken, status: 401, token: token)
+            #expect(refusal?.reason.contains("`alg`") == true, "\(refusal?.reason ?? "accepted")")
+        }
+
+        @Test(arguments: [#""0x1p40""#, #""9999999999""#, "true", "null", "[9999999999]"])
+        func anExpThatIsNotANumberIsRefused(exp: String) async throws {
+            let token = try es.sign(headerText: header, claimsText: claimsText(exp: exp))
+            expectRefused(await denial(try api(), bearer: token), .invalidToken, status: 401, token: token)
+        }
+
+        @Test func nbfAndIatGivenAsStringsAreRefused() async throws {
+            for extra in [#","nbf":"0""#] {
+                let token = try es.sign(headerText: header, claimsText: claimsText(extra))
+                expectRefused(await denial(try api(), bearer: token), .invalidToken, status: 401, token: token)
+            }
+            let stringIssuedAt = claimsText().replacingOccurrences(of: #""iat":\#(seconds)"#, with: #""iat":"\#(seconds)""#)
+            let token = try es.sign(headerText: header, claimsText: stringIssuedAt)
+            expectRefused(await denial(try api(), bearer: token), .invalidToken, status: 401, token: token)
+        }
+
+        @Test func aNumericClientIDIsRefusedEvenWithAnAzp() async throws {
+            let text = claimsText(#","azp":"client-1""#).replacingOccurrences(of: #""client_id":"client-1""#, with: #""client_id":12345"#)
+            let token = try es.sign(headerText: header, claimsText: text)
+            let refusal = await denial(try api(), bearer: token)
+            expectRefused(refusal, .invalidToken, status: 401, token: token)
+            #expect(refusal?.reason.contains("client_id") == true, "\(refusal?.reason ?? "accepted")")
+        }
+
+        @Test func aKeyWhoseKeyOpsLackVerifyVerifiesNothing() async throws {
+            var entry = es.jwk()
+            entry["use"] = nil
+            let keys = #"{"keys":[{"# + entry.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",")
+                + #","key_ops":["encrypt"]}]}"#
+            server.serve(keys, at: ProtectionToken.issuer + "/jwks")
+            let token = try es.sign(headerText: header, claimsText: claimsText())
+            expectRefused(await denial(try api(), bearer: token), .invalidToken, status: 401, token: token)
+            // The same key with `verify` among its operations verifies.
+            server.serve(keys.replacingOccurrences(of: #"["encrypt"]"#, with: #"["encrypt","verify"]"#), at: ProtectionToken.issuer + "/jwks")
+            expectAccepted(await denial(try api(), bearer: token))
+        }
+
+        @Test func compactJWSRefusesRepeatedMembersWherever() throws {
+            func token(_ header: String, _ claims: String) -> String {
+                Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8)) + ".c2ln"
+            }
+            #expect(throws: IDTokenError.self) { try CompactJWS(token(#"{"alg":"RS256","alg":"RS256"}"#, "{}")) }
+            #expect(throws: IDTokenError.self) { try CompactJWS(token(#"{"alg":"RS256"}"#, #"{"nonce":"a","nonce":"a"}"#)) }
+            #expect(throws: IDTokenError.self) { try CompactJWS(token(#"{"alg":"RS256"}"#, #"{"x":[{"k":1,"k":2}]}"#)) }
+            // The same name in two objects, or as a value, is no repetition.
+            let fine = try CompactJWS(token(#"{"alg":"RS256"}"#, #"{"a":{"k":"k"},"b":{"k":["k"]},"k":"a,\"k\":"}"#))
+            #expect(fine.claims.count == 3)
+        }
+
+        @Test func memberNamesAreComparedDecoded() {
+            #expect(JSONMemberNames.firstRepeated(in: Array(#"{"alg":1,"\u0061lg":2}"#.utf8)) == "alg")
+            #expect(JSONMemberNames.firstRepeated(in: Array(#"{"\ud83d\ude00":1,"😀":2}"#.utf8)) == "😀")
+            #expect(JSONMemberNames.firstRepeated(in: Array(#"{"a\"b":1,"a\\b":2,"ab":3}"#.utf8)) == nil)
+            #expect(JSONMemberNames.firstRepeated(in: Array(#"[{"a":1},{"a":2}]"#.utf8)) == nil)
+            #expect(JSONMemberNames.firstRepeated(in: Array(#"{"a":{"b":1},"c":{"b":2,"b":3}}"#.utf8)) == "b")
+        }
+    }
+}
