@@ -218,6 +218,22 @@ struct CLI {
         #expect(object["service_target"] as? String == "audience")
     }
 
+    /// A C1 control (CSI, U+009B) in a descriptor's text reaches `--json` output as a JSON escape: the output
+    /// parses, and the value reads back as written.
+    @Test func jsonOutputWithControlsInItsValuesStaysJSON() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        _ = try directory.write("csi.yaml", TestDescriptor(id: "csi", displayName: #""Evil\x9b31m\u202eName""#).yaml)
+        for arguments in [["providers", "show", "csi", "--json"], ["providers", "list", "--json"]] {
+            let result = try CLI.run(arguments + ["--providers-dir", directory.url.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stdout.contains("\\x9B") && !result.stdout.unicodeScalars.contains("\u{9B}"), "\(result.stdout)")
+            #expect(result.stdout.contains("\\u009b"), "\(result.stdout)")
+            let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+            #expect("\(parsed)".contains("Name"))
+        }
+    }
+
     @Test func showResolvesVariables() throws {
         let result = try CLI.run(["providers", "show", "auth0", "--var", "domain=example.eu.auth0.com", "--json"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -124,6 +124,10 @@ public final class ProtectedResource: Sendable {
         guard TransportPolicy.isSecure(settings.resource), settings.resource.host != nil else {
             throw refuse("the resource \(settings.resource.absoluteString) must be an https URL (or http on a loopback host)")
         }
+        // An empty audience would accept tokens whose `aud` is "" (RFC 7519 §4.1.3: an audience names a recipient).
+        if let audience = settings.audience, audience.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw refuse("the audience is empty; give the value this API's tokens carry in `aud`, or leave it out to use the resource")
+        }
         var trusted: [TrustedProvider] = []
         for provider in providers {
             let policy = provider.policy.accessTokens

@@ -167,8 +167,9 @@ extension ProviderDescriptor {
                 }
                 return value
             }
-            guard missing.isEmpty, !rendered.isEmpty else {
-                throw refuse(key, "names `{\(missing.first ?? "")}`, which has no value")
+            if let name = missing.first { throw refuse(key, "names `{\(name)}`, which has no value") }
+            guard !rendered.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw refuse(key, "is empty; give the value the tokens carry, or leave the setting out")
             }
             return rendered
         }

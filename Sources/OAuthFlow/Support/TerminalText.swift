@@ -75,7 +75,7 @@ public enum TerminalText {
     /// overrides, zero-width characters, the soft hyphen, the tag block used for "ASCII
     /// smuggling", musical formatting), line and paragraph separators, and every
     /// Default_Ignorable_Code_Point (Hangul fillers, variation selectors, unassigned ignorables).
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value >= 0x20 && value < 0x7F { return false }
         if value < 0x20 || (0x7F...0x9F).contains(value) { return true }

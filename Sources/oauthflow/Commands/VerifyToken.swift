@@ -51,7 +51,7 @@ extension OAuthFlowCommand {
                 throw ExitCode.failure
             }
             Output.stderr("Accepted: checked as \(principal.source == .jwt ? "a JWT with the provider's keys" : "introspected by the provider").\n")
-            Output.stdout(try Output.json(principal.summary))
+            Output.stdoutExact(try Output.json(principal.summary))
         }
     }
 }

@@ -66,7 +66,7 @@ enum Output {
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+        return JSONText.escapingInvisibles(String(decoding: try encoder.encode(value), as: UTF8.self)) + "\n"
     }
 }
 

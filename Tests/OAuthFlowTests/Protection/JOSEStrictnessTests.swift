@@ -96,6 +96,29 @@ extension Protection {
             expectAccepted(await denial(try api(), bearer: token))
         }
 
+        /// An empty audience would accept a token whose `aud` is "": refused wherever it is set.
+        @Test func anEmptyAudienceIsRefusedWhereverItIsSet() async throws {
+            for empty in ["", "  "] {
+                var settings = ProtectionSetup.settings()
+                settings.audience = empty
+                #expect(throws: ProviderError.self) { try api(settings: settings) }
+            }
+            for yaml in [#""""#, #"" ""#] {
+                do {
+                    _ = try ProtectionSetup.provider(accessTokens: ["profile": "rfc9068", "audience": yaml])
+                    Issue.record("an empty access_tokens.audience was accepted")
+                } catch {
+                    #expect("\(error)".contains("access_tokens.audience") && "\(error)".contains("is empty"), "\(error)")
+                    #expect(!"\(error)".contains("`{}`"), "\(error)")
+                }
+            }
+            await #expect(throws: (any Error).self) {
+                _ = try await ProtectedResource.verify(
+                    Secret(try es.sign(headerText: header, claimsText: claimsText())), descriptor: try TestDescriptor(id: "example").descriptor(),
+                    audience: "")
+            }
+        }
+
         @Test func compactJWSRefusesRepeatedMembersWherever() throws {
             func token(_ header: String, _ claims: String) -> String {
                 Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8)) + ".c2ln"
