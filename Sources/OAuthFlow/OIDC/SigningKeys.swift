@@ -6,8 +6,9 @@ import JWTKit
 /// - **One fetch at a time.** Callers that need the keys while a fetch is under way wait for
 ///   that fetch; a thousand requests arriving together cause one request to the JWKS.
 /// - **Rotation.** A token naming a `kid` the cached set lacks causes one more fetch, at most once
-///   per ``refetchInterval``: a signing key the provider has just added is found (also right after the
-///   first fetch), and a stream of tokens with made-up `kid`s never turns into a stream of fetches.
+///   per ``refetchInterval`` (the first fetch counts as one: a set fetched for the very token that
+///   names the `kid` is not fetched again at once): a signing key the provider has just added is
+///   found, and a stream of tokens with made-up `kid`s never turns into a stream of fetches.
 /// - **Removal.** The set is fetched again when it is older than ``maximumAge``; a key that left
 ///   the JWKS is no longer accepted from then on. Each fetch makes a new ``Snapshot/generation``.
 /// - **Bounds.** Only the first ``maximumKeys`` signing keys are read; a key jwt-kit cannot load, an
@@ -72,12 +73,9 @@ public actor SigningKeys {
     ///   A failed refetch keeps the cached set.
     public func snapshot(for keyID: String?) async throws -> Snapshot {
         let now = clock.now()
-        let current: Snapshot
-        if let cached = latest.current {
-            current = cached
-        } else {
-            // The first set may come from a cache that predates a rotation: an unknown kid still gets its refetch.
-            current = try await fetch()
+        guard let current = latest.current else {
+            // A set fetched for this very token is as fresh as a refetch would be: it is not fetched again at once.
+            return try await fetch()
         }
         let stale = !isFresh(current, at: now)
         let unknown = keyID.map { !current.named.keys.contains($0) && current.unnamed.isEmpty } ?? false

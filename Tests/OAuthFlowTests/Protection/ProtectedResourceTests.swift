@@ -380,6 +380,27 @@ extension Protection {
             expectRefused(await denial(api, bearer: token, requiring: ["admin"]), .insufficientScope, status: 403, token: token)
         }
 
+        /// A fresh process's first token names a kid its provider's JWKS lacks: the set fetched for that token is the
+        /// current one, so one fetch, not that fetch and an immediate refetch.
+        @Test func anUnknownKidSeenByAFreshAPICostsOneFetch() async throws {
+            let api = try api(settings: ProtectionSetup.settings(keysRefetchInterval: 30))
+            let stranger = try await ProtectionKey.es256("not-published")
+            let token = try stranger.sign(claims())
+            expectRefused(await denial(api, bearer: token), .invalidToken, status: 401, token: token)
+            #expect(server.jwksFetches == 1)
+            // The next token naming it gets the one refetch; those after it, within the interval, none.
+            for (index, fetches) in [2, 2, 2].enumerated() {
+                expectRefused(
+                    await denial(api, bearer: try stranger.sign(claims(["jti": .string("\(index)")]))), .invalidToken, status: 401, token: nil)
+                #expect(server.jwksFetches == fetches)
+            }
+            // The provider publishes it; after the refetch interval the next token naming it finds it.
+            server.serveKeys([es, rs, stranger])
+            clock.advance(30)
+            expectAccepted(await denial(api, bearer: try stranger.sign(claims())))
+            #expect(server.jwksFetches == 3)
+        }
+
         @Test func theCacheNeverServesATokenPastItsExpiry() async throws {
             let api = try api(["profile": "rfc9068", "leeway": "0"])
             let token = try es.sign(claims(["exp": .number(seconds + 5)]))
