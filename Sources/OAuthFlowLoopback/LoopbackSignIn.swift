@@ -233,7 +233,8 @@ public struct LoopbackSignIn: Sendable {
                 request.method == "POST"
                 ? try AuthorizationCallback(formBody: request.body)
                 : try AuthorizationCallback(url: request.url, expectedRedirectURI: pending.redirectURI)
-            _ = try callback.validate(for: pending, provider: client.provider)
+            let provider = client.provider.usesDiscovery ? try await client.discoveredProvider() : client.provider
+            _ = try callback.validate(for: pending, provider: provider)
             events(.exchangingCode(tokenHost))
             let finished: OAuthClient.SignInOutcome
             if request.method == "POST" {

@@ -73,7 +73,7 @@ public struct AuthorizationCallback: Sendable {
         if let error = parameters["error"] {
             // An error response spends nothing, so one without `iss` is reported rather than
             // called a mix-up; one naming another issuer is still refused as a mix-up.
-            let unauthenticated = parameters["iss"] == nil && provider.policy.issParameter == .required
+            let unauthenticated = parameters["iss"] == nil && provider.issuerParameterRule == .required
             if !unauthenticated { try checkIssuer(provider) }
             let serverError = AuthorizationServerError(
                 error: error, errorDescription: parameters["error_description"],
@@ -92,10 +92,14 @@ public struct AuthorizationCallback: Sendable {
     }
 
     private func checkIssuer(_ provider: Provider) throws {
-        let policy = provider.policy.issParameter
+        let policy = provider.issuerParameterRule
         guard let iss = parameters["iss"] else {
             if policy == .required {
-                throw FlowError(.issuerMismatch, "the callback has no `iss`, which provider `\(provider.id)` always sends (RFC 9207)")
+                let source = provider.policy.issParameter == .required ? "" : " (its metadata says `authorization_response_iss_parameter_supported`)"
+                throw FlowError(
+                    .issuerMismatch,
+                    "the callback has no `iss`, which provider `\(provider.id)` always sends\(source): possible mix-up attack (RFC 9207 §2.4); nothing was sent to the token endpoint"
+                )
             }
             return
         }

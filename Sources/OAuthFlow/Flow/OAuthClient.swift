@@ -267,7 +267,8 @@ public actor OAuthClient {
         guard completedStates[pending.state.value] == nil else {
             throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
         }
-        let code = try callback.validate(for: pending, provider: provider)
+        // Checked against the metadata in hand: a server that says it sends `iss` must (RFC 9207 §2.4).
+        let code = try callback.validate(for: pending, provider: provider.usesDiscovery ? try await discoveredProvider() : provider)
         // Mark before the network call: a second callback racing this one must not also spend the code.
         rememberCompleted(pending.state.value)
         logger.debug("callback accepted", metadata: ["provider": "\(provider.id)", "code": "\(code)"])

@@ -140,12 +140,20 @@ struct PushedRequest {
                 "the pushed authorization request endpoint of `\(provider)` answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials"
             )
         }
-        let fields = try? TokenResponseParser.fields(of: response, format: .json)
-        if let fields, let error = TokenResponseParser.serverError(in: fields, status: response.status) { throw error }
+        let parsed = Result { try TokenResponseParser.fields(of: response, format: .json) }
+        if case let .success(fields) = parsed, let error = TokenResponseParser.serverError(in: fields, status: response.status) { throw error }
         guard (200..<300).contains(response.status) else {
             throw FlowError(.pushedAuthorization, "the pushed authorization request endpoint at \(host) answered HTTP \(response.status)")
         }
-        guard let fields, let uri = fields["request_uri"]?.stringValue else {
+        let fields: [String: JSONValue]
+        switch parsed {
+        case let .success(object): fields = object
+        case let .failure(error):
+            // Say what came back (an HTML page, a wrong content type), not only what is missing.
+            throw FlowError(
+                .pushedAuthorization, "the pushed authorization request endpoint at \(host) answered HTTP \(response.status), but not with JSON: \(error)")
+        }
+        guard let uri = fields["request_uri"]?.stringValue else {
             throw FlowError(.pushedAuthorization, "the pushed authorization request endpoint at \(host) answered without a `request_uri`")
         }
         guard !uri.isEmpty, uri.utf8.count <= 2048, uri.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -153,12 +161,16 @@ struct PushedRequest {
         }
         // RFC 9126 §2.2: a reference to the request this server stored. One that points at another server
         // would have the authorization server fetch a request someone else wrote: it is never used.
+        // A URL must be https on the pushing server's origin: scheme, host and port (plain http only when the
+        // pushing server itself is http on a loopback host).
         let scheme = uri.prefix { $0 != ":" }.lowercased()
         if scheme != "urn" {
-            guard let url = URL(string: uri), scheme == "https" || scheme == "http", url.host?.lowercased() == endpoint.host?.lowercased() else {
+            guard let url = URL(string: uri), Self.origin(of: url) == Self.origin(of: endpoint),
+                scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(endpoint.host ?? ""))
+            else {
                 throw FlowError(
                     .pushedAuthorization,
-                    "the `request_uri` from \(host) (\(TerminalText.escaped(String(uri.prefix(80))))) is neither a URN nor on that server; it is not used"
+                    "the `request_uri` from \(host) (\(TerminalText.escaped(String(uri.prefix(80))))) is neither a URN nor an https URL on that server (same scheme, host and port); it is not used"
                 )
             }
         }
@@ -167,6 +179,15 @@ struct PushedRequest {
         }
         requestURI = uri
         lifetime = min(seconds, Self.longestLifetime)
+    }
+}
+
+extension PushedRequest {
+    /// A URL's origin: its scheme and host lowercased, and its port, the scheme's default when none is written.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(host):\(port)"
     }
 }
 

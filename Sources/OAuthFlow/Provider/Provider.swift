@@ -38,10 +38,13 @@ public struct Provider: Sendable, Hashable {
         public var requiresPushedAuthorization = false
         /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): nil when the document does not say.
         public var dpopAlgorithms: [String]?
+        /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): every authorization response carries `iss`.
+        public var sendsIssuerInResponses = false
 
-        public init(requiresPushedAuthorization: Bool = false, dpopAlgorithms: [String]? = nil) {
+        public init(requiresPushedAuthorization: Bool = false, dpopAlgorithms: [String]? = nil, sendsIssuerInResponses: Bool = false) {
             self.requiresPushedAuthorization = requiresPushedAuthorization
             self.dpopAlgorithms = dpopAlgorithms
+            self.sendsIssuerInResponses = sendsIssuerInResponses
         }
     }
 
@@ -127,6 +130,13 @@ public struct Provider: Sendable, Hashable {
 
     /// Whether the descriptor asks for discovery (`discovery.mode` other than `none`, or a `discovery.url`).
     public var usesDiscovery: Bool { discovery != nil }
+
+    /// The RFC 9207 rule the authorization response is held to: the descriptor's `iss_parameter`, except that
+    /// `if_present` becomes `required` once the server's metadata says it sends `iss` (RFC 9207 §2.4: a
+    /// response without it from such a server must be refused).
+    public var issuerParameterRule: IssuerParameterRule {
+        policy.issParameter == .ifPresent && capabilities.sendsIssuerInResponses ? .required : policy.issParameter
+    }
 
     /// Where an endpoint comes from, as far as the descriptor says.
     public enum EndpointSource: String, Sendable {

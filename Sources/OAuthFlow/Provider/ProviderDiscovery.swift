@@ -38,7 +38,8 @@ extension Provider {
         try fill(\.pushedAuthorization, metadata.pushedAuthorizationRequestEndpoint, "pushed_authorization_request_endpoint")
         let capabilities = ServerCapabilities(
             requiresPushedAuthorization: metadata.requirePushedAuthorizationRequests ?? false,
-            dpopAlgorithms: metadata.dpopSigningAlgValuesSupported)
+            dpopAlgorithms: metadata.dpopSigningAlgValuesSupported,
+            sendsIssuerInResponses: metadata.authorizationResponseIssParameterSupported ?? false)
         return with(endpoints: merged, capabilities: capabilities, discovered: true)
     }
 

@@ -180,6 +180,36 @@ import OAuthFlowTestSupport
         #expect(error.code == .issuerMismatch)
     }
 
+    /// RFC 9207 §2.4: once the metadata in hand says the server sends `iss`, a callback without it is refused, and
+    /// no code is exchanged, though the descriptor says `if_present`.
+    @Test(arguments: [true, false])
+    func aCallbackWithoutIssFromAServerThatAdvertisesItIsRefused(advertised: Bool) async throws {
+        let metadata =
+            #"{"issuer":"https://auth.example.com","authorization_endpoint":"https://auth.example.com/authorize","token_endpoint":"https://auth.example.com/token","#
+            + #""authorization_response_iss_parameter_supported":\#(advertised)}"#
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path.hasPrefix("/.well-known") {
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(metadata.utf8))
+            }
+            return HTTPResponse(
+                status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"access_token":"a","token_type":"Bearer"}"#.utf8))
+        }
+        let provider = try TestDescriptor(protocol: .oauth2, endpoints: [], extra: "discovery:\n  mode: rfc8414\n").provider()
+        #expect(provider.policy.issParameter == .ifPresent)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: redirect), transport: transport)
+        let pending = try await client.startAuthorization()
+        let url = try #require(URL(string: "http://127.0.0.1:49152/callback?code=abc&state=\(pending.state.value)"))
+        if advertised {
+            let error = try await #require(throws: FlowError.self) { try await client.finishAuthorization(callback: url, pending: pending) }
+            #expect(error.code == .issuerMismatch)
+            #expect(error.message.contains("authorization_response_iss_parameter_supported"), "\(error.message)")
+            #expect(transport.count("/token") == 0, "no code is exchanged")
+        } else {
+            _ = try await client.finishAuthorization(callback: url, pending: pending)
+            #expect(transport.count("/token") == 1)
+        }
+    }
+
     @Test func missingCodeAndRepeatedParametersAreRejected() throws {
         let (provider, pending) = try start()
         let missing = try #require(throws: FlowError.self) { try callback("state=\(pending.state.value)").validate(for: pending, provider: provider) }

@@ -97,6 +97,9 @@ import Testing
 
     @Test(arguments: [
         #"{"request_uri":"https://evil.example.net/request/1","expires_in":60}"#,
+        #"{"request_uri":"https://as.example.com:8443/request/1","expires_in":60}"#,
+        #"{"request_uri":"http://as.example.com/request/1","expires_in":60}"#,
+        #"{"request_uri":"http://as.example.com:443/request/1","expires_in":60}"#,
         #"{"request_uri":"urn x","expires_in":60}"#,
         #"{"request_uri":"","expires_in":60}"#,
         #"{"request_uri":"urn:x:1"}"#,
@@ -111,6 +114,23 @@ import Testing
         }
         #expect(error?.code == .pushedAuthorization)
         #expect(error?.message.contains("evil.example.net/request") != true || error?.message.contains("not used") == true)
+    }
+
+    /// A 201 with an HTML page is reported as what it is, not as an answer without a `request_uri`.
+    @Test func anHTMLPageInPlaceOfTheAnswerIsNamed() async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(status: 201, headers: ["Content-Type": "text/html"], body: Data("<html><body>Sign in</body></html>".utf8))
+        }
+        let error = try await #require(throws: FlowError.self) { _ = try await Self.client(try Self.provider(), transport).startAuthorization() }
+        #expect(error.code == .pushedAuthorization)
+        #expect(!error.message.contains("without a `request_uri`"), "\(error.message)")
+        #expect(error.message.contains("not with JSON") && error.message.lowercased().contains("html"), "\(error.message)")
+    }
+
+    @Test func aRequestURIWithTheDefaultPortWrittenOutIsTheSameOrigin() async throws {
+        let transport = ScriptedTransport { _, _ in Self.json(201, #"{"request_uri":"https://AS.example.com:443/requests/7","expires_in":60}"#) }
+        let pending = try await Self.client(try Self.provider(), transport).startAuthorization()
+        #expect(pending.url.query?.contains("request_uri=https") == true)
     }
 
     @Test func aRequestURIOnTheSameServerIsUsedAndAHugeLifetimeIsCapped() async throws {
