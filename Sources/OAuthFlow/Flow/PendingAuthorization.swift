@@ -150,8 +150,9 @@ struct PushedRequest {
         case let .success(object): fields = object
         case let .failure(error):
             // Say what came back (an HTML page, a wrong content type), not only what is missing.
+            let status = response.status
             throw FlowError(
-                .pushedAuthorization, "the pushed authorization request endpoint at \(host) answered HTTP \(response.status), but not with JSON: \(error)")
+                .pushedAuthorization, "the pushed authorization request endpoint at \(host) answered HTTP \(status), but not with JSON: \(error)")
         }
         guard let uri = fields["request_uri"]?.stringValue else {
             throw FlowError(.pushedAuthorization, "the pushed authorization request endpoint at \(host) answered without a `request_uri`")
