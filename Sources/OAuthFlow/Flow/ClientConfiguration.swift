@@ -75,6 +75,18 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
     }
 
+    /// Which credential requests to `provider` would be made with: the method, and a digest of the key or
+    /// certificate it uses (never of a secret); empty when no method can be chosen.
+    func credentialIdentity(for provider: Provider) -> String {
+        guard let method = try? authenticationMethod(for: provider) else { return "" }
+        switch method {
+        case .privateKeyJWT: return method.rawValue + ":" + (signingKey?.identity ?? "")
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            return method.rawValue + ":" + (tlsIdentity.flatMap { TLSClientIdentity.thumbprint(ofPEM: $0.certificateChainPEM) } ?? "")
+        default: return method.rawValue
+        }
+    }
+
     /// The client authentication method for `provider`.
     ///
     /// A credential is never dropped silently, and a method the provider does not list is never used. Without

@@ -129,6 +129,9 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
+    /// Names this key among others without revealing it: a digest of the key, its algorithm and Key ID.
+    var identity: String { "\(fingerprint):\(algorithm.rawValue):\(keyID ?? "")" }
+
     private static func fingerprint(of text: String) -> String {
         Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8))))
     }

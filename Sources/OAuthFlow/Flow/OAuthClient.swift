@@ -579,6 +579,16 @@ public actor OAuthClient {
             throw error.hinted(
                 "the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`"
             )
+        } catch let error as AuthorizationServerError where ["invalid_client", "unauthorized_client"].contains(error.error) {
+            // A server that refuses an assertion often refuses its audience (idpyoidc: "Not for me!"), which no method change fixes.
+            guard let method = try? configuration.authenticationMethod(for: provider), method == .privateKeyJWT || method == .clientSecretJWT,
+                let endpoint = (complete ?? provider).endpoints.token, let audience = try? assertionAudience(endpoint: endpoint)
+            else { throw error }
+            let setting = provider.policy.clientAssertion.audience
+            let other: ClientAssertionAudience = setting == .issuer ? .tokenEndpoint : .issuer
+            throw error.hinted(
+                "the \(method.rawValue) assertion was sent with `aud` `\(audience)` (`client_auth.assertion_audience: \(setting.rawValue)`); if the provider expects its \(other == .issuer ? "issuer" : "token endpoint") there, set `assertion_audience: \(other.rawValue)`"
+            )
         }
     }
 

@@ -14,19 +14,30 @@ public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
     public let request: ServiceTokenRequest
     /// A digest of who the token is about (the JWT bearer subject, the exchanged tokens and requested type); nil for client credentials.
     public let subject: String?
+    /// How the client proves itself: the authentication method and the key or certificate it uses (a digest;
+    /// empty when unknown). A token issued to one is never handed to a request made with another.
+    public let credential: String
 
-    public init(providerID: String, clientID: String, grant: GrantType, request: ServiceTokenRequest, subject: String? = nil) {
+    public init(
+        providerID: String, clientID: String, grant: GrantType, request: ServiceTokenRequest, subject: String? = nil, credential: String = ""
+    ) {
         self.providerID = providerID
         self.clientID = clientID
         self.grant = grant
         self.request = request
         self.subject = subject
+        self.credential = credential
+    }
+
+    /// This key for another request (the scopes a server granted in place of those asked for).
+    func with(_ request: ServiceTokenRequest) -> ServiceTokenKey {
+        ServiceTokenKey(providerID: providerID, clientID: clientID, grant: grant, request: request, subject: subject, credential: credential)
     }
 
     /// Where the token is kept in a ``TokenStore``: the provider, and an account named by a digest of the whole key.
     public var sessionKey: SessionKey {
-        var text = "oauthflow-service-token-v1"
-        for part in [providerID, clientID, grant.rawValue, subject ?? ""] { text += "\u{0}" + part }
+        var text = "oauthflow-service-token-v2"
+        for part in [providerID, clientID, grant.rawValue, subject ?? "", credential] { text += "\u{0}" + part }
         for list in [request.scopes, request.resources, request.audiences] { text += "\u{1}" + list.joined(separator: "\u{0}") }
         let digest = Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8)).prefix(18)))
         return SessionKey(providerID: providerID, account: "service-\(digest)")
@@ -101,7 +112,9 @@ public final class ServiceTokens: Sendable {
 
     /// This client's key for `grant` and `request`, about `subject` (already a digest) when the grant has one.
     private func key(_ grant: GrantType, _ request: ServiceTokenRequest, subject: String? = nil) -> ServiceTokenKey {
-        ServiceTokenKey(providerID: client.provider.id, clientID: client.configuration.clientID, grant: grant, request: request, subject: subject)
+        ServiceTokenKey(
+            providerID: client.provider.id, clientID: client.configuration.clientID, grant: grant, request: request, subject: subject,
+            credential: client.configuration.credentialIdentity(for: client.provider))
     }
 
     /// A client-credentials access token for `request`, valid for at least ``skew`` more seconds.
@@ -149,9 +162,14 @@ public final class ServiceTokens: Sendable {
     }
 
     /// A valid token for `key`: cached, from the store, from a request already in flight, or fetched with `fetch`.
+    ///
+    /// - Throws: ``FlowError`` first, before any cache is read, when the client's configuration cannot make
+    ///   a request to this provider (a method its descriptor does not list, a method without its credential):
+    ///   a cached token does not hide a configuration that could never fetch one.
     public func token(
         for key: ServiceTokenKey, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet
     ) async throws -> TokenSet {
+        _ = try client.configuration.authenticationMethod(for: client.provider)
         switch step(key, fetch: fetch) {
         case let .ready(tokens): return tokens
         case let .pending(task): return try await task.value
@@ -252,9 +270,25 @@ public final class ServiceTokens: Sendable {
             return stored.tokens
         }
         let tokens = try await fetch(client)
+        // A server may grant fewer scopes than asked: the token is kept under those it granted, so that a later
+        // request for the scopes asked for does not get a token without some of them. (Scopes nobody asked for
+        // are never a key: a server cannot fill another request's cache.)
+        var key = key
+        var savedUnder = storeKey
+        let granted = ServiceTokenRequest(scopes: tokens.scopes, resources: key.request.resources, audiences: key.request.audiences)
+        if granted.scopes != key.request.scopes, Set(granted.scopes).isStrictSubset(of: key.request.scopes) {
+            logger.notice(
+                "the provider granted fewer scopes than asked; the token is cached under the scopes granted",
+                metadata: [
+                    "provider": "\(key.providerID)", "asked": "\(key.request.scopes.joined(separator: " "))",
+                    "granted": "\(granted.scopes.joined(separator: " "))",
+                ])
+            key = key.with(granted)
+            savedUnder = key.sessionKey
+        }
         remember(key, tokens)
         let session = StoredSession(
-            key: storeKey, variables: client.provider.variables, clientID: key.clientID, redirectURI: ClientConfiguration.serviceRedirectURI,
+            key: savedUnder, variables: client.provider.variables, clientID: key.clientID, redirectURI: ClientConfiguration.serviceRedirectURI,
             tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider))
         do {
             try await store.save(session)

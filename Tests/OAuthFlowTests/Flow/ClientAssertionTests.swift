@@ -85,6 +85,25 @@ import _CryptoExtras
         #expect(header.alg == "ES256")
     }
 
+    /// `invalid_client` after an assertion: the hint names `client_auth.assertion_audience` and the `aud` that was sent,
+    /// which no change of method fixes.
+    @Test(arguments: ["issuer", "token_endpoint"])
+    func invalidClientAfterAnAssertionNamesTheAudienceSent(audience: String) async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(
+                status: 401, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"error":"invalid_client","error_description":"Not for me!"}"#.utf8))
+        }
+        let client = OAuthClient(
+            provider: try Self.provider(methods: "private_key_jwt", audience: audience),
+            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), transport: transport)
+        let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
+        let sent = audience == "issuer" ? "https://auth.example.com" : "https://auth.example.com/token"
+        let other = audience == "issuer" ? "token_endpoint" : "issuer"
+        #expect(error.description.contains("`aud` `\(sent)`"), "\(error)")
+        #expect(error.description.contains("assertion_audience: \(other)"), "\(error)")
+    }
+
     @Test func noTwoAssertionsShareAJTI() async throws {
         var seen: Set<String> = []
         for _ in 0..<50 {

@@ -370,4 +370,47 @@ import Testing
         #expect(body["audience"] as? [String] == ["https://a", "https://b"])
         #expect(body["grant_type"] as? String == "client_credentials")
     }
+
+    /// cli.md promises an impossible client configuration stops before anything is sent: a cached token must not
+    /// hide it. The second client shares the store (another process, another command line).
+    @Test(arguments: [ClientAuthMethod.clientSecretJWT, .tlsClientAuth])
+    func aCachedTokenDoesNotSkipTheClientCheck(method: ClientAuthMethod) async throws {
+        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
+        let store = InMemoryTokenStore()
+        let first = try Self.tokens(transport, store: store)
+        _ = try await first.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        var configuration = ClientConfiguration.service(clientID: "svc", clientSecret: nil)
+        configuration.authMethod = method
+        let second = ServiceTokens(client: OAuthClient(provider: try Self.provider(), configuration: configuration, transport: transport), store: store)
+        await #expect(throws: FlowError.self) { _ = try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) }
+        #expect(transport.count("/token") == 1)
+    }
+
+    /// A token made with one credential is not handed to a request made with another: the key names the method.
+    @Test func tokensOfDifferentAuthenticationMethodsAreCachedApart() async throws {
+        let a = try Self.tokens(ScriptedTransport { request, count in Self.echo(request, counter: count) })
+        var configuration = ClientConfiguration.service(clientID: "svc", clientSecret: Self.secret)
+        configuration.authMethod = .clientSecretBasic
+        #expect(a.key(for: .init(scopes: ["read"])).credential == "client_secret_basic")
+        configuration.authMethod = nil
+        configuration.clientSecret = nil
+        let b = ServiceTokens(client: OAuthClient(provider: try Self.provider(), configuration: configuration))
+        #expect(a.key(for: .init(scopes: ["read"])) != b.key(for: .init(scopes: ["read"])))
+    }
+
+    /// `read` granted for `read write`: cached under `read`, so that the next `read write` caller asks again instead of
+    /// getting a token without `write`, and a `read` caller is served from the cache.
+    @Test func aTokenGrantingFewerScopesIsCachedUnderWhatWasGranted() async throws {
+        let transport = ScriptedTransport { _, count in
+            HTTPResponse(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"access_token":"t-\#(count)","token_type":"Bearer","expires_in":3600,"scope":"read"}"#.utf8))
+        }
+        let tokens = try Self.tokens(transport)
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "write"])).value == "t-1")
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "write"])).value == "t-2")
+        #expect(transport.count("/token") == 2)
+        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"])).value == "t-2")
+        #expect(transport.count("/token") == 2)
+    }
 }
