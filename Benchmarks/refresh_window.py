@@ -3,6 +3,10 @@
 how long each refresh answer stayed unrecorded (read() of the answer to pwrite() of its record).
 
 Usage: refresh_window.py OAUTHFLOW SESSION_FILE RUNS [oauthflow flags...]
+
+With SERVER_PID set to the token endpoint's process, that process is traced too (its write and
+sendto calls), and the window is also given from the provider's side: from the write that sent
+the answer's last bytes to the pwrite that recorded it, both stamped by the same clock.
 """
 import datetime
 import json
@@ -31,9 +35,18 @@ def expire():
     os.chmod(session_file, 0o600)
 
 
+server_pid = os.environ.get("SERVER_PID")
 windows = []
+provider_side = []
 for _ in range(runs):
     expire()
+    server_trace = tempfile.NamedTemporaryFile("r", suffix=".server.trace")
+    tracer = None
+    if server_pid:
+        tracer = subprocess.Popen(["strace", "-f", "-tt", "-yy", "-s", "0", "-e", "trace=write,sendto,sendmsg", "-o", server_trace.name,
+                                   "-p", server_pid], stderr=subprocess.DEVNULL)
+        import time
+        time.sleep(0.3)
     with tempfile.NamedTemporaryFile("r", suffix=".trace") as trace:
         result = subprocess.run(["strace", "-f", "--seccomp-bpf", "-tt", "-s", "32", "-e", "trace=read,pwrite64", "-o", trace.name,
                                  binary, "token", "refresh", "django", *flags], capture_output=True, text=True)
@@ -53,7 +66,24 @@ for _ in range(runs):
         if answer is None or record is None:
             sys.exit("the trace shows no answer, or no record of it")
         windows.append((record - answer) * 1e6)
+    if tracer:
+        tracer.terminate()
+        tracer.wait()
+        # The server's last write before the record: the end of the answer leaving the provider.
+        sent = None
+        for line in server_trace.read().splitlines():
+            match = re.match(r"^(\d+)\s+(\d+):(\d+):(\d+\.\d+) (write|sendto|sendmsg)\(", line)
+            # Only writes to a TCP socket: the server's journal and log writes are not the answer.
+            if match and "TCP:" in line and seconds(match) <= record:
+                sent = seconds(match)
+        if sent is not None:
+            provider_side.append((record - sent) * 1e6)
+    server_trace.close()
 
 windows.sort()
 print(f"refresh answer unrecorded, {runs} runs: median {statistics.median(windows):.0f} µs, "
       f"90th percentile {windows[int(0.9 * (len(windows) - 1))]:.0f} µs, max {windows[-1]:.0f} µs")
+if provider_side:
+    provider_side.sort()
+    print(f"from the provider's last write, {len(provider_side)} runs: median {statistics.median(provider_side):.0f} µs, "
+          f"90th percentile {provider_side[int(0.9 * (len(provider_side) - 1))]:.0f} µs, max {provider_side[-1]:.0f} µs")

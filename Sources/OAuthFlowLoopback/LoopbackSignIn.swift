@@ -233,8 +233,7 @@ public struct LoopbackSignIn: Sendable {
                 request.method == "POST"
                 ? try AuthorizationCallback(formBody: request.body)
                 : try AuthorizationCallback(url: request.url, expectedRedirectURI: pending.redirectURI)
-            let provider = client.provider.usesDiscovery ? try await client.discoveredProvider() : client.provider
-            _ = try callback.validate(for: pending, provider: provider)
+            _ = try await client.check(callback, pending: pending)
             events(.exchangingCode(tokenHost))
             let finished: OAuthClient.SignInOutcome
             if request.method == "POST" {

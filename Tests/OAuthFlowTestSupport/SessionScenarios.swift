@@ -39,11 +39,15 @@ public enum InterruptedRefresh {
     /// Answers the refresh with a rotated refresh token and a forged ID token, then stalls the
     /// JWKS fetch of its check for 2 s and fails it.
     public static func stallingTransport() -> ScriptedTransport {
-        ScriptedTransport { request, _ in
+        let answered = Locked(false)
+        return ScriptedTransport { request, _ in
             if request.url.path == "/jwks" {
+                // The keys fetched ahead of the refresh fail at once; the check after the answer stalls.
+                guard answered.current else { return HTTPResponse(status: 500) }
                 try await Task.sleep(nanoseconds: 2_000_000_000)
                 return HTTPResponse(status: 500)
             }
+            answered.withLock { $0 = true }
             let body = #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"\#(forgedIDToken)"}"#
             return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }

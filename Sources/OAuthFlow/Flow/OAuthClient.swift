@@ -260,6 +260,21 @@ public actor OAuthClient {
         try await finish(try AuthorizationCallback(formBody: body), pending: pending)
     }
 
+    /// Checks a callback (``AuthorizationCallback/validate(for:provider:)``) against the server's metadata when
+    /// it matters: a callback without `iss` under `iss_parameter: if_present` is checked again once discovery
+    /// has run, and refused when the server says it sends `iss` (RFC 9207 §2.4). Only a callback that passed
+    /// every other check (its `state` above all) can cause that discovery request.
+    ///
+    /// - Returns: The authorization code.
+    public func check(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> Secret {
+        let known = complete ?? provider
+        let code = try callback.validate(for: pending, provider: known)
+        guard callback.parameters["iss"] == nil, !known.isDiscovered, known.usesDiscovery, known.policy.issParameter == .ifPresent else {
+            return code
+        }
+        return try callback.validate(for: pending, provider: try await discoveredProvider())
+    }
+
     private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
         guard pending.providerID == provider.id else {
             throw FlowError(.invalidCallback, "the pending authorization is for provider `\(pending.providerID)`, not `\(provider.id)`")
@@ -267,8 +282,7 @@ public actor OAuthClient {
         guard completedStates[pending.state.value] == nil else {
             throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
         }
-        // Checked against the metadata in hand: a server that says it sends `iss` must (RFC 9207 §2.4).
-        let code = try callback.validate(for: pending, provider: provider.usesDiscovery ? try await discoveredProvider() : provider)
+        let code = try await check(callback, pending: pending)
         // Mark before the network call: a second callback racing this one must not also spend the code.
         rememberCompleted(pending.state.value)
         logger.debug("callback accepted", metadata: ["provider": "\(provider.id)", "code": "\(code)"])
@@ -328,6 +342,15 @@ public actor OAuthClient {
             completedStates = completedStates.filter { now.timeIntervalSince($0.value) < Self.completedStateMemory }
         }
         completedStates[state] = now
+    }
+
+    /// Fetches the keys a refreshed ID token of `tokens` will be checked with, before the refresh token is
+    /// spent: the check after the answer does not wait for them, and this process's first answer is not the
+    /// one whose record is delayed (the response path has run once, warm, before the answer that matters).
+    /// Nothing for plain OAuth or a session without an ID token; a failure is left for the check.
+    func prefetchRefreshKeys(for tokens: TokenSet) async {
+        guard provider.isOpenIDConnect, tokens.idToken != nil, tokens.refreshToken != nil else { return }
+        await (try? idTokenValidator())?.prefetchKeys()
     }
 
     /// Uses the refresh token for a new access token (RFC 6749 §6).

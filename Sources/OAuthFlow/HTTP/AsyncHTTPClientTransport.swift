@@ -17,8 +17,8 @@ import NIOSSL
 /// - `Accept-Encoding: identity` is sent (no header would mean "any coding", RFC 9110
 ///   §12.5.3) and nothing is decompressed, so a small compressed answer cannot inflate into a
 ///   large one; an answer compressed all the same fails, naming its coding.
-/// - The response is collected on its event loop, and a caller's arrival callback
-///   (``send(_:arrival:)``) runs there, on the thread that read the last byte.
+/// - The response is collected on its connection's event loop (one loop for every request), and a
+///   caller's arrival callback (``send(_:arrival:)``) runs there, on the thread that read the last byte.
 /// - No cookies are kept; nothing is cached.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The total time a request may take, from connecting to the last byte of the body.
@@ -38,6 +38,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// The one event loop every request's connection and delegate run on. With the library's choice, a
+    /// request may reuse a connection on one loop while its delegate runs on another: every answer would
+    /// then hop threads between its read and its arrival callback, which is time a refresh answer spends
+    /// unrecorded. One loop serves an auth client's outbound requests many times over.
+    private static let loop: any EventLoop = HTTPClient.defaultEventLoopGroup.next()
 
     /// - Parameters:
     ///   - timeout: The total deadline of each request, in seconds (default 30).
@@ -91,8 +97,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // The shared client (and its event loop threads) starts with the first request, not with the transport:
         // commands that never go to the network (`token print` with a valid token) do not pay for it.
         let task = Self.sharedClient.execute(
-            request: outgoing, delegate: collector,
-            deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
+            request: outgoing, delegate: collector, eventLoop: .delegateAndChannel(on: Self.loop),
+            deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)), logger: nil)
         do {
             return try await withTaskCancellationHandler {
                 try await task.futureResult.get()

@@ -174,6 +174,12 @@ public actor IDTokenValidator {
     /// first sign-in (its first fetch may come from a cache that predates the rotation).
     /// It happens at most once per ``keyRefetchInterval``, so a stream of tokens with
     /// made-up `kid`s cannot turn into a stream of requests.
+    /// Fetches the provider's keys now, when none are cached, so that a later check does not wait for
+    /// them; a failure is left for that check to report.
+    func prefetchKeys() async {
+        _ = try? await keys().snapshot(for: nil)
+    }
+
     private func keys() throws -> SigningKeys {
         if let signingKeys { return signingKeys }
         let created = SigningKeys(

@@ -173,6 +173,7 @@ public actor TokenManager {
                 "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and \(credential) was not given to refresh it; nothing was sent, so the refresh token still works once it is given"
             )
         }
+        await client.prefetchRefreshKeys(for: latest.tokens)
         // Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
         let reservation: any TokenStoreReservation
         do {

@@ -19,7 +19,11 @@ import Darwin
         let session = InterruptedRefresh.session()
         try await store.save(session)
         let received = store.path(for: session.key).replacingOccurrences(of: ".json", with: ".received.json")
-        let task = try await InterruptedRefresh.stalledRefresh(store: store, key: session.key) { FileManager.default.fileExists(atPath: received) }
+        // Recorded: the record holds the answer (it is placed, saying "no answer yet", before the request).
+        let task = try await InterruptedRefresh.stalledRefresh(store: store, key: session.key) {
+            guard let data = FileManager.default.contents(atPath: received) else { return false }
+            return (try? RefreshAnswerRecord.contents(of: data, path: received) { json, _ in try StoredSession.decoded(from: json) })?.answered == true
+        }
         // The next command, while the first is stuck (or after it was killed): a store of its own.
         let adopted = try await FileTokenStore(directory: store.directory).load(session.key)
         InterruptedRefresh.expectOnlyTheRefreshTokenAdopted(adopted)
