@@ -20,30 +20,11 @@ import PostgresNIO
     static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
         .filter { $0.hasSuffix(".md") && $0 != "lint-rules.md" }.sorted().map { "Docs/" + $0 }
 
-    struct Block {
-        let file: String
-        let line: Int
-        let language: String
-        let lines: [String]
-    }
+    typealias Block = MarkdownFences.Block
 
+    /// The file's fenced blocks as Markdown renders them (MarkdownFenceTests fails on a fence that renders otherwise).
     static func blocks(in file: String) throws -> [Block] {
-        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
-        var blocks: [Block] = []
-        var open: (line: Int, language: String, lines: [String])?
-        for (index, line) in text.components(separatedBy: "\n").enumerated() {
-            if line.hasPrefix("```") {
-                if let current = open {
-                    blocks.append(Block(file: file, line: current.line, language: current.language, lines: current.lines))
-                    open = nil
-                } else {
-                    open = (index + 1, String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), [])
-                }
-            } else if open != nil {
-                open?.lines.append(line)
-            }
-        }
-        return blocks
+        try MarkdownFences(contentsOf: file).blocks
     }
 
     static var allBlocks: [Block] {
