@@ -171,6 +171,19 @@ import OAuthFlowTestSupport
         #expect(result.stderr.contains("`\(Self.signInAgain(setup))\(server.port) --account work`"), "\(result.stderr)")
     }
 
+    /// An API's 403 says which scope it asks for: `call` prints it beside the status (from the RFC 6750 challenge).
+    @Test func aForbiddenCallSaysTheScopeTheAPIAsksFor() async throws {
+        let head = "HTTP/1.1 403 Forbidden\r\nWWW-Authenticate: Bearer realm=\"notes\", error=\"insufficient_scope\", scope=\"notes.write\"\r\n"
+        let server = try HostileServer(.fixed(Data((head + "Content-Length: 0\r\nConnection: close\r\n\r\n").utf8)))
+        defer { server.stop() }
+        let setup = try Setup(port: server.port)
+        defer { setup.directory.cleanUp() }
+        try await setup.storeSession(scopes: ["notes.read"], valid: true)
+        let result = try setup.run(["call", "refuser", "Notes", "--account", "work"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("HTTP 403: the API answered `insufficient_scope`; it asks for the scope `notes.write`"), "\(result.stderr)")
+    }
+
     /// A refusal the library already explains ("cannot be refreshed; sign in again") gets the command once, not the sentence twice.
     @Test func aRefusalTheLibraryExplainsIsAdvisedOnce() async throws {
         let body = #"{"error":"invalid_request","error_description":"refresh token inactive"}"#

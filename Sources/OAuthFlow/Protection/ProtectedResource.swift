@@ -319,7 +319,7 @@ public final class ProtectedResource: Sendable {
         if offersDPoP || dpopError {
             let algorithms = "algs=\"\(DPoPProofVerifier.algorithms.map(\.rawValue).joined(separator: " "))\""
             let errors = dpopError || settings.dpop == .required ? attributes : []
-            denial.headers.append(("WWW-Authenticate", "DPoP " + ([realm] + errors + [algorithms]).joined(separator: ", ")))
+            denial.headers.append(("WWW-Authenticate", "DPoP " + ([realm] + errors + [algorithms, metadata]).joined(separator: ", ")))
         }
         if denial.code == .useDPoPNonce, let nonces = settings.dpopNonces {
             denial.headers.append(("DPoP-Nonce", nonces.current(now: clock.now())))
@@ -359,7 +359,8 @@ public final class ProtectedResource: Sendable {
             resource: settings.resource.absoluteString,
             authorizationServers: trusted.compactMap { $0.provider.issuer?.absoluteString },
             scopesSupported: settings.scopesSupported.isEmpty ? nil : settings.scopesSupported,
-            dpopSigningAlgorithms: offersDPoP ? DPoPProofVerifier.algorithms.map(\.rawValue) : nil,
+            // Proofs are checked in every mode (a DPoP-bound token is accepted with its proof): the algorithms are always said.
+            dpopSigningAlgorithms: DPoPProofVerifier.algorithms.map(\.rawValue),
             dpopBoundTokensRequired: settings.dpop == .required,
             resourceName: settings.resourceName)
     }

@@ -95,9 +95,21 @@ extension OAuthFlowCommand {
         }
 
         private func report(_ response: HTTPResponse) throws {
-            Output.stderr("HTTP \(response.status)\n")
+            Output.stderr("HTTP \(response.status)\(Self.refusal(response).map { ": " + $0 } ?? "")\n")
             Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }
+        }
+
+        /// What a refusing API's challenge says (RFC 6750 §3): its error and the scope it asks for.
+        static func refusal(_ response: HTTPResponse) -> String? {
+            guard [401, 403].contains(response.status), let header = response.header("www-authenticate"),
+                let challenge = AuthenticationChallenge.parse(header).first(where: { $0.error != nil })
+            else { return nil }
+            var text = "the API answered `\(Output.line(challenge.error ?? ""))`"
+            if !challenge.scopes.isEmpty {
+                text += "; it asks for the scope `\(Output.line(challenge.scopes.joined(separator: " ")))`"
+            }
+            return text
         }
     }
 }

@@ -464,7 +464,8 @@ extension Protection {
             #expect(json["bearer_methods_supported"] as? [String] == ["header"])
             #expect(json["resource_name"] as? String == "Notes")
             #expect(json["dpop_bound_access_tokens_required"] as? Bool == false)
-            #expect(json["dpop_signing_alg_values_supported"] == nil, "the provider does not use DPoP")
+            // Proofs are checked in every mode (a DPoP-bound token is accepted with one): the algorithms are said too.
+            #expect(json["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "ES384", "ES512", "RS256", "PS256"])
             #expect(
                 Set(json.keys).isSubset(of: [
                     "resource", "authorization_servers", "scopes_supported", "bearer_methods_supported", "resource_name",
@@ -506,6 +507,35 @@ extension Protection {
                 let bearer = try #require(refusal.flatMap { challenge($0, "Bearer") })
                 #expect(bearer.contains(expected), "\(bearer)")
                 #expect(bearer.hasPrefix("Bearer realm=\"api.example.com\""), "\(bearer)")
+            }
+            // The DPoP challenge names it too (a DPoP-only resource sends no Bearer one).
+            let dpopOnly = try self.api(settings: ProtectionSetup.settings(resource: "https://api.example.com/v1", dpop: .required))
+            let refusal = try #require(await denial(dpopOnly, AccessRequest(authorization: nil)))
+            let dpop = try #require(challenge(refusal, "DPoP"))
+            #expect(dpop.contains(expected), "\(dpop)")
+            let parsed = AuthenticationChallenge.parse(refusal.challenges.joined(separator: ", "))
+            #expect(parsed.map(\.scheme) == ["DPoP"])
+            #expect(parsed.first?.resourceMetadata?.absoluteString == "https://api.example.com/.well-known/oauth-protected-resource/v1")
+        }
+
+        @Test func challengesAreParsedAsTheyAreSent() {
+            let parsed = AuthenticationChallenge.parse(
+                #"Bearer realm="api", error="insufficient_scope", error_description="needs \"more\"", scope="notes:read notes:write", DPoP algs="ES256 PS256", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource""#
+            )
+            #expect(parsed.map(\.scheme) == ["Bearer", "DPoP"])
+            #expect(parsed.first?.error == "insufficient_scope")
+            #expect(parsed.first?.scopes == ["notes:read", "notes:write"])
+            #expect(parsed.first?.parameters["error_description"] == #"needs "more""#)
+            #expect(parsed.last?.parameters["algs"] == "ES256 PS256")
+            #expect(parsed.last?.resourceMetadata != nil)
+            #expect(AuthenticationChallenge.parse("Bearer").map(\.parameters) == [[:]])
+            #expect(AuthenticationChallenge.parse("").isEmpty && AuthenticationChallenge.parse(#"="x", ,"#).isEmpty)
+            // A server's header is hostile input: any text parses, without a crash, in one pass.
+            let alphabet = Array(#"Ba =",\ \t"#.utf8) + [0xC3, 0xA9, 0x00]
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<20_000 {
+                let bytes = (0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? 32 }
+                _ = AuthenticationChallenge.parse(String(decoding: bytes, as: UTF8.self))
             }
         }
 
