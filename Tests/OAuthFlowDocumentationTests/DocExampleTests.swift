@@ -358,7 +358,14 @@ import PostgresNIO
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })
         for block in try Self.allBlocks where block.language == "swift" {
             if block.lines.contains(where: { $0.hasPrefix(".package(") || $0.hasPrefix(".product(") }) { continue }   // the manifest snippet
-            for line in block.lines.map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty {
+            let lines = block.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            for (index, line) in lines.enumerated() {
+                // A test target has its own entry point: the type after `@main` is compiled without it, and a test calls its main().
+                if line == "@main", index + 1 < lines.count, lines[index + 1].hasPrefix("struct "), lines[index + 1].hasSuffix(" {") {
+                    let type = lines[index + 1].dropFirst(7).dropLast(2)
+                    #expect(sources.contains { $0.contains("await \(type).main()") }, "\(block.file):\(block.line): no test runs \(type).main()")
+                    continue
+                }
                 #expect(compiled.contains(line), "\(block.file):\(block.line): no test compiles `\(line)`")
             }
         }

@@ -21,6 +21,11 @@ import OAuthFlowLoopback
         #"    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))"#,
         #"    let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once"#,
         #"    return try await manager.userInfo()"#,
+        // The one program that shows how errors are caught (ReadmeProgramTests runs it).
+        "@main",
+        "    static func main() async {",
+        "        } catch {",
+        #"            print("sign-in failed: \(error)")   // one sentence that says what to do"#,
     ]
 
     /// The README's sign-in function, line for line (the registry also reads the test descriptors).
@@ -104,6 +109,66 @@ import OAuthFlowLoopback
             clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
         let pending = try await client.startAuthorization()
         #expect(pending.url.host == "example.us.auth0.com")
+    }
+}
+
+/// README.md's program, whose `main` catches what the sign-in throws, compiled here and run with a sign-in that
+/// fails as a first run can (a binary copied without its bundled descriptors): it prints one line and exits 1,
+/// where an error escaping top-level code would stop it with a fatal error and a backtrace.
+///
+/// A test target has its own entry point, so the copy here has no `@main` (the one README line
+/// `swiftExamplesAreCompiledByTests` lets a test call instead), and the program's `print` and `exit` are this
+/// suite's, which record what it would have printed and its exit status.
+@Suite struct ReadmeProgramTests {
+    final class Recording: @unchecked Sendable {
+        private let lock = NSLock()
+        private var printed: [String] = []
+        private var status: Int32?
+
+        var lines: [String] { lock.withLock { printed } }
+        var exitStatus: Int32? { lock.withLock { status } }
+        func print(_ line: String) { lock.withLock { printed.append(line) } }
+        func exit(_ code: Int32) { lock.withLock { status = code } }
+    }
+
+    static let recording = Recording()
+
+    static func print(_ items: Any...) {
+        recording.print(items.map { "\($0)" }.joined(separator: " "))
+    }
+
+    static func exit(_ status: Int32) {
+        recording.exit(status)
+    }
+
+    /// The README's `signIn` where no descriptor was installed beside the program.
+    static func signIn(to name: String, variables: [String: String], clientID: String,
+                       store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
+        let provider = try ProviderRegistry.load(includeBundled: false).provider(named: name).resolve(variables)
+        Issue.record("\(provider.id) resolved with no descriptor to read")
+        return [:]
+    }
+
+    /// The README's program, line for line.
+    struct SignInExample {
+        static func main() async {
+            do {
+                let claims = try await signIn(to: "google", variables: [:], clientID: "YOUR_CLIENT_ID",
+                                              store: FileTokenStore(), browser: SystemBrowser())
+                print(claims["email"]?.stringValue ?? "signed in")
+            } catch {
+                print("sign-in failed: \(error)")   // one sentence that says what to do
+                exit(1)
+            }
+        }
+    }
+
+    @Test func theProgramPrintsTheErrorOnOneLineAndExits1() async throws {
+        await SignInExample.main()
+        let expected = try #require(throws: ProviderError.self) { try ProviderRegistry.load(includeBundled: false).provider(named: "google") }
+        #expect(Self.recording.lines == ["sign-in failed: \(expected)"])
+        #expect(Self.recording.exitStatus == 1)
+        #expect(Self.recording.lines.allSatisfy { !$0.contains("\n") && $0.contains("google") }, "\(Self.recording.lines)")
     }
 }
 
