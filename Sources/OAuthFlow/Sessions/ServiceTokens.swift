@@ -77,6 +77,10 @@ public final class ServiceTokens: Sendable {
     private let store: any TokenStore
     private let clock: any DateClock
     private let logger: Logger
+    /// Which credential this client's requests carry (``ServiceTokenKey/credential``), worked out once.
+    private let credential: String
+    /// Why this client's configuration cannot make a request to its provider, worked out once; nil when it can.
+    private let configurationProblem: (any Error)?
     /// The cached tokens and the requests in flight, behind one lock: a cached hit is a lookup under it,
     /// with no hop onto an executor (Docs/benchmarks.md measured the actor this replaced).
     private let state = State()
@@ -103,6 +107,13 @@ public final class ServiceTokens: Sendable {
         self.defaultLifetime = max(1, defaultLifetime)
         self.clock = clock
         self.logger = logger
+        credential = client.configuration.credentialIdentity(for: client.provider)
+        do {
+            _ = try client.configuration.authenticationMethod(for: client.provider)
+            configurationProblem = nil
+        } catch {
+            configurationProblem = error
+        }
     }
 
     /// The key a client-credentials request is cached under.
@@ -114,7 +125,7 @@ public final class ServiceTokens: Sendable {
     private func key(_ grant: GrantType, _ request: ServiceTokenRequest, subject: String? = nil) -> ServiceTokenKey {
         ServiceTokenKey(
             providerID: client.provider.id, clientID: client.configuration.clientID, grant: grant, request: request, subject: subject,
-            credential: client.configuration.credentialIdentity(for: client.provider))
+            credential: credential)
     }
 
     /// A client-credentials access token for `request`, valid for at least ``skew`` more seconds.
@@ -169,7 +180,7 @@ public final class ServiceTokens: Sendable {
     public func token(
         for key: ServiceTokenKey, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet
     ) async throws -> TokenSet {
-        _ = try client.configuration.authenticationMethod(for: client.provider)
+        if let configurationProblem { throw configurationProblem }
         switch step(key, fetch: fetch) {
         case let .ready(tokens): return tokens
         case let .pending(task): return try await task.value
