@@ -493,7 +493,12 @@ public actor OAuthClient {
         let response = try await tokens.send(
             HTTPRequest(method: method, url: url, headers: headers), transport: transport, nonces: nonces, clock: clock)
         logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
-        guard (200..<300).contains(response.status) else { throw Self.resourceError(response) }
+        guard (200..<300).contains(response.status) else {
+            // The access token went in a header: an error answer that echoes it must not carry it into the error.
+            var sent = SentSecrets(parameters: [])
+            sent.add(tokens.accessToken.value)
+            throw Self.resourceError(sent.scrub(response))
+        }
         return response
     }
 
