@@ -49,7 +49,13 @@ public struct LoopbackSignIn: Sendable {
     public enum Event: Sendable {
         /// The receiver listens; this is the redirect URI sent.
         case listening(URL)
-        /// The URL to sign in at; show it, whether or not the browser opened.
+        /// The provider's authorization endpoint, where the user signs in: its scheme, host and path, without the
+        /// request's parameters. Sent just before ``openURL(_:)``, whose URL names no provider when it is the
+        /// receiver's own start address (a pushed request, RFC 9126): show both.
+        case authorizationEndpoint(URL)
+        /// The URL to sign in at; show it, whether or not the browser opened. With a pushed request it is the
+        /// receiver's start address (`http://127.0.0.1:PORT/PATH?oauthflow_start=...`), which sends the browser
+        /// on to the provider.
         case openURL(URL)
         /// The browser could not be started; the user must open the URL.
         case browserFailed(String)
@@ -132,6 +138,7 @@ public struct LoopbackSignIn: Sendable {
         // a new one when the first has expired by the time the browser (or the user) gets to it.
         let start = Base64URL.random(bytes: 16)
         let opened = current.pending.requestExpiresAt == nil ? current.pending.url : Self.startURL(receiver.redirectURI, start)
+        events(.authorizationEndpoint(Self.endpoint(of: current.pending.url)))
         events(.openURL(opened))
         do {
             try await browser.open(opened)
@@ -170,6 +177,14 @@ public struct LoopbackSignIn: Sendable {
             events(.corruptSessionKept(kept))
         }
         return try await SignInResult.store(finished, client: oauth, account: account, redirectURI: receiver.redirectURI, in: store)
+    }
+
+    /// The authorization endpoint an authorization URL goes to: the URL without its query and fragment.
+    static func endpoint(of url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.query = nil
+        components.fragment = nil
+        return components.url ?? url
     }
 
     /// The query parameter of the receiver's start address.

@@ -8,6 +8,8 @@ extension OAuthFlowCommand.Login {
         let provider: Provider
         let timeout: Int
         let progress: Progress
+        /// The provider's authorization endpoint, from the event before the URL to open (which may be this machine's own address).
+        let endpoint = Locked<URL?>(nil)
 
         var displayName: String { Output.line(provider.displayName) }
 
@@ -28,9 +30,11 @@ extension OAuthFlowCommand.Login {
             switch event {
             case let .listening(redirect):
                 progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(timeout) s)…")
+            case let .authorizationEndpoint(url):
+                endpoint.withLock { $0 = url }
             case let .openURL(url):
                 progress.stop()
-                Output.stderr("Sign in to \(displayName) by opening this URL:\n\n  \(url.absoluteString)\n\n")
+                Output.stderr(signInText(url, endpoint: endpoint.current ?? provider.endpoints.authorization))
             case let .browserFailed(reason):
                 Output.stderr("\(Output.line(reason)). Open the URL yourself.\n")
             case let .callbackIgnored(reason):
@@ -50,6 +54,16 @@ extension OAuthFlowCommand.Login {
                 )
                 progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(timeout) s)…")
             }
+        }
+
+        /// Where to sign in: the provider's name and host, and the URL to open. With a pushed request the URL is
+        /// the loopback receiver's start address, which names no provider: it sends the browser on to the endpoint.
+        func signInText(_ url: URL, endpoint: URL?) -> String {
+            guard let endpoint, let host = endpoint.host, !host.isEmpty else {
+                return "Sign in to \(displayName) by opening this URL:\n\n  \(Output.line(url.absoluteString))\n\n"
+            }
+            let leads = url.host == host ? "" : " (an address on this machine that sends the browser on to \(Output.line(endpoint.absoluteString)))"
+            return "Sign in to \(displayName) at \(Output.line(host)) by opening this URL\(leads):\n\n  \(Output.line(url.absoluteString))\n\n"
         }
 
         func show(_ event: DeviceSignIn.Event) {
