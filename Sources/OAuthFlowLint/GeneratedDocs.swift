@@ -11,32 +11,51 @@ public enum GeneratedDocs {
     /// `Docs/lint-rules.md`.
     public static var lintRules: String { RuleCatalog.markdown() }
 
-    /// `Docs/providers.md`: every bundled descriptor's catalog entry, one table row each.
+    /// `Docs/providers.md`: every bundled descriptor's catalog entry, one table row each, and the cases the
+    /// descriptors state for their conditional cells as footnotes.
     public static var providerCatalog: String {
         let registry = try? ProviderRegistry.load(includeBundled: true, includeUserDirectory: false)
         let entries = (registry?.all ?? []).map(\.descriptor.catalogEntry).sorted { $0.id < $1.id }
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        func line(_ text: String) -> String { text.split(whereSeparator: \.isNewline).joined(separator: " ") }
         var lines = [
             "# Bundled providers",
             "",
             "Generated from the descriptors in `providers/` by `oauthflow generate-docs`; `oauthflow providers list` prints the first",
-            "columns (`--json` all of them). Each descriptor names, in its first comment lines and `docs_url`, the pages it was written from. Refresh says",
-            "how a refresh token is had: a scope, a parameter, always (`yes`) or never; revocation and logout are `discovery` when the",
-            "provider's discovery document names the endpoint; variables are those without a default (`--var NAME=VALUE`).",
+            "columns (`--json` all of them). Each descriptor names, in its first comment lines and `docs_url`, the pages it was written from.",
+            "",
+            "- Refresh: the scope or parameter the descriptor adds to ask for a refresh token, `yes` when nothing needs adding, `conditional`",
+            "  when the provider issues one only in some cases, or `no`. A footnote gives the case the descriptor states (`scopes.offline.condition`).",
+            "- Revocation (RFC 7009) and Logout (RP-Initiated Logout): `yes` when the descriptor names the endpoint; `no` when it names",
+            "  none and the provider's discovery document, where it publishes one, names none either (`discovery.lacks`, checked against",
+            "  the dated copies in `Tests/OAuthFlowTests/Fixtures/metadata/`); `conditional` when the provider has one only in the case",
+            "  a footnote gives (`logout.condition`).",
+            "- Variables: those without a default (`--var NAME=VALUE`).",
             "",
             "\(entries.count) providers.",
             "",
             "| Provider | Id | Protocol | PKCE | Refresh | Device flow | Revocation | Logout | Profile | Variables | Documentation |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
+        var notes: [String] = []
+        // GitHub-flavoured footnotes: the label in the cell, the sentence under the table.
+        func noted(_ text: String, _ condition: String?, _ entry: ProviderCatalogEntry, _ column: String) -> String {
+            guard let condition else { return text }
+            let label = "\(entry.id)-\(column.lowercased())"
+            notes.append("[^\(label)]: \(line(entry.displayName)), \(column.lowercased()): \(line(condition))")
+            return text + "[^\(label)]"
+        }
         for entry in entries {
+            let refresh = noted(entry.refresh, entry.refreshCondition, entry, "Refresh")
+            let logout = noted(entry.logout, entry.logoutCondition, entry, "Logout")
             let columns = [
-                entry.displayName, "`\(entry.id)`", entry.protocol, entry.pkce, entry.refresh, entry.deviceFlow ? "yes" : "no", entry.revocation,
-                entry.logout, entry.profileFields.joined(separator: ", "), entry.requiredVariables.map { "`\($0)`" }.joined(separator: ", "),
+                entry.displayName, "`\(entry.id)`", entry.protocol, entry.pkce, refresh, entry.deviceFlow ? "yes" : "no", entry.revocation,
+                logout, entry.profileFields.joined(separator: ", "), entry.requiredVariables.map { "`\($0)`" }.joined(separator: ", "),
                 entry.docsURL.map { "[docs](\($0))" } ?? "",
             ]
             lines.append("| " + columns.map(cell).joined(separator: " | ") + " |")
         }
+        if !notes.isEmpty { lines += [""] + notes }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -200,6 +200,10 @@ public enum DescriptorSchema {
             "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
         ),
         Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
+        Field(
+            "lacks", .list(.choice(["revocation", "end_session"])), default: "[]",
+            "Endpoints the provider's discovery document does not name (`revocation_endpoint`, `end_session_endpoint`), as its published document or documentation shows. Read by the catalog only: its Revocation or Logout column says `no` for them rather than `not stated`."
+        ),
     ]
 
     static let endpointFields: [Field] = [
@@ -232,6 +236,14 @@ public enum DescriptorSchema {
         Field(
             "params", .map(.string()), default: shown(ProviderDescriptor.Offline().params),
             "Authorization parameters added to obtain a refresh token (Google `access_type: offline`)."),
+        Field(
+            "without_consent_prompt", .boolean, default: "false",
+            "The provider's documentation grants refresh tokens for `offline_access` without `prompt=consent` (the \"other conditions\" of OpenID Connect Core §11). Lint rule `offline_access_consent` asks for one or the other."
+        ),
+        Field(
+            "condition", .string(),
+            "When the provider issues refresh tokens only in some cases (an application setting, an approval, a kind of app), that case in a sentence; the catalog's Refresh column says `conditional` (or keeps its scope or parameter) with the sentence as a footnote."
+        ),
     ]
 
     static let scopeFields: [Field] = [
@@ -376,6 +388,10 @@ public enum DescriptorSchema {
         Field(
             "logout_token_max_age", .integer(10...3600), default: "\(ProviderDescriptor.LogoutSettings().logoutTokenMaxAge)",
             "How old, in seconds, a logout token (its `iat`) may be; older ones are refused, and replays are remembered that long."),
+        Field(
+            "condition", .string(),
+            "When the provider has an end-session endpoint only in some cases (a host, a setting) that the descriptor leaves to discovery, that case in a sentence; the catalog's Logout column says `conditional` with the sentence as a footnote."
+        ),
     ]
 
     static let tokenResponseFields: [Field] = [

@@ -32,6 +32,9 @@ extension ProviderDescriptor {
         public var frontchannelLogoutSessionSupported = false
         /// How old, in seconds, a logout token's `iat` may be before it is refused.
         public var logoutTokenMaxAge = 300
+        /// When the provider has an end-session endpoint only in some cases (a host, a setting), that case in
+        /// a sentence: the catalog says so in a footnote.
+        public var condition: String?
 
         enum CodingKeys: String, CodingKey {
             case style, redirectParameter = "redirect_parameter", clientIDParameter = "client_id_parameter"
@@ -40,7 +43,7 @@ extension ProviderDescriptor {
             case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
             case frontchannelLogoutSupported = "frontchannel_logout_supported"
             case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
-            case logoutTokenMaxAge = "logout_token_max_age"
+            case logoutTokenMaxAge = "logout_token_max_age", condition
         }
 
         public init() {}
@@ -69,6 +72,7 @@ extension ProviderDescriptor {
             frontchannelLogoutSupported = try o.bool(CodingKeys.frontchannelLogoutSupported) ?? false
             frontchannelLogoutSessionSupported = try o.bool(CodingKeys.frontchannelLogoutSessionSupported) ?? false
             logoutTokenMaxAge = try o.int(CodingKeys.logoutTokenMaxAge) ?? defaults.logoutTokenMaxAge
+            condition = try o.string(CodingKeys.condition)
         }
     }
 }

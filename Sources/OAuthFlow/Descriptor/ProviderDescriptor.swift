@@ -197,12 +197,24 @@ extension ProviderDescriptor {
             case none
         }
 
+        /// An endpoint the catalog reports on.
+        public enum Endpoint: String, Sendable, Hashable, Codable {
+            /// `revocation_endpoint` (RFC 7009, RFC 8414).
+            case revocation
+            /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
+            case endSession = "end_session"
+        }
+
         public var mode: Mode = .none
         public var url: String?
+        /// The endpoints the provider's discovery document does not name, as the descriptor records them:
+        /// the catalog says `no` for them instead of `not stated`.
+        public var lacks: [Endpoint] = []
 
-        public init(mode: Mode = .none, url: String? = nil) {
+        public init(mode: Mode = .none, url: String? = nil, lacks: [Endpoint] = []) {
             self.mode = mode
             self.url = url
+            self.lacks = lacks
         }
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
@@ -210,6 +222,7 @@ extension ProviderDescriptor {
         init(plain o: PlainObject) throws {
             mode = try o.choice(CodingKeys.mode) ?? Self().mode
             url = try o.string(CodingKeys.url)
+            lacks = try o.choices(CodingKeys.lacks) ?? []
         }
     }
 
@@ -300,6 +313,16 @@ extension ProviderDescriptor {
     public struct Offline: Sendable, Hashable, Codable {
         public var scopes: [String] = []
         public var params: [String: String] = [:]
+        /// The provider grants `offline_access` without `prompt=consent`: OpenID Connect Core §11's "other
+        /// conditions", as its documentation states them.
+        public var withoutConsentPrompt = false
+        /// When the provider issues refresh tokens only in some cases (an application setting, an approval),
+        /// that case in a sentence: the catalog says so in a footnote.
+        public var condition: String?
+
+        enum CodingKeys: String, CodingKey {
+            case scopes, params, withoutConsentPrompt = "without_consent_prompt", condition
+        }
 
         public init() {}
 
@@ -309,6 +332,8 @@ extension ProviderDescriptor {
             let defaults = Self()
             scopes = try o.strings(CodingKeys.scopes) ?? defaults.scopes
             params = try o.stringMap(CodingKeys.params) ?? defaults.params
+            withoutConsentPrompt = try o.bool(CodingKeys.withoutConsentPrompt) ?? defaults.withoutConsentPrompt
+            condition = try o.string(CodingKeys.condition)
         }
     }
 

@@ -1,20 +1,32 @@
 /// What a person choosing a provider wants to know, read from its descriptor alone (no variables, no network):
 /// the columns of `oauthflow providers list` and of Docs/providers.md.
+///
+/// Each value says only what the descriptor states. Where the provider's answer depends on a case the request
+/// cannot settle (an application setting, an approval, a host), the descriptor states that case and the entry
+/// carries it beside the column (`refreshCondition`, `logoutCondition`).
 public struct ProviderCatalogEntry: Sendable, Hashable, Codable {
     public var id: String
     public var displayName: String
     public var `protocol`: String
     /// `required`, `supported` or `unsupported`.
     public var pkce: String
-    /// How a refresh token is had: `offline_access` (a scope), `access_type=offline` (a parameter), `yes`
-    /// (always), or `no`.
+    /// How a refresh token is had: the scope (`offline_access`) or parameter (`access_type=offline`) the
+    /// descriptor adds to ask for one, `yes` when nothing needs adding, `conditional` when nothing needs adding
+    /// but the provider issues one only in the case `refreshCondition` names, or `no`.
     public var refresh: String
+    /// The case in which the provider issues refresh tokens, when it does so only in some (`scopes.offline.condition`).
+    public var refreshCondition: String?
     /// The device authorization grant (RFC 8628).
     public var deviceFlow: Bool
-    /// Token revocation (RFC 7009): `yes`, `discovery` (when the document names an endpoint) or `no`.
+    /// Token revocation (RFC 7009): `yes` when the descriptor names the endpoint; `no` when it names none and
+    /// either asks for no metadata or records that the provider's document names none (`discovery.lacks`);
+    /// `not stated` when the document, read at sign-in, decides.
     public var revocation: String
-    /// Ending the provider's session: `yes`, `discovery`, or `no`; with back-channel logout when declared.
+    /// Ending the provider's session, as `revocation` with the end-session endpoint, or `conditional` when the
+    /// provider has one only in the case `logoutCondition` names; with back-channel logout when declared.
     public var logout: String
+    /// The case in which the provider has an end-session endpoint, when it has one only in some (`logout.condition`).
+    public var logoutCondition: String?
     /// The profile fields the descriptor maps (`subject`, `name`, `email`, `email_verified`, `picture`).
     public var profileFields: [String]
     /// The variables without a default: what `--var` must give.
@@ -23,7 +35,8 @@ public struct ProviderCatalogEntry: Sendable, Hashable, Codable {
     public var docsURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, displayName = "display_name", `protocol`, pkce, refresh, deviceFlow = "device_flow", revocation, logout
+        case id, displayName = "display_name", `protocol`, pkce, refresh, refreshCondition = "refresh_condition", deviceFlow = "device_flow"
+        case revocation, logout, logoutCondition = "logout_condition"
         case profileFields = "profile_fields", requiredVariables = "required_variables", docsURL = "docs_url"
     }
 }
@@ -31,6 +44,7 @@ public struct ProviderCatalogEntry: Sendable, Hashable, Codable {
 extension ProviderDescriptor {
     /// This descriptor's catalog entry.
     public var catalogEntry: ProviderCatalogEntry {
+        let refreshCondition = scopes.offline.condition
         let refresh: String
         if !grantTypes.contains(GrantType.refreshToken.rawValue) {
             refresh = "no"
@@ -39,20 +53,24 @@ extension ProviderDescriptor {
         } else if let (name, value) = scopes.offline.params.sorted(by: { $0.key < $1.key }).first {
             refresh = "\(name)=\(value)"
         } else {
-            refresh = "yes"
+            refresh = refreshCondition == nil ? "yes" : "conditional"
         }
-        func availability(_ endpoint: String?) -> String {
-            endpoint != nil ? "yes" : asksForDiscovery && `protocol` == .oidc ? "discovery" : "no"
+        // RFC 8414 metadata names a revocation endpoint; only OpenID Connect's names an end-session endpoint.
+        func availability(_ endpoint: String?, _ member: Discovery.Endpoint, condition: String? = nil, metadata: Bool) -> String {
+            if endpoint != nil { return "yes" }
+            if condition != nil { return "conditional" }
+            return metadata && asksForDiscovery && !discovery.lacks.contains(member) ? "not stated" : "no"
         }
-        var logoutText = availability(endpoints.endSession)
+        var logoutText = availability(endpoints.endSession, .endSession, condition: logout.condition, metadata: `protocol` == .oidc)
         if logout.backchannelLogoutSupported { logoutText += ", back-channel" }
         let fields = profile.sources.reduce(into: [String]()) { fields, source in
             if !fields.contains(source.field) { fields.append(source.field) }
         }
         return ProviderCatalogEntry(
             id: id, displayName: displayName, protocol: `protocol`.rawValue, pkce: security.pkce.rawValue, refresh: refresh,
-            deviceFlow: grantTypes.contains(GrantType.deviceCode.rawValue), revocation: availability(endpoints.revocation),
-            logout: logoutText, profileFields: fields, requiredVariables: variables.filter { $0.value.default == nil }.keys.sorted(),
-            docsURL: docsURL)
+            refreshCondition: refreshCondition, deviceFlow: grantTypes.contains(GrantType.deviceCode.rawValue),
+            revocation: availability(endpoints.revocation, .revocation, metadata: true), logout: logoutText,
+            logoutCondition: logout.condition, profileFields: fields,
+            requiredVariables: variables.filter { $0.value.default == nil }.keys.sorted(), docsURL: docsURL)
     }
 }

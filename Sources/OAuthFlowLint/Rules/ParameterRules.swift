@@ -28,23 +28,27 @@ public struct ReservedParameterRule: LintRule {
     }
 }
 
-/// OpenID Connect Core §11: a request for `offline_access` must carry `prompt=consent`.
+/// OpenID Connect Core §11: a client asking for `offline_access` sends `prompt=consent` unless other conditions
+/// permit offline access; without either, a server following §11 ignores `offline_access` (no refresh token) but
+/// does not refuse the sign-in. Which conditions a provider has is in its documentation, so the descriptor says.
 public struct OfflineAccessConsentRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
-        identifier: "offline_access_consent", name: "offline_access needs prompt=consent",
+        identifier: "offline_access_consent", name: "offline_access and prompt=consent",
         summary:
-            "A descriptor that asks for the `offline_access` scope must also send `prompt=consent` (OpenID Connect Core §11); a conforming server refuses the sign-in otherwise.",
+            "A descriptor that asks for the `offline_access` scope must either send `prompt=consent` or state that the provider's documentation grants refresh tokens without it (`scopes.offline.without_consent_prompt: true`), not both: OpenID Connect Core §11 has a server ignore `offline_access` without `prompt=consent` (no refresh token; the sign-in itself succeeds) unless its own conditions permit offline access, and `prompt=consent` shows a consent page at every sign-in.",
         severity: .warning,
         triggering: [
             Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n",
             Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [openid, offline_access]\n",
             Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    params:\n      prompt: login\n",
+            Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    without_consent_prompt: true\n    params:\n      prompt: consent\n",
         ],
         nonTriggering: [
             Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    params:\n      prompt: consent\n",
             Examples.oidcHeader + Examples.endpoints
                 + "scopes:\n  default: [openid, offline_access]\nauthorization:\n  extra_params:\n    prompt: login consent\n",
+            Examples.validOIDC + "  offline:\n    scopes: [offline_access]\n    without_consent_prompt: true\n",
             Examples.validOIDC + "  offline:\n    params:\n      access_type: offline\n",
         ])
 
@@ -53,25 +57,29 @@ public struct OfflineAccessConsentRule: LintRule {
         func hasConsent(_ prompt: String?) -> Bool {
             prompt?.split(separator: " ").contains("consent") ?? false
         }
+        let offline = descriptor.scopes.offline
         let always = hasConsent(descriptor.authorization.extraParams["prompt"])
-        var diagnostics: [Diagnostic] = []
-        if let index = descriptor.scopes.default.firstIndex(of: "offline_access"), !always {
-            diagnostics.append(
+        let asked = [
+            descriptor.scopes.default.firstIndex(of: "offline_access").map { (["scopes", "default", String($0)], always) },
+            offline.scopes.firstIndex(of: "offline_access").map {
+                (["scopes", "offline", "scopes", String($0)], always || hasConsent(offline.params["prompt"]))
+            },
+        ].compactMap { $0 }
+        if offline.withoutConsentPrompt {
+            guard asked.contains(where: { $0.1 }) else { return [] }
+            return [
                 diagnostic(
-                    file, ["scopes", "default", String(index)],
-                    "`offline_access` is asked for without `prompt=consent`; set `authorization.extra_params.prompt: consent` (OpenID Connect Core §11)"
-                ))
+                    file, ["scopes", "offline", "without_consent_prompt"],
+                    "`prompt=consent` is sent with `offline_access` although the provider grants it without (`without_consent_prompt: true`); it only adds a consent page to every sign-in, so remove one of the two"
+                )
+            ]
         }
-        if let index = descriptor.scopes.offline.scopes.firstIndex(of: "offline_access"),
-            !always, !hasConsent(descriptor.scopes.offline.params["prompt"])
-        {
-            diagnostics.append(
-                diagnostic(
-                    file, ["scopes", "offline", "scopes", String(index)],
-                    "`offline_access` is asked for without `prompt=consent`; add `prompt: consent` to `scopes.offline.params` (OpenID Connect Core §11)"
-                ))
+        return asked.filter { !$0.1 }.map { keyPath, _ in
+            diagnostic(
+                file, keyPath,
+                "`offline_access` is asked for without `prompt=consent`, which a server following OpenID Connect Core §11 ignores (no refresh token) unless its own conditions permit offline access; set `scopes.offline.without_consent_prompt: true` if the provider's documentation grants refresh tokens for `offline_access` alone, or add `prompt: consent` to `scopes.offline.params` if it asks for it"
+            )
         }
-        return diagnostics
     }
 }
 

@@ -50,27 +50,31 @@ public struct AuthorizationCodeOnlyRule: LintRule {
     }
 }
 
-/// RFC 9700 §2.1.1: public clients must use PKCE.
+/// RFC 9700 §2.1.1: public clients must use PKCE. The engine sends it whenever the provider takes it (`required` or
+/// `supported`), so only a provider that ignores it leaves a public client without.
 public struct PKCEForPublicClientsRule: LintRule {
     public init() {}
     public static let description = RuleDescription(
         identifier: "pkce_for_public_clients", name: "PKCE for public clients",
-        summary: "A public client (`client_auth.method: none`) must have `security.pkce: required` (RFC 9700 §2.1.1).",
+        summary:
+            "A public client (`client_auth` with `none`) must use PKCE (RFC 9700 §2.1.1): `security.pkce` may be `required` or `supported` (the engine sends PKCE for both), not `unsupported`.",
         severity: .error,
-        triggering: [Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: supported\n"],
+        triggering: [Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: unsupported\n"],
         nonTriggering: [
             Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: required\n",
-            Examples.valid + "client_auth:\n  method: client_secret_basic\nsecurity:\n  pkce: supported\n",
+            Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: supported\n",
+            Examples.valid + "client_auth:\n  method: client_secret_basic\nsecurity:\n  pkce: unsupported\n",
         ])
 
     public func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor, descriptor.clientAuth.supported.contains(.none), descriptor.security.pkce != .required else {
+        guard let descriptor = file.descriptor, descriptor.clientAuth.supported.contains(.none), descriptor.security.pkce == .unsupported else {
             return []
         }
         return [
             diagnostic(
                 file, ["security", "pkce"],
-                "a public client (client_auth `none`) must use PKCE; set `security.pkce: required`")
+                "a public client (client_auth `none`) must use PKCE, which the engine does not send when `security.pkce` is `unsupported`; a provider that takes no PKCE needs a confidential client"
+            )
         ]
     }
 }
