@@ -269,10 +269,14 @@ public actor OAuthClient {
     public func check(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> Secret {
         let known = complete ?? provider
         let code = try callback.validate(for: pending, provider: known)
-        guard callback.parameters["iss"] == nil, !known.isDiscovered, known.usesDiscovery, known.policy.issParameter == .ifPresent else {
+        guard callback.parameters["iss"] == nil, !known.isDiscovered, known.usesDiscovery, known.policy.issParameter == .ifPresent,
+            let discovered = try? await discoveredProvider()
+        else {
+            // No metadata in hand (a descriptor whose endpoints are all its own, a document that cannot be had):
+            // `if_present` stays what it says.
             return code
         }
-        return try callback.validate(for: pending, provider: try await discoveredProvider())
+        return try callback.validate(for: pending, provider: discovered)
     }
 
     private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
