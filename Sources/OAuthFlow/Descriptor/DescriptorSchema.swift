@@ -423,7 +423,8 @@ public enum DescriptorSchema {
         Field("nonce", .boolean, default: "true for oidc, false for oauth2", "Send and check `nonce` in the ID token."),
         Field(
             "iss_parameter", .choice(["required", "if_present", "absent"]), default: securityDefaults.issParameter.rawValue,
-            "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer."),
+            "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer; `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."
+        ),
         Field(
             "id_token_algs",
             .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "HS256", "HS384", "HS512"])),
