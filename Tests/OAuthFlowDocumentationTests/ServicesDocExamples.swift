@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import OAuthFlowTestSupport
 import OAuthFlow
+import Logging
 
 /// Docs/services.md's examples: every Swift line compiled here (DocExampleTests checks that each one
 /// appears in this file), the same calls run against the service-token servers when they are up, and
@@ -79,6 +80,44 @@ import OAuthFlow
     func cacheSettings(client: OAuthClient) -> ServiceTokens {
         let shared = ServiceTokens(client: client, store: FileTokenStore(), skew: 120, defaultLifetime: 600)
         return shared
+    }
+
+    /// "The cache": seeing it at work.
+    func watchedCache(client: OAuthClient) -> ServiceTokens {
+        var logger = Logger(label: "orders-worker.tokens")
+        logger.logLevel = .debug   // cache hits are debug lines
+        let watched = ServiceTokens(client: client, store: FileTokenStore(), logger: logger)
+        return watched
+    }
+
+    /// The lines the page says a cache hit logs are the ones logged, with the metadata it names and no token.
+    @Test func theCacheHitLinesThePageNamesAreLogged() async throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(Self.page), encoding: .utf8)
+        let memory = "service token cache hit", stored = "service token cache hit in the store"
+        #expect(text.contains("`\(memory)`") && text.contains("`\(stored)`"), "\(Self.page) no longer names the cache hit lines")
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let provider = try TestDescriptor(
+            id: "keycloak", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n").provider()
+        let transport = ScriptedTransport { _, count in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
+                         body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
+        }
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "orders-worker", clientSecret: Secret("s3cret-value")),
+                                 transport: transport)
+        let handler = CapturingLogHandler()
+        var logger = Logger(label: "orders-worker.tokens", factory: { _ in handler })
+        logger.logLevel = .debug
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("oauthflow"))
+        let request = ServiceTokenRequest(scopes: ["read"])
+        let token = try await ServiceTokens(client: client, store: store, logger: logger).accessToken(request)
+        let other = ServiceTokens(client: client, store: store, logger: logger)
+        #expect(try await other.accessToken(request) == token)
+        #expect(try await other.accessToken(request) == token)
+        let hits = handler.messages.filter { $0.hasPrefix(memory) }
+        #expect(hits == ["\(stored) provider=keycloak scopes=read", "\(memory) provider=keycloak scopes=read"], "\(handler.messages)")
+        #expect(transport.count("/token") == 1)
+        #expect(!handler.messages.joined().contains(token.value) && !handler.messages.joined().contains("s3cret-value"))
     }
 
     /// "Try it locally": a descriptor in the user's directory, which the registry reads only when told.

@@ -1,12 +1,12 @@
 import Foundation
 
-/// An HTTP request as the engine builds it.
 /// The request methods OAuthFlow sends.
 public enum RequestMethod: String, Sendable, Hashable {
     case get = "GET"
     case post = "POST"
 }
 
+/// An HTTP request as the engine builds it.
 public struct HTTPRequest: Sendable {
     public var method: RequestMethod
     public var url: URL

@@ -95,6 +95,14 @@ public final class ProtectedResource: Sendable {
     private let clock: any DateClock
     private let logger: Logger
 
+    /// A request as a framework adapter sees it. The URL a DPoP proof must name (`htu`) is `path` on the
+    /// resource's origin (``Settings/resource``), built only when a proof came.
+    public func accessRequest(authorization: [String], dpop: [String], method: String, path: String) -> AccessRequest {
+        AccessRequest(authorization: authorization, dpop: dpop, method: method, url: dpop.isEmpty ? nil : URL(string: origin + path))
+    }
+
+    /// Trusts the access tokens of `providers` for the API that `settings` describe.
+    ///
     /// - Parameters:
     ///   - providers: The providers whose tokens are accepted, resolved (discovery runs when first needed).
     ///   - settings: What the API states about itself.
@@ -106,12 +114,6 @@ public final class ProtectedResource: Sendable {
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
     ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
     ///   JWTs against, or one whose tokens are introspected without an introspection client.
-    /// A request as a framework adapter sees it. The URL a DPoP proof must name (`htu`) is `path` on the
-    /// resource's origin (``Settings/resource``), built only when a proof came.
-    public func accessRequest(authorization: [String], dpop: [String], method: String, path: String) -> AccessRequest {
-        AccessRequest(authorization: authorization, dpop: dpop, method: method, url: dpop.isEmpty ? nil : URL(string: origin + path))
-    }
-
     public init(
         providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
         transport: any HTTPTransport = DefaultHTTPTransport(timeout: 5), clock: any DateClock = SystemDateClock(),

@@ -97,6 +97,10 @@ public final class ServiceTokens: Sendable {
     ///     store); the default keeps them in this process only.
     ///   - skew: Renew this long before expiry.
     ///   - defaultLifetime: How long a token whose answer has no `expires_in` is used.
+    ///   - clock: The wall clock, for expiry.
+    ///   - logger: At debug level, each answer from the cache (`service token cache hit`, or `... in the store`
+    ///     for a token another process fetched) with the provider and the scopes; a notice when fewer scopes
+    ///     were granted than asked. Never a token or a credential.
     public init(
         client: OAuthClient, store: any TokenStore = InMemoryTokenStore(), skew: TimeInterval = 60, defaultLifetime: TimeInterval = 300,
         clock: any DateClock = SystemDateClock(), logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -182,9 +186,16 @@ public final class ServiceTokens: Sendable {
     ) async throws -> TokenSet {
         if let configurationProblem { throw configurationProblem }
         switch step(key, fetch: fetch) {
-        case let .ready(tokens): return tokens
+        case let .ready(tokens):
+            logger.debug("service token cache hit", metadata: Self.cacheMetadata(key))
+            return tokens
         case let .pending(task): return try await task.value
         }
+    }
+
+    /// What a cache hit's log line says: the provider and the scopes, never a token or a credential.
+    private static func cacheMetadata(_ key: ServiceTokenKey) -> Logger.Metadata {
+        ["provider": "\(key.providerID)", "scopes": "\(key.request.scopes.joined(separator: " "))"]
     }
 
     /// Forgets `key`'s token when it is `token` (a resource server refused it), here and in the store.
@@ -277,6 +288,7 @@ public final class ServiceTokens: Sendable {
         let lock = try await store.lock(storeKey)
         defer { lock.release() }
         if let stored = try? await store.load(storeKey), stored.clientID == key.clientID, usable(stored.tokens) {
+            logger.debug("service token cache hit in the store", metadata: Self.cacheMetadata(key))
             remember(key, stored.tokens)
             return stored.tokens
         }

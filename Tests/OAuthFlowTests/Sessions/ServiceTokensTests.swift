@@ -311,6 +311,25 @@ import Testing
         #expect(stored.tokens.accessToken == token)
     }
 
+    /// A cache hit can be seen: one debug line naming the provider and the scopes, in memory or in the store.
+    @Test func aCacheHitIsLoggedWithTheProviderAndTheScopesOnly() async throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "test", factory: { _ in handler })
+        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
+        let first = try Self.tokens(transport, store: FileTokenStore(directory: directory.url), logger: logger)
+        let token = try await first.accessToken(ServiceTokenRequest(scopes: ["write", "read"]))
+        #expect(!handler.messages.contains { $0.contains("cache hit") }, "the first call fetched: \(handler.messages)")
+        #expect(try await first.accessToken(ServiceTokenRequest(scopes: ["read", "write"])) == token)
+        #expect(handler.messages.filter { $0.contains("cache hit") } == ["service token cache hit provider=example scopes=read write"])
+        let second = try Self.tokens(transport, store: FileTokenStore(directory: directory.url), logger: logger)
+        #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read", "write"])) == token)
+        #expect(handler.messages.filter { $0.contains("cache hit") }.last == "service token cache hit in the store provider=example scopes=read write")
+        #expect(transport.count("/token") == 1)
+        #expect(!handler.messages.joined().contains(token.value) && !handler.messages.joined().contains(Self.secret.value))
+    }
+
     @Test func aTokenAnotherProcessStoredIsUsedInsteadOfAskingAgain() async throws {
         let directory = try TemporaryDirectory()
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
