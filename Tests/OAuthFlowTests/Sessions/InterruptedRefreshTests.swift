@@ -77,10 +77,9 @@ import Darwin
 }
 
 extension InterruptedRefreshTests {
-    /// What the next run loads after a refresh whose process died right after `answer`'s last byte was read.
-    static func loadAfterDyingOnArrival(of answer: String) async throws -> StoredSession? {
+    /// A stored session whose refresh died right after `answer`'s last byte was read and recorded (the caller cleans up).
+    static func diedOnArrival(of answer: String) async throws -> (TemporaryDirectory, FileTokenStore, StoredSession) {
         let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
         let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
         let session = InterruptedRefresh.session()
         try await store.save(session)
@@ -89,6 +88,13 @@ extension InterruptedRefreshTests {
             let recorder = try #require(reservation.answerRecorder(refreshing: session))
             recorder(Data(answer.utf8))
         }
+        return (directory, store, session)
+    }
+
+    /// What the next run loads after a refresh whose process died right after `answer`'s last byte was read.
+    static func loadAfterDyingOnArrival(of answer: String) async throws -> StoredSession? {
+        let (directory, store, session) = try await diedOnArrival(of: answer)
+        defer { directory.cleanUp() }
         return try await FileTokenStore(directory: store.directory).load(session.key)
     }
 
@@ -111,16 +117,9 @@ extension InterruptedRefreshTests {
     /// The first command after the kill recovers the record; every later one, each a store of its
     /// own as another process would have, reads what it left on disk: a plain session, atomically written.
     @Test func aRecoveredRecordLeavesASessionEveryLaterReaderReads() async throws {
-        let directory = try TemporaryDirectory()
+        let (directory, store, session) = try await Self.diedOnArrival(
+            of: #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2"}"#)
         defer { directory.cleanUp() }
-        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
-        let session = InterruptedRefresh.session()
-        try await store.save(session)
-        do {
-            let reservation = try await store.reserve(session.key)
-            let recorder = try #require(reservation.answerRecorder(refreshing: session))
-            recorder(Data(#"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2"}"#.utf8))
-        }
         for reader in 0..<3 {
             let loaded = try await FileTokenStore(directory: store.directory).load(session.key)
             #expect(loaded?.tokens.refreshToken?.value == "refresh-2", "reader \(reader)")
