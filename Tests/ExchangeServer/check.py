@@ -6,8 +6,8 @@ will, from the exchange-server.json it wrote:
 Discovery; subject tokens; an exchange with each client (client_secret_basic, private_key_jwt
 RS256, client_secret_jwt HS256, assertions signed here with cryptojwt); audience, resource,
 scope, requested_token_type and issued_token_type; an actor token; client_credentials; refused
-exchanges and clients; the request counts. Prints one line per check, exits 1 on the first
-failure.
+exchanges and clients; client assertions, subject and actor tokens repeating a member name; the
+request counts. Prints one line per check, exits 1 on the first failure.
 """
 
 import base64
@@ -26,6 +26,7 @@ from cryptojwt.jwk.rsa import RSAKey
 from cryptojwt.jwk.rsa import import_private_rsa_key_from_file
 from cryptojwt.jwk.hmac import SYMKey
 from cryptojwt.jws.jws import JWS
+from cryptojwt.jws.jws import SIGNER_ALGS
 from cryptojwt.key_jar import KeyJar
 from cryptojwt.jwt import JWT
 
@@ -67,6 +68,27 @@ def expect(condition, message, detail=None):
     ok(message)
 
 
+def b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"))
+
+
+def written_first(text, member):
+    """The JSON object `text` with `member` ('"name":value') written before its own members."""
+    return "{" + member + "," + text[1:]
+
+
+def payload_written_first(token, member):
+    """The compact JWT `token` with `member` written first in its payload (its signature kept, so
+    no longer matching)."""
+    header, payload, signature = token.split(".")
+    text = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    return ".".join([header, b64(written_first(text, member).encode()), signature])
+
+
 class Check:
     def __init__(self, description_path):
         with open(description_path) as handle:
@@ -92,14 +114,21 @@ class Check:
         }
         claims.update(extra)
         if key is None:
-            if client["auth_method"] == "private_key_jwt":
-                key = RSAKey(
-                    priv_key=import_private_rsa_key_from_file(client["private_key_pem"]),
-                    kid=client["kid"],
-                )
-            else:
-                key = SYMKey(key=client["client_secret"].encode())
+            key = self.signing_key(client)
         return JWS(json.dumps(claims), alg=alg or client["signing_alg"]).sign_compact([key])
+
+    def signing_key(self, client):
+        if client["auth_method"] == "private_key_jwt":
+            return RSAKey(priv_key=import_private_rsa_key_from_file(client["private_key_pem"]), kid=client["kid"])
+        return SYMKey(key=client["client_secret"].encode())
+
+    def signed_as_written(self, client, header, payload):
+        """A client assertion signed over exactly the JSON texts header and payload, repeated
+        members and all (cryptojwt's JWS writes a header of its own)."""
+        key = self.signing_key(client)
+        signing_input = b64(header.encode()) + "." + b64(payload.encode())
+        secret = key.private_key() if isinstance(key, RSAKey) else key.key
+        return signing_input + "." + b64(SIGNER_ALGS[client["signing_alg"]].sign(signing_input.encode(), secret))
 
     def authenticate(self, name, form, secret=None, **assertion_args):
         """Adds client `name`'s authentication to form; returns the HTTP headers."""
@@ -365,6 +394,7 @@ class Check:
         self.expected_counts["client_credentials"] += 1
         status, answer, _ = request(self.token_endpoint, form)
         expect(status == 401 and answer["error"] == "invalid_client", "a replayed assertion (same jti) refused", answer)
+        self.repeated_members(subject["access_token"])
 
         status, stats, _ = request(self.d["stats"])
         expect(
@@ -375,6 +405,58 @@ class Check:
             (stats, self.expected_counts),
         )
         print("all checks passed")
+
+    def repeated_members(self, subject_token):
+        """RFC 7515 section 5.2, RFC 7519 section 7.2: JWTs repeating a member name are refused. The
+        client assertions are signed as written, with a member written twice, the one a lenient
+        parser keeps (the last) being right; the same assertion without the first of the two is
+        accepted."""
+        for name in ("rsa", "secret-jwt"):
+            client = self.clients[name]
+            header = compact({"alg": client["signing_alg"], "kid": client["kid"]} if "kid" in client
+                             else {"alg": client["signing_alg"]})
+            now = int(time.time())
+            payload = compact({"iss": client["client_id"], "sub": client["client_id"], "aud": self.token_endpoint,
+                               "jti": uuid.uuid4().hex, "iat": now, "exp": now + 120, "ext": {"trace": "1"}})
+            nested = payload.replace('{"trace":"1"}', '{"trace":"0","trace":"1"}')
+            for what, repeated_header, repeated_payload, member in (
+                ("aud", header, written_first(payload, '"aud":"https://elsewhere.example"'), "aud"),
+                ("aud, written a\\u0075d once", header, written_first(payload, '"a\\u0075d":"https://elsewhere.example"'),
+                 "aud"),
+                ("a member of a nested object", header, nested, "trace"),
+                ("alg (none first)", written_first(header, '"alg":"none"'), payload, "alg"),
+            ):
+                form = {"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
+                        "client_assertion": self.signed_as_written(client, repeated_header, repeated_payload)}
+                self.expected_counts["client_credentials"] += 1
+                status, answer, _ = request(self.token_endpoint, form)
+                expect(status == 401 and answer.get("error") == "invalid_client"
+                       and f"repeats the member '{member}'" in answer.get("error_description", ""),
+                       f"{name}: a client assertion repeating {what} refused", answer)
+            form = {"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
+                    "client_assertion": self.signed_as_written(client, header, payload)}
+            self.expected_counts["client_credentials"] += 1
+            status, answer, _ = request(self.token_endpoint, form)
+            expect(status == 200 and answer.get("access_token"),
+                   f"{name}: the same client assertion without the repetition accepted (its jti unused)", answer)
+
+        # The subject and actor tokens are this server's JWTs: a copy with a member written twice
+        # no longer verifies either, so the description shows which check refused it.
+        repeated = payload_written_first(subject_token, '"sub":"mallory"')
+        status, answer, _ = self.exchange("basic", repeated)
+        expect(status == 400 and answer.get("error") == "invalid_request"
+               and "subject_token's payload repeats the member 'sub'" in answer.get("error_description", ""),
+               "a subject token repeating sub refused", answer)
+        status, answer, _ = self.exchange("basic", subject_token)
+        expect(status == 200, "the same subject token without the repetition accepted", answer)
+        actor = self.subject_token("agent-bot")["access_token"]
+        repeated = payload_written_first(actor, '"client_id":"exchange-basic"')
+        status, answer, _ = self.exchange("rsa", subject_token, actor_token=repeated, actor_token_type=ACCESS)
+        expect(status == 400 and answer.get("error") == "invalid_request"
+               and "actor_token's payload repeats the member 'client_id'" in answer.get("error_description", ""),
+               "an actor token repeating client_id refused", answer)
+        status, answer, _ = self.exchange("rsa", subject_token, actor_token=actor, actor_token_type=ACCESS)
+        expect(status == 200, "the same actor token without the repetition accepted", answer)
 
 
 if __name__ == "__main__":

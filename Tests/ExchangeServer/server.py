@@ -26,7 +26,10 @@ of their own. Actor tokens come from /test/subject-token too (any user name).
 What this server adds to idpyoidc 5.0.0 is in oauthflow_exchange.py, named by the configuration
 below: an exchange policy that also takes actor tokens (idpyoidc's own refuses them all), the
 `aud` and `act` claims idpyoidc leaves out of a token issued in another client's exchange, and
-a client-credentials helper that survives a client's second request.
+a client-credentials helper that survives a client's second request. The front refuses a client
+assertion, subject or actor token whose header or payload repeats a member name (RFC 7515
+section 5.2, RFC 7519 section 7.2; repeated_members.py, shared by every test server) before
+idpyoidc reads it.
 """
 
 import json
@@ -51,6 +54,7 @@ from idpyoidc.server.exception import ClientAuthenticationError
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "IdpyFront"))
 import idpy_front  # noqa: E402
 from idpy_front import write_private  # noqa: E402
+from repeated_members import first_repeated  # noqa: E402
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
@@ -66,6 +70,9 @@ SCOPES = ["read", "write", "offline_access"]
 # with invalid_target); the issued JWT carries them in `aud`.
 AUDIENCES = ["https://orders.oauthflow.test", "https://billing.oauthflow.test"]
 RESOURCES = ["https://orders.oauthflow.test/api", "https://billing.oauthflow.test/api"]
+# The token request's parameters that idpyoidc reads as JWTs (the subject and actor tokens are this
+# server's JWT access tokens).
+JWT_PARAMETERS = ("client_assertion", "subject_token", "actor_token")
 
 log = logging.getLogger("exchange-server")
 
@@ -314,6 +321,18 @@ class App:
         form = parse_qs(body, keep_blank_values=True)
         grant_type = form.get("grant_type", ["(none)"])[0] or "(none)"
         self.token_requests[grant_type] = self.token_requests.get(grant_type, 0) + 1
+
+        # RFC 7515 section 5.2, RFC 7519 section 7.2: a JWT whose header or payload repeats a member
+        # is refused before idpyoidc (cryptojwt, which keeps the last of them) reads or verifies it,
+        # the way idpyoidc refuses a bad one: a client assertion as failed client authentication, a
+        # subject or actor token as invalid_request (RFC 8693 section 2.2.2).
+        repeated = first_repeated(form, JWT_PARAMETERS)
+        if repeated:
+            name, why = repeated
+            log.info("token request refused: %s", why)
+            if name == "client_assertion":
+                return self.error(401, "invalid_client", why, basic=True)
+            return self.error(400, "invalid_request", why)
 
         endpoint = self.server.get_endpoint("token")
         http_info = {"headers": {}, "url": self.issuer + "/token", "method": "POST"}

@@ -13,14 +13,18 @@ the code, refresh and userinfo; the ID token's sid; RP-initiated logout (id_toke
 post_logout_redirect_uri on a loopback port, state returned, logout_hint, ui_locales) delivering a
 logout token to every other RP before the browser returns; tokens refused after it; the login form
 again; OP-initiated logout (/test/logout) and its answer; a failing and a hanging back-channel
-receiver; front-channel logout; refused end-session requests; a client added at run time; bob's
-sessions apart from alice's; the counters. Prints one line per check, exits 1 on the first failure.
+receiver; front-channel logout; refused end-session requests; JWTs repeating a member name
+(id_token_hint, access token, login form token, logout confirmation); a client added at run time;
+bob's sessions apart from alice's; the counters. Prints one line per check, exits 1 on the first
+failure.
 """
 
 import base64
 import hashlib
+import html
 import json
 import os
+import re
 import secrets
 import socket
 import stat
@@ -97,6 +101,15 @@ def free_port():
 
 def query_of(url):
     return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).items()}
+
+
+def payload_written_first(token, member):
+    """The compact JWT `token` with `member` ('"name": value') written first in its payload, so that
+    a member it has anyway is written twice (its signature kept, so no longer matching)."""
+    header, payload, signature = token.split(".")
+    text = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    written = ("{" + member + ", " + text[1:]).encode()
+    return ".".join([header, base64.urlsafe_b64encode(written).rstrip(b"=").decode(), signature])
 
 
 # --- the relying parties -------------------------------------------------------------------------
@@ -417,6 +430,7 @@ class Check:
         for what, params in refusals.items():
             status, page, headers = request(self.end_session_url(**params))
             expect(status == 400 and "Location" not in headers, f"end-session refuses {what} (400 page, no redirect)", status)
+        self.repeated_members(web4, web_redirect)
         status, answer, _ = self.refresh(self.web, web4)
         expect(status == 200, "a refused end-session request ends nothing", answer)
 
@@ -495,6 +509,56 @@ class Check:
                                     self.authorization_url(web_id, web_redirect, pkce()[1], "s", "n"))
         expect(status != 0 and "login was refused" in err, "a wrong password: the agent fails, saying why", err.strip())
         print("all checks passed")
+
+    def repeated_members(self, tokens, web_redirect):
+        """RFC 7515 section 5.2, RFC 7519 section 7.2: every JWT the server reads from a request is
+        refused when it repeats a member name. They are the server's own JWTs, so a copy with a
+        member written twice no longer verifies either: the answer must say which check refused it.
+        The same JWTs without the repetition are accepted (here, or by the flows above)."""
+        rp = self.rp.base
+        repeated_hint = payload_written_first(tokens["id_token"], '"sid": "another-session"')
+        status, page, headers = request(self.end_session_url(id_token_hint=repeated_hint,
+                                                             post_logout_redirect_uri=f"{rp}/web/logged-out"))
+        expect(status == 400 and "Location" not in headers
+               and "id_token_hint's payload repeats the member 'sid'" in html.unescape(str(page)),
+               "end-session refuses an id_token_hint repeating sid (400 page saying so)", (status, str(page)[:300]))
+
+        status, answer, _ = request(self.d["issuer"] + "/userinfo", headers={
+            "Authorization": "Bearer " + payload_written_first(tokens["access_token"], '"sub": "mallory"')})
+        expect(status == 401 and answer.get("error") == "invalid_token"
+               and "access token's payload repeats the member 'sub'" in answer.get("error_description", ""),
+               "userinfo refuses an access token repeating sub", answer)
+        status, answer, _ = self.userinfo(tokens)
+        expect(status == 200 and answer.get("sub"), "userinfo: the same access token without the repetition", answer)
+
+        url = self.authorization_url(self.web["client_id"], web_redirect, pkce()[1], "repeat", "n",
+                                     id_token_hint=repeated_hint)
+        mark = self.rp.mark()
+        request(url)
+        gets, _ = self.rp.since(mark)
+        answers = [query_of(g["path"]) for g in gets if g["path"].startswith("/web/callback?")]
+        expect(len(answers) == 1 and answers[0].get("error") == "invalid_request" and answers[0].get("state") == "repeat"
+               and "repeats the member 'sid'" in answers[0].get("error_description", ""),
+               "authorization refuses an id_token_hint repeating sid (redirected with invalid_request)", gets)
+        status, page, _ = request(self.authorization_url(self.web["client_id"], web_redirect, pkce()[1], "s", "n",
+                                                         id_token_hint=tokens["id_token"]))
+        match = re.search(r'name="token" value="([^"]+)"', str(page))
+        expect(status == 200 and match, "authorization: the same id_token_hint without the repetition (the login form)",
+               (status, str(page)[:300]))
+
+        form_token = html.unescape(match.group(1))
+        status, page, _ = request(self.issuer + "/login", {
+            "token": payload_written_first(form_token, '"query": ""'), "username": "alice", "password": self.d["password"]})
+        expect(status == 400 and "login token's payload repeats the member 'query'" in html.unescape(str(page)),
+               "the login form refuses its token repeating a member (400 page saying so)", (status, str(page)[:300]))
+        status, page, _ = request(self.issuer + "/login", {"token": form_token, "username": "alice",
+                                                            "password": "not-the-password"})
+        expect(status == 401 and "Wrong user name or password" in str(page),
+               "the login form: the same token without the repetition (only the wrong password refused)", status)
+
+        status, page, _ = request(self.issuer + "/logout-confirm?" + urllib.parse.urlencode({"sjwt": repeated_hint}))
+        expect(status == 400 and "logout request's payload repeats the member 'sid'" in html.unescape(str(page)),
+               "the logout confirmation refuses a JWT repeating a member (400 page saying so)", (status, str(page)[:300]))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@ its session endpoint (end_session_endpoint): the end-session request and its che
 confirmation JWT, the logout of every client of the user (Session.logout_all_clients), the logout
 tokens (Session.do_back_channel_logout) and the front-channel iframes. This file is its
 configuration and an HTTP front on 127.0.0.1 that delivers what idpyoidc produces (README.md says
-what it adds and why).
+what it adds and why). Every JWT the front takes from a request (an authorization request's
+id_token_hint and request, the login form's token, the end-session id_token_hint, the logout
+confirmation's sjwt, access tokens at userinfo, the token to revoke) is refused when its header or
+payload repeats a member name (RFC 7515 section 5.2, RFC 7519 section 7.2), before idpyoidc or
+cryptojwt, which would keep the last of them, read it.
 
     python server.py STATE_DIR
 
@@ -54,11 +58,15 @@ from idpyoidc.util import split_uri
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "IdpyFront"))
+# The test servers' shared check of repeated member names, last on the path.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ExchangeServer"))
 import idpy_front  # noqa: E402
 import oauthflow_logout  # noqa: E402
 from oauthflow_logout import PASSWORD_ACR  # noqa: E402
 from oauthflow_logout import USERS  # noqa: E402
 from oauthflow_logout import page  # noqa: E402
+from repeated_members import first_repeated  # noqa: E402
+from repeated_members import repeated_member  # noqa: E402
 
 SCOPES = ["openid", "profile", "email", "offline_access"]
 GRANT_TYPES = ["authorization_code", "refresh_token"]
@@ -66,6 +74,8 @@ AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
 MAX_BODY = 64 * 1024
 DELIVERY_TIMEOUT = 5.0  # seconds, each back-channel logout request, in all
 KEEP_DELIVERIES = 1000
+# The parameters of an authorization request that idpyoidc reads as JWTs (and verifies).
+AUTHORIZATION_JWTS = ("id_token_hint", "request")
 
 # The paths of the front; idpyoidc's endpoints are configured with the same ones.
 END_SESSION = "/end-session"
@@ -520,6 +530,11 @@ class App:
         except Exception as err:
             log.info("redirect_uri refused: %s: %s", type(err).__name__, err)
             return self.error_page("Authorization error", "The redirect_uri is missing or not registered for this client.")
+        repeated = first_repeated(query, AUTHORIZATION_JWTS)
+        if repeated:
+            return self.redirect_with(query["redirect_uri"], {
+                "error": "invalid_request", "error_description": repeated[1], "state": query.get("state"),
+                "iss": self.issuer})
 
         endpoint = self.server.get_endpoint("authorization")
         http_info = self.http_info(environ, "/authorize", "GET")
@@ -562,6 +577,10 @@ class App:
     def login(self, environ):
         form = parse_form(read_body(environ))
         token = form.get("token", "")
+        why = repeated_member(token, "login token")
+        if why:
+            log.info("login form refused: %s", why)
+            return self.error_page("Login error", f"The login form was not made here ({why}): start again.")
         try:
             args = self.authn.unpack_token(token)
         except Exception as err:
@@ -612,6 +631,16 @@ class App:
 
     def userinfo(self, environ, method):
         body = read_body(environ) if method == "POST" else ""
+        scheme, _, credentials = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
+        presented = parse_qs(body, keep_blank_values=True).get("access_token", [])
+        if scheme.lower() == "bearer":
+            presented.append(credentials.strip())
+        for token in presented:
+            why = repeated_member(token, "access token")
+            if why:
+                log.info("userinfo refused: %s", why)
+                return 401, {"error": "invalid_token", "error_description": why}, \
+                    [("WWW-Authenticate", 'Bearer error="invalid_token"')] + list(NO_STORE)
         endpoint = self.server.get_endpoint("userinfo")
         try:
             request = endpoint.parse_request(body, http_info=self.http_info(environ, "/userinfo", method))
@@ -637,6 +666,10 @@ class App:
             return self.oauth_error(401, "invalid_client", "Client authentication failed")
         if isinstance(request, Message) and "error" in request:
             return self.error_message(request)
+        if repeated_member(request.get("token"), "token"):
+            # Not for idpyoidc to read: like any token this server did not issue, nothing is revoked
+            # and the answer is 200 (RFC 7009 section 2.2).
+            return 200, b"", [("Content-Type", "text/plain")] + list(NO_STORE)
         try:
             result = endpoint.process_request(request)
         except Exception as err:  # a token of a session that has ended: nothing left to revoke
@@ -659,6 +692,10 @@ class App:
                     return self.error_page("Logout error", f"The parameter {name} is repeated.")
             args = {k: v[0] for k, v in query.items()}
         args = {k: v for k, v in args.items() if v != ""}
+        why = repeated_member(args.get("id_token_hint"), "id_token_hint")
+        if why:
+            log.info("end-session request refused: %s", why)
+            return self.error_page("Logout error", f"The id_token_hint was not accepted ({why}).")
         endpoint = self.server.get_endpoint("session")
         manager = self.context.session_manager
         try:
@@ -745,6 +782,10 @@ class App:
     def confirm_page(self, environ):
         query = parse_qs(environ.get("QUERY_STRING", ""))
         sjwt = (query.get("sjwt") or [""])[0]
+        why = repeated_member(sjwt, "logout request")
+        if why:
+            log.info("logout confirmation refused: %s", why)
+            return self.error_page("Logout error", f"This logout request is not valid ({why}): start again.")
         endpoint = self.server.get_endpoint("session")
         try:
             info = endpoint.unpack_signed_jwt(sjwt)
@@ -765,6 +806,10 @@ class App:
 
     def confirm(self, environ):
         form = parse_form(read_body(environ))
+        why = repeated_member(form.get("sjwt"), "logout request")
+        if why:
+            log.info("logout confirmation refused: %s", why)
+            return self.error_page("Logout error", f"This logout request is not valid ({why}): start again.")
         endpoint = self.server.get_endpoint("session")
         with self.lock:
             try:

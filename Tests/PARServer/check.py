@@ -10,8 +10,9 @@ the token endpoint (token_type DPoP, cnf.jkt, replayed jti, dpop_jkt and the PAR
 refresh tokens bound to the key); the access tokens' RFC 9068 profile (typ at+jwt, aud with the
 resource, client_id, the signature by the JWKS); userinfo; the resource (DPoP, Bearer, replay, htu with a
 query, ath, key); server nonces at the token endpoint and the resource, and their loops; the
-Bearer-only client; revocation; bad input; the counters. Prints one line per check, exits 1 on
-the first failure.
+Bearer-only client; revocation; bad input; JWTs repeating a member name (proofs at each endpoint,
+an access token, an id_token_hint); the counters. Prints one line per check, exits 1 on the first
+failure.
 """
 
 import base64
@@ -87,11 +88,34 @@ def rs256_verifies(token, jwk):
         return False
 
 
+def unique_members(pairs):
+    """json.loads's object_pairs_hook: ValueError for a repeated member name."""
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError("a repeated member name")
+    return dict(pairs)
+
+
 def proof_jti(proof):
+    """The jti the server records for a proof, or None: not for a deliberately broken proof, nor
+    for one repeating a member name, which the server refuses before reading anything of it."""
     try:
-        return jwt_claims(proof)["jti"]
-    except Exception:  # a deliberately broken proof
+        header, claims = (json.loads(b64_decode(part), object_pairs_hook=unique_members) for part in proof.split(".")[:2])
+        return claims["jti"]
+    except Exception:
         return None
+
+
+def written_first(text, member):
+    """The JSON object `text` with `member` ('"name": value') written before its own members."""
+    return "{" + member + ", " + text[1:]
+
+
+def payload_written_first(token, member):
+    """The compact JWT `token` with `member` written first in its payload (its signature kept, so
+    no longer matching)."""
+    header, payload, signature = token.split(".")
+    return ".".join([header, b64(written_first(b64_decode(payload).decode(), member).encode()), signature])
 
 
 def body(response):
@@ -125,14 +149,27 @@ class Key:
             return r.to_bytes(32, "big") + s.to_bytes(32, "big")
         return self.private.sign(data, padding.PKCS1v15(), hashes.SHA256())
 
-    def proof(self, htm, htu, token=None, nonce=None, jti=None, iat=None, typ="dpop+jwt", ath=None, alg=None):
+    def proof(self, htm, htu, token=None, nonce=None, jti=None, iat=None, typ="dpop+jwt", ath=None, alg=None,
+              repeat=None):
+        """A signed proof. `repeat`, (where, member) with where "header", "jwk" or "claims": the
+        member ('"name": value') written first there, so that a member the proof has anyway is
+        written twice, the one a lenient parser keeps (the last) being the proof's own."""
         header = {"typ": typ, "alg": alg or self.alg, "jwk": self.jwk}
         claims = {"jti": jti or uuid.uuid4().hex, "htm": htm, "htu": htu, "iat": int(iat or time.time())}
         if token is not None:
             claims["ath"] = ath or b64(hashlib.sha256(token.encode()).digest())
         if nonce is not None:
             claims["nonce"] = nonce
-        signing_input = (b64(json.dumps(header).encode()) + "." + b64(json.dumps(claims).encode())).encode()
+        header_text, claims_text = json.dumps(header), json.dumps(claims)
+        if repeat is not None:
+            where, member = repeat
+            if where == "header":
+                header_text = written_first(header_text, member)
+            elif where == "jwk":
+                header_text = header_text.replace('"jwk": {', '"jwk": {' + member + ", ", 1)
+            else:
+                claims_text = written_first(claims_text, member)
+        signing_input = (b64(header_text.encode()) + "." + b64(claims_text.encode())).encode()
         return signing_input.decode() + "." + b64(self.sign(signing_input))
 
 
@@ -267,6 +304,7 @@ class Check:
         self.bearer_client()
         self.revocation()
         self.bad_input()
+        self.repeated_members()
         self.counters()
         print("all checks passed")
 
@@ -404,6 +442,7 @@ class Check:
         expect(claims.get("cnf", {}).get("jkt") == key.jkt, "the access token's cnf.jkt is the key's thumbprint", claims.get("cnf"))
         expect(answer.get("id_token"), "an ID token with it")
         self.alice_sub = jwt_claims(answer["id_token"])["sub"]
+        self.alice_id_token = answer["id_token"]
         expect(self.alice_sub != self.bob_sub, "login_hint names the user (alice by default, bob differs)")
         self.dpop_access, self.dpop_key = answer["access_token"], key
         self.profiled(answer["access_token"], "public", "a DPoP-bound access token")
@@ -637,6 +676,77 @@ class Check:
         expect(self.http.get(self.issuer + "/.well-known/openid-configuration", timeout=10).status_code == 200,
                "the server still answers")
 
+    def repeated_members(self):
+        """RFC 7515 section 5.2, RFC 7519 section 7.2: every JWT repeating a member name is refused.
+        Each proof is otherwise valid (see Key.proof's `repeat`); the same proof without the
+        repetition, with the same jti (a refused proof's jti is never recorded), is accepted."""
+        key = Key()
+        code, verifier = self.pushed_code("public")
+        jti = uuid.uuid4().hex
+        for label, repeat, member in (
+            ("htm (GET first)", ("claims", '"htm": "GET"'), "htm"),
+            ("htu, written \\u0068tu once", ("claims", '"\\u0068tu": "https://elsewhere.example/token"'), "htu"),
+            ("alg (HS256 first)", ("header", '"alg": "HS256"'), "alg"),
+            ("a member of its jwk", ("jwk", '"crv": "P-384"'), "crv"),
+        ):
+            response = self.redeem("public", code, verifier,
+                                   proof=key.proof("POST", self.token_endpoint, jti=jti, repeat=repeat))
+            expect(response.status_code == 400 and body(response).get("error") == "invalid_dpop_proof"
+                   and f"repeats the member '{member}'" in body(response).get("error_description", ""),
+                   f"token endpoint: a proof repeating {label}: 400 invalid_dpop_proof", body(response))
+        response = self.redeem("public", code, verifier, proof=key.proof("POST", self.token_endpoint, jti=jti))
+        answer = body(response)
+        expect(response.status_code == 200 and answer.get("token_type") == "DPoP",
+               "token endpoint: the same proof without the repetition accepted", answer)
+        token = answer["access_token"]
+
+        jti = uuid.uuid4().hex
+        response, _, _ = self.push("public", proof=key.proof("POST", self.par_endpoint, jti=jti,
+                                                              repeat=("header", '"typ": "jwt"')))
+        expect(response.status_code == 400 and body(response).get("error") == "invalid_dpop_proof"
+               and "repeats the member 'typ'" in body(response).get("error_description", ""),
+               "PAR endpoint: a proof repeating typ: 400 invalid_dpop_proof", body(response))
+        response, _, _ = self.push("public", proof=key.proof("POST", self.par_endpoint, jti=jti))
+        expect(response.status_code == 201, "PAR endpoint: the same proof without the repetition accepted", body(response))
+
+        hello = self.d["resource"] + "/hello"
+        jti = uuid.uuid4().hex
+        response = self.call(hello, token=token, key=key, jti=jti, repeat=("claims", '"ath": "' + b64(b"other") + '"'))
+        challenge = response.headers.get("WWW-Authenticate", "")
+        expect(response.status_code == 401 and 'error="invalid_dpop_proof"' in challenge
+               and "repeats the member 'ath'" in challenge, "resource: a proof repeating ath: 401 invalid_dpop_proof",
+               (response.status_code, challenge))
+        response = self.call(hello, token=token, key=key, jti=jti)
+        expect(response.status_code == 200 and body(response).get("jkt") == key.jkt,
+               "resource: the same proof without the repetition accepted", body(response))
+
+        # The server's own JWTs: a copy with a member written twice no longer verifies either, so
+        # the description shows which check refused it.
+        repeated = payload_written_first(token, '"cnf": {"jkt": "' + Key().jkt + '"}')
+        response = self.call(hello, token=repeated, key=key)
+        challenge = response.headers.get("WWW-Authenticate", "")
+        expect(response.status_code == 401 and 'error="invalid_token"' in challenge
+               and "access token's payload repeats the member 'cnf'" in challenge,
+               "resource: an access token repeating cnf: 401 invalid_token", (response.status_code, challenge))
+        repeated = payload_written_first(self.alice_id_token, '"sub": "mallory"')
+        response, _, _ = self.push("public", id_token_hint=repeated)
+        expect(response.status_code == 400 and body(response).get("error") == "invalid_request"
+               and "id_token_hint's payload repeats the member 'sub'" in body(response).get("error_description", ""),
+               "PAR endpoint: an id_token_hint repeating sub: 400 invalid_request", body(response))
+        response, _, _ = self.push("public", id_token_hint=self.alice_id_token)
+        expect(response.status_code == 201, "PAR endpoint: the same id_token_hint without the repetition accepted",
+               body(response))
+        verifier, challenge = pkce()
+        response = self.authorize({
+            "client_id": self.clients["public"]["client_id"], "response_type": "code", "redirect_uri": self.redirect_uri,
+            "scope": "openid", "state": "r", "code_challenge": challenge, "code_challenge_method": "S256",
+            "id_token_hint": repeated})
+        location = response.headers.get("Location", "")
+        args = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+        expect(response.status_code == 302 and location.startswith(self.redirect_uri) and args.get("error") == "invalid_request"
+               and "repeats the member 'sub'" in args.get("error_description", "") and args.get("state") == "r",
+               "authorization endpoint: an id_token_hint repeating sub: redirected with invalid_request", location)
+
     def counters(self):
         stats = self.stats()
         public = self.clients["public"]["client_id"]
@@ -647,7 +757,7 @@ class Check:
                and stats["token_requests"].get(public, {}).get("without_proof", 0) >= 1,
                "stats: token_requests with and without proof", stats["token_requests"])
         expect(sum(stats["nonce_demands"].values()) >= 6, "stats: nonce_demands", stats["nonce_demands"])
-        for reason in ("replay", "htu", "htm", "ath", "signature", "jkt", "iat", "typ", "alg"):
+        for reason in ("replay", "htu", "htm", "ath", "signature", "jkt", "iat", "typ", "alg", "malformed"):
             expect(stats["proofs_refused"].get(reason, 0) >= 1, f"stats: proofs_refused {reason}", stats["proofs_refused"])
         expect(stats["resource_requests"].get("DPoP", 0) > 5 and stats["resource_requests"].get("Bearer", 0) >= 2,
                "stats: resource_requests per scheme", stats["resource_requests"])

@@ -25,7 +25,9 @@ DPoPVerifier: the checks of a DPoP proof, RFC 9449 section 4.3. idpyoidc 5.0.0's
 verifies the signature, htm and htu, but not iat, jti (replays), the algorithm (any, HS256 too),
 that the jwk is public, nor a nonce (section 8); and it compares `ath` with a hex SHA-256 digest
 of the access token where RFC 9449 section 4.2 says base64url (so a conforming proof is refused
-at its userinfo endpoint). The front uses this class for every proof instead of the add-on.
+at its userinfo endpoint). The front uses this class for every proof instead of the add-on. A
+proof whose header or claims repeat a member name is malformed (RFC 7515 section 5.2, RFC 7519
+section 7.2; json.loads would keep the last of them).
 
 Nonces: server-provided DPoP nonces, RFC 9449 section 8 (token endpoint) and section 9
 (resource server). idpyoidc has none.
@@ -56,6 +58,9 @@ from idpyoidc.server.oidc.authorization import Authorization as IdpyAuthorizatio
 from idpyoidc.server.token.jwt_token import JWTToken
 from idpyoidc.server.user_authn.user import UserAuthnMethod
 from idpyoidc.server.user_info import UserInfo
+# The test servers' shared check (Tests/ExchangeServer/repeated_members.py; server.py puts its
+# directory on the path).
+from repeated_members import repeated_member
 
 log = logging.getLogger("par-server")
 
@@ -241,10 +246,14 @@ class DPoPVerifier:
         # 1. one DPoP header (several are joined with commas, which a compact JWS cannot hold)
         if not value or "," in value or len(value) > 8192:
             raise ProofError("malformed", "exactly one DPoP header, a compact JWT, is required")
-        # 2. a well-formed JWT
+        # 2. a well-formed JWT, no member name repeated in its header or claims (checked before
+        # anything of it is read, its jti too)
         parts = value.split(".")
         if len(parts) != 3:
             raise ProofError("malformed", "the DPoP proof is not a JWS in compact form")
+        why = repeated_member(value, "DPoP proof")
+        if why:
+            raise ProofError("malformed", why)
         try:
             header = json.loads(b64url_decode(parts[0]))
             claims = json.loads(b64url_decode(parts[1]))

@@ -33,7 +33,11 @@ What the front adds to idpyoidc:
     dpop_jkt of an authorization request (section 10) and a DPoP header at the PAR endpoint
     (section 10.1) bound to the code, refresh tokens of public clients bound to their key
     (section 5), nonces (sections 8 and 9);
-  - its own protected resource (section 7).
+  - its own protected resource (section 7);
+  - every JWT read from a request (DPoP proofs, access tokens, an authorization request's
+    id_token_hint and request, the token to revoke) refused when its header or payload repeats a
+    member name (RFC 7515 section 5.2, RFC 7519 section 7.2), before idpyoidc or cryptojwt, which
+    would keep the last of them, read it.
 """
 
 import html
@@ -57,6 +61,8 @@ from idpyoidc.server.exception import ClientAuthenticationError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "IdpyFront"))
+# The test servers' shared check of repeated member names, last on the path.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ExchangeServer"))
 import idpy_front  # noqa: E402
 import oauthflow_par  # noqa: E402
 from oauthflow_par import DPOP_ALGS  # noqa: E402
@@ -67,6 +73,8 @@ from oauthflow_par import RequestURIs  # noqa: E402
 from oauthflow_par import access_token_hash  # noqa: E402
 from oauthflow_par import loopback_redirect_uri_error  # noqa: E402
 from oauthflow_par import peek_jti  # noqa: E402
+from repeated_members import first_repeated  # noqa: E402
+from repeated_members import repeated_member  # noqa: E402
 
 SCOPES = ["openid", "profile", "email", "offline_access"]
 GRANT_TYPES = ["authorization_code", "refresh_token"]
@@ -77,6 +85,8 @@ DEFAULT_USER = "alice"
 USER_NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
 MAX_BODY = 64 * 1024
 KEEP_JTIS = 500
+# The parameters of an authorization request that idpyoidc reads as JWTs (and verifies).
+AUTHORIZATION_JWTS = ("id_token_hint", "request")
 
 # name in par-server.json -> client_id, confidential?, metadata the front reads
 CLIENTS = {
@@ -511,6 +521,9 @@ class App:
         user = args.get("login_hint") or DEFAULT_USER
         if not USER_NAME.match(user):
             return self.error_redirect(redirect_uri, state, "invalid_request", "login_hint is not a user name")
+        repeated = first_repeated(args, AUTHORIZATION_JWTS)
+        if repeated:
+            return self.error_redirect(redirect_uri, state, "invalid_request", repeated[1])
 
         endpoint = self.server.get_endpoint("authorization")
         http_info = {"headers": {}, "url": self.issuer + "/authorize", "method": "GET"}
@@ -549,6 +562,9 @@ class App:
             if form.get("dpop_jkt") and form["dpop_jkt"] != jkt:
                 self.count("proofs_refused", "jkt")
                 return self.oauth_error(400, "invalid_dpop_proof", "dpop_jkt is not the DPoP proof's key")
+        repeated = first_repeated(form, AUTHORIZATION_JWTS)
+        if repeated:
+            return self.oauth_error(400, "invalid_request", repeated[1])
 
         endpoint = self.server.get_endpoint("pushed_authorization")
         try:
@@ -733,6 +749,9 @@ class App:
                           [("WWW-Authenticate", challenge)])
 
         proof_checked = False
+        why = repeated_member(token, "access token")
+        if why:
+            return refuse("invalid_token", why)
         claims = self.token_claims(token)
         if claims is None:
             return refuse("invalid_token", "the access token is unknown, expired or revoked")
@@ -813,6 +832,10 @@ class App:
             return self.oauth_error(401, "invalid_client", "Client authentication failed")
         if isinstance(request, Message) and "error" in request:
             return self.error_message(request)
+        if repeated_member(request.get("token"), "token"):
+            # Not for idpyoidc to read: like any token this server did not issue, nothing is revoked
+            # and the answer is 200 (RFC 7009 section 2.2).
+            return 200, b"", [("Content-Type", "text/plain"), ("Cache-Control", "no-store")]
         result = endpoint.process_request(request)
         if isinstance(result, Message) and "error" in result:
             return self.error_message(result)

@@ -20,7 +20,8 @@ from types import SimpleNamespace
 from authlib.oauth2.rfc7523 import ClientSecretJWT, JWTBearerGrant, PrivateKeyJWT
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import ECKey, KeySet, RSAKey
+from joserfc.jwk import ECKey, KeySet, OctKey, RSAKey
+from joserfc.jws import JWSRegistry
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -262,6 +263,66 @@ status, _, body = token(assertion_form(clients["rsa"]) | {"grant_type": JWT_BEAR
 check(body.get("error") == "invalid_client", "jwt-bearer refused: assertion client not the issuer's client", body)
 status, _, body = token({"assertion": grant_assertion()} | {"grant_type": JWT_BEARER}, basic(clients["basic"]))
 check(status == 200, "jwt-bearer: reuse of a grant assertion (no jti check on the grant)", body)
+
+# --- repeated member names (RFC 7515 section 5.2, RFC 7519 section 7.2) ---
+# Assertions signed as written, each with a member written twice, the one a lenient parser keeps (the
+# last) being right: refused. The same assertion without the first of the two is accepted.
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"))
+
+
+def written_first(text, member):
+    """The JSON object TEXT with MEMBER (`"name":value`) written before its own members."""
+    return "{" + member + "," + text[1:]
+
+
+def signed_as_written(header, payload, key, alg):
+    """A compact JWS over exactly the JSON texts HEADER and PAYLOAD, repeated members and all (Authlib
+    and joserfc serialize dicts, which cannot repeat one)."""
+    signing_input = f"{b64url(header.encode())}.{b64url(payload.encode())}"
+    return f"{signing_input}.{b64url(JWSRegistry.algorithms[alg].sign(signing_input.encode(), key))}"
+
+
+for name, key in (("rsa", key_of(clients["rsa"])), ("secret-jwt", OctKey.import_key(clients["secret-jwt"]["client_secret"]))):
+    c = clients[name]
+    header = compact({"alg": c["signing_alg"], "kid": c["kid"]} if "kid" in c else {"alg": c["signing_alg"]})
+    payload = compact({"iss": c["client_id"], "sub": c["client_id"], "aud": c["assertion_audience_url"],
+                       "exp": int(time.time()) + 120, "jti": f"repeated-{time.time()}", "ext": {"trace": "1"}})
+    for what, repeated_header, repeated_payload, member in [
+        ("aud", header, written_first(payload, '"aud":"https://elsewhere.example"'), "aud"),
+        ("aud, written a\\u0075d once", header, written_first(payload, '"a\\u0075d":"https://elsewhere.example"'), "aud"),
+        ("sub", header, written_first(payload, '"sub":"svc-basic"'), "sub"),
+        ("a member of a nested object", header, payload.replace('{"trace":"1"}', '{"trace":"0","trace":"1"}'), "trace"),
+        ("alg (none first)", written_first(header, '"alg":"none"'), payload, "alg"),
+    ]:
+        repeated = signed_as_written(repeated_header, repeated_payload, key, c["signing_alg"])
+        status, _, body = token({"client_assertion_type": CLIENT_ASSERTION_TYPE, "client_assertion": repeated})
+        check(status == 400 and body.get("error") == "invalid_client"
+              and f"repeats the member '{member}'" in body.get("error_description", ""),
+              f"{name}: a client assertion repeating {what} refused", (status, body))
+    status, _, body = token({"client_assertion_type": CLIENT_ASSERTION_TYPE,
+                             "client_assertion": signed_as_written(header, payload, key, c["signing_alg"])})
+    check(status == 200, f"{name}: the same client assertion without the repetition accepted (its jti unused)", body)
+
+header = compact({"alg": issuer["alg"], "kid": issuer["kid"]})
+payload = compact({"iss": issuer["issuer"], "sub": "alice", "aud": d["token_endpoint"], "exp": int(time.time()) + 120})
+for what, repeated_header, repeated_payload, member in [
+    ("sub (an unknown user first)", header, written_first(payload, '"sub":"mallory"'), "sub"),
+    ("iss, written \\u0069ss once", header, written_first(payload, '"\\u0069ss":"urn:other"'), "iss"),
+    ("alg (HS256 first)", written_first(header, '"alg":"HS256"'), payload, "alg"),
+]:
+    repeated = signed_as_written(repeated_header, repeated_payload, issuer_key, issuer["alg"])
+    status, _, body = token({"grant_type": JWT_BEARER, "assertion": repeated})
+    check(status == 400 and body.get("error") == "invalid_grant"
+          and f"repeats the member '{member}'" in body.get("error_description", ""),
+          f"jwt-bearer: an assertion repeating {what} refused", (status, body))
+status, _, body = token({"grant_type": JWT_BEARER,
+                         "assertion": signed_as_written(header, payload, issuer_key, issuer["alg"])})
+check(status == 200 and "access_token" in body, "jwt-bearer: the same assertion without the repetition accepted", body)
 
 # --- mTLS ---
 tls, self_signed = clients["tls"], clients["self-signed-tls"]

@@ -15,7 +15,10 @@ tokens (rfc9068.JWTBearerTokenGenerator), introspection (rfc7662.IntrospectionEn
 protected resource (ResourceProtector). Written here: the client and token models, the hooks Authlib
 leaves to the application, RFC 8707 `resource` and the `audience` parameter (and the JWTs' `aud` from
 them), RFC 8705 tls_client_auth and self_signed_tls_client_auth (registered with
-register_client_auth_method), the signing keys and their JWKS, metadata, and the /test/ endpoints.
+register_client_auth_method), the signing keys and their JWKS, metadata, the /test/ endpoints, and
+the refusal of an assertion whose header or payload repeats a member name (RFC 7515 section 5.2,
+RFC 7519 section 7.2), before joserfc reads it (Tests/ExchangeServer/repeated_members.py, shared
+by every test server).
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from authlib.integrations.flask_oauth2 import AuthorizationServer, ResourceProte
 from authlib.oauth2.rfc6749 import (
     ClientMixin,
     InvalidClientError,
+    InvalidGrantError,
     MissingAuthorizationError,
     OAuth2Error,
     TokenMixin,
@@ -57,7 +61,10 @@ from joserfc.jwk import ECKey, KeySet, RSAKey
 from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The test servers' shared check of repeated member names (standard library only), last on the path.
+sys.path.append(str(Path(__file__).resolve().parent.parent / "ExchangeServer"))
 import state as state_module  # noqa: E402
+from repeated_members import repeated_member  # noqa: E402
 
 AUTH_METHODS = [
     "client_secret_basic",
@@ -425,6 +432,14 @@ def build_app(settings: dict, registry: dict, store: Store, keys: SigningKeys):
         def get_audiences(self):
             return list(self.current.client.r.assertion_audiences)
 
+        def extract_assertion(self, assertion):
+            # Authlib's first reading of the assertion: one whose header or payload repeats a member
+            # is refused here, before joserfc (which would keep the last of them) reads or verifies it.
+            why = repeated_member(assertion, "client assertion")
+            if why:
+                raise InvalidClientError(description=why)
+            return super().extract_assertion(assertion)
+
         def process_assertion_claims(self, assertion, key):
             # Authlib's decodes with joserfc's default algorithms (HS256, RS256, ES256 only, so no
             # PS256); this one takes exactly the client's registered algorithm.
@@ -498,6 +513,13 @@ def build_app(settings: dict, registry: dict, store: Store, keys: SigningKeys):
 
         def get_audiences(self):
             return [settings["token_endpoint"], settings["issuer"]]
+
+        def extract_assertion(self, assertion):
+            # As ClientAssertion.extract_assertion: a repeated member is refused before joserfc reads it.
+            why = repeated_member(assertion, "assertion")
+            if why:
+                raise InvalidGrantError(description=why)
+            return super().extract_assertion(assertion)
 
         def validate_token_request(self):
             super().validate_token_request()
