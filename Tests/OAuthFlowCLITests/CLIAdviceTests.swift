@@ -43,9 +43,9 @@ import OAuthFlowTestSupport
 
         var providers: String { directory.url.appendingPathComponent("providers").path }
 
-        func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runProduct("oauthflow", arguments + ["--providers-dir", providers],
-                           environment: environment.merging(extra) { _, new in new })
+        func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await runProduct("oauthflow", arguments + ["--providers-dir", providers],
+                                 environment: environment.merging(extra) { _, new in new })
         }
 
         /// Stores a session for `refuser` under account `work`, its access token expired unless `valid`.
@@ -77,7 +77,7 @@ import OAuthFlowTestSupport
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(valid: true)
-        let result = try setup.run(["call", "refuser", "Nonexistent", "--account", "work"])
+        let result = try await setup.run(["call", "refuser", "Nonexistent", "--account", "work"])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("`Nonexistent` is neither a resource of refuser nor a URL"))
         #expect(!result.stderr.contains("Usage:"))
@@ -88,17 +88,17 @@ import OAuthFlowTestSupport
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(valid: true, refreshToken: false)
         for arguments in [["token", "print", "refuser", "--kind", "refresh"], ["token", "revoke", "refuser", "--refresh-token"]] {
-            let result = try setup.run(arguments + ["--account", "work"])
+            let result = try await setup.run(arguments + ["--account", "work"])
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("the session has no refresh token"))
             #expect(!result.stderr.contains("Usage:"))
         }
     }
 
-    @Test func missingSessionNamesTheAccountInItsAdvice() throws {
+    @Test func missingSessionNamesTheAccountInItsAdvice() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        let result = try setup.run(["userinfo", "refuser", "--account", "work"])
+        let result = try await setup.run(["userinfo", "refuser", "--account", "work"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --account work`"), "\(result.stderr)")
         #expect(!result.stderr.contains("Usage:"))
@@ -110,7 +110,7 @@ import OAuthFlowTestSupport
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(scopes: ["profile"], valid: true)
-        let result = try setup.run(["call", "refuser", "Notes", "--account", "work"])
+        let result = try await setup.run(["call", "refuser", "Notes", "--account", "work"])
         #expect(result.status == 1)
         let advice = "`\(Self.signInAgain(setup))\(setup.port) --account work --add-scope notes.read`"
         #expect(result.stderr.contains(advice), "\(result.stderr)")
@@ -123,18 +123,18 @@ import OAuthFlowTestSupport
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(scopes: ["profile", "email"], valid: true)
-        let result = try setup.run(["authorize-url", "refuser", "--account", "work", "--add-scope", "notes.read"])
+        let result = try await setup.run(["authorize-url", "refuser", "--account", "work", "--add-scope", "notes.read"])
         #expect(result.status == 0, "\(result.stderr)")
         let url = try #require(URLComponents(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(url.port == setup.port, "the session's variables")
         #expect(url.queryItems?.first { $0.name == "client_id" }?.value == "cli-public")
         #expect(url.queryItems?.first { $0.name == "scope" }?.value == "profile email notes.read")
 
-        let other = try setup.run(["authorize-url", "refuser", "--account", "work", "--add-scope", "x", "--client-id", "someone-else"])
+        let other = try await setup.run(["authorize-url", "refuser", "--account", "work", "--add-scope", "x", "--client-id", "someone-else"])
         #expect(other.status == 1)
         #expect(other.stderr.contains("--add-scope keeps the session's client cli-public"))
 
-        let none = try setup.run(["authorize-url", "refuser", "--add-scope", "x"])
+        let none = try await setup.run(["authorize-url", "refuser", "--add-scope", "x"])
         #expect(none.status == 1)
         #expect(none.stderr.contains("no stored session for refuser to add scopes to"))
     }
@@ -148,7 +148,7 @@ import OAuthFlowTestSupport
         defer { setup.directory.cleanUp() }
         try await setup.storeSession()
         for command in [["token", "refresh", "refuser"], ["userinfo", "refuser"], ["call", "refuser", "Notes"], ["token", "print", "refuser"]] {
-            let result = try setup.run(command + ["--account", "work"])
+            let result = try await setup.run(command + ["--account", "work"])
             #expect(result.status == 1, "\(command)")
             #expect(result.stderr.contains("HTTP 400 with an empty body"), "\(command): \(result.stderr)")
             #expect(result.stderr.contains("hint: the provider refused the refresh"), "\(command): \(result.stderr)")
@@ -164,7 +164,7 @@ import OAuthFlowTestSupport
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(scopes: ["notes.read"], valid: true)
-        let result = try setup.run(["call", "refuser", "Notes", "--account", "work"])
+        let result = try await setup.run(["call", "refuser", "Notes", "--account", "work"])
         #expect(result.status == 1)
         #expect(server.received.count == 2, "the resource, then the refresh")
         #expect(result.stderr.contains("hint: the provider refused the refresh"), "\(result.stderr)")
@@ -179,7 +179,7 @@ import OAuthFlowTestSupport
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(scopes: ["notes.read"], valid: true)
-        let result = try setup.run(["call", "refuser", "Notes", "--account", "work"])
+        let result = try await setup.run(["call", "refuser", "Notes", "--account", "work"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("HTTP 403: the API answered `insufficient_scope`; it asks for the scope `notes.write`"), "\(result.stderr)")
     }
@@ -192,7 +192,7 @@ import OAuthFlowTestSupport
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
         try await setup.storeSession()
-        let result = try setup.run(["token", "refresh", "refuser", "--account", "work"])
+        let result = try await setup.run(["token", "refresh", "refuser", "--account", "work"])
         #expect(result.status == 1)
         #expect(result.stderr.components(separatedBy: "cannot be refreshed").count == 2, "said once: \(result.stderr)")
         #expect(result.stderr.contains("`\(Self.signInAgain(setup))\(server.port) --account work`"), "\(result.stderr)")
@@ -203,7 +203,7 @@ import OAuthFlowTestSupport
         let setup = try Setup(port: 9)   // discard: nothing listens
         defer { setup.directory.cleanUp() }
         try await setup.storeSession()
-        let result = try setup.run(["token", "refresh", "refuser", "--account", "work"])
+        let result = try await setup.run(["token", "refresh", "refuser", "--account", "work"])
         #expect(result.status == 1)
         #expect(!result.stderr.contains("sign in again with"), "\(result.stderr)")
     }
@@ -215,8 +215,8 @@ import OAuthFlowTestSupport
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(clientAuthentication: .clientSecretPost)
-        let result = try setup.run(["token", "refresh", "refuser", "--account", "work", "--client-secret-env", "WRONG_SECRET"],
-                                   environment: ["WRONG_SECRET": "not-the-secret"])
+        let result = try await setup.run(["token", "refresh", "refuser", "--account", "work", "--client-secret-env", "WRONG_SECRET"],
+                                         environment: ["WRONG_SECRET": "not-the-secret"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("invalid_client"))
         #expect(result.stderr.contains("check that the client secret (from $WRONG_SECRET, named by --client-secret-env) belongs to this client id"),
@@ -231,10 +231,10 @@ import OAuthFlowTestSupport
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(valid: true)
-        let revoke = try setup.run(["token", "revoke", "refuser", "--account", "work"])
+        let revoke = try await setup.run(["token", "revoke", "refuser", "--account", "work"])
         #expect(revoke.status == 1)
         #expect(revoke.stderr.contains("the tokens stay valid until they expire"), "\(revoke.stderr)")
-        let logout = try setup.run(["logout", "refuser", "--account", "work"])
+        let logout = try await setup.run(["logout", "refuser", "--account", "work"])
         #expect(logout.status == 1)
         #expect(logout.stderr.contains("revocation failed") && logout.stderr.contains("the tokens stay valid until they expire"), "\(logout.stderr)")
     }
@@ -256,7 +256,7 @@ import OAuthFlowTestSupport
               token: http://127.0.0.1:{port}/token
             """)
         try await setup.storeSession(provider: "quiet", valid: true)
-        let revoke = try setup.run(["token", "revoke", "quiet", "--account", "work"])
+        let revoke = try await setup.run(["token", "revoke", "quiet", "--account", "work"])
         #expect(revoke.status == 1)
         #expect(revoke.stderr.contains("hint: the provider has no revocation endpoint, so the tokens stay valid until they expire"), "\(revoke.stderr)")
         #expect(!revoke.stderr.contains("refused"), "\(revoke.stderr)")
@@ -269,21 +269,21 @@ import OAuthFlowTestSupport
         defer { setup.directory.cleanUp() }
         try setup.writeClients("refuser:\n  client_id: cli-confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n")
         // The confidential client's variable is unset: that used to stop a public sign-in with another id (exit 64).
-        let other = try setup.run(["authorize-url", "refuser", "--client-id", "cli-public", "--var", "port=9"])
+        let other = try await setup.run(["authorize-url", "refuser", "--client-id", "cli-public", "--var", "port=9"])
         #expect(other.status == 0, "\(other.stderr)")
         #expect(other.stderr.contains("client_secret_env and client_auth under `refuser:` in "), "\(other.stderr)")
         #expect(other.stderr.contains("are for client cli-confidential, not cli-public; not used"), "\(other.stderr)")
         #expect(!other.stderr.contains("Client secret:"))
 
         // The file's own client: its secret, and where it came from.
-        let own = try setup.run(["authorize-url", "refuser", "--var", "port=9"], environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
+        let own = try await setup.run(["authorize-url", "refuser", "--var", "port=9"], environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
         #expect(own.status == 0, "\(own.stderr)")
         #expect(own.stderr.contains("Client secret: from $CONFIDENTIAL_SECRET, named by client_secret_env under `refuser:`"), "\(own.stderr)")
         #expect(!own.stderr.contains("s3cret-value"))
 
         // A public sign-in with the file's own client id: --client-auth none leaves the file's secret out.
-        let publicSignIn = try setup.run(["authorize-url", "refuser", "--var", "port=9", "--client-auth", "none"],
-                                         environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
+        let publicSignIn = try await setup.run(["authorize-url", "refuser", "--var", "port=9", "--client-auth", "none"],
+                                               environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
         #expect(publicSignIn.status == 0, "\(publicSignIn.stderr)")
         #expect(publicSignIn.stderr.contains("the client secret configured for cli-confidential is not sent"), "\(publicSignIn.stderr)")
     }
@@ -296,7 +296,7 @@ import OAuthFlowTestSupport
         defer { setup.directory.cleanUp() }
         try setup.writeClients("refuser:\n  client_id: cli-confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n")
         try await setup.storeSession()
-        _ = try setup.run(["token", "refresh", "refuser", "--account", "work"], environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
+        _ = try await setup.run(["token", "refresh", "refuser", "--account", "work"], environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
         let request = try #require(server.received.first)
         #expect(request.contains("client_id=cli-public"))
         #expect(!request.contains("s3cret-value"), "the confidential client's secret went out with the public client's id")
@@ -328,17 +328,17 @@ import OAuthFlowTestSupport
         """
     }
 
-    @Test func onlineLintNamesTheValuesItUsed() throws {
+    @Test func onlineLintNamesTheValuesItUsed() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         let file = try setup.directory.write("online.yaml", Self.onlineDescriptor(discovery: "http://127.0.0.1:9/.well-known/openid-configuration"))
-        let result = try runProduct("oauthflow", ["lint", "--online", file.path], environment: setup.environment)
+        let result = try await runProduct("oauthflow", ["lint", "--online", file.path], environment: setup.environment)
         #expect(result.stderr.contains("online.yaml: checked online with tenant=acme (its example); pass --var NAME=VALUE"), "\(result.stderr)")
-        let given = try runProduct("oauthflow", ["lint", "--online", file.path, "--var", "tenant=mine"], environment: setup.environment)
+        let given = try await runProduct("oauthflow", ["lint", "--online", file.path, "--var", "tenant=mine"], environment: setup.environment)
         #expect(!given.stderr.contains("checked online with"), "\(given.stderr)")
     }
 
-    @Test func onlineLintComparesScopesAndGrantTypesWithDiscovery() throws {
+    @Test func onlineLintComparesScopesAndGrantTypesWithDiscovery() async throws {
         let document = """
             {"issuer": "https://acme.example.test", "authorization_endpoint": "https://acme.example.test/authorize",
              "token_endpoint": "https://acme.example.test/token", "code_challenge_methods_supported": ["S256"],
@@ -351,7 +351,7 @@ import OAuthFlowTestSupport
         let file = try setup.directory.write("online.yaml", Self.onlineDescriptor(
             discovery: "http://127.0.0.1:\(server.port)/.well-known/openid-configuration",
             extra: "scopes:\n  default: [openid, email]\n  offline:\n    scopes: [offline_access]\n    params: {prompt: consent}\ngrant_types: [authorization_code, refresh_token]"))
-        let result = try runProduct("oauthflow", ["lint", "--online", file.path, "--var", "tenant=acme"], environment: setup.environment)
+        let result = try await runProduct("oauthflow", ["lint", "--online", file.path, "--var", "tenant=acme"], environment: setup.environment)
         #expect(result.stdout.contains("the descriptor asks for the scope `offline_access`, which the server's scopes_supported (openid, profile, email) does not list [online_scopes]"),
                 "\(result.stdout)")
         #expect(!result.stdout.contains("scope `email`"))

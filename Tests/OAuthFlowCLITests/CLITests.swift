@@ -20,33 +20,33 @@ struct CLI {
         return candidates.map { $0.appendingPathComponent("oauthflow") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    static func run(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL = repositoryRoot) throws -> Result {
+    static func run(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL = repositoryRoot) async throws -> Result {
         guard let binary = Self.binary else {
             Issue.record("cannot find the built oauthflow binary; run `swift build --build-tests`")
             throw CancellationError()
         }
         var environment = ["XDG_CONFIG_HOME": "/nonexistent-oauthflow-config"]
         for (key, value) in extra { environment[key] = value }
-        let result = try ChildProcess.run(binary, arguments, directory: directory, environment: environment)
+        let result = try await ChildProcess.run(binary, arguments, directory: directory, environment: environment)
         return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 
 @Suite struct LintCommandTests {
-    @Test func bundledProvidersPassStrictLint() throws {
-        let result = try CLI.run(["lint", "--strict", "providers"])
+    @Test func bundledProvidersPassStrictLint() async throws {
+        let result = try await CLI.run(["lint", "--strict", "providers"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("0 errors, 0 warnings"))
     }
 
-    @Test func lintWithoutPathsUsesTheProvidersFolder() throws {
-        let result = try CLI.run(["lint"])
+    @Test func lintWithoutPathsUsesTheProvidersFolder() async throws {
+        let result = try await CLI.run(["lint"])
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test func brokenFolderGivesPositionedErrorsAndExitOne() throws {
-        let result = try CLI.run(["lint", "Tests/OAuthFlowLintTests/Fixtures/broken"])
+    @Test func brokenFolderGivesPositionedErrorsAndExitOne() async throws {
+        let result = try await CLI.run(["lint", "Tests/OAuthFlowLintTests/Fixtures/broken"])
         #expect(result.status == 1)
         let files = try FileManager.default.contentsOfDirectory(atPath: CLI.repositoryRoot.appendingPathComponent("Tests/OAuthFlowLintTests/Fixtures/broken").path)
         for file in files where file.hasSuffix(".yaml") {
@@ -58,7 +58,7 @@ struct CLI {
         #expect(first.range(of: #"^[^:]+:\d+:\d+: (error|warning): .+ \[[a-z_]+\]$"#, options: .regularExpression) != nil)
     }
 
-    @Test func warningsFailOnlyUnderStrict() throws {
+    @Test func warningsFailOnlyUnderStrict() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -76,24 +76,24 @@ struct CLI {
                 host: localhost
             """
         try Data(text.utf8).write(to: directory.appendingPathComponent("warn.yaml"))
-        let relaxed = try CLI.run(["lint", directory.path])
+        let relaxed = try await CLI.run(["lint", directory.path])
         #expect(relaxed.status == 0)
         #expect(relaxed.stdout.contains("warning:") && relaxed.stdout.contains("[localhost_loopback]"))
-        let strict = try CLI.run(["lint", "--strict", directory.path])
+        let strict = try await CLI.run(["lint", "--strict", directory.path])
         #expect(strict.status == 1)
     }
 
-    @Test func jsonAndGitHubFormats() throws {
-        let json = try CLI.run(["lint", "--format", "json", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
+    @Test func jsonAndGitHubFormats() async throws {
+        let json = try await CLI.run(["lint", "--format", "json", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
         #expect(json.status == 1)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(entries.first?["rule_id"] as? String == "wrong_type")
         #expect(entries.first?["line"] as? Int == 10)
-        let github = try CLI.run(["lint", "--format", "github", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
+        let github = try await CLI.run(["lint", "--format", "github", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
         #expect(github.stdout.hasPrefix("::error file=Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml,line=10,col=12,title=wrong_type::"))
     }
 
-    @Test func controlCharactersInADescriptorCannotForgeLines() throws {
+    @Test func controlCharactersInADescriptorCannotForgeLines() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -109,7 +109,7 @@ struct CLI {
             "x\\nforged.yaml:1:1: error: all good\\e[2J\\u202E": 1
             """
         try Data(text.utf8).write(to: directory.appendingPathComponent("evil.yaml"))
-        let result = try CLI.run(["lint", directory.path])
+        let result = try await CLI.run(["lint", directory.path])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stdout)")
@@ -117,27 +117,27 @@ struct CLI {
         #expect(!result.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
         #expect(result.stdout.contains("\\n") && result.stdout.contains("\\x1B") && result.stdout.contains("\\u{202E}"))
         // The machine formats keep the key exactly.
-        let json = try CLI.run(["lint", "--format", "json", directory.path])
+        let json = try await CLI.run(["lint", "--format", "json", directory.path])
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(entries.contains { ($0["message"] as? String)?.contains("\u{1B}[2J") == true })
     }
 
-    @Test func anEmptyFolderIsNotAPass() throws {
+    @Test func anEmptyFolderIsNotAPass() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let relaxed = try CLI.run(["lint", directory.path])
+        let relaxed = try await CLI.run(["lint", directory.path])
         #expect(relaxed.status == 0)
         #expect(relaxed.stderr.contains("nothing was checked"))
-        let strict = try CLI.run(["lint", "--strict", directory.path])
+        let strict = try await CLI.run(["lint", "--strict", directory.path])
         #expect(strict.status == 1)
         #expect(strict.stderr.contains("nothing was checked"))
-        let counted = try CLI.run(["lint", "providers"])
+        let counted = try await CLI.run(["lint", "providers"])
         #expect(counted.stderr.contains(" files checked: 0 errors, 0 warnings"), "\(counted.stderr)")
     }
 
-    @Test func missingPathIsAClearError() throws {
-        let result = try CLI.run(["lint", "no/such/place"])
+    @Test func missingPathIsAClearError() async throws {
+        let result = try await CLI.run(["lint", "no/such/place"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no such file or directory: no/such/place"))
     }
@@ -148,9 +148,9 @@ struct CLI {
         ["providers"], ["Tests/OAuthFlowLintTests/Fixtures/broken"], ["no/such/place"], [],
         ["providers/google.yaml", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml", "./providers/google.yaml"],
     ])
-    func pathsAloneAnswerAsTheParsedCommandDoes(_ paths: [String]) throws {
-        let quick = try CLI.run(["lint"] + paths)
-        let parsed = try CLI.run(["lint", "--format", "text"] + paths)
+    func pathsAloneAnswerAsTheParsedCommandDoes(_ paths: [String]) async throws {
+        let quick = try await CLI.run(["lint"] + paths)
+        let parsed = try await CLI.run(["lint", "--format", "text"] + paths)
         #expect(quick.status == parsed.status)
         #expect(quick.stdout == parsed.stdout)
         #expect(quick.stderr == parsed.stderr)
@@ -159,15 +159,15 @@ struct CLI {
 }
 
 @Suite struct ProvidersCommandTests {
-    @Test func aWebOnlyProviderIsRefusedBeforeABrowserOpens() throws {
+    @Test func aWebOnlyProviderIsRefusedBeforeABrowserOpens() async throws {
         for command in ["login", "authorize-url"] {
-            let result = try CLI.run([command, "apple", "--client-id", "com.example.web", "--var", "team_id=ABCDE12345"], environment: ["BROWSER": "/bin/false"])
+            let result = try await CLI.run([command, "apple", "--client-id", "com.example.web", "--var", "team_id=ABCDE12345"], environment: ["BROWSER": "/bin/false"])
             #expect(result.status == 1 && result.stderr.contains("`redirect.web_only`"), "\(command): \(result.stderr)")
         }
     }
 
-    @Test func listShowsEveryBundledProvider() throws {
-        let result = try CLI.run(["providers", "list"])
+    @Test func listShowsEveryBundledProvider() async throws {
+        let result = try await CLI.run(["providers", "list"])
         #expect(result.status == 0)
         for id in ["auth0", "cloudentity", "github", "gitlab", "google", "keycloak", "microsoft", "okta"] {
             #expect(result.stdout.contains("\n\(id) ") || result.stdout.hasPrefix("\(id) "), "missing \(id)")
@@ -175,7 +175,7 @@ struct CLI {
     }
 
     /// One huge display name does not pad every other row to its width.
-    @Test func aHugeDisplayNameDoesNotWidenEveryRow() throws {
+    @Test func aHugeDisplayNameDoesNotWidenEveryRow() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let name = String(repeating: "N", count: 200_000)
@@ -183,12 +183,12 @@ struct CLI {
             "long.yaml",
             "schema_version: 1\nid: long\ndisplay_name: \(name)\nprotocol: oauth2\ndiscovery:\n  mode: none\nendpoints:\n  authorization: https://a.example/authorize\n  token: https://a.example/token\n"
         )
-        let result = try CLI.run(["providers", "list", "--providers-dir", directory.url.path])
+        let result = try await CLI.run(["providers", "list", "--providers-dir", directory.url.path])
         #expect(result.status == 0 && result.stdout.contains(name))
         #expect(result.stdout.utf8.count < 2 * name.utf8.count, "\(result.stdout.utf8.count) bytes for one long name")
     }
 
-    @Test func showSaysHowServicesAuthenticateAndNameTheirAPI() throws {
+    @Test func showSaysHowServicesAuthenticateAndNameTheirAPI() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         _ = try directory.write(
@@ -206,12 +206,12 @@ struct CLI {
 
                     """
             ).yaml)
-        let text = try CLI.run(["providers", "show", "svc", "--providers-dir", directory.url.path])
+        let text = try await CLI.run(["providers", "show", "svc", "--providers-dir", directory.url.path])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("  grants: client_credentials\n"))
         #expect(text.stdout.contains("  client assertions: aud the token endpoint, signed with ES256\n"), "\(text.stdout)")
         #expect(text.stdout.contains("  service tokens: APIs named with `audience`\n"), "\(text.stdout)")
-        let json = try CLI.run(["providers", "show", "svc", "--providers-dir", directory.url.path, "--json"])
+        let json = try await CLI.run(["providers", "show", "svc", "--providers-dir", directory.url.path, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["grant_types"] as? [String] == ["client_credentials"])
         #expect(object["assertion_audience"] as? String == "token_endpoint")
@@ -220,12 +220,12 @@ struct CLI {
 
     /// A C1 control (CSI, U+009B) in a descriptor's text reaches `--json` output as a JSON escape: the output
     /// parses, and the value reads back as written.
-    @Test func jsonOutputWithControlsInItsValuesStaysJSON() throws {
+    @Test func jsonOutputWithControlsInItsValuesStaysJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         _ = try directory.write("csi.yaml", TestDescriptor(id: "csi", displayName: #""Evil\x9b31m\u202eName""#).yaml)
         for arguments in [["providers", "show", "csi", "--json"], ["providers", "list", "--json"]] {
-            let result = try CLI.run(arguments + ["--providers-dir", directory.url.path])
+            let result = try await CLI.run(arguments + ["--providers-dir", directory.url.path])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(!result.stdout.contains("\\x9B") && !result.stdout.unicodeScalars.contains("\u{9B}"), "\(result.stdout)")
             #expect(result.stdout.contains("\\u009b"), "\(result.stdout)")
@@ -234,8 +234,8 @@ struct CLI {
         }
     }
 
-    @Test func showResolvesVariables() throws {
-        let result = try CLI.run(["providers", "show", "auth0", "--var", "domain=example.eu.auth0.com", "--json"])
+    @Test func showResolvesVariables() async throws {
+        let result = try await CLI.run(["providers", "show", "auth0", "--var", "domain=example.eu.auth0.com", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["issuer"] as? String == "https://example.eu.auth0.com/")
@@ -243,32 +243,32 @@ struct CLI {
         #expect(object["token_body_encoding"] as? String == "json")
     }
 
-    @Test func showListsGrantableResources() throws {
-        let result = try CLI.run(["providers", "show", "cloudentity", "--var", "tenant=acme", "--var", "workspace=demo"])
+    @Test func showListsGrantableResources() async throws {
+        let result = try await CLI.run(["providers", "show", "cloudentity", "--var", "tenant=acme", "--var", "workspace=demo"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("resource: Balance [email] http://localhost:8080/banking/balance"))
     }
 
-    @Test func missingVariableIsNamed() throws {
-        let result = try CLI.run(["providers", "show", "auth0"])
+    @Test func missingVariableIsNamed() async throws {
+        let result = try await CLI.run(["providers", "show", "auth0"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("needs the variable `domain`"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func unknownProviderSuggests() throws {
-        let result = try CLI.run(["providers", "show", "githib"])
+    @Test func unknownProviderSuggests() async throws {
+        let result = try await CLI.run(["providers", "show", "githib"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("did you mean `github`?"))
     }
 
-    @Test func malformedVarIsAUsageError() throws {
-        let result = try CLI.run(["providers", "show", "auth0", "--var", "domain"])
+    @Test func malformedVarIsAUsageError() async throws {
+        let result = try await CLI.run(["providers", "show", "auth0", "--var", "domain"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("name=value"))
     }
 
-    @Test func extraDirectoryOverridesBundled() throws {
+    @Test func extraDirectoryOverridesBundled() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -283,14 +283,14 @@ struct CLI {
               token: https://ghe.example.com/login/oauth/access_token
             """
         try Data(text.utf8).write(to: directory.appendingPathComponent("github.yaml"))
-        let result = try CLI.run(["providers", "show", "github", "--providers-dir", directory.path, "--verbose"])
+        let result = try await CLI.run(["providers", "show", "github", "--providers-dir", directory.path, "--verbose"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("GitHub Enterprise (github, oauth2)"))
         #expect(result.stderr.contains("provider overridden"))
     }
 
-    @Test func schemaCommandPrintsTheSchema() throws {
-        let result = try CLI.run(["schema"])
+    @Test func schemaCommandPrintsTheSchema() async throws {
+        let result = try await CLI.run(["schema"])
         let published = try String(contentsOf: CLI.repositoryRoot.appendingPathComponent("providers/schema.json"), encoding: .utf8)
         #expect(result.stdout == published)
     }
@@ -301,9 +301,9 @@ struct CLI {
 @Suite struct ExitCodeTests {
     static let fixtures = ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
 
-    func run(_ arguments: [String], in directory: URL = CLI.repositoryRoot) throws -> CLI.Result {
+    func run(_ arguments: [String], in directory: URL = CLI.repositoryRoot) async throws -> CLI.Result {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-state-\(UUID().uuidString)").path
-        return try CLI.run(arguments, environment: ["XDG_STATE_HOME": state, "BROWSER": "/bin/false"], in: directory)
+        return try await CLI.run(arguments, environment: ["XDG_STATE_HOME": state, "BROWSER": "/bin/false"], in: directory)
     }
 
     @Test(arguments: [
@@ -321,8 +321,8 @@ struct CLI {
         ["credential", "kubectl", "nosuch"],
         ["login", "django", "--callback-url", "http://127.0.0.1:1/callback?code=x&state=y"],
     ])
-    func statesExitOneWithoutAUsageBanner(_ arguments: [String]) throws {
-        let result = try run(arguments + Self.fixtures)
+    func statesExitOneWithoutAUsageBanner(_ arguments: [String]) async throws {
+        let result = try await run(arguments + Self.fixtures)
         #expect(result.status == 1, "\(arguments): \(result.stderr)")
         // The credential helpers mark their lines, which git and kubectl show among their own.
         let prefix = arguments.first == "credential" ? "oauthflow: error: " : "error: "
@@ -341,35 +341,35 @@ struct CLI {
         ["login", "django", "--scope", "a", "--add-scope", "b"],
         ["credential", "kubectl", "django", "--client-id", "x"],
     ])
-    func malformedCommandLinesExit64WithUsage(_ arguments: [String]) throws {
-        let result = try run(arguments)
+    func malformedCommandLinesExit64WithUsage(_ arguments: [String]) async throws {
+        let result = try await run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
     }
 
     /// The credential helper has no --client-id flag, so its advice must not offer one.
-    @Test func kubectlAdviceOffersOnlyWhatItAccepts() throws {
-        let result = try run(["credential", "kubectl", "nosuch"])
+    @Test func kubectlAdviceOffersOnlyWhatItAccepts() async throws {
+        let result = try await run(["credential", "kubectl", "nosuch"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("OAUTHFLOW_NOSUCH_CLIENT_ID") && result.stderr.contains("clients.yaml"), "\(result.stderr)")
         #expect(!result.stderr.contains("--client-id"), "\(result.stderr)")
     }
 
-    @Test func lintWithNothingToLintIsAState() throws {
+    @Test func lintWithNothingToLintIsAState() async throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("cli-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: empty) }
-        let result = try run(["lint"], in: empty)
+        let result = try await run(["lint"], in: empty)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(!result.stderr.contains("Usage:"))
     }
 
     /// The docs hold one exit-code table, and the CLI's help states the same rule.
-    @Test func oneExitCodeTable() throws {
+    @Test func oneExitCodeTable() async throws {
         let text = try String(contentsOf: CLI.repositoryRoot.appendingPathComponent("Docs/cli.md"), encoding: .utf8)
         #expect(text.components(separatedBy: "| Code | Meaning |").count == 2)
         #expect(!text.contains("usage error (exit 64) that says to sign in"))
-        let help = try CLI.run(["--help"])
+        let help = try await CLI.run(["--help"])
         #expect(help.stdout.contains("64 a malformed command line"))
     }
 }

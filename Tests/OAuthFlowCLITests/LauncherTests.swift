@@ -64,38 +64,38 @@ import Testing
                 updatedAt: Date()))
     }
 
-    func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    func run(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
         let launcher = bin.appendingPathComponent("oauthflow")
         // A process forked elsewhere in this test run between another copy's open and its own exec may still hold
         // a descriptor of the new file for a moment: the exec then fails with ETXTBSY, and is tried again.
         for attempt in 1... {
             do {
-                if let input { return try runWithInput(launcher, arguments, input: input, environment: environment) }
-                return try runProcess(launcher, arguments, environment: environment)
+                if let input { return try await runWithInput(launcher, arguments, input: input, environment: environment) }
+                return try await runProcess(launcher, arguments, environment: environment)
             } catch where "\(error)".contains("Text file busy") && attempt < 50 {
-                usleep(20_000)
+                try await Task.sleep(nanoseconds: 20_000_000)
             }
         }
         fatalError("unreachable")
     }
 
-    func withoutTheFullCommand<T>(_ body: () throws -> T) throws -> T {
+    func withoutTheFullCommand<T>(_ body: () async throws -> T) async throws -> T {
         let full = bin.appendingPathComponent("oauthflow-full")
         let destination = try FileManager.default.destinationOfSymbolicLink(atPath: full.path)
         try FileManager.default.removeItem(at: full)
         defer { try? FileManager.default.createSymbolicLink(atPath: full.path, withDestinationPath: destination) }
-        return try body()
+        return try await body()
     }
 
     @Test func printsAValidTokenByItselfAndHandsTheRestOver() async throws {
         try await save(expiresIn: 3600)
-        let full = try run(["token", "print", "github"])
+        let full = try await run(["token", "print", "github"])
         #expect(full.status == 0 && full.stdout == "gho_launcher\n", "\(full.stderr)")
-        try withoutTheFullCommand { () throws -> Void in
+        try await withoutTheFullCommand { () async throws -> Void in
             for arguments in [
                 ["token", "print", "github"], ["token", "print", "--account", "default", "github"], ["token", "print", "github", "--kind=access"],
             ] {
-                let fast = try run(arguments)
+                let fast = try await run(arguments)
                 #expect(fast.status == 0 && fast.stdout == "gho_launcher\n", "\(arguments): \(fast.stderr)")
             }
             // Options only the full command knows, another token, another session: the full command's.
@@ -103,21 +103,21 @@ import Testing
                 ["token", "print", "github", "--kind", "refresh"], ["token", "print", "github", "--verbose"], ["token", "print", "gitlab"],
                 ["token", "show", "github"], ["--help"], [],
             ] {
-                let handed = try run(arguments)
+                let handed = try await run(arguments)
                 #expect(handed.status == 127 && handed.stderr.contains("oauthflow-full"), "\(arguments): \(handed.stderr)")
             }
         }
         // What the full command answers, through the launcher, is unchanged.
-        let help = try run(["token", "print", "--help"])
+        let help = try await run(["token", "print", "--help"])
         #expect(help.status == 0 && help.stdout.contains("--kind"))
     }
 
     @Test func anExpiredTokenGoesToTheFullCommand() async throws {
         try await save(expiresIn: -60)
-        try withoutTheFullCommand { () throws -> Void in
-            #expect(try run(["token", "print", "github"]).status == 127)
+        try await withoutTheFullCommand { () async throws -> Void in
+            #expect(try await run(["token", "print", "github"]).status == 127)
         }
-        let full = try run(["token", "print", "github"])
+        let full = try await run(["token", "print", "github"])
         #expect(full.status == 1 && full.stdout.isEmpty, "\(full.stderr)")
     }
 
@@ -126,39 +126,39 @@ import Testing
         let request = "protocol=https\nhost=github.com\n\n"
         let expected = "username=x-access-token\npassword=gho_launcher\npassword_expiry_utc="
         // No memo yet: the full command answers (git's request reaches it whole) and leaves one.
-        try withoutTheFullCommand { () throws -> Void in #expect(try run(["credential", "git", "get"], input: request).status == 127) }
-        let first = try run(["credential", "git", "get"], input: request)
+        try await withoutTheFullCommand { () async throws -> Void in #expect(try await run(["credential", "git", "get"], input: request).status == 127) }
+        let first = try await run(["credential", "git", "get"], input: request)
         #expect(first.status == 0 && first.stdout.hasPrefix(expected), "\(first.stderr)")
         let other = "protocol=https\nhost=gitlab.example\n\n"
-        #expect(try run(["credential", "git", "get"], input: other).stdout.isEmpty)
-        try withoutTheFullCommand { () throws -> Void in
-            let fast = try run(["credential", "git", "get"], input: request)
+        #expect(try await run(["credential", "git", "get"], input: other).stdout.isEmpty)
+        try await withoutTheFullCommand { () async throws -> Void in
+            let fast = try await run(["credential", "git", "get"], input: request)
             #expect(fast.status == 0 && fast.stdout == first.stdout, "\(fast.stderr)")
             // Not ours: nothing, so git asks its next helper; `store` has nothing to do.
-            let unmapped = try run(["credential", "git", "get"], input: other)
+            let unmapped = try await run(["credential", "git", "get"], input: other)
             #expect(unmapped.status == 0 && unmapped.stdout.isEmpty, "\(unmapped.stderr)")
-            #expect(try run(["credential", "git", "store"], input: request + "password=x\n").status == 0)
+            #expect(try await run(["credential", "git", "store"], input: request + "password=x\n").status == 0)
             // Another request, a malformed one, another operation: the full command's.
-            #expect(try run(["credential", "git", "get"], input: "protocol=https\nhost=github.com\npath=org/repo\n\n").status == 127)
-            #expect(try run(["credential", "git", "get"], input: "garbage\n").status == 127)
-            #expect(try run(["credential", "git", "approve"], input: request).status == 127)
+            #expect(try await run(["credential", "git", "get"], input: "protocol=https\nhost=github.com\npath=org/repo\n\n").status == 127)
+            #expect(try await run(["credential", "git", "get"], input: "garbage\n").status == 127)
+            #expect(try await run(["credential", "git", "approve"], input: request).status == 127)
         }
         // An edit of clients.yaml forgets the memo.
         try await Task.sleep(nanoseconds: 20_000_000)
         let clients = home.appendingPathComponent(".config/oauthflow/clients.yaml")
         try (try String(contentsOf: clients, encoding: .utf8) + "\n").write(to: clients, atomically: false, encoding: .utf8)
-        try withoutTheFullCommand { () throws -> Void in #expect(try run(["credential", "git", "get"], input: request).status == 127) }
-        #expect(try run(["credential", "git", "get"], input: request).stdout.hasPrefix(expected))
+        try await withoutTheFullCommand { () async throws -> Void in #expect(try await run(["credential", "git", "get"], input: request).status == 127) }
+        #expect(try await run(["credential", "git", "get"], input: request).stdout.hasPrefix(expected))
         // `erase` forgets the session, as the full command does.
-        try withoutTheFullCommand { () throws -> Void in #expect(try run(["credential", "git", "erase"], input: request).status == 0) }
+        try await withoutTheFullCommand { () async throws -> Void in #expect(try await run(["credential", "git", "erase"], input: request).status == 0) }
         #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("github--default.json").path))
     }
 
     @Test func oddCallsGetTheFullCommandsAnswer() async throws {
         try await save(expiresIn: 3600)
-        try withoutTheFullCommand { () throws -> Void in
+        try await withoutTheFullCommand { () async throws -> Void in
             // The argument parser refuses `--account=` without a value; the launcher does not answer it either.
-            #expect(try run(["token", "print", "github", "--account="]).status == 127)
+            #expect(try await run(["token", "print", "github", "--account="]).status == 127)
         }
         // Installed the wrong way round, the launcher says so instead of running itself forever.
         let full = bin.appendingPathComponent("oauthflow-full")
@@ -169,21 +169,21 @@ import Testing
             try? FileManager.default.createSymbolicLink(atPath: full.path, withDestinationPath: destination)
         }
         try FileManager.default.createSymbolicLink(at: full, withDestinationURL: bin.appendingPathComponent("oauthflow"))
-        let looped = try run(["token", "show", "github"])
+        let looped = try await run(["token", "show", "github"])
         #expect(looped.status == 126 && looped.stderr.contains("is this launcher"), "\(looped.stderr)")
     }
 
     /// Output that cannot be written (a full disk, a closed stream) ends the full command with 1, not a crash.
-    @Test func anUnwritableStandardOutputIsExitOne() throws {
+    @Test func anUnwritableStandardOutputIsExitOne() async throws {
         let full = try builtProduct("oauthflow").path
         for redirect in [">/dev/full", ">&-"] {
-            let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" providers list \(redirect)", full])
+            let result = try await runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" providers list \(redirect)", full])
             #expect(result.status == 1, "\(redirect): \(result.status) \(result.stderr.prefix(300))")
         }
     }
 
-    @Test func aBuildDirectoryLauncherRunsTheOauthflowBesideIt() throws {
-        let result = try runProduct("oauthflow-launcher", ["providers", "list"])
+    @Test func aBuildDirectoryLauncherRunsTheOauthflowBesideIt() async throws {
+        let result = try await runProduct("oauthflow-launcher", ["providers", "list"])
         #expect(result.status == 0 && result.stdout.contains("github"), "\(result.stderr)")
     }
 }

@@ -27,11 +27,11 @@ import OAuthFlowTestSupport
         """
     }
 
-    static func login(_ descriptor: String) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func login(_ descriptor: String) async throws -> (status: Int32, stdout: String, stderr: String) {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("providers/notes.yaml", descriptor)
-        return try runProduct(
+        return try await runProduct(
             "oauthflow",
             ["login", "notes", "--providers-dir", directory.url.appendingPathComponent("providers").path, "--client-id", "notes-cli",
              "--no-browser", "--timeout", "1"],
@@ -39,20 +39,20 @@ import OAuthFlowTestSupport
                           "XDG_CONFIG_HOME": directory.url.appendingPathComponent("config").path])
     }
 
-    @Test func theProviderAndItsHostAreNamedBesideTheURL() throws {
-        let result = try Self.login(Self.descriptor())
+    @Test func theProviderAndItsHostAreNamedBesideTheURL() async throws {
+        let result = try await Self.login(Self.descriptor())
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("Sign in to Notes \\x1B]0;owned\\x07 IdP at sso.notes.example by opening this URL:\n\n"
                                        + "  https://sso.notes.example/oauth/authorize?"), "\(result.stderr)")
         #expect(!result.stderr.contains("\u{1B}]"), "the display name reached the terminal unescaped")
     }
 
-    @Test func aPushedRequestsStartAddressSaysWhereItLeads() throws {
+    @Test func aPushedRequestsStartAddressSaysWhereItLeads() async throws {
         let body = #"{"request_uri":"urn:ietf:params:oauth:request_uri:notes-1","expires_in":90}"#
         let server = try HostileServer(.fixed(Data(
             "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
         defer { server.stop() }
-        let result = try Self.login(Self.descriptor(pushedTo: "http://127.0.0.1:\(server.port)/par"))
+        let result = try await Self.login(Self.descriptor(pushedTo: "http://127.0.0.1:\(server.port)/par"))
         #expect(result.status == 2, "\(result.stderr)")
         #expect(server.received.count == 1 && server.received[0].hasPrefix("POST /par "), "\(server.received)")
         let shown = try #require(result.stderr.components(separatedBy: "\n").first { $0.hasPrefix("Sign in to ") }, "\(result.stderr)")

@@ -65,7 +65,7 @@ import PostgresNIO
 
     static let offlineCommands: Set<String> = ["lint", "providers", "schema"]
 
-    @Test func shellExamplesParseRunAndShowWhatTheCLIPrints() throws {
+    @Test func shellExamplesParseRunAndShowWhatTheCLIPrints() async throws {
         let home = try Self.exampleHome()
         defer { home.cleanUp() }
         let environment = ["HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent(".config").path,
@@ -87,7 +87,7 @@ import PostgresNIO
                     }
                     // `--online` reaches the provider: CLIAdviceTests checks what it prints against a local server.
                     if let name = arguments.first, Self.offlineCommands.contains(name), !arguments.contains("--online") {
-                        let result = try runProduct("oauthflow", arguments, environment: environment)
+                        let result = try await runProduct("oauthflow", arguments, environment: environment)
                         let shown = Self.shownOutput(of: block, after: command.text)
                         // An example that shows an error shows a failing command (lint exits 1 on errors).
                         let expected: Int32 = shown.contains { $0.contains(": error: ") } ? 1 : 0
@@ -134,7 +134,7 @@ import PostgresNIO
     }
 
     /// Synopsis blocks (no language) list a command's flags: each must be one the command takes.
-    @Test func synopsesNameRealFlags() throws {
+    @Test func synopsesNameRealFlags() async throws {
         var checked = 0
         var synopses: [(place: String, commands: [String])] = []
         for block in try Self.allBlocks where block.language.isEmpty {
@@ -157,7 +157,7 @@ import PostgresNIO
             for command in commands {
                 let words = command.split(separator: " ").map(String.init)
                 let subcommand = Array(words.dropFirst().prefix { $0.first?.isLowercase == true && !$0.hasPrefix("-") })
-                let help = try runProduct("oauthflow", subcommand + ["--help"])
+                let help = try await runProduct("oauthflow", subcommand + ["--help"])
                 #expect(help.status == 0, "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no help")
                 let flags = words.compactMap { word -> String? in
                     guard let range = word.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) else { return nil }
@@ -219,11 +219,11 @@ import PostgresNIO
             .filter { $0.words.starts(with: ["git", "config"]) }
         #expect(lines.count == 2)
         for line in lines {
-            let result = try runProcess(URL(fileURLWithPath: "/usr/bin/git"), Array(line.words.dropFirst()), environment: environment)
+            let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/git"), Array(line.words.dropFirst()), environment: environment)
             #expect(result.status == 0, "`\(line.text)`: \(result.stderr)")
         }
         let request = "protocol=\(remote.scheme ?? "")\nhost=\(remote.host ?? "")\npath=\(remote.path.dropFirst())/repo.git\n\n"
-        let fill = try runWithInput(URL(fileURLWithPath: "/usr/bin/git"), ["credential", "fill"], input: request, environment: environment)
+        let fill = try await runWithInput(URL(fileURLWithPath: "/usr/bin/git"), ["credential", "fill"], input: request, environment: environment)
         #expect(fill.status == 0, "git credential fill: \(fill.stderr)")
         #expect(fill.stdout.contains("password=\(token)\n"), "git did not get the token from oauthflow: \(fill.stderr)")
         #expect(fill.stdout.contains("username=oauth2\n"))
@@ -245,9 +245,9 @@ import PostgresNIO
                                            refreshToken: Secret("refresh"), idToken: nil, scopes: scopes, issuedAt: Date()),
                           updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuth.Method.none)
         }
-        func check(_ command: String, extra: [String] = [], replacing: [(String, String)] = []) throws {
+        func check(_ command: String, extra: [String] = [], replacing: [(String, String)] = []) async throws {
             let block = try #require(blocks.first { $0.lines.contains("$ " + command) }, "Docs/cli.md no longer shows `\(command)`")
-            let result = try runProduct("oauthflow", Array(Self.words(command, home: "").dropFirst()) + extra, environment: environment)
+            let result = try await runProduct("oauthflow", Array(Self.words(command, home: "").dropFirst()) + extra, environment: environment)
             #expect(result.status == 1)
             // The words added here for the test's own providers are not in the docs' command: advice repeats them.
             let printed = extra.isEmpty ? result.stderr : result.stderr.replacingOccurrences(of: " " + extra.joined(separator: " "), with: "")
@@ -260,20 +260,20 @@ import PostgresNIO
         // A resource whose scope the session lacks.
         try await store.save(session("cloudentity", variables: ["region": "us", "tenant": "acme", "workspace": "demo"], clientID: "c0ffee",
                                      scopes: ["email", "openid", "profile", "offline_access"], valid: true))
-        try check("oauthflow call cloudentity Phone --account work")
+        try await check("oauthflow call cloudentity Phone --account work")
 
         // A refresh refused with 400 and an empty body; the doc's port 8000 is the scripted server's here.
         let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)))
         defer { server.stop() }
         try await store.save(session("django", variables: ["port": "\(server.port)"], clientID: "oauthflow-public",
                                      scopes: ["openid", "profile", "email", "read"], valid: false))
-        try check("oauthflow token refresh django --account work", extra: ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"],
-                  replacing: [("port=8000", "port=\(server.port)")])
+        try await check("oauthflow token refresh django --account work", extra: ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"],
+                        replacing: [("port=8000", "port=\(server.port)")])
     }
 
     /// The other Docs' YAML and JSON: whole descriptors lint without errors, fragments are what a bundled
     /// descriptor says, and JSON parses into the shape its text describes.
-    @Test func descriptorExamplesInDocsAreValid() throws {
+    @Test func descriptorExamplesInDocsAreValid() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let bundled = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("providers").path)
@@ -294,7 +294,7 @@ import PostgresNIO
             case "yaml" where block.lines.contains { $0.hasPrefix("schema_version:") }:
                 let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
                 let file = try directory.write("\(id).yaml", block.lines.joined(separator: "\n"))
-                let result = try runProduct("oauthflow", ["lint", file.path])
+                let result = try await runProduct("oauthflow", ["lint", file.path])
                 #expect(result.status == 0, "\(place): the example descriptor does not lint clean:\n\(result.stdout)")
                 descriptors += 1
             case "yaml":

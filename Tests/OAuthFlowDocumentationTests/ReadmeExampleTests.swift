@@ -194,7 +194,7 @@ final class WatchedAgent: BrowserOpener, @unchecked Sendable {
     func failure() async throws {
         while true {
             if let agent = lock.withLock({ child }), let ended = agent.ended {
-                _ = agent.waitForOutputAndExit()
+                _ = await agent.finished()
                 guard ended.status == 0 else {
                     throw Failure(message: "the scripted user agent failed (\(ended)): \(agent.stderr) \(agent.stdout)")
                 }

@@ -267,7 +267,7 @@ import Logging
         #expect(commands.count == 2, "\(commands.map(\.text))")
         for command in commands {
             let arguments = command.words.dropFirst().map { $0.replacingOccurrences(of: shownIssuer, with: server.issuer) }
-            let result = try runProduct("oauthflow", arguments, environment: environment)
+            let result = try await runProduct("oauthflow", arguments, environment: environment)
             #expect(result.status == 0, "`\(command.text)`: \(result.stderr)")
             if arguments.contains("--service") {
                 #expect(result.stdout.contains("\"client_id\":\"\(rsa.clientID)\""), "`\(command.text)`: \(result.stdout)")
@@ -316,7 +316,7 @@ import Logging
             #expect(text.contains("$ export \(variable)="), "the page exports \(variable)")
             environment[variable] = try #require(basic.clientSecret)
             arguments = arguments.map { $0 == "alice.token" ? subject.path : $0 }
-            let result = try runProduct("oauthflow", arguments, environment: environment)
+            let result = try await runProduct("oauthflow", arguments, environment: environment)
             #expect(result.status == 0, "`\(command.text)`: \(result.stderr)")
             #expect(result.stdout.hasPrefix("eyJ"), "`\(command.text)` printed no JWT: \(result.stdout)")
         }

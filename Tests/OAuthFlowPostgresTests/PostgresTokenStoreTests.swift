@@ -190,7 +190,7 @@ struct PostgresTokenStoreTests {
             try await Task.sleep(for: .milliseconds(800))
             #expect(holder.isRunning)
             let start = ContinuousClock.now
-            holder.kill()
+            await holder.kill()
             let lock = try await waiter.value
             let waited = ContinuousClock.now - start
             lock.release()

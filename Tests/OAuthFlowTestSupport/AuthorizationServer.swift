@@ -58,8 +58,8 @@ public struct TestAuthorizationServer: Sendable {
 
     /// Signs in as the test user through the HTML login and consent forms and returns
     /// the redirect to the client, without fetching it.
-    public func signIn(_ authorizationURL: URL, deny: Bool = false) throws -> URL {
-        let result = try runProcess(URL(fileURLWithPath: python), [agent, authorizationURL.absoluteString] + (deny ? ["--deny"] : []))
+    public func signIn(_ authorizationURL: URL, deny: Bool = false) async throws -> URL {
+        let result = try await runProcess(URL(fileURLWithPath: python), [agent, authorizationURL.absoluteString] + (deny ? ["--deny"] : []))
         guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
         return try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
@@ -74,8 +74,8 @@ public struct TestAuthorizationServer: Sendable {
     /// Signs in as the test user in a browser whose cookies are kept in the file `cookies` between calls: the
     /// login form appears only when that browser has no session at DOT. Returns the redirect to the client
     /// (not fetched) and whether the login form was shown.
-    public func signIn(_ authorizationURL: URL, cookies: URL, deny: Bool = false) throws -> (redirect: URL, askedForCredentials: Bool) {
-        let result = try runProcess(
+    public func signIn(_ authorizationURL: URL, cookies: URL, deny: Bool = false) async throws -> (redirect: URL, askedForCredentials: Bool) {
+        let result = try await runProcess(
             URL(fileURLWithPath: python), [agent, "--cookies", cookies.path] + (deny ? ["--deny"] : []) + [authorizationURL.absoluteString])
         guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
         let redirect = try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -85,8 +85,8 @@ public struct TestAuthorizationServer: Sendable {
     /// Follows an RP-Initiated Logout URL (DOT's end_session_endpoint) in the browser whose cookies are in
     /// `cookies`, confirming the logout if DOT asks (it does without a valid `id_token_hint`), and returns the
     /// redirect to the post-logout redirect URI, not fetched (DOT's root without one).
-    public func endSession(_ url: URL, cookies: URL) throws -> URL {
-        let result = try runProcess(URL(fileURLWithPath: python), [agent, "--end-session", "--cookies", cookies.path, url.absoluteString])
+    public func endSession(_ url: URL, cookies: URL) async throws -> URL {
+        let result = try await runProcess(URL(fileURLWithPath: python), [agent, "--end-session", "--cookies", cookies.path, url.absoluteString])
         guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
         return try #require(URL(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
@@ -102,7 +102,7 @@ public struct TestAuthorizationServer: Sendable {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Self.publicClientID, redirectURI: Self.redirectURI))
         let pending = try await client.startAuthorization()
-        return try await client.finishAuthorization(callback: try signIn(pending.url), pending: pending)
+        return try await client.finishAuthorization(callback: try await signIn(pending.url), pending: pending)
     }
 
     public struct AgentFailure: Error, CustomStringConvertible {

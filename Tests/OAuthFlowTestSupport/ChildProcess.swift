@@ -103,15 +103,18 @@ public final class ChildProcess: @unchecked Sendable {
         if let input { close(input) }
     }
 
-    /// Runs a program to its end and returns its status and what it printed.
+    /// Runs a program to its end and returns its status and what it printed. The input is written, and the end
+    /// waited for, on a thread of its own: no thread of Swift's cooperative pool is held while the child runs.
     public static func run(_ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String] = [:],
-                           input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+                           input: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
         let child = try ChildProcess(executable, arguments, directory: directory, environment: environment, input: input != nil)
-        if let input {
-            child.write(input)
-            child.closeInput()
+        let termination = await child.offPool {
+            if let input {
+                child.write(input)
+                child.closeInput()
+            }
+            return child.waitForOutputAndExit()
         }
-        let termination = child.waitForOutputAndExit()
         return (termination.status, child.stdout, child.stderr)
     }
 
@@ -128,9 +131,15 @@ public final class ChildProcess: @unchecked Sendable {
     /// The whitespace-separated words printed on stdout so far.
     public var words: [String] { stdout.split(whereSeparator: \.isWhitespace).map(String.init) }
 
-    /// Waits (at most `limit`) until stdout holds something, or the process has ended.
+    /// Waits (at most `limit`) until stdout holds something, or the process has ended, without holding a thread
+    /// of Swift's cooperative pool.
     @discardableResult
-    public func waitForOutput(within limit: TimeInterval = 60) -> Bool {
+    public func output(within limit: TimeInterval = 60) async -> Bool {
+        await offPool { [self] in waitForOutput(within: limit) }
+    }
+
+    /// Blocks (at most `limit`) until stdout holds something, or the process has ended: only on a thread of its own.
+    private func waitForOutput(within limit: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(limit)
         return condition.withLock {
             while outData.isEmpty && termination == nil {
@@ -179,22 +188,23 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Kills the process with SIGKILL and waits for it to end.
-    public func kill() {
+    /// Kills the process with SIGKILL and waits for it to end, without holding a thread of Swift's cooperative pool.
+    public func kill() async {
         send(SIGKILL)
-        _ = waitForExit()
+        _ = await exit()
     }
 
-    /// Blocks until the process has ended.
-    public func waitForExit() -> Termination {
+    /// Blocks until the process has ended: only on a thread of its own (`exit()`).
+    private func waitForExit() -> Termination {
         condition.withLock {
             while termination == nil { condition.wait() }
             return termination ?? .exited(-1)
         }
     }
 
-    /// Blocks until the process has ended and both its output streams have closed.
-    public func waitForOutputAndExit() -> Termination {
+    /// Blocks until the process has ended and both its output streams have closed: only on a thread of its own
+    /// (`finished()`, `run`).
+    private func waitForOutputAndExit() -> Termination {
         condition.withLock {
             while termination == nil || openStreams > 0 { condition.wait() }
             return termination ?? .exited(-1)
@@ -203,8 +213,21 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the end without holding a thread of Swift's cooperative pool.
     public func exit() async -> Termination {
+        await offPool { [self] in waitForExit() }
+    }
+
+    /// Waits for the end and for both output streams to close (everything printed is in `stdout` and `stderr`),
+    /// without holding a thread of Swift's cooperative pool.
+    public func finished() async -> Termination {
+        await offPool { [self] in waitForOutputAndExit() }
+    }
+
+    /// Runs the blocking `work` on a thread of its own and resumes with its result: the cooperative pool has as
+    /// many threads as cores, and a test holding one of them for a child's whole life starves every other test's
+    /// tasks (connection pools, timers) meanwhile.
+    private func offPool<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread { [self] in continuation.resume(returning: waitForExit()) }
+            Thread.detachNewThread { continuation.resume(returning: work()) }
         }
     }
 

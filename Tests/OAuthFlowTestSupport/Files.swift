@@ -36,19 +36,19 @@ public func builtProduct(_ name: String) throws -> URL {
     return try #require(found, "cannot find the built \(name); run `swift build --build-tests`")
 }
 
-/// Runs a built product from the repository root and returns its exit status and output.
-public func runProduct(_ name: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try runProcess(try builtProduct(name), arguments, environment: extra)
+/// Runs a built product from the repository root and returns its exit status and output (waiting off the cooperative pool).
+public func runProduct(_ name: String, _ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await runProcess(try builtProduct(name), arguments, environment: extra)
 }
 
 /// Runs a program from the repository root and returns its exit status and output.
-public func runProcess(_ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: extra)
+public func runProcess(_ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: extra)
 }
 
 /// Runs a program from the repository root with `input` on its stdin.
-public func runWithInput(_ executable: URL, _ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: environment, input: input)
+public func runWithInput(_ executable: URL, _ arguments: [String], input: String, environment: [String: String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await ChildProcess.run(executable, arguments, directory: repositoryRoot, environment: environment, input: input)
 }
 
 /// A command line as a POSIX shell splits it (quotes, `~` as `home`), without its trailing comment.

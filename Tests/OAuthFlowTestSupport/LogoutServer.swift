@@ -125,15 +125,15 @@ public struct TestLogoutServer: Decodable, Sendable {
     /// Signs in through the login form when the browser (its cookie jar `cookies`, kept between calls) has no
     /// session at the server, and returns the redirect to the client without fetching it, and whether the login
     /// form was shown (single sign-on shows none).
-    public func signIn(_ authorizationURL: URL, cookies: URL, user: String = "alice") throws -> (redirect: URL, askedForCredentials: Bool) {
-        let result = try runAgent(["signin", "--cookies", cookies.path, "--user", user, authorizationURL.absoluteString])
+    public func signIn(_ authorizationURL: URL, cookies: URL, user: String = "alice") async throws -> (redirect: URL, askedForCredentials: Bool) {
+        let result = try await runAgent(["signin", "--cookies", cookies.path, "--user", user, authorizationURL.absoluteString])
         return (result.url, result.stderr.contains("login form shown"))
     }
 
     /// Follows an end-session URL in the browser (its cookie jar `cookies`), confirming the logout, and returns
     /// the redirect to the post-logout redirect URI (without fetching it), or the server's logged-out page.
-    public func endSession(_ url: URL, cookies: URL) throws -> URL {
-        try runAgent(["endsession", "--cookies", cookies.path, url.absoluteString]).url
+    public func endSession(_ url: URL, cookies: URL) async throws -> URL {
+        try await runAgent(["endsession", "--cookies", cookies.path, url.absoluteString]).url
     }
 
     /// `$BROWSER` for the library: the agent signs in (as `user`) or logs out, whichever URL it is given, and
@@ -142,8 +142,8 @@ public struct TestLogoutServer: Decodable, Sendable {
         "\(python) \(agent) --deliver --cookies \(cookies.path) --server \(file) --user \(user)"
     }
 
-    private func runAgent(_ arguments: [String]) throws -> (url: URL, stderr: String) {
-        let result = try runProcess(URL(fileURLWithPath: python), [agent, "--server", file] + arguments)
+    private func runAgent(_ arguments: [String]) async throws -> (url: URL, stderr: String) {
+        let result = try await runProcess(URL(fileURLWithPath: python), [agent, "--server", file] + arguments)
         guard result.status == 0 else { throw AgentFailure(message: result.stderr) }
         let line = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: line) else { throw AgentFailure(message: "the agent printed no URL: \(line) \(result.stderr)") }

@@ -22,10 +22,10 @@ struct DeviceLoginEndToEndTests {
         let approved = try LiveProcess(try builtProduct("oauthflow"), arguments, environment: environment)
         let code = try await approved.waitForUserCode()
         #expect(code.contains("-"), "the code is shown grouped: \(code)")
-        let decision = try runProcess(URL(fileURLWithPath: server.python),
-                                      [server.agent, "--user-code=\(code.replacingOccurrences(of: "-", with: ""))", "\(server.baseURL.absoluteString)/o/device/"])
+        let decision = try await runProcess(URL(fileURLWithPath: server.python),
+                                            [server.agent, "--user-code=\(code.replacingOccurrences(of: "-", with: ""))", "\(server.baseURL.absoluteString)/o/device/"])
         #expect(decision.status == 0, "\(decision.stderr)")
-        let (status, stdout, stderr) = approved.wait()
+        let (status, stdout, stderr) = await approved.wait()
         #expect(status == 0, "\(stderr)")
         #expect(stdout.contains("Signed in to django"))
         #expect(FileManager.default.fileExists(atPath: state.url.appendingPathComponent("oauthflow/django--default.json").path))
@@ -38,7 +38,7 @@ struct DeviceLoginEndToEndTests {
         let interrupted = try LiveProcess(try builtProduct("oauthflow"), arguments.filter { $0 != "--device" }, environment: ssh)
         _ = try await interrupted.waitForUserCode()
         interrupted.child.send(SIGINT)
-        let (cancelled, _, cancelledErr) = interrupted.wait()
+        let (cancelled, _, cancelledErr) = await interrupted.wait()
         #expect(cancelled == 130, "\(cancelledErr)")
         #expect(cancelledErr.contains("nothing was stored"))
         #expect(cancelledErr.contains("No browser can be opened here (an SSH session); signing in with a device code instead."))
@@ -70,8 +70,8 @@ private final class LiveProcess: @unchecked Sendable {
         throw CancellationError()
     }
 
-    func wait() -> (Int32, String, String) {
-        let termination = child.waitForOutputAndExit()
+    func wait() async -> (Int32, String, String) {
+        let termination = await child.finished()
         return (termination.status, child.stdout, child.stderr)
     }
 }

@@ -32,13 +32,13 @@ struct LoginCLITests {
 
         var sessionFile: String { state.url.appendingPathComponent("state/oauthflow/django--default.json").path }
 
-        func run(_ arguments: [String], browser: String = "/bin/true") throws -> (status: Int32, stdout: String, stderr: String) {
-            try runProduct("oauthflow", arguments + providers, environment: variables(browser: browser))
+        func run(_ arguments: [String], browser: String = "/bin/true") async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await runProduct("oauthflow", arguments + providers, environment: variables(browser: browser))
         }
 
-        func login(_ extra: [String] = [], browser: String) throws -> (status: Int32, stdout: String, stderr: String) {
-            try run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(server.port)", "--timeout", "30"] + extra,
-                    browser: browser)
+        func login(_ extra: [String] = [], browser: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(server.port)", "--timeout", "30"] + extra,
+                          browser: browser)
         }
     }
 
@@ -53,35 +53,35 @@ struct LoginCLITests {
         let env = try environment()
         defer { env.state.cleanUp() }
         let browser = env.server.browserCommand(cookies: env.state.url.appendingPathComponent("cookies"))
-        let first = try env.login(browser: browser)
+        let first = try await env.login(browser: browser)
         #expect(first.status == 0 && first.stderr.contains("login form shown"), "\(first.stderr)")
-        let plain = try env.run(["logout", "django"])
+        let plain = try await env.run(["logout", "django"])
         #expect(plain.status == 0, "\(plain.stderr)")
-        let second = try env.login(browser: browser)
+        let second = try await env.login(browser: browser)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(!second.stderr.contains("login form shown"), "a plain logout leaves DOT's session: \(second.stderr)")
 
-        let ended = try env.run(["logout", "django", "--end-session", "--timeout", "60"], browser: browser)
+        let ended = try await env.run(["logout", "django", "--end-session", "--timeout", "60"], browser: browser)
         #expect(ended.status == 0, "\(ended.stderr)")
         #expect(ended.stderr.contains("/o/logout/?") && ended.stderr.contains("the session at the provider ended"), "\(ended.stderr)")
         #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
-        let third = try env.login(browser: browser)
+        let third = try await env.login(browser: browser)
         #expect(third.status == 0 && third.stderr.contains("login form shown"), "DOT asks again after --end-session: \(third.stderr)")
 
         // --no-browser prints the URL (with the ID token as id_token_hint, no state: there is no return address).
-        let printed = try env.run(["logout", "django", "--end-session", "--no-browser"])
+        let printed = try await env.run(["logout", "django", "--end-session", "--no-browser"])
         #expect(printed.status == 0, "\(printed.stderr)")
         let url = try #require(URL(string: printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         #expect(url.absoluteString.contains("/o/logout/?") && query.contains { $0.name == "id_token_hint" } && !query.contains { $0.name == "state" }, "\(url)")
-        let without = try env.run(["logout", "django", "--end-session"])
+        let without = try await env.run(["logout", "django", "--end-session"])
         #expect(without.status == 1, "no session left to sign out: \(without.stderr)")
     }
 
     @Test func loginThenUseTheSessionThenLogOut() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.login(browser: env.agent("--deliver"))
+        let login = try await env.login(browser: env.agent("--deliver"))
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stdout.contains("Signed in to django."))
         #expect(login.stdout.contains("refresh token: issued"))
@@ -97,22 +97,22 @@ struct LoginCLITests {
             #expect(!output.contains(try #require(stored.tokens.refreshToken).value))
         }
 
-        let userinfo = try env.run(["userinfo", "django"])
+        let userinfo = try await env.run(["userinfo", "django"])
         #expect(userinfo.status == 0, "\(userinfo.stderr)")
         #expect(userinfo.stdout.contains("\"email\" : \"alice@example.com\""))
 
-        let refresh = try env.run(["token", "refresh", "django"])
+        let refresh = try await env.run(["token", "refresh", "django"])
         #expect(refresh.status == 0, "\(refresh.stderr)")
 
-        let call = try env.run(["call", "django", "Userinfo"])
+        let call = try await env.run(["call", "django", "Userinfo"])
         #expect(call.status == 0 && call.stderr.contains("HTTP 200"), "\(call.stderr)")
 
-        let printed = try env.run(["token", "print", "django"])
+        let printed = try await env.run(["token", "print", "django"])
         #expect(printed.status == 0)
         let accessToken = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!accessToken.isEmpty)
 
-        let logout = try env.run(["logout", "django"])
+        let logout = try await env.run(["logout", "django"])
         #expect(logout.status == 0, "\(logout.stderr)")
         #expect(logout.stderr.contains("tokens revoked"))
         #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
@@ -122,15 +122,15 @@ struct LoginCLITests {
             method: .get, url: env.server.baseURL.appendingPathComponent("o/userinfo/"), headers: ["Authorization": "Bearer \(accessToken)"]))
         #expect(response.status == 401)
 
-        let after = try env.run(["userinfo", "django"])
+        let after = try await env.run(["userinfo", "django"])
         #expect(after.status == 1, "a missing session is a state, not a usage error")
         #expect(after.stderr.contains("no stored session for django"))
     }
 
-    @Test func jsonOutput() throws {
+    @Test func jsonOutput() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.login(["--json"], browser: env.agent("--deliver"))
+        let login = try await env.login(["--json"], browser: env.agent("--deliver"))
         #expect(login.status == 0, "\(login.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])
         #expect(object["provider"] as? String == "django")
@@ -138,36 +138,36 @@ struct LoginCLITests {
         #expect((object["scopes"] as? [String])?.contains("openid") == true)
     }
 
-    @Test func deniedConsentIsReportedAndNothingIsStored() throws {
+    @Test func deniedConsentIsReportedAndNothingIsStored() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.login(browser: env.agent("--deny", "--deliver"))
+        let login = try await env.login(browser: env.agent("--deny", "--deliver"))
         #expect(login.status == 1)
         #expect(login.stderr.contains("access_denied"))
         #expect(login.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
     }
 
-    @Test func noCallbackTimesOut() throws {
+    @Test func noCallbackTimesOut() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
-                                 "--timeout", "2"], browser: "/bin/true")
+        let login = try await env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
+                                       "--timeout", "2"], browser: "/bin/true")
         #expect(login.status == 2)
         #expect(login.stderr.contains("no sign-in callback arrived within 2 s"))
         #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
     }
 
-    @Test func forgedCallbackFirstIsRefusedAndTheRealOneCompletes() throws {
+    @Test func forgedCallbackFirstIsRefusedAndTheRealOneCompletes() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.login(browser: env.agent("--forge-first", "--deliver"))
+        let login = try await env.login(browser: env.agent("--forge-first", "--deliver"))
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stderr.contains("Ignored a callback that does not belong to this sign-in"))
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
     }
 
-    @Test func fixedPortAlreadyTakenIsAClearError() throws {
+    @Test func fixedPortAlreadyTakenIsAClearError() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -182,120 +182,120 @@ struct LoginCLITests {
         }
         #expect(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
-        let login = try env.login(["--port", "\(port)"], browser: env.agent("--deliver"))
+        let login = try await env.login(["--port", "\(port)"], browser: env.agent("--deliver"))
         #expect(login.status == 1)
         #expect(login.stderr.contains("port \(port) on 127.0.0.1 is already in use"))
     }
 
     /// `authorize-url`, then the user's sign-in at the server: the URL the browser was redirected to.
-    private func manualSignIn(_ env: Environment) throws -> URL {
-        let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
+    private func manualSignIn(_ env: Environment) async throws -> URL {
+        let start = try await env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
         #expect(start.status == 0, "\(start.stderr)")
         let url = try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        return try env.server.signIn(url)
+        return try await env.server.signIn(url)
     }
 
-    @Test func manualFlowWithAuthorizeURL() throws {
+    @Test func manualFlowWithAuthorizeURL() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let redirect = try manualSignIn(env)
-        let finish = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        let redirect = try await manualSignIn(env)
+        let finish = try await env.run(["login", "django", "--callback-url", redirect.absoluteString])
         #expect(finish.status == 0, "\(finish.stderr)")
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
-        let again = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        let again = try await env.run(["login", "django", "--callback-url", redirect.absoluteString])
         #expect(again.status == 1, "the pending state is spent: a state, not a usage error")
         #expect(again.stderr.contains("no authorization in progress for django"), "\(again.stderr)")
         #expect(!again.stderr.contains("Usage:"))
     }
 
-    @Test func aForgedCallbackURLKeepsTheSignInInProgress() throws {
+    @Test func aForgedCallbackURLKeepsTheSignInInProgress() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let redirect = try manualSignIn(env)
+        let redirect = try await manualSignIn(env)
         var forged = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false))
         forged.queryItems = [URLQueryItem(name: "code", value: "attacker-code"), URLQueryItem(name: "state", value: "attacker-state")]
-        let attack = try env.run(["login", "django", "--callback-url", try #require(forged.url).absoluteString])
+        let attack = try await env.run(["login", "django", "--callback-url", try #require(forged.url).absoluteString])
         #expect(attack.status == 1, "\(attack.stderr)")
         #expect(attack.stderr.contains("state"), "\(attack.stderr)")
         #expect(attack.stderr.contains("was kept"), "\(attack.stderr)")
-        let genuine = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        let genuine = try await env.run(["login", "django", "--callback-url", redirect.absoluteString])
         #expect(genuine.status == 0, "the genuine URL still completes the sign-in: \(genuine.stderr)")
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
     }
 
     /// What a stranger did: ran the printed next step, which left out `--providers-dir`, so the provider was not
     /// found. Nothing was sent, so the sign-in in progress must survive; and the printed step now names the directory.
-    @Test func aLocalFailureKeepsTheSignInInProgressAndTheNextStepNamesTheProvidersDirectory() throws {
+    @Test func aLocalFailureKeepsTheSignInInProgressAndTheNextStepNamesTheProvidersDirectory() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let start = try env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
+        let start = try await env.run(["authorize-url", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)"])
         #expect(start.status == 0, "\(start.stderr)")
         #expect(start.stderr.contains("oauthflow login django --providers-dir Tests/OAuthFlowTests/Fixtures/providers --callback-url"),
                 "\(start.stderr)")
-        let redirect = try env.server.signIn(try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines))))
+        let redirect = try await env.server.signIn(try #require(URL(string: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines))))
         // Without the directory: the provider is unknown; nothing is sent.
-        let lost = try runProduct("oauthflow", ["login", "django", "--callback-url", redirect.absoluteString],
-                                  environment: env.variables(browser: "/bin/true"))
+        let lost = try await runProduct("oauthflow", ["login", "django", "--callback-url", redirect.absoluteString],
+                                        environment: env.variables(browser: "/bin/true"))
         #expect(lost.status == 1)
         #expect(lost.stderr.contains("no provider named `django`") && lost.stderr.contains("was kept"), "\(lost.stderr)")
-        let finish = try env.run(["login", "django", "--callback-url", redirect.absoluteString])
+        let finish = try await env.run(["login", "django", "--callback-url", redirect.absoluteString])
         #expect(finish.status == 0, "the sign-in in progress survived: \(finish.stderr)")
         #expect(FileManager.default.fileExists(atPath: env.sessionFile))
     }
 
-    @Test func missingClientIDSaysWhereToPutIt() throws {
+    @Test func missingClientIDSaysWhereToPutIt() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.run(["login", "django", "--var", "port=\(env.server.port)"])
+        let login = try await env.run(["login", "django", "--var", "port=\(env.server.port)"])
         #expect(login.status == 1, "no client configured is a state, not a malformed command line")
         #expect(!login.stderr.contains("Usage:"))
         #expect(login.stderr.contains("OAUTHFLOW_DJANGO_CLIENT_ID"))
         #expect(login.stderr.contains("clients.yaml"))
     }
 
-    @Test func clientsFileProvidesTheClientAndRefusesLiteralSecrets() throws {
+    @Test func clientsFileProvidesTheClientAndRefusesLiteralSecrets() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
         let config = env.state.url.appendingPathComponent("config/oauthflow")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try Data("django:\n  client_id: \(Server.publicClientID)\n  variables:\n    port: '\(env.server.port)'\n".utf8)
             .write(to: config.appendingPathComponent("clients.yaml"))
-        let login = try env.run(["login", "django", "--timeout", "30"], browser: env.agent("--deliver"))
+        let login = try await env.run(["login", "django", "--timeout", "30"], browser: env.agent("--deliver"))
         #expect(login.status == 0, "\(login.stderr)")
 
         try Data("django:\n  client_id: x\n  client_secret: hunter2\n".utf8).write(to: config.appendingPathComponent("clients.yaml"))
-        let refused = try env.run(["login", "django"])
+        let refused = try await env.run(["login", "django"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("holds a secret in clear"))
         #expect(!refused.stderr.contains("hunter2"))
 
         try Data("django:\n  client_id: x\n  scopes: openid\n".utf8).write(to: config.appendingPathComponent("clients.yaml"))
-        let misshapen = try env.run(["login", "django"])
+        let misshapen = try await env.run(["login", "django"])
         #expect(misshapen.stderr.contains("clients.yaml:3:3: `scopes` under `django` must be a list"), "\(misshapen.stderr)")
         #expect(!misshapen.stderr.contains("Expected to decode"))
     }
 
     /// One descriptor for public and confidential clients: the secret in the environment makes this one confidential,
     /// and the session commands find it the same way.
-    @Test func confidentialClientThroughTheEnvironment() throws {
+    @Test func confidentialClientThroughTheEnvironment() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
         var variables = env.variables(browser: env.agent("--deliver"))
         variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = Server.confidentialSecret.value
-        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.confidentialClientID, "--var", "port=\(env.server.port)",
-                                                 "--timeout", "30"] + env.providers, environment: variables)
+        let login = try await runProduct("oauthflow", ["login", "django", "--client-id", Server.confidentialClientID, "--var", "port=\(env.server.port)",
+                                                       "--timeout", "30"] + env.providers, environment: variables)
         #expect(login.status == 0, "\(login.stderr)")
-        let refresh = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
+        let refresh = try await runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
         #expect(refresh.status == 0, "\(refresh.stderr)")
         // Without the secret, nothing is sent (a server may spend the refresh token on an unauthenticated request) ...
         variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = nil
-        let refused = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
+        let refused = try await runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("confidential client (client_secret_basic)") && refused.stderr.contains("nothing was sent"),
                 "\(refused.stderr)")
         // ... so the session refreshes as soon as the secret is given again.
         variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = Server.confidentialSecret.value
-        let again = try runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
+        let again = try await runProduct("oauthflow", ["token", "refresh", "django"] + env.providers, environment: variables)
         #expect(again.status == 0, "\(again.stderr)")
     }
 
@@ -303,7 +303,7 @@ struct LoginCLITests {
 
     /// clients.yaml names the confidential client and its secret; a sign-in with the public client id must not
     /// send that secret (DOT answered `invalid_client`), nor need its variable.
-    @Test func anotherClientsSecretFromTheClientsFileIsNotSent() throws {
+    @Test func anotherClientsSecretFromTheClientsFileIsNotSent() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
         let config = env.state.url.appendingPathComponent("config/oauthflow")
@@ -312,27 +312,27 @@ struct LoginCLITests {
             .write(to: config.appendingPathComponent("clients.yaml"))
         var variables = env.variables(browser: env.agent("--deliver"))
         variables["CONFIDENTIAL_SECRET"] = Server.confidentialSecret.value
-        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
-                                                 "--timeout", "30"] + env.providers, environment: variables)
+        let login = try await runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
+                                                       "--timeout", "30"] + env.providers, environment: variables)
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stderr.contains("client_secret_env under `django:` in "), "\(login.stderr)")
         #expect(login.stderr.contains("is for client \(Server.confidentialClientID), not \(Server.publicClientID); not used"), "\(login.stderr)")
         #expect(!login.stderr.contains("Client secret:"))
         // The file's own client gets its secret, and stderr says where it came from.
-        let own = try runProduct("oauthflow", ["login", "django", "--var", "port=\(env.server.port)", "--timeout", "30"] + env.providers,
-                                 environment: variables)
+        let own = try await runProduct("oauthflow", ["login", "django", "--var", "port=\(env.server.port)", "--timeout", "30"] + env.providers,
+                                       environment: variables)
         #expect(own.status == 0, "\(own.stderr)")
         #expect(own.stderr.contains("Client secret: from $CONFIDENTIAL_SECRET, named by client_secret_env under `django:`"), "\(own.stderr)")
         #expect(!own.stderr.contains(Server.confidentialSecret.value))
     }
 
-    @Test func aWrongSecretHintsToCheckIt() throws {
+    @Test func aWrongSecretHintsToCheckIt() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
         var variables = env.variables(browser: env.agent("--deliver"))
         variables["OAUTHFLOW_DJANGO_CLIENT_SECRET"] = "not-the-secret"
-        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.confidentialClientID, "--var", "port=\(env.server.port)",
-                                                 "--timeout", "30"] + env.providers, environment: variables)
+        let login = try await runProduct("oauthflow", ["login", "django", "--client-id", Server.confidentialClientID, "--var", "port=\(env.server.port)",
+                                                       "--timeout", "30"] + env.providers, environment: variables)
         #expect(login.status == 1)
         #expect(login.stderr.contains("hint: the provider did not accept this client's credentials: check that the client secret (from $OAUTHFLOW_DJANGO_CLIENT_SECRET)"),
                 "\(login.stderr)")
@@ -340,54 +340,54 @@ struct LoginCLITests {
     }
 
     /// "getting tokens" only when tokens are fetched: not for a forged callback, not for a denial.
-    @Test func callbackReceivedOnlyWhenTokensAreFetched() throws {
+    @Test func callbackReceivedOnlyWhenTokensAreFetched() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let denied = try env.login(browser: env.agent("--deny", "--deliver"))
+        let denied = try await env.login(browser: env.agent("--deny", "--deliver"))
         #expect(denied.status == 1)
         #expect(!denied.stderr.contains("getting tokens"), "\(denied.stderr)")
-        let forged = try env.login(browser: env.agent("--forge-first", "--deliver"))
+        let forged = try await env.login(browser: env.agent("--forge-first", "--deliver"))
         #expect(forged.status == 0, "\(forged.stderr)")
         #expect(forged.stderr.components(separatedBy: "Callback received; getting tokens").count == 2, "once, for the real callback: \(forged.stderr)")
     }
 
-    @Test func timeoutAdviceKeepsTheAccountVariablesAndClient() throws {
+    @Test func timeoutAdviceKeepsTheAccountVariablesAndClient() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let login = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
-                                 "--account", "work", "--timeout", "1"], browser: "/bin/true")
+        let login = try await env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)",
+                                       "--account", "work", "--timeout", "1"], browser: "/bin/true")
         #expect(login.status == 2)
         #expect(login.stderr.contains("run `oauthflow login django --providers-dir Tests/OAuthFlowTests/Fixtures/providers --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --timeout 1` again"),
                 "\(login.stderr)")
     }
 
-    @Test func timeoutHelpSaysWhatItBounds() throws {
-        let help = try runProduct("oauthflow", ["login", "--help"])
+    @Test func timeoutHelpSaysWhatItBounds() async throws {
+        let help = try await runProduct("oauthflow", ["login", "--help"])
         let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")   // help wraps its lines
         #expect(text.contains("not a limit on the whole login"), "\(help.stdout)")
     }
 
     /// Item 13: `call`'s advice for a missing scope, run exactly as printed, adds the scope to the session:
     /// the same client, variables and scopes (the ID token stays), plus the new one.
-    @Test func theAdvisedAddScopeCommandWorksAsPrinted() throws {
+    @Test func theAdvisedAddScopeCommandWorksAsPrinted() async throws {
         let env = try environment()
         defer { env.state.cleanUp() }
-        let first = try env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)", "--account", "work",
-                                 "--scope", "openid", "--scope", "profile", "--timeout", "30"], browser: env.agent("--deliver"))
+        let first = try await env.run(["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(env.server.port)", "--account", "work",
+                                       "--scope", "openid", "--scope", "profile", "--timeout", "30"], browser: env.agent("--deliver"))
         #expect(first.status == 0, "\(first.stderr)")
-        let refused = try env.run(["call", "django", "Userinfo", "--account", "work"])
+        let refused = try await env.run(["call", "django", "Userinfo", "--account", "work"])
         #expect(refused.status == 1)
         let advice = try #require(refused.stderr.range(of: #"`oauthflow login [^`]*--add-scope read`"#, options: .regularExpression),
                                   "\(refused.stderr)")
         let command = String(refused.stderr[advice].dropFirst().dropLast())
         #expect(command == "oauthflow login django --providers-dir Tests/OAuthFlowTests/Fixtures/providers --client-id \(Server.publicClientID) --var port=\(env.server.port) --account work --add-scope read")
         let words = shellWords(command, home: "")
-        let added = try env.run(Array(words.dropFirst()) + ["--timeout", "30"], browser: env.agent("--deliver"))
+        let added = try await env.run(Array(words.dropFirst()) + ["--timeout", "30"], browser: env.agent("--deliver"))
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("ID token subject: "), "the session keeps its ID token: \(added.stdout)")
-        let call = try env.run(["call", "django", "Userinfo", "--account", "work"])
+        let call = try await env.run(["call", "django", "Userinfo", "--account", "work"])
         #expect(call.status == 0 && call.stderr.contains("HTTP 200"), "\(call.stderr)")
-        let show = try env.run(["token", "show", "django", "--account", "work"])
+        let show = try await env.run(["token", "show", "django", "--account", "work"])
         #expect(show.stdout.contains("scopes: openid profile read"), "\(show.stdout)")
     }
 }

@@ -8,7 +8,7 @@ import OAuthFlowTestSupport
 struct OIDCCLITests {
     typealias Server = TestAuthorizationServer
 
-    @Test func onlineLintComparesWithTheServer() throws {
+    @Test func onlineLintComparesWithTheServer() async throws {
         let server = try Server.require()
         let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
         let directory = try TemporaryDirectory()
@@ -16,11 +16,11 @@ struct OIDCCLITests {
         try directory.write("django.yaml", fixture)
         // DOT's metadata lists only client_secret_post and client_secret_basic, though it serves public clients:
         // a gap in the metadata, so a warning (an error only under --strict).
-        let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        let result = try await runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains("warning: client authentication `none` is not in the server's token_endpoint_auth_methods_supported"))
         #expect(result.stdout.contains("[online_client_auth]"))
-        let strict = try runProduct("oauthflow", ["lint", "--online", "--strict", "--var", "port=\(server.port)", directory.url.path])
+        let strict = try await runProduct("oauthflow", ["lint", "--online", "--strict", "--var", "port=\(server.port)", directory.url.path])
         #expect(strict.status == 1)
         #expect(!result.stdout.contains("[online_endpoint]"))
         #expect(!result.stdout.contains("[online_pkce_s256]"), "DOT publishes S256")
@@ -31,18 +31,18 @@ struct OIDCCLITests {
             .replacingOccurrences(of: "issuer: http://127.0.0.1:{port}/o", with: "issuer: http://127.0.0.1:{port}/o/")
             .replacingOccurrences(of: "  pkce: required", with: "  pkce: supported")
         try directory.write("django.yaml", drifted)
-        let second = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        let second = try await runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
         #expect(second.stdout.contains("[online_issuer]"), "\(second.stdout)")
 
         try directory.write("django.yaml", drifted.replacingOccurrences(of: "issuer: http://127.0.0.1:{port}/o/", with: "issuer: http://127.0.0.1:{port}/o"))
-        let third = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        let third = try await runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
         #expect(third.status == 0, "\(third.stdout)")
         #expect(third.stdout.contains("`endpoints.userinfo` is http://127.0.0.1:\(server.port)/o/me/ but the server publishes"))
     }
 
     /// What the descriptor asks for against what DOT publishes: its scopes_supported lists openid, profile,
     /// email and read, so asking for `offline_access` too is a warning naming both sides.
-    @Test func onlineLintComparesAskedForScopesWithTheServer() throws {
+    @Test func onlineLintComparesAskedForScopesWithTheServer() async throws {
         let server = try Server.require()
         let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
         let directory = try TemporaryDirectory()
@@ -51,7 +51,7 @@ struct OIDCCLITests {
         #expect(fixture.contains(original))
         try directory.write("django.yaml", fixture.replacingOccurrences(
             of: original, with: original + "  offline:\n    scopes: [offline_access]\n    params: {prompt: consent}\n"))
-        let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
+        let result = try await runProduct("oauthflow", ["lint", "--online", "--var", "port=\(server.port)", directory.url.path])
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains("the descriptor asks for the scope `offline_access`, which the server's scopes_supported (openid, profile, email, read) does not list [online_scopes]"),
                 "\(result.stdout)")
@@ -59,13 +59,13 @@ struct OIDCCLITests {
         #expect(!result.stderr.contains("checked online with"), "every variable was given: \(result.stderr)")
     }
 
-    @Test func unreachableServerIsAWarningNotACrash() throws {
+    @Test func unreachableServerIsAWarningNotACrash() async throws {
         let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("django.yaml", fixture)
         // Port 9 (discard) on loopback: nothing listens there.
-        let result = try runProduct("oauthflow", ["lint", "--online", "--var", "port=9", directory.url.path])
+        let result = try await runProduct("oauthflow", ["lint", "--online", "--var", "port=9", directory.url.path])
         #expect(result.status == 0)
         #expect(result.stdout.contains("warning: cannot check online"))
         #expect(result.stdout.contains("[online_unreachable]"))
@@ -77,41 +77,41 @@ struct OIDCCLITests {
         let idToken = try #require(tokens.idToken).value
         let providers = ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
 
-        let plain = try runProduct("oauthflow", ["jwt", "decode", idToken])
+        let plain = try await runProduct("oauthflow", ["jwt", "decode", idToken])
         #expect(plain.status == 0)
         #expect(plain.stderr.contains("UNVERIFIED"))
         #expect(plain.stdout.contains("\"alg\" : \"RS256\""))
         #expect(plain.stdout.contains("\"aud\" : \"\(Server.publicClientID)\""))
 
-        let verified = try runProduct("oauthflow", ["jwt", "decode", idToken, "--verify", "django", "--var", "port=\(server.port)",
-                                                    "--client-id", Server.publicClientID] + providers)
+        let verified = try await runProduct("oauthflow", ["jwt", "decode", idToken, "--verify", "django", "--var", "port=\(server.port)",
+                                                          "--client-id", Server.publicClientID] + providers)
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stderr.contains("Verified against"))
 
-        let wrongAudience = try runProduct("oauthflow", ["jwt", "decode", idToken, "--verify", "django", "--var", "port=\(server.port)",
-                                                         "--client-id", "someone-else"] + providers)
+        let wrongAudience = try await runProduct("oauthflow", ["jwt", "decode", idToken, "--verify", "django", "--var", "port=\(server.port)",
+                                                               "--client-id", "someone-else"] + providers)
         #expect(wrongAudience.status == 1)
         #expect(wrongAudience.stderr.contains("NOT VERIFIED"))
 
         var parts = idToken.split(separator: ".").map(String.init)
         parts[2] = String(parts[2].reversed())
-        let tampered = try runProduct("oauthflow", ["jwt", "decode", parts.joined(separator: "."), "--verify", "django",
-                                                    "--var", "port=\(server.port)"] + providers)
+        let tampered = try await runProduct("oauthflow", ["jwt", "decode", parts.joined(separator: "."), "--verify", "django",
+                                                          "--var", "port=\(server.port)"] + providers)
         #expect(tampered.status == 1)
         #expect(tampered.stderr.contains("signature does not verify"))
 
-        let garbage = try runProduct("oauthflow", ["jwt", "decode", "not-a-jwt"])
+        let garbage = try await runProduct("oauthflow", ["jwt", "decode", "not-a-jwt"])
         #expect(garbage.status == 1)
         #expect(garbage.stderr.contains("three dot-separated parts"))
 
         // A token that starts with `-` is a bad token, not an unknown flag.
-        let dashed = try runProduct("oauthflow", ["jwt", "decode", "-x.y.z"])
+        let dashed = try await runProduct("oauthflow", ["jwt", "decode", "-x.y.z"])
         #expect(dashed.status == 1, "\(dashed.stderr)")
         #expect(dashed.stderr.contains("not base64url-encoded JSON"))
 
         // Claims nested beyond any real token's are refused, not printed as `{}`.
         let deep = Base64URL.encode(Data((#"{"sub":"x","n":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "}").utf8))
-        let nested = try runProduct("oauthflow", ["jwt", "decode", "\(parts[0]).\(deep).sig"])
+        let nested = try await runProduct("oauthflow", ["jwt", "decode", "\(parts[0]).\(deep).sig"])
         #expect(nested.status == 1)
         #expect(nested.stderr.contains("nests deeper"))
         #expect(nested.stdout.isEmpty)
@@ -127,9 +127,9 @@ struct OIDCCLITests {
         let withoutKeys = fixture.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("jwks:") }.joined(separator: "\n")
         #expect(withoutKeys != fixture)
         try withoutKeys.write(to: directory.appendingPathComponent("django.yaml"), atomically: true, encoding: .utf8)
-        let verified = try runProduct("oauthflow", ["jwt", "decode", try #require(tokens.idToken).value, "--verify", "django",
-                                                    "--var", "port=\(server.port)", "--client-id", Server.publicClientID,
-                                                    "--providers-dir", directory.path])
+        let verified = try await runProduct("oauthflow", ["jwt", "decode", try #require(tokens.idToken).value, "--verify", "django",
+                                                          "--var", "port=\(server.port)", "--client-id", Server.publicClientID,
+                                                          "--providers-dir", directory.path])
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stderr.contains("Verified against"))
     }

@@ -16,8 +16,8 @@ struct ServiceTokenCLITests {
             ["XDG_STATE_HOME": home.url.appendingPathComponent("state").path, "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path]
         }
 
-        func run(_ arguments: [String], extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runProduct(
+        func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await runProduct(
                 "oauthflow", arguments + ["--providers-dir", home.url.appendingPathComponent("providers").path],
                 environment: variables.merging(extra) { _, given in given })
         }
@@ -60,13 +60,13 @@ struct ServiceTokenCLITests {
         defer { env.home.cleanUp() }
         let clientID = try server.client("rsa").clientID
         let before = try await server.tokenRequests(for: clientID, resources: ["https://cli.oauthflow.test"])
-        let first = try env.run(["token", "client", "service", "--scope", "read", "--resource", "https://cli.oauthflow.test"])
+        let first = try await env.run(["token", "client", "service", "--scope", "read", "--resource", "https://cli.oauthflow.test"])
         #expect(first.status == 0, "\(first.stderr)")
         let token = Secret(first.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         let (status, whoami) = try await server.whoami(token)
         #expect(status == 200)
         #expect(whoami["resource"] as? [String] == ["https://cli.oauthflow.test"])
-        let second = try env.run(["token", "client", "service", "--resource", "https://cli.oauthflow.test", "--scope", "read"])
+        let second = try await env.run(["token", "client", "service", "--resource", "https://cli.oauthflow.test", "--scope", "read"])
         #expect(second.stdout == first.stdout)
         #expect(try await server.tokenRequests(for: clientID, resources: ["https://cli.oauthflow.test"]) == before + 1)
         let stored = try String(contentsOfFile: try #require(FileManager.default.subpathsOfDirectory(atPath: env.home.url.appendingPathComponent("state/oauthflow").path).first.map { env.home.url.appendingPathComponent("state/oauthflow/\($0)").path }), encoding: .utf8)
@@ -83,12 +83,8 @@ struct ServiceTokenCLITests {
         let outputs = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
             for _ in 0..<6 {
                 group.addTask {
-                    // On a thread of its own: a process waited for on the cooperative pool would stall every other test.
-                    let result: (status: Int32, stdout: String, stderr: String) = try await withCheckedThrowingContinuation { continuation in
-                        Thread.detachNewThread {
-                            continuation.resume(with: Result { try env.run(["token", "client", "service", "--scope", "write", "--resource", api]) })
-                        }
-                    }
+                    // env.run waits for the process off the cooperative pool.
+                    let result = try await env.run(["token", "client", "service", "--scope", "write", "--resource", api])
                     return (result.status, result.stdout + result.stderr)
                 }
             }
@@ -103,7 +99,7 @@ struct ServiceTokenCLITests {
         let server = try TestServiceServer.require()
         let env = try Self.environment(clients: try Self.rsaClients(server))
         defer { env.home.cleanUp() }
-        let result = try env.run(["call", "service", server.resource.absoluteString, "--service", "--scope", "read"])
+        let result = try await env.run(["call", "service", server.resource.absoluteString, "--service", "--scope", "read"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("HTTP 200"))
         #expect(result.stdout.contains(try server.client("rsa").clientID))
@@ -114,21 +110,21 @@ struct ServiceTokenCLITests {
         let tls = try server.client("tls")
         let env = try Self.environment(clients: try Self.tlsClients(server, pinned: true, trustingCA: true))
         defer { env.home.cleanUp() }
-        let result = try env.run(["token", "client", "service"])
+        let result = try await env.run(["token", "client", "service"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await server.whoami(Secret(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))).body["client_id"] as? String == tls.clientID)
     }
 
-    @Test func aKeyInClearAndAMissingKeyFileAreRefusedWithTheirPlace() throws {
+    @Test func aKeyInClearAndAMissingKeyFileAreRefusedWithTheirPlace() async throws {
         let server = try TestServiceServer.require()
         let literal = try Self.environment(clients: "service:\n  client_id: svc\n  private_key: abc\n")
         defer { literal.home.cleanUp() }
-        let refused = try literal.run(["token", "client", "service"])
+        let refused = try await literal.run(["token", "client", "service"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("clients.yaml:3:3: `private_key` holds a key in clear"), "\(refused.stderr)")
         let missing = try Self.environment(clients: "service:\n  client_id: svc\n  private_key_file: /nonexistent/key.pem\n")
         defer { missing.home.cleanUp() }
-        let unreadable = try missing.run(["token", "client", "service"])
+        let unreadable = try await missing.run(["token", "client", "service"])
         #expect(unreadable.status == 1)
         #expect(unreadable.stderr.contains("/nonexistent/key.pem"), "\(unreadable.stderr)")
         _ = server
@@ -143,7 +139,7 @@ struct ServiceTokenCLITests {
         _ = try home.write("config/oauthflow/clients.yaml", "exchange:\n  client_id: \(basic.clientID)\n  client_secret_env: EXCHANGE_SECRET\n")
         let subject = try await exchange.subjectToken()
         let audience = try #require(exchange.audiences.first)
-        let result = try runWithInput(
+        let result = try await runWithInput(
             try builtProduct("oauthflow"),
             [
                 "token", "exchange", "exchange", "--subject-token-file", "-", "--audience", audience, "--providers-dir",
@@ -160,29 +156,29 @@ struct ServiceTokenCLITests {
         #expect(!result.stderr.contains(subject.value) && !result.stderr.contains(basic.clientSecret ?? "-"))
     }
 
-    @Test func aRefusedOrMissingCredentialSaysWhatToDo() throws {
+    @Test func aRefusedOrMissingCredentialSaysWhatToDo() async throws {
         let server = try TestServiceServer.require()
         let tls = try server.client("tls")
         // A certificate's key also signs assertions, and the descriptor lists private_key_jwt first: the server refuses.
         let unpinned = try Self.environment(clients: try Self.tlsClients(server, pinned: false, trustingCA: true))
         defer { unpinned.home.cleanUp() }
-        let refused = try unpinned.run(["token", "client", "service"])
+        let refused = try await unpinned.run(["token", "client", "service"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("hint: the provider refused the client `\(tls.clientID)` authenticating with private_key_jwt"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--client-auth METHOD"), "\(refused.stderr)")
-        let pinned = try unpinned.run(["token", "client", "service", "--client-auth", "tls_client_auth"])
+        let pinned = try await unpinned.run(["token", "client", "service", "--client-auth", "tls_client_auth"])
         #expect(pinned.status == 0, "\(pinned.stderr)")
 
         // Without the CA, the server's certificate is not trusted, and the message says how to trust it.
         let untrusted = try Self.environment(clients: try Self.tlsClients(server, pinned: true, trustingCA: false))
         defer { untrusted.home.cleanUp() }
-        let handshake = try untrusted.run(["token", "client", "service"])
+        let handshake = try await untrusted.run(["token", "client", "service"])
         #expect(handshake.status == 1)
         #expect(handshake.stderr.contains("TLS certificate is not trusted") && handshake.stderr.contains("ca_file"), "\(handshake.stderr)")
 
         let nothing = try Self.environment(clients: "service:\n  client_id: svc\n")
         defer { nothing.home.cleanUp() }
-        let missing = try nothing.run(["token", "client", "service"])
+        let missing = try await nothing.run(["token", "client", "service"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("hint: give the client's credential") && missing.stderr.contains("private_key_file"), "\(missing.stderr)")
     }

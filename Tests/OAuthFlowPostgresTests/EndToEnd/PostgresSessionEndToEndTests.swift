@@ -86,7 +86,7 @@ struct PostgresSessionEndToEndTests {
         try await postgres.withStore(table: table) { store in
             let session = try await storedExpiredSession(server, store: store, account: "killed")
             let worker = try WorkerProcess(workerArguments("refresh-die", "killed", server), postgres: postgres, table: table)
-            let status = worker.waitUntilExit()
+            let status = await worker.waitUntilExit()
             #expect(status == SIGKILL, "the worker died by its own SIGKILL after recording")
             #expect(worker.lines.contains("recorded"))
 
@@ -129,7 +129,7 @@ struct PostgresSessionEndToEndTests {
                 let early = run % 2 == 0
                 let delay = early ? Int.random(in: 0...300) : Int.random(in: 1_000...6_000)
                 let worker = try WorkerProcess(workerArguments("refresh-die-after", "window", server) + ["\(delay)"], postgres: postgres, table: table)
-                _ = worker.waitUntilExit()
+                _ = await worker.waitUntilExit()
                 guard worker.lines.contains("received") else { continue }
                 runs[early, default: 0] += 1
                 // The next instance: the session must still refresh.
@@ -169,7 +169,7 @@ struct PostgresSessionEndToEndTests {
             let waiting = Task { try await manager.validAccessToken() }
             try await Task.sleep(for: .milliseconds(500))
             #expect(transport.requests.isEmpty, "nothing is sent while another instance holds the session")
-            holder.kill()
+            await holder.kill()
             let token = try await waiting.value
             #expect(token != session.tokens.accessToken)
             #expect(transport.requests.filter { $0.url.absoluteString.hasSuffix("/o/token/") }.count == 1)
@@ -187,7 +187,7 @@ struct PostgresSessionEndToEndTests {
         }
         // This process's store is gone; a new process with the same key reads the session.
         let reader = try WorkerProcess(["read", "shared"], postgres: postgres, table: table)
-        #expect(reader.waitUntilExit() == 0)
+        #expect(await reader.waitUntilExit() == 0)
         let token = try #require(reader.lines.first)
         #expect(token != "none" && token.count > 10)
         try await postgres.withStore(table: table) { store in
@@ -218,13 +218,13 @@ final class WorkerProcess: @unchecked Sendable {
         child.write(line + "\n")
     }
 
-    func kill() {
-        child.kill()
+    func kill() async {
+        await child.kill()
     }
 
     /// The exit status, or the signal that ended it, once all it printed has been read.
-    func waitUntilExit() -> Int32 {
-        child.waitForOutputAndExit().status
+    func waitUntilExit() async -> Int32 {
+        await child.finished().status
     }
 
     func waitFor(_ line: String, within limit: Duration = .seconds(60)) async throws {
@@ -237,7 +237,7 @@ final class WorkerProcess: @unchecked Sendable {
             if let line = child.lines.first(where: matches) { return line }
             if let ended = child.ended {
                 // The last lines may still be in the pipe when the exit is seen.
-                _ = child.waitForOutputAndExit()
+                _ = await child.finished()
                 if let line = child.lines.first(where: matches) { return line }
                 Issue.record("the worker ended (\(ended)) without the expected line; it printed \(child.lines)")
                 throw CancellationError()

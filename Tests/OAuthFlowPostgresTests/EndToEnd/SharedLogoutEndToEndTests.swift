@@ -31,7 +31,7 @@ struct SharedLogoutEndToEndTests {
     private func signIn(_ web: WebSignIn, _ op: TestLogoutServer, cookies: URL, user: String) async throws -> (SessionKey, asked: Bool) {
         let (location, cookie) = try redirect(await web.start("logout", returnTo: "/home"))
         let pending = try #require(cookie)
-        let (back, asked) = try op.signIn(location, cookies: cookies, user: user)
+        let (back, asked) = try await op.signIn(location, cookies: cookies, user: user)
         let query = URLComponents(url: back, resolvingAgainstBaseURL: false)?.percentEncodedQuery
         let result = try await web.finish("logout", callback: .init(query: query, cookies: [pending.0: pending.1])).get()
         #expect(result.returnTo == "/home")
@@ -97,7 +97,7 @@ struct SharedLogoutEndToEndTests {
             let signOutCookie = try #require(pending)
             #expect(endSession.absoluteString.hasPrefix(op.endSessionEndpoint.absoluteString) && endSession.query?.contains("id_token_hint=") == true)
             #expect(try await !a.isSignedIn(again), "signed out here before the browser leaves")
-            let back = try op.endSession(endSession, cookies: cookies)
+            let back = try await op.endSession(endSession, cookies: cookies)
             #expect(back.absoluteString.hasPrefix("\(base)/signed-out?"), "\(back)")
             let forged = a.finishSignOut("logout", query: "state=forged", cookies: [signOutCookie.0: signOutCookie.1])
             #expect(forged.status == 400)

@@ -23,7 +23,7 @@ struct DeviceSignInEndToEndTests {
         let session = try await DeviceSignIn(store: store).signIn(to: provider, clientID: Server.deviceClientID) { event in
             guard case let .showCode(authorization) = event else { return }
             shown.authorization = authorization
-            Task.detached { try decideDetached(server, authorization) }
+            Task.detached { try await decideDetached(server, authorization) }
         }.session
         let authorization = try #require(shown.authorization)
         #expect(authorization.verificationURI.absoluteString == "\(server.baseURL.absoluteString)/o/device/")
@@ -45,7 +45,7 @@ struct DeviceSignInEndToEndTests {
         let error = try await #require(throws: AuthorizationServerError.self) {
             try await DeviceSignIn(store: store).signIn(to: try server.provider(), clientID: Server.deviceClientID) { event in
                 guard case let .showCode(authorization) = event else { return }
-                Task.detached { try decideDetached(server, authorization, deny: true) }
+                Task.detached { try await decideDetached(server, authorization, deny: true) }
             }
         }
         #expect(error.error == "access_denied")
@@ -68,9 +68,9 @@ struct DeviceSignInEndToEndTests {
 }
 
 /// Plays the person on the other device: signs in on DOT and approves (or denies) the code.
-private func decideDetached(_ server: TestAuthorizationServer, _ authorization: DeviceAuthorization, deny: Bool = false) throws {
-    _ = try runProcess(URL(fileURLWithPath: server.python),
-                       [server.agent, "--user-code=\(authorization.userCode)"] + (deny ? ["--deny"] : []) + [authorization.verificationURI.absoluteString])
+private func decideDetached(_ server: TestAuthorizationServer, _ authorization: DeviceAuthorization, deny: Bool = false) async throws {
+    _ = try await runProcess(URL(fileURLWithPath: server.python),
+                             [server.agent, "--user-code=\(authorization.userCode)"] + (deny ? ["--deny"] : []) + [authorization.verificationURI.absoluteString])
 }
 
 /// What the event handler saw.

@@ -19,7 +19,7 @@ struct EndToEndTests {
     /// Runs the browser part and the token exchange.
     private func signIn(_ client: OAuthClient, server: Server) async throws -> (PendingAuthorization, URL, TokenSet) {
         let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url)
+        let callback = try await server.signIn(pending.url)
         let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
         return (pending, callback, tokens)
     }
@@ -93,7 +93,7 @@ struct EndToEndTests {
         let client = client(try server.provider { $0.clientAuth.methods = [.clientSecretBasic] },
                             clientID: Server.confidentialClientID, secret: Secret("not-the-secret"))
         let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url)
+        let callback = try await server.signIn(pending.url)
         let error = try await #require(throws: AuthorizationServerError.self) {
             try await client.finishAuthorization(callback: callback, pending: pending)
         }
@@ -105,7 +105,7 @@ struct EndToEndTests {
         let server = try Server.require()
         let client = client(try server.provider())
         let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url)
+        let callback = try await server.signIn(pending.url)
         let tampered = PendingAuthorization(url: pending.url, providerID: pending.providerID, state: pending.state,
                                             pkce: PKCE.generate(), nonce: pending.nonce, redirectURI: pending.redirectURI,
                                             scopes: pending.scopes, createdAt: pending.createdAt)
@@ -136,7 +136,7 @@ struct EndToEndTests {
         let transport = RecordingTransport()
         let client = client(try server.provider(), transport: transport)
         let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url)
+        let callback = try await server.signIn(pending.url)
         var components = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
         let code = try #require(components.queryItems?.first { $0.name == "code" }?.value)
 
@@ -164,7 +164,7 @@ struct EndToEndTests {
         let server = try Server.require()
         let client = client(try server.provider())
         let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url, deny: true)
+        let callback = try await server.signIn(pending.url, deny: true)
         let error = try await #require(throws: AuthorizationServerError.self) {
             try await client.finishAuthorization(callback: callback, pending: pending)
         }
@@ -190,7 +190,7 @@ struct EndToEndTests {
         // so such a try is made again, with a new sign-in.
         for attempt in 1...3 {
             let pending = try await client.startAuthorization()
-            let callback = try server.signIn(pending.url)
+            let callback = try await server.signIn(pending.url)
             do {
                 _ = try await client.finishAuthorization(callback: callback, pending: pending)
                 Issue.record("the redirect was followed, or the token endpoint answered")
@@ -224,7 +224,7 @@ struct EndToEndTests {
                                                                     clientSecret: Server.confidentialSecret),
                                  logger: logger)
         let pending = try await client.startAuthorization()
-        let callback = try server.signIn(pending.url)
+        let callback = try await server.signIn(pending.url)
         let code = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
         let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
         let refreshed = try await client.refresh(tokens)

@@ -34,7 +34,7 @@ struct OIDCEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
         let idToken = try #require(tokens.idToken)
         let (header, claims) = try IDTokenValidator.decodeUnverified(idToken.value)
         #expect(header["alg"]?.stringValue == "RS256")
@@ -57,7 +57,7 @@ struct OIDCEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
         let strict = IDTokenValidator(provider: provider, clientID: Server.confidentialClientID)
         let error = try await #require(throws: IDTokenError.self) {
             try await strict.validate(try #require(tokens.idToken), nonce: pending.nonce, accessToken: tokens.accessToken)
@@ -86,7 +86,7 @@ struct DiscoveredEndpointsTests {
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         let pending = try await client.startAuthorization()
         #expect(pending.url.absoluteString.hasPrefix("\(server.baseURL.absoluteString)/o/authorize/"))
-        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
         #expect(tokens.idToken != nil)
         let refreshed = try await client.refresh(tokens)
         #expect(refreshed.accessToken != tokens.accessToken)
@@ -98,17 +98,17 @@ struct DiscoveredEndpointsTests {
         #expect(error.message.contains("neither its descriptor nor its discovery document"), "\(error.message)")
     }
 
-    @Test func theCLISignsInWithIt() throws {
+    @Test func theCLISignsInWithIt() async throws {
         let server = try Server.require()
         let state = try TemporaryDirectory()
         defer { state.cleanUp() }
         let directory = try #require(Bundle.module.url(forResource: "Fixtures/newcomer", withExtension: nil))
-        let lint = try runProduct("oauthflow", ["lint", "--strict", directory.path])
+        let lint = try await runProduct("oauthflow", ["lint", "--strict", directory.path])
         #expect(lint.status == 0, "\(lint.stdout)\(lint.stderr)")
         let environment = ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path,
                            "BROWSER": "\(server.python) \(server.agent) --deliver"]
-        let login = try runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(server.port)",
-                                                 "--providers-dir", directory.path, "--timeout", "60"], environment: environment)
+        let login = try await runProduct("oauthflow", ["login", "django", "--client-id", Server.publicClientID, "--var", "port=\(server.port)",
+                                                       "--providers-dir", directory.path, "--timeout", "60"], environment: environment)
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stdout.contains("Signed in to django"))
     }

@@ -15,7 +15,7 @@ struct SessionEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
         let session = StoredSession(key: SessionKey(providerID: "django"), variables: provider.variables, clientID: Server.publicClientID,
                                     redirectURI: Server.redirectURI, tokens: tokens, updatedAt: Date())
         let store = FileTokenStore(directory: state.appendingPathComponent("oauthflow"))
@@ -59,8 +59,8 @@ struct SessionEndToEndTests {
         let (session, store, provider) = try await storedSession(server, state: state.url)
         let environment = ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path]
         let arguments = ["token", "refresh", "django", "--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
-        async let first = Task.detached { try runProduct("oauthflow", arguments, environment: environment) }.value
-        async let second = Task.detached { try runProduct("oauthflow", arguments, environment: environment) }.value
+        async let first = runProduct("oauthflow", arguments, environment: environment)
+        async let second = runProduct("oauthflow", arguments, environment: environment)
         let results = try await [first, second]
         for result in results {
             #expect(result.status == 0, "\(result.stderr)")
@@ -84,8 +84,8 @@ struct SessionEndToEndTests {
         let fixture = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers/django.yaml"), encoding: .utf8)
         try state.write("providers/django.yaml", fixture + "  - scope: admin\n    title: Admin\n    url: http://127.0.0.1:{port}/o/admin/\n")
         let environment = ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path]
-        let call = try runProduct("oauthflow", ["call", "django", "Admin", "--providers-dir", state.url.appendingPathComponent("providers").path],
-                                  environment: environment)
+        let call = try await runProduct("oauthflow", ["call", "django", "Admin", "--providers-dir", state.url.appendingPathComponent("providers").path],
+                                        environment: environment)
         #expect(call.status == 1)
         #expect(call.stderr.contains("`Admin` needs the scope `admin`, which this session was not granted"), "\(call.stderr)")
         #expect(!call.stderr.contains("HTTP "), "nothing was sent")
@@ -100,11 +100,11 @@ struct SessionEndToEndTests {
         let environment = ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.appendingPathComponent("config").path]
         let providers = ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"]
 
-        let resources = try runProduct("oauthflow", ["resources", "django"] + providers, environment: environment)
+        let resources = try await runProduct("oauthflow", ["resources", "django"] + providers, environment: environment)
         #expect(resources.status == 0, "\(resources.stderr)")
         #expect(resources.stdout == "Userinfo\tread\t\(server.baseURL.absoluteString)/o/userinfo/\n")
 
-        let call = try runProduct("oauthflow", ["call", "django", "Userinfo"] + providers, environment: environment)
+        let call = try await runProduct("oauthflow", ["call", "django", "Userinfo"] + providers, environment: environment)
         #expect(call.status == 0, "\(call.stderr)")
         #expect(call.stderr.contains("HTTP 200"))
         let claims = try #require(try JSONSerialization.jsonObject(with: Data(call.stdout.utf8)) as? [String: Any])
@@ -112,12 +112,12 @@ struct SessionEndToEndTests {
         let refreshed = try #require(try await store.load(session.key))
         #expect(refreshed.tokens.accessToken != session.tokens.accessToken, "the expired token was refreshed and stored")
 
-        let show = try runProduct("oauthflow", ["token", "show", "django"] + providers, environment: environment)
+        let show = try await runProduct("oauthflow", ["token", "show", "django"] + providers, environment: environment)
         #expect(show.status == 0)
         #expect(show.stdout.contains("scopes: "))
         #expect(!show.stdout.contains(refreshed.tokens.accessToken.value))
 
-        let missing = try runProduct("oauthflow", ["call", "nobody", "x"] + providers, environment: environment)
+        let missing = try await runProduct("oauthflow", ["call", "nobody", "x"] + providers, environment: environment)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("no stored session for nobody"))
         #expect(!missing.stderr.contains("Usage:"), "a missing session is a state, not a wrong command line")
@@ -176,8 +176,7 @@ struct SessionEndToEndTests {
                 try await Task.sleep(nanoseconds: UInt64.random(in: 0...150_000_000))
                 process.send(SIGKILL)
             }
-            _ = await process.exit()
-            _ = process.waitForOutputAndExit()
+            _ = await process.finished()
             let words = process.words
             let phase = words.contains("done") ? "completed" : words.contains("recorded") ? "after recording"
                 : words.contains("received") ? "after the answer, before recording" : "before the answer"
@@ -192,14 +191,12 @@ struct SessionEndToEndTests {
             // Two later processes, each on its own: the first only reads the session (recovering what the kill left),
             // the second must still read it, from what the first left on disk, and refresh it.
             let reader = try ChildProcess(worker, Array(arguments.prefix(4)) + ["load"], directory: repositoryRoot)
-            _ = await reader.exit()
-            _ = reader.waitForOutputAndExit()
+            _ = await reader.finished()
             if !reader.words.contains("loaded") {
                 Issue.record("after a kill \(phase), a later process could not read the session: \(reader.words) \(reader.stderr)")
             }
             let refresher = try ChildProcess(worker, Array(arguments.prefix(4)), directory: repositoryRoot)
-            _ = await refresher.exit()
-            _ = refresher.waitForOutputAndExit()
+            _ = await refresher.finished()
             var lost = false
             if refresher.words.contains("signed-out") {
                 lost = true

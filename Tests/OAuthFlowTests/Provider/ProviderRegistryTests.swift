@@ -162,13 +162,13 @@ import OAuthFlowTestSupport
 
 /// `oauthflow providers list` with a broken file beside good ones: the others are listed, the broken one is named.
 @Suite struct ProvidersListSkipTests {
-    @Test func aBrokenFileIsNamedOnStderrAndTheOthersAreListed() throws {
+    @Test func aBrokenFileIsNamedOnStderrAndTheOthersAreListed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         try directory.write("broken.yaml", "id: [")
         try directory.write("mine.yaml", descriptorText(id: "mine", displayName: "Mine"))
-        let result = try runProduct("oauthflow", ["providers", "list", "--providers-dir", directory.url.path],
-                                    environment: ["XDG_CONFIG_HOME": directory.url.appendingPathComponent("config").path])
+        let result = try await runProduct("oauthflow", ["providers", "list", "--providers-dir", directory.url.path],
+                                          environment: ["XDG_CONFIG_HOME": directory.url.appendingPathComponent("config").path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("mine") && result.stdout.contains("google"))
         #expect(result.stderr.contains("warning: skipped: the descriptor file") && result.stderr.contains("broken.yaml"), "\(result.stderr)")

@@ -129,7 +129,7 @@ private func mode(_ path: String) -> mode_t {
         for round in 0..<60 {
             let process = try ChildProcess(writer, [storeDirectory.path])
             // Wait for one complete save, then kill at a moment that varies from round to round.
-            process.waitForOutput()
+            await process.output()
             try await Task.sleep(nanoseconds: UInt64(1 + (round * 7) % 23) * 1_000_000)
             process.send(SIGKILL)
             #expect(await process.exit() == .signalled(SIGKILL))

@@ -46,7 +46,7 @@ struct VaporEndToEndTests {
             }
             let tester = try app.testing()
             let started = try await VaporSignInTests.start(tester, "django", returnTo: "/after")
-            let redirect = try server.signIn(try #require(URL(string: started.location)))
+            let redirect = try await server.signIn(try #require(URL(string: started.location)))
             #expect(redirect.absoluteString.hasPrefix("http://localhost:"), "\(redirect)")
             let query = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
             let done = try await VaporSignInTests.callback(tester, "django", query: query, cookie: started.cookie)
@@ -68,7 +68,7 @@ struct VaporEndToEndTests {
             #expect(forged.status == .unauthorized)
 
             let declined = try await VaporSignInTests.start(tester, "django")
-            let refusal = try server.signIn(try #require(URL(string: declined.location)), deny: true)
+            let refusal = try await server.signIn(try #require(URL(string: declined.location)), deny: true)
             let refusalQuery = try #require(URLComponents(url: refusal, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
             let denied = try await VaporSignInTests.callback(tester, "django", query: refusalQuery, cookie: declined.cookie)
             #expect(VaporSignInTests.code(in: denied) == "denied", "\(denied.body.string)")

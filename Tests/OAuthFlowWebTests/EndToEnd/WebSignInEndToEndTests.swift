@@ -37,7 +37,7 @@ struct WebSignInEndToEndTests {
         }
         try await Application(router: router).test(.router) { client in
             let started = try await WebSignInTests().start(client, "django", returnTo: "/after")
-            let redirect = try server.signIn(try #require(URL(string: started.location)))
+            let redirect = try await server.signIn(try #require(URL(string: started.location)))
             #expect(redirect.absoluteString.hasPrefix("http://localhost:"), "\(redirect)")
             let query = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
             let (status, page, headers) = try await WebSignInTests().callback(client, "django", query: query,
@@ -52,7 +52,7 @@ struct WebSignInEndToEndTests {
 
             // Declined consent ends on the error page.
             let declined = try await WebSignInTests().start(client, "django")
-            let refusal = try server.signIn(try #require(URL(string: declined.location)), deny: true)
+            let refusal = try await server.signIn(try #require(URL(string: declined.location)), deny: true)
             let refusalQuery = try #require(URLComponents(url: refusal, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
             let (_, deniedPage, _) = try await WebSignInTests().callback(client, "django", query: refusalQuery,
                                                                         cookie: "\(declined.cookieName)=\(declined.cookieValue)")
