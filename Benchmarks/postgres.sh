@@ -12,7 +12,7 @@ root=$(pwd)
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 configuration="${BUILD:-release}"
 
-source "$root/scripts/authorization-server.sh"
+source "$root/scripts/servers.sh"
 source "$root/scripts/postgres.sh"
 install_authorization_server
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-bench.XXXXXX")

@@ -16,7 +16,7 @@ command -v strace >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y 
 configuration="${BUILD:-release}"
 runs="${RUNS:-40}"
 
-source "$root/scripts/authorization-server.sh"
+source "$root/scripts/servers.sh"
 install_authorization_server
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-window.XXXXXX")
 cleanup() {

@@ -18,7 +18,7 @@
 #                    Tests/Browser/apple_signin.py signs in twice (form_post, the one-time `user`
 #                    field, the ES256 client secret), signs out, and forges an answer.
 # Needs: root, as_port, as_state and as_python (DOT), install_venv and await_process
-#        (scripts/authorization-server.sh).
+#        (scripts/servers.sh).
 
 web_pid=""
 web_sessions=""

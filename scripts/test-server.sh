@@ -12,16 +12,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-source "$root/scripts/authorization-server.sh"
-source "$root/scripts/service-server.sh"
-source "$root/scripts/exchange-server.sh"
-source "$root/scripts/logout-server.sh"
-source "$root/scripts/par-server.sh"
+source "$root/scripts/servers.sh"
 install_authorization_server
-install_service_server
-install_exchange_server
-install_logout_server
-install_par_server
+install_server service
+install_server exchange
+install_server logout
+install_server par
 export OAUTHFLOW_WEB_PORT="${1:-8080}"
 state="$root/.build/test-server"
 rm -rf "$state"
@@ -29,15 +25,15 @@ mkdir -p "$state"
 trap 'kill "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" 2>/dev/null || true' EXIT INT TERM
 mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par"
 launch_authorization_server "$state"
-launch_service_server "$state/service"
-launch_exchange_server "$state/exchange"
-launch_logout_server "$state/logout"
-launch_par_server "$state/par"
+launch_server service "$state/service"
+launch_server exchange "$state/exchange"
+launch_server logout "$state/logout"
+launch_server par "$state/par"
 await_authorization_server
-await_service_server
-await_exchange_server
-await_logout_server
-await_par_server
+await_server service
+await_server exchange
+await_server logout
+await_server par
 echo "$as_port" >"$state/port"
 cat <<EOT
 Django OAuth Toolkit: http://127.0.0.1:$as_port/o/ (user alice, password wonderland-test-password)

@@ -41,11 +41,7 @@ if ! command -v swift >/dev/null 2>&1; then
     fi
 fi
 
-source "$root/scripts/authorization-server.sh"
-source "$root/scripts/service-server.sh"
-source "$root/scripts/exchange-server.sh"
-source "$root/scripts/logout-server.sh"
-source "$root/scripts/par-server.sh"
+source "$root/scripts/servers.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
 
@@ -80,10 +76,10 @@ swift build --build-tests &
 build_pid=$!
 
 install_authorization_server
-install_service_server
-install_exchange_server
-install_logout_server
-install_par_server
+install_server service
+install_server exchange
+install_server logout
+install_server par
 
 # `swift test`, its output kept in $state/swift-test.log. A failure is listed again at the end, where
 # a truncated CI log still shows it. A failed test fails the run: nothing is run a second time.
@@ -100,20 +96,20 @@ run_tests() {
 export OAUTHFLOW_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 launch_authorization_server "$state"
 mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par"
-launch_service_server "$state/service"
-launch_exchange_server "$state/exchange"
-launch_logout_server "$state/logout"
-launch_par_server "$state/par"
+launch_server service "$state/service"
+launch_server exchange "$state/exchange"
+launch_server logout "$state/logout"
+launch_server par "$state/par"
 
 wait "$build_pid"
 build_pid=""
 
 await_authorization_server
 port=$as_port
-await_service_server
-await_exchange_server
-await_logout_server
-await_par_server
+await_server service
+await_server exchange
+await_server logout
+await_server par
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
 if ! command -v git >/dev/null 2>&1; then

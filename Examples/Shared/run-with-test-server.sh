@@ -10,7 +10,7 @@ port_file="$root/.build/test-server/port"
 [ -s "$port_file" ] || { echo "start the test server first: bash scripts/test-server.sh" >&2; exit 1; }
 port="${2:-8080}"
 # DOT sends the browser back after its logout only to a registered URI: the example's signed-out route.
-source "$root/scripts/authorization-server.sh"
+source "$root/scripts/servers.sh"
 source "$root/scripts/browser.sh"
 as_state="$root/.build/test-server" as_port=$(cat "$port_file") as_python="$root/.build/authorization-server/venv/bin/python"
 register_post_logout_uri "http://localhost:$port/auth/django/signed-out"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Starts Django OAuth Toolkit the way scripts/test.sh does (scripts/authorization-server.sh) in a
+# Starts Django OAuth Toolkit the way scripts/test.sh does (scripts/servers.sh) in a
 # temporary state directory, runs check_logout.py against it (RP-Initiated Logout with the scripted
 # user agent), and stops it. Leaves nothing running.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-source "$root/scripts/authorization-server.sh"
+source "$root/scripts/servers.sh"
 
 install_authorization_server
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-dot-logout.XXXXXX")

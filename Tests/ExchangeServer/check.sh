@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# Starts the token exchange server the way scripts/test.sh does (scripts/authorization-server.sh,
-# then scripts/exchange-server.sh), runs check.py against it, and checks that it stops promptly
+# Starts the token exchange server the way scripts/test.sh does (scripts/servers.sh), runs check.py against it, and checks that it stops promptly
 # on SIGTERM. Leaves nothing running.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-source "$root/scripts/authorization-server.sh"
-source "$root/scripts/exchange-server.sh"
+source "$root/scripts/servers.sh"
 
-install_exchange_server
+install_server exchange
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-exchange.XXXXXX")
-trap 'stop_exchange_server; rm -rf "$state"' EXIT INT TERM
+trap 'stop_server exchange; rm -rf "$state"' EXIT INT TERM
 
 started=$(date +%s%N)
-launch_exchange_server "$state"
-await_exchange_server
+launch_server exchange "$state"
+await_server exchange
 echo "started in $(( ($(date +%s%N) - started) / 1000000 )) ms" >&2
 
 "$exchange_python" "$root/Tests/ExchangeServer/check.py" "$OAUTHFLOW_TEST_EXCHANGE_AS"

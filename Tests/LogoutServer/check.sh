@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# Starts the logout server the way scripts/test.sh does (scripts/authorization-server.sh, then
-# scripts/logout-server.sh), runs check.py against it, and checks that it stops promptly on
+# Starts the logout server the way scripts/test.sh does (scripts/servers.sh), runs check.py against it, and checks that it stops promptly on
 # SIGTERM. Leaves nothing running.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-source "$root/scripts/authorization-server.sh"
-source "$root/scripts/logout-server.sh"
+source "$root/scripts/servers.sh"
 
-install_logout_server
+install_server logout
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-logout.XXXXXX")
-trap 'stop_logout_server; rm -rf "$state"' EXIT INT TERM
+trap 'stop_server logout; rm -rf "$state"' EXIT INT TERM
 
 started=$(date +%s%N)
-launch_logout_server "$state"
-await_logout_server
+launch_server logout "$state"
+await_server logout
 echo "started in $(( ($(date +%s%N) - started) / 1000000 )) ms" >&2
 
 if ! "$logout_python" "$root/Tests/LogoutServer/check.py" "$OAUTHFLOW_TEST_LOGOUT_OP"; then

@@ -4,7 +4,7 @@ import OAuthFlow
 import Testing
 
 /// The Django OAuth Toolkit server that `scripts/test.sh` starts on 127.0.0.1 (the one launcher:
-/// scripts/authorization-server.sh), as the tests see it.
+/// scripts/servers.sh), as the tests see it.
 ///
 /// In CI (`CI` set) the end-to-end tests run and fail when the server is missing;
 /// elsewhere they are skipped with a message saying how to run them.

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-/// The idpyoidc logout OP `scripts/logout-server.sh` starts (Tests/LogoutServer): OpenID Connect
+/// The idpyoidc logout OP `scripts/servers.sh` starts (Tests/LogoutServer): OpenID Connect
 /// RP-Initiated Logout 1.0, Back-Channel Logout 1.0 and Front-Channel Logout 1.0, with a login form,
 /// single sign-on across clients, and a scripted browser (`agent.py`) whose cookie jar persists between
 /// runs. Tests/LogoutServer/README.md says what every endpoint does.

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-/// The idpyoidc server `scripts/par-server.sh` starts (Tests/PARServer): pushed authorization requests
+/// The idpyoidc server `scripts/servers.sh` starts (Tests/PARServer): pushed authorization requests
 /// (RFC 9126), DPoP-bound tokens (RFC 9449), and a protected resource that verifies DPoP proofs.
 public struct TestPARServer: Decodable, Sendable {
     public let issuer: String

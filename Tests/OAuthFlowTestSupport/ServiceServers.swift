@@ -43,7 +43,7 @@ public struct RegisteredClient: Decodable, Sendable {
     }
 }
 
-/// The Authlib server `scripts/service-server.sh` starts (Tests/ServiceServer): client credentials, the JWT
+/// The Authlib server `scripts/servers.sh` starts (Tests/ServiceServer): client credentials, the JWT
 /// bearer grant, JWT and mutual-TLS client authentication, a resource that says who a token is for.
 public struct TestServiceServer: Decodable, Sendable {
     public let issuer: String
@@ -171,7 +171,7 @@ public struct TestServiceServer: Decodable, Sendable {
     }
 }
 
-/// The idpyoidc server `scripts/exchange-server.sh` starts (Tests/ExchangeServer): token exchange (RFC 8693).
+/// The idpyoidc server `scripts/servers.sh` starts (Tests/ExchangeServer): token exchange (RFC 8693).
 public struct TestExchangeServer: Decodable, Sendable {
     public let issuer: String
     public let tokenEndpoint: URL

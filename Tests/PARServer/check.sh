@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# Starts the PAR and DPoP server the way scripts/test.sh does (scripts/authorization-server.sh,
-# then scripts/par-server.sh), runs check.py against it, and checks that it stops promptly on
+# Starts the PAR and DPoP server the way scripts/test.sh does (scripts/servers.sh), runs check.py against it, and checks that it stops promptly on
 # SIGTERM. Leaves nothing running.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-source "$root/scripts/authorization-server.sh"
-source "$root/scripts/par-server.sh"
+source "$root/scripts/servers.sh"
 
-install_par_server
+install_server par
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-par.XXXXXX")
-trap 'stop_par_server; rm -rf "$state"' EXIT INT TERM
+trap 'stop_server par; rm -rf "$state"' EXIT INT TERM
 
 started=$(date +%s%N)
-launch_par_server "$state"
-await_par_server
+launch_server par "$state"
+await_server par
 echo "started in $(( ($(date +%s%N) - started) / 1000000 )) ms" >&2
 
 "$par_python" "$root/Tests/PARServer/check.py" "$OAUTHFLOW_TEST_PAR_AS"

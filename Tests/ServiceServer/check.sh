@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# Starts the service server the way scripts/test.sh does (scripts/authorization-server.sh, then
-# scripts/service-server.sh), runs check.py against it, stops it and checks that nothing is left.
+# Starts the service server the way scripts/test.sh does (scripts/servers.sh), runs check.py against it, stops it and checks that nothing is left.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-source "$root/scripts/authorization-server.sh"
-source "$root/scripts/service-server.sh"
+source "$root/scripts/servers.sh"
 
-install_service_server
+install_server service
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-service.XXXXXX")
 stop() {
     if [ -n "$service_pid" ]; then
@@ -18,8 +16,8 @@ stop() {
 trap stop EXIT INT TERM
 
 started=$(date +%s.%N)
-launch_service_server "$state"
-await_service_server
+launch_server service "$state"
+await_server service
 echo "started in $(python3 -c "import sys; print(round($(date +%s.%N) - $started, 2))") s" >&2
 
 if ! "$service_python" "$root/Tests/ServiceServer/check.py" "$OAUTHFLOW_TEST_SERVICE_AS"; then
