@@ -208,6 +208,30 @@ import OAuthFlowTestSupport
         #expect(!result.stderr.contains("sign in again with"), "\(result.stderr)")
     }
 
+    /// `client_secret_jwt` without a secret: the hint names only what gives a secret, in the entry of the client in use.
+    @Test func aMissingSecretForAnAssertionAsksForASecretOnly() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        try setup.directory.write("providers/signer.yaml", """
+            schema_version: 1
+            id: signer
+            display_name: Signer
+            protocol: oauth2
+            grant_types: [client_credentials]
+            endpoints:
+              authorization: http://127.0.0.1:9/authorize
+              token: http://127.0.0.1:9/token
+            client_auth:
+              methods: [client_secret_jwt, private_key_jwt]
+              assertion_audience: token_endpoint
+            """)
+        let result = try await setup.run(["token", "client", "signer", "--client-id", "svc", "--client-auth", "client_secret_jwt"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("needs a client secret"), "\(result.stderr)")
+        #expect(result.stderr.contains("give the client's secret") && result.stderr.contains("client `svc`"), "\(result.stderr)")
+        #expect(!result.stderr.contains("PRIVATE_KEY") && !result.stderr.contains("certificate_file"), "\(result.stderr)")
+    }
+
     @Test func refusedClientCredentialsNameWhereTheSecretCameFrom() async throws {
         let body = #"{"error":"invalid_client","error_description":"Client authentication failed"}"#
         let server = try HostileServer(.fixed(Data("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))

@@ -234,6 +234,12 @@ struct CLI {
         }
     }
 
+    @Test func verifyTokenRefusesAnEmptyAudienceAsAUsageError() async throws {
+        let result = try await CLI.run(["verify-token", "auth0", "--var", "domain=example.eu.auth0.com", "--audience", ""])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--audience is empty"), "\(result.stderr)")
+    }
+
     @Test func showResolvesVariables() async throws {
         let result = try await CLI.run(["providers", "show", "auth0", "--var", "domain=example.eu.auth0.com", "--json"])
         #expect(result.status == 0, "\(result.stderr)")

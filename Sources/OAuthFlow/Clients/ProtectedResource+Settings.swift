@@ -54,9 +54,9 @@ extension ProtectedResource {
             descriptors: [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0),
             overrides: [descriptor.id: overrides], resolver: resolver, transport: transport, clock: clock)
         guard audience != nil || resource.trusted.contains(where: { $0.policy.audience != nil }) else {
-            throw ProviderError(
-                .unsupportedPolicy, "give the API's audience: provider `\(descriptor.id)` states none (`access_tokens.audience`)",
-                provider: descriptor.id)
+            let why = "provider `\(descriptor.id)` states none (`access_tokens.audience`)"
+            let how = "`audience:`; `--audience` for `oauthflow verify-token`"
+            throw ProviderError(.unsupportedPolicy, "give the API's audience (\(how)): \(why)", provider: descriptor.id)
         }
         return try await resource.authenticate(AccessRequest(authorization: "Bearer " + token.value))
     }

@@ -613,7 +613,13 @@ public actor OAuthClient {
             )
         } catch let error as AuthorizationServerError where ["invalid_client", "unauthorized_client"].contains(error.error) {
             // A server that refuses an assertion often refuses its audience (idpyoidc: "Not for me!"), which no method change fixes.
-            guard let method = try? configuration.authenticationMethod(for: provider), method == .privateKeyJWT || method == .clientSecretJWT,
+            // A refusal that names another cause (the algorithm, the signature, the key, the lifetime) is not about `aud`.
+            let description = (error.errorDescription ?? "").lowercased()
+            let otherCause = ["alg", "signature", "key", "expired", "exp ", "jti", "not yet valid", "certificate"].contains {
+                description.contains($0)
+            }
+            guard !otherCause, let method = try? configuration.authenticationMethod(for: provider),
+                method == .privateKeyJWT || method == .clientSecretJWT,
                 let endpoint = (complete ?? provider).endpoints.token, let audience = try? assertionAudience(endpoint: endpoint)
             else { throw error }
             let setting = provider.policy.clientAssertion.audience

@@ -231,6 +231,7 @@ public struct ProviderRegistry: Sendable {
             message += "; did you mean `\(suggestion)`?"
         } else {
             message += "; known providers: \(ids.joined(separator: ", "))"
+            message += " (a descriptor of your own is read from the directories the registry is given: `--providers-dir DIR` for the CLI)"
         }
         if !skipped.isEmpty {
             message += "; skipped as unreadable: \(skipped.map { "`\($0.name)`" }.joined(separator: ", ")) (run `oauthflow lint` for details)"

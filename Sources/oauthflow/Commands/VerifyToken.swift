@@ -30,6 +30,14 @@ extension OAuthFlowCommand {
         @OptionGroup var variableOptions: VariableOptions
         @OptionGroup var registryOptions: RegistryOptions
 
+        func validate() throws {
+            if let audience, audience.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError(
+                    "--audience is empty; give the audience the API's tokens carry in `aud`, or leave it out to use the descriptor's access_tokens.audience"
+                )
+            }
+        }
+
         func run() async throws {
             let input = FileHandle.standardInput.readDataToEndOfFile().prefix(ProtectedResource.maximumTokenSize + 1024)
             let token = Secret(String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))

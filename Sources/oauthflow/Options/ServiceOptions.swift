@@ -57,7 +57,8 @@ struct ServiceOptions: ParsableArguments {
             try ServiceTokens.resolved(descriptor: try descriptor(), overrides: overrides, store: FileTokenStore())
         }
         for note in settings.notes { Output.stderr("note: \(note)\n") }
-        let method = try? tokens.client.configuration.authenticationMethod(for: tokens.client.provider)
+        // The method in use, or the one asked for when its credential is missing (the advice then names only what it takes).
+        let method = (try? tokens.client.configuration.authenticationMethod(for: tokens.client.provider)) ?? tokens.client.configuration.authMethod
         let advice = { (error: any Error) in Advice.serviceClient(error, provider: name, method: method, settings: settings) }
         return try await Output.running(advice: advice) { try await work(tokens) }
     }

@@ -80,8 +80,18 @@ enum Advice {
         let file = ClientsFile.defaultURL().path
         if let error = error as? FlowError, error.code == .missingClientSecret {
             let prefix = ClientSettingsResolver.clientSecretVariable(for: provider).dropLast("CLIENT_SECRET".count)
-            return
-                "give the client's credential: --client-secret-env VAR, \(prefix)CLIENT_SECRET or \(prefix)PRIVATE_KEY, or client_secret_env, client_secret_file, private_key_file or certificate_file under `\(provider):` in \(file)"
+            switch method {
+            case .clientSecretBasic?, .clientSecretPost?, .clientSecretJWT?:
+                // Only a secret satisfies these: a key or a certificate would not.
+                return
+                    "give the client's secret: --client-secret-env VAR, \(prefix)CLIENT_SECRET, or client_secret_env or client_secret_file under `\(provider):` in \(file) (in the entry of client `\(settings.clientID)`)"
+            case .privateKeyJWT?:
+                return
+                    "give the client's private key: \(prefix)PRIVATE_KEY, or private_key_file under `\(provider):` in \(file) (in the entry of client `\(settings.clientID)`)"
+            default:
+                return
+                    "give the client's credential: --client-secret-env VAR, \(prefix)CLIENT_SECRET or \(prefix)PRIVATE_KEY, or client_secret_env, client_secret_file, private_key_file or certificate_file under `\(provider):` in \(file)"
+            }
         }
         guard let error = error as? AuthorizationServerError, ["invalid_client", "unauthorized_client"].contains(error.error), let method else {
             return nil
@@ -93,6 +103,11 @@ enum Advice {
             case .privateKeyJWT: "the private key from \(settings.keySource ?? "the host")"
             case .tlsClientAuth, .selfSignedTLSClientAuth: "the client certificate from the clients file"
             }
+        if method == .privateKeyJWT || method == .clientSecretJWT {
+            // An assertion the server read is refused for its key, its algorithm or its audience as often as for its method.
+            return
+                "the provider refused the client `\(settings.clientID)` authenticating with \(method.rawValue) (\(credential)): check that the key is the one registered for this client, that its algorithm is one the provider accepts (`client_auth.assertion_algs`, or the key's `alg`) and the assertion's audience (`client_auth.assertion_audience`); if the client is registered for another method, name it with --client-auth METHOD or `client_auth:` under `\(provider):` in \(file)"
+        }
         return
             "the provider refused the client `\(settings.clientID)` authenticating with \(method.rawValue) (\(credential)); if it expects another method, name it with --client-auth METHOD or `client_auth:` under `\(provider):` in \(file)"
     }

@@ -104,6 +104,20 @@ import _CryptoExtras
         #expect(error.description.contains("assertion_audience: \(other)"), "\(error)")
     }
 
+    /// A refusal that names another cause (here the algorithm) gets no advice about the audience.
+    @Test func invalidClientNamingTheAlgorithmGetsNoAudienceAdvice() async throws {
+        let transport = ScriptedTransport { _, _ in
+            HTTPResponse(
+                status: 400, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"error":"invalid_client","error_description":"Algorithm of 'RS256' is not allowed"}"#.utf8))
+        }
+        let client = OAuthClient(
+            provider: try Self.provider(methods: "private_key_jwt"),
+            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), transport: transport)
+        let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
+        #expect(error.hint == nil, "\(error)")
+    }
+
     @Test func noTwoAssertionsShareAJTI() async throws {
         var seen: Set<String> = []
         for _ in 0..<50 {
