@@ -105,11 +105,12 @@ public struct ClientSettingsResolver: Sendable {
         if let entry, let owner = entry.clientID, owner != clientID {
             let keys = [
                 entry.clientSecretEnvironment.map { _ in "client_secret_env" }, entry.clientSecretFile.map { _ in "client_secret_file" },
-                entry.clientAuth.map { _ in "client_auth" },
+                entry.privateKeyFile.map { _ in "private_key_file" }, entry.privateKeyEnvironment.map { _ in "private_key_env" },
+                entry.certificateFile.map { _ in "certificate_file" }, entry.clientAuth.map { _ in "client_auth" },
             ].compactMap { $0 }
             if !keys.isEmpty {
                 settings.notes.append(
-                    "\(keys.joined(separator: " and ")) under `\(provider):` in \(file) \(keys.count == 1 ? "is" : "are") for client \(owner), not \(clientID); not used"
+                    "\(keys.dropLast().joined(separator: ", "))\(keys.count > 1 ? " and " : "")\(keys.last ?? "") under `\(provider):` in \(file) \(keys.count == 1 ? "is" : "are") for client \(owner), not \(clientID); not used"
                 )
             }
             fileEntry = nil

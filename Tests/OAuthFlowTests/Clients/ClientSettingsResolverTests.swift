@@ -72,6 +72,14 @@ import OAuthFlow
         #expect(other.notes == ["client_secret_env and client_auth under `django:` in \(setup.file) are for client confidential, not public; not used"])
     }
 
+    /// Another client's key and certificate are named as left out too, not only its secret.
+    @Test func anotherClientsKeyIsNamedAsLeftOut() throws {
+        let setup = try Setup("django:\n  client_id: signer\n  private_key_file: /nonexistent/key.pem\n  certificate_file: /nonexistent/cert.pem\n  client_auth: private_key_jwt\n")
+        defer { setup.directory.cleanUp() }
+        let other = try setup.resolver.settings(for: "django", overrides: .init(clientID: "public"))
+        #expect(other.notes == ["private_key_file, certificate_file and client_auth under `django:` in \(setup.file) are for client signer, not public; not used"])
+    }
+
     @Test func theEnvironmentsSecretBelongsToItsClientID() throws {
         let setup = try Setup(nil, environment: ["OAUTHFLOW_DJANGO_CLIENT_ID": "confidential", "OAUTHFLOW_DJANGO_CLIENT_SECRET": "s3cret"])
         defer { setup.directory.cleanUp() }
