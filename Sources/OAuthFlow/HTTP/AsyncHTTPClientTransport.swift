@@ -70,7 +70,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let response = first else {
-                    throw TransportError(url: request.url, message: "no complete answer within \(Self.seconds(limit)) (the request's total deadline)")
+                    throw TransportError(
+                        .timedOut, url: request.url, message: "no complete answer within \(Self.seconds(limit)) (the request's total deadline)")
                 }
                 return response
             }
@@ -79,7 +80,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw TransportError(url: request.url, message: Self.explain(error, after: ContinuousClock.now - started, limit: limit))
+            let (code, message) = Self.explain(error, after: ContinuousClock.now - started, limit: limit)
+            throw TransportError(code, url: request.url, message: message)
         }
     }
 
@@ -108,7 +110,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch let error as HTTPClientError where error == .readTimeout {
             guard let received = collector.bodyBytesIfHeadArrived else { throw error }
             // The head came; the body stalled.
-            throw TransportError(url: request.url, message: "the server stopped sending its answer's body after \(received) bytes")
+            throw TransportError(.badAnswer, url: request.url, message: "the server stopped sending its answer's body after \(received) bytes")
         }
     }
 
@@ -123,10 +125,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         } catch {
             // NIOSSL's errors say nothing about the key's bytes; still, name only what failed.
-            throw TransportError(url: url, message: "the TLS client certificate or its key cannot be read (PEM expected)")
+            throw TransportError(.clientCertificate, url: url, message: "the TLS client certificate or its key cannot be read (PEM expected)")
         }
         guard !configuration.certificateChain.isEmpty else {
-            throw TransportError(url: url, message: "the TLS client certificate file holds no certificate (PEM expected)")
+            throw TransportError(.clientCertificate, url: url, message: "the TLS client certificate file holds no certificate (PEM expected)")
         }
         return configuration
     }
@@ -159,14 +161,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             {
                 return task.eventLoop.makeFailedFuture(
                     TransportError(
-                        url: url,
+                        .badAnswer, url: url,
                         message:
                             "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers"
                     ))
             }
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
                 return task.eventLoop.makeFailedFuture(
-                    TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted (Content-Length: \(declared))"))
+                    TransportError(
+                        .tooLarge, url: url, message: "the response body is larger than the \(limit) bytes accepted (Content-Length: \(declared))"))
             }
             self.head = head
             lock.withLock { progress = 0 }
@@ -177,7 +180,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             guard body.count + buffer.readableBytes <= limit else {
                 // A failed future ends the request and closes the connection: nothing more is read.
                 return task.eventLoop.makeFailedFuture(
-                    TransportError(url: url, message: "the response body is larger than the \(limit) bytes accepted"))
+                    TransportError(.tooLarge, url: url, message: "the response body is larger than the \(limit) bytes accepted"))
             }
             body.append(contentsOf: buffer.readableBytesView)
             let count = body.count
@@ -188,7 +191,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         func didReceiveError(task: HTTPClient.Task<HTTPResponse>, _ error: any Error) {}
 
         func didFinishRequest(task: HTTPClient.Task<HTTPResponse>) throws -> HTTPResponse {
-            guard let head else { throw TransportError(url: url, message: "the server sent no response head") }
+            guard let head else { throw TransportError(.badAnswer, url: url, message: "the server sent no response head") }
             var headers: [String: String] = [:]
             for (name, value) in head.headers where headers[name.lowercased()] == nil {
                 headers[name.lowercased()] = value
@@ -200,38 +203,40 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// A sentence for a failure, saying what happened and after how long.
-    static func explain(_ error: any Error, after elapsed: Duration, limit: TimeInterval) -> String {
+    static func explain(_ error: any Error, after elapsed: Duration, limit: TimeInterval) -> (TransportError.Code, String) {
         let took = "after " + seconds(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return
+            return (
+                .tls,
                 "the server's TLS certificate is not trusted (\(took)); for a server with a private CA, give that CA's certificate (`ca_file` in the clients file, TLSClientIdentity.trustRootsPEM)"
+            )
         }
         if text.contains("handshakeFailed") || text.contains("SSLV3_ALERT") || text.contains("TLSV1_ALERT") {
-            return "the TLS handshake failed (\(took)): the server refused the connection's certificates or settings"
+            return (.tls, "the TLS handshake failed (\(took)): the server refused the connection's certificates or settings")
         }
         if let error = error as? HTTPClientError {
             switch error {
-            case .deadlineExceeded: return "no complete answer within \(seconds(limit)) (the request's total deadline)"
-            case .connectTimeout: return "could not connect (\(took))"
-            case .readTimeout: return "the server accepted the connection but sent no answer (\(took))"
-            case .remoteConnectionClosed: return "the server closed the connection before answering (\(took))"
-            case .invalidURL: return "the URL is not valid"
-            default: return "\(error) (\(took))"
+            case .deadlineExceeded: return (.timedOut, "no complete answer within \(seconds(limit)) (the request's total deadline)")
+            case .connectTimeout: return (.timedOut, "could not connect (\(took))")
+            case .readTimeout: return (.timedOut, "the server accepted the connection but sent no answer (\(took))")
+            case .remoteConnectionClosed: return (.badAnswer, "the server closed the connection before answering (\(took))")
+            case .invalidURL: return (.failed, "the URL is not valid")
+            default: return (.failed, "\(error) (\(took))")
             }
         }
         if let error = error as? NIOConnectionError {
             let reasons = error.connectionErrors.map { "\($0.error)" }
             if let dns = error.dnsAAAAError ?? error.dnsAError, reasons.isEmpty {
-                return "the host name could not be resolved (\(dns))"
+                return (.unreachable, "the host name could not be resolved (\(dns))")
             }
-            return "could not connect: \(reasons.first ?? "\(error)") (\(took))"
+            return (.unreachable, "could not connect: \(reasons.first ?? "\(error)") (\(took))")
         }
         if let error = error as? IOError {
             let reason = String(cString: strerror(error.errnoCode)).lowercased()
-            return error.errnoCode == ECONNREFUSED ? "could not connect: \(reason) (\(took))" : "\(reason) (\(took))"
+            return error.errnoCode == ECONNREFUSED ? (.unreachable, "could not connect: \(reason) (\(took))") : (.failed, "\(reason) (\(took))")
         }
-        return "\(error) (\(took))"
+        return (.failed, "\(error) (\(took))")
     }
 
     private static func seconds(_ value: TimeInterval) -> String {

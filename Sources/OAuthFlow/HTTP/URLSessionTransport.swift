@@ -44,7 +44,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         guard request.clientIdentity == nil else {
             // URLSession takes a client certificate only from a keychain identity, which a PEM is not.
             throw TransportError(
-                url: request.url, message: "this transport cannot present a TLS client certificate; use AsyncHTTPClientTransport for mutual TLS")
+                .clientCertificate, url: request.url,
+                message: "this transport cannot present a TLS client certificate; use AsyncHTTPClientTransport for mutual TLS")
         }
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
@@ -114,15 +115,16 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             guard let entry else { return }
             if entry.oversized {
                 entry.continuation.resume(
-                    throwing: TransportError(url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))
+                    throwing: TransportError(.tooLarge, url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))
                 return
             }
             if let error {
-                entry.continuation.resume(throwing: TransportError(url: entry.url, message: error.localizedDescription))
+                entry.continuation.resume(
+                    throwing: TransportError(URLSessionTransport.code(of: error), url: entry.url, message: error.localizedDescription))
                 return
             }
             guard let http = task.response as? HTTPURLResponse else {
-                entry.continuation.resume(throwing: TransportError(url: entry.url, message: "no HTTP response"))
+                entry.continuation.resume(throwing: TransportError(.badAnswer, url: entry.url, message: "no HTTP response"))
                 return
             }
             var headers: [String: String] = [:]
@@ -130,6 +132,21 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                 if let name = name as? String, let value = value as? String { headers[name] = value }
             }
             entry.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: entry.data))
+        }
+    }
+}
+extension URLSessionTransport {
+    /// The ``TransportError`` code of a URLSession failure.
+    static func code(of error: any Error) -> TransportError.Code {
+        guard let error = error as? URLError else { return .failed }
+        switch error.code {
+        case .timedOut: return .timedOut
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .networkConnectionLost: return .unreachable
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
+            .secureConnectionFailed:
+            return .tls
+        case .badServerResponse, .cannotParseResponse: return .badAnswer
+        default: return .failed
         }
     }
 }

@@ -25,6 +25,7 @@ import OAuthFlowTestSupport
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
         let (error, elapsed, _) = try await failure(.drip(head: head, interval: .milliseconds(100)))
         #expect(error.message.contains("no complete answer within 1.5 s"), "\(error)")
+        #expect(error.code == .timedOut)
         #expect(error.url.hasSuffix("/token"))
         // The deadline is 1.5 s; a transport without one would wait for 10,000 s of drip. The bound is loose:
         // the whole suite shares two cores, and a timer has fired 20 s late there.
@@ -40,6 +41,7 @@ import OAuthFlowTestSupport
     @Test func aSilentServerMeetsTheTotalDeadline() async throws {
         let (error, _, _) = try await failure(.silent)
         #expect(error.message.contains("no complete answer within"), "\(error)")
+        #expect(error.code == .timedOut)
     }
 
     @Test func anEndlessChunkedBodyIsCutAtTheCap() async throws {
@@ -47,12 +49,14 @@ import OAuthFlowTestSupport
         let chunk = "4000\r\n" + String(repeating: "a", count: 0x4000) + "\r\n"
         let (error, _, _) = try await failure(.endless(head: head, chunk: chunk), timeout: 30, limit: 64 * 1024)
         #expect(error.message.contains("larger than the 65536 bytes accepted"), "\(error)")
+        #expect(error.code == .tooLarge)
     }
 
     @Test func aDeclaredOversizedBodyIsRefusedBeforeReading() async throws {
         let head = "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n\r\n"
         let (error, _, _) = try await failure(.endless(head: head, chunk: String(repeating: "b", count: 0x4000)), timeout: 30)
         #expect(error.message.contains("Content-Length: 1073741824"), "\(error)")
+        #expect(error.code == .tooLarge)
     }
 
     @Test(arguments: ["gzip", "br", "deflate, gzip"])
@@ -66,6 +70,7 @@ import OAuthFlowTestSupport
             try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: server.url))
         }
         #expect(error.message.contains("Content-Encoding: \(coding)") && error.message.contains("does not decompress"), "\(error)")
+        #expect(error.code == .badAnswer)
         // RFC 9110 §12.5.3: no Accept-Encoding would mean any coding is acceptable; identity is asked for.
         let request = try #require(server.received.first).lowercased()
         #expect(request.contains("accept-encoding: identity\r\n"), "\(request)")
@@ -98,8 +103,9 @@ import OAuthFlowTestSupport
     }
 
     @Test func aStallIsDescribedByWhatArrived() {
-        let nothing = AsyncHTTPClientTransport.explain(HTTPClientError.readTimeout, after: .seconds(30), limit: 60)
+        let (code, nothing) = AsyncHTTPClientTransport.explain(HTTPClientError.readTimeout, after: .seconds(30), limit: 60)
         #expect(nothing.contains("sent no answer") && !nothing.contains("stopped sending"), "\(nothing)")
+        #expect(code == .timedOut)
     }
 
     @Test func aRefusedConnectionSaysSo() async throws {
@@ -110,6 +116,15 @@ import OAuthFlowTestSupport
             try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: url))
         }
         #expect(error.message.contains("could not connect"), "\(error)")
+        #expect(error.code == .unreachable, "\(error.code)")
         #expect(!error.message.contains("NSURLErrorDomain"))
+    }
+
+    /// A timeout, a refusal, an oversized answer and an insecure URL differ by code, not only by text.
+    @Test func anInsecureURLIsRefusedWithItsCode() async throws {
+        let error = try await #require(throws: TransportError.self) {
+            _ = try await DefaultHTTPTransport(timeout: 5).fetchJSON(URL(string: "http://example.com/jwks")!, as: [String: JSONValue].self)
+        }
+        #expect(error.code == .insecure && error.code.description == "insecure")
     }
 }
