@@ -151,127 +151,10 @@ public struct FileTokenStore: TokenStore {
         removeAbandonedTemporaryFiles()
     }
 
-    /// A 0600 file under a unique hidden name in the directory, renamed into place once written.
-    fileprivate struct TemporaryFile {
-        let store: FileTokenStore
-        let path: String
-        let fd: Int32
-
-        init(in store: FileTokenStore) throws {
-            self.store = store
-            path = store.directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw store.systemError("cannot create", path) }
-        }
-
-        /// Claims `bytes` of disk now, so that writing up to that much later cannot fail for lack of room.
-        func reserve(_ bytes: Int) throws {
-            #if canImport(Darwin)
-            // Darwin has no posix_fallocate: F_PREALLOCATE claims the blocks for the open file instead.
-            var request = fstore_t(
-                fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0,
-                fst_length: off_t(bytes), fst_bytesalloc: 0)
-            let result = fcntl(fd, F_PREALLOCATE, &request) == 0 ? 0 : errno
-            #else
-            let result = posix_fallocate(fd, 0, off_t(bytes))
-            #endif
-            // Some file systems cannot preallocate; writing will tell then.
-            guard result == 0 || result == EOPNOTSUPP || result == ENOTSUP || result == EINVAL else {
-                throw store.systemError("cannot reserve room for a session in", store.directory.path, errno: result)
-            }
-        }
-
-        /// Writes `data` from the start (inside any reserved room), cuts the file to it, and fsyncs.
-        func fill(with data: Data) throws {
-            try write(data)
-            guard fsync(fd) == 0 else { throw store.systemError("cannot write", path) }
-        }
-
-        /// Writes `data` from the start (inside any reserved room) and cuts the file to it, without waiting for the disk.
-        func write(_ data: Data) throws {
-            var written = 0
-            let ok = data.withUnsafeBytes { raw -> Bool in
-                guard let base = raw.baseAddress else { return true }
-                while written < raw.count {
-                    let count = pwrite(fd, base.advanced(by: written), raw.count - written, off_t(written))
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return false
-                    }
-                    written += count
-                }
-                return true
-            }
-            guard ok, ftruncate(fd, off_t(data.count)) == 0 else {
-                throw store.systemError("cannot write", path)
-            }
-        }
-
-        /// Renames the file to `destination` first and makes it durable after: a process killed in
-        /// between leaves the data at its final name in the page cache, where the next run finds it.
-        func installThenSync(at destination: String) throws {
-            guard rename(path, destination) == 0 else {
-                let error = errno
-                close(fd)
-                unlink(path)
-                throw store.systemError("cannot replace", destination, errno: error)
-            }
-            try sync(installedAt: destination)
-        }
-
-        /// Writes `data` at `offset`, without waiting for the disk.
-        ///
-        /// - Returns: false when the system refused.
-        func writeAll(_ data: some ContiguousBytes, at offset: Int) -> Bool {
-            data.withUnsafeBytes { raw -> Bool in
-                var written = 0
-                while written < raw.count, let base = raw.baseAddress {
-                    let count = pwrite(fd, base.advanced(by: written), raw.count - written, off_t(offset + written))
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return false
-                    }
-                    written += count
-                }
-                return true
-            }
-        }
-
-        /// Closes the file without touching what is on disk.
-        func closeFile() {
-            close(fd)
-        }
-
-        /// Makes the file, already renamed to `destination`, durable, and closes it.
-        func sync(installedAt destination: String) throws {
-            let synced = fsync(fd) == 0
-            let error = errno
-            close(fd)
-            store.syncDirectory()
-            guard synced else { throw store.systemError("cannot write", destination, errno: error) }
-        }
-
-        /// Closes the file and renames it to `destination`, replacing (never following) what is there.
-        func install(at destination: String) throws {
-            close(fd)
-            guard rename(path, destination) == 0 else {
-                let error = errno
-                unlink(path)
-                throw store.systemError("cannot replace", destination, errno: error)
-            }
-            store.syncDirectory()
-        }
-
-        func discard() {
-            close(fd)
-            unlink(path)
-        }
-    }
-
     // MARK: - Reserving room before a refresh token is spent
 
     /// Where a refreshed session waits between arriving and being committed: `NAME.received.json`.
-    private func receivedPath(for key: SessionKey) -> String {
+    func receivedPath(for key: SessionKey) -> String {
         basePath(for: key) + ".received.json"
     }
 
@@ -307,140 +190,6 @@ public struct FileTokenStore: TokenStore {
                     accessToken: Secret(""), tokenType: "", expiresAt: nil, refreshToken: nil,
                     idToken: nil, scopes: [], issuedAt: Date()), updatedAt: Date()))
         return Reservation(received: received, committed: committed, key: key)
-    }
-
-    /// Two reserved files: the first becomes the record of the refresh answer
-    /// (`NAME.received.json`), the second carries the checked session over the session file.
-    ///
-    /// With ``answerRecorder(refreshing:)``, the record is put in place before the request is
-    /// sent, holding the session to keep and no answer yet; the answer is then one `pwrite`
-    /// into it on the thread that read it. Without, ``record(_:)`` writes and renames it.
-    private final class Reservation: TokenStoreReservation, @unchecked Sendable {
-        private let received: TemporaryFile
-        private let committed: TemporaryFile
-        private let key: SessionKey
-        /// `NAME.received.json`, worked out ahead: nothing but writing stands between an answer and its record.
-        private let receivedPath: String
-        private let lock = NSLock()
-        private var state = State.reserved
-
-        /// - `reserved`: the record file has its temporary name;
-        /// - `placed`: it is at `NAME.received.json`, with no answer yet (recovery leaves it alone);
-        /// - `answered`: the answer is in it, not yet fsynced; `recorded`: durable.
-        private enum State { case reserved, placed, answered, recorded, finished }
-
-        init(received: TemporaryFile, committed: TemporaryFile, key: SessionKey) {
-            self.received = received
-            self.committed = committed
-            self.key = key
-            receivedPath = received.store.receivedPath(for: key)
-        }
-
-        func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
-            guard let header = try? RefreshAnswerRecord.header(keeping: session, encode: FileTokenStore.encode) else { return nil }
-            let placed = lock.withLock { () -> Bool in
-                // (Through the same calls the answer will take: their first run in a process is the slow one.)
-                guard state == .reserved, received.writeAll(header, at: 0),
-                    received.writeAll(RefreshAnswerRecord.noAnswerYet, at: header.count),
-                    !RefreshAnswerRecord.frame(RefreshAnswerRecord.noAnswerYet).isEmpty,
-                    rename(received.path, receivedPath) == 0
-                else { return false }
-                state = .placed
-                return true
-            }
-            guard placed else { return nil }
-            return { [self] answer in
-                let framed = RefreshAnswerRecord.frame(answer)
-                lock.withLock {
-                    guard state == .placed, received.writeAll(framed, at: header.count) else { return }
-                    state = .answered
-                }
-            }
-        }
-
-        func record(_ session: StoredSession) async throws {
-            try lock.withLock {
-                switch state {
-                case .reserved:
-                    // Nothing slow before the rename: the fsyncs come after it.
-                    try received.write(try FileTokenStore.encode(session))
-                    state = .recorded
-                    try received.installThenSync(at: receivedPath)
-                case .answered:
-                    state = .recorded
-                    try received.sync(installedAt: receivedPath)
-                case .placed:
-                    // The answer never reached the recorder (a transport that does not report arrivals): the
-                    // placed record says "no answer"; replace it with the session.
-                    let file = try TemporaryFile(in: received.store)
-                    do {
-                        try file.write(try FileTokenStore.encode(session))
-                        try file.installThenSync(at: receivedPath)
-                    } catch {
-                        file.discard()
-                        throw error
-                    }
-                    received.closeFile()
-                    state = .recorded
-                case .recorded, .finished:
-                    break
-                }
-            }
-        }
-
-        func commit(_ session: StoredSession) async throws {
-            try lock.withLock {
-                guard state != .finished else { return }
-                let store = committed.store
-                try committed.fill(with: try FileTokenStore.encode(session))
-                try committed.install(at: store.path(for: key))
-                finish()
-                store.syncDirectory()
-            }
-        }
-
-        func abandon() async {
-            lock.withLock {
-                if state != .finished { committed.discard() }
-                finish()
-            }
-        }
-
-        /// Drops the record file, whatever its state (the committed file is done with).
-        private func finish() {
-            switch state {
-            case .reserved:
-                received.discard()
-            case .placed, .answered:
-                received.closeFile()
-                unlink(receivedPath)
-            case .recorded:
-                // The session file now holds the recorded refresh token; recovery would drop the record anyway.
-                unlink(receivedPath)
-            case .finished:
-                break
-            }
-            state = .finished
-        }
-
-        deinit {
-            switch state {
-            case .reserved:
-                received.discard()
-                committed.discard()
-            case .placed:
-                // Dropped before any answer: nothing to keep.
-                received.closeFile()
-                unlink(receivedPath)
-                committed.discard()
-            case .answered:
-                received.closeFile()
-                committed.discard()
-            case .recorded:
-                committed.discard()
-            case .finished: break
-            }
-        }
     }
 
     /// What a refresh recorded and did not live to commit.
@@ -649,11 +398,11 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// An `io` error for a failed system call, with the system's reason.
-    fileprivate func systemError(_ action: String, _ path: String, errno code: Int32 = errno) -> TokenStoreError {
+    func systemError(_ action: String, _ path: String, errno code: Int32 = errno) -> TokenStoreError {
         TokenStoreError(.io, "\(action) \(path): \(String(cString: strerror(code)))", path: path)
     }
 
-    fileprivate func syncDirectory() {
+    func syncDirectory() {
         let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
