@@ -499,9 +499,7 @@ public actor OAuthClient {
         logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
         guard (200..<300).contains(response.status) else {
             // The access token went in a header: an error answer that echoes it must not carry it into the error.
-            var sent = SentSecrets(parameters: [])
-            sent.add(tokens.accessToken.value)
-            throw Self.resourceError(sent.scrub(response))
+            throw Self.resourceError(SentSecrets(values: [tokens.accessToken.value]).scrub(response))
         }
         return response
     }
@@ -671,6 +669,8 @@ public actor OAuthClient {
         let method = try configuration.authenticationMethod(for: provider)
         var endpoint = endpoint
         var identity: TLSClientIdentity?
+        // The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
+        var headerSecret: String?
         // A pushed authorization request already names the client (RFC 9126 §2.1): never twice.
         let named = fields.contains { $0.0 == "client_id" }
         let clientID = named ? [] : [("client_id", configuration.clientID)]
@@ -687,6 +687,7 @@ public actor OAuthClient {
             // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.
             let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
             headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
+            headerSecret = secret.value
         case .clientSecretJWT, .privateKeyJWT:
             let key = method == .privateKeyJWT ? configuration.signingKey : nil
             try checkAssertionAlgorithm(key?.algorithm ?? .hs256)
@@ -723,7 +724,7 @@ public actor OAuthClient {
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
         var sent = SentSecrets(parameters: fields)
-        if method == .clientSecretBasic, let secret = try await clientSecret() { sent.add(secret.value) }
+        if let headerSecret { sent.add(headerSecret) }
         let response: HTTPResponse
         if let proofKey {
             response = try await DPoPSending.send(
@@ -778,9 +779,10 @@ public actor OAuthClient {
                 .unexpectedStatus,
                 "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
         }
-        if let challenge = response.header("www-authenticate"), let range = challenge.range(of: #"error="([^"]*)""#, options: .regularExpression) {
-            let code = challenge[range].dropFirst(7).dropLast()
-            return AuthorizationServerError(error: String(code), httpStatus: response.status)
+        if let challenge = response.header("www-authenticate"),
+            let code = AuthenticationChallenge.parse(challenge).lazy.compactMap(\.error).first
+        {
+            return AuthorizationServerError(error: code, httpStatus: response.status)
         }
         if let fields = try? TokenResponseParser.fields(of: response, format: .auto),
             let error = TokenResponseParser.serverError(in: fields, status: response.status)

@@ -21,6 +21,11 @@ struct SentSecrets: Sendable {
         for (name, value) in parameters where Self.parameterNames.contains(name) { add(value) }
     }
 
+    /// Values sent elsewhere than in a body (an access token in a header).
+    init(values: [String]) {
+        for value in values { add(value) }
+    }
+
     /// Adds a value, as sent and form-encoded (an echoed form body).
     mutating func add(_ value: String) {
         guard value.utf8.count >= Self.shortest else { return }
@@ -47,7 +52,13 @@ struct SentSecrets: Sendable {
 
     private static func isError(_ response: HTTPResponse) -> Bool {
         guard (200..<300).contains(response.status) else { return true }
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else { return false }
+        // Only a body that can name an `error` member (as written, or through an escape) is decoded: decoding every
+        // token answer a second time to find none would be waste.
+        let mayNameError = response.body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return UTF8Search.contains("error", in: bytes) || UTF8Search.contains("\\", in: bytes)
+        }
+        guard mayNameError, let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else { return false }
         return object["error"] != nil && object["access_token"] == nil
     }
 }

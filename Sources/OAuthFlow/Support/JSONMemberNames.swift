@@ -12,8 +12,7 @@ enum JSONMemberNames {
     /// The first name repeated within one object, at any depth; nil when there is none.
     ///
     /// The text is only scanned, not validated: text that is not JSON is left to the parser.
-    static func firstRepeated(in bytes: some Collection<UInt8>) -> String? {
-        let bytes = Array(bytes)
+    static func firstRepeated(in bytes: [UInt8]) -> String? {
         // One entry per open object or array: an object's names so far, and whether a name comes next.
         var open: [(names: Set<String>?, nameNext: Bool)] = []
         var index = 0

@@ -137,6 +137,13 @@ extension Protection {
             #expect(JSONMemberNames.firstRepeated(in: Array(#"{"a\"b":1,"a\\b":2,"ab":3}"#.utf8)) == nil)
             #expect(JSONMemberNames.firstRepeated(in: Array(#"[{"a":1},{"a":2}]"#.utf8)) == nil)
             #expect(JSONMemberNames.firstRepeated(in: Array(#"{"a":{"b":1},"c":{"b":2,"b":3}}"#.utf8)) == "b")
+            // A token's header is hostile input: truncated escapes, lone surrogates, stray brackets never crash the scan.
+            let alphabet = Array(#"{}[]:,"\u0dDa1 "#.utf8) + [0xC3, 0xA9, 0xFF, 0x00]
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<20_000 {
+                let bytes = (0..<Int.random(in: 0...32, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
+                _ = JSONMemberNames.firstRepeated(in: bytes)
+            }
         }
     }
 }
