@@ -204,7 +204,15 @@ public struct FileTokenStore: TokenStore {
     /// - Returns: The recovered session, or nil when there is none.
     private func recoverReceived(_ key: SessionKey) throws -> StoredSession? {
         let received = receivedPath(for: key)
-        guard let first = try readPrivateFile(received) else { return nil }
+        let first: Data
+        do {
+            guard let data = try readPrivateFile(received) else { return nil }
+            first = data
+        } catch let error as TokenStoreError where error.code == .corrupt {
+            // Larger than any record: not one a refresh wrote. Set aside, so that it does not stop every command.
+            setAside(received)
+            return nil
+        }
         // No answer in it yet: a refresh in flight (or one that died before its answer) owns it.
         // (One that cannot be read is set aside under the lock below.)
         if let contents = try? Self.received(first, path: received), contents.kept == nil { return nil }

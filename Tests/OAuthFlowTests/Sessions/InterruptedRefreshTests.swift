@@ -154,5 +154,27 @@ extension InterruptedRefreshTests {
         }
         #expect(try StoredSession.decoded(from: Data(contentsOf: URL(fileURLWithPath: path))).tokens.refreshToken?.value == "refresh-2")
     }
+
+    /// Garbage where the record goes (a bad length, an oversized file) is set aside and the session is read; a link or
+    /// a directory there is refused, as everywhere in the store, and the session file is left as it is.
+    @Test func oddFilesWhereTheRecordGoesNeverCostTheSession() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state"))
+        let session = InterruptedRefresh.session()
+        try await store.save(session)
+        let received = store.path(for: session.key).replacingOccurrences(of: ".json", with: ".received.json")
+        for garbage in [Data("oauthflow-refresh-answer 1\n-5\n".utf8), Data("oauthflow-refresh-answer 1\n99999999999999999999999\n{}".utf8),
+                        Data(count: 2 << 20), Data("\u{1B}[2J\u{9B}31m".utf8)] {
+            try garbage.write(to: URL(fileURLWithPath: received))
+            chmod(received, 0o600)
+            #expect(try await FileTokenStore(directory: store.directory).load(session.key)?.tokens.refreshToken == session.tokens.refreshToken)
+            #expect(!FileManager.default.fileExists(atPath: received), "set aside")
+        }
+        symlink("/etc/passwd", received)
+        await #expect(throws: TokenStoreError.self) { _ = try await store.load(session.key) }
+        unlink(received)
+        #expect(try await store.load(session.key)?.tokens.refreshToken == session.tokens.refreshToken)
+    }
 }
 
