@@ -171,7 +171,10 @@ extension InterruptedRefreshTests {
             #expect(try await FileTokenStore(directory: store.directory).load(session.key)?.tokens.refreshToken == session.tokens.refreshToken)
             #expect(!FileManager.default.fileExists(atPath: received), "set aside")
         }
-        symlink("/etc/passwd", received)
+        // A link to a file of the test's own: nothing outside the temporary directory is ever touched.
+        let elsewhere = directory.url.appendingPathComponent("elsewhere").path
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: elsewhere))
+        symlink(elsewhere, received)
         await #expect(throws: TokenStoreError.self) { _ = try await store.load(session.key) }
         unlink(received)
         #expect(try await store.load(session.key)?.tokens.refreshToken == session.tokens.refreshToken)
