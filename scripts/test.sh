@@ -9,7 +9,9 @@
 #    and idpyoidc (Tests/ExchangeServer: token exchange; Tests/PARServer: pushed authorization
 #    requests and DPoP, with a proof-checking resource; Tests/LogoutServer, in the exchange
 #    server's virtualenv: RP-initiated, back-channel and front-channel logout), each in its own virtualenv under .build,
-#    while `swift build --build-tests` runs in the background (step 6 waits for it).
+#    while `swift build --build-tests` runs in the background (step 6 waits for it). Once it is
+#    built, the public API of each library product is compared with api/*.txt
+#    (scripts/api-listing.py --check); a difference fails with its diff.
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
@@ -103,6 +105,10 @@ launch_server par "$state/par"
 
 wait "$build_pid"
 build_pid=""
+
+# --- the public API of each library product, read from the build's modules (about a second) ---
+# A change to it fails here with a diff until api/*.txt is regenerated and committed with it.
+python3 "$root/scripts/api-listing.py" --check
 
 await_authorization_server
 port=$as_port
