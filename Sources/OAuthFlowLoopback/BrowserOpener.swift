@@ -18,7 +18,9 @@ public struct SystemBrowser: BrowserOpener {
     /// The command that will run, or nil when there is none.
     public let command: [String]?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// - Parameter environment: Where `BROWSER` and `PATH` are read: `ProcessInfo.processInfo.environment` for the
+    ///   process's (the library never reads it by itself).
+    public init(environment: [String: String]) {
         command = Self.command(environment: environment)
     }
 

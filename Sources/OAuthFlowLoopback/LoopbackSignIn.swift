@@ -5,46 +5,17 @@ import OAuthFlow
 /// everything `oauthflow login` does, for host code.
 ///
 /// ```swift
-/// let registry = try ProviderRegistry.load()
-/// let provider = try registry.provider(named: "google").resolve()
-/// let signIn = LoopbackSignIn(store: FileTokenStore(), browser: SystemBrowser())
-/// let result = try await signIn.signIn(to: provider, client: .init(clientID: "YOUR_CLIENT_ID"))
+/// let signIn = LoopbackSignIn(store: store, browser: SystemBrowser(environment: ProcessInfo.processInfo.environment))
+/// let result = try await signIn.signIn(to: provider, settings: ClientSettings(clientID: "YOUR_CLIENT_ID"))
 /// ```
+///
+/// Or through the front door, by name: `try await oauth.signIn(to: "google", browser: browser)`.
 ///
 /// The receiver listens on the descriptor's loopback host and port (an ephemeral one by
 /// default), the authorization request carries PKCE, `state` and (for OpenID Connect)
 /// `nonce`, forged or stale callbacks are refused while the wait goes on, and the
 /// callback, token exchange and ID token pass every check of ``OAuthClient``.
 public struct LoopbackSignIn: Sendable {
-    /// What the client registered at the provider; the redirect URI comes from the receiver.
-    public struct Client: Sendable {
-        public var clientID: String
-        public var clientSecret: Secret?
-        public var authMethod: ClientAuthMethod?
-        /// Scopes to ask for; nil means the descriptor's defaults.
-        public var scopes: [String]?
-        /// Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
-        public var requestOfflineAccess: Bool
-        /// The private key for `private_key_jwt`.
-        public var signingKey: ClientSigningKey?
-        /// The client certificate for mutual TLS.
-        public var tlsIdentity: TLSClientIdentity?
-
-        public init(
-            clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil,
-            scopes: [String]? = nil, requestOfflineAccess: Bool = true, signingKey: ClientSigningKey? = nil,
-            tlsIdentity: TLSClientIdentity? = nil
-        ) {
-            self.clientID = clientID
-            self.clientSecret = clientSecret
-            self.authMethod = authMethod
-            self.scopes = scopes
-            self.requestOfflineAccess = requestOfflineAccess
-            self.signingKey = signingKey
-            self.tlsIdentity = tlsIdentity
-        }
-    }
-
     /// What happens during a sign-in, for a host to show.
     public enum Event: Sendable {
         /// The receiver listens; this is the redirect URI sent.
@@ -76,24 +47,27 @@ public struct LoopbackSignIn: Sendable {
 
     public let store: any TokenStore
     public let browser: any BrowserOpener
-    public let transport: any HTTPTransport
+    /// The transport, clock, logger and DPoP nonces of the client made for each sign-in.
+    public let environment: OAuthEnvironment
     /// How long to wait for anything to reach the redirect URI before ``Event/stillWaiting(redirectURI:after:)``.
     public var waitingHintDelay: Duration = .seconds(20)
 
-    public init(
-        store: any TokenStore = FileTokenStore(), browser: any BrowserOpener = SystemBrowser(),
-        transport: any HTTPTransport = DefaultHTTPTransport()
-    ) {
+    /// - Parameters:
+    ///   - store: Where the session is stored.
+    ///   - browser: Opens the authorization URL (``SystemBrowser`` for the user's browser).
+    ///   - environment: The transport, clock, logger and DPoP nonces of each sign-in's client.
+    public init(store: any TokenStore, browser: any BrowserOpener, environment: OAuthEnvironment = OAuthEnvironment()) {
         self.store = store
         self.browser = browser
-        self.transport = transport
+        self.environment = environment
     }
 
     /// Signs in and stores the session.
     ///
     /// - Parameters:
     ///   - provider: The resolved provider.
-    ///   - client: The registered client.
+    ///   - settings: The registered client: its id, secret or key, and the scopes to ask for.
+    ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
     ///   - account: The session's account name, to keep several sessions with one provider.
     ///   - port: A fixed port instead of the descriptor's choice.
     ///   - timeout: How long to wait for the browser to come back (300 s by default); it bounds only that
@@ -103,8 +77,8 @@ public struct LoopbackSignIn: Sendable {
     /// - Throws: ``LoopbackError`` (port taken, timed out), ``AuthorizationServerError`` (the user
     ///   or the server said no), ``FlowError``, ``IDTokenError``, ``TransportError``, ``TokenStoreError``.
     public func signIn(
-        to provider: Provider, client: Client, account: String = "default", port: Int? = nil,
-        timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }
+        to provider: Provider, settings: ClientSettings, requestOfflineAccess: Bool = true, account: String = "default",
+        port: Int? = nil, timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> SignInResult {
         if provider.policy.webRedirectOnly {
             throw FlowError.webRedirectOnly(provider)
@@ -112,7 +86,9 @@ public struct LoopbackSignIn: Sendable {
         let loopback = provider.loopback
         let receiver = try await LoopbackReceiver.start(host: loopback.host, port: port ?? loopback.fixedPort ?? 0, path: loopback.path)
         do {
-            let session = try await run(provider: provider, client: client, account: account, receiver: receiver, timeout: timeout, events: events)
+            let configuration = settings.configuration(redirectURI: receiver.redirectURI, requestOfflineAccess: requestOfflineAccess)
+            let session = try await run(
+                provider: provider, configuration: configuration, account: account, receiver: receiver, timeout: timeout, events: events)
             await receiver.close()
             return session
         } catch {
@@ -122,14 +98,10 @@ public struct LoopbackSignIn: Sendable {
     }
 
     private func run(
-        provider: Provider, client: Client, account: String, receiver: LoopbackReceiver, timeout: Duration,
+        provider: Provider, configuration: ClientConfiguration, account: String, receiver: LoopbackReceiver, timeout: Duration,
         events: @escaping @Sendable (Event) -> Void
     ) async throws -> SignInResult {
-        let configuration = ClientConfiguration(
-            clientID: client.clientID, redirectURI: receiver.redirectURI, clientSecret: client.clientSecret, scopes: client.scopes,
-            requestOfflineAccess: client.requestOfflineAccess, authMethod: client.authMethod, signingKey: client.signingKey,
-            tlsIdentity: client.tlsIdentity)
-        let oauth = OAuthClient(provider: provider, configuration: configuration, transport: transport)
+        let oauth = OAuthClient(provider: provider, configuration: configuration, environment: environment)
         // Fails before the browser opens when the client settings cannot work.
         _ = try configuration.authenticationMethod(for: provider)
         events(.listening(receiver.redirectURI))
@@ -208,7 +180,7 @@ public struct LoopbackSignIn: Sendable {
     /// Sends the browser to the authorization URL, pushing a new request first when the current one has expired
     /// (or will within a few seconds).
     static func begin(client: OAuthClient, current: Current, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
-        if current.pending.isExpired(at: Date().addingTimeInterval(5)) {
+        if current.pending.isExpired(at: client.environment.clock.now().addingTimeInterval(5)) {
             do {
                 current.pending = try await client.startAuthorization()
                 events(.pushedRequestRenewed)

@@ -44,7 +44,7 @@ public struct LoopbackSignOut: Sendable {
     /// The path of the post-logout redirect URI on the loopback receiver.
     public static let returnPath = "/logged-out"
 
-    public init(browser: any BrowserOpener = SystemBrowser()) {
+    public init(browser: any BrowserOpener) {
         self.browser = browser
     }
 

@@ -6,7 +6,7 @@ import OAuthFlow
 /// device code). What a credential helper or a command-line tool needs before each use.
 ///
 /// ```swift
-/// let access = SessionAccess(store: FileTokenStore())
+/// let access = SessionAccess(store: store, clients: ClientSettingsResolver(environment: ProcessInfo.processInfo.environment))
 /// let session = try await access.session(for: SessionKey(providerID: "google")) { event in
 ///     if case let .browser(.openURL(url)) = event { print("Sign in at", url) }
 /// }
@@ -37,35 +37,31 @@ public struct SessionAccess: Sendable {
     public let store: any TokenStore
     public let clients: ClientSettingsResolver
     public let browser: any BrowserOpener
-    public let transport: any HTTPTransport
+    /// The transport, clock, logger and DPoP nonces of every client made here, and the device flow's wait.
+    public let environment: OAuthEnvironment
     public let providers: ProviderLookup
-    /// The device flow's wait between polls.
-    public let sleeper: any Sleeper
     /// Read by ``SignInRoute/automatic(for:environment:)`` for the route of a sign-in.
-    public var environment: [String: String] { clients.environment }
+    public var environmentVariables: [String: String] { clients.environment }
 
     /// - Parameters:
     ///   - store: Where sessions live.
     ///   - clients: Resolves client settings; its environment also decides whether a browser can open.
     ///   - browser: Opens the authorization URL; the system's browser (found in `clients.environment`) by default.
-    ///   - transport: Sends every request.
-    ///   - sleeper: The device flow's wait between polls.
+    ///   - environment: The transport, clock, logger, DPoP nonces and the device flow's wait.
     ///   - providers: Finds a provider by id; by default the bundled descriptors and the user's
     ///     directory (`~/.config/oauthflow/providers`), reading only the files named after the id.
     public init(
-        store: any TokenStore = FileTokenStore(), clients: ClientSettingsResolver = ClientSettingsResolver(),
-        browser: (any BrowserOpener)? = nil, transport: any HTTPTransport = DefaultHTTPTransport(),
-        sleeper: any Sleeper = TaskSleeper(), providers: ProviderLookup? = nil
+        store: any TokenStore, clients: ClientSettingsResolver, browser: (any BrowserOpener)? = nil,
+        environment: OAuthEnvironment = OAuthEnvironment(), providers: ProviderLookup? = nil
     ) {
         self.store = store
         self.clients = clients
         self.browser = browser ?? SystemBrowser(environment: clients.environment)
-        self.transport = transport
-        self.sleeper = sleeper
-        let environment = clients.environment
+        self.environment = environment
+        let variables = clients.environment
         self.providers =
-            providers ?? { id, variables in
-                try ProviderRegistry.descriptor(named: id, includeUserDirectory: true, environment: environment).resolve(variables)
+            providers ?? { id, values in
+                try ProviderRegistry.descriptor(named: id, includeUserDirectory: true, environment: variables).resolve(values)
             }
     }
 
@@ -141,30 +137,35 @@ public struct SessionAccess: Sendable {
     ///   - timeout: How long the browser route waits for the browser to come back.
     ///   - requestOfflineAccess: Whether to ask for a refresh token.
     ///   - events: Receives ``Event/signingIn(provider:route:settings:)``, then the sign-in's own events.
-    /// - Throws: What ``LoopbackSignIn/signIn(to:client:account:port:timeout:events:)`` or
-    ///   ``DeviceSignIn/signIn(to:clientID:clientSecret:authMethod:scopes:requestOfflineAccess:account:events:)`` throw.
+    /// - Throws: What ``LoopbackSignIn/signIn(to:settings:requestOfflineAccess:account:port:timeout:events:)`` or
+    ///   ``DeviceSignIn/signIn(to:settings:requestOfflineAccess:account:events:)`` throw.
     public func signIn(
         to provider: Provider, settings: ClientSettings, account: String = "default", route: SignInRoute? = nil,
         port: Int? = nil, timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
         events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> SignInResult {
-        let route = route ?? SignInRoute.automatic(for: provider, environment: environment)
+        try await Self.signIn(
+            to: provider, settings: settings, account: account, route: route ?? .automatic(for: provider, environment: environmentVariables),
+            port: port, timeout: timeout, requestOfflineAccess: requestOfflineAccess, store: store, browser: browser,
+            environment: environment, events: events)
+    }
+
+    /// A sign-in by `route`, storing the session in `store`: what ``signIn(to:settings:account:route:port:timeout:requestOfflineAccess:events:)``
+    /// and the front door's `signIn(to:)` run.
+    static func signIn(
+        to provider: Provider, settings: ClientSettings, account: String, route: SignInRoute, port: Int?, timeout: Duration,
+        requestOfflineAccess: Bool, store: any TokenStore, browser: any BrowserOpener, environment: OAuthEnvironment,
+        events: @escaping @Sendable (Event) -> Void
+    ) async throws -> SignInResult {
         events(.signingIn(provider: provider, route: route, settings: settings))
         switch route {
         case .deviceCode:
-            return try await DeviceSignIn(store: store, transport: transport, sleeper: sleeper).signIn(
-                to: provider, clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
-                scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, account: account, signingKey: settings.signingKey,
-                tlsIdentity: settings.tlsIdentity
+            return try await DeviceSignIn(store: store, environment: environment).signIn(
+                to: provider, settings: settings, requestOfflineAccess: requestOfflineAccess, account: account
             ) { events(.device($0)) }
         case .browser:
-            return try await LoopbackSignIn(store: store, browser: browser, transport: transport).signIn(
-                to: provider,
-                client: .init(
-                    clientID: settings.clientID, clientSecret: settings.secret, authMethod: settings.authMethod,
-                    scopes: settings.scopes, requestOfflineAccess: requestOfflineAccess, signingKey: settings.signingKey,
-                    tlsIdentity: settings.tlsIdentity),
-                account: account, port: port, timeout: timeout
+            return try await LoopbackSignIn(store: store, browser: browser, environment: environment).signIn(
+                to: provider, settings: settings, requestOfflineAccess: requestOfflineAccess, account: account, port: port, timeout: timeout
             ) { events(.browser($0)) }
         }
     }
@@ -172,7 +173,7 @@ public struct SessionAccess: Sendable {
     /// The token manager of a stored session, its client resolved as ``ClientSettingsResolver`` resolves it.
     private func manager(for session: StoredSession, variables: [String: String]?) throws -> TokenManager {
         let provider = try providers(session.key.providerID, variables ?? session.variables)
-        let client = try clients.client(for: session, provider: provider, transport: transport)
-        return TokenManager(client: client, store: store, key: session.key, transport: transport)
+        let client = try clients.client(for: session, provider: provider, environment: environment)
+        return TokenManager(client: client, store: store, key: session.key)
     }
 }

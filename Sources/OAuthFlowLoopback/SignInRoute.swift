@@ -16,7 +16,7 @@ public enum SignInRoute: Sendable, Hashable {
     ///   - environment: Read by ``SystemBrowser/unavailableReason(environment:)``.
     public static func automatic(
         for provider: Provider,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String]
     ) -> SignInRoute {
         if provider.policy.supportsDeviceFlow, let reason = SystemBrowser.unavailableReason(environment: environment) {
             return .deviceCode(reason)

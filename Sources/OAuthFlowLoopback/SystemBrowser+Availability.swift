@@ -18,7 +18,7 @@ extension SystemBrowser {
     /// A `$BROWSER` that is set always counts as a browser, even over SSH (the user chose it);
     /// otherwise an SSH session, a Linux machine with no display, or no `xdg-open` / `open` on the
     /// `PATH` means nobody would see the page.
-    public static func unavailableReason(environment: [String: String] = ProcessInfo.processInfo.environment) -> UnavailableReason? {
+    public static func unavailableReason(environment: [String: String]) -> UnavailableReason? {
         if let browser = environment["BROWSER"], !browser.isEmpty { return nil }
         if environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil { return .sshSession }
         #if os(Linux)

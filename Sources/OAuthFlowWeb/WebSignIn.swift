@@ -16,32 +16,6 @@ import OAuthFlow
 /// finish a flow another started. An adapter (``OAuthFlowHummingbird``) maps these calls
 /// to a framework's routes; one for another framework is a thin layer of the same calls.
 public final class WebSignIn: Sendable {
-    /// One provider a host enables, with its registered client.
-    public struct Client: Sendable {
-        public var clientID: String
-        public var clientSecret: Secret?
-        public var authMethod: ProviderDescriptor.ClientAuth.Method?
-        /// The scopes to ask for; nil for the descriptor's defaults.
-        public var scopes: [String]?
-        /// Variables the descriptor needs (an Auth0 domain, a Keycloak realm, Apple's Team ID).
-        public var variables: [String: String]
-        /// The private key for `private_key_jwt`, or the key a generated client secret is signed with
-        /// (`client_auth.generated_secret`: Sign in with Apple's .p8 key, with its Key ID).
-        public var signingKey: ClientSigningKey?
-
-        public init(
-            clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
-            scopes: [String]? = nil, variables: [String: String] = [:], signingKey: ClientSigningKey? = nil
-        ) {
-            self.clientID = clientID
-            self.clientSecret = clientSecret
-            self.authMethod = authMethod
-            self.scopes = scopes
-            self.variables = variables
-            self.signingKey = signingKey
-        }
-    }
-
     /// The most of a `form_post` callback body an adapter reads: a small urlencoded form. A longer body is
     /// not a callback. (A back-channel logout body has ``ProviderLogoutReceiver/maximumBodySize``.)
     public static let maximumFormPostSize = 64 * 1024
@@ -57,10 +31,12 @@ public final class WebSignIn: Sendable {
 
     let clients: [String: OAuthClient]
     let keyring: SessionKeyring
+    /// The transport, clock, logger and DPoP nonces of every client and session manager made here.
+    public let environment: OAuthEnvironment
     let clock: any DateClock
     let logger: Logger
     let secureCookies: Bool
-    /// Where finished sign-ins are kept, when the host gave a store (``init(providers:origin:keyring:sessions:replays:basePath:pendingLifetime:transport:clock:logger:)``).
+    /// Where finished sign-ins are kept, when the host gave a store (``init(providers:origin:keyring:sessions:replays:basePath:pendingLifetime:environment:)``).
     public let sessions: (any SessionDirectory)?
     /// Back-channel and front-channel logout, per provider; only with a store.
     let logoutReceivers: [String: ProviderLogoutReceiver]
@@ -69,12 +45,13 @@ public final class WebSignIn: Sendable {
     ///
     /// ```swift
     /// let web = try WebSignIn(registry: .load(), enable: [
-    ///     "google": .init(clientID: env["GOOGLE_CLIENT_ID"]!, clientSecret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),
+    ///     "google": .init(clientID: env["GOOGLE_CLIENT_ID"]!, secret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),
     ///     "auth0": .init(clientID: env["AUTH0_CLIENT_ID"]!, variables: ["domain": "example.eu.auth0.com"]),
     /// ], origin: URL(string: "https://app.example.com")!, keyring: keyring)
     /// ```
     /// - Parameters:
-    ///   - enable: The providers to offer, by descriptor id, each with its client; listed by display name.
+    ///   - enable: The providers to offer, by descriptor id, each with its client (id, secret or key, scopes and the
+    ///     descriptor's variables); listed by display name.
     ///   - origin: The site's public origin; plain `http` only for loopback (development).
     ///   - keyring: Seals the pending sign-in cookies; share it between instances.
     ///   - sessions: Where finished sign-ins are stored, so that tokens refresh on use (``accessToken(for:)``),
@@ -86,29 +63,25 @@ public final class WebSignIn: Sendable {
     /// - Throws: ``ProviderError`` for an unknown provider or missing variables, ``WebSignInError``
     ///   `configuration` for an origin or base path that cannot work.
     public convenience init(
-        registry: ProviderRegistry, enable: [String: Client], origin: URL, keyring: SessionKeyring,
+        registry: ProviderRegistry, enable: [String: ClientSettings], origin: URL, keyring: SessionKeyring,
         sessions: (any SessionDirectory)? = nil, replays: any ReplayRegistry = InMemoryReplayRegistry(),
-        basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
-        transport: any HTTPTransport = DefaultHTTPTransport(), clock: any DateClock = SystemDateClock(),
-        logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })
+        basePath: String = "/auth", pendingLifetime: TimeInterval = 600, environment: OAuthEnvironment = OAuthEnvironment()
     ) throws {
-        var providers: [(Provider, Client)] = []
+        var providers: [(Provider, ClientSettings)] = []
         for (name, client) in enable {
             providers.append((try registry.provider(named: name).resolve(client.variables), client))
         }
         providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
         try self.init(
             providers: providers, origin: origin, keyring: keyring, sessions: sessions, replays: replays, basePath: basePath,
-            pendingLifetime: pendingLifetime, transport: transport, clock: clock, logger: logger)
+            pendingLifetime: pendingLifetime, environment: environment)
     }
 
     /// Enables resolved providers, listed in the order given.
     public init(
-        providers: [(Provider, Client)], origin: URL, keyring: SessionKeyring, sessions: (any SessionDirectory)? = nil,
+        providers: [(Provider, ClientSettings)], origin: URL, keyring: SessionKeyring, sessions: (any SessionDirectory)? = nil,
         replays: any ReplayRegistry = InMemoryReplayRegistry(), basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
-        transport: any HTTPTransport = DefaultHTTPTransport(),
-        clock: any DateClock = SystemDateClock(),
-        logger: Logger = Logger(label: "oauthflow.web", factory: { _ in SwiftLogNoOpLogHandler() })
+        environment: OAuthEnvironment = OAuthEnvironment()
     ) throws {
         guard let scheme = origin.scheme?.lowercased(), let host = origin.host, !host.isEmpty,
             origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil
@@ -134,8 +107,9 @@ public final class WebSignIn: Sendable {
         self.basePath = basePath
         self.pendingLifetime = pendingLifetime
         self.keyring = keyring
-        self.clock = clock
-        self.logger = logger
+        self.environment = environment
+        self.clock = environment.clock
+        self.logger = environment.logger
         self.secureCookies = scheme == "https"
         var clients: [String: OAuthClient] = [:]
         var ids: [String] = []
@@ -146,11 +120,9 @@ public final class WebSignIn: Sendable {
             guard let redirect = URL(string: "\(origin)\(basePath)/\(provider.id)/callback") else {
                 throw WebSignInError(.configuration, "the redirect URI \(origin)\(basePath)/\(provider.id)/callback does not parse as a URL")
             }
-            let configuration = ClientConfiguration(
-                clientID: client.clientID, redirectURI: redirect, clientSecret: client.clientSecret,
-                scopes: client.scopes, authMethod: client.authMethod, signingKey: client.signingKey)
+            let configuration = client.configuration(redirectURI: redirect)
             try Self.checkSettings(of: provider, configuration, secureOrigin: scheme == "https", origin: origin)
-            clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, transport: transport, logger: logger, clock: clock)
+            clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, environment: environment)
             ids.append(provider.id)
         }
         self.clients = clients
@@ -159,7 +131,7 @@ public final class WebSignIn: Sendable {
         var receivers: [String: ProviderLogoutReceiver] = [:]
         if let sessions {
             for (id, client) in clients {
-                receivers[id] = ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays, logger: logger)
+                receivers[id] = ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays)
             }
         }
         self.logoutReceivers = receivers

@@ -70,15 +70,26 @@ public struct ClientSettings: Sendable {
     /// Settings found but not used (another client's secret, a secret under `client_auth: none`), one sentence each.
     public var notes: [String]
 
+    /// - Parameters:
+    ///   - clientID: The client id registered at the provider.
+    ///   - secret: The client secret, for a confidential client.
+    ///   - authMethod: How the client authenticates; nil lets the descriptor choose.
+    ///   - variables: The descriptor's variables (an Auth0 domain, a Keycloak realm).
+    ///   - scopes: Scopes to ask for; nil for the descriptor's defaults.
+    ///   - signingKey: The private key for `private_key_jwt`, or the key a generated client secret is signed with.
+    ///   - tlsIdentity: The client certificate for mutual TLS (RFC 8705).
     public init(
         clientID: String, secret: Secret? = nil, authMethod: ClientAuthMethod? = nil, variables: [String: String] = [:],
-        scopes: [String]? = nil, secretSource: SecretSource? = nil, notes: [String] = []
+        scopes: [String]? = nil, signingKey: ClientSigningKey? = nil, tlsIdentity: TLSClientIdentity? = nil,
+        secretSource: SecretSource? = nil, notes: [String] = []
     ) {
         self.clientID = clientID
         self.secret = secret
         self.authMethod = authMethod
         self.variables = variables
         self.scopes = scopes
+        self.signingKey = signingKey
+        self.tlsIdentity = tlsIdentity
         self.secretSource = secretSource
         self.notes = notes
     }
@@ -86,9 +97,9 @@ public struct ClientSettings: Sendable {
     /// The configuration of a client with these settings.
     ///
     /// - Parameters:
-    ///   - redirectURI: The redirect URI this client sends (a loopback receiver's, or a stored session's).
+    ///   - redirectURI: The redirect URI this client sends (a loopback receiver's, or a stored session's); nil for a device or service client.
     ///   - requestOfflineAccess: Whether to ask for a refresh token.
-    public func configuration(redirectURI: URL, requestOfflineAccess: Bool = true) -> ClientConfiguration {
+    public func configuration(redirectURI: URL?, requestOfflineAccess: Bool = true) -> ClientConfiguration {
         ClientConfiguration(
             clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
             requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)

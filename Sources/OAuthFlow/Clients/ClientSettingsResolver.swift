@@ -5,7 +5,7 @@ import Foundation
 /// clients file (``ClientsFile``).
 ///
 /// ```swift
-/// let settings = try ClientSettingsResolver().settings(for: "google")
+/// let settings = try ClientSettingsResolver(environment: ProcessInfo.processInfo.environment).settings(for: "google")
 /// let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: redirectURI))
 /// ```
 ///
@@ -20,9 +20,10 @@ public struct ClientSettingsResolver: Sendable {
     public let clientsFileURL: URL
 
     /// - Parameters:
-    ///   - environment: The process environment by default.
-    ///   - clientsFile: The clients file; `$XDG_CONFIG_HOME/oauthflow/clients.yaml` by default.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, clientsFile: URL? = nil) {
+    ///   - environment: The variables to read (`ProcessInfo.processInfo.environment` for the process's, as the CLI
+    ///     does): the library never reads the process environment by itself.
+    ///   - clientsFile: The clients file; `$XDG_CONFIG_HOME/oauthflow/clients.yaml` of `environment` by default.
+    public init(environment: [String: String], clientsFile: URL? = nil) {
         self.environment = environment
         self.clientsFileURL = clientsFile ?? ClientsFile.defaultURL(environment: environment)
     }
@@ -40,7 +41,7 @@ public struct ClientSettingsResolver: Sendable {
     /// The clients file, read now.
     ///
     /// - Throws: ``ClientSettingsError`` `unreadable_clients_file`.
-    public func clientsFile() throws -> ClientsFile {
+    package func clientsFile() throws -> ClientsFile {
         try ClientsFile(contentsOf: clientsFileURL)
     }
 
@@ -86,10 +87,10 @@ public struct ClientSettingsResolver: Sendable {
     /// redirect URI, with the secret and method from ``settings(for:overrides:)``.
     public func client(
         for session: StoredSession, provider: Provider, overrides: ClientSettings.Overrides = .init(),
-        transport: any HTTPTransport = DefaultHTTPTransport()
+        environment: OAuthEnvironment = OAuthEnvironment()
     ) throws -> OAuthClient {
         let settings = try settings(for: session, overrides: overrides)
-        return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), transport: transport)
+        return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), environment: environment)
     }
 
     /// Picks the secret and method for `settings.clientID`: a named variable always; the environment's and

@@ -16,7 +16,7 @@ import Yams
 ///
 /// Secrets are given only by reference; a literal `client_secret` key is refused. A missing file is
 /// an empty one. Other top-level keys (such as `credential_helpers`) are read with ``decode(_:at:shape:)``.
-public struct ClientsFile: Sendable {
+package struct ClientsFile: Sendable {
     /// One provider's entry.
     public struct Entry: Sendable, Hashable, Decodable {
         public var clientID: String?
@@ -75,7 +75,7 @@ public struct ClientsFile: Sendable {
     private let text: String?
 
     /// `$XDG_CONFIG_HOME/oauthflow/clients.yaml` (default `~/.config/oauthflow/clients.yaml`).
-    public static func defaultURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func defaultURL(environment: [String: String]) -> URL {
         XDGDirectory.config(environment: environment).appendingPathComponent("oauthflow/clients.yaml")
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 extension ProtectedResource {
     /// A protected resource trusting the providers `descriptors` describe: each resolved with its
@@ -10,14 +9,14 @@ extension ProtectedResource {
     /// ```swift
     /// let api = try ProtectedResource.configured(
     ///     descriptors: [try registry.provider(named: "auth0")],
-    ///     settings: .init(resource: URL(string: "https://api.example.com")!))
+    ///     settings: .init(resource: URL(string: "https://api.example.com")!),
+    ///     resolver: ClientSettingsResolver(environment: environment))
     /// ```
     /// - Throws: ``ClientSettingsError`` when an introspecting provider has no client; ``ProviderError`` when a
     ///   descriptor does not resolve, or the setup could never accept a token.
     public static func configured(
         descriptors: [ProviderDescriptor], settings: Settings, overrides: [String: ClientSettings.Overrides] = [:],
-        resolver: ClientSettingsResolver = .init(), transport: any HTTPTransport = DefaultHTTPTransport(timeout: 5),
-        clock: any DateClock = SystemDateClock(), logger: Logger = Logger(label: "oauthflow.api", factory: { _ in SwiftLogNoOpLogHandler() })
+        resolver: ClientSettingsResolver, environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
     ) throws -> ProtectedResource {
         var providers: [Provider] = []
         var clients: [String: ClientConfiguration] = [:]
@@ -31,8 +30,7 @@ extension ProtectedResource {
                 clients[descriptor.id] = client.serviceConfiguration()
             }
         }
-        return try ProtectedResource(
-            providers: providers, settings: settings, introspectionClients: clients, transport: transport, clock: clock, logger: logger)
+        return try ProtectedResource(providers: providers, settings: settings, introspectionClients: clients, environment: environment)
     }
 
     /// Checks one access token as an API with `audience` would, trusting only `descriptor`'s provider: what
@@ -44,15 +42,14 @@ extension ProtectedResource {
     ///   or ``ProviderError`` for a setup that cannot check it.
     public static func verify(
         _ token: Secret, descriptor: ProviderDescriptor, audience: String?, overrides: ClientSettings.Overrides = .init(),
-        resolver: ClientSettingsResolver = .init(), transport: any HTTPTransport = DefaultHTTPTransport(timeout: 10),
-        clock: any DateClock = SystemDateClock()
+        resolver: ClientSettingsResolver, environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 10))
     ) async throws -> AccessPrincipal {
         // The resource URL only names the API in challenges and metadata, which a single check never shows.
         let named = audience.flatMap(URL.init(string:)).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
         let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
         let resource = try configured(
             descriptors: [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0),
-            overrides: [descriptor.id: overrides], resolver: resolver, transport: transport, clock: clock)
+            overrides: [descriptor.id: overrides], resolver: resolver, environment: environment)
         guard audience != nil || resource.trusted.contains(where: { $0.policy.audience != nil }) else {
             let why = "provider `\(descriptor.id)` states none (`access_tokens.audience`)"
             let how = "`audience:`; `--audience` for `oauthflow verify-token`"

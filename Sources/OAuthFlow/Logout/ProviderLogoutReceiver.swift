@@ -39,14 +39,16 @@ public final class ProviderLogoutReceiver: Sendable {
     public let replays: any ReplayRegistry
     private let logger: Logger
 
-    public init(
-        client: OAuthClient, sessions: any SessionDirectory, replays: any ReplayRegistry = InMemoryReplayRegistry(),
-        logger: Logger = Logger(label: "oauthflow.logout", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) {
+    /// - Parameters:
+    ///   - client: The provider's client: its ID tokens' checks apply to logout tokens, and its environment's logger
+    ///     receives why a logout request was refused.
+    ///   - sessions: The sessions a logout ends.
+    ///   - replays: The logout token `jti`s seen; share one between instances.
+    public init(client: OAuthClient, sessions: any SessionDirectory, replays: any ReplayRegistry = InMemoryReplayRegistry()) {
         self.client = client
         self.sessions = sessions
         self.replays = replays
-        self.logger = logger
+        self.logger = client.environment.logger
     }
 
     // MARK: - Back-channel

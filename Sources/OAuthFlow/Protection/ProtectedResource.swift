@@ -108,17 +108,18 @@ public final class ProtectedResource: Sendable {
     ///   - settings: What the API states about itself.
     ///   - introspectionClients: The API's own client at each provider whose tokens are introspected, by
     ///     provider id (any client authentication method the descriptor allows).
-    ///   - transport: Fetches JWKS and introspects; by default a transport with a 5 s deadline and a 1 MiB cap.
-    ///   - clock: The wall clock.
-    ///   - logger: Receives why each token was refused (never the token itself), at debug level.
+    ///   - environment: Its transport fetches JWKS and introspects (by default one with a 5 s deadline and a 1 MiB
+    ///     cap); its logger receives why each token was refused (never the token itself), at debug level.
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
     ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
     ///   JWTs against, or one whose tokens are introspected without an introspection client.
     public init(
         providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
-        transport: any HTTPTransport = DefaultHTTPTransport(timeout: 5), clock: any DateClock = SystemDateClock(),
-        logger: Logger = Logger(label: "oauthflow.api", factory: { _ in SwiftLogNoOpLogHandler() })
+        environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
     ) throws {
+        let transport = environment.transport
+        let clock = environment.clock
+        let logger = environment.logger
         func refuse(_ why: String, _ provider: String? = nil) -> ProviderError {
             ProviderError(.unsupportedPolicy, why, provider: provider)
         }
@@ -150,8 +151,8 @@ public final class ProtectedResource: Sendable {
             }
             trusted.append(
                 TrustedProvider(
-                    index: trusted.count, provider: provider, audience: audience, introspectionClient: client, transport: transport,
-                    clock: clock, logger: logger, refetchInterval: settings.keysRefetchInterval, maximumAge: settings.keysMaximumAge))
+                    index: trusted.count, provider: provider, audience: audience, introspectionClient: client, environment: environment,
+                    refetchInterval: settings.keysRefetchInterval, maximumAge: settings.keysMaximumAge))
         }
         self.trusted = trusted
         self.settings = settings

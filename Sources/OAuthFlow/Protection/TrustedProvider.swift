@@ -17,17 +17,19 @@ final class TrustedProvider: Sendable {
     private let clock: any DateClock
 
     init(
-        index: Int, provider: Provider, audience: String, introspectionClient: ClientConfiguration?, transport: any HTTPTransport,
-        clock: any DateClock, logger: Logger, refetchInterval: TimeInterval, maximumAge: TimeInterval
+        index: Int, provider: Provider, audience: String, introspectionClient: ClientConfiguration?, environment: OAuthEnvironment,
+        refetchInterval: TimeInterval, maximumAge: TimeInterval
     ) {
+        let clock = environment.clock
         self.index = index
         self.provider = provider
         self.policy = provider.policy.accessTokens
         self.audience = audience
         self.clock = clock
         setup = Setup(
-            provider: provider, transport: transport, clock: clock, logger: logger, refetchInterval: refetchInterval, maximumAge: maximumAge)
-        client = introspectionClient.map { OAuthClient(provider: provider, configuration: $0, transport: transport, logger: logger, clock: clock) }
+            provider: provider, transport: environment.transport, clock: clock, logger: environment.logger, refetchInterval: refetchInterval,
+            maximumAge: maximumAge)
+        client = introspectionClient.map { OAuthClient(provider: provider, configuration: $0, environment: environment) }
     }
 
     /// The JWKS cache, once made.

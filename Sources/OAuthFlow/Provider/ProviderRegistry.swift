@@ -97,8 +97,8 @@ public struct ProviderRegistry: Sendable {
         directories: [URL] = [],
         includeBundled: Bool = true,
         includeUserDirectory: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
+        environment: [String: String] = [:],
+        logger: Logger = .disabled
     ) throws -> ProviderRegistry {
         let sources = sources(
             directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
@@ -183,8 +183,8 @@ public struct ProviderRegistry: Sendable {
         directories: [URL] = [],
         includeBundled: Bool = true,
         includeUserDirectory: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        logger: Logger = Logger(label: "oauthflow.registry", factory: { _ in SwiftLogNoOpLogHandler() })
+        environment: [String: String] = [:],
+        logger: Logger = .disabled
     ) throws -> ProviderDescriptor {
         func full() throws -> ProviderDescriptor {
             try load(

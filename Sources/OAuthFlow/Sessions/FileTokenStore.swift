@@ -26,14 +26,21 @@ public struct FileTokenStore: TokenStore {
     /// The wall clock, for naming set-aside files and ageing abandoned ones.
     public let clock: any DateClock
 
-    /// - Parameter directory: Where the files live; by default `$XDG_STATE_HOME/oauthflow`
-    ///   (`~/.local/state/oauthflow`).
-    public init(
-        directory: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-        clock: any DateClock = SystemDateClock()
-    ) {
-        self.directory = directory ?? XDGDirectory.state(environment: environment).appendingPathComponent("oauthflow", isDirectory: true)
+    /// - Parameters:
+    ///   - directory: Where the files live, created 0700 when first needed. ``standardDirectory(environment:)`` is
+    ///     the one the `oauthflow` command uses.
+    ///   - clock: The wall clock, for naming set-aside files.
+    public init(directory: URL, clock: any DateClock = SystemDateClock()) {
+        self.directory = directory
         self.clock = clock
+    }
+
+    /// `$XDG_STATE_HOME/oauthflow` (`~/.local/state/oauthflow`) of `environment`: where the `oauthflow` command
+    /// keeps sessions, for a host that shares them.
+    ///
+    /// - Parameter environment: The variables to read; `ProcessInfo.processInfo.environment` for the process's.
+    public static func standardDirectory(environment: [String: String]) -> URL {
+        XDGDirectory.state(environment: environment).appendingPathComponent("oauthflow", isDirectory: true)
     }
 
     /// The file a session is stored in.
@@ -137,17 +144,10 @@ public struct FileTokenStore: TokenStore {
         return session
     }
 
-    /// Writes a 0600 file atomically: temporary file, fsync, rename, fsync of the directory.
+    /// Writes a 0600 file atomically (``AtomicFile``): temporary file, fsync, rename, fsync of the directory.
     func writePrivateFile(_ data: Data, to path: String) throws {
         try ensureDirectory()
-        let file = try TemporaryFile(in: self)
-        do {
-            try file.fill(with: data)
-            try file.install(at: path)
-        } catch {
-            file.discard()
-            throw error
-        }
+        try AtomicFile.write(data, to: path, in: directory)
         removeAbandonedTemporaryFiles()
     }
 
@@ -165,11 +165,11 @@ public struct FileTokenStore: TokenStore {
         try ensureDirectory()
         var info = stat()
         let room = max(64 * 1024, 2 * (lstat(path(for: key), &info) == 0 ? Int(info.st_size) : 0))
-        let received = try TemporaryFile(in: self)
-        let committed: TemporaryFile
+        let received = try AtomicFile(in: directory)
+        let committed: AtomicFile
         do {
             try received.reserve(room)
-            committed = try TemporaryFile(in: self)
+            committed = try AtomicFile(in: directory)
         } catch {
             received.discard()
             throw error
@@ -189,7 +189,7 @@ public struct FileTokenStore: TokenStore {
                 tokens: TokenSet(
                     accessToken: Secret(""), tokenType: "", expiresAt: nil, refreshToken: nil,
                     idToken: nil, scopes: [], issuedAt: Date()), updatedAt: Date()))
-        return Reservation(received: received, committed: committed, key: key)
+        return Reservation(store: self, received: received, committed: committed, key: key)
     }
 
     /// What a refresh recorded and did not live to commit.
@@ -407,13 +407,10 @@ public struct FileTokenStore: TokenStore {
 
     /// An `io` error for a failed system call, with the system's reason.
     func systemError(_ action: String, _ path: String, errno code: Int32 = errno) -> TokenStoreError {
-        TokenStoreError(.io, "\(action) \(path): \(String(cString: strerror(code)))", path: path)
+        AtomicFile.failure(action, path, errno: code)
     }
 
     func syncDirectory() {
-        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+        AtomicFile.syncDirectory(directory)
     }
 }

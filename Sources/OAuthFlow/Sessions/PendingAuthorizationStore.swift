@@ -15,7 +15,7 @@ import Darwin
 /// An entry holds the PKCE verifier, so it is kept like a session: beside the sessions of a
 /// ``FileTokenStore``, as `PROVIDER--ACCOUNT.pending.json`, 0600, written atomically, read
 /// only from a private directory, never through a link.
-public struct PendingAuthorizationStore: Sendable {
+package struct PendingAuthorizationStore: Sendable {
     /// One authorization in progress and what finishing it needs.
     public struct Entry: Sendable, Codable {
         public var pending: PendingAuthorization
@@ -33,7 +33,7 @@ public struct PendingAuthorizationStore: Sendable {
     private let files: FileTokenStore
 
     /// - Parameter store: The session store whose directory the entries share.
-    public init(beside store: FileTokenStore = FileTokenStore()) {
+    public init(beside store: FileTokenStore) {
         files = store
     }
 

@@ -97,20 +97,20 @@ public final class ServiceTokens: Sendable {
     ///     store); the default keeps them in this process only.
     ///   - skew: Renew this long before expiry.
     ///   - defaultLifetime: How long a token whose answer has no `expires_in` is used.
-    ///   - clock: The wall clock, for expiry.
-    ///   - logger: At debug level, each answer from the cache (`service token cache hit`, or `... in the store`
-    ///     for a token another process fetched) with the provider and the scopes; a notice when fewer scopes
-    ///     were granted than asked. Never a token or a credential.
+    ///
+    /// The clock and the logger are the client's (``OAuthClient/environment``). The logger gets, at debug level,
+    /// each answer from the cache (`service token cache hit`, or `... in the store` for a token another process
+    /// fetched) with the provider and the scopes, and a notice when fewer scopes were granted than asked; never a
+    /// token or a credential.
     public init(
-        client: OAuthClient, store: any TokenStore = InMemoryTokenStore(), skew: TimeInterval = 60, defaultLifetime: TimeInterval = 300,
-        clock: any DateClock = SystemDateClock(), logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() })
+        client: OAuthClient, store: any TokenStore = InMemoryTokenStore(), skew: TimeInterval = 60, defaultLifetime: TimeInterval = 300
     ) {
         self.client = client
         self.store = store
         self.skew = max(0, skew)
         self.defaultLifetime = max(1, defaultLifetime)
-        self.clock = clock
-        self.logger = logger
+        self.clock = client.environment.clock
+        self.logger = client.environment.logger
         credential = client.configuration.credentialIdentity(for: client.provider)
         do {
             _ = try client.configuration.authenticationMethod(for: client.provider)
@@ -311,7 +311,7 @@ public final class ServiceTokens: Sendable {
         }
         remember(key, tokens)
         let session = StoredSession(
-            key: savedUnder, variables: client.provider.variables, clientID: key.clientID, redirectURI: ClientConfiguration.serviceRedirectURI,
+            key: savedUnder, variables: client.provider.variables, clientID: key.clientID, redirectURI: nil,
             tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider))
         do {
             try await store.save(session)

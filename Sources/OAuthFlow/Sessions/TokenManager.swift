@@ -24,7 +24,10 @@ public actor TokenManager {
     public let key: SessionKey
     public let skew: TimeInterval
     private let client: OAuthClient
+    /// The session's provider, as its client resolved it.
+    public nonisolated var provider: Provider { client.provider }
     private let store: any TokenStore
+    /// The client's: a manager sends, timestamps and logs as the client it refreshes with.
     private let clock: any DateClock
     private let logger: Logger
     private let transport: any HTTPTransport
@@ -36,26 +39,23 @@ public actor TokenManager {
     private var saving: Task<Void, Never>?
 
     /// - Parameters:
-    ///   - client: The client for the session's provider; it performs refreshes.
+    ///   - client: The client for the session's provider; it performs refreshes, and its ``OAuthClient/environment``
+    ///     gives the clock, the transport for ``perform(_:)`` and the logger.
     ///   - store: Where the session lives.
     ///   - key: Which session.
     ///   - skew: Refresh this long before expiry (default 60 s).
-    ///   - clock: The wall clock.
-    ///   - transport: Sends ``perform(_:)`` requests.
     ///   - onChange: Called with every new session, and with nil after a sign-out.
     public init(
         client: OAuthClient, store: any TokenStore, key: SessionKey, skew: TimeInterval = 60,
-        clock: any DateClock = SystemDateClock(), transport: any HTTPTransport = DefaultHTTPTransport(),
-        logger: Logger = Logger(label: "oauthflow", factory: { _ in SwiftLogNoOpLogHandler() }),
         onChange: (@Sendable (StoredSession?) -> Void)? = nil
     ) {
         self.client = client
         self.store = store
         self.key = key
         self.skew = skew
-        self.clock = clock
-        self.transport = transport
-        self.logger = logger
+        self.clock = client.environment.clock
+        self.transport = client.environment.transport
+        self.logger = client.environment.logger
         self.onChange = onChange
     }
 

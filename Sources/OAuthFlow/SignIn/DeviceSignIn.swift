@@ -4,8 +4,8 @@ import Foundation
 /// machines no browser can reach (SSH sessions, containers, TVs, kiosks).
 ///
 /// ```swift
-/// let signIn = DeviceSignIn(store: FileTokenStore())
-/// let result = try await signIn.signIn(to: provider, clientID: "YOUR_CLIENT_ID") { event in
+/// let signIn = DeviceSignIn(store: store)
+/// let result = try await signIn.signIn(to: provider, settings: ClientSettings(clientID: "YOUR_CLIENT_ID")) { event in
 ///     if case let .showCode(authorization) = event {
 ///         print("Open \(authorization.verificationURI) and enter \(authorization.displayUserCode)")
 ///     }
@@ -22,23 +22,16 @@ public struct DeviceSignIn: Sendable {
         case slowDown(TimeInterval)
     }
 
-    /// The redirect URI a device session records: the device grant has none.
-    // The literal always parses; the fallback only spares a force unwrap.
-    public static let noRedirectURI = URL(string: GrantType.deviceCode.rawValue) ?? URL(fileURLWithPath: "/")
-
     public let store: any TokenStore
-    public let transport: any HTTPTransport
-    public let clock: any DateClock
-    public let sleeper: any Sleeper
+    /// The transport, clock and logger of the client made for each sign-in, and the wait between polls.
+    public let environment: OAuthEnvironment
 
-    public init(
-        store: any TokenStore = FileTokenStore(), transport: any HTTPTransport = DefaultHTTPTransport(),
-        clock: any DateClock = SystemDateClock(), sleeper: any Sleeper = TaskSleeper()
-    ) {
+    /// - Parameters:
+    ///   - store: Where the session is stored.
+    ///   - environment: The transport, clock, logger and the wait between polls (``OAuthEnvironment/sleeper``).
+    public init(store: any TokenStore, environment: OAuthEnvironment = OAuthEnvironment()) {
         self.store = store
-        self.transport = transport
-        self.clock = clock
-        self.sleeper = sleeper
+        self.environment = environment
     }
 
     /// Gets a user code, waits for the user to approve it elsewhere, and stores the session.
@@ -49,20 +42,16 @@ public struct DeviceSignIn: Sendable {
     /// - Throws: what ``OAuthClient/startDeviceAuthorization()`` and
     ///   ``OAuthClient/pollDeviceAuthorization(_:sleeper:onPoll:)`` throw, `CancellationError`, and store errors.
     public func signIn(
-        to provider: Provider, clientID: String, clientSecret: Secret? = nil,
-        authMethod: ClientAuthMethod? = nil, scopes: [String]? = nil,
-        requestOfflineAccess: Bool = true, account: String = "default", signingKey: ClientSigningKey? = nil,
-        tlsIdentity: TLSClientIdentity? = nil, events: @escaping @Sendable (Event) -> Void = { _ in }
+        to provider: Provider, settings: ClientSettings, requestOfflineAccess: Bool = true, account: String = "default",
+        events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> SignInResult {
         let client = OAuthClient(
             provider: provider,
-            configuration: ClientConfiguration(
-                clientID: clientID, redirectURI: Self.noRedirectURI, clientSecret: clientSecret, scopes: scopes,
-                requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity),
-            transport: transport, clock: clock)
+            configuration: settings.configuration(redirectURI: nil, requestOfflineAccess: requestOfflineAccess),
+            environment: environment)
         let authorization = try await client.startDeviceAuthorization()
         events(.showCode(authorization))
-        let outcome = try await client.pollDeviceSignIn(authorization, sleeper: sleeper) { poll in
+        let outcome = try await client.pollDeviceSignIn(authorization, sleeper: environment.sleeper) { poll in
             switch poll {
             case .pending: events(.pending)
             case let .slowDown(interval): events(.slowDown(interval))
@@ -70,7 +59,7 @@ public struct DeviceSignIn: Sendable {
         }
         try Task.checkCancellation()
         return try await SignInResult.store(
-            outcome, client: client, account: account, redirectURI: Self.noRedirectURI,
-            in: store, at: clock.now())
+            outcome, client: client, account: account, redirectURI: nil,
+            in: store, at: environment.clock.now())
     }
 }

@@ -18,7 +18,7 @@ extension OAuthFlowCommand {
 
         func run() async throws {
             try await Output.running(advice: Advice.clientID) {
-                let settings = try await options.settings(ClientSettingsResolver())
+                let settings = try await options.settings(CommandEnvironment.clients)
                 LoginOptions.announce(settings)
                 let provider = try options.registryOptions.provider(named: options.name, variables: settings.variables)
                 if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
@@ -32,7 +32,7 @@ extension OAuthFlowCommand {
                         redirectURI: redirect,
                         requestOfflineAccess: !options.noOffline))
                 let pending = try await client.startAuthorization()
-                try PendingAuthorizationStore().save(
+                try PendingAuthorizationStore(beside: CommandEnvironment.store).save(
                     .init(pending: pending, clientID: settings.clientID, variables: provider.variables),
                     for: options.key)
                 Output.stdout(pending.url.absoluteString + "\n")

@@ -12,7 +12,9 @@ extension OAuthFlowCommand {
 
         /// How the helpers get a session: the stored one, refreshed, or a sign-in with every word on stderr.
         static func access(_ registry: RegistryOptions) -> SessionAccess {
-            SessionAccess(providers: { try registry.provider(named: $0, variables: $1) })
+            SessionAccess(
+                store: CommandEnvironment.store, clients: CommandEnvironment.clients,
+                providers: { try registry.provider(named: $0, variables: $1) })
         }
     }
 }

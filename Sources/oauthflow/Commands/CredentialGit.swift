@@ -23,7 +23,7 @@ extension OAuthFlowCommand.Credential {
         func run() async throws {
             try await Output.running(prefix: "oauthflow: ") {
                 let request = try GitCredentialRequest(parsing: String(decoding: try Self.readStandardInput(), as: UTF8.self))
-                let resolver = ClientSettingsResolver()
+                let resolver = CommandEnvironment.clients
                 let identity = GitCredentialMapping.identity(ofClientsFile: resolver.clientsFileURL.path)
                 let mapping = GitCredentialMapping.first(in: try resolver.clientsFile().gitCredentialMappings(), for: request)
                 // What was decided, for the launcher to answer this request again without clients.yaml. Only
@@ -31,7 +31,7 @@ extension OAuthFlowCommand.Credential {
                 let remember = { (mapping: GitCredentialMapping?) in
                     guard registryOptions.providerDirectories.isEmpty else { return }
                     GitCredentialMapping.remember(
-                        request, answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: FileTokenStore())
+                        request, answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: CommandEnvironment.store)
                 }
                 // Not ours: say nothing, so git moves on to its next helper.
                 guard let mapping else {
@@ -49,7 +49,7 @@ extension OAuthFlowCommand.Credential {
                             expiresAt: session.tokens.expiresAt))
                     remember(mapping)
                 case "erase":
-                    try await FileTokenStore().remove(key)
+                    try await CommandEnvironment.store.remove(key)
                 default:
                     break  // `store`: the token already lives in the session; git-credential(1): unknown operations are ignored.
                 }

@@ -98,7 +98,7 @@ struct LintRun {
         let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         guard paths.isEmpty else { return paths.map { URL(fileURLWithPath: $0, relativeTo: here) } }
         let local = URL(fileURLWithPath: "providers", isDirectory: true, relativeTo: here)
-        let user = ProviderRegistry.userProvidersDirectory(environment: ProcessInfo.processInfo.environment)
+        let user = ProviderRegistry.userProvidersDirectory(environment: CommandEnvironment.variables)
         let found = [local, user].filter { FileManager.default.fileExists(atPath: $0.path) }
         if found.isEmpty { throw CommandFailure("no paths given, and neither ./providers nor \(user.path) exists") }
         return found

@@ -26,7 +26,7 @@ extension OAuthFlowCommand.Login {
                 let provider = try options.registryOptions.provider(named: saved.pending.providerID, variables: saved.variables)
                 var overrides = options.overrides
                 overrides.variables = [:]
-                let settings = try ClientSettingsResolver().settings(clientID: saved.clientID, provider: provider.id, overrides: overrides)
+                let settings = try CommandEnvironment.clients.settings(clientID: saved.clientID, provider: provider.id, overrides: overrides)
                 client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
             } catch {
                 Output.stderr("The sign-in in progress was kept.\n")

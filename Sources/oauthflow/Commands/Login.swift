@@ -45,12 +45,12 @@ extension OAuthFlowCommand {
         }
 
         func run() async throws {
-            let store = FileTokenStore()
+            let store = CommandEnvironment.store
             if let callbackURL {
                 try await finishManualFlow(callbackURL, store: store)
                 return
             }
-            let environment = ProcessInfo.processInfo.environment
+            let environment = CommandEnvironment.variables
             let resolver = ClientSettingsResolver(environment: environment)
             let (settings, provider) = try await Output.running(advice: Advice.clientID) {
                 let settings = try await options.settings(resolver, store: store)

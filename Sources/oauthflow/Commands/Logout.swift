@@ -44,7 +44,7 @@ extension OAuthFlowCommand {
         func run() async throws {
             let ending: LoopbackSignOut.ProviderSessionEnding = !endSession ? .keep : noBrowser ? .printURL : .endInBrowser
             let (outcome, provider) = try await session.withManager { manager, _, provider in
-                let signOut = LoopbackSignOut(browser: SystemBrowser())
+                let signOut = LoopbackSignOut(browser: SystemBrowser(environment: CommandEnvironment.variables))
                 do {
                     let result = try await signOut.signOut(
                         manager, provider: provider, providerSession: ending, port: port, timeout: .seconds(timeout ?? 120)

@@ -21,7 +21,7 @@ extension OAuthFlowCommand.Token {
         func run() async throws {
             // The common case reads the session file alone: no descriptor, no client settings.
             if kind == .access,
-                let stored = try await Output.running({ try await TokenManager.storedSession(key: session.key, in: FileTokenStore()) })
+                let stored = try await Output.running({ try await TokenManager.storedSession(key: session.key, in: CommandEnvironment.store) })
             {
                 Output.stdoutExact(stored.tokens.accessToken.value + "\n")
                 return

@@ -50,7 +50,8 @@ extension OAuthFlowCommand {
                 let descriptor = try registryOptions.descriptor(named: provider)
                 let overrides = ClientSettings.Overrides(
                     clientID: clientID, secretVariable: clientSecretEnvironment, variables: variableOptions.values)
-                principal = try await ProtectedResource.verify(token, descriptor: descriptor, audience: audience, overrides: overrides)
+                principal = try await ProtectedResource.verify(
+                    token, descriptor: descriptor, audience: audience, overrides: overrides, resolver: CommandEnvironment.clients)
             } catch let denial as AccessDenial {
                 Output.stderr("REFUSED (\(denial.code), HTTP \(denial.status)): \(Output.line(denial.reason))\n")
                 throw ExitCode.failure

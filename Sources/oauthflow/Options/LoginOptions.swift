@@ -58,7 +58,7 @@ struct LoginOptions: ParsableArguments {
 
     /// The client settings; with `--add-scope`, the stored session's client id, variables and granted
     /// scopes plus the added ones (flags still win for variables and the secret).
-    func settings(_ resolver: ClientSettingsResolver, store: FileTokenStore = FileTokenStore()) async throws -> ClientSettings {
+    func settings(_ resolver: ClientSettingsResolver, store: FileTokenStore = CommandEnvironment.store) async throws -> ClientSettings {
         var given = overrides
         if !addScopes.isEmpty {
             guard let session = try await store.load(key) else {

@@ -21,12 +21,13 @@ struct RegistryOptions: ParsableArguments {
     }
 
     func loadRegistry() throws -> ProviderRegistry {
-        try ProviderRegistry.load(directories: directories, includeUserDirectory: true, logger: logger)
+        try ProviderRegistry.load(directories: directories, includeUserDirectory: true, environment: CommandEnvironment.variables, logger: logger)
     }
 
     /// One provider by id, reading only its own files (see ``ProviderRegistry/descriptor(named:directories:includeBundled:includeUserDirectory:environment:logger:)``).
     func descriptor(named name: String) throws -> ProviderDescriptor {
-        try ProviderRegistry.descriptor(named: name, directories: directories, includeUserDirectory: true, logger: logger)
+        try ProviderRegistry.descriptor(
+            named: name, directories: directories, includeUserDirectory: true, environment: CommandEnvironment.variables, logger: logger)
     }
 
     /// One provider by id, resolved with `variables`.

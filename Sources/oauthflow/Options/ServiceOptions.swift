@@ -54,7 +54,8 @@ struct ServiceOptions: ParsableArguments {
         _ work: (ServiceTokens) async throws -> Value
     ) async throws -> Value {
         let (tokens, settings) = try await Output.running {
-            try ServiceTokens.resolved(descriptor: try descriptor(), overrides: overrides, store: FileTokenStore())
+            try ServiceTokens.resolved(
+                descriptor: try descriptor(), overrides: overrides, resolver: CommandEnvironment.clients, store: CommandEnvironment.store)
         }
         for note in settings.notes { Output.stderr("note: \(note)\n") }
         // The method in use, or the one asked for when its credential is missing (the advice then names only what it takes).

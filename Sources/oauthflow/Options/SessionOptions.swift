@@ -50,11 +50,11 @@ struct SessionOptions: ParsableArguments {
     }
 
     private func secretSource(for session: StoredSession) -> ClientSettings.SecretSource? {
-        (try? ClientSettingsResolver().settings(for: session, overrides: overrides))?.secretSource
+        (try? CommandEnvironment.clients.settings(for: session, overrides: overrides))?.secretSource
     }
 
     /// The stored session, or a failure that says how to sign in.
-    func stored(store: FileTokenStore = FileTokenStore()) async throws -> StoredSession {
+    func stored(store: FileTokenStore = CommandEnvironment.store) async throws -> StoredSession {
         guard let session = try await store.load(key) else {
             var signIn = LoginCommand(provider: key.providerID, account: key.account)
             signIn.providerDirectories = registryOptions.providerDirectories
@@ -64,7 +64,7 @@ struct SessionOptions: ParsableArguments {
     }
 
     /// The stored session and its resolved provider.
-    func load(store: FileTokenStore = FileTokenStore()) async throws -> (StoredSession, Provider) {
+    func load(store: FileTokenStore = CommandEnvironment.store) async throws -> (StoredSession, Provider) {
         let session = try await stored(store: store)
         return (session, try registryOptions.provider(named: session.key.providerID, variables: session.variables))
     }
@@ -72,7 +72,7 @@ struct SessionOptions: ParsableArguments {
     /// A client for the session: its client id, and the secret and method from flags, the environment
     /// or the clients file, as `login` resolves them.
     func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
-        try ClientSettingsResolver().client(for: session, provider: provider, overrides: overrides)
+        try CommandEnvironment.clients.client(for: session, provider: provider, overrides: overrides)
     }
 
     /// Runs `work` with the session's token manager (its access token made valid first when `validToken`).
@@ -80,7 +80,7 @@ struct SessionOptions: ParsableArguments {
     /// A failure to load the session is printed as it is; a failure after that with what to do next
     /// (``advice(_:session:)``). Either exits 1.
     func withManager<Value>(
-        validToken: Bool = false, store: FileTokenStore = FileTokenStore(),
+        validToken: Bool = false, store: FileTokenStore = CommandEnvironment.store,
         _ work: (TokenManager, StoredSession, Provider) async throws -> Value
     ) async throws -> Value {
         let (session, provider, client) = try await Output.running {

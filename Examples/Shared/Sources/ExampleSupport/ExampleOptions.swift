@@ -9,7 +9,7 @@ public struct ExampleOptions {
     public var origin: URL?
     public var port = 8080
     public var providerDirectories: [URL] = []
-    public var clients: [String: WebSignIn.Client] = [:]
+    public var clients: [String: ClientSettings] = [:]
     /// Where the signed-in sessions' tokens are kept (a FileTokenStore); nil for a new temporary directory.
     public var sessionsDirectory: URL?
     /// The providers whose access tokens the app's own API accepts, and whether each one's are opaque.
@@ -120,7 +120,7 @@ public struct ExampleOptions {
                 }
                 signingKey = try ClientSigningKey(pem: pem, keyID: keyIDs[id])
             }
-            clients[id] = WebSignIn.Client(clientID: clientID, clientSecret: secret, variables: variables[id] ?? [:], signingKey: signingKey)
+            clients[id] = ClientSettings(clientID: clientID, secret: secret, variables: variables[id] ?? [:], signingKey: signingKey)
         }
         for (id, _) in api where clients[id] == nil {
             throw UsageError("--api \(id) names a provider not enabled with --client")
@@ -153,7 +153,7 @@ public struct ExampleOptions {
             var descriptor = try registry.provider(named: id)
             if opaque {
                 descriptor.accessTokens.format = .opaque
-                introspectionClients[id] = .service(clientID: client.clientID, clientSecret: client.clientSecret)
+                introspectionClients[id] = .service(clientID: client.clientID, clientSecret: client.secret)
             }
             providers.append(try descriptor.resolve(client.variables))
         }

@@ -1,0 +1,271 @@
+import Foundation
+
+/// The front door: one configuration, written once, and from it everything by provider name.
+///
+/// ```swift
+/// let oauth = OAuth(OAuth.Configuration(
+///     providerDirectories: [URL(fileURLWithPath: "/etc/myapp/providers")],
+///     clients: ["auth0": ClientSettings(clientID: "abc", variables: ["domain": "example.us.auth0.com"])],
+///     store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/myapp/sessions"))))
+///
+/// let token = try await oauth.accessToken(for: "auth0")                 // a signed-in user's, refreshed when due
+/// let service = try await oauth.serviceTokens(for: "auth0").accessToken()   // the service's own
+/// ```
+///
+/// - Providers come from the bundled descriptors and ``Configuration/providerDirectories`` (the user's
+///   `~/.config/oauthflow/providers` only with ``Configuration/includeUserProviders``), reading only the files
+///   of the provider asked for.
+/// - Client settings come from ``Configuration/clients``, then, only when the host asks for them, from a
+///   ``ClientSettingsResolver`` (the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file, as the CLI does).
+/// - Every object made here (clients, token managers, service tokens, protected resources) carries
+///   ``Configuration/environment``: one transport, clock, logger and set of DPoP nonces.
+/// - Token managers and service tokens are made once per session and per provider, so that every caller
+///   of this `OAuth` joins the same refresh and the same cache.
+///
+/// Sign-in through the browser is `signIn(to:)` in `OAuthFlowLoopback`; web sign-in is `webSignIn(...)` in
+/// `OAuthFlowWeb`; checking descriptors is `lint()` in `OAuthFlowLint`. The types underneath (``OAuthClient``,
+/// ``TokenManager``, ``ServiceTokens``, ``ProtectedResource``, ``ProviderRegistry``) stay for hosts that need them.
+public final class OAuth: Sendable {
+    /// What a host writes once.
+    public struct Configuration: Sendable {
+        /// Directories of descriptors of the host's own, read after the bundled ones: a file named after a
+        /// bundled provider replaces it.
+        public var providerDirectories: [URL]
+        /// Whether the descriptors bundled with the library are offered (default true).
+        public var includeBundledProviders: Bool
+        /// Whether the user's `$XDG_CONFIG_HOME/oauthflow/providers` is read, found with ``environmentVariables``
+        /// (default false: a file there can neither break nor replace the host's providers).
+        public var includeUserProviders: Bool
+        /// Each provider's client, by provider name: its id, secret or key, scopes and descriptor variables.
+        public var clients: [String: ClientSettings]
+        /// Where the settings of a provider missing from ``clients`` come from, when the host asks for it:
+        /// `ClientSettingsResolver(environment:)` reads the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file,
+        /// as the CLI does. Nil (the default) reads nothing.
+        public var clientSettings: ClientSettingsResolver?
+        /// The process's environment variables, as the host hands them in: where the user's provider directory is
+        /// (`XDG_CONFIG_HOME`, `HOME`; only with ``includeUserProviders``) and whether a browser can open here
+        /// (`BROWSER`, `DISPLAY`, `SSH_CONNECTION`). Empty by default: the library never reads the process environment itself.
+        public var environmentVariables: [String: String]
+        /// Where sessions and service tokens are kept.
+        public var store: any TokenStore
+        /// The transport, clock, logger and DPoP nonces every object made from this configuration shares.
+        public var environment: OAuthEnvironment
+
+        /// - Parameters:
+        ///   - providerDirectories: Directories of the host's own descriptors.
+        ///   - clients: Each provider's client, by provider name.
+        ///   - store: Where sessions are kept; in memory by default.
+        ///   - environment: The transport, clock, logger and DPoP nonces.
+        public init(
+            providerDirectories: [URL] = [], clients: [String: ClientSettings] = [:], store: any TokenStore = InMemoryTokenStore(),
+            environment: OAuthEnvironment = OAuthEnvironment()
+        ) {
+            self.providerDirectories = providerDirectories
+            self.includeBundledProviders = true
+            self.includeUserProviders = false
+            self.clients = clients
+            self.clientSettings = nil
+            self.environmentVariables = [:]
+            self.store = store
+            self.environment = environment
+        }
+
+        /// What the `oauthflow` command uses, for a host that shares its sessions and settings: the user's
+        /// provider directory, client settings from `environment` and the clients file, and the sessions in
+        /// `$XDG_STATE_HOME/oauthflow`.
+        ///
+        /// - Parameter environment: The variables to read: pass `ProcessInfo.processInfo.environment` to read the process's.
+        public static func commandLine(environment: [String: String], transport: any HTTPTransport = DefaultHTTPTransport()) -> Configuration {
+            var configuration = Configuration(
+                store: FileTokenStore(directory: FileTokenStore.standardDirectory(environment: environment)),
+                environment: OAuthEnvironment(transport: transport))
+            configuration.includeUserProviders = true
+            configuration.environmentVariables = environment
+            configuration.clientSettings = ClientSettingsResolver(environment: environment)
+            return configuration
+        }
+    }
+
+    public let configuration: Configuration
+    private let managers = Locked<[SessionKey: TokenManager]>([:])
+    private let services = Locked<[String: ServiceTokens]>([:])
+
+    /// - Parameter configuration: Where providers, clients and sessions come from, and the environment.
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The environment every object made here carries.
+    public var environment: OAuthEnvironment { configuration.environment }
+    /// Where sessions are kept.
+    public var store: any TokenStore { configuration.store }
+
+    // MARK: - Providers and clients
+
+    /// A provider's descriptor, by name, reading only the files named after it.
+    ///
+    /// - Throws: ``ProviderError`` `unknown_provider` (with the nearest name), or the descriptor's positioned problems.
+    public func descriptor(_ name: String) throws -> ProviderDescriptor {
+        try ProviderRegistry.descriptor(
+            named: name, directories: configuration.providerDirectories, includeBundled: configuration.includeBundledProviders,
+            includeUserDirectory: configuration.includeUserProviders, environment: configuration.environmentVariables,
+            logger: environment.logger)
+    }
+
+    /// Every provider this configuration offers (the bundled ones and the host's directories), loaded now.
+    ///
+    /// - Throws: ``ProviderError`` when a directory cannot be listed; an unreadable file is in ``ProviderRegistry/skipped``.
+    public func registry() throws -> ProviderRegistry {
+        try ProviderRegistry.load(
+            directories: configuration.providerDirectories, includeBundled: configuration.includeBundledProviders,
+            includeUserDirectory: configuration.includeUserProviders, environment: configuration.environmentVariables,
+            logger: environment.logger)
+    }
+
+    /// The client settings for a provider: ``Configuration/clients``, else ``Configuration/clientSettings``.
+    ///
+    /// - Throws: ``ClientSettingsError`` `missing_client_id` when neither names a client for it.
+    public func clientSettings(for name: String) throws -> ClientSettings {
+        if let settings = configuration.clients[name] { return settings }
+        if let resolver = configuration.clientSettings { return try resolver.settings(for: name) }
+        throw ClientSettingsError(
+            .missingClientID, "no client for \(name): add one to the configuration's `clients` (\"\(name)\": ClientSettings(clientID: ...))",
+            provider: name)
+    }
+
+    /// A provider by name, resolved with its client's variables (``ClientSettings/variables``, then `variables`).
+    ///
+    /// Discovery is not run here: every client made from the provider runs it once, when first needed.
+    /// - Throws: ``ProviderError`` (unknown provider, invalid descriptor, a variable missing).
+    public func provider(_ name: String, variables: [String: String] = [:]) throws -> Provider {
+        let known = (try? clientSettings(for: name))?.variables ?? [:]
+        return try descriptor(name).resolve(known.merging(variables) { _, given in given })
+    }
+
+    /// The client of a stored session: its provider, client id, redirect URI and variables, with the secret and
+    /// key from the settings.
+    func client(for session: StoredSession) throws -> OAuthClient {
+        let name = session.key.providerID
+        var settings = (try? clientSettings(for: name)) ?? ClientSettings(clientID: session.clientID)
+        if settings.clientID != session.clientID {
+            // The session belongs to another client: its secret is not this one's to send.
+            settings = ClientSettings(clientID: session.clientID)
+        }
+        settings.variables = settings.variables.merging(session.variables) { _, stored in stored }
+        let provider = try descriptor(name).resolve(settings.variables)
+        return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), environment: environment)
+    }
+
+    // MARK: - Sessions
+
+    /// The session of a signed-in user, ready to give a valid access token: its token manager, made once and
+    /// shared by every caller of this `OAuth`, so one refresh runs however many ask.
+    ///
+    /// - Parameters:
+    ///   - name: The provider.
+    ///   - account: The account, for several sessions with one provider.
+    /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, ``ProviderError``, store errors.
+    public func session(_ name: String, account: String = "default") async throws -> TokenManager {
+        let key = SessionKey(providerID: name, account: account)
+        if let manager = managers.withLock({ $0[key] }) { return manager }
+        guard let stored = try await store.load(key) else {
+            throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
+        }
+        let made = TokenManager(client: try client(for: stored), store: store, key: key)
+        return managers.withLock { managers in
+            if let existing = managers[key] { return existing }
+            managers[key] = made
+            return made
+        }
+    }
+
+    /// A signed-in user's access token, refreshed first when it expires within a minute.
+    ///
+    /// - Throws: ``SessionError`` (`not_signed_in`, `signed_out` when the provider refused the refresh token), and the refresh's errors.
+    public func accessToken(for name: String, account: String = "default") async throws -> Secret {
+        try await session(name, account: account).validAccessToken()
+    }
+
+    /// Signs a user out: revokes the session's tokens (RFC 7009), deletes it, and, with `endingProviderSession`,
+    /// builds the request that ends the provider's session too (RP-Initiated Logout) for the host to send the
+    /// browser to.
+    ///
+    /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, and store errors.
+    public func signOut(
+        _ name: String, account: String = "default", endingProviderSession: TokenManager.EndSessionOptions? = nil
+    ) async throws -> TokenManager.SignOut {
+        let manager = try await session(name, account: account)
+        let result = try await manager.signOut(endingProviderSession: endingProviderSession)
+        managers.withLock { $0[SessionKey(providerID: name, account: account)] = nil }
+        return result
+    }
+
+    // MARK: - Services and APIs
+
+    /// Tokens for the service's own calls at a provider (client credentials, the JWT bearer grant, token
+    /// exchange), cached in ``Configuration/store`` and asked for once however many callers want one.
+    ///
+    /// - Throws: ``ClientSettingsError`` without a client for the provider, ``ProviderError``.
+    public func serviceTokens(for name: String) throws -> ServiceTokens {
+        if let tokens = services.withLock({ $0[name] }) { return tokens }
+        let settings = try clientSettings(for: name)
+        let provider = try descriptor(name).resolve(settings.variables)
+        let client = OAuthClient(provider: provider, configuration: settings.serviceConfiguration(), environment: environment)
+        let made = ServiceTokens(client: client, store: store)
+        return services.withLock { services in
+            if let existing = services[name] { return existing }
+            services[name] = made
+            return made
+        }
+    }
+
+    /// An API's token check, trusting the access tokens of the providers named.
+    ///
+    /// A provider whose tokens are introspected (`access_tokens.format: opaque` or `both`) needs the API's own
+    /// client there, from ``Configuration/clients``.
+    /// - Throws: ``ProviderError`` for a setup that could never accept a token; ``ClientSettingsError`` when an
+    ///   introspecting provider has no client.
+    public func protectedResource(trusting names: [String], settings: ProtectedResource.Settings) throws -> ProtectedResource {
+        var providers: [Provider] = []
+        var introspection: [String: ClientConfiguration] = [:]
+        for name in names {
+            let descriptor = try descriptor(name)
+            if descriptor.accessTokens.format == .jwt {
+                let variables = (try? clientSettings(for: name))?.variables ?? [:]
+                providers.append(try descriptor.resolve(variables))
+            } else {
+                let client = try clientSettings(for: name)
+                providers.append(try descriptor.resolve(client.variables))
+                introspection[name] = client.serviceConfiguration()
+            }
+        }
+        return try ProtectedResource(providers: providers, settings: settings, introspectionClients: introspection, environment: environment)
+    }
+
+    // MARK: - Sign-in without a browser here
+
+    /// Signs a user in with a device code (RFC 8628): shows the user a code to enter on another device, waits
+    /// for approval, and stores the session.
+    ///
+    /// - Parameters:
+    ///   - name: The provider; its descriptor must declare the device grant.
+    ///   - account: The session's account name.
+    ///   - events: Receives the code to show, then each poll.
+    /// - Throws: ``ClientSettingsError``, ``ProviderError``, and what ``DeviceSignIn`` throws.
+    public func signInWithDeviceCode(
+        to name: String, account: String = "default", requestOfflineAccess: Bool = true,
+        events: @escaping @Sendable (DeviceSignIn.Event) -> Void = { _ in }
+    ) async throws -> SignInResult {
+        let settings = try clientSettings(for: name)
+        let provider = try descriptor(name).resolve(settings.variables)
+        let result = try await DeviceSignIn(store: store, environment: environment).signIn(
+            to: provider, settings: settings, requestOfflineAccess: requestOfflineAccess, account: account, events: events)
+        forget(SessionKey(providerID: name, account: account))
+        return result
+    }
+
+    /// Drops the token manager made for `key`, after a sign-in replaced its session.
+    public func forget(_ key: SessionKey) {
+        managers.withLock { $0[key] = nil }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import OAuthFlow
+
+extension OAuth {
+    /// Signs a user in to a provider by name and stores the session: through the browser and a loopback
+    /// redirect (RFC 8252, PKCE, `state`, `nonce`, every ID token check), or, where no browser can open here
+    /// and the provider declares the grant, with a device code (RFC 8628).
+    ///
+    /// ```swift
+    /// let result = try await oauth.signIn(to: "google", browser: SystemBrowser(environment: ProcessInfo.processInfo.environment))
+    /// print("signed in:", result.idToken?.subject ?? "(plain OAuth)")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The provider.
+    ///   - account: The session's account name, for several sessions with one provider.
+    ///   - browser: Opens the authorization URL.
+    ///   - route: Nil chooses the browser unless ``Configuration/environmentVariables`` say none can open (SSH, no display)
+    ///     and the provider takes the device grant.
+    ///   - port: A fixed loopback port instead of the descriptor's choice.
+    ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
+    /// - Returns: The stored session, with the ID token's verified claims and the profile.
+    /// - Throws: ``ClientSettingsError`` without a client, ``ProviderError``, and what ``LoopbackSignIn`` and
+    ///   ``DeviceSignIn`` throw.
+    public func signIn(
+        to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
+        timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
+        events: @escaping @Sendable (SessionAccess.Event) -> Void = { _ in }
+    ) async throws -> SignInResult {
+        let settings = try clientSettings(for: name)
+        let provider = try provider(name)
+        let result = try await SessionAccess.signIn(
+            to: provider, settings: settings, account: account,
+            route: route ?? .automatic(for: provider, environment: configuration.environmentVariables), port: port, timeout: timeout,
+            requestOfflineAccess: requestOfflineAccess, store: store, browser: browser, environment: environment, events: events)
+        forget(SessionKey(providerID: name, account: account))
+        return result
+    }
+
+    /// Signs a user out and, with ``LoopbackSignOut/ProviderSessionEnding/endInBrowser``, ends the provider's session
+    /// in the browser too, waiting on a loopback address for the provider to send it back.
+    ///
+    /// - Throws: What ``LoopbackSignOut/signOut(_:provider:providerSession:port:timeout:events:)`` throws.
+    public func signOut(
+        _ name: String, account: String = "default", providerSession: LoopbackSignOut.ProviderSessionEnding, browser: any BrowserOpener,
+        events: @escaping @Sendable (LoopbackSignOut.Event) -> Void = { _ in }
+    ) async throws -> LoopbackSignOut.Result {
+        let manager = try await session(name, account: account)
+        let result = try await LoopbackSignOut(browser: browser).signOut(
+            manager, provider: manager.provider, providerSession: providerSession, events: events)
+        forget(SessionKey(providerID: name, account: account))
+        return result
+    }
+}
