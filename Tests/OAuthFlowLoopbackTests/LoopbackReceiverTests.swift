@@ -376,7 +376,7 @@ private final class EventLog: @unchecked Sendable {
         signIn.waitingHintDelay = .milliseconds(100)
         let log = EventLog()
         let error = try await #require(throws: LoopbackError.self) {
-            try await signIn.signIn(to: provider(), client: .init(clientID: "c"), timeout: .seconds(1)) { log.append($0) }
+            try await signIn.signIn(to: provider(), settings: ClientSettings(clientID: "c"), timeout: .seconds(1)) { log.append($0) }
         }
         #expect(error.code == .timedOut)
         var listening: URL?
@@ -397,7 +397,7 @@ private final class EventLog: @unchecked Sendable {
         signIn.waitingHintDelay = .seconds(4)
         let log = EventLog()
         let http = DefaultHTTPTransport(timeout: 5)
-        _ = try? await signIn.signIn(to: provider(), client: .init(clientID: "c"), timeout: .seconds(5)) { event in
+        _ = try? await signIn.signIn(to: provider(), settings: ClientSettings(clientID: "c"), timeout: .seconds(5)) { event in
             log.append(event)
             if case let .listening(url) = event {
                 // A forged callback reaches the redirect URI: the provider does send the browser back.

@@ -51,8 +51,8 @@ struct PushedAndDPoPEndToEndTests {
         let store = FileTokenStore(directory: directory)
         let result = try await LoopbackSignIn(store: store, browser: browser).signIn(
             to: provider,
-            client: .init(
-                clientID: client.clientID, clientSecret: client.clientSecret.map(Secret.init),
+            settings: ClientSettings(
+                clientID: client.clientID, secret: client.clientSecret.map(Secret.init),
                 authMethod: ClientAuthMethod(rawValue: client.authMethod)),
             timeout: .seconds(30)
         ) { event in
@@ -86,9 +86,7 @@ struct PushedAndDPoPEndToEndTests {
 
         // The session as stored has the key: another manager (another process) uses it.
         let recording = RecordingTransport()
-        let manager = TokenManager(
-            client: OAuthClient(provider: provider, configuration: configuration, transport: recording), store: store, key: result.session.key,
-            transport: recording)
+        let manager = TokenManager(client: OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: recording)), store: store, key: result.session.key)
         let hello = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
         #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
         let answer = try JSONDecoder().decode([String: JSONValue].self, from: hello.body)
@@ -214,7 +212,7 @@ struct PushedAndDPoPEndToEndTests {
 
     @Test func gitAndKubectlAreRefusedADPoPBoundSession() async throws {
         let (result, provider, _, store) = try await signIn(client: "public")
-        let access = SessionAccess(store: store, providers: { _, _ in provider })
+        let access = SessionAccess(store: store, clients: ClientSettingsResolver(environment: [:]), providers: { _, _ in provider })
         let error = await #expect(throws: FlowError.self) {
             _ = try await access.bearerSession(for: result.session.key, tool: "git")
         }

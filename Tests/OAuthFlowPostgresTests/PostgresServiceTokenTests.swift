@@ -30,7 +30,7 @@ struct PostgresServiceTokenTests {
         try await stores[0].migrate()
         let instances = stores.map { store in
             ServiceTokens(
-                client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), transport: transport),
+                client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport)),
                 store: store)
         }
         let request = ServiceTokenRequest(scopes: ["read"])

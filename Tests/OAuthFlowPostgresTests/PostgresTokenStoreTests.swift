@@ -161,9 +161,8 @@ struct PostgresTokenStoreTests {
             _ = try await postgres.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'")
             let transport = RecordingTransport()
             let provider = try TestDescriptor().provider()
-            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
-                                     transport: transport)
-            let manager = TokenManager(client: client, store: store, key: expired.key, transport: transport)
+            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI), environment: OAuthEnvironment(transport: transport))
+            let manager = TokenManager(client: client, store: store, key: expired.key)
             let error = try await #require(throws: TokenStoreError.self) { try await manager.validAccessToken() }
             print("lost connection: \(error)")
             #expect(error.code == .unavailable || error.code == .io, "\(error)")

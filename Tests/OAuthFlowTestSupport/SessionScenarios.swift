@@ -58,7 +58,7 @@ public enum InterruptedRefresh {
     public static func stalledRefresh(store: any TokenStore, key: SessionKey, recorded: @escaping @Sendable () async throws -> Bool) async throws
         -> Task<Void, Never> {
         let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
-            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: stallingTransport())
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: stallingTransport()))
         let manager = TokenManager(client: client, store: store, key: key)
         let task = Task { _ = try? await manager.refresh() }
         var seen = false

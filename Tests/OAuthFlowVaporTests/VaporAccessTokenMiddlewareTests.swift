@@ -16,7 +16,7 @@ import VaporTesting
     func api() throws -> ProtectedResource {
         try ProtectedResource(
             providers: [try provider.apiDescriptor.provider()],
-            settings: .init(resource: Self.resource, scopesSupported: ["notes:read", "admin"], resourceName: "Notes"), transport: provider)
+            settings: .init(resource: Self.resource, scopesSupported: ["notes:read", "admin"], resourceName: "Notes"), environment: OAuthEnvironment(transport: provider))
     }
 
     /// `/notes` needs `notes:read` and answers from `request.accessPrincipal`; `/admin` needs `admin` and

@@ -42,7 +42,7 @@ import VaporTesting
         let fixture = try VaporSignInTests.fixture(logout: true, sessions: InMemoryTokenStore())
         let alpha = fixture.providers["alpha"]!
         let api = try ProtectedResource(
-            providers: [try alpha.apiDescriptor.provider()], settings: .init(resource: URL(string: "https://app.example.com")!), transport: alpha)
+            providers: [try alpha.apiDescriptor.provider()], settings: .init(resource: URL(string: "https://app.example.com")!), environment: OAuthEnvironment(transport: alpha))
         try await withApp { app in
             quiet(app)
             Self.vaporHost(app: app, web: fixture.web, api: api)

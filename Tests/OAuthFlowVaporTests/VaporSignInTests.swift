@@ -37,10 +37,8 @@ import VaporTesting
             try #require(DescriptorDocument.parse(Data(provider.descriptor(id: id, responseMode: responseMode, logout: logout).utf8), path: "\(id).yaml").descriptor)
         }
         let clock = MovableClock()
-        let web = try WebSignIn(
-            registry: ProviderRegistry(descriptors), enable: ["alpha": .init(clientID: "web-client"), "beta": .init(clientID: "web-client")],
-            origin: URL(string: origin)!, keyring: SessionKeyring(current: keyA), sessions: sessions, basePath: basePath,
-            transport: SimulatedProviders(byHost: Dictionary(uniqueKeysWithValues: providers.values.map { ($0.host, $0) })), clock: clock)
+        let web = try WebSignIn(registry: ProviderRegistry(descriptors), enable: ["alpha": .init(clientID: "web-client"), "beta": .init(clientID: "web-client")],
+            origin: URL(string: origin)!, keyring: SessionKeyring(current: keyA), sessions: sessions, basePath: basePath, environment: OAuthEnvironment(transport: SimulatedProviders(byHost: Dictionary(uniqueKeysWithValues: providers.values.map { ($0.host, $0) })), clock: clock))
         return Fixture(web: web, providers: providers, clock: clock)
     }
 

@@ -86,13 +86,12 @@ import OAuthFlowTestSupport
 
     @Test func firstAndSecondSignInThroughTheFormPostRoute() async throws {
         let apple = StandIn()
-        let web = try WebSignIn(
-            registry: ProviderRegistry.load(includeUserDirectory: false),
+        let web = try WebSignIn(registry: ProviderRegistry.load(includeUserDirectory: false),
             enable: [
                 "apple": .init(
                     clientID: "com.example.web", variables: ["team_id": "ABCDE12345"],
                     signingKey: try ClientSigningKey(pem: apple.clientKey.pemRepresentation, keyID: "KEY123ABCD"))
-            ], origin: URL(string: "https://app.example.com")!, keyring: SessionKeyring(current: WebSignInTests.keyA), transport: apple)
+            ], origin: URL(string: "https://app.example.com")!, keyring: SessionKeyring(current: WebSignInTests.keyA), environment: OAuthEnvironment(transport: apple))
         let signIns = SignIns()
         let router = Router()
         router.addSignInRoutes(web) { result, _, _ in
@@ -132,12 +131,12 @@ import OAuthFlowTestSupport
     @Test func settingsThatCannotWorkAreRefusedUpFront() throws {
         let registry = try ProviderRegistry.load(includeUserDirectory: false)
         let key = P256.Signing.PrivateKey().pemRepresentation
-        func make(_ client: WebSignIn.Client, origin: String = "https://app.example.com") throws -> WebSignIn {
+        func make(_ client: ClientSettings, origin: String = "https://app.example.com") throws -> WebSignIn {
             try WebSignIn(
                 registry: registry, enable: ["apple": client], origin: URL(string: origin)!, keyring: SessionKeyring(current: WebSignInTests.keyA))
         }
         let variables = ["team_id": "ABCDE12345"]
-        let cases: [(WebSignIn.Client, String, String)] = [
+        let cases: [(ClientSettings, String, String)] = [
             (.init(clientID: "com.example.web", variables: variables), "https://app.example.com", "private key"),
             (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key)), "https://app.example.com", "Key ID"),
             (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key, keyID: "KEY123ABCD")),

@@ -141,8 +141,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         let clock = MovableClock()
         let web = try WebSignIn(registry: ProviderRegistry(descriptors), enable: [
             "alpha": .init(clientID: "web-client"), "beta": .init(clientID: "web-client"),
-        ], origin: URL(string: origin)!, keyring: keyring ?? SessionKeyring(current: Self.keyA),
-           transport: HostRouter(byHost: ["alpha.example": alpha, "beta.example": beta]), clock: clock)
+        ], origin: URL(string: origin)!, keyring: keyring ?? SessionKeyring(current: Self.keyA), environment: OAuthEnvironment(transport: HostRouter(byHost: ["alpha.example": alpha, "beta.example": beta]), clock: clock))
         return Fixture(web: web, providers: ["alpha": alpha, "beta": beta], clock: clock, signIns: SignInLog())
     }
 

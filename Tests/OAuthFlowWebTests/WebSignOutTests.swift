@@ -35,10 +35,8 @@ import OAuthFlowTestSupport
             text = text.replacingOccurrences(of: "  userinfo: https://\(host)/userinfo\n", with: "  userinfo: https://\(host)/userinfo\n" + extra)
             return try #require(DescriptorDocument.parse(Data(text.utf8), path: "\(id).yaml").descriptor)
         }
-        return try WebSignIn(
-            registry: ProviderRegistry(descriptors), enable: ["alpha": .init(clientID: "web-client"), "beta": .init(clientID: "web-client")],
-            origin: URL(string: "http://localhost:8080")!, keyring: SessionKeyring(current: WebSignInTests.keyA), sessions: sessions ? store : nil,
-            transport: HostRouter(byHost: ["alpha.example": alpha, "beta.example": beta]), clock: clock)
+        return try WebSignIn(registry: ProviderRegistry(descriptors), enable: ["alpha": .init(clientID: "web-client"), "beta": .init(clientID: "web-client")],
+            origin: URL(string: "http://localhost:8080")!, keyring: SessionKeyring(current: WebSignInTests.keyA), sessions: sessions ? store : nil, environment: OAuthEnvironment(transport: HostRouter(byHost: ["alpha.example": alpha, "beta.example": beta]), clock: clock))
     }
 
     func application(_ web: WebSignIn) -> some ApplicationProtocol {

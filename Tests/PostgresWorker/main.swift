@@ -83,9 +83,8 @@ func manager(_ transport: CountingTransport, store: any TokenStore) async throws
     let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[3])], includeBundled: false, includeUserDirectory: false)
     let provider = try registry.provider(named: "django").resolve(["port": arguments[4]])
     guard let session = try await store.load(key) else { fail("no stored session for \(key)") }
-    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[5], redirectURI: session.redirectURI),
-                             transport: transport)
-    return TokenManager(client: client, store: store, key: key, transport: transport)
+    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[5], redirectURI: session.redirectURI), environment: OAuthEnvironment(transport: transport))
+    return TokenManager(client: client, store: store, key: key)
 }
 
 func json(_ object: Any) -> String {

@@ -66,8 +66,7 @@ do {
         say("no-session")
         exit(3)
     }
-    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[4], redirectURI: session.redirectURI),
-                             transport: Announcing())
+    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[4], redirectURI: session.redirectURI), environment: OAuthEnvironment(transport: Announcing()))
     let manager = TokenManager(client: client, store: AfterRecordStore(base: store) {
         // Say "recorded" once a refreshed session is durable, and die there when asked to.
         say("recorded")

@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import NIOCore
 import OAuthFlowPostgres
+import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Testing
 import OAuthFlowTestSupport
 @testable import OAuthFlow
@@ -51,9 +53,8 @@ struct PostgresOutageTests {
                     return tokenResponse("access-new", refresh: "refresh-rotated")
                 }
                 let provider = try TestDescriptor().provider()
-                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
-                                         transport: transport)
-                let manager = TokenManager(client: client, store: store, key: expired.key, transport: transport)
+                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI), environment: OAuthEnvironment(transport: transport))
+                let manager = TokenManager(client: client, store: store, key: expired.key)
                 let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
                 #expect(error.code == .storeUnavailable)
                 #expect(error.message.contains("could not be saved") && error.message.contains("keeps using them"), "\(error)")
@@ -72,6 +73,53 @@ struct PostgresOutageTests {
                 #expect(stored?.tokens.refreshToken?.value == "refresh-rotated", "the rotated refresh token was saved once PostgreSQL came back")
                 #expect(stored?.tokens.accessToken.value == "access-new")
             }
+        }
+    }
+
+    /// A refreshed session the database did not take is still pending when the host's `ServiceGroup` shuts
+    /// down: the store keeps running until PostgreSQL takes it, and stops only then.
+    @Test func aGracefulShutdownSavesAPendingRefreshBeforeTheStoreStops() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await withRole(postgres, table: table) { role, configuration in
+            let expired = pgSampleSession(expiresIn: -60)
+            try await postgres.withStore(table: table, migrate: false) { store in
+                try await store.save(expired)
+            }
+            let store = try PostgresTokenStore(configuration: configuration, keyring: SessionKeyring(current: TestPostgres.firstKey),
+                                               table: table, timeout: .seconds(3))
+            let group = ServiceGroup(services: [store], gracefulShutdownSignals: [], cancellationSignals: [],
+                                     logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let stopped = Locked(false)
+            let running = Task {
+                try await group.run()
+                stopped.withLock { $0 = true }
+            }
+            // The provider answers after PostgreSQL went away: the refresh cannot be saved.
+            let transport = ScriptedTransport { _, _ in
+                _ = try await postgres.admin("ALTER ROLE \(role) NOLOGIN")
+                _ = try await postgres.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'")
+                return tokenResponse("access-new", refresh: "refresh-rotated")
+            }
+            do {
+                // The manager goes with this scope, and its own retries with it: what saves the session now is the store.
+                let client = OAuthClient(provider: try TestDescriptor().provider(),
+                                         configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI), environment: OAuthEnvironment(transport: transport))
+                let manager = TokenManager(client: client, store: store, key: expired.key)
+                let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+                #expect(error.code == .storeUnavailable)
+            }
+            await group.triggerGracefulShutdown()
+            // PostgreSQL is still away: the store does not stop.
+            try await Task.sleep(for: .seconds(2))
+            #expect(!stopped.current, "the store stopped with a refreshed session unsaved")
+            _ = try await postgres.admin("ALTER ROLE \(role) LOGIN")
+            try await running.value
+            #expect(stopped.current)
+            let stored = try await postgres.withStore(table: table, migrate: false) { try await $0.load(expired.key) }
+            #expect(stored?.tokens.refreshToken?.value == "refresh-rotated", "the rotated refresh token was saved before the store stopped")
+            #expect(stored?.tokens.accessToken.value == "access-new")
+            #expect(transport.count("/token") == 1)
         }
     }
 

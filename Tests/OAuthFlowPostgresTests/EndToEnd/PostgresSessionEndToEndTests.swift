@@ -97,8 +97,8 @@ struct PostgresSessionEndToEndTests {
 
             let transport = RecordingTransport()
             let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
-                clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
-            let manager = TokenManager(client: client, store: store, key: session.key, transport: transport)
+                clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
+            let manager = TokenManager(client: client, store: store, key: session.key)
             let token = try await manager.validAccessToken()
             #expect(token != session.tokens.accessToken)
             #expect(transport.requests.filter { $0.url.absoluteString.hasSuffix("/o/token/") }.count == 1, "one refresh, with the recorded token")
@@ -164,8 +164,8 @@ struct PostgresSessionEndToEndTests {
             try await holder.waitFor("locked")
             let transport = RecordingTransport()
             let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
-                clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
-            let manager = TokenManager(client: client, store: store, key: session.key, transport: transport)
+                clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
+            let manager = TokenManager(client: client, store: store, key: session.key)
             let waiting = Task { try await manager.validAccessToken() }
             try await Task.sleep(for: .milliseconds(500))
             #expect(transport.requests.isEmpty, "nothing is sent while another instance holds the session")

@@ -60,7 +60,7 @@ struct SharedLogoutEndToEndTests {
             let secret = Secret(try #require(registered.clientSecret))
             func instance() throws -> WebSignIn {
                 try WebSignIn(
-                    providers: [(provider, .init(clientID: clientID, clientSecret: secret))], origin: origin, keyring: keyring,
+                    providers: [(provider, .init(clientID: clientID, secret: secret))], origin: origin, keyring: keyring,
                     sessions: store, replays: replays)
             }
             let a = try instance()

@@ -144,12 +144,10 @@ import OAuthFlowTestSupport
             }
         }
         let redirectURI = try #require(URL(string: "http://127.0.0.1:53682\(provider.loopback.path)"))
-        let client = OAuthClient(
-            provider: provider,
+        let client = OAuthClient(provider: provider,
             configuration: ClientConfiguration(
                 clientID: clientID, redirectURI: redirectURI, clientSecret: fixture.clientSecret.map(Secret.init),
-                signingKey: generated == nil ? nil : try ClientSigningKey(pem: clientKey.pemRepresentation, keyID: "KEY123")),
-            transport: transport)
+                signingKey: generated == nil ? nil : try ClientSigningKey(pem: clientKey.pemRepresentation, keyID: "KEY123")), environment: OAuthEnvironment(transport: transport))
 
         let pending = try await client.startAuthorization()
         calls.pendingNonce = pending.nonce?.value

@@ -63,7 +63,7 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
     @Test func aClientAsksForRFC8414MetadataOnlyToRevoke() async throws {
         let transport = TwoDocuments(rfc8414: #"{"issuer":"https://auth.example.com","revocation_endpoint":"https://auth.example.com/revoke"}"#)
         let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
-            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         _ = try await client.startAuthorization()
         #expect(transport.requested == ["/.well-known/openid-configuration"], "a sign-in fetches discovery once, nothing more")
         #expect(try await client.revocationEndpoint()?.absoluteString == "https://auth.example.com/revoke")

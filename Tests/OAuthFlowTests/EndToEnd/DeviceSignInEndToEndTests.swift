@@ -33,7 +33,7 @@ struct DeviceSignInEndToEndTests {
         #expect(try await store.load(session.key)?.tokens.accessToken == session.tokens.accessToken)
         // The tokens work.
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: Server.deviceClientID,
-                                                                                        redirectURI: DeviceSignIn.noRedirectURI))
+                                                                                        redirectURI: nil))
         #expect(try await client.userInfo(session.tokens)["email"]?.stringValue == "alice@example.com")
     }
 
@@ -57,7 +57,7 @@ struct DeviceSignInEndToEndTests {
     @Test func expiresOnTheClientsClock() async throws {
         let server = try Server.require()
         let time = FastTime(Date(), factor: 300)
-        let signIn = DeviceSignIn(store: InMemoryTokenStore(), clock: time, sleeper: time)
+        let signIn = DeviceSignIn(store: InMemoryTokenStore(), environment: OAuthEnvironment(clock: time, sleeper: time))
         let error = try await #require(throws: FlowError.self) {
             try await signIn.signIn(to: try server.provider(), clientID: Server.deviceClientID)
         }

@@ -12,8 +12,7 @@ struct EndToEndTests {
     private func client(_ provider: Provider, clientID: String = Server.publicClientID, secret: Secret? = nil,
                         transport: any HTTPTransport = DefaultHTTPTransport(timeout: 15)) -> OAuthClient {
         OAuthClient(provider: provider,
-                    configuration: ClientConfiguration(clientID: clientID, redirectURI: Server.redirectURI, clientSecret: secret),
-                    transport: transport)
+                    configuration: ClientConfiguration(clientID: clientID, redirectURI: Server.redirectURI, clientSecret: secret), environment: OAuthEnvironment(transport: transport))
     }
 
     /// Runs the browser part and the token exchange.
@@ -221,8 +220,7 @@ struct EndToEndTests {
         let logger = Logger(label: "test", factory: { _ in handler })
         let client = OAuthClient(provider: try server.provider { $0.clientAuth.methods = [.clientSecretPost] },
                                  configuration: ClientConfiguration(clientID: Server.confidentialClientID, redirectURI: Server.redirectURI,
-                                                                    clientSecret: Server.confidentialSecret),
-                                 logger: logger)
+                                                                    clientSecret: Server.confidentialSecret), environment: OAuthEnvironment(logger: logger))
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
         let code = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)

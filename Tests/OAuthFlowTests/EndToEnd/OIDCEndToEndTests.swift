@@ -32,7 +32,7 @@ struct OIDCEndToEndTests {
         #expect(provider.endpoints.jwks == nil)
         let transport = RecordingTransport()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
         let pending = try await client.startAuthorization()
         let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
         let idToken = try #require(tokens.idToken)

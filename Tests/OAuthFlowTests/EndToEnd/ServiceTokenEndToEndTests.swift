@@ -21,7 +21,7 @@ struct ServiceTokenEndToEndTests {
             grants: grants, methods: methods ?? [registered.authMethod], audience: audience ?? registered.assertionAudience, extra: extra
         ).provider()
         let configuration = try registered.configuration(method: method, jwk: jwk, trustRoots: method.usesCertificate ? try server.trustRoots() : nil)
-        return OAuthClient(provider: provider, configuration: configuration, transport: DefaultHTTPTransport(timeout: 15))
+        return OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
     }
 
     @Test(arguments: ["basic", "post", "secret-jwt", "rsa", "ps256", "es256", "rsa-issuer-aud"])
@@ -179,7 +179,7 @@ struct TokenExchangeEndToEndTests {
     static func client(_ server: Server, _ name: String) throws -> OAuthClient {
         let registered = try server.client(name)
         let provider = try server.descriptor(methods: [registered.authMethod]).provider()
-        return OAuthClient(provider: provider, configuration: try registered.configuration(), transport: DefaultHTTPTransport(timeout: 15))
+        return OAuthClient(provider: provider, configuration: try registered.configuration(), environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
     }
 
     @Test(arguments: ["basic", "rsa", "secret-jwt"])

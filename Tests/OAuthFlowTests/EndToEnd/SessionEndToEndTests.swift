@@ -37,8 +37,8 @@ struct SessionEndToEndTests {
         try await expire(session, in: store)
         let transport = RecordingTransport()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
-        let manager = TokenManager(client: client, store: store, key: session.key, transport: transport)
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
+        let manager = TokenManager(client: client, store: store, key: session.key)
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<10_000 { group.addTask { try await manager.validAccessToken().value } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }

@@ -24,8 +24,8 @@ struct SignInResultTests {
         let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
         let transport = RecordingTransport()
         let browser = SystemBrowser(environment: ["BROWSER": "\(server.python) \(server.agent) --deliver"])
-        let result = try await LoopbackSignIn(store: store, browser: browser, transport: transport)
-            .signIn(to: try discoveredProvider(server), client: .init(clientID: Server.publicClientID))
+        let result = try await LoopbackSignIn(store: store, browser: browser, environment: OAuthEnvironment(transport: transport))
+            .signIn(to: try discoveredProvider(server), settings: ClientSettings(clientID: Server.publicClientID))
 
         let paths = transport.requests.map(\.url.path)
         #expect(paths.filter { $0.hasSuffix("/.well-known/openid-configuration") }.count == 1, "\(paths)")
@@ -49,7 +49,7 @@ struct SignInResultTests {
         let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
         let browser = SystemBrowser(environment: ["BROWSER": "\(server.python) \(server.agent) --deliver"])
         let provider = try server.provider()
-        let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: Server.publicClientID))
+        let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, settings: ClientSettings(clientID: Server.publicClientID))
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: result.session.redirectURI))
         let profile = try await TokenManager(client: client, store: store, key: result.session.key).profile()
@@ -83,7 +83,7 @@ struct SignInResultTests {
         let again = try await provider.discovered(with: discovery)
         #expect(again == provider)
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: Server.publicClientID, redirectURI: Server.redirectURI), transport: transport)
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
         let pending = try await client.startAuthorization()
         let outcome = try await client.finishSignIn(callback: try await server.signIn(pending.url), pending: pending)
         #expect(outcome.idToken != nil)

@@ -196,7 +196,7 @@ import OAuthFlowTestSupport
         }
         let provider = try TestDescriptor(protocol: .oauth2, endpoints: [], extra: "discovery:\n  mode: rfc8414\n").provider()
         #expect(provider.policy.issParameter == .ifPresent)
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: redirect), transport: transport)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: redirect), environment: OAuthEnvironment(transport: transport))
         let pending = try await client.startAuthorization()
         let url = try #require(URL(string: "http://127.0.0.1:49152/callback?code=abc&state=\(pending.state.value)"))
         if advertised {

@@ -43,9 +43,7 @@ import _CryptoExtras
         _ send: @escaping @Sendable (OAuthClient) async throws -> Void = { _ = try await $0.clientCredentialsToken() }
     ) async throws -> (fields: [String: String], request: HTTPRequest) {
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer","expires_in":60}"#))
-        let client = OAuthClient(
-            provider: try provider(methods: methods, audience: audience), configuration: configuration, transport: transport,
-            clock: FixedClock(date: now))
+        let client = OAuthClient(provider: try provider(methods: methods, audience: audience), configuration: configuration, environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
         try await send(client)
         let request = try #require(transport.requests.last)
         let fields = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { first, _ in first })
@@ -94,9 +92,8 @@ import _CryptoExtras
                 status: 401, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"invalid_client","error_description":"Not for me!"}"#.utf8))
         }
-        let client = OAuthClient(
-            provider: try Self.provider(methods: "private_key_jwt", audience: audience),
-            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), transport: transport)
+        let client = OAuthClient(provider: try Self.provider(methods: "private_key_jwt", audience: audience),
+            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
         let sent = audience == "issuer" ? "https://auth.example.com" : "https://auth.example.com/token"
         let other = audience == "issuer" ? "token_endpoint" : "issuer"
@@ -111,9 +108,8 @@ import _CryptoExtras
                 status: 400, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"invalid_client","error_description":"Algorithm of 'RS256' is not allowed"}"#.utf8))
         }
-        let client = OAuthClient(
-            provider: try Self.provider(methods: "private_key_jwt"),
-            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), transport: transport)
+        let client = OAuthClient(provider: try Self.provider(methods: "private_key_jwt"),
+            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error.hint == nil, "\(error)")
     }
@@ -246,9 +242,7 @@ import _CryptoExtras
             """
         let provider = try #require(DescriptorDocument.parse(Data(yaml.utf8), path: "plain.yaml").descriptor).resolve([:])
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
-        let client = OAuthClient(
-            provider: provider, configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)),
-            transport: transport)
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.message.contains("assertion_audience: token_endpoint") == true)
         #expect(transport.requests.isEmpty)
@@ -260,7 +254,7 @@ import _CryptoExtras
         ).provider()
         let identity = TLSClientIdentity(certificateChainPEM: "c", privateKeyPEM: Secret("k"))
         let transport = RecordingTransport(CannedTransport(body: "{}"))
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", tlsIdentity: identity), transport: transport)
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", tlsIdentity: identity), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.message.contains("is not https") == true)
         #expect(transport.requests.isEmpty)
@@ -270,8 +264,7 @@ import _CryptoExtras
     func anOddAliasValueLeavesDiscoveryWorking(_ aliases: String) async throws {
         let document = #"{"issuer": "https://auth.example.com", "token_endpoint": "https://auth.example.com/token", \#(aliases)}"#
         let provider = try TestDescriptor(endpoints: [], extra: "discovery:\n  mode: rfc8414\n").provider()
-        let client = OAuthClient(
-            provider: provider, configuration: .service(clientID: "svc"), transport: CannedTransport(body: document))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc"), environment: OAuthEnvironment(transport: CannedTransport(body: document)))
         let discovered = try await client.discoveredProvider()
         #expect(discovered.endpoints.token == URL(string: "https://auth.example.com/token"))
         #expect(discovered.endpoints.mtlsToken == nil)

@@ -182,7 +182,7 @@ import Testing
         let provider = try TestDescriptor(
             extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\nsecurity:\n  dpop: required\n"
         ).provider()
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), transport: transport)
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
         let tokens = ServiceTokens(client: client, store: InMemoryTokenStore())
         let answer = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/orders")!), transport: transport)
         #expect(answer.status == 200)
@@ -203,9 +203,7 @@ import Testing
         let provider = try TestDescriptor(
             extra: "grant_types: [urn:ietf:params:oauth:grant-type:device_code]\nsecurity:\n  dpop: required\n"
         ).with(endpoints: [("device_authorization", "https://auth.example.com/device")]).provider()
-        let client = OAuthClient(
-            provider: provider, configuration: ClientConfiguration(clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!),
-            transport: transport)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         let tokens = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization(), sleeper: NoWait())
         #expect(keys.values.count == 2 && Set(keys.values).count == 1 && keys.values[0] != "none")
         #expect(tokens.proofKey?.thumbprint == keys.values[0])
@@ -218,9 +216,7 @@ import Testing
             return HTTPResponse(status: 200)
         }
         let provider = try TestDescriptor().with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
-        let client = OAuthClient(
-            provider: provider, configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!),
-            transport: transport)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         let key = try DPoPKey.generate()
         try await client.revoke(Secret("rt"), kind: .refreshToken, proofKey: key)
         try await client.revoke(Secret("at"), kind: .accessToken)

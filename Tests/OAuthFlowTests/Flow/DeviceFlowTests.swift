@@ -44,7 +44,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
             return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let client = OAuthClient(provider: try provider(extra, grant: grant), configuration: ClientConfiguration(
-            clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport, clock: time)
+            clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport, clock: time))
         return (client, transport)
     }
 
@@ -189,7 +189,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
             """)
         let provider = try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor).resolve()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+            clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { try await client.startDeviceAuthorization() }
         #expect(error.error == "invalid_client")
         #expect("\(error)".contains("body_encoding: form"), "\(error)")

@@ -15,11 +15,9 @@ import Testing
         let provider = try TestDescriptor(
             extra: "client_auth:\n  methods: [client_secret_basic]\n"
         ).with(endpoints: [("revocation", "https://auth.example.com/revoke"), ("userinfo", "https://auth.example.com/userinfo")]).provider()
-        return OAuthClient(
-            provider: provider,
+        return OAuthClient(provider: provider,
             configuration: ClientConfiguration(
-                clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: Secret(secret)),
-            transport: ScriptedTransport { request, _ in answer(request) })
+                clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: Secret(secret)), environment: OAuthEnvironment(transport: ScriptedTransport { request, _ in answer(request) }))
     }
 
     static func echo(status: Int, _ words: String) -> HTTPResponse {

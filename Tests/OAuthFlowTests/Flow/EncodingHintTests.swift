@@ -14,8 +14,7 @@ import OAuthFlowTestSupport
             HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let provider = try TestDescriptor().provider()
-        return OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),
-                           transport: transport)
+        return OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))
     }
 
     @Test(arguments: ["refresh token inactive", "Token is not active", "refresh token not found"])

@@ -13,12 +13,10 @@ import OAuthFlowTestSupport
             extra: "variables:\n  team:\n    description: Team\n    pattern: '^[A-Z0-9]+$'\n    example: TEAM123456\n"
                 + "client_auth:\n  method: client_secret_post\n  generated_secret:\n" + extra
         ).provider(["team": "TEAM123456"])
-        return OAuthClient(
-            provider: provider,
+        return OAuthClient(provider: provider,
             configuration: ClientConfiguration(
                 clientID: "com.example.web", redirectURI: URL(string: "https://app.example.com/cb")!,
-                signingKey: signingKey ? try ClientSigningKey(pem: key.pemRepresentation, keyID: "KID1") : nil),
-            clock: clock)
+                signingKey: signingKey ? try ClientSigningKey(pem: key.pemRepresentation, keyID: "KID1") : nil), environment: OAuthEnvironment(clock: clock))
     }
 
     @Test func theSecretIsSignedWithTheClientsKeyAndReusedWhileYoung() async throws {

@@ -17,11 +17,9 @@ import Testing
     }
 
     static func client(_ provider: Provider, _ transport: any HTTPTransport) -> OAuthClient {
-        OAuthClient(
-            provider: provider,
+        OAuthClient(provider: provider,
             configuration: ClientConfiguration(
-                clientID: "my client", redirectURI: redirect, clientSecret: Secret("s3cret"), scopes: ["read"], authMethod: .clientSecretBasic),
-            transport: transport)
+                clientID: "my client", redirectURI: redirect, clientSecret: Secret("s3cret"), scopes: ["read"], authMethod: .clientSecretBasic), environment: OAuthEnvironment(transport: transport))
     }
 
     static func json(_ status: Int, _ text: String) -> HTTPResponse {

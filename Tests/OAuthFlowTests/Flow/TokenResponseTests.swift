@@ -108,7 +108,7 @@ import OAuthFlowTestSupport
         let provider = try TestDescriptor(id: "plain", issuer: "http://auth.example.com").provider()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: "c", redirectURI: URL(string: "http://127.0.0.1:9/callback")!), transport: transport)
+            clientID: "c", redirectURI: URL(string: "http://127.0.0.1:9/callback")!), environment: OAuthEnvironment(transport: transport))
         let tokens = staleTokens
         let error = try await #require(throws: FlowError.self) { try await client.refresh(tokens) }
         #expect(error.code == .insecureEndpoint)
@@ -119,8 +119,7 @@ import OAuthFlowTestSupport
         let provider = try TestDescriptor(id: "basic", extra: "client_auth:\n  method: client_secret_basic\n").provider()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: "my client", redirectURI: URL(string: "http://127.0.0.1:9/callback")!, clientSecret: Secret("p@ss:w rd+")),
-            transport: transport)
+            clientID: "my client", redirectURI: URL(string: "http://127.0.0.1:9/callback")!, clientSecret: Secret("p@ss:w rd+")), environment: OAuthEnvironment(transport: transport))
         let tokens = staleTokens
         _ = try await client.refresh(tokens)
         let header = try #require(transport.requests.first?.headers["Authorization"])
@@ -137,8 +136,7 @@ import OAuthFlowTestSupport
             HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data("{\(fields)}".utf8))
         }
         let provider = try TestDescriptor().provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),
-                                 transport: transport)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { try await client.refresh(staleTokens) }
         #expect(error.error == code)
         #expect(error.description.contains("sent form-encoded (`token_request.body_encoding: form`)"), "\(error)")
@@ -150,8 +148,7 @@ import OAuthFlowTestSupport
             HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
         }
         let provider = try TestDescriptor().provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),
-                                 transport: transport)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { try await client.refresh(staleTokens) }
         #expect(error.hint == nil)
     }

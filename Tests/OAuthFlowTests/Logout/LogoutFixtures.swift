@@ -34,12 +34,10 @@ struct LogoutFixture: Sendable {
             .with(endpoints: [
                 ("jwks", "\(Self.issuer)/jwks"), ("revocation", "\(Self.issuer)/revoke"), ("end_session", "\(Self.issuer)/logout"),
             ]).provider()
-        client = OAuthClient(
-            provider: provider,
+        client = OAuthClient(provider: provider,
             configuration: ClientConfiguration(
                 clientID: Self.clientID, redirectURI: URL(string: "https://app.example.com/auth/example/callback")!,
-                clientSecret: Secret("web-secret")),
-            transport: transport, clock: FixedClock(date: now))
+                clientSecret: Secret("web-secret")), environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
     }
 
     /// The claims of a valid logout token for `sid` and `sub`.

@@ -15,7 +15,10 @@ import OAuthFlowTestSupport
 
     private func receiver(replays: any ReplayRegistry = InMemoryReplayRegistry()) -> ProviderLogoutReceiver {
         let handler = log
-        return ProviderLogoutReceiver(client: fixture.client, sessions: store, replays: replays, logger: Logger(label: "test") { _ in handler })
+        var environment = fixture.client.environment
+        environment.logger = Logger(label: "test") { _ in handler }
+        let client = OAuthClient(provider: fixture.client.provider, configuration: fixture.client.configuration, environment: environment)
+        return ProviderLogoutReceiver(client: client, sessions: store, replays: replays)
     }
 
     private func seed() async {

@@ -193,7 +193,7 @@ import OAuthFlowTestSupport
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
         }
         let client = OAuthClient(provider: try provider(userinfo: true), configuration: ClientConfiguration(
-            clientID: Self.clientID, redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+            clientID: Self.clientID, redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         let tokens = TokenSet(accessToken: Secret("a"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: idToken,
                               scopes: ["openid"], issuedAt: now)
         let error = try await #require(throws: IDTokenError.self) { try await client.userInfo(tokens) }
@@ -313,14 +313,14 @@ import OAuthFlowTestSupport
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
         }
         let redirect = URL(string: "http://127.0.0.1/callback")!
-        let client = OAuthClient(provider: try provider(userinfo: true), configuration: ClientConfiguration(clientID: Self.clientID, redirectURI: redirect),
-                                 transport: transport)
+        let client = OAuthClient(
+            provider: try provider(userinfo: true), configuration: ClientConfiguration(clientID: Self.clientID, redirectURI: redirect),
+            environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
         let tokens = TokenSet(accessToken: Secret("a"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: idToken,
                               scopes: ["openid"], issuedAt: now)
         let session = StoredSession(key: SessionKey(providerID: "example"), variables: [:], clientID: Self.clientID, redirectURI: redirect,
                                     tokens: tokens, updatedAt: now)
-        let manager = TokenManager(client: client, store: InMemoryTokenStore([session]), key: session.key, clock: FixedClock(date: now),
-                                   transport: transport)
+        let manager = TokenManager(client: client, store: InMemoryTokenStore([session]), key: session.key)
         let error = try await #require(throws: IDTokenError.self) { try await manager.userInfo() }
         #expect(error.code == .subjectMismatch)
     }

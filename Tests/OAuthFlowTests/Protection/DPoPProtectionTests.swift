@@ -25,7 +25,7 @@ extension Protection {
         func api(dpop: String = "if_supported", settings: ProtectedResource.Settings = ProtectionSetup.settings()) throws -> ProtectedResource {
             try ProtectedResource(
                 providers: [ProtectionSetup.provider(accessTokens: ["profile": "rfc9068"], more: "security:\n  dpop: \(dpop)\n")],
-                settings: settings, transport: server, clock: clock)
+                settings: settings, environment: OAuthEnvironment(transport: server, clock: clock))
         }
 
         /// A token bound to `key` (by default the test's proof key).
@@ -276,7 +276,7 @@ extension Protection {
                 more: "client_auth:\n  methods: [client_secret_basic]\n")
             let api = try ProtectedResource(
                 providers: [provider], settings: ProtectionSetup.settings(),
-                introspectionClients: ["example": ProtectionSetup.introspectionClient], transport: server, clock: clock)
+                introspectionClients: ["example": ProtectionSetup.introspectionClient], environment: OAuthEnvironment(transport: server, clock: clock))
             let token = "opaque-bound-1"
             let principal = try await api.authenticate(request(token, proofs: [try await proof(for: token)]))
             #expect(principal.source == .introspection && principal.confirmation?.keyThumbprint == proofKey.thumbprint)

@@ -20,7 +20,7 @@ extension Protection {
 
         func api(settings: ProtectedResource.Settings = ProtectionSetup.settings()) throws -> ProtectedResource {
             try ProtectedResource(
-                providers: [ProtectionSetup.provider(accessTokens: ["profile": "rfc9068"])], settings: settings, transport: server, clock: clock)
+                providers: [ProtectionSetup.provider(accessTokens: ["profile": "rfc9068"])], settings: settings, environment: OAuthEnvironment(transport: server, clock: clock))
         }
 
         var seconds: Int { Int(clock.now().timeIntervalSince1970) }

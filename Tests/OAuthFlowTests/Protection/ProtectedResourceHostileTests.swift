@@ -25,8 +25,7 @@ extension Protection {
             -> ProtectedResource
         {
             try ProtectedResource(
-                providers: [ProtectionSetup.provider(jwks: jwks, accessTokens: ["profile": "rfc9068"])], settings: settings,
-                transport: transport, clock: clock)
+                providers: [ProtectionSetup.provider(jwks: jwks, accessTokens: ["profile": "rfc9068"])], settings: settings, environment: OAuthEnvironment(transport: transport, clock: clock))
         }
 
         /// How long `body` takes.
@@ -245,8 +244,7 @@ extension Protection {
                 introspection: introspection, accessTokens: accessTokens.merging(["format": "opaque"]) { old, _ in old },
                 more: "client_auth:\n  methods: [client_secret_basic]\n")
             return try ProtectedResource(
-                providers: [provider], settings: ProtectionSetup.settings(), introspectionClients: ["example": ProtectionSetup.introspectionClient],
-                transport: transport, clock: clock)
+                providers: [provider], settings: ProtectionSetup.settings(), introspectionClients: ["example": ProtectionSetup.introspectionClient], environment: OAuthEnvironment(transport: transport, clock: clock))
         }
 
         /// An active introspection answer for this API, changed by `changes`.
@@ -449,7 +447,7 @@ extension Protection {
         @Test func anOpaqueProviderWithoutAnIntrospectionClientIsRefusedAtSetUp() throws {
             let provider = try ProtectionSetup.provider(introspection: ProtectionToken.issuer + "/introspect", accessTokens: ["format": "opaque"])
             #expect(throws: ProviderError.self) {
-                try ProtectedResource(providers: [provider], settings: ProtectionSetup.settings(), transport: InProcessAuthorizationServer())
+                try ProtectedResource(providers: [provider], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: InProcessAuthorizationServer()))
             }
         }
     }

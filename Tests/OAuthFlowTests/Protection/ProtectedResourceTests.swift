@@ -26,7 +26,7 @@ extension Protection {
             throws -> ProtectedResource
         {
             try ProtectedResource(
-                providers: [ProtectionSetup.provider(accessTokens: accessTokens)], settings: settings, transport: server, clock: clock)
+                providers: [ProtectionSetup.provider(accessTokens: accessTokens)], settings: settings, environment: OAuthEnvironment(transport: server, clock: clock))
         }
 
         /// RFC 9068 claims valid now, changed by `changes`.
@@ -347,7 +347,7 @@ extension Protection {
                 providers: [
                     ProtectionSetup.provider(id: "alpha", issuer: "https://alpha.example.com", accessTokens: ["profile": "rfc9068"]),
                     ProtectionSetup.provider(id: "beta", issuer: "https://beta.example.com", accessTokens: ["profile": "rfc9068"]),
-                ], settings: ProtectionSetup.settings(), transport: server, clock: clock)
+                ], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
             let fromAlpha = try alpha.sign(claims(["iss": .string("https://alpha.example.com")]))
             let fromBeta = try beta.sign(claims(["iss": .string("https://beta.example.com")]))
             let alphaPrincipal = try await api.authenticate(AccessRequest(authorization: "Bearer \(fromAlpha)"))
@@ -543,15 +543,13 @@ extension Protection {
             for resource in ["http://api.example.com", "ftp://api.example.com"] {
                 #expect(throws: ProviderError.self) {
                     try ProtectedResource(
-                        providers: [ProtectionSetup.provider()], settings: ProtectionSetup.settings(resource: resource), transport: server,
-                        clock: clock)
+                        providers: [ProtectionSetup.provider()], settings: ProtectionSetup.settings(resource: resource), environment: OAuthEnvironment(transport: server, clock: clock))
                 }
             }
             _ = try ProtectedResource(
-                providers: [ProtectionSetup.provider()], settings: ProtectionSetup.settings(resource: "http://127.0.0.1:8080"), transport: server,
-                clock: clock)
+                providers: [ProtectionSetup.provider()], settings: ProtectionSetup.settings(resource: "http://127.0.0.1:8080"), environment: OAuthEnvironment(transport: server, clock: clock))
             #expect(throws: ProviderError.self) {
-                try ProtectedResource(providers: [], settings: ProtectionSetup.settings(), transport: server, clock: clock)
+                try ProtectedResource(providers: [], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
             }
         }
     }

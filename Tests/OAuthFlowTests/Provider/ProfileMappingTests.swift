@@ -86,8 +86,7 @@ import OAuthFlowTestSupport
                 return HTTPResponse(status: 404)
             }
         }
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!),
-                                 transport: transport)
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         let tokens = TokenSet(accessToken: Secret("gho_abc"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil,
                               scopes: ["read:user", "user:email"], issuedAt: Date())
         let profile = try await client.profile(tokens, idToken: nil)
@@ -102,8 +101,7 @@ import OAuthFlowTestSupport
             let transport = ScriptedTransport { request, _ in
                 request.url.path.hasSuffix("/emails") ? HTTPResponse(status: 200, body: Data(deep.utf8)) : HTTPResponse(status: 200, body: Data(answer.utf8))
             }
-            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!),
-                                     transport: transport)
+            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
             let tokens = TokenSet(accessToken: Secret("t"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [], issuedAt: Date())
             do {
                 let profile = try await client.profile(tokens, idToken: nil)

@@ -69,7 +69,7 @@ import Darwin
             return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let client = OAuthClient(provider: try InterruptedRefresh.provider(), configuration: ClientConfiguration(
-            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport)
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
         await #expect(throws: IDTokenError.self) { try await TokenManager(client: client, store: store, key: session.key).refresh() }
         // The server has spent refresh-1: the session keeps refresh-2, and nothing else of the refused answer.
         InterruptedRefresh.expectOnlyTheRefreshTokenAdopted(try await FileTokenStore(directory: store.directory).load(session.key))

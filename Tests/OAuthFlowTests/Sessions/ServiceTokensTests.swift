@@ -36,10 +36,8 @@ import Testing
         store: any TokenStore = InMemoryTokenStore(), logger: Logger? = nil
     ) throws -> ServiceTokens {
         let logging = logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        let client = OAuthClient(
-            provider: try provider(target: target), configuration: .service(clientID: "svc", clientSecret: secret), transport: transport,
-            logger: logging, clock: clock)
-        return ServiceTokens(client: client, store: store, clock: clock, logger: logging)
+        let client = OAuthClient(provider: try provider(target: target), configuration: .service(clientID: "svc", clientSecret: secret), environment: OAuthEnvironment(transport: transport, clock: clock, logger: logging))
+        return ServiceTokens(client: client, store: store)
     }
 
     /// The request body's fields.
@@ -166,7 +164,7 @@ import Testing
             extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
         ).provider()
         let tokens = ServiceTokens(
-            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport))
+            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport)))
         let failures = await withTaskGroup(of: String.self) { group in
             for _ in 0..<1000 {
                 group.addTask {
@@ -284,7 +282,7 @@ import Testing
     @Test func anUndeclaredGrantIsRefusedBeforeAnythingIsSent() async throws {
         let transport = RecordingTransport(CannedTransport(body: "{}"))
         let provider = try TestDescriptor(extra: "client_auth:\n  methods: [client_secret_basic]\n").provider()
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport)
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.code == .grantNotSupported)
         #expect(transport.requests.isEmpty)
@@ -359,7 +357,7 @@ import Testing
                         .utf8))
         }
         let tokens = ServiceTokens(
-            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport),
+            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport)),
             store: FileTokenStore(directory: directory.url))
         let alice = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("alice")))
         #expect(try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("alice"))) == alice)
@@ -382,7 +380,7 @@ import Testing
                 """
         ).provider()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), transport: transport)
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport))
         _ = try await client.clientCredentialsToken(ServiceTokenRequest(audiences: ["https://b", "https://a"]))
         let sent = try #require(transport.requests.first?.body)
         let body = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])
@@ -400,7 +398,7 @@ import Testing
         _ = try await first.accessToken(ServiceTokenRequest(scopes: ["read"]))
         var configuration = ClientConfiguration.service(clientID: "svc", clientSecret: nil)
         configuration.authMethod = method
-        let second = ServiceTokens(client: OAuthClient(provider: try Self.provider(), configuration: configuration, transport: transport), store: store)
+        let second = ServiceTokens(client: OAuthClient(provider: try Self.provider(), configuration: configuration, environment: OAuthEnvironment(transport: transport)), store: store)
         await #expect(throws: FlowError.self) { _ = try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) }
         #expect(transport.count("/token") == 1)
     }

@@ -21,10 +21,10 @@ final class ChangeLog: @unchecked Sendable {
                          store: (any TokenStore)? = nil) throws -> (TokenManager, any TokenStore) {
         let store = store ?? InMemoryTokenStore([session])
         let client = OAuthClient(provider: try provider(), configuration: ClientConfiguration(
-            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), transport: transport, clock: FixedClock(date: now))
+            clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
         var onChange: (@Sendable (StoredSession?) -> Void)?
         if let changes { onChange = { changes.append($0) } }
-        let manager = TokenManager(client: client, store: store, key: session.key, clock: FixedClock(date: now), transport: transport,
+        let manager = TokenManager(client: client, store: store, key: session.key,
                                    onChange: onChange)
         return (manager, store)
     }

@@ -18,7 +18,7 @@ struct VaporEndToEndTests {
         let port = try #require(
             ProcessInfo.processInfo.environment["OAUTHFLOW_TEST_WEB_PORT"], "OAUTHFLOW_TEST_WEB_PORT is not set (run `bash scripts/test.sh`)")
         return try WebSignIn(
-            providers: [(try server.provider(), .init(clientID: "oauthflow-web", clientSecret: webSecret))],
+            providers: [(try server.provider(), .init(clientID: "oauthflow-web", secret: webSecret))],
             origin: URL(string: "http://localhost:\(port)")!, keyring: SessionKeyring(current: VaporSignInTests.keyA))
     }
 

@@ -22,7 +22,7 @@ struct WebSignInEndToEndTests {
         let registry = try ProviderRegistry.load(directories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")],
                                                  includeBundled: false)
         return try WebSignIn(registry: registry, enable: [
-            "django": .init(clientID: "oauthflow-web", clientSecret: Secret("web-test-secret-0123456789abcdef"), variables: ["port": server.port]),
+            "django": .init(clientID: "oauthflow-web", secret: Secret("web-test-secret-0123456789abcdef"), variables: ["port": server.port]),
         ], origin: URL(string: "http://localhost:\(port)")!, keyring: SessionKeyring(current: WebSignInTests.keyA))
     }
 
@@ -74,7 +74,7 @@ struct PushedWebSignInEndToEndTests {
         let client = try server.client("confidential")
         let web = try WebSignIn(
             registry: registry,
-            enable: ["par": .init(clientID: client.clientID, clientSecret: client.clientSecret.map(Secret.init))],
+            enable: ["par": .init(clientID: client.clientID, secret: client.clientSecret.map(Secret.init))],
             origin: URL(string: "http://localhost:8080")!, keyring: SessionKeyring(current: WebSignInTests.keyA))
         let log = WebSignInTests.SignInLog()
         let router = Router()
