@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+
+/// The authorization request (RFC 6749 §4.1.1 with PKCE, RFC 7636): what the browser opens.
+extension OAuthClient {
+    /// Builds the authorization request: the URL to open, and what the callback will be checked against.
+    ///
+    /// When the provider takes pushed authorization requests (``Provider/pushesAuthorizationRequests``), every
+    /// parameter is POSTed to it first, with client authentication, and the URL carries only `client_id` and
+    /// `request_uri` (RFC 9126). When tokens are to be DPoP-bound, the session's key is made here and its
+    /// thumbprint sent as `dpop_jkt` (RFC 9449 §10).
+    /// - Throws: ``FlowError`` (`missingEndpoint`, `pushedAuthorization`, `dpop`), ``AuthorizationServerError``
+    ///   when the pushed request is refused, ``DiscoveryError``, ``TransportError``.
+    public func startAuthorization() async throws -> PendingAuthorization {
+        // A client that cannot authenticate at the token endpoint could only fail after the user consented.
+        _ = try configuration.authenticationMethod(for: provider)
+        let target = try await providerForAuthorization()
+        let key = try proofKey(for: target)
+        let pending: PendingAuthorization
+        if target.pushesAuthorizationRequests {
+            pending = try await push(to: target, proofKey: key)
+        } else {
+            pending = try PendingAuthorization.start(provider: target, client: configuration, proofKey: key, now: clock.now())
+        }
+        logger.debug(
+            "authorization started",
+            metadata: [
+                "provider": "\(provider.id)", "scopes": "\(pending.scopes.joined(separator: " "))", "pushed": "\(pending.requestExpiresAt != nil)",
+                "dpop": "\(key != nil)",
+            ])
+        return pending
+    }
+
+    /// The provider an authorization request is built for. Discovery runs first only when the request needs it:
+    /// no authorization endpoint in the descriptor, `pushed: always` without `endpoints.pushed_authorization`, or
+    /// `dpop: if_supported`. A provider with static endpoints otherwise starts offline, and pushes with
+    /// `if_supported` when its descriptor names the endpoint or it was discovered before (as
+    /// ``ProviderRegistry/resolve(_:variables:discovery:)`` does).
+    private func providerForAuthorization() async throws -> Provider {
+        guard provider.usesDiscovery else { return provider }
+        let policy = provider.policy
+        let mayNeed =
+            provider.endpoints.authorization == nil || policy.pushedAuthorization == .always && provider.endpoints.pushedAuthorization == nil
+            || policy.dpop.use == .ifSupported
+        return mayNeed ? try await discoveredProvider() : knownProvider
+    }
+}

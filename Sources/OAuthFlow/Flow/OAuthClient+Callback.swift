@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+
+/// The authorization response (RFC 6749 §4.1.2): the callback checked, its code exchanged at the token endpoint, the ID token verified.
+extension OAuthClient {
+    /// Checks the redirect the browser was sent to and exchanges its code for tokens.
+    ///
+    /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
+    ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
+    ///   or an unusable token response; ``TransportError`` when the server cannot be reached.
+    public func finishAuthorization(callback url: URL, pending: PendingAuthorization) async throws -> TokenSet {
+        try await finishSignIn(callback: url, pending: pending).tokens
+    }
+
+    /// Like ``finishAuthorization(callback:pending:)``, for a `response_mode=form_post` body.
+    public func finishAuthorization(formPost body: Data, pending: PendingAuthorization) async throws -> TokenSet {
+        try await finishSignIn(formPost: body, pending: pending).tokens
+    }
+
+    /// What a completed authorization established: the tokens and, for OpenID Connect, the verified ID token.
+    public struct SignInOutcome: Sendable {
+        public let tokens: TokenSet
+        /// The ID token's claims, verified (signature, issuer, audience, expiry, nonce, `at_hash`); nil for plain OAuth.
+        public let idToken: IDTokenClaims?
+        /// What else the provider put in the callback besides `code`, `state` and `iss`: Sign in with Apple's `user`
+        /// (the name and e-mail, sent on the first consent only), a JSON value parsed as such. It is not signed:
+        /// the descriptor's `profile` reads it (`callback.` sources) only where the provider sends nothing better.
+        public var callback: [String: JSONValue] = [:]
+    }
+
+    /// Like ``finishAuthorization(callback:pending:)``, also handing back the verified ID token claims.
+    public func finishSignIn(callback url: URL, pending: PendingAuthorization) async throws -> SignInOutcome {
+        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+        return try await finish(callback, pending: pending)
+    }
+
+    /// Like ``finishAuthorization(formPost:pending:)``, also handing back the verified ID token claims.
+    public func finishSignIn(formPost body: Data, pending: PendingAuthorization) async throws -> SignInOutcome {
+        try await finish(try AuthorizationCallback(formBody: body), pending: pending)
+    }
+
+    /// Checks a callback (``AuthorizationCallback/validate(for:provider:)``) against the server's metadata when
+    /// it matters: a callback without `iss` under `iss_parameter: if_present` is checked again once discovery
+    /// has run, and refused when the server says it sends `iss` (RFC 9207 §2.4). Only a callback that passed
+    /// every other check (its `state` above all) can cause that discovery request.
+    ///
+    /// - Returns: The authorization code.
+    public func check(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> Secret {
+        let known = knownProvider
+        let code = try callback.validate(for: pending, provider: known)
+        guard callback.parameters["iss"] == nil, !known.isDiscovered, known.usesDiscovery, known.policy.issParameter == .ifPresent,
+            let discovered = try? await discoveredProvider()
+        else {
+            // No metadata in hand (a descriptor whose endpoints are all its own, a document that cannot be had):
+            // `if_present` stays what it says.
+            return code
+        }
+        return try callback.validate(for: pending, provider: discovered)
+    }
+
+    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
+        guard pending.providerID == provider.id else {
+            throw FlowError(.invalidCallback, "the pending authorization is for provider `\(pending.providerID)`, not `\(provider.id)`")
+        }
+        guard !hasCompleted(pending.state.value) else {
+            throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
+        }
+        let code = try await check(callback, pending: pending)
+        // Mark before the network call: a second callback racing this one must not also spend the code.
+        rememberCompleted(pending.state.value)
+        logger.debug("callback accepted", metadata: ["provider": "\(provider.id)", "code": "\(code)"])
+        var parameters = [
+            ("grant_type", "authorization_code"),
+            ("code", code.value),
+            ("redirect_uri", pending.redirectURI.absoluteString),
+        ]
+        if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
+        let response = try await tokenRequest(parameters, proofKey: pending.proofKey)
+        let tokens = try bound(
+            explainingEncoding(sent: parameters) {
+                try TokenResponseParser.tokenSet(
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    defaultTokenType: provider.policy.defaultTokenType,
+                    requestedScopes: pending.scopes, previous: nil, now: clock.now())
+            }, key: pending.proofKey)
+        var verified: IDTokenClaims?
+        if provider.isOpenIDConnect, pending.scopes.contains("openid") {
+            guard let idToken = tokens.idToken else {
+                throw IDTokenError(.missing, "provider `\(provider.id)` returned no ID token for an OpenID Connect sign-in")
+            }
+            let claims = try await idTokenValidator().validate(idToken, nonce: pending.nonce, accessToken: tokens.accessToken)
+            logger.debug("ID token verified", metadata: ["provider": "\(provider.id)", "sub": "\(claims.subject)"])
+            verified = claims
+        }
+        logger.debug(
+            "tokens issued",
+            metadata: [
+                "provider": "\(provider.id)", "scopes": "\(tokens.scopes.joined(separator: " "))",
+                "refresh_token": "\(tokens.refreshToken != nil)", "id_token": "\(tokens.idToken != nil)",
+            ])
+        var outcome = SignInOutcome(tokens: tokens, idToken: verified)
+        outcome.callback = Self.callbackFields(callback.parameters)
+        return outcome
+    }
+
+    /// The callback's other parameters: at most 16, of at most 8 KiB each; a JSON object or array is parsed.
+    static func callbackFields(_ parameters: [String: String]) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [:]
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }).prefix(32)
+        where !["code", "state", "iss", "session_state"].contains(name) && value.utf8.count <= 8192 && fields.count < 16 {
+            if value.first == "{" || value.first == "[", let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) {
+                fields[name] = parsed
+            } else {
+                fields[name] = .string(value)
+            }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Pushed authorization requests (RFC 9126): the request POSTed first, the browser sent with its `request_uri`.
+extension OAuthClient {
+    /// Pushes the authorization request (RFC 9126 §2) and builds the URL the browser opens from the answer.
+    func push(to target: Provider, proofKey: DPoPKey?) async throws -> PendingAuthorization {
+        guard let endpoint = target.endpoints.pushedAuthorization else {
+            let why =
+                target.capabilities.requiresPushedAuthorization
+                ? "its discovery document requires pushed authorization requests" : "its descriptor says `authorization.pushed: always`"
+            throw FlowError(
+                .missingEndpoint,
+                "provider `\(provider.id)` has no pushed authorization request endpoint, but \(why); set `endpoints.pushed_authorization`")
+        }
+        let request = try PendingAuthorization.Request(provider: target, client: configuration, proofKey: proofKey)
+        let sentAt = clock.now()
+        let response = try await post(to: endpoint, request.parameters, encoding: .form)
+        let pushed = try PushedRequest(response, endpoint: endpoint, provider: provider.id)
+        return try request.pending(
+            url: try PendingAuthorization.url(target, [("client_id", configuration.clientID), ("request_uri", pushed.requestURI)]),
+            requestExpiresAt: sentAt.addingTimeInterval(pushed.lifetime), now: sentAt)
+    }
+}

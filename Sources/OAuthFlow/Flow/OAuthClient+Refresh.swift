@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+
+/// Refreshing an access token (RFC 6749 §6).
+extension OAuthClient {
+    /// Fetches the keys a refreshed ID token of `tokens` will be checked with, before the refresh token is
+    /// spent: the check after the answer does not wait for them, and this process's first answer is not the
+    /// one whose record is delayed (the response path has run once, warm, before the answer that matters).
+    /// Nothing for plain OAuth or a session without an ID token; a failure is left for the check.
+    func prefetchRefreshKeys(for tokens: TokenSet) async {
+        guard provider.isOpenIDConnect, tokens.idToken != nil, tokens.refreshToken != nil else { return }
+        await (try? idTokenValidator())?.prefetchKeys()
+    }
+
+    /// Uses the refresh token for a new access token (RFC 6749 §6).
+    ///
+    /// When the server does not rotate the refresh token, the old one is kept.
+    /// - Parameters:
+    ///   - arrived: Called synchronously with a successful (2xx) answer, unparsed, on the thread
+    ///     that read its last byte, so that a caller can make it durable at once: a rotating
+    ///     server has already invalidated the old refresh token at that point.
+    ///   - received: Called once the answer is parsed, with what may be kept of it before any
+    ///     check. When the answer carries a new ID token, which is yet to be checked, that is
+    ///     ``TokenSet/keepingRefreshToken(of:)`` (the new refresh token with the previous, verified
+    ///     identity): nothing unverified may be adopted if the caller dies before the check.
+    /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
+    ///   spent or revoked), ``FlowError``, or ``TransportError``.
+    public func refresh(
+        _ tokens: TokenSet, scopes: [String]? = nil, arrived: (@Sendable (HTTPResponse) -> Void)? = nil,
+        received: (@Sendable (TokenSet) async throws -> Void)? = nil
+    ) async throws -> TokenSet {
+        guard let refreshToken = tokens.refreshToken else {
+            throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
+        }
+        var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
+        if let scopes { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
+        let provider = self.provider
+        let clock = self.clock
+        let parse = { @Sendable (response: HTTPResponse) throws -> TokenSet in
+            try TokenResponseParser.tokenSet(
+                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                defaultTokenType: provider.policy.defaultTokenType,
+                requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
+        }
+        /// What may be kept before the ID token is checked.
+        let keepable = { @Sendable (refreshed: TokenSet) -> TokenSet in
+            let unchecked = provider.isOpenIDConnect && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
+            return unchecked ? refreshed.keepingRefreshToken(of: tokens) : refreshed
+        }
+        var arrival: (@Sendable (HTTPResponse) -> Void)?
+        if let arrived {
+            arrival = { response in
+                if (200..<300).contains(response.status) { arrived(response) }
+            }
+        }
+        let response = try await tokenRequest(parameters, proofKey: tokens.proofKey, arrival: arrival)
+        let refreshed = try bound(explainingEncoding(sent: parameters) { try parse(response) }, key: tokens.proofKey)
+        let unchecked = keepable(refreshed) != refreshed
+        try await received?(keepable(refreshed))
+        if unchecked, let idToken = refreshed.idToken {
+            // A refreshed ID token carries no nonce (OpenID Connect Core §12.2) but must name the same subject.
+            _ = try await idTokenValidator().validateRefreshed(idToken, previous: tokens.idToken, accessToken: refreshed.accessToken)
+        }
+        logger.debug(
+            "tokens refreshed",
+            metadata: [
+                "provider": "\(provider.id)", "rotated": "\(refreshed.refreshToken != tokens.refreshToken)",
+            ])
+        return refreshed
+    }
+}

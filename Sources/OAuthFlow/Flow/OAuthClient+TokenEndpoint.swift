@@ -1,0 +1,203 @@
+import Foundation
+import Logging
+
+/// Requests to the token endpoint and the other endpoints a client authenticates at (RFC 6749 §2.3, RFC 7523, RFC 8705): client authentication, the body encoding, and the hints for errors a wrong setting causes.
+extension OAuthClient {
+    /// Adds a hint to the token endpoint's errors that a wrong `token_request.body_encoding` causes,
+    /// only when the answer really points at the encoding: `unsupported_grant_type` (a `grant_type`
+    /// was sent), or `invalid_request` whose description says a parameter that was sent is missing.
+    /// A refresh refused otherwise is not about the encoding: its hint is to sign in again.
+    ///
+    /// - Parameters:
+    ///   - parameters: The parameters the request sent (before client authentication is added).
+    ///   - parse: Reads the answer; its ``AuthorizationServerError`` gets the hint.
+    func explainingEncoding<T>(sent parameters: [(String, String)] = [], _ parse: () throws -> T) throws -> T {
+        do {
+            return try parse()
+        } catch let error as AuthorizationServerError where ["unsupported_grant_type", "invalid_request"].contains(error.error) {
+            var sent = Set(parameters.map(\.0))
+            if let method = try? configuration.authenticationMethod(for: provider), method != .clientSecretBasic { sent.insert("client_id") }
+            let description = (error.errorDescription ?? "").lowercased()
+            let saysMissing = ["missing", "required", "absent", "not present", "not provided", "must be provided"]
+                .contains { description.contains($0) }
+            let namesSent = sent.contains { name in
+                description.contains(name) || description.contains(name.replacingOccurrences(of: "_", with: " "))
+            }
+            if error.error == "unsupported_grant_type" || saysMissing && namesSent {
+                let encoding = provider.policy.tokenRequest.encoding
+                let other = encoding == .form ? "json" : "form"
+                throw error.hinted(
+                    "the token request was sent \(encoding == .form ? "form-encoded" : "as JSON") (`token_request.body_encoding: \(encoding.rawValue)`); if the provider expects the other encoding, set `body_encoding: \(other)`"
+                )
+            }
+            if parameters.contains(where: { $0 == ("grant_type", "refresh_token") }) {
+                throw error.hinted("the provider refused the refresh, so this session cannot be refreshed; sign in again")
+            }
+            throw error
+        } catch let error as AuthorizationServerError
+            where error.error == "invalid_client" && provider.policy.tokenRequest.encoding == .json
+            && (try? configuration.authenticationMethod(for: provider)) != .clientSecretBasic
+        {
+            // The client's id (and secret) went in a JSON body: a server that reads only form bodies saw none.
+            throw error.hinted(
+                "the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`"
+            )
+        } catch let error as AuthorizationServerError where ["invalid_client", "unauthorized_client"].contains(error.error) {
+            // A server that refuses an assertion often refuses its audience (idpyoidc: "Not for me!"), which no method change fixes.
+            // A refusal that names another cause (the algorithm, the signature, the key, the lifetime) is not about `aud`.
+            let description = (error.errorDescription ?? "").lowercased()
+            let otherCause = ["alg", "signature", "key", "expired", "exp ", "jti", "not yet valid", "certificate"].contains {
+                description.contains($0)
+            }
+            guard !otherCause, let method = try? configuration.authenticationMethod(for: provider),
+                method == .privateKeyJWT || method == .clientSecretJWT,
+                let endpoint = knownProvider.endpoints.token, let audience = try? assertionAudience(endpoint: endpoint)
+            else { throw error }
+            let setting = provider.policy.clientAssertion.audience
+            let other: ClientAssertionAudience = setting == .issuer ? .tokenEndpoint : .issuer
+            throw error.hinted(
+                "the \(method.rawValue) assertion was sent with `aud` `\(audience)` (`client_auth.assertion_audience: \(setting.rawValue)`); if the provider expects its \(other == .issuer ? "issuer" : "token endpoint") there, set `assertion_audience: \(other.rawValue)`"
+            )
+        }
+    }
+
+    func tokenRequest(
+        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, arrival: (@Sendable (HTTPResponse) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        let endpoint = try await endpoint(\.token, "token")
+        let response = try await post(to: endpoint, parameters, proofKey: proofKey, arrival: arrival)
+        if (300..<400).contains(response.status) {
+            throw FlowError(
+                .unexpectedStatus,
+                "the token endpoint answered HTTP \(response.status) (a redirect); OAuthFlow does not follow redirects with credentials")
+        }
+        logger.trace("token endpoint answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
+        return response
+    }
+
+    /// The client secret to send: the configured one, or, when the descriptor says the secret is a JWT the
+    /// client signs (`client_auth.generated_secret`), one signed with the client's key, reused until a sixth of
+    /// its lifetime is left.
+    func clientSecret() async throws -> Secret? {
+        guard let policy = provider.policy.generatedSecret, let key = configuration.signingKey else { return configuration.clientSecret }
+        let now = clock.now()
+        if let kept = lastGeneratedSecret, kept.expiresAt.timeIntervalSince(now) > policy.lifetime / 6 { return kept.secret }
+        let clientID = configuration.clientID
+        let secret = try await ClientAssertion.generatedSecret(
+            clientID: clientID, issuer: policy.issuer.replacingOccurrences(of: "{client_id}", with: clientID),
+            audience: policy.audience.replacingOccurrences(of: "{client_id}", with: clientID), key: key, now: now, lifetime: policy.lifetime)
+        lastGeneratedSecret = (secret, now.addingTimeInterval(policy.lifetime))
+        return secret
+    }
+
+    /// POSTs to the token, revocation, device or pushed request endpoint with client authentication and the
+    /// descriptor's encoding (or `encoding`), with a DPoP proof from `proofKey` when one is given.
+    func post(
+        to endpoint: URL, _ parameters: [(String, String)], encoding: TokenRequestEncoding? = nil, proofKey: DPoPKey? = nil,
+        arrival: (@Sendable (HTTPResponse) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        let shape = provider.policy.tokenRequest
+        var fields = parameters
+        var headers = shape.headers
+        let method = try configuration.authenticationMethod(for: provider)
+        var endpoint = endpoint
+        var identity: TLSClientIdentity?
+        // The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
+        var headerSecret: String?
+        // A pushed authorization request already names the client (RFC 9126 §2.1): never twice.
+        let named = fields.contains { $0.0 == "client_id" }
+        let clientID = named ? [] : [("client_id", configuration.clientID)]
+        switch method {
+        case .none:
+            fields += clientID
+        case .clientSecretPost:
+            fields += clientID
+            if let secret = try await clientSecret() { fields.append(("client_secret", secret.value)) }
+        case .clientSecretBasic:
+            guard let secret = try await clientSecret() else {
+                throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
+            }
+            // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.
+            let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
+            headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
+            headerSecret = secret.value
+        case .clientSecretJWT, .privateKeyJWT:
+            let key = method == .privateKeyJWT ? configuration.signingKey : nil
+            try checkAssertionAlgorithm(key?.algorithm ?? .hs256)
+            let assertion = try await ClientAssertion.make(
+                clientID: configuration.clientID, audience: try assertionAudience(endpoint: endpoint), key: key,
+                secret: configuration.clientSecret, now: clock.now())
+            fields += clientID + [("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
+            fields += clientID
+            identity = configuration.tlsIdentity
+            if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
+            guard endpoint.scheme?.lowercased() == "https" else {
+                throw FlowError(
+                    .clientAuthentication,
+                    "`\(method.rawValue)` presents the client certificate over TLS, but \(endpoint.absoluteString) is not https (and discovery names no `mtls_endpoint_aliases` for it)"
+                )
+            }
+        }
+        try FlowError.requireSecure(endpoint)
+        let body: Data
+        switch encoding ?? shape.encoding {
+        case .form:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = Data(FormEncoding.encode(fields).utf8)
+        case .json:
+            headers["Content-Type"] = "application/json"
+            // A parameter given more than once (RFC 8707 `resource`, `audience`) becomes a JSON array: none is dropped.
+            var values: [String: [String]] = [:]
+            for (name, value) in fields { values[name, default: []].append(value) }
+            let object = values.mapValues { $0.count == 1 ? $0[0] as Any : $0 as Any }
+            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        }
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
+        var sent = SentSecrets(parameters: fields)
+        if let headerSecret { sent.add(headerSecret) }
+        let response: HTTPResponse
+        if let proofKey {
+            response = try await DPoPSending.send(
+                request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival)
+        } else if let arrival {
+            response = try await transport.send(request, arrival: arrival)
+        } else {
+            response = try await transport.send(request)
+        }
+        return sent.scrub(response)
+    }
+
+    /// The `aud` of a client assertion sent to `endpoint`: the issuer, or the endpoint itself (`client_auth.assertion_audience`).
+    func assertionAudience(endpoint: URL) throws -> String {
+        switch provider.policy.clientAssertion.audience {
+        case .tokenEndpoint:
+            return endpoint.absoluteString
+        case .issuer:
+            guard let issuer = provider.issuer else {
+                throw FlowError(
+                    .clientAuthentication,
+                    "provider `\(provider.id)` has no issuer to address its client assertions to; set `issuer`, or `client_auth.assertion_audience: token_endpoint` if the provider documents that"
+                )
+            }
+            return issuer.absoluteString
+        }
+    }
+
+    /// Refuses an assertion algorithm the descriptor's `client_auth.assertion_algs` leaves out.
+    private func checkAssertionAlgorithm(_ algorithm: JWSAlgorithm) throws {
+        guard !provider.policy.clientAssertion.algorithms.contains(algorithm) else { return }
+        let listed = provider.policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
+        throw FlowError(
+            .clientAuthentication, "provider `\(provider.id)` takes client assertions signed with \(listed), not \(algorithm.rawValue)")
+    }
+
+    /// The mutual-TLS alias of `endpoint` (RFC 8705 §5, discovery's `mtls_endpoint_aliases`), when it is the token endpoint and has one.
+    private func mutualTLSAlias(for endpoint: URL) async throws -> URL? {
+        let known = provider.usesDiscovery ? try await discoveredProvider() : provider
+        guard endpoint == known.endpoints.token else { return nil }
+        return known.endpoints.mtlsToken
+    }
+}

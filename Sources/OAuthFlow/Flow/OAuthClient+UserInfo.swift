@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+
+/// Who signed in: the userinfo endpoint (OpenID Connect Core §5.3), a stored ID token checked again, the mapped profile, and the errors of protected-resource answers (RFC 6750 §3).
+extension OAuthClient {
+    /// Calls the userinfo endpoint with the access token as a Bearer token.
+    ///
+    /// - Returns: The claims, as a JSON object.
+    /// - Throws: ``AuthorizationServerError`` with the HTTP status for 4xx answers
+    ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
+    public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
+        let endpoint = try await endpoint(\.userinfo, "userinfo")
+        let response = try await profileRequest(endpoint, tokens, method: provider.policy.userinfo.method, label: "userinfo")
+        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
+            throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
+        }
+        // OpenID Connect Core §5.3.2: userinfo must be about the ID token's subject.
+        if let idToken = tokens.idToken, let (_, idClaims) = try? IDTokenValidator.decodeUnverified(idToken.value),
+            let subject = idClaims["sub"]?.stringValue, claims["sub"]?.stringValue != subject
+        {
+            throw IDTokenError(
+                .subjectMismatch,
+                "userinfo is about subject `\(claims["sub"]?.stringValue ?? "(none)")`, not the ID token's `\(subject)`")
+        }
+        return claims
+    }
+
+    /// The claims of an ID token kept from an earlier sign-in, verified again (signature, issuer,
+    /// audience; not its expiry) before anything shows or maps them.
+    ///
+    /// - Throws: ``IDTokenError`` naming the check that failed.
+    public func storedIDTokenClaims(_ idToken: Secret) async throws -> IDTokenClaims {
+        try await idTokenValidator().validateStored(idToken)
+    }
+
+    /// The user's profile in the one shape every provider maps to (the descriptor's `profile`).
+    ///
+    /// Reads userinfo when the mapping uses it and `userInfo` was not given, and makes the
+    /// descriptor's one extra call when the mapping uses `extra.` sources. With an ID token,
+    /// a failing userinfo or extra call only leaves those fields empty; without one, it throws.
+    /// - Parameters:
+    ///   - idToken: The ID token's claims, verified (``SignInOutcome/idToken``).
+    ///   - userInfo: Userinfo already read, to save the round trip.
+    public func profile(
+        _ tokens: TokenSet, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]? = nil, callback: [String: JSONValue]? = nil
+    ) async throws -> UserProfile {
+        let mapping = provider.profile
+        let roots = mapping.roots
+        var info = userInfo
+        if info == nil, roots.contains("userinfo"), provider.endpoints.userinfo != nil || provider.usesDiscovery {
+            do {
+                info = try await self.userInfo(tokens)
+            } catch let error as IDTokenError {
+                throw error
+            } catch {
+                if idToken == nil { throw error }
+                logger.debug("userinfo unavailable for the profile", metadata: ["provider": "\(provider.id)"])
+            }
+        }
+        var extra: JSONValue?
+        if roots.contains("extra"), let url = mapping.extraCall {
+            do {
+                extra = UserProfile.pick(try await profileCall(url, tokens), where: mapping.extraCallPickWhere)
+            } catch {
+                if idToken == nil && info == nil { throw error }
+                logger.debug("the profile's extra call failed", metadata: ["provider": "\(provider.id)"])
+            }
+        }
+        return UserProfile.map(mapping, idToken: idToken, userInfo: info, extra: extra, callback: callback)
+    }
+
+    /// The descriptor's extra profile call: a GET with the access token, answered with JSON.
+    private func profileCall(_ url: URL, _ tokens: TokenSet) async throws -> JSONValue {
+        let response = try await profileRequest(url, tokens, method: .get, label: "the profile's extra call")
+        guard let answer = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
+            throw FlowError(.invalidUserInfo, "the profile call to \(url.host ?? "the provider") did not answer with JSON (HTTP \(response.status))")
+        }
+        return answer
+    }
+
+    /// A request for the user's profile (userinfo, the extra call) with the access token and the
+    /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
+    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: RequestMethod, label: String) async throws -> HTTPResponse {
+        var headers = provider.policy.userinfo.headers
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        let response = try await tokens.send(
+            HTTPRequest(method: method, url: url, headers: headers), transport: transport, nonces: nonces, clock: clock)
+        logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
+        guard (200..<300).contains(response.status) else {
+            // The access token went in a header: an error answer that echoes it must not carry it into the error.
+            throw Self.resourceError(SentSecrets(values: [tokens.accessToken.value]).scrub(response))
+        }
+        return response
+    }
+
+    /// The error for a protected-resource answer that is not 2xx (RFC 6750 §3).
+    ///
+    /// A redirect is a ``FlowError`` `unexpectedStatus` saying it was not followed (the request
+    /// carries the access token), naming where it pointed.
+    public static func resourceError(_ response: HTTPResponse) -> any Error {
+        if (300..<400).contains(response.status) {
+            let target = response.header("location").map { " to \(TerminalText.escaped(String($0.prefix(200))))" } ?? ""
+            return FlowError(
+                .unexpectedStatus,
+                "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
+        }
+        if let challenge = response.header("www-authenticate"),
+            let code = AuthenticationChallenge.parse(challenge).lazy.compactMap(\.error).first
+        {
+            return AuthorizationServerError(error: code, httpStatus: response.status)
+        }
+        if let fields = try? TokenResponseParser.fields(of: response, format: .auto),
+            let error = TokenResponseParser.serverError(in: fields, status: response.status)
+        {
+            return error
+        }
+        return AuthorizationServerError(error: response.status == 401 ? "invalid_token" : "http_\(response.status)", httpStatus: response.status)
+    }
+}
