@@ -68,7 +68,7 @@ public struct SessionPeek: Sendable, Hashable {
         }
         guard let key = session["key"], key["providerID"]?.string != nil, key["account"]?.string != nil,
             isStringMap(session["variables"]), session["clientID"]?.string != nil,
-            let redirect = session["redirectURI"]?.string, isURIText(redirect), isDate(session["updatedAt"]),
+            isOptional(session["redirectURI"], { $0.string.map(isURIText) == true }), isDate(session["updatedAt"]),
             isOptional(session["clientAuthentication"], { $0.string.map(clientAuthenticationMethods.contains) == true }),
             isOptional(
                 session["providerSession"],

@@ -3,8 +3,10 @@ import Foundation
 /// What the app registered at the provider.
 public struct ClientConfiguration: Sendable, Hashable {
     public var clientID: String
-    /// The exact redirect URI sent in the authorization and token requests.
-    public var redirectURI: URL
+    /// The exact redirect URI sent in the authorization and token requests; nil for a client that sends the
+    /// browser nowhere (a service with its own credentials, a device sign-in), which cannot start an
+    /// authorization (``FlowError`` `invalidRedirectURI`).
+    public var redirectURI: URL?
     /// The client secret, for confidential clients (or Google's non-confidential desktop secret).
     public var clientSecret: Secret?
     /// Scopes to request; nil means the descriptor's defaults.
@@ -20,7 +22,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var tlsIdentity: TLSClientIdentity?
 
     public init(
-        clientID: String, redirectURI: URL, clientSecret: Secret? = nil, scopes: [String]? = nil,
+        clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,
         requestOfflineAccess: Bool = true, authMethod: ClientAuthMethod? = nil, signingKey: ClientSigningKey? = nil,
         tlsIdentity: TLSClientIdentity? = nil
     ) {
@@ -35,18 +37,15 @@ public struct ClientConfiguration: Sendable, Hashable {
     }
 
     /// A client that signs no one in: a service with its own credentials (client credentials, JWT bearer,
-    /// token exchange). Its redirect URI is never sent.
+    /// token exchange): it has no redirect URI.
     public static func service(
         clientID: String, clientSecret: Secret? = nil, authMethod: ClientAuthMethod? = nil, signingKey: ClientSigningKey? = nil,
         tlsIdentity: TLSClientIdentity? = nil
     ) -> ClientConfiguration {
         ClientConfiguration(
-            clientID: clientID, redirectURI: serviceRedirectURI, clientSecret: clientSecret, requestOfflineAccess: false,
+            clientID: clientID, redirectURI: nil, clientSecret: clientSecret, requestOfflineAccess: false,
             authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
     }
-
-    /// The redirect URI of a ``service(clientID:clientSecret:authMethod:signingKey:tlsIdentity:)`` client, never sent.
-    public static let serviceRedirectURI = URL(fileURLWithPath: "/", isDirectory: true)
 
     /// Whether this client holds the credential `method` needs.
     /// - Parameter generatesSecret: Whether the provider's client secret is a JWT signed with the client's key

@@ -53,7 +53,13 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         let proofKey: DPoPKey?
 
         init(provider: Provider, client: ClientConfiguration, proofKey: DPoPKey?) throws {
-            try RedirectPolicy.check(client.redirectURI)
+            guard let redirectURI = client.redirectURI else {
+                throw FlowError(
+                    .invalidRedirectURI,
+                    "client `\(client.clientID)` has no redirect URI (a service or device client): an authorization needs one to send the browser back to"
+                )
+            }
+            try RedirectPolicy.check(redirectURI)
             let policy = provider.policy
             var scopes = client.scopes ?? policy.scopes.defaults
             var parameters: [(String, String)] = []
@@ -75,7 +81,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             parameters += [
                 ("response_type", "code"),
                 ("client_id", client.clientID),
-                ("redirect_uri", client.redirectURI.absoluteString),
+                ("redirect_uri", redirectURI.absoluteString),
                 ("scope", policy.scopes.joined(scopes)),
                 ("state", state.value),
             ]
@@ -86,7 +92,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             if let proofKey { parameters.append(("dpop_jkt", proofKey.thumbprint)) }
             self.parameters = parameters
             self.providerID = provider.id
-            self.redirectURI = client.redirectURI
+            self.redirectURI = redirectURI
             self.scopes = scopes
             self.proofKey = proofKey
         }

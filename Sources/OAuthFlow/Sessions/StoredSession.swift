@@ -26,7 +26,9 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// The variables the provider was resolved with.
     public var variables: [String: String]
     public var clientID: String
-    public var redirectURI: URL
+    /// The redirect URI the session was signed in with; nil for a session no browser was sent back for (a
+    /// service's, a device sign-in's), which is stored without the member.
+    public var redirectURI: URL?
     /// The tokens; expiry is stored as an absolute time.
     public var tokens: TokenSet
     public var updatedAt: Date
@@ -41,7 +43,7 @@ public struct StoredSession: Sendable, Hashable, Codable {
     public var providerSession: ProviderSession?
 
     public init(
-        key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL, tokens: TokenSet, updatedAt: Date,
+        key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL?, tokens: TokenSet, updatedAt: Date,
         clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil, providerSession: ProviderSession? = nil
     ) {
         self.formatVersion = Self.currentFormatVersion

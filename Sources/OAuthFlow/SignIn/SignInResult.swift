@@ -25,7 +25,7 @@ public struct SignInResult: Sendable {
     /// - Throws: ``TokenStoreError`` when the session cannot be stored.
     public static func store(
         _ outcome: OAuthClient.SignInOutcome, client: OAuthClient, account: String = "default",
-        redirectURI: URL, in store: any TokenStore, at now: Date = Date()
+        redirectURI: URL?, in store: any TokenStore, at now: Date = Date()
     ) async throws -> SignInResult {
         let provider = client.provider
         let session = StoredSession(
