@@ -16,8 +16,9 @@ extension FileTokenStore {
     /// sent, holding the session to keep and no answer yet; the answer is then one `pwrite`
     /// into it on the thread that read it. Without, ``record(_:)`` writes and renames it.
     final class Reservation: TokenStoreReservation, @unchecked Sendable {
-        private let received: TemporaryFile
-        private let committed: TemporaryFile
+        private let store: FileTokenStore
+        private let received: AtomicFile
+        private let committed: AtomicFile
         private let key: SessionKey
         /// `NAME.received.json`, worked out ahead: nothing but writing stands between an answer and its record.
         private let receivedPath: String
@@ -29,11 +30,12 @@ extension FileTokenStore {
         /// - `answered`: the answer is in it, not yet fsynced; `recorded`: durable.
         private enum State { case reserved, placed, answered, recorded, finished }
 
-        init(received: TemporaryFile, committed: TemporaryFile, key: SessionKey) {
+        init(store: FileTokenStore, received: AtomicFile, committed: AtomicFile, key: SessionKey) {
+            self.store = store
             self.received = received
             self.committed = committed
             self.key = key
-            receivedPath = received.store.receivedPath(for: key)
+            receivedPath = store.receivedPath(for: key)
         }
 
         func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
@@ -72,7 +74,7 @@ extension FileTokenStore {
                 case .placed:
                     // The answer never reached the recorder (a transport that does not report arrivals): the
                     // placed record says "no answer"; replace it with the session.
-                    let file = try TemporaryFile(in: received.store)
+                    let file = try AtomicFile(in: store.directory)
                     do {
                         try file.write(try FileTokenStore.encode(session))
                         try file.installThenSync(at: receivedPath)
@@ -91,7 +93,6 @@ extension FileTokenStore {
         func commit(_ session: StoredSession) async throws {
             try lock.withLock {
                 guard state != .finished else { return }
-                let store = committed.store
                 try committed.fill(with: try FileTokenStore.encode(session))
                 try committed.install(at: store.path(for: key))
                 finish()
