@@ -1,7 +1,7 @@
 import OAuthFlow
 
 /// The generated parts of the repository, kept here so a test can check they are current.
-public enum GeneratedDocs {
+package enum GeneratedDocs {
     public static let beginMarker = "<!-- BEGIN GENERATED FIELD REFERENCE: run `oauthflow generate-docs` -->"
     public static let endMarker = "<!-- END GENERATED FIELD REFERENCE -->"
 

@@ -28,7 +28,7 @@ public struct RuleDescription: Sendable {
 }
 
 /// A check over one descriptor file.
-public protocol LintRule: Sendable {
+package protocol LintRule: Sendable {
     static var description: RuleDescription { get }
     init()
     /// The rule's findings in one file. Rules return values; they never print.
@@ -45,7 +45,7 @@ extension LintRule {
 
 /// What one file contributes to a check across files: kept after the file itself is dropped,
 /// so linting ten thousand files never holds ten thousand documents.
-public struct CollectionEntry: Sendable {
+package struct CollectionEntry: Sendable {
     /// What must be unique (or otherwise compared) across files, such as an id.
     public let key: String
     /// Where a diagnostic about this file points.
@@ -62,7 +62,7 @@ public struct CollectionEntry: Sendable {
 /// Files are checked in report order, each against what the files before it left: the first
 /// entry with each key. A run over many files therefore keeps one entry per distinct key, and
 /// a file's findings are known as soon as the file is read.
-public protocol CollectionLintRule: LintRule {
+package protocol CollectionLintRule: LintRule {
     /// This file's entry, or nil when it has nothing to compare.
     func entry(for file: LintFile) -> CollectionEntry?
     /// The findings for `entry`, given the first entry with each key among the files before it.
@@ -105,7 +105,7 @@ extension LintRule {
 }
 
 /// A descriptor file being linted.
-public struct LintFile {
+package struct LintFile {
     public let document: DescriptorDocument
     /// Every URL the descriptor holds, with its key path; worked out once, as several rules read them.
     let urls: [(keyPath: [String], template: URLTemplate)]

@@ -4,7 +4,7 @@ import OAuthFlow
 /// Runs lint rules over descriptor files.
 public struct Linter: Sendable {
     /// Every rule OAuthFlow ships, in catalog order.
-    public static let allRules: [any LintRule.Type] = [
+    package static let allRules: [any LintRule.Type] = [
         MalformedYAMLRule.self,
         UnknownKeyRule.self,
         WrongTypeRule.self,
@@ -45,9 +45,17 @@ public struct Linter: Sendable {
 
     private let rules: [any LintRule]
 
-    public init(rules: [any LintRule.Type] = Linter.allRules) {
+    /// A linter with every rule OAuthFlow ships.
+    public init() {
+        self.init(rules: Linter.allRules)
+    }
+
+    package init(rules: [any LintRule.Type] = Linter.allRules) {
         self.rules = rules.map { $0.init() }
     }
+
+    /// What each rule OAuthFlow ships checks, in catalog order (Docs/lint-rules.md is generated from it).
+    public static var ruleDescriptions: [RuleDescription] { allRules.map { $0.description } }
 
     /// Lints files and directories.
     ///
@@ -228,7 +236,7 @@ public struct Linter: Sendable {
     }
 
     /// Lints files already read.
-    public func lint(_ files: [LintFile]) -> [Diagnostic] {
+    package func lint(_ files: [LintFile]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for rule in rules {
             if let collection = rule.acrossFiles {

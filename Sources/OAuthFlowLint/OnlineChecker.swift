@@ -4,7 +4,7 @@ import OAuthFlow
 /// `oauthflow lint --online`: compares each descriptor with the server's published metadata.
 ///
 /// Findings use the rule ids of ``rules``; `Docs/lint-rules.md` lists them from there.
-public struct OnlineChecker: Sendable {
+package struct OnlineChecker: Sendable {
     /// The online rules: identifier, severity, and what each finds.
     public static let rules: [(identifier: String, severity: String, summary: String)] = [
         ("online_issuer", "error", "The discovery document names another issuer than the descriptor (aliases and multi-tenant templates count)."),

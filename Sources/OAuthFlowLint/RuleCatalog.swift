@@ -1,5 +1,5 @@
 /// The rule reference in `Docs/lint-rules.md`, generated from the rules themselves.
-public enum RuleCatalog {
+package enum RuleCatalog {
     /// Splits a collection rule's example into the files it stands for.
     public static func files(of example: String) -> [String] {
         example.components(separatedBy: "\n---\n")

@@ -8,7 +8,7 @@ import OAuthFlowFiles
 /// that expand past ``maximumNodes`` (alias bombs) all become positioned
 /// ``DescriptorProblem``s. When there are no problems, ``descriptor`` holds the
 /// decoded ``ProviderDescriptor``.
-public struct DescriptorDocument {
+package struct DescriptorDocument {
     /// The largest file read, in bytes. Descriptors are a few kilobytes.
     public static let maximumSize = 1 << 20
     /// The deepest nesting of mappings and sequences accepted.

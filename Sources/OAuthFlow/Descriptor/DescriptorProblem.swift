@@ -3,7 +3,7 @@
 /// Problems come from the YAML parser and from checking the document against
 /// ``DescriptorSchema``. Each carries the position of the offending node, so a
 /// loader error and a lint diagnostic point at the same place.
-public struct DescriptorProblem: Sendable, Hashable, CustomStringConvertible {
+package struct DescriptorProblem: Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem this is; lint maps each kind to one rule.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The bytes are not a YAML document we can read: syntax errors, binary

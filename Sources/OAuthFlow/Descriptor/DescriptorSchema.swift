@@ -6,7 +6,7 @@ import Foundation
 /// allowed values), `providers/schema.json` is generated from it for editors, and
 /// the field reference in `Docs/descriptor-format.md` is generated from it too, so
 /// the three cannot drift apart.
-public enum DescriptorSchema {
+package enum DescriptorSchema {
     /// The descriptor format versions this build reads.
     public static let supportedVersions: Set<Int> = [1]
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A URL that may contain `{variable}` placeholders, as written in a descriptor.
-public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
+package struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Which part of the URL a placeholder stands in.
     public enum Part: String, Sendable {
         case scheme, host, path, query, fragment

@@ -15,7 +15,7 @@ import Yams
 /// Aliases point at the anchored node; no subtree is copied. ``YAMLNode/expandedCount``
 /// says how many nodes the document would have with every alias expanded, so alias
 /// bombs are caught before anything walks them.
-public final class YAMLTree: Sendable {
+package final class YAMLTree: Sendable {
     /// A node's kind.
     public enum Kind: UInt8, Sendable {
         case scalar, mapping, sequence
@@ -179,7 +179,7 @@ public final class YAMLTree: Sendable {
 }
 
 /// One node of a ``YAMLTree``: a scalar, a mapping or a sequence.
-public struct YAMLNode: Sendable {
+package struct YAMLNode: Sendable {
     package let tree: YAMLTree
     let index: Int
 
@@ -300,7 +300,7 @@ public struct YAMLNode: Sendable {
 }
 
 /// What keeps text from being one YAML document, with where.
-public struct YAMLSyntaxError: Error, Sendable {
+package struct YAMLSyntaxError: Error, Sendable {
     public enum Kind: Sendable {
         /// libyaml's reader (encoding), scanner (tokens) or parser (structure) refused the text.
         case reader, scanner, parser

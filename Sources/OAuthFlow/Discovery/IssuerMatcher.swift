@@ -4,7 +4,7 @@ import Foundation
 /// multi-tenant provider, the issuer template filled from an ID token's own claims.
 ///
 /// Every comparison runs in constant time.
-public struct IssuerMatcher: Sendable, Hashable {
+package struct IssuerMatcher: Sendable, Hashable {
     /// The issuer, as resolved; nil for a provider that declares none.
     public let issuer: URL?
     /// Other exact spellings (`security.issuer_aliases`).

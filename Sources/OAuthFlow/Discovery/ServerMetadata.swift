@@ -98,7 +98,7 @@ public actor DiscoveryClient {
     ///   had, `insecureEndpoint` for a URL that is not https (or http to a loopback host), and
     ///   `issuerMismatch` when its `issuer` is not exactly the descriptor's (RFC 8414 §3.3; a trailing
     ///   slash counts).
-    public func metadata(at url: URL, issuers: IssuerMatcher, provider name: String) async throws -> ServerMetadata {
+    package func metadata(at url: URL, issuers: IssuerMatcher, provider name: String) async throws -> ServerMetadata {
         guard let issuer = issuers.issuer else {
             throw DiscoveryError(.notConfigured, "provider `\(name)` has no issuer with discovery")
         }

@@ -7,7 +7,7 @@ import JWTKit
 /// Each one is new: `iss` and `sub` are the client id, `aud` the issuer or the token endpoint (the
 /// descriptor's `client_auth.assertion_audience`), `jti` 128 random bits, `iat` now and `exp` at most
 /// ``maximumLifetime`` later. None is ever reused or stored.
-public enum ClientAssertion {
+package enum ClientAssertion {
     /// `client_assertion_type` for a JWT (RFC 7523 §2.2).
     public static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     /// The longest an assertion lives: a minute (RFC 7523 §3 asks for a short life; servers reject long ones).

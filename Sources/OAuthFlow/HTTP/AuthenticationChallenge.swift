@@ -3,7 +3,7 @@ import Foundation
 /// One challenge of a `WWW-Authenticate` header (RFC 9110 §11.6.1), as a resource server sends it to
 /// say why it refused a token: `Bearer error="insufficient_scope", scope="notes:write"` (RFC 6750 §3),
 /// a `DPoP` challenge (RFC 9449 §7.1), and the `resource_metadata` of RFC 9728 §5.1.
-public struct AuthenticationChallenge: Sendable, Hashable {
+package struct AuthenticationChallenge: Sendable, Hashable {
     /// The scheme, as sent (compare it case-insensitively).
     public let scheme: String
     /// The auth-params, names lowercased, values unquoted; the first of a repeated name.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where OAuthFlow sends credentials and fetches what it trusts.
-public enum TransportPolicy {
+package enum TransportPolicy {
     /// Whether credentials may travel to `url`: https, or plain http to this machine (RFC 9700 §2.6,
     /// RFC 8252 §8.3). Each layer throws its own error for a refusal, with ``refusal(_:)`` as its message.
     public static func isSecure(_ url: URL) -> Bool {

@@ -5,7 +5,7 @@ import Foundation
 /// The header and payload must be base64url-encoded JSON objects nesting at most
 /// ``maximumDepth`` levels, with no member name repeated in any object; the signature is kept as bytes, and the signing input
 /// (`header.payload`) as it came, for verification by ``SigningKeys``.
-public struct CompactJWS: Sendable {
+package struct CompactJWS: Sendable {
     public let header: [String: JSONValue]
     public let claims: [String: JSONValue]
     /// The bytes the signature covers: the first two parts and the dot between them.

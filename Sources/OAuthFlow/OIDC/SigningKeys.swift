@@ -14,7 +14,7 @@ import JWTKit
 /// - **Bounds.** Only the first ``maximumKeys`` signing keys are read; a key jwt-kit cannot load, an
 ///   encryption key (`use: enc`) and a symmetric key (`kty: oct`) are skipped, so `HS256` can never
 ///   be verified with a public key.
-public actor SigningKeys {
+package actor SigningKeys {
     public nonisolated let url: URL
     public nonisolated let refetchInterval: TimeInterval
     public nonisolated let maximumAge: TimeInterval

@@ -6,7 +6,7 @@ import Foundation
 /// not next to the executable (for example after copying the binary elsewhere).
 /// Here a missing bundle only means there are no bundled providers; the registry
 /// still loads the host's and the user's directories.
-public enum BundledProviders {
+package enum BundledProviders {
     static let bundleName = "OAuthFlow_OAuthFlow"
     static let folder = "BundledProviders"
 

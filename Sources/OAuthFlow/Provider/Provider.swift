@@ -3,7 +3,7 @@ import Foundation
 /// A provider resolved from its descriptor: variables filled in, every default applied, every policy typed.
 ///
 /// The engine reads only this; the YAML model (``ProviderDescriptor``) stays behind the resolver
-/// (``ProviderDescriptor/resolve(_:)``, ``ProviderRegistry/resolve(_:variables:transport:)``).
+/// (``ProviderDescriptor/resolve(_:)``, ``ProviderRegistry/resolve(_:variables:discovery:)``).
 /// When the descriptor asks for discovery, ``isDiscovered`` says whether the endpoints already hold
 /// what the discovery document adds; ``discovered(with:logger:)`` finishes it, once.
 public struct Provider: Sendable, Hashable {
@@ -20,11 +20,11 @@ public struct Provider: Sendable, Hashable {
     /// What the engine does for this provider.
     public let policy: ProviderPolicy
     /// The loopback redirect a native sign-in listens on.
-    public let loopback: LoopbackRedirect
+    package let loopback: LoopbackRedirect
     /// Where the profile's fields come from.
-    public let profile: ProfileMapping
+    package let profile: ProfileMapping
     /// Which `iss` values name this provider.
-    public let issuers: IssuerMatcher
+    package let issuers: IssuerMatcher
     /// Which protected resources the granted scopes open.
     public let resources: ResourceMap
     /// Whether discovery has run, or was not asked for: nothing more will fill ``endpoints``.
@@ -134,7 +134,7 @@ public struct Provider: Sendable, Hashable {
     /// The RFC 9207 rule the authorization response is held to: the descriptor's `iss_parameter`, except that
     /// `if_present` becomes `required` once the server's metadata says it sends `iss` (RFC 9207 §2.4: a
     /// response without it from such a server must be refused).
-    public var issuerParameterRule: IssuerParameterRule {
+    public var issuerParameterRule: ProviderDescriptor.Security.IssuerParameter {
         policy.issParameter == .ifPresent && capabilities.sendsIssuerInResponses ? .required : policy.issParameter
     }
 

@@ -4,7 +4,7 @@
 /// Each value says only what the descriptor states. Where the provider's answer depends on a case the request
 /// cannot settle (an application setting, an approval, a host), the descriptor states that case and the entry
 /// carries it beside the column (`refreshCondition`, `logoutCondition`).
-public struct ProviderCatalogEntry: Sendable, Hashable, Codable {
+package struct ProviderCatalogEntry: Sendable, Hashable, Codable {
     public var id: String
     public var displayName: String
     public var `protocol`: String
@@ -43,7 +43,7 @@ public struct ProviderCatalogEntry: Sendable, Hashable, Codable {
 
 extension ProviderDescriptor {
     /// This descriptor's catalog entry.
-    public var catalogEntry: ProviderCatalogEntry {
+    package var catalogEntry: ProviderCatalogEntry {
         let refreshCondition = scopes.offline.condition
         let refresh: String
         if !grantTypes.contains(GrantType.refreshToken.rawValue) {

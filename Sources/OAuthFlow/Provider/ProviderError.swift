@@ -14,7 +14,7 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The variable concerned, for variable errors.
     public let variable: String?
     /// Positioned problems, for ``Code/invalidDescriptor``.
-    public let problems: [DescriptorProblem]
+    package let problems: [DescriptorProblem]
 
     init(_ code: Code, _ message: String, provider: String? = nil, variable: String? = nil, problems: [DescriptorProblem] = []) {
         self.code = code

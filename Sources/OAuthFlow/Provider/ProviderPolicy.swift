@@ -40,34 +40,34 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
 }
 
 /// How a provider returns the authorization response.
-public typealias AuthorizationResponseMode = ProviderDescriptor.Authorization.ResponseMode
+package typealias AuthorizationResponseMode = ProviderDescriptor.Authorization.ResponseMode
 /// How token requests are encoded.
-public typealias TokenRequestEncoding = ProviderDescriptor.TokenRequest.BodyEncoding
+package typealias TokenRequestEncoding = ProviderDescriptor.TokenRequest.BodyEncoding
 /// How token responses are read.
-public typealias TokenResponseFormat = ProviderDescriptor.TokenResponse.Format
+package typealias TokenResponseFormat = ProviderDescriptor.TokenResponse.Format
 /// A client authentication method at the token endpoint (RFC 7591 names).
 public typealias ClientAuthMethod = ProviderDescriptor.ClientAuth.Method
 /// RFC 9207: whether the callback must, may or never does carry `iss`.
-public typealias IssuerParameterRule = ProviderDescriptor.Security.IssuerParameter
+package typealias IssuerParameterRule = ProviderDescriptor.Security.IssuerParameter
 /// Whether the provider takes PKCE.
-public typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
+package typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
 /// The `aud` of client assertions: the issuer or the token endpoint.
-public typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
+package typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
 /// How a client-credentials request names its API: `resource`, `audience` or a scope.
-public typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Target
+package typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Target
 /// When authorization requests are pushed (RFC 9126).
-public typealias PushedAuthorizationUse = ProviderDescriptor.Authorization.Pushed
+package typealias PushedAuthorizationUse = ProviderDescriptor.Authorization.Pushed
 /// When tokens are bound to a key with DPoP (RFC 9449).
-public typealias DPoPUse = ProviderDescriptor.Security.DPoPMode
+package typealias DPoPUse = ProviderDescriptor.Security.DPoPMode
 /// What to do with a Bearer answer to a DPoP token request.
-public typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
+package typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
 
 /// What a provider's access tokens are: JWTs, opaque strings, or both.
-public typealias AccessTokenFormat = ProviderDescriptor.AccessTokenSettings.Format
+package typealias AccessTokenFormat = ProviderDescriptor.AccessTokenSettings.Format
 /// How an end-session request is spelt: RP-Initiated Logout 1.0, or the provider's own.
-public typealias LogoutStyle = ProviderDescriptor.LogoutSettings.Style
+package typealias LogoutStyle = ProviderDescriptor.LogoutSettings.Style
 /// Which header and claims a JWT access token must carry (RFC 9068, or the plain minimum).
-public typealias AccessTokenProfile = ProviderDescriptor.AccessTokenSettings.Profile
+package typealias AccessTokenProfile = ProviderDescriptor.AccessTokenSettings.Profile
 
 /// Everything the engine does differently from one provider to another, typed and with every
 /// default applied: the engine reads this, never the descriptor.
@@ -75,15 +75,15 @@ public struct ProviderPolicy: Sendable, Hashable {
     /// The grants the provider is declared to take (`grant_types`).
     public var grantTypes: [GrantType]
     /// `authorization.response_mode`; the response type is always `code` (RFC 9700 §2.1.2).
-    public var responseMode: AuthorizationResponseMode
+    public var responseMode: ProviderDescriptor.Authorization.ResponseMode
     /// Fixed parameters added to every authorization request.
     public var authorizationParameters: [String: String]
     /// Whether PKCE is sent: always with S256, unless the provider takes none.
-    public var pkce: PKCERequirement
+    public var pkce: ProviderDescriptor.Security.PKCEUse
     /// Whether a `nonce` is sent and checked in the ID token.
     public var nonce: Bool
     /// RFC 9207 handling of the callback's `iss`.
-    public var issParameter: IssuerParameterRule
+    public var issParameter: ProviderDescriptor.Security.IssuerParameter
     /// The algorithms an ID token may be signed with.
     public var idTokenAlgorithms: [JWSAlgorithm]
     /// The client authentication methods the provider accepts, in its order of preference.
@@ -95,7 +95,7 @@ public struct ProviderPolicy: Sendable, Hashable {
     /// How token requests are sent.
     public var tokenRequest: TokenRequestShape
     /// How token responses are read.
-    public var tokenResponseFormat: TokenResponseFormat
+    public var tokenResponseFormat: ProviderDescriptor.TokenResponse.Format
     /// The `token_type` assumed when a token answer has none (`token_response.default_token_type`); nil refuses such an answer.
     public var defaultTokenType: String? = nil
     /// How userinfo (and the profile's extra call) is requested.
@@ -105,7 +105,7 @@ public struct ProviderPolicy: Sendable, Hashable {
     /// How the provider answers the device authorization grant.
     public var device: DevicePolicy
     /// When authorization requests are pushed (``Provider/pushesAuthorizationRequests`` decides, with discovery).
-    public var pushedAuthorization: PushedAuthorizationUse
+    public var pushedAuthorization: ProviderDescriptor.Authorization.Pushed
     /// When and how tokens are bound to a key (RFC 9449).
     public var dpop: DPoPPolicy
     /// How an API checks the provider's access tokens.
@@ -126,7 +126,7 @@ public struct ProviderPolicy: Sendable, Hashable {
 
     /// How the provider's session is ended (the descriptor's `logout`), every default applied.
     public struct LogoutPolicy: Sendable, Hashable {
-        public var style: LogoutStyle
+        public var style: ProviderDescriptor.LogoutSettings.Style
         /// The parameter naming the post-logout redirect URI.
         public var redirectParameter: String
         /// The parameter carrying the client id; nil when none is sent.
@@ -153,8 +153,8 @@ public struct ProviderPolicy: Sendable, Hashable {
 
     /// How an API checks the provider's access tokens (the descriptor's `access_tokens`).
     public struct AccessTokenPolicy: Sendable, Hashable {
-        public var format: AccessTokenFormat
-        public var profile: AccessTokenProfile
+        public var format: ProviderDescriptor.AccessTokenSettings.Format
+        public var profile: ProviderDescriptor.AccessTokenSettings.Profile
         /// The algorithms a JWT access token may be signed with: never `none`, never HMAC.
         public var algorithms: [JWSAlgorithm]
         /// The audience the descriptor states, variables filled in; nil when the API states its own.
@@ -169,9 +169,9 @@ public struct ProviderPolicy: Sendable, Hashable {
 
     /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
     public struct DPoPPolicy: Sendable, Hashable {
-        public var use: DPoPUse
+        public var use: ProviderDescriptor.Security.DPoPMode
         public var algorithms: [JWSAlgorithm]
-        public var bearerAnswer: DPoPBearerAnswer
+        public var bearerAnswer: ProviderDescriptor.Security.BearerAnswer
     }
 
     /// Whether the device authorization grant is declared.
@@ -179,19 +179,19 @@ public struct ProviderPolicy: Sendable, Hashable {
 
     /// The `aud` a client assertion carries, and the algorithms the provider takes for it.
     public struct ClientAssertionPolicy: Sendable, Hashable {
-        public var audience: ClientAssertionAudience
+        public var audience: ProviderDescriptor.ClientAuth.AssertionAudience
         public var algorithms: [JWSAlgorithm]
     }
 
     /// How a client-credentials request names its API (``ServiceTokenTarget``), and the scope suffix for `scope`.
     public struct ServiceTokenPolicy: Sendable, Hashable {
-        public var target: ServiceTokenTarget
+        public var target: ProviderDescriptor.ServiceTokenSettings.Target
         public var scopeSuffix: String
     }
 
     /// How token requests are sent: the body's encoding and extra headers.
     public struct TokenRequestShape: Sendable, Hashable {
-        public var encoding: TokenRequestEncoding
+        public var encoding: ProviderDescriptor.TokenRequest.BodyEncoding
         public var headers: [String: String]
     }
 
@@ -220,7 +220,7 @@ public struct ProviderPolicy: Sendable, Hashable {
 }
 
 /// Where a native client's loopback redirect listens, and the one way its URI is written (RFC 8252 §7.3).
-public struct LoopbackRedirect: Sendable, Hashable {
+package struct LoopbackRedirect: Sendable, Hashable {
     /// The port a login listens on.
     public enum Port: Sendable, Hashable {
         /// A free port chosen when the login starts.
@@ -264,7 +264,7 @@ public struct LoopbackRedirect: Sendable, Hashable {
 }
 
 /// Where each field of a ``UserProfile`` comes from (the descriptor's `profile`), and the resolved extra call.
-public struct ProfileMapping: Sendable, Hashable {
+package struct ProfileMapping: Sendable, Hashable {
     /// Ordered sources per field: `id_token.CLAIM`, `userinfo.FIELD` or `extra.FIELD`; the first present wins.
     public var subject: [String]
     public var name: [String]

@@ -30,7 +30,7 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///
     /// A source `A + B` joins the text of those of its parts that are present with a space (Apple's first and
     /// last name); it counts as present when one part is.
-    public static func map(
+    package static func map(
         _ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
         extra: JSONValue? = nil, callback: [String: JSONValue]? = nil
     ) -> UserProfile {

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowFiles
 
 /// git's credential-helper protocol (gitcredentials(7), git-credential(1)): `key=value` lines.
-public struct GitCredentialRequest: Sendable, Hashable {
+package struct GitCredentialRequest: Sendable, Hashable {
     /// Every attribute git sent, by name (for repeated names, the last).
     public let attributes: [String: String]
 
@@ -38,7 +38,7 @@ public struct GitCredentialRequest: Sendable, Hashable {
 }
 
 /// Which session answers git for which remote: an entry of `credential_helpers.git` in clients.yaml.
-public struct GitCredentialMapping: Sendable, Hashable, Codable {
+package struct GitCredentialMapping: Sendable, Hashable, Codable {
     /// `https://host[:port][/path-prefix]`: the protocol and host must match exactly, and the path, when
     /// git sends one, must start with the prefix.
     public var url: String
@@ -112,7 +112,7 @@ extension GitCredentialMapping {
 }
 
 /// A kubeconfig `exec` credential (`client.authentication.k8s.io/v1` ExecCredential).
-public struct ExecCredential: Sendable, Hashable, Encodable {
+package struct ExecCredential: Sendable, Hashable, Encodable {
     public let apiVersion = "client.authentication.k8s.io/v1"
     public let kind = "ExecCredential"
     public let status: Status
@@ -135,7 +135,7 @@ public struct ExecCredential: Sendable, Hashable, Encodable {
 }
 
 /// A credential helper request that cannot be served.
-public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     init(_ message: String) { self.message = message }
     public var description: String { message }

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as OAuth uses it.
-public enum Base64URL {
+package enum Base64URL {
     public static func encode(_ data: Data) -> String {
         data.base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `application/x-www-form-urlencoded` encoding (HTML's URL-encoded form, as OAuth uses it).
-public enum FormEncoding {
+package enum FormEncoding {
     /// Characters left as they are; everything else is percent-encoded, space as `+`.
     static let unreserved: CharacterSet = {
         var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Text for an HTML page: the loopback receiver's pages and the web sign-in's.
-public enum HTMLText {
+package enum HTMLText {
     /// Text made safe inside HTML text and quoted attribute values: `& < > " '` and control characters become references.
     public static func escaped(_ text: String) -> String {
         var out = ""

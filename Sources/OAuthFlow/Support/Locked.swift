@@ -2,7 +2,7 @@ import Foundation
 
 /// A value behind a lock, for state read on every request where an actor hop would cost more
 /// than the work (the checks of an API's access tokens).
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Loopback address recognition (RFC 8252 §7.3, §8.3).
-public enum Loopback {
+package enum Loopback {
     /// Whether `host` names the local machine: `127.0.0.0/8`, `::1` or `localhost`.
     public static func isLoopbackHost(_ host: String) -> Bool {
         // The hosts descriptors and redirect URIs nearly always name, answered before any work on characters.

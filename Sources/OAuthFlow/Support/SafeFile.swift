@@ -12,7 +12,7 @@ import Darwin
 /// Reads small files that a user or another program may have replaced with something odd, as ``RawFile``
 /// does (regular files only, never hanging on a FIFO, at most a limit, failures in words), into `Data`,
 /// with the path in its errors.
-public enum SafeFile {
+package enum SafeFile {
     /// Why a file could not be read.
     public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
         public let path: String

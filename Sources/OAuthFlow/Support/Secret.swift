@@ -30,7 +30,7 @@ public struct Secret: Sendable, Hashable, Codable, CustomStringConvertible, Cust
 }
 
 /// Comparisons whose running time does not reveal where two values differ.
-public enum ConstantTime {
+package enum ConstantTime {
     /// Whether `a` and `b` hold the same bytes, comparing every byte of the longer one.
     public static func equals(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)

@@ -1,5 +1,5 @@
 /// "Did you mean" suggestions by edit distance.
-public enum Spelling {
+package enum Spelling {
     /// The candidate closest to `word`, if it is close enough to be a likely typo.
     ///
     /// - Parameters:

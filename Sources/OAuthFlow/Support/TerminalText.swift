@@ -5,7 +5,7 @@
 /// `Signed in … (verified)`) and bidirectional overrides (reorder what is read) into
 /// any string OAuthFlow shows. Every human-facing output passes through here; JSON
 /// output and other machine formats stay exact.
-public enum TerminalText {
+package enum TerminalText {
     /// A value from a file or a caller quoted for a message (`` `value` ``): one longer than 80
     /// characters is cut and its length given, so that it cannot flood the terminal.
     package static func quoted(_ text: String) -> String {

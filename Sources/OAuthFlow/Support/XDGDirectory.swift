@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowFiles
 
 /// XDG base directories (freedesktop.org Base Directory Specification), as ``StateFiles`` finds them.
-public enum XDGDirectory {
+package enum XDGDirectory {
     /// `$XDG_CONFIG_HOME`, or `~/.config` when it is unset, empty or relative.
     public static func config(environment: [String: String]) -> URL {
         URL(fileURLWithPath: StateFiles.configHome(environment: environment), isDirectory: true)

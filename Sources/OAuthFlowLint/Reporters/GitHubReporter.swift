@@ -1,5 +1,5 @@
 /// GitHub Actions workflow commands, which annotate the lines in a pull request.
-public struct GitHubReporter: Reporter {
+package struct GitHubReporter: Reporter {
     public init() {}
 
     public func report(_ diagnostics: [Diagnostic]) -> String {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON array of `{path, line, column, severity, rule_id, message}` objects.
-public struct JSONReporter: Reporter {
+package struct JSONReporter: Reporter {
     public init() {}
 
     private struct Entry: Encodable {

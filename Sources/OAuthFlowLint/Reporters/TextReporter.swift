@@ -1,5 +1,5 @@
 /// `path:line:column: severity: message [rule_id]`, one per line, as compilers print.
-public struct TextReporter: Reporter {
+package struct TextReporter: Reporter {
     public init() {}
 
     public func report(_ diagnostics: [Diagnostic]) -> String {

@@ -1,9 +1,8 @@
 import OAuthFlow
 
 /// Descriptors cannot set what the engine controls.
-public struct ReservedParameterRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct ReservedParameterRule: LintRule {
+    static let description = RuleDescription(
         identifier: "reserved_parameter", name: "Reserved parameter",
         summary:
             "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type.",
@@ -14,7 +13,7 @@ public struct ReservedParameterRule: LintRule {
         ],
         nonTriggering: [Examples.valid + "authorization:\n  extra_params:\n    audience: https://api.example.com\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         let maps: [([String], [String: String])] = [
             (["authorization", "extra_params"], descriptor.authorization.extraParams),
@@ -31,9 +30,8 @@ public struct ReservedParameterRule: LintRule {
 /// OpenID Connect Core §11: a client asking for `offline_access` sends `prompt=consent` unless other conditions
 /// permit offline access; without either, a server following §11 ignores `offline_access` (no refresh token) but
 /// does not refuse the sign-in. Which conditions a provider has is in its documentation, so the descriptor says.
-public struct OfflineAccessConsentRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct OfflineAccessConsentRule: LintRule {
+    static let description = RuleDescription(
         identifier: "offline_access_consent", name: "offline_access and prompt=consent",
         summary:
             "A descriptor that asks for the `offline_access` scope must either send `prompt=consent` or state that the provider's documentation grants refresh tokens without it (`scopes.offline.without_consent_prompt: true`), not both: OpenID Connect Core §11 has a server ignore `offline_access` without `prompt=consent` (no refresh token; the sign-in itself succeeds) unless its own conditions permit offline access, and `prompt=consent` shows a consent page at every sign-in.",
@@ -52,7 +50,7 @@ public struct OfflineAccessConsentRule: LintRule {
             Examples.validOIDC + "  offline:\n    params:\n      access_type: offline\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         func hasConsent(_ prompt: String?) -> Bool {
             prompt?.split(separator: " ").contains("consent") ?? false
@@ -84,15 +82,14 @@ public struct OfflineAccessConsentRule: LintRule {
 }
 
 /// Descriptors are shared and committed; secrets are not.
-public struct LiteralSecretRule: LintRule {
+struct LiteralSecretRule: LintRule {
     /// Compared one by one: for a dozen short names that costs less than hashing each key.
     static let secretNames: [String] = [
         "client_secret", "secret", "password", "private_key", "access_token", "refresh_token", "id_token",
         "api_key", "apikey", "client_assertion", "assertion",
     ]
 
-    public init() {}
-    public static let description = RuleDescription(
+    static let description = RuleDescription(
         identifier: "literal_secret", name: "Literal secret",
         summary:
             "A descriptor must not hold a client secret, token, password, private key or credential header; give secrets to the CLI by reference instead.",
@@ -107,7 +104,7 @@ public struct LiteralSecretRule: LintRule {
         ],
         nonTriggering: [Examples.valid + "token_request:\n  headers:\n    Accept: application/json\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let root = file.document.root else { return [] }
         // Most files have no key and no value that could be one: a pass over the node tables says so
         // without walking the tree with a key path (a twentieth of lint's time when it always walked).

@@ -2,9 +2,8 @@ import Foundation
 import OAuthFlow
 
 /// RFC 8252 §7.1: private-use schemes are reverse domain names.
-public struct PrivateUseSchemeRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct PrivateUseSchemeRule: LintRule {
+    static let description = RuleDescription(
         identifier: "private_use_scheme", name: "Private-use scheme",
         summary: "A private-use redirect scheme must be a reverse domain name with a period, such as `com.example.app` (RFC 8252 §7.1).",
         severity: .error,
@@ -14,7 +13,7 @@ public struct PrivateUseSchemeRule: LintRule {
         ],
         nonTriggering: [Examples.valid + "redirect:\n  private_use_scheme: com.example.app\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let scheme = file.descriptor?.redirect.privateUseScheme else { return [] }
         let valid =
             scheme.first?.isLetter == true
@@ -37,9 +36,8 @@ public struct PrivateUseSchemeRule: LintRule {
 }
 
 /// RFC 8252 §8.3: prefer the loopback IP literal to `localhost`.
-public struct LocalhostLoopbackRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct LocalhostLoopbackRule: LintRule {
+    static let description = RuleDescription(
         identifier: "localhost_loopback", name: "Localhost loopback",
         summary:
             "The loopback redirect host should be `127.0.0.1` or `[::1]`, not `localhost`, which may resolve elsewhere or be taken by another listener (RFC 8252 §8.3).",
@@ -47,7 +45,7 @@ public struct LocalhostLoopbackRule: LintRule {
         triggering: [Examples.valid + "redirect:\n  loopback:\n    host: localhost\n"],
         nonTriggering: [Examples.valid + "redirect:\n  loopback:\n    host: 127.0.0.1\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let host = file.descriptor?.redirect.loopback.host else { return [] }
         if host.lowercased() == "localhost" {
             return [diagnostic(file, ["redirect", "loopback", "host"], "use `127.0.0.1` or `[::1]` rather than `localhost` (RFC 8252 §8.3)")]
@@ -65,16 +63,15 @@ public struct LocalhostLoopbackRule: LintRule {
 }
 
 /// A named resource file must exist and read as a resource list.
-public struct ResourcesFileRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct ResourcesFileRule: LintRule {
+    static let description = RuleDescription(
         identifier: "resources_file", name: "Resources file",
         summary: "The file named by `resources_file` must exist beside the descriptor and hold a list of `{scope, title, url}` entries.",
         severity: .error,
         triggering: [Examples.valid + "resources_file: no-such-file.json\n"],
         nonTriggering: [Examples.valid + "resources:\n  - scope: email\n    title: Mail\n    url: https://api.example.com/mail\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.resourcesFile != nil else { return [] }
         do {
             _ = try descriptor.resourceTemplates()

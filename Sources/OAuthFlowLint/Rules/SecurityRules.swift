@@ -1,11 +1,10 @@
 import OAuthFlow
 
 /// RFC 9700 §2.1.2 and §2.4: authorization code only.
-public struct AuthorizationCodeOnlyRule: LintRule {
+struct AuthorizationCodeOnlyRule: LintRule {
     static let allowedGrants = Set(GrantType.allCases.map(\.rawValue))
 
-    public init() {}
-    public static let description = RuleDescription(
+    static let description = RuleDescription(
         identifier: "authorization_code_only", name: "Authorization code only",
         summary: "The response type must be `code`, and the implicit and password grants must not be used (RFC 9700 §2.1.2, §2.4).",
         severity: .error,
@@ -15,7 +14,7 @@ public struct AuthorizationCodeOnlyRule: LintRule {
         ],
         nonTriggering: [Examples.valid + "grant_types: [authorization_code, refresh_token]\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         if descriptor.authorization.responseType != "code" {
@@ -50,14 +49,13 @@ public struct AuthorizationCodeOnlyRule: LintRule {
     }
 }
 
-/// RFC 9700 §2.1.1: public clients must use PKCE. The engine sends it whenever the provider takes it (`required` or
-/// `supported`), so only a provider that ignores it leaves a public client without.
-public struct PKCEForPublicClientsRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
-        identifier: "pkce_for_public_clients", name: "PKCE for public clients",
+/// RFC 9700 §2.1.1: clients must use PKCE. The engine sends it whenever the provider takes it (`required` or
+/// `supported`), so only a provider that ignores it leaves a client without.
+struct PKCEForPublicClientsRule: LintRule {
+    static let description = RuleDescription(
+        identifier: "pkce_for_public_clients", name: "PKCE for clients",
         summary:
-            "A public client (`client_auth` with `none`) must use PKCE (RFC 9700 §2.1.1): `security.pkce` may be `required` or `supported` (the engine sends PKCE for both), not `unsupported`.",
+            "A client (`client_auth` with `none`) must use PKCE (RFC 9700 §2.1.1): `security.pkce` may be `required` or `supported` (the engine sends PKCE for both), not `unsupported`.",
         severity: .error,
         triggering: [Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: unsupported\n"],
         nonTriggering: [
@@ -66,55 +64,52 @@ public struct PKCEForPublicClientsRule: LintRule {
             Examples.valid + "client_auth:\n  method: client_secret_basic\nsecurity:\n  pkce: unsupported\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.clientAuth.supported.contains(.none), descriptor.security.pkce == .unsupported else {
             return []
         }
         return [
             diagnostic(
                 file, ["security", "pkce"],
-                "a public client (client_auth `none`) must use PKCE, which the engine does not send when `security.pkce` is `unsupported`; a provider that takes no PKCE needs a confidential client"
+                "a client (client_auth `none`) must use PKCE, which the engine does not send when `security.pkce` is `unsupported`; a provider that takes no PKCE needs a confidential client"
             )
         ]
     }
 }
 
 /// RFC 9700 §2.1.1: S256 is the only acceptable method.
-public struct PKCEMethodS256Rule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct PKCEMethodS256Rule: LintRule {
+    static let description = RuleDescription(
         identifier: "pkce_s256", name: "PKCE S256",
         summary: "The PKCE method must be `S256`; `plain` exposes the verifier to anyone who sees the authorization request (RFC 9700 §2.1.1).",
         severity: .error,
         triggering: [Examples.valid + "security:\n  pkce_method: plain\n"],
         nonTriggering: [Examples.valid + "security:\n  pkce_method: S256\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard file.descriptor?.security.pkceMethod == .plain else { return [] }
         return [diagnostic(file, ["security", "pkce_method"], "PKCE method `plain` is not allowed; use `S256`")]
     }
 }
 
 /// RFC 9700 §2.1: without PKCE, state is the CSRF defence.
-public struct StateWithoutPKCERule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct StateWithoutPKCERule: LintRule {
+    static let description = RuleDescription(
         identifier: "state_without_pkce", name: "State without PKCE",
         summary: "`security.state` may be off only when PKCE is required, since otherwise nothing defends the callback against CSRF (RFC 9700 §2.1).",
         severity: .error,
         triggering: [Examples.valid + "client_auth:\n  method: client_secret_post\nsecurity:\n  pkce: supported\n  state: false\n"],
         nonTriggering: [Examples.valid + "security:\n  pkce: required\n  state: false\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let security = file.descriptor?.security, !security.state, security.pkce != .required else { return [] }
         return [diagnostic(file, ["security", "state"], "state is off while PKCE is not required; nothing would stop CSRF on the callback")]
     }
 }
 
 /// OpenID Connect needs the `openid` scope.
-public struct OIDCOpenIDScopeRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct OIDCOpenIDScopeRule: LintRule {
+    static let description = RuleDescription(
         identifier: "oidc_openid_scope", name: "OIDC openid scope",
         summary:
             "A `protocol: oidc` descriptor must request the `openid` scope by default, or the server answers as plain OAuth and sends no ID token.",
@@ -122,7 +117,7 @@ public struct OIDCOpenIDScopeRule: LintRule {
         triggering: [Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [email]\n"],
         nonTriggering: [Examples.validOIDC])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.protocol == .oidc, !descriptor.scopes.default.contains("openid") else {
             return []
         }
@@ -131,16 +126,15 @@ public struct OIDCOpenIDScopeRule: LintRule {
 }
 
 /// OpenID Connect logins check a nonce.
-public struct OIDCNonceRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct OIDCNonceRule: LintRule {
+    static let description = RuleDescription(
         identifier: "oidc_nonce", name: "OIDC nonce",
         summary: "A `protocol: oidc` descriptor must keep `security.nonce` on, the ID token's defence against replay and code injection.",
         severity: .error,
         triggering: [Examples.validOIDC + "security:\n  nonce: false\n"],
         nonTriggering: [Examples.validOIDC + "security:\n  nonce: true\n"])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.protocol == .oidc, descriptor.security.nonce == false else {
             return []
         }
@@ -149,9 +143,8 @@ public struct OIDCNonceRule: LintRule {
 }
 
 /// Issuer aliases and ID token issuer templates must be usable and not widen what is accepted by mistake.
-public struct IssuerValidationRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct IssuerValidationRule: LintRule {
+    static let description = RuleDescription(
         identifier: "issuer_validation", name: "Issuer validation",
         summary:
             "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), and `security.issuer_aliases` differ from the issuer.",
@@ -167,7 +160,7 @@ public struct IssuerValidationRule: LintRule {
             Examples.validOIDC + "security:\n  issuer_aliases: [auth.example.com]\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         if let template = descriptor.security.idTokenIssuer {
@@ -194,9 +187,8 @@ public struct IssuerValidationRule: LintRule {
 
 /// Client authentication as the engine will run it: the single `method` among `methods`, assertion settings
 /// only with an assertion method, and `service_tokens` only with the client credentials grant.
-public struct ClientAuthConsistencyRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct ClientAuthConsistencyRule: LintRule {
+    static let description = RuleDescription(
         identifier: "client_auth_consistency", name: "Client authentication is consistent",
         summary:
             "`client_auth.method` must be one of `client_auth.methods`; `assertion_audience` and `assertion_algs` need `client_secret_jwt` or `private_key_jwt`; an HS256-only `assertion_algs` needs `client_secret_jwt`; `service_tokens` needs the `client_credentials` grant.",
@@ -211,7 +203,7 @@ public struct ClientAuthConsistencyRule: LintRule {
             Examples.valid + "grant_types: [client_credentials]\nclient_auth:\n  method: client_secret_basic\nservice_tokens:\n  target: audience\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         let auth = descriptor.clientAuth
         var diagnostics: [Diagnostic] = []
@@ -253,9 +245,8 @@ public struct ClientAuthConsistencyRule: LintRule {
 }
 
 /// RFC 9126 and RFC 9449 settings that cannot work as written.
-public struct PushedAndDPoPRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct PushedAndDPoPRule: LintRule {
+    static let description = RuleDescription(
         identifier: "pushed_and_dpop", name: "Pushed requests and DPoP",
         summary:
             "`authorization.pushed: always` needs a pushed authorization request endpoint (`endpoints.pushed_authorization`, or discovery); `security.dpop` other than `never` needs at least one algorithm; `dpop_bearer_answer` and `dpop_signing_alg_values_supported` do nothing with `dpop: never` (a warning).",
@@ -270,7 +261,7 @@ public struct PushedAndDPoPRule: LintRule {
             Examples.valid + "security:\n  dpop: required\n  dpop_bearer_answer: accept\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         let discovers = descriptor.asksForDiscovery
@@ -302,9 +293,8 @@ public struct PushedAndDPoPRule: LintRule {
 }
 
 /// `access_tokens` settings with which an API could never accept a token.
-public struct AccessTokenRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct AccessTokenRule: LintRule {
+    static let description = RuleDescription(
         identifier: "access_tokens", name: "Access tokens an API can check",
         summary:
             "JWT access tokens (`access_tokens.format: jwt` or `both`) need an `issuer` to match `iss` against and a JWKS (`endpoints.jwks`, or discovery); introspected ones (`opaque` or `both`) need an introspection endpoint (`endpoints.introspection`, or discovery); `signing_algs` must not be empty when JWTs are accepted.",
@@ -320,7 +310,7 @@ public struct AccessTokenRule: LintRule {
                 + "issuer: https://auth.example.com\nendpoints:\n  jwks: https://auth.example.com/jwks\n  introspection: https://auth.example.com/introspect\naccess_tokens:\n  format: both\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, file.document.node(at: ["access_tokens"]) != nil else { return [] }
         var diagnostics: [Diagnostic] = []
         let settings = descriptor.accessTokens
@@ -354,9 +344,8 @@ public struct AccessTokenRule: LintRule {
 
 /// `logout` settings that cannot work: a custom logout URL that is not given, a session flag without its
 /// channel, logout tokens from a provider that issues no ID tokens.
-public struct LogoutRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct LogoutRule: LintRule {
+    static let description = RuleDescription(
         identifier: "logout", name: "Logout the provider can do",
         summary:
             "`logout.style: custom` needs the provider's logout URL in `endpoints.end_session` and should name its `redirect_parameter`; `extra_params` may not set what the engine sends; `*_session_supported` needs its channel's `*_supported`; back-channel and front-channel logout name OpenID Connect sessions, so they need `protocol: oidc` and the provider's keys (`endpoints.jwks` or discovery). Warnings: end-session settings without an end-session endpoint (descriptor or discovery) do nothing; `rp_initiated` with `returns_state: false` or another `redirect_parameter`; `id_token_hint` on a plain OAuth 2.0 provider.",
@@ -375,7 +364,7 @@ public struct LogoutRule: LintRule {
                 + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  end_session: https://auth.example.com/v2/logout\nlogout:\n  style: custom\n  redirect_parameter: returnTo\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, file.document.node(at: ["logout"]) != nil else { return [] }
         let logout = descriptor.logout
         var diagnostics: [Diagnostic] = []
@@ -461,9 +450,8 @@ public struct LogoutRule: LintRule {
 
 /// `redirect.web_only` providers (Sign in with Apple) have no loopback redirect, and a form_post answer needs
 /// a web route to POST to.
-public struct WebOnlyRedirectRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct WebOnlyRedirectRule: LintRule {
+    static let description = RuleDescription(
         identifier: "web_only_redirect", name: "Web redirects only",
         summary:
             "A provider that takes only https web redirect URIs (`redirect.web_only: true`, Sign in with Apple) has no loopback redirect: `redirect.loopback` would never be used. A web-only provider offers no device flow either unless it declares the grant.",
@@ -475,7 +463,7 @@ public struct WebOnlyRedirectRule: LintRule {
             Examples.valid + "authorization:\n  response_mode: form_post\nredirect:\n  web_only: true\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.redirect.webOnly, file.document.node(at: ["redirect", "loopback"]) != nil else {
             return []
         }
@@ -488,9 +476,8 @@ public struct WebOnlyRedirectRule: LintRule {
 }
 
 /// `client_auth.generated_secret` is sent as a client secret, signed with a key the clients file names.
-public struct GeneratedSecretRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct GeneratedSecretRule: LintRule {
+    static let description = RuleDescription(
         identifier: "generated_secret", name: "A client secret the client signs",
         summary:
             "`client_auth.generated_secret` is sent as the client secret, so the provider's methods must include `client_secret_post` or `client_secret_basic`; its `issuer` and `audience` may name only declared variables and `{client_id}`.",
@@ -505,7 +492,7 @@ public struct GeneratedSecretRule: LintRule {
                 + "variables:\n  team_id:\n    description: Team ID\n    pattern: '^[A-Z0-9]{10}$'\n    example: ABCDE12345\nclient_auth:\n  method: client_secret_post\n  generated_secret:\n    issuer: '{team_id}'\n    audience: https://auth.example.com\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, let secret = descriptor.clientAuth.generatedSecret else { return [] }
         var diagnostics: [Diagnostic] = []
         if !descriptor.clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
@@ -528,9 +515,8 @@ public struct GeneratedSecretRule: LintRule {
 }
 
 /// RFC 6749 §3.3: a scope is a run of printable ASCII without space, `"` or `\`.
-public struct ScopeSyntaxRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct ScopeSyntaxRule: LintRule {
+    static let description = RuleDescription(
         identifier: "scope_syntax", name: "Scope syntax",
         summary:
             "Each scope is one non-empty run of printable ASCII without a space, `\"` or `\\` (RFC 6749 §3.3) and without the `scopes.separator`, or the request splits it or the server refuses it; a scope listed twice is a warning.",
@@ -546,7 +532,7 @@ public struct ScopeSyntaxRule: LintRule {
             Examples.valid + "scopes:\n  default: [\"channels:read\", \"chat:write\", \"https://api.example.com/read\"]\n  separator: \",\"\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         // A handful of scopes a list: each is compared with those before it, no set is built.

@@ -7,7 +7,7 @@ protocol ProblemRule: LintRule {
 }
 
 extension ProblemRule {
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         file.document.problems.filter { $0.kind == Self.kind }.map {
             Diagnostic(
                 location: $0.location, severity: Self.description.severity,
@@ -17,10 +17,9 @@ extension ProblemRule {
 }
 
 /// The file must be readable YAML.
-public struct MalformedYAMLRule: ProblemRule {
+struct MalformedYAMLRule: ProblemRule {
     static let kind = DescriptorProblem.Kind.malformedYAML
-    public init() {}
-    public static let description = RuleDescription(
+    static let description = RuleDescription(
         identifier: "malformed_yaml", name: "Malformed YAML",
         summary:
             "The file must be one readable YAML document: UTF-8 text, no syntax errors or duplicate keys, not empty, not oversized, not nested absurdly deep.",
@@ -34,10 +33,9 @@ public struct MalformedYAMLRule: ProblemRule {
 }
 
 /// Every key must be one the format defines.
-public struct UnknownKeyRule: ProblemRule {
+struct UnknownKeyRule: ProblemRule {
     static let kind = DescriptorProblem.Kind.unknownKey
-    public init() {}
-    public static let description = RuleDescription(
+    static let description = RuleDescription(
         identifier: "unknown_key", name: "Unknown key",
         summary: "Every key must be one the descriptor format defines; a misspelt key would otherwise be ignored silently.",
         severity: .error,
@@ -49,10 +47,9 @@ public struct UnknownKeyRule: ProblemRule {
 }
 
 /// Every value must have the type the format defines.
-public struct WrongTypeRule: ProblemRule {
+struct WrongTypeRule: ProblemRule {
     static let kind = DescriptorProblem.Kind.wrongType
-    public init() {}
-    public static let description = RuleDescription(
+    static let description = RuleDescription(
         identifier: "wrong_type", name: "Wrong type",
         summary: "Every value must have the type and one of the values the format defines for its key.",
         severity: .error,
@@ -65,10 +62,9 @@ public struct WrongTypeRule: ProblemRule {
 }
 
 /// Required keys must be present.
-public struct MissingRequiredFieldRule: ProblemRule {
+struct MissingRequiredFieldRule: ProblemRule {
     static let kind = DescriptorProblem.Kind.missingField
-    public init() {}
-    public static let description = RuleDescription(
+    static let description = RuleDescription(
         identifier: "missing_required_field", name: "Missing required field",
         summary: "`schema_version`, `id`, `display_name` and `protocol` are required, as are the fields each variable and resource needs.",
         severity: .error,
@@ -80,37 +76,35 @@ public struct MissingRequiredFieldRule: ProblemRule {
 }
 
 /// The id must equal the file name.
-public struct IDMatchesFileNameRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct IDMatchesFileNameRule: LintRule {
+    static let description = RuleDescription(
         identifier: "id_matches_file_name", name: "Id matches file name",
         summary: "A descriptor's `id` must equal its file name without `.yaml`, so that the file for a provider is always easy to find.",
         severity: .error,
         triggering: [Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")],
         nonTriggering: [Examples.valid])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let id = file.descriptor?.id, id != file.stem else { return [] }
         return [diagnostic(file, ["id"], "id `\(id)` does not match the file name `\(file.stem)`; rename one of them")]
     }
 }
 
 /// No two descriptors may share an id.
-public struct DuplicateIDRule: CollectionLintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct DuplicateIDRule: CollectionLintRule {
+    static let description = RuleDescription(
         identifier: "duplicate_id", name: "Duplicate id",
         summary: "No two descriptors linted together may declare the same `id`; the registry could not tell them apart.",
         severity: .error,
         triggering: [Examples.valid + "---\n" + Examples.valid],
         nonTriggering: [Examples.valid + "---\n" + Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")])
 
-    public func entry(for file: LintFile) -> CollectionEntry? {
+    func entry(for file: LintFile) -> CollectionEntry? {
         guard let id = file.descriptor?.id else { return nil }
         return CollectionEntry(key: id, location: file.document.location(of: ["id"]))
     }
 
-    public func validate(_ entry: CollectionEntry, earlier: [String: CollectionEntry]) -> [Diagnostic] {
+    func validate(_ entry: CollectionEntry, earlier: [String: CollectionEntry]) -> [Diagnostic] {
         guard let first = earlier[entry.key] else { return [] }
         return [
             Diagnostic(
@@ -121,9 +115,8 @@ public struct DuplicateIDRule: CollectionLintRule {
 }
 
 /// There must be a way to find the authorization and token endpoints.
-public struct EndpointsOrDiscoveryRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct EndpointsOrDiscoveryRule: LintRule {
+    static let description = RuleDescription(
         identifier: "endpoints_or_discovery", name: "Endpoints or discovery",
         summary:
             "Without discovery, the authorization and token endpoints must be given; an issuer alone names none, so an issuer-only descriptor needs `discovery`. A descriptor for an API only (no `endpoints.authorization`, and `endpoints.jwks` or `endpoints.introspection`) needs neither.",
@@ -138,7 +131,7 @@ public struct EndpointsOrDiscoveryRule: LintRule {
             Examples.header + "issuer: https://auth.example.com\nendpoints:\n  jwks: https://auth.example.com/jwks\naccess_tokens:\n  format: jwt\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, !descriptor.asksForDiscovery, !descriptor.isForAPIsOnly else { return [] }
         var missing: [String] = []
         if descriptor.endpoints.authorization == nil { missing.append("authorization") }
@@ -154,9 +147,8 @@ public struct EndpointsOrDiscoveryRule: LintRule {
 }
 
 /// The device grant needs its endpoint, and an endpoint without the grant is probably a forgotten declaration.
-public struct DeviceGrantRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct DeviceGrantRule: LintRule {
+    static let description = RuleDescription(
         identifier: "device_grant", name: "Device grant",
         summary:
             "A descriptor that declares the device grant (RFC 8628) needs `endpoints.device_authorization` or discovery; one with the endpoint should declare the grant.",
@@ -169,7 +161,7 @@ public struct DeviceGrantRule: LintRule {
                 + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  device_authorization: https://auth.example.com/device\ngrant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         let hasEndpoint = descriptor.endpoints.deviceAuthorization != nil
         let discovers = descriptor.asksForDiscovery
@@ -192,9 +184,8 @@ public struct DeviceGrantRule: LintRule {
     }
 }
 
-public struct ProfileSourcesRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct ProfileSourcesRule: LintRule {
+    static let description = RuleDescription(
         identifier: "profile_sources", name: "Profile sources",
         summary:
             "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses. `callback.` sources (unsigned callback parameters) may fill `name` and `picture` only, never `subject`, `email` or `email_verified`.",
@@ -211,7 +202,7 @@ public struct ProfileSourcesRule: LintRule {
                 + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  userinfo: https://api.example.com/user\nprofile:\n  subject: [userinfo.id]\n  email: [extra.email]\n  extra_call:\n    url: https://api.example.com/user/emails\n    pick_where: primary\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.profile != ProviderDescriptor.Profile() else { return [] }
         let profile = descriptor.profile
         let hasUserinfo = descriptor.endpoints.userinfo != nil || descriptor.asksForDiscovery

@@ -17,9 +17,8 @@ func urlFields(_ descriptor: ProviderDescriptor) -> [(keyPath: [String], templat
 }
 
 /// Tokens and codes travel only over TLS, except to this machine.
-public struct HTTPSEndpointsRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct HTTPSEndpointsRule: LintRule {
+    static let description = RuleDescription(
         identifier: "https_endpoints", name: "HTTPS endpoints",
         summary: "Every URL must use https; plain http is allowed only for loopback hosts (RFC 9700 §2.6, RFC 8414 §2).",
         severity: .error,
@@ -33,7 +32,7 @@ public struct HTTPSEndpointsRule: LintRule {
                 + "issuer: http://127.0.0.1:8000/o\nendpoints:\n  authorization: http://127.0.0.1:8000/o/authorize/\n  token: http://localhost:8000/o/token/\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         file.urls.compactMap { keyPath, template in
             guard template.schemeIsHTTP.http, !template.isLoopback else { return nil }
             return diagnostic(file, keyPath, "`\(keyPath.joined(separator: "."))` uses plain http; use https (http is only for loopback hosts)")
@@ -42,9 +41,8 @@ public struct HTTPSEndpointsRule: LintRule {
 }
 
 /// RFC 8414 §2: the issuer has no query or fragment.
-public struct IssuerNoQueryOrFragmentRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct IssuerNoQueryOrFragmentRule: LintRule {
+    static let description = RuleDescription(
         identifier: "issuer_no_query_or_fragment", name: "Issuer without query or fragment",
         summary: "The issuer identifier must have no query or fragment (RFC 8414 §2), or `iss` comparisons and discovery break.",
         severity: .error,
@@ -56,7 +54,7 @@ public struct IssuerNoQueryOrFragmentRule: LintRule {
         ],
         nonTriggering: [Examples.valid])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let issuer = file.descriptor?.issuer, issuer.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
             return []
         }
@@ -65,9 +63,8 @@ public struct IssuerNoQueryOrFragmentRule: LintRule {
 }
 
 /// The engine can only check `iss` against a declared issuer.
-public struct IssuerForIssParameterRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct IssuerForIssParameterRule: LintRule {
+    static let description = RuleDescription(
         identifier: "issuer_for_iss_parameter", name: "Issuer for the iss check",
         summary:
             "Unless `security.iss_parameter` is `absent`, the descriptor must declare its `issuer`, so the RFC 9207 mix-up check has something to compare with.",
@@ -79,7 +76,7 @@ public struct IssuerForIssParameterRule: LintRule {
                 + "endpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\nsecurity:\n  iss_parameter: absent\n",
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, descriptor.issuer == nil, descriptor.security.issParameter != .absent else {
             return []
         }

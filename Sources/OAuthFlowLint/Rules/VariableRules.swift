@@ -2,9 +2,8 @@ import Foundation
 import OAuthFlow
 
 /// Every placeholder needs a declaration.
-public struct UndeclaredVariableRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct UndeclaredVariableRule: LintRule {
+    static let description = RuleDescription(
         identifier: "undeclared_variable", name: "Undeclared variable",
         summary: "Every `{name}` used in a URL must be declared under `variables`.",
         severity: .error,
@@ -17,7 +16,7 @@ public struct UndeclaredVariableRule: LintRule {
                 + "issuer: https://{domain}/\nvariables:\n  domain:\n    description: Tenant domain\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         return file.placeholderUses.compactMap { keyPath, placeholder in
             // By index: looking the value up would copy the variable out of the dictionary.
@@ -32,9 +31,8 @@ public struct UndeclaredVariableRule: LintRule {
 }
 
 /// A declared variable that nothing uses is probably a typo.
-public struct UnusedVariableRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct UnusedVariableRule: LintRule {
+    static let description = RuleDescription(
         identifier: "unused_variable", name: "Unused variable",
         summary:
             "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, or `access_tokens.audience`).",
@@ -45,7 +43,7 @@ public struct UnusedVariableRule: LintRule {
                 + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant id\nendpoints:\n  authorization: https://{tenant}.example.com/authorize\n  token: https://{tenant}.example.com/token\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         // URLs, and the other templates variables fill: a generated client secret's issuer, an API's audience.
         let templates = [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
@@ -62,9 +60,8 @@ public struct UnusedVariableRule: LintRule {
 }
 
 /// Variables fill hosts and path segments, never query strings.
-public struct VariableOutsideHostOrPathRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct VariableOutsideHostOrPathRule: LintRule {
+    static let description = RuleDescription(
         identifier: "variable_in_query", name: "Variable in query",
         summary: "Variables may stand only in a URL's host and path; query values belong in `authorization.extra_params`.",
         severity: .error,
@@ -77,7 +74,7 @@ public struct VariableOutsideHostOrPathRule: LintRule {
                 + "issuer: https://auth.example.com/{realm}\nvariables:\n  realm:\n    description: Realm\nendpoints:\n  authorization: https://auth.example.com/{realm}/authorize\n  token: https://auth.example.com/{realm}/token\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         file.placeholderUses.compactMap { keyPath, placeholder in
             guard placeholder.part != .host, placeholder.part != .path else { return nil }
             return diagnostic(
@@ -89,9 +86,8 @@ public struct VariableOutsideHostOrPathRule: LintRule {
 }
 
 /// A variable's own declaration must hang together.
-public struct VariableDefinitionRule: LintRule {
-    public init() {}
-    public static let description = RuleDescription(
+struct VariableDefinitionRule: LintRule {
+    static let description = RuleDescription(
         identifier: "variable_definition", name: "Variable definition",
         summary: "A variable's `pattern` must compile, and its `default`, `example` and `enum` values must satisfy it and each other.",
         severity: .error,
@@ -106,7 +102,7 @@ public struct VariableDefinitionRule: LintRule {
                 + "issuer: https://{region}.example.com\nvariables:\n  region:\n    description: Region\n    enum: [us, eu]\n    default: us\nendpoints:\n  authorization: https://{region}.example.com/a\n  token: https://{region}.example.com/t\n"
         ])
 
-    public func validate(_ file: LintFile) -> [Diagnostic] {
+    func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
         for (name, variable) in descriptor.variables.sorted(by: { $0.key < $1.key }) {
