@@ -69,7 +69,7 @@ public final class WebSignIn: Sendable {
     ) throws {
         var providers: [(Provider, ClientSettings)] = []
         for (name, client) in enable {
-            providers.append((try registry.provider(named: name).resolve(client.variables), client))
+            providers.append((try registry.descriptor(named: name).resolve(client.variables), client))
         }
         providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
         try self.init(

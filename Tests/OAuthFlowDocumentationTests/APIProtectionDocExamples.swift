@@ -10,21 +10,22 @@ struct APIProtectionDocExamples {
     static let page = "Docs/api-protection.md"
 
     func hostCode(authorizationHeader: String) async throws {
-        let registry = try ProviderRegistry.load()
-        let api = try ProtectedResource.configured(
-            descriptors: [try registry.provider(named: "notes-idp")],
+        let oauth = OAuth(OAuth.Configuration(providerDirectories: [URL(fileURLWithPath: "/etc/notes/providers")]))
+        let api = try oauth.protectedResource(
+            trusting: ["notes-idp"],
             settings: .init(resource: URL(string: "https://notes.example.com")!, scopesSupported: ["notes:read", "notes:write"]))
         let principal = try await api.authenticate(AccessRequest(authorization: authorizationHeader), requiring: ["notes:read"])
         print(principal.subject ?? "-", principal.clientID ?? "-", principal.scopes)
     }
 
-    /// README.md's lines.
-    func readme(registry: ProviderRegistry, authorizationHeader: String) async throws {
-        let api = try ProtectedResource.configured(
-            descriptors: [try registry.provider(named: "auth0")],
-            settings: .init(resource: URL(string: "https://api.example.com")!))
-        let principal = try await api.authenticate(AccessRequest(authorization: authorizationHeader), requiring: ["read:notes"])
-        _ = principal
+    /// The types underneath, with the client settings the CLI would find.
+    func underneath() throws -> ProtectedResource {
+        let registry = try ProviderRegistry.load()
+        let resolver = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
+        let notes = try ProtectedResource.configured(
+            descriptors: [try registry.descriptor(named: "notes-idp")],
+            settings: .init(resource: URL(string: "https://notes.example.com")!), resolver: resolver)
+        return notes
     }
 
     func hummingbird(api: ProtectedResource) {

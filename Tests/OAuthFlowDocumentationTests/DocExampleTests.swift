@@ -340,7 +340,7 @@ import PostgresNIO
         let kubectl = try #require(parsed as? OAuthFlowCommand.Credential.Kubectl)
         #expect(kubectl.name == "keycloak" && kubectl.variables == ["host=sso.example.com", "realm=ops"])
         // The descriptor resolves with exactly those variables.
-        _ = try ProviderRegistry.load().provider(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
+        _ = try ProviderRegistry.load().descriptor(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
     }
 
     /// Each line of each Swift block is in a test source that compiles it (blank lines aside).
@@ -352,6 +352,8 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
                            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
@@ -394,38 +396,21 @@ import PostgresNIO
     /// README.md, "Host code".
     func readmeHostCode() async throws {
         let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
-        let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
 
         auth0.endpoints.authorization   // https://example.us.auth0.com/authorize
         auth0.policy.tokenRequest.encoding   // .json: typed, every default applied
         auth0.resources.resources(granted: ["openid", "email"])   // the resources those scopes open
     }
 
-    /// README.md, the sign-in function and its call (ReadmeExampleTests runs the function against DOT).
-    func readmeSignIn() async throws {
-        func signIn(to name: String, variables: [String: String], clientID: String,
-                    store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
-            let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)
-            let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
-            print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
-            let session = result.session
-            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
-            let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
-            return try await manager.userInfo()
-        }
-
-        let claims = try await signIn(to: "google", variables: [:], clientID: "YOUR_CLIENT_ID",
-                                      store: FileTokenStore(), browser: SystemBrowser())
-        _ = claims
-    }
-
-    /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them.
+    /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them
+    /// (the front door's are in FrontDoorDocExamples).
     static let inlineCalls = [
-        "signIn(to: provider, client: .init(clientID: clientID), timeout: .seconds(120))",
+        "try ProviderRegistry.descriptor(named: \"auth0\", directories: directories).resolve(variables)",
     ]
 
-    func readmeInlineCalls(provider: Provider, clientID: String, manager: TokenManager) async throws {
-        _ = try await LoopbackSignIn().signIn(to: provider, client: .init(clientID: clientID), timeout: .seconds(120))
+    func readmeInlineCalls(directories: [URL], variables: [String: String], manager: TokenManager) async throws {
+        _ = try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)
         _ = try await manager.refresh()
         _ = try await manager.refresh(replacing: manager.validAccessToken())
     }
@@ -452,7 +437,7 @@ import PostgresNIO
     /// Docs/flow.md, the opening example.
     func flowExample(redirectURL: URL) async throws {
         let registry = try ProviderRegistry.load()
-        let provider = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let provider = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: "YOUR_CLIENT_ID",
             redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
@@ -476,7 +461,9 @@ import PostgresNIO
     struct ExampleUser { let id: String }
 
     /// Docs/tokens.md, the PostgreSQL store.
-    func postgresExample(secrets: [String: String], dbPassword: String, client: OAuthClient, user: ExampleUser) async throws {
+    func postgresExample(
+        secrets: [String: String], dbPassword: String, clients: [String: ClientSettings], client: OAuthClient, user: ExampleUser
+    ) async throws {
         let keyring = try SessionKeyring(
             current: .init(id: "2026-11", base64: secrets["OAUTHFLOW_SESSION_KEY_2026_11"]!),
             previous: [.init(id: "2026-05", base64: secrets["OAUTHFLOW_SESSION_KEY_2026_05"]!)])
@@ -488,14 +475,16 @@ import PostgresNIO
         try await store.migrate()           // idempotent; safe from every instance at start
 
         // Per user: the account is the host's user id.
+        let oauth = OAuth(OAuth.Configuration(clients: clients, store: store))
+        let token = try await oauth.accessToken(for: "google", account: user.id)
         let manager = TokenManager(client: client, store: store, key: SessionKey(providerID: "google", account: user.id))
-        let token = try await manager.validAccessToken()
-        _ = token
+        let managed = try await manager.validAccessToken()
+        _ = (token, managed)
     }
 
     @Test func flowExampleStartsOffline() async throws {
         let registry = try ProviderRegistry.load()
-        let provider = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let provider = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: "YOUR_CLIENT_ID",
             redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))

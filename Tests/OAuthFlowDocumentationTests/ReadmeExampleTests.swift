@@ -8,19 +8,17 @@ import OAuthFlowLoopback
 /// README still shows these exact lines, so the two cannot drift apart.
 @Suite struct ReadmeExampleTests {
     static let shownLines = [
-        #"let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])"#,
+        #"let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])"#,
         #"auth0.resources.resources(granted: ["openid", "email"])"#,
         #"let client = OAuthClient(provider: auth0, configuration: ClientConfiguration("#,
         #"    clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))"#,
         #"let pending = try await client.startAuthorization()"#,
-        #"    let provider = try ProviderRegistry.load().provider(named: name).resolve(variables)"#,
-        #"    let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))"#,
-        #"    print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in"#,
-        #"    let session = result.session"#,
         #"auth0.policy.tokenRequest.encoding   // .json: typed, every default applied"#,
-        #"    let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))"#,
-        #"    let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once"#,
-        #"    return try await manager.userInfo()"#,
+        // The front door's sign-in, line for line (readmeSignInRunsAgainstTheTestServer runs it).
+        #"func signIn(to name: String, oauth: OAuth, browser: any BrowserOpener) async throws -> [String: JSONValue] {"#,
+        #"    let result = try await oauth.signIn(to: name, browser: browser)"#,
+        #"    print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in"#,
+        #"    return try await oauth.session(name).userInfo()   // the session's token manager: refreshes when needed, once"#,
         // The one program that shows how errors are caught (ReadmeProgramTests runs it).
         "@main",
         "    static func main() async {",
@@ -28,18 +26,23 @@ import OAuthFlowLoopback
         #"            print("sign-in failed: \(error)")   // one sentence that says what to do"#,
     ]
 
-    /// The README's sign-in function, line for line (the registry also reads the test descriptors).
-    func signIn(to name: String, variables: [String: String], clientID: String,
-                store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
-        let provider = try ProviderRegistry.load(directories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")])
-            .provider(named: name).resolve(variables)
-        let result = try await LoopbackSignIn(store: store, browser: browser).signIn(to: provider, client: .init(clientID: clientID))
+    /// The README's sign-in function, line for line.
+    func signIn(to name: String, oauth: OAuth, browser: any BrowserOpener) async throws -> [String: JSONValue] {
+        let result = try await oauth.signIn(to: name, browser: browser)
         print("signed in:", result.idToken?.subject ?? "(plain OAuth)")   // claims verified during the sign-in
         #expect(result.idToken?.subject != nil && result.profile?.subject == result.idToken?.subject, "the result carries the verified claims")
-        let session = result.session
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: clientID, redirectURI: session.redirectURI))
-        let manager = TokenManager(client: client, store: store, key: session.key)   // refreshes when needed, once
-        return try await manager.userInfo()
+        return try await oauth.session(name).userInfo()   // the session's token manager: refreshes when needed, once
+    }
+
+    /// The configuration a host would write for the test server: its descriptor's directory, its public client.
+    static func configuration(for server: TestAuthorizationServer, store: any TokenStore) -> OAuth.Configuration {
+        var configuration = OAuth.Configuration(
+            providerDirectories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")],
+            clients: ["django": ClientSettings(clientID: TestAuthorizationServer.publicClientID, variables: ["port": server.port])],
+            store: store)
+        // What a desktop's environment would say: a browser can open here (the scripted agent stands in for it).
+        configuration.environmentVariables = ["BROWSER": server.browserCommand]
+        return configuration
     }
 
     @Test(.enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
@@ -48,13 +51,13 @@ import OAuthFlowLoopback
         let state = try TemporaryDirectory()
         defer { state.cleanUp() }
         let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
+        let oauth = OAuth(Self.configuration(for: server, store: store))
         // The scripted user agent stands in for the person at the browser. It is watched: when it fails, the
         // test fails at once with what it printed, instead of waiting out the sign-in's 300 s.
         let browser = WatchedAgent(server: server)
         let claims = try await withThrowingTaskGroup(of: [String: JSONValue]?.self) { group in
             group.addTask {
-                try await self.signIn(to: "django", variables: ["port": server.port], clientID: TestAuthorizationServer.publicClientID,
-                                      store: store, browser: browser)
+                try await self.signIn(to: "django", oauth: oauth, browser: browser)
             }
             group.addTask {
                 try await browser.failure()
@@ -67,19 +70,21 @@ import OAuthFlowLoopback
             throw WatchedAgent.Failure(message: "the sign-in ended without claims")
         }
         #expect(claims["email"]?.stringValue == "alice@example.com")
-        #expect(try await store.load(SessionKey(providerID: "django")) != nil)
+        let stored = try #require(try await store.load(SessionKey(providerID: "django")))
+        #expect(stored.clientID == TestAuthorizationServer.publicClientID && stored.variables["port"] == server.port)
     }
 
     /// The README's client settings lines, compiled: they read this process's environment and clients file,
     /// so ClientSettingsResolverTests checks what they do with controlled ones.
     func clientSettingsExample() throws {
-        let settings = try ClientSettingsResolver().settings(for: "google", overrides: .init(scopes: ["openid", "email"]))
+        let clients = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
+        let settings = try clients.settings(for: "google", overrides: .init(scopes: ["openid", "email"]))
         print(settings.clientID, settings.secretSource?.description ?? "public client", settings.notes)
     }
 
     /// The README's one call for a usable session, line for line.
-    func accessToken(for provider: String, store: any TokenStore) async throws -> Secret {
-        let session = try await SessionAccess(store: store).session(for: SessionKey(providerID: provider)) { event in
+    func accessToken(for provider: String, store: any TokenStore, clients: ClientSettingsResolver) async throws -> Secret {
+        let session = try await SessionAccess(store: store, clients: clients).session(for: SessionKey(providerID: provider)) { event in
             if case let .browser(.openURL(url)) = event { print("sign in at", url) }
             if case let .device(.showCode(code)) = event { print("open", code.verificationURI, "and enter", code.displayUserCode) }
         }
@@ -89,7 +94,7 @@ import OAuthFlowLoopback
     @Test func readmeSessionAccessAnswersAValidStoredSession() async throws {
         let store = InMemoryTokenStore()
         try await store.save(sampleSession("google", access: "stored-and-valid", expiresAt: Date().addingTimeInterval(3600)))
-        #expect(try await accessToken(for: "google", store: store).value == "stored-and-valid")
+        #expect(try await accessToken(for: "google", store: store, clients: ClientSettingsResolver(environment: [:])).value == "stored-and-valid")
     }
 
     @Test func readmeShowsTheseLines() throws {
@@ -101,7 +106,7 @@ import OAuthFlowLoopback
 
     @Test func hostCodeRuns() async throws {
         let registry = try ProviderRegistry.load(includeUserDirectory: false)
-        let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
         #expect(auth0.endpoints.authorization?.absoluteString == "https://example.us.auth0.com/authorize")
         #expect(auth0.policy.tokenRequest.encoding == .json)
         _ = auth0.resources.resources(granted: ["openid", "email"])
@@ -141,10 +146,16 @@ import OAuthFlowLoopback
         recording.exit(status)
     }
 
+    /// The configuration of a program installed without the bundled descriptors beside it.
+    static func withoutBundledDescriptors(_ configuration: OAuth.Configuration) -> OAuth {
+        var configuration = configuration
+        configuration.includeBundledProviders = false
+        return OAuth(configuration)
+    }
+
     /// The README's `signIn` where no descriptor was installed beside the program.
-    static func signIn(to name: String, variables: [String: String], clientID: String,
-                       store: any TokenStore, browser: any BrowserOpener) async throws -> [String: JSONValue] {
-        let provider = try ProviderRegistry.load(includeBundled: false).provider(named: name).resolve(variables)
+    static func signIn(to name: String, oauth: OAuth, browser: any BrowserOpener) async throws -> [String: JSONValue] {
+        let provider = try withoutBundledDescriptors(oauth.configuration).provider(name)
         Issue.record("\(provider.id) resolved with no descriptor to read")
         return [:]
     }
@@ -152,9 +163,11 @@ import OAuthFlowLoopback
     /// The README's program, line for line.
     struct SignInExample {
         static func main() async {
+            var configuration = OAuth.Configuration(clients: ["google": ClientSettings(clientID: "YOUR_CLIENT_ID")])
+            configuration.environmentVariables = ProcessInfo.processInfo.environment   // can a browser open here? (SSH, a display)
+            let oauth = OAuth(configuration)
             do {
-                let claims = try await signIn(to: "google", variables: [:], clientID: "YOUR_CLIENT_ID",
-                                              store: FileTokenStore(), browser: SystemBrowser())
+                let claims = try await signIn(to: "google", oauth: oauth, browser: SystemBrowser(environment: configuration.environmentVariables))
                 print(claims["email"]?.stringValue ?? "signed in")
             } catch {
                 print("sign-in failed: \(error)")   // one sentence that says what to do
@@ -165,7 +178,9 @@ import OAuthFlowLoopback
 
     @Test func theProgramPrintsTheErrorOnOneLineAndExits1() async throws {
         await SignInExample.main()
-        let expected = try #require(throws: ProviderError.self) { try ProviderRegistry.load(includeBundled: false).provider(named: "google") }
+        let expected = try #require(throws: ProviderError.self) {
+            try Self.withoutBundledDescriptors(OAuth.Configuration()).provider("google")
+        }
         #expect(Self.recording.lines == ["sign-in failed: \(expected)"])
         #expect(Self.recording.exitStatus == 1)
         #expect(Self.recording.lines.allSatisfy { !$0.contains("\n") && $0.contains("google") }, "\(Self.recording.lines)")

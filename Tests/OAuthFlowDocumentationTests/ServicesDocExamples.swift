@@ -12,20 +12,36 @@ import Logging
 
     // MARK: - The Swift blocks, as the page shows them (compiled; the tests below run the same calls)
 
-    /// "A first token": the client `oauthflow` would use.
+    /// "A first token": the client `oauthflow` would use, through the front door.
     func firstToken() async throws {
-        let registry = try ProviderRegistry.load()
-        let tokens = try ServiceTokens.configured(descriptor: try registry.provider(named: "keycloak"), store: FileTokenStore())
-        let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        let oauth = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))
+        let token = try await oauth.serviceTokens(for: "keycloak").accessToken(ServiceTokenRequest(scopes: ["read"]))
         _ = token
+    }
+
+    /// "A first token": a client the service names itself.
+    func namedClient(secret: Secret) throws -> ServiceTokens {
+        let worker = OAuth(OAuth.Configuration(
+            clients: ["keycloak": ClientSettings(clientID: "orders-worker", secret: secret, variables: ["host": "sso.example.com", "realm": "ops"])],
+            store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/orders-worker/tokens"))))
+        let tokens = try worker.serviceTokens(for: "keycloak")   // one cache per provider, shared by every caller of `worker`
+        return tokens
+    }
+
+    /// "A first token": the types underneath.
+    func configuredUnderneath(store: any TokenStore) throws -> ServiceTokens {
+        let registry = try ProviderRegistry.load()
+        let resolver = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
+        let configured = try ServiceTokens.configured(descriptor: try registry.descriptor(named: "keycloak"), resolver: resolver, store: store)
+        return configured
     }
 
     /// "A first token": every setting in the host's hands.
     func clientByHand() throws -> ServiceTokens {
-        let provider = try ProviderRegistry.load().provider(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
+        let provider = try ProviderRegistry.load().descriptor(named: "keycloak").resolve(["host": "sso.example.com", "realm": "ops"])
         let secret = Secret(try String(contentsOfFile: "/run/secrets/orders-worker", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
         let client = OAuthClient(provider: provider, configuration: .service(clientID: "orders-worker", clientSecret: secret))
-        let tokens = ServiceTokens(client: client, store: FileTokenStore())
+        let tokens = ServiceTokens(client: client, store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/orders-worker/tokens")))
         return tokens
     }
 
@@ -77,16 +93,16 @@ import Logging
     }
 
     /// "The cache".
-    func cacheSettings(client: OAuthClient) -> ServiceTokens {
-        let shared = ServiceTokens(client: client, store: FileTokenStore(), skew: 120, defaultLifetime: 600)
+    func cacheSettings(client: OAuthClient, store: any TokenStore) -> ServiceTokens {
+        let shared = ServiceTokens(client: client, store: store, skew: 120, defaultLifetime: 600)
         return shared
     }
 
     /// "The cache": seeing it at work.
-    func watchedCache(client: OAuthClient) -> ServiceTokens {
+    func watchedCache(clients: [String: ClientSettings], store: any TokenStore) -> OAuth {
         var logger = Logger(label: "orders-worker.tokens")
         logger.logLevel = .debug   // cache hits are debug lines
-        let watched = ServiceTokens(client: client, store: FileTokenStore(), logger: logger)
+        let watched = OAuth(OAuth.Configuration(clients: clients, store: store, environment: OAuthEnvironment(logger: logger)))
         return watched
     }
 
@@ -103,15 +119,16 @@ import Logging
             HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
                          body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
         }
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "orders-worker", clientSecret: Secret("s3cret-value")),
-                                 transport: transport)
         let handler = CapturingLogHandler()
         var logger = Logger(label: "orders-worker.tokens", factory: { _ in handler })
         logger.logLevel = .debug
+        let client = OAuthClient(
+            provider: provider, configuration: .service(clientID: "orders-worker", clientSecret: Secret("s3cret-value")),
+            environment: OAuthEnvironment(transport: transport, logger: logger))
         let store = FileTokenStore(directory: directory.url.appendingPathComponent("oauthflow"))
         let request = ServiceTokenRequest(scopes: ["read"])
-        let token = try await ServiceTokens(client: client, store: store, logger: logger).accessToken(request)
-        let other = ServiceTokens(client: client, store: store, logger: logger)
+        let token = try await ServiceTokens(client: client, store: store).accessToken(request)
+        let other = ServiceTokens(client: client, store: store)
         #expect(try await other.accessToken(request) == token)
         #expect(try await other.accessToken(request) == token)
         let hits = handler.messages.filter { $0.hasPrefix(memory) }
@@ -122,8 +139,8 @@ import Logging
 
     /// "Try it locally": a descriptor in the user's directory, which the registry reads only when told.
     func tryItLocally() async throws {
-        let mine = try ProviderRegistry.load(includeUserDirectory: true)   // the bundled descriptors and ~/.config/oauthflow/providers
-        let authlib = try ServiceTokens.configured(descriptor: try mine.provider(named: "authlib-test"), store: FileTokenStore())
+        let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))   // ~/.config/oauthflow: providers/ and clients.yaml
+        let authlib = try mine.serviceTokens(for: "authlib-test")
         let whoami = try await authlib.send(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: ServiceTokenRequest(scopes: ["read"]))
         print(whoami.status, String(decoding: whoami.body, as: UTF8.self))   // 200 {"audience":[],"client_id":"svc-rsa",...}
     }
@@ -131,16 +148,17 @@ import Logging
     /// Calls the page shows inside its prose, compiled in `configurations` above and `inlineExamples` below.
     static let inlineCalls = [
         "ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)",
-        "ProviderRegistry.load(includeUserDirectory: true)",
+        "ProviderRegistry.load(includeUserDirectory: true, environment: ProcessInfo.processInfo.environment)",
         "ProviderRegistry.load(directories: [URL(fileURLWithPath: \"/etc/myapp/providers\")])",
         "overrides: ClientSettings.Overrides(variables: [\"realm\": \"ops\"])",
     ]
 
     func inlineExamples(token: Secret, response: HTTPResponse) throws {
-        _ = try ProviderRegistry.load(includeUserDirectory: true)
+        _ = try ProviderRegistry.load(includeUserDirectory: true, environment: ProcessInfo.processInfo.environment)
         _ = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
         _ = try ServiceTokens.configured(
-            descriptor: try ProviderRegistry.load().provider(named: "keycloak"), overrides: ClientSettings.Overrides(variables: ["realm": "ops"]))
+            descriptor: try ProviderRegistry.load().descriptor(named: "keycloak"), overrides: ClientSettings.Overrides(variables: ["realm": "ops"]),
+            resolver: ClientSettingsResolver(environment: [:]))
         let text: String = token.value
         let status: Int = response.status
         let headers: [String: String] = response.headers
@@ -277,14 +295,17 @@ import Logging
         }
 
         // The Swift, with this test's environment in place of the process's.
-        let mine = try ProviderRegistry.load(includeUserDirectory: true, environment: environment)
-        let authlib = try ServiceTokens.configured(
-            descriptor: try mine.provider(named: "authlib-test"), resolver: ClientSettingsResolver(environment: environment),
-            store: FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow")))
+        let mine = OAuth(.commandLine(environment: environment))
+        let authlib = try mine.serviceTokens(for: "authlib-test")
         let whoami = try await authlib.send(HTTPRequest(method: .get, url: server.resource), for: ServiceTokenRequest(scopes: ["read"]))
         #expect(whoami.status == 200)
         #expect(String(decoding: whoami.body, as: UTF8.self).contains("\"client_id\":\"\(rsa.clientID)\""))
         #expect(!(try ProviderRegistry.load(environment: environment).ids.contains("authlib-test")), "load() alone reads no user directory")
+        #expect(throws: ProviderError.self, "a configuration reads no user directory unless asked") {
+            var configuration = OAuth.Configuration()
+            configuration.environmentVariables = environment
+            _ = try OAuth(configuration).descriptor("authlib-test")
+        }
     }
 
     @Test(.enabled(if: TestExchangeServer.shouldRun, TestExchangeServer.skipReason))
@@ -363,7 +384,7 @@ import Logging
     /// A bundled descriptor, or one the page shows in full.
     static func descriptor(named name: String, registry: ProviderRegistry, issuers: [String: String] = [:]) throws -> ProviderDescriptor {
         if let shown = try pageDescriptors(issuers: issuers)[name] { return shown }
-        return try registry.provider(named: name)
+        return try registry.descriptor(named: name)
     }
 
     /// Every entry is a bundled provider's, with keys the clients file knows and variables the provider takes.
@@ -441,7 +462,7 @@ import Logging
                 let methods = bundled.policy.clientAuthMethods.map(\.rawValue)
                 let local = try server.descriptor(methods: methods, audience: registered.assertionAudience).provider()
                 #expect(try configuration.authenticationMethod(for: local) == expected.method)
-                let tokens = try await OAuthClient(provider: local, configuration: configuration, transport: DefaultHTTPTransport(timeout: 15))
+                let tokens = try await OAuthClient(provider: local, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
                     .clientCredentialsToken()
                 let (status, whoami) = try await server.whoami(tokens.accessToken)
                 #expect(status == 200, "\(place): \(provider)")

@@ -150,7 +150,7 @@ import OAuthFlowTestSupport
     }
 
     @Test func theCLIRefusesAppleBeforeABrowserOpens() async throws {
-        let provider = try ProviderRegistry.load(includeUserDirectory: false).provider(named: "apple").resolve(["team_id": "ABCDE12345"])
+        let provider = try ProviderRegistry.load(includeUserDirectory: false).descriptor(named: "apple").resolve(["team_id": "ABCDE12345"])
         #expect(provider.policy.webRedirectOnly)
         let error = FlowError.webRedirectOnly(provider)
         #expect(error.message.contains("https redirect URIs") && error.code == .invalidRedirectURI)

@@ -81,7 +81,7 @@ let pool = Task { await store.run() }
 func manager(_ transport: CountingTransport, store: any TokenStore) async throws -> TokenManager {
     guard arguments.count >= 6 else { fail("this mode needs PROVIDERS AS_PORT CLIENT_ID") }
     let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[3])], includeBundled: false, includeUserDirectory: false)
-    let provider = try registry.provider(named: "django").resolve(["port": arguments[4]])
+    let provider = try registry.descriptor(named: "django").resolve(["port": arguments[4]])
     guard let session = try await store.load(key) else { fail("no stored session for \(key)") }
     let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[5], redirectURI: session.redirectURI), environment: OAuthEnvironment(transport: transport))
     return TokenManager(client: client, store: store, key: key)
@@ -156,7 +156,7 @@ do {
             fail("sign-in needs PROVIDERS AS_PORT CLIENT_ID, OAUTHFLOW_TEST_AS_PYTHON and OAUTHFLOW_TEST_AS_AGENT")
         }
         let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[3])], includeBundled: false, includeUserDirectory: false)
-        let provider = try registry.provider(named: "django").resolve(["port": arguments[4]])
+        let provider = try registry.descriptor(named: "django").resolve(["port": arguments[4]])
         let redirect = URL(string: "http://127.0.0.1:53682/callback")!
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: arguments[5], redirectURI: redirect))
         let pending = try await client.startAuthorization()

@@ -61,7 +61,7 @@ if arguments.count > 5, arguments[5] == "load" {
 
 do {
     let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: arguments[2])], includeBundled: false, includeUserDirectory: false)
-    let provider = try registry.provider(named: "django").resolve(["port": arguments[3]])
+    let provider = try registry.descriptor(named: "django").resolve(["port": arguments[3]])
     guard let session = try await store.load(key) else {
         say("no-session")
         exit(3)

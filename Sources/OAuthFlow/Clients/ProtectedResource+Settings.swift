@@ -8,7 +8,7 @@ extension ProtectedResource {
     ///
     /// ```swift
     /// let api = try ProtectedResource.configured(
-    ///     descriptors: [try registry.provider(named: "auth0")],
+    ///     descriptors: [try registry.descriptor(named: "auth0")],
     ///     settings: .init(resource: URL(string: "https://api.example.com")!),
     ///     resolver: ClientSettingsResolver(environment: environment))
     /// ```

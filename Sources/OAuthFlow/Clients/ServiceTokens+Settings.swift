@@ -7,7 +7,7 @@ extension ServiceTokens {
     ///
     /// ```swift
     /// let tokens = try ServiceTokens.configured(
-    ///     descriptor: try registry.provider(named: "auth0"), resolver: ClientSettingsResolver(environment: environment))
+    ///     descriptor: try registry.descriptor(named: "auth0"), resolver: ClientSettingsResolver(environment: environment))
     /// let token = try await tokens.accessToken(ServiceTokenRequest(audiences: ["https://api.example.com"]))
     /// ```
     /// - Throws: ``ClientSettingsError`` when no client is configured or its key cannot be read;

@@ -4,7 +4,7 @@ import Logging
 /// Runs the authorization code flow with PKCE against one resolved provider.
 ///
 /// ```swift
-/// let provider = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+/// let provider = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
 /// let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
 ///     clientID: "abc", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
 /// let pending = try await client.startAuthorization()

@@ -7,10 +7,12 @@ import Logging
 ///
 /// ```swift
 /// let api = try ProtectedResource(
-///     providers: [try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])],
+///     providers: [try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])],
 ///     settings: .init(resource: URL(string: "https://api.example.com")!))
 /// let principal = try await api.authenticate(AccessRequest(authorization: header), requiring: ["read:notes"])
 /// ```
+///
+/// Or through the front door, by name: `try oauth.protectedResource(trusting: ["auth0"], settings: settings)`.
 ///
 /// - **Which provider.** A JWT's `iss`, read before anything is verified, only *selects* a trusted
 ///   provider (its issuer, an alias, or its tenant template); everything is then verified against

@@ -76,6 +76,6 @@ extension ProviderRegistry {
     ///
     /// - Throws: ``ProviderError`` as ``ProviderDescriptor/resolve(_:)`` does; ``DiscoveryError``.
     public func resolve(_ name: String, variables: [String: String] = [:], discovery: DiscoveryClient = DiscoveryClient()) async throws -> Provider {
-        try await provider(named: name).resolve(variables).discovered(with: discovery)
+        try await descriptor(named: name).resolve(variables).discovered(with: discovery)
     }
 }

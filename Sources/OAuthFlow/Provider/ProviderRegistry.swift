@@ -11,13 +11,13 @@ import Logging
 /// dropping a `.yaml` file into any of these directories.
 ///
 /// A file that cannot be read affects only itself: the load lists it in ``skipped`` and
-/// ``provider(named:)`` throws its problems when that provider (the file's name) is asked for.
+/// ``descriptor(named:)`` throws its problems when that provider (the file's name) is asked for.
 /// ``descriptor(named:directories:includeBundled:includeUserDirectory:environment:logger:)``
 /// reads only the files of the provider asked for.
 ///
 /// ```swift
 /// let registry = try ProviderRegistry.load()
-/// let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+/// let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
 /// ```
 public struct ProviderRegistry: Sendable {
     /// Where a descriptor came from.
@@ -52,7 +52,7 @@ public struct ProviderRegistry: Sendable {
     private let entries: [String: Entry]
 
     /// The files the load could not use, in the order they were read. Each affects only its own
-    /// provider: ``provider(named:)`` throws its ``Skipped/error`` for that name.
+    /// provider: ``descriptor(named:)`` throws its ``Skipped/error`` for that name.
     public let skipped: [Skipped]
 
     /// The ids of every provider, sorted.
@@ -89,7 +89,7 @@ public struct ProviderRegistry: Sendable {
     ///   - environment: Where `XDG_CONFIG_HOME` and `HOME` are read from.
     ///   - logger: Receives a line for every override and every skipped file, at info level.
     /// - Returns: The registry; a file that cannot be read, or two files in one directory with the
-    ///   same id, do not fail the load but are listed in ``skipped``, and ``provider(named:)``
+    ///   same id, do not fail the load but are listed in ``skipped``, and ``descriptor(named:)``
     ///   throws for that provider only.
     /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidDescriptor`` when a
     ///   directory cannot be listed.
@@ -177,7 +177,7 @@ public struct ProviderRegistry: Sendable {
     /// `git` command needs. When no file is named after the id (or one names another id),
     /// it falls back to the full load, with its did-you-mean error.
     /// - Throws: ``ProviderError`` as ``load(directories:includeBundled:includeUserDirectory:environment:logger:)``
-    ///   and ``provider(named:)`` do.
+    ///   and ``descriptor(named:)`` do.
     public static func descriptor(
         named name: String,
         directories: [URL] = [],
@@ -190,7 +190,7 @@ public struct ProviderRegistry: Sendable {
             try load(
                 directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
                 environment: environment, logger: logger
-            ).provider(named: name)
+            ).descriptor(named: name)
         }
         // Only a plain id can be a file name; anything else gets the full load's answer.
         guard Pattern.matchesWhole(name, pattern: DescriptorSchema.identifierPattern) else { return try full() }
@@ -223,7 +223,7 @@ public struct ProviderRegistry: Sendable {
     ///   ``ProviderError/Code/duplicateID``), even when an earlier source has the id, since that
     ///   file was meant to replace it; otherwise ``ProviderError/Code/unknownProvider``,
     ///   suggesting the nearest id when there is one.
-    public func provider(named name: String) throws -> ProviderDescriptor {
+    public func descriptor(named name: String) throws -> ProviderDescriptor {
         if let problem = skipped.last(where: { $0.name == name }) { throw problem.error }
         if let entry = entries[name] { return entry.descriptor }
         var message = "no provider named `\(name)`"

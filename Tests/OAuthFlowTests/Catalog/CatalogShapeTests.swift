@@ -74,7 +74,7 @@ import OAuthFlowTestSupport
     func signInProfileAndRefresh(_ id: String) async throws {
         let fixture = try Self.fixture(id)
         #expect(fixture.source.hasPrefix("https://"), "\(id): the fixture cites the page its answers come from")
-        let descriptor = try ProviderRegistry.load(includeBundled: true, includeUserDirectory: false).provider(named: id)
+        let descriptor = try ProviderRegistry.load(includeBundled: true, includeUserDirectory: false).descriptor(named: id)
         let variables = fixture.variables ?? descriptor.variables.compactMapValues { $0.default == nil ? $0.example : nil }
         let provider = try descriptor.resolve(variables)
         let clientID = "client-1"
@@ -188,7 +188,7 @@ import OAuthFlowTestSupport
             let text = try String(contentsOf: repositoryRoot.appendingPathComponent("providers/\(id).yaml"), encoding: .utf8)
             let header = text.split(separator: "\n").prefix { $0.hasPrefix("#") }
             #expect(header.contains { $0.contains("https://") } || text.contains("docs_url: https://"), "\(id) names no page it was written from")
-            #expect(try registry.provider(named: id).docsURL?.hasPrefix("https://") == true, "\(id) has no docs_url")
+            #expect(try registry.descriptor(named: id).docsURL?.hasPrefix("https://") == true, "\(id) has no docs_url")
         }
     }
 

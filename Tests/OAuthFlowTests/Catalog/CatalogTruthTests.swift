@@ -46,7 +46,7 @@ import Testing
         let copy = try Self.recorded(id)
         #expect(copy.copy.hasPrefix("https://") && copy.document.hasPrefix("https://"), "\(id): names the document and where the copy is")
         #expect(copy.recorded.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, "\(id): dated")
-        let descriptor = try Self.registry().provider(named: id)
+        let descriptor = try Self.registry().descriptor(named: id)
         let entry = descriptor.catalogEntry
         let columns: [(member: String, endpoint: ProviderDescriptor.Discovery.Endpoint, declared: String?, cell: String)] = [
             ("revocation_endpoint", .revocation, descriptor.endpoints.revocation, entry.revocation),
@@ -103,7 +103,7 @@ import Testing
     /// scope and says what it changes. Before, GitHub, LinkedIn, Slack, Amazon and Shopify said `yes`.
     @Test(arguments: ["amazon", "github", "linkedin", "shopify", "slack"])
     func conditionalRefreshSaysSo(_ id: String) throws {
-        let entry = try Self.registry().provider(named: id).catalogEntry
+        let entry = try Self.registry().descriptor(named: id).catalogEntry
         #expect(entry.refresh == "conditional")
         #expect(entry.refreshCondition?.isEmpty == false)
         let json = String(decoding: try JSONEncoder().encode(entry), as: UTF8.self)
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func keycloakSaysWhatOfflineAccessChanges() throws {
-        let entry = try Self.registry().provider(named: "keycloak").catalogEntry
+        let entry = try Self.registry().descriptor(named: "keycloak").catalogEntry
         #expect(entry.refresh == "offline_access")
         #expect(entry.refreshCondition?.contains("offline token") == true)
         #expect(entry.refreshCondition?.contains("ordinary refresh token") == true)
@@ -119,14 +119,14 @@ import Testing
 
     /// Salesforce's end-session endpoint is in a My Domain's document only: `conditional`, with the case.
     @Test func salesforceLogoutIsConditional() throws {
-        let entry = try Self.registry().provider(named: "salesforce").catalogEntry
+        let entry = try Self.registry().descriptor(named: "salesforce").catalogEntry
         #expect(entry.logout == "conditional")
         #expect(entry.logoutCondition?.contains("My Domain") == true)
     }
 
     /// GitLab documents the authorization code flow with and without PKCE: `supported`, and the engine still sends it.
     @Test func gitLabTakesPKCEWithoutRequiringIt() throws {
-        let descriptor = try Self.registry().provider(named: "gitlab")
+        let descriptor = try Self.registry().descriptor(named: "gitlab")
         #expect(descriptor.catalogEntry.pkce == "supported")
         let pending = try PendingAuthorization.start(
             provider: try descriptor.resolve([:]),
@@ -147,7 +147,7 @@ import Testing
             ("workos", ["domain": "example-subdomain.authkit.app"]), ("zitadel", ["domain": "example.zitadel.cloud"]),
         ] as [(String, [String: String])])
     func offlineAccessComesWithoutAConsentPrompt(_ id: String, _ variables: [String: String]) throws {
-        let descriptor = try Self.registry().provider(named: id)
+        let descriptor = try Self.registry().descriptor(named: id)
         #expect(descriptor.scopes.offline.withoutConsentPrompt)
         let pending = try PendingAuthorization.start(
             provider: try descriptor.resolve(variables),
@@ -160,7 +160,7 @@ import Testing
     /// An Auth0 API that signs its access tokens PS256 (Auth0's add-on) is accepted; before, the descriptor's
     /// `signing_algs: [RS256]` refused every such token.
     @Test func anAuth0AccessTokenSignedPS256IsAccepted() async throws {
-        let provider = try Self.registry().provider(named: "auth0").resolve(["domain": "tenant.example.com"])
+        let provider = try Self.registry().descriptor(named: "auth0").resolve(["domain": "tenant.example.com"])
         #expect(provider.policy.accessTokens.algorithms.contains(.ps256))
         let key = try Insecure.RSA.PrivateKey(
             pem: String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.key"), encoding: .utf8))

@@ -22,7 +22,7 @@ import OAuthFlowTestSupport
     }
 
     private func bundled(_ id: String, _ variables: [String: String] = [:]) throws -> Provider {
-        try ProviderRegistry.load().provider(named: id).resolve(variables)
+        try ProviderRegistry.load().descriptor(named: id).resolve(variables)
     }
 
     private func validate(_ claims: Claims, provider: Provider) async throws -> IDTokenClaims {

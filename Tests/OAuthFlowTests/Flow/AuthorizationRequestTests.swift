@@ -8,7 +8,7 @@ import OAuthFlowTestSupport
     let redirect = URL(string: "http://127.0.0.1:49152/callback")!
 
     private func provider(_ id: String, _ variables: [String: String] = [:]) throws -> Provider {
-        try ProviderRegistry.load(environment: isolated).provider(named: id).resolve(variables)
+        try ProviderRegistry.load(environment: isolated).descriptor(named: id).resolve(variables)
     }
 
     private func query(_ url: URL) -> [String: String] {
@@ -98,7 +98,7 @@ import OAuthFlowTestSupport
     let redirect = URL(string: "http://127.0.0.1:49152/callback")!
 
     private func start(_ id: String = "google") throws -> (Provider, PendingAuthorization) {
-        let provider = try ProviderRegistry.load(environment: isolated).provider(named: id).resolve()
+        let provider = try ProviderRegistry.load(environment: isolated).descriptor(named: id).resolve()
         return (provider, try PendingAuthorization.start(provider: provider, client: ClientConfiguration(clientID: "c", redirectURI: redirect)))
     }
 

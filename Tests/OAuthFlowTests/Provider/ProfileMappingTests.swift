@@ -7,7 +7,7 @@ import OAuthFlowTestSupport
 @Suite struct ProfileMappingTests {
     /// The bundled provider `id`, resolved with its variables' examples.
     func descriptor(_ id: String) throws -> Provider {
-        let descriptor = try ProviderRegistry.load(includeBundled: true).provider(named: id)
+        let descriptor = try ProviderRegistry.load(includeBundled: true).descriptor(named: id)
         return try descriptor.resolve(descriptor.variables.compactMapValues { $0.default == nil ? $0.example : nil })
     }
 

@@ -11,19 +11,19 @@ import OAuthFlowTestSupport
         let registry = try ProviderRegistry.load(environment: isolated)
         #expect(registry.ids.count >= 8)
         for id in ["google", "cloudentity", "auth0", "github", "microsoft", "okta", "keycloak", "gitlab"] {
-            #expect(try registry.provider(named: id).id == id)
+            #expect(try registry.descriptor(named: id).id == id)
             #expect(registry.entry(named: id)?.origin == .bundled)
         }
-        let google = try registry.provider(named: "google").resolve()
+        let google = try registry.descriptor(named: "google").resolve()
         #expect(google.endpoints.token?.absoluteString == "https://oauth2.googleapis.com/token")
         #expect(google.policy.scopes.offlineParameters["access_type"] == "offline")
-        let auth0 = try registry.provider(named: "auth0").resolve(["domain": "example.us.auth0.com"])
+        let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
         #expect(auth0.issuer?.absoluteString == "https://example.us.auth0.com/")
         #expect(auth0.policy.tokenRequest.encoding == .json)
     }
 
     @Test func cloudentityResolvesWithAndWithoutRegion() throws {
-        let cloudentity = try ProviderRegistry.load(environment: isolated).provider(named: "cloudentity")
+        let cloudentity = try ProviderRegistry.load(environment: isolated).descriptor(named: "cloudentity")
         let withRegion = try cloudentity.resolve(["tenant": "oauth2c", "region": "us", "workspace": "demo"])
         #expect(withRegion.issuer?.absoluteString == "https://oauth2c.us.authz.cloudentity.io/oauth2c/demo")
         #expect(withRegion.discoveryURL?.absoluteString == "https://oauth2c.us.authz.cloudentity.io/oauth2c/demo/.well-known/openid-configuration")
@@ -34,7 +34,7 @@ import OAuthFlowTestSupport
 
     @Test func unknownNameSuggestsTheClosest() throws {
         let registry = try ProviderRegistry.load(environment: isolated)
-        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "gooogle") }
+        let error = try #require(throws: ProviderError.self) { try registry.descriptor(named: "gooogle") }
         #expect(error.code == .unknownProvider)
         #expect(error.message.contains("did you mean `google`"))
     }
@@ -46,7 +46,7 @@ import OAuthFlowTestSupport
         let handler = CapturingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
         let registry = try ProviderRegistry.load(directories: [directory.url], environment: isolated, logger: logger)
-        #expect(try registry.provider(named: "google").displayName == "Google (corporate)")
+        #expect(try registry.descriptor(named: "google").displayName == "Google (corporate)")
         #expect(handler.messages.contains { $0.contains("provider overridden") && $0.contains("google") && $0.contains("bundled") })
     }
 
@@ -56,7 +56,7 @@ import OAuthFlowTestSupport
         try directory.write("acme.yaml", descriptorText(id: "acme", displayName: "Acme SSO"))
         let registry = try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
         #expect(registry.ids == ["acme"])
-        #expect(try registry.provider(named: "acme").displayName == "Acme SSO")
+        #expect(try registry.descriptor(named: "acme").displayName == "Acme SSO")
     }
 
     @Test func userDirectoryComesFromXDGConfigHome() throws {
@@ -78,12 +78,12 @@ import OAuthFlowTestSupport
         try directory.write("oauthflow/providers/google.yaml", descriptorText(id: "google", displayName: "Not Google"))
         let environment = ["XDG_CONFIG_HOME": directory.url.path]
         let registry = try ProviderRegistry.load(environment: environment)
-        #expect(try registry.provider(named: "google").displayName == "Google")
+        #expect(try registry.descriptor(named: "google").displayName == "Google")
         #expect(registry.skipped.isEmpty)
         // Asked to read it, the broken file is skipped and reported, not fatal.
         let withUser = try ProviderRegistry.load(includeUserDirectory: true, environment: environment)
         #expect(withUser.skipped.map(\.name) == ["broken"])
-        #expect(try withUser.provider(named: "google").displayName == "Not Google")
+        #expect(try withUser.descriptor(named: "google").displayName == "Not Google")
     }
 
     @Test func lookupByNameReadsOnlyThatProvidersFiles() throws {
@@ -107,7 +107,7 @@ import OAuthFlowTestSupport
         try directory.write("a.yaml", descriptorText(id: "same"))
         try directory.write("b.yml", descriptorText(id: "same"))
         let registry = try ProviderRegistry.load(directories: [directory.url], includeBundled: false, environment: isolated)
-        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "same") }
+        let error = try #require(throws: ProviderError.self) { try registry.descriptor(named: "same") }
         #expect(error.code == .duplicateID)
         #expect(error.message.contains("a.yaml") && error.message.contains("b.yml"))
     }
@@ -118,11 +118,11 @@ import OAuthFlowTestSupport
         try directory.write("broken.yaml", descriptorText(id: "broken", extra: "scopes: [a\n"))
         try directory.write("mine.yaml", descriptorText(id: "mine", displayName: "Mine"))
         let registry = try ProviderRegistry.load(directories: [directory.url], environment: isolated)
-        #expect(try registry.provider(named: "mine").displayName == "Mine")
-        #expect(try registry.provider(named: "google").id == "google")
+        #expect(try registry.descriptor(named: "mine").displayName == "Mine")
+        #expect(try registry.descriptor(named: "google").id == "google")
         #expect(registry.ids.contains("mine") && !registry.ids.contains("broken"))
         #expect(registry.skipped.map(\.name) == ["broken"])
-        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "broken") }
+        let error = try #require(throws: ProviderError.self) { try registry.descriptor(named: "broken") }
         #expect(error == registry.skipped.first?.error)
         #expect(error.code == .invalidDescriptor)
         let problem = try #require(error.problems.first)
@@ -137,8 +137,8 @@ import OAuthFlowTestSupport
         try directory.write("google.yaml", "id: [")
         let registry = try ProviderRegistry.load(directories: [directory.url], environment: isolated)
         // The file was meant to replace the bundled google: using the bundled one silently would hide that.
-        #expect(throws: ProviderError.self) { try registry.provider(named: "google") }
-        #expect(try registry.provider(named: "github").id == "github")
+        #expect(throws: ProviderError.self) { try registry.descriptor(named: "google") }
+        #expect(try registry.descriptor(named: "github").id == "github")
     }
 }
 

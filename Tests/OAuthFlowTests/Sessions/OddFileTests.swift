@@ -30,7 +30,7 @@ import Darwin
         #expect(document.problems.first?.message.contains("named pipe (FIFO)") == true, "\(document.problems)")
         // A registry directory holding the pipe skips it with that sentence instead of blocking.
         let registry = try ProviderRegistry.load(directories: [directory.url], includeBundled: false, includeUserDirectory: false)
-        let error = try #require(throws: ProviderError.self) { try registry.provider(named: "pipe") }
+        let error = try #require(throws: ProviderError.self) { try registry.descriptor(named: "pipe") }
         #expect(error.description.contains("named pipe"))
     }
 

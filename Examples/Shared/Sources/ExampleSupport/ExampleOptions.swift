@@ -150,7 +150,7 @@ public struct ExampleOptions {
         var introspectionClients: [String: ClientConfiguration] = [:]
         for (id, opaque) in api {
             guard let client = clients[id] else { continue }
-            var descriptor = try registry.provider(named: id)
+            var descriptor = try registry.descriptor(named: id)
             if opaque {
                 descriptor.accessTokens.format = .opaque
                 introspectionClients[id] = .service(clientID: client.clientID, clientSecret: client.secret)
