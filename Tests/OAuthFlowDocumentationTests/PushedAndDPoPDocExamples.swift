@@ -9,9 +9,9 @@ struct PushedAndDPoPDocExamples {
     static let page = "Docs/pushed-and-dpop.md"
 
     func callingAPIs(manager: TokenManager) async throws {
-        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        let response = try await manager.perform(TransportRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
         let tokens = try await manager.validTokens()
-        let answer = try await tokens.send(HTTPRequest(method: .post, url: URL(string: "https://api.example.com/orders")!))
+        let answer = try await tokens.send(TransportRequest(method: .post, url: URL(string: "https://api.example.com/orders")!))
         _ = (response, answer)
     }
 

@@ -49,7 +49,7 @@ import Logging
     func clientCredentials(tokens: ServiceTokens) async throws {
         let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
         let token = try await tokens.accessToken(request)   // cached; renewed before it expires
-        let response = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/orders/42")!), for: request)
+        let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders/42")!), for: request)
         _ = (token, response)
     }
 
@@ -116,7 +116,7 @@ import Logging
         let provider = try TestDescriptor(
             id: "keycloak", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n").provider()
         let transport = ScriptedTransport { _, count in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"],
                          body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
         }
         let handler = CapturingLogHandler()
@@ -141,7 +141,7 @@ import Logging
     func tryItLocally() async throws {
         let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))   // ~/.config/oauthflow: providers/ and clients.yaml
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: ServiceTokenRequest(scopes: ["read"]))
+        let whoami = try await authlib.send(TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: ServiceTokenRequest(scopes: ["read"]))
         print(whoami.status, String(decoding: whoami.body, as: UTF8.self))   // 200 {"audience":[],"client_id":"svc-rsa",...}
     }
 
@@ -153,7 +153,7 @@ import Logging
         "overrides: ClientSettings.Overrides(variables: [\"realm\": \"ops\"])",
     ]
 
-    func inlineExamples(token: Secret, response: HTTPResponse) throws {
+    func inlineExamples(token: Secret, response: TransportResponse) throws {
         _ = try ProviderRegistry.load(includeUserDirectory: true, environment: ProcessInfo.processInfo.environment)
         _ = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
         _ = try ServiceTokens.configured(
@@ -189,7 +189,7 @@ import Logging
 
         let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
         let token = try await tokens.accessToken(request)   // cached; renewed before it expires
-        let response = try await tokens.send(HTTPRequest(method: .get, url: server.resource), for: request)
+        let response = try await tokens.send(TransportRequest(method: .get, url: server.resource), for: request)
         #expect(response.status == 200)
         let whoami = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         #expect(whoami["resource"] as? [String] == ["https://api.example.com/orders"])
@@ -297,7 +297,7 @@ import Logging
         // The Swift, with this test's environment in place of the process's.
         let mine = OAuth(.commandLine(environment: environment))
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(HTTPRequest(method: .get, url: server.resource), for: ServiceTokenRequest(scopes: ["read"]))
+        let whoami = try await authlib.send(TransportRequest(method: .get, url: server.resource), for: ServiceTokenRequest(scopes: ["read"]))
         #expect(whoami.status == 200)
         #expect(String(decoding: whoami.body, as: UTF8.self).contains("\"client_id\":\"\(rsa.clientID)\""))
         #expect(!(try ProviderRegistry.load(environment: environment).ids.contains("authlib-test")), "load() alone reads no user directory")

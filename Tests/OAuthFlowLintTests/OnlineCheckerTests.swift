@@ -8,8 +8,8 @@ import OAuthFlowTestSupport
 private struct DocumentServer: HTTPTransport {
     let document: String
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(document.utf8))
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(document.utf8))
     }
 }
 

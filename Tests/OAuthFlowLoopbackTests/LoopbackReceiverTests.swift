@@ -53,8 +53,8 @@ private final class RawConnection {
 @Suite struct LoopbackReceiverTests {
     let http = DefaultHTTPTransport(timeout: 5)
 
-    private func get(_ receiver: LoopbackReceiver, _ pathAndQuery: String) async throws -> HTTPResponse {
-        try await http.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(receiver.port)\(pathAndQuery)"))))
+    private func get(_ receiver: LoopbackReceiver, _ pathAndQuery: String) async throws -> TransportResponse {
+        try await http.send(TransportRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(receiver.port)\(pathAndQuery)"))))
     }
 
     @Test func ephemeralPortOnLoopbackOnly() async throws {
@@ -109,7 +109,7 @@ private final class RawConnection {
         async let waiting: Void = receiver.waitForCallback(timeout: .seconds(10)) { request in
             LoopbackResponse(status: 200, html: "\(request.method) \(String(decoding: request.body, as: UTF8.self))", finishes: true)
         }
-        let response = try await http.send(HTTPRequest(
+        let response = try await http.send(TransportRequest(
             method: .post, url: receiver.redirectURI, headers: ["Content-Type": "application/x-www-form-urlencoded"],
             body: Data("code=abc&state=s".utf8)))
         #expect(String(decoding: response.body, as: UTF8.self) == "POST code=abc&state=s")
@@ -311,7 +311,7 @@ private final class RawConnection {
             nonisolated(unsafe) var finished = false
             let attempt = Task {
                 defer { answered.withLock { finished = true } }
-                return try await DefaultHTTPTransport(timeout: 30).send(HTTPRequest(method: .get, url: url)).status
+                return try await DefaultHTTPTransport(timeout: 30).send(TransportRequest(method: .get, url: url)).status
             }
             while !slowStarted.withLock({ handlingSlow }) && !answered.withLock({ finished }) {
                 try await Task.sleep(nanoseconds: 50_000_000)
@@ -348,7 +348,7 @@ private final class RawConnection {
         // suite's 5 s did not always hold it. Cutting the callback still fails this, without waiting 20 s.
         let patient = DefaultHTTPTransport(timeout: 20)
         let url = try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=a"))
-        #expect(try await patient.send(HTTPRequest(method: .get, url: url)).status == 200)
+        #expect(try await patient.send(TransportRequest(method: .get, url: url)).status == 200)
         try await waiting
     }
 }
@@ -401,7 +401,7 @@ private final class EventLog: @unchecked Sendable {
             log.append(event)
             if case let .listening(url) = event {
                 // A forged callback reaches the redirect URI: the provider does send the browser back.
-                Task { _ = try? await http.send(HTTPRequest(method: .get, url: URL(string: url.absoluteString + "?code=x&state=forged")!)) }
+                Task { _ = try? await http.send(TransportRequest(method: .get, url: URL(string: url.absoluteString + "?code=x&state=forged")!)) }
             }
         }
         let hints = log.all.filter { if case .stillWaiting = $0 { true } else { false } }

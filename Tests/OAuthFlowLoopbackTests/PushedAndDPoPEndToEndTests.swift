@@ -87,14 +87,14 @@ struct PushedAndDPoPEndToEndTests {
         // The session as stored has the key: another manager (another process) uses it.
         let recording = RecordingTransport()
         let manager = TokenManager(client: OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: recording)), store: store, key: result.session.key)
-        let hello = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
+        let hello = try await manager.perform(TransportRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
         #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
         let answer = try JSONDecoder().decode([String: JSONValue].self, from: hello.body)
         #expect(answer["scheme"]?.stringValue == "DPoP" && answer["jkt"]?.stringValue == tokens.proofKey?.thumbprint)
 
         // Sent as a Bearer token, the same access token is refused: it is bound.
         let stolen = try await DefaultHTTPTransport().send(
-            HTTPRequest(method: .get, url: server.resource("hello"), headers: ["Authorization": "Bearer \(tokens.accessToken.value)"]))
+            TransportRequest(method: .get, url: server.resource("hello"), headers: ["Authorization": "Bearer \(tokens.accessToken.value)"]))
         #expect(stolen.status == 401)
 
         // Userinfo and the refresh go with proofs too; the refreshed tokens keep the key.
@@ -102,7 +102,7 @@ struct PushedAndDPoPEndToEndTests {
         #expect(claims["sub"] != nil)
         let refreshed = try await manager.refresh()
         #expect(refreshed.tokens.proofKey == tokens.proofKey && refreshed.tokens.tokenType == "dpop")
-        #expect(try await manager.perform(HTTPRequest(method: .post, url: server.resource("hello"))).status == 200)
+        #expect(try await manager.perform(TransportRequest(method: .post, url: server.resource("hello"))).status == 200)
 
         // Every proof the client made had its own jti, and the server saw each of them.
         let ids = recording.requests.compactMap { request in
@@ -137,7 +137,7 @@ struct PushedAndDPoPEndToEndTests {
         let (result, _, _, _) = try await signIn(client: "public")
         let tokens = result.session.tokens
         let recording = RecordingTransport()
-        let first = try await tokens.send(HTTPRequest(method: .get, url: server.resource("hello")), transport: recording)
+        let first = try await tokens.send(TransportRequest(method: .get, url: server.resource("hello")), transport: recording)
         #expect(first.status == 200)
         let sent = try #require(recording.requests.last)
         // An attacker who saw the request sends it again, proof and all.
@@ -159,10 +159,10 @@ struct PushedAndDPoPEndToEndTests {
         let (result, provider, configuration, store) = try await signIn(client: "public")
         let manager = TokenManager(
             client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
-        let first = try await manager.perform(HTTPRequest(method: .get, url: server.resource("nonce/items")))
+        let first = try await manager.perform(TransportRequest(method: .get, url: server.resource("nonce/items")))
         #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
         let error = await #expect(throws: FlowError.self) {
-            _ = try await manager.perform(HTTPRequest(method: .get, url: server.resource("nonce-loop/items")))
+            _ = try await manager.perform(TransportRequest(method: .get, url: server.resource("nonce-loop/items")))
         }
         // That it stopped after exactly one retry is DPoPTests' count; here the real server's demands end it.
         #expect(error?.code == .dpop && error?.message.contains("after one retry") == true)
@@ -188,7 +188,7 @@ struct PushedAndDPoPEndToEndTests {
         #expect(result.session.tokens.tokenType == "bearer" && !result.session.tokens.isDPoPBound)
         let manager = TokenManager(
             client: OAuthClient(provider: provider, configuration: configuration), store: store, key: result.session.key)
-        let answer = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello")))
+        let answer = try await manager.perform(TransportRequest(method: .get, url: server.resource("hello")))
         #expect(answer.status == 200)
         #expect(String(decoding: answer.body, as: UTF8.self).contains("Bearer"))
     }

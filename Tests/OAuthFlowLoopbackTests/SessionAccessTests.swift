@@ -15,7 +15,7 @@ struct ApprovingBrowser: BrowserOpener {
         callback.queryItems = [URLQueryItem(name: "code", value: "the-code"), URLQueryItem(name: "state", value: state)]
         guard let callbackURL = callback.url else { throw BrowserError(message: "no callback URL") }
         // After open returns the receiver starts reading callbacks: answer from another task.
-        Task { _ = try? await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: callbackURL)) }
+        Task { _ = try? await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: callbackURL)) }
     }
 }
 
@@ -60,12 +60,12 @@ final class SessionEventLog: @unchecked Sendable {
         let access: SessionAccess
 
         init(environment: [String: String] = ["BROWSER": "approve"], device: Bool = false,
-             token: @escaping @Sendable (Int) -> HTTPResponse = { _ in tokenResponse("fresh", refresh: "refresh-2") }) throws {
+             token: @escaping @Sendable (Int) -> TransportResponse = { _ in tokenResponse("fresh", refresh: "refresh-2") }) throws {
             directory = try TemporaryDirectory()
             transport = ScriptedTransport { request, count in
                 if request.url.path == "/device" {
                     let body = #"{"device_code":"dc","user_code":"WDJBMJHT","verification_uri":"https://auth.example.com/activate","expires_in":600,"interval":5}"#
-                    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+                    return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
                 }
                 return token(count)
             }
@@ -119,7 +119,7 @@ final class SessionEventLog: @unchecked Sendable {
 
     @Test func aSessionTheServerSignedOutIsReplacedByASignIn() async throws {
         let setup = try Setup { count in
-            count == 1 ? HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+            count == 1 ? TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
                 : tokenResponse("signed-in-again")
         }
         defer { setup.directory.cleanUp() }
@@ -130,7 +130,7 @@ final class SessionEventLog: @unchecked Sendable {
     }
 
     @Test func aRefreshThatFailsOtherwiseIsThrownAndTheSessionKept() async throws {
-        let setup = try Setup { _ in HTTPResponse(status: 503, headers: [:], body: Data()) }
+        let setup = try Setup { _ in TransportResponse(status: 503, headers: [:], body: Data()) }
         defer { setup.directory.cleanUp() }
         let stored = sampleSession(expiresAt: Date().addingTimeInterval(-10))
         try await setup.store.save(stored)

@@ -21,7 +21,7 @@ struct PostgresDPoPTests {
         // Instance A signs in: the browser's part is one GET, which the server answers with the callback.
         let first = OAuthClient(provider: provider, configuration: configuration)
         let pending = try await first.startAuthorization()
-        let answer = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: pending.url))
+        let answer = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: pending.url))
         let callback = try #require(answer.header("location").flatMap(URL.init(string:)), "HTTP \(answer.status)")
         let tokens = try await first.finishAuthorization(callback: callback, pending: pending)
         #expect(tokens.isDPoPBound)
@@ -40,11 +40,11 @@ struct PostgresDPoPTests {
             let loaded = try #require(try await store.load(key))
             #expect(loaded.tokens.proofKey == tokens.proofKey)
             let manager = TokenManager(client: OAuthClient(provider: provider, configuration: configuration), store: store, key: key)
-            let hello = try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello")))
+            let hello = try await manager.perform(TransportRequest(method: .get, url: server.resource("hello")))
             #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
             let refreshed = try await manager.refresh()
             #expect(refreshed.tokens.proofKey == tokens.proofKey && refreshed.tokens.accessToken != tokens.accessToken)
-            #expect(try await manager.perform(HTTPRequest(method: .get, url: server.resource("hello"))).status == 200)
+            #expect(try await manager.perform(TransportRequest(method: .get, url: server.resource("hello"))).status == 200)
         }
     }
 }

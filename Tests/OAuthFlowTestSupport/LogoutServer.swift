@@ -113,7 +113,7 @@ public struct TestLogoutServer: Decodable, Sendable {
         if let template { changes["like"] = .string(template) }
         let url = try #require(URL(string: clientsEndpoint.absoluteString + clientID))
         let response = try await DefaultHTTPTransport(timeout: 10).send(
-            HTTPRequest(method: .post, url: url, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(changes)))
+            TransportRequest(method: .post, url: url, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(changes)))
         guard response.status == 200 else {
             throw ServerFailure(message: "registering \(clientID): HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         }
@@ -157,7 +157,7 @@ public struct TestLogoutServer: Decodable, Sendable {
     public func logOut(user: String) async throws -> [(uri: String, status: Int?)] {
         let body = "user=" + (user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user)
         let response = try await DefaultHTTPTransport(timeout: 30).send(
-            HTTPRequest(
+            TransportRequest(
                 method: .post, url: logoutEndpoint, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
         guard response.status == 200 else { throw ServerFailure(message: "logout of \(user): HTTP \(response.status)") }
         let answer = try JSONDecoder().decode(LogoutAnswer.self, from: response.body)
@@ -166,7 +166,7 @@ public struct TestLogoutServer: Decodable, Sendable {
 
     /// What the server has done so far: back-channel deliveries, sign-ins, logouts.
     public func stats() async throws -> Stats {
-        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: statsURL))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: statsURL))
         return try JSONDecoder().decode(Stats.self, from: response.body)
     }
 

@@ -62,14 +62,14 @@ public struct TestPARServer: Decodable, Sendable {
     /// The server's counters (`/test/stats`).
     public func stats() async throws -> [String: JSONValue] {
         let url = try #require(URL(string: issuer + "/test/stats"))
-        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: url))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: url))
         return try JSONDecoder().decode([String: JSONValue].self, from: response.body)
     }
 
     /// Every proof `jti` the server saw.
     public func proofIDs() async throws -> [String] {
         let url = try #require(URL(string: issuer + "/test/jtis"))
-        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: url))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: url))
         let value = try JSONDecoder().decode(JSONValue.self, from: response.body)
         if case let .array(items) = value { return items.compactMap(\.stringValue) }
         if case let .object(object) = value, case let .array(items)? = object["jtis"] { return items.compactMap(\.stringValue) }
@@ -92,7 +92,7 @@ public struct RedirectFollowingBrowser: Sendable {
         var current = url
         let transport = DefaultHTTPTransport(timeout: 15)
         for _ in 0..<8 {
-            let response = try await transport.send(HTTPRequest(method: .get, url: current))
+            let response = try await transport.send(TransportRequest(method: .get, url: current))
             guard (300..<400).contains(response.status), let location = response.header("location"),
                 let next = URL(string: location, relativeTo: current)?.absoluteURL
             else { return response.status }

@@ -117,7 +117,7 @@ public struct TestServiceServer: Decodable, Sendable {
 
     /// How many token requests the server has seen for `clientID` (every grant), for before/after comparisons.
     public func tokenRequests(for clientID: String) async throws -> Int {
-        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .get, url: stats))
+        let response = try await DefaultHTTPTransport().send(TransportRequest(method: .get, url: stats))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let counts = try #require(object["token_requests"] as? [String: Int])
         return counts.filter { $0.key.hasPrefix(clientID + " ") }.map(\.value).reduce(0, +)
@@ -126,7 +126,7 @@ public struct TestServiceServer: Decodable, Sendable {
     /// How many token requests named exactly `resources` for `clientID`: a test with a resource of its own counts
     /// only its own requests, whatever other tests do with the same client.
     public func tokenRequests(for clientID: String, resources: [String]) async throws -> Int {
-        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .get, url: stats))
+        let response = try await DefaultHTTPTransport().send(TransportRequest(method: .get, url: stats))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let counts = object["token_requests_by_resource"] as? [String: Int] ?? [:]
         let suffix = " " + resources.sorted().joined(separator: ",")
@@ -138,12 +138,12 @@ public struct TestServiceServer: Decodable, Sendable {
     public func revokeTokens(issuedFor resource: String) async throws {
         var components = try #require(URLComponents(url: revokeAll, resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "resource", value: resource)]
-        _ = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: try #require(components.url)))
+        _ = try await DefaultHTTPTransport().send(TransportRequest(method: .post, url: try #require(components.url)))
     }
 
     /// How many introspection requests `clientID` has made, and how many times the JWKS was fetched.
     public func protectionCounts(for clientID: String) async throws -> (introspections: Int, jwksFetches: Int) {
-        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .get, url: stats))
+        let response = try await DefaultHTTPTransport().send(TransportRequest(method: .get, url: stats))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let introspections = (object["introspection_requests"] as? [String: Int])?[clientID] ?? 0
         return (introspections, object["jwks_requests"] as? Int ?? 0)
@@ -154,14 +154,14 @@ public struct TestServiceServer: Decodable, Sendable {
         let control = try #require(url, "the service server has no such control")
         var components = try #require(URLComponents(url: control, resolvingAgainstBaseURL: false))
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.key, value: $0.value) } }
-        let response = try await DefaultHTTPTransport().send(HTTPRequest(method: .post, url: try #require(components.url)))
+        let response = try await DefaultHTTPTransport().send(TransportRequest(method: .post, url: try #require(components.url)))
         #expect(response.status == 200, "\(components.path): HTTP \(response.status)")
     }
 
     /// What the resource server says about `token`: its status and JSON answer.
     public func whoami(_ token: Secret) async throws -> (status: Int, body: [String: Any]) {
         let response = try await DefaultHTTPTransport().send(
-            HTTPRequest(method: .get, url: resource, headers: ["Authorization": "Bearer \(token.value)"]))
+            TransportRequest(method: .get, url: resource, headers: ["Authorization": "Bearer \(token.value)"]))
         return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
     }
 
@@ -218,7 +218,7 @@ public struct TestExchangeServer: Decodable, Sendable {
         var body = "user=\(user)"
         if let scope { body += "&scope=\(scope.replacingOccurrences(of: " ", with: "+"))" }
         let response = try await DefaultHTTPTransport().send(
-            HTTPRequest(
+            TransportRequest(
                 method: .post, url: subjectTokenEndpoint, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any], "subject token: HTTP \(response.status)")
         return Secret(try #require(object["access_token"] as? String))

@@ -14,10 +14,10 @@ public func sampleSession(_ provider: String = "example", access: String = "acce
 }
 
 /// A token endpoint's JSON answer.
-public func tokenResponse(_ access: String, refresh: String? = nil) -> HTTPResponse {
+public func tokenResponse(_ access: String, refresh: String? = nil) -> TransportResponse {
     var body = #"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600"#
     if let refresh { body += #","refresh_token":"\#(refresh)""# }
-    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((body + "}").utf8))
+    return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((body + "}").utf8))
 }
 
 /// A refresh interrupted between its answer and the answer's ID-token check, for any store: the
@@ -43,13 +43,13 @@ public enum InterruptedRefresh {
         return ScriptedTransport { request, _ in
             if request.url.path == "/jwks" {
                 // The keys fetched ahead of the refresh fail at once; the check after the answer stalls.
-                guard answered.current else { return HTTPResponse(status: 500) }
+                guard answered.current else { return TransportResponse(status: 500) }
                 try await Task.sleep(nanoseconds: 2_000_000_000)
-                return HTTPResponse(status: 500)
+                return TransportResponse(status: 500)
             }
             answered.withLock { $0 = true }
             let body = #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"\#(forgedIDToken)"}"#
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
     }
 

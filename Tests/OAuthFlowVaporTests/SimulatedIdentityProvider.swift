@@ -106,14 +106,14 @@ final class SimulatedIdentityProvider: HTTPTransport, @unchecked Sendable {
         return try sign(claims, type: "at+jwt")
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         lock.withLock { paths.append(request.url.path) }
         let json = ["Content-Type": "application/json"]
         switch request.url.path {
         case "/token":
             let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self))) { first, _ in first }
             guard let code = form["code"], form["code_verifier"] != nil, let nonce = lock.withLock({ nonces.removeValue(forKey: code) }) else {
-                return HTTPResponse(status: 400, headers: json, body: Data(#"{"error":"invalid_grant"}"#.utf8))
+                return TransportResponse(status: 400, headers: json, body: Data(#"{"error":"invalid_grant"}"#.utf8))
             }
             let now = Date().timeIntervalSince1970.rounded(.down)
             let idToken = try sign([
@@ -121,20 +121,20 @@ final class SimulatedIdentityProvider: HTTPTransport, @unchecked Sendable {
                 "nonce": .string(nonce), "name": .string("Ada Lovelace"), "email": .string("ada@example.com"),
             ])
             let body = #"{"access_token":"at-\#(code)","token_type":"Bearer","expires_in":3600,"scope":"openid profile read","id_token":"\#(idToken)"}"#
-            return HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: json, body: Data(body.utf8))
         case "/jwks":
             let point = key.publicKey.x963Representation.dropFirst()
             let x = Base64URL.encode(Data(point.prefix(32)))
             let y = Base64URL.encode(Data(point.suffix(32)))
             let body = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)","kid":"k1","alg":"ES256","use":"sig"}]}"#
-            return HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: json, body: Data(body.utf8))
         case "/revoke":
-            return HTTPResponse(status: 200, headers: [:], body: Data())
+            return TransportResponse(status: 200, headers: [:], body: Data())
         case "/userinfo":
-            return HTTPResponse(
+            return TransportResponse(
                 status: 200, headers: json, body: Data(#"{"sub":"user-42","email_verified":true,"picture":"https://example.com/ada.png"}"#.utf8))
         default:
-            return HTTPResponse(status: 404, headers: [:], body: Data())
+            return TransportResponse(status: 404, headers: [:], body: Data())
         }
     }
 }
@@ -143,7 +143,7 @@ final class SimulatedIdentityProvider: HTTPTransport, @unchecked Sendable {
 struct SimulatedProviders: HTTPTransport {
     let byHost: [String: SimulatedIdentityProvider]
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard let provider = byHost[request.url.host ?? ""] else { throw TransportError(url: request.url, message: "no such host") }
         return try await provider.send(request)
     }

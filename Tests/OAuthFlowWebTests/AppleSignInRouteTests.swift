@@ -45,7 +45,7 @@ import OAuthFlowTestSupport
             func verify(using algorithm: some JWTAlgorithm) throws {}
         }
 
-        func send(_ request: OAuthFlow.HTTPRequest) async throws -> OAuthFlow.HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             switch request.url.absoluteString {
             case "https://appleid.apple.com/auth/token":
                 let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
@@ -55,24 +55,24 @@ import OAuthFlowTestSupport
                 guard clientKey.publicKey.isValidSignature(signature, for: Data(jws.signingInput)), jws.claims["iss"]?.stringValue == "ABCDE12345",
                     jws.claims["sub"]?.stringValue == "com.example.web", jws.claims["aud"]?.stringValue == "https://appleid.apple.com"
                 else {
-                    return OAuthFlow.HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_client"}"#.utf8))
+                    return TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_client"}"#.utf8))
                 }
                 lock.withLock { secretsSeen.append(secret) }
                 guard let code = form["code"], let nonce = lock.withLock({ nonces.removeValue(forKey: code) }) else {
-                    return OAuthFlow.HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+                    return TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
                 }
                 let keys = JWTKeyCollection()
                 await keys.add(rsa: try tokenKey(), digestAlgorithm: .sha256, kid: "apple-1")
                 let now = Date().timeIntervalSince1970
                 let idToken = try await keys.sign(Claims(aud: "com.example.web", nonce: nonce, iat: now, exp: now + 600), kid: "apple-1")
                 let body = #"{"access_token":"a0.\#(code)","token_type":"Bearer","expires_in":3600,"refresh_token":"r0.\#(code)","id_token":"\#(idToken)"}"#
-                return OAuthFlow.HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
             case "https://appleid.apple.com/auth/keys":
                 let (n, e) = try tokenKey().publicKey.getKeyPrimitives()
                 let body = #"{"keys":[{"kty":"RSA","kid":"apple-1","use":"sig","alg":"RS256","n":"\#(Base64URL.encode(n))","e":"\#(Base64URL.encode(e))"}]}"#
-                return OAuthFlow.HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
             default:
-                return OAuthFlow.HTTPResponse(status: 404, headers: [:], body: Data())
+                return TransportResponse(status: 404, headers: [:], body: Data())
             }
         }
     }

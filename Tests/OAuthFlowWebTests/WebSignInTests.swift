@@ -49,7 +49,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
-    func send(_ request: OAuthFlow.HTTPRequest) async throws -> OAuthFlow.HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         lock.withLock { requests.append(request.url.path) }
         let json = ["Content-Type": "application/json"]
         switch request.url.path {
@@ -57,7 +57,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
             if unreachable { throw TransportError(url: request.url, message: "connection refused") }
             let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
             guard let code = form["code"], let nonce = lock.withLock({ nonces.removeValue(forKey: code) }), form["code_verifier"] != nil else {
-                return OAuthFlow.HTTPResponse(status: 400, headers: json, body: Data(#"{"error":"invalid_grant"}"#.utf8))
+                return TransportResponse(status: 400, headers: json, body: Data(#"{"error":"invalid_grant"}"#.utf8))
             }
             let now = Date().timeIntervalSince1970
             let keys = JWTKeyCollection()
@@ -65,15 +65,15 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
             let idToken = try await keys.sign(Claims(iss: issuer, sub: subject, aud: AudienceClaim(value: ["web-client"]), exp: now + 600,
                                                      iat: now, nonce: nonce, name: "Ada Lovelace", email: "ada@example.com"), kid: "k1")
             let body = #"{"access_token":"at-\#(code)","token_type":"Bearer","expires_in":3600,"scope":"openid profile read","id_token":"\#(idToken)"}"#
-            return OAuthFlow.HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: json, body: Data(body.utf8))
         case "/jwks":
             let parameters = key.parameters!
             let body = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(parameters.x)","y":"\#(parameters.y)","kid":"k1","alg":"ES256","use":"sig"}]}"#
-            return OAuthFlow.HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: json, body: Data(body.utf8))
         case "/userinfo":
-            return OAuthFlow.HTTPResponse(status: 200, headers: json, body: Data(#"{"sub":"\#(subject)","email_verified":true,"picture":"https://example.com/ada.png"}"#.utf8))
+            return TransportResponse(status: 200, headers: json, body: Data(#"{"sub":"\#(subject)","email_verified":true,"picture":"https://example.com/ada.png"}"#.utf8))
         default:
-            return OAuthFlow.HTTPResponse(status: 404, headers: [:], body: Data())
+            return TransportResponse(status: 404, headers: [:], body: Data())
         }
     }
 }
@@ -131,7 +131,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         let beta = SimulatedProvider(issuer: "https://beta.example")
         struct HostRouter: HTTPTransport {
             let byHost: [String: SimulatedProvider]
-            func send(_ request: OAuthFlow.HTTPRequest) async throws -> OAuthFlow.HTTPResponse {
+            func send(_ request: TransportRequest) async throws -> TransportResponse {
                 try await byHost[request.url.host ?? ""]!.send(request)
             }
         }

@@ -25,7 +25,7 @@ import OAuthFlowTestSupport
     func web(sessions: Bool = true) throws -> WebSignIn {
         struct HostRouter: HTTPTransport {
             let byHost: [String: SimulatedProvider]
-            func send(_ request: OAuthFlow.HTTPRequest) async throws -> OAuthFlow.HTTPResponse {
+            func send(_ request: TransportRequest) async throws -> TransportResponse {
                 try await byHost[request.url.host ?? ""]!.send(request)
             }
         }

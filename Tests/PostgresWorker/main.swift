@@ -49,11 +49,11 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
     /// Called the moment a token answer was read, before the library sees it.
     var onTokenAnswer: (@Sendable () -> Void)?
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         try await send(request, arrival: { _ in })
     }
 
-    func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
         let isToken = request.url.absoluteString.hasSuffix("/token/")
         if isToken { lock.withLock { count += 1 } }
         let hook = isToken ? onTokenAnswer : nil

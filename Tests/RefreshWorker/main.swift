@@ -25,11 +25,11 @@ func say(_ word: String) {
 /// Says "received" the moment the token endpoint's answer has been read, before anything is done with it.
 struct Announcing: HTTPTransport {
     let base = DefaultHTTPTransport(timeout: 15)
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         try await send(request, arrival: { _ in })
     }
 
-    func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
         try await base.send(request) { response in
             if request.url.path.hasSuffix("/token") {
                 say("received")

@@ -106,7 +106,7 @@ public actor DiscoveryClient {
         guard TransportPolicy.isSecure(url) else {
             throw DiscoveryError(.insecureEndpoint, TransportPolicy.refusal(url))
         }
-        let fetched: (document: ServerMetadata?, response: HTTPResponse)
+        let fetched: (document: ServerMetadata?, response: TransportResponse)
         do {
             fetched = try await transport.fetchJSON(url, as: ServerMetadata.self)
         } catch {

@@ -7,15 +7,15 @@ enum DPoPSending {
     ///
     /// - Throws: ``FlowError`` `dpop` when the server demands a nonce again after the retry, or demands one without giving it.
     static func send(
-        _ request: HTTPRequest, key: DPoPKey, accessToken: Secret?, nonces: DPoPNonces, transport: any HTTPTransport, clock: any DateClock,
-        arrival: (@Sendable (HTTPResponse) -> Void)? = nil
-    ) async throws -> HTTPResponse {
+        _ request: TransportRequest, key: DPoPKey, accessToken: Secret?, nonces: DPoPNonces, transport: any HTTPTransport, clock: any DateClock,
+        arrival: (@Sendable (TransportResponse) -> Void)? = nil
+    ) async throws -> TransportResponse {
         var used = nonces.nonce(for: request.url)
         for attempt in 1...2 {
             var signed = request
             signed.headers["DPoP"] = try await key.proof(
                 method: request.method, url: request.url, accessToken: accessToken, nonce: used, now: clock.now())
-            let response: HTTPResponse
+            let response: TransportResponse
             if let arrival {
                 response = try await transport.send(signed, arrival: arrival)
             } else {
@@ -37,7 +37,7 @@ enum DPoPSending {
     }
 
     /// Whether the answer is an authorization server's 400 or a resource server's 401 `use_dpop_nonce`.
-    static func demandsNonce(_ response: HTTPResponse) -> Bool {
+    static func demandsNonce(_ response: TransportResponse) -> Bool {
         switch response.status {
         case 400:
             let fields = try? TokenResponseParser.fields(of: response, format: .auto)
@@ -58,9 +58,9 @@ extension TokenSet {
     /// A resource server that answers `use_dpop_nonce` gets one retry with the nonce it gave. Redirects are never followed.
     /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above.
     public func send(
-        _ request: HTTPRequest, transport: any HTTPTransport = DefaultHTTPTransport(), nonces: DPoPNonces = .shared,
+        _ request: TransportRequest, transport: any HTTPTransport = DefaultHTTPTransport(), nonces: DPoPNonces = .shared,
         clock: any DateClock = SystemDateClock()
-    ) async throws -> HTTPResponse {
+    ) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         var authorized = request
         guard let proofKey else {

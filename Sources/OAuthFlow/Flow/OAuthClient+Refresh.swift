@@ -26,7 +26,7 @@ extension OAuthClient {
     /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
     ///   spent or revoked), ``FlowError``, or ``TransportError``.
     public func refresh(
-        _ tokens: TokenSet, scopes: [String]? = nil, arrived: (@Sendable (HTTPResponse) -> Void)? = nil,
+        _ tokens: TokenSet, scopes: [String]? = nil, arrived: (@Sendable (TransportResponse) -> Void)? = nil,
         received: (@Sendable (TokenSet) async throws -> Void)? = nil
     ) async throws -> TokenSet {
         guard let refreshToken = tokens.refreshToken else {
@@ -36,7 +36,7 @@ extension OAuthClient {
         if let scopes { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
         let provider = self.provider
         let clock = self.clock
-        let parse = { @Sendable (response: HTTPResponse) throws -> TokenSet in
+        let parse = { @Sendable (response: TransportResponse) throws -> TokenSet in
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
                 defaultTokenType: provider.policy.defaultTokenType,
@@ -47,7 +47,7 @@ extension OAuthClient {
             let unchecked = provider.isOpenIDConnect && refreshed.idToken != nil && refreshed.idToken != tokens.idToken
             return unchecked ? refreshed.keepingRefreshToken(of: tokens) : refreshed
         }
-        var arrival: (@Sendable (HTTPResponse) -> Void)?
+        var arrival: (@Sendable (TransportResponse) -> Void)?
         if let arrived {
             arrival = { response in
                 if (200..<300).contains(response.status) { arrived(response) }

@@ -27,7 +27,7 @@ extension OAuthClient {
 
     /// The error for an endpoint's answer that is not a success: the server's OAuth error when the body
     /// holds one, else ``FlowError`` `unexpectedStatus` naming the endpoint and the status.
-    static func refusal(_ response: HTTPResponse, from endpoint: String) -> any Error {
+    static func refusal(_ response: TransportResponse, from endpoint: String) -> any Error {
         let fields = try? TokenResponseParser.fields(of: response, format: .auto)
         return fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
             ?? FlowError(.unexpectedStatus, "the \(endpoint) endpoint answered HTTP \(response.status)")

@@ -62,8 +62,8 @@ extension OAuthClient {
     }
 
     func tokenRequest(
-        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, arrival: (@Sendable (HTTPResponse) -> Void)? = nil
-    ) async throws -> HTTPResponse {
+        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, arrival: (@Sendable (TransportResponse) -> Void)? = nil
+    ) async throws -> TransportResponse {
         let endpoint = try await endpoint(\.token, "token")
         let response = try await post(to: endpoint, parameters, proofKey: proofKey, arrival: arrival)
         if (300..<400).contains(response.status) {
@@ -94,8 +94,8 @@ extension OAuthClient {
     /// descriptor's encoding (or `encoding`), with a DPoP proof from `proofKey` when one is given.
     func post(
         to endpoint: URL, _ parameters: [(String, String)], encoding: TokenRequestEncoding? = nil, proofKey: DPoPKey? = nil,
-        arrival: (@Sendable (HTTPResponse) -> Void)? = nil
-    ) async throws -> HTTPResponse {
+        arrival: (@Sendable (TransportResponse) -> Void)? = nil
+    ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest
         var fields = parameters
         var headers = shape.headers
@@ -155,10 +155,10 @@ extension OAuthClient {
             body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = HTTPRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
+        let request = TransportRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
         var sent = SentSecrets(parameters: fields)
         if let headerSecret { sent.add(headerSecret) }
-        let response: HTTPResponse
+        let response: TransportResponse
         if let proofKey {
             response = try await DPoPSending.send(
                 request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival)

@@ -80,11 +80,11 @@ extension OAuthClient {
 
     /// A request for the user's profile (userinfo, the extra call) with the access token and the
     /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
-    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: RequestMethod, label: String) async throws -> HTTPResponse {
+    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: RequestMethod, label: String) async throws -> TransportResponse {
         var headers = provider.policy.userinfo.headers
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let response = try await tokens.send(
-            HTTPRequest(method: method, url: url, headers: headers), transport: transport, nonces: nonces, clock: clock)
+            TransportRequest(method: method, url: url, headers: headers), transport: transport, nonces: nonces, clock: clock)
         logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
         guard (200..<300).contains(response.status) else {
             // The access token went in a header: an error answer that echoes it must not carry it into the error.
@@ -97,7 +97,7 @@ extension OAuthClient {
     ///
     /// A redirect is a ``FlowError`` `unexpectedStatus` saying it was not followed (the request
     /// carries the access token), naming where it pointed.
-    public static func resourceError(_ response: HTTPResponse) -> any Error {
+    public static func resourceError(_ response: TransportResponse) -> any Error {
         if (300..<400).contains(response.status) {
             let target = response.header("location").map { " to \(TerminalText.escaped(String($0.prefix(200))))" } ?? ""
             return FlowError(

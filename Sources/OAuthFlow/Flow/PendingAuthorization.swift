@@ -138,7 +138,7 @@ struct PushedRequest {
     /// - Throws: ``AuthorizationServerError`` for an OAuth error; ``FlowError`` `pushedAuthorization` for a
     ///   redirect (never followed), another status, or an answer without a usable `request_uri` and `expires_in`;
     ///   a `request_uri` on another server than the endpoint's is never used.
-    init(_ response: HTTPResponse, endpoint: URL, provider: String) throws {
+    init(_ response: TransportResponse, endpoint: URL, provider: String) throws {
         let host = endpoint.host ?? "the server"
         if (300..<400).contains(response.status) {
             throw FlowError(

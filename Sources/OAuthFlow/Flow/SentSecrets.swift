@@ -42,15 +42,15 @@ struct SentSecrets: Sendable {
     /// `response` with the sent values blanked from its body and headers when it is an error: a status
     /// other than 2xx, or a JSON object with an `error` member. A successful answer is left as it came
     /// (a server that does not rotate returns the refresh token it was sent).
-    func scrub(_ response: HTTPResponse) -> HTTPResponse {
+    func scrub(_ response: TransportResponse) -> TransportResponse {
         guard !values.isEmpty, Self.isError(response) else { return response }
         let text = String(decoding: response.body, as: UTF8.self)
         let echoed = values.contains { value in text.contains(value) || response.headers.values.contains { $0.contains(value) } }
         guard echoed else { return response }
-        return HTTPResponse(status: response.status, headers: response.headers.mapValues(scrub), body: Data(scrub(text).utf8))
+        return TransportResponse(status: response.status, headers: response.headers.mapValues(scrub), body: Data(scrub(text).utf8))
     }
 
-    private static func isError(_ response: HTTPResponse) -> Bool {
+    private static func isError(_ response: TransportResponse) -> Bool {
         guard (200..<300).contains(response.status) else { return true }
         // Only a body that can name an `error` member (as written, or through an escape) is decoded: decoding every
         // token answer a second time to find none would be waste.

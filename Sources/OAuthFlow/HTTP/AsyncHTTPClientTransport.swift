@@ -54,15 +54,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.maximumResponseSize = maximumResponseSize
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try await send(request, arrival: { _ in })
     }
 
-    public func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
         let started = ContinuousClock.now
         let limit = timeout
         do {
-            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
                 group.addTask { try await self.exchange(request, arrival: arrival) }
                 group.addTask {
                     try await Task.sleep(nanoseconds: UInt64(max(0, limit) * 1_000_000_000))
@@ -87,7 +87,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Sends the request and reads the body up to the cap, on the request's event loop: the
     /// response is complete, and `arrival` called, on the thread that read its last byte.
-    private func exchange(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+    private func exchange(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.replaceOrAdd(name: name, value: value) }
         headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
@@ -136,17 +136,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Collects one response on its event loop: refuses a compressed or oversized one as soon as
     /// that shows, and hands the complete response to `arrival` before anything else.
     private final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
-        typealias Response = HTTPResponse
+        typealias Response = TransportResponse
         let url: URL
         let limit: Int
-        let arrival: @Sendable (HTTPResponse) -> Void
+        let arrival: @Sendable (TransportResponse) -> Void
         // Written on the event loop only; `progress` is also read by the caller after a failure.
         private var head: HTTPResponseHead?
         private var body = Data()
         private let lock = NSLock()
         private var progress: Int?
 
-        init(url: URL, limit: Int, arrival: @escaping @Sendable (HTTPResponse) -> Void) {
+        init(url: URL, limit: Int, arrival: @escaping @Sendable (TransportResponse) -> Void) {
             self.url = url
             self.limit = limit
             self.arrival = arrival
@@ -155,7 +155,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         /// How much of the body had come, when the head had.
         var bodyBytesIfHeadArrived: Int? { lock.withLock { progress } }
 
-        func didReceiveHead(task: HTTPClient.Task<HTTPResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        func didReceiveHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
             if let coding = head.headers.first(name: "content-encoding")?.trimmingCharacters(in: .whitespaces),
                 !coding.isEmpty, coding.lowercased() != "identity"
             {
@@ -176,7 +176,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return task.eventLoop.makeSucceededVoidFuture()
         }
 
-        func didReceiveBodyPart(task: HTTPClient.Task<HTTPResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        func didReceiveBodyPart(task: HTTPClient.Task<TransportResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
             guard body.count + buffer.readableBytes <= limit else {
                 // A failed future ends the request and closes the connection: nothing more is read.
                 return task.eventLoop.makeFailedFuture(
@@ -188,15 +188,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return task.eventLoop.makeSucceededVoidFuture()
         }
 
-        func didReceiveError(task: HTTPClient.Task<HTTPResponse>, _ error: any Error) {}
+        func didReceiveError(task: HTTPClient.Task<TransportResponse>, _ error: any Error) {}
 
-        func didFinishRequest(task: HTTPClient.Task<HTTPResponse>) throws -> HTTPResponse {
+        func didFinishRequest(task: HTTPClient.Task<TransportResponse>) throws -> TransportResponse {
             guard let head else { throw TransportError(.badAnswer, url: url, message: "the server sent no response head") }
             var headers: [String: String] = [:]
             for (name, value) in head.headers where headers[name.lowercased()] == nil {
                 headers[name.lowercased()] = value
             }
-            let response = HTTPResponse(status: Int(head.status.code), headers: headers, body: body)
+            let response = TransportResponse(status: Int(head.status.code), headers: headers, body: body)
             arrival(response)
             return response
         }

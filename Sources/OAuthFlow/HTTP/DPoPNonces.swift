@@ -19,7 +19,7 @@ public final class DPoPNonces: Sendable {
 
     /// Keeps the `DPoP-Nonce` a response from `url` carries, if any; returns it.
     @discardableResult
-    func remember(_ response: HTTPResponse, from url: URL) -> String? {
+    func remember(_ response: TransportResponse, from url: URL) -> String? {
         guard let value = response.header("dpop-nonce"), Self.isValid(value) else { return nil }
         state.set(value, for: Self.origin(url))
         return value

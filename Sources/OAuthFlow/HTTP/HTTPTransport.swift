@@ -7,7 +7,7 @@ public enum RequestMethod: String, Sendable, Hashable {
 }
 
 /// An HTTP request as the engine builds it.
-public struct HTTPRequest: Sendable {
+public struct TransportRequest: Sendable {
     public var method: RequestMethod
     public var url: URL
     public var headers: [String: String]
@@ -27,7 +27,7 @@ public struct HTTPRequest: Sendable {
 }
 
 /// An HTTP response: status, headers (names lowercased) and the whole body.
-public struct HTTPResponse: Sendable {
+public struct TransportResponse: Sendable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
@@ -50,7 +50,7 @@ public struct HTTPResponse: Sendable {
 /// must not make the client resend credentials somewhere else. Tests inject their
 /// own transport to simulate broken servers.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 
     /// Sends a request and calls `arrival` with the response the moment its last byte is read,
     /// on the thread that read it, before handing it back.
@@ -59,11 +59,11 @@ public protocol HTTPTransport: Sendable {
     /// old refresh token by then, and every hop between threads is time in which a killed
     /// process would lose the new one. Transports that cannot do better use the default, which
     /// calls `arrival` once ``send(_:)`` returns.
-    func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse
+    func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse
 }
 
 extension HTTPTransport {
-    public func send(_ request: HTTPRequest, arrival: @escaping @Sendable (HTTPResponse) -> Void) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
         let response = try await send(request)
         arrival(response)
         return response

@@ -21,9 +21,9 @@ extension HTTPTransport {
     ///
     /// - Returns: The decoded document, or nil when the answer is not 200 with that JSON; and the response.
     /// - Throws: ``TransportError`` for an insecure URL or when there is no answer.
-    func fetchJSON<Document: Decodable>(_ url: URL, as type: Document.Type) async throws -> (document: Document?, response: HTTPResponse) {
+    func fetchJSON<Document: Decodable>(_ url: URL, as type: Document.Type) async throws -> (document: Document?, response: TransportResponse) {
         guard TransportPolicy.isSecure(url) else { throw TransportError(.insecure, url: url, message: TransportPolicy.refusal(url)) }
-        let response = try await send(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+        let response = try await send(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
         guard response.status == 200 else { return (nil, response) }
         return (try? JSONDecoder().decode(Document.self, from: response.body), response)
     }

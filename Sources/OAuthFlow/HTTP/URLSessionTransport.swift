@@ -40,7 +40,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         session.invalidateAndCancel()
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard request.clientIdentity == nil else {
             // URLSession takes a client certificate only from a keychain identity, which a PEM is not.
             throw TransportError(
@@ -67,7 +67,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     private final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         private struct Pending {
             let url: URL
-            let continuation: CheckedContinuation<HTTPResponse, any Error>
+            let continuation: CheckedContinuation<TransportResponse, any Error>
             var data = Data()
             var oversized = false
         }
@@ -80,7 +80,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             self.limit = limit
         }
 
-        func register(_ task: URLSessionTask, url: URL, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        func register(_ task: URLSessionTask, url: URL, continuation: CheckedContinuation<TransportResponse, any Error>) {
             lock.lock()
             pending[task.taskIdentifier] = Pending(url: url, continuation: continuation)
             lock.unlock()
@@ -131,7 +131,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers[name] = value }
             }
-            entry.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: entry.data))
+            entry.continuation.resume(returning: TransportResponse(status: http.statusCode, headers: headers, body: entry.data))
         }
     }
 }

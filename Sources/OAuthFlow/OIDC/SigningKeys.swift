@@ -106,7 +106,7 @@ package actor SigningKeys {
         url: URL, transport: any HTTPTransport, algorithms: [JWSAlgorithm], maximumKeys: Int, providerID: String, generation: Int, now: Date
     ) async throws -> Snapshot {
         guard TransportPolicy.isSecure(url) else { throw IDTokenError(.keysUnavailable, TransportPolicy.refusal(url)) }
-        let fetched: (document: [String: JSONValue]?, response: HTTPResponse)
+        let fetched: (document: [String: JSONValue]?, response: TransportResponse)
         do {
             fetched = try await transport.fetchJSON(url, as: [String: JSONValue].self)
         } catch {

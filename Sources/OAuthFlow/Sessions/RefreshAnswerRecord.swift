@@ -87,7 +87,7 @@ public enum RefreshAnswerRecord {
         else {
             return Contents(refreshing: session, answered: false, issuedRefreshToken: nil)
         }
-        let answer = HTTPResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
+        let answer = TransportResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
         var issued: Secret?
         if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
             !refresh.isEmpty

@@ -54,9 +54,11 @@ public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
 /// Tokens for a service's own calls, cached, renewed early, and asked for once however many callers want one.
 ///
 /// ```swift
-/// let tokens = ServiceTokens(client: client, store: FileTokenStore())
+/// let tokens = ServiceTokens(client: client, store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/myapp/tokens")))
 /// let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
 /// ```
+///
+/// Or through the front door, by name: `try oauth.serviceTokens(for: "keycloak")`, one per ``OAuth`` and provider.
 ///
 /// - A token is reused until it expires within ``skew`` (default 60 s; half its lifetime for a token that lives
 ///   less than two skews); one with no `expires_in` lives ``defaultLifetime`` (default 5 minutes).
@@ -218,8 +220,8 @@ public final class ServiceTokens: Sendable {
     /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
     /// and sends once more; a second 401 is returned as it is.
     public func send(
-        _ request: HTTPRequest, for target: ServiceTokenRequest = .init(), transport: any HTTPTransport = DefaultHTTPTransport()
-    ) async throws -> HTTPResponse {
+        _ request: TransportRequest, for target: ServiceTokenRequest = .init(), transport: any HTTPTransport = DefaultHTTPTransport()
+    ) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let key = key(for: target)
         let fetch: @Sendable (OAuthClient) async throws -> TokenSet = { client in try await client.clientCredentialsToken(target) }
@@ -231,7 +233,7 @@ public final class ServiceTokens: Sendable {
     }
 
     /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).
-    public static func rejectsToken(_ response: HTTPResponse) -> Bool {
+    public static func rejectsToken(_ response: TransportResponse) -> Bool {
         guard response.status == 401 else { return false }
         guard let challenge = response.header("www-authenticate")?.lowercased() else { return true }
         return challenge.contains("invalid_token") || !challenge.contains("error=")

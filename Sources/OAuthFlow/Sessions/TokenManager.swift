@@ -3,8 +3,11 @@ import Logging
 
 /// Keeps one session's access token valid, refreshing it when needed, once.
 ///
+/// Through the front door, `oauth.session("google")` is the session's manager, made once per ``OAuth`` and
+/// session, and `oauth.accessToken(for: "google")` its ``validAccessToken()``.
+///
 /// - ``validAccessToken()`` returns the stored token, or refreshes first when it is
-///   expired or expires within ``skew`` (by the injected clock).
+///   expired or expires within ``skew`` (by the clock of the client's ``OAuthEnvironment``).
 /// - However many tasks ask at once, one refresh runs and all of them share its result.
 /// - The refresh holds the store's lock and re-reads the session under it, so two
 ///   processes sharing a ``FileTokenStore`` never spend one rotating refresh token
@@ -189,7 +192,7 @@ public actor TokenManager {
         let tokens: TokenSet
         do {
             // On the thread that read the answer: nothing between its last byte and the record.
-            var arrived: (@Sendable (HTTPResponse) -> Void)?
+            var arrived: (@Sendable (TransportResponse) -> Void)?
             if let recorder = reservation.answerRecorder(refreshing: latest) {
                 arrived = { answer in recorder(answer.body) }
             }
@@ -297,7 +300,7 @@ public actor TokenManager {
     /// Sends a request with the session's access token: as a Bearer token, or with a DPoP proof when the
     /// session is DPoP-bound (``TokenSet/send(_:transport:nonces:clock:)``, one retry for a server nonce).
     /// On a 401 that is not a nonce demand, refreshes once and retries once.
-    public nonisolated func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public nonisolated func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let tokens = try await validTokens()
         let first = try await tokens.send(request, transport: transport, nonces: client.nonces, clock: clock)

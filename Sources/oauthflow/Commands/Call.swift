@@ -63,7 +63,7 @@ extension OAuthFlowCommand {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
                 // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
-                return try await manager.perform(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                return try await manager.perform(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
             }
             try report(response)
         }
@@ -82,26 +82,26 @@ extension OAuthFlowCommand {
             let name = session.name
             let target = self.target
             let request = ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences)
-            let call = { (tokens: ServiceTokens) async throws -> HTTPResponse in
+            let call = { (tokens: ServiceTokens) async throws -> TransportResponse in
                 let provider = tokens.client.provider
                 guard let url = provider.resources.resource(titled: target)?.url ?? URL(string: target).flatMap({ $0.host == nil ? nil : $0 }) else {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
-                return try await tokens.send(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]), for: request)
+                return try await tokens.send(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]), for: request)
             }
             let response = try await ServiceOptions.withServiceTokens(
                 descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, call)
             try report(response)
         }
 
-        private func report(_ response: HTTPResponse) throws {
+        private func report(_ response: TransportResponse) throws {
             Output.stderr("HTTP \(response.status)\(Self.refusal(response).map { ": " + $0 } ?? "")\n")
             Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }
         }
 
         /// What a refusing API's challenge says (RFC 6750 §3): its error and the scope it asks for.
-        static func refusal(_ response: HTTPResponse) -> String? {
+        static func refusal(_ response: TransportResponse) -> String? {
             guard [401, 403].contains(response.status), let header = response.header("www-authenticate"),
                 let challenge = AuthenticationChallenge.parse(header).first(where: { $0.error != nil })
             else { return nil }

@@ -118,7 +118,7 @@ struct LoginCLITests {
         #expect(!FileManager.default.fileExists(atPath: env.sessionFile))
 
         // The token was revoked at the server, not only forgotten here.
-        let response = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(
+        let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(
             method: .get, url: env.server.baseURL.appendingPathComponent("o/userinfo/"), headers: ["Authorization": "Bearer \(accessToken)"]))
         #expect(response.status == 401)
 

@@ -114,7 +114,7 @@ struct SharedLogoutEndToEndTests {
 
     private func waitUntilListening(_ origin: URL) async throws {
         for _ in 0..<100 {
-            if (try? await DefaultHTTPTransport(timeout: 2).send(OAuthFlow.HTTPRequest(method: .get, url: origin))) != nil { return }
+            if (try? await DefaultHTTPTransport(timeout: 2).send(TransportRequest(method: .get, url: origin))) != nil { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         Issue.record("the app did not start listening on \(origin)")

@@ -99,8 +99,8 @@ import OAuthFlowTestSupport
         let transport = ScriptedTransport { request, _ in
             let address = Self.withoutQuery(request.url.absoluteString)
             calls.note(address)
-            func answer(_ answer: Fixture.Answer, _ body: String? = nil) -> HTTPResponse {
-                HTTPResponse(
+            func answer(_ answer: Fixture.Answer, _ body: String? = nil) -> TransportResponse {
+                TransportResponse(
                     status: answer.status, headers: answer.contentType.map { ["Content-Type": $0] } ?? [:], body: Data((body ?? answer.body).utf8))
             }
             switch address {
@@ -136,11 +136,11 @@ import OAuthFlowTestSupport
             case extraURL where fixture.extra != nil:
                 return answer(try #require(fixture.extra))
             case jwksURL:
-                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(ProtectionToken.jwks([key.jwk()]).utf8))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(ProtectionToken.jwks([key.jwk()]).utf8))
             case discoveryURL where fixture.discovery != nil:
-                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(try #require(fixture.discovery)))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(try #require(fixture.discovery)))
             default:
-                return HTTPResponse(status: 404, headers: [:], body: Data())
+                return TransportResponse(status: 404, headers: [:], body: Data())
             }
         }
         let redirectURI = try #require(URL(string: "http://127.0.0.1:53682\(provider.loopback.path)"))

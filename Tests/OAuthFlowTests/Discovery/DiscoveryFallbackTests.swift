@@ -13,18 +13,18 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
 
     var requested: [String] { lock.withLock { paths } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         lock.withLock { paths.append(request.url.path) }
         let json = ["Content-Type": "application/json"]
         switch request.url.path {
         case "/.well-known/openid-configuration":
             let body = #"{"issuer":"https://auth.example.com","authorization_endpoint":"https://auth.example.com/authorize","token_endpoint":"https://auth.example.com/token"}"#
-            return HTTPResponse(status: 200, headers: json, body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: json, body: Data(body.utf8))
         case "/.well-known/oauth-authorization-server":
-            guard let rfc8414 else { return HTTPResponse(status: 404, headers: [:], body: Data()) }
-            return HTTPResponse(status: 200, headers: json, body: Data(rfc8414.utf8))
+            guard let rfc8414 else { return TransportResponse(status: 404, headers: [:], body: Data()) }
+            return TransportResponse(status: 200, headers: json, body: Data(rfc8414.utf8))
         default:
-            return HTTPResponse(status: 404, headers: [:], body: Data())
+            return TransportResponse(status: 404, headers: [:], body: Data())
         }
     }
 }

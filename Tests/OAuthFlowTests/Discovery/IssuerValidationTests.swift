@@ -28,7 +28,7 @@ import OAuthFlowTestSupport
     private func validate(_ claims: Claims, provider: Provider) async throws -> IDTokenClaims {
         let parameters = try #require(key.parameters)
         let jwks = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(parameters.x)","y":"\#(parameters.y)","kid":"k1","alg":"ES256","use":"sig"}]}"#
-        let transport = ScriptedTransport { _, _ in HTTPResponse(status: 200, body: Data(jwks.utf8)) }
+        let transport = ScriptedTransport { _, _ in TransportResponse(status: 200, body: Data(jwks.utf8)) }
         let validator = IDTokenValidator(provider: provider, clientID: Self.clientID, transport: transport, clock: FixedClock(date: now))
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key, kid: JWKIdentifier(string: "k1"))

@@ -208,9 +208,9 @@ struct EndToEndTests {
         let server = try Server.require()
         let transport = DefaultHTTPTransport(timeout: 10, maximumResponseSize: 256)
         let url = server.baseURL.appendingPathComponent("o/.well-known/openid-configuration")
-        let error = try await #require(throws: TransportError.self) { try await transport.send(HTTPRequest(method: .get, url: url)) }
+        let error = try await #require(throws: TransportError.self) { try await transport.send(TransportRequest(method: .get, url: url)) }
         #expect(error.message.contains("larger than the 256 bytes accepted"))
-        let roomy = try await DefaultHTTPTransport(timeout: 10).send(HTTPRequest(method: .get, url: url))
+        let roomy = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: url))
         #expect(roomy.status == 200 && roomy.body.count > 256)
     }
 

@@ -151,7 +151,7 @@ struct ServiceTokenEndToEndTests {
         let first = try await tokens.accessToken(target)
         try await server.revokeTokens(issuedFor: api)
         let before = try await server.tokenRequests(for: registered.clientID, resources: [api])
-        let response = try await tokens.send(HTTPRequest(method: .get, url: server.resource), for: target)
+        let response = try await tokens.send(TransportRequest(method: .get, url: server.resource), for: target)
         #expect(response.status == 200)
         #expect(try await server.tokenRequests(for: registered.clientID, resources: [api]) == before + 1)
         #expect(try await tokens.accessToken(target) != first)
@@ -279,7 +279,7 @@ struct ClientCredentialsDOTTests {
         let introspection = try #require(provider.endpoints.introspection)
         let credentials = Data("oauthflow-service:service-test-secret-0123456789abcdef".utf8).base64EncodedString()
         let response = try await DefaultHTTPTransport().send(
-            HTTPRequest(
+            TransportRequest(
                 method: .post, url: introspection,
                 headers: ["Authorization": "Basic \(credentials)", "Content-Type": "application/x-www-form-urlencoded"],
                 body: Data("token=\(token.value)".utf8)))

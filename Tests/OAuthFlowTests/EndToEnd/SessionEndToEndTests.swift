@@ -48,7 +48,7 @@ struct SessionEndToEndTests {
         #expect(tokens.first != session.tokens.accessToken.value)
         let stored = try #require(try await store.load(session.key))
         #expect(stored.tokens.refreshToken != session.tokens.refreshToken, "the rotated refresh token was stored")
-        let response = try await manager.perform(HTTPRequest(method: .get, url: try #require(provider.endpoints.userinfo)))
+        let response = try await manager.perform(TransportRequest(method: .get, url: try #require(provider.endpoints.userinfo)))
         #expect(response.status == 200)
     }
 

@@ -189,9 +189,9 @@ import OAuthFlowTestSupport
             + #""authorization_response_iss_parameter_supported":\#(advertised)}"#
         let transport = ScriptedTransport { request, _ in
             if request.url.path.hasPrefix("/.well-known") {
-                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(metadata.utf8))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(metadata.utf8))
             }
-            return HTTPResponse(
+            return TransportResponse(
                 status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"access_token":"a","token_type":"Bearer"}"#.utf8))
         }
         let provider = try TestDescriptor(protocol: .oauth2, endpoints: [], extra: "discovery:\n  mode: rfc8414\n").provider()

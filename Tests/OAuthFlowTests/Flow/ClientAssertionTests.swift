@@ -41,7 +41,7 @@ import _CryptoExtras
     static func sent(
         _ configuration: ClientConfiguration, methods: String, audience: String = "issuer",
         _ send: @escaping @Sendable (OAuthClient) async throws -> Void = { _ = try await $0.clientCredentialsToken() }
-    ) async throws -> (fields: [String: String], request: HTTPRequest) {
+    ) async throws -> (fields: [String: String], request: TransportRequest) {
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer","expires_in":60}"#))
         let client = OAuthClient(provider: try provider(methods: methods, audience: audience), configuration: configuration, environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
         try await send(client)
@@ -88,7 +88,7 @@ import _CryptoExtras
     @Test(arguments: ["issuer", "token_endpoint"])
     func invalidClientAfterAnAssertionNamesTheAudienceSent(audience: String) async throws {
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(
+            TransportResponse(
                 status: 401, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"invalid_client","error_description":"Not for me!"}"#.utf8))
         }
@@ -104,7 +104,7 @@ import _CryptoExtras
     /// A refusal that names another cause (here the algorithm) gets no advice about the audience.
     @Test func invalidClientNamingTheAlgorithmGetsNoAudienceAdvice() async throws {
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(
+            TransportResponse(
                 status: 400, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"invalid_client","error_description":"Algorithm of 'RS256' is not allowed"}"#.utf8))
         }

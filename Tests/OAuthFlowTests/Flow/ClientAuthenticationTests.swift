@@ -37,7 +37,7 @@ import OAuthFlowTestSupport
     }
 
     @Test func aSecretIsNotSentWhenTheRequestWouldBeRefused() async throws {
-        let transport = ScriptedTransport { _, _ in HTTPResponse(status: 200, body: Data(#"{"access_token":"a","token_type":"bearer"}"#.utf8)) }
+        let transport = ScriptedTransport { _, _ in TransportResponse(status: 200, body: Data(#"{"access_token":"a","token_type":"bearer"}"#.utf8)) }
         let client = OAuthClient(provider: try provider("method: none"), configuration: ClientConfiguration(
             clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
         let tokens = TokenSet(accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("r"), idToken: nil,

@@ -77,14 +77,14 @@ import Testing
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(DPoPKey.self, from: Data(tampered.utf8)) }
     }
 
-    static func nonceDemand(_ status: Int, nonce: String?) -> HTTPResponse {
+    static func nonceDemand(_ status: Int, nonce: String?) -> TransportResponse {
         var headers = ["Content-Type": "application/json"]
         if let nonce { headers["DPoP-Nonce"] = nonce }
         if status == 401 { headers["WWW-Authenticate"] = #"DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof""# }
-        return HTTPResponse(status: status, headers: headers, body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))
+        return TransportResponse(status: status, headers: headers, body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))
     }
 
-    static func nonce(in request: HTTPRequest) -> String? {
+    static func nonce(in request: TransportRequest) -> String? {
         guard let proof = request.headers["DPoP"], let (_, claims) = try? IDTokenValidator.decodeUnverified(proof) else { return nil }
         return claims["nonce"]?.stringValue
     }
@@ -94,13 +94,13 @@ import Testing
         let seen = Recorder()
         let transport = ScriptedTransport { request, _ in
             seen.add(Self.nonce(in: request) ?? "-")
-            if Self.nonce(in: request) == "server-nonce-1" { return HTTPResponse(status: 200, headers: ["DPoP-Nonce": "server-nonce-1"], body: Data("{}".utf8)) }
+            if Self.nonce(in: request) == "server-nonce-1" { return TransportResponse(status: 200, headers: ["DPoP-Nonce": "server-nonce-1"], body: Data("{}".utf8)) }
             return Self.nonceDemand(status, nonce: "server-nonce-1")
         }
         let key = try DPoPKey.generate()
         let nonces = DPoPNonces()
         let url = try #require(URL(string: "https://rs.example.com/things"))
-        let request = HTTPRequest(method: .get, url: url)
+        let request = TransportRequest(method: .get, url: url)
         let first = try await DPoPSending.send(request, key: key, accessToken: Secret("t"), nonces: nonces, transport: transport, clock: SystemDateClock())
         #expect(first.status == 200)
         #expect(seen.values == ["-", "server-nonce-1"])
@@ -116,7 +116,7 @@ import Testing
         let url = try #require(URL(string: "https://as.example.com/token"))
         let error = await #expect(throws: FlowError.self) {
             _ = try await DPoPSending.send(
-                HTTPRequest(method: .post, url: url), key: try DPoPKey.generate(), accessToken: nil, nonces: DPoPNonces(), transport: transport,
+                TransportRequest(method: .post, url: url), key: try DPoPKey.generate(), accessToken: nil, nonces: DPoPNonces(), transport: transport,
                 clock: SystemDateClock())
         }
         #expect(error?.code == .dpop)
@@ -130,7 +130,7 @@ import Testing
             let url = try #require(URL(string: "https://as.example.com/token"))
             await #expect(throws: FlowError.self) {
                 _ = try await DPoPSending.send(
-                    HTTPRequest(method: .post, url: url), key: try DPoPKey.generate(), accessToken: nil, nonces: DPoPNonces(), transport: transport,
+                    TransportRequest(method: .post, url: url), key: try DPoPKey.generate(), accessToken: nil, nonces: DPoPNonces(), transport: transport,
                     clock: SystemDateClock())
             }
             #expect(transport.count("/token") == 1)
@@ -142,30 +142,30 @@ import Testing
         let transport = ScriptedTransport { request, _ in
             headers.add(request.headers["Authorization"] ?? "")
             headers.add(request.headers["DPoP"] == nil ? "no proof" : "proof")
-            return HTTPResponse(status: 200)
+            return TransportResponse(status: 200)
         }
         let url = try #require(URL(string: "https://api.example.com/me"))
         var tokens = TokenSet(
             accessToken: Secret("tok"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [], issuedAt: Date())
-        _ = try await tokens.send(HTTPRequest(method: .get, url: url), transport: transport)
+        _ = try await tokens.send(TransportRequest(method: .get, url: url), transport: transport)
         tokens.tokenType = "dpop"
         tokens.proofKey = try DPoPKey.generate()
-        _ = try await tokens.send(HTTPRequest(method: .get, url: url), transport: transport)
+        _ = try await tokens.send(TransportRequest(method: .get, url: url), transport: transport)
         #expect(headers.values == ["Bearer tok", "no proof", "DPoP tok", "proof"])
         await #expect(throws: FlowError.self) {
-            _ = try await tokens.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://api.example.com/me"))), transport: transport)
+            _ = try await tokens.send(TransportRequest(method: .get, url: try #require(URL(string: "http://api.example.com/me"))), transport: transport)
         }
     }
 }
 
 /// DPoP on the requests outside a browser sign-in: service tokens, the device grant, revocation.
 @Suite struct DPoPGrantTests {
-    static func json(_ status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+    static func json(_ status: Int, _ text: String) -> TransportResponse {
+        TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
     }
 
     /// The `jkt` of a request's proof, or "none".
-    static func proofKey(_ request: HTTPRequest) -> String {
+    static func proofKey(_ request: TransportRequest) -> String {
         guard let proof = request.headers["DPoP"], let (header, _) = try? IDTokenValidator.decodeUnverified(proof),
             case let .object(jwk)? = header["jwk"]
         else { return "none" }
@@ -177,14 +177,14 @@ import Testing
         let transport = ScriptedTransport { request, _ in
             seen.add("\(request.url.path) \(request.headers["Authorization"]?.prefix(5) ?? "-") \(Self.proofKey(request) == "none" ? "no proof" : "proof")")
             if request.url.path == "/token" { return Self.json(200, #"{"access_token":"svc","token_type":"DPoP","expires_in":300}"#) }
-            return HTTPResponse(status: 200)
+            return TransportResponse(status: 200)
         }
         let provider = try TestDescriptor(
             extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\nsecurity:\n  dpop: required\n"
         ).provider()
         let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
         let tokens = ServiceTokens(client: client, store: InMemoryTokenStore())
-        let answer = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/orders")!), transport: transport)
+        let answer = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders")!), transport: transport)
         #expect(answer.status == 200)
         #expect(seen.values == ["/token Basic proof", "/orders DPoP  proof"])
     }
@@ -213,7 +213,7 @@ import Testing
         let keys = Recorder()
         let transport = ScriptedTransport { request, _ in
             keys.add(Self.proofKey(request))
-            return HTTPResponse(status: 200)
+            return TransportResponse(status: 200)
         }
         let provider = try TestDescriptor().with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))

@@ -38,10 +38,10 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
                         grant: Bool = true) throws -> (OAuthClient, ScriptedTransport) {
         let transport = ScriptedTransport { request, n in
             if request.url.path == "/device" {
-                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(authorization.utf8))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(authorization.utf8))
             }
             let (status, body) = polls[min(n, polls.count) - 1]
-            return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            return TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let client = OAuthClient(provider: try provider(extra, grant: grant), configuration: ClientConfiguration(
             clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport, clock: time))
@@ -179,7 +179,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
     @Test func anInvalidClientOnAJSONBodyProviderHintsAtTheEncoding() async throws {
         let refusal = #"{"error":"invalid_client","error_description":"client authentication failed"}"#
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 401, headers: ["Content-Type": "application/json"], body: Data(refusal.utf8))
+            TransportResponse(status: 401, headers: ["Content-Type": "application/json"], body: Data(refusal.utf8))
         }
         let text = descriptorText(id: "example", extra: """
               device_authorization: https://auth.example.com/device

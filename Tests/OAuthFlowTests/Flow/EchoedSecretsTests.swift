@@ -11,7 +11,7 @@ import Testing
     static let refresh = "refresh-token-never-shown-abcdef"
     static let access = "access-token-never-shown-abcdef"
 
-    static func client(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws -> OAuthClient {
+    static func client(_ answer: @escaping @Sendable (TransportRequest) -> TransportResponse) throws -> OAuthClient {
         let provider = try TestDescriptor(
             extra: "client_auth:\n  methods: [client_secret_basic]\n"
         ).with(endpoints: [("revocation", "https://auth.example.com/revoke"), ("userinfo", "https://auth.example.com/userinfo")]).provider()
@@ -20,9 +20,9 @@ import Testing
                 clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: Secret(secret)), environment: OAuthEnvironment(transport: ScriptedTransport { request, _ in answer(request) }))
     }
 
-    static func echo(status: Int, _ words: String) -> HTTPResponse {
+    static func echo(status: Int, _ words: String) -> TransportResponse {
         let body = #"{"error":"invalid_request","error_description":"\#(words)"}"#
-        return HTTPResponse(
+        return TransportResponse(
             status: status, headers: ["Content-Type": "application/json", "WWW-Authenticate": #"Bearer error_description="\#(words)""#],
             body: Data(body.utf8))
     }

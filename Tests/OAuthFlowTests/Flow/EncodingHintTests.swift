@@ -11,7 +11,7 @@ import OAuthFlowTestSupport
 
     private func client(answering body: String) throws -> OAuthClient {
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let provider = try TestDescriptor().provider()
         return OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))

@@ -22,11 +22,11 @@ import Testing
                 clientID: "my client", redirectURI: redirect, clientSecret: Secret("s3cret"), scopes: ["read"], authMethod: .clientSecretBasic), environment: OAuthEnvironment(transport: transport))
     }
 
-    static func json(_ status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+    static func json(_ status: Int, _ text: String) -> TransportResponse {
+        TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
     }
 
-    static func form(_ request: HTTPRequest) -> [String: String] {
+    static func form(_ request: TransportRequest) -> [String: String] {
         Dictionary(
             String(decoding: request.body ?? Data(), as: UTF8.self).split(separator: "&").map { pair in
                 let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
@@ -45,7 +45,7 @@ import Testing
         }
         let before = Date()
         let pending = try await Self.client(try Self.provider("security:\n  dpop: required\n"), transport).startAuthorization()
-        let body = Self.form(HTTPRequest(method: .post, url: Self.redirect, body: Data(pushed.values[0].utf8)))
+        let body = Self.form(TransportRequest(method: .post, url: Self.redirect, body: Data(pushed.values[0].utf8)))
         for name in ["state", "code_challenge", "code_challenge_method", "redirect_uri", "scope", "response_type", "client_id", "dpop_jkt"] {
             #expect(body[name] != nil, "\(name) is pushed")
         }
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func alwaysWithoutAnEndpointSaysWhereToSetIt() async throws {
-        let transport = ScriptedTransport { _, _ in HTTPResponse(status: 500) }
+        let transport = ScriptedTransport { _, _ in TransportResponse(status: 500) }
         let error = await #expect(throws: FlowError.self) {
             _ = try await Self.client(try Self.provider("authorization:\n  pushed: always\n", endpoints: []), transport).startAuthorization()
         }
@@ -117,7 +117,7 @@ import Testing
     /// A 201 with an HTML page is reported as what it is, not as an answer without a `request_uri`.
     @Test func anHTMLPageInPlaceOfTheAnswerIsNamed() async throws {
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 201, headers: ["Content-Type": "text/html"], body: Data("<html><body>Sign in</body></html>".utf8))
+            TransportResponse(status: 201, headers: ["Content-Type": "text/html"], body: Data("<html><body>Sign in</body></html>".utf8))
         }
         let error = try await #require(throws: FlowError.self) { _ = try await Self.client(try Self.provider(), transport).startAuthorization() }
         #expect(error.code == .pushedAuthorization)
@@ -144,7 +144,7 @@ import Testing
             _ = try await Self.client(try Self.provider(), refusing).startAuthorization()
         }
         #expect(refusal?.error == "invalid_request")
-        let redirecting = ScriptedTransport { _, _ in HTTPResponse(status: 302, headers: ["Location": "https://evil.example.net/"]) }
+        let redirecting = ScriptedTransport { _, _ in TransportResponse(status: 302, headers: ["Location": "https://evil.example.net/"]) }
         let redirect = await #expect(throws: FlowError.self) {
             _ = try await Self.client(try Self.provider(), redirecting).startAuthorization()
         }
@@ -217,7 +217,7 @@ import Testing
                         #"{"issuer":"https://as.example.com","authorization_endpoint":"https://as.example.com/authorize","token_endpoint":"https://as.example.com/token","dpop_signing_alg_values_supported":\#(listed)}"#
                     )
                 }
-                return HTTPResponse(status: 500)
+                return TransportResponse(status: 500)
             }
             let provider = try TestDescriptor(
                 protocol: .oauth2, issuer: Self.issuer, endpoints: [],

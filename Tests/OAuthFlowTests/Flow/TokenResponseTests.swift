@@ -13,7 +13,7 @@ import OAuthFlowTestSupport
 
     private func parse(_ body: String, status: Int = 200, format: ProviderDescriptor.TokenResponse.Format = .json,
                        previous: TokenSet? = nil) throws -> TokenSet {
-        let response = HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        let response = TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         return try TokenResponseParser.tokenSet(from: response, format: format, separator: " ",
                                                 requestedScopes: ["openid", "email"], previous: previous, now: now)
     }
@@ -133,7 +133,7 @@ import OAuthFlowTestSupport
     func errorsOfAnUnreadableBodyNameTheEncodingSent(_ fields: String) async throws {
         let code = fields.contains("unsupported") ? "unsupported_grant_type" : "invalid_request"
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data("{\(fields)}".utf8))
+            TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data("{\(fields)}".utf8))
         }
         let provider = try TestDescriptor().provider()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))
@@ -145,7 +145,7 @@ import OAuthFlowTestSupport
 
     @Test func otherServerErrorsCarryNoEncodingHint() async throws {
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+            TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
         }
         let provider = try TestDescriptor().provider()
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))

@@ -14,7 +14,7 @@ import OAuthFlowTestSupport
         let clock = ContinuousClock()
         let started = clock.now
         let error = try await #require(throws: TransportError.self) {
-            try await transport.send(HTTPRequest(method: .post, url: server.url, body: Data("grant_type=x".utf8)))
+            try await transport.send(TransportRequest(method: .post, url: server.url, body: Data("grant_type=x".utf8)))
         }
         let elapsed = clock.now - started
         server.stop()
@@ -67,7 +67,7 @@ import OAuthFlowTestSupport
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
         let error = try await #require(throws: TransportError.self) {
-            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: server.url))
+            try await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: server.url))
         }
         #expect(error.message.contains("Content-Encoding: \(coding)") && error.message.contains("does not decompress"), "\(error)")
         #expect(error.code == .badAnswer)
@@ -80,7 +80,7 @@ import OAuthFlowTestSupport
         let answer = Data("HTTP/1.1 200 OK\r\nContent-Encoding: identity\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".utf8)
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
-        let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: server.url))
+        let response = try await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: server.url))
         #expect(response.body == Data("{}".utf8))
     }
 
@@ -88,13 +88,13 @@ import OAuthFlowTestSupport
         let answer = Data("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/steal\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
         let server = try HostileServer(.fixed(answer))
         defer { server.stop() }
-        let response = try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .post, url: server.url, body: Data("a=b".utf8)))
+        let response = try await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .post, url: server.url, body: Data("a=b".utf8)))
         #expect(response.status == 307)
         #expect(server.received.count == 1)
     }
 
     @Test func aResourceRedirectSaysItWasNotFollowed() throws {
-        let error = OAuthClient.resourceError(HTTPResponse(status: 307, headers: ["Location": "https://elsewhere.example/steal"]))
+        let error = OAuthClient.resourceError(TransportResponse(status: 307, headers: ["Location": "https://elsewhere.example/steal"]))
         let flow = try #require(error as? FlowError)
         #expect(flow.code == .unexpectedStatus)
         #expect(flow.message.contains("HTTP 307") && flow.message.contains("https://elsewhere.example/steal")
@@ -113,7 +113,7 @@ import OAuthFlowTestSupport
         let url = server.url
         server.stop()
         let error = try await #require(throws: TransportError.self) {
-            try await DefaultHTTPTransport(timeout: 5).send(HTTPRequest(method: .get, url: url))
+            try await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: url))
         }
         #expect(error.message.contains("could not connect"), "\(error)")
         #expect(error.code == .unreachable, "\(error.code)")

@@ -26,9 +26,9 @@ struct LogoutFixture: Sendable {
             if request.url.path == "/revoke" {
                 let token = FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)).first { $0.0 == "token" }?.1
                 revoked.withLock { $0.append(token ?? "") }
-                return HTTPResponse(status: 200, headers: [:], body: Data())
+                return TransportResponse(status: 200, headers: [:], body: Data())
             }
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(jwks.utf8))
+            return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(jwks.utf8))
         }
         provider = try TestDescriptor(protocol: .oidc, issuer: Self.issuer, extra: "client_auth:\n  methods: [client_secret_basic]\n" + extra)
             .with(endpoints: [

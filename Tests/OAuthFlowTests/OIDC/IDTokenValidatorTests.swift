@@ -43,7 +43,7 @@ import OAuthFlowTestSupport
         throws -> (IDTokenValidator, ScriptedTransport) {
         let body = try jwks(keys ?? [("k1", key)])
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let validator = IDTokenValidator(provider: try provider ?? self.provider(), clientID: Self.clientID, clientSecret: secret,
                                          transport: transport, clock: FixedClock(date: now))
@@ -190,7 +190,7 @@ import OAuthFlowTestSupport
     @Test func userinfoSubjectMustMatchTheIDToken() async throws {
         let idToken = try await sign(Claims())
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
         }
         let client = OAuthClient(provider: try provider(userinfo: true), configuration: ClientConfiguration(
             clientID: Self.clientID, redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
@@ -257,7 +257,7 @@ import OAuthFlowTestSupport
         let before = try jwks([("k1", key)])
         let after = try jwks([("k2", rotated)])
         let transport = ScriptedTransport { _, n in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((n == 1 ? before : after).utf8))
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data((n == 1 ? before : after).utf8))
         }
         let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, clock: FixedClock(date: now))
         let token = try await sign(Claims(), with: rotated, kid: "k2")
@@ -276,7 +276,7 @@ import OAuthFlowTestSupport
     @Test func keysWithoutKeyIDVerifyTokensWithAndWithoutKid() async throws {
         let parameters = try #require(key.parameters)
         let body = #"{"keys":[{"kty":"EC","crv":"P-256","x":"\#(parameters.x)","y":"\#(parameters.y)","alg":"ES256"}]}"#
-        let transport = ScriptedTransport { _, _ in HTTPResponse(status: 200, body: Data(body.utf8)) }
+        let transport = ScriptedTransport { _, _ in TransportResponse(status: 200, body: Data(body.utf8)) }
         let validator = IDTokenValidator(provider: try provider(), clientID: Self.clientID, transport: transport, clock: FixedClock(date: now))
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key)
@@ -310,7 +310,7 @@ import OAuthFlowTestSupport
     @Test func sessionUserinfoIsCheckedAgainstTheIDToken() async throws {
         let idToken = try await sign(Claims())
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"sub":"user-2"}"#.utf8))
         }
         let redirect = URL(string: "http://127.0.0.1/callback")!
         let client = OAuthClient(

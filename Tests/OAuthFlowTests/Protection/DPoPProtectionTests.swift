@@ -268,7 +268,7 @@ extension Protection {
                     "aud": .string(ProtectionToken.resource), "exp": .number(self.clock.now().timeIntervalSince1970 + 600),
                     "cnf": .object(["jkt": .string(self.proofKey.thumbprint)]),
                 ]
-                return HTTPResponse(
+                return TransportResponse(
                     status: 200, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(JSONValue.object(answer)))
             }
             let provider = try ProtectionSetup.provider(

@@ -97,7 +97,7 @@ extension Protection {
         ])
         func aJWKSEndpointThatAnswersWronglyGives503AndIsAskedAgain(_ status: Int, _ body: String) async throws {
             let server = ScriptedTransport { _, _ in
-                HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+                TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
             }
             let api = try api(transport: server)
             let token = try key.sign(claims())

@@ -131,13 +131,13 @@ enum ProtectionToken {
 /// An authorization server in the test process: JWKS documents by URL, an introspection answer,
 /// a count of the requests of each URL, and an optional delay before every answer.
 final class InProcessAuthorizationServer: HTTPTransport, @unchecked Sendable {
-    typealias Introspection = @Sendable (_ token: String, _ request: HTTPRequest) async throws -> HTTPResponse
+    typealias Introspection = @Sendable (_ token: String, _ request: TransportRequest) async throws -> TransportResponse
 
     private let lock = NSLock()
     private var documents: [String: String] = [:]
     private var counts: [String: Int] = [:]
     private var introspection: Introspection?
-    private var recorded: [HTTPRequest] = []
+    private var recorded: [TransportRequest] = []
     private let delay: Duration?
 
     init(delay: Duration? = nil) { self.delay = delay }
@@ -154,16 +154,16 @@ final class InProcessAuthorizationServer: HTTPTransport, @unchecked Sendable {
     /// Answers every introspection with `document`, as JSON.
     func answerIntrospection(json document: String, status: Int = 200) {
         answerIntrospection { _, _ in
-            HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(document.utf8))
+            TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(document.utf8))
         }
     }
 
     func count(_ url: String) -> Int { lock.withLock { counts[url, default: 0] } }
     var jwksFetches: Int { count(ProtectionToken.issuer + "/jwks") }
     var introspections: Int { count(ProtectionToken.issuer + "/introspect") }
-    var requests: [HTTPRequest] { lock.withLock { recorded } }
+    var requests: [TransportRequest] { lock.withLock { recorded } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
         components?.query = nil
         let url = components?.string ?? request.url.absoluteString
@@ -178,8 +178,8 @@ final class InProcessAuthorizationServer: HTTPTransport, @unchecked Sendable {
             let token = form.split(separator: "&").first { $0.hasPrefix("token=") }.map { String($0.dropFirst(6)) }
             return try await answer(token?.removingPercentEncoding ?? "", request)
         }
-        guard let document else { return HTTPResponse(status: 404, body: Data("not found".utf8)) }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(document.utf8))
+        guard let document else { return TransportResponse(status: 404, body: Data("not found".utf8)) }
+        return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(document.utf8))
     }
 }
 

@@ -79,11 +79,11 @@ import OAuthFlowTestSupport
             #expect(request.headers["User-Agent"] == "OAuthFlow", "the userinfo headers go with it")
             switch request.url.absoluteString {
             case "https://api.github.com/user":
-                return HTTPResponse(status: 200, body: Data(#"{"id":7,"login":"ada","avatar_url":"https://a/7"}"#.utf8))
+                return TransportResponse(status: 200, body: Data(#"{"id":7,"login":"ada","avatar_url":"https://a/7"}"#.utf8))
             case "https://api.github.com/user/emails":
-                return HTTPResponse(status: 200, body: Data(#"[{"email":"b@x","primary":false,"verified":false},{"email":"a@x","primary":true,"verified":true}]"#.utf8))
+                return TransportResponse(status: 200, body: Data(#"[{"email":"b@x","primary":false,"verified":false},{"email":"a@x","primary":true,"verified":true}]"#.utf8))
             default:
-                return HTTPResponse(status: 404)
+                return TransportResponse(status: 404)
             }
         }
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
@@ -99,7 +99,7 @@ import OAuthFlowTestSupport
         let answers: [String] = [deep, "not json", #"{"id":{"nested":true},"login":["a"],"avatar_url":12.5}"#, "[]", #"{"id":"\u001b[31mred"}"#]
         for answer in answers {
             let transport = ScriptedTransport { request, _ in
-                request.url.path.hasSuffix("/emails") ? HTTPResponse(status: 200, body: Data(deep.utf8)) : HTTPResponse(status: 200, body: Data(answer.utf8))
+                request.url.path.hasSuffix("/emails") ? TransportResponse(status: 200, body: Data(deep.utf8)) : TransportResponse(status: 200, body: Data(answer.utf8))
             }
             let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
             let tokens = TokenSet(accessToken: Secret("t"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [], issuedAt: Date())

@@ -63,10 +63,10 @@ import Darwin
         try await store.save(session)
         let transport = ScriptedTransport { request, _ in
             if request.url.path == "/jwks" {
-                return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"keys":[]}"#.utf8))
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"keys":[]}"#.utf8))
             }
             let body = #"{"access_token":"access-2","token_type":"Bearer","expires_in":3600,"refresh_token":"refresh-2","id_token":"\#(InterruptedRefresh.forgedIDToken)"}"#
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
         }
         let client = OAuthClient(provider: try InterruptedRefresh.provider(), configuration: ClientConfiguration(
             clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))

@@ -41,18 +41,18 @@ import Testing
     }
 
     /// The request body's fields.
-    static func fields(_ request: HTTPRequest) -> [(String, String)] {
+    static func fields(_ request: TransportRequest) -> [(String, String)] {
         FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self))
     }
 
     /// A token that names what it was asked for: `scope|resource,resource|audience`.
-    static func echo(_ request: HTTPRequest, expiresIn: Int? = 3600, counter: Int) -> HTTPResponse {
+    static func echo(_ request: TransportRequest, expiresIn: Int? = 3600, counter: Int) -> TransportResponse {
         let fields = fields(request)
         let value = { (name: String) in fields.filter { $0.0 == name }.map(\.1).sorted().joined(separator: ",") }
         let token = "\(value("scope"))|\(value("resource"))|\(value("audience"))|\(counter)"
         var body: [String: Any] = ["access_token": Base64URL.encode(Data(token.utf8)), "token_type": "Bearer"]
         if let expiresIn { body["expires_in"] = expiresIn }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try! JSONSerialization.data(withJSONObject: body))
+        return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: try! JSONSerialization.data(withJSONObject: body))
     }
 
     static func decoded(_ token: Secret) -> String {
@@ -116,7 +116,7 @@ import Testing
     @Test func anAnswerNamingAnotherScopeIsKeptUnderTheKeyThatAskedOnly() async throws {
         // A hostile server answers every request with a token whose `scope` claims "admin".
         let transport = ScriptedTransport { _, count in
-            HTTPResponse(
+            TransportResponse(
                 status: 200, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"access_token":"t\#(count)","token_type":"Bearer","expires_in":3600,"scope":"admin"}"#.utf8))
         }
@@ -130,7 +130,7 @@ import Testing
     @Test func aGarbageAnswerWhileAThousandWaitIsOneRequestOneErrorAndNothingCached() async throws {
         let transport = ScriptedTransport { _, count in
             try await Task.sleep(nanoseconds: 200_000_000)
-            if count == 1 { return HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>oops</html>".utf8)) }
+            if count == 1 { return TransportResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>oops</html>".utf8)) }
             return tokenResponse("good")
         }
         let tokens = try Self.tokens(transport)
@@ -218,11 +218,11 @@ import Testing
     @Test func aResourceServer401DropsTheTokenAndRetriesOnceOnly() async throws {
         let transport = ScriptedTransport { request, count in
             if request.url.path == "/token" { return Self.echo(request, counter: count) }
-            return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+            return TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
         }
         let tokens = try Self.tokens(transport)
         let response = try await tokens.send(
-            HTTPRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+            TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
         #expect(response.status == 401)
         #expect(transport.count("/token") == 2, "one new token after the first 401, none after the second")
         #expect(transport.count("/things") == 2)
@@ -232,12 +232,12 @@ import Testing
         let transport = ScriptedTransport { request, count in
             if request.url.path == "/token" { return Self.echo(request, counter: count) }
             return count == 1
-                ? HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api", error="invalid_token""#])
-                : HTTPResponse(status: 200, body: Data(request.headers["Authorization"]?.utf8 ?? "".utf8))
+                ? TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api", error="invalid_token""#])
+                : TransportResponse(status: 200, body: Data(request.headers["Authorization"]?.utf8 ?? "".utf8))
         }
         let tokens = try Self.tokens(transport)
         let first = try await tokens.accessToken()
-        let response = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
         #expect(response.status == 200)
         let second = try await tokens.accessToken()
         #expect(second != first)
@@ -247,10 +247,10 @@ import Testing
     @Test func a403OrAnInsufficientScope401KeepsTheToken() async throws {
         let transport = ScriptedTransport { request, count in
             if request.url.path == "/token" { return Self.echo(request, counter: count) }
-            return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope""#])
+            return TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope""#])
         }
         let tokens = try Self.tokens(transport)
-        _ = try await tokens.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        _ = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
         #expect(transport.count("/token") == 1)
     }
 
@@ -294,7 +294,7 @@ import Testing
         let store = InMemoryTokenStore()
         let transport = ScriptedTransport { request, count in
             if request.url.path == "/token", count == 2 {
-                return HTTPResponse(status: 401, body: Data(#"{"error":"invalid_client"}"#.utf8))
+                return TransportResponse(status: 401, body: Data(#"{"error":"invalid_client"}"#.utf8))
             }
             return Self.echo(request, counter: count)
         }
@@ -350,7 +350,7 @@ import Testing
         ).provider()
         let transport = ScriptedTransport { request, count in
             let subject = Self.fields(request).first { $0.0 == "subject_token" }?.1 ?? ""
-            return HTTPResponse(
+            return TransportResponse(
                 status: 200, headers: ["Content-Type": "application/json"],
                 body: Data(
                     #"{"access_token":"for-\#(subject)-\#(count)","token_type":"Bearer","expires_in":600,"issued_token_type":"urn:ietf:params:oauth:token-type:access_token"}"#
@@ -419,7 +419,7 @@ import Testing
     /// getting a token without `write`, and a `read` caller is served from the cache.
     @Test func aTokenGrantingFewerScopesIsCachedUnderWhatWasGranted() async throws {
         let transport = ScriptedTransport { _, count in
-            HTTPResponse(
+            TransportResponse(
                 status: 200, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"access_token":"t-\#(count)","token_type":"Bearer","expires_in":3600,"scope":"read"}"#.utf8))
         }

@@ -30,7 +30,7 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func freshTokenIsReturnedWithoutARequest() async throws {
-        let transport = ScriptedTransport { _, _ in Issue.record("no request expected"); return HTTPResponse(status: 500) }
+        let transport = ScriptedTransport { _, _ in Issue.record("no request expected"); return TransportResponse(status: 500) }
         let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
         #expect(try await manager.validAccessToken().value == "access-1")
     }
@@ -63,7 +63,7 @@ final class ChangeLog: @unchecked Sendable {
 
     @Test func invalidGrantSignsOut() async throws {
         let transport = ScriptedTransport { _, _ in
-            HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
+            TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
         }
         let changes = ChangeLog()
         let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)), changes: changes)
@@ -78,7 +78,7 @@ final class ChangeLog: @unchecked Sendable {
 
     @Test(arguments: [503, 500])
     func serverTroubleKeepsTheSession(status: Int) async throws {
-        let transport = ScriptedTransport { _, _ in HTTPResponse(status: status, headers: ["Content-Type": "text/html"], body: Data("<h1>down</h1>".utf8)) }
+        let transport = ScriptedTransport { _, _ in TransportResponse(status: status, headers: ["Content-Type": "text/html"], body: Data("<h1>down</h1>".utf8)) }
         let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
         await #expect(throws: FlowError.self) { try await manager.validAccessToken() }
         #expect(try await store.load(SessionKey(providerID: "example")) != nil)
@@ -147,10 +147,10 @@ final class ChangeLog: @unchecked Sendable {
         let transport = ScriptedTransport { request, n in
             if request.url.path == "/token" { return tokenResponse("access-\(n + 1)") }
             let bearer = request.headers["Authorization"] ?? ""
-            return bearer == "Bearer access-2" ? HTTPResponse(status: 200, body: Data("ok".utf8)) : HTTPResponse(status: 401)
+            return bearer == "Bearer access-2" ? TransportResponse(status: 200, body: Data("ok".utf8)) : TransportResponse(status: 401)
         }
         let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
-        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        let response = try await manager.perform(TransportRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
         #expect(response.status == 200)
         #expect(transport.count("/token") == 1)
         #expect(transport.count("/me") == 2)
@@ -158,17 +158,17 @@ final class ChangeLog: @unchecked Sendable {
 
     @Test func persistent401IsReturnedAfterOneRetry() async throws {
         let transport = ScriptedTransport { request, n in
-            request.url.path == "/token" ? tokenResponse("access-\(n + 1)") : HTTPResponse(status: 401)
+            request.url.path == "/token" ? tokenResponse("access-\(n + 1)") : TransportResponse(status: 401)
         }
         let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
-        let response = try await manager.perform(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        let response = try await manager.perform(TransportRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
         #expect(response.status == 401)
         #expect(transport.count("/me") == 2)
         #expect(transport.count("/token") == 1)
     }
 
     @Test func refreshUnderTheLockAdoptsTokensAnotherProcessStored() async throws {
-        let transport = ScriptedTransport { _, _ in Issue.record("no refresh expected"); return HTTPResponse(status: 500) }
+        let transport = ScriptedTransport { _, _ in Issue.record("no refresh expected"); return TransportResponse(status: 500) }
         let store = InMemoryTokenStore([sampleSession(expiresAt: now.addingTimeInterval(-10))])
         let (manager, _) = try makeManager(transport, session: sampleSession(), store: store)
         _ = try await manager.session()

@@ -99,7 +99,7 @@ struct ProtectedAPIEndToEndTests {
         noneHeader["alg"] = "none"
         let none = try encode(noneHeader) + "." + parts[1] + "."
         let jwksURL = try #require(server.jwksURI)
-        let jwksBody = try await DefaultHTTPTransport().send(OAuthFlow.HTTPRequest(method: .get, url: jwksURL)).body
+        let jwksBody = try await DefaultHTTPTransport().send(TransportRequest(method: .get, url: jwksURL)).body
         let jwks = try #require(JSONSerialization.jsonObject(with: jwksBody) as? [String: Any])
         let publicKeyBytes = try JSONSerialization.data(withJSONObject: jwks, options: [.sortedKeys])
         var hsHeader = header

@@ -93,7 +93,7 @@ struct PushedWebSignInEndToEndTests {
             let items = try #require(URLComponents(url: location, resolvingAgainstBaseURL: false)?.queryItems)
             #expect(Set(items.map(\.name)) == ["client_id", "request_uri"], "\(location)")
             // The server signs the user in at once and redirects to the callback route.
-            let answer = try await DefaultHTTPTransport(timeout: 10).send(OAuthFlow.HTTPRequest(method: .get, url: location))
+            let answer = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: location))
             let callback = try #require(answer.header("location").flatMap(URL.init(string:)), "HTTP \(answer.status)")
             let query = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
             let (status, page, headers) = try await WebSignInTests().callback(
@@ -102,7 +102,7 @@ struct PushedWebSignInEndToEndTests {
             #expect(headers[.location] == "/after")
             let result = try #require(log.all.first)
             #expect(result.tokens.isDPoPBound && result.tokens.tokenType == "dpop")
-            let hello = try await result.tokens.send(OAuthFlow.HTTPRequest(method: .get, url: server.resource("hello")))
+            let hello = try await result.tokens.send(TransportRequest(method: .get, url: server.resource("hello")))
             #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
         }
     }

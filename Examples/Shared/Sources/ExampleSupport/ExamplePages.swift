@@ -110,7 +110,7 @@ public enum ExamplePages {
     public static func call(_ url: URL, with token: Secret) async -> String {
         do {
             let response = try await DefaultHTTPTransport().send(
-                HTTPRequest(method: .get, url: url, headers: ["Authorization": "Bearer \(token.value)", "Accept": "application/json"]))
+                TransportRequest(method: .get, url: url, headers: ["Authorization": "Bearer \(token.value)", "Accept": "application/json"]))
             return "HTTP \(response.status)\n" + String(decoding: response.body.prefix(16_384), as: UTF8.self)
         } catch {
             return "\(error)"
