@@ -7,8 +7,9 @@
 public struct ErrorCode<Domain>: Sendable, Hashable, CustomStringConvertible {
     private let name: String
 
-    /// A code of `Domain`; other modules name the codes of their own error types with it.
-    public init(_ name: String) {
+    /// A code of `Domain`; the package's other modules name the codes of their own error types with it.
+    /// Hosts compare codes (`error.code == .stateMismatch`); they never make one.
+    package init(_ name: String) {
         self.name = name
     }
 
