@@ -6,7 +6,8 @@ import OAuthFlow
 /// Logout 1.0) in the user's browser, with its return to a loopback receiver checked for the `state` sent.
 ///
 /// ```swift
-/// let result = try await LoopbackSignOut(browser: SystemBrowser()).signOut(manager, provider: provider, providerSession: .endInBrowser)
+/// let browser = SystemBrowser(environment: ProcessInfo.processInfo.environment)
+/// let result = try await LoopbackSignOut(browser: browser).signOut(manager, provider: provider, providerSession: .endInBrowser)
 /// ```
 public struct LoopbackSignOut: Sendable {
     /// What happens to the provider's session.

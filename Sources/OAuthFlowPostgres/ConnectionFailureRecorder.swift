@@ -1,25 +1,25 @@
 import Foundation
 import Logging
+import OAuthFlow
 
 /// Keeps why PostgresNIO's pool last failed to connect.
 ///
 /// The pool retries failed connections in the background and a waiting query learns
 /// nothing but that it waited; this turns the pool's own log line into a short reason
 /// (authentication failed, connection refused, the server's message) for the store's errors.
-final class ConnectionFailureRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reason: String?
+final class ConnectionFailureRecorder: Sendable {
+    private let reason = Locked<String?>(nil)
 
-    var latest: String? { lock.withLock { reason } }
+    var latest: String? { reason.current }
 
     /// Forgets the failure once the server answers again.
     func clear() {
-        lock.withLock { if reason != nil { reason = nil } }
+        reason.withLock { if $0 != nil { $0 = nil } }
     }
 
     func record(_ description: String) {
-        let reason = Self.summarize(description)
-        lock.withLock { self.reason = reason }
+        let summary = Self.summarize(description)
+        reason.withLock { $0 = summary }
     }
 
     /// A one-line reason from PostgresNIO's debug description of a connection error.

@@ -22,7 +22,11 @@ import PostgresNIO
 /// - Every operation has a deadline. A lost connection or an unreachable server throws
 ///   ``TokenStoreError`` `unavailable` naming the server (never the password) and changes nothing.
 ///
-/// Run the store (``run()``) in a long-running task, as PostgresNIO's client requires.
+/// - A refreshed session the database did not take is kept and saved again in the background
+///   while the store runs, and before a graceful shutdown ends it.
+///
+/// Run the store (``run()``) for as long as it is used: it is a swift-service-lifecycle `Service`, for a
+/// host's `ServiceGroup`, and runs PostgresNIO's connection pool.
 public final class PostgresTokenStore: SessionDirectory, Sendable {
     /// The table the sessions live in.
     public let table: String
@@ -34,12 +38,14 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     public let lockTimeout: Duration
 
     let client: PostgresClient
-    private let keyring: SessionKeyring
+    let keyring: SessionKeyring
     let logger: Logger
     /// Why the pool's last connection attempt failed, for errors that would otherwise only say "timed out".
     private let connectionFailures = ConnectionFailureRecorder()
     /// Backend process ids of the lock connections this process holds, by session.
-    private let heldLocks = LockedDictionary<SessionKey, Int32>()
+    let heldLocks = Locked<[SessionKey: Int32]>([:])
+    /// Refreshes under way and refreshed sessions to save again, which ``run()`` finishes before it returns.
+    let pendingSaves: PendingSaves
 
     /// - Parameters:
     ///   - configuration: How to reach PostgreSQL (PostgresNIO's client configuration).
@@ -62,17 +68,13 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         self.lockTimeout = lockTimeout
         self.keyring = keyring
         self.logger = logger
+        self.pendingSaves = PendingSaves(logger: logger)
         var configuration = configuration
         configuration.options.connectTimeout = min(configuration.options.connectTimeout, timeout)
         let failures = connectionFailures
         var background = Logger(label: logger.label) { _ in RecordingLogHandler(recorder: failures, forward: logger.handler) }
         background.logLevel = min(logger.logLevel, .info)
         self.client = PostgresClient(configuration: configuration, backgroundLogger: background)
-    }
-
-    /// Runs the connection pool until the surrounding task is cancelled.
-    public func run() async {
-        await client.run()
     }
 
     // MARK: - Schema
@@ -268,343 +270,16 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         let lock = AdvisoryLock(key: key, store: self)
         let pid = try await lock.acquire(id: Self.lockID(key))
         lock.pid = pid
-        heldLocks.set(key, pid)
+        heldLocks.withLock { $0[key] = pid }
         return lock
     }
 
     /// Nothing to claim ahead in a database; the reservation records and commits in the row.
     public func reserve(_ key: SessionKey) async throws -> any TokenStoreReservation {
-        RowReservation(store: self, key: key, holder: heldLocks.get(key))
+        RowReservation(store: self, key: key, holder: heldLocks.withLock { $0[key] })
     }
 
-    // MARK: - Reservations
-
-    private final class RowReservation: TokenStoreReservation, @unchecked Sendable {
-        let store: PostgresTokenStore
-        let key: SessionKey
-        /// The backend holding this session's lock: while it lives, the recorded session waits for its checks.
-        let holder: Int32?
-        private let lock = NSLock()
-        /// The write the answer's arrival completes; true once it is in the row.
-        private var arrival: Task<Bool, Never>?
-        /// Where the answer goes; given nothing when the reservation ends without one.
-        private var pending: Payload?
-
-        /// Lets a waiting arrival write go without an answer.
-        private func releaseArrival() {
-            lock.withLock { pending }?.deliver(nil)
-        }
-
-        init(store: PostgresTokenStore, key: SessionKey, holder: Int32?) {
-            self.store = store
-            self.key = key
-            self.holder = holder
-        }
-
-        deinit {
-            pending?.deliver(nil)
-        }
-
-        /// Seals the raw answer behind the session to keep and writes it to the row the moment it
-        /// arrives, before it is even parsed (``RefreshAnswerRecord``), on a connection leased
-        /// before the request was sent: no pool to wait for between the answer and its record.
-        func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
-            guard let header = try? RefreshAnswerRecord.header(keeping: session, encode: PostgresTokenStore.encode) else { return nil }
-            let payload = Payload()
-            let store = self.store, key = self.key, holder = self.holder
-            let write = Task { () -> Bool in
-                do {
-                    return try await store.client.withConnection { connection in
-                        // Nothing to write when no answer comes (the request failed, the reservation was dropped).
-                        guard let (keyID, sealed) = await payload.value else { return false }
-                        return try await store.withDeadline("record the refreshed session \(key)") {
-                            try await connection.query(
-                                """
-                                UPDATE \(unescaped: store.table)
-                                   SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
-                                 WHERE provider_id = \(key.providerID) AND account = \(key.account)
-                                RETURNING 1
-                                """, logger: store.logger
-                            ).collect().count > 0
-                        }
-                    }
-                } catch {
-                    // record(_:) writes the parsed session instead.
-                    return false
-                }
-            }
-            lock.withLock {
-                arrival = write
-                pending = payload
-            }
-            return { [self] answer in
-                payload.deliver(try? store.seal(header + Data(RefreshAnswerRecord.frame(answer)), key: key))
-            }
-        }
-
-        /// The sealed answer, handed from the thread that read it to the leased connection.
-        final class Payload: @unchecked Sendable {
-            private let lock = NSLock()
-            private var delivered: (keyID: String, sealed: ByteBuffer)??
-            private var waiter: CheckedContinuation<(keyID: String, sealed: ByteBuffer)?, Never>?
-
-            /// Hands over the sealed answer (nil: nothing to record); later calls do nothing.
-            func deliver(_ value: (keyID: String, sealed: ByteBuffer)?) {
-                let resume = lock.withLock { () -> CheckedContinuation<(keyID: String, sealed: ByteBuffer)?, Never>? in
-                    guard delivered == nil else { return nil }
-                    delivered = .some(value)
-                    defer { waiter = nil }
-                    return waiter
-                }
-                resume?.resume(returning: value)
-            }
-
-            var value: (keyID: String, sealed: ByteBuffer)? {
-                get async {
-                    await withCheckedContinuation { continuation in
-                        let now = lock.withLock { () -> (keyID: String, sealed: ByteBuffer)?? in
-                            if let delivered { return delivered }
-                            waiter = continuation
-                            return nil
-                        }
-                        if let now { continuation.resume(returning: now) }
-                    }
-                }
-            }
-        }
-
-        func record(_ session: StoredSession) async throws {
-            releaseArrival()
-            if let arrival = lock.withLock({ arrival }), await arrival.value { return }
-            let (keyID, sealed) = try store.seal(session)
-            if try await !write(keyID, sealed) {
-                // The row was removed meanwhile (a sign-out elsewhere): the new tokens are still the user's.
-                try await store.save(session)
-            }
-        }
-
-        /// Puts a sealed record in the row's `received` column.
-        ///
-        /// - Returns: false when there is no row.
-        private func write(_ keyID: String, _ sealed: ByteBuffer) async throws -> Bool {
-            let holder = self.holder
-            let key = self.key
-            let store = self.store
-            return try await store.withDeadline("record the refreshed session \(key)") {
-                try await store.client.query(
-                    """
-                    UPDATE \(unescaped: store.table)
-                       SET received_key_id = \(keyID), received = \(sealed), received_pid = \(holder)
-                     WHERE provider_id = \(key.providerID) AND account = \(key.account)
-                    RETURNING 1
-                    """, logger: store.logger
-                ).collect().count > 0
-            }
-        }
-
-        func commit(_ session: StoredSession) async throws {
-            // A write started at the answer's arrival must land before the commit clears it, not after.
-            releaseArrival()
-            if let arrival = lock.withLock({ arrival }) { _ = await arrival.value }
-            try await store.save(session)
-        }
-
-        func abandon() async {
-            let key = self.key
-            let holder = self.holder
-            let store = self.store
-            // A write started at the answer's arrival must not land after the drop.
-            releaseArrival()
-            if let arrival = lock.withLock({ arrival }) { _ = await arrival.value }
-            _ = try? await store.withDeadline("drop the recorded session \(key)") {
-                try await store.client.query(
-                    """
-                    UPDATE \(unescaped: store.table)
-                       SET received = NULL, received_key_id = NULL, received_pid = NULL
-                     WHERE provider_id = \(key.providerID) AND account = \(key.account)
-                       AND received_pid IS NOT DISTINCT FROM \(holder)
-                    """, logger: store.logger)
-            }
-        }
-    }
-
-    // MARK: - The advisory lock
-
-    /// A transaction holding `pg_advisory_xact_lock` on a pooled connection until released.
-    private final class AdvisoryLock: TokenStoreLock, @unchecked Sendable {
-        let key: SessionKey
-        let store: PostgresTokenStore
-        private let state = NSLock()
-        private var releaseSignal: CheckedContinuation<Void, Never>?
-        private var released = false
-        /// The backend holding the lock, once granted.
-        var pid: Int32? {
-            get { state.withLock { grantedPID } }
-            set { state.withLock { grantedPID = newValue } }
-        }
-        private var grantedPID: Int32?
-
-        init(key: SessionKey, store: PostgresTokenStore) {
-            self.key = key
-            self.store = store
-        }
-
-        /// Starts the holding task and returns the backend pid once the lock is granted.
-        ///
-        /// The lock is asked for with `pg_try_advisory_xact_lock` every few milliseconds inside one
-        /// transaction, each try answered within the store's ``timeout``: a server that stops or
-        /// stops answering while another instance refreshes is noticed within that deadline, not
-        /// at the end of ``lockTimeout``. A lock granted after the caller gave up is released at once.
-        func acquire(id: Int64) async throws -> Int32 {
-            let store = self.store
-            let key = self.key
-            let wait = store.lockTimeout
-            let progress = Progress()
-            return try await withCheckedThrowingContinuation { (granted: CheckedContinuation<Int32, any Error>) in
-                let once = ResumeOnce(granted)
-                let watchdog = Task {
-                    while !Task.isCancelled {
-                        do { try await Task.sleep(for: .milliseconds(50)) } catch { return }
-                        if progress.waitingSince(longerThan: store.timeout) {
-                            once.resume(
-                                throwing: TokenStoreError(
-                                    .unavailable, "cannot lock the session \(key): \(store.target) did not answer within \(store.timeout)"))
-                            return
-                        }
-                    }
-                }
-                Task {
-                    do {
-                        try await store.client.withConnection { connection in
-                            do {
-                                progress.asking()
-                                try await connection.query("BEGIN", logger: store.logger)
-                                let started = ContinuousClock.now
-                                var pause = Duration.milliseconds(2)
-                                while true {
-                                    // The caller gave up (the server was too slow): stop asking.
-                                    guard !once.isFinished else { throw CancellationError() }
-                                    progress.asking()
-                                    var held = false
-                                    for try await value in try await connection.query("SELECT pg_try_advisory_xact_lock(\(id))", logger: store.logger)
-                                        .decode(Bool.self)
-                                    {
-                                        held = value
-                                    }
-                                    progress.answered()
-                                    if held { break }
-                                    guard ContinuousClock.now - started < wait else {
-                                        throw TokenStoreError(
-                                            .unavailable, "another instance held the session \(key) for longer than \(wait); try again later")
-                                    }
-                                    try await Task.sleep(for: pause)
-                                    pause = min(pause * 2, .milliseconds(25))
-                                }
-                                progress.asking()
-                                var pid: Int32 = 0
-                                for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger).decode(Int32.self)
-                                {
-                                    pid = value
-                                }
-                                progress.answered()
-                                watchdog.cancel()
-                                if !once.resume(returning: pid) { self.release() }
-                                await self.waitForRelease()
-                                try await connection.query("COMMIT", logger: store.logger)
-                            } catch {
-                                // Never hand a connection back to the pool inside a transaction holding a lock.
-                                do {
-                                    try await connection.query("ROLLBACK", logger: store.logger)
-                                } catch {
-                                    try? await connection.close()
-                                }
-                                throw error
-                            }
-                        }
-                    } catch {
-                        watchdog.cancel()
-                        once.resume(throwing: store.failure(error, doing: "lock the session \(key)"))
-                    }
-                }
-            }
-        }
-
-        /// When the lock's last request was sent, while it waits for the server's answer.
-        private final class Progress: @unchecked Sendable {
-            private let lock = NSLock()
-            private var since: ContinuousClock.Instant? = .now
-
-            func asking() { lock.withLock { since = .now } }
-            func answered() { lock.withLock { since = nil } }
-            func waitingSince(longerThan limit: Duration) -> Bool {
-                lock.withLock { since.map { ContinuousClock.now - $0 > limit } ?? false }
-            }
-        }
-
-        private func waitForRelease() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { () -> Bool in
-                    if released { return true }
-                    releaseSignal = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        }
-
-        func release() {
-            let signal = state.withLock { () -> CheckedContinuation<Void, Never>? in
-                guard !released else { return nil }
-                released = true
-                defer { releaseSignal = nil }
-                return releaseSignal
-            }
-            store.heldLocks.remove(key, ifHeldBy: pid)
-            signal?.resume()
-        }
-    }
-
-    // MARK: - Sealing
-
-    /// The authenticated context of a row: a sealed session opens only in its own row.
-    private static func context(_ key: SessionKey) -> Data {
-        Data("oauthflow-session-v1\u{0}\(key.providerID)\u{0}\(key.account)".utf8)
-    }
-
-    private func seal(_ session: StoredSession) throws -> (keyID: String, sealed: ByteBuffer) {
-        try seal(try Self.encode(session), key: session.key)
-    }
-
-    private func seal(_ plaintext: Data, key: SessionKey) throws -> (keyID: String, sealed: ByteBuffer) {
-        let (keyID, sealed) = try keyring.seal(plaintext, context: Self.context(key))
-        return (keyID, ByteBuffer(bytes: sealed))
-    }
-
-    static func encode(_ session: StoredSession) throws -> Data {
-        try session.encoded()
-    }
-
-    private func open(_ sealed: ByteBuffer, keyID: String, key: SessionKey) throws -> StoredSession {
-        let plaintext: Data
-        do {
-            plaintext = try keyring.open(Data(sealed.readableBytesView), keyID: keyID, context: Self.context(key))
-        } catch {
-            throw TokenStoreError(.corrupt, "the stored session \(key) in \(table) \(error); it was left in place", path: "\(table)/\(key)")
-        }
-        // A recorded refresh answer (RefreshAnswerRecord) reads as the session it says to keep.
-        let decoded = try? RefreshAnswerRecord.session(in: plaintext, path: "\(table)/\(key)") { json, _ in
-            try StoredSession.decoded(from: json)
-        }
-        guard let session = decoded ?? nil, session.key == key,
-            session.formatVersion == StoredSession.currentFormatVersion
-        else {
-            throw TokenStoreError(
-                .corrupt, "the stored session \(key) in \(table) is not a session this OAuthFlow reads; it was left in place",
-                path: "\(table)/\(key)")
-        }
-        return session
-    }
-
+    /// The key id, the sealed session and whether a refresh answer is recorded beside it.
     private func decodeRow(_ row: PostgresRow, key: SessionKey) throws -> (String, ByteBuffer, Bool) {
         do {
             return try row.decode((String, ByteBuffer, Bool).self)
@@ -629,7 +304,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
             var tasks: [Task<Void, Never>] = []
             defer { for task in tasks { task.cancel() } }
             let value: T = try await withCheckedThrowingContinuation { continuation in
-                let once = ResumeOnce(continuation)
+                let once = Locked(Optional(continuation))
                 tasks.append(
                     Task {
                         do { once.resume(returning: try await body()) } catch { once.resume(throwing: error) }
@@ -653,7 +328,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     }
 
     /// A store error for `error`, naming the server and never its password.
-    fileprivate func failure(_ error: any Error, doing action: String) -> TokenStoreError {
+    func failure(_ error: any Error, doing action: String) -> TokenStoreError {
         if let error = error as? TokenStoreError { return error }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
@@ -671,12 +346,6 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     }
 
     // MARK: - Names
-
-    /// The advisory lock id of a session: 64 bits of SHA-256 over its provider and account.
-    static func lockID(_ key: SessionKey) -> Int64 {
-        let digest = SHA256.hash(data: Data("oauthflow-lock\u{0}\(key.providerID)\u{0}\(key.account)".utf8))
-        return digest.withUnsafeBytes { raw in raw.loadUnaligned(as: Int64.self) }
-    }
 
     /// The advisory lock id that serialises the migrations of one table: instances migrating other tables
     /// do not wait for each other.
@@ -699,52 +368,5 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         let host = configuration.host ?? "localhost"
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "postgresql://\(user)@\(shownHost):\(configuration.port ?? 5432)\(database)"
-    }
-}
-
-/// Resumes a continuation once; later resumes are ignored.
-private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, any Error>?
-
-    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
-
-    /// - Returns: false when the continuation was already resumed (the value was not delivered).
-    @discardableResult
-    func resume(returning value: T) -> Bool {
-        guard let continuation = take() else { return false }
-        continuation.resume(returning: value)
-        return true
-    }
-
-    func resume(throwing error: any Error) {
-        take()?.resume(throwing: error)
-    }
-
-    /// Whether the continuation was resumed already.
-    var isFinished: Bool { lock.withLock { continuation == nil } }
-
-    private func take() -> CheckedContinuation<T, any Error>? {
-        lock.withLock {
-            defer { continuation = nil }
-            return continuation
-        }
-    }
-}
-
-/// A dictionary behind a lock.
-final class LockedDictionary<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Key: Value] = [:]
-
-    func get(_ key: Key) -> Value? { lock.withLock { values[key] } }
-    func set(_ key: Key, _ value: Value) { lock.withLock { values[key] = value } }
-    func remove(_ key: Key) { lock.withLock { values[key] = nil } }
-}
-
-extension LockedDictionary where Value: Equatable {
-    /// Removes the entry only while it still holds `value`.
-    func remove(_ key: Key, ifHeldBy value: Value?) {
-        lock.withLock { if values[key] == value { values[key] = nil } }
     }
 }

@@ -13,13 +13,13 @@ enum AppleDocExamples {
         let name: String?
     }
 
-    static func host(env: [String: String], keyring: SessionKeyring, store: any SessionDirectory, router: Router<BasicRequestContext>) throws {
-        let apple = WebSignIn.Client(
+    static func host(env: [String: String], keyring: SessionKeyring, store: any TokenStore, router: Router<BasicRequestContext>) throws {
+        let apple = ClientSettings(
             clientID: "com.example.web",   // the Services ID
             variables: ["team_id": "ABCDE12345"],
             signingKey: try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/AuthKey_KEY123ABCD.p8", encoding: .utf8), keyID: "KEY123ABCD"))
-        let web = try WebSignIn(
-            registry: .load(), enable: ["apple": apple], origin: URL(string: "https://app.example.com")!, keyring: keyring, sessions: store)
+        let oauth = OAuth(OAuth.Configuration(clients: ["apple": apple], store: store))
+        let web = try oauth.webSignIn(enabling: ["apple"], origin: URL(string: "https://app.example.com")!, keyring: keyring)
 
         router.addSignInRoutes(web) { result, _, _ in
             // Apple sends the name on the first consent only: keep it now (result.profile.name is nil afterwards).

@@ -406,7 +406,7 @@ import PostgresNIO
     /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them
     /// (the front door's are in FrontDoorDocExamples).
     static let inlineCalls = [
-        "try ProviderRegistry.descriptor(named: \"auth0\", directories: directories).resolve(variables)",
+        #"try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)"#,
     ]
 
     func readmeInlineCalls(directories: [URL], variables: [String: String], manager: TokenManager) async throws {

@@ -24,12 +24,13 @@ enum DocWebExample {
     }
 
     static func hostEnablingProvidersByName(env: [String: String], router: Router<Context>) throws {
-        let web = try WebSignIn(registry: .load(), enable: [
-            "google": .init(clientID: env["GOOGLE_CLIENT_ID"]!, clientSecret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),
-            "auth0": .init(clientID: env["AUTH0_CLIENT_ID"]!, clientSecret: Secret(env["AUTH0_SECRET"]!),
-                           variables: ["domain": "example.eu.auth0.com"]),
-        ], origin: URL(string: "https://app.example.com")!,
-           keyring: SessionKeyring(current: .init(id: "2026-11", base64: env["SIGN_IN_KEY"]!)))
+        let oauth = OAuth(OAuth.Configuration(clients: [
+            "google": ClientSettings(clientID: env["GOOGLE_CLIENT_ID"]!, secret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),
+            "auth0": ClientSettings(clientID: env["AUTH0_CLIENT_ID"]!, secret: Secret(env["AUTH0_SECRET"]!),
+                                    variables: ["domain": "example.eu.auth0.com"]),
+        ], store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/myapp/sessions"))))
+        let web = try oauth.webSignIn(enabling: ["google", "auth0"], origin: URL(string: "https://app.example.com")!,
+                                      keyring: SessionKeyring(current: .init(id: "2026-11", base64: env["SIGN_IN_KEY"]!)))
 
         router.addSignInRoutes(web) { result, request, context in
             // Your idea of a signed-in user: a session, a cookie, a JWT.

@@ -18,25 +18,34 @@ enum LogoutDocExamples {
         func clear(for request: Request) {}
     }
 
-    static func native(client: OAuthClient, provider: Provider, store: FileTokenStore) async throws {
-        let manager = TokenManager(client: client, store: store, key: SessionKey(providerID: "keycloak"))
-        let result = try await LoopbackSignOut(browser: SystemBrowser()).signOut(manager, provider: provider, providerSession: .endInBrowser)
-        print(result.endedAtProvider ? "signed out here and at the provider" : "signed out here")
+    static func native(oauth: OAuth) async throws {
+        let browser = SystemBrowser(environment: ProcessInfo.processInfo.environment)
+        let ended = try await oauth.signOut("keycloak", providerSession: .endInBrowser, browser: browser)
+        print(ended.endedAtProvider ? "signed out here and at the provider" : "signed out here")
     }
 
-    static func tokenManager(manager: TokenManager) async throws {
+    static func ownBrowser(oauth: OAuth) async throws {
+        let signedOut = try await oauth.signOut("keycloak", endingProviderSession: .init(postLogoutRedirectURI: URL(string: "myapp://signed-out")))
+        if let request = signedOut.endSession { print("open", request.url) }   // then check the return: request.acceptsReturn(query:)
+    }
+
+    static func underneath(client: OAuthClient, provider: Provider, store: FileTokenStore, browser: any BrowserOpener) async throws {
+        let manager = TokenManager(client: client, store: store, key: SessionKey(providerID: "keycloak"))
+        let result = try await LoopbackSignOut(browser: browser).signOut(manager, provider: provider, providerSession: .endInBrowser)
+        print(result.endedAtProvider ? "signed out here and at the provider" : "signed out here")
         let signOut = try await manager.signOut(endingProviderSession: .init(postLogoutRedirectURI: URL(string: "myapp://signed-out")))
-        if let request = signOut.endSession { print("open", request.url) }   // then check the return: request.acceptsReturn(query:)
+        _ = signOut
     }
 
     static func web(
-        registry: ProviderRegistry, clients: [String: WebSignIn.Client], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
+        clients: [String: ClientSettings], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
         router: Router<BasicRequestContext>, appSession: AppSession
     ) throws {
         let store = try PostgresTokenStore(configuration: postgres, keyring: keyring)
-        let web = try WebSignIn(
-            registry: registry, enable: clients, origin: URL(string: "https://app.example.com")!, keyring: keyring,
-            sessions: store, replays: try PostgresReplayRegistry(store: store))
+        let oauth = OAuth(OAuth.Configuration(clients: clients, store: store))
+        let web = try oauth.webSignIn(
+            enabling: ["google", "auth0"], origin: URL(string: "https://app.example.com")!, keyring: keyring,
+            replays: try PostgresReplayRegistry(store: store))
 
         router.addSignInRoutes(web) { result, request, _ in
             appSession.set(result.session, for: request)   // only the key: the tokens stay in the store

@@ -11,6 +11,8 @@ import Foundation
 ///     }
 /// }
 /// ```
+///
+/// Or through the front door, by name: `try await oauth.signInWithDeviceCode(to: "google")`.
 public struct DeviceSignIn: Sendable {
     /// What happens during a device sign-in, for a host to show.
     public enum Event: Sendable {
