@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OAuthFlowWeb", targets: ["OAuthFlowWeb"]),
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
+        .library(name: "OAuthFlowTesting", targets: ["OAuthFlowTesting"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
         // Installed as `oauthflow`, with the full command beside it as `oauthflow-full`: it answers a valid
         // token itself and runs the full command for everything else (README, Install).
@@ -110,6 +111,16 @@ let package = Package(
                 .product(name: "Vapor", package: "vapor"),
             ]
         ),
+        // For hosts' tests: an in-process simulated provider behind HTTPTransport, clocks and scripted transports.
+        .target(
+            name: "OAuthFlowTesting",
+            dependencies: [
+                "OAuthFlow",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
         // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack.
         .executableTarget(
             name: "OAuthFlowLauncher",
@@ -186,7 +197,7 @@ let package = Package(
         .target(
             name: "OAuthFlowTestSupport",
             dependencies: [
-                "OAuthFlow",
+                "OAuthFlow", "OAuthFlowTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -258,6 +269,14 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowLoopbackTests",
             dependencies: ["OAuthFlowLoopback", "OAuthFlow", "OAuthFlowTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "OAuthFlowTestingTests",
+            dependencies: [
+                "OAuthFlowTesting", "OAuthFlow",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "OAuthFlowCLITests",

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A client registered at a ``SimulatedProvider``: its id, how it authenticates at the token endpoint
+/// and the redirect URIs it may use.
+///
+/// ```swift
+/// let app = SimulatedClient.public(id: "my-app", redirectURIs: [URL(string: "http://127.0.0.1/callback")!])
+/// let service = SimulatedClient.confidential(id: "billing", secret: "s3cret-of-the-billing-service")
+/// ```
+public struct SimulatedClient: Sendable, Hashable {
+    /// How a client proves who it is at the token, pushed request, device, revocation and introspection
+    /// endpoints (RFC 6749 §2.3.1, OpenID Connect Core §9).
+    public enum Authentication: String, Sendable, Hashable {
+        /// A public client: `client_id` in the body, no secret.
+        case none
+        /// `Authorization: Basic` with the form-encoded id and secret.
+        case clientSecretBasic = "client_secret_basic"
+        /// `client_id` and `client_secret` in the body.
+        case clientSecretPost = "client_secret_post"
+    }
+
+    /// The `client_id`.
+    public var id: String
+    /// The secret of a confidential client; nil for a public one.
+    public var secret: String?
+    /// The one method the provider accepts from this client.
+    public var authentication: Authentication
+    /// The redirect URIs the client registered, compared exactly, except that the port of a loopback
+    /// IP literal (`127.0.0.1`, `[::1]`) may differ (RFC 8252 §7.3).
+    public var redirectURIs: [URL]
+
+    /// - Parameters:
+    ///   - id: The `client_id`.
+    ///   - secret: The secret of a confidential client.
+    ///   - authentication: How it authenticates; `none` needs no secret, the others need one.
+    ///   - redirectURIs: The redirect URIs it registered.
+    public init(id: String, secret: String? = nil, authentication: Authentication, redirectURIs: [URL] = []) {
+        self.id = id
+        self.secret = secret
+        self.authentication = authentication
+        self.redirectURIs = redirectURIs
+    }
+
+    /// A public client (a native app, a CLI): no secret, PKCE only.
+    public static func `public`(id: String, redirectURIs: [URL] = []) -> SimulatedClient {
+        SimulatedClient(id: id, authentication: .none, redirectURIs: redirectURIs)
+    }
+
+    /// A confidential client that authenticates with its secret (`client_secret_basic` unless told otherwise).
+    public static func confidential(
+        id: String, secret: String, authentication: Authentication = .clientSecretBasic, redirectURIs: [URL] = []
+    ) -> SimulatedClient {
+        SimulatedClient(id: id, secret: secret, authentication: authentication, redirectURIs: redirectURIs)
+    }
+
+    /// Whether `uri` is one of the registered redirect URIs.
+    func allowsRedirect(_ uri: String) -> Bool {
+        guard let given = URLComponents(string: uri), given.fragment == nil else { return false }
+        return redirectURIs.contains { registered in
+            if registered.absoluteString == uri { return true }
+            guard var loose = URLComponents(url: registered, resolvingAgainstBaseURL: false), let host = loose.host,
+                host == "127.0.0.1" || host == "[::1]" || host == "::1", loose.scheme == "http"
+            else { return false }
+            var other = given
+            loose.port = nil
+            other.port = nil
+            return loose.string == other.string
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import OAuthFlow
+
+extension SimulatedProvider {
+    /// The parameters of a form-encoded POST body (RFC 6749 §3.2); a parameter given twice is refused (§3.1).
+    static func form(of request: TransportRequest) throws -> [String: String] {
+        let type = header("Content-Type", of: request)?.lowercased() ?? ""
+        guard type.hasPrefix("application/x-www-form-urlencoded") else {
+            throw OAuthRefusal.invalidRequest("the body must be application/x-www-form-urlencoded")
+        }
+        return try parameters(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)))
+    }
+
+    /// Parameters by name; a name given twice is refused (RFC 6749 §3.1).
+    static func parameters(_ pairs: [(String, String)]) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for (name, value) in pairs {
+            guard values.updateValue(value, forKey: name) == nil else {
+                throw OAuthRefusal.invalidRequest("the parameter `\(name)` is given more than once")
+            }
+        }
+        return values
+    }
+
+    /// A request header by name, case-insensitively.
+    static func header(_ name: String, of request: TransportRequest) -> String? {
+        request.headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The client the request comes from, authenticated the one way it registered (RFC 6749 §2.3).
+    ///
+    /// - Throws: `invalid_client` (401) for an unknown client, a wrong secret or another method; `invalid_request`
+    ///   for more than one method in one request.
+    func authenticateClient(_ request: TransportRequest, _ form: [String: String]) throws -> SimulatedClient {
+        var usedBasic = false
+        var claimedID = form["client_id"]
+        var secret = form["client_secret"]
+        if let authorization = Self.header("Authorization", of: request), authorization.lowercased().hasPrefix("basic ") {
+            usedBasic = true
+            guard secret == nil else {
+                throw OAuthRefusal.invalidRequest("the client authenticated with more than one method (RFC 6749 §2.3)")
+            }
+            // RFC 6749 §2.3.1: id and secret are form-encoded, then joined with `:` and base64-encoded.
+            guard let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            else { throw OAuthRefusal.invalidClient("the Basic credentials are malformed", basic: true) }
+            func unescape(_ part: Substring) -> String {
+                let spaced = part.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            let basicID = unescape(text[..<colon])
+            if let claimedID, claimedID != basicID {
+                throw OAuthRefusal.invalidRequest("the body's client_id is not the client that authenticated")
+            }
+            claimedID = basicID
+            secret = unescape(text[text.index(after: colon)...])
+        }
+        guard let id = claimedID, let client = clients[id] else {
+            throw OAuthRefusal.invalidClient("unknown client", basic: usedBasic)
+        }
+        let used: SimulatedClient.Authentication = usedBasic ? .clientSecretBasic : (secret != nil ? .clientSecretPost : .none)
+        guard used == client.authentication else {
+            throw OAuthRefusal.invalidClient(
+                "the client authenticates with \(client.authentication.rawValue), not \(used.rawValue)", basic: usedBasic)
+        }
+        if used != .none {
+            guard let expected = client.secret, let secret, ConstantTime.equals(expected, secret) else {
+                throw OAuthRefusal.invalidClient("wrong client secret", basic: usedBasic)
+            }
+        }
+        return client
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import OAuthFlow
+
+extension SimulatedProvider {
+    /// What a descriptor for the simulated provider says, beyond its endpoints: a test describes the provider
+    /// the way the host's own descriptor describes the real one.
+    public struct DescriptorOptions: Sendable {
+        /// The provider id (and file name).
+        public var id = "simulated"
+        /// Leave the endpoints out and find them through discovery (`discovery.mode: oidc`).
+        public var usesDiscovery = false
+        /// Push authorization requests (RFC 9126): `authorization.pushed: always`, else `never`.
+        public var pushesAuthorizationRequests = false
+        /// Bind tokens with DPoP: `security.dpop: required`, else `never`.
+        public var bindsTokensWithDPoP = false
+        /// The access tokens are JWTs an API verifies itself (`access_tokens.format: jwt`), else opaque and introspected.
+        public var accessTokensAreJWTs = false
+        /// The default scopes.
+        public var scopes = ["openid", "profile", "email", "offline_access"]
+        /// More top-level YAML, appended as written (keys not written above).
+        public var extra = ""
+
+        public init() {}
+    }
+
+    /// The descriptor's YAML text: the provider's endpoints and what `options` say, as a host would write it.
+    public nonisolated func descriptorText(_ options: DescriptorOptions = DescriptorOptions()) -> String {
+        var lines = [
+            "schema_version: 1", "id: \(options.id)", "display_name: Simulated provider", "protocol: oidc", "issuer: \(issuer.absoluteString)",
+            "discovery:", "  mode: \(options.usesDiscovery ? "oidc" : "none")",
+        ]
+        if !options.usesDiscovery {
+            lines.append("endpoints:")
+            let named: [(String, Endpoint)] = [
+                ("authorization", .authorization), ("token", .token), ("userinfo", .userinfo), ("jwks", .jwks), ("revocation", .revocation),
+                ("introspection", .introspection), ("device_authorization", .deviceAuthorization),
+            ]
+            lines += named.map { "  \($0.0): \(url($0.1).absoluteString)" }
+            if options.pushesAuthorizationRequests { lines.append("  pushed_authorization: \(url(.pushedAuthorization).absoluteString)") }
+        }
+        lines += [
+            "scopes:", "  default: [\(options.scopes.joined(separator: ", "))]", "  offline:", "    scopes: [offline_access]",
+            "    without_consent_prompt: true",
+            "grant_types: [\(GrantType.simulated.map(\.rawValue).joined(separator: ", "))]",
+            "client_auth:", "  methods: [none, client_secret_basic, client_secret_post]",
+            "authorization:", "  pushed: \(options.pushesAuthorizationRequests ? "always" : "never")",
+            "security:", "  pkce: required", "  pkce_method: S256", "  iss_parameter: required", "  nonce: true",
+            "  dpop: \(options.bindsTokensWithDPoP ? "required" : "never")",
+            "access_tokens:", "  format: \(options.accessTokensAreJWTs ? "jwt" : "opaque")",
+        ]
+        return lines.joined(separator: "\n") + "\n" + options.extra
+    }
+
+    /// The descriptor, parsed as the registry parses a file.
+    ///
+    /// - Throws: ``SimulationError`` listing the problems when `options.extra` breaks it.
+    public nonisolated func descriptor(_ options: DescriptorOptions = DescriptorOptions()) throws -> ProviderDescriptor {
+        let document = DescriptorDocument.parse(Data(descriptorText(options).utf8), path: "\(options.id).yaml")
+        guard let descriptor = document.descriptor else {
+            throw SimulationError("the simulated provider's descriptor does not parse: \(document.problems)")
+        }
+        return descriptor
+    }
+
+    /// The resolved provider, ready for ``OAuthFlow/OAuthClient`` and the rest of the engine.
+    public nonisolated func provider(_ options: DescriptorOptions = DescriptorOptions()) throws -> Provider {
+        try descriptor(options).resolve([:])
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What a simulated provider remembers of what it issued.
+extension SimulatedProvider {
+    /// An authorization request pushed to the PAR endpoint (RFC 9126), until it is used once or expires.
+    struct PushedRequest: Sendable {
+        let clientID: String
+        let parameters: [String: String]
+        let expiresAt: Date
+        /// The key of the proof the push carried (RFC 9449 §10.1), when it carried one.
+        let proofKey: String?
+    }
+
+    /// An authorization code and everything its token request is checked against.
+    struct CodeGrant: Sendable {
+        let clientID: String
+        let redirectURI: String
+        let codeChallenge: String
+        let scopes: [String]
+        let nonce: String?
+        let subject: String
+        let sessionID: String
+        let authTime: Date
+        let expiresAt: Date
+        /// `dpop_jkt` of the authorization request: the token request's proof must be made with that key.
+        let dpopKey: String?
+        /// The family of the tokens it was exchanged for, once it was (a code presented again revokes them).
+        var family: String?
+    }
+
+    /// A refresh token, one of the family one authorization started.
+    struct RefreshGrant: Sendable {
+        let clientID: String
+        let subject: String
+        let sessionID: String
+        let scopes: [String]
+        let family: String
+        let expiresAt: Date
+        /// The key a public client's refresh token is bound to (RFC 9449 §5).
+        let proofKey: String?
+        /// Spent by a rotation: presenting it again is a reuse.
+        var spent = false
+        var revoked = false
+    }
+
+    /// An access token.
+    struct AccessGrant: Sendable {
+        let clientID: String
+        /// The user, or nil for a client's own token.
+        let subject: String?
+        let scopes: [String]
+        let audience: String
+        let issuedAt: Date
+        let expiresAt: Date
+        /// `cnf.jkt`: the key the token is bound to (RFC 9449 §6).
+        let proofKey: String?
+        let family: String?
+        var revoked = false
+    }
+
+    /// A device authorization (RFC 8628) waiting for the user.
+    struct DeviceGrant: Sendable {
+        enum Status: Sendable { case pending, approved(subject: String), denied, spent }
+        let clientID: String
+        let userCode: String
+        let scopes: [String]
+        let expiresAt: Date
+        var interval: TimeInterval
+        var lastPoll: Date?
+        var polls = 0
+        var status = Status.pending
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import OAuthFlow
+
+extension SimulatedProvider {
+    /// What a simulated provider issues and requires; change it with ``SimulatedProvider/configure(_:)``.
+    public struct Settings: Sendable {
+        /// How access tokens look.
+        public enum AccessTokenFormat: String, Sendable {
+            /// Random strings, known only to the provider: an API introspects them (RFC 7662).
+            case opaque
+            /// JWTs signed with the provider's key, in RFC 9068's profile (`typ: at+jwt`).
+            case jwt
+        }
+
+        /// How long an access token lives (`expires_in`).
+        public var accessTokenLifetime: TimeInterval = 3600
+        /// How long a refresh token lives, from the authorization that started its family.
+        public var refreshTokenLifetime: TimeInterval = 30 * 24 * 3600
+        /// How long an ID token lives.
+        public var idTokenLifetime: TimeInterval = 600
+        /// How long an authorization code may wait for the token request (RFC 6749 §4.1.2: short).
+        public var codeLifetime: TimeInterval = 60
+        /// How long a pushed request's `request_uri` lives (RFC 9126 §2.2).
+        public var pushedRequestLifetime: TimeInterval = 60
+        /// How long a device code lives (RFC 8628 §3.2 `expires_in`).
+        public var deviceCodeLifetime: TimeInterval = 600
+        /// The polling interval a device authorization gives (RFC 8628 §3.2 `interval`).
+        public var devicePollingInterval: TimeInterval = 5
+        /// Opaque strings or RFC 9068 JWTs.
+        public var accessTokenFormat: AccessTokenFormat = .opaque
+        /// The `aud` of JWT access tokens when the request names no `resource` (RFC 8707).
+        public var accessTokenAudience = "https://api.simulated.example"
+        /// ES256 or RS256: what ID tokens, JWT access tokens and logout tokens are signed with.
+        public var signingAlgorithm: JWSAlgorithm = .es256
+        /// Whether code and device grants get a refresh token.
+        public var issuesRefreshTokens = true
+        /// Whether a refresh spends its refresh token and issues a new one (RFC 9700 §4.14.2); a spent one
+        /// presented again is refused and revokes the whole family.
+        public var rotatesRefreshTokens = true
+        /// Whether the authorization endpoint takes only pushed requests (RFC 9126 §5).
+        public var requiresPushedAuthorization = false
+        /// Whether the token endpoint refuses a request without a DPoP proof (RFC 9449).
+        public var requiresDPoP = false
+        /// Whether every DPoP proof must carry the provider's current nonce (RFC 9449 §8, §9): the first proof
+        /// is answered `use_dpop_nonce` with one.
+        public var requiresDPoPNonce = false
+        /// Whether metadata offers DPoP at all (`dpop_signing_alg_values_supported`); proofs sent anyway are checked.
+        public var offersDPoP = true
+        /// How far a DPoP proof's `iat` may be from the provider's clock (RFC 9449 §11.1).
+        public var proofWindow: TimeInterval = 60
+        /// Claims of each user, by subject, put in ID tokens (for `profile` and `email`) and userinfo.
+        public var users: [String: [String: JSONValue]] = [:]
+
+        public init() {}
+
+        /// The claims of `subject`: those of ``users``, or a name and an address made from the subject.
+        func claims(of subject: String) -> [String: JSONValue] {
+            users[subject] ?? ["name": .string("User \(subject)"), "email": .string("\(subject)@simulated.example"), "email_verified": .bool(true)]
+        }
+    }
+
+    /// The endpoints of a simulated provider, for ``SimulatedProvider/failNext(_:error:description:status:)``
+    /// and ``SimulatedProvider/requestCount(_:)``.
+    public enum Endpoint: String, Sendable, Hashable, CaseIterable {
+        case openIDConfiguration, authorizationServerMetadata, jwks, authorization, pushedAuthorization, token, deviceAuthorization
+        case introspection, revocation, userinfo
+
+        /// Its path under the issuer.
+        var path: String {
+            switch self {
+            case .openIDConfiguration: return "/.well-known/openid-configuration"
+            case .authorizationServerMetadata: return "/.well-known/oauth-authorization-server"
+            case .jwks: return "/jwks"
+            case .authorization: return "/authorize"
+            case .pushedAuthorization: return "/par"
+            case .token: return "/token"
+            case .deviceAuthorization: return "/device_authorization"
+            case .introspection: return "/introspect"
+            case .revocation: return "/revoke"
+            case .userinfo: return "/userinfo"
+            }
+        }
+
+        /// The endpoint at `path` under `issuer`.
+        init?(path: String, issuer: URL) {
+            let base = issuer.path.hasSuffix("/") ? String(issuer.path.dropLast()) : issuer.path
+            // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
+            if path == "/.well-known/oauth-authorization-server" + base {
+                self = .authorizationServerMetadata
+                return
+            }
+            guard path.hasPrefix(base), let found = Self.allCases.first(where: { base + $0.path == path && $0 != .authorizationServerMetadata })
+            else { return nil }
+            self = found
+        }
+    }
+}
