@@ -150,11 +150,13 @@ let package = Package(
         .executableTarget(
             name: "WebSignInExample",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "ExampleSupport",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowPostgres", "ExampleSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Examples/WebSignIn/Sources/WebSignInExample"
         ),
@@ -228,6 +230,7 @@ let package = Package(
                 "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowPostgres", "OAuthFlowWeb", "OAuthFlowHummingbird", "oauthflow",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

@@ -17,11 +17,14 @@
 //   --key-id ID=KID       that key's Key ID (the JWT header's kid)
 //   --var ID.NAME=VALUE   a descriptor variable of ID
 //   --sessions-dir DIR    where signed-in sessions' tokens are stored (default: a new temporary directory)
+//                         (in PostgreSQL instead when OAUTHFLOW_EXAMPLE_PG_HOST is set: ExampleSessionStore.swift)
 //   --api ID[=opaque]     GET /api/me accepts ID's access tokens; =opaque introspects them with ID's client
 //   --api-scope SCOPE     a scope GET /api/me requires
 // The options are parsed by ExampleOptions (Examples/Shared), which the Vapor example shares.
 // The sealing key comes from OAUTHFLOW_EXAMPLE_KEY (32 bytes, base64); without it a fresh
 // key is made at start, which is fine for one instance.
+// The app and the PostgreSQL store run in one ServiceGroup: SIGTERM or SIGINT stops the app first (its
+// requests finish), then the store (the refreshes it has not saved yet are saved), then the process ends.
 import ExampleSupport
 import Foundation
 import Hummingbird
@@ -30,7 +33,9 @@ import HummingbirdTLS
 import Logging
 import OAuthFlow
 import OAuthFlowHummingbird
+import OAuthFlowPostgres
 import OAuthFlowWeb
+import ServiceLifecycle
 
 /// A request context with the user's session and, on the API's routes, the access token's principal.
 struct AppContext: SessionRequestContext, AccessRequestContext {
@@ -58,9 +63,10 @@ let registry = orExit(program) { try ProviderRegistry.load(directories: options.
 // The tokens of signed-in users stay on the server, in this store; the app's session holds the key.
 let sessionsDirectory = options.sessionsDirectory
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("WebSignInExample-\(UUID().uuidString)")
+let (sessions, postgres) = orExit(program) { try exampleSessionStore(directory: sessionsDirectory, keyring: keyring) }
 let web = orExit(program) {
     try WebSignIn(registry: registry, enable: options.clients, origin: origin, keyring: keyring,
-                  sessions: FileTokenStore(directory: sessionsDirectory), logger: Logger(label: "oauthflow.web"))
+                  sessions: sessions, environment: OAuthEnvironment(logger: Logger(label: "oauthflow.web")))
 }
 let api = orExit(program) { try options.protectedResource(registry: registry, resource: origin) }
 /// The app calls its own API where it listens.
@@ -116,7 +122,7 @@ router.addSignOutRoutes(web, currentSession: { _, context in context.sessions.se
 
 for line in registrationLines(web) { print(line) }
 let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: options.port))
-let app: Application<RouterResponder<AppContext>>
+var app: Application<RouterResponder<AppContext>>
 if let tls = options.tls {
     let settings = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map { .certificate($0) },
@@ -125,5 +131,13 @@ if let tls = options.tls {
 } else {
     app = Application(router: router, configuration: configuration)
 }
+if let postgres {
+    // The store's pool runs in the group by then: the table is made before the first request.
+    app.beforeServerStarts { try await postgres.migrate() }
+}
 print("listening on 127.0.0.1:\(options.port), open \(origin.absoluteString)/")
-try await app.runService()
+// The store first: a group stops its services last to first, so the app's requests (and the refreshes
+// they start) end before the store stops, and the store saves what is pending before it returns.
+let group = ServiceGroup(configuration: .init(
+    services: (postgres.map { [$0] } ?? []) + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger))
+try await group.run()
