@@ -15,8 +15,8 @@ extension OAuth {
     ///   - name: The provider.
     ///   - account: The session's account name, for several sessions with one provider.
     ///   - browser: Opens the authorization URL.
-    ///   - route: Nil chooses the browser unless ``Configuration/environmentVariables`` say none can open (SSH, no display)
-    ///     and the provider takes the device grant.
+    ///   - route: Nil chooses the browser, unless the host handed in ``OAuth/Configuration/environmentVariables`` and they
+    ///     say none can open here (SSH, no display, no browser command) and the provider takes the device grant.
     ///   - port: A fixed loopback port instead of the descriptor's choice.
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
@@ -31,16 +31,23 @@ extension OAuth {
         let provider = try provider(name)
         let result = try await SessionAccess.signIn(
             to: provider, settings: settings, account: account,
-            route: route ?? .automatic(for: provider, environment: configuration.environmentVariables), port: port, timeout: timeout,
+            route: route ?? automaticRoute(for: provider), port: port, timeout: timeout,
             requestOfflineAccess: requestOfflineAccess, store: store, browser: browser, environment: environment, events: events)
         forget(SessionKey(providerID: name, account: account))
         return result
+    }
+
+    /// The browser, unless the host's variables say no browser can open here: with none handed in, the host's
+    /// `browser` is trusted to show the page.
+    private func automaticRoute(for provider: Provider) -> SignInRoute {
+        configuration.environmentVariables.isEmpty ? .browser : .automatic(for: provider, environment: configuration.environmentVariables)
     }
 
     /// Signs a user out and, with ``LoopbackSignOut/ProviderSessionEnding/endInBrowser``, ends the provider's session
     /// in the browser too, waiting on a loopback address for the provider to send it back.
     ///
     /// - Throws: What ``LoopbackSignOut/signOut(_:provider:providerSession:port:timeout:events:)`` throws.
+    @discardableResult
     public func signOut(
         _ name: String, account: String = "default", providerSession: LoopbackSignOut.ProviderSessionEnding, browser: any BrowserOpener,
         events: @escaping @Sendable (LoopbackSignOut.Event) -> Void = { _ in }

@@ -353,6 +353,7 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",
+                           "Tests/OAuthFlowTestingTests/TestingDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
                            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)

@@ -137,7 +137,7 @@ struct PushedAndDPoPEndToEndTests {
         let (result, _, _, _) = try await signIn(client: "public")
         let tokens = result.session.tokens
         let recording = RecordingTransport()
-        let first = try await tokens.send(TransportRequest(method: .get, url: server.resource("hello")), transport: recording)
+        let first = try await tokens.send(TransportRequest(method: .get, url: server.resource("hello")), environment: OAuthEnvironment(transport: recording))
         #expect(first.status == 200)
         let sent = try #require(recording.requests.last)
         // An attacker who saw the request sends it again, proof and all.

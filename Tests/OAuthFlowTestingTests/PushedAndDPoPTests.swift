@@ -70,7 +70,7 @@ import Testing
         var bearer = outcome.tokens
         bearer.proofKey = nil
         let response = try await bearer.send(
-            TransportRequest(method: .get, url: simulated.issuer.appendingPathComponent("userinfo")), transport: simulated.transport)
+            TransportRequest(method: .get, url: simulated.issuer.appendingPathComponent("userinfo")), environment: simulated.environment)
         #expect(response.status == 401)
         #expect(response.header("WWW-Authenticate")?.hasPrefix("DPoP") == true)
     }

@@ -57,10 +57,12 @@ extension TokenSet {
     ///
     /// A resource server that answers `use_dpop_nonce` gets one retry with the nonce it gave. Redirects are never followed.
     /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above.
-    public func send(
-        _ request: TransportRequest, transport: any HTTPTransport = DefaultHTTPTransport(), nonces: DPoPNonces = .shared,
-        clock: any DateClock = SystemDateClock()
-    ) async throws -> TransportResponse {
+    ///
+    /// - Parameter environment: Its transport sends the request, its clock dates the proof, its nonces hold the servers' latest.
+    public func send(_ request: TransportRequest, environment: OAuthEnvironment = OAuthEnvironment()) async throws -> TransportResponse {
+        let transport = environment.transport
+        let nonces = environment.nonces
+        let clock = environment.clock
         try FlowError.requireSecure(request.url)
         var authorized = request
         guard let proofKey else {

@@ -84,7 +84,7 @@ extension OAuthClient {
         var headers = provider.policy.userinfo.headers
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let response = try await tokens.send(
-            TransportRequest(method: method, url: url, headers: headers), transport: transport, nonces: nonces, clock: clock)
+            TransportRequest(method: method, url: url, headers: headers), environment: environment)
         logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
         guard (200..<300).contains(response.status) else {
             // The access token went in a header: an error answer that echoes it must not carry it into the error.

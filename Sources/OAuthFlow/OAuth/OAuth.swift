@@ -53,19 +53,25 @@ public final class OAuth: Sendable {
 
         /// - Parameters:
         ///   - providerDirectories: Directories of the host's own descriptors.
+        ///   - includeBundledProviders: Whether the bundled descriptors are offered.
+        ///   - includeUserProviders: Whether the user's `$XDG_CONFIG_HOME/oauthflow/providers` is read.
         ///   - clients: Each provider's client, by provider name.
+        ///   - clientSettings: Where the settings of a provider missing from `clients` come from; nil reads nothing.
+        ///   - environmentVariables: The process's variables, when the host hands them in.
         ///   - store: Where sessions are kept; in memory by default.
         ///   - environment: The transport, clock, logger and DPoP nonces.
         public init(
-            providerDirectories: [URL] = [], clients: [String: ClientSettings] = [:], store: any TokenStore = InMemoryTokenStore(),
+            providerDirectories: [URL] = [], includeBundledProviders: Bool = true, includeUserProviders: Bool = false,
+            clients: [String: ClientSettings] = [:], clientSettings: ClientSettingsResolver? = nil,
+            environmentVariables: [String: String] = [:], store: any TokenStore = InMemoryTokenStore(),
             environment: OAuthEnvironment = OAuthEnvironment()
         ) {
             self.providerDirectories = providerDirectories
-            self.includeBundledProviders = true
-            self.includeUserProviders = false
+            self.includeBundledProviders = includeBundledProviders
+            self.includeUserProviders = includeUserProviders
             self.clients = clients
-            self.clientSettings = nil
-            self.environmentVariables = [:]
+            self.clientSettings = clientSettings
+            self.environmentVariables = environmentVariables
             self.store = store
             self.environment = environment
         }
@@ -191,6 +197,7 @@ public final class OAuth: Sendable {
     /// browser to.
     ///
     /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, and store errors.
+    @discardableResult
     public func signOut(
         _ name: String, account: String = "default", endingProviderSession: TokenManager.EndSessionOptions? = nil
     ) async throws -> TokenManager.SignOut {

@@ -215,21 +215,21 @@ public final class ServiceTokens: Sendable {
     }
 
     /// Sends `request` with a client-credentials token for `target`: as a Bearer token, or with a DPoP proof
-    /// when the token is DPoP-bound (``TokenSet/send(_:transport:nonces:clock:)``).
+    /// when the token is DPoP-bound (``TokenSet/send(_:environment:)``), through the client's environment.
     ///
     /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
     /// and sends once more; a second 401 is returned as it is.
     public func send(
-        _ request: TransportRequest, for target: ServiceTokenRequest = .init(), transport: any HTTPTransport = DefaultHTTPTransport()
+        _ request: TransportRequest, for target: ServiceTokenRequest = .init()
     ) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let key = key(for: target)
         let fetch: @Sendable (OAuthClient) async throws -> TokenSet = { client in try await client.clientCredentialsToken(target) }
         let first = try await token(for: key, fetch: fetch)
-        let response = try await first.send(request, transport: transport, nonces: client.nonces)
+        let response = try await first.send(request, environment: client.environment)
         guard Self.rejectsToken(response) else { return response }
         await invalidate(key, token: first.accessToken)
-        return try await token(for: key, fetch: fetch).send(request, transport: transport, nonces: client.nonces)
+        return try await token(for: key, fetch: fetch).send(request, environment: client.environment)
     }
 
     /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).

@@ -298,16 +298,16 @@ public actor TokenManager {
     }
 
     /// Sends a request with the session's access token: as a Bearer token, or with a DPoP proof when the
-    /// session is DPoP-bound (``TokenSet/send(_:transport:nonces:clock:)``, one retry for a server nonce).
+    /// session is DPoP-bound (``TokenSet/send(_:environment:)``, one retry for a server nonce).
     /// On a 401 that is not a nonce demand, refreshes once and retries once.
     public nonisolated func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let tokens = try await validTokens()
-        let first = try await tokens.send(request, transport: transport, nonces: client.nonces, clock: clock)
+        let first = try await tokens.send(request, environment: client.environment)
         guard first.status == 401 else { return first }
         logger.debug("resource answered 401; refreshing once", metadata: ["session": "\(key)"])
         let refreshed = try await refresh(replacing: tokens.accessToken)
-        return try await refreshed.tokens.send(request, transport: transport, nonces: client.nonces, clock: clock)
+        return try await refreshed.tokens.send(request, environment: client.environment)
     }
 
     /// The session's tokens, their access token valid for at least ``skew`` more seconds (refreshed if needed).

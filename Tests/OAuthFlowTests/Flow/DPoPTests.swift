@@ -147,13 +147,13 @@ import Testing
         let url = try #require(URL(string: "https://api.example.com/me"))
         var tokens = TokenSet(
             accessToken: Secret("tok"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [], issuedAt: Date())
-        _ = try await tokens.send(TransportRequest(method: .get, url: url), transport: transport)
+        _ = try await tokens.send(TransportRequest(method: .get, url: url), environment: OAuthEnvironment(transport: transport))
         tokens.tokenType = "dpop"
         tokens.proofKey = try DPoPKey.generate()
-        _ = try await tokens.send(TransportRequest(method: .get, url: url), transport: transport)
+        _ = try await tokens.send(TransportRequest(method: .get, url: url), environment: OAuthEnvironment(transport: transport))
         #expect(headers.values == ["Bearer tok", "no proof", "DPoP tok", "proof"])
         await #expect(throws: FlowError.self) {
-            _ = try await tokens.send(TransportRequest(method: .get, url: try #require(URL(string: "http://api.example.com/me"))), transport: transport)
+            _ = try await tokens.send(TransportRequest(method: .get, url: try #require(URL(string: "http://api.example.com/me"))), environment: OAuthEnvironment(transport: transport))
         }
     }
 }
@@ -184,7 +184,7 @@ import Testing
         ).provider()
         let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
         let tokens = ServiceTokens(client: client, store: InMemoryTokenStore())
-        let answer = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders")!), transport: transport)
+        let answer = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders")!))
         #expect(answer.status == 200)
         #expect(seen.values == ["/token Basic proof", "/orders DPoP  proof"])
     }

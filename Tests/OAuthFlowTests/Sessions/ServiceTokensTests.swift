@@ -222,7 +222,7 @@ import Testing
         }
         let tokens = try Self.tokens(transport)
         let response = try await tokens.send(
-            TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+            TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!))
         #expect(response.status == 401)
         #expect(transport.count("/token") == 2, "one new token after the first 401, none after the second")
         #expect(transport.count("/things") == 2)
@@ -237,7 +237,7 @@ import Testing
         }
         let tokens = try Self.tokens(transport)
         let first = try await tokens.accessToken()
-        let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!))
         #expect(response.status == 200)
         let second = try await tokens.accessToken()
         #expect(second != first)
@@ -250,7 +250,7 @@ import Testing
             return TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope""#])
         }
         let tokens = try Self.tokens(transport)
-        _ = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!), transport: transport)
+        _ = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!))
         #expect(transport.count("/token") == 1)
     }
 
