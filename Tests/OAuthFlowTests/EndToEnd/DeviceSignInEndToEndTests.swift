@@ -20,7 +20,7 @@ struct DeviceSignInEndToEndTests {
         let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
         let provider = try server.provider()
         let shown = Shown()
-        let session = try await DeviceSignIn(store: store).signIn(to: provider, clientID: Server.deviceClientID) { event in
+        let session = try await DeviceSignIn(store: store).signIn(to: provider, settings: ClientSettings(clientID: Server.deviceClientID)) { event in
             guard case let .showCode(authorization) = event else { return }
             shown.authorization = authorization
             Task.detached { try await decideDetached(server, authorization) }
@@ -43,7 +43,7 @@ struct DeviceSignInEndToEndTests {
         defer { state.cleanUp() }
         let store = FileTokenStore(directory: state.url.appendingPathComponent("oauthflow"))
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await DeviceSignIn(store: store).signIn(to: try server.provider(), clientID: Server.deviceClientID) { event in
+            try await DeviceSignIn(store: store).signIn(to: try server.provider(), settings: ClientSettings(clientID: Server.deviceClientID)) { event in
                 guard case let .showCode(authorization) = event else { return }
                 Task.detached { try await decideDetached(server, authorization, deny: true) }
             }
@@ -59,7 +59,7 @@ struct DeviceSignInEndToEndTests {
         let time = FastTime(Date(), factor: 300)
         let signIn = DeviceSignIn(store: InMemoryTokenStore(), environment: OAuthEnvironment(clock: time, sleeper: time))
         let error = try await #require(throws: FlowError.self) {
-            try await signIn.signIn(to: try server.provider(), clientID: Server.deviceClientID)
+            try await signIn.signIn(to: try server.provider(), settings: ClientSettings(clientID: Server.deviceClientID))
         }
         #expect(error.code == .deviceCodeExpired)
         #expect(time.polls >= 5 && time.polls <= 7)

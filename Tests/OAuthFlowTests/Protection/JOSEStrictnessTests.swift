@@ -115,7 +115,7 @@ extension Protection {
             await #expect(throws: (any Error).self) {
                 _ = try await ProtectedResource.verify(
                     Secret(try es.sign(headerText: header, claimsText: claimsText())), descriptor: try TestDescriptor(id: "example").descriptor(),
-                    audience: "")
+                    audience: "", resolver: ClientSettingsResolver(environment: [:]))
             }
         }
 

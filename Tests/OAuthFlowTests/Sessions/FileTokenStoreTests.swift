@@ -32,8 +32,8 @@ private func mode(_ path: String) -> mode_t {
     }
 
     @Test func defaultLocationFollowsXDGStateHome() {
-        #expect(FileTokenStore(environment: ["XDG_STATE_HOME": "/srv/state"]).directory.path == "/srv/state/oauthflow")
-        #expect(FileTokenStore(environment: ["HOME": "/home/u"]).directory.path == "/home/u/.local/state/oauthflow")
+        #expect(FileTokenStore.standardDirectory(environment: ["XDG_STATE_HOME": "/srv/state"]).path == "/srv/state/oauthflow")
+        #expect(FileTokenStore.standardDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.local/state/oauthflow")
     }
 
     @Test func namesCannotEscapeTheDirectory() {
