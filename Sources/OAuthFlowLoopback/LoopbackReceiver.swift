@@ -67,10 +67,7 @@ public struct LoopbackError: Error, Sendable, Hashable, CustomStringConvertible 
 ///   token exchange) is answered 503 rather than left hanging.
 /// - Every answer carries `Cache-Control: no-store` and `Referrer-Policy: no-referrer`,
 ///   so the code in the URL does not leak from the page.
-///
-/// The server runs on SwiftNIO's structured-concurrency API: the listening channel and each connection are
-/// `NIOAsyncChannel`s, each connection served by a task of its own that reads one request and answers it.
-public final class LoopbackReceiver: Sendable {
+public final class LoopbackReceiver: @unchecked Sendable {
     /// Bodies larger than this are refused (a `form_post` callback is a few hundred bytes).
     public static let maximumBodySize = 64 * 1024
 
@@ -91,52 +88,29 @@ public final class LoopbackReceiver: Sendable {
     public let host: String
     public let port: Int
     public let path: String
-    /// The redirect URI to register and send: `http://HOST:PORT/PATH`.
-    public let redirectURI: URL
-    /// The listening socket.
-    private let listener: any Channel
-    /// Accepts connections and serves each; ends once the listener is closed and every connection is done.
-    private let server: Task<Void, Never>
+    private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let inbox: Inbox
     private let connections: ConnectionTable
 
+    /// The redirect URI to register and send: `http://HOST:PORT/PATH`.
+    public var redirectURI: URL {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        // The host and path were validated when binding, so this always parses.
+        return URL(string: "http://\(hostPart):\(port)\(path)") ?? URL(fileURLWithPath: "/")
+    }
+
     private init(
-        host: String, port: Int, path: String, redirectURI: URL, listener: NIOAsyncChannel<Connection, Never>,
-        group: MultiThreadedEventLoopGroup, inbox: Inbox, connections: ConnectionTable
+        host: String, port: Int, path: String, channel: any Channel, group: MultiThreadedEventLoopGroup, inbox: Inbox,
+        connections: ConnectionTable
     ) {
+        self.connections = connections
         self.host = host
         self.port = port
         self.path = path
-        self.redirectURI = redirectURI
-        self.listener = listener.channel
+        self.channel = channel
         self.group = group
         self.inbox = inbox
-        self.connections = connections
-        server = Task {
-            try? await listener.executeThenClose { accepted in
-                await withTaskGroup(of: Void.self) { tasks in
-                    do {
-                        for try await connection in accepted {
-                            tasks.addTask {
-                                await Self.serve(connection, inbox: inbox)
-                            }
-                        }
-                    } catch {
-                        // The listener failed or was closed: the connections already accepted are still served.
-                    }
-                }
-            }
-        }
-    }
-
-    /// One accepted connection: HTTP/1 requests in, response parts out.
-    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-
-    /// The redirect URI for `host` (bare), `port` and `path`, or nil when they do not form one.
-    private static func redirectURI(host: String, port: Int, path: String) -> URL? {
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        return URL(string: "http://\(hostPart):\(port)\(path)")
     }
 
     /// Starts listening.
@@ -155,7 +129,7 @@ public final class LoopbackReceiver: Sendable {
         guard bare == "127.0.0.1" || bare == "::1" else {
             throw LoopbackError(code: .notLoopback, message: "the redirect receiver listens only on 127.0.0.1 or [::1], not \(host)")
         }
-        guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#"), redirectURI(host: bare, port: port, path: path) != nil else {
+        guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#") else {
             throw LoopbackError(code: .bindFailed, message: "the redirect path must start with / and have no query or fragment: \(path)")
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -166,18 +140,14 @@ public final class LoopbackReceiver: Sendable {
             // SO_REUSEADDR lets a fixed port be bound again while the previous login's connections
             // sit in TIME_WAIT (about 60 s); it still refuses a port another socket listens on.
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-        let listener: NIOAsyncChannel<Connection, Never>
-        do {
-            listener = try await bootstrap.bind(host: bare, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    // On the event loop, as the connection is accepted: the limit and the deadline hold however
-                    // busy the tasks that serve connections are.
-                    connections.accept(channel, requestTimeout: limits.requestTimeout)
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(RequestArrival(connections: connections))
-                    return try Connection(wrappingChannelSynchronously: channel)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
+                    channel.pipeline.addHandler(CallbackHandler(inbox: inbox, connections: connections, requestTimeout: limits.requestTimeout))
                 }
             }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: bare, port: port).get()
         } catch {
             try? await group.shutdownGracefully()
             let text = "\(error)"
@@ -187,15 +157,8 @@ public final class LoopbackReceiver: Sendable {
             }
             throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(text)")
         }
-        let actualPort = listener.channel.localAddress?.port ?? port
-        guard let redirectURI = redirectURI(host: bare, port: actualPort, path: path) else {
-            try? await listener.channel.close()
-            try? await group.shutdownGracefully()
-            throw LoopbackError(code: .bindFailed, message: "the redirect URI of \(bare):\(actualPort)\(path) does not parse")
-        }
-        return LoopbackReceiver(
-            host: bare, port: actualPort, path: path, redirectURI: redirectURI, listener: listener, group: group, inbox: inbox,
-            connections: connections)
+        let actualPort = channel.localAddress?.port ?? port
+        return LoopbackReceiver(host: bare, port: actualPort, path: path, channel: channel, group: group, inbox: inbox, connections: connections)
     }
 
     /// Waits for the callback, passing each request on the redirect path to `handler` until one finishes.
@@ -238,96 +201,20 @@ public final class LoopbackReceiver: Sendable {
     /// How many connections are open now.
     var openConnections: Int { connections.count }
 
-    /// Stops listening, closes the connections still open, and releases the event loop.
+    /// Stops listening and releases the event loop.
     public func close() async {
         inbox.finish()
-        // Requests no handler will take are answered, so that their connections' tasks end.
-        inbox.abandonWaiting()
-        connections.closeAll()
-        try? await listener.close()
-        await server.value
+        try? await channel.close()
         try? await group.shutdownGracefully()
-    }
-
-    /// Serves one connection: reads one request, answers it, and closes (``ConnectionTable`` closes it first
-    /// when the request does not arrive in time).
-    private static func serve(_ connection: Connection, inbox: Inbox) async {
-        let channel = connection.channel
-        try? await connection.executeThenClose { inbound, outbound in
-            var head: HTTPRequestHead?
-            var body = ByteBuffer()
-            var tooLarge = false
-            for try await part in inbound {
-                switch part {
-                case let .head(requestHead):
-                    head = requestHead
-                    body.clear()
-                    tooLarge = false
-                case var .body(chunk):
-                    if body.readableBytes + chunk.readableBytes > maximumBodySize {
-                        tooLarge = true
-                    } else {
-                        body.writeBuffer(&chunk)
-                    }
-                case .end:
-                    guard let complete = head else { continue }
-                    let response = await answer(complete, body: body, tooLarge: tooLarge, inbox: inbox, eventLoop: channel.eventLoop)
-                    try await write(response, to: outbound, allocator: channel.allocator)
-                    // Every answer says `Connection: close`: the connection is done.
-                    return
-                }
-            }
-        }
-    }
-
-    /// The answer to a whole request: 404, 405, 413 or 400 at once, else the handler's (or 503 or 410 from the inbox).
-    private static func answer(
-        _ head: HTTPRequestHead, body: ByteBuffer, tooLarge: Bool, inbox: Inbox, eventLoop: any EventLoop
-    ) async -> LoopbackResponse {
-        let requestPath = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        guard requestPath == inbox.path else { return LoopbackPages.notFound }
-        guard head.method == .GET || head.method == .POST else {
-            return LoopbackResponse(status: 405, html: LoopbackPages.page(title: "Method not allowed", message: "Use GET or POST."), finishes: false)
-        }
-        if tooLarge {
-            return LoopbackResponse(
-                status: 413, html: LoopbackPages.page(title: "Too large", message: "The request body is too large."), finishes: false)
-        }
-        let hostHeader = head.headers["Host"].first ?? "127.0.0.1"
-        guard let url = URL(string: "http://\(hostHeader)\(head.uri)") else {
-            return LoopbackResponse(
-                status: 400, html: LoopbackPages.page(title: "Bad request", message: "The callback URL cannot be read."), finishes: false)
-        }
-        let request = LoopbackRequest(method: head.method.rawValue, url: url, body: Data(body.readableBytesView))
-        let promise = eventLoop.makePromise(of: LoopbackResponse.self)
-        inbox.submit(request, promise: promise, on: eventLoop)
-        // Always completed: by the handler, by the queue timeout (503), or when the receiver closes.
-        return (try? await promise.futureResult.get()) ?? LoopbackPages.busy
-    }
-
-    /// Writes `response` as a whole HTML answer.
-    private static func write(
-        _ response: LoopbackResponse, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, allocator: ByteBufferAllocator
-    ) async throws {
-        var buffer = allocator.buffer(capacity: response.html.utf8.count)
-        buffer.writeString(response.html)
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
-        headers.add(name: "Content-Length", value: "\(buffer.readableBytes)")
-        headers.add(name: "Cache-Control", value: "no-store")
-        headers.add(name: "Referrer-Policy", value: "no-referrer")
-        headers.add(name: "Connection", value: "close")
-        if let location = response.location { headers.add(name: "Location", value: location.absoluteString) }
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
-        try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(buffer)), .end(nil)])
     }
 }
 
 /// A request waiting for the handler; answered by the handler or, after the queue timeout, with 503.
-final class QueuedRequest: Sendable {
+final class QueuedRequest: @unchecked Sendable {
     let request: LoopbackRequest
     let promise: EventLoopPromise<LoopbackResponse>
-    private let claimed = Locked(false)
+    private let lock = NSLock()
+    private var claimed = false
 
     init(request: LoopbackRequest, promise: EventLoopPromise<LoopbackResponse>) {
         self.request = request
@@ -336,28 +223,22 @@ final class QueuedRequest: Sendable {
 
     /// Takes the right to answer; false when someone already did.
     func claim() -> Bool {
-        claimed.withLock { claimed in
+        lock.withLock {
             defer { claimed = true }
             return !claimed
         }
     }
 }
 
-/// Hands requests from the connections to the waiting task, one at a time.
-final class Inbox: Sendable {
+/// Hands requests from the NIO handlers to the waiting task, one at a time.
+final class Inbox: @unchecked Sendable {
     let path: String
     let requests: AsyncStream<QueuedRequest>
     private let continuation: AsyncStream<QueuedRequest>.Continuation
+    private let lock = NSLock()
     private let limits: LoopbackReceiver.Limits
-    private let state = Locked(State())
-
-    private struct State {
-        var finished = false
-        /// Whether the handler is working on a request now.
-        var handling = false
-        /// The requests admitted and not yet answered.
-        var waiting: [ObjectIdentifier: QueuedRequest] = [:]
-    }
+    private var finished = false
+    private var waiting = 0
 
     init(path: String, limits: LoopbackReceiver.Limits) {
         self.path = path
@@ -365,24 +246,20 @@ final class Inbox: Sendable {
         (requests, continuation) = AsyncStream.makeStream()
     }
 
-    var isFinished: Bool { state.withLock { $0.finished } }
+    private var handling = false
+
+    var isFinished: Bool { lock.withLock { finished } }
 
     /// Whether the handler is working on a request now.
-    var isHandling: Bool { state.withLock { $0.handling } }
+    var isHandling: Bool { lock.withLock { handling } }
 
     func setHandling(_ value: Bool) {
-        state.withLock { $0.handling = value }
+        lock.withLock { handling = value }
     }
 
     func finish() {
-        state.withLock { $0.finished = true }
+        lock.withLock { finished = true }
         continuation.finish()
-    }
-
-    /// Answers 503 to every request still waiting that no one took: the receiver is closing.
-    func abandonWaiting() {
-        let waiting = state.withLock { $0.waiting.values }
-        for queued in waiting where queued.claim() { queued.promise.succeed(LoopbackPages.busy) }
     }
 
     /// Queues a request; answers 410 at once when the wait is already over, and 503 when
@@ -392,18 +269,17 @@ final class Inbox: Sendable {
             promise.succeed(LoopbackPages.alreadyDone)
             return
         }
-        let queued = QueuedRequest(request: request, promise: promise)
-        let id = ObjectIdentifier(queued)
-        let admitted = state.withLock { state in
-            guard state.waiting.count < limits.maximumQueuedRequests else { return false }
-            state.waiting[id] = queued
+        let admitted = lock.withLock {
+            guard waiting < limits.maximumQueuedRequests else { return false }
+            waiting += 1
             return true
         }
         guard admitted else {
             promise.succeed(LoopbackPages.busy)
             return
         }
-        promise.futureResult.whenComplete { _ in self.state.withLock { _ = $0.waiting.removeValue(forKey: id) } }
+        promise.futureResult.whenComplete { _ in self.lock.withLock { self.waiting -= 1 } }
+        let queued = QueuedRequest(request: request, promise: promise)
         eventLoop.scheduleTask(in: limits.queueTimeout) {
             if queued.claim() { promise.succeed(LoopbackPages.busy) }
         }
@@ -414,94 +290,156 @@ final class Inbox: Sendable {
 }
 
 /// The open connections, so that a flood of idle ones cannot lock the browser out.
-final class ConnectionTable: Sendable {
+final class ConnectionTable: @unchecked Sendable {
     private struct Entry {
         let channel: any Channel
         let order: Int
         var requestReceived = false
     }
 
-    private struct State {
-        var entries: [ObjectIdentifier: Entry] = [:]
-        var counter = 0
-        /// Set when the receiver closes: a connection accepted after that is closed at once.
-        var closed = false
-    }
-
+    private let lock = NSLock()
     private let limit: Int
-    private let state = Locked(State())
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var counter = 0
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Registers a connection as it is accepted: closes the oldest one still sending its request when that makes
-    /// too many, closes this one when it has not delivered a whole request within `requestTimeout` (no slowloris),
-    /// and forgets it once it is closed. A connection accepted after ``closeAll()`` is closed at once.
-    func accept(_ channel: any Channel, requestTimeout: TimeAmount) {
-        let (admitted, victim) = state.withLock { state -> (Bool, (any Channel)?) in
-            guard !state.closed else { return (false, nil) }
-            state.counter += 1
-            state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, order: state.counter)
-            guard state.entries.count > limit else { return (true, nil) }
+    /// Registers a connection; when that makes too many, returns the oldest one still sending its request.
+    func add(_ channel: any Channel) -> (any Channel)? {
+        lock.withLock {
+            counter += 1
+            entries[ObjectIdentifier(channel)] = Entry(channel: channel, order: counter)
+            guard entries.count > limit else { return nil }
             let victim =
-                state.entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
-                ?? state.entries.values.min { $0.order < $1.order }
-            if let victim { state.entries[ObjectIdentifier(victim.channel)] = nil }
-            return (true, victim?.channel)
+                entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
+                ?? entries.values.min { $0.order < $1.order }
+            if let victim { entries[ObjectIdentifier(victim.channel)] = nil }
+            return victim?.channel
         }
-        victim?.close(promise: nil)
-        guard admitted else {
-            // After the pipeline is set up: a channel closed inside its initializer would fail the accept.
-            channel.eventLoop.execute { channel.close(promise: nil) }
-            return
-        }
-        channel.closeFuture.whenComplete { _ in self.remove(channel) }
-        channel.eventLoop.scheduleTask(in: requestTimeout) {
-            if !self.hasReceivedRequest(channel) { channel.close(promise: nil) }
-        }
-    }
-
-    /// Whether `channel`'s request has arrived whole (true for a connection no longer listed).
-    private func hasReceivedRequest(_ channel: any Channel) -> Bool {
-        state.withLock { $0.entries[ObjectIdentifier(channel)]?.requestReceived ?? true }
     }
 
     func markRequestReceived(_ channel: any Channel) {
-        state.withLock { $0.entries[ObjectIdentifier(channel)]?.requestReceived = true }
+        lock.withLock { entries[ObjectIdentifier(channel)]?.requestReceived = true }
     }
 
-    private func remove(_ channel: any Channel) {
-        _ = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
+    func remove(_ channel: any Channel) {
+        _ = lock.withLock { entries.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// Closes every connection open now and refuses those accepted later.
-    func closeAll() {
-        let open = state.withLock { state -> [any Channel] in
-            state.closed = true
-            return state.entries.values.map(\.channel)
-        }
-        for channel in open { channel.close(promise: nil) }
-    }
-
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { lock.withLock { entries.count } }
 }
 
-/// Marks a connection's request as arrived when its last part is read, on the event loop: the deadline never
-/// closes a connection whose request came in time, however late its task reads it.
-final class RequestArrival: ChannelInboundHandler {
+/// One HTTP connection's requests.
+final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
 
+    private let inbox: Inbox
     private let connections: ConnectionTable
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+    private var tooLarge = false
+    private let requestTimeout: TimeAmount
+    private var requestComplete = false
 
-    init(connections: ConnectionTable) {
+    init(inbox: Inbox, connections: ConnectionTable, requestTimeout: TimeAmount) {
+        self.inbox = inbox
         self.connections = connections
+        self.requestTimeout = requestTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if let victim = connections.add(context.channel) { victim.close(promise: nil) }
+        // A whole request within the deadline, or the connection goes: no slowloris.
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: requestTimeout) {
+            let (handler, context) = loopBound.value
+            if !handler.requestComplete { context.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.remove(context.channel)
+        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) { connections.markRequestReceived(context.channel) }
-        context.fireChannelRead(data)
+        switch unwrapInboundIn(data) {
+        case let .head(requestHead):
+            head = requestHead
+            body.clear()
+            tooLarge = false
+        case var .body(chunk):
+            if body.readableBytes + chunk.readableBytes > LoopbackReceiver.maximumBodySize {
+                tooLarge = true
+            } else {
+                body.writeBuffer(&chunk)
+            }
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            requestComplete = true
+            connections.markRequestReceived(context.channel)
+            dispatch(head, context: context)
+        }
+    }
+
+    private func dispatch(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let requestPath = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        guard requestPath == inbox.path else {
+            respond(LoopbackPages.notFound, context: context)
+            return
+        }
+        guard head.method == .GET || head.method == .POST else {
+            respond(
+                LoopbackResponse(status: 405, html: LoopbackPages.page(title: "Method not allowed", message: "Use GET or POST."), finishes: false),
+                context: context)
+            return
+        }
+        if tooLarge {
+            respond(
+                LoopbackResponse(
+                    status: 413, html: LoopbackPages.page(title: "Too large", message: "The request body is too large."), finishes: false),
+                context: context)
+            return
+        }
+        let hostHeader = head.headers["Host"].first ?? "127.0.0.1"
+        guard let url = URL(string: "http://\(hostHeader)\(head.uri)") else {
+            respond(
+                LoopbackResponse(
+                    status: 400, html: LoopbackPages.page(title: "Bad request", message: "The callback URL cannot be read."), finishes: false),
+                context: context)
+            return
+        }
+        let request = LoopbackRequest(method: head.method.rawValue, url: url, body: Data(body.readableBytesView))
+        let promise = context.eventLoop.makePromise(of: LoopbackResponse.self)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        promise.futureResult.whenSuccess { response in
+            let (handler, context) = loopBound.value
+            handler.respond(response, context: context)
+        }
+        inbox.submit(request, promise: promise, on: context.eventLoop)
+    }
+
+    private func respond(_ response: LoopbackResponse, context: ChannelHandlerContext) {
+        var buffer = context.channel.allocator.buffer(capacity: response.html.utf8.count)
+        buffer.writeString(response.html)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(buffer.readableBytes)")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Referrer-Policy", value: "no-referrer")
+        headers.add(name: "Connection", value: "close")
+        if let location = response.location { headers.add(name: "Location", value: location.absoluteString) }
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
     }
 }
 
