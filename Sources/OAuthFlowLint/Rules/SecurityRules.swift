@@ -49,13 +49,13 @@ struct AuthorizationCodeOnlyRule: LintRule {
     }
 }
 
-/// RFC 9700 §2.1.1: clients must use PKCE. The engine sends it whenever the provider takes it (`required` or
-/// `supported`), so only a provider that ignores it leaves a client without.
+/// RFC 9700 §2.1.1: public clients must use PKCE. The engine sends it whenever the provider takes it (`required` or
+/// `supported`), so only a provider that ignores it leaves a public client without.
 struct PKCEForPublicClientsRule: LintRule {
     static let description = RuleDescription(
-        identifier: "pkce_for_public_clients", name: "PKCE for clients",
+        identifier: "pkce_for_public_clients", name: "PKCE for public clients",
         summary:
-            "A client (`client_auth` with `none`) must use PKCE (RFC 9700 §2.1.1): `security.pkce` may be `required` or `supported` (the engine sends PKCE for both), not `unsupported`.",
+            "A public client (`client_auth` with `none`) must use PKCE (RFC 9700 §2.1.1): `security.pkce` may be `required` or `supported` (the engine sends PKCE for both), not `unsupported`.",
         severity: .error,
         triggering: [Examples.valid + "client_auth:\n  method: none\nsecurity:\n  pkce: unsupported\n"],
         nonTriggering: [
@@ -71,7 +71,7 @@ struct PKCEForPublicClientsRule: LintRule {
         return [
             diagnostic(
                 file, ["security", "pkce"],
-                "a client (client_auth `none`) must use PKCE, which the engine does not send when `security.pkce` is `unsupported`; a provider that takes no PKCE needs a confidential client"
+                "a public client (client_auth `none`) must use PKCE, which the engine does not send when `security.pkce` is `unsupported`; a provider that takes no PKCE needs a confidential client"
             )
         ]
     }
