@@ -28,9 +28,7 @@ let registry = orExit(program) { try ProviderRegistry.load(directories: options.
 let sessionsDirectory =
     options.sessionsDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("VaporSignInExample-\(UUID().uuidString)")
 let web = orExit(program) {
-    try WebSignIn(
-        registry: registry, enable: options.clients, origin: origin, keyring: keyring, sessions: FileTokenStore(directory: sessionsDirectory),
-        logger: Logger(label: "oauthflow.web"))
+    try WebSignIn(registry: registry, enable: options.clients, origin: origin, keyring: keyring, sessions: FileTokenStore(directory: sessionsDirectory), environment: OAuthEnvironment(logger: Logger(label: "oauthflow.web")))
 }
 let api = orExit(program) { try options.protectedResource(registry: registry, resource: origin) }
 /// The app calls its own API where it listens.
