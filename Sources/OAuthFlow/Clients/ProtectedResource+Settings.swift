@@ -18,16 +18,27 @@ extension ProtectedResource {
         descriptors: [ProviderDescriptor], settings: Settings, overrides: [String: ClientSettings.Overrides] = [:],
         resolver: ClientSettingsResolver, environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
     ) throws -> ProtectedResource {
+        try trusting(
+            descriptors, settings: settings, environment: environment,
+            variables: { (overrides[$0] ?? .init()).variables },
+            client: { try resolver.settings(for: $0, overrides: overrides[$0] ?? .init()) })
+    }
+
+    /// Trusts `descriptors`: one whose tokens are JWTs resolved with `variables`, one whose tokens are introspected
+    /// with its `client`'s variables and that client as the API's introspection client.
+    static func trusting(
+        _ descriptors: [ProviderDescriptor], settings: Settings, environment: OAuthEnvironment,
+        variables: (String) -> [String: String], client: (String) throws -> ClientSettings
+    ) throws -> ProtectedResource {
         var providers: [Provider] = []
         var clients: [String: ClientConfiguration] = [:]
         for descriptor in descriptors {
-            let override = overrides[descriptor.id] ?? .init()
             if descriptor.accessTokens.format == .jwt {
-                providers.append(try descriptor.resolve(override.variables))
+                providers.append(try descriptor.resolve(variables(descriptor.id)))
             } else {
-                let client = try resolver.settings(for: descriptor.id, overrides: override)
-                providers.append(try descriptor.resolve(client.variables))
-                clients[descriptor.id] = client.serviceConfiguration()
+                let settings = try client(descriptor.id)
+                providers.append(try descriptor.resolve(settings.variables))
+                clients[descriptor.id] = settings.serviceConfiguration()
             }
         }
         return try ProtectedResource(providers: providers, settings: settings, introspectionClients: clients, environment: environment)

@@ -233,20 +233,9 @@ public final class OAuth: Sendable {
     /// - Throws: ``ProviderError`` for a setup that could never accept a token; ``ClientSettingsError`` when an
     ///   introspecting provider has no client.
     public func protectedResource(trusting names: [String], settings: ProtectedResource.Settings) throws -> ProtectedResource {
-        var providers: [Provider] = []
-        var introspection: [String: ClientConfiguration] = [:]
-        for name in names {
-            let descriptor = try descriptor(name)
-            if descriptor.accessTokens.format == .jwt {
-                let variables = (try? clientSettings(for: name))?.variables ?? [:]
-                providers.append(try descriptor.resolve(variables))
-            } else {
-                let client = try clientSettings(for: name)
-                providers.append(try descriptor.resolve(client.variables))
-                introspection[name] = client.serviceConfiguration()
-            }
-        }
-        return try ProtectedResource(providers: providers, settings: settings, introspectionClients: introspection, environment: environment)
+        try ProtectedResource.trusting(
+            try names.map { try descriptor($0) }, settings: settings, environment: environment,
+            variables: { (try? clientSettings(for: $0))?.variables ?? [:] }, client: { try clientSettings(for: $0) })
     }
 
     // MARK: - Sign-in without a browser here
