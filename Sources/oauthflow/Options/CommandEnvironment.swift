@@ -6,9 +6,6 @@ import OAuthFlow
 enum CommandEnvironment {
     /// The process's environment variables.
     static let variables = ProcessInfo.processInfo.environment
-    /// The front door's configuration every command shares with host code that asks for it
-    /// (``OAuth/Configuration/commandLine(environment:transport:)``).
-    static var configuration: OAuth.Configuration { .commandLine(environment: variables) }
     /// `$XDG_STATE_HOME/oauthflow`.
     static var store: FileTokenStore { FileTokenStore(directory: FileTokenStore.standardDirectory(environment: variables)) }
     /// Client settings from the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file.
