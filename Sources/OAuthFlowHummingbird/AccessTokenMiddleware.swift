@@ -6,13 +6,13 @@ import OAuthFlow
 /// A request context that carries the principal of the request's access token.
 public protocol AccessRequestContext: RequestContext {
     /// Set by ``AccessTokenMiddleware`` before the route runs.
-    var accessPrincipal: AccessPrincipal? { get set }
+    var accessPrincipal: ProtectedResource.Principal? { get set }
 }
 
 /// The plain request context of an API protected by ``AccessTokenMiddleware``.
 public struct BasicAccessRequestContext: AccessRequestContext {
     public var coreContext: CoreRequestContextStorage
-    public var accessPrincipal: AccessPrincipal?
+    public var accessPrincipal: ProtectedResource.Principal?
 
     public init(source: Source) {
         coreContext = .init(source: source)
@@ -58,7 +58,7 @@ public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddle
     private static var dpop: HTTPField.Name { HTTPField.Name("DPoP") ?? .authorization }
 }
 
-extension AccessDenial {
+extension ProtectedResource.Denial {
     /// The answer: the status, each challenge and header, `Cache-Control: no-store`, and no body.
     public var hummingbirdResponse: Response {
         var fields = HTTPFields()

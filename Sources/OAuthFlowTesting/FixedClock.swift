@@ -16,4 +16,10 @@ public struct FixedClock: DateClock {
     }
 
     public func now() -> Date { date }
+
+    /// Returns at once: the clock never moves, so there is nothing to wait for.
+    public func sleep(seconds: TimeInterval) async throws {
+        try Task.checkCancellation()
+        await Task.yield()
+    }
 }

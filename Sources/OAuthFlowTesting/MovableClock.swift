@@ -11,6 +11,9 @@ import OAuthFlow
 /// let clock = MovableClock()
 /// clock.advance(3600)   // an hour later: the access token has expired
 /// ```
+///
+/// Its ``sleep(seconds:)`` moves it forward instead of waiting, so a device sign-in that polls every five
+/// seconds finishes at once while the provider sees the seconds go by.
 public final class MovableClock: DateClock, Sendable {
     private let start: Date?
     private let offset = Locked<TimeInterval>(0)
@@ -29,22 +32,11 @@ public final class MovableClock: DateClock, Sendable {
 
     /// Moves the clock forward by `seconds` (backward when negative).
     public func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
-}
 
-/// A ``Sleeper`` that moves a ``MovableClock`` forward instead of waiting, so a device sign-in that polls
-/// every five seconds finishes at once while the provider sees the seconds go by.
-public struct ClockSleeper: Sleeper {
-    /// The clock each sleep moves.
-    public let clock: MovableClock
-
-    /// - Parameter clock: The clock each sleep moves forward.
-    public init(clock: MovableClock) {
-        self.clock = clock
-    }
-
+    /// Moves the clock forward by `seconds` at once, instead of waiting.
     public func sleep(seconds: TimeInterval) async throws {
         try Task.checkCancellation()
-        clock.advance(max(0, seconds))
+        advance(max(0, seconds))
         await Task.yield()
     }
 }

@@ -89,10 +89,10 @@ public actor SimulatedProvider {
     /// Sends requests to this provider, and refuses any to another host as unreachable.
     public nonisolated var transport: any HTTPTransport { SimulatedTransport(provider: self) }
 
-    /// The environment a host test gives the library: this provider's transport, clock and nonces, and a
-    /// sleeper that moves the clock instead of waiting (a device sign-in polls without taking real time).
+    /// The environment a host test gives the library: this provider's transport, clock and nonces. The
+    /// clock moves forward instead of waiting, so a device sign-in polls without taking real time.
     public nonisolated var environment: OAuthEnvironment {
-        OAuthEnvironment(transport: transport, clock: clock, nonces: nonces, sleeper: ClockSleeper(clock: clock))
+        OAuthEnvironment(transport: transport, clock: clock, nonces: nonces)
     }
 
     /// Changes its settings; what was issued before keeps the lifetimes it was issued with.

@@ -1,7 +1,7 @@
 import OAuthFlow
 import Vapor
 
-extension AccessDenial {
+extension ProtectedResource.Denial {
     /// The answer: the status, each challenge and header, `Cache-Control: no-store`, and no body.
     public var vaporResponse: Response {
         var fields = HTTPHeaders()

@@ -4,8 +4,8 @@ import Vapor
 
 /// Lets a request through only with an access token that ``ProtectedResource`` accepts and that grants
 /// the scopes given; the route then reads ``Vapor/Request/accessPrincipal`` (or
-/// `request.auth.require(AccessPrincipal.self)`). Anything else is answered at once with the status and
-/// `WWW-Authenticate` challenges of RFC 6750 and RFC 9449 (``OAuthFlow/AccessDenial/vaporResponse``).
+/// `request.auth.require(ProtectedResource.Principal.self)`). Anything else is answered at once with the status and
+/// `WWW-Authenticate` challenges of RFC 6750 and RFC 9449 (``OAuthFlow/ProtectedResource.Denial/vaporResponse``).
 ///
 /// ```swift
 /// app.addProtectedResourceMetadata(api)
@@ -51,11 +51,11 @@ extension ProtectedResource {
 }
 
 /// An accepted access token's principal is what `request.auth` holds for a protected route.
-extension AccessPrincipal: Authenticatable {}
+extension ProtectedResource.Principal: Authenticatable {}
 
 extension Request {
     /// Who the request's access token speaks for, set by ``AccessTokenMiddleware``; nil on routes it does not guard.
-    public var accessPrincipal: AccessPrincipal? {
-        auth.get(AccessPrincipal.self)
+    public var accessPrincipal: ProtectedResource.Principal? {
+        auth.get(ProtectedResource.Principal.self)
     }
 }

@@ -14,7 +14,7 @@ struct APIProtectionDocExamples {
         let api = try oauth.protectedResource(
             trusting: ["notes-idp"],
             settings: .init(resource: URL(string: "https://notes.example.com")!, scopesSupported: ["notes:read", "notes:write"]))
-        let principal = try await api.authenticate(AccessRequest(authorization: authorizationHeader), requiring: ["notes:read"])
+        let principal = try await api.authenticate(ProtectedResource.Request(authorization: authorizationHeader), requiring: ["notes:read"])
         print(principal.subject ?? "-", principal.clientID ?? "-", principal.scopes)
     }
 

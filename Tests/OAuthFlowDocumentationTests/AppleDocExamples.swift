@@ -17,7 +17,7 @@ enum AppleDocExamples {
         let apple = ClientSettings(
             clientID: "com.example.web",   // the Services ID
             variables: ["team_id": "ABCDE12345"],
-            signingKey: try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/AuthKey_KEY123ABCD.p8", encoding: .utf8), keyID: "KEY123ABCD"))
+            signingKey: try ClientConfiguration.SigningKey(pem: String(contentsOfFile: "/run/secrets/AuthKey_KEY123ABCD.p8", encoding: .utf8), keyID: "KEY123ABCD"))
         let oauth = OAuth(OAuth.Configuration(clients: ["apple": apple], store: store))
         let web = try oauth.webSignIn(enabling: ["apple"], origin: URL(string: "https://app.example.com")!, keyring: keyring)
 

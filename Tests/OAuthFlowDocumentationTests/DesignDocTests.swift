@@ -166,7 +166,7 @@ import OAuthFlowTestSupport
         let section = try #require(text.components(separatedBy: "\n## ").first { $0.hasPrefix("Errors\n") })
         var domains: Set<String> = []
         for source in try Self.sources(under: "Sources") {
-            domains.formUnion(source.text.matches(of: #/extension ErrorCode where Domain == ([A-Z]\w*)/#).map { String($0.output.1) })
+            domains.formUnion(source.text.matches(of: #/extension ErrorCode where Domain == ([A-Z][\w.]*)/#).map { String($0.output.1) })
         }
         #expect(domains.count > 5)
         for domain in domains.sorted() {

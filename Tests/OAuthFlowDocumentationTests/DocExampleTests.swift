@@ -453,9 +453,8 @@ import PostgresNIO
     }
 
     /// Docs/oidc.md, discovery by hand.
-    func oidcDiscoveryExample(provider: Provider) async throws {
-        let discovery = DiscoveryClient()
-        let complete = try await provider.discovered(with: discovery)   // one fetch; static endpoints win, discovered ones fill the gaps
+    func oidcDiscoveryExample(provider: Provider, environment: OAuthEnvironment) async throws {
+        let complete = try await provider.discovered(environment: environment)   // one fetch; static endpoints win, discovered ones fill the gaps
         _ = complete
     }
 

@@ -37,9 +37,9 @@ enum FrontDoorDocExamples {
     /// README.md, one call per task.
     static func tasks(oauth: OAuth, authorizationHeader: String, browser: any BrowserOpener) async throws {
         let token = try await oauth.accessToken(for: "google")
-        let serviceToken = try await oauth.serviceTokens(for: "keycloak").accessToken(ServiceTokenRequest(scopes: ["read"]))
+        let serviceToken = try await oauth.serviceTokens(for: "keycloak").accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         let api = try oauth.protectedResource(trusting: ["auth0"], settings: .init(resource: URL(string: "https://api.example.com")!))
-        let principal = try await api.authenticate(AccessRequest(authorization: authorizationHeader), requiring: ["read:notes"])
+        let principal = try await api.authenticate(ProtectedResource.Request(authorization: authorizationHeader), requiring: ["read:notes"])
         let signedOut = try await oauth.signOut("auth0", endingProviderSession: .init(postLogoutRedirectURI: URL(string: "myapp://signed-out")))
         if let request = signedOut.endSession { print("open", request.url) }   // then check the return: request.acceptsReturn(query:)
         let problems = try oauth.lint().filter { $0.severity == .error }
@@ -160,16 +160,16 @@ enum FrontDoorDocExamples {
             clients: ["service": ClientSettings(clientID: registered.clientID, secret: registered.clientSecret.map(Secret.init))],
             store: FileTokenStore(directory: directory.url.appendingPathComponent("state"))))
 
-        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"])
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"])
         let serviceToken = try await oauth.serviceTokens(for: "service").accessToken(request)
         #expect(try await oauth.serviceTokens(for: "service").accessToken(request) == serviceToken, "cached, and one cache per provider")
         #expect(try await server.whoami(serviceToken).status == 200)
 
         let api = try oauth.protectedResource(trusting: ["service"], settings: .init(resource: URL(string: "https://api.example.com")!))
-        let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(serviceToken.value)"), requiring: ["read"])
+        let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(serviceToken.value)"), requiring: ["read"])
         #expect(principal.clientID == registered.clientID)
-        await #expect(throws: AccessDenial.self) {
-            _ = try await api.authenticate(AccessRequest(authorization: "Bearer \(serviceToken.value)"), requiring: ["write"])
+        await #expect(throws: ProtectedResource.Denial.self) {
+            _ = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(serviceToken.value)"), requiring: ["write"])
         }
     }
 

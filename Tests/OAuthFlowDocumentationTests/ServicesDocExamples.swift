@@ -15,7 +15,7 @@ import Logging
     /// "A first token": the client `oauthflow` would use, through the front door.
     func firstToken() async throws {
         let oauth = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))
-        let token = try await oauth.serviceTokens(for: "keycloak").accessToken(ServiceTokenRequest(scopes: ["read"]))
+        let token = try await oauth.serviceTokens(for: "keycloak").accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         _ = token
     }
 
@@ -47,7 +47,7 @@ import Logging
 
     /// "Client credentials".
     func clientCredentials(tokens: ServiceTokens) async throws {
-        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
         let token = try await tokens.accessToken(request)   // cached; renewed before it expires
         let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders/42")!), for: request)
         _ = (token, response)
@@ -55,7 +55,7 @@ import Logging
 
     /// "JWT bearer": the library signs the assertions.
     func jwtBearerSigned(tokens: ServiceTokens) async throws {
-        let signer = try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/ci-issuer.pem", encoding: .utf8), keyID: "ci-2026")
+        let signer = try ClientConfiguration.SigningKey(pem: String(contentsOfFile: "/run/secrets/ci-issuer.pem", encoding: .utf8), keyID: "ci-2026")
         let token = try await tokens.accessToken(subject: "deployer", issuer: "https://ci.example.com", key: signer, scopes: ["read"])
         _ = token
     }
@@ -72,7 +72,7 @@ import Logging
     /// "Token exchange".
     func tokenExchange(tokens: ServiceTokens, incoming: Secret) async throws {
         // incoming: the Secret your API received as its Bearer token
-        let exchange = TokenExchangeRequest(subjectToken: incoming, target: ServiceTokenRequest(audiences: ["orders-api"]))
+        let exchange = OAuthClient.TokenExchangeRequest(subjectToken: incoming, target: OAuthClient.ServiceTokenRequest(audiences: ["orders-api"]))
         let downstream = try await tokens.exchangedToken(exchange)
         _ = downstream
     }
@@ -82,10 +82,10 @@ import Logging
         let basicOrPost = ClientConfiguration.service(clientID: "orders-worker", clientSecret: secret)
         let post = ClientConfiguration.service(clientID: "orders-worker", clientSecret: secret, authMethod: .clientSecretPost)
         let secretJWT = ClientConfiguration.service(clientID: "orders-worker", clientSecret: secret, authMethod: .clientSecretJWT)
-        let pem = try ClientSigningKey(pem: String(contentsOfFile: "/run/secrets/orders-worker.pem", encoding: .utf8), keyID: "2026-01")
-        let jwk = try ClientSigningKey(jwk: String(contentsOfFile: "/run/secrets/orders-worker.jwk", encoding: .utf8))
+        let pem = try ClientConfiguration.SigningKey(pem: String(contentsOfFile: "/run/secrets/orders-worker.pem", encoding: .utf8), keyID: "2026-01")
+        let jwk = try ClientConfiguration.SigningKey(jwk: String(contentsOfFile: "/run/secrets/orders-worker.jwk", encoding: .utf8))
         let keyed = ClientConfiguration.service(clientID: "orders-worker", signingKey: pem)
-        let entra = try ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)
+        let entra = try ClientConfiguration.SigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)
         let identity = TLSClientIdentity(certificateChainPEM: certificatePEM, privateKeyPEM: Secret(keyPEM), trustRootsPEM: internalCA)
         let mutual = ClientConfiguration.service(clientID: "orders-worker", authMethod: .tlsClientAuth, tlsIdentity: identity)
         _ = (jwk, entra)
@@ -126,7 +126,7 @@ import Logging
             provider: provider, configuration: .service(clientID: "orders-worker", clientSecret: Secret("s3cret-value")),
             environment: OAuthEnvironment(transport: transport, logger: logger))
         let store = FileTokenStore(directory: directory.url.appendingPathComponent("oauthflow"))
-        let request = ServiceTokenRequest(scopes: ["read"])
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["read"])
         let token = try await ServiceTokens(client: client, store: store).accessToken(request)
         let other = ServiceTokens(client: client, store: store)
         #expect(try await other.accessToken(request) == token)
@@ -141,13 +141,13 @@ import Logging
     func tryItLocally() async throws {
         let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))   // ~/.config/oauthflow: providers/ and clients.yaml
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: ServiceTokenRequest(scopes: ["read"]))
+        let whoami = try await authlib.send(TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         print(whoami.status, String(decoding: whoami.body, as: UTF8.self))   // 200 {"audience":[],"client_id":"svc-rsa",...}
     }
 
     /// Calls the page shows inside its prose, compiled in `configurations` above and `inlineExamples` below.
     static let inlineCalls = [
-        "ClientSigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)",
+        "ClientConfiguration.SigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)",
         "ProviderRegistry.load(includeUserDirectory: true, environment: ProcessInfo.processInfo.environment)",
         "ProviderRegistry.load(directories: [URL(fileURLWithPath: \"/etc/myapp/providers\")])",
         "overrides: ClientSettings.Overrides(variables: [\"realm\": \"ops\"])",
@@ -187,13 +187,13 @@ import Logging
         let tokens = ServiceTokens(client: client, store: FileTokenStore(directory: state.url.appendingPathComponent("oauthflow")))
         #expect(try client.configuration.authenticationMethod(for: provider) == .clientSecretPost, "a secret picks the first secret method listed")
 
-        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
         let token = try await tokens.accessToken(request)   // cached; renewed before it expires
         let response = try await tokens.send(TransportRequest(method: .get, url: server.resource), for: request)
         #expect(response.status == 200)
         let whoami = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         #expect(whoami["resource"] as? [String] == ["https://api.example.com/orders"])
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"])) == token,
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"])) == token,
                 "order and repeats do not matter")
 
         // A second ServiceTokens on the same directory (another process, as far as the store can tell) reuses the
@@ -208,7 +208,7 @@ import Logging
         }
 
         // The audience a `resource` provider cannot take is refused before anything is sent.
-        let error = await #expect(throws: FlowError.self) { _ = try await tokens.accessToken(ServiceTokenRequest(audiences: ["orders-api"])) }
+        let error = await #expect(throws: FlowError.self) { _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(audiences: ["orders-api"])) }
         #expect(error?.code == .invalidServiceRequest)
     }
 
@@ -221,7 +221,7 @@ import Logging
         let provider = try server.descriptor(grants: ["urn:ietf:params:oauth:grant-type:jwt-bearer"], methods: [registered.authMethod]).provider()
         let tokens = ServiceTokens(client: OAuthClient(provider: provider, configuration: try registered.configuration()))
         let user = try #require(grant.users.first)
-        let signer = try ClientSigningKey(pem: String(contentsOfFile: grant.privateKeyPEM, encoding: .utf8), keyID: grant.kid)
+        let signer = try ClientConfiguration.SigningKey(pem: String(contentsOfFile: grant.privateKeyPEM, encoding: .utf8), keyID: grant.kid)
         let token = try await tokens.accessToken(subject: user, issuer: grant.issuer, key: signer, scopes: ["read"])
         let (status, whoami) = try await server.whoami(token)
         #expect(status == 200)
@@ -238,7 +238,7 @@ import Logging
         let tokens = ServiceTokens(client: client)
         let incoming = try await server.subjectToken()
         let audience = try #require(server.audiences.first)
-        let exchange = TokenExchangeRequest(subjectToken: incoming, target: ServiceTokenRequest(audiences: [audience]))
+        let exchange = OAuthClient.TokenExchangeRequest(subjectToken: incoming, target: OAuthClient.ServiceTokenRequest(audiences: [audience]))
         let downstream = try await tokens.exchangedToken(exchange)
         #expect(downstream != incoming)
         #expect(try await tokens.exchangedToken(exchange) == downstream, "cached per subject token")
@@ -297,7 +297,7 @@ import Logging
         // The Swift, with this test's environment in place of the process's.
         let mine = OAuth(.commandLine(environment: environment))
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(TransportRequest(method: .get, url: server.resource), for: ServiceTokenRequest(scopes: ["read"]))
+        let whoami = try await authlib.send(TransportRequest(method: .get, url: server.resource), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         #expect(whoami.status == 200)
         #expect(String(decoding: whoami.body, as: UTF8.self).contains("\"client_id\":\"\(rsa.clientID)\""))
         #expect(!(try ProviderRegistry.load(environment: environment).ids.contains("authlib-test")), "load() alone reads no user directory")
@@ -354,7 +354,7 @@ import Logging
     }
 
     /// What the page says each entry picks, in the order the page shows them.
-    static let expectedMethods: [(provider: String, method: ClientAuthMethod)] = [
+    static let expectedMethods: [(provider: String, method: ProviderDescriptor.ClientAuth.Method)] = [
         ("keycloak", .clientSecretBasic),
         ("okta", .clientSecretBasic),
         ("keycloak", .clientSecretJWT),
@@ -478,7 +478,7 @@ import Logging
     }
 
     /// The service server's client that authenticates with `method` (and signs with `algorithm`).
-    static func serverClient(for method: ClientAuthMethod, algorithm: String?) -> String {
+    static func serverClient(for method: ProviderDescriptor.ClientAuth.Method, algorithm: String?) -> String {
         switch method {
         case .clientSecretBasic: return "basic"
         case .clientSecretPost: return "post"

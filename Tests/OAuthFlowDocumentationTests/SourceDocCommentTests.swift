@@ -134,6 +134,6 @@ import OAuthFlowTestSupport
         #expect(comment.declaredParameters == ["provider", "transport", "logger"])
         let method = DocComment(place: "x.swift:1", lines: [], declaration: "public func accessRequest(authorization: [String], for path: String) -> A {")
         #expect(method.declaredParameters == ["authorization", "for", "path"])
-        #expect(DocComment(place: "x.swift:1", lines: [], declaration: "public enum RequestMethod: String {").declaredParameters == nil)
+        #expect(DocComment(place: "x.swift:1", lines: [], declaration: "public enum TransportRequest.Method: String {").declaredParameters == nil)
     }
 }

@@ -53,14 +53,14 @@ struct PushedAndDPoPEndToEndTests {
             to: provider,
             settings: ClientSettings(
                 clientID: client.clientID, secret: client.clientSecret.map(Secret.init),
-                authMethod: ClientAuthMethod(rawValue: client.authMethod)),
+                authMethod: ProviderDescriptor.ClientAuth.Method(rawValue: client.authMethod)),
             timeout: .seconds(30)
         ) { event in
             if case .pushedRequestRenewed = event { events.add("renewed") }
         }
         let configuration = ClientConfiguration(
             clientID: client.clientID, redirectURI: result.session.redirectURI,
-            clientSecret: client.clientSecret.map(Secret.init), authMethod: ClientAuthMethod(rawValue: client.authMethod))
+            clientSecret: client.clientSecret.map(Secret.init), authMethod: ProviderDescriptor.ClientAuth.Method(rawValue: client.authMethod))
         return (result, provider, configuration, store)
     }
 
@@ -122,13 +122,13 @@ struct PushedAndDPoPEndToEndTests {
         let url = server.resource("notes")
         let token = tokens.accessToken.value
         let proof = try await key.proof(method: .get, url: url, accessToken: tokens.accessToken)
-        let principal = try await api.authenticate(AccessRequest(authorization: "DPoP \(token)", dpop: proof, url: url))
+        let principal = try await api.authenticate(ProtectedResource.Request(authorization: "DPoP \(token)", dpop: proof, url: url))
         #expect(principal.confirmation?.keyThumbprint == key.thumbprint)
         #expect(principal.clientID == (try server.client("public")).clientID)
-        await #expect(throws: AccessDenial.self) { _ = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)")) }
+        await #expect(throws: ProtectedResource.Denial.self) { _ = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)")) }
         // The same proof again is a replay.
-        let replay = await #expect(throws: AccessDenial.self) {
-            _ = try await api.authenticate(AccessRequest(authorization: "DPoP \(token)", dpop: proof, url: url))
+        let replay = await #expect(throws: ProtectedResource.Denial.self) {
+            _ = try await api.authenticate(ProtectedResource.Request(authorization: "DPoP \(token)", dpop: proof, url: url))
         }
         #expect(replay?.code == .invalidDPoPProof)
     }

@@ -19,8 +19,9 @@ struct ApprovingBrowser: BrowserOpener {
     }
 }
 
-/// Polls without waiting.
-struct InstantSleeper: Sleeper {
+/// The real time, polling without waiting.
+struct InstantSleeper: DateClock {
+    func now() -> Date { Date() }
     func sleep(seconds: TimeInterval) async throws { try Task.checkCancellation() }
 }
 
@@ -74,7 +75,7 @@ final class SessionEventLog: @unchecked Sendable {
             let provider = try descriptor.provider()
             let clients = ClientSettingsResolver(environment: environment.merging(
                 ["XDG_CONFIG_HOME": directory.url.path, "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"]) { given, _ in given })
-            access = SessionAccess(store: store, clients: clients, browser: ApprovingBrowser(), environment: OAuthEnvironment(transport: transport, sleeper: InstantSleeper()),
+            access = SessionAccess(store: store, clients: clients, browser: ApprovingBrowser(), environment: OAuthEnvironment(transport: transport, clock: InstantSleeper()),
                                    providers: { id, _ in
                                        guard id == provider.id else { throw UnknownProvider() }
                                        return provider

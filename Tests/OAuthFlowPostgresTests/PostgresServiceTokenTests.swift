@@ -33,7 +33,7 @@ struct PostgresServiceTokenTests {
                 client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport)),
                 store: store)
         }
-        let request = ServiceTokenRequest(scopes: ["read"])
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["read"])
         let tokens = try await withThrowingTaskGroup(of: Secret.self) { group in
             for instance in instances {
                 for _ in 0..<25 { group.addTask { try await instance.accessToken(request) } }

@@ -1,3 +1,3 @@
-// The clocks (FixedClock, MovableClock, ClockSleeper) are OAuthFlowTesting's, the product hosts test with;
+// The clocks (FixedClock, MovableClock) are OAuthFlowTesting's, the product hosts test with;
 // every test target that imports this module sees them.
 @_exported import OAuthFlowTesting

@@ -23,14 +23,14 @@ public struct RegisteredClient: Decodable, Sendable {
     }
 
     /// The client's configuration with the credential its method needs (files read now).
-    public func configuration(method: ClientAuthMethod? = nil, jwk: Bool = false, trustRoots: String? = nil) throws -> ClientConfiguration {
-        let chosen = try method ?? #require(ClientAuthMethod(rawValue: authMethod))
-        var key: ClientSigningKey?
+    public func configuration(method: ProviderDescriptor.ClientAuth.Method? = nil, jwk: Bool = false, trustRoots: String? = nil) throws -> ClientConfiguration {
+        let chosen = try method ?? #require(ProviderDescriptor.ClientAuth.Method(rawValue: authMethod))
+        var key: ClientConfiguration.SigningKey?
         var identity: TLSClientIdentity?
         if chosen == .privateKeyJWT {
             let path = try #require(jwk ? privateKeyJWK : privateKeyPEM)
             let text = try String(contentsOfFile: path, encoding: .utf8)
-            key = try ClientSigningKey(text: text, algorithm: signingAlg.flatMap(JWSAlgorithm.init(rawValue:)), keyID: jwk ? nil : kid)
+            key = try ClientConfiguration.SigningKey(text: text, algorithm: signingAlg.flatMap(JWSAlgorithm.init(rawValue:)), keyID: jwk ? nil : kid)
         }
         if chosen.usesCertificate {
             identity = TLSClientIdentity(

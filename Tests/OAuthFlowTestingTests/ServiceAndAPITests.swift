@@ -17,11 +17,11 @@ import Testing
     @Test func serviceTokensAreCachedUntilTheyNearExpiry() async throws {
         let simulated = try SimulatedProvider()
         let tokens = ServiceTokens(client: try Simulation.serviceClient(simulated))
-        let first = try await tokens.accessToken(ServiceTokenRequest(scopes: ["reports.read"]))
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["reports.read"])) == first)
+        let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"]))
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"])) == first)
         #expect(await simulated.requestCount(.token) == 1)
         simulated.clock.advance(3600 - 30)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["reports.read"])) != first, "renewed within the skew")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"])) != first, "renewed within the skew")
         #expect(await simulated.requestCount(.token) == 2)
     }
 
@@ -31,13 +31,13 @@ import Testing
         let provider = try simulated.provider(Self.jwtOptions())
         let api = try ProtectedResource(providers: [provider], settings: .init(resource: Self.api), environment: simulated.environment)
         let service = ServiceTokens(client: try Simulation.serviceClient(simulated, Self.jwtOptions()))
-        let token = try await service.accessToken(ServiceTokenRequest(scopes: ["reports.read"]))
+        let token = try await service.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"]))
         let principal = try await api.authenticate(
             api.accessRequest(authorization: ["Bearer \(token.value)"], dpop: [], method: "GET", path: "/reports"), requiring: ["reports.read"])
         #expect(principal.clientID == SimulatedProvider.serviceClientID)
         try await simulated.rotateKeys(retiringPrevious: true)
         simulated.clock.advance(3600)
-        let next = try await service.accessToken(ServiceTokenRequest(scopes: ["reports.read"]))
+        let next = try await service.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"]))
         let again = try await api.authenticate(
             api.accessRequest(authorization: ["Bearer \(next.value)"], dpop: [], method: "GET", path: "/reports"))
         #expect(again.scopes == ["reports.read"])
@@ -55,7 +55,7 @@ import Testing
         let request = api.accessRequest(authorization: ["Bearer \(outcome.tokens.accessToken.value)"], dpop: [], method: "GET", path: "/")
         #expect(try await api.authenticate(request).subject == "bob")
         try await client.revoke(outcome.tokens.accessToken, kind: .accessToken)
-        await #expect(throws: AccessDenial.self) { _ = try await api.authenticate(request) }
+        await #expect(throws: ProtectedResource.Denial.self) { _ = try await api.authenticate(request) }
     }
 
     @Test func introspectionAnswersInactiveForAnythingUnknown() async throws {

@@ -66,8 +66,8 @@ import Testing
             configuration: .service(clientID: SimulatedProvider.serviceClientID, clientSecret: Secret(SimulatedProvider.serviceSecret)),
             environment: simulated.environment))
 
-        let token = try await service.accessToken(ServiceTokenRequest(scopes: ["reports.read"]))
-        #expect(try await service.accessToken(ServiceTokenRequest(scopes: ["reports.read"])) == token)
+        let token = try await service.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"]))
+        #expect(try await service.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"])) == token)
         #expect(await simulated.requestCount(.token) == 1)
     }
 

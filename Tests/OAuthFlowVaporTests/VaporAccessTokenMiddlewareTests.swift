@@ -30,7 +30,7 @@ import VaporTesting
             return "\(principal.subject ?? "-") \(principal.scopes.joined(separator: ",")) \(principal.confirmation?.keyThumbprint ?? "unbound")"
         }
         app.grouped(AccessTokenMiddleware(api, requiring: ["admin"])).get("admin") { request -> String in
-            try request.auth.require(AccessPrincipal.self).clientID ?? "-"
+            try request.auth.require(ProtectedResource.Principal.self).clientID ?? "-"
         }
         app.get("open") { request in request.accessPrincipal == nil ? "nobody" : "somebody" }
     }

@@ -33,7 +33,7 @@ import VaporTesting
         // The app's own API: scopes per route, the token's principal on the request.
         app.addProtectedResourceMetadata(api)
         app.grouped(api.middleware(requiring: ["orders:read"])).get("orders") { request in
-            let principal = try request.auth.require(AccessPrincipal.self)
+            let principal = try request.auth.require(ProtectedResource.Principal.self)
             return "orders of \(principal.subject ?? "-")"
         }
     }

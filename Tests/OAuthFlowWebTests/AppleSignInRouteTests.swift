@@ -90,7 +90,7 @@ import OAuthFlowTestSupport
             enable: [
                 "apple": .init(
                     clientID: "com.example.web", variables: ["team_id": "ABCDE12345"],
-                    signingKey: try ClientSigningKey(pem: apple.clientKey.pemRepresentation, keyID: "KEY123ABCD"))
+                    signingKey: try ClientConfiguration.SigningKey(pem: apple.clientKey.pemRepresentation, keyID: "KEY123ABCD"))
             ], origin: URL(string: "https://app.example.com")!, keyring: SessionKeyring(current: WebSignInTests.keyA), environment: OAuthEnvironment(transport: apple))
         let signIns = SignIns()
         let router = Router()
@@ -138,15 +138,15 @@ import OAuthFlowTestSupport
         let variables = ["team_id": "ABCDE12345"]
         let cases: [(ClientSettings, String, String)] = [
             (.init(clientID: "com.example.web", variables: variables), "https://app.example.com", "private key"),
-            (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key)), "https://app.example.com", "Key ID"),
-            (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key, keyID: "KEY123ABCD")),
+            (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientConfiguration.SigningKey(pem: key)), "https://app.example.com", "Key ID"),
+            (.init(clientID: "com.example.web", variables: variables, signingKey: try ClientConfiguration.SigningKey(pem: key, keyID: "KEY123ABCD")),
              "http://localhost:8080", "must be https"),
         ]
         for (client, origin, words) in cases {
             let error = try #require(throws: WebSignInError.self) { try make(client, origin: origin) }
             #expect(error.code == .configuration && error.message.contains(words), "\(error.message)")
         }
-        _ = try make(.init(clientID: "com.example.web", variables: variables, signingKey: try ClientSigningKey(pem: key, keyID: "KEY123ABCD")))
+        _ = try make(.init(clientID: "com.example.web", variables: variables, signingKey: try ClientConfiguration.SigningKey(pem: key, keyID: "KEY123ABCD")))
     }
 
     @Test func theCLIRefusesAppleBeforeABrowserOpens() async throws {

@@ -272,9 +272,9 @@ func serve(port: Int, directory: URL) async throws {
     // verification cannot be timed so: its keys are an actor, and a call that waits for it runs on as other work.)
     let spent = Locked<(calls: Int, nanoseconds: Int)>((0, 0))
     router.get("jwt-timed") { request, _ -> Response in
-        let access = AccessRequest(authorization: request.headers[values: .authorization])
+        let access = ProtectedResource.Request(authorization: request.headers[values: .authorization])
         let start = threadCPUNanoseconds()
-        do throws(AccessDenial) {
+        do throws(ProtectedResource.Denial) {
             _ = try await apis.jwt.authenticate(access, requiring: ["read"])
         } catch {
             return error.hummingbirdResponse
@@ -320,11 +320,11 @@ func serve(port: Int, directory: URL) async throws {
             for algorithm in Algorithm.allCases {
                 let one = try String(contentsOf: directory.appendingPathComponent("\(algorithm.rawValue.lowercased())-one.txt"), encoding: .utf8)
                     .trimmingCharacters(in: .whitespacesAndNewlines)
-                _ = try await apis.jwt.authenticate(AccessRequest(authorization: "Bearer " + one), requiring: ["read"])
+                _ = try await apis.jwt.authenticate(ProtectedResource.Request(authorization: "Bearer " + one), requiring: ["read"])
             }
-            _ = try await apis.opaque.authenticate(AccessRequest(authorization: "Bearer " + opaqueToken), requiring: ["read"])
+            _ = try await apis.opaque.authenticate(ProtectedResource.Request(authorization: "Bearer " + opaqueToken), requiring: ["read"])
             ready = true
-        } catch let denial as AccessDenial where denial.status == 503 {
+        } catch let denial as ProtectedResource.Denial where denial.status == 503 {
             continue  // the server is not listening yet
         }
     }
@@ -394,11 +394,11 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
         let token = try material.token(algorithm, serial: 0, tag: "\(algorithm.rawValue)-one", now: Int(Date().timeIntervalSince1970))
         one[algorithm] = token
         // Warm up: the JWKS fetch, the first verification, and the cache entry of the repeated token.
-        _ = try await apis.jwt.authenticate(AccessRequest(authorization: "Bearer " + token), requiring: ["read"])
-        _ = try await uncached.authenticate(AccessRequest(authorization: "Bearer " + token), requiring: ["read"])
+        _ = try await apis.jwt.authenticate(ProtectedResource.Request(authorization: "Bearer " + token), requiring: ["read"])
+        _ = try await uncached.authenticate(ProtectedResource.Request(authorization: "Bearer " + token), requiring: ["read"])
         _ = try await bareKeys.verify(token, as: BareClaims.self)
     }
-    _ = try await apis.opaque.authenticate(AccessRequest(authorization: "Bearer " + opaqueToken), requiring: ["read"])
+    _ = try await apis.opaque.authenticate(ProtectedResource.Request(authorization: "Bearer " + opaqueToken), requiring: ["read"])
     say("\(count) tokens per variant and round, \(rounds) rounds; tokens made in \(ContinuousClock.now - started)")
 
     var results: [String: [Double]] = [:]
@@ -420,13 +420,13 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
                 return (Data(token[..<dot].utf8), Base64URL.decode(String(token[token.index(after: dot)...]))!)
             }
             record("\(name) first seen: authenticate (cache 10,000)", try await timed(count) { index in
-                _ = try await apis.jwt.authenticate(AccessRequest(authorization: headers[index]), requiring: ["read"])
+                _ = try await apis.jwt.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
             })
             record("\(name) first seen: authenticate (cache 0)", try await timed(count) { index in
-                _ = try await uncached.authenticate(AccessRequest(authorization: headers[index]), requiring: ["read"])
+                _ = try await uncached.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
             })
             record("\(name) first seen: authenticate, 16 tasks at once (cache 0)", try await concurrently(count, tasks: 16) { index in
-                _ = try await uncached.authenticate(AccessRequest(authorization: headers[index]), requiring: ["read"])
+                _ = try await uncached.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
             })
             record("\(name) jwt-kit verify + claim checks, 16 tasks at once", try await concurrently(count, tasks: 16) { index in
                 _ = try await bareKeys.verify(tokens[index], as: BareClaims.self)
@@ -436,7 +436,7 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
             let pollution = timedSync(count) { _ in pollute() }
             record("\(name) first seen: authenticate, 8 MiB written between calls (cache 0)", try await timed(count) { index in
                 pollute()
-                _ = try await uncached.authenticate(AccessRequest(authorization: headers[index]), requiring: ["read"])
+                _ = try await uncached.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
             } - pollution)
             record("\(name) jwt-kit verify + claim checks, 8 MiB written between calls", try await timed(count) { index in
                 pollute()
@@ -471,16 +471,16 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
             })
             let repeated = "Bearer " + one[algorithm]!
             record("\(name) repeated token: authenticate", try await timed(repeats) { _ in
-                _ = try await apis.jwt.authenticate(AccessRequest(authorization: repeated), requiring: ["read"])
+                _ = try await apis.jwt.authenticate(ProtectedResource.Request(authorization: repeated), requiring: ["read"])
             })
         }
         let opaque = "Bearer " + opaqueToken
         record("opaque introspection cache hit: authenticate", try await timed(repeats) { _ in
-            _ = try await apis.opaque.authenticate(AccessRequest(authorization: opaque), requiring: ["read"])
+            _ = try await apis.opaque.authenticate(ProtectedResource.Request(authorization: opaque), requiring: ["read"])
         })
-        let noToken = AccessRequest(authorization: nil as String?)
+        let noToken = ProtectedResource.Request(authorization: nil as String?)
         record("no token: authenticate (401 answer built)", await timed(repeats) { _ in
-            do throws(AccessDenial) { _ = try await apis.jwt.authenticate(noToken, requiring: ["read"]) } catch { _ = error.headers }
+            do throws(ProtectedResource.Denial) { _ = try await apis.jwt.authenticate(noToken, requiring: ["read"]) } catch { _ = error.headers }
         })
     }
     say("| Variant | median ns/call | min | max |")
@@ -503,7 +503,7 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
         for pass in 0..<2 {
             for (index, token) in tokens.enumerated() {
                 let start = ContinuousClock.now
-                _ = try await fresh.authenticate(AccessRequest(authorization: token), requiring: ["read"])
+                _ = try await fresh.authenticate(ProtectedResource.Request(authorization: token), requiring: ["read"])
                 let took = nanoseconds(ContinuousClock.now - start)
                 if took < 40_000 {
                     fast[pass] += 1
@@ -543,7 +543,7 @@ func profile(_ variant: String, seconds: Double) async throws {
             if variant.hasPrefix("bare") {
                 _ = try await bareKeys.verify(tokens[index], as: BareClaims.self)
             } else {
-                _ = try await api.authenticate(AccessRequest(authorization: headers[index]), requiring: ["read"])
+                _ = try await api.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
             }
             calls += 1
         }

@@ -172,7 +172,7 @@ func summary(_ values: [Double], _ unit: String, digits: Int = 1) -> String {
 }
 
 /// `count` sequential cached calls from one task of the global executor (not the main actor).
-func sequentialHits(_ tokens: ServiceTokens, _ request: ServiceTokenRequest, count: Int, expect token: Secret) async throws -> Duration {
+func sequentialHits(_ tokens: ServiceTokens, _ request: OAuthClient.ServiceTokenRequest, count: Int, expect token: Secret) async throws -> Duration {
     try await Task.detached {
         let start = clock.now
         for _ in 0..<count {
@@ -207,7 +207,7 @@ func bareHits(_ cache: BareCache, count: Int, tasks: Int, expect token: Secret) 
 }
 
 /// `count` cached calls spread over `tasks` concurrent tasks: the wall time until all are done.
-func concurrentHits(_ tokens: ServiceTokens, _ request: ServiceTokenRequest, count: Int, tasks: Int, expect token: Secret) async throws -> Duration {
+func concurrentHits(_ tokens: ServiceTokens, _ request: OAuthClient.ServiceTokenRequest, count: Int, tasks: Int, expect token: Secret) async throws -> Duration {
     let each = count / tasks
     let start = clock.now
     let workers = (0..<tasks).map { _ in
@@ -225,7 +225,7 @@ func concurrentHits(_ tokens: ServiceTokens, _ request: ServiceTokenRequest, cou
 /// Launches `callers` unstructured tasks that each ask `tokens` for `request`; waits for all.
 /// Unstructured: a task group's child bookkeeping grows with the group (see RefreshBenchmark).
 /// Returns the time until the last has its token, the time the launching loop took, and the distinct tokens.
-func crowd(_ tokens: ServiceTokens, _ request: ServiceTokenRequest) async throws -> (
+func crowd(_ tokens: ServiceTokens, _ request: OAuthClient.ServiceTokenRequest) async throws -> (
     start: ContinuousClock.Instant, total: Duration, launch: Duration, firstServed: ContinuousClock.Instant, distinct: Int
 ) {
     try await Task.detached {
@@ -247,7 +247,7 @@ func crowd(_ tokens: ServiceTokens, _ request: ServiceTokenRequest) async throws
 
 /// The same fan-out without ServiceTokens: `callers` tasks awaiting one shared plain request. The floor
 /// that Swift's tasks and one round trip set, to tell ServiceTokens' own cost from the runtime's.
-func plainCrowd(_ client: OAuthClient, _ request: ServiceTokenRequest) async throws -> (
+func plainCrowd(_ client: OAuthClient, _ request: OAuthClient.ServiceTokenRequest) async throws -> (
     start: ContinuousClock.Instant, total: Duration, firstServed: ContinuousClock.Instant
 ) {
     try await Task.detached {
@@ -287,7 +287,7 @@ struct Phases: CustomStringConvertible {
     }
 }
 
-func roundTrip(_ client: OAuthClient, _ request: ServiceTokenRequest) async throws -> [Double] {
+func roundTrip(_ client: OAuthClient, _ request: OAuthClient.ServiceTokenRequest) async throws -> [Double] {
     for _ in 0..<3 { _ = try await client.clientCredentialsToken(request) }  // a warm connection, as the crowd gets
     var times: [Double] = []
     for _ in 0..<roundTrips {
@@ -301,7 +301,7 @@ func roundTrip(_ client: OAuthClient, _ request: ServiceTokenRequest) async thro
 // MARK: - Run
 
 let server = Server(path: statePath)
-let request = ServiceTokenRequest(scopes: ["read"])
+let request = OAuthClient.ServiceTokenRequest(scopes: ["read"])
 say("ServiceTokenBenchmark: \(ProcessInfo.processInfo.activeProcessorCount) cores, token endpoint \(server.tokenEndpoint)")
 
 // 1. Cached hits.

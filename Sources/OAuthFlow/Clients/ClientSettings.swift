@@ -11,14 +11,14 @@ public struct ClientSettings: Sendable {
         public var clientID: String?
         /// The environment variable holding the client secret (never the secret itself).
         public var secretVariable: String?
-        public var authMethod: ClientAuthMethod?
+        public var authMethod: ProviderDescriptor.ClientAuth.Method?
         /// Provider variables; each replaces the clients file's value of the same name.
         public var variables: [String: String]
         /// Scopes instead of the clients file's (and the descriptor's defaults); nil or empty keeps them.
         public var scopes: [String]?
 
         public init(
-            clientID: String? = nil, secretVariable: String? = nil, authMethod: ClientAuthMethod? = nil,
+            clientID: String? = nil, secretVariable: String? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
             variables: [String: String] = [:], scopes: [String]? = nil
         ) {
             self.clientID = clientID
@@ -55,14 +55,14 @@ public struct ClientSettings: Sendable {
     public var clientID: String
     public var secret: Secret?
     /// The method asked for; nil lets the provider's descriptor choose (see ``ClientConfiguration/authenticationMethod(for:)``).
-    public var authMethod: ClientAuthMethod?
+    public var authMethod: ProviderDescriptor.ClientAuth.Method?
     public var variables: [String: String]
     /// Scopes to ask for; nil means the descriptor's defaults.
     public var scopes: [String]?
     /// Where ``secret`` came from; nil without a secret.
     public var secretSource: SecretSource?
     /// The private key for `private_key_jwt` (`private_key_file` or `private_key_env`).
-    public var signingKey: ClientSigningKey?
+    public var signingKey: ClientConfiguration.SigningKey?
     /// The client certificate and key for mutual TLS (`certificate_file` with `private_key_file`).
     public var tlsIdentity: TLSClientIdentity?
     /// Where the private key came from, in words (never the key).
@@ -79,8 +79,8 @@ public struct ClientSettings: Sendable {
     ///   - signingKey: The private key for `private_key_jwt`, or the key a generated client secret is signed with.
     ///   - tlsIdentity: The client certificate for mutual TLS (RFC 8705).
     public init(
-        clientID: String, secret: Secret? = nil, authMethod: ClientAuthMethod? = nil, variables: [String: String] = [:],
-        scopes: [String]? = nil, signingKey: ClientSigningKey? = nil, tlsIdentity: TLSClientIdentity? = nil,
+        clientID: String, secret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil, variables: [String: String] = [:],
+        scopes: [String]? = nil, signingKey: ClientConfiguration.SigningKey? = nil, tlsIdentity: TLSClientIdentity? = nil,
         secretSource: SecretSource? = nil, notes: [String] = []
     ) {
         self.clientID = clientID

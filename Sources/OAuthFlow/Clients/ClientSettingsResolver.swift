@@ -128,7 +128,7 @@ public struct ClientSettingsResolver: Sendable {
         if let variable = overrides.secretVariable {
             settings.secret = try secret(in: variable, provider: provider)
             settings.secretSource = .namedVariable(variable)
-        } else if method == ClientAuthMethod.none {
+        } else if method == ProviderDescriptor.ClientAuth.Method.none {
             // A public sign-in asked for: a secret found in the environment or the file is not sent.
             if fileEntry?.clientSecretEnvironment != nil || fileEntry?.clientSecretFile != nil || useEnvironmentSecret {
                 settings.notes.append("client authentication is none; the client secret configured for \(clientID) is not sent")
@@ -145,7 +145,7 @@ public struct ClientSettingsResolver: Sendable {
             settings.secretSource = .clientsFileSecretFile(expanded, provider: provider, clientsFile: file)
         }
         settings.authMethod = method
-        if method != ClientAuthMethod.none {
+        if method != ProviderDescriptor.ClientAuth.Method.none {
             try resolveKey(
                 &settings, provider: provider, entry: fileEntry, environmentIsTheClients: environmentOwner == nil || environmentOwner == clientID)
         }
@@ -186,14 +186,15 @@ public struct ClientSettingsResolver: Sendable {
         }
         var algorithm: JWSAlgorithm?
         if let name = entry?.signingAlg {
-            guard let chosen = JWSAlgorithm(rawValue: name), ClientSigningKey.algorithms.contains(chosen) else {
+            guard let chosen = JWSAlgorithm(rawValue: name), ClientConfiguration.SigningKey.algorithms.contains(chosen) else {
                 throw ClientSettingsError(
                     .invalidClientsFile, "\(file): `signing_alg` under `\(provider):` must be RS256, PS256 or ES256", provider: provider)
             }
             algorithm = chosen
         }
         do {
-            settings.signingKey = try ClientSigningKey(text: text, algorithm: algorithm, keyID: entry?.keyID, certificatePEM: certificate)
+            settings.signingKey = try ClientConfiguration.SigningKey(
+                text: text, algorithm: algorithm, keyID: entry?.keyID, certificatePEM: certificate)
         } catch let error as FlowError {
             // A certificate's key may be one OAuthFlow does not sign assertions with (P-384, say): mutual TLS still uses it.
             guard certificate != nil, entry?.signingAlg == nil else {

@@ -24,7 +24,7 @@ package struct ClientsFile: Sendable {
         public var clientSecretEnvironment: String?
         /// A file holding the client secret (`~` is the home directory).
         public var clientSecretFile: String?
-        public var clientAuth: ClientAuthMethod?
+        public var clientAuth: ProviderDescriptor.ClientAuth.Method?
         public var variables: [String: String]?
         public var scopes: [String]?
         /// A PEM or JWK file holding the client's private key: `private_key_jwt` signs with it, and mutual TLS
@@ -43,7 +43,7 @@ package struct ClientsFile: Sendable {
 
         public init(
             clientID: String? = nil, clientSecretEnvironment: String? = nil, clientSecretFile: String? = nil,
-            clientAuth: ClientAuthMethod? = nil, variables: [String: String]? = nil, scopes: [String]? = nil,
+            clientAuth: ProviderDescriptor.ClientAuth.Method? = nil, variables: [String: String]? = nil, scopes: [String]? = nil,
             privateKeyFile: String? = nil, privateKeyEnvironment: String? = nil, keyID: String? = nil, signingAlg: String? = nil,
             certificateFile: String? = nil, caFile: String? = nil
         ) {
@@ -149,7 +149,7 @@ package struct ClientsFile: Sendable {
         } catch {
             throw ClientSettingsError(
                 .invalidClientsFile,
-                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be one of \(ClientAuthMethod.allCases.map(\.rawValue).joined(separator: ", ")))",
+                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be one of \(ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue).joined(separator: ", ")))",
                 provider: provider)
         }
     }

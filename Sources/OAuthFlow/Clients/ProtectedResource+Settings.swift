@@ -49,12 +49,12 @@ extension ProtectedResource {
     ///
     /// - Parameter audience: The API's audience, in place of the descriptor's `access_tokens.audience`; nil takes that one.
     /// - Returns: The principal.
-    /// - Throws: ``AccessDenial`` saying exactly which check failed (``AccessDenial/reason``); ``ClientSettingsError``
+    /// - Throws: ``ProtectedResource/Denial`` saying exactly which check failed (``ProtectedResource/Denial/reason``); ``ClientSettingsError``
     ///   or ``ProviderError`` for a setup that cannot check it.
     public static func verify(
         _ token: Secret, descriptor: ProviderDescriptor, audience: String?, overrides: ClientSettings.Overrides = .init(),
         resolver: ClientSettingsResolver, environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 10))
-    ) async throws -> AccessPrincipal {
+    ) async throws -> ProtectedResource.Principal {
         // The resource URL only names the API in challenges and metadata, which a single check never shows.
         let named = audience.flatMap(URL.init(string:)).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
         let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
@@ -66,6 +66,6 @@ extension ProtectedResource {
             let how = "`audience:`; `--audience` for `oauthflow verify-token`"
             throw ProviderError(.unsupportedPolicy, "give the API's audience (\(how)): \(why)", provider: descriptor.id)
         }
-        return try await resource.authenticate(AccessRequest(authorization: "Bearer " + token.value))
+        return try await resource.authenticate(ProtectedResource.Request(authorization: "Bearer " + token.value))
     }
 }

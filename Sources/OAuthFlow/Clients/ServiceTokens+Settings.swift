@@ -8,7 +8,7 @@ extension ServiceTokens {
     /// ```swift
     /// let tokens = try ServiceTokens.configured(
     ///     descriptor: try registry.descriptor(named: "auth0"), resolver: ClientSettingsResolver(environment: environment))
-    /// let token = try await tokens.accessToken(ServiceTokenRequest(audiences: ["https://api.example.com"]))
+    /// let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api.example.com"]))
     /// ```
     /// - Throws: ``ClientSettingsError`` when no client is configured or its key cannot be read;
     ///   ``ProviderError`` when the descriptor does not resolve with the client's variables.

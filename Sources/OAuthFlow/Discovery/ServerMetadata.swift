@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// An authorization server's metadata (OpenID Connect Discovery 1.0, RFC 8414).
-public struct ServerMetadata: Sendable, Hashable, Codable {
+package struct ServerMetadata: Sendable, Hashable, Codable {
     public var issuer: String
     public var authorizationEndpoint: URL?
     public var tokenEndpoint: URL?
@@ -72,7 +72,7 @@ public struct ServerMetadata: Sendable, Hashable, Codable {
 }
 
 /// Fetches and caches discovery documents.
-public actor DiscoveryClient {
+package actor DiscoveryClient {
     private let transport: any HTTPTransport
     private let timeToLive: TimeInterval
     private let clock: any DateClock

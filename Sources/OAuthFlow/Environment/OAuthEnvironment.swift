@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// What every object the library makes shares: how requests are sent, what time it is, where log lines go,
-/// the servers' DPoP nonces and how the device flow waits.
+/// and the servers' DPoP nonces.
 ///
 /// A host gives one environment to ``OAuth`` (or to ``OAuthClient``, ``ProtectedResource``, ``ServiceTokens``
 /// and the registry when it uses them alone), and every object made from it carries it on: a
@@ -20,30 +20,26 @@ public struct OAuthEnvironment: Sendable {
     /// Sends every request: ``DefaultHTTPTransport`` unless the host hands in its own (on Linux, an
     /// ``AsyncHTTPClientTransport`` over the host's `HTTPClient`, or a test's transport).
     public var transport: any HTTPTransport
-    /// The wall clock: issue and expiry times, refresh windows, caches.
+    /// The wall clock: issue and expiry times, refresh windows, caches, and the device flow's wait between polls.
     public var clock: any DateClock
     /// Receives debug and trace lines, at info or below; secrets are never logged. Discards everything by default.
     public var logger: Logger
     /// The latest `DPoP-Nonce` of each server (RFC 9449 §8): the process's by default.
     public var nonces: DPoPNonces
-    /// How the device flow waits between polls.
-    public var sleeper: any Sleeper
 
     /// - Parameters:
     ///   - transport: Sends every request.
     ///   - clock: The wall clock.
     ///   - logger: Receives the library's log lines; a logger that discards them by default.
     ///   - nonces: Where servers' DPoP nonces are kept.
-    ///   - sleeper: The device flow's wait between polls.
     public init(
         transport: any HTTPTransport = DefaultHTTPTransport(), clock: any DateClock = SystemDateClock(),
-        logger: Logger = .disabled, nonces: DPoPNonces = .shared, sleeper: any Sleeper = TaskSleeper()
+        logger: Logger = .disabled, nonces: DPoPNonces = .shared
     ) {
         self.transport = transport
         self.clock = clock
         self.logger = logger
         self.nonces = nonces
-        self.sleeper = sleeper
     }
 }
 

@@ -30,7 +30,7 @@ package enum ClientAssertion {
     ///   - key: The private key (`private_key_jwt`); nil signs with `secret` (`client_secret_jwt`, HS256).
     /// - Throws: ``FlowError`` `clientAuthentication` when neither is given or signing fails.
     public static func make(
-        clientID: String, audience: String, key: ClientSigningKey?, secret: Secret?, now: Date,
+        clientID: String, audience: String, key: ClientConfiguration.SigningKey?, secret: Secret?, now: Date,
         lifetime: TimeInterval = maximumLifetime
     ) async throws -> Secret {
         let claims = claims(issuer: clientID, subject: clientID, audience: audience, now: now, lifetime: lifetime)
@@ -54,7 +54,8 @@ package enum ClientAssertion {
     ///
     /// ``ServiceTokens/accessToken(subject:issuer:key:scopes:)`` signs these itself, addressed as the descriptor says.
     public static func grant(
-        issuer: String, subject: String, audience: String, key: ClientSigningKey, now: Date = Date(), lifetime: TimeInterval = maximumLifetime
+        issuer: String, subject: String, audience: String, key: ClientConfiguration.SigningKey, now: Date = Date(),
+        lifetime: TimeInterval = maximumLifetime
     ) async throws -> Secret {
         try await sign(claims(issuer: issuer, subject: subject, audience: audience, now: now, lifetime: lifetime), with: key)
     }
@@ -73,7 +74,7 @@ package enum ClientAssertion {
     /// A client secret that is a JWT (`client_auth.generated_secret`): `iss` as the descriptor says, `sub` the client
     /// id, `aud`, `iat` now and `exp` `lifetime` later, signed with `key` (its `kid` in the header).
     public static func generatedSecret(
-        clientID: String, issuer: String, audience: String, key: ClientSigningKey, now: Date, lifetime: TimeInterval
+        clientID: String, issuer: String, audience: String, key: ClientConfiguration.SigningKey, now: Date, lifetime: TimeInterval
     ) async throws -> Secret {
         // Whole seconds: NumericDate may carry a fraction, but the providers that ask for these secrets show integers.
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
@@ -90,7 +91,7 @@ package enum ClientAssertion {
     }
 
     /// `claims` signed with `key`: `alg`, its `kid`, and (for assertions, `typed`) `typ: JWT` and the certificate's `x5t#S256`.
-    private static func sign(_ claims: some JWTPayload, with key: ClientSigningKey, typed: Bool = true, what: String = "assertion")
+    private static func sign(_ claims: some JWTPayload, with key: ClientConfiguration.SigningKey, typed: Bool = true, what: String = "assertion")
         async throws -> Secret
     {
         var header = JWTHeader()

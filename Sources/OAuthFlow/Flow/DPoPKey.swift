@@ -81,7 +81,7 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     ///   - accessToken: The access token sent with it, hashed into `ath` (resource requests).
     ///   - nonce: The server's latest `DPoP-Nonce`, when it gave one.
     ///   - now: The proof's `iat`.
-    public func proof(method: RequestMethod, url: URL, accessToken: Secret? = nil, nonce: String? = nil, now: Date = Date()) async throws
+    public func proof(method: TransportRequest.Method, url: URL, accessToken: Secret? = nil, nonce: String? = nil, now: Date = Date()) async throws
         -> String
     {
         let claims = ProofClaims(

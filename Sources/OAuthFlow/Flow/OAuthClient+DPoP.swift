@@ -4,7 +4,7 @@ import Logging
 /// The DPoP key choice (RFC 9449): which key a session's tokens are bound to, and whether the answer bound them.
 extension OAuthClient {
     /// The key a new session's tokens are bound to, or nil when DPoP is not used for `target`
-    /// (``ProviderPolicy/DPoPPolicy``, and discovery's `dpop_signing_alg_values_supported`).
+    /// (``Provider/Policy/DPoPPolicy``, and discovery's `dpop_signing_alg_values_supported`).
     ///
     /// - Throws: ``FlowError`` `dpop` when DPoP is required and the server lists no algorithm the descriptor allows.
     func proofKey(for target: Provider) throws -> DPoPKey? {

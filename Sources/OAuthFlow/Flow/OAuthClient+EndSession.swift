@@ -26,7 +26,7 @@ extension OAuthClient {
     ///   over plain http to another machine (the URL carries the ID token).
     public func endSessionRequest(
         idToken: Secret?, postLogoutRedirectURI: URL?, logoutHint: String? = nil, uiLocales: [String] = []
-    ) async throws -> EndSessionRequest {
+    ) async throws -> OAuthClient.EndSessionRequest {
         guard let endpoint = try await endSessionEndpoint() else {
             throw FlowError(
                 .noEndSessionEndpoint,
@@ -59,6 +59,6 @@ extension OAuthClient {
         guard let url = components.url else {
             throw FlowError(.invalidURL, "the end-session request for \(endpoint) does not form a URL")
         }
-        return EndSessionRequest(url: url, postLogoutRedirectURI: postLogoutRedirectURI, state: state)
+        return OAuthClient.EndSessionRequest(url: url, postLogoutRedirectURI: postLogoutRedirectURI, state: state)
     }
 }

@@ -80,7 +80,7 @@ extension OAuthClient {
 
     /// A request for the user's profile (userinfo, the extra call) with the access token and the
     /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
-    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: RequestMethod, label: String) async throws -> TransportResponse {
+    private func profileRequest(_ url: URL, _ tokens: TokenSet, method: TransportRequest.Method, label: String) async throws -> TransportResponse {
         var headers = provider.policy.userinfo.headers
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
         let response = try await tokens.send(

@@ -1,31 +1,33 @@
 import Foundation
 
-/// What a service asks a token for: scopes and the APIs (RFC 8707 resources, or audiences) it will call.
-///
-/// How the APIs are sent is the provider's choice (the descriptor's `service_tokens.target`): `resource`
-/// parameters, an `audience` parameter, or a scope per API. Order and repeats do not matter: two requests
-/// that differ only in them are the same request, and share one cached token.
-public struct ServiceTokenRequest: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var scopes: [String]
-    /// RFC 8707 resource indicators: absolute URIs without a fragment.
-    public var resources: [String]
-    /// Audiences, for providers that name APIs that way (Auth0).
-    public var audiences: [String]
+extension OAuthClient {
+    /// What a service asks a token for: scopes and the APIs (RFC 8707 resources, or audiences) it will call.
+    ///
+    /// How the APIs are sent is the provider's choice (the descriptor's `service_tokens.target`): `resource`
+    /// parameters, an `audience` parameter, or a scope per API. Order and repeats do not matter: two requests
+    /// that differ only in them are the same request, and share one cached token.
+    public struct ServiceTokenRequest: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var scopes: [String]
+        /// RFC 8707 resource indicators: absolute URIs without a fragment.
+        public var resources: [String]
+        /// Audiences, for providers that name APIs that way (Auth0).
+        public var audiences: [String]
 
-    public init(scopes: [String] = [], resources: [String] = [], audiences: [String] = []) {
-        self.scopes = Self.normalized(scopes)
-        self.resources = Self.normalized(resources)
-        self.audiences = Self.normalized(audiences)
-    }
+        public init(scopes: [String] = [], resources: [String] = [], audiences: [String] = []) {
+            self.scopes = Self.normalized(scopes)
+            self.resources = Self.normalized(resources)
+            self.audiences = Self.normalized(audiences)
+        }
 
-    static func normalized(_ values: [String]) -> [String] { Array(Set(values.filter { !$0.isEmpty })).sorted() }
+        static func normalized(_ values: [String]) -> [String] { Array(Set(values.filter { !$0.isEmpty })).sorted() }
 
-    public var description: String {
-        var parts: [String] = []
-        if !scopes.isEmpty { parts.append("scope \(scopes.joined(separator: " "))") }
-        if !resources.isEmpty { parts.append("resource \(resources.joined(separator: ", "))") }
-        if !audiences.isEmpty { parts.append("audience \(audiences.joined(separator: ", "))") }
-        return parts.isEmpty ? "no scope" : parts.joined(separator: "; ")
+        public var description: String {
+            var parts: [String] = []
+            if !scopes.isEmpty { parts.append("scope \(scopes.joined(separator: " "))") }
+            if !resources.isEmpty { parts.append("resource \(resources.joined(separator: ", "))") }
+            if !audiences.isEmpty { parts.append("audience \(audiences.joined(separator: ", "))") }
+            return parts.isEmpty ? "no scope" : parts.joined(separator: "; ")
+        }
     }
 }
 
@@ -37,34 +39,38 @@ public enum TokenTypeIdentifier {
     public static let jwt = "urn:ietf:params:oauth:token-type:jwt"
 }
 
-/// A token exchange (RFC 8693 §2.1): the token to exchange, who acts, and what is wanted for which API.
-public struct TokenExchangeRequest: Sendable, Hashable {
-    public var subjectToken: Secret
-    public var subjectTokenType: String
-    public var actorToken: Secret?
-    public var actorTokenType: String?
-    /// The type wanted; nil leaves it to the server. When set, the answer must be of this type.
-    public var requestedTokenType: String?
-    public var target: ServiceTokenRequest
+extension OAuthClient {
+    /// A token exchange (RFC 8693 §2.1): the token to exchange, who acts, and what is wanted for which API.
+    public struct TokenExchangeRequest: Sendable, Hashable {
+        public var subjectToken: Secret
+        public var subjectTokenType: String
+        public var actorToken: Secret?
+        public var actorTokenType: String?
+        /// The type wanted; nil leaves it to the server. When set, the answer must be of this type.
+        public var requestedTokenType: String?
+        public var target: OAuthClient.ServiceTokenRequest
 
-    public init(
-        subjectToken: Secret, subjectTokenType: String = TokenTypeIdentifier.accessToken, actorToken: Secret? = nil,
-        actorTokenType: String? = nil, requestedTokenType: String? = nil, target: ServiceTokenRequest = .init()
-    ) {
-        self.subjectToken = subjectToken
-        self.subjectTokenType = subjectTokenType
-        self.actorToken = actorToken
-        self.actorTokenType = actorToken == nil ? nil : actorTokenType ?? TokenTypeIdentifier.accessToken
-        self.requestedTokenType = requestedTokenType
-        self.target = target
+        public init(
+            subjectToken: Secret, subjectTokenType: String = TokenTypeIdentifier.accessToken, actorToken: Secret? = nil,
+            actorTokenType: String? = nil, requestedTokenType: String? = nil, target: OAuthClient.ServiceTokenRequest = .init()
+        ) {
+            self.subjectToken = subjectToken
+            self.subjectTokenType = subjectTokenType
+            self.actorToken = actorToken
+            self.actorTokenType = actorToken == nil ? nil : actorTokenType ?? TokenTypeIdentifier.accessToken
+            self.requestedTokenType = requestedTokenType
+            self.target = target
+        }
     }
 }
 
-/// What a token exchange issued: the token (in ``TokenSet/accessToken`` whatever its type) and its type.
-public struct ExchangedToken: Sendable, Hashable {
-    public var tokens: TokenSet
-    /// `issued_token_type` (RFC 8693 §2.2.1).
-    public var issuedTokenType: String
+extension OAuthClient {
+    /// What a token exchange issued: the token (in ``TokenSet/accessToken`` whatever its type) and its type.
+    public struct ExchangedToken: Sendable, Hashable {
+        public var tokens: TokenSet
+        /// `issued_token_type` (RFC 8693 §2.2.1).
+        public var issuedTokenType: String
+    }
 }
 
 extension OAuthClient {
@@ -74,7 +80,7 @@ extension OAuthClient {
     /// - Throws: ``FlowError`` `grantNotSupported` when the descriptor does not declare `client_credentials`,
     ///   `invalidServiceRequest` for APIs the provider cannot be asked for that way; ``AuthorizationServerError``
     ///   when the server refuses; ``TransportError``.
-    public func clientCredentialsToken(_ request: ServiceTokenRequest = .init()) async throws -> TokenSet {
+    public func clientCredentialsToken(_ request: OAuthClient.ServiceTokenRequest = .init()) async throws -> TokenSet {
         try requireGrant(.clientCredentials)
         let (parameters, scopes) = try targetParameters(request)
         return try await serviceToken([("grant_type", GrantType.clientCredentials.rawValue)] + parameters, scopes: scopes)
@@ -86,7 +92,7 @@ extension OAuthClient {
     public func jwtBearerToken(assertion: Secret, scopes: [String] = []) async throws -> TokenSet {
         try requireGrant(.jwtBearer)
         var parameters = [("grant_type", GrantType.jwtBearer.rawValue), ("assertion", assertion.value)]
-        let scopes = ServiceTokenRequest.normalized(scopes)
+        let scopes = OAuthClient.ServiceTokenRequest.normalized(scopes)
         if !scopes.isEmpty { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
         return try await serviceToken(parameters, scopes: scopes)
     }
@@ -96,8 +102,8 @@ extension OAuthClient {
     /// Audiences and resources are sent as RFC 8693 §2.1 defines them, whatever the provider's
     /// `service_tokens.target`.
     /// - Throws: as ``clientCredentialsToken(_:)``, and ``FlowError`` `unexpectedTokenType` when the answer's
-    ///   `issued_token_type` is missing or not ``TokenExchangeRequest/requestedTokenType``.
-    public func exchangeToken(_ request: TokenExchangeRequest) async throws -> ExchangedToken {
+    ///   `issued_token_type` is missing or not ``OAuthClient/TokenExchangeRequest/requestedTokenType``.
+    public func exchangeToken(_ request: OAuthClient.TokenExchangeRequest) async throws -> OAuthClient.ExchangedToken {
         try requireGrant(.tokenExchange)
         var parameters = [
             ("grant_type", GrantType.tokenExchange.rawValue),
@@ -126,11 +132,11 @@ extension OAuthClient {
                 .invalidTokenResponse, "the token exchange issued an access token of type `\(tokens.tokenType)`; only Bearer and DPoP are supported")
         }
         logger.debug("token exchanged", metadata: ["provider": "\(provider.id)", "issued_token_type": "\(issued)"])
-        return ExchangedToken(tokens: tokens, issuedTokenType: issued)
+        return OAuthClient.ExchangedToken(tokens: tokens, issuedTokenType: issued)
     }
 
     /// The parameters naming `request`'s APIs the provider's way (`service_tokens.target`), and the scopes asked for.
-    func targetParameters(_ request: ServiceTokenRequest) throws -> (parameters: [(String, String)], scopes: [String]) {
+    func targetParameters(_ request: OAuthClient.ServiceTokenRequest) throws -> (parameters: [(String, String)], scopes: [String]) {
         let policy = provider.policy.serviceTokens
         var scopes = request.scopes
         var parameters: [(String, String)] = []
@@ -153,7 +159,7 @@ extension OAuthClient {
             }
             parameters = request.audiences.map { ("audience", $0) }
         case .scope:
-            scopes = ServiceTokenRequest.normalized(scopes + (request.resources + request.audiences).map { $0 + policy.scopeSuffix })
+            scopes = OAuthClient.ServiceTokenRequest.normalized(scopes + (request.resources + request.audiences).map { $0 + policy.scopeSuffix })
         }
         if !scopes.isEmpty { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
         return (parameters, scopes)

@@ -1,14 +1,16 @@
 import Foundation
 
-/// The request methods OAuthFlow sends.
-public enum RequestMethod: String, Sendable, Hashable {
-    case get = "GET"
-    case post = "POST"
+extension TransportRequest {
+    /// The request methods OAuthFlow sends.
+    public enum Method: String, Sendable, Hashable {
+        case get = "GET"
+        case post = "POST"
+    }
 }
 
 /// An HTTP request as the engine builds it.
 public struct TransportRequest: Sendable {
-    public var method: RequestMethod
+    public var method: TransportRequest.Method
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
@@ -16,7 +18,7 @@ public struct TransportRequest: Sendable {
     public var clientIdentity: TLSClientIdentity?
 
     public init(
-        method: RequestMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, clientIdentity: TLSClientIdentity? = nil
+        method: TransportRequest.Method, url: URL, headers: [String: String] = [:], body: Data? = nil, clientIdentity: TLSClientIdentity? = nil
     ) {
         self.method = method
         self.url = url
@@ -74,12 +76,12 @@ extension HTTPTransport {
 /// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
 /// ``URLSessionTransport`` on Apple platforms. Both take `timeout:` (the total deadline of a
 /// request) and `maximumResponseSize:`.
-public typealias DefaultHTTPTransport = AsyncHTTPClientTransport
+@usableFromInline package typealias DefaultHTTPTransport = AsyncHTTPClientTransport
 #else
 /// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
 /// ``URLSessionTransport`` on Apple platforms. Both take `timeout:` (the total deadline of a
 /// request) and `maximumResponseSize:`.
-public typealias DefaultHTTPTransport = URLSessionTransport
+@usableFromInline package typealias DefaultHTTPTransport = URLSessionTransport
 #endif
 
 /// A failure to get any HTTP response: connection refused, timeout, oversized body; ``code`` says

@@ -19,7 +19,7 @@ public struct IDTokenClaims: Sendable, Hashable {
 ///
 /// - Keys come from the provider's JWKS, cached, and fetched again once when a
 ///   token names an unknown `kid`.
-/// - `alg` must be in the provider's ``ProviderPolicy/idTokenAlgorithms`` (RS256 and ES256
+/// - `alg` must be in the provider's ``Provider/Policy/idTokenAlgorithms`` (RS256 and ES256
 ///   by default); `none` is always refused; HS256 only when listed, verified with the
 ///   client secret.
 /// - The provider must be the discovered one (``Provider/discovered(with:logger:)``) when its

@@ -22,9 +22,9 @@ struct DPoPProofVerifier: Sendable {
 
     /// Checks `proofs` (every `DPoP` header of the request) for `accessToken`, bound to `thumbprint`.
     ///
-    /// - Throws: ``AccessDenial`` `invalid_dpop_proof`, or `use_dpop_nonce` when only the nonce is missing or old.
-    func check(_ proofs: [String], accessToken: String, thumbprint: String, method: String, url: URL?, now: Date) throws(AccessDenial) {
-        func refuse(_ why: String) -> AccessDenial { AccessDenial(.invalidDPoPProof, why) }
+    /// - Throws: ``ProtectedResource/Denial`` `invalid_dpop_proof`, or `use_dpop_nonce` when only the nonce is missing or old.
+    func check(_ proofs: [String], accessToken: String, thumbprint: String, method: String, url: URL?, now: Date) throws(ProtectedResource.Denial) {
+        func refuse(_ why: String) -> ProtectedResource.Denial { ProtectedResource.Denial(.invalidDPoPProof, why) }
         guard proofs.count == 1, let proof = proofs.first else {
             throw refuse(proofs.isEmpty ? "the DPoP-bound token came without a DPoP proof" : "the request carries \(proofs.count) DPoP headers")
         }
@@ -59,7 +59,7 @@ struct DPoPProofVerifier: Sendable {
         }
         if let nonces {
             guard let nonce = claims["nonce"]?.stringValue, nonces.isCurrent(nonce, now: now) else {
-                throw AccessDenial(.useDPoPNonce, "the proof carries no current nonce of this resource")
+                throw ProtectedResource.Denial(.useDPoPNonce, "the proof carries no current nonce of this resource")
             }
         }
         guard let jti = claims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= 256 else { throw refuse("the proof has no usable `jti`") }
@@ -96,12 +96,12 @@ struct ProofKey {
     /// RFC 7638 thumbprint, base64url.
     let thumbprint: String
 
-    init(_ jwk: [String: JSONValue]) throws(AccessDenial) {
-        func refuse(_ why: String) -> AccessDenial { AccessDenial(.invalidDPoPProof, why) }
+    init(_ jwk: [String: JSONValue]) throws(ProtectedResource.Denial) {
+        func refuse(_ why: String) -> ProtectedResource.Denial { ProtectedResource.Denial(.invalidDPoPProof, why) }
         for member in ["d", "p", "q", "dp", "dq", "qi", "k"] where jwk[member] != nil {
             throw refuse("the proof's `jwk` holds a private or symmetric key (`\(member)`)")
         }
-        func part(_ name: String) throws(AccessDenial) -> (text: String, bytes: [UInt8]) {
+        func part(_ name: String) throws(ProtectedResource.Denial) -> (text: String, bytes: [UInt8]) {
             guard let text = jwk[name]?.stringValue, text.utf8.count <= 1024, let bytes = Base64URL.decode(bytes: text.utf8), !bytes.isEmpty else {
                 throw refuse("the proof's `jwk` has no base64url `\(name)`")
             }
@@ -128,7 +128,7 @@ struct ProofKey {
             default:
                 throw refuse("the proof's `jwk` is not an EC or RSA public key")
             }
-        } catch let denial as AccessDenial {
+        } catch let denial as ProtectedResource.Denial {
             throw denial
         } catch {
             throw refuse("the proof's `jwk` is not a valid public key")

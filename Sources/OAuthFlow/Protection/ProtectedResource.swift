@@ -9,7 +9,7 @@ import Logging
 /// let api = try ProtectedResource(
 ///     providers: [try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])],
 ///     settings: .init(resource: URL(string: "https://api.example.com")!))
-/// let principal = try await api.authenticate(AccessRequest(authorization: header), requiring: ["read:notes"])
+/// let principal = try await api.authenticate(ProtectedResource.Request(authorization: header), requiring: ["read:notes"])
 /// ```
 ///
 /// Or through the front door, by name: `try oauth.protectedResource(trusting: ["auth0"], settings: settings)`.
@@ -99,8 +99,8 @@ public final class ProtectedResource: Sendable {
 
     /// A request as a framework adapter sees it. The URL a DPoP proof must name (`htu`) is `path` on the
     /// resource's origin (``Settings/resource``), built only when a proof came.
-    public func accessRequest(authorization: [String], dpop: [String], method: String, path: String) -> AccessRequest {
-        AccessRequest(authorization: authorization, dpop: dpop, method: method, url: dpop.isEmpty ? nil : URL(string: origin + path))
+    public func accessRequest(authorization: [String], dpop: [String], method: String, path: String) -> ProtectedResource.Request {
+        ProtectedResource.Request(authorization: authorization, dpop: dpop, method: method, url: dpop.isEmpty ? nil : URL(string: origin + path))
     }
 
     /// Trusts the access tokens of `providers` for the API that `settings` describe.
@@ -175,20 +175,23 @@ public final class ProtectedResource: Sendable {
     /// Checks the request's access token and, when `scopes` are given, that it grants each of them.
     ///
     /// - Returns: Who the token speaks for.
-    /// - Throws: ``AccessDenial``, with the status and headers to answer with.
-    public func authenticate(_ request: AccessRequest, requiring scopes: [String] = []) async throws(AccessDenial) -> AccessPrincipal {
+    /// - Throws: ``ProtectedResource/Denial``, with the status and headers to answer with.
+    public func authenticate(_ request: ProtectedResource.Request, requiring scopes: [String] = []) async throws(ProtectedResource.Denial)
+        -> ProtectedResource.Principal
+    {
         let presented: PresentedToken
-        do throws(AccessDenial) {
+        do throws(ProtectedResource.Denial) {
             presented = try PresentedToken(request.authorization)
         } catch {
             throw answer(error, scheme: nil)
         }
-        do throws(AccessDenial) {
+        do throws(ProtectedResource.Denial) {
             let principal = try await principal(for: presented.token)
             try checkBinding(principal, presented: presented, request: request)
             guard principal.hasScopes(scopes) else {
                 let missing = scopes.filter { !principal.scopes.contains($0) }
-                throw AccessDenial(.insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
+                throw ProtectedResource.Denial(
+                    .insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
             }
             return principal
         } catch {
@@ -198,12 +201,12 @@ public final class ProtectedResource: Sendable {
     }
 
     /// The principal of a token, from the cache or by checking it.
-    private func principal(for token: String) async throws(AccessDenial) -> AccessPrincipal {
+    private func principal(for token: String) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
         let digest = SHA256.hash(data: Data(token.utf8))
         let now = clock.now()
         switch cache.lookup(digest, now: now, generation: { trusted[$0].currentKeysGeneration(now: now) }) {
         case let .accepted(principal): return principal
-        case .inactive: throw AccessDenial(.invalidToken, "the provider said the token is not active (remembered)")
+        case .inactive: throw ProtectedResource.Denial(.invalidToken, "the provider said the token is not active (remembered)")
         case .miss: break
         }
         // CompactJWS takes exactly three parts of JSON: anything else is an opaque token, but for a token whose first
@@ -213,14 +216,14 @@ public final class ProtectedResource: Sendable {
             parsed = try CompactJWS(token)
         } catch {
             if let header = token.split(separator: ".", maxSplits: 1).first, Base64URL.decode(bytes: header.utf8)?.first == UInt8(ascii: "{") {
-                throw AccessDenial(.invalidToken, "the token is not a JWT that can be read: \(error)")
+                throw ProtectedResource.Denial(.invalidToken, "the token is not a JWT that can be read: \(error)")
             }
             parsed = nil
         }
         if let jws = parsed {
             let issuer = jws.claims["iss"]?.stringValue ?? ""
             guard let provider = trusted.first(where: { $0.issues(issuer, claims: jws.claims) }) else {
-                throw AccessDenial(
+                throw ProtectedResource.Denial(
                     .invalidToken, "the token's issuer `\(TerminalText.escaped(String(issuer.prefix(200))))` is not trusted by this API")
             }
             if provider.policy.format != .opaque {
@@ -233,15 +236,15 @@ public final class ProtectedResource: Sendable {
         }
         let introspecting = trusted.filter { $0.policy.format != .jwt }
         guard !introspecting.isEmpty else {
-            throw AccessDenial(.invalidToken, "the token is not a JWT, and no trusted provider's tokens are introspected")
+            throw ProtectedResource.Denial(.invalidToken, "the token is not a JWT, and no trusted provider's tokens are introspected")
         }
         return try await introspect(token, digest: digest, at: introspecting, now: now)
     }
 
-    private func introspect(_ token: String, digest: SHA256Digest, at providers: [TrustedProvider], now: Date) async throws(AccessDenial)
-        -> AccessPrincipal
+    private func introspect(_ token: String, digest: SHA256Digest, at providers: [TrustedProvider], now: Date) async throws(ProtectedResource.Denial)
+        -> ProtectedResource.Principal
     {
-        var last = AccessDenial(.invalidToken, "no provider knows the token")
+        var last = ProtectedResource.Denial(.invalidToken, "no provider knows the token")
         // Only the one provider asked may make an inactive answer final.
         let alone = providers.count == 1
         for provider in providers {
@@ -268,29 +271,32 @@ public final class ProtectedResource: Sendable {
     }
 
     /// RFC 9449 §7.1 and RFC 8705 §3: a bound token only with its key or certificate; DPoP only with a bound token.
-    private func checkBinding(_ principal: AccessPrincipal, presented: PresentedToken, request: AccessRequest) throws(AccessDenial) {
+    private func checkBinding(_ principal: ProtectedResource.Principal, presented: PresentedToken, request: ProtectedResource.Request)
+        throws(ProtectedResource.Denial)
+    {
         let confirmation = principal.confirmation
-        if TokenConfirmation.isUnknown(principal.claims["cnf"]) {
-            throw AccessDenial(.invalidToken, "the token is bound (`cnf`) by a method OAuthFlow cannot check")
+        if ProtectedResource.Confirmation.isUnknown(principal.claims["cnf"]) {
+            throw ProtectedResource.Denial(.invalidToken, "the token is bound (`cnf`) by a method OAuthFlow cannot check")
         }
         if let thumbprint = confirmation?.keyThumbprint {
             guard presented.scheme == .dpop else {
-                throw AccessDenial(.invalidToken, "the token is DPoP-bound (`cnf.jkt`) but was sent with the Bearer scheme")
+                throw ProtectedResource.Denial(.invalidToken, "the token is DPoP-bound (`cnf.jkt`) but was sent with the Bearer scheme")
             }
             try proofs.check(
                 request.dpop, accessToken: presented.token, thumbprint: thumbprint, method: request.method, url: request.url, now: clock.now())
         } else if presented.scheme == .dpop {
-            throw AccessDenial(.invalidToken, "the DPoP scheme was used with a token that is not DPoP-bound")
+            throw ProtectedResource.Denial(.invalidToken, "the DPoP scheme was used with a token that is not DPoP-bound")
         } else if settings.dpop == .required {
-            throw AccessDenial(.invalidToken, "this API accepts only DPoP-bound tokens")
+            throw ProtectedResource.Denial(.invalidToken, "this API accepts only DPoP-bound tokens")
         }
         if let certificate = confirmation?.certificateThumbprint {
             guard let presentedCertificate = request.clientCertificate else {
-                throw AccessDenial(.invalidToken, "the token is bound to a client certificate (`cnf.x5t#S256`) and the connection presented none")
+                throw ProtectedResource.Denial(
+                    .invalidToken, "the token is bound to a client certificate (`cnf.x5t#S256`) and the connection presented none")
             }
             let thumbprint = Base64URL.encode(Data(SHA256.hash(data: presentedCertificate)))
             guard ConstantTime.equals(thumbprint, certificate) else {
-                throw AccessDenial(.invalidToken, "the token is bound to another client certificate than the connection's")
+                throw ProtectedResource.Denial(.invalidToken, "the token is bound to another client certificate than the connection's")
             }
         }
     }
@@ -301,7 +307,7 @@ public final class ProtectedResource: Sendable {
     private var offersDPoP: Bool { settings.dpop == .required || trusted.contains { $0.provider.policy.dpop.use != .never } }
 
     /// `denial` with the headers of its answer.
-    private func answer(_ denial: AccessDenial, scheme: PresentedToken.Scheme?) -> AccessDenial {
+    private func answer(_ denial: ProtectedResource.Denial, scheme: PresentedToken.Scheme?) -> ProtectedResource.Denial {
         var denial = denial
         if denial.code == .unavailable {
             denial.headers = [("Retry-After", "5")]
@@ -359,8 +365,8 @@ public final class ProtectedResource: Sendable {
     }
 
     /// The protected resource metadata document (RFC 9728 §2).
-    public var metadata: ProtectedResourceMetadata {
-        ProtectedResourceMetadata(
+    public var metadata: ProtectedResource.Metadata {
+        ProtectedResource.Metadata(
             resource: settings.resource.absoluteString,
             authorizationServers: trusted.compactMap { $0.provider.issuer?.absoluteString },
             scopesSupported: settings.scopesSupported.isEmpty ? nil : settings.scopesSupported,
@@ -378,11 +384,13 @@ struct PresentedToken {
     let scheme: Scheme
     let token: String
 
-    init(_ headers: [String]) throws(AccessDenial) {
-        guard let header = headers.first else { throw AccessDenial(.missingToken, "the request carries no access token") }
-        guard headers.count == 1 else { throw AccessDenial(.invalidRequest, "the request carries \(headers.count) Authorization headers") }
+    init(_ headers: [String]) throws(ProtectedResource.Denial) {
+        guard let header = headers.first else { throw ProtectedResource.Denial(.missingToken, "the request carries no access token") }
+        guard headers.count == 1 else {
+            throw ProtectedResource.Denial(.invalidRequest, "the request carries \(headers.count) Authorization headers")
+        }
         guard header.utf8.count <= ProtectedResource.maximumTokenSize + 8 else {
-            throw AccessDenial(.invalidToken, "the Authorization header is longer than \(ProtectedResource.maximumTokenSize) bytes")
+            throw ProtectedResource.Denial(.invalidToken, "the Authorization header is longer than \(ProtectedResource.maximumTokenSize) bytes")
         }
         // One forward pass over the bytes: the scheme, spaces, the token, then nothing but spaces.
         let bytes = Array(header.utf8)
@@ -396,7 +404,7 @@ struct PresentedToken {
         } else if name.elementsEqual("dpop".utf8) {
             scheme = .dpop
         } else {
-            throw AccessDenial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
+            throw ProtectedResource.Denial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
         }
         while index < bytes.count, bytes[index] == space { index += 1 }
         let tokenStart = index
@@ -407,9 +415,9 @@ struct PresentedToken {
         while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
         let tokenEnd = index
         while index < bytes.count, bytes[index] == space { index += 1 }
-        guard tokenStart < bytes.count else { throw AccessDenial(.invalidRequest, "the Authorization header has a scheme and no token") }
+        guard tokenStart < bytes.count else { throw ProtectedResource.Denial(.invalidRequest, "the Authorization header has a scheme and no token") }
         guard index == bytes.count, bodyEnd > tokenStart else {
-            throw AccessDenial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1), or there are two")
+            throw ProtectedResource.Denial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1), or there are two")
         }
         token = String(decoding: bytes[tokenStart..<tokenEnd], as: UTF8.self)
     }

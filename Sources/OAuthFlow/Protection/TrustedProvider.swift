@@ -7,7 +7,7 @@ import Logging
 final class TrustedProvider: Sendable {
     let index: Int
     let provider: Provider
-    let policy: ProviderPolicy.AccessTokenPolicy
+    let policy: Provider.Policy.AccessTokenPolicy
     /// The `aud` its tokens must contain.
     let audience: String
     private let setup: Setup
@@ -51,8 +51,8 @@ final class TrustedProvider: Sendable {
     /// Verifies a JWT access token: header, signature, then claims.
     ///
     /// - Returns: The principal, and the generation of the JWKS that verified it.
-    func verify(_ jws: CompactJWS, now: Date) async throws(AccessDenial) -> (AccessPrincipal, Int) {
-        func refuse(_ why: String) -> AccessDenial { AccessDenial(.invalidToken, why) }
+    func verify(_ jws: CompactJWS, now: Date) async throws(ProtectedResource.Denial) -> (ProtectedResource.Principal, Int) {
+        func refuse(_ why: String) -> ProtectedResource.Denial { ProtectedResource.Denial(.invalidToken, why) }
         let name = jws.algorithmName ?? ""
         guard let algorithm = JWSAlgorithm(rawValue: name), policy.algorithms.contains(algorithm) else {
             let listed = policy.algorithms.map(\.rawValue).joined(separator: ", ")
@@ -80,17 +80,17 @@ final class TrustedProvider: Sendable {
 
     /// Keys that may verify a token naming `keyID`: the cached set without waiting when it is fresh
     /// and has the key; otherwise through ``SigningKeys/snapshot(for:)``.
-    private func keys(for keyID: String?, now: Date) async throws(AccessDenial) -> SigningKeys.Snapshot {
+    private func keys(for keyID: String?, now: Date) async throws(ProtectedResource.Denial) -> SigningKeys.Snapshot {
         do {
             let keys = try await signingKeysMade()
             if let cached = keys.fresh(at: now), cached.mayVerify(keyID: keyID) {
                 return cached
             }
             return try await keys.snapshot(for: keyID)
-        } catch let denial as AccessDenial {
+        } catch let denial as ProtectedResource.Denial {
             throw denial
         } catch {
-            throw AccessDenial(.unavailable, "the signing keys of `\(provider.id)` cannot be had: \(error)")
+            throw ProtectedResource.Denial(.unavailable, "the signing keys of `\(provider.id)` cannot be had: \(error)")
         }
     }
 
@@ -102,11 +102,13 @@ final class TrustedProvider: Sendable {
     }
 
     /// The claims of a verified JWT or an active introspection answer, checked.
-    private func check(_ claims: [String: JSONValue], source: AccessPrincipal.Source, now: Date) throws(AccessDenial) -> AccessPrincipal {
-        func refuse(_ why: String) -> AccessDenial { AccessDenial(.invalidToken, why) }
+    private func check(_ claims: [String: JSONValue], source: ProtectedResource.Principal.Source, now: Date) throws(ProtectedResource.Denial)
+        -> ProtectedResource.Principal
+    {
+        func refuse(_ why: String) -> ProtectedResource.Denial { ProtectedResource.Denial(.invalidToken, why) }
         let current = now.timeIntervalSince1970
         let leeway = policy.leeway
-        func seconds(_ name: String, required: Bool) throws(AccessDenial) -> Double? {
+        func seconds(_ name: String, required: Bool) throws(ProtectedResource.Denial) -> Double? {
             guard let value = claims[name] else {
                 if required { throw refuse("the token has no `\(name)`") }
                 return nil
@@ -158,18 +160,18 @@ final class TrustedProvider: Sendable {
             case let .array(names)?: names.compactMap(\.stringValue)
             default: []
             }
-        return AccessPrincipal(
+        return ProtectedResource.Principal(
             providerID: provider.id, issuer: claims["iss"]?.stringValue ?? provider.issuer?.absoluteString ?? "", subject: subject,
             clientID: clientID, scopes: scopes, audiences: audiences ?? [], expiresAt: expiry.map(Date.init(timeIntervalSince1970:)),
             issuedAt: issuedAt.map(Date.init(timeIntervalSince1970:)), tokenID: tokenID, source: source,
-            confirmation: TokenConfirmation(claims["cnf"]), claims: claims)
+            confirmation: ProtectedResource.Confirmation(claims["cnf"]), claims: claims)
     }
 
     // MARK: - Introspection
 
     enum IntrospectionOutcome: Sendable {
-        case active(AccessPrincipal)
-        case refused(AccessDenial)
+        case active(ProtectedResource.Principal)
+        case refused(ProtectedResource.Denial)
     }
 
     /// Introspects `token`, once however many requests ask at the same time; `remember` runs with the
@@ -184,18 +186,19 @@ final class TrustedProvider: Sendable {
     }
 
     private func askProvider(_ token: String) async -> IntrospectionOutcome {
-        guard let client else { return .refused(AccessDenial(.invalidToken, "`\(provider.id)` tokens are not introspected")) }
+        guard let client else { return .refused(ProtectedResource.Denial(.invalidToken, "`\(provider.id)` tokens are not introspected")) }
         let answer: [String: JSONValue]
         do {
             answer = try await client.introspect(Secret(token))
         } catch {
-            return .refused(AccessDenial(.unavailable, "the introspection endpoint of `\(provider.id)` did not answer usefully: \(error)"))
+            return .refused(
+                ProtectedResource.Denial(.unavailable, "the introspection endpoint of `\(provider.id)` did not answer usefully: \(error)"))
         }
         guard case .bool(true)? = answer["active"] else {
-            return .refused(AccessDenial(.invalidToken, "`\(provider.id)` says the token is not active"))
+            return .refused(ProtectedResource.Denial(.invalidToken, "`\(provider.id)` says the token is not active"))
         }
         if let type = answer["token_type"]?.stringValue?.lowercased(), type.contains("refresh") {
-            return .refused(AccessDenial(.invalidToken, "the token is a refresh token, not an access token"))
+            return .refused(ProtectedResource.Denial(.invalidToken, "the token is a refresh token, not an access token"))
         }
         do {
             return .active(try check(answer, source: .introspection, now: clock.now()))
@@ -233,7 +236,8 @@ final class TrustedProvider: Sendable {
                 complete = try await provider.discovered(with: DiscoveryClient(transport: transport, clock: clock), logger: logger)
             }
             guard let url = complete.endpoints.jwks else {
-                throw AccessDenial(.unavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
+                throw ProtectedResource.Denial(
+                    .unavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
             }
             let keys = SigningKeys(
                 url: url, providerID: provider.id, algorithms: provider.policy.accessTokens.algorithms, transport: transport, clock: clock,
@@ -269,7 +273,7 @@ actor IntrospectionFlights {
 final class VerifiedTokenCache: Sendable {
     struct Entry: Sendable {
         /// nil: the provider said the token is not active.
-        let principal: AccessPrincipal?
+        let principal: ProtectedResource.Principal?
         let until: Date
         let provider: Int
         let generation: Int?
@@ -293,7 +297,7 @@ final class VerifiedTokenCache: Sendable {
 
     enum Lookup {
         case miss
-        case accepted(AccessPrincipal)
+        case accepted(ProtectedResource.Principal)
         case inactive
     }
 
@@ -321,7 +325,7 @@ final class VerifiedTokenCache: Sendable {
         return .accepted(principal)
     }
 
-    func store(_ digest: SHA256Digest, principal: AccessPrincipal?, until: Date, provider: Int, generation: Int?, now: Date) {
+    func store(_ digest: SHA256Digest, principal: ProtectedResource.Principal?, until: Date, provider: Int, generation: Int?, now: Date) {
         guard capacity > 0, until > now else { return }
         let entry = Entry(principal: principal, until: until, provider: provider, generation: generation)
         let key = Key(digest)
@@ -337,38 +341,40 @@ final class VerifiedTokenCache: Sendable {
     }
 }
 
-/// The protected resource metadata document (RFC 9728 §2).
-public struct ProtectedResourceMetadata: Sendable, Hashable, Codable {
-    public var resource: String
-    public var authorizationServers: [String]
-    public var scopesSupported: [String]?
-    public var bearerMethodsSupported: [String] = ["header"]
-    public var dpopSigningAlgorithms: [String]?
-    public var dpopBoundTokensRequired: Bool
-    public var resourceName: String?
+extension ProtectedResource {
+    /// The protected resource metadata document (RFC 9728 §2).
+    public struct Metadata: Sendable, Hashable, Codable {
+        public var resource: String
+        public var authorizationServers: [String]
+        public var scopesSupported: [String]?
+        public var bearerMethodsSupported: [String] = ["header"]
+        public var dpopSigningAlgorithms: [String]?
+        public var dpopBoundTokensRequired: Bool
+        public var resourceName: String?
 
-    enum CodingKeys: String, CodingKey {
-        case resource, authorizationServers = "authorization_servers", scopesSupported = "scopes_supported"
-        case bearerMethodsSupported = "bearer_methods_supported", dpopSigningAlgorithms = "dpop_signing_alg_values_supported"
-        case dpopBoundTokensRequired = "dpop_bound_access_tokens_required", resourceName = "resource_name"
-    }
+        enum CodingKeys: String, CodingKey {
+            case resource, authorizationServers = "authorization_servers", scopesSupported = "scopes_supported"
+            case bearerMethodsSupported = "bearer_methods_supported", dpopSigningAlgorithms = "dpop_signing_alg_values_supported"
+            case dpopBoundTokensRequired = "dpop_bound_access_tokens_required", resourceName = "resource_name"
+        }
 
-    init(
-        resource: String, authorizationServers: [String], scopesSupported: [String]?, dpopSigningAlgorithms: [String]?,
-        dpopBoundTokensRequired: Bool, resourceName: String?
-    ) {
-        self.resource = resource
-        self.authorizationServers = authorizationServers
-        self.scopesSupported = scopesSupported
-        self.dpopSigningAlgorithms = dpopSigningAlgorithms
-        self.dpopBoundTokensRequired = dpopBoundTokensRequired
-        self.resourceName = resourceName
-    }
+        init(
+            resource: String, authorizationServers: [String], scopesSupported: [String]?, dpopSigningAlgorithms: [String]?,
+            dpopBoundTokensRequired: Bool, resourceName: String?
+        ) {
+            self.resource = resource
+            self.authorizationServers = authorizationServers
+            self.scopesSupported = scopesSupported
+            self.dpopSigningAlgorithms = dpopSigningAlgorithms
+            self.dpopBoundTokensRequired = dpopBoundTokensRequired
+            self.resourceName = resourceName
+        }
 
-    /// The document as JSON, keys sorted.
-    public func json() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        /// The document as JSON, keys sorted.
+        public func json() -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        }
     }
 }

@@ -18,7 +18,7 @@ public struct Provider: Sendable, Hashable {
     /// Concrete endpoint URLs: the descriptor's, and after discovery the document's in the gaps.
     public let endpoints: Endpoints
     /// What the engine does for this provider.
-    public let policy: ProviderPolicy
+    public let policy: Provider.Policy
     /// The loopback redirect a native sign-in listens on.
     package let loopback: LoopbackRedirect
     /// Where the profile's fields come from.
@@ -87,7 +87,7 @@ public struct Provider: Sendable, Hashable {
 
     init(
         id: String, displayName: String, protocol: ProviderProtocol, variables: [String: String], issuer: URL?,
-        discovery: DiscoveryLocation?, endpoints: Endpoints, policy: ProviderPolicy, loopback: LoopbackRedirect,
+        discovery: DiscoveryLocation?, endpoints: Endpoints, policy: Provider.Policy, loopback: LoopbackRedirect,
         profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool,
         capabilities: ServerCapabilities = ServerCapabilities()
     ) {

@@ -9,7 +9,7 @@ extension Provider {
     /// not on `accounts.google.com`) but logged, so a document that sends tokens
     /// elsewhere is visible.
     /// - Throws: ``DiscoveryError`` `insecureEndpoint` for an endpoint that breaks those rules.
-    public func applying(_ metadata: ServerMetadata, logger: Logger? = nil) throws -> Provider {
+    package func applying(_ metadata: ServerMetadata, logger: Logger? = nil) throws -> Provider {
         var merged = endpoints
         func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
             guard merged[keyPath: slot] == nil, let found else { return }
@@ -47,9 +47,17 @@ extension Provider {
     /// descriptor asks for discovery and it has not run yet; otherwise itself. One fetch, cached by `discovery`.
     ///
     /// - Throws: ``DiscoveryError`` when the discovery document cannot be had or breaks the rules.
-    public func discovered(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
+    package func discovered(with discovery: DiscoveryClient, logger: Logger? = nil) async throws -> Provider {
         guard !isDiscovered, let location = self.discovery else { return self }
         return try applying(try await discovery.metadata(at: location.url, issuers: issuers, provider: id), logger: logger)
+    }
+
+    /// This provider with every endpoint its descriptor leaves out taken from discovery, fetched through
+    /// `environment`'s transport; itself when the descriptor asks for no discovery or it has run already.
+    ///
+    /// - Throws: ``DiscoveryError`` when the discovery document cannot be had or breaks the rules.
+    public func discovered(environment: OAuthEnvironment = OAuthEnvironment()) async throws -> Provider {
+        try await discovered(with: DiscoveryClient(transport: environment.transport, clock: environment.clock), logger: environment.logger)
     }
 
     /// This provider (its discovery done) with a revocation endpoint from the issuer's RFC 8414
@@ -57,7 +65,7 @@ extension Provider {
     /// named none: fetched only when revocation is needed, so no sign-in waits on a second
     /// document. That document is optional: its failures, and one naming another issuer, leave
     /// the provider as it was.
-    public func completingRevocation(with discovery: DiscoveryClient, logger: Logger? = nil) async -> Provider {
+    package func completingRevocation(with discovery: DiscoveryClient, logger: Logger? = nil) async -> Provider {
         guard endpoints.revocation == nil, let location = self.discovery, location.mode == .oidc, !location.isExplicit,
             let issuer, let url = ProviderDescriptor.wellKnownURL(issuer: issuer, mode: .rfc8414),
             let metadata = try? await discovery.metadata(at: url, issuers: issuers, provider: id), metadata.revocationEndpoint != nil,
@@ -72,10 +80,17 @@ extension Provider {
 
 extension ProviderRegistry {
     /// Resolves the provider `name` with `variables` and, when its descriptor asks for discovery, fetches
-    /// the discovery document (once: `discovery` caches it) so that the result holds every endpoint.
+    /// the discovery document through `environment`'s transport so that the result holds every endpoint.
     ///
     /// - Throws: ``ProviderError`` as ``ProviderDescriptor/resolve(_:)`` does; ``DiscoveryError``.
-    public func resolve(_ name: String, variables: [String: String] = [:], discovery: DiscoveryClient = DiscoveryClient()) async throws -> Provider {
+    public func resolve(
+        _ name: String, variables: [String: String] = [:], environment: OAuthEnvironment = OAuthEnvironment()
+    ) async throws -> Provider {
+        try await descriptor(named: name).resolve(variables).discovered(environment: environment)
+    }
+
+    /// ``resolve(_:variables:environment:)`` with the discovery document cached by `discovery`.
+    package func resolve(_ name: String, variables: [String: String] = [:], discovery: DiscoveryClient) async throws -> Provider {
         try await descriptor(named: name).resolve(variables).discovered(with: discovery)
     }
 }

@@ -105,7 +105,7 @@ extension ProviderDescriptor {
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for what the engine will not run: a response
     ///   type other than `code`, the `plain` PKCE method (RFC 9700 §2.1.1, §2.1.2), a grant it does not know,
     ///   an ID token algorithm it does not know.
-    private func policy(variables: [String: String]) throws -> ProviderPolicy {
+    private func policy(variables: [String: String]) throws -> Provider.Policy {
         func refuse(_ field: String, _ why: String) -> ProviderError {
             ProviderError(.unsupportedPolicy, "`\(field)` of provider `\(id)` \(why)", provider: id)
         }
@@ -174,7 +174,7 @@ extension ProviderDescriptor {
             return rendered
         }
         let audience = try accessTokens.audience.map { try filled($0, "access_tokens.audience") }
-        let generatedSecret = try clientAuth.generatedSecret.map { secret -> ProviderPolicy.GeneratedSecretPolicy in
+        let generatedSecret = try clientAuth.generatedSecret.map { secret -> Provider.Policy.GeneratedSecretPolicy in
             // `{client_id}` stays for the client to fill when it signs.
             let issuer = try filled(secret.issuer, "client_auth.generated_secret.issuer", keeping: ["client_id"])
             let audience = try filled(secret.audience, "client_auth.generated_secret.audience", keeping: ["client_id"])
@@ -190,14 +190,14 @@ extension ProviderDescriptor {
         if let reserved = logout.extraParams.keys.sorted().first(where: logout.engineParameters.contains) {
             throw refuse("logout.extra_params", "sets `\(reserved)`, which the engine sets on an end-session request")
         }
-        let logoutPolicy = ProviderPolicy.LogoutPolicy(
+        let logoutPolicy = Provider.Policy.LogoutPolicy(
             style: logout.style, redirectParameter: logout.redirectParameter ?? "post_logout_redirect_uri",
             clientIDParameter: (logout.clientIDParameter ?? "client_id").isEmpty ? nil : (logout.clientIDParameter ?? "client_id"),
             sendsIDTokenHint: logout.idTokenHint ?? !custom, returnsState: logout.returnsState ?? !custom, parameters: logout.extraParams,
             backChannel: .init(supported: logout.backchannelLogoutSupported, sessionSupported: logout.backchannelLogoutSessionSupported),
             frontChannel: .init(supported: logout.frontchannelLogoutSupported, sessionSupported: logout.frontchannelLogoutSessionSupported),
             logoutTokenMaxAge: TimeInterval(logout.logoutTokenMaxAge))
-        var policy = ProviderPolicy(
+        var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
             idTokenAlgorithms: algorithms, clientAuthMethods: clientAuth.supported,

@@ -2,67 +2,70 @@ import Crypto
 import Foundation
 import Logging
 
-/// Which cached token a service request is answered with: everything that changes what the server issues.
-///
-/// Scopes, resources and audiences are sets (sorted, without repeats), so requests that list them in
-/// another order share a token; the subject of a JWT bearer grant or a token exchange is kept only as a
-/// SHA-256 digest. One key is never answered with another key's token.
-public struct ServiceTokenKey: Sendable, Hashable, CustomStringConvertible {
-    public let providerID: String
-    public let clientID: String
-    public let grant: GrantType
-    public let request: ServiceTokenRequest
-    /// A digest of who the token is about (the JWT bearer subject, the exchanged tokens and requested type); nil for client credentials.
-    public let subject: String?
-    /// How the client proves itself: the authentication method and the key or certificate it uses (a digest;
-    /// empty when unknown). A token issued to one is never handed to a request made with another.
-    public let credential: String
+extension ServiceTokens {
+    /// Which cached token a service request is answered with: everything that changes what the server issues.
+    ///
+    /// Scopes, resources and audiences are sets (sorted, without repeats), so requests that list them in
+    /// another order share a token; the subject of a JWT bearer grant or a token exchange is kept only as a
+    /// SHA-256 digest. One key is never answered with another key's token.
+    public struct Key: Sendable, Hashable, CustomStringConvertible {
+        public let providerID: String
+        public let clientID: String
+        public let grant: GrantType
+        public let request: OAuthClient.ServiceTokenRequest
+        /// A digest of who the token is about (the JWT bearer subject, the exchanged tokens and requested type); nil for client credentials.
+        public let subject: String?
+        /// How the client proves itself: the authentication method and the key or certificate it uses (a digest;
+        /// empty when unknown). A token issued to one is never handed to a request made with another.
+        public let credential: String
 
-    public init(
-        providerID: String, clientID: String, grant: GrantType, request: ServiceTokenRequest, subject: String? = nil, credential: String = ""
-    ) {
-        self.providerID = providerID
-        self.clientID = clientID
-        self.grant = grant
-        self.request = request
-        self.subject = subject
-        self.credential = credential
+        public init(
+            providerID: String, clientID: String, grant: GrantType, request: OAuthClient.ServiceTokenRequest, subject: String? = nil,
+            credential: String = ""
+        ) {
+            self.providerID = providerID
+            self.clientID = clientID
+            self.grant = grant
+            self.request = request
+            self.subject = subject
+            self.credential = credential
+        }
+
+        /// This key for another request (the scopes a server granted in place of those asked for).
+        func with(_ request: OAuthClient.ServiceTokenRequest) -> ServiceTokens.Key {
+            ServiceTokens.Key(providerID: providerID, clientID: clientID, grant: grant, request: request, subject: subject, credential: credential)
+        }
+
+        /// Where the token is kept in a ``TokenStore``: the provider, and an account named by a digest of the whole key.
+        public var sessionKey: SessionKey {
+            var text = "oauthflow-service-token-v2"
+            for part in [providerID, clientID, grant.rawValue, subject ?? "", credential] { text += "\u{0}" + part }
+            for list in [request.scopes, request.resources, request.audiences] { text += "\u{1}" + list.joined(separator: "\u{0}") }
+            let digest = Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8)).prefix(18)))
+            return SessionKey(providerID: providerID, account: "service-\(digest)")
+        }
+
+        /// A digest of secrets that identify a subject: the key records who, never the token itself.
+        public static func digest(_ parts: [String]) -> String {
+            Base64URL.encode(Data(SHA256.hash(data: Data(parts.joined(separator: "\u{0}").utf8))))
+        }
+
+        public var description: String { "\(providerID) \(grant.shortName) token for \(clientID) (\(request))" }
     }
-
-    /// This key for another request (the scopes a server granted in place of those asked for).
-    func with(_ request: ServiceTokenRequest) -> ServiceTokenKey {
-        ServiceTokenKey(providerID: providerID, clientID: clientID, grant: grant, request: request, subject: subject, credential: credential)
-    }
-
-    /// Where the token is kept in a ``TokenStore``: the provider, and an account named by a digest of the whole key.
-    public var sessionKey: SessionKey {
-        var text = "oauthflow-service-token-v2"
-        for part in [providerID, clientID, grant.rawValue, subject ?? "", credential] { text += "\u{0}" + part }
-        for list in [request.scopes, request.resources, request.audiences] { text += "\u{1}" + list.joined(separator: "\u{0}") }
-        let digest = Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8)).prefix(18)))
-        return SessionKey(providerID: providerID, account: "service-\(digest)")
-    }
-
-    /// A digest of secrets that identify a subject: the key records who, never the token itself.
-    public static func digest(_ parts: [String]) -> String {
-        Base64URL.encode(Data(SHA256.hash(data: Data(parts.joined(separator: "\u{0}").utf8))))
-    }
-
-    public var description: String { "\(providerID) \(grant.shortName) token for \(clientID) (\(request))" }
 }
 
 /// Tokens for a service's own calls, cached, renewed early, and asked for once however many callers want one.
 ///
 /// ```swift
 /// let tokens = ServiceTokens(client: client, store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/myapp/tokens")))
-/// let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
+/// let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
 /// ```
 ///
 /// Or through the front door, by name: `try oauth.serviceTokens(for: "keycloak")`, one per ``OAuth`` and provider.
 ///
 /// - A token is reused until it expires within ``skew`` (default 60 s; half its lifetime for a token that lives
 ///   less than two skews); one with no `expires_in` lives ``defaultLifetime`` (default 5 minutes).
-/// - Single flight per ``ServiceTokenKey``: in this process, callers join the one request in flight;
+/// - Single flight per ``ServiceTokens/Key``: in this process, callers join the one request in flight;
 ///   across processes and machines (client credentials and JWT bearer tokens; exchanged tokens stay in
 ///   memory), the request holds the store's lock for the key (a file lock for a
 ///   ``FileTokenStore``, an advisory lock for the PostgreSQL store) and reads the store again under it,
@@ -79,7 +82,7 @@ public final class ServiceTokens: Sendable {
     private let store: any TokenStore
     private let clock: any DateClock
     private let logger: Logger
-    /// Which credential this client's requests carry (``ServiceTokenKey/credential``), worked out once.
+    /// Which credential this client's requests carry (``ServiceTokens/Key/credential``), worked out once.
     private let credential: String
     /// Why this client's configuration cannot make a request to its provider, worked out once; nil when it can.
     private let configurationProblem: (any Error)?
@@ -89,8 +92,8 @@ public final class ServiceTokens: Sendable {
 
     private final class State: @unchecked Sendable {
         let lock = NSLock()
-        var cached: [ServiceTokenKey: TokenSet] = [:]
-        var inFlight: [ServiceTokenKey: Task<TokenSet, any Error>] = [:]
+        var cached: [ServiceTokens.Key: TokenSet] = [:]
+        var inFlight: [ServiceTokens.Key: Task<TokenSet, any Error>] = [:]
     }
 
     /// - Parameters:
@@ -123,19 +126,19 @@ public final class ServiceTokens: Sendable {
     }
 
     /// The key a client-credentials request is cached under.
-    public func key(for request: ServiceTokenRequest) -> ServiceTokenKey {
+    public func key(for request: OAuthClient.ServiceTokenRequest) -> ServiceTokens.Key {
         key(.clientCredentials, request)
     }
 
     /// This client's key for `grant` and `request`, about `subject` (already a digest) when the grant has one.
-    private func key(_ grant: GrantType, _ request: ServiceTokenRequest, subject: String? = nil) -> ServiceTokenKey {
-        ServiceTokenKey(
+    private func key(_ grant: GrantType, _ request: OAuthClient.ServiceTokenRequest, subject: String? = nil) -> ServiceTokens.Key {
+        ServiceTokens.Key(
             providerID: client.provider.id, clientID: client.configuration.clientID, grant: grant, request: request, subject: subject,
             credential: credential)
     }
 
     /// A client-credentials access token for `request`, valid for at least ``skew`` more seconds.
-    public func accessToken(_ request: ServiceTokenRequest = .init()) async throws -> Secret {
+    public func accessToken(_ request: OAuthClient.ServiceTokenRequest = .init()) async throws -> Secret {
         try await token(for: key(for: request)) { client in try await client.clientCredentialsToken(request) }.accessToken
     }
 
@@ -147,8 +150,8 @@ public final class ServiceTokens: Sendable {
     public func accessToken(
         subject: String, scopes: [String] = [], assertion: @escaping @Sendable () async throws -> Secret
     ) async throws -> Secret {
-        let request = ServiceTokenRequest(scopes: scopes)
-        return try await token(for: key(.jwtBearer, request, subject: ServiceTokenKey.digest([subject]))) { client in
+        let request = OAuthClient.ServiceTokenRequest(scopes: scopes)
+        return try await token(for: key(.jwtBearer, request, subject: ServiceTokens.Key.digest([subject]))) { client in
             try await client.jwtBearerToken(assertion: try await assertion(), scopes: request.scopes)
         }.accessToken
     }
@@ -157,7 +160,7 @@ public final class ServiceTokens: Sendable {
     /// `issuer` that `key` speaks for, `aud` the issuer or token endpoint as the descriptor's
     /// `client_auth.assertion_audience` says, a fresh `jti`, a minute's life.
     public func accessToken(
-        subject: String, issuer: String, key: ClientSigningKey, scopes: [String] = []
+        subject: String, issuer: String, key: ClientConfiguration.SigningKey, scopes: [String] = []
     ) async throws -> Secret {
         let client = self.client
         return try await accessToken(subject: "\(issuer)\u{0}\(subject)", scopes: scopes) {
@@ -168,8 +171,8 @@ public final class ServiceTokens: Sendable {
 
     /// The token a token exchange issues (RFC 8693), cached per subject token, actor token and requested type,
     /// in this process only: the store never holds exchanged tokens.
-    public func exchangedToken(_ exchange: TokenExchangeRequest) async throws -> Secret {
-        let subject = ServiceTokenKey.digest([
+    public func exchangedToken(_ exchange: OAuthClient.TokenExchangeRequest) async throws -> Secret {
+        let subject = ServiceTokens.Key.digest([
             exchange.subjectToken.value, exchange.subjectTokenType, exchange.actorToken?.value ?? "", exchange.actorTokenType ?? "",
             exchange.requestedTokenType ?? "",
         ])
@@ -184,7 +187,7 @@ public final class ServiceTokens: Sendable {
     ///   a request to this provider (a method its descriptor does not list, a method without its credential):
     ///   a cached token does not hide a configuration that could never fetch one.
     public func token(
-        for key: ServiceTokenKey, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet
+        for key: ServiceTokens.Key, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet
     ) async throws -> TokenSet {
         if let configurationProblem { throw configurationProblem }
         switch step(key, fetch: fetch) {
@@ -196,12 +199,12 @@ public final class ServiceTokens: Sendable {
     }
 
     /// What a cache hit's log line says: the provider and the scopes, never a token or a credential.
-    private static func cacheMetadata(_ key: ServiceTokenKey) -> Logger.Metadata {
+    private static func cacheMetadata(_ key: ServiceTokens.Key) -> Logger.Metadata {
         ["provider": "\(key.providerID)", "scopes": "\(key.request.scopes.joined(separator: " "))"]
     }
 
     /// Forgets `key`'s token when it is `token` (a resource server refused it), here and in the store.
-    public func invalidate(_ key: ServiceTokenKey, token: Secret) async {
+    public func invalidate(_ key: ServiceTokens.Key, token: Secret) async {
         state.lock.withLock {
             if state.cached[key]?.accessToken == token { state.cached[key] = nil }
         }
@@ -220,7 +223,7 @@ public final class ServiceTokens: Sendable {
     /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
     /// and sends once more; a second 401 is returned as it is.
     public func send(
-        _ request: TransportRequest, for target: ServiceTokenRequest = .init()
+        _ request: TransportRequest, for target: OAuthClient.ServiceTokenRequest = .init()
     ) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let key = key(for: target)
@@ -247,7 +250,7 @@ public final class ServiceTokens: Sendable {
     }
 
     /// The cached token, the request in flight, or a new request (whose entry goes, under the lock, as it ends).
-    private func step(_ key: ServiceTokenKey, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet) -> Step {
+    private func step(_ key: ServiceTokens.Key, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet) -> Step {
         state.lock.withLock {
             if let tokens = state.cached[key], usable(tokens) { return .ready(tokens) }
             if let running = state.inFlight[key] { return .pending(running) }
@@ -260,7 +263,7 @@ public final class ServiceTokens: Sendable {
         }
     }
 
-    private func remember(_ key: ServiceTokenKey, _ tokens: TokenSet) {
+    private func remember(_ key: ServiceTokens.Key, _ tokens: TokenSet) {
         state.lock.withLock {
             // Many keys (a token per exchanged subject) must not grow without bound: expired ones go first.
             if state.cached.count >= 4096 { state.cached = state.cached.filter { usable($0.value) } }
@@ -278,7 +281,7 @@ public final class ServiceTokens: Sendable {
     }
 
     /// Under the store's lock: the stored token if another process just fetched one, else a new one, saved.
-    private func obtain(_ key: ServiceTokenKey, fetch: @Sendable (OAuthClient) async throws -> TokenSet) async throws -> TokenSet {
+    private func obtain(_ key: ServiceTokens.Key, fetch: @Sendable (OAuthClient) async throws -> TokenSet) async throws -> TokenSet {
         // An exchanged token is one subject token's: kept in memory only, so that a store does not gather a
         // file or row for every subject token ever exchanged.
         if key.grant == .tokenExchange {
@@ -300,7 +303,7 @@ public final class ServiceTokens: Sendable {
         // are never a key: a server cannot fill another request's cache.)
         var key = key
         var savedUnder = storeKey
-        let granted = ServiceTokenRequest(scopes: tokens.scopes, resources: key.request.resources, audiences: key.request.audiences)
+        let granted = OAuthClient.ServiceTokenRequest(scopes: tokens.scopes, resources: key.request.resources, audiences: key.request.audiences)
         if granted.scopes != key.request.scopes, Set(granted.scopes).isStrictSubset(of: key.request.scopes) {
             logger.notice(
                 "the provider granted fewer scopes than asked; the token is cached under the scopes granted",

@@ -360,7 +360,7 @@ public actor TokenManager {
         public let revocationError: (any Error)?
         /// The request that ends the provider's session, to open in the user's browser, when one was asked for
         /// and the provider has an end-session endpoint.
-        public let endSession: EndSessionRequest?
+        public let endSession: OAuthClient.EndSessionRequest?
         /// Why no end-session request could be made, when one was asked for: ``FlowError`` `noEndSessionEndpoint`
         /// for a provider without one (signed out here; the provider's session stays).
         public let endSessionError: (any Error)?
@@ -387,7 +387,7 @@ public actor TokenManager {
     ///
     /// The session is deleted even when revocation fails: the caller learns why from the result. Open
     /// ``SignOut/endSession``'s URL in the user's browser; check the return with
-    /// ``EndSessionRequest/acceptsReturn(query:)``.
+    /// ``OAuthClient/OAuthClient.EndSessionRequest/acceptsReturn(query:)``.
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
     public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
         let current = try await session()
@@ -406,7 +406,7 @@ public actor TokenManager {
         try await store.remove(key)
         cached = nil
         onChange?(nil)
-        var endSession: EndSessionRequest?
+        var endSession: OAuthClient.EndSessionRequest?
         var endSessionError: (any Error)?
         if let options {
             do {

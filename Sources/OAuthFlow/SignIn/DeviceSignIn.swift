@@ -17,7 +17,7 @@ public struct DeviceSignIn: Sendable {
     /// What happens during a device sign-in, for a host to show.
     public enum Event: Sendable {
         /// Show the user where to go and which code to enter.
-        case showCode(DeviceAuthorization)
+        case showCode(OAuthClient.DeviceAuthorization)
         /// The user has not approved yet.
         case pending
         /// The server asked to poll less often; the new interval in seconds.
@@ -30,7 +30,7 @@ public struct DeviceSignIn: Sendable {
 
     /// - Parameters:
     ///   - store: Where the session is stored.
-    ///   - environment: The transport, clock, logger and the wait between polls (``OAuthEnvironment/sleeper``).
+    ///   - environment: The transport, clock, logger whose clock also waits between polls.
     public init(store: any TokenStore, environment: OAuthEnvironment = OAuthEnvironment()) {
         self.store = store
         self.environment = environment
@@ -42,7 +42,7 @@ public struct DeviceSignIn: Sendable {
     ///
     /// Cancelling the task stops the polling at once; nothing is stored then.
     /// - Throws: what ``OAuthClient/startDeviceAuthorization()`` and
-    ///   ``OAuthClient/pollDeviceAuthorization(_:sleeper:onPoll:)`` throw, `CancellationError`, and store errors.
+    ///   ``OAuthClient/pollDeviceAuthorization(_:onPoll:)`` throw, `CancellationError`, and store errors.
     public func signIn(
         to provider: Provider, settings: ClientSettings, requestOfflineAccess: Bool = true, account: String = "default",
         events: @escaping @Sendable (Event) -> Void = { _ in }
@@ -53,7 +53,7 @@ public struct DeviceSignIn: Sendable {
             environment: environment)
         let authorization = try await client.startDeviceAuthorization()
         events(.showCode(authorization))
-        let outcome = try await client.pollDeviceSignIn(authorization, sleeper: environment.sleeper) { poll in
+        let outcome = try await client.pollDeviceSignIn(authorization) { poll in
             switch poll {
             case .pending: events(.pending)
             case let .slowDown(interval): events(.slowDown(interval))

@@ -81,7 +81,7 @@ extension OAuthFlowCommand {
             let registry = session.registryOptions
             let name = session.name
             let target = self.target
-            let request = ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences)
+            let request = OAuthClient.ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences)
             let call = { (tokens: ServiceTokens) async throws -> TransportResponse in
                 let provider = tokens.client.provider
                 guard let url = provider.resources.resource(titled: target)?.url ?? URL(string: target).flatMap({ $0.host == nil ? nil : $0 }) else {

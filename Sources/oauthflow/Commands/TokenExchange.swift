@@ -34,7 +34,7 @@ extension OAuthFlowCommand.Token {
 
         func run() async throws {
             let exchange = try await Output.running {
-                TokenExchangeRequest(
+                OAuthClient.TokenExchangeRequest(
                     subjectToken: try Self.readToken(subjectTokenFile, what: "subject token"), subjectTokenType: subjectTokenType,
                     actorToken: try actorTokenFile.map { try Self.readToken($0, what: "actor token") }, actorTokenType: actorTokenType,
                     requestedTokenType: requestedTokenType, target: service.request)

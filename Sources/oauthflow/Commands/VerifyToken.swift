@@ -45,14 +45,14 @@ extension OAuthFlowCommand {
                 Output.stderr("error: no token on standard input; pipe the access token in (it is never printed)\n")
                 throw ExitCode.failure
             }
-            let principal: AccessPrincipal
+            let principal: ProtectedResource.Principal
             do {
                 let descriptor = try registryOptions.descriptor(named: provider)
                 let overrides = ClientSettings.Overrides(
                     clientID: clientID, secretVariable: clientSecretEnvironment, variables: variableOptions.values)
                 principal = try await ProtectedResource.verify(
                     token, descriptor: descriptor, audience: audience, overrides: overrides, resolver: CommandEnvironment.clients)
-            } catch let denial as AccessDenial {
+            } catch let denial as ProtectedResource.Denial {
                 Output.stderr("REFUSED (\(denial.code), HTTP \(denial.status)): \(Output.line(denial.reason))\n")
                 throw ExitCode.failure
             } catch {
@@ -65,7 +65,7 @@ extension OAuthFlowCommand {
     }
 }
 
-extension AccessPrincipal {
+extension ProtectedResource.Principal {
     /// What `verify-token` prints.
     fileprivate var summary: [String: JSONValue] {
         var fields: [String: JSONValue] = [

@@ -33,7 +33,7 @@ struct ServiceOptions: ParsableArguments {
     }
 
     /// What the token is for.
-    var request: ServiceTokenRequest { ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences) }
+    var request: OAuthClient.ServiceTokenRequest { OAuthClient.ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences) }
 
     /// The client as the flags, the environment and the clients file give it.
     var overrides: ClientSettings.Overrides {

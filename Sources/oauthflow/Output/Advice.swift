@@ -76,7 +76,9 @@ enum Advice {
 
     /// After a service-token command failed on the client's credential: which method was used and where its
     /// credential came from, and where to give one.
-    static func serviceClient(_ error: any Error, provider: String, method: ClientAuthMethod?, settings: ClientSettings) -> String? {
+    static func serviceClient(_ error: any Error, provider: String, method: ProviderDescriptor.ClientAuth.Method?, settings: ClientSettings)
+        -> String?
+    {
         let file = ClientsFile.defaultURL(environment: CommandEnvironment.variables).path
         if let error = error as? FlowError, error.code == .missingClientSecret {
             let prefix = ClientSettingsResolver.clientSecretVariable(for: provider).dropLast("CLIENT_SECRET".count)

@@ -24,7 +24,7 @@ struct VerifyTokenCLITests {
         let client = try server.client(name)
         let provider = try server.descriptor(methods: ["client_secret_basic"]).provider()
         let oauth = OAuthClient(provider: provider, configuration: try client.configuration())
-        return try await oauth.clientCredentialsToken(ServiceTokenRequest(scopes: ["read"], resources: [resource])).accessToken.value
+        return try await oauth.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: [resource])).accessToken.value
     }
 
     @Test func aJWTIsAcceptedOrRefusedWithItsReason() async throws {

@@ -147,7 +147,7 @@ import OAuthFlowTestSupport
         let client = OAuthClient(provider: provider,
             configuration: ClientConfiguration(
                 clientID: clientID, redirectURI: redirectURI, clientSecret: fixture.clientSecret.map(Secret.init),
-                signingKey: generated == nil ? nil : try ClientSigningKey(pem: clientKey.pemRepresentation, keyID: "KEY123")), environment: OAuthEnvironment(transport: transport))
+                signingKey: generated == nil ? nil : try ClientConfiguration.SigningKey(pem: clientKey.pemRepresentation, keyID: "KEY123")), environment: OAuthEnvironment(transport: transport))
 
         let pending = try await client.startAuthorization()
         calls.pendingNonce = pending.nonce?.value

@@ -179,7 +179,7 @@ import Testing
             + ProtectionToken.encode(claims)
         let token = input + "." + Base64URL.encode(Data(try signer.sign(Array(input.utf8))))
         let api = try ProtectedResource(providers: [provider], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
-        let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"), requiring: ["notes:read"])
+        let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"), requiring: ["notes:read"])
         #expect(principal.providerID == "auth0")
         #expect(principal.subject == "user-1")
     }

@@ -57,7 +57,7 @@ struct DeviceSignInEndToEndTests {
     @Test func expiresOnTheClientsClock() async throws {
         let server = try Server.require()
         let time = FastTime(Date(), factor: 300)
-        let signIn = DeviceSignIn(store: InMemoryTokenStore(), environment: OAuthEnvironment(clock: time, sleeper: time))
+        let signIn = DeviceSignIn(store: InMemoryTokenStore(), environment: OAuthEnvironment(clock: time))
         let error = try await #require(throws: FlowError.self) {
             try await signIn.signIn(to: try server.provider(), settings: ClientSettings(clientID: Server.deviceClientID))
         }
@@ -68,7 +68,7 @@ struct DeviceSignInEndToEndTests {
 }
 
 /// Plays the person on the other device: signs in on DOT and approves (or denies) the code.
-private func decideDetached(_ server: TestAuthorizationServer, _ authorization: DeviceAuthorization, deny: Bool = false) async throws {
+private func decideDetached(_ server: TestAuthorizationServer, _ authorization: OAuthClient.DeviceAuthorization, deny: Bool = false) async throws {
     _ = try await runProcess(URL(fileURLWithPath: server.python),
                              [server.agent, "--user-code=\(authorization.userCode)"] + (deny ? ["--deny"] : []) + [authorization.verificationURI.absoluteString])
 }
@@ -76,15 +76,15 @@ private func decideDetached(_ server: TestAuthorizationServer, _ authorization: 
 /// What the event handler saw.
 private final class Shown: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: DeviceAuthorization?
-    var authorization: DeviceAuthorization? {
+    private var stored: OAuthClient.DeviceAuthorization?
+    var authorization: OAuthClient.DeviceAuthorization? {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
 }
 
 /// A clock that runs `factor` times faster than real time while sleeping (a short real sleep each time).
-private final class FastTime: DateClock, Sleeper, @unchecked Sendable {
+private final class FastTime: DateClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
     private var count = 0

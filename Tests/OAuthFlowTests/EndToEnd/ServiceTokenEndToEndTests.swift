@@ -16,7 +16,7 @@ struct ServiceTokenEndToEndTests {
         jwk: Bool = false, extra: String = ""
     ) throws -> OAuthClient {
         let registered = try server.client(name)
-        let method = try #require(ClientAuthMethod(rawValue: registered.authMethod))
+        let method = try #require(ProviderDescriptor.ClientAuth.Method(rawValue: registered.authMethod))
         let provider = try server.descriptor(
             grants: grants, methods: methods ?? [registered.authMethod], audience: audience ?? registered.assertionAudience, extra: extra
         ).provider()
@@ -28,7 +28,7 @@ struct ServiceTokenEndToEndTests {
     func everyClientAuthenticationMethodGetsAToken(_ name: String) async throws {
         let server = try Server.require()
         let client = try Self.client(server, name)
-        let tokens = try await client.clientCredentialsToken(ServiceTokenRequest(scopes: ["read"], resources: ["https://api.oauthflow.test"]))
+        let tokens = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.oauthflow.test"]))
         let (status, whoami) = try await server.whoami(tokens.accessToken)
         #expect(status == 200)
         #expect(whoami["client_id"] as? String == (try server.client(name).clientID))
@@ -45,7 +45,7 @@ struct ServiceTokenEndToEndTests {
     @Test func everyAssertionIsFreshSoTheServersReplayCheckNeverRefusesOne() async throws {
         let server = try Server.require()
         let client = try Self.client(server, "es256")
-        for _ in 0..<3 { _ = try await client.clientCredentialsToken(ServiceTokenRequest(scopes: ["read"])) }
+        for _ in 0..<3 { _ = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) }
     }
 
     @Test func anAssertionForTheWrongAudienceIsRefused() async throws {
@@ -67,7 +67,7 @@ struct ServiceTokenEndToEndTests {
         let client = OAuthClient(provider: limited, configuration: try registered.configuration())
         let api = ["https://algorithms.oauthflow.test"]
         let before = try await server.tokenRequests(for: registered.clientID, resources: api)
-        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken(ServiceTokenRequest(resources: api)) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(resources: api)) }
         #expect(error?.code == .clientAuthentication)
         #expect(try await server.tokenRequests(for: registered.clientID, resources: api) == before, "nothing was sent")
     }
@@ -78,7 +78,7 @@ struct ServiceTokenEndToEndTests {
         let client = try Self.client(server, name)
         let discovered = try await client.discoveredProvider()
         #expect(discovered.endpoints.mtlsToken == server.mtlsTokenEndpoint)
-        let tokens = try await client.clientCredentialsToken(ServiceTokenRequest(scopes: ["read"]))
+        let tokens = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         let (status, whoami) = try await server.whoami(tokens.accessToken)
         #expect(status == 200)
         #expect(whoami["client_id"] as? String == (try server.client(name).clientID))
@@ -100,7 +100,7 @@ struct ServiceTokenEndToEndTests {
     @Test func theAudienceTargetReachesTheToken() async throws {
         let server = try Server.require()
         let client = try Self.client(server, "basic", extra: "service_tokens:\n  target: audience\n")
-        let tokens = try await client.clientCredentialsToken(ServiceTokenRequest(audiences: ["https://orders.oauthflow.test"]))
+        let tokens = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(audiences: ["https://orders.oauthflow.test"]))
         #expect(try await server.whoami(tokens.accessToken).body["audience"] as? [String] == ["https://orders.oauthflow.test"])
     }
 
@@ -109,7 +109,7 @@ struct ServiceTokenEndToEndTests {
         let grant = server.jwtBearer
         let client = try Self.client(
             server, grant.client, audience: "token_endpoint", grants: ["urn:ietf:params:oauth:grant-type:jwt-bearer"])
-        let key = try ClientSigningKey(pem: try String(contentsOfFile: grant.privateKeyPEM, encoding: .utf8), keyID: grant.kid)
+        let key = try ClientConfiguration.SigningKey(pem: try String(contentsOfFile: grant.privateKeyPEM, encoding: .utf8), keyID: grant.kid)
         let tokens = ServiceTokens(client: client)
         let user = try #require(grant.users.first)
         let token = try await tokens.accessToken(subject: user, issuer: grant.issuer, key: key, scopes: ["read"])
@@ -132,7 +132,7 @@ struct ServiceTokenEndToEndTests {
         let registered = try server.client("post")
         let tokens = ServiceTokens(client: try Self.client(server, "post"))
         let api = ["https://concurrency.oauthflow.test"]
-        let request = ServiceTokenRequest(scopes: ["write"], resources: api)
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["write"], resources: api)
         let before = try await server.tokenRequests(for: registered.clientID, resources: api)
         let answers = try await withThrowingTaskGroup(of: Secret.self) { group in
             for _ in 0..<200 { group.addTask { try await tokens.accessToken(request) } }
@@ -147,7 +147,7 @@ struct ServiceTokenEndToEndTests {
         let registered = try server.client("secret-jwt")
         let tokens = ServiceTokens(client: try Self.client(server, "secret-jwt"))
         let api = "https://revoked.oauthflow.test"
-        let target = ServiceTokenRequest(scopes: ["read"], resources: [api])
+        let target = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: [api])
         let first = try await tokens.accessToken(target)
         try await server.revokeTokens(issuedFor: api)
         let before = try await server.tokenRequests(for: registered.clientID, resources: [api])
@@ -188,9 +188,9 @@ struct TokenExchangeEndToEndTests {
         let client = try Self.client(server, name)
         let audience = try #require(server.audiences.first)
         let exchanged = try await client.exchangeToken(
-            TokenExchangeRequest(
+            OAuthClient.TokenExchangeRequest(
                 subjectToken: try await server.subjectToken(), requestedTokenType: TokenTypeIdentifier.accessToken,
-                target: ServiceTokenRequest(scopes: ["read"], audiences: [audience])))
+                target: OAuthClient.ServiceTokenRequest(scopes: ["read"], audiences: [audience])))
         #expect(exchanged.issuedTokenType == TokenTypeIdentifier.accessToken)
         #expect(exchanged.tokens.tokenType == "bearer")
         let claims = try #require(try? IDTokenValidator.decodeUnverified(exchanged.tokens.accessToken.value).1)
@@ -210,9 +210,9 @@ struct TokenExchangeEndToEndTests {
         let server = try Server.require()
         let client = try Self.client(server, "basic")
         let exchanged = try await client.exchangeToken(
-            TokenExchangeRequest(
+            OAuthClient.TokenExchangeRequest(
                 subjectToken: try await server.subjectToken(user: "alice"), actorToken: try await server.subjectToken(user: "robot"),
-                target: ServiceTokenRequest(audiences: [try #require(server.audiences.first)])))
+                target: OAuthClient.ServiceTokenRequest(audiences: [try #require(server.audiences.first)])))
         let claims = try #require(try? IDTokenValidator.decodeUnverified(exchanged.tokens.accessToken.value).1)
         guard case let .object(actor)? = claims["act"] else {
             Issue.record("the exchanged token has no `act` claim: \(claims)")
@@ -225,7 +225,7 @@ struct TokenExchangeEndToEndTests {
         let server = try Server.require()
         let client = try Self.client(server, "basic")
         let exchanged = try await client.exchangeToken(
-            TokenExchangeRequest(
+            OAuthClient.TokenExchangeRequest(
                 subjectToken: try await server.subjectToken(scope: "read offline_access"), requestedTokenType: TokenTypeIdentifier.refreshToken))
         #expect(exchanged.issuedTokenType == TokenTypeIdentifier.refreshToken)
         #expect(exchanged.tokens.tokenType == "n_a")
@@ -235,13 +235,13 @@ struct TokenExchangeEndToEndTests {
         let server = try Server.require()
         let client = try Self.client(server, "basic")
         let bad = await #expect(throws: AuthorizationServerError.self) {
-            _ = try await client.exchangeToken(TokenExchangeRequest(subjectToken: Secret("not-a-token")))
+            _ = try await client.exchangeToken(OAuthClient.TokenExchangeRequest(subjectToken: Secret("not-a-token")))
         }
         #expect(bad?.error == "invalid_request")
         let unknownAudience = await #expect(throws: AuthorizationServerError.self) {
             _ = try await client.exchangeToken(
-                TokenExchangeRequest(
-                    subjectToken: try await server.subjectToken(), target: ServiceTokenRequest(audiences: ["https://elsewhere.example"])))
+                OAuthClient.TokenExchangeRequest(
+                    subjectToken: try await server.subjectToken(), target: OAuthClient.ServiceTokenRequest(audiences: ["https://elsewhere.example"])))
         }
         #expect(unknownAudience?.error == "invalid_target")
     }
@@ -252,9 +252,9 @@ struct TokenExchangeEndToEndTests {
         let audience = try #require(server.audiences.first)
         let alice = try await server.subjectToken(user: "alice")
         let bob = try await server.subjectToken(user: "bob")
-        let forAlice = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: alice, target: ServiceTokenRequest(audiences: [audience])))
-        #expect(try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: alice, target: ServiceTokenRequest(audiences: [audience]))) == forAlice)
-        let forBob = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: bob, target: ServiceTokenRequest(audiences: [audience])))
+        let forAlice = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: alice, target: OAuthClient.ServiceTokenRequest(audiences: [audience])))
+        #expect(try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: alice, target: OAuthClient.ServiceTokenRequest(audiences: [audience]))) == forAlice)
+        let forBob = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: bob, target: OAuthClient.ServiceTokenRequest(audiences: [audience])))
         #expect(forBob != forAlice, "another subject token is another key")
         let claims = try #require(try? IDTokenValidator.decodeUnverified(forBob.value).1)
         #expect(claims["sub"]?.stringValue != (try? IDTokenValidator.decodeUnverified(forAlice.value).1)?["sub"]?.stringValue)
@@ -273,8 +273,8 @@ struct ClientCredentialsDOTTests {
             provider: provider,
             configuration: .service(clientID: "oauthflow-service", clientSecret: Secret("service-test-secret-0123456789abcdef")))
         let tokens = ServiceTokens(client: client)
-        let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"])) == token)
+        let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) == token)
         // DOT's introspection, asked by the same client, says the token is active and for that client.
         let introspection = try #require(provider.endpoints.introspection)
         let credentials = Data("oauthflow-service:service-test-secret-0123456789abcdef".utf8).base64EncodedString()

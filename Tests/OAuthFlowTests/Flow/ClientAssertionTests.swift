@@ -58,7 +58,7 @@ import _CryptoExtras
     }
 
     @Test func aPrivateKeyAssertionNamesTheClientTheIssuerAndLivesAMinute() async throws {
-        let key = try ClientSigningKey(pem: Self.rsaPEM, keyID: "key-2026")
+        let key = try ClientConfiguration.SigningKey(pem: Self.rsaPEM, keyID: "key-2026")
         let (fields, request) = try await Self.sent(.service(clientID: "svc", signingKey: key), methods: "private_key_jwt")
         #expect(fields["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
         #expect(fields["client_id"] == "svc")
@@ -75,7 +75,7 @@ import _CryptoExtras
     }
 
     @Test func theTokenEndpointIsTheAudienceWhenTheDescriptorSaysSo() async throws {
-        let key = try ClientSigningKey(pem: Self.ecKey.pemRepresentation)
+        let key = try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)
         let (fields, _) = try await Self.sent(.service(clientID: "svc", signingKey: key), methods: "private_key_jwt", audience: "token_endpoint")
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PublicKey(pem: Self.ecKey.publicKey.pemRepresentation))
         let (claims, header) = try await Self.verify(fields["client_assertion"], with: keys)
@@ -93,7 +93,7 @@ import _CryptoExtras
                 body: Data(#"{"error":"invalid_client","error_description":"Not for me!"}"#.utf8))
         }
         let client = OAuthClient(provider: try Self.provider(methods: "private_key_jwt", audience: audience),
-            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
+            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
         let sent = audience == "issuer" ? "https://auth.example.com" : "https://auth.example.com/token"
         let other = audience == "issuer" ? "token_endpoint" : "issuer"
@@ -109,7 +109,7 @@ import _CryptoExtras
                 body: Data(#"{"error":"invalid_client","error_description":"Algorithm of 'RS256' is not allowed"}"#.utf8))
         }
         let client = OAuthClient(provider: try Self.provider(methods: "private_key_jwt"),
-            configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
+            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error.hint == nil, "\(error)")
     }
@@ -128,7 +128,7 @@ import _CryptoExtras
 
     @Test func aLifetimeIsNeverLongerThanAMinute() async throws {
         let assertion = try await ClientAssertion.make(
-            clientID: "svc", audience: "https://as", key: try ClientSigningKey(pem: Self.ecKey.pemRepresentation), secret: nil, now: Self.now,
+            clientID: "svc", audience: "https://as", key: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation), secret: nil, now: Self.now,
             lifetime: 3600)
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PublicKey(pem: Self.ecKey.publicKey.pemRepresentation))
         let (claims, _) = try await Self.verify(assertion.value, with: keys)
@@ -148,7 +148,7 @@ import _CryptoExtras
     @Test func aCertificateThumbprintIsSentAsX5tS256() async throws {
         let certificate = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.crt"), encoding: .utf8)
         let key = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.key"), encoding: .utf8)
-        let signing = try ClientSigningKey(pem: key, certificatePEM: certificate)
+        let signing = try ClientConfiguration.SigningKey(pem: key, certificatePEM: certificate)
         let (fields, _) = try await Self.sent(.service(clientID: "svc", signingKey: signing), methods: "private_key_jwt")
         let assertion = try #require(fields["client_assertion"])
         let header = try JSONDecoder().decode(JWTHeader.self, from: try #require(Base64URL.decode(String(assertion.split(separator: ".")[0]))))
@@ -166,7 +166,7 @@ import _CryptoExtras
     }
 
     @Test func everyGrantAuthenticatesTheSameWay() async throws {
-        let key = try ClientSigningKey(pem: Self.ecKey.pemRepresentation)
+        let key = try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)
         let configuration = ClientConfiguration(
             clientID: "app", redirectURI: URL(string: "http://127.0.0.1/cb")!, signingKey: key)
         let tokens = TokenSet(
@@ -183,21 +183,21 @@ import _CryptoExtras
 
     @Test func keysAreReadFromPEMOrJWKAndBadOnesAreRefusedWithoutQuotingThem() throws {
         let jwk = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.jwk"), encoding: .utf8)
-        let fromJWK = try ClientSigningKey(text: jwk)
+        let fromJWK = try ClientConfiguration.SigningKey(text: jwk)
         #expect(fromJWK.algorithm == .rs256)
         #expect(fromJWK.keyID == "fixture-rsa")
-        #expect(try ClientSigningKey(pem: Self.rsaPEM, algorithm: .ps256).algorithm == .ps256)
-        #expect(try ClientSigningKey(pem: Self.ecKey.pemRepresentation).algorithm == .es256)
-        #expect("\(try ClientSigningKey(pem: Self.rsaPEM, keyID: "k1"))" == "RS256 key `k1`")
+        #expect(try ClientConfiguration.SigningKey(pem: Self.rsaPEM, algorithm: .ps256).algorithm == .ps256)
+        #expect(try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation).algorithm == .es256)
+        #expect("\(try ClientConfiguration.SigningKey(pem: Self.rsaPEM, keyID: "k1"))" == "RS256 key `k1`")
 
         let garbage = "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n"
-        let error = try #require(throws: FlowError.self) { try ClientSigningKey(pem: garbage) }
+        let error = try #require(throws: FlowError.self) { try ClientConfiguration.SigningKey(pem: garbage) }
         #expect(!error.message.contains("c2VjcmV0"))
-        #expect(throws: FlowError.self) { try ClientSigningKey(pem: Self.ecKey.pemRepresentation, algorithm: .rs256) }
-        #expect(throws: FlowError.self) { try ClientSigningKey(pem: Self.rsaPEM, algorithm: .es256) }
-        #expect(throws: FlowError.self) { try ClientSigningKey(jwk: #"{"kty":"RSA","n":"AQAB","e":"AQAB"}"#) }
-        #expect(throws: FlowError.self) { try ClientSigningKey(jwk: #"{"kty":"oct","k":"c2VjcmV0","d":"x"}"#) }
-        #expect(throws: FlowError.self) { try ClientSigningKey(jwk: "not json") }
+        #expect(throws: FlowError.self) { try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation, algorithm: .rs256) }
+        #expect(throws: FlowError.self) { try ClientConfiguration.SigningKey(pem: Self.rsaPEM, algorithm: .es256) }
+        #expect(throws: FlowError.self) { try ClientConfiguration.SigningKey(jwk: #"{"kty":"RSA","n":"AQAB","e":"AQAB"}"#) }
+        #expect(throws: FlowError.self) { try ClientConfiguration.SigningKey(jwk: #"{"kty":"oct","k":"c2VjcmV0","d":"x"}"#) }
+        #expect(throws: FlowError.self) { try ClientConfiguration.SigningKey(jwk: "not json") }
     }
 
     @Test(arguments: [
@@ -212,7 +212,7 @@ import _CryptoExtras
 
     @Test func theFirstListedMethodWhoseCredentialIsHeldIsChosen() throws {
         let provider = try TestDescriptor(extra: "client_auth:\n  methods: [none, private_key_jwt, client_secret_basic, tls_client_auth]\n").provider()
-        let key = try ClientSigningKey(pem: Self.ecKey.pemRepresentation)
+        let key = try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)
         #expect(try ClientConfiguration.service(clientID: "c").authenticationMethod(for: provider) == .none)
         #expect(try ClientConfiguration.service(clientID: "c", clientSecret: Secret("s")).authenticationMethod(for: provider) == .clientSecretBasic)
         #expect(try ClientConfiguration.service(clientID: "c", signingKey: key).authenticationMethod(for: provider) == .privateKeyJWT)
@@ -242,7 +242,7 @@ import _CryptoExtras
             """
         let provider = try #require(DescriptorDocument.parse(Data(yaml.utf8), path: "plain.yaml").descriptor).resolve([:])
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", signingKey: try ClientSigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.message.contains("assertion_audience: token_endpoint") == true)
         #expect(transport.requests.isEmpty)

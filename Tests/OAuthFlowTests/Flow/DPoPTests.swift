@@ -203,8 +203,8 @@ import Testing
         let provider = try TestDescriptor(
             extra: "grant_types: [urn:ietf:params:oauth:grant-type:device_code]\nsecurity:\n  dpop: required\n"
         ).with(endpoints: [("device_authorization", "https://auth.example.com/device")]).provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
-        let tokens = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization(), sleeper: NoWait())
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport, clock: NoWait()))
+        let tokens = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization())
         #expect(keys.values.count == 2 && Set(keys.values).count == 1 && keys.values[0] != "none")
         #expect(tokens.proofKey?.thumbprint == keys.values[0])
     }
@@ -223,7 +223,9 @@ import Testing
         #expect(keys.values == [key.thumbprint, "none"])
     }
 
-    struct NoWait: Sleeper {
+    /// The real time, with no wait between polls.
+    struct NoWait: DateClock {
+        func now() -> Date { Date() }
         func sleep(seconds: TimeInterval) async throws {}
     }
 }

@@ -3,8 +3,8 @@ import Testing
 import OAuthFlowTestSupport
 @testable import OAuthFlow
 
-/// A clock that moves only when the sleeper sleeps: polling tests take no real time.
-final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
+/// A clock that moves only when it sleeps: polling tests take no real time.
+final class VirtualTime: DateClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
     private var slept: [TimeInterval] = []
@@ -59,7 +59,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         #expect(authorization.userCode == "WDJBMJHT" && authorization.displayUserCode == "WDJB-MJHT")
         #expect(authorization.verificationURI.absoluteString == "https://auth.example.com/activate")
         #expect(authorization.expiresAt == start.addingTimeInterval(600))
-        let tokens = try await client.pollDeviceAuthorization(authorization, sleeper: time)
+        let tokens = try await client.pollDeviceAuthorization(authorization)
         #expect(tokens.accessToken.value == "at" && tokens.refreshToken?.value == "rt")
         #expect(transport.count("/token") == 3)
         #expect(time.sleeps == [5, 5, 5])
@@ -69,7 +69,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         let time = VirtualTime(start)
         let (client, _) = try client(time, polls: [Self.slowDown, Self.slowDown, Self.pending, Self.granted])
         let authorization = try await client.startDeviceAuthorization()
-        _ = try await client.pollDeviceAuthorization(authorization, sleeper: time)
+        _ = try await client.pollDeviceAuthorization(authorization)
         #expect(time.sleeps == [5, 10, 15, 15])
     }
 
@@ -78,7 +78,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         let time = VirtualTime(start)
         let (client, transport) = try client(time, polls: [Self.pending, (400, #"{"error":"\#(code)"}"#)])
         let authorization = try await client.startDeviceAuthorization()
-        let error = try await #require(throws: AuthorizationServerError.self) { try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        let error = try await #require(throws: AuthorizationServerError.self) { try await client.pollDeviceAuthorization(authorization) }
         #expect(error.error == code)
         #expect(transport.count("/token") == 2)
     }
@@ -87,7 +87,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         let time = VirtualTime(start)
         let (client, transport) = try client(time, polls: [Self.pending])
         let authorization = try await client.startDeviceAuthorization()
-        let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization) }
         #expect(error.code == .deviceCodeExpired)
         #expect(transport.count("/token") == 119)   // 600 s at 5 s: the last wait ends at expiry, and nothing is sent then
         #expect(time.now() == start.addingTimeInterval(600))
@@ -97,7 +97,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         let time = VirtualTime(start)
         let (client, transport) = try client(time, polls: [Self.pending])
         let authorization = try await client.startDeviceAuthorization()
-        let task = Task { try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        let task = Task { try await client.pollDeviceAuthorization(authorization) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(transport.count("/token") == 0)
@@ -162,7 +162,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":86400,"interval":0.001}"#
         let (client, transport) = try client(time, authorization: answer, polls: [Self.slowDown])
         let authorization = try await client.startDeviceAuthorization()
-        await #expect(throws: FlowError.self) { _ = try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        await #expect(throws: FlowError.self) { _ = try await client.pollDeviceAuthorization(authorization) }
         #expect(time.sleeps.first == 1, "the first poll waits the 1 s floor, not 1 ms")
         #expect(time.sleeps.allSatisfy { $0 >= 1 && $0 <= 300 })
         // A day of slow_down at most every 5 minutes, not a poll per millisecond.
@@ -200,7 +200,7 @@ final class VirtualTime: DateClock, Sleeper, @unchecked Sendable {
         let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":30,"interval":5}"#
         let (client, _) = try client(time, authorization: answer, polls: [Self.pending])
         let authorization = try await client.startDeviceAuthorization()
-        let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization, sleeper: time) }
+        let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization) }
         #expect(error.code == .deviceCodeExpired)
         #expect(!error.message.contains("start again"), "the caller says how to start again: \(error.message)")
     }

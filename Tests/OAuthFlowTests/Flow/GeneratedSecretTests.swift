@@ -16,7 +16,7 @@ import OAuthFlowTestSupport
         return OAuthClient(provider: provider,
             configuration: ClientConfiguration(
                 clientID: "com.example.web", redirectURI: URL(string: "https://app.example.com/cb")!,
-                signingKey: signingKey ? try ClientSigningKey(pem: key.pemRepresentation, keyID: "KID1") : nil), environment: OAuthEnvironment(clock: clock))
+                signingKey: signingKey ? try ClientConfiguration.SigningKey(pem: key.pemRepresentation, keyID: "KID1") : nil), environment: OAuthEnvironment(clock: clock))
     }
 
     @Test func theSecretIsSignedWithTheClientsKeyAndReusedWhileYoung() async throws {
@@ -55,7 +55,7 @@ import OAuthFlowTestSupport
             provider: provider,
             configuration: ClientConfiguration(
                 clientID: "com.example.web", redirectURI: URL(string: "https://app.example.com/cb")!,
-                signingKey: try ClientSigningKey(pem: key.pemRepresentation)))
+                signingKey: try ClientConfiguration.SigningKey(pem: key.pemRepresentation)))
         let error = try await #require(throws: FlowError.self) { try await oauth.startAuthorization() }
         #expect(error.message.contains("Key ID"), "\(error)")
     }

@@ -38,19 +38,19 @@ extension Protection {
 
         /// A proof of `key` for a request to `target` with `token`, made at `issued` (by default now).
         func proof(
-            for token: String?, key: DPoPKey? = nil, method: RequestMethod = .get, target: URL? = nil, nonce: String? = nil, issued: Date? = nil
+            for token: String?, key: DPoPKey? = nil, method: TransportRequest.Method = .get, target: URL? = nil, nonce: String? = nil, issued: Date? = nil
         ) async throws -> String {
             try await (key ?? proofKey).proof(
                 method: method, url: target ?? url, accessToken: token.map(Secret.init), nonce: nonce, now: issued ?? clock.now())
         }
 
         /// A request with the DPoP scheme and `proofs`.
-        func request(_ token: String, proofs: [String], method: String = "GET") -> AccessRequest {
-            AccessRequest(authorization: ["DPoP \(token)"], dpop: proofs, method: method, url: url)
+        func request(_ token: String, proofs: [String], method: String = "GET") -> ProtectedResource.Request {
+            ProtectedResource.Request(authorization: ["DPoP \(token)"], dpop: proofs, method: method, url: url)
         }
 
         /// Checks a proof refusal: `invalid_dpop_proof` in the DPoP challenge, with the algorithms accepted.
-        func expectProofRefused(_ refusal: AccessDenial?, token: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        func expectProofRefused(_ refusal: ProtectedResource.Denial?, token: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
             expectRefused(refusal, .invalidDPoPProof, status: 401, token: token, scheme: "DPoP", sourceLocation: sourceLocation)
             let dpop = refusal.flatMap { challenge($0, "DPoP") } ?? ""
             #expect(dpop.contains("algs=\"ES256 ES384 ES512 RS256 PS256\""), "\(dpop)", sourceLocation: sourceLocation)
@@ -79,7 +79,7 @@ extension Protection {
             let api = try api()
             let token = try boundToken()
             let other = URL(string: "https://API.example.com:443/notes/7?view=short#top")!
-            let request = AccessRequest(
+            let request = ProtectedResource.Request(
                 authorization: ["DPoP \(token)"], dpop: [try await proof(for: token, method: .post, target: other)], method: "POST", url: url)
             expectAccepted(await denial(api, request))
         }
@@ -91,7 +91,7 @@ extension Protection {
             expectRefused(withoutProof, .invalidToken, status: 401, token: token, scheme: "Bearer")
             #expect(withoutProof.flatMap { challenge($0, "DPoP") }?.contains("algs=") == true, "DPoP is offered")
             let withProof = await denial(
-                api, AccessRequest(authorization: ["Bearer \(token)"], dpop: [try await proof(for: token)], method: "GET", url: url))
+                api, ProtectedResource.Request(authorization: ["Bearer \(token)"], dpop: [try await proof(for: token)], method: "GET", url: url))
             expectRefused(withProof, .invalidToken, status: 401, token: token, scheme: "Bearer")
         }
 
@@ -130,7 +130,7 @@ extension Protection {
             let api = try api()
             let token = try boundToken()
             let refusal = await denial(
-                api, AccessRequest(authorization: ["DPoP \(token)"], dpop: [try await proof(for: token)], method: "GET", url: nil))
+                api, ProtectedResource.Request(authorization: ["DPoP \(token)"], dpop: [try await proof(for: token)], method: "GET", url: nil))
             expectProofRefused(refusal, token: token)
         }
 
@@ -245,7 +245,7 @@ extension Protection {
             expectRefused(refusal, .invalidToken, status: 401, token: token, scheme: "DPoP")
             #expect(refusal.flatMap { challenge($0, "Bearer") } == nil, "Bearer is not offered")
             // Nor a request without any token: only DPoP is offered.
-            let none = await denial(api, AccessRequest(authorization: nil))
+            let none = await denial(api, ProtectedResource.Request(authorization: nil))
             expectRefused(none, .missingToken, status: 401, token: nil)
             #expect(none?.challenges.count == 1 && none?.challenges.first?.hasPrefix("DPoP ") == true, "\(none?.challenges ?? [])")
             // A bound token with its proof passes.
@@ -336,19 +336,19 @@ extension Protection {
             let certificate = (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let thumbprint = Base64URL.encode(Data(SHA256.hash(data: certificate)))
             let token = try issuerKey.sign(ProtectionToken.claims(now: clock.now(), ["cnf": .object(["x5t#S256": .string(thumbprint)])]))
-            let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)", clientCertificate: certificate))
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)", clientCertificate: certificate))
             #expect(principal.confirmation?.certificateThumbprint == thumbprint)
-            expectRefused(await denial(api, AccessRequest(authorization: "Bearer \(token)")), .invalidToken, status: 401, token: token)
+            expectRefused(await denial(api, ProtectedResource.Request(authorization: "Bearer \(token)")), .invalidToken, status: 401, token: token)
             var other = certificate
             other[100] ^= 1
             expectRefused(
-                await denial(api, AccessRequest(authorization: "Bearer \(token)", clientCertificate: other)), .invalidToken, status: 401, token: token
+                await denial(api, ProtectedResource.Request(authorization: "Bearer \(token)", clientCertificate: other)), .invalidToken, status: 401, token: token
             )
             expectRefused(
-                await denial(api, AccessRequest(authorization: "Bearer \(token)", clientCertificate: [])), .invalidToken, status: 401, token: token)
+                await denial(api, ProtectedResource.Request(authorization: "Bearer \(token)", clientCertificate: [])), .invalidToken, status: 401, token: token)
             // Remembered, it is still matched to each connection's certificate.
-            expectRefused(await denial(api, AccessRequest(authorization: "Bearer \(token)")), .invalidToken, status: 401, token: token)
-            expectAccepted(await denial(api, AccessRequest(authorization: "Bearer \(token)", clientCertificate: certificate)))
+            expectRefused(await denial(api, ProtectedResource.Request(authorization: "Bearer \(token)")), .invalidToken, status: 401, token: token)
+            expectAccepted(await denial(api, ProtectedResource.Request(authorization: "Bearer \(token)", clientCertificate: certificate)))
         }
     }
 }

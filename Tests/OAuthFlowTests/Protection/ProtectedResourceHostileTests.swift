@@ -48,9 +48,9 @@ extension Protection {
             #expect(elapsed < .seconds(15), "\(elapsed)")
             // Many at once during the stall: each refused, together within the bound.
             let (refusals, together) = await timed {
-                await withTaskGroup(of: AccessDenial?.self) { group in
+                await withTaskGroup(of: ProtectedResource.Denial?.self) { group in
                     for _ in 0..<50 { group.addTask { await denial(api, bearer: token) } }
-                    return await group.reduce(into: [AccessDenial?]()) { $0.append($1) }
+                    return await group.reduce(into: [ProtectedResource.Denial?]()) { $0.append($1) }
                 }
             }
             #expect(refusals.allSatisfy { $0?.code == .unavailable })
@@ -144,9 +144,9 @@ extension Protection {
             let tokens = [padding, header + "." + padding + ".c2ln", header + "." + Base64URL.encode(Data(count: 1 << 20)) + ".c2ln"]
             for token in tokens {
                 for scheme in ["Bearer", "DPoP"] {
-                    let (refusal, elapsed) = await timed { await denial(api, AccessRequest(authorization: "\(scheme) \(token)")) }
+                    let (refusal, elapsed) = await timed { await denial(api, ProtectedResource.Request(authorization: "\(scheme) \(token)")) }
                     let refused = try #require(refusal)
-                    #expect([AccessDenial.Code.invalidToken, .invalidRequest].contains(refused.code), "\(refused)")
+                    #expect([ProtectedResource.Denial.Code.invalidToken, .invalidRequest].contains(refused.code), "\(refused)")
                     #expect(refused.status == 401 || refused.status == 400)
                     #expect(!refused.headers.contains { $0.value.contains(padding.prefix(64)) })
                     #expect(elapsed < .seconds(1), "\(elapsed)")
@@ -166,7 +166,7 @@ extension Protection {
             let api = try api(transport: server)
             let token = try key.sign(claims())
             let (refusal, elapsed) = await timed {
-                await denial(api, AccessRequest(authorization: Array(repeating: "Bearer \(token)", count: 4_000)))
+                await denial(api, ProtectedResource.Request(authorization: Array(repeating: "Bearer \(token)", count: 4_000)))
             }
             expectRefused(refusal, .invalidRequest, status: 400, token: token)
             #expect(elapsed < .seconds(1), "\(elapsed)")
@@ -182,9 +182,9 @@ extension Protection {
             let header = { (kid: String) -> [String: JSONValue] in ["alg": .string("ES256"), "kid": .string(kid), "typ": .string("at+jwt")] }
             let tokens = try (0..<1_000).map { try ProtectionToken.unsigned(header: header("unknown-\($0)"), claims: claims()) }
             let (refusals, elapsed) = await timed {
-                await withTaskGroup(of: AccessDenial?.self) { group in
+                await withTaskGroup(of: ProtectedResource.Denial?.self) { group in
                     for token in tokens { group.addTask { await denial(api, bearer: token) } }
-                    return await group.reduce(into: [AccessDenial?]()) { $0.append($1) }
+                    return await group.reduce(into: [ProtectedResource.Denial?]()) { $0.append($1) }
                 }
             }
             #expect(refusals.count == 1_000)
@@ -223,9 +223,9 @@ extension Protection {
             let api = try api(transport: server)
             let token = try key.sign(claims())
             let (refusals, elapsed) = await timed {
-                await withTaskGroup(of: AccessDenial?.self) { group in
+                await withTaskGroup(of: ProtectedResource.Denial?.self) { group in
                     for _ in 0..<1_000 { group.addTask { await denial(api, bearer: token) } }
-                    return await group.reduce(into: [AccessDenial?]()) { $0.append($1) }
+                    return await group.reduce(into: [ProtectedResource.Denial?]()) { $0.append($1) }
                 }
             }
             #expect(refusals.count == 1_000)
@@ -264,9 +264,9 @@ extension Protection {
             server.answerIntrospection(json: active())
             let api = try introspectingAPI(server)
             let token = "opaque-token-\(UUID().uuidString)"
-            let refusals = await withTaskGroup(of: AccessDenial?.self) { group in
+            let refusals = await withTaskGroup(of: ProtectedResource.Denial?.self) { group in
                 for _ in 0..<1_000 { group.addTask { await denial(api, bearer: token, requiring: ["notes:read"]) } }
-                return await group.reduce(into: [AccessDenial?]()) { $0.append($1) }
+                return await group.reduce(into: [ProtectedResource.Denial?]()) { $0.append($1) }
             }
             #expect(refusals.count == 1_000)
             #expect(refusals.allSatisfy { $0 == nil }, "\(refusals.compactMap { $0 }.prefix(3))")
@@ -276,7 +276,7 @@ extension Protection {
             let form = String(decoding: request.body ?? Data(), as: UTF8.self)
             #expect(form.contains("token=\(token)") && form.contains("token_type_hint=access_token"))
             #expect(request.headers["Authorization"]?.hasPrefix("Basic ") == true, "the API authenticates as its own client")
-            let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"))
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"))
             #expect(principal.source == .introspection && principal.subject == "user-1" && principal.scopes == ["notes:read"])
             #expect(server.introspections == 1)
         }
@@ -354,9 +354,9 @@ extension Protection {
             let server = InProcessAuthorizationServer(delay: .milliseconds(100))
             server.answerIntrospection(json: #"{"active":false}"#)
             let api = try introspectingAPI(server)
-            let refusals = await withTaskGroup(of: AccessDenial?.self) { group in
+            let refusals = await withTaskGroup(of: ProtectedResource.Denial?.self) { group in
                 for _ in 0..<1_000 { group.addTask { await denial(api, bearer: "revoked-2") } }
-                return await group.reduce(into: [AccessDenial?]()) { $0.append($1) }
+                return await group.reduce(into: [ProtectedResource.Denial?]()) { $0.append($1) }
             }
             #expect(refusals.allSatisfy { $0?.code == .invalidToken })
             #expect(server.introspections == 1)
@@ -423,7 +423,7 @@ extension Protection {
             let api = try introspectingAPI(server)
             // Not signed by any key the API knows: only the provider can say what it is.
             let token = try ProtectionToken.unsigned(header: ["alg": .string("ES256"), "kid": .string("x")], claims: claims())
-            let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"))
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"))
             #expect(principal.source == .introspection && principal.subject == "user-9")
             #expect(server.introspections == 1 && server.jwksFetches == 0)
         }
@@ -433,9 +433,9 @@ extension Protection {
             server.serveKeys([key])
             server.answerIntrospection(json: active(["sub": .string("user-opaque")]))
             let api = try introspectingAPI(server, accessTokens: ["format": "both", "profile": "rfc9068"])
-            let jwt = try await api.authenticate(AccessRequest(authorization: "Bearer \(try key.sign(claims()))"))
+            let jwt = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(try key.sign(claims()))"))
             #expect(jwt.source == .jwt && jwt.subject == "user-1")
-            let opaque = try await api.authenticate(AccessRequest(authorization: "Bearer opaque-8"))
+            let opaque = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer opaque-8"))
             #expect(opaque.source == .introspection && opaque.subject == "user-opaque")
             #expect(server.introspections == 1 && server.jwksFetches == 1)
             // A JWT that fails verification is refused, not handed to introspection.

@@ -41,7 +41,7 @@ extension Protection {
             let api = try api()
             let claims = claims(["jti": .string("token-1")])
             let token = try es.sign(claims)
-            let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"), requiring: ["notes:read"])
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"), requiring: ["notes:read"])
             #expect(principal.providerID == "example")
             #expect(principal.issuer == ProtectionToken.issuer)
             #expect(principal.subject == "user-1")
@@ -64,7 +64,7 @@ extension Protection {
                     "scope": nil, "scp": .array([.string("notes:read"), .string("admin")]),
                     "aud": .array([.string("https://other.example.com"), .string(ProtectionToken.resource)]), "client_id": .string("client-2"),
                 ]))
-            let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"), requiring: ["admin", "notes:read"])
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"), requiring: ["admin", "notes:read"])
             #expect(principal.scopes == ["notes:read", "admin"])
             #expect(principal.audiences == ["https://other.example.com", ProtectionToken.resource])
             #expect(principal.clientID == "client-2")
@@ -73,8 +73,8 @@ extension Protection {
         @Test func theSchemeIsReadWithoutRegardToCase() async throws {
             let api = try api()
             let token = try es.sign(claims())
-            expectAccepted(await denial(api, AccessRequest(authorization: "bearer \(token)")))
-            expectAccepted(await denial(api, AccessRequest(authorization: "BEARER \(token)")))
+            expectAccepted(await denial(api, ProtectedResource.Request(authorization: "bearer \(token)")))
+            expectAccepted(await denial(api, ProtectedResource.Request(authorization: "BEARER \(token)")))
         }
 
         // MARK: - Time
@@ -269,7 +269,7 @@ extension Protection {
         @Test func thePlainProfileAcceptsWhatTheProfileWouldNot() async throws {
             let api = try api(["profile": "plain"])
             let token = try es.sign(claims(["client_id": nil, "jti": nil, "sub": nil, "iat": nil]), header: ["typ": .string("JWT")])
-            let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"))
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"))
             #expect(principal.subject == nil && principal.clientID == nil && principal.tokenID == nil)
             // ... but never a DPoP proof passed off as an access token.
             let proof = try es.sign(claims(), header: ["typ": .string("dpop+jwt")])
@@ -280,7 +280,7 @@ extension Protection {
 
         @Test func aRequestWithoutATokenGets401WithoutAnErrorCode() async throws {
             let api = try api()
-            let refusal = await denial(api, AccessRequest(authorization: nil))
+            let refusal = await denial(api, ProtectedResource.Request(authorization: nil))
             expectRefused(refusal, .missingToken, status: 401, token: nil)
             let bearer = try #require(refusal.flatMap { challenge($0, "Bearer") })
             #expect(bearer.contains("realm=\"api.example.com\""))
@@ -290,21 +290,21 @@ extension Protection {
         @Test(arguments: ["Basic dXNlcjpwYXNz", "Digest username=\"a\"", "Token abc", "Bearerabc"])
         func anotherSchemeIsNoToken(_ header: String) async throws {
             let api = try api()
-            expectRefused(await denial(api, AccessRequest(authorization: header)), .missingToken, status: 401, token: nil)
+            expectRefused(await denial(api, ProtectedResource.Request(authorization: header)), .missingToken, status: 401, token: nil)
             #expect(server.jwksFetches == 0)
         }
 
         @Test func twoAuthorizationHeadersAreABadRequest() async throws {
             let api = try api()
             let token = try es.sign(claims())
-            let refusal = await denial(api, AccessRequest(authorization: ["Bearer \(token)", "Bearer \(token)"]))
+            let refusal = await denial(api, ProtectedResource.Request(authorization: ["Bearer \(token)", "Bearer \(token)"]))
             expectRefused(refusal, .invalidRequest, status: 400, token: token)
         }
 
         @Test(arguments: ["Bearer", "Bearer ", "Bearer   ", "DPoP"])
         func aSchemeWithoutATokenIsABadRequest(_ header: String) async throws {
             let api = try api()
-            expectRefused(await denial(api, AccessRequest(authorization: header)), .invalidRequest, status: 400, token: nil)
+            expectRefused(await denial(api, ProtectedResource.Request(authorization: header)), .invalidRequest, status: 400, token: nil)
         }
 
         @Test(arguments: ["abc def", "abc,def", "abc\"def", "ab=cd", "abc\tdef", "abc\u{00E9}", "ab<script>", "===", "a b c"])
@@ -350,9 +350,9 @@ extension Protection {
                 ], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
             let fromAlpha = try alpha.sign(claims(["iss": .string("https://alpha.example.com")]))
             let fromBeta = try beta.sign(claims(["iss": .string("https://beta.example.com")]))
-            let alphaPrincipal = try await api.authenticate(AccessRequest(authorization: "Bearer \(fromAlpha)"))
+            let alphaPrincipal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(fromAlpha)"))
             #expect(alphaPrincipal.providerID == "alpha" && alphaPrincipal.issuer == "https://alpha.example.com")
-            let betaPrincipal = try await api.authenticate(AccessRequest(authorization: "Bearer \(fromBeta)"))
+            let betaPrincipal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(fromBeta)"))
             #expect(betaPrincipal.providerID == "beta" && betaPrincipal.issuer == "https://beta.example.com")
             // Each claims the other's issuer: verified with the named issuer's keys, which did not sign it.
             let betaAsAlpha = try beta.sign(claims(["iss": .string("https://alpha.example.com")]))
@@ -372,7 +372,7 @@ extension Protection {
             let api = try api()
             let token = try es.sign(claims())
             for _ in 0..<5 {
-                let principal = try await api.authenticate(AccessRequest(authorization: "Bearer \(token)"))
+                let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"))
                 #expect(principal.subject == "user-1")
             }
             #expect(server.jwksFetches == 1)
@@ -498,10 +498,10 @@ extension Protection {
             let token = try es.sign(claims(["aud": .string("https://api.example.com/v1")]))
             let expired = try es.sign(claims(["aud": .string("https://api.example.com/v1"), "exp": .number(seconds - 600)]))
             let denials = [
-                await denial(api, AccessRequest(authorization: nil)),
+                await denial(api, ProtectedResource.Request(authorization: nil)),
                 await denial(api, bearer: expired),
                 await denial(api, bearer: token, requiring: ["admin"]),
-                await denial(api, AccessRequest(authorization: "Bearer a b")),
+                await denial(api, ProtectedResource.Request(authorization: "Bearer a b")),
             ]
             for refusal in denials {
                 let bearer = try #require(refusal.flatMap { challenge($0, "Bearer") })
@@ -510,7 +510,7 @@ extension Protection {
             }
             // The DPoP challenge names it too (a DPoP-only resource sends no Bearer one).
             let dpopOnly = try self.api(settings: ProtectionSetup.settings(resource: "https://api.example.com/v1", dpop: .required))
-            let refusal = try #require(await denial(dpopOnly, AccessRequest(authorization: nil)))
+            let refusal = try #require(await denial(dpopOnly, ProtectedResource.Request(authorization: nil)))
             let dpop = try #require(challenge(refusal, "DPoP"))
             #expect(dpop.contains(expected), "\(dpop)")
             let parsed = AuthenticationChallenge.parse(refusal.challenges.joined(separator: ", "))

@@ -214,7 +214,7 @@ enum ProtectionSetup {
 }
 
 /// The denial of `request`, or nil when it is accepted.
-func denial(_ api: ProtectedResource, _ request: AccessRequest, requiring scopes: [String] = []) async -> AccessDenial? {
+func denial(_ api: ProtectedResource, _ request: ProtectedResource.Request, requiring scopes: [String] = []) async -> ProtectedResource.Denial? {
     do {
         _ = try await api.authenticate(request, requiring: scopes)
         return nil
@@ -224,19 +224,19 @@ func denial(_ api: ProtectedResource, _ request: AccessRequest, requiring scopes
 }
 
 /// The denial of a Bearer request with `token`.
-func denial(_ api: ProtectedResource, bearer token: String, requiring scopes: [String] = []) async -> AccessDenial? {
-    await denial(api, AccessRequest(authorization: "Bearer " + token), requiring: scopes)
+func denial(_ api: ProtectedResource, bearer token: String, requiring scopes: [String] = []) async -> ProtectedResource.Denial? {
+    await denial(api, ProtectedResource.Request(authorization: "Bearer " + token), requiring: scopes)
 }
 
 /// The challenge of `scheme` (`Bearer` or `DPoP`), if the denial has one.
-func challenge(_ denial: AccessDenial, _ scheme: String) -> String? {
+func challenge(_ denial: ProtectedResource.Denial, _ scheme: String) -> String? {
     denial.challenges.first { $0.hasPrefix(scheme + " ") }
 }
 
 /// Checks what every refusal must be: its code and status, the `error=` of the challenge of
 /// `scheme` (none for `missing_token`), and no header holding the token, a part of it, or the reason.
 func expectRefused(
-    _ denial: AccessDenial?, _ code: AccessDenial.Code, status: Int, token: String?, scheme: String = "Bearer",
+    _ denial: ProtectedResource.Denial?, _ code: ProtectedResource.Denial.Code, status: Int, token: String?, scheme: String = "Bearer",
     sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
     guard let denial else {
@@ -276,7 +276,7 @@ func expectRefused(
 }
 
 /// Records an issue, with the reason, when the request was refused.
-func expectAccepted(_ denial: AccessDenial?, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+func expectAccepted(_ denial: ProtectedResource.Denial?, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
     if let denial { Issue.record("refused: \(denial)", sourceLocation: sourceLocation) }
 }
 

@@ -18,7 +18,7 @@ import OAuthFlowTestSupport
         #expect(policy.nonce == false, "no nonce for plain OAuth")
         #expect(policy.issParameter == .ifPresent)
         #expect(policy.idTokenAlgorithms == [.rs256, .es256])
-        #expect(policy.clientAuthMethods == [ClientAuthMethod.none])
+        #expect(policy.clientAuthMethods == [ProviderDescriptor.ClientAuth.Method.none])
         #expect(policy.tokenRequest.encoding == .form && policy.tokenResponseFormat == .json)
         #expect(policy.userinfo.method == .get)
         #expect(policy.scopes.separator == " " && policy.device.interval == 5)

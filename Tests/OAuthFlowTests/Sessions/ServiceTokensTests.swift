@@ -65,7 +65,7 @@ import Testing
             return Self.echo(request, counter: count)
         }
         let tokens = try Self.tokens(transport)
-        let request = ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"])
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"])
         let answers = try await withThrowingTaskGroup(of: Secret.self) { group in
             for _ in 0..<10_000 { group.addTask { try await tokens.accessToken(request) } }
             return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
@@ -84,17 +84,17 @@ import Testing
         }
         let tokens = try Self.tokens(transport)
         let requests = [
-            ServiceTokenRequest(scopes: ["read"]), ServiceTokenRequest(scopes: ["write"]), ServiceTokenRequest(scopes: ["read", "write"]),
-            ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com"]),
-            ServiceTokenRequest(scopes: ["read"], resources: ["https://b.example.com"]),
-            ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com", "https://b.example.com"]),
+            OAuthClient.ServiceTokenRequest(scopes: ["read"]), OAuthClient.ServiceTokenRequest(scopes: ["write"]), OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]),
+            OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com"]),
+            OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://b.example.com"]),
+            OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com", "https://b.example.com"]),
         ]
-        let answers = try await withThrowingTaskGroup(of: (ServiceTokenRequest, Secret).self) { group in
+        let answers = try await withThrowingTaskGroup(of: (OAuthClient.ServiceTokenRequest, Secret).self) { group in
             for round in 0..<300 {
                 let request = requests[round % requests.count]
                 group.addTask { (request, try await tokens.accessToken(request)) }
             }
-            return try await group.reduce(into: [(ServiceTokenRequest, Secret)]()) { $0.append($1) }
+            return try await group.reduce(into: [(OAuthClient.ServiceTokenRequest, Secret)]()) { $0.append($1) }
         }
         for (request, token) in answers {
             let parts = Self.decoded(token).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
@@ -107,8 +107,8 @@ import Testing
     @Test func theSameSetsInAnotherOrderShareOneToken() async throws {
         let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
         let tokens = try Self.tokens(transport)
-        let first = try await tokens.accessToken(ServiceTokenRequest(scopes: ["write", "read", "read"], resources: ["https://b", "https://a"]))
-        let second = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "write"], resources: ["https://a", "https://b"]))
+        let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write", "read", "read"], resources: ["https://b", "https://a"]))
+        let second = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"], resources: ["https://a", "https://b"]))
         #expect(first == second)
         #expect(transport.count("/token") == 1)
     }
@@ -121,8 +121,8 @@ import Testing
                 body: Data(#"{"access_token":"t\#(count)","token_type":"Bearer","expires_in":3600,"scope":"admin"}"#.utf8))
         }
         let tokens = try Self.tokens(transport)
-        let read = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
-        let admin = try await tokens.accessToken(ServiceTokenRequest(scopes: ["admin"]))
+        let read = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        let admin = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["admin"]))
         #expect(read.value == "t1")
         #expect(admin.value == "t2", "the admin key asks for itself; the read key's token is never served for it")
     }
@@ -191,17 +191,17 @@ import Testing
             return Self.echo(request, expiresIn: short ? 10 : 600, counter: count)
         }
         let tokens = try Self.tokens(lifetime, clock: clock)
-        let first = try await tokens.accessToken(ServiceTokenRequest(scopes: ["long"]))
+        let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["long"]))
         clock.advance(539)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["long"])) == first)
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["long"])) == first)
         clock.advance(2)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["long"])) != first, "renewed 60 s before expiry")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["long"])) != first, "renewed 60 s before expiry")
 
-        let short = try await tokens.accessToken(ServiceTokenRequest(scopes: ["short"]))
+        let short = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["short"]))
         clock.advance(4)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["short"])) == short, "a 10 s token is reused for 5 s")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["short"])) == short, "a 10 s token is reused for 5 s")
         clock.advance(2)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["short"])) != short)
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["short"])) != short)
     }
 
     @Test func aTokenWithoutExpiresInLivesTheDefaultLifetime() async throws {
@@ -256,25 +256,25 @@ import Testing
 
     @Test func theTargetParameterIsTheDescriptorsChoice() async throws {
         let transport = RecordingTransport(ScriptedTransport { request, count in Self.echo(request, counter: count) })
-        _ = try await Self.tokens(transport, target: "audience").accessToken(ServiceTokenRequest(audiences: ["https://api"]))
-        _ = try await Self.tokens(transport, target: "scope").accessToken(ServiceTokenRequest(scopes: ["openid"], resources: ["https://graph"]))
-        _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(resources: ["https://a", "https://b"]))
+        _ = try await Self.tokens(transport, target: "audience").accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
+        _ = try await Self.tokens(transport, target: "scope").accessToken(OAuthClient.ServiceTokenRequest(scopes: ["openid"], resources: ["https://graph"]))
+        _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://a", "https://b"]))
         let bodies = transport.requests.map(Self.fields)
         #expect(bodies[0].filter { $0.0 != "grant_type" }.map { "\($0.0)=\($0.1)" } == ["audience=https://api"])
         #expect(bodies[1].filter { $0.0 == "scope" }.map(\.1) == ["https://graph/.default openid"])
         #expect(bodies[2].filter { $0.0 == "resource" }.map(\.1) == ["https://a", "https://b"])
 
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(audiences: ["https://api"]))
+            _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport, target: "audience").accessToken(ServiceTokenRequest(resources: ["https://api"]))
+            _ = try await Self.tokens(transport, target: "audience").accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://api"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(resources: ["relative/path"]))
+            _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["relative/path"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport).accessToken(ServiceTokenRequest(resources: ["https://api#fragment"]))
+            _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://api#fragment"]))
         }
         #expect(transport.requests.count == 3, "refused requests are never sent")
     }
@@ -299,12 +299,12 @@ import Testing
             return Self.echo(request, counter: count)
         }
         let tokens = try Self.tokens(transport, store: store, logger: logger)
-        let token = try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"]))
-        let failure = await #expect(throws: AuthorizationServerError.self) { _ = try await tokens.accessToken(ServiceTokenRequest(scopes: ["write"])) }
+        let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        let failure = await #expect(throws: AuthorizationServerError.self) { _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write"])) }
         let text = handler.messages.joined(separator: "\n") + "\(failure.map { "\($0)" } ?? "")"
         #expect(!text.contains(Self.secret.value))
         #expect(!text.contains(token.value))
-        let stored = try #require(try await store.load(tokens.key(for: ServiceTokenRequest(scopes: ["read"])).sessionKey))
+        let stored = try #require(try await store.load(tokens.key(for: OAuthClient.ServiceTokenRequest(scopes: ["read"])).sessionKey))
         #expect(!String(decoding: try stored.encoded(), as: UTF8.self).contains(Self.secret.value))
         #expect(stored.tokens.accessToken == token)
     }
@@ -317,12 +317,12 @@ import Testing
         let logger = Logger(label: "test", factory: { _ in handler })
         let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
         let first = try Self.tokens(transport, store: FileTokenStore(directory: directory.url), logger: logger)
-        let token = try await first.accessToken(ServiceTokenRequest(scopes: ["write", "read"]))
+        let token = try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write", "read"]))
         #expect(!handler.messages.contains { $0.contains("cache hit") }, "the first call fetched: \(handler.messages)")
-        #expect(try await first.accessToken(ServiceTokenRequest(scopes: ["read", "write"])) == token)
+        #expect(try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])) == token)
         #expect(handler.messages.filter { $0.contains("cache hit") } == ["service token cache hit provider=example scopes=read write"])
         let second = try Self.tokens(transport, store: FileTokenStore(directory: directory.url), logger: logger)
-        #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read", "write"])) == token)
+        #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])) == token)
         #expect(handler.messages.filter { $0.contains("cache hit") }.last == "service token cache hit in the store provider=example scopes=read write")
         #expect(transport.count("/token") == 1)
         #expect(!handler.messages.joined().contains(token.value) && !handler.messages.joined().contains(Self.secret.value))
@@ -334,12 +334,12 @@ import Testing
         let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
         let first = try Self.tokens(transport, store: FileTokenStore(directory: directory.url))
         let second = try Self.tokens(transport, store: FileTokenStore(directory: directory.url))
-        let token = try await first.accessToken(ServiceTokenRequest(scopes: ["read"]))
-        #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) == token)
+        let token = try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) == token)
         #expect(transport.count("/token") == 1)
-        await second.invalidate(second.key(for: ServiceTokenRequest(scopes: ["read"])), token: token)
-        #expect(try await first.accessToken(ServiceTokenRequest(scopes: ["read"])) == token, "the first keeps its own copy in memory")
-        #expect(try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) != token, "the dropped token left the store too")
+        await second.invalidate(second.key(for: OAuthClient.ServiceTokenRequest(scopes: ["read"])), token: token)
+        #expect(try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) == token, "the first keeps its own copy in memory")
+        #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) != token, "the dropped token left the store too")
     }
 
     @Test func exchangedTokensStayInMemoryAndAreKeptPerSubject() async throws {
@@ -359,9 +359,9 @@ import Testing
         let tokens = ServiceTokens(
             client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport)),
             store: FileTokenStore(directory: directory.url))
-        let alice = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("alice")))
-        #expect(try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("alice"))) == alice)
-        let bob = try await tokens.exchangedToken(TokenExchangeRequest(subjectToken: Secret("bob")))
+        let alice = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: Secret("alice")))
+        #expect(try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: Secret("alice"))) == alice)
+        let bob = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: Secret("bob")))
         #expect(alice.value == "for-alice-1" && bob.value == "for-bob-2")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".json") }.isEmpty)
     }
@@ -381,7 +381,7 @@ import Testing
         ).provider()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
         let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport))
-        _ = try await client.clientCredentialsToken(ServiceTokenRequest(audiences: ["https://b", "https://a"]))
+        _ = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(audiences: ["https://b", "https://a"]))
         let sent = try #require(transport.requests.first?.body)
         let body = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])
         #expect(body["audience"] as? [String] == ["https://a", "https://b"])
@@ -390,16 +390,16 @@ import Testing
 
     /// cli.md promises an impossible client configuration stops before anything is sent: a cached token must not
     /// hide it. The second client shares the store (another process, another command line).
-    @Test(arguments: [ClientAuthMethod.clientSecretJWT, .tlsClientAuth])
-    func aCachedTokenDoesNotSkipTheClientCheck(method: ClientAuthMethod) async throws {
+    @Test(arguments: [ProviderDescriptor.ClientAuth.Method.clientSecretJWT, .tlsClientAuth])
+    func aCachedTokenDoesNotSkipTheClientCheck(method: ProviderDescriptor.ClientAuth.Method) async throws {
         let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
         let store = InMemoryTokenStore()
         let first = try Self.tokens(transport, store: store)
-        _ = try await first.accessToken(ServiceTokenRequest(scopes: ["read"]))
+        _ = try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         var configuration = ClientConfiguration.service(clientID: "svc", clientSecret: nil)
         configuration.authMethod = method
         let second = ServiceTokens(client: OAuthClient(provider: try Self.provider(), configuration: configuration, environment: OAuthEnvironment(transport: transport)), store: store)
-        await #expect(throws: FlowError.self) { _ = try await second.accessToken(ServiceTokenRequest(scopes: ["read"])) }
+        await #expect(throws: FlowError.self) { _ = try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) }
         #expect(transport.count("/token") == 1)
     }
 
@@ -424,10 +424,10 @@ import Testing
                 body: Data(#"{"access_token":"t-\#(count)","token_type":"Bearer","expires_in":3600,"scope":"read"}"#.utf8))
         }
         let tokens = try Self.tokens(transport)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "write"])).value == "t-1")
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read", "write"])).value == "t-2")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])).value == "t-1")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])).value == "t-2")
         #expect(transport.count("/token") == 2)
-        #expect(try await tokens.accessToken(ServiceTokenRequest(scopes: ["read"])).value == "t-2")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])).value == "t-2")
         #expect(transport.count("/token") == 2)
     }
 }

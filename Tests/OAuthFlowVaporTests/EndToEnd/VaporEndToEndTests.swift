@@ -42,7 +42,7 @@ struct VaporEndToEndTests {
                 return request.redirect(to: result.returnTo)
             }
             app.grouped(api.middleware(requiring: ["read"])).get("api", "me") { request in
-                try request.auth.require(AccessPrincipal.self).claims["username"]?.stringValue ?? "-"
+                try request.auth.require(ProtectedResource.Principal.self).claims["username"]?.stringValue ?? "-"
             }
             let tester = try app.testing()
             let started = try await VaporSignInTests.start(tester, "django", returnTo: "/after")

@@ -45,7 +45,7 @@ struct ProtectedAPIEndToEndTests {
     {
         let client = try server.client(name)
         let oauth = OAuthClient(provider: try descriptor(server, accessTokens: "  format: jwt\n").provider(), configuration: try client.configuration())
-        let tokens = try await oauth.clientCredentialsToken(ServiceTokenRequest(scopes: scopes, resources: resource.map { [$0] } ?? []))
+        let tokens = try await oauth.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: scopes, resources: resource.map { [$0] } ?? []))
         return tokens.accessToken.value
     }
 
@@ -180,7 +180,7 @@ struct ProtectedAPIEndToEndTests {
             for _ in 0..<200 {
                 group.addTask {
                     do {
-                        return try await cachingAPI.authenticate(AccessRequest(authorization: "Bearer \(token)"), requiring: ["read"]).scopes.count
+                        return try await cachingAPI.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"), requiring: ["read"]).scopes.count
                     } catch {
                         return -1
                     }

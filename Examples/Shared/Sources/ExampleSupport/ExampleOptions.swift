@@ -110,7 +110,7 @@ public struct ExampleOptions {
                 }
                 secret = Secret(text)
             }
-            var signingKey: ClientSigningKey?
+            var signingKey: ClientConfiguration.SigningKey?
             if let path = signingKeys[id] {
                 let pem: String
                 do {
@@ -118,7 +118,7 @@ public struct ExampleOptions {
                 } catch {
                     throw UsageError("the signing key of \(id) cannot be read from \(path): \(error.localizedDescription)")
                 }
-                signingKey = try ClientSigningKey(pem: pem, keyID: keyIDs[id])
+                signingKey = try ClientConfiguration.SigningKey(pem: pem, keyID: keyIDs[id])
             }
             clients[id] = ClientSettings(clientID: clientID, secret: secret, variables: variables[id] ?? [:], signingKey: signingKey)
         }

@@ -109,7 +109,7 @@ public enum ExamplePages {
     /// A GET with the user's access token: the status and the first 16 KiB of the answer.
     public static func call(_ url: URL, with token: Secret) async -> String {
         do {
-            let response = try await DefaultHTTPTransport().send(
+            let response = try await OAuthEnvironment().transport.send(
                 TransportRequest(method: .get, url: url, headers: ["Authorization": "Bearer \(token.value)", "Accept": "application/json"]))
             return "HTTP \(response.status)\n" + String(decoding: response.body.prefix(16_384), as: UTF8.self)
         } catch {

@@ -61,7 +61,7 @@ public struct Me: Codable, Sendable {
     public var scopes: [String]
     public var checkedBy: String
 
-    public init(_ principal: AccessPrincipal) {
+    public init(_ principal: ProtectedResource.Principal) {
         provider = principal.providerID
         subject = principal.subject
         username = principal.claims["username"]?.stringValue

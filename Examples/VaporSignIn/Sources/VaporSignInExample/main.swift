@@ -76,7 +76,7 @@ extension Me: Content {}
 if let api {
     app.addProtectedResourceMetadata(api)
     app.grouped(api.middleware(requiring: options.apiScopes)).get("api", "me") { request -> Me in
-        let principal = try request.auth.require(AccessPrincipal.self)
+        let principal = try request.auth.require(ProtectedResource.Principal.self)
         return Me(principal)
     }
 }

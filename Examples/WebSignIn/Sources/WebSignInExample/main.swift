@@ -41,7 +41,7 @@ import ServiceLifecycle
 struct AppContext: SessionRequestContext, AccessRequestContext {
     var coreContext: CoreRequestContextStorage
     let sessions: SessionContext<SignedInUser>
-    var accessPrincipal: AccessPrincipal?
+    var accessPrincipal: ProtectedResource.Principal?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,33 +1,35 @@
 import Foundation
 
-/// A device authorization in progress (RFC 8628 §3.2): what the user must do, and what the client polls with.
-public struct DeviceAuthorization: Sendable, Hashable {
-    /// The code the client polls with; never shown.
-    public let deviceCode: Secret
-    /// The code the user types, as the server wrote it.
-    public let userCode: String
-    /// Where the user goes to type it.
-    public let verificationURI: URL
-    /// A URL with the code already in it, when the server gives one.
-    public let verificationURIComplete: URL?
-    /// When the device code stops working, by the client's own clock.
-    public let expiresAt: Date
-    /// Seconds between polls; grows by 5 on each `slow_down` (RFC 8628 §3.5).
-    public let interval: TimeInterval
-    /// Text the server wants shown (Microsoft sends one), if any.
-    public let message: String?
-    /// The scopes asked for.
-    public let scopes: [String]
+extension OAuthClient {
+    /// A device authorization in progress (RFC 8628 §3.2): what the user must do, and what the client polls with.
+    public struct DeviceAuthorization: Sendable, Hashable {
+        /// The code the client polls with; never shown.
+        public let deviceCode: Secret
+        /// The code the user types, as the server wrote it.
+        public let userCode: String
+        /// Where the user goes to type it.
+        public let verificationURI: URL
+        /// A URL with the code already in it, when the server gives one.
+        public let verificationURIComplete: URL?
+        /// When the device code stops working, by the client's own clock.
+        public let expiresAt: Date
+        /// Seconds between polls; grows by 5 on each `slow_down` (RFC 8628 §3.5).
+        public let interval: TimeInterval
+        /// Text the server wants shown (Microsoft sends one), if any.
+        public let message: String?
+        /// The scopes asked for.
+        public let scopes: [String]
 
-    /// The user code grouped for reading aloud and typing: `WDJBMJHT` becomes `WDJB-MJHT`.
-    ///
-    /// Codes that already contain a separator, or do not split evenly, are shown as they came.
-    public var displayUserCode: String {
-        guard userCode.count >= 6, userCode.count.isMultiple(of: 2),
-            userCode.allSatisfy({ $0.isLetter || $0.isNumber })
-        else { return userCode }
-        let middle = userCode.index(userCode.startIndex, offsetBy: userCode.count / 2)
-        return "\(userCode[..<middle])-\(userCode[middle...])"
+        /// The user code grouped for reading aloud and typing: `WDJBMJHT` becomes `WDJB-MJHT`.
+        ///
+        /// Codes that already contain a separator, or do not split evenly, are shown as they came.
+        public var displayUserCode: String {
+            guard userCode.count >= 6, userCode.count.isMultiple(of: 2),
+                userCode.allSatisfy({ $0.isLetter || $0.isNumber })
+            else { return userCode }
+            let middle = userCode.index(userCode.startIndex, offsetBy: userCode.count / 2)
+            return "\(userCode[..<middle])-\(userCode[middle...])"
+        }
     }
 }
 
@@ -47,7 +49,7 @@ extension OAuthClient {
     /// - Throws: ``FlowError`` `grantNotSupported` when the descriptor does not declare the grant,
     ///   `missingEndpoint`, `invalidTokenResponse` for an unusable answer;
     ///   ``AuthorizationServerError`` when the server refuses; ``TransportError``.
-    public func startDeviceAuthorization() async throws -> DeviceAuthorization {
+    public func startDeviceAuthorization() async throws -> OAuthClient.DeviceAuthorization {
         let policy = provider.policy
         guard policy.supportsDeviceFlow else {
             throw FlowError(
@@ -102,7 +104,7 @@ extension OAuthClient {
         let interval = Self.pollingInterval(fields["interval"]) ?? TimeInterval(policy.device.interval)
         let complete = fields["verification_uri_complete"]?.stringValue.flatMap(Self.verificationURL)
         logger.debug("device authorization started", metadata: ["provider": "\(provider.id)", "expires_in": "\(lifetime)"])
-        return DeviceAuthorization(
+        return OAuthClient.DeviceAuthorization(
             deviceCode: Secret(deviceCode), userCode: userCode, verificationURI: verificationURI,
             verificationURIComplete: complete,
             // A day at most: a server's huge lifetime must not make the client poll forever.
@@ -135,27 +137,25 @@ extension OAuthClient {
         }
     }
 
-    /// Polls the token endpoint until the user approves, denies, or the code expires (RFC 8628 §3.4, §3.5).
+    /// Polls the token endpoint until the user approves, denies, or the code expires (RFC 8628 §3.4, §3.5),
+    /// waiting between polls on the environment's clock (the task's cancellation stops the wait).
     ///
     /// - Parameters:
     ///   - authorization: From ``startDeviceAuthorization()``.
-    ///   - sleeper: Waits between polls (the task's cancellation stops the wait).
     ///   - onPoll: Told about each `authorization_pending` and `slow_down`.
     /// - Returns: The tokens; an ID token, when one comes, is verified (no nonce in this flow).
     /// - Throws: ``AuthorizationServerError`` `access_denied` or `expired_token` from the server;
     ///   ``FlowError`` `deviceCodeExpired` when the code's lifetime ends by the client's own clock
     ///   (servers may keep answering `authorization_pending`); `CancellationError`.
     public func pollDeviceAuthorization(
-        _ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
-        onPoll: @Sendable (DevicePoll) -> Void = { _ in }
+        _ authorization: OAuthClient.DeviceAuthorization, onPoll: @Sendable (DevicePoll) -> Void = { _ in }
     ) async throws -> TokenSet {
-        try await pollDeviceSignIn(authorization, sleeper: sleeper, onPoll: onPoll).tokens
+        try await pollDeviceSignIn(authorization, onPoll: onPoll).tokens
     }
 
-    /// Like ``pollDeviceAuthorization(_:sleeper:onPoll:)``, also handing back the verified ID token claims.
+    /// Like ``pollDeviceAuthorization(_:onPoll:)``, also handing back the verified ID token claims.
     public func pollDeviceSignIn(
-        _ authorization: DeviceAuthorization, sleeper: any Sleeper = TaskSleeper(),
-        onPoll: @Sendable (DevicePoll) -> Void = { _ in }
+        _ authorization: OAuthClient.DeviceAuthorization, onPoll: @Sendable (DevicePoll) -> Void = { _ in }
     ) async throws -> SignInOutcome {
         var interval = authorization.interval
         // One key for every poll: the tokens, when they come, are bound to it.
@@ -165,7 +165,7 @@ extension OAuthClient {
             guard remaining > 0 else {
                 throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")
             }
-            try await sleeper.sleep(seconds: min(interval, remaining))
+            try await clock.sleep(seconds: min(interval, remaining))
             try Task.checkCancellation()
             guard authorization.expiresAt > clock.now() else {
                 throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")

@@ -1,0 +1,290 @@
+import Foundation
+
+/// A grant the engine runs (RFC 6749 §4.1 and §6, RFC 8628).
+public enum GrantType: String, Sendable, Hashable, CaseIterable {
+    case authorizationCode = "authorization_code"
+    case refreshToken = "refresh_token"
+    case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    /// RFC 6749 §4.4: a client's own token.
+    case clientCredentials = "client_credentials"
+    /// RFC 7523 §2.1: a JWT exchanged for an access token.
+    case jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    /// RFC 8693: one token exchanged for another.
+    case tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+
+    /// The name `providers show` prints.
+    public var shortName: String {
+        switch self {
+        case .deviceCode: return "device_code"
+        case .jwtBearer: return "jwt-bearer"
+        case .tokenExchange: return "token-exchange"
+        default: return rawValue
+        }
+    }
+}
+
+/// An algorithm an ID token may be signed with (RFC 7518 §3.1; `none` is not one).
+public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+
+    /// Whether it is an HMAC, verified with the client secret.
+    public var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(self) }
+
+    public var description: String { rawValue }
+
+    /// The digest size in bits (256, 384, 512): the hash `at_hash` and the HMAC use.
+    public var digestBits: Int { Int(rawValue.suffix(3)) ?? 256 }
+}
+
+/// How a provider returns the authorization response.
+package typealias AuthorizationResponseMode = ProviderDescriptor.Authorization.ResponseMode
+/// How token requests are encoded.
+package typealias TokenRequestEncoding = ProviderDescriptor.TokenRequest.BodyEncoding
+/// How token responses are read.
+package typealias TokenResponseFormat = ProviderDescriptor.TokenResponse.Format
+/// A client authentication method at the token endpoint (RFC 7591 names).
+/// RFC 9207: whether the callback must, may or never does carry `iss`.
+package typealias IssuerParameterRule = ProviderDescriptor.Security.IssuerParameter
+/// Whether the provider takes PKCE.
+package typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
+/// The `aud` of client assertions: the issuer or the token endpoint.
+package typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
+/// How a client-credentials request names its API: `resource`, `audience` or a scope.
+package typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Target
+/// When authorization requests are pushed (RFC 9126).
+package typealias PushedAuthorizationUse = ProviderDescriptor.Authorization.Pushed
+/// When tokens are bound to a key with DPoP (RFC 9449).
+package typealias DPoPUse = ProviderDescriptor.Security.DPoPMode
+/// What to do with a Bearer answer to a DPoP token request.
+package typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
+
+/// What a provider's access tokens are: JWTs, opaque strings, or both.
+package typealias AccessTokenFormat = ProviderDescriptor.AccessTokenSettings.Format
+/// How an end-session request is spelt: RP-Initiated Logout 1.0, or the provider's own.
+package typealias LogoutStyle = ProviderDescriptor.LogoutSettings.Style
+/// Which header and claims a JWT access token must carry (RFC 9068, or the plain minimum).
+package typealias AccessTokenProfile = ProviderDescriptor.AccessTokenSettings.Profile
+
+extension Provider {
+    /// Everything the engine does differently from one provider to another, typed and with every
+    /// default applied: the engine reads this, never the descriptor.
+    public struct Policy: Sendable, Hashable {
+        /// The grants the provider is declared to take (`grant_types`).
+        public var grantTypes: [GrantType]
+        /// `authorization.response_mode`; the response type is always `code` (RFC 9700 §2.1.2).
+        public var responseMode: ProviderDescriptor.Authorization.ResponseMode
+        /// Fixed parameters added to every authorization request.
+        public var authorizationParameters: [String: String]
+        /// Whether PKCE is sent: always with S256, unless the provider takes none.
+        public var pkce: ProviderDescriptor.Security.PKCEUse
+        /// Whether a `nonce` is sent and checked in the ID token.
+        public var nonce: Bool
+        /// RFC 9207 handling of the callback's `iss`.
+        public var issParameter: ProviderDescriptor.Security.IssuerParameter
+        /// The algorithms an ID token may be signed with.
+        public var idTokenAlgorithms: [JWSAlgorithm]
+        /// The client authentication methods the provider accepts, in its order of preference.
+        public var clientAuthMethods: [ProviderDescriptor.ClientAuth.Method]
+        /// The `aud` and algorithms of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
+        public var clientAssertion: ClientAssertionPolicy
+        /// How a client-credentials request names the API its token is for.
+        public var serviceTokens: ServiceTokenPolicy
+        /// How token requests are sent.
+        public var tokenRequest: TokenRequestShape
+        /// How token responses are read.
+        public var tokenResponseFormat: ProviderDescriptor.TokenResponse.Format
+        /// The `token_type` assumed when a token answer has none (`token_response.default_token_type`); nil refuses such an answer.
+        public var defaultTokenType: String? = nil
+        /// How userinfo (and the profile's extra call) is requested.
+        public var userinfo: UserinfoRequest
+        /// Scopes asked for, and how to be issued a refresh token.
+        public var scopes: ScopePolicy
+        /// How the provider answers the device authorization grant.
+        public var device: DevicePolicy
+        /// When authorization requests are pushed (``Provider/pushesAuthorizationRequests`` decides, with discovery).
+        public var pushedAuthorization: ProviderDescriptor.Authorization.Pushed
+        /// When and how tokens are bound to a key (RFC 9449).
+        public var dpop: DPoPPolicy
+        /// How an API checks the provider's access tokens.
+        public var accessTokens: AccessTokenPolicy
+        /// How the provider's own session is ended, and how it says that one ended.
+        public var logout: LogoutPolicy
+        /// When the client secret is a JWT the client signs (`client_auth.generated_secret`), its claims.
+        public var generatedSecret: GeneratedSecretPolicy?
+        /// The provider takes only https web redirect URIs (`redirect.web_only`): no loopback sign-in.
+        public var webRedirectOnly = false
+
+        /// The claims of a client secret the engine signs (Sign in with Apple), variables filled in.
+        public struct GeneratedSecretPolicy: Sendable, Hashable {
+            public var issuer: String
+            public var audience: String
+            public var lifetime: TimeInterval
+        }
+
+        /// How the provider's session is ended (the descriptor's `logout`), every default applied.
+        public struct LogoutPolicy: Sendable, Hashable {
+            public var style: ProviderDescriptor.LogoutSettings.Style
+            /// The parameter naming the post-logout redirect URI.
+            public var redirectParameter: String
+            /// The parameter carrying the client id; nil when none is sent.
+            public var clientIDParameter: String?
+            /// Whether the session's ID token is sent as `id_token_hint`.
+            public var sendsIDTokenHint: Bool
+            /// Whether the provider returns `state`, so that a return must carry the one sent.
+            public var returnsState: Bool
+            /// Fixed parameters of the end-session request.
+            public var parameters: [String: String]
+            /// Back-Channel Logout 1.0 as the descriptor declares it.
+            public var backChannel: LogoutChannel
+            /// Front-Channel Logout 1.0 as the descriptor declares it.
+            public var frontChannel: LogoutChannel
+            /// The oldest a logout token may be.
+            public var logoutTokenMaxAge: TimeInterval
+        }
+
+        /// Whether a logout channel is declared, and whether it names sessions (`sid`).
+        public struct LogoutChannel: Sendable, Hashable {
+            public var supported: Bool
+            public var sessionSupported: Bool
+        }
+
+        /// How an API checks the provider's access tokens (the descriptor's `access_tokens`).
+        public struct AccessTokenPolicy: Sendable, Hashable {
+            public var format: ProviderDescriptor.AccessTokenSettings.Format
+            public var profile: ProviderDescriptor.AccessTokenSettings.Profile
+            /// The algorithms a JWT access token may be signed with: never `none`, never HMAC.
+            public var algorithms: [JWSAlgorithm]
+            /// The audience the descriptor states, variables filled in; nil when the API states its own.
+            public var audience: String?
+            /// The clock skew allowed on `exp`, `nbf` and `iat`.
+            public var leeway: TimeInterval
+            /// The longest an active introspection answer is reused.
+            public var introspectionCache: TimeInterval
+            /// How long an inactive introspection answer is reused.
+            public var inactiveCache: TimeInterval
+        }
+
+        /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
+        public struct DPoPPolicy: Sendable, Hashable {
+            public var use: ProviderDescriptor.Security.DPoPMode
+            public var algorithms: [JWSAlgorithm]
+            public var bearerAnswer: ProviderDescriptor.Security.BearerAnswer
+        }
+
+        /// Whether the device authorization grant is declared.
+        public var supportsDeviceFlow: Bool { grantTypes.contains(.deviceCode) }
+
+        /// The `aud` a client assertion carries, and the algorithms the provider takes for it.
+        public struct ClientAssertionPolicy: Sendable, Hashable {
+            public var audience: ProviderDescriptor.ClientAuth.AssertionAudience
+            public var algorithms: [JWSAlgorithm]
+        }
+
+        /// How a client-credentials request names its API (``ServiceTokenTarget``), and the scope suffix for `scope`.
+        public struct ServiceTokenPolicy: Sendable, Hashable {
+            public var target: ProviderDescriptor.ServiceTokenSettings.Target
+            public var scopeSuffix: String
+        }
+
+        /// How token requests are sent: the body's encoding and extra headers.
+        public struct TokenRequestShape: Sendable, Hashable {
+            public var encoding: ProviderDescriptor.TokenRequest.BodyEncoding
+            public var headers: [String: String]
+        }
+
+        /// The userinfo request: its method and extra headers (GitHub's `User-Agent`).
+        public struct UserinfoRequest: Sendable, Hashable {
+            public var method: TransportRequest.Method
+            public var headers: [String: String]
+        }
+
+        /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
+        public struct ScopePolicy: Sendable, Hashable {
+            public var defaults: [String]
+            public var separator: String
+            public var offlineScopes: [String]
+            public var offlineParameters: [String: String]
+
+            /// `scopes` joined with the provider's separator.
+            public func joined(_ scopes: [String]) -> String { scopes.joined(separator: separator) }
+        }
+
+        /// RFC 8628: the polling interval when the server states none, and other names for `verification_uri`.
+        public struct DevicePolicy: Sendable, Hashable {
+            public var interval: Int
+            public var verificationURIAliases: [String]
+        }
+    }
+}
+
+/// Where a native client's loopback redirect listens, and the one way its URI is written (RFC 8252 §7.3).
+package struct LoopbackRedirect: Sendable, Hashable {
+    /// The port a login listens on.
+    public enum Port: Sendable, Hashable {
+        /// A free port chosen when the login starts.
+        case ephemeral
+        case fixed(Int)
+    }
+
+    /// The port written into a redirect URI that no listener chose (`authorize-url` with an ephemeral port).
+    public static let manualPort = 8765
+
+    /// The host the listener binds and the redirect URI names: `localhost` in a descriptor becomes
+    /// `127.0.0.1` (RFC 8252 §8.3), an IPv6 literal has no brackets here.
+    public let host: String
+    public let port: Port
+    public let path: String
+
+    public init(host: String, port: Port, path: String) {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        self.host = bare.lowercased() == "localhost" ? "127.0.0.1" : bare
+        self.port = port
+        self.path = path
+    }
+
+    /// The fixed port, or nil for an ephemeral one.
+    public var fixedPort: Int? {
+        if case let .fixed(number) = port { return number }
+        return nil
+    }
+
+    /// The redirect URI with `port`: `http://HOST:PORT/PATH`, an IPv6 host in brackets.
+    public func uri(port: Int) -> URL? {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(hostPart):\(port)\(path)")
+    }
+
+    /// The redirect URI as `providers show` prints it, `<ephemeral port>` standing for a port not chosen yet.
+    public var display: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "http://\(hostPart):\(fixedPort.map(String.init) ?? "<ephemeral port>")\(path)"
+    }
+}
+
+/// Where each field of a ``UserProfile`` comes from (the descriptor's `profile`), and the resolved extra call.
+package struct ProfileMapping: Sendable, Hashable {
+    /// Ordered sources per field: `id_token.CLAIM`, `userinfo.FIELD` or `extra.FIELD`; the first present wins.
+    public var subject: [String]
+    public var name: [String]
+    public var email: [String]
+    public var emailVerified: [String]
+    public var picture: [String]
+    /// One more authorized GET, for what neither the ID token nor userinfo holds (GitHub's verified email).
+    public var extraCall: URL?
+    /// When the extra call answers with a list: use its first element whose field of this name is `true`.
+    public var extraCallPickWhere: String?
+
+    /// Every source, with the profile field it fills.
+    public var sources: [(field: String, source: String)] {
+        [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)]
+            .flatMap { field, sources in sources.map { (field, $0) } }
+    }
+
+    /// The roots the sources read (`id_token`, `userinfo`, `extra`, `callback`), the parts of joined sources included.
+    public var roots: Set<String> {
+        Set(sources.flatMap { $0.source.components(separatedBy: " + ") }.map { String($0.trimmingCharacters(in: .whitespaces).prefix { $0 != "." }) })
+    }
+}
