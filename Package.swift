@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The same sign-in routes and API protection for Vapor 4: a thin adapter over OAuthFlowWeb and ProtectedResource.
@@ -251,6 +252,7 @@ let package = Package(
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

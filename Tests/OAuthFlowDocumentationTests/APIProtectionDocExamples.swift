@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import Logging
 import OAuthFlow
 import OAuthFlowHummingbird
+import ServiceLifecycle
 import Testing
 
 /// Docs/api-protection.md's Swift lines, compiled here (DocExampleTests checks that each one appears in
@@ -34,5 +36,11 @@ struct APIProtectionDocExamples {
         router.group("notes")
             .add(middleware: AccessTokenMiddleware(api, requiring: ["notes:read"]))
             .get { _, context in context.accessPrincipal?.subject ?? "" }
+    }
+
+    /// Docs/api-protection.md, keys fetched ahead of requests (Hummingbird).
+    func keySetRefresher(api: ProtectedResource, app: some Service, logger: Logger) async throws {
+        let services = ServiceGroup(services: [app, KeySetRefresher(api)], gracefulShutdownSignals: [.sigterm], logger: logger)
+        try await services.run()
     }
 }

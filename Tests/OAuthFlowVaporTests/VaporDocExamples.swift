@@ -15,6 +15,11 @@ import VaporTesting
         return try? JSONDecoder().decode(SessionKey.self, from: Data(text.utf8))
     }
 
+    /// Docs/api-protection.md, keys fetched ahead of requests (Vapor).
+    static func keySetRefreshHandler(app: Application, api: ProtectedResource) {
+        app.lifecycle.use(KeySetRefreshHandler(api))
+    }
+
     /// Docs/web.md, "Vapor".
     static func vaporHost(app: Application, web: WebSignIn, api: ProtectedResource) {
         let signedInSession = Self.signedInSession

@@ -85,6 +85,14 @@ package actor SigningKeys {
         return (try? await fetch()) ?? current
     }
 
+    /// Fetches the set now (or joins the fetch under way), whatever its age: a background refresher calls this
+    /// before the set ages out, so that no request waits for the fetch.
+    ///
+    /// - Throws: ``IDTokenError`` `keysUnavailable` when the fetch fails; the cached set stays in use.
+    package func refresh() async throws -> Snapshot {
+        try await fetch()
+    }
+
     /// Fetches the set, or joins the fetch under way.
     private func fetch() async throws -> Snapshot {
         if let fetching { return try await fetching.value }

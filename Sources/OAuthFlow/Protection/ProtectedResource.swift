@@ -170,6 +170,33 @@ public final class ProtectedResource: Sendable {
             window: settings.proofWindow, replays: InMemoryReplayRegistry(capacity: 100_000), nonces: settings.dpopNonces)
     }
 
+    // MARK: - Keeping keys fresh
+
+    /// Keeps every trusted provider's signing keys fresh until the task is cancelled: runs discovery and
+    /// fetches each JWKS at once, then again when a set has lived 80% of
+    /// ``Settings/keysMaximumAge``, so that no request waits for a fetch and a key the provider removed stops
+    /// being accepted on time. Waits on the environment's clock. A failed fetch is tried again after
+    /// ``Settings/keysRefetchInterval``, and the cached set stays in use until its maximum age, as it would
+    /// without this. Providers whose tokens are only introspected have no keys to keep.
+    ///
+    /// A host that runs a `ServiceGroup` adds `KeySetRefresher` (OAuthFlowHummingbird) to it; any other host
+    /// runs this in a task of its own and cancels it on shutdown.
+    public func keepKeysFresh() async {
+        while !Task.isCancelled {
+            var next: Date?
+            for provider in trusted {
+                guard let due = await provider.refreshKeysIfDue() else { continue }
+                next = min(next ?? due, due)
+            }
+            guard let next else { return }
+            do {
+                try await clock.sleep(seconds: max(1, next.timeIntervalSince(clock.now())))
+            } catch {
+                return
+            }
+        }
+    }
+
     // MARK: - Checking a request
 
     /// Checks the request's access token and, when `scopes` are given, that it grants each of them.

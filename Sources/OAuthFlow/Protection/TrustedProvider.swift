@@ -94,6 +94,30 @@ final class TrustedProvider: Sendable {
         }
     }
 
+    /// Fetches the JWKS when it was never fetched or has lived `share` of its maximum age, so that requests
+    /// find it fresh; nil for a provider whose tokens are only introspected.
+    ///
+    /// - Returns: When it should be looked at again: after a failure, the refetch interval (the cached set
+    ///   stays in use until its maximum age, as it would without a refresher).
+    func refreshKeysIfDue(share: Double = 0.8) async -> Date? {
+        guard policy.format != .opaque else { return nil }
+        let now = clock.now()
+        do {
+            let keys = try await signingKeysMade()
+            let lifetime = keys.maximumAge * share
+            if let cached = keys.cached, now.timeIntervalSince(cached.fetchedAt) < lifetime {
+                return cached.fetchedAt.addingTimeInterval(lifetime)
+            }
+            let fetched = try await keys.refresh()
+            return fetched.fetchedAt.addingTimeInterval(lifetime)
+        } catch {
+            setup.logger.info(
+                "signing keys not refreshed; the cached set stays in use",
+                metadata: ["provider": "\(provider.id)", "error": "\(error)"])
+            return now.addingTimeInterval(setup.refetchInterval)
+        }
+    }
+
     private func signingKeysMade() async throws -> SigningKeys {
         if let made = signingKeys.current { return made }
         let made = try await setup.signingKeys()

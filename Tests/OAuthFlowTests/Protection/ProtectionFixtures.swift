@@ -149,6 +149,9 @@ final class InProcessAuthorizationServer: HTTPTransport, @unchecked Sendable {
 
     func serve(_ document: String, at url: String) { lock.withLock { documents[url] = document } }
 
+    /// Answers 404 at `url` from now on.
+    func stopServing(_ url: String) { lock.withLock { documents[url] = nil } }
+
     func answerIntrospection(_ answer: @escaping Introspection) { lock.withLock { introspection = answer } }
 
     /// Answers every introspection with `document`, as JSON.
