@@ -21,8 +21,9 @@ import Logging
 ///   next use refreshes (and checks) again. Nothing unverified is ever adopted.
 /// - A refreshed session the store does not take (a database that went away mid-refresh) is
 ///   kept in memory and saved again in the background a bounded number of times
-///   (``SessionError/Code/storeUnavailable`` says so); this manager keeps using it meanwhile.
-/// - ``onChange`` sees every new session, and `nil` when it is signed out.
+///   (``ErrorCode/storeUnavailable`` says so); this manager keeps using it meanwhile.
+/// - The `onChange` closure given to ``init(client:store:key:skew:onChange:)`` sees every new session, and `nil`
+///   when it is signed out.
 public actor TokenManager {
     public let key: SessionKey
     public let skew: TimeInterval
@@ -230,7 +231,7 @@ public actor TokenManager {
             do {
                 try await reservation.commit(recorded)
             } catch {
-                keepSaving(recorded, after: error)
+                keepSaving(recorded, replacing: latest, after: error)
             }
             logger.debug("refresh answer not adopted; its refresh token was kept", metadata: ["session": "\(key)"])
             throw error
@@ -245,7 +246,7 @@ public actor TokenManager {
         do {
             try await reservation.commit(updated)
         } catch {
-            let attempts = keepSaving(updated, after: error)
+            let attempts = keepSaving(updated, replacing: latest, after: error)
             throw SessionError(
                 .storeUnavailable,
                 "\(key) was refreshed, but the new tokens could not be saved (\(error)); this process keeps using them and tries to save them \(attempts) more times over about \(Int(Self.saveRetryDelays.reduce(0, +))) s, and they are lost if it exits first (sign in again then)"
@@ -257,12 +258,14 @@ public actor TokenManager {
     /// The pauses between attempts to save a refreshed session the store did not take.
     static let saveRetryDelays: [TimeInterval] = [1, 2, 4, 8, 15, 30]
 
-    /// Saves `session` in the background, a bounded number of times, while this manager lives: a
-    /// rotating server has spent the stored refresh token, so these tokens are the session now.
+    /// Saves `session` in the background, a bounded number of times: a rotating server has spent the stored
+    /// refresh token, so these tokens are the session now. The attempts outlive this manager (a web host makes
+    /// one per request); each is made under the store's lock and only while the store still holds `previous`,
+    /// the session this refresh replaced, so a newer session saved by anyone, or a sign-out, is never overwritten.
     ///
     /// - Returns: How many attempts it will make.
     @discardableResult
-    private func keepSaving(_ session: StoredSession, after error: any Error) -> Int {
+    private func keepSaving(_ session: StoredSession, replacing previous: StoredSession, after error: any Error) -> Int {
         logger.info("refreshed session not saved; retrying in the background", metadata: ["session": "\(key)", "error": "\(error)"])
         saving?.cancel()
         let store = self.store
@@ -275,11 +278,16 @@ public actor TokenManager {
                 } catch {
                     return
                 }
-                // Another refresh (or a sign-out) since then owns the session.
-                guard let self, await self.cached == session else { return }
+                // Another refresh (or a sign-out) in this manager since then owns the session.
+                if let self, await self.cached != session { return }
                 do {
                     let lock = try await store.lock(key)
                     defer { lock.release() }
+                    // Another process, or another manager, since then owns the session.
+                    guard try await store.load(key) == previous else {
+                        logger.debug("the stored session changed since the refresh; not saving it", metadata: ["session": "\(key)"])
+                        return
+                    }
                     try await store.save(session)
                     logger.info("refreshed session saved after a retry", metadata: ["session": "\(key)"])
                     return
@@ -341,7 +349,7 @@ public actor TokenManager {
     /// descriptor's extra call.
     ///
     /// - Throws: ``IDTokenError`` when the stored ID token does not verify; what
-    ///   ``OAuthClient/profile(_:idToken:userInfo:)`` throws.
+    ///   ``OAuthClient/profile(_:idToken:userInfo:callback:)`` throws.
     public nonisolated func profile() async throws -> UserProfile {
         _ = try await validAccessToken()
         let current = try await session()
@@ -387,7 +395,7 @@ public actor TokenManager {
     ///
     /// The session is deleted even when revocation fails: the caller learns why from the result. Open
     /// ``SignOut/endSession``'s URL in the user's browser; check the return with
-    /// ``OAuthClient/OAuthClient.EndSessionRequest/acceptsReturn(query:)``.
+    /// ``OAuthClient/EndSessionRequest/acceptsReturn(query:)``.
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
     public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
         let current = try await session()
@@ -451,7 +459,7 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
-    /// The server's error, for ``Code/signedOut``.
+    /// The server's error, for ``ErrorCode/signedOut``.
     public let serverError: AuthorizationServerError?
 
     init(_ code: Code, _ message: String, serverError: AuthorizationServerError? = nil) {

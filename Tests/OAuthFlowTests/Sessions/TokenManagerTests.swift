@@ -112,6 +112,63 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await store.load(session.key) == session)
     }
 
+    /// A store whose first `failures` saves fail (a disk that fills and frees), then saves as usual.
+    actor FailingSavesStore: TokenStore {
+        let base: InMemoryTokenStore
+        private var failures: Int
+        init(_ sessions: [StoredSession], failures: Int) {
+            base = InMemoryTokenStore(sessions)
+            self.failures = failures
+        }
+        func load(_ key: SessionKey) async throws -> StoredSession? { await base.load(key) }
+        func save(_ session: StoredSession) async throws {
+            if failures > 0 {
+                failures -= 1
+                throw TokenStoreError(.io, "no space left on device")
+            }
+            await base.save(session)
+        }
+        func remove(_ key: SessionKey) async throws { await base.remove(key) }
+        nonisolated func lock(_ key: SessionKey) async throws -> any TokenStoreLock { try await base.lock(key) }
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    private func eventually(_ seconds: TimeInterval, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return try await condition()
+    }
+
+    @Test func aRefreshTheStoreDidNotTakeIsSavedAfterTheManagerIsGone() async throws {
+        let transport = ScriptedTransport { _, _ in tokenResponse("access-2", refresh: "refresh-2") }
+        let session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        let store = FailingSavesStore([session], failures: 1)
+        do {
+            // A web request's manager: it refreshes, the save fails, and the request ends.
+            let (manager, _) = try makeManager(transport, session: session, store: store)
+            let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+            #expect(error.code == .storeUnavailable)
+        }
+        let saved = try await eventually(5) { try await store.load(session.key)?.tokens.refreshToken?.value == "refresh-2" }
+        #expect(saved, "the rotated refresh token reached the store after the manager that got it was gone")
+    }
+
+    @Test func aRetryNeverOverwritesASessionSavedSinceTheRefresh() async throws {
+        let transport = ScriptedTransport { _, _ in tokenResponse("access-2", refresh: "refresh-2") }
+        let session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        let store = FailingSavesStore([session], failures: 1)
+        let (manager, _) = try makeManager(transport, session: session, store: store)
+        await #expect(throws: SessionError.self) { try await manager.validAccessToken() }
+        // Another process signs in again before the first retry (1 s later).
+        let newer = sampleSession(access: "signed-in-again", refresh: "refresh-9")
+        try await store.save(newer)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(try await store.load(session.key) == newer)
+    }
+
     @Test func aRecordedRefreshIsRecoveredByTheNextLoad() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
