@@ -80,7 +80,9 @@ public final class OAuth: Sendable {
         /// provider directory, client settings from `environment` and the clients file, and the sessions in
         /// `$XDG_STATE_HOME/oauthflow`.
         ///
-        /// - Parameter environment: The variables to read: pass `ProcessInfo.processInfo.environment` to read the process's.
+        /// - Parameters:
+        ///   - environment: The variables to read: pass `ProcessInfo.processInfo.environment` to read the process's.
+        ///   - transport: Sends every request (the platform's transport by default).
         public static func commandLine(environment: [String: String], transport: any HTTPTransport = DefaultHTTPTransport()) -> Configuration {
             var configuration = Configuration(
                 store: FileTokenStore(directory: FileTokenStore.standardDirectory(environment: environment)),
@@ -93,13 +95,26 @@ public final class OAuth: Sendable {
     }
 
     public let configuration: Configuration
-    private let managers = Locked<[SessionKey: TokenManager]>([:])
+    private let managers: Locked<RecentlyUsed<SessionKey, TokenManager>>
     private let services = Locked<[String: ServiceTokens]>([:])
 
+    /// How many sessions' token managers are kept: a web host asking for the session of each of a million users
+    /// keeps the most recently used ones. A manager dropped is made again from the store when next asked for, and a
+    /// save it was retrying goes on without it.
+    static let managerCapacity = 4096
+
     /// - Parameter configuration: Where providers, clients and sessions come from, and the environment.
-    public init(_ configuration: Configuration) {
-        self.configuration = configuration
+    public convenience init(_ configuration: Configuration) {
+        self.init(configuration, managerCapacity: Self.managerCapacity)
     }
+
+    init(_ configuration: Configuration, managerCapacity: Int) {
+        self.configuration = configuration
+        managers = Locked(RecentlyUsed(capacity: managerCapacity))
+    }
+
+    /// How many token managers are kept now.
+    var keptManagers: Int { managers.withLock { $0.count } }
 
     /// The environment every object made here carries.
     public var environment: OAuthEnvironment { configuration.environment }
@@ -173,14 +188,14 @@ public final class OAuth: Sendable {
     /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, ``ProviderError``, store errors.
     public func session(_ name: String, account: String = "default") async throws -> TokenManager {
         let key = SessionKey(providerID: name, account: account)
-        if let manager = managers.withLock({ $0[key] }) { return manager }
+        if let manager = managers.withLock({ $0.value(for: key) }) { return manager }
         guard let stored = try await store.load(key) else {
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
         let made = TokenManager(client: try client(for: stored), store: store, key: key)
         return managers.withLock { managers in
-            if let existing = managers[key] { return existing }
-            managers[key] = made
+            if let existing = managers.value(for: key) { return existing }
+            managers.insert(made, for: key)
             return made
         }
     }
@@ -203,7 +218,7 @@ public final class OAuth: Sendable {
     ) async throws -> TokenManager.SignOut {
         let manager = try await session(name, account: account)
         let result = try await manager.signOut(endingProviderSession: endingProviderSession)
-        managers.withLock { $0[SessionKey(providerID: name, account: account)] = nil }
+        managers.withLock { $0.remove(SessionKey(providerID: name, account: account)) }
         return result
     }
 
@@ -246,6 +261,7 @@ public final class OAuth: Sendable {
     /// - Parameters:
     ///   - name: The provider; its descriptor must declare the device grant.
     ///   - account: The session's account name.
+    ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
     ///   - events: Receives the code to show, then each poll.
     /// - Throws: ``ClientSettingsError``, ``ProviderError``, and what ``DeviceSignIn`` throws.
     public func signInWithDeviceCode(
@@ -262,6 +278,6 @@ public final class OAuth: Sendable {
 
     /// Drops the token manager made for `key`, after a sign-in replaced its session.
     public func forget(_ key: SessionKey) {
-        managers.withLock { $0[key] = nil }
+        managers.withLock { $0.remove(key) }
     }
 }

@@ -226,8 +226,10 @@ public struct ProviderRegistry: Sendable {
     public func descriptor(named name: String) throws -> ProviderDescriptor {
         if let problem = skipped.last(where: { $0.name == name }) { throw problem.error }
         if let entry = entries[name] { return entry.descriptor }
-        var message = "no provider named `\(name)`"
-        if let suggestion = Spelling.closest(to: name, among: ids) {
+        // A name longer than any id is cut in the message, and gets no spelling suggestion (its cost grows with the length).
+        let longest = 64
+        var message = "no provider named `\(name.count > longest ? name.prefix(longest) + "…" : name)`"
+        if name.count <= longest, let suggestion = Spelling.closest(to: name, among: ids) {
             message += "; did you mean `\(suggestion)`?"
         } else {
             message += "; known providers: \(ids.joined(separator: ", "))"

@@ -1,0 +1,132 @@
+import Foundation
+import OAuthFlowTestSupport
+import Testing
+
+@testable import OAuthFlow
+
+/// The front door, `OAuth`, against a simulated provider described by a file in the host's directory: what a
+/// host does by name, and what a hostile name, file or directory gets.
+@Suite struct OAuthFrontDoorTests {
+    let simulated: SimulatedProvider
+    let directory: TemporaryDirectory
+
+    init() throws {
+        simulated = try SimulatedProvider()
+        directory = try TemporaryDirectory()
+        try Data(simulated.descriptorText().utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+    }
+
+    func oauth(store: any TokenStore = InMemoryTokenStore(), managerCapacity: Int = OAuth.managerCapacity) -> OAuth {
+        OAuth(
+            OAuth.Configuration(
+                providerDirectories: [directory.url], includeBundledProviders: false,
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)], store: store,
+                environment: simulated.environment),
+            managerCapacity: managerCapacity)
+    }
+
+    /// Signs `account` in with a device code the simulated user approves at once.
+    func signIn(_ oauth: OAuth, account: String = "default") async throws {
+        await simulated.approveDevices(afterPolls: 1, subject: "user-\(account)")
+        _ = try await oauth.signInWithDeviceCode(to: "simulated", account: account)
+    }
+
+    // MARK: - By name
+
+    @Test func aSignedInUsersTokenComesByNameAndOneManagerServesEveryCaller() async throws {
+        let oauth = oauth()
+        try await signIn(oauth)
+        let token = try await oauth.accessToken(for: "simulated")
+        #expect(!token.value.isEmpty)
+        let first = try await oauth.session("simulated")
+        let second = try await oauth.session("simulated")
+        #expect(first === second)
+        try await oauth.signOut("simulated")
+        let error = try await #require(throws: SessionError.self) { try await oauth.accessToken(for: "simulated") }
+        #expect(error.code == .notSignedIn)
+    }
+
+    @Test func theManagersKeptAreBoundedAndADroppedOneIsMadeAgainFromTheStore() async throws {
+        let oauth = oauth(managerCapacity: 4)
+        for account in 0..<10 { try await signIn(oauth, account: "a\(account)") }
+        for account in 0..<10 { _ = try await oauth.accessToken(for: "simulated", account: "a\(account)") }
+        #expect(oauth.keptManagers <= 4)
+        // The first account's manager was dropped long ago: it is made again, and its token is still there.
+        #expect(!(try await oauth.accessToken(for: "simulated", account: "a0")).value.isEmpty)
+    }
+
+    // MARK: - Hostile names, files and directories
+
+    @Test(arguments: ["../../../etc/passwd", "simulated/../simulated", "", " ", "SIMULATED", "simulated\u{1B}[31m", "simulated\n", String(repeating: "a", count: 10_000)])
+    func aNameThatIsNotAProviderIsUnknownAndItsTextIsEscaped(_ name: String) throws {
+        let error = try #require(throws: ProviderError.self) { try oauth().descriptor(name) }
+        #expect(error.code == .unknownProvider)
+        #expect(!error.description.contains("\u{1B}"), "an escape sequence from the name reaches the terminal")
+        #expect(error.description.count < 2_000, "the message repeats a huge name")
+    }
+
+    @Test(arguments: ["../escape", "a\u{0}b", "x/../../y", "a\u{1B}[2J"])
+    func aHostileAccountNeverLeavesTheStoresDirectory(_ account: String) async throws {
+        let sessions = directory.url.appendingPathComponent("sessions")
+        let oauth = oauth(store: FileTokenStore(directory: sessions))
+        try await signIn(oauth, account: account)
+        #expect(!(try await oauth.accessToken(for: "simulated", account: account)).value.isEmpty)
+        let outside = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        #expect(outside == ["sessions", "simulated.yaml"], "files written outside the store: \(outside)")
+    }
+
+    @Test func aDescriptorFileNamedForTheProviderButDeclaringAnotherIDIsNotTakenForIt() throws {
+        let other = simulated.descriptorText().replacingOccurrences(of: "id: simulated", with: "id: impostor")
+        try Data(other.utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        let error = try #require(throws: ProviderError.self) { try oauth().descriptor("simulated") }
+        #expect(error.code != .unknownProvider || error.description.contains("impostor") || error.description.contains("simulated"))
+    }
+
+    @Test func aBrokenDescriptorGivesItsPositionedProblemsNotACrash() throws {
+        try Data("schema_version: 1\nid: simulated\nid: again\n\u{1B}[31m: x\n".utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        let error = try #require(throws: ProviderError.self) { try oauth().descriptor("simulated") }
+        #expect(error.code == .invalidDescriptor)
+        #expect(!error.problems.isEmpty)
+        #expect(!error.description.contains("\u{1B}"))
+    }
+
+    @Test func aHugeDescriptorIsRefusedWithoutBeingRead() throws {
+        let huge = "schema_version: 1\nid: simulated\n# " + String(repeating: "x", count: 8 * 1024 * 1024) + "\n"
+        try Data(huge.utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        let error = try #require(throws: ProviderError.self) { try oauth().descriptor("simulated") }
+        #expect(error.code == .invalidDescriptor)
+    }
+
+    @Test func aProviderDirectoryThatIsMissingOrAFileIsAClearError() throws {
+        for bad in [directory.url.appendingPathComponent("missing"), directory.url.appendingPathComponent("simulated.yaml")] {
+            let oauth = OAuth(OAuth.Configuration(providerDirectories: [bad], includeBundledProviders: false, environment: simulated.environment))
+            let error = try #require(throws: ProviderError.self) { try oauth.descriptor("simulated") }
+            #expect(!error.description.isEmpty)
+        }
+    }
+
+    @Test func aProviderWithoutAClientIsRefusedBeforeAnyRequest() async throws {
+        let oauth = OAuth(
+            OAuth.Configuration(providerDirectories: [directory.url], includeBundledProviders: false, environment: simulated.environment))
+        let error = try #require(throws: ClientSettingsError.self) { try oauth.serviceTokens(for: "simulated") }
+        #expect(error.code == .missingClientID)
+        await #expect(throws: ClientSettingsError.self) { _ = try await oauth.signInWithDeviceCode(to: "simulated") }
+        let tokenRequests = await simulated.requestCount(.token)
+        let deviceRequests = await simulated.requestCount(.deviceAuthorization)
+        #expect(tokenRequests == 0 && deviceRequests == 0)
+    }
+
+    @Test func aStoredSessionOfAnotherClientNeverGetsThisClientsSecret() async throws {
+        let store = InMemoryTokenStore()
+        try await signIn(oauth(store: store))
+        // The host now configures another client, with a secret, for the same provider.
+        let other = OAuth(
+            OAuth.Configuration(
+                providerDirectories: [directory.url], includeBundledProviders: false,
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))],
+                store: store, environment: simulated.environment))
+        let client = try other.client(for: try #require(try await store.load(SessionKey(providerID: "simulated"))))
+        #expect(client.configuration.clientID == SimulatedProvider.appClientID)
+        #expect(client.configuration.clientSecret == nil)
+    }
+}
