@@ -19,7 +19,7 @@ public struct BasicAccessRequestContext: AccessRequestContext {
     }
 }
 
-/// Lets a request through only with an access token that ``ProtectedResource`` accepts and that grants
+/// Lets a request through only with an access token that `ProtectedResource` accepts and that grants
 /// the scopes given; the route then reads ``AccessRequestContext/accessPrincipal``. Anything else is
 /// answered at once with the status and `WWW-Authenticate` challenges of RFC 6750 and RFC 9449.
 ///
@@ -32,7 +32,7 @@ public struct BasicAccessRequestContext: AccessRequestContext {
 /// ```
 ///
 /// The URL a DPoP proof must name (`htu`) is the request's path on the origin of the
-/// resource's URL (``ProtectedResource/Settings/resource``): the origin clients use, also behind a proxy.
+/// resource's URL (`ProtectedResource.Settings.resource`): the origin clients use, also behind a proxy.
 public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddleware {
     public let resource: ProtectedResource
     public let scopes: [String]
@@ -72,7 +72,7 @@ extension ProtectedResource.Denial {
 }
 
 extension RouterMethods {
-    /// Serves the resource's metadata document (RFC 9728) at ``ProtectedResource/metadataURL``'s path.
+    /// Serves the resource's metadata document (RFC 9728) at `ProtectedResource.metadataURL`'s path.
     @discardableResult
     public func addProtectedResourceMetadata(_ resource: ProtectedResource) -> Self {
         let document = resource.metadata.json()

@@ -3,7 +3,7 @@ import ServiceLifecycle
 
 /// Keeps a protected API's signing keys fresh as a service of the host's `ServiceGroup`: discovery and
 /// every trusted provider's JWKS are fetched when the group starts, and again before each set ages out,
-/// so that no request waits for a fetch (``OAuthFlow/ProtectedResource/keepKeysFresh()``).
+/// so that no request waits for a fetch (`ProtectedResource.keepKeysFresh()`).
 ///
 /// ```swift
 /// let api = try await oauth.protectedResource(trusting: ["keycloak"], settings: settings)

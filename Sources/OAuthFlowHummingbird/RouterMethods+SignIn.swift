@@ -17,7 +17,7 @@ extension RouterMethods {
     /// - `GET {basePath}`: the sign-in page (or `page`, when given);
     /// - `GET {basePath}/{provider}`: starts the flow and redirects to the provider;
     /// - `GET` and `POST {basePath}/{provider}/callback`: finishes it (query or `form_post`)
-    ///   and calls `onSignIn`; a refusal gets ``WebSignInError/page(signInPath:)``.
+    ///   and calls `onSignIn`; a refusal gets `WebSignInError.page(signInPath:)`.
     ///
     /// ```swift
     /// router.addSignInRoutes(web) { result, request, context in
@@ -84,10 +84,10 @@ extension RouterMethods {
     ///
     /// - `POST {basePath}/signout`: reads the host's session key with `currentSession`, lets `onSignOut` clear
     ///   the host's own session, then revokes, forgets and sends the browser to the provider's logout
-    ///   (``WebSignIn/signOut(_:returnTo:)``; a `return_to` query parameter names the path to end on);
-    /// - `GET {basePath}/{provider}/signed-out`: the post-logout redirect URI (``WebSignIn/finishSignOut(_:query:cookies:)``);
-    /// - `POST {basePath}/{provider}/backchannel-logout`: the provider's logout tokens (``WebSignIn/backChannelLogout(_:body:contentType:)``);
-    /// - `GET {basePath}/{provider}/frontchannel-logout`: front-channel logout (``WebSignIn/frontChannelLogout(_:query:current:)``).
+    ///   (`WebSignIn.signOut(_:returnTo:)`; a `return_to` query parameter names the path to end on);
+    /// - `GET {basePath}/{provider}/signed-out`: the post-logout redirect URI (`WebSignIn.finishSignOut(_:query:cookies:)`);
+    /// - `POST {basePath}/{provider}/backchannel-logout`: the provider's logout tokens (`WebSignIn.backChannelLogout(_:body:contentType:)`);
+    /// - `GET {basePath}/{provider}/frontchannel-logout`: front-channel logout (`WebSignIn.frontChannelLogout(_:query:current:)`).
     ///
     /// ```swift
     /// router.addSignOutRoutes(web, currentSession: { _, context in context.sessions.session?.key }) { _, context in

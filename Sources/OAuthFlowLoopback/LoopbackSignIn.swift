@@ -14,7 +14,7 @@ import OAuthFlow
 /// The receiver listens on the descriptor's loopback host and port (an ephemeral one by
 /// default), the authorization request carries PKCE, `state` and (for OpenID Connect)
 /// `nonce`, forged or stale callbacks are refused while the wait goes on, and the
-/// callback, token exchange and ID token pass every check of ``OAuthClient``.
+/// callback, token exchange and ID token pass every check of `OAuthClient`.
 public struct LoopbackSignIn: Sendable {
     /// What happens during a sign-in, for a host to show.
     public enum Event: Sendable {
@@ -74,8 +74,8 @@ public struct LoopbackSignIn: Sendable {
     ///     wait, as the token exchange after the callback has the transport's own deadline.
     ///   - events: Receives what happens, in order.
     /// - Returns: The stored session, with the ID token's claims as verified during the sign-in and the profile mapped from them.
-    /// - Throws: ``LoopbackError`` (port taken, timed out), ``AuthorizationServerError`` (the user
-    ///   or the server said no), ``FlowError``, ``IDTokenError``, ``TransportError``, ``TokenStoreError``.
+    /// - Throws: ``LoopbackError`` (port taken, timed out), `AuthorizationServerError` (the user
+    ///   or the server said no), `FlowError`, `IDTokenError`, `TransportError`, `TokenStoreError`.
     public func signIn(
         to provider: Provider, settings: ClientSettings, requestOfflineAccess: Bool = true, account: String = "default",
         port: Int? = nil, timeout: Duration = .seconds(300), events: @escaping @Sendable (Event) -> Void = { _ in }

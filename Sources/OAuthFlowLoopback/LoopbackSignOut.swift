@@ -31,7 +31,7 @@ public struct LoopbackSignOut: Sendable {
         case returnIgnored(String)
     }
 
-    /// What ``signOut(_:provider:providerSession:timeout:events:)`` did.
+    /// What ``LoopbackSignOut/signOut(_:provider:providerSession:port:timeout:events:)`` did.
     public struct Result: Sendable {
         /// Revocation and deletion of the session here.
         public let local: TokenManager.SignOut
@@ -52,10 +52,14 @@ public struct LoopbackSignOut: Sendable {
     /// Signs `manager`'s session out.
     ///
     /// - Parameters:
+    ///   - manager: The session's token manager: it revokes the tokens and forgets the session.
+    ///   - provider: The session's provider, for its loopback redirect settings.
+    ///   - providerSession: What happens to the provider's own session.
     ///   - port: The loopback port of the return address; nil for the descriptor's `redirect.loopback.port` when it
     ///     is fixed, else an ephemeral one (providers that match registered logout URLs exactly need a fixed port).
     ///   - timeout: How long to wait for the browser to come back from the provider's logout.
-    /// - Throws: What ``TokenManager/signOut(endingProviderSession:)`` throws (the session was not deleted);
+    ///   - events: Receives the URL opened, a browser that failed, and returns that do not carry the `state` sent.
+    /// - Throws: What `TokenManager.signOut(endingProviderSession:)` throws (the session was not deleted);
     ///   ``LoopbackError`` `timedOut` when the provider did not send the browser back in time (the session
     ///   here is gone all the same: see the message).
     public func signOut(

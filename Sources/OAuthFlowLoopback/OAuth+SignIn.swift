@@ -15,13 +15,16 @@ extension OAuth {
     ///   - name: The provider.
     ///   - account: The session's account name, for several sessions with one provider.
     ///   - browser: Opens the authorization URL.
-    ///   - route: Nil chooses the browser, unless the host handed in ``OAuth/Configuration/environmentVariables`` and they
+    ///   - route: Nil chooses the browser, unless the host handed in `OAuth.Configuration.environmentVariables` and they
     ///     say none can open here (SSH, no display, no browser command) and the provider takes the device grant.
     ///   - port: A fixed loopback port instead of the descriptor's choice.
+    ///   - timeout: How long the browser route waits for the browser to come back (300 s by default); it bounds only
+    ///     that wait, as the token exchange after the callback has the transport's own deadline.
+    ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
-    /// - Throws: ``ClientSettingsError`` without a client, ``ProviderError``, and what ``LoopbackSignIn`` and
-    ///   ``DeviceSignIn`` throw.
+    /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and
+    ///   `DeviceSignIn` throw.
     public func signIn(
         to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
         timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,

@@ -12,7 +12,7 @@ import OAuthFlow
 /// }
 /// ```
 ///
-/// Client settings come from a ``ClientSettingsResolver`` (the environment and the clients file), the
+/// Client settings come from a `ClientSettingsResolver` (the environment and the clients file), the
 /// provider from ``providers`` (the bundled descriptors and the user's directory by default). A session
 /// the server signed out (`invalid_grant`) or that vanished is reported with
 /// ``Event/sessionUnusable(_:)`` and replaced by a sign-in; any other failure (the network, a refusal
@@ -23,7 +23,7 @@ public struct SessionAccess: Sendable {
         /// The stored session cannot be used any more (signed out by the server, or removed); a sign-in follows.
         case sessionUnusable(SessionError)
         /// A sign-in starts: with this provider, by this route, with these client settings (their
-        /// ``ClientSettings/notes`` and ``ClientSettings/secretSource`` are for the user to see).
+        /// `ClientSettings.notes` and `ClientSettings.secretSource` are for the user to see).
         case signingIn(provider: Provider, route: SignInRoute, settings: ClientSettings)
         /// A step of the sign-in through the browser.
         case browser(LoopbackSignIn.Event)
@@ -73,8 +73,8 @@ public struct SessionAccess: Sendable {
     ///   - variables: Provider variables; nil uses the stored session's, and the clients file's for a sign-in.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
     /// - Returns: The session, as stored.
-    /// - Throws: ``ClientSettingsError`` (no client id configured, a secret variable unset), ``ProviderError``,
-    ///   ``SessionError`` (other than a signed-out session), and what ``signIn(to:settings:account:route:port:timeout:requestOfflineAccess:events:)`` throws.
+    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`,
+    ///   `SessionError` (other than a signed-out session), and what ``signIn(to:settings:account:route:port:timeout:requestOfflineAccess:events:)`` throws.
     public func session(
         for key: SessionKey, variables: [String: String]? = nil,
         events: @escaping @Sendable (Event) -> Void = { _ in }
@@ -100,8 +100,12 @@ public struct SessionAccess: Sendable {
     /// itself (git, kubectl): a provider whose descriptor says `security.dpop: required` is refused before any
     /// sign-in, and a DPoP-bound session after it, since such a tool cannot add the proof the token needs.
     ///
-    /// - Parameter tool: The tool's name, for the message (`git`).
-    /// - Throws: ``FlowError`` `dpop` as above, and what ``session(for:variables:events:)`` throws.
+    /// - Parameters:
+    ///   - key: The session.
+    ///   - variables: Provider variables; nil uses the stored session's, and the clients file's for a sign-in.
+    ///   - tool: The tool's name, for the message (`git`).
+    ///   - events: Receives what happens, in order; nothing when the stored session is valid.
+    /// - Throws: `FlowError` `dpop` as above, and what ``session(for:variables:events:)`` throws.
     public func bearerSession(
         for key: SessionKey, variables: [String: String]? = nil, tool: String, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> StoredSession {
@@ -120,13 +124,13 @@ public struct SessionAccess: Sendable {
     /// expiry asks for, such as an ID token about to expire), under the session's lock, joining a
     /// refresh already running.
     ///
-    /// - Throws: ``SessionError``, ``ClientSettingsError``, ``ProviderError`` and the refresh's errors.
+    /// - Throws: `SessionError`, `ClientSettingsError`, `ProviderError` and the refresh's errors.
     public func refreshed(_ session: StoredSession, variables: [String: String]? = nil) async throws -> StoredSession {
         try await manager(for: session, variables: variables).refresh()
     }
 
     /// Signs in and stores the session, by `route`: through the browser (``LoopbackSignIn``) or with a
-    /// device code (``DeviceSignIn``).
+    /// device code (`DeviceSignIn`).
     ///
     /// - Parameters:
     ///   - provider: The resolved provider.
@@ -138,7 +142,7 @@ public struct SessionAccess: Sendable {
     ///   - requestOfflineAccess: Whether to ask for a refresh token.
     ///   - events: Receives ``Event/signingIn(provider:route:settings:)``, then the sign-in's own events.
     /// - Throws: What ``LoopbackSignIn/signIn(to:settings:requestOfflineAccess:account:port:timeout:events:)`` or
-    ///   ``DeviceSignIn/signIn(to:settings:requestOfflineAccess:account:events:)`` throw.
+    ///   `DeviceSignIn.signIn(to:settings:requestOfflineAccess:account:events:)` throw.
     public func signIn(
         to provider: Provider, settings: ClientSettings, account: String = "default", route: SignInRoute? = nil,
         port: Int? = nil, timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
@@ -170,7 +174,7 @@ public struct SessionAccess: Sendable {
         }
     }
 
-    /// The token manager of a stored session, its client resolved as ``ClientSettingsResolver`` resolves it.
+    /// The token manager of a stored session, its client resolved as `ClientSettingsResolver` resolves it.
     private func manager(for session: StoredSession, variables: [String: String]?) throws -> TokenManager {
         let provider = try providers(session.key.providerID, variables ?? session.variables)
         let client = try clients.client(for: session, provider: provider, environment: environment)

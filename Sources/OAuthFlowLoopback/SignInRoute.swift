@@ -6,7 +6,7 @@ import OAuthFlow
 public enum SignInRoute: Sendable, Hashable {
     /// ``LoopbackSignIn``.
     case browser
-    /// ``DeviceSignIn``; the reason is why no browser can be opened, nil when the device flow was asked for.
+    /// `DeviceSignIn`; the reason is why no browser can be opened, nil when the device flow was asked for.
     case deviceCode(SystemBrowser.UnavailableReason?)
 
     /// The browser, unless none can be opened here and the provider declares the device grant.

@@ -12,7 +12,9 @@ public final class PostgresReplayRegistry: ReplayRegistry, Sendable {
     public let table: String
     private let writes = Locked(0)
 
-    /// - Parameter table: A plain lower-case SQL name (letters, digits, `_`; 63 at most).
+    /// - Parameters:
+    ///   - store: The token store whose connection pool, deadlines and error reporting the registry uses.
+    ///   - table: A plain lower-case SQL name (letters, digits, `_`; 63 at most).
     public init(store: PostgresTokenStore, table: String = "oauthflow_replays") throws {
         guard PostgresTokenStore.isPlainName(table) else {
             throw TokenStoreError(

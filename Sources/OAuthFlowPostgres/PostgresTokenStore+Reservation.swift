@@ -56,7 +56,7 @@ extension PostgresTokenStore {
         }
 
         /// Seals the raw answer behind the session to keep and writes it to the row the moment it
-        /// arrives, before it is even parsed (``RefreshAnswerRecord``), on a connection leased
+        /// arrives, before it is even parsed (`RefreshAnswerRecord`), on a connection leased
         /// before the request was sent: no pool to wait for between the answer and its record.
         func answerRecorder(refreshing session: StoredSession) -> (@Sendable (Data) -> Void)? {
             guard let header = try? RefreshAnswerRecord.header(keeping: session, encode: PostgresTokenStore.encode) else { return nil }

@@ -3,7 +3,7 @@ import NIOCore
 import OAuthFlow
 
 /// Sealing at rest: each session is sealed with AES-256-GCM under the keyring's current key
-/// (``SessionKeyring``), bound to its own row; the row keeps the key id, so rows sealed before a
+/// (`SessionKeyring`), bound to its own row; the row keeps the key id, so rows sealed before a
 /// rotation still open.
 extension PostgresTokenStore {
     /// The authenticated context of a row: a sealed session opens only in its own row.
@@ -26,7 +26,7 @@ extension PostgresTokenStore {
 
     /// The session sealed in a row, or a recorded refresh answer read as the session it says to keep.
     ///
-    /// - Throws: ``TokenStoreError`` `corrupt` when it does not open under its key and row, or is not a
+    /// - Throws: `TokenStoreError` `corrupt` when it does not open under its key and row, or is not a
     ///   session this version reads; the row is left in place.
     func open(_ sealed: ByteBuffer, keyID: String, key: SessionKey) throws -> StoredSession {
         let plaintext: Data

@@ -10,7 +10,7 @@ import PostgresNIO
 /// - One row per provider and account (the host's user id), in one table
 ///   (``migrate()`` creates it; the SQL is ``migrationSQL(table:)``).
 /// - Each session is sealed with AES-256-GCM under the keyring's current key; the row keeps
-///   the key id, so rows sealed before a rotation still open (``SessionKeyring``).
+///   the key id, so rows sealed before a rotation still open (`SessionKeyring`).
 /// - ``lock(_:)`` is a transaction-scoped advisory lock on its own pooled connection:
 ///   across the whole cluster one instance refreshes a session while the others wait, then
 ///   read what it stored. If that instance dies, PostgreSQL ends its transaction and the lock
@@ -20,7 +20,7 @@ import PostgresNIO
 ///   whose refresher is gone (its backend holds no lock) is taken as the session by the
 ///   next ``load(_:)``, so a refresh token spent just before a crash is not lost.
 /// - Every operation has a deadline. A lost connection or an unreachable server throws
-///   ``TokenStoreError`` `unavailable` naming the server (never the password) and changes nothing.
+///   `TokenStoreError` `unavailable` naming the server (never the password) and changes nothing.
 ///
 /// - A refreshed session the database did not take is kept and saved again in the background
 ///   while the store runs, and before a graceful shutdown ends it.
@@ -53,6 +53,8 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     ///   - table: A plain lower-case SQL name (letters, digits, `_`; 63 at most).
     ///   - timeout: Deadline of each operation (default 10 s).
     ///   - lockTimeout: How long to wait for another instance's refresh (default 120 s).
+    ///   - logger: Receives what the store does (saves retried, sessions recovered) and the pool's connection
+    ///     failures, at info or below; never a token or a sealing key. Discards everything by default.
     public init(
         configuration: PostgresClient.Configuration, keyring: SessionKeyring, table: String = "oauthflow_sessions",
         timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(120),
@@ -290,7 +292,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
 
     // MARK: - Deadlines and errors
 
-    /// Runs `body` with the store's deadline; any failure becomes a ``TokenStoreError`` naming the server.
+    /// Runs `body` with the store's deadline; any failure becomes a `TokenStoreError` naming the server.
     ///
     /// The deadline returns on time even when the operation is slow to notice cancellation
     /// (a pool still connecting): the operation is cancelled and left to finish on its own.

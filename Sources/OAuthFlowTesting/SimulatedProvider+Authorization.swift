@@ -12,9 +12,9 @@ extension SimulatedProvider {
     /// `error` (`unsupported_response_type`, `invalid_request` for missing or `plain` PKCE).
     ///
     /// - Parameters:
-    ///   - url: The authorization URL the library built (``OAuthFlow/PendingAuthorization/url``).
+    ///   - url: The authorization URL the library built (`PendingAuthorization.url`).
     ///   - subject: Who signs in: the ID token's and userinfo's `sub`.
-    /// - Returns: The redirect to hand to ``OAuthFlow/OAuthClient/finishAuthorization(callback:pending:)``.
+    /// - Returns: The redirect to hand to `OAuthClient.finishAuthorization(callback:pending:)`.
     /// - Throws: ``SimulationError`` when the request cannot be redirected.
     public func approve(_ url: URL, subject: String = "user-1") throws -> URL {
         let (request, redirect) = try authorizationRequest(url)

@@ -62,7 +62,7 @@ extension SimulatedProvider {
         return descriptor
     }
 
-    /// The resolved provider, ready for ``OAuthFlow/OAuthClient`` and the rest of the engine.
+    /// The resolved provider, ready for `OAuthClient` and the rest of the engine.
     public nonisolated func provider(_ options: DescriptorOptions = DescriptorOptions()) throws -> Provider {
         try descriptor(options).resolve([:])
     }

@@ -2,13 +2,13 @@ import Crypto
 import Foundation
 import OAuthFlow
 
-/// An OpenID provider that runs inside the test process, behind ``OAuthFlow/HTTPTransport``: a host tests its
+/// An OpenID provider that runs inside the test process, behind `HTTPTransport`: a host tests its
 /// own sign-in, refresh, service-token and API code against it through the library's real engine, with no
 /// server, no network and no Python.
 ///
 /// It answers requests to its issuer (`https://simulated.example` by default) as the RFCs say:
 /// discovery (OpenID Connect Discovery and RFC 8414), the authorization code grant with PKCE `S256`
-/// (``approve(_:subject:claims:)`` stands in for the user at the browser), refresh with rotation and
+/// (``approve(_:subject:)`` stands in for the user at the browser), refresh with rotation and
 /// reuse detection (RFC 9700 §4.14.2), client credentials, the device grant (RFC 8628), pushed authorization
 /// requests (RFC 9126), DPoP with nonces (RFC 9449), a key set that rotates (``rotateKeys(retiringPrevious:)``),
 /// introspection (RFC 7662), revocation (RFC 7009), userinfo and back-channel logout tokens

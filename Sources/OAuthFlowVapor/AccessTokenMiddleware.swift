@@ -2,10 +2,10 @@ import Foundation
 import OAuthFlow
 import Vapor
 
-/// Lets a request through only with an access token that ``ProtectedResource`` accepts and that grants
+/// Lets a request through only with an access token that `ProtectedResource` accepts and that grants
 /// the scopes given; the route then reads ``Vapor/Request/accessPrincipal`` (or
 /// `request.auth.require(ProtectedResource.Principal.self)`). Anything else is answered at once with the status and
-/// `WWW-Authenticate` challenges of RFC 6750 and RFC 9449 (``OAuthFlow/ProtectedResource.Denial/vaporResponse``).
+/// `WWW-Authenticate` challenges of RFC 6750 and RFC 9449 (``OAuthFlow/ProtectedResource/Denial/vaporResponse``).
 ///
 /// ```swift
 /// app.addProtectedResourceMetadata(api)
@@ -14,7 +14,7 @@ import Vapor
 /// ```
 ///
 /// The URL a DPoP proof must name (`htu`) is the request's path on the origin of the resource's URL
-/// (``ProtectedResource/Settings/resource``): the origin clients use, also behind a proxy.
+/// (`ProtectedResource.Settings.resource`): the origin clients use, also behind a proxy.
 public struct AccessTokenMiddleware: AsyncMiddleware {
     public let resource: ProtectedResource
     /// The scopes every request must have been granted.

@@ -3,7 +3,7 @@ import Vapor
 
 /// Keeps a protected API's signing keys fresh while a Vapor application runs: discovery and every trusted
 /// provider's JWKS are fetched when the application boots, and again before each set ages out, so that no
-/// request waits for a fetch (``OAuthFlow/ProtectedResource/keepKeysFresh()``). The refresh stops when the
+/// request waits for a fetch (`ProtectedResource.keepKeysFresh()`). The refresh stops when the
 /// application shuts down.
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import OAuthFlow
 import Vapor
 
 extension RoutesBuilder {
-    /// Serves the resource's metadata document (RFC 9728) at ``OAuthFlow/ProtectedResource/metadataURL``'s path,
+    /// Serves the resource's metadata document (RFC 9728) at `ProtectedResource.metadataURL`'s path,
     /// as `application/json` that clients may cache for an hour.
     public func addProtectedResourceMetadata(_ resource: ProtectedResource) {
         let document = resource.metadata.json()

@@ -7,7 +7,7 @@ import Vapor
 /// whatever response it returns.
 public typealias SignInHandler = @Sendable (WebSignInResult, Request) async throws -> Response
 
-/// A sign-in page of the host's own, served at `GET {basePath}` instead of ``WebSignIn/signInPage(returnTo:)``.
+/// A sign-in page of the host's own, served at `GET {basePath}` instead of `WebSignIn.signInPage(returnTo:)`.
 public typealias SignInPage = @Sendable (Request) async throws -> Response
 
 extension RoutesBuilder {
@@ -17,7 +17,7 @@ extension RoutesBuilder {
     /// - `GET {basePath}/:provider`: starts the flow and redirects to the provider;
     /// - `GET` and `POST {basePath}/:provider/callback`: finishes it (query or `form_post`, whose body
     ///   is read up to 64 KiB; a larger one gets 413) and calls `onSignIn`; a refusal gets
-    ///   ``WebSignInError/page(signInPath:)``.
+    ///   `WebSignInError.page(signInPath:)`.
     ///
     /// ```swift
     /// app.addSignInRoutes(web) { result, request in

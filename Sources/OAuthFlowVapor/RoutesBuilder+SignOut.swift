@@ -14,13 +14,13 @@ extension RoutesBuilder {
     ///
     /// - `POST {basePath}/signout`: reads the host's session key with `currentSession`, lets `onSignOut`
     ///   clear the host's own session, then revokes, forgets and sends the browser to the provider's logout
-    ///   (``OAuthFlowWeb/WebSignIn/signOut(_:returnTo:)``; a `return_to` query parameter names the path to end on);
+    ///   (`WebSignIn.signOut(_:returnTo:)`; a `return_to` query parameter names the path to end on);
     /// - `GET {basePath}/:provider/signed-out`: the post-logout redirect URI
-    ///   (``OAuthFlowWeb/WebSignIn/finishSignOut(_:query:cookies:)``);
+    ///   (`WebSignIn.finishSignOut(_:query:cookies:)`);
     /// - `POST {basePath}/:provider/backchannel-logout`: the provider's logout tokens, the body read up to
-    ///   64 KiB (``OAuthFlowWeb/WebSignIn/backChannelLogout(_:body:contentType:)``, which refuses a longer one);
+    ///   64 KiB (`WebSignIn.backChannelLogout(_:body:contentType:)`, which refuses a longer one);
     /// - `GET {basePath}/:provider/frontchannel-logout`: front-channel logout
-    ///   (``OAuthFlowWeb/WebSignIn/frontChannelLogout(_:query:current:)``).
+    ///   (`WebSignIn.frontChannelLogout(_:query:current:)`).
     ///
     /// ```swift
     /// app.addSignOutRoutes(web, currentSession: { request in User.signedIn(request)?.session }) { request in

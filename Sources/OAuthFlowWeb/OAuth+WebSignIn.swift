@@ -9,8 +9,9 @@ extension OAuth {
     /// let web = try oauth.webSignIn(enabling: ["google", "auth0"], origin: URL(string: "https://app.example.com")!, keyring: keyring)
     /// ```
     ///
-    /// Finished sign-ins are kept in ``Configuration/store`` when it can list a user's sessions (every store the
-    /// library ships can), so that tokens refresh on use, sign-out revokes them, and back-channel logout ends them.
+    /// Finished sign-ins are kept in the configuration's store (`OAuth.Configuration.store`) when it can list a user's
+    /// sessions (every store the library ships can), so that tokens refresh on use, sign-out revokes them, and
+    /// back-channel logout ends them.
     ///
     /// - Parameters:
     ///   - names: The providers to offer; listed by display name.
@@ -18,7 +19,8 @@ extension OAuth {
     ///   - keyring: Seals the pending sign-in cookies; share it between instances.
     ///   - replays: The logout token `jti`s seen; share one (`PostgresReplayRegistry`) between instances.
     ///   - basePath: The routes' prefix.
-    /// - Throws: ``ClientSettingsError`` for a provider without a client, ``ProviderError``, and ``WebSignInError``
+    ///   - pendingLifetime: How long a started sign-in (or sign-out) may take before its cookie expires, in seconds.
+    /// - Throws: `ClientSettingsError` for a provider without a client, `ProviderError`, and ``WebSignInError``
     ///   `configuration` for an origin, base path or client that cannot work.
     public func webSignIn(
         enabling names: [String], origin: URL, keyring: SessionKeyring, replays: any ReplayRegistry = InMemoryReplayRegistry(),

@@ -8,7 +8,7 @@ import OAuthFlow
 /// - The cookie's name is derived from the flow's `state` (`oauthflow_flow_` and 16 hex
 ///   digits of its SHA-256), so flows in several tabs do not overwrite each other and
 ///   the callback finds its own cookie from the `state` the provider hands back.
-/// - Its value is `v1.KEYID.SEALED`: AES-256-GCM (``SessionKeyring``) over the pending
+/// - Its value is `v1.KEYID.SEALED`: AES-256-GCM (`SessionKeyring`) over the pending
 ///   authorization (verifier, state, nonce, redirect URI), the provider id, the return
 ///   path and an expiry, with the cookie's name authenticated alongside. A value
 ///   edited, cut, sealed with an unknown key or moved to another cookie name does not open.
@@ -41,7 +41,7 @@ struct PendingSignIn: Codable, Sendable {
     }
 }
 
-/// A record sealed into a cookie value: `v1.KEYID.SEALED`, AES-256-GCM (``SessionKeyring``) over its JSON, with
+/// A record sealed into a cookie value: `v1.KEYID.SEALED`, AES-256-GCM (`SessionKeyring`) over its JSON, with
 /// its purpose and the cookie's name authenticated alongside. A value edited, cut, sealed with an unknown key,
 /// or moved to another cookie name or purpose does not open.
 enum SealedCookie {

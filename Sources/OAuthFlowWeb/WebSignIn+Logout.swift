@@ -53,7 +53,7 @@ extension WebSignIn {
 
     /// The session's access token, refreshed first when it has expired (once, however many requests ask).
     ///
-    /// - Throws: ``SessionError`` `notSignedIn` when the session is gone (signed out, or ended by the
+    /// - Throws: `SessionError` `notSignedIn` when the session is gone (signed out, or ended by the
     ///   provider's logout on any instance), `signedOut` when the provider refused the refresh;
     ///   ``WebSignInError`` `configuration` without a store or for a provider not enabled.
     public func accessToken(for key: SessionKey) async throws -> Secret {
@@ -99,7 +99,10 @@ extension WebSignIn {
     /// The host clears its own session before sending this response. Without a session (`key` nil, or already
     /// gone) the browser goes straight to `returnTo`; a provider without an end-session endpoint gets a page
     /// that says so plainly: signed out here, the provider's session stays.
-    /// - Parameter returnTo: A same-origin path to end on (``ReturnPath/accept(_:)``).
+    ///
+    /// - Parameters:
+    ///   - key: The signed-in session's key, as ``WebSignInResult/session`` gave it; nil when nobody is signed in.
+    ///   - returnTo: A same-origin path to end on (``ReturnPath/accept(_:)``).
     public func signOut(_ key: SessionKey?, returnTo: String? = nil) async -> WebResponse {
         let target = ReturnPath.accept(returnTo)
         guard let key, let client = clients[key.providerID], sessions != nil else { return Self.redirect(to: target) }
@@ -187,7 +190,7 @@ extension WebSignIn {
     // MARK: - The provider's logout
 
     /// A back-channel logout request from `providerID` (Back-Channel Logout 1.0 §2.5): the logout token is
-    /// checked (``ProviderLogoutReceiver``) and the sessions it names end in the store. The answer is 200, or
+    /// checked (`ProviderLogoutReceiver`) and the sessions it names end in the store. The answer is 200, or
     /// 400 with a JSON error, always `Cache-Control: no-store`; 404 for a provider not enabled, 501 without a store.
     public func backChannelLogout(_ providerID: String, body: Data, contentType: String?) async -> WebResponse {
         guard let receiver = logoutReceivers[providerID] else { return noReceiver(providerID) }

@@ -11,13 +11,13 @@ import OAuthFlow
 ///   check of the engine and hands back a ``WebSignInResult`` (or a ``WebSignInError``).
 ///
 /// Nothing is kept on the server between start and callback: the PKCE verifier, state,
-/// nonce, provider and return path travel in a short-lived cookie sealed with AES-GCM
-/// under the host's ``SessionKeyring`` (see ``PendingSignIn``), so any instance can
-/// finish a flow another started. An adapter (``OAuthFlowHummingbird``) maps these calls
+/// nonce, provider and return path travel in a short-lived cookie (the pending sign-in) sealed
+/// with AES-GCM under the host's `SessionKeyring`, so any instance can
+/// finish a flow another started. An adapter (OAuthFlowHummingbird, OAuthFlowVapor) maps these calls
 /// to a framework's routes; one for another framework is a thin layer of the same calls.
 public final class WebSignIn: Sendable {
     /// The most of a `form_post` callback body an adapter reads: a small urlencoded form. A longer body is
-    /// not a callback. (A back-channel logout body has ``ProviderLogoutReceiver/maximumBodySize``.)
+    /// not a callback. (A back-channel logout body has `ProviderLogoutReceiver.maximumBodySize`.)
     public static let maximumFormPostSize = 64 * 1024
 
     /// The public origin the browser sees (`https://app.example.com`), for redirect URIs and cookies.
@@ -50,6 +50,7 @@ public final class WebSignIn: Sendable {
     /// ], origin: URL(string: "https://app.example.com")!, keyring: keyring)
     /// ```
     /// - Parameters:
+    ///   - registry: The descriptors the providers are found in, by id.
     ///   - enable: The providers to offer, by descriptor id, each with its client (id, secret or key, scopes and the
     ///     descriptor's variables); listed by display name.
     ///   - origin: The site's public origin; plain `http` only for loopback (development).
@@ -60,7 +61,9 @@ public final class WebSignIn: Sendable {
     ///     holds what ``WebSignInResult`` gives it.
     ///   - replays: The logout token `jti`s seen; share one (`PostgresReplayRegistry`) between instances.
     ///   - basePath: The routes' prefix.
-    /// - Throws: ``ProviderError`` for an unknown provider or missing variables, ``WebSignInError``
+    ///   - pendingLifetime: How long a started sign-in (or sign-out) may take before its cookie expires, in seconds.
+    ///   - environment: The transport, clock, logger and DPoP nonces every client and session of the sign-in uses.
+    /// - Throws: `ProviderError` for an unknown provider or missing variables, ``WebSignInError``
     ///   `configuration` for an origin or base path that cannot work.
     public convenience init(
         registry: ProviderRegistry, enable: [String: ClientSettings], origin: URL, keyring: SessionKeyring,
@@ -194,8 +197,10 @@ public final class WebSignIn: Sendable {
 
     /// Starts a sign-in: a redirect to the provider, with the sealed pending cookie.
     ///
-    /// - Parameter returnTo: Where to send the user afterwards: a same-origin path (`/account`);
-    ///   anything else (an absolute URL, `//host`, a backslash, control characters) becomes `/`.
+    /// - Parameters:
+    ///   - providerID: The enabled provider to sign in with, by descriptor id.
+    ///   - returnTo: Where to send the user afterwards: a same-origin path (`/account`);
+    ///     anything else (an absolute URL, `//host`, a backslash, control characters) becomes `/`.
     public func start(_ providerID: String, returnTo: String? = nil) async -> WebResponse {
         do {
             guard let client = clients[providerID] else {
@@ -399,7 +404,7 @@ public struct WebSignInResult: Sendable {
     /// secret: the tokens stay in the store) and pass it to ``WebSignIn/accessToken(for:)`` and
     /// ``WebSignIn/signOut(_:returnTo:)``.
     public let session: SessionKey?
-    /// What else the provider put in the callback (``OAuthClient/SignInOutcome/callback``). Sign in with Apple sends
+    /// What else the provider put in the callback (`OAuthClient.SignInOutcome.callback`). Sign in with Apple sends
     /// the user's name here (`user`), and only on the first consent: the profile maps it when the descriptor says
     /// so, and a host that wants the name later must store it now, since it will not come again.
     public let callback: [String: JSONValue]

@@ -1,7 +1,7 @@
 import Foundation
 import OAuthFlow
 
-/// Why a web sign-in was refused; ``page()`` is what the browser gets.
+/// Why a web sign-in was refused; ``page(signInPath:)`` is what the browser gets.
 ///
 /// ``message`` is for logs: it names what failed and never holds a token, code or verifier.
 /// The page says what happened in words for the person at the browser, offers to start
@@ -11,7 +11,7 @@ public struct WebSignInError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
-    /// The provider's `error` code, for ``Code/denied`` and ``Code/exchangeRefused``.
+    /// The provider's `error` code, for ``OAuthFlow/ErrorCode/denied`` and ``OAuthFlow/ErrorCode/exchangeRefused``.
     public let providerError: String?
     /// The `Set-Cookie` that deletes the pending cookie, when the callback named one.
     public internal(set) var clearPendingCookie: String?
@@ -115,7 +115,8 @@ extension ErrorCode where Domain == WebSignInError {
 
 /// Minimal HTML for the default pages.
 public enum WebHTML {
-    /// Text made safe inside HTML text and quoted attribute values (``HTMLText/escaped(_:)``).
+    /// Text made safe inside HTML text and quoted attribute values: `& < > " '` and control characters become
+    /// references (the escaping the loopback receiver's pages use too).
     public static func escape(_ text: String) -> String {
         HTMLText.escaped(text)
     }

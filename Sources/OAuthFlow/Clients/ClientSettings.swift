@@ -78,6 +78,8 @@ public struct ClientSettings: Sendable {
     ///   - scopes: Scopes to ask for; nil for the descriptor's defaults.
     ///   - signingKey: The private key for `private_key_jwt`, or the key a generated client secret is signed with.
     ///   - tlsIdentity: The client certificate for mutual TLS (RFC 8705).
+    ///   - secretSource: Where `secret` came from, in words a person can check; nil without a secret.
+    ///   - notes: Settings found but not used, one sentence each.
     public init(
         clientID: String, secret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil, variables: [String: String] = [:],
         scopes: [String]? = nil, signingKey: ClientConfiguration.SigningKey? = nil, tlsIdentity: TLSClientIdentity? = nil,

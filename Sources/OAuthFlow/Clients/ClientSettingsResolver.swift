@@ -2,7 +2,7 @@ import Foundation
 
 /// Resolves a client's settings as `oauthflow` does: each setting from the host's ``ClientSettings/Overrides``,
 /// then the environment (`OAUTHFLOW_<PROVIDER>_CLIENT_ID`, `OAUTHFLOW_<PROVIDER>_CLIENT_SECRET`), then the
-/// clients file (``ClientsFile``).
+/// clients file (``clientsFileURL``, `$XDG_CONFIG_HOME/oauthflow/clients.yaml` by default).
 ///
 /// ```swift
 /// let settings = try ClientSettingsResolver(environment: ProcessInfo.processInfo.environment).settings(for: "google")
@@ -84,7 +84,7 @@ public struct ClientSettingsResolver: Sendable {
     }
 
     /// The client of a stored session, as every session command builds it: the session's client id and
-    /// redirect URI, with the secret and method from ``settings(for:overrides:)``.
+    /// redirect URI, with the secret and method from ``settings(for:overrides:)-(StoredSession,_)``.
     public func client(
         for session: StoredSession, provider: Provider, overrides: ClientSettings.Overrides = .init(),
         environment: OAuthEnvironment = OAuthEnvironment()

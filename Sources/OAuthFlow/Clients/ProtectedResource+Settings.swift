@@ -47,7 +47,13 @@ extension ProtectedResource {
     /// Checks one access token as an API with `audience` would, trusting only `descriptor`'s provider: what
     /// `oauthflow verify-token` runs. A DPoP- or certificate-bound token is refused, as it would be without its proof.
     ///
-    /// - Parameter audience: The API's audience, in place of the descriptor's `access_tokens.audience`; nil takes that one.
+    /// - Parameters:
+    ///   - token: The access token to check, as a client would send it.
+    ///   - descriptor: The provider that issued it; the only one trusted.
+    ///   - audience: The API's audience, in place of the descriptor's `access_tokens.audience`; nil takes that one.
+    ///   - overrides: The API's client at that provider, ahead of what `resolver` finds (for introspected tokens).
+    ///   - resolver: Finds the API's client for introspection (the `OAUTHFLOW_<PROVIDER>_*` variables, the clients file).
+    ///   - environment: Fetches discovery, the JWKS and introspection answers (a 10-second deadline by default).
     /// - Returns: The principal.
     /// - Throws: ``ProtectedResource/Denial`` saying exactly which check failed (``ProtectedResource/Denial/reason``); ``ClientSettingsError``
     ///   or ``ProviderError`` for a setup that cannot check it.

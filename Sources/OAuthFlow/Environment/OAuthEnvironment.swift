@@ -17,8 +17,9 @@ import Logging
 ///
 /// Nothing here reads the process environment or the user's files.
 public struct OAuthEnvironment: Sendable {
-    /// Sends every request: ``DefaultHTTPTransport`` unless the host hands in its own (on Linux, an
-    /// ``AsyncHTTPClientTransport`` over the host's `HTTPClient`, or a test's transport).
+    /// Sends every request: the platform's transport (``AsyncHTTPClientTransport`` on Linux, `URLSessionTransport`
+    /// on Apple platforms) unless the host hands in its own (on Linux, an ``AsyncHTTPClientTransport`` over the
+    /// host's `HTTPClient`, or a test's transport).
     public var transport: any HTTPTransport
     /// The wall clock: issue and expiry times, refresh windows, caches, and the device flow's wait between polls.
     public var clock: any DateClock

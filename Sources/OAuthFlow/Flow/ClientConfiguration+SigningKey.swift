@@ -28,6 +28,7 @@ extension ClientConfiguration {
         /// A key from PEM text.
         ///
         /// - Parameters:
+        ///   - pem: The private key, PEM-encoded: an RSA key of 2048 bits or more, or a P-256 key.
         ///   - algorithm: RS256 (the default for RSA) or PS256 for an RSA key; ES256 for a P-256 key.
         ///   - keyID: The `kid` the server registered the key under.
         ///   - certificatePEM: The key's certificate, to send its `x5t#S256`.

@@ -56,9 +56,11 @@ extension TokenSet {
     /// (with `ath`) when the tokens are DPoP-bound (RFC 9449 §7), `Authorization: Bearer` otherwise (RFC 6750).
     ///
     /// A resource server that answers `use_dpop_nonce` gets one retry with the nonce it gave. Redirects are never followed.
-    /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above.
     ///
-    /// - Parameter environment: Its transport sends the request, its clock dates the proof, its nonces hold the servers' latest.
+    /// - Parameters:
+    ///   - request: The request to the protected resource; its `Authorization` header is set here.
+    ///   - environment: Its transport sends the request, its clock dates the proof, its nonces hold the servers' latest.
+    /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above.
     public func send(_ request: TransportRequest, environment: OAuthEnvironment = OAuthEnvironment()) async throws -> TransportResponse {
         let transport = environment.transport
         let nonces = environment.nonces

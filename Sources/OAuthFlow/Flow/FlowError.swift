@@ -29,8 +29,10 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A DPoP-bound session refused to a tool that can send only Bearer tokens.
     public static func dpopRefused(_ message: String) -> FlowError { FlowError(.dpop, message) }
 
-    /// Credentials go only where ``TransportPolicy/isSecure(_:)`` allows.
+    /// Credentials go only where the transport policy allows (`TransportPolicy.isSecure(_:)`): https, or plain
+    /// http to this machine (RFC 9700 §2.6, RFC 8252 §8.3).
     ///
+    /// - Parameter url: Where credentials are about to be sent.
     /// - Throws: ``FlowError`` `insecureEndpoint` for any other URL.
     public static func requireSecure(_ url: URL) throws {
         guard TransportPolicy.isSecure(url) else { throw FlowError(.insecureEndpoint, TransportPolicy.refusal(url)) }

@@ -22,6 +22,8 @@ extension OAuthClient {
     /// - Parameters:
     ///   - idToken: The session's ID token, so that the provider ends that session without asking who.
     ///   - postLogoutRedirectURI: Where the browser comes back; it must be registered at the provider.
+    ///   - logoutHint: A hint about the user signing out, sent as `logout_hint` (RP-Initiated Logout 1.0 §2).
+    ///   - uiLocales: The languages the provider's logout page should use, most preferred first (`ui_locales`).
     /// - Throws: ``FlowError`` `noEndSessionEndpoint` when the provider has none, `insecureEndpoint` for one
     ///   over plain http to another machine (the URL carries the ID token).
     public func endSessionRequest(

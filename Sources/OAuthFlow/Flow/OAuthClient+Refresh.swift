@@ -15,7 +15,11 @@ extension OAuthClient {
     /// Uses the refresh token for a new access token (RFC 6749 §6).
     ///
     /// When the server does not rotate the refresh token, the old one is kept.
+    ///
     /// - Parameters:
+    ///   - tokens: The session's tokens: their refresh token is sent, and kept when the server sends no new one.
+    ///   - scopes: The scopes to ask for, none beyond those granted (RFC 6749 §6); nil sends no `scope`, which
+    ///     asks for the same scopes again.
     ///   - arrived: Called synchronously with a successful (2xx) answer, unparsed, on the thread
     ///     that read its last byte, so that a caller can make it durable at once: a rotating
     ///     server has already invalidated the old refresh token at that point.

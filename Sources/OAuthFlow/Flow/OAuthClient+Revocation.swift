@@ -11,7 +11,10 @@ extension OAuthClient {
 
     /// Revokes a token at the revocation endpoint (RFC 7009).
     ///
-    /// - Parameter proofKey: The DPoP key of the session the token belongs to: the request carries a proof from it.
+    /// - Parameters:
+    ///   - token: The access or refresh token to revoke.
+    ///   - kind: Which of the two it is, sent as `token_type_hint`.
+    ///   - proofKey: The DPoP key of the session the token belongs to: the request carries a proof from it.
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
     public func revoke(_ token: Secret, kind: TokenKind, proofKey: DPoPKey? = nil) async throws {
         guard let endpoint = try await revocationEndpoint() else {

@@ -38,9 +38,12 @@ extension OAuthClient {
     /// Reads userinfo when the mapping uses it and `userInfo` was not given, and makes the
     /// descriptor's one extra call when the mapping uses `extra.` sources. With an ID token,
     /// a failing userinfo or extra call only leaves those fields empty; without one, it throws.
+    ///
     /// - Parameters:
+    ///   - tokens: The session's tokens, for the userinfo and extra calls.
     ///   - idToken: The ID token's claims, verified (``SignInOutcome/idToken``).
     ///   - userInfo: Userinfo already read, to save the round trip.
+    ///   - callback: The callback's other parameters (``SignInOutcome/callback``, Apple's `user`), for the mapping's `callback.` sources.
     public func profile(
         _ tokens: TokenSet, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]? = nil, callback: [String: JSONValue]? = nil
     ) async throws -> UserProfile {

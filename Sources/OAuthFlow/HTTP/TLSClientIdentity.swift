@@ -3,7 +3,7 @@ import Foundation
 
 /// A TLS client certificate and its private key, presented on a request (RFC 8705 mutual TLS).
 ///
-/// The key is a ``Secret``: printing an identity never shows it. ``trustRoots`` replaces the system's
+/// The key is a ``Secret``: printing an identity never shows it. ``trustRootsPEM`` replaces the system's
 /// trust store for the request when set (a private CA's certificate, say); nil keeps the system's.
 public struct TLSClientIdentity: Sendable, Hashable {
     /// The certificate chain, PEM, leaf first.

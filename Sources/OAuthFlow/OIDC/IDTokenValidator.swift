@@ -22,7 +22,7 @@ public struct IDTokenClaims: Sendable, Hashable {
 /// - `alg` must be in the provider's ``Provider/Policy/idTokenAlgorithms`` (RS256 and ES256
 ///   by default); `none` is always refused; HS256 only when listed, verified with the
 ///   client secret.
-/// - The provider must be the discovered one (``Provider/discovered(with:logger:)``) when its
+/// - The provider must be the discovered one (``Provider/discovered(environment:)``) when its
 ///   JWKS endpoint comes from discovery: the validator fetches keys, never the discovery document.
 /// - `iss` must equal the issuer; `aud` must contain the client id, and `azp` must
 ///   be the client id when there are several audiences; `exp` and `iat` are checked

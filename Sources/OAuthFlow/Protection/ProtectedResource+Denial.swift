@@ -15,7 +15,7 @@ extension ProtectedResource {
         public let status: Int
         /// Which check failed, in words; for logs, never for the client.
         public let reason: String
-        /// The scopes the route requires (with ``Code/insufficientScope``).
+        /// The scopes the route requires (with ``ErrorCode/insufficientScope``).
         public let requiredScopes: [String]
         /// The answer's headers: each `WWW-Authenticate` challenge, and `DPoP-Nonce` or `Retry-After` when they apply.
         public internal(set) var headers: [(name: String, value: String)] = []

@@ -19,7 +19,7 @@ import Logging
 ///   that provider's keys and rules. A token that is not a JWT goes to the introspection endpoint of
 ///   the providers whose `access_tokens.format` is `opaque` or `both`, in the order given.
 /// - **JWTs** (`format: jwt` or `both`): `alg` from `access_tokens.signing_algs` (never `none` or
-///   HMAC), the signature by the provider's JWKS (``SigningKeys``: one fetch at a time, one refetch
+///   HMAC), the signature by the provider's JWKS (`SigningKeys`: one fetch at a time, one refetch
 ///   for an unknown `kid` at most every ``Settings/keysRefetchInterval``), `iss`, `aud` containing the
 ///   audience, `exp` and `nbf` within `access_tokens.leeway`, and with `profile: rfc9068` the header
 ///   `typ: at+jwt` and the claims `sub`, `client_id`, `iat` and `jti`.

@@ -12,7 +12,7 @@ import Darwin
 /// Sessions as JSON files, one per provider and account, safe against crashes and other users.
 ///
 /// - The directory is created 0700 and files are written 0600; a file or directory
-///   that others can read is refused with ``TokenStoreError/Code/insecurePermissions``.
+///   that others can read is refused with ``ErrorCode/insecurePermissions``.
 /// - Saving writes a temporary file, fsyncs it, renames it over the old one and
 ///   fsyncs the directory: a crash leaves the old session or the new one, never a
 ///   partial or empty file.

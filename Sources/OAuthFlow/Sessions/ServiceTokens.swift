@@ -72,7 +72,7 @@ extension ServiceTokens {
 ///   so a token another process just fetched is used instead of asking again.
 /// - A failed request is nobody's token: every caller waiting on it gets its error, nothing is cached,
 ///   and the next call asks again.
-/// - ``send(_:for:transport:)`` attaches the token and, when a resource server answers 401 `invalid_token`,
+/// - ``send(_:for:)`` attaches the token and, when a resource server answers 401 `invalid_token`,
 ///   drops the token and fetches a new one, once.
 /// - Client secrets and keys stay in the ``OAuthClient``; the store holds the issued tokens only.
 public final class ServiceTokens: Sendable {
@@ -146,6 +146,7 @@ public final class ServiceTokens: Sendable {
     ///
     /// - Parameters:
     ///   - subject: Who the assertions are about (their `iss` and `sub`, say): tokens for different subjects never mix.
+    ///   - scopes: The scopes to ask for; none leaves them to the server.
     ///   - assertion: Makes a fresh assertion; called only when a token must be fetched.
     public func accessToken(
         subject: String, scopes: [String] = [], assertion: @escaping @Sendable () async throws -> Secret

@@ -84,6 +84,8 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     public let path: String?
 
     /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - message: What failed, in a sentence; never a token or a secret.
     ///   - path: The file or, for a database, the row the error is about; never a secret.
     public init(_ code: Code, _ message: String, path: String? = nil) {
         self.code = code

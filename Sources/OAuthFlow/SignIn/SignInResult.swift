@@ -9,7 +9,7 @@ public struct SignInResult: Sendable {
     /// `at_hash`); nil for plain OAuth, or when no ID token was asked for.
     public let idToken: IDTokenClaims?
     /// Who signed in, mapped by the provider's profile mapping from the verified claims (no extra round
-    /// trip: userinfo fields stay empty until ``OAuthClient/profile(_:idToken:userInfo:)`` is asked).
+    /// trip: userinfo fields stay empty until ``OAuthClient/profile(_:idToken:userInfo:callback:)`` is asked).
     public let profile: UserProfile?
 
     public var tokens: TokenSet { session.tokens }
