@@ -30,6 +30,16 @@ package enum DescriptorSchema {
         /// Any one of the shapes.
         case either([Shape])
 
+        /// One of an enumeration's raw values, in the order it declares them: the vocabulary is the type's.
+        static func choice<Value: CaseIterable & RawRepresentable>(of _: Value.Type) -> Shape where Value.RawValue == String {
+            .choice(Value.allCases.map(\.rawValue))
+        }
+
+        /// One of `values`' raw values, in their order.
+        static func choice<Value: RawRepresentable>(among values: [Value]) -> Shape where Value.RawValue == String {
+            .choice(values.map(\.rawValue))
+        }
+
         /// Whether a scalar of this shape reads as its text when decoded (a `.string` plain value).
         var isText: Bool {
             switch self {
@@ -67,6 +77,12 @@ package enum DescriptorSchema {
             self.summary = summary
             self.defaultValue = defaultValue
         }
+
+        /// A field holding one of an enumeration's values, `value` when the key is absent: the setting's
+        /// vocabulary and default are the model's, stated there once.
+        init<Value: CaseIterable & RawRepresentable>(_ name: String, default value: Value, _ summary: String) where Value.RawValue == String {
+            self.init(name, .choice(of: Value.self), default: value.rawValue, summary)
+        }
     }
 
     /// The most entries a mapping (such as `variables`) or a list may hold.
@@ -95,7 +111,7 @@ package enum DescriptorSchema {
             "Name host code and the CLI select the provider by. Must equal the file name without `.yaml`."),
         Field("display_name", .string(), required: true, "Human-readable provider name."),
         Field(
-            "protocol", .choice(["oauth2", "oidc"]), required: true,
+            "protocol", .choice(of: ProviderProtocol.self), required: true,
             "`oidc` turns on ID tokens, the `openid` scope and nonce checks; `oauth2` is plain OAuth 2.0."),
         Field("docs_url", .urlTemplate, "Where the provider documents client registration."),
         Field(
@@ -196,12 +212,12 @@ package enum DescriptorSchema {
 
     static let discoveryFields: [Field] = [
         Field(
-            "mode", .choice(["oidc", "rfc8414", "none"]), default: ProviderDescriptor.Discovery().mode.rawValue,
+            "mode", default: ProviderDescriptor.Discovery().mode,
             "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
         ),
         Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
         Field(
-            "lacks", .list(.choice(["revocation", "end_session"])), default: "[]",
+            "lacks", .list(.choice(of: ProviderDescriptor.Discovery.Endpoint.self)), default: "[]",
             "Endpoints the provider's discovery document does not name (`revocation_endpoint`, `end_session_endpoint`), as its published document or documentation shows. Read by the catalog only: its Revocation or Logout column says `no` for them rather than `not stated`."
         ),
     ]
@@ -258,42 +274,40 @@ package enum DescriptorSchema {
             "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
             "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
         Field(
-            "response_mode", .choice(["query", "form_post", "fragment"]), default: ProviderDescriptor.Authorization().responseMode.rawValue,
+            "response_mode", default: ProviderDescriptor.Authorization().responseMode,
             "How the server returns the authorization response."),
         Field(
             "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
             "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
         Field(
-            "pushed", .choice(["always", "if_supported", "never"]), default: ProviderDescriptor.Authorization().pushed.rawValue,
+            "pushed", default: ProviderDescriptor.Authorization().pushed,
             "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
         ),
     ]
 
     static let tokenRequestFields: [Field] = [
         Field(
-            "body_encoding", .choice(["form", "json"]), default: ProviderDescriptor.TokenRequest().bodyEncoding.rawValue,
+            "body_encoding", default: ProviderDescriptor.TokenRequest().bodyEncoding,
             "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`."),
         Field(
             "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
             "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
     ]
 
-    static let clientAuthMethodNames = ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue)
-
     static let clientAuthFields: [Field] = [
         Field(
-            "methods", .list(.choice(clientAuthMethodNames)),
+            "methods", .list(.choice(of: ProviderDescriptor.ClientAuth.Method.self)),
             "Every method the provider accepts, in its order of preference. The client chooses the first method listed whose credential it holds (a secret, a private key, a certificate), or `none` when it holds none; a client's `client_auth` setting names one instead. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
         ),
         Field(
-            "method", .choice(clientAuthMethodNames), default: ProviderDescriptor.ClientAuth().method.rawValue,
+            "method", default: ProviderDescriptor.ClientAuth().method,
             "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
         Field(
-            "assertion_audience", .choice(["issuer", "token_endpoint"]), default: ProviderDescriptor.ClientAuth().assertionAudience.rawValue,
+            "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
             "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta)."
         ),
         Field(
-            "assertion_algs", .list(.choice(["RS256", "PS256", "ES256", "HS256"])),
+            "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
             "The algorithms the provider takes for client assertions; absent takes all four. `HS256` is `client_secret_jwt`'s; the others are the private key's."
         ),
         Field(
@@ -311,14 +325,14 @@ package enum DescriptorSchema {
             "audience", .string(), required: true,
             "The `aud` claim (Apple: `https://appleid.apple.com`); may name `{variables}` and `{client_id}`."),
         Field(
-            "lifetime", .integer(60...15_777_000), default: "86400",
+            "lifetime", .integer(60...15_777_000), default: "\(ProviderDescriptor.ClientAuth.GeneratedSecret.standardLifetime)",
             "Seconds each secret is valid (`exp` - `iat`); a new one is signed when a sixth of that is left. Apple allows at most 15,777,000 (six months)."
         ),
     ]
 
     static let serviceTokenFields: [Field] = [
         Field(
-            "target", .choice(["resource", "audience", "scope"]), default: ProviderDescriptor.ServiceTokenSettings().target.rawValue,
+            "target", default: ProviderDescriptor.ServiceTokenSettings().target,
             "How a client-credentials request names the API the token is for: `resource` sends RFC 8707 `resource` parameters (one per API); `audience` sends an `audience` parameter (Auth0); `scope` asks for the scope API + `scope_suffix` (Entra ID's `https://graph.microsoft.com/.default`)."
         ),
         Field(
@@ -328,15 +342,15 @@ package enum DescriptorSchema {
 
     static let accessTokenFields: [Field] = [
         Field(
-            "format", .choice(["jwt", "opaque", "both"]), default: ProviderDescriptor.AccessTokenSettings().format.rawValue,
+            "format", default: ProviderDescriptor.AccessTokenSettings().format,
             "What the provider's access tokens are: `jwt` (verified with the JWKS), `opaque` (RFC 7662 introspection, also for JWTs), or `both` (JWTs verified, anything else introspected)."
         ),
         Field(
-            "profile", .choice(["rfc9068", "plain"]), default: ProviderDescriptor.AccessTokenSettings().profile.rawValue,
+            "profile", default: ProviderDescriptor.AccessTokenSettings().profile,
             "`rfc9068` requires the JWT profile of RFC 9068: header `typ: at+jwt` and the claims `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`; `plain` requires `iss`, `exp` and `aud`."
         ),
         Field(
-            "signing_algs", .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"])),
+            "signing_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
             default: shown(ProviderDescriptor.AccessTokenSettings().signingAlgs),
             "The algorithms a JWT access token may be signed with. `none` and HMAC are never accepted: the keys are public."),
         Field(
@@ -356,7 +370,7 @@ package enum DescriptorSchema {
 
     static let logoutFields: [Field] = [
         Field(
-            "style", .choice(["rp_initiated", "custom"]), default: ProviderDescriptor.LogoutSettings().style.rawValue,
+            "style", default: ProviderDescriptor.LogoutSettings().style,
             "`rp_initiated`: OpenID Connect RP-Initiated Logout 1.0 at `endpoints.end_session` (or discovery's `end_session_endpoint`). `custom`: the provider's own logout URL in `endpoints.end_session`, with the parameter names below (Auth0 `/v2/logout`, Cognito `/logout`)."
         ),
         Field(
@@ -396,7 +410,7 @@ package enum DescriptorSchema {
 
     static let tokenResponseFields: [Field] = [
         Field(
-            "format", .choice(["json", "form", "auto"]), default: ProviderDescriptor.TokenResponse().format.rawValue,
+            "format", default: ProviderDescriptor.TokenResponse().format,
             "Body format of token responses; `auto` looks at the body itself, not only at Content-Type."),
         Field(
             "default_token_type", .choice(["Bearer"]),
@@ -405,16 +419,16 @@ package enum DescriptorSchema {
     ]
 
     static let userinfoFields: [Field] = [
-        Field("method", .choice(["GET", "POST"]), default: ProviderDescriptor.Userinfo().method.rawValue, "HTTP method for the userinfo call."),
+        Field("method", default: ProviderDescriptor.Userinfo().method, "HTTP method for the userinfo call."),
         Field("headers", .map(.string()), default: shown(ProviderDescriptor.Userinfo().headers), "Extra HTTP headers (GitHub needs a `User-Agent`)."),
     ]
 
     static let securityFields: [Field] = [
         Field(
-            "pkce", .choice(["required", "supported", "unsupported"]), default: securityDefaults.pkce.rawValue,
+            "pkce", default: securityDefaults.pkce,
             "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`."),
         Field(
-            "pkce_method", .choice(["S256", "plain"]), default: securityDefaults.pkceMethod.rawValue,
+            "pkce_method", default: securityDefaults.pkceMethod,
             "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),
         Field(
             "state", .boolean, default: "\(securityDefaults.state)",
@@ -422,12 +436,12 @@ package enum DescriptorSchema {
         ),
         Field("nonce", .boolean, default: "true for oidc, false for oauth2", "Send and check `nonce` in the ID token."),
         Field(
-            "iss_parameter", .choice(["required", "if_present", "absent"]), default: securityDefaults.issParameter.rawValue,
+            "iss_parameter", default: securityDefaults.issParameter,
             "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer; `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."
         ),
         Field(
             "id_token_algs",
-            .list(.choice(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "HS256", "HS384", "HS512"])),
+            .list(.choice(of: JWSAlgorithm.self)),
             default: shown(securityDefaults.idTokenAlgs),
             "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret."),
         Field(
@@ -439,14 +453,14 @@ package enum DescriptorSchema {
             "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."
         ),
         Field(
-            "dpop", .choice(["required", "if_supported", "never"]), default: securityDefaults.dpop.rawValue,
+            "dpop", default: securityDefaults.dpop,
             "DPoP (RFC 9449): bind access and refresh tokens to a key pair made for each session, with a signed proof on every request. `if_supported` uses it when discovery lists `dpop_signing_alg_values_supported`; `required` always does. git and kubectl cannot send proofs, so the credential helpers refuse DPoP-bound sessions."
         ),
         Field(
-            "dpop_signing_alg_values_supported", .list(.choice(["ES256", "RS256", "PS256"])), default: shown(securityDefaults.dpopSigningAlgs),
+            "dpop_signing_alg_values_supported", .list(.choice(among: JWSAlgorithm.dpopKey)), default: shown(securityDefaults.dpopSigningAlgs),
             "The algorithms of the session's DPoP key, in order of preference; the first the server lists in discovery is used."),
         Field(
-            "dpop_bearer_answer", .choice(["refuse", "accept"]), default: securityDefaults.dpopBearerAnswer.rawValue,
+            "dpop_bearer_answer", default: securityDefaults.dpopBearerAnswer,
             "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
         ),
     ]

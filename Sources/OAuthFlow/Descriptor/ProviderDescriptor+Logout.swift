@@ -3,7 +3,7 @@ extension ProviderDescriptor {
     /// logout URL) and tells relying parties that a session ended (Back-Channel and Front-Channel Logout 1.0).
     public struct LogoutSettings: Sendable, Hashable, Codable {
         /// How the end-session request is spelt.
-        public enum Style: String, Sendable, Hashable, Codable {
+        public enum Style: String, Sendable, Hashable, Codable, CaseIterable {
             /// RP-Initiated Logout 1.0: `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`.
             case rpInitiated = "rp_initiated"
             /// A provider's own logout URL (Auth0 `/v2/logout?returnTo=`, Cognito `/logout?logout_uri=`):

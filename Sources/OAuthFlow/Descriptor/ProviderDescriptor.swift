@@ -48,7 +48,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     }
 
     /// The grants a descriptor declares when it lists none.
-    public static let defaultGrantTypes = ["authorization_code", "refresh_token"]
+    public static let defaultGrantTypes = [GrantType.authorizationCode, .refreshToken].map(\.rawValue)
 
     /// Decodes a descriptor from any `Decoder` (JSON, say), with the same defaults as a descriptor file.
     public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
@@ -144,7 +144,7 @@ extension ProviderDescriptor {
 
 extension ProviderDescriptor {
     /// The grant type of RFC 8628.
-    public static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
+    public static let deviceCodeGrant = GrantType.deviceCode.rawValue
 
     /// Whether the descriptor declares the device authorization grant.
     public var supportsDeviceFlow: Bool { grantTypes.contains(Self.deviceCodeGrant) }
@@ -182,14 +182,14 @@ extension ProviderDescriptor {
 }
 
 /// Plain OAuth 2.0, or OpenID Connect on top of it.
-public enum ProviderProtocol: String, Sendable, Hashable, Codable {
+public enum ProviderProtocol: String, Sendable, Hashable, Codable, CaseIterable {
     case oauth2, oidc
 }
 
 extension ProviderDescriptor {
     /// Where the server's metadata is published.
     public struct Discovery: Sendable, Hashable, Codable {
-        public enum Mode: String, Sendable, Hashable, Codable {
+        public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
             /// `{issuer}/.well-known/openid-configuration`.
             case oidc
             /// `https://host/.well-known/oauth-authorization-server/{issuer path}` (RFC 8414 §3).
@@ -198,7 +198,7 @@ extension ProviderDescriptor {
         }
 
         /// An endpoint the catalog reports on.
-        public enum Endpoint: String, Sendable, Hashable, Codable {
+        public enum Endpoint: String, Sendable, Hashable, Codable, CaseIterable {
             /// `revocation_endpoint` (RFC 7009, RFC 8414).
             case revocation
             /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
@@ -339,14 +339,14 @@ extension ProviderDescriptor {
 
     /// The authorization request.
     public struct Authorization: Sendable, Hashable, Codable {
-        public enum ResponseMode: String, Sendable, Hashable, Codable {
+        public enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
             case query
             case formPost = "form_post"
             case fragment
         }
 
         /// When the authorization request is pushed (RFC 9126).
-        public enum Pushed: String, Sendable, Hashable, Codable {
+        public enum Pushed: String, Sendable, Hashable, Codable, CaseIterable {
             /// Always: a provider without a pushed authorization request endpoint cannot sign in.
             case always
             /// When the provider has the endpoint (in the descriptor or its discovery document).
@@ -379,7 +379,7 @@ extension ProviderDescriptor {
 
     /// How token requests are sent.
     public struct TokenRequest: Sendable, Hashable, Codable {
-        public enum BodyEncoding: String, Sendable, Hashable, Codable {
+        public enum BodyEncoding: String, Sendable, Hashable, Codable, CaseIterable {
             /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.3).
             case form
             /// `application/json`, which Auth0 and Slack also accept.
@@ -428,7 +428,7 @@ extension ProviderDescriptor {
         }
 
         /// The `aud` of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
-        public enum AssertionAudience: String, Sendable, Hashable, Codable {
+        public enum AssertionAudience: String, Sendable, Hashable, Codable, CaseIterable {
             /// The authorization server's issuer identifier: the value that cannot be redirected to another
             /// server's endpoint (CVE-2025-27370, CVE-2025-27371), and the default.
             case issuer
@@ -455,7 +455,10 @@ extension ProviderDescriptor {
             /// The `aud` claim.
             public var audience: String
             /// Seconds the secret is valid; it is made again when a sixth of that is left.
-            public var lifetime: Int = 86_400
+            public var lifetime: Int = Self.standardLifetime
+
+            /// The lifetime when the descriptor states none: a day.
+            static let standardLifetime = 86_400
 
             enum CodingKeys: String, CodingKey { case issuer, audience, lifetime }
         }
@@ -481,7 +484,7 @@ extension ProviderDescriptor {
                 GeneratedSecret(
                     issuer: try secret.required(GeneratedSecret.CodingKeys.issuer, secret.string),
                     audience: try secret.required(GeneratedSecret.CodingKeys.audience, secret.string),
-                    lifetime: try secret.int(GeneratedSecret.CodingKeys.lifetime) ?? 86_400)
+                    lifetime: try secret.int(GeneratedSecret.CodingKeys.lifetime) ?? GeneratedSecret.standardLifetime)
             }
         }
     }
@@ -489,7 +492,7 @@ extension ProviderDescriptor {
     /// How a provider names the API a service token is for (client credentials).
     public struct ServiceTokenSettings: Sendable, Hashable, Codable {
         /// The request parameter that carries the target API.
-        public enum Target: String, Sendable, Hashable, Codable {
+        public enum Target: String, Sendable, Hashable, Codable, CaseIterable {
             /// RFC 8707 `resource`, repeatable: an absolute URI each.
             case resource
             /// An `audience` parameter (Auth0).
@@ -519,7 +522,7 @@ extension ProviderDescriptor {
     /// How an API that receives this provider's access tokens checks them.
     public struct AccessTokenSettings: Sendable, Hashable, Codable {
         /// What the provider's access tokens are, and so how an API checks them.
-        public enum Format: String, Sendable, Hashable, Codable {
+        public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
             /// Signed JWTs, verified with the provider's JWKS.
             case jwt
             /// Opaque strings, checked by RFC 7662 introspection.
@@ -529,7 +532,7 @@ extension ProviderDescriptor {
         }
 
         /// Which claims and header a JWT access token must carry.
-        public enum Profile: String, Sendable, Hashable, Codable {
+        public enum Profile: String, Sendable, Hashable, Codable, CaseIterable {
             /// RFC 9068: `typ: at+jwt`, and `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`.
             case rfc9068
             /// `iss`, `exp` and `aud`; the rest when present.
@@ -575,7 +578,7 @@ extension ProviderDescriptor {
 
     /// How token responses are read.
     public struct TokenResponse: Sendable, Hashable, Codable {
-        public enum Format: String, Sendable, Hashable, Codable {
+        public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
             case json, form, auto
         }
 
@@ -600,7 +603,7 @@ extension ProviderDescriptor {
 
     /// The userinfo call.
     public struct Userinfo: Sendable, Hashable, Codable {
-        public enum Method: String, Sendable, Hashable, Codable {
+        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
             case get = "GET"
             case post = "POST"
         }
@@ -621,24 +624,24 @@ extension ProviderDescriptor {
 
     /// The checks the engine performs.
     public struct Security: Sendable, Hashable, Codable {
-        public enum PKCEUse: String, Sendable, Hashable, Codable {
+        public enum PKCEUse: String, Sendable, Hashable, Codable, CaseIterable {
             case required, supported, unsupported
         }
 
-        public enum CodeChallengeMethod: String, Sendable, Hashable, Codable {
+        public enum CodeChallengeMethod: String, Sendable, Hashable, Codable, CaseIterable {
             case s256 = "S256"
             case plain
         }
 
         /// RFC 9207 handling of the `iss` authorization response parameter.
-        public enum IssuerParameter: String, Sendable, Hashable, Codable {
+        public enum IssuerParameter: String, Sendable, Hashable, Codable, CaseIterable {
             case required
             case ifPresent = "if_present"
             case absent
         }
 
         /// When access tokens are bound to a key with DPoP (RFC 9449).
-        public enum DPoPMode: String, Sendable, Hashable, Codable {
+        public enum DPoPMode: String, Sendable, Hashable, Codable, CaseIterable {
             /// Always: a sign-in fails unless the server issues DPoP-bound tokens.
             case required
             /// When discovery lists `dpop_signing_alg_values_supported`.
@@ -648,7 +651,7 @@ extension ProviderDescriptor {
         }
 
         /// What to do when DPoP was used but the token endpoint answered `token_type: Bearer`.
-        public enum BearerAnswer: String, Sendable, Hashable, Codable {
+        public enum BearerAnswer: String, Sendable, Hashable, Codable, CaseIterable {
             /// Refuse the answer: the session would hold an unbound token the descriptor did not expect.
             case refuse
             /// Keep the tokens as Bearer tokens (the key is dropped).

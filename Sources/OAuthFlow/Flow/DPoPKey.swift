@@ -19,7 +19,7 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     private let material: Material
 
     /// The algorithms a DPoP key can be made for.
-    public static let algorithms: [JWSAlgorithm] = [.es256, .rs256, .ps256]
+    public static let algorithms = JWSAlgorithm.dpopKey
 
     private enum Material: Sendable {
         case ec(ES256PrivateKey)

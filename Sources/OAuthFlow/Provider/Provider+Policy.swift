@@ -1,44 +1,5 @@
 import Foundation
 
-/// A grant the engine runs (RFC 6749 §4.1 and §6, RFC 8628).
-public enum GrantType: String, Sendable, Hashable, CaseIterable {
-    case authorizationCode = "authorization_code"
-    case refreshToken = "refresh_token"
-    case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
-    /// RFC 6749 §4.4: a client's own token.
-    case clientCredentials = "client_credentials"
-    /// RFC 7523 §2.1: a JWT exchanged for an access token.
-    case jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-    /// RFC 8693: one token exchanged for another.
-    case tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
-
-    /// The name `providers show` prints.
-    public var shortName: String {
-        switch self {
-        case .deviceCode: return "device_code"
-        case .jwtBearer: return "jwt-bearer"
-        case .tokenExchange: return "token-exchange"
-        default: return rawValue
-        }
-    }
-}
-
-/// An algorithm an ID token may be signed with (RFC 7518 §3.1; `none` is not one).
-public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
-    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
-    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
-    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
-
-    /// Whether it is an HMAC, verified with the client secret.
-    public var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(self) }
-
-    public var description: String { rawValue }
-
-    /// The digest size in bits (256, 384, 512): the hash `at_hash` and the HMAC use.
-    public var digestBits: Int { Int(rawValue.suffix(3)) ?? 256 }
-}
-
 /// How a provider returns the authorization response.
 package typealias AuthorizationResponseMode = ProviderDescriptor.Authorization.ResponseMode
 /// How token requests are encoded.

@@ -128,17 +128,19 @@ extension ProviderDescriptor {
             }
             return algorithm
         }
-        let assertionAlgorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .hs256]
-        let clientAlgorithms = try (clientAuth.assertionAlgs ?? assertionAlgorithms.map(\.rawValue)).map { name in
-            guard let algorithm = JWSAlgorithm(rawValue: name), assertionAlgorithms.contains(algorithm) else {
-                throw refuse("client_auth.assertion_algs", "lists `\(name)`; OAuthFlow signs client assertions with RS256, PS256, ES256 or HS256")
+        let clientAlgorithms = try (clientAuth.assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)).map { name in
+            guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.clientAssertion.contains(algorithm) else {
+                throw refuse(
+                    "client_auth.assertion_algs",
+                    "lists `\(name)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))")
             }
             return algorithm
         }
-        let proofAlgorithms: [JWSAlgorithm] = [.es256, .rs256, .ps256]
         let dpopAlgorithms = try security.dpopSigningAlgs.map { name in
-            guard let algorithm = JWSAlgorithm(rawValue: name), proofAlgorithms.contains(algorithm) else {
-                throw refuse("security.dpop_signing_alg_values_supported", "lists `\(name)`; OAuthFlow signs DPoP proofs with ES256, RS256 or PS256")
+            guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.dpopKey.contains(algorithm) else {
+                throw refuse(
+                    "security.dpop_signing_alg_values_supported",
+                    "lists `\(name)`; OAuthFlow signs DPoP proofs with \(JWSAlgorithm.listed(JWSAlgorithm.dpopKey))")
             }
             return algorithm
         }
@@ -146,7 +148,7 @@ extension ProviderDescriptor {
             throw refuse("security.dpop_signing_alg_values_supported", "is empty, so no DPoP key can be made")
         }
         let accessTokenAlgorithms = try accessTokens.signingAlgs.map { name in
-            guard let algorithm = JWSAlgorithm(rawValue: name), !algorithm.isHMAC else {
+            guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.publicKey.contains(algorithm) else {
                 throw refuse(
                     "access_tokens.signing_algs",
                     "lists `\(name)`; an API verifies access tokens with the provider's public keys, so only RS, PS and ES algorithms are accepted")

@@ -1,0 +1,33 @@
+/// A JWS algorithm OAuthFlow signs or verifies with (RFC 7518 §3.1; `none` is not one).
+public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+
+    /// Whether it is an HMAC, verified with the client secret.
+    public var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(self) }
+
+    public var description: String { rawValue }
+
+    /// The digest size in bits (256, 384, 512): the hash `at_hash` and the HMAC use.
+    public var digestBits: Int { Int(rawValue.suffix(3)) ?? 256 }
+}
+
+extension JWSAlgorithm {
+    /// The algorithms OAuthFlow signs client assertions with (RFC 7523 §2.2): a private key's, and HS256 with the
+    /// client secret (`client_auth.assertion_algs`).
+    static let clientAssertion: [JWSAlgorithm] = [.rs256, .ps256, .es256, .hs256]
+    /// The algorithms a DPoP key is made for (RFC 9449), in the client's order of preference
+    /// (`security.dpop_signing_alg_values_supported`).
+    static let dpopKey: [JWSAlgorithm] = [.es256, .rs256, .ps256]
+    /// The algorithms verified with a provider's public keys: every one but HMAC (`access_tokens.signing_algs`).
+    static let publicKey: [JWSAlgorithm] = allCases.filter { !$0.isHMAC }
+
+    /// The names of `algorithms` as a sentence lists them: `A, B or C`.
+    static func listed(_ algorithms: [JWSAlgorithm]) -> String {
+        let names = algorithms.map(\.rawValue)
+        guard let last = names.last, names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " or " + last
+    }
+}
