@@ -54,7 +54,7 @@ extension OAuthClient {
                 let endpoint = knownProvider.endpoints.token, let audience = try? assertionAudience(endpoint: endpoint)
             else { throw error }
             let setting = provider.policy.clientAssertion.audience
-            let other: ClientAssertionAudience = setting == .issuer ? .tokenEndpoint : .issuer
+            let other: ProviderDescriptor.ClientAuth.AssertionAudience = setting == .issuer ? .tokenEndpoint : .issuer
             throw error.hinted(
                 "the \(method.rawValue) assertion was sent with `aud` `\(audience)` (`client_auth.assertion_audience: \(setting.rawValue)`); if the provider expects its \(other == .issuer ? "issuer" : "token endpoint") there, set `assertion_audience: \(other.rawValue)`"
             )
@@ -93,7 +93,7 @@ extension OAuthClient {
     /// POSTs to the token, revocation, device or pushed request endpoint with client authentication and the
     /// descriptor's encoding (or `encoding`), with a DPoP proof from `proofKey` when one is given.
     func post(
-        to endpoint: URL, _ parameters: [(String, String)], encoding: TokenRequestEncoding? = nil, proofKey: DPoPKey? = nil,
+        to endpoint: URL, _ parameters: [(String, String)], encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil,
         arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest

@@ -1,34 +1,5 @@
 import Foundation
 
-/// How a provider returns the authorization response.
-package typealias AuthorizationResponseMode = ProviderDescriptor.Authorization.ResponseMode
-/// How token requests are encoded.
-package typealias TokenRequestEncoding = ProviderDescriptor.TokenRequest.BodyEncoding
-/// How token responses are read.
-package typealias TokenResponseFormat = ProviderDescriptor.TokenResponse.Format
-/// A client authentication method at the token endpoint (RFC 7591 names).
-/// RFC 9207: whether the callback must, may or never does carry `iss`.
-package typealias IssuerParameterRule = ProviderDescriptor.Security.IssuerParameter
-/// Whether the provider takes PKCE.
-package typealias PKCERequirement = ProviderDescriptor.Security.PKCEUse
-/// The `aud` of client assertions: the issuer or the token endpoint.
-package typealias ClientAssertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience
-/// How a client-credentials request names its API: `resource`, `audience` or a scope.
-package typealias ServiceTokenTarget = ProviderDescriptor.ServiceTokenSettings.Target
-/// When authorization requests are pushed (RFC 9126).
-package typealias PushedAuthorizationUse = ProviderDescriptor.Authorization.Pushed
-/// When tokens are bound to a key with DPoP (RFC 9449).
-package typealias DPoPUse = ProviderDescriptor.Security.DPoPMode
-/// What to do with a Bearer answer to a DPoP token request.
-package typealias DPoPBearerAnswer = ProviderDescriptor.Security.BearerAnswer
-
-/// What a provider's access tokens are: JWTs, opaque strings, or both.
-package typealias AccessTokenFormat = ProviderDescriptor.AccessTokenSettings.Format
-/// How an end-session request is spelt: RP-Initiated Logout 1.0, or the provider's own.
-package typealias LogoutStyle = ProviderDescriptor.LogoutSettings.Style
-/// Which header and claims a JWT access token must carry (RFC 9068, or the plain minimum).
-package typealias AccessTokenProfile = ProviderDescriptor.AccessTokenSettings.Profile
-
 extension Provider {
     /// Everything the engine does differently from one provider to another, typed and with every
     /// default applied: the engine reads this, never the descriptor.
@@ -144,7 +115,7 @@ extension Provider {
             public var algorithms: [JWSAlgorithm]
         }
 
-        /// How a client-credentials request names its API (``ServiceTokenTarget``), and the scope suffix for `scope`.
+        /// How a client-credentials request names its API (``ProviderDescriptor/ServiceTokenSettings/Target``), and the scope suffix for `scope`.
         public struct ServiceTokenPolicy: Sendable, Hashable {
             public var target: ProviderDescriptor.ServiceTokenSettings.Target
             public var scopeSuffix: String
