@@ -102,6 +102,18 @@ extension LintRule {
             location: location, severity: severity ?? Self.description.severity,
             ruleID: Self.description.identifier, message: message)
     }
+
+    /// The resolver's refusals of the setting at `keyPath` (of its items instead, with `items`: a list's
+    /// entries, a map's keys) as this rule's diagnostics, each at the value refused and with the resolver's
+    /// message: what the resolver refuses is written there once, and lint reports it where it is written.
+    func refusals(_ file: LintFile, at keyPath: [String], items: Bool = false, atKey: Bool = false) -> [Diagnostic] {
+        file.refusals.compactMap { refusal in
+            guard let refused = refusal.keyPath, refused.count == keyPath.count + (items ? 1 : 0), refused.starts(with: keyPath) else {
+                return nil
+            }
+            return diagnostic(file, refused, refusal.message, atKey: atKey)
+        }
+    }
 }
 
 /// A descriptor file being linted.
@@ -111,12 +123,21 @@ package struct LintFile {
     let urls: [(keyPath: [String], template: URLTemplate)]
     /// Every `{placeholder}` in those URLs, with where it stands.
     let placeholderUses: [(keyPath: [String], placeholder: URLTemplate.Placeholder)]
+    /// What the resolver refuses in the descriptor (`ProviderDescriptor.refusals`), each with its setting's key
+    /// path; worked out once, as several rules report them.
+    let refusals: [ProviderError]
 
     /// Takes `document` over (`consuming`): a parsed document is handed in once, and copying it
     /// would retain and then release every reference its descriptor holds.
     public init(document: consuming DescriptorDocument) {
         let urls: [(keyPath: [String], template: URLTemplate)]
-        if let descriptor = document.descriptor { urls = urlFields(descriptor) } else { urls = [] }
+        if let descriptor = document.descriptor {
+            urls = urlFields(descriptor)
+            refusals = descriptor.refusals
+        } else {
+            urls = []
+            refusals = []
+        }
         self.document = document
         var uses: [(keyPath: [String], placeholder: URLTemplate.Placeholder)] = []
         uses.reserveCapacity(2 * urls.count)

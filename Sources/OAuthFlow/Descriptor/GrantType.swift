@@ -20,3 +20,24 @@ public enum GrantType: String, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension GrantType {
+    /// Why the engine does not run the grant `name` (not one of its cases), as a sentence: RFC 9700's reason
+    /// for the implicit and password grants, otherwise the grant meant where a case's URI ends with `name`
+    /// (`device_code`) or is spelt close to it.
+    static func refusal(of name: String) -> String {
+        switch name {
+        case "implicit": return "the implicit grant must not be used (RFC 9700 §2.1.2)"
+        case "password": return "the resource owner password grant must not be used (RFC 9700 §2.4)"
+        default: break
+        }
+        let names = allCases.map(\.rawValue).sorted()
+        if let full = names.first(where: { $0.hasSuffix(":" + name) }) {
+            return "OAuthFlow names this grant by its full URI, `\(full)`"
+        }
+        if let suggestion = Spelling.closest(to: name, among: names) {
+            return "OAuthFlow does not run the `\(name)` grant; did you mean `\(suggestion)`?"
+        }
+        return "OAuthFlow runs " + allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ", and does not run the `\(name)` grant"
+    }
+}

@@ -15,13 +15,20 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     public let variable: String?
     /// Positioned problems, for ``Code/invalidDescriptor``.
     package let problems: [DescriptorProblem]
+    /// The descriptor setting a refusal is about, as the key path to its value (`["security", "pkce_method"]`,
+    /// `["grant_types", "1"]`), so that lint can point at it; nil when the error is about no one setting.
+    package let keyPath: [String]?
 
-    init(_ code: Code, _ message: String, provider: String? = nil, variable: String? = nil, problems: [DescriptorProblem] = []) {
+    init(
+        _ code: Code, _ message: String, provider: String? = nil, variable: String? = nil, problems: [DescriptorProblem] = [],
+        keyPath: [String]? = nil
+    ) {
         self.code = code
         self.message = message
         self.providerID = provider
         self.variable = variable
         self.problems = problems
+        self.keyPath = keyPath
     }
 
     /// The message, then one indented line per problem; each line has its control characters escaped.

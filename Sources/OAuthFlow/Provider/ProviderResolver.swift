@@ -22,14 +22,7 @@ extension ProviderDescriptor {
     ///   discovery is off and no token endpoint is given (an issuer alone names no endpoints),
     ///   before anything (a login's listener) starts.
     public func resolve(_ values: [String: String] = [:]) throws -> Provider {
-        if !asksForDiscovery, endpoints.token == nil, !isForAPIsOnly {
-            var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
-            message +=
-                issuer == nil
-                ? "; give `endpoints.authorization` and `endpoints.token`, or `discovery.url`"
-                : "; set `discovery: {mode: oidc}` (or `rfc8414`) to read the endpoints from the issuer's metadata, or give `endpoints.authorization` and `endpoints.token`"
-            throw ProviderError(.missingEndpoint, message, provider: id)
-        }
+        if let missingEndpoint { throw missingEndpoint }
         for name in values.keys.sorted() where variables[name] == nil {
             let known = variables.keys.sorted()
             var message = "provider `\(id)` has no variable `\(name)`"
@@ -88,9 +81,12 @@ extension ProviderDescriptor {
             Provider.DiscoveryLocation(url: $0, mode: discovery.mode, isExplicit: discovery.url != nil)
         }
         let usesDiscovery = location != nil && asksForDiscovery
+        var refusals: [ProviderError] = []
+        let typedPolicy = policy(variables: resolved, refusing: &refusals)
+        if let refusal = refusals.first { throw refusal }
         return Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
-            discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: try policy(variables: resolved),
+            discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: typedPolicy,
             loopback: LoopbackRedirect(host: redirect.loopback.host, port: redirect.loopback.port.resolved, path: redirect.loopback.path),
             profile: ProfileMapping(
                 subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified,
@@ -100,97 +96,134 @@ extension ProviderDescriptor {
             resources: ResourceMap(entries), isDiscovered: !usesDiscovery)
     }
 
+    /// Everything the resolver refuses in the descriptor itself, whatever the variables' values: each
+    /// refusal with the key path of its setting (`ProviderError.keyPath`), in the order ``resolve(_:)``
+    /// meets them; it throws the first. Lint reports them where they are written, so a condition the
+    /// resolver refuses is stated here only.
+    package var refusals: [ProviderError] {
+        var refusals = missingEndpoint.map { [$0] } ?? []
+        _ = policy(variables: nil, refusing: &refusals)
+        return refusals
+    }
+
+    /// The refusal of a descriptor that has no token endpoint and no discovery to find one, unless it is
+    /// for an API only.
+    private var missingEndpoint: ProviderError? {
+        guard !asksForDiscovery, endpoints.token == nil, !isForAPIsOnly else { return nil }
+        var message = "provider `\(id)` has no token endpoint and discovery is off, so it cannot sign in"
+        if issuer == nil {
+            message += "; give `endpoints.authorization` and `endpoints.token`, or `discovery.url`"
+        } else {
+            // An issuer alone names no endpoints: the discovery it needs is most likely what was left out.
+            message += discovery == Discovery() ? "; `discovery` is missing: set" : "; set"
+            message +=
+                " `discovery: {mode: oidc}` (or `rfc8414`) to read the endpoints from the issuer's metadata, or give `endpoints.authorization` and `endpoints.token`"
+        }
+        return ProviderError(.missingEndpoint, message, provider: id, keyPath: ["endpoints"])
+    }
+
     /// The typed policy: closed sets checked, defaults already applied by the descriptor.
     ///
-    /// - Throws: ``ProviderError`` `unsupportedPolicy` for what the engine will not run: a response
-    ///   type other than `code`, the `plain` PKCE method (RFC 9700 §2.1.1, §2.1.2), a grant it does not know,
-    ///   an ID token algorithm it does not know.
-    private func policy(variables: [String: String]) throws -> Provider.Policy {
-        func refuse(_ field: String, _ why: String) -> ProviderError {
-            ProviderError(.unsupportedPolicy, "`\(field)` of provider `\(id)` \(why)", provider: id)
+    /// Every refusal is added to `refusals` (`unsupported_policy`, for what the engine will not run: a
+    /// response type other than `code`, the `plain` PKCE method (RFC 9700 §2.1.1, §2.1.2), a grant it does
+    /// not know, an algorithm it does not use), and the policy is made of what was accepted; it stands only
+    /// when there are none. With `variables` nil, templates are checked without being filled in.
+    private func policy(variables: [String: String]?, refusing refusals: inout [ProviderError]) -> Provider.Policy {
+        // The setting by its key path, the item of it that is refused (a list's index, a map's key), and why.
+        func refuse(_ setting: [String], item: String? = nil, _ why: String) {
+            refusals.append(
+                ProviderError(
+                    .unsupportedPolicy, "`\(setting.joined(separator: "."))` of provider `\(id)` \(why)", provider: id,
+                    keyPath: setting + (item.map { [$0] } ?? [])))
         }
-        guard authorization.responseType == "code" else {
-            throw refuse("authorization.response_type", "is `\(authorization.responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
+        if authorization.responseType != "code" {
+            refuse(["authorization", "response_type"], "is `\(authorization.responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
         }
-        guard security.pkceMethod == .s256 else {
-            throw refuse("security.pkce_method", "is `plain`; OAuthFlow sends only `S256` (RFC 9700 §2.1.1)")
+        if security.pkceMethod != .s256 {
+            refuse(["security", "pkce_method"], "is `\(security.pkceMethod.rawValue)`; OAuthFlow sends only `S256` (RFC 9700 §2.1.1)")
         }
-        let grants = try grantTypes.map { name in
+        let grants = grantTypes.enumerated().compactMap { index, name -> GrantType? in
             guard let grant = GrantType(rawValue: name) else {
-                let known = GrantType.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
-                throw refuse("grant_types", "lists `\(name)`, which OAuthFlow does not run (it runs \(known))")
+                refuse(["grant_types"], item: String(index), "lists `\(name)`: \(GrantType.refusal(of: name))")
+                return nil
             }
             return grant
         }
-        let algorithms = try security.idTokenAlgs.map { name in
+        let algorithms = security.idTokenAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
             guard let algorithm = JWSAlgorithm(rawValue: name) else {
-                throw refuse("security.id_token_algs", "lists `\(name)`, which is not an algorithm OAuthFlow verifies")
+                refuse(["security", "id_token_algs"], item: String(index), "lists `\(name)`, which is not an algorithm OAuthFlow verifies")
+                return nil
             }
             return algorithm
         }
-        let clientAlgorithms = try (clientAuth.assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)).map { name in
+        let assertionAlgs = clientAuth.assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)
+        let clientAlgorithms = assertionAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
             guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.clientAssertion.contains(algorithm) else {
-                throw refuse(
-                    "client_auth.assertion_algs",
+                refuse(
+                    ["client_auth", "assertion_algs"], item: String(index),
                     "lists `\(name)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))")
+                return nil
             }
             return algorithm
         }
-        let dpopAlgorithms = try security.dpopSigningAlgs.map { name in
+        let dpopAlgorithms = security.dpopSigningAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
             guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.dpopKey.contains(algorithm) else {
-                throw refuse(
-                    "security.dpop_signing_alg_values_supported",
+                refuse(
+                    ["security", "dpop_signing_alg_values_supported"], item: String(index),
                     "lists `\(name)`; OAuthFlow signs DPoP proofs with \(JWSAlgorithm.listed(JWSAlgorithm.dpopKey))")
+                return nil
             }
             return algorithm
         }
-        if security.dpop != .never, dpopAlgorithms.isEmpty {
-            throw refuse("security.dpop_signing_alg_values_supported", "is empty, so no DPoP key can be made")
+        if security.dpop != .never, security.dpopSigningAlgs.isEmpty {
+            refuse(["security", "dpop_signing_alg_values_supported"], "is empty, so no DPoP key can be made")
         }
-        let accessTokenAlgorithms = try accessTokens.signingAlgs.map { name in
+        let accessTokenAlgorithms = accessTokens.signingAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
             guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.publicKey.contains(algorithm) else {
-                throw refuse(
-                    "access_tokens.signing_algs",
+                refuse(
+                    ["access_tokens", "signing_algs"], item: String(index),
                     "lists `\(name)`; an API verifies access tokens with the provider's public keys, so only RS, PS and ES algorithms are accepted")
+                return nil
             }
             return algorithm
         }
-        if accessTokens.format != .opaque, accessTokenAlgorithms.isEmpty {
-            throw refuse("access_tokens.signing_algs", "is empty, so no JWT access token could ever be accepted")
+        if accessTokens.format != .opaque, accessTokens.signingAlgs.isEmpty {
+            refuse(["access_tokens", "signing_algs"], "is empty, so no JWT access token could ever be accepted")
         }
         // A template that is not a URL (an audience, a claim), its variables filled; every one must have a value.
-        func filled(_ template: String, _ key: String, keeping kept: Set<String> = []) throws -> String {
+        func filled(_ template: String, _ keyPath: [String], keeping kept: Set<String> = []) -> String {
             var missing: [String] = []
             let rendered = URLTemplate(template).rendering { name in
-                if kept.contains(String(name)) { return "{\(name)}" }
+                guard let variables, !kept.contains(String(name)) else { return "{\(name)}" }
                 guard let value = variables[String(name)], !value.isEmpty else {
                     missing.append(String(name))
                     return nil
                 }
                 return value
             }
-            if let name = missing.first { throw refuse(key, "names `{\(name)}`, which has no value") }
-            guard !rendered.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw refuse(key, "is empty; give the value the tokens carry, or leave the setting out")
+            if let name = missing.first {
+                refuse(keyPath, "names `{\(name)}`, which has no value")
+            } else if rendered.trimmingCharacters(in: .whitespaces).isEmpty {
+                refuse(keyPath, "is empty; give the value the tokens carry, or leave the setting out")
             }
             return rendered
         }
-        let audience = try accessTokens.audience.map { try filled($0, "access_tokens.audience") }
-        let generatedSecret = try clientAuth.generatedSecret.map { secret -> Provider.Policy.GeneratedSecretPolicy in
+        let audience = accessTokens.audience.map { filled($0, ["access_tokens", "audience"]) }
+        let generatedSecret = clientAuth.generatedSecret.map { secret -> Provider.Policy.GeneratedSecretPolicy in
             // `{client_id}` stays for the client to fill when it signs.
-            let issuer = try filled(secret.issuer, "client_auth.generated_secret.issuer", keeping: ["client_id"])
-            let audience = try filled(secret.audience, "client_auth.generated_secret.audience", keeping: ["client_id"])
-            guard clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) else {
-                throw refuse("client_auth.generated_secret", "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
+            let issuer = filled(secret.issuer, ["client_auth", "generated_secret", "issuer"], keeping: ["client_id"])
+            let audience = filled(secret.audience, ["client_auth", "generated_secret", "audience"], keeping: ["client_id"])
+            if !clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
+                refuse(["client_auth", "generated_secret"], "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
             }
             return .init(issuer: issuer, audience: audience, lifetime: TimeInterval(min(max(60, secret.lifetime), 15_777_000)))
         }
         let custom = logout.style == .custom
         if custom, self.endpoints.endSession == nil {
-            throw refuse("logout.style", "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
+            refuse(["logout", "style"], "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
         }
-        if let reserved = logout.extraParams.keys.sorted().first(where: logout.engineParameters.contains) {
-            throw refuse("logout.extra_params", "sets `\(reserved)`, which the engine sets on an end-session request")
+        for reserved in logout.extraParams.keys.sorted() where logout.engineParameters.contains(reserved) {
+            refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
         }
         let logoutPolicy = Provider.Policy.LogoutPolicy(
             style: logout.style, redirectParameter: logout.redirectParameter ?? "post_logout_redirect_uri",

@@ -1,9 +1,8 @@
 import OAuthFlow
 
-/// RFC 9700 §2.1.2 and §2.4: authorization code only.
+/// RFC 9700 §2.1.2 and §2.4: authorization code only. The resolver refuses another response type and a grant it
+/// does not run (naming RFC 9700's reason, or the grant meant); this rule reports its refusals.
 struct AuthorizationCodeOnlyRule: LintRule {
-    static let allowedGrants = Set(GrantType.allCases.map(\.rawValue))
-
     static let description = RuleDescription(
         identifier: "authorization_code_only", name: "Authorization code only",
         summary: "The response type must be `code`, and the implicit and password grants must not be used (RFC 9700 §2.1.2, §2.4).",
@@ -15,37 +14,7 @@ struct AuthorizationCodeOnlyRule: LintRule {
         nonTriggering: [Examples.valid + "grant_types: [authorization_code, refresh_token]\n"])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor else { return [] }
-        var diagnostics: [Diagnostic] = []
-        if descriptor.authorization.responseType != "code" {
-            diagnostics.append(
-                diagnostic(
-                    file, ["authorization", "response_type"],
-                    "response type `\(descriptor.authorization.responseType)` is not allowed; use `code` (RFC 9700 §2.1.2)"))
-        }
-        for (index, grant) in descriptor.grantTypes.enumerated() where !Self.allowedGrants.contains(grant) {
-            let reason =
-                switch grant {
-                case "implicit": "the implicit grant must not be used (RFC 9700 §2.1.2)"
-                case "password": "the resource owner password grant must not be used (RFC 9700 §2.4)"
-                default: Self.unknownGrant(grant)
-                }
-            diagnostics.append(diagnostic(file, ["grant_types", "\(index)"], "grant type `\(grant)`: \(reason)"))
-        }
-        return diagnostics
-    }
-
-    /// Why a grant is not run, naming the one meant where a registered grant ends with it
-    /// (`device_code` is `urn:ietf:params:oauth:grant-type:device_code`) or is spelled close to it.
-    static func unknownGrant(_ grant: String) -> String {
-        let allowed = allowedGrants.sorted()
-        if let full = allowed.first(where: { $0.hasSuffix(":" + grant) }) {
-            return "OAuthFlow names this grant by its full URI, `\(full)`"
-        }
-        if let suggestion = Spelling.closest(to: grant, among: allowed) {
-            return "OAuthFlow does not run the `\(grant)` grant; did you mean `\(suggestion)`?"
-        }
-        return "OAuthFlow does not run the `\(grant)` grant"
+        refusals(file, at: ["authorization", "response_type"]) + refusals(file, at: ["grant_types"], items: true)
     }
 }
 
@@ -77,7 +46,7 @@ struct PKCEForPublicClientsRule: LintRule {
     }
 }
 
-/// RFC 9700 §2.1.1: S256 is the only acceptable method.
+/// RFC 9700 §2.1.1: S256 is the only acceptable method; the resolver refuses `plain`, and this rule reports it.
 struct PKCEMethodS256Rule: LintRule {
     static let description = RuleDescription(
         identifier: "pkce_s256", name: "PKCE S256",
@@ -87,8 +56,7 @@ struct PKCEMethodS256Rule: LintRule {
         nonTriggering: [Examples.valid + "security:\n  pkce_method: S256\n"])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard file.descriptor?.security.pkceMethod == .plain else { return [] }
-        return [diagnostic(file, ["security", "pkce_method"], "PKCE method `plain` is not allowed; use `S256`")]
+        refusals(file, at: ["security", "pkce_method"])
     }
 }
 
@@ -271,13 +239,9 @@ struct PushedAndDPoPRule: LintRule {
                     file, ["authorization", "pushed"],
                     "`pushed: always`, but there is no pushed authorization request endpoint: set `endpoints.pushed_authorization` or use discovery"))
         }
-        let security = descriptor.security
-        if security.dpop != .never, security.dpopSigningAlgs.isEmpty {
-            diagnostics.append(
-                diagnostic(
-                    file, ["security", "dpop_signing_alg_values_supported"], "DPoP is on, but no algorithm is listed for its keys"))
-        }
-        if security.dpop == .never {
+        // DPoP on with no algorithm for its keys: the resolver's refusal.
+        diagnostics += refusals(file, at: ["security", "dpop_signing_alg_values_supported"])
+        if descriptor.security.dpop == .never {
             for (key, present) in [
                 ("dpop_bearer_answer", file.document.node(at: ["security", "dpop_bearer_answer"]) != nil),
                 ("dpop_signing_alg_values_supported", file.document.node(at: ["security", "dpop_signing_alg_values_supported"]) != nil),
@@ -327,11 +291,9 @@ struct AccessTokenRule: LintRule {
                 diagnostics.append(
                     diagnostic(file, format, "JWT access tokens are verified with the provider's JWKS: set `endpoints.jwks` or use discovery"))
             }
-            if settings.signingAlgs.isEmpty {
-                diagnostics.append(
-                    diagnostic(file, ["access_tokens", "signing_algs"], "no algorithm is listed, so no JWT access token could be accepted"))
-            }
         }
+        // No algorithm for JWTs: the resolver's refusal.
+        diagnostics += refusals(file, at: ["access_tokens", "signing_algs"])
         if settings.format != .jwt, descriptor.endpoints.introspection == nil, !discovers {
             diagnostics.append(
                 diagnostic(
@@ -369,11 +331,9 @@ struct LogoutRule: LintRule {
         let logout = descriptor.logout
         var diagnostics: [Diagnostic] = []
         let hasEndpoint = descriptor.endpoints.endSession != nil
+        // A custom logout without its URL, and extra parameters the engine sets: the resolver's refusals.
+        diagnostics += refusals(file, at: ["logout", "style"]) + refusals(file, at: ["logout", "extra_params"], items: true, atKey: true)
         if logout.style == .custom {
-            if !hasEndpoint {
-                diagnostics.append(
-                    diagnostic(file, ["logout", "style"], "a `custom` logout is the provider's own logout URL: give it in `endpoints.end_session`"))
-            }
             if logout.redirectParameter == nil {
                 diagnostics.append(
                     diagnostic(
@@ -390,12 +350,6 @@ struct LogoutRule: LintRule {
                     file, ["logout"],
                     "the end-session settings do nothing: the provider has no end-session endpoint (set `endpoints.end_session` or use discovery)",
                     atKey: true, severity: .warning))
-        }
-        for name in logout.extraParams.keys.sorted() where logout.engineParameters.contains(name) {
-            diagnostics.append(
-                diagnostic(
-                    file, ["logout", "extra_params", name], "`\(name)` is set by the engine on an end-session request and cannot be overridden",
-                    atKey: true))
         }
         if logout.style == .rpInitiated {
             if logout.returnsState == false {
@@ -494,14 +448,8 @@ struct GeneratedSecretRule: LintRule {
 
     func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor, let secret = descriptor.clientAuth.generatedSecret else { return [] }
-        var diagnostics: [Diagnostic] = []
-        if !descriptor.clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
-            diagnostics.append(
-                diagnostic(
-                    file, ["client_auth", "generated_secret"],
-                    "the generated secret is sent as a client secret: list `client_secret_post` or `client_secret_basic` in `client_auth`",
-                    atKey: true))
-        }
+        // Sent as a client secret with no secret method listed: the resolver's refusal.
+        var diagnostics = refusals(file, at: ["client_auth", "generated_secret"], atKey: true)
         for (key, template) in [("issuer", secret.issuer), ("audience", secret.audience)] {
             for name in Set(URLTemplate(template).placeholders.map(\.name)).sorted() where name != "client_id" && descriptor.variables[name] == nil {
                 diagnostics.append(

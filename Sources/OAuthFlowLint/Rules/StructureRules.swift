@@ -132,13 +132,15 @@ struct EndpointsOrDiscoveryRule: LintRule {
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor, !descriptor.asksForDiscovery, !descriptor.isForAPIsOnly else { return [] }
-        var missing: [String] = []
-        if descriptor.endpoints.authorization == nil { missing.append("authorization") }
-        if descriptor.endpoints.token == nil { missing.append("token") }
-        guard !missing.isEmpty else { return [] }
-        let names = missing.map { "`endpoints.\($0)`" }.joined(separator: " and ")
-        var message = "\(names) must be given when discovery is off"
+        // No token endpoint and no discovery: the resolver's refusal, which names what to give.
+        let refused = refusals(file, at: ["endpoints"])
+        guard refused.isEmpty else { return refused }
+        // The resolver runs a provider without an authorization endpoint (it may only issue service tokens); lint
+        // asks for one all the same, as signing in needs it.
+        guard let descriptor = file.descriptor, !descriptor.asksForDiscovery, !descriptor.isForAPIsOnly,
+            descriptor.endpoints.authorization == nil
+        else { return [] }
+        var message = "`endpoints.authorization` must be given when discovery is off"
         if descriptor.issuer != nil {
             message += "; `discovery` is missing: set `discovery: {mode: oidc}` (or `rfc8414`) to read the endpoints from the issuer's metadata"
         }
