@@ -84,7 +84,10 @@ public struct Linter: Sendable {
     /// diagnostics, sorted, go to `emit`. Cross-file rules keep only the first entry with each
     /// key. Memory therefore stays flat however many files there are: nothing grows with the
     /// file count but the list of names and one entry per distinct id.
-    /// - Parameter emit: Called with each batch's diagnostics, in report order (possibly none).
+    ///
+    /// - Parameters:
+    ///   - paths: Files, or directories whose `.yaml`/`.yml` files are linted.
+    ///   - emit: Called with each batch's diagnostics, in report order (possibly none).
     /// - Returns: How many files were checked.
     /// - Throws: When a path does not exist or a directory cannot be listed.
     public func lintStreaming(paths: [URL], emit: ([Diagnostic]) throws -> Void) throws -> Int {

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 
 extension OAuth {
-    /// Checks the host's own descriptors (``OAuth/Configuration/providerDirectories``) with every lint rule, as
+    /// Checks the host's own descriptors (`OAuth.Configuration.providerDirectories`) with every lint rule, as
     /// `oauthflow lint` does.
     ///
     /// ```swift

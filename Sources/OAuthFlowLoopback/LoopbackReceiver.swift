@@ -158,6 +158,7 @@ public final class LoopbackReceiver: @unchecked Sendable {
             throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(text)")
         }
         let actualPort = channel.localAddress?.port ?? port
+    ///   - limits: What one client may cost the receiver: connections, queued requests and their deadlines.
         return LoopbackReceiver(host: bare, port: actualPort, path: path, channel: channel, group: group, inbox: inbox, connections: connections)
     }
 

@@ -1,7 +1,7 @@
 /// A provider as its descriptor file describes it, before variables are filled in.
 ///
 /// Field names follow the YAML keys (see `Docs/descriptor-format.md`); URLs are
-/// ``URLTemplate``s that may still contain `{variable}` placeholders. Call
+/// templates, strings that may still contain `{variable}` placeholders. Call
 /// ``resolve(_:)`` to get a concrete ``Provider``.
 public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var schemaVersion: Int

@@ -3,9 +3,9 @@ import Foundation
 /// A provider resolved from its descriptor: variables filled in, every default applied, every policy typed.
 ///
 /// The engine reads only this; the YAML model (``ProviderDescriptor``) stays behind the resolver
-/// (``ProviderDescriptor/resolve(_:)``, ``ProviderRegistry/resolve(_:variables:discovery:)``).
+/// (``ProviderDescriptor/resolve(_:)``, ``ProviderRegistry/resolve(_:variables:environment:)``).
 /// When the descriptor asks for discovery, ``isDiscovered`` says whether the endpoints already hold
-/// what the discovery document adds; ``discovered(with:logger:)`` finishes it, once.
+/// what the discovery document adds; ``discovered(environment:)`` finishes it, once.
 public struct Provider: Sendable, Hashable {
     public let id: String
     public let displayName: String
@@ -159,9 +159,13 @@ public struct Provider: Sendable, Hashable {
     /// Whether `iss` names this provider: the issuer, or one of `security.issuer_aliases`.
     public func isIssuer(_ iss: String) -> Bool { issuers.matches(iss) }
 
-    /// Whether an ID token's `iss` names this provider (``IssuerMatcher/matchesIDToken(_:claims:)``).
+    /// Whether an ID token's `iss` names this provider: ``isIssuer(_:)``, or exactly the `security.id_token_issuer`
+    /// template filled with the token's own claims, each a plain identifier (letters, digits, `-`, `_`, `.`) so that
+    /// a hostile claim cannot bend the URL it builds.
     public func isIDTokenIssuer(_ iss: String, claims: [String: JSONValue]) -> Bool { issuers.matchesIDToken(iss, claims: claims) }
 
-    /// Whether a discovery document's `issuer` names this provider (``IssuerMatcher/matchesDiscovery(_:)``).
+    /// Whether a discovery document's `issuer` names this provider: ``isIssuer(_:)``, or, for a multi-tenant
+    /// provider, its template with any placeholder name (Entra's `common` document says
+    /// `https://login.microsoftonline.com/{tenantid}/v2.0`).
     public func isDiscoveryIssuer(_ iss: String) -> Bool { issuers.matchesDiscovery(iss) }
 }

@@ -40,7 +40,8 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
 extension ErrorCode where Domain == ProviderError {
     /// No provider has the requested id.
     public static let unknownProvider = Self("unknown_provider")
-    /// One or more descriptor files could not be read; see ``ProviderError/problems``.
+    /// One or more descriptor files could not be read; ``ProviderError/description`` lists their positioned problems,
+    /// one line each.
     public static let invalidDescriptor = Self("invalid_descriptor")
     /// Two files in one directory declare the same id.
     public static let duplicateID = Self("duplicate_id")

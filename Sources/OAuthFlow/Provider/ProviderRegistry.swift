@@ -91,7 +91,7 @@ public struct ProviderRegistry: Sendable {
     /// - Returns: The registry; a file that cannot be read, or two files in one directory with the
     ///   same id, do not fail the load but are listed in ``skipped``, and ``descriptor(named:)``
     ///   throws for that provider only.
-    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidDescriptor`` when a
+    /// - Throws: ``ProviderError`` with code ``ErrorCode/invalidDescriptor`` when a
     ///   directory cannot be listed.
     public static func load(
         directories: [URL] = [],
@@ -219,9 +219,9 @@ public struct ProviderRegistry: Sendable {
     /// The descriptor with this id.
     ///
     /// - Throws: ``ProviderError``: the ``Skipped/error`` of a file named after the id that the
-    ///   load skipped (``ProviderError/Code/invalidDescriptor`` with its positioned problems, or
-    ///   ``ProviderError/Code/duplicateID``), even when an earlier source has the id, since that
-    ///   file was meant to replace it; otherwise ``ProviderError/Code/unknownProvider``,
+    ///   load skipped (``ErrorCode/invalidDescriptor`` with its positioned problems, or
+    ///   ``ErrorCode/duplicateID``), even when an earlier source has the id, since that
+    ///   file was meant to replace it; otherwise ``ErrorCode/unknownProvider``,
     ///   suggesting the nearest id when there is one.
     public func descriptor(named name: String) throws -> ProviderDescriptor {
         if let problem = skipped.last(where: { $0.name == name }) { throw problem.error }

@@ -18,7 +18,7 @@ extension ProviderDescriptor {
     /// - Parameter values: Variable values by name. Declared defaults fill the gaps.
     /// - Returns: The resolved provider.
     /// - Throws: ``ProviderError`` naming the variable that is unknown, missing or
-    ///   invalid, or the URL that cannot be built; ``ProviderError/Code/missingEndpoint`` when
+    ///   invalid, or the URL that cannot be built; `ProviderError.Code.missingEndpoint` when
     ///   discovery is off and no token endpoint is given (an issuer alone names no endpoints),
     ///   before anything (a login's listener) starts.
     public func resolve(_ values: [String: String] = [:]) throws -> Provider {
@@ -276,7 +276,7 @@ extension ProviderDescriptor {
     ///
     /// The file must lie in the descriptor's own directory tree: the path is relative,
     /// without `..`, and no symbolic link may lead out of the directory. It is read
-    /// like a descriptor (regular files only, at most ``DescriptorDocument/maximumSize``, the
+    /// like a descriptor (regular files only, at most 1 MiB (`DescriptorDocument.maximumSize`), the
     /// same nesting, alias-expansion and URL-length budgets), and errors give the line and
     /// column of each problem.
     public func resourceTemplates() throws -> [ResourceTemplate] {
@@ -385,7 +385,7 @@ extension ProviderDescriptor.Variable {
 
     /// Checks a value against the variable's enum, pattern and the characters no URL part may take.
     ///
-    /// - Throws: ``ProviderError`` with code ``ProviderError/Code/invalidVariable``.
+    /// - Throws: ``ProviderError`` with code ``ErrorCode/invalidVariable``.
     public func validate(_ value: String, name: String, provider: String) throws {
         guard let reason = problem(with: value) else { return }
         throw ProviderError(.invalidVariable, "variable `\(name)` of provider `\(provider)` \(reason)", provider: provider, variable: name)
