@@ -53,13 +53,15 @@ def compile_flags(build, modules):
     return flags
 
 
-def extract(module, build, flags, out):
+def extract(module, build, flags, out, options=()):
+    """The module's public symbol graphs in `out`; `options` are more swift-symbolgraph-extract flags (scripts/docs.py
+    adds `-emit-extension-block-symbols`)."""
     target = os.path.basename(os.path.realpath(os.path.join(build, "..")))
     command = [
         "swift-symbolgraph-extract", "-module-name", module, "-target", target,
         "-I", os.path.join(build, "Modules"), "-minimum-access-level", "public",
         "-skip-synthesized-members", "-output-dir", out,
-    ] + flags
+    ] + list(options) + flags
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"error: swift-symbolgraph-extract failed for {module}:\n{result.stderr}")

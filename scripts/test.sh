@@ -11,7 +11,10 @@
 #    server's virtualenv: RP-initiated, back-channel and front-channel logout), each in its own virtualenv under .build,
 #    while `swift build --build-tests` runs in the background (step 6 waits for it). Once it is
 #    built, the public API of each library product is compared with api/*.txt
-#    (scripts/api-listing.py --check); a difference fails with its diff.
+#    (scripts/api-listing.py --check); a difference fails with its diff. Then the DocC catalog of
+#    each library product (Sources/<Module>/<Module>.docc) is built over the build's symbol graphs
+#    with the toolchain's docc, warnings as errors, into .build/docs (scripts/docs.py); any warning
+#    fails with DocC's diagnostics.
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
@@ -109,6 +112,11 @@ build_pid=""
 # --- the public API of each library product, read from the build's modules (about a second) ---
 # A change to it fails here with a diff until api/*.txt is regenerated and committed with it.
 python3 "$root/scripts/api-listing.py" --check
+
+# --- DocC for each library product, warnings as errors (a few seconds) ----------------------
+# An unresolved ``Symbol`` link, a parameter documented that does not exist or left undocumented, or a
+# public top-level type no landing page places fails here with DocC's diagnostics.
+python3 "$root/scripts/docs.py"
 
 await_authorization_server
 port=$as_port

@@ -85,14 +85,26 @@ struct MarkdownFences {
     init(contentsOf file: String) throws {
         self.init(try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8), file: file)
     }
+
+    /// The Markdown of the DocC catalogs, `Sources/<Module>/<Module>.docc/**/*.md` (scripts/docs.py builds them): their
+    /// fences and examples are checked as README.md's and Docs/'s are.
+    static var catalogArticles: [String] {
+        let sources = repositoryRoot.appendingPathComponent("Sources")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+        return modules.sorted().flatMap { module -> [String] in
+            let catalog = "Sources/\(module)/\(module).docc"
+            let files = FileManager.default.enumerator(atPath: repositoryRoot.appendingPathComponent(catalog).path)?.compactMap { $0 as? String } ?? []
+            return files.filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }
+        }
+    }
 }
 
 /// Every Markdown file of the repository's documentation has well-formed fences: one that renders otherwise than it
 /// reads (as Docs/api-protection.md's `` ``` `oauthflow lint` `` did, turning the "Host code" heading into code) fails.
 @Suite struct MarkdownFenceTests {
-    /// README.md and every Docs/*.md, the generated rule catalog included.
+    /// README.md, every Docs/*.md (the generated rule catalog included) and the DocC catalogs' articles.
     static let files = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
-        .filter { $0.hasSuffix(".md") }.sorted().map { "Docs/" + $0 }
+        .filter { $0.hasSuffix(".md") }.sorted().map { "Docs/" + $0 } + MarkdownFences.catalogArticles
 
     @Test func everyFenceInTheDocsIsWellFormed() throws {
         #expect(Self.files.count > 10)
