@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// so that no request waits for a fetch (`ProtectedResource.keepKeysFresh()`).
 ///
 /// ```swift
-/// let api = try await oauth.protectedResource(trusting: ["keycloak"], settings: settings)
+/// let api = try oauth.protectedResource(trusting: ["keycloak"], settings: settings)
 /// let app = Application(router: router, configuration: configuration)
 /// let services = ServiceGroup(services: [app, KeySetRefresher(api)], logger: logger)
 /// try await services.run()
