@@ -84,6 +84,21 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(!LiteralSecretRule.isCredentialHeader("Cookies"))
     }
 
+    /// What the resolver refuses, lint reports at the value refused with the resolver's own message: the
+    /// condition is written once, in the resolver, and every refusal is reported, not only the first.
+    @Test func resolverRefusalsAreReportedWhereTheyAreWritten() throws {
+        let text = Examples.valid + "authorization:\n  response_type: token\nsecurity:\n  pkce_method: plain\n"
+        let descriptor = try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor)
+        let first = try #require(throws: ProviderError.self) { try descriptor.resolve() }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        func line(of key: String) -> Int { 1 + (lines.firstIndex { $0.hasPrefix("  \(key):") } ?? -2) }
+        let diagnostics = Linter().lint(text: text, path: "example.yaml").filter { ["authorization_code_only", "pkce_s256"].contains($0.ruleID) }
+        #expect(diagnostics.map(\.message) == descriptor.refusals.map(\.message), "\(diagnostics)")
+        #expect(diagnostics.first?.message == first.message)
+        #expect(diagnostics.map(\.location.line) == [line(of: "response_type"), line(of: "pkce_method")], "\(diagnostics)")
+        #expect(diagnostics.map(\.ruleID) == ["authorization_code_only", "pkce_s256"])
+    }
+
     @Test func insecureFixtureTripsTheSecurityRules() throws {
         let folder = try #require(Bundle.module.url(forResource: "Fixtures/broken", withExtension: nil))
         let diagnostics = try Linter().lint(paths: [folder.appendingPathComponent("insecure.yaml")])

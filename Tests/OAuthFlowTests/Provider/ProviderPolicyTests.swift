@@ -44,6 +44,25 @@ import OAuthFlowTestSupport
         }
     }
 
+    /// Every refusal is kept with the key path of its setting (a list's item by index), in the order resolving meets
+    /// them; resolving throws the first.
+    @Test func everyRefusalIsKeptWithItsSetting() throws {
+        let descriptor = try TestDescriptor(
+            extra: "authorization:\n  response_type: token\ngrant_types: [authorization_code, implicit, device_code]\nsecurity:\n  pkce_method: plain\n"
+        ).descriptor()
+        let refusals = descriptor.refusals
+        #expect(
+            refusals.map(\.keyPath) == [
+                ["authorization", "response_type"], ["security", "pkce_method"], ["grant_types", "1"], ["grant_types", "2"],
+            ])
+        #expect(refusals.allSatisfy { $0.code == .unsupportedPolicy && $0.providerID == descriptor.id })
+        #expect(refusals[2].message.contains("the implicit grant must not be used (RFC 9700 §2.1.2)"), "\(refusals[2].message)")
+        #expect(refusals[3].message.contains("`urn:ietf:params:oauth:grant-type:device_code`"), "\(refusals[3].message)")
+        let thrown = try #require(throws: ProviderError.self) { try descriptor.resolve() }
+        #expect(thrown == refusals.first)
+        #expect(try TestDescriptor().descriptor().refusals.isEmpty)
+    }
+
     @Test func theDeviceGrantAndHMACAlgorithmsAreTyped() throws {
         let provider = try resolve("""
             grant_types: [authorization_code, urn:ietf:params:oauth:grant-type:device_code]
