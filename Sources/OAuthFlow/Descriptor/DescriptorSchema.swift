@@ -175,27 +175,27 @@ package enum DescriptorSchema {
     static let securityDefaults = ProviderDescriptor.Security()
     static let loopbackDefaults = ProviderDescriptor.Loopback()
 
-    /// `id_token.CLAIM`, `userinfo.FIELD`, `extra.FIELD` or `callback.PARAMETER`, descending into objects with `.`;
-    /// several joined by ` + ` (their text, space-separated).
-    static let profileSourcePattern =
-        "^(id_token|userinfo|extra|callback)(\\.[A-Za-z0-9_:-]+)+( \\+ (id_token|userinfo|extra|callback)(\\.[A-Za-z0-9_:-]+)+)*$"
+    /// A profile source: its grammar is ``ProfileSource``'s, checked when the descriptor is resolved (and by lint,
+    /// through the resolver's refusals), where a positioned sentence can say what is wrong.
+    static let profileSource = Shape.string()
 
     static let profileFields: [Field] = [
         Field(
-            "subject", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.subject),
-            "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`)."),
+            "subject", .list(profileSource), default: shown(profileDefaults.subject),
+            "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`). A source is a path: a root (`id_token`, `userinfo`, `extra`, `callback`, or `token`: the token endpoint's answer) and steps into it, `.name` into an object, `[0]` into a list, `[\"name\"]` for a member whose name holds `.` or `/` (`id_token[\"https://slack.com/team_id\"]`); or a template with `{path}` placeholders, present when every one is (`https://cdn.discordapp.com/avatars/{userinfo.id}/{userinfo.avatar}.png`); or `=true`/`=false`, a constant."
+        ),
         Field(
-            "name", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.name),
+            "name", .list(profileSource), default: shown(profileDefaults.name),
             "Sources of the display name. A source may join several with ` + ` (their text, space-separated): Apple's `callback.user.name.firstName + callback.user.name.lastName`, where `callback.` reads a parameter the provider added to the callback (a JSON value is read as one)."
         ),
         Field(
-            "email", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.email),
+            "email", .list(profileSource), default: shown(profileDefaults.email),
             "Sources of the email address."),
         Field(
-            "email_verified", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.emailVerified),
+            "email_verified", .list(profileSource), default: shown(profileDefaults.emailVerified),
             "Sources of whether the provider verified that address; without one the flag is unknown, never assumed."),
         Field(
-            "picture", .list(.string(pattern: profileSourcePattern)), default: shown(profileDefaults.picture),
+            "picture", .list(profileSource), default: shown(profileDefaults.picture),
             "Sources of the picture URL (GitHub: `userinfo.avatar_url`)."),
         Field(
             "extra_call", .object(profileCallFields),

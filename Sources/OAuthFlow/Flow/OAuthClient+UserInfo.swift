@@ -69,7 +69,7 @@ extension OAuthClient {
                 logger.debug("the profile's extra call failed", metadata: ["provider": "\(provider.id)"])
             }
         }
-        return UserProfile.map(mapping, idToken: idToken, userInfo: info, extra: extra, callback: callback)
+        return UserProfile.map(mapping, idToken: idToken, userInfo: info, extra: extra, callback: callback, token: tokens.additionalFields)
     }
 
     /// The descriptor's extra profile call: a GET with the access token, answered with JSON.

@@ -198,7 +198,7 @@ package struct LoopbackRedirect: Sendable, Hashable {
 
 /// Where each field of a ``UserProfile`` comes from (the descriptor's `profile`), and the resolved extra call.
 package struct ProfileMapping: Sendable, Hashable {
-    /// Ordered sources per field: `id_token.CLAIM`, `userinfo.FIELD` or `extra.FIELD`; the first present wins.
+    /// Ordered sources per field (``ProfileSource``); the first present wins.
     public var subject: [String]
     public var name: [String]
     public var email: [String]
@@ -215,8 +215,9 @@ package struct ProfileMapping: Sendable, Hashable {
             .flatMap { field, sources in sources.map { (field, $0) } }
     }
 
-    /// The roots the sources read (`id_token`, `userinfo`, `extra`, `callback`), the parts of joined sources included.
+    /// The roots the sources read (`id_token`, `userinfo`, `extra`, `callback`, `token`), those of joined sources
+    /// and templates included.
     public var roots: Set<String> {
-        Set(sources.flatMap { $0.source.components(separatedBy: " + ") }.map { String($0.trimmingCharacters(in: .whitespaces).prefix { $0 != "." }) })
+        Set(sources.flatMap { (try? ProfileSource(parsing: $0.source))?.readRoots ?? [] })
     }
 }

@@ -136,6 +136,18 @@ extension ProviderDescriptor {
                     .unsupportedPolicy, "`\(setting.joined(separator: "."))` of provider `\(id)` \(why)", provider: id,
                     keyPath: setting + (item.map { [$0] } ?? [])))
         }
+        for (field, sources) in [
+            ("subject", profile.subject), ("name", profile.name), ("email", profile.email), ("email_verified", profile.emailVerified),
+            ("picture", profile.picture),
+        ] {
+            for (index, source) in sources.enumerated() {
+                do {
+                    _ = try ProfileSource(parsing: source)
+                } catch {
+                    refuse(["profile", field], item: String(index), "cannot be read: \(error.reason)")
+                }
+            }
+        }
         if authorization.responseType != "code" {
             refuse(["authorization", "response_type"], "is `\(authorization.responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
         }

@@ -27,63 +27,41 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///   - userInfo: The userinfo answer, if read.
     ///   - extra: The extra call's answer (already narrowed by `pick_where`), if made.
     ///   - callback: The callback's other parameters (``OAuthClient/SignInOutcome/callback``), for `callback.` sources.
+    ///   - token: The token endpoint's answer beyond the standard members (``TokenSet/additionalFields``), for
+    ///     `token.` sources.
     ///
-    /// A source `A + B` joins the text of those of its parts that are present with a space (Apple's first and
-    /// last name); it counts as present when one part is.
+    /// Each field takes its first source that is present (``ProfileSource``); a source that cannot be read
+    /// (refused when the descriptor was resolved) counts as absent.
     package static func map(
         _ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
-        extra: JSONValue? = nil, callback: [String: JSONValue]? = nil
+        extra: JSONValue? = nil, callback: [String: JSONValue]? = nil, token: [String: JSONValue]? = nil
     ) -> UserProfile {
-        func lookup(_ source: Substring) -> JSONValue? {
-            let path = source.split(separator: ".").map(String.init)
-            guard let root = path.first else { return nil }
-            var value: JSONValue?
-            switch root {
-            case "id_token": value = idToken.map(JSONValue.object)
-            case "userinfo": value = userInfo.map(JSONValue.object)
-            case "extra": value = extra
-            case "callback": value = callback.map(JSONValue.object)
-            default: value = nil
-            }
-            for key in path.dropFirst() {
-                guard case let .object(object)? = value else { return nil }
-                value = object[key]
-            }
-            return value == .null ? nil : value
-        }
+        var documents: [String: JSONValue] = [:]
+        documents["id_token"] = idToken.map(JSONValue.object)
+        documents["userinfo"] = userInfo.map(JSONValue.object)
+        documents["extra"] = extra
+        documents["callback"] = callback.map(JSONValue.object)
+        documents["token"] = token.map(JSONValue.object)
         func first(_ sources: [String]) -> JSONValue? {
             for source in sources {
-                let parts = source.components(separatedBy: " + ")
-                if parts.count == 1 {
-                    if let value = lookup(Substring(source)) { return value }
-                    continue
-                }
-                let texts = parts.compactMap { lookup(Substring($0.trimmingCharacters(in: .whitespaces))).flatMap(text) }
-                if !texts.isEmpty { return .string(texts.joined(separator: " ")) }
+                if let value = (try? ProfileSource(parsing: source))?.value(in: documents) { return value }
             }
             return nil
         }
         return UserProfile(
-            subject: first(mapping.subject).flatMap(text), name: first(mapping.name).flatMap(text),
-            email: first(mapping.email).flatMap(text), emailVerified: first(mapping.emailVerified).flatMap(flag),
-            picture: first(mapping.picture).flatMap(text))
+            subject: first(mapping.subject).flatMap(ProfileSource.text), name: first(mapping.name).flatMap(ProfileSource.text),
+            email: first(mapping.email).flatMap(ProfileSource.text), emailVerified: first(mapping.emailVerified).flatMap(flag),
+            picture: first(mapping.picture).flatMap(ProfileSource.text))
     }
 
-    /// Text of a string or integer value (GitHub's numeric `id`); other values are not text.
-    private static func text(_ value: JSONValue) -> String? {
-        switch value {
-        case let .string(text): return text.isEmpty ? nil : text
-        case let .number(number) where number == number.rounded() && abs(number) < 9e15: return String(Int64(number))
-        default: return nil
-        }
-    }
-
-    /// A boolean, or the strings `"true"`/`"false"` some providers send.
+    /// A boolean, the strings `"true"`/`"false"`, or the numbers and strings 1 and 0 (Zoom's `verified: 1`).
     private static func flag(_ value: JSONValue) -> Bool? {
         switch value {
         case let .bool(flag): return flag
-        case .string("true"): return true
-        case .string("false"): return false
+        case .string("true"), .string("1"): return true
+        case .string("false"), .string("0"): return false
+        case .number(1): return true
+        case .number(0): return false
         default: return nil
         }
     }

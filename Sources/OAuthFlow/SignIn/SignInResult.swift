@@ -36,6 +36,8 @@ public struct SignInResult: Sendable {
         try await store.save(session)
         return SignInResult(
             session: session, idToken: outcome.idToken,
-            profile: outcome.idToken.map { UserProfile.map(provider.profile, idToken: $0.all, userInfo: nil, callback: outcome.callback) })
+            profile: outcome.idToken.map {
+                UserProfile.map(provider.profile, idToken: $0.all, userInfo: nil, callback: outcome.callback, token: outcome.tokens.additionalFields)
+            })
     }
 }
