@@ -28,29 +28,46 @@ public struct SimulatedClient: Sendable, Hashable {
     /// The redirect URIs the client registered, compared exactly, except that the port of a loopback
     /// IP literal (`127.0.0.1`, `[::1]`) may differ (RFC 8252 §7.3).
     public var redirectURIs: [URL]
+    /// The scopes the client may be granted, or nil for any. A request that asks for others is granted those of
+    /// them it may have, and `scope` in the answer says which (RFC 6749 §3.3); one that may have none of them is `invalid_scope`.
+    public var scopes: [String]?
 
     /// - Parameters:
     ///   - id: The `client_id`.
     ///   - secret: The secret of a confidential client.
     ///   - authentication: How it authenticates; `none` needs no secret, the others need one.
     ///   - redirectURIs: The redirect URIs it registered.
-    public init(id: String, secret: String? = nil, authentication: Authentication, redirectURIs: [URL] = []) {
+    ///   - scopes: The scopes it may be granted; nil for any.
+    public init(id: String, secret: String? = nil, authentication: Authentication, redirectURIs: [URL] = [], scopes: [String]? = nil) {
         self.id = id
         self.secret = secret
         self.authentication = authentication
         self.redirectURIs = redirectURIs
+        self.scopes = scopes
     }
 
     /// A public client (a native app, a CLI): no secret, PKCE only.
-    public static func `public`(id: String, redirectURIs: [URL] = []) -> SimulatedClient {
-        SimulatedClient(id: id, authentication: .none, redirectURIs: redirectURIs)
+    public static func `public`(id: String, redirectURIs: [URL] = [], scopes: [String]? = nil) -> SimulatedClient {
+        SimulatedClient(id: id, authentication: .none, redirectURIs: redirectURIs, scopes: scopes)
     }
 
     /// A confidential client that authenticates with its secret (`client_secret_basic` unless told otherwise).
     public static func confidential(
-        id: String, secret: String, authentication: Authentication = .clientSecretBasic, redirectURIs: [URL] = []
+        id: String, secret: String, authentication: Authentication = .clientSecretBasic, redirectURIs: [URL] = [], scopes: [String]? = nil
     ) -> SimulatedClient {
-        SimulatedClient(id: id, secret: secret, authentication: authentication, redirectURIs: redirectURIs)
+        SimulatedClient(id: id, secret: secret, authentication: authentication, redirectURIs: redirectURIs, scopes: scopes)
+    }
+
+    /// What the client is granted of `asked`: all of it when ``scopes`` is nil, else the part it may have (RFC 6749 §3.3).
+    ///
+    /// - Throws: `invalid_scope` when it asked for scopes and may have none of them.
+    func granted(_ asked: [String]) throws -> [String] {
+        guard let scopes else { return asked }
+        let granted = asked.filter(scopes.contains)
+        guard asked.isEmpty || !granted.isEmpty else {
+            throw OAuthRefusal("invalid_scope", "the client may not be granted any of the scopes asked for")
+        }
+        return granted
     }
 
     /// Whether `uri` is one of the registered redirect URIs.

@@ -105,7 +105,7 @@ extension SimulatedProvider {
             if let proofKey, proofKey != jkt { throw OAuthRefusal.invalidRequest("dpop_jkt is not the key of the pushed request's proof") }
             proofKey = jkt
         }
-        let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = try request.client.granted((parameters["scope"] ?? "").split(separator: " ").map(String.init))
         let now = clock.now()
         let code = Self.random()
         codes[code] = CodeGrant(

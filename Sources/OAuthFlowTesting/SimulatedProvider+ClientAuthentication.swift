@@ -11,15 +11,31 @@ extension SimulatedProvider {
         return try parameters(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)))
     }
 
-    /// Parameters by name; a name given twice is refused (RFC 6749 §3.1).
+    /// Parameters by name; a name given twice is refused (RFC 6749 §3.1), except the targets a request may repeat
+    /// (``repeatable``), whose first value is kept here and every value by ``targets(of:)``.
     static func parameters(_ pairs: [(String, String)]) throws -> [String: String] {
         var values: [String: String] = [:]
         for (name, value) in pairs {
-            guard values.updateValue(value, forKey: name) == nil else {
-                throw OAuthRefusal.invalidRequest("the parameter `\(name)` is given more than once")
+            guard values[name] == nil else {
+                guard repeatable.contains(name) else { throw OAuthRefusal.invalidRequest("the parameter `\(name)` is given more than once") }
+                continue
             }
+            values[name] = value
         }
         return values
+    }
+
+    /// The parameters a request may give more than once: RFC 8707 §2 lets a client name several `resource`s, and
+    /// RFC 8693 §2.1 several `audience`s.
+    static let repeatable: Set<String> = ["resource", "audience"]
+
+    /// The audiences a token request asks for: every `resource` (RFC 8707 §2), or else every `audience` when `audience`
+    /// is given; empty when it names none.
+    static func targets(of request: TransportRequest, audience: Bool = false) -> [String] {
+        let pairs = FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self))
+        let resources = pairs.filter { $0.0 == "resource" }.map(\.1)
+        guard resources.isEmpty, audience else { return resources }
+        return pairs.filter { $0.0 == "audience" }.map(\.1)
     }
 
     /// A request header by name, case-insensitively.

@@ -8,7 +8,7 @@ extension SimulatedProvider {
         let client = try authenticateClient(request, form)
         let deviceCode = Self.random()
         let userCode = Self.userCode()
-        let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = try client.granted((form["scope"] ?? "").split(separator: " ").map(String.init))
         devices[deviceCode] = DeviceGrant(
             clientID: client.id, userCode: userCode, scopes: scopes, expiresAt: clock.now().addingTimeInterval(settings.deviceCodeLifetime),
             interval: settings.devicePollingInterval)
@@ -92,7 +92,7 @@ extension SimulatedProvider {
                 settings.issuesRefreshTokens
                 ? (now.addingTimeInterval(settings.refreshTokenLifetime), client.authentication == .none ? proof?.thumbprint : nil) : nil
             return Issue(
-                clientID: client.id, subject: subject, scopes: grant.scopes, audience: settings.accessTokenAudience, family: Self.random(),
+                clientID: client.id, subject: subject, scopes: grant.scopes, audience: [settings.accessTokenAudience], family: Self.random(),
                 sessionID: Base64URL.random(bytes: 12), authTime: now, proofKey: proof?.thumbprint, refresh: refresh)
         }
     }

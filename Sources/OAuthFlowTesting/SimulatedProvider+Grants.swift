@@ -49,7 +49,7 @@ extension SimulatedProvider {
         /// The user, or nil for a client's own token.
         let subject: String?
         let scopes: [String]
-        let audience: String
+        let audience: [String]
         let issuedAt: Date
         let expiresAt: Date
         /// `cnf.jkt`: the key the token is bound to (RFC 9449 §6).

@@ -15,7 +15,7 @@ extension SimulatedProvider {
                 "token_type": .string(grant.proofKey == nil ? "Bearer" : "DPoP"),
                 "exp": .number(grant.expiresAt.timeIntervalSince1970.rounded(.down)),
                 "iat": .number(grant.issuedAt.timeIntervalSince1970.rounded(.down)), "iss": .string(issuer.absoluteString),
-                "aud": .string(grant.audience), "sub": .string(grant.subject ?? grant.clientID),
+                "aud": Self.audienceClaim(grant.audience), "sub": .string(grant.subject ?? grant.clientID),
             ]
             if let key = grant.proofKey { members["cnf"] = .object(["jkt": .string(key)]) }
             return Self.json(members)

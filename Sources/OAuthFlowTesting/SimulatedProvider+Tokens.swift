@@ -9,7 +9,8 @@ extension SimulatedProvider {
         /// The user, or nil for a client's own token.
         let subject: String?
         let scopes: [String]
-        let audience: String
+        /// The token's `aud`: the resources the request named (RFC 8707), or ``Settings/accessTokenAudience``.
+        let audience: [String]
         /// The family of tokens of one authorization; nil for client credentials.
         let family: String?
         var sessionID: String?
@@ -29,9 +30,9 @@ extension SimulatedProvider {
         if settings.requiresDPoP, proof == nil { throw OAuthRefusal.invalidDPoPProof("this provider issues DPoP-bound tokens only: send a proof") }
         let issue: Issue
         switch form["grant_type"] {
-        case GrantType.authorizationCode.rawValue?: issue = try redeemCode(form, client: client, proof: proof)
-        case GrantType.refreshToken.rawValue?: issue = try redeemRefreshToken(form, client: client, proof: proof)
-        case GrantType.clientCredentials.rawValue?: issue = try clientCredentials(form, client: client, proof: proof)
+        case GrantType.authorizationCode.rawValue?: issue = try redeemCode(form, request, client: client, proof: proof)
+        case GrantType.refreshToken.rawValue?: issue = try redeemRefreshToken(form, request, client: client, proof: proof)
+        case GrantType.clientCredentials.rawValue?: issue = try clientCredentials(form, request, client: client, proof: proof)
         case GrantType.deviceCode.rawValue?: issue = try redeemDeviceCode(form, client: client, proof: proof)
         case nil: throw OAuthRefusal.invalidRequest("grant_type is missing")
         case let other?: throw OAuthRefusal("unsupported_grant_type", "`\(other)` is not a grant this provider takes")
@@ -41,7 +42,7 @@ extension SimulatedProvider {
 
     /// RFC 6749 §4.1.3: the code is the client's, unexpired and unused, the redirect URI is the authorization
     /// request's, and the verifier matches its challenge (RFC 7636 §4.6); a code presented twice revokes what it gave.
-    private func redeemCode(_ form: [String: String], client: SimulatedClient, proof: VerifiedProof?) throws -> Issue {
+    private func redeemCode(_ form: [String: String], _ request: TransportRequest, client: SimulatedClient, proof: VerifiedProof?) throws -> Issue {
         guard let code = form["code"], var grant = codes[code] else { throw OAuthRefusal.invalidGrant("unknown authorization code") }
         if let family = grant.family {
             revokeFamily(family)
@@ -66,14 +67,15 @@ extension SimulatedProvider {
             settings.issuesRefreshTokens
             ? (now.addingTimeInterval(settings.refreshTokenLifetime), client.authentication == .none ? proof?.thumbprint : nil) : nil
         return Issue(
-            clientID: client.id, subject: grant.subject, scopes: grant.scopes, audience: form["resource"] ?? settings.accessTokenAudience,
-            family: family,
+            clientID: client.id, subject: grant.subject, scopes: grant.scopes, audience: audience(Self.targets(of: request)), family: family,
             sessionID: grant.sessionID, nonce: grant.nonce, authTime: grant.authTime, proofKey: proof?.thumbprint, refresh: refresh)
     }
 
     /// RFC 6749 §6 with RFC 9700 §4.14.2: an unknown, expired, revoked or another client's refresh token is
     /// `invalid_grant`; a rotated one presented again is a reuse, which revokes its whole family.
-    private func redeemRefreshToken(_ form: [String: String], client: SimulatedClient, proof: VerifiedProof?) throws -> Issue {
+    private func redeemRefreshToken(_ form: [String: String], _ request: TransportRequest, client: SimulatedClient, proof: VerifiedProof?) throws
+        -> Issue
+    {
         guard let token = form["refresh_token"], var grant = refreshTokens[token] else { throw OAuthRefusal.invalidGrant("unknown refresh token") }
         guard grant.clientID == client.id else { throw OAuthRefusal.invalidGrant("the refresh token was issued to another client") }
         guard !grant.revoked, !revokedFamilies.contains(grant.family) else { throw OAuthRefusal.invalidGrant("the refresh token was revoked") }
@@ -99,19 +101,21 @@ extension SimulatedProvider {
             refreshTokens[token] = grant
         }
         return Issue(
-            clientID: client.id, subject: grant.subject, scopes: scopes, audience: form["resource"] ?? settings.accessTokenAudience,
+            clientID: client.id, subject: grant.subject, scopes: scopes, audience: audience(Self.targets(of: request)),
             family: grant.family, sessionID: grant.sessionID, proofKey: proof?.thumbprint,
             refresh: settings.rotatesRefreshTokens ? (grant.expiresAt, grant.proofKey) : nil)
     }
 
     /// RFC 6749 §4.4: a confidential client's own token; no refresh token (§4.4.3).
-    private func clientCredentials(_ form: [String: String], client: SimulatedClient, proof: VerifiedProof?) throws -> Issue {
+    private func clientCredentials(_ form: [String: String], _ request: TransportRequest, client: SimulatedClient, proof: VerifiedProof?) throws
+        -> Issue
+    {
         guard client.authentication != .none else {
             throw OAuthRefusal("unauthorized_client", "a public client cannot use the client credentials grant")
         }
-        let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = try client.granted((form["scope"] ?? "").split(separator: " ").map(String.init))
         return Issue(
-            clientID: client.id, subject: nil, scopes: scopes, audience: form["resource"] ?? form["audience"] ?? settings.accessTokenAudience,
+            clientID: client.id, subject: nil, scopes: scopes, audience: audience(Self.targets(of: request, audience: true)),
             family: nil, proofKey: proof?.thumbprint)
     }
 
@@ -126,7 +130,7 @@ extension SimulatedProvider {
             accessToken = Self.random()
         case .jwt:
             var claims: [String: JSONValue] = [
-                "iss": .string(issuer.absoluteString), "sub": .string(issue.subject ?? issue.clientID), "aud": .string(issue.audience),
+                "iss": .string(issuer.absoluteString), "sub": .string(issue.subject ?? issue.clientID), "aud": Self.audienceClaim(issue.audience),
                 "client_id": .string(issue.clientID), "iat": .number(now.timeIntervalSince1970.rounded(.down)),
                 "exp": .number(expiresAt.timeIntervalSince1970.rounded(.down)), "jti": .string(Base64URL.random(bytes: 16)),
                 "scope": .string(issue.scopes.joined(separator: " ")),
@@ -182,6 +186,16 @@ extension SimulatedProvider {
             if scopes.contains(scope) { released[name] = value }
         }
         return released
+    }
+
+    /// The audiences a request named, or ``Settings/accessTokenAudience`` when it named none.
+    func audience(_ targets: [String]) -> [String] {
+        targets.isEmpty ? [settings.accessTokenAudience] : targets
+    }
+
+    /// An `aud` claim or member: a string for one audience, an array for several (RFC 7519 §4.1.3).
+    static func audienceClaim(_ audience: [String]) -> JSONValue {
+        audience.count == 1 ? .string(audience[0]) : .array(audience.map { .string($0) })
     }
 
     /// Revokes every token one authorization gave.

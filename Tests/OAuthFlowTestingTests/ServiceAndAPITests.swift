@@ -58,6 +58,40 @@ import Testing
         await #expect(throws: ProtectedResource.Denial.self) { _ = try await api.authenticate(request) }
     }
 
+    /// RFC 8707 §2: a token request may name several resources; the token is for all of them, and for the default
+    /// audience when it names none.
+    @Test func aTokenIsForEveryResourceTheRequestNames() async throws {
+        let simulated = try SimulatedProvider()
+        await simulated.configure { $0.accessTokenFormat = .jwt }
+        let service = try Simulation.serviceClient(simulated)
+        let both = try await service.clientCredentialsToken(OAuthClient.ServiceTokenRequest(resources: ["https://a.example", "https://b.example"]))
+        #expect(Simulation.claims(both.accessToken.value)["aud"] == .array([.string("https://a.example"), .string("https://b.example")]))
+        #expect(try await service.introspect(both.accessToken)["aud"] == .array([.string("https://a.example"), .string("https://b.example")]))
+        let none = try await service.clientCredentialsToken()
+        #expect(Simulation.claims(none.accessToken.value)["aud"] == .string("https://api.simulated.example"))
+        let repeated = try await Simulation.post(
+            simulated, "token", [("grant_type", "client_credentials"), ("scope", "a"), ("scope", "b")],
+            headers: ["Authorization": SimulatedClientAuthenticationTests.basic(SimulatedProvider.serviceClientID, SimulatedProvider.serviceSecret)])
+        #expect(Simulation.error(repeated) == "invalid_request", "only the targets may repeat")
+    }
+
+    /// RFC 6749 §3.3: a client registered for some scopes is granted those of the asked ones it may have, and the answer says so.
+    @Test func aClientIsGrantedOnlyTheScopesItMayHave() async throws {
+        let simulated = try SimulatedProvider()
+        await simulated.register(.confidential(id: SimulatedProvider.serviceClientID, secret: SimulatedProvider.serviceSecret, scopes: ["read"]))
+        let service = try Simulation.serviceClient(simulated)
+        let token = try await service.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]))
+        #expect(token.scopes == ["read"])
+        let refused = await #expect(throws: AuthorizationServerError.self) {
+            _ = try await service.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["write"]))
+        }
+        #expect(refused?.error == "invalid_scope")
+        // At the authorization endpoint too: the app may have `openid` only.
+        await simulated.register(.public(id: SimulatedProvider.appClientID, redirectURIs: [SimulatedProvider.appRedirectURI], scopes: ["openid"]))
+        let outcome = try await Simulation.signIn(try Simulation.appClient(simulated), at: simulated)
+        #expect(outcome.tokens.scopes == ["openid"])
+    }
+
     @Test func introspectionAnswersInactiveForAnythingUnknown() async throws {
         let simulated = try SimulatedProvider()
         let introspected = try await Simulation.serviceClient(simulated).introspect(Secret("not-a-token"))
