@@ -5,8 +5,8 @@ import Testing
 
 @testable import OAuthFlow
 
-/// The service-token cache against servers it cannot trust: keys never mix, failures are nobody's token,
-/// many callers make one request, the 401 rule runs once.
+/// The service-token cache against a simulated provider, and against servers it cannot trust: keys never mix,
+/// failures are nobody's token, many callers make one request, the 401 rule runs once.
 @Suite struct ServiceTokensTests {
     /// A clock that moves only when told: real time passing on a loaded machine cannot cross a boundary.
     final class ManualClock: DateClock, @unchecked Sendable {
@@ -55,34 +55,59 @@ import Testing
         return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: try! JSONSerialization.data(withJSONObject: body))
     }
 
-    static func decoded(_ token: Secret) -> String {
-        String(decoding: Base64URL.decode(token.value) ?? Data(), as: UTF8.self)
+    /// The service's tokens at a simulated provider: its service client (`client_secret_basic`) under a descriptor whose
+    /// `service_tokens.target` is `target`, sending through `transport` (the provider's own by default) on the provider's clock.
+    static func tokens(
+        at simulated: SimulatedProvider, transport: (any HTTPTransport)? = nil, target: String = "resource",
+        store: any TokenStore = InMemoryTokenStore(), logger: Logger? = nil
+    ) throws -> ServiceTokens {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.extra = "service_tokens:\n  target: \(target)\n"
+        var environment = simulated.environment
+        if let transport { environment.transport = transport }
+        if let logger { environment.logger = logger }
+        return ServiceTokens(client: try Simulated.serviceClient(simulated, options, environment: environment), store: store)
+    }
+
+    /// The `aud` of a JWT access token, as a list.
+    static func audiences(_ claims: [String: JSONValue]) -> [String] {
+        switch claims["aud"] {
+        case let .string(one)?: return [one]
+        case let .array(many)?: return many.compactMap(\.stringValue)
+        default: return []
+        }
     }
 
     @Test func tenThousandConcurrentCallersMakeOneRequestAndShareItsToken() async throws {
-        let transport = ScriptedTransport { request, count in
+        let simulated = try SimulatedProvider()
+        // The provider takes 50 ms to answer: every caller arrives while the one request is out.
+        let slow = ScriptedTransport { request, _ in
             try await Task.sleep(nanoseconds: 50_000_000)
-            return Self.echo(request, counter: count)
+            return try await simulated.transport.send(request)
         }
-        let tokens = try Self.tokens(transport)
+        let tokens = try Self.tokens(at: simulated, transport: slow)
         let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"])
         let answers = try await withThrowingTaskGroup(of: Secret.self) { group in
             for _ in 0..<10_000 { group.addTask { try await tokens.accessToken(request) } }
             return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
         }
-        #expect(transport.count("/token") == 1)
+        #expect(await simulated.requestCount(.token) == 1)
         #expect(answers.count == 1)
         _ = try await tokens.accessToken(request)
-        #expect(transport.count("/token") == 1, "a valid token is served from the cache")
+        #expect(await simulated.requestCount(.token) == 1, "a valid token is served from the cache")
     }
 
     @Test func concurrentRequestsForDifferentKeysNeverGetEachOthersToken() async throws {
-        let transport = ScriptedTransport { request, count in
+        // JWT access tokens say what they were issued for: `scope`, and `aud` naming every resource (RFC 8707).
+        var settings = SimulatedProvider.Settings()
+        settings.accessTokenFormat = .jwt
+        let simulated = try SimulatedProvider(settings: settings)
+        let transport = ScriptedTransport { request, _ in
             // Answers out of order: a later request may finish first.
             try await Task.sleep(nanoseconds: UInt64.random(in: 1_000_000...30_000_000))
-            return Self.echo(request, counter: count)
+            return try await simulated.transport.send(request)
         }
-        let tokens = try Self.tokens(transport)
+        let tokens = try Self.tokens(at: simulated, transport: transport)
         let requests = [
             OAuthClient.ServiceTokenRequest(scopes: ["read"]), OAuthClient.ServiceTokenRequest(scopes: ["write"]), OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]),
             OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com"]),
@@ -97,20 +122,21 @@ import Testing
             return try await group.reduce(into: [(OAuthClient.ServiceTokenRequest, Secret)]()) { $0.append($1) }
         }
         for (request, token) in answers {
-            let parts = Self.decoded(token).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            #expect(parts[0] == request.scopes.joined(separator: " "), "\(request) got \(parts)")
-            #expect(parts[1] == request.resources.joined(separator: ","), "\(request) got \(parts)")
+            let (_, claims) = try IDTokenValidator.decodeUnverified(token.value)
+            #expect(claims["scope"]?.stringValue == request.scopes.joined(separator: " "), "\(request) got \(claims)")
+            let audiences = request.resources.isEmpty ? [SimulatedProvider.Settings().accessTokenAudience] : request.resources
+            #expect(Self.audiences(claims).sorted() == audiences.sorted(), "\(request) got \(claims)")
         }
-        #expect(transport.count("/token") == requests.count, "one request per key")
+        #expect(await simulated.requestCount(.token) == requests.count, "one request per key")
     }
 
     @Test func theSameSetsInAnotherOrderShareOneToken() async throws {
-        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
-        let tokens = try Self.tokens(transport)
+        let simulated = try SimulatedProvider()
+        let tokens = try Self.tokens(at: simulated)
         let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write", "read", "read"], resources: ["https://b", "https://a"]))
         let second = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"], resources: ["https://a", "https://b"]))
         #expect(first == second)
-        #expect(transport.count("/token") == 1)
+        #expect(await simulated.requestCount(.token) == 1)
     }
 
     @Test func anAnswerNamingAnotherScopeIsKeptUnderTheKeyThatAskedOnly() async throws {
@@ -185,18 +211,18 @@ import Testing
     }
 
     @Test func tokensAreRenewedSkewSecondsEarlyAndShortOnesAtHalfTheirLife() async throws {
-        let clock = ManualClock()
-        let lifetime = ScriptedTransport { request, count in
-            let short = Self.fields(request).contains { $0 == ("scope", "short") }
-            return Self.echo(request, expiresIn: short ? 10 : 600, counter: count)
-        }
-        let tokens = try Self.tokens(lifetime, clock: clock)
+        // A clock that moves only when told: real time passing on a loaded machine cannot cross a boundary.
+        let simulated = try SimulatedProvider(clock: MovableClock(startingAt: Date(timeIntervalSince1970: 1_800_000_000)))
+        await simulated.configure { $0.accessTokenLifetime = 600 }
+        let clock = simulated.clock
+        let tokens = try Self.tokens(at: simulated)
         let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["long"]))
         clock.advance(539)
         #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["long"])) == first)
         clock.advance(2)
         #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["long"])) != first, "renewed 60 s before expiry")
 
+        await simulated.configure { $0.accessTokenLifetime = 10 }
         let short = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["short"]))
         clock.advance(4)
         #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["short"])) == short, "a 10 s token is reused for 5 s")
@@ -216,26 +242,30 @@ import Testing
     }
 
     @Test func aResourceServer401DropsTheTokenAndRetriesOnceOnly() async throws {
-        let transport = ScriptedTransport { request, count in
-            if request.url.path == "/token" { return Self.echo(request, counter: count) }
+        let simulated = try SimulatedProvider()
+        // The provider issues the tokens; the API refuses every one.
+        let transport = ScriptedTransport { request, _ in
+            if request.url.host == simulated.issuer.host { return try await simulated.transport.send(request) }
             return TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
         }
-        let tokens = try Self.tokens(transport)
+        let tokens = try Self.tokens(at: simulated, transport: transport)
         let response = try await tokens.send(
             TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!))
         #expect(response.status == 401)
-        #expect(transport.count("/token") == 2, "one new token after the first 401, none after the second")
+        #expect(await simulated.requestCount(.token) == 2, "one new token after the first 401, none after the second")
         #expect(transport.count("/things") == 2)
     }
 
     @Test func a401AnsweredOnceIsFollowedByTheNewToken() async throws {
+        let simulated = try SimulatedProvider()
+        // The provider issues the tokens; the API refuses the first and echoes the credential it is sent after.
         let transport = ScriptedTransport { request, count in
-            if request.url.path == "/token" { return Self.echo(request, counter: count) }
+            if request.url.host == simulated.issuer.host { return try await simulated.transport.send(request) }
             return count == 1
                 ? TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api", error="invalid_token""#])
                 : TransportResponse(status: 200, body: Data(request.headers["Authorization"]?.utf8 ?? "".utf8))
         }
-        let tokens = try Self.tokens(transport)
+        let tokens = try Self.tokens(at: simulated, transport: transport)
         let first = try await tokens.accessToken()
         let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!))
         #expect(response.status == 200)
@@ -245,36 +275,41 @@ import Testing
     }
 
     @Test func a403OrAnInsufficientScope401KeepsTheToken() async throws {
-        let transport = ScriptedTransport { request, count in
-            if request.url.path == "/token" { return Self.echo(request, counter: count) }
+        let simulated = try SimulatedProvider()
+        // The provider issues the token; the API says it lacks a scope.
+        let transport = ScriptedTransport { request, _ in
+            if request.url.host == simulated.issuer.host { return try await simulated.transport.send(request) }
             return TransportResponse(status: 401, headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope""#])
         }
-        let tokens = try Self.tokens(transport)
+        let tokens = try Self.tokens(at: simulated, transport: transport)
         _ = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/things")!))
-        #expect(transport.count("/token") == 1)
+        #expect(await simulated.requestCount(.token) == 1)
     }
 
     @Test func theTargetParameterIsTheDescriptorsChoice() async throws {
-        let transport = RecordingTransport(ScriptedTransport { request, count in Self.echo(request, counter: count) })
-        _ = try await Self.tokens(transport, target: "audience").accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
-        _ = try await Self.tokens(transport, target: "scope").accessToken(OAuthClient.ServiceTokenRequest(scopes: ["openid"], resources: ["https://graph"]))
-        _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://a", "https://b"]))
+        let simulated = try SimulatedProvider()
+        let transport = RecordingTransport(simulated.transport)
+        _ = try await Self.tokens(at: simulated, transport: transport, target: "audience").accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
+        _ = try await Self.tokens(at: simulated, transport: transport, target: "scope").accessToken(
+            OAuthClient.ServiceTokenRequest(scopes: ["openid"], resources: ["https://graph"]))
+        _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://a", "https://b"]))
         let bodies = transport.requests.map(Self.fields)
         #expect(bodies[0].filter { $0.0 != "grant_type" }.map { "\($0.0)=\($0.1)" } == ["audience=https://api"])
         #expect(bodies[1].filter { $0.0 == "scope" }.map(\.1) == ["https://graph/.default openid"])
         #expect(bodies[2].filter { $0.0 == "resource" }.map(\.1) == ["https://a", "https://b"])
 
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
+            _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport, target: "audience").accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://api"]))
+            _ = try await Self.tokens(at: simulated, transport: transport, target: "audience").accessToken(
+                OAuthClient.ServiceTokenRequest(resources: ["https://api"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["relative/path"]))
+            _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["relative/path"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://api#fragment"]))
+            _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://api#fragment"]))
         }
         #expect(transport.requests.count == 3, "refused requests are never sent")
     }
@@ -292,20 +327,19 @@ import Testing
         let handler = CapturingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
         let store = InMemoryTokenStore()
-        let transport = ScriptedTransport { request, count in
-            if request.url.path == "/token", count == 2 {
-                return TransportResponse(status: 401, body: Data(#"{"error":"invalid_client"}"#.utf8))
-            }
-            return Self.echo(request, counter: count)
-        }
-        let tokens = try Self.tokens(transport, store: store, logger: logger)
+        let simulated = try SimulatedProvider()
+        let secret = SimulatedProvider.serviceSecret
+        let tokens = try Self.tokens(at: simulated, store: store, logger: logger)
         let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        // The provider's registration changes: the service's secret is no longer the one it holds, and it answers invalid_client.
+        await simulated.register(.confidential(id: SimulatedProvider.serviceClientID, secret: "another-secret-the-service-does-not-hold"))
         let failure = await #expect(throws: AuthorizationServerError.self) { _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write"])) }
+        #expect(failure?.error == "invalid_client")
         let text = handler.messages.joined(separator: "\n") + "\(failure.map { "\($0)" } ?? "")"
-        #expect(!text.contains(Self.secret.value))
+        #expect(!text.contains(secret))
         #expect(!text.contains(token.value))
         let stored = try #require(try await store.load(tokens.key(for: OAuthClient.ServiceTokenRequest(scopes: ["read"])).sessionKey))
-        #expect(!String(decoding: try stored.encoded(), as: UTF8.self).contains(Self.secret.value))
+        #expect(!String(decoding: try stored.encoded(), as: UTF8.self).contains(secret))
         #expect(stored.tokens.accessToken == token)
     }
 
@@ -315,28 +349,28 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
         let handler = CapturingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
-        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
-        let first = try Self.tokens(transport, store: FileTokenStore(directory: directory.url), logger: logger)
+        let simulated = try SimulatedProvider()
+        let first = try Self.tokens(at: simulated, store: FileTokenStore(directory: directory.url), logger: logger)
         let token = try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write", "read"]))
         #expect(!handler.messages.contains { $0.contains("cache hit") }, "the first call fetched: \(handler.messages)")
         #expect(try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])) == token)
-        #expect(handler.messages.filter { $0.contains("cache hit") } == ["service token cache hit provider=example scopes=read write"])
-        let second = try Self.tokens(transport, store: FileTokenStore(directory: directory.url), logger: logger)
+        #expect(handler.messages.filter { $0.contains("cache hit") } == ["service token cache hit provider=simulated scopes=read write"])
+        let second = try Self.tokens(at: simulated, store: FileTokenStore(directory: directory.url), logger: logger)
         #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])) == token)
-        #expect(handler.messages.filter { $0.contains("cache hit") }.last == "service token cache hit in the store provider=example scopes=read write")
-        #expect(transport.count("/token") == 1)
-        #expect(!handler.messages.joined().contains(token.value) && !handler.messages.joined().contains(Self.secret.value))
+        #expect(handler.messages.filter { $0.contains("cache hit") }.last == "service token cache hit in the store provider=simulated scopes=read write")
+        #expect(await simulated.requestCount(.token) == 1)
+        #expect(!handler.messages.joined().contains(token.value) && !handler.messages.joined().contains(SimulatedProvider.serviceSecret))
     }
 
     @Test func aTokenAnotherProcessStoredIsUsedInsteadOfAskingAgain() async throws {
         let directory = try TemporaryDirectory()
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
-        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
-        let first = try Self.tokens(transport, store: FileTokenStore(directory: directory.url))
-        let second = try Self.tokens(transport, store: FileTokenStore(directory: directory.url))
+        let simulated = try SimulatedProvider()
+        let first = try Self.tokens(at: simulated, store: FileTokenStore(directory: directory.url))
+        let second = try Self.tokens(at: simulated, store: FileTokenStore(directory: directory.url))
         let token = try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) == token)
-        #expect(transport.count("/token") == 1)
+        #expect(await simulated.requestCount(.token) == 1)
         await second.invalidate(second.key(for: OAuthClient.ServiceTokenRequest(scopes: ["read"])), token: token)
         #expect(try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) == token, "the first keeps its own copy in memory")
         #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) != token, "the dropped token left the store too")
@@ -392,15 +426,16 @@ import Testing
     /// hide it. The second client shares the store (another process, another command line).
     @Test(arguments: [ProviderDescriptor.ClientAuth.Method.clientSecretJWT, .tlsClientAuth])
     func aCachedTokenDoesNotSkipTheClientCheck(method: ProviderDescriptor.ClientAuth.Method) async throws {
-        let transport = ScriptedTransport { request, count in Self.echo(request, counter: count) }
+        let simulated = try SimulatedProvider()
         let store = InMemoryTokenStore()
-        let first = try Self.tokens(transport, store: store)
+        let first = try Self.tokens(at: simulated, store: store)
         _ = try await first.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
-        var configuration = ClientConfiguration.service(clientID: "svc", clientSecret: nil)
+        var configuration = ClientConfiguration.service(clientID: SimulatedProvider.serviceClientID, clientSecret: nil)
         configuration.authMethod = method
-        let second = ServiceTokens(client: OAuthClient(provider: try Self.provider(), configuration: configuration, environment: OAuthEnvironment(transport: transport)), store: store)
+        let second = ServiceTokens(
+            client: OAuthClient(provider: try simulated.provider(), configuration: configuration, environment: simulated.environment), store: store)
         await #expect(throws: FlowError.self) { _ = try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) }
-        #expect(transport.count("/token") == 1)
+        #expect(await simulated.requestCount(.token) == 1)
     }
 
     /// A token made with one credential is not handed to a request made with another: the key names the method.
@@ -418,16 +453,16 @@ import Testing
     /// `read` granted for `read write`: cached under `read`, so that the next `read write` caller asks again instead of
     /// getting a token without `write`, and a `read` caller is served from the cache.
     @Test func aTokenGrantingFewerScopesIsCachedUnderWhatWasGranted() async throws {
-        let transport = ScriptedTransport { _, count in
-            TransportResponse(
-                status: 200, headers: ["Content-Type": "application/json"],
-                body: Data(#"{"access_token":"t-\#(count)","token_type":"Bearer","expires_in":3600,"scope":"read"}"#.utf8))
-        }
-        let tokens = try Self.tokens(transport)
-        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])).value == "t-1")
-        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])).value == "t-2")
-        #expect(transport.count("/token") == 2)
-        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])).value == "t-2")
-        #expect(transport.count("/token") == 2)
+        let simulated = try SimulatedProvider()
+        // The service may be granted `read` only: asked for `read write`, the provider grants `read` (RFC 6749 §3.3).
+        await simulated.register(.confidential(id: SimulatedProvider.serviceClientID, secret: SimulatedProvider.serviceSecret, scopes: ["read"]))
+        let tokens = try Self.tokens(at: simulated)
+        let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]))
+        #expect(try await Simulated.introspect(first, at: simulated)["scope"]?.stringValue == "read")
+        let second = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]))
+        #expect(second != first, "the `read write` caller asked again")
+        #expect(await simulated.requestCount(.token) == 2)
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"])) == second)
+        #expect(await simulated.requestCount(.token) == 2)
     }
 }
