@@ -22,7 +22,7 @@ extension OAuthFlowCommand.Credential {
 
         func run() async throws {
             try await Output.running(prefix: "oauthflow: ") {
-                let request = try GitCredentialRequest(parsing: String(decoding: try Self.readStandardInput(), as: UTF8.self))
+                let request = try GitCredentialRequest(parsing: String(decoding: try await StandardInput.read(atMost: 64 * 1024 + 1), as: UTF8.self))
                 let resolver = CommandEnvironment.clients
                 let identity = GitCredentialMapping.identity(ofClientsFile: resolver.clientsFileURL.path)
                 let mapping = GitCredentialMapping.first(in: try resolver.clientsFile().gitCredentialMappings(), for: request)
@@ -54,15 +54,6 @@ extension OAuthFlowCommand.Credential {
                     break  // `store`: the token already lives in the session; git-credential(1): unknown operations are ignored.
                 }
             }
-        }
-
-        /// git closes stdin after its request; a few hundred bytes, read up to 64 KiB and one more.
-        static func readStandardInput() throws -> Data {
-            var data = Data()
-            while data.count <= 64 * 1024, let chunk = try FileHandle.standardInput.read(upToCount: 4096), !chunk.isEmpty {
-                data.append(chunk)
-            }
-            return data
         }
     }
 }

@@ -36,7 +36,7 @@ extension OAuthFlowCommand.JWT {
             try await Output.running {
                 var text = tokenWords[0]
                 if text == "-" {
-                    text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                    text = String(decoding: await StandardInput.readToEnd(), as: UTF8.self)
                 }
                 let secret = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
                 let parts = try IDTokenValidator.decodeUnverified(secret.value)

@@ -34,9 +34,11 @@ extension OAuthFlowCommand.Token {
 
         func run() async throws {
             let exchange = try await Output.running {
-                OAuthClient.TokenExchangeRequest(
-                    subjectToken: try Self.readToken(subjectTokenFile, what: "subject token"), subjectTokenType: subjectTokenType,
-                    actorToken: try actorTokenFile.map { try Self.readToken($0, what: "actor token") }, actorTokenType: actorTokenType,
+                let subjectToken = try await Self.readToken(subjectTokenFile, what: "subject token")
+                let actorToken: Secret? =
+                    if let actorTokenFile { try await Self.readToken(actorTokenFile, what: "actor token") } else { nil }
+                return OAuthClient.TokenExchangeRequest(
+                    subjectToken: subjectToken, subjectTokenType: subjectTokenType, actorToken: actorToken, actorTokenType: actorTokenType,
                     requestedTokenType: requestedTokenType, target: service.request)
             }
             let token = try await service.withServiceTokens(provider: provider) { try await $0.exchangedToken(exchange) }
@@ -44,15 +46,12 @@ extension OAuthFlowCommand.Token {
         }
 
         /// A token from a file or stdin, trimmed; empty is an error.
-        static func readToken(_ path: String, what: String) throws -> Secret {
+        static func readToken(_ path: String, what: String) async throws -> Secret {
             let limit = 64 * 1024
             let data: Data
             if path == "-" {
                 // At most one byte past the limit: an endless stdin is refused, never held.
-                var read = Data()
-                while read.count <= limit, let chunk = try FileHandle.standardInput.read(upToCount: limit + 1 - read.count), !chunk.isEmpty {
-                    read.append(chunk)
-                }
+                let read = try await StandardInput.read(atMost: limit + 1)
                 guard read.count <= limit else { throw CommandFailure("the \(what) on stdin is longer than \(limit) bytes") }
                 data = read
             } else {

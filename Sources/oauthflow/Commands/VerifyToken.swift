@@ -39,7 +39,7 @@ extension OAuthFlowCommand {
         }
 
         func run() async throws {
-            let input = FileHandle.standardInput.readDataToEndOfFile().prefix(ProtectedResource.maximumTokenSize + 1024)
+            let input = await StandardInput.readToEnd().prefix(ProtectedResource.maximumTokenSize + 1024)
             let token = Secret(String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
             guard !token.value.isEmpty else {
                 Output.stderr("error: no token on standard input; pipe the access token in (it is never printed)\n")
