@@ -29,6 +29,26 @@ final class ChangeLog: @unchecked Sendable {
         return (manager, store)
     }
 
+    /// A provider simulated on a clock stopped at `now`, with `settings`.
+    private func simulated(_ settings: SimulatedProvider.Settings = .init()) throws -> SimulatedProvider {
+        try SimulatedProvider(clock: MovableClock(startingAt: now), settings: settings)
+    }
+
+    /// A manager of `session`, signed in at `simulated`, kept in `store` (an in-memory one holding it by default), whose
+    /// client sends through `transport` (the provider's own by default).
+    private func makeManager(
+        at simulated: SimulatedProvider, session: StoredSession, transport: (any HTTPTransport)? = nil, changes: ChangeLog? = nil,
+        store: (any TokenStore)? = nil
+    ) throws -> (TokenManager, any TokenStore) {
+        let store = store ?? InMemoryTokenStore([session])
+        var environment = simulated.environment
+        if let transport { environment.transport = transport }
+        let client = try Simulated.appClient(simulated, environment: environment)
+        var onChange: (@Sendable (StoredSession?) -> Void)?
+        if let changes { onChange = { changes.append($0) } }
+        return (TokenManager(client: client, store: store, key: session.key, onChange: onChange), store)
+    }
+
     @Test func freshTokenIsReturnedWithoutARequest() async throws {
         let transport = ScriptedTransport { _, _ in Issue.record("no request expected"); return TransportResponse(status: 500) }
         let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
@@ -36,41 +56,57 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func tokenWithinTheSkewIsRefreshed() async throws {
-        let transport = ScriptedTransport { _, _ in tokenResponse("access-2") }
+        var settings = SimulatedProvider.Settings()
+        settings.rotatesRefreshTokens = false
+        let simulated = try simulated(settings)
+        let session = try await Simulated.session(try Simulated.appClient(simulated), at: simulated)
         let changes = ChangeLog()
-        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(30)), changes: changes)
-        #expect(try await manager.validAccessToken().value == "access-2")
-        let stored = try #require(try await store.load(SessionKey(providerID: "example")))
-        #expect(stored.tokens.accessToken.value == "access-2")
-        #expect(stored.tokens.refreshToken?.value == "refresh-1", "an unrotated refresh token is kept")
-        #expect(stored.tokens.expiresAt == now.addingTimeInterval(3600))
+        let (manager, store) = try makeManager(at: simulated, session: session, changes: changes)
+        simulated.clock.advance(3600 - 30)   // 30 s left: within the skew
+        let refreshed = try await manager.validAccessToken()
+        #expect(refreshed != session.tokens.accessToken)
+        #expect(try await Simulated.introspect(refreshed, at: simulated)["iat"] == .number(simulated.clock.now().timeIntervalSince1970), "issued by the refresh")
+        let stored = try #require(try await store.load(session.key))
+        #expect(stored.tokens.accessToken == refreshed)
+        #expect(stored.tokens.refreshToken == session.tokens.refreshToken, "an unrotated refresh token is kept")
+        #expect(stored.tokens.expiresAt == simulated.clock.now().addingTimeInterval(3600))
         #expect(changes.all.count == 1)
     }
 
     @Test func tenThousandConcurrentCallersShareOneRefresh() async throws {
-        let transport = ScriptedTransport { _, _ in
+        let simulated = try simulated()
+        let session = try await Simulated.session(try Simulated.appClient(simulated), at: simulated)
+        // The provider takes 20 ms to answer the refresh: every caller arrives while it is out.
+        let slow = ScriptedTransport { request, _ in
             try await Task.sleep(nanoseconds: 20_000_000)
-            return tokenResponse("access-2", refresh: "refresh-2")
+            return try await simulated.transport.send(request)
         }
-        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        let (manager, _) = try makeManager(at: simulated, session: session, transport: slow)
+        simulated.clock.advance(3600 + 10)
+        let exchanges = await simulated.requestCount(.token)
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<10_000 { group.addTask { try await manager.validAccessToken().value } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
-        #expect(tokens == ["access-2"])
-        #expect(transport.count("/token") == 1)
+        let refreshed = try await manager.session().tokens
+        #expect(tokens == [refreshed.accessToken.value] && refreshed.accessToken != session.tokens.accessToken)
+        #expect(try await Simulated.isActive(refreshed.refreshToken, at: simulated), "the rotated refresh token the provider issued last")
+        #expect(await simulated.requestCount(.token) == exchanges + 1)
     }
 
     @Test func invalidGrantSignsOut() async throws {
-        let transport = ScriptedTransport { _, _ in
-            TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
-        }
+        let simulated = try simulated()
+        let client = try Simulated.appClient(simulated)
+        let session = try await Simulated.session(client, at: simulated)
         let changes = ChangeLog()
-        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)), changes: changes)
+        let (manager, store) = try makeManager(at: simulated, session: session, changes: changes)
+        // The grant is revoked at the provider (another device signed out), and the access token expires.
+        try await client.revoke(try #require(session.tokens.refreshToken), kind: .refreshToken)
+        simulated.clock.advance(3600 + 10)
         let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
         #expect(error.code == .signedOut)
         #expect(error.serverError?.error == "invalid_grant")
-        #expect(try await store.load(SessionKey(providerID: "example")) == nil)
+        #expect(try await store.load(session.key) == nil)
         #expect(changes.all.count == 1 && changes.all.first! == nil)
         let again = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
         #expect(again.code == .notSignedIn)
@@ -143,27 +179,34 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func aRefreshTheStoreDidNotTakeIsSavedAfterTheManagerIsGone() async throws {
-        let transport = ScriptedTransport { _, _ in tokenResponse("access-2", refresh: "refresh-2") }
-        let session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        let simulated = try simulated()
+        let session = try await Simulated.session(try Simulated.appClient(simulated), at: simulated)
         let store = FailingSavesStore([session], failures: 1)
+        simulated.clock.advance(3600 + 10)
         do {
             // A web request's manager: it refreshes, the save fails, and the request ends.
-            let (manager, _) = try makeManager(transport, session: session, store: store)
+            let (manager, _) = try makeManager(at: simulated, session: session, store: store)
             let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
             #expect(error.code == .storeUnavailable)
         }
-        let saved = try await eventually(5) { try await store.load(session.key)?.tokens.refreshToken?.value == "refresh-2" }
+        let saved = try await eventually(5) {
+            // The provider rotated the refresh token: the one it issued last is the only one it still holds live.
+            guard let stored = try await store.load(session.key)?.tokens.refreshToken, stored != session.tokens.refreshToken else { return false }
+            return try await Simulated.isActive(stored, at: simulated)
+        }
         #expect(saved, "the rotated refresh token reached the store after the manager that got it was gone")
     }
 
     @Test func aRetryNeverOverwritesASessionSavedSinceTheRefresh() async throws {
-        let transport = ScriptedTransport { _, _ in tokenResponse("access-2", refresh: "refresh-2") }
-        let session = sampleSession(expiresAt: now.addingTimeInterval(-10))
+        let simulated = try simulated()
+        let client = try Simulated.appClient(simulated)
+        let session = try await Simulated.session(client, at: simulated)
         let store = FailingSavesStore([session], failures: 1)
-        let (manager, _) = try makeManager(transport, session: session, store: store)
+        simulated.clock.advance(3600 + 10)
+        let (manager, _) = try makeManager(at: simulated, session: session, store: store)
         await #expect(throws: SessionError.self) { try await manager.validAccessToken() }
         // Another process signs in again before the first retry (1 s later).
-        let newer = sampleSession(access: "signed-in-again", refresh: "refresh-9")
+        let newer = try await Simulated.session(client, at: simulated)
         try await store.save(newer)
         try await Task.sleep(nanoseconds: 1_500_000_000)
         #expect(try await store.load(session.key) == newer)
@@ -201,27 +244,33 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func performRefreshesOnceOn401AndRetriesOnce() async throws {
-        let transport = ScriptedTransport { request, n in
-            if request.url.path == "/token" { return tokenResponse("access-\(n + 1)") }
-            let bearer = request.headers["Authorization"] ?? ""
-            return bearer == "Bearer access-2" ? TransportResponse(status: 200, body: Data("ok".utf8)) : TransportResponse(status: 401)
-        }
-        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
-        let response = try await manager.perform(TransportRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        let simulated = try simulated()
+        let client = try Simulated.appClient(simulated)
+        let session = try await Simulated.session(client, at: simulated)
+        let (manager, _) = try makeManager(at: simulated, session: session)
+        // The access token is revoked though unexpired: the provider's userinfo, the API here, answers 401 until a refresh.
+        try await client.revoke(session.tokens.accessToken, kind: .accessToken)
+        let exchanges = await simulated.requestCount(.token)
+        let userinfo = simulated.issuer.appendingPathComponent("userinfo")
+        let response = try await manager.perform(TransportRequest(method: .get, url: userinfo))
         #expect(response.status == 200)
-        #expect(transport.count("/token") == 1)
-        #expect(transport.count("/me") == 2)
+        #expect(await simulated.requestCount(.token) == exchanges + 1)
+        #expect(await simulated.requestCount(.userinfo) == 2)
     }
 
     @Test func persistent401IsReturnedAfterOneRetry() async throws {
-        let transport = ScriptedTransport { request, n in
-            request.url.path == "/token" ? tokenResponse("access-\(n + 1)") : TransportResponse(status: 401)
+        let simulated = try simulated()
+        let session = try await Simulated.session(try Simulated.appClient(simulated), at: simulated)
+        // The provider refreshes; the API refuses every token.
+        let transport = ScriptedTransport { request, _ in
+            request.url.host == simulated.issuer.host ? try await simulated.transport.send(request) : TransportResponse(status: 401)
         }
-        let (manager, _) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(3600)))
+        let (manager, _) = try makeManager(at: simulated, session: session, transport: transport)
+        let exchanges = await simulated.requestCount(.token)
         let response = try await manager.perform(TransportRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
         #expect(response.status == 401)
         #expect(transport.count("/me") == 2)
-        #expect(transport.count("/token") == 1)
+        #expect(await simulated.requestCount(.token) == exchanges + 1)
     }
 
     @Test func refreshUnderTheLockAdoptsTokensAnotherProcessStored() async throws {
