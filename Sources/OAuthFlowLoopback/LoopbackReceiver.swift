@@ -67,7 +67,13 @@ public struct LoopbackError: Error, Sendable, Hashable, CustomStringConvertible 
 ///   token exchange) is answered 503 rather than left hanging.
 /// - Every answer carries `Cache-Control: no-store` and `Referrer-Policy: no-referrer`,
 ///   so the code in the URL does not leak from the page.
-public final class LoopbackReceiver: @unchecked Sendable {
+///
+/// The server runs on SwiftNIO's structured-concurrency API: the listening channel and each connection are
+/// `NIOAsyncChannel`s, each connection served by a task of its own that answers its one request. What guards
+/// the receiver runs on the event loop as bytes arrive, never waiting for a task: the connection limit as a
+/// connection is accepted, the request deadline, the body cap and the arrival of a whole request. A busy Swift
+/// task pool delays answers; it cannot stop the listener accepting nor keep a slow sender's connection open.
+public final class LoopbackReceiver: Sendable {
     /// Bodies larger than this are refused (a `form_post` callback is a few hundred bytes).
     public static let maximumBodySize = 64 * 1024
 
@@ -85,32 +91,65 @@ public final class LoopbackReceiver: @unchecked Sendable {
         public init() {}
     }
 
+    /// How many accepted connections may wait for the task that takes them before the listener pauses.
+    ///
+    /// The listener must go on accepting while Swift's task pool is busy: the connection limit is kept as a
+    /// connection is accepted, so a flood is met by closing its connections, whereas a paused listener would let
+    /// the kernel's backlog fill and leave every client, the browser too, hanging in `connect`. Far above the
+    /// connection limit: in a flood most connections waiting here are closed already.
+    static let acceptedBacklog = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
+        lowWatermark: 512, highWatermark: 1024)
+
     public let host: String
     public let port: Int
     public let path: String
-    private let channel: any Channel
+    /// The redirect URI, made once the port is known.
+    private let redirect: URL
+    /// The listening socket.
+    private let listener: any Channel
+    /// Accepts connections and serves each; ends once the listener is closed and every connection is done.
+    private let server: Task<Void, Never>
     private let group: MultiThreadedEventLoopGroup
     private let inbox: Inbox
     private let connections: ConnectionTable
 
     /// The redirect URI to register and send: `http://HOST:PORT/PATH`.
-    public var redirectURI: URL {
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        // The host and path were validated when binding, so this always parses.
-        return URL(string: "http://\(hostPart):\(port)\(path)") ?? URL(fileURLWithPath: "/")
-    }
+    public var redirectURI: URL { redirect }
 
     private init(
-        host: String, port: Int, path: String, channel: any Channel, group: MultiThreadedEventLoopGroup, inbox: Inbox,
-        connections: ConnectionTable
+        host: String, port: Int, path: String, redirect: URL, listener: NIOAsyncChannel<Connection, Never>,
+        group: MultiThreadedEventLoopGroup, inbox: Inbox, connections: ConnectionTable
     ) {
-        self.connections = connections
         self.host = host
         self.port = port
         self.path = path
-        self.channel = channel
+        self.redirect = redirect
+        self.listener = listener.channel
         self.group = group
         self.inbox = inbox
+        self.connections = connections
+        server = Task {
+            try? await listener.executeThenClose { accepted in
+                await withDiscardingTaskGroup { tasks in
+                    do {
+                        for try await connection in accepted {
+                            tasks.addTask { await Self.serve(connection, inbox: inbox) }
+                        }
+                    } catch {
+                        // The listener failed or was closed: the connections already accepted are still served.
+                    }
+                }
+            }
+        }
+    }
+
+    /// One accepted connection: whole requests in (``RequestReader``), HTTP/1 response parts out.
+    typealias Connection = NIOAsyncChannel<ReceivedRequest, HTTPServerResponsePart>
+
+    /// The redirect URI for `host` (bare), `port` and `path`, or nil when they do not form one.
+    private static func redirectURI(host: String, port: Int, path: String) -> URL? {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(hostPart):\(port)\(path)")
     }
 
     /// Starts listening.
@@ -119,6 +158,7 @@ public final class LoopbackReceiver: @unchecked Sendable {
     ///   - host: `127.0.0.1` or `::1` (brackets allowed); anything else is refused.
     ///   - port: 0 for an ephemeral port, or a fixed port.
     ///   - path: The redirect path, such as `/callback`.
+    ///   - limits: What one client may cost the receiver: connections, queued requests and their deadlines.
     /// - Throws: ``LoopbackError`` `portInUse` when a fixed port is taken, `notLoopback`
     ///   for a non-loopback host, `bindFailed` otherwise.
     public static func start(
@@ -129,7 +169,7 @@ public final class LoopbackReceiver: @unchecked Sendable {
         guard bare == "127.0.0.1" || bare == "::1" else {
             throw LoopbackError(code: .notLoopback, message: "the redirect receiver listens only on 127.0.0.1 or [::1], not \(host)")
         }
-        guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#") else {
+        guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#"), redirectURI(host: bare, port: port, path: path) != nil else {
             throw LoopbackError(code: .bindFailed, message: "the redirect path must start with / and have no query or fragment: \(path)")
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -140,14 +180,18 @@ public final class LoopbackReceiver: @unchecked Sendable {
             // SO_REUSEADDR lets a fixed port be bound again while the previous login's connections
             // sit in TIME_WAIT (about 60 s); it still refuses a port another socket listens on.
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(CallbackHandler(inbox: inbox, connections: connections, requestTimeout: limits.requestTimeout))
+        let listener: NIOAsyncChannel<Connection, Never>
+        do {
+            listener = try await bootstrap.bind(host: bare, port: port, serverBackPressureStrategy: acceptedBacklog) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    // On the event loop, as the connection is accepted: the limit and the deadline hold however
+                    // busy the tasks that serve connections are.
+                    connections.accept(channel, requestTimeout: limits.requestTimeout)
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(RequestReader(connections: connections))
+                    return try Connection(wrappingChannelSynchronously: channel)
                 }
             }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.bind(host: bare, port: port).get()
         } catch {
             try? await group.shutdownGracefully()
             let text = "\(error)"
@@ -157,9 +201,15 @@ public final class LoopbackReceiver: @unchecked Sendable {
             }
             throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(text)")
         }
-        let actualPort = channel.localAddress?.port ?? port
-    ///   - limits: What one client may cost the receiver: connections, queued requests and their deadlines.
-        return LoopbackReceiver(host: bare, port: actualPort, path: path, channel: channel, group: group, inbox: inbox, connections: connections)
+        let actualPort = listener.channel.localAddress?.port ?? port
+        guard let redirect = redirectURI(host: bare, port: actualPort, path: path) else {
+            try? await listener.channel.close()
+            try? await group.shutdownGracefully()
+            throw LoopbackError(code: .bindFailed, message: "the redirect URI of \(bare):\(actualPort)\(path) does not parse")
+        }
+        return LoopbackReceiver(
+            host: bare, port: actualPort, path: path, redirect: redirect, listener: listener, group: group, inbox: inbox,
+            connections: connections)
     }
 
     /// Waits for the callback, passing each request on the redirect path to `handler` until one finishes.
@@ -202,20 +252,91 @@ public final class LoopbackReceiver: @unchecked Sendable {
     /// How many connections are open now.
     var openConnections: Int { connections.count }
 
-    /// Stops listening and releases the event loop.
+    /// Stops listening, lets the answers already decided reach their browsers, and releases the event loop.
+    ///
+    /// A connection whose request arrived whole gets its answer before it closes: the handler's (the finishing
+    /// page, which the caller closes the receiver right after), or 503 for one no handler will take now, or
+    /// 410. Connections still sending their request are closed at once.
     public func close() async {
         inbox.finish()
-        try? await channel.close()
+        inbox.abandonWaiting()
+        connections.closeUnfinished()
+        try? await listener.close()
+        // Each connection's task writes its answer and closes it; the last one ends the server task.
+        await server.value
         try? await group.shutdownGracefully()
+    }
+
+    /// Serves one connection: answers its request and closes (``ConnectionTable`` closes it first when the
+    /// request does not arrive whole in time).
+    private static func serve(_ connection: Connection, inbox: Inbox) async {
+        let channel = connection.channel
+        try? await connection.executeThenClose { requests, outbound in
+            // One request per connection: every answer says `Connection: close`.
+            for try await request in requests {
+                let response = await answer(request, inbox: inbox, eventLoop: channel.eventLoop)
+                try await write(response, to: outbound, allocator: channel.allocator)
+                return
+            }
+        }
+    }
+
+    /// The answer to a whole request: 404, 405, 413 or 400 at once, else the handler's (or 503 or 410 from the inbox).
+    private static func answer(_ received: ReceivedRequest, inbox: Inbox, eventLoop: any EventLoop) async -> LoopbackResponse {
+        let head = received.head
+        let requestPath = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        guard requestPath == inbox.path else { return LoopbackPages.notFound }
+        guard head.method == .GET || head.method == .POST else {
+            return LoopbackResponse(status: 405, html: LoopbackPages.page(title: "Method not allowed", message: "Use GET or POST."), finishes: false)
+        }
+        if received.tooLarge {
+            return LoopbackResponse(
+                status: 413, html: LoopbackPages.page(title: "Too large", message: "The request body is too large."), finishes: false)
+        }
+        let hostHeader = head.headers["Host"].first ?? "127.0.0.1"
+        guard let url = URL(string: "http://\(hostHeader)\(head.uri)") else {
+            return LoopbackResponse(
+                status: 400, html: LoopbackPages.page(title: "Bad request", message: "The callback URL cannot be read."), finishes: false)
+        }
+        let request = LoopbackRequest(method: head.method.rawValue, url: url, body: Data(received.body.readableBytesView))
+        let promise = eventLoop.makePromise(of: LoopbackResponse.self)
+        inbox.submit(request, promise: promise, on: eventLoop)
+        // Always completed: by the handler, by the queue timeout (503), or when the receiver closes.
+        return (try? await promise.futureResult.get()) ?? LoopbackPages.busy
+    }
+
+    /// Writes `response` as a whole HTML answer.
+    private static func write(
+        _ response: LoopbackResponse, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, allocator: ByteBufferAllocator
+    ) async throws {
+        var buffer = allocator.buffer(capacity: response.html.utf8.count)
+        buffer.writeString(response.html)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(buffer.readableBytes)")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Referrer-Policy", value: "no-referrer")
+        headers.add(name: "Connection", value: "close")
+        if let location = response.location { headers.add(name: "Location", value: location.absoluteString) }
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(buffer)), .end(nil)])
     }
 }
 
+/// A request that arrived whole on a connection, as ``RequestReader`` passes it on.
+struct ReceivedRequest: Sendable {
+    let head: HTTPRequestHead
+    /// The body, up to ``LoopbackReceiver/maximumBodySize``.
+    let body: ByteBuffer
+    /// Whether the body was longer than that (it is then answered 413).
+    let tooLarge: Bool
+}
+
 /// A request waiting for the handler; answered by the handler or, after the queue timeout, with 503.
-final class QueuedRequest: @unchecked Sendable {
+final class QueuedRequest: Sendable {
     let request: LoopbackRequest
     let promise: EventLoopPromise<LoopbackResponse>
-    private let lock = NSLock()
-    private var claimed = false
+    private let claimed = Locked(false)
 
     init(request: LoopbackRequest, promise: EventLoopPromise<LoopbackResponse>) {
         self.request = request
@@ -224,22 +345,28 @@ final class QueuedRequest: @unchecked Sendable {
 
     /// Takes the right to answer; false when someone already did.
     func claim() -> Bool {
-        lock.withLock {
+        claimed.withLock { claimed in
             defer { claimed = true }
             return !claimed
         }
     }
 }
 
-/// Hands requests from the NIO handlers to the waiting task, one at a time.
-final class Inbox: @unchecked Sendable {
+/// Hands requests from the connections to the waiting task, one at a time.
+final class Inbox: Sendable {
     let path: String
     let requests: AsyncStream<QueuedRequest>
     private let continuation: AsyncStream<QueuedRequest>.Continuation
-    private let lock = NSLock()
     private let limits: LoopbackReceiver.Limits
-    private var finished = false
-    private var waiting = 0
+    private let state = Locked(State())
+
+    private struct State {
+        var finished = false
+        /// Whether the handler is working on a request now.
+        var handling = false
+        /// The requests admitted and not yet answered.
+        var waiting: [ObjectIdentifier: QueuedRequest] = [:]
+    }
 
     init(path: String, limits: LoopbackReceiver.Limits) {
         self.path = path
@@ -247,20 +374,24 @@ final class Inbox: @unchecked Sendable {
         (requests, continuation) = AsyncStream.makeStream()
     }
 
-    private var handling = false
-
-    var isFinished: Bool { lock.withLock { finished } }
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Whether the handler is working on a request now.
-    var isHandling: Bool { lock.withLock { handling } }
+    var isHandling: Bool { state.withLock { $0.handling } }
 
     func setHandling(_ value: Bool) {
-        lock.withLock { handling = value }
+        state.withLock { $0.handling = value }
     }
 
     func finish() {
-        lock.withLock { finished = true }
+        state.withLock { $0.finished = true }
         continuation.finish()
+    }
+
+    /// Answers 503 to every request still waiting that no one took: the receiver is closing.
+    func abandonWaiting() {
+        let waiting = state.withLock { $0.waiting.values }
+        for queued in waiting where queued.claim() { queued.promise.succeed(LoopbackPages.busy) }
     }
 
     /// Queues a request; answers 410 at once when the wait is already over, and 503 when
@@ -270,17 +401,18 @@ final class Inbox: @unchecked Sendable {
             promise.succeed(LoopbackPages.alreadyDone)
             return
         }
-        let admitted = lock.withLock {
-            guard waiting < limits.maximumQueuedRequests else { return false }
-            waiting += 1
+        let queued = QueuedRequest(request: request, promise: promise)
+        let id = ObjectIdentifier(queued)
+        let admitted = state.withLock { state in
+            guard state.waiting.count < limits.maximumQueuedRequests else { return false }
+            state.waiting[id] = queued
             return true
         }
         guard admitted else {
             promise.succeed(LoopbackPages.busy)
             return
         }
-        promise.futureResult.whenComplete { _ in self.lock.withLock { self.waiting -= 1 } }
-        let queued = QueuedRequest(request: request, promise: promise)
+        promise.futureResult.whenComplete { _ in self.state.withLock { _ = $0.waiting.removeValue(forKey: id) } }
         eventLoop.scheduleTask(in: limits.queueTimeout) {
             if queued.claim() { promise.succeed(LoopbackPages.busy) }
         }
@@ -291,87 +423,107 @@ final class Inbox: @unchecked Sendable {
 }
 
 /// The open connections, so that a flood of idle ones cannot lock the browser out.
-final class ConnectionTable: @unchecked Sendable {
+final class ConnectionTable: Sendable {
     private struct Entry {
         let channel: any Channel
         let order: Int
         var requestReceived = false
     }
 
-    private let lock = NSLock()
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var counter = 0
+        /// Set when the receiver closes: a connection accepted after that is closed at once.
+        var closed = false
+    }
+
     private let limit: Int
-    private var entries: [ObjectIdentifier: Entry] = [:]
-    private var counter = 0
+    private let state = Locked(State())
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Registers a connection; when that makes too many, returns the oldest one still sending its request.
-    func add(_ channel: any Channel) -> (any Channel)? {
-        lock.withLock {
-            counter += 1
-            entries[ObjectIdentifier(channel)] = Entry(channel: channel, order: counter)
-            guard entries.count > limit else { return nil }
+    /// Registers a connection as it is accepted, on its event loop: closes the oldest one still sending its
+    /// request when that makes too many, closes this one when it has not delivered a whole request within
+    /// `requestTimeout` (no slowloris), and forgets it once it is closed. A connection accepted after
+    /// ``closeUnfinished()`` is closed at once.
+    func accept(_ channel: any Channel, requestTimeout: TimeAmount) {
+        let (admitted, victim) = state.withLock { state -> (Bool, (any Channel)?) in
+            guard !state.closed else { return (false, nil) }
+            state.counter += 1
+            state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, order: state.counter)
+            guard state.entries.count > limit else { return (true, nil) }
             let victim =
-                entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
-                ?? entries.values.min { $0.order < $1.order }
-            if let victim { entries[ObjectIdentifier(victim.channel)] = nil }
-            return victim?.channel
+                state.entries.values.filter { !$0.requestReceived }.min { $0.order < $1.order }
+                ?? state.entries.values.min { $0.order < $1.order }
+            if let victim { state.entries[ObjectIdentifier(victim.channel)] = nil }
+            return (true, victim?.channel)
+        }
+        // Closed once the accepting initializer is done: a channel closed inside it could not be set up, and the
+        // victim may be this very connection (when every other one has sent its request).
+        for doomed in [victim, admitted ? nil : channel].compactMap({ $0 }) {
+            doomed.eventLoop.execute { doomed.close(promise: nil) }
+        }
+        guard admitted else { return }
+        channel.closeFuture.whenComplete { _ in self.remove(channel) }
+        channel.eventLoop.scheduleTask(in: requestTimeout) {
+            if !self.hasReceivedRequest(channel) { channel.close(promise: nil) }
         }
     }
 
+    /// Whether `channel`'s request has arrived whole (true for a connection no longer listed).
+    private func hasReceivedRequest(_ channel: any Channel) -> Bool {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.requestReceived ?? true }
+    }
+
     func markRequestReceived(_ channel: any Channel) {
-        lock.withLock { entries[ObjectIdentifier(channel)]?.requestReceived = true }
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.requestReceived = true }
     }
 
-    func remove(_ channel: any Channel) {
-        _ = lock.withLock { entries.removeValue(forKey: ObjectIdentifier(channel)) }
+    private func remove(_ channel: any Channel) {
+        _ = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    var count: Int { lock.withLock { entries.count } }
+    /// Closes every connection still sending its request and refuses those accepted later. A connection whose
+    /// request arrived is left to its task, which answers it and then closes it.
+    func closeUnfinished() {
+        let unfinished = state.withLock { state -> [any Channel] in
+            state.closed = true
+            return state.entries.values.filter { !$0.requestReceived }.map(\.channel)
+        }
+        for channel in unfinished { channel.close(promise: nil) }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
 }
 
-/// One HTTP connection's requests.
-final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
+/// Reads a connection's request on the event loop as its parts arrive and passes it on whole, so that its task
+/// gets one message and reading never waits for that task.
+///
+/// Keeps at most ``LoopbackReceiver/maximumBodySize`` of the body (the rest is read and dropped) and marks the
+/// request as arrived in ``ConnectionTable`` with its last part: the deadline never closes a connection whose
+/// request came in time, however late its task takes it. Only the first request counts: every answer closes the
+/// connection.
+final class RequestReader: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias InboundOut = ReceivedRequest
 
-    private let inbox: Inbox
     private let connections: ConnectionTable
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
     private var tooLarge = false
-    private let requestTimeout: TimeAmount
-    private var requestComplete = false
+    private var received = false
 
-    init(inbox: Inbox, connections: ConnectionTable, requestTimeout: TimeAmount) {
-        self.inbox = inbox
+    init(connections: ConnectionTable) {
         self.connections = connections
-        self.requestTimeout = requestTimeout
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        if let victim = connections.add(context.channel) { victim.close(promise: nil) }
-        // A whole request within the deadline, or the connection goes: no slowloris.
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: requestTimeout) {
-            let (handler, context) = loopBound.value
-            if !handler.requestComplete { context.close(promise: nil) }
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        connections.remove(context.channel)
-        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        guard !received else { return }
+        switch Self.unwrapInboundIn(data) {
         case let .head(requestHead):
             head = requestHead
-            body.clear()
-            tooLarge = false
         case var .body(chunk):
             if body.readableBytes + chunk.readableBytes > LoopbackReceiver.maximumBodySize {
                 tooLarge = true
@@ -380,66 +532,9 @@ final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
             }
         case .end:
             guard let head else { return }
-            self.head = nil
-            requestComplete = true
+            received = true
             connections.markRequestReceived(context.channel)
-            dispatch(head, context: context)
-        }
-    }
-
-    private func dispatch(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let requestPath = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        guard requestPath == inbox.path else {
-            respond(LoopbackPages.notFound, context: context)
-            return
-        }
-        guard head.method == .GET || head.method == .POST else {
-            respond(
-                LoopbackResponse(status: 405, html: LoopbackPages.page(title: "Method not allowed", message: "Use GET or POST."), finishes: false),
-                context: context)
-            return
-        }
-        if tooLarge {
-            respond(
-                LoopbackResponse(
-                    status: 413, html: LoopbackPages.page(title: "Too large", message: "The request body is too large."), finishes: false),
-                context: context)
-            return
-        }
-        let hostHeader = head.headers["Host"].first ?? "127.0.0.1"
-        guard let url = URL(string: "http://\(hostHeader)\(head.uri)") else {
-            respond(
-                LoopbackResponse(
-                    status: 400, html: LoopbackPages.page(title: "Bad request", message: "The callback URL cannot be read."), finishes: false),
-                context: context)
-            return
-        }
-        let request = LoopbackRequest(method: head.method.rawValue, url: url, body: Data(body.readableBytesView))
-        let promise = context.eventLoop.makePromise(of: LoopbackResponse.self)
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        promise.futureResult.whenSuccess { response in
-            let (handler, context) = loopBound.value
-            handler.respond(response, context: context)
-        }
-        inbox.submit(request, promise: promise, on: context.eventLoop)
-    }
-
-    private func respond(_ response: LoopbackResponse, context: ChannelHandlerContext) {
-        var buffer = context.channel.allocator.buffer(capacity: response.html.utf8.count)
-        buffer.writeString(response.html)
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
-        headers.add(name: "Content-Length", value: "\(buffer.readableBytes)")
-        headers.add(name: "Cache-Control", value: "no-store")
-        headers.add(name: "Referrer-Policy", value: "no-referrer")
-        headers.add(name: "Connection", value: "close")
-        if let location = response.location { headers.add(name: "Location", value: location.absoluteString) }
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            channel.close(promise: nil)
+            context.fireChannelRead(Self.wrapInboundOut(ReceivedRequest(head: head, body: body, tooLarge: tooLarge)))
         }
     }
 }

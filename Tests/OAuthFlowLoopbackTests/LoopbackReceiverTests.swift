@@ -351,6 +351,18 @@ private final class RawConnection {
         #expect(try await patient.send(TransportRequest(method: .get, url: url)).status == 200)
         try await waiting
     }
+
+    @Test func theFinishingAnswerReachesTheBrowserWhenTheReceiverClosesAtOnce() async throws {
+        let receiver = try await LoopbackReceiver.start()
+        let url = try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=a&state=s"))
+        let browser = Task { [http] in try await http.send(TransportRequest(method: .get, url: url)) }
+        try await receiver.waitForCallback(timeout: .seconds(20)) { _ in LoopbackResponse(status: 200, html: "signed in", finishes: true) }
+        // As a sign-in does when its callback ended the wait (a denial, a failed exchange): close at once.
+        await receiver.close()
+        let answer = try await browser.value
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == "signed in")
+    }
 }
 
 /// A browser that opens nothing, as when the provider refuses the redirect URI and never sends the user back.
