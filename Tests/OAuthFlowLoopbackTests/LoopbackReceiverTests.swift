@@ -11,10 +11,39 @@ import Darwin
 #endif
 
 /// A raw TCP connection to 127.0.0.1 that sends what it is told and nothing more.
-private final class RawConnection {
+///
+/// Its system calls block: `connect` waits out the SYN retries (1 s, 3 s, 7 s ...) while the listener's backlog is
+/// full, and `poll` waits for the server's close. They run on a thread of their own (``OffPool``), never on a thread
+/// of the cooperative pool, where a flood of connects once stalled every test of the process for 140 s.
+private final class RawConnection: Sendable {
     let fd: Int32
 
-    init?(port: Int) {
+    /// Connects on a thread of its own; nil when the connection cannot be made.
+    static func open(port: Int) async -> RawConnection? {
+        await OffPool.run { RawConnection(port: port) }
+    }
+
+    /// Opens `count` connections one after the other, each sending `text`, on a thread of their own; nil when one
+    /// cannot be made.
+    static func open(_ count: Int, port: Int, sending text: String) async -> [RawConnection]? {
+        await OffPool.run {
+            var opened: [RawConnection] = []
+            for _ in 0..<count {
+                guard let connection = RawConnection(port: port) else { return nil }
+                connection.send(text)
+                opened.append(connection)
+            }
+            return opened
+        }
+    }
+
+    /// How many of `connections` the server has closed, read on a thread of their own.
+    static func closedByServer(_ connections: [RawConnection]) async -> Int {
+        await OffPool.run { connections.filter { $0.waitForClose(milliseconds: 0) }.count }
+    }
+
+    /// Blocks in `connect`: only on a thread of its own (``open(port:)``).
+    private init?(port: Int) {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -26,6 +55,7 @@ private final class RawConnection {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
+            // blocks: only on a thread of its own (open)
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { close(fd); return nil }
@@ -35,11 +65,17 @@ private final class RawConnection {
         _ = text.withCString { write(fd, $0, strlen($0)) }
     }
 
-    /// Whether the server has closed the connection (a read returns end of file).
-    /// Whether the server has closed the connection, waiting up to `milliseconds` for it to.
-    func isClosedByServer(within milliseconds: Int32 = 0) -> Bool {
+    /// Whether the server has closed the connection (a read returns end of file), waiting up to `milliseconds`
+    /// for it to on a thread of its own.
+    func isClosedByServer(within milliseconds: Int32 = 0) async -> Bool {
+        await OffPool.run { [self] in waitForClose(milliseconds: milliseconds) }
+    }
+
+    /// Blocks in `poll` and `read`: only on a thread of its own (``isClosedByServer(within:)``).
+    private func waitForClose(milliseconds: Int32) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var pollRequest = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        // blocks: only on a thread of its own (isClosedByServer)
         guard poll(&pollRequest, 1, milliseconds) > 0 else { return false }
         while true {
             let count = read(fd, &buffer, buffer.count)
@@ -193,10 +229,10 @@ private final class RawConnection {
         let first = try await Self.receiverBelowTheEphemeralRange()
         let port = first.port
         do {
-            let browser = try #require(RawConnection(port: port))
+            let browser = try #require(await RawConnection.open(port: port))
             browser.send("GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             var polls = 0
-            while !browser.isClosedByServer(), polls < 250 {
+            while !(await browser.isClosedByServer()), polls < 250 {
                 try await Task.sleep(for: .milliseconds(20))
                 polls += 1
             }
@@ -249,12 +285,7 @@ private final class RawConnection {
             LoopbackResponse(status: 200, html: "ok", finishes: true)
         }
         // 300 connections that send half a request line and stop (slowloris), more than the limit of 64.
-        var idle: [RawConnection] = []
-        for _ in 0..<300 {
-            let connection = try #require(RawConnection(port: receiver.port))
-            connection.send("GET /callback?code=")
-            idle.append(connection)
-        }
+        let idle = try #require(await RawConnection.open(300, port: receiver.port, sending: "GET /callback?code="))
         try await Task.sleep(nanoseconds: 300_000_000)
         #expect(receiver.openConnections <= LoopbackReceiver.Limits().maximumConnections)
         let callback = try await get(receiver, "/callback?code=real&state=s")
@@ -263,8 +294,12 @@ private final class RawConnection {
         // The connections over the limit are closed as they are accepted; on a loaded machine some closes
         // reach the client late, so wait (up to 10 s) for them rather than count once.
         let refused = 300 - LoopbackReceiver.Limits().maximumConnections
-        for _ in 0..<100 where idle.filter({ $0.isClosedByServer() }).count < refused { try await Task.sleep(nanoseconds: 100_000_000) }
-        #expect(idle.filter { $0.isClosedByServer() }.count >= refused)
+        var closed = await RawConnection.closedByServer(idle)
+        for _ in 0..<100 where closed < refused {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            closed = await RawConnection.closedByServer(idle)
+        }
+        #expect(await RawConnection.closedByServer(idle) >= refused)
     }
 
     @Test func aConnectionThatDoesNotFinishItsRequestIsClosed() async throws {
@@ -272,10 +307,10 @@ private final class RawConnection {
         limits.requestTimeout = .milliseconds(300)
         let receiver = try await LoopbackReceiver.start(limits: limits)
         defer { Task { await receiver.close() } }
-        let slow = try #require(RawConnection(port: receiver.port))
+        let slow = try #require(await RawConnection.open(port: receiver.port))
         slow.send("GET /callback HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         // 300 ms is the limit; a loaded machine may fire the timer late, so wait for the close rather than check once.
-        #expect(slow.isClosedByServer(within: 10_000))
+        #expect(await slow.isClosedByServer(within: 10_000))
         // The count drops once the channel's close has run on its event loop, a moment after the client sees it.
         for _ in 0..<100 where receiver.openConnections != 0 { try await Task.sleep(nanoseconds: 100_000_000) }
         #expect(receiver.openConnections == 0)

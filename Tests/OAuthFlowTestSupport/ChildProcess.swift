@@ -143,7 +143,7 @@ public final class ChildProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(limit)
         return condition.withLock {
             while outData.isEmpty && termination == nil {
-                if !condition.wait(until: deadline) { break }
+                if !condition.wait(until: deadline) { break }  // blocks: only on a thread of its own (output(within:))
             }
             return !outData.isEmpty
         }
@@ -197,7 +197,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Blocks until the process has ended: only on a thread of its own (`exit()`).
     private func waitForExit() -> Termination {
         condition.withLock {
-            while termination == nil { condition.wait() }
+            while termination == nil { condition.wait() }  // blocks: only on a thread of its own (exit())
             return termination ?? .exited(-1)
         }
     }
@@ -206,7 +206,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// (`finished()`, `run`).
     private func waitForOutputAndExit() -> Termination {
         condition.withLock {
-            while termination == nil || openStreams > 0 { condition.wait() }
+            while termination == nil || openStreams > 0 { condition.wait() }  // blocks: only on a thread of its own
             return termination ?? .exited(-1)
         }
     }
@@ -222,13 +222,10 @@ public final class ChildProcess: @unchecked Sendable {
         await offPool { [self] in waitForOutputAndExit() }
     }
 
-    /// Runs the blocking `work` on a thread of its own and resumes with its result: the cooperative pool has as
-    /// many threads as cores, and a test holding one of them for a child's whole life starves every other test's
-    /// tasks (connection pools, timers) meanwhile.
+    /// Runs the blocking `work` on a thread of its own (``OffPool``): a test holding a thread of the cooperative
+    /// pool for a child's whole life starves every other test's tasks (connection pools, timers) meanwhile.
     private func offPool<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: work()) }
-        }
+        await OffPool.run(work)
     }
 
     // MARK: Threads
@@ -253,7 +250,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     private func reap() {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}  // blocks: on the reaper thread
         // WIFSIGNALED / WEXITSTATUS, which Swift does not import as functions.
         let signal = status & 0x7f
         let ended: Termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
