@@ -90,7 +90,7 @@ public struct SystemBrowser: BrowserOpener {
         let pid = child
         Thread.detachNewThread {
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}  // blocks: on this thread of its own
         }
     }
     #endif

@@ -35,7 +35,7 @@ public final class HostileServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(Handler(script: script, requests: requests))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).wait()
+            .bind(host: "127.0.0.1", port: 0).wait()  // blocks: a bind on the server's own event loop, milliseconds
         self.group = group
         self.channel = channel
         self.requests = requests
@@ -45,8 +45,8 @@ public final class HostileServer: Sendable {
     public var url: URL { URL(string: "http://127.0.0.1:\(port)/token")! }
 
     public func stop() {
-        try? channel.close().wait()
-        try? group.syncShutdownGracefully()
+        try? channel.close().wait()  // blocks: a close on the server's own event loop, milliseconds
+        try? group.syncShutdownGracefully()  // blocks: its one thread ends once its channels are closed, milliseconds
     }
 
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
