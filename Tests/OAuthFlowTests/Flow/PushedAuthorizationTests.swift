@@ -4,7 +4,8 @@ import Testing
 
 @testable import OAuthFlow
 
-/// Pushed authorization requests (RFC 9126) and the DPoP parts of a sign-in (RFC 9449 §5, §10), against scripted servers.
+/// Pushed authorization requests (RFC 9126) and the DPoP parts of a sign-in (RFC 9449 §5, §10), against a simulated provider,
+/// and against scripted servers for the answers it would never give.
 @Suite struct PushedAuthorizationTests {
     static let issuer = "https://as.example.com"
     static let redirect = URL(string: "http://127.0.0.1:8765/callback")!
@@ -22,6 +23,22 @@ import Testing
                 clientID: "my client", redirectURI: redirect, clientSecret: Secret("s3cret"), scopes: ["read"], authMethod: .clientSecretBasic), environment: OAuthEnvironment(transport: transport))
     }
 
+    /// A simulated provider where `client(_:_:)`'s confidential client is registered, with `settings`.
+    static func simulated(_ settings: SimulatedProvider.Settings = .init()) async throws -> SimulatedProvider {
+        let simulated = try SimulatedProvider(settings: settings)
+        await simulated.register(.confidential(id: "my client", secret: "s3cret", redirectURIs: [redirect]))
+        return simulated
+    }
+
+    /// The simulated provider's descriptor, pushing requests and binding tokens with DPoP when told.
+    static func options(pushing: Bool = false, dpop: Bool = false, discovery: Bool = false) -> SimulatedProvider.DescriptorOptions {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.pushesAuthorizationRequests = pushing
+        options.bindsTokensWithDPoP = dpop
+        options.usesDiscovery = discovery
+        return options
+    }
+
     static func json(_ status: Int, _ text: String) -> TransportResponse {
         TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
     }
@@ -35,16 +52,21 @@ import Testing
     }
 
     @Test func everyParameterGoesInTheAuthenticatedPostAndTheBrowserGetsOnlyTheReference() async throws {
+        let simulated = try await Self.simulated()
         let pushed = Recorder()
+        let answered = Recorder()
         let transport = ScriptedTransport { request, _ in
             #expect(request.url.path == "/par" && request.method == .post)
             #expect(request.headers["Authorization"]?.hasPrefix("Basic ") == true, "the client authenticates as at the token endpoint")
             #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
             pushed.add(String(decoding: request.body ?? Data(), as: UTF8.self))
-            return Self.json(201, #"{"request_uri":"urn:ietf:params:oauth:request_uri:abc","expires_in":60}"#)
+            let response = try await simulated.transport.send(request)
+            let answer = try JSONDecoder().decode([String: JSONValue].self, from: response.body)
+            answered.add(answer["request_uri"]?.stringValue ?? "")
+            return response
         }
         let before = Date()
-        let pending = try await Self.client(try Self.provider("security:\n  dpop: required\n"), transport).startAuthorization()
+        let pending = try await Self.client(try simulated.provider(Self.options(pushing: true, dpop: true)), transport).startAuthorization()
         let body = Self.form(TransportRequest(method: .post, url: Self.redirect, body: Data(pushed.values[0].utf8)))
         for name in ["state", "code_challenge", "code_challenge_method", "redirect_uri", "scope", "response_type", "client_id", "dpop_jkt"] {
             #expect(body[name] != nil, "\(name) is pushed")
@@ -52,11 +74,14 @@ import Testing
         #expect(body["state"] == pending.state.value && body["dpop_jkt"] == pending.proofKey?.thumbprint)
         let items = try #require(URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems)
         #expect(Set(items.map(\.name)) == ["client_id", "request_uri"])
-        #expect(items.first { $0.name == "request_uri" }?.value == "urn:ietf:params:oauth:request_uri:abc")
+        #expect(items.first { $0.name == "request_uri" }?.value == answered.values.first, "the reference the provider answered")
         #expect(pending.url.path == "/authorize")
         let expiry = try #require(pending.requestExpiresAt)
         #expect(expiry.timeIntervalSince(before) >= 59 && expiry.timeIntervalSince(before) <= 61)
         #expect(!pending.isExpired(at: before) && pending.isExpired(at: before.addingTimeInterval(61)))
+        // The provider finds the pushed request behind the reference.
+        let callback = try await simulated.approve(pending.url)
+        #expect(callback.query?.contains("code=") == true && callback.query?.contains("state=\(pending.state.value)") == true, "\(callback)")
     }
 
     @Test func whenToPush() throws {
@@ -75,21 +100,14 @@ import Testing
     }
 
     @Test func discoveryCanRequirePushingAndNameTheEndpoint() async throws {
-        let transport = ScriptedTransport { request, _ in
-            if request.url.path.hasPrefix("/.well-known") {
-                return Self.json(
-                    200,
-                    #"{"issuer":"https://as.example.com","authorization_endpoint":"https://as.example.com/authorize","token_endpoint":"https://as.example.com/token","pushed_authorization_request_endpoint":"https://as.example.com/push","require_pushed_authorization_requests":true}"#
-                )
-            }
-            return Self.json(201, #"{"request_uri":"urn:x:1","expires_in":30}"#)
-        }
-        let provider = try TestDescriptor(
-            protocol: .oauth2, issuer: Self.issuer, endpoints: [],
-            extra: "client_auth:\n  methods: [client_secret_basic]\ndiscovery:\n  mode: rfc8414\nauthorization:\n  pushed: never\n"
-        ).provider()
-        let pending = try await Self.client(provider, transport).startAuthorization()
-        #expect(transport.count("/push") == 1, "a server that requires pushed requests gets them even with `pushed: never`")
+        var settings = SimulatedProvider.Settings()
+        settings.requiresPushedAuthorization = true
+        let simulated = try await Self.simulated(settings)
+        // No endpoints in the descriptor, and `pushed: never`: the discovery document names the endpoint and requires it.
+        let provider = try simulated.provider(Self.options(pushing: false, discovery: true))
+        #expect(provider.endpoints.pushedAuthorization == nil && !provider.pushesAuthorizationRequests)
+        let pending = try await Self.client(provider, simulated.transport).startAuthorization()
+        #expect(await simulated.requestCount(.pushedAuthorization) == 1, "a server that requires pushed requests gets them even with `pushed: never`")
         #expect(pending.requestExpiresAt != nil)
     }
 
@@ -182,14 +200,18 @@ import Testing
     }
 
     @Test func tokensAnsweredAsDPoPAreBoundToTheSessionsKeyAndRefreshedWithIt() async throws {
-        let proofs = Recorder()
-        let client = Self.client(try Self.provider("security:\n  dpop: required\n"), Self.tokenEndpoint("DPoP", proofs: proofs))
+        var settings = SimulatedProvider.Settings()
+        settings.requiresDPoP = true
+        let simulated = try await Self.simulated(settings)
+        let transport = RecordingTransport(simulated.transport)
+        let client = Self.client(try simulated.provider(Self.options(pushing: true, dpop: true)), transport)
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: Self.callback(pending), pending: pending)
+        let tokens = try await client.finishAuthorization(callback: try await simulated.approve(pending.url), pending: pending)
         #expect(tokens.tokenType == "dpop" && tokens.proofKey == pending.proofKey && tokens.isDPoPBound)
         let refreshed = try await client.refresh(tokens)
         #expect(refreshed.proofKey == tokens.proofKey)
-        #expect(proofs.values == ["proof", "proof"])
+        let proofs = transport.requests.filter { $0.url.path == "/token" }.map { $0.headers["DPoP"] == nil ? "none" : "proof" }
+        #expect(proofs == ["proof", "proof"])
     }
 
     @Test func aBearerAnswerToADPoPRequestIsRefusedUnlessTheDescriptorAcceptsIt() async throws {
