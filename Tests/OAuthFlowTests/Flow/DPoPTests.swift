@@ -6,7 +6,8 @@ import Testing
 
 @testable import OAuthFlow
 
-/// DPoP proofs (RFC 9449 §4) and their sending rules (§8, §9), against scripted servers.
+/// DPoP proofs (RFC 9449 §4) and their sending rules (§8, §9), against a simulated provider, and against scripted
+/// servers for the demands it would never make.
 @Suite struct DPoPTests {
     /// Verifies a proof as a server would: with the public key it carries, and nothing else.
     static func verify(_ proof: String) async throws -> (header: [String: JSONValue], claims: [String: JSONValue]) {
@@ -89,24 +90,52 @@ import Testing
         return claims["nonce"]?.stringValue
     }
 
+    /// The simulated provider demands a nonce in every proof: with 400 at its token endpoint (RFC 9449 §8), with 401 at
+    /// its userinfo, a resource (§9).
     @Test(arguments: [400, 401])
     func aDemandedNonceIsSentOnceAndRemembered(_ status: Int) async throws {
+        var settings = SimulatedProvider.Settings()
+        settings.requiresDPoPNonce = true
+        let simulated = try SimulatedProvider(settings: settings)
         let seen = Recorder()
+        let demanded = Recorder()
         let transport = ScriptedTransport { request, _ in
             seen.add(Self.nonce(in: request) ?? "-")
-            if Self.nonce(in: request) == "server-nonce-1" { return TransportResponse(status: 200, headers: ["DPoP-Nonce": "server-nonce-1"], body: Data("{}".utf8)) }
-            return Self.nonceDemand(status, nonce: "server-nonce-1")
+            let response = try await simulated.transport.send(request)
+            if response.status != 200 { demanded.add("\(response.status) \(response.header("DPoP-Nonce") ?? "-")") }
+            return response
         }
-        let key = try DPoPKey.generate()
+        let key: DPoPKey
+        let request: TransportRequest
+        let accessToken: Secret?
+        if status == 400 {
+            // The service's client credentials request.
+            key = try DPoPKey.generate()
+            let credentials = Data("\(SimulatedProvider.serviceClientID):\(SimulatedProvider.serviceSecret)".utf8).base64EncodedString()
+            request = TransportRequest(
+                method: .post, url: simulated.issuer.appendingPathComponent("token"),
+                headers: ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic \(credentials)"],
+                body: Data("grant_type=client_credentials".utf8))
+            accessToken = nil
+        } else {
+            // A user's DPoP-bound token (its sign-in kept nonces of its own), sent to userinfo.
+            var options = SimulatedProvider.DescriptorOptions()
+            options.bindsTokensWithDPoP = true
+            let tokens = try await Simulated.signIn(try Simulated.appClient(simulated, options), at: simulated).tokens
+            key = try #require(tokens.proofKey)
+            request = TransportRequest(
+                method: .get, url: simulated.issuer.appendingPathComponent("userinfo"), headers: ["Authorization": "DPoP \(tokens.accessToken.value)"])
+            accessToken = tokens.accessToken
+        }
         let nonces = DPoPNonces()
-        let url = try #require(URL(string: "https://rs.example.com/things"))
-        let request = TransportRequest(method: .get, url: url)
-        let first = try await DPoPSending.send(request, key: key, accessToken: Secret("t"), nonces: nonces, transport: transport, clock: SystemDateClock())
+        let first = try await DPoPSending.send(request, key: key, accessToken: accessToken, nonces: nonces, transport: transport, clock: simulated.clock)
         #expect(first.status == 200)
-        #expect(seen.values == ["-", "server-nonce-1"])
+        let given = try #require(first.header("DPoP-Nonce"))
+        #expect(demanded.values == ["\(status) \(given)"], "one demand, naming the nonce")
+        #expect(seen.values == ["-", given])
         // The next request to that server carries the nonce at once; another server's does not.
-        _ = try await DPoPSending.send(request, key: key, accessToken: Secret("t"), nonces: nonces, transport: transport, clock: SystemDateClock())
-        #expect(seen.values == ["-", "server-nonce-1", "server-nonce-1"])
+        _ = try await DPoPSending.send(request, key: key, accessToken: accessToken, nonces: nonces, transport: transport, clock: simulated.clock)
+        #expect(seen.values == ["-", given, given])
         #expect(nonces.nonce(for: try #require(URL(string: "https://other.example.com/x"))) == nil)
     }
 
@@ -138,22 +167,28 @@ import Testing
     }
 
     @Test func resourceRequestsSayDPoPWithAProofAndBearerWithout() async throws {
+        let simulated = try SimulatedProvider()
         let headers = Recorder()
         let transport = ScriptedTransport { request, _ in
             headers.add(request.headers["Authorization"] ?? "")
             headers.add(request.headers["DPoP"] == nil ? "no proof" : "proof")
-            return TransportResponse(status: 200)
+            return try await simulated.transport.send(request)
         }
-        let url = try #require(URL(string: "https://api.example.com/me"))
-        var tokens = TokenSet(
-            accessToken: Secret("tok"), tokenType: "bearer", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [], issuedAt: Date())
-        _ = try await tokens.send(TransportRequest(method: .get, url: url), environment: OAuthEnvironment(transport: transport))
-        tokens.tokenType = "dpop"
-        tokens.proofKey = try DPoPKey.generate()
-        _ = try await tokens.send(TransportRequest(method: .get, url: url), environment: OAuthEnvironment(transport: transport))
-        #expect(headers.values == ["Bearer tok", "no proof", "DPoP tok", "proof"])
+        var environment = simulated.environment
+        environment.transport = transport
+        // A user's bearer token and another's DPoP-bound one, sent to the provider's userinfo.
+        let bearer = try await Simulated.signIn(try Simulated.appClient(simulated), at: simulated).tokens
+        var options = SimulatedProvider.DescriptorOptions()
+        options.bindsTokensWithDPoP = true
+        let bound = try await Simulated.signIn(try Simulated.appClient(simulated, options), at: simulated).tokens
+        #expect(bearer.tokenType == "bearer" && bound.tokenType == "dpop" && bound.proofKey != nil)
+        let url = simulated.issuer.appendingPathComponent("userinfo")
+        let first = try await bearer.send(TransportRequest(method: .get, url: url), environment: environment)
+        let second = try await bound.send(TransportRequest(method: .get, url: url), environment: environment)
+        #expect(headers.values == ["Bearer \(bearer.accessToken.value)", "no proof", "DPoP \(bound.accessToken.value)", "proof"])
+        #expect(first.status == 200 && second.status == 200, "the provider took each as its scheme")
         await #expect(throws: FlowError.self) {
-            _ = try await tokens.send(TransportRequest(method: .get, url: try #require(URL(string: "http://api.example.com/me"))), environment: OAuthEnvironment(transport: transport))
+            _ = try await bound.send(TransportRequest(method: .get, url: try #require(URL(string: "http://api.example.com/me"))), environment: environment)
         }
     }
 }
@@ -172,17 +207,32 @@ import Testing
         return DPoPKey.thumbprint(of: jwk.compactMapValues(\.stringValue))
     }
 
+    /// DPoP-bound descriptor options for the simulated provider.
+    static func dpop() -> SimulatedProvider.DescriptorOptions {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.bindsTokensWithDPoP = true
+        return options
+    }
+
+    /// The simulated provider's environment, sending through `transport`.
+    static func environment(_ simulated: SimulatedProvider, _ transport: any HTTPTransport) -> OAuthEnvironment {
+        var environment = simulated.environment
+        environment.transport = transport
+        return environment
+    }
+
     @Test func serviceTokensAreBoundAndSentWithProofs() async throws {
+        var settings = SimulatedProvider.Settings()
+        settings.requiresDPoP = true
+        let simulated = try SimulatedProvider(settings: settings)
         let seen = Recorder()
+        // The provider issues the token; the API takes it.
         let transport = ScriptedTransport { request, _ in
             seen.add("\(request.url.path) \(request.headers["Authorization"]?.prefix(5) ?? "-") \(Self.proofKey(request) == "none" ? "no proof" : "proof")")
-            if request.url.path == "/token" { return Self.json(200, #"{"access_token":"svc","token_type":"DPoP","expires_in":300}"#) }
+            if request.url.host == simulated.issuer.host { return try await simulated.transport.send(request) }
             return TransportResponse(status: 200)
         }
-        let provider = try TestDescriptor(
-            extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\nsecurity:\n  dpop: required\n"
-        ).provider()
-        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
+        let client = try Simulated.serviceClient(simulated, Self.dpop(), environment: Self.environment(simulated, transport))
         let tokens = ServiceTokens(client: client, store: InMemoryTokenStore())
         let answer = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders")!))
         #expect(answer.status == 200)
@@ -190,43 +240,38 @@ import Testing
     }
 
     @Test func devicePollsAllCarryProofsFromOneKeyAndTheTokensAreBoundToIt() async throws {
+        var settings = SimulatedProvider.Settings()
+        settings.requiresDPoP = true
+        let simulated = try SimulatedProvider(settings: settings)
+        // The user approves on the second poll: the first is answered authorization_pending.
+        await simulated.approveDevices(afterPolls: 2)
         let keys = Recorder()
-        let transport = ScriptedTransport { request, n in
-            if request.url.path == "/device" {
-                return Self.json(200, #"{"device_code":"dc","user_code":"ABCD","verification_uri":"https://auth.example.com/activate","expires_in":600,"interval":1}"#)
-            }
-            keys.add(Self.proofKey(request))
-            return n == 1
-                ? Self.json(400, #"{"error":"authorization_pending"}"#)
-                : Self.json(200, #"{"access_token":"at","token_type":"DPoP","expires_in":300}"#)
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path == "/token" { keys.add(Self.proofKey(request)) }
+            return try await simulated.transport.send(request)
         }
-        let provider = try TestDescriptor(
-            extra: "grant_types: [urn:ietf:params:oauth:grant-type:device_code]\nsecurity:\n  dpop: required\n"
-        ).with(endpoints: [("device_authorization", "https://auth.example.com/device")]).provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "tv", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport, clock: NoWait()))
+        // The provider's clock moves forward instead of waiting between polls.
+        let client = try Simulated.appClient(simulated, Self.dpop(), environment: Self.environment(simulated, transport))
         let tokens = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization())
         #expect(keys.values.count == 2 && Set(keys.values).count == 1 && keys.values[0] != "none")
         #expect(tokens.proofKey?.thumbprint == keys.values[0])
     }
 
     @Test func revocationCarriesAProofFromTheSessionsKey() async throws {
+        let simulated = try SimulatedProvider()
+        // A DPoP-bound session: a public client's refresh token is bound to the session's key too (RFC 9449 §5).
+        let session = try await Simulated.signIn(try Simulated.appClient(simulated, Self.dpop()), at: simulated).tokens
+        let key = try #require(session.proofKey)
         let keys = Recorder()
         let transport = ScriptedTransport { request, _ in
             keys.add(Self.proofKey(request))
-            return TransportResponse(status: 200)
+            return try await simulated.transport.send(request)
         }
-        let provider = try TestDescriptor().with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!), environment: OAuthEnvironment(transport: transport))
-        let key = try DPoPKey.generate()
-        try await client.revoke(Secret("rt"), kind: .refreshToken, proofKey: key)
-        try await client.revoke(Secret("at"), kind: .accessToken)
+        let client = try Simulated.appClient(simulated, Self.dpop(), environment: Self.environment(simulated, transport))
+        try await client.revoke(try #require(session.refreshToken), kind: .refreshToken, proofKey: key)
+        try await client.revoke(session.accessToken, kind: .accessToken)
         #expect(keys.values == [key.thumbprint, "none"])
-    }
-
-    /// The real time, with no wait between polls.
-    struct NoWait: DateClock {
-        func now() -> Date { Date() }
-        func sleep(seconds: TimeInterval) async throws {}
+        #expect(try await !Simulated.isActive(session.refreshToken, at: simulated), "the provider revoked the grant")
     }
 }
 
