@@ -147,6 +147,11 @@ def listing(module, directory):
                 (r.get("sourceFallback") for r in relationships if r["source"] == source and r.get("sourceFallback")),
                 source,
             )
+            if fallback.startswith("s:"):
+                # A type with no fallback name is named by its USR (`s:9OAuthFlow17ProtectedResourceC9PrincipalV`).
+                fallback = subprocess.run(
+                    ["swift-demangle", "--simplified", "--compact", "$s" + fallback[2:]], capture_output=True, text=True
+                ).stdout.strip() or fallback
             line = f"extension {fallback}: " + ", ".join(sorted(names))
             rows.append((([fallback], 0, line), line))
 

@@ -25,6 +25,7 @@ extension OAuth {
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and
     ///   `DeviceSignIn` throw.
+    @discardableResult
     public func signIn(
         to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
         timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,

@@ -33,7 +33,7 @@ enum DocWebExample {
                                       keyring: SessionKeyring(current: .init(id: "2026-11", base64: env["SIGN_IN_KEY"]!)))
 
         router.addSignInRoutes(web) { result, request, context in
-            // Your idea of a signed-in user: a session, a cookie, a JWT.
+            // Your idea of a signed-in user: `context.sessions` and `User` are your app's (HummingbirdAuth's sessions, a cookie, a JWT).
             context.sessions.setSession(User(provider: result.providerID, subject: result.subject!, email: result.claims["email"]?.stringValue))
             return .redirect(to: result.returnTo)
         }

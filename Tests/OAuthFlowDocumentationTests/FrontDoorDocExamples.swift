@@ -52,7 +52,7 @@ enum FrontDoorDocExamples {
         #"oauth.signIn(to: "google", browser: browser, timeout: .seconds(120))"#,
         #"oauth.accessToken(for: "google", account: user.id)"#,
         #"oauth.signOut("auth0", providerSession: .endInBrowser, browser: browser)"#,
-        #"SessionKeyring(current: .init(id: "2026-11", base64: key))"#,
+        #"try SessionKeyring(current: .init(id: "2026-11", base64: key))"#,
         #"environment: OAuthEnvironment(logger: Logger(label: "myapp.oauth"))"#,
     ]
 
@@ -73,7 +73,7 @@ enum FrontDoorDocExamples {
         let web = try oauth.webSignIn(enabling: ["google", "auth0"], origin: URL(string: "https://app.example.com")!, keyring: keyring)
 
         router.addSignInRoutes(web) { result, request, context in
-            // Your idea of a signed-in user: a session, a cookie, a JWT.
+            // Your idea of a signed-in user: `context.sessions` and `User` are your app's (HummingbirdAuth's sessions, a cookie, a JWT).
             context.sessions.setSession(User(provider: result.providerID, subject: result.subject!, email: result.claims["email"]?.stringValue))
             return .redirect(to: result.returnTo)
         }

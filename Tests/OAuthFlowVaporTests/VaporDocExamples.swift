@@ -9,12 +9,6 @@ import VaporTesting
 /// Docs/web.md's Vapor example, compiled and run: every line of the doc's block is below, as written
 /// (Tests/OAuthFlowDocumentationTests/DocExampleTests.swift checks that), around a simulated provider.
 @Suite struct VaporDocExamples {
-    /// The doc's helper: the stored session's key, kept in the Vapor session as JSON.
-    static func signedInSession(_ request: Request) -> SessionKey? {
-        guard request.hasSession, let text = request.session.data["session"] else { return nil }
-        return try? JSONDecoder().decode(SessionKey.self, from: Data(text.utf8))
-    }
-
     /// Docs/api-protection.md, keys fetched ahead of requests (Vapor).
     static func keySetRefreshHandler(app: Application, api: ProtectedResource) {
         app.lifecycle.use(KeySetRefreshHandler(api))
@@ -22,7 +16,12 @@ import VaporTesting
 
     /// Docs/web.md, "Vapor".
     static func vaporHost(app: Application, web: WebSignIn, api: ProtectedResource) {
-        let signedInSession = Self.signedInSession
+        // The stored session's key, read back from the Vapor session.
+        @Sendable func signedInSession(_ request: Request) -> SessionKey? {
+            guard request.hasSession, let text = request.session.data["session"] else { return nil }
+            return try? JSONDecoder().decode(SessionKey.self, from: Data(text.utf8))
+        }
+
         app.sessions.use(.memory)
         app.middleware.use(app.sessions.middleware)
 

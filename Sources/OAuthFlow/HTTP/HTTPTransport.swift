@@ -74,14 +74,14 @@ extension HTTPTransport {
 
 #if canImport(AsyncHTTPClient)
 /// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
-/// ``URLSessionTransport`` on Apple platforms. Both take `timeout:` (the total deadline of a
+/// `URLSessionTransport` on Apple platforms. Both take `timeout:` (the total deadline of a
 /// request) and `maximumResponseSize:`.
-@usableFromInline package typealias DefaultHTTPTransport = AsyncHTTPClientTransport
+public typealias DefaultHTTPTransport = AsyncHTTPClientTransport
 #else
 /// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
-/// ``URLSessionTransport`` on Apple platforms. Both take `timeout:` (the total deadline of a
+/// `URLSessionTransport` on Apple platforms. Both take `timeout:` (the total deadline of a
 /// request) and `maximumResponseSize:`.
-@usableFromInline package typealias DefaultHTTPTransport = URLSessionTransport
+public typealias DefaultHTTPTransport = URLSessionTransport
 #endif
 
 /// A failure to get any HTTP response: connection refused, timeout, oversized body; ``code`` says

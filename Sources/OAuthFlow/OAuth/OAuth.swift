@@ -38,6 +38,11 @@ public final class OAuth: Sendable {
         public var includeUserProviders: Bool
         /// Each provider's client, by provider name: its id, secret or key, scopes and descriptor variables.
         public var clients: [String: ClientSettings]
+        /// The service's own client at a provider, by provider name, when it is not the one users sign in with
+        /// (a public app signs users in; a confidential client gets service tokens and introspects): used by
+        /// ``OAuth/serviceTokens(for:)`` and ``OAuth/protectedResource(trusting:settings:)``, which otherwise take
+        /// ``clients``.
+        public var serviceClients: [String: ClientSettings]
         /// Where the settings of a provider missing from ``clients`` come from, when the host asks for it:
         /// `ClientSettingsResolver(environment:)` reads the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file,
         /// as the CLI does. Nil (the default) reads nothing.
@@ -56,13 +61,15 @@ public final class OAuth: Sendable {
         ///   - includeBundledProviders: Whether the bundled descriptors are offered.
         ///   - includeUserProviders: Whether the user's `$XDG_CONFIG_HOME/oauthflow/providers` is read.
         ///   - clients: Each provider's client, by provider name.
+        ///   - serviceClients: The service's own client at a provider, when it is not the one in `clients`.
         ///   - clientSettings: Where the settings of a provider missing from `clients` come from; nil reads nothing.
         ///   - environmentVariables: The process's variables, when the host hands them in.
         ///   - store: Where sessions are kept; in memory by default.
         ///   - environment: The transport, clock, logger and DPoP nonces.
         public init(
             providerDirectories: [URL] = [], includeBundledProviders: Bool = true, includeUserProviders: Bool = false,
-            clients: [String: ClientSettings] = [:], clientSettings: ClientSettingsResolver? = nil,
+            clients: [String: ClientSettings] = [:], serviceClients: [String: ClientSettings] = [:],
+            clientSettings: ClientSettingsResolver? = nil,
             environmentVariables: [String: String] = [:], store: any TokenStore = InMemoryTokenStore(),
             environment: OAuthEnvironment = OAuthEnvironment()
         ) {
@@ -70,6 +77,7 @@ public final class OAuth: Sendable {
             self.includeBundledProviders = includeBundledProviders
             self.includeUserProviders = includeUserProviders
             self.clients = clients
+            self.serviceClients = serviceClients
             self.clientSettings = clientSettings
             self.environmentVariables = environmentVariables
             self.store = store
@@ -154,6 +162,14 @@ public final class OAuth: Sendable {
             provider: name)
     }
 
+    /// The service's own client at a provider: ``Configuration/serviceClients``, else ``clientSettings(for:)``.
+    ///
+    /// - Throws: ``ClientSettingsError`` `missing_client_id` when none names a client for it.
+    public func serviceClientSettings(for name: String) throws -> ClientSettings {
+        if let settings = configuration.serviceClients[name] { return settings }
+        return try clientSettings(for: name)
+    }
+
     /// A provider by name, resolved with its client's variables (``ClientSettings/variables``, then `variables`).
     ///
     /// Discovery is not run here: every client made from the provider runs it once, when first needed.
@@ -190,6 +206,8 @@ public final class OAuth: Sendable {
         let key = SessionKey(providerID: name, account: account)
         if let manager = managers.withLock({ $0.value(for: key) }) { return manager }
         guard let stored = try await store.load(key) else {
+            // A misspelt provider is an unknown provider, not a missing sign-in.
+            _ = try descriptor(name)
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
         let made = TokenManager(client: try client(for: stored), store: store, key: key)
@@ -230,7 +248,7 @@ public final class OAuth: Sendable {
     /// - Throws: ``ClientSettingsError`` without a client for the provider, ``ProviderError``.
     public func serviceTokens(for name: String) throws -> ServiceTokens {
         if let tokens = services.withLock({ $0[name] }) { return tokens }
-        let settings = try clientSettings(for: name)
+        let settings = try serviceClientSettings(for: name)
         let provider = try descriptor(name).resolve(settings.variables)
         let client = OAuthClient(provider: provider, configuration: settings.serviceConfiguration(), environment: environment)
         let made = ServiceTokens(client: client, store: store)
@@ -244,13 +262,13 @@ public final class OAuth: Sendable {
     /// An API's token check, trusting the access tokens of the providers named.
     ///
     /// A provider whose tokens are introspected (`access_tokens.format: opaque` or `both`) needs the API's own
-    /// client there, from ``Configuration/clients``.
+    /// client there, from ``Configuration/serviceClients`` or ``Configuration/clients``.
     /// - Throws: ``ProviderError`` for a setup that could never accept a token; ``ClientSettingsError`` when an
     ///   introspecting provider has no client.
     public func protectedResource(trusting names: [String], settings: ProtectedResource.Settings) throws -> ProtectedResource {
         try ProtectedResource.trusting(
             try names.map { try descriptor($0) }, settings: settings, environment: environment,
-            variables: { (try? clientSettings(for: $0))?.variables ?? [:] }, client: { try clientSettings(for: $0) })
+            variables: { (try? serviceClientSettings(for: $0))?.variables ?? [:] }, client: { try serviceClientSettings(for: $0) })
     }
 
     // MARK: - Sign-in without a browser here

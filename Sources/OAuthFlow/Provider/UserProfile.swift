@@ -44,7 +44,8 @@ public struct UserProfile: Sendable, Hashable, Codable {
         documents["token"] = token.map(JSONValue.object)
         func first(_ sources: [String]) -> JSONValue? {
             for source in sources {
-                if let value = (try? ProfileSource(parsing: source))?.value(in: documents) { return value }
+                // An empty string is as good as absent: the next source is tried (Wikimedia's empty `realname`).
+                if let value = (try? ProfileSource(parsing: source))?.value(in: documents), value != .string("") { return value }
             }
             return nil
         }

@@ -23,6 +23,7 @@ public struct SignInResult: Sendable {
     /// Stores what a finished authorization returned, as `account`'s session with `client`'s provider.
     ///
     /// - Throws: ``TokenStoreError`` when the session cannot be stored.
+    @discardableResult
     public static func store(
         _ outcome: OAuthClient.SignInOutcome, client: OAuthClient, account: String = "default",
         redirectURI: URL?, in store: any TokenStore, at now: Date = Date()

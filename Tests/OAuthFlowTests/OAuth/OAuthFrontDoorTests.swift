@@ -55,6 +55,26 @@ import Testing
         #expect(!(try await oauth.accessToken(for: "simulated", account: "a0")).value.isEmpty)
     }
 
+    @Test func aMisspeltProviderIsUnknownNotAMissingSignIn() async throws {
+        let error = try await #require(throws: ProviderError.self) { try await oauth().accessToken(for: "simulatd") }
+        #expect(error.code == .unknownProvider && error.description.contains("simulated"))
+    }
+
+    @Test func theServicesOwnClientGetsServiceTokensWhileUsersSignInWithTheAppsClient() async throws {
+        let oauth = OAuth(
+            OAuth.Configuration(
+                providerDirectories: [directory.url], includeBundledProviders: false,
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
+                serviceClients: ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))],
+                environment: simulated.environment))
+        try await signIn(oauth)
+        #expect(!(try await oauth.accessToken(for: "simulated")).value.isEmpty)
+        let token = try await oauth.serviceTokens(for: "simulated").accessToken()
+        #expect(!token.value.isEmpty)
+        #expect(try oauth.serviceClientSettings(for: "simulated").clientID == SimulatedProvider.serviceClientID)
+        #expect(try oauth.clientSettings(for: "simulated").clientID == SimulatedProvider.appClientID)
+    }
+
     // MARK: - Hostile names, files and directories
 
     @Test(arguments: ["../../../etc/passwd", "simulated/../simulated", "", " ", "SIMULATED", "simulated\u{1B}[31m", "simulated\n", String(repeating: "a", count: 10_000)])

@@ -27,6 +27,11 @@ import Testing
         #expect(absent.picture == nil, "an index past the end, or a member of a list, is absent")
     }
 
+    @Test func anEmptyStringFallsThroughToTheNextSource() throws {
+        let profile = UserProfile.map(mapping(name: ["userinfo.realname", "userinfo.username"]), idToken: nil, userInfo: try json(#"{"realname":"","username":"Ada"}"#))
+        #expect(profile.name == "Ada")
+    }
+
     @Test func theTokenAnswerIsARoot() throws {
         // Slack's OpenID-less v2 answer: the user under `authed_user`.
         let token = try json(#"{"authed_user":{"id":"U123"},"team":{"id":"T9","name":"Acme"}}"#)
