@@ -7,7 +7,7 @@ extension SimulatedProvider {
         let form = try Self.form(of: request)
         let client = try authenticateClient(request, form)
         let deviceCode = Self.random()
-        let userCode = Self.userCode()
+        let userCode = Self.userCode(hyphenated: settings.hyphenatesUserCodes)
         let scopes = try client.granted((form["scope"] ?? "").split(separator: " ").map(String.init))
         devices[deviceCode] = DeviceGrant(
             clientID: client.id, userCode: userCode, scopes: scopes, expiresAt: clock.now().addingTimeInterval(settings.deviceCodeLifetime),
@@ -20,12 +20,12 @@ extension SimulatedProvider {
         ])
     }
 
-    /// RFC 8628 §6.1: eight characters of a 20-letter alphabet without vowels, shown as `XXXX-XXXX`.
-    private static func userCode() -> String {
+    /// RFC 8628 §6.1: eight characters of a 20-letter alphabet without vowels, as `XXXX-XXXX` or, not hyphenated, `XXXXXXXX`.
+    private static func userCode(hyphenated: Bool) -> String {
         let alphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
         var generator = SystemRandomNumberGenerator()
         let letters = (0..<8).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }
-        return String(letters[0..<4]) + "-" + String(letters[4..<8])
+        return String(letters[0..<4]) + (hyphenated ? "-" : "") + String(letters[4..<8])
     }
 
     /// Plays the user who enters `userCode` at the verification URI and approves.

@@ -26,6 +26,9 @@ extension SimulatedProvider {
         public var deviceCodeLifetime: TimeInterval = 600
         /// The polling interval a device authorization gives (RFC 8628 §3.2 `interval`).
         public var devicePollingInterval: TimeInterval = 5
+        /// Whether user codes go out as `WDJB-MJHT` or, as some providers send them, as eight letters `WDJBMJHT`; the user
+        /// may type either (RFC 8628 §6.1), and so may ``SimulatedProvider/approveDevice(userCode:subject:)``.
+        public var hyphenatesUserCodes = true
         /// Opaque strings or RFC 9068 JWTs.
         public var accessTokenFormat: AccessTokenFormat = .opaque
         /// The `aud` of JWT access tokens when the request names no `resource` (RFC 8707).

@@ -23,6 +23,19 @@ import Testing
         #expect(await simulated.requestCount(.token) == 3)
     }
 
+    /// A provider that sends user codes without the hyphen takes them typed either way.
+    @Test func userCodesMayGoOutWithoutTheHyphen() async throws {
+        var settings = SimulatedProvider.Settings()
+        settings.hyphenatesUserCodes = false
+        let simulated = try SimulatedProvider(settings: settings)
+        let client = try Simulation.appClient(simulated)
+        let authorization = try await client.startDeviceAuthorization()
+        #expect(authorization.userCode.count == 8 && authorization.userCode.allSatisfy(\.isLetter))
+        #expect(await simulated.pendingUserCodes == [authorization.userCode])
+        try await simulated.approveDevice(userCode: authorization.displayUserCode.lowercased())
+        #expect(try await client.pollDeviceAuthorization(authorization).refreshToken != nil)
+    }
+
     @Test func slowDownWidensTheInterval() async throws {
         let simulated = try SimulatedProvider()
         await simulated.approveDevices(afterPolls: 2)
