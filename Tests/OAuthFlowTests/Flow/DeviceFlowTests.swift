@@ -22,9 +22,37 @@ final class VirtualTime: DateClock, @unchecked Sendable {
     var sleeps: [TimeInterval] { lock.withLock { slept } }
 }
 
-/// Every polling outcome of RFC 8628 §3.5, against a scripted endpoint and a virtual clock.
+/// The simulated provider's clock, recording each wait: the provider sees the seconds go by, the test sees the waits.
+final class RecordedWaits: DateClock, Sendable {
+    let base: MovableClock
+    private let slept = Locked<[TimeInterval]>([])
+
+    init(_ base: MovableClock) { self.base = base }
+
+    func now() -> Date { base.now() }
+    func sleep(seconds: TimeInterval) async throws {
+        slept.withLock { $0.append(seconds) }
+        try await base.sleep(seconds: seconds)
+    }
+    var sleeps: [TimeInterval] { slept.current }
+}
+
+/// Every polling outcome of RFC 8628 §3.5, against a simulated provider, and against a scripted endpoint and a
+/// virtual clock for the answers it would never give or gives only on a poll the test cannot time.
 @Suite struct DeviceFlowTests {
     let start = Date(timeIntervalSince1970: 1_900_000_000)
+
+    /// A provider simulated on a clock stopped at `start`, with `settings`.
+    private func simulated(_ settings: SimulatedProvider.Settings = .init()) throws -> SimulatedProvider {
+        try SimulatedProvider(clock: MovableClock(startingAt: start), settings: settings)
+    }
+
+    /// The public app's client at `simulated`, on its clock (or `clock`).
+    private func client(at simulated: SimulatedProvider, clock: (any DateClock)? = nil) throws -> OAuthClient {
+        var environment = simulated.environment
+        if let clock { environment.clock = clock }
+        return try Simulated.appClient(simulated, environment: environment)
+    }
 
     private func provider(_ extra: String = "", grant: Bool = true) throws -> Provider {
         let grants = grant ? "grant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n" : ""
@@ -53,15 +81,25 @@ final class VirtualTime: DateClock, @unchecked Sendable {
     static let granted = (200, #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt"}"#)
 
     @Test func approvedAfterPendingPolls() async throws {
-        let time = VirtualTime(start)
-        let (client, transport) = try client(time, polls: [Self.pending, Self.pending, Self.granted])
+        // User codes go out as eight letters, which the engine shows in two groups.
+        var settings = SimulatedProvider.Settings()
+        settings.hyphenatesUserCodes = false
+        let simulated = try simulated(settings)
+        // The user approves on the third poll: the first two are answered authorization_pending.
+        await simulated.approveDevices(afterPolls: 3, subject: "tv-user")
+        let time = RecordedWaits(simulated.clock)
+        let client = try client(at: simulated, clock: time)
         let authorization = try await client.startDeviceAuthorization()
-        #expect(authorization.userCode == "WDJBMJHT" && authorization.displayUserCode == "WDJB-MJHT")
-        #expect(authorization.verificationURI.absoluteString == "https://auth.example.com/activate")
+        let userCode = try #require(await simulated.pendingUserCodes.first)
+        #expect(authorization.userCode == userCode && userCode.count == 8 && !userCode.contains("-"))
+        #expect(authorization.displayUserCode == "\(userCode.prefix(4))-\(userCode.suffix(4))")
+        #expect(authorization.verificationURI == simulated.issuer.appendingPathComponent("device"))
         #expect(authorization.expiresAt == start.addingTimeInterval(600))
         let tokens = try await client.pollDeviceAuthorization(authorization)
-        #expect(tokens.accessToken.value == "at" && tokens.refreshToken?.value == "rt")
-        #expect(transport.count("/token") == 3)
+        // The tokens are the ones the provider granted the approving user.
+        #expect(try await Simulated.introspect(tokens.accessToken, at: simulated)["sub"] == .string("tv-user"))
+        #expect(try await Simulated.introspect(try #require(tokens.refreshToken), at: simulated)["sub"] == .string("tv-user"))
+        #expect(await simulated.requestCount(.token) == 3)
         #expect(time.sleeps == [5, 5, 5])
     }
 
@@ -84,23 +122,24 @@ final class VirtualTime: DateClock, @unchecked Sendable {
     }
 
     @Test func theClientStopsOnItsOwnClockWhenTheServerKeepsSayingPending() async throws {
-        let time = VirtualTime(start)
-        let (client, transport) = try client(time, polls: [Self.pending])
+        // The user never answers: the provider says authorization_pending to every poll.
+        let simulated = try simulated()
+        let client = try client(at: simulated)
         let authorization = try await client.startDeviceAuthorization()
         let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization) }
         #expect(error.code == .deviceCodeExpired)
-        #expect(transport.count("/token") == 119)   // 600 s at 5 s: the last wait ends at expiry, and nothing is sent then
-        #expect(time.now() == start.addingTimeInterval(600))
+        #expect(await simulated.requestCount(.token) == 119)   // 600 s at 5 s: the last wait ends at expiry, and nothing is sent then
+        #expect(simulated.clock.now() == start.addingTimeInterval(600))
     }
 
     @Test func cancellingStopsPollingAtOnce() async throws {
-        let time = VirtualTime(start)
-        let (client, transport) = try client(time, polls: [Self.pending])
+        let simulated = try simulated()
+        let client = try client(at: simulated)
         let authorization = try await client.startDeviceAuthorization()
         let task = Task { try await client.pollDeviceAuthorization(authorization) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(transport.count("/token") == 0)
+        #expect(await simulated.requestCount(.token) == 0)
     }
 
     @Test func aliasesForTheVerificationURIComeFromTheDescriptor() async throws {
@@ -196,9 +235,11 @@ final class VirtualTime: DateClock, @unchecked Sendable {
     }
 
     @Test func theExpiryMessageGivesNoAdviceOfItsOwn() async throws {
-        let time = VirtualTime(start)
-        let answer = #"{"device_code":"d","user_code":"ABCD","verification_uri":"https://a.example/d","expires_in":30,"interval":5}"#
-        let (client, _) = try client(time, authorization: answer, polls: [Self.pending])
+        // A device code that lives 30 s, which the user lets expire.
+        var settings = SimulatedProvider.Settings()
+        settings.deviceCodeLifetime = 30
+        let simulated = try simulated(settings)
+        let client = try client(at: simulated)
         let authorization = try await client.startDeviceAuthorization()
         let error = try await #require(throws: FlowError.self) { try await client.pollDeviceAuthorization(authorization) }
         #expect(error.code == .deviceCodeExpired)
