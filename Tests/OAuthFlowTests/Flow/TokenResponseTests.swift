@@ -4,7 +4,8 @@ import Testing
 import OAuthFlowTestSupport
 @testable import OAuthFlow
 
-/// Broken and unusual token endpoint answers, which a real server will not produce on demand.
+/// Broken and unusual token endpoint answers, which a real server will not produce on demand, and what a
+/// simulated provider checks of what is sent.
 @Suite struct TokenResponseTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     /// A session with a refresh token, for tests that only need something to refresh.
@@ -116,12 +117,19 @@ import OAuthFlowTestSupport
     }
 
     @Test func basicCredentialsAreFormEncodedBeforeBase64() async throws {
-        let provider = try TestDescriptor(id: "basic", extra: "client_auth:\n  method: client_secret_basic\n").provider()
-        let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
-            clientID: "my client", redirectURI: URL(string: "http://127.0.0.1:9/callback")!, clientSecret: Secret("p@ss:w rd+")), environment: OAuthEnvironment(transport: transport))
-        let tokens = staleTokens
-        _ = try await client.refresh(tokens)
+        let simulated = try SimulatedProvider()
+        let redirect = URL(string: "http://127.0.0.1:9/callback")!
+        // The provider decodes Basic credentials as RFC 6749 §2.3.1 says: it takes them only when they were encoded so.
+        await simulated.register(.confidential(id: "my client", secret: "p@ss:w rd+", redirectURIs: [redirect]))
+        func client(_ transport: any HTTPTransport) throws -> OAuthClient {
+            var environment = simulated.environment
+            environment.transport = transport
+            return OAuthClient(provider: try simulated.provider(), configuration: ClientConfiguration(
+                clientID: "my client", redirectURI: redirect, clientSecret: Secret("p@ss:w rd+")), environment: environment)
+        }
+        let tokens = try await Simulated.signIn(try client(simulated.transport), at: simulated).tokens
+        let transport = RecordingTransport(simulated.transport)
+        _ = try await client(transport).refresh(tokens)
         let header = try #require(transport.requests.first?.headers["Authorization"])
         let decoded = String(decoding: try #require(Data(base64Encoded: String(header.dropFirst(6)))), as: UTF8.self)
         #expect(decoded == "my+client:p%40ss%3Aw+rd%2B")
@@ -144,12 +152,11 @@ import OAuthFlowTestSupport
     }
 
     @Test func otherServerErrorsCarryNoEncodingHint() async throws {
-        let transport = ScriptedTransport { _, _ in
-            TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
-        }
-        let provider = try TestDescriptor().provider()
-        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))
+        // A refresh token the provider never issued: it answers invalid_grant.
+        let simulated = try SimulatedProvider()
+        let client = try Simulated.appClient(simulated)
         let error = try await #require(throws: AuthorizationServerError.self) { try await client.refresh(staleTokens) }
+        #expect(error.error == "invalid_grant")
         #expect(error.hint == nil)
     }
 }
