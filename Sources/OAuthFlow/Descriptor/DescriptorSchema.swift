@@ -142,6 +142,10 @@ package enum DescriptorSchema {
             "logout", .object(logoutFields),
             "How the provider's own session is ended (RP-Initiated Logout, or its own logout URL) and how it tells the app a session ended (back-channel and front-channel logout); see Docs/logout.md."
         ),
+        Field(
+            "revocation", .object(revocationFields),
+            "How a token is revoked (`endpoints.revocation`), for providers that do not take RFC 7009 as written: another method, the token under another name or as the request's Bearer token, fixed parameters, or one kind of token only."
+        ),
         Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
         Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
         Field("security", .object(securityFields), "The checks the engine performs for this provider."),
@@ -366,6 +370,32 @@ package enum DescriptorSchema {
         Field(
             "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
             "How long, in seconds, an inactive (`active: false`) answer is reused."),
+    ]
+
+    static let revocationDefaults = ProviderDescriptor.RevocationSettings()
+
+    static let revocationFields: [Field] = [
+        Field("method", default: revocationDefaults.method, "The HTTP method (osu! and Todoist revoke with `DELETE`)."),
+        Field(
+            "placement", default: revocationDefaults.placement,
+            "Where the token goes: `body`, form-encoded (RFC 7009 §2.1); `query`, the query string; `bearer`, the request's own `Authorization: Bearer` header, the token revoking itself."
+        ),
+        Field(
+            "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.tokenParameter,
+            "The parameter carrying the token with `body` or `query` (Yandex, LINE, Strava: `access_token`)."),
+        Field("type_hint", .boolean, default: "\(revocationDefaults.typeHint)", "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
+        Field(
+            "client_authentication", .boolean, default: "\(revocationDefaults.clientAuthentication)",
+            "Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a confidential client). A `bearer` request is authorized by its token."
+        ),
+        Field(
+            "tokens", .list(.choice(of: ProviderDescriptor.RevocationSettings.Kind.self)),
+            default: shown(revocationDefaults.tokens.map(\.rawValue)),
+            "The kinds of token the provider revokes, in the order sign-out revokes them; a kind not listed is only forgotten (Roblox and NetSuite revoke refresh tokens only, which ends their access tokens)."
+        ),
+        Field(
+            "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
+            "Fixed parameters added to the request (Naver: `grant_type: delete`, `service_provider: NAVER`)."),
     ]
 
     static let logoutFields: [Field] = [

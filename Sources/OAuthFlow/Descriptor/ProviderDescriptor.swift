@@ -24,6 +24,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var accessTokens: AccessTokenSettings
     /// How the provider's own session ends, and how it tells relying parties (Docs/logout.md).
     public var logout: LogoutSettings
+    /// How a token is revoked, when the provider does not take RFC 7009 as written.
+    public var revocation = RevocationSettings()
     public var tokenResponse: TokenResponse
     public var userinfo: Userinfo
     public var security: Security
@@ -41,7 +43,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`
         case docsURL = "docs_url", issuer, discovery, endpoints, variables, scopes, authorization
         case grantTypes = "grant_types", tokenRequest = "token_request", clientAuth = "client_auth"
-        case serviceTokens = "service_tokens", accessTokens = "access_tokens", logout, tokenResponse = "token_response", userinfo, security, redirect,
+        case serviceTokens = "service_tokens", accessTokens = "access_tokens", logout, revocation, tokenResponse = "token_response", userinfo,
+            security, redirect,
             device,
             resources
         case resourcesFile = "resources_file", profile
@@ -72,6 +75,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         serviceTokens = try o.object(CodingKeys.serviceTokens, ServiceTokenSettings.init(plain:)) ?? ServiceTokenSettings()
         accessTokens = try o.object(CodingKeys.accessTokens, AccessTokenSettings.init(plain:)) ?? .standard
         logout = try o.object(CodingKeys.logout, LogoutSettings.init(plain:)) ?? LogoutSettings()
+        revocation = try o.object(CodingKeys.revocation, RevocationSettings.init(plain:)) ?? RevocationSettings()
         tokenResponse = try o.object(CodingKeys.tokenResponse, TokenResponse.init(plain:)) ?? TokenResponse()
         userinfo = try o.object(CodingKeys.userinfo, Userinfo.init(plain:)) ?? Userinfo()
         security = try o.object(CodingKeys.security, Security.init(plain:)) ?? .standard

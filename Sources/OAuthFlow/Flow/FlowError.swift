@@ -124,4 +124,6 @@ extension ErrorCode where Domain == FlowError {
     /// The provider has no end-session endpoint (in its descriptor or its discovery document): the session
     /// ends here only, and the provider's stays.
     public static let noEndSessionEndpoint = Self("no_end_session_endpoint")
+    /// The provider does not revoke this kind of token (`revocation.tokens`).
+    public static let notRevocable = Self("not_revocable")
 }

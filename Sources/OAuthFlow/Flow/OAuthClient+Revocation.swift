@@ -9,13 +9,19 @@ extension OAuthClient {
         case refreshToken = "refresh_token"
     }
 
-    /// Revokes a token at the revocation endpoint (RFC 7009).
+    /// Whether the provider revokes tokens of this kind (`revocation.tokens`).
+    public nonisolated func revokes(_ kind: TokenKind) -> Bool {
+        provider.policy.revocation.tokens.contains { $0.rawValue == kind.rawValue }
+    }
+
+    /// Revokes a token at the revocation endpoint: RFC 7009, or as the descriptor's `revocation` section says.
     ///
     /// - Parameters:
     ///   - token: The access or refresh token to revoke.
     ///   - kind: Which of the two it is, sent as `token_type_hint`.
     ///   - proofKey: The DPoP key of the session the token belongs to: the request carries a proof from it.
-    /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError``, or ``TransportError``.
+    /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError`` (`not_revocable` for a kind
+    ///   the provider does not revoke), or ``TransportError``.
     public func revoke(_ token: Secret, kind: TokenKind, proofKey: DPoPKey? = nil) async throws {
         guard let endpoint = try await revocationEndpoint() else {
             throw FlowError(
@@ -23,9 +29,88 @@ extension OAuthClient {
                 "provider `\(provider.id)` has no revocation endpoint: neither its descriptor nor its discovery document names one (set `endpoints.revocation`)"
             )
         }
-        let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", kind.rawValue)], proofKey: proofKey)
+        guard revokes(kind) else {
+            throw FlowError(
+                .notRevocable, "provider `\(provider.id)` does not revoke \(kind == .accessToken ? "access" : "refresh") tokens (`revocation.tokens`)"
+            )
+        }
+        let settings = provider.policy.revocation
+        var parameters: [(String, String)] = []
+        if settings.placement != .bearer {
+            parameters.append((settings.tokenParameter, token.value))
+            if settings.typeHint { parameters.append(("token_type_hint", kind.rawValue)) }
+        }
+        parameters += settings.extraParams.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let response: TransportResponse
+        if settings.placement == .body, settings.method == .post, settings.clientAuthentication {
+            response = try await post(to: endpoint, parameters, proofKey: proofKey)
+        } else {
+            response = try await revocationRequest(to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey)
+        }
         guard (200..<300).contains(response.status) else { throw Self.refusal(response, from: "revocation") }
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
+    }
+
+    /// A revocation request that is not RFC 7009's form POST: another method, the token in the query or as the
+    /// request's Bearer token, or no client authentication. A client secret is never put in a URL: with
+    /// `client_authentication`, a `query` or `bearer` request carries the client only as `client_id`, or as an
+    /// HTTP Basic header for `client_secret_basic`.
+    private func revocationRequest(
+        to endpoint: URL, token: Secret, _ parameters: [(String, String)], settings: ProviderDescriptor.RevocationSettings,
+        proofKey: DPoPKey?
+    ) async throws -> TransportResponse {
+        var fields = parameters
+        var headers = ["Accept": "application/json"]
+        var sent = SentSecrets(parameters: fields)
+        sent.add(token.value)
+        if settings.clientAuthentication && settings.placement != .bearer {
+            let method = try configuration.authenticationMethod(for: provider)
+            switch method {
+            case .none:
+                fields.append(("client_id", configuration.clientID))
+            case .clientSecretBasic:
+                guard let secret = try await clientSecret() else {
+                    throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
+                }
+                let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
+                headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
+                sent.add(secret.value)
+            default:
+                if settings.placement == .query {
+                    throw FlowError(
+                        .clientAuthentication,
+                        "provider `\(provider.id)` revokes with the token in the query, where `\(method.rawValue)` cannot go; use client_secret_basic, or `revocation.client_authentication: false` if the provider documents none"
+                    )
+                }
+                return try await post(to: endpoint, parameters, proofKey: proofKey)
+            }
+        } else if settings.placement != .bearer {
+            fields.append(("client_id", configuration.clientID))
+        }
+        var url = endpoint
+        var body: Data?
+        if settings.placement == .body {
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = Data(FormEncoding.encode(fields).utf8)
+        } else if !fields.isEmpty, var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) {
+            let query = FormEncoding.encode(fields)
+            components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
+            url = components.url ?? endpoint
+        }
+        try FlowError.requireSecure(url)
+        let request = TransportRequest(method: settings.method == .delete ? .delete : .post, url: url, headers: headers, body: body)
+        let response: TransportResponse
+        if settings.placement == .bearer {
+            let tokens = TokenSet(
+                accessToken: token, tokenType: proofKey == nil ? "Bearer" : "DPoP", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [],
+                issuedAt: clock.now(), proofKey: proofKey)
+            response = try await tokens.send(request, environment: environment)
+        } else if let proofKey {
+            response = try await DPoPSending.send(request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock)
+        } else {
+            response = try await transport.send(request)
+        }
+        return sent.scrub(response)
     }
 
     /// The error for an endpoint's answer that is not a success: the server's OAuth error when the body

@@ -5,6 +5,8 @@ extension TransportRequest {
     public enum Method: String, Sendable, Hashable {
         case get = "GET"
         case post = "POST"
+        /// Revocation at providers that revoke with `DELETE` (`revocation.method`).
+        case delete = "DELETE"
     }
 }
 

@@ -148,7 +148,7 @@ public final class ProviderLogoutReceiver: Sendable {
             }
             try await sessions.remove(key)
         }
-        guard !refreshTokens.isEmpty, (try? await client.revocationEndpoint()) != nil else { return keys }
+        guard !refreshTokens.isEmpty, client.revokes(.refreshToken), (try? await client.revocationEndpoint()) != nil else { return keys }
         let client = self.client
         let logger = self.logger
         await withTaskGroup(of: Void.self) { group in

@@ -44,6 +44,8 @@ extension Provider {
         public var accessTokens: AccessTokenPolicy
         /// How the provider's own session is ended, and how it says that one ended.
         public var logout: LogoutPolicy
+        /// How a token is revoked: RFC 7009 unless the descriptor's `revocation` says otherwise.
+        public var revocation = ProviderDescriptor.RevocationSettings()
         /// When the client secret is a JWT the client signs (`client_auth.generated_secret`), its claims.
         public var generatedSecret: GeneratedSecretPolicy?
         /// The provider takes only https web redirect URIs (`redirect.web_only`): no loopback sign-in.

@@ -148,6 +148,15 @@ extension ProviderDescriptor {
                 }
             }
         }
+        if revocation.tokens.isEmpty {
+            refuse(["revocation", "tokens"], "is empty; leave out `endpoints.revocation` for a provider that revokes nothing")
+        }
+        let revocationReserved: Set<String> = [
+            revocation.tokenParameter, "token_type_hint", "client_id", "client_secret", "client_assertion", "client_assertion_type",
+        ]
+        for name in revocation.extraParams.keys.sorted() where revocationReserved.contains(name) {
+            refuse(["revocation", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a revocation request")
+        }
         if authorization.responseType != "code" {
             refuse(["authorization", "response_type"], "is `\(authorization.responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
         }
@@ -265,6 +274,7 @@ extension ProviderDescriptor {
                 inactiveCache: TimeInterval(accessTokens.inactiveCache)),
             logout: logoutPolicy, generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType
+        policy.revocation = revocation
         return policy
     }
 

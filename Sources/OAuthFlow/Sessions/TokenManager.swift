@@ -405,8 +405,11 @@ public actor TokenManager {
         if revocation != nil {
             do {
                 let key = current.tokens.proofKey
-                if let refresh = current.tokens.refreshToken { try await client.revoke(refresh, kind: .refreshToken, proofKey: key) }
-                try await client.revoke(current.tokens.accessToken, kind: .accessToken, proofKey: key)
+                // Only the kinds the provider revokes (`revocation.tokens`): revoking a refresh token ends its access tokens too.
+                if let refresh = current.tokens.refreshToken, client.revokes(.refreshToken) {
+                    try await client.revoke(refresh, kind: .refreshToken, proofKey: key)
+                }
+                if client.revokes(.accessToken) { try await client.revoke(current.tokens.accessToken, kind: .accessToken, proofKey: key) }
             } catch {
                 failure = error
             }

@@ -1,0 +1,62 @@
+extension ProviderDescriptor {
+    /// How the provider revokes a token, for providers whose revocation is not RFC 7009 as written: another
+    /// method, the token under another parameter name or as the request's Bearer token, fixed parameters, or
+    /// only one kind of token revoked. The endpoint is `endpoints.revocation` (or discovery's).
+    public struct RevocationSettings: Sendable, Hashable, Codable {
+        /// The HTTP method of the revocation request.
+        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+            case post = "POST"
+            case delete = "DELETE"
+        }
+
+        /// Where the token goes.
+        public enum Placement: String, Sendable, Hashable, Codable, CaseIterable {
+            /// A form-encoded body (RFC 7009 §2.1).
+            case body
+            /// The query string (a `DELETE` without a body).
+            case query
+            /// The `Authorization` header, as the Bearer token of the request itself (RFC 6750): the token revokes itself.
+            case bearer
+        }
+
+        /// A kind of token the provider revokes.
+        public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+            case refreshToken = "refresh_token"
+            case accessToken = "access_token"
+        }
+
+        public var method: Method = .post
+        public var placement: Placement = .body
+        /// The parameter that carries the token (RFC 7009: `token`; Yandex, LINE and Strava: `access_token`).
+        public var tokenParameter = "token"
+        /// Whether `token_type_hint` is sent (RFC 7009 §2.1).
+        public var typeHint = true
+        /// Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a
+        /// confidential client); a `bearer` request is authorized by the token itself.
+        public var clientAuthentication = true
+        /// The kinds of token the provider revokes, in the order sign-out revokes them.
+        public var tokens: [Kind] = [.refreshToken, .accessToken]
+        /// Fixed parameters added to the request (Naver's `grant_type=delete`).
+        public var extraParams: [String: String] = [:]
+
+        enum CodingKeys: String, CodingKey {
+            case method, placement, tokenParameter = "token_parameter", typeHint = "type_hint"
+            case clientAuthentication = "client_authentication", tokens, extraParams = "extra_params"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            let defaults = Self()
+            method = try o.choice(CodingKeys.method) ?? defaults.method
+            placement = try o.choice(CodingKeys.placement) ?? defaults.placement
+            tokenParameter = try o.string(CodingKeys.tokenParameter) ?? defaults.tokenParameter
+            typeHint = try o.bool(CodingKeys.typeHint) ?? defaults.typeHint
+            clientAuthentication = try o.bool(CodingKeys.clientAuthentication) ?? defaults.clientAuthentication
+            tokens = try o.choices(CodingKeys.tokens) ?? defaults.tokens
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+        }
+    }
+}

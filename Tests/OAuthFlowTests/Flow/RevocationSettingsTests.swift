@@ -1,0 +1,152 @@
+import Foundation
+import OAuthFlowTestSupport
+import Testing
+
+@testable import OAuthFlow
+
+/// The descriptor's `revocation` section: each bundled provider's revocation request as its documentation
+/// describes it, the general forms (another method, the token in the query or as the Bearer token, no client
+/// authentication, fixed parameters), the kinds a provider revokes, and the refusals of a section that
+/// cannot work.
+@Suite struct RevocationSettingsTests {
+    /// Records every request and answers 200.
+    final class Recorder: Sendable {
+        let requests = Locked<[TransportRequest]>([])
+        var transport: ScriptedTransport {
+            ScriptedTransport { [requests] request, _ in
+                requests.withLock { $0.append(request) }
+                return TransportResponse(status: 200)
+            }
+        }
+        var last: TransportRequest? { requests.current.last }
+    }
+
+    static func form(_ request: TransportRequest?) -> [String: String] {
+        guard let body = request?.body else { return [:] }
+        return Dictionary(FormEncoding.decode(String(decoding: body, as: UTF8.self))) { first, _ in first }
+    }
+
+    static func query(_ request: TransportRequest?) -> [String: String] {
+        guard let request, let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems else { return [:] }
+        return Dictionary(items.map { ($0.name, $0.value ?? "") }) { first, _ in first }
+    }
+
+    func bundled(_ id: String, _ recorder: Recorder, secret: String? = "s3cret") throws -> OAuthClient {
+        let descriptor = try ProviderRegistry.load(includeBundled: true).descriptor(named: id)
+        let provider = try descriptor.resolve(descriptor.variables.compactMapValues { $0.default == nil ? $0.example : nil })
+        return OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: secret.map(Secret.init)),
+            environment: OAuthEnvironment(transport: recorder.transport))
+    }
+
+    func custom(_ section: String, clientAuth: String = "client_secret_basic", secret: String? = "s3cret", _ recorder: Recorder) throws -> OAuthClient {
+        let provider = try TestDescriptor(extra: "client_auth:\n  method: \(clientAuth)\nrevocation:\n" + section)
+            .with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
+        return OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: secret.map(Secret.init)),
+            environment: OAuthEnvironment(transport: recorder.transport))
+    }
+
+    // MARK: - The bundled providers, as their pages describe the request
+
+    @Test func lineTakesTheAccessTokenAsAccessTokenWithTheClientInTheBody() async throws {
+        let recorder = Recorder()
+        try await bundled("line", recorder).revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.url.absoluteString == "https://api.line.me/oauth2/v2.1/revoke")
+        #expect(Self.form(recorder.last) == ["access_token": "at-1", "client_id": "app", "client_secret": "s3cret"])
+        await #expect(throws: FlowError.self) { try await bundled("line", recorder).revoke(Secret("rt"), kind: .refreshToken) }
+        #expect(recorder.requests.current.count == 1, "a kind LINE does not revoke is never sent")
+    }
+
+    @Test func linearTakesTheAccessTokenAsTheRequestsBearerToken() async throws {
+        let recorder = Recorder()
+        try await bundled("linear", recorder).revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.method == .post && recorder.last?.url.absoluteString == "https://api.linear.app/oauth/revoke")
+        #expect(recorder.last?.headers["Authorization"] == "Bearer at-1")
+        let query = recorder.last?.url.query ?? ""
+        #expect(Self.form(recorder.last).isEmpty && query.contains("at-1") == false)
+    }
+
+    @Test func stravaTakesOnlyTheAccessToken() async throws {
+        let recorder = Recorder()
+        try await bundled("strava", recorder).revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.url.absoluteString == "https://www.strava.com/oauth/deauthorize")
+        #expect(Self.form(recorder.last) == ["access_token": "at-1", "client_id": "app"])
+        #expect(recorder.last?.headers["Authorization"] == nil)
+    }
+
+    @Test func naverDeletesAtItsTokenEndpoint() async throws {
+        let recorder = Recorder()
+        try await bundled("naver", recorder).revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.url.absoluteString == "https://nid.naver.com/oauth2.0/token")
+        #expect(
+            Self.form(recorder.last) == [
+                "grant_type": "delete", "access_token": "at-1", "service_provider": "NAVER", "client_id": "app", "client_secret": "s3cret",
+            ])
+    }
+
+    @Test func vkTakesTheClientIDAndTheAccessToken() async throws {
+        let recorder = Recorder()
+        try await bundled("vk", recorder, secret: nil).revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.url.absoluteString == "https://id.vk.com/oauth2/revoke")
+        #expect(Self.form(recorder.last) == ["access_token": "at-1", "client_id": "app"])
+    }
+
+    // MARK: - The general forms
+
+    @Test func rfc7009StaysTheDefault() async throws {
+        let recorder = Recorder()
+        let provider = try TestDescriptor(extra: "client_auth:\n  method: client_secret_basic\n")
+            .with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
+        let client = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: Secret("s3cret")),
+            environment: OAuthEnvironment(transport: recorder.transport))
+        try await client.revoke(Secret("rt-1"), kind: .refreshToken)
+        #expect(recorder.last?.method == .post)
+        #expect(Self.form(recorder.last) == ["token": "rt-1", "token_type_hint": "refresh_token"])
+        #expect(recorder.last?.headers["Authorization"]?.hasPrefix("Basic ") == true)
+    }
+
+    @Test func aDeleteWithTheTokenInTheQueryCarriesTheSecretOnlyInABasicHeader() async throws {
+        let recorder = Recorder()
+        let client = try custom("  method: DELETE\n  placement: query\n  token_parameter: access_token\n  type_hint: false\n", recorder)
+        try await client.revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.method == .delete && recorder.last?.body == nil)
+        #expect(Self.query(recorder.last) == ["access_token": "at-1"])
+        #expect(recorder.last?.headers["Authorization"]?.hasPrefix("Basic ") == true)
+        let url = recorder.last?.url.absoluteString ?? ""
+        #expect(url.contains("s3cret") == false)
+    }
+
+    @Test func aSecretIsNeverPutInAURL() async throws {
+        let recorder = Recorder()
+        let client = try custom("  placement: query\n", clientAuth: "client_secret_post", recorder)
+        let error = try await #require(throws: FlowError.self) { try await client.revoke(Secret("at-1"), kind: .accessToken) }
+        #expect(error.code == .clientAuthentication)
+        #expect(recorder.requests.current.isEmpty)
+    }
+
+    @Test func signOutRevokesOnlyTheKindsTheProviderRevokes() async throws {
+        let recorder = Recorder()
+        let client = try custom("  tokens: [refresh_token]\n", recorder)
+        let store = InMemoryTokenStore([sampleSession()])
+        let result = try await TokenManager(client: client, store: store, key: SessionKey(providerID: "example")).signOut()
+        #expect(result.revocationError == nil)
+        #expect(recorder.requests.current.count == 1)
+        #expect(Self.form(recorder.last)["token"] == "refresh-1")
+    }
+
+    @Test(arguments: [
+        ("  tokens: []\n", ["revocation", "tokens"]),
+        ("  extra_params:\n    token: x\n", ["revocation", "extra_params", "token"]),
+        ("  extra_params:\n    client_secret: x\n", ["revocation", "extra_params", "client_secret"]),
+    ])
+    func aSectionThatCannotWorkIsRefusedAtItsSetting(_ section: String, _ keyPath: [String]) throws {
+        let descriptor = try TestDescriptor(extra: "revocation:\n" + section).descriptor()
+        #expect(descriptor.refusals.contains { $0.keyPath == keyPath })
+        #expect(throws: ProviderError.self) { try descriptor.resolve([:]) }
+    }
+}
