@@ -32,22 +32,64 @@ import OAuthFlowTestSupport
             .map(\.account) + store.keys(of: fixture.provider.id, matching: ProviderSessionMatch(issuer: LogoutFixture.issuer, subject: "user-2", sessionID: nil)!).map(\.account)
     }
 
+    /// Three sign-ins at a simulated provider, kept in the store: `a` and `b` of user-1, `c` of user-2.
+    private func seed(at simulated: SimulatedProvider) async throws -> [String: StoredSession] {
+        let client = try Simulated.appClient(simulated)
+        var sessions: [String: StoredSession] = [:]
+        for (account, subject) in [("a", "user-1"), ("b", "user-1"), ("c", "user-2")] {
+            sessions[account] = try await Simulated.session(client, at: simulated, subject: subject, account: account, in: store)
+        }
+        return sessions
+    }
+
+    /// The receiver of the simulated provider's app, sending through `transport`.
+    private func receiver(at simulated: SimulatedProvider, transport: any HTTPTransport) throws -> ProviderLogoutReceiver {
+        let handler = log
+        var environment = simulated.environment
+        environment.transport = transport
+        environment.logger = Logger(label: "test") { _ in handler }
+        return ProviderLogoutReceiver(client: try Simulated.appClient(simulated, environment: environment), sessions: store)
+    }
+
+    /// The accounts still signed in at the simulated provider: user-1's, then user-2's.
+    private func accounts(at simulated: SimulatedProvider) async -> [String] {
+        var accounts: [String] = []
+        for subject in ["user-1", "user-2"] {
+            let match = ProviderSessionMatch(issuer: simulated.issuer.absoluteString, subject: subject, sessionID: nil)!
+            accounts += await store.keys(of: "simulated", matching: match).map(\.account)
+        }
+        return accounts
+    }
+
     @Test func aSidEndsThatSessionOnlyAndRevokesItsRefreshToken() async throws {
-        await seed()
-        let answer = await receiver().receiveBackChannel(
-            body: LogoutFixture.body(try fixture.sign(fixture.claims(sid: "sid-1"))), contentType: "application/x-www-form-urlencoded")
+        let simulated = try SimulatedProvider()
+        let sessions = try await seed(at: simulated)
+        let revoked = Locked<[String]>([])
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path == "/revoke" {
+                let token = FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)).first { $0.0 == "token" }?.1
+                revoked.withLock { $0.append(token ?? "") }
+            }
+            return try await simulated.transport.send(request)
+        }
+        let a = try #require(sessions["a"])
+        let token = try await simulated.logoutToken(subject: "user-1", sessionID: try #require(a.providerSession?.sessionID))
+        let answer = try await receiver(at: simulated, transport: transport).receiveBackChannel(
+            body: LogoutFixture.body(token), contentType: "application/x-www-form-urlencoded")
         #expect(answer.status == 200 && answer.ended.map(\.account) == ["a"])
         #expect(answer.headers.contains { $0.name == "Cache-Control" && $0.value == "no-store" })
-        #expect(await accounts() == ["b", "c"])
-        #expect(fixture.revoked.withLock { $0 } == ["refresh-a"], "\(log.messages)")
+        #expect(await accounts(at: simulated) == ["b", "c"])
+        #expect(revoked.withLock { $0 } == [try #require(a.tokens.refreshToken).value], "\(log.messages)")
     }
 
     @Test func aSubWithoutSidEndsEveryOneOfItsSessions() async throws {
-        await seed()
-        let answer = await receiver().receiveBackChannel(
-            body: LogoutFixture.body(try fixture.sign(fixture.claims(sid: nil, sub: "user-1"))), contentType: "application/x-www-form-urlencoded; charset=utf-8")
+        let simulated = try SimulatedProvider()
+        _ = try await seed(at: simulated)
+        let token = try await simulated.logoutToken(subject: "user-1")
+        let answer = try await receiver(at: simulated, transport: simulated.transport).receiveBackChannel(
+            body: LogoutFixture.body(token), contentType: "application/x-www-form-urlencoded; charset=utf-8")
         #expect(answer.status == 200 && Set(answer.ended.map(\.account)) == ["a", "b"])
-        #expect(await accounts() == ["c"])
+        #expect(await accounts(at: simulated) == ["c"])
     }
 
     @Test func aReplayedTokenIsRefusedAndTouchesNothing() async throws {
