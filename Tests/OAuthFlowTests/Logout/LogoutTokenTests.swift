@@ -19,9 +19,12 @@ import OAuthFlowTestSupport
     }
 
     @Test func aValidTokenNamesItsSessionAndUser() async throws {
-        let claims = try await validate(try fixture.sign(fixture.claims(jti: "jti-1")))
-        #expect(claims.sessionID == "sid-1" && claims.subject == "user-1" && claims.tokenID == "jti-1")
-        #expect(claims.issuer == LogoutFixture.issuer && claims.audiences == [LogoutFixture.clientID])
+        let simulated = try SimulatedProvider()
+        let token = try await simulated.logoutToken(subject: "user-1", sessionID: "sid-1")
+        let claims = try await Simulated.appClient(simulated).idTokenValidator().validateLogoutToken(Secret(token), maximumAge: 300)
+        let jti = try #require(try IDTokenValidator.decodeUnverified(token).1["jti"]?.stringValue)
+        #expect(claims.sessionID == "sid-1" && claims.subject == "user-1" && claims.tokenID == jti)
+        #expect(claims.issuer == simulated.issuer.absoluteString && claims.audiences == [SimulatedProvider.appClientID])
     }
 
     @Test func withoutTypOrWithTheMediaTypeItPasses() async throws {
