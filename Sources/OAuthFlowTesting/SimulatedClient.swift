@@ -6,6 +6,7 @@ import Foundation
 /// ```swift
 /// let app = SimulatedClient.public(id: "my-app", redirectURIs: [URL(string: "http://127.0.0.1/callback")!])
 /// let service = SimulatedClient.confidential(id: "billing", secret: "s3cret-of-the-billing-service")
+/// let signer = SimulatedClient.privateKeyJWT(id: "reports", publicKeyPEM: publicKey.pemRepresentation)
 /// ```
 public struct SimulatedClient: Sendable, Hashable {
     /// How a client proves who it is at the token, pushed request, device, revocation and introspection
@@ -17,6 +18,10 @@ public struct SimulatedClient: Sendable, Hashable {
         case clientSecretBasic = "client_secret_basic"
         /// `client_id` and `client_secret` in the body.
         case clientSecretPost = "client_secret_post"
+        /// A JWT the client signs with HS256 and its secret, as `client_assertion` (RFC 7523 §2.2, OpenID Connect Core §9).
+        case clientSecretJWT = "client_secret_jwt"
+        /// A JWT the client signs with its private key, which the provider verifies with ``SimulatedClient/publicKeyPEM``.
+        case privateKeyJWT = "private_key_jwt"
     }
 
     /// The `client_id`.
@@ -31,19 +36,26 @@ public struct SimulatedClient: Sendable, Hashable {
     /// The scopes the client may be granted, or nil for any. A request that asks for others is granted those of
     /// them it may have, and `scope` in the answer says which (RFC 6749 §3.3); one that may have none of them is `invalid_scope`.
     public var scopes: [String]?
+    /// The public key (PEM: RSA, or EC P-256) that verifies the client's assertions under `private_key_jwt`.
+    public var publicKeyPEM: String?
 
     /// - Parameters:
     ///   - id: The `client_id`.
     ///   - secret: The secret of a confidential client.
-    ///   - authentication: How it authenticates; `none` needs no secret, the others need one.
+    ///   - authentication: How it authenticates; `none` needs no secret, `private_key_jwt` a public key, the others a secret.
     ///   - redirectURIs: The redirect URIs it registered.
     ///   - scopes: The scopes it may be granted; nil for any.
-    public init(id: String, secret: String? = nil, authentication: Authentication, redirectURIs: [URL] = [], scopes: [String]? = nil) {
+    ///   - publicKeyPEM: The public key of a `private_key_jwt` client.
+    public init(
+        id: String, secret: String? = nil, authentication: Authentication, redirectURIs: [URL] = [], scopes: [String]? = nil,
+        publicKeyPEM: String? = nil
+    ) {
         self.id = id
         self.secret = secret
         self.authentication = authentication
         self.redirectURIs = redirectURIs
         self.scopes = scopes
+        self.publicKeyPEM = publicKeyPEM
     }
 
     /// A public client (a native app, a CLI): no secret, PKCE only.
@@ -56,6 +68,12 @@ public struct SimulatedClient: Sendable, Hashable {
         id: String, secret: String, authentication: Authentication = .clientSecretBasic, redirectURIs: [URL] = [], scopes: [String]? = nil
     ) -> SimulatedClient {
         SimulatedClient(id: id, secret: secret, authentication: authentication, redirectURIs: redirectURIs, scopes: scopes)
+    }
+
+    /// A confidential client that authenticates with JWTs signed with its private key (`private_key_jwt`, RFC 7523 §2.2):
+    /// the provider verifies them with `publicKeyPEM`, an RSA (RS256, PS256) or P-256 (ES256) public key.
+    public static func privateKeyJWT(id: String, publicKeyPEM: String, redirectURIs: [URL] = [], scopes: [String]? = nil) -> SimulatedClient {
+        SimulatedClient(id: id, authentication: .privateKeyJWT, redirectURIs: redirectURIs, scopes: scopes, publicKeyPEM: publicKeyPEM)
     }
 
     /// What the client is granted of `asked`: all of it when ``scopes`` is nil, else the part it may have (RFC 6749 §3.3).

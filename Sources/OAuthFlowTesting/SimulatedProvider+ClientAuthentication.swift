@@ -43,11 +43,21 @@ extension SimulatedProvider {
         request.headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// The client the request comes from, authenticated the one way it registered (RFC 6749 §2.3).
+    /// The client the request comes from, authenticated the one way it registered (RFC 6749 §2.3): a secret, no secret
+    /// for a public client, or a client assertion (``authenticateAssertion(_:claimedID:at:)``).
     ///
-    /// - Throws: `invalid_client` (401) for an unknown client, a wrong secret or another method; `invalid_request`
+    /// - Throws: `invalid_client` (401) for an unknown client, a wrong secret or assertion, or another method; `invalid_request`
     ///   for more than one method in one request.
     func authenticateClient(_ request: TransportRequest, _ form: [String: String]) throws -> SimulatedClient {
+        if let assertion = form["client_assertion"] {
+            guard form["client_secret"] == nil, Self.header("Authorization", of: request)?.lowercased().hasPrefix("basic ") != true else {
+                throw OAuthRefusal.invalidRequest("the client authenticated with more than one method (RFC 6749 §2.3)")
+            }
+            guard form["client_assertion_type"] == Self.assertionType else {
+                throw OAuthRefusal.invalidRequest("client_assertion_type is not \(Self.assertionType) (RFC 7523 §2.2)")
+            }
+            return try authenticateAssertion(assertion, claimedID: form["client_id"], at: request.url)
+        }
         var usedBasic = false
         var claimedID = form["client_id"]
         var secret = form["client_secret"]

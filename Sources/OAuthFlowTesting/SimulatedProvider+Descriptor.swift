@@ -15,6 +15,11 @@ extension SimulatedProvider {
         public var bindsTokensWithDPoP = false
         /// The access tokens are JWTs an API verifies itself (`access_tokens.format: jwt`), else opaque and introspected.
         public var accessTokensAreJWTs = false
+        /// How the client may authenticate (`client_auth.methods`), in the order the engine tries them: the first whose
+        /// credential the client holds is used.
+        public var clientAuthentication: [ProviderDescriptor.ClientAuth.Method] = [.none, .clientSecretBasic, .clientSecretPost]
+        /// The `aud` of the client's assertions (`client_auth.assertion_audience`): the issuer, or the token endpoint.
+        public var assertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience.issuer
         /// The default scopes.
         public var scopes = ["openid", "profile", "email", "offline_access"]
         /// More top-level YAML, appended as written (keys not written above).
@@ -42,7 +47,12 @@ extension SimulatedProvider {
             "scopes:", "  default: [\(options.scopes.joined(separator: ", "))]", "  offline:", "    scopes: [offline_access]",
             "    without_consent_prompt: true",
             "grant_types: [\(GrantType.simulated.map(\.rawValue).joined(separator: ", "))]",
-            "client_auth:", "  methods: [none, client_secret_basic, client_secret_post]",
+            "client_auth:", "  methods: [\(options.clientAuthentication.map(\.rawValue).joined(separator: ", "))]",
+        ]
+        if options.clientAuthentication.contains(where: \.usesAssertion) {
+            lines.append("  assertion_audience: \(options.assertionAudience.rawValue)")
+        }
+        lines += [
             "authorization:", "  pushed: \(options.pushesAuthorizationRequests ? "always" : "never")",
             "security:", "  pkce: required", "  pkce_method: S256", "  iss_parameter: required", "  nonce: true",
             "  dpop: \(options.bindsTokensWithDPoP ? "required" : "never")",

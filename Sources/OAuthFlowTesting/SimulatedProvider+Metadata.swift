@@ -5,7 +5,7 @@ extension SimulatedProvider {
     /// The discovery document (OpenID Connect Discovery 1.0 §3), also served as RFC 8414 metadata.
     func metadata() -> [String: JSONValue] {
         func strings(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
-        let authMethods = strings(["none", "client_secret_basic", "client_secret_post"])
+        let authMethods = strings(["none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"])
         var document: [String: JSONValue] = [
             "issuer": .string(issuer.absoluteString),
             "authorization_endpoint": .string(url(.authorization).absoluteString),
@@ -25,6 +25,7 @@ extension SimulatedProvider {
             "token_endpoint_auth_methods_supported": authMethods,
             "revocation_endpoint_auth_methods_supported": authMethods,
             "introspection_endpoint_auth_methods_supported": authMethods,
+            "token_endpoint_auth_signing_alg_values_supported": strings(["HS256", "RS256", "PS256", "ES256"]),
             "code_challenge_methods_supported": strings(["S256"]),
             "scopes_supported": strings(["openid", "profile", "email", "offline_access"]),
             "claims_supported": strings(["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "name", "email", "email_verified"]),

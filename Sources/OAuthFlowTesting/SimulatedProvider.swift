@@ -13,8 +13,8 @@ import OAuthFlow
 /// requests (RFC 9126), DPoP with nonces (RFC 9449), a key set that rotates (``rotateKeys(retiringPrevious:)``),
 /// introspection (RFC 7662), revocation (RFC 7009), userinfo and back-channel logout tokens
 /// (``logoutToken(subject:sessionID:clientID:)``). Clients authenticate with `client_secret_basic`,
-/// `client_secret_post` or not at all (``SimulatedClient``). What it refuses, it refuses with the error
-/// the RFC names.
+/// `client_secret_post`, a client assertion (`client_secret_jwt`, `private_key_jwt`) or not at all (``SimulatedClient``).
+/// What it refuses, it refuses with the error the RFC names.
 ///
 /// ```swift
 /// let simulated = SimulatedProvider()
@@ -57,6 +57,8 @@ public actor SimulatedProvider {
     var revokedFamilies: Set<String> = []
     /// DPoP proof `jti`s seen, with when they stop mattering.
     var seenProofs: [String: Date] = [:]
+    /// Client assertions seen, by client and `jti`, with when they expire (RFC 7523 §3: one use each).
+    var seenAssertions: [String: Date] = [:]
     /// The nonce every DPoP proof must carry when ``Settings/requiresDPoPNonce``.
     var dpopNonce = Base64URL.random(bytes: 16)
     var failures: [Endpoint: [TransportResponse]] = [:]
