@@ -8,9 +8,11 @@ import _CryptoExtras
 @testable import OAuthFlow
 
 /// `client_secret_jwt`, `private_key_jwt` and mutual TLS as they reach the token endpoint: what the assertion
-/// holds, that it is never reused, which key signs it, and that every grant sends it.
+/// holds, that it is never reused, which key signs it, and that every grant sends it. Assertions go to a simulated
+/// provider, which verifies them as RFC 7523 says.
 @Suite struct ClientAssertionTests {
     static let rsaPEM = try! _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+    static let rsaPublicPEM = try! _RSA.Signing.PrivateKey(pemRepresentation: rsaPEM).publicKey.pemRepresentation
     static let ecKey = P256.Signing.PrivateKey()
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -50,6 +52,27 @@ import _CryptoExtras
         return (fields, request)
     }
 
+    /// The fields of the last request `send` made to a simulated provider that lists `methods` and has `registered` as
+    /// the client, and the request: the provider took the client's authentication, or `send` threw.
+    static func sent(
+        _ configuration: ClientConfiguration, registered: SimulatedClient, methods: [ProviderDescriptor.ClientAuth.Method],
+        audience: ProviderDescriptor.ClientAuth.AssertionAudience = .issuer,
+        _ send: @escaping @Sendable (OAuthClient, SimulatedProvider) async throws -> Void = { client, _ in _ = try await client.clientCredentialsToken() }
+    ) async throws -> (fields: [String: String], request: TransportRequest, simulated: SimulatedProvider) {
+        let simulated = try SimulatedProvider(clock: MovableClock(startingAt: now), clients: [registered])
+        var options = SimulatedProvider.DescriptorOptions()
+        options.clientAuthentication = methods
+        options.assertionAudience = audience
+        let transport = RecordingTransport(simulated.transport)
+        var environment = simulated.environment
+        environment.transport = transport
+        let client = OAuthClient(provider: try simulated.provider(options), configuration: configuration, environment: environment)
+        try await send(client, simulated)
+        let request = try #require(transport.requests.last)
+        let fields = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { first, _ in first })
+        return (fields, request, simulated)
+    }
+
     static func verify(_ assertion: String?, with keys: JWTKeyCollection) async throws -> (Claims, JWTHeader) {
         let token = try #require(assertion)
         let claims = try await keys.verify(token, as: Claims.self)
@@ -59,7 +82,8 @@ import _CryptoExtras
 
     @Test func aPrivateKeyAssertionNamesTheClientTheIssuerAndLivesAMinute() async throws {
         let key = try ClientConfiguration.SigningKey(pem: Self.rsaPEM, keyID: "key-2026")
-        let (fields, request) = try await Self.sent(.service(clientID: "svc", signingKey: key), methods: "private_key_jwt")
+        let (fields, request, simulated) = try await Self.sent(
+            .service(clientID: "svc", signingKey: key), registered: .privateKeyJWT(id: "svc", publicKeyPEM: Self.rsaPublicPEM), methods: [.privateKeyJWT])
         #expect(fields["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
         #expect(fields["client_id"] == "svc")
         #expect(request.headers["Authorization"] == nil)
@@ -67,7 +91,7 @@ import _CryptoExtras
         let (claims, header) = try await Self.verify(fields["client_assertion"], with: keys)
         #expect(claims.iss == "svc")
         #expect(claims.sub == "svc")
-        #expect(claims.aud == "https://auth.example.com", "the issuer by default (CVE-2025-27370)")
+        #expect(claims.aud == simulated.issuer.absoluteString, "the issuer by default (CVE-2025-27370)")
         #expect(claims.iat == Self.now.timeIntervalSince1970)
         #expect(claims.exp - claims.iat == 60)
         #expect(header.kid == "key-2026")
@@ -76,10 +100,12 @@ import _CryptoExtras
 
     @Test func theTokenEndpointIsTheAudienceWhenTheDescriptorSaysSo() async throws {
         let key = try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)
-        let (fields, _) = try await Self.sent(.service(clientID: "svc", signingKey: key), methods: "private_key_jwt", audience: "token_endpoint")
+        let (fields, _, simulated) = try await Self.sent(
+            .service(clientID: "svc", signingKey: key), registered: .privateKeyJWT(id: "svc", publicKeyPEM: Self.ecKey.publicKey.pemRepresentation),
+            methods: [.privateKeyJWT], audience: .tokenEndpoint)
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PublicKey(pem: Self.ecKey.publicKey.pemRepresentation))
         let (claims, header) = try await Self.verify(fields["client_assertion"], with: keys)
-        #expect(claims.aud == "https://auth.example.com/token")
+        #expect(claims.aud == simulated.issuer.appendingPathComponent("token").absoluteString)
         #expect(header.alg == "ES256")
     }
 
@@ -137,7 +163,9 @@ import _CryptoExtras
 
     @Test func aClientSecretJWTIsAnHMACWithTheSecretAndTheSecretIsNotSent() async throws {
         let secret = "shared-secret-for-hs256-0123456789abcdef"
-        let (fields, request) = try await Self.sent(.service(clientID: "svc", clientSecret: Secret(secret)), methods: "client_secret_jwt")
+        let (fields, request, _) = try await Self.sent(
+            .service(clientID: "svc", clientSecret: Secret(secret)), registered: .confidential(id: "svc", secret: secret, authentication: .clientSecretJWT),
+            methods: [.clientSecretJWT])
         #expect(!String(decoding: request.body ?? Data(), as: UTF8.self).contains(secret))
         #expect(request.headers["Authorization"] == nil)
         let (claims, header) = try await Self.verify(fields["client_assertion"], with: await JWTKeyCollection().add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256))
@@ -149,7 +177,9 @@ import _CryptoExtras
         let certificate = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.crt"), encoding: .utf8)
         let key = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.key"), encoding: .utf8)
         let signing = try ClientConfiguration.SigningKey(pem: key, certificatePEM: certificate)
-        let (fields, _) = try await Self.sent(.service(clientID: "svc", signingKey: signing), methods: "private_key_jwt")
+        let publicKey = try _RSA.Signing.PrivateKey(pemRepresentation: key).publicKey.pemRepresentation
+        let (fields, _, _) = try await Self.sent(
+            .service(clientID: "svc", signingKey: signing), registered: .privateKeyJWT(id: "svc", publicKeyPEM: publicKey), methods: [.privateKeyJWT])
         let assertion = try #require(fields["client_assertion"])
         let header = try JSONDecoder().decode(JWTHeader.self, from: try #require(Base64URL.decode(String(assertion.split(separator: ".")[0]))))
         let der = try #require(TLSClientIdentity.firstBlock(of: "CERTIFICATE", in: certificate))
@@ -167,17 +197,19 @@ import _CryptoExtras
 
     @Test func everyGrantAuthenticatesTheSameWay() async throws {
         let key = try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)
-        let configuration = ClientConfiguration(
-            clientID: "app", redirectURI: URL(string: "http://127.0.0.1/cb")!, signingKey: key)
-        let tokens = TokenSet(
-            accessToken: Secret("a"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("r"), idToken: nil, scopes: [],
-            issuedAt: Self.now)
-        let (refresh, _) = try await Self.sent(configuration, methods: "none, private_key_jwt") { _ = try await $0.refresh(tokens) }
+        let redirect = URL(string: "http://127.0.0.1/cb")!
+        let configuration = ClientConfiguration(clientID: "app", redirectURI: redirect, signingKey: key)
+        let registered = SimulatedClient.privateKeyJWT(id: "app", publicKeyPEM: Self.ecKey.publicKey.pemRepresentation, redirectURIs: [redirect])
+        // A sign-in with the code grant first: its refresh token is refreshed, its access token revoked.
+        let (refresh, _, _) = try await Self.sent(configuration, registered: registered, methods: [.none, .privateKeyJWT]) { client, simulated in
+            _ = try await client.refresh(try await Simulated.signIn(client, at: simulated).tokens)
+        }
         #expect(refresh["grant_type"] == "refresh_token")
         #expect(refresh["client_assertion"] != nil)
-        let (revoke, _) = try await Self.sent(configuration, methods: "none, private_key_jwt") { client in
-            try await client.revoke(Secret("a"), kind: .accessToken)
+        let (revoke, request, _) = try await Self.sent(configuration, registered: registered, methods: [.none, .privateKeyJWT]) { client, simulated in
+            try await client.revoke(try await Simulated.signIn(client, at: simulated).tokens.accessToken, kind: .accessToken)
         }
+        #expect(request.url.path == "/revoke")
         #expect(revoke["client_assertion"] != nil)
     }
 
