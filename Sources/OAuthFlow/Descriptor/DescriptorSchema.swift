@@ -296,6 +296,14 @@ package enum DescriptorSchema {
         Field(
             "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
             "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
+        Field(
+            "extra_params", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().extraParams),
+            "Fixed parameters added to every token request: the code exchange, refreshes and the other grants (Shopify's `expiring: \"1\"` for expiring offline tokens). Parameters the engine sets are refused."
+        ),
+        Field(
+            "callback_params", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")), default: shown(ProviderDescriptor.TokenRequest().callbackParams),
+            "Parameters of the authorization callback sent back in the code exchange (VK's `device_id`, Naver's `state`), when the callback carries them."
+        ),
     ]
 
     static let clientAuthFields: [Field] = [

@@ -392,9 +392,13 @@ extension ProviderDescriptor {
 
         public var bodyEncoding: BodyEncoding = .form
         public var headers: [String: String] = [:]
+        /// Fixed parameters added to every token request (Shopify's `expiring: "1"` for expiring offline tokens).
+        public var extraParams: [String: String] = [:]
+        /// Parameters of the authorization callback copied into the code exchange (VK's `device_id`, Naver's `state`).
+        public var callbackParams: [String] = []
 
         enum CodingKeys: String, CodingKey {
-            case bodyEncoding = "body_encoding", headers
+            case bodyEncoding = "body_encoding", headers, extraParams = "extra_params", callbackParams = "callback_params"
         }
 
         public init() {}
@@ -405,6 +409,8 @@ extension ProviderDescriptor {
             let defaults = Self()
             bodyEncoding = try o.choice(CodingKeys.bodyEncoding) ?? defaults.bodyEncoding
             headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+            callbackParams = try o.strings(CodingKeys.callbackParams) ?? defaults.callbackParams
         }
     }
 

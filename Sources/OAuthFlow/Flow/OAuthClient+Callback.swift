@@ -75,6 +75,10 @@ extension OAuthClient {
             ("redirect_uri", pending.redirectURI.absoluteString),
         ]
         if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
+        // Callback parameters the provider wants back in the exchange (`token_request.callback_params`).
+        for name in provider.policy.tokenRequest.callbackParameters {
+            if let value = callback.parameters[name] { parameters.append((name, value)) }
+        }
         let response = try await tokenRequest(parameters, proofKey: pending.proofKey)
         let tokens = try bound(
             explainingEncoding(sent: parameters) {

@@ -65,7 +65,8 @@ extension OAuthClient {
         _ parameters: [(String, String)], proofKey: DPoPKey? = nil, arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let endpoint = try await endpoint(\.token, "token")
-        let response = try await post(to: endpoint, parameters, proofKey: proofKey, arrival: arrival)
+        let fixed = provider.policy.tokenRequest.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let response = try await post(to: endpoint, parameters + fixed, proofKey: proofKey, arrival: arrival)
         if (300..<400).contains(response.status) {
             throw FlowError(
                 .unexpectedStatus,

@@ -127,6 +127,10 @@ extension Provider {
         public struct TokenRequestShape: Sendable, Hashable {
             public var encoding: ProviderDescriptor.TokenRequest.BodyEncoding
             public var headers: [String: String]
+            /// Fixed parameters added to every token request (`token_request.extra_params`).
+            public var parameters: [String: String] = [:]
+            /// Callback parameters copied into the code exchange (`token_request.callback_params`).
+            public var callbackParameters: [String] = []
         }
 
         /// The userinfo request: its method and extra headers (GitHub's `User-Agent`).

@@ -148,6 +148,17 @@ extension ProviderDescriptor {
                 }
             }
         }
+        // What the engine sets on a token request (RFC 6749 §4.1.3, §6; RFC 7636; RFC 7523; RFC 9449) is never a fixed or copied parameter.
+        let tokenRequestReserved: Set<String> = [
+            "grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "client_id", "client_secret", "client_assertion",
+            "client_assertion_type", "device_code", "scope", "resource", "audience", "subject_token", "actor_token", "assertion",
+        ]
+        for name in tokenRequest.extraParams.keys.sorted() where tokenRequestReserved.contains(name) {
+            refuse(["token_request", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a token request")
+        }
+        for (index, name) in tokenRequest.callbackParams.enumerated() where tokenRequestReserved.contains(name) || name == "iss" {
+            refuse(["token_request", "callback_params"], item: String(index), "copies `\(name)`, which the engine sets (or checks) itself")
+        }
         if revocation.tokens.isEmpty {
             refuse(["revocation", "tokens"], "is empty; leave out `endpoints.revocation` for a provider that revokes nothing")
         }
@@ -259,7 +270,9 @@ extension ProviderDescriptor {
             idTokenAlgorithms: algorithms, clientAuthMethods: clientAuth.supported,
             clientAssertion: .init(audience: clientAuth.assertionAudience, algorithms: clientAlgorithms),
             serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix),
-            tokenRequest: .init(encoding: tokenRequest.bodyEncoding, headers: tokenRequest.headers),
+            tokenRequest: .init(
+                encoding: tokenRequest.bodyEncoding, headers: tokenRequest.headers, parameters: tokenRequest.extraParams,
+                callbackParameters: tokenRequest.callbackParams),
             tokenResponseFormat: tokenResponse.format,
             userinfo: .init(method: userinfo.method == .post ? .post : .get, headers: userinfo.headers),
             scopes: .init(
