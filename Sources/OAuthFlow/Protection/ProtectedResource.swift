@@ -119,7 +119,6 @@ public final class ProtectedResource: Sendable {
         providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
         environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
     ) throws {
-        let transport = environment.transport
         let clock = environment.clock
         let logger = environment.logger
         func refuse(_ why: String, _ provider: String? = nil) -> ProviderError {
