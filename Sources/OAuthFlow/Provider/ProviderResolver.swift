@@ -129,165 +129,36 @@ extension ProviderDescriptor {
     /// not know, an algorithm it does not use), and the policy is made of what was accepted; it stands only
     /// when there are none. With `variables` nil, templates are checked without being filled in.
     private func policy(variables: [String: String]?, refusing refusals: inout [ProviderError]) -> Provider.Policy {
-        // The setting by its key path, the item of it that is refused (a list's index, a map's key), and why.
-        func refuse(_ setting: [String], item: String? = nil, _ why: String) {
-            refusals.append(
-                ProviderError(
-                    .unsupportedPolicy, "`\(setting.joined(separator: "."))` of provider `\(id)` \(why)", provider: id,
-                    keyPath: setting + (item.map { [$0] } ?? [])))
-        }
-        for (field, sources) in [
-            ("subject", profile.subject), ("name", profile.name), ("email", profile.email), ("email_verified", profile.emailVerified),
-            ("picture", profile.picture),
-        ] {
-            for (index, source) in sources.enumerated() {
-                do {
-                    _ = try ProfileSource(parsing: source)
-                } catch {
-                    refuse(["profile", field], item: String(index), "cannot be read: \(error.reason)")
-                }
-            }
-        }
-        // What the engine sets on a token request (RFC 6749 §4.1.3, §6; RFC 7636; RFC 7523; RFC 9449) is never a fixed or copied parameter.
-        let tokenRequestReserved: Set<String> = [
-            "grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "client_id", "client_secret", "client_assertion",
-            "client_assertion_type", "device_code", "scope", "resource", "audience", "subject_token", "actor_token", "assertion",
-        ]
-        for name in tokenRequest.extraParams.keys.sorted() where tokenRequestReserved.contains(name) {
-            refuse(["token_request", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a token request")
-        }
-        for (index, name) in tokenRequest.callbackParams.enumerated() where tokenRequestReserved.contains(name) || name == "iss" {
-            refuse(["token_request", "callback_params"], item: String(index), "copies `\(name)`, which the engine sets (or checks) itself")
-        }
-        if revocation.tokens.isEmpty {
-            refuse(["revocation", "tokens"], "is empty; leave out `endpoints.revocation` for a provider that revokes nothing")
-        }
-        let revocationReserved: Set<String> = [
-            revocation.tokenParameter, "token_type_hint", "client_id", "client_secret", "client_assertion", "client_assertion_type",
-        ]
-        for name in revocation.extraParams.keys.sorted() where revocationReserved.contains(name) {
-            refuse(["revocation", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a revocation request")
-        }
-        if authorization.responseType != "code" {
-            refuse(["authorization", "response_type"], "is `\(authorization.responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
-        }
-        if security.pkceMethod != .s256 {
-            refuse(["security", "pkce_method"], "is `\(security.pkceMethod.rawValue)`; OAuthFlow sends only `S256` (RFC 9700 §2.1.1)")
-        }
-        let grants = grantTypes.enumerated().compactMap { index, name -> GrantType? in
-            guard let grant = GrantType(rawValue: name) else {
-                refuse(["grant_types"], item: String(index), "lists `\(name)`: \(GrantType.refusal(of: name))")
-                return nil
-            }
-            return grant
-        }
-        let algorithms = security.idTokenAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
-            guard let algorithm = JWSAlgorithm(rawValue: name) else {
-                refuse(["security", "id_token_algs"], item: String(index), "lists `\(name)`, which is not an algorithm OAuthFlow verifies")
-                return nil
-            }
-            return algorithm
-        }
-        let assertionAlgs = clientAuth.assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)
-        let clientAlgorithms = assertionAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
-            guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.clientAssertion.contains(algorithm) else {
-                refuse(
-                    ["client_auth", "assertion_algs"], item: String(index),
-                    "lists `\(name)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))")
-                return nil
-            }
-            return algorithm
-        }
-        let dpopAlgorithms = security.dpopSigningAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
-            guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.dpopKey.contains(algorithm) else {
-                refuse(
-                    ["security", "dpop_signing_alg_values_supported"], item: String(index),
-                    "lists `\(name)`; OAuthFlow signs DPoP proofs with \(JWSAlgorithm.listed(JWSAlgorithm.dpopKey))")
-                return nil
-            }
-            return algorithm
-        }
-        if security.dpop != .never, security.dpopSigningAlgs.isEmpty {
-            refuse(["security", "dpop_signing_alg_values_supported"], "is empty, so no DPoP key can be made")
-        }
-        let accessTokenAlgorithms = accessTokens.signingAlgs.enumerated().compactMap { index, name -> JWSAlgorithm? in
-            guard let algorithm = JWSAlgorithm(rawValue: name), JWSAlgorithm.publicKey.contains(algorithm) else {
-                refuse(
-                    ["access_tokens", "signing_algs"], item: String(index),
-                    "lists `\(name)`; an API verifies access tokens with the provider's public keys, so only RS, PS and ES algorithms are accepted")
-                return nil
-            }
-            return algorithm
-        }
-        if accessTokens.format != .opaque, accessTokens.signingAlgs.isEmpty {
-            refuse(["access_tokens", "signing_algs"], "is empty, so no JWT access token could ever be accepted")
-        }
-        // A template that is not a URL (an audience, a claim), its variables filled; every one must have a value.
-        func filled(_ template: String, _ keyPath: [String], keeping kept: Set<String> = []) -> String {
-            var missing: [String] = []
-            let rendered = URLTemplate(template).rendering { name in
-                guard let variables, !kept.contains(String(name)) else { return "{\(name)}" }
-                guard let value = variables[String(name)], !value.isEmpty else {
-                    missing.append(String(name))
-                    return nil
-                }
-                return value
-            }
-            if let name = missing.first {
-                refuse(keyPath, "names `{\(name)}`, which has no value")
-            } else if rendered.trimmingCharacters(in: .whitespaces).isEmpty {
-                refuse(keyPath, "is empty; give the value the tokens carry, or leave the setting out")
-            }
-            return rendered
-        }
-        let audience = accessTokens.audience.map { filled($0, ["access_tokens", "audience"]) }
-        let generatedSecret = clientAuth.generatedSecret.map { secret -> Provider.Policy.GeneratedSecretPolicy in
-            // `{client_id}` stays for the client to fill when it signs.
-            let issuer = filled(secret.issuer, ["client_auth", "generated_secret", "issuer"], keeping: ["client_id"])
-            let audience = filled(secret.audience, ["client_auth", "generated_secret", "audience"], keeping: ["client_id"])
-            if !clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
-                refuse(["client_auth", "generated_secret"], "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
-            }
-            return .init(issuer: issuer, audience: audience, lifetime: TimeInterval(min(max(60, secret.lifetime), 15_777_000)))
-        }
-        let custom = logout.style == .custom
-        if custom, self.endpoints.endSession == nil {
-            refuse(["logout", "style"], "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
-        }
-        for reserved in logout.extraParams.keys.sorted() where logout.engineParameters.contains(reserved) {
-            refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
-        }
-        let logoutPolicy = Provider.Policy.LogoutPolicy(
-            style: logout.style, redirectParameter: logout.redirectParameter ?? "post_logout_redirect_uri",
-            clientIDParameter: (logout.clientIDParameter ?? "client_id").isEmpty ? nil : (logout.clientIDParameter ?? "client_id"),
-            sendsIDTokenHint: logout.idTokenHint ?? !custom, returnsState: logout.returnsState ?? !custom, parameters: logout.extraParams,
-            backChannel: .init(supported: logout.backchannelLogoutSupported, sessionSupported: logout.backchannelLogoutSessionSupported),
-            frontChannel: .init(supported: logout.frontchannelLogoutSupported, sessionSupported: logout.frontchannelLogoutSessionSupported),
-            logoutTokenMaxAge: TimeInterval(logout.logoutTokenMaxAge))
+        // Each section resolves itself (ProviderDescriptor+Sections.swift), in the order refusals are reported.
+        var found = PolicyRefusals(providerID: id, variables: variables)
+        profile.check(&found)
+        let tokenRequestShape = tokenRequest.resolved(&found)
+        let revocationSettings = revocation.resolved(&found)
+        authorization.check(&found)
+        security.checkPKCE(&found)
+        let grants = grants(&found)
+        let idTokenAlgorithms = security.idTokenAlgorithms(&found)
+        let clientAssertion = clientAuth.assertionPolicy(&found)
+        let dpopPolicy = security.dpopPolicy(&found)
+        let accessTokenPolicy = accessTokens.resolved(&found)
+        let generatedSecret = clientAuth.generatedSecretPolicy(&found)
+        let logoutPolicy = logout.resolved(endSession: endpoints.endSession != nil, &found)
+        refusals += found.errors
         var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
-            idTokenAlgorithms: algorithms, clientAuthMethods: clientAuth.supported,
-            clientAssertion: .init(audience: clientAuth.assertionAudience, algorithms: clientAlgorithms),
-            serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix),
-            tokenRequest: .init(
-                encoding: tokenRequest.bodyEncoding, headers: tokenRequest.headers, parameters: tokenRequest.extraParams,
-                callbackParameters: tokenRequest.callbackParams),
+            idTokenAlgorithms: idTokenAlgorithms, clientAuthMethods: clientAuth.supported, clientAssertion: clientAssertion,
+            serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix), tokenRequest: tokenRequestShape,
             tokenResponseFormat: tokenResponse.format,
             userinfo: .init(method: userinfo.method == .post ? .post : .get, headers: userinfo.headers),
             scopes: .init(
                 defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
                 offlineParameters: scopes.offline.params),
             device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases),
-            pushedAuthorization: authorization.pushed,
-            dpop: .init(use: security.dpop, algorithms: dpopAlgorithms, bearerAnswer: security.dpopBearerAnswer),
-            accessTokens: .init(
-                format: accessTokens.format, profile: accessTokens.profile, algorithms: accessTokenAlgorithms, audience: audience,
-                leeway: TimeInterval(accessTokens.leeway), introspectionCache: TimeInterval(accessTokens.introspectionCache),
-                inactiveCache: TimeInterval(accessTokens.inactiveCache)),
-            logout: logoutPolicy, generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
+            pushedAuthorization: authorization.pushed, dpop: dpopPolicy, accessTokens: accessTokenPolicy, logout: logoutPolicy,
+            generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType
-        policy.revocation = revocation
+        policy.revocation = revocationSettings
         return policy
     }
 

@@ -1,0 +1,207 @@
+import Foundation
+
+/// What a descriptor's sections refuse as each resolves itself: each refusal with the key path of its setting,
+/// in the order the sections meet them, and the variables templates are filled with.
+struct PolicyRefusals {
+    let providerID: String
+    /// The variables' values; nil checks templates without filling them in.
+    let variables: [String: String]?
+    private(set) var errors: [ProviderError] = []
+
+    init(providerID: String, variables: [String: String]?) {
+        self.providerID = providerID
+        self.variables = variables
+    }
+
+    /// Refuses the setting at `setting` (and the `item` of it: a list's index, a map's key), saying why.
+    mutating func refuse(_ setting: [String], item: String? = nil, _ why: String) {
+        errors.append(
+            ProviderError(
+                .unsupportedPolicy, "`\(setting.joined(separator: "."))` of provider `\(providerID)` \(why)", provider: providerID,
+                keyPath: setting + (item.map { [$0] } ?? [])))
+    }
+
+    /// A template that is not a URL (an audience, a claim), its variables filled; every one must have a value.
+    mutating func filled(_ template: String, _ keyPath: [String], keeping kept: Set<String> = []) -> String {
+        var missing: [String] = []
+        let rendered = URLTemplate(template).rendering { name in
+            guard let variables, !kept.contains(String(name)) else { return "{\(name)}" }
+            guard let value = variables[String(name)], !value.isEmpty else {
+                missing.append(String(name))
+                return nil
+            }
+            return value
+        }
+        if let name = missing.first {
+            refuse(keyPath, "names `{\(name)}`, which has no value")
+        } else if rendered.trimmingCharacters(in: .whitespaces).isEmpty {
+            refuse(keyPath, "is empty; give the value the tokens carry, or leave the setting out")
+        }
+        return rendered
+    }
+
+    /// The algorithms of `names` that are among `accepted`, each other one refused at its index of `setting`.
+    mutating func algorithms(
+        _ names: [String], _ setting: [String], accepted: [JWSAlgorithm]? = nil, because why: (String) -> String
+    ) -> [JWSAlgorithm] {
+        names.enumerated().compactMap { index, name in
+            guard let algorithm = JWSAlgorithm(rawValue: name), accepted?.contains(algorithm) ?? true else {
+                refuse(setting, item: String(index), why(name))
+                return nil
+            }
+            return algorithm
+        }
+    }
+}
+
+extension ProviderDescriptor.Profile {
+    /// Refuses each source that cannot be read (``ProfileSource``).
+    func check(_ refusals: inout PolicyRefusals) {
+        for (field, sources) in [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)] {
+            for (index, source) in sources.enumerated() {
+                do {
+                    _ = try ProfileSource(parsing: source)
+                } catch {
+                    refusals.refuse(["profile", field], item: String(index), "cannot be read: \(error.reason)")
+                }
+            }
+        }
+    }
+}
+
+extension ProviderDescriptor.TokenRequest {
+    /// What the engine sets on a token request (RFC 6749 §4.1.3, §6; RFC 7636; RFC 7523; RFC 8693; RFC 9449):
+    /// never a fixed or copied parameter.
+    static let engineParameters: Set<String> = [
+        "grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "client_id", "client_secret", "client_assertion",
+        "client_assertion_type", "device_code", "scope", "resource", "audience", "subject_token", "actor_token", "assertion",
+    ]
+
+    func resolved(_ refusals: inout PolicyRefusals) -> Provider.Policy.TokenRequestShape {
+        for name in extraParams.keys.sorted() where Self.engineParameters.contains(name) {
+            refusals.refuse(["token_request", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a token request")
+        }
+        for (index, name) in callbackParams.enumerated() where Self.engineParameters.contains(name) || name == "iss" {
+            refusals.refuse(["token_request", "callback_params"], item: String(index), "copies `\(name)`, which the engine sets (or checks) itself")
+        }
+        return .init(encoding: bodyEncoding, headers: headers, parameters: extraParams, callbackParameters: callbackParams)
+    }
+}
+
+extension ProviderDescriptor.RevocationSettings {
+    func resolved(_ refusals: inout PolicyRefusals) -> Self {
+        if tokens.isEmpty {
+            refusals.refuse(["revocation", "tokens"], "is empty; leave out `endpoints.revocation` for a provider that revokes nothing")
+        }
+        let engineParameters: Set<String> = [
+            tokenParameter, "token_type_hint", "client_id", "client_secret", "client_assertion", "client_assertion_type",
+        ]
+        for name in extraParams.keys.sorted() where engineParameters.contains(name) {
+            refusals.refuse(["revocation", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a revocation request")
+        }
+        return self
+    }
+}
+
+extension ProviderDescriptor.Authorization {
+    /// Refuses a response type other than `code` (RFC 9700 §2.1.2).
+    func check(_ refusals: inout PolicyRefusals) {
+        if responseType != "code" {
+            refusals.refuse(["authorization", "response_type"], "is `\(responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
+        }
+    }
+}
+
+extension ProviderDescriptor.Security {
+    /// Refuses the `plain` PKCE method (RFC 9700 §2.1.1).
+    func checkPKCE(_ refusals: inout PolicyRefusals) {
+        if pkceMethod != .s256 {
+            refusals.refuse(["security", "pkce_method"], "is `\(pkceMethod.rawValue)`; OAuthFlow sends only `S256` (RFC 9700 §2.1.1)")
+        }
+    }
+
+    /// The ID token algorithms, each unknown one refused.
+    func idTokenAlgorithms(_ refusals: inout PolicyRefusals) -> [JWSAlgorithm] {
+        refusals.algorithms(idTokenAlgs, ["security", "id_token_algs"]) { "lists `\($0)`, which is not an algorithm OAuthFlow verifies" }
+    }
+
+    func dpopPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.DPoPPolicy {
+        let algorithms = refusals.algorithms(dpopSigningAlgs, ["security", "dpop_signing_alg_values_supported"], accepted: JWSAlgorithm.dpopKey) {
+            "lists `\($0)`; OAuthFlow signs DPoP proofs with \(JWSAlgorithm.listed(JWSAlgorithm.dpopKey))"
+        }
+        if dpop != .never, dpopSigningAlgs.isEmpty {
+            refusals.refuse(["security", "dpop_signing_alg_values_supported"], "is empty, so no DPoP key can be made")
+        }
+        return .init(use: dpop, algorithms: algorithms, bearerAnswer: dpopBearerAnswer)
+    }
+}
+
+extension ProviderDescriptor.ClientAuth {
+    func assertionPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.ClientAssertionPolicy {
+        let names = assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)
+        let algorithms = refusals.algorithms(names, ["client_auth", "assertion_algs"], accepted: JWSAlgorithm.clientAssertion) {
+            "lists `\($0)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))"
+        }
+        return .init(audience: assertionAudience, algorithms: algorithms)
+    }
+
+    func generatedSecretPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.GeneratedSecretPolicy? {
+        guard let generatedSecret else { return nil }
+        // `{client_id}` stays for the client to fill when it signs.
+        let issuer = refusals.filled(generatedSecret.issuer, ["client_auth", "generated_secret", "issuer"], keeping: ["client_id"])
+        let audience = refusals.filled(generatedSecret.audience, ["client_auth", "generated_secret", "audience"], keeping: ["client_id"])
+        if !supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
+            refusals.refuse(["client_auth", "generated_secret"], "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
+        }
+        return .init(issuer: issuer, audience: audience, lifetime: TimeInterval(min(max(60, generatedSecret.lifetime), 15_777_000)))
+    }
+}
+
+extension ProviderDescriptor.AccessTokenSettings {
+    func resolved(_ refusals: inout PolicyRefusals) -> Provider.Policy.AccessTokenPolicy {
+        let algorithms = refusals.algorithms(signingAlgs, ["access_tokens", "signing_algs"], accepted: JWSAlgorithm.publicKey) {
+            "lists `\($0)`; an API verifies access tokens with the provider's public keys, so only RS, PS and ES algorithms are accepted"
+        }
+        if format != .opaque, signingAlgs.isEmpty {
+            refusals.refuse(["access_tokens", "signing_algs"], "is empty, so no JWT access token could ever be accepted")
+        }
+        let audience = audience.map { refusals.filled($0, ["access_tokens", "audience"]) }
+        return .init(
+            format: format, profile: profile, algorithms: algorithms, audience: audience, leeway: TimeInterval(leeway),
+            introspectionCache: TimeInterval(introspectionCache), inactiveCache: TimeInterval(inactiveCache))
+    }
+}
+
+extension ProviderDescriptor.LogoutSettings {
+    /// - Parameter endSession: Whether the descriptor names the provider's logout URL (`endpoints.end_session`).
+    func resolved(endSession: Bool, _ refusals: inout PolicyRefusals) -> Provider.Policy.LogoutPolicy {
+        let custom = style == .custom
+        if custom, !endSession {
+            refusals.refuse(["logout", "style"], "is `custom`, which needs the provider's logout URL in `endpoints.end_session`")
+        }
+        for reserved in extraParams.keys.sorted() where engineParameters.contains(reserved) {
+            refusals.refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
+        }
+        let clientIDParameter = clientIDParameter ?? "client_id"
+        return .init(
+            style: style, redirectParameter: redirectParameter ?? "post_logout_redirect_uri",
+            clientIDParameter: clientIDParameter.isEmpty ? nil : clientIDParameter, sendsIDTokenHint: idTokenHint ?? !custom,
+            returnsState: returnsState ?? !custom, parameters: extraParams,
+            backChannel: .init(supported: backchannelLogoutSupported, sessionSupported: backchannelLogoutSessionSupported),
+            frontChannel: .init(supported: frontchannelLogoutSupported, sessionSupported: frontchannelLogoutSessionSupported),
+            logoutTokenMaxAge: TimeInterval(logoutTokenMaxAge))
+    }
+}
+
+extension ProviderDescriptor {
+    /// The grants listed, each unknown one refused at its index.
+    func grants(_ refusals: inout PolicyRefusals) -> [GrantType] {
+        grantTypes.enumerated().compactMap { index, name in
+            guard let grant = GrantType(rawValue: name) else {
+                refusals.refuse(["grant_types"], item: String(index), "lists `\(name)`: \(GrantType.refusal(of: name))")
+                return nil
+            }
+            return grant
+        }
+    }
+}
