@@ -42,8 +42,9 @@ extension OAuthClient {
         }
         parameters += settings.extraParams.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let response: TransportResponse
-        if settings.placement == .body, settings.method == .post, settings.clientAuthentication {
-            response = try await post(to: endpoint, parameters, proofKey: proofKey)
+        if settings.placement == .body, settings.clientAuthentication {
+            // RFC 7009's form (or a DELETE with it), the client authenticated as at the token endpoint.
+            response = try await post(to: endpoint, parameters, method: settings.method.request, proofKey: proofKey)
         } else {
             response = try await revocationRequest(to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey)
         }
@@ -51,10 +52,10 @@ extension OAuthClient {
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
     }
 
-    /// A revocation request that is not RFC 7009's form POST: another method, the token in the query or as the
-    /// request's Bearer token, or no client authentication. A client secret is never put in a URL: with
-    /// `client_authentication`, a `query` or `bearer` request carries the client only as `client_id`, or as an
-    /// HTTP Basic header for `client_secret_basic`.
+    /// A revocation request that is not an authenticated form: the token in the query or as the request's
+    /// Bearer token, or no client authentication. A client secret is never put in a URL: with
+    /// `client_authentication`, a `query` request carries the client only as `client_id`, or as an HTTP Basic
+    /// header for `client_secret_basic`; a `bearer` request is authorized by its token.
     private func revocationRequest(
         to endpoint: URL, token: Secret, _ parameters: [(String, String)], settings: ProviderDescriptor.RevocationSettings,
         proofKey: DPoPKey?
@@ -69,20 +70,15 @@ extension OAuthClient {
             case .none:
                 fields.append(("client_id", configuration.clientID))
             case .clientSecretBasic:
-                guard let secret = try await clientSecret() else {
-                    throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
-                }
-                let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
-                headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
-                sent.add(secret.value)
+                let basic = try await basicAuthorization()
+                headers["Authorization"] = basic.header
+                sent.add(basic.secret)
             default:
-                if settings.placement == .query {
-                    throw FlowError(
-                        .clientAuthentication,
-                        "provider `\(provider.id)` revokes with the token in the query, where `\(method.rawValue)` cannot go; use client_secret_basic, or `revocation.client_authentication: false` if the provider documents none"
-                    )
-                }
-                return try await post(to: endpoint, parameters, proofKey: proofKey)
+                // Only a `query` request gets here (an authenticated `body` one is a form from `post`).
+                throw FlowError(
+                    .clientAuthentication,
+                    "provider `\(provider.id)` revokes with the token in the query, where `\(method.rawValue)` cannot go; use client_secret_basic, or `revocation.client_authentication: false` if the provider documents none"
+                )
             }
         } else if settings.placement != .bearer {
             fields.append(("client_id", configuration.clientID))
@@ -98,7 +94,7 @@ extension OAuthClient {
             url = components.url ?? endpoint
         }
         try FlowError.requireSecure(url)
-        let request = TransportRequest(method: settings.method == .delete ? .delete : .post, url: url, headers: headers, body: body)
+        let request = TransportRequest(method: settings.method.request, url: url, headers: headers, body: body)
         let response: TransportResponse
         if settings.placement == .bearer {
             let tokens = TokenSet(
@@ -119,5 +115,15 @@ extension OAuthClient {
         let fields = try? TokenResponseParser.fields(of: response, format: .auto)
         return fields.flatMap { TokenResponseParser.serverError(in: $0, status: response.status) }
             ?? FlowError(.unexpectedStatus, "the \(endpoint) endpoint answered HTTP \(response.status)")
+    }
+}
+
+extension ProviderDescriptor.RevocationSettings.Method {
+    /// The request method it names.
+    var request: TransportRequest.Method {
+        switch self {
+        case .post: .post
+        case .delete: .delete
+        }
     }
 }

@@ -91,10 +91,22 @@ extension OAuthClient {
         return secret
     }
 
-    /// POSTs to the token, revocation, device or pushed request endpoint with client authentication and the
-    /// descriptor's encoding (or `encoding`), with a DPoP proof from `proofKey` when one is given.
+    /// The HTTP Basic `Authorization` header of `client_secret_basic` (RFC 6749 §2.3.1: id and secret
+    /// form-urlencoded before they are joined and base64-encoded), and the secret it carries.
+    func basicAuthorization() async throws -> (header: String, secret: String) {
+        guard let secret = try await clientSecret() else {
+            throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
+        }
+        let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
+        return ("Basic " + Data(credentials.utf8).base64EncodedString(), secret.value)
+    }
+
+    /// Sends a form (a POST, unless `method` says otherwise) to the token, revocation, device or pushed request
+    /// endpoint with client authentication and the descriptor's encoding (or `encoding`), with a DPoP proof from
+    /// `proofKey` when one is given.
     func post(
-        to endpoint: URL, _ parameters: [(String, String)], encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil,
+        to endpoint: URL, _ parameters: [(String, String)], method requestMethod: TransportRequest.Method = .post,
+        encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil,
         arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest
@@ -115,13 +127,9 @@ extension OAuthClient {
             fields += clientID
             if let secret = try await clientSecret() { fields.append(("client_secret", secret.value)) }
         case .clientSecretBasic:
-            guard let secret = try await clientSecret() else {
-                throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
-            }
-            // RFC 6749 §2.3.1: form-urlencode id and secret before joining and base64-encoding them.
-            let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
-            headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
-            headerSecret = secret.value
+            let basic = try await basicAuthorization()
+            headers["Authorization"] = basic.header
+            headerSecret = basic.secret
         case .clientSecretJWT, .privateKeyJWT:
             let key = method == .privateKeyJWT ? configuration.signingKey : nil
             try checkAssertionAlgorithm(key?.algorithm ?? .hs256)
@@ -156,7 +164,7 @@ extension OAuthClient {
             body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = TransportRequest(method: .post, url: endpoint, headers: headers, body: body, clientIdentity: identity)
+        let request = TransportRequest(method: requestMethod, url: endpoint, headers: headers, body: body, clientIdentity: identity)
         var sent = SentSecrets(parameters: fields)
         if let headerSecret { sent.add(headerSecret) }
         let response: TransportResponse

@@ -121,6 +121,14 @@ import Testing
         #expect(url.contains("s3cret") == false)
     }
 
+    @Test func aDeleteWithAFormBodyAuthenticatesAsAtTheTokenEndpoint() async throws {
+        let recorder = Recorder()
+        let client = try custom("  method: DELETE\n", clientAuth: "client_secret_post", recorder)
+        try await client.revoke(Secret("rt-1"), kind: .refreshToken)
+        #expect(recorder.last?.method == .delete)
+        #expect(Self.form(recorder.last) == ["token": "rt-1", "token_type_hint": "refresh_token", "client_id": "app", "client_secret": "s3cret"])
+    }
+
     @Test func aSecretIsNeverPutInAURL() async throws {
         let recorder = Recorder()
         let client = try custom("  placement: query\n", clientAuth: "client_secret_post", recorder)
