@@ -5,11 +5,13 @@ struct ReservedParameterRule: LintRule {
     static let description = RuleDescription(
         identifier: "reserved_parameter", name: "Reserved parameter",
         summary:
-            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type.",
+            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type; a token request's fixed or copied parameters and a revocation request's must not set theirs (grant_type, code, refresh_token, the token, client authentication), and a revocation section must revoke some kind of token.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  extra_params:\n    code_challenge_method: plain\n",
             Examples.valid + "scopes:\n  offline:\n    params:\n      redirect_uri: https://evil.example\n",
+            Examples.valid + "token_request:\n  extra_params:\n    grant_type: password\n",
+            Examples.valid + "revocation:\n  tokens: []\n",
         ],
         nonTriggering: [Examples.valid + "authorization:\n  extra_params:\n    audience: https://api.example.com\n"])
 
@@ -19,11 +21,15 @@ struct ReservedParameterRule: LintRule {
             (["authorization", "extra_params"], descriptor.authorization.extraParams),
             (["scopes", "offline", "params"], descriptor.scopes.offline.params),
         ]
-        return maps.flatMap { keyPath, params in
+        let authorization = maps.flatMap { keyPath, params in
             params.keys.sorted().filter { DescriptorSchema.reservedParameters.contains($0) }.map {
                 diagnostic(file, keyPath + [$0], "`\($0)` is set by the engine and cannot be overridden", atKey: true)
             }
         }
+        // The token and revocation requests' own parameters: the resolver's refusals.
+        return authorization + refusals(file, at: ["token_request", "extra_params"], items: true, atKey: true)
+            + refusals(file, at: ["token_request", "callback_params"], items: true)
+            + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"])
     }
 }
 

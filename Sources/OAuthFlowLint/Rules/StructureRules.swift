@@ -197,6 +197,8 @@ struct ProfileSourcesRule: LintRule {
             Examples.valid + "profile:\n  email: [extra.email]\n",
             Examples.valid + "profile:\n  subject: [userinfo.id]\n",
             Examples.validOIDC + "profile:\n  email: [callback.user.email]\n",
+            Examples.validOIDC + "profile:\n  subject: [\"{callback.user}-{id_token.sub}\"]\n",
+            Examples.valid + "profile:\n  picture: [\"userinfo[0\"]\n",
         ],
         nonTriggering: [
             Examples.validOIDC + "profile:\n  subject: [id_token.oid, id_token.sub]\n",
@@ -208,31 +210,34 @@ struct ProfileSourcesRule: LintRule {
         guard let descriptor = file.descriptor, descriptor.profile != ProviderDescriptor.Profile() else { return [] }
         let profile = descriptor.profile
         let hasUserinfo = descriptor.endpoints.userinfo != nil || descriptor.asksForDiscovery
-        var diagnostics: [Diagnostic] = []
-        var usesExtra = false
         // Fields left at their defaults (standard claims, looked up where they may be) are not the author's claims.
         let defaults = ProviderDescriptor.Profile()
         let lists: [(String, [String], [String])] = [
             ("subject", profile.subject, defaults.subject), ("name", profile.name, defaults.name), ("email", profile.email, defaults.email),
             ("email_verified", profile.emailVerified, defaults.emailVerified), ("picture", profile.picture, defaults.picture),
         ]
+        // A source the resolver cannot read is reported with its refusal; the others by the roots they read.
+        var diagnostics = lists.flatMap { field, _, _ in refusals(file, at: ["profile", field], items: true) }
+        var usesExtra = false
         for (field, sources, standard) in lists where sources != standard {
-            for (index, joined) in sources.enumerated() {
+            for (index, written) in sources.enumerated() {
                 let path = ["profile", field, String(index)]
-                for source in joined.components(separatedBy: " + ") {
-                    if source.hasPrefix("callback."), ["subject", "email", "email_verified"].contains(field) {
+                guard let parsed = try? ProfileSource(parsing: written) else { continue }
+                for root in parsed.readRoots.sorted() {
+                    let source = written
+                    if root == "callback", ["subject", "email", "email_verified"].contains(field) {
                         diagnostics.append(
                             diagnostic(
                                 file, path,
                                 "`\(source)`: a callback parameter is not signed, so it may fill `name` or `picture` but never who the user is (`\(field)`)"
                             ))
-                    } else if source.hasPrefix("id_token."), descriptor.protocol != .oidc {
+                    } else if root == "id_token", descriptor.protocol != .oidc {
                         diagnostics.append(
                             diagnostic(file, path, "`\(source)`: a plain OAuth 2.0 provider issues no ID token; use `userinfo.` sources"))
-                    } else if source.hasPrefix("userinfo."), !hasUserinfo {
+                    } else if root == "userinfo", !hasUserinfo {
                         diagnostics.append(
                             diagnostic(file, path, "`\(source)`: the descriptor has no `endpoints.userinfo` and no discovery to find one"))
-                    } else if source.hasPrefix("extra.") {
+                    } else if root == "extra" {
                         usesExtra = true
                         if profile.extraCall == nil {
                             diagnostics.append(diagnostic(file, path, "`\(source)` needs `profile.extra_call`, the call whose answer `extra.` reads"))
