@@ -611,27 +611,6 @@ extension ProviderDescriptor {
         }
     }
 
-    /// The userinfo call.
-    public struct Userinfo: Sendable, Hashable, Codable {
-        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
-            case get = "GET"
-            case post = "POST"
-        }
-
-        public var method: Method = .get
-        public var headers: [String: String] = [:]
-
-        public init() {}
-
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            method = try o.choice(CodingKeys.method) ?? defaults.method
-            headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
-        }
-    }
-
     /// The checks the engine performs.
     public struct Security: Sendable, Hashable, Codable {
         public enum PKCEUse: String, Sendable, Hashable, Codable, CaseIterable {
