@@ -35,6 +35,8 @@ public struct Linter: Sendable {
         ScopeSyntaxRule.self,
         OIDCNonceRule.self,
         ReservedParameterRule.self,
+        UserinfoRequestRule.self,
+        TokenInQueryRule.self,
         OfflineAccessConsentRule.self,
         LiteralSecretRule.self,
         PrivateUseSchemeRule.self,

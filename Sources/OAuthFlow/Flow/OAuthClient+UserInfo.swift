@@ -81,17 +81,64 @@ extension OAuthClient {
         return answer
     }
 
-    /// A request for the user's profile (userinfo, the extra call) with the access token and the
-    /// descriptor's userinfo headers (GitHub needs its `User-Agent` on both); non-2xx throws.
+    /// A request for the user's profile (userinfo, the extra call) as the descriptor's `userinfo` section
+    /// shapes it: the access token in the header (after its scheme), the query or a form body, and the
+    /// section's headers and query parameters (GitHub needs its `User-Agent` on both calls); non-2xx throws.
     private func profileRequest(_ url: URL, _ tokens: TokenSet, method: TransportRequest.Method, label: String) async throws -> TransportResponse {
-        var headers = provider.policy.userinfo.headers
+        let shape = provider.policy.userinfo
+        let clientID = configuration.clientID
+        let answer = tokens.additionalFields
+        func filled(_ template: String) throws -> String {
+            do {
+                return try RequestTemplate(parsing: template).rendered(clientID: clientID, token: answer)
+            } catch {
+                throw FlowError(.invalidUserInfo, "provider `\(provider.id)`: \(error.reason)")
+            }
+        }
+        var headers: [String: String] = [:]
+        for (name, template) in shape.headers { headers[name] = try filled(template) }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let response = try await tokens.send(
-            TransportRequest(method: method, url: url, headers: headers), environment: environment)
+        var query: [(String, String)] = []
+        for (name, template) in shape.query.sorted(by: { $0.key < $1.key }) { query.append((name, try filled(template))) }
+        let token = tokens.accessToken.value
+        let placement = shape.placement
+        if placement != .header, tokens.proofKey != nil {
+            throw FlowError(
+                .dpop, "provider `\(provider.id)` takes the access token in the \(placement.rawValue), but this session's token is DPoP-bound, which only the header carries")
+        }
+        var body: Data?
+        if placement == .query { query.append((shape.tokenParameter, token)) }
+        if method == .post {
+            if placement == .body {
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+                body = Data(FormEncoding.encode([(shape.tokenParameter, token)]).utf8)
+            } else if let fixed = shape.body {
+                body = Data(fixed.utf8)
+                if let type = shape.contentType { headers["Content-Type"] = type }
+            }
+        }
+        var target = url
+        if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.percentEncodedQuery = [components.percentEncodedQuery, FormEncoding.encode(query)].compactMap { $0 }.joined(separator: "&")
+            target = components.url ?? url
+        }
+        let request = TransportRequest(method: method, url: target, headers: headers, body: body)
+        let response: TransportResponse
+        if placement == .header, tokens.proofKey == nil, shape.scheme != "Bearer" {
+            try FlowError.requireSecure(target)
+            var authorized = request
+            authorized.headers["Authorization"] = shape.scheme.isEmpty ? token : "\(shape.scheme) \(token)"
+            response = try await environment.transport.send(authorized)
+        } else if placement == .header {
+            response = try await tokens.send(request, environment: environment)
+        } else {
+            try FlowError.requireSecure(target)
+            response = try await environment.transport.send(request)
+        }
         logger.trace("\(label) answered", metadata: ["provider": "\(provider.id)", "status": "\(response.status)"])
         guard (200..<300).contains(response.status) else {
-            // The access token went in a header: an error answer that echoes it must not carry it into the error.
-            throw Self.resourceError(SentSecrets(values: [tokens.accessToken.value]).scrub(response))
+            // The access token was sent: an error answer that echoes it must not carry it into the error.
+            throw Self.resourceError(SentSecrets(values: [token]).scrub(response))
         }
         return response
     }

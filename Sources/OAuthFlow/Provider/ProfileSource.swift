@@ -118,7 +118,7 @@ package enum ProfileSource: Sendable, Hashable {
         return parts
     }
 
-    private static func path(_ text: String) throws(ProfileSourceProblem) -> Path {
+    package static func path(_ text: String) throws(ProfileSourceProblem) -> Path {
         let text = text.trimmingCharacters(in: .whitespaces)
         let nameCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:-")
         var rest = Substring(text)

@@ -133,14 +133,31 @@ extension Provider {
             public var callbackParameters: [String] = []
         }
 
-        /// The userinfo request: its method and extra headers (GitHub's `User-Agent`).
+        /// The userinfo request (and the profile's extra call): its method, where the access token goes, and
+        /// what else it carries (GitHub's `User-Agent`, Trakt's client id, Linear's GraphQL body).
         public struct UserinfoRequest: Sendable, Hashable {
             public var method: TransportRequest.Method
             public var headers: [String: String]
         }
 
         /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
+            /// Extra headers; `{client_id}` and `{token.…}` placeholders are filled when the request is made.
         public struct ScopePolicy: Sendable, Hashable {
+            public var placement: ProviderDescriptor.Userinfo.Placement = .header
+            /// The word before the token in the `Authorization` header; empty sends the token alone.
+            public var scheme = "Bearer"
+            /// The parameter carrying the token with `query` or `body`.
+            public var tokenParameter = "access_token"
+            /// Extra query parameters, with the placeholders `headers` takes.
+            public var query: [String: String] = [:]
+            /// A fixed body, sent as written, and its media type.
+            public var body: String?
+            public var contentType: String?
+
+            public init(method: TransportRequest.Method, headers: [String: String]) {
+                self.method = method
+                self.headers = headers
+            }
             public var defaults: [String]
             public var separator: String
             public var offlineScopes: [String]

@@ -134,6 +134,7 @@ extension ProviderDescriptor {
         profile.check(&found)
         let tokenRequestShape = tokenRequest.resolved(&found)
         let revocationSettings = revocation.resolved(&found)
+        let userinfoRequest = userinfo.resolved(dpop: security.dpop != .never, extraCall: profile.extraCall != nil, &found)
         authorization.check(&found)
         security.checkPKCE(&found)
         let grants = grants(&found)
@@ -150,7 +151,7 @@ extension ProviderDescriptor {
             idTokenAlgorithms: idTokenAlgorithms, clientAuthMethods: clientAuth.supported, clientAssertion: clientAssertion,
             serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix), tokenRequest: tokenRequestShape,
             tokenResponseFormat: tokenResponse.format,
-            userinfo: .init(method: userinfo.method == .post ? .post : .get, headers: userinfo.headers),
+            userinfo: userinfoRequest,
             scopes: .init(
                 defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
                 offlineParameters: scopes.offline.params),

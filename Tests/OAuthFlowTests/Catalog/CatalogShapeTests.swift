@@ -30,6 +30,14 @@ import OAuthFlowTestSupport
             enum CodingKeys: String, CodingKey { case subject, name, email, emailVerified = "email_verified", picture }
         }
 
+        /// What the provider's pages say its profile request must carry; the stand-in answers 400 otherwise.
+        struct ProfileRequest: Decodable {
+            var method: String?
+            var headers: [String: String]?
+            var query: [String: String]?
+            var body: String?
+        }
+
         var source: String
         var variables: [String: String]?
         var clientSecret: String?
@@ -38,13 +46,16 @@ import OAuthFlowTestSupport
         var token: Answer
         var idToken: [String: JSONValue]?
         var refresh: Answer?
+        /// Parameters the provider's pages say a refresh must carry (VK ID's `device_id`); the stand-in answers 400 otherwise.
+        var refreshRequest: [String: String]?
         var userinfo: Answer?
         var extra: Answer?
+        var userinfoRequest: ProfileRequest?
         var expect: Expected
 
         enum CodingKeys: String, CodingKey {
             case source, variables, clientSecret = "client_secret", discovery, callback, token, idToken = "id_token", refresh, userinfo, extra,
-                expect
+                userinfoRequest = "userinfo_request", expect, refreshRequest = "refresh_request"
         }
     }
 
@@ -118,6 +129,11 @@ import OAuthFlowTestSupport
                     #expect(clientKey.publicKey.isValidSignature(signature, for: Data(jws.signingInput)), "\(id): signed with the client's key")
                 }
                 let refreshing = grant == "refresh_token"
+                if refreshing, let expected = fixture.refreshRequest {
+                    let matches = expected.allSatisfy { (form[$0.key] ?? json[$0.key]?.stringValue) == $0.value }
+                    #expect(matches, "\(id): the refresh \(form.keys.sorted()) does not carry what the pages say: \(expected)")
+                    if !matches { return TransportResponse(status: 400, headers: [:], body: Data()) }
+                }
                 let reply = try #require(refreshing ? fixture.refresh : fixture.token, "\(id): a \(grant ?? "-") request the fixture does not answer")
                 var body = reply.body
                 if var claims = fixture.idToken, body.contains("ID_TOKEN") {
@@ -132,6 +148,18 @@ import OAuthFlowTestSupport
                 }
                 return answer(reply, body)
             case userinfoURL where fixture.userinfo != nil:
+                if let expected = fixture.userinfoRequest {
+                    let query = Dictionary(
+                        (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+                        uniquingKeysWith: { a, _ in a })
+                    let body = request.body.map { String(decoding: $0, as: UTF8.self) }
+                    let matches =
+                        (expected.method.map { $0 == request.method.rawValue } ?? true)
+                        && (expected.headers ?? [:]).allSatisfy { request.headers[$0.key] == $0.value }
+                        && (expected.query ?? [:]).allSatisfy { query[$0.key] == $0.value } && (expected.body.map { $0 == body } ?? true)
+                    #expect(matches, "\(id): the profile request \(request.method.rawValue) \(request.headers) \(query) \(body ?? "") is not what the pages say")
+                    if !matches { return TransportResponse(status: 400, headers: [:], body: Data()) }
+                }
                 return answer(try #require(fixture.userinfo))
             case extraURL where fixture.extra != nil:
                 return answer(try #require(fixture.extra))

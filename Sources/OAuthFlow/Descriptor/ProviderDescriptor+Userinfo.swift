@@ -1,0 +1,59 @@
+extension ProviderDescriptor {
+    /// How the userinfo call (and the profile's extra call) is made: the method, where the access token
+    /// goes, and what else the provider wants on the request. The default is RFC 6750 §2.1, a GET with
+    /// `Authorization: Bearer`; other providers want another scheme (Zoho), the bare token (ClickUp), the
+    /// client id in a header (Trakt), a value of the token answer in the query (WeChat's `openid`), or a
+    /// POST with a fixed body (Linear's GraphQL query).
+    public struct Userinfo: Sendable, Hashable, Codable {
+        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+            case get = "GET"
+            case post = "POST"
+        }
+
+        /// Where the access token goes.
+        public enum Placement: String, Sendable, Hashable, Codable, CaseIterable {
+            /// The `Authorization` header, after the scheme (RFC 6750 §2.1).
+            case header
+            /// The query string (RFC 6750 §2.3, which says not to; some providers take nothing else).
+            case query
+            /// A form-encoded `POST` body (RFC 6750 §2.2).
+            case body
+        }
+
+        public var method: Method = .get
+        /// Extra headers; a value may name `{client_id}`, the descriptor's `{variables}` and `{token.…}`
+        /// fields of the token answer.
+        public var headers: [String: String] = [:]
+        public var placement: Placement = .header
+        /// The word before the token in the `Authorization` header; empty sends the token alone.
+        public var scheme = "Bearer"
+        /// The parameter carrying the token with `query` or `body`.
+        public var tokenParameter = "access_token"
+        /// Extra query parameters, with the same placeholders as `headers`.
+        public var query: [String: String] = [:]
+        /// A fixed request body, sent as it is written (a GraphQL query); no placeholders.
+        public var body: String?
+        /// The body's media type.
+        public var contentType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case method, headers, placement, scheme, tokenParameter = "token_parameter", query, body, contentType = "content_type"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            let defaults = Self()
+            method = try o.choice(CodingKeys.method) ?? defaults.method
+            headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
+            placement = try o.choice(CodingKeys.placement) ?? defaults.placement
+            scheme = try o.string(CodingKeys.scheme) ?? defaults.scheme
+            tokenParameter = try o.string(CodingKeys.tokenParameter) ?? defaults.tokenParameter
+            query = try o.stringMap(CodingKeys.query) ?? defaults.query
+            body = try o.string(CodingKeys.body)
+            contentType = try o.string(CodingKeys.contentType)
+        }
+    }
+}

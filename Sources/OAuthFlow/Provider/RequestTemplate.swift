@@ -1,0 +1,93 @@
+import Foundation
+
+/// A header or query value of a profile request (`userinfo.headers`, `userinfo.query`), its descriptor
+/// variables already filled: text with `{client_id}` and `{token.…}` placeholders, the second a path
+/// into the token endpoint's answer (``ProfileSource``), filled when the request is made.
+package struct RequestTemplate: Sendable, Hashable {
+    package enum Part: Sendable, Hashable {
+        case text(String)
+        case clientID
+        case token(ProfileSource.Path)
+    }
+
+    package let parts: [Part]
+
+    /// The token answer's members a placeholder may not name: the tokens themselves go where
+    /// `userinfo.placement` says, and the others are secrets the engine never keeps.
+    static let refusedMembers: Set<String> = ["access_token", "refresh_token", "id_token", "client_secret", "code"]
+
+    /// - Throws: A sentence saying what is wrong, for the resolver's refusal.
+    package init(parsing text: String) throws(ProfileSourceProblem) {
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ProfileSourceProblem("holds a control character, which no header or query value may carry")
+        }
+        var parts: [Part] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { parts.append(.text(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else { throw ProfileSourceProblem("opens `{` without closing it") }
+            let name = String(rest[rest.index(after: open)..<close])
+            if name == "client_id" {
+                parts.append(.clientID)
+            } else if name.hasPrefix("token.") || name.hasPrefix("token[") {
+                let path = try ProfileSource.path(name)
+                if case .member(let member)? = path.steps.first, Self.refusedMembers.contains(member) {
+                    throw ProfileSourceProblem("names `\(member)` of the token answer; the access token goes where `userinfo.placement` says")
+                }
+                parts.append(.token(path))
+            } else {
+                throw ProfileSourceProblem("names `{\(name)}`, which is not `{client_id}`, a `{token.…}` field or a variable with a value")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        guard !rest.contains("}") else { throw ProfileSourceProblem("closes `}` without opening it") }
+        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        self.parts = parts
+    }
+
+    /// The placeholders filled when the request is made, which resolving leaves in place.
+    static func requestPlaceholders(in text: String) -> Set<String> {
+        var names: Set<String> = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let name = String(rest[rest.index(after: open)..<close])
+            if name == "client_id" || name.hasPrefix("token.") || name.hasPrefix("token[") { names.insert(name) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    /// The value for a request by `clientID` with the token answer's other fields `token`.
+    ///
+    /// - Throws: A sentence naming the field the answer lacks, or that holds a control character.
+    package func rendered(clientID: String, token: [String: JSONValue]) throws(ProfileSourceProblem) -> String {
+        var result = ""
+        for part in parts {
+            switch part {
+            case .text(let text): result += text
+            case .clientID: result += clientID
+            case .token(let path):
+                guard let value = path.value(in: ["token": .object(token)]).flatMap(ProfileSource.text) else {
+                    throw ProfileSourceProblem("the token answer has no `\(path.written)`, which the profile request sends")
+                }
+                guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                    throw ProfileSourceProblem("the token answer's `\(path.written)` holds a control character; it is not sent")
+                }
+                result += value
+            }
+        }
+        return result
+    }
+}
+
+extension ProfileSource.Path {
+    /// The path as a descriptor writes it, for messages.
+    var written: String {
+        steps.reduce(root) { text, step in
+            switch step {
+            case .member(let name): text + "." + name
+            case .index(let index): text + "[\(index)]"
+            }
+        }
+    }
+}
