@@ -76,7 +76,8 @@ public struct SessionPeek: Sendable, Hashable {
             let tokens = session["tokens"], tokens["accessToken"]?.string != nil, tokens["tokenType"]?.string != nil,
             isOptional(tokens["refreshToken"], { $0.string != nil }), isOptional(tokens["idToken"], { $0.string != nil }),
             isStrings(tokens["scopes"]), isDate(tokens["issuedAt"]), isOptional(tokens["expiresAt"], { isDate($0) }),
-            case .object? = tokens["additionalFields"], isOptional(tokens["proofKey"], { _ in false })
+            case .object? = tokens["additionalFields"], isOptional(tokens["proofKey"], { _ in false }),
+            isOptional(tokens["callbackParameters"], { isStringMap($0) })
         else { return false }
         return true
     }

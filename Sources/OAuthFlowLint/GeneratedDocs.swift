@@ -29,7 +29,8 @@ package enum GeneratedDocs {
             "- Revocation (RFC 7009) and Logout (RP-Initiated Logout): `yes` when the descriptor names the endpoint; `no` when it names",
             "  none and the provider's discovery document, where it publishes one, names none either (`discovery.lacks`, checked against",
             "  the dated copies in `Tests/OAuthFlowTests/Fixtures/metadata/`); `conditional` when the provider has one only in the case",
-            "  a footnote gives (`logout.condition`).",
+            "  a footnote gives (`revocation.condition`, `logout.condition`): a self-hosted server whose endpoints are its deployment's",
+            "  configuration, read from its discovery document.",
             "- Variables: those without a default (`--var NAME=VALUE`).",
             "",
             "\(entries.count) providers.",
@@ -47,9 +48,10 @@ package enum GeneratedDocs {
         }
         for entry in entries {
             let refresh = noted(entry.refresh, entry.refreshCondition, entry, "Refresh")
+            let revocation = noted(entry.revocation, entry.revocationCondition, entry, "Revocation")
             let logout = noted(entry.logout, entry.logoutCondition, entry, "Logout")
             let columns = [
-                entry.displayName, "`\(entry.id)`", entry.protocol, entry.pkce, refresh, entry.deviceFlow ? "yes" : "no", entry.revocation,
+                entry.displayName, "`\(entry.id)`", entry.protocol, entry.pkce, refresh, entry.deviceFlow ? "yes" : "no", revocation,
                 logout, entry.profileFields.joined(separator: ", "), entry.requiredVariables.map { "`\($0)`" }.joined(separator: ", "),
                 entry.docsURL.map { "[docs](\($0))" } ?? "",
             ]

@@ -105,8 +105,8 @@ public final class LoopbackReceiver: Sendable {
     public let path: String
     /// The redirect URI, made once the port is known.
     private let redirect: URL
-    /// The listening socket.
-    private let listener: any Channel
+    /// The listening sockets: one, or 127.0.0.1 and ::1 on one port for a redirect URI that names `localhost`.
+    private let listeners: [any Channel]
     /// Accepts connections and serves each; ends once the listener is closed and every connection is done.
     private let server: Task<Void, Never>
     private let group: MultiThreadedEventLoopGroup
@@ -117,26 +117,32 @@ public final class LoopbackReceiver: Sendable {
     public var redirectURI: URL { redirect }
 
     private init(
-        host: String, port: Int, path: String, redirect: URL, listener: NIOAsyncChannel<Connection, Never>,
+        host: String, port: Int, path: String, redirect: URL, listeners: [NIOAsyncChannel<Connection, Never>],
         group: MultiThreadedEventLoopGroup, inbox: Inbox, connections: ConnectionTable
     ) {
         self.host = host
         self.port = port
         self.path = path
         self.redirect = redirect
-        self.listener = listener.channel
+        self.listeners = listeners.map(\.channel)
         self.group = group
         self.inbox = inbox
         self.connections = connections
         server = Task {
-            try? await listener.executeThenClose { accepted in
-                await withDiscardingTaskGroup { tasks in
-                    do {
-                        for try await connection in accepted {
-                            tasks.addTask { await Self.serve(connection, inbox: inbox) }
+            await withDiscardingTaskGroup { sockets in
+                for listener in listeners {
+                    sockets.addTask {
+                        try? await listener.executeThenClose { accepted in
+                            await withDiscardingTaskGroup { tasks in
+                                do {
+                                    for try await connection in accepted {
+                                        tasks.addTask { await Self.serve(connection, inbox: inbox) }
+                                    }
+                                } catch {
+                                    // The listener failed or was closed: the connections already accepted are still served.
+                                }
+                            }
                         }
-                    } catch {
-                        // The listener failed or was closed: the connections already accepted are still served.
                     }
                 }
             }
@@ -155,7 +161,10 @@ public final class LoopbackReceiver: Sendable {
     /// Starts listening.
     ///
     /// - Parameters:
-    ///   - host: `127.0.0.1` or `::1` (brackets allowed); anything else is refused.
+    ///   - host: `127.0.0.1` or `::1` (brackets allowed), or `localhost`: the redirect URI then names `localhost`
+    ///     and the receiver listens on 127.0.0.1 and ::1 on one port (127.0.0.1 alone where the machine has no
+    ///     IPv6 loopback), so the callback arrives whichever address the browser resolves the name to; anything
+    ///     else is refused.
     ///   - port: 0 for an ephemeral port, or a fixed port.
     ///   - path: The redirect path, such as `/callback`.
     ///   - limits: What one client may cost the receiver: connections, queued requests and their deadlines.
@@ -165,9 +174,12 @@ public final class LoopbackReceiver: Sendable {
         host: String = "127.0.0.1", port: Int = 0, path: String = "/callback",
         limits: Limits = Limits()
     ) async throws -> LoopbackReceiver {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard bare == "127.0.0.1" || bare == "::1" else {
-            throw LoopbackError(code: .notLoopback, message: "the redirect receiver listens only on 127.0.0.1 or [::1], not \(host)")
+        var bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let localhost = bare.lowercased() == "localhost"
+        if localhost { bare = "localhost" }
+        guard localhost || bare == "127.0.0.1" || bare == "::1" else {
+            throw LoopbackError(
+                code: .notLoopback, message: "the redirect receiver listens only on 127.0.0.1, [::1] or both (localhost), not \(host)")
         }
         guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#"), redirectURI(host: bare, port: port, path: path) != nil else {
             throw LoopbackError(code: .bindFailed, message: "the redirect path must start with / and have no query or fragment: \(path)")
@@ -180,9 +192,8 @@ public final class LoopbackReceiver: Sendable {
             // SO_REUSEADDR lets a fixed port be bound again while the previous login's connections
             // sit in TIME_WAIT (about 60 s); it still refuses a port another socket listens on.
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-        let listener: NIOAsyncChannel<Connection, Never>
-        do {
-            listener = try await bootstrap.bind(host: bare, port: port, serverBackPressureStrategy: acceptedBacklog) { channel in
+        func bind(_ address: String, _ port: Int) async throws -> NIOAsyncChannel<Connection, Never> {
+            try await bootstrap.bind(host: address, port: port, serverBackPressureStrategy: acceptedBacklog) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // On the event loop, as the connection is accepted: the limit and the deadline hold however
                     // busy the tasks that serve connections are.
@@ -192,24 +203,58 @@ public final class LoopbackReceiver: Sendable {
                     return try Connection(wrappingChannelSynchronously: channel)
                 }
             }
+        }
+        let listeners: [NIOAsyncChannel<Connection, Never>]
+        do {
+            listeners = localhost ? try await bindBoth(port: port, bind) : [try await bind(bare, port)]
         } catch {
             try? await group.shutdownGracefully()
-            let text = "\(error)"
-            if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
+            if isAddressInUse(error) {
                 throw LoopbackError(
                     code: .portInUse, message: "port \(port) on \(bare) is already in use; close what holds it or choose another port")
             }
-            throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(text)")
+            throw LoopbackError(code: .bindFailed, message: "cannot listen on \(bare):\(port): \(error)")
         }
-        let actualPort = listener.channel.localAddress?.port ?? port
+        let actualPort = listeners.first?.channel.localAddress?.port ?? port
         guard let redirect = redirectURI(host: bare, port: actualPort, path: path) else {
-            try? await listener.channel.close()
+            for listener in listeners { try? await listener.channel.close() }
             try? await group.shutdownGracefully()
             throw LoopbackError(code: .bindFailed, message: "the redirect URI of \(bare):\(actualPort)\(path) does not parse")
         }
         return LoopbackReceiver(
-            host: bare, port: actualPort, path: path, redirect: redirect, listener: listener, group: group, inbox: inbox,
+            host: bare, port: actualPort, path: path, redirect: redirect, listeners: listeners, group: group, inbox: inbox,
             connections: connections)
+    }
+
+    /// Whether a bind failed because another socket holds the address.
+    private static func isAddressInUse(_ error: any Error) -> Bool {
+        if let error = error as? IOError, error.errnoCode == EADDRINUSE { return true }
+        let text = "\(error)"
+        return text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98")
+    }
+
+    /// Listens on 127.0.0.1 and on ::1 with the same port, for a redirect URI that names `localhost` (which a
+    /// browser may resolve to either). Where the machine has no IPv6 loopback, 127.0.0.1 alone. An ephemeral port
+    /// that another program holds on ::1 is given up for another (at most 8 tries); a fixed one is refused as in use,
+    /// since that program would receive the callbacks the browser sends to ::1.
+    private static func bindBoth(
+        port: Int, _ bind: (String, Int) async throws -> NIOAsyncChannel<Connection, Never>
+    ) async throws -> [NIOAsyncChannel<Connection, Never>] {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let v4 = try await bind("127.0.0.1", port)
+            let chosen = v4.channel.localAddress?.port ?? port
+            do {
+                return [v4, try await bind("::1", chosen)]
+            } catch let error where isAddressInUse(error) {
+                try? await v4.channel.close()
+                if port != 0 || attempt >= 8 { throw error }
+            } catch {
+                // No IPv6 loopback here (no ::1, or IPv6 off): a browser resolves localhost to 127.0.0.1 then.
+                return [v4]
+            }
+        }
     }
 
     /// Waits for the callback, passing each request on the redirect path to `handler` until one finishes.
@@ -261,7 +306,7 @@ public final class LoopbackReceiver: Sendable {
         inbox.finish()
         inbox.abandonWaiting()
         connections.closeUnfinished()
-        try? await listener.close()
+        for listener in listeners { try? await listener.close() }
         // Each connection's task writes its answer and closes it; the last one ends the server task.
         await server.value
         try? await group.shutdownGracefully()

@@ -271,6 +271,10 @@ package enum DescriptorSchema {
         Field(
             "separator", .string(), default: "\"\(ProviderDescriptor.Scopes().separator)\"", "String placed between scopes in the `scope` parameter."),
         Field("offline", .object(offlineFields), "What to add to the request to get a refresh token."),
+        Field(
+            "parameter", default: ProviderDescriptor.Scopes().parameter,
+            "When requests carry `scope`: the authorization request, the device authorization request, and token requests that name scopes (a refresh for fewer scopes, the service grants). `when_listed` sends it when some scope is asked for; `always` also sends it empty (Notion); `never` sends none, for providers that fix the scopes when the app is registered and refuse the parameter (Bungie, Pipedrive), and is refused with scopes listed."
+        ),
     ]
 
     static let authorizationFields: [Field] = [
@@ -304,6 +308,11 @@ package enum DescriptorSchema {
             "callback_params", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")), default: shown(ProviderDescriptor.TokenRequest().callbackParams),
             "Parameters of the authorization callback sent back in the code exchange (VK's `device_id`, Naver's `state`), when the callback carries them."
         ),
+        Field(
+            "callback_params_on_refresh", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
+            default: shown(ProviderDescriptor.TokenRequest().callbackParamsOnRefresh),
+            "Parameters of the authorization callback kept with the session (in the token store, beside the tokens; they are not secrets) and sent on every refresh (VK ID's `device_id`). Parameters the engine sets are refused."
+        ),
     ]
 
     static let clientAuthFields: [Field] = [
@@ -321,6 +330,10 @@ package enum DescriptorSchema {
         Field(
             "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
             "The algorithms the provider takes for client assertions; absent takes all four. `HS256` is `client_secret_jwt`'s; the others are the private key's."
+        ),
+        Field(
+            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: "client_id",
+            "The name the client id goes by in the authorization request (pushed or not) and in the bodies of token, device and revocation requests (TikTok: `client_key`); `client_secret_basic` is unaffected. A name the engine sets itself is refused."
         ),
         Field(
             "generated_secret", .object(generatedSecretFields),
@@ -404,6 +417,10 @@ package enum DescriptorSchema {
         Field(
             "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
             "Fixed parameters added to the request (Naver: `grant_type: delete`, `service_provider: NAVER`)."),
+        Field(
+            "condition", .string(),
+            "When the provider has a revocation endpoint only in some cases (a deployment's configuration) that the descriptor leaves to discovery, that case in a sentence; the catalog's Revocation column says `conditional` with the sentence as a footnote."
+        ),
     ]
 
     static let logoutFields: [Field] = [
@@ -460,6 +477,8 @@ package enum DescriptorSchema {
         Field("method", default: userinfoDefaults.method, "HTTP method for the userinfo call (Dropbox and Linear: `POST`)."),
         Field(
             "headers", .map(.string()), default: shown(userinfoDefaults.headers),
+    static let userinfoDefaults = ProviderDescriptor.Userinfo()
+
             "Extra HTTP headers, on the extra call too (GitHub needs a `User-Agent`). A value may name `{client_id}` (Trakt's `trakt-api-key`), the descriptor's `{variables}` and `{token.…}`, a field of the token endpoint's answer written as a profile path."
         ),
         Field(
@@ -489,8 +508,6 @@ package enum DescriptorSchema {
             "pkce_method", default: securityDefaults.pkceMethod,
             "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),
         Field(
-    static let userinfoDefaults = ProviderDescriptor.Userinfo()
-
             "state", .boolean, default: "\(securityDefaults.state)",
             "Read by lint only: `false` is allowed only when PKCE is required (rule `state_without_pkce`); the engine always sends and checks `state`."
         ),
@@ -536,8 +553,28 @@ package enum DescriptorSchema {
 
     static let loopbackFields: [Field] = [
         Field(
+        Field(
+            "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Device().scopeParameter,
+            "The parameter carrying the scopes in the device authorization request (Twitch: `scopes`); `scopes.parameter` says when it is sent."
+        ),
+        Field(
+            "extra_params", .map(.string()), default: shown(ProviderDescriptor.Device().extraParams),
+            "Fixed parameters added to the device authorization request (Amazon and Salesforce: `response_type: device_code`). Client authentication and the scope parameter are refused."
+        ),
+        Field(
+            "grant_type", .string(), default: ProviderDescriptor.Device().grantType,
+            "The `grant_type` of each poll of the token endpoint (Amazon: `device_code`, Salesforce: `device`)."),
+        Field(
+            "poll_params", .map(.choice(of: ProviderDescriptor.Device.PollSource.self)),
+            default: shown(ProviderDescriptor.Device().pollParams.mapValues(\.rawValue)),
+            "What each poll sends besides `grant_type` and client authentication: parameter name to value, `device_code` and `user_code` from the device authorization answer, or `scope`, the scopes asked for (Trakt and Salesforce: `{code: device_code}`; Amazon adds `user_code: user_code`; Twitch adds `scopes: scope`). One must send the device code."
+        ),
             "host", .string(), default: loopbackDefaults.host,
-            "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3): register `http://127.0.0.1:PORT/PATH` at the provider."
+            "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3) unless `write_localhost` says otherwise: register `http://127.0.0.1:PORT/PATH` at the provider."
+        ),
+        Field(
+            "write_localhost", .boolean, default: "false",
+            "With `host: localhost`, the redirect URI keeps the name: `http://localhost:PORT/PATH`, for providers that accept no loopback IP literal (Amazon Cognito). The listener then binds 127.0.0.1 and ::1 on the same port (127.0.0.1 alone where the machine has no IPv6 loopback), so the callback arrives whichever address the browser resolves `localhost` to. RFC 8252 §8.3 advises against the name: a resolver or hosts file can send it elsewhere, so lint notes it."
         ),
         Field(
             "port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",

@@ -38,10 +38,13 @@ extension ProviderDescriptor {
         public var tokens: [Kind] = [.refreshToken, .accessToken]
         /// Fixed parameters added to the request (Naver's `grant_type=delete`).
         public var extraParams: [String: String] = [:]
+        /// When the provider has a revocation endpoint only in some cases (a deployment's configuration) that the
+        /// descriptor leaves to discovery, that case in a sentence, for the catalog.
+        public var condition: String?
 
         enum CodingKeys: String, CodingKey {
             case method, placement, tokenParameter = "token_parameter", typeHint = "type_hint"
-            case clientAuthentication = "client_authentication", tokens, extraParams = "extra_params"
+            case clientAuthentication = "client_authentication", tokens, extraParams = "extra_params", condition
         }
 
         public init() {}
@@ -57,6 +60,7 @@ extension ProviderDescriptor {
             clientAuthentication = try o.bool(CodingKeys.clientAuthentication) ?? defaults.clientAuthentication
             tokens = try o.choices(CodingKeys.tokens) ?? defaults.tokens
             extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+            condition = try o.string(CodingKeys.condition)
         }
     }
 }

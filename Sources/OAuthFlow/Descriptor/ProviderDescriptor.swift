@@ -161,28 +161,6 @@ extension ProviderDescriptor {
     public var isForAPIsOnly: Bool {
         endpoints.authorization == nil && endpoints.token == nil && (endpoints.jwks != nil || endpoints.introspection != nil)
     }
-
-    /// How a provider answers device authorization requests (RFC 8628 §3.2).
-    public struct Device: Sendable, Hashable, Codable {
-        /// Seconds between polls when the server states no `interval` (RFC 8628 says 5).
-        public var interval: Int = 5
-        /// Other names the server uses for `verification_uri` (Google: `verification_url`).
-        public var verificationURIAliases: [String] = []
-
-        enum CodingKeys: String, CodingKey {
-            case interval, verificationURIAliases = "verification_uri_aliases"
-        }
-
-        public init() {}
-
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            interval = try o.int(CodingKeys.interval) ?? defaults.interval
-            verificationURIAliases = try o.strings(CodingKeys.verificationURIAliases) ?? defaults.verificationURIAliases
-        }
-    }
 }
 
 /// Plain OAuth 2.0, or OpenID Connect on top of it.
@@ -300,6 +278,8 @@ extension ProviderDescriptor {
         public var `default`: [String] = []
         public var separator: String = " "
         public var offline: Offline = Offline()
+        /// When requests carry the `scope` parameter (Bungie and Pipedrive take none; Notion wants it even empty).
+        public var parameter: Parameter = .whenListed
 
         public init() {}
 
@@ -310,6 +290,7 @@ extension ProviderDescriptor {
             `default` = try o.strings(CodingKeys.default) ?? defaults.default
             separator = try o.string(CodingKeys.separator) ?? defaults.separator
             offline = try o.object(CodingKeys.offline, Offline.init(plain:)) ?? defaults.offline
+            parameter = try o.choice(CodingKeys.parameter) ?? defaults.parameter
         }
     }
 
@@ -396,9 +377,12 @@ extension ProviderDescriptor {
         public var extraParams: [String: String] = [:]
         /// Parameters of the authorization callback copied into the code exchange (VK's `device_id`, Naver's `state`).
         public var callbackParams: [String] = []
+        /// Parameters of the authorization callback kept with the session and sent on every refresh (VK's `device_id`).
+        public var callbackParamsOnRefresh: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case bodyEncoding = "body_encoding", headers, extraParams = "extra_params", callbackParams = "callback_params"
+            case callbackParamsOnRefresh = "callback_params_on_refresh"
         }
 
         public init() {}
@@ -411,6 +395,7 @@ extension ProviderDescriptor {
             headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
             extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
             callbackParams = try o.strings(CodingKeys.callbackParams) ?? defaults.callbackParams
+            callbackParamsOnRefresh = try o.strings(CodingKeys.callbackParamsOnRefresh) ?? defaults.callbackParamsOnRefresh
         }
     }
 
@@ -456,6 +441,9 @@ extension ProviderDescriptor {
         public var assertionAlgs: [String]?
         /// When the provider's "client secret" is a JWT the client signs itself (Sign in with Apple): its claims.
         public var generatedSecret: GeneratedSecret?
+        /// The parameter naming the client in the authorization request and in form or JSON bodies (TikTok:
+        /// `client_key`); nil for `client_id`.
+        public var clientIDParameter: String?
 
         /// A client secret the engine makes: a JWT signed with the client's private key (its `kid` in the header),
         /// `iss` as given, `sub` the client id, `aud` as given, `iat` now and `exp` `lifetime` later.
@@ -478,7 +466,7 @@ extension ProviderDescriptor {
 
         enum CodingKeys: String, CodingKey {
             case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
-            case generatedSecret = "generated_secret"
+            case generatedSecret = "generated_secret", clientIDParameter = "client_id_parameter"
         }
 
         public init() {}
@@ -490,6 +478,7 @@ extension ProviderDescriptor {
             method = try o.choice(CodingKeys.method) ?? methods?.first ?? Self().method
             assertionAudience = try o.choice(CodingKeys.assertionAudience) ?? Self().assertionAudience
             assertionAlgs = try o.strings(CodingKeys.assertionAlgs)
+            clientIDParameter = try o.string(CodingKeys.clientIDParameter)
             generatedSecret = try o.object(CodingKeys.generatedSecret) { secret in
                 GeneratedSecret(
                     issuer: try secret.required(GeneratedSecret.CodingKeys.issuer, secret.string),
@@ -747,6 +736,13 @@ extension ProviderDescriptor {
         public var host: String = "127.0.0.1"
         public var port: Port = .ephemeral
         public var path: String = "/callback"
+        /// With `host: localhost`: the redirect URI keeps the name (`http://localhost:PORT/PATH`) instead of
+        /// `127.0.0.1`, for providers that take no other (Amazon Cognito); the listener binds 127.0.0.1 and ::1.
+        public var writeLocalhost = false
+
+        enum CodingKeys: String, CodingKey {
+            case host, port, path, writeLocalhost = "write_localhost"
+        }
 
         public init() {}
 
@@ -761,6 +757,7 @@ extension ProviderDescriptor {
             default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + ["port"])
             }
             path = try o.string(CodingKeys.path) ?? defaults.path
+            writeLocalhost = try o.bool(CodingKeys.writeLocalhost) ?? defaults.writeLocalhost
         }
     }
 

@@ -80,13 +80,18 @@ extension OAuthClient {
             if let value = callback.parameters[name] { parameters.append((name, value)) }
         }
         let response = try await tokenRequest(parameters, proofKey: pending.proofKey)
-        let tokens = try bound(
+        var tokens = try bound(
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
                     defaultTokenType: provider.policy.defaultTokenType,
                     requestedScopes: pending.scopes, previous: nil, now: clock.now())
             }, key: pending.proofKey)
+        // Callback parameters every refresh sends (`token_request.callback_params_on_refresh`), kept with the tokens.
+        let kept = provider.policy.tokenRequest.refreshCallbackParameters.compactMap { name in
+            callback.parameters[name].map { (name, $0) }
+        }
+        if !kept.isEmpty { tokens.callbackParameters = Dictionary(kept) { first, _ in first } }
         var verified: IDTokenClaims?
         if provider.isOpenIDConnect, pending.scopes.contains("openid") {
             guard let idToken = tokens.idToken else {

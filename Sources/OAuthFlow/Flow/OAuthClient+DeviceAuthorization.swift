@@ -61,8 +61,10 @@ extension OAuthClient {
         if configuration.requestOfflineAccess {
             for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
         }
-        var parameters: [(String, String)] = []
-        if !scopes.isEmpty { parameters.append(("scope", policy.scopes.joined(scopes))) }
+        // The provider's fixed parameters (`device.extra_params`: Amazon's and Salesforce's `response_type`), then
+        // the scopes under the provider's name for them (`device.scope_parameter`), as `scopes.parameter` says.
+        var parameters = policy.device.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        parameters += policy.scopes.parameters(for: scopes, named: policy.device.scopeParameter)
         let response = try await post(to: endpoint, parameters)
         let fields = try TokenResponseParser.fields(
             of: response, format: policy.tokenResponseFormat,
@@ -111,6 +113,20 @@ extension OAuthClient {
             expiresAt: clock.now().addingTimeInterval(min(lifetime, 86_400)),
             interval: min(max(interval, Self.minimumPollingInterval), Self.maximumPollingInterval),
             message: fields["message"]?.stringValue, scopes: scopes)
+    }
+
+    /// A poll's parameters (RFC 8628 §3.4 unless the descriptor's `device` says otherwise): the grant type, then
+    /// each of `device.poll_params` by name, with the value it names.
+    func pollParameters(_ authorization: OAuthClient.DeviceAuthorization) -> [(String, String)] {
+        let device = provider.policy.device
+        return [("grant_type", device.grantType)]
+            + device.pollParameters.sorted { $0.key < $1.key }.map { name, source in
+                switch source {
+                case .deviceCode: (name, authorization.deviceCode.value)
+                case .userCode: (name, authorization.userCode)
+                case .scope: (name, provider.policy.scopes.joined(authorization.scopes))
+                }
+            }
     }
 
     /// The shortest wait between polls, whatever the server says: 1 s.
@@ -170,10 +186,7 @@ extension OAuthClient {
             guard authorization.expiresAt > clock.now() else {
                 throw FlowError(.deviceCodeExpired, "the device code expired before the sign-in was approved")
             }
-            let response = try await tokenRequest(
-                [
-                    ("grant_type", GrantType.deviceCode.rawValue), ("device_code", authorization.deviceCode.value),
-                ], proofKey: proofKey)
+            let response = try await tokenRequest(pollParameters(authorization), proofKey: proofKey)
             let fields = try? TokenResponseParser.fields(of: response, format: provider.policy.tokenResponseFormat)
             if let fields, let error = TokenResponseParser.serverError(in: fields, status: response.status) {
                 switch error.error {

@@ -17,7 +17,8 @@ extension OAuthClient {
         let response = try await post(to: endpoint, request.parameters, encoding: .form)
         let pushed = try PushedRequest(response, endpoint: endpoint, provider: provider.id)
         return try request.pending(
-            url: try PendingAuthorization.url(target, [("client_id", configuration.clientID), ("request_uri", pushed.requestURI)]),
+            url: try PendingAuthorization.url(
+                target, [(target.policy.clientIDParameter, configuration.clientID), ("request_uri", pushed.requestURI)]),
             requestExpiresAt: sentAt.addingTimeInterval(pushed.lifetime), now: sentAt)
     }
 }

@@ -37,7 +37,12 @@ extension OAuthClient {
             throw FlowError(.noRefreshToken, "the session has no refresh token; sign in again")
         }
         var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
-        if let scopes { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
+        // No scopes named asks for those granted again (RFC 6749 §6): no parameter, whatever `scopes.parameter` says.
+        if let scopes { parameters += provider.policy.scopes.parameters(for: scopes) }
+        // Callback parameters the provider wants on every refresh (`token_request.callback_params_on_refresh`).
+        for name in provider.policy.tokenRequest.refreshCallbackParameters {
+            if let value = tokens.callbackParameters?[name] { parameters.append((name, value)) }
+        }
         let provider = self.provider
         let clock = self.clock
         let parse = { @Sendable (response: TransportResponse) throws -> TokenSet in

@@ -68,7 +68,7 @@ extension OAuthClient {
             let method = try configuration.authenticationMethod(for: provider)
             switch method {
             case .none:
-                fields.append(("client_id", configuration.clientID))
+                fields.append((provider.policy.clientIDParameter, configuration.clientID))
             case .clientSecretBasic:
                 let basic = try await basicAuthorization()
                 headers["Authorization"] = basic.header
@@ -81,7 +81,7 @@ extension OAuthClient {
                 )
             }
         } else if settings.placement != .bearer {
-            fields.append(("client_id", configuration.clientID))
+            fields.append((provider.policy.clientIDParameter, configuration.clientID))
         }
         var url = endpoint
         var body: Data?

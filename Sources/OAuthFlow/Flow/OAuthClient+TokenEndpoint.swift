@@ -16,7 +16,9 @@ extension OAuthClient {
             return try parse()
         } catch let error as AuthorizationServerError where ["unsupported_grant_type", "invalid_request"].contains(error.error) {
             var sent = Set(parameters.map(\.0))
-            if let method = try? configuration.authenticationMethod(for: provider), method != .clientSecretBasic { sent.insert("client_id") }
+            if let method = try? configuration.authenticationMethod(for: provider), method != .clientSecretBasic {
+                sent.insert(provider.policy.clientIDParameter)
+            }
             let description = (error.errorDescription ?? "").lowercased()
             let saysMissing = ["missing", "required", "absent", "not present", "not provided", "must be provided"]
                 .contains { description.contains($0) }
@@ -117,9 +119,11 @@ extension OAuthClient {
         var identity: TLSClientIdentity?
         // The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
         var headerSecret: String?
-        // A pushed authorization request already names the client (RFC 9126 §2.1): never twice.
-        let named = fields.contains { $0.0 == "client_id" }
-        let clientID = named ? [] : [("client_id", configuration.clientID)]
+        // A pushed authorization request already names the client (RFC 9126 §2.1): never twice. The client goes by
+        // the provider's name for it (`client_auth.client_id_parameter`).
+        let clientIDName = provider.policy.clientIDParameter
+        let named = fields.contains { $0.0 == clientIDName }
+        let clientID = named ? [] : [(clientIDName, configuration.clientID)]
         switch method {
         case .none:
             fields += clientID

@@ -69,7 +69,8 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
                 for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
                 extra.merge(policy.scopes.offlineParameters) { _, offline in offline }
             }
-            for (name, value) in extra.sorted(by: { $0.key < $1.key }) where !DescriptorSchema.reservedParameters.contains(name) {
+            for (name, value) in extra.sorted(by: { $0.key < $1.key })
+            where !DescriptorSchema.reservedParameters.contains(name) && name != policy.clientIDParameter {
                 parameters.append((name, value))
             }
             if policy.responseMode != .query {
@@ -80,11 +81,12 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             nonce = policy.nonce ? Secret(Base64URL.random(bytes: 32)) : nil
             parameters += [
                 ("response_type", "code"),
-                ("client_id", client.clientID),
+                (policy.clientIDParameter, client.clientID),
                 ("redirect_uri", redirectURI.absoluteString),
-                ("scope", policy.scopes.joined(scopes)),
-                ("state", state.value),
             ]
+            // `scopes.parameter`: omitted when none is asked for, or never, or always sent.
+            parameters += policy.scopes.parameters(for: scopes)
+            parameters.append(("state", state.value))
             if let pkce {
                 parameters += [("code_challenge", pkce.challenge), ("code_challenge_method", PKCE.method)]
             }

@@ -93,7 +93,7 @@ extension OAuthClient {
         try requireGrant(.jwtBearer)
         var parameters = [("grant_type", GrantType.jwtBearer.rawValue), ("assertion", assertion.value)]
         let scopes = OAuthClient.ServiceTokenRequest.normalized(scopes)
-        if !scopes.isEmpty { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
+        parameters += provider.policy.scopes.parameters(for: scopes)
         return try await serviceToken(parameters, scopes: scopes)
     }
 
@@ -117,7 +117,7 @@ extension OAuthClient {
         try Self.checkResources(request.target.resources)
         parameters += request.target.resources.map { ("resource", $0) }
         parameters += request.target.audiences.map { ("audience", $0) }
-        if !request.target.scopes.isEmpty { parameters.append(("scope", provider.policy.scopes.joined(request.target.scopes))) }
+        parameters += provider.policy.scopes.parameters(for: request.target.scopes)
         let tokens = try await serviceToken(parameters, scopes: request.target.scopes, acceptsNotApplicable: true)
         guard let issued = tokens.additionalFields["issued_token_type"]?.stringValue, !issued.isEmpty else {
             throw FlowError(.unexpectedTokenType, "the token exchange answer has no `issued_token_type` (RFC 8693 §2.2.1)")
@@ -161,7 +161,7 @@ extension OAuthClient {
         case .scope:
             scopes = OAuthClient.ServiceTokenRequest.normalized(scopes + (request.resources + request.audiences).map { $0 + policy.scopeSuffix })
         }
-        if !scopes.isEmpty { parameters.append(("scope", provider.policy.scopes.joined(scopes))) }
+        parameters += provider.policy.scopes.parameters(for: scopes)
         return (parameters, scopes)
     }
 

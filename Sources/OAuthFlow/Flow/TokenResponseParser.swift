@@ -113,7 +113,7 @@ enum TokenResponseParser {
         } else {
             scopes = previous?.scopes ?? requestedScopes
         }
-        return TokenSet(
+        var tokens = TokenSet(
             accessToken: Secret(accessToken),
             tokenType: tokenType,
             expiresAt: expiresAt,
@@ -124,5 +124,8 @@ enum TokenResponseParser {
             additionalFields: fields.filter { !secretFields.contains($0.key) && !["token_type", "expires_in", "scope"].contains($0.key) },
             // A refresh answer keeps the key its tokens are bound to; a Bearer one is unbound.
             proofKey: tokenType == "dpop" ? previous?.proofKey : nil)
+        // What the session keeps from its callback for refreshes stays with every refresh of it.
+        tokens.callbackParameters = previous?.callbackParameters
+        return tokens
     }
 }

@@ -20,6 +20,10 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// The key the tokens are bound to with DPoP (RFC 9449), when they are: every request they go with
     /// carries a proof signed with it. Kept with the tokens, so each store seals it as it seals them.
     public var proofKey: DPoPKey?
+    /// Parameters of the authorization callback the provider wants on every refresh (VK ID's `device_id`,
+    /// `token_request.callback_params_on_refresh`), kept with the tokens so that they outlive the process. Not
+    /// secrets; nil when the descriptor keeps none (and in sessions stored before OAuthFlow kept them).
+    public var callbackParameters: [String: String]? = nil
 
     /// Whether the tokens are DPoP-bound: they work only with a proof from ``proofKey``, never as Bearer tokens.
     public var isDPoPBound: Bool { proofKey != nil }

@@ -50,6 +50,8 @@ extension Provider {
         public var generatedSecret: GeneratedSecretPolicy?
         /// The provider takes only https web redirect URIs (`redirect.web_only`): no loopback sign-in.
         public var webRedirectOnly = false
+        /// The parameter naming the client in the authorization request and in request bodies (`client_auth.client_id_parameter`).
+        public var clientIDParameter = "client_id"
 
         /// The claims of a client secret the engine signs (Sign in with Apple), variables filled in.
         public struct GeneratedSecretPolicy: Sendable, Hashable {
@@ -131,18 +133,16 @@ extension Provider {
             public var parameters: [String: String] = [:]
             /// Callback parameters copied into the code exchange (`token_request.callback_params`).
             public var callbackParameters: [String] = []
+            /// Callback parameters kept with the session and sent on every refresh (`token_request.callback_params_on_refresh`).
+            public var refreshCallbackParameters: [String] = []
         }
 
         /// The userinfo request (and the profile's extra call): its method, where the access token goes, and
         /// what else it carries (GitHub's `User-Agent`, Trakt's client id, Linear's GraphQL body).
         public struct UserinfoRequest: Sendable, Hashable {
             public var method: TransportRequest.Method
-            public var headers: [String: String]
-        }
-
-        /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
             /// Extra headers; `{client_id}` and `{token.…}` placeholders are filled when the request is made.
-        public struct ScopePolicy: Sendable, Hashable {
+            public var headers: [String: String]
             public var placement: ProviderDescriptor.Userinfo.Placement = .header
             /// The word before the token in the `Authorization` header; empty sends the token alone.
             public var scheme = "Bearer"
@@ -158,19 +158,47 @@ extension Provider {
                 self.method = method
                 self.headers = headers
             }
+        }
+
+        /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
+        public struct ScopePolicy: Sendable, Hashable {
             public var defaults: [String]
             public var separator: String
             public var offlineScopes: [String]
             public var offlineParameters: [String: String]
+            /// When requests carry the scope parameter (`scopes.parameter`).
+            public var parameter: ProviderDescriptor.Scopes.Parameter = .whenListed
 
             /// `scopes` joined with the provider's separator.
             public func joined(_ scopes: [String]) -> String { scopes.joined(separator: separator) }
+
+            /// The scope parameter of a request asking for `scopes`, as `scopes.parameter` says: none, or one named `name`.
+            public func parameters(for scopes: [String], named name: String = "scope") -> [(String, String)] {
+                switch parameter {
+                case .never: []
+                case .whenListed where scopes.isEmpty: []
+                case .whenListed, .always: [(name, joined(scopes))]
+                }
+            }
         }
 
         /// RFC 8628: the polling interval when the server states none, and other names for `verification_uri`.
         public struct DevicePolicy: Sendable, Hashable {
             public var interval: Int
             public var verificationURIAliases: [String]
+            /// The name the device authorization request gives its scopes (`device.scope_parameter`).
+            public var scopeParameter = "scope"
+            /// Fixed parameters of the device authorization request (`device.extra_params`).
+            public var parameters: [String: String] = [:]
+            /// The `grant_type` of a poll (`device.grant_type`).
+            public var grantType = GrantType.deviceCode.rawValue
+            /// What a poll sends besides `grant_type` and client authentication (`device.poll_params`).
+            public var pollParameters: [String: ProviderDescriptor.Device.PollSource] = ["device_code": .deviceCode]
+
+            public init(interval: Int, verificationURIAliases: [String]) {
+                self.interval = interval
+                self.verificationURIAliases = verificationURIAliases
+            }
         }
     }
 }
@@ -188,14 +216,20 @@ package struct LoopbackRedirect: Sendable, Hashable {
     public static let manualPort = 8765
 
     /// The host the listener binds and the redirect URI names: `localhost` in a descriptor becomes
-    /// `127.0.0.1` (RFC 8252 §8.3), an IPv6 literal has no brackets here.
+    /// `127.0.0.1` (RFC 8252 §8.3) unless it is kept (``keepsLocalhost``), an IPv6 literal has no brackets here.
     public let host: String
     public let port: Port
     public let path: String
 
-    public init(host: String, port: Port, path: String) {
+    /// Whether the redirect URI names `localhost` (`redirect.loopback.write_localhost`): the listener then binds
+    /// 127.0.0.1 and ::1 on one port, so the callback arrives whichever address the browser resolves the name to.
+    public var keepsLocalhost: Bool { host == "localhost" }
+
+    /// - Parameter keepingLocalhost: Write `localhost` as the descriptor does, rather than `127.0.0.1`.
+    public init(host: String, port: Port, path: String, keepingLocalhost: Bool = false) {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        self.host = bare.lowercased() == "localhost" ? "127.0.0.1" : bare
+        let localhost = bare.lowercased() == "localhost"
+        self.host = localhost ? (keepingLocalhost ? "localhost" : "127.0.0.1") : bare
         self.port = port
         self.path = path
     }

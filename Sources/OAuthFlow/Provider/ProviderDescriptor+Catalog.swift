@@ -20,8 +20,11 @@ package struct ProviderCatalogEntry: Sendable, Hashable, Codable {
     public var deviceFlow: Bool
     /// Token revocation (RFC 7009): `yes` when the descriptor names the endpoint; `no` when it names none and
     /// either asks for no metadata or records that the provider's document names none (`discovery.lacks`);
-    /// `not stated` when the document, read at sign-in, decides.
+    /// `conditional` when the provider has one only in the case `revocationCondition` names; `not stated` when
+    /// the document, read at sign-in, decides.
     public var revocation: String
+    /// The case in which the provider has a revocation endpoint, when it has one only in some (`revocation.condition`).
+    public var revocationCondition: String?
     /// Ending the provider's session, as `revocation` with the end-session endpoint, or `conditional` when the
     /// provider has one only in the case `logoutCondition` names; with back-channel logout when declared.
     public var logout: String
@@ -36,7 +39,7 @@ package struct ProviderCatalogEntry: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case id, displayName = "display_name", `protocol`, pkce, refresh, refreshCondition = "refresh_condition", deviceFlow = "device_flow"
-        case revocation, logout, logoutCondition = "logout_condition"
+        case revocation, revocationCondition = "revocation_condition", logout, logoutCondition = "logout_condition"
         case profileFields = "profile_fields", requiredVariables = "required_variables", docsURL = "docs_url"
     }
 }
@@ -69,7 +72,8 @@ extension ProviderDescriptor {
         return ProviderCatalogEntry(
             id: id, displayName: displayName, protocol: `protocol`.rawValue, pkce: security.pkce.rawValue, refresh: refresh,
             refreshCondition: refreshCondition, deviceFlow: grantTypes.contains(GrantType.deviceCode.rawValue),
-            revocation: availability(endpoints.revocation, .revocation, metadata: true), logout: logoutText,
+            revocation: availability(endpoints.revocation, .revocation, condition: revocation.condition, metadata: true),
+            revocationCondition: revocation.condition, logout: logoutText,
             logoutCondition: logout.condition, profileFields: fields,
             requiredVariables: variables.filter { $0.value.default == nil }.keys.sorted(), docsURL: docsURL)
     }

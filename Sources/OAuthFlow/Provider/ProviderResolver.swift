@@ -87,7 +87,9 @@ extension ProviderDescriptor {
         return Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
             discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: typedPolicy,
-            loopback: LoopbackRedirect(host: redirect.loopback.host, port: redirect.loopback.port.resolved, path: redirect.loopback.path),
+            loopback: LoopbackRedirect(
+                host: redirect.loopback.host, port: redirect.loopback.port.resolved, path: redirect.loopback.path,
+                keepingLocalhost: redirect.loopback.writeLocalhost),
             profile: ProfileMapping(
                 subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified,
                 picture: profile.picture, extraCall: try url(profile.extraCall?.url, "profile.extra_call.url"),
@@ -144,6 +146,7 @@ extension ProviderDescriptor {
         let accessTokenPolicy = accessTokens.resolved(&found)
         let generatedSecret = clientAuth.generatedSecretPolicy(&found)
         let logoutPolicy = logout.resolved(endSession: endpoints.endSession != nil, &found)
+        let requestParameters = requestParameterPolicy(&found)
         refusals += found.errors
         var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
@@ -160,6 +163,7 @@ extension ProviderDescriptor {
             generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType
         policy.revocation = revocationSettings
+        requestParameters.apply(to: &policy)
         return policy
     }
 

@@ -5,15 +5,24 @@ struct ReservedParameterRule: LintRule {
     static let description = RuleDescription(
         identifier: "reserved_parameter", name: "Reserved parameter",
         summary:
-            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type; a token request's fixed or copied parameters and a revocation request's must not set theirs (grant_type, code, refresh_token, the token, client authentication), and a revocation section must revoke some kind of token.",
+            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type; a token request's fixed or copied parameters, a revocation request's and a device request's or poll's must not set theirs (grant_type, code, refresh_token, the token, client authentication), a renamed client id must not take one of those names, and a revocation section must revoke some kind of token.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  extra_params:\n    code_challenge_method: plain\n",
             Examples.valid + "scopes:\n  offline:\n    params:\n      redirect_uri: https://evil.example\n",
             Examples.valid + "token_request:\n  extra_params:\n    grant_type: password\n",
             Examples.valid + "revocation:\n  tokens: []\n",
+            Examples.valid + "client_auth:\n  client_id_parameter: client_secret\n",
+            Examples.valid + "token_request:\n  callback_params_on_refresh: [refresh_token]\n",
+            Examples.valid + "device:\n  extra_params:\n    client_id: x\n",
+            Examples.valid + "device:\n  poll_params:\n    code: user_code\n",
         ],
-        nonTriggering: [Examples.valid + "authorization:\n  extra_params:\n    audience: https://api.example.com\n"])
+        nonTriggering: [
+            Examples.valid + "authorization:\n  extra_params:\n    audience: https://api.example.com\n",
+            Examples.valid + "client_auth:\n  client_id_parameter: client_key\n",
+            Examples.valid
+                + "device:\n  extra_params:\n    response_type: device_code\n  grant_type: device\n  poll_params:\n    code: device_code\n",
+        ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
@@ -30,6 +39,11 @@ struct ReservedParameterRule: LintRule {
         return authorization + refusals(file, at: ["token_request", "extra_params"], items: true, atKey: true)
             + refusals(file, at: ["token_request", "callback_params"], items: true)
             + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"])
+            + refusals(file, at: ["client_auth", "client_id_parameter"])
+            + refusals(file, at: ["token_request", "callback_params_on_refresh"], items: true)
+            + refusals(file, at: ["device", "scope_parameter"]) + refusals(file, at: ["device", "extra_params"], items: true, atKey: true)
+            + refusals(file, at: ["device", "grant_type"]) + refusals(file, at: ["device", "poll_params"])
+            + refusals(file, at: ["device", "poll_params"], items: true, atKey: true)
     }
 }
 

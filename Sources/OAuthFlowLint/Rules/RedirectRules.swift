@@ -40,15 +40,33 @@ struct LocalhostLoopbackRule: LintRule {
     static let description = RuleDescription(
         identifier: "localhost_loopback", name: "Localhost loopback",
         summary:
-            "The loopback redirect host should be `127.0.0.1` or `[::1]`, not `localhost`, which may resolve elsewhere or be taken by another listener (RFC 8252 §8.3).",
+            "The loopback redirect host should be `127.0.0.1` or `[::1]`, not `localhost`, which may resolve elsewhere or be taken by another listener (RFC 8252 §8.3); `write_localhost: true`, for a provider that accepts the name only, keeps it and needs `host: localhost`.",
         severity: .warning,
-        triggering: [Examples.valid + "redirect:\n  loopback:\n    host: localhost\n"],
+        triggering: [
+            Examples.valid + "redirect:\n  loopback:\n    host: localhost\n",
+            Examples.valid + "redirect:\n  loopback:\n    host: 127.0.0.1\n    write_localhost: true\n",
+        ],
         nonTriggering: [Examples.valid + "redirect:\n  loopback:\n    host: 127.0.0.1\n"])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let host = file.descriptor?.redirect.loopback.host else { return [] }
+        guard let loopback = file.descriptor?.redirect.loopback else { return [] }
+        let host = loopback.host
+        // The resolver refuses `write_localhost` on another host: an error, as the provider cannot be resolved.
+        let refused = refusals(file, at: ["redirect", "loopback", "write_localhost"]).map { diagnostic in
+            var refusal = diagnostic
+            refusal.severity = .error
+            return refusal
+        }
+        if !refused.isEmpty { return refused }
+        // `write_localhost` states that the provider takes the name only (its field documents the §8.3 caveat).
+        if loopback.writeLocalhost { return [] }
         if host.lowercased() == "localhost" {
-            return [diagnostic(file, ["redirect", "loopback", "host"], "use `127.0.0.1` or `[::1]` rather than `localhost` (RFC 8252 §8.3)")]
+            return [
+                diagnostic(
+                    file, ["redirect", "loopback", "host"],
+                    "use `127.0.0.1` or `[::1]` rather than `localhost` (RFC 8252 §8.3); it is written as 127.0.0.1 anyway, unless `write_localhost: true` says the provider accepts only the name"
+                )
+            ]
         }
         if !Loopback.isLoopbackHost(host) {
             return [

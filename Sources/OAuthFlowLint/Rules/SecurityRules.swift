@@ -467,17 +467,19 @@ struct ScopeSyntaxRule: LintRule {
     static let description = RuleDescription(
         identifier: "scope_syntax", name: "Scope syntax",
         summary:
-            "Each scope is one non-empty run of printable ASCII without a space, `\"` or `\\` (RFC 6749 §3.3) and without the `scopes.separator`, or the request splits it or the server refuses it; a scope listed twice is a warning.",
+            "Each scope is one non-empty run of printable ASCII without a space, `\"` or `\\` (RFC 6749 §3.3) and without the `scopes.separator`, or the request splits it or the server refuses it; a scope listed twice is a warning; with `scopes.parameter: never` no scope may be listed, as none would be sent.",
         severity: .error,
         triggering: [
             Examples.validOIDC.replacingOccurrences(of: "[openid, email]", with: "[\"openid email\", profile]"),
             Examples.valid + "scopes:\n  default: [\"\", profile]\n",
             Examples.valid + "scopes:\n  default: [read, write]\n  separator: \",\"\n  offline:\n    scopes: [\"offline,access\"]\n",
             Examples.valid + "scopes:\n  default: [profile, email, profile]\n",
+            Examples.valid + "scopes:\n  default: [profile]\n  parameter: never\n",
         ],
         nonTriggering: [
             Examples.validOIDC,
             Examples.valid + "scopes:\n  default: [\"channels:read\", \"chat:write\", \"https://api.example.com/read\"]\n  separator: \",\"\n",
+            Examples.valid + "scopes:\n  default: []\n  parameter: never\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
@@ -495,7 +497,7 @@ struct ScopeSyntaxRule: LintRule {
         }
         check(descriptor.scopes.default, at: ["scopes", "default"])
         check(descriptor.scopes.offline.scopes, at: ["scopes", "offline", "scopes"])
-        return diagnostics
+        return diagnostics + refusals(file, at: ["scopes", "parameter"])
     }
 
     /// Why a scope cannot be sent as one scope, or nil.

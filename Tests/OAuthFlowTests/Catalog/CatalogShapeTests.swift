@@ -73,7 +73,10 @@ import OAuthFlowTestSupport
         private let lock = NSLock()
         private var urls: [String] = []
         private var nonce: String?
+        private var revoked: [TransportRequest] = []
         func note(_ url: String) { lock.withLock { urls.append(url) } }
+        func noteRevocation(_ request: TransportRequest) { lock.withLock { revoked.append(request) } }
+        var revocations: [TransportRequest] { lock.withLock { revoked } }
         var all: [String] { lock.withLock { urls } }
         var pendingNonce: String? {
             get { lock.withLock { nonce } }
@@ -102,6 +105,7 @@ import OAuthFlowTestSupport
         let jwksURL = url(provider.endpoints.jwks, "jwks_uri")
         let discoveryURL = provider.discoveryURL.map { Self.withoutQuery($0.absoluteString) }
         let extraURL = provider.profile.extraCall.map { Self.withoutQuery($0.absoluteString) }
+        let revocationURL = url(provider.endpoints.revocation, "revocation_endpoint")
         let calls = Calls()
         let issuer = provider.issuer?.absoluteString
         // A provider whose client secret the client signs (Apple): a key for it, and the stand-in checks the secret.
@@ -127,6 +131,11 @@ import OAuthFlowTestSupport
                     #expect(jws.claims["aud"]?.stringValue == generated.audience)
                     let signature = try P256.Signing.ECDSASignature(rawRepresentation: jws.signature)
                     #expect(clientKey.publicKey.isValidSignature(signature, for: Data(jws.signingInput)), "\(id): signed with the client's key")
+                }
+                if revocationURL == tokenURL, grant != "authorization_code", grant != "refresh_token" {
+                    // A provider that revokes at its token endpoint (Naver's `grant_type=delete`).
+                    calls.noteRevocation(request)
+                    return TransportResponse(status: 200, headers: [:], body: Data())
                 }
                 let refreshing = grant == "refresh_token"
                 if refreshing, let expected = fixture.refreshRequest {
@@ -161,6 +170,9 @@ import OAuthFlowTestSupport
                     if !matches { return TransportResponse(status: 400, headers: [:], body: Data()) }
                 }
                 return answer(try #require(fixture.userinfo))
+            case revocationURL:
+                calls.noteRevocation(request)
+                return TransportResponse(status: 200, headers: [:], body: Data())
             case extraURL where fixture.extra != nil:
                 return answer(try #require(fixture.extra))
             case jwksURL:
@@ -197,12 +209,41 @@ import OAuthFlowTestSupport
             subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified, picture: profile.picture)
         #expect(mapped == fixture.expect, "\(id): the profile mapped from the documented answers (calls: \(calls.all))")
 
+        var session = outcome.tokens
         if fixture.refresh != nil {
             #expect(outcome.tokens.refreshToken != nil, "\(id): the sign-in's answer carries a refresh token")
-            let refreshed = try await client.refresh(outcome.tokens)
-            #expect(!refreshed.accessToken.value.isEmpty && refreshed.refreshToken != nil, "\(id): refreshed, with a refresh token kept or rotated")
+            session = try await client.refresh(outcome.tokens)
+            #expect(!session.accessToken.value.isEmpty && session.refreshToken != nil, "\(id): refreshed, with a refresh token kept or rotated")
         }
-        #expect(!calls.all.contains { ![tokenURL, userinfoURL, extraURL, jwksURL, discoveryURL].contains($0) }, "\(id): only its endpoints were called: \(calls.all)")
+        // Sign-out revokes each kind the provider revokes, as its section says; the stand-in sees each token go out.
+        if revocationURL != nil {
+            let kinds: [(OAuthClient.TokenKind, Secret?)] = [(.refreshToken, session.refreshToken), (.accessToken, session.accessToken)]
+            for (kind, token) in kinds where client.revokes(kind) {
+                guard let token else { continue }
+                try await client.revoke(token, kind: kind)
+                let sent = try #require(calls.revocations.last, "\(id): a \(kind.rawValue) revocation reached the stand-in")
+                let settings = provider.policy.revocation
+                #expect(sent.method.rawValue == settings.method.rawValue, "\(id): revoked with \(sent.method.rawValue)")
+                let body = sent.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                let carried: Bool
+                switch settings.placement {
+                case .body:
+                    // The form, or JSON where token requests are JSON (Auth0, Notion).
+                    let json = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(body.utf8))) ?? [:]
+                    carried =
+                        FormEncoding.decode(body).contains { $0 == (settings.tokenParameter, token.value) }
+                        || json[settings.tokenParameter]?.stringValue == token.value
+                case .query: carried = (URLComponents(url: sent.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).contains {
+                        $0.name == settings.tokenParameter && $0.value == token.value
+                    }
+                case .bearer: carried = sent.headers["Authorization"] == "Bearer \(token.value)"
+                }
+                #expect(carried, "\(id): the \(kind.rawValue) went where `revocation.placement` says")
+            }
+        }
+        #expect(
+            !calls.all.contains { ![tokenURL, userinfoURL, extraURL, jwksURL, discoveryURL, revocationURL].contains($0) },
+            "\(id): only its endpoints were called: \(calls.all)")
     }
 
     /// Every bundled descriptor has its shape fixture, cites the pages it was written from, and lints clean

@@ -99,6 +99,18 @@ import Testing
         #expect(staticOnly.catalogEntry.revocation == "no")
     }
 
+    /// A self-hosted server whose revocation path is its deployment's configuration says so: `conditional`, with
+    /// the case beside it in the entry (and its JSON), never `not stated`.
+    @Test func aRevocationEndpointLeftToTheDeploymentIsConditional() throws {
+        let descriptor = try TestDescriptor(
+            protocol: .oidc, extra: "discovery:\n  mode: oidc\n  lacks: [end_session]\nrevocation:\n  condition: when the deployment enables it\n"
+        ).descriptor()
+        #expect(descriptor.catalogEntry.revocation == "conditional")
+        #expect(descriptor.catalogEntry.revocationCondition == "when the deployment enables it")
+        let json = String(decoding: try JSONEncoder().encode(descriptor.catalogEntry), as: UTF8.self)
+        #expect(json.contains("\"revocation_condition\""))
+    }
+
     /// Refresh tokens that come only in some cases are `conditional`, with the case; Keycloak's cell keeps its
     /// scope and says what it changes. Before, GitHub, LinkedIn, Slack, Amazon and Shopify said `yes`.
     @Test(arguments: ["amazon", "github", "linkedin", "shopify", "slack"])

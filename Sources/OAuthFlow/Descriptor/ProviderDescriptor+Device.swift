@@ -1,0 +1,61 @@
+extension ProviderDescriptor {
+    /// How a provider answers device authorization requests (RFC 8628 §3.2), and how it wants them sent when it
+    /// does not take RFC 8628 as written (Amazon's code-based linking, Salesforce, Twitch, Trakt).
+    public struct Device: Sendable, Hashable, Codable {
+        /// A field of the device authorization answer (or of the request) a poll sends back.
+        public enum PollSource: String, Sendable, Hashable, Codable, CaseIterable {
+            /// The answer's `device_code` (RFC 8628 §3.4).
+            case deviceCode = "device_code"
+            /// The answer's `user_code` (Amazon sends it back as well).
+            case userCode = "user_code"
+            /// The scopes the device request asked for, joined with `scopes.separator` (Twitch repeats them).
+            case scope
+        }
+
+        /// Seconds between polls when the server states no `interval` (RFC 8628 says 5).
+        public var interval: Int = 5
+        /// Other names the server uses for `verification_uri` (Google: `verification_url`).
+        public var verificationURIAliases: [String] = []
+        /// The parameter carrying the scopes in the device authorization request (Twitch: `scopes`).
+        public var scopeParameter: String = "scope"
+        /// Fixed parameters added to the device authorization request (Amazon, Salesforce: `response_type: device_code`).
+        public var extraParams: [String: String] = [:]
+        /// The `grant_type` a poll sends (Amazon: `device_code`, Salesforce: `device`).
+        public var grantType: String = GrantType.deviceCode.rawValue
+        /// What a poll sends besides `grant_type` and client authentication: each parameter with the value it carries.
+        public var pollParams: [String: PollSource] = ["device_code": .deviceCode]
+
+        enum CodingKeys: String, CodingKey {
+            case interval, verificationURIAliases = "verification_uri_aliases", scopeParameter = "scope_parameter"
+            case extraParams = "extra_params", grantType = "grant_type", pollParams = "poll_params"
+        }
+
+        public init() {}
+
+        /// The defaults, made once: they hold lists and maps, and each `Self()` would allocate them again.
+        static let standard = Self()
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            let defaults = Self.standard
+            interval = try o.int(CodingKeys.interval) ?? defaults.interval
+            verificationURIAliases = try o.strings(CodingKeys.verificationURIAliases) ?? defaults.verificationURIAliases
+            scopeParameter = try o.string(CodingKeys.scopeParameter) ?? defaults.scopeParameter
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+            grantType = try o.string(CodingKeys.grantType) ?? defaults.grantType
+            if let names = try o.stringMap(CodingKeys.pollParams) {
+                pollParams = try names.mapValues { name in
+                    guard let source = PollSource(rawValue: name) else {
+                        throw PlainObject.mismatch(
+                            "one of " + PollSource.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
+                            at: o.path + [CodingKeys.pollParams.rawValue])
+                    }
+                    return source
+                }
+            } else {
+                pollParams = defaults.pollParams
+            }
+        }
+    }
+}
