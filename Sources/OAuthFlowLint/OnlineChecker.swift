@@ -8,7 +8,10 @@ package struct OnlineChecker: Sendable {
     /// The online rules: identifier, severity, and what each finds.
     public static let rules: [(identifier: String, severity: String, summary: String)] = [
         ("online_issuer", "error", "The discovery document names another issuer than the descriptor (aliases and multi-tenant templates count)."),
-        ("online_pkce_s256", "error / warning", "`code_challenge_methods_supported` lacks S256 (a warning when the server does not publish it)."),
+        (
+            "online_pkce_s256", "error / info",
+            "`code_challenge_methods_supported` lacks S256 (advice when the server does not publish it: no contradiction)."
+        ),
         (
             "online_client_auth", "warning",
             "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."
@@ -16,13 +19,17 @@ package struct OnlineChecker: Sendable {
         ("online_endpoint", "warning", "A static endpoint differs from the published one."),
         (
             "online_iss_parameter", "info / warning",
-            "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`; a warning when the descriptor ignores it (`absent`) or requires what the server does not advertise."
+            "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`, or the descriptor requires it and the server's document is silent; a warning when the descriptor ignores it (`absent`) or requires what the server says it does not send (`false`)."
         ),
         (
             "online_scopes", "warning",
             "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."
         ),
         ("online_grant_types", "warning", "A grant type in `grant_types` is missing from the server's `grant_types_supported`."),
+        (
+            "online_id_token_algs", "error / warning",
+            "OpenID Connect: none of the algorithms the descriptor accepts for ID tokens (`security.id_token_algs`, by default RS256 and ES256) is in the server's `id_token_signing_alg_values_supported`, so no ID token it signs verifies (an error); an algorithm the descriptor lists itself that the server does not (a warning)."
+        ),
         (
             "online_pushed", "warning / info",
             "RFC 9126: the server requires pushed authorization requests and the descriptor says `pushed: never` (the engine pushes anyway), or `pushed: always` and neither side names the endpoint (a warning); the server offers them and the descriptor never uses them (info)."
@@ -103,9 +110,10 @@ package struct OnlineChecker: Sendable {
                             "the server's code_challenge_methods_supported (\(methods.joined(separator: ", "))) lacks S256"))
                 }
             } else {
+                // What the server does not publish is no contradiction: advice.
                 findings.append(
                     diagnostic(
-                        "online_pkce_s256", .warning, ["security", "pkce"],
+                        "online_pkce_s256", .info, ["security", "pkce"],
                         "the server does not publish code_challenge_methods_supported; PKCE support is unconfirmed"))
             }
         }
@@ -143,6 +151,7 @@ package struct OnlineChecker: Sendable {
                     ))
             }
         }
+        findings += idTokenAlgorithms(descriptor, metadata, listed: file.document.node(at: ["security", "id_token_algs"]) != nil, diagnostic)
         findings += pushedAndDPoP(descriptor, metadata, diagnostic)
         findings += logout(descriptor, metadata, declaresLogout: file.document.node(at: ["logout"]) != nil, diagnostic)
         let advertised = metadata.authorizationResponseIssParameterSupported == true
@@ -159,9 +168,11 @@ package struct OnlineChecker: Sendable {
                     "online_iss_parameter", .info, ["security", "iss_parameter"],
                     "the server advertises RFC 9207 `iss`; `iss_parameter: required` would refuse callbacks without it"))
         case .required where !advertised:
+            // An explicit `false` contradicts the descriptor; a document silent on it is advice.
+            let contradicted = metadata.authorizationResponseIssParameterSupported == false
             findings.append(
                 diagnostic(
-                    "online_iss_parameter", .warning, ["security", "iss_parameter"],
+                    "online_iss_parameter", contradicted ? .warning : .info, ["security", "iss_parameter"],
                     "`iss_parameter: required`, but the server does not advertise authorization_response_iss_parameter_supported"))
         default:
             break
@@ -210,6 +221,33 @@ package struct OnlineChecker: Sendable {
                 ))
         }
         return findings
+    }
+
+    /// `online_id_token_algs`: the ID token algorithms the descriptor accepts against those the server signs with.
+    ///
+    /// The defaults are no claim of the descriptor's: only a list it writes itself is compared name by name.
+    private func idTokenAlgorithms(
+        _ descriptor: ProviderDescriptor, _ metadata: ServerMetadata, listed: Bool,
+        _ diagnostic: (String, Severity, [String], String) -> Diagnostic
+    ) -> [Diagnostic] {
+        guard descriptor.protocol == .oidc, let published = metadata.idTokenSigningAlgValuesSupported, !published.isEmpty else { return [] }
+        let accepted = descriptor.security.idTokenAlgs
+        let keyPath = listed ? ["security", "id_token_algs"] : ["protocol"]
+        guard accepted.contains(where: published.contains) else {
+            return [
+                diagnostic(
+                    "online_id_token_algs", .error, keyPath,
+                    "the server signs ID tokens with \(published.joined(separator: ", ")), none of which `security.id_token_algs` (\(accepted.joined(separator: ", "))) accepts: no sign-in can verify its ID token"
+                )
+            ]
+        }
+        guard listed else { return [] }
+        return accepted.filter { !published.contains($0) }.map { algorithm in
+            diagnostic(
+                "online_id_token_algs", .warning, keyPath,
+                "`security.id_token_algs` lists \(algorithm), which the server's id_token_signing_alg_values_supported (\(published.joined(separator: ", "))) does not"
+            )
+        }
     }
 
     /// `online_pushed` and `online_dpop`: the descriptor's RFC 9126 and RFC 9449 settings against the document.

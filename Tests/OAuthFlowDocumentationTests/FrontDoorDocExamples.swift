@@ -212,6 +212,21 @@ enum FrontDoorDocExamples {
         #expect(try OAuth(OAuth.Configuration()).lint().isEmpty, "no directory of the host's own, nothing to check")
     }
 
+    /// Docs/descriptor-format.md, "Self-hosted providers": one call reads an issuer's metadata and writes a descriptor
+    /// that lints clean, which the registry then resolves (here against the simulated provider's document).
+    @Test func addProviderWritesADescriptorFromAnIssuer() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let simulated = try SimulatedProvider(issuer: try #require(URL(string: "https://sso.example.com/realms/ops")))
+        let oauth = OAuth(OAuth.Configuration(providerDirectories: [directory.url], environment: simulated.environment))
+        let added = try await oauth.addProvider(issuer: "https://sso.example.com/realms/ops", id: "ops-sso")
+        print("wrote", added.file.path, added.draft.notes)
+        #expect(added.file.lastPathComponent == "ops-sso.yaml")
+        #expect(try oauth.lint().filter { $0.severity != .info }.isEmpty)
+        let provider = try await oauth.provider("ops-sso").discovered(environment: simulated.environment)
+        #expect(provider.endpoints.token?.absoluteString.hasPrefix("https://sso.example.com/realms/ops") == true)
+    }
+
     /// A configuration reads nothing the host did not pass; `.commandLine(environment:)` reads what it is given, as the CLI does.
     @Test func theLibraryReadsOnlyWhatTheHostPasses() throws {
         let home = try TemporaryDirectory()

@@ -15,6 +15,9 @@ public final class HostileServer: Sendable {
         case fixed(Data)
         /// Reads the request and never answers.
         case silent
+        /// Sends what `answer` makes of the server's own port, then closes: a document that names its own address
+        /// (a discovery document's `issuer`).
+        case fixedForPort(@Sendable (_ port: Int) -> Data)
     }
 
     public let port: Int
@@ -72,6 +75,7 @@ public final class HostileServer: Sendable {
             guard !started else { return }
             // A fixed answer waits for the whole request (head and Content-Length body), as a server would.
             if case .fixed = script, !Self.isComplete(sofar) { return }
+            if case .fixedForPort = script, !Self.isComplete(sofar) { return }
             started = true
             switch script {
             case let .drip(head, interval):
@@ -81,6 +85,9 @@ public final class HostileServer: Sendable {
                 write(head, context)
                 flood(context, chunk: chunk)
             case let .fixed(bytes):
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in context.close(promise: nil) }
+            case let .fixedForPort(answer):
+                let bytes = answer(context.channel.localAddress?.port ?? 0)
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in context.close(promise: nil) }
             case .silent:
                 break

@@ -22,6 +22,8 @@ extension ErrorCode where Domain == DiscoveryError {
     public static let invalidDocument = Self("invalid_document")
     /// The document's `issuer` is not the descriptor's (RFC 8414 §3.3; a trailing slash counts).
     public static let issuerMismatch = Self("issuer_mismatch")
+    /// The issuer given is not an issuer identifier (RFC 8414 §2: https, no query or fragment).
+    public static let invalidIssuer = Self("invalid_issuer")
     /// The document names an endpoint over plain http to a host that is not this machine.
     public static let insecureEndpoint = Self("insecure_endpoint")
 }

@@ -6,7 +6,7 @@ extension OAuthFlowCommand {
     struct Providers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "providers",
-            abstract: "List and inspect the providers in the registry.",
-            subcommands: [List.self, Show.self])
+            abstract: "List, inspect and add the providers in the registry.",
+            subcommands: [List.self, Show.self, Add.self])
     }
 }
