@@ -473,12 +473,12 @@ package enum DescriptorSchema {
         ),
     ]
 
+    static let userinfoDefaults = ProviderDescriptor.Userinfo()
+
     static let userinfoFields: [Field] = [
         Field("method", default: userinfoDefaults.method, "HTTP method for the userinfo call (Dropbox and Linear: `POST`)."),
         Field(
             "headers", .map(.string()), default: shown(userinfoDefaults.headers),
-    static let userinfoDefaults = ProviderDescriptor.Userinfo()
-
             "Extra HTTP headers, on the extra call too (GitHub needs a `User-Agent`). A value may name `{client_id}` (Trakt's `trakt-api-key`), the descriptor's `{variables}` and `{token.…}`, a field of the token endpoint's answer written as a profile path."
         ),
         Field(
@@ -549,10 +549,6 @@ package enum DescriptorSchema {
         Field(
             "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
             "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
-    ]
-
-    static let loopbackFields: [Field] = [
-        Field(
         Field(
             "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Device().scopeParameter,
             "The parameter carrying the scopes in the device authorization request (Twitch: `scopes`); `scopes.parameter` says when it is sent."
@@ -569,6 +565,10 @@ package enum DescriptorSchema {
             default: shown(ProviderDescriptor.Device().pollParams.mapValues(\.rawValue)),
             "What each poll sends besides `grant_type` and client authentication: parameter name to value, `device_code` and `user_code` from the device authorization answer, or `scope`, the scopes asked for (Trakt and Salesforce: `{code: device_code}`; Amazon adds `user_code: user_code`; Twitch adds `scopes: scope`). One must send the device code."
         ),
+    ]
+
+    static let loopbackFields: [Field] = [
+        Field(
             "host", .string(), default: loopbackDefaults.host,
             "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3) unless `write_localhost` says otherwise: register `http://127.0.0.1:PORT/PATH` at the provider."
         ),
