@@ -495,6 +495,10 @@ package enum DescriptorSchema {
             "query", .map(.string()), default: shown(userinfoDefaults.query),
             "Extra query parameters, with the placeholders `headers` takes (WeChat: `openid: '{token.openid}'`)."),
         Field(
+            "form", .map(.string()), default: shown(userinfoDefaults.form),
+            "Fields of a form-encoded `POST` body, with the placeholders `headers` takes (VK ID: `client_id: '{client_id}'`); with `placement: body` the token joins them."
+        ),
+        Field(
             "body", .string(),
             "A fixed request body for a `POST`, sent as written, braces included (Linear's GraphQL query); not with `placement: body`."),
         Field("content_type", .string(pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$"), "The body's media type (`application/json`)."),

@@ -31,13 +31,16 @@ extension ProviderDescriptor {
         public var tokenParameter = "access_token"
         /// Extra query parameters, with the same placeholders as `headers`.
         public var query: [String: String] = [:]
+        /// Fields of a form-encoded `POST` body, with the same placeholders (VK ID's `client_id`); with
+        /// `placement: body` the token joins them.
+        public var form: [String: String] = [:]
         /// A fixed request body, sent as it is written (a GraphQL query); no placeholders.
         public var body: String?
         /// The body's media type.
         public var contentType: String?
 
         enum CodingKeys: String, CodingKey {
-            case method, headers, placement, scheme, tokenParameter = "token_parameter", query, body, contentType = "content_type"
+            case method, headers, placement, scheme, tokenParameter = "token_parameter", query, form, body, contentType = "content_type"
         }
 
         public init() {}
@@ -52,6 +55,7 @@ extension ProviderDescriptor {
             scheme = try o.string(CodingKeys.scheme) ?? defaults.scheme
             tokenParameter = try o.string(CodingKeys.tokenParameter) ?? defaults.tokenParameter
             query = try o.stringMap(CodingKeys.query) ?? defaults.query
+            form = try o.stringMap(CodingKeys.form) ?? defaults.form
             body = try o.string(CodingKeys.body)
             contentType = try o.string(CodingKeys.contentType)
         }

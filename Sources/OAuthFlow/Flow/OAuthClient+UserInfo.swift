@@ -104,14 +104,19 @@ extension OAuthClient {
         let placement = shape.placement
         if placement != .header, tokens.proofKey != nil {
             throw FlowError(
-                .dpop, "provider `\(provider.id)` takes the access token in the \(placement.rawValue), but this session's token is DPoP-bound, which only the header carries")
+                .dpop,
+                "provider `\(provider.id)` takes the access token in the \(placement.rawValue), but this session's token is DPoP-bound, which only the header carries"
+            )
         }
         var body: Data?
         if placement == .query { query.append((shape.tokenParameter, token)) }
         if method == .post {
-            if placement == .body {
+            var form: [(String, String)] = []
+            for (name, template) in shape.form.sorted(by: { $0.key < $1.key }) { form.append((name, try filled(template))) }
+            if placement == .body { form.append((shape.tokenParameter, token)) }
+            if !form.isEmpty {
                 headers["Content-Type"] = "application/x-www-form-urlencoded"
-                body = Data(FormEncoding.encode([(shape.tokenParameter, token)]).utf8)
+                body = Data(FormEncoding.encode(form).utf8)
             } else if let fixed = shape.body {
                 body = Data(fixed.utf8)
                 if let type = shape.contentType { headers["Content-Type"] = type }

@@ -150,6 +150,8 @@ extension Provider {
             public var tokenParameter = "access_token"
             /// Extra query parameters, with the placeholders `headers` takes.
             public var query: [String: String] = [:]
+            /// Fields of a form-encoded body, with the same placeholders; the token joins them with `placement: body`.
+            public var form: [String: String] = [:]
             /// A fixed body, sent as written, and its media type.
             public var body: String?
             public var contentType: String?

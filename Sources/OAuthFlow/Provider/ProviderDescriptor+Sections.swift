@@ -92,13 +92,15 @@ extension ProviderDescriptor.Userinfo {
         }
         var request = Provider.Policy.UserinfoRequest(method: method == .post ? .post : .get, headers: templates(headers, "headers"))
         request.query = templates(query, "query")
+        request.form = templates(form, "form")
         request.placement = placement
         request.scheme = scheme
         request.tokenParameter = tokenParameter
         request.body = body
         request.contentType = contentType
         for name in headers.keys.sorted() where name.lowercased() == "authorization" && placement == .header {
-            refusals.refuse(["userinfo", "headers"], item: name, "sets `Authorization`, which carries the access token; use `scheme` for another word")
+            refusals.refuse(
+                ["userinfo", "headers"], item: name, "sets `Authorization`, which carries the access token; use `scheme` for another word")
         }
         if placement == .body, method != .post {
             refusals.refuse(["userinfo", "placement"], "is `body`, which needs `method: POST`")
@@ -109,12 +111,22 @@ extension ProviderDescriptor.Userinfo {
         if placement == .body, body != nil {
             refusals.refuse(["userinfo", "body"], "is set, and `placement: body` makes the body the token's form; use one or the other")
         }
+        if !form.isEmpty, method != .post {
+            refusals.refuse(["userinfo", "form"], "is set, which needs `method: POST`")
+        }
+        if !form.isEmpty, body != nil {
+            refusals.refuse(["userinfo", "form"], "is set with `body`; a request has one body")
+        }
+        if placement == .body, form.keys.contains(tokenParameter) {
+            refusals.refuse(["userinfo", "form"], item: tokenParameter, "sets `\(tokenParameter)`, which carries the access token")
+        }
         if body != nil, method != .post {
             refusals.refuse(["userinfo", "body"], "is set, which needs `method: POST`")
         }
         if placement != .header, dpop {
             refusals.refuse(
-                ["userinfo", "placement"], "is `\(placement.rawValue)`, but `security.dpop` lets tokens be DPoP-bound, which only the header carries (RFC 9449 §7.1)")
+                ["userinfo", "placement"],
+                "is `\(placement.rawValue)`, but `security.dpop` lets tokens be DPoP-bound, which only the header carries (RFC 9449 §7.1)")
         }
         if placement == .query, query.keys.contains(tokenParameter) {
             refusals.refuse(["userinfo", "query"], item: tokenParameter, "sets `\(tokenParameter)`, which carries the access token")

@@ -134,9 +134,9 @@ extension ProviderDescriptor {
         // Each section resolves itself (ProviderDescriptor+Sections.swift), in the order refusals are reported.
         var found = PolicyRefusals(providerID: id, variables: variables)
         profile.check(&found)
+        let userinfoRequest = userinfo.resolved(dpop: security.dpop != .never, extraCall: profile.extraCall != nil, &found)
         let tokenRequestShape = tokenRequest.resolved(&found)
         let revocationSettings = revocation.resolved(&found)
-        let userinfoRequest = userinfo.resolved(dpop: security.dpop != .never, extraCall: profile.extraCall != nil, &found)
         authorization.check(&found)
         security.checkPKCE(&found)
         let grants = grants(&found)

@@ -14,12 +14,13 @@ struct UserinfoRequestRule: LintRule {
         ],
         nonTriggering: [
             Examples.valid + "userinfo:\n  method: POST\n  placement: body\n",
-            Examples.valid + "userinfo:\n  scheme: Zoho-oauthtoken\n  headers:\n    trakt-api-key: '{client_id}'\n  query:\n    openid: '{token.openid}'\n",
+            Examples.valid
+                + "userinfo:\n  scheme: Zoho-oauthtoken\n  headers:\n    trakt-api-key: '{client_id}'\n  query:\n    openid: '{token.openid}'\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        ["method", "placement", "body"].flatMap { refusals(file, at: ["userinfo", $0]) }
-            + ["headers", "query"].flatMap { refusals(file, at: ["userinfo", $0], items: true, atKey: true) }
+        ["method", "placement", "body", "form"].flatMap { refusals(file, at: ["userinfo", $0]) }
+            + ["headers", "query", "form"].flatMap { refusals(file, at: ["userinfo", $0], items: true, atKey: true) }
     }
 }
 

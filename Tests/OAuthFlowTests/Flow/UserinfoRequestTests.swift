@@ -101,6 +101,18 @@ import Testing
         #expect(recorder.last?.headers["Authorization"] == nil)
     }
 
+    @Test func formFieldsGoInTheBodyWithTheToken() async throws {
+        let recorder = Recorder()
+        let section = "  method: POST\n  placement: body\n  form:\n    client_id: '{client_id}'\n    v: '5.199'\n"
+        _ = try await Self.client(section, recorder).userInfo(Self.tokens)
+        #expect(recorder.last?.body.map { String(decoding: $0, as: UTF8.self) } == "client_id=app-9&v=5.199&access_token=at-1")
+        #expect(recorder.last?.headers["Authorization"] == nil)
+        let headerToken = Recorder()
+        _ = try await Self.client("  method: POST\n  form:\n    client_id: '{client_id}'\n", headerToken).userInfo(Self.tokens)
+        #expect(headerToken.last?.body.map { String(decoding: $0, as: UTF8.self) } == "client_id=app-9")
+        #expect(headerToken.last?.headers["Authorization"] == "Bearer at-1")
+    }
+
     @Test func aFixedBodyIsSentAsWrittenBracesIncluded() async throws {
         let recorder = Recorder(body: #"{"data": {"viewer": {"id": "u-1", "name": "Ada"}}}"#)
         let section = "  method: POST\n  body: '{\"query\": \"{ viewer { id name } }\"}'\n  content_type: application/json\n"
@@ -175,6 +187,9 @@ import Testing
         ("  headers:\n    X-A: '{team}'\n", "userinfo.headers.X-A"),
         ("  headers:\n    X-A: '{client_id'\n", "userinfo.headers.X-A"),
         ("  headers:\n    X-A: \"a\\nb\"\n", "userinfo.headers.X-A"),
+        ("  form:\n    a: b\n", "userinfo.form"),
+        ("  method: POST\n  placement: body\n  form:\n    access_token: x\n", "userinfo.form.access_token"),
+        ("  method: POST\n  form:\n    a: '{token.id_token}'\n", "userinfo.form.a"),
     ])
     func aSectionThatCannotWorkIsRefusedWhereItSaysSo(_ section: String, _ keyPath: String) throws {
         let descriptor = try Self.descriptor(section).descriptor()
