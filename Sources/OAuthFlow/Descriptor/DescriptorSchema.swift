@@ -291,6 +291,20 @@ package enum DescriptorSchema {
             "pushed", default: ProviderDescriptor.Authorization().pushed,
             "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
         ),
+        Field(
+            "callback_signature", .object(callbackSignatureFields),
+            "A signature the provider adds to the callback with the client secret (Shopify's `hmac`); a callback without it, or with a wrong one, is refused before the code is exchanged."
+        ),
+    ]
+
+    static let callbackSignatureFields: [Field] = [
+        Field(
+            "parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Authorization.CallbackSignature().parameter,
+            "The callback parameter carrying the signature."),
+        Field(
+            "algorithm", default: ProviderDescriptor.Authorization.CallbackSignature().algorithm,
+            "`hmac_sha256_hex`: HMAC-SHA256 keyed with the client secret over the callback's other parameters, sorted by name and joined as `name=value` with `&`, in lowercase hex."
+        ),
     ]
 
     static let tokenRequestFields: [Field] = [

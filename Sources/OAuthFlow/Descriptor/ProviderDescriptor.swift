@@ -344,9 +344,12 @@ extension ProviderDescriptor {
         public var responseMode: ResponseMode = .query
         public var extraParams: [String: String] = [:]
         public var pushed: Pushed = .ifSupported
+        /// A signature the callback carries, checked with the client secret before the code is exchanged.
+        public var callbackSignature: CallbackSignature?
 
         enum CodingKeys: String, CodingKey {
             case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
+            case callbackSignature = "callback_signature"
         }
 
         public init() {}
@@ -359,6 +362,7 @@ extension ProviderDescriptor {
             responseMode = try o.choice(CodingKeys.responseMode) ?? defaults.responseMode
             extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
             pushed = try o.choice(CodingKeys.pushed) ?? defaults.pushed
+            callbackSignature = try o.object(CodingKeys.callbackSignature, CallbackSignature.init(plain:))
         }
     }
 

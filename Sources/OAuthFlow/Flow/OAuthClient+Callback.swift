@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 
@@ -48,6 +49,7 @@ extension OAuthClient {
     public func check(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> Secret {
         let known = knownProvider
         let code = try callback.validate(for: pending, provider: known)
+        if let signature = known.policy.callbackSignature { try checkSignature(signature, of: callback) }
         guard callback.parameters["iss"] == nil, !known.isDiscovered, known.usesDiscovery, known.policy.issParameter == .ifPresent,
             let discovered = try? await discoveredProvider()
         else {
@@ -56,6 +58,27 @@ extension OAuthClient {
             return code
         }
         return try callback.validate(for: pending, provider: discovered)
+    }
+
+    /// Checks the signature the provider put in the callback (`authorization.callback_signature`) with the
+    /// client secret, in constant time; checked after `state`, before the code is spent.
+    ///
+    /// - Throws: ``FlowError`` `invalidCallback` when it is missing or wrong, or there is no client secret to check it with.
+    nonisolated func checkSignature(_ signature: ProviderDescriptor.Authorization.CallbackSignature, of callback: AuthorizationCallback) throws {
+        guard let secret = configuration.clientSecret else {
+            throw FlowError(
+                .invalidCallback, "provider `\(provider.id)` signs its callbacks with the client secret, and this client has none to check them with")
+        }
+        guard let sent = callback.parameters[signature.parameter] else {
+            throw FlowError(.invalidCallback, "the callback carries no `\(signature.parameter)` signature, which provider `\(provider.id)` always sends")
+        }
+        let message = callback.parameters.filter { $0.key != signature.parameter }.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: SymmetricKey(data: Data(secret.value.utf8)))
+        let expected = Data(mac).map { String(format: "%02x", $0) }.joined()
+        guard ConstantTime.equals(expected, sent.lowercased()) else {
+            throw FlowError(.invalidCallback, "the callback's `\(signature.parameter)` signature does not match its parameters; it was not sent by provider `\(provider.id)`")
+        }
     }
 
     private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {

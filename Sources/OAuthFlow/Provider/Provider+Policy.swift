@@ -50,6 +50,8 @@ extension Provider {
         public var generatedSecret: GeneratedSecretPolicy?
         /// The provider takes only https web redirect URIs (`redirect.web_only`): no loopback sign-in.
         public var webRedirectOnly = false
+        /// The signature the authorization callback carries (`authorization.callback_signature`).
+        public var callbackSignature: ProviderDescriptor.Authorization.CallbackSignature?
         /// The parameter naming the client in the authorization request and in request bodies (`client_auth.client_id_parameter`).
         public var clientIDParameter = "client_id"
 

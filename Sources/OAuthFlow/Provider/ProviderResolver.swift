@@ -138,6 +138,10 @@ extension ProviderDescriptor {
         let tokenRequestShape = tokenRequest.resolved(&found)
         let revocationSettings = revocation.resolved(&found)
         authorization.check(&found)
+        if authorization.callbackSignature != nil, !clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
+            found.refuse(
+                ["authorization", "callback_signature"], "is checked with the client secret: list `client_secret_post` or `client_secret_basic`")
+        }
         security.checkPKCE(&found)
         let grants = grants(&found)
         let idTokenAlgorithms = security.idTokenAlgorithms(&found)
@@ -163,6 +167,7 @@ extension ProviderDescriptor {
             generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType
         policy.revocation = revocationSettings
+        policy.callbackSignature = authorization.callbackSignature
         requestParameters.apply(to: &policy)
         return policy
     }

@@ -159,12 +159,13 @@ struct ClientAuthConsistencyRule: LintRule {
     static let description = RuleDescription(
         identifier: "client_auth_consistency", name: "Client authentication is consistent",
         summary:
-            "`client_auth.method` must be one of `client_auth.methods`; `assertion_audience` and `assertion_algs` need `client_secret_jwt` or `private_key_jwt`; an HS256-only `assertion_algs` needs `client_secret_jwt`; `service_tokens` needs the `client_credentials` grant.",
+            "`client_auth.method` must be one of `client_auth.methods`; `assertion_audience` and `assertion_algs` need `client_secret_jwt` or `private_key_jwt`; an HS256-only `assertion_algs` needs `client_secret_jwt`; `service_tokens` needs the `client_credentials` grant; a callback signature, checked with the client secret, needs a secret method.",
         severity: .error,
         triggering: [
             Examples.valid + "client_auth:\n  method: client_secret_post\n  methods: [client_secret_basic, private_key_jwt]\n",
             Examples.valid + "client_auth:\n  methods: [client_secret_basic]\n  assertion_audience: token_endpoint\n",
             Examples.valid + "grant_types: [authorization_code]\nservice_tokens:\n  target: audience\n",
+            Examples.valid + "client_auth:\n  methods: [none]\nauthorization:\n  callback_signature:\n    parameter: hmac\n",
         ],
         nonTriggering: [
             Examples.valid + "client_auth:\n  methods: [private_key_jwt, client_secret_basic]\n  assertion_audience: token_endpoint\n",
@@ -208,7 +209,7 @@ struct ClientAuthConsistencyRule: LintRule {
                     file, ["service_tokens"],
                     "`service_tokens` says how client-credentials requests name their API, but `grant_types` does not declare `client_credentials`"))
         }
-        return diagnostics
+        return diagnostics + refusals(file, at: ["authorization", "callback_signature"])
     }
 }
 

@@ -193,6 +193,14 @@ import OAuthFlowTestSupport
         calls.pendingNonce = pending.nonce?.value
         var parameters = [("code", "code-1"), ("state", pending.state.value)] + (fixture.callback ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if provider.policy.issParameter == .required, fixture.callback?["iss"] == nil, let issuer { parameters.append(("iss", issuer)) }
+        if let signature = provider.policy.callbackSignature {
+            // Signed as the provider's pages say: HMAC-SHA256 of the other parameters, sorted, with the client secret.
+            let secret = try #require(fixture.clientSecret, "\(id): a signed callback needs the fixture's client secret")
+            parameters.removeAll { $0.0 == signature.parameter }
+            let message = parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+            let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: SymmetricKey(data: Data(secret.utf8)))
+            parameters.append((signature.parameter, mac.map { String(format: "%02x", $0) }.joined()))
+        }
         let outcome: OAuthClient.SignInOutcome
         if provider.policy.responseMode == .formPost {
             outcome = try await client.finishSignIn(formPost: Data(FormEncoding.encode(parameters).utf8), pending: pending)
