@@ -151,6 +151,8 @@ import Testing
         ("  tokens: []\n", ["revocation", "tokens"]),
         ("  extra_params:\n    token: x\n", ["revocation", "extra_params", "token"]),
         ("  extra_params:\n    client_secret: x\n", ["revocation", "extra_params", "client_secret"]),
+        ("  placement: bearer\n", ["revocation", "tokens", "0"]),
+        ("  placement: bearer\n  tokens: [access_token, refresh_token]\n", ["revocation", "tokens", "1"]),
     ])
     func aSectionThatCannotWorkIsRefusedAtItsSetting(_ section: String, _ keyPath: [String]) throws {
         let descriptor = try TestDescriptor(extra: "revocation:\n" + section).descriptor()
