@@ -249,6 +249,30 @@ struct CLI {
         #expect(object["token_body_encoding"] as? String == "json")
     }
 
+    /// `providers show` and Docs/providers.md say the same of a provider: its catalog row, conditions included.
+    @Test(arguments: [
+        ("shopify", ["shop=johns-apparel"]), ("salesforce", []), ("curity", ["host=login.example.com"]), ("github", []), ("vk", []),
+    ])
+    func showAgreesWithTheCatalogPage(_ id: String, _ variables: [String]) async throws {
+        let result = try await CLI.run(["providers", "show", id, "--json"] + variables.flatMap { ["--var", $0] })
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let catalog = try #require(object["catalog"] as? [String: Any])
+        let page = try String(contentsOf: CLI.repositoryRoot.appendingPathComponent("Docs/providers.md"), encoding: .utf8)
+        let row = try #require(page.split(separator: "\n").first { $0.contains("| `\(id)` |") }, "\(id) has a row")
+        let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).replacing(/\[\^[^\]]*\]/, with: "") }
+        #expect(cells[3] == catalog["pkce"] as? String && cells[4] == catalog["refresh"] as? String, "\(id): \(row)")
+        #expect(cells[5] == ((catalog["device_flow"] as? Bool) == true ? "yes" : "no"), "\(id): \(row)")
+        #expect(cells[6] == catalog["revocation"] as? String && cells[7] == catalog["logout"] as? String, "\(id): \(row)")
+        for (key, note) in [("refresh_condition", "refresh"), ("revocation_condition", "revocation"), ("logout_condition", "logout")] {
+            if let condition = catalog[key] as? String {
+                #expect(page.contains("[^\(id)-\(note)]:") && page.contains(condition), "\(id): the page's footnote gives the \(note) condition")
+            }
+        }
+        let text = try await CLI.run(["providers", "show", id] + variables.flatMap { ["--var", $0] })
+        #expect(text.stdout.contains("  catalog: pkce \(catalog["pkce"] as? String ?? "?"), refresh \(catalog["refresh"] as? String ?? "?")"))
+    }
+
     @Test func showListsGrantableResources() async throws {
         let result = try await CLI.run(["providers", "show", "cloudentity", "--var", "tenant=acme", "--var", "workspace=demo"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -49,6 +49,8 @@ extension OAuthFlowCommand.Providers {
             /// `logout`: the end-session style and parameter, and the logout channels the provider declares.
             let logout: Logout
             let resources: [Resource]
+            /// The provider's row of the catalog (`providers list`, Docs/providers.md), from the same descriptor.
+            let catalog: ProviderCatalogEntry
 
             struct Logout: Encodable {
                 /// Where the end-session endpoint comes from: `descriptor`, `discovery` (when the document names one), or `none`.
@@ -86,13 +88,14 @@ extension OAuthFlowCommand.Providers {
                 case offlineScopes = "offline_scopes", offlineParams = "offline_params", extraParams = "extra_params"
                 case tokenBodyEncoding = "token_body_encoding", clientAuth = "client_auth", pkce, state, nonce
                 case grantTypes = "grant_types", assertionAudience = "assertion_audience", serviceTarget = "service_target"
-                case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms", logout
+                case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms", logout, catalog
             }
         }
 
         func run() async throws {
             try await Output.running {
                 let provider = try registryOptions.provider(named: name, variables: variableOptions.values)
+                let catalog = try registryOptions.descriptor(named: name).catalogEntry
                 let policy = provider.policy
                 let set = provider.endpoints.all
                 let endpoints = Dictionary(uniqueKeysWithValues: set.map { ($0.key, $0.url.absoluteString) })
@@ -116,7 +119,7 @@ extension OAuthFlowCommand.Providers {
                         style: policy.logout.style.rawValue, redirectParameter: policy.logout.redirectParameter,
                         backChannel: policy.logout.backChannel.supported, backChannelSessions: policy.logout.backChannel.sessionSupported,
                         frontChannel: policy.logout.frontChannel.supported, frontChannelSessions: policy.logout.frontChannel.sessionSupported),
-                    resources: provider.resources.entries)
+                    resources: provider.resources.entries, catalog: catalog)
                 if json {
                     Output.stdoutExact(try Output.json(summary))
                     return
@@ -164,6 +167,12 @@ extension OAuthFlowCommand.Providers {
                 }
                 lines.append("  redirect: \(summary.redirect)")
                 lines.append("  logout: \(summary.logout.text)")
+                let refresh = catalog.refreshCondition.map { "\(catalog.refresh) (\($0))" } ?? catalog.refresh
+                let revocation = catalog.revocationCondition.map { "\(catalog.revocation) (\($0))" } ?? catalog.revocation
+                let logout = catalog.logoutCondition.map { "\(catalog.logout) (\($0))" } ?? catalog.logout
+                lines.append(
+                    "  catalog: pkce \(catalog.pkce), refresh \(refresh), device flow \(catalog.deviceFlow ? "yes" : "no"), revocation \(revocation), logout \(logout), profile \(catalog.profileFields.joined(separator: ", "))"
+                )
                 for resource in provider.resources.entries {
                     lines.append("  resource: \(resource.title) [\(resource.scope)] \(resource.url.absoluteString)")
                 }
