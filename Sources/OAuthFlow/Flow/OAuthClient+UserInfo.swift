@@ -10,7 +10,7 @@ extension OAuthClient {
     ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.userinfo, "userinfo")
-        let response = try await profileRequest(endpoint, tokens, method: provider.policy.userinfo.method, label: "userinfo")
+        let response = try await profileRequest(endpoint, tokens, method: provider.policy.userinfo.method == .post ? .post : .get, label: "userinfo")
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
         }

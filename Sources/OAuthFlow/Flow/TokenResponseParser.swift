@@ -93,14 +93,16 @@ enum TokenResponseParser {
                 "the token type `\(TerminalText.escaped(String(tokenType.prefix(40))))` is not supported; only Bearer and DPoP are")
         }
         var expiresAt: Date?
-        if let expires = fields["expires_in"] {
+        // JSON null is an absent member; a lifetime of 0 seconds is one no token could be used for, and the
+        // providers that send it (Mailchimp) mean that the token does not expire: both state no lifetime.
+        if let expires = fields["expires_in"], expires != .null {
             guard let seconds = expires.numberValue, seconds.isFinite, seconds >= 0 else {
                 throw FlowError(.invalidTokenResponse, "the token response's `expires_in` is not a number of seconds: \(expires)")
             }
-            expiresAt = now.addingTimeInterval(min(seconds, maximumLifetime))
+            if seconds > 0 { expiresAt = now.addingTimeInterval(min(seconds, maximumLifetime)) }
         }
         let scopes: [String]
-        if let scope = fields["scope"] {
+        if let scope = fields["scope"], scope != .null {
             switch scope {
             case let .string(text):
                 let separators = CharacterSet(charactersIn: separator == " " ? " " : separator + " ")

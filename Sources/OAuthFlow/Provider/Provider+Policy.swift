@@ -31,7 +31,9 @@ extension Provider {
         /// The `token_type` assumed when a token answer has none (`token_response.default_token_type`); nil refuses such an answer.
         public var defaultTokenType: String? = nil
         /// How userinfo (and the profile's extra call) is requested.
-        public var userinfo: UserinfoRequest
+        /// The userinfo request (and the profile's extra call): the descriptor's `userinfo` section, its variables
+        /// filled in; `{client_id}` and `{token.…}` placeholders are filled when the request is made.
+        public var userinfo: ProviderDescriptor.Userinfo
         /// Scopes asked for, and how to be issued a refresh token.
         public var scopes: ScopePolicy
         /// How the provider answers the device authorization grant.
@@ -139,30 +141,6 @@ extension Provider {
             public var refreshCallbackParameters: [String] = []
         }
 
-        /// The userinfo request (and the profile's extra call): its method, where the access token goes, and
-        /// what else it carries (GitHub's `User-Agent`, Trakt's client id, Linear's GraphQL body).
-        public struct UserinfoRequest: Sendable, Hashable {
-            public var method: TransportRequest.Method
-            /// Extra headers; `{client_id}` and `{token.…}` placeholders are filled when the request is made.
-            public var headers: [String: String]
-            public var placement: ProviderDescriptor.Userinfo.Placement = .header
-            /// The word before the token in the `Authorization` header; empty sends the token alone.
-            public var scheme = "Bearer"
-            /// The parameter carrying the token with `query` or `body`.
-            public var tokenParameter = "access_token"
-            /// Extra query parameters, with the placeholders `headers` takes.
-            public var query: [String: String] = [:]
-            /// Fields of a form-encoded body, with the same placeholders; the token joins them with `placement: body`.
-            public var form: [String: String] = [:]
-            /// A fixed body, sent as written, and its media type.
-            public var body: String?
-            public var contentType: String?
-
-            public init(method: TransportRequest.Method, headers: [String: String]) {
-                self.method = method
-                self.headers = headers
-            }
-        }
 
         /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
         public struct ScopePolicy: Sendable, Hashable {

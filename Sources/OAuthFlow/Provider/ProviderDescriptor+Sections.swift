@@ -76,7 +76,7 @@ extension ProviderDescriptor.Userinfo {
     /// - Parameters:
     ///   - dpop: Whether the provider's tokens may be DPoP-bound, which only the header can carry.
     ///   - extraCall: Whether the profile makes its extra call, a `GET` that takes the token as userinfo does.
-    func resolved(dpop: Bool, extraCall: Bool, _ refusals: inout PolicyRefusals) -> Provider.Policy.UserinfoRequest {
+    func resolved(dpop: Bool, extraCall: Bool, _ refusals: inout PolicyRefusals) -> Self {
         func templates(_ values: [String: String], _ key: String) -> [String: String] {
             var filled: [String: String] = [:]
             for (name, template) in values.sorted(by: { $0.key < $1.key }) {
@@ -90,14 +90,10 @@ extension ProviderDescriptor.Userinfo {
             }
             return filled
         }
-        var request = Provider.Policy.UserinfoRequest(method: method == .post ? .post : .get, headers: templates(headers, "headers"))
+        var request = self
+        request.headers = templates(headers, "headers")
         request.query = templates(query, "query")
         request.form = templates(form, "form")
-        request.placement = placement
-        request.scheme = scheme
-        request.tokenParameter = tokenParameter
-        request.body = body
-        request.contentType = contentType
         for name in headers.keys.sorted() where name.lowercased() == "authorization" && placement == .header {
             refusals.refuse(
                 ["userinfo", "headers"], item: name, "sets `Authorization`, which carries the access token; use `scheme` for another word")

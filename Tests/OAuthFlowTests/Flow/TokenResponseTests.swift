@@ -51,6 +51,17 @@ import OAuthFlowTestSupport
         #expect(throws: FlowError.self) { try parse(#"{"access_token":"at","refresh_token":\#(token),"token_type":"bearer"}"#) }
     }
 
+    /// Mailchimp answers `"expires_in": 0, "scope": null` for a token that does not expire: null is an absent
+    /// member, and a zero lifetime states none.
+    @Test func nullScopeAndAZeroLifetimeStateNothing() throws {
+        let tokens = try parse(#"{"access_token":"at","token_type":"bearer","expires_in":0,"scope":null}"#)
+        #expect(tokens.expiresAt == nil)
+        #expect(tokens.scopes == ["openid", "email"])
+        #expect(try parse(#"{"access_token":"at","token_type":"bearer","expires_in":null}"#).expiresAt == nil)
+        #expect(throws: FlowError.self) { try parse(#"{"access_token":"at","token_type":"bearer","expires_in":-1}"#) }
+        #expect(throws: FlowError.self) { try parse(#"{"access_token":"at","token_type":"bearer","scope":7}"#) }
+    }
+
     @Test func absentScopeMeansTheRequestedScopes() throws {
         #expect(try parse(#"{"access_token":"at","token_type":"bearer"}"#).scopes == ["openid", "email"])
     }
