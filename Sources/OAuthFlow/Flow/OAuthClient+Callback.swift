@@ -70,14 +70,17 @@ extension OAuthClient {
                 .invalidCallback, "provider `\(provider.id)` signs its callbacks with the client secret, and this client has none to check them with")
         }
         guard let sent = callback.parameters[signature.parameter] else {
-            throw FlowError(.invalidCallback, "the callback carries no `\(signature.parameter)` signature, which provider `\(provider.id)` always sends")
+            throw FlowError(
+                .invalidCallback, "the callback carries no `\(signature.parameter)` signature, which provider `\(provider.id)` always sends")
         }
         let message = callback.parameters.filter { $0.key != signature.parameter }.sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: SymmetricKey(data: Data(secret.value.utf8)))
         let expected = Data(mac).map { String(format: "%02x", $0) }.joined()
         guard ConstantTime.equals(expected, sent.lowercased()) else {
-            throw FlowError(.invalidCallback, "the callback's `\(signature.parameter)` signature does not match its parameters; it was not sent by provider `\(provider.id)`")
+            throw FlowError(
+                .invalidCallback,
+                "the callback's `\(signature.parameter)` signature does not match its parameters; it was not sent by provider `\(provider.id)`")
         }
     }
 

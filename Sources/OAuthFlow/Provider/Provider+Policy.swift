@@ -141,7 +141,6 @@ extension Provider {
             public var refreshCallbackParameters: [String] = []
         }
 
-
         /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
         public struct ScopePolicy: Sendable, Hashable {
             public var defaults: [String]

@@ -158,7 +158,8 @@ extension ProviderDescriptor.RevocationSettings {
         if placement == .bearer, let index = tokens.firstIndex(of: .refreshToken) {
             refusals.refuse(
                 ["revocation", "tokens"], item: String(index),
-                "lists `refresh_token`, but `placement: bearer` sends the token as the request's Bearer token, which a refresh token never is (RFC 6750)")
+                "lists `refresh_token`, but `placement: bearer` sends the token as the request's Bearer token, which a refresh token never is (RFC 6750)"
+            )
         }
         let engineParameters: Set<String> = [
             tokenParameter, "token_type_hint", "client_id", "client_secret", "client_assertion", "client_assertion_type",

@@ -38,7 +38,8 @@ struct ReservedParameterRule: LintRule {
         // The token and revocation requests' own parameters: the resolver's refusals.
         return authorization + refusals(file, at: ["token_request", "extra_params"], items: true, atKey: true)
             + refusals(file, at: ["token_request", "callback_params"], items: true)
-            + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"]) + refusals(file, at: ["revocation", "tokens"], items: true)
+            + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"])
+            + refusals(file, at: ["revocation", "tokens"], items: true)
             + refusals(file, at: ["client_auth", "client_id_parameter"])
             + refusals(file, at: ["token_request", "callback_params_on_refresh"], items: true)
             + refusals(file, at: ["device", "scope_parameter"]) + refusals(file, at: ["device", "extra_params"], items: true, atKey: true)
