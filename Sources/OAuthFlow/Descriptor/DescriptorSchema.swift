@@ -116,7 +116,7 @@ package enum DescriptorSchema {
         Field("docs_url", .urlTemplate, "Where the provider documents client registration."),
         Field(
             "issuer", .urlTemplate,
-            "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too."
+            "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too; one that publishes no issuer and sends no `iss` needs none with `security.iss_parameter: absent`."
         ),
         Field("discovery", .object(discoveryFields), "Where the server publishes its metadata, if anywhere."),
         Field("endpoints", .object(endpointFields), "Static endpoint URLs. They take precedence over discovered ones."),
@@ -162,7 +162,7 @@ package enum DescriptorSchema {
             "A JSON or YAML file, relative to the descriptor, holding the resource list (the Cloudentity sample's `scopeData.json` format)."),
         Field(
             "profile", .object(profileFields),
-            "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape."
+            "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape. A field left out keeps its default sources; write `[]` for one the provider does not have. In a flow list (`[...]`), quote a source that holds `[`, `]`, `{` or `,` (`subject: ['userinfo.data[0].id']`)."
         ),
     ]
 
@@ -410,7 +410,9 @@ package enum DescriptorSchema {
     static let revocationDefaults = ProviderDescriptor.RevocationSettings()
 
     static let revocationFields: [Field] = [
-        Field("method", default: revocationDefaults.method, "The HTTP method (osu! and Todoist revoke with `DELETE`)."),
+        Field(
+            "method", default: revocationDefaults.method,
+            "The HTTP method (osu! revokes with `DELETE`; a `GET`, Oura's, carries the token in the query or as the Bearer token)."),
         Field(
             "placement", default: revocationDefaults.placement,
             "Where the token goes: `body`, form-encoded (RFC 7009 §2.1); `query`, the query string; `bearer`, the request's own `Authorization: Bearer` header, the token revoking itself."
@@ -419,6 +421,9 @@ package enum DescriptorSchema {
             "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.tokenParameter,
             "The parameter carrying the token with `body` or `query` (Yandex, LINE, Strava: `access_token`)."),
         Field("type_hint", .boolean, default: "\(revocationDefaults.typeHint)", "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
+        Field(
+            "type_hint_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.typeHintParameter,
+            "The parameter carrying the hint (Kick: `token_hint_type`)."),
         Field(
             "client_authentication", .boolean, default: "\(revocationDefaults.clientAuthentication)",
             "Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a confidential client). A `bearer` request is authorized by its token."
@@ -521,7 +526,7 @@ package enum DescriptorSchema {
     static let securityFields: [Field] = [
         Field(
             "pkce", default: securityDefaults.pkce,
-            "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`."),
+            "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`. When the provider's pages do not mention PKCE, `supported` is the safe reading: a server that does not know the parameters ignores them (RFC 6749 §3.1)."),
         Field(
             "pkce_method", default: securityDefaults.pkceMethod,
             "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),

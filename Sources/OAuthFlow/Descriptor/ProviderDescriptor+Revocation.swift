@@ -7,6 +7,8 @@ extension ProviderDescriptor {
         public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
             case post = "POST"
             case delete = "DELETE"
+            /// With the token in the query or as the Bearer token: a `GET` has no body (Oura).
+            case get = "GET"
         }
 
         /// Where the token goes.
@@ -31,6 +33,8 @@ extension ProviderDescriptor {
         public var tokenParameter = "token"
         /// Whether `token_type_hint` is sent (RFC 7009 §2.1).
         public var typeHint = true
+        /// The parameter carrying the hint (Kick: `token_hint_type`).
+        public var typeHintParameter = "token_type_hint"
         /// Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a
         /// confidential client); a `bearer` request is authorized by the token itself.
         public var clientAuthentication = true
@@ -43,7 +47,7 @@ extension ProviderDescriptor {
         public var condition: String?
 
         enum CodingKeys: String, CodingKey {
-            case method, placement, tokenParameter = "token_parameter", typeHint = "type_hint"
+            case method, placement, tokenParameter = "token_parameter", typeHint = "type_hint", typeHintParameter = "type_hint_parameter"
             case clientAuthentication = "client_authentication", tokens, extraParams = "extra_params", condition
         }
 
@@ -57,6 +61,7 @@ extension ProviderDescriptor {
             placement = try o.choice(CodingKeys.placement) ?? defaults.placement
             tokenParameter = try o.string(CodingKeys.tokenParameter) ?? defaults.tokenParameter
             typeHint = try o.bool(CodingKeys.typeHint) ?? defaults.typeHint
+            typeHintParameter = try o.string(CodingKeys.typeHintParameter) ?? defaults.typeHintParameter
             clientAuthentication = try o.bool(CodingKeys.clientAuthentication) ?? defaults.clientAuthentication
             tokens = try o.choices(CodingKeys.tokens) ?? defaults.tokens
             extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams

@@ -38,7 +38,7 @@ extension OAuthClient {
         var parameters: [(String, String)] = []
         if settings.placement != .bearer {
             parameters.append((settings.tokenParameter, token.value))
-            if settings.typeHint { parameters.append(("token_type_hint", kind.rawValue)) }
+            if settings.typeHint { parameters.append((settings.typeHintParameter, kind.rawValue)) }
         }
         parameters += settings.extraParams.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let response: TransportResponse
@@ -124,6 +124,7 @@ extension ProviderDescriptor.RevocationSettings.Method {
         switch self {
         case .post: .post
         case .delete: .delete
+        case .get: .get
         }
     }
 }

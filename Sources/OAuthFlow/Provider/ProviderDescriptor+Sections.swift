@@ -76,13 +76,16 @@ extension ProviderDescriptor.Userinfo {
     /// - Parameters:
     ///   - dpop: Whether the provider's tokens may be DPoP-bound, which only the header can carry.
     ///   - extraCall: Whether the profile makes its extra call, a `GET` that takes the token as userinfo does.
-    func resolved(dpop: Bool, extraCall: Bool, _ refusals: inout PolicyRefusals) -> Self {
+    func resolved(dpop: Bool, extraCall: Bool, declared: Set<String>, _ refusals: inout PolicyRefusals) -> Self {
+        let checkingOnly = refusals.variables == nil
         func templates(_ values: [String: String], _ key: String) -> [String: String] {
             var filled: [String: String] = [:]
             for (name, template) in values.sorted(by: { $0.key < $1.key }) {
                 let value = refusals.filled(template, ["userinfo", key, name], keeping: RequestTemplate.requestPlaceholders(in: template))
+                // Checked without values (lint): a declared variable stands for the value it will have.
+                let checked = checkingOnly ? URLTemplate(value).rendering { declared.contains(String($0)) ? "v" : "{\($0)}" } : value
                 do {
-                    _ = try RequestTemplate(parsing: value)
+                    _ = try RequestTemplate(parsing: checked)
                 } catch {
                     refusals.refuse(["userinfo", key], item: name, error.reason)
                 }
@@ -161,8 +164,14 @@ extension ProviderDescriptor.RevocationSettings {
                 "lists `refresh_token`, but `placement: bearer` sends the token as the request's Bearer token, which a refresh token never is (RFC 6750)"
             )
         }
+        if method == .get, placement == .body {
+            refusals.refuse(["revocation", "method"], "is `GET`, which has no body: use `placement: query` or `bearer`")
+        }
+        if typeHintParameter == tokenParameter {
+            refusals.refuse(["revocation", "type_hint_parameter"], "is `\(tokenParameter)`, the parameter carrying the token")
+        }
         let engineParameters: Set<String> = [
-            tokenParameter, "token_type_hint", "client_id", "client_secret", "client_assertion", "client_assertion_type",
+            tokenParameter, typeHintParameter, "client_id", "client_secret", "client_assertion", "client_assertion_type",
         ]
         for name in extraParams.keys.sorted() where engineParameters.contains(name) {
             refusals.refuse(["revocation", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a revocation request")

@@ -40,6 +40,7 @@ struct ReservedParameterRule: LintRule {
             + refusals(file, at: ["token_request", "callback_params"], items: true)
             + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"])
             + refusals(file, at: ["revocation", "tokens"], items: true)
+            + refusals(file, at: ["revocation", "method"]) + refusals(file, at: ["revocation", "type_hint_parameter"])
             + refusals(file, at: ["client_auth", "client_id_parameter"])
             + refusals(file, at: ["token_request", "callback_params_on_refresh"], items: true)
             + refusals(file, at: ["device", "scope_parameter"]) + refusals(file, at: ["device", "extra_params"], items: true, atKey: true)

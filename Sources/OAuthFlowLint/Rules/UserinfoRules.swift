@@ -29,8 +29,8 @@ struct TokenInQueryRule: LintRule {
     static let description = RuleDescription(
         identifier: "token_in_query", name: "Token in query",
         summary:
-            "`userinfo.placement: query` puts the access token in the URL, which servers and proxies log (RFC 6750 §2.3 advises against it); use it only for a provider that takes the token nowhere else, and say so in a comment.",
-        severity: .warning,
+            "`userinfo.placement: query` puts the access token in the URL, which servers and proxies log (RFC 6750 §2.3 advises against it): advice, for a provider that takes the token nowhere else (Stack Exchange, WeChat); say so in a comment.",
+        severity: .info,
         triggering: [Examples.valid + "userinfo:\n  placement: query\n"],
         nonTriggering: [Examples.valid + "userinfo:\n  placement: header\n"])
 

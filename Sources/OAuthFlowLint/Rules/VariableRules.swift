@@ -35,7 +35,7 @@ struct UnusedVariableRule: LintRule {
     static let description = RuleDescription(
         identifier: "unused_variable", name: "Unused variable",
         summary:
-            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, or `access_tokens.audience`).",
+            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, `access_tokens.audience`, or a `userinfo` header, query or form value).",
         severity: .warning,
         triggering: [Examples.valid + "variables:\n  tenant:\n    description: Tenant id\n"],
         nonTriggering: [
@@ -46,7 +46,10 @@ struct UnusedVariableRule: LintRule {
     func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         // URLs, and the other templates variables fill: a generated client secret's issuer, an API's audience.
-        let templates = [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
+        let userinfo = descriptor.userinfo
+        let templates =
+            [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
+            + Array(userinfo.headers.values) + Array(userinfo.query.values) + Array(userinfo.form.values)
         // A descriptor declares a few variables and uses them a dozen times: searching the uses for each
         // costs less than hashing every use into a set.
         func isUsed(_ name: String) -> Bool {
@@ -54,7 +57,7 @@ struct UnusedVariableRule: LintRule {
                 || templates.contains { URLTemplate($0).placeholders.contains { $0.name == name } }
         }
         return descriptor.variables.keys.sorted().filter { !isUsed($0) }.map {
-            diagnostic(file, ["variables", $0], "variable `\($0)` is declared but no URL uses `{\($0)}`", atKey: true)
+            diagnostic(file, ["variables", $0], "variable `\($0)` is declared but nothing uses `{\($0)}`", atKey: true)
         }
     }
 }

@@ -121,6 +121,22 @@ import Testing
         #expect(url.contains("s3cret") == false)
     }
 
+    @Test func aGETCarriesTheTokenInTheQueryWithoutABody() async throws {
+        let recorder = Recorder()
+        let client = try custom(
+            "  method: GET\n  placement: query\n  token_parameter: access_token\n  type_hint: false\n  client_authentication: false\n", recorder)
+        try await client.revoke(Secret("at-1"), kind: .accessToken)
+        #expect(recorder.last?.method == .get && recorder.last?.body == nil)
+        #expect(Self.query(recorder.last) == ["access_token": "at-1", "client_id": "app"])
+    }
+
+    @Test func theHintGoesUnderTheNameTheProviderReads() async throws {
+        let recorder = Recorder()
+        let client = try custom("  placement: query\n  type_hint_parameter: token_hint_type\n  client_authentication: false\n", recorder)
+        try await client.revoke(Secret("rt-1"), kind: .refreshToken)
+        #expect(Self.query(recorder.last) == ["token": "rt-1", "token_hint_type": "refresh_token", "client_id": "app"])
+    }
+
     @Test func aDeleteWithAFormBodyAuthenticatesAsAtTheTokenEndpoint() async throws {
         let recorder = Recorder()
         let client = try custom("  method: DELETE\n", clientAuth: "client_secret_post", recorder)
@@ -153,6 +169,9 @@ import Testing
         ("  extra_params:\n    client_secret: x\n", ["revocation", "extra_params", "client_secret"]),
         ("  placement: bearer\n", ["revocation", "tokens", "0"]),
         ("  placement: bearer\n  tokens: [access_token, refresh_token]\n", ["revocation", "tokens", "1"]),
+        ("  method: GET\n", ["revocation", "method"]),
+        ("  type_hint_parameter: token\n", ["revocation", "type_hint_parameter"]),
+        ("  type_hint_parameter: x\n  extra_params:\n    x: y\n", ["revocation", "extra_params", "x"]),
     ])
     func aSectionThatCannotWorkIsRefusedAtItsSetting(_ section: String, _ keyPath: [String]) throws {
         let descriptor = try TestDescriptor(extra: "revocation:\n" + section).descriptor()
