@@ -273,6 +273,18 @@ struct CLI {
         #expect(text.stdout.contains("  catalog: pkce \(catalog["pkce"] as? String ?? "?"), refresh \(catalog["refresh"] as? String ?? "?")"))
     }
 
+    /// What a userinfo call needs beyond a Bearer GET, and a provider that sends no scope, are shown.
+    @Test func showPrintsTheUserinfoRequestAndAbsentScopes() async throws {
+        let linear = try await CLI.run(["providers", "show", "linear"])
+        #expect(linear.stdout.contains("  userinfo request: POST, Authorization: Bearer <token>, body {\"query\": "), "\(linear.stdout)")
+        let trakt = try await CLI.run(["providers", "show", "trakt"])
+        #expect(trakt.stdout.contains("trakt-api-key={client_id} trakt-api-version=2"), "\(trakt.stdout)")
+        let bungie = try await CLI.run(["providers", "show", "bungie"])
+        #expect(bungie.stdout.contains("  scopes: none sent"), "\(bungie.stdout)")
+        let asana = try await CLI.run(["providers", "show", "asana"])
+        #expect(asana.status == 0 && !asana.stdout.contains("userinfo request:"), "a plain Bearer GET needs no line")
+    }
+
     @Test func showListsGrantableResources() async throws {
         let result = try await CLI.run(["providers", "show", "cloudentity", "--var", "tenant=acme", "--var", "workspace=demo"])
         #expect(result.status == 0, "\(result.stderr)")

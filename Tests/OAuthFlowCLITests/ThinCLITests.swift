@@ -35,6 +35,16 @@ import OAuthFlowTestSupport
         #expect(!kubectl.stderr.contains("hint:") && !kubectl.stderr.contains("--client-id"), "\(kubectl.stderr)")
     }
 
+    /// A provider that takes confidential clients only: the hint names the flag that gives the secret.
+    @Test func aMissingClientSecretHintsAtTheFlag() async throws {
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        let result = try await run(
+            ["authorize-url", "trakt", "--client-id", "app-1"], environment: ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("\nhint: name the client's secret with --client-secret-env VAR"), "\(result.stderr)")
+    }
+
     /// A bad clients file is a state: exit 1, its place in the file, no usage banner.
     @Test func aBrokenClientsFileIsAState() async throws {
         let config = try TemporaryDirectory()

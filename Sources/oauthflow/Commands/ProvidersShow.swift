@@ -92,10 +92,32 @@ extension OAuthFlowCommand.Providers {
             }
         }
 
+        /// How the userinfo call differs from a GET with `Authorization: Bearer`, in one line; nil when it does not.
+        static func userinfoRequest(_ userinfo: ProviderDescriptor.Userinfo) -> String? {
+            guard userinfo != ProviderDescriptor.Userinfo() else { return nil }
+            var parts = [userinfo.method.rawValue]
+            switch userinfo.placement {
+            case .header: parts.append(userinfo.scheme.isEmpty ? "the token alone in Authorization" : "Authorization: \(userinfo.scheme) <token>")
+            case .query: parts.append("the token in the query as `\(userinfo.tokenParameter)`")
+            case .body: parts.append("the token in a form body as `\(userinfo.tokenParameter)`")
+            }
+            func listed(_ values: [String: String]) -> String { values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+            if !userinfo.headers.isEmpty { parts.append("headers \(listed(userinfo.headers))") }
+            if !userinfo.query.isEmpty { parts.append("query \(listed(userinfo.query))") }
+            if !userinfo.form.isEmpty { parts.append("form \(listed(userinfo.form))") }
+            if let body = userinfo.body { parts.append("body \(body)" + (userinfo.contentType.map { " (\($0))" } ?? "")) }
+            return parts.joined(separator: ", ")
+        }
+
         func run() async throws {
             try await Output.running {
                 let provider = try registryOptions.provider(named: name, variables: variableOptions.values)
-                let catalog = try registryOptions.descriptor(named: name).catalogEntry
+                let descriptor = try registryOptions.descriptor(named: name)
+                let catalog = descriptor.catalogEntry
+                // A document recorded as naming no end-session endpoint (`discovery.lacks`) gives none to read.
+                let endSession =
+                    provider.endSessionSource == .discovery && descriptor.discovery.lacks.contains(.endSession)
+                    ? "none" : provider.endSessionSource.rawValue
                 let policy = provider.policy
                 let set = provider.endpoints.all
                 let endpoints = Dictionary(uniqueKeysWithValues: set.map { ($0.key, $0.url.absoluteString) })
@@ -115,7 +137,7 @@ extension OAuthFlowCommand.Providers {
                     redirect: policy.webRedirectOnly
                         ? "https web redirect URIs only (no loopback): sign in through a web app's routes" : provider.loopback.display,
                     logout: .init(
-                        endSession: provider.endSessionSource.rawValue,
+                        endSession: endSession,
                         style: policy.logout.style.rawValue, redirectParameter: policy.logout.redirectParameter,
                         backChannel: policy.logout.backChannel.supported, backChannelSessions: policy.logout.backChannel.sessionSupported,
                         frontChannel: policy.logout.frontChannel.supported, frontChannelSessions: policy.logout.frontChannel.sessionSupported),
@@ -133,13 +155,19 @@ extension OAuthFlowCommand.Providers {
                     lines.append("  other endpoints: from the discovery document, when first needed")
                 }
                 lines.append("  grants: \(policy.grantTypes.map(\.shortName).joined(separator: ", "))")
-                lines.append("  scopes: \(policy.scopes.joined(policy.scopes.defaults))")
+                switch (policy.scopes.parameter, policy.scopes.defaults.isEmpty) {
+                case (.never, _): lines.append("  scopes: none sent (the provider fixes them at registration)")
+                case (.always, true): lines.append("  scopes: an empty `scope` parameter")
+                case (_, true): lines.append("  scopes: none asked for (no `scope` parameter)")
+                default: lines.append("  scopes: \(policy.scopes.joined(policy.scopes.defaults))")
+                }
                 if !policy.scopes.offlineScopes.isEmpty || !policy.scopes.offlineParameters.isEmpty {
                     let params = policy.scopes.offlineParameters.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
                     lines.append("  offline: " + (policy.scopes.offlineScopes + params).joined(separator: " "))
                 }
                 for (key, value) in policy.authorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("  extra param: \(key)=\(value)") }
                 lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
+                if let request = Self.userinfoRequest(policy.userinfo) { lines.append("  userinfo request: \(request)") }
                 if let secret = policy.generatedSecret {
                     lines.append(
                         "  client secret: a JWT the engine signs with the client's private key (iss \(secret.issuer), aud \(secret.audience), valid \(Int(secret.lifetime)) s)"
