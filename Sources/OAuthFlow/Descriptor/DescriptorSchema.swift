@@ -238,6 +238,10 @@ package enum DescriptorSchema {
         Field(
             "pushed_authorization", .urlTemplate,
             "Pushed authorization request endpoint (RFC 9126); discovery's `pushed_authorization_request_endpoint` otherwise."),
+        Field(
+            "refresh", .urlTemplate,
+            "Where refresh requests (RFC 6749 §6) go, for a provider that takes them apart from the token endpoint (Figma, DigitalOcean); the token endpoint otherwise."
+        ),
     ]
 
     static let variableFields: [Field] = [

@@ -220,11 +220,13 @@ extension ProviderDescriptor {
         public var jwks: String?
         /// Pushed authorization request endpoint (RFC 9126).
         public var pushedAuthorization: String?
+        /// Where refresh requests go, for a provider that takes them apart from the token endpoint (Figma, DigitalOcean).
+        public var refresh: String?
 
         enum CodingKeys: String, CodingKey {
             case authorization, token, userinfo, revocation, introspection
             case endSession = "end_session", deviceAuthorization = "device_authorization", jwks
-            case pushedAuthorization = "pushed_authorization"
+            case pushedAuthorization = "pushed_authorization", refresh
         }
 
         public init() {}
@@ -239,6 +241,7 @@ extension ProviderDescriptor {
             deviceAuthorization = try o.string(CodingKeys.deviceAuthorization)
             jwks = try o.string(CodingKeys.jwks)
             pushedAuthorization = try o.string(CodingKeys.pushedAuthorization)
+            refresh = try o.string(CodingKeys.refresh)
         }
 
         /// Every endpoint that is set, by its YAML key.
@@ -247,6 +250,7 @@ extension ProviderDescriptor {
                 ("authorization", authorization), ("token", token), ("userinfo", userinfo),
                 ("revocation", revocation), ("introspection", introspection), ("end_session", endSession),
                 ("device_authorization", deviceAuthorization), ("jwks", jwks), ("pushed_authorization", pushedAuthorization),
+                ("refresh", refresh),
             ]
             return pairs.compactMap { key, value in value.map { (key, $0) } }
         }

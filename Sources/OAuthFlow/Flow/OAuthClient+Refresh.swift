@@ -62,7 +62,7 @@ extension OAuthClient {
                 if (200..<300).contains(response.status) { arrived(response) }
             }
         }
-        let response = try await tokenRequest(parameters, proofKey: tokens.proofKey, arrival: arrival)
+        let response = try await tokenRequest(parameters, proofKey: tokens.proofKey, refreshing: true, arrival: arrival)
         let refreshed = try bound(explainingEncoding(sent: parameters) { try parse(response) }, key: tokens.proofKey)
         let unchecked = keepable(refreshed) != refreshed
         try await received?(keepable(refreshed))

@@ -63,10 +63,19 @@ extension OAuthClient {
         }
     }
 
+    /// A request to the token endpoint with the fixed parameters added; a redirect answer is refused.
+    ///
+    /// - Parameter refreshing: Whether it is a refresh, which goes to `endpoints.refresh` when the provider names one.
     func tokenRequest(
-        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, arrival: (@Sendable (TransportResponse) -> Void)? = nil
+        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, refreshing: Bool = false,
+        arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
-        let endpoint = try await endpoint(\.token, "token")
+        let endpoint: URL
+        if refreshing, let refresh = provider.endpoints.refresh {
+            endpoint = refresh
+        } else {
+            endpoint = try await self.endpoint(\.token, "token")
+        }
         let fixed = provider.policy.tokenRequest.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let response = try await post(to: endpoint, parameters + fixed, proofKey: proofKey, arrival: arrival)
         if (300..<400).contains(response.status) {

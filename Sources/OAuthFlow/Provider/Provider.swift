@@ -71,17 +71,21 @@ public struct Provider: Sendable, Hashable {
         public var pushedAuthorization: URL?
         /// The token endpoint's mutual-TLS alias (RFC 8705 §5), from discovery's `mtls_endpoint_aliases`.
         public var mtlsToken: URL?
+        /// Where refresh requests go when not to the token endpoint (`endpoints.refresh`: Figma, DigitalOcean).
+        public var refresh: URL? = nil
 
         /// Every endpoint that is set, by its YAML key, in the descriptor's order.
         public var all: [(key: String, url: URL)] {
-            let urls = [authorization, token, userinfo, revocation, introspection, endSession, deviceAuthorization, jwks, pushedAuthorization]
+            let urls = [
+                authorization, token, userinfo, revocation, introspection, endSession, deviceAuthorization, jwks, pushedAuthorization, refresh,
+            ]
             return zip(Self.keys, urls).compactMap { key, url in url.map { (key, $0) } }
         }
 
         /// Every endpoint's YAML key, in the descriptor's order.
         public static let keys = [
             "authorization", "token", "userinfo", "revocation", "introspection", "end_session", "device_authorization", "jwks",
-            "pushed_authorization",
+            "pushed_authorization", "refresh",
         ]
     }
 

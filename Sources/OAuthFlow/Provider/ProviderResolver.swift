@@ -62,7 +62,8 @@ extension ProviderDescriptor {
             endSession: try url(self.endpoints.endSession, "endpoints.end_session"),
             deviceAuthorization: try url(self.endpoints.deviceAuthorization, "endpoints.device_authorization"),
             jwks: try url(self.endpoints.jwks, "endpoints.jwks"),
-            pushedAuthorization: try url(self.endpoints.pushedAuthorization, "endpoints.pushed_authorization"))
+            pushedAuthorization: try url(self.endpoints.pushedAuthorization, "endpoints.pushed_authorization"),
+            refresh: try url(self.endpoints.refresh, "endpoints.refresh"))
         let discoveryURL: URL?
         if let explicit = discovery.url {
             discoveryURL = try url(explicit, "discovery.url")

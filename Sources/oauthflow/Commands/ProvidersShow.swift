@@ -101,7 +101,9 @@ extension OAuthFlowCommand.Providers {
             case .query: parts.append("the token in the query as `\(userinfo.tokenParameter)`")
             case .body: parts.append("the token in a form body as `\(userinfo.tokenParameter)`")
             }
-            func listed(_ values: [String: String]) -> String { values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+            func listed(_ values: [String: String]) -> String {
+                values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
             if !userinfo.headers.isEmpty { parts.append("headers \(listed(userinfo.headers))") }
             if !userinfo.query.isEmpty { parts.append("query \(listed(userinfo.query))") }
             if !userinfo.form.isEmpty { parts.append("form \(listed(userinfo.form))") }

@@ -13,7 +13,8 @@ enum Advice {
     /// The same for the client's secret, which a confidential client's provider needs before anything is sent.
     static func clientID(_ error: any Error) -> String? {
         if let error = error as? FlowError, error.code == .missingClientSecret {
-            return "name the client's secret with --client-secret-env VAR (the variable holding it), or client_secret_env or client_secret_file in clients.yaml"
+            return
+                "name the client's secret with --client-secret-env VAR (the variable holding it), or client_secret_env or client_secret_file in clients.yaml"
         }
         guard let error = error as? ClientSettingsError, error.code == .missingClientID else { return nil }
         return "or name the client on the command line with --client-id ID"

@@ -106,6 +106,7 @@ import OAuthFlowTestSupport
         let discoveryURL = provider.discoveryURL.map { Self.withoutQuery($0.absoluteString) }
         let extraURL = provider.profile.extraCall.map { Self.withoutQuery($0.absoluteString) }
         let revocationURL = url(provider.endpoints.revocation, "revocation_endpoint")
+        let refreshURL = provider.endpoints.refresh.map { Self.withoutQuery($0.absoluteString) }
         let calls = Calls()
         let issuer = provider.issuer?.absoluteString
         // A provider whose client secret the client signs (Apple): a key for it, and the stand-in checks the secret.
@@ -119,7 +120,7 @@ import OAuthFlowTestSupport
                     status: answer.status, headers: answer.contentType.map { ["Content-Type": $0] } ?? [:], body: Data((body ?? answer.body).utf8))
             }
             switch address {
-            case tokenURL:
+            case tokenURL, refreshURL:
                 let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
                 let json = (try? JSONDecoder().decode([String: JSONValue].self, from: request.body ?? Data())) ?? [:]
                 let grant = form["grant_type"] ?? json["grant_type"]?.stringValue
@@ -250,7 +251,7 @@ import OAuthFlowTestSupport
             }
         }
         #expect(
-            !calls.all.contains { ![tokenURL, userinfoURL, extraURL, jwksURL, discoveryURL, revocationURL].contains($0) },
+            !calls.all.contains { ![tokenURL, userinfoURL, extraURL, jwksURL, discoveryURL, revocationURL, refreshURL].contains($0) },
             "\(id): only its endpoints were called: \(calls.all)")
     }
 
