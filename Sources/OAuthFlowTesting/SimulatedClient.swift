@@ -71,7 +71,7 @@ public struct SimulatedClient: Sendable, Hashable {
     }
 
     /// A confidential client that authenticates with JWTs signed with its private key (`private_key_jwt`, RFC 7523 §2.2):
-    /// the provider verifies them with `publicKeyPEM`, an RSA (RS256, PS256) or P-256 (ES256) public key.
+    /// the provider verifies them with `publicKeyPEM`, an RSA (RS256, PS256), P-256 (ES256) or Ed25519 (EdDSA) public key.
     public static func privateKeyJWT(id: String, publicKeyPEM: String, redirectURIs: [URL] = [], scopes: [String]? = nil) -> SimulatedClient {
         SimulatedClient(id: id, authentication: .privateKeyJWT, redirectURIs: redirectURIs, scopes: scopes, publicKeyPEM: publicKeyPEM)
     }

@@ -63,7 +63,7 @@ extension SimulatedProvider {
     }
 
     /// Whether `signature` signs `input` under `algorithm` with the public key in `pem`: ES256 with a P-256 key, RS256 or
-    /// PS256 with an RSA key.
+    /// PS256 with an RSA key, EdDSA with an Ed25519 key.
     static func verifies(_ signature: Data, of input: Data, algorithm: String, publicKeyPEM pem: String) -> Bool {
         switch algorithm {
         case "ES256":
@@ -71,6 +71,9 @@ extension SimulatedProvider {
                 let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
             else { return false }
             return key.isValidSignature(raw, for: input)
+        case "EdDSA":
+            guard let key = try? Curve25519.Signing.PublicKey(pemRepresentation: pem) else { return false }
+            return key.isValidSignature(signature, for: input)
         case "RS256", "PS256":
             guard let key = try? _RSA.Signing.PublicKey(pemRepresentation: pem) else { return false }
             let padding: _RSA.Signing.Padding = algorithm == "PS256" ? .PSS : .insecurePKCS1v1_5

@@ -4,6 +4,9 @@ import JWTKit
 import OAuthFlow
 
 extension SimulatedProvider {
+    /// The algorithms DPoP proofs may be signed with, as metadata lists them.
+    static let proofAlgorithms = ["ES256", "EdDSA", "RS256", "PS256"]
+
     /// A DPoP proof that passed every check: the thumbprint of its key (RFC 7638), which tokens are bound to.
     struct VerifiedProof {
         let thumbprint: String
@@ -25,7 +28,7 @@ extension SimulatedProvider {
             guard atResource else { return OAuthRefusal(error, description) }
             return OAuthRefusal(
                 error, description, status: 401,
-                challenge: "DPoP error=\"\(error)\", error_description=\"\(description)\", algs=\"ES256 RS256 PS256\"")
+                challenge: "DPoP error=\"\(error)\", error_description=\"\(description)\", algs=\"\(Self.proofAlgorithms.joined(separator: " "))\"")
         }
         guard let proof = Self.header("DPoP", of: request) else { return nil }
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
@@ -33,15 +36,21 @@ extension SimulatedProvider {
             throw refuse("invalid_dpop_proof", "the DPoP proof is not a JWT")
         }
         guard header["typ"]?.stringValue == "dpop+jwt" else { throw refuse("invalid_dpop_proof", "the proof's typ is not dpop+jwt") }
-        guard let algorithm = header["alg"]?.stringValue, ["ES256", "RS256", "PS256"].contains(algorithm) else {
-            throw refuse("invalid_dpop_proof", "the proof's alg is not ES256, RS256 or PS256")
+        guard let algorithm = header["alg"]?.stringValue, Self.proofAlgorithms.contains(algorithm) else {
+            throw refuse("invalid_dpop_proof", "the proof's alg is not one of \(Self.proofAlgorithms.joined(separator: ", "))")
         }
         guard case let .object(jwk)? = header["jwk"] else { throw refuse("invalid_dpop_proof", "the proof's header has no jwk") }
         guard ["d", "p", "q", "dp", "dq", "qi", "k"].allSatisfy({ jwk[$0] == nil }) else {
             throw refuse("invalid_dpop_proof", "the proof's jwk holds a private key")
         }
         let kty = jwk["kty"]?.stringValue
-        guard algorithm == "ES256" ? kty == "EC" && jwk["crv"]?.stringValue == "P-256" : kty == "RSA" else {
+        let fits =
+            switch algorithm {
+            case "ES256": kty == "EC" && jwk["crv"]?.stringValue == "P-256"
+            case "EdDSA": kty == "OKP" && jwk["crv"]?.stringValue == "Ed25519"
+            default: kty == "RSA"
+            }
+        guard fits else {
             throw refuse("invalid_dpop_proof", "the proof's jwk is not a key for \(algorithm)")
         }
         guard claims["htm"]?.stringValue == request.method.rawValue else { throw refuse("invalid_dpop_proof", "htm is not the request's method") }
@@ -82,7 +91,12 @@ extension SimulatedProvider {
 
     /// RFC 7638 §3: the SHA-256 of the key's required members, in lexicographic order, base64url.
     static func thumbprint(of jwk: [String: JSONValue]) -> String {
-        let required = jwk["kty"]?.stringValue == "EC" ? ["crv", "kty", "x", "y"] : ["e", "kty", "n"]
+        let required =
+            switch jwk["kty"]?.stringValue {
+            case "EC": ["crv", "kty", "x", "y"]
+            case "OKP": ["crv", "kty", "x"]  // RFC 8037 §2
+            default: ["e", "kty", "n"]
+            }
         let members = required.map { name -> String in
             let value = String(decoding: (try? JSONEncoder().encode(jwk[name]?.stringValue ?? "")) ?? Data(), as: UTF8.self)
             return "\"\(name)\":\(value)"

@@ -13,6 +13,9 @@ extension SimulatedProvider {
         public var pushesAuthorizationRequests = false
         /// Bind tokens with DPoP: `security.dpop: required`, else `never`.
         public var bindsTokensWithDPoP = false
+        /// The algorithms of the session's DPoP key, in order of preference (`security.dpop_signing_alg_values_supported`);
+        /// nil leaves the descriptor's default (ES256).
+        public var dpopAlgorithms: [JWSAlgorithm]?
         /// The access tokens are JWTs an API verifies itself (`access_tokens.format: jwt`), else opaque and introspected.
         public var accessTokensAreJWTs = false
         /// How the client may authenticate (`client_auth.methods`), in the order the engine tries them: the first whose
@@ -56,8 +59,15 @@ extension SimulatedProvider {
             "authorization:", "  pushed: \(options.pushesAuthorizationRequests ? "always" : "never")",
             "security:", "  pkce: required", "  pkce_method: S256", "  iss_parameter: required", "  nonce: true",
             "  dpop: \(options.bindsTokensWithDPoP ? "required" : "never")",
-            "access_tokens:", "  format: \(options.accessTokensAreJWTs ? "jwt" : "opaque")",
         ]
+        // The defaults accept RS256 and ES256; a provider signing with another algorithm (EdDSA) says so, as its host would.
+        let signing = keyAlgorithm.rawValue
+        if !ProviderDescriptor.Security().idTokenAlgs.contains(signing) { lines.append("  id_token_algs: [\(signing)]") }
+        if let algorithms = options.dpopAlgorithms {
+            lines.append("  dpop_signing_alg_values_supported: [\(algorithms.map(\.rawValue).joined(separator: ", "))]")
+        }
+        lines.append(contentsOf: ["access_tokens:", "  format: \(options.accessTokensAreJWTs ? "jwt" : "opaque")"])
+        if !ProviderDescriptor.AccessTokenSettings().signingAlgs.contains(signing) { lines.append("  signing_algs: [\(signing)]") }
         return lines.joined(separator: "\n") + "\n" + options.extra
     }
 

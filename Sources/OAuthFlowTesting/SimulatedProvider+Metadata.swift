@@ -25,7 +25,7 @@ extension SimulatedProvider {
             "token_endpoint_auth_methods_supported": authMethods,
             "revocation_endpoint_auth_methods_supported": authMethods,
             "introspection_endpoint_auth_methods_supported": authMethods,
-            "token_endpoint_auth_signing_alg_values_supported": strings(["HS256", "RS256", "PS256", "ES256"]),
+            "token_endpoint_auth_signing_alg_values_supported": strings(["HS256", "RS256", "PS256", "ES256", "EdDSA"]),
             "code_challenge_methods_supported": strings(["S256"]),
             "scopes_supported": strings(["openid", "profile", "email", "offline_access"]),
             "claims_supported": strings(["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "name", "email", "email_verified"]),
@@ -34,7 +34,7 @@ extension SimulatedProvider {
             "backchannel_logout_session_supported": .bool(true),
         ]
         if settings.offersDPoP || settings.requiresDPoP {
-            document["dpop_signing_alg_values_supported"] = strings(["ES256", "RS256", "PS256"])
+            document["dpop_signing_alg_values_supported"] = strings(SimulatedProvider.proofAlgorithms)
         }
         return document
     }

@@ -33,7 +33,7 @@ extension SimulatedProvider {
         public var accessTokenFormat: AccessTokenFormat = .opaque
         /// The `aud` of JWT access tokens when the request names no `resource` (RFC 8707).
         public var accessTokenAudience = "https://api.simulated.example"
-        /// ES256 or RS256: what ID tokens, JWT access tokens and logout tokens are signed with.
+        /// ES256, RS256 or EdDSA (Ed25519): what ID tokens, JWT access tokens and logout tokens are signed with.
         public var signingAlgorithm: JWSAlgorithm = .es256
         /// Whether code and device grants get a refresh token.
         public var issuesRefreshTokens = true

@@ -168,13 +168,21 @@ extension SimulatedProvider {
             "iss": .string(issuer.absoluteString), "sub": .string(subject), "aud": .string(issue.clientID),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)),
             "exp": .number(now.addingTimeInterval(settings.idTokenLifetime).timeIntervalSince1970.rounded(.down)),
-            "at_hash": .string(Base64URL.encode(Data(SHA256.hash(data: Data(accessToken.utf8))).prefix(16))),
+            "at_hash": .string(Self.accessTokenHash(accessToken, signedWith: keys[0].algorithm)),
         ]
         if let nonce = issue.nonce { claims["nonce"] = .string(nonce) }
         if let sessionID = issue.sessionID, !sessionID.isEmpty { claims["sid"] = .string(sessionID) }
         if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
         claims.merge(userClaims(subject, scopes: issue.scopes)) { kept, _ in kept }
         return try await keys[0].sign(claims)
+    }
+
+    /// `at_hash` (OpenID Connect Core §3.1.3.6): the left half of the access token's hash, with the hash of the ID token's
+    /// algorithm: SHA-256 for ES256 and RS256, SHA-512 for EdDSA with Ed25519.
+    static func accessTokenHash(_ accessToken: String, signedWith algorithm: JWSAlgorithm) -> String {
+        let data = Data(accessToken.utf8)
+        let digest = algorithm == .eddsa ? Data(SHA512.hash(data: data)) : Data(SHA256.hash(data: data))
+        return Base64URL.encode(digest.prefix(digest.count / 2))
     }
 
     /// The user's claims the scopes release: `name` for `profile`, `email` and `email_verified` for `email`.

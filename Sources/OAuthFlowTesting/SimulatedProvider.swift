@@ -35,6 +35,9 @@ public actor SimulatedProvider {
     public nonisolated let clock: MovableClock
     /// The DPoP nonces the clients of ``environment`` keep: one set per simulated provider, so tests do not share them.
     public nonisolated let nonces = DPoPNonces()
+    /// What the provider's first key signs with (``Settings/signingAlgorithm`` when it was made): its descriptor
+    /// accepts it for ID tokens and JWT access tokens.
+    public nonisolated let keyAlgorithm: JWSAlgorithm
 
     /// The client ``init(issuer:clock:settings:clients:)`` registers unless given others: a public client.
     public static let appClientID = "simulated-app"
@@ -79,6 +82,7 @@ public actor SimulatedProvider {
         self.issuer = issuer
         self.clock = clock
         self.settings = settings
+        self.keyAlgorithm = settings.signingAlgorithm
         let registered =
             clients ?? [
                 .public(id: Self.appClientID, redirectURIs: [Self.appRedirectURI]),

@@ -16,9 +16,10 @@ struct SimulatedSigningKey: Sendable {
     private enum Material: Sendable {
         case ec(ES256PrivateKey)
         case rsa(JWTKit.Insecure.RSA.PrivateKey)
+        case ed25519(EdDSA.PrivateKey)
     }
 
-    /// A new key: P-256 for ES256, RSA 2048 for RS256.
+    /// A new key: P-256 for ES256, RSA 2048 for RS256, Ed25519 for EdDSA.
     static func generate(_ algorithm: JWSAlgorithm) throws -> SimulatedSigningKey {
         let kid = Base64URL.random(bytes: 9)
         switch algorithm {
@@ -36,8 +37,16 @@ struct SimulatedSigningKey: Sendable {
                 kid: kid, algorithm: algorithm,
                 publicJWK: ["kty": "RSA", "n": Base64URL.encode(n), "e": Base64URL.encode(e), "kid": kid, "alg": "RS256", "use": "sig"],
                 material: .rsa(key))
+        case .eddsa:
+            let key = try EdDSA.PrivateKey(curve: .ed25519)
+            return SimulatedSigningKey(
+                kid: kid, algorithm: algorithm,
+                publicJWK: [
+                    "kty": "OKP", "crv": "Ed25519", "x": Base64URL.encode(key.publicKey.rawRepresentation), "kid": kid, "alg": "EdDSA", "use": "sig",
+                ],
+                material: .ed25519(key))
         default:
-            throw SimulationError("a simulated provider signs with ES256 or RS256, not \(algorithm.rawValue)")
+            throw SimulationError("a simulated provider signs with ES256, RS256 or EdDSA, not \(algorithm.rawValue)")
         }
     }
 
@@ -50,6 +59,7 @@ struct SimulatedSigningKey: Sendable {
         switch material {
         case let .ec(key): await keys.add(ecdsa: key, kid: id)
         case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256, kid: id)
+        case let .ed25519(key): await keys.add(eddsa: key, kid: id)
         }
         return try await keys.sign(JSONClaims(claims), kid: id, header: header)
     }

@@ -156,7 +156,7 @@ import Testing
         await #expect(throws: IDTokenError.self) { _ = try await fresh.storedIDTokenClaims(try #require(first.tokens.idToken)) }
     }
 
-    @Test(arguments: [JWSAlgorithm.es256, .rs256])
+    @Test(arguments: [JWSAlgorithm.es256, .rs256, .eddsa])
     func idTokensAreSignedWithTheConfiguredAlgorithm(_ algorithm: JWSAlgorithm) async throws {
         var settings = SimulatedProvider.Settings()
         settings.signingAlgorithm = algorithm

@@ -188,7 +188,9 @@ public struct ClientSettingsResolver: Sendable {
         if let name = entry?.signingAlg {
             guard let chosen = JWSAlgorithm(rawValue: name), ClientConfiguration.SigningKey.algorithms.contains(chosen) else {
                 throw ClientSettingsError(
-                    .invalidClientsFile, "\(file): `signing_alg` under `\(provider):` must be RS256, PS256 or ES256", provider: provider)
+                    .invalidClientsFile,
+                    "\(file): `signing_alg` under `\(provider):` must be \(JWSAlgorithm.listed(ClientConfiguration.SigningKey.algorithms))",
+                    provider: provider)
             }
             algorithm = chosen
         }

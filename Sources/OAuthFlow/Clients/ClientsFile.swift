@@ -34,7 +34,7 @@ package struct ClientsFile: Sendable {
         public var privateKeyEnvironment: String?
         /// The `kid` the provider registered the key under.
         public var keyID: String?
-        /// RS256, PS256 or ES256; by default RS256 for an RSA key, ES256 for a P-256 key.
+        /// RS256, PS256, ES256 or EdDSA; by default RS256 for an RSA key, ES256 for a P-256 key, EdDSA for an Ed25519 key.
         public var signingAlg: String?
         /// The client certificate (PEM): presented for mutual TLS, and its `x5t#S256` sent with assertions.
         public var certificateFile: String?

@@ -4,6 +4,8 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
     case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
     case es256 = "ES256", es384 = "ES384", es512 = "ES512"
     case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+    /// Ed25519 (RFC 8037 §3.1): a JWK `kty: OKP`, `crv: Ed25519`. Ed448 is not supported.
+    case eddsa = "EdDSA"
 
     /// Whether it is an HMAC, verified with the client secret.
     public var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(self) }
@@ -11,16 +13,25 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
     public var description: String { rawValue }
 
     /// The digest size in bits (256, 384, 512): the hash `at_hash` and the HMAC use.
-    public var digestBits: Int { Int(rawValue.suffix(3)) ?? 256 }
+    ///
+    /// EdDSA's is 512: Ed25519 hashes with SHA-512 (RFC 8032 §5.1), and OpenID Connect takes the hash of the
+    /// algorithm's curve for `at_hash` and `c_hash` (SHA-512 for Ed25519).
+    public var digestBits: Int {
+        switch self {
+        case .rs256, .ps256, .es256, .hs256: 256
+        case .rs384, .ps384, .es384, .hs384: 384
+        case .rs512, .ps512, .es512, .hs512, .eddsa: 512
+        }
+    }
 }
 
 extension JWSAlgorithm {
     /// The algorithms OAuthFlow signs client assertions with (RFC 7523 §2.2): a private key's, and HS256 with the
     /// client secret (`client_auth.assertion_algs`).
-    static let clientAssertion: [JWSAlgorithm] = [.rs256, .ps256, .es256, .hs256]
+    static let clientAssertion: [JWSAlgorithm] = [.rs256, .ps256, .es256, .eddsa, .hs256]
     /// The algorithms a DPoP key is made for (RFC 9449), in the client's order of preference
     /// (`security.dpop_signing_alg_values_supported`).
-    static let dpopKey: [JWSAlgorithm] = [.es256, .rs256, .ps256]
+    static let dpopKey: [JWSAlgorithm] = [.es256, .eddsa, .rs256, .ps256]
     /// The algorithms verified with a provider's public keys: every one but HMAC (`access_tokens.signing_algs`).
     static let publicKey: [JWSAlgorithm] = allCases.filter { !$0.isHMAC }
 

@@ -5,14 +5,14 @@ import JWTKit
 extension ClientConfiguration {
     /// The private key a client signs its `private_key_jwt` assertions with (RFC 7523 §2.2, OpenID Connect Core §9).
     ///
-    /// Read from a PEM (PKCS#8, PKCS#1 RSA or SEC 1 EC) or a private JWK, never from a descriptor; the
+    /// Read from a PEM (PKCS#8, PKCS#1 RSA or SEC 1 EC; an Ed25519 key in PKCS#8) or a private JWK, never from a descriptor; the
     /// key material stays inside: `description` names only the algorithm and key id.
     ///
     /// ```swift
     /// let key = try ClientConfiguration.SigningKey(pem: String(contentsOfFile: "/run/secrets/client.pem"), keyID: "2024-06")
     /// ```
     public struct SigningKey: Sendable, Hashable, CustomStringConvertible {
-        /// The algorithm the assertions are signed with: RS256, PS256 or ES256.
+        /// The algorithm the assertions are signed with: RS256, PS256, ES256 or EdDSA (Ed25519).
         public let algorithm: JWSAlgorithm
         /// The `kid` header: which of the client's registered keys this is.
         public let keyID: String?
@@ -23,16 +23,16 @@ extension ClientConfiguration {
         private let fingerprint: String
 
         /// The algorithms a private key signs with.
-        public static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256]
+        public static let algorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256, .eddsa]
 
         /// A key from PEM text.
         ///
         /// - Parameters:
-        ///   - pem: The private key, PEM-encoded: an RSA key of 2048 bits or more, or a P-256 key.
-        ///   - algorithm: RS256 (the default for RSA) or PS256 for an RSA key; ES256 for a P-256 key.
+        ///   - pem: The private key, PEM-encoded: an RSA key of 2048 bits or more, a P-256 key, or an Ed25519 key (PKCS#8).
+        ///   - algorithm: RS256 (the default for RSA) or PS256 for an RSA key; ES256 for a P-256 key; EdDSA for an Ed25519 key.
         ///   - keyID: The `kid` the server registered the key under.
         ///   - certificatePEM: The key's certificate, to send its `x5t#S256`.
-        /// - Throws: ``FlowError`` `clientAuthentication` when the text is no RSA (2048 bits or more) or P-256 private key,
+        /// - Throws: ``FlowError`` `clientAuthentication` when the text is no RSA (2048 bits or more), P-256 or Ed25519 private key,
         ///   or the algorithm does not fit it; the message never quotes the key.
         public init(pem: String, algorithm: JWSAlgorithm? = nil, keyID: String? = nil, certificatePEM: String? = nil) throws {
             if let rsa = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem) {
@@ -41,17 +41,21 @@ extension ClientConfiguration {
             } else if let ec = try? ES256PrivateKey(pem: pem) {
                 self.algorithm = try Self.choose(algorithm, for: .ec, "a P-256 key")
                 self.material = .ec(ec)
+            } else if let ed25519 = try? EdDSA.PrivateKey(pem: pem) {
+                self.algorithm = try Self.choose(algorithm, for: .ed25519, "an Ed25519 key")
+                self.material = .ed25519(ed25519)
             } else {
                 throw FlowError(
                     .clientAuthentication,
-                    "the client's private key is not an RSA (2048 bits or more) or P-256 private key in PEM (`-----BEGIN PRIVATE KEY-----`)")
+                    "the client's private key is not an RSA (2048 bits or more), P-256 or Ed25519 private key in PEM (`-----BEGIN PRIVATE KEY-----`)"
+                )
             }
             self.keyID = keyID
             self.certificateThumbprint = certificatePEM.flatMap(TLSClientIdentity.thumbprint(ofPEM:))
             self.fingerprint = Self.fingerprint(of: pem)
         }
 
-        /// A key from a private JWK (RFC 7517: `kty` RSA with `d`, or EC P-256 with `d`); its `kid` and `alg` are used
+        /// A key from a private JWK (RFC 7517: `kty` RSA with `d`, EC P-256 with `d`, or OKP Ed25519 with `d`, RFC 8037); its `kid` and `alg` are used
         /// unless `keyID` or `algorithm` say otherwise.
         ///
         /// - Throws: ``FlowError`` `clientAuthentication` when it is not such a JWK.
@@ -71,9 +75,16 @@ extension ClientConfiguration {
                     throw FlowError(.clientAuthentication, "the client's EC JWK is not on P-256; OAuthFlow signs with ES256 only")
                 }
                 chosen = try Self.choose(algorithm ?? named, for: .ec, "a P-256 JWK")
+            case "OKP":
+                guard object["crv"] as? String == "Ed25519" else {
+                    let curve = TerminalText.escaped(String((object["crv"] as? String ?? "none").prefix(20)))
+                    throw FlowError(
+                        .clientAuthentication, "the client's OKP JWK is on curve `\(curve)`; OAuthFlow signs EdDSA with Ed25519 keys only (RFC 8037)")
+                }
+                chosen = try Self.choose(algorithm ?? named, for: .ed25519, "an Ed25519 JWK")
             default:
                 throw FlowError(
-                    .clientAuthentication, "the client's JWK has `kty` \(TerminalText.escaped(String(type.prefix(20)))); RSA or EC expected")
+                    .clientAuthentication, "the client's JWK has `kty` \(TerminalText.escaped(String(type.prefix(20)))); RSA, EC or OKP expected")
             }
             let kid = keyID ?? object["kid"] as? String
             do {
@@ -85,6 +96,13 @@ extension ClientConfiguration {
                     } else {
                         material = .rsa(try JWTKit.Insecure.RSA.PrivateKey(modulus: n, exponent: e, privateExponent: d))
                     }
+                } else if type == "OKP" {
+                    let key = try EdDSA.PrivateKey(d: d, curve: .ed25519)
+                    // A JWK's `x`, when given, must be this key's public half: a mismatched pair is a mistake to report, not sign with.
+                    if let x = object["x"] as? String, x != Base64URL.encode(key.publicKey.rawRepresentation) {
+                        throw FlowError(.clientAuthentication, "")
+                    }
+                    material = .ed25519(key)
                 } else {
                     material = .ec(try ES256PrivateKey(key: d))
                 }
@@ -109,6 +127,7 @@ extension ClientConfiguration {
         private enum Material: Sendable {
             case rsa(JWTKit.Insecure.RSA.PrivateKey)
             case ec(ES256PrivateKey)
+            case ed25519(EdDSA.PrivateKey)
         }
 
         /// A key collection holding this key, to sign with.
@@ -119,6 +138,7 @@ extension ClientConfiguration {
             case let .rsa(key) where algorithm == .ps256: await keys.add(pss: key, digestAlgorithm: .sha256, kid: kid)
             case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
             case let .ec(key): await keys.add(ecdsa: key, kid: kid)
+            case let .ed25519(key): await keys.add(eddsa: key, kid: kid)
             }
             return keys
         }
@@ -141,9 +161,15 @@ extension ClientConfiguration {
 
         /// The kinds of key, with the algorithms each signs with (the first is its default).
         private enum Kind {
-            case rsa, ec
+            case rsa, ec, ed25519
 
-            var algorithms: [JWSAlgorithm] { self == .rsa ? [.rs256, .ps256] : [.es256] }
+            var algorithms: [JWSAlgorithm] {
+                switch self {
+                case .rsa: [.rs256, .ps256]
+                case .ec: [.es256]
+                case .ed25519: [.eddsa]
+                }
+            }
         }
 
         /// The algorithm asked for, or the kind's default; one the key cannot sign with is refused.

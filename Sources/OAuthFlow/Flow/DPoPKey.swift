@@ -9,7 +9,7 @@ import JWTKit
 /// The private key is kept as PKCS#8 PEM inside the session, so each token store seals it as it seals the
 /// tokens; `description` names only the algorithm and the public key's thumbprint.
 public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// ES256 (the default), RS256 or PS256.
+    /// ES256 (the default), EdDSA (Ed25519), RS256 or PS256.
     public let algorithm: JWSAlgorithm
     /// The public key's JWK SHA-256 thumbprint (RFC 7638), base64url: the `dpop_jkt` and `cnf.jkt` value.
     public let thumbprint: String
@@ -24,19 +24,22 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     private enum Material: Sendable {
         case ec(ES256PrivateKey)
         case rsa(JWTKit.Insecure.RSA.PrivateKey)
+        case ed25519(EdDSA.PrivateKey)
     }
 
-    /// A new key pair: P-256 for ES256, RSA 2048 for RS256 and PS256.
+    /// A new key pair: P-256 for ES256, Ed25519 for EdDSA, RSA 2048 for RS256 and PS256.
     ///
     /// - Throws: ``FlowError`` `dpop` for another algorithm.
     public static func generate(_ algorithm: JWSAlgorithm = .es256) throws -> DPoPKey {
         switch algorithm {
         case .es256:
             return try DPoPKey(pem: P256.Signing.PrivateKey().pemRepresentation, algorithm: algorithm)
+        case .eddsa:
+            return try DPoPKey(pem: Curve25519.Signing.PrivateKey().pemRepresentation, algorithm: algorithm)
         case .rs256, .ps256:
             return try DPoPKey(pem: _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation, algorithm: algorithm)
         default:
-            throw FlowError(.dpop, "DPoP keys are made for ES256, RS256 or PS256, not \(algorithm.rawValue)")
+            throw FlowError(.dpop, "DPoP keys are made for \(JWSAlgorithm.listed(Self.algorithms)), not \(algorithm.rawValue)")
         }
     }
 
@@ -51,6 +54,12 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
             }
             material = .ec(key)
             publicJWK = ["kty": "EC", "crv": "P-256", "x": x, "y": y]
+        case .eddsa:
+            guard let key = try? EdDSA.PrivateKey(pem: pem) else {
+                throw FlowError(.dpop, "the session's DPoP key is not an Ed25519 private key")
+            }
+            material = .ed25519(key)
+            publicJWK = ["kty": "OKP", "crv": "Ed25519", "x": Base64URL.encode(key.publicKey.rawRepresentation)]
         case .rs256, .ps256:
             guard let key = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem), let (n, e) = try? key.publicKey.getKeyPrimitives() else {
                 throw FlowError(.dpop, "the session's DPoP key is not an RSA private key of 2048 bits or more")
@@ -58,16 +67,22 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
             material = .rsa(key)
             publicJWK = ["kty": "RSA", "n": Base64URL.encode(n), "e": Base64URL.encode(e)]
         default:
-            throw FlowError(.dpop, "DPoP keys are ES256, RS256 or PS256, not \(algorithm.rawValue)")
+            throw FlowError(.dpop, "DPoP keys are \(JWSAlgorithm.listed(Self.algorithms)), not \(algorithm.rawValue)")
         }
         self.algorithm = algorithm
         self.pem = Secret(pem)
         self.thumbprint = Self.thumbprint(of: publicJWK)
     }
 
-    /// RFC 7638 §3: the SHA-256 of the required members in lexicographic order, without whitespace.
+    /// RFC 7638 §3: the SHA-256 of the required members in lexicographic order, without whitespace (an OKP key's
+    /// are `crv`, `kty` and `x`, RFC 8037 §2).
     static func thumbprint(of jwk: [String: String]) -> String {
-        let required = jwk["kty"] == "EC" ? ["crv", "kty", "x", "y"] : ["e", "kty", "n"]
+        let required =
+            switch jwk["kty"] {
+            case "EC": ["crv", "kty", "x", "y"]
+            case "OKP": ["crv", "kty", "x"]
+            default: ["e", "kty", "n"]
+            }
         // The values are base64url or fixed names: nothing in them needs escaping.
         let members = required.map { "\"\($0)\":\"\(jwk[$0] ?? "")\"" }.joined(separator: ",")
         return Base64URL.encode(Data(SHA256.hash(data: Data("{\(members)}".utf8))))
@@ -93,6 +108,7 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
         let keys = JWTKeyCollection()
         switch material {
         case let .ec(key): await keys.add(ecdsa: key)
+        case let .ed25519(key): await keys.add(eddsa: key)
         case let .rsa(key) where algorithm == .ps256: await keys.add(pss: key, digestAlgorithm: .sha256)
         case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256)
         }

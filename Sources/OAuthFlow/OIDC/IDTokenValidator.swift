@@ -20,7 +20,7 @@ public struct IDTokenClaims: Sendable, Hashable {
 /// - Keys come from the provider's JWKS, cached, and fetched again once when a
 ///   token names an unknown `kid`.
 /// - `alg` must be in the provider's ``Provider/Policy/idTokenAlgorithms`` (RS256 and ES256
-///   by default); `none` is always refused; HS256 only when listed, verified with the
+///   by default; EdDSA, with Ed25519 keys, when listed); `none` is always refused; HS256 only when listed, verified with the
 ///   client secret.
 /// - The provider must be the discovered one (``Provider/discovered(environment:)``) when its
 ///   JWKS endpoint comes from discovery: the validator fetches keys, never the discovery document.
@@ -161,6 +161,9 @@ public actor IDTokenValidator {
         }
         let keys = try await keys().snapshot(for: jws.keyID)
         if let keyID = jws.keyID, !keys.mayVerify(keyID: keyID) {
+            if let why = keys.refusal(ofKey: keyID) {
+                throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which the JWKS of `\(provider.id)` holds as \(why)")
+            }
             throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
         }
         guard keys.verifies(jws, algorithm: algorithm) else {

@@ -125,9 +125,15 @@ package actor SigningKeys {
         }
         var named: [String: Snapshot.Key] = [:]
         var unnamed: [Snapshot.Key] = []
+        var refused: [String: String] = [:]
         for entry in entries {
             guard named.count + unnamed.count < maximumKeys else { break }
             guard case let .object(fields) = entry, Self.isForVerifying(fields) else { continue }
+            if let why = Self.unsupported(fields) {
+                // Kept so that a token naming the key is told why it cannot be verified, not that the key is missing.
+                if let kid = fields["kid"]?.stringValue, refused.count < maximumKeys, named[kid] == nil { refused[kid] = why }
+                continue
+            }
             let verifiers = await Self.verifiers(for: fields, algorithms: algorithms)
             guard !verifiers.isEmpty else { continue }
             let key = Snapshot.Key(verifiers: verifiers)
@@ -138,7 +144,17 @@ package actor SigningKeys {
                 unnamed.append(key)
             }
         }
-        return Snapshot(generation: generation, fetchedAt: now, named: named, unnamed: unnamed)
+        return Snapshot(generation: generation, fetchedAt: now, named: named, unnamed: unnamed, refused: refused.filter { named[$0.key] == nil })
+    }
+
+    /// Why a key of a type OAuthFlow knows cannot be used at all, or nil: an OKP key on another curve than Ed25519
+    /// (Ed448, or X25519, which does not sign) is refused by name, as RFC 8037 §2 lets a JWKS hold them.
+    static func unsupported(_ fields: [String: JSONValue]) -> String? {
+        guard fields["kty"]?.stringValue == "OKP" else { return nil }
+        let curve = fields["crv"]?.stringValue ?? ""
+        guard curve != "Ed25519" else { return nil }
+        let named = curve.isEmpty ? "no curve" : "curve `\(TerminalText.escaped(String(curve.prefix(20))))`"
+        return "an OKP key on \(named), and OAuthFlow verifies EdDSA with Ed25519 keys only (RFC 8037)"
     }
 
     /// Whether a key may verify signatures: its `use`, when given, is `sig`, and its `key_ops`, when
@@ -152,7 +168,7 @@ package actor SigningKeys {
     }
 
     /// A verifier for each allowed algorithm the key can check: its own `alg` when it states one,
-    /// else each algorithm of its type (RSA: RS and PS; EC: the ES of its curve).
+    /// else each algorithm of its type (RSA: RS and PS; EC: the ES of its curve; OKP on Ed25519: EdDSA).
     private static func verifiers(for fields: [String: JSONValue], algorithms: [JWSAlgorithm]) async -> [JWSAlgorithm: any JWTAlgorithm] {
         let type = fields["kty"]?.stringValue ?? ""
         let curve = fields["crv"]?.stringValue
@@ -167,6 +183,7 @@ package actor SigningKeys {
                 case .es256: type == "EC" && curve == "P-256"
                 case .es384: type == "EC" && curve == "P-384"
                 case .es512: type == "EC" && curve == "P-521"
+                case .eddsa: type == "OKP" && curve == "Ed25519"
                 case .hs256, .hs384, .hs512: false
                 }
             guard fits else { continue }
@@ -190,6 +207,8 @@ package actor SigningKeys {
         public let fetchedAt: Date
         let named: [String: Key]
         let unnamed: [Key]
+        /// Keys of the set that cannot be used, by `kid`, with the reason (``SigningKeys/unsupported(_:)``).
+        let refused: [String: String]
 
         struct Key: Sendable {
             let verifiers: [JWSAlgorithm: any JWTAlgorithm]
@@ -214,6 +233,12 @@ package actor SigningKeys {
                 guard let verifier = key.verifiers[algorithm] else { return false }
                 return (try? verifier.verify(jws.signature, signs: jws.signingInput)) ?? false
             }
+        }
+
+        /// Why the set's key named `keyID` cannot verify anything, when the set holds it and it is of a kind refused by
+        /// name (an OKP key on Ed448); nil otherwise.
+        public func refusal(ofKey keyID: String?) -> String? {
+            keyID.flatMap { refused[$0] }
         }
 
         /// Whether a token naming `keyID` could be verified by this set at all.

@@ -12,7 +12,7 @@ import Foundation
 /// token's `cnf.jkt`.
 struct DPoPProofVerifier: Sendable {
     /// The proof algorithms accepted.
-    static let algorithms: [JWSAlgorithm] = [.es256, .es384, .es512, .rs256, .ps256]
+    static let algorithms: [JWSAlgorithm] = [.es256, .es384, .es512, .eddsa, .rs256, .ps256]
     /// The largest proof read.
     static let maximumSize = 8 * 1024
 
@@ -90,6 +90,7 @@ struct ProofKey {
         case p384(P384.Signing.PublicKey)
         case p521(P521.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey)
+        case ed25519(Curve25519.Signing.PublicKey)
     }
 
     private let key: Key
@@ -120,13 +121,20 @@ struct ProofKey {
                 default: throw refuse("the proof's `jwk` is on curve `\(TerminalText.escaped(String(curve.prefix(20))))`")
                 }
                 thumbprint = DPoPKey.thumbprint(of: ["kty": "EC", "crv": curve, "x": x.text, "y": y.text])
+            case ("OKP", "Ed25519"):
+                let x = try part("x")
+                key = .ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: x.bytes))
+                thumbprint = DPoPKey.thumbprint(of: ["kty": "OKP", "crv": "Ed25519", "x": x.text])
+            case ("OKP", let curve):
+                // RFC 8037: Ed448 signs too, and X25519/X448 are for key agreement; OAuthFlow verifies Ed25519 alone.
+                throw refuse("the proof's `jwk` is an OKP key on curve `\(TerminalText.escaped(String((curve ?? "").prefix(20))))`, not Ed25519")
             case ("RSA", _):
                 let n = try part("n")
                 let e = try part("e")
                 key = .rsa(try _RSA.Signing.PublicKey(n: n.bytes, e: e.bytes))
                 thumbprint = DPoPKey.thumbprint(of: ["kty": "RSA", "n": n.text, "e": e.text])
             default:
-                throw refuse("the proof's `jwk` is not an EC or RSA public key")
+                throw refuse("the proof's `jwk` is not an EC, OKP (Ed25519) or RSA public key")
             }
         } catch let denial as ProtectedResource.Denial {
             throw denial
@@ -147,6 +155,8 @@ struct ProofKey {
         case let (.p521(key), .es512):
             guard let signature = try? P521.Signing.ECDSASignature(rawRepresentation: jws.signature) else { return false }
             return key.isValidSignature(signature, for: SHA512.hash(data: input))
+        case let (.ed25519(key), .eddsa):
+            return key.isValidSignature(jws.signature, for: input)
         case let (.rsa(key), .rs256):
             return key.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: jws.signature), for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)

@@ -71,7 +71,9 @@ final class TrustedProvider: Sendable {
         }
         let snapshot = try await keys(for: jws.keyID, now: now)
         if let keyID = jws.keyID, !snapshot.mayVerify(keyID: keyID) {
-            throw refuse("the token names key `\(TerminalText.escaped(String(keyID.prefix(80))))`, which is not in the JWKS of `\(provider.id)`")
+            let named = "the token names key `\(TerminalText.escaped(String(keyID.prefix(80))))`"
+            if let why = snapshot.refusal(ofKey: keyID) { throw refuse("\(named), which the JWKS of `\(provider.id)` holds as \(why)") }
+            throw refuse("\(named), which is not in the JWKS of `\(provider.id)`")
         }
         guard snapshot.verifies(jws, algorithm: algorithm) else { throw refuse("the token's signature does not verify (\(algorithm))") }
         let principal = try check(jws.claims, source: .jwt, now: now)

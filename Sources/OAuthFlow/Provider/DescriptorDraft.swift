@@ -37,10 +37,10 @@ public struct DescriptorDraft: Sendable, Hashable {
         .none, .clientSecretBasic, .clientSecretPost, .clientSecretJWT, .privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth,
     ]
     /// ID token algorithms a draft accepts: the asymmetric ones (an HMAC ID token needs the client secret).
-    static let idTokenAlgorithms: [JWSAlgorithm] = [.rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .es256, .es384, .es512]
+    static let idTokenAlgorithms: [JWSAlgorithm] = JWSAlgorithm.publicKey
     /// Algorithms of client assertions and DPoP keys that descriptors can name.
-    static let assertionAlgorithms = ["RS256", "PS256", "ES256", "HS256"]
-    static let dpopAlgorithms = ["ES256", "RS256", "PS256"]
+    static let assertionAlgorithms = JWSAlgorithm.clientAssertion.map(\.rawValue)
+    static let dpopAlgorithms = JWSAlgorithm.dpopKey.map(\.rawValue)
 
     /// Builds the descriptor from a document already read and checked (``read(issuer:id:environment:)`` does both).
     ///
@@ -170,7 +170,7 @@ public struct DescriptorDraft: Sendable, Hashable {
         if oidc, let published = metadata.idTokenSigningAlgValuesSupported {
             let usable = published.compactMap { name in Self.idTokenAlgorithms.first { $0.rawValue == name } }
             guard !usable.isEmpty else {
-                throw refuse("its id_token_signing_alg_values_supported names no algorithm OAuthFlow verifies ID tokens with (RS, PS or ES)")
+                throw refuse("its id_token_signing_alg_values_supported names no algorithm OAuthFlow verifies ID tokens with (RS, PS, ES or EdDSA)")
             }
             var seen: Set<JWSAlgorithm> = []
             security.append(("id_token_algs", Self.list(usable.filter { seen.insert($0).inserted }.map(\.rawValue))))

@@ -22,7 +22,7 @@ import Testing
         return (header, claims)
     }
 
-    @Test(arguments: [JWSAlgorithm.es256, .rs256, .ps256])
+    @Test(arguments: [JWSAlgorithm.es256, .rs256, .ps256, .eddsa])
     func proofsCarryWhatRFC9449Asks(_ algorithm: JWSAlgorithm) async throws {
         let key = try DPoPKey.generate(algorithm)
         let token = Secret("an-access-token")

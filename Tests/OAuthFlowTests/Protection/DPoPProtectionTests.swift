@@ -53,7 +53,7 @@ extension Protection {
         func expectProofRefused(_ refusal: ProtectedResource.Denial?, token: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
             expectRefused(refusal, .invalidDPoPProof, status: 401, token: token, scheme: "DPoP", sourceLocation: sourceLocation)
             let dpop = refusal.flatMap { challenge($0, "DPoP") } ?? ""
-            #expect(dpop.contains("algs=\"ES256 ES384 ES512 RS256 PS256\""), "\(dpop)", sourceLocation: sourceLocation)
+            #expect(dpop.contains("algs=\"ES256 ES384 ES512 EdDSA RS256 PS256\""), "\(dpop)", sourceLocation: sourceLocation)
             // The Bearer challenge, still offered, does not carry the DPoP error.
             let bearer = refusal.flatMap { challenge($0, "Bearer") } ?? ""
             #expect(!bearer.contains("error="), "\(bearer)", sourceLocation: sourceLocation)
@@ -61,7 +61,7 @@ extension Protection {
 
         // MARK: - DPoP-bound tokens
 
-        @Test(arguments: [JWSAlgorithm.es256, .rs256, .ps256])
+        @Test(arguments: [JWSAlgorithm.es256, .rs256, .ps256, .eddsa])
         func aBoundTokenIsAcceptedWithAProofOfItsKey(_ algorithm: JWSAlgorithm) async throws {
             let key = try DPoPKey.generate(algorithm)
             let api = try api()

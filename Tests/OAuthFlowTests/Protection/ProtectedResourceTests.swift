@@ -465,7 +465,7 @@ extension Protection {
             #expect(json["resource_name"] as? String == "Notes")
             #expect(json["dpop_bound_access_tokens_required"] as? Bool == false)
             // Proofs are checked in every mode (a DPoP-bound token is accepted with one): the algorithms are said too.
-            #expect(json["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "ES384", "ES512", "RS256", "PS256"])
+            #expect(json["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256"])
             #expect(
                 Set(json.keys).isSubset(of: [
                     "resource", "authorization_servers", "scopes_supported", "bearer_methods_supported", "resource_name",
@@ -488,7 +488,7 @@ extension Protection {
             let api = try api(settings: ProtectionSetup.settings(dpop: .required))
             let json = try #require(try JSONSerialization.jsonObject(with: api.metadata.json()) as? [String: Any])
             #expect(json["dpop_bound_access_tokens_required"] as? Bool == true)
-            #expect(json["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "ES384", "ES512", "RS256", "PS256"])
+            #expect(json["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256"])
             #expect(json["scopes_supported"] == nil && json["resource_name"] == nil)
         }
 

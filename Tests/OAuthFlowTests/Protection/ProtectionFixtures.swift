@@ -17,7 +17,7 @@ import _CryptoExtras
 /// A signing key of a test authorization server, signing through jwt-kit.
 struct ProtectionKey: Sendable {
     let kid: String
-    /// `ES256` or `RS256`.
+    /// `ES256`, `RS256` or `EdDSA`.
     let algorithm: String
     /// The public key as a JWK's members (without `kid`, `alg`, `use`).
     let publicMembers: [String: String]
@@ -41,6 +41,17 @@ struct ProtectionKey: Sendable {
         let signer = try await collection.getKey(for: JWKIdentifier(string: kid))
         return ProtectionKey(
             kid: kid, algorithm: "ES256", publicMembers: ["kty": "EC", "crv": "P-256", "x": x, "y": y],
+            publicPEM: key.publicKey.pemRepresentation, signer: signer)
+    }
+
+    /// An EdDSA key on Ed25519 (RFC 8037): a JWK `kty: OKP`, `crv: Ed25519`.
+    static func ed25519(_ kid: String) async throws -> ProtectionKey {
+        let key = try EdDSA.PrivateKey(curve: .ed25519)
+        let collection = JWTKeyCollection()
+        await collection.add(eddsa: key, kid: JWKIdentifier(string: kid))
+        let signer = try await collection.getKey(for: JWKIdentifier(string: kid))
+        return ProtectionKey(
+            kid: kid, algorithm: "EdDSA", publicMembers: ["kty": "OKP", "crv": "Ed25519", "x": Base64URL.encode(key.publicKey.rawRepresentation)],
             publicPEM: key.publicKey.pemRepresentation, signer: signer)
     }
 

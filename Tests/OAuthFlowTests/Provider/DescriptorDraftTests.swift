@@ -81,6 +81,23 @@ import Testing
         #expect(draft.notes.contains { $0.contains("`none` is not among") })
     }
 
+    /// EdDSA (RFC 8037) carries over wherever the server lists it; the curve is the key's, and an Ed448 key is refused when
+    /// the JWKS is read.
+    @Test func eddsaCarriesOverToEveryAlgorithmList() async throws {
+        let document = Self.document([
+            "id_token_signing_alg_values_supported": ["EdDSA", "RS256"], "token_endpoint_auth_signing_alg_values_supported": ["EdDSA", "ES256"],
+            "dpop_signing_alg_values_supported": ["EdDSA"],
+        ])
+        let draft = try await Self.read(Self.server(oidc: document))
+        for line in ["  id_token_algs: [EdDSA, RS256]", "  assertion_algs: [ES256, EdDSA]", "  dpop_signing_alg_values_supported: [EdDSA]"] {
+            #expect(draft.text.contains(line + "\n"), "missing `\(line)` in\n\(draft.text)")
+        }
+        let parsed = DescriptorDocument.parse(Data(draft.text.utf8), path: "\(draft.id).yaml")
+        let provider = try #require(parsed.descriptor, "\(parsed.problems)").resolve([:])
+        #expect(provider.policy.idTokenAlgorithms == [.eddsa, .rs256])
+        #expect(provider.policy.dpop.algorithms == [.eddsa])
+    }
+
     @Test func theDraftResolvesAndTakesItsEndpointsFromTheLiveDocument() async throws {
         let transport = Self.server(oidc: Self.document())
         let draft = try await Self.read(transport)
@@ -105,7 +122,7 @@ import Testing
         #expect(draft.text.contains("  mode: rfc8414\n"))
         #expect(draft.text.contains("  lacks: [revocation]\n"))
         #expect(draft.text.contains("  methods: [none, client_secret_basic]\n"))
-        #expect(draft.text.contains("  dpop: if_supported\n  dpop_signing_alg_values_supported: [ES256]\n"))
+        #expect(draft.text.contains("  dpop: if_supported\n  dpop_signing_alg_values_supported: [ES256, EdDSA]\n"))
         #expect(!draft.text.contains("openid"))
         #expect(transport.count("/tenant/.well-known/openid-configuration") == 1)
     }

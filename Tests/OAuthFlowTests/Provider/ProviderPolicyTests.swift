@@ -94,13 +94,13 @@ import OAuthFlowTestSupport
         #expect(policy.serviceTokens == .init(target: .scope, scopeSuffix: "/default"))
 
         let defaults = try resolve("").policy
-        #expect(defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .hs256]), "the issuer is the safe default")
+        #expect(defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .eddsa, .hs256]), "the issuer is the safe default")
         #expect(defaults.serviceTokens == .init(target: .resource, scopeSuffix: "/.default"))
 
         // The file's schema refuses an algorithm it does not sign with, at its place; the resolver refuses it from any other decoder.
         let yaml = TestDescriptor(extra: "client_auth:\n  methods: [private_key_jwt]\n  assertion_algs: [RS384]\n").yaml
         let problems = DescriptorDocument.parse(Data(yaml.utf8), path: "example.yaml").problems.map { "\($0)" }
-        #expect(problems == ["example.yaml:11:20: `RS384` is not allowed here; expected one of `RS256`, `PS256`, `ES256`, `HS256`"])
+        #expect(problems == ["example.yaml:11:20: `RS384` is not allowed here; expected one of `RS256`, `PS256`, `ES256`, `EdDSA`, `HS256`"])
         var decoded = try TestDescriptor(extra: "client_auth:\n  methods: [private_key_jwt]\n").descriptor()
         decoded.clientAuth.assertionAlgs = ["RS384"]
         let error = try #require(throws: ProviderError.self) { try decoded.resolve([:]) }
