@@ -347,7 +347,7 @@ package enum DescriptorSchema {
         ),
         Field(
             "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
-            "The algorithms the provider takes for client assertions; absent takes all four. `HS256` is `client_secret_jwt`'s; the others are the private key's."
+            "The algorithms the provider takes for client assertions; absent takes all five, and the client's key decides (an Ed25519 key signs `EdDSA`). `HS256` is `client_secret_jwt`'s; the others are the private key's."
         ),
         Field(
             "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: "client_id",
@@ -547,7 +547,8 @@ package enum DescriptorSchema {
             "id_token_algs",
             .list(.choice(of: JWSAlgorithm.self)),
             default: shown(securityDefaults.idTokenAlgs),
-            "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret."),
+            "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret; `EdDSA` (RFC 8037) only when listed, verified with the JWKS's Ed25519 keys (`kty: OKP`; an Ed448 key is refused)."
+        ),
         Field(
             "issuer_aliases", .list(.string()),
             "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."

@@ -237,7 +237,7 @@ extension ProviderDescriptor.ClientAuth {
 extension ProviderDescriptor.AccessTokenSettings {
     func resolved(_ refusals: inout PolicyRefusals) -> Provider.Policy.AccessTokenPolicy {
         let algorithms = refusals.algorithms(signingAlgs, ["access_tokens", "signing_algs"], accepted: JWSAlgorithm.publicKey) {
-            "lists `\($0)`; an API verifies access tokens with the provider's public keys, so only RS, PS and ES algorithms are accepted"
+            "lists `\($0)`; an API verifies access tokens with the provider's public keys, so only RS, PS, ES and EdDSA algorithms are accepted"
         }
         if format != .opaque, signingAlgs.isEmpty {
             refusals.refuse(["access_tokens", "signing_algs"], "is empty, so no JWT access token could ever be accepted")

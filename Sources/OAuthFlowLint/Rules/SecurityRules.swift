@@ -194,7 +194,7 @@ struct ClientAuthConsistencyRule: LintRule {
                 diagnostics.append(
                     diagnostic(
                         file, ["client_auth", "assertion_algs"],
-                        "`private_key_jwt` is listed but `assertion_algs` allows no private-key algorithm (RS256, PS256, ES256)"))
+                        "`private_key_jwt` is listed but `assertion_algs` allows no private-key algorithm (RS256, PS256, ES256, EdDSA)"))
             }
             if auth.supported.contains(.clientSecretJWT), !algs.contains("HS256") {
                 diagnostics.append(
