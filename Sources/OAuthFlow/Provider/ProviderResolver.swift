@@ -135,7 +135,8 @@ extension ProviderDescriptor {
         // Each section resolves itself (ProviderDescriptor+Sections.swift), in the order refusals are reported.
         var found = PolicyRefusals(providerID: id, variables: variables)
         profile.check(&found)
-        let userinfoRequest = userinfo.resolved(dpop: security.dpop != .never, extraCall: profile.extraCall != nil, declared: Set(self.variables.keys), &found)
+        let userinfoRequest = userinfo.resolved(
+            dpop: security.dpop != .never, extraCall: profile.extraCall != nil, declared: Set(self.variables.keys), &found)
         let tokenRequestShape = tokenRequest.resolved(&found)
         let revocationSettings = revocation.resolved(&found)
         authorization.check(&found)
