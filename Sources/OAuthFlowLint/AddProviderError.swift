@@ -7,7 +7,7 @@ public struct AddProviderError: Error, Sendable, CustomStringConvertible {
     public let code: Code
     /// A sentence a person can act on.
     public let message: String
-    /// The lint findings that stopped it, for ``Code/notClean``.
+    /// The lint findings that stopped it, for the `not_clean` code.
     public let findings: [Diagnostic]
 
     init(_ code: Code, _ message: String, findings: [Diagnostic] = []) {

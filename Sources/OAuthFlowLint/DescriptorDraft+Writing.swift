@@ -20,8 +20,10 @@ extension DescriptorDraft {
     /// The draft is linted first, and a draft with an error or a warning (what `oauthflow lint --strict` fails on)
     /// is not written.
     ///
-    /// - Parameter replacing: Whether a file already there is replaced; without it, one is never touched, even if it
-    ///   appears while the draft is written.
+    /// - Parameters:
+    ///   - directory: Where `ID.yaml` is written.
+    ///   - replacing: Whether a file already there is replaced; without it, one is never touched, even if it
+    ///     appears while the draft is written.
     /// - Returns: The file written.
     /// - Throws: ``AddProviderError``: `notClean` with the findings, `fileExists`, `io`.
     public func write(into directory: URL, replacing: Bool = false) throws -> URL {

@@ -13,11 +13,11 @@ extension OAuth {
     ///   - issuer: The issuer identifier (https, or http to a loopback host).
     ///   - id: The provider id; by default one made of the issuer's host and path.
     ///   - directory: Where to write `ID.yaml`; by default the user's providers directory when the configuration
-    ///     reads it (``OAuthFlow/OAuth/Configuration/includeUserProviders``, as the CLI's does), else the last of
-    ///     ``OAuthFlow/OAuth/Configuration/providerDirectories``, which the registry reads last.
+    ///     reads it (`OAuth.Configuration.includeUserProviders`, as the CLI's does), else the last of
+    ///     `OAuth.Configuration.providerDirectories`, which the registry reads last.
     ///   - replacing: Whether a file already there is replaced.
     /// - Returns: The draft and the file written.
-    /// - Throws: ``OAuthFlow/DiscoveryError`` when the metadata cannot be had or used, ``AddProviderError`` when the file
+    /// - Throws: `DiscoveryError` when the metadata cannot be had or used, ``AddProviderError`` when the file
     ///   is not written.
     public func addProvider(issuer: String, id: String? = nil, directory: URL? = nil, replacing: Bool = false) async throws -> AddedProvider {
         let target: URL
