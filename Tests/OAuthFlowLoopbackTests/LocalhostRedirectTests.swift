@@ -47,7 +47,12 @@ import Testing
     /// sends there.
     @Test func aFixedPortTakenOnIPv6IsRefused() async throws {
         guard await Self.hasIPv6Loopback() else { return }  // no IPv6 loopback: 127.0.0.1 alone is listened on
-        let other = try await LoopbackReceiver.start(host: "[::1]")
+        // A port free on both addresses (a localhost receiver held both): an ephemeral port of ::1 alone may be
+        // another program's on 127.0.0.1, which made this test fail for the wrong reason.
+        let probe = try await LoopbackReceiver.start(host: "localhost")
+        let port = probe.port
+        await probe.close()
+        let other = try await LoopbackReceiver.start(host: "[::1]", port: port)
         defer { Task { await other.close() } }
         await #expect(throws: LoopbackError.self) {
             let receiver = try await LoopbackReceiver.start(host: "localhost", port: other.port)

@@ -235,13 +235,17 @@ public final class ProtectedResource: Sendable {
         case .inactive: throw ProtectedResource.Denial(.invalidToken, "the provider said the token is not active (remembered)")
         case .miss: break
         }
-        // CompactJWS takes exactly three parts of JSON: anything else is an opaque token, but for a token whose first
-        // part is a JSON object, which is a JWT that CompactJWS refused (a repeated member, say).
+        // CompactJWS takes exactly three parts of JSON: anything else is an opaque token, but for a token of three parts
+        // whose first is a JSON object, which is a JWT that CompactJWS refused (a repeated member, say). An opaque
+        // token's random bytes can decode to a `{` (one in 256): only the shape of a JWT makes it one.
         let parsed: CompactJWS?
         do {
             parsed = try CompactJWS(token)
         } catch {
-            if let header = token.split(separator: ".", maxSplits: 1).first, Base64URL.decode(bytes: header.utf8)?.first == UInt8(ascii: "{") {
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 3, let header = Base64URL.decode(bytes: parts[0].utf8), header.first == UInt8(ascii: "{"),
+                header.last == UInt8(ascii: "}")
+            {
                 throw ProtectedResource.Denial(.invalidToken, "the token is not a JWT that can be read: \(error)")
             }
             parsed = nil

@@ -281,6 +281,19 @@ extension Protection {
             #expect(server.introspections == 1)
         }
 
+        /// An opaque token whose random bytes decode to a `{` (one in 256 do; `e3` is base64url for `{`) is still an
+        /// opaque token and introspected; only a three-part token with a JSON object first is an unreadable JWT.
+        @Test(arguments: ["e30", "e3sidXNlciI6MX0", "e30.e30"])
+        func anOpaqueTokenThatDecodesToABraceIsIntrospected(_ token: String) async throws {
+            let server = InProcessAuthorizationServer()
+            server.answerIntrospection(json: active())
+            let api = try introspectingAPI(server)
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"))
+            #expect(principal.source == .introspection && server.introspections == 1)
+            let jwtShaped = await denial(api, bearer: "e30.e30.c2ln")
+            #expect(jwtShaped?.code == .invalidToken && server.introspections == 1, "a three-part JSON token is a JWT that cannot be read")
+        }
+
         /// The server's own words, echoing the token or the API's client secret, never reach the refusal's reason (which
         /// is logged and printed by `verify-token`).
         @Test(arguments: [400, 200, 500])
