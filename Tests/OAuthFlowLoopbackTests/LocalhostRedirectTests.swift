@@ -47,11 +47,18 @@ import Testing
     /// sends there.
     @Test func aFixedPortTakenOnIPv6IsRefused() async throws {
         guard await Self.hasIPv6Loopback() else { return }  // no IPv6 loopback: 127.0.0.1 alone is listened on
-        // A port free on both addresses (a localhost receiver held both): an ephemeral port of ::1 alone may be
-        // another program's on 127.0.0.1, which made this test fail for the wrong reason.
-        let probe = try await LoopbackReceiver.start(host: "localhost")
-        let port = probe.port
-        await probe.close()
+        // A port below Linux's ephemeral range (32768–60999), free on both addresses: the rest of the run's outgoing
+        // connections take ephemeral ports as their own, and one took this test's port on 127.0.0.1 in the moment
+        // it was let go, which failed the test for the wrong reason.
+        var quiet: Int?
+        for _ in 0..<50 where quiet == nil {
+            let candidate = Int.random(in: 20_000..<30_000)
+            if let probe = try? await LoopbackReceiver.start(host: "localhost", port: candidate) {
+                await probe.close()
+                quiet = candidate
+            }
+        }
+        let port = try #require(quiet, "a free port below the ephemeral range")
         let other = try await LoopbackReceiver.start(host: "[::1]", port: port)
         defer { Task { await other.close() } }
         await #expect(throws: LoopbackError.self) {
