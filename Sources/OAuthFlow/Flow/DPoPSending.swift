@@ -5,14 +5,16 @@ import Foundation
 enum DPoPSending {
     /// Sends `request` with a fresh proof (new `jti`) on each attempt; at most two attempts.
     ///
+    /// - Parameter renewing: Makes the request again for the retry, when part of it may be used only once (a client
+    ///   assertion, RFC 7523 §3); nil sends the same request.
     /// - Throws: ``FlowError`` `dpop` when the server demands a nonce again after the retry, or demands one without giving it.
     static func send(
         _ request: TransportRequest, key: DPoPKey, accessToken: Secret?, nonces: DPoPNonces, transport: any HTTPTransport, clock: any DateClock,
-        arrival: (@Sendable (TransportResponse) -> Void)? = nil
+        arrival: (@Sendable (TransportResponse) -> Void)? = nil, renewing: (@Sendable () async throws -> TransportRequest)? = nil
     ) async throws -> TransportResponse {
         var used = nonces.nonce(for: request.url)
         for attempt in 1...2 {
-            var signed = request
+            var signed = attempt > 1 ? try await renewing?() ?? request : request
             signed.headers["DPoP"] = try await key.proof(
                 method: request.method, url: request.url, accessToken: accessToken, nonce: used, now: clock.now())
             let response: TransportResponse

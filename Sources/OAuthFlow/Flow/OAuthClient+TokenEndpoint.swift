@@ -128,6 +128,7 @@ extension OAuthClient {
         var identity: TLSClientIdentity?
         // The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
         var headerSecret: String?
+        var renewedAssertion: (@Sendable () async throws -> Secret)?
         // A pushed authorization request already names the client (RFC 9126 §2.1): never twice. The client goes by
         // the provider's name for it (`client_auth.client_id_parameter`).
         let clientIDName = provider.policy.clientIDParameter
@@ -150,6 +151,11 @@ extension OAuthClient {
                 clientID: configuration.clientID, audience: try assertionAudience(endpoint: endpoint), key: key,
                 secret: configuration.clientSecret, now: clock.now())
             fields += clientID + [("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
+            // An assertion is single-use (RFC 7523 §3): a retry for a DPoP nonce signs a new one.
+            let (client, audience, dates) = (configuration, try assertionAudience(endpoint: endpoint), clock)
+            renewedAssertion = {
+                try await ClientAssertion.make(clientID: client.clientID, audience: audience, key: key, secret: client.clientSecret, now: dates.now())
+            }
         case .tlsClientAuth, .selfSignedTLSClientAuth:
             // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
             fields += clientID
@@ -163,33 +169,58 @@ extension OAuthClient {
             }
         }
         try FlowError.requireSecure(endpoint)
-        let body: Data
-        switch encoding ?? shape.encoding {
-        case .form:
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-            body = Data(FormEncoding.encode(fields).utf8)
-        case .json:
-            headers["Content-Type"] = "application/json"
-            // A parameter given more than once (RFC 8707 `resource`, `audience`) becomes a JSON array: none is dropped.
-            var values: [String: [String]] = [:]
-            for (name, value) in fields { values[name, default: []].append(value) }
-            let object = values.mapValues { $0.count == 1 ? $0[0] as Any : $0 as Any }
-            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let bodyEncoding = encoding ?? shape.encoding
+        switch bodyEncoding {
+        case .form: headers["Content-Type"] = "application/x-www-form-urlencoded"
+        case .json: headers["Content-Type"] = "application/json"
         }
         if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = TransportRequest(method: requestMethod, url: endpoint, headers: headers, body: body, clientIdentity: identity)
+        let request = TransportRequest(
+            method: requestMethod, url: endpoint, headers: headers, body: try Self.body(fields, bodyEncoding), clientIdentity: identity)
         var sent = SentSecrets(parameters: fields)
         if let headerSecret { sent.add(headerSecret) }
         let response: TransportResponse
         if let proofKey {
+            // The retry's assertion joins the values blanked in the answer.
+            let renewed = Locked<[String]>([])
+            var renewing: (@Sendable () async throws -> TransportRequest)?
+            if let renew = renewedAssertion {
+                let sentFields = fields
+                renewing = {
+                    let assertion = try await renew()
+                    renewed.withLock { $0.append(assertion.value) }
+                    let renewedFields: [(String, String)] = sentFields.map { name, value in
+                        (name, name == "client_assertion" ? assertion.value : value)
+                    }
+                    var again = request
+                    again.body = try Self.body(renewedFields, bodyEncoding)
+                    return again
+                }
+            }
             response = try await DPoPSending.send(
-                request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival)
+                request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival,
+                renewing: renewing)
+            for value in renewed.withLock({ $0 }) { sent.add(value) }
         } else if let arrival {
             response = try await transport.send(request, arrival: arrival)
         } else {
             response = try await transport.send(request)
         }
         return sent.scrub(response)
+    }
+
+    /// A request body of `fields`: form-encoded, or a JSON object in which a parameter given more than once (RFC 8707
+    /// `resource`, `audience`) becomes an array, so that none is dropped.
+    private static func body(_ fields: [(String, String)], _ encoding: ProviderDescriptor.TokenRequest.BodyEncoding) throws -> Data {
+        switch encoding {
+        case .form:
+            return Data(FormEncoding.encode(fields).utf8)
+        case .json:
+            var values: [String: [String]] = [:]
+            for (name, value) in fields { values[name, default: []].append(value) }
+            let object = values.mapValues { $0.count == 1 ? $0[0] as Any : $0 as Any }
+            return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        }
     }
 
     /// The `aud` of a client assertion sent to `endpoint`: the issuer, or the endpoint itself (`client_auth.assertion_audience`).
