@@ -27,6 +27,8 @@ public struct Linter: Sendable {
         ClientAuthConsistencyRule.self,
         StateWithoutPKCERule.self,
         PushedAndDPoPRule.self,
+        AuthorizationDetailsTypesRule.self,
+        FAPI2ProfileRule.self,
         AccessTokenRule.self,
         LogoutRule.self,
         WebOnlyRedirectRule.self,

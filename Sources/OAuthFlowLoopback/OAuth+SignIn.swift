@@ -21,6 +21,9 @@ extension OAuth {
     ///   - timeout: How long the browser route waits for the browser to come back (300 s by default); it bounds only
     ///     that wait, as the token exchange after the callback has the transport's own deadline.
     ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
+    ///   - authorizationDetails: Rich authorization request details (RFC 9396) to ask for, in place of the client
+    ///     settings' (`ClientSettings.authorizationDetails`); empty keeps those. The tokens' grant is in
+    ///     `TokenSet.authorizationDetails`.
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and
@@ -28,10 +31,11 @@ extension OAuth {
     @discardableResult
     public func signIn(
         to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
-        timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true,
+        timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true, authorizationDetails: [AuthorizationDetail] = [],
         events: @escaping @Sendable (SessionAccess.Event) -> Void = { _ in }
     ) async throws -> SignInResult {
-        let settings = try clientSettings(for: name)
+        var settings = try clientSettings(for: name)
+        if !authorizationDetails.isEmpty { settings.authorizationDetails = authorizationDetails }
         let provider = try provider(name)
         let result = try await SessionAccess.signIn(
             to: provider, settings: settings, account: account,

@@ -14,10 +14,32 @@ extension SimulatedProvider {
     /// - Parameters:
     ///   - url: The authorization URL the library built (`PendingAuthorization.url`).
     ///   - subject: Who signs in: the ID token's and userinfo's `sub`.
+    /// A request with `response_mode` `jwt` or `query.jwt` is answered with one `response` parameter, a JWT signed
+    /// with the provider's key holding these fields (JARM); `form_post` and `form_post.jwt` answer with a POST, which
+    /// ``approveWithPost(_:subject:)`` plays.
+    ///
     /// - Returns: The redirect to hand to `OAuthClient.finishAuthorization(callback:pending:)`.
     /// - Throws: ``SimulationError`` when the request cannot be redirected.
-    public func approve(_ url: URL, subject: String = "user-1") throws -> URL {
+    public func approve(_ url: URL, subject: String = "user-1") async throws -> URL {
         let (request, redirect) = try authorizationRequest(url)
+        return try Self.redirect(redirect, try await responseFields(approving: request, subject: subject, post: false))
+    }
+
+    /// Plays the user who signs in and consents, for a request whose `response_mode` is `form_post` or `form_post.jwt`:
+    /// the redirect URI and the form the browser would POST to it (with one `response` JWT for `form_post.jwt`).
+    ///
+    /// - Returns: The redirect URI and the body to hand to `OAuthClient.finishAuthorization(formPost:pending:)`.
+    /// - Throws: ``SimulationError`` when the request cannot be redirected or asks for another response mode.
+    public func approveWithPost(_ url: URL, subject: String = "user-1") async throws -> (url: URL, body: Data) {
+        let (request, redirect) = try authorizationRequest(url)
+        let fields = try await responseFields(approving: request, subject: subject, post: true)
+        guard let target = URL(string: redirect) else { throw SimulationError("the redirect URI does not parse") }
+        return (target, Data(FormEncoding.encode(fields).utf8))
+    }
+
+    /// The fields of the answer to `request`: `code` (or `error`), `state` and `iss`, signed into `response` for a JWT
+    /// response mode.
+    private func responseFields(approving request: AuthorizationRequest, subject: String, post: Bool) async throws -> [(String, String)] {
         var fields = [("iss", issuer.absoluteString)]
         if let state = request.parameters["state"] { fields.insert(("state", state), at: 0) }
         do {
@@ -26,17 +48,17 @@ extension SimulatedProvider {
         } catch let refusal as OAuthRefusal {
             fields.insert(contentsOf: [("error", refusal.error), ("error_description", refusal.description)], at: 0)
         }
-        return try Self.redirect(redirect, fields)
+        return try await answering(request, fields, post: post)
     }
 
-    /// Plays the user who declines: the redirect with `error=access_denied`.
+    /// Plays the user who declines: the redirect with `error=access_denied` (in a `response` JWT for a JWT response mode).
     ///
     /// - Throws: ``SimulationError`` when the request cannot be redirected.
-    public func deny(_ url: URL) throws -> URL {
+    public func deny(_ url: URL) async throws -> URL {
         let (request, redirect) = try authorizationRequest(url)
         var fields = [("error", "access_denied"), ("iss", issuer.absoluteString)]
         if let state = request.parameters["state"] { fields.append(("state", state)) }
-        return try Self.redirect(redirect, fields)
+        return try Self.redirect(redirect, try await answering(request, fields, post: false))
     }
 
     /// An authorization request as the endpoint sees it: its parameters and the key of a pushed request's proof.
@@ -46,6 +68,8 @@ extension SimulatedProvider {
         /// Whether the parameters came from the pushed request endpoint.
         let pushed: Bool
         let pushedProofKey: String?
+        /// Whether the parameters came from a signed request object (RFC 9101).
+        var signed = false
     }
 
     /// The request behind an authorization URL, with the redirect URI errors may go to.
@@ -66,6 +90,13 @@ extension SimulatedProvider {
         }
         var parameters = query
         var proofKey: String?
+        var signed = false
+        if let object = query["request"] {
+            // RFC 9101 §5: the request object's parameters are the request; client_id outside must be its own.
+            guard query["request_uri"] == nil else { throw SimulationError("the authorization request carries both request and request_uri") }
+            parameters = try requestObject(object, from: client)
+            signed = true
+        }
         if let requestURI = query["request_uri"] {
             // RFC 9126 §4: the pushed request is used once, by the client that pushed it, before it expires.
             guard let pushed = pushedRequests.removeValue(forKey: requestURI), pushed.clientID == clientID else {
@@ -74,12 +105,15 @@ extension SimulatedProvider {
             guard pushed.expiresAt > clock.now() else { throw SimulationError("the pushed request expired") }
             parameters = pushed.parameters
             proofKey = pushed.proofKey
+            signed = pushed.signed
         }
         guard let redirect = parameters["redirect_uri"], client.allowsRedirect(redirect) else {
             throw SimulationError("the redirect_uri is missing or not registered for client `\(clientID)`: the provider shows an error page")
         }
         let pushed = query["request_uri"] != nil
-        return (AuthorizationRequest(client: client, parameters: parameters, pushed: pushed, pushedProofKey: proofKey), redirect)
+        var request = AuthorizationRequest(client: client, parameters: parameters, pushed: pushed, pushedProofKey: proofKey)
+        request.signed = signed
+        return (request, redirect)
     }
 
     /// Checks what may go back in the redirect and issues the code.
@@ -87,6 +121,9 @@ extension SimulatedProvider {
         let parameters = request.parameters
         if settings.requiresPushedAuthorization, !request.pushed {
             throw OAuthRefusal.invalidRequest("this provider takes pushed authorization requests only (RFC 9126 §5)")
+        }
+        if settings.requiresSignedRequestObject, !request.signed {
+            throw OAuthRefusal.invalidRequest("this provider takes signed request objects only (RFC 9101 §10.5)")
         }
         guard parameters["response_type"] == "code" else {
             throw OAuthRefusal("unsupported_response_type", "only `code` is supported")
@@ -106,12 +143,13 @@ extension SimulatedProvider {
             proofKey = jkt
         }
         let scopes = try request.client.granted((parameters["scope"] ?? "").split(separator: " ").map(String.init))
+        let details = try grantedDetails(parameters["authorization_details"])
         let now = clock.now()
         let code = Self.random()
         codes[code] = CodeGrant(
             clientID: request.client.id, redirectURI: parameters["redirect_uri"] ?? "", codeChallenge: challenge, scopes: scopes,
             nonce: parameters["nonce"], subject: subject, sessionID: Base64URL.random(bytes: 12), authTime: now,
-            expiresAt: now.addingTimeInterval(settings.codeLifetime), dpopKey: proofKey)
+            expiresAt: now.addingTimeInterval(settings.codeLifetime), dpopKey: proofKey, authorizationDetails: details)
         return code
     }
 
@@ -127,19 +165,30 @@ extension SimulatedProvider {
     /// The pushed authorization request endpoint (RFC 9126 §2): the client authenticates as at the token
     /// endpoint, and gets a `request_uri` to send the browser with.
     func pushedAuthorizationEndpoint(_ request: TransportRequest) async throws -> TransportResponse {
-        let form = try Self.form(of: request)
+        var form = try Self.form(of: request)
         let client = try authenticateClient(request, form)
         guard form["request_uri"] == nil else { throw OAuthRefusal.invalidRequest("a pushed request cannot carry request_uri (RFC 9126 §2.1)") }
+        let signed = form["request"] != nil
+        if let object = form["request"] {
+            // RFC 9126 §3: a pushed request object's parameters are the request.
+            do {
+                form = try requestObject(object, from: client)
+            } catch let error as SimulationError {
+                throw OAuthRefusal("invalid_request_object", error.message)
+            }
+        }
         guard let redirect = form["redirect_uri"], client.allowsRedirect(redirect) else {
             throw OAuthRefusal.invalidRequest("the redirect_uri is missing or not registered")
         }
         let proof = try await checkProof(request, accessToken: nil)
+        // RFC 9396 §4: details pushed are checked as they would be in the URL.
+        _ = try grantedDetails(form["authorization_details"])
         var parameters = form
         parameters["client_secret"] = nil
         let requestURI = "urn:ietf:params:oauth:request_uri:" + Self.random()
         pushedRequests[requestURI] = PushedRequest(
             clientID: client.id, parameters: parameters, expiresAt: clock.now().addingTimeInterval(settings.pushedRequestLifetime),
-            proofKey: proof?.thumbprint)
+            proofKey: proof?.thumbprint, signed: signed)
         var response = Self.json(
             ["request_uri": .string(requestURI), "expires_in": .number(settings.pushedRequestLifetime.rounded())], status: 201)
         if settings.requiresDPoPNonce { response.headers["dpop-nonce"] = dpopNonce }

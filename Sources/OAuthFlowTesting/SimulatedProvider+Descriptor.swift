@@ -23,6 +23,11 @@ extension SimulatedProvider {
         public var clientAuthentication: [ProviderDescriptor.ClientAuth.Method] = [.none, .clientSecretBasic, .clientSecretPost]
         /// The `aud` of the client's assertions (`client_auth.assertion_audience`): the issuer, or the token endpoint.
         public var assertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience.issuer
+        /// How the provider answers (`authorization.response_mode`): `jwt`, `query.jwt` and `form_post.jwt` have it sign
+        /// the answer (JARM), which the engine verifies.
+        public var responseMode = ProviderDescriptor.Authorization.ResponseMode.query
+        /// Whether the authorization request goes in a request object the client signs (`authorization.request_object`, RFC 9101).
+        public var requestObject = ProviderDescriptor.Authorization.RequestObject.never
         /// The default scopes.
         public var scopes = ["openid", "profile", "email", "offline_access"]
         /// More top-level YAML, appended as written (keys not written above).
@@ -57,6 +62,13 @@ extension SimulatedProvider {
         }
         lines += [
             "authorization:", "  pushed: \(options.pushesAuthorizationRequests ? "always" : "never")",
+        ]
+        if options.responseMode != .query { lines.append("  response_mode: \(options.responseMode.rawValue)") }
+        if options.responseMode.isJWT, !ProviderDescriptor.Authorization().responseAlgs.contains(keyAlgorithm.rawValue) {
+            lines.append("  response_algs: [\(keyAlgorithm.rawValue)]")
+        }
+        if options.requestObject != .never { lines.append("  request_object: \(options.requestObject.rawValue)") }
+        lines += [
             "security:", "  pkce: required", "  pkce_method: S256", "  iss_parameter: required", "  nonce: true",
             "  dpop: \(options.bindsTokensWithDPoP ? "required" : "never")",
         ]

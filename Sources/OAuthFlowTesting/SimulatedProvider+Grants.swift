@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlow
 
 /// What a simulated provider remembers of what it issued.
 extension SimulatedProvider {
@@ -9,6 +10,8 @@ extension SimulatedProvider {
         let expiresAt: Date
         /// The key of the proof the push carried (RFC 9449 §10.1), when it carried one.
         let proofKey: String?
+        /// Whether the parameters came from a signed request object (RFC 9101).
+        var signed = false
     }
 
     /// An authorization code and everything its token request is checked against.
@@ -26,6 +29,8 @@ extension SimulatedProvider {
         let dpopKey: String?
         /// The family of the tokens it was exchanged for, once it was (a code presented again revokes them).
         var family: String?
+        /// The authorization details granted (RFC 9396).
+        var authorizationDetails: JSONValue? = nil
     }
 
     /// A refresh token, one of the family one authorization started.
@@ -41,6 +46,8 @@ extension SimulatedProvider {
         /// Spent by a rotation: presenting it again is a reuse.
         var spent = false
         var revoked = false
+        /// The authorization details of its grant (RFC 9396), which every refresh issues again.
+        var authorizationDetails: JSONValue? = nil
     }
 
     /// An access token.
@@ -56,6 +63,8 @@ extension SimulatedProvider {
         let proofKey: String?
         let family: String?
         var revoked = false
+        /// The authorization details granted (RFC 9396 §9.2: introspection says them).
+        var authorizationDetails: JSONValue? = nil
     }
 
     /// A device authorization (RFC 8628) waiting for the user.

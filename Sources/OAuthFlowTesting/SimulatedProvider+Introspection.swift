@@ -18,6 +18,7 @@ extension SimulatedProvider {
                 "aud": Self.audienceClaim(grant.audience), "sub": .string(grant.subject ?? grant.clientID),
             ]
             if let key = grant.proofKey { members["cnf"] = .object(["jkt": .string(key)]) }
+            if let details = grant.authorizationDetails { members["authorization_details"] = details }
             return Self.json(members)
         }
         if let grant = refreshTokens[token], !grant.revoked, !grant.spent, !revokedFamilies.contains(grant.family), grant.expiresAt > now {

@@ -18,7 +18,11 @@ extension SimulatedProvider {
             "pushed_authorization_request_endpoint": .string(url(.pushedAuthorization).absoluteString),
             "require_pushed_authorization_requests": .bool(settings.requiresPushedAuthorization),
             "response_types_supported": strings(["code"]),
-            "response_modes_supported": strings(["query"]),
+            "response_modes_supported": strings(["query", "form_post", "jwt", "query.jwt", "form_post.jwt"]),
+            "authorization_signing_alg_values_supported": strings([settings.signingAlgorithm.rawValue]),
+            "request_parameter_supported": .bool(true),
+            "request_object_signing_alg_values_supported": strings(["RS256", "PS256", "ES256", "EdDSA"]),
+            "require_signed_request_object": .bool(settings.requiresSignedRequestObject),
             "grant_types_supported": strings(GrantType.simulated.map(\.rawValue)),
             "subject_types_supported": strings(["public"]),
             "id_token_signing_alg_values_supported": strings([settings.signingAlgorithm.rawValue]),
@@ -33,6 +37,7 @@ extension SimulatedProvider {
             "backchannel_logout_supported": .bool(true),
             "backchannel_logout_session_supported": .bool(true),
         ]
+        if let types = settings.authorizationDetailsTypes { document["authorization_details_types_supported"] = strings(types) }
         if settings.offersDPoP || settings.requiresDPoP {
             document["dpop_signing_alg_values_supported"] = strings(SimulatedProvider.proofAlgorithms)
         }

@@ -42,6 +42,11 @@ extension SimulatedProvider {
         public var rotatesRefreshTokens = true
         /// Whether the authorization endpoint takes only pushed requests (RFC 9126 §5).
         public var requiresPushedAuthorization = false
+        /// Whether the authorization endpoint takes only signed request objects (RFC 9101 §10.5,
+        /// `require_signed_request_object`), verified with the client's registered public key.
+        public var requiresSignedRequestObject = false
+        /// How long a JWT-secured authorization response (JARM) is valid (its `exp`).
+        public var responseLifetime: TimeInterval = 600
         /// Whether the token endpoint refuses a request without a DPoP proof (RFC 9449).
         public var requiresDPoP = false
         /// Whether every DPoP proof must carry the provider's current nonce (RFC 9449 §8, §9): the first proof
@@ -51,6 +56,12 @@ extension SimulatedProvider {
         public var offersDPoP = true
         /// How far a DPoP proof's `iat` may be from the provider's clock (RFC 9449 §11.1).
         public var proofWindow: TimeInterval = 60
+        /// The `type`s of rich authorization request details (RFC 9396) taken, published as
+        /// `authorization_details_types_supported`; nil takes any type and publishes none.
+        public var authorizationDetailsTypes: [String]? = nil
+        /// The authorization details granted whatever a request asked for (a server that changes them, RFC 9396 §7);
+        /// nil grants those asked for. Token answers, JWT access tokens and introspection carry what is granted.
+        public var grantedAuthorizationDetails: JSONValue? = nil
         /// Claims of each user, by subject, put in ID tokens (for `profile` and `email`) and userinfo.
         public var users: [String: [String: JSONValue]] = [:]
 

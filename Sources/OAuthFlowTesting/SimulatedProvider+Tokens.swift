@@ -20,6 +20,8 @@ extension SimulatedProvider {
         var proofKey: String?
         /// Issue a refresh token, bound to this key when it is a public client's (RFC 9449 §5).
         var refresh: (expiresAt: Date, proofKey: String?)?
+        /// The authorization details granted (RFC 9396 §7).
+        var authorizationDetails: JSONValue? = nil
     }
 
     /// The token endpoint (RFC 6749 §3.2): authorization code, refresh token, client credentials and device code grants.
@@ -68,7 +70,8 @@ extension SimulatedProvider {
             ? (now.addingTimeInterval(settings.refreshTokenLifetime), client.authentication == .none ? proof?.thumbprint : nil) : nil
         return Issue(
             clientID: client.id, subject: grant.subject, scopes: grant.scopes, audience: audience(Self.targets(of: request)), family: family,
-            sessionID: grant.sessionID, nonce: grant.nonce, authTime: grant.authTime, proofKey: proof?.thumbprint, refresh: refresh)
+            sessionID: grant.sessionID, nonce: grant.nonce, authTime: grant.authTime, proofKey: proof?.thumbprint, refresh: refresh,
+            authorizationDetails: grant.authorizationDetails)
     }
 
     /// RFC 6749 §6 with RFC 9700 §4.14.2: an unknown, expired, revoked or another client's refresh token is
@@ -103,7 +106,7 @@ extension SimulatedProvider {
         return Issue(
             clientID: client.id, subject: grant.subject, scopes: scopes, audience: audience(Self.targets(of: request)),
             family: grant.family, sessionID: grant.sessionID, proofKey: proof?.thumbprint,
-            refresh: settings.rotatesRefreshTokens ? (grant.expiresAt, grant.proofKey) : nil)
+            refresh: settings.rotatesRefreshTokens ? (grant.expiresAt, grant.proofKey) : nil, authorizationDetails: grant.authorizationDetails)
     }
 
     /// RFC 6749 §4.4: a confidential client's own token; no refresh token (§4.4.3).
@@ -116,7 +119,7 @@ extension SimulatedProvider {
         let scopes = try client.granted((form["scope"] ?? "").split(separator: " ").map(String.init))
         return Issue(
             clientID: client.id, subject: nil, scopes: scopes, audience: audience(Self.targets(of: request, audience: true)),
-            family: nil, proofKey: proof?.thumbprint)
+            family: nil, proofKey: proof?.thumbprint, authorizationDetails: try grantedDetails(form["authorization_details"]))
     }
 
     /// The token response (RFC 6749 §5.1): an access token (`DPoP` when bound, RFC 9449 §5), a refresh token when the
@@ -137,11 +140,12 @@ extension SimulatedProvider {
             ]
             if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
             if let key = issue.proofKey { claims["cnf"] = .object(["jkt": .string(key)]) }
+            if let details = issue.authorizationDetails { claims["authorization_details"] = details }
             accessToken = try await keys[0].sign(claims, type: "at+jwt")
         }
         accessTokens[accessToken] = AccessGrant(
             clientID: issue.clientID, subject: issue.subject, scopes: issue.scopes, audience: issue.audience, issuedAt: now, expiresAt: expiresAt,
-            proofKey: issue.proofKey, family: issue.family)
+            proofKey: issue.proofKey, family: issue.family, authorizationDetails: issue.authorizationDetails)
         var members: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": .string(issue.proofKey == nil ? "Bearer" : "DPoP"),
             "expires_in": .number(settings.accessTokenLifetime.rounded()), "scope": .string(issue.scopes.joined(separator: " ")),
@@ -150,9 +154,10 @@ extension SimulatedProvider {
             let token = Self.random()
             refreshTokens[token] = RefreshGrant(
                 clientID: issue.clientID, subject: subject, sessionID: issue.sessionID ?? "", scopes: issue.scopes, family: family,
-                expiresAt: refresh.expiresAt, proofKey: refresh.proofKey)
+                expiresAt: refresh.expiresAt, proofKey: refresh.proofKey, authorizationDetails: issue.authorizationDetails)
             members["refresh_token"] = .string(token)
         }
+        if let details = issue.authorizationDetails { members["authorization_details"] = details }
         if issue.scopes.contains("openid"), let subject = issue.subject {
             members["id_token"] = .string(try await idToken(issue, subject: subject, accessToken: accessToken, now: now))
         }

@@ -149,10 +149,10 @@ public final class WebSignIn: Sendable {
         } catch let error as FlowError {
             throw WebSignInError(.configuration, error.message)
         }
-        if provider.policy.responseMode == .formPost, !secureOrigin {
+        if provider.policy.responseMode.isFormPost, !secureOrigin {
             throw WebSignInError(
                 .configuration,
-                "provider \(provider.id) answers with a cross-site POST (`response_mode: form_post`), which carries the pending sign-in cookie only when it is SameSite=None and Secure: the origin \(origin) must be https"
+                "provider \(provider.id) answers with a cross-site POST (`response_mode: \(provider.policy.responseMode.rawValue)`), which carries the pending sign-in cookie only when it is SameSite=None and Secure: the origin \(origin) must be https"
             )
         }
     }
@@ -241,7 +241,7 @@ public final class WebSignIn: Sendable {
     /// SameSite=Lax keeps the cookie on the provider's top-level GET redirect back. A
     /// `form_post` callback is a cross-site POST, which only `SameSite=None; Secure` survives.
     private func sameSite(for provider: Provider) -> String {
-        provider.policy.responseMode == .formPost && secureCookies ? "None" : "Lax"
+        provider.policy.responseMode.isFormPost && secureCookies ? "None" : "Lax"
     }
 
     // MARK: - Callback
@@ -275,7 +275,13 @@ public final class WebSignIn: Sendable {
                 throw WebSignInError(.unknownProvider, "no enabled provider is called \(providerID.debugDescription)")
             }
             let parameters = FormEncoding.decode(callback.formBody.map { String(decoding: $0, as: UTF8.self) } ?? callback.query ?? "")
-            guard let state = parameters.first(where: { $0.0 == "state" })?.1, !state.isEmpty else {
+            // A JWT-secured response (JARM) carries `state` inside its `response`: read unverified here only to find the
+            // pending cookie; the engine verifies the JWT before it believes any of it.
+            let plainState = parameters.first(where: { $0.0 == "state" })?.1
+            let sealedState = parameters.first(where: { $0.0 == "response" }).flatMap {
+                try? IDTokenValidator.decodeUnverified($0.1).claims["state"]?.stringValue
+            }
+            guard let state = plainState ?? sealedState, !state.isEmpty else {
                 throw WebSignInError(.stateMismatch, "the callback carries no state")
             }
             let name = PendingSignIn.cookieName(forState: state)

@@ -20,6 +20,12 @@ struct APIProtectionDocExamples {
         print(principal.subject ?? "-", principal.clientID ?? "-", principal.scopes)
     }
 
+    func richAuthorizationDetails(api: ProtectedResource, authorizationHeader: String) async throws {
+        let payer = try await api.authenticate(ProtectedResource.Request(authorization: authorizationHeader), requiring: ["payments"], details: ["payment_initiation"])
+        let amounts = payer.authorizationDetails(ofType: "payment_initiation").map { $0["instructedAmount"] }
+        _ = amounts
+    }
+
     /// The types underneath, with the client settings the CLI would find.
     func underneath() throws -> ProtectedResource {
         let registry = try ProviderRegistry.load()

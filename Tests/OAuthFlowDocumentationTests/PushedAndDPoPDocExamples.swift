@@ -15,6 +15,21 @@ struct PushedAndDPoPDocExamples {
         _ = (response, answer)
     }
 
+    func richAuthorizationRequests(oauth: OAuth) async throws {
+        let payment = AuthorizationDetail(type: "payment_initiation", ["instructedAmount": .object(["currency": .string("EUR"), "amount": .string("10.00")])])
+        let result = try await oauth.signIn(to: "open-bank", browser: SystemBrowser(environment: ProcessInfo.processInfo.environment), authorizationDetails: [payment])
+        let granted = result.tokens.authorizationDetails ?? []
+        let token = try await oauth.serviceTokens(for: "open-bank").accessToken(OAuthClient.ServiceTokenRequest(authorizationDetails: [payment]))
+        _ = (granted, token)
+    }
+
+    func fapi2InCode(descriptor given: ProviderDescriptor) throws {
+        var descriptor = given
+        descriptor.security.profile = .fapi2
+        let provider = try descriptor.resolve()
+        _ = provider
+    }
+
     func credentialHelpers(access: SessionAccess) async throws {
         let session = try await access.bearerSession(for: SessionKey(providerID: "corp"), tool: "git")
         _ = session

@@ -69,6 +69,8 @@ public struct ClientSettings: Sendable {
     public var keySource: String?
     /// Settings found but not used (another client's secret, a secret under `client_auth: none`), one sentence each.
     public var notes: [String]
+    /// Rich authorization request details (RFC 9396) a sign-in with these settings asks for; empty asks for none.
+    public var authorizationDetails: [AuthorizationDetail] = []
 
     /// - Parameters:
     ///   - clientID: The client id registered at the provider.
@@ -104,7 +106,8 @@ public struct ClientSettings: Sendable {
     public func configuration(redirectURI: URL?, requestOfflineAccess: Bool = true) -> ClientConfiguration {
         ClientConfiguration(
             clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
-            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
+            requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity,
+            authorizationDetails: authorizationDetails)
     }
 
     /// The configuration of a service (client credentials, JWT bearer, token exchange) with these settings.

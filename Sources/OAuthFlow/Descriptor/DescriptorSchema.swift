@@ -287,7 +287,8 @@ package enum DescriptorSchema {
             "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
         Field(
             "response_mode", default: ProviderDescriptor.Authorization().responseMode,
-            "How the server returns the authorization response."),
+            "How the server returns the authorization response. `jwt`, `query.jwt` and `form_post.jwt` (JARM) have it sign the response as a JWT, which the engine verifies with the provider's JWKS (`response_algs`, `iss`, `aud`, `exp`) before it reads `code` and `state` from it; an encrypted response (JWE) is refused."
+        ),
         Field(
             "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
             "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
@@ -296,8 +297,24 @@ package enum DescriptorSchema {
             "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
         ),
         Field(
+            "request_object", default: ProviderDescriptor.Authorization().requestObject,
+            "Signed request objects (RFC 9101): every authorization parameter goes in a JWT the client signs with its private key (`typ: oauth-authz-req+jwt`, `aud` the issuer), sent as `request` in the pushed request or the URL. `if_supported` signs when discovery lists the key's algorithm in `request_object_signing_alg_values_supported`; `always` fails without a private key; `never` does not sign unless discovery says `require_signed_request_object: true`."
+        ),
+        Field(
+            "request_object_algs", .list(.choice(among: JWSAlgorithm.requestObject)),
+            "The algorithms the provider takes for request objects; absent takes all four, and the client's key decides (an Ed25519 key signs `EdDSA`)."
+        ),
+        Field(
+            "response_algs", .list(.choice(among: JWSAlgorithm.publicKey)), default: shown(ProviderDescriptor.Authorization().responseAlgs),
+            "The algorithms a JWT-secured response (`response_mode: jwt`, JARM) may be signed with, verified with the provider's JWKS; `none` and HMAC are never accepted."
+        ),
+        Field(
             "callback_signature", .object(callbackSignatureFields),
             "A signature the provider adds to the callback with the client secret (Shopify's `hmac`); a callback without it, or with a wrong one, is refused before the code is exchanged."
+        ),
+        Field(
+            "details_types", .list(.string()),
+            "The `type`s of rich authorization request details (RFC 9396) the provider documents (`payment_initiation`, `account_information`): a sign-in or service token request asking for another type is refused before anything is sent. Left out, discovery's `authorization_details_types_supported` decides when the provider publishes it, and otherwise any type is sent."
         ),
     ]
 
@@ -568,6 +585,10 @@ package enum DescriptorSchema {
         Field(
             "dpop_bearer_answer", default: securityDefaults.dpopBearerAnswer,
             "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
+        ),
+        Field(
+            "profile", .choice(of: ProviderDescriptor.SecurityProfile.self),
+            "A security profile the provider is held to (Docs/pushed-and-dpop.md#fapi-20): `fapi2`, the FAPI 2.0 Security Profile: pushed requests, PKCE S256, `iss` required, `private_key_jwt` or mutual-TLS client authentication, DPoP- or certificate-bound tokens, PS256, ES256 or EdDSA, endpoints only from the issuer's metadata. Resolving refuses a descriptor that contradicts it (lint rule `fapi2_profile`); the engine refuses a server whose metadata or answers do."
         ),
     ]
 

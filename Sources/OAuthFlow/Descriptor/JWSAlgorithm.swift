@@ -32,6 +32,8 @@ extension JWSAlgorithm {
     /// The algorithms a DPoP key is made for (RFC 9449), in the client's order of preference
     /// (`security.dpop_signing_alg_values_supported`).
     static let dpopKey: [JWSAlgorithm] = [.es256, .eddsa, .rs256, .ps256]
+    /// The algorithms OAuthFlow signs request objects with (RFC 9101): a private key's (`authorization.request_object_algs`).
+    static let requestObject: [JWSAlgorithm] = [.rs256, .ps256, .es256, .eddsa]
     /// The algorithms verified with a provider's public keys: every one but HMAC (`access_tokens.signing_algs`).
     static let publicKey: [JWSAlgorithm] = allCases.filter { !$0.isHMAC }
 

@@ -332,6 +332,12 @@ extension ProviderDescriptor {
             case query
             case formPost = "form_post"
             case fragment
+            /// JARM: the response as a JWT signed by the server, in the query for the code flow (`query.jwt`).
+            case jwt
+            /// JARM: the signed response JWT in the redirect's query.
+            case queryJWT = "query.jwt"
+            /// JARM: the signed response JWT in a cross-site POST body.
+            case formPostJWT = "form_post.jwt"
         }
 
         /// When the authorization request is pushed (RFC 9126).
@@ -350,10 +356,20 @@ extension ProviderDescriptor {
         public var pushed: Pushed = .ifSupported
         /// A signature the callback carries, checked with the client secret before the code is exchanged.
         public var callbackSignature: CallbackSignature?
+        /// The `type`s of rich authorization request details the provider documents (RFC 9396 §2); nil declares none.
+        public var detailsTypes: [String]?
+        /// When the parameters go in a signed request object (RFC 9101).
+        public var requestObject: RequestObject = .never
+        /// The algorithms a request object may be signed with; nil takes every one the client's key can sign.
+        public var requestObjectAlgs: [String]?
+        /// The algorithms a JWT-secured response (JARM) may be signed with.
+        public var responseAlgs: [String] = ["RS256", "PS256", "ES256"]
 
         enum CodingKeys: String, CodingKey {
             case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
             case callbackSignature = "callback_signature"
+            case detailsTypes = "details_types"
+            case requestObject = "request_object", requestObjectAlgs = "request_object_algs", responseAlgs = "response_algs"
         }
 
         public init() {}
@@ -367,6 +383,10 @@ extension ProviderDescriptor {
             extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
             pushed = try o.choice(CodingKeys.pushed) ?? defaults.pushed
             callbackSignature = try o.object(CodingKeys.callbackSignature, CallbackSignature.init(plain:))
+            detailsTypes = try o.strings(CodingKeys.detailsTypes)
+            requestObject = try o.choice(CodingKeys.requestObject) ?? defaults.requestObject
+            requestObjectAlgs = try o.strings(CodingKeys.requestObjectAlgs)
+            responseAlgs = try o.strings(CodingKeys.responseAlgs) ?? defaults.responseAlgs
         }
     }
 
@@ -660,11 +680,14 @@ extension ProviderDescriptor {
         /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
         public var dpopSigningAlgs: [String] = ["ES256"]
         public var dpopBearerAnswer: BearerAnswer = .refuse
+        /// The security profile the provider is held to (FAPI 2.0); nil for none. A host that builds its descriptor in
+        /// code sets it before ``ProviderDescriptor/resolve(_:)``, which refuses what contradicts it.
+        public var profile: SecurityProfile?
 
         enum CodingKeys: String, CodingKey {
             case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"
             case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", dpop
-            case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer"
+            case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer", profile
         }
 
         public init() {}
@@ -687,6 +710,7 @@ extension ProviderDescriptor {
             dpop = try o.choice(CodingKeys.dpop) ?? defaults.dpop
             dpopSigningAlgs = try o.strings(CodingKeys.dpopSigningAlgs) ?? defaults.dpopSigningAlgs
             dpopBearerAnswer = try o.choice(CodingKeys.dpopBearerAnswer) ?? defaults.dpopBearerAnswer
+            profile = try o.choice(CodingKeys.profile)
         }
     }
 

@@ -31,12 +31,18 @@ package struct ServerMetadata: Sendable, Hashable, Codable {
     public var requirePushedAuthorizationRequests: Bool?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
     public var dpopSigningAlgValuesSupported: [String]?
+    /// `request_object_signing_alg_values_supported` (RFC 9101 §10.5, OpenID Connect Discovery §3).
+    public var requestObjectSigningAlgValuesSupported: [String]?
+    /// `require_signed_request_object` (RFC 9101 §10.5): unsigned authorization requests are refused.
+    public var requireSignedRequestObject: Bool?
     /// `backchannel_logout_supported` and `backchannel_logout_session_supported` (Back-Channel Logout 1.0 §2.1).
     public var backchannelLogoutSupported: Bool?
     public var backchannelLogoutSessionSupported: Bool?
     /// `frontchannel_logout_supported` and `frontchannel_logout_session_supported` (Front-Channel Logout 1.0 §3).
     public var frontchannelLogoutSupported: Bool?
     public var frontchannelLogoutSessionSupported: Bool?
+    /// `authorization_details_types_supported` (RFC 9396 §10).
+    public var authorizationDetailsTypesSupported: [String]?
 
     /// The mutual-TLS alias of the endpoint named `name` (`token_endpoint`, say), when the document gives one as a string.
     public func mtlsAlias(_ name: String) -> URL? {
@@ -64,10 +70,13 @@ package struct ServerMetadata: Sendable, Hashable, Codable {
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case requestObjectSigningAlgValuesSupported = "request_object_signing_alg_values_supported"
+        case requireSignedRequestObject = "require_signed_request_object"
         case backchannelLogoutSupported = "backchannel_logout_supported"
         case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case frontchannelLogoutSupported = "frontchannel_logout_supported"
         case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
+        case authorizationDetailsTypesSupported = "authorization_details_types_supported"
     }
 }
 

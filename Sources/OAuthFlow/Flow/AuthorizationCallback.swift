@@ -7,6 +7,8 @@ public struct AuthorizationCallback: Sendable {
     public let parameters: [String: String]
     /// Names that appeared more than once, which RFC 6749 §3.1 forbids.
     let repeated: Set<String>
+    /// Whether the parameters are the claims of a verified JWT-secured response (JARM), not the redirect's own.
+    var isFromResponseJWT = false
 
     /// Reads the redirect URL the browser was sent to.
     ///

@@ -20,12 +20,16 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var signingKey: ClientConfiguration.SigningKey?
     /// The client certificate for `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705).
     public var tlsIdentity: TLSClientIdentity?
+    /// Rich authorization request details (RFC 9396) every authorization request of this client carries, JSON-encoded
+    /// as `authorization_details` (pushed, when the provider takes pushed requests); empty sends none.
+    public var authorizationDetails: [AuthorizationDetail] = []
 
     public init(
         clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,
         requestOfflineAccess: Bool = true, authMethod: ProviderDescriptor.ClientAuth.Method? = nil, signingKey: ClientConfiguration.SigningKey? = nil,
-        tlsIdentity: TLSClientIdentity? = nil
+        tlsIdentity: TLSClientIdentity? = nil, authorizationDetails: [AuthorizationDetail] = []
     ) {
+        self.authorizationDetails = authorizationDetails
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.clientSecret = clientSecret

@@ -119,6 +119,8 @@ extension ErrorCode where Domain == FlowError {
     public static let dpop = Self("dpop")
     /// A pushed authorization request (RFC 9126) failed or its answer cannot be used.
     public static let pushedAuthorization = Self("pushed_authorization")
+    /// A signed request object (RFC 9101) was required and could not be made: no private key, or none the provider takes.
+    public static let requestObject = Self("request_object")
     /// The pushed request's `request_uri` expired before the browser used it: start the sign-in again.
     public static let pushedRequestExpired = Self("pushed_request_expired")
     /// The provider has no end-session endpoint (in its descriptor or its discovery document): the session
@@ -126,4 +128,11 @@ extension ErrorCode where Domain == FlowError {
     public static let noEndSessionEndpoint = Self("no_end_session_endpoint")
     /// The provider does not revoke this kind of token (`revocation.tokens`).
     public static let notRevocable = Self("not_revocable")
+    /// The server, or the client's credentials, fall short of the security profile the provider is held to
+    /// (`security.profile`): metadata without a pushed request endpoint or S256, a client key FAPI 2.0 does not allow,
+    /// tokens that are not sender-constrained.
+    public static let securityProfile = Self("security_profile")
+    /// Rich authorization request details (RFC 9396) that cannot be sent or read: not an array of objects with a
+    /// string `type`, past the size limits, or of a type the provider does not declare.
+    public static let invalidAuthorizationDetails = Self("invalid_authorization_details")
 }

@@ -45,8 +45,12 @@ extension OAuthClient {
     /// has run, and refused when the server says it sends `iss` (RFC 9207 §2.4). Only a callback that passed
     /// every other check (its `state` above all) can cause that discovery request.
     ///
+    /// A JWT-secured response (`response_mode: jwt`, JARM) is verified first and its claims checked in place of the
+    /// redirect's parameters.
+    ///
     /// - Returns: The authorization code.
     public func check(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> Secret {
+        let callback = try await unsealed(callback)
         let known = knownProvider
         let code = try callback.validate(for: pending, provider: known)
         if let signature = known.policy.callbackSignature { try checkSignature(signature, of: callback) }
@@ -91,6 +95,7 @@ extension OAuthClient {
         guard !hasCompleted(pending.state.value) else {
             throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
         }
+        let callback = try await unsealed(callback)
         let code = try await check(callback, pending: pending)
         // Mark before the network call: a second callback racing this one must not also spend the code.
         rememberCompleted(pending.state.value)

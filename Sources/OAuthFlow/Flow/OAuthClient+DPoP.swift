@@ -48,6 +48,7 @@ extension OAuthClient {
             guard tokens.tokenType != "dpop" else {
                 throw FlowError(.dpop, "provider `\(provider.id)` issued a DPoP-bound token to a request that sent no DPoP proof")
             }
+            try requireSenderConstrained(tokens)
             return tokens
         }
         if tokens.tokenType == "dpop" {

@@ -65,6 +65,11 @@ extension OAuthClient {
         // the scopes under the provider's name for them (`device.scope_parameter`), as `scopes.parameter` says.
         var parameters = policy.device.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         parameters += policy.scopes.parameters(for: scopes, named: policy.device.scopeParameter)
+        // RFC 9396 §3: details go wherever `scope` may.
+        if !configuration.authorizationDetails.isEmpty {
+            try AuthorizationDetail.check(configuration.authorizationDetails, for: knownProvider)
+            parameters.append(("authorization_details", AuthorizationDetail.encoded(configuration.authorizationDetails)))
+        }
         let response = try await post(to: endpoint, parameters)
         let fields = try TokenResponseParser.fields(
             of: response, format: policy.tokenResponseFormat,

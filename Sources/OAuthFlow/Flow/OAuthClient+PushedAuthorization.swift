@@ -2,8 +2,11 @@ import Foundation
 
 /// Pushed authorization requests (RFC 9126): the request POSTed first, the browser sent with its `request_uri`.
 extension OAuthClient {
-    /// Pushes the authorization request (RFC 9126 §2) and builds the URL the browser opens from the answer.
-    func push(to target: Provider, proofKey: DPoPKey?) async throws -> PendingAuthorization {
+    /// Pushes the authorization request (RFC 9126 §2) and builds the URL the browser opens from the answer; with
+    /// `requestObjectKey`, its parameters go signed in a request object (RFC 9126 §3, RFC 9101).
+    func push(to target: Provider, proofKey: DPoPKey?, requestObjectKey: ClientConfiguration.SigningKey? = nil) async throws
+        -> PendingAuthorization
+    {
         guard let endpoint = target.endpoints.pushedAuthorization else {
             let why =
                 target.capabilities.requiresPushedAuthorization
@@ -14,7 +17,11 @@ extension OAuthClient {
         }
         let request = try PendingAuthorization.Request(provider: target, client: configuration, proofKey: proofKey)
         let sentAt = clock.now()
-        let response = try await post(to: endpoint, request.parameters, encoding: .form)
+        let parameters =
+            if let requestObjectKey {
+                try await requestObjectParameters(request, target: target, key: requestObjectKey, pushed: true)
+            } else { request.parameters }
+        let response = try await post(to: endpoint, parameters, encoding: .form)
         let pushed = try PushedRequest(response, endpoint: endpoint, provider: provider.id)
         return try request.pending(
             url: try PendingAuthorization.url(

@@ -38,8 +38,19 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         provider: Provider, client: ClientConfiguration, proofKey: DPoPKey? = nil, now: Date = Date()
     ) throws -> PendingAuthorization {
         let request = try Request(provider: provider, client: client, proofKey: proofKey)
-        return try request.pending(url: url(provider, request.parameters), requestExpiresAt: nil, now: now)
+        let url = try url(provider, request.parameters)
+        // RFC 9396 §4: details make long URLs, which browsers and servers cut; pushed requests carry any size.
+        if !client.authorizationDetails.isEmpty, url.absoluteString.utf8.count > maximumURLLength {
+            throw FlowError(
+                .invalidAuthorizationDetails,
+                "the authorization URL with its authorization details is \(url.absoluteString.utf8.count) bytes long, more than the \(maximumURLLength) a browser is sure to take; push the request (`authorization.pushed`, RFC 9126) or ask for fewer details"
+            )
+        }
+        return try request.pending(url: url, requestExpiresAt: nil, now: now)
     }
+
+    /// The longest authorization URL carrying authorization details that is sent through the browser.
+    static let maximumURLLength = 8000
 
     /// An authorization request's parameters, with the secrets the callback and token request are checked with.
     struct Request {
@@ -69,6 +80,12 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
                 for scope in policy.scopes.offlineScopes where !scopes.contains(scope) { scopes.append(scope) }
                 extra.merge(policy.scopes.offlineParameters) { _, offline in offline }
             }
+            let details = client.authorizationDetails
+            if !details.isEmpty {
+                try AuthorizationDetail.check(details, for: provider)
+                // The host's details replace any the descriptor fixes.
+                extra["authorization_details"] = nil
+            }
             for (name, value) in extra.sorted(by: { $0.key < $1.key })
             where !DescriptorSchema.reservedParameters.contains(name) && name != policy.clientIDParameter {
                 parameters.append((name, value))
@@ -92,6 +109,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             }
             if let nonce { parameters.append(("nonce", nonce.value)) }
             if let proofKey { parameters.append(("dpop_jkt", proofKey.thumbprint)) }
+            if !details.isEmpty { parameters.append(("authorization_details", AuthorizationDetail.encoded(details))) }
             self.parameters = parameters
             self.providerID = provider.id
             self.redirectURI = redirectURI

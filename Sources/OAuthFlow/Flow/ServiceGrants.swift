@@ -12,11 +12,17 @@ extension OAuthClient {
         public var resources: [String]
         /// Audiences, for providers that name APIs that way (Auth0).
         public var audiences: [String]
+        /// Rich authorization request details (RFC 9396 §6), sent JSON-encoded as `authorization_details`; nil for none.
+        /// Unlike the lists above, their order is kept: it is the request's.
+        public var authorizationDetails: [AuthorizationDetail]?
 
-        public init(scopes: [String] = [], resources: [String] = [], audiences: [String] = []) {
+        public init(
+            scopes: [String] = [], resources: [String] = [], audiences: [String] = [], authorizationDetails: [AuthorizationDetail] = []
+        ) {
             self.scopes = Self.normalized(scopes)
             self.resources = Self.normalized(resources)
             self.audiences = Self.normalized(audiences)
+            self.authorizationDetails = authorizationDetails.isEmpty ? nil : authorizationDetails
         }
 
         static func normalized(_ values: [String]) -> [String] { Array(Set(values.filter { !$0.isEmpty })).sorted() }
@@ -26,6 +32,7 @@ extension OAuthClient {
             if !scopes.isEmpty { parts.append("scope \(scopes.joined(separator: " "))") }
             if !resources.isEmpty { parts.append("resource \(resources.joined(separator: ", "))") }
             if !audiences.isEmpty { parts.append("audience \(audiences.joined(separator: ", "))") }
+            if let details = authorizationDetails { parts.append("authorization details \(details.map(\.type).joined(separator: ", "))") }
             return parts.isEmpty ? "no scope" : parts.joined(separator: "; ")
         }
     }
@@ -118,6 +125,7 @@ extension OAuthClient {
         parameters += request.target.resources.map { ("resource", $0) }
         parameters += request.target.audiences.map { ("audience", $0) }
         parameters += provider.policy.scopes.parameters(for: request.target.scopes)
+        parameters += try detailsParameters(request.target)
         let tokens = try await serviceToken(parameters, scopes: request.target.scopes, acceptsNotApplicable: true)
         guard let issued = tokens.additionalFields["issued_token_type"]?.stringValue, !issued.isEmpty else {
             throw FlowError(.unexpectedTokenType, "the token exchange answer has no `issued_token_type` (RFC 8693 §2.2.1)")
@@ -162,7 +170,17 @@ extension OAuthClient {
             scopes = OAuthClient.ServiceTokenRequest.normalized(scopes + (request.resources + request.audiences).map { $0 + policy.scopeSuffix })
         }
         parameters += provider.policy.scopes.parameters(for: scopes)
+        parameters += try detailsParameters(request)
         return (parameters, scopes)
+    }
+
+    /// `authorization_details` for a token request (RFC 9396 §6), its types checked against the provider's.
+    ///
+    /// - Throws: ``FlowError`` `invalidAuthorizationDetails`.
+    private func detailsParameters(_ request: OAuthClient.ServiceTokenRequest) throws -> [(String, String)] {
+        guard let details = request.authorizationDetails, !details.isEmpty else { return [] }
+        try AuthorizationDetail.check(details, for: knownProvider)
+        return [("authorization_details", AuthorizationDetail.encoded(details))]
     }
 
     /// RFC 8707 §2: a resource is an absolute URI with no fragment.

@@ -123,11 +123,34 @@ enum TokenResponseParser {
             idToken: fields["id_token"]?.stringValue.map(Secret.init) ?? previous?.idToken,
             scopes: scopes,
             issuedAt: now,
-            additionalFields: fields.filter { !secretFields.contains($0.key) && !["token_type", "expires_in", "scope"].contains($0.key) },
+            additionalFields: fields.filter {
+                !secretFields.contains($0.key) && !["token_type", "expires_in", "scope", "authorization_details"].contains($0.key)
+            },
             // A refresh answer keeps the key its tokens are bound to; a Bearer one is unbound.
             proofKey: tokenType == "dpop" ? previous?.proofKey : nil)
         // What the session keeps from its callback for refreshes stays with every refresh of it.
         tokens.callbackParameters = previous?.callbackParameters
+        tokens.authorizationDetails = try authorizationDetails(in: fields, body: response.body) ?? previous?.authorizationDetails
         return tokens
+    }
+
+    /// The answer's `authorization_details` (RFC 9396 §7), as the server granted them (it may change what was asked
+    /// for); nil when it sends none. These are the grant, so an answer whose JSON gives any member twice is refused:
+    /// readers differ on which of the two wins.
+    ///
+    /// - Throws: ``FlowError`` `invalidTokenResponse` for details that are not an array of objects with a `type`.
+    static func authorizationDetails(in fields: [String: JSONValue], body: Data) throws -> [AuthorizationDetail]? {
+        guard let value = fields["authorization_details"], value != .null else { return nil }
+        if let repeated = JSONMemberNames.firstRepeated(in: Array(body)) {
+            throw FlowError(
+                .invalidTokenResponse,
+                "the token response carries authorization details and gives the member `\(TerminalText.escaped(String(repeated.prefix(60))))` twice in one object"
+            )
+        }
+        do {
+            return try AuthorizationDetail.list(value, what: "the token response's `authorization_details`")
+        } catch let error as FlowError {
+            throw FlowError(.invalidTokenResponse, error.message)
+        }
     }
 }

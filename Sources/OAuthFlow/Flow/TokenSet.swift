@@ -24,6 +24,10 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// `token_request.callback_params_on_refresh`), kept with the tokens so that they outlive the process. Not
     /// secrets; nil when the descriptor keeps none (and in sessions stored before OAuthFlow kept them).
     public var callbackParameters: [String: String]? = nil
+    /// The authorization details the tokens were granted (RFC 9396 §7): the token answer's `authorization_details`,
+    /// kept through refreshes whose answers carry none. Nil when no answer named any (and in sessions stored before
+    /// OAuthFlow kept them). The server may grant other details than were asked for; an API checks what it needs.
+    public var authorizationDetails: [AuthorizationDetail]? = nil
 
     /// Whether the tokens are DPoP-bound: they work only with a proof from ``proofKey``, never as Bearer tokens.
     public var isDPoPBound: Bool { proofKey != nil }

@@ -134,10 +134,10 @@ public actor IDTokenValidator {
 
     // MARK: - Signature
 
-    func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm) async throws {
+    func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm, what: String = "ID token") async throws {
         if algorithm.isHMAC {
             guard let clientSecret else {
-                throw IDTokenError(.keysUnavailable, "an \(algorithm) ID token is verified with the client secret, and none is configured")
+                throw IDTokenError(.keysUnavailable, "an \(algorithm) \(what) is verified with the client secret, and none is configured")
             }
             let (digest, bytes): (DigestAlgorithm, Int) =
                 switch algorithm.digestBits {
@@ -155,19 +155,19 @@ public actor IDTokenValidator {
             await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest, kid: "client-secret")
             let verifier = try? await collection.getKey(for: "client-secret")
             guard let verifier, (try? verifier.verify(jws.signature, signs: jws.signingInput)) == true else {
-                throw IDTokenError(.badSignature, "the ID token's signature does not verify (\(algorithm))")
+                throw IDTokenError(.badSignature, "the \(what)'s signature does not verify (\(algorithm))")
             }
             return
         }
         let keys = try await keys().snapshot(for: jws.keyID)
         if let keyID = jws.keyID, !keys.mayVerify(keyID: keyID) {
             if let why = keys.refusal(ofKey: keyID) {
-                throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which the JWKS of `\(provider.id)` holds as \(why)")
+                throw IDTokenError(.unknownKey, "the \(what) names key `\(keyID)`, which the JWKS of `\(provider.id)` holds as \(why)")
             }
-            throw IDTokenError(.unknownKey, "the ID token names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
+            throw IDTokenError(.unknownKey, "the \(what) names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
         }
         guard keys.verifies(jws, algorithm: algorithm) else {
-            throw IDTokenError(.badSignature, "the ID token's signature does not verify (\(algorithm))")
+            throw IDTokenError(.badSignature, "the \(what)'s signature does not verify (\(algorithm))")
         }
     }
 
@@ -186,7 +186,7 @@ public actor IDTokenValidator {
     private func keys() throws -> SigningKeys {
         if let signingKeys { return signingKeys }
         let created = SigningKeys(
-            url: try keysURL(), providerID: provider.id, algorithms: provider.policy.idTokenAlgorithms, transport: transport, clock: clock,
+            url: try keysURL(), providerID: provider.id, algorithms: verifiedAlgorithms, transport: transport, clock: clock,
             refetchInterval: Self.keyRefetchInterval)
         signingKeys = created
         return created

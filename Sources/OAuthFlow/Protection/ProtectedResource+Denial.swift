@@ -27,7 +27,7 @@ extension ProtectedResource {
             status =
                 switch code {
                 case .invalidRequest: 400
-                case .insufficientScope: 403
+                case .insufficientScope, .insufficientAuthorizationDetails: 403
                 case .unavailable: 503
                 default: 401
                 }
@@ -42,6 +42,8 @@ extension ProtectedResource {
         public var wireError: String? {
             switch code {
             case .missingToken, .unavailable: nil
+            // RFC 9396 names no error for a resource server; RFC 6750 §3.1's is the one for a token that does not grant enough.
+            case .insufficientAuthorizationDetails: ErrorCode<ProtectedResource.Denial>.insufficientScope.description
             default: code.description
             }
         }
@@ -57,6 +59,9 @@ extension ErrorCode where Domain == ProtectedResource.Denial {
     public static let invalidToken = Self("invalid_token")
     /// The token lacks a scope the route requires (403, with the `scope` attribute).
     public static let insufficientScope = Self("insufficient_scope")
+    /// The token lacks authorization details (RFC 9396) of a type the route requires, or they do not allow the
+    /// request (403; the challenge says `insufficient_scope`, as RFC 9396 names no error of its own for an API).
+    public static let insufficientAuthorizationDetails = Self("insufficient_authorization_details")
     /// The DPoP proof is missing or fails a check (RFC 9449 §7.1).
     public static let invalidDPoPProof = Self("invalid_dpop_proof")
     /// The proof must carry the resource's current nonce, sent in `DPoP-Nonce` (RFC 9449 §9).

@@ -35,6 +35,19 @@ extension ProtectedResource {
         public func hasScopes(_ required: [String]) -> Bool {
             required.allSatisfy(scopes.contains)
         }
+
+        /// The token's rich authorization details (RFC 9396 §9.1, §9.2): the JWT's `authorization_details` claim or
+        /// the introspection answer's member; empty when it has none, or when they are not an array of objects with
+        /// a `type` (``ProtectedResource/authenticate(_:requiring:details:)`` refuses such a token when it requires details).
+        public var authorizationDetails: [AuthorizationDetail] {
+            claims["authorization_details"].flatMap { try? AuthorizationDetail.list($0, what: "the token's authorization details") } ?? []
+        }
+
+        /// The token's authorization details of one type: what a handler reads to check that they allow the request
+        /// (the account, the amount).
+        public func authorizationDetails(ofType type: String) -> [AuthorizationDetail] {
+            authorizationDetails.filter { $0.type == type }
+        }
     }
 }
 

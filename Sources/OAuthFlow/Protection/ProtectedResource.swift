@@ -198,13 +198,20 @@ public final class ProtectedResource: Sendable {
 
     // MARK: - Checking a request
 
-    /// Checks the request's access token and, when `scopes` are given, that it grants each of them.
+    /// Checks the request's access token and, when `scopes` are given, that it grants each of them; when `details`
+    /// are given, that it carries rich authorization details (RFC 9396) of each of those types.
     ///
+    /// - Parameters:
+    ///   - request: The request as the API received it.
+    ///   - scopes: The scopes the route requires.
+    ///   - details: The `type`s of authorization details the route requires, at least one entry of each; the handler
+    ///     then checks what they allow (``Principal/authorizationDetails(ofType:)``).
     /// - Returns: Who the token speaks for.
-    /// - Throws: ``ProtectedResource/Denial``, with the status and headers to answer with.
-    public func authenticate(_ request: ProtectedResource.Request, requiring scopes: [String] = []) async throws(ProtectedResource.Denial)
-        -> ProtectedResource.Principal
-    {
+    /// - Throws: ``ProtectedResource/Denial``, with the status and headers to answer with:
+    ///   ``ErrorCode/insufficientAuthorizationDetails`` (403) for a token without details of a required type.
+    public func authenticate(
+        _ request: ProtectedResource.Request, requiring scopes: [String] = [], details: [String] = []
+    ) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
         let presented: PresentedToken
         do throws(ProtectedResource.Denial) {
             presented = try PresentedToken(request.authorization)
@@ -219,6 +226,7 @@ public final class ProtectedResource: Sendable {
                 throw ProtectedResource.Denial(
                     .insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
             }
+            try Self.checkDetails(principal, requiring: details)
             return principal
         } catch {
             logger.debug("access token refused", metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
@@ -328,6 +336,29 @@ public final class ProtectedResource: Sendable {
             guard ConstantTime.equals(thumbprint, certificate) else {
                 throw ProtectedResource.Denial(.invalidToken, "the token is bound to another client certificate than the connection's")
             }
+        }
+    }
+
+    /// Refuses a token without authorization details of each type of `types` (RFC 9396 §9): 401 when its details are
+    /// not an array of objects with a `type`, 403 when a type is missing.
+    private static func checkDetails(_ principal: ProtectedResource.Principal, requiring types: [String]) throws(ProtectedResource.Denial) {
+        guard !types.isEmpty else { return }
+        var granted: [AuthorizationDetail] = []
+        if let claim = principal.claims["authorization_details"] {
+            do {
+                granted = try AuthorizationDetail.list(claim, what: "the token's `authorization_details`")
+            } catch {
+                throw ProtectedResource.Denial(.invalidToken, "\(error)")
+            }
+        }
+        let missing = types.filter { type in !granted.contains { $0.type == type } }
+        guard missing.isEmpty else {
+            let held =
+                granted.isEmpty
+                ? "none" : Set(granted.map(\.type)).sorted().map { TerminalText.escaped(String($0.prefix(100))) }.joined(separator: ", ")
+            throw ProtectedResource.Denial(
+                .insufficientAuthorizationDetails,
+                "the token lacks authorization details of type \(missing.joined(separator: ", ")) (it holds \(held))", requiredScopes: [])
         }
     }
 

@@ -56,6 +56,18 @@ extension Provider {
         public var callbackSignature: ProviderDescriptor.Authorization.CallbackSignature?
         /// The parameter naming the client in the authorization request and in request bodies (`client_auth.client_id_parameter`).
         public var clientIDParameter = "client_id"
+        /// The security profile the provider is held to (`security.profile`): FAPI 2.0 pushes every request, requires
+        /// `iss`, S256 in the server's metadata and sender-constrained tokens (Docs/pushed-and-dpop.md); nil for none.
+        public var securityProfile: ProviderDescriptor.SecurityProfile? = nil
+        /// The `type`s of rich authorization request details the provider takes (`authorization.details_types`,
+        /// RFC 9396 §2); nil when the descriptor declares none, which leaves the check to discovery's list, if any.
+        public var authorizationDetailsTypes: [String]? = nil
+        /// When the authorization request goes in a signed request object (`authorization.request_object`, RFC 9101).
+        public var requestObject: ProviderDescriptor.Authorization.RequestObject = .never
+        /// The algorithms a request object may be signed with (`authorization.request_object_algs`); the client's key picks one.
+        public var requestObjectAlgorithms: [JWSAlgorithm] = JWSAlgorithm.requestObject
+        /// The algorithms a JWT-secured authorization response (JARM) may be signed with (`authorization.response_algs`).
+        public var responseAlgorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256]
 
         /// The claims of a client secret the engine signs (Sign in with Apple), variables filled in.
         public struct GeneratedSecretPolicy: Sendable, Hashable {

@@ -40,6 +40,14 @@ public struct Provider: Sendable, Hashable {
         public var dpopAlgorithms: [String]?
         /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): every authorization response carries `iss`.
         public var sendsIssuerInResponses = false
+        /// `code_challenge_methods_supported` (RFC 8414 §2): nil when the document does not say.
+        public var codeChallengeMethods: [String]? = nil
+        /// `request_object_signing_alg_values_supported` (RFC 9101 §10.5): nil when the document does not say.
+        public var requestObjectAlgorithms: [String]? = nil
+        /// `require_signed_request_object` (RFC 9101 §10.5): every authorization request must be a signed request object.
+        public var requiresSignedRequestObject = false
+        /// `authorization_details_types_supported` (RFC 9396 §10): nil when the document does not say.
+        public var authorizationDetailsTypes: [String]? = nil
 
         public init(requiresPushedAuthorization: Bool = false, dpopAlgorithms: [String]? = nil, sendsIssuerInResponses: Bool = false) {
             self.requiresPushedAuthorization = requiresPushedAuthorization
@@ -122,6 +130,7 @@ public struct Provider: Sendable, Hashable {
     /// Whether authorization requests are pushed (RFC 9126): when the descriptor says `always`, when
     /// discovery says the server requires it, or (`if_supported`) when the provider has the endpoint.
     public var pushesAuthorizationRequests: Bool {
+        if policy.securityProfile?.includesFAPI2Security == true { return true }
         switch policy.pushedAuthorization {
         case .always: return true
         case .ifSupported: return capabilities.requiresPushedAuthorization || endpoints.pushedAuthorization != nil
@@ -137,9 +146,10 @@ public struct Provider: Sendable, Hashable {
 
     /// The RFC 9207 rule the authorization response is held to: the descriptor's `iss_parameter`, except that
     /// `if_present` becomes `required` once the server's metadata says it sends `iss` (RFC 9207 §2.4: a
-    /// response without it from such a server must be refused).
+    /// response without it from such a server must be refused), or under FAPI 2.0 (`security.profile`).
     public var issuerParameterRule: ProviderDescriptor.Security.IssuerParameter {
-        policy.issParameter == .ifPresent && capabilities.sendsIssuerInResponses ? .required : policy.issParameter
+        guard policy.issParameter == .ifPresent else { return policy.issParameter }
+        return capabilities.sendsIssuerInResponses || policy.securityProfile?.includesFAPI2Security == true ? .required : .ifPresent
     }
 
     /// Where an endpoint comes from, as far as the descriptor says.

@@ -13,11 +13,12 @@ struct PolicyRefusals {
         self.variables = variables
     }
 
-    /// Refuses the setting at `setting` (and the `item` of it: a list's index, a map's key), saying why.
-    mutating func refuse(_ setting: [String], item: String? = nil, _ why: String) {
+    /// Refuses the setting at `setting` (and the `item` of it: a list's index, a map's key), saying why; `code` is
+    /// `unsupported_policy` unless the refusal is a security profile's (`security_profile`).
+    mutating func refuse(_ setting: [String], item: String? = nil, code: ErrorCode<ProviderError> = .unsupportedPolicy, _ why: String) {
         errors.append(
             ProviderError(
-                .unsupportedPolicy, "`\(setting.joined(separator: "."))` of provider `\(providerID)` \(why)", provider: providerID,
+                code, "`\(setting.joined(separator: "."))` of provider `\(providerID)` \(why)", provider: providerID,
                 keyPath: setting + (item.map { [$0] } ?? [])))
     }
 
@@ -185,6 +186,17 @@ extension ProviderDescriptor.Authorization {
     func check(_ refusals: inout PolicyRefusals) {
         if responseType != "code" {
             refusals.refuse(["authorization", "response_type"], "is `\(responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
+        }
+        if let types = detailsTypes {
+            if types.isEmpty {
+                refusals.refuse(
+                    ["authorization", "details_types"], "is empty, which refuses every authorization detail; leave it out to declare no types")
+            }
+            var seen: Set<String> = []
+            for (index, type) in types.enumerated() where !seen.insert(type).inserted || type.isEmpty || type.contains(where: \.isWhitespace) {
+                refusals.refuse(
+                    ["authorization", "details_types"], item: String(index), "lists `\(type)`, which is empty, holds spaces or is listed twice")
+            }
         }
     }
 }

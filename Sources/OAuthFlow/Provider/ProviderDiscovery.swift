@@ -36,10 +36,14 @@ extension Provider {
         try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
         try fill(\.mtlsToken, metadata.mtlsAlias("token_endpoint"), "mtls_endpoint_aliases.token_endpoint")
         try fill(\.pushedAuthorization, metadata.pushedAuthorizationRequestEndpoint, "pushed_authorization_request_endpoint")
-        let capabilities = ServerCapabilities(
+        var capabilities = ServerCapabilities(
             requiresPushedAuthorization: metadata.requirePushedAuthorizationRequests ?? false,
             dpopAlgorithms: metadata.dpopSigningAlgValuesSupported,
             sendsIssuerInResponses: metadata.authorizationResponseIssParameterSupported ?? false)
+        capabilities.requestObjectAlgorithms = metadata.requestObjectSigningAlgValuesSupported
+        capabilities.requiresSignedRequestObject = metadata.requireSignedRequestObject ?? false
+        capabilities.authorizationDetailsTypes = metadata.authorizationDetailsTypesSupported
+        capabilities.codeChallengeMethods = metadata.codeChallengeMethodsSupported
         return with(endpoints: merged, capabilities: capabilities, discovered: true)
     }
 

@@ -60,4 +60,7 @@ extension ErrorCode where Domain == ProviderError {
     /// The descriptor asks for something the engine will not run (a response type other than `code`,
     /// the `plain` PKCE method, an unknown grant or ID token algorithm).
     public static let unsupportedPolicy = Self("unsupported_policy")
+    /// The descriptor claims a security profile (`security.profile`) and contradicts it: PAR off, a weak algorithm,
+    /// a client secret, no sender-constrained tokens, endpoints not from the issuer's metadata.
+    public static let securityProfile = Self("security_profile")
 }

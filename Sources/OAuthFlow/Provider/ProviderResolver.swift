@@ -140,6 +140,7 @@ extension ProviderDescriptor {
         let tokenRequestShape = tokenRequest.resolved(&found)
         let revocationSettings = revocation.resolved(&found)
         authorization.check(&found)
+        let securedAuthorization = authorization.securedAuthorization(&found)
         if authorization.callbackSignature != nil, !clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
             found.refuse(
                 ["authorization", "callback_signature"], "is checked with the client secret: list `client_secret_post` or `client_secret_basic`")
@@ -153,6 +154,7 @@ extension ProviderDescriptor {
         let generatedSecret = clientAuth.generatedSecretPolicy(&found)
         let logoutPolicy = logout.resolved(endSession: endpoints.endSession != nil, &found)
         let requestParameters = requestParameterPolicy(&found)
+        refuseContradictions(ofSecurityProfile: &found)
         refusals += found.errors
         var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
@@ -170,7 +172,10 @@ extension ProviderDescriptor {
         policy.defaultTokenType = tokenResponse.defaultTokenType
         policy.revocation = revocationSettings
         policy.callbackSignature = authorization.callbackSignature
+        policy.authorizationDetailsTypes = authorization.detailsTypes
+        securedAuthorization.apply(to: &policy)
         requestParameters.apply(to: &policy)
+        policy.hold(to: security.profile)
         return policy
     }
 

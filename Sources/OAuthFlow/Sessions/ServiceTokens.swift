@@ -41,6 +41,8 @@ extension ServiceTokens {
             var text = "oauthflow-service-token-v2"
             for part in [providerID, clientID, grant.rawValue, subject ?? "", credential] { text += "\u{0}" + part }
             for list in [request.scopes, request.resources, request.audiences] { text += "\u{1}" + list.joined(separator: "\u{0}") }
+            // Keys made before details were sent stay as they were.
+            if let details = request.authorizationDetails { text += "\u{2}" + AuthorizationDetail.encoded(details) }
             let digest = Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8)).prefix(18)))
             return SessionKey(providerID: providerID, account: "service-\(digest)")
         }
@@ -304,7 +306,9 @@ public final class ServiceTokens: Sendable {
         // are never a key: a server cannot fill another request's cache.)
         var key = key
         var savedUnder = storeKey
-        let granted = OAuthClient.ServiceTokenRequest(scopes: tokens.scopes, resources: key.request.resources, audiences: key.request.audiences)
+        let granted = OAuthClient.ServiceTokenRequest(
+            scopes: tokens.scopes, resources: key.request.resources, audiences: key.request.audiences,
+            authorizationDetails: key.request.authorizationDetails ?? [])
         if granted.scopes != key.request.scopes, Set(granted.scopes).isStrictSubset(of: key.request.scopes) {
             logger.notice(
                 "the provider granted fewer scopes than asked; the token is cached under the scopes granted",

@@ -45,6 +45,8 @@ extension OAuthFlowCommand.Providers {
             /// `security.dpop` (RFC 9449), and the key algorithms in order.
             let dpop: String
             let dpopAlgorithms: [String]
+            /// `security.profile` (FAPI 2.0), when the provider is held to one.
+            let securityProfile: String?
             let redirect: String
             /// `logout`: the end-session style and parameter, and the logout channels the provider declares.
             let logout: Logout
@@ -89,6 +91,7 @@ extension OAuthFlowCommand.Providers {
                 case tokenBodyEncoding = "token_body_encoding", clientAuth = "client_auth", pkce, state, nonce
                 case grantTypes = "grant_types", assertionAudience = "assertion_audience", serviceTarget = "service_target"
                 case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms", logout, catalog
+                case securityProfile = "security_profile"
             }
         }
 
@@ -121,6 +124,8 @@ extension OAuthFlowCommand.Providers {
                     provider.endSessionSource == .discovery && descriptor.discovery.lacks.contains(.endSession)
                     ? "none" : provider.endSessionSource.rawValue
                 let policy = provider.policy
+                // FAPI 2.0 pushes every request and requires `iss` whatever the descriptor leaves to the server.
+                let fapi2 = policy.securityProfile?.includesFAPI2Security == true
                 let set = provider.endpoints.all
                 let endpoints = Dictionary(uniqueKeysWithValues: set.map { ($0.key, $0.url.absoluteString) })
                 let summary = Summary(
@@ -134,8 +139,10 @@ extension OAuthFlowCommand.Providers {
                     assertionAudience: policy.clientAuthMethods.contains(where: \.usesAssertion) ? policy.clientAssertion.audience.rawValue : nil,
                     serviceTarget: policy.grantTypes.contains(.clientCredentials) ? policy.serviceTokens.target.rawValue : nil,
                     pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
-                    issParameter: policy.issParameter.rawValue, pushed: policy.pushedAuthorization.rawValue, dpop: policy.dpop.use.rawValue,
-                    dpopAlgorithms: policy.dpop.algorithms.map(\.rawValue),
+                    issParameter: fapi2 ? provider.issuerParameterRule.rawValue : policy.issParameter.rawValue,
+                    pushed: fapi2 ? ProviderDescriptor.Authorization.Pushed.always.rawValue : policy.pushedAuthorization.rawValue,
+                    dpop: policy.dpop.use.rawValue,
+                    dpopAlgorithms: policy.dpop.algorithms.map(\.rawValue), securityProfile: policy.securityProfile?.rawValue,
                     redirect: policy.webRedirectOnly
                         ? "https web redirect URIs only (no loopback): sign in through a web app's routes" : provider.loopback.display,
                     logout: .init(
@@ -149,6 +156,11 @@ extension OAuthFlowCommand.Providers {
                     return
                 }
                 var lines = ["\(provider.displayName) (\(provider.id), \(provider.protocol.rawValue))"]
+                if let profile = policy.securityProfile, fapi2 {
+                    lines.append(
+                        "  security profile: \(profile.title) (\(profile.rawValue)): endpoints only from the issuer's metadata, every request pushed, PKCE S256, iss required, client authentication \(summary.clientAuth), sender-constrained tokens, \(ProviderDescriptor.SecurityProfile.fapi2Algorithms.map(\.rawValue).joined(separator: ", ")) only"
+                    )
+                }
                 for (name, value) in provider.variables.sorted(by: { $0.key < $1.key }) { lines.append("  var \(name) = \(value)") }
                 if let issuer = summary.issuer { lines.append("  issuer: \(issuer)") }
                 if let discovery = summary.discovery { lines.append("  discovery: \(discovery)") }

@@ -1,0 +1,140 @@
+extension ProviderDescriptor {
+    /// Refuses every setting that contradicts the descriptor's `security.profile`, at its key path, saying what the
+    /// profile requires (code `security_profile`, which lint rule `fapi2_profile` reports); nothing without a profile.
+    ///
+    /// A setting that only leaves a choice to the server (`pushed: if_supported`, `iss_parameter: if_present`) is not
+    /// refused: the engine holds it to the profile (``Provider/pushesAuthorizationRequests``,
+    /// ``Provider/issuerParameterRule``). What only the server's metadata and answers reveal is refused at run time.
+    func refuseContradictions(ofSecurityProfile refusals: inout PolicyRefusals) {
+        guard let profile = security.profile, profile.includesFAPI2Security else { return }
+        let claim = "FAPI 2.0 (`security.profile: \(profile.rawValue)`)"
+        func refuse(_ setting: [String], item: String? = nil, _ why: String) {
+            refusals.refuse(setting, item: item, code: .securityProfile, why)
+        }
+        let algorithms = JWSAlgorithm.listed(SecurityProfile.fapi2Algorithms)
+        // Metadata from the issuer itself, read at its well-known address, and an issuer that matches it exactly.
+        if issuer == nil {
+            refuse(["issuer"], "is missing; \(claim) reads every endpoint from the issuer's metadata, so the issuer must be named")
+        }
+        if discovery.mode == .none {
+            refuse(
+                ["discovery", "mode"],
+                "is `none`; \(claim) takes endpoints only from the metadata the issuer publishes: write `mode: oidc` (or `rfc8414`)")
+        }
+        if discovery.url != nil {
+            refuse(
+                ["discovery", "url"],
+                "is given; \(claim) reads the metadata at the issuer's well-known address only (OpenID Connect Discovery or RFC 8414): leave it out"
+            )
+        }
+        let named: [(String, String?)] = [
+            ("authorization", endpoints.authorization), ("token", endpoints.token), ("userinfo", endpoints.userinfo),
+            ("revocation", endpoints.revocation), ("introspection", endpoints.introspection), ("end_session", endpoints.endSession),
+            ("device_authorization", endpoints.deviceAuthorization), ("jwks", endpoints.jwks),
+            ("pushed_authorization", endpoints.pushedAuthorization), ("refresh", endpoints.refresh),
+        ]
+        for (key, url) in named where url != nil {
+            refuse(["endpoints", key], "is given; \(claim) takes every endpoint from the issuer's metadata: leave `endpoints` out")
+        }
+        if !security.issuerAliases.isEmpty {
+            refuse(["security", "issuer_aliases"], "is given; \(claim) accepts only the issuer itself, spelt exactly as its metadata spells it")
+        }
+        if security.idTokenIssuer != nil {
+            refuse(["security", "id_token_issuer"], "is given; \(claim) accepts only the issuer itself in ID tokens, not a template")
+        }
+        // The authorization request: pushed, with PKCE S256, answered with `iss`.
+        if authorization.pushed == .never {
+            refuse(["authorization", "pushed"], "is `never`; \(claim) pushes every authorization request (RFC 9126): write `always`")
+        }
+        if security.pkce == .unsupported {
+            refuse(["security", "pkce"], "is `unsupported`; \(claim) sends PKCE with S256 on every authorization request: write `required`")
+        }
+        if security.issParameter == .absent {
+            refuse(
+                ["security", "iss_parameter"],
+                "is `absent`; \(claim) requires `iss` in every authorization response (RFC 9207): write `required`")
+        }
+        // Client authentication: a private key or a certificate, the assertion addressed to the issuer.
+        let allowedMethods = SecurityProfile.fapi2ClientAuthentication
+        let methodsNamed = SecurityProfile.fapi2ClientAuthentication.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+        if let methods = clientAuth.methods {
+            for (index, method) in methods.enumerated() where !allowedMethods.contains(method) {
+                refuse(
+                    ["client_auth", "methods"], item: String(index),
+                    "lists `\(method.rawValue)`; \(claim) authenticates clients only with \(methodsNamed)")
+            }
+        } else if !allowedMethods.contains(clientAuth.method) {
+            refuse(
+                ["client_auth", "method"],
+                "is `\(clientAuth.method.rawValue)`\(clientAuth.method == .none ? " (the default)" : ""); \(claim) authenticates clients only with \(methodsNamed)"
+            )
+        }
+        if clientAuth.assertionAudience != .issuer {
+            refuse(
+                ["client_auth", "assertion_audience"],
+                "is `\(clientAuth.assertionAudience.rawValue)`; \(claim) addresses client assertions to the issuer (`aud` the issuer, as a string): write `issuer`"
+            )
+        }
+        for (index, name) in (clientAuth.assertionAlgs ?? []).enumerated() where !Self.isFAPI2Algorithm(name) {
+            refuse(
+                ["client_auth", "assertion_algs"], item: String(index), "lists `\(name)`; \(claim) signs client assertions with \(algorithms) only")
+        }
+        // Signatures the client checks.
+        if `protocol` == .oidc {
+            for (index, name) in security.idTokenAlgs.enumerated() where !Self.isFAPI2Algorithm(name) {
+                let defaulted = security.idTokenAlgs == Security.standard.idTokenAlgs ? " (the default list)" : ""
+                refuse(
+                    ["security", "id_token_algs"], item: String(index),
+                    "lists `\(name)`\(defaulted); \(claim) accepts ID tokens signed with \(algorithms) only: write `id_token_algs` with those")
+            }
+        }
+        // Sender-constrained tokens: DPoP, or certificates (mutual TLS) when the client authenticates with one.
+        let certificates = clientAuth.supported.contains(where: \.usesCertificate)
+        if security.dpop == .never, !certificates {
+            refuse(
+                ["security", "dpop"],
+                "is `never`, and no mutual-TLS client authentication is listed; \(claim) sends only sender-constrained tokens: write `dpop: required` (or list `tls_client_auth`, whose tokens are bound to the certificate)"
+            )
+        }
+        if security.dpop != .never {
+            for (index, name) in security.dpopSigningAlgs.enumerated() where !Self.isFAPI2Algorithm(name) {
+                refuse(
+                    ["security", "dpop_signing_alg_values_supported"], item: String(index),
+                    "lists `\(name)`; \(claim) signs DPoP proofs with \(algorithms) only")
+            }
+        }
+        if security.dpopBearerAnswer == .accept {
+            refuse(
+                ["security", "dpop_bearer_answer"],
+                "is `accept`; \(claim) refuses tokens that are not sender-constrained, so a Bearer answer to a DPoP request fails: write `refuse`"
+            )
+        }
+        // Tokens only in headers (RFC 6750 §2.1, RFC 9449 §7.1), never in a URL.
+        if userinfo.placement != .header {
+            refuse(
+                ["userinfo", "placement"],
+                "is `\(userinfo.placement.rawValue)`; \(claim) sends access tokens only in the `Authorization` header: write `header`")
+        }
+        if revocation.placement == .query {
+            refuse(["revocation", "placement"], "is `query`; \(claim) never puts a token in a URL: write `body`")
+        }
+    }
+
+    /// Whether `name` is an algorithm FAPI 2.0 allows.
+    private static func isFAPI2Algorithm(_ name: String) -> Bool {
+        JWSAlgorithm(rawValue: name).map(SecurityProfile.fapi2Algorithms.contains) ?? false
+    }
+}
+
+extension Provider.Policy {
+    /// The policy held to `profile`: the algorithms it leaves open narrowed to the profile's (client assertions when
+    /// the descriptor lists none); what the descriptor states is refused instead, before this.
+    mutating func hold(to profile: ProviderDescriptor.SecurityProfile?) {
+        securityProfile = profile
+        guard let profile, profile.includesFAPI2Security else { return }
+        let allowed = ProviderDescriptor.SecurityProfile.fapi2Algorithms
+        clientAssertion.algorithms = clientAssertion.algorithms.filter(allowed.contains)
+        idTokenAlgorithms = idTokenAlgorithms.filter(allowed.contains)
+        dpop.algorithms = dpop.algorithms.filter(allowed.contains)
+    }
+}

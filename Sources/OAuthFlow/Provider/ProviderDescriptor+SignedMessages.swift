@@ -1,0 +1,36 @@
+import Foundation
+
+extension ProviderDescriptor.Authorization {
+    /// The request object (RFC 9101) and JWT-secured response (JARM) settings, typed.
+    struct SignedMessages {
+        var requestObject: RequestObject
+        var requestObjectAlgorithms: [JWSAlgorithm]
+        var responseAlgorithms: [JWSAlgorithm]
+
+        func apply(to policy: inout Provider.Policy) {
+            policy.requestObject = requestObject
+            policy.requestObjectAlgorithms = requestObjectAlgorithms
+            policy.responseAlgorithms = responseAlgorithms
+        }
+    }
+
+    /// The signed-message settings, each algorithm OAuthFlow cannot sign or verify with refused: request objects are
+    /// signed with the client's private key (never HMAC), responses verified with the provider's public keys (never
+    /// `none`, never HMAC), and an empty list would allow nothing.
+    func securedAuthorization(_ refusals: inout PolicyRefusals) -> SignedMessages {
+        let signing = refusals.algorithms(
+            requestObjectAlgs ?? JWSAlgorithm.requestObject.map(\.rawValue), ["authorization", "request_object_algs"],
+            accepted: JWSAlgorithm.requestObject
+        ) { "lists `\($0)`; OAuthFlow signs request objects with \(JWSAlgorithm.listed(JWSAlgorithm.requestObject))" }
+        if requestObjectAlgs?.isEmpty == true {
+            refusals.refuse(["authorization", "request_object_algs"], "is empty: no request object could be signed")
+        }
+        let verifying = refusals.algorithms(responseAlgs, ["authorization", "response_algs"], accepted: JWSAlgorithm.publicKey) {
+            "lists `\($0)`; a JWT-secured response is verified with the provider's public keys: \(JWSAlgorithm.listed(JWSAlgorithm.publicKey))"
+        }
+        if responseAlgs.isEmpty {
+            refusals.refuse(["authorization", "response_algs"], "is empty: no JWT-secured response could be verified")
+        }
+        return SignedMessages(requestObject: requestObject, requestObjectAlgorithms: signing, responseAlgorithms: verifying)
+    }
+}
