@@ -270,6 +270,13 @@ import OAuthFlowTestSupport
         }
     }
 
+    /// README states how many providers are bundled: the number of descriptors.
+    @Test func theReadmeCountsTheBundledProviders() throws {
+        let count = try ProviderRegistry.load(includeBundled: true, includeUserDirectory: false).all.count
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("Bundled: \(count) providers"), "README says another number than the \(count) bundled descriptors")
+    }
+
     static func withoutQuery(_ address: String) -> String {
         address.split(separator: "?", maxSplits: 1).first.map(String.init) ?? address
     }
