@@ -55,25 +55,59 @@ enum DPoPSending {
 
 extension TokenSet {
     /// Sends `request` to a protected resource with this set's access token: `Authorization: DPoP` and a proof
-    /// (with `ath`) when the tokens are DPoP-bound (RFC 9449 §7), `Authorization: Bearer` otherwise (RFC 6750).
+    /// (with `ath`) when the tokens are DPoP-bound (RFC 9449 §7), `Authorization: Bearer` otherwise (RFC 6750); over
+    /// mutual TLS with `clientIdentity` when they are bound to a client certificate (RFC 8705 §3).
     ///
     /// A resource server that answers `use_dpop_nonce` gets one retry with the nonce it gave. Redirects are never followed.
     ///
     /// - Parameters:
     ///   - request: The request to the protected resource; its `Authorization` header is set here.
     ///   - environment: Its transport sends the request, its clock dates the proof, its nonces hold the servers' latest.
-    /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above.
-    public func send(_ request: TransportRequest, environment: OAuthEnvironment = OAuthEnvironment()) async throws -> TransportResponse {
+    ///   - clientIdentity: The client certificate and key (the client's ``ClientConfiguration/tlsIdentity``), presented
+    ///     when the tokens are certificate-bound (``isCertificateBound``) and only then: tokens that are not bound do not
+    ///     show the certificate to every API they are sent to. A `request` that carries its own `clientIdentity` keeps it.
+    /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above;
+    ///   `certificateBinding` for certificate-bound tokens without `clientIdentity`, with another certificate than the
+    ///   one they are bound to, or to a URL that is not https: such tokens are never sent without their certificate.
+    public func send(
+        _ request: TransportRequest, environment: OAuthEnvironment = OAuthEnvironment(), clientIdentity: TLSClientIdentity? = nil
+    ) async throws -> TransportResponse {
         let transport = environment.transport
         let nonces = environment.nonces
         let clock = environment.clock
         try FlowError.requireSecure(request.url)
         var authorized = request
+        if let identity = try presentedIdentity(clientIdentity, to: request.url) { authorized.clientIdentity = identity }
         guard let proofKey else {
             authorized.headers["Authorization"] = "Bearer \(accessToken.value)"
             return try await transport.send(authorized)
         }
         authorized.headers["Authorization"] = "DPoP \(accessToken.value)"
         return try await DPoPSending.send(authorized, key: proofKey, accessToken: accessToken, nonces: nonces, transport: transport, clock: clock)
+    }
+
+    /// The certificate a request with these tokens presents: `identity` when they are certificate-bound (checked to be
+    /// the certificate they are bound to, and `url` to be https), nil when they are not.
+    ///
+    /// - Throws: ``FlowError`` `certificateBinding` when bound tokens cannot go with their certificate.
+    func presentedIdentity(_ identity: TLSClientIdentity?, to url: URL) throws -> TLSClientIdentity? {
+        guard let bound = certificateThumbprint else { return nil }
+        guard let identity else {
+            throw FlowError(
+                .certificateBinding,
+                "the access token is bound to a client certificate (RFC 8705, `cnf.x5t#S256`) and no certificate was given to present with it; it is not sent without one"
+            )
+        }
+        guard let presented = identity.thumbprint, ConstantTime.equals(presented, bound) else {
+            throw FlowError(
+                .certificateBinding,
+                "the access token is bound to another client certificate than the one given (`x5t#S256` differs); it is not sent")
+        }
+        guard url.scheme?.lowercased() == "https" else {
+            throw FlowError(
+                .certificateBinding,
+                "the access token is bound to a client certificate, which only TLS presents, but \(url.absoluteString) is not https; it is not sent")
+        }
+        return identity
     }
 }

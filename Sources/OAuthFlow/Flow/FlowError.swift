@@ -135,4 +135,7 @@ extension ErrorCode where Domain == FlowError {
     /// Rich authorization request details (RFC 9396) that cannot be sent or read: not an array of objects with a
     /// string `type`, past the size limits, or of a type the provider does not declare.
     public static let invalidAuthorizationDetails = Self("invalid_authorization_details")
+    /// Tokens bound to a client certificate (RFC 8705 §3) that cannot go with it: no certificate given, another
+    /// certificate than the one they are bound to, or a URL that is not https. They are never sent without it.
+    public static let certificateBinding = Self("certificate_binding")
 }

@@ -42,7 +42,9 @@ extension OAuthClient {
 
     /// Tokens from a request that carried a proof from `key`: bound to it when the server says `token_type: DPoP`;
     /// a Bearer answer is refused or kept unbound, as `security.dpop_bearer_answer` says.
-    func bound(_ tokens: TokenSet, key: DPoPKey?) throws -> TokenSet {
+    func bound(_ tokens: TokenSet, key: DPoPKey?, keepingBinding: Bool = false) throws -> TokenSet {
+        // Bound to the client certificate (RFC 8705 §3) when the request presented it or the answer says so.
+        let tokens = certificateBinding(of: tokens, presented: try presentedCertificate(keepingBinding: keepingBinding))
         var result = tokens
         guard let key else {
             guard tokens.tokenType != "dpop" else {

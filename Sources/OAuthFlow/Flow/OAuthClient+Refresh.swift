@@ -62,8 +62,10 @@ extension OAuthClient {
                 if (200..<300).contains(response.status) { arrived(response) }
             }
         }
-        let response = try await tokenRequest(parameters, proofKey: tokens.proofKey, refreshing: true, arrival: arrival)
-        let refreshed = try bound(explainingEncoding(sent: parameters) { try parse(response) }, key: tokens.proofKey)
+        // Certificate-bound tokens are renewed over mutual TLS with the same certificate (RFC 8705 §3), so the new ones are bound too.
+        let keeping = tokens.isCertificateBound
+        let response = try await tokenRequest(parameters, proofKey: tokens.proofKey, refreshing: true, keepingBinding: keeping, arrival: arrival)
+        let refreshed = try bound(explainingEncoding(sent: parameters) { try parse(response) }, key: tokens.proofKey, keepingBinding: keeping)
         let unchecked = keepable(refreshed) != refreshed
         try await received?(keepable(refreshed))
         if unchecked, let idToken = refreshed.idToken {

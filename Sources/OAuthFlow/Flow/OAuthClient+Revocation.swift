@@ -20,9 +20,13 @@ extension OAuthClient {
     ///   - token: The access or refresh token to revoke.
     ///   - kind: Which of the two it is, sent as `token_type_hint`.
     ///   - proofKey: The DPoP key of the session the token belongs to: the request carries a proof from it.
+    ///   - certificateBound: Whether the session the token belongs to is bound to the client certificate
+    ///     (``TokenSet/isCertificateBound``): the request presents the configuration's certificate, at the revocation
+    ///     endpoint's `mtls_endpoint_aliases` entry when the metadata names one (RFC 8705 §3, §5).
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError`` (`not_revocable` for a kind
-    ///   the provider does not revoke), or ``TransportError``.
-    public func revoke(_ token: Secret, kind: TokenKind, proofKey: DPoPKey? = nil) async throws {
+    ///   the provider does not revoke, `certificateBinding` for a certificate-bound session and a configuration
+    ///   without a certificate), or ``TransportError``.
+    public func revoke(_ token: Secret, kind: TokenKind, proofKey: DPoPKey? = nil, certificateBound: Bool = false) async throws {
         guard let endpoint = try await revocationEndpoint() else {
             throw FlowError(
                 .missingEndpoint,
@@ -44,9 +48,11 @@ extension OAuthClient {
         let response: TransportResponse
         if settings.placement == .body, settings.clientAuthentication {
             // RFC 7009's form (or a DELETE with it), the client authenticated as at the token endpoint.
-            response = try await post(to: endpoint, parameters, method: settings.method.request, proofKey: proofKey)
+            response = try await post(
+                to: endpoint, parameters, method: settings.method.request, proofKey: proofKey, keepingBinding: certificateBound)
         } else {
-            response = try await revocationRequest(to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey)
+            response = try await revocationRequest(
+                to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey, certificateBound: certificateBound)
         }
         guard (200..<300).contains(response.status) else { throw Self.refusal(response, from: "revocation") }
         logger.debug("token revoked", metadata: ["provider": "\(provider.id)", "kind": "\(kind.rawValue)"])
@@ -58,8 +64,11 @@ extension OAuthClient {
     /// header for `client_secret_basic`; a `bearer` request is authorized by its token.
     private func revocationRequest(
         to endpoint: URL, token: Secret, _ parameters: [(String, String)], settings: ProviderDescriptor.RevocationSettings,
-        proofKey: DPoPKey?
+        proofKey: DPoPKey?, certificateBound: Bool
     ) async throws -> TransportResponse {
+        // A certificate-bound session's token goes with its certificate, to the endpoint's mutual-TLS alias (RFC 8705 §5).
+        let identity = certificateBound ? try presentedCertificate(keepingBinding: true) : nil
+        let endpoint = identity == nil ? endpoint : try await mutualTLSEndpoint(endpoint)
         var fields = parameters
         var headers = ["Accept": "application/json"]
         var sent = SentSecrets(parameters: fields)
@@ -94,7 +103,11 @@ extension OAuthClient {
             url = components.url ?? endpoint
         }
         try FlowError.requireSecure(url)
-        let request = TransportRequest(method: settings.method.request, url: url, headers: headers, body: body)
+        if identity != nil, url.scheme?.lowercased() != "https" {
+            throw FlowError(
+                .certificateBinding, "the session is bound to a client certificate, which only TLS presents, but \(url.absoluteString) is not https")
+        }
+        let request = TransportRequest(method: settings.method.request, url: url, headers: headers, body: body, clientIdentity: identity)
         let response: TransportResponse
         if settings.placement == .bearer {
             let tokens = TokenSet(

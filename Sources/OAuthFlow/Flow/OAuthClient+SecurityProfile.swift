@@ -53,13 +53,13 @@ extension OAuthClient {
     }
 
     /// Refuses a token answer that is not sender-constrained when the provider's profile requires it: tokens issued to
-    /// a request without a DPoP proof must be bound to the client's certificate (mutual TLS), which only a client that
-    /// authenticates with one has.
+    /// a request without a DPoP proof must be bound to the client's certificate (mutual TLS): presented by a client that
+    /// authenticates with one, or named by the answer's `cnf.x5t#S256`.
     ///
     /// - Throws: ``FlowError`` `security_profile`.
     func requireSenderConstrained(_ tokens: TokenSet) throws {
         guard let profile = provider.policy.securityProfile, profile.includesFAPI2Security, tokens.tokenType != "dpop",
-            (try? configuration.authenticationMethod(for: provider))?.usesCertificate != true
+            !tokens.isCertificateBound, (try? configuration.authenticationMethod(for: provider))?.usesCertificate != true
         else { return }
         throw FlowError(
             .securityProfile,

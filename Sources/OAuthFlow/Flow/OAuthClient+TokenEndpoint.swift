@@ -65,9 +65,11 @@ extension OAuthClient {
 
     /// A request to the token endpoint with the fixed parameters added; a redirect answer is refused.
     ///
-    /// - Parameter refreshing: Whether it is a refresh, which goes to `endpoints.refresh` when the provider names one.
+    /// - Parameters:
+    ///   - refreshing: Whether it is a refresh, which goes to `endpoints.refresh` when the provider names one.
+    ///   - keepingBinding: Whether it renews certificate-bound tokens: the client certificate goes with it.
     func tokenRequest(
-        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, refreshing: Bool = false,
+        _ parameters: [(String, String)], proofKey: DPoPKey? = nil, refreshing: Bool = false, keepingBinding: Bool = false,
         arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let endpoint: URL
@@ -77,7 +79,7 @@ extension OAuthClient {
             endpoint = try await self.endpoint(\.token, "token")
         }
         let fixed = provider.policy.tokenRequest.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        let response = try await post(to: endpoint, parameters + fixed, proofKey: proofKey, arrival: arrival)
+        let response = try await post(to: endpoint, parameters + fixed, proofKey: proofKey, keepingBinding: keepingBinding, arrival: arrival)
         if (300..<400).contains(response.status) {
             throw FlowError(
                 .unexpectedStatus,
@@ -115,17 +117,31 @@ extension OAuthClient {
     /// Sends a form (a POST, unless `method` says otherwise) to the token, revocation, device or pushed request
     /// endpoint with client authentication and the descriptor's encoding (or `encoding`), with a DPoP proof from
     /// `proofKey` when one is given.
+    ///
+    /// The client certificate goes with it, to the endpoint's `mtls_endpoint_aliases` entry when the metadata names one
+    /// (RFC 8705 §5), when the client authenticates with it or `keepingBinding` (the request concerns tokens bound to it).
     func post(
         to endpoint: URL, _ parameters: [(String, String)], method requestMethod: TransportRequest.Method = .post,
-        encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil,
+        encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
         arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest
         var fields = parameters
         var headers = shape.headers
         let method = try configuration.authenticationMethod(for: provider)
+        // A client assertion names the endpoint as published, not its mutual-TLS alias.
+        let published = endpoint
         var endpoint = endpoint
-        var identity: TLSClientIdentity?
+        let identity = try presentedCertificate(keepingBinding: keepingBinding)
+        if identity != nil {
+            endpoint = try await mutualTLSEndpoint(endpoint)
+            guard endpoint.scheme?.lowercased() == "https" else {
+                throw FlowError(
+                    method.usesCertificate ? .clientAuthentication : .certificateBinding,
+                    "the client certificate is presented over TLS, but \(endpoint.absoluteString) is not https (and discovery names no `mtls_endpoint_aliases` for it)"
+                )
+            }
+        }
         // The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
         var headerSecret: String?
         var renewedAssertion: (@Sendable () async throws -> Secret)?
@@ -148,25 +164,17 @@ extension OAuthClient {
             let key = method == .privateKeyJWT ? configuration.signingKey : nil
             try checkAssertionAlgorithm(key?.algorithm ?? .hs256)
             let assertion = try await ClientAssertion.make(
-                clientID: configuration.clientID, audience: try assertionAudience(endpoint: endpoint), key: key,
+                clientID: configuration.clientID, audience: try assertionAudience(endpoint: published), key: key,
                 secret: configuration.clientSecret, now: clock.now())
             fields += clientID + [("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
             // An assertion is single-use (RFC 7523 §3): a retry for a DPoP nonce signs a new one.
-            let (client, audience, dates) = (configuration, try assertionAudience(endpoint: endpoint), clock)
+            let (client, audience, dates) = (configuration, try assertionAudience(endpoint: published), clock)
             renewedAssertion = {
                 try await ClientAssertion.make(clientID: client.clientID, audience: audience, key: key, secret: client.clientSecret, now: dates.now())
             }
         case .tlsClientAuth, .selfSignedTLSClientAuth:
-            // RFC 8705 §2: the client id in the body, the certificate on the connection, at the mTLS alias when there is one.
+            // RFC 8705 §2: the client id in the body, the certificate on the connection (above, at the mTLS alias when there is one).
             fields += clientID
-            identity = configuration.tlsIdentity
-            if let alias = try await mutualTLSAlias(for: endpoint) { endpoint = alias }
-            guard endpoint.scheme?.lowercased() == "https" else {
-                throw FlowError(
-                    .clientAuthentication,
-                    "`\(method.rawValue)` presents the client certificate over TLS, but \(endpoint.absoluteString) is not https (and discovery names no `mtls_endpoint_aliases` for it)"
-                )
-            }
         }
         try FlowError.requireSecure(endpoint)
         let bodyEncoding = encoding ?? shape.encoding
@@ -245,12 +253,5 @@ extension OAuthClient {
         let listed = provider.policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
         throw FlowError(
             .clientAuthentication, "provider `\(provider.id)` takes client assertions signed with \(listed), not \(algorithm.rawValue)")
-    }
-
-    /// The mutual-TLS alias of `endpoint` (RFC 8705 §5, discovery's `mtls_endpoint_aliases`), when it is the token endpoint and has one.
-    private func mutualTLSAlias(for endpoint: URL) async throws -> URL? {
-        let known = provider.usesDiscovery ? try await discoveredProvider() : provider
-        guard endpoint == known.endpoints.token else { return nil }
-        return known.endpoints.mtlsToken
     }
 }

@@ -3,11 +3,13 @@ import Logging
 
 /// Who signed in: the userinfo endpoint (OpenID Connect Core §5.3), a stored ID token checked again, the mapped profile, and the errors of protected-resource answers (RFC 6750 §3).
 extension OAuthClient {
-    /// Calls the userinfo endpoint with the access token as a Bearer token.
+    /// Calls the userinfo endpoint with the access token as a Bearer token (with a DPoP proof for DPoP-bound tokens;
+    /// over mutual TLS with the configuration's certificate, at the `mtls_endpoint_aliases` entry, for certificate-bound ones).
     ///
     /// - Returns: The claims, as a JSON object.
     /// - Throws: ``AuthorizationServerError`` with the HTTP status for 4xx answers
-    ///   (401 `invalid_token` after revocation), ``FlowError``, or ``TransportError``.
+    ///   (401 `invalid_token` after revocation), ``FlowError`` (`certificateBinding` for certificate-bound tokens and a
+    ///   configuration without their certificate), or ``TransportError``.
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.userinfo, "userinfo")
         let response = try await profileRequest(endpoint, tokens, method: provider.policy.userinfo.method == .post ? .post : .get, label: "userinfo")
@@ -84,7 +86,10 @@ extension OAuthClient {
     /// A request for the user's profile (userinfo, the extra call) as the descriptor's `userinfo` section
     /// shapes it: the access token in the header (after its scheme), the query or a form body, and the
     /// section's headers and query parameters (GitHub needs its `User-Agent` on both calls); non-2xx throws.
+    /// Certificate-bound tokens go over mutual TLS with the client's certificate (RFC 8705 §3), userinfo to its
+    /// `mtls_endpoint_aliases` entry when the metadata names one.
     private func profileRequest(_ url: URL, _ tokens: TokenSet, method: TransportRequest.Method, label: String) async throws -> TransportResponse {
+        let (identity, url) = try await certificateRoute(for: tokens, to: url)
         let shape = provider.policy.userinfo
         let clientID = configuration.clientID
         let answer = tokens.additionalFields
@@ -127,7 +132,7 @@ extension OAuthClient {
             components.percentEncodedQuery = [components.percentEncodedQuery, FormEncoding.encode(query)].compactMap { $0 }.joined(separator: "&")
             target = components.url ?? url
         }
-        let request = TransportRequest(method: method, url: target, headers: headers, body: body)
+        let request = TransportRequest(method: method, url: target, headers: headers, body: body, clientIdentity: identity)
         let response: TransportResponse
         if placement == .header, tokens.proofKey == nil, shape.scheme != "Bearer" {
             try FlowError.requireSecure(target)
@@ -135,7 +140,7 @@ extension OAuthClient {
             authorized.headers["Authorization"] = shape.scheme.isEmpty ? token : "\(shape.scheme) \(token)"
             response = try await environment.transport.send(authorized)
         } else if placement == .header {
-            response = try await tokens.send(request, environment: environment)
+            response = try await tokens.send(request, environment: environment, clientIdentity: identity)
         } else {
             try FlowError.requireSecure(target)
             response = try await environment.transport.send(request)

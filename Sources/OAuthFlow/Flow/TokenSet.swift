@@ -29,8 +29,18 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// OAuthFlow kept them). The server may grant other details than were asked for; an API checks what it needs.
     public var authorizationDetails: [AuthorizationDetail]? = nil
 
+    /// The SHA-256 thumbprint (`x5t#S256`, base64url) of the client certificate the tokens are bound to (RFC 8705 §3),
+    /// when they are: they were issued to a request that presented the client's certificate, or the token answer or the
+    /// access token says `cnf.x5t#S256`. Every request they go with presents that certificate; the certificate's key
+    /// is never kept here (``send(_:environment:clientIdentity:)`` takes it from the client's configuration).
+    public var certificateThumbprint: String? = nil
+
     /// Whether the tokens are DPoP-bound: they work only with a proof from ``proofKey``, never as Bearer tokens.
     public var isDPoPBound: Bool { proofKey != nil }
+
+    /// Whether the tokens are bound to a client certificate (``certificateThumbprint``): they are sent only over
+    /// mutual TLS with that certificate, never without it.
+    public var isCertificateBound: Bool { certificateThumbprint != nil }
 
     public init(
         accessToken: Secret, tokenType: String, expiresAt: Date?, refreshToken: Secret?, idToken: Secret?,

@@ -141,10 +141,10 @@ public final class ProviderLogoutReceiver: Sendable {
     /// - Throws: Store errors; sessions ended before the error stay ended.
     public func endSessions(_ match: ProviderSessionMatch) async throws -> [SessionKey] {
         let keys = try await sessions.keys(of: client.provider.id, matching: match)
-        var refreshTokens: [(Secret, DPoPKey?)] = []
+        var refreshTokens: [(Secret, DPoPKey?, Bool)] = []
         for key in keys {
             if let session = try? await sessions.load(key), let refresh = session.tokens.refreshToken {
-                refreshTokens.append((refresh, session.tokens.proofKey))
+                refreshTokens.append((refresh, session.tokens.proofKey, session.tokens.isCertificateBound))
             }
             try await sessions.remove(key)
         }
@@ -152,11 +152,11 @@ public final class ProviderLogoutReceiver: Sendable {
         let client = self.client
         let logger = self.logger
         await withTaskGroup(of: Void.self) { group in
-            for (index, (token, proofKey)) in refreshTokens.enumerated() {
+            for (index, (token, proofKey, certificateBound)) in refreshTokens.enumerated() {
                 if index >= 8 { await group.next() }
                 group.addTask {
                     do {
-                        try await client.revoke(token, kind: .refreshToken, proofKey: proofKey)
+                        try await client.revoke(token, kind: .refreshToken, proofKey: proofKey, certificateBound: certificateBound)
                     } catch {
                         logger.info(
                             "could not revoke an ended session's refresh token",

@@ -79,6 +79,16 @@ public struct Provider: Sendable, Hashable {
         public var pushedAuthorization: URL?
         /// The token endpoint's mutual-TLS alias (RFC 8705 §5), from discovery's `mtls_endpoint_aliases`.
         public var mtlsToken: URL?
+        /// The revocation endpoint's mutual-TLS alias (RFC 8705 §5): where a request that presents the client certificate goes.
+        public var mtlsRevocation: URL? = nil
+        /// The introspection endpoint's mutual-TLS alias (RFC 8705 §5).
+        public var mtlsIntrospection: URL? = nil
+        /// The userinfo endpoint's mutual-TLS alias (RFC 8705 §5), for certificate-bound tokens.
+        public var mtlsUserinfo: URL? = nil
+        /// The device authorization endpoint's mutual-TLS alias (RFC 8705 §5).
+        public var mtlsDeviceAuthorization: URL? = nil
+        /// The pushed authorization request endpoint's mutual-TLS alias (RFC 8705 §5).
+        public var mtlsPushedAuthorization: URL? = nil
         /// Where refresh requests go when not to the token endpoint (`endpoints.refresh`: Figma, DigitalOcean).
         public var refresh: URL? = nil
 
@@ -88,6 +98,16 @@ public struct Provider: Sendable, Hashable {
                 authorization, token, userinfo, revocation, introspection, endSession, deviceAuthorization, jwks, pushedAuthorization, refresh,
             ]
             return zip(Self.keys, urls).compactMap { key, url in url.map { (key, $0) } }
+        }
+
+        /// Where a request that presents the client certificate goes instead of `endpoint` (RFC 8705 §5): the alias
+        /// of the endpoint `endpoint` is, when discovery named one; nil for any other URL.
+        public func mutualTLSAlias(of endpoint: URL) -> URL? {
+            let pairs: [(URL?, URL?)] = [
+                (token, mtlsToken), (revocation, mtlsRevocation), (introspection, mtlsIntrospection), (userinfo, mtlsUserinfo),
+                (deviceAuthorization, mtlsDeviceAuthorization), (pushedAuthorization, mtlsPushedAuthorization),
+            ]
+            return pairs.first { $0.0 == endpoint && $0.1 != nil }?.1
         }
 
         /// Every endpoint's YAML key, in the descriptor's order.

@@ -34,7 +34,13 @@ extension Provider {
         try fill(\.introspection, metadata.introspectionEndpoint, "introspection_endpoint")
         try fill(\.endSession, metadata.endSessionEndpoint, "end_session_endpoint")
         try fill(\.deviceAuthorization, metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
-        try fill(\.mtlsToken, metadata.mtlsAlias("token_endpoint"), "mtls_endpoint_aliases.token_endpoint")
+        // RFC 8705 §5: the aliases of the endpoints a client calls with its certificate.
+        let aliases: [(WritableKeyPath<Endpoints, URL?>, String)] = [
+            (\.mtlsToken, "token_endpoint"), (\.mtlsRevocation, "revocation_endpoint"), (\.mtlsIntrospection, "introspection_endpoint"),
+            (\.mtlsUserinfo, "userinfo_endpoint"), (\.mtlsDeviceAuthorization, "device_authorization_endpoint"),
+            (\.mtlsPushedAuthorization, "pushed_authorization_request_endpoint"),
+        ]
+        for (slot, name) in aliases { try fill(slot, metadata.mtlsAlias(name), "mtls_endpoint_aliases.\(name)") }
         try fill(\.pushedAuthorization, metadata.pushedAuthorizationRequestEndpoint, "pushed_authorization_request_endpoint")
         var capabilities = ServerCapabilities(
             requiresPushedAuthorization: metadata.requirePushedAuthorizationRequests ?? false,

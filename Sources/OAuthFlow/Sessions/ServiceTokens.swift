@@ -221,7 +221,8 @@ public final class ServiceTokens: Sendable {
     }
 
     /// Sends `request` with a client-credentials token for `target`: as a Bearer token, or with a DPoP proof
-    /// when the token is DPoP-bound (``TokenSet/send(_:environment:)``), through the client's environment.
+    /// when the token is DPoP-bound (``TokenSet/send(_:environment:clientIdentity:)``), over mutual TLS with the client's
+    /// certificate when it is certificate-bound, through the client's environment.
     ///
     /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
     /// and sends once more; a second 401 is returned as it is.
@@ -232,10 +233,11 @@ public final class ServiceTokens: Sendable {
         let key = key(for: target)
         let fetch: @Sendable (OAuthClient) async throws -> TokenSet = { client in try await client.clientCredentialsToken(target) }
         let first = try await token(for: key, fetch: fetch)
-        let response = try await first.send(request, environment: client.environment)
+        let identity = client.configuration.tlsIdentity
+        let response = try await first.send(request, environment: client.environment, clientIdentity: identity)
         guard Self.rejectsToken(response) else { return response }
         await invalidate(key, token: first.accessToken)
-        return try await token(for: key, fetch: fetch).send(request, environment: client.environment)
+        return try await token(for: key, fetch: fetch).send(request, environment: client.environment, clientIdentity: identity)
     }
 
     /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).

@@ -306,16 +306,17 @@ public actor TokenManager {
     }
 
     /// Sends a request with the session's access token: as a Bearer token, or with a DPoP proof when the
-    /// session is DPoP-bound (``TokenSet/send(_:environment:)``, one retry for a server nonce).
+    /// session is DPoP-bound (``TokenSet/send(_:environment:clientIdentity:)``, one retry for a server nonce), over
+    /// mutual TLS with the client's certificate when it is certificate-bound.
     /// On a 401 that is not a nonce demand, refreshes once and retries once.
     public nonisolated func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let tokens = try await validTokens()
-        let first = try await tokens.send(request, environment: client.environment)
+        let first = try await tokens.send(request, environment: client.environment, clientIdentity: client.configuration.tlsIdentity)
         guard first.status == 401 else { return first }
         logger.debug("resource answered 401; refreshing once", metadata: ["session": "\(key)"])
         let refreshed = try await refresh(replacing: tokens.accessToken)
-        return try await refreshed.tokens.send(request, environment: client.environment)
+        return try await refreshed.tokens.send(request, environment: client.environment, clientIdentity: client.configuration.tlsIdentity)
     }
 
     /// The session's tokens, their access token valid for at least ``skew`` more seconds (refreshed if needed).
@@ -405,11 +406,14 @@ public actor TokenManager {
         if revocation != nil {
             do {
                 let key = current.tokens.proofKey
+                let bound = current.tokens.isCertificateBound
                 // Only the kinds the provider revokes (`revocation.tokens`): revoking a refresh token ends its access tokens too.
                 if let refresh = current.tokens.refreshToken, client.revokes(.refreshToken) {
-                    try await client.revoke(refresh, kind: .refreshToken, proofKey: key)
+                    try await client.revoke(refresh, kind: .refreshToken, proofKey: key, certificateBound: bound)
                 }
-                if client.revokes(.accessToken) { try await client.revoke(current.tokens.accessToken, kind: .accessToken, proofKey: key) }
+                if client.revokes(.accessToken) {
+                    try await client.revoke(current.tokens.accessToken, kind: .accessToken, proofKey: key, certificateBound: bound)
+                }
             } catch {
                 failure = error
             }

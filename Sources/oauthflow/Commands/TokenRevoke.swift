@@ -15,17 +15,17 @@ extension OAuthFlowCommand.Token {
         var refreshToken = false
 
         func run() async throws {
-            let (client, token, key) = try await Output.running {
+            let (client, token, key, bound) = try await Output.running {
                 let (stored, provider) = try await session.load()
                 let client = try session.client(for: stored, provider: provider)
                 guard let token = refreshToken ? stored.tokens.refreshToken : stored.tokens.accessToken else {
                     throw CommandFailure("the session has no refresh token")
                 }
-                return (client, token, stored.tokens.proofKey)
+                return (client, token, stored.tokens.proofKey, stored.tokens.isCertificateBound)
             }
             try await Output.running(advice: Advice.revocationFailed) {
-                // A DPoP-bound session's revocation carries a proof from its key (RFC 9449).
-                try await client.revoke(token, kind: refreshToken ? .refreshToken : .accessToken, proofKey: key)
+                // A DPoP-bound session's revocation carries a proof from its key (RFC 9449), a certificate-bound one its certificate (RFC 8705).
+                try await client.revoke(token, kind: refreshToken ? .refreshToken : .accessToken, proofKey: key, certificateBound: bound)
             }
             Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
         }
