@@ -3,7 +3,7 @@
 /// It answers only when it is sure: the session directory is private and not a link, the file is a private
 /// regular file of at most 1 MiB, it parses as format 1 for this very key, no refresh record waits beside it
 /// (``FileTokenStore`` would commit that first), every member has the type the full command decodes, the tokens
-/// are not DPoP-bound (the full command checks the proof key), and the access token has no expiry or expires more than
+/// are bound neither to a DPoP key nor to a client certificate (the full command checks the binding), and the access token has no expiry or expires more than
 /// `skew` seconds from now. Anything else, odd or merely unusual, gives nil: the caller then runs the full
 /// command, which reads the same file through ``FileTokenStore``, refreshes, or explains.
 public struct SessionPeek: Sendable, Hashable {
@@ -50,8 +50,8 @@ public struct SessionPeek: Sendable, Hashable {
     ]
 
     /// Whether every member `StoredSession` decodes has the type it decodes (JSONDecoder, ISO 8601 dates): the launcher
-    /// answers only from a file the full command would read too. A DPoP-bound session (a proof key) is left to the full
-    /// command, which checks the key.
+    /// answers only from a file the full command would read too. A DPoP-bound session (a proof key) or a certificate-bound
+    /// one (a certificate thumbprint) is left to the full command, which checks the binding.
     static func isWhole(_ session: CompactJSON) -> Bool {
         func isDate(_ value: CompactJSON?) -> Bool { value?.string.flatMap(epochSeconds(iso8601:)) != nil }
         func isOptional(_ value: CompactJSON?, _ check: (CompactJSON) -> Bool) -> Bool {
@@ -77,6 +77,7 @@ public struct SessionPeek: Sendable, Hashable {
             isOptional(tokens["refreshToken"], { $0.string != nil }), isOptional(tokens["idToken"], { $0.string != nil }),
             isStrings(tokens["scopes"]), isDate(tokens["issuedAt"]), isOptional(tokens["expiresAt"], { isDate($0) }),
             case .object? = tokens["additionalFields"], isOptional(tokens["proofKey"], { _ in false }),
+            isOptional(tokens["certificateThumbprint"], { _ in false }),
             isOptional(tokens["callbackParameters"], { isStringMap($0) })
         else { return false }
         return true

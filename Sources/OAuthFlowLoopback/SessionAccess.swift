@@ -105,7 +105,8 @@ public struct SessionAccess: Sendable {
     ///   - variables: Provider variables; nil uses the stored session's, and the clients file's for a sign-in.
     ///   - tool: The tool's name, for the message (`git`).
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
-    /// - Throws: `FlowError` `dpop` as above, and what ``session(for:variables:events:)`` throws.
+    /// - Throws: `FlowError` `dpop` as above, `certificateBinding` for a session bound to the client certificate (RFC 8705),
+    ///   which the tool does not present either, and what ``session(for:variables:events:)`` throws.
     public func bearerSession(
         for key: SessionKey, variables: [String: String]? = nil, tool: String, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> StoredSession {
@@ -117,6 +118,11 @@ public struct SessionAccess: Sendable {
         }
         let session = try await session(for: key, variables: variables, events: events)
         guard !session.tokens.isDPoPBound else { throw FlowError.dpopRefused("the session \(key) cannot be handed to \(tool): \(refusal)") }
+        guard !session.tokens.isCertificateBound else {
+            throw FlowError.certificateBindingRefused(
+                "the session \(key) cannot be handed to \(tool): its tokens are bound to the client certificate (RFC 8705), which \(tool) does not present; for requests to APIs use `oauthflow call`"
+            )
+        }
         return session
     }
 

@@ -58,6 +58,13 @@ import Testing
         #expect(SessionPeek.read(providerID: "github", account: "default", directory: path) == nil)
     }
 
+    @Test func certificateBoundTokensAreLeftToTheFullCommand() async throws {
+        var bound = session()
+        bound.tokens.certificateThumbprint = "x5t"
+        try await store.save(bound)
+        #expect(SessionPeek.read(providerID: "github", account: "default", directory: path) == nil)
+    }
+
     /// Whatever the launcher answers from, the full command reads too: every member of a real session removed, or
     /// given another type, either stops the launcher or leaves a session FileTokenStore still loads with the same token.
     @Test func answersOnlyFromFilesTheFullCommandReads() async throws {

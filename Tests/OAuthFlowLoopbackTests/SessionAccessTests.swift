@@ -98,6 +98,17 @@ final class SessionEventLog: @unchecked Sendable {
         #expect(setup.transport.count("/token") == 0 && setup.log.events.isEmpty)
     }
 
+    @Test func aCertificateBoundSessionIsNotHandedToATool() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        var stored = sampleSession(expiresAt: Date().addingTimeInterval(3600))
+        stored.tokens.certificateThumbprint = "x5t"
+        try await setup.store.save(stored)
+        let error = await #expect(throws: FlowError.self) { _ = try await setup.access.bearerSession(for: SessionKey(providerID: "example"), tool: "git") }
+        #expect(error?.code == .certificateBinding)
+        #expect(error?.message.contains("access-1") == false)
+    }
+
     @Test func anExpiredSessionIsRefreshed() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }

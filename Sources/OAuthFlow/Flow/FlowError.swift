@@ -29,6 +29,9 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A DPoP-bound session refused to a tool that can send only Bearer tokens.
     public static func dpopRefused(_ message: String) -> FlowError { FlowError(.dpop, message) }
 
+    /// A certificate-bound session (RFC 8705) refused to a tool that does not present the client certificate.
+    public static func certificateBindingRefused(_ message: String) -> FlowError { FlowError(.certificateBinding, message) }
+
     /// Credentials go only where the transport policy allows (`TransportPolicy.isSecure(_:)`): https, or plain
     /// http to this machine (RFC 9700 §2.6, RFC 8252 §8.3).
     ///
