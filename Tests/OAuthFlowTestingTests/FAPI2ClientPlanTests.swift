@@ -16,7 +16,7 @@ import Testing
     static let clientID = "fapi2-relying-party"
     static let clientKey = P256.Signing.PrivateKey()
     /// The resource the suite's server protects (its accounts endpoint), played by ``ResourceServer``.
-    static let accounts = URL(string: "https://simulated.example/accounts")!
+    static let accounts = URL(string: "https://simulated.example/accounts") ?? URL(fileURLWithPath: "/")
 
     /// How an ID token the provider issued is signed again, after a module changed its claims.
     enum Signing: Sendable {
@@ -43,6 +43,10 @@ import Testing
         var resourceNonce = true
         /// How many refreshes the resource server waits for before it takes an access token (401 `invalid_token` until then).
         var refreshesBeforeResourceAnswers = 0
+        /// The Message Signing plan's variant: signed request objects (JAR), pushed, and JWT-secured responses (JARM).
+        var signsMessages = false
+        /// Whether the key set publishes the RS256 key of `.alternateRS256` even when ID tokens are not signed with it.
+        var publishesAlternateKey = false
     }
 
     /// The suite's resource endpoint: a DPoP-bound token from the token endpoint, a proof for it, and, when asked, the
@@ -99,6 +103,9 @@ import Testing
     /// One module's run: its server, a FAPI 2.0 client, every request the client sent.
     struct Run {
         let simulated: SimulatedProvider
+        /// A provider signing with RS256, whose key the simulated provider's key set publishes beside its own when the
+        /// module signs with `.alternateRS256`.
+        let alternate: SimulatedProvider
         let resource: ResourceServer
         let client: OAuthClient
         let sent: RecordingTransport
@@ -133,6 +140,7 @@ import Testing
         settings.requiresPushedAuthorization = true
         settings.requiresDPoP = true
         settings.requiresDPoPNonce = true
+        settings.requiresSignedRequestObject = server.signsMessages
         server.settings(&settings)
         let simulated = try SimulatedProvider(
             settings: settings,
@@ -152,6 +160,10 @@ import Testing
         options.bindsTokensWithDPoP = true
         options.clientAuthentication = [.privateKeyJWT]
         options.dpopAlgorithms = [.es256, .ps256]
+        if server.signsMessages {
+            options.responseMode = .jwt
+            options.requestObject = .always
+        }
         var descriptor = try simulated.descriptor(options)
         descriptor.security.profile = .fapi2
         descriptor.security.idTokenAlgs = ["PS256", "ES256"]
@@ -164,7 +176,7 @@ import Testing
             switch request.url.path {
             case "/.well-known/openid-configuration":
                 return try rewritten(response) { server.metadata(&$0) }
-            case "/jwks" where server.signing == .alternateRS256:
+            case "/jwks" where server.signing == .alternateRS256 || server.publishesAlternateKey:
                 return try rewritten(response) { members in
                     guard case let .array(own)? = members["keys"], case let .array(added)? = Self.members(alternateKeys)["keys"] else { return }
                     members["keys"] = .array(own + added)
@@ -199,7 +211,7 @@ import Testing
             configuration: ClientConfiguration(
                 clientID: clientID, redirectURI: SimulatedProvider.appRedirectURI, signingKey: try .init(pem: clientKey.pemRepresentation)),
             environment: environment)
-        return Run(simulated: simulated, resource: resource, client: client, sent: sent, environment: environment)
+        return Run(simulated: simulated, alternate: alternate, resource: resource, client: client, sent: sent, environment: environment)
     }
 
     /// `response` with its JSON object changed.
@@ -397,6 +409,90 @@ import Testing
         #expect(after.allSatisfy { $0 == "/token" || $0 == "/jwks" }, "\(after)")
         #expect(run.requests(to: "/userinfo").isEmpty)
         #expect(run.requests(to: Self.accounts.path).isEmpty)
+    }
+
+    /// A JARM module of the Message Signing plan: the signed authorization response changed, or signed wrongly.
+    struct JARMFault: CustomTestStringConvertible, Sendable {
+        let module: String
+        var change: @Sendable (inout [String: JSONValue]) -> Void = { _ in }
+        /// How the changed response is signed: `.provider`, `.none` (`alg: none`), or nil for the provider's
+        /// signature with one byte changed.
+        var signing: Signing? = .provider
+        var testDescription: String { module }
+    }
+
+    static let jarmFaults: [JARMFault] = [
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmWithoutIssFails", change: { $0["iss"] = nil }),
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmWithInvalidIssFails", change: { $0["iss"] = .string(($0["iss"]?.stringValue ?? "") + "1") }),
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmWithoutAudFails", change: { $0["aud"] = nil }),
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmWithInvalidAudFails", change: { $0["aud"] = .string(($0["aud"]?.stringValue ?? "") + "1") }),
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmWithoutExpFails", change: { $0["exp"] = nil }),
+        .init(
+            module: "FAPI2SPFinalClientTestEnsureJarmWithExpiredExpFails",
+            change: { claims in
+                // Six minutes ago, past any allowance for clock skew.
+                let issued = claims["iat"]?.numberValue ?? 0
+                claims["exp"] = .number(issued - 360)
+            }),
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmWithInvalidSigFails", signing: nil),
+        .init(module: "FAPI2SPFinalClientTestEnsureJarmSignatureAlgIsNotNone", signing: Signing.none),
+    ]
+
+    @Test("FAPI2SPFinalClientTestHappyPath, in the Message Signing plan's variant: a signed request object, pushed; a JARM response")
+    func happyPathWithSignedMessages() async throws {
+        let run = try await Self.run(Server(signsMessages: true))
+        let (pending, callback) = try await run.callback()
+        #expect(Set((URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)) == ["response"])
+        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
+        #expect(outcome.tokens.isDPoPBound)
+        #expect(try await run.accounts(outcome.tokens).status == 200)
+        let pushed = try #require(run.requests(to: "/par").first)
+        #expect(FormEncoding.decode(String(decoding: pushed.body ?? Data(), as: UTF8.self)).contains { $0.0 == "request" })
+    }
+
+    @Test("JARM faults (Message Signing plan): the client refuses the response before the code is spent", arguments: jarmFaults)
+    func jarmFault(_ fault: JARMFault) async throws {
+        let run = try await Self.run(Server(signsMessages: true))
+        let simulated = run.simulated
+        let (pending, original) = try await run.callback()
+        let response = try #require(URLComponents(url: original, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "response" }?.value)
+        var claims = Self.claims(response)
+        fault.change(&claims)
+        let forged: String
+        switch fault.signing {
+        case nil:
+            // The provider's own signature, with its last byte changed.
+            let parts = response.split(separator: ".").map(String.init)
+            var signature = try #require(Base64URL.decode(parts[2]))
+            signature[signature.count - 1] ^= 0x01
+            forged = parts[0] + "." + parts[1] + "." + Base64URL.encode(signature)
+        case let signing?:
+            forged = try await Self.sign(claims, signing, provider: simulated, alternate: simulated)
+        }
+        var components = try #require(URLComponents(url: original, resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "response", value: forged)]
+        let callback = try #require(components.url)
+        let before = run.sent.requests.count
+        await #expect(throws: (any Error).self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        let after = run.requests(after: before).map(\.url.path)
+        #expect(after.allSatisfy { $0 == "/jwks" }, "\(after)")
+        #expect(run.requests(to: "/token").isEmpty)
+    }
+
+    /// Not a module of the plans, but the JARM counterpart of `FAPI2SPFinalClientTestInvalidAlternateAlg`: FAPI 2.0 signs
+    /// every JWS with PS256, ES256 or EdDSA, so a response signed RS256, with a key the provider's key set publishes, is
+    /// refused too (the default `authorization.response_algs` lists RS256; the profile narrows it).
+    @Test func aJARMResponseSignedWithRS256IsRefusedUnderTheProfile() async throws {
+        let run = try await Self.run(Server(signsMessages: true, publishesAlternateKey: true))
+        let (pending, original) = try await run.callback()
+        let response = try #require(URLComponents(url: original, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "response" }?.value)
+        let forged = try await run.alternate.signAuthorizationResponse(Self.claims(response))
+        var components = try #require(URLComponents(url: original, resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "response", value: forged)]
+        let callback = try #require(components.url)
+        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        #expect(error.description.contains("RS256"), "\(error)")
+        #expect(run.requests(to: "/token").isEmpty)
     }
 
     /// A module that changes the authorization response (`AbstractFAPI2SPFinalClientExpectNothingAfterAuthorizationResponse`

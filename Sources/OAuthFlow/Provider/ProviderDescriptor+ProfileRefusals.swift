@@ -128,7 +128,8 @@ extension ProviderDescriptor {
 
 extension Provider.Policy {
     /// The policy held to `profile`: the algorithms it leaves open narrowed to the profile's (client assertions when
-    /// the descriptor lists none); what the descriptor states is refused instead, before this.
+    /// the descriptor lists none, request objects and JWT-secured responses, whose default lists hold RS256); what the
+    /// descriptor states is refused instead, before this.
     mutating func hold(to profile: ProviderDescriptor.SecurityProfile?) {
         securityProfile = profile
         guard let profile, profile.includesFAPI2Security else { return }
@@ -136,5 +137,7 @@ extension Provider.Policy {
         clientAssertion.algorithms = clientAssertion.algorithms.filter(allowed.contains)
         idTokenAlgorithms = idTokenAlgorithms.filter(allowed.contains)
         dpop.algorithms = dpop.algorithms.filter(allowed.contains)
+        requestObjectAlgorithms = requestObjectAlgorithms.filter(allowed.contains)
+        responseAlgorithms = responseAlgorithms.filter(allowed.contains)
     }
 }
