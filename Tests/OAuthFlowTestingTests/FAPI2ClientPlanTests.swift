@@ -28,6 +28,15 @@ import Testing
         case alternateRS256
     }
 
+    /// The plan a module runs in, and so its variant: the Security Profile plan's plain requests and responses, or the
+    /// Message Signing plan's signed request objects (JAR, pushed) and JWT-secured responses (JARM, `response_mode: jwt`).
+    enum Plan: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case securityProfile = "FAPI2SPFinalClientTestPlan"
+        case messageSigning = "FAPI2MessageSigningFinalClientTestPlan"
+
+        var testDescription: String { rawValue }
+    }
+
     /// What one module's server does differently from an honest FAPI 2.0 server.
     struct Server: Sendable {
         var settings: @Sendable (inout SimulatedProvider.Settings) -> Void = { _ in }
@@ -135,7 +144,10 @@ import Testing
 
     /// A provider set up as the suite's FAPI 2.0 server (pushed requests, `private_key_jwt`, DPoP with nonces), changed
     /// as `server` says, and a client of it under `security.profile: fapi2`.
-    static func run(_ server: Server = Server()) async throws -> Run {
+    static func run(_ server: Server = Server(), plan: Plan = .securityProfile) async throws -> Run {
+        var changed = server
+        if plan == .messageSigning { changed.signsMessages = true }
+        let server = changed
         var settings = SimulatedProvider.Settings()
         settings.requiresPushedAuthorization = true
         settings.requiresDPoP = true
@@ -261,14 +273,27 @@ import Testing
 
     // MARK: - Modules whose sign-in goes through
 
-    @Test("FAPI2SPFinalClientTestHappyPath: discovery, a pushed request, the code exchanged with DPoP, the resource called")
-    func happyPath() async throws {
-        let run = try await Self.run()
-        _ = try await Self.signsInAndCallsTheResource(run)
-        // The browser's URL holds the client and the pushed request's URI only.
-        let authorize = try #require(run.sent.requests.first { $0.url.path == "/par" })
-        let fields = Dictionary(
-            FormEncoding.decode(String(decoding: authorize.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { first, _ in first })
+    @Test("FAPI2SPFinalClientTestHappyPath: discovery, a pushed request, the code exchanged with DPoP, the resource called", arguments: Plan.allCases)
+    func happyPath(_ plan: Plan) async throws {
+        let run = try await Self.run(plan: plan)
+        let (pending, callback) = try await run.callback()
+        // The browser's URL holds the client and the pushed request's URI only; a JARM response, the response JWT only.
+        #expect(Set((URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)) == ["client_id", "request_uri"])
+        if plan == .messageSigning {
+            #expect(Set((URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)) == ["response"])
+        }
+        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
+        #expect(outcome.tokens.isDPoPBound)
+        #expect(outcome.idToken?.subject == "user-1")
+        #expect(try await run.accounts(outcome.tokens).status == 200)
+        let pushed = try #require(run.sent.requests.first { $0.url.path == "/par" })
+        var fields = Dictionary(
+            FormEncoding.decode(String(decoding: pushed.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { first, _ in first })
+        if plan == .messageSigning {
+            // The request's parameters travel in the signed request object (JAR); the response came as one JWT (JARM).
+            let object = try #require(fields["request"])
+            for (name, value) in Self.claims(object) { fields[name] = fields[name] ?? value.stringValue }
+        }
         #expect(fields["code_challenge_method"] == "S256")
         // The plan warns about a nonce or state longer than 64 characters or with characters outside the unreserved set.
         for name in ["nonce", "state"] {
@@ -284,30 +309,30 @@ import Testing
         #expect(run.requests(to: Self.accounts.path).count == 2)
     }
 
-    @Test("FAPI2SPFinalClientTestHappyPathNoDpopNonce: a server that never asks for a DPoP nonce")
-    func happyPathNoDpopNonce() async throws {
-        let run = try await Self.run(Server(settings: { $0.requiresDPoPNonce = false }, resourceNonce: false))
+    @Test("FAPI2SPFinalClientTestHappyPathNoDpopNonce: a server that never asks for a DPoP nonce", arguments: Plan.allCases)
+    func happyPathNoDpopNonce(_ plan: Plan) async throws {
+        let run = try await Self.run(Server(settings: { $0.requiresDPoPNonce = false }, resourceNonce: false), plan: plan)
         _ = try await Self.signsInAndCallsTheResource(run)
         #expect(run.requests(to: "/token").count == 1)
         #expect(run.requests(to: Self.accounts.path).count == 1)
     }
 
-    @Test("FAPI2SPFinalClientTestValidAudAsArray: aud in the ID token as an array of the client alone is taken")
-    func validAudAsArray() async throws {
-        let run = try await Self.run(Server(idTokenClaims: { $0["aud"] = .array([.string(FAPI2ClientPlanTests.clientID)]) }))
+    @Test("FAPI2SPFinalClientTestValidAudAsArray: aud in the ID token as an array of the client alone is taken", arguments: Plan.allCases)
+    func validAudAsArray(_ plan: Plan) async throws {
+        let run = try await Self.run(Server(idTokenClaims: { $0["aud"] = .array([.string(FAPI2ClientPlanTests.clientID)]) }), plan: plan)
         _ = try await Self.signsInAndCallsTheResource(run)
     }
 
-    @Test("FAPI2SPFinalClientTestTokenEndpointResponseWithoutExpiresIn: a token answer without expires_in is taken")
-    func tokenEndpointResponseWithoutExpiresIn() async throws {
-        let run = try await Self.run(Server(tokenAnswer: { $0["expires_in"] = nil }))
+    @Test("FAPI2SPFinalClientTestTokenEndpointResponseWithoutExpiresIn: a token answer without expires_in is taken", arguments: Plan.allCases)
+    func tokenEndpointResponseWithoutExpiresIn(_ plan: Plan) async throws {
+        let run = try await Self.run(Server(tokenAnswer: { $0["expires_in"] = nil }), plan: plan)
         let outcome = try await Self.signsInAndCallsTheResource(run)
         #expect(outcome.tokens.expiresAt == nil)
     }
 
-    @Test("FAPI2SPFinalClientTestTokenTypeCaseInsenstivity: token_type in inverted case (dpOp) is DPoP")
-    func tokenTypeCaseInsenstivity() async throws {
-        let run = try await Self.run(Server(tokenAnswer: { $0["token_type"] = .string("dpOp") }))
+    @Test("FAPI2SPFinalClientTestTokenTypeCaseInsenstivity: token_type in inverted case (dpOp) is DPoP", arguments: Plan.allCases)
+    func tokenTypeCaseInsenstivity(_ plan: Plan) async throws {
+        let run = try await Self.run(Server(tokenAnswer: { $0["token_type"] = .string("dpOp") }), plan: plan)
         let outcome = try await Self.signsInAndCallsTheResource(run)
         // The plan inverts the case of refresh answers too.
         let refreshed = try await run.client.refresh(outcome.tokens)
@@ -315,9 +340,10 @@ import Testing
         #expect(try await run.accounts(refreshed).status == 200)
     }
 
-    @Test("FAPI2SPFinalClientTestRSDpopAuthSchemeCaseInsenstivity: the resource's use_dpop_nonce challenge with scheme dPoP")
-    func rsDpopAuthSchemeCaseInsenstivity() async throws {
-        let run = try await Self.run(Server(resourceScheme: "dPoP"))
+    @Test(
+        "FAPI2SPFinalClientTestRSDpopAuthSchemeCaseInsenstivity: the resource's use_dpop_nonce challenge with scheme dPoP", arguments: Plan.allCases)
+    func rsDpopAuthSchemeCaseInsenstivity(_ plan: Plan) async throws {
+        let run = try await Self.run(Server(resourceScheme: "dPoP"), plan: plan)
         _ = try await Self.signsInAndCallsTheResource(run)
         let calls = run.requests(to: Self.accounts.path)
         #expect(calls.count == 2)
@@ -325,9 +351,9 @@ import Testing
         #expect(Self.claims(retried)["nonce"] == .string(run.resource.nonce))
     }
 
-    @Test("FAPI2SPFinalClientRefreshTokenTest: the resource refuses the access token until two refreshes got new ones")
-    func refreshTokenTest() async throws {
-        let run = try await Self.run(Server(refreshesBeforeResourceAnswers: 2))
+    @Test("FAPI2SPFinalClientRefreshTokenTest: the resource refuses the access token until two refreshes got new ones", arguments: Plan.allCases)
+    func refreshTokenTest(_ plan: Plan) async throws {
+        let run = try await Self.run(Server(refreshesBeforeResourceAnswers: 2), plan: plan)
         let (pending, callback) = try await run.callback()
         var tokens = try await run.client.finishSignIn(callback: callback, pending: pending).tokens
         var refreshes = 0
@@ -348,10 +374,10 @@ import Testing
 
     // MARK: - Modules whose server lies: the client refuses and calls nothing more
 
-    @Test("FAPI2SPFinalClientTestDiscoveryIssuerMismatch: metadata naming another issuer stops the client after discovery")
-    func discoveryIssuerMismatch() async throws {
+    @Test("FAPI2SPFinalClientTestDiscoveryIssuerMismatch: metadata naming another issuer stops the client after discovery", arguments: Plan.allCases)
+    func discoveryIssuerMismatch(_ plan: Plan) async throws {
         let issuer = "https://simulated.example"
-        let run = try await Self.run(Server(metadata: { $0["issuer"] = .string(issuer + "INVALID") }))
+        let run = try await Self.run(Server(metadata: { $0["issuer"] = .string(issuer + "INVALID") }), plan: plan)
         let error = try await #require(throws: DiscoveryError.self) { try await run.client.startAuthorization() }
         #expect(error.code == .issuerMismatch)
         #expect(run.sent.requests.map(\.url.path) == ["/.well-known/openid-configuration"])
@@ -397,9 +423,9 @@ import Testing
         .init(module: "FAPI2SPFinalClientTestInvalidMissingNonce", says: "no nonce", change: { $0["nonce"] = nil }),
     ]
 
-    @Test("ID token faults: the client refuses the ID token and calls neither userinfo nor the resource", arguments: idTokenFaults)
-    func idTokenFault(_ fault: IDTokenFault) async throws {
-        let run = try await Self.run(Server(idTokenClaims: fault.change, signing: fault.signing))
+    @Test("ID token faults: the client refuses the ID token and calls neither userinfo nor the resource", arguments: idTokenFaults, Plan.allCases)
+    func idTokenFault(_ fault: IDTokenFault, _ plan: Plan) async throws {
+        let run = try await Self.run(Server(idTokenClaims: fault.change, signing: fault.signing), plan: plan)
         let (pending, callback) = try await run.callback()
         let before = run.sent.requests.count
         let error = try await #require(throws: IDTokenError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
@@ -436,19 +462,12 @@ import Testing
             }),
         .init(module: "FAPI2SPFinalClientTestEnsureJarmWithInvalidSigFails", signing: nil),
         .init(module: "FAPI2SPFinalClientTestEnsureJarmSignatureAlgIsNotNone", signing: Signing.none),
+        // The two state modules run in the JARM variant too, with the state inside the response JWT.
+        .init(
+            module: "FAPI2SPFinalClientTestEnsureAuthorizationResponseWithInvalidStateFails",
+            change: { $0["state"] = .string(($0["state"]?.stringValue ?? "") + "1") }),
+        .init(module: "FAPI2SPFinalClientTestEnsureAuthorizationResponseWithInvalidMissingStateFails", change: { $0["state"] = nil }),
     ]
-
-    @Test("FAPI2SPFinalClientTestHappyPath, in the Message Signing plan's variant: a signed request object, pushed; a JARM response")
-    func happyPathWithSignedMessages() async throws {
-        let run = try await Self.run(Server(signsMessages: true))
-        let (pending, callback) = try await run.callback()
-        #expect(Set((URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)) == ["response"])
-        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
-        #expect(outcome.tokens.isDPoPBound)
-        #expect(try await run.accounts(outcome.tokens).status == 200)
-        let pushed = try #require(run.requests(to: "/par").first)
-        #expect(FormEncoding.decode(String(decoding: pushed.body ?? Data(), as: UTF8.self)).contains { $0.0 == "request" })
-    }
 
     @Test("JARM faults (Message Signing plan): the client refuses the response before the code is spent", arguments: jarmFaults)
     func jarmFault(_ fault: JARMFault) async throws {
