@@ -4,14 +4,16 @@ import OAuthFlow
 import OAuthFlowTesting
 import Testing
 
-/// The OpenID Foundation's FAPI 2.0 Security Profile Final relying-party test plan (`FAPI2SPFinalClientTestPlan` in
-/// openid-certification/conformance-suite, `fapi2spfinal`), reproduced module by module: a simulated provider plays
-/// the server each module plays, an `OAuthClient` held to `security.profile: fapi2` signs in against it, and each test
-/// asserts what the module asserts: the sign-in goes through, or the client refuses and calls nothing more.
+/// The OpenID Foundation's FAPI 2.0 relying-party test plans (`FAPI2SPFinalClientTestPlan` and
+/// `FAPI2MessageSigningFinalClientTestPlan` in openid-certification/conformance-suite, `fapi2spfinal`), reproduced
+/// module by module: a simulated provider plays the server each module plays, an `OAuthClient` held to
+/// `security.profile: fapi2` signs in against it, and each test asserts what the module asserts: the sign-in goes
+/// through, or the client refuses and calls nothing more.
 ///
-/// The variant reproduced is the plan's plain one: `plain_fapi`, an OpenID Connect client, `private_key_jwt`, DPoP with
-/// server nonces at the token and resource endpoints, unsigned pushed requests, plain (not JARM) responses. This is a
-/// reproduction of the public plan, not a certification. Docs/conformance.md lists each module and its result.
+/// The variant reproduced: `plain_fapi`, an OpenID Connect client, `private_key_jwt`, DPoP with server nonces at the
+/// token and resource endpoints; unsigned pushed requests and plain responses for the Security Profile plan, signed
+/// request objects (JAR) and JWT-secured responses (JARM) for the Message Signing plan (``Plan``). This is a
+/// reproduction of the public plans, not a certification. Docs/conformance.md lists each module and its result.
 @Suite struct FAPI2ClientPlanTests {
     static let clientID = "fapi2-relying-party"
     static let clientKey = P256.Signing.PrivateKey()
