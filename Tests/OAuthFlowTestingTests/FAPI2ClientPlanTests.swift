@@ -145,7 +145,8 @@ import Testing
     }
 
     /// A provider set up as the suite's FAPI 2.0 server (pushed requests, `private_key_jwt`, DPoP with nonces), changed
-    /// as `server` says, and a client of it under `security.profile: fapi2`.
+    /// as `server` says, and a client of it under `security.profile: fapi2` (`fapi2_message_signing` for the Message
+    /// Signing plan).
     static func run(_ server: Server = Server(), plan: Plan = .securityProfile) async throws -> Run {
         var changed = server
         if plan == .messageSigning { changed.signsMessages = true }
@@ -179,7 +180,8 @@ import Testing
             options.requestObject = .always
         }
         var descriptor = try simulated.descriptor(options)
-        descriptor.security.profile = .fapi2
+        // The Message Signing plan's client claims that profile, which requires the JAR and JARM settings above.
+        descriptor.security.profile = server.signsMessages ? .fapi2MessageSigning : .fapi2
         descriptor.security.idTokenAlgs = ["PS256", "ES256"]
         let provider = try descriptor.resolve()
 

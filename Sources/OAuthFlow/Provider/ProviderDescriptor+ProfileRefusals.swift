@@ -42,6 +42,21 @@ extension ProviderDescriptor {
         if security.idTokenIssuer != nil {
             refuse(["security", "id_token_issuer"], "is given; \(claim) accepts only the issuer itself in ID tokens, not a template")
         }
+        // Message Signing: a signed request object and a JWT-secured response, every time.
+        if profile.signsMessages {
+            let signing = "FAPI 2.0 Message Signing (`security.profile: \(profile.rawValue)`)"
+            if authorization.requestObject != .always {
+                refuse(
+                    ["authorization", "request_object"],
+                    "is `\(authorization.requestObject.rawValue)`; \(signing) signs every authorization request (RFC 9101): write `always`")
+            }
+            if !authorization.responseMode.isJWT {
+                refuse(
+                    ["authorization", "response_mode"],
+                    "is `\(authorization.responseMode.rawValue)`; \(signing) takes only JWT-secured responses (JARM): write `jwt`, `query.jwt` or `form_post.jwt`"
+                )
+            }
+        }
         // The authorization request: pushed, with PKCE S256, answered with `iss`.
         if authorization.pushed == .never {
             refuse(["authorization", "pushed"], "is `never`; \(claim) pushes every authorization request (RFC 9126): write `always`")

@@ -113,6 +113,28 @@ import Testing
         #expect(throws: ProviderError.self) { try descriptor.resolve() }
     }
 
+    /// FAPI 2.0 Message Signing adds a signed request object and a JWT-secured response to the Security Profile; a
+    /// descriptor claiming it without them is refused at each setting, and one with them resolves held to FAPI 2.0.
+    @Test func messageSigningNeedsSignedRequestsAndResponses() throws {
+        let claimed = Self.compliant.replacingOccurrences(of: "profile: fapi2\n", with: "profile: fapi2_message_signing\n")
+        let bare = try Self.descriptor(claimed)
+        let refused = bare.refusals.filter { $0.code == .securityProfile }
+        #expect(refused.map(\.keyPath) == [["authorization", "request_object"], ["authorization", "response_mode"]], "\(refused.map(\.message))")
+        #expect(refused.allSatisfy { $0.message.contains("FAPI 2.0 Message Signing (`security.profile: fapi2_message_signing`)") })
+        #expect(throws: ProviderError.self) { try bare.resolve() }
+        let signed = try Self.descriptor(claimed + "authorization:\n  request_object: always\n  response_mode: jwt\n")
+        #expect(signed.refusals.isEmpty, "\(signed.refusals)")
+        let provider = try signed.resolve()
+        #expect(provider.policy.securityProfile == .fapi2MessageSigning)
+        #expect(provider.pushesAuthorizationRequests && provider.issuerParameterRule == .required)
+        #expect(provider.policy.responseAlgorithms.allSatisfy(ProviderDescriptor.SecurityProfile.fapi2Algorithms.contains))
+        // The Security Profile's refusals hold under Message Signing too.
+        let weakened = try Self.descriptor(
+            claimed.replacingOccurrences(of: "methods: [private_key_jwt]", with: "methods: [client_secret_basic]")
+                + "authorization:\n  request_object: always\n  response_mode: jwt\n")
+        #expect(weakened.refusals.contains { $0.code == .securityProfile && $0.keyPath?.first == "client_auth" })
+    }
+
     @Test func withoutTheProfileTheSameSettingsResolve() throws {
         let weak = Self.compliant.replacingOccurrences(of: "  profile: fapi2\n", with: "").replacingOccurrences(of: "dpop: required", with: "dpop: never")
             + "authorization:\n  pushed: never\n"
