@@ -148,7 +148,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     /// The digest kept in `provider_sid` or `provider_sub`: hex SHA-256 of the issuer, a NUL and the value.
     static func providerDigest(issuer: String, _ value: String?) -> String? {
         guard let value, !value.isEmpty else { return nil }
-        return SHA256.hash(data: Data("\(issuer)\u{0}\(value)".utf8)).map { String(format: "%02x", $0) }.joined()
+        return Hexadecimal.lowercase(SHA256.hash(data: Data("\(issuer)\u{0}\(value)".utf8)))
     }
 
     // MARK: - TokenStore

@@ -52,7 +52,7 @@ enum SealedCookie {
     /// `prefix` and 16 hex digits of the SHA-256 of `state`: flows in several tabs do not overwrite each
     /// other, and a return finds its own cookie from the `state` the provider hands back.
     static func name(prefix: String, state: String) -> String {
-        prefix + SHA256.hash(data: Data(state.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        prefix + Hexadecimal.lowercase(SHA256.hash(data: Data(state.utf8)).prefix(8))
     }
 
     private static func context(_ purpose: String, _ name: String) -> Data {

@@ -80,7 +80,7 @@ extension OAuthClient {
         let message = callback.parameters.filter { $0.key != signature.parameter }.sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: SymmetricKey(data: Data(secret.value.utf8)))
-        let expected = Data(mac).map { String(format: "%02x", $0) }.joined()
+        let expected = Hexadecimal.lowercase(Data(mac))
         guard ConstantTime.equals(expected, sent.lowercased()) else {
             throw FlowError(
                 .invalidCallback,

@@ -29,7 +29,7 @@ package struct RequestTemplate: Sendable, Hashable {
             let name = String(rest[rest.index(after: open)..<close])
             if name == "client_id" {
                 parts.append(.clientID)
-            } else if name.hasPrefix("token.") || name.hasPrefix("token[") {
+            } else if Self.isFilledAtRequest(name) {
                 let path = try ProfileSource.path(name)
                 if case .member(let member)? = path.steps.first, Self.refusedMembers.contains(member) {
                     throw ProfileSourceProblem("names `\(member)` of the token answer; the access token goes where `userinfo.placement` says")
@@ -47,14 +47,12 @@ package struct RequestTemplate: Sendable, Hashable {
 
     /// The placeholders filled when the request is made, which resolving leaves in place.
     static func requestPlaceholders(in text: String) -> Set<String> {
-        var names: Set<String> = []
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            let name = String(rest[rest.index(after: open)..<close])
-            if name == "client_id" || name.hasPrefix("token.") || name.hasPrefix("token[") { names.insert(name) }
-            rest = rest[rest.index(after: close)...]
-        }
-        return names
+        Set(URLTemplate(text).placeholders.map(\.name).filter(isFilledAtRequest))
+    }
+
+    /// Whether a placeholder is filled when the request is made: `{client_id}` or a `{token.…}` path.
+    static func isFilledAtRequest(_ name: String) -> Bool {
+        name == "client_id" || name.hasPrefix("token.") || name.hasPrefix("token[")
     }
 
     /// The value for a request by `clientID` with the token answer's other fields `token`.
