@@ -41,6 +41,19 @@ struct PolicyRefusals {
         return rendered
     }
 
+    /// Refuses each header of `headers` (a descriptor's `headers` map at `setting`) whose name is not an RFC 9110
+    /// token, or whose value holds a control character: either would let the file add or split header lines.
+    mutating func checkHeaders(_ headers: [String: String], at setting: [String]) {
+        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".unicodeScalars)
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            if name.isEmpty || !name.unicodeScalars.allSatisfy(tokenCharacters.contains) {
+                refuse(setting, item: name, "names a header `\(TerminalText.escaped(name))`, which is not an HTTP field name (RFC 9110 §5.1)")
+            } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\t" }) {
+                refuse(setting, item: name, "gives header `\(name)` a value with a control character, which no header value may carry")
+            }
+        }
+    }
+
     /// The algorithms of `names` that are among `accepted`, each other one refused at its index of `setting`.
     mutating func algorithms(
         _ names: [String], _ setting: [String], accepted: [JWSAlgorithm]? = nil, because why: (String) -> String
@@ -95,6 +108,8 @@ extension ProviderDescriptor.Userinfo {
             return filled
         }
         var request = self
+        // Names here; values are request templates, checked as they are parsed.
+        refusals.checkHeaders(headers.mapValues { _ in "" }, at: ["userinfo", "headers"])
         request.headers = templates(headers, "headers")
         request.query = templates(query, "query")
         request.form = templates(form, "form")
@@ -150,6 +165,7 @@ extension ProviderDescriptor.TokenRequest {
         for (index, name) in callbackParams.enumerated() where Self.engineParameters.contains(name) || name == "iss" {
             refusals.refuse(["token_request", "callback_params"], item: String(index), "copies `\(name)`, which the engine sets (or checks) itself")
         }
+        refusals.checkHeaders(headers, at: ["token_request", "headers"])
         return .init(encoding: bodyEncoding, headers: headers, parameters: extraParams, callbackParameters: callbackParams)
     }
 }

@@ -5,7 +5,7 @@ struct ReservedParameterRule: LintRule {
     static let description = RuleDescription(
         identifier: "reserved_parameter", name: "Reserved parameter",
         summary:
-            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type; a token request's fixed or copied parameters, a revocation request's and a device request's or poll's must not set theirs (grant_type, code, refresh_token, the token, client authentication), a renamed client id must not take one of those names, and a revocation section must revoke some kind of token.",
+            "Extra and offline parameters must not set what the engine controls: client_id, client_secret, redirect_uri, state, nonce, code_challenge, code_challenge_method, code_verifier or response_type; a token request's fixed or copied parameters, a revocation request's and a device request's or poll's must not set theirs (grant_type, code, refresh_token, the token, client authentication), a renamed client id must not take one of those names, a revocation section must revoke some kind of token, and `token_request.headers` must name HTTP fields with values free of control characters.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  extra_params:\n    code_challenge_method: plain\n",
@@ -16,6 +16,7 @@ struct ReservedParameterRule: LintRule {
             Examples.valid + "token_request:\n  callback_params_on_refresh: [refresh_token]\n",
             Examples.valid + "device:\n  extra_params:\n    client_id: x\n",
             Examples.valid + "device:\n  poll_params:\n    code: user_code\n",
+            Examples.valid + "token_request:\n  headers:\n    \"X-App Name\": demo\n",
         ],
         nonTriggering: [
             Examples.valid + "authorization:\n  extra_params:\n    audience: https://api.example.com\n",
@@ -41,6 +42,7 @@ struct ReservedParameterRule: LintRule {
             + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"])
             + refusals(file, at: ["revocation", "tokens"], items: true)
             + refusals(file, at: ["revocation", "method"]) + refusals(file, at: ["revocation", "type_hint_parameter"])
+            + refusals(file, at: ["token_request", "headers"], items: true, atKey: true)
             + refusals(file, at: ["client_auth", "client_id_parameter"])
             + refusals(file, at: ["token_request", "callback_params_on_refresh"], items: true)
             + refusals(file, at: ["device", "scope_parameter"]) + refusals(file, at: ["device", "extra_params"], items: true, atKey: true)

@@ -188,6 +188,8 @@ import Testing
         ("  headers:\n    X-A: '{client_id'\n", "userinfo.headers.X-A"),
         ("  headers:\n    X-A: \"a\\nb\"\n", "userinfo.headers.X-A"),
         ("  form:\n    a: b\n", "userinfo.form"),
+        ("  headers:\n    \"X-A\\r\\nInjected\": v\n", "userinfo.headers.X-A\r\nInjected"),
+        ("  headers:\n    \"X A\": v\n", "userinfo.headers.X A"),
         ("  method: POST\n  placement: body\n  form:\n    access_token: x\n", "userinfo.form.access_token"),
         ("  method: POST\n  form:\n    a: '{token.id_token}'\n", "userinfo.form.a"),
     ])
@@ -196,6 +198,16 @@ import Testing
         let refusals = descriptor.refusals
         #expect(refusals.contains { $0.keyPath?.joined(separator: ".") == keyPath }, "\(refusals.map { $0.keyPath ?? [] })")
         #expect(throws: ProviderError.self) { _ = try descriptor.resolve([:]) }
+    }
+
+    /// The token request's fixed headers are held to the same rule: an HTTP field name, a value without line breaks.
+    @Test(arguments: ["\"X-A\\r\\nInjected\": v", "\"\": v", "X-B: \"a\\r\\nSet-Cookie: x\""])
+    func aTokenRequestHeaderThatWouldSplitLinesIsRefused(_ header: String) throws {
+        let descriptor = try TestDescriptor(extra: "token_request:\n  headers:\n    \(header)\n").descriptor()
+        #expect(descriptor.refusals.contains { $0.keyPath?.prefix(2) == ["token_request", "headers"] }, "\(descriptor.refusals)")
+        #expect(throws: ProviderError.self) { _ = try descriptor.resolve([:]) }
+        let tabbed = try TestDescriptor(extra: "token_request:\n  headers:\n    X-Ok: \"a\\tb\"\n").descriptor()
+        #expect(tabbed.refusals.isEmpty)
     }
 
     @Test func dpopTokensGoOnlyInTheHeader() throws {
