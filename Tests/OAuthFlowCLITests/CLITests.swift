@@ -218,6 +218,41 @@ struct CLI {
         #expect(object["service_target"] as? String == "audience")
     }
 
+    /// A FAPI 2.0 Message Signing descriptor: `providers show` names the profile, the signed request objects and the
+    /// JWT-secured responses, each with the algorithms the profile leaves (the defaults narrowed to PS256, ES256, EdDSA).
+    @Test func showSaysWhatAMessageSigningProviderSigns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        _ = try directory.write(
+            "bank.yaml",
+            """
+            schema_version: 1
+            id: bank
+            display_name: Bank
+            protocol: oidc
+            issuer: https://bank.example.com
+            discovery:
+              mode: oidc
+            scopes:
+              default: [openid, accounts]
+            client_auth:
+              methods: [private_key_jwt]
+            authorization:
+              request_object: always
+              response_mode: jwt
+            security:
+              profile: fapi2_message_signing
+              id_token_algs: [PS256, ES256]
+              dpop: required
+
+            """)
+        let text = try await CLI.run(["providers", "show", "bank", "--providers-dir", directory.url.path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("  security profile: FAPI 2.0 Message Signing (fapi2_message_signing): "), "\(text.stdout)")
+        #expect(text.stdout.contains("  response mode: jwt, signed with PS256, ES256\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("  request objects (RFC 9101): always, signed with PS256, ES256, EdDSA\n"), "\(text.stdout)")
+    }
+
     /// A C1 control (CSI, U+009B) in a descriptor's text reaches `--json` output as a JSON escape: the output
     /// parses, and the value reads back as written.
     @Test func jsonOutputWithControlsInItsValuesStaysJSON() async throws {

@@ -11,14 +11,20 @@ public struct TestPARServer: Decodable, Sendable {
     public let clients: [String: Client]
 
     /// A client registered there: `confidential`, `public`, `par-required`, `short-par`, `dpop-nonce`,
-    /// `dpop-nonce-loop`, `bearer`.
+    /// `dpop-nonce-loop`, `bearer`, and the FAPI 2.0 clients `fapi2` and `fapi2-message-signing`
+    /// (`private_key_jwt`, with the P-256 key the server made for them).
     public struct Client: Decodable, Sendable {
         public let clientID: String
         public let clientSecret: String?
         public let authMethod: String
+        /// The private key of a `private_key_jwt` client, PKCS #8 PEM.
+        public let privateKeyPEM: String?
+        /// The `kid` the server registered that key under.
+        public let keyID: String?
 
         enum CodingKeys: String, CodingKey {
             case clientID = "client_id", clientSecret = "client_secret", authMethod = "auth_method"
+            case privateKeyPEM = "private_key_pem", keyID = "key_id"
         }
     }
 
@@ -35,10 +41,11 @@ public struct TestPARServer: Decodable, Sendable {
     }
 
     /// A descriptor for this server, as a newcomer would write it: discovery, offline access (which idpyoidc
-    /// grants only with `prompt=consent`, OpenID Connect Core §11), `pushed` when given, and `security` lines.
+    /// grants only with `prompt=consent`, OpenID Connect Core §11), `pushed` when given, more `authorization`
+    /// lines, and `security` lines.
     public func descriptor(
-        id: String = "par", methods: [String] = ["client_secret_basic", "none"], pushed: String? = nil, security: [String] = [],
-        accessTokens: [String] = []
+        id: String = "par", methods: [String] = ["client_secret_basic", "none"], pushed: String? = nil, authorization: [String] = [],
+        security: [String] = [], accessTokens: [String] = []
     ) -> TestDescriptor {
         var extra = """
             discovery:
@@ -51,6 +58,7 @@ public struct TestPARServer: Decodable, Sendable {
 
             """
         if let pushed { extra += "  pushed: \(pushed)\n" }
+        extra += authorization.map { "  \($0)\n" }.joined()
         if !security.isEmpty { extra += "security:\n" + security.map { "  \($0)\n" }.joined() }
         if !accessTokens.isEmpty { extra += "access_tokens:\n" + accessTokens.map { "  \($0)\n" }.joined() }
         return TestDescriptor(id: id, protocol: .oidc, issuer: issuer, endpoints: [], scopes: ["openid", "profile", "offline_access"], extra: extra)

@@ -11,7 +11,9 @@ refresh tokens bound to the key); the access tokens' RFC 9068 profile (typ at+jw
 resource, client_id, the signature by the JWKS); userinfo; the resource (DPoP, Bearer, replay, htu with a
 query, ath, key); server nonces at the token endpoint and the resource, and their loops; the
 Bearer-only client; revocation; bad input; JWTs repeating a member name (proofs at each endpoint,
-an access token, an id_token_hint); the counters. Prints one line per check, exits 1 on the first
+an access token, an id_token_hint); the FAPI 2.0 clients (private_key_jwt assertions addressed to
+the issuer, signed request objects and their refusals, JWT-secured responses signed PS256); the
+counters. Prints one line per check, exits 1 on the first
 failure.
 """
 
@@ -292,7 +294,8 @@ class Check:
     # --- the checks -------------------------------------------------------------------------
     def run(self):
         expect(set(self.clients) == {"confidential", "public", "par-required", "short-par", "dpop-nonce",
-                                     "dpop-nonce-loop", "bearer"}, "the seven clients", sorted(self.clients))
+                                     "dpop-nonce-loop", "bearer", "fapi2", "fapi2-message-signing"},
+               "the nine clients", sorted(self.clients))
         expect(self.d["resource"] == self.issuer + "/resource", "resource URL")
         self.discovery()
         self.pushed_requests()
@@ -305,8 +308,93 @@ class Check:
         self.revocation()
         self.bad_input()
         self.repeated_members()
+        self.fapi2()
         self.counters()
         print("all checks passed")
+
+    def fapi2(self):
+        """The FAPI 2.0 clients (oauthflow_fapi.py): private_key_jwt, signed request objects, JARM."""
+        from cryptography.hazmat.primitives import serialization
+
+        ms = self.clients["fapi2-message-signing"]
+        expect(ms["auth_method"] == "private_key_jwt" and ms.get("private_key_pem", "").startswith("-----BEGIN PRIVATE KEY-----")
+               and ms.get("key_id"), "fapi2: a private_key_jwt client with its key in the description")
+        key = Key()
+        key.private = serialization.load_pem_private_key(ms["private_key_pem"].encode(), password=None)
+        client_id = ms["client_id"]
+
+        def signed(claims, signer=key, header=None):
+            head = {"alg": "ES256", "kid": ms["key_id"]} if header is None else header
+            signing_input = (b64(json.dumps(head).encode()) + "." + b64(json.dumps(claims).encode())).encode()
+            return signing_input.decode() + "." + b64(signer.sign(signing_input))
+
+        def assertion(aud):
+            now = int(time.time())
+            return signed({"iss": client_id, "sub": client_id, "aud": aud, "jti": uuid.uuid4().hex, "iat": now, "exp": now + 60})
+
+        def push(request=None, aud=None, **plain):
+            form = {"client_id": client_id, "client_assertion": assertion(aud or self.issuer),
+                    "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}
+            if request is not None:
+                form["request"] = request
+            form.update(plain)
+            return self.http.post(self.par_endpoint, data=form, timeout=10)
+
+        verifier, challenge = pkce()
+        state = secrets.token_urlsafe(8)
+        now = int(time.time())
+        claims = {"iss": client_id, "aud": self.issuer, "client_id": client_id, "response_type": "code",
+                  "redirect_uri": self.redirect_uri, "scope": "openid", "state": state, "code_challenge": challenge,
+                  "code_challenge_method": "S256", "response_mode": "jwt", "nbf": now, "exp": now + 300}
+
+        plain = push(response_type="code", redirect_uri=self.redirect_uri, scope="openid", state=state,
+                     code_challenge=challenge, code_challenge_method="S256")
+        expect(plain.status_code == 400 and body(plain).get("error") == "invalid_request",
+               "fapi2: the message-signing client's plain pushed request is refused", body(plain))
+        refusals = {
+            "aud another server": dict(claims, aud="https://elsewhere.example"),
+            "an exp in the past": dict(claims, exp=now - 10, nbf=now - 100),
+            "no nbf": {k: v for k, v in claims.items() if k != "nbf"},
+            "a lifetime over 60 minutes": dict(claims, exp=now + 3700),
+            "iss another client": dict(claims, iss="oauthflow-fapi2"),
+        }
+        for label, changed in refusals.items():
+            answer = push(signed(changed))
+            expect(answer.status_code == 400 and body(answer).get("error") == "invalid_request_object",
+                   f"fapi2: a request object with {label} is refused", body(answer))
+        answer = push(signed(claims, signer=Key()))
+        expect(answer.status_code == 400 and body(answer).get("error") == "invalid_request_object",
+               "fapi2: a request object signed by another key is refused", body(answer))
+        unsigned = b64(json.dumps({"alg": "none"}).encode()) + "." + b64(json.dumps(claims).encode()) + "."
+        answer = push(unsigned)
+        expect(answer.status_code == 400, "fapi2: an unsigned request object is refused", body(answer))
+        answer = push(signed(claims), aud="https://elsewhere.example")
+        expect(answer.status_code == 401, "fapi2: a client assertion for another audience is refused", body(answer))
+        answer = push(signed(claims), aud=self.par_endpoint)
+        expect(answer.status_code == 201, "fapi2: a client assertion addressed to the endpoint is taken", body(answer))
+
+        answer = push(signed(claims))
+        expect(answer.status_code == 201, "fapi2: a signed request object, pushed", body(answer))
+        redirect = self.authorize({"client_id": client_id, "request_uri": answer.json()["request_uri"]})
+        location = redirect.headers.get("Location", "")
+        args = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+        expect(redirect.status_code == 302 and set(args) == {"response"}, "fapi2: the answer is one response JWT (JARM)", location)
+        header, response = jwt_header(args["response"]), jwt_claims(args["response"])
+        jwk = next((k for k in self.jwks["keys"] if k.get("kid") == header.get("kid")), {})
+        expect(header.get("alg") == "PS256" and jwk.get("alg") == "PS256",
+               "fapi2: the response JWT is PS256, by a key the JWKS publishes for PS256", header)
+        expect(response.get("iss") == self.issuer and response.get("aud") == client_id and response.get("state") == state
+               and response.get("code") and response.get("exp", 0) > time.time(), "fapi2: the response JWT's claims", response)
+        public = rsa.RSAPublicNumbers(int.from_bytes(b64_decode(jwk["e"]), "big"),
+                                      int.from_bytes(b64_decode(jwk["n"]), "big")).public_key()
+        signing_input, signature = args["response"].rsplit(".", 1)
+        try:
+            public.verify(b64_decode(signature), signing_input.encode(),
+                          padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32), hashes.SHA256())
+            verified = True
+        except InvalidSignature:
+            verified = False
+        expect(verified, "fapi2: the response JWT's PS256 signature verifies")
 
     def discovery(self):
         d = self.http.get(self.issuer + "/.well-known/openid-configuration", timeout=10).json()

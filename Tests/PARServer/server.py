@@ -37,7 +37,10 @@ What the front adds to idpyoidc:
   - every JWT read from a request (DPoP proofs, access tokens, an authorization request's
     id_token_hint and request, the token to revoke) refused when its header or payload repeats a
     member name (RFC 7515 section 5.2, RFC 7519 section 7.2), before idpyoidc or cryptojwt, which
-    would keep the last of them, read it.
+    would keep the last of them, read it;
+  - FAPI 2.0 clients (oauthflow_fapi): private_key_jwt with keys the server makes, assertions
+    addressed to the issuer, PS256 ID tokens, signed request objects (RFC 9101) checked and unpacked
+    at the PAR endpoint, JWT-secured authorization responses (JARM).
 """
 
 import html
@@ -64,7 +67,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 # The test servers' shared check of repeated member names, last on the path.
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ExchangeServer"))
 import idpy_front  # noqa: E402
+import oauthflow_fapi  # noqa: E402
 import oauthflow_par  # noqa: E402
+from oauthflow_fapi import RequestObjectError  # noqa: E402
 from oauthflow_par import DPOP_ALGS  # noqa: E402
 from oauthflow_par import DPoPVerifier  # noqa: E402
 from oauthflow_par import Nonces  # noqa: E402
@@ -78,7 +83,7 @@ from repeated_members import repeated_member  # noqa: E402
 
 SCOPES = ["openid", "profile", "email", "offline_access"]
 GRANT_TYPES = ["authorization_code", "refresh_token"]
-AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
+AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]
 PAR_LIFETIME = 60
 SHORT_PAR_LIFETIME = 3
 DEFAULT_USER = "alice"
@@ -98,6 +103,16 @@ CLIENTS = {
     "dpop-nonce-loop": ("oauthflow-dpop-nonce-loop", False, {"dpop_nonce": "always"}),
     "bearer": ("oauthflow-bearer", False, {"dpop_ignored": True}),
 }
+# FAPI 2.0 clients (oauthflow_fapi): private_key_jwt with a key the server makes, PS256 ID tokens,
+# pushed requests and DPoP nonces required; the second also signed request objects (RFC 9101).
+KEY_CLIENTS = {
+    "fapi2": ("oauthflow-fapi2", {"require_pushed_authorization_requests": True, "dpop_nonce": "required"}),
+    "fapi2-message-signing": ("oauthflow-fapi2-ms", {
+        "require_pushed_authorization_requests": True,
+        "dpop_nonce": "required",
+        "require_signed_request_object": True,
+    }),
+}
 
 log = logging.getLogger("par-server")
 
@@ -109,7 +124,7 @@ def resource_url(issuer):
 
 
 def server_configuration(issuer):
-    client_authn = ["client_secret_basic", "client_secret_post", "public"]
+    client_authn = ["client_secret_basic", "client_secret_post", "private_key_jwt", "public"]
     return {
         "issuer": issuer,
         "httpc_params": {"verify": True, "timeout": 4},
@@ -121,7 +136,7 @@ def server_configuration(issuer):
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
             "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": ["RS256"],
+            "id_token_signing_alg_values_supported": ["RS256", "PS256"],
             "code_challenge_methods_supported": ["S256"],
             "claims_parameter_supported": False,
             "request_parameter_supported": False,
@@ -240,6 +255,7 @@ def server_configuration(issuer):
 class Clients:
     def __init__(self):
         self.secrets = {name: secrets.token_urlsafe(24) for name, (_, confidential, _) in CLIENTS.items() if confidential}
+        self.key_clients = oauthflow_fapi.KeyClients(KEY_CLIENTS)
 
     def register(self, server):
         context = server.context
@@ -264,9 +280,21 @@ class Clients:
                 info.update({"token_endpoint_auth_method": "none", "client_authn_method": ["public"]})
             info.update(extra)
             context.cdb[client_id] = info
+        for name, (client_id, extra) in KEY_CLIENTS.items():
+            info = {
+                "client_id": client_id,
+                "client_name": name,
+                "grant_types_supported": GRANT_TYPES,
+                "response_types_supported": ["code"],
+                "allowed_scopes": SCOPES,
+                "pkce_essential": True,
+            }
+            info.update(self.key_clients.register(server.keyjar, name, client_id))
+            info.update(extra)
+            context.cdb[client_id] = info
 
     def describe(self):
-        return {
+        described = {
             name: {
                 "client_id": client_id,
                 "client_secret": self.secrets.get(name),
@@ -274,6 +302,14 @@ class Clients:
             }
             for name, (client_id, confidential, _) in CLIENTS.items()
         }
+        for name, (client_id, _) in KEY_CLIENTS.items():
+            described[name] = {
+                "client_id": client_id,
+                "auth_method": "private_key_jwt",
+                "private_key_pem": self.key_clients.private_pem(name),
+                "key_id": self.key_clients.key_id(name),
+            }
+        return described
 
 
 # --- HTTP ------------------------------------------------------------------------------------
@@ -299,6 +335,7 @@ class App:
         self.refresh_bindings = {}  # refresh token -> jkt (public clients, RFC 9449 section 5)
         self.token_verifier = KeyJar()
         self.token_verifier.import_jwks(server.keyjar.export_jwks(private=False, issuer_id=""), issuer)
+        self.response_key = None  # the PS256 key JARM responses are signed with (build)
         self.jti_count = 0
         self.jtis = []
         self.jti_repeats = {}
@@ -310,6 +347,8 @@ class App:
             "nonce_demands": {},
             "proofs_refused": {},
             "resource_requests": {},
+            "request_objects": {},
+            "jwt_responses": {},
         }
 
     # --- WSGI ---
@@ -468,13 +507,23 @@ class App:
         separator = "&" if "?" in redirect_uri else "?"
         return 302, b"", [("Location", redirect_uri + separator + urlencode(args)), ("Cache-Control", "no-store")]
 
-    def error_redirect(self, redirect_uri, state, error, description):
-        return self.redirect(redirect_uri, {
+    def error_redirect(self, redirect_uri, state, error, description, jarm_client=None):
+        answer = {
             "error": error,
             "error_description": description,
             "state": state,
             "iss": self.issuer,  # RFC 9207 section 2, in error answers too
-        })
+        }
+        return self.answer_redirect(redirect_uri, answer, jarm_client)
+
+    def answer_redirect(self, redirect_uri, answer, jarm_client=None):
+        """The authorization answer as query parameters, or, for a client that asked for response_mode jwt or
+        query.jwt, signed into one `response` parameter (JARM, oauthflow_fapi)."""
+        if jarm_client is None:
+            return self.redirect(redirect_uri, answer)
+        token = oauthflow_fapi.response_jwt(answer, jarm_client, self.issuer, self.response_key)
+        self.count("jwt_responses", jarm_client)
+        return self.redirect(redirect_uri, {"response": token})
 
     def authorize(self, environ):
         query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
@@ -518,30 +567,36 @@ class App:
         state = args.get("state")
         if loopback_redirect_uri_error(redirect_uri):
             return self.error_page("Invalid redirect_uri.")
+        # JARM (oauthflow_fapi): idpyoidc 5.0.0 knows no JWT response modes, so the front takes them.
+        mode = args.pop("response_mode", None)
+        if mode not in (None, "query") + oauthflow_fapi.JARM_MODES:
+            return self.error_redirect(redirect_uri, state, "invalid_request", f"response_mode {mode} is not supported")
+        jarm = client_id if mode in oauthflow_fapi.JARM_MODES else None
         user = args.get("login_hint") or DEFAULT_USER
         if not USER_NAME.match(user):
-            return self.error_redirect(redirect_uri, state, "invalid_request", "login_hint is not a user name")
+            return self.error_redirect(redirect_uri, state, "invalid_request", "login_hint is not a user name", jarm)
         repeated = first_repeated(args, AUTHORIZATION_JWTS)
         if repeated:
-            return self.error_redirect(redirect_uri, state, "invalid_request", repeated[1])
+            return self.error_redirect(redirect_uri, state, "invalid_request", repeated[1], jarm)
 
         endpoint = self.server.get_endpoint("authorization")
         http_info = {"headers": {}, "url": self.issuer + "/authorize", "method": "GET"}
         request = endpoint.parse_request(args, http_info=http_info)
         if isinstance(request, Message) and "error" in request:
             return self.error_redirect(redirect_uri, state, request["error"],
-                                       str(request.get("error_description", ""))[:300])
+                                       str(request.get("error_description", ""))[:300], jarm)
         result = endpoint.process_request(request, http_info=http_info, authn=user)
         if not isinstance(result, dict) or "error" in result or "response_args" not in result:
             error = (result or {}).get("error", "server_error") if isinstance(result, dict) else "server_error"
             return self.error_redirect(redirect_uri, state, error,
-                                       str((result or {}).get("error_description", "")) if isinstance(result, dict) else "")
+                                       str((result or {}).get("error_description", "")) if isinstance(result, dict) else "",
+                                       jarm)
         answer = result["response_args"]
         answer = answer.to_dict() if isinstance(answer, Message) else dict(answer)
         if "error" in answer:
-            return self.error_redirect(redirect_uri, state, answer["error"], answer.get("error_description"))
+            return self.error_redirect(redirect_uri, state, answer["error"], answer.get("error_description"), jarm)
         # idpyoidc adds iss (RFC 9207) and client_id to the answer.
-        return self.redirect(result.get("return_uri") or redirect_uri, answer)
+        return self.answer_redirect(result.get("return_uri") or redirect_uri, answer, jarm)
 
     # --- PAR endpoint ---
     def par(self, environ):
@@ -552,6 +607,22 @@ class App:
         if "request_uri" in form:
             # RFC 9126 section 2.1: request_uri is not allowed in a pushed request.
             return self.oauth_error(400, "invalid_request", "request_uri is not allowed in a pushed authorization request")
+        repeated = first_repeated(form, AUTHORIZATION_JWTS)
+        if repeated:
+            return self.oauth_error(400, "invalid_request", repeated[1])
+        registered = self.context.cdb.get(client_id, {})
+        if "request" in form:
+            # RFC 9101, pushed (RFC 9126 section 3): checked and unpacked here (oauthflow_fapi).
+            if not registered.get("jwks"):
+                return self.oauth_error(400, "invalid_request_object", "this client has no registered key for request objects")
+            try:
+                form, body = oauthflow_fapi.unpack_request_object(form, client_id, self.issuer, registered["jwks"])
+            except RequestObjectError as err:
+                self.count("proofs_refused", "request_object")
+                return self.oauth_error(400, "invalid_request_object", str(err))
+            self.count("request_objects", client_id)
+        elif registered.get("require_signed_request_object"):
+            return self.oauth_error(400, "invalid_request", "this client's pushed requests must be signed request objects (RFC 9101)")
         jkt = None
         if environ.get("HTTP_DPOP"):
             # RFC 9449 section 10.1: a DPoP proof at the PAR endpoint binds the code to its key.
@@ -562,9 +633,6 @@ class App:
             if form.get("dpop_jkt") and form["dpop_jkt"] != jkt:
                 self.count("proofs_refused", "jkt")
                 return self.oauth_error(400, "invalid_dpop_proof", "dpop_jkt is not the DPoP proof's key")
-        repeated = first_repeated(form, AUTHORIZATION_JWTS)
-        if repeated:
-            return self.oauth_error(400, "invalid_request", repeated[1])
 
         endpoint = self.server.get_endpoint("pushed_authorization")
         try:
@@ -576,7 +644,7 @@ class App:
             return self.error_message(request)
         client_id = request["client_id"]
         cinfo = self.context.cdb[client_id]
-        if cinfo.get("client_secret") and not request.get("authenticated"):
+        if cinfo.get("token_endpoint_auth_method", "none") != "none" and not request.get("authenticated"):
             return self.oauth_error(401, "invalid_client", "Client authentication is required")
         # PKCE S256 (idpyoidc's PKCE add-on checks it only at the authorization endpoint).
         if not request.get("code_challenge") or request.get("code_challenge_method") != "S256":
@@ -633,7 +701,7 @@ class App:
         if "dpop_jkt" in request:
             del request["dpop_jkt"]  # only a verified proof names the key
         client_id = request.get("client_id", client_id)
-        public = not self.context.cdb.get(client_id, {}).get("client_secret")
+        public = self.context.cdb.get(client_id, {}).get("token_endpoint_auth_method", "none") == "none"
 
         grant_type = request.get("grant_type")
         manager = self.context.session_manager
@@ -898,13 +966,28 @@ def build(issuer, keyjar, state):
         "revocation_endpoint_auth_methods_supported": AUTH_METHODS,
         "scopes_supported": SCOPES,
         "response_types_supported": ["code"],
-        "id_token_signing_alg_values_supported": ["RS256"],
+        "id_token_signing_alg_values_supported": ["RS256", "PS256"],
+        # FAPI 2.0 (oauthflow_fapi): private_key_jwt, signed request objects, JWT-secured responses.
+        "token_endpoint_auth_signing_alg_values_supported": ["ES256", "PS256"],
+        "request_object_signing_alg_values_supported": oauthflow_fapi.REQUEST_OBJECT_ALGS,
+        "authorization_signing_alg_values_supported": ["PS256"],
+        "response_modes_supported": ["query", "jwt", "query.jwt"],
     })
+    # A client assertion's aud may be the issuer (RFC 7523 section 3; FAPI 2.0 requires it) as well as the
+    # endpoint's URL, which is all idpyoidc takes by default.
+    for name in ("token", "pushed_authorization", "token_revocation"):
+        endpoint = server.get_endpoint(name)
+        endpoint.allowed_targets = ["", endpoint.name]
+    response_key = oauthflow_fapi.signing_key()
+    for owner in ("", issuer):
+        server.keyjar.add_keys(owner, [response_key])
     clients = Clients()
     clients.register(server)
 
-    # The description holds the client secrets: idpy_front writes it 0600.
-    return App(server, issuer), description(issuer, clients)
+    # The description holds the client secrets and keys: idpy_front writes it 0600.
+    app = App(server, issuer)
+    app.response_key = response_key
+    return app, description(issuer, clients)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,20 @@ extension ProviderDescriptor {
                     "lists `\(name)`\(defaulted); \(claim) accepts ID tokens signed with \(algorithms) only: write `id_token_algs` with those")
             }
         }
+        // Request objects and JWT-secured responses: an algorithm the descriptor states is refused; the default
+        // lists, which hold RS256, are narrowed instead (`Provider.Policy.hold(to:)`).
+        for (index, name) in (authorization.requestObjectAlgs ?? []).enumerated() where !Self.isFAPI2Algorithm(name) {
+            refuse(
+                ["authorization", "request_object_algs"], item: String(index),
+                "lists `\(name)`; \(claim) signs request objects with \(algorithms) only")
+        }
+        if authorization.responseAlgs != Authorization().responseAlgs {
+            for (index, name) in authorization.responseAlgs.enumerated() where !Self.isFAPI2Algorithm(name) {
+                refuse(
+                    ["authorization", "response_algs"], item: String(index),
+                    "lists `\(name)`; \(claim) accepts JWT-secured responses signed with \(algorithms) only")
+            }
+        }
         // Sender-constrained tokens: DPoP, or certificates (mutual TLS) when the client authenticates with one.
         let certificates = clientAuth.supported.contains(where: \.usesCertificate)
         if security.dpop == .never, !certificates {

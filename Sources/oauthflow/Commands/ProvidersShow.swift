@@ -187,7 +187,14 @@ extension OAuthFlowCommand.Providers {
                         "  client secret: a JWT the engine signs with the client's private key (iss \(secret.issuer), aud \(secret.audience), valid \(Int(secret.lifetime)) s)"
                     )
                 }
-                if policy.responseMode != .query { lines.append("  response mode: \(policy.responseMode.rawValue)") }
+                if policy.responseMode != .query {
+                    let signed = policy.responseMode.isJWT ? ", signed with \(policy.responseAlgorithms.map(\.rawValue).joined(separator: ", "))" : ""
+                    lines.append("  response mode: \(policy.responseMode.rawValue)\(signed)")
+                }
+                if policy.requestObject != .never {
+                    let algorithms = policy.requestObjectAlgorithms.map(\.rawValue).joined(separator: ", ")
+                    lines.append("  request objects (RFC 9101): \(policy.requestObject.rawValue), signed with \(algorithms)")
+                }
                 if let audience = summary.assertionAudience {
                     let algorithms = policy.clientAssertion.algorithms.map(\.rawValue).joined(separator: ", ")
                     lines.append("  client assertions: aud \(audience == "issuer" ? "the issuer" : "the token endpoint"), signed with \(algorithms)")

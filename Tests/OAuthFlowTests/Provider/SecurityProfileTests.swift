@@ -86,6 +86,12 @@ import Testing
         .addingToSecurity("no PKCE", "pkce: unsupported", at: ["security", "pkce"], says: "S256"),
         .adding("the token in the query", "userinfo:\n  placement: query\n", at: ["userinfo", "placement"], says: "`Authorization` header"),
         .adding(
+            "RS256 request objects", "authorization:\n  request_object: always\n  request_object_algs: [PS256, RS256]\n",
+            at: ["authorization", "request_object_algs", "1"], says: "signs request objects with PS256, ES256 or EdDSA"),
+        .adding(
+            "RS256 JWT-secured responses", "authorization:\n  response_mode: jwt\n  response_algs: [RS256]\n",
+            at: ["authorization", "response_algs", "0"], says: "accepts JWT-secured responses signed with PS256, ES256 or EdDSA"),
+        .adding(
             "revocation in the query", "revocation:\n  method: GET\n  placement: query\n", at: ["revocation", "placement"], says: "never puts a token in a URL"),
     ]
 
