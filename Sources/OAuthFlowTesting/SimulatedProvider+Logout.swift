@@ -27,6 +27,6 @@ extension SimulatedProvider {
         where (subject == nil || grant.subject == subject) && (sessionID == nil || grant.sessionID == sessionID) {
             refreshTokens[token]?.revoked = true
         }
-        return try await keys[0].sign(claims, type: "logout+jwt")
+        return try await signWithCurrentKey(claims, type: "logout+jwt")
     }
 }

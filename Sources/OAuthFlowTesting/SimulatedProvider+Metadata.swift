@@ -44,9 +44,16 @@ extension SimulatedProvider {
         return document
     }
 
-    /// The published key set (RFC 7517 §5): the current key and those not yet retired.
+    /// The published key set (RFC 7517 §5): the current key and those not yet retired, without `kid`s unless
+    /// ``Settings/publishesKeyIDs``.
     func keySet() -> [String: JSONValue] {
-        ["keys": .array(keys.map { key in .object(key.publicJWK.mapValues { .string($0) }) })]
+        let named = settings.publishesKeyIDs
+        return ["keys": .array(keys.map { key in .object(key.publicJWK.filter { named || $0.key != "kid" }.mapValues { .string($0) }) })]
+    }
+
+    /// Signs `claims` with the current key, naming it in the header when ``Settings/publishesKeyIDs``.
+    func signWithCurrentKey(_ claims: [String: JSONValue], type: String? = nil) async throws -> String {
+        try await keys[0].sign(claims, type: type, namingKey: settings.publishesKeyIDs)
     }
 
     /// Makes a new signing key current: tokens are signed with it from now on.

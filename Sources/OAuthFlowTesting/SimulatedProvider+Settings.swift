@@ -35,6 +35,10 @@ extension SimulatedProvider {
         public var accessTokenAudience = "https://api.simulated.example"
         /// ES256, RS256 or EdDSA (Ed25519): what ID tokens, JWT access tokens and logout tokens are signed with.
         public var signingAlgorithm: JWSAlgorithm = .es256
+        /// Whether the key set and the header of everything the provider signs name the key (`kid`). Without, a client
+        /// verifies with the key of the set that fits (OpenID Connect Core §10.1), or tries each when several do; with
+        /// ``SimulatedProvider/rotateKeys(retiringPrevious:)`` the set holds several.
+        public var publishesKeyIDs = true
         /// Whether code and device grants get a refresh token.
         public var issuesRefreshTokens = true
         /// Whether a refresh spends its refresh token and issues a new one (RFC 9700 §4.14.2); a spent one

@@ -83,6 +83,6 @@ extension SimulatedProvider {
     /// `error`, another `state`. ``approve(_:subject:)`` signs genuine ones by itself.
     /// - Returns: The compact JWS, for a callback's `response` parameter.
     public func signAuthorizationResponse(_ claims: [String: JSONValue]) async throws -> String {
-        try await keys[0].sign(claims)
+        try await signWithCurrentKey(claims)
     }
 }

@@ -141,7 +141,7 @@ extension SimulatedProvider {
             if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
             if let key = issue.proofKey { claims["cnf"] = .object(["jkt": .string(key)]) }
             if let details = issue.authorizationDetails { claims["authorization_details"] = details }
-            accessToken = try await keys[0].sign(claims, type: "at+jwt")
+            accessToken = try await signWithCurrentKey(claims, type: "at+jwt")
         }
         accessTokens[accessToken] = AccessGrant(
             clientID: issue.clientID, subject: issue.subject, scopes: issue.scopes, audience: issue.audience, issuedAt: now, expiresAt: expiresAt,
@@ -179,7 +179,7 @@ extension SimulatedProvider {
         if let sessionID = issue.sessionID, !sessionID.isEmpty { claims["sid"] = .string(sessionID) }
         if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
         claims.merge(userClaims(subject, scopes: issue.scopes)) { kept, _ in kept }
-        return try await keys[0].sign(claims)
+        return try await signWithCurrentKey(claims)
     }
 
     /// `at_hash` (OpenID Connect Core §3.1.3.6): the left half of the access token's hash, with the hash of the ID token's

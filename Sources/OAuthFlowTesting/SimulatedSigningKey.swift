@@ -50,8 +50,8 @@ struct SimulatedSigningKey: Sendable {
         }
     }
 
-    /// A compact JWS of `claims`, with `kid` and, when given, `typ` in its header.
-    func sign(_ claims: [String: JSONValue], type: String? = nil) async throws -> String {
+    /// A compact JWS of `claims`, with `kid` (unless `namingKey` is false) and, when given, `typ` in its header.
+    func sign(_ claims: [String: JSONValue], type: String? = nil, namingKey: Bool = true) async throws -> String {
         var header = JWTHeader()
         header.typ = type
         let keys = JWTKeyCollection()
@@ -61,7 +61,8 @@ struct SimulatedSigningKey: Sendable {
         case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256, kid: id)
         case let .ed25519(key): await keys.add(eddsa: key, kid: id)
         }
-        return try await keys.sign(JSONClaims(claims), kid: id, header: header)
+        // Without a kid, the collection's only key (its default) signs and the header names none.
+        return try await keys.sign(JSONClaims(claims), kid: namingKey ? id : nil, header: header)
     }
 }
 
