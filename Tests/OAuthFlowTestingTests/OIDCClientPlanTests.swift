@@ -14,7 +14,7 @@ import Testing
 /// the provider found through discovery; the response in the query for the Basic, Config and Refresh Token plans and
 /// POSTed (`response_mode=form_post`) for the Form Post plan (``Plan``). The suite's server sends no `iss` in the
 /// authorization response and does not say it would, so the descriptor keeps the default `iss_parameter: if_present`.
-/// This is a reproduction of the public plans, not a certification.
+/// This is a reproduction of the public plans, not a certification. Docs/conformance.md lists each module and its result.
 @Suite struct OIDCClientPlanTests {
     static let clientID = "oidcc-relying-party"
     static let clientSecret = "oidcc-relying-party-secret-0123456789abcdef"
