@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlow
 
 /// A client registered at a ``SimulatedProvider``: its id, how it authenticates at the token endpoint
 /// and the redirect URIs it may use.
@@ -22,6 +23,12 @@ public struct SimulatedClient: Sendable, Hashable {
         case clientSecretJWT = "client_secret_jwt"
         /// A JWT the client signs with its private key, which the provider verifies with ``SimulatedClient/publicKeyPEM``.
         case privateKeyJWT = "private_key_jwt"
+        /// The certificate the client presents over TLS, which names it as ``SimulatedClient/certificateSubject`` says
+        /// (RFC 8705 §2.1); `client_id` in the body.
+        case tlsClientAuth = "tls_client_auth"
+        /// The self-signed certificate the client registered (``SimulatedClient/certificateThumbprint``), presented over
+        /// TLS (RFC 8705 §2.2); `client_id` in the body.
+        case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
     }
 
     /// The `client_id`.
@@ -38,6 +45,10 @@ public struct SimulatedClient: Sendable, Hashable {
     public var scopes: [String]?
     /// The public key (PEM: RSA, or EC P-256) that verifies the client's assertions under `private_key_jwt`.
     public var publicKeyPEM: String?
+    /// What names a `tls_client_auth` client in its certificate (RFC 8705 §2.1.2).
+    public var certificateSubject: CertificateSubject?
+    /// The `x5t#S256` of the certificate a `self_signed_tls_client_auth` client registered (RFC 8705 §2.2).
+    public var certificateThumbprint: String?
 
     /// - Parameters:
     ///   - id: The `client_id`.
@@ -74,6 +85,38 @@ public struct SimulatedClient: Sendable, Hashable {
     /// the provider verifies them with `publicKeyPEM`, an RSA (RS256, PS256), P-256 (ES256) or Ed25519 (EdDSA) public key.
     public static func privateKeyJWT(id: String, publicKeyPEM: String, redirectURIs: [URL] = [], scopes: [String]? = nil) -> SimulatedClient {
         SimulatedClient(id: id, authentication: .privateKeyJWT, redirectURIs: redirectURIs, scopes: scopes, publicKeyPEM: publicKeyPEM)
+    }
+
+    /// A confidential client that authenticates with the certificate it presents over TLS (`tls_client_auth`, RFC 8705
+    /// §2.1), from a CA the provider trusts, named in it as `subject` says.
+    public static func tlsClientAuth(id: String, subject: CertificateSubject, redirectURIs: [URL] = [], scopes: [String]? = nil) -> SimulatedClient {
+        var client = SimulatedClient(id: id, authentication: .tlsClientAuth, redirectURIs: redirectURIs, scopes: scopes)
+        client.certificateSubject = subject
+        return client
+    }
+
+    /// A confidential client that authenticates with the self-signed certificate it registered and presents over TLS
+    /// (`self_signed_tls_client_auth`, RFC 8705 §2.2); `certificatePEM` is the certificate (its first one, in a chain).
+    public static func selfSignedTLSClientAuth(id: String, certificatePEM: String, redirectURIs: [URL] = [], scopes: [String]? = nil)
+        -> SimulatedClient
+    {
+        var client = SimulatedClient(id: id, authentication: .selfSignedTLSClientAuth, redirectURIs: redirectURIs, scopes: scopes)
+        client.certificateThumbprint = TLSClientIdentity.thumbprint(ofPEM: certificatePEM)
+        return client
+    }
+
+    /// How a `tls_client_auth` client's certificate names it: exactly one of the registration parameters of RFC 8705
+    /// §2.1.2.
+    public enum CertificateSubject: Sendable, Hashable {
+        /// `tls_client_auth_subject_dn`: the subject's distinguished name as an RFC 4514 string (`CN=bank-app,O=Bank`),
+        /// compared without regard to the case of attribute names or to spaces around `,`, `+` and `=`.
+        case distinguishedName(String)
+        /// `tls_client_auth_san_dns`: a `dNSName` subject alternative name, compared without regard to case.
+        case dnsName(String)
+        /// `tls_client_auth_san_uri`: a `uniformResourceIdentifier` subject alternative name, compared exactly.
+        case uri(String)
+        /// `tls_client_auth_san_email`: an `rfc822Name` subject alternative name, compared exactly.
+        case email(String)
     }
 
     /// What the client is granted of `asked`: all of it when ``scopes`` is nil, else the part it may have (RFC 6749 §3.3).

@@ -84,6 +84,9 @@ extension SimulatedProvider {
         guard let id = claimedID, let client = clients[id] else {
             throw OAuthRefusal.invalidClient("unknown client", basic: usedBasic)
         }
+        if client.authentication == .tlsClientAuth || client.authentication == .selfSignedTLSClientAuth {
+            return try authenticateCertificate(request, client: client, secret: secret)
+        }
         let used: SimulatedClient.Authentication = usedBasic ? .clientSecretBasic : (secret != nil ? .clientSecretPost : .none)
         guard used == client.authentication else {
             throw OAuthRefusal.invalidClient(

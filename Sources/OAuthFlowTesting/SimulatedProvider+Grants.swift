@@ -65,6 +65,8 @@ extension SimulatedProvider {
         var revoked = false
         /// The authorization details granted (RFC 9396 §9.2: introspection says them).
         var authorizationDetails: JSONValue? = nil
+        /// `cnf.x5t#S256`: the client certificate the token is bound to (RFC 8705 §3).
+        var certificate: String? = nil
     }
 
     /// A device authorization (RFC 8628) waiting for the user.

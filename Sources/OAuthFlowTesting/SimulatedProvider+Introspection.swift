@@ -18,6 +18,7 @@ extension SimulatedProvider {
                 "aud": Self.audienceClaim(grant.audience), "sub": .string(grant.subject ?? grant.clientID),
             ]
             if let key = grant.proofKey { members["cnf"] = .object(["jkt": .string(key)]) }
+            Self.confirm(&members, certificate: grant.certificate)
             if let details = grant.authorizationDetails { members["authorization_details"] = details }
             return Self.json(members)
         }
@@ -68,6 +69,7 @@ extension SimulatedProvider {
         guard let grant = accessTokens[token], isActive(grant, at: clock.now()), let subject = grant.subject else {
             throw refuse("the access token is unknown, expired or revoked", scheme: scheme == "dpop" ? "DPoP" : "Bearer")
         }
+        try requireCertificate(of: grant, in: request)
         if let bound = grant.proofKey {
             // RFC 9449 §7.2: a bound token presented as Bearer is a downgrade.
             guard scheme == "dpop" else { throw refuse("the access token is DPoP-bound: send it with the DPoP scheme and a proof", scheme: "DPoP") }

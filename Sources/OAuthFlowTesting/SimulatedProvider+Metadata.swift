@@ -41,6 +41,7 @@ extension SimulatedProvider {
         if settings.offersDPoP || settings.requiresDPoP {
             document["dpop_signing_alg_values_supported"] = strings(SimulatedProvider.proofAlgorithms)
         }
+        addMutualTLSMetadata(to: &document)
         return document
     }
 

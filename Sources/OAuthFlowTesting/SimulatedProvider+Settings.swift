@@ -60,6 +60,12 @@ extension SimulatedProvider {
         public var offersDPoP = true
         /// How far a DPoP proof's `iat` may be from the provider's clock (RFC 9449 §11.1).
         public var proofWindow: TimeInterval = 60
+        /// The endpoints published again on the mutual-TLS host (``SimulatedProvider/mutualTLSBase``) as
+        /// `mtls_endpoint_aliases` (RFC 8705 §5); the empty set publishes none, and every endpoint then takes the certificate.
+        public var mutualTLSAliases: Set<Endpoint> = SimulatedProvider.aliasedEndpoints
+        /// Whether tokens issued to a request that presents a client certificate are bound to it (`cnf.x5t#S256`, RFC 8705
+        /// §3), published as `tls_client_certificate_bound_access_tokens`.
+        public var bindsTokensToCertificates = true
         /// The `type`s of rich authorization request details (RFC 9396) taken, published as
         /// `authorization_details_types_supported`; nil takes any type and publishes none.
         public var authorizationDetailsTypes: [String]? = nil

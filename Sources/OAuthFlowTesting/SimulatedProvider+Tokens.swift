@@ -22,6 +22,8 @@ extension SimulatedProvider {
         var refresh: (expiresAt: Date, proofKey: String?)?
         /// The authorization details granted (RFC 9396 §7).
         var authorizationDetails: JSONValue? = nil
+        /// The `x5t#S256` of the client certificate the access token is bound to (RFC 8705 §3).
+        var certificate: String? = nil
     }
 
     /// The token endpoint (RFC 6749 §3.2): authorization code, refresh token, client credentials and device code grants.
@@ -30,7 +32,7 @@ extension SimulatedProvider {
         let client = try authenticateClient(request, form)
         let proof = try await checkProof(request, accessToken: nil)
         if settings.requiresDPoP, proof == nil { throw OAuthRefusal.invalidDPoPProof("this provider issues DPoP-bound tokens only: send a proof") }
-        let issue: Issue
+        var issue: Issue
         switch form["grant_type"] {
         case GrantType.authorizationCode.rawValue?: issue = try redeemCode(form, request, client: client, proof: proof)
         case GrantType.refreshToken.rawValue?: issue = try redeemRefreshToken(form, request, client: client, proof: proof)
@@ -39,6 +41,7 @@ extension SimulatedProvider {
         case nil: throw OAuthRefusal.invalidRequest("grant_type is missing")
         case let other?: throw OAuthRefusal("unsupported_grant_type", "`\(other)` is not a grant this provider takes")
         }
+        issue.certificate = certificateBinding(of: request)
         return try await tokenResponse(issue)
     }
 
@@ -140,12 +143,14 @@ extension SimulatedProvider {
             ]
             if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
             if let key = issue.proofKey { claims["cnf"] = .object(["jkt": .string(key)]) }
+            Self.confirm(&claims, certificate: issue.certificate)
             if let details = issue.authorizationDetails { claims["authorization_details"] = details }
             accessToken = try await signWithCurrentKey(claims, type: "at+jwt")
         }
         accessTokens[accessToken] = AccessGrant(
             clientID: issue.clientID, subject: issue.subject, scopes: issue.scopes, audience: issue.audience, issuedAt: now, expiresAt: expiresAt,
             proofKey: issue.proofKey, family: issue.family, authorizationDetails: issue.authorizationDetails)
+        accessTokens[accessToken]?.certificate = issue.certificate
         var members: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": .string(issue.proofKey == nil ? "Bearer" : "DPoP"),
             "expires_in": .number(settings.accessTokenLifetime.rounded()), "scope": .string(issue.scopes.joined(separator: " ")),

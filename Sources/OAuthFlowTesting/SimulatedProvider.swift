@@ -13,7 +13,9 @@ import OAuthFlow
 /// requests (RFC 9126), DPoP with nonces (RFC 9449), a key set that rotates (``rotateKeys(retiringPrevious:)``),
 /// introspection (RFC 7662), revocation (RFC 7009), userinfo and back-channel logout tokens
 /// (``logoutToken(subject:sessionID:clientID:)``). Clients authenticate with `client_secret_basic`,
-/// `client_secret_post`, a client assertion (`client_secret_jwt`, `private_key_jwt`) or not at all (``SimulatedClient``).
+/// `client_secret_post`, a client assertion (`client_secret_jwt`, `private_key_jwt`), the certificate a request presents
+/// (`tls_client_auth`, `self_signed_tls_client_auth`, with `mtls_endpoint_aliases` and certificate-bound tokens, RFC 8705)
+/// or not at all (``SimulatedClient``).
 /// What it refuses, it refuses with the error the RFC names.
 ///
 /// ```swift
@@ -157,6 +159,7 @@ public actor SimulatedProvider {
             return response
         }
         do {
+            let request = try overTLS(request, at: endpoint)
             switch (endpoint, request.method) {
             case (.openIDConfiguration, .get), (.authorizationServerMetadata, .get): return Self.json(metadata())
             case (.jwks, .get): return Self.json(keySet())
@@ -218,10 +221,13 @@ struct SimulatedTransport: HTTPTransport {
     let provider: SimulatedProvider
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        guard request.url.scheme == provider.issuer.scheme, request.url.host == provider.issuer.host, request.url.port == provider.issuer.port
+        guard
+            request.url.scheme == provider.issuer.scheme && request.url.host == provider.issuer.host && request.url.port == provider.issuer.port
+                || provider.isMutualTLSHost(request.url)
         else {
             throw TransportError(.unreachable, url: request.url, message: "the simulated provider answers only \(provider.issuer.absoluteString)")
         }
+        try provider.mutualTLSHandshake(request)
         return await provider.answer(request)
     }
 }
