@@ -281,6 +281,7 @@ let package = Package(
                 "OAuthFlowTesting", "OAuthFlow",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(

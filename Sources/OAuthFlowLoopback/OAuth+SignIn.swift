@@ -24,6 +24,8 @@ extension OAuth {
     ///   - authorizationDetails: Rich authorization request details (RFC 9396) to ask for, in place of the client
     ///     settings' (`ClientSettings.authorizationDetails`); empty keeps those. The tokens' grant is in
     ///     `TokenSet.authorizationDetails`.
+    ///   - grantManagement: What to ask of the grant (FAPI Grant Management): `.create`, or `.merge(grantID:)` into the
+    ///     grant an earlier session holds (`TokenSet.grantID`); nil keeps the client settings' (`ClientSettings.grantManagement`).
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and
@@ -32,10 +34,11 @@ extension OAuth {
     public func signIn(
         to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
         timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true, authorizationDetails: [AuthorizationDetail] = [],
-        events: @escaping @Sendable (SessionAccess.Event) -> Void = { _ in }
+        grantManagement: GrantManagementAction? = nil, events: @escaping @Sendable (SessionAccess.Event) -> Void = { _ in }
     ) async throws -> SignInResult {
         var settings = try clientSettings(for: name)
         if !authorizationDetails.isEmpty { settings.authorizationDetails = authorizationDetails }
+        if let grantManagement { settings.grantManagement = grantManagement }
         let provider = try provider(name)
         let result = try await SessionAccess.signIn(
             to: provider, settings: settings, account: account,

@@ -30,6 +30,16 @@ struct PushedAndDPoPDocExamples {
         _ = provider
     }
 
+    func grantManagement(oauth: OAuth, browser: any BrowserOpener) async throws {
+        let first = try await oauth.signIn(to: "fapi-bank", browser: browser, grantManagement: .create)
+        let grantID = try #require(first.session.tokens.grantID)
+        try await oauth.signIn(to: "fapi-bank", browser: browser, grantManagement: .merge(grantID: grantID))
+        let manager = try await oauth.session("fapi-bank")
+        let grant = try await manager.grant()
+        try await manager.revokeGrant()
+        _ = grant
+    }
+
     func credentialHelpers(access: SessionAccess) async throws {
         let session = try await access.bearerSession(for: SessionKey(providerID: "corp"), tool: "git")
         _ = session

@@ -58,6 +58,11 @@ import Testing
         var signsMessages = false
         /// Whether the key set publishes the RS256 key of `.alternateRS256` even when ID tokens are not signed with it.
         var publishesAlternateKey = false
+        /// Answers a request before the simulated provider does (the grant management modules' PAR endpoint and grant
+        /// management API); nil passes it on.
+        var intercept: (@Sendable (TransportRequest) async throws -> TransportResponse?)? = nil
+        /// What the client asks of its grant (the grant management modules).
+        var grantManagement: GrantManagementAction? = nil
     }
 
     /// The suite's resource endpoint: a DPoP-bound token from the token endpoint, a proof for it, and, when asked, the
@@ -187,6 +192,7 @@ import Testing
 
         let resource = ResourceServer(server)
         let edited = ScriptedTransport { request, _ in
+            if let intercept = server.intercept, let answer = try await intercept(request) { return answer }
             if request.url.path == accounts.path { return await resource.answer(request) }
             let response = try await simulated.transport.send(request)
             switch request.url.path {
@@ -222,11 +228,10 @@ import Testing
         let sent = RecordingTransport(edited)
         var environment = simulated.environment
         environment.transport = sent
-        let client = OAuthClient(
-            provider: provider,
-            configuration: ClientConfiguration(
-                clientID: clientID, redirectURI: SimulatedProvider.appRedirectURI, signingKey: try .init(pem: clientKey.pemRepresentation)),
-            environment: environment)
+        var configuration = ClientConfiguration(
+            clientID: clientID, redirectURI: SimulatedProvider.appRedirectURI, signingKey: try .init(pem: clientKey.pemRepresentation))
+        configuration.grantManagement = server.grantManagement
+        let client = OAuthClient(provider: provider, configuration: configuration, environment: environment)
         return Run(simulated: simulated, alternate: alternate, resource: resource, client: client, sent: sent, environment: environment)
     }
 

@@ -71,6 +71,8 @@ public struct ClientSettings: Sendable {
     public var notes: [String]
     /// Rich authorization request details (RFC 9396) a sign-in with these settings asks for; empty asks for none.
     public var authorizationDetails: [AuthorizationDetail] = []
+    /// What a sign-in with these settings asks of its grant (FAPI Grant Management); nil asks nothing.
+    public var grantManagement: GrantManagementAction? = nil
 
     /// - Parameters:
     ///   - clientID: The client id registered at the provider.
@@ -104,10 +106,12 @@ public struct ClientSettings: Sendable {
     ///   - redirectURI: The redirect URI this client sends (a loopback receiver's, or a stored session's); nil for a device or service client.
     ///   - requestOfflineAccess: Whether to ask for a refresh token.
     public func configuration(redirectURI: URL?, requestOfflineAccess: Bool = true) -> ClientConfiguration {
-        ClientConfiguration(
+        var configuration = ClientConfiguration(
             clientID: clientID, redirectURI: redirectURI, clientSecret: secret, scopes: scopes,
             requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity,
             authorizationDetails: authorizationDetails)
+        configuration.grantManagement = grantManagement
+        return configuration
     }
 
     /// The configuration of a service (client credentials, JWT bearer, token exchange) with these settings.

@@ -43,6 +43,11 @@ package struct ServerMetadata: Sendable, Hashable, Codable {
     public var frontchannelLogoutSessionSupported: Bool?
     /// `authorization_details_types_supported` (RFC 9396 §10).
     public var authorizationDetailsTypesSupported: [String]?
+    /// `grant_management_endpoint`, `grant_management_actions_supported` and `grant_management_action_required` (FAPI
+    /// Grant Management for OAuth 2.0 §4.1).
+    public var grantManagementEndpoint: URL?
+    public var grantManagementActionsSupported: [String]?
+    public var grantManagementActionRequired: Bool?
 
     /// The mutual-TLS alias of the endpoint named `name` (`token_endpoint`, say), when the document gives one as a string.
     public func mtlsAlias(_ name: String) -> URL? {
@@ -77,6 +82,9 @@ package struct ServerMetadata: Sendable, Hashable, Codable {
         case frontchannelLogoutSupported = "frontchannel_logout_supported"
         case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
         case authorizationDetailsTypesSupported = "authorization_details_types_supported"
+        case grantManagementEndpoint = "grant_management_endpoint"
+        case grantManagementActionsSupported = "grant_management_actions_supported"
+        case grantManagementActionRequired = "grant_management_action_required"
     }
 }
 

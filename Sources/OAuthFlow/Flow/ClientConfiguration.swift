@@ -23,6 +23,10 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// Rich authorization request details (RFC 9396) every authorization request of this client carries, JSON-encoded
     /// as `authorization_details` (pushed, when the provider takes pushed requests); empty sends none.
     public var authorizationDetails: [AuthorizationDetail] = []
+    /// What every authorization request of this client asks of its grant (FAPI Grant Management §5.2): a new one, or
+    /// rights merged into or replacing those of a grant it holds; nil asks nothing, unless the server requires an
+    /// action (`grant_management_action_required`), when `create` is sent.
+    public var grantManagement: GrantManagementAction? = nil
 
     public init(
         clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,

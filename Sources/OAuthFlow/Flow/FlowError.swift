@@ -141,4 +141,8 @@ extension ErrorCode where Domain == FlowError {
     /// Tokens bound to a client certificate (RFC 8705 §3) that cannot go with it: no certificate given, another
     /// certificate than the one they are bound to, or a URL that is not https. They are never sent without it.
     public static let certificateBinding = Self("certificate_binding")
+    /// Grant management (FAPI Grant Management for OAuth 2.0) cannot be done as asked: an action the server does not
+    /// list, a `grant_id` no server issues, tokens that name no grant, a server without a grant management endpoint,
+    /// or an answer of the grant management API that cannot be read.
+    public static let grantManagement = Self("grant_management")
 }

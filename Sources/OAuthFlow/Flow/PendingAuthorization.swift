@@ -86,6 +86,12 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
                 // The host's details replace any the descriptor fixes.
                 extra["authorization_details"] = nil
             }
+            // Grant management (FAPI Grant Management §5): the host's action replaces any the descriptor fixes.
+            let grantParameters = try GrantManagementAction.requested(by: client, of: provider)?.parameters()
+            if grantParameters != nil {
+                extra["grant_management_action"] = nil
+                extra["grant_id"] = nil
+            }
             for (name, value) in extra.sorted(by: { $0.key < $1.key })
             where !DescriptorSchema.reservedParameters.contains(name) && name != policy.clientIDParameter {
                 parameters.append((name, value))
@@ -110,6 +116,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             if let nonce { parameters.append(("nonce", nonce.value)) }
             if let proofKey { parameters.append(("dpop_jkt", proofKey.thumbprint)) }
             if !details.isEmpty { parameters.append(("authorization_details", AuthorizationDetail.encoded(details))) }
+            if let grantParameters { parameters += grantParameters }
             self.parameters = parameters
             self.providerID = provider.id
             self.redirectURI = redirectURI

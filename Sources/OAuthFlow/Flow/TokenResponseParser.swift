@@ -124,14 +124,28 @@ enum TokenResponseParser {
             scopes: scopes,
             issuedAt: now,
             additionalFields: fields.filter {
-                !secretFields.contains($0.key) && !["token_type", "expires_in", "scope", "authorization_details"].contains($0.key)
+                !secretFields.contains($0.key) && !["token_type", "expires_in", "scope", "authorization_details", "grant_id"].contains($0.key)
             },
             // A refresh answer keeps the key its tokens are bound to; a Bearer one is unbound.
             proofKey: tokenType == "dpop" ? previous?.proofKey : nil)
         // What the session keeps from its callback for refreshes stays with every refresh of it.
         tokens.callbackParameters = previous?.callbackParameters
         tokens.authorizationDetails = try authorizationDetails(in: fields, body: response.body) ?? previous?.authorizationDetails
+        tokens.grantID = try grantID(in: fields) ?? previous?.grantID
         return tokens
+    }
+
+    /// The answer's `grant_id` (FAPI Grant Management §5.3); nil when it sends none.
+    ///
+    /// - Throws: ``FlowError`` `invalidTokenResponse` for a `grant_id` that is not a string a server issues (1 to 512
+    ///   bytes, no space or control character): it is sent back in URLs and later requests.
+    static func grantID(in fields: [String: JSONValue]) throws -> String? {
+        guard let value = fields["grant_id"], value != .null else { return nil }
+        guard let text = value.stringValue, (try? GrantManagementAction.check(text)) != nil else {
+            throw FlowError(
+                .invalidTokenResponse, "the token response's `grant_id` is not a string of 1 to 512 bytes without spaces or control characters")
+        }
+        return text
     }
 
     /// The answer's `authorization_details` (RFC 9396 §7), as the server granted them (it may change what was asked

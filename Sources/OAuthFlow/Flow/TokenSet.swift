@@ -28,6 +28,11 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// kept through refreshes whose answers carry none. Nil when no answer named any (and in sessions stored before
     /// OAuthFlow kept them). The server may grant other details than were asked for; an API checks what it needs.
     public var authorizationDetails: [AuthorizationDetail]? = nil
+    /// The grant the tokens belong to (FAPI Grant Management §5.3): the token answer's `grant_id`, kept through refreshes
+    /// whose answers carry none. A later sign-in merges into or replaces this grant
+    /// (``GrantManagementAction/merge(grantID:)``), and ``OAuthClient/grant(of:)`` and ``OAuthClient/revokeGrant(of:)``
+    /// query and revoke it. Nil when no answer named one (and in sessions stored before OAuthFlow kept it).
+    public var grantID: String? = nil
 
     /// The SHA-256 thumbprint (`x5t#S256`, base64url) of the client certificate the tokens are bound to (RFC 8705 §3),
     /// when they are: they were issued to a request that presented the client's certificate, or the token answer or the

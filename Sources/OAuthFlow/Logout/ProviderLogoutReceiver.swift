@@ -80,6 +80,20 @@ public final class ProviderLogoutReceiver: Sendable {
         } catch {
             return unavailable("the provider's discovery document cannot be read: \(error)")
         }
+        guard let match = ProviderSessionMatch(issuer: claims.issuer, subject: claims.subject, sessionID: claims.sessionID) else {
+            return refuse("the logout token names neither a sub nor a sid")
+        }
+        // Back-Channel Logout §2.4: a logout token is signed with the algorithm of the provider's ID tokens for the
+        // client. The ID tokens the named sessions keep say which that is; a token signed otherwise (with another key
+        // the provider also publishes) is refused, and ends nothing.
+        let algorithm = (try? IDTokenValidator.decodeUnverified(tokens[0].1))?.header["alg"]?.stringValue ?? ""
+        do {
+            if let expected = try await idTokenAlgorithm(differingFrom: algorithm, of: match) {
+                return refuse("the logout token is signed with \(TerminalText.escaped(algorithm)), and the session's ID tokens with \(expected)")
+            }
+        } catch {
+            return unavailable("the session store cannot be reached: \(error)")
+        }
         // Kept as long as the token could be accepted at all: its age limit and the leeway past it.
         let keep = claims.issuedAt.addingTimeInterval(provider.policy.logout.logoutTokenMaxAge + 120)
         do {
@@ -89,10 +103,19 @@ public final class ProviderLogoutReceiver: Sendable {
         } catch {
             return unavailable("the replay registry cannot be reached: \(error)")
         }
-        guard let match = ProviderSessionMatch(issuer: claims.issuer, subject: claims.subject, sessionID: claims.sessionID) else {
-            return refuse("the logout token names neither a sub nor a sid")
-        }
         return await end(match, via: "back-channel logout")
+    }
+
+    /// The signing algorithm of an ID token kept by a session `match` names, when it is not `algorithm`; nil when every
+    /// such session's ID token was signed with `algorithm`, or none keeps one.
+    private func idTokenAlgorithm(differingFrom algorithm: String, of match: ProviderSessionMatch) async throws -> String? {
+        for key in try await sessions.keys(of: client.provider.id, matching: match) {
+            guard let idToken = try await sessions.load(key)?.tokens.idToken,
+                let signed = (try? IDTokenValidator.decodeUnverified(idToken.value))?.header["alg"]?.stringValue
+            else { continue }
+            if signed != algorithm { return TerminalText.escaped(signed) }
+        }
+        return nil
     }
 
     // MARK: - Front-channel

@@ -48,6 +48,10 @@ public struct Provider: Sendable, Hashable {
         public var requiresSignedRequestObject = false
         /// `authorization_details_types_supported` (RFC 9396 §10): nil when the document does not say.
         public var authorizationDetailsTypes: [String]? = nil
+        /// `grant_management_actions_supported` (FAPI Grant Management §4.1): nil when the document does not say.
+        public var grantManagementActions: [String]? = nil
+        /// `grant_management_action_required` (FAPI Grant Management §4.1): every authorization request names an action.
+        public var requiresGrantManagementAction = false
 
         public init(requiresPushedAuthorization: Bool = false, dpopAlgorithms: [String]? = nil, sendsIssuerInResponses: Bool = false) {
             self.requiresPushedAuthorization = requiresPushedAuthorization
@@ -91,6 +95,11 @@ public struct Provider: Sendable, Hashable {
         public var mtlsPushedAuthorization: URL? = nil
         /// Where refresh requests go when not to the token endpoint (`endpoints.refresh`: Figma, DigitalOcean).
         public var refresh: URL? = nil
+        /// The grant management API (FAPI Grant Management §6), from discovery's `grant_management_endpoint`: a grant
+        /// is queried and revoked at this URL with `/` and its `grant_id` appended.
+        public var grantManagement: URL? = nil
+        /// The grant management endpoint's mutual-TLS alias (RFC 8705 §5), for certificate-bound tokens.
+        public var mtlsGrantManagement: URL? = nil
 
         /// Every endpoint that is set, by its YAML key, in the descriptor's order.
         public var all: [(key: String, url: URL)] {
@@ -106,6 +115,7 @@ public struct Provider: Sendable, Hashable {
             let pairs: [(URL?, URL?)] = [
                 (token, mtlsToken), (revocation, mtlsRevocation), (introspection, mtlsIntrospection), (userinfo, mtlsUserinfo),
                 (deviceAuthorization, mtlsDeviceAuthorization), (pushedAuthorization, mtlsPushedAuthorization),
+                (grantManagement, mtlsGrantManagement),
             ]
             return pairs.first { $0.0 == endpoint && $0.1 != nil }?.1
         }

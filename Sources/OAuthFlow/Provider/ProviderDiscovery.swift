@@ -38,10 +38,11 @@ extension Provider {
         let aliases: [(WritableKeyPath<Endpoints, URL?>, String)] = [
             (\.mtlsToken, "token_endpoint"), (\.mtlsRevocation, "revocation_endpoint"), (\.mtlsIntrospection, "introspection_endpoint"),
             (\.mtlsUserinfo, "userinfo_endpoint"), (\.mtlsDeviceAuthorization, "device_authorization_endpoint"),
-            (\.mtlsPushedAuthorization, "pushed_authorization_request_endpoint"),
+            (\.mtlsPushedAuthorization, "pushed_authorization_request_endpoint"), (\.mtlsGrantManagement, "grant_management_endpoint"),
         ]
         for (slot, name) in aliases { try fill(slot, metadata.mtlsAlias(name), "mtls_endpoint_aliases.\(name)") }
         try fill(\.pushedAuthorization, metadata.pushedAuthorizationRequestEndpoint, "pushed_authorization_request_endpoint")
+        try fill(\.grantManagement, metadata.grantManagementEndpoint, "grant_management_endpoint")
         var capabilities = ServerCapabilities(
             requiresPushedAuthorization: metadata.requirePushedAuthorizationRequests ?? false,
             dpopAlgorithms: metadata.dpopSigningAlgValuesSupported,
@@ -50,6 +51,8 @@ extension Provider {
         capabilities.requiresSignedRequestObject = metadata.requireSignedRequestObject ?? false
         capabilities.authorizationDetailsTypes = metadata.authorizationDetailsTypesSupported
         capabilities.codeChallengeMethods = metadata.codeChallengeMethodsSupported
+        capabilities.grantManagementActions = metadata.grantManagementActionsSupported
+        capabilities.requiresGrantManagementAction = metadata.grantManagementActionRequired ?? false
         return with(endpoints: merged, capabilities: capabilities, discovered: true)
     }
 

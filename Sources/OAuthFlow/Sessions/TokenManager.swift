@@ -345,6 +345,39 @@ public actor TokenManager {
         }
     }
 
+    /// The grant the session's tokens belong to, from the provider's grant management API (``OAuthClient/grant(of:)``).
+    ///
+    /// Refreshes first when the access token is stale, and once more after a 401.
+    /// - Returns: The grant; nil when the server no longer knows it (revoked).
+    /// - Throws: what ``OAuthClient/grant(of:)`` throws.
+    public nonisolated func grant() async throws -> ManagedGrant? {
+        _ = try await validAccessToken()
+        let current = try await session()
+        do {
+            return try await client.grant(of: current.tokens)
+        } catch let error as AuthorizationServerError where error.httpStatus == 401 {
+            let refreshed = try await refresh(replacing: current.tokens.accessToken)
+            return try await client.grant(of: refreshed.tokens)
+        }
+    }
+
+    /// Revokes the session's grant at the provider (``OAuthClient/revokeGrant(of:)``), with an access token refreshed
+    /// first when stale, which revokes the grant's tokens with it; then deletes the session. A session whose revocation failed is kept, so the host can try again.
+    ///
+    /// - Returns: Whether the server revoked the grant: false when it no longer knew it (the session is deleted all the same).
+    /// - Throws: ``SessionError`` `notSignedIn` when there is no session, what ``OAuthClient/revokeGrant(of:)`` throws,
+    ///   and store errors.
+    @discardableResult
+    public func revokeGrant() async throws -> Bool {
+        _ = try await validAccessToken()
+        let current = try await session()
+        let revoked = try await client.revokeGrant(of: current.tokens)
+        try await store.remove(key)
+        cached = nil
+        onChange?(nil)
+        return revoked
+    }
+
     /// The session's user in the one profile shape (the descriptor's `profile`): from the stored
     /// ID token (its signature, issuer and audience checked again first), userinfo, and the
     /// descriptor's extra call.
