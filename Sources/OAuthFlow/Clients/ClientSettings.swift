@@ -73,6 +73,8 @@ public struct ClientSettings: Sendable {
     public var authorizationDetails: [AuthorizationDetail] = []
     /// What a sign-in with these settings asks of its grant (FAPI Grant Management); nil asks nothing.
     public var grantManagement: GrantManagementAction? = nil
+    /// The protected resources (RFC 8707) a sign-in with these settings asks tokens for; empty names none.
+    public var resources: [URL] = []
 
     /// - Parameters:
     ///   - clientID: The client id registered at the provider.
@@ -111,6 +113,7 @@ public struct ClientSettings: Sendable {
             requestOfflineAccess: requestOfflineAccess, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity,
             authorizationDetails: authorizationDetails)
         configuration.grantManagement = grantManagement
+        configuration.resources = resources
         return configuration
     }
 

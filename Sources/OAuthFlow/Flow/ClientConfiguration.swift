@@ -27,6 +27,9 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// rights merged into or replacing those of a grant it holds; nil asks nothing, unless the server requires an
     /// action (`grant_management_action_required`), when `create` is sent.
     public var grantManagement: GrantManagementAction? = nil
+    /// The protected resources (RFC 8707 resource indicators) this client's tokens are for, each sent as `resource` in
+    /// every authorization request, code exchange and refresh (an MCP server's canonical URI); empty sends none.
+    public var resources: [URL] = []
 
     public init(
         clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,
@@ -54,6 +57,21 @@ public struct ClientConfiguration: Sendable, Hashable {
         ClientConfiguration(
             clientID: clientID, redirectURI: nil, clientSecret: clientSecret, requestOfflineAccess: false,
             authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
+    }
+
+    /// The `resource` parameters of ``resources`` (RFC 8707 §2).
+    ///
+    /// - Throws: ``FlowError`` `invalidResource` for a resource that is not an absolute URI or has a fragment.
+    func resourceParameters() throws -> [(String, String)] {
+        try resources.map { resource in
+            guard resource.scheme != nil, resource.fragment == nil, !resource.absoluteString.contains("#") else {
+                throw FlowError(
+                    .invalidResource,
+                    "the resource `\(TerminalText.escaped(String(resource.absoluteString.prefix(200))))` is not an absolute URI without a fragment (RFC 8707 §2)"
+                )
+            }
+            return ("resource", resource.absoluteString)
+        }
     }
 
     /// Whether this client holds the credential `method` needs.

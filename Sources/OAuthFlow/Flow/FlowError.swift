@@ -145,4 +145,6 @@ extension ErrorCode where Domain == FlowError {
     /// list, a `grant_id` no server issues, tokens that name no grant, a server without a grant management endpoint,
     /// or an answer of the grant management API that cannot be read.
     public static let grantManagement = Self("grant_management")
+    /// A resource indicator (``ClientConfiguration/resources``) that is not an absolute URI without a fragment (RFC 8707 §2).
+    public static let invalidResource = Self("invalid_resource")
 }

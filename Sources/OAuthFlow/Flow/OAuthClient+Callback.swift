@@ -106,6 +106,7 @@ extension OAuthClient {
             ("redirect_uri", pending.redirectURI.absoluteString),
         ]
         if let pkce = pending.pkce { parameters.append(("code_verifier", pkce.verifier.value)) }
+        parameters += try configuration.resourceParameters()
         // Callback parameters the provider wants back in the exchange (`token_request.callback_params`).
         for name in provider.policy.tokenRequest.callbackParameters {
             if let value = callback.parameters[name] { parameters.append((name, value)) }

@@ -39,6 +39,8 @@ extension OAuthClient {
         var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)]
         // No scopes named asks for those granted again (RFC 6749 §6): no parameter, whatever `scopes.parameter` says.
         if let scopes { parameters += provider.policy.scopes.parameters(for: scopes) }
+        // RFC 8707 §2: the same resources as the authorization, so the new access token has the same audience.
+        parameters += try configuration.resourceParameters()
         // Callback parameters the provider wants on every refresh (`token_request.callback_params_on_refresh`).
         for name in provider.policy.tokenRequest.refreshCallbackParameters {
             if let value = tokens.callbackParameters?[name] { parameters.append((name, value)) }

@@ -92,6 +92,8 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
                 extra["grant_management_action"] = nil
                 extra["grant_id"] = nil
             }
+            // The host's resources replace any the descriptor fixes.
+            if !client.resources.isEmpty { extra["resource"] = nil }
             for (name, value) in extra.sorted(by: { $0.key < $1.key })
             where !DescriptorSchema.reservedParameters.contains(name) && name != policy.clientIDParameter {
                 parameters.append((name, value))
@@ -117,6 +119,8 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             if let proofKey { parameters.append(("dpop_jkt", proofKey.thumbprint)) }
             if !details.isEmpty { parameters.append(("authorization_details", AuthorizationDetail.encoded(details))) }
             if let grantParameters { parameters += grantParameters }
+            // RFC 8707 §2: the resources the tokens are for; the code exchange and every refresh repeat them.
+            parameters += try client.resourceParameters()
             self.parameters = parameters
             self.providerID = provider.id
             self.redirectURI = redirectURI

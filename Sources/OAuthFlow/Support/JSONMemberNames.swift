@@ -8,11 +8,11 @@ import Foundation
 ///
 /// Names are compared after their escapes are decoded (`"a\u006cg"` is `"alg"`), as Swift
 /// strings, the way a decoded dictionary keys them.
-enum JSONMemberNames {
+package enum JSONMemberNames {
     /// The first name repeated within one object, at any depth; nil when there is none.
     ///
     /// The text is only scanned, not validated: text that is not JSON is left to the parser.
-    static func firstRepeated(in bytes: [UInt8]) -> String? {
+    package static func firstRepeated(in bytes: [UInt8]) -> String? {
         // One entry per open object or array: an object's names so far, and whether a name comes next.
         var open: [(names: Set<String>?, nameNext: Bool)] = []
         var index = 0
