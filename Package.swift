@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
         .library(name: "OAuthFlowTesting", targets: ["OAuthFlowTesting"]),
+        .library(name: "OAuthFlowMCP", targets: ["OAuthFlowMCP"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
         // Installed as `oauthflow`, with the full command beside it as `oauthflow-full`: it answers a valid
         // token itself and runs the full command for everything else (README, Install).
@@ -35,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         // Only OAuthFlowVapor, its tests and its example use it: the CLI and the other products never build it.
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        // Only OAuthFlowMCP and its tests use it: the core, the CLI and the other products never build it.
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", exact: "0.12.1"),
     ],
     targets: [
         // Reading a stored session with the standard library and the C library alone: what the `oauthflow`
@@ -120,6 +123,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        // Sign-in to MCP servers (Model Context Protocol authorization) for the MCP Swift SDK's HTTP client transport.
+        .target(
+            name: "OAuthFlowMCP",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowLoopback",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack.
@@ -282,6 +294,13 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "OAuthFlowMCPTests",
+            dependencies: [
+                "OAuthFlowMCP", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowTesting",
+                .product(name: "MCP", package: "swift-sdk"),
             ]
         ),
         .testTarget(

@@ -359,7 +359,8 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",
                            "Tests/OAuthFlowTestingTests/TestingDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
-                           "Tests/OAuthFlowVaporTests/VaporDocExamples.swift"].map {
+                           "Tests/OAuthFlowVaporTests/VaporDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

@@ -1,0 +1,75 @@
+import Foundation
+import OAuthFlow
+
+/// What an ``MCPAuthorizer`` knows of each MCP server, and the work it does once however many requests ask: discovery
+/// and registration, and sign-ins.
+actor AuthorizationState {
+    /// An MCP server, as far as discovery and registration went.
+    struct Context: Sendable {
+        let server: ResourceIdentifier
+        /// The `resource` sent (RFC 8707): the protected-resource metadata's, as written.
+        let resource: URL
+        let protectedResource: ServerDiscovery.ProtectedResourceDocument
+        let authorizationServer: ServerDiscovery.AuthorizationServerDocument
+        let provider: Provider
+        /// The client, with the resource set.
+        let settings: ClientSettings
+        let key: SessionKey
+        let manager: TokenManager
+    }
+
+    private var contexts: [ResourceIdentifier: Context] = [:]
+    private var discovering: [ResourceIdentifier: Task<Context, any Error>] = [:]
+    private var signingIn: [ResourceIdentifier: Task<StoredSession, any Error>] = [:]
+    /// Access tokens just issued, with when: a 401 in answer to one is not answered with another sign-in.
+    private var fresh: [String: Date] = [:]
+    /// Step-ups done, by operation, server and the scopes asked for.
+    private var stepUps: Set<String> = []
+
+    /// How long a token counts as just issued.
+    static let freshness: TimeInterval = 30
+
+    func context(for server: ResourceIdentifier) -> Context? { contexts[server] }
+
+    /// The context of `server`, made by `make` once however many callers ask at the same time; `replacing` drops the
+    /// one known first (its metadata moved).
+    func context(
+        for server: ResourceIdentifier, replacing: Bool, make: @escaping @Sendable () async throws -> Context
+    ) async throws -> Context {
+        if !replacing, let known = contexts[server] { return known }
+        let task: Task<Context, any Error>
+        if let running = discovering[server] {
+            task = running
+        } else {
+            task = Task { try await make() }
+            discovering[server] = task
+        }
+        defer { discovering[server] = nil }
+        let made = try await task.value
+        contexts[server] = made
+        return made
+    }
+
+    /// A sign-in for `server`, run once however many callers ask at the same time.
+    func signIn(_ server: ResourceIdentifier, run: @escaping @Sendable () async throws -> StoredSession) async throws -> StoredSession {
+        if let running = signingIn[server] { return try await running.value }
+        let task = Task { try await run() }
+        signingIn[server] = task
+        defer { signingIn[server] = nil }
+        return try await task.value
+    }
+
+    func noteFresh(_ token: String, at now: Date) {
+        fresh = fresh.filter { now.timeIntervalSince($0.value) < Self.freshness }
+        fresh[token] = now
+    }
+
+    func isFresh(_ token: String, at now: Date) -> Bool {
+        fresh[token].map { now.timeIntervalSince($0) < Self.freshness } ?? false
+    }
+
+    /// Records a step-up; false when the same one was done before.
+    func recordStepUp(_ key: String) -> Bool {
+        stepUps.insert(key).inserted
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Logging
+import OAuthFlow
+import OAuthFlowLoopback
+
+/// What a challenge leads to: discovery and registration once per server, then the stored session, a refresh, or a sign-in.
+extension MCPAuthorizer {
+    /// Answers a 401: the stored session when it holds another token than the one refused, else a refresh, else a sign-in.
+    ///
+    /// A 401 in answer to a token issued moments ago is not answered with another sign-in: the server refuses what its
+    /// own authorization server issued for it, which a new token would not change.
+    func authorize(_ server: ResourceIdentifier, challenge: AuthenticationChallenge?) async throws {
+        let context = try await context(for: server, challenge: challenge)
+        let sent = sentToken(to: server)
+        let now = environment.clock.now()
+        if let sent, await state.isFresh(sent, at: now) {
+            throw MCPAuthorizationError(
+                .refusedAgain,
+                "the MCP server \(server) refused the access token \(context.authorizationServer.issuer.absoluteString) issued for it moments ago; another sign-in would not change that (does the server take tokens for the resource \(context.resource.absoluteString)?)"
+            )
+        }
+        await context.manager.reload()
+        if let stored = try? await context.manager.session() {
+            if stored.tokens.accessToken.value != sent, !stored.tokens.isExpired(at: now, skew: 5) {
+                await adopt(stored.tokens, for: server, fresh: false)
+                return
+            }
+            if stored.tokens.refreshToken != nil {
+                do {
+                    let refreshed = try await context.manager.refresh(replacing: sent.map { Secret($0) })
+                    await adopt(refreshed.tokens, for: server, fresh: true)
+                    return
+                } catch let error as TransportError {
+                    throw error
+                } catch {
+                    logger.info("refresh failed; signing in again", metadata: ["server": "\(server)", "error": "\(error)"])
+                }
+            }
+        }
+        let scopes = challenge.map(\.scopes).flatMap { $0.isEmpty ? nil : $0 } ?? context.protectedResource.scopesSupported ?? []
+        try await signIn(context, scopes: scopes)
+    }
+
+    /// Answers a 403 `insufficient_scope`: a sign-in for the scopes held and those demanded, once per operation and scopes.
+    func stepUp(_ server: ResourceIdentifier, challenge: AuthenticationChallenge, operation: String?) async throws {
+        let context = try await context(for: server, challenge: challenge)
+        let demanded = challenge.scopes
+        guard !demanded.isEmpty else {
+            throw MCPAuthorizationError(
+                .refusedAgain, "the MCP server \(server) answered 403 insufficient_scope without saying which scope it wants (`scope`)")
+        }
+        let held = (try? await context.manager.session())?.tokens.scopes ?? []
+        let union = held + demanded.filter { !held.contains($0) }
+        let key = [operation ?? "", server.description, union.sorted().joined(separator: " ")].joined(separator: "|")
+        guard await state.recordStepUp(key) else {
+            throw MCPAuthorizationError(
+                .refusedAgain,
+                "the MCP server \(server) still answers 403 insufficient_scope\(operation.map { " to \($0)" } ?? "") after a sign-in that asked for \(union.joined(separator: " ")); it is not asked again"
+            )
+        }
+        logger.info("stepping up", metadata: ["server": "\(server)", "scopes": "\(union.joined(separator: " "))"])
+        try await signIn(context, scopes: union)
+    }
+
+    /// Signs in for `scopes` (none named asks for none), stores the session and sends its token from now on.
+    func signIn(_ context: AuthorizationState.Context, scopes: [String]) async throws {
+        let configuration = self.configuration
+        let session = try await state.signIn(context.server) {
+            var settings = context.settings
+            settings.scopes = scopes
+            let signIn = LoopbackSignIn(store: configuration.store, browser: configuration.browser, environment: configuration.environment)
+            let result = try await signIn.signIn(
+                to: context.provider, settings: settings, account: context.key.account, port: configuration.redirectPort,
+                timeout: configuration.signInTimeout, events: configuration.signInEvents)
+            return result.session
+        }
+        await context.manager.reload()
+        await adopt(session.tokens, for: context.server, fresh: true)
+    }
+
+    // MARK: - Discovery and registration
+
+    /// The server's context: discovered and registered at its first challenge, again when a challenge names other metadata.
+    func context(for server: ResourceIdentifier, challenge: AuthenticationChallenge?) async throws -> AuthorizationState.Context {
+        let named = challenge?.resourceMetadata
+        let known = await state.context(for: server)
+        let moved = named != nil && known != nil && named != known?.protectedResource.url
+        return try await state.context(for: server, replacing: moved) { [self] in
+            try await discover(server, metadataURL: named)
+        }
+    }
+
+    /// Discovery, the provider, and the client.
+    func discover(_ server: ResourceIdentifier, metadataURL: URL?) async throws -> AuthorizationState.Context {
+        let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
+        let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
+        let resourceDocument = try await discovery.protectedResource(of: server, named: metadataURL)
+        // A server the host registered a client at first (MCP authorization: the client chooses among them).
+        let issuer =
+            resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
+            ?? resourceDocument.authorizationServers[0]
+        let serverDocument = try await discovery.authorizationServer(issuer)
+        let provider = try Self.provider(for: serverDocument, now: environment.clock.now())
+        guard let resource = URL(string: resourceDocument.resource) else {
+            throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")
+        }
+        var settings = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
+        settings.resources = [resource]
+        let key = SessionKey(providerID: provider.id, account: server.description)
+        let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: nil), environment: environment)
+        logger.info(
+            "MCP server discovered",
+            metadata: ["server": "\(server)", "issuer": "\(issuer.absoluteString)", "client_id": "\(settings.clientID)"])
+        return AuthorizationState.Context(
+            server: server, resource: resource, protectedResource: resourceDocument, authorizationServer: serverDocument, provider: provider,
+            settings: settings, key: key, manager: TokenManager(client: client, store: configuration.store, key: key))
+    }
+
+    /// The client, in the spec's order: the host's for the issuer, one registered before, the client ID metadata document
+    /// when the server takes one, else a new registration (RFC 7591), kept.
+    func client(at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, scopes: [String]) async throws -> ClientSettings {
+        let issuer = server.issuer
+        if let given = configuration.clients[issuer.absoluteString] { return given }
+        if let kept = try await configuration.registrations.client(for: issuer), kept.isUsable(at: environment.clock.now()),
+            kept.redirectURIs.contains(redirectURI(for: provider))
+        {
+            return kept.settings
+        }
+        if let document = configuration.clientMetadataDocument, server.acceptsClientMetadataDocuments {
+            guard document.scheme?.lowercased() == "https", document.path.count > 1, document.fragment == nil else {
+                throw MCPAuthorizationError(
+                    .noClient,
+                    "the client ID metadata document URL \(ServerDiscovery.shown(document.absoluteString)) must be https with a path; it is the client_id"
+                )
+            }
+            return ClientSettings(clientID: document.absoluteString)
+        }
+        guard let endpoint = server.registrationEndpoint else {
+            throw MCPAuthorizationError(
+                .noClient,
+                "the authorization server \(issuer.absoluteString) has no registration_endpoint and takes no client ID metadata documents; register a client there and give it in `clients` under \(issuer.absoluteString)"
+            )
+        }
+        let registration = DynamicClientRegistration(
+            endpoint: endpoint, issuer: issuer, clientName: configuration.clientName, redirectURIs: [redirectURI(for: provider)], scopes: scopes,
+            authMethods: server.metadata.tokenEndpointAuthMethodsSupported)
+        let registered = try await registration.register(through: environment.transport, now: environment.clock.now())
+        try await configuration.registrations.save(registered)
+        logger.info("client registered", metadata: ["issuer": "\(issuer.absoluteString)", "client_id": "\(registered.clientID)"])
+        return registered.settings
+    }
+
+    /// The loopback redirect URI registered: the provider's host and path, with the configured port or none (RFC 8252 §7.3).
+    func redirectURI(for provider: Provider) -> URL {
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = provider.loopback.host.contains(":") ? "[\(provider.loopback.host)]" : provider.loopback.host
+        components.port = configuration.redirectPort
+        components.path = provider.loopback.path
+        return components.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The provider an authorization server's metadata describes, drafted as `oauthflow providers add` drafts one and
+    /// resolved by the same rules, its endpoints those the metadata names (fetched once, not again).
+    ///
+    /// DPoP is left out: the SDK's transport sends an `Authorization` header and no proof.
+    static func provider(for server: ServerDiscovery.AuthorizationServerDocument, now: Date) throws -> Provider {
+        var metadata = server.metadata
+        metadata.dpopSigningAlgValuesSupported = nil
+        var id = "mcp-" + DescriptorDraft.suggestedID(for: server.issuer)
+        if id.count > 100 { id = String(id.prefix(100)) }
+        let draft: DescriptorDraft
+        do {
+            draft = try DescriptorDraft(id: id, issuer: server.issuer, metadata: metadata, metadataURL: server.url, mode: server.mode, readAt: now)
+        } catch {
+            throw MCPAuthorizationError(.unsupportedServer, "the authorization server \(server.issuer.absoluteString) cannot be used: \(error)")
+        }
+        let document = DescriptorDocument.parse(Data(draft.text.utf8), path: "\(id).yaml")
+        guard let descriptor = document.descriptor else {
+            let problems = document.problems.map(\.message).joined(separator: "; ")
+            throw MCPAuthorizationError(.unsupportedServer, "the metadata of \(server.issuer.absoluteString) makes no usable provider: \(problems)")
+        }
+        return try descriptor.resolve([:]).applying(metadata)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import OAuthFlow
+import OAuthFlowLoopback
+
+extension MCPAuthorizer {
+    /// Where an authorizer keeps sessions and registered clients, how it signs the user in, and which clients it uses.
+    public struct Configuration: Sendable {
+        /// Where sessions are kept: one per authorization server and MCP server (a `FileTokenStore`, a PostgreSQL store).
+        public var store: any TokenStore
+        /// Opens the authorization URL (`SystemBrowser` for the user's browser).
+        public var browser: any BrowserOpener
+        /// The transport (its deadline and size cap apply to every request), clock and logger.
+        public var environment: OAuthEnvironment
+        /// Clients registered beforehand, by the authorization server's issuer exactly as its metadata writes it: used
+        /// before any other (MCP authorization, "Client Registration Approaches"), and preferred when a server names
+        /// several authorization servers.
+        public var clients: [String: ClientSettings]
+        /// The https URL of this client's Client ID Metadata Document, used as its `client_id` at authorization servers
+        /// that say `client_id_metadata_document_supported`; its `redirect_uris` must take the loopback redirect
+        /// (`http://127.0.0.1/callback`). Nil registers with Dynamic Client Registration instead.
+        public var clientMetadataDocument: URL?
+        /// Where clients registered with Dynamic Client Registration are kept, so that a server is registered once.
+        public var registrations: any ClientRegistrationStore
+        /// The `client_name` sent when registering.
+        public var clientName: String
+        /// Origins besides each MCP server's own whose protected-resource metadata a server may point at; empty trusts none.
+        public var trustedMetadataOrigins: [URL]
+        /// A fixed port for the loopback redirect, registered with it; nil listens on any free port and registers the
+        /// redirect URI without a port (RFC 8252 §7.3).
+        public var redirectPort: Int?
+        /// How long a sign-in waits for the browser to come back.
+        public var signInTimeout: Duration
+        /// Receives what each sign-in does (the URL to open, the redirect URI listened on), for the host to show.
+        public var signInEvents: @Sendable (LoopbackSignIn.Event) -> Void
+
+        /// - Parameters:
+        ///   - store: Where sessions are kept.
+        ///   - browser: Opens the authorization URL.
+        ///   - environment: The transport, clock and logger.
+        ///   - clients: Clients registered beforehand, by issuer.
+        ///   - clientMetadataDocument: The URL of this client's Client ID Metadata Document, if it publishes one.
+        ///   - registrations: Where dynamically registered clients are kept; in memory by default.
+        ///   - clientName: The `client_name` sent when registering.
+        public init(
+            store: any TokenStore, browser: any BrowserOpener, environment: OAuthEnvironment = OAuthEnvironment(),
+            clients: [String: ClientSettings] = [:], clientMetadataDocument: URL? = nil,
+            registrations: any ClientRegistrationStore = InMemoryClientRegistrationStore(), clientName: String = "OAuthFlow MCP client"
+        ) {
+            self.store = store
+            self.browser = browser
+            self.environment = environment
+            self.clients = clients
+            self.clientMetadataDocument = clientMetadataDocument
+            self.registrations = registrations
+            self.clientName = clientName
+            self.trustedMetadataOrigins = []
+            self.redirectPort = nil
+            self.signInTimeout = .seconds(300)
+            self.signInEvents = { _ in }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import OAuthFlow
+import OAuthFlowLoopback
+import OAuthFlowTesting
+import Testing
+
+@testable import OAuthFlowMCP
+
+/// The MCP authorization spec's client side, against an MCP server and its authorization server in process.
+@Suite struct MCPAuthorizerTests {
+    let world: MCPWorld
+    let store = InMemoryTokenStore()
+    let registrations = InMemoryClientRegistrationStore()
+
+    init() throws {
+        world = try MCPWorld()
+    }
+
+    func authorizer(_ change: (inout MCPAuthorizer.Configuration) -> Void = { _ in }) -> (MCPAuthorizer, ApprovingUser) {
+        let user = world.browser
+        var configuration = MCPAuthorizer.Configuration(
+            store: store, browser: user, environment: world.environment, registrations: registrations, clientName: "MCP tests")
+        configuration.signInTimeout = .seconds(20)
+        change(&configuration)
+        return (MCPAuthorizer(configuration), user)
+    }
+
+    static func values(_ name: String, in pairs: [(String, String)]) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
+
+    /// The error a call ends with.
+    func refusal(_ authorizer: MCPAuthorizer) async -> MCPAuthorizationError? {
+        do {
+            _ = try await world.call(authorizer)
+            return nil
+        } catch let error as MCPAuthorizationError {
+            return error
+        } catch {
+            Issue.record("unexpected error: \(error)")
+            return nil
+        }
+    }
+
+    @Test func signsInWithDynamicRegistrationAndTheResourceIndicator() async throws {
+        let (authorizer, user) = authorizer()
+        let answer = try await world.call(authorizer)
+        #expect(answer.status == 200)
+        // RFC 7591: a native public client with its loopback redirect, registered once.
+        let registrations = world.requests(to: "auth.example", "/tenant/register")
+        #expect(registrations.count == 1)
+        let registration = try JSONDecoder().decode(JSONValue.self, from: registrations[0].body ?? Data())
+        guard case let .object(members) = registration else { throw MCPAuthorizationError(.invalidMetadata, "not an object") }
+        #expect(members["application_type"] == .string("native"))
+        #expect(members["redirect_uris"] == .array([.string("http://127.0.0.1/callback")]))
+        #expect(members["token_endpoint_auth_method"] == .string("none"))
+        // The authorization request (pushed: the server has a PAR endpoint) and the token request name the resource, with PKCE.
+        let authorization = try #require(world.authorizationParameters().first)
+        #expect(Self.values("resource", in: authorization) == ["https://mcp.example/mcp"])
+        #expect(Self.values("code_challenge_method", in: authorization) == ["S256"])
+        #expect(Self.values("client_id", in: authorization) == ["registered-1"])
+        // The challenge's scope, not every scope the metadata lists (MCP authorization, "Scope Selection Strategy").
+        #expect(Self.values("scope", in: authorization).first?.split(separator: " ").contains("mcp:write") == false)
+        #expect(Self.values("scope", in: authorization).first?.contains("mcp:read") == true)
+        let token = try #require(world.requests(to: "auth.example", "/tenant/token").first)
+        #expect(Self.values("resource", in: MCPWorld.form(token)) == ["https://mcp.example/mcp"])
+        #expect(user.opened.values.count == 1)
+        // A second authorizer with the same stores: the session is used, nobody signs in or registers again.
+        let (again, secondUser) = self.authorizer()
+        #expect(try await world.call(again).status == 200)
+        #expect(secondUser.opened.values.isEmpty)
+        #expect(world.requests(to: "auth.example", "/tenant/register").count == 1)
+    }
+
+    @Test func refreshesWithTheResourceWhenTheTokenExpires() async throws {
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        world.provider.clock.advance(7200)
+        #expect(try await world.call(authorizer).status == 200)
+        let tokens = world.requests(to: "auth.example", "/tenant/token").map(MCPWorld.form)
+        let refresh = try #require(tokens.first { Self.values("grant_type", in: $0) == ["refresh_token"] })
+        #expect(Self.values("resource", in: refresh) == ["https://mcp.example/mcp"])
+        #expect(user.opened.values.count == 1)
+    }
+
+    @Test func findsTheMetadataAtTheWellKnownPathWithoutAHint() async throws {
+        world.namesMetadata = false
+        let (authorizer, _) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        #expect(world.requests(to: "mcp.example", MCPWorld.metadataURL.path).count == 1)
+    }
+
+    @Test func usesTheClientMetadataDocumentWhenTheServerTakesOne() async throws {
+        let document = URL(string: "https://app.example/oauth/client.json")!
+        world.metadataChanges["client_id_metadata_document_supported"] = .bool(true)
+        await world.provider.register(.public(id: document.absoluteString, redirectURIs: [URL(string: "http://127.0.0.1/callback")!]))
+        let (authorizer, _) = authorizer { $0.clientMetadataDocument = document }
+        #expect(try await world.call(authorizer).status == 200)
+        #expect(world.requests(to: "auth.example", "/tenant/register").isEmpty)
+        #expect(Self.values("client_id", in: try #require(world.authorizationParameters().first)) == [document.absoluteString])
+    }
+
+    @Test func usesTheHostsClientFirst() async throws {
+        world.metadataChanges["client_id_metadata_document_supported"] = .bool(true)
+        let (authorizer, _) = authorizer {
+            $0.clients = [MCPWorld.issuer.absoluteString: ClientSettings(clientID: SimulatedProvider.appClientID)]
+            $0.clientMetadataDocument = URL(string: "https://app.example/oauth/client.json")
+        }
+        #expect(try await world.call(authorizer).status == 200)
+        #expect(world.requests(to: "auth.example", "/tenant/register").isEmpty)
+        #expect(Self.values("client_id", in: try #require(world.authorizationParameters().first)) == [SimulatedProvider.appClientID])
+    }
+
+    @Test func refusesAnIssuerMismatch() async throws {
+        world.metadataChanges["issuer"] = .string("https://auth.example/other")
+        let (authorizer, user) = authorizer()
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .issuerMismatch)
+        #expect(error.message.contains("https://auth.example/other"))
+        #expect(user.opened.values.isEmpty)
+    }
+
+    @Test func refusesMetadataForAnotherResource() async throws {
+        world.resourceMetadata["resource"] = .string("https://other.example/mcp")
+        let (authorizer, user) = authorizer()
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .resourceMismatch)
+        #expect(user.opened.values.isEmpty)
+        #expect(world.requests(to: "auth.example", "/.well-known/oauth-authorization-server/tenant").isEmpty)
+    }
+
+    @Test func refusesMetadataOnAnotherOrigin() async throws {
+        world.namedMetadataURL = URL(string: "https://evil.example/.well-known/oauth-protected-resource")!
+        let (authorizer, _) = authorizer()
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .untrustedMetadata)
+        #expect(world.requests.values.allSatisfy { $0.url.host != "evil.example" })
+    }
+
+    @Test(arguments: [
+        TransportResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>welcome</html>".utf8)),
+        MCPWorld.json(["client_id": .string("")], status: 201),
+        MCPWorld.json(["client_id": .string("x"), "token_endpoint_auth_method": .string("private_key_jwt")], status: 201),
+        MCPWorld.json(["client_id": .string("x"), "redirect_uris": .array([.string("https://evil.example/cb")])], status: 201),
+        TransportResponse(status: 302, headers: ["Location": "https://evil.example/register"]),
+        MCPWorld.json(["error": .string("invalid_redirect_uri")], status: 400),
+    ])
+    func refusesAJunkRegistration(answer: TransportResponse) async throws {
+        world.registrationAnswer = answer
+        let (authorizer, user) = authorizer()
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .registrationFailed)
+        #expect(error.message.contains("https://auth.example/tenant/register"))
+        #expect(user.opened.values.isEmpty)
+    }
+
+    @Test func stepsUpToTheUnionOfScopes() async throws {
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        world.requiredScopes = ["mcp:read", "mcp:write"]
+        #expect(try await world.call(authorizer).status == 200)
+        #expect(user.opened.values.count == 2)
+        let second = try #require(world.authorizationParameters().last)
+        let scopes = Set(Self.values("scope", in: second).first?.split(separator: " ").map(String.init) ?? [])
+        #expect(scopes.isSuperset(of: ["mcp:read", "mcp:write"]))
+    }
+
+    @Test func stepsUpOnceForEndlessDemands() async throws {
+        world.registeredScopes = ["mcp:read", "offline_access"]
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        world.requiredScopes = ["mcp:read", "mcp:admin"]
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .refusedAgain)
+        #expect(user.opened.values.count == 2)
+        // The next call of the same operation does not sign in again either.
+        #expect(await refusal(authorizer)?.code == .refusedAgain)
+        #expect(user.opened.values.count == 2)
+    }
+
+    @Test func refusesAServerThatRefusesItsNewToken() async throws {
+        world.rejectsEveryToken = true
+        let (authorizer, user) = authorizer()
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .refusedAgain)
+        #expect(user.opened.values.count == 1)
+    }
+
+    @Test func refusesAnInsecureServerURL() {
+        let (authorizer, _) = authorizer()
+        #expect(throws: MCPAuthorizationError.self) { try authorizer.validateEndpointSecurity(for: URL(string: "http://mcp.example/mcp")!) }
+    }
+
+    @Test(arguments: [
+        ("https://auth.example", ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]),
+        (
+            "https://auth.example/tenant/1",
+            [
+                "/.well-known/oauth-authorization-server/tenant/1", "/.well-known/openid-configuration/tenant/1",
+                "/tenant/1/.well-known/openid-configuration",
+            ]
+        ),
+    ])
+    func looksForAuthorizationServerMetadataInTheSpecsOrder(issuer: String, paths: [String]) throws {
+        let url = try #require(URL(string: issuer))
+        #expect(ServerDiscovery.metadataLocations(of: url).map(\.0.path) == paths)
+    }
+
+    @Test func canonicalizesTheServerURI() throws {
+        let url = try #require(URL(string: "HTTPS://MCP.Example.com:443/mcp/#top"))
+        let canonical = try #require(ResourceIdentifier(url))
+        #expect(canonical.description == "https://mcp.example.com/mcp")
+        #expect(canonical.metadataLocations.map(\.absoluteString) == [
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp", "https://mcp.example.com/.well-known/oauth-protected-resource",
+        ])
+    }
+}
