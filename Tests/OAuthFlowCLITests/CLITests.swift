@@ -251,6 +251,17 @@ struct CLI {
         #expect(text.stdout.contains("  security profile: FAPI 2.0 Message Signing (fapi2_message_signing): "), "\(text.stdout)")
         #expect(text.stdout.contains("  response mode: jwt, signed with PS256, ES256\n"), "\(text.stdout)")
         #expect(text.stdout.contains("  request objects (RFC 9101): always, signed with PS256, ES256, EdDSA\n"), "\(text.stdout)")
+        #expect(!text.stdout.contains("certificate-bound tokens"))
+
+        // Tokens bound to the certificate of a private_key_jwt client, in place of DPoP.
+        let bound = try directory.write(
+            "bank.yaml",
+            try String(contentsOf: directory.url.appendingPathComponent("bank.yaml"), encoding: .utf8)
+                .replacingOccurrences(of: "  dpop: required\n", with: "  tls_client_certificate_bound_access_tokens: true\n"))
+        _ = bound
+        let shown = try await CLI.run(["providers", "show", "bank", "--providers-dir", directory.url.path])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("  DPoP: never (Bearer tokens)\n  certificate-bound tokens (RFC 8705): token requests present the client certificate"), "\(shown.stdout)")
     }
 
     /// A C1 control (CSI, U+009B) in a descriptor's text reaches `--json` output as a JSON escape: the output

@@ -25,15 +25,32 @@ import Testing
         case mtls, dpop
     }
 
-    /// One variant: the plan, `client_auth_type: mtls`, and how tokens are sender-constrained.
+    /// The suite's `client_auth_type` variant parameter.
+    enum ClientAuthType: String, Sendable {
+        case mtls
+        case privateKeyJWT = "private_key_jwt"
+    }
+
+    /// One variant: the plan, how the client authenticates, and how tokens are sender-constrained.
     struct Variant: CustomTestStringConvertible, Sendable {
         let plan: Plan
         let constraint: SenderConstraint
+        var clientAuth = ClientAuthType.mtls
 
-        var testDescription: String { "\(plan.rawValue), client_auth_type mtls, sender_constrain \(constraint.rawValue)" }
+        var testDescription: String { "\(plan.rawValue), client_auth_type \(clientAuth.rawValue), sender_constrain \(constraint.rawValue)" }
         var certificateBound: Bool { constraint == .mtls }
+        /// Whether the client authenticates with its certificate (else with a `private_key_jwt` assertion, its tokens
+        /// bound to the certificate its token requests present: `security.tls_client_certificate_bound_access_tokens`).
+        var authenticatesWithCertificate: Bool { clientAuth == .mtls }
 
-        static let all: [Variant] = Plan.allCases.flatMap { plan in [SenderConstraint.mtls, .dpop].map { Variant(plan: plan, constraint: $0) } }
+        /// `mtls` + `mtls`, `mtls` + `dpop` and `private_key_jwt` + `mtls` (``FAPI2ClientPlanTests`` runs
+        /// `private_key_jwt` + `dpop`), in each plan.
+        static let all: [Variant] = Plan.allCases.flatMap { plan in
+            [
+                Variant(plan: plan, constraint: .mtls), Variant(plan: plan, constraint: .dpop),
+                Variant(plan: plan, constraint: .mtls, clientAuth: .privateKeyJWT),
+            ]
+        }
         /// The variants of a module the suite marks `@VariantNotApplicable(parameter = FAPI2SenderConstrainMethod.class,
         /// values = { "mtls" })`.
         static let dpop = all.filter { $0.constraint == .dpop }
@@ -131,6 +148,10 @@ import Testing
         var registered = SimulatedClient.tlsClientAuth(
             id: clientID, subject: .distinguishedName("CN=\(clientID), O=FAPI 2.0 relying party"), redirectURIs: [SimulatedProvider.appRedirectURI])
         registered.publicKeyPEM = requestObjectKey.publicKey.pemRepresentation
+        if !variant.authenticatesWithCertificate {
+            registered = .privateKeyJWT(
+                id: clientID, publicKeyPEM: requestObjectKey.publicKey.pemRepresentation, redirectURIs: [SimulatedProvider.appRedirectURI])
+        }
         let simulated = try SimulatedProvider(settings: settings, clients: [registered])
         var alternateSettings = SimulatedProvider.Settings()
         alternateSettings.signingAlgorithm = .rs256
@@ -141,7 +162,7 @@ import Testing
         options.id = "fapi2-plan-mtls"
         options.usesDiscovery = true
         options.pushesAuthorizationRequests = true
-        options.clientAuthentication = [.tlsClientAuth]
+        options.clientAuthentication = variant.authenticatesWithCertificate ? [.tlsClientAuth] : [.privateKeyJWT]
         options.bindsTokensWithDPoP = variant.constraint == .dpop
         if variant.constraint == .dpop { options.dpopAlgorithms = [.es256, .ps256] }
         if server.signsMessages {
@@ -151,6 +172,8 @@ import Testing
         var descriptor = try simulated.descriptor(options)
         descriptor.security.profile = server.signsMessages ? .fapi2MessageSigning : .fapi2
         descriptor.security.idTokenAlgs = ["PS256", "ES256"]
+        // private_key_jwt + mtls: the provider binds tokens to the certificate the token requests present.
+        descriptor.security.tlsClientCertificateBoundAccessTokens = !variant.authenticatesWithCertificate
         let provider = try descriptor.resolve()
 
         let accountsURL =
@@ -196,8 +219,10 @@ import Testing
         let sent = RecordingTransport(edited)
         var environment = simulated.environment
         environment.transport = sent
-        // The client holds its certificate; under the Message Signing plan, a key for its request objects too.
-        let signingKey = try server.signsMessages ? ClientConfiguration.SigningKey(pem: requestObjectKey.pemRepresentation) : nil
+        // The client holds its certificate; under the Message Signing plan (and for private_key_jwt), a key too.
+        let signingKey =
+            try server.signsMessages || !variant.authenticatesWithCertificate
+            ? ClientConfiguration.SigningKey(pem: requestObjectKey.pemRepresentation) : nil
         let client = OAuthClient(
             provider: provider,
             configuration: ClientConfiguration(
@@ -214,11 +239,17 @@ import Testing
     /// `sender_constrain: mtls`; the plain host asks for no certificate, so a token request there fails).
     static func expectMutualTLSRoutes(_ run: Run) {
         let mutualTLSHost = run.simulated.mutualTLSBase.host
-        for request in run.sent.requests where ["/par", "/token", "/userinfo", "/revoke", "/introspect"].contains(request.url.path) {
+        // A private_key_jwt client pushes its request to the plain endpoint, with no certificate (it authenticates with
+        // its assertion); its token requests present the certificate the tokens are bound to.
+        let certificatePaths = run.variant.authenticatesWithCertificate ? ["/par", "/token"] : ["/token"]
+        for request in run.sent.requests where (certificatePaths + ["/userinfo", "/revoke", "/introspect"]).contains(request.url.path) {
             #expect(request.url.host == mutualTLSHost, "\(request.url) goes to its mtls_endpoint_aliases entry")
             #expect(request.clientIdentity == run.identity, "\(request.url) presents the certificate")
         }
-        let refusedOnPlain = ["/par", "/token"] + (run.variant.certificateBound ? ["/userinfo", run.accountsURL.path] : [])
+        if !run.variant.authenticatesWithCertificate {
+            #expect(run.requests(to: "/par").allSatisfy { $0.url.host == run.simulated.issuer.host && $0.clientIdentity == nil })
+        }
+        let refusedOnPlain = certificatePaths + (run.variant.certificateBound ? ["/userinfo", run.accountsURL.path] : [])
         #expect(run.plain.filter { refusedOnPlain.contains($0.url.path) }.isEmpty, "\(run.plain.map(\.url))")
         // Discovery and the key set are the plain host's, and no certificate goes there. (In the DPoP variant the
         // accounts resource is on the plain host too; the client presents its certificate there, as it does with every
@@ -254,15 +285,16 @@ import Testing
         #expect(try await run.accounts(outcome.tokens).status == 200)
 
         let pushed = try #require(run.requests(to: "/par").first)
-        #expect(pushed.url == run.simulated.mutualTLSBase.appendingPathComponent("par"))
+        #expect(
+            pushed.url == (variant.authenticatesWithCertificate ? run.simulated.mutualTLSBase : run.simulated.issuer).appendingPathComponent("par"))
         var fields = Dictionary(FormEncoding.decode(String(decoding: pushed.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { first, _ in first })
         if variant.plan == .messageSigning {
             let object = try #require(fields["request"])
             for (name, value) in FAPI2ClientPlanTests.claims(object) { fields[name] = fields[name] ?? value.stringValue }
         }
-        // Authenticated by its certificate alone: client_id in the body, no assertion, no secret.
+        // Authenticated by its certificate alone: client_id in the body, no assertion, no secret; or by its assertion.
         #expect(fields["client_id"] == Self.clientID)
-        #expect(fields["client_assertion"] == nil && fields["client_secret"] == nil)
+        #expect((fields["client_assertion"] == nil) == variant.authenticatesWithCertificate && fields["client_secret"] == nil)
         #expect(fields["code_challenge_method"] == "S256")
         for name in ["nonce", "state"] {
             let value = try #require(fields[name])

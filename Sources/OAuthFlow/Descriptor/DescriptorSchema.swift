@@ -587,6 +587,10 @@ package enum DescriptorSchema {
             "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
         ),
         Field(
+            "tls_client_certificate_bound_access_tokens", .boolean, default: "false",
+            "The provider binds access tokens to the client certificate the token request presents (RFC 8705 §3), whichever way the client authenticates: every token request presents the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry), even with `private_key_jwt`, and the tokens then go only with it. The client configuration must hold the certificate (`certificate_file`, `tlsIdentity`). Under `security.profile: fapi2` it stands for DPoP as the sender constraint."
+        ),
+        Field(
             "profile", .choice(of: ProviderDescriptor.SecurityProfile.self),
             "A security profile the provider is held to (Docs/pushed-and-dpop.md#fapi-20): `fapi2`, the FAPI 2.0 Security Profile: pushed requests, PKCE S256, `iss` required, `private_key_jwt` or mutual-TLS client authentication, DPoP- or certificate-bound tokens, PS256, ES256 or EdDSA, endpoints only from the issuer's metadata. Resolving refuses a descriptor that contradicts it (lint rule `fapi2_profile`); the engine refuses a server whose metadata or answers do."
         ),

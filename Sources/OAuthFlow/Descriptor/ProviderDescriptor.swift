@@ -680,6 +680,11 @@ extension ProviderDescriptor {
         /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
         public var dpopSigningAlgs: [String] = ["ES256"]
         public var dpopBearerAnswer: BearerAnswer = .refuse
+        /// Whether the provider binds access tokens to the client certificate the token request presents (RFC 8705 §3,
+        /// `tls_client_certificate_bound_access_tokens`), whichever way the client authenticates: token requests then
+        /// present the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry) even with
+        /// `private_key_jwt`. Clients that authenticate with their certificate present it anyway.
+        public var tlsClientCertificateBoundAccessTokens = false
         /// The security profile the provider is held to (FAPI 2.0); nil for none. A host that builds its descriptor in
         /// code sets it before ``ProviderDescriptor/resolve(_:)``, which refuses what contradicts it.
         public var profile: SecurityProfile?
@@ -688,6 +693,7 @@ extension ProviderDescriptor {
             case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"
             case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", dpop
             case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer", profile
+            case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
         }
 
         public init() {}
@@ -710,6 +716,7 @@ extension ProviderDescriptor {
             dpop = try o.choice(CodingKeys.dpop) ?? defaults.dpop
             dpopSigningAlgs = try o.strings(CodingKeys.dpopSigningAlgs) ?? defaults.dpopSigningAlgs
             dpopBearerAnswer = try o.choice(CodingKeys.dpopBearerAnswer) ?? defaults.dpopBearerAnswer
+            tlsClientCertificateBoundAccessTokens = try o.bool(CodingKeys.tlsClientCertificateBoundAccessTokens) ?? false
             profile = try o.choice(CodingKeys.profile)
         }
     }

@@ -15,6 +15,8 @@ extension OAuthClient {
     public func startAuthorization() async throws -> PendingAuthorization {
         // A client that cannot authenticate at the token endpoint could only fail after the user consented.
         _ = try configuration.authenticationMethod(for: provider)
+        // Nor one whose tokens the provider binds to a certificate it does not hold.
+        _ = try presentedCertificate(keepingBinding: false, requestingTokens: true)
         let target = try await providerForAuthorization()
         let key = try proofKey(for: target)
         try holdToSecurityProfile(target, proofKey: key)

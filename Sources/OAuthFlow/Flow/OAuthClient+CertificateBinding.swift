@@ -4,17 +4,21 @@ import Foundation
 /// certificate, where they go, and which tokens are bound to it.
 extension OAuthClient {
     /// The certificate a request to the authorization server presents: the configuration's ``ClientConfiguration/tlsIdentity``
-    /// when the client authenticates with it (`tls_client_auth`, `self_signed_tls_client_auth`) or `keepingBinding` (the
-    /// request renews or revokes certificate-bound tokens); nil otherwise.
+    /// when the client authenticates with it (`tls_client_auth`, `self_signed_tls_client_auth`), `keepingBinding` (the
+    /// request renews or revokes certificate-bound tokens), or `requestingTokens` at a provider that binds tokens to the
+    /// certificate (`security.tls_client_certificate_bound_access_tokens`); nil otherwise.
     ///
-    /// - Throws: ``FlowError`` `certificateBinding` when `keepingBinding` and the configuration holds no certificate.
-    func presentedCertificate(keepingBinding: Bool) throws -> TLSClientIdentity? {
+    /// - Throws: ``FlowError`` `certificateBinding` when the certificate is needed and the configuration holds none.
+    func presentedCertificate(keepingBinding: Bool, requestingTokens: Bool = false) throws -> TLSClientIdentity? {
         let method = try? configuration.authenticationMethod(for: provider)
-        guard method?.usesCertificate == true || keepingBinding else { return nil }
+        let binds = requestingTokens && provider.policy.certificateBoundTokens
+        guard method?.usesCertificate == true || keepingBinding || binds else { return nil }
         guard let identity = configuration.tlsIdentity else {
             throw FlowError(
                 .certificateBinding,
-                "provider `\(provider.id)` bound this session's tokens to a client certificate (RFC 8705), and the client configuration holds none (`tlsIdentity`, `certificate_file` in the clients file); nothing is sent without it"
+                keepingBinding
+                    ? "provider `\(provider.id)` bound this session's tokens to a client certificate (RFC 8705), and the client configuration holds none (`tlsIdentity`, `certificate_file` in the clients file); nothing is sent without it"
+                    : "provider `\(provider.id)` binds its tokens to the client certificate (RFC 8705, `security.tls_client_certificate_bound_access_tokens`), and the client configuration holds none (`tlsIdentity`, `certificate_file` in the clients file)"
             )
         }
         return identity

@@ -44,7 +44,8 @@ extension OAuthClient {
     /// a Bearer answer is refused or kept unbound, as `security.dpop_bearer_answer` says.
     func bound(_ tokens: TokenSet, key: DPoPKey?, keepingBinding: Bool = false) throws -> TokenSet {
         // Bound to the client certificate (RFC 8705 §3) when the request presented it or the answer says so.
-        let tokens = certificateBinding(of: tokens, presented: try presentedCertificate(keepingBinding: keepingBinding))
+        let tokens = certificateBinding(
+            of: tokens, presented: try presentedCertificate(keepingBinding: keepingBinding, requestingTokens: true))
         var result = tokens
         guard let key else {
             guard tokens.tokenType != "dpop" else {

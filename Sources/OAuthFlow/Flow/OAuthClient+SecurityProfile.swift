@@ -6,7 +6,7 @@ extension OAuthClient {
     /// Refuses, before anything is pushed or opened, an authorization the provider's profile does not allow: for FAPI
     /// 2.0, metadata from the issuer that names a pushed authorization request endpoint and lists S256, a client that
     /// authenticates with a key FAPI 2.0 allows or a certificate, and tokens that will be sender-constrained (a DPoP
-    /// key, or the client's certificate).
+    /// key, or the client's certificate, which authenticates the client or which the token requests present).
     ///
     /// - Parameters:
     ///   - target: The provider the request is built for, discovered.
@@ -44,7 +44,9 @@ extension OAuthClient {
                 .securityProfile,
                 "\(held), whose client assertions are signed with \(allowed), but the client's key signs \(key.algorithm.rawValue)\(hint)")
         }
-        if proofKey == nil, !method.usesCertificate {
+        // Certificate-bound without DPoP: the client authenticates with its certificate, or its token requests present
+        // it (`security.tls_client_certificate_bound_access_tokens`, whose certificate `startAuthorization` required).
+        if proofKey == nil, !method.usesCertificate, !target.policy.certificateBoundTokens {
             throw FlowError(
                 .securityProfile,
                 "\(held), which sends only sender-constrained tokens, but \(metadata) lists no DPoP algorithm the descriptor allows (`security.dpop_signing_alg_values_supported`) and the client authenticates without a certificate"

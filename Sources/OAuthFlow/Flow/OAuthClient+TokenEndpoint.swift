@@ -79,7 +79,8 @@ extension OAuthClient {
             endpoint = try await self.endpoint(\.token, "token")
         }
         let fixed = provider.policy.tokenRequest.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        let response = try await post(to: endpoint, parameters + fixed, proofKey: proofKey, keepingBinding: keepingBinding, arrival: arrival)
+        let response = try await post(
+            to: endpoint, parameters + fixed, proofKey: proofKey, keepingBinding: keepingBinding, requestingTokens: true, arrival: arrival)
         if (300..<400).contains(response.status) {
             throw FlowError(
                 .unexpectedStatus,
@@ -119,11 +120,12 @@ extension OAuthClient {
     /// `proofKey` when one is given.
     ///
     /// The client certificate goes with it, to the endpoint's `mtls_endpoint_aliases` entry when the metadata names one
-    /// (RFC 8705 §5), when the client authenticates with it or `keepingBinding` (the request concerns tokens bound to it).
+    /// (RFC 8705 §5), when the client authenticates with it, `keepingBinding` (the request concerns tokens bound to it), or
+    /// `requestingTokens` at a provider that binds tokens to it (`security.tls_client_certificate_bound_access_tokens`).
     func post(
         to endpoint: URL, _ parameters: [(String, String)], method requestMethod: TransportRequest.Method = .post,
         encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
-        arrival: (@Sendable (TransportResponse) -> Void)? = nil
+        requestingTokens: Bool = false, arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest
         var fields = parameters
@@ -132,7 +134,7 @@ extension OAuthClient {
         // A client assertion names the endpoint as published, not its mutual-TLS alias.
         let published = endpoint
         var endpoint = endpoint
-        let identity = try presentedCertificate(keepingBinding: keepingBinding)
+        let identity = try presentedCertificate(keepingBinding: keepingBinding, requestingTokens: requestingTokens)
         if identity != nil {
             endpoint = try await mutualTLSEndpoint(endpoint)
             guard endpoint.scheme?.lowercased() == "https" else {

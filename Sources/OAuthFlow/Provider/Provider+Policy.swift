@@ -42,6 +42,9 @@ extension Provider {
         public var pushedAuthorization: ProviderDescriptor.Authorization.Pushed
         /// When and how tokens are bound to a key (RFC 9449).
         public var dpop: DPoPPolicy
+        /// Whether token requests present the client certificate whichever way the client authenticates, for tokens bound
+        /// to it (RFC 8705 §3, `security.tls_client_certificate_bound_access_tokens`).
+        public var certificateBoundTokens = false
         /// How an API checks the provider's access tokens.
         public var accessTokens: AccessTokenPolicy
         /// How the provider's own session is ended, and how it says that one ended.

@@ -117,12 +117,13 @@ extension ProviderDescriptor {
                     "lists `\(name)`; \(claim) accepts JWT-secured responses signed with \(algorithms) only")
             }
         }
-        // Sender-constrained tokens: DPoP, or certificates (mutual TLS) when the client authenticates with one.
-        let certificates = clientAuth.supported.contains(where: \.usesCertificate)
+        // Sender-constrained tokens: DPoP, or certificates (mutual TLS) when the client authenticates with one or the
+        // provider binds tokens to the certificate the token request presents.
+        let certificates = clientAuth.supported.contains(where: \.usesCertificate) || security.tlsClientCertificateBoundAccessTokens
         if security.dpop == .never, !certificates {
             refuse(
                 ["security", "dpop"],
-                "is `never`, and no mutual-TLS client authentication is listed; \(claim) sends only sender-constrained tokens: write `dpop: required` (or list `tls_client_auth`, whose tokens are bound to the certificate)"
+                "is `never`, and no mutual-TLS client authentication or certificate-bound tokens are declared; \(claim) sends only sender-constrained tokens: write `dpop: required` (or list `tls_client_auth`, or set `tls_client_certificate_bound_access_tokens: true`, for tokens bound to the certificate)"
             )
         }
         if security.dpop != .never {

@@ -173,6 +173,7 @@ extension ProviderDescriptor {
         policy.revocation = revocationSettings
         policy.callbackSignature = authorization.callbackSignature
         policy.authorizationDetailsTypes = authorization.detailsTypes
+        policy.certificateBoundTokens = security.tlsClientCertificateBoundAccessTokens
         securedAuthorization.apply(to: &policy)
         requestParameters.apply(to: &policy)
         policy.hold(to: security.profile)

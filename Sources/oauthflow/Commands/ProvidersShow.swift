@@ -214,6 +214,10 @@ extension OAuthFlowCommand.Providers {
                 } else {
                     lines.append("  DPoP: never (Bearer tokens)")
                 }
+                if policy.certificateBoundTokens {
+                    lines.append(
+                        "  certificate-bound tokens (RFC 8705): token requests present the client certificate, and the tokens go only with it")
+                }
                 lines.append("  redirect: \(summary.redirect)")
                 lines.append("  logout: \(summary.logout.text)")
                 let refresh = catalog.refreshCondition.map { "\(catalog.refresh) (\($0))" } ?? catalog.refresh

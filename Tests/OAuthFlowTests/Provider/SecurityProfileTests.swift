@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import OAuthFlowTestSupport
 import Testing
 
 @testable import OAuthFlow
@@ -169,6 +171,30 @@ import Testing
             .replacingOccurrences(of: "  dpop: required\n", with: "")
         let descriptor = try Self.descriptor(text)
         #expect(descriptor.refusals.isEmpty, "\(descriptor.refusals)")
+    }
+
+    /// A `private_key_jwt` client whose tokens the provider binds to the certificate its token requests present
+    /// (`tls_client_certificate_bound_access_tokens`) needs no DPoP; without the certificate in its configuration, the
+    /// sign-in stops before anything is sent.
+    @Test func certificateBoundTokensOfAKeyClientStandForDPoP() async throws {
+        let text = Self.compliant.replacingOccurrences(of: "  dpop: required\n", with: "  tls_client_certificate_bound_access_tokens: true\n")
+        let descriptor = try Self.descriptor(text)
+        #expect(descriptor.refusals.isEmpty, "\(descriptor.refusals)")
+        let provider = try descriptor.resolve()
+        #expect(provider.policy.certificateBoundTokens && provider.policy.dpop.use == .never)
+        // The JSON form keeps it.
+        let copy = try JSONDecoder().decode(ProviderDescriptor.self, from: try JSONEncoder().encode(descriptor))
+        #expect(copy.security.tlsClientCertificateBoundAccessTokens)
+
+        let key = try ClientConfiguration.SigningKey(pem: P256.Signing.PrivateKey().pemRepresentation)
+        let sent = RecordingTransport()
+        let client = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: "bank-app", redirectURI: URL(string: "http://127.0.0.1/callback"), signingKey: key),
+            environment: OAuthEnvironment(transport: sent))
+        let error = await #expect(throws: FlowError.self) { _ = try await client.startAuthorization() }
+        #expect(error?.code == .certificateBinding && error?.message.contains("tls_client_certificate_bound_access_tokens") == true)
+        #expect(sent.requests.isEmpty)
     }
 
     @Test func theProfileTravelsThroughJSON() throws {
