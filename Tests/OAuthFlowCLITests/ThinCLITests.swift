@@ -45,6 +45,35 @@ import OAuthFlowTestSupport
         #expect(result.stderr.contains("\nhint: name the client's secret with --client-secret-env VAR"), "\(result.stderr)")
     }
 
+    /// A provider that takes `private_key_jwt` only: the hint names where the private key goes, never a secret (which
+    /// the provider does not take).
+    @Test func aMissingPrivateKeyHintsAtTheKeyNotASecret() async throws {
+        let state = try TemporaryDirectory()
+        defer { state.cleanUp() }
+        _ = try state.write(
+            "bank.yaml",
+            """
+            schema_version: 1
+            id: bank
+            display_name: Bank
+            protocol: oidc
+            issuer: https://bank.example.com
+            discovery:
+              mode: oidc
+            scopes:
+              default: [openid]
+            client_auth:
+              methods: [private_key_jwt]
+
+            """)
+        let result = try await run(
+            ["authorize-url", "bank", "--client-id", "app-1", "--providers-dir", state.url.path],
+            environment: ["XDG_STATE_HOME": state.url.path, "XDG_CONFIG_HOME": state.url.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("\nhint: name the client's private key with private_key_file or private_key_env"), "\(result.stderr)")
+        #expect(!result.stderr.contains("client-secret-env"), "\(result.stderr)")
+    }
+
     /// A bad clients file is a state: exit 1, its place in the file, no usage banner.
     @Test func aBrokenClientsFileIsAState() async throws {
         let config = try TemporaryDirectory()

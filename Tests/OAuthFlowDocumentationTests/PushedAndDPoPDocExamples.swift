@@ -32,16 +32,38 @@ struct PushedAndDPoPDocExamples {
 
     func grantManagement(oauth: OAuth, browser: any BrowserOpener) async throws {
         let first = try await oauth.signIn(to: "fapi-bank", browser: browser, grantManagement: .create)
-        let grantID = try #require(first.session.tokens.grantID)
+        guard let grantID = first.session.tokens.grantID else { return }
         try await oauth.signIn(to: "fapi-bank", browser: browser, grantManagement: .merge(grantID: grantID))
         let manager = try await oauth.session("fapi-bank")
         let grant = try await manager.grant()
         try await manager.revokeGrant()
-        _ = grant
+        _ = (grant, try await manager.validTokens().grantID)
+    }
+
+    func fapi2Credentials(keyPEM: String, certificatePEM: String, certificateKeyPEM: String) throws {
+        let key = try ClientConfiguration.SigningKey(pem: keyPEM, algorithm: .ps256, keyID: "bank-2026")
+        let certificate = TLSClientIdentity(certificateChainPEM: certificatePEM, privateKeyPEM: Secret(certificateKeyPEM))
+        let bank = ClientSettings(clientID: "bank-client", signingKey: key, tlsIdentity: certificate)
+        _ = bank
     }
 
     func credentialHelpers(access: SessionAccess) async throws {
         let session = try await access.bearerSession(for: SessionKey(providerID: "corp"), tool: "git")
         _ = session
+    }
+}
+
+/// Docs/pushed-and-dpop.md's FAPI 2.0 clients file entry: the keys it writes are the clients file's, and they name the
+/// bank's key and certificate as the page says.
+@Suite struct PushedAndDPoPClientsFileTests {
+    @Test func theFAPIBanksEntryNamesItsKeyAndCertificate() throws {
+        let blocks = try DocExampleTests.blocks(in: PushedAndDPoPDocExamples.page).filter {
+            $0.language == "yaml" && $0.lines.first == "# ~/.config/oauthflow/clients.yaml"
+        }
+        let text = try #require(blocks.first, "the page shows no clients file").lines.joined(separator: "\n")
+        let file = ClientsFile(text: text, url: URL(fileURLWithPath: "/doc/clients.yaml"))
+        let entry = try #require(try file.entry(for: "fapi-bank"))
+        #expect(entry.clientID == "bank-client" && entry.keyID == "bank-2026" && entry.signingAlg == "PS256")
+        #expect(entry.privateKeyFile?.hasSuffix("fapi-bank.pem") == true && entry.certificateFile?.hasSuffix("fapi-bank.crt") == true)
     }
 }

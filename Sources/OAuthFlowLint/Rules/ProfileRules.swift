@@ -25,7 +25,7 @@ struct FAPI2ProfileRule: LintRule {
     static let description = RuleDescription(
         identifier: "fapi2_profile", name: "FAPI 2.0 Security Profile",
         summary:
-            "A descriptor with `security.profile: fapi2` must not contradict the FAPI 2.0 Security Profile: endpoints only from the issuer's metadata (`discovery` on, no `endpoints`, no `discovery.url`, no issuer aliases), pushed requests (not `pushed: never`), PKCE and RFC 9207 `iss`, client authentication only with `private_key_jwt` or mutual TLS (assertions addressed to the issuer), PS256, ES256 or EdDSA only, sender-constrained tokens (`dpop` other than `never` unless a mutual-TLS method is listed; no `dpop_bearer_answer: accept`) and tokens only in headers.",
+            "A descriptor with `security.profile: fapi2` must not contradict the FAPI 2.0 Security Profile: endpoints only from the issuer's metadata (`discovery` on, no `endpoints`, no `discovery.url`, no issuer aliases), pushed requests (not `pushed: never`), PKCE and RFC 9207 `iss`, client authentication only with `private_key_jwt` or mutual TLS (assertions addressed to the issuer), PS256, ES256 or EdDSA only (ID tokens, assertions, DPoP proofs, and any `request_object_algs` or `response_algs` written), sender-constrained tokens (`dpop` other than `never` unless a mutual-TLS method is listed or `tls_client_certificate_bound_access_tokens: true`; no `dpop_bearer_answer: accept`) and tokens only in headers. `fapi2_message_signing` adds `request_object: always` and a JWT `response_mode`.",
         severity: .error,
         triggering: [
             compliant.replacingOccurrences(of: "security:\n", with: "authorization:\n  pushed: never\nsecurity:\n"),

@@ -10,11 +10,25 @@ enum Advice {
     }
 
     /// For a command with `--client-id` (`login`, `authorize-url`): the flag is a third place for the client id.
-    /// The same for the client's secret, which a confidential client's provider needs before anything is sent.
+    /// The same for the credential a confidential client's provider needs before anything is sent: each of the client
+    /// secret, private key and certificate the error says is needed, with where it is given.
     static func clientID(_ error: any Error) -> String? {
         if let error = error as? FlowError, error.code == .missingClientSecret {
-            return
-                "name the client's secret with --client-secret-env VAR (the variable holding it), or client_secret_env or client_secret_file in clients.yaml"
+            var ways: [String] = []
+            if error.message.contains("a client secret") {
+                ways.append(
+                    "the client's secret with --client-secret-env VAR (the variable holding it), or client_secret_env or client_secret_file in clients.yaml"
+                )
+            }
+            if error.message.contains("a private key") {
+                ways.append(
+                    "the client's private key with private_key_file or private_key_env in clients.yaml, or $OAUTHFLOW_<PROVIDER>_PRIVATE_KEY (with key_id, and signing_alg: PS256 for an RSA key under FAPI 2.0)"
+                )
+            }
+            if error.message.contains("a client certificate") {
+                ways.append("the client's certificate with certificate_file and its key with private_key_file in clients.yaml")
+            }
+            return ways.isEmpty ? nil : "name " + ways.joined(separator: "; or ")
         }
         guard let error = error as? ClientSettingsError, error.code == .missingClientID else { return nil }
         return "or name the client on the command line with --client-id ID"
