@@ -45,25 +45,20 @@ extension FAPI2ClientPlanTests {
         }
 
         func answer(_ request: TransportRequest) async -> TransportResponse {
-            func refuse(_ challenge: String, nonce: String? = nil) -> TransportResponse {
-                var headers = ["WWW-Authenticate": challenge, "Content-Type": "application/json"]
-                if let nonce { headers["DPoP-Nonce"] = nonce }
-                return TransportResponse(status: 401, headers: headers, body: Data("{}".utf8))
-            }
             let authorization = request.headers.first { $0.key.lowercased() == "authorization" }?.value ?? ""
             let parts = authorization.split(separator: " ", maxSplits: 1).map(String.init)
             let issued = await resource?.issued ?? []
             guard parts.count == 2, parts[0].lowercased() == "dpop", issued.contains(parts[1]),
                 let proof = request.headers.first(where: { $0.key.lowercased() == "dpop" })?.value
-            else { return refuse(#"DPoP error="invalid_token""#) }
+            else { return FAPI2ClientPlanTests.challenge(#"DPoP error="invalid_token""#) }
             let claims = FAPI2ClientPlanTests.claims(proof)
             var target = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
             target?.query = nil
             guard claims["htu"]?.stringValue == target?.url?.absoluteString, claims["htm"]?.stringValue == request.method.rawValue,
                 claims["ath"] != nil
-            else { return refuse(#"DPoP error="invalid_dpop_proof""#) }
+            else { return FAPI2ClientPlanTests.challenge(#"DPoP error="invalid_dpop_proof""#) }
             if claims["nonce"]?.stringValue != nonce {
-                return refuse(#"DPoP error="use_dpop_nonce""#, nonce: nonce)
+                return FAPI2ClientPlanTests.challenge(#"DPoP error="use_dpop_nonce""#, nonce: nonce)
             }
             // GM 6.3 to 6.5: the grant issued, no body, no query.
             if request.url.path != FAPI2ClientPlanTests.grantPath + grantID { faults.append("a grant it was not issued: \(request.url.path)") }
@@ -78,7 +73,8 @@ extension FAPI2ClientPlanTests {
             case .get:
                 queries += 1
                 let body = #"{"scopes":[{"scope":"openid profile email offline_access"}],"claims":["email"]}"#
-                return TransportResponse(status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: Data(body.utf8))
+                return TransportResponse(
+                    status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: Data(body.utf8))
             default:
                 faults.append("method \(request.method.rawValue)")
                 return TransportResponse(status: 405)

@@ -88,32 +88,34 @@ import Testing
         }
 
         func answer(_ request: TransportRequest) -> TransportResponse {
-            func refuse(_ challenge: String, nonce: String? = nil) -> TransportResponse {
-                var headers = ["WWW-Authenticate": challenge, "Content-Type": "application/json"]
-                if let nonce { headers["DPoP-Nonce"] = nonce }
-                return TransportResponse(status: 401, headers: headers, body: Data("{}".utf8))
-            }
             let authorization = request.headers.first { $0.key.lowercased() == "authorization" }?.value ?? ""
             let parts = authorization.split(separator: " ", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0].lowercased() == "dpop", issued.contains(parts[1]) else {
-                return refuse(#"DPoP error="invalid_token""#)
+                return FAPI2ClientPlanTests.challenge(#"DPoP error="invalid_token""#)
             }
             guard let proof = request.headers.first(where: { $0.key.lowercased() == "dpop" })?.value else {
-                return refuse(#"DPoP error="invalid_dpop_proof""#)
+                return FAPI2ClientPlanTests.challenge(#"DPoP error="invalid_dpop_proof""#)
             }
             let claims = FAPI2ClientPlanTests.claims(proof)
             guard claims["htu"]?.stringValue == FAPI2ClientPlanTests.accounts.absoluteString, claims["ath"] != nil else {
-                return refuse(#"DPoP error="invalid_dpop_proof""#)
+                return FAPI2ClientPlanTests.challenge(#"DPoP error="invalid_dpop_proof""#)
             }
             if demandsNonce, claims["nonce"]?.stringValue != nonce {
-                return refuse(#"\#(scheme) error="use_dpop_nonce", error_description="the resource server requires its nonce""#, nonce: nonce)
+                return FAPI2ClientPlanTests.challenge(#"\#(scheme) error="use_dpop_nonce", error_description="the resource server requires its nonce""#, nonce: nonce)
             }
             if refreshes < refreshesNeeded {
-                return refuse(#"Bearer error="invalid_token", error_description="get a new access token with the refresh token""#)
+                return FAPI2ClientPlanTests.challenge(#"Bearer error="invalid_token", error_description="get a new access token with the refresh token""#)
             }
             answered += 1
             return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"accounts":[]}"#.utf8))
         }
+    }
+
+    /// A protected resource's 401 with `challenge` in `WWW-Authenticate`, and its DPoP nonce when it demands one.
+    static func challenge(_ challenge: String, nonce: String? = nil) -> TransportResponse {
+        var headers = ["WWW-Authenticate": challenge, "Content-Type": "application/json"]
+        if let nonce { headers["DPoP-Nonce"] = nonce }
+        return TransportResponse(status: 401, headers: headers, body: Data("{}".utf8))
     }
 
     /// One module's run: its server, a FAPI 2.0 client, every request the client sent.

@@ -259,7 +259,8 @@ class Clients:
 
     def register(self, server):
         context = server.context
-        for name, (client_id, confidential, extra) in CLIENTS.items():
+
+        def registered(name, client_id, authentication, extra):
             info = {
                 "client_id": client_id,
                 "client_name": name,
@@ -269,29 +270,23 @@ class Clients:
                 "pkce_essential": True,
                 # No redirect_uris: the loopback rule of oauthflow_par decides (RFC 8252 7.3).
             }
+            info.update(authentication)
+            info.update(extra)
+            context.cdb[client_id] = info
+
+        for name, (client_id, confidential, extra) in CLIENTS.items():
             if confidential:
-                info.update({
+                authentication = {
                     "client_secret": self.secrets[name],
                     "client_secret_expires_at": 0,
                     "token_endpoint_auth_method": "client_secret_basic",
                     "client_authn_method": ["client_secret_basic", "client_secret_post"],
-                })
+                }
             else:
-                info.update({"token_endpoint_auth_method": "none", "client_authn_method": ["public"]})
-            info.update(extra)
-            context.cdb[client_id] = info
+                authentication = {"token_endpoint_auth_method": "none", "client_authn_method": ["public"]}
+            registered(name, client_id, authentication, extra)
         for name, (client_id, extra) in KEY_CLIENTS.items():
-            info = {
-                "client_id": client_id,
-                "client_name": name,
-                "grant_types_supported": GRANT_TYPES,
-                "response_types_supported": ["code"],
-                "allowed_scopes": SCOPES,
-                "pkce_essential": True,
-            }
-            info.update(self.key_clients.register(server.keyjar, name, client_id))
-            info.update(extra)
-            context.cdb[client_id] = info
+            registered(name, client_id, self.key_clients.register(server.keyjar, name, client_id), extra)
 
     def describe(self):
         described = {
