@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
         .library(name: "OAuthFlowTesting", targets: ["OAuthFlowTesting"]),
+        .library(name: "OAuthFlowMCPAuth", targets: ["OAuthFlowMCPAuth"]),
         .library(name: "OAuthFlowMCP", targets: ["OAuthFlowMCP"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
         // Installed as `oauthflow`, with the full command beside it as `oauthflow-full`: it answers a valid
@@ -125,11 +126,20 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
-        // Sign-in to MCP servers (Model Context Protocol authorization) for the MCP Swift SDK's HTTP client transport.
+        // Sign-in to MCP servers from their URL (Model Context Protocol authorization) without the MCP SDK: discovery,
+        // registration, the loopback sign-in with `resource`, sessions, step-up. The CLI's `oauthflow mcp` uses it.
+        .target(
+            name: "OAuthFlowMCPAuth",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowLoopback",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The same for the MCP Swift SDK's HTTP client transport (MCPAuthorizer), and protected MCP servers.
         .target(
             name: "OAuthFlowMCP",
             dependencies: [
-                "OAuthFlow", "OAuthFlowLoopback",
+                "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowMCPAuth",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -147,6 +157,8 @@ let package = Package(
                 "OAuthFlow",
                 "OAuthFlowLint",
                 "OAuthFlowLoopback",
+                // `oauthflow mcp`: MCP authorization without the MCP SDK, which the CLI never builds.
+                "OAuthFlowMCPAuth",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -299,13 +311,13 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowMCPTests",
             dependencies: [
-                "OAuthFlowMCP", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowTesting",
+                "OAuthFlowMCP", "OAuthFlowMCPAuth", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowTesting", "OAuthFlowTestSupport",
                 .product(name: "MCP", package: "swift-sdk"),
             ]
         ),
         .testTarget(
             name: "OAuthFlowCLITests",
-            dependencies: ["oauthflow", "OAuthFlow", "OAuthFlowTestSupport"]
+            dependencies: ["oauthflow", "OAuthFlow", "OAuthFlowTestSupport", "OAuthFlowTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,9 @@
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
 #    and idpyoidc (Tests/ExchangeServer: token exchange; Tests/PARServer: pushed authorization
 #    requests and DPoP, with a proof-checking resource; Tests/LogoutServer, in the exchange
-#    server's virtualenv: RP-initiated, back-channel and front-channel logout), each in its own virtualenv under .build,
+#    server's virtualenv: RP-initiated, back-channel and front-channel logout) and the official Python MCP SDK
+#    (Tests/MCPServer: an MCP server with one tool behind the SDK's own authorization server, with Dynamic
+#    Client Registration), each in its own virtualenv under .build,
 #    while `swift build --build-tests` runs in the background (step 6 waits for it). Once it is
 #    built, the public API of each library product is compared with api/*.txt
 #    (scripts/api-listing.py --check); a difference fails with its diff. Then the DocC catalog of
@@ -23,7 +25,7 @@
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
 #    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
-#    OAUTHFLOW_TEST_LOGOUT_OP and OAUTHFLOW_TEST_PG_* set.
+#    OAUTHFLOW_TEST_LOGOUT_OP, OAUTHFLOW_TEST_MCP_SERVER and OAUTHFLOW_TEST_PG_* set.
 # 7. Serves the web sign-in examples (Examples/WebSignIn on Hummingbird, then Examples/VaporSignIn on
 #    Vapor, built with the tests), signs in, calls their protected API and signs out through DOT in
 #    headless Chromium (Debian's chromium and chromium-driver, driven by Selenium); then serves
@@ -66,7 +68,7 @@ build_pid=""
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid"; do
+    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" "$mcp_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -85,6 +87,7 @@ install_server service
 install_server exchange
 install_server logout
 install_server par
+install_server mcp
 
 # `swift test`, its output kept in $state/swift-test.log. A failure is listed again at the end, where
 # a truncated CI log still shows it. A failed test fails the run: nothing is run a second time.
@@ -100,11 +103,12 @@ run_tests() {
 # The web example's port, chosen now: DOT registers its redirect URI at bootstrap.
 export OAUTHFLOW_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 launch_authorization_server "$state"
-mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par"
+mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par" "$state/mcp"
 launch_server service "$state/service"
 launch_server exchange "$state/exchange"
 launch_server logout "$state/logout"
 launch_server par "$state/par"
+launch_server mcp "$state/mcp"
 
 wait "$build_pid"
 build_pid=""
@@ -124,6 +128,7 @@ await_server service
 await_server exchange
 await_server logout
 await_server par
+await_server mcp
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
 if ! command -v git >/dev/null 2>&1; then

@@ -10,7 +10,7 @@ struct OAuthFlowCommand: AsyncParsableCommand {
             "Exit codes: 0 success; 1 failure (including a missing session, an unknown provider or resource); 2 login timed out; 64 a malformed command line; 130 interrupted. See Docs/cli.md.",
         subcommands: [
             Login.self, AuthorizeURL.self, Userinfo.self, Token.self, Resources.self, Call.self, Logout.self, Providers.self, Lint.self, JWT.self,
-            Credential.self, Schema.self, GenerateDocs.self, VerifyToken.self,
+            Credential.self, MCP.self, Schema.self, GenerateDocs.self, VerifyToken.self,
         ]
     )
 

@@ -5,6 +5,7 @@ import OAuthFlowTesting
 import Testing
 
 @testable import OAuthFlowMCP
+@testable import OAuthFlowMCPAuth
 
 /// The MCP authorization spec's client side, against an MCP server and its authorization server in process.
 @Suite struct MCPAuthorizerTests {

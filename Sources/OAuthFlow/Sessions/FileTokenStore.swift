@@ -101,7 +101,7 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// Reads a private file: nil when absent; refuses links, non-regular files and loose permissions.
-    func readPrivateFile(_ path: String) throws -> Data? {
+    package func readPrivateFile(_ path: String) throws -> Data? {
         do {
             return try SafeFile.read(path, limit: 1 << 20, followLinks: false) { info in
                 try requirePrivate(info, path, expected: "600")
@@ -145,7 +145,7 @@ public struct FileTokenStore: TokenStore {
     }
 
     /// Writes a 0600 file atomically (``AtomicFile``): temporary file, fsync, rename, fsync of the directory.
-    func writePrivateFile(_ data: Data, to path: String) throws {
+    package func writePrivateFile(_ data: Data, to path: String) throws {
         try ensureDirectory()
         try AtomicFile.write(data, to: path, in: directory)
         removeAbandonedTemporaryFiles()

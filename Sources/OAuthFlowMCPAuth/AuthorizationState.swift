@@ -1,7 +1,7 @@
 import Foundation
 import OAuthFlow
 
-/// What an ``MCPAuthorizer`` knows of each MCP server, and the work it does once however many requests ask: discovery
+/// What an ``MCPAuthorization`` knows of each MCP server, and the work it does once however many requests ask: discovery
 /// and registration, and sign-ins.
 actor AuthorizationState {
     /// An MCP server, as far as discovery and registration went.

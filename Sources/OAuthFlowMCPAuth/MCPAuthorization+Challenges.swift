@@ -4,7 +4,7 @@ import OAuthFlow
 import OAuthFlowLoopback
 
 /// What a challenge leads to: discovery and registration once per server, then the stored session, a refresh, or a sign-in.
-extension MCPAuthorizer {
+extension MCPAuthorization {
     /// Answers a 401: the stored session when it holds another token than the one refused, else a refresh, else a sign-in.
     ///
     /// A 401 in answer to a token issued moments ago is not answered with another sign-in: the server refuses what its
@@ -63,7 +63,8 @@ extension MCPAuthorizer {
     }
 
     /// Signs in for `scopes` (none named asks for none), stores the session and sends its token from now on.
-    func signIn(_ context: AuthorizationState.Context, scopes: [String]) async throws {
+    @discardableResult
+    func signIn(_ context: AuthorizationState.Context, scopes: [String]) async throws -> TokenSet {
         let configuration = self.configuration
         let session = try await state.signIn(context.server) {
             var settings = context.settings
@@ -76,22 +77,28 @@ extension MCPAuthorizer {
         }
         await context.manager.reload()
         await adopt(session.tokens, for: context.server, fresh: true)
+        return session.tokens
     }
 
     // MARK: - Discovery and registration
 
     /// The server's context: discovered and registered at its first challenge, again when a challenge names other metadata.
-    func context(for server: ResourceIdentifier, challenge: AuthenticationChallenge?) async throws -> AuthorizationState.Context {
+    ///
+    /// - Parameter registering: Whether a client may be registered (RFC 7591) when none is had otherwise; without, such
+    ///   a server is refused with `not_signed_in`.
+    func context(
+        for server: ResourceIdentifier, challenge: AuthenticationChallenge?, registering: Bool = true
+    ) async throws -> AuthorizationState.Context {
         let named = challenge?.resourceMetadata
         let known = await state.context(for: server)
         let moved = named != nil && known != nil && named != known?.protectedResource.url
         return try await state.context(for: server, replacing: moved) { [self] in
-            try await discover(server, metadataURL: named)
+            try await discover(server, metadataURL: named, registering: registering)
         }
     }
 
     /// Discovery, the provider, and the client.
-    func discover(_ server: ResourceIdentifier, metadataURL: URL?) async throws -> AuthorizationState.Context {
+    func discover(_ server: ResourceIdentifier, metadataURL: URL?, registering: Bool) async throws -> AuthorizationState.Context {
         let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
         let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
         let resourceDocument = try await discovery.protectedResource(of: server, named: metadataURL)
@@ -104,7 +111,19 @@ extension MCPAuthorizer {
         guard let resource = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")
         }
-        var settings = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
+        var settings: ClientSettings
+        if registering {
+            settings = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
+        } else {
+            switch try await route(at: serverDocument, provider: provider, signingIn: false) {
+            case let .given(given): settings = given
+            case let .registered(kept): settings = kept.settings
+            case let .metadataDocument(document): settings = ClientSettings(clientID: document.absoluteString)
+            case .dynamicRegistration:
+                throw MCPAuthorizationError(
+                    .notSignedIn, "no client is registered at \(issuer.absoluteString) for the MCP server \(server): nobody signed in to it here")
+            }
+        }
         settings.resources = [resource]
         let key = SessionKey(providerID: provider.id, account: server.description)
         let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: nil), environment: environment)
@@ -116,15 +135,29 @@ extension MCPAuthorizer {
             settings: settings, key: key, manager: TokenManager(client: client, store: configuration.store, key: key))
     }
 
-    /// The client, in the spec's order: the host's for the issuer, one registered before, the client ID metadata document
-    /// when the server takes one, else a new registration (RFC 7591), kept.
-    func client(at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, scopes: [String]) async throws -> ClientSettings {
+    /// How a client is had at an authorization server, in the spec's order: the host's for the issuer, one registered
+    /// before, the client ID metadata document when the server takes one, else a new registration (RFC 7591).
+    enum ClientRoute: Sendable {
+        case given(ClientSettings)
+        case registered(RegisteredClient)
+        case metadataDocument(URL)
+        case dynamicRegistration(URL)
+    }
+
+    /// The route `client(at:provider:scopes:)` takes at `server`, without registering.
+    ///
+    /// - Parameter signingIn: Whether a client registered before must take this configuration's redirect URI: a refresh
+    ///   sends none, so any client kept for the issuer serves it.
+    /// - Throws: ``MCPAuthorizationError`` `no_client` when there is none.
+    func route(
+        at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, signingIn: Bool = true
+    ) async throws -> ClientRoute {
         let issuer = server.issuer
-        if let given = configuration.clients[issuer.absoluteString] { return given }
+        if let given = configuration.clients[issuer.absoluteString] { return .given(given) }
         if let kept = try await configuration.registrations.client(for: issuer), kept.isUsable(at: environment.clock.now()),
-            kept.redirectURIs.contains(redirectURI(for: provider))
+            !signingIn || kept.redirectURIs.contains(redirectURI(for: provider))
         {
-            return kept.settings
+            return .registered(kept)
         }
         if let document = configuration.clientMetadataDocument, server.acceptsClientMetadataDocuments {
             guard document.scheme?.lowercased() == "https", document.path.count > 1, document.fragment == nil else {
@@ -133,7 +166,7 @@ extension MCPAuthorizer {
                     "the client ID metadata document URL \(ServerDiscovery.shown(document.absoluteString)) must be https with a path; it is the client_id"
                 )
             }
-            return ClientSettings(clientID: document.absoluteString)
+            return .metadataDocument(document)
         }
         guard let endpoint = server.registrationEndpoint else {
             throw MCPAuthorizationError(
@@ -141,13 +174,26 @@ extension MCPAuthorizer {
                 "the authorization server \(issuer.absoluteString) has no registration_endpoint and takes no client ID metadata documents; register a client there and give it in `clients` under \(issuer.absoluteString)"
             )
         }
-        let registration = DynamicClientRegistration(
-            endpoint: endpoint, issuer: issuer, clientName: configuration.clientName, redirectURIs: [redirectURI(for: provider)], scopes: scopes,
-            authMethods: server.metadata.tokenEndpointAuthMethodsSupported)
-        let registered = try await registration.register(through: environment.transport, now: environment.clock.now())
-        try await configuration.registrations.save(registered)
-        logger.info("client registered", metadata: ["issuer": "\(issuer.absoluteString)", "client_id": "\(registered.clientID)"])
-        return registered.settings
+        return .dynamicRegistration(endpoint)
+    }
+
+    /// The client, in the spec's order: the host's for the issuer, one registered before, the client ID metadata document
+    /// when the server takes one, else a new registration (RFC 7591), kept.
+    func client(at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, scopes: [String]) async throws -> ClientSettings {
+        let issuer = server.issuer
+        switch try await route(at: server, provider: provider) {
+        case let .given(settings): return settings
+        case let .registered(kept): return kept.settings
+        case let .metadataDocument(document): return ClientSettings(clientID: document.absoluteString)
+        case let .dynamicRegistration(endpoint):
+            let registration = DynamicClientRegistration(
+                endpoint: endpoint, issuer: issuer, clientName: configuration.clientName, redirectURIs: [redirectURI(for: provider)],
+                scopes: scopes, authMethods: server.metadata.tokenEndpointAuthMethodsSupported)
+            let registered = try await registration.register(through: environment.transport, now: environment.clock.now())
+            try await configuration.registrations.save(registered)
+            logger.info("client registered", metadata: ["issuer": "\(issuer.absoluteString)", "client_id": "\(registered.clientID)"])
+            return registered.settings
+        }
     }
 
     /// The loopback redirect URI registered: the provider's host and path, with the configured port or none (RFC 8252 §7.3).
@@ -163,10 +209,15 @@ extension MCPAuthorizer {
     /// The provider an authorization server's metadata describes, drafted as `oauthflow providers add` drafts one and
     /// resolved by the same rules, its endpoints those the metadata names (fetched once, not again).
     ///
-    /// DPoP is left out: the SDK's transport sends an `Authorization` header and no proof.
+    /// DPoP is left out: the SDK's transport sends an `Authorization` header and no proof. A public client (`none`) is
+    /// taken even when `token_endpoint_auth_methods_supported` lists only secret methods: the clients this registers are
+    /// public, and servers that register them so often leave `none` out of that list (the Python MCP SDK's does).
     static func provider(for server: ServerDiscovery.AuthorizationServerDocument, now: Date) throws -> Provider {
         var metadata = server.metadata
         metadata.dpopSigningAlgValuesSupported = nil
+        if let methods = metadata.tokenEndpointAuthMethodsSupported, !methods.contains("none") {
+            metadata.tokenEndpointAuthMethodsSupported = methods + ["none"]
+        }
         var id = "mcp-" + DescriptorDraft.suggestedID(for: server.issuer)
         if id.count > 100 { id = String(id.prefix(100)) }
         let draft: DescriptorDraft

@@ -6,14 +6,14 @@ import OAuthFlow
 ///
 /// The scheme and host are lowercased, a default port and the fragment dropped, and a path that is only `/` or ends
 /// with `/` loses that slash: `HTTPS://MCP.Example.com:443/mcp/` is `https://mcp.example.com/mcp`.
-struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
+package struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
     /// The canonical URI.
-    let url: URL
+    package let url: URL
     /// Its origin: scheme, host and port (`https://mcp.example.com:443`).
-    let origin: String
+    package let origin: String
 
     /// The canonical form of `url`; nil when it has no http or https scheme or no host.
-    init?(_ url: URL) {
+    package init?(_ url: URL) {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased(),
             scheme == "https" || scheme == "http", let host = components.host?.lowercased(), !host.isEmpty,
             components.user == nil, components.password == nil
@@ -31,15 +31,15 @@ struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
         self.origin = "\(scheme)://\(host):\(components.port ?? defaultPort)"
     }
 
-    var description: String { url.absoluteString }
+    package var description: String { url.absoluteString }
 
     /// The path with no trailing slash; empty for the root.
-    var path: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "" }
+    package var path: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "" }
 
     /// Where RFC 9728 §3.1 puts the metadata of this resource, then the root of its origin (MCP authorization, "Protected
     /// Resource Metadata Discovery Requirements"): `/.well-known/oauth-protected-resource/mcp`, then
     /// `/.well-known/oauth-protected-resource`.
-    var metadataLocations: [URL] {
+    package var metadataLocations: [URL] {
         let suffixes = path.isEmpty ? [""] : [path, ""]
         return suffixes.compactMap { suffix in
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -50,7 +50,7 @@ struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The origin of any URL, as ``origin`` is written; nil without a scheme or host.
-    static func origin(of url: URL) -> String? {
+    package static func origin(of url: URL) -> String? {
         ResourceIdentifier(url)?.origin
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
 
-extension MCPAuthorizer {
-    /// Where an authorizer keeps sessions and registered clients, how it signs the user in, and which clients it uses.
+extension MCPAuthorization {
+    /// Where an authorization keeps sessions and registered clients, how it signs the user in, and which clients it uses.
     public struct Configuration: Sendable {
         /// Where sessions are kept: one per authorization server and MCP server (a `FileTokenStore`, a PostgreSQL store).
         public var store: any TokenStore

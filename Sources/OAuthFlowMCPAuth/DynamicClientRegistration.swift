@@ -102,7 +102,9 @@ struct DynamicClientRegistration: Sendable {
         default: throw failure("its `token_endpoint_auth_method` is not a string")
         }
         guard method == .none || secret != nil else { throw failure("it registered a confidential client (\(method.rawValue)) but issued no secret") }
-        if let authMethods, !authMethods.contains(method.rawValue), !(authMethods.isEmpty && method == .clientSecretBasic) {
+        // A public client (`none`) the server registered is taken even when its metadata lists only secret methods for
+        // the token endpoint: many list none there (the Python MCP SDK's authorization server does) and take it.
+        if let authMethods, method != .none, !authMethods.contains(method.rawValue), !(authMethods.isEmpty && method == .clientSecretBasic) {
             throw failure("it registered the client with \(method.rawValue), which its metadata does not list for the token endpoint")
         }
         var registered = redirectURIs

@@ -13,7 +13,7 @@ struct ServerDiscovery: Sendable {
 
     let transport: any HTTPTransport
     let logger: Logger
-    /// Origins besides the MCP server's own whose protected-resource metadata is trusted (``MCPAuthorizer/Configuration/trustedMetadataOrigins``).
+    /// Origins besides the MCP server's own whose protected-resource metadata is trusted (``MCPAuthorization/Configuration/trustedMetadataOrigins``).
     let trustedOrigins: Set<String>
 
     /// What the protected-resource metadata says.

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import OAuthFlow
+import OAuthFlowMCPAuth
+
+extension OAuthFlowCommand.MCP {
+    struct Inspect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "inspect",
+            abstract: "Show what discovery finds for an MCP server and what a sign-in would do, without signing in.",
+            discussion: """
+                Sends the server one unauthenticated request for its challenge, reads its protected-resource metadata \
+                and its authorization server's metadata, and says which client route a sign-in would take, the scopes, \
+                pushed authorization requests and DPoP. Nothing is registered. Exit codes: 0 shown; 1 discovery failed.
+                """)
+
+        @OptionGroup var options: MCPOptions
+
+        @Flag(help: "Print the findings as JSON on stdout.")
+        var json = false
+
+        func run() async throws {
+            let authorization = options.authorization()
+            let server = options.server
+            let found = try await Output.running { try await authorization.inspect(server) }
+            if json {
+                Output.stdoutExact(try Output.json(found))
+            } else {
+                Output.stdout(Self.text(found))
+            }
+        }
+
+        /// The findings for a person, one line each, then what a sign-in would do.
+        static func text(_ found: MCPServerInspection) -> String {
+            var lines: [(String, String)] = [("MCP server", found.server.absoluteString)]
+            if let challenge = found.challenge {
+                var said = "401 " + (challenge.error ?? "(no error)")
+                if let metadata = challenge.resourceMetadata { said += ", resource_metadata \(metadata.absoluteString)" }
+                if !challenge.scopes.isEmpty { said += ", scope \(challenge.scopes.joined(separator: " "))" }
+                lines.append(("challenge", said))
+            } else {
+                lines.append(("challenge", "none (the well-known locations were read)"))
+            }
+            lines.append(("resource metadata", found.resourceMetadata.absoluteString))
+            lines.append(("resource", found.resource))
+            lines.append(("authorization servers", found.authorizationServers.map(\.absoluteString).joined(separator: ", ")))
+            lines.append(("issuer", "\(found.issuer.absoluteString) (metadata at \(found.authorizationServerMetadata.absoluteString))"))
+            let registration = found.registration
+            let client: String
+            switch registration.route {
+            case "host_client": client = "the host's client \(registration.clientID ?? "")"
+            case "registered_before": client = "registered before: \(registration.clientID ?? "")"
+            case "client_id_metadata_document": client = "client ID metadata document \(registration.clientID ?? "")"
+            case "dynamic_registration": client = "Dynamic Client Registration (RFC 7591) at \(registration.endpoint?.absoluteString ?? "")"
+            default: client = "none: \(registration.problem ?? "no route")"
+            }
+            lines.append(("client", client))
+            lines.append(("redirect URI", found.redirectURI.absoluteString))
+            lines.append(("scopes", found.scopes.isEmpty ? "none" : found.scopes.joined(separator: " ")))
+            let pushed = found.pushedAuthorizationRequests ? (found.requiresPushedAuthorizationRequests ? "yes (required)" : "yes") : "no"
+            lines.append(("pushed (RFC 9126)", pushed))
+            let dpop =
+                found.dpopAlgorithms.isEmpty
+                ? "not offered" : "offered (\(found.dpopAlgorithms.joined(separator: " "))), not used: MCP transports send Bearer tokens"
+            lines.append(("DPoP", dpop))
+            lines.append(("session", "\(found.signedIn ? "stored" : "none") (\(found.sessionKey.providerID), \(found.sessionKey.account))"))
+            let width = lines.map(\.0.count).max() ?? 0
+            var text = lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
+            let would: String
+            if found.signedIn {
+                would = "`oauthflow mcp token` would use the stored session, refreshed when it is about to expire."
+            } else if registration.route == "none" {
+                would = "a sign-in would fail: no client."
+            } else {
+                let registering = registration.route == "dynamic_registration" ? "register a native public client, then " : ""
+                would = "`oauthflow mcp login` would \(registering)sign in through the browser with PKCE S256 and resource \(found.resource)."
+            }
+            text += "\n" + would + "\n"
+            return text
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import OAuthFlow
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The MCP server `scripts/servers.sh` starts (Tests/MCPServer): the official Python MCP SDK's streamable HTTP
+/// server at `/mcp`, with one tool (`add`), behind the SDK's own authorization server (RFC 8414 metadata, Dynamic
+/// Client Registration, PKCE, tokens bound to the `resource`).
+public struct TestMCPServer: Decodable, Sendable {
+    public let issuer: String
+    /// The MCP endpoint, which is also the resource its tokens are for.
+    public let mcp: URL
+
+    public static let current: TestMCPServer? = TestServiceServer.load("OAUTHFLOW_TEST_MCP_SERVER")
+    public static var shouldRun: Bool { current != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+    public static let skipReason: Comment = "needs the Python MCP SDK's server: run `bash scripts/test.sh`"
+
+    public static func require() throws -> TestMCPServer {
+        try #require(current, "OAUTHFLOW_TEST_MCP_SERVER is not set: the Python MCP server was not started (run `bash scripts/test.sh`)")
+    }
+
+    /// What the server saw (`/test/stats`): `registrations`, `authorizations` (each with its `resource`), `tokens`
+    /// (each token request's `grant_type` and `resource`), `refreshes`, `calls`.
+    public func stats() async throws -> [String: JSONValue] {
+        let url = try #require(URL(string: issuer + "/test/stats"))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: url))
+        return try JSONDecoder().decode([String: JSONValue].self, from: response.body)
+    }
+
+    /// Expires every access token the server issued so far: the next call is refused with a 401.
+    public func expireTokens() async throws {
+        let url = try #require(URL(string: issuer + "/test/expire"))
+        let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .post, url: url))
+        try #require(response.status == 200)
+    }
+
+    /// A port on 127.0.0.1 nothing listens on: the server compares redirect URIs exactly as registered, so the
+    /// loopback redirect is registered with its port.
+    public static func unusedPort() throws -> Int {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
