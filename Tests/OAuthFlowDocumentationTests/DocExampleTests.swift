@@ -360,6 +360,7 @@ import PostgresNIO
                            "Tests/OAuthFlowTestingTests/TestingDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
                            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPAuthDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
