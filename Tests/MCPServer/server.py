@@ -20,7 +20,8 @@ HTTP besides the SDK's:
     GET  /test/stats           what the server saw: registrations (client_id, client_name, redirect_uris),
                                authorizations (client_id, resource, scopes), token requests (grant_type,
                                client_id, resource), refreshes (client_id, resource), tool calls
-    POST /test/expire          every access token issued so far expires now (a refresh follows)
+    POST /test/expire?client_id=ID
+                               every access token issued to that client so far expires now (a refresh follows)
 
 The tool: `add` (a, b) answers their sum, with the client and resource of the token it was called with.
 """
@@ -191,9 +192,11 @@ def main():
         return JSONResponse(provider.stats)
 
     async def expire(request: Request):
-        for token in provider.access_tokens.values():
+        client_id = request.query_params.get("client_id")
+        expired = [token for token in provider.access_tokens.values() if token.client_id == client_id]
+        for token in expired:
             token.expires_at = int(time.time()) - 1
-        return JSONResponse({"expired": len(provider.access_tokens)})
+        return JSONResponse({"expired": len(expired)})
 
     # JSON answers, not SSE streams: the Swift SDK's HTTPClientTransport (0.12.1) on Linux hands an SSE body to its
     # JSON decoder as it is, so an answer in an event stream never reaches the client.

@@ -94,7 +94,8 @@ struct MCPPythonPeerTests {
 
         // Expired at the server a minute later: the next call's 401 is answered with a refresh that names the resource.
         clock.advance(60)
-        try await server.expireTokens()
+        guard case let .string(clientID)? = answer["client_id"] else { throw CancellationError() }
+        try await server.expireTokens(of: clientID)
         #expect(try await add(4, 5, through: authorizer)["sum"] == .number(9))
         let refreshed = try await seen()
         #expect(refreshed.refreshes.count == 1)

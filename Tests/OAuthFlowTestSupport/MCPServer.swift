@@ -32,11 +32,15 @@ public struct TestMCPServer: Decodable, Sendable {
         return try JSONDecoder().decode([String: JSONValue].self, from: response.body)
     }
 
-    /// Expires every access token the server issued so far: the next call is refused with a 401.
-    public func expireTokens() async throws {
-        let url = try #require(URL(string: issuer + "/test/expire"))
+    /// Expires every access token the server issued to `clientID` so far: its next call is refused with a 401.
+    public func expireTokens(of clientID: String) async throws {
+        var components = try #require(URLComponents(string: issuer + "/test/expire"))
+        components.queryItems = [URLQueryItem(name: "client_id", value: clientID)]
+        let url = try #require(components.url)
         let response = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .post, url: url))
         try #require(response.status == 200)
+        let answer = try JSONDecoder().decode([String: JSONValue].self, from: response.body)
+        try #require(answer["expired"] != .number(0), "the server issued no access token to \(clientID)")
     }
 
     /// A port on 127.0.0.1 nothing listens on: the server compares redirect URIs exactly as registered, so the
