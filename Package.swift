@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "OAuthFlowTesting", targets: ["OAuthFlowTesting"]),
         .library(name: "OAuthFlowMCPAuth", targets: ["OAuthFlowMCPAuth"]),
         .library(name: "OAuthFlowMCP", targets: ["OAuthFlowMCP"]),
+        .library(name: "OAuthFlowMCPHummingbird", targets: ["OAuthFlowMCPHummingbird"]),
+        .library(name: "OAuthFlowMCPVapor", targets: ["OAuthFlowMCPVapor"]),
         .executable(name: "oauthflow", targets: ["oauthflow"]),
         // Installed as `oauthflow`, with the full command beside it as `oauthflow-full`: it answers a valid
         // token itself and runs the full command for everything else (README, Install).
@@ -142,6 +144,24 @@ let package = Package(
                 "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowMCPAuth",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A protected MCP server's routes on Hummingbird 2 and on Vapor 4: each builds only its own framework, and
+        // OAuthFlowMCP (the client too) builds neither.
+        .target(
+            name: "OAuthFlowMCPHummingbird",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowMCP",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .target(
+            name: "OAuthFlowMCPVapor",
+            dependencies: [
+                "OAuthFlow", "OAuthFlowMCP",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Vapor", package: "vapor"),
             ]
         ),
         // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack.
@@ -313,6 +333,10 @@ let package = Package(
             dependencies: [
                 "OAuthFlowMCP", "OAuthFlowMCPAuth", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowTesting", "OAuthFlowTestSupport",
                 .product(name: "MCP", package: "swift-sdk"),
+                // The protected server's routes, driven in process by each framework's test client.
+                "OAuthFlowMCPHummingbird", "OAuthFlowMCPVapor",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "VaporTesting", package: "vapor"),
             ]
         ),
         .testTarget(

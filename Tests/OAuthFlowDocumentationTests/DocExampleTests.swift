@@ -361,7 +361,8 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
                            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPAuthDocExamples.swift",
-                           "Tests/OAuthFlowMCPTests/MCPDocExamples.swift"].map {
+                           "Tests/OAuthFlowMCPTests/MCPDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })
