@@ -12,6 +12,8 @@ actor AuthorizationState {
         let protectedResource: ServerDiscovery.ProtectedResourceDocument
         let authorizationServer: ServerDiscovery.AuthorizationServerDocument
         let provider: Provider
+        /// Whether the provider is a pinned descriptor's rather than drafted from the metadata.
+        let pinned: Bool
         /// The client, with the resource set.
         let settings: ClientSettings
         let key: SessionKey

@@ -37,8 +37,9 @@ extension MCPAuthorization {
                 }
             }
         }
-        let scopes = challenge.map(\.scopes).flatMap { $0.isEmpty ? nil : $0 } ?? context.protectedResource.scopesSupported ?? []
-        try await signIn(context, scopes: scopes)
+        try await signIn(
+            context,
+            scopes: Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil))
     }
 
     /// Answers a 403 `insufficient_scope`: a sign-in for the scopes held and those demanded, once per operation and scopes.
@@ -107,7 +108,7 @@ extension MCPAuthorization {
             resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
             ?? resourceDocument.authorizationServers[0]
         let serverDocument = try await discovery.authorizationServer(issuer)
-        let provider = try Self.provider(for: serverDocument, now: environment.clock.now())
+        let (provider, pinned) = try provider(for: serverDocument)
         guard let resource = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")
         }
@@ -132,7 +133,7 @@ extension MCPAuthorization {
             metadata: ["server": "\(server)", "issuer": "\(issuer.absoluteString)", "client_id": "\(settings.clientID)"])
         return AuthorizationState.Context(
             server: server, resource: resource, protectedResource: resourceDocument, authorizationServer: serverDocument, provider: provider,
-            settings: settings, key: key, manager: TokenManager(client: client, store: configuration.store, key: key))
+            pinned: pinned, settings: settings, key: key, manager: TokenManager(client: client, store: configuration.store, key: key))
     }
 
     /// How a client is had at an authorization server, in the spec's order: the host's for the issuer, one registered
@@ -204,6 +205,45 @@ extension MCPAuthorization {
         components.port = configuration.redirectPort
         components.path = provider.loopback.path
         return components.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The provider of an authorization server: the pinned descriptor that names its issuer, else drafted from its metadata.
+    ///
+    /// - Throws: ``MCPAuthorizationError`` `unpinned_server` when a pin is required and none names it; `unsupported_server`
+    ///   for a pin that asks for DPoP the server offers, or metadata that makes no usable provider.
+    func provider(for server: ServerDiscovery.AuthorizationServerDocument) throws -> (Provider, pinned: Bool) {
+        let issuer = server.issuer.absoluteString
+        if let pin = configuration.pinnedProviders.first(where: { $0.issuer?.absoluteString == issuer }) {
+            let dpop = pin.policy.dpop.use
+            if dpop == .required || dpop == .ifSupported && server.metadata.dpopSigningAlgValuesSupported?.isEmpty == false {
+                throw MCPAuthorizationError(
+                    .unsupportedServer,
+                    "the provider `\(pin.id)` pinned for \(issuer) asks for DPoP (`security.dpop: \(dpop.rawValue)`), which an MCP transport does not send; pin it with `dpop: never`"
+                )
+            }
+            do {
+                return (try pin.applying(server.metadata), true)
+            } catch {
+                throw MCPAuthorizationError(
+                    .unsupportedServer, "the provider `\(pin.id)` pinned for \(issuer) cannot be used with its metadata: \(error)")
+            }
+        }
+        if configuration.requiresPinnedProvider {
+            throw MCPAuthorizationError(
+                .unpinnedServer,
+                "no pinned provider names the authorization server \(issuer), and only pinned ones are signed in to (`requiresPinnedProvider`)")
+        }
+        return (try Self.provider(for: server, now: environment.clock.now()), false)
+    }
+
+    /// The scopes a sign-in asks for: the challenge's `scope`, else a pinned descriptor's default scopes, else the
+    /// protected-resource metadata's `scopes_supported`, else none.
+    static func scopes(challenge: AuthenticationChallenge?, protectedResource: ServerDiscovery.ProtectedResourceDocument, pinned: Provider?)
+        -> [String]
+    {
+        if let demanded = challenge?.scopes, !demanded.isEmpty { return demanded }
+        if let defaults = pinned?.policy.scopes.defaults, !defaults.isEmpty { return defaults }
+        return protectedResource.scopesSupported ?? []
     }
 
     /// The provider an authorization server's metadata describes, drafted as `oauthflow providers add` drafts one and

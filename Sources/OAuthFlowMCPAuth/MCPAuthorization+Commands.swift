@@ -20,7 +20,8 @@ extension MCPAuthorization {
         let server = try identifier(of: endpoint)
         let challenge = await probe(endpoint)
         let context = try await context(for: server, challenge: challenge)
-        let asked = scopes ?? challenge.map(\.scopes).flatMap { $0.isEmpty ? nil : $0 } ?? context.protectedResource.scopesSupported ?? []
+        let asked =
+            scopes ?? Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil)
         return try await signIn(context, scopes: asked)
     }
 
@@ -59,7 +60,7 @@ extension MCPAuthorization {
             resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
             ?? resourceDocument.authorizationServers[0]
         let serverDocument = try await discovery.authorizationServer(issuer)
-        let provider = try Self.provider(for: serverDocument, now: environment.clock.now())
+        let (provider, pinned) = try provider(for: serverDocument)
         let registration: MCPServerInspection.Registration
         do {
             switch try await route(at: serverDocument, provider: provider) {
@@ -72,7 +73,7 @@ extension MCPAuthorization {
         } catch let error as MCPAuthorizationError {
             registration = .init(route: "none", clientID: nil, endpoint: nil, problem: error.message)
         }
-        let scopes = challenge.map(\.scopes).flatMap { $0.isEmpty ? nil : $0 } ?? resourceDocument.scopesSupported ?? []
+        let scopes = Self.scopes(challenge: challenge, protectedResource: resourceDocument, pinned: pinned ? provider : nil)
         let key = SessionKey(providerID: provider.id, account: server.description)
         let stored = (try? await configuration.store.load(key)) != nil
         let metadata = serverDocument.metadata
@@ -80,8 +81,9 @@ extension MCPAuthorization {
             server: server.url, challenge: challenge.map { .init(error: $0.error, scopes: $0.scopes, resourceMetadata: $0.resourceMetadata) },
             resourceMetadata: resourceDocument.url, resource: resourceDocument.resource, authorizationServers: resourceDocument.authorizationServers,
             scopesSupported: resourceDocument.scopesSupported, issuer: issuer, authorizationServerMetadata: serverDocument.url,
+            pinnedProvider: pinned ? provider.id : nil,
             registration: registration, redirectURI: redirectURI(for: provider), scopes: scopes,
-            pushedAuthorizationRequests: metadata.pushedAuthorizationRequestEndpoint != nil,
+            pushedAuthorizationRequests: metadata.pushedAuthorizationRequestEndpoint != nil && provider.policy.pushedAuthorization != .never,
             requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests == true,
             dpopAlgorithms: metadata.dpopSigningAlgValuesSupported ?? [], sessionKey: key, signedIn: stored)
     }

@@ -32,6 +32,15 @@ extension MCPAuthorization {
         public var signInTimeout: Duration
         /// Receives what each sign-in does (the URL to open, the redirect URI listened on), for the host to show.
         public var signInEvents: @Sendable (LoopbackSignIn.Event) -> Void
+        /// Providers pinned by descriptor, which `oauthflow lint` reviews: an authorization server whose issuer one of
+        /// them names exactly is signed in to as that descriptor says (its client authentication, default scopes,
+        /// `pushed`, checks; the endpoints it leaves out come from the server's metadata) instead of as drafted from
+        /// that metadata. Its session is stored under the descriptor's id. A pin that asks for DPoP the server offers
+        /// is refused: MCP transports send Bearer tokens.
+        public var pinnedProviders: [Provider]
+        /// Whether an authorization server no pinned provider names is refused (`unpinned_server`), so that MCP
+        /// servers are signed in to only where reviewed descriptors say.
+        public var requiresPinnedProvider: Bool
 
         /// - Parameters:
         ///   - store: Where sessions are kept.
@@ -57,6 +66,8 @@ extension MCPAuthorization {
             self.redirectPort = nil
             self.signInTimeout = .seconds(300)
             self.signInEvents = { _ in }
+            self.pinnedProviders = []
+            self.requiresPinnedProvider = false
         }
     }
 }

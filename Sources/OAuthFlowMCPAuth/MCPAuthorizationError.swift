@@ -41,6 +41,8 @@ extension ErrorCode where Domain == MCPAuthorizationError {
     public static let registrationFailed = Self("registration_failed")
     /// The server still refuses a token just issued for it, or demands a scope again after a sign-in that asked for it.
     public static let refusedAgain = Self("refused_again")
+    /// The authorization server is named by no pinned provider, and the configuration requires one.
+    public static let unpinnedServer = Self("unpinned_server")
     /// No session is stored for the MCP server (and no client registered for it): sign in first.
     public static let notSignedIn = Self("not_signed_in")
 }

@@ -20,6 +20,9 @@ public struct MCPServerInspection: Sendable, Encodable {
     public let issuer: URL
     /// Where its metadata (RFC 8414 or OpenID Connect Discovery) was read.
     public let authorizationServerMetadata: URL
+    /// The id of the pinned provider that names the issuer; nil when the provider is drafted from the metadata (as
+    /// `oauthflow providers add` drafts one, lint-clean).
+    public let pinnedProvider: String?
     /// How a client would be had there.
     public let registration: Registration
     /// The loopback redirect URI a sign-in registers and listens at (its port, when the configuration fixes none, is
@@ -27,7 +30,7 @@ public struct MCPServerInspection: Sendable, Encodable {
     public let redirectURI: URL
     /// The scopes a sign-in would ask for: the challenge's `scope`, else `scopes_supported`, else none.
     public let scopes: [String]
-    /// Whether the authorization request is pushed (RFC 9126): the server has the endpoint.
+    /// Whether the authorization request is pushed (RFC 9126): the server has the endpoint and no pin says `never`.
     public let pushedAuthorizationRequests: Bool
     /// Whether the server requires pushed requests.
     public let requiresPushedAuthorizationRequests: Bool
@@ -72,6 +75,7 @@ public struct MCPServerInspection: Sendable, Encodable {
     enum CodingKeys: String, CodingKey {
         case server, challenge, resourceMetadata = "resource_metadata", resource, authorizationServers = "authorization_servers"
         case scopesSupported = "scopes_supported", issuer, authorizationServerMetadata = "authorization_server_metadata", registration
+        case pinnedProvider = "pinned_provider"
         case redirectURI = "redirect_uri", scopes, pushedAuthorizationRequests = "pushed_authorization_requests"
         case requiresPushedAuthorizationRequests = "requires_pushed_authorization_requests", dpopAlgorithms = "dpop_algorithms"
         case sessionKey = "session", signedIn = "signed_in"
@@ -87,6 +91,7 @@ public struct MCPServerInspection: Sendable, Encodable {
         try container.encode(scopesSupported, forKey: .scopesSupported)
         try container.encode(issuer, forKey: .issuer)
         try container.encode(authorizationServerMetadata, forKey: .authorizationServerMetadata)
+        try container.encode(pinnedProvider, forKey: .pinnedProvider)
         try container.encode(registration, forKey: .registration)
         try container.encode(redirectURI, forKey: .redirectURI)
         try container.encode(scopes, forKey: .scopes)

@@ -16,4 +16,11 @@ struct MCPAuthDocExamples {
         let token = try await authorization.validTokens(for: server).accessToken   // refreshed when it is about to expire
         _ = (found, token)
     }
+
+    func pinning(store: any TokenStore, oauth: OAuth) throws {
+        var pinned = MCPAuthorization.Configuration(store: store, browser: SystemBrowser(environment: ProcessInfo.processInfo.environment))
+        pinned.pinnedProviders = [try oauth.provider("corp-mcp")]
+        pinned.requiresPinnedProvider = true
+        _ = MCPAuthorization(pinned)
+    }
 }

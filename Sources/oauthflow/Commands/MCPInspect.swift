@@ -20,7 +20,7 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = options.authorization()
+            let authorization = try await Output.running { try options.authorization() }
             let server = options.server
             let found = try await Output.running { try await authorization.inspect(server) }
             if json {
@@ -45,6 +45,7 @@ extension OAuthFlowCommand.MCP {
             lines.append(("resource", found.resource))
             lines.append(("authorization servers", found.authorizationServers.map(\.absoluteString).joined(separator: ", ")))
             lines.append(("issuer", "\(found.issuer.absoluteString) (metadata at \(found.authorizationServerMetadata.absoluteString))"))
+            lines.append(("provider", found.pinnedProvider.map { "pinned: \($0)" } ?? "drafted from the metadata, as `providers add` drafts one"))
             let registration = found.registration
             let client: String
             switch registration.route {

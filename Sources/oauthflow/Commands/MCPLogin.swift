@@ -30,19 +30,22 @@ extension OAuthFlowCommand.MCP {
         @Flag(help: "Print the result as JSON on stdout (no token in it).")
         var json = false
 
+        /// Shows the URL to sign in at, whether or not the browser opened.
+        @Sendable static func show(_ event: LoopbackSignIn.Event) {
+            switch event {
+            case let .openURL(url): Output.stderr("Sign in at: \(url.absoluteString)\n")
+            case let .browserFailed(reason): Output.stderr("The browser did not open (\(reason)); open the URL above.\n")
+            default: break
+            }
+        }
+
         func validate() throws {
             if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
         }
 
         func run() async throws {
             let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: CommandEnvironment.variables)
-            let authorization = options.authorization(browser: browser, timeout: timeout) { event in
-                switch event {
-                case let .openURL(url): Output.stderr("Sign in at: \(url.absoluteString)\n")
-                case let .browserFailed(reason): Output.stderr("The browser did not open (\(reason)); open the URL above.\n")
-                default: break
-                }
-            }
+            let authorization = try await Output.running { try options.authorization(browser: browser, timeout: timeout, events: Self.show) }
             let server = options.server
             let tokens = try await Output.running {
                 do {

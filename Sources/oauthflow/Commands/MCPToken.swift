@@ -20,7 +20,7 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = options.authorization()
+            let authorization = try await Output.running { try options.authorization() }
             let server = options.server
             let advice = { (error: any Error) -> String? in
                 (error as? MCPAuthorizationError)?.code == .notSignedIn ? "run `oauthflow mcp login \(server.absoluteString)` first" : nil

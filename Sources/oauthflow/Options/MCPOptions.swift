@@ -21,6 +21,14 @@ struct MCPOptions: ParsableArguments {
     @Option(help: "A fixed loopback port for the redirect, registered with it (for servers that compare redirect URIs exactly).")
     var port: Int?
 
+    @Option(name: .customLong("provider"), help: "A descriptor that pins the authorization server its issuer names (repeatable).")
+    var pinned: [String] = []
+
+    @Flag(name: .customLong("pinned-only"), help: "Refuse an authorization server no --provider descriptor names.")
+    var pinnedOnly = false
+
+    @OptionGroup var registry: RegistryOptions
+
     func validate() throws {
         guard let server = URL(string: url), server.scheme != nil, server.host != nil else { throw ValidationError("\(url) is not a URL") }
         for origin in trustedOrigins where URL(string: origin)?.host == nil {
@@ -30,6 +38,7 @@ struct MCPOptions: ParsableArguments {
             throw ValidationError("--client-metadata-document is not a URL")
         }
         if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
+        if pinnedOnly, pinned.isEmpty { throw ValidationError("--pinned-only needs at least one --provider") }
     }
 
     /// The server's URL, checked by ``validate()``.
@@ -40,10 +49,13 @@ struct MCPOptions: ParsableArguments {
         FileClientRegistrationStore(directory: CommandEnvironment.store.directory.appendingPathComponent("mcp-clients", isDirectory: true))
     }
 
-    /// The authorization every command runs: sessions in the CLI's store, registered clients beside them.
+    /// The authorization every command runs: sessions in the CLI's store, registered clients beside them, the
+    /// `--provider` descriptors pinned.
+    ///
+    /// - Throws: A descriptor that cannot be loaded or resolved.
     func authorization(
         browser: any BrowserOpener = NoBrowser(), timeout: Int = 300, events: @escaping @Sendable (LoopbackSignIn.Event) -> Void = { _ in }
-    ) -> MCPAuthorization {
+    ) throws -> MCPAuthorization {
         // The sessions' directory first, 0700: the registered clients' directory is made inside it.
         try? FileManager.default.createDirectory(
             at: CommandEnvironment.store.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -54,6 +66,8 @@ struct MCPOptions: ParsableArguments {
         configuration.redirectPort = port
         configuration.signInTimeout = .seconds(timeout)
         configuration.signInEvents = events
+        configuration.pinnedProviders = try pinned.map { try registry.provider(named: $0, variables: [:]) }
+        configuration.requiresPinnedProvider = pinnedOnly
         return MCPAuthorization(configuration)
     }
 }

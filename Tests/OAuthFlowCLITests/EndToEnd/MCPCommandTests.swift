@@ -127,4 +127,38 @@ struct MCPCommandEndToEndTests {
         #expect(kept["route"] == .string("registered_before"))
         #expect(login.stdout.contains(accessToken) == false)
     }
+
+    @Test func inspectNamesThePinnedDescriptorAndRefusesAnUnpinnedServer() async throws {
+        defer { directory.cleanUp() }
+        let url = server.mcp.absoluteString
+        let providers = directory.url.appendingPathComponent("providers")
+        try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
+        let descriptor = """
+            schema_version: 1
+            id: python-mcp
+            display_name: Python MCP
+            protocol: oauth2
+            issuer: "\(server.issuer)"
+            discovery:
+              mode: rfc8414
+            client_auth:
+              methods: [none]
+            scopes:
+              default: [mcp:tools]
+
+            """
+        try descriptor.write(to: providers.appendingPathComponent("python-mcp.yaml"), atomically: true, encoding: .utf8)
+        let pinned = try await run(["inspect", url, "--json", "--providers-dir", providers.path, "--provider", "python-mcp", "--pinned-only"])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        let found = try Self.object(pinned.stdout)
+        #expect(found["pinned_provider"] == .string("python-mcp"))
+        guard case let .object(session)? = found["session"] else { throw CancellationError() }
+        #expect(session["provider"] == .string("python-mcp"))
+
+        // A pin for another issuer only: this server is refused before anything is registered.
+        let refused = try await run(["login", url, "--provider", "github", "--pinned-only", "--timeout", "5"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("no pinned provider names the authorization server \(server.issuer)"))
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("oauthflow/mcp-clients").path))
+    }
 }
