@@ -92,7 +92,7 @@ async def main(url, client_id, redirect_uri):
         server_url=url, client_metadata=metadata, storage=Storage(registered), redirect_handler=browser.open,
         callback_handler=browser.callback)
     async with httpx2.AsyncClient(auth=auth, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
             tools = await client.list_tools()
             whoami = await client.call_tool("whoami", {})
             added = await client.call_tool("add_note", {"text": "from python"})
