@@ -16,11 +16,13 @@ actor MCPSessionTable {
     private var sessions: [String: Session] = [:]
     private let idleTimeout: TimeInterval
     private let capacity: Int
+    private let capacityPerOwner: Int
     private let logger: Logger
 
-    init(idleTimeout: TimeInterval, capacity: Int, logger: Logger) {
+    init(idleTimeout: TimeInterval, capacity: Int, capacityPerOwner: Int, logger: Logger) {
         self.idleTimeout = idleTimeout
         self.capacity = max(1, capacity)
+        self.capacityPerOwner = max(1, capacityPerOwner)
         self.logger = logger
     }
 
@@ -37,10 +39,16 @@ actor MCPSessionTable {
         return session
     }
 
-    /// Keeps a new session, after closing the idle ones and, when full, the one unused the longest.
+    /// Keeps a new session, after closing the idle ones, the owner's own unused the longest when the owner has the most
+    /// sessions one user may keep, and, when the table is full, the one unused the longest.
     func add(_ id: String, _ session: Session, now: Date) async {
         for (other, kept) in sessions where now.timeIntervalSince(kept.lastUsed) > idleTimeout {
             await close(other, because: "idle")
+        }
+        var owned = sessions.filter { $0.value.owner == session.owner }
+        while owned.count >= capacityPerOwner, let oldest = owned.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
+            owned.removeValue(forKey: oldest)
+            await close(oldest, because: "its user has the most sessions one user may keep")
         }
         while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
             await close(oldest, because: "the most sessions are open")

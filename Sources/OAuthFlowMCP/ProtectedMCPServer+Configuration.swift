@@ -17,6 +17,9 @@ extension ProtectedMCPServer {
         public var sessionIdleTimeout: TimeInterval
         /// The most sessions kept open at once; when full, the one unused the longest is closed for a new one.
         public var maximumSessions: Int
+        /// The most sessions one user (issuer and subject) keeps open; their new session closes their own session unused
+        /// the longest, so that one user opening sessions cannot close everyone else's.
+        public var maximumSessionsPerUser: Int
         /// The largest request body read, in bytes; a larger one is answered 413.
         public var maximumBodySize: Int
         /// Whether the metadata is also served at the root (`/.well-known/oauth-protected-resource`) when the server
@@ -40,6 +43,7 @@ extension ProtectedMCPServer {
             self.sessions = sessions
             sessionIdleTimeout = 3600
             maximumSessions = 1000
+            maximumSessionsPerUser = 16
             maximumBodySize = 4 * 1024 * 1024
             servesRootMetadata = true
             allowedHosts = nil

@@ -88,8 +88,10 @@ public final class ProtectedMCPServer: Sendable {
             throw MCPServerConfigurationError(
                 "`\(TerminalText.escaped(bad))` is not a scope (RFC 6749 §3.3: printable ASCII without space, `\"` or `\\`)")
         }
-        guard configuration.maximumSessions > 0, configuration.maximumBodySize > 0, configuration.sessionIdleTimeout > 0 else {
-            throw MCPServerConfigurationError("maximumSessions, maximumBodySize and sessionIdleTimeout must be positive")
+        guard configuration.maximumSessions > 0, configuration.maximumSessionsPerUser > 0, configuration.maximumBodySize > 0,
+            configuration.sessionIdleTimeout > 0
+        else {
+            throw MCPServerConfigurationError("maximumSessions, maximumSessionsPerUser, maximumBodySize and sessionIdleTimeout must be positive")
         }
         self.resource = resource
         self.configuration = configuration
@@ -107,7 +109,9 @@ public final class ProtectedMCPServer: Sendable {
         if canonical.port != nil { origin += ":\(port)" }
         origins = [origin] + configuration.allowedOrigins
         logger = configuration.logger
-        sessions = MCPSessionTable(idleTimeout: configuration.sessionIdleTimeout, capacity: configuration.maximumSessions, logger: logger)
+        sessions = MCPSessionTable(
+            idleTimeout: configuration.sessionIdleTimeout, capacity: configuration.maximumSessions,
+            capacityPerOwner: configuration.maximumSessionsPerUser, logger: logger)
     }
 
     // MARK: - Requests

@@ -237,3 +237,27 @@ import Testing
         }
     }
 }
+
+extension ProtectedMCPServerHummingbirdTests {
+    /// One user opening sessions closes their own oldest, never another user's.
+    @Test func aUsersSessionsAreCappedWithoutClosingAnotherUsers() async throws {
+        let world = try ProtectedServerWorld()
+        var configuration = ProtectedServerWorld.configuration
+        configuration.maximumSessionsPerUser = 2
+        let alice = try await world.signIn(subject: "alice").accessToken.value
+        let bob = try await world.signIn(subject: "bob").accessToken.value
+        let mcp = try world.server(configuration)
+        try await Self.app(mcp).test(.router) { client in
+            let bobs = try #require(Self.session(try await Self.post(client, ProtectedServerWorld.initialize(), token: bob)))
+            var alices: [String] = []
+            for _ in 0..<3 { alices.append(try #require(Self.session(try await Self.post(client, ProtectedServerWorld.initialize(), token: alice)))) }
+            #expect(await mcp.openSessions == 3)
+            let first = try await Self.post(client, ProtectedServerWorld.callTool("whoami"), token: alice, session: alices[0])
+            #expect(first.status == .notFound, "alice's oldest session was closed for her third")
+            let last = try await Self.post(client, ProtectedServerWorld.callTool("whoami"), token: alice, session: alices[2])
+            #expect(ProtectedServerWorld.texts(Self.messages(last).first) == ["you are alice (mcp:read)"])
+            let bobsCall = try await Self.post(client, ProtectedServerWorld.callTool("whoami"), token: bob, session: bobs)
+            #expect(ProtectedServerWorld.texts(Self.messages(bobsCall).first) == ["you are bob (mcp:read)"])
+        }
+    }
+}
