@@ -1,9 +1,11 @@
+import Foundation
+
 /// Why a client's settings could not be resolved: nothing names a client id, a named secret is
 /// missing, or the clients file cannot be read.
 ///
 /// Each message says what is wrong and where, in terms of the environment and the clients file;
 /// it names no command-line flag, so any host can add its own advice.
-public struct ClientSettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ClientSettingsError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     public typealias Code = ErrorCode<ClientSettingsError>
 
     public let code: Code
@@ -17,6 +19,9 @@ public struct ClientSettingsError: Error, Sendable, Hashable, CustomStringConver
         self.message = message
         self.providerID = provider
     }
+
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
 
     public var description: String { message }
 }

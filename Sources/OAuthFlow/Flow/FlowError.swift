@@ -5,7 +5,7 @@ import Foundation
 /// The server's own OAuth errors (`error`, `error_description`, `error_uri`) are
 /// ``AuthorizationServerError`` values instead, so callers can tell "the server
 /// said no" from "we refused".
-public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct FlowError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     public typealias Code = ErrorCode<FlowError>
 
     public let code: Code
@@ -15,6 +15,9 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
+
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
 
     public var description: String { message }
 

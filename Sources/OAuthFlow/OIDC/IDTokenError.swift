@@ -1,7 +1,9 @@
+import Foundation
+
 /// Why an ID token or a userinfo answer was rejected (discovery has ``DiscoveryError``).
 ///
 /// Every rejection has its own code, listed in `Docs/oidc.md`.
-public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct IDTokenError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     public typealias Code = ErrorCode<IDTokenError>
 
     public let code: Code
@@ -11,6 +13,9 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
+
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
 
     public var description: String { message }
 }

@@ -7,7 +7,7 @@ extension ProtectedResource {
     /// code, never the token or which check failed), `DPoP-Nonce` when a nonce is asked for, and
     /// `Retry-After` when the provider cannot be reached. ``reason`` says exactly which check failed,
     /// for the API's log and `oauthflow verify-token`; it never holds the token.
-    public struct Denial: Error, Sendable, CustomStringConvertible {
+    public struct Denial: Error, LocalizedError, Sendable, CustomStringConvertible {
         public typealias Code = ErrorCode<ProtectedResource.Denial>
 
         public let code: Code
@@ -32,6 +32,9 @@ extension ProtectedResource {
                 default: 401
                 }
         }
+
+        /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+        public var errorDescription: String? { description }
 
         public var description: String { "\(code): \(reason)" }
 

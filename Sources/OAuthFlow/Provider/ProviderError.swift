@@ -1,8 +1,10 @@
+import Foundation
+
 /// Why a provider could not be loaded, found or resolved.
 ///
 /// One struct with an extensible ``Code``, so that new cases do not break callers
 /// who switch on the code.
-public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ProviderError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public typealias Code = ErrorCode<ProviderError>
 
@@ -32,6 +34,9 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The message, then one indented line per problem; each line has its control characters escaped.
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
+
     public var description: String {
         ([TerminalText.escaped(message)] + problems.map { "  \($0)" }).joined(separator: "\n")
     }

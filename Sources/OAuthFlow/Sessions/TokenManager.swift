@@ -494,7 +494,7 @@ private final class RecordedAnswer: @unchecked Sendable {
 }
 
 /// Why a session cannot give an access token.
-public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SessionError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     public typealias Code = ErrorCode<SessionError>
 
     public let code: Code
@@ -507,6 +507,9 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
         self.serverError = serverError
     }
+
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
 
     public var description: String { message }
 }

@@ -76,7 +76,7 @@ public protocol TokenStoreLock: Sendable {
 }
 
 /// Why a store could not read or write a session.
-public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TokenStoreError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     public typealias Code = ErrorCode<TokenStoreError>
 
     public let code: Code
@@ -92,6 +92,9 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         self.message = message
         self.path = path
     }
+
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
 
     public var description: String { message }
 }
