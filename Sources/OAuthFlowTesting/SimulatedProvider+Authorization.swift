@@ -76,12 +76,13 @@ extension SimulatedProvider {
     private func authorizationRequest(_ url: URL) throws -> (AuthorizationRequest, String) {
         guard url.scheme == issuer.scheme, url.host == issuer.host, url.port == issuer.port,
             Endpoint(path: url.path, issuer: issuer) == .authorization,
-            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems
+            let encoded = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery
         else { throw SimulationError("\(url.absoluteString) is not this provider's authorization endpoint with a query") }
         counts[.authorization, default: 0] += 1
         let query: [String: String]
         do {
-            query = try Self.parameters(items.map { ($0.name, $0.value ?? "") })
+            // Form-encoded, as browsers and other clients send it: `+` is a space (`scope=openid+profile`).
+            query = try Self.parameters(FormEncoding.decode(encoded))
         } catch {
             throw SimulationError("the authorization request repeats a parameter")
         }

@@ -18,6 +18,21 @@ import Testing
         #expect(info["email"]?.stringValue == "alice@simulated.example")
     }
 
+    /// The authorization endpoint reads its query form-encoded, as browsers and other clients (Python's) send it:
+    /// `scope=openid+profile` asks for two scopes.
+    @Test func aQueryWithPlusForSpaceAsksForEachScope() async throws {
+        let simulated = try SimulatedProvider()
+        let client = try Simulation.appClient(simulated)
+        let pending = try await client.startAuthorization()
+        var components = try #require(URLComponents(url: pending.url, resolvingAgainstBaseURL: false))
+        let query = try #require(components.percentEncodedQuery)
+        components.percentEncodedQuery = query.replacingOccurrences(of: "%20", with: "+")
+        #expect(components.percentEncodedQuery?.contains("scope=openid+") == true, "\(query)")
+        let callback = try await simulated.approve(try #require(components.url))
+        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        #expect(outcome.tokens.scopes.contains("openid") && outcome.tokens.scopes.contains("profile"), "\(outcome.tokens.scopes)")
+    }
+
     @Test func discoveryFindsEveryEndpoint() async throws {
         let simulated = try SimulatedProvider()
         var options = SimulatedProvider.DescriptorOptions()
