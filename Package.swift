@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "OAuthFlowMCPAuth",
             dependencies: [
-                "OAuthFlow", "OAuthFlowLoopback",
+                "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowLint",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,7 +1,8 @@
+import Foundation
 import OAuthFlow
 
 /// Why a drafted descriptor was not written (``OAuthFlow/OAuth/addProvider(issuer:id:directory:replacing:)``).
-public struct AddProviderError: Error, Sendable, CustomStringConvertible {
+public struct AddProviderError: Error, LocalizedError, Sendable, CustomStringConvertible {
     public typealias Code = ErrorCode<AddProviderError>
 
     public let code: Code
@@ -15,6 +16,9 @@ public struct AddProviderError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.findings = findings
     }
+
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
 
     /// The message, then one line per finding.
     public var description: String {

@@ -32,10 +32,11 @@ public struct LoopbackResponse: Sendable {
 }
 
 /// Why the receiver could not start or stopped waiting.
-public struct LoopbackError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct LoopbackError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+
         public var description: String { name }
 
         public static let portInUse = Code("port_in_use")
@@ -49,6 +50,8 @@ public struct LoopbackError: Error, Sendable, Hashable, CustomStringConvertible 
     public let code: Code
     public let message: String
 
+    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
+    public var errorDescription: String? { description }
     public var description: String { message }
 }
 

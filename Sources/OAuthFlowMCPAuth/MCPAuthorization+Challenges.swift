@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OAuthFlow
+import OAuthFlowLint
 import OAuthFlowLoopback
 
 /// What a challenge leads to: discovery and registration once per server, then the stored session, a refresh, or a sign-in.
@@ -246,8 +247,9 @@ extension MCPAuthorization {
         return protectedResource.scopesSupported ?? []
     }
 
-    /// The provider an authorization server's metadata describes, drafted as `oauthflow providers add` drafts one and
-    /// resolved by the same rules, its endpoints those the metadata names (fetched once, not again).
+    /// The provider an authorization server's metadata describes, drafted as `oauthflow providers add` drafts one, held to
+    /// the rules `oauthflow lint` applies (an error refuses it) and resolved by the same rules as any descriptor, its
+    /// endpoints those the metadata names (fetched once, not again).
     ///
     /// DPoP is left out: the SDK's transport sends an `Authorization` header and no proof. A public client (`none`) is
     /// taken even when `token_endpoint_auth_methods_supported` lists only secret methods: the clients this registers are
@@ -265,6 +267,14 @@ extension MCPAuthorization {
             draft = try DescriptorDraft(id: id, issuer: server.issuer, metadata: metadata, metadataURL: server.url, mode: server.mode, readAt: now)
         } catch {
             throw MCPAuthorizationError(.unsupportedServer, "the authorization server \(server.issuer.absoluteString) cannot be used: \(error)")
+        }
+        // The rules `oauthflow lint` holds a written descriptor to hold the drafted one too: what lint calls an error is
+        // refused here, before anything is registered or sent.
+        let findings = Linter().lint(text: draft.text, path: "\(id).yaml").filter { $0.severity == .error }
+        if !findings.isEmpty {
+            let reasons = findings.prefix(5).map { "\($0.ruleID): \(TerminalText.escaped($0.message))" }.joined(separator: "; ")
+            throw MCPAuthorizationError(
+                .unsupportedServer, "the provider drafted from the metadata of \(server.issuer.absoluteString) breaks lint rules: \(reasons)")
         }
         let document = DescriptorDocument.parse(Data(draft.text.utf8), path: "\(id).yaml")
         guard let descriptor = document.descriptor else {

@@ -33,10 +33,10 @@ public struct ProviderError: Error, LocalizedError, Sendable, Hashable, CustomSt
         self.keyPath = keyPath
     }
 
-    /// The message, then one indented line per problem; each line has its control characters escaped.
     /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
     public var errorDescription: String? { description }
 
+    /// The message, then one indented line per problem; each line has its control characters escaped.
     public var description: String {
         ([TerminalText.escaped(message)] + problems.map { "  \($0)" }).joined(separator: "\n")
     }
