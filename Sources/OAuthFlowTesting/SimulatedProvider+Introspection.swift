@@ -56,6 +56,21 @@ extension SimulatedProvider {
     /// The userinfo endpoint (OpenID Connect Core §5.3): the user's claims for a valid access token, sent as
     /// `Bearer` (RFC 6750) or, for a bound token, as `DPoP` with a proof (RFC 9449 §7).
     func userInfoEndpoint(_ request: TransportRequest) async throws -> TransportResponse {
+        let grant = try await presentedGrant(request, requiresSubject: true)
+        let subject = grant.subject ?? ""  // presentedGrant refused a token without one
+        var claims = userClaims(subject, scopes: grant.scopes)
+        claims["sub"] = .string(subject)
+        var response = Self.json(claims)
+        if grant.proofKey != nil, settings.requiresDPoPNonce { response.headers["dpop-nonce"] = dpopNonce }
+        return response
+    }
+
+    /// The grant of the access token `request` carries, as the provider's userinfo endpoint and its APIs
+    /// (``protectedResourceRefusal(_:)``) take it: known and active (and a user's, when `requiresSubject`), presented
+    /// with the certificate it is bound to, and sent as `DPoP` with a proof of its key when DPoP-bound, else as `Bearer`.
+    ///
+    /// - Throws: ``OAuthRefusal`` with the 401 and challenge (RFC 6750 §3, RFC 9449 §7) an API answers.
+    func presentedGrant(_ request: TransportRequest, requiresSubject: Bool) async throws -> AccessGrant {
         func refuse(_ description: String, scheme: String = "Bearer") -> OAuthRefusal {
             OAuthRefusal(
                 "invalid_token", description, status: 401,
@@ -66,7 +81,7 @@ extension SimulatedProvider {
         }
         let scheme = authorization[..<space].lowercased()
         let token = String(authorization[authorization.index(after: space)...]).trimmingCharacters(in: .whitespaces)
-        guard let grant = accessTokens[token], isActive(grant, at: clock.now()), let subject = grant.subject else {
+        guard let grant = accessTokens[token], isActive(grant, at: clock.now()), !requiresSubject || grant.subject != nil else {
             throw refuse("the access token is unknown, expired or revoked", scheme: scheme == "dpop" ? "DPoP" : "Bearer")
         }
         try requireCertificate(of: grant, in: request)
@@ -80,10 +95,6 @@ extension SimulatedProvider {
         } else {
             guard scheme == "bearer" else { throw refuse("the access token is not DPoP-bound: send it as Bearer") }
         }
-        var claims = userClaims(subject, scopes: grant.scopes)
-        claims["sub"] = .string(subject)
-        var response = Self.json(claims)
-        if grant.proofKey != nil, settings.requiresDPoPNonce { response.headers["dpop-nonce"] = dpopNonce }
-        return response
+        return grant
     }
 }

@@ -204,37 +204,12 @@ extension SimulatedProvider {
     /// - Returns: nil when the API takes the request, else the answer refusing it.
     public func protectedResourceRefusal(_ request: TransportRequest) async -> TransportResponse? {
         do {
-            try await checkResourceRequest(request)
+            _ = try await presentedGrant(request, requiresSubject: false)
             return nil
         } catch let refusal as OAuthRefusal {
             return refusal.response(dpopNonce: nil)
         } catch {
             return Self.json(["error": .string("invalid_token"), "error_description": .string("\(error)")], status: 401)
-        }
-    }
-
-    /// The checks of ``protectedResourceRefusal(_:)``.
-    private func checkResourceRequest(_ request: TransportRequest) async throws {
-        func refuse(_ description: String, scheme: String = "Bearer") -> OAuthRefusal {
-            OAuthRefusal(
-                "invalid_token", description, status: 401,
-                challenge: "\(scheme) realm=\"simulated\", error=\"invalid_token\", error_description=\"\(description)\"")
-        }
-        guard let authorization = Self.header("Authorization", of: request), let space = authorization.firstIndex(of: " ") else {
-            throw OAuthRefusal("invalid_request", "no access token", status: 401, challenge: "Bearer realm=\"simulated\"")
-        }
-        let scheme = authorization[..<space].lowercased()
-        let token = String(authorization[authorization.index(after: space)...]).trimmingCharacters(in: .whitespaces)
-        guard let grant = accessTokens[token], isActive(grant, at: clock.now()) else {
-            throw refuse("the access token is unknown, expired or revoked")
-        }
-        try requireCertificate(of: grant, in: request)
-        if let bound = grant.proofKey {
-            guard scheme == "dpop", let proof = try await checkProof(request, accessToken: token), proof.thumbprint == bound else {
-                throw refuse("the access token is DPoP-bound: send it with the DPoP scheme and a proof of its key", scheme: "DPoP")
-            }
-        } else if scheme != "bearer" {
-            throw refuse("the access token is not DPoP-bound: send it as Bearer")
         }
     }
 }
