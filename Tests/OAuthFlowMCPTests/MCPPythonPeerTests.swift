@@ -74,7 +74,7 @@ struct MCPPythonPeerTests {
 
     @Test func signsInWithDynamicRegistrationCallsTheToolAndRefreshes() async throws {
         defer { directory.cleanUp() }
-        let port = try TestMCPServer.unusedPort()
+        let port = try unusedPort()
         let authorizer = authorizer(port: port)
         // The first request is refused with the SDK's 401; discovery, registration and the sign-in follow.
         let answer = try await add(2, 3, through: authorizer)

@@ -23,8 +23,8 @@ struct ProtectedMCPServerPythonClientTests {
 
     @Test func thePythonSDKsOAuthClientCallsToolsOnAProtectedSwiftServer() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python.path), "no \(Self.python.path): run `bash scripts/test.sh`")
-        let asPort = try TestMCPServer.unusedPort()
-        let mcpPort = try TestMCPServer.unusedPort()
+        let asPort = try unusedPort()
+        let mcpPort = try unusedPort()
         let issuer = try #require(URL(string: "http://127.0.0.1:\(asPort)"))
         let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
         var settings = SimulatedProvider.Settings()
@@ -51,7 +51,7 @@ struct ProtectedMCPServerPythonClientTests {
         try await Self.waitUntilListening(asPort)
         try await Self.waitUntilListening(mcpPort)
 
-        let redirect = "http://127.0.0.1:\(try TestMCPServer.unusedPort())/callback"
+        let redirect = "http://127.0.0.1:\(try unusedPort())/callback"
         let script = repositoryRoot.appendingPathComponent("Tests/MCPPythonClient/client.py")
         let result = try await ChildProcess.run(Self.python, [script.path, endpoint.absoluteString, Self.clientID, redirect])
         await group.triggerGracefulShutdown()

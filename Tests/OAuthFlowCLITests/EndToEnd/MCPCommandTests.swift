@@ -95,7 +95,7 @@ struct MCPCommandEndToEndTests {
         #expect(early.stderr.contains("oauthflow mcp login \(url)"))
 
         // The SDK's server compares redirect URIs exactly: the port is fixed and registered with it.
-        let port = try TestMCPServer.unusedPort()
+        let port = try unusedPort()
         let login = try await run(["login", url, "--port", "\(port)", "--timeout", "30", "--json"])
         #expect(login.status == 0, "\(login.stderr)")
         let summary = try Self.object(login.stdout)
