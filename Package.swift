@@ -41,6 +41,12 @@ let package = Package(
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         // Only OAuthFlowMCP and its tests use it: the core, the CLI and the other products never build it.
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", exact: "0.12.1"),
+        // Metrics and spans (Docs/operations.md): the API packages only, which the host's backend plugs into through
+        // OAuthEnvironment; already built for hummingbird, vapor and postgres-nio.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Only the web sign-in example uses it (its /metrics): no library product depends on it.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Reading a stored session with the standard library and the C library alone: what the `oauthflow`
@@ -64,6 +70,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux, .android])),
                 // Mutual TLS (RFC 8705): async-http-client already builds it.
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux, .android])),
+                // What the library reports, to the backends a host hands to OAuthEnvironment (no-ops by default).
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("BundledProviders")]
         ),
@@ -202,6 +211,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Examples/WebSignIn/Sources/WebSignInExample"
         ),
@@ -265,6 +275,9 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The in-memory backends the operations tests count and trace with.
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Fixtures")]
         ),

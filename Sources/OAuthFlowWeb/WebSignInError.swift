@@ -138,3 +138,5 @@ public enum WebHTML {
                 """)
     }
 }
+
+extension WebSignInError: CodedError {}

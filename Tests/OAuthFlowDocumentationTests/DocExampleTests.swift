@@ -362,7 +362,8 @@ import PostgresNIO
                            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPAuthDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPDocExamples.swift",
-                           "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift"].map {
+                           "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift",
+                           "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

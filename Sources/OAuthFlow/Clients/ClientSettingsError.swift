@@ -40,3 +40,5 @@ extension ErrorCode where Domain == ClientSettingsError {
     /// The clients file holds a secret in clear (`client_secret:`); secrets are given only by reference.
     public static let literalSecret = Self("literal_secret")
 }
+
+extension ClientSettingsError: CodedError {}

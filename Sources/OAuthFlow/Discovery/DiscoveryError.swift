@@ -32,3 +32,5 @@ extension ErrorCode where Domain == DiscoveryError {
     /// The document names an endpoint over plain http to a host that is not this machine.
     public static let insecureEndpoint = Self("insecure_endpoint")
 }
+
+extension DiscoveryError: CodedError {}

@@ -5,12 +5,15 @@ import Foundation
 enum DPoPSending {
     /// Sends `request` with a fresh proof (new `jti`) on each attempt; at most two attempts.
     ///
-    /// - Parameter renewing: Makes the request again for the retry, when part of it may be used only once (a client
-    ///   assertion, RFC 7523 §3); nil sends the same request.
+    /// - Parameters:
+    ///   - renewing: Makes the request again for the retry, when part of it may be used only once (a client
+    ///     assertion, RFC 7523 §3); nil sends the same request.
+    ///   - instruments: Count the retry, under `provider`.
     /// - Throws: ``FlowError`` `dpop` when the server demands a nonce again after the retry, or demands one without giving it.
     static func send(
         _ request: TransportRequest, key: DPoPKey, accessToken: Secret?, nonces: DPoPNonces, transport: any HTTPTransport, clock: any DateClock,
-        arrival: (@Sendable (TransportResponse) -> Void)? = nil, renewing: (@Sendable () async throws -> TransportRequest)? = nil
+        arrival: (@Sendable (TransportResponse) -> Void)? = nil, renewing: (@Sendable () async throws -> TransportRequest)? = nil,
+        instruments: Instruments = .disabled, provider: String = Instruments.none
     ) async throws -> TransportResponse {
         var used = nonces.nonce(for: request.url)
         for attempt in 1...2 {
@@ -34,6 +37,7 @@ enum DPoPSending {
                     .dpop, "\(server) demanded a new DPoP nonce again after one retry with the nonce it gave; OAuthFlow retries once, so it gave up")
             }
             used = given
+            instruments.count(.dpopNonceRetries, provider, response.status == 400 ? "authorization" : "resource")
         }
         throw FlowError(.dpop, "unreachable")
     }
@@ -72,6 +76,13 @@ extension TokenSet {
     public func send(
         _ request: TransportRequest, environment: OAuthEnvironment = OAuthEnvironment(), clientIdentity: TLSClientIdentity? = nil
     ) async throws -> TransportResponse {
+        try await send(request, environment: environment, clientIdentity: clientIdentity, provider: Instruments.none)
+    }
+
+    /// ``send(_:environment:clientIdentity:)``, counting a DPoP nonce retry under `provider`.
+    func send(
+        _ request: TransportRequest, environment: OAuthEnvironment, clientIdentity: TLSClientIdentity?, provider: String
+    ) async throws -> TransportResponse {
         let transport = environment.transport
         let nonces = environment.nonces
         let clock = environment.clock
@@ -83,7 +94,9 @@ extension TokenSet {
             return try await transport.send(authorized)
         }
         authorized.headers["Authorization"] = "DPoP \(accessToken.value)"
-        return try await DPoPSending.send(authorized, key: proofKey, accessToken: accessToken, nonces: nonces, transport: transport, clock: clock)
+        return try await DPoPSending.send(
+            authorized, key: proofKey, accessToken: accessToken, nonces: nonces, transport: transport, clock: clock,
+            instruments: environment.instruments, provider: provider)
     }
 
     /// The certificate a request with these tokens presents: `identity` when they are certificate-bound (checked to be

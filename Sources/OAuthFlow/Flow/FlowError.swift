@@ -151,3 +151,22 @@ extension ErrorCode where Domain == FlowError {
     /// A resource indicator (``ClientConfiguration/resources``) that is not an absolute URI without a fragment (RFC 8707 §2).
     public static let invalidResource = Self("invalid_resource")
 }
+
+extension FlowError: CodedError {}
+
+extension AuthorizationServerError: CodedError {
+    /// The server's `error` when it is one the RFCs define (RFC 6749, RFC 8628, RFC 9126, RFC 9449, OpenID Connect Core),
+    /// `other` for anything else a server sends: the bounded set metrics and spans count failures by.
+    package var code: ErrorCode<AuthorizationServerError> {
+        ErrorCode(Self.standardErrors.contains(error) ? error : "other")
+    }
+
+    private static let standardErrors: Set<String> = [
+        "invalid_request", "unauthorized_client", "access_denied", "unsupported_response_type", "invalid_scope", "server_error",
+        "temporarily_unavailable", "invalid_client", "invalid_grant", "unsupported_grant_type", "invalid_target",
+        "authorization_pending", "slow_down", "expired_token", "invalid_request_uri", "invalid_request_object",
+        "request_not_supported", "request_uri_not_supported", "registration_not_supported", "interaction_required",
+        "login_required", "account_selection_required", "consent_required", "use_dpop_nonce", "invalid_dpop_proof",
+        "invalid_authorization_details", "invalid_token", "insufficient_scope", "unsupported_token_type",
+    ]
+}

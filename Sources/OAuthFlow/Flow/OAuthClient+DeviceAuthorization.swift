@@ -70,7 +70,7 @@ extension OAuthClient {
             try AuthorizationDetail.check(configuration.authorizationDetails, for: knownProvider)
             parameters.append(("authorization_details", AuthorizationDetail.encoded(configuration.authorizationDetails)))
         }
-        let response = try await post(to: endpoint, parameters)
+        let response = try await post(to: endpoint, parameters, purpose: .deviceAuthorization)
         let fields = try TokenResponseParser.fields(
             of: response, format: policy.tokenResponseFormat,
             endpoint: "the device authorization endpoint")

@@ -53,7 +53,8 @@ extension OAuthClient {
             throw FlowError(.grantManagement, "provider `\(provider.id)`'s grant management endpoint \(base.absoluteString) cannot take a grant_id")
         }
         let request = TransportRequest(method: method, url: url, headers: ["Accept": "application/json"], clientIdentity: identity)
-        let response = try await tokens.send(request, environment: environment, clientIdentity: identity)
+        let response = try await tokens.send(
+            request, environment: environment.instrumented(.grantManagement, provider: provider.id), clientIdentity: identity, provider: provider.id)
         guard (200..<300).contains(response.status) || response.status == 404 else {
             throw Self.resourceError(SentSecrets(values: [tokens.accessToken.value]).scrub(response))
         }

@@ -11,7 +11,8 @@ extension OAuthClient {
     ///   server refuses the client, or ``TransportError``.
     public func introspect(_ token: Secret) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.introspection, "introspection")
-        let response = try await post(to: endpoint, [("token", token.value), ("token_type_hint", "access_token")], encoding: .form)
+        let response = try await post(
+            to: endpoint, [("token", token.value), ("token_type_hint", "access_token")], encoding: .form, purpose: .introspection)
         guard response.status == 200 else {
             if (300..<400).contains(response.status) {
                 throw FlowError(.unexpectedStatus, "the introspection endpoint answered HTTP \(response.status) (a redirect), which is not followed")

@@ -21,7 +21,7 @@ extension OAuthClient {
             if let requestObjectKey {
                 try await requestObjectParameters(request, target: target, key: requestObjectKey, pushed: true)
             } else { request.parameters }
-        let response = try await post(to: endpoint, parameters, encoding: .form)
+        let response = try await post(to: endpoint, parameters, encoding: .form, purpose: .par)
         let pushed = try PushedRequest(response, endpoint: endpoint, provider: provider.id)
         return try request.pending(
             url: try PendingAuthorization.url(

@@ -49,7 +49,8 @@ extension OAuthClient {
         if settings.placement == .body, settings.clientAuthentication {
             // RFC 7009's form (or a DELETE with it), the client authenticated as at the token endpoint.
             response = try await post(
-                to: endpoint, parameters, method: settings.method.request, proofKey: proofKey, keepingBinding: certificateBound)
+                to: endpoint, parameters, method: settings.method.request, proofKey: proofKey, keepingBinding: certificateBound,
+                purpose: .revocation)
         } else {
             response = try await revocationRequest(
                 to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey, certificateBound: certificateBound)
@@ -108,14 +109,18 @@ extension OAuthClient {
                 .certificateBinding, "the session is bound to a client certificate, which only TLS presents, but \(url.absoluteString) is not https")
         }
         let request = TransportRequest(method: settings.method.request, url: url, headers: headers, body: body, clientIdentity: identity)
+        let environment = self.environment.instrumented(.revocation, provider: provider.id)
+        let transport = environment.transport
         let response: TransportResponse
         if settings.placement == .bearer {
             let tokens = TokenSet(
                 accessToken: token, tokenType: proofKey == nil ? "Bearer" : "DPoP", expiresAt: nil, refreshToken: nil, idToken: nil, scopes: [],
                 issuedAt: clock.now(), proofKey: proofKey)
-            response = try await tokens.send(request, environment: environment)
+            response = try await tokens.send(request, environment: environment, clientIdentity: nil, provider: provider.id)
         } else if let proofKey {
-            response = try await DPoPSending.send(request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock)
+            response = try await DPoPSending.send(
+                request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, instruments: instruments,
+                provider: provider.id)
         } else {
             response = try await transport.send(request)
         }

@@ -122,10 +122,12 @@ extension OAuthClient {
     /// The client certificate goes with it, to the endpoint's `mtls_endpoint_aliases` entry when the metadata names one
     /// (RFC 8705 §5), when the client authenticates with it, `keepingBinding` (the request concerns tokens bound to it), or
     /// `requestingTokens` at a provider that binds tokens to it (`security.tls_client_certificate_bound_access_tokens`).
+    ///
+    /// `purpose` names the endpoint in the request's span and timer.
     func post(
         to endpoint: URL, _ parameters: [(String, String)], method requestMethod: TransportRequest.Method = .post,
         encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
-        requestingTokens: Bool = false, arrival: (@Sendable (TransportResponse) -> Void)? = nil
+        requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest
         var fields = parameters
@@ -189,6 +191,7 @@ extension OAuthClient {
             method: requestMethod, url: endpoint, headers: headers, body: try Self.body(fields, bodyEncoding), clientIdentity: identity)
         var sent = SentSecrets(parameters: fields)
         if let headerSecret { sent.add(headerSecret) }
+        let transport = instruments.transport(self.transport, provider: provider.id, endpoint: purpose)
         let response: TransportResponse
         if let proofKey {
             // The retry's assertion joins the values blanked in the answer.
@@ -209,7 +212,7 @@ extension OAuthClient {
             }
             response = try await DPoPSending.send(
                 request, key: proofKey, accessToken: nil, nonces: nonces, transport: transport, clock: clock, arrival: arrival,
-                renewing: renewing)
+                renewing: renewing, instruments: instruments, provider: provider.id)
             for value in renewed.withLock({ $0 }) { sent.add(value) }
         } else if let arrival {
             response = try await transport.send(request, arrival: arrival)

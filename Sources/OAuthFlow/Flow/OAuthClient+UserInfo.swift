@@ -133,6 +133,7 @@ extension OAuthClient {
             target = components.url ?? url
         }
         let request = TransportRequest(method: method, url: target, headers: headers, body: body, clientIdentity: identity)
+        let environment = self.environment.instrumented(.userinfo, provider: provider.id)
         let response: TransportResponse
         if placement == .header, tokens.proofKey == nil, shape.scheme != "Bearer" {
             try FlowError.requireSecure(target)
@@ -140,7 +141,7 @@ extension OAuthClient {
             authorized.headers["Authorization"] = shape.scheme.isEmpty ? token : "\(shape.scheme) \(token)"
             response = try await environment.transport.send(authorized)
         } else if placement == .header {
-            response = try await tokens.send(request, environment: environment, clientIdentity: identity)
+            response = try await tokens.send(request, environment: environment, clientIdentity: identity, provider: provider.id)
         } else {
             try FlowError.requireSecure(target)
             response = try await environment.transport.send(request)

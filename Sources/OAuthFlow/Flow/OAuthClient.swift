@@ -23,6 +23,8 @@ public actor OAuthClient {
     var transport: any HTTPTransport { environment.transport }
     var logger: Logger { environment.logger }
     var clock: any DateClock { environment.clock }
+    /// Where the client's metrics and spans go.
+    var instruments: Instruments { environment.instruments }
     /// The latest DPoP nonce of each server (RFC 9449 §8).
     var nonces: DPoPNonces { environment.nonces }
     /// States of completed authorizations, with when they completed; pruned after ``completedStateMemory``.
@@ -44,7 +46,9 @@ public actor OAuthClient {
         self.provider = provider
         self.configuration = configuration
         self.environment = environment
-        self.discovery = DiscoveryClient(transport: environment.transport, clock: environment.clock)
+        self.discovery = DiscoveryClient(
+            transport: environment.instruments.transport(environment.transport, provider: provider.id, endpoint: .discovery),
+            clock: environment.clock)
     }
 
     /// An endpoint: the descriptor's, or, when it names none and asks for discovery, the discovery document's.
@@ -98,7 +102,7 @@ public actor OAuthClient {
         let keysFrom = provider.endpoints.jwks == nil ? try await discoveredProvider() : provider
         let created = IDTokenValidator(
             provider: keysFrom, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
-            transport: transport, clock: clock)
+            transport: instruments.transport(transport, provider: provider.id, endpoint: .jwks), clock: clock)
         validator = created
         return created
     }

@@ -131,3 +131,5 @@ extension ErrorCode where Domain == TransportError {
     /// Any other failure.
     public static let failed = Self("failed")
 }
+
+extension TransportError: CodedError {}

@@ -63,3 +63,5 @@ extension ErrorCode where Domain == IDTokenError {
     /// The JWKS cannot be fetched or read, or the provider has no `jwks_uri`.
     public static let keysUnavailable = Self("keys_unavailable")
 }
+
+extension IDTokenError: CodedError {}

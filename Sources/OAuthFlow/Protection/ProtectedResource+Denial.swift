@@ -72,3 +72,5 @@ extension ErrorCode where Domain == ProtectedResource.Denial {
     /// The provider's keys or its introspection endpoint cannot be reached: nothing was accepted (503).
     public static let unavailable = Self("temporarily_unavailable")
 }
+
+extension ProtectedResource.Denial: CodedError {}

@@ -69,3 +69,5 @@ extension ErrorCode where Domain == ProviderError {
     /// a client secret, no sender-constrained tokens, endpoints not from the issuer's metadata.
     public static let securityProfile = Self("security_profile")
 }
+
+extension ProviderError: CodedError {}

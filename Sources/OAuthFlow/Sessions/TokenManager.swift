@@ -35,6 +35,8 @@ public actor TokenManager {
     private let clock: any DateClock
     private let logger: Logger
     private let transport: any HTTPTransport
+    /// Counts refreshes performed, joined and failed.
+    private let instruments: Instruments
     private let onChange: (@Sendable (StoredSession?) -> Void)?
     private var cached: StoredSession?
     private var refreshing: Task<StoredSession, any Error>?
@@ -60,6 +62,7 @@ public actor TokenManager {
         self.clock = client.environment.clock
         self.transport = client.environment.transport
         self.logger = client.environment.logger
+        self.instruments = client.environment.instruments
         self.onChange = onChange
     }
 
@@ -121,10 +124,10 @@ public actor TokenManager {
     }
 
     private func stepForValidToken() async throws -> Step {
-        if let refreshing { return .pending(refreshing) }
+        if let refreshing { return joining(refreshing) }
         let loaded = try await session()
         // Another caller may have started or finished a refresh while this one read the store.
-        if let refreshing { return .pending(refreshing) }
+        if let refreshing { return joining(refreshing) }
         let current = cached ?? loaded
         guard current.tokens.isExpired(at: clock.now(), skew: skew) else { return .ready(current) }
         return step(replacing: current.tokens.accessToken)
@@ -132,8 +135,10 @@ public actor TokenManager {
 
     /// Joins the running refresh, uses one that already replaced `stale`, or starts one.
     private func step(replacing stale: Secret?) -> Step {
-        if let refreshing { return .pending(refreshing) }
+        if let refreshing { return joining(refreshing) }
         if let stale, let cached, cached.tokens.accessToken != stale, !cached.tokens.isExpired(at: clock.now(), skew: skew) {
+            // Another refresh replaced the token the caller found wanting: this one is saved.
+            countRefresh("joined")
             return .ready(cached)
         }
         let task = Task {
@@ -143,6 +148,7 @@ public actor TokenManager {
                 return session
             } catch {
                 self.refreshFinished()
+                self.countRefresh("failed", code: Instruments.code(of: error))
                 throw error
             }
         }
@@ -152,6 +158,16 @@ public actor TokenManager {
 
     private func refreshFinished() {
         refreshing = nil
+    }
+
+    /// The refresh under way, which this caller waits for instead of sending its own.
+    private func joining(_ task: Task<StoredSession, any Error>) -> Step {
+        countRefresh("joined")
+        return .pending(task)
+    }
+
+    private func countRefresh(_ outcome: String, code: String = Instruments.none) {
+        instruments.count(.refreshes, client.provider.id, outcome, code)
     }
 
     private func refreshUnderLock(replacing stale: Secret?) async throws -> StoredSession {
@@ -164,6 +180,7 @@ public actor TokenManager {
         }
         if let stale, latest.tokens.accessToken != stale, !latest.tokens.isExpired(at: clock.now(), skew: skew) {
             logger.debug("session already refreshed elsewhere", metadata: ["session": "\(key)"])
+            countRefresh("joined")
             adopt(latest)
             return latest
         }
@@ -252,6 +269,7 @@ public actor TokenManager {
                 "\(key) was refreshed, but the new tokens could not be saved (\(error)); this process keeps using them and tries to save them \(attempts) more times over about \(Int(Self.saveRetryDelays.reduce(0, +))) s, and they are lost if it exits first (sign in again then)"
             )
         }
+        countRefresh("performed")
         return updated
     }
 
@@ -526,3 +544,5 @@ extension ErrorCode where Domain == SessionError {
     /// and retries saving them for a bounded time, as the message says.
     public static let storeUnavailable = Self("store_unavailable")
 }
+
+extension SessionError: CodedError {}

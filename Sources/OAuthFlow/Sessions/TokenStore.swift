@@ -131,3 +131,5 @@ extension ErrorCode where Domain == TokenStoreError {
     /// The store's server could not be reached or did not answer in time; nothing was changed.
     public static let unavailable = Self("unavailable")
 }
+
+extension TokenStoreError: CodedError {}
