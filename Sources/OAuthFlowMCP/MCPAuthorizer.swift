@@ -12,7 +12,8 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let authorizer = MCPAuthorizer(MCPAuthorizer.Configuration(store: store, browser: SystemBrowser(environment: environment)))
-/// let transport = HTTPClientTransport(endpoint: URL(string: "https://mcp.example.com/mcp")!, authorizer: authorizer)
+/// let transport = HTTPClientTransport(
+///     endpoint: URL(string: "https://mcp.example.com/mcp")!, authorizer: authorizer, requestModifier: authorizer.requestModifier)
 /// ```
 ///
 /// The work is `MCPAuthorization`'s (in `OAuthFlowMCPAuth`, which this module re-exports and the `oauthflow mcp`
@@ -24,8 +25,8 @@ import FoundationNetworking
 /// configuration's `TokenStore` per authorization server and MCP server, refreshed before it expires and reused after a
 /// restart. A 403 `insufficient_scope` signs in again for the scopes held and those demanded, once per operation.
 ///
-/// Tokens are Bearer tokens: the transport sends only an `Authorization` header, with no DPoP proof, so DPoP is not
-/// asked for.
+/// Where the authorization server offers DPoP (RFC 9449), sessions are DPoP-bound when the transport is given
+/// ``requestModifier`` too, which adds each request's proof; without it, tokens are Bearer tokens.
 public final class MCPAuthorizer: HTTPClientAuthorizer, Sendable {
     /// Where sessions and registered clients are kept, the browser, the clients the host registered, and the environment.
     public typealias Configuration = MCPAuthorization.Configuration
@@ -41,6 +42,21 @@ public final class MCPAuthorizer: HTTPClientAuthorizer, Sendable {
         self.authorization = MCPAuthorization(configuration)
     }
 
+    /// Adds a request's DPoP proof (RFC 9449) when its token is DPoP-bound: give it to `HTTPClientTransport` as its
+    /// `requestModifier`, beside the authorizer. The transport sets `Authorization` first; the proof, signed ahead for
+    /// the request's method, URL and token (and the server's latest `DPoP-Nonce`), goes in the `DPoP` header.
+    public var requestModifier: @Sendable (URLRequest) -> URLRequest {
+        { [authorization] request in
+            guard let url = request.url,
+                let proof = authorization.dpopProof(
+                    method: request.httpMethod ?? "GET", url: url, authorization: request.value(forHTTPHeaderField: "Authorization"))
+            else { return request }
+            var signed = request
+            signed.setValue(proof, forHTTPHeaderField: "DPoP")
+            return signed
+        }
+    }
+
     /// A 401 (sign in or refresh), a 403 `insufficient_scope` (step up), and one more try.
     public var maxAuthorizationAttempts: Int { 3 }
 
@@ -49,7 +65,8 @@ public final class MCPAuthorizer: HTTPClientAuthorizer, Sendable {
         try authorization.validateEndpointSecurity(for: endpoint)
     }
 
-    /// The `Authorization` header for `endpoint`: `Bearer` and the access token of its session, once one is known.
+    /// The `Authorization` header for `endpoint`, once a session is known: `Bearer` and its access token, or `DPoP` and the
+    /// token for a DPoP-bound session (whose proof ``requestModifier`` adds).
     public func authorizationHeader(for endpoint: URL) -> String? {
         authorization.authorizationHeader(for: endpoint)
     }

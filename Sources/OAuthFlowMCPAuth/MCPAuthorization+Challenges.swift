@@ -22,6 +22,7 @@ extension MCPAuthorization {
         }
         await context.manager.reload()
         if let stored = try? await context.manager.session() {
+            try requireProofs(for: stored.tokens, server: server)
             if stored.tokens.accessToken.value != sent, !stored.tokens.isExpired(at: now, skew: 5) {
                 await adopt(stored.tokens, for: server, fresh: false)
                 return
@@ -216,10 +217,11 @@ extension MCPAuthorization {
         let issuer = server.issuer.absoluteString
         if let pin = configuration.pinnedProviders.first(where: { $0.issuer?.absoluteString == issuer }) {
             let dpop = pin.policy.dpop.use
-            if dpop == .required || dpop == .ifSupported && server.metadata.dpopSigningAlgValuesSupported?.isEmpty == false {
+            let offered = server.metadata.dpopSigningAlgValuesSupported?.isEmpty == false
+            if !bindsTokens, dpop == .required || dpop == .ifSupported && offered {
                 throw MCPAuthorizationError(
                     .unsupportedServer,
-                    "the provider `\(pin.id)` pinned for \(issuer) asks for DPoP (`security.dpop: \(dpop.rawValue)`), which an MCP transport does not send; pin it with `dpop: never`"
+                    "the provider `\(pin.id)` pinned for \(issuer) asks for DPoP (`security.dpop: \(dpop.rawValue)`), and these requests carry no DPoP proofs: give the transport `requestModifier: authorizer.requestModifier`, or pin it with `dpop: never`"
                 )
             }
             do {
@@ -234,7 +236,7 @@ extension MCPAuthorization {
                 .unpinnedServer,
                 "no pinned provider names the authorization server \(issuer), and only pinned ones are signed in to (`requiresPinnedProvider`)")
         }
-        return (try Self.provider(for: server, now: environment.clock.now()), false)
+        return (try Self.provider(for: server, now: environment.clock.now(), dpop: bindsTokens), false)
     }
 
     /// The scopes a sign-in asks for: the challenge's `scope`, else a pinned descriptor's default scopes, else the
@@ -251,12 +253,12 @@ extension MCPAuthorization {
     /// the rules `oauthflow lint` applies (an error refuses it) and resolved by the same rules as any descriptor, its
     /// endpoints those the metadata names (fetched once, not again).
     ///
-    /// DPoP is left out: the SDK's transport sends an `Authorization` header and no proof. A public client (`none`) is
+    /// DPoP is left out unless `dpop` (requests carry proofs): its session is DPoP-bound where the metadata offers it. A public client (`none`) is
     /// taken even when `token_endpoint_auth_methods_supported` lists only secret methods: the clients this registers are
     /// public, and servers that register them so often leave `none` out of that list (the Python MCP SDK's does).
-    static func provider(for server: ServerDiscovery.AuthorizationServerDocument, now: Date) throws -> Provider {
+    static func provider(for server: ServerDiscovery.AuthorizationServerDocument, now: Date, dpop: Bool = false) throws -> Provider {
         var metadata = server.metadata
-        metadata.dpopSigningAlgValuesSupported = nil
+        if !dpop { metadata.dpopSigningAlgValuesSupported = nil }
         if let methods = metadata.tokenEndpointAuthMethodsSupported, !methods.contains("none") {
             metadata.tokenEndpointAuthMethodsSupported = methods + ["none"]
         }

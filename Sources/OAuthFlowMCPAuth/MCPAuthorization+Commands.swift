@@ -28,7 +28,8 @@ extension MCPAuthorization {
     /// The tokens of the session stored for the MCP server at `endpoint`, its access token refreshed first when it is
     /// about to expire (one refresh however many processes ask). Nothing is registered and nobody signs in.
     ///
-    /// - Throws: ``MCPAuthorizationError`` `not_signed_in` when no session is stored; the discovery refusals; the
+    /// - Throws: ``MCPAuthorizationError`` `not_signed_in` when no session is stored, `dpop_proofs_missing` when it is
+    ///   DPoP-bound and no proofs were asked for here (``dpopProof(method:url:authorization:)``); the discovery refusals; the
     ///   refresh's errors (`AuthorizationServerError` `invalid_grant` ends the session).
     public func validTokens(for endpoint: URL) async throws -> TokenSet {
         let server = try identifier(of: endpoint)
@@ -41,6 +42,7 @@ extension MCPAuthorization {
                 "no session is stored for the MCP server \(server) (at \(context.authorizationServer.issuer.absoluteString)): sign in first")
         }
         let tokens = try await context.manager.validTokens()
+        try requireProofs(for: tokens, server: server)
         await adopt(tokens, for: server, fresh: false)
         return tokens
     }
@@ -114,7 +116,7 @@ extension MCPAuthorization {
         do {
             let response = try await environment.transport.send(request)
             guard response.status == 401 else { return nil }
-            return response.header("www-authenticate").flatMap { Self.bearerChallenge(in: ["WWW-Authenticate": $0]) }
+            return response.header("www-authenticate").flatMap { Self.challenge(in: ["WWW-Authenticate": $0]) }
         } catch {
             logger.debug("the MCP server did not answer the probe", metadata: ["server": "\(endpoint.absoluteString)", "error": "\(error)"])
             return nil

@@ -36,11 +36,15 @@ extension MCPAuthorization {
         /// them names exactly is signed in to as that descriptor says (its client authentication, default scopes,
         /// `pushed`, checks; the endpoints it leaves out come from the server's metadata) instead of as drafted from
         /// that metadata. Its session is stored under the descriptor's id. A pin that asks for DPoP the server offers
-        /// is refused: MCP transports send Bearer tokens.
+        /// is refused when requests carry no DPoP proofs.
         public var pinnedProviders: [Provider]
         /// Whether an authorization server no pinned provider names is refused (`unpinned_server`), so that MCP
         /// servers are signed in to only where reviewed descriptors say.
         public var requiresPinnedProvider: Bool
+        /// Whether sessions are DPoP-bound (RFC 9449) at authorization servers that offer DPoP, once requests carry proofs
+        /// (`MCPAuthorizer.requestModifier` on the transport, or ``MCPAuthorization/dpopProof(method:url:authorization:)``).
+        /// True by default; false asks for Bearer tokens everywhere.
+        public var dpop: Bool
 
         /// - Parameters:
         ///   - store: Where sessions are kept.
@@ -68,6 +72,7 @@ extension MCPAuthorization {
             self.signInEvents = { _ in }
             self.pinnedProviders = []
             self.requiresPinnedProvider = false
+            self.dpop = true
         }
     }
 }

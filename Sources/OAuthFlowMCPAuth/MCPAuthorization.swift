@@ -22,14 +22,24 @@ import OAuthFlow
 /// after a restart. A 403 `insufficient_scope` signs in again for the scopes held and those demanded, once per operation.
 ///
 /// Every request goes through the environment's transport, with its deadline and size cap, and no redirect is followed.
-/// Tokens are Bearer tokens: DPoP is not asked for (an MCP transport sends an `Authorization` header and no proof).
+/// Sessions are DPoP-bound (RFC 9449) where the authorization server offers DPoP and the requests carry proofs
+/// (``dpopProof(method:url:authorization:)``, which `MCPAuthorizer.requestModifier` adds); Bearer tokens otherwise.
 public final class MCPAuthorization: Sendable {
     /// What the authorization was made with.
     public let configuration: Configuration
-    /// The `Authorization` header value of each MCP server, by canonical URI: what ``authorizationHeader(for:)`` answers
-    /// without waiting.
-    private let headers = Locked<[ResourceIdentifier: String]>([:])
+    /// The token each MCP server is sent, by canonical URI: what ``authorizationHeader(for:)`` answers without waiting.
+    private let presented = Locked<[ResourceIdentifier: Presented]>([:])
     let state = AuthorizationState()
+    /// DPoP proofs signed ahead of their requests.
+    let proofs = PreparedProofs()
+
+    /// The access token sent to a server, and the DPoP key it is bound to, if any.
+    struct Presented: Sendable {
+        let token: String
+        let key: DPoPKey?
+        /// `DPoP` and the token for a DPoP-bound token (RFC 9449 §7.1), `Bearer` and the token otherwise.
+        var header: String { (key == nil ? "Bearer " : "DPoP ") + token }
+    }
 
     /// - Parameter configuration: Where sessions and registered clients are kept, the browser, the clients the host
     ///   registered, and the environment.
@@ -52,10 +62,11 @@ public final class MCPAuthorization: Sendable {
         }
     }
 
-    /// The `Authorization` header for `endpoint`: `Bearer` and the access token of its session, once one is known.
+    /// The `Authorization` header for `endpoint`, once a session is known: `Bearer` and its access token, or `DPoP` and
+    /// the token when the session is DPoP-bound (the `DPoP` header is ``dpopProof(method:url:authorization:)``'s).
     public func authorizationHeader(for endpoint: URL) -> String? {
         guard let server = ResourceIdentifier(endpoint) else { return nil }
-        return headers.withLock { $0[server] }
+        return presented.withLock { $0[server] }?.header
     }
 
     /// Refreshes the session of `endpoint` when its access token is about to expire (one refresh however many requests
@@ -65,11 +76,14 @@ public final class MCPAuthorization: Sendable {
     public func prepareAuthorization(for endpoint: URL) async throws {
         guard let server = ResourceIdentifier(endpoint), let context = await state.context(for: server) else { return }
         let tokens = try await context.manager.validTokens()
+        try requireProofs(for: tokens, server: server)
         await adopt(tokens, for: server, fresh: false)
+        await prepareProofs(for: endpoint)
     }
 
     /// Answers a 401 by signing in (or refreshing, or using the stored session), and a 403 `insufficient_scope` by
-    /// signing in again for more scopes.
+    /// signing in again for more scopes. A 401 `use_dpop_nonce` (RFC 9449 §9) keeps the server's `DPoP-Nonce` for the
+    /// next proof, and a 401 to a DPoP request that left without its proof is answered with a proof; neither signs in.
     ///
     /// - Parameters:
     ///   - statusCode: The answer's HTTP status.
@@ -83,18 +97,20 @@ public final class MCPAuthorization: Sendable {
     public func handleChallenge(statusCode: Int, headers: [String: String], endpoint: URL, operation: String?) async throws -> Bool {
         try validateEndpointSecurity(for: endpoint)
         guard let server = ResourceIdentifier(endpoint) else { return false }
-        let challenge = Self.bearerChallenge(in: headers)
+        let challenge = Self.challenge(in: headers)
         switch statusCode {
         case 401:
-            try await authorize(server, challenge: challenge)
-            return true
+            if try await !answerProofChallenge(challenge, headers: headers, endpoint: endpoint) {
+                try await authorize(server, challenge: challenge)
+            }
         case 403:
             guard challenge?.error == "insufficient_scope", let challenge else { return false }
             try await stepUp(server, challenge: challenge, operation: operation)
-            return true
         default:
             return false
         }
+        await prepareProofs(for: endpoint)
+        return true
     }
 
     // MARK: - Tokens
@@ -103,17 +119,34 @@ public final class MCPAuthorization: Sendable {
     /// in answer to it is not answered with another sign-in.
     func adopt(_ tokens: TokenSet, for server: ResourceIdentifier, fresh: Bool) async {
         if fresh { await state.noteFresh(tokens.accessToken.value, at: environment.clock.now()) }
-        headers.withLock { $0[server] = "Bearer " + tokens.accessToken.value }
+        presented.withLock { $0[server] = Presented(token: tokens.accessToken.value, key: tokens.proofKey) }
     }
 
     /// The access token last sent to `server`, if any.
     func sentToken(to server: ResourceIdentifier) -> String? {
-        headers.withLock { $0[server] }.map { String($0.dropFirst("Bearer ".count)) }
+        presented.withLock { $0[server] }?.token
     }
 
-    /// The first Bearer challenge of a `WWW-Authenticate` header, whatever the case of its name.
-    static func bearerChallenge(in headers: [String: String]) -> AuthenticationChallenge? {
+    /// The token `server` is sent and its DPoP key, if any.
+    func presentedToken(to server: ResourceIdentifier) -> Presented? {
+        presented.withLock { $0[server] }
+    }
+
+    /// The challenge of a `WWW-Authenticate` header (whatever the case of its name) that an answer is read from: of the
+    /// `Bearer` and `DPoP` ones (RFC 6750, RFC 9449 §7.1), the first with an `error`, else the first `Bearer`, else the
+    /// first `DPoP`; `resource_metadata` is taken from any of them that names it.
+    static func challenge(in headers: [String: String]) -> AuthenticationChallenge? {
         let values = headers.filter { $0.key.lowercased() == "www-authenticate" }.map(\.value)
-        return values.flatMap(AuthenticationChallenge.parse).first { $0.scheme.lowercased() == "bearer" }
+        let challenges = values.flatMap(AuthenticationChallenge.parse).filter { ["bearer", "dpop"].contains($0.scheme.lowercased()) }
+        guard
+            var chosen = challenges.first(where: { $0.error != nil }) ?? challenges.first(where: { $0.scheme.lowercased() == "bearer" })
+                ?? challenges.first
+        else { return nil }
+        if chosen.resourceMetadata == nil, let named = challenges.lazy.compactMap({ $0.parameters["resource_metadata"] }).first {
+            var parameters = chosen.parameters
+            parameters["resource_metadata"] = named
+            chosen = AuthenticationChallenge(scheme: chosen.scheme, parameters: parameters)
+        }
+        return chosen
     }
 }

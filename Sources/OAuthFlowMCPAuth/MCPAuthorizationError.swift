@@ -45,4 +45,7 @@ extension ErrorCode where Domain == MCPAuthorizationError {
     public static let unpinnedServer = Self("unpinned_server")
     /// No session is stored for the MCP server (and no client registered for it): sign in first.
     public static let notSignedIn = Self("not_signed_in")
+    /// The session is DPoP-bound (RFC 9449) and the requests carry no proofs: the transport lacks
+    /// `MCPAuthorizer.requestModifier`.
+    public static let dpopProofsMissing = Self("dpop_proofs_missing")
 }

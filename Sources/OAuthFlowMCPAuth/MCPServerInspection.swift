@@ -34,7 +34,7 @@ public struct MCPServerInspection: Sendable, Encodable {
     public let pushedAuthorizationRequests: Bool
     /// Whether the server requires pushed requests.
     public let requiresPushedAuthorizationRequests: Bool
-    /// The DPoP algorithms the server offers (RFC 9449); not used: MCP transports send Bearer tokens.
+    /// The DPoP algorithms the server offers (RFC 9449): used by a transport that carries proofs (`MCPAuthorizer.requestModifier`).
     public let dpopAlgorithms: [String]
     /// Where the session is stored.
     public let sessionKey: SessionKey

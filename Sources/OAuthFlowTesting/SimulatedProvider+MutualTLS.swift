@@ -22,6 +22,15 @@ extension SimulatedProvider {
         return components?.url ?? issuer
     }
 
+    /// The endpoints published on the mutual-TLS host: ``Settings/mutualTLSAliases``, or none for an issuer whose host is
+    /// an IP address or `localhost` (served over HTTP on a loopback address, say), which has no `mtls.` host name to give
+    /// them; every endpoint then takes the certificate.
+    nonisolated func publishedAliases(_ settings: Settings) -> Set<Endpoint> {
+        let host = issuer.host?.lowercased() ?? ""
+        let named = !host.isEmpty && host != "localhost" && !host.contains(":") && host.contains { $0.isLetter }
+        return named ? settings.mutualTLSAliases : []
+    }
+
     /// An endpoint's URL on the mutual-TLS host.
     nonisolated func mutualTLSURL(_ endpoint: Endpoint) -> URL {
         mutualTLSBase.appendingPathComponent(String(endpoint.path.dropFirst()))
@@ -60,7 +69,7 @@ extension SimulatedProvider {
     ///
     /// - Throws: A 404 for an endpoint the mutual-TLS host does not publish.
     func overTLS(_ request: TransportRequest, at endpoint: Endpoint) throws -> TransportRequest {
-        let aliased = settings.mutualTLSAliases.contains(endpoint)
+        let aliased = publishedAliases(settings).contains(endpoint)
         if isMutualTLSHost(request.url) {
             guard aliased else {
                 throw OAuthRefusal("invalid_request", "the mutual-TLS host publishes no alias of \(endpoint.path)", status: 404)
@@ -80,7 +89,7 @@ extension SimulatedProvider {
             .revocation: "revocation_endpoint", .introspection: "introspection_endpoint", .deviceAuthorization: "device_authorization_endpoint",
         ]
         var aliases: [String: JSONValue] = [:]
-        for endpoint in settings.mutualTLSAliases {
+        for endpoint in publishedAliases(settings) {
             if let name = names[endpoint] { aliases[name] = .string(mutualTLSURL(endpoint).absoluteString) }
         }
         if !aliases.isEmpty { document["mtls_endpoint_aliases"] = .object(aliases) }

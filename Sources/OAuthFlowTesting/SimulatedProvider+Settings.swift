@@ -62,6 +62,7 @@ extension SimulatedProvider {
         public var proofWindow: TimeInterval = 60
         /// The endpoints published again on the mutual-TLS host (``SimulatedProvider/mutualTLSBase``) as
         /// `mtls_endpoint_aliases` (RFC 8705 §5); the empty set publishes none, and every endpoint then takes the certificate.
+        /// An issuer whose host is an IP address or `localhost` publishes none whatever this says.
         public var mutualTLSAliases: Set<Endpoint> = SimulatedProvider.aliasedEndpoints
         /// Whether tokens issued to a request that presents a client certificate are bound to it (`cnf.x5t#S256`, RFC 8705
         /// §3), published as `tls_client_certificate_bound_access_tokens`.

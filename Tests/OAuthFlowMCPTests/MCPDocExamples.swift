@@ -17,7 +17,8 @@ struct MCPDocExamples {
     func client() async throws {
         let store = FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/myapp/mcp-sessions"))
         let authorizer = MCPAuthorizer(MCPAuthorizer.Configuration(store: store, browser: SystemBrowser(environment: ProcessInfo.processInfo.environment)))
-        let transport = HTTPClientTransport(endpoint: URL(string: "https://mcp.example.com/mcp")!, streaming: false, authorizer: authorizer)
+        let transport = HTTPClientTransport(
+            endpoint: URL(string: "https://mcp.example.com/mcp")!, streaming: false, authorizer: authorizer, requestModifier: authorizer.requestModifier)
         let client = Client(name: "my-agent", version: "1.0.0")
         _ = try await client.connect(transport: transport)
         let (tools, _) = try await client.listTools()

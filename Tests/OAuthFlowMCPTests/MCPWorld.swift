@@ -48,6 +48,10 @@ final class MCPWorld: @unchecked Sendable {
     var registeredScopes: [String]? = nil
     /// Whether the MCP server refuses every token, even one issued for it.
     var rejectsEveryToken = false
+    /// How many more DPoP requests the MCP server answers 401 `use_dpop_nonce` (RFC 9449 §9), each with a new nonce.
+    var nonceDemands = 0
+    /// Whether those answers leave the `DPoP-Nonce` header out (a hostile server).
+    var withholdsNonce = false
 
     var requiredScopes: [String] {
         get { lock.withLock { _requiredScopes } }
@@ -127,9 +131,15 @@ final class MCPWorld: @unchecked Sendable {
     private func mcpAnswer(_ request: TransportRequest) -> TransportResponse {
         let metadata = namesMetadata ? ", resource_metadata=\"\(namedMetadataURL.absoluteString)\"" : ""
         let required = requiredScopes
-        guard let authorization = request.headers["Authorization"], authorization.hasPrefix("Bearer "),
-            let claims = Self.claims(of: String(authorization.dropFirst(7))), Self.audience(claims).contains(MCPWorld.endpoint.absoluteString),
-            !rejectsEveryToken
+        if request.headers["Authorization"]?.hasPrefix("DPoP ") == true, nonceDemands > 0 {
+            nonceDemands -= 1
+            var headers = ["WWW-Authenticate": "DPoP error=\"use_dpop_nonce\", algs=\"ES256\"\(metadata)"]
+            if !withholdsNonce { headers["DPoP-Nonce"] = "resource-nonce-\(nonceDemands)" }
+            return TransportResponse(status: 401, headers: headers)
+        }
+        guard let authorization = request.headers["Authorization"], authorization.hasPrefix("Bearer ") || authorization.hasPrefix("DPoP "),
+            let claims = Self.claims(of: String(authorization.drop { $0 != " " }.dropFirst())),
+            Self.audience(claims).contains(MCPWorld.endpoint.absoluteString), !rejectsEveryToken
         else {
             let scope = required.isEmpty ? "" : ", scope=\"\(required.joined(separator: " "))\""
             return TransportResponse(status: 401, headers: ["WWW-Authenticate": "Bearer realm=\"mcp\"\(scope)\(metadata)"])
@@ -166,12 +176,17 @@ final class MCPWorld: @unchecked Sendable {
 
     /// What `HTTPClientTransport.send` does with an authorizer: the header, the request, and on a 401 or 403 the
     /// challenge, again while the authorizer handles it, up to its attempts.
-    func call(_ authorizer: MCPAuthorizer, method: String = "tools/call") async throws -> TransportResponse {
+    ///
+    /// - Parameter proofs: Whether each request is handed to the authorizer for its DPoP proof, as its `requestModifier` does.
+    func call(_ authorizer: MCPAuthorizer, method: String = "tools/call", proofs: Bool = false) async throws -> TransportResponse {
         try? await authorizer.prepareAuthorization(for: Self.endpoint, session: URLSession.shared)
         var attempts = 0
         while true {
             var headers = ["Content-Type": "application/json", "Accept": "application/json, text/event-stream"]
             if let value = authorizer.authorizationHeader(for: Self.endpoint) { headers["Authorization"] = value }
+            if proofs, let proof = authorizer.authorization.dpopProof(method: "POST", url: Self.endpoint, authorization: headers["Authorization"]) {
+                headers["DPoP"] = proof
+            }
             let body = Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\(method)\"}".utf8)
             let response = try await transport.send(TransportRequest(method: .post, url: Self.endpoint, headers: headers, body: body))
             guard response.status == 401 || response.status == 403 else { return response }

@@ -9,6 +9,11 @@ package struct AuthenticationChallenge: Sendable, Hashable {
     /// The auth-params, names lowercased, values unquoted; the first of a repeated name.
     public let parameters: [String: String]
 
+    package init(scheme: String, parameters: [String: String]) {
+        self.scheme = scheme
+        self.parameters = parameters
+    }
+
     /// The `error` parameter (`invalid_token`, `insufficient_scope`, …).
     public var error: String? { parameters["error"] }
     /// The scopes the `scope` parameter names.

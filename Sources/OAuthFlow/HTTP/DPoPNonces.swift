@@ -17,6 +17,18 @@ public final class DPoPNonces: Sendable {
     /// The nonce to put in the next proof for `url`'s server.
     public func nonce(for url: URL) -> String? { state.get(Self.origin(url)) }
 
+    /// Keeps `nonce` for `url`'s server, as a `DPoP-Nonce` header from it gave it: for a host whose transport is not
+    /// OAuthFlow's (an MCP SDK transport, say) and that reads the servers' answers itself.
+    ///
+    /// - Returns: Whether it was kept: a value that is not a valid nonce (RFC 9449 §8.1: printable ASCII without `"`
+    ///   or `\`, at most 512 characters here) is not.
+    @discardableResult
+    public func remember(_ nonce: String, for url: URL) -> Bool {
+        guard Self.isValid(nonce) else { return false }
+        state.set(nonce, for: Self.origin(url))
+        return true
+    }
+
     /// Keeps the `DPoP-Nonce` a response from `url` carries, if any; returns it.
     @discardableResult
     func remember(_ response: TransportResponse, from url: URL) -> String? {

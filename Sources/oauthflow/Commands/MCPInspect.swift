@@ -62,7 +62,9 @@ extension OAuthFlowCommand.MCP {
             lines.append(("pushed (RFC 9126)", pushed))
             let dpop =
                 found.dpopAlgorithms.isEmpty
-                ? "not offered" : "offered (\(found.dpopAlgorithms.joined(separator: " "))), not used: MCP transports send Bearer tokens"
+                ? "not offered"
+                : "offered (\(found.dpopAlgorithms.joined(separator: " "))): a Swift MCP client whose transport carries proofs binds its "
+                    + "session; oauthflow mcp signs in for Bearer tokens"
             lines.append(("DPoP", dpop))
             lines.append(("session", "\(found.signedIn ? "stored" : "none") (\(found.sessionKey.providerID), \(found.sessionKey.account))"))
             let width = lines.map(\.0.count).max() ?? 0

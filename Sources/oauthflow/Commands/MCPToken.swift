@@ -23,7 +23,11 @@ extension OAuthFlowCommand.MCP {
             let authorization = try await Output.running { try options.authorization() }
             let server = options.server
             let advice = { (error: any Error) -> String? in
-                (error as? MCPAuthorizationError)?.code == .notSignedIn ? "run `oauthflow mcp login \(server.absoluteString)` first" : nil
+                switch (error as? MCPAuthorizationError)?.code {
+                case .notSignedIn?: "run `oauthflow mcp login \(server.absoluteString)` first"
+                case .dpopProofsMissing?: "this command prints Bearer tokens: run `oauthflow mcp login \(server.absoluteString)` for one"
+                default: nil
+                }
             }
             let tokens = try await Output.running(advice: advice) { try await authorization.validTokens(for: server) }
             if json {
