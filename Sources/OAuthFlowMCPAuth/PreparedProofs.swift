@@ -86,12 +86,5 @@ final class PreparedProofs: Sendable {
     }
 
     /// `htu` (RFC 9449 §4.2): the URL without query, fragment or user information.
-    static func target(of url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
-        components.query = nil
-        components.fragment = nil
-        components.user = nil
-        components.password = nil
-        return components.string ?? url.absoluteString
-    }
+    static func target(of url: URL) -> String { DPoPKey.target(of: url) }
 }

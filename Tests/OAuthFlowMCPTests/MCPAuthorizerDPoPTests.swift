@@ -19,12 +19,7 @@ import Testing
     }
 
     func authorizer(_ change: (inout MCPAuthorizer.Configuration) -> Void = { _ in }) -> (MCPAuthorizer, ApprovingUser) {
-        let user = world.browser
-        var configuration = MCPAuthorizer.Configuration(
-            store: store, browser: user, environment: world.environment, registrations: registrations, clientName: "MCP tests")
-        configuration.signInTimeout = .seconds(20)
-        change(&configuration)
-        return (MCPAuthorizer(configuration), user)
+        world.authorizer(store: store, registrations: registrations, change)
     }
 
     /// The claims of a DPoP proof.
@@ -65,11 +60,7 @@ import Testing
         #expect(mcpRequests.allSatisfy { $0.headers["DPoP"] == nil })
 
         let other = try MCPWorld()
-        let user = other.browser
-        var configuration = MCPAuthorizer.Configuration(store: InMemoryTokenStore(), browser: user, environment: other.environment, clientName: "t")
-        configuration.signInTimeout = .seconds(20)
-        configuration.dpop = false
-        let off = MCPAuthorizer(configuration)
+        let (off, _) = other.authorizer(store: InMemoryTokenStore(), registrations: InMemoryClientRegistrationStore()) { $0.dpop = false }
         #expect(try await other.call(off, proofs: true).status == 200)
         #expect(other.requests(to: "mcp.example", "/mcp").last?.headers["Authorization"]?.hasPrefix("Bearer ") == true)
         #expect(other.requests(to: "auth.example", "/tenant/token").allSatisfy { $0.headers["DPoP"] == nil })

@@ -18,12 +18,7 @@ import Testing
     }
 
     func authorizer(_ change: (inout MCPAuthorizer.Configuration) -> Void = { _ in }) -> (MCPAuthorizer, ApprovingUser) {
-        let user = world.browser
-        var configuration = MCPAuthorizer.Configuration(
-            store: store, browser: user, environment: world.environment, registrations: registrations, clientName: "MCP tests")
-        configuration.signInTimeout = .seconds(20)
-        change(&configuration)
-        return (MCPAuthorizer(configuration), user)
+        world.authorizer(store: store, registrations: registrations, change)
     }
 
     static func values(_ name: String, in pairs: [(String, String)]) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }

@@ -66,6 +66,19 @@ final class MCPWorld: @unchecked Sendable {
 
     var transport: any HTTPTransport { WorldTransport(world: self) }
 
+    /// An authorizer of this world (and its user, who approves at once), keeping sessions and registrations in the stores
+    /// given; `change` adjusts its configuration.
+    func authorizer(
+        store: any TokenStore, registrations: any ClientRegistrationStore, _ change: (inout MCPAuthorizer.Configuration) -> Void = { _ in }
+    ) -> (MCPAuthorizer, ApprovingUser) {
+        let user = browser
+        var configuration = MCPAuthorizer.Configuration(
+            store: store, browser: user, environment: environment, registrations: registrations, clientName: "MCP tests")
+        configuration.signInTimeout = .seconds(20)
+        change(&configuration)
+        return (MCPAuthorizer(configuration), user)
+    }
+
     var environment: OAuthEnvironment { OAuthEnvironment(transport: transport, clock: provider.clock, nonces: provider.nonces) }
 
     /// A browser whose user approves at once.

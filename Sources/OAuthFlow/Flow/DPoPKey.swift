@@ -120,7 +120,7 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `htu` (RFC 9449 §4.2): the URL without query, fragment or user information.
-    static func target(of url: URL) -> String {
+    package static func target(of url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
         components.query = nil
         components.fragment = nil
