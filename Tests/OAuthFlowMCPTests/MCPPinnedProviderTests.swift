@@ -7,7 +7,8 @@ import Testing
 @testable import OAuthFlowMCP
 @testable import OAuthFlowMCPAuth
 
-/// A descriptor that pins a discovered authorization server: signed in to as it says, a pin required, DPoP refused.
+/// A descriptor that pins a discovered authorization server: signed in to as it says, a pin required, DPoP used where
+/// requests carry proofs and refused where they do not.
 @Suite struct MCPPinnedProviderTests {
     let world: MCPWorld
     let store = InMemoryTokenStore()
@@ -38,11 +39,7 @@ import Testing
     }
 
     func authorizer(_ change: (inout MCPAuthorizer.Configuration) -> Void) -> (MCPAuthorizer, ApprovingUser) {
-        let user = world.browser
-        var configuration = MCPAuthorizer.Configuration(store: store, browser: user, environment: world.environment, clientName: "pin tests")
-        configuration.signInTimeout = .seconds(20)
-        change(&configuration)
-        return (MCPAuthorizer(configuration), user)
+        world.authorizer(store: store, registrations: InMemoryClientRegistrationStore(), change)
     }
 
     @Test func signsInToAPinnedServerAsItsDescriptorSays() async throws {
@@ -80,7 +77,18 @@ import Testing
         #expect(world.requests(to: "auth.example", "/tenant/register").isEmpty)
     }
 
-    @Test func refusesAPinThatAsksForDPoP() async throws {
+    @Test func signsInToAPinThatAsksForDPoPWithProofs() async throws {
+        let pinned = try Self.pin("security:\n  dpop: required")
+        let (authorizer, user) = authorizer { $0.pinnedProviders = [pinned] }
+        #expect(try await world.call(authorizer, proofs: true).status == 200)
+        #expect(user.opened.values.count == 1)
+        let session = try #require(try await store.load(SessionKey(providerID: "corp-mcp", account: "https://mcp.example/mcp")))
+        #expect(session.tokens.proofKey != nil)
+        let sent = try #require(world.requests(to: "mcp.example", "/mcp").last)
+        #expect(sent.headers["Authorization"]?.hasPrefix("DPoP ") == true && sent.headers["DPoP"] != nil)
+    }
+
+    @Test func refusesAPinThatAsksForDPoPWithoutProofs() async throws {
         let pinned = try Self.pin("security:\n  dpop: required")
         let (authorizer, user) = authorizer { $0.pinnedProviders = [pinned] }
         await #expect {
