@@ -1,6 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Where the launcher's link looks first on Linux (see the OAuthFlowLauncher target).
+let launcherStaticLibraries = String(#filePath.dropLast("Package.swift".count)) + "Sources/OAuthFlowLauncher/StaticLibraries"
+
 let package = Package(
     name: "OAuthFlow",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -173,10 +176,16 @@ let package = Package(
                 .product(name: "Vapor", package: "vapor"),
             ]
         ),
-        // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack.
+        // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack. On Linux its
+        // link finds StaticLibraries/libstdc++.so first, a linker script that takes the C++ library's static archive:
+        // built with --static-swift-stdlib (the README's install) it then loads only the C library at run time, which
+        // it starts with in a quarter less CPU time (Docs/benchmarks.md, "Hot paths"). A build with the shared Swift
+        // runtime takes nothing from the archive (that runtime loads libstdc++.so.6 itself).
         .executableTarget(
             name: "OAuthFlowLauncher",
-            dependencies: ["OAuthFlowFiles"]
+            dependencies: ["OAuthFlowFiles"],
+            exclude: ["StaticLibraries"],
+            linkerSettings: [.unsafeFlags(["-L", launcherStaticLibraries], .when(platforms: [.linux]))]
         ),
         .executableTarget(
             name: "oauthflow",

@@ -88,24 +88,42 @@ public struct GitCredentialMemo: Sendable, Hashable {
 
     /// A memo from ``rendered()``'s text; nil for anything else.
     public static func parse(_ text: String) -> GitCredentialMemo? {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        guard lines.count >= 2, lines[0] == header else { return nil }
-        let clients = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        guard clients.count == 3, clients[0] == "clients", let file = unescape(clients[1]), let identity = unescape(clients[2]) else { return nil }
+        parse(bytes: Array(text.utf8))
+    }
+
+    /// A memo from ``rendered()``'s bytes; nil for anything else: invalid UTF-8, a control character
+    /// ``rendered()`` never writes as it is (anything but the line and field separators), or a `%` escape that
+    /// is not two hex digits.
+    ///
+    /// It reads the bytes and makes strings only of the fields (the launcher runs it on every request git
+    /// sends, before anything else it needs).
+    public static func parse(bytes: [UInt8]) -> GitCredentialMemo? {
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        guard lines.count >= 2, lines[0].elementsEqual(header.utf8) else { return nil }
+        guard let clients = fields(lines[1]), clients.count == 3, clients[0] == "clients" else { return nil }
         var entries: [Entry] = []
+        entries.reserveCapacity(lines.count - 2)
         for line in lines.dropFirst(2) {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map { unescape(String($0)) }
-            guard fields.count == 6, let protocolName = fields[0], let host = fields[1], let path = fields[2], let provider = fields[3],
-                let account = fields[4], let username = fields[5], !protocolName.isEmpty, !host.isEmpty, !account.isEmpty
-            else { return nil }
-            guard path.isEmpty || path.hasPrefix("=") else { return nil }
+            guard let fields = fields(line), fields.count == 6 else { return nil }
+            let (protocolName, host, path, provider, account, username) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+            guard !protocolName.isEmpty, !host.isEmpty, !account.isEmpty, path.isEmpty || path.hasPrefix("=") else { return nil }
             entries.append(
                 Entry(
                     protocolName: protocolName, host: host, path: path.isEmpty ? nil : String(path.dropFirst()),
                     providerID: provider.isEmpty ? nil : provider, account: account, username: username))
         }
-        return GitCredentialMemo(clientsFile: file, clientsIdentity: identity, entries: entries)
+        return GitCredentialMemo(clientsFile: clients[1], clientsIdentity: clients[2], entries: entries)
+    }
+
+    /// One line's tab-separated fields, unescaped; nil when one is not valid.
+    private static func fields(_ line: ArraySlice<UInt8>) -> [String]? {
+        var result: [String] = []
+        for field in line.split(separator: 0x09, omittingEmptySubsequences: false) {
+            guard let text = unescape(bytes: field) else { return nil }
+            result.append(text)
+        }
+        return result
     }
 
     /// The memo in `sessionDirectory`, read as a session file is (private, regular, not a link); nil when it
@@ -114,10 +132,9 @@ public struct GitCredentialMemo: Sendable, Hashable {
         guard RawFile.isPrivateDirectory(sessionDirectory) == true,
             let bytes = try? RawFile.read(
                 path(sessionDirectory: sessionDirectory), limit: 256 * 1024, followLinks: false,
-                inspect: { info in if info.st_mode & 0o077 != 0 { throw RawFile.ReadError(reason: "not private", kind: .system) } }),
-            let text = String(validating: bytes, as: UTF8.self)
+                inspect: { info in if info.st_mode & 0o077 != 0 { throw RawFile.ReadError(reason: "not private", kind: .system) } })
         else { return nil }
-        return parse(text)
+        return parse(bytes: bytes)
     }
 
     /// `%`, tab, line breaks and other control characters as `%XX`.
@@ -133,19 +150,30 @@ public struct GitCredentialMemo: Sendable, Hashable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func unescape(_ text: String) -> String? {
+    /// The text of an escaped field: `%XX` (two hex digits) as its byte, every other byte as it is but the control
+    /// characters ``escape(_:)`` never leaves; nil for anything else, or for bytes that are not UTF-8.
+    static func unescape(bytes: some Collection<UInt8>) -> String? {
         var out: [UInt8] = []
-        var bytes = text.utf8.makeIterator()
-        while let byte = bytes.next() {
+        out.reserveCapacity(bytes.count)
+        var iterator = bytes.makeIterator()
+        while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
+                guard byte >= 0x20, byte != 0x7F else { return nil }
                 out.append(byte)
                 continue
             }
-            guard let high = bytes.next(), let low = bytes.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            out.append(value)
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            out.append(high << 4 | low)
         }
         return String(validating: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }

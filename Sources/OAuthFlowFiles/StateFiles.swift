@@ -58,16 +58,26 @@ public enum StateFiles {
         return "/"
     }
 
-    /// The process's environment, read from the C library (no Foundation).
-    public static var processEnvironment: [String: String] {
+    /// The variables the directories above are found from: `HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME`.
+    public static let directoryVariables = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"]
+
+    /// The named variables of the process's environment: what the launcher reads instead of the whole environment,
+    /// which it hands on to the full command as it is. Read as Foundation's `ProcessInfo` reads the environment, so
+    /// that both find the same directories: an entry that is not UTF-8 is left out, and of a name set twice the
+    /// last is taken.
+    public static func processEnvironment(_ names: [String]) -> [String: String] {
         var environment: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
             entry += 1
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+            for name in names {
+                let count = name.utf8.count
+                guard bytes.count > count, bytes[count] == UInt8(ascii: "="), bytes[..<count].elementsEqual(name.utf8) else { continue }
+                guard let value = String(validating: bytes[(count + 1)...], as: UTF8.self) else { break }
+                environment[name] = value
+                break
+            }
         }
         return environment
     }

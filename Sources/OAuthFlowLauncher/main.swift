@@ -13,7 +13,8 @@
 import OAuthFlowFiles
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let environment = StateFiles.processEnvironment
+// Only the variables the directories are found from (the whole environment goes to the full command by `execv`).
+let environment = StateFiles.processEnvironment(StateFiles.directoryVariables)
 let sessionDirectory = StateFiles.sessionDirectory(environment: environment)
 
 /// Writes all of `text` to standard output. A failure (standard output closed) exits 1 at once: the answer may be

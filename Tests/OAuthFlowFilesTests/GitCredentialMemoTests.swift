@@ -16,6 +16,14 @@ import Testing
         #expect(GitCredentialMemo.parse(memo.rendered()) == memo)
         #expect(GitCredentialMemo.parse("something else\n") == nil)
         #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "\tgitlab\t", with: "\tgitlab\textra\t")) == nil)
+        // Only what rendered() writes: no control character left as it is (a carriage return at a line's end, say),
+        // and an escape of exactly two hex digits.
+        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "\n", with: "\r\n")) == nil)
+        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "\toauth2\n", with: "\toauth2\r\n")) == nil)
+        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "%09", with: "%+9")) == nil)
+        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "%09", with: "%0")) == nil)
+        #expect(GitCredentialMemo.parse(bytes: Array(memo.rendered().utf8) + [0xFF, 0x0A]) == nil)
+        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "%09", with: "%0a")) != nil)
     }
 
     @Test func keepsTheNewestEntriesForEachRequest() {

@@ -164,4 +164,13 @@ import Testing
         #expect(StateFiles.stateHome(environment: ["HOME": "/h", "XDG_STATE_HOME": "relative"]) == "/h/.local/state")
         #expect(StateFiles.configHome(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c"]) == "/c")
     }
+
+    /// The launcher reads only the variables the directories come from, and reads them as the full command
+    /// (Foundation's ProcessInfo) does.
+    @Test func readsTheEnvironmentAsFoundationDoes() {
+        let environment = ProcessInfo.processInfo.environment
+        let names = Array(environment.keys) + ["OAUTHFLOW_NOT_SET_ANYWHERE", "", "="]
+        #expect(StateFiles.processEnvironment(names) == environment)
+        #expect(StateFiles.processEnvironment(StateFiles.directoryVariables) == environment.filter { StateFiles.directoryVariables.contains($0.key) })
+    }
 }
