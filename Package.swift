@@ -138,6 +138,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                // SimulatedProviderServer serves the provider over HTTP on 127.0.0.1 (OAuthFlowLoopback already builds NIO).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Sign-in to MCP servers from their URL (Model Context Protocol authorization) without the MCP SDK: discovery,

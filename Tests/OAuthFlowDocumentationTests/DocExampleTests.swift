@@ -363,6 +363,7 @@ import PostgresNIO
                            "Tests/OAuthFlowMCPTests/MCPAuthDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPDocExamplesTests.swift",
                            "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }

@@ -68,15 +68,14 @@ import Testing
     }
 
     @Test func aSwiftClientSignsInWithDPoPAnswersTheNonceAndStepsUp() async throws {
-        let asPort = try unusedPort()
         let mcpPort = try unusedPort()
-        let issuer = try #require(URL(string: "http://127.0.0.1:\(asPort)"))
         let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
         var providerSettings = SimulatedProvider.Settings()
         providerSettings.accessTokenFormat = .jwt
-        let provider = try SimulatedProvider(
-            issuer: issuer, settings: providerSettings,
-            clients: [.public(id: Self.clientID, redirectURIs: [try #require(URL(string: "http://127.0.0.1/callback"))])])
+        let authorizationServer = try await SimulatedProviderServer.start(
+            settings: providerSettings, clients: [.public(id: Self.clientID, redirectURIs: [try #require(URL(string: "http://127.0.0.1/callback"))])])
+        let provider = authorizationServer.provider
+        let issuer = provider.issuer
         var options = SimulatedProvider.DescriptorOptions()
         options.accessTokensAreJWTs = true
         options.bindsTokensWithDPoP = true
@@ -92,16 +91,10 @@ import Testing
         let mcpRouter = Router()
         mcpRouter.add(middleware: Recorder(log: exchanges))
         mcpRouter.addMCPServer(mcp)
-        let servers = [
-            Application(
-                router: ProtectedMCPServerPythonClientTests.authorizationServer(provider),
-                configuration: .init(address: .hostname("127.0.0.1", port: asPort))),
-            Application(router: mcpRouter, configuration: .init(address: .hostname("127.0.0.1", port: mcpPort))),
-        ]
-        let group = ServiceGroup(configuration: .init(services: servers.map { $0 as any Service }, logger: Logger(label: "mcp-dpop-test")))
+        let app = Application(router: mcpRouter, configuration: .init(address: .hostname("127.0.0.1", port: mcpPort)))
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "mcp-dpop-test")))
         let running = Task { try await group.run() }
         defer { running.cancel() }
-        try await ProtectedMCPServerPythonClientTests.waitUntilListening(asPort)
         try await ProtectedMCPServerPythonClientTests.waitUntilListening(mcpPort)
 
         let store = InMemoryTokenStore()
@@ -150,6 +143,7 @@ import Testing
         #expect(!exchanges.values.contains { $0.scheme?.lowercased() == "bearer" })
         #expect(exchanges.values.filter { $0.path != "/mcp" }.allSatisfy { $0.path.hasPrefix("/.well-known/oauth-protected-resource") })
         await group.triggerGracefulShutdown()
+        await authorizationServer.stop()
     }
 
     static func texts(_ content: [Tool.Content]) -> [String] {

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import Hummingbird
 import Logging
 import MCP
@@ -15,7 +14,7 @@ import Testing
 /// installs for Tests/MCPServer) against a protected Swift MCP server served by Hummingbird on 127.0.0.1: it meets the
 /// 401, finds the authorization server through the RFC 9728 metadata, signs in with `resource`, lists and calls tools,
 /// and steps up when a tool's scope is missing. The authorization server is the simulated provider, served over HTTP on
-/// 127.0.0.1 beside it (the user consents at once).
+/// 127.0.0.1 beside it by `SimulatedProviderServer` (the user consents at once).
 @Suite(.enabled(if: PythonMCPClient.shouldRun, "needs the Python MCP SDK's virtualenv: run `bash scripts/test.sh`"))
 struct ProtectedMCPServerPythonClientTests {
     static let python = PythonMCPClient.python
@@ -23,14 +22,13 @@ struct ProtectedMCPServerPythonClientTests {
 
     @Test func thePythonSDKsOAuthClientCallsToolsOnAProtectedSwiftServer() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python.path), "no \(Self.python.path): run `bash scripts/test.sh`")
-        let asPort = try unusedPort()
         let mcpPort = try unusedPort()
-        let issuer = try #require(URL(string: "http://127.0.0.1:\(asPort)"))
         let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
         var settings = SimulatedProvider.Settings()
         settings.accessTokenFormat = .jwt
-        let provider = try SimulatedProvider(
-            issuer: issuer, settings: settings, clients: [.public(id: Self.clientID, redirectURIs: [SimulatedProvider.appRedirectURI])])
+        let authorizationServer = try await SimulatedProviderServer.start(
+            settings: settings, clients: [.public(id: Self.clientID, redirectURIs: [SimulatedProvider.appRedirectURI])])
+        let provider = authorizationServer.provider
         var options = SimulatedProvider.DescriptorOptions()
         options.accessTokensAreJWTs = true
         let api = try ProtectedResource(
@@ -41,20 +39,17 @@ struct ProtectedMCPServerPythonClientTests {
 
         let mcpRouter = Router()
         mcpRouter.addMCPServer(mcp)
-        let servers = [
-            Application(router: Self.authorizationServer(provider), configuration: .init(address: .hostname("127.0.0.1", port: asPort))),
-            Application(router: mcpRouter, configuration: .init(address: .hostname("127.0.0.1", port: mcpPort))),
-        ]
-        let group = ServiceGroup(configuration: .init(services: servers.map { $0 as any Service }, logger: Logger(label: "mcp-python-client-test")))
+        let app = Application(router: mcpRouter, configuration: .init(address: .hostname("127.0.0.1", port: mcpPort)))
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "mcp-python-client-test")))
         let running = Task { try await group.run() }
         defer { running.cancel() }
-        try await Self.waitUntilListening(asPort)
         try await Self.waitUntilListening(mcpPort)
 
         let redirect = "http://127.0.0.1:\(try unusedPort())/callback"
         let script = repositoryRoot.appendingPathComponent("Tests/MCPPythonClient/client.py")
         let result = try await ChildProcess.run(Self.python, [script.path, endpoint.absoluteString, Self.clientID, redirect])
         await group.triggerGracefulShutdown()
+        await authorizationServer.stop()
         #expect(result.status == 0, "\(result.stderr.suffix(3000))")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
         #expect(answer["tools"] as? [String] == ["whoami", "add_note", "request_view"])
@@ -66,38 +61,6 @@ struct ProtectedMCPServerPythonClientTests {
         #expect(authorizations.count == 2 && authorizations.allSatisfy { $0["resource"] == endpoint.absoluteString }, "\(authorizations)")
         #expect(authorizations.first?["scope"]?.split(separator: " ").contains("mcp:read") == true, "\(authorizations)")
         #expect(authorizations.last?["scope"]?.split(separator: " ").contains("notes:write") == true, "the step-up: \(authorizations)")
-    }
-
-    /// The simulated provider over HTTP: every request forwarded to it, and its authorization endpoint answered as the
-    /// user who signs in and consents at once (a redirect back with the code).
-    static func authorizationServer(_ provider: SimulatedProvider) -> Router<BasicRequestContext> {
-        let router = Router()
-        for method in [HTTPRequest.Method.get, .post] {
-            router.on("**", method: method) { request, _ -> Response in
-                var request = request
-                let body = try await request.collectBody(upTo: 1024 * 1024)
-                let target = provider.issuer.absoluteString + request.uri.description
-                guard let url = URL(string: target) else { return Response(status: .badRequest) }
-                if request.uri.path == "/authorize" {
-                    // Python writes the query form-encoded (`+` for a space), which the simulated provider's
-                    // URLComponents reading does not decode: hand it `%20`s.
-                    guard let spaced = URL(string: target.replacingOccurrences(of: "+", with: "%20")) else { return Response(status: .badRequest) }
-                    let back = try await provider.approve(spaced, subject: "user-1")
-                    return Response(status: .found, headers: [.location: back.absoluteString])
-                }
-                var headers: [String: String] = [:]
-                for field in request.headers { headers[field.name.canonicalName] = field.value }
-                let answer = try await provider.transport.send(
-                    TransportRequest(
-                        method: request.method == .post ? .post : .get, url: url, headers: headers, body: body.readableBytes > 0 ? Data(buffer: body) : nil))
-                var fields = HTTPFields()
-                for (name, value) in answer.headers {
-                    if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-                }
-                return Response(status: .init(code: answer.status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
-            }
-        }
-        return router
     }
 
     /// Waits until something accepts connections on the port (the application has bound it).

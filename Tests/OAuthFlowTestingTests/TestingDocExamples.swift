@@ -25,6 +25,17 @@ import Testing
         #expect(try await client.userInfo(outcome.tokens)["email"]?.stringValue == "alice@simulated.example")
     }
 
+    /// "Over HTTP".
+    @Test func servedOverHTTP() async throws {
+        let authorizationServer = try await SimulatedProviderServer.start(subject: "alice")
+        let issuer = authorizationServer.provider.issuer   // http://127.0.0.1:PORT, a free port
+        // … sign in, call APIs …
+        let metadata = try await DefaultHTTPTransport(timeout: 5).send(
+            TransportRequest(method: .get, url: issuer.appendingPathComponent(".well-known/openid-configuration")))
+        #expect(metadata.status == 200)
+        await authorizationServer.stop()
+    }
+
     /// "The host's session, through the front door".
     @Test func sessionRefreshesAndSignsOut() async throws {
         let simulated = try SimulatedProvider()
