@@ -102,6 +102,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // "Sign in with …" for web servers: the framework-neutral part (sealed pending cookie, start,
@@ -225,6 +226,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             path: "Examples/WebSignIn/Sources/WebSignInExample"
         ),
@@ -315,6 +317,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(
@@ -322,6 +325,7 @@ let package = Package(
             dependencies: [
                 "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

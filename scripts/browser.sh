@@ -8,7 +8,8 @@
 #                    for each example: serves it (built by `swift build --build-tests`) on
 #                    127.0.0.1:$OAUTHFLOW_WEB_PORT (the browser opens it as localhost; DOT stays on
 #                    127.0.0.1, another site; both examples take the same port, so DOT's registered
-#                    URIs fit both), runs Tests/Browser/web_signin.py, and stops it. The signed-in
+#                    URIs fit both), runs Tests/Browser/web_signin.py (with --metrics for the Hummingbird
+#                    example, which exports Prometheus metrics at /metrics), and stops it. The signed-in
 #                    pages' screenshots are kept in .build/artifacts/web-signed-in-{hummingbird,vapor}.png.
 #                    Then, for each example, Sign in with Apple: Tests/Browser/apple_standin.py answers as
 #                    Apple documents on 127.0.0.1 (and issues the client's .p8 key); the example serves
@@ -70,9 +71,10 @@ if uri not in uris:
 ')
 }
 
-# run_web_example NAME PRODUCT: serves the example PRODUCT and signs in to it in the browser.
+# run_web_example NAME PRODUCT [--metrics]: serves the example PRODUCT and signs in to it in the browser
+# (scraping its /metrics before and after, with --metrics).
 run_web_example() {
-    local name="$1" app="$root/.build/debug/$2"
+    local name="$1" app="$root/.build/debug/$2" metrics="${3:-}"
     local log="$root/.build/artifacts/web-example-$name.log"
     web_sessions=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-web-sessions.XXXXXX")
     OAUTHFLOW_WEB_SECRET="web-test-secret-0123456789abcdef" "$app" --port "$OAUTHFLOW_WEB_PORT" \
@@ -86,7 +88,7 @@ run_web_example() {
         return 1
     fi
     echo "$name web example: $url" >&2
-    if ! "$root/.build/browser/venv/bin/python" "$root/Tests/Browser/web_signin.py" "$url" "$root/.build/artifacts" "$name"; then
+    if ! "$root/.build/browser/venv/bin/python" "$root/Tests/Browser/web_signin.py" "$url" "$root/.build/artifacts" "$name" $metrics; then
         echo "the $name web example's log:" >&2
         cat "$log" >&2
         stop_web_example
@@ -155,7 +157,7 @@ run_browser_test() {
     mkdir -p "$root/.build/artifacts"
     register_post_logout_uri "http://localhost:$OAUTHFLOW_WEB_PORT/auth/django/signed-out"
     # Built with everything else by `swift build --build-tests` (targets of the root package).
-    run_web_example hummingbird WebSignInExample
+    run_web_example hummingbird WebSignInExample --metrics
     run_web_example vapor VaporSignInExample
     OAUTHFLOW_APPLE_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     run_apple_example hummingbird WebSignInExample

@@ -12,7 +12,9 @@ import ServiceLifecycle
 /// try await services.run()
 /// ```
 ///
-/// It stops on graceful shutdown: it records nothing, so there is nothing to finish.
+/// It stops on graceful shutdown: it records nothing, so there is nothing to finish. An API whose providers' tokens
+/// are all introspected has no keys to keep: the refresher then waits for the shutdown, since a service that returns
+/// early ends its whole group.
 public struct KeySetRefresher: Service {
     /// The API whose keys it keeps.
     public let resource: ProtectedResource
@@ -26,5 +28,8 @@ public struct KeySetRefresher: Service {
         await cancelWhenGracefulShutdown {
             await resource.keepKeysFresh()
         }
+        // Nothing to keep fresh (or the shutdown came): return with the group, not before it.
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+        try await gracefulShutdown()
     }
 }

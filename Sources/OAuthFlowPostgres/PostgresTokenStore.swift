@@ -1,3 +1,4 @@
+import CoreMetrics
 import Crypto
 import Foundation
 import Logging
@@ -40,6 +41,8 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     let client: PostgresClient
     let keyring: SessionKeyring
     let logger: Logger
+    /// Counts lock waits and the refresh answers recovered from an instance that died (Docs/operations.md).
+    let instruments: Instruments
     /// Why the pool's last connection attempt failed, for errors that would otherwise only say "timed out".
     private let connectionFailures = ConnectionFailureRecorder()
     /// Backend process ids of the lock connections this process holds, by session.
@@ -55,10 +58,13 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     ///   - lockTimeout: How long to wait for another instance's refresh (default 120 s).
     ///   - logger: Receives what the store does (saves retried, sessions recovered) and the pool's connection
     ///     failures, at info or below; never a token or a sealing key. Discards everything by default.
+    ///   - metrics: Receives how long ``lock(_:)`` waited and how many refresh answers were recovered from an
+    ///     instance that died (Docs/operations.md); none by default.
     public init(
         configuration: PostgresClient.Configuration, keyring: SessionKeyring, table: String = "oauthflow_sessions",
         timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(120),
-        logger: Logger = Logger(label: "oauthflow.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "oauthflow.postgres", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws {
         guard Self.isPlainName(table) else {
             throw TokenStoreError(
@@ -70,6 +76,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         self.lockTimeout = lockTimeout
         self.keyring = keyring
         self.logger = logger
+        self.instruments = Instruments.counting(metrics)
         self.pendingSaves = PendingSaves(logger: logger)
         var configuration = configuration
         configuration.options.connectTimeout = min(configuration.options.connectTimeout, timeout)
@@ -191,6 +198,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         guard let row else { return nil }
         let (keyID, sealed, _) = try decodeRow(row, key: key)
         logger.info("recovered a refreshed session recorded by an instance that did not finish", metadata: ["session": "\(key)"])
+        instruments.count(.refreshes, key.providerID, "recovered", Instruments.none)
         return try open(sealed, keyID: keyID, key: key)
     }
 
@@ -270,7 +278,15 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
     /// Waits (up to ``lockTimeout``) until no other instance holds this session, then holds it.
     public func lock(_ key: SessionKey) async throws -> any TokenStoreLock {
         let lock = AdvisoryLock(key: key, store: self)
-        let pid = try await lock.acquire(id: Self.lockID(key))
+        let asked = ContinuousClock.now
+        let pid: Int32
+        do {
+            pid = try await lock.acquire(id: Self.lockID(key))
+        } catch {
+            instruments.record(.postgresLockWait, ContinuousClock.now - asked, key.providerID, "failed")
+            throw error
+        }
+        instruments.record(.postgresLockWait, ContinuousClock.now - asked, key.providerID, "acquired")
         lock.pid = pid
         heldLocks.withLock { $0[key] = pid }
         return lock

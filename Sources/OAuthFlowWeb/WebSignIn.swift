@@ -269,6 +269,17 @@ public final class WebSignIn: Sendable {
     /// - Returns: The result, or the error with the page to show; both carry the
     ///   `Set-Cookie` that deletes the pending cookie.
     public func finish(_ providerID: String, callback: Callback) async -> Result<WebSignInResult, WebSignInError> {
+        let result = await finishing(providerID, callback: callback)
+        // Counted once per callback, with the code the page shows; a provider that is not enabled is never a label.
+        let provider = clients[providerID] == nil ? Instruments.none : providerID
+        switch result {
+        case .success: environment.instruments.count(.signIns, provider, "success", Instruments.none)
+        case let .failure(error): environment.instruments.count(.signIns, provider, "failure", error.code.description)
+        }
+        return result
+    }
+
+    private func finishing(_ providerID: String, callback: Callback) async -> Result<WebSignInResult, WebSignInError> {
         var clearing: String?
         do {
             guard let client = clients[providerID] else {
@@ -305,12 +316,13 @@ public final class WebSignIn: Sendable {
             let outcome: OAuthClient.SignInOutcome
             do {
                 if let body = callback.formBody {
-                    outcome = try await client.finishSignIn(formPost: body, pending: record.pending)
+                    outcome = try await client.finishSignInUncounted(formPost: body, pending: record.pending)
                 } else {
                     // An unparsable redirect URI leaves a bare query, which finishSignIn rejects as not for this redirect URI.
                     var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false) ?? URLComponents()
                     components.percentEncodedQuery = callback.query
-                    outcome = try await client.finishSignIn(callback: components.url ?? record.pending.redirectURI, pending: record.pending)
+                    outcome = try await client.finishSignInUncounted(
+                        callback: components.url ?? record.pending.redirectURI, pending: record.pending)
                 }
             } catch let error as AuthorizationServerError where error.httpStatus == nil {
                 throw WebSignInError(

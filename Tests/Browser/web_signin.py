@@ -2,7 +2,7 @@
 """Signs in to a web example (Examples/WebSignIn on Hummingbird, Examples/VaporSignIn on Vapor) in a
 real, headless Chromium.
 
-Usage: python web_signin.py APP_URL ARTIFACTS_DIR [NAME]
+Usage: python web_signin.py APP_URL ARTIFACTS_DIR [NAME] [--metrics]
 
 The app is served as http://localhost:PORT and Django OAuth Toolkit as http://127.0.0.1:PORT:
 two sites, so the pending sign-in cookie crosses sites on the way back from the provider as
@@ -19,10 +19,16 @@ it does in production (SameSite=Lax must let a top-level GET redirect carry it).
 3. A tampered pending cookie: after consent, the app refuses the callback.
 4. A replayed callback: after a sign-in, the same callback URL again is refused, with the
    pending cookie gone (no pending sign-in) and with it put back (replayed).
+With --metrics (the Hummingbird example, which exports Prometheus metrics), GET /metrics is scraped
+before and after: the sign-ins, the API's decisions and cache lookups, the token and introspection
+requests' timings, and the refused sign-ins by their codes must have moved, and no label value may
+be anything but a provider id or a code (Docs/operations.md).
 Exits non-zero with the reason on the first failure.
 """
+import re
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
@@ -30,9 +36,11 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from browser import Browser
 
-APP = sys.argv[1].rstrip("/")
-ARTIFACTS = Path(sys.argv[2])
-NAME = sys.argv[3] if len(sys.argv) > 3 else "web"
+METRICS = "--metrics" in sys.argv
+ARGUMENTS = [argument for argument in sys.argv[1:] if argument != "--metrics"]
+APP = ARGUMENTS[0].rstrip("/")
+ARTIFACTS = Path(ARGUMENTS[1])
+NAME = ARGUMENTS[2] if len(ARGUMENTS) > 2 else "web"
 ARTIFACTS.mkdir(parents=True, exist_ok=True)
 CALLBACK = APP + "/auth/django/callback"
 
@@ -70,6 +78,41 @@ def pending_cookie(browser):
     return pending[0]
 
 
+SAMPLE = re.compile(r'^([a-z_]+)\{(.*)\} ([0-9.e+-]+)$')
+LABEL = re.compile(r'([a-z_]+)="((?:[^"\\]|\\.)*)"')
+
+
+def scrape():
+    """GET /metrics: each OAuthFlow sample as (name, labels as a sorted tuple) -> value; every label value checked."""
+    text = urllib.request.urlopen(APP + "/metrics", timeout=10).read().decode()
+    samples = {}
+    for line in text.splitlines():
+        found = SAMPLE.match(line)
+        if not found or not found.group(1).startswith("oauthflow_"):
+            continue
+        labels = tuple(sorted(LABEL.findall(found.group(2))))
+        for name, value in labels:
+            # Provider ids and codes only (`le` is a histogram bucket's bound): never a token, a subject, a URL or a query.
+            if name != "le" and not re.fullmatch(r"[a-z0-9_.-]{1,64}", value):
+                session.fail(f"/metrics has a label that is no id or code: {line}")
+        samples[(found.group(1), labels)] = float(found.group(3))
+    return samples
+
+
+def moved(before, after, name, **labels):
+    """How much the samples of `name` whose labels include `labels` grew between two scrapes."""
+    wanted = set(labels.items())
+    def total(samples):
+        return sum(value for (sample, sample_labels), value in samples.items() if sample == name and wanted <= set(sample_labels))
+    return total(after) - total(before)
+
+
+def expect_moved(before, after, name, **labels):
+    if moved(before, after, name, **labels) < 1:
+        session.fail(f"/metrics: {name} {labels} did not move")
+    print(f"metrics: {name} {labels} +{moved(before, after, name, **labels):g}")
+
+
 def put_cookie(browser, cookie, value):
     browser.delete_cookie(cookie["name"])
     browser.add_cookie({"name": cookie["name"], "value": value, "path": cookie["path"], "httpOnly": True, "sameSite": "Lax"})
@@ -79,6 +122,7 @@ session = Browser(ARTIFACTS, f"browser test ({NAME})", ())
 browser = session.driver
 started = time.monotonic()
 try:
+    before = scrape() if METRICS else {}
     # 1. A whole sign-in, the app's API, and a sign-out through the provider.
     click_sign_in(browser)
     log_in_if_asked(browser)
@@ -106,6 +150,13 @@ try:
     if not answer.startswith("HTTP 200") or '"username":"alice"' not in answer.replace(" ", ""):
         session.fail(f"the app's API did not answer for alice: {answer[:300]!r}")
     print(f"API: {answer.splitlines()[-1][:200]}")
+    if METRICS:
+        after = scrape()
+        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="success", code="none")
+        expect_moved(before, after, "oauthflow_request_duration_seconds_count", provider="django", endpoint="token", status="2xx")
+        expect_moved(before, after, "oauthflow_api_decisions_total", provider="django", outcome="accepted", code="none")
+        expect_moved(before, after, "oauthflow_api_cache_lookups_total", provider="django", cache="introspection", result="miss")
+        expect_moved(before, after, "oauthflow_request_duration_seconds_count", provider="django", endpoint="introspection", status="2xx")
     browser.get(APP + "/")
     [url for _, url in session.requests()]
     session.wait_for((By.ID, "sign-out"), "the sign-out button").click()
@@ -163,6 +214,11 @@ try:
     if code != "replayed":
         session.fail(f"the callback again, with its cookie, gave {code!r}: {text!r}")
     print(f"replayed: {text}")
+    if METRICS:
+        after = scrape()
+        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="denied")
+        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="tampered")
+        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="replayed")
     print(f"browser test ({NAME}) passed in {time.monotonic() - started:.1f} s; screenshot: {ARTIFACTS / f'web-signed-in-{NAME}.png'}")
 finally:
     session.quit()

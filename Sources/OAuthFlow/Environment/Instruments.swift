@@ -12,9 +12,15 @@ import Tracing
 package final class Instruments: Sendable {
     /// Every metric the library reports (Docs/operations.md lists them; a test holds the two to each other).
     package enum Metric: String, CaseIterable, Sendable {
+        case signIns = "oauthflow_sign_ins_total"
         case refreshes = "oauthflow_refreshes_total"
         case requestDuration = "oauthflow_request_duration_seconds"
+        case apiDecisions = "oauthflow_api_decisions_total"
+        case apiCacheLookups = "oauthflow_api_cache_lookups_total"
         case dpopNonceRetries = "oauthflow_dpop_nonce_retries_total"
+        case providerLogouts = "oauthflow_provider_logouts_total"
+        case serviceTokens = "oauthflow_service_tokens_total"
+        case postgresLockWait = "oauthflow_postgres_lock_wait_seconds"
 
         /// How a metric is made: a counter, or a timer (a histogram of seconds in Prometheus).
         package enum Kind: String, Sendable {
@@ -23,7 +29,7 @@ package final class Instruments: Sendable {
 
         package var kind: Kind {
             switch self {
-            case .requestDuration: .timer
+            case .requestDuration, .postgresLockWait: .timer
             default: .counter
             }
         }
@@ -31,9 +37,12 @@ package final class Instruments: Sendable {
         /// The names of its labels, in the order their values are given.
         package var labels: [String] {
             switch self {
-            case .refreshes: ["provider", "outcome", "code"]
+            case .signIns, .refreshes, .apiDecisions: ["provider", "outcome", "code"]
             case .requestDuration: ["provider", "endpoint", "status"]
+            case .apiCacheLookups: ["provider", "cache", "result"]
             case .dpopNonceRetries: ["provider", "server"]
+            case .providerLogouts: ["provider", "channel", "outcome"]
+            case .serviceTokens, .postgresLockWait: ["provider", "outcome"]
             }
         }
     }
@@ -72,6 +81,11 @@ package final class Instruments: Sendable {
 
     /// Instruments that report nothing: the default of every environment.
     package static let disabled = Instruments(metrics: NOOPMetricsHandler.instance, tracer: NoOpTracer())
+
+    /// Instruments that count with `metrics` and make no spans: a token store's, which is given a factory of its own.
+    package static func counting(_ metrics: any MetricsFactory) -> Instruments {
+        metrics is NOOPMetricsHandler ? .disabled : Instruments(metrics: metrics, tracer: NoOpTracer())
+    }
 
     // MARK: - Metrics
 

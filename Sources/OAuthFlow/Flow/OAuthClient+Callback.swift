@@ -31,13 +31,36 @@ extension OAuthClient {
 
     /// Like ``finishAuthorization(callback:pending:)``, also handing back the verified ID token claims.
     public func finishSignIn(callback url: URL, pending: PendingAuthorization) async throws -> SignInOutcome {
-        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
-        return try await finish(callback, pending: pending)
+        try await countingSignIn { try await finishSignInUncounted(callback: url, pending: pending) }
     }
 
     /// Like ``finishAuthorization(formPost:pending:)``, also handing back the verified ID token claims.
     public func finishSignIn(formPost body: Data, pending: PendingAuthorization) async throws -> SignInOutcome {
+        try await countingSignIn { try await finishSignInUncounted(formPost: body, pending: pending) }
+    }
+
+    /// ``finishSignIn(callback:pending:)`` for a caller that counts the sign-in itself (the web routes, which count
+    /// what their own checks refuse too).
+    package func finishSignInUncounted(callback url: URL, pending: PendingAuthorization) async throws -> SignInOutcome {
+        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+        return try await finish(callback, pending: pending)
+    }
+
+    /// ``finishSignIn(formPost:pending:)`` for a caller that counts the sign-in itself.
+    package func finishSignInUncounted(formPost body: Data, pending: PendingAuthorization) async throws -> SignInOutcome {
         try await finish(try AuthorizationCallback(formBody: body), pending: pending)
+    }
+
+    /// Runs a sign-in's last step and counts how it ended (`oauthflow_sign_ins_total`).
+    func countingSignIn(_ step: () async throws -> SignInOutcome) async throws -> SignInOutcome {
+        do {
+            let outcome = try await step()
+            instruments.count(.signIns, provider.id, "success", Instruments.none)
+            return outcome
+        } catch {
+            instruments.count(.signIns, provider.id, "failure", Instruments.code(of: error))
+            throw error
+        }
     }
 
     /// Checks a callback (``AuthorizationCallback/validate(for:provider:)``) against the server's metadata when

@@ -178,6 +178,10 @@ extension OAuthClient {
     public func pollDeviceSignIn(
         _ authorization: OAuthClient.DeviceAuthorization, onPoll: @Sendable (DevicePoll) -> Void = { _ in }
     ) async throws -> SignInOutcome {
+        try await countingSignIn { try await poll(authorization, onPoll: onPoll) }
+    }
+
+    private func poll(_ authorization: OAuthClient.DeviceAuthorization, onPoll: @Sendable (DevicePoll) -> Void) async throws -> SignInOutcome {
         var interval = authorization.interval
         // One key for every poll: the tokens, when they come, are bound to it.
         let proofKey = try await newProofKey()

@@ -59,6 +59,10 @@ public final class ProviderLogoutReceiver: Sendable {
     ///   - body: The request body; more than ``maximumBodySize`` bytes is refused unread.
     ///   - contentType: The request's `Content-Type`; it must be `application/x-www-form-urlencoded`.
     public func receiveBackChannel(body: Data, contentType: String?) async -> Answer {
+        counted(await backChannel(body: body, contentType: contentType), channel: "back")
+    }
+
+    private func backChannel(body: Data, contentType: String?) async -> Answer {
         let provider = client.provider
         guard body.count <= Self.maximumBodySize else { return refuse("the body is larger than \(Self.maximumBodySize) bytes") }
         let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
@@ -127,6 +131,10 @@ public final class ProviderLogoutReceiver: Sendable {
     /// the request, ends. A provider whose descriptor does not declare `frontchannel_logout_supported` is
     /// refused: the route is an unauthenticated GET, so it stays closed unless the provider uses it.
     public func receiveFrontChannel(query: String?, current: SessionKey? = nil) async -> Answer {
+        counted(await frontChannel(query: query, current: current), channel: "front")
+    }
+
+    private func frontChannel(query: String?, current: SessionKey?) async -> Answer {
         let provider = client.provider
         guard provider.policy.logout.frontChannel.supported else {
             return refuse("\(provider.id) does not declare `logout.frontchannel_logout_supported`", status: 404)
@@ -201,6 +209,13 @@ public final class ProviderLogoutReceiver: Sendable {
         } catch {
             return unavailable("the session store cannot be reached: \(error)")
         }
+    }
+
+    /// `answer`, counted (`oauthflow_provider_logouts_total`): `ended` for a 200, `unavailable` for a 503, `refused` otherwise.
+    private func counted(_ answer: Answer, channel: String) -> Answer {
+        let outcome = answer.status == 200 ? "ended" : answer.status == 503 ? "unavailable" : "refused"
+        client.environment.instruments.count(.providerLogouts, client.provider.id, channel, outcome)
+        return answer
     }
 
     private func refuse(_ reason: String, status: Int = 400) -> Answer {

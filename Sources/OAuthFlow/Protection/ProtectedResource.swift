@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import Tracing
 
 /// An API that accepts access tokens from one or more providers described in YAML: the checks of
 /// RFC 6750, RFC 9068, RFC 7662, RFC 9449 §7 and RFC 8705, and the answers they call for.
@@ -96,6 +97,8 @@ public final class ProtectedResource: Sendable {
     private let proofs: DPoPProofVerifier
     private let clock: any DateClock
     private let logger: Logger
+    /// The handles each check is counted with, and its span.
+    private let instruments: CheckInstruments
 
     /// A request as a framework adapter sees it. The URL a DPoP proof must name (`htu`) is `path` on the
     /// resource's origin (``Settings/resource``), built only when a proof came.
@@ -164,6 +167,7 @@ public final class ProtectedResource: Sendable {
         origin = components.string ?? ""
         self.clock = clock
         self.logger = logger
+        instruments = CheckInstruments(environment.instruments, providers: trusted.map(\.provider.id))
         cache = VerifiedTokenCache(capacity: settings.cacheCapacity)
         proofs = DPoPProofVerifier(
             window: settings.proofWindow, replays: InMemoryReplayRegistry(capacity: 100_000), nonces: settings.dpopNonces)
@@ -212,14 +216,33 @@ public final class ProtectedResource: Sendable {
     public func authenticate(
         _ request: ProtectedResource.Request, requiring scopes: [String] = [], details: [String] = []
     ) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
+        let (result, trace): (Result<ProtectedResource.Principal, ProtectedResource.Denial>, CheckTrace)
+        if let span = instruments.startSpan() {
+            // The JWKS and introspection requests a check makes are children of its span.
+            (result, trace) = await InstrumentationContext.$current.withValue(span.context) {
+                await check(request, requiring: scopes, details: details)
+            }
+            instruments.end(span, result, trace)
+        } else {
+            (result, trace) = await check(request, requiring: scopes, details: details)
+        }
+        instruments.count(result, trace)
+        return try result.get()
+    }
+
+    /// ``authenticate(_:requiring:details:)``'s checks, with which provider and cache answered.
+    private func check(_ request: ProtectedResource.Request, requiring scopes: [String], details: [String]) async -> (
+        Result<ProtectedResource.Principal, ProtectedResource.Denial>, CheckTrace
+    ) {
+        var trace = CheckTrace()
         let presented: PresentedToken
         do throws(ProtectedResource.Denial) {
             presented = try PresentedToken(request.authorization)
         } catch {
-            throw answer(error, scheme: nil)
+            return (.failure(answer(error, scheme: nil)), trace)
         }
         do throws(ProtectedResource.Denial) {
-            let principal = try await principal(for: presented.token)
+            let principal = try await principal(for: presented.token, trace: &trace)
             try checkBinding(principal, presented: presented, request: request)
             guard principal.hasScopes(scopes) else {
                 let missing = scopes.filter { !principal.scopes.contains($0) }
@@ -227,20 +250,24 @@ public final class ProtectedResource: Sendable {
                     .insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
             }
             try Self.checkDetails(principal, requiring: details)
-            return principal
+            return (.success(principal), trace)
         } catch {
             logger.debug("access token refused", metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
-            throw answer(error, scheme: presented.scheme)
+            return (.failure(answer(error, scheme: presented.scheme)), trace)
         }
     }
 
-    /// The principal of a token, from the cache or by checking it.
-    private func principal(for token: String) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
+    /// The principal of a token, from the cache or by checking it; `trace` learns which provider and cache answered.
+    private func principal(for token: String, trace: inout CheckTrace) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
         let digest = SHA256.hash(data: Data(token.utf8))
         let now = clock.now()
         switch cache.lookup(digest, now: now, generation: { trusted[$0].currentKeysGeneration(now: now) }) {
-        case let .accepted(principal): return principal
-        case .inactive: throw ProtectedResource.Denial(.invalidToken, "the provider said the token is not active (remembered)")
+        case let .accepted(principal):
+            trace.hit(provider: trusted.firstIndex { $0.provider.id == principal.providerID }, source: principal.source)
+            return principal
+        case let .inactive(provider):
+            trace.hit(provider: provider, source: .introspection)
+            throw ProtectedResource.Denial(.invalidToken, "the provider said the token is not active (remembered)")
         case .miss: break
         }
         // CompactJWS takes exactly three parts of JSON: anything else is an opaque token, but for a token of three parts
@@ -265,27 +292,29 @@ public final class ProtectedResource: Sendable {
                     .invalidToken, "the token's issuer `\(TerminalText.escaped(String(issuer.prefix(200))))` is not trusted by this API")
             }
             if provider.policy.format != .opaque {
+                trace.miss(provider: provider.index, source: .jwt)
                 let (principal, generation) = try await provider.verify(jws, now: now)
                 cache.store(
                     digest, principal: principal, until: principal.expiresAt ?? now, provider: provider.index, generation: generation, now: now)
                 return principal
             }
-            return try await introspect(token, digest: digest, at: [provider], now: now)
+            return try await introspect(token, digest: digest, at: [provider], now: now, trace: &trace)
         }
         let introspecting = trusted.filter { $0.policy.format != .jwt }
         guard !introspecting.isEmpty else {
             throw ProtectedResource.Denial(.invalidToken, "the token is not a JWT, and no trusted provider's tokens are introspected")
         }
-        return try await introspect(token, digest: digest, at: introspecting, now: now)
+        return try await introspect(token, digest: digest, at: introspecting, now: now, trace: &trace)
     }
 
-    private func introspect(_ token: String, digest: SHA256Digest, at providers: [TrustedProvider], now: Date) async throws(ProtectedResource.Denial)
-        -> ProtectedResource.Principal
-    {
+    private func introspect(
+        _ token: String, digest: SHA256Digest, at providers: [TrustedProvider], now: Date, trace: inout CheckTrace
+    ) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
         var last = ProtectedResource.Denial(.invalidToken, "no provider knows the token")
         // Only the one provider asked may make an inactive answer final.
         let alone = providers.count == 1
         for provider in providers {
+            trace.miss(provider: provider.index, source: .introspection)
             let outcome = await provider.introspect(token, digest: digest) { [cache, clock] outcome in
                 let now = clock.now()
                 switch outcome {

@@ -28,7 +28,7 @@ final class TrustedProvider: Sendable {
         self.clock = clock
         setup = Setup(
             provider: provider, transport: environment.transport, clock: clock, logger: environment.logger, refetchInterval: refetchInterval,
-            maximumAge: maximumAge)
+            maximumAge: maximumAge, instruments: environment.instruments)
         client = introspectionClient.map { OAuthClient(provider: provider, configuration: $0, environment: environment) }
     }
 
@@ -241,13 +241,15 @@ final class TrustedProvider: Sendable {
         let logger: Logger
         let refetchInterval: TimeInterval
         let maximumAge: TimeInterval
+        let instruments: Instruments
         private var made: SigningKeys?
 
         init(
             provider: Provider, transport: any HTTPTransport, clock: any DateClock, logger: Logger, refetchInterval: TimeInterval,
-            maximumAge: TimeInterval
+            maximumAge: TimeInterval, instruments: Instruments
         ) {
             self.provider = provider
+            self.instruments = instruments
             self.transport = transport
             self.clock = clock
             self.logger = logger
@@ -259,14 +261,17 @@ final class TrustedProvider: Sendable {
             if let made { return made }
             var complete = provider
             if complete.endpoints.jwks == nil {
-                complete = try await provider.discovered(with: DiscoveryClient(transport: transport, clock: clock), logger: logger)
+                let discovery = DiscoveryClient(
+                    transport: instruments.transport(transport, provider: provider.id, endpoint: .discovery), clock: clock)
+                complete = try await provider.discovered(with: discovery, logger: logger)
             }
             guard let url = complete.endpoints.jwks else {
                 throw ProtectedResource.Denial(
                     .unavailable, "provider `\(provider.id)` has no JWKS endpoint, in its descriptor or its discovery document")
             }
             let keys = SigningKeys(
-                url: url, providerID: provider.id, algorithms: provider.policy.accessTokens.algorithms, transport: transport, clock: clock,
+                url: url, providerID: provider.id, algorithms: provider.policy.accessTokens.algorithms,
+                transport: instruments.transport(transport, provider: provider.id, endpoint: .jwks), clock: clock,
                 refetchInterval: refetchInterval, maximumAge: maximumAge)
             made = keys
             return keys
@@ -324,7 +329,8 @@ final class VerifiedTokenCache: Sendable {
     enum Lookup {
         case miss
         case accepted(ProtectedResource.Principal)
-        case inactive
+        /// The provider at this index said the token is not active.
+        case inactive(Int)
     }
 
     private struct Generations {
@@ -347,7 +353,7 @@ final class VerifiedTokenCache: Sendable {
         }
         guard let entry = found, now < entry.until else { return .miss }
         if let verifiedWith = entry.generation, generation(entry.provider) != verifiedWith { return .miss }
-        guard let principal = entry.principal else { return .inactive }
+        guard let principal = entry.principal else { return .inactive(entry.provider) }
         return .accepted(principal)
     }
 

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import OAuthFlowFiles
 
@@ -25,14 +26,18 @@ public struct FileTokenStore: TokenStore {
     public let directory: URL
     /// The wall clock, for naming set-aside files and ageing abandoned ones.
     public let clock: any DateClock
+    /// Counts the refresh answers recovered after a crash (`oauthflow_refreshes_total`, `outcome` `recovered`).
+    let instruments: Instruments
 
     /// - Parameters:
     ///   - directory: Where the files live, created 0700 when first needed. ``standardDirectory(environment:)`` is
     ///     the one the `oauthflow` command uses.
     ///   - clock: The wall clock, for naming set-aside files.
-    public init(directory: URL, clock: any DateClock = SystemDateClock()) {
+    ///   - metrics: Receives the count of refresh answers recovered after a crash (Docs/operations.md); none by default.
+    public init(directory: URL, clock: any DateClock = SystemDateClock(), metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.directory = directory
         self.clock = clock
+        instruments = Instruments.counting(metrics)
     }
 
     /// `$XDG_STATE_HOME/oauthflow` (`~/.local/state/oauthflow`) of `environment`: where the `oauthflow` command
@@ -237,6 +242,7 @@ public struct FileTokenStore: TokenStore {
             try writePrivateFile(try Self.encode(kept), to: sessionPath)
             unlink(received)
             syncDirectory()
+            instruments.count(.refreshes, key.providerID, "recovered", Instruments.none)
             recovered = kept
         }
         return recovered

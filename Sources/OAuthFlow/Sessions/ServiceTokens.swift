@@ -1,3 +1,4 @@
+import CoreMetrics
 import Crypto
 import Foundation
 import Logging
@@ -91,6 +92,10 @@ public final class ServiceTokens: Sendable {
     /// The cached tokens and the requests in flight, behind one lock: a cached hit is a lookup under it,
     /// with no hop onto an executor (Docs/benchmarks.md measured the actor this replaced).
     private let state = State()
+    /// Where the outcomes are counted (`oauthflow_service_tokens_total`), with the handles of the frequent ones made once.
+    private let instruments: Instruments
+    private let cachedCount: Counter?
+    private let joinedCount: Counter?
 
     private final class State: @unchecked Sendable {
         let lock = NSLock()
@@ -119,6 +124,9 @@ public final class ServiceTokens: Sendable {
         self.clock = client.environment.clock
         self.logger = client.environment.logger
         credential = client.configuration.credentialIdentity(for: client.provider)
+        instruments = client.environment.instruments
+        cachedCount = instruments.counter(.serviceTokens, [client.provider.id, "cached"])
+        joinedCount = instruments.counter(.serviceTokens, [client.provider.id, "joined"])
         do {
             _ = try client.configuration.authenticationMethod(for: client.provider)
             configurationProblem = nil
@@ -195,9 +203,12 @@ public final class ServiceTokens: Sendable {
         if let configurationProblem { throw configurationProblem }
         switch step(key, fetch: fetch) {
         case let .ready(tokens):
+            cachedCount?.increment()
             logger.debug("service token cache hit", metadata: Self.cacheMetadata(key))
             return tokens
-        case let .pending(task): return try await task.value
+        case let .pending(task, joined):
+            if joined { joinedCount?.increment() }
+            return try await task.value
         }
     }
 
@@ -234,10 +245,11 @@ public final class ServiceTokens: Sendable {
         let fetch: @Sendable (OAuthClient) async throws -> TokenSet = { client in try await client.clientCredentialsToken(target) }
         let first = try await token(for: key, fetch: fetch)
         let identity = client.configuration.tlsIdentity
-        let response = try await first.send(request, environment: client.environment, clientIdentity: identity)
+        let provider = client.provider.id
+        let response = try await first.send(request, environment: client.environment, clientIdentity: identity, provider: provider)
         guard Self.rejectsToken(response) else { return response }
         await invalidate(key, token: first.accessToken)
-        return try await token(for: key, fetch: fetch).send(request, environment: client.environment, clientIdentity: identity)
+        return try await token(for: key, fetch: fetch).send(request, environment: client.environment, clientIdentity: identity, provider: provider)
     }
 
     /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).
@@ -251,20 +263,29 @@ public final class ServiceTokens: Sendable {
 
     private enum Step {
         case ready(TokenSet)
-        case pending(Task<TokenSet, any Error>)
+        /// The request to wait for, and whether it was already in flight (joined) rather than started for this caller.
+        case pending(Task<TokenSet, any Error>, joined: Bool)
     }
 
     /// The cached token, the request in flight, or a new request (whose entry goes, under the lock, as it ends).
     private func step(_ key: ServiceTokens.Key, fetch: @escaping @Sendable (OAuthClient) async throws -> TokenSet) -> Step {
         state.lock.withLock {
-            if let tokens = state.cached[key], usable(tokens) { return .ready(tokens) }
-            if let running = state.inFlight[key] { return .pending(running) }
+            let cached = state.cached[key]
+            if let tokens = cached, usable(tokens) { return .ready(tokens) }
+            if let running = state.inFlight[key] { return .pending(running, joined: true) }
+            // A cached token still valid, only within the skew: the request renews it early.
+            let early = cached.map { clock.now() < ($0.expiresAt ?? $0.issuedAt.addingTimeInterval(defaultLifetime)) } ?? false
             let task = Task.detached(priority: Task.currentPriority) { [self] in
                 defer { state.lock.withLock { state.inFlight[key] = nil } }
-                return try await obtain(key, fetch: fetch)
+                do {
+                    return try await obtain(key, early: early, fetch: fetch)
+                } catch {
+                    instruments.count(.serviceTokens, key.providerID, "failed")
+                    throw error
+                }
             }
             state.inFlight[key] = task
-            return .pending(task)
+            return .pending(task, joined: false)
         }
     }
 
@@ -286,11 +307,15 @@ public final class ServiceTokens: Sendable {
     }
 
     /// Under the store's lock: the stored token if another process just fetched one, else a new one, saved.
-    private func obtain(_ key: ServiceTokens.Key, fetch: @Sendable (OAuthClient) async throws -> TokenSet) async throws -> TokenSet {
+    ///
+    /// `early` says the token replaced was still valid (only within the skew), for the count.
+    private func obtain(_ key: ServiceTokens.Key, early: Bool, fetch: @Sendable (OAuthClient) async throws -> TokenSet) async throws -> TokenSet {
+        let fetched = early ? "renewed_early" : "fetched"
         // An exchanged token is one subject token's: kept in memory only, so that a store does not gather a
         // file or row for every subject token ever exchanged.
         if key.grant == .tokenExchange {
             let tokens = try await fetch(client)
+            instruments.count(.serviceTokens, key.providerID, fetched)
             remember(key, tokens)
             return tokens
         }
@@ -299,10 +324,12 @@ public final class ServiceTokens: Sendable {
         defer { lock.release() }
         if let stored = try? await store.load(storeKey), stored.clientID == key.clientID, usable(stored.tokens) {
             logger.debug("service token cache hit in the store", metadata: Self.cacheMetadata(key))
+            instruments.count(.serviceTokens, key.providerID, "stored")
             remember(key, stored.tokens)
             return stored.tokens
         }
         let tokens = try await fetch(client)
+        instruments.count(.serviceTokens, key.providerID, fetched)
         // A server may grant fewer scopes than asked: the token is kept under those it granted, so that a later
         // request for the scopes asked for does not get a token without some of them. (Scopes nobody asked for
         // are never a key: a server cannot fill another request's cache.)

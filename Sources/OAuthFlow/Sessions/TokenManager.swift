@@ -330,11 +330,12 @@ public actor TokenManager {
     public nonisolated func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let tokens = try await validTokens()
-        let first = try await tokens.send(request, environment: client.environment, clientIdentity: client.configuration.tlsIdentity)
+        let (environment, identity, provider) = (client.environment, client.configuration.tlsIdentity, client.provider.id)
+        let first = try await tokens.send(request, environment: environment, clientIdentity: identity, provider: provider)
         guard first.status == 401 else { return first }
         logger.debug("resource answered 401; refreshing once", metadata: ["session": "\(key)"])
         let refreshed = try await refresh(replacing: tokens.accessToken)
-        return try await refreshed.tokens.send(request, environment: client.environment, clientIdentity: client.configuration.tlsIdentity)
+        return try await refreshed.tokens.send(request, environment: environment, clientIdentity: identity, provider: provider)
     }
 
     /// The session's tokens, their access token valid for at least ``skew`` more seconds (refreshed if needed).

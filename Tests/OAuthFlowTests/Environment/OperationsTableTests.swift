@@ -39,3 +39,15 @@ import Testing
         }
     }
 }
+
+/// The leak scan the operations tests run can fail: a planted secret and a query string are found.
+@Suite struct ObservedScanTests {
+    @Test func theScanFindsAPlantedSecretAndAQuery() {
+        let secret = Observed()
+        Instruments(metrics: secret.metrics, tracer: secret.tracer).count(.refreshes, "provider-with-planted-secret-1234", "failed", "none")
+        withKnownIssue { secret.expectNothingLeaks(["planted-secret-1234"]) } matching: { $0.description.contains("carries a secret") }
+        let query = Observed()
+        Instruments(metrics: query.metrics, tracer: query.tracer).count(.refreshes, "simulated", "failed", "a?b")
+        withKnownIssue { query.expectNothingLeaks(["never-there"]) } matching: { $0.description.contains("query string") }
+    }
+}

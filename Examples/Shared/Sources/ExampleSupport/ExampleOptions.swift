@@ -144,7 +144,9 @@ public struct ExampleOptions {
     }
 
     /// The app's own API: it trusts the `--api` providers; opaque tokens are introspected with the app's own client.
-    public func protectedResource(registry: ProviderRegistry, resource: URL) throws -> ProtectedResource? {
+    public func protectedResource(
+        registry: ProviderRegistry, resource: URL, environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
+    ) throws -> ProtectedResource? {
         guard !api.isEmpty else { return nil }
         var providers: [Provider] = []
         var introspectionClients: [String: ClientConfiguration] = [:]
@@ -159,7 +161,7 @@ public struct ExampleOptions {
         }
         return try ProtectedResource(
             providers: providers, settings: .init(resource: resource, scopesSupported: apiScopes, resourceName: "OAuthFlow example API"),
-            introspectionClients: introspectionClients)
+            introspectionClients: introspectionClients, environment: environment)
     }
 }
 

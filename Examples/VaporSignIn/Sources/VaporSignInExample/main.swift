@@ -95,11 +95,17 @@ app.addSignOutRoutes(web, currentSession: { request in request.signedInUser?.ses
 
 for line in registrationLines(web) { print(line) }
 print("listening on 127.0.0.1:\(options.port), open \(origin.absoluteString)/")
+// The API's signing keys, fetched now and kept fresh beside the server, so that no request waits for a JWKS
+// (the Hummingbird example runs KeySetRefresher in its ServiceGroup instead). Vapor's serve command stops on
+// SIGTERM or SIGINT after the requests under way (and the refreshes they started) finish; the refresher stops then.
+let keys = Task { await api?.keepKeysFresh() }
 do {
     try await app.execute()
 } catch {
+    keys.cancel()
     app.logger.report(error: error)
     try? await app.asyncShutdown()
     exit(1)
 }
+keys.cancel()
 try await app.asyncShutdown()

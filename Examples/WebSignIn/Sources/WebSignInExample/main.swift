@@ -23,8 +23,10 @@
 // The options are parsed by ExampleOptions (Examples/Shared), which the Vapor example shares.
 // The sealing key comes from OAUTHFLOW_EXAMPLE_KEY (32 bytes, base64); without it a fresh
 // key is made at start, which is fine for one instance.
-// The app and the PostgreSQL store run in one ServiceGroup: SIGTERM or SIGINT stops the app first (its
-// requests finish), then the store (the refreshes it has not saved yet are saved), then the process ends.
+// The app, the API's key refresher and the PostgreSQL store run in one ServiceGroup: SIGTERM or SIGINT stops
+// the app first (its requests, and the refreshes they started, finish), then the key refresher, then the store
+// (the refreshes it has not saved yet are saved), then the process ends.
+// GET /metrics answers what OAuthFlow counted, in Prometheus' text format (swift-prometheus; Docs/operations.md).
 import ExampleSupport
 import Foundation
 import Hummingbird
@@ -35,6 +37,7 @@ import OAuthFlow
 import OAuthFlowHummingbird
 import OAuthFlowPostgres
 import OAuthFlowWeb
+import Prometheus
 import ServiceLifecycle
 
 /// A request context with the user's session and, on the API's routes, the access token's principal.
@@ -60,15 +63,21 @@ let origin = options.browserOrigin
 let program = "WebSignInExample"
 let keyring = orExit(program) { try exampleKeyring() }
 let registry = orExit(program) { try ProviderRegistry.load(directories: options.providerDirectories) }
+// What OAuthFlow counts goes to this registry, which GET /metrics shows; the library itself bootstraps nothing.
+let prometheus = PrometheusCollectorRegistry()
+let metrics = PrometheusMetricsFactory(registry: prometheus)
 // The tokens of signed-in users stay on the server, in this store; the app's session holds the key.
 let sessionsDirectory = options.sessionsDirectory
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("WebSignInExample-\(UUID().uuidString)")
-let (sessions, postgres) = orExit(program) { try exampleSessionStore(directory: sessionsDirectory, keyring: keyring) }
+let (sessions, postgres) = orExit(program) { try exampleSessionStore(directory: sessionsDirectory, keyring: keyring, metrics: metrics) }
 let web = orExit(program) {
     try WebSignIn(registry: registry, enable: options.clients, origin: origin, keyring: keyring,
-                  sessions: sessions, environment: OAuthEnvironment(logger: Logger(label: "oauthflow.web")))
+                  sessions: sessions, environment: OAuthEnvironment(logger: Logger(label: "oauthflow.web"), metrics: metrics))
 }
-let api = orExit(program) { try options.protectedResource(registry: registry, resource: origin) }
+let api = orExit(program) {
+    try options.protectedResource(registry: registry, resource: origin,
+                                  environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5), metrics: metrics))
+}
 /// The app calls its own API where it listens.
 let apiURL = options.selfAPIURL
 
@@ -99,6 +108,13 @@ router.post("/api-call") { _, context -> Response in
 }
 
 extension Me: ResponseEncodable {}
+
+// Prometheus scrapes this. The app listens on 127.0.0.1 only; a public app serves it on a port of its own, or behind
+// authentication: the counts are no secret, but they are nobody else's business.
+router.get("/metrics") { _, _ -> Response in
+    Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+             body: .init(byteBuffer: ByteBuffer(bytes: prometheus.emitToBuffer())))
+}
 
 if let api {
     router.addProtectedResourceMetadata(api)
@@ -137,7 +153,8 @@ if let postgres {
 }
 print("listening on 127.0.0.1:\(options.port), open \(origin.absoluteString)/")
 // The store first: a group stops its services last to first, so the app's requests (and the refreshes
-// they start) end before the store stops, and the store saves what is pending before it returns.
-let group = ServiceGroup(configuration: .init(
-    services: (postgres.map { [$0] } ?? []) + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger))
+// they start) end before the store stops, and the store saves what is pending before it returns. The API's
+// signing keys are fetched when the group starts and kept fresh, so that no request waits for a JWKS.
+let services: [any Service] = (postgres.map { [$0] } ?? []) + (api.map { [KeySetRefresher($0)] } ?? []) + [app]
+let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger))
 try await group.run()

@@ -1,0 +1,57 @@
+import Foundation
+import MetricsTestKit
+import OAuthFlowTesting
+import OAuthFlowWeb
+import Testing
+
+@testable import OAuthFlow
+
+/// The web routes count each callback once, with the code their page shows: a sign-in the engine finished, and the
+/// refusals of their own checks (no pending cookie, a provider that is not enabled, whose name is never a label).
+@Suite struct WebSignInMetricsTests {
+    static let origin = URL(string: "https://app.example.com")!
+
+    @Test func eachCallbackIsCountedOnceWithThePagesCode() async throws {
+        let simulated = try OAuthFlowTesting.SimulatedProvider()
+        await simulated.register(SimulatedClient.public(id: "web-app", redirectURIs: [Self.origin.appendingPathComponent("auth/simulated/callback")]))
+        let metrics = TestMetrics()
+        var environment = simulated.environment
+        environment.metrics = metrics
+        let web = try WebSignIn(
+            providers: [(try simulated.provider(), ClientSettings(clientID: "web-app"))], origin: Self.origin,
+            keyring: SessionKeyring(current: WebSignInTests.keyA), environment: environment)
+
+        let started = await web.start("simulated")
+        let location = try #require(started.headers.first { $0.name == "Location" }.flatMap { URL(string: $0.value) })
+        let setCookie = try #require(started.headers.first { $0.name == "Set-Cookie" }?.value)
+        let pair = try #require(setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1))
+        let callback = try await simulated.approve(location, subject: "subject-gina-1")
+        let query = try #require(callback.query)
+        let signedIn = await web.finish("simulated", callback: .init(query: query, cookies: [String(pair[0]): String(pair[1])]))
+        let result = try signedIn.get()
+        let again = await web.finish("simulated", callback: .init(query: query, cookies: [:]))
+        let elsewhere = await web.finish("evil-provider-name", callback: .init(query: query, cookies: [:]))
+        #expect(again.failureCode == "no_pending_sign_in" && elsewhere.failureCode == "unknown_provider")
+
+        func count(_ labels: [(String, String)]) -> Int64 {
+            metrics.counters.filter { $0.label == "oauthflow_sign_ins_total" && $0.dimensions.elementsEqual(labels, by: ==) }.reduce(0) { $0 + $1.totalValue }
+        }
+        #expect(count([("provider", "simulated"), ("outcome", "success"), ("code", "none")]) == 1, "the engine does not count it again")
+        #expect(count([("provider", "simulated"), ("outcome", "failure"), ("code", "no_pending_sign_in")]) == 1)
+        #expect(count([("provider", "none"), ("outcome", "failure"), ("code", "unknown_provider")]) == 1)
+        #expect(metrics.counters.filter { $0.label == "oauthflow_sign_ins_total" }.reduce(0) { $0 + $1.totalValue } == 3)
+        let values = (metrics.counters.flatMap(\.dimensions) + metrics.timers.flatMap(\.dimensions)).map(\.1)
+        let secrets = [result.tokens.accessToken.value, result.tokens.idToken?.value, "subject-gina-1", "evil-provider-name", query]
+        for value in values {
+            #expect(!secrets.compactMap { $0 }.contains { value.contains($0) } && !value.contains("?"), "a label carries \(value)")
+        }
+    }
+}
+
+extension Result where Failure == WebSignInError {
+    /// The refusal's code, when it is one.
+    var failureCode: String? {
+        guard case let .failure(error) = self else { return nil }
+        return error.code.description
+    }
+}
