@@ -205,7 +205,9 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // As the launcher's: the C++ library linked in, not loaded at each start (Docs/benchmarks.md).
+            linkerSettings: [.unsafeFlags(["-L", launcherStaticLibraries], .when(platforms: [.linux]))]
         ),
         // The web sign-in example (Examples/WebSignIn): a target of this package, so that the browser test
         // drives an app built in the same build as everything else, not a second compile of the graph.

@@ -9,7 +9,10 @@
 # the CLI does not, and flatter it), installs
 # libyaml's C event parse of the same files as the lint floor (Benchmarks/LibYAMLFloor), installs
 # check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
-# 1,000, 10,000 and 30,000 descriptors there, and prints the figures and the ratios.
+# 1,000, 10,000 and 30,000 descriptors there (and 1,000 of varied shapes with
+# Benchmarks/corpus/generate.py), and prints the figures and the ratios. PAIRS sets the number of
+# pairs of each lint-against-libyaml comparison (default 9); ONLY=lint runs that comparison alone.
+export BENCHMARK_COMMAND="bash Benchmarks/compare.sh $*"
 source "$(dirname "$0")/static-release.sh" compare
 oauthflow="$root/.build-static/release/oauthflow"
 static_floor floor-static $'import Foundation\nprint("")'
@@ -25,7 +28,7 @@ if [ ! -x "$yaml_floor" ]; then
 fi
 
 venv="$work/venv"
-if [ ! -x "$venv/bin/check-jsonschema" ]; then
+if [ "${ONLY:-}" != lint ] && [ ! -x "$venv/bin/check-jsonschema" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check check-jsonschema
 fi

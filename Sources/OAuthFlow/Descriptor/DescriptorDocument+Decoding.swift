@@ -327,8 +327,11 @@ struct PlainObject {
     }
 
     func strings<K: CodingKey>(_ key: K) throws -> [String]? {
+        switch nested(key) {
+        // An absent key is answered at once: ``read(_:_:_:)`` would search the fields for it again.
+        case .absent: return nil
         // A checked list of text-shaped scalars is read straight from the tree.
-        if case let .node(node, .list(itemShape)) = nested(key), node.kind == .sequence, itemShape.isText {
+        case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isText:
             var texts: [String] = []
             texts.reserveCapacity(node.items.count)
             for item in node.items {
@@ -336,6 +339,7 @@ struct PlainObject {
                 texts.append(text)
             }
             if texts.count == node.items.count { return texts }
+        default: break
         }
         return try read(key, "a list of strings") { value in
             guard case let .array(items) = value else { return nil }
@@ -346,7 +350,9 @@ struct PlainObject {
 
     /// A mapping of strings to strings (headers, parameters).
     func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? {
-        if case let .node(node, .map(valueShape)) = nested(key), node.kind == .mapping, valueShape.isText {
+        switch nested(key) {
+        case .absent: return nil
+        case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isText:
             var texts: [String: String] = [:]
             texts.reserveCapacity(node.pairs.count)
             var complete = true
@@ -359,6 +365,7 @@ struct PlainObject {
                 texts[name] = text
             }
             if complete { return texts }
+        default: break
         }
         return try read(key, "a mapping of strings") { value in
             guard case let .object(entries) = value else { return nil }

@@ -21,8 +21,6 @@ package struct DescriptorDocument {
 
     /// The path the file was read from, as given.
     public let path: String
-    /// The text of the file, when it was valid UTF-8.
-    public let text: String?
     /// The root node, when the YAML parsed.
     public let root: YAMLNode?
     /// What keeps the file from being a valid descriptor, in file order.
@@ -63,7 +61,7 @@ package struct DescriptorDocument {
             message = "cannot read the file: \(error)"
         }
         let problem = DescriptorProblem(kind: .malformedYAML, location: SourceLocation(path: path, line: 1, column: 1), message: message)
-        return DescriptorDocument(path: path, text: nil, root: nil, problems: [problem], descriptor: nil)
+        return DescriptorDocument(path: path, root: nil, problems: [problem], descriptor: nil)
     }
 
     private static let tooLargeMessage = "file is larger than \(maximumSize / 1024) KiB; a descriptor is a few kilobytes of YAML"
@@ -79,12 +77,12 @@ package struct DescriptorDocument {
 
     /// Parses descriptor bytes in memory the caller owns (a file just read, say), without copying them into `Data`.
     static func parse(bytes: UnsafeBufferPointer<UInt8>, path: String) -> DescriptorDocument {
-        let root: YAMLNode, text: String
+        let root: YAMLNode
         switch compose(bytes, path: path, empty: "file is empty; a descriptor needs at least schema_version, id, display_name and protocol") {
         case let .failure(failure):
-            return DescriptorDocument(path: path, text: failure.text, root: nil, problems: [failure.problem], descriptor: nil)
+            return DescriptorDocument(path: path, root: nil, problems: [failure.problem], descriptor: nil)
         case let .success(composed):
-            (root, text) = composed
+            root = composed
         }
         var validator = SchemaValidator(path: path)
         validator.check(root, against: .object(DescriptorSchema.fields), keyPath: [])
@@ -103,31 +101,30 @@ package struct DescriptorDocument {
                         message: "cannot decode the descriptor: \(error)"))
             }
         }
-        return DescriptorDocument(path: path, text: text, root: root, problems: problems, descriptor: descriptor)
+        return DescriptorDocument(path: path, root: root, problems: problems, descriptor: descriptor)
     }
 
-    /// Why a file could not be composed: the problem, and the text when it was readable.
+    /// Why a file could not be composed.
     struct ComposeFailure: Error {
         let problem: DescriptorProblem
-        let text: String?
     }
 
     /// Reads bytes into a node tree within every budget a descriptor has: size, no NUL, UTF-8,
     /// nesting depth, libyaml's syntax, and the node count once aliases are expanded.
     ///
     /// - Parameter empty: The message for a file with no document.
-    static func compose(_ data: Data, path: String, empty: String) -> Result<(YAMLNode, String), ComposeFailure> {
+    static func compose(_ data: Data, path: String, empty: String) -> Result<YAMLNode, ComposeFailure> {
         data.withUnsafeBytes { compose($0.assumingMemoryBound(to: UInt8.self), path: path, empty: empty) }
     }
 
     /// ``compose(_:path:empty:)`` over bytes in memory: every check below reads the buffer
     /// directly (`memchr` for the NUL), not byte by byte through `Data`'s storage.
-    static func compose(_ data: UnsafeBufferPointer<UInt8>, path: String, empty: String) -> Result<(YAMLNode, String), ComposeFailure> {
-        func failed(_ message: String, line: Int = 1, column: Int = 1, text: String? = nil) -> Result<(YAMLNode, String), ComposeFailure> {
+    static func compose(_ data: UnsafeBufferPointer<UInt8>, path: String, empty: String) -> Result<YAMLNode, ComposeFailure> {
+        func failed(_ message: String, line: Int = 1, column: Int = 1) -> Result<YAMLNode, ComposeFailure> {
             .failure(
                 ComposeFailure(
                     problem: DescriptorProblem(
-                        kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message), text: text))
+                        kind: .malformedYAML, location: SourceLocation(path: path, line: line, column: column), message: message)))
         }
         if data.count > maximumSize {
             return failed(tooLargeMessage)
@@ -140,30 +137,31 @@ package struct DescriptorDocument {
             let position = TextPosition.of(byteOffset: UnsafeRawPointer(nul) - UnsafeRawPointer(base), in: data)
             return failed("file contains a NUL byte; it looks binary, not YAML", line: position.line, column: position.column)
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
+        guard UTF8Validation.isValid(data) else {
             let offset = TextPosition.firstInvalidUTF8Offset(in: data)
             let position = TextPosition.of(byteOffset: offset, in: data)
             return failed("file is not valid UTF-8 text", line: position.line, column: position.column)
         }
+        // Composed from the bytes in place; a `String` of the text is made only for a syntax error's message.
         let root: YAMLNode?
         do {
-            root = try YAMLTree.compose(text, maximumDepth: maximumDepth)?.root
+            root = try YAMLTree.compose(bytes: data, maximumDepth: maximumDepth)?.root
         } catch {
+            let text = String(decoding: data, as: UTF8.self)
             let (message, position) = YAMLErrorDescription.describe(error, in: text)
-            return failed(message, line: position.line, column: position.column, text: text)
+            return failed(message, line: position.line, column: position.column)
         }
-        guard let root else { return failed(empty, text: text) }
+        guard let root else { return failed(empty) }
         // Aliases share nodes that each use expands again: count the expansion before walking it,
         // so an alias bomb is reported as one, not as the unknown keys that hold it.
         if root.expandedCount > maximumNodes {
-            return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)", text: text)
+            return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)")
         }
         if root.expandedBytes > maximumExpandedBytes {
             return failed(
-                "document's text expands to more than \(maximumExpandedBytes / 1024) KiB once its aliases are followed (anchors and aliases?)",
-                text: text)
+                "document's text expands to more than \(maximumExpandedBytes / 1024) KiB once its aliases are followed (anchors and aliases?)")
         }
-        return .success((root, text))
+        return .success(root)
     }
 
     /// Reads a resources file (`resources_file`: JSON or YAML, a list of `{scope, title, url}`)
@@ -177,7 +175,7 @@ package struct DescriptorDocument {
         let root: YAMLNode
         switch compose(data, path: path, empty: "file is empty; a resources file is a list of {scope, title, url} entries") {
         case let .failure(failure): return ([], [failure.problem])
-        case let .success(composed): root = composed.0
+        case let .success(composed): root = composed
         }
         let shape = DescriptorSchema.Shape.list(.object(DescriptorSchema.resourceFields))
         var validator = SchemaValidator(path: path, showsValues: false)

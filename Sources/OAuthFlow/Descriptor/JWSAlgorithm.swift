@@ -12,6 +12,47 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
 
     public var description: String { rawValue }
 
+    /// The algorithm named `rawValue`. ASCII names are read from their five bytes (every descriptor names several
+    /// algorithms, and the synthesized initializer compared each name in turn); any other text is compared as the
+    /// synthesized initializer compares it, so that no name is read differently.
+    public init?(rawValue: String) {
+        var text = rawValue
+        let read: JWSAlgorithm?? = text.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .none }
+            guard bytes.count == 5 else { return .some(nil) }
+            if bytes.elementsEqual("EdDSA".utf8) { return .some(.eddsa) }
+            let bits: Int
+            switch (bytes[2], bytes[3], bytes[4]) {
+            case (UInt8(ascii: "2"), UInt8(ascii: "5"), UInt8(ascii: "6")): bits = 256
+            case (UInt8(ascii: "3"), UInt8(ascii: "8"), UInt8(ascii: "4")): bits = 384
+            case (UInt8(ascii: "5"), UInt8(ascii: "1"), UInt8(ascii: "2")): bits = 512
+            default: return .some(nil)
+            }
+            switch (bytes[0], bytes[1], bits) {
+            case (UInt8(ascii: "R"), UInt8(ascii: "S"), 256): return .some(.rs256)
+            case (UInt8(ascii: "R"), UInt8(ascii: "S"), 384): return .some(.rs384)
+            case (UInt8(ascii: "R"), UInt8(ascii: "S"), _): return .some(.rs512)
+            case (UInt8(ascii: "P"), UInt8(ascii: "S"), 256): return .some(.ps256)
+            case (UInt8(ascii: "P"), UInt8(ascii: "S"), 384): return .some(.ps384)
+            case (UInt8(ascii: "P"), UInt8(ascii: "S"), _): return .some(.ps512)
+            case (UInt8(ascii: "E"), UInt8(ascii: "S"), 256): return .some(.es256)
+            case (UInt8(ascii: "E"), UInt8(ascii: "S"), 384): return .some(.es384)
+            case (UInt8(ascii: "E"), UInt8(ascii: "S"), _): return .some(.es512)
+            case (UInt8(ascii: "H"), UInt8(ascii: "S"), 256): return .some(.hs256)
+            case (UInt8(ascii: "H"), UInt8(ascii: "S"), 384): return .some(.hs384)
+            case (UInt8(ascii: "H"), UInt8(ascii: "S"), _): return .some(.hs512)
+            default: return .some(nil)
+            }
+        }
+        switch read {
+        case let .some(algorithm?): self = algorithm
+        case .some(nil): return nil
+        case .none:
+            guard let algorithm = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = algorithm
+        }
+    }
+
     /// The digest size in bits (256, 384, 512): the hash `at_hash` and the HMAC use.
     ///
     /// EdDSA's is 512: Ed25519 hashes with SHA-512 (RFC 8032 §5.1), and OpenID Connect takes the hash of the

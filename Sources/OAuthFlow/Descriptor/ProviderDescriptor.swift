@@ -120,7 +120,7 @@ extension ProviderDescriptor {
         public init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
-        static let standard = Self()
+        package static let standard = Self()
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

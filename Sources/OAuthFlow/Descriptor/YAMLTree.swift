@@ -170,11 +170,14 @@ package final class YAMLTree: Sendable {
     ///   document, a mapping that repeats a key, or collections nested deeper than `maximumDepth`.
     public static func compose(_ text: String, maximumDepth: Int = .max) throws(YAMLSyntaxError) -> YAMLTree? {
         var text = text
-        let result = text.withUTF8 { bytes in
-            var composer = Composer(maximumDepth: maximumDepth)
-            return Result { () throws(YAMLSyntaxError) in try composer.compose(bytes) }
-        }
+        let result = text.withUTF8 { bytes in Result { () throws(YAMLSyntaxError) in try compose(bytes: bytes, maximumDepth: maximumDepth) } }
         return try result.get()
+    }
+
+    /// ``compose(_:maximumDepth:)`` over UTF-8 bytes the caller has checked (a descriptor file, read in place).
+    static func compose(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = .max) throws(YAMLSyntaxError) -> YAMLTree? {
+        var composer = Composer(maximumDepth: maximumDepth)
+        return try composer.compose(bytes)
     }
 }
 
@@ -377,15 +380,18 @@ private struct Composer {
                 let scalar = event.data.scalar
                 let bytes = UnsafeBufferPointer(start: scalar.value, count: scalar.length)
                 let style = Self.style(scalar.style)
+                // A quoted scalar is a string: no tag name is made and compared for it (most scalars of a descriptor).
                 let tag: Tag.Name?
+                let code: YAMLTree.TagCode
                 if scalar.quoted_implicit == 1 {
-                    tag = .str
+                    (tag, code) = (nil, .str)
                 } else if let explicit = Self.string(scalar.tag) {
                     tag = explicit == Tag.Name.nonSpecific.rawValue ? .str : Tag.Name(rawValue: explicit)
+                    code = tag.map(YAMLTree.TagCode.init) ?? .str
                 } else {
                     tag = nil
+                    code = style == .plain ? ScalarTyping.code(of: bytes) : .str
                 }
-                let code = tag.map(YAMLTree.TagCode.init) ?? (style == .plain ? ScalarTyping.code(of: bytes) : .str)
                 let index = append(
                     YAMLTree.Entry(
                         kind: .scalar, style: style, tag: code,

@@ -42,16 +42,22 @@ package enum ProfileSource: Sendable, Hashable {
     ///
     /// - Throws: A sentence saying what is wrong with it, for the resolver's refusal.
     package init(parsing text: String) throws(ProfileSourceProblem) {
+        if let path = Self.plainPath(text) {
+            self = .path(path)
+            return
+        }
         guard text.count <= Self.maximumLength else { throw ProfileSourceProblem("is longer than \(Self.maximumLength) characters") }
         switch text {
         case "=true": self = .constant(true)
         case "=false": self = .constant(false)
         case _ where text.contains("{"):
             self = .template(try Self.template(text))
-        case _ where text.contains(" + "):
-            self = .joined(try text.components(separatedBy: " + ").map { part throws(ProfileSourceProblem) in try Self.path(part) })
         default:
-            self = .path(try Self.path(text))
+            if let parts = Self.joinedParts(text) {
+                self = .joined(try parts.map { part throws(ProfileSourceProblem) in try Self.path(String(part)) })
+            } else {
+                self = .path(try Self.path(text))
+            }
         }
     }
 
@@ -105,22 +111,34 @@ package enum ProfileSource: Sendable, Hashable {
     }
 
     private static func template(_ text: String) throws(ProfileSourceProblem) -> [TemplatePart] {
+        // In ASCII text every byte is a character (a CR LF pair aside, which holds no brace): braces are found by
+        // their bytes, where walking characters costs a grapheme break test at each.
+        let ascii = text.utf8.allSatisfy { $0 < 0x80 }
+        func first(_ brace: Unicode.Scalar, in part: Substring) -> Substring.Index? {
+            ascii ? part.utf8.firstIndex(of: UInt8(ascii: brace)) : part.firstIndex(of: Character(brace))
+        }
+        func after(_ index: Substring.Index, in part: Substring) -> Substring.Index {
+            ascii ? part.utf8.index(after: index) : part.index(after: index)
+        }
         var parts: [TemplatePart] = []
         var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{") {
+        while let open = first("{", in: rest) {
             if open > rest.startIndex { parts.append(.text(String(rest[..<open]))) }
-            guard let close = rest[open...].firstIndex(of: "}") else { throw ProfileSourceProblem("opens `{` without closing it") }
-            parts.append(.value(try path(String(rest[rest.index(after: open)..<close]))))
-            rest = rest[rest.index(after: close)...]
+            guard let close = first("}", in: rest[open...]) else { throw ProfileSourceProblem("opens `{` without closing it") }
+            parts.append(.value(try path(String(rest[after(open, in: rest)..<close]))))
+            rest = rest[after(close, in: rest)...]
         }
-        guard !rest.contains("}") else { throw ProfileSourceProblem("closes `}` without opening it") }
+        guard first("}", in: rest) == nil else { throw ProfileSourceProblem("closes `}` without opening it") }
         if !rest.isEmpty { parts.append(.text(String(rest))) }
         return parts
     }
 
     package static func path(_ text: String) throws(ProfileSourceProblem) -> Path {
-        let text = text.trimmingCharacters(in: .whitespaces)
-        let nameCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:-")
+        if let path = plainPath(text) { return path }
+        // Every descriptor's profile is read when it is resolved or linted, the default sources included: no
+        // Foundation here (a CharacterSet made for each source, and NSString's trimming and search, were a third of
+        // a lint of descriptors with profiles).
+        let text = WhiteSpace.trimmed(text)
         var rest = Substring(text)
         let root = String(rest.prefix { $0 != "." && $0 != "[" })
         guard roots.contains(root) else {
@@ -131,14 +149,18 @@ package enum ProfileSource: Sendable, Hashable {
         while let first = rest.first {
             if first == "." {
                 let name = rest.dropFirst().prefix { $0 != "." && $0 != "[" }
-                guard !name.isEmpty, name.unicodeScalars.allSatisfy(nameCharacters.contains) else {
+                guard !name.isEmpty, name.unicodeScalars.allSatisfy(isNameScalar) else {
                     throw ProfileSourceProblem("`\(text)` has a step `.\(name)` that is not a plain name; write `[\"\(name)\"]` for any other")
                 }
                 steps.append(.member(String(name)))
                 rest = rest.dropFirst(1 + name.count)
             } else if rest.hasPrefix("[\"") {
-                guard let end = rest.range(of: "\"]") else { throw ProfileSourceProblem("`\(text)` opens `[\"` without `\"]`") }
-                let name = rest[rest.index(rest.startIndex, offsetBy: 2)..<end.lowerBound]
+                // Searched after the `["`: `["]` has no name (it crashed the reading when the search began at its `"`).
+                let nameStart = rest.index(rest.startIndex, offsetBy: 2)
+                guard let end = closingQuoteAndBracket(in: rest[nameStart...]) else {
+                    throw ProfileSourceProblem("`\(text)` opens `[\"` without `\"]`")
+                }
+                let name = rest[nameStart..<end.lowerBound]
                 guard !name.isEmpty, !name.contains("\"") else { throw ProfileSourceProblem("`\(text)` has an empty or quoted member name") }
                 steps.append(.member(String(name)))
                 rest = rest[end.upperBound...]
@@ -154,6 +176,128 @@ package enum ProfileSource: Sendable, Hashable {
         }
         guard !steps.isEmpty else { throw ProfileSourceProblem("`\(text)` names a root and nothing in it") }
         return Path(root: root, steps: steps)
+    }
+
+    /// The path of a source written the common way, read from its bytes: ASCII, no white space, braces or other
+    /// control characters, a root and `.name`, `["name"]` and `[0]` steps that read. nil for anything else, which
+    /// the reading above takes on (and reads as the same path, or refuses with its reason): this only answers
+    /// sooner, for the sources every descriptor has (the default ones are read for each).
+    static func plainPath(_ text: String) -> Path? {
+        guard text.utf8.count <= maximumLength else { return nil }
+        let read = text.utf8.withContiguousStorageIfAvailable { bytes -> Path? in
+            let (dot, open, close, quote) = (UInt8(ascii: "."), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\""))
+            var index = 0
+            while index < bytes.count, bytes[index] != dot, bytes[index] != open { index += 1 }
+            let root = bytes[0..<index]
+            guard roots.contains(where: { $0.utf8.elementsEqual(root) }) else { return nil }
+            var steps: [Step] = []
+            while index < bytes.count {
+                if bytes[index] == dot {
+                    let start = index + 1
+                    index = start
+                    while index < bytes.count, bytes[index] != dot, bytes[index] != open {
+                        guard isNameByte(bytes[index]) else { return nil }
+                        index += 1
+                    }
+                    guard index > start else { return nil }
+                    steps.append(.member(String(decoding: bytes[start..<index], as: UTF8.self)))
+                } else if bytes[index] == open, index + 1 < bytes.count, bytes[index + 1] == quote {
+                    // `["name"]`: the name ends at the first `"`, which `]` must follow.
+                    let start = index + 2
+                    index = start
+                    while index < bytes.count, bytes[index] != quote {
+                        guard bytes[index] > 0x20, bytes[index] < 0x7F, bytes[index] != UInt8(ascii: "{"), bytes[index] != UInt8(ascii: "}")
+                        else { return nil }
+                        index += 1
+                    }
+                    guard index > start, index + 1 < bytes.count, bytes[index + 1] == close else { return nil }
+                    steps.append(.member(String(decoding: bytes[start..<index], as: UTF8.self)))
+                    index += 2
+                } else if bytes[index] == open {
+                    // `[0]`: one to three digits.
+                    var value = 0
+                    let start = index + 1
+                    index = start
+                    while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"), index - start < 3 {
+                        value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                        index += 1
+                    }
+                    guard index > start, index < bytes.count, bytes[index] == close else { return nil }
+                    steps.append(.index(value))
+                    index += 1
+                } else {
+                    return nil
+                }
+            }
+            return steps.isEmpty ? nil : Path(root: String(decoding: root, as: UTF8.self), steps: steps)
+        }
+        return read ?? nil
+    }
+
+    /// A `.name` step's bytes: ASCII letters, digits, `_`, `:` and `-`.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F, 0x3A, 0x2D: true
+        default: false
+        }
+    }
+
+    /// A `.name` step's characters: ASCII letters, digits, `_`, `:` and `-`.
+    static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F, 0x3A, 0x2D: true
+        default: false
+        }
+    }
+
+    /// The parts of `text` between ` + ` (as three characters), empty ones included; nil when it holds none.
+    private static func joinedParts(_ text: String) -> [Substring]? {
+        // By bytes in ASCII text, where each is a character, as in ``template(_:)``.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return joinedParts(characters: text) }
+        let bytes = text.utf8
+        var parts: [Substring] = []
+        var partStart = bytes.startIndex
+        var index = bytes.startIndex
+        while let plus = bytes[index...].firstIndex(of: UInt8(ascii: "+")) {
+            index = bytes.index(after: plus)
+            guard plus > partStart, bytes[bytes.index(before: plus)] == UInt8(ascii: " "), index < bytes.endIndex,
+                bytes[index] == UInt8(ascii: " ")
+            else { continue }
+            parts.append(text[partStart..<bytes.index(before: plus)])
+            index = bytes.index(after: index)
+            partStart = index
+        }
+        guard !parts.isEmpty else { return nil }
+        parts.append(text[partStart...])
+        return parts
+    }
+
+    /// ``joinedParts(_:)`` character by character, for text that is not ASCII.
+    private static func joinedParts(characters text: String) -> [Substring]? {
+        var parts: [Substring] = []
+        var partStart = text.startIndex
+        var index = text.startIndex
+        while let plus = text[index...].firstIndex(of: "+") {
+            index = text.index(after: plus)
+            guard plus > partStart, text[text.index(before: plus)] == " ", index < text.endIndex, text[index] == " " else { continue }
+            parts.append(text[partStart..<text.index(before: plus)])
+            index = text.index(after: index)
+            partStart = index
+        }
+        guard !parts.isEmpty else { return nil }
+        parts.append(text[partStart...])
+        return parts
+    }
+
+    /// Where `"]` first stands in `text`, as two characters.
+    private static func closingQuoteAndBracket(in text: Substring) -> Range<Substring.Index>? {
+        var from = text.startIndex
+        while let quote = text[from...].firstIndex(of: "\"") {
+            let next = text.index(after: quote)
+            if next < text.endIndex, text[next] == "]" { return quote..<text.index(after: next) }
+            from = next
+        }
+        return nil
     }
 }
 

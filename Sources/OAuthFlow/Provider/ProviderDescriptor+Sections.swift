@@ -35,7 +35,7 @@ struct PolicyRefusals {
         }
         if let name = missing.first {
             refuse(keyPath, "names `{\(name)}`, which has no value")
-        } else if rendered.trimmingCharacters(in: .whitespaces).isEmpty {
+        } else if WhiteSpace.isBlank(rendered) {
             refuse(keyPath, "is empty; give the value the tokens carry, or leave the setting out")
         }
         return rendered
@@ -44,13 +44,23 @@ struct PolicyRefusals {
     /// Refuses each header of `headers` (a descriptor's `headers` map at `setting`) whose name is not an RFC 9110
     /// token, or whose value holds a control character: either would let the file add or split header lines.
     mutating func checkHeaders(_ headers: [String: String], at setting: [String]) {
-        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".unicodeScalars)
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            if name.isEmpty || !name.unicodeScalars.allSatisfy(tokenCharacters.contains) {
+            if name.isEmpty || !name.utf8.allSatisfy(Self.isTokenByte) {
                 refuse(setting, item: name, "names a header `\(TerminalText.escaped(name))`, which is not an HTTP field name (RFC 9110 §5.1)")
             } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\t" }) {
                 refuse(setting, item: name, "gives header `\(name)` a value with a control character, which no header value may carry")
             }
+        }
+    }
+
+    /// An RFC 9110 token's characters: ASCII letters, digits and ``!#$%&'*+-.^_`|~``.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"): true
+        case UInt8(ascii: "!"), UInt8(ascii: "#")...UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
         }
     }
 
@@ -71,7 +81,12 @@ struct PolicyRefusals {
 extension ProviderDescriptor.Profile {
     /// Refuses each source that cannot be read (``ProfileSource``).
     func check(_ refusals: inout PolicyRefusals) {
-        for (field, sources) in [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)] {
+        let standard = Self.standard
+        for (field, sources, defaults) in [
+            ("subject", subject, standard.subject), ("name", name, standard.name), ("email", email, standard.email),
+            ("email_verified", emailVerified, standard.emailVerified), ("picture", picture, standard.picture),
+        ] where sources != defaults {
+            // A field left at its default sources is not read again for each descriptor (a test reads those once).
             for (index, source) in sources.enumerated() {
                 do {
                     _ = try ProfileSource(parsing: source)

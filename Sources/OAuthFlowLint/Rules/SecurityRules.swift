@@ -486,12 +486,17 @@ struct ScopeSyntaxRule: LintRule {
     func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
         var diagnostics: [Diagnostic] = []
-        // A handful of scopes a list: each is compared with those before it, no set is built.
+        // A handful of scopes a list: each is compared with those before it, no set is built; a long list (a
+        // provider's every API) is looked up in a set of those before it instead.
         func check(_ scopes: [String], at keyPath: [String]) {
+            var seen: Set<String> = []
+            let long = scopes.count > 16
+            if long { seen.reserveCapacity(scopes.count) }
             for (index, scope) in scopes.enumerated() {
+                let repeated = long ? !seen.insert(scope).inserted : scopes[..<index].contains(scope)
                 if let problem = Self.problem(with: scope, separator: descriptor.scopes.separator) {
                     diagnostics.append(diagnostic(file, keyPath + [String(index)], "scope \(TerminalText.quoted(scope)) \(problem)"))
-                } else if scopes[..<index].contains(scope) {
+                } else if repeated {
                     diagnostics.append(diagnostic(file, keyPath + [String(index)], "scope `\(scope)` is listed twice", severity: .warning))
                 }
             }

@@ -207,11 +207,12 @@ struct ProfileSourcesRule: LintRule {
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let descriptor = file.descriptor, descriptor.profile != ProviderDescriptor.Profile() else { return [] }
+        // The defaults made once (each `Profile()` allocates their lists).
+        let defaults = ProviderDescriptor.Profile.standard
+        guard let descriptor = file.descriptor, descriptor.profile != defaults else { return [] }
         let profile = descriptor.profile
         let hasUserinfo = descriptor.endpoints.userinfo != nil || descriptor.asksForDiscovery
         // Fields left at their defaults (standard claims, looked up where they may be) are not the author's claims.
-        let defaults = ProviderDescriptor.Profile()
         let lists: [(String, [String], [String])] = [
             ("subject", profile.subject, defaults.subject), ("name", profile.name, defaults.name), ("email", profile.email, defaults.email),
             ("email_verified", profile.emailVerified, defaults.emailVerified), ("picture", profile.picture, defaults.picture),
@@ -223,7 +224,10 @@ struct ProfileSourcesRule: LintRule {
             for (index, written) in sources.enumerated() {
                 let path = ["profile", field, String(index)]
                 guard let parsed = try? ProfileSource(parsing: written) else { continue }
-                for root in parsed.readRoots.sorted() {
+                // A path reads one root: no set to build and sort for it.
+                let roots: [String]
+                if case let .path(path) = parsed { roots = [path.root] } else { roots = parsed.readRoots.sorted() }
+                for root in roots {
                     let source = written
                     if root == "callback", ["subject", "email", "email_verified"].contains(field) {
                         diagnostics.append(
@@ -254,7 +258,9 @@ struct ProfileSourcesRule: LintRule {
                         "`profile.extra_call` is declared but no source reads `extra.`; it would cost a request for nothing",
                         atKey: true, severity: .warning))
             }
-            if let url = URL(string: call.url.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
+            // The braces taken out byte by byte (Foundation's `replacingOccurrences` searched the text twice).
+            let bare = String(decoding: call.url.utf8.filter { $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}") }, as: UTF8.self)
+            if let url = URL(string: bare),
                 !TransportPolicy.isSecure(url)
             {
                 diagnostics.append(

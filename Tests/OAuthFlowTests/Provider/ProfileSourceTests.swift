@@ -58,9 +58,42 @@ import Testing
         #expect(never.emailVerified == false)
     }
 
+    /// The reader trims white space as Foundation's `CharacterSet.whitespaces` does, for every scalar, without it.
+    @Test func whiteSpaceIsFoundationsForEveryScalar() {
+        var differing: [String] = []
+        for value in 0...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value), WhiteSpace.contains(scalar) != CharacterSet.whitespaces.contains(scalar) else { continue }
+            differing.append(String(value, radix: 16))
+        }
+        #expect(differing.isEmpty, "U+\(differing)")
+        for text in [" userinfo.name\t", "\u{3000}userinfo.name\u{200B}", "\u{A0}\u{2000}x y\u{202F}", "\n x\n", "", " \t ", "é"] {
+            #expect(WhiteSpace.trimmed(text) == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")
+            #expect(WhiteSpace.isBlank(text) == text.trimmingCharacters(in: .whitespaces).isEmpty, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func joinedSourcesAndQuotedMembersAreSplitWhereTheyWere() throws {
+        let name = ProfileSource.Path(root: "userinfo", steps: [.member("name")])
+        #expect(try ProfileSource(parsing: "\u{3000}userinfo.name ") == .path(name))
+        #expect(try ProfileSource(parsing: "userinfo.name + id_token.sub") == .joined([name, .init(root: "id_token", steps: [.member("sub")])]))
+        #expect(throws: ProfileSourceProblem.self, "no ` + `: one path, with a step that is not a name") {
+            try ProfileSource(parsing: "userinfo.name+ userinfo.name")
+        }
+        #expect(throws: ProfileSourceProblem.self) { try ProfileSource(parsing: "userinfo.name + + userinfo.name") }
+        #expect(throws: ProfileSourceProblem.self) { try ProfileSource(parsing: "userinfo.name + ") }
+        #expect(try ProfileSource(parsing: #"userinfo["a]b"].c"#) == .path(.init(root: "userinfo", steps: [.member("a]b"), .member("c")])))
+        #expect(throws: ProfileSourceProblem.self, "the member ends at the first `\"]`") { try ProfileSource(parsing: #"userinfo["a"]"]"#) }
+        #expect(try ProfileSource(parsing: #"userinfo["]"]"#) == .path(.init(root: "userinfo", steps: [.member("]")])))
+        // The bytes-only reading of common sources and the general one agree.
+        for text in [#"userinfo.data[0].id"#, #"id_token["https://x.example/a.b"][12].c"#, "token.a:b-c_d", "callback.user.name.firstName"] {
+            #expect(ProfileSource.plainPath(text) != nil)
+            #expect(try ProfileSource(parsing: text) == ProfileSource(parsing: " " + text), "\(text)")
+        }
+    }
+
     @Test(arguments: [
         "profile.sub", "userinfo", "userinfo.", "userinfo..x", "userinfo.a b", "userinfo[x]", "userinfo[1000]", #"userinfo[""]"#,
-        "{userinfo.id", "userinfo.id}", "=maybe", "userinfo.a + nowhere.b", String(repeating: "userinfo.a", count: 60),
+        "{userinfo.id", "userinfo.id}", "=maybe", #"userinfo["]"#, "userinfo.a + nowhere.b", String(repeating: "userinfo.a", count: 60),
     ])
     func aSourceThatCannotBeReadIsRefusedAtItsPosition(_ source: String) throws {
         let yaml = "profile:\n  picture: [\"\(source.replacingOccurrences(of: "\"", with: "\\\""))\"]\n"

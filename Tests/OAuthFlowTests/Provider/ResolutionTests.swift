@@ -28,6 +28,23 @@ import OAuthFlowTestSupport
         return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor)
     }
 
+    /// Values are checked against the forbidden characters by a switch for ASCII: the same set, for every scalar.
+    @Test func theForbiddenCharactersAreTheSetsForEveryScalar() {
+        var differing: [String] = []
+        for value in 0...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value),
+                ProviderDescriptor.isForbiddenInVariables(scalar) != ProviderDescriptor.forbiddenInVariables.contains(scalar)
+            else { continue }
+            differing.append(String(value, radix: 16))
+        }
+        #expect(differing.isEmpty, "U+\(differing)")
+    }
+
+    /// A profile field left at its default sources is not read again for each descriptor: those must all read.
+    @Test func theDefaultProfileSourcesRead() throws {
+        for (_, source) in ProviderDescriptor.Profile.standard.sources { _ = try ProfileSource(parsing: source) }
+    }
+
     @Test func defaultsFillGaps() throws {
         let provider = try descriptor("").resolve(["tenant": "acme"])
         #expect(provider.endpoints.authorization?.absoluteString == "https://acme.example.com/main/authorize")
