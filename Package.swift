@@ -183,8 +183,8 @@ let package = Package(
         ),
         // The launcher links OAuthFlowFiles alone: no Foundation, no argument parser, no HTTP stack. On Linux its
         // link finds StaticLibraries/libstdc++.so first, a linker script that takes the C++ library's static archive:
-        // built with --static-swift-stdlib (the README's install) it then loads only the C library at run time, which
-        // it starts with in a quarter less CPU time (Docs/benchmarks.md, "Hot paths"). A build with the shared Swift
+        // built with --static-swift-stdlib (the README's install) it then loads only the C library at run time, and
+        // answers git with a third less CPU time (Docs/benchmarks.md, "Hot paths"). A build with the shared Swift
         // runtime takes nothing from the archive (that runtime loads libstdc++.so.6 itself).
         .executableTarget(
             name: "OAuthFlowLauncher",
