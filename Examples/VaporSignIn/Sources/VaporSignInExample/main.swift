@@ -74,6 +74,9 @@ app.post("api-call") { request async -> Response in
 extension Me: Content {}
 
 if let api {
+    // The API's signing keys, fetched when the app boots and kept fresh until it shuts down, so that no request
+    // waits for a JWKS (the Hummingbird example runs KeySetRefresher in its ServiceGroup instead).
+    app.lifecycle.use(KeySetRefreshHandler(api))
     app.addProtectedResourceMetadata(api)
     app.grouped(api.middleware(requiring: options.apiScopes)).get("api", "me") { request -> Me in
         let principal = try request.auth.require(ProtectedResource.Principal.self)
@@ -95,17 +98,13 @@ app.addSignOutRoutes(web, currentSession: { request in request.signedInUser?.ses
 
 for line in registrationLines(web) { print(line) }
 print("listening on 127.0.0.1:\(options.port), open \(origin.absoluteString)/")
-// The API's signing keys, fetched now and kept fresh beside the server, so that no request waits for a JWKS
-// (the Hummingbird example runs KeySetRefresher in its ServiceGroup instead). Vapor's serve command stops on
-// SIGTERM or SIGINT after the requests under way (and the refreshes they started) finish; the refresher stops then.
-let keys = Task { await api?.keepKeysFresh() }
+// Vapor's serve command stops on SIGTERM or SIGINT after the requests under way (and the refreshes they started)
+// finish; the key refresher stops with the app's shutdown.
 do {
     try await app.execute()
 } catch {
-    keys.cancel()
     app.logger.report(error: error)
     try? await app.asyncShutdown()
     exit(1)
 }
-keys.cancel()
 try await app.asyncShutdown()
