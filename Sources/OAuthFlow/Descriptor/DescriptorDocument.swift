@@ -85,7 +85,7 @@ package struct DescriptorDocument {
             root = composed
         }
         var validator = SchemaValidator(path: path)
-        validator.check(root, against: .object(DescriptorSchema.fields), keyPath: [])
+        validator.check(root, against: ShapeTable.descriptor, keyPath: [])
         var problems = validator.problems
         var descriptor: ProviderDescriptor?
         if problems.isEmpty {
@@ -177,9 +177,8 @@ package struct DescriptorDocument {
         case let .failure(failure): return ([], [failure.problem])
         case let .success(composed): root = composed
         }
-        let shape = DescriptorSchema.Shape.list(.object(DescriptorSchema.resourceFields))
         var validator = SchemaValidator(path: path, showsValues: false)
-        validator.check(root, against: shape, keyPath: [])
+        validator.check(root, against: ShapeTable.resources, keyPath: [])
         guard validator.problems.isEmpty else { return ([], validator.problems) }
         do {
             return (try decodeResources(root), [])

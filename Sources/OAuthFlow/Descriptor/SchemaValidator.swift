@@ -5,16 +5,62 @@ import Yams
 ///
 /// Decoding (``DescriptorDocument``'s `decode`) gives no positions and skips unknown
 /// keys, so the descriptor is checked here, node by node, before it is decoded.
+///
+/// The walk goes by index, through the tree's tables and a ``ShapeTable``'s: no node and no shape
+/// is made or copied on the way, so nothing is retained (see Docs/benchmarks.md).
 struct SchemaValidator {
     let path: String
     private(set) var problems: [DescriptorProblem] = []
     private var visited = 0
     private var gaveUp = false
+
+    /// Whether messages quote the file's values (keys are always named); a resources file's
+    /// values are not echoed.
+    let showsValues: Bool
+
+    init(path: String, showsValues: Bool = true) {
+        self.path = path
+        self.showsValues = showsValues
+    }
+
+    /// Checks `node`, found at `keyPath`, against `shape`.
+    mutating func check(_ node: YAMLNode, against shape: DescriptorSchema.Shape, keyPath: [String]) {
+        check(node, against: ShapeTable(shape), keyPath: keyPath)
+    }
+
+    /// Checks `node`, found at `keyPath`, against the root of `table`.
+    mutating func check(_ node: YAMLNode, against table: ShapeTable, keyPath: [String]) {
+        var walk = Walk(tree: node.tree, table: table, path: path, showsValues: showsValues, outerPath: keyPath)
+        walk.visited = visited
+        walk.gaveUp = gaveUp
+        walk.visit(node.index, table.root, node.tree, table)
+        visited = walk.visited
+        gaveUp = walk.gaveUp
+        problems += walk.problems
+    }
+}
+
+/// One check's walk down a tree and a shape table together.
+private struct Walk {
+    let tree: YAMLTree
+    let table: ShapeTable
+    let path: String
+    let showsValues: Bool
+    var problems: [DescriptorProblem] = []
+    var visited = 0
+    var gaveUp = false
     /// Where the checked node is: the path it was found at, then a step for each key or item below it
     /// (``Step``), which grows and shrinks as the walk goes and is spelled out only for a problem.
-    private var outerPath: [String] = []
+    let outerPath: [String]
     private var steps: [Step] = []
-    private var tree: YAMLTree?
+
+    init(tree: YAMLTree, table: ShapeTable, path: String, showsValues: Bool, outerPath: [String]) {
+        self.tree = tree
+        self.table = table
+        self.path = path
+        self.showsValues = showsValues
+        self.outerPath = outerPath
+    }
 
     /// One key or list item on the way down: no `String` is made or retained until a problem names it.
     private enum Step {
@@ -28,37 +74,25 @@ struct SchemaValidator {
         outerPath
             + steps.map { step in
                 switch step {
-                case let .key(index): tree.flatMap { YAMLNode(tree: $0, index: Int(index)).string } ?? ""
+                case let .key(index): tree.scalarText(Int(index)) ?? ""
                 case let .item(index): String(index)
                 }
             }
     }
 
-    /// Whether messages quote the file's values (keys are always named); a resources file's
-    /// values are not echoed.
-    let showsValues: Bool
-
-    init(path: String, showsValues: Bool = true) {
-        self.path = path
-        self.showsValues = showsValues
-    }
-
-    /// Checks `node`, found at `keyPath`, against `shape`.
-    mutating func check(_ node: YAMLNode, against shape: DescriptorSchema.Shape, keyPath: [String]) {
-        outerPath = keyPath
-        steps = []
-        tree = node.tree
-        visit(node, shape)
-    }
-
-    /// Checks the child `node` found under `step`.
-    private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape, under step: Step) {
+    /// Checks the child `node` found under `step` against the shape at `shape`.
+    private mutating func visit(_ node: Int, _ shape: Int, under step: Step, _ tree: YAMLTree, _ table: ShapeTable) {
         steps.append(step)
-        visit(node, shape)
+        visit(node, shape, tree, table)
         steps.removeLast()
     }
 
-    private mutating func visit(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) {
+    /// Checks `node` against the shape at `shape`.
+    ///
+    /// The tree and the table (``tree`` and ``table``) are passed in as well: borrowed from the caller, they are
+    /// read without the retain and release around each use that reading them through `self`, which this
+    /// method changes, costs.
+    mutating func visit(_ node: Int, _ shape: Int, _ tree: YAMLTree, _ table: ShapeTable) {
         guard !gaveUp else { return }
         visited += 1
         if visited > DescriptorDocument.maximumNodes {
@@ -68,26 +102,35 @@ struct SchemaValidator {
                 "document expands to more than \(DescriptorDocument.maximumNodes) nodes (anchors and aliases?)")
             return
         }
-        switch shape {
-        case let .object(fields):
-            guard let mapping = mapping(node, shape) else { return }
-            var present = FieldSet(count: fields.count)
+        let spec = table.nodes[shape]
+        switch spec.kind {
+        case .object:
+            let entry = tree.entries[node]
+            guard entry.kind == .mapping else {
+                report(.wrongType, at: node, keyPath, expected(shape, found: node))
+                return
+            }
+            var present = FieldSet(count: Int(spec.count))
             var next = 0
-            for (key, value) in mapping {
-                guard key.kind == .scalar, key.tagCode == .str || key.tagCode == .int else {
+            let first = Int(entry.firstChild)
+            for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+                let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
+                let keyEntry = tree.entries[key]
+                guard keyEntry.kind == .scalar, keyEntry.tag == .str || keyEntry.tag == .int else {
                     let message =
-                        key.tagCode == .merge
+                        keyEntry.tag == .merge
                         ? "YAML merge keys (`<<`) are not read in descriptors; write the keys out" : "keys must be plain strings"
                     report(.wrongType, at: key, keyPath, message)
                     continue
                 }
-                // By index: a `Field` copied out of the array costs five retains and releases.
-                guard let field = DescriptorSchema.Field.index(ofKey: key, in: fields, from: next) else {
-                    let name = key.string ?? ""
+                guard let field = tree.withScalarText(key, { table.field(named: $0, in: spec, from: next) }) ?? nil else {
+                    let name = tree.scalarText(key) ?? ""
+                    let keyPath = self.keyPath
                     var message =
                         "unknown key \(TerminalText.quoted(name))"
                         + (keyPath.isEmpty ? "" : " in \(TerminalText.quoted(keyPath.joined(separator: ".")))")
-                    if let suggestion = Spelling.closest(to: name, among: fields.map(\.name)) {
+                    let names = Array(table.names[Int(spec.first)..<Int(spec.first) + Int(spec.count)])
+                    if let suggestion = Spelling.closest(to: name, among: names) {
                         message += "; did you mean `\(suggestion)`?"
                     }
                     report(.unknownKey, at: key, keyPath + [name], message)
@@ -95,47 +138,59 @@ struct SchemaValidator {
                 }
                 present.insert(field)
                 next = field + 1
-                visit(value, fields[field].shape, under: .key(Int32(key.index)))
+                visit(value, Int(table.fields[Int(spec.first) + field].shape), under: .key(Int32(key)), tree, table)
             }
-            for field in fields.indices where fields[field].required && !present.contains(field) {
-                let name = fields[field].name
+            for field in 0..<Int(spec.count) where table.fields[Int(spec.first) + field].required && !present.contains(field) {
+                let name = table.names[Int(spec.first) + field]
+                let keyPath = self.keyPath
                 let owner = keyPath.isEmpty ? "the descriptor" : TerminalText.quoted(keyPath.joined(separator: "."))
                 report(.missingField, at: node, keyPath + [name], "missing required key `\(name)` in \(owner)")
             }
-        case let .map(valueShape):
-            guard let mapping = mapping(node, shape) else { return }
-            guard mapping.count <= DescriptorSchema.maximumEntries else {
-                report(
-                    .wrongType, at: node, keyPath,
-                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(mapping.count) entries; at most \(DescriptorSchema.maximumEntries) are allowed"
-                )
-                return
-            }
-            for (key, value) in mapping {
-                guard key.kind == .scalar else {
-                    report(.wrongType, at: key, keyPath, "keys must be plain strings")
-                    continue
-                }
-                visit(value, valueShape, under: .key(Int32(key.index)))
-            }
-        case let .list(itemShape):
-            guard node.kind == .sequence else {
+        case .map:
+            let entry = tree.entries[node]
+            guard entry.kind == .mapping else {
                 report(.wrongType, at: node, keyPath, expected(shape, found: node))
                 return
             }
-            let sequence = node.items
-            guard sequence.count <= DescriptorSchema.maximumEntries else {
+            let count = Int(entry.childCount) / 2
+            guard count <= DescriptorSchema.maximumEntries else {
+                let keyPath = self.keyPath
                 report(
                     .wrongType, at: node, keyPath,
-                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(sequence.count) items; at most \(DescriptorSchema.maximumEntries) are allowed"
+                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(count) entries; at most \(DescriptorSchema.maximumEntries) are allowed"
                 )
                 return
             }
-            for (index, item) in sequence.enumerated() {
-                visit(item, itemShape, under: .item(index))
+            let first = Int(entry.firstChild)
+            for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+                let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
+                guard tree.entries[key].kind == .scalar else {
+                    report(.wrongType, at: key, keyPath, "keys must be plain strings")
+                    continue
+                }
+                visit(value, Int(spec.first), under: .key(Int32(key)), tree, table)
             }
-        case let .either(shapes):
-            for option in shapes where matches(node, option) { return }
+        case .list:
+            let entry = tree.entries[node]
+            guard entry.kind == .sequence else {
+                report(.wrongType, at: node, keyPath, expected(shape, found: node))
+                return
+            }
+            let count = Int(entry.childCount)
+            guard count <= DescriptorSchema.maximumEntries else {
+                let keyPath = self.keyPath
+                report(
+                    .wrongType, at: node, keyPath,
+                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(count) items; at most \(DescriptorSchema.maximumEntries) are allowed"
+                )
+                return
+            }
+            let first = Int(entry.firstChild)
+            for index in 0..<count {
+                visit(Int(tree.children[first + index]), Int(spec.first), under: .item(index), tree, table)
+            }
+        case .either:
+            for option in 0..<Int(spec.count) where matches(node, Int(table.options[Int(spec.first) + option])) { return }
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
         default:
             if let mismatch = scalarMismatch(node, shape) {
@@ -144,26 +199,19 @@ struct SchemaValidator {
         }
     }
 
-    private func matches(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> Bool {
-        switch shape {
+    /// Whether `node` fits the shape at `shape`, with no problem reported.
+    private func matches(_ node: Int, _ shape: Int) -> Bool {
+        switch table.nodes[shape].kind {
         case .object, .map, .list, .either:
-            var probe = SchemaValidator(path: path)
-            probe.check(node, against: shape, keyPath: keyPath)
+            // A fresh walk, as a fresh validator was: its own count of nodes; only whether it finds a problem is
+            // asked, so it is given no key path to spell out.
+            var probe = Walk(tree: tree, table: table, path: path, showsValues: true, outerPath: [])
+            probe.visit(node, shape, tree, table)
             return probe.problems.isEmpty
         default:
             // A scalar shape: whether it fits, without the message a mismatch would need.
             return scalarMismatch(node, shape) == nil
         }
-    }
-
-    /// The mapping's entries, or nil (and a problem) when the node is not a mapping.
-    /// Repeated keys never get here: composing the tree refuses them.
-    private mutating func mapping(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> YAMLNode.Pairs? {
-        guard node.kind == .mapping else {
-            report(.wrongType, at: node, keyPath, expected(shape, found: node))
-            return nil
-        }
-        return node.pairs
     }
 
     /// Why a scalar does not fit a scalar shape, as found: cheap to make, so a shape tried as one
@@ -179,38 +227,37 @@ struct SchemaValidator {
         case notAllowed
     }
 
-    /// Why a scalar node does not fit a scalar shape, or nil when it does.
-    private func scalarMismatch(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> ScalarMismatch? {
-        guard node.kind == .scalar else { return .type(quoteHint: false) }
-        let tag = node.tagCode
-        switch shape {
-        case let .string(pattern):
+    /// Why a scalar node does not fit the scalar shape at `shape`, or nil when it does.
+    private func scalarMismatch(_ node: Int, _ shape: Int) -> ScalarMismatch? {
+        let entry = tree.entries[node]
+        guard entry.kind == .scalar else { return .type(quoteHint: false) }
+        let tag = entry.tag
+        let spec = table.nodes[shape]
+        switch spec.kind {
+        case .string:
             guard tag == .str else { return .type(quoteHint: true) }
-            if let pattern, let text = node.string, !Pattern.matchesWhole(text, pattern: pattern) { return .pattern(pattern) }
+            if spec.first >= 0, let text = tree.scalarText(node) {
+                let pattern = table.patterns[Int(spec.first)]
+                if !Pattern.matchesWhole(text, pattern: pattern) { return .pattern(pattern) }
+            }
         case .urlTemplate:
             guard tag == .str else { return .type(quoteHint: false) }
-            guard node.expandedBytes <= DescriptorSchema.maximumURLLength else { return .urlTooLong }
-            switch node.withText({ URLTemplate.problem(of: $0, maximumPlaceholders: DescriptorSchema.maximumPlaceholders) }) ?? nil {
+            guard Int(entry.expandedBytes) <= DescriptorSchema.maximumURLLength else { return .urlTooLong }
+            switch tree.withScalarText(node, { URLTemplate.problem(of: $0, maximumPlaceholders: DescriptorSchema.maximumPlaceholders) }) ?? nil {
             case nil: break
             case let .placeholders(count): return .placeholders(count)
             case let .shape(reason): return .notAbsolute(reason)
             }
         case .boolean:
             guard tag == .bool else { return .type(quoteHint: false) }
-        case let .integer(range):
-            guard tag == .int, let value = node.string.flatMap({ Int($0) }) else { return .type(quoteHint: false) }
-            if !range.contains(value) { return .outOfRange(value) }
-        case let .choice(values):
+        case .integer:
+            guard tag == .int, let value = tree.scalarText(node).flatMap({ Int($0) }) else { return .type(quoteHint: false) }
+            if value < spec.lower || value > spec.upper { return .outOfRange(value) }
+        case .choice:
             guard tag == .str else { return .type(quoteHint: false) }
-            let found = node.withText { text in
-                values.contains { value in
-                    var value = value
-                    return value.withUTF8 { YAMLTree.equal($0, text) }
-                }
-            }
-            guard found == true else {
+            guard tree.withScalarText(node, { table.choice(spec, holds: $0) }) == true else {
                 // Not the same bytes; canonically equivalent text is allowed as a String comparison allows it.
-                if let text = node.string, values.contains(text) { return nil }
+                if case let .choice(values) = table.shapes[shape], let text = tree.scalarText(node), values.contains(text) { return nil }
                 return .notAllowed
             }
         default:
@@ -219,9 +266,10 @@ struct SchemaValidator {
         return nil
     }
 
-    /// The words for a scalar that does not fit `shape`.
-    private func message(for mismatch: ScalarMismatch, _ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> String {
-        let text = node.string ?? ""
+    /// The words for a scalar that does not fit the shape at `shape`.
+    private func message(for mismatch: ScalarMismatch, _ node: Int, _ shape: Int) -> String {
+        let text = tree.scalarText(node) ?? ""
+        let shapeValue = table.shapes[shape]
         switch mismatch {
         case let .type(quoteHint): return expected(shape, found: node) + (quoteHint ? "; quote it if you mean the text" : "")
         case let .pattern(pattern): return "\(value(text)) does not match the pattern `\(pattern)`"
@@ -230,28 +278,29 @@ struct SchemaValidator {
             return "the URL has \(count) `{placeholders}`; at most \(DescriptorSchema.maximumPlaceholders) are allowed"
         case let .notAbsolute(reason): return text.isEmpty ? "the URL is empty" : "\(value(text)) is not an absolute URL: \(reason)"
         case let .outOfRange(value):
-            guard case let .integer(range) = shape, range.count == 1 else { return "\(value) is out of range; expected \(shape.phrase)" }
+            guard case let .integer(range) = shapeValue, range.count == 1 else { return "\(value) is out of range; expected \(shapeValue.phrase)" }
             return "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
         case .notAllowed:
-            var message = "\(value(text)) is not allowed here; expected \(shape.phrase)"
-            if case let .choice(values) = shape, let suggestion = Spelling.closest(to: text, among: values) {
+            var message = "\(value(text)) is not allowed here; expected \(shapeValue.phrase)"
+            if case let .choice(values) = shapeValue, let suggestion = Spelling.closest(to: text, among: values) {
                 message += "; did you mean `\(suggestion)`?"
             }
             return message
         }
     }
 
-    private func expected(_ shape: DescriptorSchema.Shape, found node: YAMLNode) -> String {
-        "expected \(shape.phrase), found \(describe(node))"
+    private func expected(_ shape: Int, found node: Int) -> String {
+        "expected \(table.shapes[shape].phrase), found \(describe(node))"
     }
 
-    func describe(_ node: YAMLNode) -> String {
-        switch node.kind {
+    func describe(_ node: Int) -> String {
+        let entry = tree.entries[node]
+        switch entry.kind {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
         case .scalar:
-            let text = node.string ?? ""
-            switch node.tagCode {
+            let text = tree.scalarText(node) ?? ""
+            switch entry.tag {
             case .null: return "an empty value"
             case .bool: return showsValues ? "the boolean \(TerminalText.quoted(text))" : "a boolean"
             case .int: return showsValues ? "the integer \(TerminalText.quoted(text))" : "an integer"
@@ -267,11 +316,12 @@ struct SchemaValidator {
         showsValues ? TerminalText.quoted(text) : "the value"
     }
 
-    private mutating func report(_ kind: DescriptorProblem.Kind, at node: YAMLNode, _ keyPath: [String], _ message: String) {
+    private mutating func report(_ kind: DescriptorProblem.Kind, at node: Int, _ keyPath: [String], _ message: String) {
+        let entry = tree.entries[node]
         problems.append(
             DescriptorProblem(
                 kind: kind,
-                location: SourceLocation(path: path, line: node.line, column: node.column),
+                location: SourceLocation(path: path, line: Int(entry.line), column: Int(entry.column)),
                 message: message,
                 keyPath: keyPath.joined(separator: ".")))
     }

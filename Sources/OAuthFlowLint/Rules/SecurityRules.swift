@@ -509,15 +509,17 @@ struct ScopeSyntaxRule: LintRule {
     /// Why a scope cannot be sent as one scope, or nil.
     static func problem(with scope: String, separator: String) -> String? {
         if scope.isEmpty { return "is empty" }
-        // NQCHAR: %x21 / %x23-5B / %x5D-7E, judged from the bytes (every NQCHAR is ASCII).
-        var text = scope, separatorText = separator
-        let fits = text.withUTF8 { bytes in bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C } }
+        // NQCHAR: %x21 / %x23-5B / %x5D-7E, judged from the bytes (every NQCHAR is ASCII), read in place: a copy
+        // for `withUTF8` retained and released the scope's text.
+        let nqchar = { (byte: UInt8) in (0x21...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C }
+        let fits = scope.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(nqchar) } ?? scope.utf8.allSatisfy(nqchar)
         if !fits, let bad = scope.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) || $0 == "\"" || $0 == "\\" }) {
             if bad == " " { return "holds a space; list each scope as its own item" }
             return "holds `\(TerminalText.escaped(String(bad)))`, which no scope may (RFC 6749 §3.3)"
         }
         // A space separator is refused above already.
         guard !separator.isEmpty, separator != " " else { return nil }
+        var text = scope, separatorText = separator
         let split = text.withUTF8 { bytes in separatorText.withUTF8 { UTF8Search.firstRange(of: $0, in: bytes) != nil } }
         return split ? "holds the separator `\(separator)`, so the request would split it" : nil
     }

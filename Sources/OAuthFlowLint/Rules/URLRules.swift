@@ -33,10 +33,14 @@ struct HTTPSEndpointsRule: LintRule {
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        file.urls.compactMap { keyPath, template in
-            guard template.schemeIsHTTP.http, !template.isLoopback else { return nil }
-            return diagnostic(file, keyPath, "`\(keyPath.joined(separator: "."))` uses plain http; use https (http is only for loopback hosts)")
+        var diagnostics: [Diagnostic] = []
+        // Each URL read in place, by position: a closure handed each one copied its key path and template out.
+        for field in file.urls.indices where file.urls[field].template.schemeIsHTTP.http && !file.urls[field].template.isLoopback {
+            let keyPath = file.urls[field].keyPath
+            diagnostics.append(
+                diagnostic(file, keyPath, "`\(keyPath.joined(separator: "."))` uses plain http; use https (http is only for loopback hosts)"))
         }
+        return diagnostics
     }
 }
 

@@ -18,15 +18,20 @@ struct UndeclaredVariableRule: LintRule {
 
     func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
-        return file.placeholderUses.compactMap { keyPath, placeholder in
+        var diagnostics: [Diagnostic] = []
+        // Each use read in place, by position: a closure handed each use copied its key path and name out,
+        // a retain and a release each for every placeholder of every file.
+        for use in file.placeholderUses.indices {
             // By index: looking the value up would copy the variable out of the dictionary.
-            guard descriptor.variables.index(forKey: placeholder.name) == nil else { return nil }
+            guard descriptor.variables.index(forKey: file.placeholderUses[use].placeholder.name) == nil else { continue }
+            let (keyPath, placeholder) = file.placeholderUses[use]
             var message = "`{\(placeholder.name)}` is used in `\(keyPath.joined(separator: "."))` but not declared under `variables`"
             if let suggestion = Spelling.closest(to: placeholder.name, among: descriptor.variables.keys) {
                 message += "; did you mean `{\(suggestion)}`?"
             }
-            return diagnostic(file, keyPath, message)
+            diagnostics.append(diagnostic(file, keyPath, message))
         }
+        return diagnostics
     }
 }
 
@@ -78,13 +83,19 @@ struct VariableOutsideHostOrPathRule: LintRule {
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        file.placeholderUses.compactMap { keyPath, placeholder in
-            guard placeholder.part != .host, placeholder.part != .path else { return nil }
-            return diagnostic(
-                file, keyPath,
-                "`{\(placeholder.name)}` stands in the \(placeholder.part.rawValue) of `\(keyPath.joined(separator: "."))`; variables are allowed only in host and path"
-            )
+        var diagnostics: [Diagnostic] = []
+        // Each use's part read in place; the use is copied out only for a finding.
+        for use in file.placeholderUses.indices {
+            let part = file.placeholderUses[use].placeholder.part
+            guard part != .host, part != .path else { continue }
+            let (keyPath, placeholder) = file.placeholderUses[use]
+            diagnostics.append(
+                diagnostic(
+                    file, keyPath,
+                    "`{\(placeholder.name)}` stands in the \(placeholder.part.rawValue) of `\(keyPath.joined(separator: "."))`; variables are allowed only in host and path"
+                ))
         }
+        return diagnostics
     }
 }
 
