@@ -19,38 +19,42 @@ package struct CompactJWS: Sendable {
     ///
     /// - Throws: ``IDTokenError`` `malformed`, saying which part is wrong.
     public init(_ token: String) throws {
-        let utf8 = token.utf8
-        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
-            let secondDot = utf8[utf8.index(after: firstDot)...].firstIndex(of: UInt8(ascii: ".")),
-            !utf8[utf8.index(after: secondDot)...].contains(UInt8(ascii: "."))
+        var token = token
+        (header, claims, signingInput, signature) = try token.withUTF8 { try Self.parts(of: $0) }
+    }
+
+    /// The header, the claims, the signing input and the signature of the token whose UTF-8 is `bytes`.
+    private static func parts(of bytes: UnsafeBufferPointer<UInt8>) throws -> (
+        header: [String: JSONValue], claims: [String: JSONValue], signingInput: [UInt8], signature: [UInt8]
+    ) {
+        let dot = UInt8(ascii: ".")
+        guard let firstDot = bytes.firstIndex(of: dot), let secondDot = bytes[(firstDot + 1)...].firstIndex(of: dot),
+            !bytes[(secondDot + 1)...].contains(dot)
         else {
-            let parts = token.split(separator: ".", omittingEmptySubsequences: false).count
+            let parts = bytes.reduce(1) { $1 == dot ? $0 + 1 : $0 }
             throw IDTokenError(.malformed, "a JWT has three dot-separated parts; this has \(parts)")
         }
-        func object(_ part: Substring.UTF8View, _ name: String) throws -> [String: JSONValue] {
-            guard let bytes = Base64URL.decode(bytes: part),
-                let value = try? JSONDecoder().decode([String: JSONValue].self, from: Data(bytes))
-            else {
-                throw IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON")
-            }
-            guard JSONValue.object(value).depth <= Self.maximumDepth else {
-                throw IDTokenError(.malformed, "the JWT \(name) nests deeper than \(Self.maximumDepth) levels")
-            }
-            // RFC 7515 §5.2, RFC 7519 §7.2: a repeated member is read one way by one parser and another way by the next.
-            if let repeated = JSONMemberNames.firstRepeated(in: bytes) {
+        func object(_ part: UnsafeBufferPointer<UInt8>, _ name: String) throws -> [String: JSONValue] {
+            func notJSON() -> IDTokenError { IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON") }
+            guard let decoded = Base64URL.decode(bytes: part) else { throw notJSON() }
+            do throws(JSONObjectReader.Failure) {
+                return try JSONObjectReader.read(decoded, maximumDepth: maximumDepth)
+            } catch .notJSON {
+                throw notJSON()
+            } catch .tooDeep {
+                throw IDTokenError(.malformed, "the JWT \(name) nests deeper than \(maximumDepth) levels")
+            } catch let .repeatedMember(repeated) {
+                // RFC 7515 §5.2, RFC 7519 §7.2: a repeated member is read one way by one parser and another way by the next.
                 let member = TerminalText.quoted(TerminalText.escaped(repeated))
                 throw IDTokenError(.malformed, "the JWT \(name) holds the member \(member) more than once (RFC 7515 §5.2, RFC 7519 §7.2)")
             }
-            return value
         }
-        let substring = Substring(token)
-        header = try object(substring.utf8[..<firstDot], "header")
-        claims = try object(substring.utf8[utf8.index(after: firstDot)..<secondDot], "payload")
-        guard let signature = Base64URL.decode(bytes: substring.utf8[utf8.index(after: secondDot)...]) else {
+        let header = try object(UnsafeBufferPointer(rebasing: bytes[..<firstDot]), "header")
+        let claims = try object(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot]), "payload")
+        guard let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...])) else {
             throw IDTokenError(.malformed, "the JWT signature is not base64url")
         }
-        self.signature = signature
-        signingInput = Array(substring.utf8[..<secondDot])
+        return (header, claims, Array(UnsafeBufferPointer(rebasing: bytes[..<secondDot])), signature)
     }
 
     /// The header's `alg`, when it is a string.

@@ -259,7 +259,8 @@ public final class ProtectedResource: Sendable {
 
     /// The principal of a token, from the cache or by checking it; `trace` learns which provider and cache answered.
     private func principal(for token: String, trace: inout CheckTrace) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
-        let digest = SHA256.hash(data: Data(token.utf8))
+        var bytes = token
+        let digest = bytes.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
         let now = clock.now()
         switch cache.lookup(digest, now: now, generation: { trusted[$0].currentKeysGeneration(now: now) }) {
         case let .accepted(principal):
@@ -482,34 +483,52 @@ struct PresentedToken {
         guard header.utf8.count <= ProtectedResource.maximumTokenSize + 8 else {
             throw ProtectedResource.Denial(.invalidToken, "the Authorization header is longer than \(ProtectedResource.maximumTokenSize) bytes")
         }
-        // One forward pass over the bytes: the scheme, spaces, the token, then nothing but spaces.
-        let bytes = Array(header.utf8)
+        var text = header
+        let parsed = text.withUTF8 { bytes in Self.tokenCharacters.withUnsafeBufferPointer { Self.parse(bytes, characters: $0) } }
+        (scheme, token) = try parsed.get()
+    }
+
+    /// One forward pass over the header's bytes: the scheme, spaces, the token, then nothing but spaces.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, characters: UnsafeBufferPointer<Bool>) -> Result<
+        (Scheme, String), ProtectedResource.Denial
+    > {
         let space = UInt8(ascii: " ")
         var index = 0
         while index < bytes.count, bytes[index] != space { index += 1 }
-        let schemeEnd = index
-        let name = bytes[0..<schemeEnd].lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
-        if name.elementsEqual("bearer".utf8) {
+        let scheme: Scheme
+        if isName(bytes[..<index], "bearer") {
             scheme = .bearer
-        } else if name.elementsEqual("dpop".utf8) {
+        } else if isName(bytes[..<index], "dpop") {
             scheme = .dpop
         } else {
-            throw ProtectedResource.Denial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP")
+            return .failure(ProtectedResource.Denial(.missingToken, "the request authenticates with another scheme than Bearer or DPoP"))
         }
         while index < bytes.count, bytes[index] == space { index += 1 }
         let tokenStart = index
         // RFC 6750 §2.1 b64token: letters, digits, `-._~+/`, then `=` padding only.
-        let table = Self.tokenCharacters
-        while index < bytes.count, table[Int(bytes[index])] { index += 1 }
+        while index < bytes.count, characters[Int(bytes[index])] { index += 1 }
         let bodyEnd = index
         while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
         let tokenEnd = index
         while index < bytes.count, bytes[index] == space { index += 1 }
-        guard tokenStart < bytes.count else { throw ProtectedResource.Denial(.invalidRequest, "the Authorization header has a scheme and no token") }
-        guard index == bytes.count, bodyEnd > tokenStart else {
-            throw ProtectedResource.Denial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1), or there are two")
+        guard tokenStart < bytes.count else {
+            return .failure(ProtectedResource.Denial(.invalidRequest, "the Authorization header has a scheme and no token"))
         }
-        token = String(decoding: bytes[tokenStart..<tokenEnd], as: UTF8.self)
+        guard index == bytes.count, bodyEnd > tokenStart else {
+            return .failure(
+                ProtectedResource.Denial(.invalidRequest, "the access token has characters a token cannot have (RFC 6750 §2.1), or there are two"))
+        }
+        return .success((scheme, String(decoding: UnsafeBufferPointer(rebasing: bytes[tokenStart..<tokenEnd]), as: UTF8.self)))
+    }
+
+    /// Whether `name` is `lowercased` in any mix of ASCII cases (an auth scheme is case-insensitive, RFC 9110 §11.1).
+    private static func isName(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ lowercased: StaticString) -> Bool {
+        guard name.count == lowercased.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
+        for (byte, wanted) in zip(name, expected) where (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte) != wanted {
+            return false
+        }
+        return true
     }
 
     private static let tokenCharacters: [Bool] = {

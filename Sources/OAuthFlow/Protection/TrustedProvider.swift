@@ -69,8 +69,9 @@ final class TrustedProvider: Sendable {
         case .plain:
             guard type != "dpop+jwt" else { throw refuse("the token is a DPoP proof, not an access token") }
         }
-        let snapshot = try await keys(for: jws.keyID, now: now)
-        if let keyID = jws.keyID, !snapshot.mayVerify(keyID: keyID) {
+        let keyID = jws.keyID
+        let snapshot = try await keys(for: keyID, now: now)
+        if let keyID, !snapshot.mayVerify(keyID: keyID) {
             let named = "the token names key `\(TerminalText.escaped(String(keyID.prefix(80))))`"
             if let why = snapshot.refusal(ofKey: keyID) { throw refuse("\(named), which the JWKS of `\(provider.id)` holds as \(why)") }
             throw refuse("\(named), which is not in the JWKS of `\(provider.id)`")
@@ -167,8 +168,8 @@ final class TrustedProvider: Sendable {
             throw refuse("the token has no `aud`, so it is not shown to be for this API")
         }
         // RFC 7519 §4.1, RFC 9068 §2.2, RFC 7662 §2.2: these are strings; a number in their place is read by nobody the same way.
-        for name in ["iss", "sub", "client_id", "azp", "jti"] where claims[name] != nil && claims[name]?.stringValue == nil {
-            throw refuse("the token's `\(name)` is not a string")
+        for name in Self.stringClaims {
+            if let value = claims[name], value.stringValue == nil { throw refuse("the token's `\(name)` is not a string") }
         }
         let subject = claims["sub"]?.stringValue
         let clientID = claims["client_id"]?.stringValue ?? claims["azp"]?.stringValue
@@ -192,6 +193,9 @@ final class TrustedProvider: Sendable {
             issuedAt: issuedAt.map(Date.init(timeIntervalSince1970:)), tokenID: tokenID, source: source,
             confirmation: ProtectedResource.Confirmation(claims["cnf"]), claims: claims)
     }
+
+    /// The claims that must be strings when present (RFC 7519 §4.1, RFC 9068 §2.2, RFC 7662 §2.2).
+    private static let stringClaims = ["iss", "sub", "client_id", "azp", "jti"]
 
     // MARK: - Introspection
 

@@ -18,27 +18,60 @@ package enum Base64URL {
     }
 
     /// Decodes base64url bytes without padding (as JOSE writes them); nil for any other byte, or a
-    /// length no encoding has. Table-driven, for the request path of an API that checks tokens.
+    /// length no encoding has. Table-driven, four characters at a time, for the request path of an API
+    /// that checks tokens.
     public static func decode(bytes text: some Collection<UInt8>) -> [UInt8]? {
+        if let decoded = text.withContiguousStorageIfAvailable({ decode(contiguous: $0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decode(contiguous: $0) }
+    }
+
+    private static func decode(contiguous text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = text.count
-        guard count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text {
-            let value = decodingTable[Int(byte)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let rest = count % 4
+        guard rest != 1 else { return nil }
+        var valid = true
+        let decoded = decodingTable.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: count / 4 * 3 + max(0, rest - 1)) { out, initialized in
+                // 0xFF marks a byte outside the alphabet: or-ing the four values keeps its high bit.
+                func value(_ index: Int) -> UInt32 { UInt32(table[Int(text[index])]) }
+                var index = 0
+                var written = 0
+                while index + 4 <= count {
+                    let (a, b, c, d) = (value(index), value(index + 1), value(index + 2), value(index + 3))
+                    guard (a | b | c | d) & 0x80 == 0 else {
+                        valid = false
+                        initialized = 0
+                        return
+                    }
+                    let word = a << 18 | b << 12 | c << 6 | d
+                    out[written] = UInt8(truncatingIfNeeded: word >> 16)
+                    out[written + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                    out[written + 2] = UInt8(truncatingIfNeeded: word)
+                    index += 4
+                    written += 3
+                }
+                if rest >= 2 {
+                    let (a, b) = (value(index), value(index + 1))
+                    let c = rest == 3 ? value(index + 2) : 0
+                    guard (a | b | c) & 0x80 == 0 else {
+                        valid = false
+                        initialized = 0
+                        return
+                    }
+                    // Leftover bits are ignored, as Foundation's decoder ignores them: a signature that decodes
+                    // loosely is still refused by its verification, never before its keys are asked.
+                    let word = a << 18 | b << 12 | c << 6
+                    out[written] = UInt8(truncatingIfNeeded: word >> 16)
+                    written += 1
+                    if rest == 3 {
+                        out[written] = UInt8(truncatingIfNeeded: word >> 8)
+                        written += 1
+                    }
+                }
+                initialized = written
             }
         }
-        // Leftover bits are ignored, as Foundation's decoder ignores them: a signature that decodes
-        // loosely is still refused by its verification, never before its keys are asked.
-        return out
+        return valid ? decoded : nil
     }
 
     private static let decodingTable: [UInt8] = {
