@@ -6,6 +6,7 @@
 //     APIProtectionBenchmark serve PORT DIR        the server, with the keys of DIR/jwks.json
 //     APIProtectionBenchmark micro [COUNT] [ROUNDS] [CHECK]   in process (defaults 3000, 7 and 100000)
 //     APIProtectionBenchmark profile VARIANT [SECONDS]       one variant in a loop, for perf record
+//     APIProtectionBenchmark count VARIANT DIR COUNT          one variant over COUNT tokens of DIR, for callgrind
 //
 // `tokens` makes an RSA-2048 key (`rsa-1`) and a P-256 key (`ec-1`) and writes DIR/jwks.json, then the
 // RFC 9068 access tokens the load generator sends: DIR/rs256-distinct.txt and DIR/es256-distinct.txt (N
@@ -41,6 +42,7 @@ import JWTKit
 import NIOCore
 import OAuthFlow
 import OAuthFlowHummingbird
+import Synchronization
 
 // MARK: - Identities shared by every mode
 
@@ -51,8 +53,9 @@ let introspectionClientID = "bench-api"
 let introspectionSecret = "bench-api-secret"
 let opaqueToken = "opaque-bench-token-" + String(repeating: "x", count: 24)
 
-/// The two providers' descriptors; `base` is where /jwks and /introspect are.
-func descriptors(base: String) -> [ProviderDescriptor] {
+/// The two providers' descriptors, resolved; `base` is where /jwks and /introspect are. They are written to a
+/// temporary directory and read as a host reads its own (`ProviderRegistry.load(directories:)`).
+func providers(base: String) throws -> [Provider] {
     let texts = [
         """
         schema_version: 1
@@ -85,22 +88,26 @@ func descriptors(base: String) -> [ProviderDescriptor] {
           format: opaque
         """,
     ]
-    return texts.enumerated().map { index, text in
-        let document = DescriptorDocument.parse(Data(text.utf8), path: "bench-\(index).yaml")
-        guard let descriptor = document.descriptor else { fatalError("benchmark descriptor \(index) does not parse: \(document.problems)") }
-        return descriptor
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oauthflow-api-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    for (name, text) in zip(["bench", "opaque"], texts) {
+        try Data(text.utf8).write(to: directory.appendingPathComponent("\(name).yaml"))
     }
+    let registry = try ProviderRegistry.load(directories: [directory], includeBundled: false)
+    return try ["bench", "opaque"].map { try registry.descriptor(named: $0).resolve([:]) }
 }
 
 /// The API of the JWT provider, and the API of the opaque one (each with the default settings).
 func makeAPIs(base: String, transport: any HTTPTransport, cacheCapacity: Int = 10_000) throws -> (jwt: ProtectedResource, opaque: ProtectedResource) {
-    let parsed = descriptors(base: base)
+    let resolved = try providers(base: base)
     let settings = ProtectedResource.Settings(resource: URL(string: resource)!, cacheCapacity: cacheCapacity)
-    let jwt = try ProtectedResource(providers: [try parsed[0].resolve([:])], settings: settings, transport: transport)
+    let environment = OAuthEnvironment(transport: transport)
+    let jwt = try ProtectedResource(providers: [resolved[0]], settings: settings, environment: environment)
     let opaque = try ProtectedResource(
-        providers: [try parsed[1].resolve([:])], settings: settings,
+        providers: [resolved[1]], settings: settings,
         introspectionClients: ["opaque": .service(clientID: introspectionClientID, clientSecret: Secret(introspectionSecret))],
-        transport: transport)
+        environment: environment)
     return (jwt, opaque)
 }
 
@@ -110,6 +117,22 @@ func say(_ line: String) {
 }
 
 // MARK: - Keys and tokens
+
+/// The value of `name` in a form-encoded body (the benchmark's own values need no decoding).
+func formValue(_ name: String, in body: String) -> String? {
+    for pair in body.split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2, parts[0] == name { return String(parts[1]).removingPercentEncoding }
+    }
+    return nil
+}
+
+/// Decodes base64url without padding.
+func base64urlDecoded(_ text: String) -> Data? {
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    return Data(base64Encoded: base64)
+}
 
 func base64url(_ bytes: some DataProtocol) -> String {
     Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
@@ -270,7 +293,7 @@ func serve(port: Int, directory: URL) async throws {
     // A diagnosis: /jwt's check made in the handler, with the CPU time of the thread spent in it summed up
     // (the call does not suspend, so it stays on one thread); GET /stats reads and resets the sums. (jwt-kit's
     // verification cannot be timed so: its keys are an actor, and a call that waits for it runs on as other work.)
-    let spent = Locked<(calls: Int, nanoseconds: Int)>((0, 0))
+    let spent = Mutex<(calls: Int, nanoseconds: Int)>((0, 0))
     router.get("jwt-timed") { request, _ -> Response in
         let access = ProtectedResource.Request(authorization: request.headers[values: .authorization])
         let start = threadCPUNanoseconds()
@@ -305,8 +328,7 @@ func serve(port: Int, directory: URL) async throws {
     }
     router.post("introspect") { request, _ -> Response in
         let body = try await request.body.collect(upTo: 65_536)
-        let form = Dictionary(FormEncoding.decode(String(buffer: body)), uniquingKeysWith: { first, _ in first })
-        let answer = introspectionAnswer(token: form["token"], authorization: request.headers[.authorization])
+        let answer = introspectionAnswer(token: formValue("token", in: String(buffer: body)), authorization: request.headers[.authorization])
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer)))
     }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil))
@@ -341,17 +363,16 @@ func serve(port: Int, directory: URL) async throws {
 struct InProcessProvider: HTTPTransport {
     let jwks: Data
 
-    func send(_ request: OAuthFlow.HTTPRequest) async throws -> OAuthFlow.HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         switch request.url.path {
         case "/jwks":
-            return OAuthFlow.HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: jwks)
+            return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: jwks)
         case "/introspect":
-            let form = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { a, _ in a })
             let authorization = request.headers.first { $0.key.lowercased() == "authorization" }?.value
-            return OAuthFlow.HTTPResponse(
-                status: 200, headers: ["Content-Type": "application/json"], body: introspectionAnswer(token: form["token"], authorization: authorization))
+            return TransportResponse(
+                status: 200, headers: ["Content-Type": "application/json"], body: introspectionAnswer(token: formValue("token", in: String(decoding: request.body ?? Data(), as: UTF8.self)), authorization: authorization))
         default:
-            return OAuthFlow.HTTPResponse(status: 404)
+            return TransportResponse(status: 404)
         }
     }
 }
@@ -379,8 +400,6 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
     let bareKeys = try await material.jwtKitKeys()
     let jwksKeys = JWTKeyCollection()
     try await jwksKeys.add(jwksJSON: material.jwks)
-    let keys = SigningKeys(url: URL(string: base + "/jwks")!, providerID: "bench", algorithms: [.rs256, .es256], transport: transport)
-    let snapshot = try await keys.snapshot(for: nil)
     let rsaPublic = material.rsa.publicKey
     let ecPublic = material.ec.publicKey
 
@@ -413,11 +432,9 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
             let name = algorithm.rawValue
             let tokens = Array(distinct[algorithm]![(round * count)..<((round + 1) * count)])
             let headers = tokens.map { "Bearer " + $0 }
-            let parsed = try tokens.map { try CompactJWS($0) }
-            let jwsAlgorithm: JWSAlgorithm = algorithm == .rs256 ? .rs256 : .es256
             let parts = tokens.map { token -> (input: Data, signature: Data) in
                 let dot = token.lastIndex(of: ".")!
-                return (Data(token[..<dot].utf8), Base64URL.decode(String(token[token.index(after: dot)...]))!)
+                return (Data(token[..<dot].utf8), base64urlDecoded(String(token[token.index(after: dot)...]))!)
             }
             record("\(name) first seen: authenticate (cache 10,000)", try await timed(count) { index in
                 _ = try await apis.jwt.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
@@ -456,12 +473,6 @@ func micro(count: Int, rounds: Int, check: Int) async throws {
                     case .es256: ecPublic.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: parts[index].signature), for: digest)
                     }
                 guard valid else { throw CancellationError() }
-            })
-            record("\(name) part: SigningKeys.Snapshot.verifies (jwt-kit verifier)", try timedSync(count) { index in
-                guard snapshot.verifies(parsed[index], algorithm: jwsAlgorithm) else { throw CancellationError() }
-            })
-            record("\(name) part: CompactJWS(token) (split, base64url, JSONDecoder)", try timedSync(count) { index in
-                _ = try CompactJWS(tokens[index])
             })
             record("\(name) part: jwt-kit unverified decode (no signature)", try await timed(count) { index in
                 _ = try await bareKeys.unverified(tokens[index], as: BareClaims.self)
@@ -578,6 +589,54 @@ func timedSync(_ count: Int, _ body: (Int) throws -> Void) rethrows -> Double {
     return nanoseconds(ContinuousClock.now - start) / Double(count)
 }
 
+/// One variant over the first COUNT tokens of DIR (written by `tokens`), with nothing else timed or printed: for
+/// instruction counts (`valgrind --tool=callgrind`), where two runs with different COUNTs give the cost of one call
+/// apart from the set-up. VARIANT is `first-rs256` (authenticate, default cache), `first0-rs256` (cache 0),
+/// `bare-rs256` (jwt-kit verify + the claim checks, keys from the JWKS), `jwtkit-decode-rs256` (jwt-kit's
+/// unverified decode) or `repeat-rs256`, each also for es256. (What the library's own parts cost is read from
+/// callgrind's counts of `authenticate`'s callees.)
+func count(_ variant: String, directory: URL, count: Int) async throws {
+    let algorithm = variant.hasSuffix("es256") ? "es256" : "rs256"
+    let jwks = try String(contentsOf: directory.appendingPathComponent("jwks.json"), encoding: .utf8)
+    // The first `count` lines, split on bytes: under callgrind the set-up should cost little next to the calls.
+    func lines(_ name: String) throws -> [String] {
+        let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+        var lines: [String] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") && lines.count < count {
+            lines.append(String(decoding: bytes[start..<index], as: UTF8.self))
+            start = index + 1
+        }
+        return lines
+    }
+    let one = try lines("\(algorithm)-one.txt")[0]
+    let tokens = variant.hasPrefix("repeat") ? Array(repeating: one, count: count) : try lines("\(algorithm)-distinct.txt")
+    guard tokens.count == count else { throw CancellationError() }
+    let headers = tokens.map { "Bearer " + $0 }
+    let transport = InProcessProvider(jwks: Data(jwks.utf8))
+    let base = "http://127.0.0.1:9"
+    let api = try makeAPIs(base: base, transport: transport, cacheCapacity: variant.hasPrefix("first0") ? 0 : 10_000).jwt
+    let keys = JWTKeyCollection()
+    try await keys.add(jwksJSON: jwks)
+    _ = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer " + one), requiring: ["read"])
+    _ = try await keys.verify(one, as: BareClaims.self)
+    let kind = variant.split(separator: "-").dropLast().joined(separator: "-")
+    for index in 0..<count {
+        switch kind {
+        case "first", "first0", "repeat":
+            _ = try await api.authenticate(ProtectedResource.Request(authorization: headers[index]), requiring: ["read"])
+        case "bare":
+            _ = try await keys.verify(tokens[index], as: BareClaims.self)
+        case "jwtkit-decode":
+            _ = try await keys.unverified(tokens[index], as: BareClaims.self)
+        default:
+            say("unknown variant \(variant)")
+            exit(2)
+        }
+    }
+    say("\(variant): \(count) calls")
+}
+
 // MARK: - main
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -598,9 +657,15 @@ case "micro":
     let numbers = arguments.dropFirst().compactMap { Int($0) }
     try await micro(
         count: numbers.first ?? 3000, rounds: numbers.dropFirst().first ?? 7, check: numbers.dropFirst(2).first ?? 100_000)
+case "count":
+    guard arguments.count >= 4, let calls = Int(arguments[3]) else {
+        say("usage: APIProtectionBenchmark count VARIANT DIR COUNT")
+        exit(2)
+    }
+    try await count(arguments[1], directory: URL(fileURLWithPath: arguments[2]), count: calls)
 case "profile":
     try await profile(arguments.count > 1 ? arguments[1] : "first-rs256", seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
 default:
-    say("usage: APIProtectionBenchmark tokens DIR [N] | serve PORT DIR | micro [COUNT] [ROUNDS] [CHECK] | profile VARIANT [SECONDS]")
+    say("usage: APIProtectionBenchmark tokens DIR [N] | serve PORT DIR | micro [COUNT] [ROUNDS] [CHECK] | profile VARIANT [SECONDS] | count VARIANT DIR COUNT")
     exit(2)
 }
