@@ -98,11 +98,14 @@ func providers(base: String) throws -> [Provider] {
     return try ["bench", "opaque"].map { try registry.descriptor(named: $0).resolve([:]) }
 }
 
-/// The API of the JWT provider, and the API of the opaque one (each with the default settings).
-func makeAPIs(base: String, transport: any HTTPTransport, cacheCapacity: Int = 10_000) throws -> (jwt: ProtectedResource, opaque: ProtectedResource) {
+/// The API of the JWT provider, and the API of the opaque one (each with the default settings); `instrumented`, they
+/// report to in-process metrics and tracing backends (Instrumented.swift).
+func makeAPIs(base: String, transport: any HTTPTransport, cacheCapacity: Int = 10_000, instrumented: Bool = false) throws -> (
+    jwt: ProtectedResource, opaque: ProtectedResource
+) {
     let resolved = try providers(base: base)
     let settings = ProtectedResource.Settings(resource: URL(string: resource)!, cacheCapacity: cacheCapacity)
-    let environment = OAuthEnvironment(transport: transport)
+    let environment = instrumented ? Instrumentation.environment(transport: transport) : OAuthEnvironment(transport: transport)
     let jwt = try ProtectedResource(providers: [resolved[0]], settings: settings, environment: environment)
     let opaque = try ProtectedResource(
         providers: [resolved[1]], settings: settings,
@@ -279,6 +282,9 @@ func serve(port: Int, directory: URL) async throws {
     // CACHE_CAPACITY sets the APIs' verified-token cache (a diagnosis: 0 takes the cache out of the first-seen path).
     let capacity = ProcessInfo.processInfo.environment["CACHE_CAPACITY"].flatMap { Int($0) } ?? 10_000
     let apis = try makeAPIs(base: base, transport: DefaultHTTPTransport(timeout: 5), cacheCapacity: capacity)
+    // The same APIs with metrics and tracing on (in-process backends that keep everything and drop the spans):
+    // /jwt-instrumented against /jwt is what they cost a request (Docs/operations.md, "Overhead").
+    let instrumented = try makeAPIs(base: base, transport: DefaultHTTPTransport(timeout: 5), cacheCapacity: capacity, instrumented: true)
     let router = Router(context: BasicAccessRequestContext.self)
     router.get("none") { _, _ in ok() }
     // No auth, and `us` µs of CPU in the handler: how the server's own cost per request grows with the handler's.
@@ -290,6 +296,7 @@ func serve(port: Int, directory: URL) async throws {
     }
     router.group("jwt").add(middleware: AccessTokenMiddleware(apis.jwt, requiring: ["read"])).get { _, _ in ok() }
     router.group("opaque").add(middleware: AccessTokenMiddleware(apis.opaque, requiring: ["read"])).get { _, _ in ok() }
+    router.group("jwt-instrumented").add(middleware: AccessTokenMiddleware(instrumented.jwt, requiring: ["read"])).get { _, _ in ok() }
     // A diagnosis: /jwt's check made in the handler, with the CPU time of the thread spent in it summed up
     // (the call does not suspend, so it stays on one thread); GET /stats reads and resets the sums. (jwt-kit's
     // verification cannot be timed so: its keys are an actor, and a call that waits for it runs on as other work.)
@@ -343,6 +350,7 @@ func serve(port: Int, directory: URL) async throws {
                 let one = try String(contentsOf: directory.appendingPathComponent("\(algorithm.rawValue.lowercased())-one.txt"), encoding: .utf8)
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 _ = try await apis.jwt.authenticate(ProtectedResource.Request(authorization: "Bearer " + one), requiring: ["read"])
+                _ = try await instrumented.jwt.authenticate(ProtectedResource.Request(authorization: "Bearer " + one), requiring: ["read"])
             }
             _ = try await apis.opaque.authenticate(ProtectedResource.Request(authorization: "Bearer " + opaqueToken), requiring: ["read"])
             ready = true
