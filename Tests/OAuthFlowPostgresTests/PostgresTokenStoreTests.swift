@@ -198,7 +198,7 @@ struct PostgresTokenStoreTests {
             let waited = ContinuousClock.now - start
             lock.release()
             // Well before lock_timeout (120 s): PostgreSQL ended the dead holder's transaction.
-            #expect(waited < .seconds(20), "the lock passed \(waited) after the kill")
+            #expect(waited < .seconds(60), "the lock passed \(waited) after the kill")
             // And the lock is free again for the next taker.
             let again = try await store.lock(key)
             again.release()

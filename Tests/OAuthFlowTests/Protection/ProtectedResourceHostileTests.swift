@@ -28,6 +28,12 @@ extension Protection {
                 providers: [ProtectionSetup.provider(jwks: jwks, accessTokens: ["profile": "rfc9068"])], settings: settings, environment: OAuthEnvironment(transport: transport, clock: clock))
         }
 
+        /// What an answer "within a bound" means here: far below what a hang would take (a silent server is silent for
+        /// ever; the deadlines a test does not mean to reach are 600 s; a crowd served one by one waits 200 s for its
+        /// 200 ms fetches), and far above what two cores shared by the whole suite ever took (an await has waited over
+        /// 30 s there). Which limit ended a request is asserted from its refusal, not its time.
+        static let hangBound: Duration = .seconds(90)
+
         /// How long `body` takes.
         func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
             let started = ContinuousClock.now
@@ -45,7 +51,7 @@ extension Protection {
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectRefused(refusal, .unavailable, status: 503, token: token)
             #expect(refusal?.headers.first { $0.name == "Retry-After" }?.value == "5")
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
             // Many at once during the stall: each refused, together within the bound.
             let (refusals, together) = await timed {
                 await withTaskGroup(of: ProtectedResource.Denial?.self) { group in
@@ -54,7 +60,7 @@ extension Protection {
                 }
             }
             #expect(refusals.allSatisfy { $0?.code == .unavailable })
-            #expect(together < .seconds(20), "\(together)")
+            #expect(together < Self.hangBound, "\(together)")
         }
 
         @Test func aDrippingJWKSEndpointGives503WithinTheTransportsDeadline() async throws {
@@ -65,7 +71,7 @@ extension Protection {
             let token = try key.sign(claims())
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectRefused(refusal, .unavailable, status: 503, token: token)
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 
         @Test func aFloodingJWKSEndpointIsCutAtTheTransportsCap() async throws {
@@ -73,23 +79,23 @@ extension Protection {
             let server = try HostileServer(.endless(head: head, chunk: "{\"keys\":[" + String(repeating: " ", count: 0x4000)))
             defer { server.stop() }
             let api = try api(
-                jwks: "http://127.0.0.1:\(server.port)/jwks", transport: DefaultHTTPTransport(timeout: 60, maximumResponseSize: 1 << 20))
+                jwks: "http://127.0.0.1:\(server.port)/jwks", transport: DefaultHTTPTransport(timeout: 600, maximumResponseSize: 1 << 20))
             let token = try key.sign(claims())
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectRefused(refusal, .unavailable, status: 503, token: token)
-            // The deadline is 60 s: the cap, not the deadline, ended it.
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            // The deadline is 600 s: the cap, not the deadline, ended it.
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 
         @Test func aJWKSDeclaringAnOversizedBodyIsRefusedBeforeReading() async throws {
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n"
             let server = try HostileServer(.endless(head: head, chunk: String(repeating: " ", count: 0x4000)))
             defer { server.stop() }
-            let api = try api(jwks: "http://127.0.0.1:\(server.port)/jwks", transport: DefaultHTTPTransport(timeout: 60))
+            let api = try api(jwks: "http://127.0.0.1:\(server.port)/jwks", transport: DefaultHTTPTransport(timeout: 600))
             let token = try key.sign(claims())
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectRefused(refusal, .unavailable, status: 503, token: token)
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 
         @Test(arguments: [
@@ -123,7 +129,7 @@ extension Protection {
             let token = try key.sign(claims(), header: ["kid": .string("k42")])
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectAccepted(refusal)
-            #expect(elapsed < .seconds(10), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
             #expect(api.trusted[0].keys?.cached?.count == 100)
             #expect(api.trusted[0].keys?.cached?.contains(keyID: "k99") == true)
             #expect(api.trusted[0].keys?.cached?.contains(keyID: "k100") == false)
@@ -149,7 +155,9 @@ extension Protection {
                     #expect([ProtectedResource.Denial.Code.invalidToken, .invalidRequest].contains(refused.code), "\(refused)")
                     #expect(refused.status == 401 || refused.status == 400)
                     #expect(!refused.headers.contains { $0.value.contains(padding.prefix(64)) })
-                    #expect(elapsed < .seconds(1), "\(elapsed)")
+                    // Refused for its size, so before anything of it was decoded.
+                    #expect(refused.reason.contains("longer than \(ProtectedResource.maximumTokenSize) bytes"), "\(refused)")
+                    #expect(elapsed < Self.hangBound, "\(elapsed)")
                 }
             }
             #expect(server.jwksFetches == 0)
@@ -169,14 +177,16 @@ extension Protection {
                 await denial(api, ProtectedResource.Request(authorization: Array(repeating: "Bearer \(token)", count: 4_000)))
             }
             expectRefused(refusal, .invalidRequest, status: 400, token: token)
-            #expect(elapsed < .seconds(1), "\(elapsed)")
+            // Refused for their number, before any token of them was read.
+            #expect(refusal?.reason == "the request carries 4000 Authorization headers", "\(String(describing: refusal))")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
             #expect(server.jwksFetches == 0)
         }
 
         // MARK: - Crowds
 
         @Test func aThousandUnknownKidsAtOnceCauseAtMostTwoFetches() async throws {
-            let server = InProcessAuthorizationServer(delay: .milliseconds(20))
+            let server = InProcessAuthorizationServer(delay: .milliseconds(200))
             server.serveKeys([key])
             let api = try api(transport: server)
             let header = { (kid: String) -> [String: JSONValue] in ["alg": .string("ES256"), "kid": .string(kid), "typ": .string("at+jwt")] }
@@ -190,7 +200,7 @@ extension Protection {
             #expect(refusals.count == 1_000)
             #expect(refusals.allSatisfy { $0?.code == .invalidToken }, "\(refusals.compactMap { $0?.code }.filter { $0 != .invalidToken }.prefix(3))")
             #expect(server.jwksFetches >= 1 && server.jwksFetches <= 2, "\(server.jwksFetches) fetches")
-            #expect(elapsed < .seconds(20), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
             // Later, still within the refetch interval: no more fetches.
             for token in tokens.prefix(50) { _ = await denial(api, bearer: token) }
             #expect(server.jwksFetches <= 2)
@@ -218,7 +228,7 @@ extension Protection {
         }
 
         @Test func aThousandRequestsWithOneFreshTokenFetchTheJWKSOnce() async throws {
-            let server = InProcessAuthorizationServer(delay: .milliseconds(50))
+            let server = InProcessAuthorizationServer(delay: .milliseconds(200))
             server.serveKeys([key])
             let api = try api(transport: server)
             let token = try key.sign(claims())
@@ -231,7 +241,7 @@ extension Protection {
             #expect(refusals.count == 1_000)
             #expect(refusals.allSatisfy { $0 == nil }, "\(refusals.compactMap { $0 }.prefix(3))")
             #expect(server.jwksFetches == 1)
-            #expect(elapsed < .seconds(20), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 
         // MARK: - Introspection
@@ -379,11 +389,11 @@ extension Protection {
             let closed = try HostileServer(.silent)
             let port = closed.port
             closed.stop()
-            let transport = RecordingTransport(DefaultHTTPTransport(timeout: 30))
+            let transport = RecordingTransport(DefaultHTTPTransport(timeout: 600))
             let api = try introspectingAPI(transport, introspection: "http://127.0.0.1:\(port)/introspect")
             let (refusal, elapsed) = await timed { await denial(api, bearer: "opaque-4") }
             expectRefused(refusal, .unavailable, status: 503, token: "opaque-4")
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
             expectRefused(await denial(api, bearer: "opaque-4"), .unavailable, status: 503, token: "opaque-4")
             #expect(transport.requests.count == 2)
         }
@@ -394,7 +404,7 @@ extension Protection {
             let api = try introspectingAPI(DefaultHTTPTransport(timeout: 0.5), introspection: "http://127.0.0.1:\(server.port)/introspect")
             let (refusal, elapsed) = await timed { await denial(api, bearer: "opaque-5") }
             expectRefused(refusal, .unavailable, status: 503, token: "opaque-5")
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 
         @Test(arguments: [
