@@ -9,7 +9,8 @@ import Testing
 /// that take no loopback IP literal): the receiver listens on 127.0.0.1 and ::1 on one port, so the callback
 /// arrives whichever address the browser resolves the name to. Real listeners on the machine's loopback.
 @Suite struct LocalhostRedirectTests {
-    let http = DefaultHTTPTransport(timeout: 5)
+    /// Generous: the requests below are all answered, and the whole suite shares two cores (5 s did not always hold).
+    let http = DefaultHTTPTransport(timeout: 60)
 
     /// Whether this machine has an IPv6 loopback to listen on.
     static func hasIPv6Loopback() async -> Bool {
@@ -27,7 +28,7 @@ import Testing
         defer { Task { await receiver.close() } }
         #expect(receiver.redirectURI.absoluteString == "http://localhost:\(receiver.port)/callback")
         let ipv6 = await Self.hasIPv6Loopback()
-        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(10)) { request in
+        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(120)) { request in
             // The IPv4 request is answered and the wait goes on; the last request finishes it.
             let last = !ipv6 || request.url.query == "code=six"
             return LoopbackResponse(status: 200, html: "got \(request.url.query ?? "")", finishes: last)

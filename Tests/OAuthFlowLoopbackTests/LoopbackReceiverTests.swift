@@ -87,7 +87,8 @@ private final class RawConnection: Sendable {
 }
 
 @Suite struct LoopbackReceiverTests {
-    let http = DefaultHTTPTransport(timeout: 5)
+    /// Generous: the requests below are all answered, and the whole suite shares two cores (5 s did not always hold).
+    let http = DefaultHTTPTransport(timeout: 60)
 
     private func get(_ receiver: LoopbackReceiver, _ pathAndQuery: String) async throws -> TransportResponse {
         try await http.send(TransportRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(receiver.port)\(pathAndQuery)"))))
@@ -111,7 +112,7 @@ private final class RawConnection: Sendable {
     @Test func otherPathsGet404AndDoNotEndTheWait() async throws {
         let receiver = try await LoopbackReceiver.start()
         defer { Task { await receiver.close() } }
-        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(10)) { request in
+        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(120)) { request in
             LoopbackResponse(status: 200, html: "done \(request.url.query ?? "")", finishes: true)
         }
         let favicon = try await get(receiver, "/favicon.ico")
@@ -129,7 +130,7 @@ private final class RawConnection: Sendable {
     @Test func rejectedCallbackKeepsWaitingForTheRealOne() async throws {
         let receiver = try await LoopbackReceiver.start()
         defer { Task { await receiver.close() } }
-        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(10)) { request in
+        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(120)) { request in
             request.url.query?.contains("state=good") == true
                 ? LoopbackResponse(status: 200, html: "ok", finishes: true)
                 : LoopbackResponse(status: 400, html: "forged", finishes: false)
@@ -142,7 +143,7 @@ private final class RawConnection: Sendable {
     @Test func formPostBodyReachesTheHandler() async throws {
         let receiver = try await LoopbackReceiver.start(path: "/cb")
         defer { Task { await receiver.close() } }
-        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(10)) { request in
+        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(120)) { request in
             LoopbackResponse(status: 200, html: "\(request.method) \(String(decoding: request.body, as: UTF8.self))", finishes: true)
         }
         let response = try await http.send(TransportRequest(
@@ -375,17 +376,20 @@ private final class RawConnection: Sendable {
     @Test func theTimeoutDoesNotCutACallbackBeingHandled() async throws {
         let receiver = try await LoopbackReceiver.start()
         defer { Task { await receiver.close() } }
-        // The callback arrives within the timeout (2 s leaves a loaded machine room to connect: 300 ms did not,
-        // once) and its handler runs a second past it.
-        async let waiting: Void = receiver.waitForCallback(timeout: .seconds(2)) { _ in
-            try? await Task.sleep(nanoseconds: 3_000_000_000) // a slow token exchange
+        // The callback arrives within the timeout (10 s leaves a loaded machine room to connect: 300 ms did not, once,
+        // nor 2 s beside two busy loops), and its handler runs until a second past the timeout, however late it began.
+        let clock = ContinuousClock()
+        let timeout = Duration.seconds(10)
+        let started = clock.now
+        async let waiting: Void = receiver.waitForCallback(timeout: timeout) { _ in
+            try? await Task.sleep(until: started + timeout + .seconds(1), clock: clock) // a slow token exchange
             return LoopbackResponse(status: 200, html: "ok", finishes: true)
         }
-        // A deadline of its own: the answer comes 3 s in, and in a full test run on two busy cores the
-        // suite's 5 s did not always hold it. Cutting the callback still fails this, without waiting 20 s.
-        let patient = DefaultHTTPTransport(timeout: 20)
+        // A deadline of its own, well past the handler's end: cutting the callback fails this.
+        let patient = DefaultHTTPTransport(timeout: 120)
         let url = try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=a"))
         #expect(try await patient.send(TransportRequest(method: .get, url: url)).status == 200)
+        #expect(clock.now - started > timeout, "the answer came after the timeout")
         try await waiting
     }
 

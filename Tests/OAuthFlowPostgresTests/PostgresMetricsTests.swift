@@ -23,9 +23,15 @@ struct PostgresMetricsTests {
         let session = InterruptedRefresh.session()
         try await first.save(session)
 
-        // One instance holds the session for 300 ms; the other waits for it.
+        // One instance holds the session for 300 ms after the other has asked for it (the wait is timed from the
+        // asking, so the 300 ms count only once the waiting task has run: on a loaded machine it may start late).
         let held = try await first.lock(session.key)
-        let waiting = Task { try await second.lock(session.key) }
+        let (asking, asked) = AsyncStream<Void>.makeStream()
+        let waiting = Task {
+            asked.finish()
+            return try await second.lock(session.key)
+        }
+        for await _ in asking {}
         try await Task.sleep(for: .milliseconds(300))
         held.release()
         try await waiting.value.release()

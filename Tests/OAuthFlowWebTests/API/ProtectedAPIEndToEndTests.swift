@@ -33,10 +33,12 @@ struct ProtectedAPIEndToEndTests {
         server.descriptor(id: id, methods: ["client_secret_basic", "client_secret_post"], extra: "access_tokens:\n" + accessTokens)
     }
 
-    static func jwtAPI(_ server: TestServiceServer, accessTokens: String = "  profile: rfc9068\n  signing_algs: [RS256, ES256]\n") throws
-        -> ProtectedResource
-    {
-        try ProtectedResource(providers: [try descriptor(server, accessTokens: accessTokens).provider()], settings: .init(resource: resource))
+    static func jwtAPI(
+        _ server: TestServiceServer, accessTokens: String = "  profile: rfc9068\n  signing_algs: [RS256, ES256]\n",
+        environment: OAuthEnvironment = OAuthEnvironment()
+    ) throws -> ProtectedResource {
+        try ProtectedResource(
+            providers: [try descriptor(server, accessTokens: accessTokens).provider()], settings: .init(resource: resource), environment: environment)
     }
 
     /// A token from `client`, for `resource` (or the server's default audience when nil).
@@ -147,11 +149,16 @@ struct ProtectedAPIEndToEndTests {
     @Test func anExpiredTokenIsRefused() async throws {
         let server = try TestServiceServer.require()
         let token = try await Self.token(server, client: "jwt-short")
-        let api = try Self.jwtAPI(server, accessTokens: "  profile: rfc9068\n  leeway: 0\n")
+        // The token lives 2 s. The API's clock starts at its `iat` and is moved past its `exp`: a loaded machine can
+        // take longer than 2 s between the token and the first request.
+        let payload = try #require(Base64URL.decode(String(token.split(separator: ".")[1])))
+        let issued = try #require((try JSONSerialization.jsonObject(with: payload) as? [String: Any])?["iat"] as? Double)
+        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: issued))
+        let api = try Self.jwtAPI(server, accessTokens: "  profile: rfc9068\n  leeway: 0\n", environment: OAuthEnvironment(clock: clock))
         try await Self.app(api).test(.router) { http in
             let answer1 = try await Self.get(http, "/notes", token: token)
             #expect(answer1.status == .ok)
-            try await Task.sleep(for: .seconds(3))
+            clock.advance(3)
             let later = try await Self.get(http, "/notes", token: token)
             #expect(later.status == .unauthorized, "the verified-token cache served a token past its exp")
         }
