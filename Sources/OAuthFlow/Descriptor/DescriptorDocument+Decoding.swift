@@ -4,58 +4,73 @@ extension DescriptorDocument {
     /// Decodes a node tree that has passed the schema check.
     ///
     /// `ProviderDescriptor` and its parts build themselves from ``PlainObject``s (`init(plain:)`),
-    /// which read the tree in place, guided by the schema: a mapping is never copied into a
-    /// dictionary, and only the values read are turned into plain ``JSONValue``s. Their
-    /// `Decodable` conformances go the same way, over a dictionary, so there is one statement of
-    /// each default. Going through `Decodable` instead cost a fifth of reading a descriptor
-    /// (keyed containers instantiated by name, each a search of the binary's protocol
-    /// conformances on first use), and a round trip through `JSONSerialization` and
-    /// `JSONDecoder` before that cost as much again (see Docs/benchmarks.md).
+    /// which read the tree in place, guided by the schema laid out flat (``ShapeTable``), both by
+    /// index: a mapping is never copied into a dictionary, no node or shape is made or copied for a
+    /// value, and only the values read are turned into plain ``JSONValue``s. Their `Decodable`
+    /// conformances go the same way, over a dictionary, so there is one statement of each default.
+    /// Going through `Decodable` instead cost a fifth of reading a descriptor (keyed containers
+    /// instantiated by name, each a search of the binary's protocol conformances on first use),
+    /// and a round trip through `JSONSerialization` and `JSONDecoder` before that cost as much
+    /// again (see Docs/benchmarks.md).
     static func decode(_ root: YAMLNode) throws -> ProviderDescriptor {
         guard root.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: []) }
-        return try ProviderDescriptor(plain: PlainObject(node: root, shape: .object(DescriptorSchema.fields), path: []))
+        let shapes = ShapeTable.descriptor
+        return try ProviderDescriptor(plain: PlainObject(tree: root.tree, node: root.index, shapes: shapes, shape: shapes.root, path: []))
     }
 
     /// Decodes a resources file's tree that has passed the schema check.
     static func decodeResources(_ root: YAMLNode) throws -> [ProviderDescriptor.ResourceTemplate] {
         guard root.kind == .sequence else { throw PlainObject.mismatch("a list", at: []) }
-        let shape = DescriptorSchema.Shape.object(DescriptorSchema.resourceFields)
-        return try root.items.enumerated().map { index, item in
-            guard item.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: [String(index)]) }
-            return try ProviderDescriptor.ResourceTemplate(plain: PlainObject(node: item, shape: shape, path: [String(index)]))
+        let shapes = ShapeTable.resources
+        let item = Int(shapes.nodes[shapes.root].first)
+        return try root.items.enumerated().map { index, node in
+            guard node.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: [String(index)]) }
+            return try ProviderDescriptor.ResourceTemplate(
+                plain: PlainObject(tree: root.tree, node: node.index, shapes: shapes, shape: item, path: [String(index)]))
         }
     }
 
-    static func plainValue(_ node: YAMLNode, _ shape: DescriptorSchema.Shape) -> JSONValue {
-        switch (node.kind, shape) {
-        case let (.mapping, .object(fields)):
+    /// The plain value of the node at `node` of `tree`, read as the shape at `shape` of `shapes` has it.
+    static func plainValue(_ tree: YAMLTree, _ node: Int, _ shapes: ShapeTable, _ shape: Int) -> JSONValue {
+        let entry = tree.entries[node]
+        let spec = shapes.nodes[shape]
+        switch (entry.kind, spec.kind) {
+        case (.mapping, .object):
             var result: [String: JSONValue] = [:]
-            for (key, value) in node.pairs {
-                guard let name = key.string, let field = fields.first(where: { $0.name == name }) else { continue }
-                result[name] = plainValue(value, field.shape)
+            let first = Int(entry.firstChild)
+            for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+                guard let name = tree.scalarText(Int(tree.children[position])),
+                    let field = shapes.field(named: name, in: spec, from: 0)
+                else { continue }
+                let fieldShape = Int(shapes.fields[Int(spec.first) + field].shape)
+                result[name] = plainValue(tree, Int(tree.children[position + 1]), shapes, fieldShape)
             }
             return .object(result)
-        case let (.mapping, .map(valueShape)):
+        case (.mapping, .map):
             var result: [String: JSONValue] = [:]
-            for (key, value) in node.pairs {
-                if let name = key.string { result[name] = plainValue(value, valueShape) }
+            let first = Int(entry.firstChild)
+            for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+                if let name = tree.scalarText(Int(tree.children[position])) {
+                    result[name] = plainValue(tree, Int(tree.children[position + 1]), shapes, Int(spec.first))
+                }
             }
             return .object(result)
-        case let (.sequence, .list(itemShape)):
-            return .array(node.items.map { plainValue($0, itemShape) })
+        case (.sequence, .list):
+            let first = Int(entry.firstChild)
+            return .array((first..<first + Int(entry.childCount)).map { plainValue(tree, Int(tree.children[$0]), shapes, Int(spec.first)) })
         case (.scalar, .boolean):
-            return .bool(node.withText(ScalarTyping.bool(bytes:)).flatMap { $0 } ?? false)
+            return .bool(tree.withScalarText(node, ScalarTyping.bool(bytes:)).flatMap { $0 } ?? false)
         case (.scalar, .integer):
-            return .number(Double(Int(node.string ?? "") ?? 0))
-        case let (.scalar, .either(shapes)):
-            if node.tagCode == .int, let value = Int(node.string ?? ""),
-                shapes.contains(where: { if case .integer = $0 { true } else { false } })
+            return .number(Double(Int(tree.scalarText(node) ?? "") ?? 0))
+        case (.scalar, .either):
+            if entry.tag == .int, let value = Int(tree.scalarText(node) ?? ""),
+                shapes.options[Int(spec.first)..<Int(spec.first) + Int(spec.count)].contains(where: { shapes.nodes[Int($0)].kind == .integer })
             {
                 return .number(Double(value))
             }
-            return .string(node.string ?? "")
+            return .string(tree.scalarText(node) ?? "")
         case (.scalar, _):
-            return .string(node.string ?? "")
+            return .string(tree.scalarText(node) ?? "")
         default:
             return .null
         }
@@ -65,12 +80,18 @@ extension DescriptorDocument {
 /// One mapping of a descriptor as plain values, read by key; every reader throws
 /// `DecodingError` when a value has the wrong type and answers nil when it is absent.
 struct PlainObject {
-    /// What a document's mappings are read from: a checked tree, with one table of field values
-    /// and one table of places shared by all of its mappings, so that reading or copying a mapping
-    /// allocates, retains and releases nothing of its own; or one mapping's dictionary of values.
+    /// What a document's mappings are read from: a checked tree and the ``ShapeTable`` it was
+    /// checked against, with one table of field values and one table of places shared by all of its
+    /// mappings, so that reading or copying a mapping allocates, retains and releases nothing of its
+    /// own; or one mapping's dictionary of values.
+    ///
+    /// The tree is read here, by index through its tables and the shape table's: a value is a node
+    /// index and a shape index, so no node holding the tree is made and no shape is copied out for it.
     private final class Reader {
         /// The checked tree, or nil for a dictionary's values.
         let tree: YAMLTree?
+        /// The shapes the tree was checked against.
+        let shapes: ShapeTable
         let values: [String: JSONValue]
         /// Where the first mapping read is.
         let rootPath: [String]
@@ -84,8 +105,9 @@ struct PlainObject {
         /// as a path only when an error asks.
         @exclusivity(unchecked) var places: [(parent: Int32, first: String?, second: String?)] = []
 
-        init(tree: YAMLTree?, values: [String: JSONValue] = [:], rootPath: [String]) {
+        init(tree: YAMLTree?, shapes: ShapeTable, values: [String: JSONValue] = [:], rootPath: [String]) {
             self.tree = tree
+            self.shapes = shapes
             self.values = values
             self.rootPath = rootPath
             places = [(-1, nil, nil)]
@@ -114,13 +136,15 @@ struct PlainObject {
             return rootPath + names.reversed()
         }
 
-        /// Finds an object mapping's values by field in one pass over its keys, so that reading a
-        /// key (present or not) costs a search of the fields, not of the mapping too; answers where
-        /// they start. Read from the tree's tables and bytes: no node is made, so nothing is retained.
-        func table(_ node: Int, fields: [DescriptorSchema.Field]) -> Int {
+        /// Finds the values of the object mapping at `node` by the fields of the object shape at
+        /// `object`, in one pass over its keys, so that reading a key (present or not) costs a search
+        /// of the fields, not of the mapping too; answers where they start. Read from the tree's
+        /// tables and bytes: no node is made, so nothing is retained.
+        func table(_ node: Int, object: Int) -> Int {
             guard let tree else { return -1 }
+            let spec = shapes.nodes[object]
             let start = slots.count
-            slots.append(contentsOf: repeatElement(-1, count: fields.count + 1))
+            slots.append(contentsOf: repeatElement(-1, count: Int(spec.count) + 1))
             slots[start] = 0
             let entry = tree.entries[node]
             let first = Int(entry.firstChild), end = first + Int(entry.childCount)
@@ -128,8 +152,7 @@ struct PlainObject {
                 var next = 0
                 for position in stride(from: first, to: end, by: 2) {
                     let key = tree.entries[Int(tree.children[position])]
-                    guard key.kind == .scalar,
-                        let field = DescriptorSchema.Field.index(ofName: YAMLTree.slice(text, key), in: fields, from: next)
+                    guard key.kind == .scalar, let field = shapes.field(named: YAMLTree.slice(text, key), in: spec, from: next)
                     else { continue }
                     slots[start + 1 + field] = tree.children[position + 1]
                     next = field + 1
@@ -138,24 +161,146 @@ struct PlainObject {
             return start
         }
 
-        /// The node index and field index of the field named `name`, if the schema declares it and
-        /// the mapping holds it.
-        func child(_ name: String, _ fields: [DescriptorSchema.Field], table: Int) -> (node: Int, field: Int)? {
-            guard let field = DescriptorSchema.Field.index(of: name, in: fields, from: Int(slots[table])) else { return nil }
-            slots[table] = Int32(field + 1)
-            let value = slots[table + 1 + field]
-            return value < 0 ? nil : (Int(value), field)
+        /// The node index and shape index of the value under `name` in the mapping at `node`, read as
+        /// the shape at `shape` has it: an object's field by its `table`, a map's entry by its key; nil
+        /// when the mapping does not hold it, or holds a key the shape does not declare, as a
+        /// dictionary built from the tree would leave it out.
+        func child(_ name: String, node: Int, shape: Int, table: Int) -> (node: Int, shape: Int)? {
+            guard let tree else { return nil }
+            let spec = shapes.nodes[shape]
+            if table >= 0 {
+                guard let field = shapes.field(named: name, in: spec, from: Int(slots[table])) else { return nil }
+                slots[table] = Int32(field + 1)
+                let value = slots[table + 1 + field]
+                return value < 0 ? nil : (Int(value), Int(shapes.fields[Int(spec.first) + field].shape))
+            }
+            guard spec.kind == .map, let value = tree.value(in: node, forKey: name) else { return nil }
+            return (value, Int(spec.first))
         }
+
+        /// The value under `name`, as a plain value; nil when absent or null.
+        func value(_ name: String, node: Int, shape: Int, table: Int) -> JSONValue? {
+            let found: JSONValue?
+            if let tree {
+                found = child(name, node: node, shape: shape, table: table).map { DescriptorDocument.plainValue(tree, $0.node, shapes, $0.shape) }
+            } else {
+                found = values[name]
+            }
+            switch found {
+            case nil, .null?: return nil
+            case let value?: return value
+            }
+        }
+
+        /// What the mapping holds under `name` when it is a scalar read as text (``TreeText``).
+        func text(_ name: String, node: Int, shape: Int, table: Int) -> TreeText {
+            guard let tree else { return .other }
+            guard let (value, valueShape) = child(name, node: node, shape: shape, table: table) else { return .absent }
+            guard shapes.nodes[valueShape].kind.readsAsText, let text = tree.scalarText(value) else { return .other }
+            return .text(text)
+        }
+
+        /// A checked boolean under `name`, read from its bytes (``TreeValue``).
+        func bool(_ name: String, node: Int, shape: Int, table: Int) -> TreeValue<Bool> {
+            guard let tree else { return .other }
+            guard let (value, valueShape) = child(name, node: node, shape: shape, table: table) else { return .absent }
+            guard shapes.nodes[valueShape].kind == .boolean, tree.entries[value].kind == .scalar else { return .other }
+            return .value(tree.withScalarText(value, ScalarTyping.bool(bytes:)).flatMap { $0 } ?? false)
+        }
+
+        /// A checked list of text-shaped scalars under `name`, read straight from the tree (``TreeValue``).
+        func strings(_ name: String, node: Int, shape: Int, table: Int) -> TreeValue<[String]> {
+            guard let tree else { return .other }
+            guard let (value, valueShape) = child(name, node: node, shape: shape, table: table) else { return .absent }
+            let spec = shapes.nodes[valueShape], entry = tree.entries[value]
+            guard spec.kind == .list, entry.kind == .sequence, shapes.nodes[Int(spec.first)].kind.readsAsText else { return .other }
+            let count = Int(entry.childCount), first = Int(entry.firstChild)
+            var texts: [String] = []
+            texts.reserveCapacity(count)
+            for position in first..<first + count {
+                guard let text = tree.scalarText(Int(tree.children[position])) else { return .other }
+                texts.append(text)
+            }
+            return .value(texts)
+        }
+
+        /// A checked mapping of names to text-shaped scalars under `name`, read straight from the tree (``TreeValue``).
+        func stringMap(_ name: String, node: Int, shape: Int, table: Int) -> TreeValue<[String: String]> {
+            guard let tree else { return .other }
+            guard let (value, valueShape) = child(name, node: node, shape: shape, table: table) else { return .absent }
+            let spec = shapes.nodes[valueShape], entry = tree.entries[value]
+            guard spec.kind == .map, entry.kind == .mapping, shapes.nodes[Int(spec.first)].kind.readsAsText else { return .other }
+            let first = Int(entry.firstChild), end = first + Int(entry.childCount)
+            var texts: [String: String] = [:]
+            texts.reserveCapacity(Int(entry.childCount) / 2)
+            for position in stride(from: first, to: end, by: 2) {
+                guard let key = tree.scalarText(Int(tree.children[position])) else { continue }
+                guard let text = tree.scalarText(Int(tree.children[position + 1])) else { return .other }
+                texts[key] = text
+            }
+            return .value(texts)
+        }
+
+        /// The node and shape under `name`: an absent key is answered at once, without the search
+        /// ``value(_:node:shape:table:)`` would repeat.
+        func nested(_ name: String, node: Int, shape: Int, table: Int) -> Nested {
+            guard tree != nil else { return .notATree }
+            guard let (value, valueShape) = child(name, node: node, shape: shape, table: table) else { return .absent }
+            return .node(value, valueShape)
+        }
+
+        /// The kind of the node at `node`; nil without a tree.
+        func kind(of node: Int) -> YAMLTree.Kind? { tree?.entries[node].kind }
+
+        /// The kind of the shape at `shape`.
+        func kind(ofShape shape: Int) -> ShapeTable.Kind { shapes.nodes[shape].kind }
+
+        /// The item shape of the list or map shape at `shape`.
+        func itemShape(of shape: Int) -> Int { Int(shapes.nodes[shape].first) }
+
+        /// The children of the collection at `node`: where they start in the tree's child table, and how many.
+        func children(of node: Int) -> (first: Int, count: Int) {
+            guard let tree else { return (0, 0) }
+            let entry = tree.entries[node]
+            return (Int(entry.firstChild), Int(entry.childCount))
+        }
+
+        /// The node index at `position` of the tree's child table.
+        func child(at position: Int) -> Int {
+            guard let tree else { return -1 }
+            return Int(tree.children[position])
+        }
+
+        /// The text of the scalar at `node`, nil for a collection.
+        func scalarText(_ node: Int) -> String? { tree?.scalarText(node) }
     }
 
-    /// Where the values are: the reader (a tree, or a dictionary's values) and, for a tree's
-    /// mapping, its node: an `.object` with its `fields` and its place in the reader's table, or a
-    /// `.map` with its `valueShape`. Stored flat rather than as an enum of sources: a read borrows
-    /// them in place, where matching an enum's payload copied it (a retain and release a field).
+    /// What a tree's mapping holds under a key when it is a scalar read as text: the `.string` that
+    /// ``value(_:)`` would make of it, without making it (`.other` for anything else, read that way).
+    fileprivate enum TreeText {
+        case absent, text(String), other
+    }
+
+    /// What a tree's mapping holds under a key, read straight from the tree: `.other` when it is not of
+    /// the expected kind (or not a tree), read by way of a plain value instead.
+    fileprivate enum TreeValue<Value> {
+        case absent, value(Value), other
+    }
+
+    /// What a tree holds under a key: `.absent` answers nil at once, without the search
+    /// ``value(_:)`` would repeat; a value is its node index and shape index.
+    fileprivate enum Nested {
+        case notATree, absent
+        case node(Int, Int)
+    }
+
+    /// Where the values are: the reader (a tree and its shapes, or a dictionary's values) and, for a
+    /// tree's mapping, its node index, its shape's index in the reader's ``ShapeTable`` and, for an
+    /// object, where its field values are in the reader's table. Integers only: a read copies
+    /// nothing that is reference-counted but the reader.
     private let reader: Reader
     private let node: Int
-    private let fields: [DescriptorSchema.Field]
-    private let valueShape: DescriptorSchema.Shape?
+    private let shape: Int
     private let table: Int
     /// Where the mapping is, for errors: its entry in the reader's places.
     private let place: Int
@@ -164,41 +309,28 @@ struct PlainObject {
     var path: [String] { reader.path(place) }
 
     init(_ values: [String: JSONValue], path: [String]) {
-        reader = Reader(tree: nil, values: values, rootPath: path)
+        reader = Reader(tree: nil, shapes: .placeholder, values: values, rootPath: path)
         node = -1
-        fields = []
-        valueShape = nil
+        shape = -1
         table = -1
         place = 0
     }
 
-    /// A mapping of a checked tree, read in place.
-    init(node: YAMLNode, shape: DescriptorSchema.Shape, path: [String]) {
-        self.init(node: node, shape: shape, reader: Reader(tree: node.tree, rootPath: path), place: 0)
+    /// The mapping at `node` of a checked tree, read in place as the shape at `shape` of `shapes` has it.
+    init(tree: YAMLTree, node: Int, shapes: ShapeTable, shape: Int, path: [String]) {
+        self.init(node: node, shape: shape, reader: Reader(tree: tree, shapes: shapes, rootPath: path), place: 0)
     }
 
     /// A mapping of the reader's tree, found under the mapping at `parent` by `names`.
-    private init(node: YAMLNode, shape: DescriptorSchema.Shape, reader: Reader, under parent: Int, names: (String?, String?)) {
+    private init(node: Int, shape: Int, reader: Reader, under parent: Int, names: (String?, String?)) {
         self.init(node: node, shape: shape, reader: reader, place: reader.place(under: parent, names))
     }
 
-    private init(node: YAMLNode, shape: DescriptorSchema.Shape, reader: Reader, place: Int) {
+    private init(node: Int, shape: Int, reader: Reader, place: Int) {
         self.reader = reader
-        self.node = node.index
-        switch shape {
-        case let .object(fields):
-            self.fields = fields
-            valueShape = nil
-            table = reader.table(node.index, fields: fields)
-        case let .map(valueShape):
-            fields = []
-            self.valueShape = valueShape
-            table = -1
-        default:
-            fields = []
-            valueShape = nil
-            table = -1
-        }
+        self.node = node
+        self.shape = shape
+        table = reader.kind(ofShape: shape) == .object ? reader.table(node, object: shape) : -1
         self.place = place
     }
 
@@ -227,41 +359,12 @@ struct PlainObject {
     }
 
     private func value<K: CodingKey>(_ key: K) -> JSONValue? {
-        let found: JSONValue?
-        if reader.tree == nil {
-            found = reader.values[key.stringValue]
-        } else {
-            found = child(key.stringValue).map { DescriptorDocument.plainValue($0, $1) }
-        }
-        switch found {
-        case nil, .null?: return nil
-        case let value?: return value
-        }
+        reader.value(key.stringValue, node: node, shape: shape, table: table)
     }
 
-    /// The value under `name` in a checked mapping, with the shape the schema gives it; nil for
-    /// a key the shape does not declare, as a dictionary built from the tree would leave it out.
-    private func child(_ name: String) -> (YAMLNode, DescriptorSchema.Shape)? {
-        guard let tree = reader.tree else { return nil }
-        if table >= 0 {
-            return reader.child(name, fields, table: table).map { (YAMLNode(tree: tree, index: $0.node), fields[$0.field].shape) }
-        }
-        guard let valueShape else { return nil }
-        return YAMLNode(tree: tree, index: node)[name].map { ($0, valueShape) }
-    }
-
-    /// What a tree holds under `key`: `.absent` answers nil at once, without the search
-    /// ``value(_:)`` would repeat.
-    private enum Nested {
-        case notATree, absent
-        case node(YAMLNode, DescriptorSchema.Shape)
-    }
-
-    /// The node under `key`, when the mapping is read from a tree.
+    /// The node index and shape index under `key`, when the mapping is read from a tree.
     private func nested<K: CodingKey>(_ key: K) -> Nested {
-        guard reader.tree != nil else { return .notATree }
-        guard let (child, childShape) = child(key.stringValue) else { return .absent }
-        return .node(child, childShape)
+        reader.nested(key.stringValue, node: node, shape: shape, table: table)
     }
 
     /// `expected` is made only for an error: a type's name in it (`\(E.self)`) costs a demangling.
@@ -284,32 +387,10 @@ struct PlainObject {
     }
 
     func string<K: CodingKey>(_ key: K) throws -> String? {
-        switch treeText(key) {
+        switch reader.text(key.stringValue, node: node, shape: shape, table: table) {
         case .absent: return nil
         case let .text(text): return text
         case .other: return try read(key, "a string") { if case let .string(text) = $0 { text } else { nil } }
-        }
-    }
-
-    /// What a tree's mapping holds under `key` when it is a scalar read as text: the `.string` that
-    /// ``value(_:)`` would make of it, without making it (`.other` for anything else, read that way).
-    private enum TreeText {
-        case absent, text(String), other
-    }
-
-    private func treeText<K: CodingKey>(_ key: K) -> TreeText {
-        // An object's field: read by index from the tree's tables, no node or shape copied out.
-        if let tree = reader.tree, table >= 0 {
-            guard let (node, field) = reader.child(key.stringValue, fields, table: table) else { return .absent }
-            guard fields[field].readsAsText, let text = tree.scalarText(node) else { return .other }
-            return .text(text)
-        }
-        switch nested(key) {
-        case .notATree: return .other
-        case .absent: return .absent
-        case let .node(node, shape):
-            guard node.kind == .scalar, shape.isText, let text = node.string else { return .other }
-            return .text(text)
         }
     }
 
@@ -318,28 +399,19 @@ struct PlainObject {
     }
 
     func bool<K: CodingKey>(_ key: K) throws -> Bool? {
-        switch nested(key) {
+        switch reader.bool(key.stringValue, node: node, shape: shape, table: table) {
         case .absent: return nil
-        case let .node(node, .boolean) where node.kind == .scalar:
-            return node.withText(ScalarTyping.bool(bytes:)).flatMap { $0 } ?? false
-        default: return try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
+        case let .value(flag): return flag
+        case .other: return try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
         }
     }
 
     func strings<K: CodingKey>(_ key: K) throws -> [String]? {
-        switch nested(key) {
+        switch reader.strings(key.stringValue, node: node, shape: shape, table: table) {
         // An absent key is answered at once: ``read(_:_:_:)`` would search the fields for it again.
         case .absent: return nil
-        // A checked list of text-shaped scalars is read straight from the tree.
-        case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isText:
-            var texts: [String] = []
-            texts.reserveCapacity(node.items.count)
-            for item in node.items {
-                guard item.kind == .scalar, let text = item.string else { break }
-                texts.append(text)
-            }
-            if texts.count == node.items.count { return texts }
-        default: break
+        case let .value(texts): return texts
+        case .other: break
         }
         return try read(key, "a list of strings") { value in
             guard case let .array(items) = value else { return nil }
@@ -350,22 +422,10 @@ struct PlainObject {
 
     /// A mapping of strings to strings (headers, parameters).
     func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? {
-        switch nested(key) {
+        switch reader.stringMap(key.stringValue, node: node, shape: shape, table: table) {
         case .absent: return nil
-        case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isText:
-            var texts: [String: String] = [:]
-            texts.reserveCapacity(node.pairs.count)
-            var complete = true
-            for (name, value) in node.pairs {
-                guard let name = name.string else { continue }
-                guard value.kind == .scalar, let text = value.string else {
-                    complete = false
-                    break
-                }
-                texts[name] = text
-            }
-            if complete { return texts }
-        default: break
+        case let .value(texts): return texts
+        case .other: break
         }
         return try read(key, "a mapping of strings") { value in
             guard case let .object(entries) = value else { return nil }
@@ -376,7 +436,7 @@ struct PlainObject {
 
     /// One of a fixed set of words.
     func choice<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> E? where E.RawValue == String {
-        switch treeText(key) {
+        switch reader.text(key.stringValue, node: node, shape: shape, table: table) {
         case .absent: return nil
         case let .text(text):
             guard let value = E(rawValue: text) else { throw Self.mismatch("one of \(E.self)'s values", at: path + [key.stringValue]) }
@@ -397,8 +457,8 @@ struct PlainObject {
     func object<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> T? {
         switch nested(key) {
         case .absent: return nil
-        case let .node(node, shape) where node.kind == .mapping && shape.isMapping:
-            return try make(PlainObject(node: node, shape: shape, reader: reader, under: place, names: (key.stringValue, nil)))
+        case let .node(value, valueShape) where reader.kind(of: value) == .mapping && reader.kind(ofShape: valueShape).isMapping:
+            return try make(PlainObject(node: value, shape: valueShape, reader: reader, under: place, names: (key.stringValue, nil)))
         default: break
         }
         guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
@@ -409,11 +469,19 @@ struct PlainObject {
     func objects<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [T]? {
         switch nested(key) {
         case .absent: return nil
-        case let .node(node, .list(itemShape)) where node.kind == .sequence && itemShape.isMapping:
-            return try node.items.enumerated().map { index, item in
-                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
-                return try make(
-                    PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (key.stringValue, String(index))))
+        case let .node(value, valueShape) where reader.kind(of: value) == .sequence && reader.kind(ofShape: valueShape) == .list:
+            let itemShape = reader.itemShape(of: valueShape)
+            if reader.kind(ofShape: itemShape).isMapping {
+                let (first, count) = reader.children(of: value)
+                var result: [T] = []
+                result.reserveCapacity(count)
+                for index in 0..<count {
+                    let item = reader.child(at: first + index)
+                    guard reader.kind(of: item) == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
+                    result.append(
+                        try make(PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (key.stringValue, String(index)))))
+                }
+                return result
             }
         default: break
         }
@@ -428,16 +496,20 @@ struct PlainObject {
     func objectMap<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [String: T]? {
         switch nested(key) {
         case .absent: return nil
-        case let .node(node, .map(valueShape)) where node.kind == .mapping && valueShape.isMapping:
-            var result: [String: T] = [:]
-            result.reserveCapacity(node.pairs.count)
-            for (nameNode, item) in node.pairs {
-                guard let name = nameNode.string else { continue }
-                guard item.kind == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, name]) }
-                result[name] = try make(
-                    PlainObject(node: item, shape: valueShape, reader: reader, under: place, names: (key.stringValue, name)))
+        case let .node(value, valueShape) where reader.kind(of: value) == .mapping && reader.kind(ofShape: valueShape) == .map:
+            let itemShape = reader.itemShape(of: valueShape)
+            if reader.kind(ofShape: itemShape).isMapping {
+                let (first, count) = reader.children(of: value)
+                var result: [String: T] = [:]
+                result.reserveCapacity(count / 2)
+                for position in stride(from: first, to: first + count, by: 2) {
+                    guard let name = reader.scalarText(reader.child(at: position)) else { continue }
+                    let item = reader.child(at: position + 1)
+                    guard reader.kind(of: item) == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, name]) }
+                    result[name] = try make(PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (key.stringValue, name)))
+                }
+                return result
             }
-            return result
         default: break
         }
         guard let entries = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
@@ -453,12 +525,15 @@ struct PlainObject {
     func raw<K: CodingKey>(_ key: K) -> JSONValue? { value(key) }
 }
 
-extension DescriptorSchema.Shape {
-    /// Whether values of this shape are mappings read key by key (`.object` or `.map`).
-    fileprivate var isMapping: Bool {
+extension ShapeTable.Kind {
+    /// Whether a scalar of this kind reads as its text when decoded (a `.string` plain value).
+    fileprivate var readsAsText: Bool {
         switch self {
-        case .object, .map: true
-        default: false
+        case .boolean, .integer, .either, .object, .map, .list: false
+        case .string, .urlTemplate, .choice: true
         }
     }
+
+    /// Whether values of this kind are mappings read key by key (`.object` or `.map`).
+    fileprivate var isMapping: Bool { self == .object || self == .map }
 }

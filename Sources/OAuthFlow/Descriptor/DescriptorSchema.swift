@@ -39,14 +39,6 @@ package enum DescriptorSchema {
         static func choice<Value: RawRepresentable>(among values: [Value]) -> Shape where Value.RawValue == String {
             .choice(values.map(\.rawValue))
         }
-
-        /// Whether a scalar of this shape reads as its text when decoded (a `.string` plain value).
-        var isText: Bool {
-            switch self {
-            case .boolean, .integer, .either, .object, .map, .list: false
-            default: true
-            }
-        }
     }
 
     /// One key of an object.
@@ -54,14 +46,9 @@ package enum DescriptorSchema {
         public var name: String {
             didSet { key = NameKey(name) }
         }
-        /// The name's length and first bytes, for ``index(ofKey:in:from:)`` to rule fields out without reading the name.
+        /// The name's length and first bytes, for ``ShapeTable`` to rule fields out without reading the name.
         private(set) var key: NameKey
-        public var shape: Shape {
-            didSet { readsAsText = shape.isText }
-        }
-        /// Whether a scalar value of this field reads as its text (``Shape/isText``), kept so that
-        /// decoding asks without copying the shape out.
-        private(set) var readsAsText: Bool
+        public var shape: Shape
         public var required: Bool
         /// What the field means, in one or two sentences.
         public var summary: String
@@ -72,7 +59,6 @@ package enum DescriptorSchema {
             self.name = name
             self.key = NameKey(name)
             self.shape = shape
-            self.readsAsText = shape.isText
             self.required = required
             self.summary = summary
             self.defaultValue = defaultValue
@@ -668,54 +654,6 @@ extension DescriptorSchema.Shape {
         case .map, .object: "a mapping"
         case let .either(shapes): shapes.map(\.phrase).joined(separator: " or ")
         }
-    }
-}
-
-extension DescriptorSchema.Field {
-    /// The index of the field named `name` in `fields`, searched from `start` round to it.
-    ///
-    /// Descriptors list their keys in about the schema's order, and decoding reads them in
-    /// that order too: starting after the last field found, the search mostly ends at its
-    /// first or second comparison, instead of comparing with every field before it.
-    static func index(of name: String, in fields: [Self], from start: Int) -> Int? {
-        // Lengths first: most names differ in length, and counting a native string's bytes costs nothing.
-        let length = name.utf8.count
-        let count = fields.count
-        var index = start < count ? start : 0
-        for _ in 0..<count {
-            if fields[index].name.utf8.count == length, fields[index].name == name { return index }
-            index = index + 1 == count ? 0 : index + 1
-        }
-        return nil
-    }
-
-    /// The index of the field a key node names (as ``index(of:in:from:)``), compared byte for byte
-    /// with the tree's text, without making a `String` of it: field names are ASCII, and ASCII text
-    /// equals another text only byte for byte. The length and first bytes (``NameKey``, kept in each
-    /// field) tell names apart; only a longer name is compared whole.
-    static func index(ofKey key: YAMLNode, in fields: [Self], from start: Int) -> Int? {
-        key.withText { index(ofName: $0, in: fields, from: start) } ?? nil
-    }
-
-    /// ``index(ofKey:in:from:)`` of a key's UTF-8 bytes.
-    static func index(ofName bytes: UnsafeBufferPointer<UInt8>, in fields: [Self], from start: Int) -> Int? {
-        let count = fields.count
-        var index = start < count ? start : 0
-        for _ in 0..<count {
-            // The length rules most fields out; no key is built for the probe, its bytes are compared in place.
-            if fields[index].key.length == bytes.count, fields[index].key.begins(bytes),
-                bytes.count <= NameKey.width || fields[index].hasName(bytes)
-            {
-                return index
-            }
-            index = index + 1 == count ? 0 : index + 1
-        }
-        return nil
-    }
-
-    private func hasName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var name = name
-        return name.withUTF8 { YAMLTree.equal($0, bytes) }
     }
 }
 

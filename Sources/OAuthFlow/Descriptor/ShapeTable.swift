@@ -59,6 +59,8 @@ final class ShapeTable: Sendable {
     static let descriptor = ShapeTable(.object(DescriptorSchema.fields))
     /// A resources file's shape: a list of resources.
     static let resources = ShapeTable(.list(.object(DescriptorSchema.resourceFields)))
+    /// A table of one shape, for a ``PlainObject`` that reads a dictionary rather than a tree.
+    static let placeholder = ShapeTable(.boolean)
 
     /// Lays `root` out.
     init(_ root: DescriptorSchema.Shape) {
@@ -75,7 +77,12 @@ final class ShapeTable: Sendable {
     }
 
     /// The index, among the fields of the object at node `object`, of the one named by `bytes`, searched
-    /// from `start` round to it as ``DescriptorSchema/Field/index(ofName:in:from:)`` searches.
+    /// from `start` round to it.
+    ///
+    /// Descriptors list their keys in about the schema's order, and the check and the decoder read them in
+    /// that order too: starting after the last field found, the search mostly ends at its first or second
+    /// comparison. The length and first bytes (``NameKey``) tell names apart, compared in place; only a
+    /// longer name is compared whole.
     func field(named bytes: UnsafeBufferPointer<UInt8>, in object: Node, from start: Int) -> Int? {
         let count = Int(object.count), first = Int(object.first)
         var index = start < count ? start : 0
@@ -84,6 +91,20 @@ final class ShapeTable: Sendable {
             if key.length == bytes.count, key.begins(bytes), bytes.count <= NameKey.width || hasName(first + index, bytes) {
                 return index
             }
+            index = index + 1 == count ? 0 : index + 1
+        }
+        return nil
+    }
+
+    /// The index, among the fields of the object at node `object`, of the one named `name`, searched from
+    /// `start` round to it as ``field(named:in:from:)`` searches bytes: lengths first, then the names as
+    /// strings.
+    func field(named name: String, in object: Node, from start: Int) -> Int? {
+        let length = name.utf8.count
+        let count = Int(object.count), first = Int(object.first)
+        var index = start < count ? start : 0
+        for _ in 0..<count {
+            if fields[first + index].key.length == length, names[first + index] == name { return index }
             index = index + 1 == count ? 0 : index + 1
         }
         return nil

@@ -149,6 +149,34 @@ package final class YAMLTree: Sendable {
         UnsafeBufferPointer(rebasing: text[Int(entry.textStart)..<Int(entry.textStart) + Int(entry.expandedBytes)])
     }
 
+    /// The index of the value under a scalar key with the text `key` in the mapping at `mapping`; nil when
+    /// it has no such key, or is not a mapping. Straight over the tables: no node is made for a key.
+    func value(in mapping: Int, forKey key: String) -> Int? {
+        let entry = entries[mapping]
+        guard entry.kind == .mapping else { return nil }
+        let first = Int(entry.firstChild)
+        let positions = stride(from: first, to: first + Int(entry.childCount), by: 2)
+        var bytes = key
+        let found: Int? = bytes.withUTF8 { bytes in
+            guard UTF8Search.isASCII(bytes) else {
+                // Strings compare by canonical equivalence, as the dictionaries built from the tree will.
+                return positions.first { scalarText(Int(children[$0])) == key }
+            }
+            // ASCII text is equal to another text only byte for byte.
+            return text.withUnsafeBufferPointer { text in
+                entries.withUnsafeBufferPointer { entries in
+                    children.withUnsafeBufferPointer { children in
+                        positions.first { position in
+                            let candidate = entries[Int(children[position])]
+                            return candidate.kind == .scalar && YAMLTree.equal(YAMLTree.slice(text, candidate), bytes)
+                        }
+                    }
+                }
+            }
+        }
+        return found.map { Int(children[$0 + 1]) }
+    }
+
     /// Whether node `index` is a scalar whose text is `bytes`, byte for byte.
     func scalar(_ index: Int, is bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let entry = entries[index]
@@ -269,30 +297,7 @@ package struct YAMLNode: Sendable {
 
     /// The value under a scalar key with this text, in a mapping.
     public subscript(key: String) -> YAMLNode? {
-        // Straight over the tables: making a node of every key on the way would retain the tree each time.
-        let entry = self.entry
-        guard entry.kind == .mapping else { return nil }
-        let first = Int(entry.firstChild)
-        let positions = stride(from: first, to: first + Int(entry.childCount), by: 2)
-        var bytes = key
-        let found: Int? = bytes.withUTF8 { bytes in
-            guard UTF8Search.isASCII(bytes) else {
-                // Strings compare by canonical equivalence, as the dictionaries built from the tree will.
-                return positions.first { YAMLNode(tree: tree, index: Int(tree.children[$0])).string == key }
-            }
-            // ASCII text is equal to another text only byte for byte.
-            return tree.text.withUnsafeBufferPointer { text in
-                tree.entries.withUnsafeBufferPointer { entries in
-                    tree.children.withUnsafeBufferPointer { children in
-                        positions.first { position in
-                            let candidate = entries[Int(children[position])]
-                            return candidate.kind == .scalar && YAMLTree.equal(YAMLTree.slice(text, candidate), bytes)
-                        }
-                    }
-                }
-            }
-        }
-        return found.map { YAMLNode(tree: tree, index: Int(tree.children[$0 + 1])) }
+        tree.value(in: index, forKey: key).map { YAMLNode(tree: tree, index: $0) }
     }
 
     /// Where this node's children are in the tree's child table, when it is of `kind`.
