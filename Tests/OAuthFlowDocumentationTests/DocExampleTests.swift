@@ -364,7 +364,8 @@ import PostgresNIO
                            "Tests/OAuthFlowMCPTests/MCPDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPDocExamplesTests.swift",
-                           "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift"].map {
+                           "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift",
+                           "Tests/OAuthFlowWebTests/API/OperationsServingDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })

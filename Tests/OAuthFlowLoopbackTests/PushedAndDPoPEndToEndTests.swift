@@ -54,7 +54,8 @@ struct PushedAndDPoPEndToEndTests {
             settings: ClientSettings(
                 clientID: client.clientID, secret: client.clientSecret.map(Secret.init),
                 authMethod: ProviderDescriptor.ClientAuth.Method(rawValue: client.authMethod)),
-            timeout: .seconds(30)
+            // Minutes: a sign-in here is a browser, idpyoidc and the token exchange on two cores the whole suite shares.
+            timeout: .seconds(180)
         ) { event in
             if case .pushedRequestRenewed = event { events.add("renewed") }
         }
@@ -206,8 +207,10 @@ struct PushedAndDPoPEndToEndTests {
         let browser = FollowingBrowser(delay: .seconds(4))
         let (result, _, _, _) = try await signIn(client: "short-par", security: [], browser: browser, events: events)
         #expect(result.session.tokens.tokenType == "bearer")
-        #expect(events.values == ["renewed"])
-        #expect(count(try await server.stats(), "par_requests", client.clientID) - before == 2)
+        // Renewed at least once; again if the renewed request (3 s) also expired on a loaded machine before the browser
+        // reached it. Each renewal is one push more.
+        #expect(!events.values.isEmpty && events.values.allSatisfy { $0 == "renewed" }, "\(events.values)")
+        #expect(count(try await server.stats(), "par_requests", client.clientID) - before == 1 + events.values.count)
     }
 
     @Test func gitAndKubectlAreRefusedADPoPBoundSession() async throws {

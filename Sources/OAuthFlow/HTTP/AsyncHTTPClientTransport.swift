@@ -28,7 +28,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// The client all transports share: one connection pool, never shut down, on NIO's
     /// process-wide event loops, created on first use. Per-request limits come from each transport.
-    private static let sharedClient: HTTPClient = {
+    static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: .seconds(30), read: .seconds(30)),
@@ -36,6 +36,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration.httpVersion = .http1Only
         // A refused connection is an answer: report it now instead of retrying until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
+        // The library makes each request's span itself, with the environment's tracer, and injects its context:
+        // async-http-client's own span (from the global tracer) would be a second one, in a trace of its own.
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

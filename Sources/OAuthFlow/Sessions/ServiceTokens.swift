@@ -2,6 +2,7 @@ import CoreMetrics
 import Crypto
 import Foundation
 import Logging
+import Tracing
 
 extension ServiceTokens {
     /// Which cached token a service request is answered with: everything that changes what the server issues.
@@ -275,10 +276,13 @@ public final class ServiceTokens: Sendable {
             if let running = state.inFlight[key] { return .pending(running, joined: true) }
             // A cached token still valid, only within the skew: the request renews it early.
             let early = cached.map { clock.now() < ($0.expiresAt ?? $0.issuedAt.addingTimeInterval(defaultLifetime)) } ?? false
+            // The request's spans are children of the span of the caller that starts it, which a detached task does not
+            // inherit: the context is handed over.
+            let context = InstrumentationContext.current
             let task = Task.detached(priority: Task.currentPriority) { [self] in
                 defer { state.lock.withLock { state.inFlight[key] = nil } }
                 do {
-                    return try await obtain(key, early: early, fetch: fetch)
+                    return try await InstrumentationContext.$current.withValue(context) { try await obtain(key, early: early, fetch: fetch) }
                 } catch {
                     instruments.count(.serviceTokens, key.providerID, "failed")
                     throw error

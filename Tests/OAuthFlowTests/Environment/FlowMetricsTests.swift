@@ -92,6 +92,22 @@ import Tracing
         observed.expectNothingLeaks([SimulatedProvider.serviceSecret, renewed.value] + issued.map(\.value))
     }
 
+    /// The token request a service token cache makes for its callers is a child of the span of the caller that started
+    /// it, as every other outbound request is (a newcomer found it a root span of its own).
+    @Test func aServiceTokenRequestIsAChildOfTheCallersSpan() async throws {
+        let simulated = try SimulatedProvider()
+        let observed = Observed()
+        let tokens = ServiceTokens(client: try Simulated.serviceClient(simulated, environment: observed.environment(simulated.environment)))
+        let caller = observed.tracer.startSpan("caller", context: .topLevel)
+        _ = try await InstrumentationContext.$current.withValue(caller.context) {
+            try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["reports.read"]))
+        }
+        caller.end()
+        let parent = try #require(observed.spans("caller").first)
+        let request = try #require(observed.spans("POST token").first)
+        #expect(request.parentSpanID == parent.spanID && request.traceID == parent.traceID, "\(request)")
+    }
+
     @Test func backChannelLogoutsAreCountedByOutcome() async throws {
         let simulated = try SimulatedProvider()
         let observed = Observed()

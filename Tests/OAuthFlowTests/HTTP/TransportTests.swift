@@ -21,6 +21,12 @@ import OAuthFlowTestSupport
         return (error, elapsed, server)
     }
 
+    /// The library makes each request's span itself: the shared async-http-client has no tracer, so a bootstrapped
+    /// global tracer does not add a second span, in a trace of its own, for the same request.
+    @Test func theSharedClientMakesNoSpansOfItsOwn() {
+        #expect(AsyncHTTPClientTransport.sharedClient.tracer == nil)
+    }
+
     @Test func aDrippingBodyMeetsTheTotalDeadline() async throws {
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
         let (error, elapsed, _) = try await failure(.drip(head: head, interval: .milliseconds(100)))
