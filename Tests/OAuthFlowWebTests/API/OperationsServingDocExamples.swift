@@ -15,9 +15,9 @@ import Tracing
 /// Docs/operations.md, "Serving `/metrics`" and "Running as services", run against the simulated provider served over
 /// HTTP: the API's metrics scraped from the app it protects, its checks traced, and the group shut down gracefully.
 @Suite struct OperationsServingDocExamples {
-    /// The page's example: an API whose metrics go to a Prometheus registry that `GET /metrics` shows, served with its
-    /// key refresher in one service group.
-    static func serve(providers: URL, resource: URL, tracer: any Tracer, port: Int, logger: Logger) async throws {
+    /// The page's example, up to the service group: an API whose metrics go to a Prometheus registry that `GET /metrics`
+    /// shows, and the app that serves both.
+    static func parts(providers: URL, resource: URL, tracer: any Tracer, port: Int, logger: Logger) throws -> (api: ProtectedResource, app: any Service) {
         let registry = PrometheusCollectorRegistry()
         var environment = OAuthEnvironment(logger: logger)
         environment.metrics = PrometheusMetricsFactory(registry: registry)
@@ -34,6 +34,13 @@ import Tracing
                      body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+        return (api, app)
+    }
+
+    /// The page's example whole: the app and the key refresher in one group that a signal shuts down. The test runs
+    /// the same group without the signals, which would stay installed in the test process for every later test.
+    static func serve(providers: URL, resource: URL, tracer: any Tracer, port: Int, logger: Logger) async throws {
+        let (api, app) = try parts(providers: providers, resource: resource, tracer: tracer, port: port, logger: logger)
         let services = ServiceGroup(services: [KeySetRefresher(api), app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await services.run()
     }
@@ -51,8 +58,10 @@ import Tracing
         let resource = try #require(URL(string: "https://notes.example"))
         let tracer = InMemoryTracer()
         let port = try unusedPort()
+        let logger = Logger(label: "operations-doc")
+        let (api, app) = try Self.parts(providers: providers, resource: resource, tracer: tracer, port: port, logger: logger)
         let serving = Task {
-            try await Self.serve(providers: providers, resource: resource, tracer: tracer, port: port, logger: Logger(label: "operations-doc"))
+            try await ServiceGroup(services: [KeySetRefresher(api), app], gracefulShutdownSignals: [], logger: logger).run()
         }
         defer { serving.cancel() }
 
