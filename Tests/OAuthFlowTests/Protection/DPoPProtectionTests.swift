@@ -186,11 +186,17 @@ extension Protection {
             let tampered = [parts[0], try ProtectionToken.encode(["htm": .string("GET")]), parts[2]].joined(separator: ".")
             // The token itself is verified (and remembered) first: what is timed is the proof's refusal.
             expectAccepted(await denial(api, request(token, proofs: [real])))
-            for proof in ["not-a-jwt", "", String(repeating: "A", count: 1 << 20), tampered, parts[0] + "." + parts[1] + "."] {
+            let megabyte = String(repeating: "A", count: 1 << 19) + "." + String(repeating: "A", count: 1 << 19) + ".c2ln"
+            for proof in ["not-a-jwt", "", String(repeating: "A", count: 1 << 20), megabyte, tampered, parts[0] + "." + parts[1] + "."] {
                 let started = ContinuousClock.now
-                expectProofRefused(await denial(api, request(token, proofs: [proof])), token: token)
+                let refusal = await denial(api, request(token, proofs: [proof]))
+                expectProofRefused(refusal, token: token)
                 // A bound against a hang, not a timing: the suite shares two cores, where one await has waited 30 s.
                 #expect(ContinuousClock.now - started < .seconds(90))
+                // A proof of a megabyte is refused for its size, before anything of it is decoded.
+                if proof.utf8.count > 1 << 19 {
+                    #expect(refusal?.reason.contains("larger than") == true, "\(String(describing: refusal?.reason))")
+                }
             }
         }
 

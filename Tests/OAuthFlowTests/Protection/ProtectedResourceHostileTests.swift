@@ -83,7 +83,8 @@ extension Protection {
             let token = try key.sign(claims())
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectRefused(refusal, .unavailable, status: 503, token: token)
-            // The deadline is 600 s: the cap, not the deadline, ended it.
+            // The cap, not the deadline (600 s), ended it.
+            #expect(refusal?.reason.contains("larger than the 1048576 bytes accepted") == true, "\(String(describing: refusal?.reason))")
             #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 
@@ -95,6 +96,8 @@ extension Protection {
             let token = try key.sign(claims())
             let (refusal, elapsed) = await timed { await denial(api, bearer: token) }
             expectRefused(refusal, .unavailable, status: 503, token: token)
+            // Refused for the length it declares, before reading.
+            #expect(refusal?.reason.contains("(Content-Length: 1073741824)") == true, "\(String(describing: refusal?.reason))")
             #expect(elapsed < Self.hangBound, "\(elapsed)")
         }
 

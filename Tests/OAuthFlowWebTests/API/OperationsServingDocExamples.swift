@@ -12,8 +12,8 @@ import ServiceLifecycle
 import Testing
 import Tracing
 
-/// Docs/operations.md, "Serving `/metrics`" and "Running as services", run against the simulated provider served over
-/// HTTP: the API's metrics scraped from the app it protects, its checks traced, and the group shut down gracefully.
+/// Docs/operations.md, "Serving `/metrics`", run against the simulated provider served over HTTP: the API's metrics
+/// scraped from the app it protects, its checks traced, and the group's task cancelled at the end.
 @Suite struct OperationsServingDocExamples {
     /// The page's example, up to the service group: an API whose metrics go to a Prometheus registry that `GET /metrics`
     /// shows, and the app that serves both.
@@ -45,8 +45,9 @@ import Tracing
         try await services.run()
     }
 
-    @Test func theAPIsMetricsAreScrapedAndItsChecksTraced() async throws {
+    @Test(.timeLimit(.minutes(5))) func theAPIsMetricsAreScrapedAndItsChecksTraced() async throws {
         let authorizationServer = try await SimulatedProviderServer.start()
+        defer { Task { await authorizationServer.stop() } }
         let simulated = authorizationServer.provider
         await simulated.configure { $0.accessTokenFormat = .jwt }
         var options = OAuthFlowTesting.SimulatedProvider.DescriptorOptions()
@@ -93,9 +94,8 @@ import Tracing
         let checks = tracer.finishedSpans.filter { $0.operationName == "oauthflow.authenticate" }
         #expect(checks.count == 2, "\(tracer.finishedSpans.map(\.operationName))")
 
-        // Cancelling the group's task shuts its services down, and the group's run returns.
+        // Cancelling the group's task cancels its services, and the group's run returns.
         serving.cancel()
         _ = try? await serving.value
-        await authorizationServer.stop()
     }
 }
