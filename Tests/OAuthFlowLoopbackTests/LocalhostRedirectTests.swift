@@ -51,16 +51,16 @@ import Testing
         // A port below Linux's ephemeral range (32768–60999), free on both addresses: the rest of the run's outgoing
         // connections take ephemeral ports as their own, and one took this test's port on 127.0.0.1 in the moment
         // it was let go, which failed the test for the wrong reason.
-        var quiet: Int?
-        for _ in 0..<50 where quiet == nil {
+        // The port is taken on ::1 in the same try: once, in a full run, it was no longer free there a moment after the
+        // probe let it go (another test's listener, or the probe's close not yet done), so a taken port is another try.
+        var held: LoopbackReceiver?
+        for _ in 0..<50 where held == nil {
             let candidate = Int.random(in: 20_000..<30_000)
-            if let probe = try? await LoopbackReceiver.start(host: "localhost", port: candidate) {
-                await probe.close()
-                quiet = candidate
-            }
+            guard let probe = try? await LoopbackReceiver.start(host: "localhost", port: candidate) else { continue }
+            await probe.close()
+            held = try? await LoopbackReceiver.start(host: "[::1]", port: candidate)
         }
-        let port = try #require(quiet, "a free port below the ephemeral range")
-        let other = try await LoopbackReceiver.start(host: "[::1]", port: port)
+        let other = try #require(held, "a port below the ephemeral range, free on both addresses, then held on ::1")
         defer { Task { await other.close() } }
         await #expect(throws: LoopbackError.self) {
             let receiver = try await LoopbackReceiver.start(host: "localhost", port: other.port)
