@@ -496,6 +496,11 @@ private struct Composer {
         let entry = entries[mapping]
         let first = Int(entry.firstChild)
         let end = first + Int(entry.childCount)
+        var collectionKeys = 0
+        for position in stride(from: first, to: end, by: 2) where entries[Int(children[position])].kind != .scalar {
+            collectionKeys += 1
+        }
+        if collectionKeys > 1 { try checkDuplicateCollectionKeys(from: first, to: end) }
         // A descriptor's mappings hold a few keys: comparing each with those before it costs less
         // than hashing them (and allocates nothing); a long mapping (a hostile file's, say) is hashed.
         if entry.childCount <= 64 {
@@ -530,6 +535,42 @@ private struct Composer {
         throw YAMLSyntaxError(
             kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",
             line: Int(second.line), column: Int(second.column))
+    }
+
+    /// Refuses two keys that are collections (a `? ` key, which YAML allows and a descriptor never needs) holding the
+    /// same: the same kinds in the same shape, with the same scalar texts, as Yams compares them.
+    private func checkDuplicateCollectionKeys(from first: Int, to end: Int) throws(YAMLSyntaxError) {
+        var seen: Set<[UInt8]> = []
+        for position in stride(from: first, to: end, by: 2) {
+            let key = Int(children[position])
+            guard entries[key].kind != .scalar else { continue }
+            var form: [UInt8] = []
+            canonicalForm(of: key, into: &form)
+            guard seen.insert(form).inserted else {
+                let second = entries[key]
+                throw YAMLSyntaxError(
+                    kind: .duplicateKeys([second.kind == .mapping ? "(a mapping)" : "(a sequence)"]), context: nil, problem: "duplicate keys",
+                    line: Int(second.line), column: Int(second.column))
+            }
+        }
+    }
+
+    /// A node's kinds, shape and scalar texts, aliases followed, as bytes that are equal exactly when those are.
+    private func canonicalForm(of index: Int, into form: inout [UInt8]) {
+        let node = entries[index]
+        switch node.kind {
+        case .scalar:
+            form.append(0)
+            withUnsafeBytes(of: node.expandedBytes.littleEndian) { form.append(contentsOf: $0) }
+            let start = Int(node.textStart)
+            form.append(contentsOf: text[start..<(start + Int(node.expandedBytes))])
+        case .sequence, .mapping:
+            form.append(node.kind == .mapping ? 1 : 2)
+            withUnsafeBytes(of: node.childCount.littleEndian) { form.append(contentsOf: $0) }
+            for position in Int(node.firstChild)..<Int(node.firstChild + node.childCount) {
+                canonicalForm(of: Int(children[position]), into: &form)
+            }
+        }
     }
 
     // MARK: libyaml values

@@ -67,6 +67,21 @@ import Yams
         #expect(throws: YAMLSyntaxError.self) { try YAMLTree.compose("a: 1\n---\nb: 2\n") }
     }
 
+    /// Two keys that are collections (`? ` keys) holding the same are refused, as Yams refuses them; the random
+    /// mutations found the two composers disagreeing on a descriptor with `? scopes: [offline_access]` written twice.
+    @Test func repeatedCollectionKeysAreRefusedAsYamsRefusesThem() throws {
+        for text in ["a: 1\n? b: 1\n? b: 1\n", "? [x, y]\n? [x, y]\n", "? {b: [1, 2]}\n? {b: [1, 2]}\n", "? &k {b: 1}\n? *k\n"] {
+            let error = #expect(throws: YAMLSyntaxError.self, "\(text)") { try YAMLTree.compose(text) }
+            #expect(error?.problem == "duplicate keys", "\(text)")
+            #expect(throws: (any Error).self, "\(text)") { try Yams.compose(yaml: text, .basic) }
+        }
+        for text in ["? b: 1\n? b: 2\n", "? [x, y]\n? [y, x]\n", "? {b: 1}\n? [b, 1]\n", "? [x]\nx: 1\n"] {
+            let ours = try #require(try YAMLTree.compose(text)?.root, "\(text)")
+            let theirs = try #require(try Yams.compose(yaml: text, .basic), "\(text)")
+            #expect(Self.same(ours, theirs), "\(text)")
+        }
+    }
+
     @Test func repeatedKeysAreNamedAtTheirSecondOccurrence() throws {
         do {
             _ = try YAMLTree.compose("b: 1\na: 2\nb: 3\n'a': 4\n")
