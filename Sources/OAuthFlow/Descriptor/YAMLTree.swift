@@ -500,7 +500,11 @@ private struct Composer {
         for position in stride(from: first, to: end, by: 2) where entries[Int(children[position])].kind != .scalar {
             collectionKeys += 1
         }
-        if collectionKeys > 1 { try checkDuplicateCollectionKeys(from: first, to: end) }
+        // Each key's form holds its text with aliases followed: past the document's text limit (refused after composing)
+        // a hostile file could make the forms gigabytes, so such a mapping is left to that refusal.
+        if collectionKeys > 1, entry.expandedBytes <= DescriptorDocument.maximumExpandedBytes {
+            try checkDuplicateCollectionKeys(from: first, to: end)
+        }
         // A descriptor's mappings hold a few keys: comparing each with those before it costs less
         // than hashing them (and allocates nothing); a long mapping (a hostile file's, say) is hashed.
         if entry.childCount <= 64 {

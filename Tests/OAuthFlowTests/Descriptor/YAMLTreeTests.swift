@@ -82,6 +82,15 @@ import Yams
         }
     }
 
+    /// Collection keys that name a large text through an alias are not compared past the document's text limit: 40,000
+    /// of them naming 400 kB each took over a gigabyte before the comparison was bounded. The document is refused for
+    /// its expansion instead.
+    @Test(.timeLimit(.minutes(1))) func collectionKeysPastTheTextLimitAreLeftToTheExpansionCheck() throws {
+        let bomb = "s: &s " + String(repeating: "a", count: 400_000) + "\n" + (0..<40_000).map { "? [*s, k\($0)]\n" }.joined()
+        let root = try #require(try YAMLTree.compose(bomb)?.root)
+        #expect(root.expandedBytes > DescriptorDocument.maximumExpandedBytes)
+    }
+
     @Test func repeatedKeysAreNamedAtTheirSecondOccurrence() throws {
         do {
             _ = try YAMLTree.compose("b: 1\na: 2\nb: 3\n'a': 4\n")
