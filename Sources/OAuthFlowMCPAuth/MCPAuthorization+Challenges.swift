@@ -262,8 +262,9 @@ extension MCPAuthorization {
         if let methods = metadata.tokenEndpointAuthMethodsSupported, !methods.contains("none") {
             metadata.tokenEndpointAuthMethodsSupported = methods + ["none"]
         }
-        var id = "mcp-" + DescriptorDraft.suggestedID(for: server.issuer)
-        if id.count > 100 { id = String(id.prefix(100)) }
+        // One id per exact issuer: the sessions of two servers whose issuers differ only in port, scheme or punctuation
+        // never share a key, so one's refresh token is never loaded for the other (TokenManager refuses it besides).
+        let id = DescriptorDraft.exactID(prefix: "mcp-", for: server.issuer)
         let draft: DescriptorDraft
         do {
             draft = try DescriptorDraft(id: id, issuer: server.issuer, metadata: metadata, metadataURL: server.url, mode: server.mode, readAt: now)

@@ -42,7 +42,7 @@ extension WebSignIn {
         let session = StoredSession(
             key: key, variables: provider.variables, clientID: client.configuration.clientID, redirectURI: client.configuration.redirectURI,
             tokens: outcome.tokens, updatedAt: clock.now(), clientAuthentication: try? client.configuration.authenticationMethod(for: provider),
-            providerSession: outcome.idToken.map(ProviderSession.init))
+            providerSession: outcome.idToken.map(ProviderSession.init), authorizationServer: provider.authorizationServer)
         do {
             try await sessions.save(session)
         } catch {

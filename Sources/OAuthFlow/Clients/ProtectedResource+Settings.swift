@@ -64,6 +64,10 @@ extension ProtectedResource {
         // The resource URL only names the API in challenges and metadata, which a single check never shows.
         let named = audience.flatMap(URL.init(string:)).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
         let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
+        var descriptor = descriptor
+        // `format: both` verifies a JWT with the provider's keys and never introspects it: such a token needs no
+        // introspection client, so none is looked for.
+        if descriptor.accessTokens.format == .both, (try? CompactJWS(token.value)) != nil { descriptor.accessTokens.format = .jwt }
         let resource = try configured(
             descriptors: [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0),
             overrides: [descriptor.id: overrides], resolver: resolver, environment: environment)

@@ -198,17 +198,9 @@ package enum DescriptorSchema {
         Field(
             "pick_where", .string(pattern: "^[A-Za-z0-9_]+$"),
             "When the answer is a list: use its first element whose field of this name is `true` (GitHub: `primary`)."),
-    ]
-
-    static let discoveryFields: [Field] = [
         Field(
-            "mode", default: ProviderDescriptor.Discovery().mode,
-            "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
-        ),
-        Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
-        Field(
-            "lacks", .list(.choice(of: ProviderDescriptor.Discovery.Endpoint.self)), default: "[]",
-            "Endpoints the provider's discovery document does not name (`revocation_endpoint`, `end_session_endpoint`), as its published document or documentation shows. Read by the catalog only: its Revocation or Logout column says `no` for them rather than `not stated`."
+            "list", .string(pattern: "^[A-Za-z0-9_]+$"),
+            "When the answer is an object holding the list: the member that holds it, which `pick_where` (required with it) picks from (Bitbucket's paginated `values`)."
         ),
     ]
 
@@ -412,6 +404,10 @@ package enum DescriptorSchema {
         Field(
             "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
             "How long, in seconds, an inactive (`active: false`) answer is reused."),
+        Field(
+            "introspected_audience", default: ProviderDescriptor.AccessTokenSettings().introspectedAudience,
+            "Whether an introspection answer must name the API in `aud`: `required` refuses one that names no audience, since nothing then says the token is meant for this API; `may_be_absent` accepts it for a server whose introspection never names one, and the accepted principal says the audience went unchecked. An `aud` that is present must name the API either way."
+        ),
     ]
 
     static let revocationDefaults = ProviderDescriptor.RevocationSettings()
@@ -497,6 +493,14 @@ package enum DescriptorSchema {
             "default_token_type", .choice(["Bearer"]),
             "The `token_type` to assume when a token answer has none (RFC 6749 §5.1 requires one; Shopify, Atlassian and WorkOS leave it out). Without it such an answer is refused."
         ),
+        Field(
+            "scope_separator", .choice([",", " "]), default: "the request's `scopes.separator`",
+            "What stands between the granted scopes in an answer's `scope`, when the provider answers otherwise than it is asked (GitHub and LinkedIn answer `email,openid,profile`). The answer is split on it and on spaces (RFC 6749 §3.3), so the granted scopes, and the resources they open, are read one by one."
+        ),
+        Field(
+            "zero_expires_in", default: ProviderDescriptor.TokenResponse().zeroExpiresIn,
+            "What `expires_in: 0` means: `spent` (RFC 6749 §5.1, a lifetime of 0 seconds: the token serves the request at hand and is never cached or reused), or `no_expiry` for a provider that documents 0 as a token that does not expire (Mailchimp)."
+        ),
     ]
 
     static let userinfoDefaults = ProviderDescriptor.Userinfo()
@@ -542,7 +546,14 @@ package enum DescriptorSchema {
             "state", .boolean, default: "\(securityDefaults.state)",
             "Read by lint only: `false` is allowed only when PKCE is required (rule `state_without_pkce`); the engine always sends and checks `state`."
         ),
-        Field("nonce", .boolean, default: "true for oidc, false for oauth2", "Send and check `nonce` in the ID token."),
+        Field(
+            "nonce", .boolean, default: "true for oidc, false for oauth2",
+            "Send `nonce` and check it in the ID token. An `oidc` provider keeps it on: resolving one with `false` fails, as its ID tokens would go unchecked for replay (see `nonce_echoed`)."
+        ),
+        Field(
+            "nonce_echoed", .boolean, default: "true",
+            "Whether the provider's ID tokens carry the `nonce` sent (OpenID Connect Core §3.1.3.7). `false` is for a provider whose ID tokens never do (LinkedIn): the nonce is still sent and checked in a token that carries one, and a token without it is accepted after every other check (signature, `iss`, `aud`, `exp`); nothing but `state`, and PKCE where sent, then ties it to this sign-in. Only with `protocol: oidc` and `nonce: true`; lint rule `oidc_nonce` notes it."
+        ),
         Field(
             "iss_parameter", default: securityDefaults.issParameter,
             "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer; `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."

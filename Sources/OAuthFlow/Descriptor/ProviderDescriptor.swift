@@ -107,9 +107,12 @@ extension ProviderDescriptor {
             public var url: String
             /// When the answer is a JSON list: use its first element whose field of this name is `true`.
             public var pickWhere: String?
+            /// The member of the answer that holds the list `pickWhere` picks from, for an answer that is an object
+            /// (Bitbucket's paginated `values`); nil when the answer is the list itself.
+            public var list: String?
 
             enum CodingKeys: String, CodingKey {
-                case url, pickWhere = "pick_where"
+                case url, pickWhere = "pick_where", list
             }
         }
 
@@ -134,7 +137,7 @@ extension ProviderDescriptor {
             extraCall = try o.object(CodingKeys.extraCall) { extra in
                 ExtraCall(
                     url: try extra.required(ExtraCall.CodingKeys.url, extra.string),
-                    pickWhere: try extra.string(ExtraCall.CodingKeys.pickWhere))
+                    pickWhere: try extra.string(ExtraCall.CodingKeys.pickWhere), list: try extra.string(ExtraCall.CodingKeys.list))
             }
         }
 
@@ -169,44 +172,6 @@ public enum ProviderProtocol: String, Sendable, Hashable, Codable, CaseIterable 
 }
 
 extension ProviderDescriptor {
-    /// Where the server's metadata is published.
-    public struct Discovery: Sendable, Hashable, Codable {
-        public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
-            /// `{issuer}/.well-known/openid-configuration`.
-            case oidc
-            /// `https://host/.well-known/oauth-authorization-server/{issuer path}` (RFC 8414 §3).
-            case rfc8414
-            case none
-        }
-
-        /// An endpoint the catalog reports on.
-        public enum Endpoint: String, Sendable, Hashable, Codable, CaseIterable {
-            /// `revocation_endpoint` (RFC 7009, RFC 8414).
-            case revocation
-            /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
-            case endSession = "end_session"
-        }
-
-        public var mode: Mode = .none
-        public var url: String?
-        /// The endpoints the provider's discovery document does not name, as the descriptor records them:
-        /// the catalog says `no` for them instead of `not stated`.
-        public var lacks: [Endpoint] = []
-
-        public init(mode: Mode = .none, url: String? = nil, lacks: [Endpoint] = []) {
-            self.mode = mode
-            self.url = url
-            self.lacks = lacks
-        }
-
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            mode = try o.choice(CodingKeys.mode) ?? Self().mode
-            url = try o.string(CodingKeys.url)
-            lacks = try o.choices(CodingKeys.lacks) ?? []
-        }
-    }
 
     /// Static endpoint URL templates.
     public struct Endpoints: Sendable, Hashable, Codable {
@@ -566,8 +531,19 @@ extension ProviderDescriptor {
             case plain
         }
 
+        /// Whether an introspection answer must name the API in `aud`.
+        public enum IntrospectedAudience: String, Sendable, Hashable, Codable, CaseIterable {
+            /// An answer without `aud` is refused: nothing said the token was meant for this API.
+            case required
+            /// An answer without `aud` is accepted, and the principal says the audience went unchecked (a server
+            /// whose introspection never names one: LemonLDAP::NG). An answer with `aud` must still name the API.
+            case mayBeAbsent = "may_be_absent"
+        }
+
         public var format: Format = .jwt
         public var profile: Profile = .plain
+        /// Whether an introspection answer must name the API in `aud` (default `required`).
+        public var introspectedAudience: IntrospectedAudience = .required
         /// The JWS algorithms accepted, by name (never `none`, never HMAC).
         public var signingAlgs: [String] = ["RS256", "PS256", "ES256"]
         /// The API's audience when the descriptor states it (a template that may name variables).
@@ -582,6 +558,7 @@ extension ProviderDescriptor {
         enum CodingKeys: String, CodingKey {
             case format, profile, signingAlgs = "signing_algs", audience, leeway
             case introspectionCache = "introspection_cache", inactiveCache = "inactive_cache"
+            case introspectedAudience = "introspected_audience"
         }
 
         public init() {}
@@ -600,6 +577,7 @@ extension ProviderDescriptor {
             leeway = try o.int(CodingKeys.leeway) ?? defaults.leeway
             introspectionCache = try o.int(CodingKeys.introspectionCache) ?? defaults.introspectionCache
             inactiveCache = try o.int(CodingKeys.inactiveCache) ?? defaults.inactiveCache
+            introspectedAudience = try o.choice(CodingKeys.introspectedAudience) ?? defaults.introspectedAudience
         }
     }
 
@@ -609,13 +587,27 @@ extension ProviderDescriptor {
             case json, form, auto
         }
 
+        /// What `expires_in: 0` means.
+        public enum ZeroExpiresIn: String, Sendable, Hashable, Codable, CaseIterable {
+            /// RFC 6749 §5.1: a lifetime of 0 seconds; the token is used for the request at hand and never kept for another.
+            case spent
+            /// The provider's own meaning (Mailchimp): the token does not expire.
+            case noExpiry = "no_expiry"
+        }
+
         public var format: Format = .json
         /// The `token_type` to assume when the answer has none (RFC 6749 §5.1 requires it; Shopify, Atlassian and
         /// WorkOS leave it out). Only `Bearer`.
         public var defaultTokenType: String?
+        /// What `expires_in: 0` means (default `spent`).
+        public var zeroExpiresIn: ZeroExpiresIn = .spent
+        /// What stands between the granted scopes in an answer's `scope`, when it is not the request's
+        /// `scopes.separator` (GitHub and LinkedIn answer `email,openid,profile`); nil for the request's.
+        public var scopeSeparator: String?
 
         enum CodingKeys: String, CodingKey {
-            case format, defaultTokenType = "default_token_type"
+            case format, defaultTokenType = "default_token_type", zeroExpiresIn = "zero_expires_in"
+            case scopeSeparator = "scope_separator"
         }
 
         public init() {}
@@ -625,6 +617,8 @@ extension ProviderDescriptor {
         init(plain o: PlainObject) throws {
             format = try o.choice(CodingKeys.format) ?? Self().format
             defaultTokenType = try o.string(CodingKeys.defaultTokenType)
+            zeroExpiresIn = try o.choice(CodingKeys.zeroExpiresIn) ?? Self().zeroExpiresIn
+            scopeSeparator = try o.string(CodingKeys.scopeSeparator)
         }
     }
 
@@ -669,6 +663,9 @@ extension ProviderDescriptor {
         public var state: Bool = true
         /// Whether to send and check `nonce`; defaults to true for `oidc` providers.
         public var nonce: Bool?
+        /// Whether the provider's ID tokens carry the `nonce` sent (OpenID Connect Core §3.1.3.7). `false` (LinkedIn)
+        /// accepts an ID token without one; the nonce is still sent, and checked in a token that carries it.
+        public var nonceEchoed = true
         public var issParameter: IssuerParameter = .ifPresent
         /// ID token algorithms accepted (`none` never is).
         public var idTokenAlgs: [String] = ["RS256", "ES256"]
@@ -690,7 +687,8 @@ extension ProviderDescriptor {
         public var profile: SecurityProfile?
 
         enum CodingKeys: String, CodingKey {
-            case pkce, pkceMethod = "pkce_method", state, nonce, issParameter = "iss_parameter", idTokenAlgs = "id_token_algs"
+            case pkce, pkceMethod = "pkce_method", state, nonce, nonceEchoed = "nonce_echoed", issParameter = "iss_parameter"
+            case idTokenAlgs = "id_token_algs"
             case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", dpop
             case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer", profile
             case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
@@ -709,6 +707,7 @@ extension ProviderDescriptor {
             pkceMethod = try o.choice(CodingKeys.pkceMethod) ?? defaults.pkceMethod
             state = try o.bool(CodingKeys.state) ?? defaults.state
             nonce = try o.bool(CodingKeys.nonce)
+            nonceEchoed = try o.bool(CodingKeys.nonceEchoed) ?? defaults.nonceEchoed
             issParameter = try o.choice(CodingKeys.issParameter) ?? defaults.issParameter
             idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? defaults.idTokenAlgs
             issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? defaults.issuerAliases

@@ -139,7 +139,7 @@ extension OAuthClient {
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                    defaultTokenType: provider.policy.defaultTokenType,
+                    defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: pending.scopes, previous: nil, now: clock.now())
             }, key: pending.proofKey)
         // Callback parameters every refresh sends (`token_request.callback_params_on_refresh`), kept with the tokens.

@@ -213,7 +213,7 @@ extension OAuthClient {
             let tokens = try bound(
                 TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                    defaultTokenType: provider.policy.defaultTokenType,
+                    defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: authorization.scopes, previous: nil, now: clock.now()), key: proofKey)
             var verified: IDTokenClaims?
             if provider.isOpenIDConnect, let idToken = tokens.idToken {

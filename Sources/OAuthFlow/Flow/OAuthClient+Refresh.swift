@@ -50,7 +50,7 @@ extension OAuthClient {
         let parse = { @Sendable (response: TransportResponse) throws -> TokenSet in
             try TokenResponseParser.tokenSet(
                 from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                defaultTokenType: provider.policy.defaultTokenType,
+                defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                 requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }
         /// What may be kept before the ID token is checked.

@@ -210,7 +210,7 @@ extension OAuthClient {
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
                     from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
-                    defaultTokenType: provider.policy.defaultTokenType,
+                    defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
             }, key: proofKey)
         logger.debug(

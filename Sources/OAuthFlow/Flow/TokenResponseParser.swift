@@ -64,7 +64,8 @@ enum TokenResponseParser {
     ///     the server does not rotate it, and so is its ID token when no new one comes.
     static func tokenSet(
         from response: TransportResponse, format: ProviderDescriptor.TokenResponse.Format, separator: String, defaultTokenType: String? = nil,
-        requestedScopes: [String], previous: TokenSet?, now: Date, acceptsNotApplicable: Bool = false
+        zeroExpiresIn: ProviderDescriptor.TokenResponse.ZeroExpiresIn = .spent, requestedScopes: [String], previous: TokenSet?, now: Date,
+        acceptsNotApplicable: Bool = false
     ) throws -> TokenSet {
         let fields = try fields(of: response, format: format)
         if let error = serverError(in: fields, status: response.status) { throw error }
@@ -93,13 +94,13 @@ enum TokenResponseParser {
                 "the token type `\(TerminalText.escaped(String(tokenType.prefix(40))))` is not supported; only Bearer and DPoP are")
         }
         var expiresAt: Date?
-        // JSON null is an absent member; a lifetime of 0 seconds is one no token could be used for, and the
-        // providers that send it (Mailchimp) mean that the token does not expire: both state no lifetime.
+        // JSON null is an absent member. A lifetime of 0 seconds is spent at once (RFC 6749 §5.1): the token serves the
+        // request at hand and is never reused; a provider that means "no expiry" by it says so in its descriptor.
         if let expires = fields["expires_in"], expires != .null {
             guard let seconds = expires.numberValue, seconds.isFinite, seconds >= 0 else {
                 throw FlowError(.invalidTokenResponse, "the token response's `expires_in` is not a number of seconds: \(expires)")
             }
-            if seconds > 0 { expiresAt = now.addingTimeInterval(min(seconds, maximumLifetime)) }
+            if seconds > 0 || zeroExpiresIn == .spent { expiresAt = now.addingTimeInterval(min(seconds, maximumLifetime)) }
         }
         let scopes: [String]
         if let scope = fields["scope"], scope != .null {

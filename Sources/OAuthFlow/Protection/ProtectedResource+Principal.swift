@@ -31,6 +31,11 @@ extension ProtectedResource {
         /// Every claim (or introspection member), as it came.
         public let claims: [String: JSONValue]
 
+        /// Whether the token was shown to be for this API: its `aud` named the API's audience. False only for an
+        /// introspection answer without `aud`, accepted because the provider's descriptor says its answers never
+        /// name one (`access_tokens.introspected_audience: may_be_absent`).
+        public var isAudienceChecked: Bool { !audiences.isEmpty }
+
         /// Whether every scope of `required` was granted.
         public func hasScopes(_ required: [String]) -> Bool {
             required.allSatisfy(scopes.contains)

@@ -164,8 +164,14 @@ final class TrustedProvider: Sendable {
             guard audiences.contains(where: { ConstantTime.equals($0, audience) }) else {
                 throw refuse("the token is not for this API (`aud` lacks `\(audience)`)")
             }
-        } else if jwt {
-            throw refuse("the token has no `aud`, so it is not shown to be for this API")
+        } else if jwt || policy.introspectedAudience == .required {
+            // An API that states its audience accepts only a token someone said was meant for it: a JWT's `aud`, or the
+            // introspection answer's, unless the descriptor says this server's answers never name one.
+            throw refuse(
+                jwt
+                    ? "the token has no `aud`, so it is not shown to be for this API"
+                    : "the introspection answer names no `aud`, so the token is not shown to be for this API (a provider whose introspection never names one says `access_tokens.introspected_audience: may_be_absent`)"
+            )
         }
         // RFC 7519 §4.1, RFC 9068 §2.2, RFC 7662 §2.2: these are strings; a number in their place is read by nobody the same way.
         for name in Self.stringClaims {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Yams
 
@@ -7,8 +8,10 @@ import Yams
 /// The descriptor names the issuer with `discovery`, so every endpoint comes from the live document when the
 /// provider is used, and states what the document said when it was read: the grants, PKCE, the client
 /// authentication methods, the scopes, RFC 9207 `iss`, the ID token and DPoP algorithms, logout and
-/// revocation. It says nothing the document does not say. ``read(issuer:id:environment:)`` fetches and
-/// checks the document; `OAuthFlowLint` lints the text and writes the file (`OAuth.addProvider(issuer:)`).
+/// revocation. It says nothing the document does not say, except what the caller knows and says
+/// (``Options``): the loopback port its redirect URI names, and what the server takes that its metadata
+/// leaves out (``Assumption``), each recorded under `discovery.lacks`. ``read(issuer:id:options:environment:)``
+/// fetches and checks the document; `OAuthFlowLint` lints the text and writes the file (`OAuth.addProvider(issuer:)`).
 ///
 /// Text from the server never reaches the YAML unquoted: the file is emitted with Yams from nodes, server
 /// strings as double-quoted scalars, and only values OAuthFlow knows (its grant types, methods and
@@ -27,6 +30,19 @@ public struct DescriptorDraft: Sendable, Hashable {
     public let text: String
     /// What the document left open or what the draft left out, one sentence each (also in the header comment).
     public let notes: [String]
+    /// What the draft was told beyond the document.
+    public let options: Options
+    /// The redirect URI to register at the server for sign-ins: the loopback address with the port fixed by
+    /// ``Options/loopbackPort``, or without a port when it is ephemeral (a server following RFC 8252 §7.3 then takes
+    /// any). Nil when the server takes no authorization code grant.
+    public let redirectURI: URL?
+    /// The client authentication methods written, in the order a client chooses: a public client can sign in only
+    /// when `none` is among them; otherwise a confidential one needs the credential of one of the others.
+    public let clientAuthMethods: [ProviderDescriptor.ClientAuth.Method]
+    /// What the document leaves open that the draft did not assume, and that a sign-in may need: `none` unlisted
+    /// (a public client is refused before anything is sent), `offline_access` unlisted (no refresh token is asked
+    /// for). Draft again with the assumption (``Options/assuming``) when the server takes it all the same.
+    public let openAssumptions: [Assumption]
 
     /// The scopes asked for by default when the server lists them: an OpenID Connect sign-in with a profile.
     static let defaultScopes = ["openid", "profile", "email"]
@@ -42,23 +58,28 @@ public struct DescriptorDraft: Sendable, Hashable {
     static let assertionAlgorithms = JWSAlgorithm.clientAssertion.map(\.rawValue)
     static let dpopAlgorithms = JWSAlgorithm.dpopKey.map(\.rawValue)
 
-    /// Builds the descriptor from a document already read and checked (``read(issuer:id:environment:)`` does both).
+    /// Builds the descriptor from a document already read and checked (``read(issuer:id:options:environment:)`` does both).
     ///
     /// - Parameters:
     ///   - revocationElsewhere: Whether the issuer's other metadata document names a revocation endpoint
     ///     (the resolver reads it when this one names none).
+    ///   - options: What the caller knows beyond the document; by default nothing, and an ephemeral loopback port.
     /// - Throws: ``DiscoveryError`` `invalidDocument` when the document leaves nothing OAuthFlow can use: no
     ///   grant, no client authentication, no PKCE S256, no ID token algorithm it accepts.
     package init(
         id: String, issuer: URL, metadata: ServerMetadata, metadataURL: URL, mode: ProviderDescriptor.Discovery.Mode, readAt: Date,
-        revocationElsewhere: Bool = false
+        revocationElsewhere: Bool = false, options: Options = Options(loopbackPort: nil)
     ) throws {
         self.id = id
         self.issuer = issuer
         self.metadataURL = metadataURL
         self.discoveryMode = mode
         self.readAt = readAt
+        self.options = options
         var notes: [String] = []
+        var open: [Assumption] = []
+        // Values the server takes, as the caller says, that the document's lists leave out: recorded under `discovery.lacks`.
+        var unlisted: [(ProviderDescriptor.Discovery.Listing, String)] = []
         let oidc = mode == .oidc
         func refuse(_ message: String) -> DiscoveryError {
             DiscoveryError(.invalidDocument, "\(metadataURL.absoluteString): \(message)")
@@ -71,12 +92,11 @@ public struct DescriptorDraft: Sendable, Hashable {
             ("protocol", Self.plain(oidc ? "oidc" : "oauth2")),
             ("issuer", Self.quoted(issuer.absoluteString)),
         ]
-        var discovery: [(String, Node)] = [("mode", Self.plain(mode.rawValue))]
         var lacks: [String] = []
         if metadata.revocationEndpoint == nil, !revocationElsewhere { lacks.append("revocation") }
         if oidc, metadata.endSessionEndpoint == nil { lacks.append("end_session") }
-        if !lacks.isEmpty { discovery.append(("lacks", Self.list(lacks))) }
-        root.append(("discovery", Self.mapping(discovery)))
+        // `discovery` goes here, once the lists' gaps are known.
+        let discoveryPosition = root.count
 
         // Scopes: OpenID Connect's own when the server lists them (`openid` always, which OIDC servers must take).
         var scopes: [(String, Node)] = []
@@ -88,7 +108,18 @@ public struct DescriptorDraft: Sendable, Hashable {
             notes.append("The server publishes no scopes_supported: scopes.default asks for openid alone; add profile and email if it takes them.")
         }
         if !defaults.isEmpty { scopes.append(("default", Self.list(defaults))) }
-        if supported?.contains("offline_access") == true {
+        // A refresh token needs the grant: RFC 8414's default list (no list) is the descriptor's, which has it.
+        let refreshes = metadata.grantTypesSupported.map { $0.contains(GrantType.refreshToken.rawValue) } ?? true
+        let listsOffline = supported?.contains("offline_access") == true
+        let assumesOffline = oidc && refreshes && !listsOffline && options.assuming.contains(.offlineAccess)
+        if oidc, refreshes, !listsOffline, !assumesOffline {
+            open.append(.offlineAccess)
+            notes.append(
+                "The server does not list offline_access in scopes_supported, so sign-ins ask for no refresh token; if it grants one for offline_access all the same, draft the descriptor again assuming so."
+            )
+        }
+        if assumesOffline, supported != nil { unlisted.append((.scopes, "offline_access")) }
+        if listsOffline || assumesOffline {
             // OpenID Connect Core §11: a client asking for offline_access sends prompt=consent, unless the
             // server's documentation says it grants refresh tokens without it.
             scopes.append(
@@ -132,9 +163,18 @@ public struct DescriptorDraft: Sendable, Hashable {
                 "The server publishes no token_endpoint_auth_methods_supported, which means client_secret_basic alone (RFC 8414 §2); add `none` to client_auth.methods if it takes public clients."
             )
         }
-        if signsIn, !methods.contains(.none), metadata.tokenEndpointAuthMethodsSupported != nil {
-            notes.append(
-                "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key).")
+        if signsIn, !methods.contains(.none) {
+            if options.assuming.contains(.publicClients) {
+                methods.insert(.none, at: 0)
+                if metadata.tokenEndpointAuthMethodsSupported != nil { unlisted.append((.tokenEndpointAuthMethods, "none")) }
+            } else {
+                open.append(.publicClients)
+                if metadata.tokenEndpointAuthMethodsSupported != nil {
+                    notes.append(
+                        "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key), or, if the server takes public clients all the same, draft the descriptor again assuming so."
+                    )
+                }
+            }
         }
         var clientAuth: [(String, Node)] = [("methods", Self.list(methods.map(\.rawValue)))]
         if methods.contains(where: \.usesAssertion), let algorithms = metadata.tokenEndpointAuthSigningAlgValuesSupported {
@@ -150,6 +190,7 @@ public struct DescriptorDraft: Sendable, Hashable {
         }
         guard !methods.isEmpty else { throw refuse("no client authentication OAuthFlow has is left") }
         root.append(("client_auth", Self.mapping(clientAuth)))
+        clientAuthMethods = methods
 
         // The checks.
         var security: [(String, Node)] = []
@@ -187,6 +228,17 @@ public struct DescriptorDraft: Sendable, Hashable {
         }
         if !security.isEmpty { root.append(("security", Self.mapping(security))) }
 
+        // The redirect URI, with the port fixed so that it can be registered exactly.
+        if signsIn, let port = options.loopbackPort {
+            root.append(("redirect", Self.mapping([("loopback", Self.mapping([("port", Self.plain(String(port)))]))])))
+            redirectURI = URL(string: "http://127.0.0.1:\(port)\(ProviderDescriptor.Loopback().path)")
+            notes.append(
+                "Sign-ins send the redirect URI http://127.0.0.1:\(port)\(ProviderDescriptor.Loopback().path): register it at the server. The port is fixed, as servers that compare redirect URIs exactly (port included) need; `port: ephemeral` suits a server that takes any loopback port (RFC 8252 §7.3)."
+            )
+        } else {
+            redirectURI = signsIn ? URL(string: "http://127.0.0.1\(ProviderDescriptor.Loopback().path)") : nil
+        }
+
         // Logout channels the document says the server has.
         let channels: [(String, Bool?)] = [
             ("backchannel_logout_supported", metadata.backchannelLogoutSupported),
@@ -200,7 +252,21 @@ public struct DescriptorDraft: Sendable, Hashable {
         let logout = channels.filter { $0.1 == true }.map { ($0.0, Self.plain("true")) }
         if oidc, !logout.isEmpty { root.append(("logout", Self.mapping(logout))) }
 
+        var discovery: [(String, Node)] = [("mode", Self.plain(mode.rawValue))]
+        var entries = lacks.map(Self.plain)
+        for listing in ProviderDescriptor.Discovery.Listing.allCases {
+            let values = unlisted.filter { $0.0 == listing }.map(\.1)
+            if !values.isEmpty { entries.append(Self.mapping([(listing.rawValue, Self.list(values))])) }
+        }
+        if !entries.isEmpty {
+            // A mapping among the entries reads best one per line.
+            let style: Node.Sequence.Style = entries.count == lacks.count ? .flow : .block
+            discovery.append(("lacks", .sequence(.init(entries, .implicit, style))))
+        }
+        root.insert(("discovery", Self.mapping(discovery)), at: discoveryPosition)
+
         self.notes = notes
+        self.openAssumptions = open
         let yaml = try Yams.serialize(node: Self.mapping(root), indent: 2, width: -1, allowUnicode: false)
         self.text = Self.header(issuer: issuer, metadataURL: metadataURL, readAt: readAt, notes: notes) + yaml
     }
@@ -208,7 +274,7 @@ public struct DescriptorDraft: Sendable, Hashable {
     /// The comment at the top of the file: where and when the document was read, and the notes.
     ///
     /// Comments cannot be quoted, so what goes in them is checked: the issuer and the document's URL have passed
-    /// ``read(issuer:id:environment:)``'s checks (no white space, no control characters), and are escaped again.
+    /// ``read(issuer:id:options:environment:)``'s checks (no white space, no control characters), and are escaped again.
     static func header(issuer: URL, metadataURL: URL, readAt: Date, notes: [String]) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
@@ -249,6 +315,17 @@ public struct DescriptorDraft: Sendable, Hashable {
         return id.isEmpty ? "provider" : id
     }
 
+    /// A provider id that names exactly one issuer: `prefix`, ``suggestedID(for:)`` for a reader, and 16 hex digits of
+    /// the SHA-256 of the issuer's exact text, so that issuers that differ only in scheme, port or punctuation
+    /// (`http://h:1` and `http://h:2`, `auth.example.com` and `auth-example.com`) never share an id, nor the
+    /// sessions and files keyed by it. At most 100 characters.
+    package static func exactID(prefix: String, for issuer: URL) -> String {
+        let digest = SHA256.hash(data: Data(issuer.absoluteString.utf8)).prefix(8)
+        let hex = digest.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
+        let readable = String((prefix + suggestedID(for: issuer)).prefix(100 - 17)).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        return readable + "-" + hex.joined()
+    }
+
     /// Whether `id` can name a provider (`^[a-z0-9][a-z0-9_-]*$`, as the descriptor's `id` must).
     public static func isValidID(_ id: String) -> Bool {
         guard let first = id.unicodeScalars.first, id.count <= 128 else { return false }
@@ -260,4 +337,38 @@ public struct DescriptorDraft: Sendable, Hashable {
     private static func quoted(_ text: String) -> Node { .scalar(.init(text, .implicit, .doubleQuoted)) }
     private static func list(_ items: [String]) -> Node { .sequence(.init(items.map(plain), .implicit, .flow)) }
     private static func mapping(_ pairs: [(String, Node)]) -> Node { .mapping(.init(pairs.map { (plain($0.0), $0.1) }, .implicit, .block)) }
+}
+
+extension DescriptorDraft {
+    /// What the server takes that its metadata does not say, as the person adding it knows from the server's
+    /// documentation or configuration. Each is written into the descriptor and recorded under `discovery.lacks`
+    /// when the metadata's list leaves it out, so that `oauthflow lint --online --strict` names it instead of failing.
+    public enum Assumption: String, Sendable, Hashable, CaseIterable {
+        /// The server takes public clients (`none`: PKCE, no secret) although `token_endpoint_auth_methods_supported`
+        /// does not list `none` (LemonLDAP::NG lists only confidential methods): `client_auth.methods` starts with `none`.
+        case publicClients = "public_clients"
+        /// The server grants refresh tokens for the `offline_access` scope (OpenID Connect Core §11) although
+        /// `scopes_supported` does not list it: `scopes.offline` asks for it.
+        case offlineAccess = "offline_access"
+    }
+
+    /// What a draft is told beyond the document.
+    public struct Options: Sendable, Hashable {
+        /// The loopback port the redirect URI names (`redirect.loopback.port`), fixed so that it can be registered at
+        /// a server that compares redirect URIs exactly, port included; nil leaves the port ephemeral (RFC 8252 §7.3).
+        public var loopbackPort: Int?
+        /// What the server takes that its metadata leaves out.
+        public var assuming: Set<Assumption>
+
+        /// - Parameters:
+        ///   - loopbackPort: The redirect URI's port; ``DescriptorDraft/defaultLoopbackPort`` by default, nil for an ephemeral one.
+        ///   - assuming: What the server takes that its metadata leaves out.
+        public init(loopbackPort: Int? = DescriptorDraft.defaultLoopbackPort, assuming: Set<Assumption> = []) {
+            self.loopbackPort = loopbackPort
+            self.assuming = assuming
+        }
+    }
+
+    /// The loopback port a drafted descriptor fixes unless told otherwise.
+    public static let defaultLoopbackPort = 8765
 }

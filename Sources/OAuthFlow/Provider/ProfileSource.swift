@@ -20,6 +20,37 @@ package enum ProfileSource: Sendable, Hashable {
     package struct Path: Sendable, Hashable {
         package let root: String
         package let steps: [Step]
+
+        /// The first step, at any depth, of a path into the token answer that names a token or a secret
+        /// (`token.authed_user.refresh_token`, `token.data["accessToken"]`), or nil. Such a value is never sent
+        /// in a profile request nor shown in a profile: the engine keeps the answer's own tokens apart.
+        package var secretMember: String? {
+            guard root == "token" else { return nil }
+            for case .member(let name) in steps where Self.namesSecret(name) { return name }
+            return nil
+        }
+
+        /// Whether a member name is a token's or a secret's, however it is cased or joined (`refresh_token`,
+        /// `refreshToken`, `Refresh-Token`).
+        static func namesSecret(_ name: String) -> Bool {
+            let folded = String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
+            return secretNames.contains(folded)
+        }
+
+        private static let secretNames: Set<String> = [
+            "accesstoken", "refreshtoken", "idtoken", "clientsecret", "code", "devicecode", "subjecttoken", "actortoken",
+            "assertion", "clientassertion", "password",
+        ]
+    }
+
+    /// The paths it reads.
+    package var paths: [Path] {
+        switch self {
+        case .path(let path): return [path]
+        case .joined(let paths): return paths
+        case .template(let parts): return parts.compactMap { if case .value(let path) = $0 { return path } else { return nil } }
+        case .constant: return []
+        }
     }
 
     package enum Step: Sendable, Hashable {

@@ -14,6 +14,9 @@ extension Provider {
         public var pkce: ProviderDescriptor.Security.PKCEUse
         /// Whether a `nonce` is sent and checked in the ID token.
         public var nonce: Bool
+        /// Whether an ID token must carry the nonce sent (`security.nonce_echoed`): false accepts one without it
+        /// (LinkedIn's never carry it); a nonce a token carries is checked all the same.
+        public var nonceEchoed = true
         /// RFC 9207 handling of the callback's `iss`.
         public var issParameter: ProviderDescriptor.Security.IssuerParameter
         /// The algorithms an ID token may be signed with.
@@ -30,6 +33,8 @@ extension Provider {
         public var tokenResponseFormat: ProviderDescriptor.TokenResponse.Format
         /// The `token_type` assumed when a token answer has none (`token_response.default_token_type`); nil refuses such an answer.
         public var defaultTokenType: String? = nil
+        /// What `expires_in: 0` means (`token_response.zero_expires_in`).
+        public var zeroExpiresIn: ProviderDescriptor.TokenResponse.ZeroExpiresIn = .spent
         /// How userinfo (and the profile's extra call) is requested.
         /// The userinfo request (and the profile's extra call): the descriptor's `userinfo` section, its variables
         /// filled in; `{client_id}` and `{token.…}` placeholders are filled when the request is made.
@@ -120,6 +125,8 @@ extension Provider {
             public var introspectionCache: TimeInterval
             /// How long an inactive introspection answer is reused.
             public var inactiveCache: TimeInterval
+            /// Whether an introspection answer must name the API in `aud` (`access_tokens.introspected_audience`).
+            public var introspectedAudience: ProviderDescriptor.AccessTokenSettings.IntrospectedAudience = .required
         }
 
         /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
@@ -164,6 +171,12 @@ extension Provider {
             public var offlineParameters: [String: String]
             /// When requests carry the scope parameter (`scopes.parameter`).
             public var parameter: ProviderDescriptor.Scopes.Parameter = .whenListed
+            /// What stands between the granted scopes in a token answer's `scope` when the provider answers otherwise
+            /// than it is asked (`token_response.scope_separator`); nil for ``separator``.
+            public var answerSeparator: String? = nil
+
+            /// What a token answer's `scope` is split on, besides spaces: ``answerSeparator``, else ``separator``.
+            public var grantedSeparator: String { answerSeparator ?? separator }
 
             /// `scopes` joined with the provider's separator.
             public func joined(_ scopes: [String]) -> String { scopes.joined(separator: separator) }
@@ -261,6 +274,9 @@ package struct ProfileMapping: Sendable, Hashable {
     public var extraCall: URL?
     /// When the extra call answers with a list: use its first element whose field of this name is `true`.
     public var extraCallPickWhere: String?
+    /// The member of the extra call's answer holding the list ``extraCallPickWhere`` picks from (Bitbucket's
+    /// `values`); nil when the answer is the list.
+    public var extraCallList: String? = nil
 
     /// Every source, with the profile field it fills.
     public var sources: [(field: String, source: String)] {

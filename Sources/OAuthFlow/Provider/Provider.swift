@@ -168,6 +168,12 @@ public struct Provider: Sendable, Hashable {
         }
     }
 
+    /// Names the authorization server that issues this provider's tokens, as a ``StoredSession`` records it: the
+    /// issuer identifier, else the discovery document's URL, else the token endpoint. Discovery does not change it.
+    public var authorizationServer: String? {
+        issuer?.absoluteString ?? discovery?.url.absoluteString ?? endpoints.token?.absoluteString
+    }
+
     /// The discovery document's URL, when the descriptor asks for discovery.
     public var discoveryURL: URL? { discovery?.url }
 

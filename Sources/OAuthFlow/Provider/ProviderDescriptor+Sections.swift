@@ -89,7 +89,12 @@ extension ProviderDescriptor.Profile {
             // A field left at its default sources is not read again for each descriptor (a test reads those once).
             for (index, source) in sources.enumerated() {
                 do {
-                    _ = try ProfileSource(parsing: source)
+                    let parsed = try ProfileSource(parsing: source)
+                    if let member = parsed.paths.lazy.compactMap(\.secretMember).first {
+                        refusals.refuse(
+                            ["profile", field], item: String(index),
+                            "names `\(member)` of the token answer, a token or a secret, which a profile never shows")
+                    }
                 } catch {
                     refusals.refuse(["profile", field], item: String(index), "cannot be read: \(error.reason)")
                 }
@@ -288,7 +293,8 @@ extension ProviderDescriptor.AccessTokenSettings {
         let audience = audience.map { refusals.filled($0, ["access_tokens", "audience"]) }
         return .init(
             format: format, profile: profile, algorithms: algorithms, audience: audience, leeway: TimeInterval(leeway),
-            introspectionCache: TimeInterval(introspectionCache), inactiveCache: TimeInterval(inactiveCache))
+            introspectionCache: TimeInterval(introspectionCache), inactiveCache: TimeInterval(inactiveCache),
+            introspectedAudience: introspectedAudience)
     }
 }
 

@@ -107,7 +107,7 @@ extension ProviderDescriptor {
             profile: ProfileMapping(
                 subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified,
                 picture: profile.picture, extraCall: try url(profile.extraCall?.url, "profile.extra_call.url"),
-                extraCallPickWhere: profile.extraCall?.pickWhere),
+                extraCallPickWhere: profile.extraCall?.pickWhere, extraCallList: profile.extraCall?.list),
             issuers: IssuerMatcher(issuer: issuerURL, aliases: security.issuerAliases, template: security.idTokenIssuer),
             resources: ResourceMap(entries), isDiscovered: !usesDiscovery)
     }
@@ -165,12 +165,17 @@ extension ProviderDescriptor {
         let dpopPolicy = security.dpopPolicy(&found)
         let accessTokenPolicy = accessTokens.resolved(&found)
         let generatedSecret = clientAuth.generatedSecretPolicy(&found)
-        let logoutPolicy = logout.resolved(endSession: endpoints.endSession != nil, &found)
+        var logoutPolicy = logout.resolved(endSession: endpoints.endSession != nil, &found)
+        let declared = Set(self.variables.keys)
+        let authorizationParameters = found.filledParameters(authorization.extraParams, at: ["authorization", "extra_params"], declared: declared)
+        logoutPolicy.parameters = found.filledParameters(logout.extraParams, at: ["logout", "extra_params"], declared: declared)
+        security.checkNonce(protocol: `protocol`, &found)
+        profile.checkExtraCall(&found)
         let requestParameters = requestParameterPolicy(&found)
         refuseContradictions(ofSecurityProfile: &found)
         refusals += found.errors
         var policy = Provider.Policy(
-            grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorization.extraParams,
+            grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorizationParameters,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
             idTokenAlgorithms: idTokenAlgorithms, clientAuthMethods: clientAuth.supported, clientAssertion: clientAssertion,
             serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix), tokenRequest: tokenRequestShape,
@@ -183,7 +188,10 @@ extension ProviderDescriptor {
             pushedAuthorization: authorization.pushed, dpop: dpopPolicy, accessTokens: accessTokenPolicy, logout: logoutPolicy,
             generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType
+        policy.zeroExpiresIn = tokenResponse.zeroExpiresIn
         policy.revocation = revocationSettings
+        policy.nonceEchoed = security.nonceEchoed
+        policy.scopes.answerSeparator = tokenResponse.scopeSeparator
         policy.callbackSignature = authorization.callbackSignature
         policy.authorizationDetailsTypes = authorization.detailsTypes
         policy.certificateBoundTokens = security.tlsClientCertificateBoundAccessTokens

@@ -12,10 +12,6 @@ package struct RequestTemplate: Sendable, Hashable {
 
     package let parts: [Part]
 
-    /// The token answer's members a placeholder may not name: the tokens themselves go where
-    /// `userinfo.placement` says, and the others are secrets the engine never keeps.
-    static let refusedMembers: Set<String> = ["access_token", "refresh_token", "id_token", "client_secret", "code"]
-
     /// - Throws: A sentence saying what is wrong, for the resolver's refusal.
     package init(parsing text: String) throws(ProfileSourceProblem) {
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -31,8 +27,11 @@ package struct RequestTemplate: Sendable, Hashable {
                 parts.append(.clientID)
             } else if Self.isFilledAtRequest(name) {
                 let path = try ProfileSource.path(name)
-                if case .member(let member)? = path.steps.first, Self.refusedMembers.contains(member) {
-                    throw ProfileSourceProblem("names `\(member)` of the token answer; the access token goes where `userinfo.placement` says")
+                // At any depth (`{token.authed_user.refresh_token}`): the access token goes where `userinfo.placement`
+                // says, and no other token or secret of the answer is sent.
+                if let member = path.secretMember {
+                    throw ProfileSourceProblem(
+                        "names `\(member)` of the token answer, a token or a secret, which is never sent; the access token goes where `userinfo.placement` says")
                 }
                 parts.append(.token(path))
             } else {

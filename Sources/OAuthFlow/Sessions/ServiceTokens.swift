@@ -302,6 +302,11 @@ public final class ServiceTokens: Sendable {
         }
     }
 
+    /// Whether `tokens` were issued with no lifetime at all (`expires_in: 0` read as RFC 6749 says): used once, never cached.
+    static func isSpent(_ tokens: TokenSet) -> Bool {
+        tokens.expiresAt.map { $0 <= tokens.issuedAt } ?? false
+    }
+
     /// Whether `tokens` stay valid for ``skew`` more seconds (half their lifetime, for tokens that live less than
     /// twice the skew, so that a short-lived token is still reused); a token with no expiry lives ``defaultLifetime``.
     private func usable(_ tokens: TokenSet) -> Bool {
@@ -320,13 +325,16 @@ public final class ServiceTokens: Sendable {
         if key.grant == .tokenExchange {
             let tokens = try await fetch(client)
             instruments.count(.serviceTokens, key.providerID, fetched)
-            remember(key, tokens)
+            if !Self.isSpent(tokens) { remember(key, tokens) }
             return tokens
         }
         let storeKey = key.sessionKey
         let lock = try await store.lock(storeKey)
         defer { lock.release() }
-        if let stored = try? await store.load(storeKey), stored.clientID == key.clientID, usable(stored.tokens) {
+        // Only a token this provider's server issued to this client: never one another server or client left under the key.
+        if let stored = try? await store.load(storeKey), stored.mismatch(with: client.provider, clientID: key.clientID) == nil,
+            usable(stored.tokens)
+        {
             logger.debug("service token cache hit in the store", metadata: Self.cacheMetadata(key))
             instruments.count(.serviceTokens, key.providerID, "stored")
             remember(key, stored.tokens)
@@ -334,6 +342,8 @@ public final class ServiceTokens: Sendable {
         }
         let tokens = try await fetch(client)
         instruments.count(.serviceTokens, key.providerID, fetched)
+        // A token that lives 0 seconds (`expires_in: 0`, RFC 6749 §5.1) serves this request and is kept nowhere.
+        if Self.isSpent(tokens) { return tokens }
         // A server may grant fewer scopes than asked: the token is kept under those it granted, so that a later
         // request for the scopes asked for does not get a token without some of them. (Scopes nobody asked for
         // are never a key: a server cannot fill another request's cache.)
@@ -355,7 +365,8 @@ public final class ServiceTokens: Sendable {
         remember(key, tokens)
         let session = StoredSession(
             key: savedUnder, variables: client.provider.variables, clientID: key.clientID, redirectURI: nil,
-            tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider))
+            tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider),
+            authorizationServer: client.provider.authorizationServer)
         do {
             try await store.save(session)
         } catch {

@@ -41,10 +41,16 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// back-channel and front-channel logout name. Nil without an ID token, and in sessions stored
     /// before OAuthFlow kept it.
     public var providerSession: ProviderSession?
+    /// The authorization server that issued the tokens, as ``Provider/authorizationServer`` names it. The refresh
+    /// token goes to that server alone, for ``clientID`` alone (RFC 6749 §10.4, RFC 9700 §4.14): a manager whose
+    /// provider or client is another refuses the session before anything is sent. Nil in sessions stored before
+    /// OAuthFlow kept it; the first refresh records it.
+    public var authorizationServer: String?
 
     public init(
         key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL?, tokens: TokenSet, updatedAt: Date,
-        clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil, providerSession: ProviderSession? = nil
+        clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil, providerSession: ProviderSession? = nil,
+        authorizationServer: String? = nil
     ) {
         self.formatVersion = Self.currentFormatVersion
         self.key = key
@@ -55,10 +61,27 @@ public struct StoredSession: Sendable, Hashable, Codable {
         self.updatedAt = updatedAt
         self.clientAuthentication = clientAuthentication
         self.providerSession = providerSession
+        self.authorizationServer = authorizationServer
     }
 
     /// The granted scopes.
     public var scopes: [String] { tokens.scopes }
+}
+
+extension StoredSession {
+    /// Why this session may not be used with `provider` and the client `clientID`, or nil when it may: its tokens
+    /// were issued by another authorization server, or to another client. Sending its refresh token, or
+    /// presenting its access token, for another server or client is what RFC 6749 §10.4 and RFC 9700 §4.14
+    /// forbid. A session stored before OAuthFlow recorded its server is held to its client alone.
+    package func mismatch(with provider: Provider, clientID: String) -> String? {
+        if let recorded = authorizationServer, let current = provider.authorizationServer, recorded != current {
+            return "it was issued by the authorization server \(TerminalText.escaped(recorded)), and the provider `\(provider.id)` is now \(TerminalText.escaped(current))"
+        }
+        if self.clientID != clientID {
+            return "it was issued to the client \(TerminalText.escaped(self.clientID)), and the client in use is \(TerminalText.escaped(clientID))"
+        }
+        return nil
+    }
 }
 
 /// The provider's side of a session: who signed in, and the provider's session id (`sid`), as the

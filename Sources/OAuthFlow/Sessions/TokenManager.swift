@@ -83,6 +83,7 @@ public actor TokenManager {
         guard let stored = try await task.value else {
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
+        try requireOwn(stored)
         if cached == nil { cached = stored }
         return cached ?? stored
     }
@@ -178,6 +179,7 @@ public actor TokenManager {
             cached = nil
             throw SessionError(.notSignedIn, "the session for \(key) was removed; sign in again")
         }
+        try requireOwn(latest)
         if let stale, latest.tokens.accessToken != stale, !latest.tokens.isExpired(at: clock.now(), skew: skew) {
             logger.debug("session already refreshed elsewhere", metadata: ["session": "\(key)"])
             countRefresh("joined")
@@ -206,6 +208,7 @@ public actor TokenManager {
             )
         }
         let clock = self.clock
+        let issuer = client.provider.authorizationServer
         let answer = RecordedAnswer()
         let tokens: TokenSet
         do {
@@ -219,6 +222,7 @@ public actor TokenManager {
                 received: { received in
                     var recorded = latest
                     recorded.tokens = received
+                    recorded.authorizationServer = recorded.authorizationServer ?? issuer
                     recorded.updatedAt = clock.now()
                     answer.session = recorded
                     do {
@@ -259,6 +263,7 @@ public actor TokenManager {
         var updated = latest
         updated.tokens = tokens
         updated.updatedAt = clock.now()
+        updated.authorizationServer = updated.authorizationServer ?? issuer
         adopt(updated)
         do {
             try await reservation.commit(updated)
@@ -316,6 +321,16 @@ public actor TokenManager {
             logger.info("gave up saving the refreshed session", metadata: ["session": "\(key)"])
         }
         return Self.saveRetryDelays.count
+    }
+
+    /// Refuses a session whose tokens another authorization server issued, or were issued to another client: its
+    /// refresh token must never reach this manager's token endpoint (RFC 6749 §10.4, RFC 9700 §4.14).
+    private func requireOwn(_ session: StoredSession) throws {
+        guard let reason = session.mismatch(with: client.provider, clientID: client.configuration.clientID) else { return }
+        logger.info("stored session refused: issued elsewhere", metadata: ["session": "\(key)"])
+        throw SessionError(
+            .sessionMismatch,
+            "the stored session \(key) cannot be used here: \(reason). Nothing was sent; sign in again to replace it")
     }
 
     private func adopt(_ session: StoredSession) {
@@ -451,7 +466,16 @@ public actor TokenManager {
     /// ``OAuthClient/EndSessionRequest/acceptsReturn(query:)``.
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
     public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
-        let current = try await session()
+        let current: StoredSession
+        do {
+            current = try await session()
+        } catch let error as SessionError where error.code == .sessionMismatch {
+            // Its tokens are not this provider's to revoke, nor its ID token this provider's hint: removed here only.
+            try await store.remove(key)
+            cached = nil
+            onChange?(nil)
+            return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
+        }
         // Discovery (and RFC 8414 metadata) only when the descriptor names no revocation endpoint.
         let revocation = try? await client.revocationEndpoint()
         var failure: (any Error)?
@@ -544,6 +568,9 @@ extension ErrorCode where Domain == SessionError {
     /// sent and the stored session is intact. After one: the manager keeps the new tokens in memory
     /// and retries saving them for a bounded time, as the message says.
     public static let storeUnavailable = Self("store_unavailable")
+    /// The stored session was issued by another authorization server than the provider's, or to another client
+    /// than the one in use; nothing was sent to anyone.
+    public static let sessionMismatch = Self("session_mismatch")
 }
 
 extension SessionError: CodedError {}

@@ -33,7 +33,7 @@ public struct SignInResult: Sendable {
             key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
             clientID: client.configuration.clientID, redirectURI: redirectURI, tokens: outcome.tokens,
             updatedAt: now, clientAuthentication: try? client.configuration.authenticationMethod(for: provider),
-            providerSession: outcome.idToken.map(ProviderSession.init))
+            providerSession: outcome.idToken.map(ProviderSession.init), authorizationServer: provider.authorizationServer)
         try await store.save(session)
         return SignInResult(
             session: session, idToken: outcome.idToken,

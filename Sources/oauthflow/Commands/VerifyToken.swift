@@ -59,18 +59,36 @@ extension OAuthFlowCommand {
                 Output.stderr("error: \(Output.line(error))\n")
                 throw ExitCode.failure
             }
-            Output.stderr("Accepted: checked as \(principal.source == .jwt ? "a JWT with the provider's keys" : "introspected by the provider").\n")
+            Output.stderr("Accepted: \(principal.checks).\n")
             Output.stdoutExact(try Output.json(principal.summary))
         }
     }
 }
 
 extension ProtectedResource.Principal {
+    /// What `verify-token` says was checked, and what was not.
+    fileprivate var checks: String {
+        var checked = source == .jwt ? ["signature (the provider's keys)", "issuer", "expiry"] : ["active (introspected by the provider)"]
+        var unchecked: [String] = []
+        if source == .introspection {
+            if claims["iss"] != nil { checked.append("issuer") } else { unchecked.append("issuer (the answer names none)") }
+            if expiresAt != nil { checked.append("expiry") } else { unchecked.append("expiry (the answer names none)") }
+        }
+        if isAudienceChecked {
+            checked.append("audience")
+        } else {
+            unchecked.append("audience (the introspection answer names none; accepted by `access_tokens.introspected_audience: may_be_absent`)")
+        }
+        if source == .jwt { unchecked.append("revocation (a JWT is not introspected)") }
+        return "checked " + checked.joined(separator: ", ") + (unchecked.isEmpty ? "" : "; NOT checked: " + unchecked.joined(separator: ", "))
+    }
+
     /// What `verify-token` prints.
     fileprivate var summary: [String: JSONValue] {
         var fields: [String: JSONValue] = [
             "provider": .string(providerID), "issuer": .string(issuer), "source": .string(source.rawValue),
             "scopes": .array(scopes.map(JSONValue.string)), "audiences": .array(audiences.map(JSONValue.string)), "claims": .object(claims),
+            "audience_checked": .bool(isAudienceChecked),
         ]
         if let subject { fields["subject"] = .string(subject) }
         if let clientID { fields["client_id"] = .string(clientID) }

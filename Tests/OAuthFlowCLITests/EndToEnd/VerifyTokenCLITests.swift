@@ -49,6 +49,24 @@ struct VerifyTokenCLITests {
         #expect(!refused.stderr.contains(token) && refused.stdout.isEmpty)
     }
 
+    /// `format: both` verifies a JWT with the provider's keys and never introspects it: no introspection client is
+    /// needed for it, and the line says what was checked and what was not.
+    @Test func aJWTUnderFormatBothNeedsNoIntrospectionClient() async throws {
+        let server = try TestServiceServer.require()
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        _ = try home.write(
+            "providers/service.yaml",
+            server.descriptor(methods: ["client_secret_basic"], extra: "access_tokens:\n  format: both\n  profile: rfc9068\n").yaml)
+        let token = try await Self.token(server, client: "jwt-es256", resource: Self.audience)
+        let accepted = try await Self.run(home, ["service", "--audience", Self.audience], token: token)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stderr.contains("Accepted: checked signature"), "\(accepted.stderr)")
+        #expect(accepted.stderr.contains("audience") && accepted.stderr.contains("NOT checked: revocation"), "\(accepted.stderr)")
+        let principal = try JSONSerialization.jsonObject(with: Data(accepted.stdout.utf8)) as? [String: Any]
+        #expect(principal?["audience_checked"] as? Bool == true)
+    }
+
     @Test func anOpaqueTokenIsIntrospectedWithTheClientsFileClient() async throws {
         let server = try TestServiceServer.require()
         let home = try TemporaryDirectory()

@@ -52,10 +52,17 @@ import OAuthFlowTestSupport
     }
 
     /// Mailchimp answers `"expires_in": 0, "scope": null` for a token that does not expire: null is an absent
-    /// member, and a zero lifetime states none.
+    /// member. A zero lifetime is RFC 6749's 0 seconds, spent at once, unless the descriptor says the provider means
+    /// "no expiry" by it (`token_response.zero_expires_in: no_expiry`, as Mailchimp's does).
     @Test func nullScopeAndAZeroLifetimeStateNothing() throws {
         let tokens = try parse(#"{"access_token":"at","token_type":"bearer","expires_in":0,"scope":null}"#)
-        #expect(tokens.expiresAt == nil)
+        #expect(tokens.expiresAt == now)
+        let response = TransportResponse(
+            status: 200, headers: ["Content-Type": "application/json"],
+            body: Data(#"{"access_token":"at","token_type":"bearer","expires_in":0,"scope":null}"#.utf8))
+        let lasting = try TokenResponseParser.tokenSet(
+            from: response, format: .json, separator: " ", zeroExpiresIn: .noExpiry, requestedScopes: ["openid", "email"], previous: nil, now: now)
+        #expect(lasting.expiresAt == nil)
         #expect(tokens.scopes == ["openid", "email"])
         #expect(try parse(#"{"access_token":"at","token_type":"bearer","expires_in":null}"#).expiresAt == nil)
         #expect(throws: FlowError.self) { try parse(#"{"access_token":"at","token_type":"bearer","expires_in":-1}"#) }

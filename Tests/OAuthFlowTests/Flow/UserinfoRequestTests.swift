@@ -192,12 +192,27 @@ import Testing
         ("  headers:\n    \"X A\": v\n", "userinfo.headers.X A"),
         ("  method: POST\n  placement: body\n  form:\n    access_token: x\n", "userinfo.form.access_token"),
         ("  method: POST\n  form:\n    a: '{token.id_token}'\n", "userinfo.form.a"),
+        // A secret at any depth of the answer (Slack's `authed_user` holds the user's tokens), however it is spelt.
+        ("  headers:\n    X-A: '{token.authed_user.refresh_token}'\n", "userinfo.headers.X-A"),
+        ("  query:\n    a: '{token.authed_user.access_token}'\n", "userinfo.query.a"),
+        ("  query:\n    a: '{token.data[0][\"refreshToken\"]}'\n", "userinfo.query.a"),
+        ("  method: POST\n  form:\n    a: 'x{token.session.Client-Secret}'\n", "userinfo.form.a"),
     ])
     func aSectionThatCannotWorkIsRefusedWhereItSaysSo(_ section: String, _ keyPath: String) throws {
         let descriptor = try Self.descriptor(section).descriptor()
         let refusals = descriptor.refusals
         #expect(refusals.contains { $0.keyPath?.joined(separator: ".") == keyPath }, "\(refusals.map { $0.keyPath ?? [] })")
         #expect(throws: ProviderError.self) { _ = try descriptor.resolve([:]) }
+    }
+
+    /// A profile never shows a token or a secret of the token answer, however deep it sits.
+    @Test(arguments: ["token.authed_user.access_token", "token.authed_user.refresh_token", "token[\"user\"][\"idToken\"]"])
+    func aProfileSourceNamingANestedSecretIsRefused(_ source: String) throws {
+        let descriptor = try TestDescriptor(extra: "profile:\n  name: ['\(source)']\n").descriptor()
+        #expect(descriptor.refusals.contains { $0.keyPath?.prefix(2) == ["profile", "name"] }, "\(descriptor.refusals)")
+        #expect(throws: ProviderError.self) { _ = try descriptor.resolve([:]) }
+        let plain = try TestDescriptor(extra: "profile:\n  name: ['token.authed_user.id']\n").descriptor()
+        #expect(plain.refusals.isEmpty, "\(plain.refusals)")
     }
 
     /// The token request's fixed headers are held to the same rule: an HTTP field name, a value without line breaks.

@@ -294,6 +294,26 @@ extension Protection {
             #expect(server.introspections == 1)
         }
 
+        /// An introspection answer that names no `aud` does not show the token is meant for this API: refused, unless
+        /// the descriptor says this server's answers never name one, and then the principal says the audience went
+        /// unchecked. An `aud` that is present must name the API either way (LemonLDAP::NG's answers have none).
+        @Test func anIntrospectionAnswerWithoutAnAudienceIsRefusedUnlessTheDescriptorSaysSo() async throws {
+            let server = InProcessAuthorizationServer()
+            server.answerIntrospection(json: active(["aud": nil]))
+            let strict = try introspectingAPI(server, accessTokens: ["introspection_cache": "0"])
+            let refused = try #require(await denial(strict, bearer: "opaque-\(UUID().uuidString)"))
+            #expect(refused.code == .invalidToken && refused.reason.contains("names no `aud`"), "\(refused.reason)")
+            let lenient = try introspectingAPI(server, accessTokens: ["introspection_cache": "0", "introspected_audience": "may_be_absent"])
+            let principal = try await lenient.authenticate(ProtectedResource.Request(authorization: "Bearer opaque-\(UUID().uuidString)"))
+            #expect(!principal.isAudienceChecked && principal.audiences.isEmpty)
+            server.answerIntrospection(json: active(["aud": .string("https://not-this-api.example")]))
+            let other = try #require(await denial(lenient, bearer: "opaque-\(UUID().uuidString)"))
+            #expect(other.reason.contains("`aud` lacks"), "\(other.reason)")
+            server.answerIntrospection(json: active())
+            let named = try await lenient.authenticate(ProtectedResource.Request(authorization: "Bearer opaque-\(UUID().uuidString)"))
+            #expect(named.isAudienceChecked)
+        }
+
         /// An opaque token whose random bytes decode to a `{` (one in 256 do; `e3` is base64url for `{`) is still an
         /// opaque token and introspected; only a three-part token with a JSON object first is an unreadable JWT.
         @Test(arguments: ["e30", "e3sidXNlciI6MX0", "e30.e30"])

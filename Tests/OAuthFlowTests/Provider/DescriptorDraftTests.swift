@@ -229,4 +229,22 @@ import Testing
         #expect(DescriptorDraft.isValidID("login-example-com"))
         #expect(!DescriptorDraft.isValidID("-x") && !DescriptorDraft.isValidID("A") && !DescriptorDraft.isValidID("a/b"))
     }
+
+    /// The ids MCP sessions are keyed by: one per exact issuer, where the suggested id folds port, scheme and
+    /// punctuation away (what let one server's refresh token be loaded for another).
+    @Test(arguments: [
+        ("http://127.0.0.1:8001", "http://127.0.0.1:8002"), ("https://auth.example.com", "https://auth-example.com"),
+        ("https://idp.example/tenant.a", "https://idp.example/tenant-a"), ("https://idp.example", "http://idp.example"),
+        ("https://idp.example/a", "https://idp.example/a/"),
+    ])
+    func anExactIDNamesOneIssuer(_ first: String, _ second: String) throws {
+        let (a, b) = (try #require(URL(string: first)), try #require(URL(string: second)))
+        #expect(DescriptorDraft.suggestedID(for: a) == DescriptorDraft.suggestedID(for: b) || first.hasSuffix("/a"))
+        let (idA, idB) = (DescriptorDraft.exactID(prefix: "mcp-", for: a), DescriptorDraft.exactID(prefix: "mcp-", for: b))
+        #expect(idA != idB)
+        #expect(DescriptorDraft.isValidID(idA) && DescriptorDraft.isValidID(idB) && idA.hasPrefix("mcp-"))
+        #expect(idA == DescriptorDraft.exactID(prefix: "mcp-", for: a), "the same issuer, the same id, in every process")
+        let long = try #require(URL(string: "https://idp.example/" + String(repeating: "segment/", count: 40)))
+        #expect(DescriptorDraft.exactID(prefix: "mcp-", for: long).count <= 100)
+    }
 }

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import OAuthFlowTestSupport
+import OAuthFlowTesting
+@testable import OAuthFlow
+
+/// A stored session's refresh token goes to the authorization server that issued it, for the client it was issued to,
+/// and nowhere else (RFC 6749 §10.4, RFC 9700 §4.14): the attack strangers reproduced through MCP, where two servers'
+/// sessions shared one key, played here against the engine itself.
+@Suite struct SessionOriginTests {
+    let now = Date(timeIntervalSince1970: 1_900_000_000)
+    let key = SessionKey(providerID: "shared-key", account: "https://mcp.example/mcp")
+
+    /// The honest server H and the other E, whose issuers differ by one character, on one clock, reached through one
+    /// transport that sends each request to the server its host names.
+    private func servers() throws -> (honest: SimulatedProvider, other: SimulatedProvider, transport: ScriptedTransport) {
+        let clock = MovableClock(startingAt: now)
+        let honest = try SimulatedProvider(issuer: URL(string: "https://auth.example.com")!, clock: clock)
+        let other = try SimulatedProvider(issuer: URL(string: "https://auth-example.com")!, clock: clock)
+        let transport = ScriptedTransport { request, _ in
+            try await (request.url.host == "auth-example.com" ? other : honest).transport.send(request)
+        }
+        return (honest, other, transport)
+    }
+
+    private func client(at simulated: SimulatedProvider, transport: ScriptedTransport, clientID: String = SimulatedProvider.appClientID)
+        throws -> OAuthClient
+    {
+        var environment = simulated.environment
+        environment.transport = transport
+        return OAuthClient(
+            provider: try simulated.provider(),
+            configuration: ClientConfiguration(clientID: clientID, redirectURI: Simulated.redirect), environment: environment)
+    }
+
+    /// H's session, stored under the shared key.
+    private func honestSession(_ honest: SimulatedProvider, transport: ScriptedTransport) async throws -> (StoredSession, InMemoryTokenStore) {
+        let client = try client(at: honest, transport: transport)
+        let outcome = try await Simulated.signIn(client, at: honest)
+        let store = InMemoryTokenStore()
+        let result = try await SignInResult.store(
+            outcome, client: client, account: key.account, redirectURI: Simulated.redirect, in: store, at: honest.clock.now())
+        // Stored under the key another server's sessions share (what `mcp-<host and path>` was for both issuers).
+        var session = result.session
+        try await store.remove(session.key)
+        session.key = key
+        try await store.save(session)
+        return (session, store)
+    }
+
+    @Test func aSessionRecordsTheServerThatIssuedIt() async throws {
+        let (honest, _, transport) = try servers()
+        let (session, _) = try await honestSession(honest, transport: transport)
+        #expect(session.authorizationServer == "https://auth.example.com")
+    }
+
+    @Test func anotherServersManagerNeverSendsTheRefreshToken() async throws {
+        let (honest, other, transport) = try servers()
+        let (session, store) = try await honestSession(honest, transport: transport)
+        let manager = TokenManager(client: try client(at: other, transport: transport), store: store, key: key)
+        honest.clock.advance(3600 + 10)
+        let refreshes = await other.requestCount(.token)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .sessionMismatch)
+        #expect(error.message.contains("https://auth.example.com") && error.message.contains("Nothing was sent"))
+        #expect(await other.requestCount(.token) == refreshes, "nothing reached the other server's token endpoint")
+        #expect(try await store.load(key) == session, "the session is kept for its own server")
+        #expect(try await Simulated.isActive(session.tokens.refreshToken, at: honest))
+        let forced = try await #require(throws: SessionError.self) { try await manager.refresh() }
+        #expect(forced.code == .sessionMismatch)
+        #expect(await other.requestCount(.token) == refreshes)
+    }
+
+    @Test func anotherClientsManagerNeverSendsTheRefreshToken() async throws {
+        let (honest, _, transport) = try servers()
+        let (_, store) = try await honestSession(honest, transport: transport)
+        await honest.register(.public(id: "another-app", redirectURIs: [SimulatedProvider.appRedirectURI]))
+        let manager = TokenManager(client: try client(at: honest, transport: transport, clientID: "another-app"), store: store, key: key)
+        honest.clock.advance(3600 + 10)
+        let refreshes = await honest.requestCount(.token)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .sessionMismatch)
+        #expect(error.message.contains("another-app"))
+        #expect(await honest.requestCount(.token) == refreshes)
+    }
+
+    @Test func aSessionStoredBeforeTheRecordIsRefreshedByItsClientAndThenRecorded() async throws {
+        let (honest, _, transport) = try servers()
+        var (session, store) = try await honestSession(honest, transport: transport)
+        session.authorizationServer = nil
+        try await store.save(session)
+        let manager = TokenManager(client: try client(at: honest, transport: transport), store: store, key: key)
+        honest.clock.advance(3600 + 10)
+        let refreshed = try await manager.refresh()
+        #expect(refreshed.tokens.accessToken != session.tokens.accessToken)
+        #expect(try await store.load(key)?.authorizationServer == "https://auth.example.com")
+    }
+
+    @Test func signingOutAnotherServersSessionRemovesItAndSendsNothing() async throws {
+        let (honest, other, transport) = try servers()
+        let (session, store) = try await honestSession(honest, transport: transport)
+        let manager = TokenManager(client: try client(at: other, transport: transport), store: store, key: key)
+        let sent = await other.requestCount(.revocation)
+        let result = try await manager.signOut(endingProviderSession: .init())
+        #expect((result.revocationError as? SessionError)?.code == .sessionMismatch)
+        #expect(result.endSession == nil)
+        #expect(await other.requestCount(.revocation) == sent)
+        #expect(try await store.load(key) == nil)
+        #expect(try await Simulated.isActive(session.tokens.refreshToken, at: honest), "not revoked anywhere")
+    }
+
+    @Test func aServiceTokenStoredByAnotherServerIsNotServed() async throws {
+        let (honest, other, transport) = try servers()
+        let store = InMemoryTokenStore()
+        var honestEnvironment = honest.environment
+        honestEnvironment.transport = transport
+        var otherEnvironment = other.environment
+        otherEnvironment.transport = transport
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["api"])
+        // Both providers have one id and both clients one id: the two keys are one.
+        let issued = try await ServiceTokens(client: try Simulated.serviceClient(honest, environment: honestEnvironment), store: store)
+            .accessToken(request)
+        let fetched = await other.requestCount(.token)
+        let served = try await ServiceTokens(client: try Simulated.serviceClient(other, environment: otherEnvironment), store: store)
+            .accessToken(request)
+        #expect(served != issued, "another server's token under the same key is not handed out")
+        #expect(await other.requestCount(.token) == fetched + 1)
+    }
+
+    /// RFC 6749 §5.1: `expires_in` is the lifetime in seconds, and 0 is spent at once. Only a descriptor that says
+    /// its provider means "no expiry" by it (`token_response.zero_expires_in: no_expiry`) reads it so.
+    @Test func aServiceTokenThatLivesZeroSecondsIsUsedOnceAndNeverCached() async throws {
+        let simulated = try SimulatedProvider(clock: MovableClock(startingAt: now))
+        await simulated.configure { $0.accessTokenLifetime = 0 }
+        let store = InMemoryTokenStore()
+        let tokens = ServiceTokens(client: try Simulated.serviceClient(simulated), store: store)
+        let request = OAuthClient.ServiceTokenRequest(scopes: ["api"])
+        let first = try await tokens.accessToken(request)
+        let second = try await tokens.accessToken(request)
+        #expect(first != second, "a spent token is not served again")
+        #expect(await simulated.requestCount(.token) == 2)
+        // Nor kept for another process.
+        _ = try await ServiceTokens(client: try Simulated.serviceClient(simulated), store: store).accessToken(request)
+        #expect(await simulated.requestCount(.token) == 3)
+    }
+
+    @Test func zeroMeansNoExpiryOnlyWhereTheDescriptorSaysSo() throws {
+        let response = TransportResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"access_token":"a","token_type":"Bearer","expires_in":0}"#.utf8))
+        let spent = try TokenResponseParser.tokenSet(from: response, format: .json, separator: " ", requestedScopes: [], previous: nil, now: now)
+        #expect(spent.expiresAt == now)
+        #expect(spent.isExpired(at: now, skew: 0))
+        let lasting = try TokenResponseParser.tokenSet(
+            from: response, format: .json, separator: " ", zeroExpiresIn: .noExpiry, requestedScopes: [], previous: nil, now: now)
+        #expect(lasting.expiresAt == nil)
+        let mailchimp = try #require(try ProviderRegistry.load(includeUserDirectory: false).entry(named: "mailchimp"))
+        #expect(try mailchimp.descriptor.resolve([:]).policy.zeroExpiresIn == .noExpiry)
+        let google = try #require(try ProviderRegistry.load(includeUserDirectory: false).entry(named: "google"))
+        #expect(try google.descriptor.resolve([:]).policy.zeroExpiresIn == .spent)
+    }
+}
