@@ -71,6 +71,17 @@ extension DescriptorDocument {
             return .string(tree.scalarText(node) ?? "")
         case (.scalar, _):
             return .string(tree.scalarText(node) ?? "")
+        case (.mapping, .either), (.sequence, .either):
+            // The option of the node's kind (a mapping is read as the object or map option, a sequence as the list one).
+            let options = shapes.options[Int(spec.first)..<Int(spec.first) + Int(spec.count)]
+            let fitting = options.first { option in
+                switch shapes.nodes[Int(option)].kind {
+                case .object, .map: entry.kind == .mapping
+                case .list: entry.kind == .sequence
+                default: false
+                }
+            }
+            return fitting.map { plainValue(tree, node, shapes, Int($0)) } ?? .null
         default:
             return .null
         }

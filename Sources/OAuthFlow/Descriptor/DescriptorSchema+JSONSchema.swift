@@ -79,6 +79,9 @@ extension DescriptorSchema {
                 case let .object(children): nested.append((key, key + ".", children))
                 case let .list(.object(children)): nested.append((key + "[]", key + "[].", children))
                 case let .map(.object(children)): nested.append((key + ".NAME", key + ".NAME.", children))
+                case let .list(.either(options)):
+                    // A list whose entries may be mappings (`discovery.lacks`): the mapping's keys get a table of their own.
+                    for case let .object(children) in options { nested.append((key + "[]", key + "[].", children)) }
                 default: break
                 }
             }

@@ -191,6 +191,20 @@ private struct Walk {
             }
         case .either:
             for option in 0..<Int(spec.count) where matches(node, Int(table.options[Int(spec.first) + option])) { return }
+            // A collection and one option of its kind (a mapping among `lacks`' names): that option's own findings say
+            // what is wrong with it (an unknown key, with the one meant), rather than that it is none of the options.
+            let kind = tree.entries[node].kind
+            let fitting = (0..<Int(spec.count)).map { Int(table.options[Int(spec.first) + $0]) }.filter { option in
+                switch table.nodes[option].kind {
+                case .object, .map: kind == .mapping
+                case .list: kind == .sequence
+                default: false
+                }
+            }
+            if fitting.count == 1 {
+                visit(node, fitting[0], tree, table)
+                return
+            }
             report(.wrongType, at: node, keyPath, expected(shape, found: node))
         default:
             if let mismatch = scalarMismatch(node, shape) {

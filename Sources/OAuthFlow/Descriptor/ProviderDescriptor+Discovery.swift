@@ -1,0 +1,134 @@
+extension ProviderDescriptor {
+    /// Where the server's metadata is published, and what the published document leaves out.
+    public struct Discovery: Sendable, Hashable, Codable {
+        public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
+            /// `{issuer}/.well-known/openid-configuration`.
+            case oidc
+            /// `https://host/.well-known/oauth-authorization-server/{issuer path}` (RFC 8414 §3).
+            case rfc8414
+            case none
+        }
+
+        /// An endpoint the catalog reports on.
+        public enum Endpoint: String, Sendable, Hashable, Codable, CaseIterable {
+            /// `revocation_endpoint` (RFC 7009, RFC 8414).
+            case revocation
+            /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
+            case endSession = "end_session"
+        }
+
+        /// A list of the metadata document that may leave out a value the provider takes, and that the descriptor
+        /// names values of under `lacks` (`- token_endpoint_auth_methods_supported: [none]`).
+        public enum Listing: String, Sendable, Hashable, Codable, CaseIterable {
+            /// `token_endpoint_auth_methods_supported` (RFC 8414 §2): client authentication methods.
+            case tokenEndpointAuthMethods = "token_endpoint_auth_methods_supported"
+            /// `scopes_supported` (RFC 8414 §2).
+            case scopes = "scopes_supported"
+            /// `grant_types_supported` (RFC 8414 §2).
+            case grantTypes = "grant_types_supported"
+            /// `id_token_signing_alg_values_supported` (OpenID Connect Discovery 1.0 §3).
+            case idTokenSigningAlgs = "id_token_signing_alg_values_supported"
+        }
+
+        public var mode: Mode = .none
+        public var url: String?
+        /// The endpoints the provider's discovery document does not name, as the descriptor records them:
+        /// the catalog says `no` for them instead of `not stated`, and `lint --online` takes a missing end-session
+        /// endpoint as known.
+        public var lacks: [Endpoint] = []
+        /// Values the provider takes that its document's lists leave out, as the provider's documentation (or a
+        /// sign-in) shows: a server that takes public clients and `offline_access` without listing `none` or the
+        /// scope. Written among `lacks` as one mapping per list (`- scopes_supported: [offline_access]`);
+        /// `lint --online` reports each such gap as acknowledged (info) instead of warning about it.
+        public var unlisted: [Listing: [String]] = [:]
+
+        enum CodingKeys: String, CodingKey {
+            case mode, url, lacks
+        }
+
+        public init(mode: Mode = .none, url: String? = nil, lacks: [Endpoint] = [], unlisted: [Listing: [String]] = [:]) {
+            self.mode = mode
+            self.url = url
+            self.lacks = lacks
+            self.unlisted = unlisted
+        }
+
+        /// Whether the descriptor records that the document's `listing` leaves out `value`.
+        public func acknowledges(_ value: String, missingFrom listing: Listing) -> Bool {
+            unlisted[listing]?.contains(value) == true
+        }
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            mode = try o.choice(CodingKeys.mode) ?? Self().mode
+            url = try o.string(CodingKeys.url)
+            guard let entries = o.raw(CodingKeys.lacks) else { return }
+            let path = o.path + [CodingKeys.lacks.stringValue]
+            guard case let .array(items) = entries else { throw PlainObject.mismatch("a list", at: path) }
+            for (index, item) in items.enumerated() {
+                switch item {
+                case let .string(name):
+                    guard let endpoint = Endpoint(rawValue: name) else {
+                        throw PlainObject.mismatch("one of \(Endpoint.allCases.map(\.rawValue)) or a mapping", at: path + [String(index)])
+                    }
+                    lacks.append(endpoint)
+                case let .object(lists):
+                    for (name, values) in lists.sorted(by: { $0.key < $1.key }) {
+                        guard let listing = Listing(rawValue: name) else {
+                            throw PlainObject.mismatch("one of \(Listing.allCases.map(\.rawValue))", at: path + [String(index), name])
+                        }
+                        let texts: [String]? =
+                            if case let .array(words) = values, words.allSatisfy({ $0.stringValue != nil }) {
+                                words.compactMap(\.stringValue)
+                            } else {
+                                nil
+                            }
+                        guard let texts else { throw PlainObject.mismatch("a list of strings", at: path + [String(index), name]) }
+                        for text in texts where !acknowledges(text, missingFrom: listing) { unlisted[listing, default: []].append(text) }
+                    }
+                default:
+                    throw PlainObject.mismatch("an endpoint's name or a mapping", at: path + [String(index)])
+                }
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(mode, forKey: .mode)
+            try container.encodeIfPresent(url, forKey: .url)
+            var entries: [JSONValue] = lacks.map { .string($0.rawValue) }
+            for listing in Listing.allCases {
+                guard let values = unlisted[listing], !values.isEmpty else { continue }
+                entries.append(.object([listing.rawValue: .array(values.map(JSONValue.string))]))
+            }
+            if !entries.isEmpty { try container.encode(entries, forKey: .lacks) }
+        }
+    }
+}
+
+extension DescriptorSchema {
+    static let discoveryFields: [Field] = [
+        Field(
+            "mode", default: ProviderDescriptor.Discovery().mode,
+            "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
+        ),
+        Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
+        Field(
+            "lacks", .list(.either([.choice(of: ProviderDescriptor.Discovery.Endpoint.self), .object(unlistedFields)])), default: "[]",
+            "What the provider's discovery document leaves out, as its published document or documentation shows: endpoints it does not name (`revocation`, `end_session`), so the catalog's Revocation or Logout column says `no` rather than `not stated`; and, one mapping per list, values the provider takes that a list leaves out (`- token_endpoint_auth_methods_supported: [none]`, `- scopes_supported: [offline_access]`), which `oauthflow lint --online` then reports as acknowledged (info) instead of warning about. One entry silences one finding; an entry the live document contradicts is a warning (`online_lacks`)."
+        ),
+    ]
+
+    /// The lists a `lacks` mapping may name, each with the values its document leaves out.
+    static let unlistedFields: [Field] = ProviderDescriptor.Discovery.Listing.allCases.map { listing in
+        let what =
+            switch listing {
+            case .tokenEndpointAuthMethods: "Client authentication methods the provider takes (`none` for public clients)"
+            case .scopes: "Scopes the provider grants (`offline_access`)"
+            case .grantTypes: "Grant types the provider takes"
+            case .idTokenSigningAlgs: "Algorithms the provider signs ID tokens with"
+            }
+        return Field(listing.rawValue, .list(.string()), "\(what) that its document's `\(listing.rawValue)` leaves out.")
+    }
+}
