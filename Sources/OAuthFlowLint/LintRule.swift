@@ -106,10 +106,12 @@ extension LintRule {
     /// The resolver's refusals of the setting at `keyPath` (of its items instead, with `items`: a list's
     /// entries, a map's keys) as this rule's diagnostics, each at the value refused and with the resolver's
     /// message: what the resolver refuses is written there once, and lint reports it where it is written. A security
-    /// profile's refusals (`security_profile`) are rule `fapi2_profile`'s alone.
+    /// profile's refusals (`security_profile`) are rule `fapi2_profile`'s alone, and a fixed parameter's undeclared
+    /// variable (`unknown_variable`) rule `undeclared_variable`'s.
     func refusals(_ file: LintFile, at keyPath: [String], items: Bool = false, atKey: Bool = false) -> [Diagnostic] {
         file.refusals.compactMap { refusal in
-            guard refusal.code != .securityProfile, let refused = refusal.keyPath, refused.count == keyPath.count + (items ? 1 : 0),
+            guard refusal.code != .securityProfile, refusal.code != .unknownVariable, let refused = refusal.keyPath,
+                refused.count == keyPath.count + (items ? 1 : 0),
                 refused.starts(with: keyPath)
             else {
                 return nil

@@ -65,7 +65,7 @@ extension OAuthClient {
         var extra: JSONValue?
         if roots.contains("extra"), let url = mapping.extraCall {
             do {
-                extra = UserProfile.pick(try await profileCall(url, tokens), where: mapping.extraCallPickWhere)
+                extra = UserProfile.pick(try await profileCall(url, tokens), where: mapping.extraCallPickWhere, in: mapping.extraCallList)
             } catch {
                 if idToken == nil && info == nil { throw error }
                 logger.debug("the profile's extra call failed", metadata: ["provider": "\(provider.id)"])

@@ -26,8 +26,8 @@ public struct IDTokenClaims: Sendable, Hashable {
 ///   JWKS endpoint comes from discovery: the validator fetches keys, never the discovery document.
 /// - `iss` must equal the issuer; `aud` must contain the client id, and `azp` must
 ///   be the client id when there are several audiences; `exp` and `iat` are checked
-///   with a leeway; `nonce` must equal the request's; `at_hash`, when present,
-///   must match the access token.
+///   with a leeway; `nonce` must equal the request's (and be present, unless the descriptor says the provider's
+///   tokens never carry it: `security.nonce_echoed: false`); `at_hash`, when present, must match the access token.
 public actor IDTokenValidator {
     public let leeway: TimeInterval
     let provider: Provider
@@ -245,7 +245,9 @@ public actor IDTokenValidator {
             try checkNotBefore(claims)
         }
         let tokenNonce = claims["nonce"]?.stringValue
-        if let nonce {
+        // A provider declared not to carry the nonce (`security.nonce_echoed: false`, LinkedIn) may leave it out; one
+        // a token carries is checked all the same.
+        if let nonce, tokenNonce != nil || provider.policy.nonceEchoed {
             guard let tokenNonce else { throw IDTokenError(.nonceMissing, "the ID token has no nonce, but one was sent") }
             guard nonce.constantTimeEquals(tokenNonce) else {
                 throw IDTokenError(.nonceMismatch, "the ID token's nonce is not the one sent with this sign-in (replayed token?)")

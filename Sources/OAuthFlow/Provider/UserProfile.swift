@@ -31,7 +31,8 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///     `token.` sources.
     ///
     /// Each field takes its first source that is present (``ProfileSource``); a source that cannot be read
-    /// (refused when the descriptor was resolved) counts as absent.
+    /// (refused when the descriptor was resolved) counts as absent. ``emailVerified`` is nil without an ``email``: it
+    /// says whether that address was verified, and a constant such as X's `=true` holds only beside one.
     package static func map(
         _ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
         extra: JSONValue? = nil, callback: [String: JSONValue]? = nil, token: [String: JSONValue]? = nil
@@ -49,9 +50,11 @@ public struct UserProfile: Sendable, Hashable, Codable {
             }
             return nil
         }
+        let email = first(mapping.email).flatMap(ProfileSource.text)
+        // The flag is about the address: without one it says nothing (X's `=true` stands for its `confirmed_email`).
         return UserProfile(
             subject: first(mapping.subject).flatMap(ProfileSource.text), name: first(mapping.name).flatMap(ProfileSource.text),
-            email: first(mapping.email).flatMap(ProfileSource.text), emailVerified: first(mapping.emailVerified).flatMap(flag),
+            email: email, emailVerified: email == nil ? nil : first(mapping.emailVerified).flatMap(flag),
             picture: first(mapping.picture).flatMap(ProfileSource.text))
     }
 
@@ -68,8 +71,19 @@ public struct UserProfile: Sendable, Hashable, Codable {
     }
 
     /// Narrows an extra call's answer: the first element of a list whose `field` is true.
-    public static func pick(_ answer: JSONValue, where field: String?) -> JSONValue? {
+    ///
+    /// - Parameters:
+    ///   - answer: The extra call's answer.
+    ///   - field: The field that must be `true` (`profile.extra_call.pick_where`); nil keeps the answer whole.
+    ///   - list: The member of an answer that is an object holding the list (`profile.extra_call.list`, Bitbucket's
+    ///     `values`); nil when the answer is the list.
+    public static func pick(_ answer: JSONValue, where field: String?, in list: String? = nil) -> JSONValue? {
         guard let field else { return answer }
+        var answer = answer
+        if let list {
+            guard case let .object(members) = answer, let inner = members[list] else { return nil }
+            answer = inner
+        }
         guard case let .array(items) = answer else { return nil }
         return items.first { item in
             if case let .object(object) = item, case .bool(true)? = object[field] { return true }

@@ -190,7 +190,7 @@ struct ProfileSourcesRule: LintRule {
     static let description = RuleDescription(
         identifier: "profile_sources", name: "Profile sources",
         summary:
-            "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses. `callback.` sources (unsigned callback parameters) may fill `name` and `picture` only, never `subject`, `email` or `email_verified`.",
+            "Every `profile` source must be one the provider can give: no `id_token.` sources for plain OAuth 2.0, `userinfo.` only with a userinfo endpoint or discovery, `extra.` only with an `extra_call` (over https), and an `extra_call` that some source uses, whose `list` comes with `pick_where`. `callback.` sources (unsigned callback parameters) may fill `name` and `picture` only, never `subject`, `email` or `email_verified`.",
         severity: .error,
         triggering: [
             Examples.valid + "profile:\n  subject: [id_token.sub]\n",
@@ -198,12 +198,16 @@ struct ProfileSourcesRule: LintRule {
             Examples.valid + "profile:\n  subject: [userinfo.id]\n",
             Examples.validOIDC + "profile:\n  email: [callback.user.email]\n",
             Examples.validOIDC + "profile:\n  subject: [\"{callback.user}-{id_token.sub}\"]\n",
+            Examples.valid
+                + "profile:\n  subject: [extra.uuid]\n  extra_call:\n    url: https://api.example.com/user/emails\n    list: values\n",
             Examples.valid + "profile:\n  picture: [\"userinfo[0\"]\n",
         ],
         nonTriggering: [
             Examples.validOIDC + "profile:\n  subject: [id_token.oid, id_token.sub]\n",
             Examples.header
                 + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize\n  token: https://auth.example.com/token\n  userinfo: https://api.example.com/user\nprofile:\n  subject: [userinfo.id]\n  email: [extra.email]\n  extra_call:\n    url: https://api.example.com/user/emails\n    pick_where: primary\n",
+            Examples.valid
+                + "profile:\n  subject: [extra.uuid]\n  extra_call:\n    url: https://api.example.com/user/emails\n    list: values\n    pick_where: is_primary\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
@@ -250,6 +254,7 @@ struct ProfileSourcesRule: LintRule {
                 }
             }
         }
+        diagnostics += refusals(file, at: ["profile", "extra_call", "list"])
         if let call = profile.extraCall {
             if !usesExtra {
                 diagnostics.append(

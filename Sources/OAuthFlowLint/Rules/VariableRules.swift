@@ -5,15 +5,19 @@ import OAuthFlow
 struct UndeclaredVariableRule: LintRule {
     static let description = RuleDescription(
         identifier: "undeclared_variable", name: "Undeclared variable",
-        summary: "Every `{name}` used in a URL must be declared under `variables`.",
+        summary:
+            "Every `{name}` used in a URL, or in the value of an `authorization.extra_params` or `logout.extra_params` parameter, must be declared under `variables`.",
         severity: .error,
         triggering: [
             Examples.header
-                + "issuer: https://{domain}/\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"
+                + "issuer: https://{domain}/\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n",
+            Examples.valid + "authorization:\n  extra_params:\n    tenantId: '{tenant_id}'\n",
         ],
         nonTriggering: [
             Examples.header
-                + "issuer: https://{domain}/\nvariables:\n  domain:\n    description: Tenant domain\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n"
+                + "issuer: https://{domain}/\nvariables:\n  domain:\n    description: Tenant domain\nendpoints:\n  authorization: https://{domain}/authorize\n  token: https://{domain}/oauth/token\n",
+            Examples.valid
+                + "variables:\n  tenant_id:\n    description: Tenant\n    required: false\nauthorization:\n  extra_params:\n    tenantId: '{tenant_id}'\n    claims: '{\"id_token\":{\"email\":null}}'\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
@@ -31,6 +35,11 @@ struct UndeclaredVariableRule: LintRule {
             }
             diagnostics.append(diagnostic(file, keyPath, message))
         }
+        // A fixed parameter's `{variable}`: the resolver's refusal, at the parameter.
+        for refusal in file.refusals where refusal.code == .unknownVariable {
+            guard let keyPath = refusal.keyPath else { continue }
+            diagnostics.append(diagnostic(file, keyPath, refusal.message))
+        }
         return diagnostics
     }
 }
@@ -40,12 +49,14 @@ struct UnusedVariableRule: LintRule {
     static let description = RuleDescription(
         identifier: "unused_variable", name: "Unused variable",
         summary:
-            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, `access_tokens.audience`, or a `userinfo` header, query or form value).",
+            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, `access_tokens.audience`, a `userinfo` header, query or form value, or an `authorization.extra_params` or `logout.extra_params` value).",
         severity: .warning,
         triggering: [Examples.valid + "variables:\n  tenant:\n    description: Tenant id\n"],
         nonTriggering: [
             Examples.header
-                + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant id\nendpoints:\n  authorization: https://{tenant}.example.com/authorize\n  token: https://{tenant}.example.com/token\n"
+                + "issuer: https://{tenant}.example.com\nvariables:\n  tenant:\n    description: Tenant id\nendpoints:\n  authorization: https://{tenant}.example.com/authorize\n  token: https://{tenant}.example.com/token\n",
+            Examples.valid
+                + "variables:\n  tenant:\n    description: Tenant id\n    required: false\nlogout:\n  extra_params:\n    tenantId: '{tenant}'\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
@@ -55,11 +66,13 @@ struct UnusedVariableRule: LintRule {
         let templates =
             [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
             + Array(userinfo.headers.values) + Array(userinfo.query.values) + Array(userinfo.form.values)
+        let parameters = Array(descriptor.authorization.extraParams.values) + Array(descriptor.logout.extraParams.values)
         // A descriptor declares a few variables and uses them a dozen times: searching the uses for each
         // costs less than hashing every use into a set.
         func isUsed(_ name: String) -> Bool {
             file.placeholderUses.contains { $0.placeholder.name == name }
                 || templates.contains { URLTemplate($0).placeholders.contains { $0.name == name } }
+                || parameters.contains { ProviderDescriptor.parameterVariables(in: $0).contains(name) }
         }
         return descriptor.variables.keys.sorted().filter { !isUsed($0) }.map {
             diagnostic(file, ["variables", $0], "variable `\($0)` is declared but nothing uses `{\($0)}`", atKey: true)

@@ -48,14 +48,28 @@ import Testing
     }
 
     @Test func constantsAndNumericFlags() throws {
-        let verified = UserProfile.map(mapping(emailVerified: ["userinfo.verified"]), idToken: nil, userInfo: try json(#"{"verified":1}"#))
+        let flagged = mapping(email: ["userinfo.email"], emailVerified: ["userinfo.verified"])
+        let verified = UserProfile.map(flagged, idToken: nil, userInfo: try json(#"{"email":"a@example.com","verified":1}"#))
         #expect(verified.emailVerified == true)
-        let unverified = UserProfile.map(mapping(emailVerified: ["userinfo.verified"]), idToken: nil, userInfo: try json(#"{"verified":0}"#))
+        let unverified = UserProfile.map(flagged, idToken: nil, userInfo: try json(#"{"email":"a@example.com","verified":0}"#))
         #expect(unverified.emailVerified == false)
-        let other = UserProfile.map(mapping(emailVerified: ["userinfo.verified"]), idToken: nil, userInfo: try json(#"{"verified":2}"#))
+        let other = UserProfile.map(flagged, idToken: nil, userInfo: try json(#"{"email":"a@example.com","verified":2}"#))
         #expect(other.emailVerified == nil, "a number other than 0 and 1 says nothing")
-        let never = UserProfile.map(mapping(emailVerified: ["=false"]), idToken: nil, userInfo: nil)
+        let never = UserProfile.map(mapping(email: ["userinfo.email"], emailVerified: ["=false"]), idToken: nil, userInfo: try json(#"{"email":"a@example.com"}"#))
         #expect(never.emailVerified == false)
+    }
+
+    /// The flag says whether the address was verified: without an address it is nil, whatever its source says. X's
+    /// `email_verified: ['=true']` stands for its `confirmed_email`, which X sends only for a confirmed address; before,
+    /// a user without one was mapped as verified.
+    @Test func theVerifiedFlagNeedsAnAddress() throws {
+        let x = mapping(email: ["userinfo.data.confirmed_email"], emailVerified: ["=true"])
+        let confirmed = UserProfile.map(x, idToken: nil, userInfo: try json(#"{"data":{"id":"2244994945","confirmed_email":"a@example.com"}}"#))
+        #expect(confirmed.email == "a@example.com" && confirmed.emailVerified == true)
+        let without = UserProfile.map(x, idToken: nil, userInfo: try json(#"{"data":{"id":"2244994945"}}"#))
+        #expect(without.email == nil && without.emailVerified == nil)
+        let read = UserProfile.map(mapping(emailVerified: ["userinfo.email_verified"]), idToken: nil, userInfo: try json(#"{"email_verified":true}"#))
+        #expect(read.emailVerified == nil, "a flag read from the answer, without an address beside it")
     }
 
     /// The reader trims white space as Foundation's `CharacterSet.whitespaces` does, for every scalar, without it.

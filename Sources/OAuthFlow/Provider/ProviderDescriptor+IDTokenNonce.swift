@@ -1,0 +1,22 @@
+extension ProviderDescriptor.Security {
+    /// Refuses an OpenID Connect provider whose ID tokens would go unchecked for replay (`nonce: false`), and
+    /// `nonce_echoed: false` where it says nothing (OpenID Connect Core §3.1.2.1, §3.1.3.7; RFC 9700 §4.5.3).
+    ///
+    /// A provider whose ID tokens never carry the nonce (LinkedIn) keeps `nonce` on and says so with
+    /// `nonce_echoed: false`: its tokens are then verified in every other way, and the missing nonce is the
+    /// descriptor's stated choice, not a check left out.
+    func checkNonce(protocol: ProviderProtocol, _ refusals: inout PolicyRefusals) {
+        let sent = nonce ?? (`protocol` == .oidc)
+        if `protocol` == .oidc, !sent {
+            refusals.refuse(
+                ["security", "nonce"],
+                "is `false` for an OpenID Connect provider, whose ID tokens would then be accepted without the check against replay and code injection; keep it on, with `nonce_echoed: false` for a provider whose ID tokens never carry the nonce, or make the provider `protocol: oauth2`"
+            )
+        }
+        if !nonceEchoed, `protocol` != .oidc || !sent {
+            refusals.refuse(
+                ["security", "nonce_echoed"],
+                "is `false`, which is about the nonce of OpenID Connect ID tokens: it needs `protocol: oidc` and `nonce: true`")
+        }
+    }
+}
