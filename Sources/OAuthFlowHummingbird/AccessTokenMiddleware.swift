@@ -44,7 +44,7 @@ public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddle
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let access = resource.accessRequest(
-            authorization: request.headers[values: .authorization], dpop: request.headers[values: Self.dpop], method: request.method.rawValue,
+            authorization: request.headers[values: .authorization], dpop: Self.dpopProofs(in: request.headers), method: request.method.rawValue,
             path: request.uri.path)
         var context = context
         do {
@@ -55,7 +55,11 @@ public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddle
         return try await next(request, context)
     }
 
-    private static var dpop: HTTPField.Name { HTTPField.Name("DPoP") ?? .authorization }
+    /// The `DPoP` header's values (RFC 9449 §4.1), found by the field's canonical (lowercase) name: a comparison with a
+    /// constant, where a made `HTTPField.Name` would need a fallback, and any fallback is another header's proof.
+    static func dpopProofs(in headers: HTTPFields) -> [String] {
+        headers.lazy.filter { $0.name.canonicalName == "dpop" }.map(\.value)
+    }
 }
 
 extension ProtectedResource.Denial {

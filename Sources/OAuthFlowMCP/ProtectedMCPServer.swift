@@ -188,7 +188,11 @@ public final class ProtectedMCPServer: Sendable {
     // MARK: - Stateful
 
     private func handleStateful(_ request: MCP.HTTPRequest, probe: JSONRPCProbe?, principal: ProtectedResource.Principal) async -> MCP.HTTPResponse {
-        let owner = MCPSessionOwner(principal)
+        guard let owner = MCPSessionOwner(principal) else {
+            return .error(
+                statusCode: 403,
+                .invalidRequest("Forbidden: the access token names no subject (`sub`), so no session can be bound to who holds it"))
+        }
         let now = Date()
         if let id = request.header(HTTPHeaderName.sessionID) {
             guard let session = await sessions.session(id, owner: owner, now: now) else {

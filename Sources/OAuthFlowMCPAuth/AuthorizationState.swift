@@ -27,6 +27,12 @@ actor AuthorizationState {
     private var fresh: [String: Date] = [:]
     /// Step-ups done, by operation, server and the scopes asked for.
     private var stepUps: Set<String> = []
+    /// How many step-ups each operation at each server has had, whatever scopes they asked for.
+    private var stepUpCounts: [String: Int] = [:]
+
+    /// The most step-ups one operation at one server gets: a server that names a new scope at every 403 is not
+    /// answered with a browser sign-in each time.
+    static let maximumStepUps = 2
 
     /// How long a token counts as just issued.
     static let freshness: TimeInterval = 30
@@ -70,8 +76,11 @@ actor AuthorizationState {
         fresh[token].map { now.timeIntervalSince($0) < Self.freshness } ?? false
     }
 
-    /// Records a step-up; false when the same one was done before.
-    func recordStepUp(_ key: String) -> Bool {
-        stepUps.insert(key).inserted
+    /// Records a step-up of `operation` (operation and server) for `scopes`; false when the same one was done before,
+    /// or the operation has had ``maximumStepUps`` already.
+    func recordStepUp(_ operation: String, scopes: String) -> Bool {
+        guard stepUpCounts[operation, default: 0] < Self.maximumStepUps, stepUps.insert(operation + "|" + scopes).inserted else { return false }
+        stepUpCounts[operation, default: 0] += 1
+        return true
     }
 }

@@ -54,7 +54,7 @@ struct DynamicClientRegistration: Sendable {
         guard response.body.count <= Self.maximumAnswerSize else { throw failure("its answer is larger than 64 KiB") }
         let object: [String: JSONValue]?
         if case let .object(members)? = try? JSONDecoder().decode(JSONValue.self, from: response.body),
-            JSONMemberNames.firstRepeated(in: [UInt8](response.body)) == nil
+            JSONMemberNames.disagreement(in: [UInt8](response.body)) == nil
         {
             object = members
         } else {
@@ -114,8 +114,9 @@ struct DynamicClientRegistration: Sendable {
                 if case let .string(text) = value { return URL(string: text) }
                 return nil
             }
-            // RFC 7591 §3.2.1: the server may change what was asked; a client without its loopback redirect cannot sign in.
-            guard uris.count == values.count, redirectURIs.allSatisfy(uris.contains) else {
+            // RFC 7591 §3.2.1: the server may change what was asked. A client without its loopback redirect cannot sign
+            // in, and one with redirect URIs nobody asked for could send its codes elsewhere: only exactly those asked for.
+            guard uris.count == values.count, Set(uris) == Set(redirectURIs) else {
                 throw failure("it registered other redirect URIs than the loopback ones asked for")
             }
             registered = uris

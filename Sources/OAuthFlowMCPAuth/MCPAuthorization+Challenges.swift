@@ -54,11 +54,11 @@ extension MCPAuthorization {
         }
         let held = (try? await context.manager.session())?.tokens.scopes ?? []
         let union = held + demanded.filter { !held.contains($0) }
-        let key = [operation ?? "", server.description, union.sorted().joined(separator: " ")].joined(separator: "|")
-        guard await state.recordStepUp(key) else {
+        let operationKey = (operation ?? "") + "|" + server.description
+        guard await state.recordStepUp(operationKey, scopes: union.sorted().joined(separator: " ")) else {
             throw MCPAuthorizationError(
                 .refusedAgain,
-                "the MCP server \(server) still answers 403 insufficient_scope\(operation.map { " to \($0)" } ?? "") after a sign-in that asked for \(union.joined(separator: " ")); it is not asked again"
+                "the MCP server \(server) still answers 403 insufficient_scope\(operation.map { " to \($0)" } ?? "") (now for \(TerminalText.escaped(demanded.joined(separator: " ")))) after a sign-in for the same scopes or \(AuthorizationState.maximumStepUps) step-ups of this operation; it is not asked again"
             )
         }
         logger.info("stepping up", metadata: ["server": "\(server)", "scopes": "\(union.joined(separator: " "))"])

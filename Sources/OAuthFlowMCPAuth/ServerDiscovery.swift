@@ -103,12 +103,12 @@ struct ServerDiscovery: Sendable {
         return ProtectedResourceDocument(url: url, resource: resource, authorizationServers: issuers, scopesSupported: scopes)
     }
 
-    /// RFC 9728 §3.3: the `resource` must be the resource the metadata was fetched for: the MCP server's canonical URI
-    /// (or, for the metadata at the root of its origin, that origin).
+    /// RFC 9728 §3.3 and MCP authorization: the `resource` must be the MCP server's canonical URI, wherever the metadata
+    /// was found. Metadata at the root of the origin that names the bare origin is refused for a server with a path:
+    /// the token's audience would be the whole origin, every other API on it included.
     private func check(_ document: ProtectedResourceDocument, for server: ResourceIdentifier) throws {
         let named = URL(string: document.resource).flatMap(ResourceIdentifier.init)
-        let atRoot = document.url.path == "/.well-known/oauth-protected-resource"
-        if let named, named == server || atRoot && named.path.isEmpty && named.origin == server.origin { return }
+        if let named, named == server { return }
         throw MCPAuthorizationError(
             .resourceMismatch,
             "the protected-resource metadata at \(document.url.absoluteString) is for \(Self.shown(document.resource)), not for the MCP server \(server) (RFC 9728 §3.3); no token is asked for it"
@@ -239,7 +239,7 @@ struct ServerDiscovery: Sendable {
         guard body.count <= maximumDocumentSize else { throw invalid("it is larger than \(maximumDocumentSize / 1024) KiB") }
         guard case let .object(members)? = try? JSONDecoder().decode(JSONValue.self, from: body) else { throw invalid("it is not a JSON object") }
         // Parsers differ on a repeated name: a value checked as one could be used as the other.
-        if let repeated = JSONMemberNames.firstRepeated(in: [UInt8](body)) { throw invalid("it names \(shown(repeated)) twice") }
+        if let disagreement = JSONMemberNames.disagreement(in: [UInt8](body)) { throw invalid("it \(disagreement)") }
         return members
     }
 

@@ -123,6 +123,20 @@ import Testing
         #expect(world.requests(to: "auth.example", "/.well-known/oauth-authorization-server/tenant").isEmpty)
     }
 
+    /// Metadata at the root of the origin naming the bare origin would make the token's audience every API there: the
+    /// `resource` must be the server's canonical URI wherever the document is found.
+    @Test func refusesRootMetadataNamingTheBareOrigin() async throws {
+        var root = world.resourceMetadata
+        root["resource"] = .string("https://mcp.example")
+        world.rootResourceMetadata = root
+        world.namedMetadataURL = URL(string: "https://mcp.example/.well-known/oauth-protected-resource")!
+        let (authorizer, user) = authorizer()
+        let error = try #require(await refusal(authorizer))
+        #expect(error.code == .resourceMismatch, "\(error)")
+        #expect(user.opened.values.isEmpty)
+        #expect(world.requests(to: "auth.example", "/.well-known/oauth-authorization-server/tenant").isEmpty)
+    }
+
     @Test func refusesMetadataOnAnotherOrigin() async throws {
         world.namedMetadataURL = URL(string: "https://evil.example/.well-known/oauth-protected-resource")!
         let (authorizer, _) = authorizer()
@@ -136,6 +150,10 @@ import Testing
         MCPWorld.json(["client_id": .string("")], status: 201),
         MCPWorld.json(["client_id": .string("x"), "token_endpoint_auth_method": .string("private_key_jwt")], status: 201),
         MCPWorld.json(["client_id": .string("x"), "redirect_uris": .array([.string("https://evil.example/cb")])], status: 201),
+        // The loopback asked for, and one nobody asked for: codes could be sent there.
+        MCPWorld.json(
+            ["client_id": .string("x"), "redirect_uris": .array([.string("http://127.0.0.1/callback"), .string("https://evil.example/cb")])],
+            status: 201),
         TransportResponse(status: 302, headers: ["Location": "https://evil.example/register"]),
         MCPWorld.json(["error": .string("invalid_redirect_uri")], status: 400),
     ])
@@ -170,6 +188,23 @@ import Testing
         // The next call of the same operation does not sign in again either.
         #expect(await refusal(authorizer)?.code == .refusedAgain)
         #expect(user.opened.values.count == 2)
+    }
+
+    /// A server that names a new scope at every 403 gets a bounded number of step-ups per operation, not a browser
+    /// sign-in each time.
+    @Test func stepUpsAreBoundedWhenEachDemandNamesANewScope() async throws {
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        var refused: MCPAuthorizationError?
+        for round in 1...6 {
+            world.requiredScopes = ["mcp:read", "mcp:extra\(round)"]
+            if let error = await refusal(authorizer) {
+                refused = error
+                break
+            }
+        }
+        #expect(refused?.code == .refusedAgain)
+        #expect(user.opened.values.count == 1 + AuthorizationState.maximumStepUps, "\(user.opened.values.count) sign-ins")
     }
 
     @Test func refusesAServerThatRefusesItsNewToken() async throws {

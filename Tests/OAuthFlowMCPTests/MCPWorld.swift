@@ -42,6 +42,8 @@ final class MCPWorld: @unchecked Sendable {
     var namesMetadata = true
     /// Where the 401 says the metadata is, when not at its usual place.
     var namedMetadataURL = MCPWorld.metadataURL
+    /// The metadata served at the root of the origin (`/.well-known/oauth-protected-resource`), when set.
+    var rootResourceMetadata: [String: JSONValue]?
     /// What the registration endpoint answers instead of registering, when set.
     var registrationAnswer: TransportResponse?
     /// The scopes a dynamically registered client may be granted (nil: any).
@@ -110,6 +112,8 @@ final class MCPWorld: @unchecked Sendable {
             return mcpAnswer(request)
         case ("mcp.example", MCPWorld.metadataURL.path):
             return Self.json(resourceMetadata)
+        case ("mcp.example", "/.well-known/oauth-protected-resource") where rootResourceMetadata != nil:
+            return Self.json(rootResourceMetadata ?? [:])
         case ("auth.example", "/.well-known/oauth-authorization-server/tenant"):
             let answer = try await provider.transport.send(request)
             guard case var .object(members) = try JSONDecoder().decode(JSONValue.self, from: answer.body) else { return answer }

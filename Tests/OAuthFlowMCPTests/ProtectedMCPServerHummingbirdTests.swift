@@ -184,6 +184,38 @@ import Testing
         }
     }
 
+    /// A session is bound to the issuer, the subject and the client: another app of the same user has its own.
+    @Test func anotherClientOfTheSameUserCannotUseASession() async throws {
+        let world = try ProtectedServerWorld()
+        let app = try await world.signIn(subject: "alice").accessToken.value
+        let otherApp = try await world.signIn(subject: "alice", clientID: "another-app").accessToken.value
+        let mcp = try world.server()
+        try await Self.app(mcp).test(.router) { client in
+            let session = try #require(Self.session(try await Self.post(client, ProtectedServerWorld.initialize(), token: app)))
+            let borrowed = try await Self.post(client, ProtectedServerWorld.callTool("whoami"), token: otherApp, session: session)
+            #expect(borrowed.status == .notFound)
+            let own = try await Self.post(client, ProtectedServerWorld.callTool("whoami"), token: app, session: session)
+            #expect(ProtectedServerWorld.texts(Self.messages(own).first) == ["you are alice (mcp:read)"])
+        }
+    }
+
+    /// A token that names no subject says nothing of whose a session would be: none is opened for it.
+    @Test func aTokenWithoutASubjectOpensNoSession() async throws {
+        let world = try ProtectedServerWorld()
+        let now = Date().timeIntervalSince1970
+        let token = try await world.provider.signAuthorizationResponse([
+            "iss": .string(ProtectedServerWorld.issuer.absoluteString), "aud": .string(ProtectedServerWorld.endpoint.absoluteString),
+            "exp": .number(now + 600), "iat": .number(now), "scope": .string("mcp:read"), "jti": .string(UUID().uuidString),
+        ])
+        let mcp = try world.server()
+        try await Self.app(mcp).test(.router) { client in
+            let refused = try await Self.post(client, ProtectedServerWorld.initialize(), token: token)
+            #expect(refused.status == .forbidden, "\(refused.status)")
+            #expect(Self.session(refused) == nil)
+            #expect(await mcp.openSessions == 0)
+        }
+    }
+
     @Test func batchesAreRefusedBeforeAnythingElse() async throws {
         let world = try ProtectedServerWorld()
         let token = try await world.signIn().accessToken.value

@@ -81,8 +81,13 @@ struct ProtectedServerWorld {
 
     /// A user's access token: signed in with the code flow, for `resource` (this server unless given another; none
     /// for the provider's default audience), with `scopes`.
-    func signIn(subject: String = "user-1", scopes: [String] = ["mcp:read"], resource: URL? = Self.endpoint) async throws -> TokenSet {
-        var configuration = ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: SimulatedProvider.appRedirectURI, scopes: scopes, requestOfflineAccess: false)
+    func signIn(
+        subject: String = "user-1", scopes: [String] = ["mcp:read"], resource: URL? = Self.endpoint, clientID: String = SimulatedProvider.appClientID
+    ) async throws -> TokenSet {
+        if clientID != SimulatedProvider.appClientID {
+            await provider.register(.public(id: clientID, redirectURIs: [SimulatedProvider.appRedirectURI]))
+        }
+        var configuration = ClientConfiguration(clientID: clientID, redirectURI: SimulatedProvider.appRedirectURI, scopes: scopes, requestOfflineAccess: false)
         configuration.resources = resource.map { [$0] } ?? []
         let client = OAuthClient(provider: try provider.provider(descriptorOptions), configuration: configuration, environment: provider.environment)
         let pending = try await client.startAuthorization()

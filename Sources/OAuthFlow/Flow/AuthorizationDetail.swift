@@ -97,8 +97,11 @@ extension AuthorizationDetail {
     static func list(bytes: [UInt8], what: String) throws -> [AuthorizationDetail] {
         guard bytes.count <= maximumSize else { throw refusal("\(what) take \(bytes.count) bytes; at most \(maximumSize) are read") }
         guard nesting(of: bytes) <= maximumDepth + 2 else { throw refusal("\(what) nest deeper than \(maximumDepth) levels") }
-        if let repeated = JSONMemberNames.firstRepeated(in: bytes) {
-            throw refusal("\(what) give the member `\(TerminalText.escaped(String(repeated.prefix(60))))` twice in one object")
+        switch JSONMemberNames.disagreement(in: bytes) {
+        case .repeated(let name)?:
+            throw refusal("\(what) give the member `\(TerminalText.escaped(String(name.prefix(60))))` twice in one object")
+        case .notUTF8?: throw refusal("\(what) are not UTF-8 JSON (RFC 8259 §8.1)")
+        case nil: break
         }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { throw refusal("\(what) are not JSON") }
         return try list(value, what: what)

@@ -156,11 +156,8 @@ enum TokenResponseParser {
     /// - Throws: ``FlowError`` `invalidTokenResponse` for details that are not an array of objects with a `type`.
     static func authorizationDetails(in fields: [String: JSONValue], body: Data) throws -> [AuthorizationDetail]? {
         guard let value = fields["authorization_details"], value != .null else { return nil }
-        if let repeated = JSONMemberNames.firstRepeated(in: Array(body)) {
-            throw FlowError(
-                .invalidTokenResponse,
-                "the token response carries authorization details and gives the member `\(TerminalText.escaped(String(repeated.prefix(60))))` twice in one object"
-            )
+        if let disagreement = JSONMemberNames.disagreement(in: Array(body)) {
+            throw FlowError(.invalidTokenResponse, "the token response carries authorization details, and it \(disagreement)")
         }
         do {
             return try AuthorizationDetail.list(value, what: "the token response's `authorization_details`")

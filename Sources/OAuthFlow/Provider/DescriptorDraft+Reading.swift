@@ -20,11 +20,15 @@ extension DescriptorDraft {
     /// - Parameters:
     ///   - issuer: The issuer identifier: https (or http to a loopback host), no query, fragment or user info.
     ///   - id: The provider id; by default ``suggestedID(for:)``.
+    ///   - options: What the caller knows beyond the document: the redirect URI's loopback port (8765 by default), and
+    ///     what the server takes that its metadata leaves out.
     ///   - environment: The transport and clock.
     /// - Throws: ``DiscoveryError``: `invalidIssuer` for an issuer that cannot be one, `unreachable` when neither
     ///   document can be had, `invalidDocument`, `issuerMismatch`, `insecureEndpoint`; ``ProviderError``
     ///   `invalidDescriptor` for an id that cannot name a provider.
-    public static func read(issuer: String, id: String? = nil, environment: OAuthEnvironment = OAuthEnvironment()) async throws -> DescriptorDraft {
+    public static func read(
+        issuer: String, id: String? = nil, options: Options = Options(), environment: OAuthEnvironment = OAuthEnvironment()
+    ) async throws -> DescriptorDraft {
         let issuerURL = try checkedIssuer(issuer)
         let id = id ?? suggestedID(for: issuerURL)
         guard isValidID(id) else {
@@ -45,7 +49,7 @@ extension DescriptorDraft {
             }
             return try DescriptorDraft(
                 id: id, issuer: issuerURL, metadata: metadata, metadataURL: url, mode: mode, readAt: environment.clock.now(),
-                revocationElsewhere: revocationElsewhere)
+                revocationElsewhere: revocationElsewhere, options: options)
         }
         throw DiscoveryError(.unreachable, "no metadata for \(issuerURL.absoluteString): " + failures.joined(separator: "; "))
     }
@@ -103,8 +107,8 @@ extension DescriptorDraft {
         }
         // Parsers differ on a repeated name (first or last wins): an `issuer` given twice could pass the check as one
         // value and be used as the other.
-        if let repeated = JSONMemberNames.firstRepeated(in: bytes) {
-            throw invalid("it names \(shown(repeated)) twice")
+        if let disagreement = JSONMemberNames.disagreement(in: bytes) {
+            throw invalid("it \(disagreement)")
         }
         guard let metadata = try? JSONDecoder().decode(ServerMetadata.self, from: response.body) else {
             throw invalid("a member has the wrong type, or `issuer` is missing")

@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 /// Finds a member name that one JSON object holds twice.
 ///
@@ -9,6 +10,31 @@ import Foundation
 /// Names are compared after their escapes are decoded (`"a\u006cg"` is `"alg"`), as Swift
 /// strings, the way a decoded dictionary keys them.
 package enum JSONMemberNames {
+    /// Why two readers could read one JSON text differently.
+    package enum Disagreement: Sendable, Hashable, CustomStringConvertible {
+        /// The bytes are not UTF-8, or hold a NUL byte, which JSON text never does: RFC 8259 §8.1 requires UTF-8
+        /// between systems, and Foundation's decoder also reads UTF-16 and UTF-32 text, which the scan for repeated
+        /// names would not read as it does.
+        case notUTF8
+        /// An object gives this member twice.
+        case repeated(String)
+
+        /// A phrase that follows "it", for an error.
+        package var description: String {
+            switch self {
+            case .notUTF8: return "is not UTF-8 JSON (RFC 8259 §8.1)"
+            case .repeated(let name): return "names `\(TerminalText.escaped(String(name.prefix(60))))` twice"
+            }
+        }
+    }
+
+    /// Why JSON text could be read two ways: not UTF-8, or a member given twice in one object; nil when neither.
+    /// Every reader of an answer whose members are checked (metadata, registrations, details) asks this first.
+    package static func disagreement(in bytes: [UInt8]) -> Disagreement? {
+        guard !bytes.contains(0), bytes.withUnsafeBufferPointer({ UTF8Validation.isValid($0) }) else { return .notUTF8 }
+        return firstRepeated(in: bytes).map(Disagreement.repeated)
+    }
+
     /// The first name repeated within one object, at any depth; nil when there is none.
     ///
     /// The text is only scanned, not validated: text that is not JSON is left to the parser.
