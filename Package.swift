@@ -38,12 +38,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // Already built for postgres-nio and hummingbird: the PostgreSQL store and the web example run as its `Service`s.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // Only the web sign-in example uses it: no library product depends on it.
-        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         // Only OAuthFlowVapor, its tests and its example use it: the CLI and the other products never build it.
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
-        // Only OAuthFlowMCP and its tests use it: the core, the CLI and the other products never build it.
-        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", exact: "0.12.1"),
+        // Only OAuthFlowMCP and its tests use it: the core, the CLI and the other products never build it. An app
+        // that adds this package resolves it all the same (SwiftPM resolves what every product needs), so the pin is
+        // a range, not one version: any 0.12 release from 0.12.1 (before 1.0 a minor release may break the API).
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", .upToNextMinor(from: "0.12.1")),
         // Metrics and spans (Docs/operations.md): the API packages only, which the host's backend plugs into through
         // OAuthEnvironment; already built for hummingbird, vapor and postgres-nio.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -209,28 +209,13 @@ let package = Package(
             // As the launcher's: the C++ library linked in, not loaded at each start (Docs/benchmarks.md).
             linkerSettings: [.unsafeFlags(["-L", launcherStaticLibraries], .when(platforms: [.linux]))]
         ),
-        // The web sign-in example (Examples/WebSignIn): a target of this package, so that the browser test
-        // drives an app built in the same build as everything else, not a second compile of the graph.
-        // What both web sign-in examples share: their options and their pages.
+        // The web sign-in examples (Examples/WebSignIn, declared at the end of this file, and Examples/VaporSignIn):
+        // targets of this package, so that the browser test drives apps built in the same build as everything else,
+        // not a second compile of the graph. What both share: their options and their pages.
         .target(
             name: "ExampleSupport",
             dependencies: ["OAuthFlow", "OAuthFlowWeb", .product(name: "Logging", package: "swift-log")],
             path: "Examples/Shared/Sources/ExampleSupport"
-        ),
-        .executableTarget(
-            name: "WebSignInExample",
-            dependencies: [
-                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowPostgres", "ExampleSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-            ],
-            path: "Examples/WebSignIn/Sources/WebSignInExample"
         ),
         // The same example on Vapor (Examples/VaporSignIn), served by the browser test after the Hummingbird one.
         .executableTarget(
@@ -382,3 +367,29 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The Hummingbird example is declared where it runs, on Linux (scripts/browser.sh serves it), and nowhere else: its
+// HummingbirdAuth sessions need macOS 14, iOS 17 and tvOS 17 (hummingbird-auth's own floor) and its Hummingbird 2 code
+// macOS 14, above this package's floor (macOS 13, iOS 16), and SwiftPM refuses to plan any build of a package that
+// holds a target depending on a product with a higher floor than its own. Declared only here, neither the example nor
+// hummingbird-auth is part of a Mac's `swift build` or of an app's resolution.
+#if os(Linux)
+package.dependencies.append(.package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"))
+package.targets.append(
+    .executableTarget(
+        name: "WebSignInExample",
+        dependencies: [
+            "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowPostgres", "ExampleSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+        ],
+        path: "Examples/WebSignIn/Sources/WebSignInExample"
+    )
+)
+#endif

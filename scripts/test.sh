@@ -3,6 +3,12 @@
 #
 # 1. Checks Sources with `swift format lint --strict` and .swift-format (its layout, and rules
 #    against force unwraps, force tries and implicitly unwrapped optionals); any finding fails.
+#    Then the Apple-platform gate (scripts/apple-portability.py, no build, a few seconds): what an Apple
+#    build at Package.swift's floor would refuse in Sources/ and Examples/ (an API newer than the floor,
+#    by the toolchain's own .swiftinterface availability, with #if evaluated as an Apple build; a
+#    Linux-only module or C name; Process off macOS; a module chosen by canImport that the manifest
+#    links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
+#    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md).
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
@@ -59,6 +65,13 @@ if ! lint_output=$(swift format lint --strict --recursive Sources 2>&1) \
     || [ -n "$lint_output" ]; then
     echo "error: swift format lint --strict found problems in Sources (.swift-format):" >&2
     printf '%s\n' "$lint_output" >&2
+    exit 1
+fi
+
+# --- Apple platforms: what a build at Package.swift's floor would refuse (no build; seconds) -----------
+python3 "$root/scripts/apple-portability.py" --self-test
+if ! python3 "$root/scripts/apple-portability.py"; then
+    echo "error: Sources or Examples use what an Apple build at Package.swift's floor refuses (above; Docs/testing.md)" >&2
     exit 1
 fi
 

@@ -120,7 +120,7 @@ public enum CompactJSON: Sendable, Hashable {
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    return String(validating: out, as: UTF8.self)
+                    return UTF8Validation.string(out)
                 case UInt8(ascii: "\\"):
                     guard index < bytes.count else { return nil }
                     let escape = bytes[index]

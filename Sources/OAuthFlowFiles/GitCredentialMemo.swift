@@ -165,7 +165,7 @@ public struct GitCredentialMemo: Sendable, Hashable {
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
             out.append(high << 4 | low)
         }
-        return String(validating: out, as: UTF8.self)
+        return UTF8Validation.string(out)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -64,9 +64,18 @@ public enum StateFiles {
     /// The named variables of the process's environment: what the launcher reads instead of the whole environment,
     /// which it hands on to the full command as it is. Read as Foundation's `ProcessInfo` reads the environment, so
     /// that both find the same directories: an entry that is not UTF-8 is left out, and of a name set twice the
-    /// last is taken.
+    /// last is taken. On Apple platforms, whose C library does not declare `environ` to Swift (environ(7): code in a
+    /// library reaches it through `_NSGetEnviron()`), each name is read with `getenv`, which takes the first of a
+    /// name set twice.
     public static func processEnvironment(_ names: [String]) -> [String: String] {
         var environment: [String: String] = [:]
+        #if canImport(Darwin)
+        for name in names {
+            guard let pointer = getenv(name) else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+            if let value = UTF8Validation.string(bytes) { environment[name] = value }
+        }
+        #else
         var entry = environ
         while let pointer = entry.pointee {
             entry += 1
@@ -74,11 +83,12 @@ public enum StateFiles {
             for name in names {
                 let count = name.utf8.count
                 guard bytes.count > count, bytes[count] == UInt8(ascii: "="), bytes[..<count].elementsEqual(name.utf8) else { continue }
-                guard let value = String(validating: bytes[(count + 1)...], as: UTF8.self) else { break }
+                guard let value = UTF8Validation.string(UnsafeBufferPointer(rebasing: bytes[(count + 1)...])) else { break }
                 environment[name] = value
                 break
             }
         }
+        #endif
         return environment
     }
 }

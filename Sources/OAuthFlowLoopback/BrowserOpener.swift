@@ -13,7 +13,7 @@ public protocol BrowserOpener: Sendable {
 
 /// The system's browser, as `gh` and Python's `webbrowser` find it: the first entry of
 /// `$BROWSER` (`%s` stands for the URL, otherwise it is appended), else `xdg-open` or
-/// `open` from the `PATH`.
+/// `open` from the `PATH`. On Linux and macOS; elsewhere ``open(_:)`` throws ``BrowserError``.
 public struct SystemBrowser: BrowserOpener {
     /// The command that will run, or nil when there is none.
     public let command: [String]?
@@ -51,7 +51,7 @@ public struct SystemBrowser: BrowserOpener {
         }
         #if os(Linux)
         try Self.spawn(arguments)
-        #else
+        #elseif os(macOS)
         let process = Process()
         if arguments[0].contains("/") {
             process.executableURL = URL(fileURLWithPath: arguments[0])
@@ -67,6 +67,10 @@ public struct SystemBrowser: BrowserOpener {
         } catch {
             throw BrowserError(message: "could not start the browser (\(arguments[0])): \(error)")
         }
+        #else
+        // iOS, tvOS and watchOS start no other program (Foundation has no `Process` there): an app presents the
+        // authorization URL itself.
+        throw BrowserError(message: "no browser can be started from this platform; open the URL in the app instead")
         #endif
     }
 

@@ -132,19 +132,12 @@ public final class LoopbackReceiver: Sendable {
         self.inbox = inbox
         self.connections = connections
         server = Task {
-            await withDiscardingTaskGroup { sockets in
+            // One child per listening socket (one or two, for as long as the receiver runs).
+            await withTaskGroup(of: Void.self) { sockets in
                 for listener in listeners {
                     sockets.addTask {
                         try? await listener.executeThenClose { accepted in
-                            await withDiscardingTaskGroup { tasks in
-                                do {
-                                    for try await connection in accepted {
-                                        tasks.addTask { await Self.serve(connection, inbox: inbox) }
-                                    }
-                                } catch {
-                                    // The listener failed or was closed: the connections already accepted are still served.
-                                }
-                            }
+                            await ConnectionTasks.serve(accepted) { await Self.serve($0, inbox: inbox) }
                         }
                     }
                 }

@@ -44,15 +44,8 @@ public final class SimulatedProviderServer: Sendable {
         self.group = group
         serving = Task {
             try? await listener.executeThenClose { accepted in
-                await withDiscardingTaskGroup { connections in
-                    do {
-                        for try await connection in accepted {
-                            connections.addTask { await Self.serve(connection, gate: gate) }
-                        }
-                    } catch {
-                        // The listener closed: the connections already accepted are still answered.
-                    }
-                }
+                // Until the listener closes; the connections already accepted are still answered.
+                await ConnectionTasks.serve(accepted) { await Self.serve($0, gate: gate) }
             }
         }
     }

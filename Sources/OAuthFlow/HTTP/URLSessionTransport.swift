@@ -1,4 +1,6 @@
-#if !canImport(AsyncHTTPClient)
+// Everywhere Package.swift does not link async-http-client to OAuthFlow (AsyncHTTPClientTransport.swift says why
+// the test is os(), not canImport).
+#if !(os(Linux) || os(Android))
 import Foundation
 
 /// ``HTTPTransport`` on `URLSession`, hardened for an OAuth client: the transport on Apple platforms.

@@ -1,3 +1,5 @@
+import OAuthFlowFiles
+
 /// Reads a JSON object (RFC 8259) into ``JSONValue``s in one pass over its UTF-8 bytes: a JOSE header or
 /// a JWT claims set, on the request path of an API that checks tokens.
 ///
@@ -168,7 +170,7 @@ package enum JSONObjectReader {
                     let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     index += 1
                     if ascii { return String(decoding: text, as: UTF8.self) }
-                    guard let valid = String(validating: text, as: UTF8.self) else { throw .notJSON }
+                    guard let valid = UTF8Validation.string(text) else { throw .notJSON }
                     return valid
                 }
                 if byte == Byte.backslash { return try escapedString(from: start) }
@@ -187,7 +189,7 @@ package enum JSONObjectReader {
                 index += 1
                 switch byte {
                 case Byte.quote:
-                    guard let valid = String(validating: out, as: UTF8.self) else { throw .notJSON }
+                    guard let valid = UTF8Validation.string(out) else { throw .notJSON }
                     return valid
                 case Byte.backslash:
                     guard index < bytes.count else { throw .notJSON }

@@ -3,8 +3,31 @@
 /// once and read in place, and `String(validating:)` copied each file into a string nothing read (a test holds the
 /// two equal over every two-byte sequence and 200,000 random ones). ASCII, most of a descriptor, is checked eight
 /// bytes at a time.
-enum UTF8Validation {
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+///
+/// It also decodes (``string(_:)``): `String(validating:as:)` needs macOS 15, iOS 18, tvOS 18 and watchOS 11, above
+/// the package's floor, so below them the same judgement is made here and the bytes then decoded.
+package enum UTF8Validation {
+    /// The bytes as a `String`, or nil when they are not UTF-8: what `String(validating: bytes, as: UTF8.self)`
+    /// answers, on every OS version the package supports (the standard library's own where it has it).
+    package static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            return String(validating: bytes, as: UTF8.self)
+        }
+        return stringCheckedHere(bytes)
+    }
+
+    /// ``string(_:)`` for an array.
+    package static func string(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { string($0) }
+    }
+
+    /// What ``string(_:)`` answers below macOS 15 and iOS 18: the bytes checked by ``isValid(_:)``, then decoded
+    /// (decoding valid UTF-8 replaces nothing).
+    static func stringCheckedHere(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         var index = 0
