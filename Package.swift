@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
         .library(name: "OAuthFlowTesting", targets: ["OAuthFlowTesting"]),
+        // Everything Apple-only (Docs/apple.md): the app sign-in, the keychain store, the URLRequest authorizer, Secure
+        // Enclave DPoP keys. Its logic is compiled and tested on Linux; its Apple calls only in an Apple build, and
+        // type-checked on Linux against shims (scripts/apple-typecheck.sh).
+        .library(name: "OAuthFlowApple", targets: ["OAuthFlowApple"]),
         .library(name: "OAuthFlowMCPAuth", targets: ["OAuthFlowMCPAuth"]),
         .library(name: "OAuthFlowMCP", targets: ["OAuthFlowMCP"]),
         .library(name: "OAuthFlowMCPHummingbird", targets: ["OAuthFlowMCPHummingbird"]),
@@ -263,6 +267,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/OAuthFlowTestSupport"
+        ),
+        .target(
+            name: "OAuthFlowApple",
+            dependencies: ["OAuthFlow", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "OAuthFlowAppleTests",
+            dependencies: ["OAuthFlowApple", "OAuthFlow", "OAuthFlowTesting", "OAuthFlowTestSupport"]
         ),
         .testTarget(
             name: "OAuthFlowFilesTests",

@@ -105,41 +105,43 @@ public struct LoopbackSignIn: Sendable {
         // Fails before the browser opens when the client settings cannot work.
         _ = try configuration.authenticationMethod(for: provider)
         events(.listening(receiver.redirectURI))
-        let current = Current(try await oauth.startAuthorization())
+        let current = Locked(try await oauth.startAuthorization())
         // A pushed request expires (RFC 9126 §2.2): the browser opens it through the receiver, which pushes
         // a new one when the first has expired by the time the browser (or the user) gets to it.
         let start = Base64URL.random(bytes: 16)
-        let opened = current.pending.requestExpiresAt == nil ? current.pending.url : Self.startURL(receiver.redirectURI, start)
-        events(.authorizationEndpoint(Self.endpoint(of: current.pending.url)))
+        let first = current.current
+        let opened = first.requestExpiresAt == nil ? first.url : Self.startURL(receiver.redirectURI, start)
+        events(.authorizationEndpoint(Self.endpoint(of: first.url)))
         events(.openURL(opened))
         do {
             try await browser.open(opened)
         } catch {
             events(.browserFailed("\(error)"))
         }
-        let outcome = Outcome()
+        let outcome = Locked<Outcome?>(nil)
         // Discovery only when the descriptor names no token endpoint: no extra round trip otherwise.
         let tokenEndpoint = provider.endpoints.token == nil ? (try? await oauth.discoveredProvider())?.endpoints.token : provider.endpoints.token
         let tokenHost = tokenEndpoint?.host ?? "the token endpoint"
-        let arrived = Arrivals()
+        // Whether any request reached the redirect path.
+        let arrived = Locked(false)
         // A provider that refuses the redirect URI shows the user its own error page and never
         // sends the browser back: say which redirect URI was sent while the wait goes on.
         let delay = waitingHintDelay
         let redirectURI = receiver.redirectURI
         let hint = Task {
             try await Task.sleep(for: delay)
-            if !arrived.any { events(.stillWaiting(redirectURI: redirectURI, after: delay)) }
+            if !arrived.current { events(.stillWaiting(redirectURI: redirectURI, after: delay)) }
         }
         defer { hint.cancel() }
         try await receiver.waitForCallback(timeout: timeout) { request in
             if Self.startToken(of: request) == start {
                 return await Self.begin(client: oauth, current: current, events: events)
             }
-            arrived.note()
+            arrived.withLock { $0 = true }
             return await Self.handle(
-                request, client: oauth, pending: current.pending, tokenHost: tokenHost, outcome: outcome, events: events)
+                request, client: oauth, pending: current.current, tokenHost: tokenHost, outcome: outcome, events: events)
         }
-        guard let result = outcome.result else {
+        guard let result = outcome.current else {
             throw LoopbackError(code: .noResult, message: "the sign-in ended without a result")
         }
         let finished = try result.get()
@@ -179,10 +181,11 @@ public struct LoopbackSignIn: Sendable {
 
     /// Sends the browser to the authorization URL, pushing a new request first when the current one has expired
     /// (or will within a few seconds).
-    static func begin(client: OAuthClient, current: Current, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
-        if current.pending.isExpired(at: client.environment.clock.now().addingTimeInterval(5)) {
+    static func begin(client: OAuthClient, current: Locked<PendingAuthorization>, events: @Sendable (Event) -> Void) async -> LoopbackResponse {
+        if current.current.isExpired(at: client.environment.clock.now().addingTimeInterval(5)) {
             do {
-                current.pending = try await client.startAuthorization()
+                let renewed = try await client.startAuthorization()
+                current.withLock { $0 = renewed }
                 events(.pushedRequestRenewed)
             } catch {
                 return LoopbackResponse(
@@ -193,26 +196,13 @@ public struct LoopbackSignIn: Sendable {
         }
         return LoopbackResponse(
             status: 303, html: LoopbackPages.page(title: "Signing in", message: "Continue to the provider to sign in."), finishes: false,
-            location: current.pending.url)
-    }
-
-    /// The authorization request in progress: replaced when its pushed request expired before use.
-    final class Current: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: PendingAuthorization
-
-        init(_ pending: PendingAuthorization) { stored = pending }
-
-        var pending: PendingAuthorization {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
+            location: current.current.url)
     }
 
     /// Decides what one request on the redirect path means.
     static func handle(
         _ request: LoopbackRequest, client: OAuthClient, pending: PendingAuthorization, tokenHost: String,
-        outcome: Outcome, events: @Sendable (Event) -> Void
+        outcome: Locked<Outcome?>, events: @Sendable (Event) -> Void
     ) async -> LoopbackResponse {
         do {
             // Only a callback that passes its checks (state, `iss`, no error, a code) leads to a token request.
@@ -228,7 +218,7 @@ public struct LoopbackSignIn: Sendable {
             } else {
                 finished = try await client.finishSignIn(callback: request.url, pending: pending)
             }
-            outcome.result = .success(finished)
+            outcome.withLock { $0 = .success(finished) }
             return LoopbackResponse(
                 status: 200,
                 html: LoopbackPages.page(
@@ -244,7 +234,7 @@ public struct LoopbackSignIn: Sendable {
                     title: "Not this sign-in", message: "This response does not match the sign-in in progress and was ignored."),
                 finishes: false)
         } catch {
-            outcome.result = .failure(error)
+            outcome.withLock { $0 = .failure(error) }
             return LoopbackResponse(
                 status: 400,
                 html: LoopbackPages.page(
@@ -252,23 +242,6 @@ public struct LoopbackSignIn: Sendable {
         }
     }
 
-    /// Whether any request reached the redirect path.
-    final class Arrivals: @unchecked Sendable {
-        private let lock = NSLock()
-        private var seen = false
-
-        var any: Bool { lock.withLock { seen } }
-        func note() { lock.withLock { seen = true } }
-    }
-
     /// The result of the finishing callback, handed from the receiver's handler to the caller.
-    final class Outcome: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: Result<OAuthClient.SignInOutcome, any Error>?
-
-        var result: Result<OAuthClient.SignInOutcome, any Error>? {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
-    }
+    typealias Outcome = Result<OAuthClient.SignInOutcome, any Error>
 }
