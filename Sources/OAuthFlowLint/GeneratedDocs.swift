@@ -11,8 +11,18 @@ package enum GeneratedDocs {
     /// `Docs/lint-rules.md`.
     public static var lintRules: String { RuleCatalog.markdown() }
 
-    /// `Docs/providers.md`: every bundled descriptor's catalog entry, one table row each, and the cases the
-    /// descriptors state for their conditional cells as footnotes.
+    /// The line that ends the generated part of `Docs/providers.md`; what follows it is written by hand and kept.
+    public static let catalogEndMarker = "<!-- END GENERATED CATALOG: what follows is written by hand and kept by `oauthflow generate-docs` -->"
+
+    /// `Docs/providers.md` as `text` holds it, its generated part (up to ``catalogEndMarker``) replaced by the current
+    /// ``providerCatalog``; the hand-written sections after the marker are kept (none when `text` has no marker).
+    public static func replacingCatalog(in text: String) -> String {
+        let kept = text.range(of: catalogEndMarker + "\n").map { String(text[$0.upperBound...]) } ?? ""
+        return providerCatalog + kept
+    }
+
+    /// The generated part of `Docs/providers.md`: every bundled descriptor's catalog entry, one table row each, the
+    /// cases the descriptors state for their conditional cells as footnotes, and ``catalogEndMarker``.
     public static var providerCatalog: String {
         let registry = try? ProviderRegistry.load(includeBundled: true, includeUserDirectory: false)
         let entries = (registry?.all ?? []).map(\.descriptor.catalogEntry).sorted { $0.id < $1.id }
@@ -32,6 +42,9 @@ package enum GeneratedDocs {
             "  a footnote gives (`revocation.condition`, `logout.condition`): a self-hosted server whose endpoints are its deployment's",
             "  configuration, read from its discovery document.",
             "- Variables: those without a default (`--var NAME=VALUE`).",
+            "",
+            "What a provider documents and the format does not say, and what the host does instead, is under",
+            "[What the format leaves out, and why](#what-the-format-leaves-out-and-why), after the table.",
             "",
             "\(entries.count) providers.",
             "",
@@ -58,6 +71,7 @@ package enum GeneratedDocs {
             lines.append("| " + columns.map(cell).joined(separator: " | ") + " |")
         }
         if !notes.isEmpty { lines += [""] + notes }
+        lines += ["", catalogEndMarker]
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -138,7 +138,7 @@ extension OAuthClient {
         var tokens = try bound(
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
-                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
                     defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: pending.scopes, previous: nil, now: clock.now())
             }, key: pending.proofKey)

@@ -212,7 +212,7 @@ extension OAuthClient {
             }
             let tokens = try bound(
                 TokenResponseParser.tokenSet(
-                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
                     defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: authorization.scopes, previous: nil, now: clock.now()), key: proofKey)
             var verified: IDTokenClaims?

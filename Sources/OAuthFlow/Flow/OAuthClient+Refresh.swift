@@ -49,7 +49,7 @@ extension OAuthClient {
         let clock = self.clock
         let parse = { @Sendable (response: TransportResponse) throws -> TokenSet in
             try TokenResponseParser.tokenSet(
-                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
                 defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                 requestedScopes: scopes ?? tokens.scopes, previous: tokens, now: clock.now())
         }

@@ -209,7 +209,7 @@ extension OAuthClient {
         let tokens = try bound(
             explainingEncoding(sent: parameters) {
                 try TokenResponseParser.tokenSet(
-                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.separator,
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
                     defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
             }, key: proofKey)

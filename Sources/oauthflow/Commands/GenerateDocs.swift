@@ -25,7 +25,10 @@ extension OAuthFlowCommand {
                 try GeneratedDocs.schema.write(to: base.appendingPathComponent("providers/schema.json"), atomically: true, encoding: .utf8)
                 try GeneratedDocs.lintRules.write(to: base.appendingPathComponent("Docs/lint-rules.md"), atomically: true, encoding: .utf8)
                 try updated.write(to: formatURL, atomically: true, encoding: .utf8)
-                try GeneratedDocs.providerCatalog.write(to: base.appendingPathComponent("Docs/providers.md"), atomically: true, encoding: .utf8)
+                // The catalog's hand-written sections, after its marker, are kept.
+                let catalogURL = base.appendingPathComponent("Docs/providers.md")
+                let catalog = (try? String(contentsOf: catalogURL, encoding: .utf8)) ?? ""
+                try GeneratedDocs.replacingCatalog(in: catalog).write(to: catalogURL, atomically: true, encoding: .utf8)
                 Output.stderr("wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md, Docs/providers.md\n")
             }
         }

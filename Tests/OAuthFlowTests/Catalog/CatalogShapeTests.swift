@@ -52,10 +52,17 @@ import OAuthFlowTestSupport
         var extra: Answer?
         var userinfoRequest: ProfileRequest?
         var expect: Expected
+        /// False for a provider whose ID tokens do not carry the nonce sent (LinkedIn); the stand-in then leaves it out.
+        var echoesNonce: Bool?
+        /// The scopes the sign-in's answer grants, as the engine must read them from its `scope`.
+        var grantedScopes: [String]?
+        /// Parameters the provider's pages say the authorization request carries (FusionAuth's `tenantId`).
+        var authorizationRequest: [String: String]?
 
         enum CodingKeys: String, CodingKey {
             case source, variables, clientSecret = "client_secret", discovery, callback, token, idToken = "id_token", refresh, userinfo, extra,
-                userinfoRequest = "userinfo_request", expect, refreshRequest = "refresh_request"
+                userinfoRequest = "userinfo_request", expect, refreshRequest = "refresh_request", echoesNonce = "echoes_nonce",
+                grantedScopes = "granted_scopes", authorizationRequest = "authorization_request"
         }
     }
 
@@ -152,7 +159,7 @@ import OAuthFlowTestSupport
                     claims["aud"] = .string(clientID)
                     claims["iat"] = .number(now)
                     claims["exp"] = .number(now + 600)
-                    if !refreshing, let nonce = calls.pendingNonce { claims["nonce"] = .string(nonce) }
+                    if !refreshing, fixture.echoesNonce != false, let nonce = calls.pendingNonce { claims["nonce"] = .string(nonce) }
                     if claims["iss"] == nil, let issuer { claims["iss"] = .string(issuer) }
                     body = body.replacingOccurrences(of: "ID_TOKEN", with: try key.sign(claims, header: ["typ": .string("JWT")]))
                 }
@@ -192,6 +199,12 @@ import OAuthFlowTestSupport
 
         let pending = try await client.startAuthorization()
         calls.pendingNonce = pending.nonce?.value
+        if let expected = fixture.authorizationRequest {
+            let query = URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            for (name, value) in expected {
+                #expect(query.filter { $0.name == name }.map(\.value) == [value], "\(id): the authorization request carries \(name)=\(value): \(pending.url)")
+            }
+        }
         var parameters = [("code", "code-1"), ("state", pending.state.value)] + (fixture.callback ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if provider.policy.issParameter == .required, fixture.callback?["iss"] == nil, let issuer { parameters.append(("iss", issuer)) }
         if let signature = provider.policy.callbackSignature {
@@ -212,6 +225,9 @@ import OAuthFlowTestSupport
         }
         #expect(!outcome.tokens.accessToken.value.isEmpty, "\(id): an access token")
         #expect((fixture.idToken != nil) == (outcome.idToken != nil), "\(id): the ID token is checked when the provider sends one")
+        if let granted = fixture.grantedScopes {
+            #expect(outcome.tokens.scopes == granted, "\(id): the granted scopes are read one by one from the answer's `scope`")
+        }
 
         let profile = try await client.profile(outcome.tokens, idToken: outcome.idToken?.all, callback: outcome.callback)
         let mapped = Fixture.Expected(

@@ -123,6 +123,27 @@ import OAuthFlowTestSupport
         #expect(try await rejection(try await sign(Claims()), nonce: "another-nonce").code == .nonceMismatch)
     }
 
+    /// A provider whose ID tokens never carry the nonce (LinkedIn: `security.nonce_echoed: false`): a token without one
+    /// passes, after every other check; one that carries a nonce must carry the one sent. Before, such a provider could
+    /// only be plain OAuth 2.0, its ID token kept unverified.
+    @Test func aProviderDeclaredNotToEchoTheNonce() async throws {
+        let (validator, _) = try makeValidator(try provider(algs: "security:\n  nonce_echoed: false\n"))
+        var claims = Claims()
+        claims.nonce = nil
+        #expect(try await validator.validate(try await sign(claims), nonce: Secret("nonce-1"), accessToken: nil).nonce == nil)
+        #expect(try await rejection(try await sign(Claims()), nonce: "another-nonce", validator: validator).code == .nonceMismatch)
+        var expired = claims
+        expired.exp = now.timeIntervalSince1970 - 120
+        #expect(try await rejection(try await sign(expired), validator: validator).code == .expired)
+        var elsewhere = claims
+        elsewhere.aud = AudienceClaim(value: ["someone-else"])
+        #expect(try await rejection(try await sign(elsewhere), validator: validator).code == .audienceMismatch)
+        var forged = claims
+        forged.iss = "https://evil.example.com"
+        #expect(try await rejection(try await sign(forged), validator: validator).code == .issuerMismatch)
+        #expect(try await rejection(try await sign(claims, with: ES256PrivateKey()), validator: validator).code == .badSignature)
+    }
+
     @Test func badSignature() async throws {
         let token = try await sign(Claims(), with: ES256PrivateKey(), kid: "k1")
         #expect(try await rejection(token).code == .badSignature)
