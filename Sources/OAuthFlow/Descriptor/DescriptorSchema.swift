@@ -494,7 +494,7 @@ package enum DescriptorSchema {
             "The `token_type` to assume when a token answer has none (RFC 6749 §5.1 requires one; Shopify, Atlassian and WorkOS leave it out). Without it such an answer is refused."
         ),
         Field(
-            "scope_separator", .choice([",", " "]), default: "the request's `scopes.separator`",
+            "scope_separator", .choice([",", " "]), default: "as scopes.separator",
             "What stands between the granted scopes in an answer's `scope`, when the provider answers otherwise than it is asked (GitHub and LinkedIn answer `email,openid,profile`). The answer is split on it and on spaces (RFC 6749 §3.3), so the granted scopes, and the resources they open, are read one by one."
         ),
         Field(
