@@ -46,11 +46,15 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// provider or client is another refuses the session before anything is sent. Nil in sessions stored before
     /// OAuthFlow kept it; the first refresh records it.
     public var authorizationServer: String?
+    /// Whether the sign-in asked for a refresh token (the descriptor's offline scopes and parameters): false for a
+    /// sign-in that did not (`login --no-offline`), so that advice to sign in again asks as it did. Nil in sessions
+    /// stored before OAuthFlow kept it, and in those whose sign-in did not say.
+    public var offlineAccessRequested: Bool?
 
     public init(
         key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL?, tokens: TokenSet, updatedAt: Date,
         clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil, providerSession: ProviderSession? = nil,
-        authorizationServer: String? = nil
+        authorizationServer: String? = nil, offlineAccessRequested: Bool? = nil
     ) {
         self.formatVersion = Self.currentFormatVersion
         self.key = key
@@ -62,6 +66,7 @@ public struct StoredSession: Sendable, Hashable, Codable {
         self.clientAuthentication = clientAuthentication
         self.providerSession = providerSession
         self.authorizationServer = authorizationServer
+        self.offlineAccessRequested = offlineAccessRequested
     }
 
     /// The granted scopes.
