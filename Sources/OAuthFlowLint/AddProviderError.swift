@@ -1,7 +1,7 @@
 import Foundation
 import OAuthFlow
 
-/// Why a drafted descriptor was not written (``OAuthFlow/OAuth/addProvider(issuer:id:directory:replacing:)``).
+/// Why a drafted descriptor was not written (``OAuthFlow/OAuth/addProvider(issuer:id:options:directory:replacing:)``).
 public struct AddProviderError: Error, LocalizedError, Sendable, CustomStringConvertible {
     public typealias Code = ErrorCode<AddProviderError>
 

@@ -12,6 +12,8 @@ extension OAuth {
     /// - Parameters:
     ///   - issuer: The issuer identifier (https, or http to a loopback host).
     ///   - id: The provider id; by default one made of the issuer's host and path.
+    ///   - options: What the caller knows beyond the metadata (``OAuthFlow/DescriptorDraft/Options``): the redirect URI's
+    ///     loopback port (8765 by default), and what the server takes that its metadata leaves out.
     ///   - directory: Where to write `ID.yaml`; by default the user's providers directory when the configuration
     ///     reads it (`OAuth.Configuration.includeUserProviders`, as the CLI's does), else the last of
     ///     `OAuth.Configuration.providerDirectories`, which the registry reads last.
@@ -19,7 +21,10 @@ extension OAuth {
     /// - Returns: The draft and the file written.
     /// - Throws: `DiscoveryError` when the metadata cannot be had or used, ``AddProviderError`` when the file
     ///   is not written.
-    public func addProvider(issuer: String, id: String? = nil, directory: URL? = nil, replacing: Bool = false) async throws -> AddedProvider {
+    public func addProvider(
+        issuer: String, id: String? = nil, options: DescriptorDraft.Options = DescriptorDraft.Options(), directory: URL? = nil,
+        replacing: Bool = false
+    ) async throws -> AddedProvider {
         let target: URL
         if let directory {
             target = directory
@@ -30,12 +35,12 @@ extension OAuth {
         } else {
             throw AddProviderError(.noDirectory, "the configuration names no providers directory to write to; pass one")
         }
-        let draft = try await DescriptorDraft.read(issuer: issuer, id: id, environment: environment)
+        let draft = try await DescriptorDraft.read(issuer: issuer, id: id, options: options, environment: environment)
         return AddedProvider(draft: draft, file: try draft.write(into: target, replacing: replacing))
     }
 }
 
-/// A descriptor ``OAuthFlow/OAuth/addProvider(issuer:id:directory:replacing:)`` wrote.
+/// A descriptor ``OAuthFlow/OAuth/addProvider(issuer:id:options:directory:replacing:)`` wrote.
 public struct AddedProvider: Sendable {
     /// What was read and drafted.
     public let draft: DescriptorDraft

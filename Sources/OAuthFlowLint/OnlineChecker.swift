@@ -13,8 +13,8 @@ package struct OnlineChecker: Sendable {
             "`code_challenge_methods_supported` lacks S256 (advice when the server does not publish it: no contradiction)."
         ),
         (
-            "online_client_auth", "warning",
-            "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts)."
+            "online_client_auth", "warning / info",
+            "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts). Advice (info) instead when `discovery.lacks` acknowledges the gap (`- token_endpoint_auth_methods_supported: [none]`)."
         ),
         ("online_endpoint", "warning", "A static endpoint differs from the published one."),
         (
@@ -22,13 +22,16 @@ package struct OnlineChecker: Sendable {
             "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`, or the descriptor requires it and the server's document is silent; a warning when the descriptor ignores it (`absent`) or requires what the server says it does not send (`false`)."
         ),
         (
-            "online_scopes", "warning",
-            "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`."
+            "online_scopes", "warning / info",
+            "A scope the descriptor asks for (`scopes.default`, `scopes.offline.scopes`) is missing from the server's `scopes_supported`; advice (info) when `discovery.lacks` acknowledges it (`- scopes_supported: [offline_access]`)."
         ),
-        ("online_grant_types", "warning", "A grant type in `grant_types` is missing from the server's `grant_types_supported`."),
         (
-            "online_id_token_algs", "error / warning",
-            "OpenID Connect: none of the algorithms the descriptor accepts for ID tokens (`security.id_token_algs`, by default RS256 and ES256) is in the server's `id_token_signing_alg_values_supported`, so no ID token it signs verifies (an error); an algorithm the descriptor lists itself that the server does not (a warning)."
+            "online_grant_types", "warning / info",
+            "A grant type in `grant_types` is missing from the server's `grant_types_supported`; advice (info) when `discovery.lacks` acknowledges it."
+        ),
+        (
+            "online_id_token_algs", "error / warning / info",
+            "OpenID Connect: none of the algorithms the descriptor accepts for ID tokens (`security.id_token_algs`, by default RS256 and ES256) is in the server's `id_token_signing_alg_values_supported`, so no ID token it signs verifies (an error); an algorithm the descriptor lists itself that the server does not (a warning, or advice when `discovery.lacks` acknowledges it)."
         ),
         (
             "online_pushed", "warning / info",
@@ -40,7 +43,11 @@ package struct OnlineChecker: Sendable {
         ),
         (
             "online_logout", "warning / info",
-            "Logout: the descriptor declares a back- or front-channel logout (or its `sid`) that the server's document says it lacks (`*_logout_supported: false` or absent), a `custom` logout URL where the server publishes `end_session_endpoint`, or an `rp_initiated` style with no end-session endpoint on either side (warnings); the server offers a logout channel the descriptor does not declare (info)."
+            "Logout: the descriptor declares a back- or front-channel logout (or its `sid`) that the server's document says it lacks (`*_logout_supported: false` or absent), a `custom` logout URL where the server publishes `end_session_endpoint`, or an `rp_initiated` style with no end-session endpoint on either side (warnings; advice when `discovery.lacks` names `end_session`); the server offers a logout channel the descriptor does not declare (info)."
+        ),
+        (
+            "online_lacks", "warning / info",
+            "An entry of `discovery.lacks` the live document contradicts: it names the endpoint, or its list holds the value (a warning: remove the entry); a value acknowledged that the descriptor does not use, so it silences nothing (info)."
         ),
         ("online_unreachable", "warning", "The document could not be fetched, or variables are missing; never a failure."),
     ]
@@ -82,6 +89,18 @@ package struct OnlineChecker: Sendable {
         }
 
         var findings: [Diagnostic] = []
+        // A value missing from one of the document's lists: a warning that says how to record it, or advice (info) that
+        // names it when `discovery.lacks` records it: one entry there silences one finding.
+        func unlisted(_ rule: String, _ keyPath: [String], _ value: String, _ listing: ProviderDescriptor.Discovery.Listing, _ message: String)
+            -> Diagnostic
+        {
+            if descriptor.discovery.acknowledges(value, missingFrom: listing) {
+                return diagnostic(rule, .info, keyPath, "acknowledged by `discovery.lacks` (\(listing.rawValue): \(value)): \(message)")
+            }
+            return diagnostic(
+                rule, .warning, keyPath,
+                "\(message); if the provider takes it all the same, record that with `- \(listing.rawValue): [\(value)]` under `discovery.lacks`")
+        }
         let pairs: [(String, URL?, URL?)] = [
             ("authorization", provider.endpoints.authorization, metadata.authorizationEndpoint),
             ("token", provider.endpoints.token, metadata.tokenEndpoint),
@@ -122,8 +141,8 @@ package struct OnlineChecker: Sendable {
             let key = descriptor.clientAuth.methods == nil ? "method" : "methods"
             for method in descriptor.clientAuth.supported.map(\.rawValue) where !methods.contains(method) {
                 findings.append(
-                    diagnostic(
-                        "online_client_auth", .warning, ["client_auth", key],
+                    unlisted(
+                        "online_client_auth", ["client_auth", key], method, .tokenEndpointAuthMethods,
                         "client authentication `\(method)` is not in the server's token_endpoint_auth_methods_supported (\(methods.joined(separator: ", "))); the metadata may be incomplete, or the server refuses it"
                     ))
             }
@@ -135,8 +154,8 @@ package struct OnlineChecker: Sendable {
             for (keyPath, scopes) in asked {
                 for scope in scopes where !scope.contains("{") && !supported.contains(scope) {
                     findings.append(
-                        diagnostic(
-                            "online_scopes", .warning, keyPath,
+                        unlisted(
+                            "online_scopes", keyPath, scope, .scopes,
                             "the descriptor asks for the scope `\(scope)`, which the server's scopes_supported (\(supported.joined(separator: ", "))) does not list"
                         ))
                 }
@@ -145,15 +164,17 @@ package struct OnlineChecker: Sendable {
         if let supported = metadata.grantTypesSupported {
             for grant in descriptor.grantTypes where !supported.contains(grant) {
                 findings.append(
-                    diagnostic(
-                        "online_grant_types", .warning, ["grant_types"],
+                    unlisted(
+                        "online_grant_types", ["grant_types"], grant, .grantTypes,
                         "the descriptor declares the grant `\(grant)`, which the server's grant_types_supported (\(supported.joined(separator: ", "))) does not list"
                     ))
             }
         }
-        findings += idTokenAlgorithms(descriptor, metadata, listed: file.document.node(at: ["security", "id_token_algs"]) != nil, diagnostic)
+        findings += idTokenAlgorithms(
+            descriptor, metadata, listed: file.document.node(at: ["security", "id_token_algs"]) != nil, diagnostic, unlisted: unlisted)
         findings += pushedAndDPoP(descriptor, metadata, diagnostic)
         findings += logout(descriptor, metadata, declaresLogout: file.document.node(at: ["logout"]) != nil, diagnostic)
+        findings += lacks(descriptor, metadata, document: file.document, diagnostic)
         let advertised = metadata.authorizationResponseIssParameterSupported == true
         switch descriptor.security.issParameter {
         case .absent where advertised:
@@ -214,11 +235,79 @@ package struct OnlineChecker: Sendable {
         } else if logout.style == .rpInitiated, descriptor.endpoints.endSession == nil, metadata.endSessionEndpoint == nil,
             declaresLogout
         {
-            findings.append(
-                diagnostic(
-                    "online_logout", .warning, ["logout"],
-                    "the server publishes no end_session_endpoint and the descriptor names none: signing out cannot end the session at the provider"
-                ))
+            let message =
+                "the server publishes no end_session_endpoint and the descriptor names none: signing out cannot end the session at the provider"
+            if descriptor.discovery.lacks.contains(.endSession) {
+                findings.append(diagnostic("online_logout", .info, ["logout"], "acknowledged by `discovery.lacks` (end_session): " + message))
+            } else {
+                findings.append(
+                    diagnostic("online_logout", .warning, ["logout"], message + "; if that is so, add `end_session` to `discovery.lacks`"))
+            }
+        }
+        return findings
+    }
+
+    /// `online_lacks`: each entry of `discovery.lacks` against the document, which may have changed since it was written.
+    private func lacks(
+        _ descriptor: ProviderDescriptor, _ metadata: ServerMetadata, document: DescriptorDocument,
+        _ diagnostic: (String, Severity, [String], String) -> Diagnostic
+    ) -> [Diagnostic] {
+        let discovery = descriptor.discovery
+        var findings: [Diagnostic] = []
+        // Each finding points at its entry: the endpoint's name, or the value in its list's mapping.
+        let entries: [YAMLNode] = document.node(at: ["discovery", "lacks"]).map { Array($0.items) } ?? []
+        func entry(_ name: String, _ value: String? = nil) -> [String] {
+            for (index, item) in entries.enumerated() {
+                if let value, item.kind == YAMLTree.Kind.mapping, let values = item[name].map({ Array($0.items) }),
+                    let position = values.firstIndex(where: { $0.string == value })
+                {
+                    return ["discovery", "lacks", String(index), name, String(position)]
+                }
+                if value == nil, item.kind == YAMLTree.Kind.scalar, item.string == name { return ["discovery", "lacks", String(index)] }
+            }
+            return ["discovery", "lacks"]
+        }
+        let named: [(ProviderDescriptor.Discovery.Endpoint, URL?, String)] = [
+            (.revocation, metadata.revocationEndpoint, "revocation_endpoint"), (.endSession, metadata.endSessionEndpoint, "end_session_endpoint"),
+        ]
+        for (endpoint, published, member) in named where discovery.lacks.contains(endpoint) {
+            if let published {
+                findings.append(
+                    diagnostic(
+                        "online_lacks", .warning, entry(endpoint.rawValue),
+                        "`discovery.lacks` names `\(endpoint.rawValue)`, but the server now publishes \(member) \(published.absoluteString); remove the entry"
+                    ))
+            }
+        }
+        for listing in ProviderDescriptor.Discovery.Listing.allCases {
+            let published: [String]? =
+                switch listing {
+                case .tokenEndpointAuthMethods: metadata.tokenEndpointAuthMethodsSupported
+                case .scopes: metadata.scopesSupported
+                case .grantTypes: metadata.grantTypesSupported
+                case .idTokenSigningAlgs: metadata.idTokenSigningAlgValuesSupported
+                }
+            let used: [String] =
+                switch listing {
+                case .tokenEndpointAuthMethods: descriptor.clientAuth.supported.map(\.rawValue)
+                case .scopes: descriptor.scopes.default + descriptor.scopes.offline.scopes
+                case .grantTypes: descriptor.grantTypes
+                case .idTokenSigningAlgs: descriptor.security.idTokenAlgs
+                }
+            for value in discovery.unlisted[listing] ?? [] {
+                if let published, published.contains(value) {
+                    findings.append(
+                        diagnostic(
+                            "online_lacks", .warning, entry(listing.rawValue, value),
+                            "`discovery.lacks` says the server's \(listing.rawValue) leaves out `\(value)`, but it now lists it; remove the entry"))
+                } else if !used.contains(value) {
+                    findings.append(
+                        diagnostic(
+                            "online_lacks", .info, entry(listing.rawValue, value),
+                            "`discovery.lacks` acknowledges `\(value)` missing from \(listing.rawValue), which the descriptor does not use: the entry silences nothing"
+                        ))
+                }
+            }
         }
         return findings
     }
@@ -228,7 +317,8 @@ package struct OnlineChecker: Sendable {
     /// The defaults are no claim of the descriptor's: only a list it writes itself is compared name by name.
     private func idTokenAlgorithms(
         _ descriptor: ProviderDescriptor, _ metadata: ServerMetadata, listed: Bool,
-        _ diagnostic: (String, Severity, [String], String) -> Diagnostic
+        _ diagnostic: (String, Severity, [String], String) -> Diagnostic,
+        unlisted: (String, [String], String, ProviderDescriptor.Discovery.Listing, String) -> Diagnostic
     ) -> [Diagnostic] {
         guard descriptor.protocol == .oidc, let published = metadata.idTokenSigningAlgValuesSupported, !published.isEmpty else { return [] }
         let accepted = descriptor.security.idTokenAlgs
@@ -243,8 +333,8 @@ package struct OnlineChecker: Sendable {
         }
         guard listed else { return [] }
         return accepted.filter { !published.contains($0) }.map { algorithm in
-            diagnostic(
-                "online_id_token_algs", .warning, keyPath,
+            unlisted(
+                "online_id_token_algs", keyPath, algorithm, .idTokenSigningAlgs,
                 "`security.id_token_algs` lists \(algorithm), which the server's id_token_signing_alg_values_supported (\(published.joined(separator: ", "))) does not"
             )
         }

@@ -24,7 +24,10 @@ public struct LoopbackSignOut: Sendable {
 
     /// Progress, for a command line or a UI.
     public enum Event: Sendable {
-        /// The URL being opened in the browser.
+        /// The URL being opened in the browser, as it may be shown: without its `id_token_hint`, since the ID token is
+        /// a credential (a Kubernetes one through `credential kubectl`) and what is shown must not carry it
+        /// (``LoopbackSignOut/shown(_:)``). Opened as it is, it still ends the session; the provider may ask the user
+        /// to confirm.
         case openURL(URL)
         case browserFailed(String)
         /// A request to the receiver that does not carry this sign-out's `state`; still waiting.
@@ -37,7 +40,9 @@ public struct LoopbackSignOut: Sendable {
         public let local: TokenManager.SignOut
         /// Whether the provider sent the browser back from its logout with the state sent (``ProviderSessionEnding/endInBrowser``).
         public let endedAtProvider: Bool
-        /// The URL that ends the provider's session (``ProviderSessionEnding/printURL``, or the one opened).
+        /// The URL that ends the provider's session (``ProviderSessionEnding/printURL``, or the one opened), without
+        /// its `id_token_hint` (``LoopbackSignOut/shown(_:)``): meant to be shown, it carries no token. The provider
+        /// then asks the user to confirm, or ends the session of the browser that opens it.
         public let endSessionURL: URL?
     }
 
@@ -71,7 +76,7 @@ public struct LoopbackSignOut: Sendable {
             return Result(local: try await manager.signOut(), endedAtProvider: false, endSessionURL: nil)
         case .printURL:
             let local = try await manager.signOut(endingProviderSession: .init())
-            return Result(local: local, endedAtProvider: false, endSessionURL: local.endSession?.url)
+            return Result(local: local, endedAtProvider: false, endSessionURL: local.endSession.map { Self.shown($0.url) })
         case .endInBrowser:
             let receiver = try await LoopbackReceiver.start(
                 host: provider.loopback.host, port: port ?? provider.loopback.fixedPort ?? 0, path: Self.returnPath)
@@ -93,7 +98,7 @@ public struct LoopbackSignOut: Sendable {
         guard let request = local.endSession else {
             return Result(local: local, endedAtProvider: false, endSessionURL: nil)
         }
-        events(.openURL(request.url))
+        events(.openURL(Self.shown(request.url)))
         do {
             try await browser.open(request.url)
         } catch {
@@ -116,9 +121,23 @@ public struct LoopbackSignOut: Sendable {
             throw LoopbackError(
                 code: .timedOut,
                 message:
-                    "signed out here (the tokens were \(local.revocationAvailable && local.revocationError == nil ? "revoked" : "deleted")), but the provider did not send the browser back from its logout within \(timeout.components.seconds) s: its session may remain"
+                    "signed out here (the tokens were \(local.revocationAvailable && local.revocationError == nil ? "revoked" : "deleted")), but the provider did not send the browser back from its logout within \(timeout.components.seconds) s. Some providers end the session without sending the browser back (they stay on their own page, or show their portal instead), others wait for the user to confirm: look at the browser; if it shows no sign-out, the session there may remain"
             )
         }
-        return Result(local: local, endedAtProvider: true, endSessionURL: request.url)
+        return Result(local: local, endedAtProvider: true, endSessionURL: Self.shown(request.url))
+    }
+
+    /// An end-session URL as it may be shown or logged: without `id_token_hint`, whose ID token is a credential.
+    ///
+    /// The other parameters (`client_id`, `post_logout_redirect_uri`, `state`) stay as they were encoded, so the URL
+    /// shown still ends the session when opened (RP-Initiated Logout 1.0 §2 makes the hint optional; the provider may
+    /// then ask the user to confirm).
+    public static func shown(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let items = components.percentEncodedQueryItems
+        else { return url }
+        let kept = items.filter { $0.name != "id_token_hint" }
+        guard kept.count != items.count else { return url }
+        components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+        return components.url ?? url
     }
 }

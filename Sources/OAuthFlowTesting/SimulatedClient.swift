@@ -38,7 +38,8 @@ public struct SimulatedClient: Sendable, Hashable {
     /// The one method the provider accepts from this client.
     public var authentication: Authentication
     /// The redirect URIs the client registered, compared exactly, except that the port of a loopback
-    /// IP literal (`127.0.0.1`, `[::1]`) may differ (RFC 8252 §7.3).
+    /// IP literal (`127.0.0.1`, `[::1]`) may differ (RFC 8252 §7.3) unless the provider's
+    /// `Settings.loopbackPortsMatchExactly` says otherwise.
     public var redirectURIs: [URL]
     /// The scopes the client may be granted, or nil for any. A request that asks for others is granted those of
     /// them it may have, and `scope` in the answer says which (RFC 6749 §3.3); one that may have none of them is `invalid_scope`.
@@ -131,12 +132,12 @@ public struct SimulatedClient: Sendable, Hashable {
         return granted
     }
 
-    /// Whether `uri` is one of the registered redirect URIs.
-    func allowsRedirect(_ uri: String) -> Bool {
+    /// Whether `uri` is one of the registered redirect URIs; with `exactPort`, a loopback one's port must be the registered one.
+    func allowsRedirect(_ uri: String, exactPort: Bool = false) -> Bool {
         guard let given = URLComponents(string: uri), given.fragment == nil else { return false }
         return redirectURIs.contains { registered in
             if registered.absoluteString == uri { return true }
-            guard var loose = URLComponents(url: registered, resolvingAgainstBaseURL: false), let host = loose.host,
+            guard !exactPort, var loose = URLComponents(url: registered, resolvingAgainstBaseURL: false), let host = loose.host,
                 host == "127.0.0.1" || host == "[::1]" || host == "::1", loose.scheme == "http"
             else { return false }
             var other = given

@@ -108,7 +108,7 @@ extension SimulatedProvider {
             proofKey = pushed.proofKey
             signed = pushed.signed
         }
-        guard let redirect = parameters["redirect_uri"], client.allowsRedirect(redirect) else {
+        guard let redirect = parameters["redirect_uri"], client.allowsRedirect(redirect, exactPort: settings.loopbackPortsMatchExactly) else {
             throw SimulationError("the redirect_uri is missing or not registered for client `\(clientID)`: the provider shows an error page")
         }
         let pushed = query["request_uri"] != nil
@@ -178,7 +178,7 @@ extension SimulatedProvider {
                 throw OAuthRefusal("invalid_request_object", error.message)
             }
         }
-        guard let redirect = form["redirect_uri"], client.allowsRedirect(redirect) else {
+        guard let redirect = form["redirect_uri"], client.allowsRedirect(redirect, exactPort: settings.loopbackPortsMatchExactly) else {
             throw OAuthRefusal.invalidRequest("the redirect_uri is missing or not registered")
         }
         let proof = try await checkProof(request, accessToken: nil)

@@ -42,6 +42,7 @@ extension SimulatedProvider {
             document["dpop_signing_alg_values_supported"] = strings(SimulatedProvider.proofAlgorithms)
         }
         addMutualTLSMetadata(to: &document)
+        for (name, value) in settings.metadataOverrides { document[name] = value == .null ? nil : value }
         return document
     }
 

@@ -75,6 +75,16 @@ extension SimulatedProvider {
         public var grantedAuthorizationDetails: JSONValue? = nil
         /// Claims of each user, by subject, put in ID tokens (for `profile` and `email`) and userinfo.
         public var users: [String: [String: JSONValue]] = [:]
+        /// Whether ID tokens carry the user's claims the scopes release (`name`, `email`, `email_verified`); false
+        /// keeps them to userinfo, as OpenID Connect Core §5.4 allows a provider to.
+        public var userClaimsInIDTokens = true
+        /// Whether a loopback redirect URI must name the port the client registered, as many providers check it
+        /// although RFC 8252 §7.3 says any port must be taken.
+        public var loopbackPortsMatchExactly = false
+        /// Members of the discovery document replaced by these values, or left out where the value is `.null`: a
+        /// provider whose metadata says less than it takes (`token_endpoint_auth_methods_supported` without `none`,
+        /// `scopes_supported` without `offline_access`). What the provider takes stays as it was.
+        public var metadataOverrides: [String: JSONValue] = [:]
 
         public init() {}
 

@@ -172,7 +172,7 @@ extension SimulatedProvider {
     }
 
     /// An ID token: `iss`, `sub`, `aud`, `exp`, `iat`, `auth_time`, `nonce` (at sign-in only), `sid`, `at_hash`,
-    /// and the user's claims for `profile` and `email`.
+    /// and the user's claims for `profile` and `email` (unless ``Settings/userClaimsInIDTokens`` is false).
     private func idToken(_ issue: Issue, subject: String, accessToken: String, now: Date) async throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(issuer.absoluteString), "sub": .string(subject), "aud": .string(issue.clientID),
@@ -183,7 +183,7 @@ extension SimulatedProvider {
         if let nonce = issue.nonce { claims["nonce"] = .string(nonce) }
         if let sessionID = issue.sessionID, !sessionID.isEmpty { claims["sid"] = .string(sessionID) }
         if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
-        claims.merge(userClaims(subject, scopes: issue.scopes)) { kept, _ in kept }
+        if settings.userClaimsInIDTokens { claims.merge(userClaims(subject, scopes: issue.scopes)) { kept, _ in kept } }
         return try await signWithCurrentKey(claims)
     }
 

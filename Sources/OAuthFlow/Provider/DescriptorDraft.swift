@@ -214,7 +214,16 @@ public struct DescriptorDraft: Sendable, Hashable {
                 throw refuse("its id_token_signing_alg_values_supported names no algorithm OAuthFlow verifies ID tokens with (RS, PS, ES or EdDSA)")
             }
             var seen: Set<JWSAlgorithm> = []
-            security.append(("id_token_algs", Self.list(usable.filter { seen.insert($0).inserted }.map(\.rawValue))))
+            let accepted = usable.filter { seen.insert($0).inserted }.map(\.rawValue)
+            security.append(("id_token_algs", Self.list(accepted)))
+            // HS256, HS384, HS512: keyed with the client's secret. A server that signs a client's ID tokens so cannot
+            // for a public client (LemonLDAP::NG answers its token request with a bare server_error).
+            let secretKeyed = ["HS256", "HS384", "HS512"].filter(published.contains)
+            if !secretKeyed.isEmpty {
+                notes.append(
+                    "The server may also sign ID tokens with \(secretKeyed.joined(separator: ", ")), keyed with the client's secret, which a public client does not have: the descriptor accepts \(accepted.joined(separator: ", ")) only, so set your client's ID token signature algorithm at the server to one of them."
+                )
+            }
         }
         if let published = metadata.dpopSigningAlgValuesSupported {
             let usable = Self.dpopAlgorithms.filter { published.contains($0) }

@@ -70,7 +70,10 @@ extension OAuthFlowCommand {
             // Ctrl-C cancels the device flow's polling; nothing is stored.
             let interrupt = route == .browser ? nil : Self.cancelOnInterrupt(work)
             defer { interrupt?.cancel() }
-            let hint = { (error: any Error) in Advice.clientAuthentication(error, secretSource: settings.secretSource) }
+            let hint = { (error: any Error) in
+                Advice.clientAuthentication(error, secretSource: settings.secretSource)
+                    ?? Advice.publicClientServerError(error, provider: provider, secretSource: settings.secretSource)
+            }
             let result = try await Output.running(advice: hint) {
                 do {
                     let result = try await work.value

@@ -14,7 +14,8 @@ extension OAuthFlowCommand {
                 provider's own logout URL as its descriptor's `logout` says): the browser opens the end-session URL with \
                 the session's ID token, and comes back to http://127.0.0.1:PORT/logged-out (register it at the provider; \
                 --port fixes PORT for providers that match it exactly), where the state sent is checked when the provider \
-                returns one; with --no-browser the URL is printed instead, without a return address. Exit codes: 0 signed out; 1 revocation failed, or the provider has no end-session endpoint; \
+                returns one; with --no-browser the URL is printed instead, without a return address. A URL printed never \
+                carries the ID token (no id_token_hint). Exit codes: 0 signed out; 1 revocation failed, or the provider has no end-session endpoint; \
                 2 the browser did not come back from the provider's logout in time.
                 """)
 
@@ -51,8 +52,15 @@ extension OAuthFlowCommand {
                     ) {
                         event in
                         switch event {
-                        case let .openURL(url): Output.stderr("Ending the session at the provider: \(Output.line(url.absoluteString))\n")
-                        case let .browserFailed(reason): Output.stderr("Could not open a browser (\(Output.line(reason))); open the URL above.\n")
+                        case let .openURL(url):
+                            // The browser gets the ID token as id_token_hint; what is shown leaves it out.
+                            Output.stderr(
+                                "Opening the browser to end the session at \(Output.line(url.host ?? "the provider")); the end-session URL, without the ID token:\n\n  \(Output.line(url.absoluteString))\n\n"
+                            )
+                        case let .browserFailed(reason):
+                            Output.stderr(
+                                "Could not open a browser (\(Output.line(reason))); open the URL above (the provider may ask you to confirm, as it carries no ID token).\n"
+                            )
                         case let .returnIgnored(reason): Output.stderr("Ignored \(Output.line(reason)).\n")
                         }
                     }
@@ -84,7 +92,9 @@ extension OAuthFlowCommand {
                 failed = true
             } else if ending == .printURL, let url = result.endSessionURL {
                 print(url.absoluteString)
-                Output.stderr("Signed out here; open the URL above to end the session at \(name).\n")
+                Output.stderr(
+                    "Signed out here; open the URL above to end the session at \(name) (it carries no ID token, so the provider may ask you to confirm).\n"
+                )
             } else {
                 let revoked = local.revocationAvailable && local.revocationError == nil ? "; tokens revoked" : ""
                 Output.stderr("Signed out of \(name)\(revoked)\(result.endedAtProvider ? "; the session at the provider ended" : "").\n")

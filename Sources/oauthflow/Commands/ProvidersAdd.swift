@@ -9,7 +9,7 @@ extension OAuthFlowCommand.Providers {
             commandName: "add",
             abstract: "Write a descriptor for a self-hosted provider from its issuer's discovery document.",
             discussion:
-                "Reads ISSUER/.well-known/openid-configuration (else RFC 8414 metadata), checks it, and writes ID.yaml to the user providers directory ($XDG_CONFIG_HOME/oauthflow/providers) only when it lints clean under --strict."
+                "Reads ISSUER/.well-known/openid-configuration (else RFC 8414 metadata), checks it, and writes ID.yaml to the user providers directory ($XDG_CONFIG_HOME/oauthflow/providers) only when it lints clean under --strict, then says what signing in with it needs."
         )
 
         @Argument(help: "The issuer identifier, such as https://sso.example.com/realms/ops.")
@@ -21,6 +21,26 @@ extension OAuthFlowCommand.Providers {
         @Option(help: "The directory to write ID.yaml to (default: the user providers directory).")
         var output: String?
 
+        @Option(
+            help:
+                "The loopback port of the redirect URI, to register at the server (default 8765), or `ephemeral` for any port, for a server that takes any loopback port (RFC 8252 §7.3)."
+        )
+        var port: String?
+
+        @Flag(
+            name: .customLong("public-client"),
+            help:
+                "The server takes public clients (no secret) although its metadata lists no `none`: list `none` and record the gap in `discovery.lacks`."
+        )
+        var publicClient = false
+
+        @Flag(
+            name: .customLong("offline-access"),
+            help:
+                "The server grants refresh tokens for `offline_access` although its scopes_supported does not list it: ask for it and record the gap in `discovery.lacks`."
+        )
+        var offlineAccess = false
+
         @Flag(help: "Replace a descriptor file that is already there.")
         var force = false
 
@@ -28,6 +48,18 @@ extension OAuthFlowCommand.Providers {
             if let id, !DescriptorDraft.isValidID(id) {
                 throw ValidationError("--id takes lowercase letters, digits, `-` and `_`, starting with a letter or digit")
             }
+            if let port, port != "ephemeral", !(Int(port).map { (1...65_535).contains($0) } ?? false) {
+                throw ValidationError("--port takes a port from 1 to 65535, or `ephemeral`")
+            }
+        }
+
+        /// What the flags tell the draft beyond the metadata.
+        var options: DescriptorDraft.Options {
+            var assuming: Set<DescriptorDraft.Assumption> = []
+            if publicClient { assuming.insert(.publicClients) }
+            if offlineAccess { assuming.insert(.offlineAccess) }
+            let loopbackPort = port == "ephemeral" ? nil : port.flatMap { Int($0) } ?? DescriptorDraft.defaultLoopbackPort
+            return DescriptorDraft.Options(loopbackPort: loopbackPort, assuming: assuming)
         }
 
         func run() async throws {
@@ -36,7 +68,7 @@ extension OAuthFlowCommand.Providers {
                 let directory = output.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 let added: AddedProvider
                 do {
-                    added = try await oauth.addProvider(issuer: issuer, id: id, directory: directory, replacing: force)
+                    added = try await oauth.addProvider(issuer: issuer, id: id, options: options, directory: directory, replacing: force)
                 } catch let error as AddProviderError where error.code == .notClean {
                     // One line per finding, each escaped on its own, as `lint` prints them.
                     for finding in error.findings { Output.stderr(Output.line(finding) + "\n") }
@@ -50,11 +82,65 @@ extension OAuthFlowCommand.Providers {
                 }
                 for note in draft.notes { Output.stderr("note: \(Output.line(note))\n") }
                 Output.stderr("Read \(Output.line(draft.metadataURL.absoluteString)); wrote \(added.file.path) (lint --strict: clean).\n")
-                Output.stderr(
-                    "Sign in with `oauthflow login \(draft.id) --client-id ID`; check it again later with `oauthflow lint --online \(added.file.path)`.\n"
-                )
+                Output.stderr(nextSteps(draft, file: added.file))
                 Output.stdoutExact(added.file.path + "\n")
             }
+        }
+
+        /// What signing in with the file needs, as commands to run: the redirect URI to register, the `login` that works
+        /// with what the descriptor lists, and the flags that write it again for what the metadata left open.
+        func nextSteps(_ draft: DescriptorDraft, file: URL) -> String {
+            let quoted = LoginCommand.shellQuoted
+            let login = "oauthflow login \(quoted(draft.id)) --client-id CLIENT_ID"
+            var steps: [String] = []
+            if let redirect = draft.redirectURI {
+                steps.append(
+                    options.loopbackPort == nil
+                        ? "Register \(redirect.absoluteString) as a redirect URI of your client at the server; the port is ephemeral, so the server must take any loopback port (RFC 8252 §7.3)."
+                        : "Register \(redirect.absoluteString) as a redirect URI of your client at the server, exactly: the port is fixed.")
+            }
+            let methods = draft.clientAuthMethods
+            if methods.contains(.none) {
+                steps.append(
+                    "Sign in with a public client: `\(login)` (a confidential client adds `--client-secret-env SECRET_VARIABLE`, the variable that holds its secret)."
+                )
+            } else {
+                let credential: String
+                switch methods.first {
+                case .clientSecretBasic?, .clientSecretPost?, .clientSecretJWT?:
+                    credential = "`\(login) --client-secret-env SECRET_VARIABLE`, SECRET_VARIABLE naming the variable that holds the client's secret"
+                case .privateKeyJWT?:
+                    credential =
+                        "`\(login)` with the client's private key in $\(ClientSettingsResolver.clientSecretVariable(for: draft.id).dropLast("CLIENT_SECRET".count))PRIVATE_KEY"
+                default:
+                    credential =
+                        "`\(login)` with the client's certificate and key under `\(draft.id):` in clients.yaml (certificate_file, private_key_file)"
+                }
+                steps.append("Sign in with a confidential client: \(credential) (the server's metadata lists no `none`, for public clients).")
+            }
+            if draft.openAssumptions.contains(.publicClients) {
+                steps.append(
+                    "For a public client the server takes all the same, write the file again with `\(rerun(draft, file: file, adding: "--public-client"))`, then sign in with `\(login)`."
+                )
+            }
+            if draft.openAssumptions.contains(.offlineAccess) {
+                steps.append(
+                    "Sign-ins ask for no refresh token (the server does not list offline_access); if it grants one for offline_access, write the file again with `\(rerun(draft, file: file, adding: "--offline-access"))`."
+                )
+            }
+            steps.append("Check the file against the live document now and then: `oauthflow lint --online --strict \(quoted(file.path))`.")
+            return "Next:\n" + steps.enumerated().map { "  \($0.offset + 1). \($0.element)\n" }.joined()
+        }
+
+        /// This command again, writing over the file, with one flag more.
+        func rerun(_ draft: DescriptorDraft, file: URL, adding flag: String) -> String {
+            var words = ["oauthflow", "providers", "add", issuer, "--id", draft.id]
+            if let output { words += ["--output", output] }
+            if let port { words += ["--port", port] }
+            if publicClient { words.append("--public-client") }
+            if offlineAccess { words.append("--offline-access") }
+            words += [flag, "--force"]
+            return words.map(LoginCommand.shellQuoted).joined(separator: " ")
         }
     }
 }

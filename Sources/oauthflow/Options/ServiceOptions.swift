@@ -46,11 +46,13 @@ struct ServiceOptions: ParsableArguments {
     /// reuse them. The resolver's notes go to stderr first; a failure says what to do about the client's credential.
     func withServiceTokens<Value>(provider name: String, _ work: (ServiceTokens) async throws -> Value) async throws -> Value {
         let registry = registryOptions
-        return try await Self.withServiceTokens(descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, work)
+        return try await Self.withServiceTokens(
+            descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, scopes: scopes, work)
     }
 
+    /// - Parameter scopes: The scopes asked for with `--scope`, for the advice after `invalid_scope`.
     static func withServiceTokens<Value>(
-        descriptor: () throws -> ProviderDescriptor, overrides: ClientSettings.Overrides, provider name: String,
+        descriptor: () throws -> ProviderDescriptor, overrides: ClientSettings.Overrides, provider name: String, scopes: [String] = [],
         _ work: (ServiceTokens) async throws -> Value
     ) async throws -> Value {
         let (tokens, settings) = try await Output.running {
@@ -60,7 +62,9 @@ struct ServiceOptions: ParsableArguments {
         for note in settings.notes { Output.stderr("note: \(note)\n") }
         // The method in use, or the one asked for when its credential is missing (the advice then names only what it takes).
         let method = (try? tokens.client.configuration.authenticationMethod(for: tokens.client.provider)) ?? tokens.client.configuration.authMethod
-        let advice = { (error: any Error) in Advice.serviceClient(error, provider: name, method: method, settings: settings) }
+        let advice = { (error: any Error) in
+            Advice.serviceClient(error, provider: name, method: method, settings: settings) ?? Advice.serviceScopes(error, scopes, settings: settings)
+        }
         return try await Output.running(advice: advice) { try await work(tokens) }
     }
 }

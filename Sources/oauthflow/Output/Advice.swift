@@ -134,6 +134,31 @@ enum Advice {
     }
 }
 
+extension Advice {
+    /// After the provider refused the scopes of a token for the client itself (`invalid_scope`): which were asked for,
+    /// and that such a token carries only the scopes the provider lets this client have.
+    static func serviceScopes(_ error: any Error, _ scopes: [String], settings: ClientSettings) -> String? {
+        guard let error = error as? AuthorizationServerError, error.error == "invalid_scope" else { return nil }
+        let client = "client `\(settings.clientID)`"
+        if scopes.isEmpty {
+            return
+                "no scope was asked for, and the provider wants one for a token of the client itself: name a scope the provider lets \(client) have with --scope S"
+        }
+        let asked = scopes.map { "`\(Output.line($0))`" }.joined(separator: ", ")
+        return
+            "the provider refused the scopes asked for (\(asked)): a token of the client itself carries only scopes the provider lets \(client) have, which are not always those a user's sign-in may ask for; ask for those with --scope (or leave --scope out for the client's default, where the provider has one), or let \(client) have these at the provider"
+    }
+
+    /// After the token endpoint failed while a client with no secret signed in (`server_error`) at an OpenID provider: a
+    /// provider that signs ID tokens with a secret cannot sign them for a public client, which has none.
+    static func publicClientServerError(_ error: any Error, provider: Provider, secretSource: ClientSettings.SecretSource?) -> String? {
+        guard let error = error as? AuthorizationServerError, error.error == "server_error", secretSource == nil, provider.protocol == .oidc
+        else { return nil }
+        return
+            "the provider failed while issuing this public client's tokens. A provider that signs ID tokens with the client's secret (HS256, HS384 or HS512: LemonLDAP::NG does so by default) has no secret to sign them with for a public client: set this client's ID token signing algorithm at the provider to one the descriptor's `security.id_token_algs` accepts (\(provider.policy.idTokenAlgorithms.map(\.rawValue).joined(separator: ", "))), or sign in as a confidential client with --client-secret-env VAR"
+    }
+}
+
 extension ClientSettings.SecretSource {
     /// Where the secret came from, naming the flag for a variable given on the command line.
     var named: String {

@@ -27,7 +27,8 @@ struct LoginCommand {
         if secretEnvironment == nil, let method = session.clientAuthentication, method != .none {
             self.secretEnvironment = "VAR"
         }
-        self.extra = extra
+        // Signed in without asking for a refresh token: so again (a provider may show a consent page for one).
+        self.extra = (session.offlineAccessRequested == false && !extra.contains("--no-offline") ? ["--no-offline"] : []) + extra
     }
 
     init(

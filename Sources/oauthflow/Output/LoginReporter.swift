@@ -10,6 +10,8 @@ extension OAuthFlowCommand.Login {
         let progress: Progress
         /// The provider's authorization endpoint, from the event before the URL to open (which may be this machine's own address).
         let endpoint = Locked<URL?>(nil)
+        /// The redirect URI listened on: the wait for the browser is shown once the URL to open has been.
+        let redirect = Locked<URL?>(nil)
 
         var displayName: String { Output.line(provider.displayName) }
 
@@ -28,15 +30,20 @@ extension OAuthFlowCommand.Login {
 
         func show(_ event: LoopbackSignIn.Event) {
             switch event {
-            case let .listening(redirect):
-                progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(timeout) s)…")
+            case let .listening(uri):
+                // Said after the URL: waiting for the browser means nothing before the user knows where it goes.
+                redirect.withLock { $0 = uri }
             case let .authorizationEndpoint(url):
                 endpoint.withLock { $0 = url }
             case let .openURL(url):
                 progress.stop()
                 Output.stderr(signInText(url, endpoint: endpoint.current ?? provider.endpoints.authorization))
+                waitForBrowser()
             case let .browserFailed(reason):
+                progress.stop()
                 Output.stderr("\(Output.line(reason)). Open the URL yourself.\n")
+                // A plain line for the wait was printed already; a status line is drawn again.
+                if progress.isTerminal { waitForBrowser() }
             case let .callbackIgnored(reason):
                 progress.stop()
                 Output.stderr("Ignored a callback that does not belong to this sign-in (\(Output.line(reason))).\n")
@@ -54,6 +61,12 @@ extension OAuthFlowCommand.Login {
                 )
                 progress.start("Waiting for the browser to return to \(redirect.absoluteString) (timeout \(timeout) s)…")
             }
+        }
+
+        /// The wait for the browser to come back, on the spinner line (or one plain line).
+        private func waitForBrowser() {
+            guard let uri = redirect.current else { return }
+            progress.start("Waiting for the browser to return to \(uri.absoluteString) (timeout \(timeout) s)…")
         }
 
         /// Where to sign in: the provider's name and host, and the URL to open. With a pushed request the URL is

@@ -3,7 +3,8 @@ import OAuthFlow
 
 /// A one-line status on a terminal, plain lines otherwise.
 final class Progress: @unchecked Sendable {
-    private let isTerminal = isatty(STDERR_FILENO) == 1
+    /// Whether stderr is a terminal: a status line there is redrawn; otherwise each is a plain line.
+    let isTerminal = isatty(STDERR_FILENO) == 1
     private let lock = NSLock()
     private var task: Task<Void, Never>?
 

@@ -68,12 +68,14 @@ struct LoginCLITests {
         let third = try await env.login(browser: browser)
         #expect(third.status == 0 && third.stderr.contains("login form shown"), "DOT asks again after --end-session: \(third.stderr)")
 
-        // --no-browser prints the URL (with the ID token as id_token_hint, no state: there is no return address).
+        // --no-browser prints the URL (with the client id, but neither the ID token, which is a credential, nor state:
+        // there is no return address).
         let printed = try await env.run(["logout", "django", "--end-session", "--no-browser"])
         #expect(printed.status == 0, "\(printed.stderr)")
         let url = try #require(URL(string: printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        #expect(url.absoluteString.contains("/o/logout/?") && query.contains { $0.name == "id_token_hint" } && !query.contains { $0.name == "state" }, "\(url)")
+        #expect(url.absoluteString.contains("/o/logout/?") && query.contains { $0.name == "client_id" }, "\(url)")
+        #expect(!query.contains { $0.name == "id_token_hint" } && !query.contains { $0.name == "state" }, "\(url)")
         let without = try await env.run(["logout", "django", "--end-session"])
         #expect(without.status == 1, "no session left to sign out: \(without.stderr)")
     }
