@@ -156,7 +156,10 @@ import Testing
     @Test func signOutRevokesOnlyTheKindsTheProviderRevokes() async throws {
         let recorder = Recorder()
         let client = try custom("  tokens: [refresh_token]\n", recorder)
-        let store = InMemoryTokenStore([sampleSession()])
+        // A session of the client in use: another client's would be refused before anything is sent (SessionOriginTests).
+        var session = sampleSession()
+        session.clientID = "app"
+        let store = InMemoryTokenStore([session])
         let result = try await TokenManager(client: client, store: store, key: SessionKey(providerID: "example")).signOut()
         #expect(result.revocationError == nil)
         #expect(recorder.requests.current.count == 1)
