@@ -94,34 +94,26 @@ struct OIDCOpenIDScopeRule: LintRule {
 }
 
 /// OpenID Connect logins check a nonce (OpenID Connect Core §3.1.3.7). The resolver refuses `nonce: false` for an `oidc`
-/// provider, and `nonce_echoed: false` outside OpenID Connect; this rule reports its refusals, and notes a provider whose
-/// ID tokens are accepted without the nonce while no PKCE binds the code either.
+/// provider, and `nonce_echoed: false` where it says nothing (outside OpenID Connect, or with the nonce off); this rule
+/// reports its refusals.
 struct OIDCNonceRule: LintRule {
     static let description = RuleDescription(
         identifier: "oidc_nonce", name: "OIDC nonce",
         summary:
-            "A `protocol: oidc` descriptor must keep `security.nonce` on, the ID token's defence against replay and code injection; a provider whose ID tokens never carry it says `nonce_echoed: false` (only with `protocol: oidc` and `nonce: true`), which is noted as advice when no PKCE binds the code instead.",
+            "A `protocol: oidc` descriptor must keep `security.nonce` on, the ID token's defence against replay and code injection; a provider whose ID tokens never carry it says so with `nonce_echoed: false`, which needs `protocol: oidc` and `nonce: true`.",
         severity: .error,
         triggering: [
             Examples.validOIDC + "security:\n  nonce: false\n",
             Examples.valid + "security:\n  nonce_echoed: false\n",
-            Examples.validOIDC + "client_auth:\n  method: client_secret_post\nsecurity:\n  pkce: unsupported\n  nonce_echoed: false\n",
+            Examples.validOIDC + "security:\n  nonce: false\n  nonce_echoed: false\n",
         ],
         nonTriggering: [
             Examples.validOIDC + "security:\n  nonce: true\n",
-            Examples.validOIDC + "security:\n  pkce: required\n  nonce_echoed: false\n",
+            Examples.validOIDC + "client_auth:\n  method: client_secret_post\nsecurity:\n  pkce: unsupported\n  nonce_echoed: false\n",
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        var diagnostics = refusals(file, at: ["security", "nonce"]) + refusals(file, at: ["security", "nonce_echoed"])
-        if let descriptor = file.descriptor, diagnostics.isEmpty, !descriptor.security.nonceEchoed, descriptor.security.pkce == .unsupported {
-            diagnostics.append(
-                diagnostic(
-                    file, ["security", "nonce_echoed"],
-                    "ID tokens are accepted without the nonce and no PKCE is sent, so nothing ties the code and its ID token to this sign-in (a stolen code could be redeemed in another); `state` still binds the callback to the browser that began it, and the client must be confidential",
-                    severity: .info))
-        }
-        return diagnostics
+        refusals(file, at: ["security", "nonce"]) + refusals(file, at: ["security", "nonce_echoed"])
     }
 }
 
