@@ -41,6 +41,8 @@ package enum GeneratedDocs {
             "  the dated copies in `Tests/OAuthFlowTests/Fixtures/metadata/`); `conditional` when the provider has one only in the case",
             "  a footnote gives (`revocation.condition`, `logout.condition`): a self-hosted server whose endpoints are its deployment's",
             "  configuration, read from its discovery document.",
+            "- App client: whether an iOS or macOS app signs in with its own redirect URI ([apple.md](apple.md)): `private-use` (a",
+            "  private-use scheme the descriptor names, RFC 8252 §7.1), `claimed https` (a universal link, §7.2), or `no`.",
             "- Variables: those without a default (`--var NAME=VALUE`).",
             "",
             "What a provider documents and the format does not say, and what the host does instead, is under",
@@ -48,8 +50,8 @@ package enum GeneratedDocs {
             "",
             "\(entries.count) providers.",
             "",
-            "| Provider | Id | Protocol | PKCE | Refresh | Device flow | Revocation | Logout | Profile | Variables | Documentation |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| Provider | Id | Protocol | PKCE | Refresh | Device flow | Revocation | Logout | Profile | App client | Variables | Documentation |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         var notes: [String] = []
         // GitHub-flavoured footnotes: the label in the cell, the sentence under the table.
@@ -65,7 +67,8 @@ package enum GeneratedDocs {
             let logout = noted(entry.logout, entry.logoutCondition, entry, "Logout")
             let columns = [
                 entry.displayName, "`\(entry.id)`", entry.protocol, entry.pkce, refresh, entry.deviceFlow ? "yes" : "no", revocation,
-                logout, entry.profileFields.joined(separator: ", "), entry.requiredVariables.map { "`\($0)`" }.joined(separator: ", "),
+                logout, entry.profileFields.joined(separator: ", "), entry.appClient,
+                entry.requiredVariables.map { "`\($0)`" }.joined(separator: ", "),
                 entry.docsURL.map { "[docs](\($0))" } ?? "",
             ]
             lines.append("| " + columns.map(cell).joined(separator: " | ") + " |")

@@ -638,7 +638,16 @@ package enum DescriptorSchema {
         Field("loopback", .object(loopbackFields), "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
         Field(
             "private_use_scheme", .string(),
-            "A private-use URI scheme for apps, in reverse-DNS form with a period (RFC 8252 §7.1)."),
+            "The private-use URI scheme of an app's redirect URI (RFC 8252 §7.1): a reverse domain name with a period, such as `com.example.app`. It may name the descriptor's `{variables}` and what the app's sign-in fills in: `{client_id}`, `{reversed_client_id}` (the client id's labels in reverse order, Google's iOS clients) and `{bundle_id}` (the app's bundle identifier). An app sign-in builds `SCHEME:/oauth2redirect` from it (one slash), and refuses a redirect URI the host gives with another scheme than this one or the bundle identifier (Docs/apple.md)."
+        ),
+        Field(
+            "private_use_uri", .string(),
+            "The whole private-use redirect URI, when the provider documents another form than `SCHEME:/oauth2redirect` (Auth0: `{bundle_id}://{domain}/ios/{bundle_id}/callback`). It begins with `private_use_scheme` and `:`, names the same placeholders, and has no query or fragment."
+        ),
+        Field(
+            "claimed_https", .string(),
+            "An app's claimed https redirect URI (RFC 8252 §7.2: a universal link the app's associated domains claim), such as Auth0's `https://{domain}/ios/{bundle_id}/callback`: https, a host and a path, no query or fragment; the same placeholders as `private_use_scheme`. An app sign-in uses it when asked (iOS 17.4 and macOS 14.4 or later), and refuses another https redirect URI the host gives."
+        ),
         Field(
             "web_only", .boolean, default: "false",
             "The provider takes only https redirect URIs on a domain registered with it (Sign in with Apple refuses loopback and localhost): sign in through the web routes (Docs/web.md); the CLI and `LoopbackSignIn` refuse such a provider before opening a browser."

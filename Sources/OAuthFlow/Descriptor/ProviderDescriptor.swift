@@ -723,12 +723,22 @@ extension ProviderDescriptor {
     /// Redirect URIs for native clients.
     public struct Redirect: Sendable, Hashable, Codable {
         public var loopback: Loopback = Loopback()
+        /// The private-use URI scheme an app's redirect URI has (RFC 8252 §7.1), such as Google's iOS clients'
+        /// `{reversed_client_id}`; it may name the descriptor's `{variables}` and what the app's sign-in fills in:
+        /// `{client_id}`, `{reversed_client_id}` and `{bundle_id}` (Docs/apple.md).
         public var privateUseScheme: String?
+        /// An app's whole private-use redirect URI, when the provider documents one other than `SCHEME:/oauth2redirect`
+        /// (Auth0's `{bundle_id}://{domain}/ios/{bundle_id}/callback`); it begins with ``privateUseScheme`` and `:`.
+        public var privateUseURI: String?
+        /// An app's claimed https redirect URI (RFC 8252 §7.2, a universal link), such as Auth0's
+        /// `https://{domain}/ios/{bundle_id}/callback`; the same placeholders as ``privateUseScheme``.
+        public var claimedHTTPS: String?
         /// The provider takes only https redirect URIs on a registered web domain (Sign in with Apple): no loopback.
         public var webOnly = false
 
         enum CodingKeys: String, CodingKey {
-            case loopback, privateUseScheme = "private_use_scheme", webOnly = "web_only"
+            case loopback, privateUseScheme = "private_use_scheme", privateUseURI = "private_use_uri", claimedHTTPS = "claimed_https"
+            case webOnly = "web_only"
         }
 
         public init() {}
@@ -738,6 +748,8 @@ extension ProviderDescriptor {
         init(plain o: PlainObject) throws {
             loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Self().loopback
             privateUseScheme = try o.string(CodingKeys.privateUseScheme)
+            privateUseURI = try o.string(CodingKeys.privateUseURI)
+            claimedHTTPS = try o.string(CodingKeys.claimedHTTPS)
             webOnly = try o.bool(CodingKeys.webOnly) ?? false
         }
     }

@@ -11,7 +11,7 @@ public struct FlowError: Error, LocalizedError, Sendable, Hashable, CustomString
     public let code: Code
     public let message: String
 
-    init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
@@ -28,6 +28,12 @@ public struct FlowError: Error, LocalizedError, Sendable, Hashable, CustomString
             "\(provider.displayName) takes only https redirect URIs on a domain registered with it (`redirect.web_only`), not a loopback address: sign in through a web app's routes (Docs/web.md)"
         )
     }
+
+    /// The user ended the sign-in before the provider sent the browser back: closed the sign-in sheet, or declined the
+    /// system's prompt to open it. Nothing was sent and nothing stored; a host shows the sign-in screen again.
+    ///
+    /// - Parameter reason: What the user did, as the web authentication session reports it.
+    public static func cancelled(_ reason: String) -> FlowError { FlowError(.cancelled, reason) }
 
     /// A DPoP-bound session refused to a tool that can send only Bearer tokens.
     public static func dpopRefused(_ message: String) -> FlowError { FlowError(.dpop, message) }
@@ -100,6 +106,9 @@ extension ErrorCode where Domain == FlowError {
     public static let missingClientSecret = Self("missing_client_secret")
     /// The redirect URI is not acceptable (plain http to a non-loopback host, a fragment).
     public static let invalidRedirectURI = Self("invalid_redirect_uri")
+    /// The user cancelled the sign-in before it finished (closed the sign-in sheet): an app's sign-in reports it with
+    /// this code, so a host can tell it from a failure and show nothing.
+    public static let cancelled = Self("cancelled")
     /// The callback's `state` is missing or differs from the request's.
     public static let stateMismatch = Self("state_mismatch")
     /// The callback's `iss` is missing when required, or names another issuer (RFC 9207).

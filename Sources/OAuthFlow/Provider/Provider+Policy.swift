@@ -60,6 +60,9 @@ extension Provider {
         public var generatedSecret: GeneratedSecretPolicy?
         /// The provider takes only https web redirect URIs (`redirect.web_only`): no loopback sign-in.
         public var webRedirectOnly = false
+        /// An app's redirect URIs (`redirect.private_use_scheme`, `private_use_uri`, `claimed_https`): read by
+        /// ``Provider/appRedirectURI(clientID:bundleIdentifier:requested:claimedHTTPS:)``.
+        package var appRedirect = AppRedirect()
         /// The signature the authorization callback carries (`authorization.callback_signature`).
         public var callbackSignature: ProviderDescriptor.Authorization.CallbackSignature?
         /// The parameter naming the client in the authorization request and in request bodies (`client_auth.client_id_parameter`).

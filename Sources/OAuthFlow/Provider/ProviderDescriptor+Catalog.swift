@@ -32,6 +32,10 @@ package struct ProviderCatalogEntry: Sendable, Hashable, Codable {
     public var logoutCondition: String?
     /// The profile fields the descriptor maps (`subject`, `name`, `email`, `email_verified`, `picture`).
     public var profileFields: [String]
+    /// Whether an app signs in with its own redirect URI (Docs/apple.md): `private-use` (a private-use scheme, RFC 8252
+    /// §7.1), `claimed https` (§7.2), both, or `no` when the descriptor names neither, takes web redirects only
+    /// (`redirect.web_only`) or answers with a POST (`form_post`).
+    public var appClient: String
     /// The variables without a default: what `--var` must give.
     public var requiredVariables: [String]
     /// The page the descriptor was written from.
@@ -40,7 +44,7 @@ package struct ProviderCatalogEntry: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, displayName = "display_name", `protocol`, pkce, refresh, refreshCondition = "refresh_condition", deviceFlow = "device_flow"
         case revocation, revocationCondition = "revocation_condition", logout, logoutCondition = "logout_condition"
-        case profileFields = "profile_fields", requiredVariables = "required_variables", docsURL = "docs_url"
+        case profileFields = "profile_fields", appClient = "app_client", requiredVariables = "required_variables", docsURL = "docs_url"
     }
 }
 
@@ -69,12 +73,17 @@ extension ProviderDescriptor {
         let fields = profile.sources.reduce(into: [String]()) { fields, source in
             if !fields.contains(source.field) { fields.append(source.field) }
         }
+        var appForms: [String] = []
+        if redirect.privateUseScheme != nil { appForms.append("private-use") }
+        if redirect.claimedHTTPS != nil { appForms.append("claimed https") }
+        let posts = authorization.responseMode == .formPost || authorization.responseMode == .formPostJWT
+        let appClient = redirect.webOnly || posts || appForms.isEmpty ? "no" : appForms.joined(separator: ", ")
         return ProviderCatalogEntry(
             id: id, displayName: displayName, protocol: `protocol`.rawValue, pkce: security.pkce.rawValue, refresh: refresh,
             refreshCondition: refreshCondition, deviceFlow: grantTypes.contains(GrantType.deviceCode.rawValue),
             revocation: availability(endpoints.revocation, .revocation, condition: revocation.condition, metadata: true),
             revocationCondition: revocation.condition, logout: logoutText,
-            logoutCondition: logout.condition, profileFields: fields,
+            logoutCondition: logout.condition, profileFields: fields, appClient: appClient,
             requiredVariables: variables.filter { $0.value.default == nil }.keys.sorted(), docsURL: docsURL)
     }
 }

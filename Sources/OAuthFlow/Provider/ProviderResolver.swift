@@ -173,6 +173,7 @@ extension ProviderDescriptor {
         profile.checkExtraCall(&found)
         let requestParameters = requestParameterPolicy(&found)
         refuseContradictions(ofSecurityProfile: &found)
+        let appRedirect = redirect.appRedirect(declared: declared, &found)
         refusals += found.errors
         var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorizationParameters,
@@ -195,6 +196,7 @@ extension ProviderDescriptor {
         policy.callbackSignature = authorization.callbackSignature
         policy.authorizationDetailsTypes = authorization.detailsTypes
         policy.certificateBoundTokens = security.tlsClientCertificateBoundAccessTokens
+        policy.appRedirect = appRedirect
         securedAuthorization.apply(to: &policy)
         requestParameters.apply(to: &policy)
         policy.hold(to: security.profile)

@@ -1,37 +1,39 @@
 import Foundation
 import OAuthFlow
 
-/// RFC 8252 §7.1: private-use schemes are reverse domain names.
+/// RFC 8252 §7.1 and §7.2: an app's redirect URIs. A private-use scheme is a reverse domain name; the whole URI
+/// begins with it; a claimed redirect is an https link. What the resolver refuses in them is reported here.
 struct PrivateUseSchemeRule: LintRule {
     static let description = RuleDescription(
         identifier: "private_use_scheme", name: "Private-use scheme",
-        summary: "A private-use redirect scheme must be a reverse domain name with a period, such as `com.example.app` (RFC 8252 §7.1).",
+        summary:
+            "A private-use redirect scheme must be a reverse domain name with a period, such as `com.example.app` (RFC 8252 §7.1), or name placeholders that fill one in (`{reversed_client_id}`, `{bundle_id}`); `private_use_uri` begins with it, and `claimed_https` is an https link (RFC 8252 §7.2).",
         severity: .error,
         triggering: [
             Examples.valid + "redirect:\n  private_use_scheme: myapp\n",
             Examples.valid + "redirect:\n  private_use_scheme: 'com.example.app:/callback'\n",
+            Examples.valid + "redirect:\n  private_use_scheme: com.example.app\n  private_use_uri: 'org.example.app:/callback'\n",
+            Examples.valid + "redirect:\n  claimed_https: 'http://app.example.com/callback'\n",
         ],
-        nonTriggering: [Examples.valid + "redirect:\n  private_use_scheme: com.example.app\n"])
+        nonTriggering: [
+            Examples.valid + "redirect:\n  private_use_scheme: com.example.app\n",
+            Examples.valid
+                + "redirect:\n  private_use_scheme: '{reversed_client_id}'\n  claimed_https: 'https://app.example.com/ios/{bundle_id}/callback'\n",
+        ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        guard let scheme = file.descriptor?.redirect.privateUseScheme else { return [] }
-        let valid =
-            scheme.first?.isLetter == true
-            && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
-        if !valid {
-            return [
-                diagnostic(
-                    file, ["redirect", "private_use_scheme"], "`\(scheme)` is not a URI scheme; give the scheme alone, such as `com.example.app`")
-            ]
-        }
-        if !scheme.contains(".") {
-            return [
-                diagnostic(
-                    file, ["redirect", "private_use_scheme"],
-                    "scheme `\(scheme)` has no period; use a reverse domain name you control, such as `com.example.\(scheme)`")
-            ]
-        }
-        return []
+        guard let descriptor = file.descriptor else { return [] }
+        let refused = ["private_use_scheme", "private_use_uri", "claimed_https"].flatMap { refusals(file, at: ["redirect", $0]) }
+        if !refused.isEmpty { return refused }
+        // A scheme written whole must be a domain name reversed; one made of placeholders is checked when filled in.
+        guard let scheme = descriptor.redirect.privateUseScheme, ProviderDescriptor.parameterVariables(in: scheme).isEmpty,
+            !scheme.contains(".")
+        else { return [] }
+        return [
+            diagnostic(
+                file, ["redirect", "private_use_scheme"],
+                "scheme `\(scheme)` has no period; use a reverse domain name you control, such as `com.example.\(scheme)`")
+        ]
     }
 }
 

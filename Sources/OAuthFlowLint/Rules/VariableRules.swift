@@ -49,7 +49,7 @@ struct UnusedVariableRule: LintRule {
     static let description = RuleDescription(
         identifier: "unused_variable", name: "Unused variable",
         summary:
-            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, `access_tokens.audience`, a `userinfo` header, query or form value, or an `authorization.extra_params` or `logout.extra_params` value).",
+            "A variable declared under `variables` should be used in at least one URL (or `client_auth.generated_secret.issuer`, `access_tokens.audience`, a `userinfo` header, query or form value, an `authorization.extra_params` or `logout.extra_params` value, or an app redirect under `redirect`).",
         severity: .warning,
         triggering: [Examples.valid + "variables:\n  tenant:\n    description: Tenant id\n"],
         nonTriggering: [
@@ -66,7 +66,10 @@ struct UnusedVariableRule: LintRule {
         let templates =
             [descriptor.clientAuth.generatedSecret?.issuer, descriptor.accessTokens.audience].compactMap { $0 }
             + Array(userinfo.headers.values) + Array(userinfo.query.values) + Array(userinfo.form.values)
-        let parameters = Array(descriptor.authorization.extraParams.values) + Array(descriptor.logout.extraParams.values)
+        let redirect = descriptor.redirect
+        let parameters =
+            Array(descriptor.authorization.extraParams.values) + Array(descriptor.logout.extraParams.values)
+            + [redirect.privateUseScheme, redirect.privateUseURI, redirect.claimedHTTPS].compactMap { $0 }
         // A descriptor declares a few variables and uses them a dozen times: searching the uses for each
         // costs less than hashing every use into a set.
         func isUsed(_ name: String) -> Bool {

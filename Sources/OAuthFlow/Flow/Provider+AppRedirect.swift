@@ -1,0 +1,194 @@
+import Foundation
+
+/// The redirect URI of an app's sign-in (RFC 8252 §7.1 and §7.2): built from the descriptor's `redirect` section, or
+/// the one the host registered, checked against it.
+extension Provider {
+    /// The redirect URI an app signs in with: a private-use scheme (RFC 8252 §7.1) or a claimed https link (§7.2).
+    ///
+    /// With `requested` nil, it is built from the descriptor: `redirect.private_use_uri`, else
+    /// `redirect.private_use_scheme` and `:/oauth2redirect` (one slash, as RFC 8252 §7.1 writes it), or with
+    /// `claimedHTTPS` the link `redirect.claimed_https` names; the descriptor's variables and the app's values fill them
+    /// (`{client_id}`, `{reversed_client_id}`: the client id's labels in reverse order, `{bundle_id}`). A `requested`
+    /// URI, the one registered at the provider, wins over the descriptor's form, but is checked against it first: a
+    /// private-use scheme must be the descriptor's or the app's bundle identifier (RFC 8252 §7.1 lets an app reuse its
+    /// identifier), an https link the descriptor's `claimed_https`; plain http, a fragment, and a scheme no app owns
+    /// (`javascript`, `data`, `file`) are refused.
+    ///
+    /// ```swift
+    /// let google = try oauth.provider("google-ios")
+    /// let redirect = try google.appRedirectURI(clientID: "1234-abc.apps.googleusercontent.com", bundleIdentifier: "com.example.app")
+    /// // com.googleusercontent.apps.1234-abc:/oauth2redirect
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - clientID: The app's client id at the provider.
+    ///   - bundleIdentifier: The app's bundle identifier (`Bundle.main.bundleIdentifier`), for `{bundle_id}` and the check.
+    ///   - requested: The redirect URI the host registered at the provider; nil builds one from the descriptor.
+    ///   - claimedHTTPS: Build the claimed https link instead of the private-use URI.
+    /// - Returns: The redirect URI to send, exactly as the provider must have it registered.
+    /// - Throws: ``FlowError`` `invalidRedirectURI`, with a sentence that says what to change: the provider takes web
+    ///   redirects only (`redirect.web_only`) or answers with `form_post`, the descriptor names no app redirect of the
+    ///   kind asked for, a value it needs is missing, or `requested` does not fit.
+    public func appRedirectURI(clientID: String, bundleIdentifier: String?, requested: URL? = nil, claimedHTTPS: Bool = false) throws -> URL {
+        try refuseAppSignIn()
+        let app = policy.appRedirect
+        let values = AppRedirectValues(provider: self, clientID: clientID, bundleIdentifier: bundleIdentifier)
+        if let requested {
+            try checkAppRedirect(requested, app: app, values: values)
+            return requested
+        }
+        let template: String
+        if claimedHTTPS {
+            guard let link = app.claimedHTTPS else {
+                throw FlowError(
+                    .invalidRedirectURI,
+                    "the descriptor of \(displayName) names no claimed https redirect (`redirect.claimed_https`): give the https redirect URI registered there"
+                )
+            }
+            template = link
+        } else {
+            guard let uri = app.privateUseURI else {
+                let other = app.claimedHTTPS == nil ? "" : " (it names a claimed https one: ask for that)"
+                throw FlowError(
+                    .invalidRedirectURI,
+                    "the descriptor of \(displayName) names no private-use redirect for apps (`redirect.private_use_scheme`)\(other): give the redirect URI registered there"
+                )
+            }
+            template = uri
+        }
+        let text = try values.fill(template)
+        guard let url = URL(string: text), let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme, Self.isSchemeName(scheme)
+        else {
+            throw FlowError(
+                .invalidRedirectURI, "the app redirect URI of \(displayName) is not a valid URI once filled in: `\(TerminalText.escaped(text))`")
+        }
+        try checkAppRedirect(url, app: app, values: values)
+        return url
+    }
+
+    /// Refuses a provider no app can sign in to: one that takes web redirect URIs only, or answers with a POST.
+    private func refuseAppSignIn() throws {
+        if policy.webRedirectOnly {
+            throw FlowError(
+                .invalidRedirectURI,
+                "\(displayName) takes only https redirect URIs on a web domain registered with it (`redirect.web_only`), which an app's sign-in cannot receive: sign in through a web service's routes (Docs/web.md)"
+            )
+        }
+        if policy.responseMode == .formPost || policy.responseMode == .formPostJWT {
+            throw FlowError(
+                .invalidRedirectURI,
+                "\(displayName) answers with `response_mode=\(policy.responseMode.rawValue)`: the browser POSTs the answer to a web server, and an app's redirect URI (a private-use scheme or a claimed https link) receives no POST; sign in through a web service's routes (Docs/web.md)"
+            )
+        }
+    }
+
+    /// Checks an app redirect URI: no fragment, not plain http, a scheme an app can own, and the descriptor's form.
+    private func checkAppRedirect(_ uri: URL, app: Policy.AppRedirect, values: AppRedirectValues) throws {
+        guard let components = URLComponents(url: uri, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased(),
+            Self.isSchemeName(scheme)
+        else {
+            throw FlowError(.invalidRedirectURI, "redirect URI `\(TerminalText.escaped(uri.absoluteString))` has no valid scheme")
+        }
+        let shown = TerminalText.escaped(uri.absoluteString)
+        if components.fragment != nil {
+            throw FlowError(.invalidRedirectURI, "redirect URI `\(shown)` must not have a fragment (RFC 6749 §3.1.2)")
+        }
+        if scheme == "http" {
+            throw FlowError(
+                .invalidRedirectURI,
+                "redirect URI `\(shown)` is plain http: an app's sign-in returns to a private-use scheme (RFC 8252 §7.1) or a claimed https link (§7.2); a loopback redirect needs a listener (`signIn(to:browser:)` of OAuthFlowLoopback)"
+            )
+        }
+        if Self.schemesNoAppOwns.contains(scheme) {
+            throw FlowError(.invalidRedirectURI, "redirect URI `\(shown)` has the scheme `\(scheme)`, which no app registers")
+        }
+        if scheme == "https" {
+            guard let host = components.host, !host.isEmpty else {
+                throw FlowError(.invalidRedirectURI, "redirect URI `\(shown)` names no host")
+            }
+            // Checked against the descriptor's link when every value it needs is at hand.
+            if let link = app.claimedHTTPS, let expected = try? values.fill(link), let wanted = URLComponents(string: expected),
+                wanted.host?.lowercased() != host.lowercased() || Self.path(of: wanted) != Self.path(of: components)
+            {
+                throw FlowError(
+                    .invalidRedirectURI,
+                    "redirect URI `\(shown)` is not the claimed https redirect \(displayName) documents (`redirect.claimed_https`): `\(TerminalText.escaped(expected))`"
+                )
+            }
+            return
+        }
+        guard let template = app.privateUseScheme, let expected = try? values.fill(template) else { return }
+        let allowed = [expected.lowercased()] + (values.bundleIdentifier.map { [$0.lowercased()] } ?? [])
+        if !allowed.contains(scheme) {
+            let bundle = values.bundleIdentifier.map { " or the app's bundle identifier `\(TerminalText.escaped($0))`" } ?? ""
+            throw FlowError(
+                .invalidRedirectURI,
+                "redirect URI `\(shown)` has the scheme `\(scheme)`, but \(displayName) takes app redirects with the scheme `\(TerminalText.escaped(expected))` (`redirect.private_use_scheme`)\(bundle): register one of them as the app's URL type and at the provider"
+            )
+        }
+    }
+
+    private static func path(of components: URLComponents) -> String {
+        components.path.isEmpty ? "/" : components.path
+    }
+
+    /// RFC 3986 §3.1: a letter, then letters, digits, `+`, `-` and `.`.
+    private static func isSchemeName(_ scheme: String) -> Bool {
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+        return scheme.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+        }
+    }
+
+    /// Schemes a browser handles itself, which no app's redirect can be.
+    private static let schemesNoAppOwns: Set<String> = ["javascript", "data", "file", "about", "blob", "vbscript", "ftp", "ws", "wss"]
+}
+
+/// What an app's sign-in fills into the descriptor's redirect templates, beside its variables.
+struct AppRedirectValues {
+    let provider: Provider
+    let clientID: String
+    let bundleIdentifier: String?
+
+    /// `template` with its placeholders filled; every one must have a value a URI can hold.
+    func fill(_ template: String) throws -> String {
+        try ProviderDescriptor.parameterParts(template).map { part -> String in
+            switch part {
+            case .text(let text): return String(text)
+            case .variable(let name): return try value(name)
+            }
+        }.joined()
+    }
+
+    private func value(_ name: String) throws -> String {
+        let value: String
+        switch name {
+        case "client_id": value = clientID
+        case "reversed_client_id": value = clientID.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
+        case "bundle_id":
+            guard let bundleIdentifier, !bundleIdentifier.isEmpty else {
+                throw FlowError(
+                    .invalidRedirectURI,
+                    "the app redirect of \(provider.displayName) names `{bundle_id}`: give the app's bundle identifier (`Bundle.main.bundleIdentifier`)"
+                )
+            }
+            value = bundleIdentifier
+        default:
+            guard let given = provider.variables[name], !given.isEmpty else {
+                throw FlowError(
+                    .invalidRedirectURI,
+                    "the app redirect of \(provider.displayName) names the variable `{\(name)}`, which has no value: set it in the client's variables"
+                )
+            }
+            value = given
+        }
+        if value.isEmpty || value.unicodeScalars.contains(where: ProviderDescriptor.isForbiddenInVariables) || value.contains(":") {
+            throw FlowError(
+                .invalidRedirectURI,
+                "the value for `{\(name)}` in the app redirect of \(provider.displayName) holds a character a redirect URI cannot carry there: `\(TerminalText.escaped(value))`"
+            )
+        }
+        return value
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import OAuthFlow
+
+/// Signs a user in from an app (RFC 8252): the provider's page in a ``WebAuthenticator`` (`ASWebAuthenticationSession`),
+/// the redirect to the app's private-use scheme or claimed https link, every check of the engine, and the session stored.
+///
+/// ```swift
+/// let signIn = AppSignIn(store: store, authenticator: SystemWebAuthenticator())
+/// let result = try await signIn.signIn(to: provider, settings: ClientSettings(clientID: "1234-abc.apps.googleusercontent.com"))
+/// ```
+///
+/// Or through the front door, by name: `try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())`.
+///
+/// The redirect URI comes from the descriptor (`redirect.private_use_scheme`, `private_use_uri`, `claimed_https`), or
+/// is the one the host registered, checked against it (`Provider.appRedirectURI(clientID:bundleIdentifier:requested:claimedHTTPS:)`);
+/// a provider that takes web redirects only or answers with `form_post` is refused before anything opens. The request
+/// carries PKCE, `state` and (for OpenID Connect) `nonce`; a pushed request (RFC 9126) that expired before the sheet
+/// opened is pushed again; the user's cancel is `FlowError` `cancelled`.
+public struct AppSignIn: Sendable {
+    /// Which redirect URI the sign-in sends.
+    public enum Redirect: Sendable, Hashable {
+        /// The descriptor's private-use redirect: `redirect.private_use_uri`, or `redirect.private_use_scheme` and
+        /// `:/oauth2redirect` (RFC 8252 §7.1).
+        case privateUseScheme
+        /// The descriptor's claimed https link, `redirect.claimed_https` (RFC 8252 §7.2; iOS 17.4, macOS 14.4).
+        case claimedHTTPS
+        /// The redirect URI registered at the provider, checked against the descriptor's form.
+        case registered(URL)
+    }
+
+    /// What happens during a sign-in, for a host to show.
+    public enum Event: Sendable {
+        /// The authorization request is ready and the sheet opens next; a pushed request's `request_uri` expires at
+        /// `requestExpiresAt`.
+        case started(requestExpiresAt: Date?)
+        /// The pushed request had expired, or would within seconds, before the sheet opened: a new one was pushed.
+        case pushedRequestRenewed
+        /// The callback passed its checks; the code is being exchanged at the token endpoint.
+        case exchangingCode
+    }
+
+    public let store: any TokenStore
+    public let authenticator: any WebAuthenticator
+    /// The transport, clock, logger and DPoP nonces of the client made for each sign-in.
+    public let environment: OAuthEnvironment
+    /// The app's bundle identifier: `{bundle_id}` in the descriptor's redirect, and a scheme an app may always use
+    /// (RFC 8252 §7.1).
+    public let bundleIdentifier: String?
+
+    /// - Parameters:
+    ///   - store: Where the session is stored.
+    ///   - authenticator: Shows the provider's page (``SystemWebAuthenticator`` in an app).
+    ///   - environment: The transport, clock, logger and DPoP nonces of each sign-in's client.
+    ///   - bundleIdentifier: The app's bundle identifier; `Bundle.main`'s by default.
+    public init(
+        store: any TokenStore, authenticator: any WebAuthenticator, environment: OAuthEnvironment = OAuthEnvironment(),
+        bundleIdentifier: String? = Bundle.main.bundleIdentifier
+    ) {
+        self.store = store
+        self.authenticator = authenticator
+        self.environment = environment
+        self.bundleIdentifier = bundleIdentifier
+    }
+
+    /// Signs in and stores the session.
+    ///
+    /// - Parameters:
+    ///   - provider: The resolved provider.
+    ///   - settings: The registered client: its id (an app has no secret), the scopes to ask for, the variables.
+    ///   - redirect: Which redirect URI to send; the descriptor's private-use one by default.
+    ///   - prefersEphemeral: Share no cookies with the user's browser (`prefersEphemeralWebBrowserSession`): no single
+    ///     sign-on, and the system does not ask whether the app may use the provider's site.
+    ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
+    ///   - account: The session's account name, to keep several sessions with one provider.
+    ///   - events: Receives what happens, in order.
+    /// - Returns: The stored session, with the ID token's claims as verified during the sign-in and the profile mapped from them.
+    /// - Throws: `FlowError` (`cancelled` when the user cancelled, `invalidRedirectURI` for a redirect or provider no app
+    ///   can use), `AuthorizationServerError` (the user or the server said no), `IDTokenError`, `TransportError`,
+    ///   `TokenStoreError`.
+    @discardableResult
+    public func signIn(
+        to provider: Provider, settings: ClientSettings, redirect: Redirect = .privateUseScheme, prefersEphemeral: Bool = false,
+        requestOfflineAccess: Bool = true, account: String = "default", events: @escaping @Sendable (Event) -> Void = { _ in }
+    ) async throws -> SignInResult {
+        let redirectURI: URL
+        switch redirect {
+        case .privateUseScheme:
+            redirectURI = try provider.appRedirectURI(clientID: settings.clientID, bundleIdentifier: bundleIdentifier)
+        case .claimedHTTPS:
+            redirectURI = try provider.appRedirectURI(clientID: settings.clientID, bundleIdentifier: bundleIdentifier, claimedHTTPS: true)
+        case .registered(let uri):
+            redirectURI = try provider.appRedirectURI(clientID: settings.clientID, bundleIdentifier: bundleIdentifier, requested: uri)
+        }
+        let configuration = settings.configuration(redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)
+        // Fails before the sheet opens when the client settings cannot work (a secret the provider needs).
+        _ = try configuration.authenticationMethod(for: provider)
+        let client = OAuthClient(provider: provider, configuration: configuration, environment: environment)
+        var pending = try await client.startAuthorization()
+        events(.started(requestExpiresAt: pending.requestExpiresAt))
+        // RFC 9126 §2.2: a pushed request lives seconds; opened after that, the provider shows an error page.
+        if pending.isExpired(at: environment.clock.now().addingTimeInterval(Self.pushedRequestMargin)) {
+            pending = try await client.startAuthorization()
+            events(.pushedRequestRenewed)
+        }
+        let callback = try await authenticator.authenticate(at: pending.url, redirectURI: redirectURI, prefersEphemeral: prefersEphemeral)
+        events(.exchangingCode)
+        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        return try await SignInResult.store(outcome, client: client, account: account, redirectURI: redirectURI, in: store)
+    }
+
+    /// How long before it expires a pushed request is pushed again rather than opened.
+    static let pushedRequestMargin: TimeInterval = 5
+}

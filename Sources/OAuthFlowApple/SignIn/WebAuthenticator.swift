@@ -1,0 +1,103 @@
+import Foundation
+import OAuthFlow
+
+/// Shows the provider's sign-in page and hands back the URL the provider sent the browser to: what an app's sign-in
+/// (``AppSignIn``) needs of `ASWebAuthenticationSession`.
+///
+/// ``SystemWebAuthenticator`` is `ASWebAuthenticationSession` on iOS, macOS and visionOS; a test plays the user
+/// instead (`OAuthFlowTesting`'s `SimulatedProvider.approve(_:subject:)`, Docs/apple.md). The name is not
+/// `WebAuthenticationSession`, which SwiftUI's environment value already takes in AuthenticationServices.
+///
+/// ```swift
+/// struct ScriptedUser: WebAuthenticator {
+///     let provider: SimulatedProvider
+///     func authenticate(at url: URL, redirectURI: URL, prefersEphemeral: Bool) async throws -> URL {
+///         try await provider.approve(url)
+///     }
+/// }
+/// ```
+public protocol WebAuthenticator: Sendable {
+    /// Opens `url` and returns the first URL the browser is sent to that matches `redirectURI`: its private-use
+    /// scheme (RFC 8252 §7.1), or for an https redirect its host and path (§7.2).
+    ///
+    /// - Parameters:
+    ///   - url: The authorization URL (https).
+    ///   - redirectURI: Where the provider sends the browser back.
+    ///   - prefersEphemeral: Whether to share no cookies with the user's browser (no single sign-on, no saved login).
+    /// - Returns: The callback URL, with its query as the provider sent it.
+    /// - Throws: `FlowError` `cancelled` when the user closed the sheet or declined to open it; `CancellationError`
+    ///   when the task was cancelled.
+    func authenticate(at url: URL, redirectURI: URL, prefersEphemeral: Bool) async throws -> URL
+}
+
+/// What `ASWebAuthenticationSession` is told to wait for, from the redirect URI: a custom scheme, or on iOS 17.4 and
+/// macOS 14.4 and later an https host and path. Decided here, in code compiled and tested on Linux; the Apple glue
+/// (``SystemWebAuthenticator``) only hands it to the session.
+enum WebAuthenticationCallback: Sendable, Hashable {
+    case customScheme(String)
+    case https(host: String, path: String)
+
+    /// The callback `redirectURI` needs.
+    ///
+    /// - Parameters:
+    ///   - redirectURI: The redirect URI of the sign-in.
+    ///   - matchesHTTPS: Whether the session can wait for an https link (`ASWebAuthenticationSession.Callback`,
+    ///     iOS 17.4 and macOS 14.4 and later).
+    /// - Throws: `FlowError` `invalidRedirectURI` for an https redirect the session cannot wait for, or one without
+    ///   a host.
+    init(redirectURI: URL, matchesHTTPS: Bool) throws {
+        guard let components = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false), let scheme = components.scheme, !scheme.isEmpty
+        else {
+            throw FlowError.appSignIn("the redirect URI `\(redirectURI.absoluteString)` has no scheme")
+        }
+        guard scheme.lowercased() == "https" else {
+            self = .customScheme(scheme)
+            return
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw FlowError.appSignIn("the redirect URI `\(redirectURI.absoluteString)` names no host")
+        }
+        guard matchesHTTPS else {
+            throw FlowError.appSignIn(
+                "the claimed https redirect `\(redirectURI.absoluteString)` needs iOS 17.4 or macOS 14.4 (ASWebAuthenticationSession.Callback.https): sign in with the private-use redirect on older systems"
+            )
+        }
+        self = .https(host: host, path: components.path.isEmpty ? "/" : components.path)
+    }
+
+    /// What the session's completion handler reports, as a result: the callback URL; `FlowError` `cancelled` for the
+    /// user's cancel (`ASWebAuthenticationSessionError.Code.canceledLogin` in `ASWebAuthenticationSessionErrorDomain`);
+    /// `FlowError` `invalidRedirectURI` for a presentation the system refused; any other error as it came.
+    ///
+    /// - Parameters:
+    ///   - url: The callback URL the handler got.
+    ///   - error: The error it got.
+    ///   - domain: `ASWebAuthenticationSessionErrorDomain`.
+    ///   - cancelled: The raw value of `ASWebAuthenticationSessionError.Code.canceledLogin`.
+    static func outcome(url: URL?, error: (any Error)?, domain: String, cancelled: Int) -> Result<URL, any Error> {
+        if let error {
+            let bridged = error as NSError
+            if bridged.domain == domain {
+                if bridged.code == cancelled {
+                    return .failure(FlowError.cancelled("the sign-in was cancelled: the sheet was closed before the provider sent the browser back"))
+                }
+                return .failure(
+                    FlowError.appSignIn(
+                        "the system could not show the sign-in sheet (\(domain) \(bridged.code)): give a presentation anchor in a window of a foreground scene"
+                    ))
+            }
+            return .failure(error)
+        }
+        guard let url else {
+            return .failure(FlowError.appSignIn("the sign-in sheet closed without a callback URL and without an error"))
+        }
+        return .success(url)
+    }
+}
+
+extension FlowError {
+    /// An app's sign-in cannot go on as set up: a redirect the session cannot wait for, a sheet that cannot show.
+    static func appSignIn(_ message: String) -> FlowError {
+        FlowError(.invalidRedirectURI, message)
+    }
+}
