@@ -251,11 +251,13 @@ final class ChangeLog: @unchecked Sendable {
         // The access token is revoked though unexpired: the provider's userinfo, the API here, answers 401 until a refresh.
         try await client.revoke(session.tokens.accessToken, kind: .accessToken)
         let exchanges = await simulated.requestCount(.token)
+        // The sign-in read userinfo for the profile already (SignInResult.store): count from here.
+        let calls = await simulated.requestCount(.userinfo)
         let userinfo = simulated.issuer.appendingPathComponent("userinfo")
         let response = try await manager.perform(TransportRequest(method: .get, url: userinfo))
         #expect(response.status == 200)
         #expect(await simulated.requestCount(.token) == exchanges + 1)
-        #expect(await simulated.requestCount(.userinfo) == 2)
+        #expect(await simulated.requestCount(.userinfo) == calls + 2)
     }
 
     @Test func persistent401IsReturnedAfterOneRetry() async throws {
