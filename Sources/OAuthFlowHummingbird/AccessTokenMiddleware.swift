@@ -3,22 +3,6 @@ import HTTPTypes
 import Hummingbird
 import OAuthFlow
 
-/// A request context that carries the principal of the request's access token.
-public protocol AccessRequestContext: RequestContext {
-    /// Set by ``AccessTokenMiddleware`` before the route runs.
-    var accessPrincipal: ProtectedResource.Principal? { get set }
-}
-
-/// The plain request context of an API protected by ``AccessTokenMiddleware``.
-public struct BasicAccessRequestContext: AccessRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public var accessPrincipal: ProtectedResource.Principal?
-
-    public init(source: Source) {
-        coreContext = .init(source: source)
-    }
-}
-
 /// Lets a request through only with an access token that `ProtectedResource` accepts and that grants
 /// the scopes given; the route then reads ``AccessRequestContext/accessPrincipal``. Anything else is
 /// answered at once with the status and `WWW-Authenticate` challenges of RFC 6750 and RFC 9449.

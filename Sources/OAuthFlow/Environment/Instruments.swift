@@ -140,7 +140,7 @@ package final class Instruments: Sendable {
 
     /// Sends `request` through `send`, in a client span (OpenTelemetry's HTTP conventions, the W3C context injected
     /// into its headers by the tracer) and timed.
-    fileprivate func measure(
+    func measure(
         _ request: TransportRequest, provider: String, endpoint: Endpoint,
         _ send: (TransportRequest) async throws -> TransportResponse
     ) async throws -> TransportResponse {
@@ -209,29 +209,6 @@ package final class Instruments: Sendable {
     package func startCheckSpan() -> (any Span)? {
         guard tracingEnabled else { return nil }
         return tracer.startSpan("oauthflow.authenticate", context: InstrumentationContext.current ?? .topLevel, ofKind: .internal)
-    }
-}
-
-/// Writes the tracer's context into a request's headers (`traceparent` and `tracestate` for a W3C tracer).
-struct HeaderInjector: Injector {
-    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
-        carrier[key] = value
-    }
-}
-
-/// A transport that times and traces what it sends to one endpoint of one provider (``Instruments/transport(_:provider:endpoint:)``).
-struct InstrumentedTransport: HTTPTransport {
-    let base: any HTTPTransport
-    let instruments: Instruments
-    let provider: String
-    let endpoint: Instruments.Endpoint
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await instruments.measure(request, provider: provider, endpoint: endpoint) { try await base.send($0) }
-    }
-
-    func send(_ request: TransportRequest, arrival: @escaping @Sendable (TransportResponse) -> Void) async throws -> TransportResponse {
-        try await instruments.measure(request, provider: provider, endpoint: endpoint) { try await base.send($0, arrival: arrival) }
     }
 }
 

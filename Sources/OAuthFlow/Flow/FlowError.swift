@@ -51,40 +51,6 @@ public struct FlowError: Error, LocalizedError, Sendable, Hashable, CustomString
     }
 }
 
-/// An OAuth error returned by the authorization server (RFC 6749 §4.1.2.1, §5.2).
-public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The `error` code, such as `access_denied` or `invalid_grant`.
-    public let error: String
-    public let errorDescription: String?
-    public let errorURI: String?
-    /// The HTTP status, for errors from the token endpoint.
-    public let httpStatus: Int?
-    /// What OAuthFlow suspects, when the error is one a descriptor setting usually causes.
-    public let hint: String?
-
-    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, httpStatus: Int? = nil, hint: String? = nil) {
-        self.error = error
-        self.errorDescription = errorDescription
-        self.errorURI = errorURI
-        self.httpStatus = httpStatus
-        self.hint = hint
-    }
-
-    /// The same error with a hint attached.
-    func hinted(_ hint: String) -> AuthorizationServerError {
-        AuthorizationServerError(error: error, errorDescription: errorDescription, errorURI: errorURI, httpStatus: httpStatus, hint: hint)
-    }
-
-    public var description: String {
-        var text = "the authorization server returned `\(error)`"
-        if let errorDescription { text += ": \(errorDescription)" }
-        if let httpStatus { text += " (HTTP \(httpStatus))" }
-        if let errorURI { text += " — see \(errorURI)" }
-        if let hint { text += "; \(hint)" }
-        return text
-    }
-}
-
 extension ErrorCode where Domain == FlowError {
     public static let invalidVerifier = Self("invalid_verifier")
     /// The provider lacks an endpoint the step needs.

@@ -2,19 +2,6 @@ import Crypto
 import Foundation
 import JWTKit
 
-/// The claims of a validated ID token.
-public struct IDTokenClaims: Sendable, Hashable {
-    public let issuer: String
-    public let subject: String
-    public let audiences: [String]
-    public let expiresAt: Date
-    public let issuedAt: Date
-    public let nonce: String?
-    public let authorizedParty: String?
-    /// Every claim, as it came.
-    public let all: [String: JSONValue]
-}
-
 /// Verifies ID tokens (OpenID Connect Core §3.1.3.7) with jwt-kit.
 ///
 /// - Keys come from the provider's JWKS, cached, and fetched again once when a

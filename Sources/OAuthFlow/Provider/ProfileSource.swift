@@ -346,9 +346,3 @@ extension ProfileSource.Path {
         return value == .null ? nil : value
     }
 }
-
-/// Why a profile source cannot be read.
-package struct ProfileSourceProblem: Error, Sendable {
-    package let reason: String
-    init(_ reason: String) { self.reason = reason }
-}

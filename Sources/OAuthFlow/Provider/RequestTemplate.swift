@@ -31,7 +31,8 @@ package struct RequestTemplate: Sendable, Hashable {
                 // says, and no other token or secret of the answer is sent.
                 if let member = path.secretMember {
                     throw ProfileSourceProblem(
-                        "names `\(member)` of the token answer, a token or a secret, which is never sent; the access token goes where `userinfo.placement` says")
+                        "names `\(member)` of the token answer, a token or a secret, which is never sent; the access token goes where `userinfo.placement` says"
+                    )
                 }
                 parts.append(.token(path))
             } else {

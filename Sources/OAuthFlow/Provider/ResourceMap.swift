@@ -1,18 +1,5 @@
 import Foundation
 
-/// A protected resource and the scope that opens it.
-public struct Resource: Sendable, Hashable, Codable {
-    public var scope: String
-    public var title: String
-    public var url: URL
-
-    public init(scope: String, title: String, url: URL) {
-        self.scope = scope
-        self.title = title
-        self.url = url
-    }
-}
-
 /// Which protected resources a user may call, given the scopes granted.
 ///
 /// The idea comes from the Cloudentity iOS sample's `scopeData.json`: a list of

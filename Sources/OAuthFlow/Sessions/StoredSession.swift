@@ -1,19 +1,5 @@
 import Foundation
 
-/// Names one stored session: a provider and an account at it.
-public struct SessionKey: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var providerID: String
-    /// A local name for the account, so one provider can hold several sessions.
-    public var account: String
-
-    public init(providerID: String, account: String = "default") {
-        self.providerID = providerID
-        self.account = account
-    }
-
-    public var description: String { account == "default" ? providerID : "\(providerID)/\(account)" }
-}
-
 /// Everything needed to use a session later without asking the user again.
 ///
 /// The client secret is never stored: confidential clients give it again by
@@ -80,38 +66,13 @@ extension StoredSession {
     /// forbid. A session stored before OAuthFlow recorded its server is held to its client alone.
     package func mismatch(with provider: Provider, clientID: String) -> String? {
         if let recorded = authorizationServer, let current = provider.authorizationServer, recorded != current {
-            return "it was issued by the authorization server \(TerminalText.escaped(recorded)), and the provider `\(provider.id)` is now \(TerminalText.escaped(current))"
+            let now = TerminalText.escaped(current)
+            return "it was issued by the authorization server \(TerminalText.escaped(recorded)), and the provider `\(provider.id)` is now \(now)"
         }
         if self.clientID != clientID {
             return "it was issued to the client \(TerminalText.escaped(self.clientID)), and the client in use is \(TerminalText.escaped(clientID))"
         }
         return nil
-    }
-}
-
-/// The provider's side of a session: who signed in, and the provider's session id (`sid`), as the
-/// verified ID token stated them. Logout tokens and front-channel logout requests name sessions so.
-public struct ProviderSession: Sendable, Hashable, Codable {
-    /// The ID token's `iss`.
-    public var issuer: String
-    /// The ID token's `sub`.
-    public var subject: String
-    /// The ID token's `sid` (Front-Channel and Back-Channel Logout 1.0), when the provider sends one.
-    public var sessionID: String?
-
-    enum CodingKeys: String, CodingKey {
-        case issuer, subject, sessionID = "sid"
-    }
-
-    public init(issuer: String, subject: String, sessionID: String? = nil) {
-        self.issuer = issuer
-        self.subject = subject
-        self.sessionID = sessionID
-    }
-
-    /// The provider session a verified ID token names.
-    public init(_ idToken: IDTokenClaims) {
-        self.init(issuer: idToken.issuer, subject: idToken.subject, sessionID: idToken.all["sid"]?.stringValue)
     }
 }
 

@@ -15,9 +15,3 @@ extension DateClock {
         try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
     }
 }
-
-/// The system's wall clock.
-public struct SystemDateClock: DateClock {
-    public init() {}
-    public func now() -> Date { Date() }
-}

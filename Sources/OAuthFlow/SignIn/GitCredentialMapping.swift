@@ -1,42 +1,6 @@
 import Foundation
 import OAuthFlowFiles
 
-/// git's credential-helper protocol (gitcredentials(7), git-credential(1)): `key=value` lines.
-package struct GitCredentialRequest: Sendable, Hashable {
-    /// Every attribute git sent, by name (for repeated names, the last).
-    public let attributes: [String: String]
-
-    public var protocolName: String? { attributes["protocol"] }
-    public var host: String? { attributes["host"] }
-    /// Sent only when `credential.useHttpPath` is set.
-    public var path: String? { attributes["path"] }
-
-    /// Reads the attributes up to a blank line or the end.
-    ///
-    /// - Throws: ``CredentialError`` for a line without `=`, a NUL or line break inside a value,
-    ///   or more than 64 KiB (git sends a few hundred bytes).
-    public init(parsing text: String) throws {
-        do {
-            attributes = try GitCredentialLines.parse(text)
-        } catch let error as GitCredentialLines.Malformed {
-            throw CredentialError(error.message)
-        }
-    }
-
-    /// The answer to `get`: `username`, `password` and, when the token's expiry is known, `password_expiry_utc`.
-    ///
-    /// - Throws: ``CredentialError`` when a value would break the line format.
-    public static func answer(username: String, password: Secret, expiresAt: Date?) throws -> String {
-        guard
-            let text = GitCredentialLines.answer(
-                username: username, password: password.value, expiresAt: expiresAt.map { Int($0.timeIntervalSince1970) })
-        else {
-            throw CredentialError("a credential value holds a line break or NUL, which git's protocol cannot carry")
-        }
-        return text
-    }
-}
-
 /// Which session answers git for which remote: an entry of `credential_helpers.git` in clients.yaml.
 package struct GitCredentialMapping: Sendable, Hashable, Codable {
     /// `https://host[:port][/path-prefix]`: the protocol and host must match exactly, and the path, when
@@ -75,7 +39,6 @@ package struct GitCredentialMapping: Sendable, Hashable, Codable {
         mappings.first { $0.matches(request) }
     }
 }
-
 extension GitCredentialMapping {
     /// The identity of the clients file at `path` (device, inode, size, times), to take before reading it and
     /// give to ``remember(_:answeredBy:clientsFile:identity:store:)``.
@@ -109,34 +72,4 @@ extension GitCredentialMapping {
         memo = memo.adding(entry)
         try? store.writePrivateFile(Data(memo.rendered().utf8), to: GitCredentialMemo.path(sessionDirectory: directory))
     }
-}
-
-/// A kubeconfig `exec` credential (`client.authentication.k8s.io/v1` ExecCredential).
-package struct ExecCredential: Sendable, Hashable, Encodable {
-    public let apiVersion = "client.authentication.k8s.io/v1"
-    public let kind = "ExecCredential"
-    public let status: Status
-
-    public struct Status: Sendable, Hashable, Encodable {
-        public let token: String
-        /// RFC 3339, UTC.
-        public let expirationTimestamp: String?
-    }
-
-    public init(token: Secret, expiresAt: Date?) {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        status = Status(token: token.value, expirationTimestamp: expiresAt.map { formatter.string(from: $0) })
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case apiVersion, kind, status
-    }
-}
-
-/// A credential helper request that cannot be served.
-package struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let message: String
-    init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
