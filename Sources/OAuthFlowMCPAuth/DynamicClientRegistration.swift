@@ -91,7 +91,7 @@ struct DynamicClientRegistration: Sendable {
         let method: ProviderDescriptor.ClientAuth.Method
         switch object["token_endpoint_auth_method"] {
         case nil, .null?:
-            method = secret == nil ? .none : .clientSecretBasic
+            method = Self.unnamedMethod(secret: secret != nil, listed: authMethods)
         case let .string(name)?:
             guard let named = ProviderDescriptor.ClientAuth.Method(rawValue: name), [.none, .clientSecretBasic, .clientSecretPost].contains(named)
             else {
@@ -123,6 +123,16 @@ struct DynamicClientRegistration: Sendable {
         }
         return RegisteredClient(
             issuer: issuer, clientID: clientID, clientSecret: secret, secretExpiresAt: expires, authMethod: method, redirectURIs: registered)
+    }
+
+    /// The method of a registration answer that names none: `client_secret_basic` for a client given a secret (RFC 7591
+    /// §2's default), unless the metadata's list leaves it out: then `client_secret_post` when listed, else `none` when
+    /// listed (the secret is kept and not sent; the client asked for `none`, as the conformance suite's servers answer).
+    static func unnamedMethod(secret: Bool, listed: [String]?) -> ProviderDescriptor.ClientAuth.Method {
+        guard secret else { return .none }
+        guard let listed, !listed.isEmpty, !listed.contains("client_secret_basic") else { return .clientSecretBasic }
+        if listed.contains("client_secret_post") { return .clientSecretPost }
+        return listed.contains("none") ? .none : .clientSecretBasic
     }
 
     /// RFC 7591 leaves the id's form to the server: one that is empty, huge or holds control characters or spaces is junk.

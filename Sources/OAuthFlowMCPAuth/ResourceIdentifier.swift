@@ -49,6 +49,9 @@ package struct ResourceIdentifier: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The root of the origin's protected-resource metadata, the last of ``metadataLocations``.
+    package var rootMetadataLocation: URL? { metadataLocations.last }
+
     /// The origin of any URL, as ``origin`` is written; nil without a scheme or host.
     package static func origin(of url: URL) -> String? {
         ResourceIdentifier(url)?.origin

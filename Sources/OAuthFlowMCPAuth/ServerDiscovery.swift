@@ -64,7 +64,7 @@ struct ServerDiscovery: Sendable {
         for url in candidates {
             guard let object = try await fetchObject(url, failures: &failures) else { continue }
             let document = try protectedResourceDocument(object, at: url)
-            try check(document, for: server)
+            try check(document, for: server, probedRoot: named == nil && url == server.rootMetadataLocation)
             logger.debug("protected resource metadata read", metadata: ["url": "\(url.absoluteString)"])
             return document
         }
@@ -103,12 +103,16 @@ struct ServerDiscovery: Sendable {
         return ProtectedResourceDocument(url: url, resource: resource, authorizationServers: issuers, scopesSupported: scopes)
     }
 
-    /// RFC 9728 §3.3 and MCP authorization: the `resource` must be the MCP server's canonical URI, wherever the metadata
-    /// was found. Metadata at the root of the origin that names the bare origin is refused for a server with a path:
-    /// the token's audience would be the whole origin, every other API on it included.
-    private func check(_ document: ProtectedResourceDocument, for server: ResourceIdentifier) throws {
+    /// RFC 9728 §3.3 and MCP authorization: the `resource` must be the MCP server's canonical URI, or, for metadata found
+    /// by probing the root of the origin (`/.well-known/oauth-protected-resource`, the spec's second location), the
+    /// origin itself: RFC 9728 §3.3 holds such a document to the identifier the well-known suffix was inserted into,
+    /// which is the origin (the conformance suite's `auth/metadata-var2`). Metadata a 401 names, wherever it is, must
+    /// name the server's canonical URI: a root document it points at naming the bare origin is refused, since the
+    /// token's audience would be the whole origin, every other API on it included.
+    private func check(_ document: ProtectedResourceDocument, for server: ResourceIdentifier, probedRoot: Bool) throws {
         let named = URL(string: document.resource).flatMap(ResourceIdentifier.init)
         if let named, named == server { return }
+        if probedRoot, let named, named.path.isEmpty, named.origin == server.origin, document.resource == named.description { return }
         throw MCPAuthorizationError(
             .resourceMismatch,
             "the protected-resource metadata at \(document.url.absoluteString) is for \(Self.shown(document.resource)), not for the MCP server \(server) (RFC 9728 §3.3); no token is asked for it"
