@@ -71,6 +71,7 @@ public struct SessionPeek: Sendable, Hashable {
             isOptional(session["redirectURI"], { $0.string.map(isURIText) == true }), isDate(session["updatedAt"]),
             isOptional(session["clientAuthentication"], { $0.string.map(clientAuthenticationMethods.contains) == true }),
             isOptional(session["authorizationServer"], { $0.string != nil }),
+            isOptional(session["offlineAccessRequested"], { if case .bool = $0 { return true } else { return false } }),
             isOptional(
                 session["providerSession"],
                 { $0["issuer"]?.string != nil && $0["subject"]?.string != nil && isOptional($0["sid"]) { $0.string != nil } }),

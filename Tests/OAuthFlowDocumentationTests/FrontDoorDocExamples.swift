@@ -41,7 +41,7 @@ enum FrontDoorDocExamples {
         let api = try oauth.protectedResource(trusting: ["auth0"], settings: .init(resource: URL(string: "https://api.example.com")!))
         let principal = try await api.authenticate(ProtectedResource.Request(authorization: authorizationHeader), requiring: ["read:notes"])
         let signedOut = try await oauth.signOut("auth0", endingProviderSession: .init(postLogoutRedirectURI: URL(string: "myapp://signed-out")))
-        if let request = signedOut.endSession { print("open", request.url) }   // then check the return: request.acceptsReturn(query:)
+        if let request = signedOut.endSession { try await browser.open(request.url) }   // it holds the ID token: open it, never print it; then request.acceptsReturn(query:)
         let problems = try oauth.lint().filter { $0.severity == .error }
         _ = (token, serviceToken, principal, problems)
     }

@@ -24,9 +24,9 @@ enum LogoutDocExamples {
         print(ended.endedAtProvider ? "signed out here and at the provider" : "signed out here")
     }
 
-    static func ownBrowser(oauth: OAuth) async throws {
+    static func ownBrowser(oauth: OAuth, browser: any BrowserOpener) async throws {
         let signedOut = try await oauth.signOut("keycloak", endingProviderSession: .init(postLogoutRedirectURI: URL(string: "myapp://signed-out")))
-        if let request = signedOut.endSession { print("open", request.url) }   // then check the return: request.acceptsReturn(query:)
+        if let request = signedOut.endSession { try await browser.open(request.url) }   // it holds the ID token: open it, never print it; then request.acceptsReturn(query:)
     }
 
     static func underneath(client: OAuthClient, provider: Provider, store: FileTokenStore, browser: any BrowserOpener) async throws {
