@@ -4,6 +4,18 @@ import PackageDescription
 /// Where the launcher's link looks first on Linux (see the OAuthFlowLauncher target).
 let launcherStaticLibraries = String(#filePath.dropLast("Package.swift".count)) + "Sources/OAuthFlowLauncher/StaticLibraries"
 
+// App Store Connect refuses an app whose code calls stat, fstat or lstat (Apple's "file timestamp" APIs) unless a
+// privacy manifest gives the reason: the targets that call them carry PrivacyInfo.xcprivacy (C617.1, files inside the
+// app's container) on Apple platforms. Elsewhere it is left out, as swift-crypto does: a resource would give
+// OAuthFlowFiles, which the launcher keeps free of Foundation, a resource bundle and Foundation.
+#if canImport(Darwin)
+let privacyManifest: [Resource] = [.copy("PrivacyInfo.xcprivacy")]
+let privacyManifestExcluded: [String] = []
+#else
+let privacyManifest: [Resource] = []
+let privacyManifestExcluded = ["PrivacyInfo.xcprivacy"]
+#endif
+
 let package = Package(
     name: "OAuthFlow",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -58,7 +70,7 @@ let package = Package(
     targets: [
         // Reading a stored session with the standard library and the C library alone: what the `oauthflow`
         // launcher answers a valid token with, and what FileTokenStore reads and names its files with.
-        .target(name: "OAuthFlowFiles"),
+        .target(name: "OAuthFlowFiles", exclude: privacyManifestExcluded, resources: privacyManifest),
         .target(
             name: "OAuthFlow",
             dependencies: [
@@ -81,11 +93,14 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            resources: [.copy("BundledProviders")]
+            exclude: privacyManifestExcluded,
+            resources: [.copy("BundledProviders")] + privacyManifest
         ),
         .target(
             name: "OAuthFlowLint",
-            dependencies: ["OAuthFlow"]
+            dependencies: ["OAuthFlow"],
+            exclude: privacyManifestExcluded,
+            resources: privacyManifest
         ),
         .target(
             name: "OAuthFlowLoopback",

@@ -19,7 +19,9 @@
 #    Client Registration), each in its own virtualenv under .build,
 #    while `swift build --build-tests` runs in the background (step 6 waits for it). Once it is
 #    built, the public API of each library product is compared with api/*.txt
-#    (scripts/api-listing.py --check); a difference fails with its diff. Then the DocC catalog of
+#    (scripts/api-listing.py --check); a difference fails with its diff. Then scripts/apple-typecheck.sh
+#    type-checks the Apple-only lines against shims of Apple's SDK (Shims/AppleSDK; seconds; Docs/apple.md).
+#    Then the DocC catalog of
 #    each library product (Sources/<Module>/<Module>.docc) is built over the build's symbol graphs
 #    with the toolchain's docc, warnings as errors, into .build/docs (scripts/docs.py); any warning
 #    fails with DocC's diagnostics.
@@ -137,6 +139,10 @@ build_pid=""
 # --- the public API of each library product, read from the build's modules (about a second) ---
 # A change to it fails here with a diff until api/*.txt is regenerated and committed with it.
 python3 "$root/scripts/api-listing.py" --check
+
+# --- the Apple-only lines (Security, CryptoKit, AuthenticationServices, URLSessionTransport), type-checked on Linux
+# against shims of Apple's documented signatures by the build's own compiler invocation (a few seconds) ---------
+bash "$root/scripts/apple-typecheck.sh"
 
 # --- DocC for each library product, warnings as errors (a few seconds) ----------------------
 # An unresolved ``Symbol`` link, a parameter documented that does not exist or left undocumented, or a

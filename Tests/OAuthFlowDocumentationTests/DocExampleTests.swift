@@ -365,6 +365,7 @@ import PostgresNIO
                            "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift",
                            "Tests/OAuthFlowMCPTests/MCPDocExamplesTests.swift",
                            "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift",
+                           "Tests/OAuthFlowAppleTests/AppleSessionsDocExamples.swift",
                            "Tests/OAuthFlowWebTests/API/OperationsServingDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }

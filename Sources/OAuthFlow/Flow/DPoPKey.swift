@@ -7,7 +7,9 @@ import JWTKit
 /// session's tokens (``TokenSet/proofKey``), and used to sign a proof for every request those tokens go with.
 ///
 /// The private key is kept as PKCS#8 PEM inside the session, so each token store seals it as it seals the
-/// tokens; `description` names only the algorithm and the public key's thumbprint.
+/// tokens; or, for a key a device holds (the Secure Enclave), the session keeps only a reference that its
+/// ``DPoPKeyKeeper`` finds the key by (DPoPKey+Keeper.swift). `description` names only the algorithm and the public key's
+/// thumbprint.
 public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ES256 (the default), EdDSA (Ed25519), RS256 or PS256.
     public let algorithm: JWSAlgorithm
@@ -15,22 +17,27 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public let thumbprint: String
     /// The public key as a JWK (its members, all strings).
     public let publicJWK: [String: String]
-    private let pem: Secret
-    private let material: Material
+    /// The PKCS#8 PEM of a key the session holds; nil for one a keeper holds.
+    let pem: Secret?
+    let material: Material
 
     /// The algorithms a DPoP key can be made for.
     public static let algorithms = JWSAlgorithm.dpopKey
 
-    private enum Material: Sendable {
+    enum Material: Sendable {
         case ec(ES256PrivateKey)
         case rsa(JWTKit.Insecure.RSA.PrivateKey)
         case ed25519(EdDSA.PrivateKey)
+        /// Held by a keeper (ES256): the session names it, ``ExternalKey``.
+        case external(ExternalKey)
     }
 
     /// A new key pair: P-256 for ES256, Ed25519 for EdDSA, RSA 2048 for RS256 and PS256.
     ///
+    /// Inside ``keeping(in:isolation:_:)``, the keeper makes it instead (ES256 only).
     /// - Throws: ``FlowError`` `dpop` for another algorithm.
     public static func generate(_ algorithm: JWSAlgorithm = .es256) throws -> DPoPKey {
+        if let keeper = newKeysKeeper { return try generate(algorithm, in: keeper) }
         switch algorithm {
         case .es256:
             return try DPoPKey(pem: P256.Signing.PrivateKey().pemRepresentation, algorithm: algorithm)
@@ -99,14 +106,24 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public func proof(method: TransportRequest.Method, url: URL, accessToken: Secret? = nil, nonce: String? = nil, now: Date = Date()) async throws
         -> String
     {
+        try await proof(httpMethod: method.rawValue, url: url, accessToken: accessToken, nonce: nonce, now: now)
+    }
+
+    /// ``proof(method:url:accessToken:nonce:now:)`` for any HTTP method (an app's `PUT` or `PATCH`).
+    package func proof(httpMethod: String, url: URL, accessToken: Secret?, nonce: String?, now: Date) async throws -> String {
         let claims = ProofClaims(
-            jti: Base64URL.random(bytes: 16), htm: method.rawValue, htu: Self.target(of: url), iat: Int(now.timeIntervalSince1970),
+            jti: Base64URL.random(bytes: 16), htm: httpMethod, htu: Self.target(of: url), iat: Int(now.timeIntervalSince1970),
             ath: accessToken.map { Base64URL.encode(Data(SHA256.hash(data: Data($0.value.utf8)))) }, nonce: nonce)
         var header = JWTHeader()
         header.typ = "dpop+jwt"
         header.jwk = publicJWK.mapValues { .string($0) }
         let keys = JWTKeyCollection()
         switch material {
+        case let .external(key):
+            let header: [String: JSONValue] = [
+                "alg": .string("ES256"), "typ": .string("dpop+jwt"), "jwk": .object(publicJWK.mapValues { .string($0) }),
+            ]
+            return try key.sign(claims, header: header, thumbprint: thumbprint)
         case let .ec(key): await keys.add(ecdsa: key)
         case let .ed25519(key): await keys.add(eddsa: key)
         case let .rsa(key) where algorithm == .ps256: await keys.add(pss: key, digestAlgorithm: .sha256)
@@ -129,7 +146,7 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
         return components.string ?? url.absoluteString
     }
 
-    private struct ProofClaims: JWTPayload {
+    struct ProofClaims: JWTPayload {
         let jti: String
         let htm: String
         let htu: String
@@ -146,13 +163,17 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(thumbprint) }
 
-    private enum CodingKeys: String, CodingKey { case algorithm = "alg", pem }
+    enum CodingKeys: String, CodingKey { case algorithm = "alg", pem, keeper, reference = "ref", jwk }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let name = try container.decode(String.self, forKey: .algorithm)
         guard let algorithm = JWSAlgorithm(rawValue: name) else {
             throw DecodingError.dataCorruptedError(forKey: .algorithm, in: container, debugDescription: "not a DPoP key algorithm")
+        }
+        if container.contains(.keeper) {
+            try self.init(external: container, algorithm: algorithm)
+            return
         }
         do {
             try self.init(pem: try container.decode(Secret.self, forKey: .pem).value, algorithm: algorithm)
@@ -164,6 +185,10 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(algorithm.rawValue, forKey: .algorithm)
-        try container.encode(pem, forKey: .pem)
+        if case let .external(key) = material {
+            try key.encode(into: &container, publicJWK: publicJWK)
+        } else {
+            try container.encodeIfPresent(pem, forKey: .pem)
+        }
     }
 }

@@ -1,7 +1,11 @@
 // Everywhere Package.swift does not link async-http-client to OAuthFlow (AsyncHTTPClientTransport.swift says why
-// the test is os(), not canImport).
-#if !(os(Linux) || os(Android))
+// the test is os(), not canImport); on Linux also when scripts/apple-typecheck.sh type-checks it (never in a build).
+#if !(os(Linux) || os(Android)) || OAUTHFLOW_TYPECHECK_APPLE
 import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// ``HTTPTransport`` on `URLSession`, hardened for an OAuth client: the transport on Apple platforms.
 ///
@@ -13,41 +17,60 @@ import Foundation
 ///   and forwards the `Authorization` header to the new host; only a
 ///   session-level delegate stops that (per-task delegates are ignored there), so
 ///   this transport owns its session and delegate.
-/// - Each request has a timeout, and a body larger than ``maximumResponseSize``
+/// - Each request has a total deadline (``timeout``), and a body larger than ``maximumResponseSize``
 ///   cancels the request.
+/// - `Accept-Encoding: identity` is sent, and an answer compressed all the same is refused as soon as its head
+///   arrives, naming its coding, as on Linux: URLSession would inflate it without being asked.
 /// - No cookies are stored or sent, and nothing is cached.
+/// - Transports with the same timeout and size limit share one `URLSession` (and its connections) for the life of the
+///   process, as every transport shares one HTTP client on Linux: a default argument does not make a session each.
+/// - It presents no TLS client certificate: a request that carries one (``TransportRequest/clientIdentity``, mutual
+///   TLS, RFC 8705) is refused before anything is sent.
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     public let timeout: TimeInterval
     public let maximumResponseSize: Int
     private let session: URLSession
     private let delegate: Delegate
 
+    /// The sessions of this process, one per timeout and size limit.
+    private static let sessions = Locked<[Limits: (URLSession, Delegate)]>([:])
+
+    private struct Limits: Hashable {
+        let timeout: TimeInterval
+        let maximumResponseSize: Int
+    }
+
     public init(timeout: TimeInterval = 30, maximumResponseSize: Int = 1 << 20) {
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        // Ask for no compression: an inflated body could be far larger than the bytes that came.
-        configuration.httpAdditionalHeaders = ["Accept-Encoding": "identity"]
-        delegate = Delegate(limit: maximumResponseSize)
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-    }
-
-    deinit {
-        session.invalidateAndCancel()
+        (session, delegate) = Self.sessions.withLock { sessions in
+            let limits = Limits(timeout: timeout, maximumResponseSize: maximumResponseSize)
+            if let shared = sessions[limits] { return shared }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpCookieAcceptPolicy = .never
+            configuration.httpShouldSetCookies = false
+            configuration.urlCache = nil
+            configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.timeoutIntervalForResource = timeout
+            // Ask for no compression: an inflated body could be far larger than the bytes that came.
+            configuration.httpAdditionalHeaders = ["Accept-Encoding": "identity"]
+            let delegate = Delegate(limit: maximumResponseSize)
+            let shared = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate)
+            sessions[limits] = shared
+            return shared
+        }
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard request.clientIdentity == nil else {
-            // URLSession takes a client certificate only from a keychain identity, which a PEM is not.
+            // URLSession presents a client certificate only as a SecIdentity, answering the server's challenge; a
+            // PEM certificate and key are not one, and this transport does not import them into the keychain.
             throw TransportError(
                 .clientCertificate, url: request.url,
-                message: "this transport cannot present a TLS client certificate; use AsyncHTTPClientTransport for mutual TLS")
+                message:
+                    "URLSessionTransport presents no TLS client certificate, so mutual TLS (RFC 8705: tls_client_auth, certificate-bound tokens) is not available on Apple platforms; nothing was sent"
+            )
         }
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
@@ -65,13 +88,15 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 
-    /// Collects each task's data, refuses redirects, and enforces the size limit.
+    /// Collects each task's data, refuses redirects and compressed answers, and enforces the size limit.
     private final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         private struct Pending {
             let url: URL
             let continuation: CheckedContinuation<TransportResponse, any Error>
             var data = Data()
             var oversized = false
+            /// The `Content-Encoding` of an answer refused for it.
+            var compressed: String?
         }
 
         private let limit: Int
@@ -90,10 +115,26 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
         func urlSession(
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
             // Never follow: the 3xx itself is handed to the engine, which treats it as an error.
             completionHandler(nil)
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            // Refused before any of the body is read (and inflated), as the Linux transport refuses it.
+            let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces)
+            guard let coding, !coding.isEmpty, coding.lowercased() != "identity" else {
+                completionHandler(.allow)
+                return
+            }
+            lock.lock()
+            pending[dataTask.taskIdentifier]?.compressed = coding
+            lock.unlock()
+            completionHandler(.cancel)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -115,6 +156,15 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             let entry = pending.removeValue(forKey: task.taskIdentifier)
             lock.unlock()
             guard let entry else { return }
+            if let coding = entry.compressed {
+                entry.continuation.resume(
+                    throwing: TransportError(
+                        .badAnswer, url: entry.url,
+                        message:
+                            "the server sent its answer compressed (Content-Encoding: \(TerminalText.escaped(String(coding.prefix(40))))) although the request accepted only identity; OAuthFlow does not decompress answers"
+                    ))
+                return
+            }
             if entry.oversized {
                 entry.continuation.resume(
                     throwing: TransportError(.tooLarge, url: entry.url, message: "the response body is larger than the \(limit) bytes accepted"))

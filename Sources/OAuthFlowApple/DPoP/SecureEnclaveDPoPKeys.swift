@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import OAuthFlow
+
+/// DPoP keys in the Secure Enclave (ES256): the session keeps the key's `dataRepresentation`, a handle only this
+/// device's Secure Enclave can use, never the private key.
+///
+/// Register it at launch and make sign-ins' keys with it:
+///
+/// ```swift
+/// DPoPKey.register(SecureEnclaveDPoPKeys())
+/// let result = try await DPoPKey.keeping(in: SecureEnclaveDPoPKeys()) { try await signIn() }
+/// ```
+///
+/// A session restored from a backup onto another device, or onto this one after its Secure Enclave was reset, names a
+/// key that is gone: using its tokens throws `FlowError` `dpopKeyMissing` before anything is sent, and
+/// the user signs in again. The keys are created usable after first unlock, without user presence, so a refresh in the
+/// background can sign its proof.
+public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
+    public var name: String { "secure-enclave" }
+    let keys: any EnclaveKeys
+
+    #if canImport(CryptoKit)
+    public init() {
+        self.init(keys: CryptoKitEnclaveKeys())
+    }
+    #endif
+
+    init(keys: any EnclaveKeys) {
+        self.keys = keys
+    }
+
+    /// A new P-256 key in the Secure Enclave.
+    ///
+    /// - Throws: `FlowError` `dpop` on a device without one (`SecureEnclave.isAvailable`: a Mac without Apple silicon
+    ///   or a T2 chip, some simulators).
+    public func newSigner() throws -> any DPoPSigner {
+        guard keys.isAvailable else {
+            throw FlowError.dpopRefused("this device has no Secure Enclave to hold a DPoP key (SecureEnclave.isAvailable is false)")
+        }
+        let reference: Data
+        do {
+            reference = try keys.newKey()
+        } catch {
+            throw FlowError.dpopRefused("the Secure Enclave could not make a DPoP key (\(error))")
+        }
+        return try signer(for: reference)
+    }
+
+    /// The key `keyReference` names.
+    ///
+    /// - Throws: `FlowError` `dpopKeyMissing` when this device's Secure Enclave does not hold it.
+    public func signer(for keyReference: Data) throws -> any DPoPSigner {
+        do {
+            return Signer(keys: keys, keyReference: keyReference, publicKey: try keys.publicKey(of: keyReference))
+        } catch {
+            throw FlowError.dpopKeyMissing(
+                "the session's DPoP key is not in this device's Secure Enclave (a session restored from a backup, or moved to another device): its tokens cannot be used, and nothing was sent; sign in again"
+            )
+        }
+    }
+
+    struct Signer: DPoPSigner {
+        let keys: any EnclaveKeys
+        let keyReference: Data
+        let publicKey: P256.Signing.PublicKey
+
+        func signature(for data: Data) throws -> P256.Signing.ECDSASignature {
+            try keys.signature(for: data, with: keyReference)
+        }
+    }
+}
+
+/// The Secure Enclave's P-256 signing keys, as the keeper uses them: CryptoKit's `SecureEnclave` on Apple platforms
+/// (`CryptoKitEnclaveKeys`), a software stand-in in the tests.
+protocol EnclaveKeys: Sendable {
+    var isAvailable: Bool { get }
+    /// A new key's data representation.
+    func newKey() throws -> Data
+    /// The public key of the key `reference` represents; throws when this device's enclave cannot use it.
+    func publicKey(of reference: Data) throws -> P256.Signing.PublicKey
+    func signature(for data: Data, with reference: Data) throws -> P256.Signing.ECDSASignature
+}

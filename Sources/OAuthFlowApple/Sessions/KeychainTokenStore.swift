@@ -1,0 +1,215 @@
+import Foundation
+import OAuthFlow
+
+/// Sessions in the Apple keychain, one generic-password item each, with the promises `FileTokenStore` keeps.
+///
+/// - **Named per app.** Items live under ``service`` (by default the app's bundle identifier and `.oauthflow`, so no
+///   two apps share one) and, when given, ``accessGroup``, which the app and its extensions share. The item's account
+///   is the provider and the account %-escaped and joined by `/`: `acme` + `-x` and `acme-` + `x` are two items.
+/// - **Data protection keychain everywhere** (`kSecUseDataProtectionKeychain`, which makes macOS use the same keychain
+///   as iOS, where ``accessibility`` applies), never synchronized to other devices. ``Accessibility`` defaults to after
+///   first unlock, this device only: a background refresh works while the device is locked.
+/// - **Atomic.** A save is one `SecItemUpdate` (or `SecItemAdd`): a reader sees the old session or the new one. An add
+///   that meets `errSecDuplicateItem` (another process added the item meanwhile) updates it instead.
+/// - **Nothing lost.** An item that cannot be decoded, or whose format version is another, is reported (`corrupt`)
+///   and left; a save over it first copies it to `ACCOUNT/corrupt-TIMESTAMP`.
+/// - **One refresh at a time across the app and its extensions.** ``lock(_:)`` takes a lease: an item added beside the
+///   session (`ACCOUNT/lock`), which `SecItemAdd` refuses to add twice, that expires after two minutes (a holder the
+///   system killed cannot release it). Any process that can read the session (its access group) sees the lease.
+/// - **Crash-safe refresh.** The refresh answer is recorded in a third item (`ACCOUNT/received`) the moment it
+///   arrives, before its checks, and recovered by the next ``load(_:)`` in any process, as `FileTokenStore` does.
+/// - **Named errors.** Keychain failures name their status (`errSecInteractionNotAllowed (-25308)`); a locked device
+///   is `unavailable`, a missing entitlement `missingEntitlement`.
+///
+/// Each keychain call is a round trip to the system's security daemon that blocks its thread: a few per save or load.
+public struct KeychainTokenStore: TokenStore {
+    /// When the items may be read (`kSecAttrAccessible`).
+    public enum Accessibility: Sendable, Hashable {
+        /// After the first unlock since the device started, on this device only (the default): what a refresh in the
+        /// background (a background task, a push, a widget) needs.
+        case afterFirstUnlockThisDeviceOnly
+        /// After the first unlock, and restored to another device from an encrypted backup.
+        case afterFirstUnlock
+        /// Only while the device is unlocked, on this device only: a refresh while it is locked fails (`unavailable`).
+        case whenUnlockedThisDeviceOnly
+        /// Only while the device is unlocked, and restored to another device from an encrypted backup.
+        case whenUnlocked
+        /// Only while unlocked, and only while the device has a passcode: removed when the passcode is.
+        case whenPasscodeSetThisDeviceOnly
+    }
+
+    /// The items' `kSecAttrService`.
+    public let service: String
+    /// The items' `kSecAttrAccessGroup`: a keychain access group the app and its extensions share; nil for the app's
+    /// default group.
+    public let accessGroup: String?
+    public let accessibility: Accessibility
+    let items: any KeychainItems
+    let clock: any DateClock
+    /// How long a lease lasts: longer than any refresh, so that only a holder the system killed outlives it.
+    let leaseDuration: TimeInterval
+
+    #if canImport(Security)
+    /// A store in the keychain of this app.
+    ///
+    /// - Parameters:
+    ///   - service: The items' service; nil for the app's bundle identifier followed by `.oauthflow`.
+    ///   - accessGroup: A keychain access group (`TEAMID.com.example.shared`, in the app's and its extensions'
+    ///     `keychain-access-groups` entitlement) to share sessions with the app's extensions; nil for the default one.
+    ///   - accessibility: When the items may be read; after first unlock, this device only, by default.
+    /// - Throws: `TokenStoreError` `missingEntitlement` when `service` is nil and the process has no
+    ///   bundle identifier (a command-line tool: name the service).
+    public init(service: String? = nil, accessGroup: String? = nil, accessibility: Accessibility = defaultAccessibility) throws {
+        guard let service = service ?? Self.defaultService(bundleIdentifier: Bundle.main.bundleIdentifier) else {
+            throw TokenStoreError(
+                .missingEntitlement,
+                "KeychainTokenStore needs a service name: this process has no bundle identifier to derive one from (pass service:)")
+        }
+        self.init(service: service, accessGroup: accessGroup, accessibility: accessibility, items: SecurityKeychainItems())
+    }
+    #endif
+
+    /// After first unlock, this device only: a refresh in the background works while the device is locked.
+    @usableFromInline static let defaultAccessibility = Accessibility.afterFirstUnlockThisDeviceOnly
+
+    init(
+        service: String, accessGroup: String?, accessibility: Accessibility = defaultAccessibility, items: any KeychainItems,
+        clock: any DateClock = SystemDateClock(),
+        leaseDuration: TimeInterval = 120
+    ) {
+        self.service = service
+        self.accessGroup = accessGroup
+        self.accessibility = accessibility
+        self.items = items
+        self.clock = clock
+        self.leaseDuration = leaseDuration
+    }
+
+    /// `BUNDLE-ID.oauthflow`: the items of one app never meet another app's, whatever keychain they share.
+    static func defaultService(bundleIdentifier: String?) -> String? {
+        guard let bundleIdentifier, !bundleIdentifier.isEmpty else { return nil }
+        return bundleIdentifier + ".oauthflow"
+    }
+
+    // MARK: - Items
+
+    /// `PROVIDER/ACCOUNT`, each %-escaped (all but letters, digits and `-._~`), plus `/suffix` for the session's other items.
+    static func account(for key: SessionKey, suffix: String? = nil) -> String {
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        func escaped(_ name: String) -> String {
+            name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+        }
+        return escaped(key.providerID) + "/" + escaped(key.account) + (suffix.map { "/" + $0 } ?? "")
+    }
+
+    func item(_ key: SessionKey, _ suffix: String? = nil) -> KeychainItem {
+        KeychainItem(service: service, account: Self.account(for: key, suffix: suffix), accessGroup: accessGroup)
+    }
+
+    // MARK: - TokenStore
+
+    public func load(_ key: SessionKey) async throws -> StoredSession? {
+        if let recovered = try recoverReceived(key) { return recovered }
+        let item = item(key)
+        guard let data = try read(item) else { return nil }
+        return try decode(data, item)
+    }
+
+    /// Saves a session; an unreadable item in its place is first copied aside (`ACCOUNT/corrupt-TIMESTAMP`).
+    public func save(_ session: StoredSession) async throws {
+        let item = item(session.key)
+        if let current = try read(item), (try? decode(current, item)) == nil {
+            try write(current, to: self.item(session.key, "corrupt-\(Int(clock.now().timeIntervalSince1970))"))
+        }
+        try write(try session.encoded(), to: item)
+    }
+
+    public func remove(_ key: SessionKey) async throws {
+        // The record a refresh left goes too: it must not bring the session back.
+        try delete(item(key, "received"))
+        try delete(item(key))
+    }
+
+    // MARK: - Reading and writing items
+
+    func read(_ item: KeychainItem) throws -> Data? {
+        do {
+            return try items.read(item)
+        } catch let status as KeychainStatus {
+            throw failure(status, "read", item)
+        }
+    }
+
+    /// Adds the item, or updates it when it exists: an add that meets `errSecDuplicateItem` (another process added
+    /// it meanwhile) updates, and an update that finds nothing (another process deleted it meanwhile) adds again.
+    func write(_ data: Data, to item: KeychainItem) throws {
+        do {
+            for _ in 0..<3 {
+                do {
+                    try items.add(item, data: data, owner: nil, accessibility: accessibility)
+                    return
+                } catch let status as KeychainStatus where status == .duplicateItem {}
+                do {
+                    try items.update(item, data: data, accessibility: accessibility)
+                    return
+                } catch let status as KeychainStatus where status == .itemNotFound {}
+            }
+            throw KeychainStatus.duplicateItem
+        } catch let status as KeychainStatus {
+            throw failure(status, "write", item)
+        }
+    }
+
+    /// Deletes the item; one that is not there is not an error.
+    func delete(_ item: KeychainItem) throws {
+        do {
+            try items.delete(item, ownedBy: nil)
+        } catch let status as KeychainStatus where status == .itemNotFound {
+        } catch let status as KeychainStatus {
+            throw failure(status, "delete", item)
+        }
+    }
+
+    /// The session in `data`: one of this format version, or `corrupt`.
+    func decode(_ data: Data, _ item: KeychainItem) throws -> StoredSession {
+        let session: StoredSession
+        do {
+            session = try StoredSession.decoded(from: data)
+        } catch {
+            throw TokenStoreError(
+                .corrupt, "the \(item) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place",
+                path: item.description)
+        }
+        guard session.formatVersion == StoredSession.currentFormatVersion else {
+            throw TokenStoreError(
+                .corrupt,
+                "the \(item) has session format \(session.formatVersion); this OAuthFlow reads \(StoredSession.currentFormatVersion) (left in place)",
+                path: item.description)
+        }
+        return session
+    }
+
+    /// The store's error for a keychain answer: `unavailable` while the device is locked (nothing was changed; try
+    /// again once it is unlocked), `missingEntitlement`, or `io`; each naming the status.
+    func failure(_ status: KeychainStatus, _ action: String, _ item: KeychainItem) -> TokenStoreError {
+        let code: TokenStoreError.Code
+        switch status {
+        case .interactionNotAllowed: code = .unavailable
+        case .missingEntitlement: code = .missingEntitlement
+        default: code = .io
+        }
+        var message = "cannot \(action) the \(item): \(status)"
+        if status == .missingEntitlement {
+            message +=
+                accessGroup.map { "; the app's keychain-access-groups entitlement must list \($0)" }
+                ?? "; the app must be signed with an application identifier"
+        }
+        return TokenStoreError(code, message, path: item.description)
+    }
+}
+
+extension ErrorCode where Domain == TokenStoreError {
+    /// The keychain refused for want of an entitlement (`errSecMissingEntitlement`): an access group the app's
+    /// `keychain-access-groups` does not list, or a process with no application identifier (an unsigned tool or test run).
+    public static let missingEntitlement = Self("missing_entitlement")
+}

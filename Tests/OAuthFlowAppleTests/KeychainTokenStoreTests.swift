@@ -1,0 +1,236 @@
+import Foundation
+import OAuthFlowTestSupport
+import OAuthFlowTesting
+import Testing
+
+@testable import OAuthFlow
+@testable import OAuthFlowApple
+
+/// The keychain store's logic against a keychain that answers as Apple documents (InMemoryKeychain): what
+/// FileTokenStore promises, and each defect issue 56 item 12 lists, fixed.
+@Suite struct KeychainTokenStoreTests {
+    let keychain = InMemoryKeychain()
+    /// Each test's own: leases this process holds are kept by item, across keychains.
+    let service = "com.example.\(UUID().uuidString).oauthflow"
+
+    /// True the first time only.
+    static func first(_ flag: Locked<Bool>) -> Bool {
+        flag.withLock { seen in
+            defer { seen = true }
+            return !seen
+        }
+    }
+
+    func makeStore(
+        accessGroup: String? = nil, accessibility: KeychainTokenStore.Accessibility = KeychainTokenStore.defaultAccessibility,
+        clock: any DateClock = SystemDateClock(), in keychain: InMemoryKeychain? = nil
+    ) -> KeychainTokenStore {
+        .testing(keychain ?? self.keychain, service: service, accessGroup: accessGroup, accessibility: accessibility, clock: clock)
+    }
+
+    @Test func aSessionIsSavedLoadedAndRemoved() async throws {
+        let store = makeStore()
+        let session = sampleSession()
+        try await store.save(session)
+        #expect(try await store.load(session.key) == session)
+        let item = KeychainItem(service: store.service, account: "example/default", accessGroup: nil)
+        #expect(keychain[item]?.accessibility == .afterFirstUnlockThisDeviceOnly, "background refresh reads it while the device is locked")
+        try await store.save(sampleSession(access: "access-2"))
+        #expect(try await store.load(session.key)?.tokens.accessToken.value == "access-2")
+        try await store.remove(session.key)
+        #expect(try await store.load(session.key) == nil)
+        try await store.remove(session.key)
+        #expect(keychain.accounts(service: store.service).isEmpty)
+    }
+
+    @Test func theDefaultServiceIsTheApps() {
+        #expect(KeychainTokenStore.defaultService(bundleIdentifier: "com.example.notes") == "com.example.notes.oauthflow")
+        #expect(KeychainTokenStore.defaultService(bundleIdentifier: "com.example.mail") != KeychainTokenStore.defaultService(bundleIdentifier: "com.example.notes"))
+        #expect(KeychainTokenStore.defaultService(bundleIdentifier: nil) == nil, "a tool without a bundle identifier names its service")
+        #expect(KeychainTokenStore.defaultService(bundleIdentifier: "") == nil)
+    }
+
+    /// `acme` + `-x` and `acme-` + `x` were one item (`acme--x`).
+    @Test func providerAndAccountNamesCannotRunTogether() async throws {
+        let store = makeStore()
+        var first = sampleSession("acme", access: "first")
+        first.key.account = "-x"
+        var second = sampleSession("acme-", access: "second")
+        second.key.account = "x"
+        try await store.save(first)
+        try await store.save(second)
+        #expect(try await store.load(first.key)?.tokens.accessToken.value == "first")
+        #expect(try await store.load(second.key)?.tokens.accessToken.value == "second")
+        #expect(keychain.accounts(service: store.service) == ["acme/-x", "acme-/x"])
+        #expect(KeychainTokenStore.account(for: SessionKey(providerID: "a/b", account: "c")) == "a%2Fb/c")
+        #expect(KeychainTokenStore.account(for: SessionKey(providerID: "a", account: "b/c")) == "a/b%2Fc")
+    }
+
+    @Test func anotherFormatVersionIsRefusedAndKept() async throws {
+        let store = makeStore()
+        let session = sampleSession()
+        let item = KeychainItem(service: store.service, account: "example/default", accessGroup: nil)
+        var json = try JSONSerialization.jsonObject(with: try session.encoded()) as? [String: Any] ?? [:]
+        json["formatVersion"] = 2
+        let future = try JSONSerialization.data(withJSONObject: json)
+        keychain[item] = .init(data: future, owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let error = try await #require(throws: TokenStoreError.self) { try await store.load(session.key) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("session format 2") && error.message.contains("reads 1"), "\(error.message)")
+        #expect(keychain[item]?.data == future, "left in place")
+        // A new sign-in saves over it, keeping it aside.
+        try await store.save(session)
+        #expect(try await store.load(session.key) == session)
+        let aside = keychain.accounts(service: store.service).filter { $0.hasPrefix("example/default/corrupt-") }
+        #expect(aside.count == 1)
+        #expect(aside.first.flatMap { keychain[KeychainItem(service: store.service, account: $0)]?.data } == future)
+    }
+
+    @Test func anUnreadableItemIsReportedAndKept() async throws {
+        let store = makeStore()
+        let item = KeychainItem(service: store.service, account: "example/default", accessGroup: nil)
+        keychain[item] = .init(data: Data("{not json".utf8), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let error = try await #require(throws: TokenStoreError.self) { try await store.load(SessionKey(providerID: "example")) }
+        #expect(error.code == .corrupt && error.path == item.description)
+        #expect(keychain[item]?.data == Data("{not json".utf8))
+    }
+
+    // MARK: - Named errors
+
+    @Test func aLockedDeviceIsUnavailableByName() async throws {
+        let store = makeStore(accessibility: .whenUnlockedThisDeviceOnly)
+        try await store.save(sampleSession())
+        keychain.device = .locked
+        let error = try await #require(throws: TokenStoreError.self) { try await store.load(SessionKey(providerID: "example")) }
+        #expect(error.code == .unavailable)
+        #expect(error.message.contains("errSecInteractionNotAllowed (-25308)") && error.message.contains("device is locked"), "\(error.message)")
+    }
+
+    @Test func aMissingEntitlementNamesTheAccessGroup() async throws {
+        let keychain = InMemoryKeychain(entitledGroups: ["TEAM.com.example.app"])
+        let store = makeStore(accessGroup: "TEAM.com.example.shared", in: keychain)
+        let error = try await #require(throws: TokenStoreError.self) { try await store.save(sampleSession()) }
+        #expect(error.code == .missingEntitlement)
+        #expect(error.message.contains("errSecMissingEntitlement (-34018)") && error.message.contains("TEAM.com.example.shared"), "\(error.message)")
+        #expect(KeychainStatus(-99999).description == "OSStatus (-99999)")
+    }
+
+    // MARK: - Add, then update
+
+    /// Two savers both found no item and both added: the second got `errSecDuplicateItem`, thrown as an error.
+    @Test func anItemAddedMeanwhileIsUpdatedNotAnError() async throws {
+        let store = makeStore()
+        let other = makeStore()
+        let raced = Locked(false)
+        let theirs = try sampleSession(access: "other").encoded()
+        keychain.interleaving { call, item in
+            // Another process saves the same session just before this add.
+            guard call == "add", item.account == "example/default", Self.first(raced) else { return }
+            #expect((try? other.write(theirs, to: item)) != nil)
+        }
+        try await store.save(sampleSession(access: "mine"))
+        keychain.interleaving(nil)
+        #expect(try await store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "mine")
+    }
+
+    // MARK: - The lease
+
+    @Test func theAppAndItsExtensionRefreshOneAtATime() async throws {
+        let app = makeStore(accessGroup: "TEAM.com.example.shared")
+        let widget = makeStore(accessGroup: "TEAM.com.example.shared")
+        let key = SessionKey(providerID: "example")
+        let held = try await app.lock(key)
+        let taken = Locked(false)
+        let waiting = Task {
+            let lock = try await widget.lock(key)
+            taken.withLock { $0 = true }
+            lock.release()
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(!taken.current, "the extension waits while the app holds the lease")
+        held.release()
+        try await waiting.value
+        #expect(taken.current)
+        #expect(!keychain.accounts(service: app.service).contains("example/default/lock"), "released")
+    }
+
+    @Test func aLeaseWhoseHolderWasKilledExpires() async throws {
+        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
+        let killed = makeStore(clock: clock)
+        let next = makeStore(clock: clock)
+        let key = SessionKey(providerID: "example")
+        _ = try await killed.lock(key)  // never released
+        #expect(try next.takeLease(next.item(key, "lock"), owner: "next") == false)
+        clock.advance(121)
+        #expect(try next.takeLease(next.item(key, "lock"), owner: "next") == true)
+    }
+
+    /// Two processes that find one expired lease: only one takes it.
+    @Test func anExpiredLeaseGoesToOneTaker() async throws {
+        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
+        let store = makeStore(clock: clock)
+        let item = store.item(SessionKey(providerID: "example"), "lock")
+        #expect(try store.takeLease(item, owner: "killed"))
+        clock.advance(121)
+        let other = Locked(false)
+        keychain.interleaving { call, _ in
+            // Between this taker's read of the expired lease and its delete, another takes it.
+            guard call == "delete", Self.first(other) else { return }
+            #expect((try? store.takeLease(item, owner: "other")) == true)
+        }
+        #expect(try store.takeLease(item, owner: "late") == false, "the lease another process took stays")
+        keychain.interleaving(nil)
+        #expect(keychain[item]?.owner == Data("other".utf8))
+    }
+
+    // MARK: - Refreshing through the store
+
+    /// Two processes (the app and its widget) refresh one expired session at once: one refresh request, and both end
+    /// with the rotated tokens the provider still holds live.
+    @Test func twoProcessesSpendTheRefreshTokenOnce() async throws {
+        let simulated = try SimulatedProvider(clock: MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        let client = try Simulated.appClient(simulated)
+        let app = makeStore(accessGroup: "TEAM.com.example.shared")
+        let session = try await Simulated.session(client, at: simulated, in: app)
+        simulated.clock.advance(3600 + 10)
+        let exchanges = await simulated.requestCount(.token)
+        async let first = TokenManager(client: client, store: app, key: session.key).validAccessToken()
+        async let second = TokenManager(
+            client: client, store: makeStore(accessGroup: "TEAM.com.example.shared"), key: session.key
+        ).validAccessToken()
+        let (a, b) = try await (first, second)
+        #expect(a == b)
+        #expect(await simulated.requestCount(.token) == exchanges + 1)
+        let stored = try await app.load(session.key)
+        #expect(try await Simulated.isActive(stored?.tokens.refreshToken, at: simulated))
+    }
+
+    @Test func aRefreshWhileTheDeviceIsLockedWorksByDefault() async throws {
+        let simulated = try SimulatedProvider(clock: MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        let client = try Simulated.appClient(simulated)
+        let store = makeStore()
+        let session = try await Simulated.session(client, at: simulated, in: store)
+        simulated.clock.advance(3600 + 10)
+        keychain.device = .locked
+        let token = try await TokenManager(client: client, store: store, key: session.key).validAccessToken()
+        #expect(token != session.tokens.accessToken)
+    }
+
+    /// With `whenUnlocked…`, a locked device is found before the refresh token is spent.
+    @Test func aLockedKeychainStopsTheRefreshBeforeTheTokenIsSpent() async throws {
+        let simulated = try SimulatedProvider(clock: MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        let client = try Simulated.appClient(simulated)
+        let store = makeStore(accessibility: .whenUnlockedThisDeviceOnly)
+        let session = try await Simulated.session(client, at: simulated, in: store)
+        simulated.clock.advance(3600 + 10)
+        let manager = TokenManager(client: client, store: store, key: session.key)
+        _ = try await manager.session()
+        keychain.device = .locked
+        let exchanges = await simulated.requestCount(.token)
+        await #expect(throws: (any Error).self) { try await manager.refresh() }
+        #expect(await simulated.requestCount(.token) == exchanges, "nothing sent")
+        keychain.device = .unlocked
+        #expect(try await Simulated.isActive(session.tokens.refreshToken, at: simulated))
+        _ = try await manager.validAccessToken()
+    }
+}

@@ -1,0 +1,30 @@
+import Crypto
+import Foundation
+@testable import OAuthFlowApple
+
+/// A Secure Enclave stand-in for one device: its keys are software P-256 keys sealed (AES-GCM) under the device's own
+/// key, so that, as with Apple's, a key's data representation is usable on the device that made it and nowhere else.
+struct SoftwareEnclave: EnclaveKeys {
+    let device = SymmetricKey(size: .bits256)
+    var isAvailable = true
+
+    struct NotThisDevice: Error {}
+
+    private func privateKey(_ reference: Data) throws -> P256.Signing.PrivateKey {
+        guard let raw = try? AES.GCM.open(AES.GCM.SealedBox(combined: reference), using: device) else { throw NotThisDevice() }
+        return try P256.Signing.PrivateKey(rawRepresentation: raw)
+    }
+
+    func newKey() throws -> Data {
+        guard let sealed = try AES.GCM.seal(P256.Signing.PrivateKey().rawRepresentation, using: device).combined else { throw NotThisDevice() }
+        return sealed
+    }
+
+    func publicKey(of reference: Data) throws -> P256.Signing.PublicKey {
+        try privateKey(reference).publicKey
+    }
+
+    func signature(for data: Data, with reference: Data) throws -> P256.Signing.ECDSASignature {
+        try privateKey(reference).signature(for: data)
+    }
+}

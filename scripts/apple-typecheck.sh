@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Type-checks the package's Apple-only lines on Linux, against shims of Apple's SDK (Docs/apple.md).
+#
+# The lines behind `#if canImport(Security)`, `canImport(CryptoKit)`, `canImport(AuthenticationServices)` (and any
+# other module Shims/AppleSDK/ holds), and URLSessionTransport (behind `OAUTHFLOW_TYPECHECK_APPLE` off Apple
+# platforms), are never compiled by a Linux build. This script:
+#
+# 1. builds each shim module (Shims/AppleSDK/<Module>/*.swift: Apple's documented signatures, `@MainActor` and
+#    `Sendable` as Apple declares them, no behaviour) into .build/apple-shims, in the order their imports need;
+# 2. re-runs the debug build's own compiler invocation of OAuthFlowApple, as a module built against the shims, and
+#    of every other target (test targets too: the docs' examples are compiled there) whose files test one of those
+#    conditions
+#    (read from .build/debug.yaml: the same module search paths, C module maps, defines and language mode), as a
+#    type-check with .build/apple-shims on the include path and `-D OAUTHFLOW_TYPECHECK_APPLE`, so that those
+#    conditions are true; the files that test them are type-checked in full, the target's others only as far as
+#    they are used (`-primary-file`);
+# 3. type-checks the same way the Swift files of Examples/ that no target holds and that use OAuthFlowApple
+#    (an app's model code; its SwiftUI views, behind `#if canImport(SwiftUI)`, stay unchecked).
+#
+# It fails on any compiler error and prints the compiler's diagnostics. It needs a debug build
+# (`swift build --build-tests`; the test command runs it right after the build) and takes a few seconds.
+# What the shims cannot catch (runtime keychain semantics, entitlements, presentation, availability) is in
+# Docs/apple.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v swiftc >/dev/null 2>&1; then
+    if [ -x /opt/swift/usr/bin/swiftc ]; then
+        export PATH="/opt/swift/usr/bin:$PATH"
+    else
+        echo "error: swiftc is not on PATH; install Swift 6.2 or later" >&2
+        exit 1
+    fi
+fi
+
+exec python3 - "$@" <<'PYTHON'
+import glob
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.getcwd()
+BUILD_PLAN = os.path.join(ROOT, ".build", "debug.yaml")
+SHIMS = os.path.join(ROOT, "Shims", "AppleSDK")
+OUT = os.path.join(ROOT, ".build", "apple-shims")
+DEFINE = "OAUTHFLOW_TYPECHECK_APPLE"
+started = time.monotonic()
+
+
+def fail(message):
+    print(f"apple-typecheck: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+if not os.path.exists(BUILD_PLAN):
+    fail(".build/debug.yaml is missing: run `swift build --build-tests` first")
+
+# --- the debug build's compiler invocations, by module --------------------------------------------------
+plan = open(BUILD_PLAN, encoding="utf-8").read()
+invocations = {}
+for match in re.finditer(r'\n  "C\.([A-Za-z0-9_]+)-[^"]*-debug\.module":\n(.*?)(?=\n  "|\Z)', plan, re.S):
+    args = re.search(r"\n    args: (\[.*?\])\n", match.group(2) + "\n")
+    if args:
+        invocations[match.group(1)] = json.loads(args.group(1))
+
+# Driver flags that make outputs, and those followed by a value: a type-check makes none.
+OUTPUT_FLAGS = {"-emit-dependencies", "-emit-module", "-incremental", "-c", "-enable-batch-mode", "-serialize-diagnostics",
+                "-parseable-output", "-emit-objc-header", "-whole-module-optimization"}
+OUTPUT_VALUES = {"-emit-module-path", "-output-file-map", "-index-store-path", "-emit-objc-header-path", "-o"}
+
+
+def checking(args):
+    """A module's invocation as a type-check: (the flags, the source files)."""
+    flags, sources, skip = [], [], False
+    for arg in args[1:]:
+        if skip:
+            skip = False
+        elif arg in OUTPUT_VALUES:
+            skip = True
+        elif arg in OUTPUT_FLAGS or re.fullmatch(r"-j\d+", arg):
+            pass
+        elif arg.startswith("@"):
+            # A dependency the last build did not build (another platform's, say) has no list: nothing to check.
+            if os.path.exists(arg[1:]):
+                sources += open(arg[1:], encoding="utf-8").read().split()
+        else:
+            flags.append(arg)
+    return flags, sources
+
+
+def module_name(flags):
+    return flags[flags.index("-module-name") + 1]
+
+
+def without_module_name(flags):
+    index = flags.index("-module-name")
+    return flags[:index] + flags[index + 2:]
+
+
+def run(command, what):
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.stdout.strip():
+        print(result.stdout.rstrip())
+    if result.returncode != 0:
+        fail(f"{what} does not type-check against the shims (the compiler's diagnostics are above)")
+
+
+# --- 1. the shim modules -----------------------------------------------------------------------------
+shim_modules = sorted(os.path.basename(path) for path in glob.glob(os.path.join(SHIMS, "*")) if os.path.isdir(path))
+if not shim_modules:
+    fail("Shims/AppleSDK holds no shim module")
+if "OAuthFlowApple" not in invocations:
+    fail("the debug build has no OAuthFlowApple module: run `swift build --build-tests` first")
+base, _ = checking(invocations["OAuthFlowApple"])
+base = without_module_name(base)
+
+shim_files = {name: sorted(glob.glob(os.path.join(SHIMS, name, "**", "*.swift"), recursive=True)) for name in shim_modules}
+shim_imports = {}
+for name, files in shim_files.items():
+    text = "".join(open(file, encoding="utf-8").read() for file in files)
+    shim_imports[name] = {other for other in re.findall(r"^\s*(?:@_exported\s+)?import\s+(\w+)", text, re.M) if other in shim_files}
+
+shutil.rmtree(OUT, ignore_errors=True)
+os.makedirs(OUT)
+built = set()
+while len(built) < len(shim_modules):
+    ready = [name for name in shim_modules if name not in built and shim_imports[name] <= built]
+    if not ready:
+        fail(f"the shims import each other in a cycle: {sorted(set(shim_modules) - built)}")
+    for name in ready:
+        run(["swiftc", "-emit-module", "-module-name", name, "-emit-module-path", os.path.join(OUT, name + ".swiftmodule"),
+             "-I", OUT] + base + shim_files[name], f"the shim {name}")
+        built.add(name)
+
+# --- 2. every target whose files test a condition the shims make true ------------------------------------
+condition = re.compile(r"canImport\((%s)\)|%s" % ("|".join(map(re.escape, shim_modules)), DEFINE))
+covered_sources = set()
+checked = []
+
+# OAuthFlowApple first, whole, as a module: what it declares only on Apple platforms (`KeychainTokenStore.init`,
+# `SecureEnclaveDPoPKeys()`) is then there for the tests and examples that use it, which see this module first.
+flags, sources = checking(invocations["OAuthFlowApple"])
+run(["swiftc", "-emit-module", "-emit-module-path", os.path.join(OUT, "OAuthFlowApple.swiftmodule"), "-I", OUT, "-D", DEFINE] + flags + sources,
+    "OAuthFlowApple")
+checked.append(f"OAuthFlowApple ({len(sources)} files)")
+covered_sources.update(os.path.realpath(source) for source in sources)
+
+for module, args in sorted(invocations.items()):
+    if module == "OAuthFlowApple":
+        continue
+    flags, sources = checking(args)
+    covered_sources.update(os.path.realpath(source) for source in sources)
+    # The project's own files (a dependency's Apple branches are its own to check; a build's generated files test
+    # nothing), in Sources/, Examples/ and Tests/ (where the docs' Apple-only examples are compiled).
+    own = [source for source in sources if os.path.relpath(os.path.realpath(source), ROOT).split(os.sep)[0] in ("Sources", "Examples", "Tests")]
+    primaries = [source for source in own if source.endswith(".swift") and condition.search(open(source, encoding="utf-8").read())]
+    if not primaries:
+        continue
+    # The frontend job the driver runs for one file, made to type-check each of these files in full.
+    driver = ["swiftc", "-typecheck", "-I", OUT, "-D", DEFINE, "-driver-print-jobs"] + flags + sources
+    jobs = subprocess.run(driver, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    job = next((line for line in jobs.stdout.splitlines() if " -frontend " in line and " -typecheck" in line), None)
+    if jobs.returncode != 0 or job is None:
+        print(jobs.stdout.rstrip())
+        fail(f"the compiler would not plan a type-check of {module}")
+    frontend, words, skip, inputs = [], shlex.split(job), False, set(sources)
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("-primary-file", "-filelist", "-primary-filelist"):
+            skip = True
+        elif word not in inputs:
+            frontend.append(word)
+    with tempfile.NamedTemporaryFile("w", suffix=".filelist", delete=False) as filelist:
+        filelist.write("\n".join(sources) + "\n")
+    try:
+        command = frontend + ["-filelist", filelist.name]
+        for primary in primaries:
+            command += ["-primary-file", primary]
+        run(command, module)
+    finally:
+        os.unlink(filelist.name)
+    checked.append(f"{module} ({len(primaries)} of {len(sources)} files)")
+
+# --- 3. examples that use OAuthFlowApple and that no target holds ------------------------------------------
+examples = {}
+for path in sorted(glob.glob(os.path.join(ROOT, "Examples", "**", "*.swift"), recursive=True)):
+    relative = os.path.relpath(path, ROOT)
+    parts = relative.split(os.sep)
+    if os.path.realpath(path) in covered_sources or parts[-1] == "Package.swift" or "Tests" in parts:
+        continue
+    text = open(path, encoding="utf-8").read()
+    if re.search(r"^\s*import\s+OAuthFlowApple\b", text, re.M) or condition.search(text):
+        examples.setdefault(parts[1], []).append(path)
+# A file that imports, outside any #if, a module neither Linux nor the shims have (SwiftUI views) is left out, and said.
+toolchain = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("swiftc"))))
+modules_dir = next((base[i + 1] for i, flag in enumerate(base[:-1]) if flag == "-I" and base[i + 1].endswith(os.sep + "Modules")), "")
+
+
+def available(module):
+    return module in shim_files or any(os.path.exists(os.path.join(folder, module + ".swiftmodule"))
+                                       for folder in (os.path.join(toolchain, "lib", "swift", "linux"), modules_dir))
+
+
+def unconditional_imports(text):
+    depth, modules = 0, []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#if"):
+            depth += 1
+        elif stripped.startswith("#endif"):
+            depth -= 1
+        elif depth == 0:
+            found = re.match(r"(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", stripped)
+            if found:
+                modules.append(found.group(1))
+    return modules
+
+
+unchecked = []
+for example, files in sorted(examples.items()):
+    kept = []
+    for file in files:
+        missing = [module for module in unconditional_imports(open(file, encoding="utf-8").read()) if not available(module)]
+        if missing:
+            unchecked.append(f"{os.path.relpath(file, ROOT)} (imports {', '.join(missing)})")
+        else:
+            kept.append(file)
+    files = kept
+    if not files:
+        continue
+    name = re.sub(r"\W", "", example) + "TypeCheck"
+    run(["swiftc", "-typecheck", "-module-name", name, "-I", OUT, "-D", DEFINE] + base + files, f"Examples/{example}")
+    checked.append(f"Examples/{example} ({len(files)} files)")
+
+if not checked:
+    fail("found no Apple-only line to type-check: the conditions above match nothing")
+print(f"apple-typecheck: type-checked against the shims of {', '.join(shim_modules)}: {'; '.join(checked)} "
+      f"in {time.monotonic() - started:.1f} s")
+if unchecked:
+    print(f"apple-typecheck: not type-checked (no shim of what they import): {'; '.join(unchecked)}")
+PYTHON
