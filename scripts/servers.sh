@@ -14,7 +14,7 @@
 # await_authorization_server     waits until it answers; sets as_port
 #
 # The Python servers that write a description of themselves (SERVER is one of `service`,
-# `exchange`, `logout`, `par`, `mcp`; the table below says which directory, virtualenv and variable):
+# `exchange`, `logout`, `par`, `mcp`, `idjag`; the table below says which directory, virtualenv and variable):
 # install_server SERVER          installs its requirements (pinned); sets SERVER_python
 # launch_server SERVER STATE     starts Tests/DIR/server.py STATE in the background, logging to
 #                                STATE/SERVER-server.log; sets SERVER_pid
@@ -27,14 +27,16 @@
 # SERVER: its directory under Tests, the directory whose requirements.txt (and virtualenv) it uses,
 # the variable that hands its description to the tests, and what it is.
 declare -A server_directory=([service]=ServiceServer [exchange]=ExchangeServer [logout]=LogoutServer [par]=PARServer
-    [mcp]=MCPServer)
+    [mcp]=MCPServer [idjag]=IDJAGServer)
 declare -A server_requirements=([service]=ServiceServer [exchange]=ExchangeServer [logout]=ExchangeServer [par]=ExchangeServer
-    [mcp]=MCPServer)
+    [mcp]=MCPServer [idjag]=IDJAGServer)
 declare -A server_variable=([service]=OAUTHFLOW_TEST_SERVICE_AS [exchange]=OAUTHFLOW_TEST_EXCHANGE_AS
-    [logout]=OAUTHFLOW_TEST_LOGOUT_OP [par]=OAUTHFLOW_TEST_PAR_AS [mcp]=OAUTHFLOW_TEST_MCP_SERVER)
+    [logout]=OAUTHFLOW_TEST_LOGOUT_OP [par]=OAUTHFLOW_TEST_PAR_AS [mcp]=OAUTHFLOW_TEST_MCP_SERVER
+    [idjag]=OAUTHFLOW_TEST_IDJAG_SERVER)
 declare -A server_label=([service]="service-token server (Authlib)" [exchange]="exchange server (idpyoidc token exchange)"
     [logout]="logout server (idpyoidc RP-initiated, back- and front-channel logout)" [par]="PAR and DPoP server (idpyoidc)"
-    [mcp]="MCP server and authorization server (the Python MCP SDK)")
+    [mcp]="MCP server and authorization server (the Python MCP SDK)"
+    [idjag]="enterprise identity provider and ID-JAG authorization server (PyJWT)")
 declare -A server_state=()
 
 as_pid=""

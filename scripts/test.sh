@@ -16,7 +16,8 @@
 #    requests and DPoP, with a proof-checking resource; Tests/LogoutServer, in the exchange
 #    server's virtualenv: RP-initiated, back-channel and front-channel logout) and the official Python MCP SDK
 #    (Tests/MCPServer: an MCP server with one tool behind the SDK's own authorization server, with Dynamic
-#    Client Registration), each in its own virtualenv under .build,
+#    Client Registration), and PyJWT (Tests/IDJAGServer: an enterprise identity provider and an authorization
+#    server that redeems its ID-JAGs, MCP's enterprise-managed authorization), each in its own virtualenv under .build,
 #    while `swift build --build-tests` runs in the background (step 6 waits for it). Once it is
 #    built, the public API of each library product is compared with api/*.txt
 #    (scripts/api-listing.py --check); a difference fails with its diff. Then scripts/apple-typecheck.sh
@@ -33,7 +34,7 @@
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
 #    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
-#    OAUTHFLOW_TEST_LOGOUT_OP, OAUTHFLOW_TEST_MCP_SERVER and OAUTHFLOW_TEST_PG_* set, at most 16 tests at a
+#    OAUTHFLOW_TEST_LOGOUT_OP, OAUTHFLOW_TEST_MCP_SERVER, OAUTHFLOW_TEST_IDJAG_SERVER and OAUTHFLOW_TEST_PG_* set, at most 16 tests at a
 #    time (run_tests says why).
 # 7. Serves the web sign-in examples (Examples/WebSignIn on Hummingbird, then Examples/VaporSignIn on
 #    Vapor, built with the tests), signs in, calls their protected API and signs out through DOT in
@@ -84,7 +85,7 @@ build_pid=""
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" "$mcp_pid"; do
+    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" "$mcp_pid" "$idjag_pid"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -104,6 +105,7 @@ install_server exchange
 install_server logout
 install_server par
 install_server mcp
+install_server idjag
 
 # `swift test`, its output kept in $state/swift-test.log. A failure is listed again at the end, where
 # a truncated CI log still shows it. A failed test fails the run: nothing is run a second time.
@@ -132,6 +134,7 @@ launch_server exchange "$state/exchange"
 launch_server logout "$state/logout"
 launch_server par "$state/par"
 launch_server mcp "$state/mcp"
+launch_server idjag "$state/idjag"
 
 wait "$build_pid"
 build_pid=""
@@ -156,6 +159,7 @@ await_server exchange
 await_server logout
 await_server par
 await_server mcp
+await_server idjag
 
 # --- a git repository over HTTP, for the credential-helper tests ---------------------------
 if ! command -v git >/dev/null 2>&1; then

@@ -18,6 +18,8 @@ actor AuthorizationState {
         let settings: ClientSettings
         let key: SessionKey
         let manager: TokenManager
+        /// How its tokens are had: a user's sign-in, or an assertion presented (MCPAuthorization+WorkloadIdentity.swift).
+        var grant: Grant = .authorizationCode
     }
 
     private var contexts: [ResourceIdentifier: Context] = [:]

@@ -68,6 +68,7 @@ extension MCPAuthorization {
     /// Signs in for `scopes` (none named asks for none), stores the session and sends its token from now on.
     @discardableResult
     func signIn(_ context: AuthorizationState.Context, scopes: [String]) async throws -> TokenSet {
+        if context.grant.presentsAssertion { return try await presentAssertion(context, scopes: scopes) }
         let configuration = self.configuration
         let session = try await state.signIn(context.server) {
             var settings = context.settings
@@ -114,8 +115,11 @@ extension MCPAuthorization {
         guard let resource = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")
         }
+        let grant = try grant(at: serverDocument, provider: provider)
         var settings: ClientSettings
-        if registering {
+        if grant.presentsAssertion {
+            settings = try await assertionClient(at: serverDocument, provider: provider)
+        } else if registering {
             settings = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
         } else {
             switch try await route(at: serverDocument, provider: provider, signingIn: false) {
@@ -128,14 +132,16 @@ extension MCPAuthorization {
             }
         }
         settings.resources = [resource]
-        let key = SessionKey(providerID: provider.id, account: server.description)
+        let key = SessionKey(providerID: provider.id, account: Self.account(for: server, grant: grant))
         let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: nil), environment: environment)
         logger.info(
             "MCP server discovered",
             metadata: ["server": "\(server)", "issuer": "\(issuer.absoluteString)", "client_id": "\(settings.clientID)"])
-        return AuthorizationState.Context(
+        var context = AuthorizationState.Context(
             server: server, resource: resource, protectedResource: resourceDocument, authorizationServer: serverDocument, provider: provider,
             pinned: pinned, settings: settings, key: key, manager: TokenManager(client: client, store: configuration.store, key: key))
+        context.grant = grant
+        return context
     }
 
     /// How a client is had at an authorization server, in the spec's order: the host's for the issuer, one registered

@@ -36,6 +36,13 @@ extension MCPAuthorization {
         let challenge = await probe(endpoint)
         let context = try await context(for: server, challenge: challenge, registering: false)
         await context.manager.reload()
+        if context.grant.presentsAssertion {
+            // No user signs in for a workload's assertion, and an enterprise identity provider's session is used as it is.
+            let tokens = try await currentTokens(context, interactive: false)
+            try requireProofs(for: tokens, server: server)
+            await adopt(tokens, for: server, fresh: false)
+            return tokens
+        }
         guard (try? await context.manager.session()) != nil else {
             throw MCPAuthorizationError(
                 .notSignedIn,
@@ -63,6 +70,7 @@ extension MCPAuthorization {
             ?? resourceDocument.authorizationServers[0]
         let serverDocument = try await discovery.authorizationServer(issuer)
         let (provider, pinned) = try provider(for: serverDocument)
+        let (grant, grantProblem) = inspectedGrant(at: serverDocument, provider: provider)
         let registration: MCPServerInspection.Registration
         do {
             switch try await route(at: serverDocument, provider: provider) {
@@ -76,10 +84,10 @@ extension MCPAuthorization {
             registration = .init(route: "none", clientID: nil, endpoint: nil, problem: error.message)
         }
         let scopes = Self.scopes(challenge: challenge, protectedResource: resourceDocument, pinned: pinned ? provider : nil)
-        let key = SessionKey(providerID: provider.id, account: server.description)
+        let key = SessionKey(providerID: provider.id, account: Self.account(for: server, grant: grant))
         let stored = (try? await configuration.store.load(key)) != nil
         let metadata = serverDocument.metadata
-        return MCPServerInspection(
+        var found = MCPServerInspection(
             server: server.url, challenge: challenge.map { .init(error: $0.error, scopes: $0.scopes, resourceMetadata: $0.resourceMetadata) },
             resourceMetadata: resourceDocument.url, resource: resourceDocument.resource, authorizationServers: resourceDocument.authorizationServers,
             scopesSupported: resourceDocument.scopesSupported, issuer: issuer, authorizationServerMetadata: serverDocument.url,
@@ -88,6 +96,8 @@ extension MCPAuthorization {
             pushedAuthorizationRequests: metadata.pushedAuthorizationRequestEndpoint != nil && provider.policy.pushedAuthorization != .never,
             requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests == true,
             dpopAlgorithms: metadata.dpopSigningAlgValuesSupported ?? [], sessionKey: key, signedIn: stored)
+        describe(grant, problem: grantProblem, registration: registration, in: &found)
+        return found
     }
 
     /// Where the session of the MCP server at `endpoint` is stored, once a challenge, a sign-in or ``validTokens(for:)``

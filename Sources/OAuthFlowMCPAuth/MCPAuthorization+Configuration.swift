@@ -45,6 +45,11 @@ extension MCPAuthorization {
         /// (`MCPAuthorizer.requestModifier` on the transport, or ``MCPAuthorization/dpopProof(method:url:authorization:)``).
         /// True by default; false asks for Bearer tokens everywhere.
         public var dpop: Bool
+        /// The company's identity provider, when sign-ins go through it (MCP's enterprise-managed authorization): the user
+        /// signs in there once, and each MCP server's token comes from an Identity Assertion JWT Authorization Grant it
+        /// issues for that server's authorization server, presented there as a JWT bearer grant; no browser visits the
+        /// MCP server's authorization server. Nil signs in at each authorization server.
+        public var enterpriseIdentityProvider: EnterpriseIdentityProvider?
 
         /// - Parameters:
         ///   - store: Where sessions are kept.
@@ -73,6 +78,7 @@ extension MCPAuthorization {
             self.pinnedProviders = []
             self.requiresPinnedProvider = false
             self.dpop = true
+            self.enterpriseIdentityProvider = nil
         }
     }
 }

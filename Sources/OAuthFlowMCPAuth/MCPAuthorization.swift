@@ -75,7 +75,7 @@ public final class MCPAuthorization: Sendable {
     /// - Throws: The refresh's errors (`AuthorizationServerError`, `FlowError`, `TransportError`).
     public func prepareAuthorization(for endpoint: URL) async throws {
         guard let server = ResourceIdentifier(endpoint), let context = await state.context(for: server) else { return }
-        let tokens = try await context.manager.validTokens()
+        let tokens = try await currentTokens(context, interactive: true)
         try requireProofs(for: tokens, server: server)
         await adopt(tokens, for: server, fresh: false)
         await prepareProofs(for: endpoint)

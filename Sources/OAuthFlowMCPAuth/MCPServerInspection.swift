@@ -40,6 +40,16 @@ public struct MCPServerInspection: Sendable, Encodable {
     public let sessionKey: SessionKey
     /// Whether a session is stored there.
     public let signedIn: Bool
+    /// How the tokens would be had: `authorization_code` (a user signs in at the authorization server),
+    /// `enterprise_identity_provider` (an ID-JAG from the company's identity provider, presented as a JWT bearer grant)
+    /// or `workload_assertion` (the workload's JWT, presented as a JWT bearer grant with no user).
+    public internal(set) var grant = "authorization_code"
+    /// The enterprise identity provider's id, for `enterprise_identity_provider`.
+    public internal(set) var identityProvider: String?
+    /// Where the workload's assertion is read, for `workload_assertion`: its file, or "the host's callback".
+    public internal(set) var assertionSource: String?
+    /// Why presenting an assertion would fail (the server lists no JWT bearer grant, no client for it), when it would.
+    public internal(set) var grantProblem: String?
 
     /// A Bearer challenge (RFC 6750 §3, RFC 9728 §5.1).
     public struct Challenge: Sendable, Encodable {
@@ -79,6 +89,7 @@ public struct MCPServerInspection: Sendable, Encodable {
         case redirectURI = "redirect_uri", scopes, pushedAuthorizationRequests = "pushed_authorization_requests"
         case requiresPushedAuthorizationRequests = "requires_pushed_authorization_requests", dpopAlgorithms = "dpop_algorithms"
         case sessionKey = "session", signedIn = "signed_in"
+        case grant, identityProvider = "identity_provider", assertionSource = "assertion_source", grantProblem = "grant_problem"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -100,5 +111,9 @@ public struct MCPServerInspection: Sendable, Encodable {
         try container.encode(dpopAlgorithms, forKey: .dpopAlgorithms)
         try container.encode(["provider": sessionKey.providerID, "account": sessionKey.account], forKey: .sessionKey)
         try container.encode(signedIn, forKey: .signedIn)
+        try container.encode(grant, forKey: .grant)
+        try container.encodeIfPresent(identityProvider, forKey: .identityProvider)
+        try container.encodeIfPresent(assertionSource, forKey: .assertionSource)
+        try container.encodeIfPresent(grantProblem, forKey: .grantProblem)
     }
 }

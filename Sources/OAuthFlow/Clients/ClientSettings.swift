@@ -75,6 +75,10 @@ public struct ClientSettings: Sendable {
     public var grantManagement: GrantManagementAction? = nil
     /// The protected resources (RFC 8707) a sign-in with these settings asks tokens for; empty names none.
     public var resources: [URL] = []
+    /// The workload's platform-issued JWT, for the JWT bearer grant with no user (RFC 7523 §2.1): a file read afresh each
+    /// time, or the host's callback. Nil for a client that signs users in. An MCP authorization given these settings for
+    /// an authorization server presents it there instead of signing a user in.
+    public var assertion: AssertionSource? = nil
 
     /// - Parameters:
     ///   - clientID: The client id registered at the provider.

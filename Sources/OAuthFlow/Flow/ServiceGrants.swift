@@ -44,6 +44,9 @@ public enum TokenTypeIdentifier {
     public static let refreshToken = "urn:ietf:params:oauth:token-type:refresh_token"
     public static let idToken = "urn:ietf:params:oauth:token-type:id_token"
     public static let jwt = "urn:ietf:params:oauth:token-type:jwt"
+    /// An Identity Assertion JWT Authorization Grant (ID-JAG, draft-ietf-oauth-identity-assertion-authz-grant): what an
+    /// enterprise identity provider issues for another authorization server's JWT bearer grant.
+    public static let idJAG = "urn:ietf:params:oauth:token-type:id-jag"
 }
 
 extension OAuthClient {
@@ -95,11 +98,18 @@ extension OAuthClient {
 
     /// Exchanges a JWT for an access token (RFC 7523 §2.1): an assertion the host was given or signed.
     ///
+    /// - Parameters:
+    ///   - assertion: The JWT.
+    ///   - scopes: The scopes asked for.
+    ///   - resources: RFC 8707 resource indicators sent with it (absolute URIs without a fragment, checked before sending).
     /// - Throws: as ``clientCredentialsToken(_:)``.
-    public func jwtBearerToken(assertion: Secret, scopes: [String] = []) async throws -> TokenSet {
+    public func jwtBearerToken(assertion: Secret, scopes: [String] = [], resources: [String] = []) async throws -> TokenSet {
         try requireGrant(.jwtBearer)
         var parameters = [("grant_type", GrantType.jwtBearer.rawValue), ("assertion", assertion.value)]
         let scopes = OAuthClient.ServiceTokenRequest.normalized(scopes)
+        let resources = OAuthClient.ServiceTokenRequest.normalized(resources)
+        try Self.checkResources(resources)
+        parameters += resources.map { ("resource", $0) }
         parameters += provider.policy.scopes.parameters(for: scopes)
         return try await serviceToken(parameters, scopes: scopes)
     }

@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import OAuthFlow
+import OAuthFlowLoopback
+
+/// Enterprise-managed authorization (MCP extension `io.modelcontextprotocol/enterprise-managed-authorization`): the user
+/// signs in once at the company's identity provider; its ID token is exchanged there (RFC 8693) for an Identity Assertion
+/// JWT Authorization Grant (ID-JAG) for the MCP server's authorization server and resource, which is presented to that
+/// server as a JWT bearer grant (RFC 7523). No browser visits the MCP server's authorization server.
+extension MCPAuthorization {
+    /// The company's identity provider sign-ins go through (``Configuration/enterpriseIdentityProvider``).
+    public struct EnterpriseIdentityProvider: Sendable {
+        /// The identity provider, resolved from its descriptor (`try oauth.provider("okta-org")`). It must declare the
+        /// token exchange grant and take `openid`: its ID token is what it exchanges.
+        public var provider: Provider
+        /// This client at the identity provider: the one users sign in with, which also authenticates the exchanges.
+        public var client: ClientSettings
+        /// The account the identity provider's session is stored under: `default`, as `oauthflow login` stores it, so a
+        /// session signed in there is used.
+        public var account: String
+
+        /// - Parameters:
+        ///   - provider: The identity provider.
+        ///   - client: This client at the identity provider.
+        ///   - account: The account its session is stored under.
+        public init(provider: Provider, client: ClientSettings, account: String = "default") {
+            self.provider = provider
+            self.client = client
+            self.account = account
+        }
+
+        /// Where the identity provider's session is stored.
+        public var sessionKey: SessionKey { SessionKey(providerID: provider.id, account: account) }
+    }
+
+    /// The MCP server's tokens through the identity provider: its ID token (from the stored session, refreshed, or a
+    /// sign-in there), exchanged for an ID-JAG for `context`'s authorization server and resource, checked.
+    ///
+    /// - Parameter interactive: Whether a sign-in at the identity provider may open the browser.
+    func identityAssertion(
+        from idp: EnterpriseIdentityProvider, for context: AuthorizationState.Context, scopes: [String], interactive: Bool
+    ) async throws -> Secret {
+        let idToken = try await identityToken(from: idp, interactive: interactive)
+        let issuer = context.authorizationServer.issuer.absoluteString
+        let exchanger = OAuthClient(provider: idp.provider, configuration: idp.client.serviceConfiguration(), environment: environment)
+        let request = OAuthClient.TokenExchangeRequest(
+            subjectToken: idToken, subjectTokenType: TokenTypeIdentifier.idToken, requestedTokenType: TokenTypeIdentifier.idJAG,
+            target: OAuthClient.ServiceTokenRequest(scopes: scopes, resources: [context.resource.absoluteString], audiences: [issuer]))
+        let exchanged: OAuthClient.ExchangedToken
+        do {
+            exchanged = try await exchanger.exchangeToken(request)
+        } catch let error as FlowError where error.code == .unexpectedTokenType {
+            throw MCPAuthorizationError(
+                .assertionMismatch,
+                "the identity provider `\(idp.provider.id)` did not answer with an identity assertion grant (\(error.message)); nothing is sent to \(issuer)"
+            )
+        }
+        try Self.checkIdentityAssertion(exchanged.tokens.accessToken, from: idp.provider.id, for: context, now: environment.clock.now())
+        logger.info("identity assertion grant issued", metadata: ["identity_provider": "\(idp.provider.id)", "issuer": "\(issuer)"])
+        return exchanged.tokens.accessToken
+    }
+
+    /// An ID token of the identity provider's session that stays valid a while: the stored one, one a refresh brought,
+    /// or one from a sign-in there.
+    ///
+    /// - Throws: ``MCPAuthorizationError`` `not_signed_in` when none is had and `interactive` is false.
+    func identityToken(from idp: EnterpriseIdentityProvider, interactive: Bool) async throws -> Secret {
+        let client = OAuthClient(provider: idp.provider, configuration: idp.client.configuration(redirectURI: nil), environment: environment)
+        let manager = TokenManager(client: client, store: configuration.store, key: idp.sessionKey)
+        let now = environment.clock.now()
+        if let session = try? await manager.session() {
+            if let token = session.tokens.idToken, Self.isUsable(idToken: token, at: now) { return token }
+            if session.tokens.refreshToken != nil {
+                do {
+                    let refreshed = try await manager.refresh(replacing: session.tokens.accessToken)
+                    if let token = refreshed.tokens.idToken, Self.isUsable(idToken: token, at: now) { return token }
+                    logger.info("the identity provider's refresh brought no valid ID token", metadata: ["identity_provider": "\(idp.provider.id)"])
+                } catch let error as TransportError {
+                    throw error
+                } catch {
+                    logger.info("the identity provider's session could not be refreshed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        guard interactive else {
+            throw MCPAuthorizationError(
+                .notSignedIn,
+                "no session at the identity provider `\(idp.provider.id)` holds a valid ID token (\(idp.sessionKey)): sign in there first")
+        }
+        var settings = idp.client
+        var scopes = settings.scopes ?? idp.provider.policy.scopes.defaults
+        if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        settings.scopes = scopes
+        let signIn = LoopbackSignIn(store: configuration.store, browser: configuration.browser, environment: environment)
+        let result = try await signIn.signIn(
+            to: idp.provider, settings: settings, account: idp.account, timeout: configuration.signInTimeout, events: configuration.signInEvents)
+        guard let token = result.session.tokens.idToken else {
+            throw MCPAuthorizationError(
+                .unsupportedServer, "the identity provider `\(idp.provider.id)` issued no ID token at sign-in, and its ID token is what it exchanges")
+        }
+        return token
+    }
+
+    /// Whether an ID token's `exp` is more than 30 seconds away (it was verified when its session was stored).
+    static func isUsable(idToken: Secret, at now: Date) -> Bool {
+        guard let jws = try? CompactJWS(idToken.value), let expiry = jws.claims["exp"]?.numberValue else { return false }
+        return expiry > now.timeIntervalSince1970 + 30
+    }
+
+    /// Refuses an ID-JAG that is not one, or not for this authorization server, resource and client, or expired, before it
+    /// is sent anywhere. Its signature is the authorization server's to verify, with the identity provider's keys.
+    static func checkIdentityAssertion(_ assertion: Secret, from idp: String, for context: AuthorizationState.Context, now: Date) throws {
+        let issuer = context.authorizationServer.issuer.absoluteString
+        func refuse(_ why: String) -> MCPAuthorizationError {
+            MCPAuthorizationError(
+                .assertionMismatch, "the identity provider `\(idp)` issued an identity assertion grant \(why); it is not sent to \(issuer)")
+        }
+        guard let jws = try? CompactJWS(assertion.value) else { throw refuse("that is not a JWT") }
+        guard case let .string(type)? = jws.header["typ"], type.lowercased() == "oauth-id-jag+jwt" else {
+            throw refuse("whose header `typ` is not oauth-id-jag+jwt")
+        }
+        let audiences = strings(jws.claims["aud"])
+        guard audiences == [issuer] else {
+            let named = audiences.isEmpty ? "no audience" : "the audience \(ServerDiscovery.shown(audiences.joined(separator: " ")))"
+            throw refuse("for \(named), not for the authorization server \(issuer)")
+        }
+        if let claimed = jws.claims["resource"] {
+            let resources = strings(claimed)
+            guard !resources.isEmpty, resources.allSatisfy({ $0 == context.resource.absoluteString }) else {
+                throw refuse(
+                    "for the resource \(ServerDiscovery.shown(resources.joined(separator: " "))), not for the MCP server \(context.resource.absoluteString)"
+                )
+            }
+        }
+        if let claimed = jws.claims["client_id"] {
+            guard case let .string(client) = claimed, client == context.settings.clientID else {
+                throw refuse("for another client than \(context.settings.clientID), the one that would present it")
+            }
+        }
+        guard let expiry = jws.claims["exp"]?.numberValue, expiry > now.timeIntervalSince1970 else {
+            throw refuse("that has expired or says no expiry (`exp`)")
+        }
+    }
+
+    /// A claim that is a string or a list of strings, as a list.
+    static func strings(_ value: JSONValue?) -> [String] {
+        switch value {
+        case let .string(text)?: return [text]
+        case let .array(values)?: return values.compactMap(\.stringValue)
+        default: return []
+        }
+    }
+}
+
+extension ErrorCode where Domain == MCPAuthorizationError {
+    /// The identity provider did not issue an identity assertion grant (another `issued_token_type`), or issued one for
+    /// another authorization server, resource or client, or one that has expired: it is not sent on.
+    public static let assertionMismatch = Self("assertion_mismatch")
+    /// The authorization server answered a JWT bearer grant with a token for another resource: it is neither stored nor sent.
+    public static let tokenMismatch = Self("token_mismatch")
+}
