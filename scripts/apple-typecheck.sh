@@ -17,7 +17,9 @@
 # 3. type-checks the same way the Swift files of Examples/ that no target holds and that use OAuthFlowApple
 #    (an app's model code; its SwiftUI views, behind `#if canImport(SwiftUI)`, stay unchecked).
 #
-# It fails on any compiler error and prints the compiler's diagnostics. It needs a debug build
+# Each compile also gets a probe file that is an error unless every shimmed `canImport` and the define are true there,
+# so a check that does not see the shims cannot pass unnoticed. It fails on any compiler error and prints the
+# compiler's diagnostics. It needs a debug build
 # (`swift build --build-tests`; the test command runs it right after the build) and takes a few seconds.
 # What the shims cannot catch (runtime keychain semantics, entitlements, presentation, availability) is in
 # Docs/apple.md.
@@ -143,11 +145,18 @@ condition = re.compile(r"canImport\((%s)\)|%s" % ("|".join(map(re.escape, shim_m
 covered_sources = set()
 checked = []
 
+# Compiled with every check: it fails unless the conditions the shims are to make true are true there, so that a
+# check that sees no shim cannot pass unnoticed.
+probe = os.path.join(OUT, "ShimProbe.swift")
+with open(probe, "w", encoding="utf-8") as file:
+    file.write("#if !(%s && %s)\n#error(\"apple-typecheck: this compile does not see the shims\")\n#endif\n"
+               % (" && ".join(f"canImport({name})" for name in shim_modules), DEFINE))
+
 # OAuthFlowApple first, whole, as a module: what it declares only on Apple platforms (`KeychainTokenStore.init`,
 # `SecureEnclaveDPoPKeys()`) is then there for the tests and examples that use it, which see this module first.
 flags, sources = checking(invocations["OAuthFlowApple"])
-run(["swiftc", "-emit-module", "-emit-module-path", os.path.join(OUT, "OAuthFlowApple.swiftmodule"), "-I", OUT, "-D", DEFINE] + flags + sources,
-    "OAuthFlowApple")
+run(["swiftc", "-emit-module", "-emit-module-path", os.path.join(OUT, "OAuthFlowApple.swiftmodule"), "-I", OUT, "-D", DEFINE] + flags + sources
+    + [probe], "OAuthFlowApple")
 checked.append(f"OAuthFlowApple ({len(sources)} files)")
 covered_sources.update(os.path.realpath(source) for source in sources)
 
@@ -178,10 +187,10 @@ for module, args in sorted(invocations.items()):
         elif word not in inputs:
             frontend.append(word)
     with tempfile.NamedTemporaryFile("w", suffix=".filelist", delete=False) as filelist:
-        filelist.write("\n".join(sources) + "\n")
+        filelist.write("\n".join(sources + [probe]) + "\n")
     try:
         command = frontend + ["-filelist", filelist.name]
-        for primary in primaries:
+        for primary in primaries + [probe]:
             command += ["-primary-file", primary]
         run(command, module)
     finally:
@@ -236,7 +245,7 @@ for example, files in sorted(examples.items()):
     if not files:
         continue
     name = re.sub(r"\W", "", example) + "TypeCheck"
-    run(["swiftc", "-typecheck", "-module-name", name, "-I", OUT, "-D", DEFINE] + base + files, f"Examples/{example}")
+    run(["swiftc", "-typecheck", "-module-name", name, "-I", OUT, "-D", DEFINE] + base + files + [probe], f"Examples/{example}")
     checked.append(f"Examples/{example} ({len(files)} files)")
 
 if not checked:
