@@ -356,6 +356,7 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
+                           "Tests/OAuthFlowAppleTests/AppleSignInDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",
                            "Tests/OAuthFlowTestingTests/TestingDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",

@@ -49,7 +49,7 @@ public struct AppSignIn: Sendable {
 
     /// - Parameters:
     ///   - store: Where the session is stored.
-    ///   - authenticator: Shows the provider's page (``SystemWebAuthenticator`` in an app).
+    ///   - authenticator: Shows the provider's page (`SystemWebAuthenticator` in an app).
     ///   - environment: The transport, clock, logger and DPoP nonces of each sign-in's client.
     ///   - bundleIdentifier: The app's bundle identifier; `Bundle.main`'s by default.
     public init(

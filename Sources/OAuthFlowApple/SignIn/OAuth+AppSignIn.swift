@@ -3,7 +3,7 @@ import OAuthFlow
 
 extension OAuth {
     /// Signs a user in to a provider by name from an app, and stores the session: the provider's page in
-    /// `authenticator` (``SystemWebAuthenticator``, `ASWebAuthenticationSession`), the redirect to the app's
+    /// `authenticator` (`SystemWebAuthenticator`, `ASWebAuthenticationSession`), the redirect to the app's
     /// private-use scheme or claimed https link, PKCE, `state`, `nonce` and every ID token check.
     ///
     /// ```swift

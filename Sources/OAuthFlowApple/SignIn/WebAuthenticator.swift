@@ -4,7 +4,7 @@ import OAuthFlow
 /// Shows the provider's sign-in page and hands back the URL the provider sent the browser to: what an app's sign-in
 /// (``AppSignIn``) needs of `ASWebAuthenticationSession`.
 ///
-/// ``SystemWebAuthenticator`` is `ASWebAuthenticationSession` on iOS, macOS and visionOS; a test plays the user
+/// `SystemWebAuthenticator` is `ASWebAuthenticationSession` on iOS, macOS and visionOS; a test plays the user
 /// instead (`OAuthFlowTesting`'s `SimulatedProvider.approve(_:subject:)`, Docs/apple.md). The name is not
 /// `WebAuthenticationSession`, which SwiftUI's environment value already takes in AuthenticationServices.
 ///
@@ -32,7 +32,7 @@ public protocol WebAuthenticator: Sendable {
 
 /// What `ASWebAuthenticationSession` is told to wait for, from the redirect URI: a custom scheme, or on iOS 17.4 and
 /// macOS 14.4 and later an https host and path. Decided here, in code compiled and tested on Linux; the Apple glue
-/// (``SystemWebAuthenticator``) only hands it to the session.
+/// (`SystemWebAuthenticator`) only hands it to the session.
 enum WebAuthenticationCallback: Sendable, Hashable {
     case customScheme(String)
     case https(host: String, path: String)

@@ -1,0 +1,1 @@
+../../../Examples/AppleSignIn/Model/SignInModel.swift
