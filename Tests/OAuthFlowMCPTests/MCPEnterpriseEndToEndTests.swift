@@ -1,0 +1,209 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import MCP
+import OAuthFlow
+import OAuthFlowLoopback
+import OAuthFlowMCP
+import OAuthFlowMCPHummingbird
+import OAuthFlowTestSupport
+import ServiceLifecycle
+import Testing
+
+/// The enterprise identity provider and ID-JAG authorization server `scripts/servers.sh` starts (Tests/IDJAGServer).
+struct TestIDJAGServer: Decodable, Sendable {
+    let issuer: String
+    let idpIssuer: String
+    let idpClientID: String
+    let idpClientSecret: String
+    let clientID: String
+    let clientSecret: String
+    let mintingIssuer: String
+    let mintingKey: String
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, idpIssuer = "idp_issuer", idpClientID = "idp_client_id", idpClientSecret = "idp_client_secret"
+        case clientID = "client_id", clientSecret = "client_secret", mintingIssuer = "minting_issuer", mintingKey = "minting_key"
+    }
+
+    static let current: TestIDJAGServer? = {
+        guard let path = ProcessInfo.processInfo.environment["OAUTHFLOW_TEST_IDJAG_SERVER"], let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        return try? JSONDecoder().decode(TestIDJAGServer.self, from: data)
+    }()
+    static var shouldRun: Bool { current != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+
+    static func require() throws -> TestIDJAGServer {
+        try #require(current, "OAUTHFLOW_TEST_IDJAG_SERVER is not set: the ID-JAG server was not started (run `bash scripts/test.sh`)")
+    }
+
+    /// The identity provider, as a host's descriptor names it: OpenID Connect, the token exchange grant, its secret.
+    func identityProvider() throws -> Provider {
+        try TestDescriptor(
+            id: "corp-idp", protocol: .oidc, issuer: idpIssuer,
+            endpoints: [("authorization", idpIssuer + "/authorize"), ("token", idpIssuer + "/token"), ("jwks", idpIssuer + "/jwks")],
+            scopes: ["openid", "email"],
+            extra: """
+                grant_types: [authorization_code, refresh_token, \(GrantType.tokenExchange.rawValue)]
+                client_auth:
+                  methods: [client_secret_basic]
+                security:
+                  id_token_algs: [ES256]
+
+                """
+        ).provider()
+    }
+
+    /// The authorization server as the MCP server trusts it: its JWT access tokens, verified with its keys.
+    func authorizationServer() throws -> Provider {
+        try TestDescriptor(
+            id: "idjag-as", issuer: issuer, endpoints: [("token", issuer + "/token"), ("jwks", issuer + "/jwks")],
+            extra: """
+                grant_types: [\(GrantType.jwtBearer.rawValue)]
+                client_auth:
+                  methods: [client_secret_basic]
+                access_tokens:
+                  format: jwt
+                  signing_algs: [ES256]
+
+                """
+        ).provider()
+    }
+
+    /// An ID-JAG signed with the second identity provider's key the authorization server trusts, as a test mints one.
+    func mint(resource: String, changes: [String: JSONValue] = [:], type: String = "oauth-id-jag+jwt") throws -> String {
+        let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: mintingKey, encoding: .utf8))
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        var claims: [String: JSONValue] = [
+            "iss": .string(mintingIssuer), "sub": .string("bob"), "aud": .string(issuer), "resource": .string(resource),
+            "client_id": .string(clientID), "jti": .string(UUID().uuidString), "iat": .number(now), "exp": .number(now + 120),
+        ]
+        claims.merge(changes) { $1 }
+        return MockJWT.sign(header: ["alg": .string("ES256"), "typ": .string(type)], claims: claims, key: key)
+    }
+}
+
+/// Enterprise-managed authorization end to end, over HTTP on 127.0.0.1: OAuthFlow's MCP client signs in at the identity
+/// provider (Tests/IDJAGServer, PyJWT) through the loopback redirect, exchanges its ID token for an ID-JAG, redeems it at
+/// the authorization server beside it, and calls a protected Swift MCP server (Hummingbird) that takes the tokens that
+/// authorization server issues; the authorization server's own refusals (a replayed `jti` among them); and the Python MCP
+/// SDK's ID-JAG client against the same Swift server.
+@Suite(.enabled(if: TestIDJAGServer.shouldRun, "needs the ID-JAG server: run `bash scripts/test.sh`"))
+struct MCPEnterpriseEndToEndTests {
+    /// A protected MCP server on 127.0.0.1 that trusts the ID-JAG authorization server, stateless (the Swift SDK's client
+    /// on Linux reads no Server-Sent Events); `body` runs while it serves.
+    static func serving<T: Sendable>(_ server: TestIDJAGServer, _ body: (URL) async throws -> T) async throws -> T {
+        let port = try unusedPort()
+        let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/mcp"))
+        let api = try ProtectedResource(providers: [try server.authorizationServer()], settings: .mcpServer(at: endpoint, scopesSupported: ["notes:read"]))
+        let mcp = try ProtectedMCPServer(
+            api, configuration: .init(scopes: [], toolScopes: [:], sessions: .stateless), makeServer: ProtectedServerWorld.makeServer)
+        let router = Router()
+        router.addMCPServer(mcp)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "mcp-enterprise-test")))
+        let running = Task { try await group.run() }
+        defer { running.cancel() }
+        try await ProtectedMCPServerPythonClientTests.waitUntilListening(port)
+        do {
+            let result = try await body(endpoint)
+            await group.triggerGracefulShutdown()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            throw error
+        }
+    }
+
+    /// The whole flow, as a newcomer configures it from Docs/mcp.md: the MCP SDK's transport and OAuthFlow's authorizer
+    /// with the enterprise identity provider; the user signs in there once (the browser), and the MCP server's
+    /// authorization server is never visited by a browser.
+    @Test func anMCPClientSignsInThroughTheEnterpriseIdentityProvider() async throws {
+        let server = try TestIDJAGServer.require()
+        let (text, key, opened) = try await Self.serving(server) { endpoint in
+            let browser = FollowingBrowser()
+            var configuration = MCPAuthorizer.Configuration(store: InMemoryTokenStore(), browser: browser)
+            configuration.signInTimeout = .seconds(20)
+            configuration.clients = [server.issuer: ClientSettings(clientID: server.clientID, secret: Secret(server.clientSecret))]
+            configuration.enterpriseIdentityProvider = .init(
+                provider: try server.identityProvider(), client: ClientSettings(clientID: server.idpClientID, secret: Secret(server.idpClientSecret)))
+            let authorizer = MCPAuthorizer(configuration)
+            let transport = HTTPClientTransport(endpoint: endpoint, streaming: false, authorizer: authorizer, requestModifier: authorizer.requestModifier)
+            let client = Client(name: "enterprise-agent", version: "1.0.0")
+            _ = try await client.connect(transport: transport)
+            let (answer, _) = try await client.callTool(name: "whoami", arguments: [:])
+            await client.disconnect()
+            guard case let .text(text, _, _)? = answer.first else { return ("", nil as SessionKey?, browser.opened.values) }
+            return (text, await authorizer.authorization.sessionKey(for: endpoint), browser.opened.values)
+        }
+        // The token the authorization server issued from the ID-JAG names the identity provider's user; the server took it.
+        #expect(text.hasPrefix("you are alice"), "\(text)")
+        #expect(opened.count == 1 && opened.allSatisfy { $0.absoluteString.hasPrefix(server.idpIssuer + "/authorize") }, "\(opened)")
+        #expect(key?.account.hasSuffix("/mcp via corp-idp") == true, "\(String(describing: key))")
+    }
+
+    /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another audience, another client, another
+    /// `typ`, an expired one or one from an issuer it does not trust is refused with `invalid_grant`.
+    @Test func theAuthorizationServerRefusesReplayedAndForeignGrants() async throws {
+        let server = try TestIDJAGServer.require()
+        let resource = "http://127.0.0.1:9/mcp"
+        let client = OAuthClient(
+            provider: try server.authorizationServer(), configuration: .service(clientID: server.clientID, clientSecret: Secret(server.clientSecret)))
+        let grant = try server.mint(resource: resource)
+        let tokens = try await client.jwtBearerToken(assertion: Secret(grant), resources: [resource])
+        #expect(MockJWT.decode(tokens.accessToken.value)?.claims["aud"]?.stringValue == resource)
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        let refused: [(String, String)] = [
+            (grant, "already redeemed"), (try server.mint(resource: resource, changes: ["aud": .string("https://other-as.example")]), "another audience"),
+            (try server.mint(resource: resource, changes: ["client_id": .string("someone-else")]), "client_id"),
+            (try server.mint(resource: resource, type: "JWT"), "typ"), (try server.mint(resource: resource, changes: ["exp": .number(now - 120)]), "expired"),
+            (try server.mint(resource: resource, changes: ["iss": .string("https://unknown.example")]), "not trusted"),
+        ]
+        for (assertion, reason) in refused {
+            do {
+                _ = try await client.jwtBearerToken(assertion: Secret(assertion), resources: [resource])
+                Issue.record("redeemed: \(reason)")
+            } catch let error as AuthorizationServerError {
+                #expect(error.error == "invalid_grant" && error.errorDescription?.contains(reason) == true, "\(reason): \(error)")
+            }
+        }
+    }
+
+    /// The Python MCP SDK's `IdentityAssertionOAuthProvider` (the second leg only: the caller hands it the ID-JAG) gets a
+    /// token from the authorization server for a protected Swift MCP server, which takes it.
+    @Test(.enabled(if: PythonMCPClient.shouldRun, "needs the Python MCP SDK's virtualenv: run `bash scripts/test.sh`"))
+    func thePythonSDKsIdentityAssertionClientCallsAProtectedSwiftServer() async throws {
+        let server = try TestIDJAGServer.require()
+        let files = try TemporaryDirectory()
+        defer { files.cleanUp() }
+        let result = try await Self.serving(server) { endpoint in
+            let grant = try files.write("id-jag", try server.mint(resource: endpoint.absoluteString))
+            let script = repositoryRoot.appendingPathComponent("Tests/IDJAGServer/sdk_client.py")
+            return try await ChildProcess.run(
+                PythonMCPClient.python, [script.path, endpoint.absoluteString, server.issuer, server.clientID, grant.path],
+                environment: ["IDJAG_CLIENT_SECRET": server.clientSecret])
+        }
+        #expect(result.status == 0, "\(result.stderr.suffix(3000))")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect((answer["whoami"] as? [String: Any])?["texts"] as? [String] == ["you are bob ()"], "\(answer)")
+        #expect((answer["asked"] as? [[String: String]])?.first?["audience"] == server.issuer, "\(answer)")
+    }
+}
+
+/// The user's browser: follows each redirect (the identity provider consents at once) back to the loopback.
+struct FollowingBrowser: BrowserOpener {
+    let opened = Log<URL>()
+
+    func open(_ url: URL) async throws {
+        opened.add(url)
+        Task {
+            var next: URL? = url
+            for _ in 0..<5 {
+                guard let target = next, let answer = try? await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: target))
+                else { return }
+                next = (300..<400).contains(answer.status) ? answer.header("Location").flatMap(URL.init(string:)) : nil
+            }
+        }
+    }
+}
