@@ -11,10 +11,17 @@ extension MCPAuthorization {
     /// A 401 in answer to a token issued moments ago is not answered with another sign-in: the server refuses what its
     /// own authorization server issued for it, which a new token would not change.
     func authorize(_ server: ResourceIdentifier, challenge: AuthenticationChallenge?) async throws {
-        let context = try await context(for: server, challenge: challenge)
+        var context = try await context(for: server, challenge: challenge)
         let sent = sentToken(to: server)
         let now = environment.clock.now()
-        if let sent, await state.isFresh(sent, at: now) {
+        // A token refused: the server may have moved to another authorization server (MCP authorization, "Client
+        // Registration": never reuse one server's client or tokens at another, register again there).
+        var moved = false
+        if sent != nil, let migrated = try await migratedContext(context, challenge: challenge) {
+            context = migrated
+            moved = true
+        }
+        if !moved, let sent, await state.isFresh(sent, at: now) {
             throw MCPAuthorizationError(
                 .refusedAgain,
                 "the MCP server \(server) refused the access token \(context.authorizationServer.issuer.absoluteString) issued for it moments ago; another sign-in would not change that (does the server take tokens for the resource \(context.resource.absoluteString)?)"
@@ -44,6 +51,26 @@ extension MCPAuthorization {
             scopes: Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil))
     }
 
+    /// The context of `context`'s server when its protected-resource metadata, read again, no longer lists the
+    /// authorization server its tokens come from: discovery and the client start over at the one it lists now (a client
+    /// is had there by the usual route, registered anew when needed; nothing of the other server's is sent there). Nil
+    /// when it still lists it.
+    func migratedContext(_ context: AuthorizationState.Context, challenge: AuthenticationChallenge?) async throws -> AuthorizationState.Context? {
+        let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
+        let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
+        let named =
+            challenge?.resourceMetadata
+            ?? (context.protectedResource.url == context.server.rootMetadataLocation ? nil : context.protectedResource.url)
+        let current = try await discovery.protectedResource(of: context.server, named: named)
+        guard !current.authorizationServers.contains(context.authorizationServer.issuer) else { return nil }
+        logger.info(
+            "the MCP server names another authorization server; discovering it",
+            metadata: ["server": "\(context.server)", "was": "\(context.authorizationServer.issuer.absoluteString)"])
+        return try await state.context(for: context.server, replacing: true) { [self] in
+            try await discover(context.server, metadataURL: named, registering: true)
+        }
+    }
+
     /// Answers a 403 `insufficient_scope`: a sign-in for the scopes held and those demanded, once per operation and scopes.
     func stepUp(_ server: ResourceIdentifier, challenge: AuthenticationChallenge, operation: String?) async throws {
         let context = try await context(for: server, challenge: challenge)
@@ -53,7 +80,8 @@ extension MCPAuthorization {
                 .refusedAgain, "the MCP server \(server) answered 403 insufficient_scope without saying which scope it wants (`scope`)")
         }
         let held = (try? await context.manager.session())?.tokens.scopes ?? []
-        let union = held + demanded.filter { !held.contains($0) }
+        var union = await state.requestedScopes(for: server)
+        for scope in held + demanded where !union.contains(scope) { union.append(scope) }
         let operationKey = (operation ?? "") + "|" + server.description
         guard await state.recordStepUp(operationKey, scopes: union.sorted().joined(separator: " ")) else {
             throw MCPAuthorizationError(
@@ -69,8 +97,24 @@ extension MCPAuthorization {
     @discardableResult
     func signIn(_ context: AuthorizationState.Context, scopes: [String]) async throws -> TokenSet {
         if context.grant.presentsAssertion { return try await presentAssertion(context, scopes: scopes) }
+        await state.noteRequested(scopes, for: context.server)
         let configuration = self.configuration
-        let session = try await state.signIn(context.server) {
+        let session: StoredSession
+        do {
+            session = try await signInOnce(context, scopes: scopes, configuration: configuration)
+        } catch {
+            throw Self.issuerRefusal(error, provider: context.provider) ?? error
+        }
+        await context.manager.reload()
+        await adopt(session.tokens, for: context.server, fresh: true)
+        return session.tokens
+    }
+
+    /// The loopback sign-in, run once however many callers ask at the same time.
+    private func signInOnce(
+        _ context: AuthorizationState.Context, scopes: [String], configuration: Configuration
+    ) async throws -> StoredSession {
+        try await state.signIn(context.server) {
             var settings = context.settings
             settings.scopes = scopes
             let signIn = LoopbackSignIn(store: configuration.store, browser: configuration.browser, environment: configuration.environment)
@@ -79,9 +123,6 @@ extension MCPAuthorization {
                 timeout: configuration.signInTimeout, events: configuration.signInEvents)
             return result.session
         }
-        await context.manager.reload()
-        await adopt(session.tokens, for: context.server, fresh: true)
-        return session.tokens
     }
 
     // MARK: - Discovery and registration
@@ -112,9 +153,13 @@ extension MCPAuthorization {
             ?? resourceDocument.authorizationServers[0]
         let serverDocument = try await discovery.authorizationServer(issuer)
         let (provider, pinned) = try provider(for: serverDocument)
-        guard let resource = URL(string: resourceDocument.resource) else {
+        guard let written = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")
         }
+        // The token is asked for the MCP server's canonical URI (MCP authorization, RFC 8707), never for more: metadata at
+        // the root of the origin, found by probing, may name the bare origin (RFC 9728 §3.3), and a token for that would be
+        // good for every API there.
+        let resource = ResourceIdentifier(written) == server ? written : server.url
         let grant = try grant(at: serverDocument, provider: provider)
         var settings: ClientSettings
         if grant.presentsAssertion {

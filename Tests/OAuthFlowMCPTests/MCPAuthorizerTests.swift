@@ -137,6 +137,22 @@ import Testing
         #expect(world.requests(to: "auth.example", "/.well-known/oauth-authorization-server/tenant").isEmpty)
     }
 
+    /// Root metadata found by probing may name the origin (RFC 9728 §3.3; the conformance suite's `auth/metadata-var2`),
+    /// and the token is still asked for the MCP server's canonical URI alone, never for the whole origin.
+    @Test func probedRootMetadataNamingTheOriginGetsATokenForTheServerAlone() async throws {
+        var root = world.resourceMetadata
+        root["resource"] = .string("https://mcp.example")
+        world.rootResourceMetadata = root
+        world.servesPathMetadata = false
+        world.namesMetadata = false
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        #expect(user.opened.values.count == 1)
+        #expect(Self.values("resource", in: try #require(world.authorizationParameters().first)) == ["https://mcp.example/mcp"])
+        let exchange = try #require(world.requests(to: "auth.example", "/tenant/token").first)
+        #expect(String(decoding: exchange.body ?? Data(), as: UTF8.self).contains("resource=https%3A%2F%2Fmcp.example%2Fmcp"))
+    }
+
     @Test func refusesMetadataOnAnotherOrigin() async throws {
         world.namedMetadataURL = URL(string: "https://evil.example/.well-known/oauth-protected-resource")!
         let (authorizer, _) = authorizer()

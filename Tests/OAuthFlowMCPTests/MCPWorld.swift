@@ -44,6 +44,8 @@ final class MCPWorld: @unchecked Sendable {
     var namedMetadataURL = MCPWorld.metadataURL
     /// The metadata served at the root of the origin (`/.well-known/oauth-protected-resource`), when set.
     var rootResourceMetadata: [String: JSONValue]?
+    /// Whether the metadata is served at its path-specific place (RFC 9728 §3.1), where the client looks first.
+    var servesPathMetadata = true
     /// What the registration endpoint answers instead of registering, when set.
     var registrationAnswer: TransportResponse?
     /// The scopes a dynamically registered client may be granted (nil: any).
@@ -111,7 +113,7 @@ final class MCPWorld: @unchecked Sendable {
         case ("mcp.example", "/mcp"):
             return mcpAnswer(request)
         case ("mcp.example", MCPWorld.metadataURL.path):
-            return Self.json(resourceMetadata)
+            return servesPathMetadata ? Self.json(resourceMetadata) : TransportResponse(status: 404)
         case ("mcp.example", "/.well-known/oauth-protected-resource") where rootResourceMetadata != nil:
             return Self.json(rootResourceMetadata ?? [:])
         case ("auth.example", "/.well-known/oauth-authorization-server/tenant"):
