@@ -69,6 +69,14 @@ actor AuthorizationState {
         return try await task.value
     }
 
+    /// The scopes last asked for at each server: a step-up asks for them and those demanded (MCP authorization,
+    /// "Step-Up Authorization Flow": the union of the previously requested scopes and the challenge's).
+    private var requested: [ResourceIdentifier: [String]] = [:]
+
+    func noteRequested(_ scopes: [String], for server: ResourceIdentifier) { requested[server] = scopes }
+
+    func requestedScopes(for server: ResourceIdentifier) -> [String] { requested[server] ?? [] }
+
     func noteFresh(_ token: String, at now: Date) {
         fresh = fresh.filter { now.timeIntervalSince($0.value) < Self.freshness }
         fresh[token] = now

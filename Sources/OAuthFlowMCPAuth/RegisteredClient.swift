@@ -35,8 +35,8 @@ public struct RegisteredClient: Sendable, Hashable, Codable {
         secretExpiresAt.map { now < $0 } ?? true
     }
 
-    /// The client settings a sign-in with it uses.
+    /// The client settings a sign-in with it uses: a public client (`none`) sends no secret, even one the server issued.
     var settings: ClientSettings {
-        ClientSettings(clientID: clientID, secret: clientSecret, authMethod: authMethod)
+        ClientSettings(clientID: clientID, secret: authMethod == .none ? nil : clientSecret, authMethod: authMethod)
     }
 }

@@ -206,6 +206,9 @@ struct MockAuthServerOptions: Sendable {
     var onRegistrationRequest: (@Sendable ([String: JSONValue]) -> MockRegistration)?
     /// Routes tried before the others (the scenarios' traps), nil when not theirs.
     var extraRoutes: (@Sendable (TransportRequest) -> TransportResponse?)?
+    /// An `error` and `error_description` the authorization endpoint redirects with instead of a code (not a suite option:
+    /// the RFC 9207 table applied to error responses).
+    var errorRedirect: (error: String, description: String)?
 }
 
 /// What a token hook answers.
@@ -302,7 +305,12 @@ final class MockAuthServer: @unchecked Sendable {
             return TransportResponse(status: 500, body: Data("Internal Server Error".utf8))
         }
         var items = location.queryItems ?? []
-        items.append(URLQueryItem(name: "code", value: "test-auth-code"))
+        if let (error, description) = options.errorRedirect {
+            items.append(URLQueryItem(name: "error", value: error))
+            items.append(URLQueryItem(name: "error_description", value: description))
+        } else {
+            items.append(URLQueryItem(name: "code", value: "test-auth-code"))
+        }
         if let state = query["state"] { items.append(URLQueryItem(name: "state", value: state)) }
         switch options.issInRedirect {
         case .correct: items.append(URLQueryItem(name: "iss", value: issuer))

@@ -1,0 +1,88 @@
+import Foundation
+import OAuthFlow
+import Testing
+
+@testable import OAuthFlowMCPAuth
+
+/// The client rules MCP authorization 2026-07-28 made MUSTs, where the conformance scenarios do not reach them: the
+/// RFC 9207 table applied to error responses, and the step-up's union of the scopes asked for before.
+@Suite struct MCPRevisionRulesTests {
+    typealias Scenarios = MCPConformanceTests
+
+    /// An error redirect without `iss` from a server whose metadata says it sends one is rejected, and neither its
+    /// `error` nor its `error_description` reaches the host (the engine alone reports them, marked unauthenticated).
+    @Test func anErrorResponseWithoutIssIsRejectedUnread() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var auth = MockAuthServerOptions()
+        auth.issInRedirect = .omit
+        auth.errorRedirect = ("access_denied", "CALL-THIS-NUMBER")
+        let (_, _, client) = Scenarios.world(run, auth: auth)
+        let error = try #require(await client.runEverything() as? MCPAuthorizationError)
+        #expect(error.code == .issuerMismatch)
+        #expect(!error.message.contains("CALL-THIS-NUMBER") && !error.message.contains("access_denied"), "\(error)")
+        #expect(run.checks("token-request").isEmpty)
+    }
+
+    /// The same error naming another issuer: rejected, nothing of it shown, the `iss` it named neither.
+    @Test(arguments: [MockAuthServerOptions.IssInRedirect.wrong, .normalized])
+    func anErrorResponseFromAnotherIssuerIsRejectedUnread(_ iss: MockAuthServerOptions.IssInRedirect) async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var auth = MockAuthServerOptions()
+        auth.issParameterSupported = nil
+        auth.issInRedirect = iss
+        auth.errorRedirect = ("access_denied", "CALL-THIS-NUMBER")
+        let (_, _, client) = Scenarios.world(run, auth: auth)
+        let error = try #require(await client.runEverything() as? MCPAuthorizationError)
+        #expect(error.code == .issuerMismatch)
+        #expect(!error.message.contains("CALL-THIS-NUMBER") && !error.message.contains("evil.example.com"), "\(error)")
+    }
+
+    /// Without `iss` and without the metadata's promise, an error response is the server's to report (the table's
+    /// last row: proceed).
+    @Test func anErrorResponseFromAServerThatNeverSendsIssIsReported() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var auth = MockAuthServerOptions()
+        auth.issParameterSupported = nil
+        auth.issInRedirect = .omit
+        auth.errorRedirect = ("access_denied", "the user said no")
+        let (_, _, client) = Scenarios.world(run, auth: auth)
+        let error = try #require(await client.runEverything() as? AuthorizationServerError)
+        #expect(error.error == "access_denied")
+    }
+
+    /// A step-up asks for the scopes asked for before and those the 403 demands, even when the token answer granted
+    /// fewer than were asked for (MCP authorization, "Step-Up Authorization Flow": the previously requested scope set).
+    @Test func aStepUpAsksForTheScopesAskedForBefore() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
+        var mcp = MockMCPServerOptions()
+        mcp.scopesSupported = ["mcp:basic", "mcp:extra"]
+        mcp.authMiddleware = { [run] request, method in
+            guard let header = ConformanceRun.header(request, "Authorization"), header.hasPrefix("Bearer ") else {
+                return ConformanceRun.json(
+                    ["error": .string("invalid_token")], status: 401, headers: ["WWW-Authenticate": "Bearer resource_metadata=\"\(prm)\""])
+            }
+            let granted = run.verify(String(header.dropFirst(7))) ?? []
+            guard method != "tools/call" || granted.contains("mcp:write") else {
+                return ConformanceRun.json(
+                    ["error": .string("insufficient_scope")], status: 403,
+                    headers: ["WWW-Authenticate": "Bearer error=\"insufficient_scope\", scope=\"mcp:write\", resource_metadata=\"\(prm)\""])
+            }
+            return nil
+        }
+        let asked = Log<String>()
+        var auth = MockAuthServerOptions()
+        auth.onAuthorizationRequest = { query in asked.add(query["scope"] ?? "") }
+        // The token answer grants only the first scope asked for.
+        auth.onTokenRequest = { [run] _, _ in
+            let first = asked.values.last?.split(separator: " ").first.map(String.init) ?? ""
+            return .token(
+                "test-token-\(run.milliseconds())",
+                scopes: asked.values.count > 1 ? asked.values.last?.split(separator: " ").map(String.init) ?? [] : [first])
+        }
+        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth)
+        #expect(await client.runEverything() == nil)
+        #expect(asked.values.count == 2)
+        #expect(Set(asked.values.last?.split(separator: " ").map(String.init) ?? []) == ["mcp:basic", "mcp:extra", "mcp:write"])
+    }
+}
