@@ -10,9 +10,9 @@ import Observation
 /// - Cloudentity (its iOS sample): an ephemeral sign-in, the token's header and payload tabs, a button for each
 ///   granted scope its `scopeData.json` lists, each calling its resource with the access token.
 /// - Auth0 (the DZone article): sign in, userinfo with the Bearer token.
-@available(iOS 17.0, macOS 14.0, *)
+@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 @MainActor
-@Observable
+@Observable  // apple-portability: ok the class is @available at Observation's versions (above)
 public final class SignInModel {
     /// Where the screen is.
     public enum Phase: Equatable, Sendable {

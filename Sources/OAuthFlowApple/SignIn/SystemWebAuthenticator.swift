@@ -52,6 +52,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
         } else {
             callback = try WebAuthenticationCallback(redirectURI: redirectURI, matchesHTTPS: false)
         }
+        try Task.checkCancellation()
         session?.cancel()
         let once = Locked<CheckedContinuation<URL, any Error>?>(nil)
         let handler: @Sendable (URL?, (any Error)?) -> Void = { url, error in
@@ -63,7 +64,20 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
                 waiting = nil
             }
         }
-        return try await withTaskCancellationHandler {
+        do {
+            return try await present(url: url, callback: callback, prefersEphemeral: prefersEphemeral, handler: handler, once: once)
+        } catch let error as FlowError where error.code == .cancelled && Task.isCancelled {
+            // The task was cancelled and closed the sheet: not the user's cancel.
+            throw CancellationError()
+        }
+    }
+
+    /// Starts the session and waits for its completion handler; cancelling the task closes the sheet.
+    private func present(
+        url: URL, callback: WebAuthenticationCallback, prefersEphemeral: Bool, handler: @escaping @Sendable (URL?, (any Error)?) -> Void,
+        once: Locked<CheckedContinuation<URL, any Error>?>
+    ) async throws -> URL {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
                 once.withLock { $0 = continuation }
                 let session = Self.session(url: url, callback: callback, handler: handler)
