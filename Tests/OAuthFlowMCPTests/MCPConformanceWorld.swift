@@ -722,3 +722,66 @@ struct MockDPoPProof {
         return text
     }
 }
+
+// MARK: - The MCP server's DPoP judge (helpers/dpopResourceAuth.ts)
+
+/// What the DPoP judge records of the requests that carried `Authorization`.
+final class MockDPoPJudge: @unchecked Sendable {
+    static let nonce = "conformance-rs-dpop-nonce"
+
+    let requireNonce: Bool
+    let endpoint: String
+    let prm: String
+    private let lock = NSLock()
+    private(set) var authenticated = 0
+    private(set) var schemes: [String] = []
+    private(set) var proofProblems: [String] = []
+    private var seen: Set<String> = []
+    private(set) var replays = 0
+    private(set) var nonceChallenged = false
+    private(set) var nonceHonoured = false
+
+    init(endpoint: String, prm: String, requireNonce: Bool) {
+        self.endpoint = endpoint
+        self.prm = prm
+        self.requireNonce = requireNonce
+    }
+
+    /// The middleware: an answer ends the request; nil lets it through to MCP (an invalid proof is only recorded).
+    func judge(_ request: TransportRequest) -> TransportResponse? {
+        guard let authorization = ConformanceRun.header(request, "Authorization") else {
+            return ConformanceRun.json(
+                ["error": .string("unauthorized")], status: 401, headers: ["WWW-Authenticate": "DPoP resource_metadata=\"\(prm)\""])
+        }
+        return lock.withLock {
+            authenticated += 1
+            let scheme = String(authorization.prefix { $0 != " " })
+            schemes.append(scheme)
+            let token = String(authorization.drop { $0 != " " }.dropFirst())
+            guard let header = ConformanceRun.header(request, "DPoP"), !header.contains(",") else {
+                proofProblems.append("no single DPoP proof")
+                return nil
+            }
+            let proof: MockDPoPProof
+            do {
+                proof = try MockDPoPProof.verify(header, method: request.method.rawValue, target: endpoint, accessToken: token)
+            } catch {
+                proofProblems.append("\(error)")
+                return nil
+            }
+            if !seen.insert(proof.jti).inserted { replays += 1 }
+            if requireNonce {
+                guard proof.nonce == Self.nonce else {
+                    nonceChallenged = true
+                    return ConformanceRun.json(
+                        ["error": .string("use_dpop_nonce")], status: 401,
+                        headers: [
+                            "WWW-Authenticate": "DPoP error=\"use_dpop_nonce\", resource_metadata=\"\(prm)\"", "DPoP-Nonce": Self.nonce,
+                        ])
+                }
+                if nonceChallenged { nonceHonoured = true }
+            }
+            return nil
+        }
+    }
+}
