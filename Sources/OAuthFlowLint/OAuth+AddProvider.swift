@@ -12,7 +12,7 @@ extension OAuth {
     /// - Parameters:
     ///   - issuer: The issuer identifier (https, or http to a loopback host).
     ///   - id: The provider id; by default one made of the issuer's host and path.
-    ///   - options: What the caller knows beyond the metadata (``OAuthFlow/DescriptorDraft/Options``): the redirect URI's
+    ///   - options: What the caller knows beyond the metadata (`DescriptorDraft.Options`): the redirect URI's
     ///     loopback port (8765 by default), and what the server takes that its metadata leaves out.
     ///   - directory: Where to write `ID.yaml`; by default the user's providers directory when the configuration
     ///     reads it (`OAuth.Configuration.includeUserProviders`, as the CLI's does), else the last of

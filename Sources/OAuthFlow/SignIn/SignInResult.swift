@@ -25,8 +25,14 @@ public struct SignInResult: Sendable {
 
     /// Stores what a finished authorization returned, as `account`'s session with `client`'s provider.
     ///
-    /// - Parameter now: When it was stored; nil takes the client's clock (``OAuthEnvironment/clock``), as every other
-    ///   time of a sign-in does.
+    /// - Parameters:
+    ///   - outcome: What the finished authorization returned.
+    ///   - client: The client that finished it; its provider names the session, its clock times it.
+    ///   - account: The account, for several sessions with one provider.
+    ///   - redirectURI: The redirect URI signed in with; nil for a sign-in no browser came back from.
+    ///   - store: Where the session is kept.
+    ///   - now: When it was stored; nil takes the client's clock (``OAuthEnvironment/clock``), as every other time of a
+    ///     sign-in does.
     /// - Throws: ``TokenStoreError`` when the session cannot be stored.
     @discardableResult
     public static func store(
