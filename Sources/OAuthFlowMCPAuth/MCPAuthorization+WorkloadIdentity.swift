@@ -43,6 +43,12 @@ extension MCPAuthorization {
         if let source = configuration.clients[server.issuer.absoluteString]?.assertion {
             grant = .workload(source)
         } else if let idp = configuration.enterpriseIdentityProvider {
+            guard idp.provider.policy.grantTypes.contains(.tokenExchange) else {
+                throw MCPAuthorizationError(
+                    .unsupportedServer,
+                    "the enterprise identity provider `\(idp.provider.id)` does not declare the token exchange grant (`grant_types` lacks \(GrantType.tokenExchange.rawValue)), which its identity assertion grants are had with; nothing is sent to it"
+                )
+            }
             grant = .enterprise(idp)
         } else {
             return .authorizationCode

@@ -17,6 +17,28 @@ struct MCPAuthDocExamples {
         _ = (found, token)
     }
 
+    /// "Through an enterprise identity provider".
+    func enterprise(store: any TokenStore, oauth: OAuth, oktaSecret: Secret, notesSecret: Secret) async throws {
+        var enterprise = MCPAuthorization.Configuration(store: store, browser: SystemBrowser(environment: ProcessInfo.processInfo.environment))
+        enterprise.enterpriseIdentityProvider = .init(provider: try oauth.provider("okta-org"), client: ClientSettings(clientID: "0oa1agent", secret: oktaSecret))
+        enterprise.clients = ["https://auth.notes.example.com": ClientSettings(clientID: "agent-at-notes", secret: notesSecret)]
+        let agent = MCPAuthorization(enterprise)
+        try await agent.signIn(to: URL(string: "https://mcp.notes.example.com/mcp")!)
+    }
+
+    /// "Workload identity: a JWT instead of a user".
+    func workload(store: any TokenStore) {
+        var workload = ClientSettings(clientID: "reports-job")
+        workload.assertion = .file("/var/run/secrets/tokens/..data/mcp-token")
+        var unattended = MCPAuthorization.Configuration(store: store, browser: NoBrowser())
+        unattended.clients = ["https://auth.notes.example.com": workload]
+        workload.assertion = .callback { Secret(try await ciIdentityToken(audience: "https://auth.notes.example.com")) }
+        _ = MCPAuthorization(unattended)
+    }
+
+    /// Stands for the CI runner's API that hands a job its identity token.
+    func ciIdentityToken(audience: String) async throws -> String { audience }
+
     func pinning(store: any TokenStore, oauth: OAuth) throws {
         var pinned = MCPAuthorization.Configuration(store: store, browser: SystemBrowser(environment: ProcessInfo.processInfo.environment))
         pinned.pinnedProviders = [try oauth.provider("corp-mcp")]

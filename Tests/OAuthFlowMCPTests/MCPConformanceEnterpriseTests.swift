@@ -316,6 +316,20 @@ import Testing
         #expect(scenario.mcpRequests(bearing: "test-token-opaque").isEmpty)
     }
 
+    /// An identity provider whose descriptor does not declare the token exchange grant is refused before anything is
+    /// sent to it (no sign-in there, no exchange).
+    @Test func anIdentityProviderWithoutTokenExchangeIsRefused() async throws {
+        let scenario = Scenario()
+        let client = try await scenario.client()
+        var configuration = client.authorization.configuration
+        let plain = try TestDescriptor(id: "conformance-idp", issuer: scenario.idpOrigin, extra: "client_auth:\n  methods: [none]\n").provider()
+        configuration.enterpriseIdentityProvider?.provider = plain
+        let error = await ConformanceClient(run: scenario.run, endpoint: scenario.mcp.endpoint) { $0 = configuration }.runEverything()
+        let refusal = try #require(error as? MCPAuthorizationError, "\(String(describing: error))")
+        #expect(refusal.code == .unsupportedServer && refusal.message.contains("conformance-idp"))
+        #expect(scenario.run.requests.values.allSatisfy { ConformanceRun.origin(of: $0.url) != scenario.idpOrigin })
+    }
+
     /// Without a client for the MCP server's authorization server, nothing is registered for it (an ID-JAG names a client
     /// the identity provider knows there).
     @Test func noClientIsRegisteredForAnIdentityAssertion() async throws {

@@ -191,6 +191,51 @@ struct MCPEnterpriseEndToEndTests {
     }
 }
 
+extension MCPEnterpriseEndToEndTests {
+    /// `oauthflow mcp inspect URL --via corp-idp` says the token would come through the identity provider, `login --via`
+    /// signs in there (the browser is `$BROWSER`, a script that follows the redirects) and gets the server's token, and
+    /// `token --via` prints it from the stored session.
+    @Test func theCommandLineSignsInThroughTheIdentityProvider() async throws {
+        let server = try TestIDJAGServer.require()
+        let files = try TemporaryDirectory()
+        defer { files.cleanUp() }
+        _ = try files.write("config/oauthflow/providers/corp-idp.yaml", try Self.identityProviderYAML(server))
+        let browser = try files.write(
+            "browser.sh", "#!/bin/sh\n( python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)' \"$1\" ) >/dev/null 2>&1 &\n")
+        chmod(browser.path, 0o755)
+        let environment = [
+            "XDG_CONFIG_HOME": files.url.appendingPathComponent("config").path, "XDG_STATE_HOME": files.url.appendingPathComponent("state").path,
+            "OAUTHFLOW_CORP_IDP_CLIENT_ID": server.idpClientID, "OAUTHFLOW_CORP_IDP_CLIENT_SECRET": server.idpClientSecret,
+            "MCP_AGENT_SECRET": server.clientSecret, "BROWSER": browser.path,
+        ]
+        let (inspect, login, token) = try await Self.serving(server) { endpoint in
+            let url = endpoint.absoluteString
+            let client = ["--client-id", server.clientID, "--client-secret-env", "MCP_AGENT_SECRET"]
+            return (
+                try await runProduct("oauthflow", ["mcp", "inspect", url, "--via", "corp-idp"] + client, environment: environment),
+                try await runProduct("oauthflow", ["mcp", "login", url, "--via", "corp-idp", "--timeout", "20"] + client, environment: environment),
+                try await runProduct("oauthflow", ["mcp", "token", url, "--via", "corp-idp"] + client, environment: environment)
+            )
+        }
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        #expect(inspect.stdout.contains("through the enterprise identity provider corp-idp"), "\(inspect.stdout)")
+        #expect(inspect.stdout.contains("`oauthflow mcp login --via corp-idp` would use the session at corp-idp"), "\(inspect.stdout)")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("Signed in to"), "\(login.stderr)")
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(MockJWT.decode(token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))?.claims["sub"]?.stringValue == "alice", "\(token.stdout)")
+    }
+
+    static func identityProviderYAML(_ server: TestIDJAGServer) throws -> String {
+        let idp = server.idpIssuer
+        return TestDescriptor(
+            id: "corp-idp", protocol: .oidc, issuer: idp, endpoints: [("authorization", idp + "/authorize"), ("token", idp + "/token"), ("jwks", idp + "/jwks")],
+            scopes: ["openid", "email"],
+            extra: "grant_types: [authorization_code, refresh_token, \(GrantType.tokenExchange.rawValue)]\nclient_auth:\n  methods: [client_secret_basic]\nsecurity:\n  id_token_algs: [ES256]\n"
+        ).yaml
+    }
+}
+
 /// The user's browser: follows each redirect (the identity provider consents at once) back to the loopback.
 struct FollowingBrowser: BrowserOpener {
     let opened = Log<URL>()

@@ -16,11 +16,15 @@ extension OAuthFlowCommand.MCP {
 
         @OptionGroup var options: MCPOptions
 
+        @OptionGroup var grant: MCPGrantOptions
+
         @Flag(help: "Print the findings as JSON on stdout.")
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running { try options.authorization() }
+            let authorization = try await Output.running {
+                try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
+            }
             let server = options.server
             let found = try await Output.running { try await authorization.inspect(server) }
             if json {
@@ -67,10 +71,15 @@ extension OAuthFlowCommand.MCP {
                     + "session; oauthflow mcp signs in for Bearer tokens"
             lines.append(("DPoP", dpop))
             lines.append(("session", "\(found.signedIn ? "stored" : "none") (\(found.sessionKey.providerID), \(found.sessionKey.account))"))
+            lines.append(("grant", grantLine(found)))
             let width = lines.map(\.0.count).max() ?? 0
             var text = lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
             let would: String
-            if found.signedIn {
+            if let problem = found.grantProblem {
+                would = "a sign-in would fail: \(problem)"
+            } else if found.grant != "authorization_code" {
+                would = assertionWould(found)
+            } else if found.signedIn {
                 would = "`oauthflow mcp token` would use the stored session, refreshed when it is about to expire."
             } else if registration.route == "none" {
                 would = "a sign-in would fail: no client."
@@ -80,6 +89,30 @@ extension OAuthFlowCommand.MCP {
             }
             text += "\n" + would + "\n"
             return text
+        }
+
+        /// How the tokens would be had, in words: a user's sign-in, an enterprise identity provider, or a workload's JWT.
+        static func grantLine(_ found: MCPServerInspection) -> String {
+            switch found.grant {
+            case "enterprise_identity_provider":
+                return
+                    "through the enterprise identity provider \(found.identityProvider ?? ""): an identity assertion grant (ID-JAG), presented as a JWT bearer grant"
+            case "workload_assertion":
+                return "the workload's JWT from \(found.assertionSource ?? "its source"), presented as a JWT bearer grant (no user)"
+            default: return "a user signs in at the authorization server (authorization code, PKCE S256)"
+            }
+        }
+
+        /// What `login` would do when an assertion is presented.
+        static func assertionWould(_ found: MCPServerInspection) -> String {
+            let issuer = found.issuer.absoluteString
+            if found.grant == "workload_assertion" {
+                return
+                    "`oauthflow mcp login` would present the workload's JWT to \(issuer) for the resource \(found.resource), with no user and no browser."
+            }
+            let idp = found.identityProvider ?? "the identity provider"
+            return
+                "`oauthflow mcp login --via \(idp)` would use the session at \(idp) (signing in there through the browser first if there is none), exchange its ID token there for an ID-JAG for \(issuer) and the resource \(found.resource), and present it to \(issuer); no browser visits \(issuer)."
         }
     }
 }

@@ -8,15 +8,20 @@ extension OAuthFlowCommand.MCP {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "login",
-            abstract: "Sign in to an MCP server through the browser and store the session.",
+            abstract: "Sign in to an MCP server through the browser (or an enterprise identity provider) and store the session.",
             discussion: """
                 Discovers the server's authorization server, registers a client there the first time, opens the \
                 authorization URL with $BROWSER, xdg-open or open (always printing it on stderr) and stores the session \
-                0600. A session already stored is replaced. Exit codes: 0 signed in; 1 discovery, registration or the \
+                0600. A session already stored is replaced. With --via IDP the user signs in at that identity provider instead \
+                (once: its session is reused), whose ID token is exchanged there for an identity assertion grant that the \
+                server's authorization server takes from the client --client-id names; no browser visits that server. With \
+                --assertion-file the workload's JWT is presented instead, with no user. Exit codes: 0 signed in; 1 discovery, registration or the \
                 sign-in failed; 2 no callback before the timeout; 64 a malformed command line.
                 """)
 
         @OptionGroup var options: MCPOptions
+
+        @OptionGroup var grant: MCPGrantOptions
 
         @Option(name: .customLong("scope"), help: "A scope to ask for (repeatable); by default the server's challenge or metadata says.")
         var scopes: [String] = []
@@ -45,7 +50,11 @@ extension OAuthFlowCommand.MCP {
 
         func run() async throws {
             let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: CommandEnvironment.variables)
-            let authorization = try await Output.running { try options.authorization(browser: browser, timeout: timeout, events: Self.show) }
+            let authorization = try await Output.running {
+                try await grant.applied(
+                    to: try options.authorization(browser: browser, timeout: timeout, events: Self.show), server: options.server,
+                    registry: options.registry)
+            }
             let server = options.server
             let tokens = try await Output.running {
                 do {

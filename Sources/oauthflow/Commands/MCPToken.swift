@@ -16,11 +16,15 @@ extension OAuthFlowCommand.MCP {
 
         @OptionGroup var options: MCPOptions
 
+        @OptionGroup var grant: MCPGrantOptions
+
         @Flag(help: "Print JSON on stdout: access_token, token_type, expires_at, scopes.")
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running { try options.authorization() }
+            let authorization = try await Output.running {
+                try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
+            }
             let server = options.server
             let advice = { (error: any Error) -> String? in
                 switch (error as? MCPAuthorizationError)?.code {
