@@ -8,8 +8,9 @@ import Testing
 
 /// The three iOS apps this project grew from, replayed on Linux through the app sign-in by provider name: each
 /// provider's bundled descriptor pointed at a `SimulatedProvider` set up as the provider documents, the user played
-/// by ``ScriptedUser``. Each ends with the session in the store, a refresh after a 401 (`TokenManager.perform`), and
-/// the user cancelling once.
+/// by ``ScriptedUser``. Each ends with the session in the keychain store (`KeychainTokenStore` over the in-memory
+/// keychain that answers as Apple documents), a refresh after a 401 (`TokenManager.perform`), and the user cancelling
+/// once.
 @Suite struct SeedReplayTests {
     // MARK: - Kodeco: Google, an iOS client, PKCE, access_type=offline
 
@@ -22,7 +23,7 @@ import Testing
             issuer: URL(string: "https://accounts.google.com")!, clients: [.public(id: clientID, redirectURIs: [redirect])])
         let seed = try SeedProvider("google-ios", at: simulated)
         defer { seed.cleanUp() }
-        let store = InMemoryTokenStore()
+        let store = KeychainTokenStore.testing(InMemoryKeychain(), service: "com.alessandrodn.MyGoogleInfo.oauthflow")
         let oauth = OAuth(
             OAuth.Configuration(
                 providerDirectories: [seed.directory], clients: ["google-ios": ClientSettings(clientID: clientID)], store: store,
@@ -66,7 +67,7 @@ import Testing
             ])
         let seed = try SeedProvider("cloudentity", at: simulated, copying: ["cloudentity-scopeData.json"])
         defer { seed.cleanUp() }
-        let store = InMemoryTokenStore()
+        let store = KeychainTokenStore.testing(InMemoryKeychain(), service: "com.example.simple-pkce.oauthflow")
         // The sample's resources, protected: a call carries a live access token of the provider, or gets a 401.
         let resources = ResourceServer(base: simulated.transport, simulated: simulated)
         let oauth = OAuth(
@@ -126,7 +127,7 @@ import Testing
         defer { seed.cleanUp() }
         let tokenURL = URL(string: "https://example.us.auth0.com/token")!
         let json = JSONTokenBodies(base: simulated.transport, tokenURL: tokenURL)
-        let store = InMemoryTokenStore()
+        let store = KeychainTokenStore.testing(InMemoryKeychain(), service: "com.example.MyApp.oauthflow")
         let oauth = OAuth(
             OAuth.Configuration(
                 providerDirectories: [seed.directory], clients: ["auth0": ClientSettings(clientID: "AbCdEf", variables: ["domain": "example.us.auth0.com"])],
