@@ -98,6 +98,7 @@ extension MCPAuthorization {
     func signIn(_ context: AuthorizationState.Context, scopes: [String]) async throws -> TokenSet {
         if context.grant.presentsAssertion { return try await presentAssertion(context, scopes: scopes) }
         await state.noteRequested(scopes, for: context.server)
+        if configuration.clientCredentials { return try await clientCredentialsToken(context, scopes: scopes) }
         let configuration = self.configuration
         let session: StoredSession
         do {
@@ -164,6 +165,8 @@ extension MCPAuthorization {
         var settings: ClientSettings
         if grant.presentsAssertion {
             settings = try await assertionClient(at: serverDocument, provider: provider)
+        } else if configuration.clientCredentials {
+            settings = try serviceClient(at: serverDocument, provider: provider)
         } else if registering {
             settings = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
         } else {

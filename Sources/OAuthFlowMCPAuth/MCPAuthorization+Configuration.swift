@@ -51,6 +51,12 @@ extension MCPAuthorization {
         /// MCP server's authorization server. Nil signs in at each authorization server.
         public var enterpriseIdentityProvider: EnterpriseIdentityProvider?
 
+        /// Whether this host acts on its own behalf: the client given in ``clients`` for an authorization server's issuer
+        /// gets tokens for itself with the client credentials grant (RFC 6749 §4.4; MCP extension
+        /// `io.modelcontextprotocol/oauth-client-credentials`), with its secret or its key, and no user signs in. A server
+        /// whose authorization server has no client given is refused (`no_client`). False by default.
+        public var clientCredentials: Bool
+
         /// - Parameters:
         ///   - store: Where sessions are kept.
         ///   - browser: Opens the authorization URL.
@@ -78,6 +84,7 @@ extension MCPAuthorization {
             self.pinnedProviders = []
             self.requiresPinnedProvider = false
             self.dpop = true
+            self.clientCredentials = false
             self.enterpriseIdentityProvider = nil
         }
     }
