@@ -33,6 +33,15 @@ enum AppleSignInDocExamples {
         return answer
     }
 
+    /// Docs/apple.md, "Buttons for the granted scopes".
+    static func buttons(oauth: OAuth, result: SignInResult) async throws {
+        let buttons = try oauth.provider("cloudentity").resources.resources(granted: result.tokens.scopes)
+        for button in buttons {
+            let response = try await oauth.session("cloudentity").perform(TransportRequest(method: .get, url: button.url))
+            print(button.title, response.status)
+        }
+    }
+
     /// Docs/apple.md, "The app sign-in": a host's test plays the user.
     struct ApprovingUser: WebAuthenticator {
         let simulated: SimulatedProvider

@@ -91,6 +91,9 @@ import Testing
         #expect(buttons.map(\.title).sorted() == ["Balance", "Some name", "Transfer"])
         let balance = try #require(buttons.first { $0.title == "Balance" })
         #expect(balance.url.absoluteString == "http://localhost:8080/banking/balance")
+        // Docs/apple.md's buttons, as written there: each call goes out with the live access token.
+        try await AppleSignInDocExamples.buttons(oauth: oauth, result: result)
+        #expect(resources.calls == 3 && resources.refusals == 0)
 
         // The access token is revoked at the provider: the button's call gets a 401, refreshes once, and goes through.
         let manager = try await oauth.session("cloudentity")
@@ -210,6 +213,7 @@ final class ResourceServer: HTTPTransport {
     let base: any HTTPTransport
     let simulated: SimulatedProvider
     private let refused = Locked(0)
+    private let answered = Locked(0)
 
     init(base: any HTTPTransport, simulated: SimulatedProvider) {
         self.base = base
@@ -217,9 +221,11 @@ final class ResourceServer: HTTPTransport {
     }
 
     var refusals: Int { refused.current }
+    var calls: Int { answered.current }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard request.url.host == "localhost", request.url.port == 8080 else { return try await base.send(request) }
+        answered.withLock { $0 += 1 }
         let authorization = request.headers.first { $0.key.lowercased() == "authorization" }?.value ?? ""
         if authorization.hasPrefix("Bearer "), try await Simulated.isActive(Secret(String(authorization.dropFirst(7))), at: simulated) {
             return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"balance":"42.00"}"#.utf8))
