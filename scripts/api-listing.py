@@ -11,6 +11,10 @@ Reads the modules of the last debug build (`swift build --build-tests`; nothing 
 The products are the `.library` entries of Package.swift. A line is a declaration with its parent's
 name in front (`func OAuthClient.refresh(...)`), a type with its conformances, and a member of a
 constrained or protocol extension with that extension after it.
+
+Each listing's third line is its budget: `// Budget: at most T public top-level types and D public declarations.`
+A rewrite keeps it (a new product's budget starts at what it has); `--check` fails when a product is past its budget,
+even when its listing is current. Raise a budget only by editing that line, in a commit that says why.
 """
 
 import argparse
@@ -25,6 +29,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUDGET_LINE = "// Budget: at most {} public top-level types and {} public declarations."
+BUDGET = re.compile(r"^// Budget: at most (\d+) public top-level types and (\d+) public declarations\.$", re.MULTILINE)
 TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.actor", "swift.typealias"}
 # Conformances every type has or that Sendable implies: listing them would only be noise.
 IMPLIED = {"Swift.Copyable", "Swift.Escapable", "Swift.SendableMetatype"}
@@ -188,10 +194,18 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             results = dict(pool.map(one, modules))
 
-    drifted = []
-    for module, (text, count) in results.items():
+    drifted, over = [], []
+    for module, (listed_text, count) in results.items():
         path = os.path.join(api, f"{module}.txt")
         old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+        types, declarations = count, len(listed_text.splitlines()) - 2
+        budget = BUDGET.search(old)
+        limit = (int(budget.group(1)), int(budget.group(2))) if budget else (types, declarations)
+        if types > limit[0] or declarations > limit[1]:
+            over.append(f"{module}: {types} types and {declarations} declarations, past its budget of {limit[0]} and {limit[1]}")
+        head, _, rest = listed_text.partition("\n")
+        second, _, rest = rest.partition("\n")
+        text = "\n".join([head, second, BUDGET_LINE.format(*limit), rest])
         if options.check:
             if old != text:
                 drifted.append(module)
@@ -206,6 +220,10 @@ def main():
             print(f"{module}: {count} public top-level types")
     listed = {name for name in (os.listdir(api) if os.path.isdir(api) else []) if name.endswith(".txt")}
     stale = sorted(listed - {f"{module}.txt" for module in modules})
+    for line in over:
+        print(f"error: {line}: remove public API, or raise the budget in api/ in a commit that says why", file=sys.stderr)
+    if over:
+        return 1
     if options.check:
         if stale:
             drifted += stale
