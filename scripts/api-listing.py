@@ -205,7 +205,8 @@ def main():
             over.append(f"{module}: {types} types and {declarations} declarations, past its budget of {limit[0]} and {limit[1]}")
         head, _, rest = listed_text.partition("\n")
         second, _, rest = rest.partition("\n")
-        text = "\n".join([head, second, BUDGET_LINE.format(*limit), rest])
+        # A listing written before budgets is checked as it is, and gets its budget when it is next written.
+        text = "\n".join([head, second, BUDGET_LINE.format(*limit), rest]) if budget or not options.check else listed_text
         if options.check:
             if old != text:
                 drifted.append(module)
