@@ -330,6 +330,17 @@ import Testing
         #expect(scenario.run.requests.values.allSatisfy { ConformanceRun.origin(of: $0.url) != scenario.idpOrigin })
     }
 
+    /// An organisation that pins its authorization servers: an unpinned one is refused before the identity provider is
+    /// asked for a grant for it.
+    @Test func anUnpinnedAuthorizationServerGetsNoGrant() async throws {
+        let scenario = Scenario()
+        var configuration = try await scenario.client().authorization.configuration
+        configuration.requiresPinnedProvider = true
+        let error = await ConformanceClient(run: scenario.run, endpoint: scenario.mcp.endpoint) { $0 = configuration }.runEverything()
+        #expect((error as? MCPAuthorizationError)?.code == .unpinnedServer, "\(String(describing: error))")
+        #expect(scenario.run.requests.values.allSatisfy { ConformanceRun.origin(of: $0.url) != scenario.idpOrigin })
+    }
+
     /// Without a client for the MCP server's authorization server, nothing is registered for it (an ID-JAG names a client
     /// the identity provider knows there).
     @Test func noClientIsRegisteredForAnIdentityAssertion() async throws {
