@@ -152,7 +152,7 @@ extension MCPAuthorization {
         let issuer =
             resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
             ?? resourceDocument.authorizationServers[0]
-        let serverDocument = try await discovery.authorizationServer(issuer)
+        let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
         let (provider, pinned) = try provider(for: serverDocument)
         guard let written = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")

@@ -68,7 +68,7 @@ extension MCPAuthorization {
         let issuer =
             resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
             ?? resourceDocument.authorizationServers[0]
-        let serverDocument = try await discovery.authorizationServer(issuer)
+        let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
         let (provider, pinned) = try provider(for: serverDocument)
         let (grant, grantProblem) = inspectedGrant(at: serverDocument, provider: provider)
         let registration: MCPServerInspection.Registration

@@ -25,6 +25,8 @@ struct ServerDiscovery: Sendable {
         /// Its `authorization_servers`, in order.
         let authorizationServers: [URL]
         let scopesSupported: [String]?
+        /// Whether there is none and this stands in for it (``legacyProtectedResource(of:)``).
+        var isLegacy = false
     }
 
     /// What the authorization server's metadata says.
@@ -61,16 +63,35 @@ struct ServerDiscovery: Sendable {
             candidates = server.metadataLocations
         }
         var failures: [String] = []
+        var notFound = 0
         for url in candidates {
-            guard let object = try await fetchObject(url, failures: &failures) else { continue }
+            guard let object = try await fetchObject(url, failures: &failures, notFound: &notFound) else { continue }
             let document = try protectedResourceDocument(object, at: url)
             try check(document, for: server, probedRoot: named == nil && url == server.rootMetadataLocation)
             logger.debug("protected resource metadata read", metadata: ["url": "\(url.absoluteString)"])
             return document
         }
+        if named == nil, notFound == candidates.count, let legacy = Self.legacyProtectedResource(of: server) {
+            logger.info(
+                "no protected-resource metadata: the server's origin is its authorization server (MCP 2025-03-26)", metadata: ["server": "\(server)"])
+            return legacy
+        }
         throw MCPAuthorizationError(
             .metadataUnavailable,
             "no protected-resource metadata for the MCP server \(server) (RFC 9728): " + failures.joined(separator: "; "))
+    }
+
+    /// What stands in for the protected-resource metadata of a server that has none at either well-known location (each
+    /// answered 404): MCP 2025-03-26, the revision before RFC 9728 came in, made the server's own origin its authorization
+    /// server (its path discarded). Tokens are asked for the server's canonical URI, from its own origin only.
+    static func legacyProtectedResource(of server: ResourceIdentifier) -> ProtectedResourceDocument? {
+        guard var components = URLComponents(url: server.url, resolvingAgainstBaseURL: false), let location = server.rootMetadataLocation
+        else { return nil }
+        components.percentEncodedPath = ""
+        components.query = nil
+        guard let issuer = components.url else { return nil }
+        return ProtectedResourceDocument(
+            url: location, resource: server.description, authorizationServers: [issuer], scopesSupported: nil, isLegacy: true)
     }
 
     /// The document's members, typed.
@@ -145,13 +166,23 @@ struct ServerDiscovery: Sendable {
     ///
     /// - Throws: ``MCPAuthorizationError`` `issuerMismatch`, `metadataUnavailable`, `invalidMetadata`, `insecureURL`,
     ///   `unsupportedServer` (no PKCE S256: MCP clients must refuse such a server).
-    func authorizationServer(_ issuer: URL) async throws -> AuthorizationServerDocument {
+    ///
+    /// - Parameter legacy: Whether the issuer stands in for a server without protected-resource metadata: when none of
+    ///   its metadata locations has a document (each 404), MCP 2025-03-26's default endpoints are used
+    ///   (``legacyAuthorizationServer(_:)``).
+    func authorizationServer(_ issuer: URL, legacy: Bool = false) async throws -> AuthorizationServerDocument {
         var failures: [String] = []
-        for (url, mode) in Self.metadataLocations(of: issuer) {
-            guard let object = try await fetchObject(url, failures: &failures) else { continue }
+        var notFound = 0
+        let locations = Self.metadataLocations(of: issuer)
+        for (url, mode) in locations {
+            guard let object = try await fetchObject(url, failures: &failures, notFound: &notFound) else { continue }
             let document = try authorizationServerDocument(object, at: url, issuer: issuer, mode: mode)
             logger.debug("authorization server metadata read", metadata: ["url": "\(url.absoluteString)"])
             return document
+        }
+        if legacy, notFound == locations.count, let fallback = try legacyAuthorizationServer(issuer, at: locations.first?.0) {
+            logger.info("no authorization server metadata: MCP 2025-03-26's default endpoints", metadata: ["issuer": "\(issuer.absoluteString)"])
+            return fallback
         }
         throw MCPAuthorizationError(
             .metadataUnavailable, "no metadata for the authorization server \(issuer.absoluteString): " + failures.joined(separator: "; "))
@@ -209,6 +240,20 @@ struct ServerDiscovery: Sendable {
             issuer: issuer, url: url, mode: mode, metadata: metadata, registrationEndpoint: registration, acceptsClientMetadataDocuments: cimd)
     }
 
+    /// MCP 2025-03-26, "Fallbacks for Servers without Metadata Discovery": `/authorize`, `/token` and `/register` at the
+    /// server's origin, PKCE S256 (which that revision required of every client).
+    func legacyAuthorizationServer(_ issuer: URL, at url: URL?) throws -> AuthorizationServerDocument? {
+        guard let url else { return nil }
+        let base = issuer.absoluteString
+        let object: [String: JSONValue] = [
+            "issuer": .string(base), "authorization_endpoint": .string(base + "/authorize"), "token_endpoint": .string(base + "/token"),
+            "registration_endpoint": .string(base + "/register"), "response_types_supported": .array([.string("code")]),
+            "grant_types_supported": .array([.string("authorization_code"), .string("refresh_token")]),
+            "code_challenge_methods_supported": .array([.string("S256")]),
+        ]
+        return try authorizationServerDocument(object, at: url, issuer: issuer, mode: .rfc8414)
+    }
+
     // MARK: - Fetching
 
     /// GETs `url` and reads a JSON object: nil (with the reason in `failures`) for an HTTP error status, which sends the
@@ -217,6 +262,12 @@ struct ServerDiscovery: Sendable {
     /// - Throws: ``MCPAuthorizationError`` `invalidMetadata` for an answer that is not one JSON object, or names a
     ///   member twice; `metadataUnavailable` when nothing answers or the answer is a redirect.
     func fetchObject(_ url: URL, failures: inout [String]) async throws -> [String: JSONValue]? {
+        var notFound = 0
+        return try await fetchObject(url, failures: &failures, notFound: &notFound)
+    }
+
+    /// ``fetchObject(_:failures:)``, counting the answers that were 404 in `notFound`.
+    func fetchObject(_ url: URL, failures: inout [String], notFound: inout Int) async throws -> [String: JSONValue]? {
         try requireSecure(url, what: "a metadata URL")
         let response: TransportResponse
         do {
@@ -229,6 +280,7 @@ struct ServerDiscovery: Sendable {
             return nil
         }
         guard response.status == 200 else {
+            if response.status == 404 { notFound += 1 }
             failures.append("\(url.absoluteString) answered HTTP \(response.status)")
             return nil
         }

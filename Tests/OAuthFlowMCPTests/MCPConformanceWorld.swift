@@ -238,11 +238,12 @@ final class MockAuthServer: @unchecked Sendable {
     /// The key DPoP access tokens are signed with.
     let signingKey = P256.Signing.PrivateKey()
 
-    init(run: ConformanceRun, origin: String, options: MockAuthServerOptions = MockAuthServerOptions()) {
+    /// - Parameter serving: Whether it serves `origin` itself; false for one mounted on another server's routes (`handle`).
+    init(run: ConformanceRun, origin: String, options: MockAuthServerOptions = MockAuthServerOptions(), serving: Bool = true) {
         self.run = run
         self.origin = origin
         self.options = options
-        run.serve(origin) { [self] in try await answer($0) }
+        if serving { run.serve(origin) { [self] in handle($0) } }
     }
 
     var issuer: String { options.metadataIssuer ?? origin + options.routePrefix }
@@ -250,7 +251,8 @@ final class MockAuthServer: @unchecked Sendable {
 
     func observations() -> MockDPoPObservations { lock.withLock { dpop } }
 
-    private func answer(_ request: TransportRequest) async throws -> TransportResponse? {
+    /// Its routes; nil for one it does not have.
+    func handle(_ request: TransportRequest) -> TransportResponse? {
         if let extra = options.extraRoutes, let answer = extra(request) { return answer }
         let path = request.url.path
         let prefix = options.routePrefix
