@@ -20,7 +20,7 @@ import Testing
 
     /// The scenario's servers: the identity provider, the MCP server's authorization server and the MCP server.
     final class Scenario: @unchecked Sendable {
-        let run = ConformanceRun(version: .v20251125)
+        let run: ConformanceRun
         let idpOrigin = "http://localhost:3101"
         let idpKey = P256.Signing.PrivateKey()
         /// The ID token the context hands the client (`idp_id_token`).
@@ -36,7 +36,8 @@ import Testing
         /// What the authorization server answers instead of the scenario's token, when set (a hostile variant).
         var tokenAnswer: TransportResponse?
 
-        init() {
+        init(version: ConformanceSpecVersion = .v20251125) {
+            run = ConformanceRun(version: version)
             let now = Date().timeIntervalSince1970.rounded(.down)
             idToken = MockJWT.sign(
                 header: ["alg": .string("ES256"), "typ": .string("JWT")],
@@ -217,8 +218,9 @@ import Testing
     /// `auth/enterprise-managed-authorization`: the ID token exchanged at the identity provider for an ID-JAG with the
     /// authorization server's issuer as `audience` and the protected-resource metadata's `resource`, the ID-JAG presented
     /// there with client_secret_basic, and the token used for `tools/list` and `tools/call`.
-    @Test func enterpriseManagedAuthorization() async throws {
-        let scenario = Scenario()
+    @Test("auth/enterprise-managed-authorization", arguments: MCPConformanceTests.bothWires)
+    func enterpriseManagedAuthorization(_ version: ConformanceSpecVersion) async throws {
+        let scenario = Scenario(version: version)
         let client = try await scenario.client()
         let error = await client.runEverything()
         let run = scenario.run

@@ -16,7 +16,7 @@ import Testing
     static let clientID = "conformance-wif-workload"
 
     final class Scenario: @unchecked Sendable {
-        let run = ConformanceRun(version: .v20251125)
+        let run: ConformanceRun
         let key = P256.Signing.PrivateKey()
         var auth: MockAuthServer!
         var mcp: MockMCPServer!
@@ -25,7 +25,8 @@ import Testing
         private var failedOnce = false
         let files: TemporaryDirectory
 
-        init(scopesSupported: [String]? = nil) throws {
+        init(version: ConformanceSpecVersion = .v20251125, scopesSupported: [String]? = nil) throws {
+            run = ConformanceRun(version: version)
             files = try TemporaryDirectory()
             var options = MockAuthServerOptions()
             options.grantTypesSupported = [GrantType.jwtBearer.rawValue]
@@ -123,8 +124,9 @@ import Testing
 
     /// `auth/wif-jwt-bearer`: the valid JWT, read from its file, presented with the `resource`; no user, no browser, no
     /// registration; the token used for `tools/list` and `tools/call`.
-    @Test func wifJwtBearer() async throws {
-        let scenario = try Scenario()
+    @Test("auth/wif-jwt-bearer", arguments: MCPConformanceTests.bothWires)
+    func wifJwtBearer(_ version: ConformanceSpecVersion) async throws {
+        let scenario = try Scenario(version: version)
         defer { scenario.files.cleanUp() }
         let valid = scenario.jwt()
         let client = scenario.client(.file(try scenario.mount(valid).path))
