@@ -97,6 +97,14 @@ extension MCPAuthorization {
             requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests == true,
             dpopAlgorithms: metadata.dpopSigningAlgValuesSupported ?? [], sessionKey: key, signedIn: stored)
         describe(grant, problem: grantProblem, registration: registration, in: &found)
+        // MCP authorization 2026-07-28: what a sign-in would send and check.
+        let written = URL(string: resourceDocument.resource)
+        found.resourceSent = (written.flatMap(ResourceIdentifier.init) == server ? written : server.url)?.absoluteString ?? server.description
+        found.offlineAccess = provider.policy.scopes.offlineScopes.contains("offline_access")
+        found.issParameter = provider.issuerParameterRule == .required ? "required" : "compared_when_present"
+        found.legacyDiscovery = resourceDocument.isLegacy
+        found.defaultEndpoints = serverDocument.isDefaultEndpoints
+        if configuration.clientCredentials, !grant.presentsAssertion { found.grant = "client_credentials" }
         return found
     }
 

@@ -51,6 +51,23 @@ public struct MCPServerInspection: Sendable, Encodable {
     /// Why presenting an assertion would fail (the server lists no JWT bearer grant, no client for it), when it would.
     public internal(set) var grantProblem: String?
 
+    /// The `resource` (RFC 8707) sent on the authorization request, the token request and every refresh, whether or not
+    /// the authorization server says it takes one: the metadata's `resource` when it is the server's canonical URI, else
+    /// (root metadata naming the bare origin) the server's canonical URI.
+    public internal(set) var resourceSent = ""
+    /// Whether `offline_access` would be asked for: only when the authorization server's `scopes_supported` lists it
+    /// (MCP authorization 2026-07-28, "Refresh Tokens").
+    public internal(set) var offlineAccess = false
+    /// How the authorization response's `iss` (RFC 9207) is checked: `required` when the metadata says
+    /// `authorization_response_iss_parameter_supported`, else `compared_when_present`; compared exactly either way.
+    public internal(set) var issParameter = "compared_when_present"
+    /// Whether the server has no protected-resource metadata and its origin stands for its authorization server
+    /// (MCP 2025-03-26), `authorization_server_metadata` then naming where the default endpoints were assumed when
+    /// `defaultEndpoints`.
+    public internal(set) var legacyDiscovery = false
+    /// Whether the authorization server has no metadata either and MCP 2025-03-26's default endpoints are used.
+    public internal(set) var defaultEndpoints = false
+
     /// A Bearer challenge (RFC 6750 §3, RFC 9728 §5.1).
     public struct Challenge: Sendable, Encodable {
         /// Its `error`.
@@ -90,6 +107,8 @@ public struct MCPServerInspection: Sendable, Encodable {
         case requiresPushedAuthorizationRequests = "requires_pushed_authorization_requests", dpopAlgorithms = "dpop_algorithms"
         case sessionKey = "session", signedIn = "signed_in"
         case grant, identityProvider = "identity_provider", assertionSource = "assertion_source", grantProblem = "grant_problem"
+        case resourceSent = "resource_sent", offlineAccess = "offline_access", issParameter = "iss_parameter"
+        case legacyDiscovery = "legacy_discovery", defaultEndpoints = "default_endpoints"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -115,5 +134,10 @@ public struct MCPServerInspection: Sendable, Encodable {
         try container.encodeIfPresent(identityProvider, forKey: .identityProvider)
         try container.encodeIfPresent(assertionSource, forKey: .assertionSource)
         try container.encodeIfPresent(grantProblem, forKey: .grantProblem)
+        try container.encode(resourceSent, forKey: .resourceSent)
+        try container.encode(offlineAccess, forKey: .offlineAccess)
+        try container.encode(issParameter, forKey: .issParameter)
+        try container.encode(legacyDiscovery, forKey: .legacyDiscovery)
+        try container.encode(defaultEndpoints, forKey: .defaultEndpoints)
     }
 }

@@ -39,6 +39,8 @@ struct ServerDiscovery: Sendable {
         let registrationEndpoint: URL?
         /// `client_id_metadata_document_supported` (OAuth Client ID Metadata Document).
         let acceptsClientMetadataDocuments: Bool
+        /// Whether there is no metadata and these are MCP 2025-03-26's default endpoints.
+        var isDefaultEndpoints = false
     }
 
     // MARK: - Protected resource metadata
@@ -251,7 +253,9 @@ struct ServerDiscovery: Sendable {
             "grant_types_supported": .array([.string("authorization_code"), .string("refresh_token")]),
             "code_challenge_methods_supported": .array([.string("S256")]),
         ]
-        return try authorizationServerDocument(object, at: url, issuer: issuer, mode: .rfc8414)
+        var document = try authorizationServerDocument(object, at: url, issuer: issuer, mode: .rfc8414)
+        document.isDefaultEndpoints = true
+        return document
     }
 
     // MARK: - Fetching

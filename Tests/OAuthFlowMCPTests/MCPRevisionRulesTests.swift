@@ -85,4 +85,34 @@ import Testing
         #expect(asked.values.count == 2)
         #expect(Set(asked.values.last?.split(separator: " ").map(String.init) ?? []) == ["mcp:basic", "mcp:extra", "mcp:write"])
     }
+
+    /// `inspect` says what a sign-in would send and check: the resource, whether `offline_access` would be asked for,
+    /// how `iss` is checked, which metadata was read.
+    @Test func inspectionSaysWhatASignInWouldSendAndCheck() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var mcp = MockMCPServerOptions()
+        mcp.prmPath = "/.well-known/oauth-protected-resource"
+        mcp.includePrmInWwwAuth = false
+        var auth = MockAuthServerOptions()
+        auth.scopesSupported = ["mcp:basic", "offline_access"]
+        let (server, _, client) = Scenarios.world(run, mcp: mcp, auth: auth)
+        let found = try await client.authorization.inspect(server.endpoint)
+        #expect(found.resource == Scenarios.mcpOrigin)
+        #expect(found.resourceSent == Scenarios.mcpOrigin + "/mcp")
+        #expect(found.offlineAccess)
+        #expect(found.issParameter == "required")
+        #expect(found.authorizationServerMetadata.absoluteString == Scenarios.authOrigin + "/.well-known/oauth-authorization-server")
+        #expect(found.registration.route == "dynamic_registration")
+        #expect(!found.legacyDiscovery && !found.defaultEndpoints)
+        #expect(run.checks("client-registration").isEmpty && run.checks("authorization-request").isEmpty)
+
+        let quiet = ConformanceRun(version: .v20260728)
+        var plain = MockAuthServerOptions()
+        plain.issParameterSupported = nil
+        plain.scopesSupported = ["mcp:basic"]
+        let (other, _, otherClient) = Scenarios.world(quiet, auth: plain)
+        let second = try await otherClient.authorization.inspect(other.endpoint)
+        #expect(!second.offlineAccess)
+        #expect(second.issParameter == "compared_when_present")
+    }
 }

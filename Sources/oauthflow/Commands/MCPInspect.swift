@@ -45,7 +45,12 @@ extension OAuthFlowCommand.MCP {
             } else {
                 lines.append(("challenge", "none (the well-known locations were read)"))
             }
-            lines.append(("resource metadata", found.resourceMetadata.absoluteString))
+            lines.append(
+                (
+                    "resource metadata",
+                    found.resourceMetadata.absoluteString
+                        + (found.legacyDiscovery ? " (none there: the server's origin is its authorization server, MCP 2025-03-26)" : "")
+                ))
             lines.append(("resource", found.resource))
             lines.append(("authorization servers", found.authorizationServers.map(\.absoluteString).joined(separator: ", ")))
             lines.append(("issuer", "\(found.issuer.absoluteString) (metadata at \(found.authorizationServerMetadata.absoluteString))"))
@@ -72,6 +77,16 @@ extension OAuthFlowCommand.MCP {
             lines.append(("DPoP", dpop))
             lines.append(("session", "\(found.signedIn ? "stored" : "none") (\(found.sessionKey.providerID), \(found.sessionKey.account))"))
             lines.append(("grant", grantLine(found)))
+            // MCP authorization 2026-07-28: what a sign-in sends and checks.
+            lines.append(("resource sent", "\(found.resourceSent) (authorization and token requests, and every refresh)"))
+            lines.append(
+                (
+                    "offline_access",
+                    found.offlineAccess
+                        ? "asked for (the authorization server lists it)" : "not asked for (not in the authorization server's scopes_supported)"
+                ))
+            lines.append(("iss (RFC 9207)", found.issParameter == "required" ? "required, compared exactly" : "compared exactly when present"))
+            if found.defaultEndpoints { lines.append(("endpoints", "no metadata: /authorize, /token and /register at the issuer (MCP 2025-03-26)")) }
             let width = lines.map(\.0.count).max() ?? 0
             var text = lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
             let would: String
@@ -99,6 +114,7 @@ extension OAuthFlowCommand.MCP {
                     "through the enterprise identity provider \(found.identityProvider ?? ""): an identity assertion grant (ID-JAG), presented as a JWT bearer grant"
             case "workload_assertion":
                 return "the workload's JWT from \(found.assertionSource ?? "its source"), presented as a JWT bearer grant (no user)"
+            case "client_credentials": return "the client itself, with the client credentials grant (no user)"
             default: return "a user signs in at the authorization server (authorization code, PKCE S256)"
             }
         }
@@ -106,6 +122,10 @@ extension OAuthFlowCommand.MCP {
         /// What `login` would do when an assertion is presented.
         static func assertionWould(_ found: MCPServerInspection) -> String {
             let issuer = found.issuer.absoluteString
+            if found.grant == "client_credentials" {
+                return
+                    "`oauthflow mcp login` would ask \(issuer) for a token for the client itself (client credentials) for the resource \(found.resourceSent), with no user and no browser."
+            }
             if found.grant == "workload_assertion" {
                 return
                     "`oauthflow mcp login` would present the workload's JWT to \(issuer) for the resource \(found.resource), with no user and no browser."
