@@ -63,6 +63,16 @@ extension MCPAuthorization {
             ?? (context.protectedResource.url == context.server.rootMetadataLocation ? nil : context.protectedResource.url)
         let current = try await discovery.protectedResource(of: context.server, named: named)
         guard !current.authorizationServers.contains(context.authorizationServer.issuer) else { return nil }
+        // A client the host registered beforehand is not swapped silently for one registered at the new server (MCP
+        // authorization, "Client Registration": pre-registered credentials that no longer match are an error to show).
+        let old = context.authorizationServer.issuer.absoluteString
+        if configuration.clients[old] != nil, !current.authorizationServers.contains(where: { configuration.clients[$0.absoluteString] != nil }) {
+            let named = current.authorizationServers.map(\.absoluteString).joined(separator: ", ")
+            throw MCPAuthorizationError(
+                .noClient,
+                "the MCP server \(context.server) now names the authorization server \(ServerDiscovery.shown(named)), not \(old), which the client given in `clients` is registered at; that client is not used there and none is registered in its place: register one there and give it in `clients`"
+            )
+        }
         logger.info(
             "the MCP server names another authorization server; discovering it",
             metadata: ["server": "\(context.server)", "was": "\(context.authorizationServer.issuer.absoluteString)"])

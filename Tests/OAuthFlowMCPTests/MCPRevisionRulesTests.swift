@@ -115,4 +115,40 @@ import Testing
         #expect(!second.offlineAccess)
         #expect(second.issParameter == "compared_when_present")
     }
+
+    /// A client the host registered at the first authorization server is not swapped silently for a registration at the
+    /// one the server moves to: the move is surfaced (`no_client`), and nothing is sent to the new server.
+    @Test func aPreRegisteredClientIsNotSwappedSilentlyWhenTheServerMoves() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
+        let moved = Log<Bool>()
+        _ = MockAuthServer(run: run, origin: Scenarios.authOrigin)
+        var second = MockAuthServerOptions()
+        second.onRegistrationRequest = { _ in
+            moved.add(false)
+            return MockRegistration()
+        }
+        _ = MockAuthServer(run: run, origin: Scenarios.secondAuthOrigin, options: second)
+        var mcp = MockMCPServerOptions()
+        mcp.authMiddleware = { request, _ in
+            let challenge = ["WWW-Authenticate": "Bearer resource_metadata=\"\(prm)\""]
+            guard ConformanceRun.header(request, "Authorization") != nil else {
+                return ConformanceRun.json(["error": .string("invalid_token")], status: 401, headers: challenge)
+            }
+            guard moved.values.isEmpty else { return ConformanceRun.json(["error": .string("invalid_token")], status: 401, headers: challenge) }
+            moved.add(true)
+            return nil
+        }
+        let server = MockMCPServer(run: run, origin: Scenarios.mcpOrigin, options: mcp) {
+            moved.values.isEmpty ? [Scenarios.authOrigin] : [Scenarios.secondAuthOrigin]
+        }
+        let client = ConformanceClient(run: run, endpoint: server.endpoint) {
+            $0.clients = [Scenarios.authOrigin: ClientSettings(clientID: "given-at-as1")]
+        }
+        let error = try #require(await client.runEverything() as? MCPAuthorizationError)
+        #expect(error.code == .noClient, "\(error)")
+        #expect(error.message.contains(Scenarios.secondAuthOrigin))
+        #expect(moved.values == [true])
+        #expect(run.requests.values.allSatisfy { !($0.url.absoluteString.hasPrefix(Scenarios.secondAuthOrigin) && $0.method == .post) })
+    }
 }
