@@ -10,11 +10,13 @@ rows alternate with the floor run for run (A B A B ...): each pair gives a ratio
 reports their median with the minimum and maximum. The floor is a trivial Swift program linked
 statically, as the CLI is.
 
-Lint's CPU time is compared with libyaml's on two corpora of 1,000 files: the one template below
-(the project's own shape, each file about 1.3 KiB) and one that Benchmarks/corpus/generate.py writes
+Lint's CPU time is compared with libyaml's on three corpora of 1,000 files: the one template below
+(the project's own shape, each file about 1.3 KiB), one that Benchmarks/corpus/generate.py writes
 (seed 47), each file drawing its own shape: flow and block collections, anchors and aliases, comments,
-quoted keys, block scalars, text in many scripts, up to 60 scopes and 40 resources. PAIRS (default 9) sets
-the number of A B pairs of each comparison.
+quoted keys, block scalars, text in many scripts, up to 60 scopes and 40 resources, and the same files with
+warnings added as a stranger's descriptors draw them (`--warnings 0.8`: about 800 warnings of the common
+rules, so the diagnostics path is measured too; the errors and warnings each varied corpus draws are printed
+beside its figures). PAIRS (default 9) sets the number of A B pairs of each comparison.
 """
 import json
 import os
@@ -99,13 +101,21 @@ def corpus(count):
     return directory
 
 
-def varied_corpus(count, seed=47):
-    """COUNT descriptors of varied shapes from Benchmarks/corpus/generate.py, written once."""
-    directory = WORK / f"varied-{count}-seed{seed}"
+def varied_corpus(count, seed=47, warnings=0.0):
+    """COUNT descriptors of varied shapes from Benchmarks/corpus/generate.py (about `warnings` a file), written once."""
+    directory = WORK / (f"varied-{count}-seed{seed}" + (f"-warnings{warnings}" if warnings else ""))
     if not directory.exists():
-        subprocess.run([sys.executable, str(ROOT / "Benchmarks" / "corpus" / "generate.py"), str(directory), str(count), "--seed", str(seed)],
-                       check=True, stderr=subprocess.DEVNULL)
+        extra = ["--warnings", str(warnings)] if warnings else []
+        subprocess.run([sys.executable, str(ROOT / "Benchmarks" / "corpus" / "generate.py"), str(directory), str(count), "--seed", str(seed)]
+                       + extra, check=True, stderr=subprocess.DEVNULL)
     return directory
+
+
+def diagnostics_drawn(directory):
+    """(errors, warnings) lint reports over directory, from its JSON report."""
+    report = subprocess.run([OAUTHFLOW, "lint", "--format", "json", str(directory)], capture_output=True, text=True)
+    found = json.loads(report.stdout)
+    return sum(d["severity"] == "error" for d in found), sum(d["severity"] == "warning" for d in found)
 
 
 def measure(command, runs, env=None):
@@ -246,13 +256,19 @@ def main():
 
 
 def lint_against_libyaml(thousand):
-    """Prints lint's CPU time against libyaml's C event parse, on the template corpus and the varied one."""
+    """Prints lint's CPU time against libyaml's C event parse, on the template corpus, the varied one and the varied one with warnings."""
     files_1000 = sorted(str(path) for path in thousand.glob("*.yaml"))
     if YAML_EVENTS:
-        varied = varied_corpus(1000)
-        files_varied = sorted(str(path) for path in varied.glob("*.yaml"))
-        size = sum(os.path.getsize(path) for path in files_varied)
-        for label, directory, files in [("template", thousand, files_1000), (f"varied, {size // 1024:,} KiB", varied, files_varied)]:
+        corpora = [("template", thousand, files_1000)]
+        for warnings in (0.0, 0.8):
+            directory = varied_corpus(1000, warnings=warnings)
+            files = sorted(str(path) for path in directory.glob("*.yaml"))
+            size = sum(os.path.getsize(path) for path in files)
+            # What lint draws on it, in the label: a corpus meant clean that draws findings says so.
+            errors, drawn = diagnostics_drawn(directory)
+            label = f"varied, {size // 1024:,} KiB, {errors} errors, {drawn} warnings"
+            corpora.append((label, directory, files))
+        for label, directory, files in corpora:
             for way, (ratio, low, high, floor, lint) in lint_cpu_against_libyaml(directory, files).items():
                 verdict = "" if way == "mixed" else f"; target <= 3x: {'met' if ratio <= 3 else 'NOT met'}"
                 print(f"lint 1,000 ({label}) CPU, {way}: {lint * 1000:.0f} ms against libyaml's C event parse {floor * 1000:.0f} ms: "

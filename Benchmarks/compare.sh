@@ -9,9 +9,10 @@
 # the CLI does not, and flatter it), installs
 # libyaml's C event parse of the same files as the lint floor (Benchmarks/LibYAMLFloor), installs
 # check-jsonschema into a virtualenv under Benchmarks/.build, generates corpora of 3,
-# 1,000, 10,000 and 30,000 descriptors there (and 1,000 of varied shapes with
-# Benchmarks/corpus/generate.py), and prints the figures and the ratios. PAIRS sets the number of
-# pairs of each lint-against-libyaml comparison (default 9); ONLY=lint runs that comparison alone.
+# 1,000, 10,000 and 30,000 descriptors there (and, with Benchmarks/corpus/generate.py, 1,000 of varied
+# shapes, and the same 1,000 with about 800 warnings added), and prints the figures and the ratios. PAIRS
+# sets the number of pairs of each lint-against-libyaml comparison (default 9); ONLY=lint runs that
+# comparison alone, on the three corpora.
 export BENCHMARK_COMMAND="bash Benchmarks/compare.sh $*"
 source "$(dirname "$0")/static-release.sh" compare
 oauthflow="$root/.build-static/release/oauthflow"

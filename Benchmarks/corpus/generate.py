@@ -2,12 +2,22 @@
 """Writes a corpus of provider descriptors of varied shapes, for benchmarking `oauthflow lint` on files the
 project's own descriptors do not resemble.
 
-Usage: python3 Benchmarks/corpus/generate.py OUT_DIR [COUNT] [--seed N] [--invalid N]
+Usage: python3 Benchmarks/corpus/generate.py OUT_DIR [COUNT] [--seed N] [--invalid N] [--warnings RATE]
 
 COUNT (default 1,000) descriptors go to OUT_DIR as ID.yaml, the same files for the same seed (default 47).
 Every one is valid and lints clean (`oauthflow lint OUT_DIR` finds nothing) unless --invalid N is given: then N
 of them, spread evenly, each carry one error lint reports (an unknown key, a wrong type, an undeclared
 variable, an http endpoint, a reserved parameter, a literal secret, a broken pattern or a malformed URL).
+
+--warnings RATE writes the same files with warnings added, as a stranger's descriptors draw them: each file
+takes up to three, RATE a file on average (0.8 gives about 800 over 1,000 files), each one warning of a common
+rule: `offline_access` without `prompt=consent` (offline_access_consent), a variable nothing uses
+(unused_variable), `localhost` as the loopback host (localhost_loopback), a scope listed twice (scope_syntax),
+a device endpoint without the device grant (device_grant), logout settings that do nothing or turn a check off
+(logout), a DPoP setting while DPoP is off (pushed_and_dpop), an `extra_call` no source reads (profile_sources)
+and authorization details sent with `pushed: never` (authorization_details_types). The warnings are drawn from
+a random stream of their own and each file is written from the state the clean file was, so the files are
+those of the clean corpus of the same seed but for the lines the warnings add or change.
 
 Where RegistryBenchmark and compare.py write one template 1,000 times, each file here draws its own shape:
 - sections present or absent, in a shuffled order, and keys in a shuffled order within each mapping;
@@ -315,7 +325,8 @@ def wrap(text, width):
     return lines
 
 
-def descriptor(rng, index, invalid_kind=None):
+def descriptor(rng, index, invalid_kind=None, context=None):
+    """One descriptor as a dict; `context`, when given, receives what --warnings needs (the base URL, names used)."""
     words_used = set()
 
     def fresh():
@@ -362,6 +373,9 @@ def descriptor(rng, index, invalid_kind=None):
     if rng.random() < 0.4:
         base_path = f"/{rng.choice(WORDS)}" + base_path
     base = f"https://{host}{base_path}"
+    if context is not None:
+        context["base"] = base
+        context["words_used"] = words_used
     issuer = base + rng.choice(["", "/", "/oauth2", "/realms/main"]) if rng.random() < 0.85 else None
 
     endpoint_names = ["authorization", "token", "userinfo", "revocation", "introspection", "end_session",
@@ -636,6 +650,98 @@ def spoil(rng, doc, kind, base):
         doc["docs_url"] = "https://exa mple.com/docs"
 
 
+# Each warning kind with its weight: how often a stranger's descriptors draw it, roughly.
+WARNING_KINDS = [("offline_access", 30), ("unused_variable", 18), ("localhost", 14), ("repeated_scope", 12),
+                 ("device_endpoint", 6), ("logout", 7), ("dpop_off", 5), ("unread_extra_call", 4), ("details_unpushed", 4)]
+
+
+def add_warnings(rng, doc, context, rate):
+    """Adds about `rate` warnings (0 to 3) to doc, each of a different kind, each drawing one warning."""
+    count = sum(rng.random() < rate / 3 for _ in range(3))
+    kinds = [kind for kind, _ in WARNING_KINDS]
+    weights = [weight for _, weight in WARNING_KINDS]
+    added = []
+    while len(added) < count and kinds:
+        kind = rng.choices(kinds, weights)[0]
+        position = kinds.index(kind)
+        del kinds[position], weights[position]
+        if warn(rng, doc, kind, context):
+            added.append(kind)
+    return added
+
+
+def warn(rng, doc, kind, context):
+    """Changes doc so that lint draws one warning of `kind`; False when the descriptor cannot take it."""
+    scopes = doc.get("scopes")
+    if kind == "offline_access":
+        offline = scopes.get("offline") if scopes else None
+        if offline and "offline_access" in offline.get("scopes", []):
+            # The offline scope asked for without `prompt=consent` and without saying the provider needs none.
+            offline.pop("without_consent_prompt", None)
+            params = offline.get("params")
+            if params and "prompt" in params:
+                del params["prompt"]
+                if not params:
+                    del offline["params"]
+            return True
+        if "prompt" in doc.get("authorization", {}).get("extra_params", {}) or (offline and offline.get("without_consent_prompt")):
+            return False
+        doc.setdefault("scopes", {}).setdefault("default", []).append("offline_access")
+        return True
+    if kind == "unused_variable":
+        name = next(f"{word}_{number}" for number in range(100) for word in [rng.choice(WORDS)]
+                    if f"{word}_{number}" not in context["words_used"] and f"{word}_{number}" not in doc.get("variables", {}))
+        definition = {"description": prose(rng), "example": rng.choice(["demo", "acme", "eu"])}
+        doc.setdefault("variables", {})[name] = shuffled(rng, definition)
+        return True
+    if kind == "localhost":
+        loopback = doc.setdefault("redirect", {}).setdefault("loopback", {})
+        loopback["host"] = "localhost"
+        return True
+    if kind == "repeated_scope":
+        listed = (scopes or {}).get("default")
+        if not listed:
+            return False
+        listed.insert(rng.randint(len(listed) // 2, len(listed)), rng.choice(listed))
+        return True
+    if kind == "device_endpoint":
+        device = "urn:ietf:params:oauth:grant-type:device_code"
+        if "device_authorization" in doc["endpoints"] or device in doc.get("grant_types", []) or "device" in doc:
+            return False
+        doc["endpoints"]["device_authorization"] = context["base"] + "/device/code"
+        if "grant_types" not in doc and "discovery" in doc and doc["discovery"].get("mode") != "none":
+            # Without `grant_types` a discovering descriptor would not be refused the grant it does not declare either way.
+            doc["grant_types"] = ["authorization_code", "refresh_token"]
+        return True
+    if kind == "logout":
+        logout = doc.get("logout", {})
+        if "style" in logout or "returns_state" in logout or "redirect_parameter" in logout:
+            return False
+        if "end_session" in doc["endpoints"] or doc.get("discovery", {}).get("mode", "none") != "none":
+            logout["returns_state"] = False  # the check that a return is this sign-out's turned off
+        else:
+            logout["redirect_parameter"] = "post_logout_redirect_uri"  # nowhere to send it
+        doc["logout"] = logout
+        return True
+    if kind == "dpop_off":
+        security = doc.setdefault("security", {})
+        if security.get("dpop", "never") != "never":
+            return False
+        security["dpop_bearer_answer"] = rng.choice(["accept", "refuse"])
+        return True
+    if kind == "unread_extra_call":
+        if "profile" in doc:
+            return False
+        doc["profile"] = {"extra_call": {"url": f"https://api.{rng.choice(WORDS)}.example/user/emails"}}
+        return True
+    if kind == "details_unpushed":
+        authorization = doc.setdefault("authorization", {})
+        authorization["pushed"] = "never"
+        authorization["details_types"] = rng.sample(["payment_initiation", "account_information", "openid_credential"], rng.randint(1, 2))
+        return True
+    raise ValueError(kind)
+
+
 def render(rng, doc):
     indent = rng.choice([2, 2, 2, 3, 4])
     writer = Writer(rng, indent)
@@ -659,7 +765,7 @@ def render(rng, doc):
 
 def main():
     args = sys.argv[1:]
-    seed, invalid = 47, 0
+    seed, invalid, warnings = 47, 0, 0.0
     if "--seed" in args:
         position = args.index("--seed")
         seed = int(args[position + 1])
@@ -668,6 +774,12 @@ def main():
         position = args.index("--invalid")
         invalid = int(args[position + 1])
         del args[position:position + 2]
+    if "--warnings" in args:
+        position = args.index("--warnings")
+        warnings = float(args[position + 1])
+        del args[position:position + 2]
+        if not 0 <= warnings <= 3:
+            sys.exit("--warnings takes a mean number of warnings a file, from 0 to 3")
     if not args:
         sys.exit(__doc__)
     out = Path(args[0])
@@ -676,14 +788,29 @@ def main():
     rng = random.Random(seed)
     spoiled = {round(i * count / invalid) for i in range(invalid)} if invalid else set()
     kinds = iter(INVALID_KINDS * (invalid // len(INVALID_KINDS) + 1))
-    total = 0
+    # The warnings' own stream: the descriptors and their layout draw from `rng` as in the clean corpus.
+    warning_rng = random.Random(f"warnings-{seed}")
+    total, drawn = 0, {}
     for index in range(count):
         kind = next(kinds) if index in spoiled else None
-        doc = descriptor(rng, index, kind)
+        context = {}
+        doc = descriptor(rng, index, kind, context)
+        state = rng.getstate()
         text = render(rng, doc)
+        if warnings:
+            added = add_warnings(warning_rng, doc, context, warnings)
+            if added:
+                for name in added:
+                    drawn[name] = drawn.get(name, 0) + 1
+                # Laid out from the state the clean file was, so the rest of the corpus stays the clean one's.
+                layout = random.Random()
+                layout.setstate(state)
+                text = render(layout, doc)
         (out / f"{doc['id']}.yaml").write_bytes(text.encode("utf-8"))
         total += len(text.encode("utf-8"))
     print(f"{count} descriptors, {total / 1024:.0f} KiB, in {out}", file=sys.stderr)
+    if warnings:
+        print(f"warnings added: {sum(drawn.values())} ({', '.join(f'{name} {n}' for name, n in sorted(drawn.items()))})", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,26 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// `path:line:column: severity: message [rule_id]`, the format compilers and editors read.
     /// A key or value quoted from a descriptor cannot break the line: control characters are escaped.
     public var description: String {
-        TerminalText.escaped("\(location): \(severity.rawValue): \(message) [\(ruleID)]")
+        var line: [UInt8] = []
+        appendLine(to: &line)
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// ``description``'s UTF-8 bytes appended to `bytes`, as the text report writes each diagnostic: part by part,
+    /// with no interpolated string made and escaped again whole. Escaping maps each Unicode scalar on its own, so
+    /// the parts escaped one by one are the line escaped whole.
+    func appendLine(to bytes: inout [UInt8]) {
+        bytes.append(terminalText: location.path)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(decimal: location.line)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(decimal: location.column)
+        bytes.append(text: ": ")
+        bytes.append(text: severity.rawValue)
+        bytes.append(text: ": ")
+        bytes.append(terminalText: message)
+        bytes.append(text: " [")
+        bytes.append(terminalText: ruleID)
+        bytes.append(UInt8(ascii: "]"))
     }
 }

@@ -30,6 +30,12 @@ enum Examples {
     /// A complete, valid plain OAuth 2.0 descriptor.
     static let valid = header + endpoints
 
+    /// ``valid`` with another `id`. Written out rather than replaced in ``valid``: a rule's description is made the
+    /// first time it reports, and Foundation's `replacingOccurrences` cost a million instructions there.
+    static func valid(id: String) -> String {
+        "schema_version: 1\nid: \(id)\ndisplay_name: Example\nprotocol: oauth2\n" + endpoints
+    }
+
     /// A complete, valid OpenID Connect descriptor.
     static let validOIDC =
         oidcHeader + endpoints + """

@@ -36,7 +36,9 @@ struct ReservedParameterRule: LintRule {
                 diagnostic(file, keyPath + [$0], "`\($0)` is set by the engine and cannot be overridden", atKey: true)
             }
         }
-        // The token and revocation requests' own parameters: the resolver's refusals.
+        // The token and revocation requests' own parameters: the resolver's refusals. Most files have none, and the
+        // fifteen searches and joins below cost four thousand instructions a file for nothing then.
+        guard !file.refusals.isEmpty else { return authorization }
         return authorization + refusals(file, at: ["token_request", "extra_params"], items: true, atKey: true)
             + refusals(file, at: ["token_request", "callback_params"], items: true)
             + refusals(file, at: ["revocation", "extra_params"], items: true, atKey: true) + refusals(file, at: ["revocation", "tokens"])

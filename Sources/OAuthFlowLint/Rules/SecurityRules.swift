@@ -478,7 +478,8 @@ struct ScopeSyntaxRule: LintRule {
             "Each scope is one non-empty run of printable ASCII without a space, `\"` or `\\` (RFC 6749 §3.3) and without the `scopes.separator`, or the request splits it or the server refuses it; a scope listed twice is a warning; with `scopes.parameter: never` no scope may be listed, as none would be sent.",
         severity: .error,
         triggering: [
-            Examples.validOIDC.replacingOccurrences(of: "[openid, email]", with: "[\"openid email\", profile]"),
+            // ``Examples/validOIDC`` with its scopes written out (no `replacingOccurrences` when the rule first reports).
+            Examples.oidcHeader + Examples.endpoints + "scopes:\n  default: [\"openid email\", profile]\n",
             Examples.valid + "scopes:\n  default: [\"\", profile]\n",
             Examples.valid + "scopes:\n  default: [read, write]\n  separator: \",\"\n  offline:\n    scopes: [\"offline,access\"]\n",
             Examples.valid + "scopes:\n  default: [profile, email, profile]\n",

@@ -81,7 +81,7 @@ struct IDMatchesFileNameRule: LintRule {
         identifier: "id_matches_file_name", name: "Id matches file name",
         summary: "A descriptor's `id` must equal its file name without `.yaml`, so that the file for a provider is always easy to find.",
         severity: .error,
-        triggering: [Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")],
+        triggering: [Examples.valid(id: "other")],
         nonTriggering: [Examples.valid])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
@@ -97,7 +97,7 @@ struct DuplicateIDRule: CollectionLintRule {
         summary: "No two descriptors linted together may declare the same `id`; the registry could not tell them apart.",
         severity: .error,
         triggering: [Examples.valid + "---\n" + Examples.valid],
-        nonTriggering: [Examples.valid + "---\n" + Examples.valid.replacingOccurrences(of: "id: example", with: "id: other")])
+        nonTriggering: [Examples.valid + "---\n" + Examples.valid(id: "other")])
 
     func entry(for file: LintFile) -> CollectionEntry? {
         guard let id = file.descriptor?.id else { return nil }

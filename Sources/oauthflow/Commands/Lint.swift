@@ -111,8 +111,9 @@ struct LintRun {
         let checked = try await Output.running {
             try await lint(targets) { diagnostics in
                 guard !diagnostics.isEmpty else { return }
-                // Text diagnostics escape themselves; json and github stay exact.
-                Output.stdoutExact(reporter.part(diagnostics, following: written > 0))
+                // Text diagnostics escape themselves; json and github stay exact. Written as the reporter's bytes,
+                // which `stdoutExact` would have had from a string made of them (Docs/benchmarks.md).
+                Output.stdoutData(Data(format.partBytes(diagnostics, following: written > 0)))
                 written += diagnostics.count
                 errors += diagnostics.count { $0.severity == .error }
                 warnings += diagnostics.count { $0.severity == .warning }
