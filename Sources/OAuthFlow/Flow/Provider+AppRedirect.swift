@@ -51,7 +51,7 @@ extension Provider {
                 let other = app.claimedHTTPS == nil ? "" : " (it names a claimed https one: ask for that)"
                 throw FlowError(
                     .invalidRedirectURI,
-                    "the descriptor of \(displayName) names no private-use redirect for apps (`redirect.private_use_scheme`)\(other): give the redirect URI registered there"
+                    "the descriptor of \(displayName) names no private-use redirect for apps (`redirect.private_use_scheme`)\(other): give the redirect URI registered there, or sign in to the provider's app client, often a descriptor of its own (Docs/providers.md, column App client)"
                 )
             }
             template = uri
