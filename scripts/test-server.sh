@@ -3,7 +3,8 @@
 # OAuth Toolkit (sign-in, the CLI, the web example in Examples/WebSignIn/README.md), and the two
 # service-token servers, Authlib (client credentials, JWT bearer, JWT and mutual-TLS client
 # authentication) and idpyoidc (token exchange), and idpyoidc again with pushed authorization
-# requests and DPoP (Tests/PARServer).
+# requests and DPoP (Tests/PARServer), and the enterprise identity provider with its ID-JAG authorization server
+# (Tests/IDJAGServer, PyJWT; Docs/mcp.md, "Through an enterprise identity provider").
 #
 # Usage: bash scripts/test-server.sh [WEB_PORT]
 #   Registers the web example's redirect URI for http://localhost:WEB_PORT (default 8080),
@@ -18,22 +19,25 @@ install_server service
 install_server exchange
 install_server logout
 install_server par
+install_server idjag
 export OAUTHFLOW_WEB_PORT="${1:-8080}"
 state="$root/.build/test-server"
 rm -rf "$state"
 mkdir -p "$state"
-trap 'kill "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" 2>/dev/null || true' EXIT INT TERM
-mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par"
+trap 'kill "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" "$idjag_pid" 2>/dev/null || true' EXIT INT TERM
+mkdir -p "$state/service" "$state/exchange" "$state/logout" "$state/par" "$state/idjag"
 launch_authorization_server "$state"
 launch_server service "$state/service"
 launch_server exchange "$state/exchange"
 launch_server logout "$state/logout"
 launch_server par "$state/par"
+launch_server idjag "$state/idjag"
 await_authorization_server
 await_server service
 await_server exchange
 await_server logout
 await_server par
+await_server idjag
 echo "$as_port" >"$state/port"
 cat <<EOT
 Django OAuth Toolkit: http://127.0.0.1:$as_port/o/ (user alice, password wonderland-test-password)
@@ -49,6 +53,7 @@ Logout (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST
   clients, users and their passwords: $OAUTHFLOW_TEST_LOGOUT_OP (Tests/LogoutServer/README.md)
 PAR and DPoP (idpyoidc): $(sed -n 's/.*"issuer": *"\([^"]*\)".*/\1/p' "$OAUTHFLOW_TEST_PAR_AS" | head -1)
   clients and the DPoP-checking resource: $OAUTHFLOW_TEST_PAR_AS (Tests/PARServer/README.md)
+Enterprise identity provider and ID-JAG authorization server (PyJWT): $OAUTHFLOW_TEST_IDJAG_SERVER
 Ctrl-C stops them.
 EOT
 wait "$as_pid"
