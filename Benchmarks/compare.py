@@ -16,7 +16,9 @@ Lint's CPU time is compared with libyaml's on three corpora of 1,000 files: the 
 quoted keys, block scalars, text in many scripts, up to 60 scopes and 40 resources, and the same files with
 warnings added as a stranger's descriptors draw them (`--warnings 0.8`: about 800 warnings of the common
 rules, so the diagnostics path is measured too; the errors and warnings each varied corpus draws are printed
-beside its figures). PAIRS (default 9) sets the number of A B pairs of each comparison.
+beside its figures). PAIRS (default 9) sets the number of A B pairs of each comparison; BASELINE=path lints with a
+second build (the one before a change) in each round too, in alternating order, and prints its ratios and this
+build's CPU over its.
 """
 import json
 import os
@@ -31,6 +33,8 @@ from machine import describe, load
 
 OAUTHFLOW, CHECK, FLOOR, WORK = (Path(arg) for arg in sys.argv[1:5])
 YAML_EVENTS = Path(sys.argv[5]) if len(sys.argv) > 5 else None
+# Another `oauthflow` binary to lint beside this one in every round of the lint comparison (BASELINE=path).
+BASELINE = os.environ.get("BASELINE") or None
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "providers" / "schema.json"
 
@@ -149,28 +153,46 @@ def lint_cpu_against_libyaml(directory, files, runs=int(os.environ.get("PAIRS", 
     - `one core`: both pinned to one core (`taskset -c 0`);
     - `two cores`: lint as it runs, against the parse split into two processes over the halves of the files;
     - `mixed`: lint on two cores against the parse alone on one (the figure reported before 2026-11-24).
-    Returns {name: (median ratio, min, max, median floor seconds, median lint seconds)}.
+    With BASELINE set to another `oauthflow` binary (a build before a change), that build lints too in each round,
+    the two in alternating order, each against the same parse.
+    Returns {name: (median ratio, min, max, median floor seconds, median lint seconds, baseline)}, where baseline
+    is None or (median ratio, min, max, median lint seconds, median of this build's CPU over the baseline's, min, max).
     """
     half = len(files) // 2
     pinned = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     ways = {
-        "one core": (lambda: cpu_seconds(pinned + [YAML_EVENTS] + files), lambda: cpu_seconds(pinned + [OAUTHFLOW, "lint", str(directory)])),
+        "one core": (lambda: cpu_seconds(pinned + [YAML_EVENTS] + files), lambda binary: cpu_seconds(pinned + [binary, "lint", str(directory)])),
         "two cores": (
             lambda: cpu_seconds([YAML_EVENTS] + files[:half], [YAML_EVENTS] + files[half:]),
-            lambda: cpu_seconds([OAUTHFLOW, "lint", str(directory)]),
+            lambda binary: cpu_seconds([binary, "lint", str(directory)]),
         ),
-        "mixed": (lambda: cpu_seconds([YAML_EVENTS] + files), lambda: cpu_seconds([OAUTHFLOW, "lint", str(directory)])),
+        "mixed": (lambda: cpu_seconds([YAML_EVENTS] + files), lambda binary: cpu_seconds([binary, "lint", str(directory)])),
     }
     results = {}
     for name, (floor_run, lint_run) in ways.items():
         ratios, floor_times, lint_times = [], [], []
-        for _ in range(runs):
+        base_ratios, base_times, relative = [], [], []
+        for round_number in range(runs):
             floor = floor_run()
-            lint = lint_run()
+            if BASELINE and round_number % 2:
+                base = lint_run(BASELINE)
+                lint = lint_run(OAUTHFLOW)
+            else:
+                lint = lint_run(OAUTHFLOW)
+                base = lint_run(BASELINE) if BASELINE else None
             ratios.append(lint / floor)
             floor_times.append(floor)
             lint_times.append(lint)
-        results[name] = (statistics.median(ratios), min(ratios), max(ratios), statistics.median(floor_times), statistics.median(lint_times))
+            if base is not None:
+                base_ratios.append(base / floor)
+                base_times.append(base)
+                relative.append(lint / base)
+        baseline = None
+        if BASELINE:
+            baseline = (statistics.median(base_ratios), min(base_ratios), max(base_ratios), statistics.median(base_times),
+                        statistics.median(relative), min(relative), max(relative))
+        results[name] = (statistics.median(ratios), min(ratios), max(ratios), statistics.median(floor_times), statistics.median(lint_times),
+                         baseline)
     return results
 
 
@@ -269,10 +291,13 @@ def lint_against_libyaml(thousand):
             label = f"varied, {size // 1024:,} KiB, {errors} errors, {drawn} warnings"
             corpora.append((label, directory, files))
         for label, directory, files in corpora:
-            for way, (ratio, low, high, floor, lint) in lint_cpu_against_libyaml(directory, files).items():
+            for way, (ratio, low, high, floor, lint, baseline) in lint_cpu_against_libyaml(directory, files).items():
                 verdict = "" if way == "mixed" else f"; target <= 3x: {'met' if ratio <= 3 else 'NOT met'}"
                 print(f"lint 1,000 ({label}) CPU, {way}: {lint * 1000:.0f} ms against libyaml's C event parse {floor * 1000:.0f} ms: "
                       f"{ratio:.2f}x (paired, {low:.2f}-{high:.2f}{verdict})")
+                if baseline:
+                    print(f"    baseline {BASELINE}: {baseline[3] * 1000:.0f} ms, {baseline[0]:.2f}x ({baseline[1]:.2f}-{baseline[2]:.2f}); "
+                          f"this build's CPU over the baseline's {baseline[4]:.3f} ({baseline[5]:.3f}-{baseline[6]:.3f})")
     print(f"load:    {load()} at the end")
 
 

@@ -1,5 +1,5 @@
 import Foundation
-import OAuthFlow
+@testable import OAuthFlow
 import Testing
 @testable import OAuthFlowLint
 
@@ -183,5 +183,41 @@ import Testing
         #expect(unused == expected, "\(diagnostics)")
         let undeclared = diagnostics.filter { $0.ruleID == "undeclared_variable" }
         #expect(undeclared.count == 1 && undeclared.first?.message.hasPrefix("`{nowhere}` is used in `endpoints.token`") == true, "\(undeclared)")
+    }
+}
+
+@Suite struct ParameterPartsTests {
+    /// The walk over characters that cut every value before values without a `{` byte took a shortcut.
+    private func walked(_ value: String) -> [ProviderDescriptor.ParameterPart] {
+        func isVariableCharacter(_ character: Character) -> Bool { character.isASCII && (character.isLowercase || character.isNumber || character == "_") }
+        var parts: [ProviderDescriptor.ParameterPart] = []
+        var rest = Substring(value)
+        var textStart = rest.startIndex
+        while let open = rest.firstIndex(of: "{") {
+            let afterOpen = rest.index(after: open)
+            guard let close = rest[afterOpen...].firstIndex(where: { !isVariableCharacter($0) }), rest[close] == "}",
+                let first = rest[afterOpen..<close].first, first.isASCII, first.isLowercase
+            else {
+                rest = rest[afterOpen...]
+                continue
+            }
+            if open > textStart { parts.append(.text(value[textStart..<open])) }
+            parts.append(.variable(String(rest[afterOpen..<close])))
+            textStart = rest.index(after: close)
+            rest = rest[textStart...]
+        }
+        if textStart < value.endIndex { parts.append(.text(value[textStart...])) }
+        return parts
+    }
+
+    /// A value is cut as the character walk cut it, with or without a `{`: plain text, JSON, placeholders, a brace a
+    /// combining mark joins, text beyond ASCII, nothing at all.
+    @Test(arguments: [
+        "", "consent", "1", "Région du locataire", "{tenant}", "x-{tenant}-{region_1}", "{\"id_token\":{\"email\":null}}", "{\u{301}tenant}",
+        "{Tenant}", "{9lives}", "{a", "a}", "{}", "👩‍💻 {app} ☃", "e\u{301}{x}", "com.example.{app}", "https://{tenant}.example.com",
+    ])
+    func partsAreWhatTheWalkMade(value: String) {
+        #expect(ProviderDescriptor.parameterParts(value) == walked(value))
+        #expect(ProviderDescriptor.parameterVariables(in: value) == walked(value).compactMap { if case .variable(let name) = $0 { name } else { nil } })
     }
 }

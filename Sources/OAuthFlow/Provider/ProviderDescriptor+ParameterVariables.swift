@@ -21,6 +21,9 @@ extension ProviderDescriptor {
 
     /// `value` cut into text and `{variable}` placeholders.
     static func parameterParts(_ value: String) -> [ParameterPart] {
+        // Most values name no variable: without a `{` byte there is no `{` character, and the value is one text part,
+        // found without walking its characters (five thousand instructions a value, for every file lint reads).
+        guard value.utf8.contains(UInt8(ascii: "{")) else { return value.isEmpty ? [] : [.text(value[...])] }
         var parts: [ParameterPart] = []
         var rest = Substring(value)
         var textStart = rest.startIndex

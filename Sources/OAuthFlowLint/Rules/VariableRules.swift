@@ -26,13 +26,14 @@ struct UndeclaredVariableRule: LintRule {
         // A descriptor declares a dozen variables at most: comparing a name with each (short names compare
         // in a few instructions) costs less than hashing it, once for every placeholder of every file.
         let variables = descriptor.variables
-        let few = variables.count <= 16
+        let names: [String]? = variables.count <= 16 && !file.placeholderUses.isEmpty ? Array(variables.keys) : nil
         // Each use read in place, by position: a closure handed each use copied its key path and name out,
         // a retain and a release each for every placeholder of every file.
         for use in file.placeholderUses.indices {
             // By index, or among the keys: looking the value up would copy the variable out of the dictionary.
             let name = file.placeholderUses[use].placeholder.name
-            guard few ? !variables.keys.contains(name) : variables.index(forKey: name) == nil else { continue }
+            // (The keys are copied out once: `keys.contains(_:)` hashes, and walking the dictionary costs more.)
+            guard names.map({ !$0.contains(name) }) ?? (variables.index(forKey: name) == nil) else { continue }
             let placeholder = file.placeholderUses[use].placeholder
             let keyPath = file.urls[file.placeholderUses[use].field].keyPath
             var message = "`{\(placeholder.name)}` is used in `\(keyPath.joined(separator: "."))` but not declared under `variables`"
