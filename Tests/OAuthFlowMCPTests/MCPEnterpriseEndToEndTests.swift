@@ -208,15 +208,19 @@ extension MCPEnterpriseEndToEndTests {
             "OAUTHFLOW_CORP_IDP_CLIENT_ID": server.idpClientID, "OAUTHFLOW_CORP_IDP_CLIENT_SECRET": server.idpClientSecret,
             "MCP_AGENT_SECRET": server.clientSecret, "BROWSER": browser.path,
         ]
-        let (inspect, login, token) = try await Self.serving(server) { endpoint in
+        let (inspect, login, token, withoutFlags) = try await Self.serving(server) { endpoint in
             let url = endpoint.absoluteString
             let client = ["--client-id", server.clientID, "--client-secret-env", "MCP_AGENT_SECRET"]
             return (
                 try await runProduct("oauthflow", ["mcp", "inspect", url, "--via", "corp-idp"] + client, environment: environment),
                 try await runProduct("oauthflow", ["mcp", "login", url, "--via", "corp-idp", "--timeout", "20"] + client, environment: environment),
-                try await runProduct("oauthflow", ["mcp", "token", url, "--via", "corp-idp"] + client, environment: environment)
+                try await runProduct("oauthflow", ["mcp", "token", url, "--via", "corp-idp"] + client, environment: environment),
+                // The same session asked for without its route's flags: the hint names them.
+                try await runProduct("oauthflow", ["mcp", "token", url], environment: environment)
             )
         }
+        #expect(withoutFlags.status == 1 && withoutFlags.stdout.isEmpty, "\(withoutFlags.stderr)")
+        #expect(withoutFlags.stderr.contains("is found with the same flags and `--client-id`"), "\(withoutFlags.stderr)")
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.stdout.contains("through the enterprise identity provider corp-idp"), "\(inspect.stdout)")
         #expect(inspect.stdout.contains("`oauthflow mcp login --via corp-idp` would use the session at corp-idp"), "\(inspect.stdout)")

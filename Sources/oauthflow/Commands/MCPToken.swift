@@ -26,10 +26,16 @@ extension OAuthFlowCommand.MCP {
                 try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
             }
             let server = options.server
+            // A session signed in through an identity provider or with a workload's JWT is found along the same route.
+            let sameFlags =
+                grant.via == nil && grant.assertionFile == nil
+                ? "; a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags and `--client-id`"
+                : ""
             let advice = { (error: any Error) -> String? in
                 switch (error as? MCPAuthorizationError)?.code {
-                case .notSignedIn?: "run `oauthflow mcp login \(server.absoluteString)` first"
+                case .notSignedIn?: "run `oauthflow mcp login \(server.absoluteString)` first" + sameFlags
                 case .dpopProofsMissing?: "this command prints Bearer tokens: run `oauthflow mcp login \(server.absoluteString)` for one"
+                case .noClient? where !sameFlags.isEmpty: String(sameFlags.dropFirst(2))
                 default: nil
                 }
             }
