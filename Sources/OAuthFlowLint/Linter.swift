@@ -279,11 +279,3 @@ private final class ResultSlots: @unchecked Sendable {
     /// One file's entry for each collection rule, in rule order.
     func entries(of file: Int) -> [CollectionEntry?] { lock.withLock { entriesByFile[file] } }
 }
-
-/// A failure of the linter itself, not of a descriptor.
-public struct LintError: Error, LocalizedError, CustomStringConvertible, Sendable {
-    public let description: String
-    init(_ description: String) { self.description = description }
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-}

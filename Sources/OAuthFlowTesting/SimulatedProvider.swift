@@ -204,33 +204,3 @@ public actor SimulatedProvider {
     /// A new random token or code: 256 bits, base64url.
     static func random() -> String { Base64URL.random(bytes: 32) }
 }
-
-/// Why a simulated provider could not do what a test asked (an authorization URL it cannot redirect for,
-/// a descriptor that does not parse).
-public struct SimulationError: Error, LocalizedError, Sendable, CustomStringConvertible {
-    /// What went wrong, in a sentence.
-    public let message: String
-
-    init(_ message: String) { self.message = message }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
-}
-
-/// Sends each request to its simulated provider.
-struct SimulatedTransport: HTTPTransport {
-    let provider: SimulatedProvider
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        guard
-            request.url.scheme == provider.issuer.scheme && request.url.host == provider.issuer.host && request.url.port == provider.issuer.port
-                || provider.isMutualTLSHost(request.url)
-        else {
-            throw TransportError(.unreachable, url: request.url, message: "the simulated provider answers only \(provider.issuer.absoluteString)")
-        }
-        try provider.mutualTLSHandshake(request)
-        return await provider.answer(request)
-    }
-}

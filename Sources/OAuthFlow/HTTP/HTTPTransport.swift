@@ -10,44 +10,6 @@ extension TransportRequest {
     }
 }
 
-/// An HTTP request as the engine builds it.
-public struct TransportRequest: Sendable {
-    public var method: TransportRequest.Method
-    public var url: URL
-    public var headers: [String: String]
-    public var body: Data?
-    /// A client certificate to present (RFC 8705); transports that cannot present one refuse the request.
-    public var clientIdentity: TLSClientIdentity?
-
-    public init(
-        method: TransportRequest.Method, url: URL, headers: [String: String] = [:], body: Data? = nil, clientIdentity: TLSClientIdentity? = nil
-    ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.clientIdentity = clientIdentity
-    }
-}
-
-/// An HTTP response: status, headers (names lowercased) and the whole body.
-public struct TransportResponse: Sendable {
-    public var status: Int
-    public var headers: [String: String]
-    public var body: Data
-
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
-        self.body = body
-    }
-
-    /// A header by name, case-insensitively.
-    public func header(_ name: String) -> String? {
-        headers[name.lowercased()]
-    }
-}
-
 /// Sends HTTP requests for the engine.
 ///
 /// Implementations must not follow redirects: a token endpoint that answers 3xx
@@ -85,32 +47,6 @@ public typealias DefaultHTTPTransport = AsyncHTTPClientTransport
 /// request) and `maximumResponseSize:`.
 public typealias DefaultHTTPTransport = URLSessionTransport
 #endif
-
-/// A failure to get any HTTP response: connection refused, timeout, oversized body; ``code`` says
-/// which, ``message`` says it in a sentence.
-public struct TransportError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
-    public typealias Code = ErrorCode<TransportError>
-
-    /// What went wrong, for code to branch on (a timeout may be worth a retry, an oversized answer never).
-    public let code: Code
-    public let url: String
-    public let message: String
-
-    public init(_ code: Code = .failed, url: URL, message: String) {
-        // The URL of a request never carries a secret in OAuthFlow (they go in bodies and headers),
-        // but drop any query anyway so a log line cannot leak one.
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        components?.query = nil
-        self.code = code
-        self.url = components?.string ?? "<url>"
-        self.message = message
-    }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { "request to \(url) failed: \(message)" }
-}
 
 extension ErrorCode where Domain == TransportError {
     /// No complete answer within the request's total deadline, or no connection within it.

@@ -69,8 +69,3 @@ enum Output {
         return JSONText.escapingInvisibles(String(decoding: try encoder.encode(value), as: UTF8.self)) + "\n"
     }
 }
-
-/// Sends log lines to stderr; bootstrapped once, the first time a command asks for a logger.
-enum LoggingSetup {
-    static let bootstrapped: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
-}

@@ -1,0 +1,7 @@
+import Foundation
+
+/// Opens nothing: the host shows the URL itself (``LoopbackSignIn/Event/openURL(_:)``).
+public struct NoBrowser: BrowserOpener {
+    public init() {}
+    public func open(_ url: URL) async throws {}
+}
