@@ -329,10 +329,9 @@ public struct DescriptorDraft: Sendable, Hashable {
     /// (`http://h:1` and `http://h:2`, `auth.example.com` and `auth-example.com`) never share an id, nor the
     /// sessions and files keyed by it. At most 100 characters.
     package static func exactID(prefix: String, for issuer: URL) -> String {
-        let digest = SHA256.hash(data: Data(issuer.absoluteString.utf8)).prefix(8)
-        let hex = digest.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
+        let hex = Hexadecimal.lowercase(SHA256.hash(data: Data(issuer.absoluteString.utf8)).prefix(8))
         let readable = String((prefix + suggestedID(for: issuer)).prefix(100 - 17)).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
-        return readable + "-" + hex.joined()
+        return readable + "-" + hex
     }
 
     /// Whether `id` can name a provider (`^[a-z0-9][a-z0-9_-]*$`, as the descriptor's `id` must).

@@ -27,15 +27,16 @@ extension OAuthFlowCommand.MCP {
             }
             let server = options.server
             // A session signed in through an identity provider or with a workload's JWT is found along the same route.
-            let sameFlags =
+            let routeHint: String? =
                 grant.via == nil && grant.assertionFile == nil
-                ? "; a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags and `--client-id`"
-                : ""
+                ? "a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags and `--client-id`"
+                : nil
             let advice = { (error: any Error) -> String? in
                 switch (error as? MCPAuthorizationError)?.code {
-                case .notSignedIn?: "run `oauthflow mcp login \(server.absoluteString)` first" + sameFlags
+                case .notSignedIn?:
+                    "run `oauthflow mcp login \(server.absoluteString)` first" + (routeHint.map { "; " + $0 } ?? "")
                 case .dpopProofsMissing?: "this command prints Bearer tokens: run `oauthflow mcp login \(server.absoluteString)` for one"
-                case .noClient? where !sameFlags.isEmpty: String(sameFlags.dropFirst(2))
+                case .noClient?: routeHint
                 default: nil
                 }
             }
