@@ -153,15 +153,15 @@ public struct TestLogoutServer: Decodable, Sendable {
     // MARK: Test controls
 
     /// OP-initiated logout: ends every session of `user` at the server (no browser) and answers each back-channel
-    /// logout delivery: the URI and its HTTP status, nil when it failed (refused, timed out after about 5 s).
-    public func logOut(user: String) async throws -> [(uri: String, status: Int?)] {
+    /// logout delivery: the URI, its HTTP status (nil when it failed: refused, or timed out), the error and the time taken.
+    public func logOut(user: String) async throws -> [Delivery] {
         let body = "user=" + (user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user)
         let response = try await DefaultHTTPTransport(timeout: 30).send(
             TransportRequest(
                 method: .post, url: logoutEndpoint, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
         guard response.status == 200 else { throw ServerFailure(message: "logout of \(user): HTTP \(response.status)") }
         let answer = try JSONDecoder().decode(LogoutAnswer.self, from: response.body)
-        return answer.deliveries.map { ($0.uri, $0.status) }
+        return answer.deliveries
     }
 
     /// What the server has done so far: back-channel deliveries, sign-ins, logouts.
@@ -223,8 +223,10 @@ public struct TestLogoutServer: Decodable, Sendable {
         public let sid: String?
         public let jti: String?
         public let trigger: String
+        /// How long the request took, in seconds; nil when it outlasted the server's timeout.
+        public let seconds: Double?
 
-        enum CodingKeys: String, CodingKey { case clientID = "client_id", uri, status, error, sid, jti, trigger }
+        enum CodingKeys: String, CodingKey { case clientID = "client_id", uri, status, error, sid, jti, trigger, seconds }
     }
 
     struct LogoutAnswer: Decodable {
