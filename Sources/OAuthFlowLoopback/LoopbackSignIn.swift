@@ -51,6 +51,8 @@ public struct LoopbackSignIn: Sendable {
     public let environment: OAuthEnvironment
     /// How long to wait for anything to reach the redirect URI before ``Event/stillWaiting(redirectURI:after:)``.
     public var waitingHintDelay: Duration = .seconds(20)
+    /// The discovery cache of the provider signed in to, when `OAuth` keeps one for it; nil makes one per sign-in.
+    package var discovery: DiscoveryClient?
 
     /// - Parameters:
     ///   - store: Where the session is stored.
@@ -101,11 +103,10 @@ public struct LoopbackSignIn: Sendable {
         provider: Provider, configuration: ClientConfiguration, account: String, receiver: LoopbackReceiver, timeout: Duration,
         events: @escaping @Sendable (Event) -> Void
     ) async throws -> SignInResult {
-        let oauth = OAuthClient(provider: provider, configuration: configuration, environment: environment)
-        // Fails before the browser opens when the client settings cannot work.
-        _ = try configuration.authenticationMethod(for: provider)
-        events(.listening(receiver.redirectURI))
+        let oauth = OAuthClient(provider: provider, configuration: configuration, environment: environment, discovery: discovery)
+        // Fails before the browser opens when the client settings cannot work (`startAuthorization` checks them first).
         let current = Locked(try await oauth.startAuthorization())
+        events(.listening(receiver.redirectURI))
         // A pushed request expires (RFC 9126 §2.2): the browser opens it through the receiver, which pushes
         // a new one when the first has expired by the time the browser (or the user) gets to it.
         let start = Base64URL.random(bytes: 16)
@@ -205,19 +206,15 @@ public struct LoopbackSignIn: Sendable {
         outcome: Locked<Outcome?>, events: @Sendable (Event) -> Void
     ) async -> LoopbackResponse {
         do {
-            // Only a callback that passes its checks (state, `iss`, no error, a code) leads to a token request.
+            // Only a callback that passes its checks (state, `iss`, no error, a code) leads to a token request. It is
+            // parsed and checked once (a JWT-secured one verified once), and that check is what the exchange spends.
             let callback =
                 request.method == "POST"
                 ? try AuthorizationCallback(formBody: request.body)
                 : try AuthorizationCallback(url: request.url, expectedRedirectURI: pending.redirectURI)
-            _ = try await client.check(callback, pending: pending)
+            let accepted = try await client.accept(callback, pending: pending)
             events(.exchangingCode(tokenHost))
-            let finished: OAuthClient.SignInOutcome
-            if request.method == "POST" {
-                finished = try await client.finishSignIn(formPost: request.body, pending: pending)
-            } else {
-                finished = try await client.finishSignIn(callback: request.url, pending: pending)
-            }
+            let finished = try await client.finishSignIn(accepted, pending: pending)
             outcome.withLock { $0 = .success(finished) }
             return LoopbackResponse(
                 status: 200,

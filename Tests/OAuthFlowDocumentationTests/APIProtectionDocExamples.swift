@@ -28,11 +28,9 @@ struct APIProtectionDocExamples {
 
     /// The types underneath, with the client settings the CLI would find.
     func underneath() throws -> ProtectedResource {
-        let registry = try ProviderRegistry.load()
         let resolver = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
-        let notes = try ProtectedResource.configured(
-            descriptors: [try registry.descriptor(named: "notes-idp")],
-            settings: .init(resource: URL(string: "https://notes.example.com")!), resolver: resolver)
+        let notes = try OAuth(OAuth.Configuration(clientSettings: resolver)).protectedResource(
+            trusting: ["notes-idp"], settings: .init(resource: URL(string: "https://notes.example.com")!))
         return notes
     }
 

@@ -47,8 +47,8 @@ struct PushedAndDPoPDocExamples {
         _ = bank
     }
 
-    func credentialHelpers(access: SessionAccess) async throws {
-        let session = try await access.bearerSession(for: SessionKey(providerID: "corp"), tool: "git")
+    func credentialHelpers(oauth: OAuth, environment: [String: String]) async throws {
+        let session = try await oauth.bearerSession("corp", tool: "git", browser: SystemBrowser(environment: environment))
         _ = session
     }
 }

@@ -83,8 +83,8 @@ import OAuthFlowLoopback
     }
 
     /// The README's one call for a usable session, line for line.
-    func accessToken(for provider: String, store: any TokenStore, clients: ClientSettingsResolver) async throws -> Secret {
-        let session = try await SessionAccess(store: store, clients: clients).session(for: SessionKey(providerID: provider)) { event in
+    func accessToken(for provider: String, oauth: OAuth) async throws -> Secret {
+        let session = try await oauth.usableSession(provider, browser: SystemBrowser(environment: oauth.configuration.environmentVariables)) { event in
             if case let .browser(.openURL(url)) = event { print("sign in at", url) }
             if case let .device(.showCode(code)) = event { print("open", code.verificationURI, "and enter", code.displayUserCode) }
         }
@@ -94,7 +94,7 @@ import OAuthFlowLoopback
     @Test func readmeSessionAccessAnswersAValidStoredSession() async throws {
         let store = InMemoryTokenStore()
         try await store.save(sampleSession("google", access: "stored-and-valid", expiresAt: Date().addingTimeInterval(3600)))
-        #expect(try await accessToken(for: "google", store: store, clients: ClientSettingsResolver(environment: [:])).value == "stored-and-valid")
+        #expect(try await accessToken(for: "google", oauth: OAuth(.init(store: store))).value == "stored-and-valid")
     }
 
     @Test func readmeShowsTheseLines() throws {

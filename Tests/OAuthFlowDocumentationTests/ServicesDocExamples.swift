@@ -30,9 +30,9 @@ import Logging
 
     /// "A first token": the types underneath.
     func configuredUnderneath(store: any TokenStore) throws -> ServiceTokens {
-        let registry = try ProviderRegistry.load()
-        let resolver = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
-        let configured = try ServiceTokens.configured(descriptor: try registry.descriptor(named: "keycloak"), resolver: resolver, store: store)
+        var resolver = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
+        resolver.overrides["keycloak"] = ClientSettings.Overrides(variables: ["realm": "ops"])
+        let configured = try OAuth(OAuth.Configuration(clientSettings: resolver, store: store)).serviceTokens(for: "keycloak")
         return configured
     }
 
@@ -150,15 +150,13 @@ import Logging
         "ClientConfiguration.SigningKey(pem: keyPEM, algorithm: .ps256, certificatePEM: certificatePEM)",
         "ProviderRegistry.load(includeUserDirectory: true, environment: ProcessInfo.processInfo.environment)",
         "ProviderRegistry.load(directories: [URL(fileURLWithPath: \"/etc/myapp/providers\")])",
-        "overrides: ClientSettings.Overrides(variables: [\"realm\": \"ops\"])",
+        "ClientSettings.Overrides(variables: [\"realm\": \"ops\"])",
     ]
 
     func inlineExamples(token: Secret, response: TransportResponse) throws {
         _ = try ProviderRegistry.load(includeUserDirectory: true, environment: ProcessInfo.processInfo.environment)
         _ = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
-        _ = try ServiceTokens.configured(
-            descriptor: try ProviderRegistry.load().descriptor(named: "keycloak"), overrides: ClientSettings.Overrides(variables: ["realm": "ops"]),
-            resolver: ClientSettingsResolver(environment: [:]))
+        _ = ClientSettings.Overrides(variables: ["realm": "ops"])
         let text: String = token.value
         let status: Int = response.status
         let headers: [String: String] = response.headers

@@ -214,10 +214,14 @@ struct PushedAndDPoPEndToEndTests {
     }
 
     @Test func gitAndKubectlAreRefusedADPoPBoundSession() async throws {
-        let (result, provider, _, store) = try await signIn(client: "public")
-        let access = SessionAccess(store: store, clients: ClientSettingsResolver(environment: [:]), providers: { _, _ in provider })
+        let (result, _, _, store) = try await signIn(client: "public")
+        let providers = directory.appendingPathComponent("providers")
+        try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
+        try server.descriptor(id: "par-public", security: ["dpop: required"]).yaml.write(
+            to: providers.appendingPathComponent("par-public.yaml"), atomically: true, encoding: .utf8)
+        let oauth = OAuth(.init(providerDirectories: [providers], includeBundledProviders: false, store: store))
         let error = await #expect(throws: FlowError.self) {
-            _ = try await access.bearerSession(for: result.session.key, tool: "git")
+            _ = try await oauth.bearerSession(result.session.key.providerID, account: result.session.key.account, tool: "git", browser: NoBrowser())
         }
         #expect(error?.code == .dpop && error?.message.contains("git cannot send") == true)
     }

@@ -28,6 +28,15 @@ public struct ClientSettingsResolver: Sendable {
         self.clientsFileURL = clientsFile ?? ClientsFile.defaultURL(environment: environment)
     }
 
+    /// The host's own overrides by provider name (a command line's flags), ahead of the environment and the file:
+    /// what every call of this resolver uses when it names no overrides of its own. Empty by default.
+    public var overrides: [String: ClientSettings.Overrides] = [:]
+
+    /// `given`, unless it says nothing: then this resolver's own overrides for `provider`.
+    private func overrides(_ given: ClientSettings.Overrides, _ provider: String) -> ClientSettings.Overrides {
+        given == ClientSettings.Overrides() ? overrides[provider] ?? given : given
+    }
+
     /// `OAUTHFLOW_<PROVIDER>_CLIENT_ID`, with the provider id upper-cased and `-` turned into `_`.
     public static func clientIDVariable(for provider: String) -> String { variable(provider, "CLIENT_ID") }
 
@@ -49,7 +58,8 @@ public struct ClientSettingsResolver: Sendable {
     ///
     /// - Throws: ``ClientSettingsError``: `missing_client_id` when nothing names a client id (the message says
     ///   which variable and which file could), `missing_secret`, `unreadable_secret_file`, and the clients file's errors.
-    public func settings(for provider: String, overrides: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+    public func settings(for provider: String, overrides given: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+        let overrides = self.overrides(given, provider)
         let entry = try clientsFile().entry(for: provider)
         let idVariable = Self.clientIDVariable(for: provider)
         guard let clientID = overrides.clientID ?? environment[idVariable] ?? entry?.clientID, !clientID.isEmpty else {
@@ -68,7 +78,8 @@ public struct ClientSettingsResolver: Sendable {
 
     /// The settings for a client whose id is already known (a pending sign-in's): the secret and method
     /// resolved as for a sign-in, the variables only those of `overrides`, and no scopes.
-    public func settings(clientID: String, provider: String, overrides: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+    public func settings(clientID: String, provider: String, overrides given: ClientSettings.Overrides = .init()) throws -> ClientSettings {
+        let overrides = self.overrides(given, provider)
         let entry = try clientsFile().entry(for: provider)
         var settings = ClientSettings(clientID: clientID, variables: overrides.variables)
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
@@ -78,19 +89,9 @@ public struct ClientSettingsResolver: Sendable {
     /// The settings for a stored session: its client id and variables (``ClientSettings/Overrides/variables`` win),
     /// with the secret and method resolved as for a sign-in.
     public func settings(for session: StoredSession, overrides: ClientSettings.Overrides = .init()) throws -> ClientSettings {
-        var given = overrides
+        var given = self.overrides(overrides, session.key.providerID)
         given.variables = session.variables.merging(overrides.variables) { _, given in given }
         return try settings(clientID: session.clientID, provider: session.key.providerID, overrides: given)
-    }
-
-    /// The client of a stored session, as every session command builds it: the session's client id and
-    /// redirect URI, with the secret and method from ``settings(for:overrides:)-(StoredSession,_)``.
-    public func client(
-        for session: StoredSession, provider: Provider, overrides: ClientSettings.Overrides = .init(),
-        environment: OAuthEnvironment = OAuthEnvironment()
-    ) throws -> OAuthClient {
-        let settings = try settings(for: session, overrides: overrides)
-        return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), environment: environment)
     }
 
     /// Picks the secret and method for `settings.clientID`: a named variable always; the environment's and

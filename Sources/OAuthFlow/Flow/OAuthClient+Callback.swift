@@ -111,7 +111,17 @@ extension OAuthClient {
         }
     }
 
-    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
+    /// A callback that passed every check (``accept(_:pending:)``): its code, and its parameters, those of the verified
+    /// JWT for a JWT-secured response, which the token request and the session read.
+    package struct AcceptedCallback: Sendable {
+        let code: Secret
+        let callback: AuthorizationCallback
+    }
+
+    /// Checks a parsed callback once, for a caller that says something between the check and the exchange (the loopback
+    /// receiver tells its host the code is being exchanged): the pending authorization is this client's and not yet
+    /// completed, a JWT-secured response is verified, and ``check(_:pending:)`` passes.
+    package func accept(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> AcceptedCallback {
         guard pending.providerID == provider.id else {
             throw FlowError(.invalidCallback, "the pending authorization is for provider `\(pending.providerID)`, not `\(provider.id)`")
         }
@@ -119,7 +129,24 @@ extension OAuthClient {
             throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
         }
         let callback = try await unsealed(callback)
-        let code = try await check(callback, pending: pending)
+        return AcceptedCallback(code: try await check(callback, pending: pending), callback: callback)
+    }
+
+    /// Exchanges an accepted callback's code, counting the sign-in (`oauthflow_sign_ins_total`).
+    package func finishSignIn(_ accepted: AcceptedCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
+        try await countingSignIn { try await exchange(accepted, pending: pending) }
+    }
+
+    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
+        try await exchange(try await accept(callback, pending: pending), pending: pending)
+    }
+
+    /// The token request for an accepted callback's code, its answer read, and the ID token verified.
+    private func exchange(_ accepted: AcceptedCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
+        guard !hasCompleted(pending.state.value) else {
+            throw FlowError(.alreadyCompleted, "this authorization was already completed; start a new one")
+        }
+        let (code, callback) = (accepted.code, accepted.callback)
         // Mark before the network call: a second callback racing this one must not also spend the code.
         rememberCompleted(pending.state.value)
         logger.debug("callback accepted", metadata: ["provider": "\(provider.id)", "code": "\(code)"])

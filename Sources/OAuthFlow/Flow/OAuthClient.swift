@@ -43,12 +43,22 @@ public actor OAuthClient {
     ///   - configuration: The registered client.
     ///   - environment: How to send requests, the clock, the logger and the servers' DPoP nonces.
     public init(provider: Provider, configuration: ClientConfiguration, environment: OAuthEnvironment = OAuthEnvironment()) {
+        self.init(provider: provider, configuration: configuration, environment: environment, discovery: nil)
+    }
+
+    /// A client that reads discovery documents through `discovery`, the cache `OAuth` keeps for each provider, so
+    /// that every client it makes for one provider fetches the document once; nil makes a cache of its own.
+    package init(provider: Provider, configuration: ClientConfiguration, environment: OAuthEnvironment, discovery: DiscoveryClient?) {
         self.provider = provider
         self.configuration = configuration
         self.environment = environment
-        self.discovery = DiscoveryClient(
-            transport: environment.instruments.transport(environment.transport, provider: provider.id, endpoint: .discovery),
-            clock: environment.clock)
+        self.discovery = discovery ?? Self.discoveryClient(for: provider.id, environment: environment)
+    }
+
+    /// A discovery cache for the provider `id`, its requests counted as that provider's discovery requests.
+    package static func discoveryClient(for id: String, environment: OAuthEnvironment) -> DiscoveryClient {
+        DiscoveryClient(
+            transport: environment.instruments.transport(environment.transport, provider: id, endpoint: .discovery), clock: environment.clock)
     }
 
     /// An endpoint: the descriptor's, or, when it names none and asks for discovery, the discovery document's.

@@ -105,6 +105,17 @@ public final class OAuth: Sendable {
     public let configuration: Configuration
     private let managers: Locked<RecentlyUsed<SessionKey, TokenManager>>
     private let services = Locked<[String: ServiceTokens]>([:])
+    /// Each descriptor read, by provider name: its files are read and parsed once.
+    private let descriptors = Locked<[String: ProviderDescriptor]>([:])
+    /// Each provider resolved, by name and variables.
+    private let resolved = Locked<[ResolvedKey: Provider]>([:])
+    /// One discovery cache per provider, shared by every client made here for it.
+    private let discoveries = Locked<[String: DiscoveryClient]>([:])
+
+    private struct ResolvedKey: Hashable {
+        let name: String
+        let variables: [String: String]
+    }
 
     /// How many sessions' token managers are kept: a web host asking for the session of each of a million users
     /// keeps the most recently used ones. A manager dropped is made again from the store when next asked for, and a
@@ -131,14 +142,43 @@ public final class OAuth: Sendable {
 
     // MARK: - Providers and clients
 
-    /// A provider's descriptor, by name, reading only the files named after it.
+    /// A provider's descriptor, by name, reading only the files named after it, once: later calls for the name get
+    /// the descriptor read then.
     ///
     /// - Throws: ``ProviderError`` `unknown_provider` (with the nearest name), or the descriptor's positioned problems.
     public func descriptor(_ name: String) throws -> ProviderDescriptor {
-        try ProviderRegistry.descriptor(
+        if let known = descriptors.withLock({ $0[name] }) { return known }
+        let read = try ProviderRegistry.descriptor(
             named: name, directories: configuration.providerDirectories, includeBundled: configuration.includeBundledProviders,
             includeUserDirectory: configuration.includeUserProviders, environment: configuration.environmentVariables,
             logger: environment.logger)
+        descriptors.withLock { $0[name] = read }
+        return read
+    }
+
+    /// The descriptor named `name`, resolved with exactly `variables`, once per name and variables.
+    package func resolve(_ name: String, variables: [String: String]) throws -> Provider {
+        let key = ResolvedKey(name: name, variables: variables)
+        if let known = resolved.withLock({ $0[key] }) { return known }
+        let provider = try descriptor(name).resolve(variables)
+        resolved.withLock { $0[key] = provider }
+        return provider
+    }
+
+    /// A client of `provider` (a provider this `OAuth` resolved) that shares the provider's discovery cache with every
+    /// other client made here: the discovery document is fetched once, however many sessions and sign-ins use it.
+    package func client(of provider: Provider, configuration client: ClientConfiguration) -> OAuthClient {
+        OAuthClient(provider: provider, configuration: client, environment: environment, discovery: discovery(for: provider.id))
+    }
+
+    /// The discovery cache this `OAuth` keeps for the provider `id`.
+    package func discovery(for id: String) -> DiscoveryClient {
+        discoveries.withLock { caches in
+            if let cache = caches[id] { return cache }
+            let made = OAuthClient.discoveryClient(for: id, environment: environment)
+            caches[id] = made
+            return made
+        }
     }
 
     /// Every provider this configuration offers (the bundled ones and the host's directories), loaded now.
@@ -176,21 +216,35 @@ public final class OAuth: Sendable {
     /// - Throws: ``ProviderError`` (unknown provider, invalid descriptor, a variable missing).
     public func provider(_ name: String, variables: [String: String] = [:]) throws -> Provider {
         let known = (try? clientSettings(for: name))?.variables ?? [:]
-        return try descriptor(name).resolve(known.merging(variables) { _, given in given })
+        return try resolve(name, variables: known.merging(variables) { _, given in given })
     }
 
-    /// The client of a stored session: its provider, client id, redirect URI and variables, with the secret and
-    /// key from the settings.
-    func client(for session: StoredSession) throws -> OAuthClient {
+    /// The client settings of a stored session: its client id and variables, with the secret and key of
+    /// ``Configuration/clients`` when that names the same client, else as ``Configuration/clientSettings`` resolves
+    /// them for that client id (a secret only beside its own client id); with neither, no secret.
+    ///
+    /// - Throws: ``ClientSettingsError`` when the resolver names a secret it cannot read.
+    package func settings(for session: StoredSession) throws -> ClientSettings {
         let name = session.key.providerID
-        var settings = (try? clientSettings(for: name)) ?? ClientSettings(clientID: session.clientID)
-        if settings.clientID != session.clientID {
-            // The session belongs to another client: its secret is not this one's to send.
+        var settings: ClientSettings
+        if let given = configuration.clients[name] {
+            // A session of another client: that client's secret is not this one's to send.
+            settings = given.clientID == session.clientID ? given : ClientSettings(clientID: session.clientID)
+        } else if let resolver = configuration.clientSettings {
+            settings = try resolver.settings(for: session)
+        } else {
             settings = ClientSettings(clientID: session.clientID)
         }
         settings.variables = settings.variables.merging(session.variables) { _, stored in stored }
-        let provider = try descriptor(name).resolve(settings.variables)
-        return OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: session.redirectURI), environment: environment)
+        return settings
+    }
+
+    /// The client of a stored session: its provider, client id, redirect URI and variables, with the secret and
+    /// key from ``settings(for:)``.
+    package func client(for session: StoredSession) throws -> OAuthClient {
+        let settings = try settings(for: session)
+        let provider = try resolve(session.key.providerID, variables: settings.variables)
+        return client(of: provider, configuration: settings.configuration(redirectURI: session.redirectURI))
     }
 
     // MARK: - Sessions
@@ -248,10 +302,14 @@ public final class OAuth: Sendable {
     /// - Throws: ``ClientSettingsError`` without a client for the provider, ``ProviderError``.
     public func serviceTokens(for name: String) throws -> ServiceTokens {
         if let tokens = services.withLock({ $0[name] }) { return tokens }
-        let settings = try serviceClientSettings(for: name)
-        let provider = try descriptor(name).resolve(settings.variables)
-        let client = OAuthClient(provider: provider, configuration: settings.serviceConfiguration(), environment: environment)
-        let made = ServiceTokens(client: client, store: store)
+        return try serviceTokens(for: name, settings: try serviceClientSettings(for: name))
+    }
+
+    /// ``serviceTokens(for:)`` with the service's client settings given (the CLI's flags decided them), made once.
+    package func serviceTokens(for name: String, settings: ClientSettings) throws -> ServiceTokens {
+        if let tokens = services.withLock({ $0[name] }) { return tokens }
+        let provider = try resolve(name, variables: settings.variables)
+        let made = ServiceTokens(client: client(of: provider, configuration: settings.serviceConfiguration()), store: store)
         return services.withLock { services in
             if let existing = services[name] { return existing }
             services[name] = made
@@ -268,7 +326,47 @@ public final class OAuth: Sendable {
     public func protectedResource(trusting names: [String], settings: ProtectedResource.Settings) throws -> ProtectedResource {
         try ProtectedResource.trusting(
             try names.map { try descriptor($0) }, settings: settings, environment: environment,
-            variables: { (try? serviceClientSettings(for: $0))?.variables ?? [:] }, client: { try serviceClientSettings(for: $0) })
+            variables: { variables(of: $0) }, client: { try serviceClientSettings(for: $0) })
+    }
+
+    /// Checks one access token as an API with `audience` would, trusting only the provider `name`: what
+    /// `oauthflow verify-token` runs. A DPoP- or certificate-bound token is refused, as it would be without its proof.
+    ///
+    /// A JWT is checked with the provider's keys and the RFC 9068 profile; an opaque token (or a JWT under
+    /// `access_tokens.format: opaque`) is introspected with the API's client at the provider, from
+    /// ``Configuration/serviceClients``, ``Configuration/clients`` or ``Configuration/clientSettings``, asked for
+    /// only then.
+    ///
+    /// - Parameters:
+    ///   - token: The access token to check, as a client would send it.
+    ///   - name: The provider that issued it; the only one trusted.
+    ///   - audience: The API's audience, in place of the descriptor's `access_tokens.audience`; nil takes that one.
+    /// - Returns: The principal.
+    /// - Throws: ``ProtectedResource/Denial`` saying exactly which check failed (``ProtectedResource/Denial/reason``);
+    ///   ``ClientSettingsError`` or ``ProviderError`` for a setup that cannot check it (no audience anywhere, above all).
+    public func verifyAccessToken(_ token: Secret, issuedBy name: String, audience: String?) async throws -> ProtectedResource.Principal {
+        var descriptor = try descriptor(name)
+        // `format: both` verifies a JWT with the provider's keys and never introspects it: such a token needs no
+        // introspection client, so none is looked for.
+        if descriptor.accessTokens.format == .both, (try? CompactJWS(token.value)) != nil { descriptor.accessTokens.format = .jwt }
+        // The resource URL only names the API in challenges and metadata, which a single check never shows.
+        let named = audience.flatMap(URL.init(string:)).flatMap { TransportPolicy.isSecure($0) && $0.host != nil ? $0 : nil }
+        let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
+        let resource = try ProtectedResource.trusting(
+            [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0), environment: environment,
+            variables: { self.variables(of: $0) }, client: { try self.serviceClientSettings(for: $0) })
+        guard audience != nil || resource.trusted.contains(where: { $0.policy.audience != nil }) else {
+            let why = "provider `\(name)` states none (`access_tokens.audience`)"
+            throw ProviderError(
+                .unsupportedPolicy, "give the API's audience (`audience:`; `--audience` for `oauthflow verify-token`): \(why)", provider: name)
+        }
+        return try await resource.authenticate(ProtectedResource.Request(authorization: "Bearer " + token.value))
+    }
+
+    /// The variables a provider resolves with when its client is not needed: the service client's, else those the
+    /// resolver's overrides name (a provider whose tokens are JWTs needs no client to check them).
+    private func variables(of name: String) -> [String: String] {
+        (try? serviceClientSettings(for: name))?.variables ?? configuration.clientSettings?.overrides[name]?.variables ?? [:]
     }
 
     // MARK: - Sign-in without a browser here
@@ -287,8 +385,10 @@ public final class OAuth: Sendable {
         events: @escaping @Sendable (DeviceSignIn.Event) -> Void = { _ in }
     ) async throws -> SignInResult {
         let settings = try clientSettings(for: name)
-        let provider = try descriptor(name).resolve(settings.variables)
-        let result = try await DeviceSignIn(store: store, environment: environment).signIn(
+        let provider = try resolve(name, variables: settings.variables)
+        var signIn = DeviceSignIn(store: store, environment: environment)
+        signIn.discovery = discovery(for: provider.id)
+        let result = try await signIn.signIn(
             to: provider, settings: settings, requestOfflineAccess: requestOfflineAccess, account: account, events: events)
         forget(SessionKey(providerID: name, account: account))
         return result

@@ -27,7 +27,7 @@ import Logging
 public actor TokenManager {
     public let key: SessionKey
     public let skew: TimeInterval
-    private let client: OAuthClient
+    package nonisolated let client: OAuthClient
     /// The session's provider, as its client resolved it.
     public nonisolated var provider: Provider { client.provider }
     private let store: any TokenStore

@@ -27,6 +27,8 @@ public struct DeviceSignIn: Sendable {
     public let store: any TokenStore
     /// The transport, clock and logger of the client made for each sign-in, and the wait between polls.
     public let environment: OAuthEnvironment
+    /// The discovery cache of the provider signed in to, when `OAuth` keeps one for it; nil makes one per sign-in.
+    package var discovery: DiscoveryClient?
 
     /// - Parameters:
     ///   - store: Where the session is stored.
@@ -50,7 +52,7 @@ public struct DeviceSignIn: Sendable {
         let client = OAuthClient(
             provider: provider,
             configuration: settings.configuration(redirectURI: nil, requestOfflineAccess: requestOfflineAccess),
-            environment: environment)
+            environment: environment, discovery: discovery)
         let authorization = try await client.startDeviceAuthorization()
         events(.showCode(authorization))
         let outcome = try await client.pollDeviceSignIn(authorization) { poll in

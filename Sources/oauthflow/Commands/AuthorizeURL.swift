@@ -20,17 +20,15 @@ extension OAuthFlowCommand {
             try await Output.running(advice: Advice.clientID) {
                 let settings = try await options.settings(CommandEnvironment.clients)
                 LoginOptions.announce(settings)
-                let provider = try options.registryOptions.provider(named: options.name, variables: settings.variables)
+                let oauth = options.registryOptions.oauth(clients: [options.name: settings])
+                let provider = try oauth.resolve(options.name, variables: settings.variables)
                 if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
                 let loopback = provider.loopback
                 guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
                     throw CommandFailure("cannot build a redirect URI from the descriptor")
                 }
-                let client = OAuthClient(
-                    provider: provider,
-                    configuration: settings.configuration(
-                        redirectURI: redirect,
-                        requestOfflineAccess: !options.noOffline))
+                let client = oauth.client(
+                    of: provider, configuration: settings.configuration(redirectURI: redirect, requestOfflineAccess: !options.noOffline))
                 let pending = try await client.startAuthorization()
                 try PendingAuthorizationStore(beside: CommandEnvironment.store).save(
                     .init(pending: pending, clientID: settings.clientID, variables: provider.variables),

@@ -90,7 +90,7 @@ extension OAuthFlowCommand {
                 return try await tokens.send(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]), for: request)
             }
             let response = try await ServiceOptions.withServiceTokens(
-                descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, scopes: scopes, call)
+                registry: registry, overrides: overrides, provider: name, scopes: scopes, call)
             try report(response)
         }
 

@@ -41,8 +41,9 @@ extension OAuthFlowCommand.Credential {
                 let key = SessionKey(providerID: mapping.provider, account: mapping.account ?? "default")
                 switch operation {
                 case "get":
-                    let session = try await OAuthFlowCommand.Credential.access(registryOptions)
-                        .bearerSession(for: key, variables: mapping.variables, tool: "git", events: OAuthFlowCommand.Credential.report)
+                    let session = try await registryOptions.oauth().bearerSession(
+                        key.providerID, account: key.account, variables: mapping.variables ?? [:], tool: "git",
+                        browser: OAuthFlowCommand.Credential.browser, events: OAuthFlowCommand.Credential.report)
                     Output.stdoutExact(
                         try GitCredentialRequest.answer(
                             username: mapping.username ?? "oauth2", password: session.tokens.accessToken,

@@ -34,18 +34,20 @@ extension OAuthFlowCommand.Credential {
             try await Output.running(prefix: "oauthflow: ") {
                 let values = VariableOptions.values(variables)
                 let key = SessionKey(providerID: name, account: account)
-                let access = OAuthFlowCommand.Credential.access(registryOptions)
+                let oauth = registryOptions.oauth()
+                let browser = OAuthFlowCommand.Credential.browser
                 if accessToken {
-                    let session = try await access.bearerSession(
-                        for: key, variables: values.isEmpty ? nil : values, tool: "kubectl", events: OAuthFlowCommand.Credential.report)
+                    let session = try await oauth.bearerSession(
+                        name, account: account, variables: values, tool: "kubectl", browser: browser, events: OAuthFlowCommand.Credential.report)
                     Output.stdoutExact(try Output.json(ExecCredential(token: session.tokens.accessToken, expiresAt: session.tokens.expiresAt)))
                     return
                 }
                 // The ID token is never DPoP-bound: kubectl sends it as a Bearer token whatever the session.
-                var session = try await access.session(for: key, variables: values.isEmpty ? nil : values, events: OAuthFlowCommand.Credential.report)
+                var session = try await oauth.usableSession(
+                    name, account: account, variables: values, browser: browser, events: OAuthFlowCommand.Credential.report)
                 var expiry = session.tokens.idToken.flatMap(Self.expiry(ofIDToken:))
                 if let current = expiry, current.timeIntervalSinceNow < 60 {
-                    session = try await access.refreshed(session)
+                    session = try await oauth.session(name, account: account).refresh()
                     expiry = session.tokens.idToken.flatMap(Self.expiry(ofIDToken:))
                 }
                 guard let idToken = session.tokens.idToken, let expiry, expiry.timeIntervalSinceNow > 0 else {

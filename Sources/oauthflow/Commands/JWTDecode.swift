@@ -52,8 +52,9 @@ extension OAuthFlowCommand.JWT {
         /// Verifies the token with the provider's keys; a failure of any kind is `NOT VERIFIED`, exit 1.
         private func check(_ token: Secret, against name: String) async throws {
             do {
-                let provider = try await registryOptions.provider(named: name, variables: VariableOptions.values(variables))
-                    .discovered(with: DiscoveryClient())
+                let oauth = registryOptions.oauth()
+                let provider = try await oauth.resolve(name, variables: VariableOptions.values(variables)).discovered(
+                    with: oauth.discovery(for: name))
                 if let clientID {
                     let validator = IDTokenValidator(provider: provider, clientID: clientID)
                     _ = try await validator.validate(token, nonce: nil, accessToken: nil)

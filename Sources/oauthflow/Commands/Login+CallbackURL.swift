@@ -23,11 +23,13 @@ extension OAuthFlowCommand.Login {
             // Finding the provider and the client sends nothing: a failure here keeps the sign-in in progress.
             let client: OAuthClient
             do {
-                let provider = try options.registryOptions.provider(named: saved.pending.providerID, variables: saved.variables)
                 var overrides = options.overrides
                 overrides.variables = [:]
-                let settings = try CommandEnvironment.clients.settings(clientID: saved.clientID, provider: provider.id, overrides: overrides)
-                client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
+                let settings = try CommandEnvironment.clients.settings(
+                    clientID: saved.clientID, provider: saved.pending.providerID, overrides: overrides)
+                let oauth = options.registryOptions.oauth(clients: [saved.pending.providerID: settings])
+                let provider = try oauth.resolve(saved.pending.providerID, variables: saved.variables)
+                client = oauth.client(of: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
             } catch {
                 Output.stderr("The sign-in in progress was kept.\n")
                 throw error

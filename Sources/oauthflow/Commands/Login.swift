@@ -51,20 +51,20 @@ extension OAuthFlowCommand {
                 return
             }
             let environment = CommandEnvironment.variables
-            let resolver = ClientSettingsResolver(environment: environment)
-            let (settings, provider) = try await Output.running(advice: Advice.clientID) {
-                let settings = try await options.settings(resolver, store: store)
-                return (settings, try options.registryOptions.provider(named: options.name, variables: settings.variables))
+            let (oauth, settings, provider) = try await Output.running(advice: Advice.clientID) {
+                let settings = try await options.settings(CommandEnvironment.clients, store: store)
+                let oauth = options.registryOptions.oauth(clients: [options.name: settings])
+                return (oauth, settings, try oauth.provider(options.name))
             }
             LoginOptions.announce(settings)
             // --no-browser keeps the code flow; otherwise the device flow where no browser can open and the provider takes it.
             let route: SignInRoute = device ? .deviceCode(nil) : noBrowser ? .browser : .automatic(for: provider, environment: environment)
-            let access = SessionAccess(store: store, clients: resolver, browser: noBrowser ? NoBrowser() : SystemBrowser(environment: environment))
+            let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: environment)
             let progress = Progress()
             let report = Reporter(provider: provider, timeout: timeout, progress: progress)
             let work = Task {
-                try await access.signIn(
-                    to: provider, settings: settings, account: options.account, route: route, port: port,
+                try await oauth.signIn(
+                    to: options.name, account: options.account, browser: browser, route: route, port: port,
                     timeout: .seconds(timeout), requestOfflineAccess: !options.noOffline, events: report.show)
             }
             // Ctrl-C cancels the device flow's polling; nothing is stored.

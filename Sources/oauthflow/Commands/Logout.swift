@@ -44,13 +44,13 @@ extension OAuthFlowCommand {
 
         func run() async throws {
             let ending: LoopbackSignOut.ProviderSessionEnding = !endSession ? .keep : noBrowser ? .printURL : .endInBrowser
-            let (outcome, provider) = try await session.withManager { manager, _, provider in
-                let signOut = LoopbackSignOut(browser: SystemBrowser(environment: CommandEnvironment.variables))
+            let (outcome, provider) = try await session.withOAuth { oauth, stored in
+                let provider = try oauth.provider(stored.key.providerID)
                 do {
-                    let result = try await signOut.signOut(
-                        manager, provider: provider, providerSession: ending, port: port, timeout: .seconds(timeout ?? 120)
-                    ) {
-                        event in
+                    let result = try await oauth.signOut(
+                        stored.key.providerID, account: stored.key.account, providerSession: ending,
+                        browser: SystemBrowser(environment: CommandEnvironment.variables), port: port, timeout: .seconds(timeout ?? 120)
+                    ) { event in
                         switch event {
                         case let .openURL(url):
                             // The browser gets the ID token as id_token_hint; what is shown leaves it out.

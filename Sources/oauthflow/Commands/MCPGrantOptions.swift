@@ -45,7 +45,7 @@ struct MCPGrantOptions: ParsableArguments {
         var configuration = authorization.configuration
         if let via {
             let client = try CommandEnvironment.clients.settings(for: via)
-            let provider = try registry.provider(named: via, variables: client.variables)
+            let provider = try registry.oauth(clients: [via: client]).provider(via)
             configuration.enterpriseIdentityProvider = MCPAuthorization.EnterpriseIdentityProvider(provider: provider, client: client)
         }
         if clientID != nil || assertionFile != nil {

@@ -28,7 +28,7 @@ extension OAuthFlowCommand.Providers {
 
         func run() async throws {
             try await Output.running {
-                let registry = try registryOptions.loadRegistry()
+                let registry = try registryOptions.oauth().registry()
                 for skipped in registry.skipped { Output.stderr("warning: skipped: \(skipped.error)\n") }
                 let rows = registry.all.map {
                     Row(

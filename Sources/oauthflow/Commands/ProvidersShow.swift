@@ -116,8 +116,9 @@ extension OAuthFlowCommand.Providers {
 
         func run() async throws {
             try await Output.running {
-                let provider = try registryOptions.provider(named: name, variables: variableOptions.values)
-                let descriptor = try registryOptions.descriptor(named: name)
+                let oauth = registryOptions.oauth()
+                let provider = try oauth.resolve(name, variables: variableOptions.values)
+                let descriptor = try oauth.descriptor(name)
                 let catalog = descriptor.catalogEntry
                 // A document recorded as naming no end-session endpoint (`discovery.lacks`) gives none to read.
                 let endSession =

@@ -14,8 +14,8 @@ extension OAuthFlowCommand {
         var json = false
 
         func run() async throws {
-            try await Output.running {
-                let (stored, provider) = try await session.load()
+            try await session.withOAuth { oauth, stored in
+                let provider = try oauth.provider(stored.key.providerID)
                 let resources = provider.resources.resources(granted: stored.scopes)
                 if json {
                     Output.stdoutExact(try Output.json(resources))

@@ -15,13 +15,14 @@ extension OAuthFlowCommand.Token {
         var refreshToken = false
 
         func run() async throws {
-            let (client, token, key, bound) = try await Output.running {
-                let (stored, provider) = try await session.load()
-                let client = try session.client(for: stored, provider: provider)
+            // The session as its manager hands it over: only a session of this provider and client (its tokens go back
+            // to the server that issued them).
+            let (client, token, key, bound) = try await session.withManager { manager, _, _ in
+                let stored = try await manager.session()
                 guard let token = refreshToken ? stored.tokens.refreshToken : stored.tokens.accessToken else {
                     throw CommandFailure("the session has no refresh token")
                 }
-                return (client, token, stored.tokens.proofKey, stored.tokens.isCertificateBound)
+                return (manager.client, token, stored.tokens.proofKey, stored.tokens.isCertificateBound)
             }
             try await Output.running(advice: Advice.revocationFailed) {
                 // A DPoP-bound session's revocation carries a proof from its key (RFC 9449), a certificate-bound one its certificate (RFC 8705).

@@ -47,11 +47,10 @@ extension OAuthFlowCommand {
             }
             let principal: ProtectedResource.Principal
             do {
-                let descriptor = try registryOptions.descriptor(named: provider)
                 let overrides = ClientSettings.Overrides(
                     clientID: clientID, secretVariable: clientSecretEnvironment, variables: variableOptions.values)
-                principal = try await ProtectedResource.verify(
-                    token, descriptor: descriptor, audience: audience, overrides: overrides, resolver: CommandEnvironment.clients)
+                let oauth = registryOptions.oauth(overrides: [provider: overrides], timeout: 10)
+                principal = try await oauth.verifyAccessToken(token, issuedBy: provider, audience: audience)
             } catch let denial as ProtectedResource.Denial {
                 Output.stderr("REFUSED (\(denial.code), HTTP \(denial.status)): \(Output.line(denial.reason))\n")
                 throw ExitCode.failure

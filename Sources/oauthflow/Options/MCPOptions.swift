@@ -66,7 +66,8 @@ struct MCPOptions: ParsableArguments {
         configuration.redirectPort = port
         configuration.signInTimeout = .seconds(timeout)
         configuration.signInEvents = events
-        configuration.pinnedProviders = try pinned.map { try registry.provider(named: $0, variables: [:]) }
+        let oauth = registry.oauth()
+        configuration.pinnedProviders = try pinned.map { try oauth.resolve($0, variables: [:]) }
         configuration.requiresPinnedProvider = pinnedOnly
         return MCPAuthorization(configuration)
     }

@@ -20,18 +20,24 @@ struct RegistryOptions: ParsableArguments {
         return logger
     }
 
-    func loadRegistry() throws -> ProviderRegistry {
-        try ProviderRegistry.load(directories: directories, includeUserDirectory: true, environment: CommandEnvironment.variables, logger: logger)
-    }
-
-    /// One provider by id, reading only its own files (see ``ProviderRegistry/descriptor(named:directories:includeBundled:includeUserDirectory:environment:logger:)``).
-    func descriptor(named name: String) throws -> ProviderDescriptor {
-        try ProviderRegistry.descriptor(
-            named: name, directories: directories, includeUserDirectory: true, environment: CommandEnvironment.variables, logger: logger)
-    }
-
-    /// One provider by id, resolved with `variables`.
-    func provider(named name: String, variables: [String: String]) throws -> Provider {
-        try descriptor(named: name).resolve(variables)
+    /// The front door a command goes through, made once per command: what `OAuth.Configuration.commandLine` gives
+    /// (the user's providers, the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file, the sessions in
+    /// `$XDG_STATE_HOME/oauthflow`), with the `--providers-dir` directories and this command's logger.
+    ///
+    /// - Parameters:
+    ///   - clients: Client settings the command's flags decided, by provider name, ahead of the environment and file.
+    ///   - overrides: What the command's flags say of a provider's client, by provider name: settings are resolved
+    ///     with them, ahead of the environment and the clients file, when they are needed.
+    ///   - timeout: Each request's deadline, when the command's is not the transport's default.
+    func oauth(
+        clients: [String: ClientSettings] = [:], overrides: [String: ClientSettings.Overrides] = [:], timeout: TimeInterval? = nil
+    ) -> OAuth {
+        let transport = timeout.map { DefaultHTTPTransport(timeout: $0) } ?? DefaultHTTPTransport()
+        var configuration = OAuth.Configuration.commandLine(environment: CommandEnvironment.variables, transport: transport)
+        configuration.providerDirectories = directories
+        configuration.clients = clients
+        configuration.clientSettings?.overrides = overrides
+        configuration.environment.logger = logger
+        return OAuth(configuration)
     }
 }

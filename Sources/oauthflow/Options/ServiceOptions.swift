@@ -47,17 +47,20 @@ struct ServiceOptions: ParsableArguments {
     func withServiceTokens<Value>(provider name: String, _ work: (ServiceTokens) async throws -> Value) async throws -> Value {
         let registry = registryOptions
         return try await Self.withServiceTokens(
-            descriptor: { try registry.descriptor(named: name) }, overrides: overrides, provider: name, scopes: scopes, work)
+            registry: registry, overrides: overrides, provider: name, scopes: scopes, work)
     }
 
     /// - Parameter scopes: The scopes asked for with `--scope`, for the advice after `invalid_scope`.
     static func withServiceTokens<Value>(
-        descriptor: () throws -> ProviderDescriptor, overrides: ClientSettings.Overrides, provider name: String, scopes: [String] = [],
+        registry: RegistryOptions, overrides: ClientSettings.Overrides, provider name: String, scopes: [String] = [],
         _ work: (ServiceTokens) async throws -> Value
     ) async throws -> Value {
         let (tokens, settings) = try await Output.running {
-            try ServiceTokens.resolved(
-                descriptor: try descriptor(), overrides: overrides, resolver: CommandEnvironment.clients, store: CommandEnvironment.store)
+            let oauth = registry.oauth()
+            // The provider first: a misspelt name is an unknown provider, whatever the client settings say.
+            _ = try oauth.descriptor(name)
+            let settings = try CommandEnvironment.clients.settings(for: name, overrides: overrides)
+            return (try oauth.serviceTokens(for: name, settings: settings), settings)
         }
         for note in settings.notes { Output.stderr("note: \(note)\n") }
         // The method in use, or the one asked for when its credential is missing (the advice then names only what it takes).

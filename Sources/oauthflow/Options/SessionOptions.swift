@@ -63,35 +63,32 @@ struct SessionOptions: ParsableArguments {
         return session
     }
 
-    /// The stored session and its resolved provider.
-    func load(store: FileTokenStore = CommandEnvironment.store) async throws -> (StoredSession, Provider) {
-        let session = try await stored(store: store)
-        return (session, try registryOptions.provider(named: session.key.providerID, variables: session.variables))
-    }
-
-    /// A client for the session: its client id, and the secret and method from flags, the environment
-    /// or the clients file, as `login` resolves them.
-    func client(for session: StoredSession, provider: Provider) throws -> OAuthClient {
-        try CommandEnvironment.clients.client(for: session, provider: provider, overrides: overrides)
-    }
-
-    /// Runs `work` with the session's token manager (its access token made valid first when `validToken`).
+    /// Runs `work` with the session's token manager, from the front door (its access token made valid first when
+    /// `validToken`): the session's client id and variables, with the secret and method from the flags, the
+    /// environment or the clients file, as `login` resolves them.
     ///
     /// A failure to load the session is printed as it is; a failure after that with what to do next
     /// (``advice(_:session:)``). Either exits 1.
-    func withManager<Value>(
-        validToken: Bool = false, store: FileTokenStore = CommandEnvironment.store,
-        _ work: (TokenManager, StoredSession, Provider) async throws -> Value
-    ) async throws -> Value {
-        let (session, provider, client) = try await Output.running {
-            let (session, provider) = try await load(store: store)
-            return (session, provider, try self.client(for: session, provider: provider))
-        }
-        let manager = TokenManager(client: client, store: store, key: key)
-        let hint = { (error: any Error) in advice(error, session: session) }
-        return try await Output.running(advice: hint) {
+    func withManager<Value>(validToken: Bool = false, _ work: (TokenManager, StoredSession, Provider) async throws -> Value) async throws -> Value {
+        try await withOAuth { oauth, session in
+            let manager = try await oauth.session(name, account: account)
             if validToken { _ = try await manager.validAccessToken() }
-            return try await work(manager, session, provider)
+            return try await work(manager, session, manager.provider)
         }
+    }
+
+    /// Runs `work` with the front door, its client settings for this provider those of the stored session (see
+    /// ``withManager(validToken:_:)``), and the session as stored; failures as there.
+    func withOAuth<Value>(_ work: (OAuth, StoredSession) async throws -> Value) async throws -> Value {
+        let (session, oauth) = try await Output.running {
+            let session = try await stored()
+            let settings = try CommandEnvironment.clients.settings(for: session, overrides: overrides)
+            let oauth = registryOptions.oauth(clients: [name: settings])
+            // The provider is read now: a descriptor that no longer resolves is said as it is.
+            _ = try oauth.provider(name)
+            return (session, oauth)
+        }
+        let hint = { (error: any Error) in advice(error, session: session) }
+        return try await Output.running(advice: hint) { try await work(oauth, session) }
     }
 }

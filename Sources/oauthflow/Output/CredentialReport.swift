@@ -4,7 +4,7 @@ import OAuthFlowLoopback
 
 extension OAuthFlowCommand.Credential {
     /// What a helper says while it gets a session: one `oauthflow:` line each, on stderr (stdout is the tool's).
-    @Sendable static func report(_ event: SessionAccess.Event) {
+    @Sendable static func report(_ event: OAuth.SignInEvent) {
         switch event {
         case let .sessionUnusable(error):
             Output.stderr("oauthflow: \(Output.line(error.message))\n")

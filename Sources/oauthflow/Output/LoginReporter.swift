@@ -15,7 +15,7 @@ extension OAuthFlowCommand.Login {
 
         var displayName: String { Output.line(provider.displayName) }
 
-        @Sendable func show(_ event: SessionAccess.Event) {
+        @Sendable func show(_ event: OAuth.SignInEvent) {
             switch event {
             case let .signingIn(_, .deviceCode(reason?), _):
                 Output.stderr("No browser can be opened here (\(reason)); signing in with a device code instead.\n")

@@ -127,7 +127,7 @@ import OAuthFlow
         let session = sampleSession()
         let settings = try setup.resolver.settings(for: session)
         #expect(settings.clientID == "client" && settings.variables == ["tenant": "acme"] && settings.secret == nil)
-        let client = try setup.resolver.client(for: session, provider: try TestDescriptor().provider())
+        let client = OAuthClient(provider: try TestDescriptor().provider(), configuration: settings.configuration(redirectURI: session.redirectURI))
         #expect(client.configuration.clientID == "client" && client.configuration.redirectURI == session.redirectURI)
         #expect(client.configuration.clientSecret == nil)
     }

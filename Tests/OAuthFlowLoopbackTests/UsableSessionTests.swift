@@ -30,7 +30,7 @@ final class SessionEventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [String] = []
 
-    func record(_ event: SessionAccess.Event) {
+    func record(_ event: OAuth.SignInEvent) {
         let name: String
         switch event {
         case let .sessionUnusable(error): name = "unusable \(error.code)"
@@ -48,8 +48,9 @@ final class SessionEventLog: @unchecked Sendable {
     var events: [String] { lock.withLock { recorded } }
 }
 
-/// One call for a usable session: the stored one, refreshed, or a sign-in by the route the machine allows.
-@Suite struct SessionAccessTests {
+/// One call for a usable session (`OAuth.usableSession`): the stored one, refreshed, or a sign-in by the route the
+/// machine allows.
+@Suite struct UsableSessionTests {
     static let deviceGrant = "grant_types: [authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code]\n"
 
     /// A provider at auth.example.com whose token endpoint answers `token` (by how many token requests came before).
@@ -58,7 +59,7 @@ final class SessionEventLog: @unchecked Sendable {
         let store = InMemoryTokenStore()
         let transport: ScriptedTransport
         let log = SessionEventLog()
-        let access: SessionAccess
+        let oauth: OAuth
 
         init(environment: [String: String] = ["BROWSER": "approve"], device: Bool = false,
              token: @escaping @Sendable (Int) -> TransportResponse = { _ in tokenResponse("fresh", refresh: "refresh-2") }) throws {
@@ -70,28 +71,23 @@ final class SessionEventLog: @unchecked Sendable {
                 }
                 return token(count)
             }
-            var descriptor = TestDescriptor(extra: device ? SessionAccessTests.deviceGrant : "")
+            var descriptor = TestDescriptor(extra: device ? UsableSessionTests.deviceGrant : "")
             if device { descriptor = descriptor.with(endpoints: [("device_authorization", "https://auth.example.com/device")]) }
-            let provider = try descriptor.provider()
-            let clients = ClientSettingsResolver(environment: environment.merging(
-                ["XDG_CONFIG_HOME": directory.url.path, "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"]) { given, _ in given })
-            access = SessionAccess(store: store, clients: clients, browser: ApprovingBrowser(), environment: OAuthEnvironment(transport: transport, clock: InstantSleeper()),
-                                   providers: { id, _ in
-                                       guard id == provider.id else { throw UnknownProvider() }
-                                       return provider
-                                   })
+            oauth = try UsableSessionTests.oauth(
+                descriptor, in: directory, store: store, transport: transport,
+                environment: environment.merging(["OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"]) { given, _ in given })
         }
 
         func session() async throws -> StoredSession {
             let log = self.log
-            return try await access.session(for: SessionKey(providerID: "example")) { log.record($0) }
+            return try await oauth.usableSession("example", browser: ApprovingBrowser()) { log.record($0) }
         }
     }
 
     @Test func aValidStoredSessionIsReturnedWithoutARequest() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        let stored = sampleSession(expiresAt: Date().addingTimeInterval(3600))
+        let stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
         try await setup.store.save(stored)
         let session = try await setup.session()
         #expect(session == stored)
@@ -101,10 +97,12 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func aCertificateBoundSessionIsNotHandedToATool() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        var stored = sampleSession(expiresAt: Date().addingTimeInterval(3600))
+        var stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
         stored.tokens.certificateThumbprint = "x5t"
         try await setup.store.save(stored)
-        let error = await #expect(throws: FlowError.self) { _ = try await setup.access.bearerSession(for: SessionKey(providerID: "example"), tool: "git") }
+        let error = await #expect(throws: FlowError.self) {
+            _ = try await setup.oauth.bearerSession("example", tool: "git", browser: ApprovingBrowser())
+        }
         #expect(error?.code == .certificateBinding)
         #expect(error?.message.contains("access-1") == false)
     }
@@ -112,7 +110,7 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func anExpiredSessionIsRefreshed() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        try await setup.store.save(sampleSession(expiresAt: Date().addingTimeInterval(-10)))
+        try await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
         let session = try await setup.session()
         #expect(session.tokens.accessToken.value == "fresh" && session.tokens.refreshToken?.value == "refresh-2")
         #expect(try await setup.store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "fresh")
@@ -135,7 +133,7 @@ final class SessionEventLog: @unchecked Sendable {
                 : tokenResponse("signed-in-again")
         }
         defer { setup.directory.cleanUp() }
-        try await setup.store.save(sampleSession(expiresAt: Date().addingTimeInterval(-10)))
+        try await setup.store.save(Self.session(expiresAt: Date().addingTimeInterval(-10)))
         let session = try await setup.session()
         #expect(session.tokens.accessToken.value == "signed-in-again")
         #expect(setup.log.events == ["unusable signed_out", "signing in to example as client through the browser", "open auth.example.com"])
@@ -144,7 +142,7 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func aRefreshThatFailsOtherwiseIsThrownAndTheSessionKept() async throws {
         let setup = try Setup { _ in TransportResponse(status: 503, headers: [:], body: Data()) }
         defer { setup.directory.cleanUp() }
-        let stored = sampleSession(expiresAt: Date().addingTimeInterval(-10))
+        let stored = Self.session(expiresAt: Date().addingTimeInterval(-10))
         try await setup.store.save(stored)
         await #expect(throws: (any Error).self) { try await setup.session() }
         #expect(try await setup.store.load(stored.key) == stored)
@@ -169,21 +167,44 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func noClientConfiguredIsTheResolversError() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let access = SessionAccess(store: InMemoryTokenStore(), clients: ClientSettingsResolver(environment: ["XDG_CONFIG_HOME": directory.url.path]),
-                                   browser: ApprovingBrowser(), providers: { _, _ in try TestDescriptor().provider() })
-        let error = try await #require(throws: ClientSettingsError.self) { try await access.session(for: SessionKey(providerID: "example")) }
+        let oauth = try Self.oauth(TestDescriptor(), in: directory, store: InMemoryTokenStore(), transport: ScriptedTransport { _, _ in
+            TransportResponse(status: 500, headers: [:], body: Data())
+        }, environment: [:])
+        let error = try await #require(throws: ClientSettingsError.self) { try await oauth.usableSession("example", browser: ApprovingBrowser()) }
         #expect(error.code == .missingClientID)
     }
 
     @Test func refreshedRefreshesAValidSessionNow() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        let stored = sampleSession(expiresAt: Date().addingTimeInterval(3600))
+        let stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
         try await setup.store.save(stored)
-        let refreshed = try await setup.access.refreshed(stored)
+        let refreshed = try await setup.oauth.session("example").refresh()
         #expect(refreshed.tokens.accessToken.value == "fresh" && setup.transport.count("/token") == 1)
     }
-}
 
-/// The lookup of a provider these tests do not have.
-private struct UnknownProvider: Error {}
+    /// A stored session of the test provider, which takes no variables.
+    static func session(expiresAt: Date) -> StoredSession {
+        var session = sampleSession(expiresAt: expiresAt)
+        session.variables = [:]
+        return session
+    }
+
+    /// The front door as the command line builds it, with `descriptor` the only provider (in `directory`), the
+    /// client settings from `environment` and a clients file that does not exist.
+    static func oauth(
+        _ descriptor: TestDescriptor, in directory: TemporaryDirectory, store: any TokenStore, transport: ScriptedTransport,
+        environment: [String: String]
+    ) throws -> OAuth {
+        let providers = directory.url.appendingPathComponent("providers")
+        try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
+        try descriptor.yaml.write(to: providers.appendingPathComponent("\(descriptor.id).yaml"), atomically: true, encoding: .utf8)
+        let variables = environment.merging(["XDG_CONFIG_HOME": directory.url.path]) { given, _ in given }
+        var configuration = OAuth.Configuration.commandLine(environment: variables, transport: transport)
+        configuration.providerDirectories = [providers]
+        configuration.includeBundledProviders = false
+        configuration.store = store
+        configuration.environment = OAuthEnvironment(transport: transport, clock: InstantSleeper())
+        return OAuth(configuration)
+    }
+}
