@@ -75,6 +75,37 @@ import Testing
         #expect(try oauth.clientSettings(for: "simulated").clientID == SimulatedProvider.appClientID)
     }
 
+    // MARK: - Work done once
+
+    @Test func eachDescriptorIsReadOnceAndEachProviderResolvedOnce() throws {
+        let oauth = oauth()
+        let first = try oauth.descriptor("simulated")
+        let provider = try oauth.provider("simulated")
+        // The file changes under the running host: this `OAuth` keeps what it read, a new one reads the file again.
+        try Data("not: [a descriptor".utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        #expect(try oauth.descriptor("simulated") == first)
+        #expect(try oauth.provider("simulated") == provider)
+        #expect(throws: ProviderError.self) { try self.oauth().descriptor("simulated") }
+    }
+
+    @Test func everyClientOfAProviderSharesOneDiscoveryDocument() async throws {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.usesDiscovery = true
+        try Data(simulated.descriptorText(options).utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        let oauth = OAuth(
+            OAuth.Configuration(
+                providerDirectories: [directory.url], includeBundledProviders: false,
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
+                serviceClients: ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))],
+                environment: simulated.environment))
+        try await signIn(oauth, account: "a")
+        try await signIn(oauth, account: "b")
+        _ = try await oauth.session("simulated", account: "a").refresh()
+        _ = try await oauth.serviceTokens(for: "simulated").accessToken()
+        // Two device sign-ins, a refresh and a service token: four clients, one document.
+        #expect(await simulated.requestCount(.openIDConfiguration) == 1)
+    }
+
     // MARK: - Hostile names, files and directories
 
     @Test(arguments: ["../../../etc/passwd", "simulated/../simulated", "", " ", "SIMULATED", "simulated\u{1B}[31m", "simulated\n", String(repeating: "a", count: 10_000)])
