@@ -34,7 +34,7 @@ extension IDTokenValidator {
         let jws: CompactJWS
         do {
             jws = try CompactJWS(token)
-        } catch let error as IDTokenError {
+        } catch {
             throw refuse(.malformed, "cannot be read: \(error.message)")
         }
         let name = jws.algorithmName ?? ""

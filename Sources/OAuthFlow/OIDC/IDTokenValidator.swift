@@ -44,7 +44,7 @@ public actor IDTokenValidator {
     ///   - accessToken: The access token issued with it, for `at_hash`.
     /// - Throws: ``IDTokenError`` naming the first check that failed.
     public func validate(_ token: Secret, nonce: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
-        let jws = try CompactJWS(token.value)
+        let jws = try Self.compactJWS(token.value)
         let algorithm = try checkHeader(jws.header)
         try await verifySignature(jws, algorithm: algorithm)
         return try checkClaims(jws.claims, algorithm: algorithm, nonce: nonce, accessToken: accessToken)
@@ -76,7 +76,7 @@ public actor IDTokenValidator {
     /// For inspecting a token (`oauthflow jwt decode --verify`) when the audience is not known.
     /// - Returns: The token's claims.
     public func verifySignatureAndIssuer(_ token: Secret) async throws -> [String: JSONValue] {
-        let jws = try CompactJWS(token.value)
+        let jws = try Self.compactJWS(token.value)
         let claims = jws.claims
         try await verifySignature(jws, algorithm: try checkHeader(jws.header))
         let issuer = claims["iss"]?.stringValue ?? ""
@@ -98,7 +98,7 @@ public actor IDTokenValidator {
     /// the algorithm, signature, issuer, audience and subject, as when it was issued. Its expiry and nonce
     /// are not checked again: the token records a sign-in that was checked then; it is no credential.
     public func validateStored(_ token: Secret) async throws -> IDTokenClaims {
-        let jws = try CompactJWS(token.value)
+        let jws = try Self.compactJWS(token.value)
         let algorithm = try checkHeader(jws.header)
         try await verifySignature(jws, algorithm: algorithm)
         return try checkClaims(jws.claims, algorithm: algorithm, nonce: nil, accessToken: nil, checkingTimes: false)
@@ -146,14 +146,20 @@ public actor IDTokenValidator {
             }
             return
         }
-        let keys = try await keys().snapshot(for: jws.keyID)
-        if let keyID = jws.keyID, !keys.mayVerify(keyID: keyID) {
-            if let why = keys.refusal(ofKey: keyID) {
+        let source = try keys()
+        let snapshot: SigningKeys.Snapshot
+        do {
+            snapshot = try await source.snapshot(for: jws.keyID)
+        } catch let error as JWTError {
+            throw IDTokenError(error)
+        }
+        if let keyID = jws.keyID, !snapshot.mayVerify(keyID: keyID) {
+            if let why = snapshot.refusal(ofKey: keyID) {
                 throw IDTokenError(.unknownKey, "the \(what) names key `\(keyID)`, which the JWKS of `\(provider.id)` holds as \(why)")
             }
             throw IDTokenError(.unknownKey, "the \(what) names key `\(keyID)`, which is not in the JWKS of `\(provider.id)`")
         }
-        guard keys.verifies(jws, algorithm: algorithm) else {
+        guard snapshot.verifies(jws, algorithm: algorithm) else {
             throw IDTokenError(.badSignature, "the \(what)'s signature does not verify (\(algorithm))")
         }
     }
@@ -281,7 +287,18 @@ public actor IDTokenValidator {
     ///
     /// - Throws: ``IDTokenError`` `malformed`.
     public static func decodeUnverified(_ token: String) throws -> (header: [String: JSONValue], claims: [String: JSONValue]) {
-        let jws = try CompactJWS(token)
+        let jws = try compactJWS(token)
         return (jws.header, jws.claims)
+    }
+
+    /// `token` split and decoded (``CompactJWS``), for the checks of an ID token, a logout token or a JWT-secured response.
+    ///
+    /// - Throws: ``IDTokenError`` `malformed`, saying which part is wrong.
+    static func compactJWS(_ token: String) throws(IDTokenError) -> CompactJWS {
+        do {
+            return try CompactJWS(token)
+        } catch {
+            throw IDTokenError(error)
+        }
     }
 }

@@ -30,7 +30,7 @@ extension IDTokenValidator {
     ///
     /// - Throws: ``IDTokenError`` naming the first check that failed.
     public func validateLogoutToken(_ token: Secret, maximumAge: TimeInterval) async throws -> LogoutTokenClaims {
-        let jws = try CompactJWS(token.value)
+        let jws = try Self.compactJWS(token.value)
         if let type = jws.header["typ"] {
             let name = type.stringValue?.lowercased()
             guard name == "logout+jwt" || name == "application/logout+jwt" else {

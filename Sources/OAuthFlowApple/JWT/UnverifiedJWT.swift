@@ -23,9 +23,7 @@ public struct UnverifiedJWT: Sendable {
     ///
     /// - Throws: `IDTokenError` `malformed`, saying which part is wrong; an opaque token is not a JWT.
     public init(_ token: String) throws {
-        let jws = try CompactJWS(token)
-        header = jws.header
-        payload = jws.claims
+        (header, payload) = try IDTokenValidator.decodeUnverified(token)
     }
 
     /// The header as indented JSON, members sorted.

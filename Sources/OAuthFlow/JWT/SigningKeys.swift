@@ -69,7 +69,7 @@ package actor SigningKeys {
     /// Keys to verify a token naming `keyID` with: the cached set, or a new one when none is
     /// cached, the cached one is older than ``maximumAge``, or it lacks `keyID` and a refetch is due.
     ///
-    /// - Throws: ``IDTokenError`` `keysUnavailable` when no set has ever been fetched and this fetch fails.
+    /// - Throws: ``JWTError`` `keysUnavailable` when no set has ever been fetched and this fetch fails.
     ///   A failed refetch keeps the cached set.
     public func snapshot(for keyID: String?) async throws -> Snapshot {
         let now = clock.now()
@@ -88,7 +88,7 @@ package actor SigningKeys {
     /// Fetches the set now (or joins the fetch under way), whatever its age: a background refresher calls this
     /// before the set ages out, so that no request waits for the fetch.
     ///
-    /// - Throws: ``IDTokenError`` `keysUnavailable` when the fetch fails; the cached set stays in use.
+    /// - Throws: ``JWTError`` `keysUnavailable` when the fetch fails; the cached set stays in use.
     package func refresh() async throws -> Snapshot {
         try await fetch()
     }
@@ -113,15 +113,15 @@ package actor SigningKeys {
     private static func load(
         url: URL, transport: any HTTPTransport, algorithms: [JWSAlgorithm], maximumKeys: Int, providerID: String, generation: Int, now: Date
     ) async throws -> Snapshot {
-        guard TransportPolicy.isSecure(url) else { throw IDTokenError(.keysUnavailable, TransportPolicy.refusal(url)) }
+        guard TransportPolicy.isSecure(url) else { throw JWTError(.keysUnavailable, TransportPolicy.refusal(url)) }
         let fetched: (document: [String: JSONValue]?, response: TransportResponse)
         do {
             fetched = try await transport.fetchJSON(url, as: [String: JSONValue].self)
         } catch {
-            throw IDTokenError(.keysUnavailable, "cannot fetch the JWKS of `\(providerID)` (\(url.absoluteString)): \(error)")
+            throw JWTError(.keysUnavailable, "cannot fetch the JWKS of `\(providerID)` (\(url.absoluteString)): \(error)")
         }
         guard case let .array(entries)? = fetched.document?["keys"] else {
-            throw IDTokenError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(fetched.response.status))")
+            throw JWTError(.keysUnavailable, "\(url.absoluteString) did not answer with a JWKS (HTTP \(fetched.response.status))")
         }
         var named: [String: Snapshot.Key] = [:]
         var unnamed: [Snapshot.Key] = []

@@ -17,14 +17,16 @@ package struct CompactJWS: Sendable {
 
     /// Splits and decodes `token`.
     ///
-    /// - Throws: ``IDTokenError`` `malformed`, saying which part is wrong.
-    public init(_ token: String) throws {
+    /// - Throws: ``JWTError`` `malformed`, saying which part is wrong.
+    public init(_ token: String) throws(JWTError) {
         var token = token
-        (header, claims, signingInput, signature) = try token.withUTF8 { try Self.parts(of: $0) }
+        // `withUTF8` rethrows any error: the parts come back as a result, so that only a ``JWTError`` is thrown.
+        let read = token.withUTF8 { bytes in Result { () throws(JWTError) in try Self.parts(of: bytes) } }
+        (header, claims, signingInput, signature) = try read.get()
     }
 
     /// The header, the claims, the signing input and the signature of the token whose UTF-8 is `bytes`.
-    private static func parts(of bytes: UnsafeBufferPointer<UInt8>) throws -> (
+    private static func parts(of bytes: UnsafeBufferPointer<UInt8>) throws(JWTError) -> (
         header: [String: JSONValue], claims: [String: JSONValue], signingInput: [UInt8], signature: [UInt8]
     ) {
         let dot = UInt8(ascii: ".")
@@ -32,27 +34,30 @@ package struct CompactJWS: Sendable {
             !bytes[(secondDot + 1)...].contains(dot)
         else {
             let parts = bytes.reduce(1) { $1 == dot ? $0 + 1 : $0 }
-            throw IDTokenError(.malformed, "a JWT has three dot-separated parts; this has \(parts)")
+            throw JWTError(.malformed, "a JWT has three dot-separated parts; this has \(parts)")
         }
-        func object(_ part: UnsafeBufferPointer<UInt8>, _ name: String) throws -> [String: JSONValue] {
-            func notJSON() -> IDTokenError { IDTokenError(.malformed, "the JWT \(name) is not base64url-encoded JSON") }
+        func object(_ part: UnsafeBufferPointer<UInt8>, _ name: String) throws(JWTError) -> [String: JSONValue] {
+            func notJSON() -> JWTError { JWTError(.malformed, "the JWT \(name) is not base64url-encoded JSON") }
             guard let decoded = Base64URL.decode(bytes: part) else { throw notJSON() }
             do throws(JSONObjectReader.Failure) {
                 return try JSONObjectReader.read(decoded, maximumDepth: maximumDepth)
-            } catch .notJSON {
-                throw notJSON()
-            } catch .tooDeep {
-                throw IDTokenError(.malformed, "the JWT \(name) nests deeper than \(maximumDepth) levels")
-            } catch let .repeatedMember(repeated) {
-                // RFC 7515 §5.2, RFC 7519 §7.2: a repeated member is read one way by one parser and another way by the next.
-                let member = TerminalText.quoted(TerminalText.escaped(repeated))
-                throw IDTokenError(.malformed, "the JWT \(name) holds the member \(member) more than once (RFC 7515 §5.2, RFC 7519 §7.2)")
+            } catch {
+                switch error {
+                case .notJSON:
+                    throw notJSON()
+                case .tooDeep:
+                    throw JWTError(.malformed, "the JWT \(name) nests deeper than \(maximumDepth) levels")
+                case let .repeatedMember(repeated):
+                    // RFC 7515 §5.2, RFC 7519 §7.2: a repeated member is read one way by one parser and another way by the next.
+                    let member = TerminalText.quoted(TerminalText.escaped(repeated))
+                    throw JWTError(.malformed, "the JWT \(name) holds the member \(member) more than once (RFC 7515 §5.2, RFC 7519 §7.2)")
+                }
             }
         }
         let header = try object(UnsafeBufferPointer(rebasing: bytes[..<firstDot]), "header")
         let claims = try object(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot]), "payload")
         guard let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...])) else {
-            throw IDTokenError(.malformed, "the JWT signature is not base64url")
+            throw JWTError(.malformed, "the JWT signature is not base64url")
         }
         return (header, claims, Array(UnsafeBufferPointer(rebasing: bytes[..<secondDot])), signature)
     }
