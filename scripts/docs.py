@@ -11,8 +11,10 @@ documented with that product. Then the toolchain's own `docc convert` builds eac
     python3 scripts/docs.py OAuthFlowWeb    # the products named
     python3 -m http.server -d .build/docs/OAuthFlow   # then open /documentation/oauthflow
 
-It fails, printing DocC's diagnostics, when a product has no catalog or DocC warns about anything (a ``Symbol``
-link that does not resolve: DocC writes ``Type/member(label:)``, not dots; a parameter documented that the
+It first checks that the articles made from Docs/ are current (scripts/docc-articles.py), so a guide edited since they
+were written fails before anything is built. Then it fails, printing DocC's diagnostics, when a product has no
+catalog or DocC warns about anything (a ``Symbol`` link that does not resolve: DocC writes ``Type/member(label:)``,
+not dots; a `doc:` link to an article or heading that is not in the catalog; a parameter documented that the
 declaration lacks, or one left out of a `- Parameters:` list; an ambiguous link), and when a public top-level type
 of a product is not placed under a heading of its landing page's `## Topics`.
 """
@@ -34,6 +36,9 @@ _spec = importlib.util.spec_from_file_location("api_listing", os.path.join(HERE,
 api_listing = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(api_listing)
 ROOT = api_listing.ROOT
+_spec = importlib.util.spec_from_file_location("docc_articles", os.path.join(HERE, "docc-articles.py"))
+docc_articles = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(docc_articles)
 
 
 def catalog(module):
@@ -110,6 +115,11 @@ def main():
             os.environ["PATH"] = "/opt/swift/usr/bin:" + os.environ["PATH"]
     if shutil.which("docc") is None:
         raise SystemExit("error: docc is not on PATH (it comes with the Swift toolchain)")
+
+    stale = docc_articles.check()
+    if stale:
+        sys.stderr.write("\n".join(stale) + "\n")
+        return 1
 
     products = api_listing.products()
     modules = options.modules or products

@@ -8,7 +8,8 @@
 #    by the toolchain's own .swiftinterface availability, with #if evaluated as an Apple build; a
 #    Linux-only module or C name; Process off macOS; a module chosen by canImport that the manifest
 #    links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
-#    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md).
+#    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md). Then the
+#    DocC articles made from Docs/*.md must be what the guides make (scripts/docc-articles.py --check).
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
@@ -77,6 +78,10 @@ if ! python3 "$root/scripts/apple-portability.py"; then
     echo "error: Sources or Examples use what an Apple build at Package.swift's floor refuses (above; Docs/testing.md)" >&2
     exit 1
 fi
+
+# --- the DocC articles made from Docs/ are current (no build; well under a second) ---------------
+# A guide edited without `python3 scripts/docc-articles.py` fails here, naming the articles to rewrite.
+python3 "$root/scripts/docc-articles.py" --check
 
 # --- build while the servers install and start ------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")

@@ -7,8 +7,9 @@ import OAuthFlowPostgres
 import PostgresNIO
 @testable import oauthflow
 
-/// Every shell and Swift example in README.md, Docs/*.md and the DocC catalogs' articles (`Sources/*/*.docc`), run or
-/// checked, so the docs cannot drift:
+/// Every shell and Swift example in README.md, Docs/*.md and the DocC catalogs' hand-written articles (`Sources/*/*.docc`;
+/// the articles made from Docs/ hold their guide's blocks, which DocCCatalogTests checks), run or checked, so the docs
+/// cannot drift:
 ///
 /// - each `oauthflow` command line parses (and passes `validate()`) as the CLI reads it; those that work
 ///   offline (`lint`, `providers`, `schema`) run, and their shown output must match what the CLI prints;
@@ -19,7 +20,7 @@ import PostgresNIO
 @Suite struct DocExampleTests {
     /// Markdown files with examples. lint-rules.md is generated and tested by RuleExampleTests.
     static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
-        .filter { $0.hasSuffix(".md") && $0 != "lint-rules.md" }.sorted().map { "Docs/" + $0 } + MarkdownFences.catalogArticles
+        .filter { $0.hasSuffix(".md") && $0 != "lint-rules.md" }.sorted().map { "Docs/" + $0 } + MarkdownFences.handWrittenArticles
 
     typealias Block = MarkdownFences.Block
 
