@@ -7,19 +7,19 @@ import Foundation
 /// generator, base64url-encoded to 43 characters; the challenge is
 /// `BASE64URL(SHA256(ASCII(verifier)))`. `plain` is deliberately not offered
 /// (RFC 9700 §2.1.1).
-public struct PKCE: Sendable, Hashable, Codable {
+package struct PKCE: Sendable, Hashable, Codable {
     /// The `code_challenge_method` sent with every authorization request.
-    public static let method = "S256"
+    package static let method = "S256"
     /// Characters RFC 7636 §4.1 allows in a verifier.
     static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
     /// The secret `code_verifier`, sent only to the token endpoint.
-    public let verifier: Secret
+    package let verifier: Secret
     /// The `code_challenge` sent in the authorization request.
-    public let challenge: String
+    package let challenge: String
 
     /// A fresh verifier and its challenge.
-    public static func generate() -> PKCE {
+    package static func generate() -> PKCE {
         let random = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         // 32 random bytes encode to 43 unreserved characters, so this cannot fail.
         let verifier = Base64URL.encode(random)
@@ -29,7 +29,7 @@ public struct PKCE: Sendable, Hashable, Codable {
     /// Wraps an existing verifier.
     ///
     /// - Throws: ``FlowError`` when the verifier is not 43–128 unreserved characters (RFC 7636 §4.1).
-    public init(verifier: String) throws {
+    package init(verifier: String) throws {
         let bytes = Array(verifier.utf8)
         guard (43...128).contains(bytes.count), bytes.allSatisfy(Self.unreserved.contains) else {
             throw FlowError(.invalidVerifier, "a PKCE verifier must be 43 to 128 characters from A-Z a-z 0-9 - . _ ~")
@@ -43,7 +43,7 @@ public struct PKCE: Sendable, Hashable, Codable {
     }
 
     /// `BASE64URL(SHA256(ASCII(verifier)))`.
-    public static func challenge(for verifier: String) -> String {
+    package static func challenge(for verifier: String) -> String {
         Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
     }
 }

@@ -9,7 +9,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     public let url: URL
     public let providerID: String
     public let state: Secret
-    public let pkce: PKCE?
+    package let pkce: PKCE?
     public let nonce: Secret?
     /// The redirect URI exactly as sent; the token request repeats it.
     public let redirectURI: URL

@@ -11,32 +11,32 @@ import Logging
 /// A logout token is refused (400, nothing touched) unless every check of
 /// ``IDTokenValidator/validateLogoutToken(_:maximumAge:)`` passes and its `jti` was not seen before (the
 /// ``ReplayRegistry``, kept for the provider's `logout.logout_token_max_age`).
-public final class ProviderLogoutReceiver: Sendable {
+package final class ProviderLogoutReceiver: Sendable {
     /// What to answer the provider (or the browser, for front-channel logout).
-    public struct Answer: Sendable {
+    package struct Answer: Sendable {
         /// 200 when the logout was understood and its sessions ended; 400 when refused; 503 when the session
         /// store or the replay registry could not be reached (the provider may retry).
-        public let status: Int
+        package let status: Int
         /// The body: a JSON error object for a refused back-channel request, else empty or a small page.
-        public let body: String
-        public let contentType: String?
+        package let body: String
+        package let contentType: String?
         /// The sessions ended.
-        public let ended: [SessionKey]
+        package let ended: [SessionKey]
         /// Why it was refused, for the log; never a token.
-        public let reason: String?
+        package let reason: String?
 
         /// The header fields to send: `Cache-Control: no-store` always (§2.8).
-        public var headers: [(name: String, value: String)] {
+        package var headers: [(name: String, value: String)] {
             [("Cache-Control", "no-store")] + (contentType.map { [("Content-Type", $0)] } ?? [])
         }
     }
 
     /// The largest back-channel body read: a logout token is a few kilobytes.
-    public static let maximumBodySize = 64 * 1024
+    package static let maximumBodySize = 64 * 1024
 
-    public let client: OAuthClient
-    public let sessions: any SessionDirectory
-    public let replays: any ReplayRegistry
+    package let client: OAuthClient
+    package let sessions: any SessionDirectory
+    package let replays: any ReplayRegistry
     private let logger: Logger
 
     /// - Parameters:
@@ -44,7 +44,7 @@ public final class ProviderLogoutReceiver: Sendable {
     ///     receives why a logout request was refused.
     ///   - sessions: The sessions a logout ends.
     ///   - replays: The logout token `jti`s seen; share one between instances.
-    public init(client: OAuthClient, sessions: any SessionDirectory, replays: any ReplayRegistry = InMemoryReplayRegistry()) {
+    package init(client: OAuthClient, sessions: any SessionDirectory, replays: any ReplayRegistry = InMemoryReplayRegistry()) {
         self.client = client
         self.sessions = sessions
         self.replays = replays
@@ -58,7 +58,7 @@ public final class ProviderLogoutReceiver: Sendable {
     /// - Parameters:
     ///   - body: The request body; more than ``maximumBodySize`` bytes is refused unread.
     ///   - contentType: The request's `Content-Type`; it must be `application/x-www-form-urlencoded`.
-    public func receiveBackChannel(body: Data, contentType: String?) async -> Answer {
+    package func receiveBackChannel(body: Data, contentType: String?) async -> Answer {
         counted(await backChannel(body: body, contentType: contentType), channel: "back")
     }
 
@@ -130,7 +130,7 @@ public final class ProviderLogoutReceiver: Sendable {
     /// Without them (a provider that sends none), only `current`, the session of the browser that made
     /// the request, ends. A provider whose descriptor does not declare `frontchannel_logout_supported` is
     /// refused: the route is an unauthenticated GET, so it stays closed unless the provider uses it.
-    public func receiveFrontChannel(query: String?, current: SessionKey? = nil) async -> Answer {
+    package func receiveFrontChannel(query: String?, current: SessionKey? = nil) async -> Answer {
         counted(await frontChannel(query: query, current: current), channel: "front")
     }
 
@@ -170,7 +170,7 @@ public final class ProviderLogoutReceiver: Sendable {
     ///
     /// - Returns: The sessions ended.
     /// - Throws: Store errors; sessions ended before the error stay ended.
-    public func endSessions(_ match: ProviderSessionMatch) async throws -> [SessionKey] {
+    package func endSessions(_ match: ProviderSessionMatch) async throws -> [SessionKey] {
         let keys = try await sessions.keys(of: client.provider.id, matching: match)
         var refreshTokens: [(Secret, DPoPKey?, Bool)] = []
         for key in keys {

@@ -2,25 +2,25 @@ import Foundation
 
 /// A verified logout token (OpenID Connect Back-Channel Logout 1.0 §2.4): who, or which session, the
 /// provider signed out.
-public struct LogoutTokenClaims: Sendable, Hashable {
-    public let issuer: String
+package struct LogoutTokenClaims: Sendable, Hashable {
+    package let issuer: String
     /// `sub`: every session of this user ends, when no `sid` narrows it.
-    public let subject: String?
+    package let subject: String?
     /// `sid`: the provider session that ended.
-    public let sessionID: String?
-    public let audiences: [String]
-    public let issuedAt: Date
+    package let sessionID: String?
+    package let audiences: [String]
+    package let issuedAt: Date
     /// `exp`, when the provider sets one.
-    public let expiresAt: Date?
+    package let expiresAt: Date?
     /// `jti`, remembered to refuse a replay.
-    public let tokenID: String
+    package let tokenID: String
     /// Every claim, as it came.
-    public let all: [String: JSONValue]
+    package let all: [String: JSONValue]
 }
 
 extension IDTokenValidator {
     /// The event a logout token must carry in `events`.
-    public static let backChannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
+    package static let backChannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
 
     /// Validates a logout token as Back-Channel Logout 1.0 §2.6 says: the signature with the provider's
     /// keys and its ID token algorithms, `iss`, `aud` containing the client id, `iat` no older than
@@ -29,7 +29,7 @@ extension IDTokenValidator {
     /// `logout+jwt`. Replays are the caller's to refuse, by ``LogoutTokenClaims/tokenID``.
     ///
     /// - Throws: ``IDTokenError`` naming the first check that failed.
-    public func validateLogoutToken(_ token: Secret, maximumAge: TimeInterval) async throws -> LogoutTokenClaims {
+    package func validateLogoutToken(_ token: Secret, maximumAge: TimeInterval) async throws -> LogoutTokenClaims {
         let jws = try Self.compactJWS(token.value)
         if let type = jws.header["typ"] {
             let name = type.stringValue?.lowercased()

@@ -10,18 +10,18 @@ import Foundation
 /// Layout: the line `oauthflow-refresh-answer 1`, the session's length in bytes on a line, the
 /// session's JSON, then ten digits and a newline giving the answer's length, and the answer.
 /// Anything after that is reserved room.
-public enum RefreshAnswerRecord {
+package enum RefreshAnswerRecord {
     static let magic = Data("oauthflow-refresh-answer 1\n".utf8)
 
     /// Where the answer's frame goes until one arrives: not a length, so the record reads as "no answer yet".
-    public static let noAnswerYet = Data("----------\n".utf8)
+    package static let noAnswerYet = Data("----------\n".utf8)
 
     /// The part written before the request is sent.
     ///
     /// - Parameters:
     ///   - session: The session being refreshed.
     ///   - encode: The store's session encoding.
-    public static func header(keeping session: StoredSession, encode: (StoredSession) throws -> Data) throws -> Data {
+    package static func header(keeping session: StoredSession, encode: (StoredSession) throws -> Data) throws -> Data {
         var template = session
         template.tokens = template.tokens.keepingRefreshToken(of: template.tokens)
         let json = try encode(template)
@@ -29,7 +29,7 @@ public enum RefreshAnswerRecord {
     }
 
     /// An answer with its length in front: ten digits and a newline.
-    public static func frame(_ answer: Data) -> [UInt8] {
+    package static func frame(_ answer: Data) -> [UInt8] {
         var framed = [UInt8](repeating: UInt8(ascii: "0"), count: 11)
         framed[10] = UInt8(ascii: "\n")
         var count = answer.count, digit = 9
@@ -43,23 +43,23 @@ public enum RefreshAnswerRecord {
     }
 
     /// Whether `data` is such a record (rather than a session a store wrote some other way).
-    public static func isRecord(_ data: Data) -> Bool {
+    package static func isRecord(_ data: Data) -> Bool {
         data.starts(with: magic)
     }
 
     /// What a record holds: the session being refreshed (its access token marked expired) and, when
     /// the answer arrived and carries one, the refresh token it issued.
-    public struct Contents: Sendable {
+    package struct Contents: Sendable {
         /// The session as it was when the refresh began.
-        public var refreshing: StoredSession
+        package var refreshing: StoredSession
         /// Whether the answer arrived.
-        public var answered: Bool
+        package var answered: Bool
         /// The answer's refresh token, when it arrived with one.
-        public var issuedRefreshToken: Secret?
+        package var issuedRefreshToken: Secret?
 
         /// The session to keep: the one refreshed, with the answer's refresh token when it has one.
         /// Nothing else of an unchecked answer is taken.
-        public var sessionToKeep: StoredSession {
+        package var sessionToKeep: StoredSession {
             var session = refreshing
             if let issuedRefreshToken { session.tokens.refreshToken = issuedRefreshToken }
             return session
@@ -70,7 +70,7 @@ public enum RefreshAnswerRecord {
     ///
     /// - Throws: ``TokenStoreError`` `corrupt` for data that is not a readable record, or whose
     ///   session `decode` refuses.
-    public static func contents(of data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> Contents {
+    package static func contents(of data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> Contents {
         guard isRecord(data) else { throw TokenStoreError(.corrupt, "\(path) is not a refresh record", path: path) }
         let rest = data.dropFirst(magic.count)
         guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
@@ -103,7 +103,7 @@ public enum RefreshAnswerRecord {
     /// - Returns: nil when no answer arrived (a refresh in flight, or one that died before its
     ///   answer: either way the stored session is the session).
     /// - Throws: ``TokenStoreError`` `corrupt` for a record that cannot be read.
-    public static func session(in data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> StoredSession? {
+    package static func session(in data: Data, path: String, decode: (Data, String) throws -> StoredSession) throws -> StoredSession? {
         guard isRecord(data) else { return try decode(data, path) }
         let contents = try contents(of: data, path: path, decode: decode)
         return contents.answered ? contents.sessionToKeep : nil
