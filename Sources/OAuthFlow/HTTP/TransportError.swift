@@ -2,7 +2,7 @@ import Foundation
 
 /// A failure to get any HTTP response: connection refused, timeout, oversized body; ``code`` says
 /// which, ``message`` says it in a sentence.
-public struct TransportError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct TransportError: MessageError, Hashable {
     public typealias Code = ErrorCode<TransportError>
 
     /// What went wrong, for code to branch on (a timeout may be worth a retry, an oversized answer never).
@@ -19,9 +19,6 @@ public struct TransportError: Error, LocalizedError, Sendable, Hashable, CustomS
         self.url = components?.string ?? "<url>"
         self.message = message
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
 
     public var description: String { "request to \(url) failed: \(message)" }
 }
