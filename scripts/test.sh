@@ -9,6 +9,9 @@
 #    Linux-only module or C name; Process off macOS; a module chosen by canImport that the manifest
 #    links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
 #    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md).
+#    Then the house's size and naming rules (scripts/house.py, no build, under a second; Docs/design.md, Style): no
+#    function, initializer, subscript or computed property in Sources over 80 lines, no Sources file over 600, each
+#    file named after the type it holds; its self-test runs first, over scripts/fixtures/house. Any finding fails.
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
@@ -75,6 +78,13 @@ fi
 python3 "$root/scripts/apple-portability.py" --self-test
 if ! python3 "$root/scripts/apple-portability.py"; then
     echo "error: Sources or Examples use what an Apple build at Package.swift's floor refuses (above; Docs/testing.md)" >&2
+    exit 1
+fi
+
+# --- the house's rules: function and file sizes, a file per type (no build; under a second) ---------------------
+python3 "$root/scripts/house.py" --self-test
+if ! python3 "$root/scripts/house.py"; then
+    echo "error: Sources break the house's size or naming rules (above; Docs/design.md, Style)" >&2
     exit 1
 fi
 
