@@ -10,6 +10,9 @@
 #    links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
 #    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md). Then the
 #    DocC articles made from Docs/*.md must be what the guides make (scripts/docc-articles.py --check).
+#    Then the house's size and naming rules (scripts/house.py, no build, under a second; Docs/design.md, Style): no
+#    function, initializer, subscript or computed property in Sources over 80 lines, no Sources file over 600, each
+#    file named after the type it holds; its self-test runs first, over scripts/fixtures/house. Any finding fails.
 # 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
 #    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
@@ -82,6 +85,13 @@ fi
 # --- the DocC articles made from Docs/ are current (no build; well under a second) ---------------
 # A guide edited without `python3 scripts/docc-articles.py` fails here, naming the articles to rewrite.
 python3 "$root/scripts/docc-articles.py" --check
+
+# --- the house's rules: function and file sizes, a file per type (no build; under a second) ---------------------
+python3 "$root/scripts/house.py" --self-test
+if ! python3 "$root/scripts/house.py"; then
+    echo "error: Sources break the house's size or naming rules (above; Docs/design.md, Style)" >&2
+    exit 1
+fi
 
 # --- build while the servers install and start ------------------------------------------
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")

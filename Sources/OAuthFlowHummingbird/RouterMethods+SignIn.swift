@@ -5,11 +5,6 @@ import NIOCore
 import OAuthFlow
 import OAuthFlowWeb
 
-/// What a host does with a finished sign-in: create its session, set its cookie, issue a JWT…
-/// and answer, usually with a redirect to `result.returnTo`. The pending cookie's deletion
-/// is added to whatever response it returns.
-public typealias SignInHandler<Context: RequestContext> = @Sendable (WebSignInResult, Request, Context) async throws -> Response
-
 @available(macOS 14, iOS 17, tvOS 17, *)
 extension RouterMethods {
     /// Adds the sign-in routes of `web` under its base path:

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 
 /// Why a drafted descriptor was not written (``OAuthFlow/OAuth/addProvider(issuer:id:options:directory:replacing:)``).
-public struct AddProviderError: Error, LocalizedError, Sendable, CustomStringConvertible {
+public struct AddProviderError: MessageError {
     public typealias Code = ErrorCode<AddProviderError>
 
     public let code: Code
@@ -16,9 +16,6 @@ public struct AddProviderError: Error, LocalizedError, Sendable, CustomStringCon
         self.message = message
         self.findings = findings
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
 
     /// The message, then one line per finding.
     public var description: String {

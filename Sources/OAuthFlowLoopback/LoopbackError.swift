@@ -1,7 +1,8 @@
 import Foundation
+import OAuthFlow
 
 /// Why the receiver could not start or stopped waiting.
-public struct LoopbackError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct LoopbackError: MessageError, Hashable {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
@@ -18,8 +19,4 @@ public struct LoopbackError: Error, LocalizedError, Sendable, Hashable, CustomSt
 
     public let code: Code
     public let message: String
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-    public var description: String { message }
 }

@@ -3,7 +3,7 @@ import OAuthFlow
 
 /// Why a ``ProtectedMCPServer`` could not be set up as its configuration says: one sentence naming the value and what
 /// to write instead. Thrown when the host starts, never for a request.
-public struct MCPServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct MCPServerConfigurationError: MessageError, Hashable {
     public typealias Code = ErrorCode<MCPServerConfigurationError>
 
     public let code: Code
@@ -13,9 +13,6 @@ public struct MCPServerConfigurationError: Error, Sendable, Hashable, CustomStri
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
-    public var errorDescription: String? { message }
 }
 
 extension ErrorCode where Domain == MCPServerConfigurationError {

@@ -4,8 +4,8 @@ import OAuthFlow
 /// Why an MCP server could not be authorized: what its metadata, its authorization server or a registration said,
 /// in one sentence that names the URL and what to do.
 ///
-/// The MCP SDK's `HTTPClientTransport` shows the sentence (``errorDescription``) after "Authorization flow failed:".
-public struct MCPAuthorizationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+/// The MCP SDK's `HTTPClientTransport` shows the sentence (its `errorDescription`) after "Authorization flow failed:".
+public struct MCPAuthorizationError: MessageError, Hashable {
     public typealias Code = ErrorCode<MCPAuthorizationError>
 
     public let code: Code
@@ -15,9 +15,6 @@ public struct MCPAuthorizationError: Error, Sendable, Hashable, CustomStringConv
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
-    public var errorDescription: String? { message }
 }
 
 extension ErrorCode where Domain == MCPAuthorizationError {

@@ -2,14 +2,6 @@ import Foundation
 import OAuthFlowWeb
 import Vapor
 
-/// What a host does with a finished sign-in: log the user in to its session, set its cookie, issue a JWT…
-/// and answer, usually with a redirect to `result.returnTo`. The pending cookie's deletion is added to
-/// whatever response it returns.
-public typealias SignInHandler = @Sendable (WebSignInResult, Request) async throws -> Response
-
-/// A sign-in page of the host's own, served at `GET {basePath}` instead of `WebSignIn.signInPage(returnTo:)`.
-public typealias SignInPage = @Sendable (Request) async throws -> Response
-
 extension RoutesBuilder {
     /// Adds the sign-in routes of `web` under its base path:
     ///

@@ -3,12 +3,6 @@ import OAuthFlow
 import OAuthFlowWeb
 import Vapor
 
-/// Reads the signed-in session's key from the host's own session (nil when nobody is signed in).
-public typealias CurrentSession = @Sendable (Request) async throws -> SessionKey?
-
-/// Clears the host's own session (its cookie, its user) before the browser leaves for the provider's logout.
-public typealias SignOutHandler = @Sendable (Request) async throws -> Void
-
 extension RoutesBuilder {
     /// Adds the sign-out and logout routes of `web` (which needs a session store, `WebSignIn(…, sessions:)`):
     ///

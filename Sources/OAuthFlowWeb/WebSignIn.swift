@@ -285,75 +285,16 @@ public final class WebSignIn: Sendable {
             guard let client = clients[providerID] else {
                 throw WebSignInError(.unknownProvider, "no enabled provider is called \(providerID.debugDescription)")
             }
-            let parameters = FormEncoding.decode(callback.formBody.map { String(decoding: $0, as: UTF8.self) } ?? callback.query ?? "")
-            // A JWT-secured response (JARM) carries `state` inside its `response`: read unverified here only to find the
-            // pending cookie; the engine verifies the JWT before it believes any of it.
-            let plainState = parameters.first(where: { $0.0 == "state" })?.1
-            let sealedState = parameters.first(where: { $0.0 == "response" }).flatMap {
-                try? IDTokenValidator.decodeUnverified($0.1).claims["state"]?.stringValue
-            }
-            guard let state = plainState ?? sealedState, !state.isEmpty else {
-                throw WebSignInError(.stateMismatch, "the callback carries no state")
-            }
+            let state = try Self.state(of: callback)
             let name = PendingSignIn.cookieName(forState: state)
             clearing =
                 SetCookie(
                     name: name, value: "", path: callbackPath(for: providerID), maxAge: 0, secure: secureCookies,
                     sameSite: sameSite(for: client.provider)
                 ).header
-            guard let value = callback.cookies[name] else {
-                throw WebSignInError(
-                    .noPendingSignIn,
-                    "no pending sign-in cookie for this state: the flow was not started in this browser, already finished, or expired")
-            }
-            let record = try PendingSignIn.open(value, name: name, keyring: keyring)
-            guard record.expiresAt > clock.now() else {
-                throw WebSignInError(.expired, "the pending sign-in expired at \(record.expiresAt)")
-            }
-            guard record.providerID == providerID, record.pending.providerID == providerID else {
-                throw WebSignInError(.providerMismatch, "the sign-in was started with \(record.providerID), but the callback came to \(providerID)")
-            }
-            let outcome: OAuthClient.SignInOutcome
-            do {
-                if let body = callback.formBody {
-                    outcome = try await client.finishSignInUncounted(formPost: body, pending: record.pending)
-                } else {
-                    // An unparsable redirect URI leaves a bare query, which finishSignIn rejects as not for this redirect URI.
-                    var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false) ?? URLComponents()
-                    components.percentEncodedQuery = callback.query
-                    outcome = try await client.finishSignInUncounted(
-                        callback: components.url ?? record.pending.redirectURI, pending: record.pending)
-                }
-            } catch let error as AuthorizationServerError where error.httpStatus == nil {
-                throw WebSignInError(
-                    .denied, "the provider answered \(error.error)\(error.errorDescription.map { ": \($0)" } ?? "")",
-                    providerError: error.error)
-            } catch let error as FlowError where error.code == .alreadyCompleted {
-                throw WebSignInError(.replayed, "this callback was already used")
-            } catch let error as FlowError where [.stateMismatch, .issuerMismatch, .missingCode, .invalidCallback].contains(error.code) {
-                throw WebSignInError(error.code == .issuerMismatch ? .issuerMismatch : .callbackRejected, "\(error)")
-            } catch let error as IDTokenError {
-                throw WebSignInError(.idTokenRejected, "\(error)")
-            } catch let error as AuthorizationServerError {
-                // A definite answer from the token endpoint (`invalid_grant`, ...): the provider was reached and said no.
-                throw WebSignInError(.exchangeRefused, "the token endpoint refused the code: \(error)", providerError: error.error)
-            } catch let error as TransportError {
-                throw WebSignInError(.providerUnavailable, "the token endpoint could not be reached: \(error)")
-            } catch {
-                throw WebSignInError(.exchangeFailed, "\(error)")
-            }
-            var userInfo: [String: JSONValue]?
-            if client.provider.endpoints.userinfo != nil || client.provider.usesDiscovery {
-                do {
-                    userInfo = try await client.userInfo(outcome.tokens)
-                } catch let error as IDTokenError {
-                    throw WebSignInError(.idTokenRejected, "userinfo is about someone else: \(error)")
-                } catch {
-                    // An OpenID sign-in is complete with its verified ID token; without one, userinfo is the identity.
-                    guard outcome.idToken != nil else { throw WebSignInError(.exchangeFailed, "cannot read userinfo: \(error)") }
-                    logger.info("userinfo unavailable; using the ID token's claims", metadata: ["provider": "\(providerID)"])
-                }
-            }
+            let record = try pendingSignIn(named: name, in: callback, for: providerID)
+            let outcome = try await exchange(callback, of: record, with: client)
+            let userInfo = try await userInfo(of: outcome, from: client, providerID: providerID)
             let profile = try await client.profile(
                 outcome.tokens, idToken: outcome.idToken?.all, userInfo: userInfo ?? [:], callback: outcome.callback)
             let stored = try await store(outcome, client: client)
@@ -371,6 +312,87 @@ public final class WebSignIn: Sendable {
             var wrapped = WebSignInError(.exchangeFailed, "\(error)")
             wrapped.clearPendingCookie = clearing
             return .failure(failure(wrapped, providerID: providerID))
+        }
+    }
+
+    /// The callback's `state`, which names its pending cookie.
+    private static func state(of callback: Callback) throws -> String {
+        let parameters = FormEncoding.decode(callback.formBody.map { String(decoding: $0, as: UTF8.self) } ?? callback.query ?? "")
+        // A JWT-secured response (JARM) carries `state` inside its `response`: read unverified here only to find the
+        // pending cookie; the engine verifies the JWT before it believes any of it.
+        let plainState = parameters.first(where: { $0.0 == "state" })?.1
+        let sealedState = parameters.first(where: { $0.0 == "response" }).flatMap {
+            try? IDTokenValidator.decodeUnverified($0.1).claims["state"]?.stringValue
+        }
+        guard let state = plainState ?? sealedState, !state.isEmpty else {
+            throw WebSignInError(.stateMismatch, "the callback carries no state")
+        }
+        return state
+    }
+
+    /// The pending sign-in the cookie `name` holds: opened, unexpired, and started with `providerID`.
+    private func pendingSignIn(named name: String, in callback: Callback, for providerID: String) throws -> PendingSignIn {
+        guard let value = callback.cookies[name] else {
+            throw WebSignInError(
+                .noPendingSignIn,
+                "no pending sign-in cookie for this state: the flow was not started in this browser, already finished, or expired")
+        }
+        let record = try PendingSignIn.open(value, name: name, keyring: keyring)
+        guard record.expiresAt > clock.now() else {
+            throw WebSignInError(.expired, "the pending sign-in expired at \(record.expiresAt)")
+        }
+        guard record.providerID == providerID, record.pending.providerID == providerID else {
+            throw WebSignInError(.providerMismatch, "the sign-in was started with \(record.providerID), but the callback came to \(providerID)")
+        }
+        return record
+    }
+
+    /// The engine's check of the callback and its code exchange, each failure told as the page names it.
+    private func exchange(_ callback: Callback, of record: PendingSignIn, with client: OAuthClient) async throws -> OAuthClient.SignInOutcome {
+        do {
+            if let body = callback.formBody {
+                return try await client.finishSignInUncounted(formPost: body, pending: record.pending)
+            } else {
+                // An unparsable redirect URI leaves a bare query, which finishSignIn rejects as not for this redirect URI.
+                var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false) ?? URLComponents()
+                components.percentEncodedQuery = callback.query
+                return try await client.finishSignInUncounted(
+                    callback: components.url ?? record.pending.redirectURI, pending: record.pending)
+            }
+        } catch let error as AuthorizationServerError where error.httpStatus == nil {
+            throw WebSignInError(
+                .denied, "the provider answered \(error.error)\(error.errorDescription.map { ": \($0)" } ?? "")",
+                providerError: error.error)
+        } catch let error as FlowError where error.code == .alreadyCompleted {
+            throw WebSignInError(.replayed, "this callback was already used")
+        } catch let error as FlowError where [.stateMismatch, .issuerMismatch, .missingCode, .invalidCallback].contains(error.code) {
+            throw WebSignInError(error.code == .issuerMismatch ? .issuerMismatch : .callbackRejected, "\(error)")
+        } catch let error as IDTokenError {
+            throw WebSignInError(.idTokenRejected, "\(error)")
+        } catch let error as AuthorizationServerError {
+            // A definite answer from the token endpoint (`invalid_grant`, ...): the provider was reached and said no.
+            throw WebSignInError(.exchangeRefused, "the token endpoint refused the code: \(error)", providerError: error.error)
+        } catch let error as TransportError {
+            throw WebSignInError(.providerUnavailable, "the token endpoint could not be reached: \(error)")
+        } catch {
+            throw WebSignInError(.exchangeFailed, "\(error)")
+        }
+    }
+
+    /// The provider's userinfo, when it has the endpoint; nil when it has none, or an OpenID sign-in could not read it.
+    private func userInfo(
+        of outcome: OAuthClient.SignInOutcome, from client: OAuthClient, providerID: String
+    ) async throws -> [String: JSONValue]? {
+        guard client.provider.endpoints.userinfo != nil || client.provider.usesDiscovery else { return nil }
+        do {
+            return try await client.userInfo(outcome.tokens)
+        } catch let error as IDTokenError {
+            throw WebSignInError(.idTokenRejected, "userinfo is about someone else: \(error)")
+        } catch {
+            // An OpenID sign-in is complete with its verified ID token; without one, userinfo is the identity.
+            guard outcome.idToken != nil else { throw WebSignInError(.exchangeFailed, "cannot read userinfo: \(error)") }
+            logger.info("userinfo unavailable; using the ID token's claims", metadata: ["provider": "\(providerID)"])
+            return nil
         }
     }
 

@@ -6,7 +6,7 @@ import OAuthFlow
 /// ``message`` is for logs: it names what failed and never holds a token, code or verifier.
 /// The page says what happened in words for the person at the browser, offers to start
 /// again, and never echoes the request.
-public struct WebSignInError: Error, LocalizedError, Sendable, CustomStringConvertible {
+public struct WebSignInError: MessageError {
     public typealias Code = ErrorCode<WebSignInError>
 
     public let code: Code
@@ -22,8 +22,6 @@ public struct WebSignInError: Error, LocalizedError, Sendable, CustomStringConve
         self.providerError = providerError
     }
 
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
     public var description: String { "\(code): \(message)" }
 
     /// The HTTP status of the refusal.

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Each message says what is wrong and where, in terms of the environment and the clients file;
 /// it names no command-line flag, so any host can add its own advice.
-public struct ClientSettingsError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct ClientSettingsError: MessageError, Hashable {
     public typealias Code = ErrorCode<ClientSettingsError>
 
     public let code: Code
@@ -19,11 +19,6 @@ public struct ClientSettingsError: Error, LocalizedError, Sendable, Hashable, Cu
         self.message = message
         self.providerID = provider
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
 }
 
 extension ErrorCode where Domain == ClientSettingsError {

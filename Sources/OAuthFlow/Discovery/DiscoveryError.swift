@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a provider's metadata (OpenID Connect Discovery 1.0, RFC 8414) could not be used.
-public struct DiscoveryError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct DiscoveryError: MessageError, Hashable {
     public typealias Code = ErrorCode<DiscoveryError>
 
     public let code: Code
@@ -11,11 +11,6 @@ public struct DiscoveryError: Error, LocalizedError, Sendable, Hashable, CustomS
         self.code = code
         self.message = message
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
 }
 
 extension ErrorCode where Domain == DiscoveryError {

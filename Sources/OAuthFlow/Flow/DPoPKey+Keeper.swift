@@ -1,32 +1,6 @@
 import Crypto
 import Foundation
 
-/// A DPoP private key that a device holds, such as a Secure Enclave key: it signs proofs, and the session keeps only
-/// ``keyReference``, by which its ``DPoPKeyKeeper`` finds the key again. ES256 (P-256) only.
-public protocol DPoPSigner: Sendable {
-    /// The key's public half, sent in every proof's `jwk` header.
-    var publicKey: P256.Signing.PublicKey { get }
-    /// What the session stores in place of the private key; it must not be the private key itself.
-    var keyReference: Data { get }
-    /// An ES256 signature (ECDSA with P-256 and SHA-256) over `data`.
-    func signature(for data: Data) throws -> P256.Signing.ECDSASignature
-}
-
-/// Makes device-held DPoP keys of one kind and finds them again by the reference a session stores.
-///
-/// Register it once at launch (``DPoPKey/register(_:)``), so that stored sessions find their keys; make a sign-in's key
-/// with it inside ``DPoPKey/keeping(in:isolation:_:)``.
-public protocol DPoPKeyKeeper: Sendable {
-    /// The kind of key it keeps (`secure-enclave`), stored with each reference; one keeper per name in a process.
-    var name: String { get }
-    /// A new key.
-    func newSigner() throws -> any DPoPSigner
-    /// The key `keyReference` names.
-    ///
-    /// - Throws: ``FlowError`` `dpopKeyMissing` when the key is gone (a restored backup, another device).
-    func signer(for keyReference: Data) throws -> any DPoPSigner
-}
-
 extension ErrorCode where Domain == FlowError {
     /// The device no longer holds the session's DPoP key (a restored backup, a new device): the tokens bound to it
     /// cannot be used, and nothing was sent with them. Sign in again.

@@ -5,7 +5,7 @@ import Foundation
 /// The server's own OAuth errors (`error`, `error_description`, `error_uri`) are
 /// ``AuthorizationServerError`` values instead, so callers can tell "the server
 /// said no" from "we refused".
-public struct FlowError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct FlowError: MessageError, Hashable {
     public typealias Code = ErrorCode<FlowError>
 
     public let code: Code
@@ -15,11 +15,6 @@ public struct FlowError: Error, LocalizedError, Sendable, Hashable, CustomString
         self.code = code
         self.message = message
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
 
     /// A sign-in over a loopback redirect refused for a provider that takes web redirect URIs only.
     public static func webRedirectOnly(_ provider: Provider) -> FlowError {

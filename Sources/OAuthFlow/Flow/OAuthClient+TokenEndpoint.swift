@@ -130,11 +130,38 @@ extension OAuthClient {
         requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         let shape = provider.policy.tokenRequest
-        var fields = parameters
-        var headers = shape.headers
         let method = try configuration.authenticationMethod(for: provider)
-        // A client assertion names the endpoint as published, not its mutual-TLS alias.
-        let published = endpoint
+        let (url, identity) = try await certificateRoute(
+            to: endpoint, method: method, keepingBinding: keepingBinding, requestingTokens: requestingTokens)
+        // A client assertion names the endpoint as published (`endpoint`), not its mutual-TLS alias.
+        var form = try await authenticated(AuthenticatedForm(fields: parameters, headers: shape.headers), by: method, published: endpoint)
+        try FlowError.requireSecure(url)
+        let bodyEncoding = encoding ?? shape.encoding
+        switch bodyEncoding {
+        case .form: form.headers["Content-Type"] = "application/x-www-form-urlencoded"
+        case .json: form.headers["Content-Type"] = "application/json"
+        }
+        if form.headers["Accept"] == nil { form.headers["Accept"] = "application/json" }
+        let request = TransportRequest(
+            method: requestMethod, url: url, headers: form.headers, body: try Self.body(form.fields, bodyEncoding), clientIdentity: identity)
+        return try await send(request, form, encoding: bodyEncoding, proofKey: proofKey, purpose: purpose, arrival: arrival)
+    }
+
+    /// A form on its way to an endpoint, with what client authentication added to it.
+    private struct AuthenticatedForm {
+        var fields: [(String, String)]
+        var headers: [String: String]
+        /// The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
+        var headerSecret: String?
+        /// A new client assertion, for a retry (an assertion is single-use).
+        var renewedAssertion: (@Sendable () async throws -> Secret)?
+    }
+
+    /// Where a request to `endpoint` goes, and the client certificate it presents: the endpoint's mutual-TLS alias when
+    /// a certificate goes with it (`post` says when), which must be https.
+    private func certificateRoute(
+        to endpoint: URL, method: ProviderDescriptor.ClientAuth.Method, keepingBinding: Bool, requestingTokens: Bool
+    ) async throws -> (url: URL, identity: TLSClientIdentity?) {
         var endpoint = endpoint
         let identity = try presentedCertificate(keepingBinding: keepingBinding, requestingTokens: requestingTokens)
         if identity != nil {
@@ -146,59 +173,65 @@ extension OAuthClient {
                 )
             }
         }
-        // The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
-        var headerSecret: String?
-        var renewedAssertion: (@Sendable () async throws -> Secret)?
+        return (endpoint, identity)
+    }
+
+    /// `form` with the client's authentication by `method`: its id, secret or assertion among the fields, or the Basic
+    /// `Authorization` header.
+    private func authenticated(
+        _ form: AuthenticatedForm, by method: ProviderDescriptor.ClientAuth.Method, published: URL
+    ) async throws -> AuthenticatedForm {
+        var form = form
         // A pushed authorization request already names the client (RFC 9126 §2.1): never twice. The client goes by
         // the provider's name for it (`client_auth.client_id_parameter`).
         let clientIDName = provider.policy.clientIDParameter
-        let named = fields.contains { $0.0 == clientIDName }
+        let named = form.fields.contains { $0.0 == clientIDName }
         let clientID = named ? [] : [(clientIDName, configuration.clientID)]
         switch method {
         case .none:
-            fields += clientID
+            form.fields += clientID
         case .clientSecretPost:
-            fields += clientID
-            if let secret = try await clientSecret() { fields.append(("client_secret", secret.value)) }
+            form.fields += clientID
+            if let secret = try await clientSecret() { form.fields.append(("client_secret", secret.value)) }
         case .clientSecretBasic:
             let basic = try await basicAuthorization()
-            headers["Authorization"] = basic.header
-            headerSecret = basic.secret
+            form.headers["Authorization"] = basic.header
+            form.headerSecret = basic.secret
         case .clientSecretJWT, .privateKeyJWT:
             let key = method == .privateKeyJWT ? configuration.signingKey : nil
             try checkAssertionAlgorithm(key?.algorithm ?? .hs256)
             let assertion = try await ClientAssertion.make(
                 clientID: configuration.clientID, audience: try assertionAudience(endpoint: published), key: key,
                 secret: configuration.clientSecret, now: clock.now())
-            fields += clientID + [("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
+            form.fields += clientID + [("client_assertion_type", ClientAssertion.type), ("client_assertion", assertion.value)]
             // An assertion is single-use (RFC 7523 §3): a retry for a DPoP nonce signs a new one.
             let (client, audience, dates) = (configuration, try assertionAudience(endpoint: published), clock)
-            renewedAssertion = {
+            form.renewedAssertion = {
                 try await ClientAssertion.make(clientID: client.clientID, audience: audience, key: key, secret: client.clientSecret, now: dates.now())
             }
         case .tlsClientAuth, .selfSignedTLSClientAuth:
             // RFC 8705 §2: the client id in the body, the certificate on the connection (above, at the mTLS alias when there is one).
-            fields += clientID
+            form.fields += clientID
         }
-        try FlowError.requireSecure(endpoint)
-        let bodyEncoding = encoding ?? shape.encoding
-        switch bodyEncoding {
-        case .form: headers["Content-Type"] = "application/x-www-form-urlencoded"
-        case .json: headers["Content-Type"] = "application/json"
-        }
-        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
-        let request = TransportRequest(
-            method: requestMethod, url: endpoint, headers: headers, body: try Self.body(fields, bodyEncoding), clientIdentity: identity)
-        var sent = SentSecrets(parameters: fields)
-        if let headerSecret { sent.add(headerSecret) }
+        return form
+    }
+
+    /// Sends `request`, with a DPoP proof from `proofKey` when one is given, and blanks in the answer every secret the
+    /// form carried.
+    private func send(
+        _ request: TransportRequest, _ form: AuthenticatedForm, encoding bodyEncoding: ProviderDescriptor.TokenRequest.BodyEncoding,
+        proofKey: DPoPKey?, purpose: Instruments.Endpoint, arrival: (@Sendable (TransportResponse) -> Void)?
+    ) async throws -> TransportResponse {
+        var sent = SentSecrets(parameters: form.fields)
+        if let headerSecret = form.headerSecret { sent.add(headerSecret) }
         let transport = instruments.transport(self.transport, provider: provider.id, endpoint: purpose)
         let response: TransportResponse
         if let proofKey {
             // The retry's assertion joins the values blanked in the answer.
             let renewed = Locked<[String]>([])
             var renewing: (@Sendable () async throws -> TransportRequest)?
-            if let renew = renewedAssertion {
-                let sentFields = fields
+            if let renew = form.renewedAssertion {
+                let sentFields = form.fields
                 renewing = {
                     let assertion = try await renew()
                     renewed.withLock { $0.append(assertion.value) }

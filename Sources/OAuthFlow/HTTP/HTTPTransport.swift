@@ -35,37 +35,3 @@ extension HTTPTransport {
         return response
     }
 }
-
-#if os(Linux) || os(Android)  // as Package.swift links async-http-client (AsyncHTTPClientTransport.swift)
-/// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
-/// `URLSessionTransport` on Apple platforms. Both take `timeout:` (the total deadline of a
-/// request) and `maximumResponseSize:`.
-public typealias DefaultHTTPTransport = AsyncHTTPClientTransport
-#else
-/// The transport OAuthFlow uses unless given another: ``AsyncHTTPClientTransport`` on Linux,
-/// `URLSessionTransport` on Apple platforms. Both take `timeout:` (the total deadline of a
-/// request) and `maximumResponseSize:`.
-public typealias DefaultHTTPTransport = URLSessionTransport
-#endif
-
-extension ErrorCode where Domain == TransportError {
-    /// No complete answer within the request's total deadline, or no connection within it.
-    public static let timedOut = Self("timed_out")
-    /// The server could not be reached: a refused connection, an unknown host.
-    public static let unreachable = Self("unreachable")
-    /// The TLS handshake failed, or the server's certificate is not trusted.
-    public static let tls = Self("tls")
-    /// The answer's body is larger than the transport accepts.
-    public static let tooLarge = Self("too_large")
-    /// The server answered with something that is no usable HTTP answer: no head, a compressed body,
-    /// a connection closed or a body stalled midway.
-    public static let badAnswer = Self("bad_answer")
-    /// The URL is plain http to a host that is not loopback, which no token travels over.
-    public static let insecure = Self("insecure")
-    /// The client certificate or its key cannot be used (or this transport cannot present one).
-    public static let clientCertificate = Self("client_certificate")
-    /// Any other failure.
-    public static let failed = Self("failed")
-}
-
-extension TransportError: CodedError {}

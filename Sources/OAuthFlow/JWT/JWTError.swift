@@ -5,7 +5,7 @@ import Foundation
 /// The JOSE layer's own failures, never shown to a host as they are: each caller states them in its own terms, with
 /// the same code name and sentence (`IDTokenValidator` as an `IDTokenError`, `ProtectedResource` in a
 /// `ProtectedResource.Denial`'s reason).
-package struct JWTError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+package struct JWTError: Error, MessageError, Hashable {
     package typealias Code = ErrorCode<JWTError>
 
     package let code: Code
@@ -15,11 +15,6 @@ package struct JWTError: Error, LocalizedError, Sendable, Hashable, CustomString
         self.code = code
         self.message = message
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    package var errorDescription: String? { description }
-
-    package var description: String { message }
 }
 
 extension ErrorCode where Domain == JWTError {

@@ -3,7 +3,7 @@ import Foundation
 /// Why an ID token or a userinfo answer was rejected (discovery has ``DiscoveryError``).
 ///
 /// Every rejection has its own code, listed in `Docs/oidc.md`.
-public struct IDTokenError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct IDTokenError: Error, MessageError, Hashable {
     public typealias Code = ErrorCode<IDTokenError>
 
     public let code: Code
@@ -13,11 +13,6 @@ public struct IDTokenError: Error, LocalizedError, Sendable, Hashable, CustomStr
         self.code = code
         self.message = message
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
 }
 
 extension ErrorCode where Domain == IDTokenError {

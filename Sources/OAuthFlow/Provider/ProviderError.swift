@@ -4,7 +4,7 @@ import Foundation
 ///
 /// One struct with an extensible ``Code``, so that new cases do not break callers
 /// who switch on the code.
-public struct ProviderError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct ProviderError: MessageError, Hashable {
     /// The kind of failure.
     public typealias Code = ErrorCode<ProviderError>
 
@@ -32,9 +32,6 @@ public struct ProviderError: Error, LocalizedError, Sendable, Hashable, CustomSt
         self.problems = problems
         self.keyPath = keyPath
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
 
     /// The message, then one indented line per problem; each line has its control characters escaped.
     public var description: String {

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// Why a session cannot give an access token.
-public struct SessionError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct SessionError: MessageError, Hashable {
     public typealias Code = ErrorCode<SessionError>
 
     public let code: Code
@@ -15,9 +15,4 @@ public struct SessionError: Error, LocalizedError, Sendable, Hashable, CustomStr
         self.message = message
         self.serverError = serverError
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
 }

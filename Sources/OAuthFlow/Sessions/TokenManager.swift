@@ -171,6 +171,8 @@ public actor TokenManager {
         instruments.count(.refreshes, client.provider.id, outcome, code)
     }
 
+    /// Refreshes under the store's lock, in steps whose order keeps the session: re-read it, check the credential,
+    /// reserve room for the new tokens, send the refresh token, and commit what comes back.
     private func refreshUnderLock(replacing stale: Secret?) async throws -> StoredSession {
         let lock = try await store.lock(key)
         defer { lock.release() }
@@ -186,7 +188,16 @@ public actor TokenManager {
             adopt(latest)
             return latest
         }
-        // A server may spend the refresh token on a request that lacks the client's credential.
+        try requireClientCredential(for: latest)
+        await client.prefetchRefreshKeys(for: latest.tokens)
+        let reservation = try await reserveRoom()
+        let issuer = client.provider.authorizationServer
+        let tokens = try await refreshedTokens(of: latest, into: reservation, issuer: issuer)
+        return try await commit(tokens, over: latest, into: reservation, issuer: issuer)
+    }
+
+    /// A server may spend the refresh token on a request that lacks the client's credential: refuse before sending.
+    private func requireClientCredential(for latest: StoredSession) throws {
         if let method = latest.clientAuthentication, method != .none,
             !client.configuration.hasCredential(for: method, generatesSecret: client.provider.policy.generatedSecret != nil)
         {
@@ -196,19 +207,26 @@ public actor TokenManager {
                 "the session for \(key) was signed in by a confidential client (\(method.rawValue)), and \(credential) was not given to refresh it; nothing was sent, so the refresh token still works once it is given"
             )
         }
-        await client.prefetchRefreshKeys(for: latest.tokens)
-        // Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
-        let reservation: any TokenStoreReservation
+    }
+
+    /// Room for the new tokens first: a refresh token spent on tokens that cannot be saved is a lost session.
+    private func reserveRoom() async throws -> any TokenStoreReservation {
         do {
-            reservation = try await store.reserve(key)
+            return try await store.reserve(key)
         } catch {
             throw SessionError(
                 .storeUnavailable,
                 "cannot refresh \(key): new tokens could not be saved (\(error)); the refresh token was not used, so the session still works once that is fixed"
             )
         }
+    }
+
+    /// Sends `latest`'s refresh token; the answer is recorded in `reservation` as it arrives, before its checks. A
+    /// rejected refresh token signs the session out; an answer that fails its checks keeps its new refresh token.
+    private func refreshedTokens(
+        of latest: StoredSession, into reservation: any TokenStoreReservation, issuer: String?
+    ) async throws -> TokenSet {
         let clock = self.clock
-        let issuer = client.provider.authorizationServer
         let answer = RecordedAnswer()
         let tokens: TokenSet
         do {
@@ -260,6 +278,14 @@ public actor TokenManager {
         if let failure = answer.recordError {
             logger.info("the refresh answer could not be recorded before its checks", metadata: ["session": "\(key)", "error": "\(failure)"])
         }
+        return tokens
+    }
+
+    /// The session with its refreshed `tokens`, used at once and committed to `reservation`; one the store does not
+    /// take is saved again in the background, as these tokens are the session now.
+    private func commit(
+        _ tokens: TokenSet, over latest: StoredSession, into reservation: any TokenStoreReservation, issuer: String?
+    ) async throws -> StoredSession {
         var updated = latest
         updated.tokens = tokens
         updated.updatedAt = clock.now()

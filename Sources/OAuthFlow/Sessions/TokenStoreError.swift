@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a store could not read or write a session.
-public struct TokenStoreError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+public struct TokenStoreError: MessageError, Hashable {
     public typealias Code = ErrorCode<TokenStoreError>
 
     public let code: Code
@@ -17,9 +17,4 @@ public struct TokenStoreError: Error, LocalizedError, Sendable, Hashable, Custom
         self.message = message
         self.path = path
     }
-
-    /// The error's sentence, which `localizedDescription` gives too (hosts and libraries that show errors read it).
-    public var errorDescription: String? { description }
-
-    public var description: String { message }
 }

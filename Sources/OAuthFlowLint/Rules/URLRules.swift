@@ -1,21 +1,6 @@
 import Foundation
 import OAuthFlow
 
-/// Every URL a descriptor holds, with its setting.
-func urlFields(_ descriptor: ProviderDescriptor) -> [LintFile.URLField] {
-    var fields: [LintFile.URLField] = []
-    let endpoints = descriptor.endpoints.all, resources = descriptor.resources ?? []
-    fields.reserveCapacity(3 + endpoints.count + resources.count)
-    if let docs = descriptor.docsURL { fields.append(LintFile.URLField(setting: .docs, template: URLTemplate(docs))) }
-    if let issuer = descriptor.issuer { fields.append(LintFile.URLField(setting: .issuer, template: URLTemplate(issuer))) }
-    if let discovery = descriptor.discovery.url { fields.append(LintFile.URLField(setting: .discovery, template: URLTemplate(discovery))) }
-    for (key, template) in endpoints { fields.append(LintFile.URLField(setting: .endpoint(key), template: URLTemplate(template))) }
-    for index in resources.indices {
-        fields.append(LintFile.URLField(setting: .resource(index), template: URLTemplate(resources[index].url)))
-    }
-    return fields
-}
-
 /// Tokens and codes travel only over TLS, except to this machine.
 struct HTTPSEndpointsRule: LintRule {
     static let description = RuleDescription(
