@@ -44,6 +44,8 @@ extension ProviderDescriptor {
         /// The parameter naming the client in the authorization request and in form or JSON bodies (TikTok:
         /// `client_key`); nil for `client_id`.
         public var clientIDParameter: String?
+        /// The client's parameter when ``clientIDParameter`` names none (RFC 6749 §2.2).
+        static let standardClientIDParameter = "client_id"
 
         /// A client secret the engine makes: a JWT signed with the client's private key (its `kid` in the header),
         /// `iss` as given, `sub` the client id, `aud` as given, `iat` now and `exp` `lifetime` later.
@@ -108,7 +110,7 @@ extension DescriptorSchema {
             "The algorithms the provider takes for client assertions; absent takes all five, and the client's key decides (an Ed25519 key signs `EdDSA`). `HS256` is `client_secret_jwt`'s; the others are the private key's."
         ),
         Field(
-            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: "client_id",
+            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.ClientAuth.standardClientIDParameter,
             "The name the client id goes by in the authorization request (pushed or not) and in the bodies of token, device and revocation requests (TikTok: `client_key`); `client_secret_basic` is unaffected. A name the engine sets itself is refused."
         ),
         Field(

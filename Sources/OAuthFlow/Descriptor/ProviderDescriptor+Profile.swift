@@ -51,10 +51,14 @@ extension ProviderDescriptor {
             }
         }
 
+        /// Each profile field by its YAML key, with its sources in order.
+        var fields: [(key: String, sources: [String])] {
+            [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)]
+        }
+
         /// Every source, with the profile field it fills.
         public var sources: [(field: String, source: String)] {
-            [("subject", subject), ("name", name), ("email", email), ("email_verified", emailVerified), ("picture", picture)]
-                .flatMap { field, sources in sources.map { (field, $0) } }
+            fields.flatMap { field, sources in sources.map { (field, $0) } }
         }
     }
 }

@@ -29,7 +29,7 @@ extension ProviderDescriptor {
             privateUseScheme = try o.string(CodingKeys.privateUseScheme)
             privateUseURI = try o.string(CodingKeys.privateUseURI)
             claimedHTTPS = try o.string(CodingKeys.claimedHTTPS)
-            webOnly = try o.bool(CodingKeys.webOnly) ?? false
+            webOnly = try o.bool(CodingKeys.webOnly) ?? Self().webOnly
         }
     }
 
@@ -110,7 +110,7 @@ extension DescriptorSchema {
             "An app's claimed https redirect URI (RFC 8252 §7.2: a universal link the app's associated domains claim), such as Auth0's `https://{domain}/ios/{bundle_id}/callback`: https, a host and a path, no query or fragment; the same placeholders as `private_use_scheme`. An app sign-in uses it when asked (iOS 17.4 and macOS 14.4 or later), and refuses another https redirect URI the host gives."
         ),
         Field(
-            "web_only", .boolean, default: "false",
+            "web_only", .boolean, default: "\(ProviderDescriptor.Redirect().webOnly)",
             "The provider takes only https redirect URIs on a domain registered with it (Sign in with Apple refuses loopback and localhost): sign in through the web routes (Docs/web.md); the CLI and `LoopbackSignIn` refuse such a provider before opening a browser."
         ),
     ]
@@ -121,7 +121,7 @@ extension DescriptorSchema {
             "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3) unless `write_localhost` says otherwise: register `http://127.0.0.1:PORT/PATH` at the provider."
         ),
         Field(
-            "write_localhost", .boolean, default: "false",
+            "write_localhost", .boolean, default: "\(loopbackDefaults.writeLocalhost)",
             "With `host: localhost`, the redirect URI keeps the name: `http://localhost:PORT/PATH`, for providers that accept no loopback IP literal (Amazon Cognito). The listener then binds 127.0.0.1 and ::1 on the same port (127.0.0.1 alone where the machine has no IPv6 loopback), so the callback arrives whichever address the browser resolves `localhost` to. RFC 8252 §8.3 advises against the name: a resolver or hosts file can send it elsewhere, so lint notes it."
         ),
         Field(

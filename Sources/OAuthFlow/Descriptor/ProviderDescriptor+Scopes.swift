@@ -70,7 +70,7 @@ extension DescriptorSchema {
             "params", .map(.string()), default: shown(ProviderDescriptor.Offline().params),
             "Authorization parameters added to obtain a refresh token (Google `access_type: offline`)."),
         Field(
-            "without_consent_prompt", .boolean, default: "false",
+            "without_consent_prompt", .boolean, default: "\(ProviderDescriptor.Offline().withoutConsentPrompt)",
             "The provider's documentation grants refresh tokens for `offline_access` without `prompt=consent` (the \"other conditions\" of OpenID Connect Core §11). Lint rule `offline_access_consent` asks for one or the other."
         ),
         Field(

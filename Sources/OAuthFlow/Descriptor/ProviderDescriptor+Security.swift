@@ -92,7 +92,8 @@ extension ProviderDescriptor {
             dpop = try o.choice(CodingKeys.dpop) ?? defaults.dpop
             dpopSigningAlgs = try o.strings(CodingKeys.dpopSigningAlgs) ?? defaults.dpopSigningAlgs
             dpopBearerAnswer = try o.choice(CodingKeys.dpopBearerAnswer) ?? defaults.dpopBearerAnswer
-            tlsClientCertificateBoundAccessTokens = try o.bool(CodingKeys.tlsClientCertificateBoundAccessTokens) ?? false
+            tlsClientCertificateBoundAccessTokens =
+                try o.bool(CodingKeys.tlsClientCertificateBoundAccessTokens) ?? defaults.tlsClientCertificateBoundAccessTokens
             profile = try o.choice(CodingKeys.profile)
         }
     }
@@ -119,7 +120,7 @@ extension DescriptorSchema {
             "Send `nonce` and check it in the ID token. An `oidc` provider keeps it on: resolving one with `false` fails, as its ID tokens would go unchecked for replay (see `nonce_echoed`)."
         ),
         Field(
-            "nonce_echoed", .boolean, default: "true",
+            "nonce_echoed", .boolean, default: "\(securityDefaults.nonceEchoed)",
             "Whether the provider's ID tokens carry the `nonce` sent (OpenID Connect Core §3.1.3.7). `false` is for a provider whose ID tokens never do (LinkedIn): the nonce is still sent and checked in a token that carries one, and a token without it is accepted after every other check (signature, `iss`, `aud`, `exp`); nothing but `state`, and PKCE where sent, then ties it to this sign-in. Only with `protocol: oidc` and `nonce: true` (lint rule `oidc_nonce`)."
         ),
         Field(
@@ -152,7 +153,7 @@ extension DescriptorSchema {
             "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
         ),
         Field(
-            "tls_client_certificate_bound_access_tokens", .boolean, default: "false",
+            "tls_client_certificate_bound_access_tokens", .boolean, default: "\(securityDefaults.tlsClientCertificateBoundAccessTokens)",
             "The provider binds access tokens to the client certificate the token request presents (RFC 8705 §3), whichever way the client authenticates: every token request presents the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry), even with `private_key_jwt`, and the tokens then go only with it. The client configuration must hold the certificate (`certificate_file`, `tlsIdentity`). Under `security.profile: fapi2` it stands for DPoP as the sender constraint."
         ),
         Field(

@@ -10,9 +10,9 @@ extension ProviderDescriptor.LogoutSettings {
         for reserved in extraParams.keys.sorted() where engineParameters.contains(reserved) {
             refusals.refuse(["logout", "extra_params"], item: reserved, "sets `\(reserved)`, which the engine sets on an end-session request")
         }
-        let clientIDParameter = clientIDParameter ?? "client_id"
+        let clientIDParameter = clientIDParameter ?? Self.standardClientIDParameter
         return .init(
-            style: style, redirectParameter: redirectParameter ?? "post_logout_redirect_uri",
+            style: style, redirectParameter: redirectParameter ?? Self.standardRedirectParameter,
             clientIDParameter: clientIDParameter.isEmpty ? nil : clientIDParameter, sendsIDTokenHint: idTokenHint ?? !custom,
             returnsState: returnsState ?? !custom, parameters: extraParams,
             backChannel: .init(supported: backchannelLogoutSupported, sessionSupported: backchannelLogoutSessionSupported),

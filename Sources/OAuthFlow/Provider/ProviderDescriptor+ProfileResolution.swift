@@ -1,11 +1,7 @@
 extension ProviderDescriptor.Profile {
     /// Refuses each source that cannot be read (``ProfileSource``).
     func check(_ refusals: inout PolicyRefusals) {
-        let standard = Self.standard
-        for (field, sources, defaults) in [
-            ("subject", subject, standard.subject), ("name", name, standard.name), ("email", email, standard.email),
-            ("email_verified", emailVerified, standard.emailVerified), ("picture", picture, standard.picture),
-        ] where sources != defaults {
+        for ((field, sources), (_, defaults)) in zip(fields, Self.standard.fields) where sources != defaults {
             // A field left at its default sources is not read again for each descriptor (a test reads those once).
             for (index, source) in sources.enumerated() {
                 do {
