@@ -28,3 +28,16 @@ extension ProviderDescriptor.Authorization {
         }
     }
 }
+
+// The schema's `authorization.callback_signature` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let callbackSignatureFields: [Field] = [
+        Field(
+            "parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Authorization.CallbackSignature().parameter,
+            "The callback parameter carrying the signature."),
+        Field(
+            "algorithm", default: ProviderDescriptor.Authorization.CallbackSignature().algorithm,
+            "`hmac_sha256_hex`: HMAC-SHA256 keyed with the client secret over the callback's other parameters, sorted by name and joined as `name=value` with `&`, in lowercase hex."
+        ),
+    ]
+}

@@ -59,3 +59,39 @@ extension ProviderDescriptor {
         }
     }
 }
+
+extension ProviderDescriptor {
+    /// The grant type of RFC 8628.
+    public static let deviceCodeGrant = GrantType.deviceCode.rawValue
+
+    /// Whether the descriptor declares the device authorization grant.
+    public var supportsDeviceFlow: Bool { grantTypes.contains(Self.deviceCodeGrant) }
+}
+
+// The schema's `device` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let deviceFields: [Field] = [
+        Field(
+            "interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)",
+            "Seconds between polls when the server states no `interval` (RFC 8628 §3.2)."),
+        Field(
+            "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
+            "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
+        Field(
+            "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Device().scopeParameter,
+            "The parameter carrying the scopes in the device authorization request (Twitch: `scopes`); `scopes.parameter` says when it is sent."
+        ),
+        Field(
+            "extra_params", .map(.string()), default: shown(ProviderDescriptor.Device().extraParams),
+            "Fixed parameters added to the device authorization request (Amazon and Salesforce: `response_type: device_code`). Client authentication and the scope parameter are refused."
+        ),
+        Field(
+            "grant_type", .string(), default: ProviderDescriptor.Device().grantType,
+            "The `grant_type` of each poll of the token endpoint (Amazon: `device_code`, Salesforce: `device`)."),
+        Field(
+            "poll_params", .map(.choice(of: ProviderDescriptor.Device.PollSource.self)),
+            default: shown(ProviderDescriptor.Device().pollParams.mapValues(\.rawValue)),
+            "What each poll sends besides `grant_type` and client authentication: parameter name to value, `device_code` and `user_code` from the device authorization answer, or `scope`, the scopes asked for (Trakt and Salesforce: `{code: device_code}`; Amazon adds `user_code: user_code`; Twitch adds `scopes: scope`). One must send the device code."
+        ),
+    ]
+}

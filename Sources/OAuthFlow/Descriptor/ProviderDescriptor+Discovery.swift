@@ -107,6 +107,11 @@ extension ProviderDescriptor {
     }
 }
 
+extension ProviderDescriptor {
+    /// Whether the descriptor asks for its endpoints from a metadata document (a discovery mode, or its URL).
+    public var asksForDiscovery: Bool { discovery.mode != .none || discovery.url != nil }
+}
+
 extension DescriptorSchema {
     static let discoveryFields: [Field] = [
         Field(

@@ -69,3 +69,41 @@ extension ProviderDescriptor {
         }
     }
 }
+
+// The schema's `revocation` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let revocationDefaults = ProviderDescriptor.RevocationSettings()
+
+    static let revocationFields: [Field] = [
+        Field(
+            "method", default: revocationDefaults.method,
+            "The HTTP method (osu! revokes with `DELETE`; a `GET`, Oura's, carries the token in the query or as the Bearer token)."),
+        Field(
+            "placement", default: revocationDefaults.placement,
+            "Where the token goes: `body`, form-encoded (RFC 7009 §2.1); `query`, the query string; `bearer`, the request's own `Authorization: Bearer` header, the token revoking itself."
+        ),
+        Field(
+            "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.tokenParameter,
+            "The parameter carrying the token with `body` or `query` (Yandex, LINE, Strava: `access_token`)."),
+        Field("type_hint", .boolean, default: "\(revocationDefaults.typeHint)", "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
+        Field(
+            "type_hint_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.typeHintParameter,
+            "The parameter carrying the hint (Kick: `token_hint_type`)."),
+        Field(
+            "client_authentication", .boolean, default: "\(revocationDefaults.clientAuthentication)",
+            "Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a confidential client). A `bearer` request is authorized by its token."
+        ),
+        Field(
+            "tokens", .list(.choice(of: ProviderDescriptor.RevocationSettings.Kind.self)),
+            default: shown(revocationDefaults.tokens.map(\.rawValue)),
+            "The kinds of token the provider revokes, in the order sign-out revokes them; a kind not listed is only forgotten (Roblox and NetSuite revoke refresh tokens only, which ends their access tokens)."
+        ),
+        Field(
+            "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
+            "Fixed parameters added to the request (Naver: `grant_type: delete`, `service_provider: NAVER`)."),
+        Field(
+            "condition", .string(),
+            "When the provider has a revocation endpoint only in some cases (a deployment's configuration) that the descriptor leaves to discovery, that case in a sentence; the catalog's Revocation column says `conditional` with the sentence as a footnote."
+        ),
+    ]
+}

@@ -104,113 +104,126 @@ private struct Walk {
         }
         let spec = table.nodes[shape]
         switch spec.kind {
-        case .object:
-            let entry = tree.entries[node]
-            guard entry.kind == .mapping else {
-                report(.wrongType, at: node, keyPath, expected(shape, found: node))
-                return
-            }
-            var present = FieldSet(count: Int(spec.count))
-            var next = 0
-            let first = Int(entry.firstChild)
-            for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
-                let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
-                let keyEntry = tree.entries[key]
-                guard keyEntry.kind == .scalar, keyEntry.tag == .str || keyEntry.tag == .int else {
-                    let message =
-                        keyEntry.tag == .merge
-                        ? "YAML merge keys (`<<`) are not read in descriptors; write the keys out" : "keys must be plain strings"
-                    report(.wrongType, at: key, keyPath, message)
-                    continue
-                }
-                guard let field = tree.withScalarText(key, { table.field(named: $0, in: spec, from: next) }) ?? nil else {
-                    let name = tree.scalarText(key) ?? ""
-                    let keyPath = self.keyPath
-                    var message =
-                        "unknown key \(TerminalText.quoted(name))"
-                        + (keyPath.isEmpty ? "" : " in \(TerminalText.quoted(keyPath.joined(separator: ".")))")
-                    let names = Array(table.names[Int(spec.first)..<Int(spec.first) + Int(spec.count)])
-                    if let suggestion = Spelling.closest(to: name, among: names) {
-                        message += "; did you mean `\(suggestion)`?"
-                    }
-                    report(.unknownKey, at: key, keyPath + [name], message)
-                    continue
-                }
-                present.insert(field)
-                next = field + 1
-                visit(value, Int(table.fields[Int(spec.first) + field].shape), under: .key(Int32(key)), tree, table)
-            }
-            for field in 0..<Int(spec.count) where table.fields[Int(spec.first) + field].required && !present.contains(field) {
-                let name = table.names[Int(spec.first) + field]
-                let keyPath = self.keyPath
-                let owner = keyPath.isEmpty ? "the descriptor" : TerminalText.quoted(keyPath.joined(separator: "."))
-                report(.missingField, at: node, keyPath + [name], "missing required key `\(name)` in \(owner)")
-            }
-        case .map:
-            let entry = tree.entries[node]
-            guard entry.kind == .mapping else {
-                report(.wrongType, at: node, keyPath, expected(shape, found: node))
-                return
-            }
-            let count = Int(entry.childCount) / 2
-            guard count <= DescriptorSchema.maximumEntries else {
-                let keyPath = self.keyPath
-                report(
-                    .wrongType, at: node, keyPath,
-                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(count) entries; at most \(DescriptorSchema.maximumEntries) are allowed"
-                )
-                return
-            }
-            let first = Int(entry.firstChild)
-            for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
-                let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
-                guard tree.entries[key].kind == .scalar else {
-                    report(.wrongType, at: key, keyPath, "keys must be plain strings")
-                    continue
-                }
-                visit(value, Int(spec.first), under: .key(Int32(key)), tree, table)
-            }
-        case .list:
-            let entry = tree.entries[node]
-            guard entry.kind == .sequence else {
-                report(.wrongType, at: node, keyPath, expected(shape, found: node))
-                return
-            }
-            let count = Int(entry.childCount)
-            guard count <= DescriptorSchema.maximumEntries else {
-                let keyPath = self.keyPath
-                report(
-                    .wrongType, at: node, keyPath,
-                    "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(count) items; at most \(DescriptorSchema.maximumEntries) are allowed"
-                )
-                return
-            }
-            let first = Int(entry.firstChild)
-            for index in 0..<count {
-                visit(Int(tree.children[first + index]), Int(spec.first), under: .item(index), tree, table)
-            }
-        case .either:
-            for option in 0..<Int(spec.count) where matches(node, Int(table.options[Int(spec.first) + option])) { return }
-            // A collection and one option of its kind (a mapping among `lacks`' names): that option's own findings say
-            // what is wrong with it (an unknown key, with the one meant), rather than that it is none of the options.
-            let kind = tree.entries[node].kind
-            let fitting = (0..<Int(spec.count)).map { Int(table.options[Int(spec.first) + $0]) }.filter { option in
-                switch table.nodes[option].kind {
-                case .object, .map: kind == .mapping
-                case .list: kind == .sequence
-                default: false
-                }
-            }
-            if fitting.count == 1 {
-                visit(node, fitting[0], tree, table)
-                return
-            }
-            report(.wrongType, at: node, keyPath, expected(shape, found: node))
+        case .object: visitObject(node, shape, spec, tree, table)
+        case .map: visitMap(node, shape, spec, tree, table)
+        case .list: visitList(node, shape, spec, tree, table)
+        case .either: visitEither(node, shape, spec, tree, table)
         default:
             if let mismatch = scalarMismatch(node, shape) {
                 report(.wrongType, at: node, keyPath, message(for: mismatch, node, shape))
             }
         }
+    }
+
+    /// Checks a mapping against an object's fields: its keys, then each value against its field's shape, then the
+    /// required fields it lacks.
+    private mutating func visitObject(_ node: Int, _ shape: Int, _ spec: ShapeTable.Node, _ tree: YAMLTree, _ table: ShapeTable) {
+        let entry = tree.entries[node]
+        guard entry.kind == .mapping else {
+            report(.wrongType, at: node, keyPath, expected(shape, found: node))
+            return
+        }
+        var present = FieldSet(count: Int(spec.count))
+        var next = 0
+        let first = Int(entry.firstChild)
+        for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+            let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
+            let keyEntry = tree.entries[key]
+            guard keyEntry.kind == .scalar, keyEntry.tag == .str || keyEntry.tag == .int else {
+                let message =
+                    keyEntry.tag == .merge
+                    ? "YAML merge keys (`<<`) are not read in descriptors; write the keys out" : "keys must be plain strings"
+                report(.wrongType, at: key, keyPath, message)
+                continue
+            }
+            guard let field = tree.withScalarText(key, { table.field(named: $0, in: spec, from: next) }) ?? nil else {
+                let name = tree.scalarText(key) ?? ""
+                let keyPath = self.keyPath
+                var message =
+                    "unknown key \(TerminalText.quoted(name))"
+                    + (keyPath.isEmpty ? "" : " in \(TerminalText.quoted(keyPath.joined(separator: ".")))")
+                let names = Array(table.names[Int(spec.first)..<Int(spec.first) + Int(spec.count)])
+                if let suggestion = Spelling.closest(to: name, among: names) {
+                    message += "; did you mean `\(suggestion)`?"
+                }
+                report(.unknownKey, at: key, keyPath + [name], message)
+                continue
+            }
+            present.insert(field)
+            next = field + 1
+            visit(value, Int(table.fields[Int(spec.first) + field].shape), under: .key(Int32(key)), tree, table)
+        }
+        for field in 0..<Int(spec.count) where table.fields[Int(spec.first) + field].required && !present.contains(field) {
+            let name = table.names[Int(spec.first) + field]
+            let keyPath = self.keyPath
+            let owner = keyPath.isEmpty ? "the descriptor" : TerminalText.quoted(keyPath.joined(separator: "."))
+            report(.missingField, at: node, keyPath + [name], "missing required key `\(name)` in \(owner)")
+        }
+    }
+
+    /// Checks a mapping with free keys, each value against the map's one shape.
+    private mutating func visitMap(_ node: Int, _ shape: Int, _ spec: ShapeTable.Node, _ tree: YAMLTree, _ table: ShapeTable) {
+        let entry = tree.entries[node]
+        guard entry.kind == .mapping else {
+            report(.wrongType, at: node, keyPath, expected(shape, found: node))
+            return
+        }
+        let count = Int(entry.childCount) / 2
+        guard fitsTheLimit(count, "entries", node) else { return }
+        let first = Int(entry.firstChild)
+        for position in stride(from: first, to: first + Int(entry.childCount), by: 2) {
+            let key = Int(tree.children[position]), value = Int(tree.children[position + 1])
+            guard tree.entries[key].kind == .scalar else {
+                report(.wrongType, at: key, keyPath, "keys must be plain strings")
+                continue
+            }
+            visit(value, Int(spec.first), under: .key(Int32(key)), tree, table)
+        }
+    }
+
+    /// Checks a list, each item against the list's one shape.
+    private mutating func visitList(_ node: Int, _ shape: Int, _ spec: ShapeTable.Node, _ tree: YAMLTree, _ table: ShapeTable) {
+        let entry = tree.entries[node]
+        guard entry.kind == .sequence else {
+            report(.wrongType, at: node, keyPath, expected(shape, found: node))
+            return
+        }
+        let count = Int(entry.childCount)
+        guard fitsTheLimit(count, "items", node) else { return }
+        let first = Int(entry.firstChild)
+        for index in 0..<count {
+            visit(Int(tree.children[first + index]), Int(spec.first), under: .item(index), tree, table)
+        }
+    }
+
+    /// Checks a node against the options of an `either`: quiet when one fits.
+    private mutating func visitEither(_ node: Int, _ shape: Int, _ spec: ShapeTable.Node, _ tree: YAMLTree, _ table: ShapeTable) {
+        for option in 0..<Int(spec.count) where matches(node, Int(table.options[Int(spec.first) + option])) { return }
+        // A collection and one option of its kind (a mapping among `lacks`' names): that option's own findings say
+        // what is wrong with it (an unknown key, with the one meant), rather than that it is none of the options.
+        let kind = tree.entries[node].kind
+        let fitting = (0..<Int(spec.count)).map { Int(table.options[Int(spec.first) + $0]) }.filter { option in
+            switch table.nodes[option].kind {
+            case .object, .map: kind == .mapping
+            case .list: kind == .sequence
+            default: false
+            }
+        }
+        if fitting.count == 1 {
+            visit(node, fitting[0], tree, table)
+            return
+        }
+        report(.wrongType, at: node, keyPath, expected(shape, found: node))
+    }
+
+    /// Whether a map or a list of `count` entries is within ``DescriptorSchema/maximumEntries``; reports it otherwise.
+    private mutating func fitsTheLimit(_ count: Int, _ what: String, _ node: Int) -> Bool {
+        guard count > DescriptorSchema.maximumEntries else { return true }
+        let keyPath = self.keyPath
+        report(
+            .wrongType, at: node, keyPath,
+            "\(TerminalText.quoted(keyPath.joined(separator: "."))) has \(count) \(what); at most \(DescriptorSchema.maximumEntries) are allowed")
+        return false
     }
 
     /// Whether `node` fits the shape at `shape`, with no problem reported.

@@ -76,208 +76,42 @@ public struct DescriptorDraft: Sendable, Hashable {
         self.discoveryMode = mode
         self.readAt = readAt
         self.options = options
-        var notes: [String] = []
-        var open: [Assumption] = []
-        // Values the server takes, as the caller says, that the document's lists leave out: recorded under `discovery.lacks`.
-        var unlisted: [(ProviderDescriptor.Discovery.Listing, String)] = []
-        let oidc = mode == .oidc
-        func refuse(_ message: String) -> DiscoveryError {
-            DiscoveryError(.invalidDocument, "\(metadataURL.absoluteString): \(message)")
-        }
-
+        var writing = Writing(metadata: metadata, metadataURL: metadataURL, oidc: mode == .oidc, options: options)
         var root: [(String, Node)] = [
             ("schema_version", Self.plain("1")),
             ("id", Self.plain(id)),
             ("display_name", Self.quoted(Self.displayName(issuer))),
-            ("protocol", Self.plain(oidc ? "oidc" : "oauth2")),
+            ("protocol", Self.plain(writing.oidc ? "oidc" : "oauth2")),
             ("issuer", Self.quoted(issuer.absoluteString)),
         ]
         var lacks: [String] = []
         if metadata.revocationEndpoint == nil, !revocationElsewhere { lacks.append("revocation") }
-        if oidc, metadata.endSessionEndpoint == nil { lacks.append("end_session") }
+        if writing.oidc, metadata.endSessionEndpoint == nil { lacks.append("end_session") }
         // `discovery` goes here, once the lists' gaps are known.
         let discoveryPosition = root.count
 
-        // Scopes: OpenID Connect's own when the server lists them (`openid` always, which OIDC servers must take).
-        var scopes: [(String, Node)] = []
-        let supported = metadata.scopesSupported
-        var defaults = oidc ? ["openid"] : []
-        if let supported {
-            defaults += Self.defaultScopes.filter { $0 != "openid" && supported.contains($0) }
-        } else if oidc {
-            notes.append("The server publishes no scopes_supported: scopes.default asks for openid alone; add profile and email if it takes them.")
-        }
-        if !defaults.isEmpty { scopes.append(("default", Self.list(defaults))) }
-        // A refresh token needs the grant: RFC 8414's default list (no list) is the descriptor's, which has it.
-        let refreshes = metadata.grantTypesSupported.map { $0.contains(GrantType.refreshToken.rawValue) } ?? true
-        let listsOffline = supported?.contains("offline_access") == true
-        let assumesOffline = oidc && refreshes && !listsOffline && options.assuming.contains(.offlineAccess)
-        if oidc, refreshes, !listsOffline, !assumesOffline {
-            open.append(.offlineAccess)
-            notes.append(
-                "The server does not list offline_access in scopes_supported, so sign-ins ask for no refresh token; if it grants one for offline_access all the same, draft the descriptor again assuming so."
-            )
-        }
-        if assumesOffline, supported != nil { unlisted.append((.scopes, "offline_access")) }
-        if listsOffline || assumesOffline {
-            // OpenID Connect Core §11: a client asking for offline_access sends prompt=consent, unless the
-            // server's documentation says it grants refresh tokens without it.
-            scopes.append(
-                ("offline", Self.mapping([("scopes", Self.list(["offline_access"])), ("params", Self.mapping([("prompt", Self.plain("consent"))]))])))
-            notes.append(
-                "offline_access is sent with prompt=consent (OpenID Connect Core §11); if the server's documentation grants refresh tokens without it, write `without_consent_prompt: true` instead of the params."
-            )
-        }
+        let scopes = writing.scopes()
         if !scopes.isEmpty { root.append(("scopes", Self.mapping(scopes))) }
-
-        // Grants: those OAuthFlow uses, as the server lists them; RFC 8414's default (no list) is left to the descriptor's.
-        var grants: [GrantType] = []
-        if let published = metadata.grantTypesSupported {
-            grants = GrantType.allCases.filter { published.contains($0.rawValue) }
-            if grants.contains(.deviceCode), metadata.deviceAuthorizationEndpoint == nil {
-                grants.removeAll { $0 == .deviceCode }
-                notes.append("The server lists the device grant but no device_authorization_endpoint: the grant is left out.")
-            }
-            guard !grants.isEmpty else {
-                throw refuse(
-                    "its grant_types_supported names no grant OAuthFlow uses (authorization_code, refresh_token, the device grant, client_credentials, the JWT bearer grant, token exchange)"
-                )
-            }
-            root.append(("grant_types", Self.list(grants.map(\.rawValue))))
-        }
-        let signsIn = grants.isEmpty || grants.contains(.authorizationCode)
-        guard metadata.tokenEndpoint != nil else { throw refuse("it names no token_endpoint") }
-        if signsIn, metadata.authorizationEndpoint == nil { throw refuse("it names no authorization_endpoint") }
-        if oidc, metadata.jwksURI == nil { throw refuse("it names no jwks_uri, which OpenID Connect ID tokens are verified with") }
-
-        // Client authentication, in the order a client should choose; RFC 8414 §2's default when absent.
-        var methods: [ProviderDescriptor.ClientAuth.Method]
-        if let published = metadata.tokenEndpointAuthMethodsSupported {
-            methods = Self.methodOrder.filter { published.contains($0.rawValue) }
-            guard !methods.isEmpty else {
-                throw refuse("its token_endpoint_auth_methods_supported names no client authentication OAuthFlow has")
-            }
-        } else {
-            methods = [.clientSecretBasic]
-            notes.append(
-                "The server publishes no token_endpoint_auth_methods_supported, which means client_secret_basic alone (RFC 8414 §2); add `none` to client_auth.methods if it takes public clients."
-            )
-        }
-        if signsIn, !methods.contains(.none) {
-            if options.assuming.contains(.publicClients) {
-                methods.insert(.none, at: 0)
-                if metadata.tokenEndpointAuthMethodsSupported != nil { unlisted.append((.tokenEndpointAuthMethods, "none")) }
-            } else {
-                open.append(.publicClients)
-                if metadata.tokenEndpointAuthMethodsSupported != nil {
-                    notes.append(
-                        "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key), or, if the server takes public clients all the same, draft the descriptor again assuming so."
-                    )
-                }
-            }
-        }
-        var clientAuth: [(String, Node)] = [("methods", Self.list(methods.map(\.rawValue)))]
-        if methods.contains(where: \.usesAssertion), let algorithms = metadata.tokenEndpointAuthSigningAlgValuesSupported {
-            let usable = Self.assertionAlgorithms.filter { algorithms.contains($0) }
-            if usable.isEmpty {
-                methods.removeAll(where: \.usesAssertion)
-                clientAuth = [("methods", Self.list(methods.map(\.rawValue)))]
-                notes.append(
-                    "The server signs client assertions with no algorithm OAuthFlow has: client_secret_jwt and private_key_jwt are left out.")
-            } else {
-                clientAuth.append(("assertion_algs", Self.list(usable)))
-            }
-        }
-        guard !methods.isEmpty else { throw refuse("no client authentication OAuthFlow has is left") }
-        root.append(("client_auth", Self.mapping(clientAuth)))
-        clientAuthMethods = methods
-
-        // The checks.
-        var security: [(String, Node)] = []
-        if signsIn {
-            switch metadata.codeChallengeMethodsSupported {
-            case let published? where published.contains("S256"):
-                security.append(("pkce", Self.plain("required")))
-            case let published?:
-                throw refuse(
-                    "its code_challenge_methods_supported lacks S256, the only PKCE method OAuthFlow sends (RFC 9700 §2.1.1); it lists \(published.count) other\(published.count == 1 ? "" : "s")"
-                )
-            case nil:
-                security.append(("pkce", Self.plain("supported")))
-                notes.append("The server does not say whether it takes PKCE (no code_challenge_methods_supported): OAuthFlow sends S256 anyway.")
-            }
-        }
-        if metadata.authorizationResponseIssParameterSupported == true { security.append(("iss_parameter", Self.plain("required"))) }
-        if oidc, let published = metadata.idTokenSigningAlgValuesSupported {
-            let usable = published.compactMap { name in Self.idTokenAlgorithms.first { $0.rawValue == name } }
-            guard !usable.isEmpty else {
-                throw refuse("its id_token_signing_alg_values_supported names no algorithm OAuthFlow verifies ID tokens with (RS, PS, ES or EdDSA)")
-            }
-            var seen: Set<JWSAlgorithm> = []
-            let accepted = usable.filter { seen.insert($0).inserted }.map(\.rawValue)
-            security.append(("id_token_algs", Self.list(accepted)))
-            // HS256, HS384, HS512: keyed with the client's secret. A server that signs a client's ID tokens so cannot
-            // for a public client (LemonLDAP::NG answers its token request with a bare server_error).
-            let secretKeyed = ["HS256", "HS384", "HS512"].filter(published.contains)
-            if !secretKeyed.isEmpty {
-                notes.append(
-                    "The server may also sign ID tokens with \(secretKeyed.joined(separator: ", ")), keyed with the client's secret, which a public client does not have: the descriptor accepts \(accepted.joined(separator: ", ")) only, so set your client's ID token signature algorithm at the server to one of them."
-                )
-            }
-        }
-        if let published = metadata.dpopSigningAlgValuesSupported {
-            let usable = Self.dpopAlgorithms.filter { published.contains($0) }
-            if usable.isEmpty {
-                notes.append("The server takes DPoP with no key algorithm OAuthFlow has: tokens stay Bearer tokens.")
-            } else {
-                security.append(("dpop", Self.plain("if_supported")))
-                security.append(("dpop_signing_alg_values_supported", Self.list(usable)))
-                notes.append("The server takes DPoP, so sessions are DPoP-bound (`dpop: if_supported`); git and kubectl cannot use bound tokens.")
-            }
-        }
+        let grants = try writing.grants()
+        if let grants { root.append(("grant_types", Self.list(grants.map(\.rawValue)))) }
+        let signsIn = grants?.contains(.authorizationCode) ?? true
+        try writing.checkEndpoints(signsIn: signsIn)
+        let clientAuth = try writing.clientAuth(signsIn: signsIn)
+        root.append(("client_auth", Self.mapping(clientAuth.entries)))
+        clientAuthMethods = clientAuth.methods
+        let security = try writing.security(signsIn: signsIn)
         if !security.isEmpty { root.append(("security", Self.mapping(security))) }
+        let redirect = writing.redirect(signsIn: signsIn)
+        if let loopback = redirect.entry { root.append(("redirect", loopback)) }
+        redirectURI = redirect.uri
+        let logout = writing.logout()
+        if !logout.isEmpty { root.append(("logout", Self.mapping(logout))) }
+        root.insert(("discovery", writing.discovery(mode: mode, lacks: lacks)), at: discoveryPosition)
 
-        // The redirect URI, with the port fixed so that it can be registered exactly.
-        if signsIn, let port = options.loopbackPort {
-            root.append(("redirect", Self.mapping([("loopback", Self.mapping([("port", Self.plain(String(port)))]))])))
-            redirectURI = URL(string: "http://127.0.0.1:\(port)\(ProviderDescriptor.Loopback().path)")
-            notes.append(
-                "Sign-ins send the redirect URI http://127.0.0.1:\(port)\(ProviderDescriptor.Loopback().path): register it at the server. The port is fixed, as servers that compare redirect URIs exactly (port included) need; `port: ephemeral` suits a server that takes any loopback port (RFC 8252 §7.3)."
-            )
-        } else {
-            redirectURI = signsIn ? URL(string: "http://127.0.0.1\(ProviderDescriptor.Loopback().path)") : nil
-        }
-
-        // Logout channels the document says the server has.
-        let channels: [(String, Bool?)] = [
-            ("backchannel_logout_supported", metadata.backchannelLogoutSupported),
-            ("backchannel_logout_session_supported", metadata.backchannelLogoutSupported == true ? metadata.backchannelLogoutSessionSupported : nil),
-            ("frontchannel_logout_supported", metadata.frontchannelLogoutSupported),
-            (
-                "frontchannel_logout_session_supported",
-                metadata.frontchannelLogoutSupported == true ? metadata.frontchannelLogoutSessionSupported : nil
-            ),
-        ]
-        let logout = channels.filter { $0.1 == true }.map { ($0.0, Self.plain("true")) }
-        if oidc, !logout.isEmpty { root.append(("logout", Self.mapping(logout))) }
-
-        var discovery: [(String, Node)] = [("mode", Self.plain(mode.rawValue))]
-        var entries = lacks.map(Self.plain)
-        for listing in ProviderDescriptor.Discovery.Listing.allCases {
-            let values = unlisted.filter { $0.0 == listing }.map(\.1)
-            if !values.isEmpty { entries.append(Self.mapping([(listing.rawValue, Self.list(values))])) }
-        }
-        if !entries.isEmpty {
-            // A mapping among the entries reads best one per line.
-            let style: Node.Sequence.Style = entries.count == lacks.count ? .flow : .block
-            discovery.append(("lacks", .sequence(.init(entries, .implicit, style))))
-        }
-        root.insert(("discovery", Self.mapping(discovery)), at: discoveryPosition)
-
-        self.notes = notes
-        self.openAssumptions = open
+        self.notes = writing.notes
+        self.openAssumptions = writing.open
         let yaml = try Yams.serialize(node: Self.mapping(root), indent: 2, width: -1, allowUnicode: false)
-        self.text = Self.header(issuer: issuer, metadataURL: metadataURL, readAt: readAt, notes: notes) + yaml
+        self.text = Self.header(issuer: issuer, metadataURL: metadataURL, readAt: readAt, notes: writing.notes) + yaml
     }
 
     /// The comment at the top of the file: where and when the document was read, and the notes.
@@ -341,10 +175,10 @@ public struct DescriptorDraft: Sendable, Hashable {
         return allowed(first) && id.unicodeScalars.allSatisfy { allowed($0) || $0 == "-" || $0 == "_" }
     }
 
-    private static func plain(_ text: String) -> Node { .scalar(.init(text, .implicit, .plain)) }
-    private static func quoted(_ text: String) -> Node { .scalar(.init(text, .implicit, .doubleQuoted)) }
-    private static func list(_ items: [String]) -> Node { .sequence(.init(items.map(plain), .implicit, .flow)) }
-    private static func mapping(_ pairs: [(String, Node)]) -> Node { .mapping(.init(pairs.map { (plain($0.0), $0.1) }, .implicit, .block)) }
+    static func plain(_ text: String) -> Node { .scalar(.init(text, .implicit, .plain)) }
+    static func quoted(_ text: String) -> Node { .scalar(.init(text, .implicit, .doubleQuoted)) }
+    static func list(_ items: [String]) -> Node { .sequence(.init(items.map(plain), .implicit, .flow)) }
+    static func mapping(_ pairs: [(String, Node)]) -> Node { .mapping(.init(pairs.map { (plain($0.0), $0.1) }, .implicit, .block)) }
 }
 
 extension DescriptorDraft {

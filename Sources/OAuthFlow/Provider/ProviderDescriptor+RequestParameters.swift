@@ -51,7 +51,7 @@ extension ProviderDescriptor.ClientAuth {
     /// `client_id_parameter` (or `client_id`), refused when empty, when it names a parameter the engine sets, or
     /// when a fixed parameter (`fixed`) sets it too.
     func clientIDName(fixed: [String], _ refusals: inout PolicyRefusals) -> String {
-        guard let name = clientIDParameter, name != "client_id" else { return "client_id" }
+        guard let name = clientIDParameter, name != Self.standardClientIDParameter else { return Self.standardClientIDParameter }
         let setting = ["client_auth", "client_id_parameter"]
         if name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_.-".contains($0)) }) {
             refusals.refuse(setting, "must be a parameter name (letters, digits, `_`, `.`, `-`): the client is always named")

@@ -7,146 +7,180 @@ extension ProviderDescriptor {
     /// ``Provider/issuerParameterRule``). What only the server's metadata and answers reveal is refused at run time.
     func refuseContradictions(ofSecurityProfile refusals: inout PolicyRefusals) {
         guard let profile = security.profile, profile.includesFAPI2Security else { return }
-        let claim = "FAPI 2.0 (`security.profile: \(profile.rawValue)`)"
-        func refuse(_ setting: [String], item: String? = nil, _ why: String) {
+        var r = FAPI2Refusals(profile: profile, refusals: refusals)
+        refuseFAPI2Metadata(&r)
+        refuseFAPI2MessageSigning(&r)
+        refuseFAPI2AuthorizationRequest(&r)
+        refuseFAPI2ClientAuthentication(&r)
+        refuseFAPI2Algorithms(&r)
+        refuseFAPI2SenderConstraint(&r)
+        refuseFAPI2TokenPlacement(&r)
+        refusals = r.refusals
+    }
+
+    /// The refusals of one descriptor under a FAPI 2.0 profile, with the words every one of them uses.
+    private struct FAPI2Refusals {
+        let profile: SecurityProfile
+        var refusals: PolicyRefusals
+        /// The profile as the messages name it.
+        var claim: String { "FAPI 2.0 (`security.profile: \(profile.rawValue)`)" }
+        /// The algorithms the profile allows, as the messages list them.
+        let algorithms = JWSAlgorithm.listed(SecurityProfile.fapi2Algorithms)
+
+        mutating func refuse(_ setting: [String], item: String? = nil, _ why: String) {
             refusals.refuse(setting, item: item, code: .securityProfile, why)
         }
-        let algorithms = JWSAlgorithm.listed(SecurityProfile.fapi2Algorithms)
+    }
+
+    private func refuseFAPI2Metadata(_ r: inout FAPI2Refusals) {
         // Metadata from the issuer itself, read at its well-known address, and an issuer that matches it exactly.
         if issuer == nil {
-            refuse(["issuer"], "is missing; \(claim) reads every endpoint from the issuer's metadata, so the issuer must be named")
+            r.refuse(["issuer"], "is missing; \(r.claim) reads every endpoint from the issuer's metadata, so the issuer must be named")
         }
         if discovery.mode == .none {
-            refuse(
+            r.refuse(
                 ["discovery", "mode"],
-                "is `none`; \(claim) takes endpoints only from the metadata the issuer publishes: write `mode: oidc` (or `rfc8414`)")
+                "is `none`; \(r.claim) takes endpoints only from the metadata the issuer publishes: write `mode: oidc` (or `rfc8414`)")
         }
         if discovery.url != nil {
-            refuse(
+            r.refuse(
                 ["discovery", "url"],
-                "is given; \(claim) reads the metadata at the issuer's well-known address only (OpenID Connect Discovery or RFC 8414): leave it out"
+                "is given; \(r.claim) reads the metadata at the issuer's well-known address only (OpenID Connect Discovery or RFC 8414): leave it out"
             )
         }
-        let named: [(String, String?)] = [
-            ("authorization", endpoints.authorization), ("token", endpoints.token), ("userinfo", endpoints.userinfo),
-            ("revocation", endpoints.revocation), ("introspection", endpoints.introspection), ("end_session", endpoints.endSession),
-            ("device_authorization", endpoints.deviceAuthorization), ("jwks", endpoints.jwks),
-            ("pushed_authorization", endpoints.pushedAuthorization), ("refresh", endpoints.refresh),
-        ]
-        for (key, url) in named where url != nil {
-            refuse(["endpoints", key], "is given; \(claim) takes every endpoint from the issuer's metadata: leave `endpoints` out")
+        for (key, _) in endpoints.all {
+            r.refuse(["endpoints", key], "is given; \(r.claim) takes every endpoint from the issuer's metadata: leave `endpoints` out")
         }
         if !security.issuerAliases.isEmpty {
-            refuse(["security", "issuer_aliases"], "is given; \(claim) accepts only the issuer itself, spelt exactly as its metadata spells it")
+            r.refuse(["security", "issuer_aliases"], "is given; \(r.claim) accepts only the issuer itself, spelt exactly as its metadata spells it")
         }
         if security.idTokenIssuer != nil {
-            refuse(["security", "id_token_issuer"], "is given; \(claim) accepts only the issuer itself in ID tokens, not a template")
+            r.refuse(["security", "id_token_issuer"], "is given; \(r.claim) accepts only the issuer itself in ID tokens, not a template")
         }
+    }
+
+    private func refuseFAPI2MessageSigning(_ r: inout FAPI2Refusals) {
         // Message Signing: a signed request object and a JWT-secured response, every time.
-        if profile.signsMessages {
-            let signing = "FAPI 2.0 Message Signing (`security.profile: \(profile.rawValue)`)"
+        if r.profile.signsMessages {
+            let signing = "FAPI 2.0 Message Signing (`security.profile: \(r.profile.rawValue)`)"
             if authorization.requestObject != .always {
-                refuse(
+                r.refuse(
                     ["authorization", "request_object"],
                     "is `\(authorization.requestObject.rawValue)`; \(signing) signs every authorization request (RFC 9101): write `always`")
             }
             if !authorization.responseMode.isJWT {
-                refuse(
+                r.refuse(
                     ["authorization", "response_mode"],
                     "is `\(authorization.responseMode.rawValue)`; \(signing) takes only JWT-secured responses (JARM): write `jwt`, `query.jwt` or `form_post.jwt`"
                 )
             }
         }
+    }
+
+    private func refuseFAPI2AuthorizationRequest(_ r: inout FAPI2Refusals) {
         // The authorization request: pushed, with PKCE S256, answered with `iss`.
         if authorization.pushed == .never {
-            refuse(["authorization", "pushed"], "is `never`; \(claim) pushes every authorization request (RFC 9126): write `always`")
+            r.refuse(["authorization", "pushed"], "is `never`; \(r.claim) pushes every authorization request (RFC 9126): write `always`")
         }
         if security.pkce == .unsupported {
-            refuse(["security", "pkce"], "is `unsupported`; \(claim) sends PKCE with S256 on every authorization request: write `required`")
+            r.refuse(["security", "pkce"], "is `unsupported`; \(r.claim) sends PKCE with S256 on every authorization request: write `required`")
         }
         if security.issParameter == .absent {
-            refuse(
+            r.refuse(
                 ["security", "iss_parameter"],
-                "is `absent`; \(claim) requires `iss` in every authorization response (RFC 9207): write `required`")
+                "is `absent`; \(r.claim) requires `iss` in every authorization response (RFC 9207): write `required`")
         }
+    }
+
+    private func refuseFAPI2ClientAuthentication(_ r: inout FAPI2Refusals) {
         // Client authentication: a private key or a certificate, the assertion addressed to the issuer.
         let allowedMethods = SecurityProfile.fapi2ClientAuthentication
         let methodsNamed = SecurityProfile.fapi2ClientAuthentication.map { "`\($0.rawValue)`" }.joined(separator: ", ")
         if let methods = clientAuth.methods {
             for (index, method) in methods.enumerated() where !allowedMethods.contains(method) {
-                refuse(
+                r.refuse(
                     ["client_auth", "methods"], item: String(index),
-                    "lists `\(method.rawValue)`; \(claim) authenticates clients only with \(methodsNamed)")
+                    "lists `\(method.rawValue)`; \(r.claim) authenticates clients only with \(methodsNamed)")
             }
         } else if !allowedMethods.contains(clientAuth.method) {
-            refuse(
+            r.refuse(
                 ["client_auth", "method"],
-                "is `\(clientAuth.method.rawValue)`\(clientAuth.method == .none ? " (the default)" : ""); \(claim) authenticates clients only with \(methodsNamed)"
+                "is `\(clientAuth.method.rawValue)`\(clientAuth.method == .none ? " (the default)" : ""); \(r.claim) authenticates clients only with \(methodsNamed)"
             )
         }
         if clientAuth.assertionAudience != .issuer {
-            refuse(
+            r.refuse(
                 ["client_auth", "assertion_audience"],
-                "is `\(clientAuth.assertionAudience.rawValue)`; \(claim) addresses client assertions to the issuer (`aud` the issuer, as a string): write `issuer`"
+                "is `\(clientAuth.assertionAudience.rawValue)`; \(r.claim) addresses client assertions to the issuer (`aud` the issuer, as a string): write `issuer`"
             )
         }
         for (index, name) in (clientAuth.assertionAlgs ?? []).enumerated() where !Self.isFAPI2Algorithm(name) {
-            refuse(
-                ["client_auth", "assertion_algs"], item: String(index), "lists `\(name)`; \(claim) signs client assertions with \(algorithms) only")
+            r.refuse(
+                ["client_auth", "assertion_algs"], item: String(index),
+                "lists `\(name)`; \(r.claim) signs client assertions with \(r.algorithms) only")
         }
+    }
+
+    private func refuseFAPI2Algorithms(_ r: inout FAPI2Refusals) {
         // Signatures the client checks.
         if `protocol` == .oidc {
             for (index, name) in security.idTokenAlgs.enumerated() where !Self.isFAPI2Algorithm(name) {
                 let defaulted = security.idTokenAlgs == Security.standard.idTokenAlgs ? " (the default list)" : ""
-                refuse(
+                r.refuse(
                     ["security", "id_token_algs"], item: String(index),
-                    "lists `\(name)`\(defaulted); \(claim) accepts ID tokens signed with \(algorithms) only: write `id_token_algs` with those")
+                    "lists `\(name)`\(defaulted); \(r.claim) accepts ID tokens signed with \(r.algorithms) only: write `id_token_algs` with those")
             }
         }
         // Request objects and JWT-secured responses: an algorithm the descriptor states is refused; the default
         // lists, which hold RS256, are narrowed instead (`Provider.Policy.hold(to:)`).
         for (index, name) in (authorization.requestObjectAlgs ?? []).enumerated() where !Self.isFAPI2Algorithm(name) {
-            refuse(
+            r.refuse(
                 ["authorization", "request_object_algs"], item: String(index),
-                "lists `\(name)`; \(claim) signs request objects with \(algorithms) only")
+                "lists `\(name)`; \(r.claim) signs request objects with \(r.algorithms) only")
         }
         if authorization.responseAlgs != Authorization().responseAlgs {
             for (index, name) in authorization.responseAlgs.enumerated() where !Self.isFAPI2Algorithm(name) {
-                refuse(
+                r.refuse(
                     ["authorization", "response_algs"], item: String(index),
-                    "lists `\(name)`; \(claim) accepts JWT-secured responses signed with \(algorithms) only")
+                    "lists `\(name)`; \(r.claim) accepts JWT-secured responses signed with \(r.algorithms) only")
             }
         }
+    }
+
+    private func refuseFAPI2SenderConstraint(_ r: inout FAPI2Refusals) {
         // Sender-constrained tokens: DPoP, or certificates (mutual TLS) when the client authenticates with one or the
         // provider binds tokens to the certificate the token request presents.
         let certificates = clientAuth.supported.contains(where: \.usesCertificate) || security.tlsClientCertificateBoundAccessTokens
         if security.dpop == .never, !certificates {
-            refuse(
+            r.refuse(
                 ["security", "dpop"],
-                "is `never`, and no mutual-TLS client authentication or certificate-bound tokens are declared; \(claim) sends only sender-constrained tokens: write `dpop: required` (or list `tls_client_auth`, or set `tls_client_certificate_bound_access_tokens: true`, for tokens bound to the certificate)"
+                "is `never`, and no mutual-TLS client authentication or certificate-bound tokens are declared; \(r.claim) sends only sender-constrained tokens: write `dpop: required` (or list `tls_client_auth`, or set `tls_client_certificate_bound_access_tokens: true`, for tokens bound to the certificate)"
             )
         }
         if security.dpop != .never {
             for (index, name) in security.dpopSigningAlgs.enumerated() where !Self.isFAPI2Algorithm(name) {
-                refuse(
+                r.refuse(
                     ["security", "dpop_signing_alg_values_supported"], item: String(index),
-                    "lists `\(name)`; \(claim) signs DPoP proofs with \(algorithms) only")
+                    "lists `\(name)`; \(r.claim) signs DPoP proofs with \(r.algorithms) only")
             }
         }
         if security.dpopBearerAnswer == .accept {
-            refuse(
+            r.refuse(
                 ["security", "dpop_bearer_answer"],
-                "is `accept`; \(claim) refuses tokens that are not sender-constrained, so a Bearer answer to a DPoP request fails: write `refuse`"
+                "is `accept`; \(r.claim) refuses tokens that are not sender-constrained, so a Bearer answer to a DPoP request fails: write `refuse`"
             )
         }
+    }
+
+    private func refuseFAPI2TokenPlacement(_ r: inout FAPI2Refusals) {
         // Tokens only in headers (RFC 6750 §2.1, RFC 9449 §7.1), never in a URL.
         if userinfo.placement != .header {
-            refuse(
+            r.refuse(
                 ["userinfo", "placement"],
-                "is `\(userinfo.placement.rawValue)`; \(claim) sends access tokens only in the `Authorization` header: write `header`")
+                "is `\(userinfo.placement.rawValue)`; \(r.claim) sends access tokens only in the `Authorization` header: write `header`")
         }
         if revocation.placement == .query {
-            refuse(["revocation", "placement"], "is `query`; \(claim) never puts a token in a URL: write `body`")
+            r.refuse(["revocation", "placement"], "is `query`; \(r.claim) never puts a token in a URL: write `body`")
         }
     }
 

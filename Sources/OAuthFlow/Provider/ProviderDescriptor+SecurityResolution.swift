@@ -1,4 +1,26 @@
 extension ProviderDescriptor.Security {
+    /// Refuses the `plain` PKCE method (RFC 9700 §2.1.1).
+    func checkPKCE(_ refusals: inout PolicyRefusals) {
+        if pkceMethod != .s256 {
+            refusals.refuse(["security", "pkce_method"], "is `\(pkceMethod.rawValue)`; OAuthFlow sends only `S256` (RFC 9700 §2.1.1)")
+        }
+    }
+
+    /// The ID token algorithms, each unknown one refused.
+    func idTokenAlgorithms(_ refusals: inout PolicyRefusals) -> [JWSAlgorithm] {
+        refusals.algorithms(idTokenAlgs, ["security", "id_token_algs"]) { "lists `\($0)`, which is not an algorithm OAuthFlow verifies" }
+    }
+
+    func dpopPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.DPoPPolicy {
+        let algorithms = refusals.algorithms(dpopSigningAlgs, ["security", "dpop_signing_alg_values_supported"], accepted: JWSAlgorithm.dpopKey) {
+            "lists `\($0)`; OAuthFlow signs DPoP proofs with \(JWSAlgorithm.listed(JWSAlgorithm.dpopKey))"
+        }
+        if dpop != .never, dpopSigningAlgs.isEmpty {
+            refusals.refuse(["security", "dpop_signing_alg_values_supported"], "is empty, so no DPoP key can be made")
+        }
+        return .init(use: dpop, algorithms: algorithms, bearerAnswer: dpopBearerAnswer)
+    }
+
     /// Refuses an OpenID Connect provider whose ID tokens would go unchecked for replay (`nonce: false`), and
     /// `nonce_echoed: false` where it says nothing (OpenID Connect Core §3.1.2.1, §3.1.3.7; RFC 9700 §4.5.3).
     ///

@@ -128,3 +128,13 @@ extension ProviderDescriptor.Redirect {
         }.joined()
     }
 }
+
+extension ProviderDescriptor.Loopback.Port {
+    /// The resolved provider's form of the port.
+    var resolved: LoopbackRedirect.Port {
+        switch self {
+        case .ephemeral: .ephemeral
+        case let .fixed(number): .fixed(number)
+        }
+    }
+}

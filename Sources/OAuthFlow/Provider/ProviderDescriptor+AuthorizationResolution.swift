@@ -1,6 +1,24 @@
 import Foundation
 
 extension ProviderDescriptor.Authorization {
+    /// Refuses a response type other than `code` (RFC 9700 §2.1.2).
+    func check(_ refusals: inout PolicyRefusals) {
+        if responseType != "code" {
+            refusals.refuse(["authorization", "response_type"], "is `\(responseType)`; OAuthFlow uses only `code` (RFC 9700 §2.1.2)")
+        }
+        if let types = detailsTypes {
+            if types.isEmpty {
+                refusals.refuse(
+                    ["authorization", "details_types"], "is empty, which refuses every authorization detail; leave it out to declare no types")
+            }
+            var seen: Set<String> = []
+            for (index, type) in types.enumerated() where !seen.insert(type).inserted || type.isEmpty || type.contains(where: \.isWhitespace) {
+                refusals.refuse(
+                    ["authorization", "details_types"], item: String(index), "lists `\(type)`, which is empty, holds spaces or is listed twice")
+            }
+        }
+    }
+
     /// The request object (RFC 9101) and JWT-secured response (JARM) settings, typed.
     struct SignedMessages {
         var requestObject: RequestObject

@@ -1,0 +1,105 @@
+extension ProviderDescriptor {
+    /// The authorization request.
+    public struct Authorization: Sendable, Hashable, Codable {
+        public enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
+            case query
+            case formPost = "form_post"
+            case fragment
+            /// JARM: the response as a JWT signed by the server, in the query for the code flow (`query.jwt`).
+            case jwt
+            /// JARM: the signed response JWT in the redirect's query.
+            case queryJWT = "query.jwt"
+            /// JARM: the signed response JWT in a cross-site POST body.
+            case formPostJWT = "form_post.jwt"
+        }
+
+        /// When the authorization request is pushed (RFC 9126).
+        public enum Pushed: String, Sendable, Hashable, Codable, CaseIterable {
+            /// Always: a provider without a pushed authorization request endpoint cannot sign in.
+            case always
+            /// When the provider has the endpoint (in the descriptor or its discovery document).
+            case ifSupported = "if_supported"
+            /// Never, unless discovery says `require_pushed_authorization_requests: true`.
+            case never
+        }
+
+        public var responseType: String = "code"
+        public var responseMode: ResponseMode = .query
+        public var extraParams: [String: String] = [:]
+        public var pushed: Pushed = .ifSupported
+        /// A signature the callback carries, checked with the client secret before the code is exchanged.
+        public var callbackSignature: CallbackSignature?
+        /// The `type`s of rich authorization request details the provider documents (RFC 9396 §2); nil declares none.
+        public var detailsTypes: [String]?
+        /// When the parameters go in a signed request object (RFC 9101).
+        public var requestObject: RequestObject = .never
+        /// The algorithms a request object may be signed with; nil takes every one the client's key can sign.
+        public var requestObjectAlgs: [String]?
+        /// The algorithms a JWT-secured response (JARM) may be signed with.
+        public var responseAlgs: [String] = ["RS256", "PS256", "ES256"]
+
+        enum CodingKeys: String, CodingKey {
+            case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
+            case callbackSignature = "callback_signature"
+            case detailsTypes = "details_types"
+            case requestObject = "request_object", requestObjectAlgs = "request_object_algs", responseAlgs = "response_algs"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            let defaults = Self()
+            responseType = try o.string(CodingKeys.responseType) ?? defaults.responseType
+            responseMode = try o.choice(CodingKeys.responseMode) ?? defaults.responseMode
+            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
+            pushed = try o.choice(CodingKeys.pushed) ?? defaults.pushed
+            callbackSignature = try o.object(CodingKeys.callbackSignature, CallbackSignature.init(plain:))
+            detailsTypes = try o.strings(CodingKeys.detailsTypes)
+            requestObject = try o.choice(CodingKeys.requestObject) ?? defaults.requestObject
+            requestObjectAlgs = try o.strings(CodingKeys.requestObjectAlgs)
+            responseAlgs = try o.strings(CodingKeys.responseAlgs) ?? defaults.responseAlgs
+        }
+    }
+}
+
+// The schema's `authorization` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let authorizationFields: [Field] = [
+        Field(
+            "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
+            "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
+        Field(
+            "response_mode", default: ProviderDescriptor.Authorization().responseMode,
+            "How the server returns the authorization response. `jwt`, `query.jwt` and `form_post.jwt` (JARM) have it sign the response as a JWT, which the engine verifies with the provider's JWKS (`response_algs`, `iss`, `aud`, `exp`) before it reads `code` and `state` from it; an encrypted response (JWE) is refused."
+        ),
+        Field(
+            "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
+            "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
+        Field(
+            "pushed", default: ProviderDescriptor.Authorization().pushed,
+            "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
+        ),
+        Field(
+            "request_object", default: ProviderDescriptor.Authorization().requestObject,
+            "Signed request objects (RFC 9101): every authorization parameter goes in a JWT the client signs with its private key (`typ: oauth-authz-req+jwt`, `aud` the issuer), sent as `request` in the pushed request or the URL. `if_supported` signs when discovery lists the key's algorithm in `request_object_signing_alg_values_supported`; `always` fails without a private key; `never` does not sign unless discovery says `require_signed_request_object: true`."
+        ),
+        Field(
+            "request_object_algs", .list(.choice(among: JWSAlgorithm.requestObject)),
+            "The algorithms the provider takes for request objects; absent takes all four, and the client's key decides (an Ed25519 key signs `EdDSA`)."
+        ),
+        Field(
+            "response_algs", .list(.choice(among: JWSAlgorithm.publicKey)), default: shown(ProviderDescriptor.Authorization().responseAlgs),
+            "The algorithms a JWT-secured response (`response_mode: jwt`, JARM) may be signed with, verified with the provider's JWKS; `none` and HMAC are never accepted."
+        ),
+        Field(
+            "callback_signature", .object(callbackSignatureFields),
+            "A signature the provider adds to the callback with the client secret (Shopify's `hmac`); a callback without it, or with a wrong one, is refused before the code is exchanged."
+        ),
+        Field(
+            "details_types", .list(.string()),
+            "The `type`s of rich authorization request details (RFC 9396) the provider documents (`payment_initiation`, `account_information`): a sign-in or service token request asking for another type is refused before anything is sent. Left out, discovery's `authorization_details_types_supported` decides when the provider publishes it, and otherwise any type is sent."
+        ),
+    ]
+}

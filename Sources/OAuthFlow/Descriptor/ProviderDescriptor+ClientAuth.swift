@@ -1,0 +1,135 @@
+extension ProviderDescriptor {
+    /// Client authentication at the token endpoint.
+    public struct ClientAuth: Sendable, Hashable, Codable {
+        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+            case none
+            case clientSecretBasic = "client_secret_basic"
+            case clientSecretPost = "client_secret_post"
+            /// A JWT signed with the client secret (HS256), RFC 7523 §2.2 and OpenID Connect Core §9.
+            case clientSecretJWT = "client_secret_jwt"
+            /// A JWT signed with the client's private key (RS256, PS256, ES256).
+            case privateKeyJWT = "private_key_jwt"
+            /// A client certificate issued by a CA the server trusts (RFC 8705 §2.1).
+            case tlsClientAuth = "tls_client_auth"
+            /// A self-signed client certificate registered with the server (RFC 8705 §2.2).
+            case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
+
+            /// Whether the client proves itself with the client secret.
+            public var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
+            /// Whether the client proves itself with a signed assertion (`client_assertion`).
+            public var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
+            /// Whether the client proves itself with a TLS client certificate.
+            public var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
+        }
+
+        /// The `aud` of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
+        public enum AssertionAudience: String, Sendable, Hashable, Codable, CaseIterable {
+            /// The authorization server's issuer identifier: the value that cannot be redirected to another
+            /// server's endpoint (CVE-2025-27370, CVE-2025-27371), and the default.
+            case issuer
+            /// The token endpoint URL, for providers that document it (Entra ID, Okta).
+            case tokenEndpoint = "token_endpoint"
+        }
+
+        /// The one method, for descriptors written before ``methods`` (and the first choice otherwise).
+        public var method: Method = .none
+        /// Every method the provider accepts, in its order of preference.
+        public var methods: [Method]?
+        /// The `aud` the client's assertions carry.
+        public var assertionAudience: AssertionAudience = .issuer
+        /// The algorithms the provider takes for client assertions; nil takes every one OAuthFlow signs with.
+        public var assertionAlgs: [String]?
+        /// When the provider's "client secret" is a JWT the client signs itself (Sign in with Apple): its claims.
+        public var generatedSecret: GeneratedSecret?
+        /// The parameter naming the client in the authorization request and in form or JSON bodies (TikTok:
+        /// `client_key`); nil for `client_id`.
+        public var clientIDParameter: String?
+        /// The client's parameter when ``clientIDParameter`` names none (RFC 6749 §2.2).
+        static let standardClientIDParameter = "client_id"
+
+        /// A client secret the engine makes: a JWT signed with the client's private key (its `kid` in the header),
+        /// `iss` as given, `sub` the client id, `aud` as given, `iat` now and `exp` `lifetime` later.
+        public struct GeneratedSecret: Sendable, Hashable, Codable {
+            /// The `iss` claim, a template that may name `{variables}` (Apple: the Team ID).
+            public var issuer: String
+            /// The `aud` claim.
+            public var audience: String
+            /// Seconds the secret is valid; it is made again when a sixth of that is left.
+            public var lifetime: Int = Self.standardLifetime
+
+            /// The lifetime when the descriptor states none: a day.
+            static let standardLifetime = 86_400
+
+            enum CodingKeys: String, CodingKey { case issuer, audience, lifetime }
+        }
+
+        /// What the provider accepts: ``methods``, or just ``method``.
+        public var supported: [Method] { methods ?? [method] }
+
+        enum CodingKeys: String, CodingKey {
+            case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
+            case generatedSecret = "generated_secret", clientIDParameter = "client_id_parameter"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            methods = try o.choices(CodingKeys.methods)
+            method = try o.choice(CodingKeys.method) ?? methods?.first ?? Self().method
+            assertionAudience = try o.choice(CodingKeys.assertionAudience) ?? Self().assertionAudience
+            assertionAlgs = try o.strings(CodingKeys.assertionAlgs)
+            clientIDParameter = try o.string(CodingKeys.clientIDParameter)
+            generatedSecret = try o.object(CodingKeys.generatedSecret) { secret in
+                GeneratedSecret(
+                    issuer: try secret.required(GeneratedSecret.CodingKeys.issuer, secret.string),
+                    audience: try secret.required(GeneratedSecret.CodingKeys.audience, secret.string),
+                    lifetime: try secret.int(GeneratedSecret.CodingKeys.lifetime) ?? GeneratedSecret.standardLifetime)
+            }
+        }
+    }
+}
+
+// The schema's `client_auth` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let clientAuthFields: [Field] = [
+        Field(
+            "methods", .list(.choice(of: ProviderDescriptor.ClientAuth.Method.self)),
+            "Every method the provider accepts, in its order of preference. The client chooses the first method listed whose credential it holds (a secret, a private key, a certificate), or `none` when it holds none; a client's `client_auth` setting names one instead. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
+        ),
+        Field(
+            "method", default: ProviderDescriptor.ClientAuth().method,
+            "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
+        Field(
+            "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
+            "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta)."
+        ),
+        Field(
+            "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
+            "The algorithms the provider takes for client assertions; absent takes all five, and the client's key decides (an Ed25519 key signs `EdDSA`). `HS256` is `client_secret_jwt`'s; the others are the private key's."
+        ),
+        Field(
+            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.ClientAuth.standardClientIDParameter,
+            "The name the client id goes by in the authorization request (pushed or not) and in the bodies of token, device and revocation requests (TikTok: `client_key`); `client_secret_basic` is unaffected. A name the engine sets itself is refused."
+        ),
+        Field(
+            "generated_secret", .object(generatedSecretFields),
+            "For providers whose client secret is a JWT the client signs (Sign in with Apple): the engine signs it with the client's private key (`private_key_file` or `private_key_env`, and `key_id`, in the clients file) and sends it as the client secret (`client_secret_post` or `client_secret_basic`), made again before it expires."
+        ),
+    ]
+
+    static let generatedSecretFields: [Field] = [
+        Field(
+            "issuer", .string(), required: true,
+            "The `iss` claim; may name `{variables}` (Apple: `{team_id}`) and `{client_id}`, the client's id. The `sub` claim is always the client id; the key's algorithm (ES256 for Apple's .p8) signs it, with the key's `key_id` as `kid`."
+        ),
+        Field(
+            "audience", .string(), required: true,
+            "The `aud` claim (Apple: `https://appleid.apple.com`); may name `{variables}` and `{client_id}`."),
+        Field(
+            "lifetime", .integer(60...15_777_000), default: "\(ProviderDescriptor.ClientAuth.GeneratedSecret.standardLifetime)",
+            "Seconds each secret is valid (`exp` - `iat`); a new one is signed when a sixth of that is left. Apple allows at most 15,777,000 (six months)."
+        ),
+    ]
+}

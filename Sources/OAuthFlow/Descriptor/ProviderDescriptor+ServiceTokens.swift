@@ -1,0 +1,44 @@
+extension ProviderDescriptor {
+    /// How a provider names the API a service token is for (client credentials).
+    public struct ServiceTokenSettings: Sendable, Hashable, Codable {
+        /// The request parameter that carries the target API.
+        public enum Target: String, Sendable, Hashable, Codable, CaseIterable {
+            /// RFC 8707 `resource`, repeatable: an absolute URI each.
+            case resource
+            /// An `audience` parameter (Auth0).
+            case audience
+            /// A scope per API, the API followed by ``scopeSuffix`` (Entra ID's `API/.default`).
+            case scope
+        }
+
+        public var target: Target = .resource
+        /// For ``Target/scope``: what follows the API in its scope.
+        public var scopeSuffix: String = "/.default"
+
+        enum CodingKeys: String, CodingKey {
+            case target, scopeSuffix = "scope_suffix"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            target = try o.choice(CodingKeys.target) ?? Self().target
+            scopeSuffix = try o.string(CodingKeys.scopeSuffix) ?? Self().scopeSuffix
+        }
+    }
+}
+
+// The schema's `service_tokens` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let serviceTokenFields: [Field] = [
+        Field(
+            "target", default: ProviderDescriptor.ServiceTokenSettings().target,
+            "How a client-credentials request names the API the token is for: `resource` sends RFC 8707 `resource` parameters (one per API); `audience` sends an `audience` parameter (Auth0); `scope` asks for the scope API + `scope_suffix` (Entra ID's `https://graph.microsoft.com/.default`)."
+        ),
+        Field(
+            "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
+            "With `target: scope`, what follows the API in its scope."),
+    ]
+}

@@ -1,0 +1,34 @@
+extension ProviderDescriptor {
+    /// A value the user supplies, such as an Auth0 domain or a Keycloak realm.
+    public struct Variable: Sendable, Hashable, Codable {
+        public var description: String
+        public var required: Bool
+        public var `default`: String?
+        public var pattern: String?
+        public var `enum`: [String]?
+        public var example: String?
+
+        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+
+        init(plain o: PlainObject) throws {
+            description = try o.required(CodingKeys.description, o.string)
+            required = try o.bool(CodingKeys.required) ?? true
+            `default` = try o.string(CodingKeys.default)
+            pattern = try o.string(CodingKeys.pattern)
+            `enum` = try o.strings(CodingKeys.enum)
+            example = try o.string(CodingKeys.example)
+        }
+    }
+}
+
+// The schema's `variables` keys: their shapes, defaults and reference sentences.
+extension DescriptorSchema {
+    static let variableFields: [Field] = [
+        Field("description", .string(), required: true, "What the user should enter."),
+        Field("required", .boolean, default: "true", "Whether a value must be given when there is no default."),
+        Field("default", .string(), "Value used when none is given."),
+        Field("pattern", .string(), "Regular expression the whole value must match."),
+        Field("enum", .list(.string()), "The only values allowed."),
+        Field("example", .string(), "An example value, shown in help and errors."),
+    ]
+}

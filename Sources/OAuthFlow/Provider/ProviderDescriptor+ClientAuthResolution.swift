@@ -1,0 +1,22 @@
+import Foundation
+
+extension ProviderDescriptor.ClientAuth {
+    func assertionPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.ClientAssertionPolicy {
+        let names = assertionAlgs ?? JWSAlgorithm.clientAssertion.map(\.rawValue)
+        let algorithms = refusals.algorithms(names, ["client_auth", "assertion_algs"], accepted: JWSAlgorithm.clientAssertion) {
+            "lists `\($0)`; OAuthFlow signs client assertions with \(JWSAlgorithm.listed(JWSAlgorithm.clientAssertion))"
+        }
+        return .init(audience: assertionAudience, algorithms: algorithms)
+    }
+
+    func generatedSecretPolicy(_ refusals: inout PolicyRefusals) -> Provider.Policy.GeneratedSecretPolicy? {
+        guard let generatedSecret else { return nil }
+        // `{client_id}` stays for the client to fill when it signs.
+        let issuer = refusals.filled(generatedSecret.issuer, ["client_auth", "generated_secret", "issuer"], keeping: ["client_id"])
+        let audience = refusals.filled(generatedSecret.audience, ["client_auth", "generated_secret", "audience"], keeping: ["client_id"])
+        if !supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
+            refusals.refuse(["client_auth", "generated_secret"], "is sent as a client secret: list `client_secret_post` or `client_secret_basic`")
+        }
+        return .init(issuer: issuer, audience: audience, lifetime: TimeInterval(min(max(60, generatedSecret.lifetime), 15_777_000)))
+    }
+}

@@ -1,0 +1,66 @@
+extension ProviderDescriptor.Userinfo {
+    /// The request, its header and query templates filled with the variables (``RequestTemplate`` placeholders
+    /// stay for the call); refuses what the engine cannot send or would send unsafely.
+    ///
+    /// - Parameters:
+    ///   - dpop: Whether the provider's tokens may be DPoP-bound, which only the header can carry.
+    ///   - extraCall: Whether the profile makes its extra call, a `GET` that takes the token as userinfo does.
+    func resolved(dpop: Bool, extraCall: Bool, declared: Set<String>, _ refusals: inout PolicyRefusals) -> Self {
+        let checkingOnly = refusals.variables == nil
+        func templates(_ values: [String: String], _ key: String) -> [String: String] {
+            var filled: [String: String] = [:]
+            for (name, template) in values.sorted(by: { $0.key < $1.key }) {
+                let value = refusals.filled(template, ["userinfo", key, name], keeping: RequestTemplate.requestPlaceholders(in: template))
+                // Checked without values (lint): a declared variable stands for the value it will have.
+                let checked = checkingOnly ? URLTemplate(value).rendering { declared.contains(String($0)) ? "v" : "{\($0)}" } : value
+                do {
+                    _ = try RequestTemplate(parsing: checked)
+                } catch {
+                    refusals.refuse(["userinfo", key], item: name, error.reason)
+                }
+                filled[name] = value
+            }
+            return filled
+        }
+        var request = self
+        // Names here; values are request templates, checked as they are parsed.
+        refusals.checkHeaders(headers.mapValues { _ in "" }, at: ["userinfo", "headers"])
+        request.headers = templates(headers, "headers")
+        request.query = templates(query, "query")
+        request.form = templates(form, "form")
+        for name in headers.keys.sorted() where name.lowercased() == "authorization" && placement == .header {
+            refusals.refuse(
+                ["userinfo", "headers"], item: name, "sets `Authorization`, which carries the access token; use `scheme` for another word")
+        }
+        if placement == .body, method != .post {
+            refusals.refuse(["userinfo", "placement"], "is `body`, which needs `method: POST`")
+        }
+        if placement == .body, extraCall {
+            refusals.refuse(["userinfo", "placement"], "is `body`, which the profile's extra call, a `GET`, cannot send")
+        }
+        if placement == .body, body != nil {
+            refusals.refuse(["userinfo", "body"], "is set, and `placement: body` makes the body the token's form; use one or the other")
+        }
+        if !form.isEmpty, method != .post {
+            refusals.refuse(["userinfo", "form"], "is set, which needs `method: POST`")
+        }
+        if !form.isEmpty, body != nil {
+            refusals.refuse(["userinfo", "form"], "is set with `body`; a request has one body")
+        }
+        if placement == .body, form.keys.contains(tokenParameter) {
+            refusals.refuse(["userinfo", "form"], item: tokenParameter, "sets `\(tokenParameter)`, which carries the access token")
+        }
+        if body != nil, method != .post {
+            refusals.refuse(["userinfo", "body"], "is set, which needs `method: POST`")
+        }
+        if placement != .header, dpop {
+            refusals.refuse(
+                ["userinfo", "placement"],
+                "is `\(placement.rawValue)`, but `security.dpop` lets tokens be DPoP-bound, which only the header carries (RFC 9449 §7.1)")
+        }
+        if placement == .query, query.keys.contains(tokenParameter) {
+            refusals.refuse(["userinfo", "query"], item: tokenParameter, "sets `\(tokenParameter)`, which carries the access token")
+        }
+        return request
+    }
+}
