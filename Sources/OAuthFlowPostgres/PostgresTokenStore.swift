@@ -231,7 +231,7 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
 
     /// The sessions of `providerID` that belong to the provider session `match` names, found by the digests
     /// ``save(_:)`` keeps beside each sealed row (sessions stored before this version have none, and are not found).
-    public func keys(of providerID: String, matching match: ProviderSessionMatch) async throws -> [SessionKey] {
+    public func keys(of providerID: String, matching match: ProviderSession.Match) async throws -> [SessionKey] {
         let sid = Self.providerDigest(issuer: match.issuer, match.sessionID)
         let sub = Self.providerDigest(issuer: match.issuer, match.subject)
         return try await withDeadline("find the sessions \(match) ended") {

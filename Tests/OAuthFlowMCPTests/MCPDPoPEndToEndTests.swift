@@ -81,7 +81,7 @@ import Testing
         options.bindsTokensWithDPoP = true
         var settings = ProtectedResource.Settings.mcpServer(at: endpoint, scopesSupported: ["mcp:read", "notes:write"])
         settings.dpop = .required
-        settings.dpopNonces = DPoPNonceSource()
+        settings.dpopNonces = ProtectedResource.DPoPNonceSource()
         let api = try ProtectedResource(providers: [try provider.provider(options)], settings: settings, environment: provider.environment)
         let mcp = try ProtectedMCPServer(
             api, configuration: .init(scopes: ["mcp:read"], toolScopes: ["add_note": ["notes:write"]], sessions: .stateless),

@@ -23,20 +23,20 @@ extension ProviderDescriptor {
             case never
         }
 
-        public var responseType: String = "code"
-        public var responseMode: ResponseMode = .query
-        public var extraParams: [String: String] = [:]
-        public var pushed: Pushed = .ifSupported
+        package var responseType: String = "code"
+        package var responseMode: ResponseMode = .query
+        package var extraParams: [String: String] = [:]
+        package var pushed: Pushed = .ifSupported
         /// A signature the callback carries, checked with the client secret before the code is exchanged.
-        public var callbackSignature: CallbackSignature?
+        package var callbackSignature: CallbackSignature?
         /// The `type`s of rich authorization request details the provider documents (RFC 9396 §2); nil declares none.
-        public var detailsTypes: [String]?
+        package var detailsTypes: [String]?
         /// When the parameters go in a signed request object (RFC 9101).
-        public var requestObject: RequestObject = .never
+        package var requestObject: RequestObject = .never
         /// The algorithms a request object may be signed with; nil takes every one the client's key can sign.
-        public var requestObjectAlgs: [String]?
+        package var requestObjectAlgs: [String]?
         /// The algorithms a JWT-secured response (JARM) may be signed with.
-        public var responseAlgs: [String] = ["RS256", "PS256", "ES256"]
+        package var responseAlgs: [String] = ["RS256", "PS256", "ES256"]
 
         enum CodingKeys: String, CodingKey {
             case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
@@ -45,7 +45,7 @@ extension ProviderDescriptor {
             case requestObject = "request_object", requestObjectAlgs = "request_object_algs", responseAlgs = "response_algs"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

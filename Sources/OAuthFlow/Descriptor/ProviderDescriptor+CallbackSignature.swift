@@ -10,14 +10,14 @@ extension ProviderDescriptor.Authorization {
         }
 
         /// The callback parameter carrying the signature.
-        public var parameter = "hmac"
-        public var algorithm: Algorithm = .hmacSHA256Hex
+        package var parameter = "hmac"
+        package var algorithm: Algorithm = .hmacSHA256Hex
 
         enum CodingKeys: String, CodingKey {
             case parameter, algorithm
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

@@ -15,11 +15,11 @@ extension ProviderDescriptor {
             case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
 
             /// Whether the client proves itself with the client secret.
-            public var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
+            package var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
             /// Whether the client proves itself with a signed assertion (`client_assertion`).
-            public var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
+            package var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
             /// Whether the client proves itself with a TLS client certificate.
-            public var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
+            package var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
         }
 
         /// The `aud` of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
@@ -32,18 +32,18 @@ extension ProviderDescriptor {
         }
 
         /// The one method, for descriptors written before ``methods`` (and the first choice otherwise).
-        public var method: Method = .none
+        package var method: Method = .none
         /// Every method the provider accepts, in its order of preference.
-        public var methods: [Method]?
+        package var methods: [Method]?
         /// The `aud` the client's assertions carry.
-        public var assertionAudience: AssertionAudience = .issuer
+        package var assertionAudience: AssertionAudience = .issuer
         /// The algorithms the provider takes for client assertions; nil takes every one OAuthFlow signs with.
-        public var assertionAlgs: [String]?
+        package var assertionAlgs: [String]?
         /// When the provider's "client secret" is a JWT the client signs itself (Sign in with Apple): its claims.
-        public var generatedSecret: GeneratedSecret?
+        package var generatedSecret: GeneratedSecret?
         /// The parameter naming the client in the authorization request and in form or JSON bodies (TikTok:
         /// `client_key`); nil for `client_id`.
-        public var clientIDParameter: String?
+        package var clientIDParameter: String?
         /// The client's parameter when ``clientIDParameter`` names none (RFC 6749 §2.2).
         static let standardClientIDParameter = "client_id"
 
@@ -51,11 +51,11 @@ extension ProviderDescriptor {
         /// `iss` as given, `sub` the client id, `aud` as given, `iat` now and `exp` `lifetime` later.
         public struct GeneratedSecret: Sendable, Hashable, Codable {
             /// The `iss` claim, a template that may name `{variables}` (Apple: the Team ID).
-            public var issuer: String
+            package var issuer: String
             /// The `aud` claim.
-            public var audience: String
+            package var audience: String
             /// Seconds the secret is valid; it is made again when a sixth of that is left.
-            public var lifetime: Int = Self.standardLifetime
+            package var lifetime: Int = Self.standardLifetime
 
             /// The lifetime when the descriptor states none: a day.
             static let standardLifetime = 86_400
@@ -64,14 +64,14 @@ extension ProviderDescriptor {
         }
 
         /// What the provider accepts: ``methods``, or just ``method``.
-        public var supported: [Method] { methods ?? [method] }
+        package var supported: [Method] { methods ?? [method] }
 
         enum CodingKeys: String, CodingKey {
             case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
             case generatedSecret = "generated_secret", clientIDParameter = "client_id_parameter"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

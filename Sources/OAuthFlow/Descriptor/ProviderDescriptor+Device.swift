@@ -13,24 +13,24 @@ extension ProviderDescriptor {
         }
 
         /// Seconds between polls when the server states no `interval` (RFC 8628 says 5).
-        public var interval: Int = 5
+        package var interval: Int = 5
         /// Other names the server uses for `verification_uri` (Google: `verification_url`).
-        public var verificationURIAliases: [String] = []
+        package var verificationURIAliases: [String] = []
         /// The parameter carrying the scopes in the device authorization request (Twitch: `scopes`).
-        public var scopeParameter: String = "scope"
+        package var scopeParameter: String = "scope"
         /// Fixed parameters added to the device authorization request (Amazon, Salesforce: `response_type: device_code`).
-        public var extraParams: [String: String] = [:]
+        package var extraParams: [String: String] = [:]
         /// The `grant_type` a poll sends (Amazon: `device_code`, Salesforce: `device`).
-        public var grantType: String = GrantType.deviceCode.rawValue
+        package var grantType: String = GrantType.deviceCode.rawValue
         /// What a poll sends besides `grant_type` and client authentication: each parameter with the value it carries.
-        public var pollParams: [String: PollSource] = ["device_code": .deviceCode]
+        package var pollParams: [String: PollSource] = ["device_code": .deviceCode]
 
         enum CodingKeys: String, CodingKey {
             case interval, verificationURIAliases = "verification_uri_aliases", scopeParameter = "scope_parameter"
             case extraParams = "extra_params", grantType = "grant_type", pollParams = "poll_params"
         }
 
-        public init() {}
+        package init() {}
 
         /// The defaults, made once: they hold lists and maps, and each `Self()` would allocate them again.
         static let standard = Self()
@@ -62,10 +62,10 @@ extension ProviderDescriptor {
 
 extension ProviderDescriptor {
     /// The grant type of RFC 8628.
-    public static let deviceCodeGrant = GrantType.deviceCode.rawValue
+    package static let deviceCodeGrant = GrantType.deviceCode.rawValue
 
     /// Whether the descriptor declares the device authorization grant.
-    public var supportsDeviceFlow: Bool { grantTypes.contains(Self.deviceCodeGrant) }
+    package var supportsDeviceFlow: Bool { grantTypes.contains(Self.deviceCodeGrant) }
 }
 
 // The schema's `device` keys: their shapes, defaults and reference sentences.

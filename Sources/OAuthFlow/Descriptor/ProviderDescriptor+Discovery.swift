@@ -30,23 +30,23 @@ extension ProviderDescriptor {
             case idTokenSigningAlgs = "id_token_signing_alg_values_supported"
         }
 
-        public var mode: Mode = .none
-        public var url: String?
+        package var mode: Mode = .none
+        package var url: String?
         /// The endpoints the provider's discovery document does not name, as the descriptor records them:
         /// the catalog says `no` for them instead of `not stated`, and `lint --online` takes a missing end-session
         /// endpoint as known.
-        public var lacks: [Endpoint] = []
+        package var lacks: [Endpoint] = []
         /// Values the provider takes that its document's lists leave out, as the provider's documentation (or a
         /// sign-in) shows: a server that takes public clients and `offline_access` without listing `none` or the
         /// scope. Written among `lacks` as one mapping per list (`- scopes_supported: [offline_access]`);
         /// `lint --online` reports each such gap as acknowledged (info) instead of warning about it.
-        public var unlisted: [Listing: [String]] = [:]
+        package var unlisted: [Listing: [String]] = [:]
 
         enum CodingKeys: String, CodingKey {
             case mode, url, lacks
         }
 
-        public init(mode: Mode = .none, url: String? = nil, lacks: [Endpoint] = [], unlisted: [Listing: [String]] = [:]) {
+        package init(mode: Mode = .none, url: String? = nil, lacks: [Endpoint] = [], unlisted: [Listing: [String]] = [:]) {
             self.mode = mode
             self.url = url
             self.lacks = lacks
@@ -54,7 +54,7 @@ extension ProviderDescriptor {
         }
 
         /// Whether the descriptor records that the document's `listing` leaves out `value`.
-        public func acknowledges(_ value: String, missingFrom listing: Listing) -> Bool {
+        package func acknowledges(_ value: String, missingFrom listing: Listing) -> Bool {
             unlisted[listing]?.contains(value) == true
         }
 
@@ -109,7 +109,7 @@ extension ProviderDescriptor {
 
 extension ProviderDescriptor {
     /// Whether the descriptor asks for its endpoints from a metadata document (a discovery mode, or its URL).
-    public var asksForDiscovery: Bool { discovery.mode != .none || discovery.url != nil }
+    package var asksForDiscovery: Bool { discovery.mode != .none || discovery.url != nil }
 }
 
 extension DescriptorSchema {

@@ -1,18 +1,18 @@
 extension ProviderDescriptor {
     /// Static endpoint URL templates.
     public struct Endpoints: Sendable, Hashable, Codable {
-        public var authorization: String?
-        public var token: String?
-        public var userinfo: String?
-        public var revocation: String?
-        public var introspection: String?
-        public var endSession: String?
-        public var deviceAuthorization: String?
-        public var jwks: String?
+        package var authorization: String?
+        package var token: String?
+        package var userinfo: String?
+        package var revocation: String?
+        package var introspection: String?
+        package var endSession: String?
+        package var deviceAuthorization: String?
+        package var jwks: String?
         /// Pushed authorization request endpoint (RFC 9126).
-        public var pushedAuthorization: String?
+        package var pushedAuthorization: String?
         /// Where refresh requests go, for a provider that takes them apart from the token endpoint (Figma, DigitalOcean).
-        public var refresh: String?
+        package var refresh: String?
 
         enum CodingKeys: String, CodingKey {
             case authorization, token, userinfo, revocation, introspection
@@ -20,7 +20,7 @@ extension ProviderDescriptor {
             case pushedAuthorization = "pushed_authorization", refresh
         }
 
-        public init() {}
+        package init() {}
 
         init(plain o: PlainObject) throws {
             authorization = try o.string(CodingKeys.authorization)
@@ -36,7 +36,7 @@ extension ProviderDescriptor {
         }
 
         /// Every endpoint that is set, by its YAML key.
-        public var all: [(key: String, template: String)] {
+        package var all: [(key: String, template: String)] {
             let pairs: [(String, String?)] = [
                 ("authorization", authorization), ("token", token), ("userinfo", userinfo),
                 ("revocation", revocation), ("introspection", introspection), ("end_session", endSession),
@@ -51,7 +51,7 @@ extension ProviderDescriptor {
 extension ProviderDescriptor {
     /// Whether the descriptor is for an API only: no authorization or token endpoint, and the provider's
     /// keys or introspection endpoint, which is all an API checking its tokens needs.
-    public var isForAPIsOnly: Bool {
+    package var isForAPIsOnly: Bool {
         endpoints.authorization == nil && endpoints.token == nil && (endpoints.jwks != nil || endpoints.introspection != nil)
     }
 }

@@ -11,33 +11,33 @@ extension ProviderDescriptor {
             case custom
         }
 
-        public var style: Style = .rpInitiated
+        package var style: Style = .rpInitiated
         /// The parameter that says where the browser returns after the provider's logout.
-        public var redirectParameter: String?
+        package var redirectParameter: String?
         /// The parameter that carries the client id; empty when the provider takes none.
-        public var clientIDParameter: String?
+        package var clientIDParameter: String?
         /// The parameter names RP-Initiated Logout 1.0 gives them, used when the descriptor names none.
         static let standardRedirectParameter = "post_logout_redirect_uri"
         static let standardClientIDParameter = "client_id"
         /// Whether the ID token is sent as `id_token_hint`; nil for the style's default (`rp_initiated` sends it).
-        public var idTokenHint: Bool?
+        package var idTokenHint: Bool?
         /// Whether the provider sends `state` back; nil for the style's default (`rp_initiated` does).
-        public var returnsState: Bool?
+        package var returnsState: Bool?
         /// Fixed parameters added to the end-session request (Auth0's `federated`).
-        public var extraParams: [String: String] = [:]
+        package var extraParams: [String: String] = [:]
         /// Back-Channel Logout 1.0: the provider POSTs logout tokens to the relying party.
-        public var backchannelLogoutSupported = false
+        package var backchannelLogoutSupported = false
         /// The provider's logout tokens carry `sid` (and its ID tokens too).
-        public var backchannelLogoutSessionSupported = false
+        package var backchannelLogoutSessionSupported = false
         /// Front-Channel Logout 1.0: the provider loads the relying party's logout URI in the browser.
-        public var frontchannelLogoutSupported = false
+        package var frontchannelLogoutSupported = false
         /// The front-channel request carries `iss` and `sid`.
-        public var frontchannelLogoutSessionSupported = false
+        package var frontchannelLogoutSessionSupported = false
         /// How old, in seconds, a logout token's `iat` may be before it is refused.
-        public var logoutTokenMaxAge = 300
+        package var logoutTokenMaxAge = 300
         /// When the provider has an end-session endpoint only in some cases (a host, a setting), that case in
         /// a sentence: the catalog says so in a footnote.
-        public var condition: String?
+        package var condition: String?
 
         enum CodingKeys: String, CodingKey {
             case style, redirectParameter = "redirect_parameter", clientIDParameter = "client_id_parameter"
@@ -49,11 +49,11 @@ extension ProviderDescriptor {
             case logoutTokenMaxAge = "logout_token_max_age", condition
         }
 
-        public init() {}
+        package init() {}
 
         /// The parameters the engine sets on an end-session request, which `extra_params` may not: the
         /// standard ones, and the names `redirect_parameter` and `client_id_parameter` give.
-        public var engineParameters: Set<String> {
+        package var engineParameters: Set<String> {
             var names: Set<String> = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales"]
             if let redirectParameter { names.insert(redirectParameter) }
             if let clientIDParameter, !clientIDParameter.isEmpty { names.insert(clientIDParameter) }

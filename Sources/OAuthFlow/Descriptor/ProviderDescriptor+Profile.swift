@@ -1,25 +1,25 @@
 extension ProviderDescriptor {
     /// Where each field of a ``UserProfile`` comes from, as ordered lists of sources: the
     /// first source present wins. A source is `id_token.CLAIM`, `userinfo.FIELD` or
-    /// `extra.FIELD` (the answer of ``extraCall``), with `.` descending into objects.
+    /// `extra.FIELD` (the answer of `extra_call`), with `.` descending into objects.
     public struct Profile: Sendable, Hashable, Codable {
-        public var subject: [String] = ["id_token.sub", "userinfo.sub"]
-        public var name: [String] = ["id_token.name", "userinfo.name"]
-        public var email: [String] = ["id_token.email", "userinfo.email"]
-        public var emailVerified: [String] = ["id_token.email_verified", "userinfo.email_verified"]
-        public var picture: [String] = ["id_token.picture", "userinfo.picture"]
+        package var subject: [String] = ["id_token.sub", "userinfo.sub"]
+        package var name: [String] = ["id_token.name", "userinfo.name"]
+        package var email: [String] = ["id_token.email", "userinfo.email"]
+        package var emailVerified: [String] = ["id_token.email_verified", "userinfo.email_verified"]
+        package var picture: [String] = ["id_token.picture", "userinfo.picture"]
         /// One more authorized GET, for what neither the ID token nor userinfo holds (GitHub's verified email).
-        public var extraCall: ExtraCall?
+        package var extraCall: ExtraCall?
 
         /// The declared extra call.
         public struct ExtraCall: Sendable, Hashable, Codable {
             /// A URL template, called with the access token as a Bearer token.
-            public var url: String
+            package var url: String
             /// When the answer is a JSON list: use its first element whose field of this name is `true`.
-            public var pickWhere: String?
+            package var pickWhere: String?
             /// The member of the answer that holds the list `pickWhere` picks from, for an answer that is an object
             /// (Bitbucket's paginated `values`); nil when the answer is the list itself.
-            public var list: String?
+            package var list: String?
 
             enum CodingKeys: String, CodingKey {
                 case url, pickWhere = "pick_where", list
@@ -30,7 +30,7 @@ extension ProviderDescriptor {
             case subject, name, email, emailVerified = "email_verified", picture, extraCall = "extra_call"
         }
 
-        public init() {}
+        package init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         package static let standard = Self()
@@ -57,7 +57,7 @@ extension ProviderDescriptor {
         }
 
         /// Every source, with the profile field it fills.
-        public var sources: [(field: String, source: String)] {
+        package var sources: [(field: String, source: String)] {
             fields.flatMap { field, sources in sources.map { (field, $0) } }
         }
     }

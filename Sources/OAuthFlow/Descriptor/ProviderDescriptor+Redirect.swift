@@ -1,26 +1,26 @@
 extension ProviderDescriptor {
     /// Redirect URIs for native clients.
     public struct Redirect: Sendable, Hashable, Codable {
-        public var loopback: Loopback = Loopback()
+        package var loopback: Loopback = Loopback()
         /// The private-use URI scheme an app's redirect URI has (RFC 8252 §7.1), such as Google's iOS clients'
         /// `{reversed_client_id}`; it may name the descriptor's `{variables}` and what the app's sign-in fills in:
         /// `{client_id}`, `{reversed_client_id}` and `{bundle_id}` (Docs/apple.md).
-        public var privateUseScheme: String?
+        package var privateUseScheme: String?
         /// An app's whole private-use redirect URI, when the provider documents one other than `SCHEME:/oauth2redirect`
         /// (Auth0's `{bundle_id}://{domain}/ios/{bundle_id}/callback`); it begins with ``privateUseScheme`` and `:`.
-        public var privateUseURI: String?
+        package var privateUseURI: String?
         /// An app's claimed https redirect URI (RFC 8252 §7.2, a universal link), such as Auth0's
         /// `https://{domain}/ios/{bundle_id}/callback`; the same placeholders as ``privateUseScheme``.
-        public var claimedHTTPS: String?
+        package var claimedHTTPS: String?
         /// The provider takes only https redirect URIs on a registered web domain (Sign in with Apple): no loopback.
-        public var webOnly = false
+        package var webOnly = false
 
         enum CodingKeys: String, CodingKey {
             case loopback, privateUseScheme = "private_use_scheme", privateUseURI = "private_use_uri", claimedHTTPS = "claimed_https"
             case webOnly = "web_only"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
@@ -62,18 +62,18 @@ extension ProviderDescriptor {
             }
         }
 
-        public var host: String = "127.0.0.1"
-        public var port: Port = .ephemeral
-        public var path: String = "/callback"
+        package var host: String = "127.0.0.1"
+        package var port: Port = .ephemeral
+        package var path: String = "/callback"
         /// With `host: localhost`: the redirect URI keeps the name (`http://localhost:PORT/PATH`) instead of
         /// `127.0.0.1`, for providers that take no other (Amazon Cognito); the listener binds 127.0.0.1 and ::1.
-        public var writeLocalhost = false
+        package var writeLocalhost = false
 
         enum CodingKeys: String, CodingKey {
             case host, port, path, writeLocalhost = "write_localhost"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

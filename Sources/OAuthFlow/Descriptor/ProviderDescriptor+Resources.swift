@@ -1,11 +1,11 @@
 extension ProviderDescriptor {
     /// One entry of the scope-to-resource map, with its URL still a template.
     public struct ResourceTemplate: Sendable, Hashable, Codable {
-        public var scope: String
-        public var title: String
-        public var url: String
+        package var scope: String
+        package var title: String
+        package var url: String
 
-        public init(scope: String, title: String, url: String) {
+        package init(scope: String, title: String, url: String) {
             self.scope = scope
             self.title = title
             self.url = url

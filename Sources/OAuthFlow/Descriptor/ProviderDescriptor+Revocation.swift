@@ -27,31 +27,31 @@ extension ProviderDescriptor {
             case accessToken = "access_token"
         }
 
-        public var method: Method = .post
-        public var placement: Placement = .body
+        package var method: Method = .post
+        package var placement: Placement = .body
         /// The parameter that carries the token (RFC 7009: `token`; Yandex, LINE and Strava: `access_token`).
-        public var tokenParameter = "token"
+        package var tokenParameter = "token"
         /// Whether `token_type_hint` is sent (RFC 7009 §2.1).
-        public var typeHint = true
+        package var typeHint = true
         /// The parameter carrying the hint (Kick: `token_hint_type`).
-        public var typeHintParameter = "token_type_hint"
+        package var typeHintParameter = "token_type_hint"
         /// Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a
         /// confidential client); a `bearer` request is authorized by the token itself.
-        public var clientAuthentication = true
+        package var clientAuthentication = true
         /// The kinds of token the provider revokes, in the order sign-out revokes them.
-        public var tokens: [Kind] = [.refreshToken, .accessToken]
+        package var tokens: [Kind] = [.refreshToken, .accessToken]
         /// Fixed parameters added to the request (Naver's `grant_type=delete`).
-        public var extraParams: [String: String] = [:]
+        package var extraParams: [String: String] = [:]
         /// When the provider has a revocation endpoint only in some cases (a deployment's configuration) that the
         /// descriptor leaves to discovery, that case in a sentence, for the catalog.
-        public var condition: String?
+        package var condition: String?
 
         enum CodingKeys: String, CodingKey {
             case method, placement, tokenParameter = "token_parameter", typeHint = "type_hint", typeHintParameter = "type_hint_parameter"
             case clientAuthentication = "client_authentication", tokens, extraParams = "extra_params", condition
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

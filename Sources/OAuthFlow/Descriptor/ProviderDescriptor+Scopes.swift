@@ -1,13 +1,13 @@
 extension ProviderDescriptor {
     /// Scopes and how they are joined.
     public struct Scopes: Sendable, Hashable, Codable {
-        public var `default`: [String] = []
-        public var separator: String = " "
-        public var offline: Offline = Offline()
+        package var `default`: [String] = []
+        package var separator: String = " "
+        package var offline: Offline = Offline()
         /// When requests carry the `scope` parameter (Bungie and Pipedrive take none; Notion wants it even empty).
-        public var parameter: Parameter = .whenListed
+        package var parameter: Parameter = .whenListed
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
@@ -22,20 +22,20 @@ extension ProviderDescriptor {
 
     /// What to add to an authorization request to be issued a refresh token.
     public struct Offline: Sendable, Hashable, Codable {
-        public var scopes: [String] = []
-        public var params: [String: String] = [:]
+        package var scopes: [String] = []
+        package var params: [String: String] = [:]
         /// The provider grants `offline_access` without `prompt=consent`: OpenID Connect Core §11's "other
         /// conditions", as its documentation states them.
-        public var withoutConsentPrompt = false
+        package var withoutConsentPrompt = false
         /// When the provider issues refresh tokens only in some cases (an application setting, an approval),
         /// that case in a sentence: the catalog says so in a footnote.
-        public var condition: String?
+        package var condition: String?
 
         enum CodingKeys: String, CodingKey {
             case scopes, params, withoutConsentPrompt = "without_consent_prompt", condition
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

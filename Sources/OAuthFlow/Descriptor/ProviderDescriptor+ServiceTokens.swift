@@ -7,19 +7,19 @@ extension ProviderDescriptor {
             case resource
             /// An `audience` parameter (Auth0).
             case audience
-            /// A scope per API, the API followed by ``scopeSuffix`` (Entra ID's `API/.default`).
+            /// A scope per API, the API followed by `scope_suffix` (Entra ID's `API/.default`).
             case scope
         }
 
-        public var target: Target = .resource
+        package var target: Target = .resource
         /// For ``Target/scope``: what follows the API in its scope.
-        public var scopeSuffix: String = "/.default"
+        package var scopeSuffix: String = "/.default"
 
         enum CodingKeys: String, CodingKey {
             case target, scopeSuffix = "scope_suffix"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

@@ -8,21 +8,21 @@ extension ProviderDescriptor {
             case json
         }
 
-        public var bodyEncoding: BodyEncoding = .form
-        public var headers: [String: String] = [:]
+        package var bodyEncoding: BodyEncoding = .form
+        package var headers: [String: String] = [:]
         /// Fixed parameters added to every token request (Shopify's `expiring: "1"` for expiring offline tokens).
-        public var extraParams: [String: String] = [:]
+        package var extraParams: [String: String] = [:]
         /// Parameters of the authorization callback copied into the code exchange (VK's `device_id`, Naver's `state`).
-        public var callbackParams: [String] = []
+        package var callbackParams: [String] = []
         /// Parameters of the authorization callback kept with the session and sent on every refresh (VK's `device_id`).
-        public var callbackParamsOnRefresh: [String] = []
+        package var callbackParamsOnRefresh: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case bodyEncoding = "body_encoding", headers, extraParams = "extra_params", callbackParams = "callback_params"
             case callbackParamsOnRefresh = "callback_params_on_refresh"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

@@ -13,22 +13,22 @@ extension ProviderDescriptor {
             case noExpiry = "no_expiry"
         }
 
-        public var format: Format = .json
+        package var format: Format = .json
         /// The `token_type` to assume when the answer has none (RFC 6749 §5.1 requires it; Shopify, Atlassian and
         /// WorkOS leave it out). Only `Bearer`.
-        public var defaultTokenType: String?
+        package var defaultTokenType: String?
         /// What `expires_in: 0` means (default `spent`).
-        public var zeroExpiresIn: ZeroExpiresIn = .spent
+        package var zeroExpiresIn: ZeroExpiresIn = .spent
         /// What stands between the granted scopes in an answer's `scope`, when it is not the request's
         /// `scopes.separator` (GitHub and LinkedIn answer `email,openid,profile`); nil for the request's.
-        public var scopeSeparator: String?
+        package var scopeSeparator: String?
 
         enum CodingKeys: String, CodingKey {
             case format, defaultTokenType = "default_token_type", zeroExpiresIn = "zero_expires_in"
             case scopeSeparator = "scope_separator"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

@@ -20,30 +20,30 @@ extension ProviderDescriptor {
             case body
         }
 
-        public var method: Method = .get
+        package var method: Method = .get
         /// Extra headers; a value may name `{client_id}`, the descriptor's `{variables}` and `{token.…}`
         /// fields of the token answer.
-        public var headers: [String: String] = [:]
-        public var placement: Placement = .header
+        package var headers: [String: String] = [:]
+        package var placement: Placement = .header
         /// The word before the token in the `Authorization` header; empty sends the token alone.
-        public var scheme = "Bearer"
+        package var scheme = "Bearer"
         /// The parameter carrying the token with `query` or `body`.
-        public var tokenParameter = "access_token"
+        package var tokenParameter = "access_token"
         /// Extra query parameters, with the same placeholders as `headers`.
-        public var query: [String: String] = [:]
+        package var query: [String: String] = [:]
         /// Fields of a form-encoded `POST` body, with the same placeholders (VK ID's `client_id`); with
         /// `placement: body` the token joins them.
-        public var form: [String: String] = [:]
+        package var form: [String: String] = [:]
         /// A fixed request body, sent as it is written (a GraphQL query); no placeholders.
-        public var body: String?
+        package var body: String?
         /// The body's media type.
-        public var contentType: String?
+        package var contentType: String?
 
         enum CodingKeys: String, CodingKey {
             case method, headers, placement, scheme, tokenParameter = "token_parameter", query, form, body, contentType = "content_type"
         }
 
-        public init() {}
+        package init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

@@ -1,12 +1,12 @@
 extension ProviderDescriptor {
     /// A value the user supplies, such as an Auth0 domain or a Keycloak realm.
     public struct Variable: Sendable, Hashable, Codable {
-        public var description: String
-        public var required: Bool
-        public var `default`: String?
-        public var pattern: String?
-        public var `enum`: [String]?
-        public var example: String?
+        package var description: String
+        package var required: Bool
+        package var `default`: String?
+        package var pattern: String?
+        package var `enum`: [String]?
+        package var example: String?
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

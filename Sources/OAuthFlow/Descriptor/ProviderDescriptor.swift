@@ -10,32 +10,32 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     public var `protocol`: ProviderProtocol
     public var docsURL: String?
     public var issuer: String?
-    public var discovery: Discovery
-    public var endpoints: Endpoints
-    public var variables: [String: Variable]
-    public var scopes: Scopes
-    public var authorization: Authorization
-    public var grantTypes: [String]
-    public var tokenRequest: TokenRequest
-    public var clientAuth: ClientAuth
+    package var discovery: Discovery
+    package var endpoints: Endpoints
+    package var variables: [String: Variable]
+    package var scopes: Scopes
+    package var authorization: Authorization
+    package var grantTypes: [String]
+    package var tokenRequest: TokenRequest
+    package var clientAuth: ClientAuth
     /// How the provider names the API a service token is for.
-    public var serviceTokens: ServiceTokenSettings
+    package var serviceTokens: ServiceTokenSettings
     /// How an API checks the access tokens this provider issues (Docs/api-protection.md).
     public var accessTokens: AccessTokenSettings
     /// How the provider's own session ends, and how it tells relying parties (Docs/logout.md).
-    public var logout: LogoutSettings
+    package var logout: LogoutSettings
     /// How a token is revoked, when the provider does not take RFC 7009 as written.
-    public var revocation = RevocationSettings()
-    public var tokenResponse: TokenResponse
-    public var userinfo: Userinfo
+    package var revocation = RevocationSettings()
+    package var tokenResponse: TokenResponse
+    package var userinfo: Userinfo
     public var security: Security
-    public var redirect: Redirect
+    package var redirect: Redirect
     /// The device authorization grant (RFC 8628): how this provider answers.
-    public var device: Device
-    public var resources: [ResourceTemplate]?
-    public var resourcesFile: String?
+    package var device: Device
+    package var resources: [ResourceTemplate]?
+    package var resourcesFile: String?
     /// Where the user's identity is in the ID token and userinfo: one profile shape for every provider.
-    public var profile: Profile
+    package var profile: Profile
     /// The file the descriptor was read from, when it came from one.
     public var sourcePath: String?
 
@@ -51,7 +51,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     }
 
     /// The grants a descriptor declares when it lists none.
-    public static let defaultGrantTypes = [GrantType.authorizationCode, .refreshToken].map(\.rawValue)
+    package static let defaultGrantTypes = [GrantType.authorizationCode, .refreshToken].map(\.rawValue)
 
     /// Decodes a descriptor from any `Decoder` (JSON, say), with the same defaults as a descriptor file.
     public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }

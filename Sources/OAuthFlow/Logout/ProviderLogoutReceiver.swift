@@ -84,7 +84,7 @@ package final class ProviderLogoutReceiver: Sendable {
         } catch {
             return unavailable("the provider's discovery document cannot be read: \(error)")
         }
-        guard let match = ProviderSessionMatch(issuer: claims.issuer, subject: claims.subject, sessionID: claims.sessionID) else {
+        guard let match = ProviderSession.Match(issuer: claims.issuer, subject: claims.subject, sessionID: claims.sessionID) else {
             return refuse("the logout token names neither a sub nor a sid")
         }
         // Back-Channel Logout §2.4: a logout token is signed with the algorithm of the provider's ID tokens for the
@@ -112,7 +112,7 @@ package final class ProviderLogoutReceiver: Sendable {
 
     /// The signing algorithm of an ID token kept by a session `match` names, when it is not `algorithm`; nil when every
     /// such session's ID token was signed with `algorithm`, or none keeps one.
-    private func idTokenAlgorithm(differingFrom algorithm: String, of match: ProviderSessionMatch) async throws -> String? {
+    private func idTokenAlgorithm(differingFrom algorithm: String, of match: ProviderSession.Match) async throws -> String? {
         for key in try await sessions.keys(of: client.provider.id, matching: match) {
             guard let idToken = try await sessions.load(key)?.tokens.idToken,
                 let signed = (try? IDTokenValidator.decodeUnverified(idToken.value))?.header["alg"]?.stringValue
@@ -146,7 +146,7 @@ package final class ProviderLogoutReceiver: Sendable {
             guard provider.isIDTokenIssuer(issuer, claims: [:]) else {
                 return refuse("the request's iss is not \(provider.id)'s issuer")
             }
-            guard let match = ProviderSessionMatch(issuer: issuer, subject: nil, sessionID: sessionID) else {
+            guard let match = ProviderSession.Match(issuer: issuer, subject: nil, sessionID: sessionID) else {
                 return refuse("the request's sid is empty")
             }
             return await end(match, via: "front-channel logout", page: true)
@@ -170,7 +170,7 @@ package final class ProviderLogoutReceiver: Sendable {
     ///
     /// - Returns: The sessions ended.
     /// - Throws: Store errors; sessions ended before the error stay ended.
-    package func endSessions(_ match: ProviderSessionMatch) async throws -> [SessionKey] {
+    package func endSessions(_ match: ProviderSession.Match) async throws -> [SessionKey] {
         let keys = try await sessions.keys(of: client.provider.id, matching: match)
         var refreshTokens: [(Secret, DPoPKey?, Bool)] = []
         for key in keys {
@@ -199,7 +199,7 @@ package final class ProviderLogoutReceiver: Sendable {
         return keys
     }
 
-    private func end(_ match: ProviderSessionMatch, via channel: String, page: Bool = false) async -> Answer {
+    private func end(_ match: ProviderSession.Match, via channel: String, page: Bool = false) async -> Answer {
         do {
             let ended = try await endSessions(match)
             logger.info(

@@ -18,7 +18,7 @@ struct DPoPProofVerifier: Sendable {
 
     let window: TimeInterval
     let replays: InMemoryReplayRegistry
-    let nonces: DPoPNonceSource?
+    let nonces: ProtectedResource.DPoPNonceSource?
 
     /// Checks `proofs` (every `DPoP` header of the request) for `accessToken`, bound to `thumbprint`.
     ///

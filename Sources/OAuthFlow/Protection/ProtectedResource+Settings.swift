@@ -13,7 +13,7 @@ extension ProtectedResource {
         /// Whether unbound tokens are accepted too (`accepted`), or only DPoP-bound ones (`required`).
         public var dpop: DPoPAcceptance
         /// When set, DPoP proofs must carry a current nonce of this source (RFC 9449 §9).
-        public var dpopNonces: DPoPNonceSource?
+        public var dpopNonces: ProtectedResource.DPoPNonceSource?
         /// How far a proof's `iat` may be from now.
         public var proofWindow: TimeInterval
         /// The scopes the API knows, for its metadata document.
@@ -28,7 +28,7 @@ extension ProtectedResource {
         public var keysMaximumAge: TimeInterval
 
         public init(
-            resource: URL, audience: String? = nil, realm: String? = nil, dpop: DPoPAcceptance = .accepted, dpopNonces: DPoPNonceSource? = nil,
+            resource: URL, audience: String? = nil, realm: String? = nil, dpop: DPoPAcceptance = .accepted, dpopNonces: ProtectedResource.DPoPNonceSource? = nil,
             proofWindow: TimeInterval = 60, scopesSupported: [String] = [], resourceName: String? = nil, cacheCapacity: Int = 10_000,
             keysRefetchInterval: TimeInterval = 30, keysMaximumAge: TimeInterval = 900
         ) {

@@ -219,7 +219,7 @@ extension ProviderDescriptor {
         return components.url
     }
 
-    /// The resource list, inline or from ``resourcesFile``.
+    /// The resource list, inline or from `resourcesFile`.
     ///
     /// The file must lie in the descriptor's own directory tree: the path is relative,
     /// without `..`, and no symbolic link may lead out of the directory. It is read

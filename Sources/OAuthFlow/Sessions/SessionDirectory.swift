@@ -4,11 +4,11 @@ import Foundation
 /// logout end them in every instance that shares the store.
 public protocol SessionDirectory: TokenStore {
     /// The keys of `providerID`'s stored sessions that belong to the provider sessions `match` names.
-    func keys(of providerID: String, matching match: ProviderSessionMatch) async throws -> [SessionKey]
+    func keys(of providerID: String, matching match: ProviderSession.Match) async throws -> [SessionKey]
 }
 
 extension InMemoryTokenStore: SessionDirectory {
-    public func keys(of providerID: String, matching match: ProviderSessionMatch) -> [SessionKey] {
+    public func keys(of providerID: String, matching match: ProviderSession.Match) -> [SessionKey] {
         sessions.values.filter { $0.key.providerID == providerID && match.matches($0.providerSession) }.map(\.key)
             .sorted { $0.account < $1.account }
     }
@@ -16,7 +16,7 @@ extension InMemoryTokenStore: SessionDirectory {
 
 extension FileTokenStore: SessionDirectory {
     /// Reads every session file of `providerID` (`PROVIDER--*.json`); unreadable ones are skipped and left in place.
-    public func keys(of providerID: String, matching match: ProviderSessionMatch) async throws -> [SessionKey] {
+    public func keys(of providerID: String, matching match: ProviderSession.Match) async throws -> [SessionKey] {
         let prefix = Self.fileComponent(providerID) + "--"
         let names: [String]
         do {

@@ -140,10 +140,10 @@ struct PostgresLogoutTests {
             try await store.save(session("c", sid: "sid-3", sub: "bob"))
             try await store.save(pgSampleSession(account: "old"))
             let issuer = "https://op.example.com"
-            #expect(try await store.keys(of: "op", matching: ProviderSessionMatch(issuer: issuer, subject: nil, sessionID: "sid-2")!).map(\.account) == ["b"])
-            #expect(try await store.keys(of: "op", matching: ProviderSessionMatch(issuer: issuer, subject: "alice", sessionID: nil)!).map(\.account) == ["a", "b"])
-            #expect(try await store.keys(of: "op", matching: ProviderSessionMatch(issuer: issuer, subject: "bob", sessionID: "sid-1")!).isEmpty)
-            #expect(try await store.keys(of: "op", matching: ProviderSessionMatch(issuer: "https://other.example.com", subject: "alice", sessionID: nil)!).isEmpty)
+            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: nil, sessionID: "sid-2")!).map(\.account) == ["b"])
+            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: "alice", sessionID: nil)!).map(\.account) == ["a", "b"])
+            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: "bob", sessionID: "sid-1")!).isEmpty)
+            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: "https://other.example.com", subject: "alice", sessionID: nil)!).isEmpty)
             // Who signed in is kept as a digest beside the sealed row, never in the clear.
             let rows = try await postgres.admin("SELECT provider_sid, provider_sub FROM \(table) WHERE account = 'a'")
             let (sid, sub) = try #require(rows.first).decode((String, String).self)
@@ -162,7 +162,7 @@ struct PostgresLogoutTests {
         try await postgres.withStore(table: table) { store in
             try await store.migrate()
             try await store.save(session("a", sid: "sid-1", sub: "alice"))
-            #expect(try await store.keys(of: "op", matching: ProviderSessionMatch(issuer: "https://op.example.com", subject: nil, sessionID: "sid-1")!).map(\.account) == ["a"])
+            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: "https://op.example.com", subject: nil, sessionID: "sid-1")!).map(\.account) == ["a"])
         }
         let indexes = try await postgres.admin("SELECT indexname FROM pg_indexes WHERE tablename = '\(table)' ORDER BY indexname")
         #expect(try indexes.map { try $0.decode(String.self) } == ["\(table)_pkey", "\(table)_sid", "\(table)_sub"])

@@ -28,8 +28,8 @@ import OAuthFlowTestSupport
     }
 
     private func accounts() async -> [String] {
-        await store.keys(of: fixture.provider.id, matching: ProviderSessionMatch(issuer: LogoutFixture.issuer, subject: "user-1", sessionID: nil)!)
-            .map(\.account) + store.keys(of: fixture.provider.id, matching: ProviderSessionMatch(issuer: LogoutFixture.issuer, subject: "user-2", sessionID: nil)!).map(\.account)
+        await store.keys(of: fixture.provider.id, matching: ProviderSession.Match(issuer: LogoutFixture.issuer, subject: "user-1", sessionID: nil)!)
+            .map(\.account) + store.keys(of: fixture.provider.id, matching: ProviderSession.Match(issuer: LogoutFixture.issuer, subject: "user-2", sessionID: nil)!).map(\.account)
     }
 
     /// Three sign-ins at a simulated provider, kept in the store: `a` and `b` of user-1, `c` of user-2.
@@ -55,7 +55,7 @@ import OAuthFlowTestSupport
     private func accounts(at simulated: SimulatedProvider) async -> [String] {
         var accounts: [String] = []
         for subject in ["user-1", "user-2"] {
-            let match = ProviderSessionMatch(issuer: simulated.issuer.absoluteString, subject: subject, sessionID: nil)!
+            let match = ProviderSession.Match(issuer: simulated.issuer.absoluteString, subject: subject, sessionID: nil)!
             accounts += await store.keys(of: "simulated", matching: match).map(\.account)
         }
         return accounts
@@ -174,11 +174,11 @@ import OAuthFlowTestSupport
         try await files.save(fixture.session("b", sid: "sid-2"))
         try await files.save(sampleSession(fixture.provider.id))
         let issuer = LogoutFixture.issuer
-        #expect(try await files.keys(of: fixture.provider.id, matching: ProviderSessionMatch(issuer: issuer, subject: nil, sessionID: "sid-2")!).map(\.account) == ["b"])
-        #expect(try await files.keys(of: fixture.provider.id, matching: ProviderSessionMatch(issuer: issuer, subject: "user-1", sessionID: nil)!).map(\.account) == ["a", "b"])
-        #expect(try await files.keys(of: fixture.provider.id, matching: ProviderSessionMatch(issuer: "https://other", subject: "user-1", sessionID: nil)!).isEmpty)
-        #expect(try await files.keys(of: "absent", matching: ProviderSessionMatch(issuer: issuer, subject: "user-1", sessionID: nil)!).isEmpty)
-        #expect(ProviderSessionMatch(issuer: issuer, subject: "", sessionID: nil) == nil)
+        #expect(try await files.keys(of: fixture.provider.id, matching: ProviderSession.Match(issuer: issuer, subject: nil, sessionID: "sid-2")!).map(\.account) == ["b"])
+        #expect(try await files.keys(of: fixture.provider.id, matching: ProviderSession.Match(issuer: issuer, subject: "user-1", sessionID: nil)!).map(\.account) == ["a", "b"])
+        #expect(try await files.keys(of: fixture.provider.id, matching: ProviderSession.Match(issuer: "https://other", subject: "user-1", sessionID: nil)!).isEmpty)
+        #expect(try await files.keys(of: "absent", matching: ProviderSession.Match(issuer: issuer, subject: "user-1", sessionID: nil)!).isEmpty)
+        #expect(ProviderSession.Match(issuer: issuer, subject: "", sessionID: nil) == nil)
     }
 
     @Test func theProviderSessionSurvivesEncoding() throws {

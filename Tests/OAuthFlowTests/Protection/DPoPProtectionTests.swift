@@ -295,7 +295,7 @@ extension Protection {
         // MARK: - Nonces
 
         @Test func aProofWithoutTheResourcesNonceIsAnsweredWithOne() async throws {
-            let api = try api(settings: ProtectionSetup.settings(nonces: DPoPNonceSource()))
+            let api = try api(settings: ProtectionSetup.settings(nonces: ProtectedResource.DPoPNonceSource()))
             let token = try boundToken()
             let refusal = await denial(api, request(token, proofs: [try await proof(for: token)]))
             expectRefused(refusal, .useDPoPNonce, status: 401, token: token, scheme: "DPoP")
@@ -309,7 +309,7 @@ extension Protection {
         }
 
         @Test func anOldNonceIsRefusedAndANewOneGiven() async throws {
-            let api = try api(settings: ProtectionSetup.settings(nonces: DPoPNonceSource(slot: 60)))
+            let api = try api(settings: ProtectionSetup.settings(nonces: ProtectedResource.DPoPNonceSource(slot: 60)))
             let token = try boundToken()
             let first = await denial(api, request(token, proofs: [try await proof(for: token)]))
             let nonce = try #require(first?.headers.first { $0.name == "DPoP-Nonce" }?.value)
@@ -328,7 +328,7 @@ extension Protection {
         @Test func aProofRefusalNamesItsErrorEvenWhenNoProviderDeclaresDPoP() async throws {
             // The provider's descriptor says `dpop: never`, yet its token is bound: the API checks the proof,
             // and its refusal must still tell the client what is wrong (RFC 9449 §7.1, §9).
-            let api = try api(dpop: "never", settings: ProtectionSetup.settings(nonces: DPoPNonceSource()))
+            let api = try api(dpop: "never", settings: ProtectionSetup.settings(nonces: ProtectedResource.DPoPNonceSource()))
             let token = try boundToken()
             let missing = await denial(api, request(token, proofs: []))
             expectRefused(missing, .invalidDPoPProof, status: 401, token: token, scheme: "DPoP")

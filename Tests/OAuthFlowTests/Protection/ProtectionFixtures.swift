@@ -215,7 +215,7 @@ enum ProtectionSetup {
     }
 
     static func settings(
-        resource: String = ProtectionToken.resource, dpop: ProtectedResource.DPoPAcceptance = .accepted, nonces: DPoPNonceSource? = nil,
+        resource: String = ProtectionToken.resource, dpop: ProtectedResource.DPoPAcceptance = .accepted, nonces: ProtectedResource.DPoPNonceSource? = nil,
         keysRefetchInterval: TimeInterval = 30, keysMaximumAge: TimeInterval = 900, scopes: [String] = [], name: String? = nil
     ) -> ProtectedResource.Settings {
         ProtectedResource.Settings(
