@@ -28,7 +28,8 @@ extension ProtectedResource {
         public var keysMaximumAge: TimeInterval
 
         public init(
-            resource: URL, audience: String? = nil, realm: String? = nil, dpop: DPoPAcceptance = .accepted, dpopNonces: ProtectedResource.DPoPNonceSource? = nil,
+            resource: URL, audience: String? = nil, realm: String? = nil, dpop: DPoPAcceptance = .accepted,
+            dpopNonces: ProtectedResource.DPoPNonceSource? = nil,
             proofWindow: TimeInterval = 60, scopesSupported: [String] = [], resourceName: String? = nil, cacheCapacity: Int = 10_000,
             keysRefetchInterval: TimeInterval = 30, keysMaximumAge: TimeInterval = 900
         ) {
