@@ -54,17 +54,6 @@ EXCEPTIONS = {
 # is merged, and an entry left behind fails the check as stale.
 ELSEWHERE = "pending: issue 57, being split elsewhere"
 PENDING = {
-    "OAuthFlow/Descriptor/DescriptorDocument+Decoding.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/Descriptor/DescriptorDocument.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/OIDC/LogoutToken.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/Provider/Provider+Policy.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/Provider/ProviderDescriptor+Catalog.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/Provider/ProviderDescriptor+RequestParameters.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/Provider/ProviderDiscovery.swift": {"file-name": ELSEWHERE},
-    "OAuthFlow/Provider/ProviderResolver.swift": {"file-name": ELSEWHERE},
-    "oauthflow/Commands/Lint.swift": {"file-name": ELSEWHERE},
-    "oauthflow/Commands/ProvidersShow.swift": {"function-length": ELSEWHERE},
-    "oauthflow/Output/CredentialReport.swift": {"file-name": ELSEWHERE},
 }
 
 TYPE_KEYWORDS = ("struct", "class", "enum", "protocol", "actor", "typealias")

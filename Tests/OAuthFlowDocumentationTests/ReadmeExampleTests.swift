@@ -163,6 +163,7 @@ import OAuthFlowLoopback
     /// The README's program, line for line.
     struct SignInExample {
         static func main() async {
+            // Sessions live in memory here; `store: FileTokenStore(directory: ...)` keeps them for the next run.
             var configuration = OAuth.Configuration(clients: ["google": ClientSettings(clientID: "YOUR_CLIENT_ID")])
             configuration.environmentVariables = ProcessInfo.processInfo.environment   // can a browser open here? (SSH, a display)
             let oauth = OAuth(configuration)

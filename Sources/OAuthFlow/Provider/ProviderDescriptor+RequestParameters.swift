@@ -1,20 +1,3 @@
-/// The settings that rename standard request parameters or leave them out (`scopes.parameter`,
-/// `client_auth.client_id_parameter`, the `device` variants, `token_request.callback_params_on_refresh`,
-/// `redirect.loopback.write_localhost`), each resolved by its section and applied to the policy together.
-struct RequestParameterPolicy {
-    var scopeParameter: ProviderDescriptor.Scopes.Parameter
-    var clientIDParameter: String
-    var refreshCallbackParameters: [String]
-    var device: Provider.Policy.DevicePolicy
-
-    func apply(to policy: inout Provider.Policy) {
-        policy.scopes.parameter = scopeParameter
-        policy.clientIDParameter = clientIDParameter
-        policy.tokenRequest.refreshCallbackParameters = refreshCallbackParameters
-        policy.device = device
-    }
-}
-
 extension ProviderDescriptor {
     /// Names the engine sets on some request itself: an authorization request's, a token request's, a pushed
     /// request's or a revocation's. None may name the client.

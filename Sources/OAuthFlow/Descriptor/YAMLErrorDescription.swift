@@ -1,0 +1,33 @@
+import Foundation
+import OAuthFlowFiles
+
+/// Turns a YAML syntax error into a message and a position.
+enum YAMLErrorDescription {
+    static func describe(_ error: YAMLSyntaxError, in text: String) -> (String, (line: Int, column: Int)) {
+        let position = (line: error.line, column: error.column)
+        switch error.kind {
+        case .scanner, .parser, .composer:
+            if error.problem.contains("yaml_set_max_nest_level") {
+                return ("nesting is deeper than the YAML parser allows", position)
+            }
+            // libyaml's "found character that cannot start any token" on a TAB says nothing about tabs.
+            if let line = lines(of: text, at: error.line), line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                return ("a TAB indents this line; YAML indents with spaces only", (error.line, 1))
+            }
+            let prefix = error.context.map { "\($0.text) at \($0.line):\($0.column), " } ?? ""
+            return ("YAML syntax error: \(prefix)\(error.problem)", position)
+        case .reader:
+            return ("YAML reader error: \(error.problem)", position)
+        case let .tooDeep(limit, throughAlias):
+            let alias = throughAlias ? " through this alias (it stands for its anchor's whole value)" : ""
+            return ("nesting is deeper than \(limit) levels\(alias)", position)
+        case let .duplicateKeys(names):
+            return ("duplicate key `\(names.joined(separator: "`, `"))`; YAML keeps only one of them, so remove or rename the repeat", position)
+        }
+    }
+
+    private static func lines(of text: String, at number: Int) -> Substring? {
+        let all = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return number >= 1 && number <= all.count ? all[number - 1] : nil
+    }
+}
