@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// What the CLI says after a failure, with a stored session and a scripted server instead of a real one:
 /// exit codes for states (1, no usage banner), and advice that names the exact command that works.

@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlowLint
+import OAuthFlowLint
 
 /// `discovery.lacks` naming what a provider's metadata leaves out although the provider takes it (issue 55, item 12):
 /// `lint --online --strict` can pass for such a provider, and says what was acknowledged.

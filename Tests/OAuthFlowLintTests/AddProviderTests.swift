@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlowLint
+import OAuthFlowLint
 
 /// `OAuth.addProvider(issuer:)`: a drafted descriptor linted, written atomically, then resolved and checked online.
 @Suite struct AddProviderTests {

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlowLint
+import OAuthFlowLint
 
 /// Serves one discovery document for every request.
 private struct DocumentServer: HTTPTransport {

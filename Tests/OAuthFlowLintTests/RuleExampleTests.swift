@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlowLint
+import OAuthFlowLint
 
 /// One example of one rule, with a readable name for the test report.
 struct RuleExample: CustomTestStringConvertible, Sendable {

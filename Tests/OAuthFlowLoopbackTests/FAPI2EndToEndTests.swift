@@ -4,7 +4,7 @@ import OAuthFlowTestSupport
 import OAuthFlowTesting
 import Testing
 
-@testable import OAuthFlowLoopback
+import OAuthFlowLoopback
 
 /// Sign-in under `security.profile: fapi2` and `fapi2_message_signing` against a real server: idpyoidc behind the PAR
 /// server's front (Tests/PARServer), which adds the FAPI 2.0 pieces idpyoidc 5.0.0 lacks (signed request objects at

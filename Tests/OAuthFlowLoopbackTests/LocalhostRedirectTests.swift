@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlowLoopback
+import OAuthFlowLoopback
 
 /// A redirect URI that names `localhost` (`redirect.loopback.write_localhost`, for providers such as Amazon Cognito
 /// that take no loopback IP literal): the receiver listens on 127.0.0.1 and ::1 on one port, so the callback

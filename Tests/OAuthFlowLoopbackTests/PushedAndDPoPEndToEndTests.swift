@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlowLoopback
+import OAuthFlowLoopback
 
 /// Opens the URL it is given the way a browser does, after `delay`, from a task of its own.
 struct FollowingBrowser: BrowserOpener {

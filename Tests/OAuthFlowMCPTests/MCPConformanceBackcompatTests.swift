@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The suite's back-compat scenarios (`backcompatScenariosList`, MCP 2025-03-26): one origin serves the MCP server and
 /// its authorization server, and there is no protected-resource metadata.

@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowLoopback
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The suite's client (`everything-client.ts`), played by an ``MCPAuthorization``: it connects (`initialize` at the
 /// stateful versions, `server/discover` at the stateless one), lists the tools and calls `test-tool`, answering each 401

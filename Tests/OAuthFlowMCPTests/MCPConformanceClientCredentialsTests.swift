@@ -3,7 +3,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The suite's client credentials extension scenarios (`io.modelcontextprotocol/oauth-client-credentials`):
 /// `auth/client-credentials-basic` and `auth/client-credentials-jwt`. The suite's client is given the credentials in its

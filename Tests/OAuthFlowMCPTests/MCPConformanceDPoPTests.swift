@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The suite's DPoP extension scenarios (`io.modelcontextprotocol/auth/dpop`, SEP-1932; `auth/dpop`, `auth/dpop-nonce`):
 /// the authorization server offers ES256 DPoP (and, in the nonce posture, demands `conformance-as-dpop-nonce`), and the

@@ -4,7 +4,7 @@ import OAuthFlow
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The conformance suite's `auth/enterprise-managed-authorization` scenario (`modelcontextprotocol/conformance` at
 /// `c321dd3`, `src/scenarios/client/auth/enterprise-managed-authorization.ts`; extension

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The MCP conformance suite's client auth scenarios (`modelcontextprotocol/conformance` at `c321dd3`,
 /// `src/scenarios/client/auth/`), one test per scenario, named after it: each builds the servers the scenario's

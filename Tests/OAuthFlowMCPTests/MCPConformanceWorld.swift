@@ -3,7 +3,7 @@ import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The MCP conformance suite's client scenarios (`modelcontextprotocol/conformance`, `src/scenarios/client/auth/`, commit
 /// `c321dd3`), played in process: each scenario's servers are reproduced here as its TypeScript builds them

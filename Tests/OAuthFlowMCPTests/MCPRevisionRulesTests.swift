@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 import Testing
 
-@testable import OAuthFlowMCPAuth
+import OAuthFlowMCPAuth
 
 /// The client rules MCP authorization 2026-07-28 made MUSTs, where the conformance scenarios do not reach them: the
 /// RFC 9207 table applied to error responses, and the step-up's union of the scopes asked for before.

@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowLoopback
 import OAuthFlowTesting
 
-@testable import OAuthFlowMCP
+import OAuthFlowMCP
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

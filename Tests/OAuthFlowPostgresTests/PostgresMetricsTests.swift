@@ -4,7 +4,7 @@ import OAuthFlowPostgres
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// What the PostgreSQL store reports: how long each lock waited for another instance's refresh, and the refresh
 /// answers it recovered from an instance that did not finish.

@@ -3,7 +3,7 @@ import OAuthFlowPostgres
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Service tokens shared through PostgreSQL: instances that share only the database ask the token endpoint once.
 @Suite(.enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))

@@ -5,7 +5,7 @@ import OAuthFlowPostgres
 import PostgresNIO
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 @Suite(.enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
 struct PostgresTokenStoreTests {

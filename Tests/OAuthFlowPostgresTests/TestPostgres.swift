@@ -5,7 +5,7 @@ import OAuthFlowPostgres
 import PostgresNIO
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The private PostgreSQL cluster that scripts/test.sh starts.
 struct TestPostgres {

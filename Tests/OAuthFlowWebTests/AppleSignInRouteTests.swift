@@ -9,7 +9,7 @@ import OAuthFlowHummingbird
 import OAuthFlowWeb
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Sign in with Apple through the Hummingbird routes, the bundled descriptor against a stand-in that answers as
 /// Apple documents: a form_post callback (a cross-site POST, so the pending cookie is SameSite=None; Secure), the

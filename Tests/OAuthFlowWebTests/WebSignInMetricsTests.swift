@@ -4,7 +4,7 @@ import OAuthFlowTesting
 import OAuthFlowWeb
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The web routes count each callback once, with the code their page shows: a sign-in the engine finished, and the
 /// refusals of their own checks (no pending cookie, a provider that is not enabled, whose name is never a label).

@@ -9,7 +9,7 @@ import OAuthFlowHummingbird
 import OAuthFlowWeb
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// A simulated OpenID provider behind a transport: token endpoint, JWKS and userinfo.
 final class SimulatedProvider: HTTPTransport, @unchecked Sendable {

@@ -9,7 +9,7 @@ import OAuthFlowHummingbird
 import OAuthFlowWeb
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Sign-out and the provider's logout through the Hummingbird routes, with the simulated providers of
 /// WebSignInTests: `alpha` has an end-session endpoint, `beta` none.

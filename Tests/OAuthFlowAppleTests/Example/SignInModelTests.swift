@@ -4,7 +4,7 @@ import OAuthFlowTestSupport
 import OAuthFlowTesting
 import Testing
 
-@testable import OAuthFlowApple
+import OAuthFlowApple
 
 /// Examples/AppleSignIn's model (SignInModel.swift and AppClients.swift, linked here from Examples/AppleSignIn/Model):
 /// what its SwiftUI views show, run against the seeds' providers on Linux.

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// An app's redirect URI from the descriptor (`redirect.private_use_scheme`, `private_use_uri`, `claimed_https`;
 /// RFC 8252 §7.1, §7.2): built, and the host's own checked against it, by `Provider.appRedirectURI`.

@@ -3,7 +3,7 @@ import OAuthFlow
 import OAuthFlowTesting
 import Testing
 
-@testable import OAuthFlowApple
+import OAuthFlowApple
 
 /// Docs/apple.md's examples that run on Linux (AppleSignInDocExamples), run; and `UnverifiedJWT`, which shows a token.
 @Suite struct AppleSignInDocExampleTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `oauthflow credential git` behind real git, against a repository served over HTTP that accepts
 /// only tokens DOT's introspection calls active.

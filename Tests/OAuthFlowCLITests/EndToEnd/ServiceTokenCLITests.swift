@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `oauthflow token client`, `token exchange` and `call --service` as a service's operator runs them: the
 /// client and its key in the clients file, tokens cached in the token directory and shared by processes.

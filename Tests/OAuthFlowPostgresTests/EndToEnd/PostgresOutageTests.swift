@@ -7,7 +7,7 @@ import PostgresNIO
 import ServiceLifecycle
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// PostgreSQL going away in the middle of a refresh, or while an instance waits for another's.
 @Suite(.serialized, .enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))

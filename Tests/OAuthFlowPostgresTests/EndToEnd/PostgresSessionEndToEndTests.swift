@@ -5,7 +5,7 @@ import OAuthFlowPostgres
 import PostgresNIO
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// End to end against Django OAuth Toolkit (refresh-token rotation and reuse protection on).
 @Suite(.serialized, .enabled(if: TestPostgres.shouldRun && TestAuthorizationServer.shouldRun, "needs PostgreSQL and the authorization server: run `bash scripts/test.sh`"))

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Every bundled descriptor against a stand-in that answers the way its provider's documentation says
 /// (Fixtures/catalog/ID.json, which cites the page): the engine signs in (code exchange, ID token checks),

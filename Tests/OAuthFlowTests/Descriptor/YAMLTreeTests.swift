@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import OAuthFlowTestSupport
 import Yams
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The descriptor composer against Yams' own on the same libyaml events: the same tree
 /// (kinds, texts, positions) for every document both accept, and the same verdict on

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Answers the OpenID discovery document and, optionally, the RFC 8414 metadata; counts requests.
 private final class TwoDocuments: HTTPTransport, @unchecked Sendable {

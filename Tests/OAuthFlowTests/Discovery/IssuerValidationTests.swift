@@ -2,7 +2,7 @@ import Foundation
 import JWTKit
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Entra's multi-tenant issuer template and Google's two issuer spellings, with tokens really signed.
 @Suite struct IssuerValidationTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Stored sessions, refresh and the session CLI against Django OAuth Toolkit
 /// (refresh-token rotation and reuse protection on).

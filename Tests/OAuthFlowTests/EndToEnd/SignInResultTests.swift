@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import OAuthFlowTestSupport
 import OAuthFlowLoopback
-@testable import OAuthFlow
+import OAuthFlow
 
 /// A sign-in fetches the discovery document once, and returns what it verified.
 @Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))

@@ -3,7 +3,7 @@ import OAuthFlowTestSupport
 import Testing
 import Tracing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// An API's token checks as an operator sees them: decisions by provider, outcome and refusal code, the verified-token
 /// and introspection caches' hits and misses, and a span per check with the JWKS and introspection requests under it.

@@ -3,7 +3,7 @@ import OAuthFlowTestSupport
 import Testing
 import Tracing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Sign-ins, service tokens, provider logouts and DPoP nonce retries as an operator sees them, through in-memory
 /// metrics and tracing backends; every label and attribute value is scanned for the tokens, secrets, codes and

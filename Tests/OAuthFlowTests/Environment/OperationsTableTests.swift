@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Docs/operations.md's metrics table against the code: every metric `Instruments` reports is a row, with its type
 /// and labels, and every row is a metric it reports.

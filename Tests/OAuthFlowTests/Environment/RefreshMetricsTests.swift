@@ -3,7 +3,7 @@ import OAuthFlowTestSupport
 import Testing
 import Tracing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Refreshes as an operator sees them: performed, joined by the callers that waited, failed by code, and the token
 /// endpoint's latency and spans; never a token, the code or the subject in a label or an attribute.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The client chooses how it authenticates, within what the descriptor says the provider accepts.
 @Suite struct ClientAuthenticationTests {

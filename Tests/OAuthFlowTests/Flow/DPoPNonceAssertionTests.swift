@@ -3,7 +3,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// A token request retried for a DPoP nonce (RFC 9449 §8) by a client that authenticates with `private_key_jwt`: the
 /// retry carries a new client assertion, since an assertion is used once (RFC 7523 §3) and the simulated provider, as

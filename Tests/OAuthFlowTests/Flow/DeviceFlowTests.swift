@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// A clock that moves only when it sleeps: polling tests take no real time.
 final class VirtualTime: DateClock, @unchecked Sendable {

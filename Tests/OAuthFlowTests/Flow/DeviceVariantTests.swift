@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The device grant as providers that do not take RFC 8628 as written document it (the descriptor's `device`),
 /// replayed against stand-ins that answer only the request and poll shapes their provider's pages give.

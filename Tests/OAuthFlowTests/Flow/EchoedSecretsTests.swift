@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// A server's error text is quoted in errors, logs and on terminals: what the request sent (a token, a code, the
 /// client's secret) never comes back through it.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The `body_encoding` hint is given only when the token endpoint's answer points at the encoding;
 /// a refused refresh points to signing in again instead (issue 21, item 24).

@@ -5,7 +5,7 @@ import OAuthFlowTestSupport
 import Testing
 import _CryptoExtras
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `security.profile: fapi2` at run time, against a simulated provider configured as a FAPI 2.0 server (pushed requests
 /// required, DPoP with nonces, `private_key_jwt`): a sign-in goes through end to end, and what only the server reveals

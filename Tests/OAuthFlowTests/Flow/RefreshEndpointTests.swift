@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `endpoints.refresh`: a provider that takes refreshes apart from its token endpoint (Figma, DigitalOcean)
 /// gets them there, and only them.

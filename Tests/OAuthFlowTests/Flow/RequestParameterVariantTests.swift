@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The descriptor settings that rename or leave out standard parameters (`scopes.parameter`,
 /// `client_auth.client_id_parameter`, `token_request.callback_params_on_refresh`), replayed against scripted

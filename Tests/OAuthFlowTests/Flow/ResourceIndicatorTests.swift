@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// RFC 8707 resource indicators: a client's `resources` go in the authorization request, the code exchange and every refresh.
 @Suite struct ResourceIndicatorTests {

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The descriptor's `revocation` section: each bundled provider's revocation request as its documentation
 /// describes it, the general forms (another method, the token in the query or as the Bearer token, no client

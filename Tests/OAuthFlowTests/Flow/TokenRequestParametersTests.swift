@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `token_request.extra_params` on every token request, `token_request.callback_params` copied from the
 /// callback into the code exchange, and the refusal of parameters the engine sets itself.

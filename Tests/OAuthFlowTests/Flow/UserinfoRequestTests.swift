@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The descriptor's `userinfo` section shapes the profile request: where the access token goes (the header
 /// after a scheme, the query, a form body), headers and query values filled from the client id, the

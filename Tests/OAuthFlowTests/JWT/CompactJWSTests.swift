@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// ``CompactJWS`` reads a compact JWS as a JOSE reader must: a member name repeated in any object of the header or the
 /// claims is refused (RFC 7515 §5.2, RFC 7519 §7.2).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// ``JSONObjectReader`` reads a JOSE header or claims set as `JSONDecoder` reads it into `[String: JSONValue]`, never
 /// accepts more, and refuses repeated member names and deep nesting as the checks it replaced did.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Algorithm names are read from their bytes: the same algorithm for every name, and none for anything else, as a
 /// comparison with each name reads them.

@@ -3,7 +3,7 @@ import Crypto
 import JWTKit
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// A provider with a JWKS and a revocation endpoint on a scripted transport, its signing key, and logout
 /// tokens signed with it (or made by hand, for the hostile ones).

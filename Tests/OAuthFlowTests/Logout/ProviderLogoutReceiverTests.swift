@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The back-channel and front-channel receiver: which sessions end, and that nothing else does.
 @Suite struct ProviderLogoutReceiverTests {

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 extension Protection {
     /// What a JOSE reader must refuse though a signature verifies: repeated members (RFC 7515 §5.2,

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 extension Protection {
     /// `ProtectedResource.keepKeysFresh()`: the JWKS is fetched before the first request and again before it

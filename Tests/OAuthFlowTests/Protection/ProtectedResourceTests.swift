@@ -3,7 +3,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 extension Protection {
     /// ``ProtectedResource`` with JWT access tokens signed here (ES256 and RS256 through jwt-kit), the

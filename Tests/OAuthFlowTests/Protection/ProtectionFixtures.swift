@@ -5,7 +5,7 @@ import OAuthFlowTestSupport
 import Testing
 import _CryptoExtras
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The suites of API protection (`ProtectedResource`), under one name: `swift test --filter Protection` runs them.
 @Suite enum Protection {}

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `oauthflow providers add`'s library half: an issuer's metadata read, checked and drafted into a descriptor.
 @Suite struct DescriptorDraftTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Each bundled descriptor's `profile` mapping against responses shaped as its provider answers.
 @Suite struct ProfileMappingTests {

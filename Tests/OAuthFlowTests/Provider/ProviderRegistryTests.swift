@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 @Suite struct ProviderRegistryTests {
     private let isolated = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 @Suite struct ResourceMapTests {
     private func sampleMap() throws -> ResourceMap {

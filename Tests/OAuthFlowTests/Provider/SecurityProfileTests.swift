@@ -3,7 +3,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// `security.profile: fapi2` on the descriptor's side: a descriptor that claims FAPI 2.0 and contradicts it is refused
 /// at the setting that contradicts it, saying what the profile requires; one that follows it resolves into a policy held

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

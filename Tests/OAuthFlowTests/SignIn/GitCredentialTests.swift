@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The git credential protocol and the kubectl ExecCredential, without a server.
 @Suite struct CredentialProtocolTests {

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTesting
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The profile a finished sign-in carries (issue 55, item 13): from the verified ID token and, when the descriptor's
 /// profile names userinfo, from userinfo, for a provider that puts `name` and `email` there alone (OpenID Connect Core §5.4).

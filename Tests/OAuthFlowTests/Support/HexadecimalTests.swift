@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Lowercase hexadecimal, as the stored digests (the Postgres store's keys, the pending cookie's name) have always been
 /// written: every byte value gives the two digits `%02x` gives.

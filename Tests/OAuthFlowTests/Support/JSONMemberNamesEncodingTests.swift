@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Foundation's decoder reads JSON in UTF-16 and UTF-32 too; the scan for repeated members reads bytes as UTF-8. A
 /// document in another encoding is refused outright (RFC 8259 §8.1), so a member given twice cannot slip past the scan

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// JSON printed by the CLI: every character a terminal would act on is a JSON escape, and a real
 /// parser reads back exactly the value that was encoded.

@@ -1,6 +1,6 @@
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 @Suite struct SpellingTests {
     @Test(arguments: [("kitten", "sitting", 3), ("", "abc", 3), ("scopes", "scopes", 0), ("flaw", "lawn", 2)])

@@ -1,7 +1,7 @@
 import OAuthFlowTestSupport
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 @Suite struct TerminalTextTests {
     @Test(arguments: [

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OAuthFlow
+import OAuthFlow
 
 /// Byte searches against the plainest search there is, over every pattern and text of a small alphabet.
 @Suite struct UTF8SearchTests {

@@ -9,7 +9,7 @@ import OAuthFlowHummingbird
 import OAuthFlowWeb
 import Testing
 import OAuthFlowTestSupport
-@testable import OAuthFlow
+import OAuthFlow
 
 /// The web routes against Django OAuth Toolkit: the scripted agent plays the browser at DOT
 /// (login and consent forms), the routes run in process.
