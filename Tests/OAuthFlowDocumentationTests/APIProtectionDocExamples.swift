@@ -26,6 +26,12 @@ struct APIProtectionDocExamples {
         _ = amounts
     }
 
+    /// One token, checked once.
+    func oneToken(oauth: OAuth, token: Secret) async throws -> ProtectedResource.Principal {
+        let principal = try await oauth.verifyAccessToken(token, issuedBy: "notes-idp", audience: "https://notes.example.com")
+        return principal
+    }
+
     /// The types underneath, with the client settings the CLI would find.
     func underneath() throws -> ProtectedResource {
         let resolver = ClientSettingsResolver(environment: ProcessInfo.processInfo.environment)
