@@ -232,11 +232,14 @@ private final class RawConnection: Sendable {
         do {
             let browser = try #require(await RawConnection.open(port: port))
             browser.send("GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            // The receiver must close first, for the TIME_WAIT to be on its port rather than the browser's: waited for
+            // (30 s at most), as on a loaded machine the answer and close can take seconds (5 s was once too short).
             var polls = 0
-            while !(await browser.isClosedByServer()), polls < 250 {
+            while !(await browser.isClosedByServer()), polls < 1500 {
                 try await Task.sleep(for: .milliseconds(20))
                 polls += 1
             }
+            try #require(await browser.isClosedByServer(), "the receiver did not close the connection within 30 s")
             withExtendedLifetime(browser) {}
         }
         await first.close()

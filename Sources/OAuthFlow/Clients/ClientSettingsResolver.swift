@@ -126,7 +126,14 @@ public struct ClientSettingsResolver: Sendable {
             useEnvironmentSecret = false
         }
         let method = overrides.authMethod ?? fileEntry?.clientAuth
-        if let variable = overrides.secretVariable {
+        // A named variable is the secret of the client named beside it: never sent with another client's id (a stored
+        // session's, or a pending sign-in's).
+        var named = overrides.secretVariable
+        if let variable = named, let owner = overrides.clientID, owner != clientID {
+            settings.notes.append("$\(variable) is the secret of client \(owner), not \(clientID); not used")
+            named = nil
+        }
+        if let variable = named {
             settings.secret = try secret(in: variable, provider: provider)
             settings.secretSource = .namedVariable(variable)
         } else if method == ProviderDescriptor.ClientAuth.Method.none {

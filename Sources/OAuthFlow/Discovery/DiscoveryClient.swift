@@ -32,7 +32,10 @@ package actor DiscoveryClient {
         guard let issuer = issuers.issuer else {
             throw DiscoveryError(.notConfigured, "provider `\(name)` has no issuer with discovery")
         }
-        if let (cached, fetched) = cache[url], clock.now().timeIntervalSince(fetched) < timeToLive { return cached }
+        // A document kept for one provider's variables is handed to another set only when it names that set's issuer too.
+        if let (cached, fetched) = cache[url], clock.now().timeIntervalSince(fetched) < timeToLive, issuers.matchesDiscovery(cached.issuer) {
+            return cached
+        }
         guard TransportPolicy.isSecure(url) else {
             throw DiscoveryError(.insecureEndpoint, TransportPolicy.refusal(url))
         }

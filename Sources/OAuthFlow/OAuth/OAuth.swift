@@ -107,8 +107,9 @@ public final class OAuth: Sendable {
     private let services = Locked<[String: ServiceTokens]>([:])
     /// Each descriptor read, by provider name: its files are read and parsed once.
     private let descriptors = Locked<[String: ProviderDescriptor]>([:])
-    /// Each provider resolved, by name and variables.
-    private let resolved = Locked<[ResolvedKey: Provider]>([:])
+    /// Each provider resolved, by name and variables: the most recently used, as a host resolving with each request's
+    /// own variables (a tenant) would otherwise keep one per value.
+    private let resolved = Locked(RecentlyUsed<ResolvedKey, Provider>(capacity: 256))
     /// One discovery cache per provider, shared by every client made here for it.
     private let discoveries = Locked<[String: DiscoveryClient]>([:])
 
@@ -159,9 +160,9 @@ public final class OAuth: Sendable {
     /// The descriptor named `name`, resolved with exactly `variables`, once per name and variables.
     package func resolve(_ name: String, variables: [String: String]) throws -> Provider {
         let key = ResolvedKey(name: name, variables: variables)
-        if let known = resolved.withLock({ $0[key] }) { return known }
+        if let known = resolved.withLock({ $0.value(for: key) }) { return known }
         let provider = try descriptor(name).resolve(variables)
-        resolved.withLock { $0[key] = provider }
+        resolved.withLock { $0.insert(provider, for: key) }
         return provider
     }
 
@@ -307,11 +308,11 @@ public final class OAuth: Sendable {
 
     /// ``serviceTokens(for:)`` with the service's client settings given (the CLI's flags decided them), made once.
     package func serviceTokens(for name: String, settings: ClientSettings) throws -> ServiceTokens {
-        if let tokens = services.withLock({ $0[name] }) { return tokens }
+        if let tokens = services.withLock({ $0[name] }), tokens.client.configuration.clientID == settings.clientID { return tokens }
         let provider = try resolve(name, variables: settings.variables)
         let made = ServiceTokens(client: client(of: provider, configuration: settings.serviceConfiguration()), store: store)
         return services.withLock { services in
-            if let existing = services[name] { return existing }
+            if let existing = services[name], existing.client.configuration.clientID == settings.clientID { return existing }
             services[name] = made
             return made
         }

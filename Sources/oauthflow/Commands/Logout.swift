@@ -45,7 +45,7 @@ extension OAuthFlowCommand {
         func run() async throws {
             let ending: LoopbackSignOut.ProviderSessionEnding = !endSession ? .keep : noBrowser ? .printURL : .endInBrowser
             let (outcome, provider) = try await session.withOAuth { oauth, stored in
-                let provider = try oauth.provider(stored.key.providerID)
+                let provider = try oauth.resolve(stored.key.providerID, variables: stored.variables)
                 do {
                     let result = try await oauth.signOut(
                         stored.key.providerID, account: stored.key.account, providerSession: ending,

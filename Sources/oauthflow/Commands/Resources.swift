@@ -14,8 +14,10 @@ extension OAuthFlowCommand {
         var json = false
 
         func run() async throws {
-            try await session.withOAuth { oauth, stored in
-                let provider = try oauth.provider(stored.key.providerID)
+            // The session and its provider only: listing what the granted scopes open needs no client settings.
+            try await Output.running {
+                let stored = try await session.stored()
+                let provider = try session.registryOptions.oauth().resolve(stored.key.providerID, variables: stored.variables)
                 let resources = provider.resources.resources(granted: stored.scopes)
                 if json {
                     Output.stdoutExact(try Output.json(resources))

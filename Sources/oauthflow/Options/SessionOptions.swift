@@ -82,10 +82,13 @@ struct SessionOptions: ParsableArguments {
     func withOAuth<Value>(_ work: (OAuth, StoredSession) async throws -> Value) async throws -> Value {
         let (session, oauth) = try await Output.running {
             let session = try await stored()
-            let settings = try CommandEnvironment.clients.settings(for: session, overrides: overrides)
-            let oauth = registryOptions.oauth(clients: [name: settings])
-            // The provider is read now: a descriptor that no longer resolves is said as it is.
-            _ = try oauth.provider(name)
+            // The provider first: a descriptor that is missing (a forgotten --providers-dir) is said as it is, ahead of
+            // anything the client settings lack.
+            let oauth = registryOptions.oauth(overrides: [name: overrides])
+            _ = try oauth.resolve(name, variables: session.variables)
+            // The session's client id and variables, with the secret and method as the flags, the environment or the
+            // clients file give them for that client (the resolver's overrides are the flags).
+            _ = try oauth.settings(for: session)
             return (session, oauth)
         }
         let hint = { (error: any Error) in advice(error, session: session) }

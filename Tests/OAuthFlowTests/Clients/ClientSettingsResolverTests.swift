@@ -121,6 +121,21 @@ import OAuthFlow
         #expect(error.code == .unreadableSecretFile && error.message.hasPrefix("cannot read the client secret file \(path)"))
     }
 
+    /// A host's overrides name client A and its secret variable; a session of client B never gets that secret.
+    @Test func aSecretNamedForOneClientIsNeverSentWithAnother() throws {
+        let setup = try Setup(nil, environment: ["A_SECRET": "secret-of-a"])
+        defer { setup.directory.cleanUp() }
+        var resolver = setup.resolver
+        resolver.overrides["example"] = ClientSettings.Overrides(clientID: "A", secretVariable: "A_SECRET")
+        #expect(try resolver.settings(for: "example").secret?.value == "secret-of-a")
+        let session = sampleSession()   // client "client"
+        let settings = try resolver.settings(for: session)
+        #expect(settings.clientID == "client" && settings.secret == nil && settings.secretSource == nil)
+        #expect(settings.notes.contains { $0.contains("A_SECRET") && $0.contains("not used") })
+        let pending = try resolver.settings(clientID: "B", provider: "example")
+        #expect(pending.secret == nil)
+    }
+
     @Test func aStoredSessionKeepsItsClientAndVariables() throws {
         let setup = try Setup("example:\n  client_id: another\n  client_secret_env: ANOTHER_SECRET\n", environment: ["ANOTHER_SECRET": "x"])
         defer { setup.directory.cleanUp() }

@@ -45,6 +45,18 @@ private final class TwoDocuments: HTTPTransport, @unchecked Sendable {
         #expect(filled.endpoints.token?.absoluteString == "https://auth.example.com/token")
     }
 
+    /// One cache serves every variable set of a provider (`OAuth` keeps one per provider): a document kept for one
+    /// issuer is handed to another only when it names that issuer too.
+    @Test func aCachedDocumentIsCheckedAgainstEachIssuerThatAsksForIt() async throws {
+        let transport = TwoDocuments(rfc8414: nil)
+        let discovery = DiscoveryClient(transport: transport)
+        let url = try #require(URL(string: "https://auth.example.com/.well-known/openid-configuration"))
+        _ = try await discovery.metadata(at: url, issuers: IssuerMatcher(issuer: URL(string: "https://auth.example.com")), provider: "example")
+        let other = IssuerMatcher(issuer: URL(string: "https://tenant-b.example.com"))
+        let error = await #expect(throws: DiscoveryError.self) { try await discovery.metadata(at: url, issuers: other, provider: "example") }
+        #expect(error?.code == .issuerMismatch)
+    }
+
     @Test func noRFC8414MetadataLeavesRevocationUnsetWithoutFailing() async throws {
         let transport = TwoDocuments(rfc8414: nil)
         let discovery = DiscoveryClient(transport: transport)
