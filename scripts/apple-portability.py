@@ -27,7 +27,8 @@ How it decides, for each of macOS, iOS, tvOS and watchOS:
 - A use inside `if #available(...)`, after `guard #available(...)`, or in a declaration marked `@available(...)` is
   checked against those versions instead.
 - Linux-only names: the modules Glibc, Musl, FoundationNetworking, FoundationXML, ...; C names Darwin does not declare
-  (`environ`, `st_mtim`, `posix_fallocate`, `epoll_*`, ...); Foundation's `Process` on iOS, tvOS and watchOS.
+  (`environ`, `st_mtim`, `posix_fallocate`, `epoll_*`, ...); Foundation's `Process` on iOS, tvOS and watchOS; a
+  `"/proc..."` path in a string literal an Apple build compiles.
 - `import M` of a module Package.swift links to the file's target only on other platforms, and `#if canImport(M)` of a
   package module the target does not link on that platform: every module of one SwiftPM build shares one modules
   folder, so the answer depends on what else the build built. Test `os(...)` as the manifest's condition does.
@@ -708,10 +709,11 @@ class Scanner:
     def scan(self, relative, text, masked, exported):
         target = self.manifest.target_of(relative)
         for platform in PLATFORMS:
-            self.scan_platform(relative, masked, target, platform, exported)
+            self.scan_platform(relative, masked, target, platform, exported, text)
 
-    def scan_platform(self, relative, masked, target, platform, exported):
+    def scan_platform(self, relative, masked, target, platform, exported, text=None):
         lines = masked.split("\n")
+        original = (text if text is not None else masked).split("\n")
         starts = [0]
         for line in lines:
             starts.append(starts[-1] + len(line) + 1)
@@ -720,6 +722,7 @@ class Scanner:
         condition = Condition(self.manifest, platform, target, lambda module: can_imports.append((current[0], module)))
         stack = []  # [parent_active, taken, active]
         active_lines = []
+        active_text = []  # the same lines unmasked: what string literals an Apple build compiles
         for index, line in enumerate(lines):
             m = DIRECTIVE.match(line)
             parent = all(frame[2] for frame in stack)
@@ -742,8 +745,10 @@ class Scanner:
                 elif kind == "endif" and stack:
                     stack.pop()
                 active_lines.append(" " * len(line))
+                active_text.append("")
                 continue
             active_lines.append(line if parent else " " * len(line))
+            active_text.append(original[index] if parent and index < len(original) else "")
         code = "\n".join(active_lines)
 
         def place(offset):
@@ -890,6 +895,14 @@ class Scanner:
                 line, column = place(m.start(1))
                 self.add(relative, line, column, "macos-only:" + name, platform,
                          "%s does not exist on %%s (%s)" % (name, MACOS_ONLY_TYPES[name]))
+        # Paths only Linux has, in a string literal an Apple build compiles: there the code reads nothing (or, where
+        # it falls back, the fallback is all that runs), so the Linux path belongs behind `#if os(Linux)`.
+        for index, line in enumerate(active_text):
+            for m in re.finditer(r'"(/proc(?:/[^"]*)?)"', line):
+                if lines[index][m.start():m.start() + 1] != '"':
+                    continue  # in a comment: the masked line keeps only a literal's quotes
+                self.add(relative, index + 1, m.start() + 1, "linux-path:" + m.group(1), platform,
+                         "%s: Linux only (no procfs on Apple platforms); put it behind #if os(Linux)" % m.group(1))
         for m in re.finditer(r"\.\s*(st_atim|st_mtim|st_ctim)\b", code):
             line, column = place(m.start(1))
             self.add(relative, line, column, "linux:" + m.group(1), platform,

@@ -132,6 +132,15 @@ func fullCommand() -> String? {
     return directory + "/oauthflow-full"
 }
 
+/// This executable's own file: on Linux through /proc (the path it was started by may be relative to another
+/// directory, or gone), else, and elsewhere, by that path.
+func statOwnExecutable(_ own: inout stat) -> Bool {
+    #if os(Linux)
+    if stat("/proc/self/exe", &own) == 0 { return true }
+    #endif
+    return stat(CommandLine.arguments[0], &own) == 0
+}
+
 /// Runs the full command in this process's place, with `input` (already read) as its standard input.
 func handOver(input: [UInt8]?) -> Never {
     func fail(_ message: String, _ status: Int32) -> Never {
@@ -142,7 +151,7 @@ func handOver(input: [UInt8]?) -> Never {
     // Installed the wrong way round (this launcher as oauthflow-full too), the hand-over would run itself forever.
     var target = stat()
     var own = stat()
-    if stat(full, &target) == 0, stat("/proc/self/exe", &own) == 0 || stat(CommandLine.arguments[0], &own) == 0,
+    if stat(full, &target) == 0, statOwnExecutable(&own),
         target.st_dev == own.st_dev, target.st_ino == own.st_ino
     {
         fail("oauthflow: \(full) is this launcher, not the full command: install the build's `oauthflow` there (README, \"The CLI\")\n", 126)

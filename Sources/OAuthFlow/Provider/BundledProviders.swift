@@ -22,11 +22,14 @@ package enum BundledProviders {
         // Places to look, cheapest first: on Linux the executable's own directory is one
         // readlink away, while asking `Bundle.main` first sets up CoreFoundation's bundle
         // machinery (half a millisecond of every start).
-        let candidates: [() -> URL?] = [
-            {
-                guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-                return URL(fileURLWithPath: path).deletingLastPathComponent()
-            },
+        var candidates: [() -> URL?] = []
+        #if os(Linux)
+        candidates.append {
+            guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+            return URL(fileURLWithPath: path).deletingLastPathComponent()
+        }
+        #endif
+        candidates += [
             { Bundle.main.bundleURL },
             { Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() },
             {
