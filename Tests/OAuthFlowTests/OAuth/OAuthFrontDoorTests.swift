@@ -16,12 +16,15 @@ import Testing
         try Data(simulated.descriptorText().utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
     }
 
-    func oauth(store: any TokenStore = InMemoryTokenStore(), managerCapacity: Int = OAuth.managerCapacity) -> OAuth {
+    /// The host's front door: the app's client, and with `serviceClient` the service's own.
+    func oauth(store: any TokenStore = InMemoryTokenStore(), managerCapacity: Int = OAuth.managerCapacity, serviceClient: Bool = false) -> OAuth {
         OAuth(
             OAuth.Configuration(
                 providerDirectories: [directory.url], includeBundledProviders: false,
-                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)], store: store,
-                environment: simulated.environment),
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
+                serviceClients: serviceClient
+                    ? ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))] : [:],
+                store: store, environment: simulated.environment),
             managerCapacity: managerCapacity)
     }
 
@@ -61,12 +64,7 @@ import Testing
     }
 
     @Test func theServicesOwnClientGetsServiceTokensWhileUsersSignInWithTheAppsClient() async throws {
-        let oauth = OAuth(
-            OAuth.Configuration(
-                providerDirectories: [directory.url], includeBundledProviders: false,
-                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
-                serviceClients: ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))],
-                environment: simulated.environment))
+        let oauth = oauth(serviceClient: true)
         try await signIn(oauth)
         #expect(!(try await oauth.accessToken(for: "simulated")).value.isEmpty)
         let token = try await oauth.serviceTokens(for: "simulated").accessToken()
@@ -92,12 +90,7 @@ import Testing
         var options = SimulatedProvider.DescriptorOptions()
         options.usesDiscovery = true
         try Data(simulated.descriptorText(options).utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
-        let oauth = OAuth(
-            OAuth.Configuration(
-                providerDirectories: [directory.url], includeBundledProviders: false,
-                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
-                serviceClients: ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))],
-                environment: simulated.environment))
+        let oauth = oauth(serviceClient: true)
         try await signIn(oauth, account: "a")
         try await signIn(oauth, account: "b")
         _ = try await oauth.session("simulated", account: "a").refresh()
