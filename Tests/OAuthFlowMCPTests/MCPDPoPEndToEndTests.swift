@@ -68,8 +68,6 @@ import Testing
     }
 
     @Test func aSwiftClientSignsInWithDPoPAnswersTheNonceAndStepsUp() async throws {
-        let mcpPort = try unusedPort()
-        let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
         var providerSettings = SimulatedProvider.Settings()
         providerSettings.accessTokenFormat = .jwt
         let authorizationServer = try await SimulatedProviderServer.start(
@@ -79,23 +77,22 @@ import Testing
         var options = SimulatedProvider.DescriptorOptions()
         options.accessTokensAreJWTs = true
         options.bindsTokensWithDPoP = true
-        var settings = ProtectedResource.Settings.mcpServer(at: endpoint, scopesSupported: ["mcp:read", "notes:write"])
-        settings.dpop = .required
-        settings.dpopNonces = ProtectedResource.DPoPNonceSource()
-        let api = try ProtectedResource(providers: [try provider.provider(options)], settings: settings, environment: provider.environment)
-        let mcp = try ProtectedMCPServer(
-            api, configuration: .init(scopes: ["mcp:read"], toolScopes: ["add_note": ["notes:write"]], sessions: .stateless),
-            makeServer: ProtectedServerWorld.makeServer)
-
         let exchanges = Log<Exchange>()
-        let mcpRouter = Router()
-        mcpRouter.add(middleware: Recorder(log: exchanges))
-        mcpRouter.addMCPServer(mcp)
-        let app = Application(router: mcpRouter, configuration: .init(address: .hostname("127.0.0.1", port: mcpPort)))
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "mcp-dpop-test")))
-        let running = Task { try await group.run() }
-        defer { running.cancel() }
-        try await ProtectedMCPServerPythonClientTests.waitUntilListening(mcpPort)
+        let app = try await LoopbackApplication.start(label: "mcp-dpop-test") { mcpPort in
+            let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
+            var settings = ProtectedResource.Settings.mcpServer(at: endpoint, scopesSupported: ["mcp:read", "notes:write"])
+            settings.dpop = .required
+            settings.dpopNonces = ProtectedResource.DPoPNonceSource()
+            let api = try ProtectedResource(providers: [try provider.provider(options)], settings: settings, environment: provider.environment)
+            let mcp = try ProtectedMCPServer(
+                api, configuration: .init(scopes: ["mcp:read"], toolScopes: ["add_note": ["notes:write"]], sessions: .stateless),
+                makeServer: ProtectedServerWorld.makeServer)
+            let mcpRouter = Router()
+            mcpRouter.add(middleware: Recorder(log: exchanges))
+            mcpRouter.addMCPServer(mcp)
+            return mcpRouter
+        }
+        let endpoint = try app.url("/mcp")
 
         let store = InMemoryTokenStore()
         var configuration = MCPAuthorizer.Configuration(
@@ -142,7 +139,7 @@ import Testing
         }
         #expect(!exchanges.values.contains { $0.scheme?.lowercased() == "bearer" })
         #expect(exchanges.values.filter { $0.path != "/mcp" }.allSatisfy { $0.path.hasPrefix("/.well-known/oauth-protected-resource") })
-        await group.triggerGracefulShutdown()
+        await app.stop()
         await authorizationServer.stop()
     }
 

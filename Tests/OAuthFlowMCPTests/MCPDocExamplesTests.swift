@@ -71,7 +71,10 @@ struct StandInBrowser: BrowserOpener {
         router.addMCPServer(mcp)
         let (listening, started) = AsyncStream<Void>.makeStream()
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), onServerRunning: { _ in started.yield() })
-        let serving = Task { try await app.runService() }
+        let serving = Task {
+            defer { started.finish() }   // a run that ends (a port already taken) ends the wait too
+            try await app.runService()
+        }
         for await _ in listening { break }   // the server is listening
 
         // The client.

@@ -94,25 +94,17 @@ struct MCPEnterpriseEndToEndTests {
     /// A protected MCP server on 127.0.0.1 that trusts the ID-JAG authorization server, stateless (the Swift SDK's client
     /// on Linux reads no Server-Sent Events); `body` runs while it serves.
     static func serving<T: Sendable>(_ server: TestIDJAGServer, _ body: (URL) async throws -> T) async throws -> T {
-        let port = try unusedPort()
-        let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/mcp"))
-        let api = try ProtectedResource(providers: [try server.authorizationServer()], settings: .mcpServer(at: endpoint, scopesSupported: ["notes:read"]))
-        let mcp = try ProtectedMCPServer(
-            api, configuration: .init(scopes: [], toolScopes: [:], sessions: .stateless), makeServer: ProtectedServerWorld.makeServer)
-        let router = Router()
-        router.addMCPServer(mcp)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "mcp-enterprise-test")))
-        let running = Task { try await group.run() }
-        defer { running.cancel() }
-        try await ProtectedMCPServerPythonClientTests.waitUntilListening(port)
-        do {
-            let result = try await body(endpoint)
-            await group.triggerGracefulShutdown()
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            throw error
+        try await LoopbackApplication.serving(label: "mcp-enterprise-test") { port in
+            let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/mcp"))
+            let api = try ProtectedResource(
+                providers: [try server.authorizationServer()], settings: .mcpServer(at: endpoint, scopesSupported: ["notes:read"]))
+            let mcp = try ProtectedMCPServer(
+                api, configuration: .init(scopes: [], toolScopes: [:], sessions: .stateless), makeServer: ProtectedServerWorld.makeServer)
+            let router = Router()
+            router.addMCPServer(mcp)
+            return router
+        } _: { app in
+            try await body(try app.url("/mcp"))
         }
     }
 

@@ -22,8 +22,6 @@ struct ProtectedMCPServerPythonClientTests {
 
     @Test func thePythonSDKsOAuthClientCallsToolsOnAProtectedSwiftServer() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python.path), "no \(Self.python.path): run `bash scripts/test.sh`")
-        let mcpPort = try unusedPort()
-        let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
         var settings = SimulatedProvider.Settings()
         settings.accessTokenFormat = .jwt
         let authorizationServer = try await SimulatedProviderServer.start(
@@ -31,24 +29,23 @@ struct ProtectedMCPServerPythonClientTests {
         let provider = authorizationServer.provider
         var options = SimulatedProvider.DescriptorOptions()
         options.accessTokensAreJWTs = true
-        let api = try ProtectedResource(
-            providers: [try provider.provider(options)], settings: .mcpServer(at: endpoint, scopesSupported: ["mcp:read", "notes:write"]),
-            environment: provider.environment)
-        let mcp = try ProtectedMCPServer(
-            api, configuration: .init(scopes: ["mcp:read"], toolScopes: ["add_note": ["notes:write"]]), makeServer: ProtectedServerWorld.makeServer)
-
-        let mcpRouter = Router()
-        mcpRouter.addMCPServer(mcp)
-        let app = Application(router: mcpRouter, configuration: .init(address: .hostname("127.0.0.1", port: mcpPort)))
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "mcp-python-client-test")))
-        let running = Task { try await group.run() }
-        defer { running.cancel() }
-        try await Self.waitUntilListening(mcpPort)
+        let app = try await LoopbackApplication.start(label: "mcp-python-client-test") { mcpPort in
+            let endpoint = try #require(URL(string: "http://127.0.0.1:\(mcpPort)/mcp"))
+            let api = try ProtectedResource(
+                providers: [try provider.provider(options)], settings: .mcpServer(at: endpoint, scopesSupported: ["mcp:read", "notes:write"]),
+                environment: provider.environment)
+            let mcp = try ProtectedMCPServer(
+                api, configuration: .init(scopes: ["mcp:read"], toolScopes: ["add_note": ["notes:write"]]), makeServer: ProtectedServerWorld.makeServer)
+            let mcpRouter = Router()
+            mcpRouter.addMCPServer(mcp)
+            return mcpRouter
+        }
+        let endpoint = try app.url("/mcp")
 
         let redirect = "http://127.0.0.1:\(try unusedPort())/callback"
         let script = repositoryRoot.appendingPathComponent("Tests/MCPPythonClient/client.py")
         let result = try await ChildProcess.run(Self.python, [script.path, endpoint.absoluteString, Self.clientID, redirect])
-        await group.triggerGracefulShutdown()
+        await app.stop()
         await authorizationServer.stop()
         #expect(result.status == 0, "\(result.stderr.suffix(3000))")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
@@ -61,16 +58,6 @@ struct ProtectedMCPServerPythonClientTests {
         #expect(authorizations.count == 2 && authorizations.allSatisfy { $0["resource"] == endpoint.absoluteString }, "\(authorizations)")
         #expect(authorizations.first?["scope"]?.split(separator: " ").contains("mcp:read") == true, "\(authorizations)")
         #expect(authorizations.last?["scope"]?.split(separator: " ").contains("notes:write") == true, "the step-up: \(authorizations)")
-    }
-
-    /// Waits until something accepts connections on the port (the application has bound it).
-    static func waitUntilListening(_ port: Int) async throws {
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
-        for _ in 0..<100 {
-            if (try? await DefaultHTTPTransport(timeout: 2).send(TransportRequest(method: .get, url: url))) != nil { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("nothing listens on 127.0.0.1:\(port)")
     }
 }
 

@@ -70,10 +70,19 @@ struct SharedLogoutEndToEndTests {
             // Instance A listens: the provider's logout tokens come to it.
             let router = Router()
             router.addSignOutRoutes(a, currentSession: { _, _ in nil }, onSignOut: { _, _ in })
-            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: Logger(label: "instance-a"))
-            let running = Task { try await app.runService() }
+            // A's own word that it listens (another test's server may have taken the port since it was found free:
+            // then the run ends and the test says so, instead of talking to that other server).
+            let (listening, started) = AsyncStream<Void>.makeStream()
+            let app = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), onServerRunning: { _ in started.yield() },
+                logger: Logger(label: "instance-a"))
+            let running = Task {
+                defer { started.finish() }
+                try await app.runService()
+            }
             defer { running.cancel() }
-            try await waitUntilListening(origin)
+            var events = listening.makeAsyncIterator()
+            try #require(await events.next() != nil, "instance A could not listen on \(origin)")
 
             // Dave signs in on A; B, sharing the store, has his session and its tokens.
             let (key, asked) = try await signIn(a, op, cookies: cookies, user: "dave")
@@ -110,14 +119,6 @@ struct SharedLogoutEndToEndTests {
             let stats = try await op.stats()
             #expect(stats.backchannel.filter { $0.uri == "\(base)/backchannel-logout" }.map(\.status) == [200, 200])
         }
-    }
-
-    private func waitUntilListening(_ origin: URL) async throws {
-        for _ in 0..<100 {
-            if (try? await DefaultHTTPTransport(timeout: 2).send(TransportRequest(method: .get, url: origin))) != nil { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("the app did not start listening on \(origin)")
     }
 }
 
