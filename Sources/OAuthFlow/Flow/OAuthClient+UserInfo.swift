@@ -16,7 +16,7 @@ extension OAuthClient {
         let claims: [String: JSONValue]
         do {
             claims = try ServerJSON.object(response.body)
-        } catch .disagreement(let disagreement) {
+        } catch ServerJSON.Refusal.disagreement(let disagreement) {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint's answer (HTTP \(response.status)) \(disagreement); it is not believed")
         } catch {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
