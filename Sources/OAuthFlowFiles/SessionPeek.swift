@@ -4,12 +4,17 @@
 /// regular file of at most 1 MiB, it parses as format 1 for this very key, no refresh record waits beside it
 /// (``FileTokenStore`` would commit that first), every member has the type the full command decodes, the tokens
 /// are bound neither to a DPoP key nor to a client certificate (the full command checks the binding), and the access token has no expiry or expires more than
-/// `skew` seconds from now. Anything else, odd or merely unusual, gives nil: the caller then runs the full
+/// `skew` seconds from now. Its origin (``authorizationServer`` and ``clientID``) is the caller's to check against
+/// ``SessionOriginMemo`` before the token leaves. Anything else, odd or merely unusual, gives nil: the caller then runs the full
 /// command, which reads the same file through ``FileTokenStore``, refreshes, or explains.
 public struct SessionPeek: Sendable, Hashable {
     public let accessToken: String
     /// Seconds since 1970; nil when the provider gave no lifetime.
     public let expiresAt: Int?
+    /// The authorization server that issued the tokens; nil in a session stored before OAuthFlow recorded it.
+    public let authorizationServer: String?
+    /// The client the tokens were issued to.
+    public let clientID: String
 
     /// The session file's format this reader knows (`StoredSession.currentFormatVersion`).
     public static let formatVersion = 1
@@ -39,7 +44,9 @@ public struct SessionPeek: Sendable, Hashable {
         default: return nil
         }
         if let expiresAt, now + skew >= Double(expiresAt) { return nil }
-        return SessionPeek(accessToken: accessToken, expiresAt: expiresAt)
+        guard let clientID = session["clientID"]?.string else { return nil }
+        return SessionPeek(
+            accessToken: accessToken, expiresAt: expiresAt, authorizationServer: session["authorizationServer"]?.string, clientID: clientID)
     }
 
     /// The client authentication methods a session may name (`ProviderDescriptor.ClientAuth.Method`'s raw values;

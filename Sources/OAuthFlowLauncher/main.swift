@@ -5,8 +5,9 @@
 //   oauthflow credential git get|store|erase                     git's helper, for a request the full
 //                                                                command answered before (its memo)
 //
-// Everything else, and each of these the moment anything is unusual (an expired token, a refresh record,
-// a changed clients.yaml, an unknown option), goes to the full command with the same arguments and the
+// Each answers only from a session whose origin the full command checked (SessionOriginMemo). Everything else,
+// and each of these the moment anything is unusual (an expired token, a refresh record, a changed clients.yaml or
+// descriptor, an unknown option), goes to the full command with the same arguments and the
 // same standard input: the fast path never decides differently, it only decides sooner. The full command
 // is `oauthflow-full` beside this file (installed so, this file being `oauthflow`), or, in a build
 // directory, where this file is `oauthflow-launcher`, the `oauthflow` beside it.
@@ -30,6 +31,20 @@ func writeOut(_ text: String) -> Bool {
         bytes = bytes.dropFirst(written)
     }
     return true
+}
+
+/// The session of `providerID` and `account` when its access token may leave: valid, and vouched for by the check
+/// the full command made of its origin (``SessionOriginMemo``: the provider still names the authorization server that
+/// issued it, and nothing the check read has changed since).
+func vouchedSession(providerID: String, account: String) -> SessionPeek? {
+    guard let session = SessionPeek.read(providerID: providerID, account: account, directory: sessionDirectory),
+        let memo = SessionOriginMemo.read(sessionDirectory: sessionDirectory),
+        memo.vouches(
+            stem: StateFiles.sessionStem(providerID: providerID, account: account), authorizationServer: session.authorizationServer,
+            clientID: session.clientID,
+            required: SessionOriginMemo.userFiles(providerID: providerID, configHome: StateFiles.configHome(environment: environment)))
+    else { return nil }
+    return session
 }
 
 /// Whether `text` goes to standard output as it is: always to a pipe or a file; to a terminal only when it holds
@@ -99,7 +114,7 @@ func answerGit(_ operation: String, input: [UInt8]) -> Bool {
     guard let providerID = entry.providerID else { return true }
     switch operation {
     case "get":
-        guard let session = SessionPeek.read(providerID: providerID, account: entry.account, directory: sessionDirectory),
+        guard let session = vouchedSession(providerID: providerID, account: entry.account),
             let answer = GitCredentialLines.answer(username: entry.username, password: session.accessToken, expiresAt: session.expiresAt),
             printsAsIs(answer)
         else { return false }
@@ -188,7 +203,7 @@ func handOver(input: [UInt8]?) -> Never {
 switch arguments.first {
 case "token" where arguments.count >= 3 && arguments[1] == "print":
     if let (providerID, account) = tokenPrintSession(arguments[2...]),
-        let session = SessionPeek.read(providerID: providerID, account: account, directory: sessionDirectory),
+        let session = vouchedSession(providerID: providerID, account: account),
         !session.accessToken.contains("\n"), printsAsIs(session.accessToken), writeOut(session.accessToken + "\n")
     {
         exit(0)

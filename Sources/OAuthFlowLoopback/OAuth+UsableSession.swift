@@ -13,7 +13,8 @@ extension OAuth {
     /// }
     /// ```
     ///
-    /// A valid stored session is handed back without a provider, a client or the network. A refresh runs through the
+    /// A valid stored session is handed back without a client secret or the network, once ``OAuth/storedSession(_:account:validFor:)``
+    /// has checked that the provider still names the authorization server that issued it. A refresh runs through the
     /// session's shared `TokenManager` (`OAuth.session(_:account:)`), with the variables it was signed in with. A
     /// session the server signed out (`invalid_grant`) or that vanished is reported with
     /// ``SignInEvent/sessionUnusable(_:)`` and replaced by a sign-in; any other failure (the network, a refusal that is
@@ -28,13 +29,14 @@ extension OAuth {
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
     /// - Returns: The session, as stored.
     /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`, `SessionError`
-    ///   (other than a signed-out session), and what the sign-in throws.
+    ///   (other than a signed-out session: `session_mismatch` for a session issued elsewhere), and what the sign-in throws.
     public func usableSession(
         _ name: String, account: String = "default", variables: [String: String] = [:], browser: any BrowserOpener,
         route: SignInRoute? = nil, events: @escaping @Sendable (SignInEvent) -> Void = { _ in }
     ) async throws -> StoredSession {
         let key = SessionKey(providerID: name, account: account)
-        if let valid = try await TokenManager.storedSession(key: key, in: store, clock: environment.clock) {
+        // The one gate: a session another authorization server issued, or another client holds, is refused here.
+        if let valid = try await storedSession(name, account: account) {
             return valid
         }
         if try await store.load(key) != nil {

@@ -55,6 +55,13 @@ extension MCPAuthorization {
                 "the identity provider `\(idp.provider.id)` did not answer with an identity assertion grant (\(error.message)); nothing is sent to \(issuer)"
             )
         }
+        // The ID-JAG draft (§4.3.2): `token_type` is `N_A`, the grant being no access token.
+        guard exchanged.tokens.tokenType.caseInsensitiveCompare("N_A") == .orderedSame else {
+            throw MCPAuthorizationError(
+                .assertionMismatch,
+                "the identity provider `\(idp.provider.id)` answered the exchange with `token_type` \(ServerDiscovery.shown(exchanged.tokens.tokenType)), not N_A as an identity assertion grant's answer says; nothing is sent to \(issuer)"
+            )
+        }
         try Self.checkIdentityAssertion(exchanged.tokens.accessToken, from: idp.provider.id, for: context, now: environment.clock.now())
         logger.info("identity assertion grant issued", metadata: ["identity_provider": "\(idp.provider.id)", "issuer": "\(issuer)"])
         return exchanged.tokens.accessToken
@@ -132,13 +139,28 @@ extension MCPAuthorization {
                 )
             }
         }
-        if let claimed = jws.claims["client_id"] {
-            guard case let .string(client) = claimed, client == context.settings.clientID else {
-                throw refuse("for another client than \(context.settings.clientID), the one that would present it")
-            }
+        // The draft makes `iss`, `sub`, `jti` and `client_id` REQUIRED strings, and `iat` and `exp` NumericDates.
+        for claim in ["iss", "sub", "jti", "client_id"] {
+            guard case let .string(value)? = jws.claims[claim], !value.isEmpty else { throw refuse("without `\(claim)`, which it requires") }
         }
-        guard let expiry = jws.claims["exp"]?.numberValue, expiry > now.timeIntervalSince1970 else {
+        guard jws.claims["client_id"]?.stringValue == context.settings.clientID else {
+            throw refuse("for another client than \(context.settings.clientID), the one that would present it")
+        }
+        try checkTimes(of: jws.claims, now: now, refuse: refuse)
+    }
+
+    /// The ID-JAG's times, each a NumericDate, a JSON number (RFC 7519 §2), never a string that reads as one: `iat`
+    /// required, `exp` required and in the future, `nbf` optional and passed (a minute's leeway for the clocks).
+    static func checkTimes(of claims: [String: JSONValue], now: Date, refuse: (String) -> MCPAuthorizationError) throws {
+        for claim in ["iat", "exp", "nbf"] where claims[claim] != nil && claims[claim]?.numericDate == nil {
+            throw refuse("whose `\(claim)` is not a number of seconds (RFC 7519 NumericDate)")
+        }
+        guard claims["iat"] != nil else { throw refuse("without `iat`, which it requires") }
+        guard let expiry = claims["exp"]?.numericDate, expiry > now.timeIntervalSince1970 else {
             throw refuse("that has expired or says no expiry (`exp`)")
+        }
+        if let notBefore = claims["nbf"]?.numericDate, notBefore > now.timeIntervalSince1970 + 60 {
+            throw refuse("that is not valid yet (`nbf`)")
         }
     }
 

@@ -134,7 +134,8 @@ extension MCPAuthorization {
     }
 
     /// Refuses a token the authorization server says is for another resource (a `resource` member of its answer) or
-    /// whose JWT `aud` does not name this MCP server. An opaque token without such a member is the server's word.
+    /// whose JWT `aud` names anything but this MCP server (`[this server, another]` too). An opaque token without such
+    /// a member is the server's word.
     static func checkResource(of tokens: TokenSet, for context: AuthorizationState.Context) throws {
         var named: [String] = []
         if let answered = tokens.additionalFields["resource"] { named.append(contentsOf: strings(answered)) }
@@ -144,8 +145,9 @@ extension MCPAuthorization {
         }
         var refused = named.filter { !isThisServer($0) }
         if let jws = try? CompactJWS(tokens.accessToken.value), let audience = jws.claims["aud"] {
+            // Every audience, as every `resource` value: a token for this server and another is one the other may replay here.
             let audiences = strings(audience)
-            if !audiences.contains(where: isThisServer) { refused += audiences.isEmpty ? ["no audience"] : audiences }
+            refused += audiences.isEmpty ? ["no audience"] : audiences.filter { !isThisServer($0) }
         }
         guard refused.isEmpty else {
             throw MCPAuthorizationError(

@@ -36,7 +36,7 @@ import Testing
         let peek = try #require(SessionPeek.read(providerID: "github", account: "work/ops", directory: path))
         #expect(peek.accessToken == "tok \"quoted\" é")
         #expect(peek.expiresAt == Int(expiry.timeIntervalSince1970))
-        let loaded = try await TokenManager.storedSession(key: SessionKey(providerID: "github", account: "work/ops"), in: store)
+        let loaded = try await store.load(SessionKey(providerID: "github", account: "work/ops"))
         #expect(loaded?.tokens.accessToken.value == peek.accessToken)
     }
 
@@ -50,7 +50,7 @@ import Testing
     func anExpiredOrExpiringTokenIsLeftToTheFullCommand(_ seconds: Double) async throws {
         try await store.save(session(expiresAt: Date().addingTimeInterval(seconds)))
         #expect(SessionPeek.read(providerID: "github", account: "default", directory: path) == nil)
-        #expect(try await TokenManager.storedSession(key: SessionKey(providerID: "github"), in: store) == nil)
+        #expect(try await store.load(SessionKey(providerID: "github"))?.tokens.isExpired(at: Date(), skew: 60) == true)
     }
 
     @Test func dPoPBoundTokensAreLeftToTheFullCommand() async throws {

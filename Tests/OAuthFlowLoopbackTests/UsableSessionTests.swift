@@ -183,6 +183,35 @@ final class SessionEventLog: @unchecked Sendable {
         #expect(refreshed.tokens.accessToken.value == "fresh" && setup.transport.count("/token") == 1)
     }
 
+    /// A descriptor re-pointed at another authorization server after the sign-in (what `providers add --force` does):
+    /// every way a stored token leaves refuses the old server's session with `session_mismatch`, sending nothing and
+    /// keeping the session, where the fast path once handed its access token out as the new server's.
+    @Test func aSessionOfTheServerADescriptorNoLongerNamesIsHandedOutByNoPath() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        var stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
+        stored.authorizationServer = "https://auth.example.com"
+        try await setup.store.save(stored)
+        #expect(try await setup.oauth.storedSession("example") == stored, "its own server's session passes the gate")
+        let repointed = try Self.oauth(
+            TestDescriptor(issuer: "https://other.example.com"), in: setup.directory, store: setup.store, transport: setup.transport,
+            environment: ["BROWSER": "approve", "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"])
+        let paths: [(String, @Sendable () async throws -> Void)] = [
+            ("storedSession", { _ = try await repointed.storedSession("example") }),
+            ("usableSession", { _ = try await repointed.usableSession("example", browser: ApprovingBrowser()) }),
+            ("bearerSession", { _ = try await repointed.bearerSession("example", tool: "git", browser: ApprovingBrowser()) }),
+            ("accessToken", { _ = try await repointed.accessToken(for: "example") }),
+            ("session", { _ = try await repointed.session("example").validTokens() }),
+        ]
+        for (name, path) in paths {
+            let error = await #expect(throws: SessionError.self, "\(name)") { try await path() }
+            #expect(error?.code == .sessionMismatch, "\(name)")
+            #expect(error?.message.contains("access-1") == false, "\(name)")
+        }
+        #expect(setup.transport.count("/token") == 0 && setup.transport.count("/authorize") == 0, "nothing was sent to either server")
+        #expect(try await setup.store.load(stored.key) == stored, "the session is kept")
+    }
+
     /// A stored session of the test provider, which takes no variables.
     static func session(expiresAt: Date) -> StoredSession {
         var session = sampleSession(expiresAt: expiresAt)

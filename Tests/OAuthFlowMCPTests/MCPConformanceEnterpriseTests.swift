@@ -32,6 +32,10 @@ import OAuthFlowMCPAuth
         var mcp: MockMCPServer!
         /// What the identity provider changes in the ID-JAG it mints (a hostile variant), and its `issued_token_type`.
         var mintedChanges: [String: JSONValue] = [:]
+        /// The claims the identity provider leaves out of the ID-JAG it mints (a hostile variant).
+        var mintedWithout: Set<String> = []
+        /// The `token_type` of the identity provider's answer.
+        var exchangeTokenType = "N_A"
         var issuedTokenType = TokenTypeIdentifier.idJAG
         /// What the authorization server answers instead of the scenario's token, when set (a hostile variant).
         var tokenAnswer: TransportResponse?
@@ -108,9 +112,10 @@ import OAuthFlowMCPAuth
                 "jti": .string(UUID().uuidString.lowercased()),
             ]
             claims.merge(mintedChanges) { $1 }
+            for claim in mintedWithout { claims[claim] = nil }
             let grant = MockJWT.sign(header: ["alg": .string("ES256"), "typ": .string("oauth-id-jag+jwt")], claims: claims, key: key)
             return ConformanceRun.json([
-                "access_token": .string(grant), "issued_token_type": .string(issuedTokenType), "token_type": .string("N_A"),
+                "access_token": .string(grant), "issued_token_type": .string(issuedTokenType), "token_type": .string(exchangeTokenType),
             ])
         }
 
@@ -280,6 +285,43 @@ import OAuthFlowMCPAuth
         #expect(scenario.jwtBearerRequests.isEmpty)
     }
 
+    /// An ID-JAG whose times are strings that read as numbers, or are no numbers at all: a NumericDate is a JSON number
+    /// (RFC 7519 §2), and the expiry check once read `"1795…"` and `"Infinity"` as far-off expiries.
+    @Test(arguments: [
+        ("exp", JSONValue.string("1795000000")), ("exp", .string("Infinity")), ("iat", .string("1700000000")), ("nbf", .string("0")),
+        ("exp", .bool(true)), ("nbf", .number(Date().timeIntervalSince1970 + 3600)),
+    ])
+    func anIdentityAssertionWhoseTimesAreNotNumbersIsRefused(claim: String, value: JSONValue) async throws {
+        let scenario = Scenario()
+        scenario.mintedChanges = [claim: value]
+        let error = await (try scenario.client()).runEverything()
+        let refusal = try #require(error as? MCPAuthorizationError, "\(String(describing: error))")
+        #expect(refusal.code == .assertionMismatch && refusal.message.contains("`\(claim)`"), "\(refusal.message)")
+        #expect(scenario.jwtBearerRequests.isEmpty)
+    }
+
+    /// The draft makes each of these claims REQUIRED: an ID-JAG without one is not forwarded.
+    @Test(arguments: ["client_id", "jti", "iat", "iss", "sub", "exp"])
+    func anIdentityAssertionWithoutARequiredClaimIsRefused(claim: String) async throws {
+        let scenario = Scenario()
+        scenario.mintedWithout = [claim]
+        let error = await (try scenario.client()).runEverything()
+        let refusal = try #require(error as? MCPAuthorizationError, "\(String(describing: error))")
+        #expect(refusal.code == .assertionMismatch && refusal.message.contains("`\(claim)`"), "\(refusal.message)")
+        #expect(scenario.jwtBearerRequests.isEmpty)
+    }
+
+    /// The draft's answer says `token_type: N_A`: any other is refused, nothing presented.
+    @Test(arguments: ["Bearer", "DPoP"])
+    func anExchangeAnsweredWithAnotherTokenTypeIsRefused(tokenType: String) async throws {
+        let scenario = Scenario()
+        scenario.exchangeTokenType = tokenType
+        let error = await (try scenario.client()).runEverything()
+        let refusal = try #require(error as? MCPAuthorizationError, "\(String(describing: error))")
+        #expect(refusal.code == .assertionMismatch && refusal.message.contains("N_A"), "\(refusal.message)")
+        #expect(scenario.jwtBearerRequests.isEmpty)
+    }
+
     /// An identity provider that answers the exchange with another `issued_token_type`: refused, nothing presented.
     @Test func anotherIssuedTokenTypeIsRefused() async throws {
         let scenario = Scenario()
@@ -309,6 +351,21 @@ import OAuthFlowMCPAuth
         #expect(scenario.mcpRequests(bearing: foreign).isEmpty)
         let key = SessionKey(providerID: DescriptorDraftID.of("http://localhost:3102"), account: "http://localhost:3100/mcp via conformance-idp")
         #expect(try await client.authorization.configuration.store.load(key) == nil)
+        // A JWT for this MCP server and another is the other's to replay here: refused as the same `resource` values are.
+        let shared = MockJWT.sign(
+            header: ["alg": .string("ES256"), "typ": .string("at+jwt")],
+            claims: [
+                "iss": .string("http://localhost:3102"), "aud": .array([.string(scenario.mcp.origin + "/mcp"), .string("https://evil.example/mcp")]),
+                "exp": .number(now + 600),
+            ],
+            key: P256.Signing.PrivateKey())
+        scenario.tokenAnswer = ConformanceRun.json(["access_token": .string(shared), "token_type": .string("Bearer"), "expires_in": .number(600)])
+        let sharing = try await scenario.client()
+        let both = await sharing.runEverything()
+        let bothRefusal = try #require(both as? MCPAuthorizationError, "\(String(describing: both))")
+        #expect(bothRefusal.code == .tokenMismatch && bothRefusal.message.contains("https://evil.example/mcp"))
+        #expect(scenario.mcpRequests(bearing: shared).isEmpty)
+        #expect(try await sharing.authorization.configuration.store.load(key) == nil)
         // A `resource` member naming another resource is refused the same way, for an opaque token.
         scenario.tokenAnswer = ConformanceRun.json([
             "access_token": .string("test-token-opaque"), "token_type": .string("Bearer"), "resource": .string("https://evil.example/mcp"),

@@ -199,7 +199,7 @@ extension OAuthClient {
         var fields: [String: JSONValue] = [:]
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }).prefix(32)
         where !["code", "state", "iss", "session_state"].contains(name) && value.utf8.count <= 8192 && fields.count < 16 {
-            if value.first == "{" || value.first == "[", let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) {
+            if value.first == "{" || value.first == "[", let parsed = try? ServerJSON.value(Data(value.utf8)) {
                 fields[name] = parsed
             } else {
                 fields[name] = .string(value)

@@ -58,7 +58,7 @@ extension OAuthClient {
         }
         let parts = tokens.accessToken.value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
-            case let .object(claims)? = try? JSONDecoder().decode(JSONValue.self, from: payload),
+            case let .object(claims)? = try? ServerJSON.value(payload),
             case let .object(confirmation)? = claims["cnf"]
         else { return nil }
         return confirmation["x5t#S256"]?.stringValue

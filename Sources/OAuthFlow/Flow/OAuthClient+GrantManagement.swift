@@ -15,8 +15,11 @@ extension OAuthClient {
     public func grant(of tokens: TokenSet) async throws -> ManagedGrant? {
         let (grantID, response) = try await grantRequest(.get, tokens)
         if response.status == 404 { return nil }
-        guard let answer = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
-            throw FlowError(.grantManagement, "the grant management API did not answer with a JSON object (HTTP \(response.status))")
+        let answer: [String: JSONValue]
+        do {
+            answer = try ServerJSON.object(response.body)
+        } catch {
+            throw FlowError(.grantManagement, "the grant management API's answer (HTTP \(response.status)) \(error), not one JSON object")
         }
         return try ManagedGrant(id: grantID, answer: answer)
     }

@@ -19,7 +19,14 @@ extension OAuthClient {
             }
             throw Self.refusal(response, from: "introspection")
         }
-        guard let answer = try? JSONDecoder().decode([String: JSONValue].self, from: response.body), case .bool? = answer["active"] else {
+        let answer: [String: JSONValue]
+        do {
+            answer = try ServerJSON.object(response.body)
+        } catch {
+            // `{"active":true,…,"\u0061ctive":false}`: readers differ on which `active` wins, so neither is believed.
+            throw FlowError(.unexpectedStatus, "the introspection endpoint's answer \(error) (RFC 8259 §4, §8.1); it is not believed")
+        }
+        guard case .bool? = answer["active"] else {
             throw FlowError(.unexpectedStatus, "the introspection endpoint's answer is not a JSON object with a boolean `active` (RFC 7662 §2.2)")
         }
         return answer

@@ -13,7 +13,12 @@ extension OAuthClient {
     public func userInfo(_ tokens: TokenSet) async throws -> [String: JSONValue] {
         let endpoint = try await endpoint(\.userinfo, "userinfo")
         let response = try await profileRequest(endpoint, tokens, method: provider.policy.userinfo.method == .post ? .post : .get, label: "userinfo")
-        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else {
+        let claims: [String: JSONValue]
+        do {
+            claims = try ServerJSON.object(response.body)
+        } catch ServerJSON.Refusal.disagreement(let disagreement) {
+            throw FlowError(.invalidUserInfo, "the userinfo endpoint's answer (HTTP \(response.status)) \(disagreement); it is not believed")
+        } catch {
             throw FlowError(.invalidUserInfo, "the userinfo endpoint did not answer with a JSON object (HTTP \(response.status))")
         }
         // OpenID Connect Core §5.3.2: userinfo must be about the ID token's subject.
@@ -77,8 +82,10 @@ extension OAuthClient {
     /// The descriptor's extra profile call: a GET with the access token, answered with JSON.
     private func profileCall(_ url: URL, _ tokens: TokenSet) async throws -> JSONValue {
         let response = try await profileRequest(url, tokens, method: .get, label: "the profile's extra call")
-        guard let answer = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
-            throw FlowError(.invalidUserInfo, "the profile call to \(url.host ?? "the provider") did not answer with JSON (HTTP \(response.status))")
+        guard let answer = try? ServerJSON.value(response.body) else {
+            throw FlowError(
+                .invalidUserInfo,
+                "the profile call to \(url.host ?? "the provider") did not answer with JSON one reader reads one way (HTTP \(response.status))")
         }
         return answer
     }

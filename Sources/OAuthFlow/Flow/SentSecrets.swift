@@ -58,7 +58,7 @@ struct SentSecrets: Sendable {
             let bytes = raw.bindMemory(to: UInt8.self)
             return UTF8Search.contains("error", in: bytes) || UTF8Search.contains("\\", in: bytes)
         }
-        guard mayNameError, let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body) else { return false }
+        guard mayNameError, let object = try? ServerJSON.object(response.body) else { return false }
         return object["error"] != nil && object["access_token"] == nil
     }
 }

@@ -29,7 +29,12 @@ enum TokenResponseParser {
             case .auto: looksJSON
             }
         if useJSON {
-            guard looksJSON, let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+            // Not UTF-8, or a member given twice (after its escapes): readers differ on what such an answer says.
+            if looksJSON, let disagreement = JSONMemberNames.disagreement(in: [UInt8](response.body)) {
+                throw FlowError(
+                    .invalidTokenResponse, "\(endpoint) answered HTTP \(response.status) with JSON that \(disagreement); it is not believed")
+            }
+            guard looksJSON, let object = try? ServerJSON.object(response.body) else {
                 let kind = text.hasPrefix("<") ? "an HTML page" : "a body that is not a JSON object"
                 throw FlowError(
                     .invalidTokenResponse,

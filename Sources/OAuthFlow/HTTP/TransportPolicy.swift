@@ -19,12 +19,13 @@ extension HTTPTransport {
     /// GETs a JSON document. Callers check the URL with ``TransportPolicy/isSecure(_:)`` first, to throw
     /// their own error; an insecure one is refused here too.
     ///
-    /// - Returns: The decoded document, or nil when the answer is not 200 with that JSON; and the response.
+    /// - Returns: The decoded document, or nil when the answer is not 200 with that JSON (read by ``ServerJSON``: not
+    ///   UTF-8, or a member given twice, is no document); and the response.
     /// - Throws: ``TransportError`` for an insecure URL or when there is no answer.
     func fetchJSON<Document: Decodable>(_ url: URL, as type: Document.Type) async throws -> (document: Document?, response: TransportResponse) {
         guard TransportPolicy.isSecure(url) else { throw TransportError(.insecure, url: url, message: TransportPolicy.refusal(url)) }
         let response = try await send(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
         guard response.status == 200 else { return (nil, response) }
-        return (try? JSONDecoder().decode(Document.self, from: response.body), response)
+        return (try? ServerJSON.decode(Document.self, from: response.body), response)
     }
 }

@@ -30,17 +30,47 @@ package enum ProfileSource: Sendable, Hashable {
             return nil
         }
 
-        /// Whether a member name is a token's or a secret's, however it is cased or joined (`refresh_token`,
-        /// `refreshToken`, `Refresh-Token`).
+        /// Whether a member name is a token's or a secret's, by rule rather than by spelling, however it is cased or
+        /// joined: folded to lower case with `-` and each lower-to-upper case step made `_` (`refreshToken`,
+        /// `Refresh-Token` and `refresh_token` are one name), it ends in `token`, `secret`, `password` or `assertion`
+        /// (Slack's `bot_access_token`, `subject_token`, `client_assertion`), contains `access_token`,
+        /// `refresh_token`, `id_token` or `client_secret` (with or without the `_`), or is an authorization or device
+        /// code (`code`, `device_code`). Only ``harmlessNames`` pass whatever they spell.
         static func namesSecret(_ name: String) -> Bool {
-            let folded = String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
-            return secretNames.contains(folded)
+            let folded = folded(name)
+            if harmlessNames.contains(folded) { return false }
+            // A list of them (`tokens`, `secrets`) is read as one.
+            let singular = folded.hasSuffix("s") ? String(folded.dropLast()) : folded
+            if ["token", "secret", "password", "assertion"].contains(where: { folded.hasSuffix($0) || singular.hasSuffix($0) }) { return true }
+            // Written without a separator too (`accesstoken_v2`).
+            let joined = folded.replacingOccurrences(of: "_", with: "")
+            if ["access_token", "refresh_token", "id_token", "client_secret"].contains(where: {
+                folded.contains($0) || joined.contains($0.replacingOccurrences(of: "_", with: ""))
+            }) {
+                return true
+            }
+            return folded == "code" || folded == "device_code"
         }
 
-        private static let secretNames: Set<String> = [
-            "accesstoken", "refreshtoken", "idtoken", "clientsecret", "code", "devicecode", "subjecttoken", "actortoken",
-            "assertion", "clientassertion", "password",
-        ]
+        /// Names of the token answer that say something about a token without being one (RFC 6749 §5.1).
+        static let harmlessNames: Set<String> = ["token_type", "expires_in"]
+
+        /// `name` in lower case, with `-` and each step from a lower-case letter or a digit to an upper-case one as `_`.
+        static func folded(_ name: String) -> String {
+            var out = ""
+            var previous: Character?
+            for character in name {
+                if character == "-" {
+                    out.append("_")
+                } else if character.isUppercase, let previous, previous.isLowercase || previous.isNumber {
+                    out += "_" + character.lowercased()
+                } else {
+                    out += character.lowercased()
+                }
+                previous = character
+            }
+            return out
+        }
     }
 
     /// The paths it reads.

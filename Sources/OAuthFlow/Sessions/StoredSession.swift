@@ -74,6 +74,16 @@ extension StoredSession {
         }
         return nil
     }
+
+    /// Refuses this session for `provider` and the client `clientID` when ``mismatch(with:clientID:)`` finds a reason:
+    /// the one check every path that uses or hands out a stored token makes first.
+    ///
+    /// - Throws: ``SessionError`` `session_mismatch`, saying why; nothing was sent to anyone.
+    package func requireOrigin(_ provider: Provider, clientID: String) throws {
+        guard let reason = mismatch(with: provider, clientID: clientID) else { return }
+        throw SessionError(
+            .sessionMismatch, "the stored session \(key) cannot be used here: \(reason). Nothing was sent; sign in again to replace it")
+    }
 }
 
 extension StoredSession {

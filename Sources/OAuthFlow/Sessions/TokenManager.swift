@@ -93,20 +93,6 @@ public actor TokenManager {
         try await validTokens().accessToken
     }
 
-    /// The stored session when its access token stays valid for `skew` more seconds; nil when
-    /// there is none or it needs a refresh.
-    ///
-    /// It reads only the store: no provider, no client, no network. A command that runs once
-    /// per use (a git credential helper, a kubectl exec plugin) asks this first and builds a
-    /// manager only when it gives nil; the answer is what ``validAccessToken()`` would return.
-    public static func storedSession(
-        validFor skew: TimeInterval = 60, key: SessionKey, in store: any TokenStore,
-        clock: any DateClock = SystemDateClock()
-    ) async throws -> StoredSession? {
-        guard let session = try await store.load(key), !session.tokens.isExpired(at: clock.now(), skew: skew) else { return nil }
-        return session
-    }
-
     /// Refreshes now, unless another refresh already replaced `stale`.
     ///
     /// - Parameter stale: The access token the caller found wanting (nil: refresh whatever is current).
@@ -352,11 +338,12 @@ public actor TokenManager {
     /// Refuses a session whose tokens another authorization server issued, or were issued to another client: its
     /// refresh token must never reach this manager's token endpoint (RFC 6749 §10.4, RFC 9700 §4.14).
     private func requireOwn(_ session: StoredSession) throws {
-        guard let reason = session.mismatch(with: client.provider, clientID: client.configuration.clientID) else { return }
-        logger.info("stored session refused: issued elsewhere", metadata: ["session": "\(key)"])
-        throw SessionError(
-            .sessionMismatch,
-            "the stored session \(key) cannot be used here: \(reason). Nothing was sent; sign in again to replace it")
+        do {
+            try session.requireOrigin(client.provider, clientID: client.configuration.clientID)
+        } catch {
+            logger.info("stored session refused: issued elsewhere", metadata: ["session": "\(key)"])
+            throw error
+        }
     }
 
     private func adopt(_ session: StoredSession) {

@@ -41,6 +41,9 @@ extension OAuthFlowCommand.Credential {
                 let key = SessionKey(providerID: mapping.provider, account: mapping.account ?? "default")
                 switch operation {
                 case "get":
+                    let record = SessionOriginRecord(
+                        providerID: key.providerID, environment: CommandEnvironment.variables,
+                        otherDirectories: !registryOptions.providerDirectories.isEmpty)
                     let session = try await registryOptions.oauth().bearerSession(
                         key.providerID, account: key.account, variables: mapping.variables ?? [:], tool: "git",
                         browser: OAuthFlowCommand.Credential.browser, events: OAuthFlowCommand.Credential.report)
@@ -49,6 +52,7 @@ extension OAuthFlowCommand.Credential {
                             username: mapping.username ?? "oauth2", password: session.tokens.accessToken,
                             expiresAt: session.tokens.expiresAt))
                     remember(mapping)
+                    record.remember(session, store: CommandEnvironment.store)
                 case "erase":
                     try await CommandEnvironment.store.remove(key)
                 default:

@@ -19,9 +19,19 @@ extension OAuthFlowCommand.Token {
         var kind: Kind = .access
 
         func run() async throws {
-            // The common case reads the session file alone: no descriptor, no client settings.
+            // The common case reads the session file and the descriptor (the session's origin is checked, as every
+            // stored token's is): no client secret, no network.
             if kind == .access,
-                let stored = try await Output.running({ try await TokenManager.storedSession(key: session.key, in: CommandEnvironment.store) })
+                let stored = try await Output.running({
+                    let record = SessionOriginRecord(
+                        providerID: session.name, environment: CommandEnvironment.variables,
+                        otherDirectories: !session.registryOptions.providerDirectories.isEmpty)
+                    let stored = try await session.registryOptions.oauth(overrides: [session.name: session.overrides]).storedSession(
+                        session.name, account: session.account)
+                    // For the launcher: this session passed the check, while nothing it read changes.
+                    if let stored { record.remember(stored, store: CommandEnvironment.store) }
+                    return stored
+                })
             {
                 Output.stdoutExact(stored.tokens.accessToken.value + "\n")
                 return

@@ -463,6 +463,27 @@ extension Protection {
             expectRefused(await denial(api, bearer: "opaque-7"), .invalidToken, status: 401, token: "opaque-7")
         }
 
+        /// An answer that gives a member twice, the second through an escape, was read as its first said: an `aud` for
+        /// another API, or `active: false`, hidden behind the member the API checks. In UTF-8 or UTF-16 (which Foundation's
+        /// decoder also reads), it is no answer at all now: refused, as any answer that cannot be read is.
+        @Test(arguments: [
+            (#","a\u0075d":"https://other.example.com"}"#, "utf-8"), (#","\u0061ctive":false}"#, "utf-8"),
+            (#","a\u0075d":"https://other.example.com"}"#, "utf-16le"), (#","\u0061ctive":false}"#, "utf-16"),
+            (#","a\u0075d":"https://other.example.com"}"#, "utf-16be"),
+        ])
+        func anAnswerGivingAMemberTwiceIsNotBelieved(_ repeated: String, _ encoding: String) async throws {
+            let text = String(active().dropLast()) + repeated
+            let encodings: [String: String.Encoding] = ["utf-8": .utf8, "utf-16le": .utf16LittleEndian, "utf-16be": .utf16BigEndian, "utf-16": .utf16]
+            let body = try #require(text.data(using: try #require(encodings[encoding])))
+            let server = InProcessAuthorizationServer()
+            server.answerIntrospection { _, _ in TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: body) }
+            let api = try introspectingAPI(server)
+            expectRefused(await denial(api, bearer: "opaque-twice"), .unavailable, status: 503, token: "opaque-twice")
+            // The same answer without the repeated member is accepted: the refusal is the repetition's.
+            server.answerIntrospection(json: active())
+            expectAccepted(await denial(api, bearer: "opaque-twice"))
+        }
+
         @Test func anOpaqueProvidersJWTsAreIntrospectedToo() async throws {
             let server = InProcessAuthorizationServer()
             server.answerIntrospection(json: active(["sub": .string("user-9")]))

@@ -117,4 +117,42 @@ import Testing
         #expect(refusal.message.contains("cannot be read"))
         #expect(throws: ProviderError.self) { try descriptor.resolve([:]) }
     }
+
+    /// Secret names are refused by rule, not by spelling: Slack's classic `bot.bot_access_token` was let through by the
+    /// list of exact names this replaced.
+    @Test(arguments: [
+        "bot_access_token", "botAccessToken", "Bot-Access-Token", "BOT_ACCESS_TOKEN", "subject_token", "webhookSecret", "app-secret",
+        "user_password", "client_assertion", "jwtAssertion", "refresh_token_expires_in", "accessTokenV2", "idToken", "Client-Secret",
+        "access_tokens", "code", "device_code",
+    ])
+    func aMemberNamedLikeATokenOrASecretIsRefused(_ name: String) throws {
+        #expect(ProfileSource.Path.namesSecret(name), "\(name)")
+        let yaml = "profile:\n  name: [\"token.bot.\(name)\"]\n"
+        let descriptor = try TestDescriptor(extra: yaml).descriptor()
+        let refusal = try #require(descriptor.refusals.first { $0.keyPath?.first == "profile" }, "\(name)")
+        #expect(refusal.message.contains("`\(name)`"))
+        #expect(throws: ProviderError.self) { try descriptor.resolve([:]) }
+    }
+
+    @Test func slacksBotTokenNeverReachesAUserinfoTemplate() throws {
+        let descriptor = try TestDescriptor(extra: "userinfo:\n  headers:\n    X-A: '{token.bot.bot_access_token}'\n").descriptor()
+        #expect(descriptor.refusals.contains { $0.keyPath?.joined(separator: ".") == "userinfo.headers.X-A" })
+        #expect(throws: ProviderError.self) { try descriptor.resolve([:]) }
+    }
+
+    @Test(arguments: ["token_type", "tokenType", "expires_in", "team_id", "user_id", "open_id", "scope", "email", "authed_user", "bot_user_id"])
+    func theHarmlessNamesAreRead(_ name: String) throws {
+        #expect(!ProfileSource.Path.namesSecret(name), "\(name)")
+        let descriptor = try TestDescriptor(extra: "profile:\n  name: [\"token.\(name)\"]\n").descriptor()
+        #expect(!descriptor.refusals.contains { $0.keyPath?.first == "profile" }, "\(name)")
+    }
+
+    @Test func everyBundledDescriptorStillResolves() throws {
+        let registry = try ProviderRegistry.load(includeUserDirectory: false)
+        #expect(registry.skipped.isEmpty)
+        for id in registry.ids {
+            let descriptor = try #require(registry.entry(named: id)).descriptor
+            #expect(!descriptor.refusals.contains { ["profile", "userinfo"].contains($0.keyPath?.first ?? "") }, "\(id)")
+        }
+    }
 }

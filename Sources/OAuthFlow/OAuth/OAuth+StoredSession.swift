@@ -1,0 +1,44 @@
+import Foundation
+
+extension OAuth {
+    /// The stored session of `name` and `account` while its access token stays valid for `skew` more seconds, once
+    /// it has passed the one check every stored token passes before this library hands it out or sends it.
+    ///
+    /// The check is the one a session's ``TokenManager`` makes before it refreshes: the provider, as this
+    /// configuration resolves it now (with the session's variables), must name the authorization server that issued
+    /// the tokens, and the client in use must be the one they were issued to (RFC 6749 §10.4, RFC 9700 §4.14). A
+    /// descriptor re-pointed at another server since the sign-in (`providers add --force`) gets nothing: its new
+    /// server would otherwise be handed the old one's access token as its own.
+    ///
+    /// It reads the store and the provider's descriptor only: no client secret, no network. What a command run once
+    /// per use (a credential helper, `token print`) asks before it builds a manager.
+    ///
+    /// - Parameters:
+    ///   - name: The provider.
+    ///   - account: The session's account name.
+    ///   - skew: How long the access token must stay valid (default 60 s).
+    /// - Returns: The session; nil when none is stored or its access token expires within `skew` (its manager,
+    ///   ``session(_:account:)``, refreshes it).
+    /// - Throws: ``SessionError`` `session_mismatch` when another authorization server issued the tokens or another
+    ///   client holds them (nothing is handed out; sign in again); ``ProviderError`` when the provider cannot be
+    ///   resolved; store errors.
+    public func storedSession(_ name: String, account: String = "default", validFor skew: TimeInterval = 60) async throws -> StoredSession? {
+        guard let stored = try await store.load(SessionKey(providerID: name, account: account)) else { return nil }
+        try requireOrigin(of: stored)
+        guard !stored.tokens.isExpired(at: environment.clock.now(), skew: skew) else { return nil }
+        return stored
+    }
+
+    /// Refuses `session` unless the provider, as this configuration resolves it now, names the authorization server
+    /// that issued its tokens, and its client is the one in use: what ``storedSession(_:account:validFor:)`` and every
+    /// ``TokenManager`` check.
+    ///
+    /// - Throws: ``SessionError`` `session_mismatch`; ``ProviderError`` when the provider cannot be resolved.
+    package func requireOrigin(of session: StoredSession) throws {
+        // The variables and client id the session's manager would use (`settings(for:)`); a secret that cannot be
+        // read does not matter to the check.
+        let settings = (try? settings(for: session)) ?? ClientSettings(clientID: session.clientID, variables: session.variables)
+        let provider = try resolve(session.key.providerID, variables: settings.variables)
+        try session.requireOrigin(provider, clientID: settings.clientID)
+    }
+}
