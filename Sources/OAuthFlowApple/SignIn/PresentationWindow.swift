@@ -23,6 +23,9 @@ enum PresentationWindow {
         for scene in active {
             if let key = windows(scene).last(where: isKey) { return key }
         }
-        return active.lazy.compactMap { windows($0).last }.first
+        for scene in active {
+            if let front = windows(scene).last { return front }
+        }
+        return nil
     }
 }
