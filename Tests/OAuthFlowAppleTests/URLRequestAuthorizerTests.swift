@@ -243,7 +243,8 @@ import FoundationNetworking
             next.httpBody = nil
             let followed = await redirects.reproved(URLRequestAuthorizer.RedirectGuard.redirect(next, from: request.url))
             seen.append(followed)
-            let response = try #require(HTTPURLResponse(url: try #require(followed.url), statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+            let target = try #require(followed.url)
+            let response = try #require(HTTPURLResponse(url: target, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
             return (Data(), response)
         }
         var request = URLRequest(url: api)

@@ -133,6 +133,6 @@ import Testing
             return
         }
         #expect(error.code == .invalidRedirectURI && error.message.contains("ended the sign-in sheet"), "\(error.message)")
-        #expect(AppSignInTests.code(WebAuthenticationCallback.outcome(url: nil, error: NSError(domain: domain, code: 1), domain: domain, cancelled: 1)) == .cancelled)
+        #expect(WebAuthenticationCallbackTests.code(WebAuthenticationCallback.outcome(url: nil, error: NSError(domain: domain, code: 1), domain: domain, cancelled: 1)) == .cancelled)
     }
 }
