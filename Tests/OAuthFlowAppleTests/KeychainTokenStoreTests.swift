@@ -43,11 +43,67 @@ import Testing
         #expect(keychain.accounts(service: store.service).isEmpty)
     }
 
-    @Test func theDefaultServiceIsTheApps() {
-        #expect(KeychainTokenStore.defaultService(bundleIdentifier: "com.example.notes") == "com.example.notes.oauthflow")
-        #expect(KeychainTokenStore.defaultService(bundleIdentifier: "com.example.mail") != KeychainTokenStore.defaultService(bundleIdentifier: "com.example.notes"))
-        #expect(KeychainTokenStore.defaultService(bundleIdentifier: nil) == nil, "a tool without a bundle identifier names its service")
-        #expect(KeychainTokenStore.defaultService(bundleIdentifier: "") == nil)
+    /// The app (`com.example.notes`) and its widget (`com.example.notes.widget`), both with the defaults: one service,
+    /// so one session and one lease. With the old default (the bundle identifier and `.oauthflow`) they had two.
+    @Test func theAppAndItsExtensionShareSessionsAndTheLeaseByDefault() async throws {
+        let group = "TEAM.com.example.\(UUID().uuidString)"
+        let app = KeychainTokenStore(service: nil, bundleIdentifier: "com.example.notes", accessGroup: group, items: keychain)
+        let widget = KeychainTokenStore(service: nil, bundleIdentifier: "com.example.notes.widget", accessGroup: group, items: keychain)
+        #expect(app.service == KeychainTokenStore.defaultService && KeychainTokenStore.defaultService == "OAuthFlow")
+        let session = sampleSession()
+        try await app.save(session)
+        #expect(try await widget.load(session.key) == session, "the widget reads the app's session")
+        let held = try await app.lock(session.key)
+        #expect(try widget.takeLease(widget.item(session.key, "lock"), owner: "widget") == false, "and waits for the app's lease")
+        held.release()
+        #expect(try widget.takeLease(widget.item(session.key, "lock"), owner: "widget") == true)
+        let named = KeychainTokenStore(service: "com.example.mine", bundleIdentifier: "com.example.notes", accessGroup: nil, items: keychain)
+        #expect(named.service == "com.example.mine" && named.legacyService == nil, "a named service is kept, with nothing to move")
+    }
+
+    /// A session an earlier OAuthFlow kept under `BUNDLE-ID.oauthflow` is moved to the default service on its first load.
+    @Test func aSessionUnderTheOldDefaultServiceIsMovedOnItsFirstLoad() async throws {
+        let group = "TEAM.com.example.\(UUID().uuidString)"
+        let session = sampleSession()
+        let old = KeychainItem(service: "com.example.notes.oauthflow", account: "example/default", accessGroup: group)
+        keychain[old] = .init(data: try session.encoded(), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let app = KeychainTokenStore(service: nil, bundleIdentifier: "com.example.notes", accessGroup: group, items: keychain)
+        #expect(try await app.load(session.key) == session)
+        #expect(keychain[old] == nil, "moved, not copied")
+        #expect(keychain[KeychainItem(service: "OAuthFlow", account: "example/default", accessGroup: group)]?.data == (try session.encoded()))
+        let widget = KeychainTokenStore(service: nil, bundleIdentifier: "com.example.notes.widget", accessGroup: group, items: keychain)
+        #expect(try await widget.load(session.key) == session)
+    }
+
+    /// A session under the new service (another process moved it, then refreshed it) wins over the old item.
+    @Test func aSessionMovedMeanwhileIsNotWrittenOver() async throws {
+        let group = "TEAM.com.example.\(UUID().uuidString)"
+        let stale = sampleSession(access: "stale")
+        let old = KeychainItem(service: "com.example.notes.oauthflow", account: "example/default", accessGroup: group)
+        keychain[old] = .init(data: try stale.encoded(), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let app = KeychainTokenStore(service: nil, bundleIdentifier: "com.example.notes", accessGroup: group, items: keychain)
+        let fresh = sampleSession(access: "fresh")
+        let raced = Locked(false)
+        keychain.interleaving { call, item in
+            // Between this load's miss and its add, another process saves the refreshed session.
+            guard call == "add", item.service == "OAuthFlow", Self.first(raced) else { return }
+            #expect((try? app.write(try fresh.encoded(), to: item)) != nil)
+        }
+        #expect(try await app.load(stale.key)?.tokens.accessToken.value == "fresh")
+        keychain.interleaving(nil)
+        #expect(keychain[old] == nil)
+    }
+
+    /// Signing out removes the old item too: a later load does not bring it back.
+    @Test func removingASessionRemovesItUnderTheOldServiceToo() async throws {
+        let group = "TEAM.com.example.\(UUID().uuidString)"
+        let session = sampleSession()
+        let old = KeychainItem(service: "com.example.notes.oauthflow", account: "example/default", accessGroup: group)
+        keychain[old] = .init(data: try session.encoded(), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let app = KeychainTokenStore(service: nil, bundleIdentifier: "com.example.notes", accessGroup: group, items: keychain)
+        try await app.remove(session.key)
+        #expect(try await app.load(session.key) == nil)
+        #expect(KeychainTokenStore.legacyService(bundleIdentifier: nil) == nil && KeychainTokenStore.legacyService(bundleIdentifier: "") == nil)
     }
 
     /// `acme` + `-x` and `acme-` + `x` were one item (`acme--x`).
@@ -179,6 +235,74 @@ import Testing
             #expect((try? store.takeLease(item, owner: "other")) == true)
         }
         #expect(try store.takeLease(item, owner: "late") == false, "the lease another process took stays")
+        keychain.interleaving(nil)
+        #expect(keychain[item]?.owner == Data("other".utf8))
+    }
+
+    /// A lease written by a clock three days ahead (or read after the clock was set back) stood for three days: one
+    /// that claims to last longer from now than any lease may is stale.
+    @Test func aLeaseFurtherAheadThanItsLifeIsStale() async throws {
+        let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
+        let store = makeStore(clock: clock)
+        let item = store.item(SessionKey(providerID: "example"), "lock")
+        let ahead = KeychainTokenStore.Lease(owner: "ahead", expires: 1_900_000_000 + 3 * 86_400)
+        keychain[item] = .init(data: try JSONEncoder().encode(ahead), owner: Data("ahead".utf8), accessibility: .afterFirstUnlockThisDeviceOnly)
+        #expect(try store.takeLease(item, owner: "next"))
+        #expect(keychain[item]?.owner == Data("next".utf8))
+        // One within its life still stands.
+        #expect(try store.takeLease(item, owner: "third") == false)
+        #expect(KeychainTokenStore.standing(of: Data("{}".utf8), now: 0, leaseDuration: 120) == .unreadable)
+    }
+
+    /// A lease that stands longer than any lease may (a holder that renews it, a keychain that never lets it go) does not
+    /// make `lock()` wait for ever: it gives up with `unavailable`.
+    @Test func waitingForTheLeaseIsBounded() async throws {
+        let store = KeychainTokenStore.testing(keychain, service: service, lockWait: 0.3)
+        let key = SessionKey(providerID: "example")
+        _ = try await makeStore().lock(key)  // held, never released
+        let waiting = Task { try await store.lock(key) }
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 20_000_000_000)
+            waiting.cancel()
+        }
+        defer { watchdog.cancel() }
+        let error = try await #require(throws: TokenStoreError.self) { _ = try await waiting.value }
+        #expect(error.code == .unavailable && error.message.contains("try again"), "\(error.message)")
+    }
+
+    /// Two processes that find one lease item they cannot read: only one takes it (the other's delete matches the
+    /// unreadable item's owner, not the lease taken meanwhile).
+    @Test func anUnreadableLeaseGoesToOneTaker() async throws {
+        let store = makeStore()
+        let item = store.item(SessionKey(providerID: "example"), "lock")
+        keychain[item] = .init(data: Data("from a later version".utf8), owner: Data("someone".utf8), accessibility: .afterFirstUnlockThisDeviceOnly)
+        let other = Locked(false)
+        keychain.interleaving { call, _ in
+            // Between this taker's read of the unreadable item and its delete, another takes the lease.
+            guard call == "delete", Self.first(other) else { return }
+            #expect((try? store.takeLease(item, owner: "other")) == true)
+        }
+        #expect(try store.takeLease(item, owner: "late") == false, "the lease another process took stays")
+        keychain.interleaving(nil)
+        #expect(keychain[item]?.owner == Data("other".utf8))
+    }
+
+    /// An unreadable item without an owner is deleted only when it is still the one read.
+    @Test func anUnreadableLeaseChangedMeanwhileStays() async throws {
+        let store = makeStore()
+        let item = store.item(SessionKey(providerID: "example"), "lock")
+        keychain[item] = .init(data: Data("junk".utf8), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let reads = Locked(0)
+        keychain.interleaving { call, _ in
+            // After the first read, another process replaces the item with its lease.
+            guard call == "read", reads.withLock({ count in
+                count += 1
+                return count == 2
+            }) else { return }
+            let lease = KeychainTokenStore.Lease(owner: "other", expires: Date().addingTimeInterval(60).timeIntervalSince1970)
+            keychain[item] = .init(data: (try? JSONEncoder().encode(lease)) ?? Data(), owner: Data("other".utf8), accessibility: .afterFirstUnlockThisDeviceOnly)
+        }
+        #expect(try store.takeLease(item, owner: "late") == false)
         keychain.interleaving(nil)
         #expect(keychain[item]?.owner == Data("other".utf8))
     }

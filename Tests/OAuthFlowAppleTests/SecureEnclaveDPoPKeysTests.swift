@@ -71,6 +71,30 @@ import Testing
         #expect(try await Simulated.isActive(session.tokens.refreshToken, at: simulated), "the refresh token was not spent")
     }
 
+    /// The enclave failing for another reason than the key being gone (busy, interrupted): not "sign in again", the
+    /// session is kept, nothing is sent, and it works once the enclave does.
+    @Test func anEnclaveFailureOtherThanAMissingKeyKeepsTheSession() async throws {
+        let (simulated, client) = try provider()
+        var device = SoftwareEnclave()
+        let session = try await signIn(with: device, at: simulated, client)
+        device.failing = ("CryptoTokenKit", -9)
+        DPoPKey.register(SecureEnclaveDPoPKeys(keys: device))
+        simulated.clock.advance(3600 + 10)
+        let exchanges = await simulated.requestCount(.token)
+        let store = KeychainTokenStore.testing(keychain, service: service)
+        let error = try await #require(throws: FlowError.self) {
+            try await TokenManager(client: client, store: store, key: session.key).refresh()
+        }
+        #expect(error.code == .dpopKeyUnavailable && error.message.contains("try again"), "\(error.message)")
+        #expect(await simulated.requestCount(.token) == exchanges, "nothing sent")
+        #expect(try await store.load(session.key) == session, "the session is kept")
+        device.failing = nil
+        DPoPKey.register(SecureEnclaveDPoPKeys(keys: device))
+        _ = try await TokenManager(client: client, store: store, key: session.key).refresh()
+        #expect(SecureEnclaveDPoPKeys.failure(SoftwareEnclave.itemNotFound).code == .dpopKeyMissing)
+        #expect(SecureEnclaveDPoPKeys.failure(NSError(domain: "NSOSStatusErrorDomain", code: -25308)).code == .dpopKeyUnavailable)
+    }
+
     @Test func aDeviceWithoutASecureEnclaveIsSaidSo() throws {
         var keys = SoftwareEnclave()
         keys.isAvailable = false

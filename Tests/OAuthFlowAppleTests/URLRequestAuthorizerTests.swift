@@ -174,13 +174,91 @@ import FoundationNetworking
     }
 
     @Test(arguments: [
-        (#"Bearer realm="example", error="invalid_token", error_description="The access token expired""#, "invalid_token"),
-        (#"DPoP algs="ES256", error="use_dpop_nonce""#, "use_dpop_nonce"),
-        ("Bearer error=invalid_token", "invalid_token"),
-        (#"Bearer realm="example", error_description="no error code""#, nil),
-        ("Bearer", nil),
-    ] as [(String, String?)])
-    func theChallengesErrorIsRead(header: String, error: String?) {
-        #expect(URLRequestAuthorizer.challengeError(header) == error)
+        (#"Bearer realm="example", error="invalid_token", error_description="The access token expired""#, "Bearer", "invalid_token"),
+        (#"DPoP algs="ES256", error="use_dpop_nonce""#, "DPoP", "use_dpop_nonce"),
+        ("Bearer error=invalid_token", "Bearer", "invalid_token"),
+        (#"Bearer realm="example", error_description="no error code""#, "Bearer", nil),
+        ("Bearer", "Bearer", nil),
+        // Each scheme's own error, whatever comes first (RFC 9110 §11.6.1; URLSession joins repeated lines with ", ").
+        (#"Bearer error="invalid_token", DPoP algs="ES256", error="use_dpop_nonce""#, "DPoP", "use_dpop_nonce"),
+        (#"DPoP error="use_dpop_nonce", Bearer realm="api", error="invalid_token""#, "Bearer", "invalid_token"),
+        (#"Basic realm="x", error="invalid_token""#, "Bearer", nil),
+        (#"dpop error="invalid_token""#, "DPoP", "invalid_token"),
+    ] as [(String, String, String?)])
+    func theChallengeOfTheTokensSchemeIsRead(header: String, scheme: String, error: String?) {
+        #expect(URLRequestAuthorizer.challengeError(header, scheme: scheme) == error)
+    }
+
+    /// A DPoP-bound token's 401 that carries a Bearer `invalid_token` challenge before the DPoP `use_dpop_nonce` one is a
+    /// nonce demand: retried with the nonce, not refreshed.
+    @Test func aDPoPTokenAnswersTheDPoPChallengeNotTheFirstOne() async throws {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.bindsTokensWithDPoP = true
+        let (simulated, manager, _) = try await signedIn(options)
+        let seen = Seen()
+        let challenge = #"Bearer realm="api", error="invalid_token", DPoP algs="ES256", error="use_dpop_nonce""#
+        let authorizer = URLRequestAuthorizer(
+            manager, clock: SystemDateClock(),
+            send: Self.session(seen) { _, count in
+                count == 1 ? (401, ["WWW-Authenticate": challenge, "DPoP-Nonce": "nonce-1"], Data()) : (200, [:], Data())
+            })
+        let exchanges = await simulated.requestCount(.token)
+        let (_, response) = try await authorizer.data(for: URLRequest(url: api))
+        #expect(response.statusCode == 200 && seen.all.count == 2)
+        #expect(await simulated.requestCount(.token) == exchanges, "a nonce demand is not a refresh")
+        #expect(try CompactJWS(try #require(seen.all.last?.value(forHTTPHeaderField: "DPoP"))).claims["nonce"] == .string("nonce-1"))
+    }
+
+    /// A body given as a stream was read by the first send: the request is not sent again with what is left of it.
+    @Test func aRequestWithAStreamBodyIsNotRetried() async throws {
+        let (_, manager, _) = try await signedIn()
+        let seen = Seen()
+        let authorizer = URLRequestAuthorizer(
+            manager, clock: SystemDateClock(),
+            send: Self.session(seen) { _, _ in (401, ["WWW-Authenticate": #"Bearer error="invalid_token""#], Data()) })
+        var request = URLRequest(url: api)
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("{\"title\":\"a note\"}".utf8))
+        let (_, response) = try await authorizer.data(for: request)
+        #expect(response.statusCode == 401 && seen.all.count == 1, "sent once, its 401 returned")
+        // The same request with its body as data is retried.
+        request.httpBodyStream = nil
+        request.httpBody = Data("{}".utf8)
+        _ = try await authorizer.data(for: request)
+        #expect(seen.all.count == 3)
+    }
+
+    /// A 303 within the API's origin: the redirected GET carries a proof for itself, not the POST's.
+    @Test func aRedirectWithinTheOriginGetsItsOwnDPoPProof() async throws {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.bindsTokensWithDPoP = true
+        let (_, manager, session) = try await signedIn(options)
+        let seen = Seen()
+        let authorizer = URLRequestAuthorizer(manager, clock: SystemDateClock()) { request, redirects in
+            seen.append(request)
+            // The session follows a 303 to /notes/7 as a GET, the first request's headers copied.
+            var next = request
+            next.url = URL(string: "https://api.example.com/notes/7?view=full")
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            let followed = await redirects.reproved(URLRequestAuthorizer.RedirectGuard.redirect(next, from: request.url))
+            seen.append(followed)
+            let target = try #require(followed.url)
+            let response = try #require(HTTPURLResponse(url: target, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+            return (Data(), response)
+        }
+        var request = URLRequest(url: api)
+        request.httpMethod = "POST"
+        _ = try await authorizer.data(for: request)
+        let (first, followed) = (seen.all[0], seen.all[1])
+        #expect(followed.value(forHTTPHeaderField: "Authorization") == "DPoP \(session.tokens.accessToken.value)")
+        let proof = try CompactJWS(try #require(followed.value(forHTTPHeaderField: "DPoP")))
+        #expect(proof.claims["htm"] == .string("GET") && proof.claims["htu"] == .string("https://api.example.com/notes/7"))
+        #expect(followed.value(forHTTPHeaderField: "DPoP") != first.value(forHTTPHeaderField: "DPoP"))
+        // A guard that cannot make a proof drops the token with the stale proof.
+        var stale = first
+        stale.url = URL(string: "https://api.example.com/elsewhere")
+        let dropped = await URLRequestAuthorizer.RedirectGuard().reproved(stale)
+        #expect(dropped.value(forHTTPHeaderField: "DPoP") == nil && dropped.value(forHTTPHeaderField: "Authorization") == nil)
     }
 }

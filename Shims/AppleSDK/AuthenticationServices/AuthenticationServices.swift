@@ -12,19 +12,12 @@
 // What a shim cannot tell (Docs/apple.md): drift from the SDK a developer builds with, availability (the
 // `@available` lines below are ignored on Linux; the portability scan reads them), and anything at run time.
 import Foundation
+import UIKit
 
-/// Stands in for UIKit's `UIWindow` (iOS, visionOS) and AppKit's `NSWindow` (macOS), which `ASPresentationAnchor`
-/// names there: a main-actor class, as both are.
-@MainActor
-open class ShimWindow: NSObject {
-    public override init() {
-        super.init()
-    }
-}
-
-/// `typealias ASPresentationAnchor = UIWindow` (iOS), `= NSWindow` (macOS).
+/// `typealias ASPresentationAnchor = UIWindow` (iOS, visionOS; `= NSWindow` on macOS, whose AppKit has no shim: the
+/// glue's AppKit lines stay unchecked here).
 @available(iOS 12.0, macOS 10.15, *)
-public typealias ASPresentationAnchor = ShimWindow
+public typealias ASPresentationAnchor = UIWindow
 
 /// `@MainActor protocol ASWebAuthenticationPresentationContextProviding : NSObjectProtocol`.
 @available(iOS 13.0, macOS 10.15, *)

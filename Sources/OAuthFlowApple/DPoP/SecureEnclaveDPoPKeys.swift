@@ -14,7 +14,7 @@ import OAuthFlow
 ///
 /// A session restored from a backup onto another device, or onto this one after its Secure Enclave was reset, names a
 /// key that is gone: using its tokens throws `FlowError` `dpopKeyMissing` before anything is sent, and
-/// the user signs in again. The keys are created usable after first unlock, without user presence, so a refresh in the
+/// the user signs in again. Any other failure of the Secure Enclave is `dpopKeyUnavailable`: the session is kept. The keys are created usable after first unlock, without user presence, so a refresh in the
 /// background can sign its proof.
 public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
     public var name: String { "secure-enclave" }
@@ -49,15 +49,30 @@ public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
 
     /// The key `keyReference` names.
     ///
-    /// - Throws: `FlowError` `dpopKeyMissing` when this device's Secure Enclave does not hold it.
+    /// - Throws: `FlowError` `dpopKeyMissing` when this device's Secure Enclave does not hold it (`errSecItemNotFound`:
+    ///   sign in again); `dpopKeyUnavailable` when the Secure Enclave could not use it now (any other error: the
+    ///   session is kept, try again later).
     public func signer(for keyReference: Data) throws -> any DPoPSigner {
         do {
             return Signer(keys: keys, keyReference: keyReference, publicKey: try keys.publicKey(of: keyReference))
         } catch {
-            throw FlowError.dpopKeyMissing(
-                "the session's DPoP key is not in this device's Secure Enclave (a session restored from a backup, or moved to another device): its tokens cannot be used, and nothing was sent; sign in again"
+            throw Self.failure(error)
+        }
+    }
+
+    /// What an error of the Secure Enclave means for the session: only a key that is not there
+    /// (`errSecItemNotFound` in `NSOSStatusErrorDomain`) ends it.
+    static func failure(_ error: any Error) -> FlowError {
+        let bridged = error as NSError
+        guard bridged.domain == "NSOSStatusErrorDomain", bridged.code == Int(KeychainStatus.itemNotFound.status) else {
+            return FlowError(
+                .dpopKeyUnavailable,
+                "the Secure Enclave could not use the session's DPoP key now (\(bridged.domain) \(bridged.code)); the session is kept and nothing was sent: try again later"
             )
         }
+        return FlowError.dpopKeyMissing(
+            "the session's DPoP key is not in this device's Secure Enclave (a session restored from a backup, or moved to another device): its tokens cannot be used, and nothing was sent; sign in again"
+        )
     }
 
     struct Signer: DPoPSigner {
@@ -69,4 +84,10 @@ public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
             try keys.signature(for: data, with: keyReference)
         }
     }
+}
+
+extension ErrorCode where Domain == FlowError {
+    /// The Secure Enclave could not use a session's DPoP key now, for another reason than the key being gone: nothing
+    /// was sent and the session is kept; try again later (`dpopKeyMissing` is the key being gone: sign in again).
+    public static let dpopKeyUnavailable = Self("dpop_key_unavailable")
 }

@@ -11,13 +11,18 @@ import FoundationNetworking
 /// (RFC 9449 §7), made with the session's key (a Secure Enclave key included). The token is refreshed first when it
 /// is stale (`TokenManager/validTokens()`). A 401 whose challenge says `invalid_token` (or names no error) is
 /// answered by one refresh and one retry (RFC 6750 §3.1); a 401 `use_dpop_nonce` by one retry with the nonce the API
-/// gave (RFC 9449 §9). Bodies are the app's session's to limit: none of the 1 MiB cap of the OAuth transport.
+/// gave (RFC 9449 §9); the challenge read is the one of the token's scheme (`DPoP` for a DPoP-bound token, else
+/// `Bearer`), whatever other challenges the header carries (RFC 9110 §11.6.1). A request whose body is a stream
+/// (`httpBodyStream`, read by the first send) is never sent again: its 401 is returned. Bodies are the app's session's
+/// to limit: none of the 1 MiB cap of the OAuth transport.
 ///
 /// The token never goes to another origin: a redirect to another scheme, host or port loses `Authorization` and `DPoP`.
+/// A redirect within the origin of a DPoP-bound request gets a new proof for its own method and URL (the first names
+/// the first request's).
 /// Tokens bound to a client certificate (RFC 8705) are refused: the app's session does not present it.
 public struct URLRequestAuthorizer: Sendable {
     let manager: TokenManager
-    private let send: @Sendable (URLRequest) async throws -> (Data, URLResponse)
+    private let send: @Sendable (URLRequest, RedirectGuard) async throws -> (Data, URLResponse)
     private let clock: any DateClock
     /// The latest `DPoP-Nonce` of each origin.
     private let nonces = Locked<[String: String]>([:])
@@ -26,15 +31,21 @@ public struct URLRequestAuthorizer: Sendable {
     ///   - manager: The session's manager (`oauth.session(provider, account:)`).
     ///   - session: The app's session; `URLSession.shared` by default.
     public init(_ manager: TokenManager, session: URLSession = .shared) {
-        self.init(manager, clock: SystemDateClock()) { request in
-            try await session.data(for: request, delegate: RedirectGuard())
+        self.init(manager, clock: SystemDateClock()) { request, redirects in
+            try await session.data(for: request, delegate: redirects)
         }
     }
 
-    init(_ manager: TokenManager, clock: any DateClock, send: @escaping @Sendable (URLRequest) async throws -> (Data, URLResponse)) {
+    /// Sends through `send`, which follows redirects as `RedirectGuard` says.
+    init(_ manager: TokenManager, clock: any DateClock, send: @escaping @Sendable (URLRequest, RedirectGuard) async throws -> (Data, URLResponse)) {
         self.manager = manager
         self.clock = clock
         self.send = send
+    }
+
+    /// Sends through `send`, which follows no redirect.
+    init(_ manager: TokenManager, clock: any DateClock, send: @escaping @Sendable (URLRequest) async throws -> (Data, URLResponse)) {
+        self.init(manager, clock: clock) { request, _ in try await send(request) }
     }
 
     /// `request` with the session's current access token (refreshed first when stale), and a DPoP proof when the
@@ -51,6 +62,8 @@ public struct URLRequestAuthorizer: Sendable {
     /// Sends `request` with the session's access token (``authorize(_:)``) through the app's session, retrying once
     /// after a 401 `invalid_token` (with refreshed tokens) and once after a 401 `use_dpop_nonce` (with the API's nonce).
     ///
+    /// A request whose body is a stream is sent once: after a 401 its answer is returned (give `httpBody` for a retry).
+    ///
     /// - Returns: The answer's body and response: the retry's after a retry, whatever its status.
     /// - Throws: what ``authorize(_:)`` throws, what the app's session throws, `TransportError` `badAnswer` for an
     ///   answer that is not HTTP.
@@ -62,14 +75,19 @@ public struct URLRequestAuthorizer: Sendable {
         var nonceRetried = false
         while true {
             let nonce = nonces.withLock { $0[origin] }
-            let (data, response) = try await send(try await authorize(request, url: url, tokens: tokens))
+            let sent = tokens
+            let redirects = RedirectGuard { redirected in
+                try await authorize(redirected, url: try target(of: redirected), tokens: sent)
+            }
+            let (data, response) = try await send(try await authorize(request, url: url, tokens: tokens), redirects)
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(.badAnswer, url: url, message: "the answer is not an HTTP response")
             }
             let given = http.value(forHTTPHeaderField: "DPoP-Nonce")
             if let given { nonces.withLock { $0[origin] = given } }
-            guard http.statusCode == 401 else { return (data, http) }
-            switch Self.challengeError(http.value(forHTTPHeaderField: "WWW-Authenticate")) {
+            // A stream's body was read by this send: sending the request again would send what is left of it.
+            guard http.statusCode == 401, request.httpBodyStream == nil else { return (data, http) }
+            switch Self.challengeError(http.value(forHTTPHeaderField: "WWW-Authenticate"), scheme: tokens.proofKey == nil ? "Bearer" : "DPoP") {
             case "use_dpop_nonce" where tokens.proofKey != nil && !nonceRetried && given != nil && given != nonce:
                 nonceRetried = true
             case nil where !refreshed, "invalid_token" where !refreshed:
@@ -114,35 +132,55 @@ public struct URLRequestAuthorizer: Sendable {
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
-    /// The `error` of a `Bearer` or `DPoP` challenge (RFC 6750 §3, RFC 9449 §7.1); nil when there is none.
-    static func challengeError(_ header: String?) -> String? {
-        guard let header,
-            let match = header.range(of: #"(^|[\s,])error\s*=\s*"?([A-Za-z0-9_]+)"?"#, options: .regularExpression)
-        else { return nil }
-        let text = header[match]
-        guard let equals = text.firstIndex(of: "=") else { return nil }
-        return text[text.index(after: equals)...].trimmingCharacters(in: CharacterSet(charactersIn: "\" \t"))
+    /// The `error` of the `WWW-Authenticate` challenge of `scheme` (`Bearer`, RFC 6750 §3; `DPoP`, RFC 9449 §7.1),
+    /// compared case-insensitively; other schemes' challenges are not read. Nil when there is no such challenge or
+    /// it names no error.
+    static func challengeError(_ header: String?, scheme: String) -> String? {
+        guard let header else { return nil }
+        return AuthenticationChallenge.parse(header).first { $0.scheme.caseInsensitiveCompare(scheme) == .orderedSame }?.error
     }
 
     /// Follows a redirect within the request's origin as the session would, and one to another origin without
-    /// `Authorization` and `DPoP`: the token and its proof are the API's alone.
+    /// `Authorization` and `DPoP`: the token and its proof are the API's alone. Within the origin, a DPoP proof is made
+    /// again for the redirected method and URL (`reprove`), or dropped with the token when it cannot be.
     final class RedirectGuard: NSObject, URLSessionTaskDelegate, Sendable {
+        /// The redirected request authorized anew: the token and a proof for its own method and URL.
+        let reprove: (@Sendable (URLRequest) async throws -> URLRequest)?
+
+        init(reprove: (@Sendable (URLRequest) async throws -> URLRequest)? = nil) {
+            self.reprove = reprove
+        }
+
         func urlSession(
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            completionHandler(Self.redirect(request, from: task.originalRequest?.url ?? response.url))
+            let kept = Self.redirect(request, from: task.originalRequest?.url ?? response.url)
+            guard kept.value(forHTTPHeaderField: "DPoP") != nil else {
+                completionHandler(kept)
+                return
+            }
+            Task { completionHandler(await self.reproved(kept)) }
+        }
+
+        /// `request`, a redirect within the origin that carries the first request's proof, with a proof of its own;
+        /// without `Authorization` and `DPoP` when none can be made.
+        func reproved(_ request: URLRequest) async -> URLRequest {
+            guard let reprove, let proved = try? await reprove(request) else { return Self.stripped(request) }
+            return proved
         }
 
         static func redirect(_ request: URLRequest, from original: URL?) -> URLRequest {
             guard let target = request.url, let original, URLRequestAuthorizer.origin(of: target) == URLRequestAuthorizer.origin(of: original)
-            else {
-                var stripped = request
-                stripped.setValue(nil, forHTTPHeaderField: "Authorization")
-                stripped.setValue(nil, forHTTPHeaderField: "DPoP")
-                return stripped
-            }
+            else { return stripped(request) }
             return request
+        }
+
+        static func stripped(_ request: URLRequest) -> URLRequest {
+            var stripped = request
+            stripped.setValue(nil, forHTTPHeaderField: "Authorization")
+            stripped.setValue(nil, forHTTPHeaderField: "DPoP")
+            return stripped
         }
     }
 }

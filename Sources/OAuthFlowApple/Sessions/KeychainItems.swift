@@ -11,6 +11,10 @@ protocol KeychainItems: Sendable {
     ///
     /// - Throws: ``KeychainStatus`` for any other answer.
     func read(_ item: KeychainItem) throws -> Data?
+    /// The item's data and its `kSecAttrGeneric` (nil when it has none), or nil when there is no such item.
+    ///
+    /// - Throws: ``KeychainStatus`` for any other answer.
+    func readOwned(_ item: KeychainItem) throws -> (data: Data, owner: Data?)?
     /// Adds the item; ``KeychainStatus/duplicateItem`` when one with its service, account and access group exists.
     ///
     /// - Parameter owner: A value kept in the item's `kSecAttrGeneric`, which ``delete(_:ownedBy:)`` can match.

@@ -6,8 +6,10 @@ import OAuthFlow
 /// `SecItemAdd` of a generic password whose service, account and access group exist fails with
 /// `errSecDuplicateItem` (Apple, `kSecClassGenericPassword`), so adding the lease is a test-and-set that every process
 /// reading the session's access group takes part in: the app, its extensions, another instance on macOS. The lease holds
-/// its owner (a random value, also its `kSecAttrGeneric`) and when it expires; a process that finds an expired lease
-/// deletes that owner's lease only (a delete matching the owner) and adds its own, so two processes never both take it.
+/// its owner (a random value, also its `kSecAttrGeneric`) and when it expires; a process that finds a stale lease
+/// (expired, or expiring further ahead than a lease lasts: a clock that was off) deletes that owner's lease only (a
+/// delete matching the owner) and adds its own, so two processes never both take it. A waiter gives up, `unavailable`,
+/// a little after the longest a lease can last.
 /// Unlike a file lock in an app group container, nothing is held by the kernel while the app is suspended (iOS ends an
 /// app that holds a file lock in a shared container when it suspends: `0xdead10cc`), and a holder the system killed
 /// loses the lease when it expires.
@@ -27,17 +29,44 @@ extension KeychainTokenStore {
     public func lock(_ key: SessionKey) async throws -> any TokenStoreLock {
         let item = item(key, "lock")
         let owner = Self.newOwner()
-        // Poll rather than block, so that waiting never ties up a thread of the cooperative pool.
+        // Poll rather than block, so that waiting never ties up a thread of the cooperative pool. The wait is counted
+        // in the sleeps asked for, not by the wall clock, which may jump.
         var delay: UInt64 = 1_000_000
+        var waited: UInt64 = 0
         while try !takeLease(item, owner: owner) {
+            guard Double(waited) < lockWait * 1e9 else {
+                throw TokenStoreError(
+                    .unavailable,
+                    "another process held the refresh lease of the \(item) for the whole \(Int(lockWait)) s this process waited (a lease lasts at most \(Int(leaseDuration)) s); nothing was changed: try again",
+                    path: item.description)
+            }
             try await Task.sleep(nanoseconds: delay)
+            waited += delay
             delay = min(delay * 2, 50_000_000)
         }
         Self.heldLeases.withLock { $0[item, default: 0] += 1 }
         return LeaseLock(store: self, item: item, owner: owner)
     }
 
-    /// Adds the lease for `owner`, replacing an expired one.
+    /// What a standing lease item means to a process that wants it.
+    enum Standing: Equatable {
+        /// Another owner's lease, within its life: wait.
+        case held
+        /// Expired (its holder was killed), or claiming to last longer from now than any lease may (written, or read,
+        /// by a clock that was off): its owner's lease may go.
+        case stale(owner: Data)
+        /// Not a lease this store wrote: nobody can release it.
+        case unreadable
+    }
+
+    /// What the lease `data` means at `now` (seconds since 1970), for leases that last `leaseDuration`.
+    static func standing(of data: Data, now: Double, leaseDuration: TimeInterval) -> Standing {
+        guard let lease = try? JSONDecoder().decode(Lease.self, from: data) else { return .unreadable }
+        guard lease.expires >= now, lease.expires <= now + leaseDuration else { return .stale(owner: Data(lease.owner.utf8)) }
+        return .held
+    }
+
+    /// Adds the lease for `owner`, replacing a stale one or one that is not a lease.
     ///
     /// - Returns: false when another owner's lease stands.
     func takeLease(_ item: KeychainItem, owner: String) throws -> Bool {
@@ -52,22 +81,46 @@ extension KeychainTokenStore {
             } catch let status as KeychainStatus {
                 throw failure(status, "add", item)
             }
-            guard let standing = try read(item) else { continue }
-            guard let current = try? JSONDecoder().decode(Lease.self, from: standing) else {
-                // Not a lease this store wrote: nobody can release it.
-                try delete(item)
-                continue
-            }
-            guard current.expires < clock.now().timeIntervalSince1970 else { return false }
-            // Expired: its holder was killed. Only that lease goes; one another process took meanwhile stays.
-            do {
-                try items.delete(item, ownedBy: Data(current.owner.utf8))
-            } catch let status as KeychainStatus where status == .itemNotFound {
-            } catch let status as KeychainStatus {
-                throw failure(status, "delete", item)
+            guard let standing = try readOwned(item) else { continue }
+            switch Self.standing(of: standing.data, now: clock.now().timeIntervalSince1970, leaseDuration: leaseDuration) {
+            case .held:
+                return false
+            case .stale(let holder):
+                // Only that lease goes; one another process took meanwhile stays.
+                try deleteLease(item, ownedBy: holder)
+            case .unreadable:
+                try deleteUnreadable(item, standing)
             }
         }
         return false
+    }
+
+    /// Deletes the item that is not a lease, only while it is still the one read: by its owner when it has one (the
+    /// delete matches it), else after reading it again unchanged. A lease another process took meanwhile stays.
+    private func deleteUnreadable(_ item: KeychainItem, _ read: (data: Data, owner: Data?)) throws {
+        if let owner = read.owner {
+            try deleteLease(item, ownedBy: owner)
+            return
+        }
+        guard let again = try readOwned(item), again.data == read.data, again.owner == nil else { return }
+        try deleteLease(item, ownedBy: nil)
+    }
+
+    private func deleteLease(_ item: KeychainItem, ownedBy owner: Data?) throws {
+        do {
+            try items.delete(item, ownedBy: owner)
+        } catch let status as KeychainStatus where status == .itemNotFound {
+        } catch let status as KeychainStatus {
+            throw failure(status, "delete", item)
+        }
+    }
+
+    private func readOwned(_ item: KeychainItem) throws -> (data: Data, owner: Data?)? {
+        do {
+            return try items.readOwned(item)
+        } catch let status as KeychainStatus {
+            throw failure(status, "read", item)
+        }
     }
 
     /// Runs `body` where no other process refreshes the session: under its lease, taken without waiting, or under

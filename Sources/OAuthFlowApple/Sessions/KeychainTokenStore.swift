@@ -3,9 +3,11 @@ import OAuthFlow
 
 /// Sessions in the Apple keychain, one generic-password item each, with the promises `FileTokenStore` keeps.
 ///
-/// - **Named per app.** Items live under ``service`` (by default the app's bundle identifier and `.oauthflow`, so no
-///   two apps share one) and, when given, ``accessGroup``, which the app and its extensions share. The item's account
-///   is the provider and the account %-escaped and joined by `/`: `acme` + `-x` and `acme-` + `x` are two items.
+/// - **One name in every process.** Items live under ``service`` (by default ``defaultService``, `OAuthFlow`, the same
+///   in the app and each of its extensions) and, when given, ``accessGroup``, which the app and its extensions share
+///   (another app sees them only through a shared group). The item's account is the provider and the account
+///   %-escaped and joined by `/`: `acme` + `-x` and `acme-` + `x` are two items. A session stored by an earlier
+///   OAuthFlow under the old default (`BUNDLE-ID.oauthflow`) is moved on its first load.
 /// - **Data protection keychain everywhere** (`kSecUseDataProtectionKeychain`, which makes macOS use the same keychain
 ///   as iOS, where ``accessibility`` applies), never synchronized to other devices. ``Accessibility`` defaults to after
 ///   first unlock, this device only: a background refresh works while the device is locked.
@@ -40,34 +42,54 @@ public struct KeychainTokenStore: TokenStore {
 
     /// The items' `kSecAttrService`.
     public let service: String
+    /// The service this store's sessions were kept under before ``defaultService``: `BUNDLE-ID.oauthflow`, read once
+    /// on a miss and moved; nil when the service was named.
+    let legacyService: String?
     /// The items' `kSecAttrAccessGroup`: a keychain access group the app and its extensions share; nil for the app's
     /// default group.
     public let accessGroup: String?
     public let accessibility: Accessibility
     let items: any KeychainItems
     let clock: any DateClock
-    /// How long a lease lasts: longer than any refresh, so that only a holder the system killed outlives it.
+    /// How long a lease lasts: longer than any refresh, so that only a holder the system killed outlives it. A lease
+    /// that claims to last longer from now (written, or read, by a clock that was off) is stale.
     let leaseDuration: TimeInterval
+    /// How long ``lock(_:)`` waits for another process's lease before giving up (`unavailable`): a little more than a
+    /// lease can last.
+    let lockWait: TimeInterval
 
     #if canImport(Security)
     /// A store in the keychain of this app.
     ///
     /// - Parameters:
-    ///   - service: The items' service; nil for the app's bundle identifier followed by `.oauthflow`.
+    ///   - service: The items' service; nil for ``defaultService``, which every process of the app (its extensions
+    ///     too) then shares. A session an earlier OAuthFlow kept under the old default, the bundle identifier
+    ///     followed by `.oauthflow`, is moved to it on its first load.
     ///   - accessGroup: A keychain access group (`TEAMID.com.example.shared`, in the app's and its extensions'
     ///     `keychain-access-groups` entitlement) to share sessions with the app's extensions; nil for the default one.
     ///   - accessibility: When the items may be read; after first unlock, this device only, by default.
-    /// - Throws: `TokenStoreError` `missingEntitlement` when `service` is nil and the process has no
-    ///   bundle identifier (a command-line tool: name the service).
+    /// - Throws: Nothing today; kept throwing so that a later check of the arguments is not a breaking change.
     public init(service: String? = nil, accessGroup: String? = nil, accessibility: Accessibility = defaultAccessibility) throws {
-        guard let service = service ?? Self.defaultService(bundleIdentifier: Bundle.main.bundleIdentifier) else {
-            throw TokenStoreError(
-                .missingEntitlement,
-                "KeychainTokenStore needs a service name: this process has no bundle identifier to derive one from (pass service:)")
-        }
-        self.init(service: service, accessGroup: accessGroup, accessibility: accessibility, items: SecurityKeychainItems())
+        self.init(
+            service: service, bundleIdentifier: Bundle.main.bundleIdentifier, accessGroup: accessGroup, accessibility: accessibility,
+            items: SecurityKeychainItems())
     }
     #endif
+
+    /// The service every process uses unless told otherwise: one constant, so that the app and its extensions (each
+    /// with its own bundle identifier) read the same items and take the same lease.
+    public static let defaultService = "OAuthFlow"
+
+    /// A store whose service, when not named, is ``defaultService``, with the old default of `bundleIdentifier` to
+    /// move sessions from.
+    init(
+        service: String?, bundleIdentifier: String?, accessGroup: String?, accessibility: Accessibility = defaultAccessibility,
+        items: any KeychainItems, clock: any DateClock = SystemDateClock()
+    ) {
+        self.init(
+            service: service ?? Self.defaultService, accessGroup: accessGroup, accessibility: accessibility, items: items, clock: clock,
+            legacyService: service == nil ? Self.legacyService(bundleIdentifier: bundleIdentifier) : nil)
+    }
 
     /// After first unlock, this device only: a refresh in the background works while the device is locked.
     @usableFromInline static let defaultAccessibility = Accessibility.afterFirstUnlockThisDeviceOnly
@@ -75,18 +97,20 @@ public struct KeychainTokenStore: TokenStore {
     init(
         service: String, accessGroup: String?, accessibility: Accessibility = defaultAccessibility, items: any KeychainItems,
         clock: any DateClock = SystemDateClock(),
-        leaseDuration: TimeInterval = 120
+        leaseDuration: TimeInterval = 120, lockWait: TimeInterval? = nil, legacyService: String? = nil
     ) {
         self.service = service
+        self.legacyService = legacyService
         self.accessGroup = accessGroup
         self.accessibility = accessibility
         self.items = items
         self.clock = clock
         self.leaseDuration = leaseDuration
+        self.lockWait = lockWait ?? leaseDuration + 10
     }
 
-    /// `BUNDLE-ID.oauthflow`: the items of one app never meet another app's, whatever keychain they share.
-    static func defaultService(bundleIdentifier: String?) -> String? {
+    /// `BUNDLE-ID.oauthflow`: the default service before ``defaultService``, different in each extension.
+    static func legacyService(bundleIdentifier: String?) -> String? {
         guard let bundleIdentifier, !bundleIdentifier.isEmpty else { return nil }
         return bundleIdentifier + ".oauthflow"
     }
@@ -111,7 +135,7 @@ public struct KeychainTokenStore: TokenStore {
     public func load(_ key: SessionKey) async throws -> StoredSession? {
         if let recovered = try recoverReceived(key) { return recovered }
         let item = item(key)
-        guard let data = try read(item) else { return nil }
+        guard let data = try read(item) ?? migrateLegacy(key) else { return nil }
         return try decode(data, item)
     }
 
@@ -128,6 +152,8 @@ public struct KeychainTokenStore: TokenStore {
         // The record a refresh left goes too: it must not bring the session back.
         try delete(item(key, "received"))
         try delete(item(key))
+        // And the one an earlier OAuthFlow kept under the old default service: a later load must not move it back.
+        if let legacy = legacyItem(key) { try delete(legacy) }
     }
 
     // MARK: - Reading and writing items

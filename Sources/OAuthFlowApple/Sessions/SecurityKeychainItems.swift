@@ -41,6 +41,20 @@ struct SecurityKeychainItems: KeychainItems {
         return data
     }
 
+    func readOwned(_ item: KeychainItem) throws -> (data: Data, owner: Data?)? {
+        var request = query(item)
+        request[kSecReturnData as String] = true
+        request[kSecReturnAttributes as String] = true
+        request[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(request as CFDictionary, &result)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess else { throw KeychainStatus(status) }
+        // With both asked for, one dictionary: the attributes, and the data under kSecValueData.
+        guard let found = result as? [String: Any], let data = found[kSecValueData as String] as? Data else { throw KeychainStatus(errSecDecode) }
+        return (data, found[kSecAttrGeneric as String] as? Data)
+    }
+
     func add(_ item: KeychainItem, data: Data, owner: Data?, accessibility: KeychainTokenStore.Accessibility) throws {
         var attributes = query(item)
         attributes[kSecValueData as String] = data

@@ -1,14 +1,15 @@
 // The Apple glue of an app's sign-in: `ASWebAuthenticationSession`, nothing else. What it decides (the callback's form,
-// what an error means) is WebAuthenticationCallback's, compiled and tested on Linux; these lines are type-checked on
-// Linux against Shims/AppleSDK/AuthenticationServices (scripts/apple-typecheck.sh) and run only on an Apple platform.
-// tvOS and watchOS have the session but no presentation context provider: no app sign-in there.
+// what an error means, which window presents the sheet, the one outcome of a sheet) is WebAuthenticationCallback's,
+// PresentationWindow's and WebAuthenticationOutcome's, compiled and tested on Linux; these lines are type-checked on
+// Linux against Shims/AppleSDK (AuthenticationServices, UIKit; scripts/apple-typecheck.sh) and run only on an Apple
+// platform. tvOS and watchOS have the session but no presentation context provider: no app sign-in there.
 #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
 import AuthenticationServices
 import Foundation
 import OAuthFlow
-#if os(iOS) || os(visionOS)
+#if canImport(UIKit)
 import UIKit
-#elseif os(macOS)
+#elseif canImport(AppKit)
 import AppKit
 #endif
 
@@ -18,32 +19,56 @@ import AppKit
 /// let result = try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())
 /// ```
 ///
-/// A private-use redirect waits for its scheme (`Callback.customScheme`, or `callbackURLScheme` before iOS 17.4 and
-/// macOS 14.4); a claimed https redirect for its host and path (`Callback.https(host:path:)`, iOS 17.4 and macOS 14.4
-/// and later). The user's cancel is `FlowError` `cancelled`; cancelling the task closes the sheet.
+/// The window is looked up when the sheet opens: the key window of a foreground-active scene (`init()`, in an app),
+/// or the window or scene given, held weakly. A private-use redirect waits for its scheme (`Callback.customScheme`,
+/// or `callbackURLScheme` before iOS 17.4 and macOS 14.4); a claimed https redirect for its host and path
+/// (`Callback.https(host:path:)`, iOS 17.4 and macOS 14.4 and later). The user's cancel is `FlowError` `cancelled`;
+/// cancelling the task closes the sheet and throws `CancellationError` at once, without waiting for the system.
 @MainActor
 public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuthenticationPresentationContextProviding {
-    private let anchor: ASPresentationAnchor
-    /// The session on screen: the system does not keep it.
-    private var session: ASWebAuthenticationSession?
+    /// The window to present from, looked up when a sheet opens.
+    private let window: @MainActor () -> ASPresentationAnchor?
+    /// The sheet on screen (the system does not keep the session), its outcome and the window it was opened from.
+    private var running: (session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome, anchor: ASPresentationAnchor)?
 
-    /// - Parameter presentationAnchor: The window the sheet is presented from.
-    public init(presentationAnchor: ASPresentationAnchor) {
-        anchor = presentationAnchor
+    private init(window: @escaping @MainActor () -> ASPresentationAnchor?) {
+        self.window = window
         super.init()
     }
 
-    /// Presents from the app's key window.
-    public override convenience init() {
-        #if os(iOS) || os(visionOS)
-        let windows = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }.flatMap(\.windows)
-        self.init(presentationAnchor: windows.first(where: \.isKeyWindow) ?? windows.first ?? ASPresentationAnchor())
-        #elseif os(macOS)
-        self.init(presentationAnchor: NSApplication.shared.keyWindow ?? ASPresentationAnchor())
-        #else
-        self.init(presentationAnchor: ASPresentationAnchor())
-        #endif
+    /// - Parameter presentationAnchor: The window the sheet is presented from, held weakly: when it is gone, a sign-in
+    ///   throws `FlowError` `invalidRedirectURI` saying so.
+    public convenience init(presentationAnchor: ASPresentationAnchor) {
+        self.init { [weak presentationAnchor] in presentationAnchor }
     }
+
+    #if canImport(UIKit)
+    /// Presents from the key window of `windowScene` (held weakly) when it is foreground-active: for an app extension,
+    /// or an app with several scenes that knows which one asks.
+    public convenience init(windowScene: UIWindowScene) {
+        self.init { [weak windowScene] in
+            windowScene.flatMap { SystemWebAuthenticator.foregroundWindow(among: [$0]) }
+        }
+    }
+
+    /// Presents from the key window of the app's foreground-active scene, looked up when the sheet opens. Not in an
+    /// app extension, which has no `UIApplication.shared`: give it a window or a scene.
+    @available(iOSApplicationExtension, unavailable)
+    @available(visionOSApplicationExtension, unavailable)
+    public override convenience init() {
+        self.init { SystemWebAuthenticator.foregroundWindow(among: UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }) }
+    }
+
+    private static func foregroundWindow(among scenes: [UIWindowScene]) -> UIWindow? {
+        PresentationWindow.choose(
+            among: scenes, isForegroundActive: { $0.activationState == .foregroundActive }, windows: { $0.windows }, isKey: { $0.isKeyWindow })
+    }
+    #elseif canImport(AppKit)
+    /// Presents from the app's key window, or its main window, looked up when the sheet opens.
+    public override convenience init() {
+        self.init { NSApplication.shared.keyWindow ?? NSApplication.shared.mainWindow }
+    }
+    #endif
 
     public func authenticate(at url: URL, redirectURI: URL, prefersEphemeral: Bool) async throws -> URL {
         let callback: WebAuthenticationCallback
@@ -53,47 +78,64 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
             callback = try WebAuthenticationCallback(redirectURI: redirectURI, matchesHTTPS: false)
         }
         try Task.checkCancellation()
-        session?.cancel()
-        let once = Locked<CheckedContinuation<URL, any Error>?>(nil)
-        let handler: @Sendable (URL?, (any Error)?) -> Void = { url, error in
-            let outcome = WebAuthenticationCallback.outcome(
-                url: url, error: error, domain: ASWebAuthenticationSessionErrorDomain,
-                cancelled: ASWebAuthenticationSessionError.Code.canceledLogin.rawValue)
-            once.withLock { waiting in
-                waiting?.resume(with: outcome)
-                waiting = nil
-            }
+        if let previous = running {
+            // A newer sign-in replaces the sheet: the older one ends now, whether or not the system reports it.
+            running = nil
+            previous.outcome.finish(.failure(FlowError.cancelled("another sign-in replaced this one's sheet")))
+            previous.session.cancel()
         }
+        guard let anchor = window() else {
+            throw FlowError.appSignIn(
+                "the sign-in sheet has no window to be presented from: no window of a foreground-active scene (or the window given is gone); sign in once the app's scene is in the foreground"
+            )
+        }
+        let outcome = WebAuthenticationOutcome()
+        let handler: @Sendable (URL?, (any Error)?) -> Void = { url, error in
+            outcome.finish(
+                WebAuthenticationCallback.outcome(
+                    url: url, error: error, domain: ASWebAuthenticationSessionErrorDomain,
+                    cancelled: ASWebAuthenticationSessionError.Code.canceledLogin.rawValue))
+        }
+        let session = Self.session(url: url, callback: callback, handler: handler)
+        session.prefersEphemeralWebBrowserSession = prefersEphemeral
+        session.presentationContextProvider = self
+        running = (session, outcome, anchor)
+        defer { if running?.outcome === outcome { running = nil } }
         do {
-            return try await present(url: url, callback: callback, prefersEphemeral: prefersEphemeral, handler: handler, once: once)
+            return try await present(session, outcome: outcome)
         } catch let error as FlowError where error.code == .cancelled && Task.isCancelled {
             // The task was cancelled and closed the sheet: not the user's cancel.
             throw CancellationError()
         }
     }
 
-    /// Starts the session and waits for its completion handler; cancelling the task closes the sheet.
-    private func present(
-        url: URL, callback: WebAuthenticationCallback, prefersEphemeral: Bool, handler: @escaping @Sendable (URL?, (any Error)?) -> Void,
-        once: Locked<CheckedContinuation<URL, any Error>?>
-    ) async throws -> URL {
+    /// Starts the session and waits for its outcome; cancelling the task ends the wait at once and closes the sheet.
+    private func present(_ session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome) async throws -> URL {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
-                once.withLock { $0 = continuation }
-                let session = Self.session(url: url, callback: callback, handler: handler)
-                session.prefersEphemeralWebBrowserSession = prefersEphemeral
-                session.presentationContextProvider = self
-                self.session = session
+                outcome.wait(continuation)
+                // Cancelled before the sheet opened: nothing to show.
+                guard !outcome.isFinished else { return }
                 if !session.start() {
-                    handler(
-                        nil,
-                        FlowError(
-                            .invalidRedirectURI, "the sign-in sheet could not start: the app has no window in a foreground scene to present it from"))
+                    outcome.finish(
+                        .failure(
+                            FlowError.appSignIn(
+                                "the sign-in sheet could not start: the app has no window in a foreground scene to present it from")))
                 }
             }
         } onCancel: {
-            Task { @MainActor in self.session?.cancel() }
+            // This call's sheet only: a newer sign-in's stays.
+            if outcome.finish(.failure(CancellationError())) {
+                Task { @MainActor in self.close(outcome) }
+            }
         }
+    }
+
+    /// Closes the sheet of `outcome` when it is still the one on screen.
+    private func close(_ outcome: WebAuthenticationOutcome) {
+        guard let running, running.outcome === outcome else { return }
+        self.running = nil
+        running.session.cancel()
     }
 
     /// The session, waiting for `callback` in the form the system offers.
@@ -115,8 +157,11 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
         return ASWebAuthenticationSession(url: url, callbackURLScheme: scheme, completionHandler: handler)
     }
 
+    /// The window looked up when the sheet opened.
     public func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-        anchor
+        if let running, running.session === session { return running.anchor }
+        // A session this authenticator no longer runs: any window will do for a sheet about to be cancelled.
+        return running?.anchor ?? window() ?? ASPresentationAnchor()
     }
 }
 #endif

@@ -37,8 +37,11 @@ enum WebAuthenticationCallback: Sendable, Hashable {
     }
 
     /// What the session's completion handler reports, as a result: the callback URL; `FlowError` `cancelled` for the
-    /// user's cancel (`ASWebAuthenticationSessionError.Code.canceledLogin` in `ASWebAuthenticationSessionErrorDomain`);
-    /// `FlowError` `invalidRedirectURI` for a presentation the system refused; any other error as it came.
+    /// user's cancel (`ASWebAuthenticationSessionError.Code.canceledLogin` in `ASWebAuthenticationSessionErrorDomain`,
+    /// with nothing in its `userInfo`, as Auth0.swift tells it apart); `FlowError` `invalidRedirectURI` for a sheet the
+    /// system could not show, or a `canceledLogin` that carries a reason (a setup error, such as a claimed https
+    /// redirect without its associated domain), naming it; any other error as it came. A cancel the app made (the
+    /// task's) never reaches here: `WebAuthenticationOutcome` has finished with it already.
     ///
     /// - Parameters:
     ///   - url: The callback URL the handler got.
@@ -48,16 +51,16 @@ enum WebAuthenticationCallback: Sendable, Hashable {
     static func outcome(url: URL?, error: (any Error)?, domain: String, cancelled: Int) -> Result<URL, any Error> {
         if let error {
             let bridged = error as NSError
-            if bridged.domain == domain {
-                if bridged.code == cancelled {
-                    return .failure(FlowError.cancelled("the sign-in was cancelled: the sheet was closed before the provider sent the browser back"))
-                }
-                return .failure(
-                    FlowError.appSignIn(
-                        "the system could not show the sign-in sheet (\(domain) \(bridged.code)): give a presentation anchor in a window of a foreground scene"
-                    ))
+            guard bridged.domain == domain else { return .failure(error) }
+            if bridged.code == cancelled, bridged.userInfo.isEmpty {
+                return .failure(FlowError.cancelled("the sign-in was cancelled: the sheet was closed before the provider sent the browser back"))
             }
-            return .failure(error)
+            let reason = bridged.userInfo.isEmpty ? "" : ": \(bridged.localizedDescription)"
+            let what = bridged.code == cancelled ? "the system ended the sign-in sheet" : "the system could not show the sign-in sheet"
+            return .failure(
+                FlowError.appSignIn(
+                    "\(what) (\(domain) \(bridged.code)\(reason)): check the redirect's setup (a claimed https redirect needs its associated domain) and give a presentation anchor in a window of a foreground scene"
+                ))
         }
         guard let url else {
             return .failure(FlowError.appSignIn("the sign-in sheet closed without a callback URL and without an error"))

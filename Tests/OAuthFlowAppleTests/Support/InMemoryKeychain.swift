@@ -77,6 +77,15 @@ final class InMemoryKeychain: KeychainItems, @unchecked Sendable {
         }
     }
 
+    func readOwned(_ item: KeychainItem) throws -> (data: Data, owner: Data?)? {
+        try enter("read", item)
+        return try lock.withLock {
+            guard let found = stored[item] else { return nil }
+            guard allowed(found.accessibility) else { throw KeychainStatus.interactionNotAllowed }
+            return (found.data, found.owner)
+        }
+    }
+
     func add(_ item: KeychainItem, data: Data, owner: Data?, accessibility: KeychainTokenStore.Accessibility) throws {
         try enter("add", item)
         try lock.withLock {
@@ -110,9 +119,11 @@ extension KeychainTokenStore {
     /// A store of `service` in `keychain`, as the app (or one of its extensions) would have it.
     static func testing(
         _ keychain: InMemoryKeychain, service: String = "com.example.app.oauthflow", accessGroup: String? = nil,
-        accessibility: Accessibility = defaultAccessibility, clock: any DateClock = SystemDateClock(), leaseDuration: TimeInterval = 120
+        accessibility: Accessibility = defaultAccessibility, clock: any DateClock = SystemDateClock(), leaseDuration: TimeInterval = 120,
+        lockWait: TimeInterval? = nil
     ) -> KeychainTokenStore {
         KeychainTokenStore(
-            service: service, accessGroup: accessGroup, accessibility: accessibility, items: keychain, clock: clock, leaseDuration: leaseDuration)
+            service: service, accessGroup: accessGroup, accessibility: accessibility, items: keychain, clock: clock, leaseDuration: leaseDuration,
+            lockWait: lockWait)
     }
 }

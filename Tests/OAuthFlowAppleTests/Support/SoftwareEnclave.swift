@@ -7,11 +7,17 @@ import Foundation
 struct SoftwareEnclave: EnclaveKeys {
     let device = SymmetricKey(size: .bits256)
     var isAvailable = true
+    /// The error (domain, code) the enclave answers every use with (a transient failure), when set.
+    var failing: (domain: String, code: Int)?
 
     struct NotThisDevice: Error {}
 
+    /// What the Security framework reports for a key it does not hold: `errSecItemNotFound`.
+    static var itemNotFound: NSError { NSError(domain: "NSOSStatusErrorDomain", code: -25300) }
+
     private func privateKey(_ reference: Data) throws -> P256.Signing.PrivateKey {
-        guard let raw = try? AES.GCM.open(AES.GCM.SealedBox(combined: reference), using: device) else { throw NotThisDevice() }
+        if let failing { throw NSError(domain: failing.domain, code: failing.code) }
+        guard let raw = try? AES.GCM.open(AES.GCM.SealedBox(combined: reference), using: device) else { throw Self.itemNotFound }
         return try P256.Signing.PrivateKey(rawRepresentation: raw)
     }
 
