@@ -13,7 +13,7 @@ extension StoredSession {
         let expected = "not a session: expected a JSON object with `formatVersion`, `key`, `clientID`, `variables`, `tokens` and `updatedAt`"
         guard let error = error as? DecodingError else { return expected }
         func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            keys.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }.joined(separator: ".")
         }
         switch error {
         case let .dataCorrupted(context) where context.debugDescription == unprintableToken:
@@ -43,5 +43,5 @@ private struct SessionCodingKey: CodingKey {
     let intValue: Int? = nil
     init(_ name: String) { stringValue = name }
     init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
+    init?(intValue: Int) { return nil }
 }

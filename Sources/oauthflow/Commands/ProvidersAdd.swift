@@ -125,16 +125,16 @@ extension OAuthFlowCommand.Providers {
                 }
                 steps.append("Sign in with a confidential client: \(credential) (the server's metadata lists no `none`, for public clients).")
             }
-            let open = draft.openAssumptions
-            if open.contains(.publicClients) {
+            let gaps = draft.openAssumptions
+            if gaps.contains(.publicClients) {
                 steps.append(
                     "For a public client the server takes all the same, write the file again with `\(rerun(id: draft.id, adding: ["--public-client"]))`, then sign in with `\(login)`."
                 )
             }
-            if open.contains(.offlineAccess) {
+            if gaps.contains(.offlineAccess) {
                 // Each command writes the whole file from the flags it is given: one that left out the other's flag would undo it.
                 let both =
-                    open.contains(.publicClients)
+                    gaps.contains(.publicClients)
                     ? " (after the step above, keep its flag: `\(rerun(id: draft.id, adding: ["--public-client", "--offline-access"]))`)" : ""
                 steps.append(
                     "Sign-ins ask for no refresh token (the server does not list offline_access); if it grants one for offline_access, write the file again with `\(rerun(id: draft.id, adding: ["--offline-access"]))`\(both)."

@@ -76,7 +76,7 @@ extension OAuthFlowCommand {
             case is AuthorizationServerError,
                 is FlowError where (error as? FlowError)?.code == .unexpectedStatus:
                 return
-                    "the provider refused the API's client at its introspection endpoint: check the client \(flags) name, and that the provider lets it introspect tokens"
+                    "the provider refused the API's client at its introspection endpoint: check that the client given (\(flags)) is the one registered there, its secret current, and that the provider lets it introspect tokens"
             default:
                 return nil
             }
