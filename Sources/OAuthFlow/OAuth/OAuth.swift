@@ -364,13 +364,17 @@ public final class OAuth: Sendable {
                 "provider `\(name)` states no audience for its access tokens (`access_tokens.audience`), so the API's audience is required: give the `aud` value the API's tokens carry (`audience:`; `--audience AUD` for `oauthflow verify-token`), or state it as `access_tokens.audience` in the descriptor",
                 provider: name)
         }
+        let outcome: Result<ProtectedResource.Principal, ProtectedResource.Denial>
         do {
-            return try await resource.authenticate(ProtectedResource.Request(authorization: "Bearer " + token.value))
-        } catch let denial as ProtectedResource.Denial {
-            // The API's own client refused at introspection says nothing of the token: the server's error, as it is.
-            if denial.code == .unavailable, let cause = denial.cause, TrustedProvider.refusesClient(cause) { throw cause }
-            throw denial
+            outcome = .success(try await resource.authenticate(ProtectedResource.Request(authorization: "Bearer " + token.value)))
+        } catch {
+            outcome = .failure(error)
         }
+        // The API's own client refused at introspection says nothing of the token: the server's error, as it is.
+        if case let .failure(denial) = outcome, denial.code == .unavailable, let cause = denial.cause, TrustedProvider.refusesClient(cause) {
+            throw cause
+        }
+        return try outcome.get()
     }
 
     /// The variables a provider resolves with when its client is not needed: the service client's, else those the
