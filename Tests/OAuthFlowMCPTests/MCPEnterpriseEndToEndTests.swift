@@ -143,8 +143,9 @@ struct MCPEnterpriseEndToEndTests {
         #expect(key?.account.hasSuffix("/mcp via corp-idp") == true, "\(String(describing: key))")
     }
 
-    /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another audience, another client, another
-    /// `typ`, an expired one or one from an issuer it does not trust is refused with `invalid_grant`.
+    /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another client, another `typ` or one from
+    /// an issuer it does not trust is refused with `invalid_grant`. One for another audience or expired is refused by the
+    /// client before it is sent (RFC 7523 §3), so the server never sees it.
     @Test func theAuthorizationServerRefusesReplayedAndForeignGrants() async throws {
         let server = try TestIDJAGServer.require()
         let resource = "http://127.0.0.1:9/mcp"
@@ -166,6 +167,8 @@ struct MCPEnterpriseEndToEndTests {
                 Issue.record("redeemed: \(reason)")
             } catch let error as AuthorizationServerError {
                 #expect(error.error == "invalid_grant" && error.errorDescription?.contains(reason) == true, "\(reason): \(error)")
+            } catch let error as FlowError {
+                #expect(["another audience", "expired"].contains(reason) && error.code == .unusableAssertion, "\(reason): \(error)")
             }
         }
     }
@@ -210,7 +213,7 @@ extension MCPEnterpriseEndToEndTests {
         ]
         let (inspect, login, token, withoutFlags) = try await Self.serving(server) { endpoint in
             let url = endpoint.absoluteString
-            let client = ["--client-id", server.clientID, "--client-secret-env", "MCP_AGENT_SECRET"]
+            let client = ["--client-id", server.clientID, "--client-secret-env", "MCP_AGENT_SECRET", "--issuer", server.issuer]
             return (
                 try await runProduct("oauthflow", ["mcp", "inspect", url, "--via", "corp-idp"] + client, environment: environment),
                 try await runProduct("oauthflow", ["mcp", "login", url, "--via", "corp-idp", "--timeout", "20"] + client, environment: environment),

@@ -22,7 +22,7 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running {
+            let authorization = try await Output.running(advice: grant.advice) {
                 try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
             }
             let server = options.server
@@ -37,7 +37,7 @@ extension OAuthFlowCommand.MCP {
                     "run `oauthflow mcp login \(server.absoluteString)` first" + (routeHint.map { "; " + $0 } ?? "")
                 case .dpopProofsMissing?: "this command prints Bearer tokens: run `oauthflow mcp login \(server.absoluteString)` for one"
                 case .noClient?: routeHint
-                default: nil
+                default: grant.advice(error)
                 }
             }
             let tokens = try await Output.running(advice: advice) { try await authorization.validTokens(for: server) }
