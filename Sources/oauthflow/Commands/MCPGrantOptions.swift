@@ -67,10 +67,11 @@ struct MCPGrantOptions: ParsableArguments {
     var isEmpty: Bool { via == nil && assertionFile == nil }
 
     /// `authorization` with the identity provider and the client applied: the identity provider resolved by name with
-    /// its client from the usual places (`OAUTHFLOW_<IDP>_*`, the clients file), and the client given for the issuer
-    /// the MCP server names (found without signing in or registering).
+    /// its client from the usual places (`OAUTHFLOW_<IDP>_*`, the clients file), and the client given for `--issuer`,
+    /// bound to it; the MCP server must name that issuer (checked by discovery alone, nothing with a credential sent).
     ///
-    /// - Throws: A descriptor or client settings that cannot be resolved; the discovery refusals.
+    /// - Throws: A descriptor or client settings that cannot be resolved; the discovery refusals; ``CommandFailure`` when
+    ///   the MCP server names another authorization server.
     func applied(to authorization: MCPAuthorization, server: URL, registry: RegistryOptions) async throws -> MCPAuthorization {
         guard !isEmpty else { return authorization }
         var configuration = authorization.configuration

@@ -29,7 +29,7 @@ extension OAuthFlowCommand.MCP {
             // A session signed in through an identity provider or with a workload's JWT is found along the same route.
             let routeHint: String? =
                 grant.via == nil && grant.assertionFile == nil
-                ? "a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags and `--client-id`"
+                ? "a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags, `--client-id` and `--issuer`"
                 : nil
             let advice = { (error: any Error) -> String? in
                 switch (error as? MCPAuthorizationError)?.code {
