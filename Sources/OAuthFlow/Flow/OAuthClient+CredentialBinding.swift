@@ -39,7 +39,7 @@ extension OAuthClient {
         let tokenEndpoint = try await endpoint(\.token, "token").absoluteString
         let server = [provider.issuer?.absoluteString, tokenEndpoint].compactMap { $0 }
         guard let audiences = audienceClaim(jws.claims), !audiences.isEmpty else { throw refuse("names no audience (`aud`)") }
-        guard audiences.contains(where: server.contains) else {
+        guard audiences.contains(where: { server.contains($0) }) else {
             let shown = audiences.prefix(5).map { TerminalText.escaped(String($0.prefix(200))) }.joined(separator: " ")
             throw refuse(
                 "is for \(shown) (`aud`), not for this authorization server (\(server.map { TerminalText.escaped($0) }.joined(separator: " or ")))")
