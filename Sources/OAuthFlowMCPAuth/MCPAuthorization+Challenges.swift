@@ -159,9 +159,7 @@ extension MCPAuthorization {
         let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
         let resourceDocument = try await discovery.protectedResource(of: server, named: metadataURL)
         // A server the host registered a client at first (MCP authorization: the client chooses among them).
-        let issuer =
-            resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
-            ?? resourceDocument.authorizationServers[0]
+        let issuer = try chosenAuthorizationServer(of: resourceDocument, for: server)
         let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
         let (provider, pinned) = try provider(for: serverDocument)
         guard let written = URL(string: resourceDocument.resource) else {
@@ -220,7 +218,7 @@ extension MCPAuthorization {
         at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, signingIn: Bool = true
     ) async throws -> ClientRoute {
         let issuer = server.issuer
-        if let given = configuration.clients[issuer.absoluteString] { return .given(given) }
+        if let given = try givenClient(for: issuer) { return .given(given) }
         if let kept = try await configuration.registrations.client(for: issuer), kept.isUsable(at: environment.clock.now()),
             !signingIn || kept.redirectURIs.contains(redirectURI(for: provider))
         {

@@ -13,7 +13,7 @@ extension MCPAuthorization {
     ///   does not list the client credentials grant.
     func serviceClient(at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider) throws -> ClientSettings {
         let issuer = server.issuer.absoluteString
-        guard let given = configuration.clients[issuer] else {
+        guard let given = try givenClient(for: server.issuer) else {
             throw MCPAuthorizationError(
                 .noClient,
                 "a client that acts on its own behalf (`clientCredentials`) must be registered at \(issuer) beforehand and given in `clients` under \(issuer); none is registered dynamically for it"

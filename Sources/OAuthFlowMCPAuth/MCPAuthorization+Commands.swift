@@ -65,9 +65,7 @@ extension MCPAuthorization {
         let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
         let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
         let resourceDocument = try await discovery.protectedResource(of: server, named: challenge?.resourceMetadata)
-        let issuer =
-            resourceDocument.authorizationServers.first { configuration.clients[$0.absoluteString] != nil }
-            ?? resourceDocument.authorizationServers[0]
+        let issuer = try chosenAuthorizationServer(of: resourceDocument, for: server)
         let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
         let (provider, pinned) = try provider(for: serverDocument)
         let (grant, grantProblem) = inspectedGrant(at: serverDocument, provider: provider)

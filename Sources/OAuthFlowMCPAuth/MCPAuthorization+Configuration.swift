@@ -13,7 +13,10 @@ extension MCPAuthorization {
         public var environment: OAuthEnvironment
         /// Clients registered beforehand, by the authorization server's issuer exactly as its metadata writes it: used
         /// before any other (MCP authorization, "Client Registration Approaches"), and preferred when a server names
-        /// several authorization servers.
+        /// several authorization servers. Each belongs to the issuer it is given under (its
+        /// ``OAuthFlow/ClientSettings/authorizationServer`` is set to it; one that names another is refused): its secret,
+        /// key and assertion go to no other server. With an assertion among them, or ``clientCredentials``, an MCP
+        /// server whose metadata names none of these issuers is refused (`wrong_authorization_server`).
         public var clients: [String: ClientSettings]
         /// The https URL of this client's Client ID Metadata Document, used as its `client_id` at authorization servers
         /// that say `client_id_metadata_document_supported`; its `redirect_uris` must take the loopback redirect

@@ -40,7 +40,7 @@ extension MCPAuthorization {
     ///   not list the JWT bearer grant.
     func grant(at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider) throws -> AuthorizationState.Grant {
         let grant: AuthorizationState.Grant
-        if let source = configuration.clients[server.issuer.absoluteString]?.assertion {
+        if let source = try givenClient(for: server.issuer)?.assertion {
             grant = .workload(source)
         } else if let idp = configuration.enterpriseIdentityProvider {
             guard idp.provider.policy.grantTypes.contains(.tokenExchange) else {

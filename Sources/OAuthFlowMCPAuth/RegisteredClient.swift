@@ -36,7 +36,10 @@ public struct RegisteredClient: Sendable, Hashable, Codable {
     }
 
     /// The client settings a sign-in with it uses: a public client (`none`) sends no secret, even one the server issued.
+    /// They are bound to ``issuer``: its secret goes to no other server.
     var settings: ClientSettings {
-        ClientSettings(clientID: clientID, secret: authMethod == .none ? nil : clientSecret, authMethod: authMethod)
+        var settings = ClientSettings(clientID: clientID, secret: authMethod == .none ? nil : clientSecret, authMethod: authMethod)
+        settings.authorizationServer = issuer
+        return settings
     }
 }

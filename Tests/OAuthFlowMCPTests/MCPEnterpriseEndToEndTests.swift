@@ -135,8 +135,9 @@ struct MCPEnterpriseEndToEndTests {
         #expect(key?.account.hasSuffix("/mcp via corp-idp") == true, "\(String(describing: key))")
     }
 
-    /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another audience, another client, another
-    /// `typ`, an expired one or one from an issuer it does not trust is refused with `invalid_grant`.
+    /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another client, another `typ` or one from
+    /// an issuer it does not trust is refused with `invalid_grant`. One for another audience or expired is refused by the
+    /// client before it is sent (RFC 7523 §3), so the server never sees it.
     @Test func theAuthorizationServerRefusesReplayedAndForeignGrants() async throws {
         let server = try TestIDJAGServer.require()
         let resource = "http://127.0.0.1:9/mcp"
@@ -158,6 +159,8 @@ struct MCPEnterpriseEndToEndTests {
                 Issue.record("redeemed: \(reason)")
             } catch let error as AuthorizationServerError {
                 #expect(error.error == "invalid_grant" && error.errorDescription?.contains(reason) == true, "\(reason): \(error)")
+            } catch let error as FlowError {
+                #expect(["another audience", "expired"].contains(reason) && error.code == .unusableAssertion, "\(reason): \(error)")
             }
         }
     }
@@ -202,7 +205,7 @@ extension MCPEnterpriseEndToEndTests {
         ]
         let (inspect, login, token, withoutFlags) = try await Self.serving(server) { endpoint in
             let url = endpoint.absoluteString
-            let client = ["--client-id", server.clientID, "--client-secret-env", "MCP_AGENT_SECRET"]
+            let client = ["--client-id", server.clientID, "--client-secret-env", "MCP_AGENT_SECRET", "--issuer", server.issuer]
             return (
                 try await runProduct("oauthflow", ["mcp", "inspect", url, "--via", "corp-idp"] + client, environment: environment),
                 try await runProduct("oauthflow", ["mcp", "login", url, "--via", "corp-idp", "--timeout", "20"] + client, environment: environment),
@@ -212,7 +215,7 @@ extension MCPEnterpriseEndToEndTests {
             )
         }
         #expect(withoutFlags.status == 1 && withoutFlags.stdout.isEmpty, "\(withoutFlags.stderr)")
-        #expect(withoutFlags.stderr.contains("is found with the same flags and `--client-id`"), "\(withoutFlags.stderr)")
+        #expect(withoutFlags.stderr.contains("is found with the same flags, `--client-id` and `--issuer`"), "\(withoutFlags.stderr)")
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.stdout.contains("through the enterprise identity provider corp-idp"), "\(inspect.stdout)")
         #expect(inspect.stdout.contains("`oauthflow mcp login --via corp-idp` would use the session at corp-idp"), "\(inspect.stdout)")

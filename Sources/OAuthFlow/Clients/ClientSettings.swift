@@ -79,6 +79,11 @@ public struct ClientSettings: Sendable {
     /// time, or the host's callback. Nil for a client that signs users in. An MCP authorization given these settings for
     /// an authorization server presents it there instead of signing a user in.
     public var assertion: AssertionSource? = nil
+    /// The issuer of the authorization server these settings were given for (a clients file entry's `issuer`, a command
+    /// line's `--issuer`, the key of `MCPAuthorization.Configuration.clients`): the secret, the key, the certificate and
+    /// the ``assertion`` go to that server only, compared exactly (see ``ClientConfiguration/authorizationServer``). Nil
+    /// leaves them to the provider the host pairs them with, as a descriptor named by the host is.
+    public var authorizationServer: URL? = nil
 
     /// - Parameters:
     ///   - clientID: The client id registered at the provider.
@@ -118,11 +123,15 @@ public struct ClientSettings: Sendable {
             authorizationDetails: authorizationDetails)
         configuration.grantManagement = grantManagement
         configuration.resources = resources
+        configuration.authorizationServer = authorizationServer
         return configuration
     }
 
     /// The configuration of a service (client credentials, JWT bearer, token exchange) with these settings.
     public func serviceConfiguration() -> ClientConfiguration {
-        .service(clientID: clientID, clientSecret: secret, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
+        var configuration = ClientConfiguration.service(
+            clientID: clientID, clientSecret: secret, authMethod: authMethod, signingKey: signingKey, tlsIdentity: tlsIdentity)
+        configuration.authorizationServer = authorizationServer
+        return configuration
     }
 }

@@ -153,10 +153,24 @@ public struct ClientSettingsResolver: Sendable {
             settings.secretSource = .clientsFileSecretFile(expanded, provider: provider, clientsFile: file)
         }
         settings.authMethod = method
+        try bind(&settings, provider: provider, entry: fileEntry)
         if method != ProviderDescriptor.ClientAuth.Method.none {
             try resolveKey(
                 &settings, provider: provider, entry: fileEntry, environmentIsTheClients: environmentOwner == nil || environmentOwner == clientID)
         }
+    }
+
+    /// Binds the settings to the authorization server the clients file's entry names (`issuer`): an https URL, or http to
+    /// a loopback host, without a query or fragment.
+    private func bind(_ settings: inout ClientSettings, provider: String, entry: ClientsFile.Entry?) throws {
+        guard let issuer = entry?.issuer else { return }
+        guard let url = URL(string: issuer), url.host?.isEmpty == false, url.query == nil, url.fragment == nil, TransportPolicy.isSecure(url) else {
+            throw ClientSettingsError(
+                .invalidClientsFile,
+                "\(clientsFileURL.path): `issuer` under `\(provider):` must be the authorization server's issuer, an https URL (or http to a loopback host) without a query or fragment",
+                provider: provider)
+        }
+        settings.authorizationServer = url
     }
 
     /// `OAUTHFLOW_<PROVIDER>_PRIVATE_KEY`, with the provider id upper-cased and `-` turned into `_`.

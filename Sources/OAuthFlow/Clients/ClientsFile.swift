@@ -12,6 +12,7 @@ import Yams
 ///   # key_id: 2024-06                                  # the key's `kid`
 ///   variables: {}
 ///   scopes: [openid, email]
+///   # issuer: https://accounts.google.com     # the authorization server these credentials are for, exactly
 /// ```
 ///
 /// Secrets are given only by reference; a literal `client_secret` key is refused. A missing file is
@@ -40,12 +41,15 @@ package struct ClientsFile: Sendable {
         public var certificateFile: String?
         /// Certificates (PEM) to verify the server's TLS certificate with, instead of the system's (a private CA).
         public var caFile: String?
+        /// The issuer of the authorization server this entry's credentials were given for: they are sent to a provider
+        /// whose `issuer` is this one exactly, and to no other (``ClientSettings/authorizationServer``).
+        public var issuer: String?
 
         public init(
             clientID: String? = nil, clientSecretEnvironment: String? = nil, clientSecretFile: String? = nil,
             clientAuth: ProviderDescriptor.ClientAuth.Method? = nil, variables: [String: String]? = nil, scopes: [String]? = nil,
             privateKeyFile: String? = nil, privateKeyEnvironment: String? = nil, keyID: String? = nil, signingAlg: String? = nil,
-            certificateFile: String? = nil, caFile: String? = nil
+            certificateFile: String? = nil, caFile: String? = nil, issuer: String? = nil
         ) {
             self.clientID = clientID
             self.clientSecretEnvironment = clientSecretEnvironment
@@ -59,13 +63,14 @@ package struct ClientsFile: Sendable {
             self.signingAlg = signingAlg
             self.certificateFile = certificateFile
             self.caFile = caFile
+            self.issuer = issuer
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case clientID = "client_id", clientSecretEnvironment = "client_secret_env", clientSecretFile = "client_secret_file"
             case clientAuth = "client_auth", variables, scopes
             case privateKeyFile = "private_key_file", privateKeyEnvironment = "private_key_env", keyID = "key_id"
-            case signingAlg = "signing_alg", certificateFile = "certificate_file", caFile = "ca_file"
+            case signingAlg = "signing_alg", certificateFile = "certificate_file", caFile = "ca_file", issuer
         }
     }
 

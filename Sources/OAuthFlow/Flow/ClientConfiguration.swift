@@ -30,6 +30,11 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// The protected resources (RFC 8707 resource indicators) this client's tokens are for, each sent as `resource` in
     /// every authorization request, code exchange and refresh (an MCP server's canonical URI); empty sends none.
     public var resources: [URL] = []
+    /// The issuer of the authorization server this client's credentials (its secret, its key, its certificate, and an
+    /// assertion it presents) were given for, by the host or the user; nil leaves them to the provider the host pairs
+    /// them with. When set, nothing is sent to a provider whose `issuer` is not this one exactly: ``OAuthClient`` refuses
+    /// with ``FlowError`` `wrong_authorization_server` before the request leaves.
+    public var authorizationServer: URL? = nil
 
     public init(
         clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,

@@ -120,6 +120,12 @@ extension ErrorCode where Domain == FlowError {
     public static let grantManagement = Self("grant_management")
     /// A resource indicator (``ClientConfiguration/resources``) that is not an absolute URI without a fragment (RFC 8707 §2).
     public static let invalidResource = Self("invalid_resource")
+    /// The client's credentials were given for another authorization server (``ClientConfiguration/authorizationServer``)
+    /// than the provider's issuer, compared exactly: nothing was sent.
+    public static let wrongAuthorizationServer = Self("wrong_authorization_server")
+    /// A JWT bearer grant's assertion (RFC 7523 §3) names another audience than the authorization server's issuer or
+    /// token endpoint, has no `exp` that is a number in the future, or an `nbf` still to come: it was not presented.
+    public static let unusableAssertion = Self("unusable_assertion")
 }
 
 extension FlowError: CodedError {}

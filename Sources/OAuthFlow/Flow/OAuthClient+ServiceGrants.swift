@@ -87,13 +87,21 @@ extension OAuthClient {
 
     /// Exchanges a JWT for an access token (RFC 7523 §2.1): an assertion the host was given or signed.
     ///
+    /// Before it is presented, the assertion's claims are read (not verified: that is the server's) and it is refused
+    /// unless its `aud` names this authorization server's issuer or token endpoint exactly, its `exp` is a JSON number in
+    /// the future and its `nbf`, if any, has passed (RFC 7523 §3): an assertion for another server is never handed to
+    /// this one, which could replay it there.
+    ///
     /// - Parameters:
     ///   - assertion: The JWT.
     ///   - scopes: The scopes asked for.
     ///   - resources: RFC 8707 resource indicators sent with it (absolute URIs without a fragment, checked before sending).
-    /// - Throws: as ``clientCredentialsToken(_:)``.
+    /// - Throws: as ``clientCredentialsToken(_:)``; ``FlowError`` `unusable_assertion` for an assertion refused so,
+    ///   `wrong_authorization_server` for a client given for another server.
     public func jwtBearerToken(assertion: Secret, scopes: [String] = [], resources: [String] = []) async throws -> TokenSet {
         try requireGrant(.jwtBearer)
+        try requireCredentialBinding()
+        try await checkAssertion(assertion)
         var parameters = [("grant_type", GrantType.jwtBearer.rawValue), ("assertion", assertion.value)]
         let scopes = OAuthClient.ServiceTokenRequest.normalized(scopes)
         let resources = OAuthClient.ServiceTokenRequest.normalized(resources)

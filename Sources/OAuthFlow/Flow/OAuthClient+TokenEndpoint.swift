@@ -130,6 +130,7 @@ extension OAuthClient {
         encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
         requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
+        try requireCredentialBinding()
         let shape = provider.policy.tokenRequest
         let method = try configuration.authenticationMethod(for: provider)
         let (url, identity) = try await certificateRoute(

@@ -4,8 +4,9 @@ import OAuthFlow
 import OAuthFlowMCPAuth
 
 /// How `oauthflow mcp` gets a server's tokens when no user signs in at its authorization server: through an enterprise
-/// identity provider (`--via`), or with a workload's JWT (`--assertion-file`); the client either presents is named for
-/// the authorization server the MCP server names (`--client-id`, `--client-secret-env`).
+/// identity provider (`--via`), or with a workload's JWT (`--assertion-file`); the client either presents is given for
+/// one authorization server, named by the user (`--issuer`, with `--client-id`, `--client-secret-env`), never for
+/// whichever one the MCP server's metadata names.
 struct MCPGrantOptions: ParsableArguments {
     @Option(
         name: .customLong("via"),
@@ -23,6 +24,11 @@ struct MCPGrantOptions: ParsableArguments {
     @Option(name: .customLong("client-secret-env"), help: "The environment variable holding that client's secret.")
     var clientSecretVariable: String?
 
+    @Option(
+        name: .customLong("issuer"),
+        help: "The issuer of the authorization server --client-id, its secret and the assertion are for, exactly as its metadata writes it.")
+    var issuer: String?
+
     func validate() throws {
         if via != nil, assertionFile != nil { throw ValidationError("--via and --assertion-file are two ways of getting the token: give one") }
         if clientSecretVariable != nil, clientID == nil { throw ValidationError("--client-secret-env needs --client-id") }
@@ -30,16 +36,42 @@ struct MCPGrantOptions: ParsableArguments {
         if assertionFile != nil, clientID == nil {
             throw ValidationError("--assertion-file needs --client-id: the id the authorization server knows this workload's client by")
         }
+        if issuer != nil, clientID == nil { throw ValidationError("--issuer names the authorization server of --client-id: give both") }
+        if clientID != nil, issuer == nil {
+            throw ValidationError(
+                "--client-id, its secret and the assertion are given for one authorization server: name it with --issuer URL, its issuer exactly as its metadata writes it (`oauthflow mcp inspect URL` prints it); they are never sent to whichever server the MCP server names"
+            )
+        }
+        if let issuer, !Self.isIssuer(issuer) {
+            throw ValidationError("--issuer \(issuer) is not an issuer: an https URL (or http to a loopback host) without a query or fragment")
+        }
+    }
+
+    /// Whether `text` can be an issuer identifier (RFC 8414 §2): an absolute https URL, or http to a loopback host, with
+    /// a host and no query or fragment.
+    static func isIssuer(_ text: String) -> Bool {
+        guard let url = URL(string: text), url.host?.isEmpty == false, url.query == nil, url.fragment == nil else { return false }
+        return TransportPolicy.isSecure(url)
+    }
+
+    /// The flag to fix after a refusal the library words in terms of `clients`: the client is given with `--issuer`.
+    func advice(_ error: any Error) -> String? {
+        let refused =
+            (error as? MCPAuthorizationError)?.code == .wrongAuthorizationServer || (error as? FlowError)?.code == .wrongAuthorizationServer
+        guard refused, let issuer else { return nil }
+        return
+            "--client-id is given for \(Output.line(issuer)) (--issuer); if the MCP server's authorization server is the right one, register a client there and name its issuer with --issuer"
     }
 
     /// Whether anything is asked of these options.
     var isEmpty: Bool { via == nil && assertionFile == nil }
 
     /// `authorization` with the identity provider and the client applied: the identity provider resolved by name with
-    /// its client from the usual places (`OAUTHFLOW_<IDP>_*`, the clients file), and the client given for the issuer
-    /// the MCP server names (found without signing in or registering).
+    /// its client from the usual places (`OAUTHFLOW_<IDP>_*`, the clients file), and the client given for `--issuer`,
+    /// bound to it; the MCP server must name that issuer (checked by discovery alone, nothing with a credential sent).
     ///
-    /// - Throws: A descriptor or client settings that cannot be resolved; the discovery refusals.
+    /// - Throws: A descriptor or client settings that cannot be resolved; the discovery refusals; ``CommandFailure`` when
+    ///   the MCP server names another authorization server.
     func applied(to authorization: MCPAuthorization, server: URL, registry: RegistryOptions) async throws -> MCPAuthorization {
         guard !isEmpty else { return authorization }
         var configuration = authorization.configuration
@@ -48,19 +80,26 @@ struct MCPGrantOptions: ParsableArguments {
             let provider = try registry.oauth(clients: [via: client]).provider(via)
             configuration.enterpriseIdentityProvider = MCPAuthorization.EnterpriseIdentityProvider(provider: provider, client: client)
         }
-        if clientID != nil || assertionFile != nil {
-            let issuer = try await authorization.inspect(server).issuer.absoluteString
-            var settings = configuration.clients[issuer] ?? ClientSettings(clientID: clientID ?? "")
-            if let clientID { settings.clientID = clientID }
-            if let variable = clientSecretVariable {
-                guard let value = CommandEnvironment.variables[variable], !value.isEmpty else {
-                    throw ValidationError("$\(variable) (--client-secret-env) is unset or empty")
-                }
-                settings.secret = Secret(value)
+        guard let clientID, let issuer, let bound = URL(string: issuer) else { return MCPAuthorization(configuration) }
+        var settings = ClientSettings(clientID: clientID)
+        if let variable = clientSecretVariable {
+            guard let value = CommandEnvironment.variables[variable], !value.isEmpty else {
+                throw ValidationError("$\(variable) (--client-secret-env) is unset or empty")
             }
-            if let assertionFile { settings.assertion = .file(assertionFile) }
-            configuration.clients[issuer] = settings
+            settings.secret = Secret(value)
         }
-        return MCPAuthorization(configuration)
+        if let assertionFile { settings.assertion = .file(assertionFile) }
+        settings.authorizationServer = bound
+        configuration.clients[issuer] = settings
+        let applied = MCPAuthorization(configuration)
+        // Discovery only (nothing with a credential is sent): the server must name the issuer the client is given for.
+        let named = try await applied.inspect(server)
+        guard named.issuer.absoluteString == issuer else {
+            let listed = named.authorizationServers.map { Output.line($0.absoluteString) }.joined(separator: ", ")
+            throw CommandFailure(
+                "the MCP server \(Output.line(server.absoluteString)) names the authorization server \(listed), not \(Output.line(issuer)), which --client-id, its secret and the assertion are given for (--issuer; issuers are compared exactly): nothing is sent to it. If that server is the right one, register a client there and name it with --issuer"
+            )
+        }
+        return applied
     }
 }

@@ -22,7 +22,7 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running {
+            let authorization = try await Output.running(advice: grant.advice) {
                 try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
             }
             let server = options.server

@@ -50,13 +50,13 @@ extension OAuthFlowCommand.MCP {
 
         func run() async throws {
             let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: CommandEnvironment.variables)
-            let authorization = try await Output.running {
+            let authorization = try await Output.running(advice: grant.advice) {
                 try await grant.applied(
                     to: try options.authorization(browser: browser, timeout: timeout, events: Self.show), server: options.server,
                     registry: options.registry)
             }
             let server = options.server
-            let tokens = try await Output.running {
+            let tokens = try await Output.running(advice: grant.advice) {
                 do {
                     return try await authorization.signIn(to: server, scopes: scopes.isEmpty ? nil : scopes)
                 } catch let error as LoopbackError where error.code == .timedOut {

@@ -22,14 +22,14 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running {
+            let authorization = try await Output.running(advice: grant.advice) {
                 try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
             }
             let server = options.server
             // A session signed in through an identity provider or with a workload's JWT is found along the same route.
             let routeHint: String? =
                 grant.via == nil && grant.assertionFile == nil
-                ? "a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags and `--client-id`"
+                ? "a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags, `--client-id` and `--issuer`"
                 : nil
             let advice = { (error: any Error) -> String? in
                 switch (error as? MCPAuthorizationError)?.code {
@@ -37,7 +37,7 @@ extension OAuthFlowCommand.MCP {
                     "run `oauthflow mcp login \(server.absoluteString)` first" + (routeHint.map { "; " + $0 } ?? "")
                 case .dpopProofsMissing?: "this command prints Bearer tokens: run `oauthflow mcp login \(server.absoluteString)` for one"
                 case .noClient?: routeHint
-                default: nil
+                default: grant.advice(error)
                 }
             }
             let tokens = try await Output.running(advice: advice) { try await authorization.validTokens(for: server) }

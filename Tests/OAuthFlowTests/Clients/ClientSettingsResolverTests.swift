@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import OAuthFlowTestSupport
 import OAuthFlow
+import OAuthFlowTesting
 
 /// Where a client's settings come from: what the host names, then the environment, then the clients file;
 /// a configured secret only for the client id beside it; every refusal a sentence that names no CLI flag.
@@ -37,6 +38,29 @@ import OAuthFlow
         #expect(given.clientID == "given" && given.variables == ["port": "8000", "realm": "given"] && given.scopes == ["read"])
         // No scopes given keeps the file's.
         #expect(try environment.resolver.settings(for: "django", overrides: .init(scopes: [])).scopes == ["openid", "email"])
+    }
+
+    /// An entry's `issuer` binds its credentials to that authorization server: a provider whose issuer is another (the
+    /// descriptor re-pointed at a look-alike server) gets nothing, the one named gets the secret; a value that is not an
+    /// issuer is refused with the key named.
+    @Test func theEntrysIssuerBindsItsCredentials() async throws {
+        let setup = try Setup(
+            "corp:\n  client_id: app\n  client_secret_env: CORP_SECRET\n  issuer: https://auth.example.com\n", environment: ["CORP_SECRET": "corp-secret-0123456789"])
+        defer { setup.directory.cleanUp() }
+        let settings = try setup.resolver.settings(for: "corp")
+        #expect(settings.authorizationServer?.absoluteString == "https://auth.example.com")
+        for issuer in ["https://auth-example.com", "https://auth.example.com"] {
+            let recording = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"Bearer"}"#))
+            let provider = try TestDescriptor(id: "corp", issuer: issuer, extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n").provider()
+            let client = OAuthClient(provider: provider, configuration: settings.serviceConfiguration(), environment: OAuthEnvironment(transport: recording))
+            let sent = (try? await client.clientCredentialsToken()) != nil
+            #expect(sent == (issuer == "https://auth.example.com"), "\(issuer)")
+            #expect(recording.requests.count == (sent ? 1 : 0), "\(issuer)")
+        }
+        let bad = try Setup("corp:\n  client_id: app\n  issuer: http://auth.example.com\n")
+        defer { bad.directory.cleanUp() }
+        let error = #expect(throws: ClientSettingsError.self) { try bad.resolver.settings(for: "corp") }
+        #expect(error?.code == .invalidClientsFile && error?.message.contains("`issuer` under `corp:`") == true)
     }
 
     @Test func aProviderIDWithADashNamesItsVariablesWithAnUnderscore() throws {

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The one gate a client's credentials pass before they leave: they go only to the authorization server they were
+/// given for (RFC 9700 §4.4, RFC 7521 §8.2), and a JWT bearer grant's assertion only where its `aud` says (RFC 7523 §3).
+///
+/// Every request that carries client authentication or an assertion (the token, pushed authorization, device
+/// authorization, introspection and revocation endpoints, the JWT bearer grant, token exchange) goes through ``post``
+/// or the revocation request, which call ``requireCredentialBinding()`` before anything is sent.
+extension OAuthClient {
+    /// The clock skew allowed on an assertion's `nbf`, in seconds.
+    static let assertionLeeway: TimeInterval = 60
+
+    /// Refuses, before anything is sent, a client whose credentials were given for another authorization server than
+    /// this provider's issuer, compared exactly as RFC 8414 §3.3 compares issuers.
+    ///
+    /// - Throws: ``FlowError`` `wrong_authorization_server`.
+    func requireCredentialBinding() throws {
+        guard let bound = configuration.authorizationServer?.absoluteString else { return }
+        let issuer = provider.issuer?.absoluteString
+        guard issuer != bound else { return }
+        let named = issuer.map { "is \(TerminalText.escaped($0))" } ?? "names no issuer"
+        throw FlowError(
+            .wrongAuthorizationServer,
+            "the credentials of client \(TerminalText.escaped(configuration.clientID)) were given for the authorization server \(TerminalText.escaped(bound)), and provider `\(provider.id)` \(named) (issuers are compared exactly): nothing is sent to it. Give the client for the server it is registered at (`ClientSettings.authorizationServer`, `issuer` in the clients file)"
+        )
+    }
+
+    /// Refuses a JWT bearer grant's assertion that is not for this authorization server or not valid now, before it is
+    /// presented (RFC 7523 §3): its `aud` (a string or an array) must name the issuer or the token endpoint exactly, its
+    /// `exp` must be a JSON number in the future, and its `nbf`, when present, a number already past (within
+    /// ``assertionLeeway``). Nothing of the assertion is quoted.
+    ///
+    /// - Throws: ``FlowError`` `unusable_assertion`; `missing_endpoint` when there is no token endpoint.
+    func checkAssertion(_ assertion: Secret) async throws {
+        func refuse(_ why: String) -> FlowError {
+            FlowError(.unusableAssertion, "the JWT bearer assertion \(why); it is not presented to provider `\(provider.id)`")
+        }
+        guard let jws = try? CompactJWS(assertion.value) else { throw refuse("is not a JWT") }
+        let tokenEndpoint = try await endpoint(\.token, "token").absoluteString
+        let server = [provider.issuer?.absoluteString, tokenEndpoint].compactMap { $0 }
+        guard let audiences = audienceClaim(jws.claims), !audiences.isEmpty else { throw refuse("names no audience (`aud`)") }
+        guard audiences.contains(where: { server.contains($0) }) else {
+            let shown = audiences.prefix(5).map { TerminalText.escaped(String($0.prefix(200))) }.joined(separator: " ")
+            throw refuse(
+                "is for \(shown) (`aud`), not for this authorization server (\(server.map { TerminalText.escaped($0) }.joined(separator: " or ")))")
+        }
+        let now = clock.now().timeIntervalSince1970
+        guard let expiry = jws.claims["exp"]?.numericDate else {
+            throw refuse(jws.claims["exp"] == nil ? "has no expiry (`exp`)" : "has an `exp` that is not a JSON number (RFC 7519 §2)")
+        }
+        guard expiry > now else { throw refuse("expired at \(Date(timeIntervalSince1970: expiry)) (`exp`)") }
+        if let notBefore = jws.claims["nbf"] {
+            guard let start = notBefore.numericDate else { throw refuse("has an `nbf` that is not a JSON number (RFC 7519 §2)") }
+            guard start - Self.assertionLeeway <= now else { throw refuse("is not valid before \(Date(timeIntervalSince1970: start)) (`nbf`)") }
+        }
+    }
+}
