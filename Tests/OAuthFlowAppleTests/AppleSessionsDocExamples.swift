@@ -16,7 +16,25 @@ enum AppleSessionsDocExamples {
         let oauth = OAuth(OAuth.Configuration(clients: ["google-ios": google], store: store))
         return oauth
     }
+
+    /// Docs/apple.md, the keychain store's defaults spelt out, as every process of the app gives them.
+    static func keychainSpelledOut() throws -> any TokenStore {
+        let store = try KeychainTokenStore(service: "OAuthFlow", accessGroup: "ABCDE12345.com.example.notes.shared", accessibility: .afterFirstUnlockThisDeviceOnly)
+        return store
+    }
     #endif
+
+    /// Docs/apple.md, the store for previews and tests.
+    static func inMemory() -> OAuth {
+        let oauth = OAuth(OAuth.Configuration(clients: ["google-ios": ClientSettings(clientID: "1234-abc.apps.googleusercontent.com")], store: InMemoryTokenStore()))
+        return oauth
+    }
+
+    /// Docs/apple.md, the scope the Drive call needs.
+    static func driveClient() -> ClientSettings {
+        let google = ClientSettings(clientID: "1234-abc.apps.googleusercontent.com", scopes: ["openid", "email", "profile", "https://www.googleapis.com/auth/drive.metadata.readonly"])
+        return google
+    }
 
     static func authorizedRequest(oauth: OAuth) async throws -> Data {
         let authorizer = URLRequestAuthorizer(try await oauth.session("google-ios"))

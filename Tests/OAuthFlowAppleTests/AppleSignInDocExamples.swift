@@ -20,6 +20,37 @@ enum AppleSignInDocExamples {
         }
     }
 
+    /// Docs/apple.md, "Main actor, threads and one `OAuth`": a view model on the main actor makes the authenticator.
+    @MainActor final class AccountModel {
+        let oauth: OAuth
+        var message = ""
+
+        init(oauth: OAuth) {
+            self.oauth = oauth
+        }
+
+        func signInTapped() async {
+            do {
+                let result = try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())
+                message = result.profile?.name ?? "signed in"
+            } catch let error as FlowError where error.code == .cancelled {
+                message = ""
+            } catch {
+                message = "\(error)"
+            }
+        }
+    }
+
+    /// Docs/apple.md, "Signing out": the session revoked and deleted, then the provider's own session ended in the sheet.
+    @MainActor static func signOut(oauth: OAuth) async throws {
+        let signedOut = try await oauth.signOut("auth0", endingProviderSession: .init(postLogoutRedirectURI: URL(string: "com.example.notes://signed-out")))
+        if let request = signedOut.endSession, let back = request.postLogoutRedirectURI {
+            let returned = try await SystemWebAuthenticator().authenticate(at: request.url, redirectURI: back, prefersEphemeral: false)
+            let checked = request.acceptsReturn(query: URLComponents(url: returned, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+            print(checked ? "signed out here and at the provider" : "signed out here; the provider's answer was not ours")
+        }
+    }
+
     /// OAuthFlowApple's landing page.
     @MainActor static func landing(oauth: OAuth) async throws {
         let result = try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())
@@ -31,6 +62,38 @@ enum AppleSignInDocExamples {
     static func refreshAfter401(oauth: OAuth) async throws -> TransportResponse {
         let answer = try await oauth.session("google-ios").perform(TransportRequest(method: .get, url: URL(string: "https://openidconnect.googleapis.com/v1/userinfo")!))
         return answer
+    }
+
+    /// Docs/apple.md, "2. Register the app at the provider": the redirect an app signs in with, and Cloudentity's scheme.
+    static func redirects(oauth: OAuth) throws -> (URL, ClientSettings) {
+        let google = try oauth.provider("google-ios")
+        print(try google.appRedirectURI(clientID: "1234-abc.apps.googleusercontent.com", bundleIdentifier: Bundle.main.bundleIdentifier))   // com.googleusercontent.apps.1234-abc:/oauth2redirect
+        let cloudentity = ClientSettings(clientID: "c0ffee", variables: ["tenant": "acme", "region": "us", "workspace": "demo", "app_scheme": "oauth"])
+        return (try google.appRedirectURI(clientID: "1234-abc.apps.googleusercontent.com", bundleIdentifier: nil), cloudentity)
+    }
+
+    /// Docs/apple.md, "Signing out": without the provider's session.
+    static func signOutHere(oauth: OAuth) async throws {
+        try await oauth.signOut("google-ios")
+    }
+
+    /// Docs/apple.md, "Who is signed in after a relaunch".
+    static func relaunch(oauth: OAuth) async throws -> [String]? {
+        do {
+            let session = try await oauth.session("cloudentity").session()
+            print("signed in; granted:", session.scopes)
+            return session.scopes
+        } catch let error as SessionError where error.code == .notSignedIn || error.code == .signedOut {
+            // Nobody is signed in, or the provider refused the refresh token: show the sign-in screen.
+            return nil
+        }
+    }
+
+    /// Docs/apple.md, "Buttons for the granted scopes": the types, after a relaunch.
+    static func buttonsAfterRelaunch(oauth: OAuth) async throws -> [Resource] {
+        let granted: [String] = try await oauth.session("cloudentity").session().scopes
+        let buttons: [Resource] = try oauth.provider("cloudentity").resources.resources(granted: granted)
+        return buttons
     }
 
     /// Docs/apple.md, "Buttons for the granted scopes".
