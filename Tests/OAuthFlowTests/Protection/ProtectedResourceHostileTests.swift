@@ -474,7 +474,8 @@ extension Protection {
         func anAnswerGivingAMemberTwiceIsNotBelieved(_ repeated: String, _ encoding: String) async throws {
             let text = String(active().dropLast()) + repeated
             let encodings: [String: String.Encoding] = ["utf-8": .utf8, "utf-16le": .utf16LittleEndian, "utf-16be": .utf16BigEndian, "utf-16": .utf16]
-            let body = try #require(text.data(using: try #require(encodings[encoding])))
+            let chosen = try #require(encodings[encoding])
+            let body = try #require(text.data(using: chosen))
             let server = InProcessAuthorizationServer()
             server.answerIntrospection { _, _ in TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: body) }
             let api = try introspectingAPI(server)
