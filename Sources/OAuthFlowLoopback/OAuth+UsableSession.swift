@@ -13,7 +13,7 @@ extension OAuth {
     /// }
     /// ```
     ///
-    /// A valid stored session is handed back without a client secret or the network, once ``OAuth/storedSession(_:account:validFor:)``
+    /// A valid stored session is handed back without a client secret or the network, once `OAuth.storedSession(_:account:validFor:)`
     /// has checked that the provider still names the authorization server that issued it. A refresh runs through the
     /// session's shared `TokenManager` (`OAuth.session(_:account:)`), with the variables it was signed in with. A
     /// session the server signed out (`invalid_grant`) or that vanished is reported with

@@ -14,7 +14,7 @@ extension MCPAuthorization {
         /// Clients registered beforehand, by the authorization server's issuer exactly as its metadata writes it: used
         /// before any other (MCP authorization, "Client Registration Approaches"), and preferred when a server names
         /// several authorization servers. Each belongs to the issuer it is given under (its
-        /// ``OAuthFlow/ClientSettings/authorizationServer`` is set to it; one that names another is refused): its secret,
+        /// `ClientSettings.authorizationServer` is set to it; one that names another is refused): its secret,
         /// key and assertion go to no other server. With an assertion among them, or ``clientCredentials``, an MCP
         /// server whose metadata names none of these issuers is refused (`wrong_authorization_server`).
         public var clients: [String: ClientSettings]

@@ -4,7 +4,7 @@ import OAuthFlow
 /// A client the host gives (``Configuration/clients``) belongs to the authorization server whose issuer it is given
 /// under, and to no other (RFC 9700 §4.4, RFC 7521 §8.2): the MCP server's metadata chooses among the authorization
 /// servers the host has clients for, never moves a client to another. Each given client is stamped with its issuer
-/// (``OAuthFlow/ClientSettings/authorizationServer``), so `OAuthClient` refuses to send its secret, key or assertion
+/// (`ClientSettings.authorizationServer`), so `OAuthClient` refuses to send its secret, key or assertion
 /// anywhere else, whatever path asks.
 extension MCPAuthorization {
     /// The client the host gave for `issuer`, bound to it.
