@@ -113,7 +113,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
     private func present(_ session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome) async throws -> URL {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
-                outcome.wait(continuation)
+                outcome.hand(to: continuation)
                 // Cancelled before the sheet opened: nothing to show.
                 guard !outcome.isFinished else { return }
                 if !session.start() {

@@ -33,7 +33,7 @@ final class WebAuthenticationOutcome: Sendable {
 
     /// Waits with `continuation`: resumed at once when the outcome is already known, else by ``finish(_:)``.
     /// A second waiter is resumed at once with `FlowError` `alreadyCompleted`.
-    func wait(_ continuation: CheckedContinuation<URL, any Error>) {
+    func hand(to continuation: CheckedContinuation<URL, any Error>) {
         let ready: Result<URL, any Error>? = state.withLock { state in
             switch state {
             case .pending:

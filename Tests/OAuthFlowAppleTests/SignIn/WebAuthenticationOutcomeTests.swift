@@ -18,7 +18,7 @@ import Testing
             Task { [result] in
                 let ended: Result<URL, any Error>
                 do {
-                    ended = .success(try await withCheckedThrowingContinuation { outcome.wait($0) })
+                    ended = .success(try await withCheckedThrowingContinuation { outcome.hand(to: $0) })
                 } catch {
                     ended = .failure(error)
                 }

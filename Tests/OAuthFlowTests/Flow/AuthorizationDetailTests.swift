@@ -113,7 +113,8 @@ import Testing
             try parse(#"{"access_token":"at","token_type":"Bearer","authorization_details":"# + details + "}")
         }
         #expect(error?.code == .invalidTokenResponse, "\(name)")
-        #expect(error?.message.contains("authorization") == true, "\(name): \(error?.message ?? "")")
+        // A repeated member is refused by the reader of the whole answer, before the details are read.
+        #expect(error?.message.contains(name == "a repeated member" ? "twice" : "authorization") == true, "\(name): \(error?.message ?? "")")
     }
 
     // MARK: - The stored session
