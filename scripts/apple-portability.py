@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""What an Apple build at Package.swift's floor would refuse in Sources/ and Examples/, found on Linux with no build.
+"""What an Apple build at Package.swift's floor would refuse in Sources/, Examples/ and Tests/, found on Linux with no
+build.
 
-    python3 scripts/apple-portability.py               # scan Sources/ and Examples/; exit 1 on any finding
+    python3 scripts/apple-portability.py               # scan Sources/, Examples/, Tests/; exit 1 on any finding
     python3 scripts/apple-portability.py --self-test   # the gate on its fixtures: every kind found, nothing else
     python3 scripts/apple-portability.py --root DIR    # scan another tree (an export of an older commit, say)
 
@@ -10,7 +11,10 @@ Each finding is `path:line:column: message`, for example
 (floor macOS 13.0 / iOS 16.0 / tvOS 16.0 / watchOS 9.0)`.
 
 How it decides, for each of macOS, iOS, tvOS and watchOS:
-- The floor is Package.swift's `platforms:` (SwiftPM's default for a platform it leaves out).
+- The floor is Package.swift's `platforms:` (SwiftPM's default for a platform it leaves out), for every target a
+  Mac's `swift build` / `swift test` builds, test targets and their helpers included (SwiftPM gives a test target no
+  floor of its own). A target Package.swift declares only in a branch no Apple build takes (`#if os(Linux)`) is left
+  out; a file no target holds (an Xcode example's) is read at the floor too: raise it with `@available`.
 - `#if` is evaluated as an Apple build answers it: `os(...)` by the platform; `canImport(...)` true for the SDK's
   modules (Darwin, Foundation, Security, ...), false for Linux-only ones (Glibc, Musl, FoundationNetworking, ...), and
   for a module of a package dependency true only when Package.swift links it to the file's target on that platform;
@@ -19,13 +23,18 @@ How it decides, for each of macOS, iOS, tvOS and watchOS:
   possibly true: both branches are read.
 - Availability comes from the toolchain's own `.swiftinterface` files (`lib/swift/<os>/*.swiftmodule`, beside the
   `swift` found on PATH), which keep Apple's `@available` for the standard library, _Concurrency, Synchronization,
-  _StringProcessing, RegexBuilder, Observation, Distributed and the rest. A module's declarations count only in files
-  that import it (Swift, _Concurrency and _StringProcessing always). Checked: types and macros by name, free functions
+  _StringProcessing, RegexBuilder, Observation, Distributed and the rest; the dependencies' from their sources in
+  .build/checkouts (`swift package resolve`; --checkouts DIR): each public declaration's `@available`, with the
+  package's availability macros expanded (`@available(hummingbird 2.0, *)` is macOS 14 / iOS 17 / tvOS 17); the
+  project's own from its files (`@available(iOS 17.0, macOS 14.0, *) final class SignInModel`), which shadow the
+  others where the file sees them (its module and those it imports). A module's declarations count only in files
+  that import it, directly or through an `@_exported import` (Swift, _Concurrency and _StringProcessing always). Checked: types and macros by name, free functions
   and initialisers by name and argument labels against every overload (a call one overload at the floor accepts is
   fine), and static members through their type's name (`Task.sleep(for:)`). A name the project declares itself is
   left to it.
-- A use inside `if #available(...)`, after `guard #available(...)`, or in a declaration marked `@available(...)` is
-  checked against those versions instead.
+- A use inside `if #available(...)`, after `guard #available(...)`, or in a declaration marked `@available(...)` (its
+  signature included; an extension is raised only by its own `@available`) is checked against those versions instead.
+  Swift Testing skips a suite or test marked `@available` on an older system, so that is how a test says it needs more.
 - Linux-only names: the modules Glibc, Musl, FoundationNetworking, FoundationXML, ...; C names Darwin does not declare
   (`environ`, `st_mtim`, `posix_fallocate`, `epoll_*`, ...); Foundation's `Process` on iOS, tvOS and watchOS; a
   `"/proc..."` path in a string literal an Apple build compiles.
@@ -33,10 +42,10 @@ How it decides, for each of macOS, iOS, tvOS and watchOS:
   package module the target does not link on that platform: every module of one SwiftPM build shares one modules
   folder, so the answer depends on what else the build built. Test `os(...)` as the manifest's condition does.
 
-What it cannot see (Docs/testing.md): members reached through a value (`text.utf8Span`), Foundation's and the
-dependencies' availability (no interfaces for them in the toolchain), availability of the project's own `@available`
-declarations, C differences beyond its list, and anything a type checker would find; a bare `/regex/` literal is read
-as code. A line can be let through with `// apple-portability: ok <reason>` on it or on the line above; the reason is
+What it cannot see (Docs/testing.md): members reached through a value (`text.utf8Span`, `router.addRoutes()`) or a
+nested type's name (`Outer.Inner`), Foundation's availability (no interfaces for it in the toolchain), a dependency's
+declarations inside `#if` branches past the first, C differences beyond its list, and anything a type checker would
+find; a bare `/regex/` literal is read as code. A line can be let through with `// apple-portability: ok <reason>` on it or on the line above; the reason is
 required.
 
 Python 3 standard library only; it reads files and runs nothing (the toolchain's interfaces are found beside the
@@ -387,9 +396,15 @@ def first_branches(masked):
     return lines
 
 
-def read_interface(module, text, table):
+def read_interface(module, text, table, access="interface", macros=None):
+    """Records the declarations of one file in `table`. `access` says which count: "interface" (a .swiftinterface:
+    all but those marked internal, package or private), "source" (the project's own files: all but private and
+    fileprivate ones) or "public" (a dependency's sources: only public and open ones, and the members of a
+    `public extension`). `macros` expands a package's availability macros (`hummingbird 2.0`)."""
     lines = first_branches(mask(text))
-    # Scopes: (kind "decl" or "code", type path, availability, hidden)
+    hidden_modifiers = {"interface": r"\b(internal|private|fileprivate|package)\b",
+                        "source": r"(?!)", "public": r"\b(internal|private|fileprivate|package)\b"}
+    # Scopes: (kind "decl" or "code", type path, availability, hidden, members public by default)
     scopes = []
     pending = []
     for line in lines:
@@ -397,7 +412,7 @@ def read_interface(module, text, table):
         if scopes and scopes[-1][0] == "code":
             for c in stripped:
                 if c == "{":
-                    scopes.append(("code", None, None, True))
+                    scopes.append(("code", None, None, True, False))
                 elif c == "}":
                     scopes.pop()
             continue
@@ -424,17 +439,20 @@ def read_interface(module, text, table):
         attributes = " ".join(pending)
         pending = []
         own = Availability()
-        for arguments in re.findall(r"@available\(([^)]*)\)", attributes):
+        for arguments in re.findall(r"@available\s*\(([^)]*)\)", attributes):
             if re.match(r"\s*\*\s*,\s*unavailable", arguments):
                 hidden = True
-            parsed = Availability.parse(arguments)
+            parsed = Availability.parse(expand_macros(arguments, macros))
             own = own.merged(parsed)
         availability = inherited.merged(own)
         if m:
             mods = m.group("mods")
             kind = m.group("kind")
             name = kind.rstrip("?!") if kind in ("init", "subscript", "deinit") else m.group("name").strip("`")
-            if "@_spi" in attributes or re.search(r"\b(internal|private|fileprivate|package)\b", mods):
+            if "@_spi" in attributes or re.search(hidden_modifiers[access], mods):
+                hidden = True
+            public = bool(re.search(r"\b(public|open)\b", mods))
+            if access == "public" and not public and not (enclosing and enclosing[4]) and kind != "extension":
                 hidden = True
             if "@usableFromInline" in attributes and not re.search(r"\b(public|open)\b", mods):
                 hidden = True
@@ -455,9 +473,9 @@ def read_interface(module, text, table):
             for c in rest:
                 if c == "{":
                     if first and opens_body:
-                        scopes.append(("decl", path, availability, hidden))
+                        scopes.append(("decl", path, availability, hidden, kind == "extension" and public))
                     else:
-                        scopes.append(("code", None, None, True))
+                        scopes.append(("code", None, None, True, False))
                     first = False
                 elif c == "}":
                     if scopes:
@@ -466,9 +484,16 @@ def read_interface(module, text, table):
         else:
             for c in rest:
                 if c == "{":
-                    scopes.append(("code", None, None, True))
+                    scopes.append(("code", None, None, True, False))
                 elif c == "}" and scopes:
                     scopes.pop()
+
+
+def expand_macros(arguments, macros):
+    """An `@available` argument list with each availability macro (`hummingbird 2.0`) replaced by its platforms."""
+    if not macros:
+        return arguments
+    return ", ".join(macros.get(part.strip(), part.strip()) for part in arguments.split(","))
 
 
 MODULE_PREFIX = re.compile(r"^(?:Swift|_Concurrency|_StringProcessing|Synchronization|Observation|Distributed|"
@@ -560,22 +585,56 @@ class Manifest:
                     dependencies[named.group(1)] = platforms
                     self.package_modules.add(named.group(1))
             self.package_modules.add(name)
-            self.targets.append((name, (path_match.group(1) if path_match else default).rstrip("/"), dependencies))
+            self.targets.append((name, (path_match.group(1) if path_match else default).rstrip("/"), dependencies,
+                                 text[:m.start()].count("\n")))
         self.defines = {}
         for name, condition in re.findall(r'\.define\(\s*"(\w+)"([^)]*)\)', text):
             platforms = re.search(r"platforms\s*:\s*\[([^\]]*)\]", condition)
             self.defines[name] = {p for p in re.findall(r"\.(\w+)", platforms.group(1))} if platforms else None
+        # A target declared only in a branch no Apple build takes (`#if os(Linux)`) is not part of a Mac's build.
+        skipped = set(range(len(code.split("\n"))))
+        for platform in PLATFORMS:
+            skipped &= inactive_lines(code, Condition(self, platform, None, lambda module: None))
+        self.apple_targets = [t for t in self.targets if t[3] not in skipped]
+        self.linux_targets = [t for t in self.targets if t[3] in skipped]
+        self.package_modules -= {t[0] for t in self.linux_targets}
 
-    def target_of(self, relative):
+    def target_of(self, relative, targets=None):
         best = None
-        for target in self.targets:
+        for target in self.targets if targets is None else targets:
             if relative == target[1] or relative.startswith(target[1] + "/"):
                 if best is None or len(target[1]) > len(best[1]):
                     best = target
         return best
 
+    def built_on_apple(self, relative):
+        """Whether an Apple build compiles the file: False for the files of a target it never declares."""
+        linux = self.target_of(relative, self.linux_targets)
+        return linux is None or self.target_of(relative) is not linux
+
     def floor_text(self):
         return " / ".join("%s %s" % (p, show(self.floor[p])) for p in PLATFORMS)
+
+
+def inactive_lines(code, condition):
+    """The indexes of the lines of `code` (masked) in an `#if` branch that `condition`'s build never takes."""
+    inactive, stack = set(), []  # [parent active, taken, active]
+    for index, line in enumerate(code.split("\n")):
+        m = DIRECTIVE.match(line)
+        parent = all(frame[2] for frame in stack)
+        if m and m.group(1) == "if":
+            value = condition.evaluate(m.group(2)) if parent else False
+            stack.append([parent, value is True, value is not False])
+        elif m and m.group(1) in ("elseif", "else") and stack:
+            frame = stack[-1]
+            value = (condition.evaluate(m.group(2)) if m.group(1) == "elseif" else True) if not frame[1] else False
+            frame[2] = frame[0] and not frame[1] and value is not False
+            frame[1] = frame[1] or value is True
+        elif m and stack:
+            stack.pop()
+        elif not parent:
+            inactive.add(index)
+    return inactive
 
 
 def linked(target, module, platform):
@@ -695,11 +754,12 @@ class Condition:
 # --- one file, one platform -------------------------------------------------------------------------------------------
 
 class Scanner:
-    def __init__(self, root, manifest, table, declared):
+    def __init__(self, root, manifest, table, declared, own=None):
         self.root = root
         self.manifest = manifest
-        self.table = table
+        self.table = table  # the toolchain's declarations and the dependencies'
         self.declared = declared  # names the scanned tree declares: {"types", "functions", "values"}
+        self.own = own or empty_table()  # the scanned tree's declarations, by module, with their @available
         self.findings = {}  # (path, line, column, key) -> [message parts, platforms]
 
     def add(self, path, line, column, key, platform, message):
@@ -777,7 +837,7 @@ class Scanner:
                 platforms = ", ".join(sorted(target[2][module]))
                 self.add(relative, line, column, "import:" + module, platform,
                          "import %s: Package.swift links %s to %s only on %s" % (module, module, target[0], platforms))
-        modules = IMPLICIT_MODULES | imports
+        modules = IMPLICIT_MODULES | imports | {module_of(self.manifest, relative)}
         code = re.sub(r"(?m)^[ \t]*(?:@[\w]+(?:\([^)]*\))?[ \t]+)*import[ \t][^\n]*", lambda m: " " * len(m.group(0)), code)
 
         raises = availability_scopes(code)
@@ -822,15 +882,23 @@ class Scanner:
         def in_modules(declarations):
             return [d for d in declarations if d.module in modules]
 
+        def lookup(kind, name):
+            """What `name` means here: the project's own declarations the file sees (its module's and those of the
+            modules it imports) shadow the toolchain's and the dependencies'."""
+            own = in_modules(self.own[kind].get(name, []))
+            if own:
+                return own
+            if kind in ("types", "functions") and name in self.declared[kind] and not self.table[kind].get(name):
+                return []
+            return in_modules(self.table[kind].get(name, []))
+
         # Types and macros.
         for m in re.finditer(r"(?<![.\w$])([@#]?)([A-Z][\w]*)\b", code):
             sigil, name = m.group(1), m.group(2)
             if sigil:
                 declarations = in_modules(self.table["macros"].get(name, []))
             else:
-                if name in self.declared["types"]:
-                    continue
-                declarations = in_modules(self.table["types"].get(name, []))
+                declarations = lookup("types", name)
                 before = code[max(0, m.start() - 5):m.start()]
                 if re.search(r"\b(any|some)\s+$", before):
                     declarations = [d for d in declarations if d.kind == "protocol"]
@@ -844,14 +912,15 @@ class Scanner:
         for m in re.finditer(r"(?<![.\w$])([A-Za-z_][\w]*)(?:\s*<[^<>()]*>)?(?:\s*\.\s*init)?\s*(\(|\{)", code):
             name = m.group(1)
             if name[0].isupper():
-                if name in self.declared["types"]:
-                    continue
-                declarations = in_modules(self.table["initialisers"].get(name, []))
+                own_types = in_modules(self.own["types"].get(name, []))
+                # An initialiser of the project's own type: its own, or the type's (a memberwise one).
+                declarations = (in_modules(self.own["initialisers"].get(name, [])) or own_types if own_types
+                                else lookup("initialisers", name))
                 kind = "init"
             else:
-                if name in self.declared["functions"] or name in ("if", "while", "guard", "switch", "for", "return"):
+                if name in ("if", "while", "guard", "switch", "for", "return"):
                     continue
-                declarations = in_modules(self.table["functions"].get(name, []))
+                declarations = lookup("functions", name)
                 kind = "func"
             if not declarations:
                 continue
@@ -867,9 +936,15 @@ class Scanner:
         # Static members through their type's name.
         for m in re.finditer(r"(?<![.\w$])([A-Z][\w]*(?:\.[A-Z][\w]*)*)\s*\.\s*([a-z_][\w]*)\b", code):
             path, member = m.group(1), m.group(2)
-            if path.split(".")[0] in self.declared["types"] or member == "init":
+            if member == "init":
                 continue
-            declarations = [d for d in in_modules(self.table["members"].get(path, {}).get(member, [])) if d.static]
+            if in_modules(self.own["types"].get(path.split(".")[0], [])):
+                members = self.own["members"]
+            elif path.split(".")[0] in self.declared["types"]:
+                continue
+            else:
+                members = self.table["members"]
+            declarations = [d for d in in_modules(members.get(path, {}).get(member, [])) if d.static]
             if not declarations:
                 continue
             after = code[m.end():m.end() + 200]
@@ -1023,15 +1098,15 @@ def availability_scopes(code):
     for index, c in enumerate(code):
         if c == "{":
             head = code[boundary + 1:index]
-            raise_here, guard = head_availability(head)
-            stack.append((index, raise_here, guard))
+            raise_here, guard, start = head_availability(head)
+            stack.append((index, raise_here, guard, boundary + 1 + start))
             boundary = index
         elif c == "}":
             if stack:
-                opened, raise_here, guard = stack.pop()
+                opened, raise_here, guard, start = stack.pop()
                 closes[opened] = index
                 if raise_here is not None:
-                    scopes.append((opened, index, raise_here))
+                    scopes.append((start, index, raise_here))
                 if guard is not None:
                     guards.append((index, stack[-1][0] if stack else None, guard))
             boundary = index
@@ -1044,8 +1119,9 @@ def availability_scopes(code):
 
 
 def head_availability(head):
-    """The availability a block's head gives the block (if/while #available, or an @available declaration), and the
-    one a `guard #available` gives the rest of its enclosing block."""
+    """The availability a block's head gives the block (if/while #available, or an @available declaration), the one
+    a `guard #available` gives the rest of its enclosing block, and where in `head` the raised stretch starts (an
+    @available declaration's own head is raised too: `func f(router: Router<C>)`, `extension NewerType`)."""
     m = None
     for m in re.finditer(r"#available\s*\(([^)]*)\)", head):
         pass
@@ -1055,8 +1131,8 @@ def head_availability(head):
             keyword = k.group(1)
         availability = Availability.parse(m.group(1))
         if keyword == "guard":
-            return None, availability
-        return availability, None
+            return None, availability, len(head)
+        return availability, None, len(head)
     attributes = re.findall(r"@available\s*\(([^)]*)\)", head)
     if attributes:
         keyword = None
@@ -1064,7 +1140,7 @@ def head_availability(head):
                              head):
             keyword = k
         if keyword is None:
-            return None, None
+            return None, None, len(head)
         # Only the attributes of the declaration this block belongs to: those after the last statement before it.
         prefix = head[:keyword.start()]
         lines = prefix.split("\n")
@@ -1082,8 +1158,8 @@ def head_availability(head):
             parsed = Availability.parse(arguments)
             if parsed is not None:
                 availability = parsed if availability is None else availability.merged(parsed)
-        return availability, None
-    return None, None
+        return availability, None, keyword.start()
+    return None, None, len(head)
 
 
 # --- the run ----------------------------------------------------------------------------------------------------------
@@ -1098,13 +1174,103 @@ def swift_files(root, folders):
                     yield os.path.relpath(os.path.join(directory, name), root)
 
 
-def run(root, folders, interfaces):
+def empty_table():
+    return {"types": {}, "functions": {}, "initialisers": {}, "members": {}, "macros": {}}
+
+
+def merge_tables(into, other):
+    for kind, entries in other.items():
+        for name, value in entries.items():
+            if kind == "members":
+                for member, declarations in value.items():
+                    into[kind].setdefault(name, {}).setdefault(member, []).extend(declarations)
+            else:
+                into[kind].setdefault(name, []).extend(value)
+
+
+EXPORTED_IMPORT = re.compile(r"@_exported\s+import\s+(?:(?:class|struct|enum|protocol|typealias|func|let|var)\s+)?(\w+)")
+IMPORT = re.compile(r"(?m)^[ \t]*(?:@[\w]+(?:\([^)]*\))?[ \t]+)*import[ \t]+(?:(?:typealias|struct|class|enum|protocol|let|"
+                    r"var|func)[ \t]+)?([\w]+)")
+
+
+def module_of(manifest, relative):
+    """The module a file is compiled into: its target's, or for a file no target holds (an Xcode example's) one named
+    after its folder (`Examples/AppleSignIn`)."""
+    target = manifest.target_of(relative)
+    return target[0] if target else "/".join(relative.split("/")[:2])
+
+
+def dependency_folders(checkouts):
+    """{module: (folder, availability macros)} for the package checkouts SwiftPM resolved (`.build/checkouts`)."""
+    folders = {}
+    for package in sorted(os.listdir(checkouts)):
+        base = os.path.join(checkouts, package)
+        try:
+            with open(os.path.join(base, "Package.swift"), encoding="utf-8") as handle:
+                manifest = handle.read()
+        except OSError:
+            continue
+        macros = {}
+        for name, platforms in re.findall(r'AvailabilityMacro=([^:"\\]+):([^"\\]+)"', manifest):
+            macros.setdefault(name.strip(), platforms.strip())
+        sources = os.path.join(base, "Sources")
+        if os.path.isdir(sources):
+            for entry in sorted(os.listdir(sources)):
+                folders.setdefault(entry, (os.path.join(sources, entry), macros))
+        for body in re.findall(r"\.(?:target|executableTarget)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", manifest):
+            name, path = re.search(r'\bname\s*:\s*"([^"]+)"', body), re.search(r'\bpath\s*:\s*"([^"]+)"', body)
+            if name and path:
+                folders[name.group(1)] = (os.path.join(base, path.group(1)), macros)
+    return folders
+
+
+def read_dependencies(checkouts, wanted):
+    """The public declarations, with their availability (the package's availability macros expanded), of each
+    dependency module in `wanted` and of those they re-export; and {module: modules it re-exports, transitively}."""
+    table, exported, read = empty_table(), {}, set()
+    if not checkouts or not os.path.isdir(checkouts):
+        return table, exported, read
+    folders = dependency_folders(checkouts)
+    pending = sorted(wanted)
+    while pending:
+        module = pending.pop()
+        if module in read or module not in folders:
+            continue
+        read.add(module)
+        folder, macros = folders[module]
+        for directory, subdirectories, files in os.walk(folder):
+            subdirectories.sort()
+            for name in sorted(files):
+                if not name.endswith(".swift"):
+                    continue
+                with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+                read_interface(module, text, table, "public", macros)
+                for other in EXPORTED_IMPORT.findall(mask(text)):
+                    exported.setdefault(module, set()).add(other)
+                    pending.append(other)
+    changed = True
+    while changed:
+        changed = False
+        for module, others in exported.items():
+            more = set().union(*(exported.get(other, set()) for other in others)) - others
+            if more:
+                others |= more
+                changed = True
+    return table, exported, read
+
+
+def run(root, folders, interfaces, checkouts=None):
     manifest = Manifest(root)
     table, count = read_interfaces(interfaces)
     texts, masked, originals = {}, {}, {}
     declared = {"types": set(), "functions": set(), "values": set()}
-    exported = {}
+    own = empty_table()
+    exported, imported, skipped = {}, set(), 0
     for relative in swift_files(root, folders):
+        if not manifest.built_on_apple(relative):
+            skipped += 1
+            continue
         with open(os.path.join(root, relative), encoding="utf-8") as handle:
             text = handle.read()
         texts[relative] = text
@@ -1114,25 +1280,34 @@ def run(root, folders, interfaces):
         declared["types"].update(re.findall(r"\b(?:struct|class|enum|actor|protocol|typealias)\s+([A-Za-z_]\w*)", code))
         declared["functions"].update(re.findall(r"\bfunc\s+([A-Za-z_]\w*)", code))
         declared["values"].update(re.findall(r"\b(?:var|let)\s+([A-Za-z_]\w*)", code))
+        read_interface(module_of(manifest, relative), text, own, "source")
+        imported.update(IMPORT.findall(code))
         target = manifest.target_of(relative)
         if target:
             for module in re.findall(r"(?m)^[ \t]*@_exported[ \t]+import[ \t]+(\w+)", code):
                 if module not in LINUX_ONLY_MODULES:
                     exported.setdefault(target[0], set()).add(module)
-    scanner = Scanner(root, manifest, table, declared)
+    dependencies, dependency_exports, read = read_dependencies(
+        checkouts, imported - {t[0] for t in manifest.targets} - set(APPLE_MODULES) - set(LINUX_ONLY_MODULES))
+    merge_tables(table, dependencies)
+    for module, others in dependency_exports.items():
+        exported.setdefault(module, set()).update(others)
+    scanner = Scanner(root, manifest, table, declared, own)
     for relative in texts:
         scanner.scan(relative, texts[relative], masked[relative], exported)
     lines, suppressed = scanner.report_lines(originals)
-    return manifest, count, len(texts), lines, suppressed
+    summary = {"skipped": skipped, "dependencies": len(read), "checkouts": checkouts}
+    return manifest, count, len(texts), lines, suppressed, summary
 
 
 def self_test(interfaces):
     """The gate over its fixtures (a small package): each `// expect: KIND` line must be reported with that kind, and
     nothing else may be."""
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "apple-portability")
-    manifest, count, files, lines, suppressed = run(root, ["Sources"], interfaces)
+    folders = ["Sources", "Tests"]
+    manifest, count, files, lines, suppressed, summary = run(root, folders, interfaces, os.path.join(root, "Checkouts"))
     expected = set()
-    for relative in swift_files(root, ["Sources"]):
+    for relative in swift_files(root, folders):
         with open(os.path.join(root, relative), encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 for kind in re.findall(r"expect:\s*([\w-]+)", line):
@@ -1146,35 +1321,51 @@ def self_test(interfaces):
         if (path, line, kind) in unexpected:
             print("self-test: unexpected finding: %s" % text, file=sys.stderr)
     kinds = sorted({kind for _, _, kind in expected})
-    if missing or unexpected or suppressed != 1:
+    if missing or unexpected or suppressed != 1 or summary["skipped"] != 1 or summary["dependencies"] != 2:
         if suppressed != 1:
             print("self-test: expected 1 finding let through by its comment, got %d" % suppressed, file=sys.stderr)
+        if summary["skipped"] != 1:
+            print("self-test: expected 1 file of a target only Linux declares left out, got %d" % summary["skipped"],
+                  file=sys.stderr)
+        if summary["dependencies"] != 2:
+            print("self-test: expected 2 dependency modules read (Checkouts/), got %d" % summary["dependencies"],
+                  file=sys.stderr)
         print("apple-portability self-test FAILED (%d expected, %d reported)" % (len(expected), len(reported)),
               file=sys.stderr)
         return 1
-    print("apple-portability self-test: %d findings of %d kinds (%s) found in %d fixture files, nothing else"
-          % (len(expected), len(kinds), ", ".join(kinds), files), file=sys.stderr)
+    print("apple-portability self-test: %d findings of %d kinds (%s) found in %d fixture files and 2 dependency "
+          "modules, nothing else" % (len(expected), len(kinds), ", ".join(kinds), files), file=sys.stderr)
     return 0
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        help="The package to scan (its Package.swift, Sources/ and Examples/).")
+                        help="The package to scan (its Package.swift, Sources/, Examples/ and Tests/).")
     parser.add_argument("--interfaces", help="The toolchain's lib/swift/<os> folder (default: beside `swift` on PATH).")
+    parser.add_argument("--checkouts", help="The dependencies' sources (default: ROOT/.build/checkouts, which "
+                        "`swift package resolve` fills).")
     parser.add_argument("--self-test", action="store_true", help="Run the gate over its fixtures.")
     arguments = parser.parse_args()
     interfaces = interfaces_directory(arguments.interfaces)
     if arguments.self_test:
         return self_test(interfaces)
-    folders = [folder for folder in ("Sources", "Examples") if os.path.isdir(os.path.join(arguments.root, folder))]
-    manifest, count, files, lines, suppressed = run(arguments.root, folders, interfaces)
+    folders = [folder for folder in ("Sources", "Examples", "Tests")
+               if os.path.isdir(os.path.join(arguments.root, folder))]
+    checkouts = arguments.checkouts or os.path.join(arguments.root, ".build", "checkouts")
+    manifest, count, files, lines, suppressed, summary = run(arguments.root, folders, interfaces, checkouts)
     for line in lines:
         print(line[4])
     sys.stdout.flush()
-    print("apple-portability: %d finding(s) in %d files against the floor %s (availability from %d interfaces in %s%s)"
-          % (len(lines), files, manifest.floor_text(), count, interfaces,
-             "; %d let through by `apple-portability: ok`" % suppressed if suppressed else ""), file=sys.stderr)
+    if summary["dependencies"]:
+        dependencies = "; the dependencies' from %d modules in %s" % (summary["dependencies"], checkouts)
+    else:
+        dependencies = "; the dependencies' NOT read: no %s (run `swift package resolve`)" % checkouts
+    print("apple-portability: %d finding(s) in %d files against the floor %s (availability from %d interfaces in %s%s"
+          "%s%s)" % (len(lines), files, manifest.floor_text(), count, interfaces, dependencies,
+                     "; %d files of targets only Linux declares left out" % summary["skipped"] if summary["skipped"]
+                     else "", "; %d let through by `apple-portability: ok`" % suppressed if suppressed else ""),
+          file=sys.stderr)
     return 1 if lines else 0
 
 

@@ -3,11 +3,12 @@
 #
 # 1. Checks Sources with `swift format lint --strict` and .swift-format (its layout, and rules
 #    against force unwraps, force tries and implicitly unwrapped optionals); any finding fails.
-#    Then the Apple-platform gate (scripts/apple-portability.py, no build, a few seconds): what an Apple
-#    build at Package.swift's floor would refuse in Sources/ and Examples/ (an API newer than the floor,
-#    by the toolchain's own .swiftinterface availability, with #if evaluated as an Apple build; a
-#    Linux-only module or C name; Process off macOS; a module chosen by canImport that the manifest
-#    links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
+#    Then the Apple-platform gate (scripts/apple-portability.py, no build, seconds, after `swift package
+#    resolve` has checked the dependencies out): what an Apple build at Package.swift's floor would refuse
+#    in Sources/, Examples/ and Tests/ (an API newer than the floor, by the toolchain's own .swiftinterface
+#    availability, the dependencies' and the project's own @available, with #if evaluated as an Apple
+#    build; a Linux-only module or C name; Process off macOS; a module chosen by canImport that the
+#    manifest links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
 #    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md). Then the
 #    DocC articles made from Docs/*.md must be what the guides make (scripts/docc-articles.py --check).
 #    Then the house's size and naming rules (scripts/house.py, no build, under a second; Docs/design.md, Style): no
@@ -76,9 +77,11 @@ if ! lint_output=$(swift format lint --strict --recursive Sources 2>&1) \
 fi
 
 # --- Apple platforms: what a build at Package.swift's floor would refuse (no build; seconds) -----------
+# The dependencies' @available is read from their sources in .build/checkouts (Hummingbird's Router needs macOS 14).
+swift package resolve >/dev/null
 python3 "$root/scripts/apple-portability.py" --self-test
 if ! python3 "$root/scripts/apple-portability.py"; then
-    echo "error: Sources or Examples use what an Apple build at Package.swift's floor refuses (above; Docs/testing.md)" >&2
+    echo "error: Sources, Examples or Tests use what an Apple build at Package.swift's floor refuses (above; Docs/testing.md)" >&2
     exit 1
 fi
 

@@ -40,6 +40,7 @@ struct APIProtectionDocExamples {
         return notes
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func hummingbird(api: ProtectedResource) {
         let router = Router(context: BasicAccessRequestContext.self)
         router.addProtectedResourceMetadata(api)

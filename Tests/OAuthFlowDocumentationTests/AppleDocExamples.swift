@@ -13,6 +13,7 @@ enum AppleDocExamples {
         let name: String?
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func host(env: [String: String], keyring: SessionKeyring, store: any TokenStore, router: Router<BasicRequestContext>) throws {
         let apple = ClientSettings(
             clientID: "com.example.web",   // the Services ID

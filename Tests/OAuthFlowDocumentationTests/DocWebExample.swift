@@ -23,6 +23,7 @@ enum DocWebExample {
         var sessions: Sessions { Sessions() }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func hostEnablingProvidersByName(env: [String: String], router: Router<Context>) throws {
         let oauth = OAuth(OAuth.Configuration(clients: [
             "google": ClientSettings(clientID: env["GOOGLE_CLIENT_ID"]!, secret: Secret(env["GOOGLE_CLIENT_SECRET"]!)),

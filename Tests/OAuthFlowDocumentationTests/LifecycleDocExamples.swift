@@ -15,6 +15,7 @@ struct LifecycleDocExamples {
     }
 
     /// Docs/web.md, a Hummingbird app and its session store in one `ServiceGroup`.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func webExample(router: Router<BasicRequestContext>, store: PostgresTokenStore) async throws {
         var app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
         app.beforeServerStarts { try await store.migrate() }

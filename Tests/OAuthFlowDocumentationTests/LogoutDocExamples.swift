@@ -37,6 +37,7 @@ enum LogoutDocExamples {
         _ = signOut
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func web(
         clients: [String: ClientSettings], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
         router: Router<BasicRequestContext>, appSession: AppSession

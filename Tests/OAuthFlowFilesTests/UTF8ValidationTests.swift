@@ -2,7 +2,9 @@ import Testing
 
 @testable import OAuthFlowFiles
 
-/// Descriptor bytes are checked as UTF-8 without making a `String`: the judgement is `String(validating:)`'s.
+/// Descriptor bytes are checked as UTF-8 without making a `String`: the judgement is `String(validating:)`'s, which
+/// an Apple platform has from macOS 15 and iOS 18 (below, Swift Testing skips the suite).
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 @Suite struct UTF8ValidationTests {
     func agrees(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) } == (String(validating: bytes, as: UTF8.self) != nil)
@@ -42,6 +44,7 @@ import Testing
 
     /// Below macOS 15 and iOS 18, where `String(validating:as:)` does not exist, bytes are decoded as it decodes them:
     /// the same string, or nil for the same bytes.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     func decodesAlike(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { UTF8Validation.stringCheckedHere($0) } == String(validating: bytes, as: UTF8.self)
     }

@@ -36,6 +36,7 @@ struct MCPDocExamples {
 // The server section of Docs/mcp.md: a protected MCP server on Hummingbird (on Vapor: MCPVaporDocExamples), and an
 // upstream call through a token exchange. ProtectedMCPServerHummingbirdTests and ProtectedMCPServerVaporTests run the same calls in process.
 extension MCPDocExamples {
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func protectedServer() async throws {
         let oauth = OAuth(OAuth.Configuration(providerDirectories: [URL(fileURLWithPath: "/etc/notes/providers")]))
         let api = try oauth.protectedResource(

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A program started for a test, with its output read as it comes.
@@ -262,7 +264,13 @@ public final class ChildProcess: @unchecked Sendable {
 
     private static func pipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
+        #if os(Linux)
         guard LinuxCalls.pipe2(&ends, O_CLOEXEC) == 0 else { throw SpawnError.failed("pipe2", errno) }
+        #else
+        // Darwin has no pipe2: the flag is set after; a spawn in between may inherit the pipe (tests only).
+        guard Darwin.pipe(&ends) == 0 else { throw SpawnError.failed("pipe", errno) }
+        for end in ends where fcntl(end, F_SETFD, FD_CLOEXEC) != 0 { throw SpawnError.failed("fcntl", errno) }
+        #endif
         return (ends[0], ends[1])
     }
 }
@@ -279,10 +287,12 @@ private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
 
 /// The GNU calls Swift's Glibc module does not import (they need `_GNU_SOURCE`), found at run time.
 private enum LinuxCalls {
+    #if os(Linux)
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+    static let pipe2: Pipe2 = symbol("pipe2")
+    #endif
     typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
-    static let pipe2: Pipe2 = symbol("pipe2")
     static let addChdir: AddChdir = symbol("posix_spawn_file_actions_addchdir_np")
 
     private static func symbol<Function>(_ name: String) -> Function {

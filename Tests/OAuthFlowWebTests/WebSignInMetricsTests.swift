@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MetricsTestKit
 import OAuthFlowTesting
@@ -10,6 +11,7 @@ import OAuthFlow
 /// refusals of their own checks (no pending cookie, a provider that is not enabled, whose name is never a label).
 @Suite struct WebSignInMetricsTests {
     static let origin = URL(string: "https://app.example.com")!
+    static let key = try! SessionKeyring.Key(id: "web-1", key: SymmetricKey(size: .bits256))
 
     @Test func eachCallbackIsCountedOnceWithThePagesCode() async throws {
         let simulated = try OAuthFlowTesting.SimulatedProvider()
@@ -19,7 +21,7 @@ import OAuthFlow
         environment.metrics = metrics
         let web = try WebSignIn(
             providers: [(try simulated.provider(), ClientSettings(clientID: "web-app"))], origin: Self.origin,
-            keyring: SessionKeyring(current: WebSignInTests.keyA), environment: environment)
+            keyring: SessionKeyring(current: Self.key), environment: environment)
 
         let started = await web.start("simulated")
         let location = try #require(started.headers.first { $0.name == "Location" }.flatMap { URL(string: $0.value) })

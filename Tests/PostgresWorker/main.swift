@@ -152,6 +152,7 @@ do {
         say("done")
         try await Task.sleep(for: .seconds(60))
     case "sign-in":
+        #if os(macOS) || os(Linux)
         guard arguments.count >= 6, let python = environment["OAUTHFLOW_TEST_AS_PYTHON"], let agent = environment["OAUTHFLOW_TEST_AS_AGENT"] else {
             fail("sign-in needs PROVIDERS AS_PORT CLIENT_ID, OAUTHFLOW_TEST_AS_PYTHON and OAUTHFLOW_TEST_AS_AGENT")
         }
@@ -175,6 +176,9 @@ do {
         try await store.save(StoredSession(key: key, variables: provider.variables, clientID: arguments[5], redirectURI: redirect,
                                            tokens: tokens, updatedAt: Date()))
         say("signed-in")
+        #else
+        fail("sign-in runs the agent with Foundation's Process, which only macOS and Linux have")
+        #endif
     case "expire":
         guard var session = try await store.load(key) else { fail("no stored session for \(key)") }
         session.tokens.expiresAt = Date().addingTimeInterval(-5)

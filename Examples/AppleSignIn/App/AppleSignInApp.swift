@@ -5,6 +5,7 @@ import OAuthFlow
 import OAuthFlowApple
 import SwiftUI
 
+@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 @main
 struct AppleSignInApp: App {
     @State private var model: SignInModel = {
@@ -18,6 +19,7 @@ struct AppleSignInApp: App {
     }
 }
 
+@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 struct ContentView: View {
     let model: SignInModel
 

@@ -43,7 +43,7 @@ import OAuthFlow
                     bytes.insert(contentsOf: bytes[start..<end], at: end)
                 }
             }
-            guard let text = String(validating: bytes, as: UTF8.self) else { continue }
+            guard let text = String(bytes: bytes, encoding: .utf8) else { continue }  // the mutations that are still UTF-8
             let ours = Result { () throws(YAMLSyntaxError) in try YAMLTree.compose(text)?.root }
             let theirs = Result { try Yams.compose(yaml: text, .basic) }
             switch (ours, theirs) {

@@ -90,7 +90,17 @@ import Darwin
         #expect(try await store.load(SessionKey(providerID: "example"))?.tokens.accessToken.value == "new")
     }
 
-    @Test(arguments: ["/proc/self/environ", "../outside.json", "sub/../../outside.json", "~/outside.json"])
+    /// Names that lead out of the descriptors' directory: an absolute path (on Linux the process's environment), `..`, `~`.
+    static let outsideNames: [String] = {
+        #if os(Linux)
+        let absolute = "/proc/self/environ"
+        #else
+        let absolute = "/etc/hosts"
+        #endif
+        return [absolute, "../outside.json", "sub/../../outside.json", "~/outside.json"]
+    }()
+
+    @Test(arguments: outsideNames)
     func resourcesFileStaysInTheDescriptorsDirectory(_ name: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
