@@ -93,7 +93,6 @@ enum FrontDoorDocExamples {
 /// The front door's calls, run: sign-in by name, a session's token and sign-out against Django OAuth Toolkit; a
 /// service token and an API's check of it against Authlib; web sign-in and lint offline; and what the library
 /// reads when the host passes nothing (nothing) and when it passes the CLI's environment.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct FrontDoorExampleTests {
     @Test func inlineCallsAreShown() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)

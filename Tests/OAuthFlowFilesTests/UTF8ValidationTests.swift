@@ -4,7 +4,6 @@ import Testing
 
 /// Descriptor bytes are checked as UTF-8 without making a `String`: the judgement is `String(validating:)`'s, which
 /// an Apple platform has from macOS 15 and iOS 18 (below, Swift Testing skips the suite).
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 @Suite struct UTF8ValidationTests {
     func agrees(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) } == (String(validating: bytes, as: UTF8.self) != nil)

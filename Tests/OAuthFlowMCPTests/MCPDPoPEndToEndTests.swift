@@ -21,7 +21,6 @@ import Testing
 /// DPoP-bound, every request carries a proof of its own, the resource's `use_dpop_nonce` is answered with the nonce it
 /// gave, and a tool's 403 steps up to a new DPoP-bound session. Without the modifier, the stored DPoP session is refused
 /// with a sentence rather than sent as a Bearer token.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct MCPDPoPEndToEndTests {
     static let clientID = "swift-mcp-client"
 

@@ -28,7 +28,6 @@ struct StandInBrowser: BrowserOpener {
 
 /// Docs/mcp.md's "Both sides on one machine", run as written (on a free port instead of 8080): the simulated provider
 /// served on 127.0.0.1, a protected MCP server, and a client that signs in, steps up and gets the tool's answer.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct MCPDocExamplesTests {
     /// The example's one line that this test replaces with a free port.
     func examplePort() -> Int {

@@ -89,7 +89,6 @@ struct TestIDJAGServer: Decodable, Sendable {
 /// the authorization server beside it, and calls a protected Swift MCP server (Hummingbird) that takes the tokens that
 /// authorization server issues; the authorization server's own refusals (a replayed `jti` among them); and the Python MCP
 /// SDK's ID-JAG client against the same Swift server.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite(.enabled(if: TestIDJAGServer.shouldRun, "needs the ID-JAG server: run `bash scripts/test.sh`"))
 struct MCPEnterpriseEndToEndTests {
     /// A protected MCP server on 127.0.0.1 that trusts the ID-JAG authorization server, stateless (the Swift SDK's client
@@ -187,7 +186,6 @@ struct MCPEnterpriseEndToEndTests {
     }
 }
 
-@available(macOS 14, iOS 17, tvOS 17, *)
 extension MCPEnterpriseEndToEndTests {
     /// `oauthflow mcp inspect URL --via corp-idp` says the token would come through the identity provider, `login --via`
     /// signs in there (the browser is `$BROWSER`, a script that follows the redirects) and gets the server's token, and

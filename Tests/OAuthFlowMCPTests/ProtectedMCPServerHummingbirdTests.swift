@@ -13,7 +13,6 @@ import Testing
 /// authorization server: the RFC 9728 document, the RFC 6750 challenges with `resource_metadata` and `scope`, tokens for
 /// another audience refused, a tool's scopes demanded with 403 `insufficient_scope`, and a good token reaching the SDK
 /// (initialize, tools/list, tools/call) without its `Authorization` header.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct ProtectedMCPServerHummingbirdTests {
     static func app(_ mcp: ProtectedMCPServer) -> some ApplicationProtocol {
         let router = Router()
@@ -271,7 +270,6 @@ import Testing
     }
 }
 
-@available(macOS 14, iOS 17, tvOS 17, *)
 extension ProtectedMCPServerHummingbirdTests {
     /// One user opening sessions closes their own oldest, never another user's.
     @Test func aUsersSessionsAreCappedWithoutClosingAnotherUsers() async throws {

@@ -15,7 +15,6 @@ import Testing
 /// 401, finds the authorization server through the RFC 9728 metadata, signs in with `resource`, lists and calls tools,
 /// and steps up when a tool's scope is missing. The authorization server is the simulated provider, served over HTTP on
 /// 127.0.0.1 beside it by `SimulatedProviderServer` (the user consents at once).
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite(.enabled(if: PythonMCPClient.shouldRun, "needs the Python MCP SDK's virtualenv: run `bash scripts/test.sh`"))
 struct ProtectedMCPServerPythonClientTests {
     static let python = PythonMCPClient.python

@@ -15,7 +15,6 @@ import OAuthFlow
 /// Apple documents: a form_post callback (a cross-site POST, so the pending cookie is SameSite=None; Secure), the
 /// `user` field with the name on the first consent only, `email_verified` as a string, no userinfo endpoint, and
 /// a client secret the engine signs with the client's ES256 key.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct AppleSignInRouteTests {
     /// Apple's token endpoint and JWKS: it checks the client secret with the client's public key and signs ID tokens (RS256).
     final class StandIn: HTTPTransport, @unchecked Sendable {

@@ -78,7 +78,6 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
     }
 }
 
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct WebSignInTests {
     static let keyA = try! SessionKeyring.Key(id: "web-1", key: SymmetricKey(size: .bits256))
     static let keyB = try! SessionKeyring.Key(id: "web-2", key: SymmetricKey(size: .bits256))

@@ -13,7 +13,6 @@ import OAuthFlow
 
 /// Sign-out and the provider's logout through the Hummingbird routes, with the simulated providers of
 /// WebSignInTests: `alpha` has an end-session endpoint, `beta` none.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct WebSignOutTests {
     let store = InMemoryTokenStore()
     let alpha = SimulatedProvider(issuer: "https://alpha.example")

@@ -12,7 +12,6 @@ import Testing
 /// JWT-secured responses (JARM) through the Hummingbird routes, against the simulated provider: the `response` JWT
 /// arrives in the callback's query (`query.jwt`) or in a POST body (`form_post.jwt`), and its `state` finds the
 /// pending sign-in's cookie.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct WebSignedResponseTests {
     static let origin = URL(string: "https://app.example.com")!
 

@@ -8,7 +8,6 @@ import OAuthFlowApple
 
 /// Examples/AppleSignIn's model (SignInModel.swift and AppClients.swift, linked here from Examples/AppleSignIn/Model):
 /// what its SwiftUI views show, run against the seeds' providers on Linux.
-@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 @MainActor
 @Suite struct SignInModelTests {
     /// Cloudentity's sample in the app: an ephemeral sign-in, the token tabs, the scopeData.json buttons, a button's call.

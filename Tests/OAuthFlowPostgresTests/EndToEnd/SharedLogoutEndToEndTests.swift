@@ -12,7 +12,6 @@ import OAuthFlowTestSupport
 /// agent its user's browser (keeping its cookies like a real one). A logout at the provider reaches one
 /// instance by the back channel and signs the user out of both; a sign-out on one instance ends the provider's
 /// session, and the next sign-in asks for credentials again.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite(.serialized, .enabled(if: TestLogoutServer.shouldRun && TestPostgres.shouldRun, "needs the logout server and PostgreSQL: run `bash scripts/test.sh`"))
 struct SharedLogoutEndToEndTests {
     static let descriptorExtra = "logout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n"

@@ -14,7 +14,6 @@ import Tracing
 
 /// Docs/operations.md, "Serving `/metrics`", run against the simulated provider served over HTTP: the API's metrics
 /// scraped from the app it protects, its checks traced, and the group's task cancelled at the end.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite struct OperationsServingDocExamples {
     /// The page's example, up to the service group: an API whose metrics go to a Prometheus registry that `GET /metrics`
     /// shows, and the app that serves both.

@@ -12,7 +12,6 @@ import Testing
 /// introspection) presented to a Hummingbird API protected by `AccessTokenMiddleware`.
 ///
 /// Serialized: one test rotates the server's signing keys, which every JWT test depends on.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite(.serialized, .enabled(if: TestServiceServer.shouldRun, TestServiceServer.skipReason))
 struct ProtectedAPIEndToEndTests {
     static let resource = URL(string: "https://notes.example/api")!

@@ -13,7 +13,6 @@ import OAuthFlow
 
 /// The web routes against Django OAuth Toolkit: the scripted agent plays the browser at DOT
 /// (login and consent forms), the routes run in process.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite(.serialized, .enabled(if: TestAuthorizationServer.shouldRun, TestAuthorizationServer.skipReason))
 struct WebSignInEndToEndTests {
     typealias Server = TestAuthorizationServer
@@ -64,7 +63,6 @@ struct WebSignInEndToEndTests {
 
 /// The web routes against the idpyoidc PAR and DPoP server: the start route pushes the request, the
 /// browser is sent with only `client_id` and `request_uri`, and the tokens come back DPoP-bound.
-@available(macOS 14, iOS 17, tvOS 17, *)
 @Suite(.enabled(if: TestPARServer.shouldRun, TestPARServer.skipReason))
 struct PushedWebSignInEndToEndTests {
     @Test func theStartRoutePushesAndTheCallbackGetsBoundTokens() async throws {
