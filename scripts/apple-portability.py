@@ -892,6 +892,16 @@ class Scanner:
                 return []
             return in_modules(self.table[kind].get(name, []))
 
+        file_types = set(re.findall(r"\b(?:struct|class|enum|actor|extension)\s+([A-Z][\w]*)", code))
+
+        def file_members(name):
+            """A method of a type this file declares or extends, called unqualified or on `self`/`Self` inside it."""
+            found = []
+            for type_name in file_types:
+                found += [d for d in in_modules(self.own["members"].get(type_name, {}).get(name, []))
+                          if d.kind == "func"]
+            return found
+
         # Types and macros.
         for m in re.finditer(r"(?<![.\w$])([@#]?)([A-Z][\w]*)\b", code):
             sigil, name = m.group(1), m.group(2)
@@ -920,7 +930,7 @@ class Scanner:
             else:
                 if name in ("if", "while", "guard", "switch", "for", "return"):
                     continue
-                declarations = lookup("functions", name)
+                declarations = lookup("functions", name) or file_members(name)
                 kind = "func"
             if not declarations:
                 continue
@@ -929,6 +939,19 @@ class Scanner:
             if not matching and m.group(2) == "(":
                 matching = declarations  # arguments this reading cannot match: every overload is a candidate
             missing = too_new(matching, m.start(1)) if matching else None
+            if missing:
+                shown = signature(name, missing[0].labels)
+                report(m.start(1), shown, shown, missing)
+
+        # A member of a type this file declares or extends, called on `self` or `Self` (a suite's raised helper).
+        for m in re.finditer(r"(?<![.\w$])(?:self|Self)\s*\.\s*([a-z_][\w]*)\s*(\(|\{)", code):
+            name = m.group(1)
+            declarations = file_members(name)
+            if not declarations:
+                continue
+            labels = call_labels(code, m.end(2) - 1)
+            matching = [d for d in declarations if accepts(d.labels, labels)] or declarations
+            missing = too_new(matching, m.start(1))
             if missing:
                 shown = signature(name, missing[0].labels)
                 report(m.start(1), shown, shown, missing)

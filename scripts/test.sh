@@ -3,7 +3,7 @@
 #
 # 1. Checks Sources with `swift format lint --strict` and .swift-format (its layout, and rules
 #    against force unwraps, force tries and implicitly unwrapped optionals); any finding fails.
-#    Then the Apple-platform gate (scripts/apple-portability.py, no build, seconds, after `swift package
+#    Then the Apple-platform gate (scripts/apple-portability.py, no build, about half a minute, after `swift package
 #    resolve` has checked the dependencies out): what an Apple build at Package.swift's floor would refuse
 #    in Sources/, Examples/ and Tests/ (an API newer than the floor, by the toolchain's own .swiftinterface
 #    availability, the dependencies' and the project's own @available, with #if evaluated as an Apple

@@ -176,6 +176,7 @@ enum FrontDoorDocExamples {
 
     /// `oauth.webSignIn(...)` enables providers by name with their clients from the configuration: the routes send
     /// the browser to the provider with this client, and finished sign-ins are kept in the configuration's store.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func webSignInEnablesProvidersByName() async throws {
         let oauth = OAuth(OAuth.Configuration(
             clients: ["auth0": ClientSettings(clientID: "AbCdEf", variables: ["domain": "example.us.auth0.com"])], store: InMemoryTokenStore()))

@@ -3,12 +3,14 @@ import Testing
 @testable import OAuthFlowFiles
 
 /// Descriptor bytes are checked as UTF-8 without making a `String`: the judgement is `String(validating:)`'s, which
-/// an Apple platform has from macOS 15 and iOS 18 (below, Swift Testing skips the suite).
+/// an Apple platform has from macOS 15 and iOS 18 (below, Swift Testing skips the tests that compare with it).
 @Suite struct UTF8ValidationTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     func agrees(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) } == (String(validating: bytes, as: UTF8.self) != nil)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     @Test func everyTwoByteSequenceAndItsNeighbours() {
         var differing: [[UInt8]] = []
         for first in 0...255 {
@@ -23,6 +25,7 @@ import Testing
         #expect(differing.isEmpty, "\(differing.prefix(10))")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     @Test func twoHundredThousandRandomSequences() {
         var generator = SystemRandomNumberGenerator()
         // Mostly bytes that begin or continue sequences, so that most sequences are nearly valid.
@@ -48,6 +51,7 @@ import Testing
         bytes.withUnsafeBufferPointer { UTF8Validation.stringCheckedHere($0) } == String(validating: bytes, as: UTF8.self)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     @Test func decodesBelowTheStandardLibrarysVersionAsItDoes() {
         var differing: [[UInt8]] = []
         for first in 0...255 {

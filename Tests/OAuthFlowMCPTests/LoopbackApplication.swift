@@ -12,6 +12,7 @@ import Testing
 /// on the port" then talks to whoever took it, and the test fails later with a refused connection once that other
 /// server stops. So the application itself says it is listening (`onServerRunning`); a bind that fails ends its run,
 /// and the next free port is tried.
+@available(macOS 14, iOS 17, tvOS 17, *)
 struct LoopbackApplication: Sendable {
     /// The port the application listens on.
     let port: Int

@@ -7,6 +7,7 @@ import Testing
 /// The race behind a refused connection in MCPEnterpriseEndToEndTests: a port found free is taken by another test's
 /// server before the application binds it. "Something answers on the port" is then true of the other server.
 @Suite struct LoopbackApplicationTests {
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func answering(_ text: String) -> (Int) throws -> Router<BasicRequestContext> {
         { _ in
             let router = Router()
@@ -15,11 +16,13 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func who(_ app: LoopbackApplication) async throws -> String {
         let answer = try await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: try app.url("/who")))
         return String(decoding: answer.body, as: UTF8.self)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aPortTakenSinceItWasFoundFreeIsNotMistakenForTheApplications() async throws {
         let other = try await LoopbackApplication.start(label: "other", Self.answering("other"))
         var offered = [other.port]
@@ -34,6 +37,7 @@ import Testing
         await other.stop()
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func noFreePortIsAClearError() async throws {
         let other = try await LoopbackApplication.start(label: "other", Self.answering("other"))
         await #expect(throws: LoopbackApplicationError.self) {

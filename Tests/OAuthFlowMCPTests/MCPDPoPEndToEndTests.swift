@@ -67,6 +67,7 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aSwiftClientSignsInWithDPoPAnswersTheNonceAndStepsUp() async throws {
         var providerSettings = SimulatedProvider.Settings()
         providerSettings.accessTokenFormat = .jwt

@@ -35,12 +35,14 @@ struct StandInBrowser: BrowserOpener {
         return port
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func bothSidesOnOneMachine() async throws {
         let printed = try await oneMachine(port: try unusedPort())
         #expect(printed == ["add_note for user-1"])
     }
 
     /// The example; `print` is replaced by collecting what it prints.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func oneMachine(port: Int) async throws -> [String] {
         var printed: [String] = []
         func print(_ text: String) { printed.append(text) }

@@ -93,6 +93,7 @@ struct TestIDJAGServer: Decodable, Sendable {
 struct MCPEnterpriseEndToEndTests {
     /// A protected MCP server on 127.0.0.1 that trusts the ID-JAG authorization server, stateless (the Swift SDK's client
     /// on Linux reads no Server-Sent Events); `body` runs while it serves.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func serving<T: Sendable>(_ server: TestIDJAGServer, _ body: (URL) async throws -> T) async throws -> T {
         try await LoopbackApplication.serving(label: "mcp-enterprise-test") { port in
             let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/mcp"))
@@ -111,6 +112,7 @@ struct MCPEnterpriseEndToEndTests {
     /// The whole flow, as a newcomer configures it from Docs/mcp.md: the MCP SDK's transport and OAuthFlow's authorizer
     /// with the enterprise identity provider; the user signs in there once (the browser), and the MCP server's
     /// authorization server is never visited by a browser.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func anMCPClientSignsInThroughTheEnterpriseIdentityProvider() async throws {
         let server = try TestIDJAGServer.require()
         let (text, key, opened) = try await Self.serving(server) { endpoint in
@@ -138,6 +140,7 @@ struct MCPEnterpriseEndToEndTests {
     /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another client, another `typ` or one from
     /// an issuer it does not trust is refused with `invalid_grant`. One for another audience or expired is refused by the
     /// client before it is sent (RFC 7523 §3), so the server never sees it.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func theAuthorizationServerRefusesReplayedAndForeignGrants() async throws {
         let server = try TestIDJAGServer.require()
         let resource = "http://127.0.0.1:9/mcp"
@@ -167,6 +170,7 @@ struct MCPEnterpriseEndToEndTests {
 
     /// The Python MCP SDK's `IdentityAssertionOAuthProvider` (the second leg only: the caller hands it the ID-JAG) gets a
     /// token from the authorization server for a protected Swift MCP server, which takes it.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test(.enabled(if: PythonMCPClient.shouldRun, "needs the Python MCP SDK's virtualenv: run `bash scripts/test.sh`"))
     func thePythonSDKsIdentityAssertionClientCallsAProtectedSwiftServer() async throws {
         let server = try TestIDJAGServer.require()
@@ -190,6 +194,7 @@ extension MCPEnterpriseEndToEndTests {
     /// `oauthflow mcp inspect URL --via corp-idp` says the token would come through the identity provider, `login --via`
     /// signs in there (the browser is `$BROWSER`, a script that follows the redirects) and gets the server's token, and
     /// `token --via` prints it from the stored session.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func theCommandLineSignsInThroughTheIdentityProvider() async throws {
         let server = try TestIDJAGServer.require()
         let files = try TemporaryDirectory()

@@ -14,6 +14,7 @@ import Testing
 /// another audience refused, a tool's scopes demanded with 403 `insufficient_scope`, and a good token reaching the SDK
 /// (initialize, tools/list, tools/call) without its `Authorization` header.
 @Suite struct ProtectedMCPServerHummingbirdTests {
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func app(_ mcp: ProtectedMCPServer) -> some ApplicationProtocol {
         let router = Router()
         router.addMCPServer(mcp)
@@ -38,6 +39,7 @@ import Testing
 
     static func messages(_ response: TestResponse) -> [[String: Any]] { ProtectedServerWorld.messages(Data(buffer: response.body)) }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func theMetadataDocumentNamesTheServerItsAuthorizationServerAndScopes() async throws {
         let world = try ProtectedServerWorld()
         let mcp = try world.server()
@@ -57,6 +59,7 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aRequestWithoutATokenIsChallengedWithTheMetadataAndTheScopes() async throws {
         let world = try ProtectedServerWorld()
         try await Self.app(try world.server()).test(.router) { client in
@@ -75,6 +78,7 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aTokenForAnotherAudienceIsRefusedAsInvalid() async throws {
         let world = try ProtectedServerWorld()
         let elsewhere = try await world.signIn(resource: URL(string: "https://other-mcp.example.com/mcp")!)
@@ -96,6 +100,7 @@ import Testing
 
     /// initialize, the initialized notification, tools/list and tools/call, in one session; a tool that needs a scope
     /// the token lacks is refused 403 with the scopes needed, and a token that has it is let through.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aGoodTokenReachesTheSDKAndAToolAnswers() async throws {
         let world = try ProtectedServerWorld()
         let reader = try await world.signIn(subject: "user-1", scopes: ["mcp:read"])
@@ -135,6 +140,7 @@ import Testing
 
     /// The SDK is handed the request without `Authorization`: a tool cannot pass the token on, and gets it only inside
     /// a token exchange request.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func theSDKNeverSeesTheTokenAndToolsExchangeIt() async throws {
         let world = try ProtectedServerWorld()
         let token = try await world.signIn().accessToken.value
@@ -158,6 +164,7 @@ import Testing
     }
 
     /// A session belongs to the user who opened it: another user's valid token naming it is answered as an unknown session.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func anotherUsersTokenCannotUseASession() async throws {
         let world = try ProtectedServerWorld()
         let alice = try await world.signIn(subject: "alice").accessToken.value
@@ -185,6 +192,7 @@ import Testing
     }
 
     /// A session is bound to the issuer, the subject and the client: another app of the same user has its own.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func anotherClientOfTheSameUserCannotUseASession() async throws {
         let world = try ProtectedServerWorld()
         let app = try await world.signIn(subject: "alice").accessToken.value
@@ -200,6 +208,7 @@ import Testing
     }
 
     /// A token that names no subject says nothing of whose a session would be: none is opened for it.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aTokenWithoutASubjectOpensNoSession() async throws {
         let world = try ProtectedServerWorld()
         let now = Date().timeIntervalSince1970
@@ -216,6 +225,7 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func batchesAreRefusedBeforeAnythingElse() async throws {
         let world = try ProtectedServerWorld()
         let token = try await world.signIn().accessToken.value
@@ -226,6 +236,7 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func statelessServersAnswerEachRequestWithJSON() async throws {
         let world = try ProtectedServerWorld()
         var configuration = ProtectedServerWorld.configuration
@@ -246,6 +257,7 @@ import Testing
     }
 
     /// A DPoP-bound token is accepted with a proof of its key for the URL the client addressed, and refused without.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aDPoPBoundTokenNeedsItsProof() async throws {
         let world = try ProtectedServerWorld(dpop: true)
         let tokens = try await world.signIn()
@@ -272,6 +284,7 @@ import Testing
 
 extension ProtectedMCPServerHummingbirdTests {
     /// One user opening sessions closes their own oldest, never another user's.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aUsersSessionsAreCappedWithoutClosingAnotherUsers() async throws {
         let world = try ProtectedServerWorld()
         var configuration = ProtectedServerWorld.configuration

@@ -20,6 +20,7 @@ struct ProtectedMCPServerPythonClientTests {
     static let python = PythonMCPClient.python
     static let clientID = "python-mcp-client"
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func thePythonSDKsOAuthClientCallsToolsOnAProtectedSwiftServer() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python.path), "no \(Self.python.path): run `bash scripts/test.sh`")
         var settings = SimulatedProvider.Settings()

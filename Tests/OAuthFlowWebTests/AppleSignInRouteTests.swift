@@ -84,6 +84,7 @@ import OAuthFlow
         var all: [WebSignInResult] { lock.withLock { results } }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func firstAndSecondSignInThroughTheFormPostRoute() async throws {
         let apple = StandIn()
         let web = try WebSignIn(registry: ProviderRegistry.load(includeUserDirectory: false),

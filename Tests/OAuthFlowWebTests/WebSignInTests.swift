@@ -145,6 +145,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         return Fixture(web: web, providers: ["alpha": alpha, "beta": beta], clock: clock, signIns: SignInLog())
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func application(_ fixture: Fixture) -> some ApplicationProtocol {
         let router = Router()
         let log = fixture.signIns
@@ -192,6 +193,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         return String(page[range.upperBound...].prefix { $0 != "\"" })
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aSignInRunsFromThePageToTheHostsHook() async throws {
         let fixture = try fixture()
         try await application(fixture).test(.router) { client in
@@ -229,6 +231,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aRefusedCodeIsToldApartFromAnUnreachableProvider() async throws {
         let fixture = try fixture()
         let alpha = fixture.providers["alpha"]!
@@ -254,6 +257,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func everyRejectionHasItsPageAndSendsNothing() async throws {
         let fixture = try fixture()
         let alpha = fixture.providers["alpha"]!
@@ -316,6 +320,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func hostileCallbacksGetAPageNotACrash() async throws {
         let fixture = try fixture()
         try await application(fixture).test(.router) { client in
@@ -349,6 +354,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func anExpiredPendingSignInIsRefused() async throws {
         let fixture = try fixture()
         try await application(fixture).test(.router) { client in
@@ -361,6 +367,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func returnPathsStayOnTheSite() async throws {
         for refused in ["https://evil.example/", "//evil.example", "/\\evil.example", "/%2F%2Fevil.example", "/%5cevil", "javascript:alert(1)",
                         "relative", "/a\nb", "/\u{7F}", "/é", String(repeating: "/a", count: 600), ""] {
@@ -379,6 +386,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func cookiesAreSecureOffLoopbackAndCrossSiteForFormPost() async throws {
         let fixture = try fixture(origin: "https://app.example.com", responseMode: "form_post")
         try await application(fixture).test(.router) { client in
@@ -399,6 +407,7 @@ final class SimulatedProvider: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func pendingCookiesSurviveAKeyRotationAndOpenOnAnotherInstance() async throws {
         let first = try fixture(keyring: SessionKeyring(current: Self.keyA))
         let started = try await application(first).test(.router) { client in try await start(client, "alpha") }

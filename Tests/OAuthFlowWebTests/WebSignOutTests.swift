@@ -39,6 +39,7 @@ import OAuthFlow
             origin: URL(string: "http://localhost:8080")!, keyring: SessionKeyring(current: WebSignInTests.keyA), sessions: sessions ? store : nil, environment: OAuthEnvironment(transport: HostRouter(byHost: ["alpha.example": alpha, "beta.example": beta]), clock: clock))
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func application(_ web: WebSignIn) -> some ApplicationProtocol {
         let router = Router()
         let current = self.current
@@ -70,6 +71,7 @@ import OAuthFlow
         return try await client.execute(uri: "/auth/signout\(query)", method: .post) { ($0.status, $0.headers, String(buffer: $0.body)) }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func signOutEndsTheSessionHereAndAtTheProviderAndChecksTheReturn() async throws {
         let web = try web()
         try await application(web).test(.router) { client in
@@ -115,6 +117,7 @@ import OAuthFlow
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aProviderWithoutEndSessionIsSaidPlainly() async throws {
         let web = try web()
         try await application(web).test(.router) { client in
@@ -126,6 +129,7 @@ import OAuthFlow
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func signingOutWithoutASessionGoesStraightToTheReturnPath() async throws {
         let web = try web()
         try await application(web).test(.router) { client in
@@ -155,6 +159,7 @@ import OAuthFlow
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func theBackChannelRouteEndsTheSessionItNames() async throws {
         let web = try web()
         try await application(web).test(.router) { client in
@@ -176,6 +181,7 @@ import OAuthFlow
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func withoutAStoreTheLogoutRoutesSaySo() async throws {
         let web = try web(sessions: false)
         try await application(web).test(.router) { client in

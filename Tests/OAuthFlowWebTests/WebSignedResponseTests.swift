@@ -23,6 +23,7 @@ import Testing
     }
 
     /// Signs in through the routes with the provider answering in `mode`; returns the callback's status and what was signed in.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     func signIn(_ mode: ProviderDescriptor.Authorization.ResponseMode, tamper: Bool = false) async throws -> (HTTPResponse.Status, [WebSignInResult]) {
         let simulated = try OAuthFlowTesting.SimulatedProvider()
         await simulated.register(SimulatedClient.public(id: "web-app", redirectURIs: [Self.origin.appendingPathComponent("auth/simulated/callback")]))
@@ -58,6 +59,7 @@ import Testing
         return (status, signIns.all)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test(arguments: [ProviderDescriptor.Authorization.ResponseMode.queryJWT, .formPostJWT])
     func aSignedResponseSignsInThroughTheRoutes(mode: ProviderDescriptor.Authorization.ResponseMode) async throws {
         let (status, results) = try await signIn(mode)
@@ -65,6 +67,7 @@ import Testing
         #expect(results.first?.profile.subject == "user-1")
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test(arguments: [ProviderDescriptor.Authorization.ResponseMode.queryJWT, .formPostJWT])
     func aSignedResponseWithAPlainCodeBesideItIsRefused(mode: ProviderDescriptor.Authorization.ResponseMode) async throws {
         let (status, results) = try await signIn(mode, tamper: true)

@@ -11,6 +11,7 @@ import OAuthFlowApple
 @MainActor
 @Suite struct SignInModelTests {
     /// Cloudentity's sample in the app: an ephemeral sign-in, the token tabs, the scopeData.json buttons, a button's call.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func cloudentityShowsTheTokenTabsAndTheGrantedButtons() async throws {
         let simulated = try SimulatedProvider(
             issuer: URL(string: "https://acme.us.authz.cloudentity.io/acme/demo")!,
@@ -44,6 +45,7 @@ import OAuthFlowApple
     }
 
     /// A provider refused before the sheet opens is a sentence on the screen, not a crash.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aFailureIsShownAsASentence() async throws {
         let oauth = OAuth(OAuth.Configuration(clients: ["apple": ClientSettings(clientID: "com.example.web", variables: ["team_id": "ABCDE12345"])]))
         let model = SignInModel(oauth: oauth, providers: ["apple"], bundleIdentifier: "com.example.app") {

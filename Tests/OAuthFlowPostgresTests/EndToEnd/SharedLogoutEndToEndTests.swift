@@ -38,6 +38,7 @@ struct SharedLogoutEndToEndTests {
         return (try #require(result.session, "a WebSignIn with a store names the stored session"), asked)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aLogoutAtTheProviderEndsTheSessionOnEveryInstance() async throws {
         let op = try TestLogoutServer.require()
         let postgres = try TestPostgres.require()

@@ -17,6 +17,7 @@ import Tracing
 @Suite struct OperationsServingDocExamples {
     /// The page's example, up to the service group: an API whose metrics go to a Prometheus registry that `GET /metrics`
     /// shows, and the app that serves both.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func parts(providers: URL, resource: URL, tracer: any Tracer, port: Int, logger: Logger) throws -> (api: ProtectedResource, app: any Service) {
         let registry = PrometheusCollectorRegistry()
         var environment = OAuthEnvironment(logger: logger)
@@ -39,12 +40,14 @@ import Tracing
 
     /// The page's example whole: the app and the key refresher in one group that a signal shuts down. The test runs
     /// the same group without the signals, which would stay installed in the test process for every later test.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func serve(providers: URL, resource: URL, tracer: any Tracer, port: Int, logger: Logger) async throws {
         let (api, app) = try parts(providers: providers, resource: resource, tracer: tracer, port: port, logger: logger)
         let services = ServiceGroup(services: [KeySetRefresher(api), app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await services.run()
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test(.timeLimit(.minutes(5))) func theAPIsMetricsAreScrapedAndItsChecksTraced() async throws {
         let authorizationServer = try await SimulatedProviderServer.start()
         defer { Task { await authorizationServer.stop() } }

@@ -17,6 +17,7 @@ struct ProtectedAPIEndToEndTests {
     static let resource = URL(string: "https://notes.example/api")!
 
     /// The API: `/notes` needs `read`, `/admin` needs `admin`, and the RFC 9728 document.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func app(_ api: ProtectedResource) -> some ApplicationProtocol {
         let router = Router(context: BasicAccessRequestContext.self)
         router.addProtectedResourceMetadata(api)
@@ -59,6 +60,7 @@ struct ProtectedAPIEndToEndTests {
 
     static func challenge(_ response: TestResponse) -> String { response.headers[values: .wwwAuthenticate].joined(separator: " | ") }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test(arguments: ["jwt-rs256", "jwt-es256"])
     func jwtAccessTokensAreAcceptedWithTheirScopes(client: String) async throws {
         let server = try TestServiceServer.require()
@@ -80,6 +82,7 @@ struct ProtectedAPIEndToEndTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func refusalsCarryTheRightErrorAndNothingElse() async throws {
         let server = try TestServiceServer.require()
         let good = try await Self.token(server, client: "jwt-rs256")
@@ -132,6 +135,7 @@ struct ProtectedAPIEndToEndTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aTokenOfAnotherIssuerIsRefused() async throws {
         let server = try TestServiceServer.require()
         let token = try await Self.token(server, client: "jwt-rs256")
@@ -146,6 +150,7 @@ struct ProtectedAPIEndToEndTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func anExpiredTokenIsRefused() async throws {
         let server = try TestServiceServer.require()
         let token = try await Self.token(server, client: "jwt-short")
@@ -164,6 +169,7 @@ struct ProtectedAPIEndToEndTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func opaqueTokensAreIntrospectedOnceAndRevocationIsSeen() async throws {
         let server = try TestServiceServer.require()
         let introspector = try server.client("post")
@@ -209,6 +215,7 @@ struct ProtectedAPIEndToEndTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func anIntrospectionOutageIsA503AndNeverAnAcceptance() async throws {
         let server = try TestServiceServer.require()
         let introspector = try server.client("post")
@@ -233,6 +240,7 @@ struct ProtectedAPIEndToEndTests {
     }
 
     /// Last: rotation changes the keys every JWT test uses.
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aRotatedKeyIsFoundAndARemovedOneIsNoLongerAccepted() async throws {
         let server = try TestServiceServer.require()
         let api = try Self.jwtAPI(server)

@@ -26,6 +26,7 @@ struct WebSignInEndToEndTests {
         ], origin: URL(string: "http://localhost:\(port)")!, keyring: SessionKeyring(current: WebSignInTests.keyA))
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aliceSignsInThroughTheRoutes() async throws {
         let server = try Server.require()
         let web = try web(server)
@@ -65,6 +66,7 @@ struct WebSignInEndToEndTests {
 /// browser is sent with only `client_id` and `request_uri`, and the tokens come back DPoP-bound.
 @Suite(.enabled(if: TestPARServer.shouldRun, TestPARServer.skipReason))
 struct PushedWebSignInEndToEndTests {
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func theStartRoutePushesAndTheCallbackGetsBoundTokens() async throws {
         let server = try TestPARServer.require()
         let directory = try TemporaryDirectory()
