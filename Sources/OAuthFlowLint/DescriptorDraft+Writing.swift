@@ -35,7 +35,7 @@ extension DescriptorDraft {
         }
         if !replacing, FileManager.default.fileExists(atPath: file.path) || Self.somethingIsAt(file.path) {
             throw AddProviderError(
-                .fileExists, "\(file.path) already exists; it is replaced only when asked to (`oauthflow providers add --force`, `replacing: true`)")
+                .fileExists, "\(file.path) already exists; it is replaced only when asked to")
         }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -61,7 +61,7 @@ extension DescriptorDraft {
             if code == EEXIST {
                 throw AddProviderError(
                     .fileExists,
-                    "\(file.path) already exists; it is replaced only when asked to (`oauthflow providers add --force`, `replacing: true`)")
+                    "\(file.path) already exists; it is replaced only when asked to")
             }
             throw AddProviderError(.io, "cannot write \(file.path): \(String(cString: strerror(code)))")
         }

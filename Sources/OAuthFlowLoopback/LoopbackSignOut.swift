@@ -48,7 +48,7 @@ public struct LoopbackSignOut: Sendable {
 
     public let browser: any BrowserOpener
     /// The path of the post-logout redirect URI on the loopback receiver.
-    public static let returnPath = "/logged-out"
+    public static let returnPath = LoopbackRedirect.postLogoutPath
 
     public init(browser: any BrowserOpener) {
         self.browser = browser
@@ -118,13 +118,24 @@ public struct LoopbackSignOut: Sendable {
                     html: LoopbackPages.page(title: "Signed out", message: "You are signed out. You can close this tab."), finishes: true)
             }
         } catch let error as LoopbackError where error.code == .timedOut {
-            throw LoopbackError(
-                code: .timedOut,
-                message:
-                    "signed out here (the tokens were \(local.revocationAvailable && local.revocationError == nil ? "revoked" : "deleted")), but the provider did not send the browser back from its logout within \(timeout.components.seconds) s. Some providers end the session without sending the browser back (they stay on their own page, or show their portal instead), others wait for the user to confirm: look at the browser; if it shows no sign-out, the session there may remain"
-            )
+            throw LoopbackError(code: .timedOut, message: Self.timedOut(local, returnAddress: receiver.redirectURI, timeout: timeout))
         }
         return Result(local: local, endedAtProvider: true, endSessionURL: Self.shown(request.url))
+    }
+
+    /// The sign-out that waited in vain: what happened here (the tokens revoked, or deleted and still valid), the return
+    /// address the provider must have registered, and what the browser may show.
+    private static func timedOut(_ local: TokenManager.SignOut, returnAddress: URL, timeout: Duration) -> String {
+        let tokens =
+            if !local.revocationAvailable {
+                "the tokens were deleted here, but the provider has no revocation endpoint, so they stay valid until they expire"
+            } else if local.revocationError != nil {
+                "the tokens were deleted here, but revocation failed, so they may stay valid until they expire"
+            } else {
+                "the tokens were revoked"
+            }
+        return
+            "signed out here (\(tokens)), but the provider did not send the browser back from its logout to \(returnAddress.absoluteString) within \(timeout.components.seconds) s. A provider that compares post-logout redirect URIs exactly shows an error page for one it has not registered: register \(returnAddress.absoluteString) as a post-logout redirect URI of this client (with the descriptor's fixed `redirect.loopback.port`, or one the caller fixes, it stays the same). Some providers end the session without sending the browser back (they stay on their own page, or show their portal instead), others wait for the user to confirm: look at the browser; if it shows no sign-out, the session there may remain"
     }
 
     /// An end-session URL as it may be shown or logged: without `id_token_hint`, whose ID token is a credential.

@@ -112,7 +112,18 @@ import Testing
     /// is where no combining mark follows one, the annotations are what it wrote.
     @Test func githubAnnotationsAreWhatTheReplacementsWrote() {
         func data(_ value: String) -> String {
-            value.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+            let escaped = value.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+                .replacingOccurrences(of: "\n", with: "%0A")
+            // Every other control character as its UTF-8 bytes, percent-encoded (issue 61, item 14).
+            var out = ""
+            for scalar in escaped.unicodeScalars {
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                    out += String(scalar).utf8.map { String(format: "%%%02X", $0) }.joined()
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
         }
         func property(_ value: String) -> String {
             data(value).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
@@ -145,6 +156,22 @@ import Testing
             report
                 == "::error file=a%2C\u{301}b%3A\u{301}.yaml,line=2,col=3,title=scope_syntax::scope `x%0A\u{301}::error file=forged.yaml::owned` holds `\\n`; 100%25\u{301}%0D\u{301}\n"
         )
+    }
+}
+
+extension ReporterOutputTests {
+    /// A descriptor's key or value with an escape sequence (ESC, BEL, the one-byte CSI U+009B, DEL) reaches the CI log
+    /// percent-encoded, never raw: GitHub decodes only `%25`, `%0D`, `%0A`, `%3A` and `%2C`, so the log shows the rest.
+    @Test func githubEncodesEveryControlCharacter() {
+        let hostile = Diagnostic(
+            location: SourceLocation(path: "p\u{1B}[31m.yaml", line: 1, column: 1), severity: .error, ruleID: "unknown_key",
+            message: "unknown key `x\u{1B}]0;owned\u{07}\u{9B}2J\u{7F}\t` beside `§`")
+        let report = GitHubReporter().report([hostile])
+        #expect(!report.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, "\(report.debugDescription)")
+        #expect(
+            report
+                == "::error file=p%1B[31m.yaml,line=1,col=1,title=unknown_key::unknown key `x%1B]0;owned%07%C2%9B2J%7F%09` beside `§`\n",
+            "\(report.debugDescription)")
     }
 }
 

@@ -46,7 +46,7 @@ package actor DiscoveryClient {
             throw DiscoveryError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
         }
         guard fetched.response.status == 200 else {
-            throw DiscoveryError(.unreachable, "\(url.absoluteString) answered HTTP \(fetched.response.status)")
+            throw DiscoveryError(.unreachable, "\(url.absoluteString) answered HTTP \(fetched.response.status)\(fetched.response.redirectNote)")
         }
         guard let metadata = fetched.document else {
             throw DiscoveryError(.invalidDocument, "\(url.absoluteString) is not a discovery document (not JSON with an `issuer`)")

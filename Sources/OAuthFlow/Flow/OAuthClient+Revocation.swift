@@ -28,10 +28,12 @@ extension OAuthClient {
     ///   without a certificate), or ``TransportError``.
     public func revoke(_ token: Secret, kind: TokenKind, proofKey: DPoPKey? = nil, certificateBound: Bool = false) async throws {
         guard let endpoint = try await revocationEndpoint() else {
-            throw FlowError(
-                .missingEndpoint,
-                "provider `\(provider.id)` has no revocation endpoint: neither its descriptor nor its discovery document names one (set `endpoints.revocation`)"
-            )
+            // A descriptor that records the gap (`discovery.lacks: [revocation]`) states a fact about the provider, not a setting to fix.
+            let why =
+                provider.lacks.contains(.revocation)
+                ? "the provider lacks one (its descriptor records `discovery.lacks: [revocation]`)"
+                : "neither its descriptor nor its discovery document names one (set `endpoints.revocation` if the provider has one)"
+            throw FlowError(.missingEndpoint, "provider `\(provider.id)` has no revocation endpoint: \(why)")
         }
         guard revokes(kind) else {
             throw FlowError(

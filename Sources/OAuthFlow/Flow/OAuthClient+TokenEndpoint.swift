@@ -109,7 +109,8 @@ extension OAuthClient {
     /// form-urlencoded before they are joined and base64-encoded), and the secret it carries.
     func basicAuthorization() async throws -> (header: String, secret: String) {
         guard let secret = try await clientSecret() else {
-            throw FlowError(.missingClientSecret, "provider `\(provider.id)` uses client_secret_basic but no client secret is configured")
+            throw FlowError(
+                .missingClientSecret, "provider `\(provider.id)` uses client_secret_basic, which needs a client secret, and none was given")
         }
         let credentials = FormEncoding.encode(configuration.clientID) + ":" + FormEncoding.encode(secret.value)
         return ("Basic " + Data(credentials.utf8).base64EncodedString(), secret.value)

@@ -12,6 +12,15 @@ public struct TransportResponse: Sendable {
         self.body = body
     }
 
+    /// For a redirect (3xx), `, a redirect to LOCATION that is not followed` with the `Location` escaped and cut at 200
+    /// characters (`, a redirect that is not followed` without one); empty for any other status. Said after "answered HTTP
+    /// 302" in an error, so that a refused redirect names where it pointed.
+    package var redirectNote: String {
+        guard (300..<400).contains(status) else { return "" }
+        let target = header("location").map { " to \(TerminalText.escaped(TerminalText.quoted(String($0.prefix(200)))))" } ?? ""
+        return ", a redirect\(target) that is not followed"
+    }
+
     /// A header by name, case-insensitively.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]

@@ -346,6 +346,7 @@ public final class OAuth: Sendable {
     /// - Throws: ``ProtectedResource/Denial`` saying exactly which check failed (``ProtectedResource/Denial/reason``);
     ///   ``ClientSettingsError`` or ``ProviderError`` for a setup that cannot check it (no audience anywhere, above all).
     public func verifyAccessToken(_ token: Secret, issuedBy name: String, audience: String?) async throws -> ProtectedResource.Principal {
+        try ProtectedResource.checkAlone(token)
         var descriptor = try descriptor(name)
         // `format: both` verifies a JWT with the provider's keys and never introspects it: such a token needs no
         // introspection client, so none is looked for.
@@ -357,11 +358,23 @@ public final class OAuth: Sendable {
             [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0), environment: environment,
             variables: { self.variables(of: $0) }, client: { try self.serviceClientSettings(for: $0) })
         guard audience != nil || resource.trusted.contains(where: { $0.policy.audience != nil }) else {
-            let why = "provider `\(name)` states none (`access_tokens.audience`)"
+            // RFC 9068 §4, RFC 7662 §4: the audience is the API's, never assumed; without one no token could be told apart.
             throw ProviderError(
-                .unsupportedPolicy, "give the API's audience (`audience:`; `--audience` for `oauthflow verify-token`): \(why)", provider: name)
+                .unsupportedPolicy,
+                "provider `\(name)` states no audience for its access tokens (`access_tokens.audience`), so the API's audience is required: give the `aud` value the API's tokens carry (`audience:`; `--audience AUD` for `oauthflow verify-token`), or state it as `access_tokens.audience` in the descriptor",
+                provider: name)
         }
-        return try await resource.authenticate(ProtectedResource.Request(authorization: "Bearer " + token.value))
+        let outcome: Result<ProtectedResource.Principal, ProtectedResource.Denial>
+        do {
+            outcome = .success(try await resource.authenticate(ProtectedResource.Request(authorization: "Bearer " + token.value)))
+        } catch {
+            outcome = .failure(error)
+        }
+        // The API's own client refused at introspection says nothing of the token: the server's error, as it is.
+        if case let .failure(denial) = outcome, denial.code == .unavailable, let cause = denial.cause, TrustedProvider.refusesClient(cause) {
+            throw cause
+        }
+        return try outcome.get()
     }
 
     /// The variables a provider resolves with when its client is not needed: the service client's, else those the

@@ -19,6 +19,9 @@ extension ProtectedResource {
         public let requiredScopes: [String]
         /// The answer's headers: each `WWW-Authenticate` challenge, and `DPoP-Nonce` or `Retry-After` when they apply.
         public internal(set) var headers: [(name: String, value: String)] = []
+        /// What the provider answered when it could not be asked (``ErrorCode/unavailable``): its refusal of the API's
+        /// introspection client, above all, which a single check (`OAuth.verifyAccessToken`) reports as it is.
+        package var cause: (any Error & Sendable)?
 
         init(_ code: Code, _ reason: String, requiredScopes: [String] = []) {
             self.code = code

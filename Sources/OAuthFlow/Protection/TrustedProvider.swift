@@ -227,8 +227,14 @@ final class TrustedProvider: Sendable {
         do {
             answer = try await client.introspect(Secret(token))
         } catch {
-            return .refused(
-                ProtectedResource.Denial(.unavailable, "the introspection endpoint of `\(provider.id)` did not answer usefully: \(error)"))
+            // A refused client is the API's setup, not the token: the caller still gets 503, the log the server's own error.
+            let why =
+                Self.refusesClient(error)
+                ? "client authentication failed at the introspection endpoint of `\(provider.id)` (the API's introspection client was refused)"
+                : "the introspection endpoint of `\(provider.id)` did not answer usefully"
+            var denial = ProtectedResource.Denial(.unavailable, "\(why): \(error)")
+            denial.cause = error as? any Error & Sendable
+            return .refused(denial)
         }
         guard case .bool(true)? = answer["active"] else {
             return .refused(ProtectedResource.Denial(.invalidToken, "`\(provider.id)` says the token is not active"))
@@ -241,6 +247,16 @@ final class TrustedProvider: Sendable {
         } catch {
             return .refused(error)
         }
+    }
+
+    /// Whether an introspection request failed on the client's authentication: `invalid_client` or `unauthorized_client`
+    /// (RFC 6749 §5.2), or HTTP 401 with no OAuth error (RFC 7662 §2.1 lets the endpoint answer so).
+    static func refusesClient(_ error: any Error) -> Bool {
+        if let error = error as? AuthorizationServerError {
+            return ["invalid_client", "unauthorized_client"].contains(error.error) || error.httpStatus == 401
+        }
+        if let error = error as? FlowError { return error.code == .unexpectedStatus && error.message.hasSuffix("HTTP 401") }
+        return false
     }
 
     /// Discovery, when the JWKS comes from it, run once.

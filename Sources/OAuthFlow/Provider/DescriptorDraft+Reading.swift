@@ -94,7 +94,7 @@ extension DescriptorDraft {
             throw DiscoveryError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
         }
         guard response.status == 200 else {
-            failures.append("\(url.absoluteString) answered HTTP \(response.status)")
+            failures.append("\(url.absoluteString) answered HTTP \(response.status)\(response.redirectNote)")
             return nil
         }
         func invalid(_ why: String) -> DiscoveryError {

@@ -44,7 +44,7 @@ extension DescriptorDraft {
             if oidc, refreshes, !listsOffline, !assumesOffline {
                 open.append(.offlineAccess)
                 notes.append(
-                    "The server does not list offline_access in scopes_supported, so sign-ins ask for no refresh token; if it grants one for offline_access all the same, draft the descriptor again assuming so."
+                    "The server does not list offline_access in scopes_supported, so sign-ins ask for no refresh token; if it grants one for offline_access all the same, write this file again with `oauthflow providers add --offline-access --force`, adding the flags it was written with."
                 )
             }
             if assumesOffline, supported != nil { unlisted.append((.scopes, "offline_access")) }
@@ -125,7 +125,7 @@ extension DescriptorDraft {
                 open.append(.publicClients)
                 if metadata.tokenEndpointAuthMethodsSupported != nil {
                     notes.append(
-                        "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key), or, if the server takes public clients all the same, draft the descriptor again assuming so."
+                        "`none` is not among the server's token_endpoint_auth_methods_supported: sign in with a confidential client (a secret or a key), or, if the server takes public clients all the same, write this file again with `oauthflow providers add --public-client --force`, adding the flags it was written with."
                     )
                 }
             }
@@ -186,16 +186,37 @@ extension DescriptorDraft {
 
         /// The redirect URI, with the port fixed so that it can be registered exactly: the `redirect` section when
         /// the port is fixed, and the URI to register (nil when the server takes no authorization code grant).
-        mutating func redirect(signsIn: Bool) -> (entry: Node?, uri: URL?) {
+        mutating func redirect(signsIn: Bool) -> (entry: Node?, uri: URL?, postLogout: URL?) {
             let path = ProviderDescriptor.Loopback().path
+            // `oauthflow logout --end-session` comes back to this address on the same port (OpenID Connect RP-Initiated
+            // Logout §3: a post_logout_redirect_uri the client registered, compared exactly by many servers).
+            let endsSessions = signsIn && oidc && metadata.endSessionEndpoint != nil
             guard signsIn, let port = options.loopbackPort else {
-                return (nil, signsIn ? URL(string: "http://127.0.0.1\(path)") : nil)
+                let postLogout = endsSessions ? URL(string: "http://127.0.0.1\(LoopbackRedirect.postLogoutPath)") : nil
+                return (nil, signsIn ? URL(string: "http://127.0.0.1\(path)") : nil, postLogout)
             }
+            let postLogout = endsSessions ? URL(string: "http://127.0.0.1:\(port)\(LoopbackRedirect.postLogoutPath)") : nil
             notes.append(
                 "Sign-ins send the redirect URI http://127.0.0.1:\(port)\(path): register it at the server. The port is fixed, as servers that compare redirect URIs exactly (port included) need; `port: ephemeral` suits a server that takes any loopback port (RFC 8252 §7.3)."
             )
+            if let postLogout {
+                notes.append(
+                    "`oauthflow logout --end-session` sends the post-logout redirect URI \(postLogout.absoluteString): register it at the server too."
+                )
+            }
             let loopback = DescriptorDraft.mapping([("port", DescriptorDraft.plain(String(port)))])
-            return (DescriptorDraft.mapping([("loopback", loopback)]), URL(string: "http://127.0.0.1:\(port)\(path)"))
+            return (DescriptorDraft.mapping([("loopback", loopback)]), URL(string: "http://127.0.0.1:\(port)\(path)"), postLogout)
+        }
+
+        /// How an API checks the provider's access tokens, when the server publishes an introspection endpoint: by
+        /// introspection (RFC 7662), which answers for opaque tokens and JWTs alike. The audience an API's tokens carry
+        /// is the API's to state (RFC 9068 §4, RFC 7662 §2.2), never assumed: the file leaves it in a comment.
+        mutating func accessTokens() -> [(String, Node)] {
+            guard metadata.introspectionEndpoint != nil else { return [] }
+            notes.append(
+                "The server publishes an introspection endpoint, so `access_tokens` checks tokens by introspection (format: opaque); an API states the audience its tokens carry, as `access_tokens.audience` or `oauthflow verify-token --audience`."
+            )
+            return [("format", DescriptorDraft.plain("opaque"))]
         }
 
         /// Logout channels the document says an OpenID Connect server has.

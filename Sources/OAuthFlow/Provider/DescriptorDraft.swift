@@ -36,6 +36,10 @@ public struct DescriptorDraft: Sendable, Hashable {
     /// ``Options/loopbackPort``, or without a port when it is ephemeral (a server following RFC 8252 §7.3 then takes
     /// any). Nil when the server takes no authorization code grant.
     public let redirectURI: URL?
+    /// The post-logout redirect URI `oauthflow logout --end-session` sends (OpenID Connect RP-Initiated Logout §3), to
+    /// register at the server beside ``redirectURI``: the same loopback address and port, path `/logged-out`. Nil when
+    /// the server publishes no `end_session_endpoint` or takes no authorization code grant.
+    public let postLogoutRedirectURI: URL?
     /// The client authentication methods written, in the order a client chooses: a public client can sign in only
     /// when `none` is among them; otherwise a confidential one needs the credential of one of the others.
     public let clientAuthMethods: [ProviderDescriptor.ClientAuth.Method]
@@ -104,13 +108,20 @@ public struct DescriptorDraft: Sendable, Hashable {
         let redirect = writing.redirect(signsIn: signsIn)
         if let loopback = redirect.entry { root.append(("redirect", loopback)) }
         redirectURI = redirect.uri
+        postLogoutRedirectURI = redirect.postLogout
         let logout = writing.logout()
         if !logout.isEmpty { root.append(("logout", Self.mapping(logout))) }
         root.insert(("discovery", writing.discovery(mode: mode, lacks: lacks)), at: discoveryPosition)
+        // Last, so that the comment on its audience closes the file under it.
+        let accessTokens = writing.accessTokens()
+        if !accessTokens.isEmpty { root.append(("access_tokens", Self.mapping(accessTokens))) }
 
         self.notes = writing.notes
         self.openAssumptions = writing.open
-        let yaml = try Yams.serialize(node: Self.mapping(root), indent: 2, width: -1, allowUnicode: false)
+        var yaml = try Yams.serialize(node: Self.mapping(root), indent: 2, width: -1, allowUnicode: false)
+        if !accessTokens.isEmpty {
+            yaml += "  # audience: the `aud` your API's tokens carry, which the server's document cannot state (RFC 9068 §4)\n"
+        }
         self.text = Self.header(issuer: issuer, metadataURL: metadataURL, readAt: readAt, notes: writing.notes) + yaml
     }
 
@@ -141,9 +152,15 @@ public struct DescriptorDraft: Sendable, Hashable {
         return issuer.port.map { "\(host):\($0)" + path } ?? host + path
     }
 
-    /// A provider id from the issuer: its host and path in lowercase letters, digits and `-`.
+    /// A provider id from the issuer: its host, port and path in lowercase letters, digits and `-`
+    /// (`http://127.0.0.1:8080/` gives `127-0-0-1-8080`): issuers on two ports of one host get two ids.
     public static func suggestedID(for issuer: URL) -> String {
-        let source = ((issuer.host ?? "") + "/" + issuer.path).lowercased()
+        readableID(for: issuer, port: true)
+    }
+
+    /// The issuer's host, with its port when `port`, and path in lowercase letters, digits and `-`.
+    private static func readableID(for issuer: URL, port: Bool) -> String {
+        let source = ((issuer.host ?? "") + (port ? issuer.port.map { ":\($0)" } ?? "" : "") + "/" + issuer.path).lowercased()
         var id = ""
         for scalar in source.unicodeScalars {
             let keep = ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
@@ -158,13 +175,15 @@ public struct DescriptorDraft: Sendable, Hashable {
         return id.isEmpty ? "provider" : id
     }
 
-    /// A provider id that names exactly one issuer: `prefix`, ``suggestedID(for:)`` for a reader, and 16 hex digits of
+    /// A provider id that names exactly one issuer: `prefix`, the issuer's host and path for a reader, and 16 hex digits of
     /// the SHA-256 of the issuer's exact text, so that issuers that differ only in scheme, port or punctuation
     /// (`http://h:1` and `http://h:2`, `auth.example.com` and `auth-example.com`) never share an id, nor the
     /// sessions and files keyed by it. At most 100 characters.
     package static func exactID(prefix: String, for issuer: URL) -> String {
         let hex = Hexadecimal.lowercase(SHA256.hash(data: Data(issuer.absoluteString.utf8)).prefix(8))
-        let readable = String((prefix + suggestedID(for: issuer)).prefix(100 - 17)).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        // Without the port, as these ids have always been made: the hash tells ports apart, and sessions stored under them stay found.
+        let readable = String((prefix + readableID(for: issuer, port: false)).prefix(100 - 17)).trimmingCharacters(
+            in: CharacterSet(charactersIn: "-"))
         return readable + "-" + hex
     }
 

@@ -11,6 +11,8 @@ package struct LoopbackRedirect: Sendable, Hashable {
 
     /// The port written into a redirect URI that no listener chose (`authorize-url` with an ephemeral port).
     public static let manualPort = 8765
+    /// The path of the post-logout redirect URI a sign-out in the browser comes back to (`oauthflow logout --end-session`).
+    public static let postLogoutPath = "/logged-out"
 
     /// The host the listener binds and the redirect URI names: `localhost` in a descriptor becomes
     /// `127.0.0.1` (RFC 8252 §8.3) unless it is kept (``keepsLocalhost``), an IPv6 literal has no brackets here.

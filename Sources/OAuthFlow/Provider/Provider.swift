@@ -31,6 +31,8 @@ public struct Provider: Sendable, Hashable {
     public let isDiscovered: Bool
     /// What the discovery document says the server requires and supports beyond its endpoints.
     public let capabilities: ServerCapabilities
+    /// The endpoints the descriptor says the provider does not have (`discovery.lacks`).
+    package var lacks: Set<ProviderDescriptor.Discovery.Endpoint> = []
 
     /// What a server's discovery document says about pushed requests and DPoP (unknown before discovery).
     public struct ServerCapabilities: Sendable, Hashable {
@@ -151,10 +153,12 @@ public struct Provider: Sendable, Hashable {
 
     /// The same provider with other endpoints and capabilities.
     func with(endpoints: Endpoints, capabilities: ServerCapabilities? = nil, discovered: Bool) -> Provider {
-        Provider(
+        var provider = Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: variables, issuer: issuer, discovery: discovery,
             endpoints: endpoints, policy: policy, loopback: loopback, profile: profile, issuers: issuers, resources: resources,
             isDiscovered: discovered, capabilities: capabilities ?? self.capabilities)
+        provider.lacks = lacks
+        return provider
     }
 
     /// Whether authorization requests are pushed (RFC 9126): when the descriptor says `always`, when

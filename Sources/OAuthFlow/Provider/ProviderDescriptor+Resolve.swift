@@ -98,7 +98,7 @@ extension ProviderDescriptor {
         var refusals: [ProviderError] = []
         let typedPolicy = policy(variables: resolved, refusing: &refusals)
         if let refusal = refusals.first { throw refusal }
-        return Provider(
+        var provider = Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
             discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: typedPolicy,
             loopback: LoopbackRedirect(
@@ -110,6 +110,8 @@ extension ProviderDescriptor {
                 extraCallPickWhere: profile.extraCall?.pickWhere, extraCallList: profile.extraCall?.list),
             issuers: IssuerMatcher(issuer: issuerURL, aliases: security.issuerAliases, template: security.idTokenIssuer),
             resources: ResourceMap(entries), isDiscovered: !usesDiscovery)
+        provider.lacks = Set(discovery.lacks)
+        return provider
     }
 
     /// Everything the resolver refuses in the descriptor itself, whatever the variables' values: each

@@ -138,7 +138,7 @@ public struct FileTokenStore: TokenStore {
             session = try StoredSession.decoded(from: data)
         } catch {
             throw TokenStoreError(
-                .corrupt, "\(path) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place for inspection",
+                .corrupt, "\(path) is not a readable session (\(StoredSession.unreadableReason(data, error))); it was left in place for inspection",
                 path: path)
         }
         guard session.formatVersion == StoredSession.currentFormatVersion else {

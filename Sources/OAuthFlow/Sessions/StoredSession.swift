@@ -98,10 +98,16 @@ extension StoredSession {
 
     /// A session from ``encoded(readable:)``'s form.
     ///
+    /// Its tokens are held to RFC 6749 Appendix A's printable ASCII (`%x20-7E`), as a token response is when it
+    /// arrives: a file that says otherwise was not written by OAuthFlow, and its tokens must not reach a terminal or a
+    /// header (`unreadableReason(_:_:)` says which).
+    ///
     /// - Throws: `DecodingError` when `data` is not a session.
     public static func decoded(from data: Data) throws -> StoredSession {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(StoredSession.self, from: data)
+        let session = try decoder.decode(StoredSession.self, from: data)
+        try checkPrintable(session.tokens)
+        return session
     }
 }

@@ -203,7 +203,7 @@ public struct KeychainTokenStore: TokenStore {
             session = try StoredSession.decoded(from: data)
         } catch {
             throw TokenStoreError(
-                .corrupt, "the \(item) is not a readable session (\(data.isEmpty ? "empty" : "invalid JSON")); it was left in place",
+                .corrupt, "the \(item) is not a readable session (\(StoredSession.unreadableReason(data, error))); it was left in place",
                 path: item.description)
         }
         guard session.formatVersion == StoredSession.currentFormatVersion else {

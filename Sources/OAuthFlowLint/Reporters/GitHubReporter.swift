@@ -29,7 +29,10 @@ package struct GitHubReporter: Reporter {
     }
 
     /// `value` escaped as the workflow-command syntax requires, byte by byte: `%`, CR and LF as `%25`, `%0D` and
-    /// `%0A`, and in a property value (`property`) `:` and `,` as `%3A` and `%2C` too.
+    /// `%0A`, and in a property value (`property`) `:` and `,` as `%3A` and `%2C` too. Every other control character
+    /// (C0, DEL, and C1 such as U+009B, the one-byte CSI), which a descriptor's key or value can bring, is
+    /// percent-encoded the same way (`%1B`): GitHub leaves such a sequence as it is, so the log shows it and no
+    /// terminal that replays the log obeys it.
     ///
     /// By bytes, not by Foundation's `replacingOccurrences`, which compares by canonical equivalence: it left a `%`,
     /// a CR or an LF that a combining mark follows as it was, so a message quoting a descriptor's value could put a
@@ -38,7 +41,7 @@ package struct GitHubReporter: Reporter {
     static func append(_ value: String, property: Bool, to bytes: inout [UInt8]) {
         func special(_ byte: UInt8) -> Bool {
             switch byte {
-            case UInt8(ascii: "%"), 0x0D, 0x0A: true
+            case UInt8(ascii: "%"), 0x00..<0x20, 0x7F, 0xC2: true
             case UInt8(ascii: ":"), UInt8(ascii: ","): property
             default: false
             }
@@ -48,15 +51,34 @@ package struct GitHubReporter: Reporter {
             bytes.append(text: value)
             return
         }
+        var c1 = false
         for byte in value.utf8 {
+            // U+0080–U+009F is 0xC2 then 0x80–0x9F in UTF-8: both bytes are encoded, so no C1 control is left whole.
+            if c1 {
+                c1 = false
+                if (0x80...0x9F).contains(byte) {
+                    bytes.append(text: "%C2")
+                    appendPercent(byte, to: &bytes)
+                    continue
+                }
+                bytes.append(0xC2)
+            }
             switch byte {
-            case UInt8(ascii: "%"): bytes.append(text: "%25")
-            case 0x0D: bytes.append(text: "%0D")
-            case 0x0A: bytes.append(text: "%0A")
             case UInt8(ascii: ":") where property: bytes.append(text: "%3A")
             case UInt8(ascii: ",") where property: bytes.append(text: "%2C")
+            case UInt8(ascii: "%"), 0x00..<0x20, 0x7F: appendPercent(byte, to: &bytes)
+            case 0xC2: c1 = true
             default: bytes.append(byte)
             }
         }
+        if c1 { bytes.append(0xC2) }
+    }
+
+    /// `%` and the byte in two upper-case hexadecimal digits.
+    private static func appendPercent(_ byte: UInt8, to bytes: inout [UInt8]) {
+        let digits = Array("0123456789ABCDEF".utf8)
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(digits[Int(byte >> 4)])
+        bytes.append(digits[Int(byte & 0x0F)])
     }
 }

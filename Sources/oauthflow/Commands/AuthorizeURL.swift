@@ -38,6 +38,12 @@ extension OAuthFlowCommand {
                     provider: options.name, account: options.account,
                     secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
                 finish.providerDirectories = options.registryOptions.providerDirectories
+                if port == nil, loopback.fixedPort == nil {
+                    // No listener chose a port: the redirect URI names one the provider must take (RFC 8252 §7.3), or have registered.
+                    Output.stderr(
+                        "The redirect URI is \(Output.line(redirect.absoluteString)): the descriptor's port is ephemeral, so port \(LoopbackRedirect.manualPort) was put in it (a provider that takes any loopback port accepts it; --port PORT puts another).\n"
+                    )
+                }
                 Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
                 if let expiry = pending.requestExpiresAt {
                     // RFC 9126: the URL holds only a reference to the request pushed to the provider, which forgets it soon.

@@ -73,6 +73,7 @@ extension OAuthFlowCommand {
             let hint = { (error: any Error) in
                 Advice.clientAuthentication(error, secretSource: settings.secretSource)
                     ?? Advice.publicClientServerError(error, provider: provider, secretSource: settings.secretSource)
+                    ?? Advice.credential(error)
             }
             let result = try await Output.running(advice: hint) {
                 do {

@@ -74,6 +74,9 @@ extension OAuthFlowCommand {
             case let .success(value): result = value
             case let .failure(error):
                 Output.stderr("error: \(Output.line(error.message))\n")
+                if port == nil, provider.loopback.fixedPort == nil {
+                    Output.stderr("hint: the port was chosen for this sign-out; --port PORT fixes it, so that the address can be registered\n")
+                }
                 throw ExitCodes.timedOut
             }
             let name = Output.line(provider.displayName)

@@ -61,6 +61,13 @@ extension OAuthFlowCommand.MCP {
                     return try await authorization.signIn(to: server, scopes: scopes.isEmpty ? nil : scopes)
                 } catch let error as LoopbackError where error.code == .timedOut {
                     Output.stderr("error: \(Output.line(error.message)); run `oauthflow mcp login \(Output.line(server.absoluteString))` again\n")
+                    if options.port == nil {
+                        // A server that compares loopback ports (against RFC 8252 §7.3) shows an error page for the port-less
+                        // URI registered: a fixed port is registered with it, and listened on every time.
+                        Output.stderr(
+                            "hint: if the browser showed an error about the redirect URI, the authorization server compares loopback ports (RFC 8252 §7.3 says it must take any): fix the port with `--port PORT`, which registers the redirect URI with it (`oauthflow mcp login \(LoginCommand.shellQuoted(server.absoluteString)) --port 8765`)\n"
+                        )
+                    }
                     throw ExitCodes.timedOut
                 }
             }

@@ -73,6 +73,8 @@ extension OAuthFlowCommand.Providers {
                     // One line per finding, each escaped on its own, as `lint` prints them.
                     for finding in error.findings { Output.stderr(Output.line(finding) + "\n") }
                     throw CommandFailure(error.message)
+                } catch let error as AddProviderError where error.code == .fileExists {
+                    throw CommandFailure("\(error.message); write over it with `\(rerun(id: id, adding: []))`")
                 }
                 let draft = added.draft
                 if (try? ProviderRegistry.load().entry(named: draft.id)) != nil {
@@ -94,10 +96,15 @@ extension OAuthFlowCommand.Providers {
             let login = "oauthflow login \(quoted(draft.id)) --client-id CLIENT_ID"
             var steps: [String] = []
             if let redirect = draft.redirectURI {
+                // The post-logout redirect URI beside it: a server that compares it exactly leaves `logout --end-session` waiting otherwise.
+                let logout = draft.postLogoutRedirectURI.map {
+                    ", and \($0.absoluteString) as its post-logout redirect URI (for `oauthflow logout \(quoted(draft.id)) --end-session`)"
+                }
                 steps.append(
                     options.loopbackPort == nil
-                        ? "Register \(redirect.absoluteString) as a redirect URI of your client at the server; the port is ephemeral, so the server must take any loopback port (RFC 8252 §7.3)."
-                        : "Register \(redirect.absoluteString) as a redirect URI of your client at the server, exactly: the port is fixed.")
+                        ? "Register \(redirect.absoluteString) as a redirect URI of your client at the server\(logout ?? ""); the port is ephemeral, so the server must take any loopback port (RFC 8252 §7.3)."
+                        : "Register \(redirect.absoluteString) as a redirect URI of your client at the server\(logout ?? ""), exactly: the port is fixed."
+                )
             }
             let methods = draft.clientAuthMethods
             if methods.contains(.none) {
@@ -118,28 +125,35 @@ extension OAuthFlowCommand.Providers {
                 }
                 steps.append("Sign in with a confidential client: \(credential) (the server's metadata lists no `none`, for public clients).")
             }
-            if draft.openAssumptions.contains(.publicClients) {
+            let gaps = draft.openAssumptions
+            if gaps.contains(.publicClients) {
                 steps.append(
-                    "For a public client the server takes all the same, write the file again with `\(rerun(draft, file: file, adding: "--public-client"))`, then sign in with `\(login)`."
+                    "For a public client the server takes all the same, write the file again with `\(rerun(id: draft.id, adding: ["--public-client"]))`, then sign in with `\(login)`."
                 )
             }
-            if draft.openAssumptions.contains(.offlineAccess) {
+            if gaps.contains(.offlineAccess) {
+                // Each command writes the whole file from the flags it is given: one that left out the other's flag would undo it.
+                let both =
+                    gaps.contains(.publicClients)
+                    ? " (after the step above, keep its flag: `\(rerun(id: draft.id, adding: ["--public-client", "--offline-access"]))`)" : ""
                 steps.append(
-                    "Sign-ins ask for no refresh token (the server does not list offline_access); if it grants one for offline_access, write the file again with `\(rerun(draft, file: file, adding: "--offline-access"))`."
+                    "Sign-ins ask for no refresh token (the server does not list offline_access); if it grants one for offline_access, write the file again with `\(rerun(id: draft.id, adding: ["--offline-access"]))`\(both)."
                 )
             }
             steps.append("Check the file against the live document now and then: `oauthflow lint --online --strict \(quoted(file.path))`.")
             return "Next:\n" + steps.enumerated().map { "  \($0.offset + 1). \($0.element)\n" }.joined()
         }
 
-        /// This command again, writing over the file, with one flag more.
-        func rerun(_ draft: DescriptorDraft, file: URL, adding flag: String) -> String {
-            var words = ["oauthflow", "providers", "add", issuer, "--id", draft.id]
+        /// This command again, writing over the file, with its flags and `flags` more. Every flag it was given is kept:
+        /// the file is written from the flags alone, so one left out is undone.
+        func rerun(id: String?, adding flags: [String]) -> String {
+            var words = ["oauthflow", "providers", "add", issuer]
+            if let id { words += ["--id", id] }
             if let output { words += ["--output", output] }
             if let port { words += ["--port", port] }
-            if publicClient { words.append("--public-client") }
-            if offlineAccess { words.append("--offline-access") }
-            words += [flag, "--force"]
+            if publicClient || flags.contains("--public-client") { words.append("--public-client") }
+            if offlineAccess || flags.contains("--offline-access") { words.append("--offline-access") }
+            words.append("--force")
             return words.map(LoginCommand.shellQuoted).joined(separator: " ")
         }
     }

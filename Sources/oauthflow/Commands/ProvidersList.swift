@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OAuthFlow
+import OAuthFlowLint
 
 extension OAuthFlowCommand.Providers {
     struct List: AsyncParsableCommand {
@@ -30,6 +31,7 @@ extension OAuthFlowCommand.Providers {
             try await Output.running {
                 let registry = try registryOptions.oauth().registry()
                 for skipped in registry.skipped { Output.stderr("warning: skipped: \(skipped.error)\n") }
+                warnOfLintErrors(skipped: Set(registry.skipped.map(\.name)))
                 let rows = registry.all.map {
                     Row(
                         id: $0.descriptor.id, displayName: $0.descriptor.displayName, protocol: $0.descriptor.protocol.rawValue,
@@ -56,6 +58,28 @@ extension OAuthFlowCommand.Providers {
                         + "  revoke " + pad(entry.revocation, 9) + variables
                     Output.stdout(TerminalText.escaped(String(line.reversed().drop { $0 == " " }.reversed())) + "\n")
                 }
+            }
+        }
+
+        /// A warning on stderr for each descriptor of the user's or a `--providers-dir` directory that the registry
+        /// loaded although `lint` finds an error in it: the file is listed, and may still be refused or act wrongly when used.
+        /// The bundled descriptors pass lint in CI; the skipped files were warned of already.
+        func warnOfLintErrors(skipped: Set<String>) {
+            let directories =
+                registryOptions.providerDirectories.map { URL(fileURLWithPath: $0, isDirectory: true) }
+                + [ProviderRegistry.userProvidersDirectory(environment: CommandEnvironment.variables)]
+            var isDirectory: ObjCBool = false
+            let existing = directories.filter { FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDirectory) && isDirectory.boolValue }
+            guard !existing.isEmpty, let diagnostics = try? Linter().lint(paths: existing) else { return }
+            var errors: [String: [Diagnostic]] = [:]
+            for diagnostic in diagnostics where diagnostic.severity == .error { errors[diagnostic.location.path, default: []].append(diagnostic) }
+            for (path, found) in errors.sorted(by: { $0.key < $1.key }) {
+                let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                guard !skipped.contains(name), let first = found.first else { continue }
+                let count = found.count == 1 ? "1 error" : "\(found.count) errors"
+                Output.stderr(
+                    "warning: \(Output.line(path)) fails lint (\(count); line \(first.location.line): \(Output.line(first.message))); see `oauthflow lint \(LoginCommand.shellQuoted(path))`\n"
+                )
             }
         }
     }

@@ -167,6 +167,18 @@ extension OAuthFlowCommand.Providers {
                 resources: provider.resources.entries, catalog: catalog)
         }
 
+        /// What `pushed: if_supported` comes to for this provider, which is read without discovery: pushed when the
+        /// descriptor names the endpoint, decided by the discovery document when there is one, else never.
+        static func pushedMeaning(_ pushed: String, provider: Provider) -> String {
+            guard pushed == ProviderDescriptor.Authorization.Pushed.ifSupported.rawValue else { return "" }
+            if provider.endpoints.pushedAuthorization != nil { return " (pushed: the descriptor names the endpoint)" }
+            if provider.discovery != nil {
+                return
+                    " (unknown until discovery: pushed when the discovery document names pushed_authorization_request_endpoint, read at sign-in)"
+            }
+            return " (not pushed: no endpoint, and no discovery to find one)"
+        }
+
         /// The text's first lines: the provider, its variables, endpoints, grants, scopes and parameters.
         static func described(_ provider: Provider, _ summary: Summary) -> [String] {
             let policy = provider.policy
@@ -232,7 +244,7 @@ extension OAuthFlowCommand.Providers {
             lines.append(
                 "  checks: pkce \(summary.pkce)\(summary.pkce == "unsupported" ? "" : " (S256)"), state \(summary.state ? "on" : "off"), nonce \(summary.nonce ? "on" : "off"), iss \(summary.issParameter)"
             )
-            lines.append("  pushed authorization requests: \(summary.pushed)")
+            lines.append("  pushed authorization requests: \(summary.pushed)\(Self.pushedMeaning(summary.pushed, provider: provider))")
             if summary.dpop != "never" {
                 lines.append(
                     "  DPoP: \(summary.dpop), keys \(summary.dpopAlgorithms.joined(separator: ", ")), a Bearer answer: \(policy.dpop.bearerAnswer.rawValue); git and kubectl cannot use bound tokens"

@@ -18,7 +18,10 @@ extension OAuthFlowCommand {
         @Argument(help: "The provider id.")
         var provider: String
 
-        @Option(help: "The API's audience; it replaces the descriptor's access_tokens.audience, which is the default.")
+        @Option(
+            help:
+                "The API's audience, the `aud` its tokens carry: required when the descriptor states no access_tokens.audience (none is assumed), and replaces it when it does."
+        )
         var audience: String?
 
         @Option(name: .customLong("client-id"), help: "The introspection client's id (default: OAUTHFLOW_<PROVIDER>_CLIENT_ID or the clients file).")
@@ -55,11 +58,28 @@ extension OAuthFlowCommand {
                 Output.stderr("REFUSED (\(denial.code), HTTP \(denial.status)): \(Output.line(denial.reason))\n")
                 throw ExitCode.failure
             } catch {
-                Output.stderr("error: \(Output.line(error))\n")
-                throw ExitCode.failure
+                throw Output.fail(error, advice: introspectionClientAdvice(error))
             }
             Output.stderr("Accepted: \(principal.checks).\n")
             Output.stdoutExact(try Output.json(principal.summary))
+        }
+
+        /// Where the introspection client is given, after it was missing or refused.
+        func introspectionClientAdvice(_ error: any Error) -> String? {
+            let flags =
+                "--client-id ID and --client-secret-env VAR (the variable holding its secret), or OAUTHFLOW_<PROVIDER>_CLIENT_ID and _CLIENT_SECRET, or the clients file"
+            switch error {
+            case let error as ClientSettingsError where error.code == .missingClientID:
+                return "this provider's tokens are introspected, which needs the API's own client at the provider: name it with \(flags)"
+            case let error as FlowError where error.code == .missingClientSecret:
+                return Advice.credential(error, signingIn: false)
+            case is AuthorizationServerError,
+                is FlowError where (error as? FlowError)?.code == .unexpectedStatus:
+                return
+                    "the provider refused the API's client at its introspection endpoint: check that the client given (\(flags)) is the one registered there, its secret current, and that the provider lets it introspect tokens"
+            default:
+                return nil
+            }
         }
     }
 }

@@ -45,7 +45,7 @@ struct SessionOptions: ParsableArguments {
     /// What to do after `error` on `session`: after a refresh the provider refused, the exact command that
     /// signs in again; after a refused client, where the secret came from.
     func advice(_ error: any Error, session: StoredSession) -> String? {
-        Advice.clientAuthentication(error, secretSource: secretSource(for: session))
+        Advice.credential(error, signingIn: false) ?? Advice.clientAuthentication(error, secretSource: secretSource(for: session))
             ?? Advice.afterRefresh(error, signIn: signInAgain(session))
     }
 
@@ -56,7 +56,12 @@ struct SessionOptions: ParsableArguments {
     /// The stored session, or a failure that says how to sign in.
     func stored(store: FileTokenStore = CommandEnvironment.store) async throws -> StoredSession {
         guard let session = try await store.load(key) else {
-            var signIn = LoginCommand(provider: key.providerID, account: key.account)
+            // A login that no variable or clients file names a client for needs --client-id: the command shows it.
+            var needsClientID = false
+            do { _ = try CommandEnvironment.clients.settings(for: key.providerID) } catch let error as ClientSettingsError {
+                needsClientID = error.code == .missingClientID
+            } catch {}
+            var signIn = LoginCommand(provider: key.providerID, account: key.account, clientID: needsClientID ? "CLIENT_ID" : nil)
             signIn.providerDirectories = registryOptions.providerDirectories
             throw CommandFailure("no stored session for \(key); sign in with `\(signIn.text)` first")
         }

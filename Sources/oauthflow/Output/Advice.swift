@@ -13,6 +13,15 @@ enum Advice {
     /// The same for the credential a confidential client's provider needs before anything is sent: each of the client
     /// secret, private key and certificate the error says is needed, with where it is given.
     static func clientID(_ error: any Error) -> String? {
+        if let credential = credential(error) { return credential }
+        guard let error = error as? ClientSettingsError, error.code == .missingClientID else { return nil }
+        return "or name the client on the command line with --client-id ID"
+    }
+
+    /// For any command that uses the client: each of the client secret, private key and certificate the error says is
+    /// needed, with where it is given; and, for a client with none, that the provider may take public clients.
+    /// - Parameter signingIn: Whether a client is signing in, which may be a public one.
+    static func credential(_ error: any Error, signingIn: Bool = true) -> String? {
         if let error = error as? FlowError, error.code == .missingClientSecret {
             var ways: [String] = []
             if error.message.contains("a client secret") {
@@ -28,10 +37,16 @@ enum Advice {
             if error.message.contains("a client certificate") {
                 ways.append("the client's certificate with certificate_file and its key with private_key_file in clients.yaml")
             }
-            return ways.isEmpty ? nil : "name " + ways.joined(separator: "; or ")
+            guard !ways.isEmpty else { return nil }
+            var advice = "name " + ways.joined(separator: "; or ")
+            if signingIn, error.message.contains("(it accepts ") {
+                // A public client meets this where the server takes public clients but its metadata lists no `none`.
+                advice +=
+                    "; or, for a public client (no secret) the server takes although the descriptor does not list `none`, list `none` in its client_auth.methods (a file `oauthflow providers add` wrote: write it again with --public-client and --force)"
+            }
+            return advice
         }
-        guard let error = error as? ClientSettingsError, error.code == .missingClientID else { return nil }
-        return "or name the client on the command line with --client-id ID"
+        return nil
     }
 
     /// After a failed refresh the provider answered with a definite refusal (a 4xx, or a signed-out session):

@@ -223,9 +223,32 @@ import OAuthFlow
         #expect(down.count("/.well-known/oauth-authorization-server/realms/ops") == 0, "no answer at all is not a missing document")
     }
 
-    @Test func aSuggestedIDIsMadeOfTheHostAndPath() throws {
+    /// Issue 61, item 12: an introspection endpoint gives an `access_tokens` section whose audience is left to the API,
+    /// an end-session endpoint the post-logout redirect URI to register, and the notes name the flags.
+    @Test func theDraftChecksTokensByIntrospectionAndNamesThePostLogoutURI() async throws {
+        let introspecting = Self.document([
+            "introspection_endpoint": "\(Self.issuer)/protocol/openid-connect/token/introspect",
+            "token_endpoint_auth_methods_supported": ["client_secret_basic"], "scopes_supported": ["openid"],
+        ])
+        let draft = try await Self.read(Self.server(oidc: introspecting))
+        #expect(draft.text.hasSuffix("access_tokens:\n  format: opaque\n  # audience: the `aud` your API's tokens carry, which the server's document cannot state (RFC 9068 §4)\n"), "\(draft.text)")
+        #expect(!draft.text.contains("  audience:"), "an audience is never assumed")
+        #expect(draft.postLogoutRedirectURI?.absoluteString == "http://127.0.0.1:8765/logged-out")
+        #expect(draft.notes.contains { $0.contains("post-logout redirect URI http://127.0.0.1:8765/logged-out") })
+        #expect(draft.notes.contains { $0.contains("`oauthflow providers add --public-client --force`") })
+        #expect(draft.notes.contains { $0.contains("`oauthflow providers add --offline-access --force`") })
+        #expect(!draft.notes.contains { $0.contains("assuming so") })
+
+        let plain = try await Self.read(Self.server(oidc: Self.document(["end_session_endpoint": NSNull()])))
+        #expect(!plain.text.contains("access_tokens"), "no introspection endpoint, no section")
+        #expect(plain.postLogoutRedirectURI == nil)
+    }
+
+    /// The port is kept (issue 61, item 12): two servers on one host get two ids, not one file that each overwrites.
+    @Test func aSuggestedIDIsMadeOfTheHostPortAndPath() throws {
         #expect(DescriptorDraft.suggestedID(for: try #require(URL(string: "https://Login.Example.COM"))) == "login-example-com")
-        #expect(DescriptorDraft.suggestedID(for: try #require(URL(string: "http://127.0.0.1:8080/o/"))) == "127-0-0-1-o")
+        #expect(DescriptorDraft.suggestedID(for: try #require(URL(string: "http://127.0.0.1:8080/o/"))) == "127-0-0-1-8080-o")
+        #expect(DescriptorDraft.suggestedID(for: try #require(URL(string: "http://127.0.0.1:8081/o/"))) == "127-0-0-1-8081-o")
         #expect(DescriptorDraft.isValidID("login-example-com"))
         #expect(!DescriptorDraft.isValidID("-x") && !DescriptorDraft.isValidID("A") && !DescriptorDraft.isValidID("a/b"))
     }
@@ -239,7 +262,6 @@ import OAuthFlow
     ])
     func anExactIDNamesOneIssuer(_ first: String, _ second: String) throws {
         let (a, b) = (try #require(URL(string: first)), try #require(URL(string: second)))
-        #expect(DescriptorDraft.suggestedID(for: a) == DescriptorDraft.suggestedID(for: b) || first.hasSuffix("/a"))
         let (idA, idB) = (DescriptorDraft.exactID(prefix: "mcp-", for: a), DescriptorDraft.exactID(prefix: "mcp-", for: b))
         #expect(idA != idB)
         #expect(DescriptorDraft.isValidID(idA) && DescriptorDraft.isValidID(idB) && idA.hasPrefix("mcp-"))
