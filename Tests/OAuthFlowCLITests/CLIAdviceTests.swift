@@ -100,7 +100,7 @@ import OAuthFlow
         defer { setup.directory.cleanUp() }
         let result = try await setup.run(["userinfo", "refuser", "--account", "work"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --account work`"), "\(result.stderr)")
+        #expect(result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --client-id CLIENT_ID --account work`"), "\(result.stderr)")
         #expect(!result.stderr.contains("Usage:"))
     }
 

@@ -85,6 +85,8 @@ import Testing
                 access_tokens:
                   format: opaque
                   audience: api
+                client_auth:
+                  methods: [client_secret_basic]
                 """)
             let missing = try await Self.verify(home, ["sim"], token: "opaque-token")
             #expect(missing.status == 1)
@@ -109,9 +111,13 @@ import Testing
 
     /// Writes `text` as the stored session of `quiet` (account `default`).
     static func storeRaw(_ home: Home, _ text: String) throws {
+        // As the store makes them (a 700 directory, a 600 file), so that only the file's text is under test.
         let store = FileTokenStore(directory: home.directory.url.appendingPathComponent("state/oauthflow"))
-        try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: store.path(for: SessionKey(providerID: "quiet"))))
+        try FileManager.default.createDirectory(
+            at: store.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = store.path(for: SessionKey(providerID: "quiet"))
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
     static func describeQuiet(_ home: Home) throws {
@@ -127,6 +133,8 @@ import Testing
               token: http://127.0.0.1:9/token
             client_auth:
               methods: [none]
+            security:
+              iss_parameter: absent
             """)
     }
 
@@ -220,7 +228,7 @@ import Testing
         #expect(!listed.stderr.contains("quiet.yaml"), "\(listed.stderr)")
     }
 
-    /// A descriptor the registry loads and `lint` fails: a redirect host that is not a loopback address.
+    /// A descriptor the registry loads and `lint` fails: no issuer, and nothing said of the callback's `iss`.
     static let flawed = """
         schema_version: 1
         id: flawed

@@ -32,9 +32,9 @@ import Testing
 
     @Test func readsTheTokenFileTokenStoreWrote() async throws {
         let expiry = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 7200).rounded(.down))
-        try await store.save(session(account: "work/ops", token: "tok \"quoted\" é", expiresAt: expiry))
+        try await store.save(session(account: "work/ops", token: "tok \"quoted\" \\back", expiresAt: expiry))
         let peek = try #require(SessionPeek.read(providerID: "github", account: "work/ops", directory: path))
-        #expect(peek.accessToken == "tok \"quoted\" é")
+        #expect(peek.accessToken == "tok \"quoted\" \\back")
         #expect(peek.expiresAt == Int(expiry.timeIntervalSince1970))
         let loaded = try await store.load(SessionKey(providerID: "github", account: "work/ops"))
         #expect(loaded?.tokens.accessToken.value == peek.accessToken)

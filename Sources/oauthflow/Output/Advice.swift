@@ -22,31 +22,37 @@ enum Advice {
     /// needed, with where it is given; and, for a client with none, that the provider may take public clients.
     /// - Parameter signingIn: Whether a client is signing in, which may be a public one.
     static func credential(_ error: any Error, signingIn: Bool = true) -> String? {
+        // Refused before anything was sent: signing in (FlowError) or refreshing a confidential client's session.
+        let message: String
         if let error = error as? FlowError, error.code == .missingClientSecret {
-            var ways: [String] = []
-            if error.message.contains("a client secret") {
-                ways.append(
-                    "the client's secret with --client-secret-env VAR (the variable holding it), or client_secret_env or client_secret_file in clients.yaml"
-                )
-            }
-            if error.message.contains("a private key") {
-                ways.append(
-                    "the client's private key with private_key_file or private_key_env in clients.yaml, or $OAUTHFLOW_<PROVIDER>_PRIVATE_KEY (with key_id, and signing_alg: PS256 for an RSA key under FAPI 2.0)"
-                )
-            }
-            if error.message.contains("a client certificate") {
-                ways.append("the client's certificate with certificate_file and its key with private_key_file in clients.yaml")
-            }
-            guard !ways.isEmpty else { return nil }
-            var advice = "name " + ways.joined(separator: "; or ")
-            if signingIn, error.message.contains("(it accepts ") {
-                // A public client meets this where the server takes public clients but its metadata lists no `none`.
-                advice +=
-                    "; or, for a public client (no secret) the server takes although the descriptor does not list `none`, list `none` in its client_auth.methods (a file `oauthflow providers add` wrote: write it again with --public-client and --force)"
-            }
-            return advice
+            message = error.message
+        } else if let error = error as? SessionError, error.code == .missingClientCredential {
+            message = error.message
+        } else {
+            return nil
         }
-        return nil
+        var ways: [String] = []
+        if message.contains("a client secret") {
+            ways.append(
+                "the client's secret with --client-secret-env VAR (the variable holding it), or client_secret_env or client_secret_file in clients.yaml"
+            )
+        }
+        if message.contains("a private key") {
+            ways.append(
+                "the client's private key with private_key_file or private_key_env in clients.yaml, or $OAUTHFLOW_<PROVIDER>_PRIVATE_KEY (with key_id, and signing_alg: PS256 for an RSA key under FAPI 2.0)"
+            )
+        }
+        if message.contains("a client certificate") {
+            ways.append("the client's certificate with certificate_file and its key with private_key_file in clients.yaml")
+        }
+        guard !ways.isEmpty else { return nil }
+        var advice = "name " + ways.joined(separator: "; or ")
+        if signingIn, message.contains("(it accepts ") {
+            // A public client meets this where the server takes public clients but its metadata lists no `none`.
+            advice +=
+                "; or, for a public client (no secret) the server takes although the descriptor does not list `none`, list `none` in its client_auth.methods (a file `oauthflow providers add` wrote: write it again with --public-client and --force)"
+        }
+        return advice
     }
 
     /// After a failed refresh the provider answered with a definite refusal (a 4xx, or a signed-out session):
