@@ -292,7 +292,8 @@ def lint_against_libyaml(thousand):
             corpora.append((label, directory, files))
         for label, directory, files in corpora:
             for way, (ratio, low, high, floor, lint, baseline) in lint_cpu_against_libyaml(directory, files).items():
-                verdict = "" if way == "mixed" else f"; target <= 3x: {'met' if ratio <= 3 else 'NOT met'}"
+                # Issue 47 asked for at most 3x, issue 61 aims at 2.5x on any corpus.
+                verdict = "" if way == "mixed" else f"; target <= 2.5x: {'met' if ratio <= 2.5 else 'NOT met'}"
                 print(f"lint 1,000 ({label}) CPU, {way}: {lint * 1000:.0f} ms against libyaml's C event parse {floor * 1000:.0f} ms: "
                       f"{ratio:.2f}x (paired, {low:.2f}-{high:.2f}{verdict})")
                 if baseline:

@@ -19,7 +19,9 @@ struct YAMLComposer {
         self.maximumDepth = maximumDepth
     }
 
-    mutating func compose(_ bytes: UnsafeBufferPointer<UInt8>) throws(YAMLSyntaxError) -> YAMLTree? {
+    /// - Parameter throughReader: Whether libyaml's reader reads the text even when ``YAMLReaderInput`` could hand it
+    ///   over (tests compare the two ways).
+    mutating func compose(_ bytes: UnsafeBufferPointer<UInt8>, throughReader: Bool = false) throws(YAMLSyntaxError) -> YAMLTree? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw YAMLSyntaxError(kind: .reader, context: nil, problem: "libyaml could not start", line: 1, column: 1)
@@ -37,6 +39,16 @@ struct YAMLComposer {
         } else {
             yaml_parser_set_input_string(&parser, "", 0)
         }
+        if !throughReader, let input = YAMLReaderInput(bytes) {
+            return try input.reading(with: &parser) { (parser) throws(YAMLSyntaxError) in try composeEvents(&parser, in: bytes) }
+        }
+        return try composeEvents(&parser, in: bytes)
+    }
+
+    /// The tree of the events `parser` gives.
+    private mutating func composeEvents(_ parser: inout yaml_parser_t, in bytes: UnsafeBufferPointer<UInt8>) throws(YAMLSyntaxError)
+        -> YAMLTree?
+    {
         var documents = 0
         while true {
             var event = yaml_event_t()

@@ -203,8 +203,11 @@ package final class YAMLTree: Sendable {
     }
 
     /// ``compose(_:maximumDepth:)`` over UTF-8 bytes the caller has checked (a descriptor file, read in place).
-    static func compose(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = .max) throws(YAMLSyntaxError) -> YAMLTree? {
+    /// `throughReader` has libyaml's reader read the text even where it need not (``YAMLReaderInput``): tests compare the two.
+    static func compose(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = .max, throughReader: Bool = false) throws(YAMLSyntaxError)
+        -> YAMLTree?
+    {
         var composer = YAMLComposer(maximumDepth: maximumDepth)
-        return try composer.compose(bytes)
+        return try composer.compose(bytes, throughReader: throughReader)
     }
 }
