@@ -103,49 +103,92 @@ public struct ProviderRegistry: Sendable {
         let sources = sources(
             directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
             environment: environment, logger: logger)
-        var entries: [String: Entry] = [:]
+        let (found, skipped) = try collect(sources: sources, logger: logger) { (file, _) -> FileReading<ProviderDescriptor> in
+            let document = DescriptorDocument.load(contentsOf: file)
+            guard let descriptor = document.descriptor else { return .invalid(document.problems) }
+            return .read(id: descriptor.id, descriptor)
+        }
+        return ProviderRegistry(entries: found.mapValues { Entry(descriptor: $0.item, origin: $0.origin) }, skipped: skipped)
+    }
+
+    /// What reading one descriptor file for a load gave: the provider it declares, or the file's problems.
+    enum FileReading<Item: Sendable>: Sendable {
+        case read(id: String, Item)
+        case invalid([DescriptorProblem])
+    }
+
+    /// Reads every descriptor file of `sources` in order with `read`, as ``load(directories:includeBundled:includeUserDirectory:environment:logger:)``
+    /// describes: a later source replaces an earlier one's provider, a file that cannot be read or repeats an id
+    /// within its directory is skipped, and each decision is logged.
+    ///
+    /// A directory's files are read before any is decided on, on every core when there are many (``readAll(_:origin:read:)``);
+    /// the decisions and their log lines then follow in file order, as if each file had been read in turn.
+    static func collect<Item: Sendable>(
+        sources: [(URL, Origin)], logger: Logger, read: @escaping @Sendable (URL, Origin) -> FileReading<Item>
+    ) throws -> (entries: [String: (item: Item, origin: Origin)], skipped: [Skipped]) {
+        var entries: [String: (item: Item, origin: Origin)] = [:]
         var skipped: [Skipped] = []
         for (directory, origin) in sources {
             var seenHere: [String: String] = [:]
-            for file in try descriptorFiles(in: directory) {
-                let document = DescriptorDocument.load(contentsOf: file)
-                guard let descriptor = document.descriptor else {
+            let files = try descriptorFiles(in: directory)
+            for (file, reading) in zip(files, readAll(files, origin: origin, read: read)) {
+                let id: String
+                let item: Item
+                switch reading {
+                case let .read(readID, readItem):
+                    (id, item) = (readID, readItem)
+                case let .invalid(problems):
                     let name = file.deletingPathExtension().lastPathComponent
-                    logger.info("provider file skipped", metadata: ["file": "\(file.path)", "problems": "\(document.problems.count)"])
+                    logger.info("provider file skipped", metadata: ["file": "\(file.path)", "problems": "\(problems.count)"])
                     skipped.append(
                         Skipped(
                             name: name,
                             error: ProviderError(
                                 .invalidDescriptor, "the descriptor file \(file.path) is invalid (run `oauthflow lint` for details):",
-                                provider: name, problems: document.problems)))
+                                provider: name, problems: problems)))
                     continue
                 }
-                if let other = seenHere[descriptor.id] {
-                    logger.info("provider skipped", metadata: ["provider": "\(descriptor.id)", "file": "\(file.path)"])
+                if let other = seenHere[id] {
+                    logger.info("provider skipped", metadata: ["provider": "\(id)", "file": "\(file.path)"])
                     skipped.append(
                         Skipped(
-                            name: descriptor.id,
+                            name: id,
                             error: ProviderError(
-                                .duplicateID, "two descriptors in one directory declare the id `\(descriptor.id)`: \(other) and \(file.path)",
-                                provider: descriptor.id)))
+                                .duplicateID, "two descriptors in one directory declare the id `\(id)`: \(other) and \(file.path)",
+                                provider: id)))
                     continue
                 }
-                seenHere[descriptor.id] = file.path
-                if let previous = entries[descriptor.id] {
+                seenHere[id] = file.path
+                if let previous = entries[id] {
                     logger.info(
                         "provider overridden",
                         metadata: [
-                            "provider": "\(descriptor.id)", "by": "\(file.path)", "replaces": "\(previous.origin)",
+                            "provider": "\(id)", "by": "\(file.path)", "replaces": "\(previous.origin)",
                         ])
                 }
-                entries[descriptor.id] = Entry(descriptor: descriptor, origin: origin)
+                entries[id] = (item, origin)
             }
         }
-        return ProviderRegistry(entries: entries, skipped: skipped)
+        return (entries, skipped)
     }
 
+    /// What `read` gives for each file, in order. Files are independent, so many are shared out across the cores.
+    private static func readAll<Item: Sendable>(
+        _ files: [URL], origin: Origin, read: @escaping @Sendable (URL, Origin) -> FileReading<Item>
+    ) -> [FileReading<Item>] {
+        guard files.count >= parallelReadingThreshold else { return files.map { read($0, origin) } }
+        let slots = ReadingSlots<FileReading<Item>>(count: files.count)
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            slots.store(read(files[index], origin), at: index)
+        }
+        return slots.values
+    }
+
+    /// The fewest files of one directory read on every core: below it, handing them out costs more than it saves.
+    static let parallelReadingThreshold = 32
+
     /// The directories a registry reads, in override order.
-    private static func sources(
+    static func sources(
         directories: [URL], includeBundled: Bool, includeUserDirectory: Bool,
         environment: [String: String], logger: Logger
     ) -> [(URL, Origin)] {

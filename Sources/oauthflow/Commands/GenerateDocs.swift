@@ -7,7 +7,8 @@ extension OAuthFlowCommand {
     struct GenerateDocs: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "generate-docs",
-            abstract: "Regenerate providers/schema.json, Docs/lint-rules.md, Docs/providers.md and the field reference in Docs/descriptor-format.md.",
+            abstract:
+                "Regenerate providers/schema.json, Docs/lint-rules.md, Docs/providers.md, the field reference in Docs/descriptor-format.md and the bundled providers' index.",
             shouldDisplay: false)
 
         @Option(help: "The repository root.")
@@ -29,7 +30,13 @@ extension OAuthFlowCommand {
                 let catalogURL = base.appendingPathComponent("Docs/providers.md")
                 let catalog = (try? String(contentsOf: catalogURL, encoding: .utf8)) ?? ""
                 try GeneratedDocs.replacingCatalog(in: catalog).write(to: catalogURL, atomically: true, encoding: .utf8)
-                Output.stderr("wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md, Docs/providers.md\n")
+                // The bundled descriptors' listing, which `providers list` reads instead of parsing them.
+                let bundled = base.appendingPathComponent("Sources/OAuthFlow/BundledProviders", isDirectory: true)
+                try BundledCatalog.text(describing: bundled).write(
+                    to: bundled.appendingPathComponent(BundledCatalog.fileName), atomically: true, encoding: .utf8)
+                Output.stderr(
+                    "wrote providers/schema.json, Docs/lint-rules.md, Docs/descriptor-format.md, Docs/providers.md, Sources/OAuthFlow/BundledProviders/\(BundledCatalog.fileName)\n"
+                )
             }
         }
     }
