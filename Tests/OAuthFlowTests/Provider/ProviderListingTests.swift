@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 import OAuthFlowTestSupport
 import Testing
 
