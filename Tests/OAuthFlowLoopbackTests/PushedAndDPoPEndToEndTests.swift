@@ -204,11 +204,13 @@ struct PushedAndDPoPEndToEndTests {
         let client = try server.client("short-par")
         let before = count(try await server.stats(), "par_requests", client.clientID)
         let events = Recorder()
-        let browser = FollowingBrowser(delay: .seconds(4))
+        let browser = FollowingBrowser(delay: .seconds(12))
         let (result, _, _, _) = try await signIn(client: "short-par", security: [], browser: browser, events: events)
         #expect(result.session.tokens.tokenType == "bearer")
-        // Renewed at least once; again if the renewed request (3 s) also expired on a loaded machine before the browser
-        // reached it. Each renewal is one push more.
+        // The browser comes after 12 s, when the first request (10 s) has expired: renewed once, one push more. The
+        // renewed request lives 10 s, which a loaded idpyoidc (one lock, 16 tests at a time) needs to answer the
+        // redirect in time; with 3 s a renewed request could expire first, and an expired request_uri gets an error page
+        // (400, no redirect), which ends the browser and leaves the sign-in to wait out its 180 s.
         #expect(!events.values.isEmpty && events.values.allSatisfy { $0 == "renewed" }, "\(events.values)")
         #expect(count(try await server.stats(), "par_requests", client.clientID) - before == 1 + events.values.count)
     }
