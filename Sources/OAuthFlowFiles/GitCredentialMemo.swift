@@ -129,11 +129,7 @@ public struct GitCredentialMemo: Sendable, Hashable {
     /// The memo in `sessionDirectory`, read as a session file is (private, regular, not a link); nil when it
     /// is absent or anything about it is odd.
     public static func read(sessionDirectory: String) -> GitCredentialMemo? {
-        guard RawFile.isPrivateDirectory(sessionDirectory) == true,
-            let bytes = try? RawFile.read(
-                path(sessionDirectory: sessionDirectory), limit: 256 * 1024, followLinks: false,
-                inspect: { info in if info.st_mode & 0o077 != 0 { throw RawFile.ReadError(reason: "not private", kind: .system) } })
-        else { return nil }
+        guard let bytes = RawFile.readPrivate(path(sessionDirectory: sessionDirectory), in: sessionDirectory, limit: 256 * 1024) else { return nil }
         return parse(bytes: bytes)
     }
 

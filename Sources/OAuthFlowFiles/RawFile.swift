@@ -108,6 +108,15 @@ public enum RawFile {
         return (info.st_mode & S_IFMT) == S_IFDIR && info.st_mode & 0o077 == 0
     }
 
+    /// The bytes of `path`, a file beside the sessions in `directory`, read as a session file is: the directory private,
+    /// the file regular, not a link, private, at most `limit` bytes. Nil when it is absent or anything about it is odd.
+    public static func readPrivate(_ path: String, in directory: String, limit: Int) -> [UInt8]? {
+        guard isPrivateDirectory(directory) == true else { return nil }
+        return try? read(
+            path, limit: limit, followLinks: false,
+            inspect: { info in if info.st_mode & 0o077 != 0 { throw ReadError(reason: "not private", kind: .system) } })
+    }
+
     /// Whether something (anything, a dangling link included) is at `path`.
     public static func exists(_ path: String) -> Bool {
         var info = stat()

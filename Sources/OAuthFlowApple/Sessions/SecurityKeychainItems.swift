@@ -30,15 +30,7 @@ struct SecurityKeychainItems: KeychainItems {
     }
 
     func read(_ item: KeychainItem) throws -> Data? {
-        var request = query(item)
-        request[kSecReturnData as String] = true
-        request[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(request as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess else { throw KeychainStatus(status) }
-        guard let data = result as? Data else { throw KeychainStatus(errSecDecode) }
-        return data
+        try readOwned(item)?.data
     }
 
     func readOwned(_ item: KeychainItem) throws -> (data: Data, owner: Data?)? {
