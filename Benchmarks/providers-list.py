@@ -81,6 +81,20 @@ def install(binary, name, descriptors, env):
     return target / "oauthflow"
 
 
+def launcher_layout(installed, name):
+    """The README's layout beside the installed copy `installed`: the launcher as `oauthflow`, the full command as
+    `oauthflow-full` (its bundled descriptors beside it), so that `providers list` is answered from the launcher's memo
+    once the full command has written it."""
+    directory = installed.parent
+    target = WORK / f"{name}-launcher"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(directory, target)
+    shutil.move(target / "oauthflow", target / "oauthflow-full")
+    shutil.copy2(OAUTHFLOW.parent / "oauthflow-launcher", target / "oauthflow")
+    return target / "oauthflow"
+
+
 def output(argv, env):
     return subprocess.run(argv, env=env, capture_output=True, check=True).stdout
 
@@ -98,6 +112,9 @@ def main():
     for label, binary in binaries.items():
         key = "base" if binary is BASELINE else "this"
         installed = {count: install(binary, f"install-{key}-{count}", directory, env) for count, directory in ((100, hundred), (1000, thousand))}
+        built = install(binary, f"install-{key}-built", None, env)
+        launched = {count: launcher_layout(path, f"install-{key}-{count}") for count, path in installed.items()}
+        launched[103] = launcher_layout(built, f"install-{key}-built")
         rows.append((label, [
             ("providers show google", [binary, "providers", "show", "google"]),
             ("providers list (103 bundled)", [binary, "providers", "list"]),
@@ -106,6 +123,10 @@ def main():
             ("providers list, 1,000 bundled", [installed[1000], "providers", "list"]),
             ("providers list --providers-dir 100", [binary, "providers", "list", "--providers-dir", str(hundred)]),
             ("providers list --providers-dir 1,000", [binary, "providers", "list", "--providers-dir", str(thousand)]),
+            ("launcher: providers list (103 bundled)", [launched[103], "providers", "list"]),
+            ("launcher: providers list --json (103)", [launched[103], "providers", "list", "--json"]),
+            ("launcher: providers list, 100 bundled", [launched[100], "providers", "list"]),
+            ("launcher: providers list, 1,000 bundled", [launched[1000], "providers", "list"]),
         ]))
     # The listings agree: this build with the baseline, and a bundled catalog with the same files given as a directory.
     this = dict(rows[0][1])
@@ -113,6 +134,14 @@ def main():
         if BASELINE:
             same = output(argv, env) == output(dict(rows[1][1])[name], env)
             print(f"same output as the baseline: {'yes' if same else 'NO'}: {name}")
+    # The copies were made just now: the full command leaves no memo for files changed in the last two seconds.
+    time.sleep(2.5)
+    for name in [name for name in this if name.startswith("launcher: ")]:
+        # Twice: the first run is the full command's, which leaves the memo the second is printed from.
+        first, second = output(this[name], env), output(this[name], env)
+        full = name.replace("launcher: ", "").replace("--json (103)", "--json (103 bundled)")
+        direct = output(this[full], env) if full in this else first
+        print(f"the launcher prints what the full command does: {'yes' if first == second == direct else 'NO'}: {name}")
     for count, directory in ((100, hundred), (1000, thousand)):
         bundled = output(this[f"providers list, {count:,} bundled"], env)
         given = output([OAUTHFLOW, "providers", "list", "--providers-dir", str(directory)], env)

@@ -117,6 +117,25 @@ public enum RawFile {
             inspect: { info in if info.st_mode & 0o077 != 0 { throw ReadError(reason: "not private", kind: .system) } })
     }
 
+    /// `path` with every symbolic link and `.` or `..` resolved; nil when it cannot be.
+    public static func resolved(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// This process's executable, resolved: on Linux through /proc, elsewhere through the loader.
+    public static func ownExecutable() -> String? {
+        #if canImport(Darwin)
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var size = UInt32(buffer.count)
+        guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
+        return resolved(String(cString: buffer))
+        #else
+        return resolved("/proc/self/exe")
+        #endif
+    }
+
     /// Whether something (anything, a dangling link included) is at `path`.
     public static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -4,8 +4,10 @@
 //   oauthflow token print NAME [--account A] [--kind access]     a valid access token
 //   oauthflow credential git get|store|erase                     git's helper, for a request the full
 //                                                                command answered before (its memo)
+//   oauthflow providers list [--json]                            what the full command printed, while
+//                                                                nothing it read has changed (its memo)
 //
-// Each answers only from a session whose origin the full command checked (SessionOriginMemo). Everything else,
+// The first two answer only from a session whose origin the full command checked (SessionOriginMemo). Everything else,
 // and each of these the moment anything is unusual (an expired token, a refresh record, a changed clients.yaml or
 // descriptor, an unknown option), goes to the full command with the same arguments and the
 // same standard input: the fast path never decides differently, it only decides sooner. The full command
@@ -21,9 +23,14 @@ let sessionDirectory = StateFiles.sessionDirectory(environment: environment)
 /// Writes all of `text` to standard output. A failure (standard output closed) exits 1 at once: the answer may be
 /// half written, and handing over would write it again.
 func writeOut(_ text: String) -> Bool {
-    var bytes = Array(text.utf8)[...]
+    writeAll(Array(text.utf8), to: 1)
+}
+
+/// Writes all of `bytes` to the descriptor `fd`, as ``writeOut(_:)`` does.
+func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    var bytes = bytes[...]
     while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if written < 0 {
             if errno == EINTR { continue }
             exit(1)
@@ -128,18 +135,7 @@ func answerGit(_ operation: String, input: [UInt8]) -> Bool {
 
 /// The full command, `oauthflow-full` in this executable's directory.
 func fullCommand() -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    #if canImport(Darwin)
-    var size = UInt32(buffer.count)
-    guard _NSGetExecutablePath(&buffer, &size) == 0, let resolved = realpath(buffer, nil) else { return nil }
-    let own = String(cString: resolved)
-    free(resolved)
-    #else
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return nil }
-    let own = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    #endif
-    guard let slash = own.lastIndex(of: "/") else { return nil }
+    guard let own = RawFile.ownExecutable(), let slash = own.lastIndex(of: "/") else { return nil }
     let directory = String(own[..<slash])
     if own[own.index(after: slash)...] != "oauthflow", !RawFile.exists(directory + "/oauthflow-full") {
         return directory + "/oauthflow"
@@ -200,7 +196,23 @@ func handOver(input: [UInt8]?) -> Never {
     fail("oauthflow: cannot run \(full) (\(reason)); install it beside oauthflow (README, \"The CLI\")\n", errno == ENOENT ? 127 : 126)
 }
 
+/// Prints what the full command printed for the same `providers list` while nothing it read has changed
+/// (``ProviderListMemo``); false when the full command must answer.
+func answerProviderList() -> Bool {
+    guard ProviderListMemo.remembers(arguments), let full = fullCommand().flatMap(RawFile.resolved),
+        let memo = ProviderListMemo.read(sessionDirectory: sessionDirectory),
+        memo.answers(
+            arguments: arguments, terminals: [isatty(1) != 0, isatty(2) != 0], fullCommand: full,
+            configHome: StateFiles.configHome(environment: environment))
+    else { return false }
+    // In the order the full command writes them: its warnings, then the listing.
+    return writeAll(memo.errors, to: 2) && writeAll(memo.output, to: 1)
+}
+
 switch arguments.first {
+case "providers":
+    if answerProviderList() { exit(0) }
+    handOver(input: nil)
 case "token" where arguments.count >= 3 && arguments[1] == "print":
     if let (providerID, account) = tokenPrintSession(arguments[2...]),
         let session = vouchedSession(providerID: providerID, account: account),

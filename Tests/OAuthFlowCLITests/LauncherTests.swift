@@ -1,5 +1,6 @@
 import Foundation
 import OAuthFlow
+import OAuthFlowFiles
 import OAuthFlowTestSupport
 import Testing
 
@@ -183,7 +184,52 @@ import Testing
     }
 
     @Test func aBuildDirectoryLauncherRunsTheOauthflowBesideIt() async throws {
-        let result = try await runProduct("oauthflow-launcher", ["providers", "list"])
+        let result = try await runProduct("oauthflow-launcher", ["providers", "list"], environment: environment)
         #expect(result.status == 0 && result.stdout.contains("github"), "\(result.stderr)")
+    }
+
+    /// `providers list` is printed from what the full command wrote while nothing it read has changed: shown by
+    /// changing the memo's text, which only the launcher prints. A descriptor added, other arguments, a memo that is
+    /// not private: the full command's answer.
+    @Test func providersListIsPrintedFromTheMemoWhileNothingChanged() async throws {
+        let first = try await run(["providers", "list"])
+        #expect(first.status == 0 && first.stdout.contains("github"), "\(first.stderr)")
+        let path = ProviderListMemo.path(sessionDirectory: state.path)
+        var memo = try #require(ProviderListMemo.read(sessionDirectory: state.path), "the full command left a memo")
+        #expect(memo.output == Array(first.stdout.utf8) && memo.errors == Array(first.stderr.utf8))
+        memo.output = Array("from the memo\n".utf8)
+        try Data(memo.rendered()).write(to: URL(fileURLWithPath: path))
+        let fast = try await run(["providers", "list"])
+        #expect(fast.status == 0 && fast.stdout == "from the memo\n", "\(fast.stderr)")
+
+        // Other arguments: the full command's listing.
+        let json = try await run(["providers", "list", "--json"])
+        #expect(json.status == 0 && json.stdout.hasPrefix("["), "\(json.stderr)")
+        let verbose = try await run(["providers", "list", "--verbose"])
+        #expect(verbose.stdout.contains("github") && !verbose.stdout.contains("from the memo"))
+
+        // A memo others may read is not read.
+        chmod(path, 0o644)
+        #expect(try await run(["providers", "list"]).stdout.contains("github"))
+        // (That listing left a memo of its own, private again.)
+        try Data(memo.rendered()).write(to: URL(fileURLWithPath: path))
+        #expect(try await run(["providers", "list"]).stdout == "from the memo\n")
+
+        // A descriptor of the user's: the full command's listing, with it.
+        _ = try root.write(
+            "home/.config/oauthflow/providers/zzz.yaml",
+            """
+            schema_version: 1
+            id: zzz
+            display_name: Added Later
+            protocol: oauth2
+            endpoints:
+              authorization: https://zzz.example.com/authorize
+              token: https://zzz.example.com/token
+            security:
+              iss_parameter: absent
+            """)
+        let added = try await run(["providers", "list"])
+        #expect(added.status == 0 && added.stdout.contains("Added Later") && !added.stdout.contains("from the memo"), "\(added.stderr)")
     }
 }

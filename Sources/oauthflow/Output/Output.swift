@@ -25,6 +25,12 @@ enum Output {
         }
     }
 
+    /// Bytes for stdout exactly as given, already escaped as the other writers would have (`providers list`, which
+    /// keeps what it wrote for the launcher).
+    static func stdoutWritten(_ data: Data) {
+        write(data, to: .standardOutput)
+    }
+
     /// Text for a person on stderr; control characters from servers and files are escaped.
     static func stderr(_ text: String) {
         write(Data(TerminalText.sanitized(text).utf8), to: .standardError)

@@ -1,0 +1,95 @@
+import Foundation
+import OAuthFlowFiles
+import OAuthFlowTestSupport
+import Testing
+
+/// The memo the launcher prints `providers list` from: it answers only the arguments, terminals, full command and
+/// configuration it was made for, and only while every directory it recorded holds the same entries, unchanged.
+@Suite final class ProviderListMemoTests {
+    let root: TemporaryDirectory
+    var bundled: String { root.url.appendingPathComponent("bundled").path }
+    var user: String { root.url.appendingPathComponent("config/oauthflow/providers").path }
+    var full: String { root.url.appendingPathComponent("oauthflow-full").path }
+
+    init() throws {
+        root = try TemporaryDirectory()
+        _ = try root.write("bundled/github.yaml", "id: github\n")
+        _ = try root.write("bundled/index.json", "{}\n")
+        _ = try root.write("oauthflow-full", "binary\n")
+    }
+
+    deinit { root.cleanUp() }
+
+    func memo(_ arguments: [String] = ["providers", "list"]) throws -> ProviderListMemo {
+        ProviderListMemo(
+            arguments: arguments, terminals: [false, false], fullCommand: full,
+            fullCommandIdentity: try #require(GitCredentialMemo.identity(of: full)), configHome: root.url.appendingPathComponent("config").path,
+            files: try #require(ProviderListMemo.identities(of: [bundled, user])), output: Array("github  GitHub\n".utf8),
+            errors: Array("warning: \u{1B}[31m escaped already\n".utf8))
+    }
+
+    func answers(_ memo: ProviderListMemo, arguments: [String] = ["providers", "list"], terminals: [Bool] = [false, false]) -> Bool {
+        memo.answers(arguments: arguments, terminals: terminals, fullCommand: full, configHome: root.url.appendingPathComponent("config").path)
+    }
+
+    @Test func itReadsBackWhatItWrote() throws {
+        let memo = try memo()
+        #expect(memo.files[user] == "absent" && memo.files[bundled + "/github.yaml"] != nil && memo.files[bundled + "/index.json"] != nil)
+        #expect(ProviderListMemo.parse(bytes: memo.rendered()) == memo)
+        // Cut anywhere, or given one more byte, it is no memo.
+        let bytes = memo.rendered()
+        for cut in stride(from: 0, to: bytes.count, by: 7) { #expect(ProviderListMemo.parse(bytes: Array(bytes[..<cut])) == nil) }
+        #expect(ProviderListMemo.parse(bytes: bytes + [0x0A]) == nil)
+        #expect(ProviderListMemo.parse(bytes: Array("oauthflow providers-list memo 2\n\n".utf8)) == nil)
+    }
+
+    @Test func itAnswersOnlyWhatItWasMadeFor() throws {
+        #expect(answers(try memo()))
+        #expect(answers(try memo(["providers", "list", "--json"]), arguments: ["providers", "list", "--json"]))
+        #expect(!answers(try memo(), arguments: ["providers", "list", "--json"]))
+        #expect(!answers(try memo(), terminals: [true, false]))
+        #expect(!answers(try memo(["providers", "list", "--verbose"]), arguments: ["providers", "list", "--verbose"]))
+        #expect(!ProviderListMemo.remembers(["providers", "list", "--providers-dir", "."]))
+        let memo = try memo()
+        #expect(!memo.answers(arguments: ["providers", "list"], terminals: [false, false], fullCommand: full, configHome: "/elsewhere"))
+        #expect(!memo.answers(arguments: ["providers", "list"], terminals: [false, false], fullCommand: bundled + "/github.yaml", configHome: root.url.appendingPathComponent("config").path))
+    }
+
+    /// A change within the file system's timestamp granularity (a jiffy, up to 10 ms) of the identity taken may leave it
+    /// the same: the full command writes no memo for files changed in the last two seconds (``ProviderListMemo/isSettled(now:)``),
+    /// and this test waits a little before each change.
+    func later() { usleep(20_000) }
+
+    @Test func anyChangeToWhatItReadEndsIt() throws {
+        // A descriptor edited in place (same size), added, removed; the user's directory made; the full command replaced.
+        let edited = try memo()
+        later()
+        _ = try root.write("bundled/github.yaml", "id: gitlab\n")
+        #expect(!answers(edited))
+        let added = try memo()
+        later()
+        _ = try root.write("bundled/gitlab.yaml", "id: gitlab\n")
+        #expect(!answers(added))
+        let removed = try memo()
+        later()
+        try FileManager.default.removeItem(atPath: bundled + "/gitlab.yaml")
+        #expect(!answers(removed))
+        let made = try memo()
+        later()
+        try FileManager.default.createDirectory(atPath: user, withIntermediateDirectories: true)
+        #expect(!answers(made))
+        let replaced = try memo()
+        #expect(answers(replaced))
+        later()
+        try FileManager.default.removeItem(atPath: full)
+        _ = try root.write("oauthflow-full", "binary\n")
+        #expect(!answers(replaced))
+    }
+
+    @Test func aFileChangedJustNowIsNotSettled() throws {
+        let memo = try memo()
+        let now = Int(Date().timeIntervalSince1970)
+        #expect(!memo.isSettled(now: now), "the files were written just now")
+        #expect(memo.isSettled(now: now + 3))
+    }
+}
