@@ -2,12 +2,12 @@
 /// same bytes again while nothing has changed, without starting the full command.
 ///
 /// The full command writes it after a plain `providers list` (or `providers list --json`): the arguments, whether
-/// standard output and error were terminals, the full command's own file, the configuration directory the user's
-/// descriptors are found from, and the identity (``GitCredentialMemo/identity(of:)``: device, inode, size, and
-/// modification and change times to the nanosecond) of each descriptor directory it read and of every entry in it.
-/// The launcher answers from it only when each of those is the same now; anything else, and any other argument, goes
-/// to the full command, which decides as it always does. The listing holds no secret; the memo lives beside the
-/// sessions all the same, and is read as they are (private, regular, not a link).
+/// standard output and error were terminals, the full command's own file and its identity, the configuration directory
+/// the user's descriptors are found from, and the fingerprint of each descriptor directory it read: the identity
+/// (device, inode, size, and modification and change times to the nanosecond) of the directory and of every entry in
+/// it, by name. The launcher answers from it only when each of those is the same now; anything else, and any other
+/// argument, goes to the full command, which decides as it always does. The listing holds no secret; the memo lives
+/// beside the sessions all the same, and is read as they are (private, regular, not a link).
 public struct ProviderListMemo: Sendable, Hashable {
     /// The command's arguments after the executable's name.
     public var arguments: [String]
@@ -18,27 +18,36 @@ public struct ProviderListMemo: Sendable, Hashable {
     public var fullCommandIdentity: String
     /// `$XDG_CONFIG_HOME` (or `~/.config`), which names the user's descriptor directory.
     public var configHome: String
-    /// Every file read and every entry of every directory read, with its identity (`absent` for a directory that was not there).
-    public var files: [String: String]
+    /// The descriptor directories read, in order, and their fingerprint (``fingerprint(of:)``).
+    public var directories: [String]
+    public var fingerprint: Fingerprint
     /// What was written to standard output and standard error.
     public var output: [UInt8]
     public var errors: [UInt8]
 
+    /// The identity of some directories and of every entry in each, as bytes to compare, and the latest change time
+    /// (seconds since 1970) among them.
+    public struct Fingerprint: Sendable, Hashable {
+        public var bytes: [UInt8]
+        public var latestChange: Int
+    }
+
     public init(
-        arguments: [String], terminals: [Bool], fullCommand: String, fullCommandIdentity: String, configHome: String, files: [String: String],
-        output: [UInt8], errors: [UInt8]
+        arguments: [String], terminals: [Bool], fullCommand: String, fullCommandIdentity: String, configHome: String, directories: [String],
+        fingerprint: Fingerprint, output: [UInt8], errors: [UInt8]
     ) {
         self.arguments = arguments
         self.terminals = terminals
         self.fullCommand = fullCommand
         self.fullCommandIdentity = fullCommandIdentity
         self.configHome = configHome
-        self.files = files
+        self.directories = directories
+        self.fingerprint = fingerprint
         self.output = output
         self.errors = errors
     }
 
-    static let header = "oauthflow providers-list memo 1"
+    static let header = "oauthflow providers-list memo 2"
     /// The largest memo read: a listing of many thousands of descriptors.
     static let maximumSize = 8 * 1024 * 1024
 
@@ -51,64 +60,97 @@ public struct ProviderListMemo: Sendable, Hashable {
         arguments == ["providers", "list"] || arguments == ["providers", "list", "--json"]
     }
 
-    /// The identity of each of `directories` and of every entry in each (a descriptor file, a subdirectory, the
-    /// bundled index), keyed by path; nil when one cannot be inspected. A directory that is not there is `absent`.
-    public static func identities(of directories: [String]) -> [String: String]? {
-        var found: [String: String] = [:]
+    /// For each of `directories`: its path, then `absent`, or its identity and, sorted by name, each entry's name and
+    /// identity (a descriptor, the bundled index, a subdirectory: whatever is there); nil when one cannot be inspected.
+    /// Each entry is inspected relative to its directory (`fstatat`), following a symbolic link as the reader does.
+    public static func fingerprint(of directories: [String]) -> Fingerprint? {
+        var bytes: [UInt8] = []
+        var latest = 0
+        func append(_ info: stat) {
+            #if canImport(Darwin)
+            let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+            #else
+            let (modified, changed) = (info.st_mtim, info.st_ctim)
+            #endif
+            for value in [
+                Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino), Int(truncatingIfNeeded: info.st_size),
+                Int(modified.tv_sec), Int(modified.tv_nsec), Int(changed.tv_sec), Int(changed.tv_nsec),
+            ] {
+                appendDecimal(value, to: &bytes)
+                bytes.append(0x20)
+            }
+            latest = max(latest, Int(changed.tv_sec))
+        }
         for directory in directories {
-            guard let identity = GitCredentialMemo.identity(of: directory) else { return nil }
-            found[directory] = identity
-            if identity == "absent" { continue }
-            guard let names = entries(of: directory) else { return nil }
-            for name in names {
-                let path = directory + "/" + name
-                guard let entry = GitCredentialMemo.identity(of: path) else { return nil }
-                found[path] = entry
+            bytes += directory.utf8
+            bytes.append(0)
+            let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                guard errno == ENOENT else { return nil }
+                bytes += "absent\n".utf8
+                continue
+            }
+            guard let stream = fdopendir(descriptor) else {
+                close(descriptor)
+                return nil
+            }
+            defer { closedir(stream) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { return nil }
+            append(info)
+            bytes.append(0x0A)
+            var names: [[UInt8]] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+            }
+            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                guard name.withUnsafeBufferPointer({ buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { characters in
+                        var terminated = Array(characters)
+                        terminated.append(0)
+                        return fstatat(descriptor, terminated, &info, 0)
+                    }
+                }) == 0 else { return nil }
+                bytes += name
+                bytes.append(0)
+                append(info)
+                bytes.append(0x0A)
             }
         }
-        return found
+        return Fingerprint(bytes: bytes, latestChange: latest)
     }
 
-    /// The names in `directory` but `.` and `..`; nil when it cannot be listed.
-    static func entries(of directory: String) -> [String]? {
-        guard let stream = opendir(directory) else { return nil }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+    /// `value` in decimal, a minus sign first when it is negative.
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(0x2D) }
+        var magnitude = value.magnitude
+        var digits: [UInt8] = []
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes += digits.reversed()
     }
 
-    /// Whether the change time of every file is at least `margin` seconds before `now` (seconds since 1970): a file
-    /// changed within the file system's timestamp granularity of the listing could change again unseen.
+    /// Whether every file recorded changed at least `margin` seconds before `now` (seconds since 1970): a file changed
+    /// within the file system's timestamp granularity of the listing could change again unseen.
     public func isSettled(now: Int, margin: Int = 2) -> Bool {
-        files.values.allSatisfy { identity in
-            if identity == "absent" { return true }
-            guard let changed = identity.split(separator: " ").last?.split(separator: ".").first, let seconds = Int(changed) else { return false }
-            return seconds <= now - margin
-        }
+        fingerprint.latestChange <= now - margin
     }
 
     /// Whether the memo answers `arguments` now: the same arguments and terminals, the same full command, the same
-    /// configuration directory, and every file it recorded (and every entry of each directory) the same.
+    /// configuration directory, and every directory it recorded, and every entry in each, the same.
     public func answers(arguments: [String], terminals: [Bool], fullCommand: String, configHome: String) -> Bool {
         guard Self.remembers(arguments), arguments == self.arguments, terminals == self.terminals, fullCommand == self.fullCommand,
             configHome == self.configHome, GitCredentialMemo.identity(of: fullCommand) == fullCommandIdentity
         else { return false }
-        let directories = files.keys.filter { path in
-            guard let slash = path.lastIndex(of: "/") else { return true }
-            return files[String(path[..<slash])] == nil
-        }
-        return Self.identities(of: directories) == files
+        return Self.fingerprint(of: directories)?.bytes == fingerprint.bytes
     }
 
     /// The file's bytes: a header; lines of %-escaped, tab-separated fields (the arguments, the terminals, the full
-    /// command, the configuration directory, the sizes of the two outputs, then one line per file); an empty line;
-    /// then the two outputs as they were written.
+    /// command, the configuration directory, the directories, the sizes of the fingerprint and the two outputs and the
+    /// latest change); an empty line; then the fingerprint and the two outputs as they are.
     public func rendered() -> [UInt8] {
         var lines = [Self.header]
         func line(_ fields: [String]) { lines.append(fields.map(GitCredentialMemo.escape).joined(separator: "\t")) }
@@ -116,15 +158,14 @@ public struct ProviderListMemo: Sendable, Hashable {
         line(["terminals"] + terminals.map { $0 ? "1" : "0" })
         line(["full", fullCommand, fullCommandIdentity])
         line(["config", configHome])
-        line(["output", String(output.count), String(errors.count)])
-        for path in files.keys.sorted() { line(["file", path, files[path] ?? ""]) }
-        return Array((lines.joined(separator: "\n") + "\n\n").utf8) + output + errors
+        line(["directories"] + directories)
+        line(["sizes", String(fingerprint.bytes.count), String(output.count), String(errors.count), String(fingerprint.latestChange)])
+        return Array((lines.joined(separator: "\n") + "\n\n").utf8) + fingerprint.bytes + output + errors
     }
 
     /// A memo from ``rendered()``'s bytes; nil for anything else.
     public static func parse(bytes: [UInt8]) -> ProviderListMemo? {
         var fields: [String: [String]] = [:]
-        var files: [String: String] = [:]
         var start = 0
         var first = true
         while true {
@@ -142,21 +183,20 @@ public struct ProviderListMemo: Sendable, Hashable {
                 guard let text = GitCredentialMemo.unescape(bytes: part) else { return nil }
                 parts.append(text)
             }
-            if parts[0] == "file" {
-                guard parts.count == 3, files.updateValue(parts[2], forKey: parts[1]) == nil else { return nil }
-            } else {
-                guard fields.updateValue(Array(parts.dropFirst()), forKey: parts[0]) == nil else { return nil }
-            }
+            guard fields.updateValue(Array(parts.dropFirst()), forKey: parts[0]) == nil else { return nil }
         }
         guard let arguments = fields["arguments"], let terminals = fields["terminals"], terminals.allSatisfy({ $0 == "0" || $0 == "1" }),
-            let full = fields["full"], full.count == 2, let config = fields["config"], config.count == 1,
-            let sizes = fields["output"], sizes.count == 2, let outputSize = Int(sizes[0]), let errorSize = Int(sizes[1]),
-            outputSize >= 0, errorSize >= 0, bytes.count - start == outputSize + errorSize
+            let full = fields["full"], full.count == 2, let config = fields["config"], config.count == 1, let directories = fields["directories"],
+            let sizes = fields["sizes"]?.compactMap({ Int($0) }), sizes.count == 4, sizes[0...2].allSatisfy({ $0 >= 0 }),
+            bytes.count - start == sizes[0] + sizes[1] + sizes[2]
         else { return nil }
+        let outputStart = start + sizes[0]
+        let errorStart = outputStart + sizes[1]
         return ProviderListMemo(
             arguments: arguments, terminals: terminals.map { $0 == "1" }, fullCommand: full[0], fullCommandIdentity: full[1],
-            configHome: config[0], files: files, output: Array(bytes[start..<start + outputSize]),
-            errors: Array(bytes[(start + outputSize)...]))
+            configHome: config[0], directories: directories,
+            fingerprint: Fingerprint(bytes: Array(bytes[start..<outputStart]), latestChange: sizes[3]),
+            output: Array(bytes[outputStart..<errorStart]), errors: Array(bytes[errorStart...]))
     }
 
     /// The memo in `sessionDirectory`, read as a session file is; nil when it is absent or anything about it is odd.

@@ -7,7 +7,7 @@ import OAuthFlowFiles
 struct ProviderListRecord {
     private let arguments: [String]
     private let directories: [String]
-    private let before: [String: String]
+    private let before: ProviderListMemo.Fingerprint
     private let environment: [String: String]
 
     /// Takes the identity of the bundled and the user's descriptor directories and of everything in them, before the
@@ -16,7 +16,7 @@ struct ProviderListRecord {
     init?(arguments: [String], environment: [String: String] = CommandEnvironment.variables) {
         guard ProviderListMemo.remembers(arguments), let bundled = BundledProviders.directory?.path else { return nil }
         let directories = [bundled, ProviderRegistry.userProvidersDirectory(environment: environment).path]
-        guard let before = ProviderListMemo.identities(of: directories) else { return nil }
+        guard let before = ProviderListMemo.fingerprint(of: directories) else { return nil }
         self.arguments = arguments
         self.directories = directories
         self.before = before
@@ -26,13 +26,13 @@ struct ProviderListRecord {
     /// Records `output` and `errors`, the bytes written to standard output and error. A cache: a failure to write it is
     /// ignored, and the next listing takes the full command again.
     func remember(output: [UInt8], errors: [UInt8]) {
-        guard ProviderListMemo.identities(of: directories) == before, let full = RawFile.ownExecutable(),
+        guard ProviderListMemo.fingerprint(of: directories) == before, let full = RawFile.ownExecutable(),
             let fullIdentity = GitCredentialMemo.identity(of: full)
         else { return }
         let memo = ProviderListMemo(
             arguments: arguments, terminals: [isatty(STDOUT_FILENO) != 0, isatty(STDERR_FILENO) != 0], fullCommand: full,
-            fullCommandIdentity: fullIdentity, configHome: StateFiles.configHome(environment: environment), files: before, output: output,
-            errors: errors)
+            fullCommandIdentity: fullIdentity, configHome: StateFiles.configHome(environment: environment), directories: directories,
+            fingerprint: before, output: output, errors: errors)
         guard memo.isSettled(now: Int(Date().timeIntervalSince1970)) else { return }
         let directory = StateFiles.sessionDirectory(environment: environment)
         guard ProviderListMemo.read(sessionDirectory: directory) != memo else { return }
