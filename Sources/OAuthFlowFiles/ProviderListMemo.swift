@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What `oauthflow providers list` printed, with the identity of everything it read, so that the launcher prints the
 /// same bytes again while nothing has changed, without starting the full command.
 ///
@@ -99,21 +107,18 @@ public struct ProviderListMemo: Sendable, Hashable {
             guard fstat(descriptor, &info) == 0 else { return nil }
             append(info)
             bytes.append(0x0A)
-            var names: [[UInt8]] = []
+            // Each name with its terminating NUL, as `fstatat` takes it and the fingerprint writes it.
+            var names: [[CChar]] = []
             while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-                if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    Array(raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }) + [0]
+                }
+                if name != [0x2E, 0] && name != [0x2E, 0x2E, 0] { names.append(name) }
             }
-            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                guard name.withUnsafeBufferPointer({ buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { characters in
-                        var terminated = Array(characters)
-                        terminated.append(0)
-                        return fstatat(descriptor, terminated, &info, 0)
-                    }
-                }) == 0 else { return nil }
-                bytes += name
-                bytes.append(0)
+            names.sort { $0.lexicographicallyPrecedes($1) { UInt8(bitPattern: $0) < UInt8(bitPattern: $1) } }
+            for name in names {
+                guard fstatat(descriptor, name, &info, 0) == 0 else { return nil }
+                bytes += name.map { UInt8(bitPattern: $0) }
                 append(info)
                 bytes.append(0x0A)
             }
@@ -124,13 +129,13 @@ public struct ProviderListMemo: Sendable, Hashable {
     /// `value` in decimal, a minus sign first when it is negative.
     private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
         if value < 0 { bytes.append(0x2D) }
-        var magnitude = value.magnitude
-        var digits: [UInt8] = []
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes += digits.reversed()
+        let magnitude = value.magnitude
+        var power: UInt = 1
+        while power <= magnitude / 10 { power *= 10 }
+        while power > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / power % 10))
+            power /= 10
+        }
     }
 
     /// Whether every file recorded changed at least `margin` seconds before `now` (seconds since 1970): a file changed

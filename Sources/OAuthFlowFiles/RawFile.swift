@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads small files that a user or another program may have replaced with something odd.
 ///
 /// - Only regular files are read. A named pipe, a device (`/dev/zero`), a socket or a directory is
