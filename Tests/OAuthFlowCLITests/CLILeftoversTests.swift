@@ -121,21 +121,7 @@ import Testing
     }
 
     static func describeQuiet(_ home: Home) throws {
-        try home.directory.write(
-            "providers/quiet.yaml",
-            """
-            schema_version: 1
-            id: quiet
-            display_name: Quiet
-            protocol: oauth2
-            endpoints:
-              authorization: http://127.0.0.1:9/authorize
-              token: http://127.0.0.1:9/token
-            client_auth:
-              methods: [none]
-            security:
-              iss_parameter: absent
-            """)
+        try home.describeUnreachable("quiet", methods: ["none"], extra: "security:\n  iss_parameter: absent\n")
     }
 
     @Test func aStoredTokenWithControlCharactersIsACorruptSession() async throws {

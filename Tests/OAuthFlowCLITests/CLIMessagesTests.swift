@@ -25,6 +25,23 @@ import Testing
             try await CLI.run(arguments + ["--providers-dir", providers], environment: environment(browser: browser).merging(extra) { $1 })
         }
 
+        /// An OAuth 2.0 descriptor whose endpoints no server answers (port 9 on the loopback), for what the CLI says
+        /// before anything is sent: `methods` its client authentication, `extra` further top-level sections.
+        func describeUnreachable(_ id: String, displayName: String? = nil, methods: [String]? = nil, extra: String = "") throws {
+            var text = """
+                schema_version: 1
+                id: \(id)
+                display_name: \(displayName ?? id.capitalized)
+                protocol: oauth2
+                endpoints:
+                  authorization: http://127.0.0.1:9/authorize
+                  token: http://127.0.0.1:9/token
+
+                """
+            if let methods { text += "client_auth:\n  methods: [\(methods.joined(separator: ", "))]\n" }
+            try directory.write("providers/\(id).yaml", text + extra)
+        }
+
         /// A descriptor reading everything from the simulated server's metadata.
         func describe(_ server: SimulatedProviderServer, id: String = "sim") throws {
             try directory.write(
@@ -101,17 +118,7 @@ import Testing
     @Test func theWaitIsAnnouncedAfterTheURL() async throws {
         let home = try Home()
         defer { home.directory.cleanUp() }
-        try home.directory.write(
-            "providers/quiet.yaml",
-            """
-            schema_version: 1
-            id: quiet
-            display_name: Quiet
-            protocol: oauth2
-            endpoints:
-              authorization: http://127.0.0.1:9/authorize
-              token: http://127.0.0.1:9/token
-            """)
+        try home.describeUnreachable("quiet")
         let result = try await home.run(["login", "quiet", "--client-id", "c", "--timeout", "1", "--no-browser"])
         #expect(result.status == 2, "\(result.stderr)")
         let url = try #require(result.stderr.range(of: "http://127.0.0.1:9/authorize?"), "\(result.stderr)")

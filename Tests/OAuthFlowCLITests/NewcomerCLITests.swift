@@ -76,19 +76,7 @@ import Testing
     @Test func aPublicClientRefusedForWantOfNoneIsToldOfPublicClient() async throws {
         let home = try Home()
         defer { home.directory.cleanUp() }
-        try home.directory.write(
-            "providers/secretive.yaml",
-            """
-            schema_version: 1
-            id: secretive
-            display_name: Secretive
-            protocol: oauth2
-            endpoints:
-              authorization: http://127.0.0.1:9/authorize
-              token: http://127.0.0.1:9/token
-            client_auth:
-              methods: [client_secret_basic]
-            """)
+        try home.describeUnreachable("secretive", methods: ["client_secret_basic"])
         let result = try await home.run(["login", "secretive", "--client-id", "cli", "--no-browser", "--timeout", "1"])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("hint: name the client's secret with --client-secret-env VAR"), "\(result.stderr)")
@@ -117,20 +105,7 @@ import Testing
     @Test(arguments: [true, false]) func tokenRevokeSaysTheProviderLacksRevocation(recorded: Bool) async throws {
         let home = try Home()
         defer { home.directory.cleanUp() }
-        try home.directory.write(
-            "providers/lacker.yaml",
-            """
-            schema_version: 1
-            id: lacker
-            display_name: Lacker
-            protocol: oauth2
-            endpoints:
-              authorization: http://127.0.0.1:9/authorize
-              token: http://127.0.0.1:9/token
-            client_auth:
-              methods: [none]
-            \(recorded ? "discovery:\n  lacks: [revocation]\n" : "")
-            """)
+        try home.describeUnreachable("lacker", methods: ["none"], extra: recorded ? "discovery:\n  lacks: [revocation]\n" : "")
         try await FileTokenStore(directory: home.directory.url.appendingPathComponent("state/oauthflow")).save(
             StoredSession(
                 key: SessionKey(providerID: "lacker"), variables: [:], clientID: "cli", redirectURI: nil,
@@ -152,19 +127,7 @@ import Testing
     @Test func aRefreshWithoutItsSecretNamesTheFlag() async throws {
         let home = try Home()
         defer { home.directory.cleanUp() }
-        try home.directory.write(
-            "providers/confidential.yaml",
-            """
-            schema_version: 1
-            id: confidential
-            display_name: Confidential
-            protocol: oauth2
-            endpoints:
-              authorization: http://127.0.0.1:9/authorize
-              token: http://127.0.0.1:9/token
-            client_auth:
-              methods: [client_secret_basic]
-            """)
+        try home.describeUnreachable("confidential", methods: ["client_secret_basic"])
         try await FileTokenStore(directory: home.directory.url.appendingPathComponent("state/oauthflow")).save(
             StoredSession(
                 key: SessionKey(providerID: "confidential"), variables: [:], clientID: "app", redirectURI: nil,
