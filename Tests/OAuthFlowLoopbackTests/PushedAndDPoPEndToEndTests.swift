@@ -204,13 +204,14 @@ struct PushedAndDPoPEndToEndTests {
         let client = try server.client("short-par")
         let before = count(try await server.stats(), "par_requests", client.clientID)
         let events = Recorder()
-        let browser = FollowingBrowser(delay: .seconds(12))
+        let browser = FollowingBrowser(delay: .seconds(33))
         let (result, _, _, _) = try await signIn(client: "short-par", security: [], browser: browser, events: events)
         #expect(result.session.tokens.tokenType == "bearer")
-        // The browser comes after 12 s, when the first request (10 s) has expired: renewed once, one push more. The
-        // renewed request lives 10 s, which a loaded idpyoidc (one lock, 16 tests at a time) needs to answer the
-        // redirect in time; with 3 s a renewed request could expire first, and an expired request_uri gets an error page
-        // (400, no redirect), which ends the browser and leaves the sign-in to wait out its 180 s.
+        // The browser comes after 33 s, when the first request (30 s) has expired: renewed once, one push more. The
+        // renewed request lives 30 s: between its push and the browser's visit the machine runs 16 tests at a time on
+        // two cores (some of them minutes of CPU), and the browser's task and idpyoidc (one lock) may wait their turn.
+        // With 3 s a renewed request could expire first, and an expired request_uri gets an error page (400, no
+        // redirect), which ends the browser and leaves the sign-in to wait out its 180 s.
         #expect(!events.values.isEmpty && events.values.allSatisfy { $0 == "renewed" }, "\(events.values)")
         #expect(count(try await server.stats(), "par_requests", client.clientID) - before == 1 + events.values.count)
     }

@@ -466,8 +466,8 @@ class Check:
 
         response, _, _ = self.push("short-par")
         answer = body(response)
-        expect(response.status_code == 201 and answer["expires_in"] == 10, "short-par: expires_in 10", answer)
-        time.sleep(10.5)
+        expect(response.status_code == 201 and answer["expires_in"] == 30, "short-par: expires_in 30", answer)
+        time.sleep(30.5)
         expired = self.authorize({"client_id": self.clients["short-par"]["client_id"], "request_uri": answer["request_uri"]})
         expect(expired.status_code == 400 and "expired" in expired.text, "an expired request_uri: 400 error page",
                (expired.status_code, expired.text[:200]))
