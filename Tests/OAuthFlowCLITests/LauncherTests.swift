@@ -9,20 +9,15 @@ import Testing
 /// Each fast path is proved by taking `oauthflow-full` away: the launcher still answers. Each way back to the
 /// full command is proved the other way round: without it, the launcher says it is missing (exit 127).
 @Suite final class LauncherTests {
-    let root: TemporaryDirectory
-    let bin: URL
-    let home: URL
-    var state: URL { home.appendingPathComponent(".local/state/oauthflow") }
-    var environment: [String: String] { ["HOME": home.path, "XDG_CONFIG_HOME": "", "XDG_STATE_HOME": ""] }
+    let installed: InstalledLauncher
+    var root: TemporaryDirectory { installed.root }
+    var bin: URL { installed.bin }
+    var home: URL { installed.home }
+    var state: URL { installed.state }
+    var environment: [String: String] { installed.environment }
 
     init() throws {
-        root = try TemporaryDirectory()
-        bin = root.url.appendingPathComponent("bin")
-        home = root.url.appendingPathComponent("home")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try Self.copyExecutable(try builtProduct("oauthflow-launcher"), to: bin.appendingPathComponent("oauthflow"))
-        try FileManager.default.createSymbolicLink(
-            at: bin.appendingPathComponent("oauthflow-full"), withDestinationURL: try builtProduct("oauthflow"))
+        installed = try InstalledLauncher()
         _ = try root.write(
             "home/.config/oauthflow/clients.yaml",
             """
@@ -36,24 +31,7 @@ import Testing
             """)
     }
 
-    deinit { root.cleanUp() }
-
-    /// A copy the launcher must be (it finds `oauthflow-full` beside its own path, so a link will not do), written
-    /// through a close-on-exec descriptor: a process another test forks meanwhile does not keep it open for writing.
-    static func copyExecutable(_ source: URL, to destination: URL) throws {
-        let bytes = try Data(contentsOf: source)
-        let fd = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                guard written > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-                offset += written
-            }
-        }
-    }
+    deinit { installed.cleanUp() }
 
     func save(expiresIn seconds: TimeInterval?) async throws {
         try await FileTokenStore(directory: state).save(
@@ -66,26 +44,11 @@ import Testing
     }
 
     func run(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let launcher = bin.appendingPathComponent("oauthflow")
-        // A process forked elsewhere in this test run between another copy's open and its own exec may still hold
-        // a descriptor of the new file for a moment: the exec then fails with ETXTBSY, and is tried again.
-        for attempt in 1... {
-            do {
-                if let input { return try await runWithInput(launcher, arguments, input: input, environment: environment) }
-                return try await runProcess(launcher, arguments, environment: environment)
-            } catch where "\(error)".contains("Text file busy") && attempt < 50 {
-                try await Task.sleep(nanoseconds: 20_000_000)
-            }
-        }
-        fatalError("unreachable")
+        try await installed.run(arguments, input: input)
     }
 
     func withoutTheFullCommand<T>(_ body: () async throws -> T) async throws -> T {
-        let full = bin.appendingPathComponent("oauthflow-full")
-        let destination = try FileManager.default.destinationOfSymbolicLink(atPath: full.path)
-        try FileManager.default.removeItem(at: full)
-        defer { try? FileManager.default.createSymbolicLink(atPath: full.path, withDestinationPath: destination) }
-        return try await body()
+        try await installed.withoutTheFullCommand(body)
     }
 
     @Test func printsAValidTokenByItselfAndHandsTheRestOver() async throws {

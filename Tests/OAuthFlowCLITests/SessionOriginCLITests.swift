@@ -8,22 +8,15 @@ import Testing
 /// `credential kubectl --access-token` and `credential git get` once printed the old server's access token as the new
 /// one's. The launcher, which reads no YAML, answers only while the full command's check of the session still holds.
 @Suite final class SessionOriginCLITests {
-    let root: TemporaryDirectory
-    let bin: URL
-    let home: URL
-    var state: URL { home.appendingPathComponent(".local/state/oauthflow") }
+    let installed: InstalledLauncher
+    var root: TemporaryDirectory { installed.root }
+    var home: URL { installed.home }
+    var state: URL { installed.state }
     var descriptorFile: URL { home.appendingPathComponent(".config/oauthflow/providers/mine.yaml") }
-    var environment: [String: String] { ["HOME": home.path, "XDG_CONFIG_HOME": "", "XDG_STATE_HOME": ""] }
     let gitRequest = "protocol=https\nhost=git.example.com\n\n"
 
     init() throws {
-        root = try TemporaryDirectory()
-        bin = root.url.appendingPathComponent("bin")
-        home = root.url.appendingPathComponent("home")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try LauncherTests.copyExecutable(try builtProduct("oauthflow-launcher"), to: bin.appendingPathComponent("oauthflow"))
-        try FileManager.default.createSymbolicLink(
-            at: bin.appendingPathComponent("oauthflow-full"), withDestinationURL: try builtProduct("oauthflow"))
+        installed = try InstalledLauncher()
         _ = try root.write(
             "home/.config/oauthflow/clients.yaml",
             """
@@ -37,7 +30,7 @@ import Testing
         try point(at: "https://auth.example.com")
     }
 
-    deinit { root.cleanUp() }
+    deinit { installed.cleanUp() }
 
     /// Writes the user's descriptor `mine`, its authorization server at `issuer`.
     func point(at issuer: String) throws {
@@ -56,24 +49,11 @@ import Testing
     }
 
     func run(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let launcher = bin.appendingPathComponent("oauthflow")
-        for attempt in 1... {
-            do {
-                if let input { return try await runWithInput(launcher, arguments, input: input, environment: environment) }
-                return try await runProcess(launcher, arguments, environment: environment)
-            } catch  where "\(error)".contains("Text file busy") && attempt < 50 {
-                try await Task.sleep(nanoseconds: 20_000_000)
-            }
-        }
-        fatalError("unreachable")
+        try await installed.run(arguments, input: input)
     }
 
     func withoutTheFullCommand<T>(_ body: () async throws -> T) async throws -> T {
-        let full = bin.appendingPathComponent("oauthflow-full")
-        let destination = try FileManager.default.destinationOfSymbolicLink(atPath: full.path)
-        try FileManager.default.removeItem(at: full)
-        defer { try? FileManager.default.createSymbolicLink(atPath: full.path, withDestinationPath: destination) }
-        return try await body()
+        try await installed.withoutTheFullCommand(body)
     }
 
     @Test func everyCommandThatHandsOutATokenRefusesTheOldServersSession() async throws {
