@@ -221,6 +221,19 @@ import Testing
         #expect(try next.takeLease(next.item(key, "lock"), owner: "next") == true)
     }
 
+    /// Between this taker's read of the lease item it would replace and its delete, another process takes the lease:
+    /// this taker gets nothing, and the other's lease stays.
+    func expectAnotherTakerWinsBetweenReadAndDelete(_ store: KeychainTokenStore, _ item: KeychainItem) throws {
+        let other = Locked(false)
+        keychain.interleaving { call, _ in
+            guard call == "delete", Self.first(other) else { return }
+            #expect((try? store.takeLease(item, owner: "other")) == true)
+        }
+        #expect(try store.takeLease(item, owner: "late") == false, "the lease another process took stays")
+        keychain.interleaving(nil)
+        #expect(keychain[item]?.owner == Data("other".utf8))
+    }
+
     /// Two processes that find one expired lease: only one takes it.
     @Test func anExpiredLeaseGoesToOneTaker() async throws {
         let clock = MovableClock(startingAt: Date(timeIntervalSince1970: 1_900_000_000))
@@ -228,15 +241,7 @@ import Testing
         let item = store.item(SessionKey(providerID: "example"), "lock")
         #expect(try store.takeLease(item, owner: "killed"))
         clock.advance(121)
-        let other = Locked(false)
-        keychain.interleaving { call, _ in
-            // Between this taker's read of the expired lease and its delete, another takes it.
-            guard call == "delete", Self.first(other) else { return }
-            #expect((try? store.takeLease(item, owner: "other")) == true)
-        }
-        #expect(try store.takeLease(item, owner: "late") == false, "the lease another process took stays")
-        keychain.interleaving(nil)
-        #expect(keychain[item]?.owner == Data("other".utf8))
+        try expectAnotherTakerWinsBetweenReadAndDelete(store, item)
     }
 
     /// A lease written by a clock three days ahead (or read after the clock was set back) stood for three days: one
@@ -276,15 +281,7 @@ import Testing
         let store = makeStore()
         let item = store.item(SessionKey(providerID: "example"), "lock")
         keychain[item] = .init(data: Data("from a later version".utf8), owner: Data("someone".utf8), accessibility: .afterFirstUnlockThisDeviceOnly)
-        let other = Locked(false)
-        keychain.interleaving { call, _ in
-            // Between this taker's read of the unreadable item and its delete, another takes the lease.
-            guard call == "delete", Self.first(other) else { return }
-            #expect((try? store.takeLease(item, owner: "other")) == true)
-        }
-        #expect(try store.takeLease(item, owner: "late") == false, "the lease another process took stays")
-        keychain.interleaving(nil)
-        #expect(keychain[item]?.owner == Data("other".utf8))
+        try expectAnotherTakerWinsBetweenReadAndDelete(store, item)
     }
 
     /// An unreadable item without an owner is deleted only when it is still the one read.
