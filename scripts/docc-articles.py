@@ -2,11 +2,14 @@
 """The DocC articles made from the guides of Docs/: each guide's whole prose, in the catalogs that point at it.
 
 Docs/*.md are the one place the guides are written (README.md and GitHub link to them, and the documentation tests
-run their examples). Each is also a DocC article, generated from it and committed, so that a catalog a Swift
-developer browses (Xcode's Build Documentation, scripts/docs.py) holds the prose itself:
+run their examples). Each is also a DocC article of one or more catalogs, made from it when documentation is built
+and never committed: the catalogs in Sources/ hold only what is written for DocC (landing pages, GettingStarted.md),
+and this script stages a copy of each with its guides' articles written in, which scripts/docs.py converts:
 
-    python3 scripts/docc-articles.py          # rewrite the articles after editing a guide
-    python3 scripts/docc-articles.py --check  # fail, naming them, when committed articles differ from their guides
+    python3 scripts/docc-articles.py                  # stage every catalog in .build/docc-catalogs
+    python3 scripts/docc-articles.py --into DIR       # stage them in DIR (DIR/<Module>.docc)
+    python3 scripts/docc-articles.py --check          # fail, naming it, on a guide that cannot be made an article
+                                                      # or a generated article committed to a catalog
 
 An article is the guide with, in this order: its `# Title` line; a notice naming the guide to edit; the rest of the
 guide, its fenced blocks unchanged. In the prose, a link to a guide or to one of its headings (`[text](tokens.md)`,
@@ -26,6 +29,7 @@ as a link to a guide that is not in Docs/ does.
 import argparse
 import os
 import re
+import shutil
 import sys
 import time
 
@@ -356,57 +360,63 @@ def committed():
     return found
 
 
-def differences(articles):
-    """(stale, extra): the articles that differ from what their guides make or are missing, and the generated
-    articles no guide makes any more."""
-    present = committed()
-    stale = []
-    for path, text in sorted(articles.items()):
-        full = os.path.join(ROOT, path)
-        if not os.path.exists(full) or open(full, encoding="utf-8").read() != text:
-            stale.append(path)
-    return stale, sorted(set(present) - set(articles))
+def staged_catalogs():
+    """The modules whose catalog is in Sources/ (Sources/<Module>/<Module>.docc)."""
+    return [module for module in sorted(os.listdir(os.path.join(ROOT, "Sources"))) if os.path.isdir(catalog(module))]
+
+
+def stage(into, modules=None):
+    """Copies the catalog of each of `modules` (every catalog by default) to INTO/<Module>.docc and writes the
+    articles its guides make in the copy. Returns {article's path in the copy: the guide it is made from}."""
+    articles = expected()
+    made = {}
+    for module in modules or staged_catalogs():
+        target = os.path.join(into, f"{module}.docc")
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(catalog(module), target)
+        for guide in catalogs().get(module, []):
+            path = os.path.join(target, GUIDES[guide] + ".md")
+            if os.path.exists(path):
+                raise GuideError(f"{os.path.relpath(catalog(module), ROOT)}/{GUIDES[guide]}.md is written by hand, and "
+                                 f"Docs/{guide}'s article takes that name")
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(articles[os.path.relpath(os.path.join(catalog(module), GUIDES[guide] + ".md"), ROOT)])
+            made[path] = guide
+    return made
 
 
 def check():
-    """The problems with the committed articles, as lines for stderr; none when they are current."""
+    """The problems, as lines for stderr: a guide that cannot be made an article, a catalog article written by hand
+    under a guide's article name, or a generated article committed. None when there are none."""
     try:
-        stale, extra = differences(expected())
+        articles = expected()
     except GuideError as error:
         return [f"error: {error}"]
-    problems = [f"error: {path} is not what its guide makes" for path in stale]
-    problems += [f"error: {path} is a generated article no guide makes any more" for path in extra]
-    if problems:
-        problems.append("error: the DocC articles differ from Docs/ (above): run `python3 scripts/docc-articles.py` "
-                        "and commit them with the guides")
+    problems = [f"error: {path} is a generated article: articles are made from Docs/ when documentation is built "
+                f"(scripts/docs.py), not committed; remove it" for path in committed()]
+    problems += [f"error: {path} is written by hand under the name of a guide's article (scripts/docc-articles.py, GUIDES)"
+                 for path in sorted(articles) if os.path.exists(os.path.join(ROOT, path)) and path not in committed()]
     return problems
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare the committed articles with their guides")
+    parser.add_argument("--check", action="store_true", help="check the guides and that no generated article is committed")
+    parser.add_argument("--into", default=os.path.join(ROOT, ".build", "docc-catalogs"),
+                        help="where to stage the catalogs (default .build/docc-catalogs)")
     options = parser.parse_args()
     start = time.monotonic()
-    if options.check:
-        problems = check()
-        for line in problems:
-            print(line, file=sys.stderr)
+    problems = check()
+    for line in problems:
+        print(line, file=sys.stderr)
+    if problems or options.check:
         if not problems:
-            print(f"docc-articles: every article is current ({time.monotonic() - start:.2f} s)", file=sys.stderr)
+            print(f"docc-articles: every guide makes its articles, none is committed ({time.monotonic() - start:.2f} s)",
+                  file=sys.stderr)
         return 1 if problems else 0
-    try:
-        articles = expected()
-    except GuideError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    stale, extra = differences(articles)
-    for path in stale:
-        with open(os.path.join(ROOT, path), "w", encoding="utf-8") as file:
-            file.write(articles[path])
-    for path in extra:
-        os.remove(os.path.join(ROOT, path))
-    print(f"docc-articles: {len(stale)} written, {len(extra)} removed, {len(articles)} in all "
-          f"({time.monotonic() - start:.2f} s)", file=sys.stderr)
+    made = stage(options.into)
+    print(f"docc-articles: {len(staged_catalogs())} catalogs staged in {os.path.relpath(options.into, os.getcwd())} with "
+          f"{len(made)} articles ({time.monotonic() - start:.2f} s)", file=sys.stderr)
     return 0
 
 

@@ -11,8 +11,8 @@ documented with that product. Then the toolchain's own `docc convert` builds eac
     python3 scripts/docs.py OAuthFlowWeb    # the products named
     python3 -m http.server -d .build/docs/OAuthFlow   # then open /documentation/oauthflow
 
-It first checks that the articles made from Docs/ are current (scripts/docc-articles.py), so a guide edited since they
-were written fails before anything is built. Then it fails, printing DocC's diagnostics, when a product has no
+Each catalog is converted from a copy staged under a temporary directory with the articles its guides make written in
+(scripts/docc-articles.py: the articles are never committed), so the prose is the guide's as it is now. It fails, printing DocC's diagnostics, when a product has no
 catalog or DocC warns about anything (a ``Symbol`` link that does not resolve: DocC writes ``Type/member(label:)``,
 not dots; a `doc:` link to an article or heading that is not in the catalog; a parameter documented that the
 declaration lacks, or one left out of a `- Parameters:` list; an ambiguous link), and when a public top-level type
@@ -65,16 +65,20 @@ def uncurated(module, graphs):
     return [name for name in top_level_symbols(module, graphs) if name not in linked]
 
 
-def readable(output, module):
-    """DocC's diagnostics with each `--> FILE:LINE` from the repository's root (DocC writes them from the catalog)."""
+def readable(output, module, staged, made):
+    """DocC's diagnostics with each `--> FILE:LINE` named from the repository's root: a hand-written article's file in
+    Sources/, and for an article made from a guide, the guide (DocC writes the paths from the staged catalog)."""
     def place(match):
-        path = os.path.normpath(os.path.join(catalog(module), match.group(2)))
+        path = os.path.normpath(os.path.join(staged, match.group(2)))
+        if path in made:
+            return f"{match.group(1)}Docs/{made[path]} (its article {os.path.basename(path)}):"
+        path = os.path.join(catalog(module), os.path.relpath(path, staged))
         return match.group(1) + os.path.relpath(path, ROOT) + ":"
     return re.sub(r"^(\s*--> )([^:\n]+):", place, output, flags=re.MULTILINE)
 
 
-def build(module, build_folder, flags, scratch):
-    """Extracts the module's graphs and converts its catalog: (module, seconds, problems as text)."""
+def build(module, build_folder, flags, scratch, made):
+    """Extracts the module's graphs and converts its staged catalog: (module, seconds, problems as text)."""
     start = time.monotonic()
     graphs = os.path.join(scratch, module)
     os.makedirs(graphs)
@@ -84,8 +88,9 @@ def build(module, build_folder, flags, scratch):
     output = os.path.join(ROOT, ".build", "docs", module)
     shutil.rmtree(output, ignore_errors=True)
     os.makedirs(os.path.dirname(output), exist_ok=True)
+    staged = os.path.join(scratch, "catalogs", f"{module}.docc")
     command = [
-        "docc", "convert", os.path.relpath(catalog(module), ROOT),
+        "docc", "convert", staged,
         "--additional-symbol-graph-dir", graphs,
         "--output-path", output,
         "--fallback-display-name", module,
@@ -95,7 +100,7 @@ def build(module, build_folder, flags, scratch):
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     problems = ""
     if result.returncode != 0 or re.search(r"^(warning|error):", result.stderr + result.stdout, re.MULTILINE):
-        problems = readable(result.stderr + result.stdout, module) or f"docc exited {result.returncode}\n"
+        problems = readable(result.stderr + result.stdout, module, staged, made) or f"docc exited {result.returncode}\n"
     missing = uncurated(module, graphs)
     if missing:
         problems += (
@@ -116,9 +121,9 @@ def main():
     if shutil.which("docc") is None:
         raise SystemExit("error: docc is not on PATH (it comes with the Swift toolchain)")
 
-    stale = docc_articles.check()
-    if stale:
-        sys.stderr.write("\n".join(stale) + "\n")
+    problems = docc_articles.check()
+    if problems:
+        sys.stderr.write("\n".join(problems) + "\n")
         return 1
 
     products = api_listing.products()
@@ -133,8 +138,9 @@ def main():
 
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as scratch:
+        made = docc_articles.stage(os.path.join(scratch, "catalogs"), [m for m in modules if os.path.isdir(catalog(m))])
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            results = list(pool.map(lambda module: build(module, options.build, flags[module], scratch), modules))
+            results = list(pool.map(lambda module: build(module, options.build, flags[module], scratch, made), modules))
     failed = []
     for module, seconds, problems in results:
         if problems:

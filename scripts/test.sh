@@ -9,8 +9,8 @@
 #    availability, the dependencies' and the project's own @available, with #if evaluated as an Apple
 #    build; a Linux-only module or C name; Process off macOS; a module chosen by canImport that the
 #    manifest links only on Linux). Its self-test runs first, over scripts/fixtures/apple-portability, so that
-#    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md). Then the
-#    DocC articles made from Docs/*.md must be what the guides make (scripts/docc-articles.py --check).
+#    a gate that finds nothing cannot pass unnoticed. Any finding fails (Docs/testing.md). Then every
+#    guide of Docs/ must make its DocC articles, and none may be committed (scripts/docc-articles.py --check).
 #    Then the house's size and naming rules (scripts/house.py, no build, under a second; Docs/design.md, Style): no
 #    function, initializer, subscript or computed property in Sources over 80 lines, no Sources file over 600, each
 #    file named after the type it holds; its self-test runs first, over scripts/fixtures/house. Any finding fails.
@@ -85,8 +85,8 @@ if ! python3 "$root/scripts/apple-portability.py"; then
     exit 1
 fi
 
-# --- the DocC articles made from Docs/ are current (no build; well under a second) ---------------
-# A guide edited without `python3 scripts/docc-articles.py` fails here, naming the articles to rewrite.
+# --- the guides make their DocC articles, and none is committed (no build; well under a second) ---------------
+# A link to a heading or guide that is not there fails here, as does a generated article added to a catalog.
 python3 "$root/scripts/docc-articles.py" --check
 
 # --- the house's rules: function and file sizes, a file per type (no build; under a second) ---------------------

@@ -98,17 +98,22 @@ struct MarkdownFences {
         }
     }
 
-    /// The guide of Docs/ a catalog article is generated from (scripts/docc-articles.py writes its name in the notice
-    /// on the article's third line), or nil for an article written by hand.
-    static func guide(ofArticle file: String) -> String? {
-        guard let text = try? String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8) else { return nil }
+    /// The guide of Docs/ a catalog article is made from (scripts/docc-articles.py writes its name in the notice on the
+    /// article's third line), or nil for an article written by hand.
+    static func guide(ofArticleText text: String) -> String? {
         let lines = text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false)
         guard lines.count > 2, let match = lines[2].firstMatch(of: #/^<!-- Generated from `Docs/([^`]+)`/#) else { return nil }
         return String(match.output.1)
     }
 
-    /// The catalog articles written by hand: the landing pages and those not made from a guide. A generated
-    /// article's blocks are its guide's (DocCCatalogTests), so its examples are checked in the guide.
+    /// ``guide(ofArticleText:)`` of a file of the repository.
+    static func guide(ofArticle file: String) -> String? {
+        guard let text = try? String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8) else { return nil }
+        return guide(ofArticleText: text)
+    }
+
+    /// The catalog articles written by hand: the landing pages and those not made from a guide (none is committed;
+    /// DocCCatalogTests). A generated article's blocks are its guide's, so its examples are checked in the guide.
     static var handWrittenArticles: [String] {
         catalogArticles.filter { guide(ofArticle: $0) == nil }
     }
