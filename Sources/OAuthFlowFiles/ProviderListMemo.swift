@@ -29,20 +29,25 @@ public struct ProviderListMemo: Sendable, Hashable {
     /// The descriptor directories read, in order, and their fingerprint (``fingerprint(of:)``).
     public var directories: [String]
     public var fingerprint: Fingerprint
-    /// What was written to standard output and standard error.
-    public var output: [UInt8]
-    public var errors: [UInt8]
+    /// What was written to standard output and standard error (slices of the file's bytes when read: nothing is copied).
+    public var output: ArraySlice<UInt8>
+    public var errors: ArraySlice<UInt8>
 
     /// The identity of some directories and of every entry in each, as bytes to compare, and the latest change time
     /// (seconds since 1970) among them.
     public struct Fingerprint: Sendable, Hashable {
-        public var bytes: [UInt8]
+        public var bytes: ArraySlice<UInt8>
         public var latestChange: Int
+
+        public init(bytes: ArraySlice<UInt8>, latestChange: Int) {
+            self.bytes = bytes
+            self.latestChange = latestChange
+        }
     }
 
     public init(
         arguments: [String], terminals: [Bool], fullCommand: String, fullCommandIdentity: String, configHome: String, directories: [String],
-        fingerprint: Fingerprint, output: [UInt8], errors: [UInt8]
+        fingerprint: Fingerprint, output: ArraySlice<UInt8>, errors: ArraySlice<UInt8>
     ) {
         self.arguments = arguments
         self.terminals = terminals
@@ -55,7 +60,7 @@ public struct ProviderListMemo: Sendable, Hashable {
         self.errors = errors
     }
 
-    static let header = "oauthflow providers-list memo 2"
+    static let header = "oauthflow providers-list memo 3"
     /// The largest memo read: a listing of many thousands of descriptors.
     static let maximumSize = 8 * 1024 * 1024
 
@@ -68,34 +73,65 @@ public struct ProviderListMemo: Sendable, Hashable {
         arguments == ["providers", "list"] || arguments == ["providers", "list", "--json"]
     }
 
-    /// For each of `directories`: its path, then `absent`, or its identity and, sorted by name, each entry's name and
-    /// identity (a descriptor, the bundled index, a subdirectory: whatever is there); nil when one cannot be inspected.
-    /// Each entry is inspected relative to its directory (`fstatat`), following a symbolic link as the reader does.
+    /// For each of `directories`: its path, then `absent`, or its identity and each entry's name and identity (a
+    /// descriptor, the bundled index, a subdirectory: whatever is there), in the order the directory lists them; nil
+    /// when one cannot be inspected. An identity is seven 64-bit numbers as the machine stores them (device, inode, size,
+    /// and modification and change times to the nanosecond): the bytes are compared, never read back. A directory that
+    /// lists the same entries in another order gives other bytes, so the listing goes to the full command, which is
+    /// never wrong, only slower. Each entry is inspected relative to its directory (`fstatat`), following a symbolic
+    /// link as the reader does.
     public static func fingerprint(of directories: [String]) -> Fingerprint? {
         var bytes: [UInt8] = []
+        let latest = walk(directories) { piece in
+            bytes.append(contentsOf: piece)
+            return true
+        }
+        return latest.map { Fingerprint(bytes: bytes[...], latestChange: $0) }
+    }
+
+    /// Whether ``fingerprint(of:)`` of `directories` would be `expected`, compared piece by piece as the directories
+    /// are read, without making it: the launcher's check, which stops at the first difference.
+    static func fingerprint(of directories: [String], matches expected: ArraySlice<UInt8>) -> Bool {
+        var offset = 0
+        let walked = expected.withUnsafeBytes { recorded in
+            walk(directories) { piece in
+                guard piece.count <= recorded.count - offset else { return false }
+                if let base = recorded.baseAddress, let bytes = piece.baseAddress, memcmp(base + offset, bytes, piece.count) != 0 {
+                    return false
+                }
+                offset += piece.count
+                return true
+            }
+        }
+        return walked != nil && offset == expected.count
+    }
+
+    /// Reads `directories` in the fingerprint's order, handing each piece of it to `take`, which returns false to stop.
+    /// Returns the latest change time (seconds since 1970) among them; nil when one cannot be inspected or `take`
+    /// stopped.
+    private static func walk(_ directories: [String], _ take: (UnsafeRawBufferPointer) -> Bool) -> Int? {
         var latest = 0
-        func append(_ info: stat) {
+        var info = stat()
+        let newline: UInt8 = 0x0A
+        func identity() -> Bool {
             #if canImport(Darwin)
             let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
             #else
             let (modified, changed) = (info.st_mtim, info.st_ctim)
             #endif
-            for value in [
-                Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino), Int(truncatingIfNeeded: info.st_size),
-                Int(modified.tv_sec), Int(modified.tv_nsec), Int(changed.tv_sec), Int(changed.tv_nsec),
-            ] {
-                appendDecimal(value, to: &bytes)
-                bytes.append(0x20)
-            }
+            let identity: (Int64, Int64, Int64, Int64, Int64, Int64, Int64) = (
+                Int64(truncatingIfNeeded: info.st_dev), Int64(truncatingIfNeeded: info.st_ino), Int64(truncatingIfNeeded: info.st_size),
+                Int64(modified.tv_sec), Int64(modified.tv_nsec), Int64(changed.tv_sec), Int64(changed.tv_nsec)
+            )
             latest = max(latest, Int(changed.tv_sec))
+            return withUnsafeBytes(of: identity) { take($0) } && withUnsafeBytes(of: newline) { take($0) }
         }
         for directory in directories {
-            bytes += directory.utf8
-            bytes.append(0)
+            let named = (directory.utf8 + [0]).withUnsafeBytes { take($0) }
+            guard named else { return nil }
             let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                guard errno == ENOENT else { return nil }
-                bytes += "absent\n".utf8
+                guard errno == ENOENT, Array("absent\n".utf8).withUnsafeBytes({ take($0) }) else { return nil }
                 continue
             }
             guard let stream = fdopendir(descriptor) else {
@@ -103,39 +139,19 @@ public struct ProviderListMemo: Sendable, Hashable {
                 return nil
             }
             defer { closedir(stream) }
-            var info = stat()
-            guard fstat(descriptor, &info) == 0 else { return nil }
-            append(info)
-            bytes.append(0x0A)
-            // Each name with its terminating NUL, as `fstatat` takes it and the fingerprint writes it.
-            var names: [[CChar]] = []
+            guard fstat(descriptor, &info) == 0, identity() else { return nil }
             while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    Array(raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }) + [0]
+                // The name in the entry itself, NUL-terminated, valid until the next `readdir`.
+                let inspected = withUnsafeMutablePointer(to: &entry.pointee.d_name) { field -> Bool in
+                    let name = UnsafeRawPointer(field).assumingMemoryBound(to: CChar.self)
+                    if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return true }
+                    guard fstatat(descriptor, name, &info, 0) == 0 else { return false }
+                    return take(UnsafeRawBufferPointer(start: name, count: strlen(name) + 1)) && identity()
                 }
-                if name != [0x2E, 0] && name != [0x2E, 0x2E, 0] { names.append(name) }
-            }
-            names.sort { $0.lexicographicallyPrecedes($1) { UInt8(bitPattern: $0) < UInt8(bitPattern: $1) } }
-            for name in names {
-                guard fstatat(descriptor, name, &info, 0) == 0 else { return nil }
-                bytes += name.map { UInt8(bitPattern: $0) }
-                append(info)
-                bytes.append(0x0A)
+                guard inspected else { return nil }
             }
         }
-        return Fingerprint(bytes: bytes, latestChange: latest)
-    }
-
-    /// `value` in decimal, a minus sign first when it is negative.
-    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(0x2D) }
-        let magnitude = value.magnitude
-        var power: UInt = 1
-        while power <= magnitude / 10 { power *= 10 }
-        while power > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / power % 10))
-            power /= 10
-        }
+        return latest
     }
 
     /// Whether every file recorded changed at least `margin` seconds before `now` (seconds since 1970): a file changed
@@ -150,7 +166,7 @@ public struct ProviderListMemo: Sendable, Hashable {
         guard Self.remembers(arguments), arguments == self.arguments, terminals == self.terminals, fullCommand == self.fullCommand,
             configHome == self.configHome, GitCredentialMemo.identity(of: fullCommand) == fullCommandIdentity
         else { return false }
-        return Self.fingerprint(of: directories)?.bytes == fingerprint.bytes
+        return Self.fingerprint(of: directories, matches: fingerprint.bytes)
     }
 
     /// The file's bytes: a header; lines of %-escaped, tab-separated fields (the arguments, the terminals, the full
@@ -200,8 +216,8 @@ public struct ProviderListMemo: Sendable, Hashable {
         return ProviderListMemo(
             arguments: arguments, terminals: terminals.map { $0 == "1" }, fullCommand: full[0], fullCommandIdentity: full[1],
             configHome: config[0], directories: directories,
-            fingerprint: Fingerprint(bytes: Array(bytes[start..<outputStart]), latestChange: sizes[3]),
-            output: Array(bytes[outputStart..<errorStart]), errors: Array(bytes[errorStart...]))
+            fingerprint: Fingerprint(bytes: bytes[start..<outputStart], latestChange: sizes[3]),
+            output: bytes[outputStart..<errorStart], errors: bytes[errorStart...])
     }
 
     /// The memo in `sessionDirectory`, read as a session file is; nil when it is absent or anything about it is odd.

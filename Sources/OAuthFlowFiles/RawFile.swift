@@ -66,21 +66,38 @@ public enum RawFile {
         if Int(info.st_size) > limit {
             throw ReadError(reason: "it is \(info.st_size) bytes, more than the \(limit) accepted", kind: .tooLarge)
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size) + 1)
-        // One read for a file of the size it had at `fstat` (a byte more, to see the end); more if it grew. At
-        // least a page: a file that reports no size (in /proc, say) is not read a byte at a time.
-        var buffer = [UInt8](repeating: 0, count: min(max(Int(info.st_size) + 1, 4_096), 65_536))
-        while true {
+        // Straight into the array, for a file of the size it had at `fstat` and a byte more, to see the end; then
+        // more if it grew. At least a page: a file that reports no size (in /proc, say) is not read a byte at a time.
+        var failure: Int32 = 0
+        var filled = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: min(max(Int(info.st_size) + 1, 4_096), limit < Int.max ? limit + 1 : limit)) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let read = systemRead(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)
+                if read < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    failure = errno
+                    return
+                }
+                if read == 0 { return }
+                count += read
+            }
+            filled = true
+        }
+        if failure != 0 { throw ReadError(reason: explain(failure, followLinks: followLinks), kind: .system) }
+        var buffer = [UInt8](repeating: 0, count: filled ? 65_536 : 0)
+        while filled {
+            if bytes.count > limit { throw ReadError(reason: "it is larger than the \(limit) bytes accepted", kind: .tooLarge) }
             let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw ReadError(reason: explain(errno, followLinks: followLinks), kind: .system)
             }
-            if count == 0 { return bytes }
+            if count == 0 { break }
             bytes.append(contentsOf: buffer[0..<count])
-            if bytes.count > limit { throw ReadError(reason: "it is larger than the \(limit) bytes accepted", kind: .tooLarge) }
         }
+        if bytes.count > limit { throw ReadError(reason: "it is larger than the \(limit) bytes accepted", kind: .tooLarge) }
+        return bytes
     }
 
     /// "a named pipe (FIFO)", "a directory", ... for anything that is not a regular file; nil for one.

@@ -23,12 +23,12 @@ let sessionDirectory = StateFiles.sessionDirectory(environment: environment)
 /// Writes all of `text` to standard output. A failure (standard output closed) exits 1 at once: the answer may be
 /// half written, and handing over would write it again.
 func writeOut(_ text: String) -> Bool {
-    writeAll(Array(text.utf8), to: 1)
+    writeAll(Array(text.utf8)[...], to: 1)
 }
 
 /// Writes all of `bytes` to the descriptor `fd`, as ``writeOut(_:)`` does.
-func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
-    var bytes = bytes[...]
+func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Bool {
+    var bytes = bytes
     while !bytes.isEmpty {
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if written < 0 {

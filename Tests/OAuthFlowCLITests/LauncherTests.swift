@@ -159,8 +159,8 @@ import Testing
         #expect(first.status == 0 && first.stdout.contains("github"), "\(first.stderr)")
         let path = ProviderListMemo.path(sessionDirectory: state.path)
         var memo = try #require(ProviderListMemo.read(sessionDirectory: state.path), "the full command left a memo")
-        #expect(memo.output == Array(first.stdout.utf8) && memo.errors == Array(first.stderr.utf8))
-        memo.output = Array("from the memo\n".utf8)
+        #expect(Array(memo.output) == Array(first.stdout.utf8) && Array(memo.errors) == Array(first.stderr.utf8))
+        memo.output = Array("from the memo\n".utf8)[...]
         try Data(memo.rendered()).write(to: URL(fileURLWithPath: path))
         let fast = try await run(["providers", "list"])
         #expect(fast.status == 0 && fast.stdout == "from the memo\n", "\(fast.stderr)")

@@ -24,8 +24,8 @@ import Testing
         ProviderListMemo(
             arguments: arguments, terminals: [false, false], fullCommand: full,
             fullCommandIdentity: try #require(GitCredentialMemo.identity(of: full)), configHome: root.url.appendingPathComponent("config").path,
-            directories: [bundled, user], fingerprint: try #require(ProviderListMemo.fingerprint(of: [bundled, user])), output: Array("github  GitHub\n".utf8),
-            errors: Array("warning: \u{1B}[31m escaped already\n".utf8))
+            directories: [bundled, user], fingerprint: try #require(ProviderListMemo.fingerprint(of: [bundled, user])), output: Array("github  GitHub\n".utf8)[...],
+            errors: Array("warning: \u{1B}[31m escaped already\n".utf8)[...])
     }
 
     func answers(_ memo: ProviderListMemo, arguments: [String] = ["providers", "list"], terminals: [Bool] = [false, false]) -> Bool {
@@ -41,7 +41,7 @@ import Testing
         let bytes = memo.rendered()
         for cut in stride(from: 0, to: bytes.count, by: 7) { #expect(ProviderListMemo.parse(bytes: Array(bytes[..<cut])) == nil) }
         #expect(ProviderListMemo.parse(bytes: bytes + [0x0A]) == nil)
-        #expect(ProviderListMemo.parse(bytes: Array("oauthflow providers-list memo 2\n\n".utf8)) == nil)
+        #expect(ProviderListMemo.parse(bytes: Array("oauthflow providers-list memo 3\n\n".utf8)) == nil)
     }
 
     @Test func itAnswersOnlyWhatItWasMadeFor() throws {
@@ -54,6 +54,30 @@ import Testing
         let memo = try memo()
         #expect(!memo.answers(arguments: ["providers", "list"], terminals: [false, false], fullCommand: full, configHome: "/elsewhere"))
         #expect(!memo.answers(arguments: ["providers", "list"], terminals: [false, false], fullCommand: bundled + "/github.yaml", configHome: root.url.appendingPathComponent("config").path))
+    }
+
+    /// The fingerprint is compared piece by piece as the directories are read: a recorded one cut short, or with a byte
+    /// more or a byte changed anywhere, answers nothing.
+    @Test func onlyTheWholeFingerprintAnswers() throws {
+        let memo = try memo()
+        #expect(answers(memo))
+        // Read back, its fingerprint a slice in the middle of the file's bytes, it answers the same.
+        let read = try #require(ProviderListMemo.parse(bytes: memo.rendered()))
+        #expect(read.fingerprint.bytes.startIndex > 0 && answers(read))
+        let bytes = Array(memo.fingerprint.bytes)
+        var variants = [Array(bytes.dropLast()), bytes + [0x0A], Array(bytes.dropFirst())]
+        for index in stride(from: 0, to: bytes.count, by: 5) {
+            var changed = bytes
+            changed[index] ^= 0x01
+            variants.append(changed)
+        }
+        for variant in variants {
+            var other = memo
+            other.fingerprint = ProviderListMemo.Fingerprint(bytes: variant[...], latestChange: memo.fingerprint.latestChange)
+            #expect(!answers(other))
+            // Read back from a file as the launcher reads it (its bytes a slice of the file's), the same.
+            #expect(ProviderListMemo.parse(bytes: other.rendered()).map { answers($0) } == false)
+        }
     }
 
     @Test func anyChangeToWhatItReadEndsIt() throws {

@@ -18,6 +18,26 @@ import Testing
         #if os(Linux)
         let status = try RawFile.read("/proc/self/status", limit: 1 << 20)
         #expect(String(decoding: status, as: UTF8.self).contains("VmRSS:"))
+        // Says 0 and holds far more than the first page the read starts with.
+        let maps = try RawFile.read("/proc/self/smaps", limit: 64 << 20)
+        #expect(maps.count > 8_192 && maps.last == 0x0A)
+        #endif
+    }
+
+    /// A file of exactly the limit is read; a byte more is refused, not cut, whether `fstat` told the size or not; no
+    /// limit is too large to ask for.
+    @Test func theLimitHoldsToTheByte() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rawfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("f").path
+        let bytes = [UInt8](repeating: 0x61, count: 5_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try RawFile.read(path, limit: 5_000) == bytes)
+        #expect(try RawFile.read(path, limit: .max) == bytes)
+        #expect(throws: RawFile.ReadError.self) { try RawFile.read(path, limit: 4_999) }
+        #if os(Linux)
+        #expect(throws: RawFile.ReadError.self) { try RawFile.read("/proc/self/smaps", limit: 5_000) }
         #endif
     }
 }

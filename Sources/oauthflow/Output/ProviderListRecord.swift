@@ -32,7 +32,7 @@ struct ProviderListRecord {
         let memo = ProviderListMemo(
             arguments: arguments, terminals: [isatty(STDOUT_FILENO) != 0, isatty(STDERR_FILENO) != 0], fullCommand: full,
             fullCommandIdentity: fullIdentity, configHome: StateFiles.configHome(environment: environment), directories: directories,
-            fingerprint: before, output: output, errors: errors)
+            fingerprint: before, output: output[...], errors: errors[...])
         guard memo.isSettled(now: Int(Date().timeIntervalSince1970)) else { return }
         let directory = StateFiles.sessionDirectory(environment: environment)
         guard ProviderListMemo.read(sessionDirectory: directory) != memo else { return }
