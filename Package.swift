@@ -157,7 +157,6 @@ let package = Package(
                 "OAuthFlow",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
                 // SimulatedProviderServer serves the provider over HTTP on 127.0.0.1 (OAuthFlowLoopback already builds NIO).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -19,6 +19,8 @@ The rules:
   `fileprivate` top-level type may stay beside the type that uses it: the compiler keeps it to that file, so nobody
   looks for it elsewhere. A file that declares no type and extends none (free functions, `@_exported import`s) is
   named after what it holds and is not checked.
+- jose-room: jwt-kit is imported only in Sources/OAuthFlow/JWT/ (JOSE_ROOM), where every signature OAuthFlow makes or
+  checks with it is; any other folder signs and verifies through that folder's types (Docs/design.md, Layers).
 
 A rule can be waived for one file, with its reason, in EXCEPTIONS below (PENDING holds what other branches of issue 57
 are splitting); an entry that no longer matches a finding is itself a finding (stale-exception), so the lists cannot
@@ -38,6 +40,10 @@ import sys
 
 FUNCTION_LINES = 80
 FILE_LINES = 600
+# The one folder under Sources/ that may import jwt-kit, and an import of it in any form (`@preconcurrency import
+# JWTKit`, `import struct JWTKit.JWTHeader`).
+JOSE_ROOM = "OAuthFlow/JWT/"
+JWTKIT_IMPORT = re.compile(r"^[ \t]*(?:@[\w()]+[ \t]+)*import[ \t]+(?:(?:class|struct|enum|protocol|func|var|let|typealias)[ \t]+)?JWTKit\b", re.M)
 
 # A rule waived for a file: path under Sources/ (or a pattern of paths) -> {rule: reason}. Keep each reason a sentence a
 # newcomer can check.
@@ -260,6 +266,10 @@ def scan(relative, text, limits):
             findings.append((first, "function-length", "%s is %d lines long; at most %d (split it into named steps)"
                              % (name, size, limits["function"])))
     findings += naming(relative, declared, extended, nested)
+    if not relative.replace(os.sep, "/").startswith(JOSE_ROOM):
+        for match in JWTKIT_IMPORT.finditer(code):
+            findings.append((line_of(starts, match.start()), "jose-room", "imports jwt-kit outside %s: sign and verify through "
+                             "that folder's types (JWSPrivateKey, CompactJWS, SigningKeys)" % JOSE_ROOM))
     return findings
 
 
@@ -381,8 +391,8 @@ def main():
     for path, line, rule, message in findings:
         print("%s:%d: %s [%s]" % (path, line, message, rule))
     sys.stdout.flush()
-    print("house: %d finding(s) (functions at most %d lines, files at most %d, each file named after its type%s)"
-          % (len(findings), FUNCTION_LINES, FILE_LINES, "; %d excused by EXCEPTIONS and PENDING in scripts/house.py" % waived if waived else ""),
+    print("house: %d finding(s) (functions at most %d lines, files at most %d, each file named after its type, jwt-kit only in %s%s)"
+          % (len(findings), FUNCTION_LINES, FILE_LINES, JOSE_ROOM, "; %d excused by EXCEPTIONS and PENDING in scripts/house.py" % waived if waived else ""),
           file=sys.stderr)
     return 1 if findings else 0
 

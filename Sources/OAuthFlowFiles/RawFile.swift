@@ -70,7 +70,8 @@ public enum RawFile {
         // more if it grew. At least a page: a file that reports no size (in /proc, say) is not read a byte at a time.
         var failure: Int32 = 0
         var filled = false
-        var bytes = [UInt8](unsafeUninitializedCapacity: min(max(Int(info.st_size) + 1, 4_096), limit < Int.max ? limit + 1 : limit)) { buffer, count in
+        let capacity = min(max(Int(info.st_size) + 1, 4_096), limit < Int.max ? limit + 1 : limit)
+        var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             count = 0
             while count < buffer.count {
                 let read = systemRead(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)

@@ -1,5 +1,4 @@
 import Foundation
-import JWTKit
 
 /// The JWT a client authenticates with under `client_secret_jwt` and `private_key_jwt`
 /// (RFC 7523 §2.2 and §3, OpenID Connect Core §9).
@@ -12,17 +11,6 @@ package enum ClientAssertion {
     public static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     /// The longest an assertion lives: a minute (RFC 7523 §3 asks for a short life; servers reject long ones).
     public static let maximumLifetime: TimeInterval = 60
-
-    struct Claims: JWTPayload {
-        var iss: IssuerClaim
-        var sub: SubjectClaim
-        var aud: AudienceClaim
-        var jti: IDClaim
-        var iat: IssuedAtClaim
-        var exp: ExpirationClaim
-
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
-    }
 
     /// A signed assertion for `clientID`, to `audience`, valid from `now` for `lifetime` seconds (capped at a minute).
     ///
@@ -39,11 +27,7 @@ package enum ClientAssertion {
             throw FlowError(.missingClientSecret, "client_secret_jwt signs with the client secret, and none was given")
         }
         do {
-            let keys = JWTKeyCollection()
-            await keys.add(hmac: HMACKey(from: secret.value), digestAlgorithm: .sha256)
-            var header = JWTHeader()
-            header.typ = "JWT"
-            return Secret(try await keys.sign(claims, header: header))
+            return Secret(try await JWSPrivateKey.signHS256(claims, secret: secret.value, type: "JWT"))
         } catch {
             throw FlowError(.clientAuthentication, "the client assertion could not be signed (\(Swift.type(of: error)))")
         }
@@ -60,17 +44,6 @@ package enum ClientAssertion {
         try await sign(claims(issuer: issuer, subject: subject, audience: audience, now: now, lifetime: lifetime), with: key)
     }
 
-    /// The claims of a client secret the client signs itself (Sign in with Apple): no `jti`, one `aud`.
-    struct SecretClaims: JWTPayload {
-        var iss: String
-        var sub: String
-        var aud: String
-        var iat: IssuedAtClaim
-        var exp: ExpirationClaim
-
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
-    }
-
     /// A client secret that is a JWT (`client_auth.generated_secret`): `iss` as the descriptor says, `sub` the client
     /// id, `aud`, `iat` now and `exp` `lifetime` later, signed with `key` (its `kid` in the header).
     public static func generatedSecret(
@@ -78,31 +51,28 @@ package enum ClientAssertion {
     ) async throws -> Secret {
         // Whole seconds: NumericDate may carry a fraction, but the providers that ask for these secrets show integers.
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let claims = SecretClaims(
-            iss: issuer, sub: clientID, aud: audience, iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
+        let claims: [String: JSONValue] = [
+            "iss": .string(issuer), "sub": .string(clientID), "aud": .string(audience),
+            "iat": .number(now.timeIntervalSince1970), "exp": .number(now.addingTimeInterval(lifetime).timeIntervalSince1970),
+        ]
         return try await sign(claims, with: key, typed: false, what: "client secret")
     }
 
-    private static func claims(issuer: String, subject: String, audience: String, now: Date, lifetime: TimeInterval) -> Claims {
-        Claims(
-            iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: subject), aud: AudienceClaim(value: [audience]),
-            jti: IDClaim(value: randomIdentifier()), iat: IssuedAtClaim(value: now),
-            exp: ExpirationClaim(value: now.addingTimeInterval(min(max(1, lifetime), maximumLifetime))))
+    /// An assertion's claims: `iss`, `sub`, one `aud`, a fresh `jti`, `iat` now and `exp` at most a minute later.
+    private static func claims(issuer: String, subject: String, audience: String, now: Date, lifetime: TimeInterval) -> [String: JSONValue] {
+        [
+            "iss": .string(issuer), "sub": .string(subject), "aud": .string(audience), "jti": .string(randomIdentifier()),
+            "iat": .number(now.timeIntervalSince1970),
+            "exp": .number(now.addingTimeInterval(min(max(1, lifetime), maximumLifetime)).timeIntervalSince1970),
+        ]
     }
 
     /// `claims` signed with `key`: `alg`, its `kid`, and (for assertions, `typed`) `typ: JWT` and the certificate's `x5t#S256`.
-    private static func sign(_ claims: some JWTPayload, with key: ClientConfiguration.SigningKey, typed: Bool = true, what: String = "assertion")
+    private static func sign(_ claims: [String: JSONValue], with key: ClientConfiguration.SigningKey, typed: Bool = true, what: String = "assertion")
         async throws -> Secret
     {
-        var header = JWTHeader()
-        header.alg = key.algorithm.rawValue
-        if typed {
-            header.typ = "JWT"
-            if let thumbprint = key.certificateThumbprint { header.x5tS256 = thumbprint }
-        }
         do {
-            let keys = try await key.signer()
-            return Secret(try await keys.sign(claims, kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
+            return Secret(try await key.sign(claims, type: typed ? "JWT" : nil, withThumbprint: typed))
         } catch {
             throw FlowError(.clientAuthentication, "the \(what) could not be signed with the \(key) (\(Swift.type(of: error)))")
         }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import JWTKit
 
 extension ClientConfiguration {
     /// The private key a client signs its `private_key_jwt` assertions with (RFC 7523 §2.2, OpenID Connect Core §9).
@@ -18,7 +17,7 @@ extension ClientConfiguration {
         public let keyID: String?
         /// The `x5t#S256` header: the SHA-256 thumbprint of the key's certificate, when one was given.
         public let certificateThumbprint: String?
-        private let material: Material
+        private let key: JWSPrivateKey
         /// Identifies the key material for equality without holding it in the clear.
         private let fingerprint: String
 
@@ -35,21 +34,20 @@ extension ClientConfiguration {
         /// - Throws: ``FlowError`` `clientAuthentication` when the text is no RSA (2048 bits or more), P-256 or Ed25519 private key,
         ///   or the algorithm does not fit it; the message never quotes the key.
         public init(pem: String, algorithm: JWSAlgorithm? = nil, keyID: String? = nil, certificatePEM: String? = nil) throws {
-            if let rsa = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem) {
-                self.algorithm = try Self.choose(algorithm, for: .rsa, "an RSA key")
-                self.material = .rsa(rsa)
-            } else if let ec = try? ES256PrivateKey(pem: pem) {
-                self.algorithm = try Self.choose(algorithm, for: .ec, "a P-256 key")
-                self.material = .ec(ec)
-            } else if let ed25519 = try? EdDSA.PrivateKey(pem: pem) {
-                self.algorithm = try Self.choose(algorithm, for: .ed25519, "an Ed25519 key")
-                self.material = .ed25519(ed25519)
-            } else {
+            guard let key = JWSPrivateKey(pem: pem) else {
                 throw FlowError(
                     .clientAuthentication,
                     "the client's private key is not an RSA (2048 bits or more), P-256 or Ed25519 private key in PEM (`-----BEGIN PRIVATE KEY-----`)"
                 )
             }
+            let what =
+                switch key.kind {
+                case .rsa: "an RSA key"
+                case .ec: "a P-256 key"
+                case .ed25519: "an Ed25519 key"
+                }
+            self.algorithm = try Self.choose(algorithm, for: key.kind, what)
+            self.key = key
             self.keyID = keyID
             self.certificateThumbprint = certificatePEM.flatMap(TLSClientIdentity.thumbprint(ofPEM:))
             self.fingerprint = Self.fingerprint(of: pem)
@@ -87,28 +85,11 @@ extension ClientConfiguration {
                     .clientAuthentication, "the client's JWK has `kty` \(TerminalText.escaped(String(type.prefix(20)))); RSA, EC or OKP expected")
             }
             let kid = keyID ?? object["kid"] as? String
-            do {
-                guard let d = object["d"] as? String else { throw FlowError(.clientAuthentication, "") }
-                if type == "RSA" {
-                    guard let n = object["n"] as? String, let e = object["e"] as? String else { throw FlowError(.clientAuthentication, "") }
-                    if let p = object["p"] as? String, let q = object["q"] as? String {
-                        material = .rsa(try JWTKit.Insecure.RSA.PrivateKey(modulus: n, exponent: e, privateExponent: d, prime1: p, prime2: q))
-                    } else {
-                        material = .rsa(try JWTKit.Insecure.RSA.PrivateKey(modulus: n, exponent: e, privateExponent: d))
-                    }
-                } else if type == "OKP" {
-                    let key = try EdDSA.PrivateKey(d: d, curve: .ed25519)
-                    // A JWK's `x`, when given, must be this key's public half: a mismatched pair is a mistake to report, not sign with.
-                    if let x = object["x"] as? String, x != Base64URL.encode(key.publicKey.rawRepresentation) {
-                        throw FlowError(.clientAuthentication, "")
-                    }
-                    material = .ed25519(key)
-                } else {
-                    material = .ec(try ES256PrivateKey(key: d))
-                }
-            } catch {
+            let members = object.compactMapValues { $0 as? String }
+            guard let key = JWSPrivateKey(jwk: members) else {
                 throw FlowError(.clientAuthentication, "the client's JWK cannot be used as a \(chosen.rawValue) signing key")
             }
+            self.key = key
             self.algorithm = chosen
             self.keyID = kid
             self.certificateThumbprint = certificatePEM.flatMap(TLSClientIdentity.thumbprint(ofPEM:))
@@ -124,23 +105,13 @@ extension ClientConfiguration {
             }
         }
 
-        private enum Material: Sendable {
-            case rsa(JWTKit.Insecure.RSA.PrivateKey)
-            case ec(ES256PrivateKey)
-            case ed25519(EdDSA.PrivateKey)
-        }
+        /// The signature of `input` itself with this key's algorithm.
+        func signature(of input: [UInt8]) async throws -> [UInt8] { try await key.signature(of: input, algorithm: algorithm) }
 
-        /// A key collection holding this key, to sign with.
-        func signer() async throws -> JWTKeyCollection {
-            let keys = JWTKeyCollection()
-            let kid = keyID.map { JWKIdentifier(string: $0) }
-            switch material {
-            case let .rsa(key) where algorithm == .ps256: await keys.add(pss: key, digestAlgorithm: .sha256, kid: kid)
-            case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
-            case let .ec(key): await keys.add(ecdsa: key, kid: kid)
-            case let .ed25519(key): await keys.add(eddsa: key, kid: kid)
-            }
-            return keys
+        /// `claims` signed with this key: `alg`, its `kid`, and `typ` and the certificate's `x5t#S256` when asked for.
+        func sign(_ claims: [String: JSONValue], type: String?, withThumbprint: Bool = false) async throws -> String {
+            try await key.sign(
+                claims, algorithm: algorithm, type: type, keyID: keyID, certificateThumbprint: withThumbprint ? certificateThumbprint : nil)
         }
 
         public var description: String { "\(algorithm.rawValue) key\(keyID.map { " `\($0)`" } ?? "")" }
@@ -159,21 +130,8 @@ extension ClientConfiguration {
             Base64URL.encode(Data(SHA256.hash(data: Data(text.utf8))))
         }
 
-        /// The kinds of key, with the algorithms each signs with (the first is its default).
-        private enum Kind {
-            case rsa, ec, ed25519
-
-            var algorithms: [JWSAlgorithm] {
-                switch self {
-                case .rsa: [.rs256, .ps256]
-                case .ec: [.es256]
-                case .ed25519: [.eddsa]
-                }
-            }
-        }
-
         /// The algorithm asked for, or the kind's default; one the key cannot sign with is refused.
-        private static func choose(_ asked: JWSAlgorithm?, for kind: Kind, _ what: String) throws -> JWSAlgorithm {
+        private static func choose(_ asked: JWSAlgorithm?, for kind: JWSPrivateKey.Kind, _ what: String) throws -> JWSAlgorithm {
             let chosen = asked ?? kind.algorithms[0]
             guard kind.algorithms.contains(chosen) else {
                 let fits = kind.algorithms.map(\.rawValue).joined(separator: " or ")

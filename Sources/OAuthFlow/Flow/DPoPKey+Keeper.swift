@@ -131,7 +131,7 @@ extension DPoPKey {
         }
 
         /// A compact JWS of `claims` under `header`, signed by the kept key, whose thumbprint is `thumbprint`.
-        func sign(_ claims: ProofClaims, header: [String: JSONValue], thumbprint: String) throws -> String {
+        func sign(_ claims: [String: JSONValue], header: [String: JSONValue], thumbprint: String) throws -> String {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let signer = try signer(expecting: thumbprint)

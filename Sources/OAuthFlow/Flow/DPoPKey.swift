@@ -1,7 +1,5 @@
 import Crypto
-import CryptoExtras
 import Foundation
-import JWTKit
 
 /// The key pair a session's tokens are bound to with DPoP (RFC 9449): made at sign-in, kept with the
 /// session's tokens (``TokenSet/proofKey``), and used to sign a proof for every request those tokens go with.
@@ -25,9 +23,8 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let algorithms = JWSAlgorithm.dpopKey
 
     enum Material: Sendable {
-        case ec(ES256PrivateKey)
-        case rsa(JWTKit.Insecure.RSA.PrivateKey)
-        case ed25519(EdDSA.PrivateKey)
+        /// Held in the session, as its PEM.
+        case held(JWSPrivateKey)
         /// Held by a keeper (ES256): the session names it, ``ExternalKey``.
         case external(ExternalKey)
     }
@@ -38,15 +35,19 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Throws: ``FlowError`` `dpop` for another algorithm.
     public static func generate(_ algorithm: JWSAlgorithm = .es256) throws -> DPoPKey {
         if let keeper = newKeysKeeper { return try generate(algorithm, in: keeper) }
-        switch algorithm {
-        case .es256:
-            return try DPoPKey(pem: P256.Signing.PrivateKey().pemRepresentation, algorithm: algorithm)
-        case .eddsa:
-            return try DPoPKey(pem: Curve25519.Signing.PrivateKey().pemRepresentation, algorithm: algorithm)
-        case .rs256, .ps256:
-            return try DPoPKey(pem: _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation, algorithm: algorithm)
-        default:
+        guard let kind = Self.kind(of: algorithm) else {
             throw FlowError(.dpop, "DPoP keys are made for \(JWSAlgorithm.listed(Self.algorithms)), not \(algorithm.rawValue)")
+        }
+        return try DPoPKey(pem: JWSPrivateKey.generate(kind).pem, algorithm: algorithm)
+    }
+
+    /// The kind of key `algorithm` signs with, for a DPoP key; nil for one a DPoP key is not made for.
+    private static func kind(of algorithm: JWSAlgorithm) -> JWSPrivateKey.Kind? {
+        switch algorithm {
+        case .es256: .ec
+        case .eddsa: .ed25519
+        case .rs256, .ps256: .rsa
+        default: nil
         }
     }
 
@@ -54,28 +55,20 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     ///
     /// - Throws: ``FlowError`` `dpop` when the text is not a private key of that algorithm; the message never quotes it.
     public init(pem: String, algorithm: JWSAlgorithm) throws {
-        switch algorithm {
-        case .es256:
-            guard let key = try? ES256PrivateKey(pem: pem), let (x, y) = key.publicKey.parameters else {
-                throw FlowError(.dpop, "the session's DPoP key is not a P-256 private key")
-            }
-            material = .ec(key)
-            publicJWK = ["kty": "EC", "crv": "P-256", "x": x, "y": y]
-        case .eddsa:
-            guard let key = try? EdDSA.PrivateKey(pem: pem) else {
-                throw FlowError(.dpop, "the session's DPoP key is not an Ed25519 private key")
-            }
-            material = .ed25519(key)
-            publicJWK = ["kty": "OKP", "crv": "Ed25519", "x": Base64URL.encode(key.publicKey.rawRepresentation)]
-        case .rs256, .ps256:
-            guard let key = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem), let (n, e) = try? key.publicKey.getKeyPrimitives() else {
-                throw FlowError(.dpop, "the session's DPoP key is not an RSA private key of 2048 bits or more")
-            }
-            material = .rsa(key)
-            publicJWK = ["kty": "RSA", "n": Base64URL.encode(n), "e": Base64URL.encode(e)]
-        default:
+        guard let kind = Self.kind(of: algorithm) else {
             throw FlowError(.dpop, "DPoP keys are \(JWSAlgorithm.listed(Self.algorithms)), not \(algorithm.rawValue)")
         }
+        guard let key = JWSPrivateKey(pem: pem, kind: kind), let jwk = key.publicJWK else {
+            let what =
+                switch kind {
+                case .ec: "a P-256 private key"
+                case .ed25519: "an Ed25519 private key"
+                case .rsa: "an RSA private key of 2048 bits or more"
+                }
+            throw FlowError(.dpop, "the session's DPoP key is not \(what)")
+        }
+        material = .held(key)
+        publicJWK = jwk
         self.algorithm = algorithm
         self.pem = Secret(pem)
         self.thumbprint = Self.thumbprint(of: publicJWK)
@@ -111,28 +104,24 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// ``proof(method:url:accessToken:nonce:now:)`` for any HTTP method (an app's `PUT` or `PATCH`).
     package func proof(httpMethod: String, url: URL, accessToken: Secret?, nonce: String?, now: Date) async throws -> String {
-        let claims = ProofClaims(
-            jti: Base64URL.random(bytes: 16), htm: httpMethod, htu: Self.target(of: url), iat: Int(now.timeIntervalSince1970),
-            ath: accessToken.map { Base64URL.encode(Data(SHA256.hash(data: Data($0.value.utf8)))) }, nonce: nonce)
-        var header = JWTHeader()
-        header.typ = "dpop+jwt"
-        header.jwk = publicJWK.mapValues { .string($0) }
-        let keys = JWTKeyCollection()
+        var claims: [String: JSONValue] = [
+            "jti": .string(Base64URL.random(bytes: 16)), "htm": .string(httpMethod), "htu": .string(Self.target(of: url)),
+            "iat": .number(Double(Int(now.timeIntervalSince1970))),
+        ]
+        if let accessToken { claims["ath"] = .string(Base64URL.encode(Data(SHA256.hash(data: Data(accessToken.value.utf8))))) }
+        if let nonce { claims["nonce"] = .string(nonce) }
         switch material {
         case let .external(key):
             let header: [String: JSONValue] = [
                 "alg": .string("ES256"), "typ": .string("dpop+jwt"), "jwk": .object(publicJWK.mapValues { .string($0) }),
             ]
             return try key.sign(claims, header: header, thumbprint: thumbprint)
-        case let .ec(key): await keys.add(ecdsa: key)
-        case let .ed25519(key): await keys.add(eddsa: key)
-        case let .rsa(key) where algorithm == .ps256: await keys.add(pss: key, digestAlgorithm: .sha256)
-        case let .rsa(key): await keys.add(rsa: key, digestAlgorithm: .sha256)
-        }
-        do {
-            return try await keys.sign(claims, header: header)
-        } catch {
-            throw FlowError(.dpop, "cannot sign a DPoP proof with the session's \(algorithm.rawValue) key")
+        case let .held(key):
+            do {
+                return try await key.sign(claims, algorithm: algorithm, type: "dpop+jwt", jwk: publicJWK)
+            } catch {
+                throw FlowError(.dpop, "cannot sign a DPoP proof with the session's \(algorithm.rawValue) key")
+            }
         }
     }
 
@@ -144,17 +133,6 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
         components.user = nil
         components.password = nil
         return components.string ?? url.absoluteString
-    }
-
-    struct ProofClaims: JWTPayload {
-        let jti: String
-        let htm: String
-        let htu: String
-        let iat: Int
-        let ath: String?
-        let nonce: String?
-
-        func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
     public var description: String { "\(algorithm.rawValue) DPoP key \(thumbprint.prefix(8))…" }

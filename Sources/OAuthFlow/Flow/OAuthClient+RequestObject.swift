@@ -1,5 +1,4 @@
 import Foundation
-import JWTKit
 
 /// Signed request objects (RFC 9101, JAR): the authorization request's parameters in a JWT the client signs.
 extension OAuthClient {
@@ -71,12 +70,8 @@ extension OAuthClient {
         claims["nbf"] = .number(now)
         claims["exp"] = .number(now + Self.requestObjectLifetime)
         claims["jti"] = .string(ClientAssertion.randomIdentifier())
-        var header = JWTHeader()
-        header.alg = key.algorithm.rawValue
-        header.typ = "oauth-authz-req+jwt"
         do {
-            let keys = try await key.signer()
-            return Secret(try await keys.sign(RequestObjectClaims(claims), kid: key.keyID.map { JWKIdentifier(string: $0) }, header: header))
+            return Secret(try await key.sign(claims, type: "oauth-authz-req+jwt"))
         } catch {
             throw FlowError(.requestObject, "the request object could not be signed with the \(key) (\(type(of: error)))")
         }

@@ -186,18 +186,24 @@ package actor SigningKeys {
                 case .eddsa: type == "OKP" && curve == "Ed25519"
                 case .hs256, .hs384, .hs512: false
                 }
-            guard fits else { continue }
-            var prepared = fields
-            prepared["alg"] = .string(algorithm.rawValue)
-            prepared["kid"] = .string("key")
-            let collection = JWTKeyCollection()
-            guard let data = try? JSONEncoder().encode(JSONValue.object(prepared)), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
-                (try? await collection.add(jwk: jwk)) != nil,
-                let verifier = try? await collection.getKey(for: "key", alg: algorithm.rawValue), verifier.name == algorithm.rawValue
-            else { continue }
+            guard fits, let verifier = await verifier(for: fields, algorithm: algorithm) else { continue }
             result[algorithm] = verifier
         }
         return result
+    }
+
+    /// jwt-kit's verifier for the public JWK `fields` under `algorithm`; nil when it cannot be made (a private key, a
+    /// key jwt-kit cannot load, one of another type).
+    static func verifier(for fields: [String: JSONValue], algorithm: JWSAlgorithm) async -> (any JWTAlgorithm)? {
+        var prepared = fields
+        prepared["alg"] = .string(algorithm.rawValue)
+        prepared["kid"] = .string("key")
+        let collection = JWTKeyCollection()
+        guard fields["d"] == nil, let data = try? JSONEncoder().encode(JSONValue.object(prepared)),
+            let jwk = try? JSONDecoder().decode(JWK.self, from: data), (try? await collection.add(jwk: jwk)) != nil,
+            let verifier = try? await collection.getKey(for: "key", alg: algorithm.rawValue), verifier.name == algorithm.rawValue
+        else { return nil }
+        return verifier
     }
 
     /// One fetched JWKS, ready to verify with.

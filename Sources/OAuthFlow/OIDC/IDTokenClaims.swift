@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import JWTKit
 
 /// The claims of a validated ID token.
 public struct IDTokenClaims: Sendable, Hashable {

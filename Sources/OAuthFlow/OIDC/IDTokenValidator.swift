@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import JWTKit
 
 /// Verifies ID tokens (OpenID Connect Core §3.1.3.7) with jwt-kit.
 ///
@@ -126,22 +125,14 @@ public actor IDTokenValidator {
             guard let clientSecret else {
                 throw IDTokenError(.keysUnavailable, "an \(algorithm) \(what) is verified with the client secret, and none is configured")
             }
-            let (digest, bytes): (DigestAlgorithm, Int) =
-                switch algorithm.digestBits {
-                case 384: (.sha384, 48)
-                case 512: (.sha512, 64)
-                default: (.sha256, 32)
-                }
-            // RFC 7518 §3.2: the key must be at least as long as the hash (jwt-kit traps otherwise).
+            // RFC 7518 §3.2: the key must be at least as long as the hash.
+            let bytes = algorithm.digestBits / 8
             guard clientSecret.value.utf8.count >= bytes else {
                 throw IDTokenError(
                     .keysUnavailable,
                     "the client secret is shorter than the \(bytes) bytes \(algorithm) needs (RFC 7518 §3.2); refusing to verify with it")
             }
-            let collection = JWTKeyCollection()
-            await collection.add(hmac: HMACKey(from: clientSecret.value), digestAlgorithm: digest, kid: "client-secret")
-            let verifier = try? await collection.getKey(for: "client-secret")
-            guard let verifier, (try? verifier.verify(jws.signature, signs: jws.signingInput)) == true else {
+            guard await jws.verifiesHMAC(algorithm: algorithm, secret: clientSecret.value) else {
                 throw IDTokenError(.badSignature, "the \(what)'s signature does not verify (\(algorithm))")
             }
             return

@@ -49,8 +49,7 @@ import _CryptoExtras
         let signing = try ClientConfiguration.SigningKey(jwk: Self.rfcJWK)
         #expect(signing.algorithm == .eddsa)
         #expect(signing.keyID == "rfc8037")
-        let signer = try await signing.signer().getKey(for: "rfc8037", alg: "EdDSA")
-        let signature = try signer.sign(Array(Self.rfcInput.utf8))
+        let signature = try await signing.signature(of: Array(Self.rfcInput.utf8))
         #expect(Base64URL.encode(Data(signature)) == Self.rfcSignature, "Ed25519 is deterministic (RFC 8032 §5.1.6)")
     }
 

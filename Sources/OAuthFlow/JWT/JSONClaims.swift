@@ -1,8 +1,7 @@
-import Foundation
 import JWTKit
 
-/// A request object's claims: the authorization parameters and the JWT's own claims, of any names.
-struct RequestObjectClaims: JWTPayload {
+/// A JWT's claims of any names, as the JSON object they are.
+struct JSONClaims: JWTPayload {
     let members: [String: JSONValue]
 
     init(_ members: [String: JSONValue]) { self.members = members }
