@@ -36,7 +36,7 @@ extension OAuthFlowCommand {
                 Output.stdout(pending.url.absoluteString + "\n")
                 var finish = LoginCommand(
                     provider: options.name, account: options.account,
-                    secretEnvironment: options.clientSecretEnvironment, extra: ["--callback-url"])
+                    secretEnvironment: options.credential.secretEnvironment, extra: ["--callback-url"])
                 finish.providerDirectories = options.registryOptions.providerDirectories
                 if port == nil, loopback.fixedPort == nil {
                     // No listener chose a port: the redirect URI names one the provider must take (RFC 8252 §7.3), or have registered.

@@ -10,15 +10,7 @@ struct LoginOptions: ParsableArguments {
     @Option(name: .customLong("client-id"), help: "The client id registered at the provider.")
     var clientID: String?
 
-    @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret (never the secret itself).")
-    var clientSecretEnvironment: String?
-
-    @Option(
-        name: .customLong("client-auth"),
-        help:
-            "How the client authenticates: a method the provider lists, such as client_secret_basic or private_key_jwt (default: the first the client has a credential for)."
-    )
-    var clientAuth: String?
+    @OptionGroup var credential: ClientCredentialOptions
 
     @Option(name: .customLong("var"), help: "A provider variable as name=value; repeat for each.")
     var variables: [String] = []
@@ -43,7 +35,6 @@ struct LoginOptions: ParsableArguments {
 
     func validate() throws {
         try VariableOptions.validate(variables)
-        try ClientAuthOption.validate(clientAuth)
         if !addScopes.isEmpty, !scopes.isEmpty {
             throw ValidationError("--scope replaces the scopes and --add-scope adds to the stored session's; give one of them")
         }
@@ -51,9 +42,7 @@ struct LoginOptions: ParsableArguments {
 
     /// What the flags say about the client, ahead of the environment and the clients file.
     var overrides: ClientSettings.Overrides {
-        ClientSettings.Overrides(
-            clientID: clientID, secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth),
-            variables: VariableOptions.values(variables), scopes: scopes)
+        credential.overrides(clientID: clientID, variables: VariableOptions.values(variables), scopes: scopes)
     }
 
     /// The client settings; with `--add-scope`, the stored session's client id, variables and granted
@@ -83,10 +72,10 @@ struct LoginOptions: ParsableArguments {
     func rerun(clientID: String?, extra: [String]) -> LoginCommand {
         var words = scopes.flatMap { ["--scope", $0] } + addScopes.flatMap { ["--add-scope", $0] }
         if noOffline { words.append("--no-offline") }
-        if let clientAuth { words += ["--client-auth", clientAuth] }
+        if let method = credential.method { words += ["--client-auth", method] }
         var command = LoginCommand(
             provider: name, account: account, clientID: clientID, variables: VariableOptions.values(variables),
-            secretEnvironment: clientSecretEnvironment, extra: words + extra)
+            secretEnvironment: credential.secretEnvironment, extra: words + extra)
         command.providerDirectories = registryOptions.providerDirectories
         return command
     }

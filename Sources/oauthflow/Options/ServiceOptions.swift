@@ -17,29 +17,17 @@ struct ServiceOptions: ParsableArguments {
     @Option(name: .customLong("client-id"), help: "The client id (default: OAUTHFLOW_<PROVIDER>_CLIENT_ID or the clients file).")
     var clientID: String?
 
-    @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret.")
-    var clientSecretEnvironment: String?
-
-    @Option(
-        name: .customLong("client-auth"),
-        help: "How the client authenticates (default: the first method the provider lists that the client has a credential for).")
-    var clientAuth: String?
+    @OptionGroup var credential: ClientCredentialOptions
 
     @OptionGroup var variableOptions: VariableOptions
     @OptionGroup var registryOptions: RegistryOptions
-
-    func validate() throws {
-        try ClientAuthOption.validate(clientAuth)
-    }
 
     /// What the token is for.
     var request: OAuthClient.ServiceTokenRequest { OAuthClient.ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences) }
 
     /// The client as the flags, the environment and the clients file give it.
     var overrides: ClientSettings.Overrides {
-        ClientSettings.Overrides(
-            clientID: clientID, secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth),
-            variables: variableOptions.values)
+        credential.overrides(clientID: clientID, variables: variableOptions.values)
     }
 
     /// Runs `work` with the provider's service tokens, cached in the default token directory so that later runs

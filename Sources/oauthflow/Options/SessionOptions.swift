@@ -10,35 +10,23 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "The account name, when one provider holds several sessions.")
     var account: String = "default"
 
-    @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret, for confidential clients.")
-    var clientSecretEnvironment: String?
-
-    @Option(
-        name: .customLong("client-auth"),
-        help:
-            "How the client authenticates: a method the provider lists, such as client_secret_basic or private_key_jwt (default: the first the client has a credential for)."
-    )
-    var clientAuth: String?
+    @OptionGroup var credential: ClientCredentialOptions
 
     @OptionGroup var registryOptions: RegistryOptions
 
     var key: SessionKey { SessionKey(providerID: name, account: account) }
 
-    func validate() throws {
-        try ClientAuthOption.validate(clientAuth)
-    }
-
     /// What the flags say about the client; the client id and variables are the session's.
     var overrides: ClientSettings.Overrides {
-        ClientSettings.Overrides(secretVariable: clientSecretEnvironment, authMethod: ClientAuthOption.method(clientAuth))
+        credential.overrides()
     }
 
     /// The `login` command that signs this session in again, with its client id, variables and account.
     func signInAgain(_ session: StoredSession, extra: [String] = []) -> LoginCommand {
-        var command = LoginCommand(session: session, secretEnvironment: clientSecretEnvironment, extra: extra)
+        var command = LoginCommand(session: session, secretEnvironment: credential.secretEnvironment, extra: extra)
         command.providerDirectories = registryOptions.providerDirectories
         // A secret the environment or the clients file gives for this client needs no flag.
-        if clientSecretEnvironment == nil, secretSource(for: session) != nil { command.secretEnvironment = nil }
+        if credential.secretEnvironment == nil, secretSource(for: session) != nil { command.secretEnvironment = nil }
         return command
     }
 

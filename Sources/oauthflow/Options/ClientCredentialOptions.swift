@@ -1,0 +1,30 @@
+import ArgumentParser
+import OAuthFlow
+
+/// How the client authenticates: `--client-secret-env` and `--client-auth`, declared once for every command that uses a
+/// client (`login`, `authorize-url`, the session commands, the service-token commands).
+struct ClientCredentialOptions: ParsableArguments {
+    @Option(name: .customLong("client-secret-env"), help: "An environment variable holding the client secret (never the secret itself).")
+    var secretEnvironment: String?
+
+    @Option(
+        name: .customLong("client-auth"),
+        help:
+            "How the client authenticates: a method the provider lists, such as client_secret_basic or private_key_jwt (default: the first the client has a credential for)."
+    )
+    var method: String?
+
+    func validate() throws {
+        guard let method, ProviderDescriptor.ClientAuth.Method(rawValue: method) == nil else { return }
+        throw ValidationError(
+            "--client-auth must be one of \(ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue).joined(separator: ", ")), not \(method)")
+    }
+
+    /// The method `--client-auth` names, once ``validate()`` has accepted it.
+    var authMethod: ProviderDescriptor.ClientAuth.Method? { method.flatMap(ProviderDescriptor.ClientAuth.Method.init(rawValue:)) }
+
+    /// What the flags say about the client, with the client id, variables and scopes the command's other flags give.
+    func overrides(clientID: String? = nil, variables: [String: String] = [:], scopes: [String]? = nil) -> ClientSettings.Overrides {
+        ClientSettings.Overrides(clientID: clientID, secretVariable: secretEnvironment, authMethod: authMethod, variables: variables, scopes: scopes)
+    }
+}
