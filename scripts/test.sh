@@ -24,7 +24,7 @@
 #    Client Registration), and PyJWT (Tests/IDJAGServer: an enterprise identity provider and an authorization
 #    server that redeems its ID-JAGs, MCP's enterprise-managed authorization), each in its own virtualenv under .build,
 #    while `swift build --build-tests` runs in the background (step 6 waits for it). Once it is
-#    built, the public API of each library product is compared with api/*.txt
+#    built, the public and package API of each library product is compared with api/*.txt
 #    (scripts/api-listing.py --check); a difference fails with its diff. Then scripts/apple-typecheck.sh
 #    type-checks the Apple-only lines against shims of Apple's SDK (Shims/AppleSDK; seconds; Docs/apple.md).
 #    Then the DocC catalog of
@@ -157,7 +157,7 @@ launch_server idjag "$state/idjag"
 wait "$build_pid"
 build_pid=""
 
-# --- the public API of each library product, read from the build's modules (about a second) ---
+# --- the public and package API of each library product, read from the build's modules (seconds) ---
 # A change to it fails here with a diff until api/*.txt is regenerated and committed with it.
 python3 "$root/scripts/api-listing.py" --check
 
