@@ -18,7 +18,7 @@ extension SimulatedProvider {
     /// with the provider's key holding these fields (JARM); `form_post` and `form_post.jwt` answer with a POST, which
     /// ``approveWithPost(_:subject:)`` plays.
     ///
-    /// - Returns: The redirect to hand to `OAuthClient.finishAuthorization(callback:pending:)`.
+    /// - Returns: The redirect to hand to `OAuthClient.finishSignIn(.callback(_:), pending:)`.
     /// - Throws: ``SimulationError`` when the request cannot be redirected.
     public func approve(_ url: URL, subject: String = "user-1") async throws -> URL {
         let (request, redirect) = try authorizationRequest(url)
@@ -28,7 +28,7 @@ extension SimulatedProvider {
     /// Plays the user who signs in and consents, for a request whose `response_mode` is `form_post` or `form_post.jwt`:
     /// the redirect URI and the form the browser would POST to it (with one `response` JWT for `form_post.jwt`).
     ///
-    /// - Returns: The redirect URI and the body to hand to `OAuthClient.finishAuthorization(formPost:pending:)`.
+    /// - Returns: The redirect URI and the body to hand to `OAuthClient.finishSignIn(.formPost(_:), pending:)`.
     /// - Throws: ``SimulationError`` when the request cannot be redirected or asks for another response mode.
     public func approveWithPost(_ url: URL, subject: String = "user-1") async throws -> (url: URL, body: Data) {
         let (request, redirect) = try authorizationRequest(url)

@@ -24,7 +24,7 @@ import OAuthFlow
 ///     clientID: SimulatedProvider.appClientID, redirectURI: SimulatedProvider.appRedirectURI),
 ///     environment: simulated.environment)
 /// let pending = try await client.startAuthorization()
-/// let tokens = try await client.finishAuthorization(callback: try await simulated.approve(pending.url), pending: pending)
+/// let tokens = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending).tokens
 /// ```
 ///
 /// A test changes what it answers with ``configure(_:)`` (lifetimes, DPoP, nonces, pushed requests) and

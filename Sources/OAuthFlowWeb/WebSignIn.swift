@@ -351,13 +351,13 @@ public final class WebSignIn: Sendable {
     private func exchange(_ callback: Callback, of record: PendingSignIn, with client: OAuthClient) async throws -> OAuthClient.SignInOutcome {
         do {
             if let body = callback.formBody {
-                return try await client.finishSignInUncounted(formPost: body, pending: record.pending)
+                return try await client.finishSignInUncounted(.formPost(body), pending: record.pending)
             } else {
                 // An unparsable redirect URI leaves a bare query, which finishSignIn rejects as not for this redirect URI.
                 var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false) ?? URLComponents()
                 components.percentEncodedQuery = callback.query
                 return try await client.finishSignInUncounted(
-                    callback: components.url ?? record.pending.redirectURI, pending: record.pending)
+                    .callback(components.url ?? record.pending.redirectURI), pending: record.pending)
             }
         } catch let error as AuthorizationServerError where error.httpStatus == nil {
             throw WebSignInError(

@@ -443,7 +443,7 @@ import PostgresNIO
         let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
             clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
         let pending = try await client.startAuthorization()        // open pending.url in a browser
-        let tokens = try await client.finishAuthorization(callback: redirectURL, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(redirectURL), pending: pending).tokens
         let claims = try await client.userInfo(tokens)
         _ = claims
     }
@@ -458,7 +458,7 @@ import PostgresNIO
 
         let pending = try await client.startAuthorization()   // Codable: persist it to resume after a restart
         // Open pending.url in the browser and receive the redirect (`LoopbackReceiver` in OAuthFlowLoopback does this for the CLI).
-        let tokens = try await client.finishAuthorization(callback: redirectURL, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(redirectURL), pending: pending).tokens
         let claims = try await client.userInfo(tokens)
         let fresh = try await client.refresh(tokens)
         try await client.revoke(fresh.accessToken, kind: .accessToken)

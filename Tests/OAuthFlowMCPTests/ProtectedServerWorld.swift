@@ -91,7 +91,7 @@ struct ProtectedServerWorld {
         configuration.resources = resource.map { [$0] } ?? []
         let client = OAuthClient(provider: try provider.provider(descriptorOptions), configuration: configuration, environment: provider.environment)
         let pending = try await client.startAuthorization()
-        return try await client.finishAuthorization(callback: try await provider.approve(pending.url, subject: subject), pending: pending)
+        return try await client.finishSignIn(.callback(try await provider.approve(pending.url, subject: subject)), pending: pending).tokens
     }
 
     // MARK: - Messages

@@ -23,7 +23,7 @@ struct PostgresDPoPTests {
         let pending = try await first.startAuthorization()
         let answer = try await DefaultHTTPTransport(timeout: 10).send(TransportRequest(method: .get, url: pending.url))
         let callback = try #require(answer.header("location").flatMap(URL.init(string:)), "HTTP \(answer.status)")
-        let tokens = try await first.finishAuthorization(callback: callback, pending: pending)
+        let tokens = try await first.finishSignIn(.callback(callback), pending: pending).tokens
         #expect(tokens.isDPoPBound)
         let key = SessionKey(providerID: provider.id, account: "shared")
         let session = StoredSession(

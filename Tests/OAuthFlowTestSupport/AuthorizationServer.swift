@@ -102,7 +102,7 @@ public struct TestAuthorizationServer: Sendable {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Self.publicClientID, redirectURI: Self.redirectURI))
         let pending = try await client.startAuthorization()
-        return try await client.finishAuthorization(callback: try await signIn(pending.url), pending: pending)
+        return try await client.finishSignIn(.callback(try await signIn(pending.url)), pending: pending).tokens
     }
 
     public struct AgentFailure: Error, CustomStringConvertible {

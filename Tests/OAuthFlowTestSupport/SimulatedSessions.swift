@@ -35,7 +35,7 @@ public enum Simulated {
     {
         let pending = try await client.startAuthorization()
         let callback = try await simulated.approve(pending.url, subject: subject)
-        return try await client.finishSignIn(callback: callback, pending: pending)
+        return try await client.finishSignIn(.callback(callback), pending: pending)
     }
 
     /// A sign-in kept as the host keeps it: the session `SignInResult.store` makes (also saved in `store` when given).

@@ -29,7 +29,7 @@ import Testing
         components.percentEncodedQuery = query.replacingOccurrences(of: "%20", with: "+")
         #expect(components.percentEncodedQuery?.contains("scope=openid+") == true, "\(query)")
         let callback = try await simulated.approve(try #require(components.url))
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         #expect(outcome.tokens.scopes.contains("openid") && outcome.tokens.scopes.contains("profile"), "\(outcome.tokens.scopes)")
     }
 
@@ -61,7 +61,7 @@ import Testing
         let pending = try await client.startAuthorization()
         let callback = try await simulated.deny(pending.url)
         let error = await #expect(throws: AuthorizationServerError.self) {
-            _ = try await client.finishAuthorization(callback: callback, pending: pending)
+            _ = try await client.finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(error?.error == "access_denied")
     }
@@ -140,7 +140,7 @@ import Testing
         let callback = try await simulated.approve(pending.url)
         simulated.clock.advance(61)
         let error = await #expect(throws: AuthorizationServerError.self) {
-            _ = try await client.finishAuthorization(callback: callback, pending: pending)
+            _ = try await client.finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(error?.error == "invalid_grant")
     }

@@ -260,7 +260,7 @@ import Testing
     /// A sign-in the module expects to succeed, then the call to the accounts resource.
     static func signsInAndCallsTheResource(_ run: Run) async throws -> OAuthClient.SignInOutcome {
         let (pending, callback) = try await run.callback()
-        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await run.client.finishSignIn(.callback(callback), pending: pending)
         #expect(outcome.idToken?.subject == "user-1")
         // Bound to the certificate the token request presented, and, in the DPoP variant, to the DPoP key.
         #expect(outcome.tokens.certificateThumbprint == run.identity.thumbprint)
@@ -279,7 +279,7 @@ import Testing
         let (pending, callback) = try await run.callback()
         #expect(Set((URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)) == ["client_id", "request_uri"])
         #expect(pending.url.host == run.simulated.issuer.host, "the browser goes to the published authorization endpoint")
-        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await run.client.finishSignIn(.callback(callback), pending: pending)
         #expect(outcome.idToken?.subject == "user-1")
         #expect(outcome.tokens.certificateThumbprint == run.identity.thumbprint)
         #expect(try await run.accounts(outcome.tokens).status == 200)
@@ -382,7 +382,7 @@ import Testing
     func refreshTokenTest(_ variant: Variant) async throws {
         let run = try await Self.run(Server(refreshesBeforeResourceAnswers: 2), variant)
         let (pending, callback) = try await run.callback()
-        var tokens = try await run.client.finishSignIn(callback: callback, pending: pending).tokens
+        var tokens = try await run.client.finishSignIn(.callback(callback), pending: pending).tokens
         var refreshes = 0
         var answer = try await run.accounts(tokens)
         while answer.status == 401, refreshes < 3 {
@@ -417,7 +417,7 @@ import Testing
         let run = try await Self.run(Server(idTokenClaims: fault.change, signing: fault.signing), variant)
         let (pending, callback) = try await run.callback()
         let before = run.sent.requests.count
-        let error = try await #require(throws: IDTokenError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        let error = try await #require(throws: IDTokenError.self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error.description.contains(fault.says), "\(error)")
         let after = run.requests(after: before).map(\.url.path)
         #expect(after.allSatisfy { $0 == "/token" || $0 == "/jwks" }, "\(after)")
@@ -433,7 +433,7 @@ import Testing
         let run = try await Self.run(Server(), Variant(plan: .securityProfile, constraint: constraint))
         let (pending, callback) = try await run.callback(fault.change)
         let before = run.sent.requests.count
-        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error.description.contains(fault.says), "\(error)")
         #expect(run.requests(after: before).isEmpty, "\(run.requests(after: before).map(\.url.path))")
         #expect(run.requests(to: "/token").isEmpty)
@@ -464,7 +464,7 @@ import Testing
         components.queryItems = [URLQueryItem(name: "response", value: forged)]
         let callback = try #require(components.url)
         let before = run.sent.requests.count
-        await #expect(throws: (any Error).self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        await #expect(throws: (any Error).self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         let after = run.requests(after: before).map(\.url.path)
         #expect(after.allSatisfy { $0 == "/jwks" }, "\(after)")
         #expect(run.requests(to: "/token").isEmpty)

@@ -197,7 +197,7 @@ extension FAPI2ClientPlanTests {
 
         let spaced = try await Self.run(Server(tokenAnswer: { $0["grant_id"] = .string("two words") }))
         let (pending, callback) = try await spaced.callback()
-        let bad = await #expect(throws: FlowError.self) { _ = try await spaced.client.finishSignIn(callback: callback, pending: pending) }
+        let bad = await #expect(throws: FlowError.self) { _ = try await spaced.client.finishSignIn(.callback(callback), pending: pending) }
         #expect(bad?.code == .invalidTokenResponse)
     }
 }

@@ -273,7 +273,7 @@ import Testing
     /// A sign-in the module expects to succeed, then the call to the accounts resource it expects next.
     static func signsInAndCallsTheResource(_ run: Run) async throws -> OAuthClient.SignInOutcome {
         let (pending, callback) = try await run.callback()
-        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await run.client.finishSignIn(.callback(callback), pending: pending)
         #expect(outcome.tokens.isDPoPBound)
         #expect(outcome.idToken?.subject == "user-1")
         let answer = try await run.accounts(outcome.tokens)
@@ -293,7 +293,7 @@ import Testing
         if plan == .messageSigning {
             #expect(Set((URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)) == ["response"])
         }
-        let outcome = try await run.client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await run.client.finishSignIn(.callback(callback), pending: pending)
         #expect(outcome.tokens.isDPoPBound)
         #expect(outcome.idToken?.subject == "user-1")
         #expect(try await run.accounts(outcome.tokens).status == 200)
@@ -366,7 +366,7 @@ import Testing
     func refreshTokenTest(_ plan: Plan) async throws {
         let run = try await Self.run(Server(refreshesBeforeResourceAnswers: 2), plan: plan)
         let (pending, callback) = try await run.callback()
-        var tokens = try await run.client.finishSignIn(callback: callback, pending: pending).tokens
+        var tokens = try await run.client.finishSignIn(.callback(callback), pending: pending).tokens
         var refreshes = 0
         var answer = try await run.accounts(tokens)
         // The host's part: a 401 invalid_token answer gets a refresh, and the call again with the new access token.
@@ -439,7 +439,7 @@ import Testing
         let run = try await Self.run(Server(idTokenClaims: fault.change, signing: fault.signing), plan: plan)
         let (pending, callback) = try await run.callback()
         let before = run.sent.requests.count
-        let error = try await #require(throws: IDTokenError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        let error = try await #require(throws: IDTokenError.self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error.description.contains(fault.says), "\(error)")
         // The code was exchanged once (with the nonce retry); nothing after the ID token came.
         let after = run.requests(after: before).map(\.url.path)
@@ -503,7 +503,7 @@ import Testing
         components.queryItems = [URLQueryItem(name: "response", value: forged)]
         let callback = try #require(components.url)
         let before = run.sent.requests.count
-        await #expect(throws: (any Error).self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        await #expect(throws: (any Error).self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         let after = run.requests(after: before).map(\.url.path)
         #expect(after.allSatisfy { $0 == "/jwks" }, "\(after)")
         #expect(run.requests(to: "/token").isEmpty)
@@ -520,7 +520,7 @@ import Testing
         var components = try #require(URLComponents(url: original, resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "response", value: forged)]
         let callback = try #require(components.url)
-        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error.description.contains("RS256"), "\(error)")
         #expect(run.requests(to: "/token").isEmpty)
     }
@@ -558,7 +558,7 @@ import Testing
         let run = try await Self.run()
         let (pending, callback) = try await run.callback(fault.change)
         let before = run.sent.requests.count
-        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(callback: callback, pending: pending) }
+        let error = try await #require(throws: FlowError.self) { try await run.client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error.description.contains(fault.says), "\(error)")
         #expect(run.requests(after: before).isEmpty, "\(run.requests(after: before).map(\.url.path))")
         #expect(run.requests(to: "/token").isEmpty)

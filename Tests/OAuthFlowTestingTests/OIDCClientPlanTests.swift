@@ -119,8 +119,8 @@ import Testing
 
         func finish(_ pending: PendingAuthorization, _ callback: Callback) async throws -> OAuthClient.SignInOutcome {
             switch callback {
-            case let .redirect(url): try await client.finishSignIn(callback: url, pending: pending)
-            case let .formPost(body): try await client.finishSignIn(formPost: body, pending: pending)
+            case let .redirect(url): try await client.finishSignIn(.callback(url), pending: pending)
+            case let .formPost(body): try await client.finishSignIn(.formPost(body), pending: pending)
             }
         }
 

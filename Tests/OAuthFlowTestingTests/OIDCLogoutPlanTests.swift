@@ -116,7 +116,7 @@ import Testing
         /// A whole sign-in, stored as the host stores it.
         func signIn() async throws -> SignInResult {
             let pending = try await client.startAuthorization()
-            let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+            let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
             #expect(
                 outcome.idToken?.all["sid"]?.stringValue?.hasSuffix("#%&+ ") == true, "the module's ID tokens carry its sid (AddSidToIdTokenClaims)")
             return try await SignInResult.store(

@@ -20,7 +20,7 @@ import Testing
         let client = try Simulation.appClient(simulated, Self.options(pushed: true))
         let pending = try await client.startAuthorization()
         #expect(Set(Simulation.query(pending.url).keys) == ["client_id", "request_uri"])
-        let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
         #expect(outcome.idToken != nil)
         #expect(await simulated.requestCount(.pushedAuthorization) == 1)
         // The request_uri is spent.

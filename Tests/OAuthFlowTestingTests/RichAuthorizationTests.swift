@@ -37,7 +37,7 @@ import Testing
         let client = try Self.client(simulated, [Self.accounts])
         let pending = try await client.startAuthorization()
         #expect(Set(Simulation.query(pending.url).keys) == ["client_id", "request_uri"], "the details went in the pushed request")
-        let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
         #expect(outcome.tokens.authorizationDetails == [Self.accounts])
         #expect(Simulation.claims(outcome.tokens.accessToken.value)["authorization_details"] == .array([.object(Self.accounts.members)]))
 

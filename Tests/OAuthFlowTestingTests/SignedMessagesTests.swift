@@ -83,7 +83,7 @@ enum SignedMessages {
             for name in ["exp", "nbf", "iat"] { #expect(claims[name]?.numberValue != nil) }
             #expect(claims["jti"]?.stringValue?.isEmpty == false)
         }
-        let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
         #expect(outcome.idToken?.subject == "user-1")
     }
 
@@ -178,7 +178,7 @@ enum SignedMessages {
         #expect(Simulation.query(pending.url)["response_mode"] == mode.rawValue)
         let callback = try await simulated.approve(pending.url)
         #expect(Set(Simulation.query(callback).keys) == ["response"])
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         #expect(outcome.idToken?.subject == "user-1")
     }
 
@@ -189,7 +189,7 @@ enum SignedMessages {
         let (url, body) = try await simulated.approveWithPost(pending.url)
         #expect(url.path == Simulation.redirect.path)
         #expect(String(decoding: body, as: UTF8.self).hasPrefix("response="))
-        let outcome = try await client.finishSignIn(formPost: body, pending: pending)
+        let outcome = try await client.finishSignIn(.formPost(body), pending: pending)
         #expect(outcome.idToken != nil)
     }
 
@@ -211,7 +211,7 @@ enum SignedMessages {
         let client = try Self.appClient(simulated, .jwt)
         let pending = try await client.startAuthorization()
         let error = await #expect(throws: AuthorizationServerError.self) {
-            _ = try await client.finishSignIn(callback: try await simulated.deny(pending.url), pending: pending)
+            _ = try await client.finishSignIn(.callback(try await simulated.deny(pending.url)), pending: pending)
         }
         #expect(error?.error == "access_denied")
     }
@@ -241,7 +241,7 @@ enum SignedMessages {
         let pending = try await client.startAuthorization()
         let callback = try await Self.forged(simulated, pending, Self.refusals[index].1)
         let error = await #expect(throws: FlowError.self, "\(Self.refusals[index].0)") {
-            _ = try await client.finishSignIn(callback: callback, pending: pending)
+            _ = try await client.finishSignIn(.callback(callback), pending: pending)
         }
         #expect([.invalidCallback, .stateMismatch].contains(error?.code))
         #expect(await simulated.requestCount(.token) == 0)
@@ -253,7 +253,7 @@ enum SignedMessages {
         let pending = try await client.startAuthorization()
         let callback = try await simulated.approve(pending.url)
         simulated.clock.advance(600 + 61)
-        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: callback, pending: pending) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error?.message.contains("expired") == true)
     }
 
@@ -266,7 +266,7 @@ enum SignedMessages {
         let payload = token.split(separator: ".")[1]
         let header = Base64URL.encode(Data(#"{"alg":"none"}"#.utf8))
         let callback = SignedMessages.callback(genuine, [("response", "\(header).\(payload).")])
-        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: callback, pending: pending) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error?.message.contains("`none`") == true)
         #expect(await simulated.requestCount(.token) == 0)
     }
@@ -282,7 +282,7 @@ enum SignedMessages {
         await keys.add(ecdsa: ES256PrivateKey(), kid: JWKIdentifier(string: await simulated.currentKeyID))
         let forged = try await keys.sign(ForgedClaims(members: claims), kid: JWKIdentifier(string: await simulated.currentKeyID))
         let callback = SignedMessages.callback(genuine, [("response", forged)])
-        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: callback, pending: pending) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error?.message.contains("signature does not verify") == true)
     }
 
@@ -293,7 +293,7 @@ enum SignedMessages {
         let genuine = try await simulated.approve(pending.url)
         let token = try #require(Simulation.query(genuine)["response"])
         let callback = SignedMessages.callback(genuine, [("response", token), ("code", "injected-code")])
-        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: callback, pending: pending) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error?.code == .invalidCallback)
         #expect(error?.message.contains("`code`") == true)
     }
@@ -306,7 +306,7 @@ enum SignedMessages {
         let claims = try SignedMessages.decode(try #require(Simulation.query(genuine)["response"])).claims
         let plain = ["code", "state", "iss"].compactMap { name in claims[name]?.stringValue.map { (name, $0) } }
         let error = await #expect(throws: FlowError.self) {
-            _ = try await client.finishSignIn(callback: SignedMessages.callback(genuine, plain), pending: pending)
+            _ = try await client.finishSignIn(.callback(SignedMessages.callback(genuine, plain)), pending: pending)
         }
         #expect(error?.code == .invalidCallback)
     }
@@ -317,7 +317,7 @@ enum SignedMessages {
         let pending = try await client.startAuthorization()
         let jwe = [#"{"alg":"RSA-OAEP","enc":"A256GCM"}"#, "key", "iv", "text", "tag"].map { Base64URL.encode(Data($0.utf8)) }.joined(separator: ".")
         let callback = SignedMessages.callback(Simulation.redirect, [("response", jwe)])
-        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: callback, pending: pending) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error?.message.contains("encrypted") == true)
     }
 
@@ -330,7 +330,7 @@ enum SignedMessages {
         let payload = String(decoding: try #require(Base64URL.decode(parts[1])), as: UTF8.self)
         let doubled = Base64URL.encode(Data((#"{"state":"x","# + payload.dropFirst()).utf8))
         let callback = SignedMessages.callback(genuine, [("response", "\(parts[0]).\(doubled).\(parts[2])")])
-        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: callback, pending: pending) }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(error?.message.contains("more than once") == true)
     }
 }

@@ -34,7 +34,7 @@ import Testing
         #expect(consent.status == 302)
         let callback = try #require(consent.header("Location").flatMap(URL.init(string:)))
         #expect(callback.absoluteString.hasPrefix(SimulatedProvider.appRedirectURI.absoluteString))
-        let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(callback), pending: pending).tokens
         #expect(!tokens.accessToken.value.isEmpty)
         let user = try await client.userInfo(tokens)
         #expect(user["sub"] == .string("alice"))

@@ -28,7 +28,7 @@ enum Simulation {
     static func signIn(_ client: OAuthClient, at simulated: SimulatedProvider, subject: String = "user-1") async throws -> OAuthClient.SignInOutcome {
         let pending = try await client.startAuthorization()
         let callback = try await simulated.approve(pending.url, subject: subject)
-        return try await client.finishSignIn(callback: callback, pending: pending)
+        return try await client.finishSignIn(.callback(callback), pending: pending)
     }
 
     /// A form POST to one of the provider's endpoints, sent through its transport.

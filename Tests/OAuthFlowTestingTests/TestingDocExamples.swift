@@ -19,7 +19,7 @@ import Testing
 
         let pending = try await client.startAuthorization()
         let callback = try await simulated.approve(pending.url, subject: "alice")   // the user signs in and consents
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
 
         #expect(outcome.idToken?.subject == "alice")
         #expect(try await client.userInfo(outcome.tokens)["email"]?.stringValue == "alice@simulated.example")
@@ -56,7 +56,7 @@ import Testing
             configuration: ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: redirect),
             environment: simulated.environment)
         let pending = try await client.startAuthorization()
-        let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
         _ = try await SignInResult.store(outcome, client: client, redirectURI: redirect, in: store, at: simulated.clock.now())
 
         let first = try await oauth.accessToken(for: "simulated")
@@ -103,7 +103,7 @@ import Testing
                 clientID: SimulatedProvider.appClientID, redirectURI: URL(string: "http://127.0.0.1:8765/callback")!),
             environment: simulated.environment)
         let pending = try await client.startAuthorization()
-        let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
         #expect(outcome.tokens.isDPoPBound)
     }
 

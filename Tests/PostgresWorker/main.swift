@@ -172,7 +172,7 @@ do {
         guard agentRun.terminationStatus == 0, let url = URL(string: callback.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             fail("the agent could not sign in")
         }
-        let tokens = try await client.finishAuthorization(callback: url, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(url), pending: pending).tokens
         try await store.save(StoredSession(key: key, variables: provider.variables, clientID: arguments[5], redirectURI: redirect,
                                            tokens: tokens, updatedAt: Date()))
         say("signed-in")

@@ -4,18 +4,12 @@ import Logging
 
 /// The authorization response (RFC 6749 §4.1.2): the callback checked, its code exchanged at the token endpoint, the ID token verified.
 extension OAuthClient {
-    /// Checks the redirect the browser was sent to and exchanges its code for tokens.
-    ///
-    /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
-    ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
-    ///   or an unusable token response; ``TransportError`` when the server cannot be reached.
-    public func finishAuthorization(callback url: URL, pending: PendingAuthorization) async throws -> TokenSet {
-        try await finishSignIn(callback: url, pending: pending).tokens
-    }
-
-    /// Like ``finishAuthorization(callback:pending:)``, for a `response_mode=form_post` body.
-    public func finishAuthorization(formPost body: Data, pending: PendingAuthorization) async throws -> TokenSet {
-        try await finishSignIn(formPost: body, pending: pending).tokens
+    /// How the authorization response (RFC 6749 §4.1.2) came back from the browser.
+    public enum AuthorizationResponse: Sendable {
+        /// The redirect the browser was sent to, its parameters in the query.
+        case callback(URL)
+        /// A `response_mode=form_post` body (OAuth 2.0 Form Post Response Mode) posted to the redirect URI.
+        case formPost(Data)
     }
 
     /// What a completed authorization established: the tokens and, for OpenID Connect, the verified ID token.
@@ -29,26 +23,27 @@ extension OAuthClient {
         public var callback: [String: JSONValue] = [:]
     }
 
-    /// Like ``finishAuthorization(callback:pending:)``, also handing back the verified ID token claims.
-    public func finishSignIn(callback url: URL, pending: PendingAuthorization) async throws -> SignInOutcome {
-        try await countingSignIn { try await finishSignInUncounted(callback: url, pending: pending) }
+    /// The one way a sign-in started with ``startAuthorization()`` ends: checks
+    /// the authorization response, exchanges its code for tokens and verifies the ID token, and counts how it ended
+    /// (`oauthflow_sign_ins_total`).
+    ///
+    /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
+    ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
+    ///   or an unusable token response; ``IDTokenError`` for an ID token that does not verify;
+    ///   ``TransportError`` when the server cannot be reached.
+    public func finishSignIn(_ response: AuthorizationResponse, pending: PendingAuthorization) async throws -> SignInOutcome {
+        try await countingSignIn { try await finishSignInUncounted(response, pending: pending) }
     }
 
-    /// Like ``finishAuthorization(formPost:pending:)``, also handing back the verified ID token claims.
-    public func finishSignIn(formPost body: Data, pending: PendingAuthorization) async throws -> SignInOutcome {
-        try await countingSignIn { try await finishSignInUncounted(formPost: body, pending: pending) }
-    }
-
-    /// ``finishSignIn(callback:pending:)`` for a caller that counts the sign-in itself (the web routes, which count
-    /// what their own checks refuse too).
-    package func finishSignInUncounted(callback url: URL, pending: PendingAuthorization) async throws -> SignInOutcome {
-        let callback = try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+    /// ``finishSignIn(_:pending:)`` for a caller that counts the sign-in itself (the web routes, which count what their
+    /// own checks refuse too).
+    package func finishSignInUncounted(_ response: AuthorizationResponse, pending: PendingAuthorization) async throws -> SignInOutcome {
+        let callback =
+            switch response {
+            case let .callback(url): try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+            case let .formPost(body): try AuthorizationCallback(formBody: body)
+            }
         return try await finish(callback, pending: pending)
-    }
-
-    /// ``finishSignIn(formPost:pending:)`` for a caller that counts the sign-in itself.
-    package func finishSignInUncounted(formPost body: Data, pending: PendingAuthorization) async throws -> SignInOutcome {
-        try await finish(try AuthorizationCallback(formBody: body), pending: pending)
     }
 
     /// Runs a sign-in's last step and counts how it ended (`oauthflow_sign_ins_total`).

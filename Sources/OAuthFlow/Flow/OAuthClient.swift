@@ -9,7 +9,7 @@ import Logging
 ///     clientID: "abc", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
 /// let pending = try await client.startAuthorization()
 /// // open pending.url in the browser; receive the redirect
-/// let tokens = try await client.finishAuthorization(callback: redirectURL, pending: pending)
+/// let tokens = try await client.finishSignIn(.callback(redirectURL), pending: pending).tokens
 /// let me = try await client.userInfo(tokens)
 /// ```
 ///

@@ -104,7 +104,7 @@ public struct AppSignIn: Sendable {
         }
         let callback = try await authenticator.authenticate(at: pending.url, redirectURI: redirectURI, prefersEphemeral: prefersEphemeral)
         events(.exchangingCode)
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         return try await SignInResult.store(outcome, client: client, account: account, redirectURI: redirectURI, in: store)
     }
 

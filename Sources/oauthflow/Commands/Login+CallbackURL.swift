@@ -35,7 +35,7 @@ extension OAuthFlowCommand.Login {
                 throw error
             }
             do {
-                let outcome = try await client.finishSignIn(callback: url, pending: saved.pending)
+                let outcome = try await client.finishSignIn(.callback(url), pending: saved.pending)
                 pendingStore.remove(for: options.key)
                 return (outcome, client)
             } catch let error as FlowError where [.stateMismatch, .invalidCallback].contains(error.code) {

@@ -217,11 +217,11 @@ import OAuthFlow
         }
         let outcome: OAuthClient.SignInOutcome
         if provider.policy.responseMode == .formPost {
-            outcome = try await client.finishSignIn(formPost: Data(FormEncoding.encode(parameters).utf8), pending: pending)
+            outcome = try await client.finishSignIn(.formPost(Data(FormEncoding.encode(parameters).utf8)), pending: pending)
         } else {
             var components = try #require(URLComponents(url: redirectURI, resolvingAgainstBaseURL: false))
             components.percentEncodedQuery = FormEncoding.encode(parameters)
-            outcome = try await client.finishSignIn(callback: try #require(components.url), pending: pending)
+            outcome = try await client.finishSignIn(.callback(try #require(components.url)), pending: pending)
         }
         #expect(!outcome.tokens.accessToken.value.isEmpty, "\(id): an access token")
         #expect((fixture.idToken != nil) == (outcome.idToken != nil), "\(id): the ID token is checked when the provider sends one")

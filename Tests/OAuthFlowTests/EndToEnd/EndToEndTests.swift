@@ -19,7 +19,7 @@ struct EndToEndTests {
     private func signIn(_ client: OAuthClient, server: Server) async throws -> (PendingAuthorization, URL, TokenSet) {
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
-        let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(callback), pending: pending).tokens
         return (pending, callback, tokens)
     }
 
@@ -94,7 +94,7 @@ struct EndToEndTests {
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await client.finishAuthorization(callback: callback, pending: pending)
+            try await client.finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(error.error == "invalid_client")
         #expect(error.httpStatus == 401)
@@ -109,7 +109,7 @@ struct EndToEndTests {
                                             pkce: PKCE.generate(), nonce: pending.nonce, redirectURI: pending.redirectURI,
                                             scopes: pending.scopes, createdAt: pending.createdAt)
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await client.finishAuthorization(callback: callback, pending: tampered)
+            try await client.finishSignIn(.callback(callback), pending: tampered).tokens
         }
         #expect(error.error == "invalid_grant")
         #expect(error.httpStatus == 400)
@@ -121,11 +121,11 @@ struct EndToEndTests {
         let first = client(provider)
         let (pending, callback, _) = try await signIn(first, server: server)
         // The same client refuses locally...
-        let local = try await #require(throws: FlowError.self) { try await first.finishAuthorization(callback: callback, pending: pending) }
+        let local = try await #require(throws: FlowError.self) { try await first.finishSignIn(.callback(callback), pending: pending).tokens }
         #expect(local.code == .alreadyCompleted)
         // ...and another client instance (say, after a restart) is refused by the server.
         let server400 = try await #require(throws: AuthorizationServerError.self) {
-            try await client(provider).finishAuthorization(callback: callback, pending: pending)
+            try await client(provider).finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(server400.error == "invalid_grant")
     }
@@ -141,20 +141,20 @@ struct EndToEndTests {
 
         components.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: "forged")]
         let stateError = try await #require(throws: FlowError.self) {
-            try await client.finishAuthorization(callback: try #require(components.url), pending: pending)
+            try await client.finishSignIn(.callback(try #require(components.url)), pending: pending).tokens
         }
         #expect(stateError.code == .stateMismatch)
 
         components.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: pending.state.value),
                                  URLQueryItem(name: "iss", value: "https://attacker.example.com")]
         let issError = try await #require(throws: FlowError.self) {
-            try await client.finishAuthorization(callback: try #require(components.url), pending: pending)
+            try await client.finishSignIn(.callback(try #require(components.url)), pending: pending).tokens
         }
         #expect(issError.code == .issuerMismatch)
         #expect(transport.requests.isEmpty)
 
         // The genuine callback still completes the login afterwards.
-        let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(callback), pending: pending).tokens
         #expect(tokens.refreshToken != nil)
         #expect(transport.requests.filter { $0.url.absoluteString.hasSuffix("/o/token/") }.count == 1)
     }
@@ -165,7 +165,7 @@ struct EndToEndTests {
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url, deny: true)
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await client.finishAuthorization(callback: callback, pending: pending)
+            try await client.finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(error.error == "access_denied")
     }
@@ -191,7 +191,7 @@ struct EndToEndTests {
             let pending = try await client.startAuthorization()
             let callback = try await server.signIn(pending.url)
             do {
-                _ = try await client.finishAuthorization(callback: callback, pending: pending)
+                _ = try await client.finishSignIn(.callback(callback), pending: pending).tokens
                 Issue.record("the redirect was followed, or the token endpoint answered")
                 return
             } catch let error as FlowError {
@@ -224,7 +224,7 @@ struct EndToEndTests {
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
         let code = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
-        let tokens = try await client.finishAuthorization(callback: callback, pending: pending)
+        let tokens = try await client.finishSignIn(.callback(callback), pending: pending).tokens
         let refreshed = try await client.refresh(tokens)
         _ = try await client.userInfo(refreshed)
         try await client.revoke(refreshed.accessToken, kind: .accessToken)

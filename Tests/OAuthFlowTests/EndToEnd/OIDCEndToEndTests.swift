@@ -34,7 +34,7 @@ struct OIDCEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await server.signIn(pending.url)), pending: pending).tokens
         let idToken = try #require(tokens.idToken)
         let (header, claims) = try IDTokenValidator.decodeUnverified(idToken.value)
         #expect(header["alg"]?.stringValue == "RS256")
@@ -57,7 +57,7 @@ struct OIDCEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await server.signIn(pending.url)), pending: pending).tokens
         let strict = IDTokenValidator(provider: provider, clientID: Server.confidentialClientID)
         let error = try await #require(throws: IDTokenError.self) {
             try await strict.validate(try #require(tokens.idToken), nonce: pending.nonce, accessToken: tokens.accessToken)
@@ -86,7 +86,7 @@ struct DiscoveredEndpointsTests {
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         let pending = try await client.startAuthorization()
         #expect(pending.url.absoluteString.hasPrefix("\(server.baseURL.absoluteString)/o/authorize/"))
-        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await server.signIn(pending.url)), pending: pending).tokens
         #expect(tokens.idToken != nil)
         let refreshed = try await client.refresh(tokens)
         #expect(refreshed.accessToken != tokens.accessToken)

@@ -15,7 +15,7 @@ struct SessionEndToEndTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI))
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try await server.signIn(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await server.signIn(pending.url)), pending: pending).tokens
         let session = StoredSession(key: SessionKey(providerID: "django"), variables: provider.variables, clientID: Server.publicClientID,
                                     redirectURI: Server.redirectURI, tokens: tokens, updatedAt: Date())
         let store = FileTokenStore(directory: state.appendingPathComponent("oauthflow"))

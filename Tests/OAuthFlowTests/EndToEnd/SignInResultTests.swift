@@ -85,7 +85,7 @@ struct SignInResultTests {
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
         let pending = try await client.startAuthorization()
-        let outcome = try await client.finishSignIn(callback: try await server.signIn(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await server.signIn(pending.url)), pending: pending)
         #expect(outcome.idToken != nil)
         #expect(transport.requests.filter { $0.url.path.hasSuffix("/.well-known/openid-configuration") }.count == 1)
     }

@@ -24,7 +24,7 @@ import OAuthFlow
         // A sign-in: discovery, the code exchange, the JWKS for the ID token.
         let pending = try await client.startAuthorization()
         let callback = try await simulated.approve(pending.url, subject: "subject-bob-42")
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         #expect(observed.count(.signIns, ["provider": "simulated", "outcome": "success", "code": "none"]) == 1)
         for endpoint in ["discovery", "token", "jwks"] {
             #expect(observed.timings(.requestDuration, ["provider": "simulated", "endpoint": endpoint, "status": "2xx"]) == 1, "\(endpoint)")
@@ -33,8 +33,8 @@ import OAuthFlow
 
         // The user declines; the same callback again is refused by the client.
         let declined = try await client.startAuthorization()
-        await #expect(throws: AuthorizationServerError.self) { try await client.finishSignIn(callback: try await simulated.deny(declined.url), pending: declined) }
-        await #expect(throws: FlowError.self) { try await client.finishSignIn(callback: callback, pending: pending) }
+        await #expect(throws: AuthorizationServerError.self) { try await client.finishSignIn(.callback(try await simulated.deny(declined.url)), pending: declined) }
+        await #expect(throws: FlowError.self) { try await client.finishSignIn(.callback(callback), pending: pending) }
         #expect(observed.count(.signIns, ["provider": "simulated", "outcome": "failure", "code": "access_denied"]) == 1)
         #expect(observed.count(.signIns, ["provider": "simulated", "outcome": "failure", "code": "already_completed"]) == 1)
 

@@ -28,7 +28,7 @@ import OAuthFlow
         let pending = try await client.startAuthorization()
         let callback = try await simulated.approve(pending.url, subject: "subject-alice-7")
         let code = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         let store = InMemoryTokenStore()
         let session = try await SignInResult.store(
             outcome, client: client, redirectURI: Simulated.redirect, in: store, at: simulated.clock.now()

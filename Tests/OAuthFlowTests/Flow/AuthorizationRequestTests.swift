@@ -200,12 +200,12 @@ import OAuthFlowTestSupport
         let pending = try await client.startAuthorization()
         let url = try #require(URL(string: "http://127.0.0.1:49152/callback?code=abc&state=\(pending.state.value)"))
         if advertised {
-            let error = try await #require(throws: FlowError.self) { try await client.finishAuthorization(callback: url, pending: pending) }
+            let error = try await #require(throws: FlowError.self) { try await client.finishSignIn(.callback(url), pending: pending).tokens }
             #expect(error.code == .issuerMismatch)
             #expect(error.message.contains("authorization_response_iss_parameter_supported"), "\(error.message)")
             #expect(transport.count("/token") == 0, "no code is exchanged")
         } else {
-            _ = try await client.finishAuthorization(callback: url, pending: pending)
+            _ = try await client.finishSignIn(.callback(url), pending: pending).tokens
             #expect(transport.count("/token") == 1)
         }
     }

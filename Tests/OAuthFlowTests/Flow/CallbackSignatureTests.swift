@@ -59,7 +59,7 @@ import Testing
         let requests = Locked<[TransportRequest]>([])
         let client = try Self.client(secret: "hush", requests)
         let pending = try await client.startAuthorization()
-        let outcome = try await client.finishSignIn(callback: Self.callback(pending), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(Self.callback(pending)), pending: pending)
         let form = Dictionary(FormEncoding.decode(String(decoding: requests.current.first?.body ?? Data(), as: UTF8.self))) { a, _ in a }
         #expect(form["expiring"] == "1", "the code exchange asks for an expiring offline token")
         let profile = try await client.profile(outcome.tokens, idToken: nil)
@@ -72,7 +72,7 @@ import Testing
         let client = try Self.client(secret: "hush", requests)
         let pending = try await client.startAuthorization()
         let error = await #expect(throws: FlowError.self) {
-            _ = try await client.finishSignIn(callback: Self.callback(pending, mac: mac, secret: signer), pending: pending)
+            _ = try await client.finishSignIn(.callback(Self.callback(pending, mac: mac, secret: signer)), pending: pending)
         }
         #expect(error?.code == .invalidCallback)
         #expect(requests.current.isEmpty, "the code is not spent")
@@ -84,7 +84,7 @@ import Testing
         let pending = try await client.startAuthorization()
         var components = URLComponents(string: "http://127.0.0.1:8765/callback")!
         components.percentEncodedQuery = FormEncoding.encode([("code", "c"), ("state", pending.state.value)])
-        await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(callback: components.url!, pending: pending) }
+        await #expect(throws: FlowError.self) { _ = try await client.finishSignIn(.callback(components.url!), pending: pending) }
         let secretless = try Self.client(secret: nil, requests)
         let signed = try AuthorizationCallback(
             url: URL(string: "http://127.0.0.1:8765/callback?" + FormEncoding.encode(Self.example + [("hmac", Self.exampleMAC)]))!,

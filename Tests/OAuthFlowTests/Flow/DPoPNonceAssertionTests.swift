@@ -29,7 +29,7 @@ import OAuthFlow
                 clientID: "app", redirectURI: SimulatedProvider.appRedirectURI, signingKey: try .init(pem: key.pemRepresentation)),
             environment: environment)
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try await simulated.approve(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending).tokens
         #expect(tokens.isDPoPBound)
 
         let assertions = sent.requests.filter { $0.url.path == "/token" }.map { request in

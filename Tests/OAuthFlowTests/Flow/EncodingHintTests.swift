@@ -37,7 +37,7 @@ import OAuthFlow
         let pending = try await client.startAuthorization()
         let callback = try #require(URL(string: "http://127.0.0.1/cb?code=abc&state=\(pending.state.value)"))
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await client.finishAuthorization(callback: callback, pending: pending)
+            try await client.finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(error.description.contains("set `body_encoding: json`"), "\(error)")
     }
@@ -48,7 +48,7 @@ import OAuthFlow
         let pending = try await client.startAuthorization()
         let callback = try #require(URL(string: "http://127.0.0.1/cb?code=abc&state=\(pending.state.value)"))
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await client.finishAuthorization(callback: callback, pending: pending)
+            try await client.finishSignIn(.callback(callback), pending: pending).tokens
         }
         #expect(error.hint == nil, "\(error)")
     }

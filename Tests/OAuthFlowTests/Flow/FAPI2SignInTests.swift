@@ -156,7 +156,7 @@ import OAuthFlow
         #expect(try Self.header(assertion)["alg"] == .string(try key.signingKey().algorithm.rawValue))
         #expect(try Self.payload(assertion)["aud"] == .string(bank.simulated.issuer.absoluteString))
 
-        let outcome = try await bank.client.finishSignIn(callback: try await bank.simulated.approve(pending.url), pending: pending)
+        let outcome = try await bank.client.finishSignIn(.callback(try await bank.simulated.approve(pending.url)), pending: pending)
         #expect(outcome.tokens.isDPoPBound)
         #expect(outcome.idToken?.subject == "user-1")
         // The token endpoint demanded a nonce once (RFC 9449 §8); the retry carried it.
@@ -169,7 +169,7 @@ import OAuthFlow
     @Test func idTokensSignedWithEdDSAAreTaken() async throws {
         let bank = try Self.bank(settings: Self.fapiSettings(signing: .eddsa))
         let pending = try await bank.client.startAuthorization()
-        let outcome = try await bank.client.finishSignIn(callback: try await bank.simulated.approve(pending.url), pending: pending)
+        let outcome = try await bank.client.finishSignIn(.callback(try await bank.simulated.approve(pending.url)), pending: pending)
         #expect(outcome.idToken?.subject == "user-1")
     }
 
@@ -228,7 +228,7 @@ import OAuthFlow
         var components = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
         components.queryItems = components.queryItems?.filter { $0.name != "iss" }
         let stripped = try #require(components.url)
-        await #expect(throws: FlowError.self) { try await bank.client.finishAuthorization(callback: stripped, pending: pending) }
+        await #expect(throws: FlowError.self) { try await bank.client.finishSignIn(.callback(stripped), pending: pending).tokens }
         #expect(bank.requests(to: "/token").isEmpty)
     }
 
@@ -236,7 +236,7 @@ import OAuthFlow
         let bank = try Self.bank(tokenAnswer: { $0["token_type"] = .string("Bearer") })
         let pending = try await bank.client.startAuthorization()
         await #expect(throws: FlowError.self) {
-            try await bank.client.finishAuthorization(callback: try await bank.simulated.approve(pending.url), pending: pending)
+            try await bank.client.finishSignIn(.callback(try await bank.simulated.approve(pending.url)), pending: pending).tokens
         }
     }
 
@@ -257,7 +257,7 @@ import OAuthFlow
         let bank = try Self.bank(settings: Self.fapiSettings(signing: .rs256))
         let pending = try await bank.client.startAuthorization()
         await #expect(throws: IDTokenError.self) {
-            try await bank.client.finishSignIn(callback: try await bank.simulated.approve(pending.url), pending: pending)
+            try await bank.client.finishSignIn(.callback(try await bank.simulated.approve(pending.url)), pending: pending)
         }
     }
 

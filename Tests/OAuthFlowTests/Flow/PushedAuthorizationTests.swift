@@ -207,7 +207,7 @@ import Testing
         let transport = RecordingTransport(simulated.transport)
         let client = Self.client(try simulated.provider(Self.options(pushing: true, dpop: true)), transport)
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try await simulated.approve(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending).tokens
         #expect(tokens.tokenType == "dpop" && tokens.proofKey == pending.proofKey && tokens.isDPoPBound)
         let refreshed = try await client.refresh(tokens)
         #expect(refreshed.proofKey == tokens.proofKey)
@@ -220,14 +220,14 @@ import Testing
         let refusing = Self.client(try Self.provider("security:\n  dpop: required\n"), Self.tokenEndpoint("Bearer", proofs: proofs))
         let pending = try await refusing.startAuthorization()
         let error = await #expect(throws: FlowError.self) {
-            _ = try await refusing.finishAuthorization(callback: Self.callback(pending), pending: pending)
+            _ = try await refusing.finishSignIn(.callback(Self.callback(pending)), pending: pending).tokens
         }
         #expect(error?.code == .dpop && error?.message.contains("dpop_bearer_answer: accept") == true)
 
         let accepting = Self.client(
             try Self.provider("security:\n  dpop: required\n  dpop_bearer_answer: accept\n"), Self.tokenEndpoint("Bearer", proofs: proofs))
         let next = try await accepting.startAuthorization()
-        let tokens = try await accepting.finishAuthorization(callback: Self.callback(next), pending: next)
+        let tokens = try await accepting.finishSignIn(.callback(Self.callback(next)), pending: next).tokens
         #expect(tokens.tokenType == "bearer" && !tokens.isDPoPBound)
     }
 

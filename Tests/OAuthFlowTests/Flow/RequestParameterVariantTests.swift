@@ -79,7 +79,7 @@ import OAuthFlow
             transport: transport)
         let pending = try await client.startAuthorization()
         #expect(query(pending.url)["scope"] == nil)
-        let outcome = try await client.finishSignIn(callback: URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)")!, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)")!), pending: pending)
         _ = try await client.refresh(outcome.tokens, scopes: ["read"])
         _ = try await client.clientCredentialsToken(.init(scopes: ["read"]))
         _ = try await client.startDeviceAuthorization()
@@ -133,7 +133,7 @@ import OAuthFlow
         let sent = query(pending.url)
         #expect(sent["client_key"] == "app")
         #expect(sent["client_id"] == nil)
-        let outcome = try await client.finishSignIn(callback: URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)")!, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)")!), pending: pending)
         _ = try await client.refresh(outcome.tokens)
         #expect(recorder.forms.map { $0["grant_type"] } == ["authorization_code", "refresh_token"])
     }
@@ -147,7 +147,7 @@ import OAuthFlow
         let client = try client(
             "client_auth:\n  method: client_secret_basic\n  client_id_parameter: client_key\n", secret: "s3cret", transport: transport)
         let pending = try await client.startAuthorization()
-        _ = try await client.finishSignIn(callback: URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)")!, pending: pending)
+        _ = try await client.finishSignIn(.callback(URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)")!), pending: pending)
         let request = try #require(recorder.requests.current.first)
         #expect(request.form["client_key"] == nil && request.form["client_id"] == nil)
         #expect(request.headers["Authorization"]?.hasPrefix("Basic ") == true)
@@ -205,7 +205,7 @@ import OAuthFlow
             "token_request:\n  callback_params: [device_id]\n  callback_params_on_refresh: [device_id]\n", transport: transport)
         let pending = try await client.startAuthorization()
         let outcome = try await client.finishSignIn(
-            callback: URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)&device_id=dev-42")!, pending: pending)
+            .callback(URL(string: "\(Self.redirect)?code=c1&state=\(pending.state.value)&device_id=dev-42")!), pending: pending)
         #expect(outcome.tokens.callbackParameters == ["device_id": "dev-42"])
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("callback-params-\(UUID().uuidString)")

@@ -23,7 +23,7 @@ import OAuthFlow
             provider: try simulated.provider(), configuration: configuration,
             environment: OAuthEnvironment(transport: transport, clock: simulated.clock, nonces: simulated.nonces))
         let pending = try await client.startAuthorization()
-        let tokens = try await client.finishAuthorization(callback: try await simulated.approve(pending.url), pending: pending)
+        let tokens = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending).tokens
         _ = try await client.refresh(tokens)
         let forms = sent.withLock { $0 }.filter { $0.method == .post }.map {
             FormEncoding.decode(String(decoding: $0.body ?? Data(), as: UTF8.self))

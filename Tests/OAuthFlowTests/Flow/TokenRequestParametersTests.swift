@@ -30,7 +30,7 @@ import OAuthFlow
         let client = try client("  extra_params:\n    expiring: \"1\"\n", recorder)
         let pending = try await client.startAuthorization()
         let callback = URL(string: "http://127.0.0.1:8080/callback?code=c1&state=\(pending.state.value)")!
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         _ = try await client.refresh(outcome.tokens)
         #expect(recorder.bodies.current.map { $0["expiring"] } == ["1", "1"])
         #expect(recorder.bodies.current.first?["grant_type"] == "authorization_code")
@@ -41,7 +41,7 @@ import OAuthFlow
         let client = try client("  callback_params: [device_id, state]\n", recorder)
         let pending = try await client.startAuthorization()
         let callback = URL(string: "http://127.0.0.1:8080/callback?code=c1&state=\(pending.state.value)&device_id=dev-42")!
-        let outcome = try await client.finishSignIn(callback: callback, pending: pending)
+        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
         #expect(recorder.bodies.current.first?["device_id"] == "dev-42")
         #expect(recorder.bodies.current.first?["state"] == pending.state.value)
         _ = try await client.refresh(outcome.tokens)

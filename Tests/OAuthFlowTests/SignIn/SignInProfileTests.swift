@@ -15,7 +15,7 @@ import OAuthFlow
                 clientID: SimulatedProvider.appClientID, redirectURI: SimulatedProvider.appRedirectURI, requestOfflineAccess: requestOfflineAccess),
             environment: simulated.environment)
         let pending = try await client.startAuthorization()
-        let outcome = try await client.finishSignIn(callback: try await simulated.approve(pending.url), pending: pending)
+        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
         return try await SignInResult.store(outcome, client: client, redirectURI: SimulatedProvider.appRedirectURI, in: InMemoryTokenStore())
     }
 
