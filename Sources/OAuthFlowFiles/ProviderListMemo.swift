@@ -60,7 +60,7 @@ public struct ProviderListMemo: Sendable, Hashable {
         self.errors = errors
     }
 
-    static let header = "oauthflow providers-list memo 3"
+    static let header = "oauthflow providers-list memo 4"
     /// The largest memo read: a listing of many thousands of descriptors.
     static let maximumSize = 8 * 1024 * 1024
 
@@ -73,7 +73,7 @@ public struct ProviderListMemo: Sendable, Hashable {
         arguments == ["providers", "list"] || arguments == ["providers", "list", "--json"]
     }
 
-    /// For each of `directories`: its path, then `absent`, or its identity and each entry's name and identity (a
+    /// For each of `directories`: its path, then `A` when it is absent, or `P`, its identity and each entry's name and identity (a
     /// descriptor, the bundled index, a subdirectory: whatever is there), in the order the directory lists them; nil
     /// when one cannot be inspected. An identity is seven 64-bit numbers as the machine stores them (device, inode, size,
     /// and modification and change times to the nanosecond): the bytes are compared, never read back. A directory that
@@ -127,13 +127,15 @@ public struct ProviderListMemo: Sendable, Hashable {
             return withUnsafeBytes(of: identity) { take($0) } && withUnsafeBytes(of: newline) { take($0) }
         }
         for directory in directories {
-            let named = (directory.utf8 + [0]).withUnsafeBytes { take($0) }
-            guard named else { return nil }
+            // The path, NUL, then `A` for a directory that is absent or `P` for one present, its identity and entries.
             let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                guard errno == ENOENT, Array("absent\n".utf8).withUnsafeBytes({ take($0) }) else { return nil }
-                continue
+            let absent = descriptor < 0 && errno == ENOENT
+            let named = (directory.utf8 + [0, absent ? UInt8(ascii: "A") : UInt8(ascii: "P")]).withUnsafeBytes { take($0) }
+            guard named, descriptor >= 0 || absent else {
+                if descriptor >= 0 { close(descriptor) }
+                return nil
             }
+            if absent { continue }
             guard let stream = fdopendir(descriptor) else {
                 close(descriptor)
                 return nil
@@ -208,8 +210,8 @@ public struct ProviderListMemo: Sendable, Hashable {
         }
         guard let arguments = fields["arguments"], let terminals = fields["terminals"], terminals.allSatisfy({ $0 == "0" || $0 == "1" }),
             let full = fields["full"], full.count == 2, let config = fields["config"], config.count == 1, let directories = fields["directories"],
-            let sizes = fields["sizes"]?.compactMap({ Int($0) }), sizes.count == 4, sizes[0...2].allSatisfy({ $0 >= 0 }),
-            bytes.count - start == sizes[0] + sizes[1] + sizes[2]
+            let sizes = fields["sizes"]?.compactMap({ Int($0) }), sizes.count == 4,
+            sizes[0...2].allSatisfy({ $0 >= 0 && $0 <= bytes.count - start }), bytes.count - start == sizes[0] + sizes[1] + sizes[2]
         else { return nil }
         let outputStart = start + sizes[0]
         let errorStart = outputStart + sizes[1]

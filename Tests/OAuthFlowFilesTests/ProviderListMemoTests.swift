@@ -35,13 +35,24 @@ import Testing
     @Test func itReadsBackWhatItWrote() throws {
         let memo = try memo()
         let text = String(decoding: memo.fingerprint.bytes, as: UTF8.self)
-        #expect(text.contains(user + "\0absent\n") && text.contains("\ngithub.yaml\0") && text.contains("\nindex.json\0"), "\(text)")
+        #expect(
+            text.hasPrefix(bundled + "\0P") && text.hasSuffix(user + "\0A") && text.contains("\ngithub.yaml\0") && text.contains("\nindex.json\0"),
+            "\(text)")
         #expect(ProviderListMemo.parse(bytes: memo.rendered()) == memo)
         // Cut anywhere, or given one more byte, it is no memo.
         let bytes = memo.rendered()
         for cut in stride(from: 0, to: bytes.count, by: 7) { #expect(ProviderListMemo.parse(bytes: Array(bytes[..<cut])) == nil) }
         #expect(ProviderListMemo.parse(bytes: bytes + [0x0A]) == nil)
-        #expect(ProviderListMemo.parse(bytes: Array("oauthflow providers-list memo 3\n\n".utf8)) == nil)
+        // Sizes that overflow when added, or that are larger than the file, are no memo (not a crash).
+        let marker = Array("\nsizes\t".utf8)
+        let start = try #require((0...(bytes.count - marker.count)).first { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }) + 1
+        let end = try #require(bytes[start...].firstIndex(of: 0x0A))
+        for forged in ["sizes\t9223372036854775807\t1\t0\t0", "sizes\t\(Int.max / 2 + 1)\t\(Int.max / 2 + 1)\t0\t0", "sizes\t-1\t0\t0\t0"] {
+            var changed = bytes
+            changed.replaceSubrange(start..<end, with: Array(forged.utf8))
+            #expect(ProviderListMemo.parse(bytes: changed) == nil, "\(forged)")
+        }
+        #expect(ProviderListMemo.parse(bytes: Array("oauthflow providers-list memo 4\n\n".utf8)) == nil)
     }
 
     @Test func itAnswersOnlyWhatItWasMadeFor() throws {

@@ -152,6 +152,15 @@ import _CryptoExtras
         }
     }
 
+    /// RFC 7518 §3.2: an HS256 key is at least 32 bytes; a shorter client secret signs nothing and says why.
+    @Test func aClientSecretShorterThanTheHashSignsNoAssertion() async throws {
+        let error = try await #require(throws: FlowError.self) {
+            _ = try await ClientAssertion.make(clientID: "svc", audience: "https://as", key: nil, secret: Secret(String(repeating: "s", count: 31)), now: Self.now)
+        }
+        #expect(error.code == .clientAuthentication && error.message.contains("32 bytes") && !error.message.contains("sssss"), "\(error)")
+        _ = try await ClientAssertion.make(clientID: "svc", audience: "https://as", key: nil, secret: Secret(String(repeating: "s", count: 32)), now: Self.now)
+    }
+
     @Test func aLifetimeIsNeverLongerThanAMinute() async throws {
         let assertion = try await ClientAssertion.make(
             clientID: "svc", audience: "https://as", key: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation), secret: nil, now: Self.now,

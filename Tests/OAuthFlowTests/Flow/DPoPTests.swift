@@ -37,6 +37,9 @@ import Testing
         #expect(claims["htm"]?.stringValue == "POST")
         #expect(claims["htu"]?.stringValue == "https://api.example.com:8443/v1/items", "no query, no fragment")
         #expect(claims["iat"]?.numberValue == 1_700_000_000)
+        // A whole number of seconds, written as an integer (RFC 9449 §4.2 and servers that read it as one).
+        let payload = try #require(Base64URL.decode(String(proof.split(separator: ".")[1])))
+        #expect(String(decoding: payload, as: UTF8.self).contains("\"iat\":1700000000") && !String(decoding: payload, as: UTF8.self).contains("1700000000."))
         #expect(claims["nonce"]?.stringValue == "n-1")
         #expect(claims["ath"]?.stringValue == Base64URL.encode(Data(SHA256.hash(data: Data("an-access-token".utf8)))))
         #expect((claims["jti"]?.stringValue?.count ?? 0) >= 22, "128 random bits")
