@@ -27,7 +27,9 @@ final class ConformanceClient: @unchecked Sendable {
         var configuration = MCPAuthorization.Configuration(
             store: InMemoryTokenStore(), browser: browser, environment: OAuthEnvironment(transport: run.transport),
             clientMetadataDocument: Self.clientMetadataDocument, clientName: "conformance-everything-client")
-        configuration.signInTimeout = .seconds(8)
+        // A bound against a hang, far above a sign-in on a loaded machine (16 tests at once beside CPU-heavy ones took
+        // over 8 s here): no scenario ends by this timeout.
+        configuration.signInTimeout = .seconds(90)
         change(&configuration)
         authorization = MCPAuthorization(configuration)
     }
@@ -115,7 +117,7 @@ struct ConformanceBrowser: BrowserOpener {
             guard let answer = try? await run.transport.send(TransportRequest(method: .get, url: url)), (300..<400).contains(answer.status),
                 let location = answer.header("Location").flatMap(URL.init(string:))
             else { return }
-            _ = try? await DefaultHTTPTransport(timeout: 5).send(TransportRequest(method: .get, url: location))
+            _ = try? await DefaultHTTPTransport(timeout: 60).send(TransportRequest(method: .get, url: location))
         }
     }
 }

@@ -100,7 +100,7 @@ import Testing
             store: store, browser: FollowingBrowser(),
             environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 10), clock: provider.clock, nonces: DPoPNonces()))
         configuration.clients = [issuer.absoluteString: ClientSettings(clientID: Self.clientID)]
-        configuration.signInTimeout = .seconds(20)
+        configuration.signInTimeout = .seconds(90)  // against a hang, far above a sign-in on a loaded machine
         let authorizer = MCPAuthorizer(configuration)
         let transport = HTTPClientTransport(endpoint: endpoint, streaming: false, authorizer: authorizer, requestModifier: authorizer.requestModifier)
         let client = Client(name: "dpop-tests", version: "1.0.0")

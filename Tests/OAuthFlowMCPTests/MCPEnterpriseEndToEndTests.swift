@@ -118,7 +118,7 @@ struct MCPEnterpriseEndToEndTests {
         let (text, key, opened) = try await Self.serving(server) { endpoint in
             let browser = FollowingBrowser()
             var configuration = MCPAuthorizer.Configuration(store: InMemoryTokenStore(), browser: browser)
-            configuration.signInTimeout = .seconds(20)
+            configuration.signInTimeout = .seconds(90)  // against a hang, far above a sign-in on a loaded machine
             configuration.clients = [server.issuer: ClientSettings(clientID: server.clientID, secret: Secret(server.clientSecret))]
             configuration.enterpriseIdentityProvider = .init(
                 provider: try server.identityProvider(), client: ClientSettings(clientID: server.idpClientID, secret: Secret(server.idpClientSecret)))

@@ -81,7 +81,8 @@ import OAuthFlowMCPAuth
                 scopes: asked.values.count > 1 ? asked.values.last?.split(separator: " ").map(String.init) ?? [] : [first])
         }
         let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth)
-        #expect(await client.runEverything() == nil)
+        let stopped = await client.runEverything()
+        #expect(stopped == nil, "\(stopped.map { "\($0)" } ?? "")")
         #expect(asked.values.count == 2)
         #expect(Set(asked.values.last?.split(separator: " ").map(String.init) ?? []) == ["mcp:basic", "mcp:extra", "mcp:write"])
     }

@@ -78,7 +78,7 @@ final class MCPWorld: @unchecked Sendable {
         let user = browser
         var configuration = MCPAuthorizer.Configuration(
             store: store, browser: user, environment: environment, registrations: registrations, clientName: "MCP tests")
-        configuration.signInTimeout = .seconds(20)
+        configuration.signInTimeout = .seconds(90)  // against a hang, far above a sign-in on a loaded machine
         change(&configuration)
         return (MCPAuthorizer(configuration), user)
     }
