@@ -12,12 +12,8 @@ struct SimulatedSigningKey: Sendable {
 
     /// A new key: P-256 for ES256, RSA 2048 for RS256, Ed25519 for EdDSA.
     static func generate(_ algorithm: JWSAlgorithm) throws -> SimulatedSigningKey {
-        let kind: JWSPrivateKey.Kind
-        switch algorithm {
-        case .es256: kind = .ec
-        case .rs256: kind = .rsa
-        case .eddsa: kind = .ed25519
-        default: throw SimulationError("a simulated provider signs with ES256, RS256 or EdDSA, not \(algorithm.rawValue)")
+        guard [.es256, .rs256, .eddsa].contains(algorithm), let kind = JWSPrivateKey.Kind(signing: algorithm) else {
+            throw SimulationError("a simulated provider signs with ES256, RS256 or EdDSA, not \(algorithm.rawValue)")
         }
         let key = try JWSPrivateKey.generate(kind).key
         guard let jwk = key.publicJWK else { throw SimulationError("cannot read the new \(algorithm.rawValue) key's public half") }

@@ -35,27 +35,17 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Throws: ``FlowError`` `dpop` for another algorithm.
     public static func generate(_ algorithm: JWSAlgorithm = .es256) throws -> DPoPKey {
         if let keeper = newKeysKeeper { return try generate(algorithm, in: keeper) }
-        guard let kind = Self.kind(of: algorithm) else {
+        guard Self.algorithms.contains(algorithm), let kind = JWSPrivateKey.Kind(signing: algorithm) else {
             throw FlowError(.dpop, "DPoP keys are made for \(JWSAlgorithm.listed(Self.algorithms)), not \(algorithm.rawValue)")
         }
         return try DPoPKey(pem: JWSPrivateKey.generate(kind).pem, algorithm: algorithm)
-    }
-
-    /// The kind of key `algorithm` signs with, for a DPoP key; nil for one a DPoP key is not made for.
-    private static func kind(of algorithm: JWSAlgorithm) -> JWSPrivateKey.Kind? {
-        switch algorithm {
-        case .es256: .ec
-        case .eddsa: .ed25519
-        case .rs256, .ps256: .rsa
-        default: nil
-        }
     }
 
     /// A key kept earlier (its PEM and algorithm).
     ///
     /// - Throws: ``FlowError`` `dpop` when the text is not a private key of that algorithm; the message never quotes it.
     public init(pem: String, algorithm: JWSAlgorithm) throws {
-        guard let kind = Self.kind(of: algorithm) else {
+        guard Self.algorithms.contains(algorithm), let kind = JWSPrivateKey.Kind(signing: algorithm) else {
             throw FlowError(.dpop, "DPoP keys are \(JWSAlgorithm.listed(Self.algorithms)), not \(algorithm.rawValue)")
         }
         guard let key = JWSPrivateKey(pem: pem, kind: kind), let jwk = key.publicJWK else {

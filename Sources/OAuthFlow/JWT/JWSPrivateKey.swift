@@ -20,6 +20,12 @@ package struct JWSPrivateKey: Sendable {
             case .ed25519: [.eddsa]
             }
         }
+
+        /// The kind of key that signs with `algorithm`; nil for an algorithm no kind here signs with.
+        package init?(signing algorithm: JWSAlgorithm) {
+            guard let kind = [Kind.rsa, .ec, .ed25519].first(where: { $0.algorithms.contains(algorithm) }) else { return nil }
+            self = kind
+        }
     }
 
     private enum Material: Sendable {
