@@ -26,15 +26,13 @@ package enum ClientAssertion {
         guard let secret else {
             throw FlowError(.missingClientSecret, "client_secret_jwt signs with the client secret, and none was given")
         }
-        // RFC 7518 §3.2: an HS256 key is at least as long as the hash, 32 bytes.
-        guard secret.value.utf8.count >= 32 else {
-            throw FlowError(
-                .clientAuthentication,
-                "client_secret_jwt signs with HS256, whose key must be at least 32 bytes (RFC 7518 §3.2), and the client secret is shorter: ask the provider for a longer secret, or use another client authentication method"
-            )
-        }
         do {
             return Secret(try await JWSPrivateKey.signHS256(claims, secret: secret.value, type: "JWT"))
+        } catch let error as JWTError {
+            throw FlowError(
+                .clientAuthentication,
+                "client_secret_jwt cannot sign with the client secret: \(error.message); ask the provider for a longer secret, or use another client authentication method"
+            )
         } catch {
             throw FlowError(.clientAuthentication, "the client assertion could not be signed (\(Swift.type(of: error)))")
         }

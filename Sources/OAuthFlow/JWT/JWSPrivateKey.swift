@@ -150,7 +150,13 @@ package struct JWSPrivateKey: Sendable {
     }
 
     /// `claims` signed with HS256 under `secret` (`client_secret_jwt`, RFC 7523 §2.2), `typ` in the header when given.
+    ///
+    /// - Throws: ``JWTError`` for a secret shorter than 32 bytes: RFC 7518 §3.2 asks an HS256 key to be at least as long
+    ///   as the hash, and nothing is signed with a shorter one.
     package static func signHS256(_ claims: [String: JSONValue], secret: String, type: String? = nil) async throws -> String {
+        guard secret.utf8.count >= 32 else {
+            throw JWTError(.malformed, "HS256 signs with a key of at least 32 bytes (RFC 7518 §3.2), and the secret is shorter")
+        }
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         var header = JWTHeader()
