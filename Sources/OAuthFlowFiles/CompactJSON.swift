@@ -1,23 +1,56 @@
-/// A strict JSON reader (RFC 8259) for the few files the launcher reads, without Foundation.
+/// The one strict JSON reader (RFC 8259): every JSON text a server sends, a JOSE header or claims set, and the few
+/// files the launcher reads. It needs neither Foundation nor a decoder, so the launcher reads with it too.
 ///
-/// It accepts less than JSONSerialization, never more: a duplicated member name, nesting deeper than
-/// 64, invalid UTF-8, a lone surrogate or trailing text is refused, and the caller then takes the full
-/// path, which reads the file with Foundation and reports what is wrong.
+/// It accepts less than Foundation's readers, never more, and reads what it accepts as they do. Refused: anything
+/// around the one value but whitespace, a byte order mark, UTF-16 or UTF-32 (RFC 8259 §8.1), invalid UTF-8, a raw
+/// control character or a lone surrogate escape in a string, a trailing comma, a number no `Double` holds (`1e400`)
+/// or one other than 0 that rounds to 0 (`2e-324`), nesting deeper than a bound, and a member name given twice in
+/// one object at any depth, names compared once their escapes are decoded (`{"active":true,"\u0061ctive":false}`;
+/// RFC 8259 §4 leaves the winner to the reader, RFC 7515 §5.2 and RFC 7519 §7.2 let a reader refuse). Each value's
+/// kind is read from its first byte once, where a `Decodable` reader would try each kind in turn.
 public enum CompactJSON: Sendable, Hashable {
     case object([String: CompactJSON])
     case array([CompactJSON])
     case string(String)
-    /// The number as written; ``integer`` reads it.
+    /// The number as written (checked to be one a `Double` holds); ``integer`` and ``double`` read it.
     case number(String)
     case bool(Bool)
     case null
 
-    /// Parses a whole document; nil when it is not one.
-    public static func parse(_ bytes: [UInt8]) -> CompactJSON? {
-        var reader = Reader(bytes: bytes)
-        guard let value = reader.value(depth: 0) else { return nil }
-        reader.skipSpace()
-        return reader.index == bytes.count ? value : nil
+    /// Why bytes are not a JSON text this reader takes.
+    public enum Failure: Error, Hashable, Sendable {
+        /// Not one JSON value, not UTF-8, or a number no `Double` holds.
+        case notJSON
+        /// Objects and arrays nest deeper than the bound.
+        case tooDeep
+        /// An object holds this member name more than once (the first one found, at any depth).
+        case repeatedMember(String)
+    }
+
+    /// The value the whole text `bytes` holds.
+    ///
+    /// - Parameter maximumDepth: How many objects and arrays may nest, the outermost counted as one.
+    /// - Throws: ``Failure``: `tooDeep` as soon as the bound is passed, `notJSON` for anything else that is not
+    ///   one JSON value, then `repeatedMember` for a text that is one but repeats a name.
+    public static func read(_ bytes: [UInt8], maximumDepth: Int = 64) throws(Failure) -> CompactJSON {
+        let outcome: Result<CompactJSON, Failure> = bytes.withUnsafeBufferPointer { buffer in
+            var cursor = Cursor(bytes: buffer, maximumDepth: maximumDepth)
+            do throws(Failure) {
+                let value = try cursor.value(depth: 0)
+                cursor.skipSpace()
+                guard cursor.index == buffer.count else { throw .notJSON }
+                if let repeated = cursor.repeated { throw .repeatedMember(repeated) }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// ``read(_:maximumDepth:)``, nil for any failure.
+    public static func parse(_ bytes: [UInt8], maximumDepth: Int = 64) -> CompactJSON? {
+        try? read(bytes, maximumDepth: maximumDepth)
     }
 
     public subscript(_ name: String) -> CompactJSON? {
@@ -36,137 +69,197 @@ public enum CompactJSON: Sendable, Hashable {
         return nil
     }
 
-    private struct Reader {
-        let bytes: [UInt8]
-        var index = 0
+    private enum Byte {
+        static let openBrace = UInt8(ascii: "{")
+        static let closeBrace = UInt8(ascii: "}")
+        static let openBracket = UInt8(ascii: "[")
+        static let closeBracket = UInt8(ascii: "]")
+        static let quote = UInt8(ascii: "\"")
+        static let backslash = UInt8(ascii: "\\")
+        static let colon = UInt8(ascii: ":")
+        static let comma = UInt8(ascii: ",")
+        static let minus = UInt8(ascii: "-")
+        static let plus = UInt8(ascii: "+")
+        static let dot = UInt8(ascii: ".")
+        static let zero = UInt8(ascii: "0")
+        static let nine = UInt8(ascii: "9")
+    }
 
-        mutating func skipSpace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let maximumDepth: Int
+        var index = 0
+        /// The first repeated member name: reported once the whole text has been read as JSON.
+        var repeated: String?
+
+        init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+            self.bytes = bytes
+            self.maximumDepth = maximumDepth
         }
 
-        mutating func value(depth: Int) -> CompactJSON? {
-            guard depth <= 64 else { return nil }
-            skipSpace()
-            guard index < bytes.count else { return nil }
-            switch bytes[index] {
-            case UInt8(ascii: "{"): return object(depth: depth)
-            case UInt8(ascii: "["): return array(depth: depth)
-            case UInt8(ascii: "\""): return string().map(CompactJSON.string)
-            case UInt8(ascii: "t"): return literal("true", .bool(true))
-            case UInt8(ascii: "f"): return literal("false", .bool(false))
-            case UInt8(ascii: "n"): return literal("null", .null)
-            default: return number()
+        mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
             }
         }
 
-        mutating func literal(_ word: String, _ value: CompactJSON) -> CompactJSON? {
-            let expected = Array(word.utf8)
-            guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else { return nil }
-            index += expected.count
+        /// The value at `index` (after whitespace), inside containers `depth` deep.
+        mutating func value(depth: Int) throws(Failure) -> CompactJSON {
+            skipSpace()
+            guard index < bytes.count else { throw .notJSON }
+            switch bytes[index] {
+            case Byte.openBrace: return .object(try object(depth: depth + 1))
+            case Byte.openBracket: return .array(try array(depth: depth + 1))
+            case Byte.quote: return .string(try string())
+            case UInt8(ascii: "t"): return try literal("true", .bool(true))
+            case UInt8(ascii: "f"): return try literal("false", .bool(false))
+            case UInt8(ascii: "n"): return try literal("null", .null)
+            default: return .number(try number())
+            }
+        }
+
+        mutating func literal(_ word: StaticString, _ value: CompactJSON) throws(Failure) -> CompactJSON {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { throw .notJSON }
+            let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
+            for offset in 0..<count where bytes[index + offset] != expected[offset] { throw .notJSON }
+            index += count
             return value
         }
 
-        mutating func object(depth: Int) -> CompactJSON? {
+        /// The object whose `{` is at `index`, itself at `depth`.
+        mutating func object(depth: Int) throws(Failure) -> [String: CompactJSON] {
+            guard depth <= maximumDepth else { throw .tooDeep }
             index += 1
-            var members: [String: CompactJSON] = [:]
+            // A JWT's claims set has about ten members: room for them at once, rather than growing four times.
+            var members = depth == 1 ? [String: CompactJSON](minimumCapacity: 12) : [:]
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            if index < bytes.count, bytes[index] == Byte.closeBrace {
                 index += 1
-                return .object(members)
+                return members
             }
             while true {
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let name = string(), members[name] == nil else { return nil }
+                guard index < bytes.count, bytes[index] == Byte.quote else { throw .notJSON }
+                let name = try string()
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                guard index < bytes.count, bytes[index] == Byte.colon else { throw .notJSON }
                 index += 1
-                guard let member = value(depth: depth + 1) else { return nil }
-                members[name] = member
-                guard let more = more(closing: UInt8(ascii: "}")) else { return nil }
-                if !more { return .object(members) }
+                let member = try value(depth: depth)
+                if members.updateValue(member, forKey: name) != nil, repeated == nil { repeated = name }
+                guard try more(closing: Byte.closeBrace) else { return members }
             }
         }
 
-        mutating func array(depth: Int) -> CompactJSON? {
+        /// The array whose `[` is at `index`, itself at `depth`.
+        mutating func array(depth: Int) throws(Failure) -> [CompactJSON] {
+            guard depth <= maximumDepth else { throw .tooDeep }
             index += 1
             var elements: [CompactJSON] = []
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            if index < bytes.count, bytes[index] == Byte.closeBracket {
                 index += 1
-                return .array(elements)
+                return elements
             }
             while true {
-                guard let element = value(depth: depth + 1) else { return nil }
-                elements.append(element)
-                guard let more = more(closing: UInt8(ascii: "]")) else { return nil }
-                if !more { return .array(elements) }
+                elements.append(try value(depth: depth))
+                guard try more(closing: Byte.closeBracket) else { return elements }
             }
         }
 
-        /// After a member or an element: true at `,` (more follow), false at `close` (the end), nil at anything else.
-        mutating func more(closing close: UInt8) -> Bool? {
+        /// After a member or an element: true past a `,` (more follow), false past `close`.
+        mutating func more(closing close: UInt8) throws(Failure) -> Bool {
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == close else { return nil }
+            guard index < bytes.count else { throw .notJSON }
+            let byte = bytes[index]
             index += 1
-            return bytes[index - 1] == UInt8(ascii: ",")
+            if byte == Byte.comma { return true }
+            guard byte == close else { throw .notJSON }
+            return false
         }
 
-        /// A string at `index` (its opening quote), unescaped; nil for a malformed one.
-        mutating func string() -> String? {
+        /// The string whose opening quote is at `index`, unescaped.
+        mutating func string() throws(Failure) -> String {
             index += 1
-            var out: [UInt8] = []
+            let start = index
+            var ascii = true
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == Byte.quote {
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    index += 1
+                    if ascii { return String(decoding: text, as: UTF8.self) }
+                    guard let valid = UTF8Validation.string(text) else { throw .notJSON }
+                    return valid
+                }
+                if byte == Byte.backslash { return try escapedString(from: start) }
+                guard byte >= 0x20 else { throw .notJSON }
+                if byte >= 0x80 { ascii = false }
+                index += 1
+            }
+            throw .notJSON
+        }
+
+        /// The rest of a string that holds an escape at `index`; `start` is its first byte.
+        mutating func escapedString(from start: Int) throws(Failure) -> String {
+            var out: [UInt8] = Array(bytes[start..<index])
             while index < bytes.count {
                 let byte = bytes[index]
                 index += 1
                 switch byte {
-                case UInt8(ascii: "\""):
-                    return UTF8Validation.string(out)
-                case UInt8(ascii: "\\"):
-                    guard index < bytes.count else { return nil }
+                case Byte.quote:
+                    guard let valid = UTF8Validation.string(out) else { throw .notJSON }
+                    return valid
+                case Byte.backslash:
+                    guard index < bytes.count else { throw .notJSON }
                     let escape = bytes[index]
                     index += 1
                     switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
+                    case Byte.quote, Byte.backslash, UInt8(ascii: "/"): out.append(escape)
                     case UInt8(ascii: "b"): out.append(0x08)
                     case UInt8(ascii: "f"): out.append(0x0C)
                     case UInt8(ascii: "n"): out.append(0x0A)
                     case UInt8(ascii: "r"): out.append(0x0D)
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
-                        guard var scalar = hex4() else { return nil }
+                        var scalar = try hex4()
                         if (0xD800...0xDBFF).contains(scalar) {
-                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                                return nil
+                            guard index + 1 < bytes.count, bytes[index] == Byte.backslash, bytes[index + 1] == UInt8(ascii: "u") else {
+                                throw .notJSON
                             }
                             index += 2
-                            guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
+                            let low = try hex4()
+                            guard (0xDC00...0xDFFF).contains(low) else { throw .notJSON }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00...0xDFFF).contains(scalar) {
-                            return nil
+                            throw .notJSON
                         }
-                        guard let character = Unicode.Scalar(scalar) else { return nil }
-                        out.append(contentsOf: Array(String(Character(character)).utf8))
+                        guard let decoded = Unicode.Scalar(scalar) else { throw .notJSON }
+                        UTF8.encode(decoded) { out.append($0) }
                     default:
-                        return nil
+                        throw .notJSON
                     }
                 default:
-                    guard byte >= 0x20 else { return nil }
+                    guard byte >= 0x20 else { throw .notJSON }
                     out.append(byte)
                 }
             }
-            return nil
+            throw .notJSON
         }
 
-        mutating func hex4() -> UInt32? {
-            guard index + 4 <= bytes.count else { return nil }
+        mutating func hex4() throws(Failure) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw .notJSON }
             var value: UInt32 = 0
-            for byte in bytes[index..<index + 4] {
+            for byte in bytes[index..<(index + 4)] {
                 let digit: UInt8
                 switch byte {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
                 case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
                 case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
+                default: throw .notJSON
                 }
                 value = value << 4 | UInt32(digit)
             }
@@ -174,37 +267,49 @@ public enum CompactJSON: Sendable, Hashable {
             return value
         }
 
-        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-        mutating func number() -> CompactJSON? {
+        func isDigit(_ offset: Int) -> Bool {
+            offset < bytes.count && bytes[offset] >= Byte.zero && bytes[offset] <= Byte.nine
+        }
+
+        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as written: refused when it is beyond the
+        /// largest `Double`, or a number other than 0 that rounds to 0 (`2e-324`), as `JSONDecoder` refuses both.
+        mutating func number() throws(Failure) -> String {
             let start = index
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { return nil }
-            if bytes[index] == UInt8(ascii: "0") {
+            if bytes[index] == Byte.minus { index += 1 }
+            guard isDigit(index) else { throw .notJSON }
+            var digits = 0
+            var nonzero = false
+            if bytes[index] == Byte.zero {
                 index += 1
             } else {
-                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+                nonzero = true
+                while isDigit(index) {
+                    digits += 1
+                    index += 1
+                }
             }
-            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            var whole = true
+            if index < bytes.count, bytes[index] == Byte.dot {
+                whole = false
                 index += 1
-                guard digits() else { return nil }
+                guard isDigit(index) else { throw .notJSON }
+                while isDigit(index) {
+                    if bytes[index] != Byte.zero { nonzero = true }
+                    index += 1
+                }
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                whole = false
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-                guard digits() else { return nil }
+                if index < bytes.count, bytes[index] == Byte.plus || bytes[index] == Byte.minus { index += 1 }
+                guard isDigit(index) else { throw .notJSON }
+                while isDigit(index) { index += 1 }
             }
-            let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            // A number no Double holds (1e400) is refused, as JSONDecoder refuses it.
-            guard let value = Double(text), value.isFinite else { return nil }
-            return .number(text)
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            // Up to 15 digits, an integer is a Double as it is; anything else is checked as it would be rounded.
+            if whole, digits <= 15 { return text }
+            guard let value = Double(text), value.isFinite, value != 0 || !nonzero else { throw .notJSON }
+            return text
         }
-
-        mutating func digits() -> Bool {
-            let start = index
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            return index > start
-        }
-
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
     }
 }

@@ -52,14 +52,7 @@ struct DynamicClientRegistration: Sendable {
     func read(_ response: TransportResponse, now: Date) throws -> RegisteredClient {
         if (300..<400).contains(response.status) { throw failure("it answered HTTP \(response.status) (a redirect, not followed)") }
         guard response.body.count <= Self.maximumAnswerSize else { throw failure("its answer is larger than 64 KiB") }
-        let object: [String: JSONValue]?
-        if case let .object(members)? = try? JSONDecoder().decode(JSONValue.self, from: response.body),
-            JSONMemberNames.disagreement(in: [UInt8](response.body)) == nil
-        {
-            object = members
-        } else {
-            object = nil
-        }
+        let object = try? ServerJSON.object(response.body)
         guard (200..<300).contains(response.status) else {
             // RFC 7591 §3.2.2: `error` and `error_description`.
             if let object, case let .string(code)? = object["error"] {

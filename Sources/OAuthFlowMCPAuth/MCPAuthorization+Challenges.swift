@@ -61,7 +61,9 @@ extension MCPAuthorization {
         let named =
             challenge?.resourceMetadata
             ?? (context.protectedResource.url == context.server.rootMetadataLocation ? nil : context.protectedResource.url)
-        let current = try await discovery.protectedResource(of: context.server, named: named)
+        // A server taken as MCP 2025-03-26 took it stays so taken.
+        let legacy = context.protectedResource.isLegacy || allowsLegacyDiscovery(nil)
+        let current = try await discovery.protectedResource(of: context.server, named: named, allowingLegacy: legacy)
         guard !current.authorizationServers.contains(context.authorizationServer.issuer) else { return nil }
         // A client the host registered beforehand is not swapped silently for one registered at the new server (MCP
         // authorization, "Client Registration": pre-registered credentials that no longer match are an error to show).
@@ -77,7 +79,7 @@ extension MCPAuthorization {
             "the MCP server names another authorization server; discovering it",
             metadata: ["server": "\(context.server)", "was": "\(context.authorizationServer.issuer.absoluteString)"])
         return try await state.context(for: context.server, replacing: true) { [self] in
-            try await discover(context.server, metadataURL: named, registering: true)
+            try await discover(context.server, metadataURL: named, registering: true, legacy: legacy)
         }
     }
 
@@ -142,25 +144,28 @@ extension MCPAuthorization {
     ///
     /// - Parameter registering: Whether a client may be registered (RFC 7591) when none is had otherwise; without, such
     ///   a server is refused with `not_signed_in`.
+    ///   - legacy: Whether a server without protected-resource metadata may be taken as MCP 2025-03-26 did
+    ///     (``allowsLegacyDiscovery(_:)``).
     func context(
-        for server: ResourceIdentifier, challenge: AuthenticationChallenge?, registering: Bool = true
+        for server: ResourceIdentifier, challenge: AuthenticationChallenge?, registering: Bool = true, legacy: Bool? = nil
     ) async throws -> AuthorizationState.Context {
         let named = challenge?.resourceMetadata
         let known = await state.context(for: server)
         let moved = named != nil && known != nil && named != known?.protectedResource.url
         return try await state.context(for: server, replacing: moved) { [self] in
-            try await discover(server, metadataURL: named, registering: registering)
+            try await discover(server, metadataURL: named, registering: registering, legacy: legacy ?? allowsLegacyDiscovery(nil))
         }
     }
 
     /// Discovery, the provider, and the client.
-    func discover(_ server: ResourceIdentifier, metadataURL: URL?, registering: Bool) async throws -> AuthorizationState.Context {
+    func discover(_ server: ResourceIdentifier, metadataURL: URL?, registering: Bool, legacy: Bool) async throws -> AuthorizationState.Context {
         let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
         let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
-        let resourceDocument = try await discovery.protectedResource(of: server, named: metadataURL)
+        let resourceDocument = try await discovery.protectedResource(of: server, named: metadataURL, allowingLegacy: legacy)
         // A server the host registered a client at first (MCP authorization: the client chooses among them).
         let issuer = try chosenAuthorizationServer(of: resourceDocument, for: server)
         let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
+        if signsInUser(at: issuer) { try serverDocument.requireAuthorizationCodeFlow() }
         let (provider, pinned) = try provider(for: serverDocument)
         guard let written = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")

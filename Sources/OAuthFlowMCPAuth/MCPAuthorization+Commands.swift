@@ -18,8 +18,9 @@ extension MCPAuthorization {
     @discardableResult
     public func signIn(to endpoint: URL, scopes: [String]? = nil) async throws -> TokenSet {
         let server = try identifier(of: endpoint)
-        let challenge = await probe(endpoint)
-        let context = try await context(for: server, challenge: challenge)
+        let probed = await probe(endpoint)
+        let challenge = probed.challenge
+        let context = try await context(for: server, challenge: challenge, legacy: allowsLegacyDiscovery(probed))
         let asked =
             scopes ?? Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil)
         return try await signIn(context, scopes: asked)
@@ -33,8 +34,8 @@ extension MCPAuthorization {
     ///   refresh's errors (`AuthorizationServerError` `invalid_grant` ends the session).
     public func validTokens(for endpoint: URL) async throws -> TokenSet {
         let server = try identifier(of: endpoint)
-        let challenge = await probe(endpoint)
-        let context = try await context(for: server, challenge: challenge, registering: false)
+        let probed = await probe(endpoint)
+        let context = try await context(for: server, challenge: probed.challenge, registering: false, legacy: allowsLegacyDiscovery(probed))
         await context.manager.reload()
         if context.grant.presentsAssertion {
             // No user signs in for a workload's assertion, and an enterprise identity provider's session is used as it is.
@@ -61,12 +62,15 @@ extension MCPAuthorization {
     /// - Throws: ``MCPAuthorizationError`` for metadata, an issuer or a resource that cannot be used.
     public func inspect(_ endpoint: URL) async throws -> MCPServerInspection {
         let server = try identifier(of: endpoint)
-        let challenge = await probe(endpoint)
+        let probed = await probe(endpoint)
+        let challenge = probed.challenge
         let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
         let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
-        let resourceDocument = try await discovery.protectedResource(of: server, named: challenge?.resourceMetadata)
+        let resourceDocument = try await discovery.protectedResource(
+            of: server, named: challenge?.resourceMetadata, allowingLegacy: allowsLegacyDiscovery(probed))
         let issuer = try chosenAuthorizationServer(of: resourceDocument, for: server)
         let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
+        if signsInUser(at: issuer) { try serverDocument.requireAuthorizationCodeFlow() }
         let (provider, pinned) = try provider(for: serverDocument)
         let (grant, grantProblem) = inspectedGrant(at: serverDocument, provider: provider)
         let registration: MCPServerInspection.Registration
@@ -123,19 +127,98 @@ extension MCPAuthorization {
         return server
     }
 
-    /// The Bearer challenge the MCP server answers an unauthenticated request with (a JSON-RPC `ping`, POSTed as the
-    /// streamable HTTP transport posts), if it answers 401 with one; nil otherwise, and the well-known locations are read.
-    func probe(_ endpoint: URL) async -> AuthenticationChallenge? {
-        let body = Data(#"{"jsonrpc":"2.0","id":"oauthflow-probe","method":"ping"}"#.utf8)
-        let request = TransportRequest(
-            method: .post, url: endpoint, headers: ["Content-Type": "application/json", "Accept": "application/json, text/event-stream"], body: body)
+    /// What the first request to an MCP server drew.
+    struct ProbeAnswer: Sendable {
+        /// The Bearer challenge of its 401, if it answered one.
+        var challenge: AuthenticationChallenge?
+        /// The newest MCP revision the server said it speaks, when an answer said (its refusal of 2026-07-28, or its
+        /// `initialize` result); nil when none did.
+        var serverRevision: String?
+    }
+
+    /// The MCP revision this client speaks first, and those before it that it falls back to, newest first.
+    static let protocolRevision = "2026-07-28"
+    static let earlierRevisions = ["2025-11-25", "2025-06-18", "2025-03-26"]
+
+    /// What an unauthenticated first request to the MCP server draws, sent as the streamable HTTP transport sends it.
+    ///
+    /// First as MCP 2026-07-28 says every POST goes: the lifecycle's first request (`server/discover`), with
+    /// `MCP-Protocol-Version` and `Mcp-Method` headers and the revision and client capabilities in its `_meta`. A server
+    /// that refuses that revision with 400 gets the first request of the revisions before it, `initialize`, for the
+    /// newest of them it lists (2025-11-25 when it lists none). A 401 gives its challenge; any other answer none, and
+    /// the well-known metadata locations are read.
+    func probe(_ endpoint: URL) async -> ProbeAnswer {
+        let revision = Self.protocolRevision
+        let discover = Self.probeMessage(
+            method: "server/discover",
+            params: [
+                "_meta": .object([
+                    "io.modelcontextprotocol/protocolVersion": .string(revision),
+                    "io.modelcontextprotocol/clientCapabilities": .object([:]),
+                ])
+            ])
+        guard let first = await probeSend(endpoint, body: discover, headers: ["MCP-Protocol-Version": revision, "Mcp-Method": "server/discover"])
+        else { return ProbeAnswer() }
+        if first.status == 401 { return ProbeAnswer(challenge: Self.challenge(of: first)) }
+        if (200..<300).contains(first.status) { return ProbeAnswer(serverRevision: revision) }
+        guard first.status == 400 else { return ProbeAnswer() }
+        // The revisions before 2026-07-28 begin with `initialize`, which carries no MCP-Protocol-Version header.
+        let older = Self.newestEarlierRevision(listedIn: first)
+        let initialize = Self.probeMessage(
+            method: "initialize",
+            params: [
+                "protocolVersion": .string(older), "capabilities": .object([:]),
+                "clientInfo": .object(["name": .string(configuration.clientName), "version": .string("1")]),
+            ])
+        guard let second = await probeSend(endpoint, body: initialize, headers: [:]) else { return ProbeAnswer(serverRevision: older) }
+        if second.status == 401 { return ProbeAnswer(challenge: Self.challenge(of: second), serverRevision: older) }
+        return ProbeAnswer(serverRevision: older)
+    }
+
+    /// A JSON-RPC request of the probe.
+    static func probeMessage(method: String, params: [String: JSONValue]) -> Data {
+        let message: JSONValue = .object([
+            "jsonrpc": .string("2.0"), "id": .string("oauthflow-probe"), "method": .string(method), "params": .object(params),
+        ])
+        return (try? JSONEncoder().encode(message)) ?? Data()
+    }
+
+    /// The newest revision before 2026-07-28 that a server's 400 lists as supported (the `supported` of an unsupported
+    /// protocol version error, `-32022`); 2025-11-25 when it lists none of them.
+    static func newestEarlierRevision(listedIn answer: TransportResponse) -> String {
+        if case let .object(error)? = (try? ServerJSON.object(answer.body))?["error"],
+            case let .object(data)? = error["data"], case let .array(listed)? = data["supported"]
+        {
+            let supported = Set(listed.compactMap(\.stringValue))
+            if let newest = earlierRevisions.first(where: supported.contains) { return newest }
+        }
+        return earlierRevisions[0]
+    }
+
+    /// The Bearer challenge of a 401, if it carries one.
+    static func challenge(of answer: TransportResponse) -> AuthenticationChallenge? {
+        answer.header("www-authenticate").flatMap { challenge(in: ["WWW-Authenticate": $0]) }
+    }
+
+    /// One POST of the probe; nil when it drew no answer.
+    private func probeSend(_ endpoint: URL, body: Data, headers extra: [String: String]) async -> TransportResponse? {
+        var headers = ["Content-Type": "application/json", "Accept": "application/json, text/event-stream"]
+        headers.merge(extra) { _, new in new }
         do {
-            let response = try await environment.transport.send(request)
-            guard response.status == 401 else { return nil }
-            return response.header("www-authenticate").flatMap { Self.challenge(in: ["WWW-Authenticate": $0]) }
+            return try await environment.transport.send(TransportRequest(method: .post, url: endpoint, headers: headers, body: body))
         } catch {
             logger.debug("the MCP server did not answer the probe", metadata: ["server": "\(endpoint.absoluteString)", "error": "\(error)"])
             return nil
         }
+    }
+
+    /// Whether a server without protected-resource metadata may be taken as MCP 2025-03-26 did (its origin as its
+    /// authorization server): when the host asks for it (``Configuration/legacyDiscovery``), or when the server said it
+    /// speaks nothing newer than a revision from before that metadata became a MUST (2025-06-18). Under 2026-07-28 a
+    /// client must use the metadata, so an unknown revision is not enough.
+    func allowsLegacyDiscovery(_ probed: ProbeAnswer?) -> Bool {
+        if configuration.legacyDiscovery { return true }
+        guard let revision = probed?.serverRevision else { return false }
+        return revision < "2025-06-18"
     }
 }

@@ -60,6 +60,13 @@ extension MCPAuthorization {
         /// whose authorization server has no client given is refused (`no_client`). False by default.
         public var clientCredentials: Bool
 
+        /// Whether a server that publishes no protected-resource metadata is taken as MCP 2025-03-26 took it: its origin
+        /// is its authorization server, at that origin's metadata or default endpoints. MCP 2026-07-28 requires the
+        /// metadata, so this is false by default, and such a server is then used only when it says it speaks nothing
+        /// newer than 2025-03-26 (in its answer to the first request of ``MCPAuthorization/signIn(to:scopes:)``,
+        /// ``MCPAuthorization/validTokens(for:)`` or ``MCPAuthorization/inspect(_:)``).
+        public var legacyDiscovery: Bool
+
         /// - Parameters:
         ///   - store: Where sessions are kept.
         ///   - browser: Opens the authorization URL.
@@ -88,6 +95,7 @@ extension MCPAuthorization {
             self.requiresPinnedProvider = false
             self.dpop = true
             self.clientCredentials = false
+            self.legacyDiscovery = false
             self.enterpriseIdentityProvider = nil
         }
     }

@@ -62,6 +62,15 @@ extension MCPAuthorization {
         return grant
     }
 
+    /// Whether a user signs in at the authorization server `issuer` through the browser (the authorization code grant):
+    /// not when its client presents a workload's assertion, an enterprise identity provider's ID-JAG is presented there,
+    /// or the client acts on its own behalf (``Configuration/clientCredentials``). Only then are the authorization
+    /// endpoint and PKCE required of it.
+    func signsInUser(at issuer: URL) -> Bool {
+        !configuration.clientCredentials && configuration.enterpriseIdentityProvider == nil
+            && configuration.clients[issuer.absoluteString]?.assertion == nil
+    }
+
     /// The client that presents an assertion at `server`: the host's for its issuer, one registered before, or this
     /// client's metadata document; never a new registration, which neither an identity provider's grants nor a
     /// workload's identity would name.

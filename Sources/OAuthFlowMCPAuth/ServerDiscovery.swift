@@ -41,16 +41,35 @@ struct ServerDiscovery: Sendable {
         let acceptsClientMetadataDocuments: Bool
         /// Whether there is no metadata and these are MCP 2025-03-26's default endpoints.
         var isDefaultEndpoints = false
+
+        /// What the authorization code flow needs of the server, checked before a user signs in there and only then:
+        /// an `authorization_endpoint`, and `code_challenge_methods_supported` listing S256 (MCP authorization,
+        /// "Authorization Code Protection": a client must refuse a server that does not say it takes PKCE).
+        ///
+        /// - Throws: ``MCPAuthorizationError`` `unsupported_server`.
+        func requireAuthorizationCodeFlow() throws {
+            guard metadata.authorizationEndpoint != nil else {
+                throw MCPAuthorizationError(
+                    .unsupportedServer,
+                    "the authorization server \(issuer.absoluteString) names no authorization_endpoint, and a user signs in there through one")
+            }
+            guard metadata.codeChallengeMethodsSupported?.contains("S256") == true else {
+                throw MCPAuthorizationError(
+                    .unsupportedServer,
+                    "the authorization server \(issuer.absoluteString) does not say it takes PKCE S256 (`code_challenge_methods_supported`), which an MCP client must refuse"
+                )
+            }
+        }
     }
 
     // MARK: - Protected resource metadata
 
     /// The protected-resource metadata of `server`: at `named` (the 401's `resource_metadata`) when given, else at the
-    /// well-known locations, path first.
+    /// well-known locations, path first; with `allowingLegacy`, MCP 2025-03-26's stand-in when neither location has any.
     ///
     /// - Throws: ``MCPAuthorizationError`` `untrustedMetadata`, `metadataUnavailable`, `invalidMetadata`,
     ///   `resourceMismatch`, `insecureURL`.
-    func protectedResource(of server: ResourceIdentifier, named: URL?) async throws -> ProtectedResourceDocument {
+    func protectedResource(of server: ResourceIdentifier, named: URL?, allowingLegacy: Bool) async throws -> ProtectedResourceDocument {
         let candidates: [URL]
         if let named {
             try requireSecure(named, what: "the protected-resource metadata URL the server named")
@@ -73,10 +92,19 @@ struct ServerDiscovery: Sendable {
             logger.debug("protected resource metadata read", metadata: ["url": "\(url.absoluteString)"])
             return document
         }
-        if named == nil, notFound == candidates.count, let legacy = Self.legacyProtectedResource(of: server) {
-            logger.info(
-                "no protected-resource metadata: the server's origin is its authorization server (MCP 2025-03-26)", metadata: ["server": "\(server)"])
-            return legacy
+        if named == nil, notFound == candidates.count {
+            guard allowingLegacy else {
+                throw MCPAuthorizationError(
+                    .metadataUnavailable,
+                    "the MCP server \(server) publishes no protected-resource metadata (RFC 9728) at either well-known location, which MCP 2026-07-28 requires of it; taking its own origin as its authorization server (MCP 2025-03-26) is done only when asked for (`legacyDiscovery`, `--legacy-discovery`) or when the server says it speaks that revision"
+                )
+            }
+            if let legacy = Self.legacyProtectedResource(of: server) {
+                logger.info(
+                    "no protected-resource metadata: the server's origin is its authorization server (MCP 2025-03-26)",
+                    metadata: ["server": "\(server)"])
+                return legacy
+            }
         }
         throw MCPAuthorizationError(
             .metadataUnavailable,
@@ -216,16 +244,11 @@ struct ServerDiscovery: Sendable {
         for case let (name, endpoint?) in endpoints {
             try requireSecure(endpoint, what: "the \(name) of \(issuer.absoluteString)")
         }
-        guard metadata.authorizationEndpoint != nil, metadata.tokenEndpoint != nil else {
-            throw MCPAuthorizationError(
-                .unsupportedServer, "the authorization server \(issuer.absoluteString) names no authorization_endpoint or no token_endpoint")
-        }
-        // MCP authorization, "Authorization Code Protection": without `code_challenge_methods_supported` listing S256, refuse.
-        guard metadata.codeChallengeMethodsSupported?.contains("S256") == true else {
-            throw MCPAuthorizationError(
-                .unsupportedServer,
-                "the authorization server \(issuer.absoluteString) does not say it takes PKCE S256 (`code_challenge_methods_supported`), which an MCP client must refuse"
-            )
+        // The authorization endpoint and PKCE belong to the authorization code flow, checked when a user signs in
+        // (``AuthorizationServerDocument/requireAuthorizationCodeFlow()``): a server that serves only the JWT bearer grant
+        // or client credentials has neither.
+        guard metadata.tokenEndpoint != nil else {
+            throw MCPAuthorizationError(.unsupportedServer, "the authorization server \(issuer.absoluteString) names no token_endpoint")
         }
         var registration: URL?
         switch object["registration_endpoint"] {
@@ -297,10 +320,12 @@ struct ServerDiscovery: Sendable {
             MCPAuthorizationError(.invalidMetadata, "\(url.absoluteString) did not answer with a metadata document: \(why)")
         }
         guard body.count <= maximumDocumentSize else { throw invalid("it is larger than \(maximumDocumentSize / 1024) KiB") }
-        guard case let .object(members)? = try? JSONDecoder().decode(JSONValue.self, from: body) else { throw invalid("it is not a JSON object") }
-        // Parsers differ on a repeated name: a value checked as one could be used as the other.
-        if let disagreement = JSONMemberNames.disagreement(in: [UInt8](body)) { throw invalid("it \(disagreement)") }
-        return members
+        do throws(ServerJSON.Refusal) {
+            return try ServerJSON.object(body)
+        } catch {
+            // Parsers differ on a repeated name: a value checked as one could be used as the other.
+            throw invalid(error.isDisagreement ? "it \(error)" : "it is not a JSON object")
+        }
     }
 
     func requireSecure(_ url: URL, what: String) throws {

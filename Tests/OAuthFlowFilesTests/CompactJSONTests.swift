@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowFiles
 import Testing
 
-/// CompactJSON accepts less than JSONSerialization, never more, and reads what it accepts the same way.
+/// CompactJSON, the one strict reader, accepts less than JSONSerialization, never more, and reads what it accepts the same way.
 @Suite struct CompactJSONTests {
     static func sameValue(_ compact: CompactJSON, _ other: Any) -> Bool {
         switch (compact, other) {
@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: [
         "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "1e", "tru", "nul", "\"\\x\"", "\"\u{01}\"", "\"\\ud800\"", "\"\\udc00x\"",
-        "{\"a\":1,\"a\":2}", "[1] [2]", "1e400", "[-1e999]", "{\"a\" 1}", "\"abc", String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
+        "{\"a\":1,\"a\":2}", "[1] [2]", "1e400", "[-1e999]", "2e-324", "[1e-400]", "{\"a\" 1}", "\"abc", String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
     ])
     func refusesWhatIsNotJSONOrIsAmbiguous(_ text: String) {
         #expect(CompactJSON.parse(Array(text.utf8)) == nil, "\(text)")

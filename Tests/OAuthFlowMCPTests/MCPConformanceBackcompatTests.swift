@@ -9,18 +9,26 @@ import OAuthFlowMCPAuth
 @Suite struct MCPConformanceBackcompatTests {
     typealias Scenarios = MCPConformanceTests
 
-    @Test("auth/2025-03-26-oauth-metadata-backcompat")
-    func oauthMetadataBackcompat() async {
-        let run = ConformanceRun(version: .v20251125)
+    /// One origin serving the MCP server (no protected-resource metadata) and its authorization server under `/oauth`.
+    static func world(
+        _ run: ConformanceRun, revisions: [String]? = nil, legacy: Bool
+    ) -> (MockMCPServer, ConformanceClient) {
         var auth = MockAuthServerOptions()
         auth.routePrefix = "/oauth"
         auth.metadataIssuer = Scenarios.mcpOrigin
         let authServer = MockAuthServer(run: run, origin: Scenarios.mcpOrigin, options: auth, serving: false)
         var mcp = MockMCPServerOptions()
         mcp.prmPath = nil
+        mcp.checksRevisionFirst = revisions
         mcp.extraRoutes = { request in request.url.path == "/mcp" ? nil : authServer.handle(request) }
         let server = MockMCPServer(run: run, origin: Scenarios.mcpOrigin, options: mcp) { [] }
-        let client = ConformanceClient(run: run, endpoint: server.endpoint)
+        return (server, ConformanceClient(run: run, endpoint: server.endpoint) { $0.legacyDiscovery = legacy })
+    }
+
+    @Test("auth/2025-03-26-oauth-metadata-backcompat")
+    func oauthMetadataBackcompat() async {
+        let run = ConformanceRun(version: .v20251125)
+        let (_, client) = Self.world(run, legacy: true)
         let error = await client.runEverything()
         let expected = ["authorization-server-metadata", "client-registration", "authorization-request", "token-request"]
         run.requireRecorded(expected)
@@ -61,7 +69,7 @@ import OAuthFlowMCPAuth
             }
         }
         let server = MockMCPServer(run: run, origin: Scenarios.mcpOrigin, options: mcp) { [] }
-        let client = ConformanceClient(run: run, endpoint: server.endpoint)
+        let client = ConformanceClient(run: run, endpoint: server.endpoint) { $0.legacyDiscovery = true }
         let error = await client.runEverything()
         let expected = ["client-registration", "authorization-request", "token-request"]
         run.requireRecorded(expected)

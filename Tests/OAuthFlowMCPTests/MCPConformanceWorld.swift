@@ -198,6 +198,9 @@ struct MockAuthServerOptions: Sendable {
     var scopesSupported: [String]?
     var tokenEndpointAuthSigningAlgValuesSupported: [String]?
     var dpop = DPoPPosture.none
+    /// Whether the metadata names an authorization endpoint, the `code` response type and PKCE S256: false for a server
+    /// that serves only machine grants (client credentials, the JWT bearer grant).
+    var servesAuthorizationCode = true
     /// `onAuthorizationRequest`: the query.
     var onAuthorizationRequest: (@Sendable ([String: String]) -> Void)?
     /// `onTokenRequest`: the body and the `Authorization` header; nil keeps the default answer.
@@ -269,12 +272,15 @@ final class MockAuthServer: @unchecked Sendable {
         run.record("authorization-server-metadata", .success, request.url.absoluteString)
         let base = origin + options.routePrefix
         var members: [String: JSONValue] = [
-            "issuer": .string(issuer), "authorization_endpoint": .string(base + "/authorize"), "token_endpoint": .string(base + "/token"),
-            "response_types_supported": .array([.string("code")]),
+            "issuer": .string(issuer), "token_endpoint": .string(base + "/token"),
             "grant_types_supported": .array(options.grantTypesSupported.map(JSONValue.string)),
-            "code_challenge_methods_supported": .array([.string("S256")]),
             "token_endpoint_auth_methods_supported": .array(options.tokenEndpointAuthMethodsSupported.map(JSONValue.string)),
         ]
+        if options.servesAuthorizationCode {
+            members["authorization_endpoint"] = .string(base + "/authorize")
+            members["response_types_supported"] = .array([.string("code")])
+            members["code_challenge_methods_supported"] = .array([.string("S256")])
+        }
         if !options.disableDynamicRegistration { members["registration_endpoint"] = .string(base + "/register") }
         if let supported = options.issParameterSupported { members["authorization_response_iss_parameter_supported"] = .bool(supported) }
         if let algorithms = options.tokenEndpointAuthSigningAlgValuesSupported {
@@ -453,6 +459,11 @@ struct MockMCPServerOptions: Sendable {
     var authMiddleware: (@Sendable (TransportRequest, _ method: String?) -> TransportResponse?)?
     /// Routes tried before the others (the scenarios' traps), nil when not theirs.
     var extraRoutes: (@Sendable (TransportRequest) -> TransportResponse?)?
+    /// The revisions the server speaks, when it checks each POST's revision before its authorization (as a server
+    /// that routes on the headers does): a POST that names another in `MCP-Protocol-Version` is refused with 400
+    /// (`-32022`, these listed as `supported`), and at 2026-07-28 one without the revision's headers or `_meta` too
+    /// (`-32020`). Nil checks the authorization first.
+    var checksRevisionFirst: [String]?
 }
 
 final class MockMCPServer: @unchecked Sendable {
@@ -481,12 +492,44 @@ final class MockMCPServer: @unchecked Sendable {
         switch (request.method, request.url.path) {
         case (.get, options.prmPath ?? "\u{0}"): return protectedResourceMetadata(request)
         case (.post, "/mcp"):
-            let method = ConformanceRun.jsonBody(request)?["method"]?.stringValue
+            let body = ConformanceRun.jsonBody(request)
+            let method = body?["method"]?.stringValue
+            if let supported = options.checksRevisionFirst, let refusal = Self.revisionRefusal(request, body: body, supported: supported) {
+                run.record("revision-refused", .info, method ?? "")
+                return refusal
+            }
             let middleware = options.authMiddleware ?? { [self] request, _ in bearerAuth(request) }
             if let refusal = middleware(request, method) { return refusal }
             return MockMCPLayer.answer(request, version: run.version)
         default: return nil
         }
+    }
+
+    /// The 400 a server that checks the revision first answers `request` with; nil when it passes.
+    static func revisionRefusal(_ request: TransportRequest, body: [String: JSONValue]?, supported: [String]) -> TransportResponse? {
+        let id = body?["id"]
+        let method = body?["method"]?.stringValue
+        let stated = ConformanceRun.header(request, "MCP-Protocol-Version")
+        let unsupported = MockMCPLayer.rpcError(
+            id, -32022, "Unsupported protocol version", status: 400,
+            data: .object(["supported": .array(supported.map(JSONValue.string)), "requested": .string(stated ?? "")]))
+        if let stated, !supported.contains(stated) { return unsupported }
+        guard supported.contains("2026-07-28") else {
+            // The revisions before it: `initialize` carries the version in its body, the rest in the header.
+            if method == "initialize" {
+                let asked = body?["params"]?.objectValue?["protocolVersion"]?.stringValue ?? ""
+                return supported.contains(asked) ? nil : unsupported
+            }
+            return stated == nil ? MockMCPLayer.rpcError(id, -32000, "Bad Request: Missing MCP-Protocol-Version header", status: 400) : nil
+        }
+        guard stated == "2026-07-28" else { return MockMCPLayer.rpcError(id, -32020, "Missing MCP-Protocol-Version header", status: 400) }
+        guard let method, ConformanceRun.header(request, "Mcp-Method") == method else {
+            return MockMCPLayer.rpcError(id, -32020, "Mcp-Method header missing or not the body's method", status: 400)
+        }
+        let meta = body?["params"]?.objectValue?["_meta"]?.objectValue ?? [:]
+        guard meta["io.modelcontextprotocol/protocolVersion"]?.stringValue == stated, meta["io.modelcontextprotocol/clientCapabilities"] != nil
+        else { return MockMCPLayer.rpcError(id, -32602, "Missing _meta protocol version or client capabilities", status: 400) }
+        return nil
     }
 
     private func protectedResourceMetadata(_ request: TransportRequest) -> TransportResponse {

@@ -152,4 +152,107 @@ import OAuthFlowMCPAuth
         #expect(moved.values == [true])
         #expect(run.requests.values.allSatisfy { !($0.url.absoluteString.hasPrefix(Scenarios.secondAuthOrigin) && $0.method == .post) })
     }
+
+    /// An authorization server that serves only client credentials names no authorization endpoint and no PKCE: the
+    /// client that acts on its own behalf gets its token there (issue 63 item 3; before, discovery refused the server
+    /// for lacking `code_challenge_methods_supported`), and a client that would sign a user in is refused with the reason.
+    @Test func machineGrantsAreNotHeldToTheAuthorizationCodeRules() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var auth = MockAuthServerOptions()
+        auth.servesAuthorizationCode = false
+        auth.grantTypesSupported = ["client_credentials"]
+        auth.tokenEndpointAuthMethodsSupported = ["client_secret_basic"]
+        auth.onTokenRequest = { body, authorization in
+            guard body["grant_type"] == "client_credentials", authorization?.hasPrefix("Basic ") == true else {
+                return .error("unsupported_grant_type", "client credentials only")
+            }
+            return .token("cc-token-machine", scopes: [])
+        }
+        let (_, _, client) = Scenarios.world(run, auth: auth) {
+            $0.clients = [Scenarios.authOrigin: ClientSettings(clientID: "machine", secret: Secret("machine-secret"))]
+            $0.clientCredentials = true
+        }
+        let error = await client.runEverything()
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(!run.checks("token-request").isEmpty)
+        #expect(client.browser.opened.values.isEmpty)
+
+        let userRun = ConformanceRun(version: .v20260728)
+        var codeless = MockAuthServerOptions()
+        codeless.servesAuthorizationCode = false
+        let (_, _, userClient) = Scenarios.world(userRun, auth: codeless)
+        let refused = try #require(await userClient.runEverything() as? MCPAuthorizationError)
+        #expect(refused.code == .unsupportedServer)
+        #expect(refused.message.contains("authorization_endpoint"), "\(refused)")
+        #expect(userClient.browser.opened.values.isEmpty && userRun.checks("client-registration").isEmpty)
+    }
+
+    /// The product's own first request (`signIn(to:)` and `inspect(_:)`, what `oauthflow mcp login` and `inspect` run)
+    /// carries what MCP 2026-07-28 says every POST carries, so a server that checks the revision before the
+    /// authorization answers it with its challenge, and the scope that challenge names is the scope asked for (issue
+    /// 63 item 1: without the headers the server answered 400, the challenge was lost, and the metadata's
+    /// `mcp:read mcp:write` was asked for).
+    @Test func theFirstRequestCarriesTheRevisionsHeaders() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        var mcp = MockMCPServerOptions()
+        mcp.checksRevisionFirst = ["2026-07-28"]
+        mcp.requiredScopes = ["mcp:read"]
+        mcp.includeScopeInWwwAuth = true
+        mcp.scopesSupported = ["mcp:read", "mcp:write"]
+        let asked = Log<[String]>()
+        var auth = MockAuthServerOptions()
+        auth.onAuthorizationRequest = { query in asked.add(Scenarios.scopes(query)) }
+        let (server, _, client) = Scenarios.world(run, mcp: mcp, auth: auth)
+        let found = try await client.authorization.inspect(server.endpoint)
+        #expect(found.challenge?.scopes == ["mcp:read"] && found.scopes == ["mcp:read"])
+        try await client.authorization.signIn(to: server.endpoint)
+        #expect(asked.values == [["mcp:read"]])
+        #expect(run.checks("revision-refused").isEmpty, "\(run.checks("revision-refused"))")
+        let first = try #require(run.requests.values.first { $0.method == .post && $0.url.path == "/mcp" })
+        #expect(ConformanceRun.header(first, "MCP-Protocol-Version") == "2026-07-28")
+        #expect(ConformanceRun.header(first, "Mcp-Method") == "server/discover")
+    }
+
+    /// A server of an earlier revision that refuses 2026-07-28 before its authorization gets that revision's first
+    /// request, `initialize`, for the newest revision it lists, and answers it with its challenge.
+    @Test func aServerOfAnEarlierRevisionIsProbedInItsOwn() async throws {
+        let run = ConformanceRun(version: .v20251125)
+        var mcp = MockMCPServerOptions()
+        mcp.checksRevisionFirst = ["2025-11-25", "2025-06-18"]
+        mcp.requiredScopes = ["mcp:read"]
+        mcp.includeScopeInWwwAuth = true
+        mcp.scopesSupported = ["mcp:read", "mcp:write"]
+        let (server, _, client) = Scenarios.world(run, mcp: mcp)
+        let found = try await client.authorization.inspect(server.endpoint)
+        #expect(found.challenge?.scopes == ["mcp:read"])
+        #expect(run.checks("revision-refused").map(\.detail) == ["server/discover"])
+        let initialize = try #require(run.requests.values.last { $0.method == .post && $0.url.path == "/mcp" })
+        #expect(ConformanceRun.jsonBody(initialize)?["params"]?.objectValue?["protocolVersion"]?.stringValue == "2025-11-25")
+    }
+
+    /// MCP 2026-07-28: a client must use protected-resource metadata. A server without any is not taken as its own
+    /// authorization server (the 2025-03-26 fallback) unless the host asks for it or the server says it speaks that
+    /// revision (issue 63 item 2: before, the fallback was always on, and a blocked metadata fetch sent the sign-in to
+    /// the MCP server's origin). Nothing is registered or asked for there.
+    @Test func theEarliestRevisionsFallbackIsGated() async throws {
+        typealias Backcompat = MCPConformanceBackcompatTests
+        let refused = ConformanceRun(version: .v20251125)
+        let (server, client) = Backcompat.world(refused, revisions: nil, legacy: false)
+        let error = try #require(await client.runEverything() as? MCPAuthorizationError)
+        #expect(error.code == .metadataUnavailable && error.message.contains("--legacy-discovery"), "\(error)")
+        await #expect(throws: MCPAuthorizationError.self) { try await client.authorization.signIn(to: server.endpoint) }
+        #expect(refused.checks("client-registration").isEmpty && refused.checks("authorization-request").isEmpty)
+
+        // The server says it speaks 2025-03-26 only: the probe hears it, and the fallback is taken.
+        let spoken = ConformanceRun(version: .v20251125)
+        let (older, olderClient) = Backcompat.world(spoken, revisions: ["2025-03-26"], legacy: false)
+        try await olderClient.authorization.signIn(to: older.endpoint)
+        #expect(!spoken.checks("token-request").isEmpty)
+
+        // The host asks for it.
+        let asked = ConformanceRun(version: .v20251125)
+        let (_, askedClient) = Backcompat.world(asked, revisions: nil, legacy: true)
+        let outcome = await askedClient.runEverything()
+        #expect(outcome == nil, "\(String(describing: outcome))")
+    }
 }

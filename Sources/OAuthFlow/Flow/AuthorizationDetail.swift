@@ -96,14 +96,19 @@ extension AuthorizationDetail {
     /// Reads a list from JSON bytes, checked as ``list(json:)`` says; `what` names them in errors.
     static func list(bytes: [UInt8], what: String) throws -> [AuthorizationDetail] {
         guard bytes.count <= maximumSize else { throw refusal("\(what) take \(bytes.count) bytes; at most \(maximumSize) are read") }
-        guard nesting(of: bytes) <= maximumDepth + 2 else { throw refusal("\(what) nest deeper than \(maximumDepth) levels") }
-        switch JSONMemberNames.disagreement(in: bytes) {
-        case .repeated(let name)?:
-            throw refusal("\(what) give the member `\(TerminalText.escaped(String(name.prefix(60))))` twice in one object")
-        case .notUTF8?: throw refusal("\(what) are not UTF-8 JSON (RFC 8259 §8.1)")
-        case nil: break
+        let value: JSONValue
+        do {
+            // The list and its objects are two levels above the details' own.
+            value = JSONValue(try ServerJSON.read(bytes, maximumDepth: maximumDepth + 2))
+        } catch {
+            switch error {
+            case .repeated(let name):
+                throw refusal("\(what) give the member `\(TerminalText.escaped(String(name.prefix(60))))` twice in one object")
+            case .notUTF8: throw refusal("\(what) are not UTF-8 JSON (RFC 8259 §8.1)")
+            case .tooDeep: throw refusal("\(what) nest deeper than \(maximumDepth) levels")
+            case .notJSON: throw refusal("\(what) are not JSON")
+            }
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { throw refusal("\(what) are not JSON") }
         return try list(value, what: what)
     }
 
@@ -169,35 +174,6 @@ extension AuthorizationDetail {
                 "provider `\(provider.id)` does not take authorization details of type `\(TerminalText.escaped(String(detail.type.prefix(100))))`; \(declared.source) lists \(declared.types.isEmpty ? "none" : declared.types.joined(separator: ", "))"
             )
         }
-    }
-
-    /// The deepest nesting of brackets in JSON bytes, strings skipped: a bound checked before anything decodes them.
-    private static func nesting(of bytes: [UInt8]) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
-        }
-        return deepest
     }
 
     private static func refusal(_ message: String) -> FlowError { FlowError(.invalidAuthorizationDetails, message) }

@@ -30,7 +30,7 @@ enum TokenResponseParser {
             }
         if useJSON {
             // Not UTF-8, or a member given twice (after its escapes): readers differ on what such an answer says.
-            if looksJSON, let disagreement = JSONMemberNames.disagreement(in: [UInt8](response.body)) {
+            if looksJSON, let disagreement = ServerJSON.disagreement(in: [UInt8](response.body)) {
                 throw FlowError(
                     .invalidTokenResponse, "\(endpoint) answered HTTP \(response.status) with JSON that \(disagreement); it is not believed")
             }
@@ -161,7 +161,7 @@ enum TokenResponseParser {
     /// - Throws: ``FlowError`` `invalidTokenResponse` for details that are not an array of objects with a `type`.
     static func authorizationDetails(in fields: [String: JSONValue], body: Data) throws -> [AuthorizationDetail]? {
         guard let value = fields["authorization_details"], value != .null else { return nil }
-        if let disagreement = JSONMemberNames.disagreement(in: Array(body)) {
+        if let disagreement = ServerJSON.disagreement(in: Array(body)) {
             throw FlowError(.invalidTokenResponse, "the token response carries authorization details, and it \(disagreement)")
         }
         do {

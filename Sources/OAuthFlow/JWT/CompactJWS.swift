@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 /// A JWS in compact serialization (RFC 7515 §7.1): split and decoded, nothing verified.
 ///
@@ -39,8 +40,8 @@ package struct CompactJWS: Sendable {
         func object(_ part: UnsafeBufferPointer<UInt8>, _ name: String) throws(JWTError) -> [String: JSONValue] {
             func notJSON() -> JWTError { JWTError(.malformed, "the JWT \(name) is not base64url-encoded JSON") }
             guard let decoded = Base64URL.decode(bytes: part) else { throw notJSON() }
-            do throws(JSONObjectReader.Failure) {
-                return try JSONObjectReader.read(decoded, maximumDepth: maximumDepth)
+            do throws(CompactJSON.Failure) {
+                return try JSONValue.object(reading: decoded, maximumDepth: maximumDepth)
             } catch {
                 switch error {
                 case .notJSON:

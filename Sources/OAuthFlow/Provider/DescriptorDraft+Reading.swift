@@ -101,14 +101,12 @@ extension DescriptorDraft {
             DiscoveryError(.invalidDocument, "\(url.absoluteString) is not a discovery document: \(why)")
         }
         guard response.body.count <= maximumDocumentSize else { throw invalid("it is larger than 1 MiB") }
-        let bytes = [UInt8](response.body)
-        guard let object = try? JSONSerialization.jsonObject(with: response.body), object is [String: Any] else {
-            throw invalid("it is not a JSON object")
-        }
         // Parsers differ on a repeated name (first or last wins): an `issuer` given twice could pass the check as one
         // value and be used as the other.
-        if let disagreement = JSONMemberNames.disagreement(in: bytes) {
-            throw invalid("it \(disagreement)")
+        do throws(ServerJSON.Refusal) {
+            guard case .object = try ServerJSON.read([UInt8](response.body)) else { throw .notJSON }
+        } catch {
+            throw invalid(error.isDisagreement ? "it \(error)" : "it is not a JSON object")
         }
         guard let metadata = try? JSONDecoder().decode(ServerMetadata.self, from: response.body) else {
             throw invalid("a member has the wrong type, or `issuer` is missing")

@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 /// Any JSON value, for response fields OAuthFlow keeps without interpreting.
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -78,5 +79,34 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         case let .object(values): return "{" + values.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "}"
         case .null: return "null"
         }
+    }
+}
+
+extension JSONValue {
+    /// The value the one strict reader (``CompactJSON``) read, its numbers as `Double`s (the reader took only
+    /// numbers a `Double` holds).
+    package init(_ json: CompactJSON) {
+        switch json {
+        case let .object(members):
+            var object = [String: JSONValue](minimumCapacity: members.count)
+            for (name, member) in members { object[name] = JSONValue(member) }
+            self = .object(object)
+        case let .array(elements): self = .array(elements.map(JSONValue.init))
+        case let .string(text): self = .string(text)
+        case let .number(text): self = .number(Double(text) ?? .nan)
+        case let .bool(flag): self = .bool(flag)
+        case .null: self = .null
+        }
+    }
+
+    /// The object `bytes` hold, read by the one strict reader (``CompactJSON``): a JOSE header or claims set, or a
+    /// server's answer.
+    ///
+    /// - Throws: ``CompactJSON/Failure``; `notJSON` also for a JSON value that is not an object.
+    package static func object(reading bytes: [UInt8], maximumDepth: Int) throws(CompactJSON.Failure) -> [String: JSONValue] {
+        guard case let .object(members) = try CompactJSON.read(bytes, maximumDepth: maximumDepth) else { throw .notJSON }
+        var object = [String: JSONValue](minimumCapacity: members.count)
+        for (name, member) in members { object[name] = JSONValue(member) }
+        return object
     }
 }

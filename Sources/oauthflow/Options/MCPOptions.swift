@@ -27,6 +27,11 @@ struct MCPOptions: ParsableArguments {
     @Flag(name: .customLong("pinned-only"), help: "Refuse an authorization server no --provider descriptor names.")
     var pinnedOnly = false
 
+    @Flag(
+        name: .customLong("legacy-discovery"),
+        help: "Take a server without protected-resource metadata as MCP 2025-03-26 did: its origin is its authorization server.")
+    var legacyDiscovery = false
+
     @OptionGroup var registry: RegistryOptions
 
     func validate() throws {
@@ -69,6 +74,7 @@ struct MCPOptions: ParsableArguments {
         let oauth = registry.oauth()
         configuration.pinnedProviders = try pinned.map { try oauth.resolve($0, variables: [:]) }
         configuration.requiresPinnedProvider = pinnedOnly
+        configuration.legacyDiscovery = legacyDiscovery
         return MCPAuthorization(configuration)
     }
 }

@@ -1,44 +1,12 @@
 import Foundation
-import OAuthFlowFiles
 
-/// Finds a member name that one JSON object holds twice.
-///
-/// RFC 8259 §4 leaves repeated names to the parser, and parsers differ (first wins, last wins):
-/// a JOSE header or a JWT claims set with one is read one way by its issuer and another by its
-/// reader. RFC 7515 §5.2 and RFC 7519 §7.2 let a reader refuse them, and OAuthFlow does.
-///
-/// Names are compared after their escapes are decoded (`"a\u006cg"` is `"alg"`), as Swift
-/// strings, the way a decoded dictionary keys them.
-package enum JSONMemberNames {
-    /// Why two readers could read one JSON text differently.
-    package enum Disagreement: Sendable, Hashable, CustomStringConvertible {
-        /// The bytes are not UTF-8, or hold a NUL byte, which JSON text never does: RFC 8259 §8.1 requires UTF-8
-        /// between systems, and Foundation's decoder also reads UTF-16 and UTF-32 text, which the scan for repeated
-        /// names would not read as it does.
-        case notUTF8
-        /// An object gives this member twice.
-        case repeated(String)
-
-        /// A phrase that follows "it", for an error.
-        package var description: String {
-            switch self {
-            case .notUTF8: return "is not UTF-8 JSON (RFC 8259 §8.1)"
-            case .repeated(let name): return "names `\(TerminalText.escaped(String(name.prefix(60))))` twice"
-            }
-        }
-    }
-
-    /// Why JSON text could be read two ways: not UTF-8, or a member given twice in one object; nil when neither.
-    /// Every reader of an answer whose members are checked (metadata, registrations, details) asks this first.
-    package static func disagreement(in bytes: [UInt8]) -> Disagreement? {
-        guard !bytes.contains(0), bytes.withUnsafeBufferPointer({ UTF8Validation.isValid($0) }) else { return .notUTF8 }
-        return firstRepeated(in: bytes).map(Disagreement.repeated)
-    }
-
+/// The oracle for ``CompactJSON``'s repeated members: the byte scan OAuthFlow used before the one reader, kept here
+/// as an independent judge (it finds a repeated name without parsing the text).
+enum RepeatedNamesOracle {
     /// The first name repeated within one object, at any depth; nil when there is none.
     ///
     /// The text is only scanned, not validated: text that is not JSON is left to the parser.
-    package static func firstRepeated(in bytes: [UInt8]) -> String? {
+    static func firstRepeated(in bytes: [UInt8]) -> String? {
         // One entry per open object or array: an object's names so far, and whether a name comes next.
         var open: [(names: Set<String>?, nameNext: Bool)] = []
         var index = 0

@@ -2,21 +2,23 @@ import Foundation
 import Testing
 
 import OAuthFlow
+import OAuthFlowFiles
 
-/// ``JSONObjectReader`` reads a JOSE header or claims set as `JSONDecoder` reads it into `[String: JSONValue]`, never
-/// accepts more, and refuses repeated member names and deep nesting as the checks it replaced did.
-@Suite struct JSONObjectReaderTests {
-    /// What CompactJWS did before: `JSONDecoder`, then the depth, then ``JSONMemberNames``.
-    static func reference(_ bytes: [UInt8], maximumDepth: Int = 32) -> Result<[String: JSONValue], JSONObjectReader.Failure> {
+/// The one strict reader (``CompactJSON``, through `JSONValue.object(reading:maximumDepth:)`) reads a JOSE header, a
+/// claims set or a server's answer as `JSONDecoder` reads it into `[String: JSONValue]`, never accepts more, and
+/// refuses repeated member names and deep nesting as the checks it replaced did.
+@Suite struct StrictJSONReaderTests {
+    /// What CompactJWS did before: `JSONDecoder`, then the depth, then the byte scan for repeated names.
+    static func reference(_ bytes: [UInt8], maximumDepth: Int = 32) -> Result<[String: JSONValue], CompactJSON.Failure> {
         guard let value = try? JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) else { return .failure(.notJSON) }
         guard JSONValue.object(value).depth <= maximumDepth else { return .failure(.tooDeep) }
-        if let repeated = JSONMemberNames.firstRepeated(in: bytes) { return .failure(.repeatedMember(repeated)) }
+        if let repeated = RepeatedNamesOracle.firstRepeated(in: bytes) { return .failure(.repeatedMember(repeated)) }
         return .success(value)
     }
 
-    static func read(_ bytes: [UInt8], maximumDepth: Int = 32) -> Result<[String: JSONValue], JSONObjectReader.Failure> {
-        do throws(JSONObjectReader.Failure) {
-            return .success(try JSONObjectReader.read(bytes, maximumDepth: maximumDepth))
+    static func read(_ bytes: [UInt8], maximumDepth: Int = 32) -> Result<[String: JSONValue], CompactJSON.Failure> {
+        do throws(CompactJSON.Failure) {
+            return .success(try JSONValue.object(reading: bytes, maximumDepth: maximumDepth))
         } catch {
             return .failure(error)
         }
@@ -155,7 +157,7 @@ import OAuthFlow
         return changed
     }
 
-    static func kind(_ failure: JSONObjectReader.Failure) -> Int {
+    static func kind(_ failure: CompactJSON.Failure) -> Int {
         switch failure {
         case .notJSON: 0
         case .tooDeep: 1
