@@ -20,6 +20,9 @@ actor AuthorizationState {
         let manager: TokenManager
         /// How its tokens are had: a user's sign-in, or an assertion presented (MCPAuthorization+WorkloadIdentity.swift).
         var grant: Grant = .authorizationCode
+        /// Whether the client is one registered dynamically (kept in `registrations`): the only kind dropped and
+        /// registered again when the server forgets it.
+        var registered = false
     }
 
     private var contexts: [ResourceIdentifier: Context] = [:]
@@ -34,8 +37,6 @@ actor AuthorizationState {
 
     /// The most step-ups one operation at one server gets: a server that names a new scope at every 403 is not
     /// answered with a browser sign-in each time.
-    static let maximumStepUps = 2
-
     /// How long a token counts as just issued.
     static let freshness: TimeInterval = 30
 
@@ -87,9 +88,9 @@ actor AuthorizationState {
     }
 
     /// Records a step-up of `operation` (operation and server) for `scopes`; false when the same one was done before,
-    /// or the operation has had ``maximumStepUps`` already.
-    func recordStepUp(_ operation: String, scopes: String) -> Bool {
-        guard stepUpCounts[operation, default: 0] < Self.maximumStepUps, stepUps.insert(operation + "|" + scopes).inserted else { return false }
+    /// or the operation has had `bound` already (``MCPAuthorization/Configuration/maximumStepUps``).
+    func recordStepUp(_ operation: String, scopes: String, bound: Int) -> Bool {
+        guard stepUpCounts[operation, default: 0] < bound, stepUps.insert(operation + "|" + scopes).inserted else { return false }
         stepUpCounts[operation, default: 0] += 1
         return true
     }

@@ -43,12 +43,22 @@ extension MCPAuthorization {
                     throw error
                 } catch {
                     logger.info("refresh failed; signing in again", metadata: ["server": "\(server)", "error": "\(error)"])
+                    if context.registered, Self.forgetsClient(error) { context = try await registerAgain(context) }
                 }
             }
         }
-        try await signIn(
-            context,
-            scopes: Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil))
+        // A re-authorization keeps what was asked for and granted before (MCP authorization, "Scope Selection Strategy":
+        // a step-up's scopes are not lost to the next 401), with what this challenge or the metadata asks for.
+        let asked = Self.scopes(challenge: challenge, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil)
+        let held = (try? await context.manager.session())?.tokens.scopes ?? []
+        try await signIn(context, scopes: Self.union(await state.requestedScopes(for: server), held, asked))
+    }
+
+    /// The scopes of `lists`, each once, in the order first met.
+    static func union(_ lists: [String]...) -> [String] {
+        var union: [String] = []
+        for scope in lists.joined() where !union.contains(scope) { union.append(scope) }
+        return union
     }
 
     /// The context of `context`'s server when its protected-resource metadata, read again, no longer lists the
@@ -92,13 +102,13 @@ extension MCPAuthorization {
                 .refusedAgain, "the MCP server \(server) answered 403 insufficient_scope without saying which scope it wants (`scope`)")
         }
         let held = (try? await context.manager.session())?.tokens.scopes ?? []
-        var union = await state.requestedScopes(for: server)
-        for scope in held + demanded where !union.contains(scope) { union.append(scope) }
+        let union = Self.union(await state.requestedScopes(for: server), held, demanded)
         let operationKey = (operation ?? "") + "|" + server.description
-        guard await state.recordStepUp(operationKey, scopes: union.sorted().joined(separator: " ")) else {
+        let bound = configuration.maximumStepUps
+        guard await state.recordStepUp(operationKey, scopes: union.sorted().joined(separator: " "), bound: bound) else {
             throw MCPAuthorizationError(
                 .refusedAgain,
-                "the MCP server \(server) still answers 403 insufficient_scope\(operation.map { " to \($0)" } ?? "") (now for \(TerminalText.escaped(demanded.joined(separator: " ")))) after a sign-in for the same scopes or \(AuthorizationState.maximumStepUps) step-ups of this operation; it is not asked again"
+                "the MCP server \(server) still answers 403 insufficient_scope\(operation.map { " to \($0)" } ?? "") (now for \(TerminalText.escaped(demanded.joined(separator: " ")))) after a sign-in for the same scopes or \(bound) step-up\(bound == 1 ? "" : "s") of this operation (`maximumStepUps`); it is not asked again"
             )
         }
         logger.info("stepping up", metadata: ["server": "\(server)", "scopes": "\(union.joined(separator: " "))"])
@@ -112,9 +122,16 @@ extension MCPAuthorization {
         await state.noteRequested(scopes, for: context.server)
         if configuration.clientCredentials { return try await clientCredentialsToken(context, scopes: scopes) }
         let configuration = self.configuration
+        var context = context
         let session: StoredSession
         do {
-            session = try await signInOnce(context, scopes: scopes, configuration: configuration)
+            do {
+                session = try await signInOnce(context, scopes: scopes, configuration: configuration)
+            } catch where context.registered && Self.forgetsClient(error) {
+                // The server forgot the client it registered: register again, once, and sign in with the new one.
+                context = try await registerAgain(context)
+                session = try await signInOnce(context, scopes: scopes, configuration: configuration)
+            }
         } catch {
             throw Self.issuerRefusal(error, provider: context.provider) ?? error
         }
@@ -176,16 +193,19 @@ extension MCPAuthorization {
         let resource = ResourceIdentifier(written) == server ? written : server.url
         let grant = try grant(at: serverDocument, provider: provider)
         var settings: ClientSettings
+        var registered = false
         if grant.presentsAssertion {
             settings = try await assertionClient(at: serverDocument, provider: provider)
         } else if configuration.clientCredentials {
             settings = try serviceClient(at: serverDocument, provider: provider)
         } else if registering {
-            settings = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
+            (settings, registered) = try await client(at: serverDocument, provider: provider, scopes: resourceDocument.scopesSupported ?? [])
         } else {
             switch try await route(at: serverDocument, provider: provider, signingIn: false) {
             case let .given(given): settings = given
-            case let .registered(kept): settings = kept.settings
+            case let .registered(kept):
+                settings = kept.settings
+                registered = true
             case let .metadataDocument(document): settings = ClientSettings(clientID: document.absoluteString)
             case .dynamicRegistration:
                 throw MCPAuthorizationError(
@@ -202,6 +222,7 @@ extension MCPAuthorization {
             server: server, resource: resource, protectedResource: resourceDocument, authorizationServer: serverDocument, provider: provider,
             pinned: pinned, settings: settings, key: key, manager: TokenManager(client: client, store: configuration.store, key: key))
         context.grant = grant
+        context.registered = registered
         return context
     }
 
@@ -249,12 +270,14 @@ extension MCPAuthorization {
 
     /// The client, in the spec's order: the host's for the issuer, one registered before, the client ID metadata document
     /// when the server takes one, else a new registration (RFC 7591), kept.
-    func client(at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, scopes: [String]) async throws -> ClientSettings {
+    func client(
+        at server: ServerDiscovery.AuthorizationServerDocument, provider: Provider, scopes: [String]
+    ) async throws -> (ClientSettings, registered: Bool) {
         let issuer = server.issuer
         switch try await route(at: server, provider: provider) {
-        case let .given(settings): return settings
-        case let .registered(kept): return kept.settings
-        case let .metadataDocument(document): return ClientSettings(clientID: document.absoluteString)
+        case let .given(settings): return (settings, false)
+        case let .registered(kept): return (kept.settings, true)
+        case let .metadataDocument(document): return (ClientSettings(clientID: document.absoluteString), false)
         case let .dynamicRegistration(endpoint):
             let registration = DynamicClientRegistration(
                 endpoint: endpoint, issuer: issuer, clientName: configuration.clientName, redirectURIs: [redirectURI(for: provider)],
@@ -262,7 +285,7 @@ extension MCPAuthorization {
             let registered = try await registration.register(through: environment.transport, now: environment.clock.now())
             try await configuration.registrations.save(registered)
             logger.info("client registered", metadata: ["issuer": "\(issuer.absoluteString)", "client_id": "\(registered.clientID)"])
-            return registered.settings
+            return (registered.settings, true)
         }
     }
 
@@ -352,5 +375,38 @@ extension MCPAuthorization {
             throw MCPAuthorizationError(.unsupportedServer, "the metadata of \(server.issuer.absoluteString) makes no usable provider: \(problems)")
         }
         return try descriptor.resolve([:]).applying(metadata)
+    }
+
+    // MARK: - A forgotten registration
+
+    /// Whether `error` is the authorization server saying it does not know the client (`invalid_client` or
+    /// `unauthorized_client`, RFC 6749 §5.2): what a server that forgot a dynamically registered client answers. An
+    /// `invalid_grant` is the grant's, not the client's, and ends the tokens only.
+    static func forgetsClient(_ error: any Error) -> Bool {
+        guard let error = error as? AuthorizationServerError else { return false }
+        return error.error == "invalid_client" || error.error == "unauthorized_client"
+    }
+
+    /// Drops the registration the authorization server of `context` forgot, with the session of its tokens, and
+    /// discovers the server again, registering a new client (RFC 7591), as the TypeScript SDK does.
+    func registerAgain(_ context: AuthorizationState.Context) async throws -> AuthorizationState.Context {
+        try await forget(context)
+        let legacy = context.protectedResource.isLegacy || allowsLegacyDiscovery(nil)
+        return try await state.context(for: context.server, replacing: true) { [self] in
+            let probed = context.protectedResource.url == context.server.rootMetadataLocation
+            return try await discover(
+                context.server, metadataURL: probed ? nil : context.protectedResource.url, registering: true, legacy: legacy)
+        }
+    }
+
+    /// Drops the forgotten registration of `context` and its session, saying so.
+    func forget(_ context: AuthorizationState.Context) async throws {
+        let issuer = context.authorizationServer.issuer
+        logger.notice(
+            "the authorization server no longer knows the client registered there; the registration and its session are dropped",
+            metadata: ["server": "\(context.server)", "issuer": "\(issuer.absoluteString)", "client_id": "\(context.settings.clientID)"])
+        try await configuration.registrations.remove(for: issuer)
+        try await configuration.store.remove(context.key)
+        await context.manager.reload()
     }
 }

@@ -49,7 +49,16 @@ extension MCPAuthorization {
                 .notSignedIn,
                 "no session is stored for the MCP server \(server) (at \(context.authorizationServer.issuer.absoluteString)): sign in first")
         }
-        let tokens = try await context.manager.validTokens()
+        let tokens: TokenSet
+        do {
+            tokens = try await context.manager.validTokens()
+        } catch where context.registered && Self.forgetsClient(error) {
+            try await forget(context)
+            throw MCPAuthorizationError(
+                .notSignedIn,
+                "\(context.authorizationServer.issuer.absoluteString) no longer knows the client \(context.settings.clientID) registered there for the MCP server \(server) (it answered \((error as? AuthorizationServerError)?.error ?? "invalid_client")); the registration and its session were dropped: sign in again, and a new client is registered"
+            )
+        }
         try requireProofs(for: tokens, server: server)
         await adopt(tokens, for: server, fresh: false)
         return tokens

@@ -67,6 +67,10 @@ extension MCPAuthorization {
         /// ``MCPAuthorization/validTokens(for:)`` or ``MCPAuthorization/inspect(_:)``).
         public var legacyDiscovery: Bool
 
+        /// How many step-ups (a 403 `insufficient_scope` answered with a sign-in for more scopes) one operation of one
+        /// server may have; 2 by default. A step-up for scopes already signed in for is never repeated.
+        public var maximumStepUps: Int
+
         /// - Parameters:
         ///   - store: Where sessions are kept.
         ///   - browser: Opens the authorization URL.
@@ -96,6 +100,7 @@ extension MCPAuthorization {
             self.dpop = true
             self.clientCredentials = false
             self.legacyDiscovery = false
+            self.maximumStepUps = 2
             self.enterpriseIdentityProvider = nil
         }
     }

@@ -29,7 +29,9 @@ form-decoded, or client_secret_post) and checks the ID-JAG: header `typ` oauth-i
 signature with the key of a trusted issuer, `aud` its own issuer, `client_id` the client that authenticated,
 `resource` an MCP server on 127.0.0.1 (path /mcp) and the `resource` parameter when one is sent, `exp`, `iat` and
 `jti` present and not expired (30 s of leeway), and `jti` never seen before (a replay is refused until the grant
-would have expired). It issues an ES256 JWT access token (RFC 9068: `typ` at+jwt, `aud` the resource, `sub`, the
+would have expired). As strict as the draft: `aud` is its issuer alone (a list of several is refused), the grant lives
+at most MAX_LIFETIME seconds, and one bound to a key (`cnf.jkt`) is redeemed only with a DPoP proof (RFC 9449) of that
+key for this token endpoint. Its metadata names only what it serves: no authorization endpoint, no PKCE. It issues an ES256 JWT access token (RFC 9068: `typ` at+jwt, `aud` the resource, `sub`, the
 `client_id`, `scope` the requested scopes the grant allows) for five minutes. Every refusal is RFC 6749 §5.2 JSON.
 
 HTTP besides:
@@ -60,6 +62,8 @@ ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG_TYPE = "oauth-id-jag+jwt"
 LEEWAY = 30
+# The longest an ID-JAG may live (`exp` - `iat`): the draft's grants are short-lived, and this server says how short.
+MAX_LIFETIME = 600
 MAX_BODY = 64 * 1024
 
 
@@ -243,18 +247,15 @@ class World:
         i = self.as_issuer
         return {
             "issuer": i,
-            "authorization_endpoint": i + "/authorize",
             "token_endpoint": i + "/token",
             "jwks_uri": i + "/jwks",
-            "response_types_supported": ["code"],
             "grant_types_supported": [JWT_BEARER],
             "authorization_grant_profiles_supported": ["urn:ietf:params:oauth:grant-profile:id-jag"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "code_challenge_methods_supported": ["S256"],
         }
 
-    def as_token(self, form, authorization):
-        status, answer = self.redeem(form, authorization)
+    def as_token(self, form, authorization, dpop=None):
+        status, answer = self.redeem(form, authorization, dpop)
         with self.lock:
             if status == 200:
                 self.stats["redeemed"].append({"scope": answer.get("scope")})
@@ -262,7 +263,30 @@ class World:
                 self.stats["refused"].append(answer)
         return status, answer
 
-    def redeem(self, form, authorization):
+    def proof_thumbprint(self, proof):
+        """The RFC 7638 thumbprint of the key a valid DPoP proof (RFC 9449 §4.3) for this token endpoint was made
+        with; None for a proof that is not one."""
+        try:
+            header = jwt.get_unverified_header(proof)
+            jwk = header.get("jwk")
+            if header.get("typ") != "dpop+jwt" or header.get("alg") != "ES256" or not isinstance(jwk, dict):
+                return None
+            if jwk.get("kty") != "EC" or jwk.get("crv") != "P-256" or "d" in jwk:
+                return None
+            claims = jwt.decode(proof, ECAlgorithm.from_jwk(json.dumps(jwk)), algorithms=["ES256"])
+        except (jwt.PyJWTError, ValueError, KeyError, TypeError):
+            return None
+        iat = claims.get("iat")
+        if claims.get("htm") != "POST" or claims.get("htu") != self.as_issuer + "/token" or not claims.get("jti"):
+            return None
+        if not isinstance(iat, (int, float)) or abs(time.time() - iat) > 60:
+            return None
+        members = json.dumps({name: jwk[name] for name in ("crv", "kty", "x", "y")}, separators=(",", ":"), sort_keys=True)
+        digest = hashes.Hash(hashes.SHA256())
+        digest.update(members.encode("utf-8"))
+        return base64.urlsafe_b64encode(digest.finalize()).rstrip(b"=").decode("ascii")
+
+    def redeem(self, form, authorization, dpop=None):
         client, error = self.client(form, authorization, self.as_client)
         if error:
             return error
@@ -287,6 +311,9 @@ class World:
         key = self.trusted.get(unverified.get("iss"))
         if key is None:
             return refuse("the assertion's issuer is not trusted")
+        audience = unverified.get("aud")
+        if isinstance(audience, list) and len(audience) != 1:
+            return refuse("the ID-JAG names several audiences; its aud is this server's issuer alone")
         try:
             claims = jwt.decode(
                 assertion,
@@ -305,6 +332,15 @@ class World:
             return refuse(f"the ID-JAG does not verify: {error}")
         if claims.get("client_id") != client:
             return refuse("the ID-JAG's client_id is not the client that presents it")
+        lifetime = claims["exp"] - claims["iat"] if all(isinstance(claims[n], (int, float)) for n in ("exp", "iat")) else None
+        if lifetime is None or lifetime > MAX_LIFETIME:
+            return refuse(f"the ID-JAG lives longer than {MAX_LIFETIME} s (exp - iat)")
+        if "cnf" in claims:
+            bound = claims["cnf"].get("jkt") if isinstance(claims["cnf"], dict) else None
+            if not isinstance(bound, str) or not bound:
+                return refuse("the ID-JAG's cnf names no jkt")
+            if not dpop or self.proof_thumbprint(dpop) != bound:
+                return refuse("the ID-JAG is bound to a key (cnf.jkt) and no DPoP proof of that key came")
         resource = claims.get("resource")
         parts = urlsplit(resource) if isinstance(resource, str) else None
         if not parts or parts.scheme != "http" or parts.hostname != "127.0.0.1" or parts.path != "/mcp":
@@ -408,7 +444,7 @@ def handler(holder):
             if url.path == "/idp/token":
                 return self.send(*world.idp_token(form, authorization))
             if url.path == "/as/token":
-                return self.send(*world.as_token(form, authorization))
+                return self.send(*world.as_token(form, authorization, self.headers.get("DPoP")))
             self.send(404, {"error": "not_found"})
 
     return Handler

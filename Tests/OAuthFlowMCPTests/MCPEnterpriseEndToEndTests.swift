@@ -168,6 +168,50 @@ struct MCPEnterpriseEndToEndTests {
         }
     }
 
+    /// The test authorization server is as strict as the ID-JAG draft (issue 63 item 10), seen by posting grants past
+    /// the client's own checks: one naming several audiences, one bound to a key (`cnf.jkt`) with no proof of it, and one
+    /// living longer than the server's maximum are refused; the bound one is redeemed with a DPoP proof of its key; and
+    /// its metadata names no authorization endpoint or PKCE, which it does not serve.
+    @Test func theAuthorizationServerIsAsStrictAsTheDraft() async throws {
+        let server = try TestIDJAGServer.require()
+        let resource = "http://127.0.0.1:9/mcp"
+        let tokenEndpoint = try #require(URL(string: server.issuer + "/token"))
+        let transport = DefaultHTTPTransport(timeout: 30)
+        func redeem(_ assertion: String, proof: String? = nil) async throws -> (status: Int, description: String) {
+            let basic = Data((server.clientID + ":" + server.clientSecret).utf8).base64EncodedString()
+            var headers = ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic " + basic]
+            if let proof { headers["DPoP"] = proof }
+            let form = "grant_type=\(GrantType.jwtBearer.rawValue)&assertion=\(assertion)"
+            let answer = try await transport.send(TransportRequest(method: .post, url: tokenEndpoint, headers: headers, body: Data(form.utf8)))
+            let body = try JSONDecoder().decode([String: JSONValue].self, from: answer.body)
+            return (answer.status, body["error_description"]?.stringValue ?? "")
+        }
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        let key = try DPoPKey.generate()
+        let refused: [(String, String)] = [
+            (try server.mint(resource: resource, changes: ["aud": .array([.string(server.issuer), .string("https://other-as.example")])]), "several audiences"),
+            (try server.mint(resource: resource, changes: ["cnf": .object(["jkt": .string(key.thumbprint)])]), "no DPoP proof"),
+            (try server.mint(resource: resource, changes: ["exp": .number(now + 3600)]), "lives longer than"),
+        ]
+        for (assertion, reason) in refused {
+            let (status, description) = try await redeem(assertion)
+            #expect(status == 400 && description.contains(reason), "\(reason): \(status) \(description)")
+        }
+        let bound = try server.mint(resource: resource, changes: ["cnf": .object(["jkt": .string(key.thumbprint)])])
+        let other = try DPoPKey.generate()
+        let wrongKey = try await redeem(bound, proof: try await other.proof(method: .post, url: tokenEndpoint))
+        #expect(wrongKey.status == 400 && wrongKey.description.contains("no DPoP proof"), "\(wrongKey)")
+        let proven = try await redeem(
+            try server.mint(resource: resource, changes: ["cnf": .object(["jkt": .string(key.thumbprint)])]),
+            proof: try await key.proof(method: .post, url: tokenEndpoint))
+        #expect(proven.status == 200, "\(proven)")
+        let origin = try #require(URL(string: server.issuer)).deletingLastPathComponent().absoluteString.trimmingCharacters(in: ["/"])
+        let metadata = try await transport.send(
+            TransportRequest(method: .get, url: try #require(URL(string: origin + "/.well-known/oauth-authorization-server/as"))))
+        let members = try JSONDecoder().decode([String: JSONValue].self, from: metadata.body)
+        #expect(members["authorization_endpoint"] == nil && members["code_challenge_methods_supported"] == nil, "\(members)")
+    }
+
     /// The Python MCP SDK's `IdentityAssertionOAuthProvider` (the second leg only: the caller hands it the ID-JAG) gets a
     /// token from the authorization server for a protected Swift MCP server, which takes it.
     @available(macOS 14, iOS 17, tvOS 17, *)

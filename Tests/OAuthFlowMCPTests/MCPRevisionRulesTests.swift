@@ -1,5 +1,6 @@
 import Foundation
 import OAuthFlow
+import OAuthFlowTesting
 import Testing
 
 import OAuthFlowMCPAuth
@@ -254,5 +255,100 @@ import OAuthFlowMCPAuth
         let (_, askedClient) = Backcompat.world(asked, revisions: nil, legacy: true)
         let outcome = await askedClient.runEverything()
         #expect(outcome == nil, "\(String(describing: outcome))")
+    }
+
+    /// A sign-in that a 401 starts keeps the scopes asked for and granted before, with those the challenge names (issue
+    /// 63 item 7; the TypeScript SDK keeps the union too): a token the server stops taking after a step-up to
+    /// `mcp:write` is replaced by one for `mcp:basic mcp:write`, not for the challenge's `mcp:basic` alone, which
+    /// would cost the user a second step-up. Seen failing without it: the third authorization asked for `mcp:basic`.
+    @Test func aSignInAfterA401KeepsTheScopesGrantedBefore() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
+        let refused = Log<String>()
+        var mcp = MockMCPServerOptions()
+        mcp.authMiddleware = { [run] request, method in
+            let challenge = "Bearer scope=\"mcp:basic\", resource_metadata=\"\(prm)\""
+            guard let header = ConformanceRun.header(request, "Authorization"), header.hasPrefix("Bearer "),
+                !refused.values.contains(String(header.dropFirst(7)))
+            else { return ConformanceRun.json(["error": .string("invalid_token")], status: 401, headers: ["WWW-Authenticate": challenge]) }
+            let granted = run.verify(String(header.dropFirst(7))) ?? []
+            guard method != "tools/call" || granted.contains("mcp:write") else {
+                return ConformanceRun.json(
+                    ["error": .string("insufficient_scope")], status: 403,
+                    headers: ["WWW-Authenticate": "Bearer error=\"insufficient_scope\", scope=\"mcp:write\", resource_metadata=\"\(prm)\""])
+            }
+            return nil
+        }
+        let asked = Log<String>()
+        let issued = Log<String>()
+        var auth = MockAuthServerOptions()
+        auth.onAuthorizationRequest = { query in asked.add(query["scope"] ?? "") }
+        auth.onTokenRequest = { [run] _, _ in
+            let token = "test-token-\(run.milliseconds())"
+            issued.add(token)
+            return .token(token, scopes: asked.values.last?.split(separator: " ").map(String.init) ?? [])
+        }
+        let clock = MovableClock()
+        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth) { $0.environment = OAuthEnvironment(transport: run.transport, clock: clock) }
+        let stopped = await client.runEverything()
+        #expect(stopped == nil, "\(stopped.map { "\($0)" } ?? "")")
+        #expect(asked.values == ["mcp:basic", "mcp:basic mcp:write"])
+        // The server stops taking every token issued so far; a minute later (not a token just issued), the 401 signs in again.
+        for token in issued.values { refused.add(token) }
+        clock.advance(60)
+        _ = try await client.request("tools/list")
+        #expect(asked.values.count == 3)
+        #expect(Set(asked.values.last?.split(separator: " ").map(String.init) ?? []) == ["mcp:basic", "mcp:write"], "\(asked.values)")
+    }
+
+    /// An authorization server that forgot the client it registered (`invalid_client` at its token endpoint) gets a new
+    /// registration, once, and the sign-in goes on with it; the forgotten one is dropped from `registrations` (issue 63
+    /// item 4: before, every sign-in failed until the user found and deleted the stored registration).
+    @Test func aForgottenRegistrationIsRegisteredAgainOnce() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
+        let refused = Log<String>()
+        let registrations = Log<String>()
+        let forgotten = Log<String>()
+        let exchanges = Log<String>()
+        var mcp = MockMCPServerOptions()
+        mcp.authMiddleware = { [run] request, _ in
+            guard let header = ConformanceRun.header(request, "Authorization"), header.hasPrefix("Bearer "),
+                !refused.values.contains(String(header.dropFirst(7))), run.verify(String(header.dropFirst(7))) != nil
+            else {
+                return ConformanceRun.json(
+                    ["error": .string("invalid_token")], status: 401, headers: ["WWW-Authenticate": "Bearer resource_metadata=\"\(prm)\""])
+            }
+            return nil
+        }
+        var auth = MockAuthServerOptions()
+        auth.onRegistrationRequest = { _ in
+            let id = "client-\(registrations.values.count + 1)"
+            registrations.add(id)
+            return MockRegistration(clientID: id, clientSecret: nil, tokenEndpointAuthMethod: "none")
+        }
+        auth.onTokenRequest = { [run] body, _ in
+            let client = body["client_id"] ?? ""
+            exchanges.add(client)
+            if forgotten.values.contains(client) { return .error("invalid_client", "unknown client", status: 401) }
+            let token = "test-token-\(run.milliseconds())"
+            return .token(token, scopes: [])
+        }
+        let clock = MovableClock()
+        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth) { $0.environment = OAuthEnvironment(transport: run.transport, clock: clock) }
+        let stopped = await client.runEverything()
+        #expect(stopped == nil, "\(stopped.map { "\($0)" } ?? "")")
+        #expect(registrations.values == ["client-1"])
+
+        // The server forgets client-1 and every token it issued; a minute later the next request signs in again.
+        forgotten.add("client-1")
+        for token in run.requests.values.compactMap({ ConformanceRun.header($0, "Authorization")?.dropFirst(7) }) { refused.add(String(token)) }
+        clock.advance(60)
+        let answer = try await client.request("tools/list")
+        #expect(answer.status == 200)
+        #expect(registrations.values == ["client-1", "client-2"])
+        #expect(exchanges.values.suffix(2) == ["client-1", "client-2"], "\(exchanges.values)")
+        let kept = try await client.authorization.configuration.registrations.client(for: try #require(URL(string: Scenarios.authOrigin)))
+        #expect(kept?.clientID == "client-2")
     }
 }

@@ -36,9 +36,14 @@ extension ProtectedResource {
         /// name one (`access_tokens.introspected_audience: may_be_absent`).
         public var isAudienceChecked: Bool { !audiences.isEmpty }
 
-        /// Whether every scope of `required` was granted.
+        /// The scopes the granted ones imply at the API that accepted the token
+        /// (``ProtectedResource/Settings/scopeImplications``).
+        var impliedScopes: Set<String> = []
+
+        /// Whether every scope of `required` was granted, or is implied by one granted
+        /// (``ProtectedResource/Settings/scopeImplications``).
         public func hasScopes(_ required: [String]) -> Bool {
-            required.allSatisfy(scopes.contains)
+            required.allSatisfy { scopes.contains($0) || impliedScopes.contains($0) }
         }
 
         /// The token's rich authorization details (RFC 9396 §9.1, §9.2): the JWT's `authorization_details` claim or

@@ -26,12 +26,17 @@ extension ProtectedResource {
         public var keysRefetchInterval: TimeInterval
         /// How long a fetched JWKS is used before it is fetched again.
         public var keysMaximumAge: TimeInterval
+        /// The narrower scopes each scope grants too, followed through: with `["mcp:admin": ["mcp:write"],
+        /// "mcp:write": ["mcp:read"]]` a token granted `mcp:admin` has `mcp:write` and `mcp:read` whenever a scope is
+        /// required (``ProtectedResource/Principal/hasScopes(_:)``). The token's own ``ProtectedResource/Principal/scopes``
+        /// stay as granted. None by default: each scope is only itself.
+        public var scopeImplications: [String: [String]]
 
         public init(
             resource: URL, audience: String? = nil, realm: String? = nil, dpop: DPoPAcceptance = .accepted,
             dpopNonces: ProtectedResource.DPoPNonceSource? = nil,
             proofWindow: TimeInterval = 60, scopesSupported: [String] = [], resourceName: String? = nil, cacheCapacity: Int = 10_000,
-            keysRefetchInterval: TimeInterval = 30, keysMaximumAge: TimeInterval = 900
+            keysRefetchInterval: TimeInterval = 30, keysMaximumAge: TimeInterval = 900, scopeImplications: [String: [String]] = [:]
         ) {
             self.resource = resource
             self.audience = audience
@@ -44,6 +49,21 @@ extension ProtectedResource {
             self.cacheCapacity = max(0, cacheCapacity)
             self.keysRefetchInterval = keysRefetchInterval
             self.keysMaximumAge = keysMaximumAge
+            self.scopeImplications = scopeImplications
+        }
+
+        /// The scopes `granted` imply (``scopeImplications``, followed through), those granted left out.
+        func implied(by granted: [String]) -> Set<String> {
+            var held = Set(granted)
+            var pending = granted
+            var implied: Set<String> = []
+            while let scope = pending.popLast() {
+                for narrower in scopeImplications[scope] ?? [] where held.insert(narrower).inserted {
+                    implied.insert(narrower)
+                    pending.append(narrower)
+                }
+            }
+            return implied
         }
     }
 }

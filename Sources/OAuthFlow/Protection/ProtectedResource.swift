@@ -189,10 +189,11 @@ public final class ProtectedResource: Sendable {
             return (.failure(answer(error, scheme: nil)), trace)
         }
         do throws(ProtectedResource.Denial) {
-            let principal = try await principal(for: presented.token, trace: &trace)
+            var principal = try await principal(for: presented.token, trace: &trace)
             try checkBinding(principal, presented: presented, request: request)
+            if !settings.scopeImplications.isEmpty { principal.impliedScopes = settings.implied(by: principal.scopes) }
             guard principal.hasScopes(scopes) else {
-                let missing = scopes.filter { !principal.scopes.contains($0) }
+                let missing = scopes.filter { !principal.hasScopes([$0]) }
                 throw ProtectedResource.Denial(
                     .insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
             }

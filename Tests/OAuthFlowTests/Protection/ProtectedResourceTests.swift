@@ -336,6 +336,29 @@ extension Protection {
             expectAccepted(await denial(api, bearer: token, requiring: ["notes:read"]))
         }
 
+        /// A scope implies the narrower ones the API states, followed through (MCP authorization: a server accounts for
+        /// scope hierarchies); the token's own scopes stay as granted, and a loop in the statement ends (issue 63 item
+        /// 8). Seen failing without it: `mcp:admin` was refused where `mcp:read` was required.
+        @Test func aBroaderScopeGrantsTheNarrowerOnesTheAPIStates() async throws {
+            var settings = ProtectionSetup.settings()
+            settings.scopeImplications = ["mcp:admin": ["mcp:write"], "mcp:write": ["mcp:read"], "a": ["b"], "b": ["a"]]
+            let api = try api(settings: settings)
+            let admin = try es.sign(claims(["scope": .string("mcp:admin")]))
+            let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(admin)"), requiring: ["mcp:read", "mcp:write"])
+            #expect(principal.scopes == ["mcp:admin"])
+            #expect(principal.hasScopes(["mcp:admin", "mcp:write", "mcp:read"]) && !principal.hasScopes(["a"]))
+            // Implication runs one way: a narrower scope never grants a broader one.
+            let reader = try es.sign(claims(["scope": .string("mcp:read")]))
+            let refusal = await denial(api, bearer: reader, requiring: ["mcp:read", "mcp:write"])
+            expectRefused(refusal, .insufficientScope, status: 403, token: reader)
+            #expect(refusal?.reason.contains("mcp:write") == true && refusal?.reason.contains("mcp:read") == false, "\(String(describing: refusal))")
+            let looped = try es.sign(claims(["scope": .string("a")]))
+            expectAccepted(await denial(api, bearer: looped, requiring: ["a", "b"]))
+            // Without the statement each scope is only itself.
+            let flat = try self.api()
+            expectRefused(await denial(flat, bearer: admin, requiring: ["mcp:read"]), .insufficientScope, status: 403, token: admin)
+        }
+
         // MARK: - Several providers
 
         @Test func theIssuerSelectsTheProviderAndOnlyItsKeysVerify() async throws {
