@@ -127,7 +127,7 @@ extension MCPAuthorization {
         do {
             do {
                 session = try await signInOnce(context, scopes: scopes, configuration: configuration)
-            } catch where context.registered && Self.forgetsClient(error) {
+            } catch let error where context.registered && Self.forgetsClient(error) {
                 // The server forgot the client it registered: register again, once, and sign in with the new one.
                 context = try await registerAgain(context)
                 session = try await signInOnce(context, scopes: scopes, configuration: configuration)
@@ -182,7 +182,8 @@ extension MCPAuthorization {
         // A server the host registered a client at first (MCP authorization: the client chooses among them).
         let issuer = try chosenAuthorizationServer(of: resourceDocument, for: server)
         let serverDocument = try await discovery.authorizationServer(issuer, legacy: resourceDocument.isLegacy)
-        if signsInUser(at: issuer) { try serverDocument.requireAuthorizationCodeFlow() }
+        // Only a context that may sign a user in needs the code flow's endpoint and PKCE (`validTokens(for:)` signs nobody in).
+        if registering, signsInUser(at: issuer) { try serverDocument.requireAuthorizationCodeFlow() }
         let (provider, pinned) = try provider(for: serverDocument)
         guard let written = URL(string: resourceDocument.resource) else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")

@@ -52,7 +52,7 @@ extension MCPAuthorization {
         let tokens: TokenSet
         do {
             tokens = try await context.manager.validTokens()
-        } catch where context.registered && Self.forgetsClient(error) {
+        } catch let error where context.registered && Self.forgetsClient(error) {
             try await forget(context)
             throw MCPAuthorizationError(
                 .notSignedIn,

@@ -31,7 +31,13 @@ signature with the key of a trusted issuer, `aud` its own issuer, `client_id` th
 `jti` present and not expired (30 s of leeway), and `jti` never seen before (a replay is refused until the grant
 would have expired). As strict as the draft: `aud` is its issuer alone (a list of several is refused), the grant lives
 at most MAX_LIFETIME seconds, and one bound to a key (`cnf.jkt`) is redeemed only with a DPoP proof (RFC 9449) of that
-key for this token endpoint. Its metadata names only what it serves: no authorization endpoint, no PKCE. It issues an ES256 JWT access token (RFC 9068: `typ` at+jwt, `aud` the resource, `sub`, the
+key for this token endpoint. Its metadata names only what it serves: no authorization endpoint, no PKCE (RFC 8414
+§2: `authorization_endpoint` is required only of a server with a grant that uses it).
+
+The same authorization server under a second issuer (/as-sdk, `sdk_issuer`), for the Python MCP SDK's ID-JAG client:
+that SDK's metadata model (mcp/shared/auth.py, `OAuthMetadata`) requires an `authorization_endpoint`, so this issuer's
+metadata names one, which refuses every request (400 `unsupported_response_type`). Its grants and tokens are its own
+(`aud` and `iss` this issuer). It issues an ES256 JWT access token (RFC 9068: `typ` at+jwt, `aud` the resource, `sub`, the
 `client_id`, `scope` the requested scopes the grant allows) for five minutes. Every refusal is RFC 6749 §5.2 JSON.
 
 HTTP besides:
@@ -85,6 +91,7 @@ class World:
         self.base = base
         self.idp_issuer = base + "/idp"
         self.as_issuer = base + "/as"
+        self.sdk_issuer = base + "/as-sdk"
         self.minting_issuer = "https://idp.minting.test"
         self.idp_key = Key()
         self.as_key = Key()
@@ -92,7 +99,7 @@ class World:
         self.idp_client = ("enterprise-agent", secrets.token_urlsafe(24))
         self.as_client = ("mcp-agent", secrets.token_urlsafe(24))
         # The identity provider's client at each authorization server it issues grants for.
-        self.mapped_clients = {self.as_issuer: self.as_client[0]}
+        self.mapped_clients = {self.as_issuer: self.as_client[0], self.sdk_issuer: self.as_client[0]}
         self.codes = {}
         self.refresh_tokens = {}
         self.seen_jti = {}
@@ -243,9 +250,9 @@ class World:
 
     # MARK: authorization server
 
-    def as_metadata(self):
-        i = self.as_issuer
-        return {
+    def as_metadata(self, issuer=None):
+        i = issuer or self.as_issuer
+        metadata = {
             "issuer": i,
             "token_endpoint": i + "/token",
             "jwks_uri": i + "/jwks",
@@ -253,9 +260,12 @@ class World:
             "authorization_grant_profiles_supported": ["urn:ietf:params:oauth:grant-profile:id-jag"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         }
+        if i == self.sdk_issuer:
+            metadata.update({"authorization_endpoint": i + "/authorize", "response_types_supported": ["code"]})
+        return metadata
 
-    def as_token(self, form, authorization, dpop=None):
-        status, answer = self.redeem(form, authorization, dpop)
+    def as_token(self, form, authorization, dpop=None, issuer=None):
+        status, answer = self.redeem(form, authorization, dpop, issuer or self.as_issuer)
         with self.lock:
             if status == 200:
                 self.stats["redeemed"].append({"scope": answer.get("scope")})
@@ -263,7 +273,7 @@ class World:
                 self.stats["refused"].append(answer)
         return status, answer
 
-    def proof_thumbprint(self, proof):
+    def proof_thumbprint(self, proof, issuer):
         """The RFC 7638 thumbprint of the key a valid DPoP proof (RFC 9449 §4.3) for this token endpoint was made
         with; None for a proof that is not one."""
         try:
@@ -277,7 +287,7 @@ class World:
         except (jwt.PyJWTError, ValueError, KeyError, TypeError):
             return None
         iat = claims.get("iat")
-        if claims.get("htm") != "POST" or claims.get("htu") != self.as_issuer + "/token" or not claims.get("jti"):
+        if claims.get("htm") != "POST" or claims.get("htu") != issuer + "/token" or not claims.get("jti"):
             return None
         if not isinstance(iat, (int, float)) or abs(time.time() - iat) > 60:
             return None
@@ -286,7 +296,7 @@ class World:
         digest.update(members.encode("utf-8"))
         return base64.urlsafe_b64encode(digest.finalize()).rstrip(b"=").decode("ascii")
 
-    def redeem(self, form, authorization, dpop=None):
+    def redeem(self, form, authorization, dpop, issuer):
         client, error = self.client(form, authorization, self.as_client)
         if error:
             return error
@@ -319,7 +329,7 @@ class World:
                 assertion,
                 key.private.public_key(),
                 algorithms=["ES256"],
-                audience=self.as_issuer,
+                audience=issuer,
                 issuer=unverified["iss"],
                 leeway=LEEWAY,
                 options={"require": ["exp", "iat", "jti", "sub", "aud", "iss"]},
@@ -339,7 +349,7 @@ class World:
             bound = claims["cnf"].get("jkt") if isinstance(claims["cnf"], dict) else None
             if not isinstance(bound, str) or not bound:
                 return refuse("the ID-JAG's cnf names no jkt")
-            if not dpop or self.proof_thumbprint(dpop) != bound:
+            if not dpop or self.proof_thumbprint(dpop, issuer) != bound:
                 return refuse("the ID-JAG is bound to a key (cnf.jkt) and no DPoP proof of that key came")
         resource = claims.get("resource")
         parts = urlsplit(resource) if isinstance(resource, str) else None
@@ -359,7 +369,7 @@ class World:
         issued = int(now)
         token = self.as_key.sign(
             {
-                "iss": self.as_issuer,
+                "iss": issuer,
                 "sub": claims["sub"],
                 "aud": resource,
                 "client_id": client,
@@ -415,6 +425,8 @@ def handler(holder):
             url = urlsplit(self.path)
             routes = {
                 "/.well-known/oauth-authorization-server/as": world.as_metadata,
+                "/.well-known/oauth-authorization-server/as-sdk": lambda: world.as_metadata(world.sdk_issuer),
+                "/as-sdk/jwks": lambda: {"keys": [world.as_key.jwk]},
                 "/as/.well-known/oauth-authorization-server": world.as_metadata,
                 "/.well-known/openid-configuration/idp": world.idp_metadata,
                 "/idp/.well-known/openid-configuration": world.idp_metadata,
@@ -424,6 +436,8 @@ def handler(holder):
             }
             if url.path in routes:
                 return self.send(200, routes[url.path]())
+            if url.path == "/as-sdk/authorize":
+                return self.send(400, {"error": "unsupported_response_type", "error_description": "only the JWT bearer grant"})
             if url.path == "/idp/authorize":
                 status, body, location = world.idp_authorize(parse_qs(url.query))
                 return self.send(status, body, location)
@@ -445,6 +459,8 @@ def handler(holder):
                 return self.send(*world.idp_token(form, authorization))
             if url.path == "/as/token":
                 return self.send(*world.as_token(form, authorization, self.headers.get("DPoP")))
+            if url.path == "/as-sdk/token":
+                return self.send(*world.as_token(form, authorization, self.headers.get("DPoP"), world.sdk_issuer))
             self.send(404, {"error": "not_found"})
 
     return Handler
@@ -460,6 +476,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     description = {
         "issuer": world.as_issuer,
+        "sdk_issuer": world.sdk_issuer,
         "metadata": world.base + "/.well-known/oauth-authorization-server/as",
         "idp_issuer": world.idp_issuer,
         "idp_client_id": world.idp_client[0],

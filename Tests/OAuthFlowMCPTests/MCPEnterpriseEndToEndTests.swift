@@ -14,6 +14,9 @@ import Testing
 /// The enterprise identity provider and ID-JAG authorization server `scripts/servers.sh` starts (Tests/IDJAGServer).
 struct TestIDJAGServer: Decodable, Sendable {
     let issuer: String
+    /// The same authorization server under the issuer whose metadata names an authorization endpoint, which the Python
+    /// MCP SDK's metadata model requires.
+    let sdkIssuer: String
     let idpIssuer: String
     let idpClientID: String
     let idpClientSecret: String
@@ -23,7 +26,7 @@ struct TestIDJAGServer: Decodable, Sendable {
     let mintingKey: String
 
     enum CodingKeys: String, CodingKey {
-        case issuer, idpIssuer = "idp_issuer", idpClientID = "idp_client_id", idpClientSecret = "idp_client_secret"
+        case issuer, sdkIssuer = "sdk_issuer", idpIssuer = "idp_issuer", idpClientID = "idp_client_id", idpClientSecret = "idp_client_secret"
         case clientID = "client_id", clientSecret = "client_secret", mintingIssuer = "minting_issuer", mintingKey = "minting_key"
     }
 
@@ -56,8 +59,9 @@ struct TestIDJAGServer: Decodable, Sendable {
     }
 
     /// The authorization server as the MCP server trusts it: its JWT access tokens, verified with its keys.
-    func authorizationServer() throws -> Provider {
-        try TestDescriptor(
+    func authorizationServer(issuer: String? = nil) throws -> Provider {
+        let issuer = issuer ?? self.issuer
+        return try TestDescriptor(
             id: "idjag-as", issuer: issuer, endpoints: [("token", issuer + "/token"), ("jwks", issuer + "/jwks")],
             extra: """
                 grant_types: [\(GrantType.jwtBearer.rawValue)]
@@ -72,11 +76,11 @@ struct TestIDJAGServer: Decodable, Sendable {
     }
 
     /// An ID-JAG signed with the second identity provider's key the authorization server trusts, as a test mints one.
-    func mint(resource: String, changes: [String: JSONValue] = [:], type: String = "oauth-id-jag+jwt") throws -> String {
+    func mint(resource: String, changes: [String: JSONValue] = [:], type: String = "oauth-id-jag+jwt", audience: String? = nil) throws -> String {
         let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: mintingKey, encoding: .utf8))
         let now = Date().timeIntervalSince1970.rounded(.down)
         var claims: [String: JSONValue] = [
-            "iss": .string(mintingIssuer), "sub": .string("bob"), "aud": .string(issuer), "resource": .string(resource),
+            "iss": .string(mintingIssuer), "sub": .string("bob"), "aud": .string(audience ?? issuer), "resource": .string(resource),
             "client_id": .string(clientID), "jti": .string(UUID().uuidString), "iat": .number(now), "exp": .number(now + 120),
         ]
         claims.merge(changes) { $1 }
@@ -94,11 +98,11 @@ struct MCPEnterpriseEndToEndTests {
     /// A protected MCP server on 127.0.0.1 that trusts the ID-JAG authorization server, stateless (the Swift SDK's client
     /// on Linux reads no Server-Sent Events); `body` runs while it serves.
     @available(macOS 14, iOS 17, tvOS 17, *)
-    static func serving<T: Sendable>(_ server: TestIDJAGServer, _ body: (URL) async throws -> T) async throws -> T {
+    static func serving<T: Sendable>(_ server: TestIDJAGServer, issuer: String? = nil, _ body: (URL) async throws -> T) async throws -> T {
         try await LoopbackApplication.serving(label: "mcp-enterprise-test") { port in
             let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/mcp"))
             let api = try ProtectedResource(
-                providers: [try server.authorizationServer()], settings: .mcpServer(at: endpoint, scopesSupported: ["notes:read"]))
+                providers: [try server.authorizationServer(issuer: issuer)], settings: .mcpServer(at: endpoint, scopesSupported: ["notes:read"]))
             let mcp = try ProtectedMCPServer(
                 api, configuration: .init(scopes: [], toolScopes: [:], sessions: .stateless), makeServer: ProtectedServerWorld.makeServer)
             let router = Router()
@@ -220,17 +224,18 @@ struct MCPEnterpriseEndToEndTests {
         let server = try TestIDJAGServer.require()
         let files = try TemporaryDirectory()
         defer { files.cleanUp() }
-        let result = try await Self.serving(server) { endpoint in
-            let grant = try files.write("id-jag", try server.mint(resource: endpoint.absoluteString))
+        // The Python SDK's metadata model requires an authorization endpoint: the issuer whose metadata names one.
+        let result = try await Self.serving(server, issuer: server.sdkIssuer) { endpoint in
+            let grant = try files.write("id-jag", try server.mint(resource: endpoint.absoluteString, audience: server.sdkIssuer))
             let script = repositoryRoot.appendingPathComponent("Tests/IDJAGServer/sdk_client.py")
             return try await ChildProcess.run(
-                PythonMCPClient.python, [script.path, endpoint.absoluteString, server.issuer, server.clientID, grant.path],
+                PythonMCPClient.python, [script.path, endpoint.absoluteString, server.sdkIssuer, server.clientID, grant.path],
                 environment: ["IDJAG_CLIENT_SECRET": server.clientSecret])
         }
         #expect(result.status == 0, "\(result.stderr.suffix(3000))")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
         #expect((answer["whoami"] as? [String: Any])?["texts"] as? [String] == ["you are bob ()"], "\(answer)")
-        #expect((answer["asked"] as? [[String: String]])?.first?["audience"] == server.issuer, "\(answer)")
+        #expect((answer["asked"] as? [[String: String]])?.first?["audience"] == server.sdkIssuer, "\(answer)")
     }
 }
 
