@@ -26,6 +26,23 @@ struct MCPAuthDocExamples {
         try await agent.signIn(to: URL(string: "https://mcp.notes.example.com/mcp")!)
     }
 
+    /// "The authorization server's side".
+    func redeemingGrants(oauth: OAuth, assertion: String, authenticatedClientID: String, requestedResource: String?) async throws
+        -> [String: String]
+    {
+        let grants = try IdentityAssertionGrantVerifier(
+            identityProviders: [try oauth.provider("corp-idp")],
+            settings: .init(issuer: "https://as.example.com", resources: ["https://mcp.example.com/mcp"]))
+        do {
+            let grant = try await grants.verify(Secret(assertion), client: authenticatedClientID, resource: requestedResource)
+            // Issue an access token for grant.subject, grant.resource and grant.scopes, bound to grant.boundKeyThumbprint if any.
+            return ["sub": grant.subject, "resource": grant.resource]
+        } catch {
+            // Answer HTTP 400 with error.answer: {"error": "invalid_grant", "error_description": …}.
+            return error.answer
+        }
+    }
+
     /// "Workload identity: a JWT instead of a user".
     func workload(store: any TokenStore) {
         var workload = ClientSettings(clientID: "reports-job")

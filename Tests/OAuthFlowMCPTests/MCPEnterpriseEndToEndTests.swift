@@ -216,6 +216,47 @@ struct MCPEnterpriseEndToEndTests {
         #expect(members["authorization_endpoint"] == nil && members["code_challenge_methods_supported"] == nil, "\(members)")
     }
 
+    /// A Swift authorization server's checks (``IdentityAssertionGrantVerifier``, issue 63 item 11) redeem what the Python
+    /// identity provider issues: alice signs in there, her ID token is exchanged for an ID-JAG for this server and a
+    /// resource, and the verifier takes it with the identity provider's keys, once; presented by another client, or
+    /// again, it is refused.
+    @Test func aSwiftAuthorizationServerRedeemsTheIdentityProvidersGrant() async throws {
+        let server = try TestIDJAGServer.require()
+        let resource = "http://127.0.0.1:9/mcp"
+        let idp = try server.identityProvider()
+        let store = InMemoryTokenStore()
+        let signIn = LoopbackSignIn(store: store, browser: FollowingBrowser())
+        let session = try await signIn.signIn(
+            to: idp, settings: ClientSettings(clientID: server.idpClientID, secret: Secret(server.idpClientSecret), scopes: ["openid"]),
+            account: "alice", timeout: .seconds(90)
+        ).session
+        let idToken = try #require(session.tokens.idToken)
+        let exchanger = OAuthClient(provider: idp, configuration: .service(clientID: server.idpClientID, clientSecret: Secret(server.idpClientSecret)))
+        let exchanged = try await exchanger.exchangeToken(
+            OAuthClient.TokenExchangeRequest(
+                subjectToken: idToken, subjectTokenType: TokenTypeIdentifier.idToken, requestedTokenType: TokenTypeIdentifier.idJAG,
+                target: OAuthClient.ServiceTokenRequest(resources: [resource], audiences: [server.issuer])))
+        let grants = try IdentityAssertionGrantVerifier(
+            identityProviders: [idp], settings: .init(issuer: server.issuer, resources: [resource]),
+            environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 30)))
+        let assertion = exchanged.tokens.accessToken
+        let foreign = await Self.refusal(grants, assertion, client: "someone-else")
+        #expect(foreign?.reason.contains("client_id") == true, "\(String(describing: foreign))")
+        let grant = try await grants.verify(assertion, client: server.clientID, resource: resource)
+        #expect(grant.subject == "alice" && grant.identityProvider == server.idpIssuer && grant.resource == resource, "\(grant)")
+        let replayed = await Self.refusal(grants, assertion, client: server.clientID)
+        #expect(replayed?.reason.contains("presented before") == true, "\(String(describing: replayed))")
+    }
+
+    static func refusal(_ grants: IdentityAssertionGrantVerifier, _ assertion: Secret, client: String) async -> IdentityAssertionGrantVerifier.Refusal? {
+        do {
+            _ = try await grants.verify(assertion, client: client)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// The Python MCP SDK's `IdentityAssertionOAuthProvider` (the second leg only: the caller hands it the ID-JAG) gets a
     /// token from the authorization server for a protected Swift MCP server, which takes it.
     @available(macOS 14, iOS 17, tvOS 17, *)

@@ -51,18 +51,15 @@ import OAuthFlowMCPAuth
         #expect(error.error == "access_denied")
     }
 
-    /// A step-up asks for the scopes asked for before and those the 403 demands, even when the token answer granted
-    /// fewer than were asked for (MCP authorization, "Step-Up Authorization Flow": the previously requested scope set).
-    @Test func aStepUpAsksForTheScopesAskedForBefore() async throws {
-        let run = ConformanceRun(version: .v20260728)
-        let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
-        var mcp = MockMCPServerOptions()
-        mcp.scopesSupported = ["mcp:basic", "mcp:extra"]
-        mcp.authMiddleware = { [run] request, method in
-            guard let header = ConformanceRun.header(request, "Authorization"), header.hasPrefix("Bearer ") else {
-                return ConformanceRun.json(
-                    ["error": .string("invalid_token")], status: 401, headers: ["WWW-Authenticate": "Bearer resource_metadata=\"\(prm)\""])
-            }
+    /// The MCP server's middleware of the step-up tests: 401 with `challenge` without a token (or with one in `refused`),
+    /// 403 `insufficient_scope` for `mcp:write` to a `tools/call` whose token lacks it.
+    static func writeNeededForTools(
+        _ run: ConformanceRun, metadata prm: String, challenge: String, refused: Log<String> = Log<String>()
+    ) -> @Sendable (TransportRequest, String?) -> TransportResponse? {
+        { [run] request, method in
+            guard let header = ConformanceRun.header(request, "Authorization"), header.hasPrefix("Bearer "),
+                !refused.values.contains(String(header.dropFirst(7)))
+            else { return ConformanceRun.json(["error": .string("invalid_token")], status: 401, headers: ["WWW-Authenticate": challenge]) }
             let granted = run.verify(String(header.dropFirst(7))) ?? []
             guard method != "tools/call" || granted.contains("mcp:write") else {
                 return ConformanceRun.json(
@@ -71,6 +68,16 @@ import OAuthFlowMCPAuth
             }
             return nil
         }
+    }
+
+    /// A step-up asks for the scopes asked for before and those the 403 demands, even when the token answer granted
+    /// fewer than were asked for (MCP authorization, "Step-Up Authorization Flow": the previously requested scope set).
+    @Test func aStepUpAsksForTheScopesAskedForBefore() async throws {
+        let run = ConformanceRun(version: .v20260728)
+        let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
+        var mcp = MockMCPServerOptions()
+        mcp.scopesSupported = ["mcp:basic", "mcp:extra"]
+        mcp.authMiddleware = Self.writeNeededForTools(run, metadata: prm, challenge: "Bearer resource_metadata=\"\(prm)\"")
         let asked = Log<String>()
         var auth = MockAuthServerOptions()
         auth.onAuthorizationRequest = { query in asked.add(query["scope"] ?? "") }
@@ -266,19 +273,8 @@ import OAuthFlowMCPAuth
         let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
         let refused = Log<String>()
         var mcp = MockMCPServerOptions()
-        mcp.authMiddleware = { [run] request, method in
-            let challenge = "Bearer scope=\"mcp:basic\", resource_metadata=\"\(prm)\""
-            guard let header = ConformanceRun.header(request, "Authorization"), header.hasPrefix("Bearer "),
-                !refused.values.contains(String(header.dropFirst(7)))
-            else { return ConformanceRun.json(["error": .string("invalid_token")], status: 401, headers: ["WWW-Authenticate": challenge]) }
-            let granted = run.verify(String(header.dropFirst(7))) ?? []
-            guard method != "tools/call" || granted.contains("mcp:write") else {
-                return ConformanceRun.json(
-                    ["error": .string("insufficient_scope")], status: 403,
-                    headers: ["WWW-Authenticate": "Bearer error=\"insufficient_scope\", scope=\"mcp:write\", resource_metadata=\"\(prm)\""])
-            }
-            return nil
-        }
+        mcp.authMiddleware = Self.writeNeededForTools(
+            run, metadata: prm, challenge: "Bearer scope=\"mcp:basic\", resource_metadata=\"\(prm)\"", refused: refused)
         let asked = Log<String>()
         let issued = Log<String>()
         var auth = MockAuthServerOptions()
