@@ -21,6 +21,9 @@ The rules:
   named after what it holds and is not checked.
 - jose-room: jwt-kit is imported only in Sources/OAuthFlow/JWT/ (JOSE_ROOM), where every signature OAuthFlow makes or
   checks with it is; any other folder signs and verifies through that folder's types (Docs/design.md, Layers).
+- json-gate: a server's answer (`response.body`, `answer.body`) is never handed to `JSONDecoder` or
+  `JSONSerialization` directly: it is read through ServerJSON (Sources/OAuthFlow/Support/ServerJSON.swift), the gate
+  whose strict reader refuses text two readers could read differently (a member given twice, not UTF-8).
 
 A rule can be waived for one file, with its reason, in EXCEPTIONS below (PENDING holds what other branches of issue 57
 are splitting); an entry that no longer matches a finding is itself a finding (stale-exception), so the lists cannot
@@ -43,6 +46,9 @@ FILE_LINES = 600
 # The one folder under Sources/ that may import jwt-kit, and an import of it in any form (`@preconcurrency import
 # JWTKit`, `import struct JWTKit.JWTHeader`).
 JOSE_ROOM = "OAuthFlow/JWT/"
+# A server's answer decoded around ServerJSON, the one gate (JSON_GATE) that may hand a body to Foundation's readers.
+JSON_GATE = "OAuthFlow/Support/ServerJSON.swift"
+AROUND_JSON_GATE = re.compile(r"(?:JSONDecoder\(\)\s*\.\s*decode|JSONSerialization\s*\.\s*jsonObject)\s*\([^)]*\b(?:response|answer)\.body\b")
 JWTKIT_IMPORT = re.compile(r"^[ \t]*(?:@[\w()]+[ \t]+)*import[ \t]+(?:(?:class|struct|enum|protocol|func|var|let|typealias)[ \t]+)?JWTKit\b", re.M)
 
 # A rule waived for a file: path under Sources/ (or a pattern of paths) -> {rule: reason}. Keep each reason a sentence a
@@ -270,6 +276,10 @@ def scan(relative, text, limits):
         for match in JWTKIT_IMPORT.finditer(code):
             findings.append((line_of(starts, match.start()), "jose-room", "imports jwt-kit outside %s: sign and verify through "
                              "that folder's types (JWSPrivateKey, CompactJWS, SigningKeys)" % JOSE_ROOM))
+    if relative.replace(os.sep, "/") != JSON_GATE:
+        for match in AROUND_JSON_GATE.finditer(code):
+            findings.append((line_of(starts, match.start()), "json-gate", "decodes a server's answer around ServerJSON: read it with "
+                             "ServerJSON.object, .value or .decode, whose strict reader refuses a member given twice and non-UTF-8"))
     return findings
 
 
@@ -391,7 +401,8 @@ def main():
     for path, line, rule, message in findings:
         print("%s:%d: %s [%s]" % (path, line, message, rule))
     sys.stdout.flush()
-    print("house: %d finding(s) (functions at most %d lines, files at most %d, each file named after its type, jwt-kit only in %s%s)"
+    print("house: %d finding(s) (functions at most %d lines, files at most %d, each file named after its type, jwt-kit only in %s, "
+          "server answers read through ServerJSON%s)"
           % (len(findings), FUNCTION_LINES, FILE_LINES, JOSE_ROOM, "; %d excused by EXCEPTIONS and PENDING in scripts/house.py" % waived if waived else ""),
           file=sys.stderr)
     return 1 if findings else 0

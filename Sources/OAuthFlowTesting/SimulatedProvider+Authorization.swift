@@ -146,12 +146,26 @@ extension SimulatedProvider {
         let scopes = try request.client.granted((parameters["scope"] ?? "").split(separator: " ").map(String.init))
         let details = try grantedDetails(parameters["authorization_details"])
         let now = clock.now()
+        let (authTime, acr) = authentication(asked: parameters, now: now)
         let code = Self.random()
         codes[code] = CodeGrant(
             clientID: request.client.id, redirectURI: parameters["redirect_uri"] ?? "", codeChallenge: challenge, scopes: scopes,
-            nonce: parameters["nonce"], subject: subject, sessionID: Base64URL.random(bytes: 12), authTime: now,
+            nonce: parameters["nonce"], subject: subject, sessionID: Base64URL.random(bytes: 12), authTime: authTime, acr: acr,
             expiresAt: now.addingTimeInterval(settings.codeLifetime), dpopKey: proofKey, authorizationDetails: details)
         return code
+    }
+
+    /// When the user authenticated and how, as an authorization request asks (OpenID Connect `max_age` and `acr_values`):
+    /// the user's last authentication, ``Settings/userAuthenticatedAgo`` back, unless `max_age` is shorter (the user signs
+    /// in again now); the first `acr_values` class the provider supports, else ``Settings/defaultACR``. A provider set not
+    /// to honour them (``Settings/honoursStepUp``) answers as if nothing were asked.
+    private func authentication(asked parameters: [String: String], now: Date) -> (Date, String?) {
+        let last = now.addingTimeInterval(-settings.userAuthenticatedAgo)
+        guard settings.honoursStepUp else { return (last, settings.defaultACR) }
+        var authTime = last
+        if let age = parameters["max_age"].flatMap(Int.init), now.timeIntervalSince(last) > Double(age) { authTime = now }
+        let asked = (parameters["acr_values"] ?? "").split(separator: " ").map(String.init)
+        return (authTime, asked.first(where: settings.acrValuesSupported.contains) ?? settings.defaultACR)
     }
 
     /// The redirect URI with `fields` added to its query.

@@ -24,6 +24,8 @@ extension SimulatedProvider {
         let subject: String
         let sessionID: String
         let authTime: Date
+        /// The authentication context class of that authentication (`acr`), when one is stated.
+        var acr: String? = nil
         let expiresAt: Date
         /// `dpop_jkt` of the authorization request: the token request's proof must be made with that key.
         let dpopKey: String?

@@ -38,6 +38,7 @@ extension SimulatedProvider {
             "backchannel_logout_session_supported": .bool(true),
         ]
         if let types = settings.authorizationDetailsTypes { document["authorization_details_types_supported"] = strings(types) }
+        if !settings.acrValuesSupported.isEmpty { document["acr_values_supported"] = strings(settings.acrValuesSupported) }
         if settings.offersDPoP || settings.requiresDPoP {
             document["dpop_signing_alg_values_supported"] = strings(SimulatedProvider.proofAlgorithms)
         }

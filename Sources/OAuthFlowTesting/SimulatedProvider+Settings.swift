@@ -73,6 +73,18 @@ extension SimulatedProvider {
         /// The authorization details granted whatever a request asked for (a server that changes them, RFC 9396 §7);
         /// nil grants those asked for. Token answers, JWT access tokens and introspection carry what is granted.
         public var grantedAuthorizationDetails: JSONValue? = nil
+        /// How long before a sign-in the user last authenticated: its ID token's `auth_time`, unless the request's
+        /// `max_age` is shorter, when the user authenticates again (OpenID Connect Core §3.1.2.1). Zero: every sign-in
+        /// authenticates the user.
+        public var userAuthenticatedAgo: TimeInterval = 0
+        /// The authentication context classes the provider can satisfy: the first of a request's `acr_values` that is
+        /// here becomes the ID token's `acr`.
+        public var acrValuesSupported: [String] = []
+        /// The ID token's `acr` when the request asks none this provider supports; nil sends none.
+        public var defaultACR: String? = nil
+        /// Whether `max_age` and `acr_values` are honoured; false plays a provider that ignores them, for the tests of a
+        /// client's own checks of `auth_time` and `acr`.
+        public var honoursStepUp = true
         /// Claims of each user, by subject, put in ID tokens (for `profile` and `email`) and userinfo.
         public var users: [String: [String: JSONValue]] = [:]
         /// Whether ID tokens carry the user's claims the scopes release (`name`, `email`, `email_verified`); false

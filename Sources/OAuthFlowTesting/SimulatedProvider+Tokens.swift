@@ -16,6 +16,7 @@ extension SimulatedProvider {
         var sessionID: String?
         var nonce: String?
         var authTime: Date?
+        var acr: String? = nil
         /// The key the access token is bound to (`cnf.jkt`).
         var proofKey: String?
         /// Issue a refresh token, bound to this key when it is a public client's (RFC 9449 §5).
@@ -73,8 +74,8 @@ extension SimulatedProvider {
             ? (now.addingTimeInterval(settings.refreshTokenLifetime), client.authentication == .none ? proof?.thumbprint : nil) : nil
         return Issue(
             clientID: client.id, subject: grant.subject, scopes: grant.scopes, audience: audience(Self.targets(of: request)), family: family,
-            sessionID: grant.sessionID, nonce: grant.nonce, authTime: grant.authTime, proofKey: proof?.thumbprint, refresh: refresh,
-            authorizationDetails: grant.authorizationDetails)
+            sessionID: grant.sessionID, nonce: grant.nonce, authTime: grant.authTime, acr: grant.acr, proofKey: proof?.thumbprint,
+            refresh: refresh, authorizationDetails: grant.authorizationDetails)
     }
 
     /// RFC 6749 §6 with RFC 9700 §4.14.2: an unknown, expired, revoked or another client's refresh token is
@@ -183,6 +184,7 @@ extension SimulatedProvider {
         if let nonce = issue.nonce { claims["nonce"] = .string(nonce) }
         if let sessionID = issue.sessionID, !sessionID.isEmpty { claims["sid"] = .string(sessionID) }
         if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
+        if let acr = issue.acr { claims["acr"] = .string(acr) }
         if settings.userClaimsInIDTokens { claims.merge(userClaims(subject, scopes: issue.scopes)) { kept, _ in kept } }
         return try await signWithCurrentKey(claims)
     }

@@ -75,6 +75,11 @@ public struct ClientSettings: Sendable {
     public var grantManagement: GrantManagementAction? = nil
     /// The protected resources (RFC 8707) a sign-in with these settings asks tokens for; empty names none.
     public var resources: [URL] = []
+    /// How recent the user's authentication must be at a sign-in with these settings
+    /// (``ClientConfiguration/maximumAuthenticationAge``).
+    public var maximumAuthenticationAge: Int? = nil
+    /// The authentication context classes a sign-in with these settings asks for (``ClientConfiguration/acrValues``).
+    public var acrValues: [String] = []
     /// The workload's platform-issued JWT, for the JWT bearer grant with no user (RFC 7523 §2.1): a file read afresh each
     /// time, or the host's callback. Nil for a client that signs users in. An MCP authorization given these settings for
     /// an authorization server presents it there instead of signing a user in.
@@ -124,6 +129,8 @@ public struct ClientSettings: Sendable {
         configuration.grantManagement = grantManagement
         configuration.resources = resources
         configuration.authorizationServer = authorizationServer
+        configuration.maximumAuthenticationAge = maximumAuthenticationAge
+        configuration.acrValues = acrValues
         return configuration
     }
 

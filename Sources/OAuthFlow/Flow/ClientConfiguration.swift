@@ -35,6 +35,13 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// them with. When set, nothing is sent to a provider whose `issuer` is not this one exactly: ``OAuthClient`` refuses
     /// with ``FlowError`` `wrong_authorization_server` before the request leaves.
     public var authorizationServer: URL? = nil
+    /// How recent the user's authentication must be, in seconds (OpenID Connect `max_age`, RFC 9470 step-up): the
+    /// provider asks the user to sign in again when it was longer ago, and the ID token's `auth_time` must show it.
+    /// Nil asks nothing. Checked only in an OpenID Connect sign-in, the one that returns an ID token.
+    public var maximumAuthenticationAge: Int? = nil
+    /// The authentication context classes asked for, preferred first (OpenID Connect `acr_values`, RFC 9470
+    /// step-up, such as a phishing-resistant factor): the ID token's `acr` must be one of them. Empty asks none.
+    public var acrValues: [String] = []
 
     public init(
         clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,

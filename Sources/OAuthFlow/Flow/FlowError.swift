@@ -126,6 +126,9 @@ extension ErrorCode where Domain == FlowError {
     /// A JWT bearer grant's assertion (RFC 7523 §3) names another audience than the authorization server's issuer or
     /// token endpoint, has no `exp` that is a number in the future, or an `nbf` still to come: it was not presented.
     public static let unusableAssertion = Self("unusable_assertion")
+    /// A step-up (``ClientConfiguration/maximumAuthenticationAge``, ``ClientConfiguration/acrValues``) asked of a
+    /// sign-in that returns no ID token to check it in, or written wrongly (a negative age, a class holding a space).
+    public static let stepUp = Self("step_up")
 }
 
 extension FlowError: CodedError {}

@@ -175,6 +175,7 @@ extension OAuthClient {
                 throw IDTokenError(.missing, "provider `\(provider.id)` returned no ID token for an OpenID Connect sign-in")
             }
             let claims = try await idTokenValidator().validate(idToken, nonce: pending.nonce, accessToken: tokens.accessToken)
+            try Self.checkStepUp(claims, pending: pending, now: clock.now())
             logger.debug("ID token verified", metadata: ["provider": "\(provider.id)", "sub": "\(claims.subject)"])
             verified = claims
         }
@@ -201,5 +202,30 @@ extension OAuthClient {
             }
         }
         return fields
+    }
+
+    /// What a step-up asked of the ID token (OpenID Connect Core §3.1.2.1, RFC 9470): with `max_age`, an `auth_time`
+    /// no further back than it (a minute of clock skew allowed); with `acr_values`, an `acr` among them.
+    ///
+    /// - Throws: ``IDTokenError`` `authentication_too_old` or `acr_not_satisfied`.
+    static func checkStepUp(_ claims: IDTokenClaims, pending: PendingAuthorization, now: Date) throws {
+        if let age = pending.maximumAuthenticationAge {
+            guard let authenticated = claims.all["auth_time"]?.numericDate else {
+                throw IDTokenError(.authenticationTooOld, "the ID token has no `auth_time` (a number of seconds), which `max_age` asks for")
+            }
+            let elapsed = now.timeIntervalSince1970 - authenticated
+            guard elapsed <= Double(age) + 60 else {
+                throw IDTokenError(
+                    .authenticationTooOld,
+                    "the user authenticated \(Int(elapsed)) s before the callback, longer ago than the `max_age` of \(age) s asked for")
+            }
+        }
+        if let asked = pending.acrValues, !asked.isEmpty {
+            guard let acr = claims.all["acr"]?.stringValue, asked.contains(acr) else {
+                let named = claims.all["acr"]?.stringValue.map { "`\(TerminalText.escaped(String($0.prefix(100))))`" } ?? "none"
+                throw IDTokenError(
+                    .acrNotSatisfied, "the ID token's `acr` is \(named), not one of the `acr_values` asked for (\(asked.joined(separator: " ")))")
+            }
+        }
     }
 }

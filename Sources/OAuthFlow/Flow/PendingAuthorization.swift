@@ -21,6 +21,10 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     public var proofKey: DPoPKey? = nil
     /// When the pushed request's `request_uri` expires (RFC 9126 §2.2); nil when the request was not pushed.
     public var requestExpiresAt: Date? = nil
+    /// The `max_age` sent: the ID token's `auth_time` must be at most this many seconds before the callback.
+    public var maximumAuthenticationAge: Int? = nil
+    /// The `acr_values` sent: the ID token's `acr` must be one of them. Nil when none were sent.
+    public var acrValues: [String]? = nil
 
     /// Whether the URL can no longer be used: its pushed request expired (a provider would show an error page).
     public func isExpired(at now: Date = Date()) -> Bool { requestExpiresAt.map { now >= $0 } ?? false }
@@ -62,6 +66,8 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         let redirectURI: URL
         let scopes: [String]
         let proofKey: DPoPKey?
+        let maximumAuthenticationAge: Int?
+        let acrValues: [String]
 
         init(provider: Provider, client: ClientConfiguration, proofKey: DPoPKey?) throws {
             guard let redirectURI = client.redirectURI else {
@@ -94,6 +100,10 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             }
             // The host's resources replace any the descriptor fixes.
             if !client.resources.isEmpty { extra["resource"] = nil }
+            // Step-up (OpenID Connect `max_age` and `acr_values`, RFC 9470): what the host asks replaces the descriptor's,
+            // and is checked in the ID token, so only an OpenID Connect sign-in may ask it.
+            let stepUp = try Self.authenticationParameters(client, provider: provider, scopes: scopes)
+            for (name, _) in stepUp { extra[name] = nil }
             for (name, value) in extra.sorted(by: { $0.key < $1.key })
             where !DescriptorSchema.reservedParameters.contains(name) && name != policy.clientIDParameter {
                 parameters.append((name, value))
@@ -121,17 +131,47 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             if let grantParameters { parameters += grantParameters }
             // RFC 8707 §2: the resources the tokens are for; the code exchange and every refresh repeat them.
             parameters += try client.resourceParameters()
+            parameters += stepUp
             self.parameters = parameters
             self.providerID = provider.id
             self.redirectURI = redirectURI
             self.scopes = scopes
             self.proofKey = proofKey
+            maximumAuthenticationAge = client.maximumAuthenticationAge
+            acrValues = client.acrValues
+        }
+
+        /// `max_age` and `acr_values`, when the client asks them.
+        ///
+        /// - Throws: ``FlowError`` `step_up` when asked of a sign-in that returns no ID token to check them in,
+        ///   or with a negative age or an empty or space-holding class.
+        static func authenticationParameters(_ client: ClientConfiguration, provider: Provider, scopes: [String]) throws -> [(String, String)] {
+            guard client.maximumAuthenticationAge != nil || !client.acrValues.isEmpty else { return [] }
+            guard provider.isOpenIDConnect, scopes.contains("openid") else {
+                throw FlowError(
+                    .stepUp,
+                    "`max_age` and `acr_values` are checked in the ID token, and a sign-in at `\(provider.id)` without OpenID Connect and the `openid` scope returns none"
+                )
+            }
+            var parameters: [(String, String)] = []
+            if let age = client.maximumAuthenticationAge {
+                guard age >= 0 else { throw FlowError(.stepUp, "`max_age` is a number of seconds, not \(age)") }
+                parameters.append(("max_age", String(age)))
+            }
+            if !client.acrValues.isEmpty {
+                guard client.acrValues.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
+                    throw FlowError(.stepUp, "each of `acr_values` is one class, without spaces")
+                }
+                parameters.append(("acr_values", client.acrValues.joined(separator: " ")))
+            }
+            return parameters
         }
 
         func pending(url: URL, requestExpiresAt: Date?, now: Date) throws -> PendingAuthorization {
             PendingAuthorization(
                 url: url, providerID: providerID, state: state, pkce: pkce, nonce: nonce, redirectURI: redirectURI, scopes: scopes,
-                createdAt: now, proofKey: proofKey, requestExpiresAt: requestExpiresAt)
+                createdAt: now, proofKey: proofKey, requestExpiresAt: requestExpiresAt, maximumAuthenticationAge: maximumAuthenticationAge,
+                acrValues: acrValues.isEmpty ? nil : acrValues)
         }
     }
 

@@ -55,6 +55,10 @@ extension ErrorCode where Domain == IDTokenError {
     public static let notALogoutToken = Self("not_a_logout_token")
     /// A logout token's `iat` is older than the provider's `logout.logout_token_max_age`.
     public static let tooOld = Self("too_old")
+    /// The ID token's `auth_time` is missing, or further back than the `max_age` asked (OpenID Connect Core §3.1.2.1).
+    public static let authenticationTooOld = Self("authentication_too_old")
+    /// The ID token's `acr` is missing, or not one of the `acr_values` asked (RFC 9470 step-up).
+    public static let acrNotSatisfied = Self("acr_not_satisfied")
     /// The JWKS cannot be fetched or read, or the provider has no `jwks_uri`.
     public static let keysUnavailable = Self("keys_unavailable")
 }

@@ -108,7 +108,7 @@ extension DescriptorDraft {
         } catch {
             throw invalid(error.isDisagreement ? "it \(error)" : "it is not a JSON object")
         }
-        guard let metadata = try? JSONDecoder().decode(ServerMetadata.self, from: response.body) else {
+        guard let metadata = try? ServerJSON.decode(ServerMetadata.self, from: response.body) else {
             throw invalid("a member has the wrong type, or `issuer` is missing")
         }
         guard metadata.issuer == issuer else {
