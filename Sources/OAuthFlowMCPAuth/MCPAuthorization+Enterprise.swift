@@ -40,20 +40,37 @@ extension MCPAuthorization {
     func identityAssertion(
         from idp: EnterpriseIdentityProvider, for context: AuthorizationState.Context, scopes: [String], interactive: Bool
     ) async throws -> Secret {
-        let idToken = try await identityToken(from: idp, interactive: interactive)
         let issuer = context.authorizationServer.issuer.absoluteString
         let exchanger = OAuthClient(provider: idp.provider, configuration: idp.client.serviceConfiguration(), environment: environment)
-        let request = OAuthClient.TokenExchangeRequest(
-            subjectToken: idToken, subjectTokenType: TokenTypeIdentifier.idToken, requestedTokenType: TokenTypeIdentifier.idJAG,
-            target: OAuthClient.ServiceTokenRequest(scopes: scopes, resources: [context.resource.absoluteString], audiences: [issuer]))
+        func exchange(_ idToken: Secret) async throws -> OAuthClient.ExchangedToken {
+            let request = OAuthClient.TokenExchangeRequest(
+                subjectToken: idToken, subjectTokenType: TokenTypeIdentifier.idToken, requestedTokenType: TokenTypeIdentifier.idJAG,
+                target: OAuthClient.ServiceTokenRequest(scopes: scopes, resources: [context.resource.absoluteString], audiences: [issuer]))
+            do {
+                return try await exchanger.exchangeToken(request)
+            } catch let error as FlowError where error.code == .unexpectedTokenType {
+                throw MCPAuthorizationError(
+                    .assertionMismatch,
+                    "the identity provider `\(idp.provider.id)` did not answer with an identity assertion grant (\(error.message)); nothing is sent to \(issuer)"
+                )
+            }
+        }
         let exchanged: OAuthClient.ExchangedToken
         do {
-            exchanged = try await exchanger.exchangeToken(request)
-        } catch let error as FlowError where error.code == .unexpectedTokenType {
-            throw MCPAuthorizationError(
-                .assertionMismatch,
-                "the identity provider `\(idp.provider.id)` did not answer with an identity assertion grant (\(error.message)); nothing is sent to \(issuer)"
-            )
+            exchanged = try await exchange(try await identityToken(from: idp, interactive: interactive))
+        } catch let error as AuthorizationServerError where error.error == "insufficient_user_authentication" {
+            // Step-up at the identity provider (RFC 9470): the user signs in there again, once, as it asks, and the new ID
+            // token is exchanged; a second refusal is the identity provider's to explain.
+            guard interactive else {
+                throw MCPAuthorizationError(
+                    .notSignedIn,
+                    "the identity provider `\(idp.provider.id)` asks for a more recent or stronger sign-in there (insufficient_user_authentication) before it issues a grant for \(issuer): sign in again"
+                )
+            }
+            logger.info(
+                "the identity provider asks for a step-up; signing in there again",
+                metadata: ["identity_provider": "\(idp.provider.id)", "max_age": "\(error.maximumAuthenticationAge.map(String.init) ?? "-")"])
+            exchanged = try await exchange(try await steppedUpIdentityToken(from: idp, asked: error))
         }
         // The ID-JAG draft (§4.3.2): `token_type` is `N_A`, the grant being no access token.
         guard exchanged.tokens.tokenType.caseInsensitiveCompare("N_A") == .orderedSame else {
@@ -94,6 +111,11 @@ extension MCPAuthorization {
                 .notSignedIn,
                 "no session at the identity provider `\(idp.provider.id)` holds a valid ID token (\(idp.sessionKey)): sign in there first")
         }
+        return try await signInAtIdentityProvider(idp)
+    }
+
+    /// A sign-in at the identity provider through the browser, with `openid`: its ID token.
+    private func signInAtIdentityProvider(_ idp: EnterpriseIdentityProvider) async throws -> Secret {
         var settings = idp.client
         var scopes = settings.scopes ?? idp.provider.policy.scopes.defaults
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
@@ -106,6 +128,16 @@ extension MCPAuthorization {
                 .unsupportedServer, "the identity provider `\(idp.provider.id)` issued no ID token at sign-in, and its ID token is what it exchanges")
         }
         return token
+    }
+
+    /// An ID token from a sign-in at the identity provider that meets its step-up: the `max_age` and `acr_values` it
+    /// named, or, when it named neither, an authentication made now (`max_age` 0).
+    func steppedUpIdentityToken(from idp: EnterpriseIdentityProvider, asked: AuthorizationServerError) async throws -> Secret {
+        var stepped = idp
+        let classes = asked.acrValues ?? []
+        stepped.client.maximumAuthenticationAge = asked.maximumAuthenticationAge ?? (classes.isEmpty ? 0 : nil)
+        stepped.client.acrValues = classes
+        return try await signInAtIdentityProvider(stepped)
     }
 
     /// Whether an ID token's `exp` is more than 30 seconds away (it was verified when its session was stored).

@@ -39,6 +39,12 @@ import OAuthFlowMCPAuth
         var issuedTokenType = TokenTypeIdentifier.idJAG
         /// What the authorization server answers instead of the scenario's token, when set (a hostile variant).
         var tokenAnswer: TransportResponse?
+        /// A step-up the identity provider asks before it exchanges an ID token (RFC 9470): one whose `auth_time` is older
+        /// than `maxAge` or whose `acr` is not `acr` is answered `insufficient_user_authentication`, naming both.
+        var stepUp: (maxAge: Int, acr: String)?
+        /// The authorization requests the identity provider received (a step-up's sign-in), their queries.
+        let authorizations = Log<[String: String]>()
+        private var nonces: [String: String] = [:]
 
         init(version: ConformanceSpecVersion = .v20251125) {
             run = ConformanceRun(version: version)
@@ -71,9 +77,52 @@ import OAuthFlowMCPAuth
                     "token_endpoint": .string(idpOrigin + "/token"), "jwks_uri": .string(idpOrigin + "/.well-known/jwks.json"),
                     "grant_types_supported": .array([.string(GrantType.tokenExchange.rawValue)]),
                 ])
-            case (.post, "/token"): return exchange(ConformanceRun.form(request))
+            case (.post, "/token"):
+                let form = ConformanceRun.form(request)
+                return form["grant_type"] == "authorization_code" ? signedIn(form) : exchange(form)
+            case (.get, "/authorize"): return authorize(ConformanceRun.query(request.url))
+            case (.get, "/jwks"): return ConformanceRun.json(["keys": .array([Self.jwk(idpKey.publicKey)])])
             default: return nil
             }
+        }
+
+        /// `GET /authorize`: the user signs in at once; the code remembers the nonce.
+        private func authorize(_ query: [String: String]) -> TransportResponse {
+            authorizations.add(query)
+            let code = UUID().uuidString
+            lock.withLock { nonces[code] = query["nonce"] }
+            guard var location = query["redirect_uri"].flatMap(URLComponents.init(string:)) else { return TransportResponse(status: 400) }
+            location.queryItems = [
+                URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: query["state"]), URLQueryItem(name: "iss", value: idpOrigin),
+            ]
+            return ConformanceRun.redirect(location.url?.absoluteString ?? "")
+        }
+
+        /// `POST /token` with a code: an ID token for the user, authenticated now, with the first class asked.
+        private func signedIn(_ form: [String: String]) -> TransportResponse {
+            let nonce = lock.withLock { nonces.removeValue(forKey: form["code"] ?? "") }
+            let asked = authorizations.values.last?["acr_values"]?.split(separator: " ").first.map(String.init)
+            let now = Date().timeIntervalSince1970.rounded(.down)
+            var claims: [String: JSONValue] = [
+                "iss": .string(idpOrigin), "aud": .string(MCPConformanceEnterpriseTests.idpClientID), "sub": .string(MCPConformanceEnterpriseTests.user),
+                "iat": .number(now), "exp": .number(now + 3600), "auth_time": .number(now),
+            ]
+            if let nonce { claims["nonce"] = .string(nonce) }
+            if let asked { claims["acr"] = .string(asked) }
+            let idToken = MockJWT.sign(header: ["alg": .string("ES256"), "typ": .string("JWT")], claims: claims, key: idpKey)
+            return ConformanceRun.json([
+                "access_token": .string("idp-access-" + UUID().uuidString), "token_type": .string("Bearer"), "expires_in": .number(3600),
+                "id_token": .string(idToken), "scope": .string("openid"),
+            ])
+        }
+
+        /// The public JWK of a P-256 key.
+        static func jwk(_ key: P256.Signing.PublicKey) -> JSONValue {
+            let raw = key.rawRepresentation
+            return .object([
+                "kty": .string("EC"), "crv": .string("P-256"), "alg": .string("ES256"), "use": .string("sig"),
+                "x": .string(Base64URL.encode(raw.prefix(32))), "y": .string(Base64URL.encode(raw.suffix(32))),
+            ])
         }
 
         /// `POST /token`: no client authentication; the parameters, then the ID token, then an ID-JAG.
@@ -101,6 +150,16 @@ import OAuthFlowMCPAuth
             else {
                 run.record("complete-flow-token-exchange", .failure, "invalid ID token")
                 return error("invalid_grant", "Invalid ID token")
+            }
+            if let stepUp, let claims = Optional(subject.claims) {
+                let authenticated = claims["auth_time"]?.numericDate ?? 0
+                if Date().timeIntervalSince1970 - authenticated > Double(stepUp.maxAge) || claims["acr"]?.stringValue != stepUp.acr {
+                    return ConformanceRun.json(
+                        [
+                            "error": .string("insufficient_user_authentication"), "error_description": .string("a recent multi-factor sign-in is needed"),
+                            "max_age": .number(Double(stepUp.maxAge)), "acr_values": .string(stepUp.acr),
+                        ], status: 400)
+                }
             }
             run.record("complete-flow-token-exchange", .success)
             let key = P256.Signing.PrivateKey()
@@ -180,12 +239,22 @@ import OAuthFlowMCPAuth
             ).provider()
         }
 
+        /// The identity provider as an OpenID Connect descriptor (its ID tokens verified with its keys), for a sign-in there.
+        func openIDIdentityProvider() throws -> Provider {
+            try TestDescriptor(
+                id: "conformance-idp", protocol: .oidc, issuer: idpOrigin,
+                endpoints: [("authorization", idpOrigin + "/authorize"), ("token", idpOrigin + "/token"), ("jwks", idpOrigin + "/jwks")],
+                extra: "grant_types: [authorization_code, \(GrantType.tokenExchange.rawValue)]\nclient_auth:\n  methods: [none]\nsecurity:\n  id_token_algs: [ES256]\n"
+            ).provider()
+        }
+
         /// The suite's client: the enterprise identity provider, whose session holds the context's ID token (the user
         /// signed in there before), and the client registered at the MCP server's authorization server.
-        func client() async throws -> ConformanceClient {
+        func client(openID: Bool = false) async throws -> ConformanceClient {
             let store = InMemoryTokenStore()
             let idp = MCPAuthorization.EnterpriseIdentityProvider(
-                provider: try identityProvider(), client: ClientSettings(clientID: MCPConformanceEnterpriseTests.idpClientID))
+                provider: try openID ? openIDIdentityProvider() : identityProvider(),
+                client: ClientSettings(clientID: MCPConformanceEnterpriseTests.idpClientID))
             let now = Date()
             await store.save(
                 StoredSession(
@@ -417,6 +486,21 @@ import OAuthFlowMCPAuth
         let error = await bare.runEverything()
         #expect((error as? MCPAuthorizationError)?.code == .noClient, "\(String(describing: error))")
         #expect(scenario.run.checks("client-registration").isEmpty && scenario.run.checks("complete-flow-token-exchange").isEmpty)
+    }
+
+    /// Step-up at the identity provider (issue 63 item 6): an exchange answered `insufficient_user_authentication` with
+    /// `max_age` and `acr_values` signs the user in there again, once, asking both, and the new ID token is exchanged;
+    /// the MCP server's token follows. Seen failing without it: the client stopped at the identity provider's error.
+    @Test func anIdentityProviderThatAsksForAStepUpGetsASignInThere() async throws {
+        let scenario = Scenario()
+        scenario.stepUp = (maxAge: 300, acr: "phr")
+        let client = try await scenario.client(openID: true)
+        let error = await client.runEverything()
+        #expect(error == nil, "\(String(describing: error))")
+        let asked = try #require(scenario.authorizations.values.first)
+        #expect(scenario.authorizations.values.count == 1 && asked["max_age"] == "300" && asked["acr_values"] == "phr", "\(asked)")
+        #expect(scenario.run.checks("complete-flow-token-exchange").count == 1)
+        #expect(!scenario.run.checks("complete-flow-jwt-bearer").isEmpty)
     }
 }
 

@@ -10,6 +10,12 @@ public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringC
     public let httpStatus: Int?
     /// What OAuthFlow suspects, when the error is one a descriptor setting usually causes.
     public let hint: String?
+    /// With `insufficient_user_authentication` (RFC 9470 §3): how recent the user's authentication must be (`max_age`),
+    /// when the server says; a sign-in asking it (``ClientConfiguration/maximumAuthenticationAge``) meets it.
+    public var maximumAuthenticationAge: Int? = nil
+    /// With `insufficient_user_authentication` (RFC 9470 §3): the authentication context classes that would do
+    /// (`acr_values`), when the server says; a sign-in asking them (``ClientConfiguration/acrValues``) meets it.
+    public var acrValues: [String]? = nil
 
     public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, httpStatus: Int? = nil, hint: String? = nil) {
         self.error = error
@@ -21,7 +27,11 @@ public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringC
 
     /// The same error with a hint attached.
     func hinted(_ hint: String) -> AuthorizationServerError {
-        AuthorizationServerError(error: error, errorDescription: errorDescription, errorURI: errorURI, httpStatus: httpStatus, hint: hint)
+        var hinted = AuthorizationServerError(
+            error: error, errorDescription: errorDescription, errorURI: errorURI, httpStatus: httpStatus, hint: hint)
+        hinted.maximumAuthenticationAge = maximumAuthenticationAge
+        hinted.acrValues = acrValues
+        return hinted
     }
 
     public var description: String {

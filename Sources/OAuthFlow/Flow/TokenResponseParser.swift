@@ -56,9 +56,15 @@ enum TokenResponseParser {
     /// The OAuth error in a response, if it carries one (also on HTTP 200, as GitHub sends them).
     static func serverError(in fields: [String: JSONValue], status: Int) -> AuthorizationServerError? {
         guard let error = fields["error"]?.stringValue, !error.isEmpty else { return nil }
-        return AuthorizationServerError(
+        var answer = AuthorizationServerError(
             error: error, errorDescription: fields["error_description"]?.stringValue,
             errorURI: fields["error_uri"]?.stringValue, httpStatus: status)
+        // RFC 9470 §3: a step-up names what would do, in its challenge's parameters, here the answer's members.
+        if error == "insufficient_user_authentication" {
+            answer.maximumAuthenticationAge = fields["max_age"]?.numberValue.flatMap { $0 >= 0 && $0 < Double(Int32.max) ? Int($0) : nil }
+            answer.acrValues = fields["acr_values"]?.stringValue?.split(separator: " ").map(String.init) ?? []
+        }
+        return answer
     }
 
     /// Builds a token set from a successful response.
