@@ -37,9 +37,8 @@ import OAuthFlowMCPAuth
 
     // MARK: - Tier 1
 
-    @Test("auth/metadata-default", arguments: bothWires)
-    func metadataDefault(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// metadata-default's MCP server: a trap at the root metadata location, which a client must not read first.
+    static func metadataDefaultServer(_ run: ConformanceRun) -> MockMCPServerOptions {
         var mcp = MockMCPServerOptions()
         mcp.extraRoutes = { [run] request in
             guard request.method == .get, request.url.path == "/.well-known/oauth-protected-resource" else { return nil }
@@ -47,7 +46,13 @@ import OAuthFlowMCPAuth
             return ConformanceRun.json(
                 ["error": .string("not_found"), "error_description": .string("PRM metadata not available at root location")], status: 404)
         }
-        let (_, _, client) = Self.world(run, mcp: mcp)
+        return mcp
+    }
+
+    @Test("auth/metadata-default", arguments: bothWires)
+    func metadataDefault(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (_, _, client) = Self.world(run, mcp: Self.metadataDefaultServer(run))
         let error = await client.runEverything()
         run.requireRecorded(Self.flowChecks)
         run.expectPassed(
@@ -129,9 +134,8 @@ import OAuthFlowMCPAuth
         #expect(run.checks("client-registration").isEmpty)
     }
 
-    @Test("auth/scope-from-www-authenticate", arguments: bothWires)
-    func scopeFromWWWAuthenticate(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// scope-from-www-authenticate's servers: the challenge names `mcp:basic`, and the authorization request must ask it.
+    static func scopeFromWWWAuthenticateServers(_ run: ConformanceRun) -> (MockMCPServerOptions, MockAuthServerOptions) {
         var mcp = MockMCPServerOptions()
         mcp.requiredScopes = ["mcp:basic"]
         mcp.includeScopeInWwwAuth = true
@@ -139,6 +143,13 @@ import OAuthFlowMCPAuth
         auth.onAuthorizationRequest = { [run] query in
             run.record("scope-from-www-authenticate", Self.scopes(query).contains("mcp:basic") ? .success : .warning, query["scope"] ?? "")
         }
+        return (mcp, auth)
+    }
+
+    @Test("auth/scope-from-www-authenticate", arguments: bothWires)
+    func scopeFromWWWAuthenticate(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (mcp, auth) = Self.scopeFromWWWAuthenticateServers(run)
         let (_, _, client) = Self.world(run, mcp: mcp, auth: auth)
         let error = await client.runEverything()
         if run.checks("scope-from-www-authenticate").isEmpty {
@@ -147,9 +158,8 @@ import OAuthFlowMCPAuth
         run.expectPassed(["scope-from-www-authenticate", "valid-bearer-token"], clientError: error)
     }
 
-    @Test("auth/scope-from-scopes-supported", arguments: bothWires)
-    func scopeFromScopesSupported(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// scope-from-scopes-supported's servers: the metadata lists three scopes, and the request must ask them all.
+    static func scopeFromScopesSupportedServers(_ run: ConformanceRun) -> (MockMCPServerOptions, MockAuthServerOptions) {
         var mcp = MockMCPServerOptions()
         mcp.scopesSupported = ["mcp:basic", "mcp:read", "mcp:write"]
         var auth = MockAuthServerOptions()
@@ -157,6 +167,13 @@ import OAuthFlowMCPAuth
             let missing = ["mcp:basic", "mcp:read", "mcp:write"].filter { !Self.scopes(query).contains($0) }
             run.record("scope-from-scopes-supported", missing.isEmpty ? .success : .warning, "missing \(missing)")
         }
+        return (mcp, auth)
+    }
+
+    @Test("auth/scope-from-scopes-supported", arguments: bothWires)
+    func scopeFromScopesSupported(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (mcp, auth) = Self.scopeFromScopesSupportedServers(run)
         let (_, _, client) = Self.world(run, mcp: mcp, auth: auth)
         let error = await client.runEverything()
         if run.checks("scope-from-scopes-supported").isEmpty {
@@ -165,15 +182,20 @@ import OAuthFlowMCPAuth
         run.expectPassed(["scope-from-scopes-supported"], clientError: error)
     }
 
-    @Test("auth/scope-omitted-when-undefined", arguments: bothWires)
-    func scopeOmittedWhenUndefined(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// scope-omitted-when-undefined's authorization server: with no scope named anywhere, the request must ask none.
+    static func scopeOmittedWhenUndefinedServer(_ run: ConformanceRun) -> MockAuthServerOptions {
         var auth = MockAuthServerOptions()
         auth.onAuthorizationRequest = { [run] query in
             let omitted = (query["scope"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
             run.record("scope-omitted-when-undefined", omitted ? .success : .warning, query["scope"] ?? "absent")
         }
-        let (_, _, client) = Self.world(run, auth: auth)
+        return auth
+    }
+
+    @Test("auth/scope-omitted-when-undefined", arguments: bothWires)
+    func scopeOmittedWhenUndefined(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (_, _, client) = Self.world(run, auth: Self.scopeOmittedWhenUndefinedServer(run))
         let error = await client.runEverything()
         if run.checks("scope-omitted-when-undefined").isEmpty {
             run.record("scope-omitted-when-undefined", .failure, "did not complete authorization flow")
@@ -181,9 +203,9 @@ import OAuthFlowMCPAuth
         run.expectPassed(["scope-omitted-when-undefined"], clientError: error)
     }
 
-    @Test("auth/scope-step-up", arguments: bothWires)
-    func scopeStepUp(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// scope-step-up's servers: `mcp:basic` for everything, `mcp:write` for `tools/call` (a 403 naming it); the first two
+    /// authorization requests are graded.
+    static func scopeStepUpServers(_ run: ConformanceRun) -> (MockMCPServerOptions, MockAuthServerOptions) {
         let prm = Self.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
         var mcp = MockMCPServerOptions()
         mcp.scopesSupported = ["mcp:profile"]
@@ -220,21 +242,33 @@ import OAuthFlowMCPAuth
             default: break
             }
         }
-        let (_, _, client) = Self.world(run, mcp: mcp, auth: auth)
-        let error = await client.runEverything()
+        return (mcp, auth)
+    }
+
+    /// scope-step-up's checks for the requests that never came (`getChecks`).
+    static func recordStepUp(_ run: ConformanceRun) {
         if run.checks("scope-step-up-initial").isEmpty { run.record("scope-step-up-initial", .failure, "no authorization request") }
         if run.checks("scope-step-up-escalation").isEmpty {
             run.record("scope-step-up-escalation", .failure, "no second authorization request")
-            if version.isStateless { run.record("sep-2350-scope-union-on-reauth", .failure, "no second authorization request") }
+            if run.version.isStateless { run.record("sep-2350-scope-union-on-reauth", .failure, "no second authorization request") }
         }
+    }
+
+    @Test("auth/scope-step-up", arguments: bothWires)
+    func scopeStepUp(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (mcp, auth) = Self.scopeStepUpServers(run)
+        let (_, _, client) = Self.world(run, mcp: mcp, auth: auth)
+        let error = await client.runEverything()
+        Self.recordStepUp(run)
         run.expectPassed(
             ["scope-step-up-initial", "scope-step-up-escalation"] + (version.isStateless ? ["sep-2350-scope-union-on-reauth"] : []),
             clientError: error)
     }
 
-    @Test("auth/scope-retry-limit", arguments: bothWires)
-    func scopeRetryLimit(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// scope-retry-limit's servers: every `mcp:admin` token is refused with 403 for `mcp:admin`; after three requests the
+    /// server answers 410.
+    static func scopeRetryLimitServers(_ run: ConformanceRun) -> (MockMCPServerOptions, MockAuthServerOptions) {
         let prm = Self.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
         let counter = Log<Int>()
         var mcp = MockMCPServerOptions()
@@ -265,10 +299,22 @@ import OAuthFlowMCPAuth
         auth.onAuthorizationRequest = { [run] query in
             run.record("scope-retry-auth-attempt", .info, query["scope"] ?? "")
         }
-        let (_, _, client) = Self.world(run, mcp: mcp, auth: auth)
-        let error = await client.runEverything()
+        return (mcp, auth)
+    }
+
+    /// scope-retry-limit's check: at most three authorization requests.
+    static func recordRetryLimit(_ run: ConformanceRun) {
         let attempts = run.checks("scope-retry-auth-attempt").count
         run.record("scope-retry-limit", (1...3).contains(attempts) ? .success : .failure, "\(attempts) authorization requests")
+    }
+
+    @Test("auth/scope-retry-limit", arguments: bothWires)
+    func scopeRetryLimit(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (mcp, auth) = Self.scopeRetryLimitServers(run)
+        let (_, _, client) = Self.world(run, mcp: mcp, auth: auth)
+        let error = await client.runEverything()
+        Self.recordRetryLimit(run)
         run.expectPassed(["scope-retry-limit"], clientError: error, allowClientError: true)
         // The client gives up with a sentence, not by looping.
         #expect((error as? MCPAuthorizationError)?.code == .refusedAgain, "\(String(describing: error))")
@@ -555,10 +601,7 @@ import OAuthFlowMCPAuth
         auth.issInRedirect = scenario.redirect
         let (_, _, client) = Self.world(run, auth: auth)
         let error = await client.runEverything()
-        let authorized = !run.checks("authorization-request").isEmpty
-        let exchanged = !run.checks("token-request").isEmpty
-        let passed = scenario.proceeds ? exchanged : authorized && !exchanged
-        run.record(scenario.check, passed ? .success : .failure, "authorized \(authorized), exchanged \(exchanged)")
+        Self.recordIss(scenario, run)
         run.expectPassed([scenario.check], clientError: error, allowClientError: !scenario.proceeds)
         if !scenario.proceeds {
             #expect(error != nil)
@@ -566,17 +609,35 @@ import OAuthFlowMCPAuth
         }
     }
 
-    @Test("auth/metadata-issuer-mismatch")
-    func metadataIssuerMismatch() async {
-        let run = ConformanceRun(version: .v20260728)
+    /// An RFC 9207 scenario's check, once the client stopped: whether it exchanged the code, or stopped at the redirect.
+    static func recordIss(_ scenario: IssCase, _ run: ConformanceRun) {
+        let authorized = !run.checks("authorization-request").isEmpty
+        let exchanged = !run.checks("token-request").isEmpty
+        let passed = scenario.proceeds ? exchanged : authorized && !exchanged
+        run.record(scenario.check, passed ? .success : .failure, "authorized \(authorized), exchanged \(exchanged)")
+    }
+
+    /// metadata-issuer-mismatch's authorization server: its metadata names another issuer than the one it is fetched for.
+    static func metadataIssuerMismatchServer() -> MockAuthServerOptions {
         var auth = MockAuthServerOptions()
         auth.metadataIssuer = "https://attacker.example.com"
         auth.routePrefix = "/mismatched-as"
-        let (_, _, client) = Self.world(run, auth: auth)
-        let error = await client.runEverything()
+        return auth
+    }
+
+    /// metadata-issuer-mismatch's check, once the client stopped: the metadata read, nothing of it used.
+    static func recordMetadataIssuer(_ run: ConformanceRun) {
         let used = ["client-registration", "authorization-request", "token-request"].filter { !run.checks($0).isEmpty }
         let fetched = !run.checks("authorization-server-metadata").isEmpty
         run.record("sep-2468-client-validate-metadata-issuer", fetched && used.isEmpty ? .success : .failure, "used \(used)")
+    }
+
+    @Test("auth/metadata-issuer-mismatch")
+    func metadataIssuerMismatch() async {
+        let run = ConformanceRun(version: .v20260728)
+        let (_, _, client) = Self.world(run, auth: Self.metadataIssuerMismatchServer())
+        let error = await client.runEverything()
+        Self.recordMetadataIssuer(run)
         run.expectPassed(["sep-2468-client-validate-metadata-issuer"], clientError: error, allowClientError: true)
         #expect((error as? MCPAuthorizationError)?.code == .issuerMismatch)
     }
