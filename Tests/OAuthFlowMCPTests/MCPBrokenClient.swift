@@ -35,6 +35,10 @@ struct MCPBrokenClient {
         case echoesChallengeScope
         /// Signs in again at every 401 and 403, without a bound (`auth-test-no-retry-limit`).
         case noRetryLimit
+        /// Keeps its first client when the resource names another authorization server (`auth-test-reuse-credentials`).
+        case reusesCredentials
+        /// A DPoP client (SEP-1932, `runDpopClient`), with one fault of `DPoPFault`.
+        case dpop(DPoPFault)
 
         var description: String {
             switch self {
@@ -50,8 +54,26 @@ struct MCPBrokenClient {
             case .ignores403: "ignores 403"
             case .echoesChallengeScope: "echoes the challenge's scope"
             case .noRetryLimit: "no retry limit"
+            case .reusesCredentials: "reuses its client across authorization servers"
+            case let .dpop(fault): "DPoP: \(fault)"
             }
         }
+    }
+
+    /// What a DPoP client gets wrong (upstream's `auth-test-dpop-*`).
+    enum DPoPFault: Sendable {
+        /// Nothing: proofs everywhere, fresh each time, nonces honoured.
+        case none
+        /// Presents the bound token with the Bearer scheme (`auth-test-dpop-bearer`).
+        case bearerScheme
+        /// Sends one proof with every MCP request (`auth-test-dpop-replay`).
+        case reusesProof
+        /// Sends no proof at the token endpoint (`auth-test-dpop-no-token-proof`).
+        case noTokenProof
+        /// Does not retry the token request with the authorization server's nonce (`auth-test-dpop-no-as-nonce`).
+        case ignoresServerNonce
+        /// Does not retry the MCP request with the MCP server's nonce (`auth-test-dpop-no-rs-nonce`).
+        case ignoresResourceNonce
     }
 
     struct Stopped: Error, CustomStringConvertible {
@@ -61,6 +83,20 @@ struct MCPBrokenClient {
     let run: ConformanceRun
     let endpoint: URL
     let fault: Fault
+    /// The DPoP key, the nonces last given, and the proof kept by a client that reuses it.
+    private let state = DPoPState()
+
+    private final class DPoPState: @unchecked Sendable {
+        let key = try? DPoPKey.generate()
+        var serverNonce: String?
+        var resourceNonce: String?
+        var kept: String?
+    }
+
+    private var dpopFault: DPoPFault? {
+        if case let .dpop(fault) = fault { return fault }
+        return nil
+    }
 
     /// The flow through to an authenticated request; the error it stopped with, if any.
     func runEverything() async -> (any Error)? {
@@ -84,18 +120,37 @@ struct MCPBrokenClient {
 
     private func post(_ url: URL, form: [(String, String)]) async throws -> [String: JSONValue] {
         let body = form.map { "\(FormEncoding.encode($0.0))=\(FormEncoding.encode($0.1))" }.joined(separator: "&")
-        let answer = try await send(
-            TransportRequest(method: .post, url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
-        guard (200..<300).contains(answer.status), let object = try? ServerJSON.object(answer.body) else {
-            throw Stopped(description: "\(url) answered \(answer.status)")
+        for attempt in 0..<2 {
+            var headers = ["Content-Type": "application/x-www-form-urlencoded"]
+            if let dpop = dpopFault, dpop != .noTokenProof, let key = state.key {
+                headers["DPoP"] = try await key.proof(method: .post, url: url, nonce: state.serverNonce)
+            }
+            let answer = try await send(TransportRequest(method: .post, url: url, headers: headers, body: Data(body.utf8)))
+            if answer.status == 400, let nonce = answer.header("dpop-nonce"), attempt == 0, dpopFault != .ignoresServerNonce {
+                state.serverNonce = nonce
+                continue
+            }
+            guard (200..<300).contains(answer.status), let object = try? ServerJSON.object(answer.body) else {
+                throw Stopped(description: "\(url) answered \(answer.status)")
+            }
+            return object
         }
-        return object
+        throw Stopped(description: "\(url) asked for a nonce twice")
     }
 
     private func mcp(_ method: String, token: String?) async throws -> TransportResponse {
         var headers = ["Content-Type": "application/json", "Accept": "application/json, text/event-stream"]
         if run.version.isStateless { headers["MCP-Protocol-Version"] = run.version.rawValue }
-        if let token { headers["Authorization"] = "Bearer " + token }
+        if let token {
+            if let dpop = dpopFault, let key = state.key {
+                headers["Authorization"] = (dpop == .bearerScheme ? "Bearer " : "DPoP ") + token
+                let proof = try await key.proof(method: .post, url: endpoint, accessToken: Secret(token), nonce: state.resourceNonce)
+                if dpop == .reusesProof, state.kept == nil { state.kept = proof }
+                headers["DPoP"] = dpop == .reusesProof ? state.kept : proof
+            } else {
+                headers["Authorization"] = "Bearer " + token
+            }
+        }
         var params: [String: JSONValue] = method == "tools/call" ? ["name": .string("test-tool"), "arguments": .object([:])] : [:]
         if run.version.isStateless {
             headers["Mcp-Method"] = method
@@ -123,7 +178,7 @@ struct MCPBrokenClient {
         let first = try await mcp("tools/list", token: nil)
         guard first.status == 401 else { throw Stopped(description: "the first request answered \(first.status)") }
         let challenge = Self.challenge(of: first)
-        let found = try await discover(challenge: challenge)
+        var found = try await discover(challenge: challenge)
         var granted: [String] = []
         let asked: [String] =
             switch fault {
@@ -138,8 +193,19 @@ struct MCPBrokenClient {
             while true {
                 let answer = try await mcp(method, token: token)
                 if (200..<300).contains(answer.status) { break }
+                // RFC 9449 §9: the MCP server's nonce, taken once (unless this client ignores it).
+                if answer.status == 401, let nonce = answer.header("dpop-nonce"), state.resourceNonce != nonce {
+                    guard dpopFault != .ignoresResourceNonce else { throw Stopped(description: "\(method) asked for a nonce") }
+                    state.resourceNonce = nonce
+                    continue
+                }
                 guard answer.status == 401 || answer.status == 403 else { throw Stopped(description: "\(method) answered \(answer.status)") }
                 let demanded = Self.challenge(of: answer)?.parameters["scope"].map { $0.split(separator: " ").map(String.init) } ?? []
+                // A token refused: the resource may name another authorization server now (SEP-2352).
+                if answer.status == 401 {
+                    let again = try await discover(challenge: Self.challenge(of: answer), keeping: found)
+                    found = again
+                }
                 let scopes: [String]
                 switch fault {
                 case .ignores403 where answer.status == 403: throw Stopped(description: "\(method) answered 403")
@@ -159,8 +225,9 @@ struct MCPBrokenClient {
         answer.header("www-authenticate").flatMap { AuthenticationChallenge.parse($0).first }
     }
 
-    /// The protected-resource metadata, the authorization server's, and a registration there.
-    private func discover(challenge: AuthenticationChallenge?) async throws -> Found {
+    /// The protected-resource metadata, the authorization server's, and a registration there; with `kept`, what was found
+    /// before when the resource still names its server (and, for a client that reuses credentials, its client anyway).
+    private func discover(challenge: AuthenticationChallenge?, keeping kept: Found? = nil) async throws -> Found {
         let origin = ConformanceRun.origin(of: endpoint) ?? ""
         let named = challenge?.resourceMetadata?.absoluteString ?? origin + "/.well-known/oauth-protected-resource" + endpoint.path
         let metadataURL = if case .rootMetadataOnly = fault { origin + "/.well-known/oauth-protected-resource" } else { named }
@@ -177,6 +244,10 @@ struct MCPBrokenClient {
             "client_name": .string("broken-client"), "redirect_uris": .array([.string(Self.redirect)]), "token_endpoint_auth_method": .string("none"),
             "grant_types": .array([.string("authorization_code")]), "response_types": .array([.string("code")]),
         ]
+        if let kept, kept.issuer == issuer { return kept }
+        if let kept, case .reusesCredentials = fault {
+            return Found(issuer: issuer, server: server, clientID: kept.clientID, supported: kept.supported)
+        }
         if case .noApplicationType = fault {} else { registration["application_type"] = .string("native") }
         guard let registrationEndpoint = server["registration_endpoint"]?.stringValue else { throw Stopped(description: "no registration") }
         let registered = try await send(

@@ -10,17 +10,29 @@ import OAuthFlowMCPAuth
 @Suite struct MCPConformanceDPoPTests {
     typealias Scenarios = MCPConformanceTests
 
-    func play(nonce: Bool) async {
-        let run = ConformanceRun(version: .v20251125)
+    /// The scenario's servers: the MCP server's judge of every proof, and an authorization server that offers DPoP (and
+    /// demands its nonce with `nonce`).
+    static func servers(nonce: Bool) -> (MockMCPServerOptions, MockAuthServerOptions, MockDPoPJudge) {
         let prm = Scenarios.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
         let judge = MockDPoPJudge(endpoint: Scenarios.mcpOrigin + "/mcp", prm: prm, requireNonce: nonce)
         var mcp = MockMCPServerOptions()
         mcp.authMiddleware = { request, _ in judge.judge(request) }
         var auth = MockAuthServerOptions()
         auth.dpop = nonce ? .proofsAndNonce : .proofs
+        return (mcp, auth, judge)
+    }
+
+    func play(nonce: Bool) async {
+        let run = ConformanceRun(version: .v20251125)
+        let (mcp, auth, judge) = Self.servers(nonce: nonce)
         let (_, authServer, client) = Scenarios.world(run, mcp: mcp, auth: auth)
         let error = await client.runEverything()
-        let observed = authServer.observations()
+        let expected = Self.grade(run, judge: judge, observed: authServer.observations(), nonce: nonce)
+        run.expectPassed(expected, clientError: error)
+    }
+
+    /// The scenario's checks, once the client stopped: the ids graded.
+    static func grade(_ run: ConformanceRun, judge: MockDPoPJudge, observed: MockDPoPObservations, nonce: Bool) -> [String] {
         run.record(
             "sep-1932-client-token-request-proof", observed.requests > 0 && observed.allValid ? .success : .failure,
             observed.firstFailure ?? "\(observed.requests) authorization_code requests")
@@ -36,7 +48,7 @@ import OAuthFlowMCPAuth
             run.record("sep-1932-client-rs-nonce", judge.nonceChallenged && judge.nonceHonoured ? .success : .failure)
             expected += ["sep-1932-client-as-nonce", "sep-1932-client-rs-nonce"]
         }
-        run.expectPassed(expected, clientError: error)
+        return expected
     }
 
     @Test("auth/dpop") func dpop() async { await play(nonce: false) }

@@ -86,6 +86,34 @@ import Testing
         #expect(run.checks.allSatisfy { $0.status != .failure && $0.status != .warning }, "\(run.checks)")
     }
 
+    /// The broken client has no metadata document, and registers where the server would take one.
+    @Test("client uses DCR instead of CIMD when server supports it")
+    func clientUsesDCRInsteadOfCIMD() async {
+        let run = ConformanceRun(version: .v20251125)
+        await Self.expectFlagged(run, Self.servers(run, auth: Scenarios.basicCIMDServer(run)), .none, ["cimd-client-id-used"])
+    }
+
+    @Test("client reuses credentials across authorization servers (SEP-2352)")
+    func clientReusesCredentialsAcrossAuthorizationServers() async {
+        let run = ConformanceRun(version: .v20260728)
+        let (server, grade) = Scenarios.migrationServers(run)
+        _ = await MCPBrokenClient(run: run, endpoint: server.endpoint, fault: .reusesCredentials).runEverything()
+        grade()
+        for id in ["sep-2352-reregister-on-as-change", "sep-2352-no-reuse-on-as-change", "sep-2352-no-cross-as-credential-reuse"] {
+            #expect(run.checks(id).map(\.status) == [.failure], "\(id): \(run.checks(id))")
+        }
+    }
+
+    /// The same scenario with a client that registers again at the new server draws no failure.
+    @Test func aClientThatRegistersAgainPassesTheMigration() async {
+        let run = ConformanceRun(version: .v20260728)
+        let (server, grade) = Scenarios.migrationServers(run)
+        let error = await MCPBrokenClient(run: run, endpoint: server.endpoint, fault: .none).runEverything()
+        grade()
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(run.checks.allSatisfy { $0.status != .failure && $0.status != .warning }, "\(run.checks)")
+    }
+
     @Test("client retries auth infinitely without limit")
     func clientRetriesAuthInfinitely() async {
         let run = ConformanceRun(version: .v20251125)
@@ -152,6 +180,100 @@ import Testing
         let server = Self.servers(run, mcp: Scenarios.metadataDefaultServer(run))
         let error = await MCPBrokenClient(run: run, endpoint: server.endpoint, fault: .none).runEverything()
         #expect(error == nil, "\(String(describing: error))")
+        #expect(run.checks.allSatisfy { $0.status != .failure && $0.status != .warning }, "\(run.checks)")
+    }
+
+    // MARK: - WIF JWT-bearer negative tests (upstream's `wif-broken-clients.ts`)
+
+    /// What a broken workload client sends: `requests`, each a token request's form, to `auth/wif-jwt-bearer`'s
+    /// authorization server, in order (the second only after the first's refusal).
+    static func workload(_ requests: (MCPConformanceWorkloadTests.Scenario) -> [[(String, String)]]) async throws -> ConformanceRun {
+        let scenario = try MCPConformanceWorkloadTests.Scenario()
+        defer { scenario.files.cleanUp() }
+        let token = try #require(URL(string: scenario.auth.origin + "/token"))
+        for form in requests(scenario) {
+            let body = form.map { "\(FormEncoding.encode($0.0))=\(FormEncoding.encode($0.1))" }.joined(separator: "&")
+            _ = try await scenario.run.transport.send(
+                TransportRequest(method: .post, url: token, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
+        }
+        scenario.finish()
+        return scenario.run
+    }
+
+    static func jwtBearer(_ assertion: String?, scope: String? = nil) -> [(String, String)] {
+        var form = [("grant_type", GrantType.jwtBearer.rawValue), ("client_id", MCPConformanceWorkloadTests.clientID)]
+        if let assertion { form.append(("assertion", assertion)) }
+        if let scope { form.append(("scope", scope)) }
+        return form
+    }
+
+    @Test(arguments: [
+        ("client presents JWT with wrong audience", "wif-assertion-audience", ConformanceStatus.failure),
+        ("client omits assertion from JWT-bearer request", "wif-assertion-missing", .failure),
+        ("client presents expired JWT assertion", "wif-assertion-expired", .failure),
+        ("client falls back to authorization_code after unauthorized_client", "wif-grant-fallback", .warning),
+        ("client retries JWT-bearer after unauthorized_client", "wif-no-retry", .warning),
+    ])
+    func workloadClients(_ name: String, _ check: String, _ status: ConformanceStatus) async throws {
+        let run = try await Self.workload { scenario in
+            switch check {
+            case "wif-assertion-audience": [Self.jwtBearer(scenario.jwt(audience: "https://wrong.example"))]
+            case "wif-assertion-missing": [Self.jwtBearer(nil)]
+            case "wif-assertion-expired": [Self.jwtBearer(scenario.jwt(expiresIn: -60))]
+            case "wif-grant-fallback":
+                [
+                    Self.jwtBearer(scenario.jwt(), scope: "wif.trigger-unauthorized"),
+                    [("grant_type", "authorization_code"), ("code", "made-up"), ("client_id", MCPConformanceWorkloadTests.clientID)],
+                ]
+            default: [Self.jwtBearer(scenario.jwt(), scope: "wif.trigger-unauthorized"), Self.jwtBearer(scenario.jwt())]
+            }
+        }
+        #expect(run.checks(check).map(\.status) == [status], "\(name): \(run.checks(check))")
+    }
+
+    /// The control run: a scope the authorization server refuses, taken as refused (no retry), draws no failure.
+    @Test("client requests a scope the AS rejects for JWT-bearer grant")
+    func workloadScopeRejected() async throws {
+        let run = try await Self.workload { scenario in [Self.jwtBearer(scenario.jwt(), scope: "wif.rejected")] }
+        #expect(run.checks("wif-assertion-verified").map(\.status) == [.success])
+        #expect(run.checks.allSatisfy { $0.status != .failure && $0.status != .warning }, "\(run.checks)")
+    }
+
+    // MARK: - DPoP client negative tests (SEP-1932)
+
+    /// `fault` against `auth/dpop` (or `auth/dpop-nonce` with `nonce`), graded as the scenario grades.
+    static func dpop(_ fault: MCPBrokenClient.DPoPFault, nonce: Bool) async -> ConformanceRun {
+        let run = ConformanceRun(version: .v20251125)
+        let (mcp, auth, judge) = MCPConformanceDPoPTests.servers(nonce: nonce)
+        let authServer = MockAuthServer(run: run, origin: Scenarios.authOrigin, options: auth)
+        let server = MockMCPServer(run: run, origin: Scenarios.mcpOrigin, options: mcp) { [Scenarios.authOrigin] }
+        _ = await MCPBrokenClient(run: run, endpoint: server.endpoint, fault: .dpop(fault)).runEverything()
+        _ = MCPConformanceDPoPTests.grade(run, judge: judge, observed: authServer.observations(), nonce: nonce)
+        return run
+    }
+
+    @Test(arguments: [
+        ("auth/dpop: client presents the token with the Bearer scheme", MCPBrokenClient.DPoPFault.bearerScheme, false,
+         ["sep-1932-client-dpop-auth-scheme"], [String]()),
+        ("auth/dpop: client reuses a DPoP proof across requests", .reusesProof, false, ["sep-1932-client-fresh-proof"], []),
+        ("auth/dpop: client never requests a sender-constrained token", .noTokenProof, false,
+         ["sep-1932-client-token-request-proof", "sep-1932-client-fresh-proof"], []),
+        ("auth/dpop-nonce: client ignores the authorization-server nonce challenge", .ignoresServerNonce, true,
+         ["sep-1932-client-as-nonce", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof", "sep-1932-client-rs-nonce"],
+         ["sep-1932-client-token-request-proof"]),
+        ("auth/dpop-nonce: client ignores the MCP-server nonce challenge", .ignoresResourceNonce, true, ["sep-1932-client-rs-nonce"],
+         ["sep-1932-client-token-request-proof", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof", "sep-1932-client-as-nonce"]),
+    ])
+    func dpopClients(_ name: String, _ fault: MCPBrokenClient.DPoPFault, _ nonce: Bool, _ failing: [String], _ passing: [String]) async {
+        let run = await Self.dpop(fault, nonce: nonce)
+        for id in failing { #expect(run.checks(id).map(\.status) == [.failure], "\(name): \(id) is \(run.checks(id))") }
+        for id in passing { #expect(run.checks(id).map(\.status) == [.success], "\(name): \(id) is \(run.checks(id))") }
+    }
+
+    /// The baseline: a DPoP client with nothing wrong passes every check of both scenarios.
+    @Test(arguments: [false, true])
+    func aDPoPClientWithNothingWrongPasses(_ nonce: Bool) async {
+        let run = await Self.dpop(.none, nonce: nonce)
         #expect(run.checks.allSatisfy { $0.status != .failure && $0.status != .warning }, "\(run.checks)")
     }
 }

@@ -118,16 +118,21 @@ import OAuthFlowMCPAuth
         run.expectPassed(expected, clientError: error)
     }
 
-    @Test("auth/basic-cimd", arguments: bothWires)
-    func basicCIMD(_ version: ConformanceSpecVersion) async {
-        let run = ConformanceRun(version: version)
+    /// basic-cimd's authorization server: it takes client ID metadata documents, and the client must use its own.
+    static func basicCIMDServer(_ run: ConformanceRun) -> MockAuthServerOptions {
         var auth = MockAuthServerOptions()
         auth.clientIDMetadataDocumentSupported = true
         auth.onAuthorizationRequest = { [run] query in
             let expected = ConformanceClient.clientMetadataDocument.absoluteString
             run.record("cimd-client-id-used", query["client_id"] == expected ? .success : .warning, "client_id \(query["client_id"] ?? "absent")")
         }
-        let (_, _, client) = Self.world(run, auth: auth)
+        return auth
+    }
+
+    @Test("auth/basic-cimd", arguments: bothWires)
+    func basicCIMD(_ version: ConformanceSpecVersion) async {
+        let run = ConformanceRun(version: version)
+        let (_, _, client) = Self.world(run, auth: Self.basicCIMDServer(run))
         let error = await client.runEverything()
         if run.checks("cimd-client-id-used").isEmpty { run.record("cimd-client-id-used", .failure, "no authorization request") }
         run.expectPassed(["cimd-client-id-used", "token-request"], clientError: error)
@@ -507,9 +512,9 @@ import OAuthFlowMCPAuth
         run.expectPassed(["sep-2207-offline-access-not-requested"], clientError: error)
     }
 
-    @Test("auth/authorization-server-migration")
-    func authorizationServerMigration() async {
-        let run = ConformanceRun(version: .v20260728)
+    /// authorization-server-migration's servers: the MCP server's metadata names a second authorization server once its
+    /// first token was used, and refuses the first server's tokens from then on; the grading, once the client stopped.
+    static func migrationServers(_ run: ConformanceRun) -> (server: MockMCPServer, grade: @Sendable () -> Void) {
         let leaked = "as1-client-id-LEAKED-IF-SEEN-AT-AS2"
         let prm = Self.mcpOrigin + "/.well-known/oauth-protected-resource/mcp"
         let migrated = Log<Bool>()
@@ -560,13 +565,23 @@ import OAuthFlowMCPAuth
         let server = MockMCPServer(run: run, origin: Self.mcpOrigin, options: mcp) {
             migrated.values.isEmpty ? [Self.authOrigin] : [Self.secondAuthOrigin]
         }
+        let grade: @Sendable () -> Void = { [run] in
+            run.record("sep-2352-reregister-on-as-change", secondRegistered.values.isEmpty ? .failure : .success)
+            let reused = !seenAtAuthorize.values.isEmpty || !seenAtToken.values.isEmpty
+            let detail = "seenAtAuthorize \(!seenAtAuthorize.values.isEmpty), seenAtToken \(!seenAtToken.values.isEmpty)"
+            run.record("sep-2352-no-reuse-on-as-change", reused ? .failure : .success, detail)
+            run.record("sep-2352-no-cross-as-credential-reuse", reused ? .failure : .success, detail)
+        }
+        return (server, grade)
+    }
+
+    @Test("auth/authorization-server-migration")
+    func authorizationServerMigration() async {
+        let run = ConformanceRun(version: .v20260728)
+        let (server, grade) = Self.migrationServers(run)
         let client = ConformanceClient(run: run, endpoint: server.endpoint)
         let error = await client.runEverything()
-        run.record("sep-2352-reregister-on-as-change", secondRegistered.values.isEmpty ? .failure : .success)
-        let reused = !seenAtAuthorize.values.isEmpty || !seenAtToken.values.isEmpty
-        let detail = "seenAtAuthorize \(!seenAtAuthorize.values.isEmpty), seenAtToken \(!seenAtToken.values.isEmpty)"
-        run.record("sep-2352-no-reuse-on-as-change", reused ? .failure : .success, detail)
-        run.record("sep-2352-no-cross-as-credential-reuse", reused ? .failure : .success, detail)
+        grade()
         run.expectPassed(
             ["sep-2352-reregister-on-as-change", "sep-2352-no-reuse-on-as-change", "sep-2352-no-cross-as-credential-reuse"], clientError: error)
     }
