@@ -146,7 +146,9 @@ import OAuthFlowMCPAuth
             }
             guard let subject = MockJWT.decode(body["subject_token"] ?? ""), Self.verifies(subject, with: idpKey.publicKey),
                 subject.claims["aud"]?.stringValue == MCPConformanceEnterpriseTests.idpClientID, subject.claims["iss"]?.stringValue == idpOrigin,
-                let sub = subject.claims["sub"]?.stringValue
+                let sub = subject.claims["sub"]?.stringValue,
+                // The scenario's jose verification holds the ID token's expiry too.
+                let expiry = subject.claims["exp"]?.numberValue, expiry > Date().timeIntervalSince1970
             else {
                 run.record("complete-flow-token-exchange", .failure, "invalid ID token")
                 return error("invalid_grant", "Invalid ID token")

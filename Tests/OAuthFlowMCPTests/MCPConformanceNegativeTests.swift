@@ -231,6 +231,35 @@ import Testing
         #expect(run.checks(check).map(\.status) == [status], "\(name): \(run.checks(check))")
     }
 
+    /// Beyond upstream's list: the workload mock holds `nbf` as jose does, seen refusing a JWT not valid yet (a client that
+    /// presents one is broken: OAuthFlow's own refuses it before sending, RFC 7523 §3).
+    @Test func aWorkloadJWTNotValidYetIsFlagged() async throws {
+        let run = try await Self.workload { scenario in [Self.jwtBearer(scenario.jwt(validIn: 120))] }
+        #expect(run.checks("wif-assertion-malformed").map(\.status) == [.failure], "\(run.checks)")
+    }
+
+    /// The enterprise identity provider's mock holds the ID token's `exp`: an expired one is not exchanged.
+    @Test func anExpiredIDTokenIsNotExchanged() async throws {
+        let scenario = MCPConformanceEnterpriseTests.Scenario()
+        let expired = MockJWT.sign(
+            header: ["alg": .string("ES256"), "typ": .string("JWT")],
+            claims: [
+                "iss": .string(scenario.idpOrigin), "aud": .string(MCPConformanceEnterpriseTests.idpClientID),
+                "sub": .string(MCPConformanceEnterpriseTests.user), "iat": .number(Date().timeIntervalSince1970 - 7200),
+                "exp": .number(Date().timeIntervalSince1970 - 3600),
+            ], key: scenario.idpKey)
+        let form = [
+            ("grant_type", GrantType.tokenExchange.rawValue), ("subject_token", expired), ("subject_token_type", TokenTypeIdentifier.idToken),
+            ("requested_token_type", TokenTypeIdentifier.idJAG), ("audience", "http://localhost:3102"), ("resource", "http://localhost:3100/mcp"),
+        ].map { "\(FormEncoding.encode($0.0))=\(FormEncoding.encode($0.1))" }.joined(separator: "&")
+        let answer = try await scenario.run.transport.send(
+            TransportRequest(
+                method: .post, url: try #require(URL(string: scenario.idpOrigin + "/token")),
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8)))
+        #expect(answer.status == 400)
+        #expect(scenario.run.checks("complete-flow-token-exchange").map(\.status) == [.failure])
+    }
+
     /// The control run: a scope the authorization server refuses, taken as refused (no retry), draws no failure.
     @Test("client requests a scope the AS rejects for JWT-bearer grant")
     func workloadScopeRejected() async throws {

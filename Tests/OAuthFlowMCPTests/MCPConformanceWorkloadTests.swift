@@ -40,14 +40,14 @@ import Testing
         }
 
         /// A context JWT: header `{alg: ES256}` only, the workload's claims, `aud` and `exp` as given.
-        func jwt(audience: String = "http://localhost:3202", expiresIn: TimeInterval = 300) -> String {
+        func jwt(audience: String = "http://localhost:3202", expiresIn: TimeInterval = 300, validIn: TimeInterval? = nil) -> String {
             let now = Date().timeIntervalSince1970.rounded(.down)
-            return MockJWT.sign(
-                header: ["alg": .string("ES256")],
-                claims: [
-                    "iss": .string("https://idp.conformance-test.local"), "sub": .string("conformance-workload"), "aud": .string(audience),
-                    "iat": .number(now), "exp": .number(now + expiresIn), "jti": .string(UUID().uuidString.lowercased()),
-                ], key: key)
+            var claims: [String: JSONValue] = [
+                "iss": .string("https://idp.conformance-test.local"), "sub": .string("conformance-workload"), "aud": .string(audience),
+                "iat": .number(now), "exp": .number(now + expiresIn), "jti": .string(UUID().uuidString.lowercased()),
+            ]
+            if let validIn { claims["nbf"] = .number(now + validIn) }
+            return MockJWT.sign(header: ["alg": .string("ES256")], claims: claims, key: key)
         }
 
         /// The token endpoint's state machine: after a failure, any request is a retry (or a fallback) and only warned of.
@@ -88,6 +88,10 @@ import Testing
             }
             guard let expiry = decoded.claims["exp"]?.numberValue, expiry + 5 > Date().timeIntervalSince1970 else {
                 return fail("wif-assertion-expired", "invalid_grant", "JWT assertion is expired")
+            }
+            // jose's jwtVerify also holds `nbf` (with the same tolerance); its failure is the scenario's "malformed".
+            if let notBefore = decoded.claims["nbf"]?.numberValue, notBefore - 5 > Date().timeIntervalSince1970 {
+                return fail("wif-assertion-malformed", "invalid_grant", "JWT assertion verification failed: \"nbf\" claim timestamp check failed")
             }
             run.record("wif-assertion-verified", .success)
             let scope = body["scope"] ?? ""
