@@ -39,7 +39,7 @@ extension MCPAuthorization {
     /// - Parameter interactive: Whether a sign-in at the identity provider may open the browser.
     func identityAssertion(
         from idp: EnterpriseIdentityProvider, for context: AuthorizationState.Context, scopes: [String], interactive: Bool
-    ) async throws -> Secret {
+    ) async throws -> (Secret, DPoPKey?) {
         let issuer = context.authorizationServer.issuer.absoluteString
         let exchanger = OAuthClient(provider: idp.provider, configuration: idp.client.serviceConfiguration(), environment: environment)
         func exchange(_ idToken: Secret) async throws -> OAuthClient.ExchangedToken {
@@ -80,8 +80,11 @@ extension MCPAuthorization {
             )
         }
         try Self.checkIdentityAssertion(exchanged.tokens.accessToken, from: idp.provider.id, for: context, now: environment.clock.now())
-        logger.info("identity assertion grant issued", metadata: ["identity_provider": "\(idp.provider.id)", "issuer": "\(issuer)"])
-        return exchanged.tokens.accessToken
+        logger.info(
+            "identity assertion grant issued",
+            metadata: ["identity_provider": "\(idp.provider.id)", "issuer": "\(issuer)", "bound": "\(exchanged.tokens.proofKey != nil)"])
+        // A grant bound to the exchange's key (its `cnf.jkt`, checked by the engine) is presented with a proof of that key.
+        return (exchanged.tokens.accessToken, exchanged.tokens.proofKey)
     }
 
     /// An ID token of the identity provider's session that stays valid a while: the stored one, one a refresh brought,

@@ -101,15 +101,19 @@ extension MCPAuthorization {
     func presentAssertion(_ context: AuthorizationState.Context, scopes: [String], interactive: Bool = true) async throws -> TokenSet {
         let session = try await state.signIn(context.server) { [self] in
             let assertion: Secret
+            // The key a DPoP-bound ID-JAG is bound to (`cnf.jkt`): it is presented with a proof of that key.
+            var grantKey: DPoPKey?
             switch context.grant {
-            case let .enterprise(idp): assertion = try await identityAssertion(from: idp, for: context, scopes: scopes, interactive: interactive)
+            case let .enterprise(idp):
+                (assertion, grantKey) = try await identityAssertion(from: idp, for: context, scopes: scopes, interactive: interactive)
             case let .workload(source): assertion = try await source.assertion()
             case .authorizationCode:
                 throw MCPAuthorizationError(.noClient, "the MCP server \(context.server) has no assertion to present")
             }
             let configuration = context.settings.configuration(redirectURI: nil)
             let client = OAuthClient(provider: context.provider, configuration: configuration, environment: environment)
-            let tokens = try await client.jwtBearerToken(assertion: assertion, scopes: scopes, resources: [context.resource.absoluteString])
+            let tokens = try await client.jwtBearerToken(
+                assertion: assertion, scopes: scopes, resources: [context.resource.absoluteString], boundTo: grantKey)
             try Self.checkResource(of: tokens, for: context)
             let stored = StoredSession(
                 key: context.key, variables: [:], clientID: context.settings.clientID, redirectURI: nil, tokens: tokens,

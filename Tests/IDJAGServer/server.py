@@ -170,23 +170,28 @@ class World:
             claims["nonce"] = nonce
         return self.idp_key.sign(claims, "JWT")
 
-    def idp_tokens(self, scope, nonce=None):
+    def idp_tokens(self, scope, nonce=None, bound=False):
         refresh = secrets.token_urlsafe(24)
         with self.lock:
             self.refresh_tokens[refresh] = scope
         return {
             "access_token": secrets.token_urlsafe(24),
-            "token_type": "Bearer",
+            "token_type": "DPoP" if bound else "Bearer",
             "expires_in": 600,
             "id_token": self.id_token(nonce),
             "refresh_token": refresh,
             "scope": scope,
         }
 
-    def idp_token(self, form, authorization):
+    def idp_token(self, form, authorization, dpop=None):
         client, error = self.client(form, authorization, self.idp_client)
         if error:
             return error
+        # A DPoP proof (RFC 9449) for this token endpoint binds what it issues to the proof's key: its access tokens
+        # (`token_type: DPoP`) and its ID-JAGs (`cnf.jkt`, the draft's sender-constrained grants).
+        jkt = self.proof_thumbprint(dpop, self.idp_issuer) if dpop else None
+        if dpop and jkt is None:
+            return 400, {"error": "invalid_dpop_proof", "error_description": "the DPoP proof is not valid for this token endpoint"}
         grant = form.get("grant_type")
         if grant == "authorization_code":
             with self.lock:
@@ -199,18 +204,18 @@ class World:
             challenge = base64.urlsafe_b64encode(digest.finalize()).rstrip(b"=").decode()
             if not hmac.compare_digest(challenge, code["challenge"]):
                 return 400, {"error": "invalid_grant", "error_description": "PKCE verification failed"}
-            return 200, self.idp_tokens(code["scope"], code["nonce"])
+            return 200, self.idp_tokens(code["scope"], code["nonce"], bound=jkt is not None)
         if grant == "refresh_token":
             with self.lock:
                 scope = self.refresh_tokens.pop(form.get("refresh_token", ""), None)
             if scope is None:
                 return 400, {"error": "invalid_grant", "error_description": "unknown refresh token"}
-            return 200, self.idp_tokens(scope)
+            return 200, self.idp_tokens(scope, bound=jkt is not None)
         if grant == TOKEN_EXCHANGE:
-            return self.exchange(form)
+            return self.exchange(form, jkt)
         return 400, {"error": "unsupported_grant_type", "error_description": "unsupported grant"}
 
-    def exchange(self, form):
+    def exchange(self, form, jkt=None):
         if form.get("requested_token_type") != ID_JAG or form.get("subject_token_type") != ID_TOKEN:
             return 400, {"error": "invalid_request", "error_description": "only ID tokens are exchanged, for ID-JAGs"}
         audience, resource = form.get("audience"), form.get("resource")
@@ -243,8 +248,10 @@ class World:
         }
         if form.get("scope"):
             claims["scope"] = form["scope"]
+        if jkt:
+            claims["cnf"] = {"jkt": jkt}
         with self.lock:
-            self.stats["exchanges"].append({"audience": audience, "resource": resource, "scope": form.get("scope")})
+            self.stats["exchanges"].append({"audience": audience, "resource": resource, "scope": form.get("scope"), "bound": bool(jkt)})
         grant = self.idp_key.sign(claims, ID_JAG_TYPE)
         return 200, {"access_token": grant, "issued_token_type": ID_JAG, "token_type": "N_A", "expires_in": 300}
 
@@ -268,7 +275,8 @@ class World:
         status, answer = self.redeem(form, authorization, dpop, issuer or self.as_issuer)
         with self.lock:
             if status == 200:
-                self.stats["redeemed"].append({"scope": answer.get("scope")})
+                bound, subject = answer.pop("_bound", (False, None))
+                self.stats["redeemed"].append({"scope": answer.get("scope"), "bound": bound, "sub": subject})
             else:
                 self.stats["refused"].append(answer)
         return status, answer
@@ -351,6 +359,7 @@ class World:
                 return refuse("the ID-JAG's cnf names no jkt")
             if not dpop or self.proof_thumbprint(dpop, issuer) != bound:
                 return refuse("the ID-JAG is bound to a key (cnf.jkt) and no DPoP proof of that key came")
+        redeemed_bound = "cnf" in claims
         resource = claims.get("resource")
         parts = urlsplit(resource) if isinstance(resource, str) else None
         if not parts or parts.scheme != "http" or parts.hostname != "127.0.0.1" or parts.path != "/mcp":
@@ -380,7 +389,8 @@ class World:
             },
             "at+jwt",
         )
-        answer = {"access_token": token, "token_type": "Bearer", "expires_in": 300}
+        # `_bound` reaches only the statistics (as_token takes it out): whether the grant was bound and proven, and whose.
+        answer = {"access_token": token, "token_type": "Bearer", "expires_in": 300, "_bound": (redeemed_bound, claims["sub"])}
         if scopes:
             answer["scope"] = " ".join(scopes)
         return 200, answer
@@ -456,7 +466,7 @@ def handler(holder):
             form = {name: values[0] for name, values in pairs.items()}
             authorization = self.headers.get("Authorization")
             if url.path == "/idp/token":
-                return self.send(*world.idp_token(form, authorization))
+                return self.send(*world.idp_token(form, authorization, self.headers.get("DPoP")))
             if url.path == "/as/token":
                 return self.send(*world.as_token(form, authorization, self.headers.get("DPoP")))
             if url.path == "/as-sdk/token":

@@ -346,6 +346,16 @@ import OAuthFlowMCPAuth
         #expect(scenario.jwtBearerRequests.isEmpty)
     }
 
+    /// An ID-JAG bound to a key (`cnf.jkt`) the client never proved (no DPoP at this identity provider): not presented, since
+    /// without a proof of that key it would be presented as a bearer grant (issue 63 item 5).
+    @Test func anIdentityAssertionBoundToAnUnknownKeyIsNotPresented() async throws {
+        let scenario = Scenario()
+        scenario.mintedChanges = ["cnf": .object(["jkt": .string("0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")])]
+        let error = await (try scenario.client()).runEverything()
+        #expect((error as? FlowError)?.code == .dpop, "\(String(describing: error))")
+        #expect(scenario.jwtBearerRequests.isEmpty)
+    }
+
     /// An ID-JAG for another resource, or naming another client, is refused the same way.
     @Test(arguments: [("resource", "http://localhost:3100/other"), ("client_id", "someone-else")])
     func anIdentityAssertionForAnotherResourceOrClientIsRefused(claim: String, value: String) async throws {

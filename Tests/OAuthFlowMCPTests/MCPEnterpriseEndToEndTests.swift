@@ -42,7 +42,8 @@ struct TestIDJAGServer: Decodable, Sendable {
     }
 
     /// The identity provider, as a host's descriptor names it: OpenID Connect, the token exchange grant, its secret.
-    func identityProvider() throws -> Provider {
+    /// With `dpop`, the descriptor asks for DPoP there (`security.dpop: required`): its tokens and ID-JAGs are bound.
+    func identityProvider(dpop: Bool = false) throws -> Provider {
         try TestDescriptor(
             id: "corp-idp", protocol: .oidc, issuer: idpIssuer,
             endpoints: [("authorization", idpIssuer + "/authorize"), ("token", idpIssuer + "/token"), ("jwks", idpIssuer + "/jwks")],
@@ -53,9 +54,19 @@ struct TestIDJAGServer: Decodable, Sendable {
                   methods: [client_secret_basic]
                 security:
                   id_token_algs: [ES256]
-
+                \(dpop ? "  dpop: required\n" : "")
                 """
         ).provider()
+    }
+
+    /// How many grants of `subject` bound to a key (and proven) the authorization server redeemed, by `GET /test/stats`.
+    func redeemedBound(subject: String) async throws -> Int {
+        let origin = try #require(URL(string: issuer)).deletingLastPathComponent().absoluteString.trimmingCharacters(in: ["/"])
+        let answer = try await DefaultHTTPTransport(timeout: 30).send(TransportRequest(method: .get, url: try #require(URL(string: origin + "/test/stats"))))
+        let stats = try JSONDecoder().decode([String: JSONValue].self, from: answer.body)
+        guard case let .array(redeemed)? = stats["redeemed"] else { return 0 }
+        return redeemed.filter { if case let .object(entry) = $0 { entry["bound"] == .bool(true) && entry["sub"] == .string(subject) } else { false } }
+            .count
     }
 
     /// The authorization server as the MCP server trusts it: its JWT access tokens, verified with its keys.
@@ -139,6 +150,29 @@ struct MCPEnterpriseEndToEndTests {
         #expect(text.hasPrefix("you are alice"), "\(text)")
         #expect(opened.count == 1 && opened.allSatisfy { $0.absoluteString.hasPrefix(server.idpIssuer + "/authorize") }, "\(opened)")
         #expect(key?.account.hasSuffix("/mcp via corp-idp") == true, "\(String(describing: key))")
+    }
+
+    /// A DPoP-bound ID-JAG (issue 63 item 5): with DPoP asked at the identity provider, the exchange carries a proof and
+    /// the ID-JAG comes back `N_A` with `cnf.jkt` of that key (before, the engine refused the `N_A` answer as a Bearer
+    /// downgrade); it is presented to the authorization server with a proof of the same key, which the server checks,
+    /// and the MCP server takes the token it issues.
+    @available(macOS 14, iOS 17, tvOS 17, *)
+    @Test func aDPoPBoundIdentityAssertionIsPresentedWithAProofOfItsKey() async throws {
+        let server = try TestIDJAGServer.require()
+        let before = try await server.redeemedBound(subject: "alice")
+        let text = try await Self.serving(server) { endpoint in
+            var configuration = MCPAuthorization.Configuration(store: InMemoryTokenStore(), browser: FollowingBrowser())
+            configuration.signInTimeout = .seconds(90)
+            configuration.clients = [server.issuer: ClientSettings(clientID: server.clientID, secret: Secret(server.clientSecret))]
+            configuration.enterpriseIdentityProvider = .init(
+                provider: try server.identityProvider(dpop: true),
+                client: ClientSettings(clientID: server.idpClientID, secret: Secret(server.idpClientSecret)))
+            let authorization = MCPAuthorization(configuration)
+            try await authorization.signIn(to: endpoint)
+            return try await authorization.validTokens(for: endpoint).accessToken.value
+        }
+        #expect(!text.isEmpty)
+        #expect(try await server.redeemedBound(subject: "alice") == before + 1)
     }
 
     /// The authorization server's checks: an ID-JAG is redeemed once; a replay, another client, another `typ` or one from

@@ -40,6 +40,37 @@ extension OAuthClient {
         return try proofKey(for: provider.usesDiscovery ? try await discoveredProvider() : provider)
     }
 
+    /// A grant issued in answer to a request that carried a proof from `key` (an ID-JAG, draft-ietf-oauth-identity-assertion-
+    /// authz-grant §Sender Constraining): bound to `key` when its `cnf.jkt` names it, so that it is presented with a proof
+    /// of that key; refused when it names another key, or, from a provider that requires DPoP, when it names none (a
+    /// downgrade: the proof was sent and the grant came back unbound). A grant that is not a JWT is taken unbound unless
+    /// DPoP is required.
+    func boundGrant(_ tokens: TokenSet, key: DPoPKey) throws -> TokenSet {
+        var result = tokens
+        let confirmation = (try? CompactJWS(tokens.accessToken.value))?.claims["cnf"]
+        switch confirmation {
+        case let .object(members)?:
+            guard let thumbprint = members["jkt"]?.stringValue else {
+                throw FlowError(.dpop, "provider `\(provider.id)` issued a grant whose `cnf` names no key thumbprint (`jkt`)")
+            }
+            guard thumbprint == key.thumbprint else {
+                throw FlowError(.dpop, "provider `\(provider.id)` issued a grant bound to another key than the one whose proof was sent (`cnf.jkt`)")
+            }
+            result.proofKey = key
+        case nil:
+            guard provider.policy.dpop.use != .required else {
+                throw FlowError(
+                    .dpop,
+                    "provider `\(provider.id)` requires DPoP (`security.dpop: required`), and the grant it issued to a request with a proof is not bound to its key (no `cnf.jkt`)"
+                )
+            }
+            result.proofKey = nil
+        default:
+            throw FlowError(.dpop, "provider `\(provider.id)` issued a grant whose `cnf` is not an object")
+        }
+        return result
+    }
+
     /// Tokens from a request that carried a proof from `key`: bound to it when the server says `token_type: DPoP`;
     /// a Bearer answer is refused or kept unbound, as `security.dpop_bearer_answer` says.
     func bound(_ tokens: TokenSet, key: DPoPKey?, keepingBinding: Bool = false) throws -> TokenSet {
@@ -58,6 +89,8 @@ extension OAuthClient {
             result.proofKey = key
             return result
         }
+        // RFC 8693 `N_A`: not an access token but a grant (an ID-JAG), bound, if at all, by its own `cnf.jkt`.
+        if tokens.tokenType == "n_a" { return try boundGrant(result, key: key) }
         switch provider.policy.dpop.bearerAnswer {
         case .accept:
             logger.info("DPoP was asked for, the server issued Bearer tokens", metadata: ["provider": "\(provider.id)"])

@@ -96,9 +96,14 @@ extension OAuthClient {
     ///   - assertion: The JWT.
     ///   - scopes: The scopes asked for.
     ///   - resources: RFC 8707 resource indicators sent with it (absolute URIs without a fragment, checked before sending).
+    ///   - boundTo: The key an assertion bound to one (`cnf.jkt`, such as a DPoP-bound ID-JAG: ``TokenSet/proofKey`` of the
+    ///     exchange that issued it) is presented with: the request carries a DPoP proof of that key, whatever the
+    ///     provider's own DPoP setting, and a Bearer answer from a provider that does not do DPoP is kept unbound.
     /// - Throws: as ``clientCredentialsToken(_:)``; ``FlowError`` `unusable_assertion` for an assertion refused so,
-    ///   `wrong_authorization_server` for a client given for another server.
-    public func jwtBearerToken(assertion: Secret, scopes: [String] = [], resources: [String] = []) async throws -> TokenSet {
+    ///   `wrong_authorization_server` for a client given for another server, `dpop` for an assertion bound to another key.
+    public func jwtBearerToken(assertion: Secret, scopes: [String] = [], resources: [String] = [], boundTo key: DPoPKey? = nil) async throws
+        -> TokenSet
+    {
         try requireGrant(.jwtBearer)
         try requireCredentialBinding()
         try await checkAssertion(assertion)
@@ -108,7 +113,12 @@ extension OAuthClient {
         try Self.checkResources(resources)
         parameters += resources.map { ("resource", $0) }
         parameters += provider.policy.scopes.parameters(for: scopes)
-        return try await serviceToken(parameters, scopes: scopes)
+        if case let .object(confirmation)? = (try? CompactJWS(assertion.value))?.claims["cnf"], let bound = confirmation["jkt"]?.stringValue,
+            bound != key?.thumbprint
+        {
+            throw FlowError(.dpop, "the assertion is bound to a key (`cnf.jkt`) this client was not given; it is not presented")
+        }
+        return try await serviceToken(parameters, scopes: scopes, grantKey: key)
     }
 
     /// Exchanges one token for another (RFC 8693).
@@ -210,16 +220,22 @@ extension OAuthClient {
     }
 
     /// Sends a service grant's token request and reads the answer; `acceptsNotApplicable` takes RFC 8693's `N_A` token type.
-    private func serviceToken(_ parameters: [(String, String)], scopes: [String], acceptsNotApplicable: Bool = false) async throws -> TokenSet {
-        let proofKey = try await newProofKey()
+    /// With `grantKey`, the proof is of that key (a bound grant's), and a Bearer answer from a provider that does not do
+    /// DPoP is kept unbound: the proof was the grant's, not a request for bound tokens.
+    private func serviceToken(
+        _ parameters: [(String, String)], scopes: [String], acceptsNotApplicable: Bool = false, grantKey: DPoPKey? = nil
+    ) async throws -> TokenSet {
+        var proofKey = grantKey
+        if proofKey == nil { proofKey = try await newProofKey() }
         let response = try await tokenRequest(parameters, proofKey: proofKey)
-        let tokens = try bound(
-            explainingEncoding(sent: parameters) {
-                try TokenResponseParser.tokenSet(
-                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
-                    defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
-                    requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
-            }, key: proofKey)
+        let parsed = try explainingEncoding(sent: parameters) {
+            try TokenResponseParser.tokenSet(
+                from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
+                defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
+                requestedScopes: scopes, previous: nil, now: clock.now(), acceptsNotApplicable: acceptsNotApplicable)
+        }
+        let unboundAnswer = grantKey != nil && provider.policy.dpop.use == .never && parsed.tokenType != "dpop"
+        let tokens = try bound(parsed, key: unboundAnswer ? nil : proofKey)
         logger.debug(
             "service token issued",
             metadata: ["provider": "\(provider.id)", "grant": "\(parameters.first?.1 ?? "")", "scopes": "\(tokens.scopes.joined(separator: " "))"])
