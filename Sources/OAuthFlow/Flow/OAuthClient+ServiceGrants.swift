@@ -96,7 +96,7 @@ extension OAuthClient {
     ///   - assertion: The JWT.
     ///   - scopes: The scopes asked for.
     ///   - resources: RFC 8707 resource indicators sent with it (absolute URIs without a fragment, checked before sending).
-    ///   - boundTo: The key an assertion bound to one (`cnf.jkt`, such as a DPoP-bound ID-JAG: ``TokenSet/proofKey`` of the
+    ///   - key: The key an assertion bound to one (`cnf.jkt`, such as a DPoP-bound ID-JAG: ``TokenSet/proofKey`` of the
     ///     exchange that issued it) is presented with: the request carries a DPoP proof of that key, whatever the
     ///     provider's own DPoP setting, and a Bearer answer from a provider that does not do DPoP is kept unbound.
     /// - Throws: as ``clientCredentialsToken(_:)``; ``FlowError`` `unusable_assertion` for an assertion refused so,
