@@ -16,6 +16,11 @@ binds a free port on 127.0.0.1 and, once it serves, writes STATE_DIR/mcp-server.
     {"issuer": "http://127.0.0.1:PORT", "mcp": "http://127.0.0.1:PORT/mcp",
      "metadata": "http://127.0.0.1:PORT/.well-known/oauth-authorization-server"}
 
+In front of the SDK (RevisionHeaders), a POST to /mcp other than `initialize` must carry `MCP-Protocol-Version`, as
+a server that routes on the revision's headers requires (MCP 2026-07-28 puts it on every POST; the revisions before it
+on every request after `initialize`): one without is answered 400 before the SDK's bearer middleware sees it, so a
+client whose first request lacks the header never draws the 401 and its challenge.
+
 HTTP besides the SDK's:
     GET  /test/stats           what the server saw: registrations (client_id, client_name, redirect_uris),
                                authorizations (client_id, resource, scopes), token requests (grant_type,
@@ -65,7 +70,7 @@ class Provider:
         self.codes = {}
         self.access_tokens = {}
         self.refresh_tokens = {}
-        self.stats = {"registrations": [], "authorizations": [], "tokens": [], "refreshes": [], "calls": 0}
+        self.stats = {"registrations": [], "authorizations": [], "tokens": [], "refreshes": [], "calls": 0, "header_less": 0}
 
     async def get_client(self, client_id):
         return self.clients.get(client_id)
@@ -161,6 +166,48 @@ class TokenRequests:
         await self.app(scope, replay, send)
 
 
+class RevisionHeaders:
+    """Answers 400 to a POST to /mcp that is not `initialize` and carries no `MCP-Protocol-Version`, counting them
+    (`stats["header_less"]`); passes every other request on unchanged."""
+
+    def __init__(self, app, stats):
+        self.app = app
+        self.stats = stats
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] != "/mcp" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        if any(name.lower() == b"mcp-protocol-version" for name, _ in scope.get("headers", [])):
+            await self.app(scope, receive, send)
+            return
+        messages = []
+        body = b""
+        while True:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            method = json.loads(body).get("method")
+        except (ValueError, AttributeError):
+            method = None
+        if method != "initialize":
+            self.stats["header_less"] = self.stats.get("header_less", 0) + 1
+            data = json.dumps({"jsonrpc": "2.0", "id": None,
+                               "error": {"code": -32000, "message": "Bad Request: MCP-Protocol-Version header required"}}).encode()
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+            await send({"type": "http.response.body", "body": data})
+            return
+
+        async def replay():
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        await self.app(scope, replay, send)
+
+
 def main():
     state = sys.argv[1]
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -203,7 +250,7 @@ def main():
     app = server.streamable_http_app(host="127.0.0.1", json_response=True)
     app.router.routes.append(Route("/test/stats", stats, methods=["GET"]))
     app.router.routes.append(Route("/test/expire", expire, methods=["POST"]))
-    config = uvicorn.Config(TokenRequests(app, provider.stats), log_level="warning", lifespan="on")
+    config = uvicorn.Config(RevisionHeaders(TokenRequests(app, provider.stats), provider.stats), log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
 
     async def serve():

@@ -120,6 +120,10 @@ struct MCPCommandEndToEndTests {
         #expect(answer["access_token"] == .string(accessToken))
         #expect(answer["token_type"] == .string("Bearer"))
 
+        // The command's first request carried the revision's headers: the server, which answers 400 to a POST other than
+        // `initialize` without `MCP-Protocol-Version` before its authorization, saw none without (issue 63 item 1).
+        #expect(try await server.stats()["header_less"] == .number(0))
+
         // Inspected again: the session is stored and the client kept.
         let after = try Self.object(try await run(["inspect", url, "--port", "\(port)", "--json"]).stdout)
         #expect(after["signed_in"] == .bool(true))
