@@ -135,6 +135,25 @@ class Provider:
         raise TokenError(error="unsupported_grant_type", error_description="not supported here")
 
 
+async def buffered(receive):
+    """The request's body messages, read to the end, and the body they carry."""
+    messages = []
+    body = b""
+    while True:
+        message = await receive()
+        messages.append(message)
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return messages, body
+
+
+def replaying(messages):
+    """A `receive` that hands `messages` to the app again, then a disconnect."""
+    async def replay():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+    return replay
+
+
 class TokenRequests:
     """Counts the grant and `resource` of every token request (the SDK hands the provider neither for a
     code exchange), then passes the request on unchanged."""
@@ -147,23 +166,12 @@ class TokenRequests:
         if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        messages = []
-        body = b""
-        while True:
-            message = await receive()
-            messages.append(message)
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        messages, body = await buffered(receive)
         form = parse_qs(body.decode("utf-8", "replace"))
         self.stats["tokens"].append({"grant_type": form.get("grant_type", [None])[0],
                                      "client_id": form.get("client_id", [None])[0],
                                      "resource": form.get("resource", [None])[0]})
-
-        async def replay():
-            return messages.pop(0) if messages else {"type": "http.disconnect"}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(messages), send)
 
 
 class RevisionHeaders:
@@ -181,14 +189,7 @@ class RevisionHeaders:
         if any(name.lower() == b"mcp-protocol-version" for name, _ in scope.get("headers", [])):
             await self.app(scope, receive, send)
             return
-        messages = []
-        body = b""
-        while True:
-            message = await receive()
-            messages.append(message)
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        messages, body = await buffered(receive)
         try:
             method = json.loads(body).get("method")
         except (ValueError, AttributeError):
@@ -201,11 +202,7 @@ class RevisionHeaders:
                         "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
             await send({"type": "http.response.body", "body": data})
             return
-
-        async def replay():
-            return messages.pop(0) if messages else {"type": "http.disconnect"}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(messages), send)
 
 
 def main():
