@@ -144,6 +144,10 @@ public final class IdentityAssertionGrantVerifier: Sendable {
         -> Grant
     {
         func refuse(_ why: String) -> Refusal { Refusal(error: "invalid_grant", reason: why) }
+        // As an API bounds the tokens it reads (``ProtectedResource/maximumTokenSize``), before anything is decoded.
+        guard assertion.value.utf8.count <= ProtectedResource.maximumTokenSize else {
+            throw refuse("the assertion is larger than \(ProtectedResource.maximumTokenSize / 1024) KiB")
+        }
         guard let unverified = try? CompactJWS(assertion.value) else { throw refuse("the assertion is not a JWT") }
         let named = unverified.claims["iss"]?.stringValue ?? ""
         guard let trusted = validators.first(where: { $0.provider.isIDTokenIssuer(named, claims: unverified.claims) }) else {

@@ -114,6 +114,17 @@ extension Protection {
             _ = try await verifier.verify(try grant(["jti": jti]), client: Self.client)
         }
 
+        /// Hostile input: an oversized assertion is refused before it is decoded, and text that is no JWT is refused.
+        @Test func anOversizedOrMalformedAssertionIsRefused() async throws {
+            let verifier = try verifier()
+            let huge = await refusal(verifier, Secret(String(repeating: "a", count: ProtectedResource.maximumTokenSize + 1)))
+            #expect(huge?.reason.contains("larger than") == true, "\(String(describing: huge))")
+            for text in ["", "a.b.c", "..", "\u{0}.\u{1}.\u{2}", "eyJhbGciOiJFUzI1NiJ9.e30"] {
+                #expect(await refusal(verifier, Secret(text))?.error == "invalid_grant", "\(text)")
+            }
+            #expect(server.jwksFetches == 0)
+        }
+
         @Test func aSignatureByAnotherKeyIsRefused() async throws {
             let verifier = try verifier()
             let stranger = try await ProtectionKey.es256("idp-1")
