@@ -384,8 +384,7 @@ extension MCPAuthorization {
     /// `unauthorized_client`, RFC 6749 §5.2): what a server that forgot a dynamically registered client answers. An
     /// `invalid_grant` is the grant's, not the client's, and ends the tokens only.
     static func forgetsClient(_ error: any Error) -> Bool {
-        guard let error = error as? AuthorizationServerError else { return false }
-        return error.error == "invalid_client" || error.error == "unauthorized_client"
+        (error as? AuthorizationServerError)?.refusesClient == true
     }
 
     /// Drops the registration the authorization server of `context` forgot, with the session of its tokens, and

@@ -17,6 +17,10 @@ public struct AuthorizationServerError: Error, Sendable, Hashable, CustomStringC
     /// (`acr_values`), when the server says; a sign-in asking them (``ClientConfiguration/acrValues``) meets it.
     public var acrValues: [String]? = nil
 
+    /// Whether the server refused the client itself (`invalid_client` or `unauthorized_client`, RFC 6749 §5.2): its
+    /// authentication, or a client it does not know (a forgotten registration).
+    public var refusesClient: Bool { error == "invalid_client" || error == "unauthorized_client" }
+
     public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, httpStatus: Int? = nil, hint: String? = nil) {
         self.error = error
         self.errorDescription = errorDescription

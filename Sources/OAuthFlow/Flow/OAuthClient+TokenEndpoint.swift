@@ -44,7 +44,7 @@ extension OAuthClient {
             throw error.hinted(
                 "the client was identified in a JSON body (`token_request.body_encoding: json`); if the provider reads form-encoded bodies only, it saw no client_id: set `body_encoding: form`"
             )
-        } catch let error as AuthorizationServerError where ["invalid_client", "unauthorized_client"].contains(error.error) {
+        } catch let error as AuthorizationServerError where error.refusesClient {
             // A server that refuses an assertion often refuses its audience (idpyoidc: "Not for me!"), which no method change fixes.
             // A refusal that names another cause (the algorithm, the signature, the key, the lifetime) is not about `aud`.
             let description = (error.errorDescription ?? "").lowercased()

@@ -253,7 +253,7 @@ final class TrustedProvider: Sendable {
     /// (RFC 6749 §5.2), or HTTP 401 with no OAuth error (RFC 7662 §2.1 lets the endpoint answer so).
     static func refusesClient(_ error: any Error) -> Bool {
         if let error = error as? AuthorizationServerError {
-            return ["invalid_client", "unauthorized_client"].contains(error.error) || error.httpStatus == 401
+            return error.refusesClient || error.httpStatus == 401
         }
         if let error = error as? FlowError { return error.code == .unexpectedStatus && error.message.hasSuffix("HTTP 401") }
         return false

@@ -85,7 +85,7 @@ enum Advice {
 
     /// After the token endpoint refused the client itself: which secret was sent, and where it came from.
     static func clientAuthentication(_ error: any Error, secretSource: ClientSettings.SecretSource?) -> String? {
-        guard let error = error as? AuthorizationServerError, ["invalid_client", "unauthorized_client"].contains(error.error) else {
+        guard let error = error as? AuthorizationServerError, error.refusesClient else {
             return nil
         }
         if let secretSource {
@@ -135,7 +135,7 @@ enum Advice {
                     "give the client's credential: --client-secret-env VAR, \(prefix)CLIENT_SECRET or \(prefix)PRIVATE_KEY, or client_secret_env, client_secret_file, private_key_file or certificate_file under `\(provider):` in \(file)"
             }
         }
-        guard let error = error as? AuthorizationServerError, ["invalid_client", "unauthorized_client"].contains(error.error), let method else {
+        guard let error = error as? AuthorizationServerError, error.refusesClient, let method else {
             return nil
         }
         let credential =
