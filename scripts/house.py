@@ -24,6 +24,9 @@ The rules:
 - json-gate: a server's answer (`response.body`, `answer.body`) is never handed to `JSONDecoder` or
   `JSONSerialization` directly: it is read through ServerJSON (Sources/OAuthFlow/Support/ServerJSON.swift), the gate
   whose strict reader refuses text two readers could read differently (a member given twice, not UTF-8).
+- sign-in-run: an authorization-code sign-in is started only by SignInRun (SIGN_IN_RUN) and the engine itself
+  (Sources/OAuthFlow/Flow/): a presenter, a host module or the command line calls `SignInRun.start()`, never
+  `OAuthClient.startAuthorization()`, so that every sign-in runs in the one order (Docs/design.md, Layers).
 
 A rule can be waived for one file, with its reason, in EXCEPTIONS below (PENDING holds what other branches of issue 57
 are splitting); an entry that no longer matches a finding is itself a finding (stale-exception), so the lists cannot
@@ -49,6 +52,10 @@ JOSE_ROOM = "OAuthFlow/JWT/"
 # A server's answer decoded around ServerJSON, the one gate (JSON_GATE) that may hand a body to Foundation's readers.
 JSON_GATE = "OAuthFlow/Support/ServerJSON.swift"
 AROUND_JSON_GATE = re.compile(r"(?:JSONDecoder\(\)\s*\.\s*decode|JSONSerialization\s*\.\s*jsonObject)\s*\([^)]*\b(?:response|answer)\.body\b")
+# The one type besides the engine that starts an authorization-code sign-in, and a call that starts one.
+SIGN_IN_RUN = "OAuthFlow/SignIn/SignInRun.swift"
+ENGINE = "OAuthFlow/Flow/"
+STARTS_SIGN_IN = re.compile(r"\.\s*startAuthorization\s*\(")
 JWTKIT_IMPORT = re.compile(r"^[ \t]*(?:@[\w()]+[ \t]+)*import[ \t]+(?:(?:class|struct|enum|protocol|func|var|let|typealias)[ \t]+)?JWTKit\b", re.M)
 
 # A rule waived for a file: path under Sources/ (or a pattern of paths) -> {rule: reason}. Keep each reason a sentence a
@@ -280,6 +287,10 @@ def scan(relative, text, limits):
         for match in AROUND_JSON_GATE.finditer(code):
             findings.append((line_of(starts, match.start()), "json-gate", "decodes a server's answer around ServerJSON: read it with "
                              "ServerJSON.object, .value or .decode, whose strict reader refuses a member given twice and non-UTF-8"))
+    if relative.replace(os.sep, "/") != SIGN_IN_RUN and not relative.replace(os.sep, "/").startswith(ENGINE):
+        for match in STARTS_SIGN_IN.finditer(code):
+            findings.append((line_of(starts, match.start()), "sign-in-run", "starts a sign-in around SignInRun: make one "
+                             "(OAuth.signInRun(to:redirectURI:), or SignInRun(client:)) and call its start() or run(_:account:in:)"))
     return findings
 
 
@@ -402,7 +413,7 @@ def main():
         print("%s:%d: %s [%s]" % (path, line, message, rule))
     sys.stdout.flush()
     print("house: %d finding(s) (functions at most %d lines, files at most %d, each file named after its type, jwt-kit only in %s, "
-          "server answers read through ServerJSON%s)"
+          "server answers read through ServerJSON, sign-ins started by SignInRun%s)"
           % (len(findings), FUNCTION_LINES, FILE_LINES, JOSE_ROOM, "; %d excused by EXCEPTIONS and PENDING in scripts/house.py" % waived if waived else ""),
           file=sys.stderr)
     return 1 if findings else 0

@@ -29,11 +29,11 @@ extension OAuth {
         var providers: [(Provider, ClientSettings)] = []
         for name in names {
             let settings = try clientSettings(for: name)
-            providers.append((try descriptor(name).resolve(settings.variables), settings))
+            providers.append((try resolve(name, variables: settings.variables), settings))
         }
         providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
         return try WebSignIn(
             providers: providers, origin: origin, keyring: keyring, sessions: store as? any SessionDirectory, replays: replays,
-            basePath: basePath, pendingLifetime: pendingLifetime, environment: environment)
+            basePath: basePath, pendingLifetime: pendingLifetime, environment: environment, client: client(of:configuration:))
     }
 }

@@ -81,10 +81,22 @@ public final class WebSignIn: Sendable {
     }
 
     /// Enables resolved providers, listed in the order given.
-    public init(
+    public convenience init(
         providers: [(Provider, ClientSettings)], origin: URL, keyring: SessionKeyring, sessions: (any SessionDirectory)? = nil,
         replays: any ReplayRegistry = InMemoryReplayRegistry(), basePath: String = "/auth", pendingLifetime: TimeInterval = 600,
         environment: OAuthEnvironment = OAuthEnvironment()
+    ) throws {
+        try self.init(
+            providers: providers, origin: origin, keyring: keyring, sessions: sessions, replays: replays, basePath: basePath,
+            pendingLifetime: pendingLifetime, environment: environment
+        ) { OAuthClient(provider: $0, configuration: $1, environment: environment) }
+    }
+
+    /// Enables resolved providers, each client made by `client` (`OAuth`'s, which share each provider's discovery cache).
+    package init(
+        providers: [(Provider, ClientSettings)], origin: URL, keyring: SessionKeyring, sessions: (any SessionDirectory)?,
+        replays: any ReplayRegistry, basePath: String, pendingLifetime: TimeInterval, environment: OAuthEnvironment,
+        client makeClient: (Provider, ClientConfiguration) -> OAuthClient
     ) throws {
         guard let scheme = origin.scheme?.lowercased(), let host = origin.host, !host.isEmpty,
             origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil
@@ -125,7 +137,7 @@ public final class WebSignIn: Sendable {
             }
             let configuration = client.configuration(redirectURI: redirect)
             try Self.checkSettings(of: provider, configuration, secureOrigin: scheme == "https", origin: origin)
-            clients[provider.id] = OAuthClient(provider: provider, configuration: configuration, environment: environment)
+            clients[provider.id] = makeClient(provider, configuration)
             ids.append(provider.id)
         }
         self.clients = clients
@@ -208,7 +220,7 @@ public final class WebSignIn: Sendable {
             }
             let pending: PendingAuthorization
             do {
-                pending = try await client.startAuthorization()
+                pending = try await SignInRun(client: client).start()
             } catch {
                 throw WebSignInError(.providerUnavailable, "cannot start signing in with \(providerID): \(error)")
             }
@@ -269,17 +281,18 @@ public final class WebSignIn: Sendable {
     /// - Returns: The result, or the error with the page to show; both carry the
     ///   `Set-Cookie` that deletes the pending cookie.
     public func finish(_ providerID: String, callback: Callback) async -> Result<WebSignInResult, WebSignInError> {
-        let result = await finishing(providerID, callback: callback)
-        // Counted once per callback, with the code the page shows; a provider that is not enabled is never a label.
-        let provider = clients[providerID] == nil ? Instruments.none : providerID
-        switch result {
-        case .success: environment.instruments.count(.signIns, provider, "success", Instruments.none)
-        case let .failure(error): environment.instruments.count(.signIns, provider, "failure", error.code.description)
+        let engine = Locked(false)
+        let result = await finishing(providerID, callback: callback, engine: engine)
+        // A callback the engine never saw (no pending cookie, a provider that is not enabled, whose name is never a
+        // label) is counted here, with the code the page shows; the engine counts every callback it finishes.
+        if case let .failure(error) = result, !engine.current {
+            let provider = clients[providerID] == nil ? Instruments.none : providerID
+            environment.instruments.count(.signIns, provider, "failure", error.code.description)
         }
         return result
     }
 
-    private func finishing(_ providerID: String, callback: Callback) async -> Result<WebSignInResult, WebSignInError> {
+    private func finishing(_ providerID: String, callback: Callback, engine: Locked<Bool>) async -> Result<WebSignInResult, WebSignInError> {
         var clearing: String?
         do {
             guard let client = clients[providerID] else {
@@ -293,6 +306,7 @@ public final class WebSignIn: Sendable {
                     sameSite: sameSite(for: client.provider)
                 ).header
             let record = try pendingSignIn(named: name, in: callback, for: providerID)
+            engine.withLock { $0 = true }
             let outcome = try await exchange(callback, of: record, with: client)
             let userInfo = try await userInfo(of: outcome, from: client, providerID: providerID)
             let profile = try await client.profile(
@@ -351,12 +365,12 @@ public final class WebSignIn: Sendable {
     private func exchange(_ callback: Callback, of record: PendingSignIn, with client: OAuthClient) async throws -> OAuthClient.SignInOutcome {
         do {
             if let body = callback.formBody {
-                return try await client.finishSignInUncounted(.formPost(body), pending: record.pending)
+                return try await client.finishSignIn(.formPost(body), pending: record.pending)
             } else {
                 // An unparsable redirect URI leaves a bare query, which finishSignIn rejects as not for this redirect URI.
                 var components = URLComponents(url: record.pending.redirectURI, resolvingAgainstBaseURL: false) ?? URLComponents()
                 components.percentEncodedQuery = callback.query
-                return try await client.finishSignInUncounted(
+                return try await client.finishSignIn(
                     .callback(components.url ?? record.pending.redirectURI), pending: record.pending)
             }
         } catch let error as AuthorizationServerError where error.httpStatus == nil {

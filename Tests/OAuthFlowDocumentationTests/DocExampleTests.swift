@@ -465,6 +465,15 @@ import PostgresNIO
         _ = claims
     }
 
+    /// Docs/flow.md, one sign-in run driven by its two halves.
+    func signInRunExample(oauth: OAuth, redirectURL: URL) async throws {
+        let run = try oauth.signInRun(to: "google", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!)
+        let started = try await run.start()   // open started.url; keep it (Codable) until the redirect comes back
+        let outcome = try await run.client.finishSignIn(.callback(redirectURL), pending: started)
+        let result = try await run.store(outcome, in: oauth.store)
+        _ = result
+    }
+
     /// Docs/oidc.md, discovery by hand.
     func oidcDiscoveryExample(provider: Provider, environment: OAuthEnvironment) async throws {
         let complete = try await provider.discovered(environment: environment)   // one fetch; static endpoints win, discovered ones fill the gaps

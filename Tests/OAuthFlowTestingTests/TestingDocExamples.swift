@@ -50,14 +50,10 @@ import Testing
             store: store, environment: simulated.environment))
 
         // Sign in once (as the host's sign-in would), and keep the session.
-        let redirect = URL(string: "http://127.0.0.1:8765/callback")!
-        let client = OAuthClient(
-            provider: try oauth.provider("simulated"),
-            configuration: ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: redirect),
-            environment: simulated.environment)
-        let pending = try await client.startAuthorization()
-        let outcome = try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
-        _ = try await SignInResult.store(outcome, client: client, redirectURI: redirect, in: store, at: simulated.clock.now())
+        let run = try oauth.signInRun(to: "simulated", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!)
+        let pending = try await run.start()
+        let outcome = try await run.client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
+        _ = try await run.store(outcome, in: store)
 
         let first = try await oauth.accessToken(for: "simulated")
         simulated.clock.advance(3600)                         // an hour later the access token has expired

@@ -23,27 +23,34 @@ extension OAuthClient {
         public var callback: [String: JSONValue] = [:]
     }
 
-    /// The one way a sign-in started with ``startAuthorization()`` ends: checks
-    /// the authorization response, exchanges its code for tokens and verifies the ID token, and counts how it ended
+    /// The one way a sign-in started with ``startAuthorization()`` ends: checks the authorization response (the
+    /// pending authorization is this client's and not yet completed, a JWT-secured response verified,
+    /// ``check(_:pending:)``), exchanges its code for tokens and verifies the ID token, and counts how it ended
     /// (`oauthflow_sign_ins_total`).
     ///
+    /// - Parameters:
+    ///   - response: How the response came back: the redirect's URL, or a `form_post` body.
+    ///   - pending: What ``startAuthorization()`` returned for this sign-in.
+    ///   - accepted: Called once the response passed its checks, just before its code is sent to the token endpoint
+    ///     (the loopback sign-in tells its host which server the code goes to).
     /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
     ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
     ///   or an unusable token response; ``IDTokenError`` for an ID token that does not verify;
-    ///   ``TransportError`` when the server cannot be reached.
-    public func finishSignIn(_ response: AuthorizationResponse, pending: PendingAuthorization) async throws -> SignInOutcome {
-        try await countingSignIn { try await finishSignInUncounted(response, pending: pending) }
-    }
-
-    /// ``finishSignIn(_:pending:)`` for a caller that counts the sign-in itself (the web routes, which count what their
-    /// own checks refuse too).
-    package func finishSignInUncounted(_ response: AuthorizationResponse, pending: PendingAuthorization) async throws -> SignInOutcome {
-        let callback =
-            switch response {
-            case let .callback(url): try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
-            case let .formPost(body): try AuthorizationCallback(formBody: body)
-            }
-        return try await finish(callback, pending: pending)
+    ///   ``TransportError`` when the server cannot be reached. A response refused as `state_mismatch` or
+    ///   `invalid_callback` spent nothing: the sign-in can still finish with the genuine one.
+    public func finishSignIn(
+        _ response: AuthorizationResponse, pending: PendingAuthorization, accepted: @Sendable () -> Void = {}
+    ) async throws -> SignInOutcome {
+        try await countingSignIn {
+            let callback =
+                switch response {
+                case let .callback(url): try AuthorizationCallback(url: url, expectedRedirectURI: pending.redirectURI)
+                case let .formPost(body): try AuthorizationCallback(formBody: body)
+                }
+            let code = try await accept(callback, pending: pending)
+            accepted()
+            return try await exchange(code, pending: pending)
+        }
     }
 
     /// Runs a sign-in's last step and counts how it ended (`oauthflow_sign_ins_total`).
@@ -106,17 +113,16 @@ extension OAuthClient {
         }
     }
 
-    /// A callback that passed every check (``accept(_:pending:)``): its code, and its parameters, those of the verified
-    /// JWT for a JWT-secured response, which the token request and the session read.
-    package struct AcceptedCallback: Sendable {
+    /// A callback that passed every check: its code, and its parameters, those of the verified JWT for a
+    /// JWT-secured response, which the token request and the session read.
+    private struct AcceptedCallback: Sendable {
         let code: Secret
         let callback: AuthorizationCallback
     }
 
-    /// Checks a parsed callback once, for a caller that says something between the check and the exchange (the loopback
-    /// receiver tells its host the code is being exchanged): the pending authorization is this client's and not yet
-    /// completed, a JWT-secured response is verified, and ``check(_:pending:)`` passes.
-    package func accept(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> AcceptedCallback {
+    /// Checks a parsed callback once: the pending authorization is this client's and not yet completed, a
+    /// JWT-secured response is verified, and ``check(_:pending:)`` passes.
+    private func accept(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> AcceptedCallback {
         guard pending.providerID == provider.id else {
             throw FlowError(.invalidCallback, "the pending authorization is for provider `\(pending.providerID)`, not `\(provider.id)`")
         }
@@ -125,15 +131,6 @@ extension OAuthClient {
         }
         let callback = try await unsealed(callback)
         return AcceptedCallback(code: try await check(callback, pending: pending), callback: callback)
-    }
-
-    /// Exchanges an accepted callback's code, counting the sign-in (`oauthflow_sign_ins_total`).
-    package func finishSignIn(_ accepted: AcceptedCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
-        try await countingSignIn { try await exchange(accepted, pending: pending) }
-    }
-
-    private func finish(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> SignInOutcome {
-        try await exchange(try await accept(callback, pending: pending), pending: pending)
     }
 
     /// The token request for an accepted callback's code, its answer read, and the ID token verified.

@@ -35,7 +35,7 @@ public struct SignInResult: Sendable {
     ///     sign-in does.
     /// - Throws: ``TokenStoreError`` when the session cannot be stored.
     @discardableResult
-    public static func store(
+    package static func store(
         _ outcome: OAuthClient.SignInOutcome, client: OAuthClient, account: String = "default",
         redirectURI: URL?, in store: any TokenStore, at now: Date? = nil
     ) async throws -> SignInResult {

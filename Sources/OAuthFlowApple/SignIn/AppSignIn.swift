@@ -46,6 +46,8 @@ public struct AppSignIn: Sendable {
     /// The app's bundle identifier: `{bundle_id}` in the descriptor's redirect, and a scheme an app may always use
     /// (RFC 8252 §7.1).
     public let bundleIdentifier: String?
+    /// The discovery cache of the provider signed in to, when `OAuth` keeps one for it; nil makes one per sign-in.
+    package var discovery: DiscoveryClient?
 
     /// - Parameters:
     ///   - store: Where the session is stored.
@@ -92,22 +94,8 @@ public struct AppSignIn: Sendable {
             redirectURI = try provider.appRedirectURI(clientID: settings.clientID, bundleIdentifier: bundleIdentifier, requested: uri)
         }
         let configuration = settings.configuration(redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)
-        // Fails before the sheet opens when the client settings cannot work (a secret the provider needs).
-        _ = try configuration.authenticationMethod(for: provider)
-        let client = OAuthClient(provider: provider, configuration: configuration, environment: environment)
-        var pending = try await client.startAuthorization()
-        events(.started(requestExpiresAt: pending.requestExpiresAt))
-        // RFC 9126 §2.2: a pushed request lives seconds; opened after that, the provider shows an error page.
-        if pending.isExpired(at: environment.clock.now().addingTimeInterval(Self.pushedRequestMargin)) {
-            pending = try await client.startAuthorization()
-            events(.pushedRequestRenewed)
-        }
-        let callback = try await authenticator.authenticate(at: pending.url, redirectURI: redirectURI, prefersEphemeral: prefersEphemeral)
-        events(.exchangingCode)
-        let outcome = try await client.finishSignIn(.callback(callback), pending: pending)
-        return try await SignInResult.store(outcome, client: client, account: account, redirectURI: redirectURI, in: store)
+        let run = SignInRun(client: OAuthClient(provider: provider, configuration: configuration, environment: environment, discovery: discovery))
+        let sheet = SheetPresenter(authenticator: authenticator, prefersEphemeral: prefersEphemeral, events: events)
+        return try await run.run(sheet, account: account, in: store)
     }
-
-    /// How long before it expires a pushed request is pushed again rather than opened.
-    static let pushedRequestMargin: TimeInterval = 5
 }

@@ -31,7 +31,8 @@ extension OAuth {
     ) async throws -> SignInResult {
         let settings = try clientSettings(for: name)
         let provider = try provider(name)
-        let signIn = AppSignIn(store: store, authenticator: authenticator, environment: environment, bundleIdentifier: bundleIdentifier)
+        var signIn = AppSignIn(store: store, authenticator: authenticator, environment: environment, bundleIdentifier: bundleIdentifier)
+        signIn.discovery = discovery(for: provider.id)
         let result = try await signIn.signIn(
             to: provider, settings: settings, redirect: redirect, prefersEphemeral: prefersEphemeral,
             requestOfflineAccess: requestOfflineAccess, account: account, events: events)

@@ -21,15 +21,14 @@ extension OAuthFlowCommand {
                 let settings = try await options.settings(CommandEnvironment.clients)
                 LoginOptions.announce(settings)
                 let oauth = options.registryOptions.oauth(clients: [options.name: settings])
-                let provider = try oauth.resolve(options.name, variables: settings.variables)
+                let provider = try oauth.provider(options.name)
                 if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
                 let loopback = provider.loopback
                 guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
                     throw CommandFailure("cannot build a redirect URI from the descriptor")
                 }
-                let client = oauth.client(
-                    of: provider, configuration: settings.configuration(redirectURI: redirect, requestOfflineAccess: !options.noOffline))
-                let pending = try await client.startAuthorization()
+                let run = try oauth.signInRun(to: options.name, redirectURI: redirect, requestOfflineAccess: !options.noOffline)
+                let pending = try await run.start()
                 try PendingAuthorizationStore(beside: CommandEnvironment.store).save(
                     .init(pending: pending, clientID: settings.clientID, variables: provider.variables),
                     for: options.key)

@@ -13,7 +13,7 @@ extension OAuthFlowCommand.Login {
             variables: VariableOptions.values(options.variables), command: "authorize-url")
         startAgain.providerDirectories = options.registryOptions.providerDirectories
         let pendingStore = PendingAuthorizationStore(beside: store)
-        let (outcome, client) = try await Output.running {
+        let (outcome, run) = try await Output.running {
             guard let url = URL(string: callback) else { throw CommandFailure("--callback-url is not a URL") }
             guard let saved = try pendingStore.load(for: options.key) else {
                 throw CommandFailure("no authorization in progress for \(options.key); run `\(startAgain.text)` first")
@@ -21,23 +21,23 @@ extension OAuthFlowCommand.Login {
             startAgain.clientID = saved.clientID
             startAgain.variables = saved.variables
             // Finding the provider and the client sends nothing: a failure here keeps the sign-in in progress.
-            let client: OAuthClient
+            let run: SignInRun
             do {
                 var overrides = options.overrides
                 overrides.variables = [:]
-                let settings = try CommandEnvironment.clients.settings(
+                var settings = try CommandEnvironment.clients.settings(
                     clientID: saved.clientID, provider: saved.pending.providerID, overrides: overrides)
+                settings.variables = saved.variables
                 let oauth = options.registryOptions.oauth(clients: [saved.pending.providerID: settings])
-                let provider = try oauth.resolve(saved.pending.providerID, variables: saved.variables)
-                client = oauth.client(of: provider, configuration: settings.configuration(redirectURI: saved.pending.redirectURI))
+                run = try oauth.signInRun(to: saved.pending.providerID, redirectURI: saved.pending.redirectURI)
             } catch {
                 Output.stderr("The sign-in in progress was kept.\n")
                 throw error
             }
             do {
-                let outcome = try await client.finishSignIn(.callback(url), pending: saved.pending)
+                let outcome = try await run.client.finishSignIn(.callback(url), pending: saved.pending)
                 pendingStore.remove(for: options.key)
-                return (outcome, client)
+                return (outcome, run)
             } catch let error as FlowError where [.stateMismatch, .invalidCallback].contains(error.code) {
                 // Nothing was spent: a forged or mistyped URL must not cost the user the genuine one.
                 Output.stderr("The sign-in in progress was kept; give the URL the provider redirected to.\n")
@@ -50,13 +50,10 @@ extension OAuthFlowCommand.Login {
             }
         }
         let result = try await Output.running {
-            if let kept = try await store.setAsideCorruptSession(options.key) {
+            try await run.store(outcome, account: options.account, in: store) { kept in
                 Output.stderr("The stored session file could not be read; it was kept as \(kept).\n")
             }
-            return try await SignInResult.store(
-                outcome, client: client, account: options.account,
-                redirectURI: client.configuration.redirectURI, in: store)
         }
-        LoginSummary.print(result, provider: client.provider, path: store.path(for: options.key), json: json)
+        LoginSummary.print(result, provider: run.client.provider, path: store.path(for: options.key), json: json)
     }
 }
