@@ -20,10 +20,18 @@ import OAuthFlow
 public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddleware {
     public let resource: ProtectedResource
     public let scopes: [String]
+    /// The authentication every request's user must have had (RFC 9470); nil for any.
+    public let stepUp: ProtectedResource.StepUp?
 
-    public init(_ resource: ProtectedResource, requiring scopes: [String] = []) {
+    /// - Parameters:
+    ///   - resource: Checks the tokens.
+    ///   - scopes: The scopes the routes behind it require; none for any accepted token.
+    ///   - stepUp: The authentication the routes behind it require: an `acr` among its values, an `auth_time` within
+    ///     its age (RFC 9470); a token that falls short is answered 401 with the challenge saying what to sign in with.
+    public init(_ resource: ProtectedResource, requiring scopes: [String] = [], stepUp: ProtectedResource.StepUp? = nil) {
         self.resource = resource
         self.scopes = scopes
+        self.stepUp = stepUp
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -32,7 +40,7 @@ public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddle
             path: request.uri.path)
         var context = context
         do {
-            context.accessPrincipal = try await resource.authenticate(access, requiring: scopes)
+            context.accessPrincipal = try await resource.authenticate(access, requiring: scopes, stepUp: stepUp)
         } catch {
             return error.hummingbirdResponse
         }

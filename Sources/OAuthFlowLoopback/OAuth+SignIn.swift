@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlow
 
 extension OAuth {
-    /// What happens, in order, while ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:events:)``
+    /// What happens, in order, while ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:stepUp:events:)``
     /// or ``usableSession(_:account:variables:browser:route:events:)`` runs, for a host to show.
     public enum SignInEvent: Sendable {
         /// The stored session cannot be used any more (signed out by the server, or removed); a sign-in follows.
@@ -40,6 +40,8 @@ extension OAuth {
     ///     `TokenSet.authorizationDetails`.
     ///   - grantManagement: What to ask of the grant (FAPI Grant Management): `.create`, or `.merge(grantID:)` into the
     ///     grant an earlier session holds (`TokenSet.grantID`); nil keeps the client settings' (`ClientSettings.grantManagement`).
+    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470): its
+    ///     `acr_values` and `max_age` go in the request, and the new ID token's `acr` and `auth_time` must meet them.
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and
@@ -48,11 +50,13 @@ extension OAuth {
     public func signIn(
         to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
         timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true, authorizationDetails: [AuthorizationDetail] = [],
-        grantManagement: GrantManagementAction? = nil, events: @escaping @Sendable (SignInEvent) -> Void = { _ in }
+        grantManagement: GrantManagementAction? = nil, stepUp: ProtectedResource.StepUp? = nil,
+        events: @escaping @Sendable (SignInEvent) -> Void = { _ in }
     ) async throws -> SignInResult {
         var settings = try clientSettings(for: name)
         if !authorizationDetails.isEmpty { settings.authorizationDetails = authorizationDetails }
         if let grantManagement { settings.grantManagement = grantManagement }
+        stepUp?.apply(acrValues: &settings.acrValues, maximumAuthenticationAge: &settings.maximumAuthenticationAge)
         let provider = try resolve(name, variables: settings.variables)
         let result = try await signIn(
             to: provider, settings: settings, account: account, route: route ?? automaticRoute(for: provider), port: port,

@@ -25,7 +25,7 @@ extension OAuth {
     ///   - account: The session's account name.
     ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own.
     ///   - browser: Opens the authorization URL, for a sign-in.
-    ///   - route: How a sign-in reaches the user; nil chooses as ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:events:)`` does.
+    ///   - route: How a sign-in reaches the user; nil chooses as ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:stepUp:events:)`` does.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
     /// - Returns: The session, as stored.
     /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`, `SessionError`

@@ -23,7 +23,7 @@ import OAuthFlow
 ///
 /// 1. reads which tool a `tools/call` names (the body is read as the SDK reads it), and the scopes required: the
 ///    configuration's ``Configuration/scopes`` and that tool's ``Configuration/toolScopes``;
-/// 2. checks the token with `ProtectedResource.authenticate(_:requiring:details:)`: its signature or introspection,
+/// 2. checks the token with `ProtectedResource.authenticate(_:requiring:details:stepUp:)`: its signature or introspection,
 ///    its binding (DPoP proof, client certificate), its audience, which must be this server's canonical URI (MCP
 ///    authorization, "Token Audience Binding and Validation"), and the scopes. A refusal is answered with its status
 ///    and challenges: 401 `Bearer … scope="…", resource_metadata="…"` (with `error="invalid_token"` for a bad token),

@@ -69,6 +69,8 @@ extension SimulatedProvider {
         var authorizationDetails: JSONValue? = nil
         /// `cnf.x5t#S256`: the client certificate the token is bound to (RFC 8705 §3).
         var certificate: String? = nil
+        /// When and how the user authenticated (`auth_time`, `acr`; RFC 9470 §4 has introspection say them).
+        var authentication: (time: Date?, acr: String?) = (nil, nil)
     }
 
     /// A device authorization (RFC 8628) waiting for the user.

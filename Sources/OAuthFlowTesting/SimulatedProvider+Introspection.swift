@@ -20,6 +20,8 @@ extension SimulatedProvider {
             if let key = grant.proofKey { members["cnf"] = .object(["jkt": .string(key)]) }
             Self.confirm(&members, certificate: grant.certificate)
             if let details = grant.authorizationDetails { members["authorization_details"] = details }
+            if let time = grant.authentication.time { members["auth_time"] = .number(time.timeIntervalSince1970.rounded(.down)) }
+            if let acr = grant.authentication.acr { members["acr"] = .string(acr) }
             return Self.json(members)
         }
         if let grant = refreshTokens[token], !grant.revoked, !grant.spent, !revokedFamilies.contains(grant.family), grant.expiresAt > now {

@@ -143,6 +143,7 @@ extension SimulatedProvider {
                 "scope": .string(issue.scopes.joined(separator: " ")),
             ]
             if let authTime = issue.authTime { claims["auth_time"] = .number(authTime.timeIntervalSince1970.rounded(.down)) }
+            if let acr = issue.acr { claims["acr"] = .string(acr) }
             if let key = issue.proofKey { claims["cnf"] = .object(["jkt": .string(key)]) }
             Self.confirm(&claims, certificate: issue.certificate)
             if let details = issue.authorizationDetails { claims["authorization_details"] = details }
@@ -152,6 +153,7 @@ extension SimulatedProvider {
             clientID: issue.clientID, subject: issue.subject, scopes: issue.scopes, audience: issue.audience, issuedAt: now, expiresAt: expiresAt,
             proofKey: issue.proofKey, family: issue.family, authorizationDetails: issue.authorizationDetails)
         accessTokens[accessToken]?.certificate = issue.certificate
+        accessTokens[accessToken]?.authentication = (issue.authTime, issue.acr)
         var members: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": .string(issue.proofKey == nil ? "Bearer" : "DPoP"),
             "expires_in": .number(settings.accessTokenLifetime.rounded()), "scope": .string(issue.scopes.joined(separator: " ")),

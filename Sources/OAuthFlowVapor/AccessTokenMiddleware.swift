@@ -19,13 +19,18 @@ public struct AccessTokenMiddleware: AsyncMiddleware {
     public let resource: ProtectedResource
     /// The scopes every request must have been granted.
     public let scopes: [String]
+    /// The authentication every request's user must have had (RFC 9470); nil for any.
+    public let stepUp: ProtectedResource.StepUp?
 
     /// - Parameters:
     ///   - resource: Checks the tokens.
     ///   - scopes: The scopes the routes behind it require; none for any accepted token.
-    public init(_ resource: ProtectedResource, requiring scopes: [String] = []) {
+    ///   - stepUp: The authentication the routes behind it require: an `acr` among its values, an `auth_time` within
+    ///     its age (RFC 9470); a token that falls short is answered 401 with the challenge saying what to sign in with.
+    public init(_ resource: ProtectedResource, requiring scopes: [String] = [], stepUp: ProtectedResource.StepUp? = nil) {
         self.resource = resource
         self.scopes = scopes
+        self.stepUp = stepUp
     }
 
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
@@ -33,7 +38,7 @@ public struct AccessTokenMiddleware: AsyncMiddleware {
             authorization: request.headers[.authorization], dpop: request.headers["DPoP"], method: request.method.rawValue,
             path: request.url.path)
         do {
-            request.auth.login(try await resource.authenticate(access, requiring: scopes))
+            request.auth.login(try await resource.authenticate(access, requiring: scopes, stepUp: stepUp))
         } catch {
             return error.vaporResponse
         }
@@ -42,11 +47,14 @@ public struct AccessTokenMiddleware: AsyncMiddleware {
 }
 
 extension ProtectedResource {
-    /// A middleware that lets through only requests whose access token grants `scopes`.
+    /// A middleware that lets through only requests whose access token grants `scopes`, and whose user
+    /// authenticated as `stepUp` asks (RFC 9470).
     ///
-    /// - Parameter scopes: The scopes the routes behind it require; none for any accepted token.
-    public func middleware(requiring scopes: [String] = []) -> AccessTokenMiddleware {
-        AccessTokenMiddleware(self, requiring: scopes)
+    /// - Parameters:
+    ///   - scopes: The scopes the routes behind it require; none for any accepted token.
+    ///   - stepUp: The authentication the routes behind it require; nil for any.
+    public func middleware(requiring scopes: [String] = [], stepUp: StepUp? = nil) -> AccessTokenMiddleware {
+        AccessTokenMiddleware(self, requiring: scopes, stepUp: stepUp)
     }
 }
 

@@ -6,7 +6,7 @@ import OAuthFlow
 ///
 /// Three routes per host, for every enabled provider:
 /// - `GET {basePath}`: ``signInPage(returnTo:)``, a plain page listing the providers;
-/// - `GET {basePath}/{provider}`: ``start(_:returnTo:)``, which redirects to the provider;
+/// - `GET {basePath}/{provider}`: ``start(_:returnTo:stepUp:)``, which redirects to the provider;
 /// - `GET|POST {basePath}/{provider}/callback`: ``finish(_:callback:)``, which runs every
 ///   check of the engine and hands back a ``WebSignInResult`` (or a ``WebSignInError``).
 ///
@@ -213,14 +213,17 @@ public final class WebSignIn: Sendable {
     ///   - providerID: The enabled provider to sign in with, by descriptor id.
     ///   - returnTo: Where to send the user afterwards: a same-origin path (`/account`);
     ///     anything else (an absolute URL, `//host`, a backslash, control characters) becomes `/`.
-    public func start(_ providerID: String, returnTo: String? = nil) async -> WebResponse {
+    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470): its
+    ///     `acr_values` and `max_age` go in the request, and the callback's ID token must meet them.
+    public func start(_ providerID: String, returnTo: String? = nil, stepUp: ProtectedResource.StepUp? = nil) async -> WebResponse {
         do {
             guard let client = clients[providerID] else {
                 throw WebSignInError(.unknownProvider, "no enabled provider is called \(providerID.debugDescription)")
             }
             let pending: PendingAuthorization
             do {
-                pending = try await SignInRun(client: client).start()
+                let run = SignInRun(client: client)
+                pending = try await (stepUp.map(run.steppedUp) ?? run).start()
             } catch {
                 throw WebSignInError(.providerUnavailable, "cannot start signing in with \(providerID): \(error)")
             }

@@ -216,9 +216,11 @@ try:
     print(f"replayed: {text}")
     if METRICS:
         after = scrape()
-        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="denied")
+        # The engine counts the callbacks it finished, with its own codes (the page says `denied` and `replayed`);
+        # the routes count what they refuse before the engine sees it (a tampered cookie).
+        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="access_denied")
         expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="tampered")
-        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="replayed")
+        expect_moved(before, after, "oauthflow_sign_ins_total", provider="django", outcome="failure", code="already_completed")
     print(f"browser test ({NAME}) passed in {time.monotonic() - started:.1f} s; screenshot: {ARTIFACTS / f'web-signed-in-{NAME}.png'}")
 finally:
     session.quit()

@@ -26,6 +26,12 @@ struct APIProtectionDocExamples {
         _ = amounts
     }
 
+    /// Docs/api-protection.md, step-up authentication.
+    func stepUp(api: ProtectedResource, authorizationHeader: String) async throws {
+        let owner = try await api.authenticate(ProtectedResource.Request(authorization: authorizationHeader), stepUp: .init(acrValues: ["urn:example:mfa"], maximumAge: 300))
+        _ = owner
+    }
+
     /// One token, checked once.
     func oneToken(oauth: OAuth, token: Secret) async throws -> ProtectedResource.Principal {
         let principal = try await oauth.verifyAccessToken(token, issuedBy: "notes-idp", audience: "https://notes.example.com")

@@ -80,6 +80,13 @@ enum FrontDoorDocExamples {
         }
     }
 
+    /// Docs/oidc.md, an API's step-up challenge answered by signing in again.
+    static func stepUp(oauth: OAuth, browser: any BrowserOpener, wwwAuthenticate: [String]) async throws {
+        if let stepUp = ProtectedResource.StepUp(challenges: wwwAuthenticate) {
+            _ = try await oauth.signIn(to: "google", browser: browser, stepUp: stepUp)
+        }
+    }
+
     /// README.md, "The types underneath": the sign-in `oauth.signIn(to:browser:)` runs.
     static func underneath(store: any TokenStore, browser: any BrowserOpener, clientID: String) async throws -> TokenManager {
         let provider = try ProviderRegistry.load().descriptor(named: "google").resolve([:])

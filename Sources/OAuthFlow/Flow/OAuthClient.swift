@@ -31,7 +31,7 @@ public actor OAuthClient {
     private var completedStates: [String: Date] = [:]
     /// How long a completed state is remembered: longer than any pending authorization lives.
     static let completedStateMemory: TimeInterval = 3600
-    private let discovery: DiscoveryClient
+    let discovery: DiscoveryClient
     /// The provider with discovered endpoints, once discovery has run (or was not needed).
     private var complete: Provider?
     private var validator: IDTokenValidator?

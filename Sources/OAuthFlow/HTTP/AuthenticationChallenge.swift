@@ -28,7 +28,8 @@ package struct AuthenticationChallenge: Sendable, Hashable {
         while let scheme = reader.nextScheme() {
             var parameters: [String: String] = [:]
             while let (name, value) = reader.nextParameter() {
-                if parameters[name] == nil { parameters[name] = value }
+                // RFC 9110 §11.2: a parameter's name is matched case-insensitively.
+                if parameters[name.lowercased()] == nil { parameters[name.lowercased()] = value }
             }
             challenges.append(AuthenticationChallenge(scheme: scheme, parameters: parameters))
         }

@@ -17,16 +17,20 @@ extension ProtectedResource {
         public let reason: String
         /// The scopes the route requires (with ``ErrorCode/insufficientScope``).
         public let requiredScopes: [String]
+        /// The authentication the route requires (with ``ErrorCode/insufficientUserAuthentication``), which its challenge
+        /// states in `acr_values` and `max_age` (RFC 9470 §3).
+        public let stepUp: ProtectedResource.StepUp?
         /// The answer's headers: each `WWW-Authenticate` challenge, and `DPoP-Nonce` or `Retry-After` when they apply.
         public internal(set) var headers: [(name: String, value: String)] = []
         /// What the provider answered when it could not be asked (``ErrorCode/unavailable``): its refusal of the API's
         /// introspection client, above all, which a single check (`OAuth.verifyAccessToken`) reports as it is.
         package var cause: (any Error & Sendable)?
 
-        init(_ code: Code, _ reason: String, requiredScopes: [String] = []) {
+        init(_ code: Code, _ reason: String, requiredScopes: [String] = [], stepUp: ProtectedResource.StepUp? = nil) {
             self.code = code
             self.reason = reason
             self.requiredScopes = requiredScopes
+            self.stepUp = stepUp
             status =
                 switch code {
                 case .invalidRequest: 400
@@ -68,6 +72,9 @@ extension ErrorCode where Domain == ProtectedResource.Denial {
     /// The token lacks authorization details (RFC 9396) of a type the route requires, or they do not allow the
     /// request (403; the challenge says `insufficient_scope`, as RFC 9396 names no error of its own for an API).
     public static let insufficientAuthorizationDetails = Self("insufficient_authorization_details")
+    /// The user behind the token authenticated too long ago, or not strongly enough, for the route (RFC 9470 §3: 401,
+    /// with `acr_values` and `max_age` in the challenge).
+    public static let insufficientUserAuthentication = Self("insufficient_user_authentication")
     /// The DPoP proof is missing or fails a check (RFC 9449 §7.1).
     public static let invalidDPoPProof = Self("invalid_dpop_proof")
     /// The proof must carry the resource's current nonce, sent in `DPoP-Nonce` (RFC 9449 §9).

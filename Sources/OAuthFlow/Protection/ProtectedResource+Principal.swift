@@ -48,7 +48,7 @@ extension ProtectedResource {
 
         /// The token's rich authorization details (RFC 9396 §9.1, §9.2): the JWT's `authorization_details` claim or
         /// the introspection answer's member; empty when it has none, or when they are not an array of objects with
-        /// a `type` (``ProtectedResource/authenticate(_:requiring:details:)`` refuses such a token when it requires details).
+        /// a `type` (``ProtectedResource/authenticate(_:requiring:details:stepUp:)`` refuses such a token when it requires details).
         public var authorizationDetails: [AuthorizationDetail] {
             claims["authorization_details"].flatMap { try? AuthorizationDetail.list($0, what: "the token's authorization details") } ?? []
         }

@@ -150,35 +150,41 @@ public final class ProtectedResource: Sendable {
     // MARK: - Checking a request
 
     /// Checks the request's access token and, when `scopes` are given, that it grants each of them; when `details`
-    /// are given, that it carries rich authorization details (RFC 9396) of each of those types.
+    /// are given, that it carries rich authorization details (RFC 9396) of each of those types; with `stepUp`, that
+    /// its user authenticated recently and strongly enough (RFC 9470).
     ///
     /// - Parameters:
     ///   - request: The request as the API received it.
     ///   - scopes: The scopes the route requires.
     ///   - details: The `type`s of authorization details the route requires, at least one entry of each; the handler
     ///     then checks what they allow (``Principal/authorizationDetails(ofType:)``).
+    ///   - stepUp: The authentication the route requires: an `acr` among its values, an `auth_time` within its age.
     /// - Returns: Who the token speaks for.
     /// - Throws: ``ProtectedResource/Denial``, with the status and headers to answer with:
-    ///   ``ErrorCode/insufficientAuthorizationDetails`` (403) for a token without details of a required type.
+    ///   ``ErrorCode/insufficientAuthorizationDetails`` (403) for a token without details of a required type,
+    ///   ``ErrorCode/insufficientUserAuthentication`` (401, the challenge saying what to sign in with) for a user
+    ///   who must authenticate again.
     public func authenticate(
-        _ request: ProtectedResource.Request, requiring scopes: [String] = [], details: [String] = []
+        _ request: ProtectedResource.Request, requiring scopes: [String] = [], details: [String] = [], stepUp: ProtectedResource.StepUp? = nil
     ) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
         let (result, trace): (Result<ProtectedResource.Principal, ProtectedResource.Denial>, CheckTrace)
         if let span = instruments.startSpan() {
             // The JWKS and introspection requests a check makes are children of its span.
             (result, trace) = await InstrumentationContext.$current.withValue(span.context) {
-                await check(request, requiring: scopes, details: details)
+                await check(request, requiring: scopes, details: details, stepUp: stepUp)
             }
             instruments.end(span, result, trace)
         } else {
-            (result, trace) = await check(request, requiring: scopes, details: details)
+            (result, trace) = await check(request, requiring: scopes, details: details, stepUp: stepUp)
         }
         instruments.count(result, trace)
         return try result.get()
     }
 
-    /// ``authenticate(_:requiring:details:)``'s checks, with which provider and cache answered.
-    private func check(_ request: ProtectedResource.Request, requiring scopes: [String], details: [String]) async -> (
+    /// ``authenticate(_:requiring:details:stepUp:)``'s checks, with which provider and cache answered.
+    private func check(
+        _ request: ProtectedResource.Request, requiring scopes: [String], details: [String], stepUp: ProtectedResource.StepUp?
+    ) async -> (
         Result<ProtectedResource.Principal, ProtectedResource.Denial>, CheckTrace
     ) {
         var trace = CheckTrace()
@@ -198,6 +204,7 @@ public final class ProtectedResource: Sendable {
                     .insufficientScope, "the token lacks the scope \(missing.joined(separator: " "))", requiredScopes: scopes)
             }
             try Self.checkDetails(principal, requiring: details)
+            try stepUp?.check(principal, now: clock.now())
             return (.success(principal), trace)
         } catch {
             logger.debug("access token refused", metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
@@ -359,6 +366,7 @@ public final class ProtectedResource: Sendable {
             attributes.append("error_description=\"\(Self.descriptions[error] ?? "The request is not authorized")\"")
         }
         if denial.code == .insufficientScope { attributes.append("scope=\"\(denial.requiredScopes.joined(separator: " "))\"") }
+        if denial.code == .insufficientUserAuthentication, let stepUp = denial.stepUp { attributes += stepUp.challengeAttributes }
         let realm = "realm=\"\(Self.quoted(settings.realm ?? settings.resource.host ?? "api"))\""
         let metadata = "resource_metadata=\"\(metadataURL.absoluteString)\""
         if settings.dpop != .required {
@@ -382,6 +390,7 @@ public final class ProtectedResource: Sendable {
         "invalid_request": "The request is malformed",
         "invalid_token": "The access token is not valid",
         "insufficient_scope": "The access token does not grant the required scope",
+        "insufficient_user_authentication": "A more recent or stronger authentication is required",
         "invalid_dpop_proof": "The DPoP proof is not valid",
         "use_dpop_nonce": "The DPoP proof must carry the nonce of this resource",
     ]

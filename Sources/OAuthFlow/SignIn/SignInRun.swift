@@ -35,6 +35,17 @@ public struct SignInRun: Sendable {
         try await client.startAuthorization()
     }
 
+    /// This run asking for `stepUp` (RFC 9470 §4, the answer to an API's `insufficient_user_authentication`):
+    /// the same client and discovery cache, its authorization requests carrying `acr_values` and `max_age`, and
+    /// the new ID token's `acr` and `auth_time` checked against them.
+    public func steppedUp(_ stepUp: ProtectedResource.StepUp) -> SignInRun {
+        var configuration = client.configuration
+        stepUp.apply(acrValues: &configuration.acrValues, maximumAuthenticationAge: &configuration.maximumAuthenticationAge)
+        return SignInRun(
+            client: OAuthClient(provider: client.provider, configuration: configuration, environment: client.environment, discovery: client.discovery)
+        )
+    }
+
     /// A new pushed request in place of `pending` when it has expired, or will within five seconds: opened
     /// after that, the provider would show the user an error page.
     ///

@@ -19,6 +19,8 @@ extension OAuth {
     ///   - prefersEphemeral: Share no cookies with the user's browser (`prefersEphemeralWebBrowserSession`).
     ///   - bundleIdentifier: The app's bundle identifier; `Bundle.main`'s by default.
     ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
+    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470): its
+    ///     `acr_values` and `max_age` go in the request, and the new ID token's `acr` and `auth_time` must meet them.
     ///   - events: Receives what happens, in order.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``AppSignIn`` throws (`FlowError`
@@ -27,9 +29,10 @@ extension OAuth {
     public func signIn(
         to name: String, account: String = "default", authenticator: any WebAuthenticator, redirect: AppSignIn.Redirect = .privateUseScheme,
         prefersEphemeral: Bool = false, bundleIdentifier: String? = Bundle.main.bundleIdentifier, requestOfflineAccess: Bool = true,
-        events: @escaping @Sendable (AppSignIn.Event) -> Void = { _ in }
+        stepUp: ProtectedResource.StepUp? = nil, events: @escaping @Sendable (AppSignIn.Event) -> Void = { _ in }
     ) async throws -> SignInResult {
-        let settings = try clientSettings(for: name)
+        var settings = try clientSettings(for: name)
+        stepUp?.apply(acrValues: &settings.acrValues, maximumAuthenticationAge: &settings.maximumAuthenticationAge)
         let provider = try provider(name)
         var signIn = AppSignIn(store: store, authenticator: authenticator, environment: environment, bundleIdentifier: bundleIdentifier)
         signIn.discovery = discovery(for: provider.id)
