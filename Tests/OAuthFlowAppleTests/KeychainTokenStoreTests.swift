@@ -43,6 +43,31 @@ import Testing
         #expect(keychain.accounts(service: store.service).isEmpty)
     }
 
+    /// A user's sessions are found by issuer and subject (for account deletion and back-channel logout): another
+    /// user's, another provider's, the items a session keeps beside it and an undecodable item are not; an account
+    /// whose name needs escaping is read back as it was.
+    @Test func aUsersSessionsAreListed() async throws {
+        let store = makeStore()
+        func session(_ account: String, _ subject: String, provider: String = "example") -> StoredSession {
+            var session = sampleSession(provider)
+            session.key = SessionKey(providerID: provider, account: account)
+            session.providerSession = ProviderSession(issuer: "https://idp.example", subject: subject)
+            return session
+        }
+        for each in [session("phone", "ada"), session("work/laptop ü", "ada"), session("bob", "bob"), session("ada", "ada", provider: "other")] {
+            try await store.save(each)
+        }
+        keychain[KeychainItem(service: store.service, account: "example/broken", accessGroup: nil)] = .init(
+            data: Data("{not json".utf8), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        keychain[KeychainItem(service: store.service, account: "example/phone/corrupt-1900000000", accessGroup: nil)] = .init(
+            data: Data("{}".utf8), owner: nil, accessibility: .afterFirstUnlockThisDeviceOnly)
+        let ada = try #require(ProviderSession.Match(issuer: "https://idp.example", subject: "ada", sessionID: nil))
+        let keys = try await store.keys(of: "example", matching: ada)
+        #expect(Set(keys) == [SessionKey(providerID: "example", account: "phone"), SessionKey(providerID: "example", account: "work/laptop ü")])
+        #expect(keychain[KeychainItem(service: store.service, account: "example/broken", accessGroup: nil)] != nil, "left in place")
+        #expect(try await makeStore(in: InMemoryKeychain()).keys(of: "example", matching: ada).isEmpty)
+    }
+
     /// The app (`com.example.notes`) and its widget (`com.example.notes.widget`), both with the defaults: one service,
     /// so one session and one lease. With the old default (the bundle identifier and `.oauthflow`) they had two.
     @Test func theAppAndItsExtensionShareSessionsAndTheLeaseByDefault() async throws {

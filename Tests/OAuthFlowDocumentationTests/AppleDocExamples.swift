@@ -29,4 +29,12 @@ enum AppleDocExamples {
             return .redirect(to: result.returnTo)
         }
     }
+
+    /// "When a user deletes their account".
+    static func deleteAccount(oauth: OAuth, user: AppUser) async throws {
+        let deletion = try await oauth.deleteAccount("apple", account: user.subject)
+        if !deletion.revokedEverywhere {
+            print("not revoked yet:", deletion.revocationFailures.keys.map(\.account))   // call deleteAccount again later
+        }
+    }
 }

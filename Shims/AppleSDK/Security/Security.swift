@@ -68,6 +68,7 @@ public let kSecReturnData: CFString = "r_Data"
 public let kSecReturnAttributes: CFString = "r_Attributes"
 public let kSecMatchLimit: CFString = "m_Limit"
 public let kSecMatchLimitOne: CFString = "m_LimitOne"
+public let kSecMatchLimitAll: CFString = "m_LimitAll"
 
 // The result codes, each `var errSec…: OSStatus { get }`.
 public var errSecSuccess: OSStatus { 0 }

@@ -489,24 +489,7 @@ public actor TokenManager {
             onChange?(nil)
             return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
         }
-        // Discovery (and RFC 8414 metadata) only when the descriptor names no revocation endpoint.
-        let revocation = try? await client.revocationEndpoint()
-        var failure: (any Error)?
-        if revocation != nil {
-            do {
-                let key = current.tokens.proofKey
-                let bound = current.tokens.isCertificateBound
-                // Only the kinds the provider revokes (`revocation.tokens`): revoking a refresh token ends its access tokens too.
-                if let refresh = current.tokens.refreshToken, client.revokes(.refreshToken) {
-                    try await client.revoke(refresh, kind: .refreshToken, proofKey: key, certificateBound: bound)
-                }
-                if client.revokes(.accessToken) {
-                    try await client.revoke(current.tokens.accessToken, kind: .accessToken, proofKey: key, certificateBound: bound)
-                }
-            } catch {
-                failure = error
-            }
-        }
+        let (revocation, failure) = await revoke(current.tokens)
         try await store.remove(key)
         cached = nil
         onChange?(nil)
@@ -522,7 +505,35 @@ public actor TokenManager {
             }
         }
         return SignOut(
-            revocationAvailable: revocation != nil, revocationError: failure, endSession: endSession, endSessionError: endSessionError)
+            revocationAvailable: revocation, revocationError: failure, endSession: endSession, endSessionError: endSessionError)
+    }
+
+    /// Revokes the session's tokens at the provider (refresh token first, RFC 7009) and keeps the session: what an
+    /// account's deletion does first, removing the session only once its tokens are revoked.
+    ///
+    /// - Returns: Whether the provider has a revocation endpoint, and why revoking failed when it did.
+    /// - Throws: ``SessionError`` (`notSignedIn`, `sessionMismatch`: tokens that are not this provider's to revoke), store errors.
+    package func revokeKeepingSession() async throws -> (available: Bool, failure: (any Error)?) {
+        await revoke(try await session().tokens)
+    }
+
+    /// Revokes `tokens`, each kind the provider revokes (`revocation.tokens`; revoking a refresh token ends its access
+    /// tokens too); discovery (and RFC 8414 metadata) only when the descriptor names no revocation endpoint.
+    private func revoke(_ tokens: TokenSet) async -> (available: Bool, failure: (any Error)?) {
+        guard (try? await client.revocationEndpoint()) != nil else { return (false, nil) }
+        do {
+            let key = tokens.proofKey
+            let bound = tokens.isCertificateBound
+            if let refresh = tokens.refreshToken, client.revokes(.refreshToken) {
+                try await client.revoke(refresh, kind: .refreshToken, proofKey: key, certificateBound: bound)
+            }
+            if client.revokes(.accessToken) {
+                try await client.revoke(tokens.accessToken, kind: .accessToken, proofKey: key, certificateBound: bound)
+            }
+            return (true, nil)
+        } catch {
+            return (true, error)
+        }
     }
 
     /// Forgets the cached session, so the next call reads the store again.

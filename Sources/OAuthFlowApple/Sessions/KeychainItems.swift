@@ -24,4 +24,8 @@ protocol KeychainItems: Sendable {
     /// Deletes the item, only if its `kSecAttrGeneric` is `owner` when one is given; ``KeychainStatus/itemNotFound``
     /// when nothing matched.
     func delete(_ item: KeychainItem, ownedBy owner: Data?) throws
+    /// The account of every item of `service` (in `accessGroup`, when one is given): their attributes only, no data.
+    ///
+    /// - Throws: ``KeychainStatus`` for any answer but success and `errSecItemNotFound` (no item: empty).
+    func accounts(service: String, accessGroup: String?) throws -> [String]
 }

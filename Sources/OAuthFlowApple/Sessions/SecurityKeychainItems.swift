@@ -65,6 +65,24 @@ struct SecurityKeychainItems: KeychainItems {
         guard status == errSecSuccess else { throw KeychainStatus(status) }
     }
 
+    func accounts(service: String, accessGroup: String?) throws -> [String] {
+        var request: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecUseDataProtectionKeychain as String: true,
+            kSecAttrService as String: service,
+            kSecReturnAttributes as String: true,
+            kSecMatchLimit as String: kSecMatchLimitAll,
+        ]
+        if let accessGroup { request[kSecAttrAccessGroup as String] = accessGroup }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(request as CFDictionary, &result)
+        if status == errSecItemNotFound { return [] }
+        guard status == errSecSuccess else { throw KeychainStatus(status) }
+        // With the attributes asked for and no limit, an array of dictionaries, one per item.
+        guard let found = result as? [[String: Any]] else { throw KeychainStatus(errSecDecode) }
+        return found.compactMap { $0[kSecAttrAccount as String] as? String }
+    }
+
     func delete(_ item: KeychainItem, ownedBy owner: Data?) throws {
         var request = query(item)
         if let owner { request[kSecAttrGeneric as String] = owner }

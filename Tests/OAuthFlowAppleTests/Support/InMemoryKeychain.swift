@@ -106,6 +106,13 @@ final class InMemoryKeychain: KeychainItems, @unchecked Sendable {
         }
     }
 
+    func accounts(service: String, accessGroup: String?) throws -> [String] {
+        try enter("list", KeychainItem(service: service, account: "", accessGroup: accessGroup))
+        return lock.withLock {
+            stored.keys.filter { $0.service == service && (accessGroup == nil || $0.accessGroup == accessGroup) }.map(\.account).sorted()
+        }
+    }
+
     func delete(_ item: KeychainItem, ownedBy owner: Data?) throws {
         try enter("delete", item)
         try lock.withLock {
