@@ -20,6 +20,15 @@ enum AppleSignInDocExamples {
         }
     }
 
+    /// Docs/apple.md, "Sign in with Apple, natively".
+    @MainActor static func nativeAppleSignIn(oauth: OAuth, userID: String, signOutLocally: () -> Void) async throws {
+        let apple = AppleIDSignIn(provider: try oauth.provider("apple", variables: ["team_id": "ABCDE12345"]), authorizer: SystemAppleIDAuthorizer())
+        let result = try await apple.signIn()
+        // To the app's server: result.authorizationCode, result.identityToken, result.nonce (over TLS, once).
+        _ = result
+        if try await !apple.isAuthorized(userID) { signOutLocally() }
+    }
+
     /// Docs/apple.md, "Main actor, threads and one `OAuth`": a view model on the main actor makes the authenticator.
     @MainActor final class AccountModel {
         let oauth: OAuth

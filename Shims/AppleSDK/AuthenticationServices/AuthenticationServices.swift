@@ -126,3 +126,173 @@ public struct ASWebAuthenticationSessionError: CustomNSError, Hashable {
     public static var presentationContextNotProvided: Code { .presentationContextNotProvided }
     public static var presentationContextInvalid: Code { .presentationContextInvalid }
 }
+
+// Sign in with Apple in an app (SystemAppleIDAuthorizer). Sources, developer.apple.com/documentation/authenticationservices/:
+//   asauthorizationappleidprovider, …/createrequest(), …/getcredentialstate(foruserid:completion:),
+//   …/credentialstate, …/credentialrevokednotification, asauthorizationappleidrequest, asauthorizationopenidrequest
+//   (…/requestedscopes, …/nonce, …/state), asauthorizationrequest, asauthorizationcontroller
+//   (…/init(authorizationrequests:), …/delegate, …/presentationcontextprovider, …/performrequests(), …/cancel()),
+//   asauthorizationcontrollerdelegate, asauthorizationcontrollerpresentationcontextproviding, asauthorization
+//   (…/credential, …/scope, …/scope/fullname, …/scope/email), asauthorizationcredential, asauthorizationprovider,
+//   asauthorizationappleidcredential (…/user, …/identitytoken, …/authorizationcode, …/email, …/fullname),
+//   asauthorizationerror (…/code, …/canceled), asauthorizationerrordomain.
+
+/// `protocol ASAuthorizationProvider : NSObjectProtocol`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public protocol ASAuthorizationProvider: NSObjectProtocol {}
+
+/// `protocol ASAuthorizationCredential : NSCopying, NSSecureCoding, NSObjectProtocol` (the coding requirements left out:
+/// the glue neither copies nor codes a credential).
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public protocol ASAuthorizationCredential: NSObjectProtocol {}
+
+/// `class ASAuthorization` (an `NSObject`).
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorization: NSObject {
+    /// `var provider: any ASAuthorizationProvider { get }`.
+    open var provider: any ASAuthorizationProvider { fatalError("shim") }
+    /// `var credential: any ASAuthorizationCredential { get }`.
+    open var credential: any ASAuthorizationCredential { fatalError("shim") }
+
+    /// `struct Scope : Hashable, Equatable, RawRepresentable, @unchecked Sendable`.
+    public struct Scope: Hashable, RawRepresentable, @unchecked Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// `static let fullName: ASAuthorization.Scope`.
+        public static let fullName = Scope(rawValue: "shim.fullName")
+        /// `static let email: ASAuthorization.Scope`.
+        public static let email = Scope(rawValue: "shim.email")
+    }
+}
+
+/// `class ASAuthorizationRequest` (an `NSObject`).
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorizationRequest: NSObject {}
+
+/// `class ASAuthorizationOpenIDRequest : ASAuthorizationRequest`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorizationOpenIDRequest: ASAuthorizationRequest {
+    /// `var requestedScopes: [ASAuthorization.Scope]?`.
+    open var requestedScopes: [ASAuthorization.Scope]?
+    /// `var state: String?`.
+    open var state: String?
+    /// `var nonce: String?`.
+    open var nonce: String?
+}
+
+/// `class ASAuthorizationAppleIDRequest : ASAuthorizationOpenIDRequest`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorizationAppleIDRequest: ASAuthorizationOpenIDRequest {
+    /// `var user: String?`.
+    open var user: String?
+}
+
+/// `class ASAuthorizationAppleIDProvider : NSObject, ASAuthorizationProvider`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorizationAppleIDProvider: NSObject, ASAuthorizationProvider {
+    /// `enum CredentialState : Int, @unchecked Sendable`.
+    public enum CredentialState: Int, @unchecked Sendable {
+        case revoked = 0
+        case authorized = 1
+        case notFound = 2
+        case transferred = 3
+    }
+
+    /// `class let credentialRevokedNotification: NSNotification.Name`.
+    public class var credentialRevokedNotification: NSNotification.Name { NSNotification.Name("shim.credentialRevoked") }
+
+    /// `func createRequest() -> ASAuthorizationAppleIDRequest`.
+    open func createRequest() -> ASAuthorizationAppleIDRequest { ASAuthorizationAppleIDRequest() }
+
+    /// `func getCredentialState(forUserID userID: String, completion: @escaping (ASAuthorizationAppleIDProvider.CredentialState, (any Error)?) -> Void)`,
+    /// declared `@Sendable` here, the stricter form.
+    open func getCredentialState(
+        forUserID userID: String, completion: @escaping @Sendable (ASAuthorizationAppleIDProvider.CredentialState, (any Error)?) -> Void
+    ) {}
+
+    /// `func credentialState(forUserID userID: String) async throws -> ASAuthorizationAppleIDProvider.CredentialState`.
+    open func credentialState(forUserID userID: String) async throws -> ASAuthorizationAppleIDProvider.CredentialState { .notFound }
+}
+
+/// `class ASAuthorizationAppleIDCredential : NSObject, ASAuthorizationCredential`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorizationAppleIDCredential: NSObject, ASAuthorizationCredential {
+    /// `var user: String { get }`.
+    open var user: String { "" }
+    /// `var identityToken: Data? { get }`.
+    open var identityToken: Data? { nil }
+    /// `var authorizationCode: Data? { get }`.
+    open var authorizationCode: Data? { nil }
+    /// `var email: String? { get }`.
+    open var email: String? { nil }
+    /// `var fullName: PersonNameComponents? { get }`.
+    open var fullName: PersonNameComponents? { nil }
+}
+
+/// `@MainActor protocol ASAuthorizationControllerDelegate : NSObjectProtocol`; both methods are optional in the
+/// SDK's Objective-C protocol, so a conformer implements them with exactly these names.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+@MainActor
+public protocol ASAuthorizationControllerDelegate: NSObjectProtocol {
+    /// `optional func authorizationController(controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization)`.
+    func authorizationController(controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization)
+    /// `optional func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error)`.
+    func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error)
+}
+
+/// `@MainActor protocol ASAuthorizationControllerPresentationContextProviding : NSObjectProtocol`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, *)
+@MainActor
+public protocol ASAuthorizationControllerPresentationContextProviding: NSObjectProtocol {
+    /// `func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor`.
+    func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor
+}
+
+/// `class ASAuthorizationController` (an `NSObject`).
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+open class ASAuthorizationController: NSObject {
+    /// `init(authorizationRequests: [ASAuthorizationRequest])`.
+    public init(authorizationRequests: [ASAuthorizationRequest]) {
+        super.init()
+    }
+
+    /// `weak var delegate: (any ASAuthorizationControllerDelegate)? { get set }`.
+    open weak var delegate: (any ASAuthorizationControllerDelegate)?
+    /// `weak var presentationContextProvider: (any ASAuthorizationControllerPresentationContextProviding)? { get set }`.
+    @available(iOS 13.0, macOS 10.15, tvOS 13.0, *)
+    open weak var presentationContextProvider: (any ASAuthorizationControllerPresentationContextProviding)?
+    /// `func performRequests()`.
+    open func performRequests() {}
+    /// `func cancel()` (iOS 16, macOS 13).
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+    open func cancel() {}
+}
+
+/// `let ASAuthorizationErrorDomain: String`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public let ASAuthorizationErrorDomain: String = "com.apple.AuthenticationServices.AuthorizationError"
+
+/// `struct ASAuthorizationError` (the Swift form of the error domain's `NSError`s).
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public struct ASAuthorizationError: CustomNSError, Hashable {
+    /// `enum Code : Int` (the cases the glue reads).
+    public enum Code: Int, Sendable {
+        case unknown = 1000
+        /// The user cancelled the request.
+        case canceled = 1001
+        case invalidResponse = 1002
+        case notHandled = 1003
+        case failed = 1004
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) {
+        self.code = code
+    }
+
+    public static var errorDomain: String { ASAuthorizationErrorDomain }
+    public var errorCode: Int { code.rawValue }
+
+    public static var canceled: Code { .canceled }
+}

@@ -9,7 +9,7 @@ public struct IDTokenError: Error, MessageError, Hashable {
     public let code: Code
     public let message: String
 
-    init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -29,7 +29,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
     /// The window to present from, looked up when a sheet opens.
     private let window: @MainActor () -> ASPresentationAnchor?
     /// The sheet on screen (the system does not keep the session), its outcome and the window it was opened from.
-    private var running: (session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome, anchor: ASPresentationAnchor)?
+    private var running: (session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome<URL>, anchor: ASPresentationAnchor)?
 
     private init(window: @escaping @MainActor () -> ASPresentationAnchor?) {
         self.window = window
@@ -89,7 +89,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
                 "the sign-in sheet has no window to be presented from: no window of a foreground-active scene (or the window given is gone); sign in once the app's scene is in the foreground"
             )
         }
-        let outcome = WebAuthenticationOutcome()
+        let outcome = WebAuthenticationOutcome<URL>()
         let handler: @Sendable (URL?, (any Error)?) -> Void = { url, error in
             outcome.finish(
                 WebAuthenticationCallback.outcome(
@@ -110,7 +110,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
     }
 
     /// Starts the session and waits for its outcome; cancelling the task ends the wait at once and closes the sheet.
-    private func present(_ session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome) async throws -> URL {
+    private func present(_ session: ASWebAuthenticationSession, outcome: WebAuthenticationOutcome<URL>) async throws -> URL {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
                 outcome.hand(to: continuation)
@@ -132,7 +132,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
     }
 
     /// Closes the sheet of `outcome` when it is still the one on screen.
-    private func close(_ outcome: WebAuthenticationOutcome) {
+    private func close(_ outcome: WebAuthenticationOutcome<URL>) {
         guard let running, running.outcome === outcome else { return }
         self.running = nil
         running.session.cancel()

@@ -1,20 +1,20 @@
 import Foundation
 import OAuthFlow
 
-/// The one outcome of one sign-in sheet, handed to its waiter once, whoever finishes first: the session's completion
+/// The one outcome of one sign-in sheet (its redirect URL, or an Apple ID credential), handed to its waiter once, whoever finishes first: the session's completion
 /// handler, the task's cancellation, or a newer sign-in that replaces the sheet.
 ///
 /// Apple documents only that `ASWebAuthenticationSession.cancel()` dismisses the sheet, not that the completion
 /// handler then runs; so a cancellation finishes the wait itself (as AppAuth and Auth0.swift do), and a handler call
 /// that follows is ignored. Compiled and tested on Linux; `SystemWebAuthenticator` only wires it to the session.
-final class WebAuthenticationOutcome: Sendable {
+final class WebAuthenticationOutcome<Value: Sendable>: Sendable {
     private enum State {
         /// Nothing yet, no waiter yet.
         case pending
         /// A waiter, no outcome yet.
-        case waiting(CheckedContinuation<URL, any Error>)
+        case waiting(CheckedContinuation<Value, any Error>)
         /// The outcome, its waiter not yet there (finished before the wait began).
-        case finished(Result<URL, any Error>)
+        case finished(Result<Value, any Error>)
         /// Handed to its waiter.
         case delivered
     }
@@ -33,8 +33,8 @@ final class WebAuthenticationOutcome: Sendable {
 
     /// Waits with `continuation`: resumed at once when the outcome is already known, else by ``finish(_:)``.
     /// A second waiter is resumed at once with `FlowError` `alreadyCompleted`.
-    func hand(to continuation: CheckedContinuation<URL, any Error>) {
-        let ready: Result<URL, any Error>? = state.withLock { state in
+    func hand(to continuation: CheckedContinuation<Value, any Error>) {
+        let ready: Result<Value, any Error>? = state.withLock { state in
             switch state {
             case .pending:
                 state = .waiting(continuation)
@@ -53,8 +53,8 @@ final class WebAuthenticationOutcome: Sendable {
     ///
     /// - Returns: Whether this call finished it (false when it was already finished: the outcome is ignored).
     @discardableResult
-    func finish(_ outcome: Result<URL, any Error>) -> Bool {
-        let waiter: CheckedContinuation<URL, any Error>?? = state.withLock { state in
+    func finish(_ outcome: Result<Value, any Error>) -> Bool {
+        let waiter: CheckedContinuation<Value, any Error>?? = state.withLock { state in
             switch state {
             case .pending:
                 state = .finished(outcome)

@@ -14,7 +14,7 @@ import Testing
     final class Waiter: Sendable {
         private let result = Locked<Result<URL, any Error>?>(nil)
 
-        init(_ outcome: WebAuthenticationOutcome) {
+        init(_ outcome: WebAuthenticationOutcome<URL>) {
             Task { [result] in
                 let ended: Result<URL, any Error>
                 do {
@@ -39,7 +39,7 @@ import Testing
         func url() async throws -> URL? { try await value()?.get() }
     }
 
-    static func waiter(_ outcome: WebAuthenticationOutcome) -> Waiter { Waiter(outcome) }
+    static func waiter(_ outcome: WebAuthenticationOutcome<URL>) -> Waiter { Waiter(outcome) }
 
     /// Waits until the waiter is in place (the task started and handed over its continuation).
     static func settle() async {
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func aCancelEndsTheWaitAndTheCompletionAfterItIsIgnored() async throws {
-        let outcome = WebAuthenticationOutcome()
+        let outcome = WebAuthenticationOutcome<URL>()
         let waiting = Self.waiter(outcome)
         await Self.settle()
         #expect(outcome.finish(.failure(CancellationError())))
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func theCompletionWinsOverALaterCancel() async throws {
-        let outcome = WebAuthenticationOutcome()
+        let outcome = WebAuthenticationOutcome<URL>()
         let waiting = Self.waiter(outcome)
         await Self.settle()
         #expect(outcome.finish(.success(callback)))
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func aSecondCancelIsIgnored() async throws {
-        let outcome = WebAuthenticationOutcome()
+        let outcome = WebAuthenticationOutcome<URL>()
         let waiting = Self.waiter(outcome)
         await Self.settle()
         #expect(outcome.finish(.failure(CancellationError())))
@@ -80,7 +80,7 @@ import Testing
     /// A task cancelled before the sheet opened: its cancellation handler runs before the wait begins, which then
     /// ends at once.
     @Test func aCancelBeforeTheWaitEndsItAtOnce() async throws {
-        let outcome = WebAuthenticationOutcome()
+        let outcome = WebAuthenticationOutcome<URL>()
         #expect(outcome.finish(.failure(CancellationError())))
         #expect(outcome.isFinished)
         await #expect(throws: CancellationError.self) { _ = try await Self.waiter(outcome).url() }

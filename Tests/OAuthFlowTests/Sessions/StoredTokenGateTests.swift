@@ -12,6 +12,9 @@ import Testing
         "Sources/OAuthFlow/OAuth/OAuth+StoredSession.swift": (1, "the gate itself"),
         "Sources/OAuthFlow/Sessions/TokenManager.swift": (3, "every session it loads passes requireOwn, the gate's check"),
         "Sources/OAuthFlow/OAuth/OAuth.swift": (1, "whether a session exists, to make its manager"),
+        "Sources/OAuthFlow/OAuth/OAuth+AccountDeletion.swift": (
+            1, "the user's issuer and subject, to find their other sessions; tokens leave only through its manager's revocation"
+        ),
         "Sources/OAuthFlow/Sessions/ServiceTokens.swift": (2, "a service token, served only when StoredSession.mismatch finds nothing"),
         "Sources/OAuthFlow/Logout/ProviderLogoutReceiver.swift": (
             2, "the ID token's header algorithm, and the refresh tokens of sessions the verified logout token's issuer names"

@@ -1,0 +1,44 @@
+import Crypto
+import Foundation
+
+/// A code a platform's own sign-in handed an app, redeemed by the app's server (Sign in with Apple in an app).
+extension OAuthClient {
+    /// Exchanges an authorization code that a platform's own sign-in gave an app (Sign in with Apple's
+    /// `ASAuthorizationAppleIDCredential.authorizationCode`), sent to the app's server with that sign-in's identity
+    /// token and the nonce the app made for it.
+    ///
+    /// The identity token is verified first (signature with the provider's keys, `iss`, `aud` this client, expiry, and
+    /// a `nonce` that is the SHA-256 of `nonce` in lowercase hex, as the app sent it to the platform), so that a code
+    /// and token taken from another sign-in are refused before anything is sent. The code is then exchanged at the
+    /// token endpoint with this client's authentication (a generated client secret for Apple) and without a redirect
+    /// URI or PKCE verifier, which the platform's request had not; the answer's ID token, verified too, must be about
+    /// the same user. Counted as a sign-in (`oauthflow_sign_ins_total`).
+    ///
+    /// - Throws: ``IDTokenError`` for an identity token or ID token that does not verify, or that names another user;
+    ///   ``AuthorizationServerError`` when the token endpoint refuses the code; ``FlowError``, ``TransportError``.
+    public func redeemPlatformCode(_ code: Secret, identityToken: Secret, nonce: Secret) async throws -> SignInOutcome {
+        try await countingSignIn {
+            let hashed = Secret(Hexadecimal.lowercase(Data(SHA256.hash(data: Data(nonce.value.utf8)))))
+            let validator = try await idTokenValidator()
+            let presented = try await validator.validate(identityToken, nonce: hashed, accessToken: nil)
+            var parameters = [("grant_type", "authorization_code"), ("code", code.value)]
+            parameters += try configuration.resourceParameters()
+            let response = try await tokenRequest(parameters)
+            let tokens = try explainingEncoding(sent: parameters) {
+                try TokenResponseParser.tokenSet(
+                    from: response, format: provider.policy.tokenResponseFormat, separator: provider.policy.scopes.grantedSeparator,
+                    defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
+                    requestedScopes: configuration.scopes ?? provider.policy.scopes.defaults, previous: nil, now: clock.now())
+            }
+            var verified = presented
+            if let idToken = tokens.idToken {
+                verified = try await validator.validate(idToken, nonce: nil, accessToken: tokens.accessToken)
+                guard verified.subject == presented.subject else {
+                    throw IDTokenError(.subjectMismatch, "the code was issued for another user than the identity token the app sent")
+                }
+            }
+            logger.debug("platform code redeemed", metadata: ["provider": "\(provider.id)", "sub": "\(verified.subject)"])
+            return SignInOutcome(tokens: tokens, idToken: verified)
+        }
+    }
+}
