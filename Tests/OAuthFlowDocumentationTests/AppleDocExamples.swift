@@ -11,6 +11,7 @@ enum AppleDocExamples {
     struct AppUser {
         let subject: String
         let name: String?
+        var sessionAccount = ""
     }
 
     @available(macOS 14, iOS 17, tvOS 17, *)
@@ -32,7 +33,7 @@ enum AppleDocExamples {
 
     /// "When a user deletes their account".
     static func deleteAccount(oauth: OAuth, user: AppUser) async throws {
-        let deletion = try await oauth.deleteAccount("apple", account: user.subject)
+        let deletion = try await oauth.deleteAccount("apple", account: user.sessionAccount)
         if !deletion.revokedEverywhere {
             print("not revoked yet:", deletion.revocationFailures.keys.map(\.account))   // call deleteAccount again later
         }

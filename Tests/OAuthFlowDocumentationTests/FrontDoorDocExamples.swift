@@ -83,7 +83,7 @@ enum FrontDoorDocExamples {
     /// Docs/oidc.md, an API's step-up challenge answered by signing in again.
     static func stepUp(oauth: OAuth, browser: any BrowserOpener, wwwAuthenticate: [String]) async throws {
         if let stepUp = ProtectedResource.StepUp(challenges: wwwAuthenticate) {
-            _ = try await oauth.signIn(to: "google", browser: browser, stepUp: stepUp)
+            _ = try await oauth.signIn(to: "keycloak", browser: browser, stepUp: stepUp)
         }
     }
 

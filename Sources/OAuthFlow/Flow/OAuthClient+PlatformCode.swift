@@ -8,11 +8,12 @@ extension OAuthClient {
     /// token and the nonce the app made for it.
     ///
     /// The identity token is verified first (signature with the provider's keys, `iss`, `aud` this client, expiry, and
-    /// a `nonce` that is the SHA-256 of `nonce` in lowercase hex, as the app sent it to the platform), so that a code
-    /// and token taken from another sign-in are refused before anything is sent. The code is then exchanged at the
-    /// token endpoint with this client's authentication (a generated client secret for Apple) and without a redirect
-    /// URI or PKCE verifier, which the platform's request had not; the answer's ID token, verified too, must be about
-    /// the same user. Counted as a sign-in (`oauthflow_sign_ins_total`).
+    /// a `nonce` that is the SHA-256 of `nonce` in lowercase hex, as the app sent it to the platform): an identity
+    /// token that is forged, expired, for another app or not of that nonce is refused before anything is sent. That
+    /// does not bind the code, which is the credential: it is then exchanged at the token endpoint with this client's
+    /// authentication (a generated client secret for Apple), without a redirect URI or PKCE verifier, which the
+    /// platform's request had not, and the answer must carry an ID token, verified too, about the same user; else
+    /// nothing is returned. Counted as a sign-in (`oauthflow_sign_ins_total`).
     ///
     /// - Throws: ``IDTokenError`` for an identity token or ID token that does not verify, or that names another user;
     ///   ``AuthorizationServerError`` when the token endpoint refuses the code; ``FlowError``, ``TransportError``.
@@ -30,12 +31,13 @@ extension OAuthClient {
                     defaultTokenType: provider.policy.defaultTokenType, zeroExpiresIn: provider.policy.zeroExpiresIn,
                     requestedScopes: configuration.scopes ?? provider.policy.scopes.defaults, previous: nil, now: clock.now())
             }
-            var verified = presented
-            if let idToken = tokens.idToken {
-                verified = try await validator.validate(idToken, nonce: nil, accessToken: tokens.accessToken)
-                guard verified.subject == presented.subject else {
-                    throw IDTokenError(.subjectMismatch, "the code was issued for another user than the identity token the app sent")
-                }
+            // The code is the credential: only the answer's ID token says whose it was.
+            guard let idToken = tokens.idToken else {
+                throw IDTokenError(.missing, "provider `\(provider.id)` answered the code without an ID token, which would say whose code it was")
+            }
+            let verified = try await validator.validate(idToken, nonce: nil, accessToken: tokens.accessToken)
+            guard verified.subject == presented.subject else {
+                throw IDTokenError(.subjectMismatch, "the code was issued for another user than the identity token the app sent")
             }
             logger.debug("platform code redeemed", metadata: ["provider": "\(provider.id)", "sub": "\(verified.subject)"])
             return SignInOutcome(tokens: tokens, idToken: verified)

@@ -6,8 +6,10 @@ extension OAuth {
         /// Every session of the user that was removed from the store: the one named first, then the others the store
         /// holds of the same user at the same provider.
         public let removed: [SessionKey]
-        /// The sessions whose tokens the provider did not revoke, with why (unreachable, an error answer): each is kept
-        /// in the store, so that calling ``OAuth/deleteAccount(_:account:)`` again, later, revokes and removes it.
+        /// The sessions whose tokens were not revoked, with why. One the provider did not revoke (unreachable, an error
+        /// answer) is kept in the store: call ``OAuth/deleteAccount(_:account:)`` again later with its account (each key
+        /// here), which revokes and removes it. One whose tokens another authorization server issued (`SessionError`
+        /// `session_mismatch`: the descriptor was re-pointed since) is removed, its tokens sent nowhere.
         public let revocationFailures: [SessionKey: any Error]
         /// Whether the provider has a revocation endpoint (RFC 7009; Apple's `/auth/revoke`): without one nothing
         /// could be revoked, and the tokens live until they expire.
@@ -24,10 +26,13 @@ extension OAuth {
     /// RFC 7009, with the client's authentication: Apple's generated client secret for Apple) and then removed.
     ///
     /// A session whose revocation fails is kept, and the result says why: its tokens are the only way to revoke the
-    /// grant later (Apple's guideline asks for the revocation), so call this again until ``AccountDeletion/revokedEverywhere``,
-    /// or end with `signOut(_:account:endingProviderSession:)`, which removes a session whatever the provider answers.
-    /// Without a revocation endpoint the sessions are removed. The host deletes its own account data; a session of
-    /// another client, or one the provider's descriptor no longer describes, is removed without being sent anywhere.
+    /// grant later (Apple's guideline asks for the revocation), so call this again, with each account the result lists,
+    /// until ``AccountDeletion/revokedEverywhere``, or end with `signOut(_:account:endingProviderSession:)`, which
+    /// removes a session whatever the provider answers. Without a revocation endpoint the sessions are removed. The host
+    /// deletes its own account data; a session whose tokens another authorization server issued (the descriptor
+    /// re-pointed since) is removed without being sent anywhere, and listed in ``AccountDeletion/revocationFailures``.
+    /// A session of the same user held by another client id is revoked with that client id (the secret of this
+    /// configuration's client is never sent for it).
     ///
     /// - Parameters:
     ///   - name: The provider.
@@ -57,8 +62,12 @@ extension OAuth {
             } catch let error as SessionError where error.code == .notSignedIn && each != key {
                 continue  // removed meanwhile (another process signed it out): nothing left of it
             } catch let error as SessionError where error.code == .sessionMismatch {
-                // Tokens another server issued, or another client holds: not this provider's to revoke.
-                revocation = (false, nil)
+                // Tokens another authorization server issued: not this provider's to revoke. Removed, and said.
+                try await store.remove(each)
+                forget(each)
+                removed.append(each)
+                failures[each] = error
+                continue
             }
             available = available || revocation.available
             if let failure = revocation.failure {

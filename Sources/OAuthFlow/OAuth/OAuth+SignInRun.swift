@@ -4,7 +4,8 @@ extension OAuth {
     /// The authorization-code sign-in with a provider by name, sending `redirectURI`: its client is the
     /// configuration's for the provider, resolved with the client's variables, and shares this `OAuth`'s discovery
     /// cache. The loopback, app and web sign-ins run through one of these; a host whose redirect comes back another
-    /// way (a URL the user pastes, its own routes) drives it itself (``SignInRun``).
+    /// way (a URL the user pastes, its own routes) drives it itself (``SignInRun``). A session the run stores replaces
+    /// the one this `OAuth` held: ``session(_:account:)`` and ``accessToken(for:account:)`` give its new tokens.
     ///
     /// - Parameters:
     ///   - name: The provider.
@@ -20,7 +21,10 @@ extension OAuth {
 
     /// The sign-in with a provider this `OAuth` resolved and the settings given, its client sharing the discovery cache.
     package func signInRun(provider: Provider, settings: ClientSettings, redirectURI: URL, requestOfflineAccess: Bool = true) -> SignInRun {
-        SignInRun(
+        var run = SignInRun(
             client: client(of: provider, configuration: settings.configuration(redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)))
+        // The session's manager, made before this sign-in, would keep the old tokens.
+        run.stored = { [weak self] key in self?.forget(key) }
+        return run
     }
 }

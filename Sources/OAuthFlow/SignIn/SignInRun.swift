@@ -23,6 +23,10 @@ public struct SignInRun: Sendable {
     /// How long before it expires a pushed request (RFC 9126 §2.2) is pushed again rather than opened.
     static let renewalMargin: TimeInterval = 5
 
+    /// Told the key of each session the run stores: `OAuth` forgets its manager of that session, so that the next call
+    /// reads the new tokens.
+    package var stored: (@Sendable (SessionKey) -> Void)?
+
     public init(client: OAuthClient) {
         self.client = client
     }
@@ -41,9 +45,11 @@ public struct SignInRun: Sendable {
     public func steppedUp(_ stepUp: ProtectedResource.StepUp) -> SignInRun {
         var configuration = client.configuration
         stepUp.apply(acrValues: &configuration.acrValues, maximumAuthenticationAge: &configuration.maximumAuthenticationAge)
-        return SignInRun(
+        var run = SignInRun(
             client: OAuthClient(provider: client.provider, configuration: configuration, environment: client.environment, discovery: client.discovery)
         )
+        run.stored = stored
+        return run
     }
 
     /// A new pushed request in place of `pending` when it has expired, or will within five seconds: opened
@@ -75,8 +81,10 @@ public struct SignInRun: Sendable {
         {
             keptCorruptSession(kept)
         }
-        return try await SignInResult.store(
+        let result = try await SignInResult.store(
             outcome, client: client, account: account, redirectURI: client.configuration.redirectURI, in: store)
+        stored?(result.session.key)
+        return result
     }
 
     /// The whole sign-in: started, shown by `presenter` until its response is finished, and stored.

@@ -9,7 +9,8 @@ import OAuthFlow
 /// ```swift
 /// let apple = AppleIDSignIn(provider: try oauth.provider("apple", variables: ["team_id": "ABCDE12345"]), authorizer: SystemAppleIDAuthorizer())
 /// let result = try await apple.signIn()
-/// // Send result.authorizationCode, result.identityToken and result.nonce to your server (OAuth.redeemPlatformCode).
+/// // Send result.authorizationCode, result.identityToken, result.nonce (and a first authorization's fullName, which
+/// // is not signed) to your server, which calls OAuth.redeemPlatformCode.
 /// ```
 ///
 /// Each sign-in makes a nonce (32 random bytes) and sends Apple its SHA-256; the identity token that comes back is
@@ -85,8 +86,8 @@ public struct AppleIDSignIn: Sendable {
     }
 
     /// Whether `user` still authorizes the app: check it at launch, and when the system posts
-    /// `ASAuthorizationAppleIDProvider.credentialRevokedNotification` (`SystemAppleIDAuthorizer.revocations()`);
-    /// anything but ``AppleIDCredential/State/authorized`` ends the app's session for that user.
+    /// `ASAuthorizationAppleIDProvider.credentialRevokedNotification` (observe it with `NotificationCenter`); anything
+    /// but ``AppleIDCredential/State/authorized`` ends the app's session for that user.
     public func isAuthorized(_ user: String) async throws -> Bool {
         try await authorizer.credentialState(forUser: user) == .authorized
     }

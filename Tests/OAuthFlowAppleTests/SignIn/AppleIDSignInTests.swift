@@ -21,6 +21,8 @@ import Testing
         private var codes: [String: String] = [:]
         private(set) var tokenRequests: [[String: String]] = []
         private(set) var revoked: [String] = []
+        /// Answer codes without an ID token.
+        var withoutIDToken = false
 
         init() throws {
             appleKey = try JWSPrivateKey.generate(.rsa).key
@@ -58,10 +60,11 @@ import Testing
                 guard form["redirect_uri"] == nil, form["code_verifier"] == nil, let code = form["code"],
                     let sub = lock.withLock({ codes.removeValue(forKey: code) })
                 else { return try Self.json(["error": .string("invalid_grant")], status: 400) }
-                return try Self.json([
+                var answer: [String: JSONValue] = [
                     "access_token": .string("a0.\(code)"), "token_type": .string("Bearer"), "expires_in": .number(3600), "refresh_token": .string("r0.\(code)"),
-                    "id_token": .string(try await identityToken(sub: sub, nonce: nil).value),
-                ])
+                ]
+                if !withoutIDToken { answer["id_token"] = .string(try await identityToken(sub: sub, nonce: nil).value) }
+                return try Self.json(answer)
             case "https://appleid.apple.com/auth/revoke":
                 guard Self.clientSecretIsGood(form["client_secret"]), let token = form["token"] else {
                     return try Self.json(["error": .string("invalid_client")], status: 400)
@@ -136,9 +139,9 @@ import Testing
                         signingKey: try ClientConfiguration.SigningKey(pem: apple.clientKey.pem, keyID: "KEY123ABCD"))
                 ], store: store, environment: OAuthEnvironment(transport: apple)))
         let code = try #require(result.authorizationCode)
-        let session = try await oauth.redeemPlatformCode(
-            code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple", account: result.user)
+        let session = try await oauth.redeemPlatformCode(code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
         #expect(session.idToken?.subject == Self.user && session.tokens.refreshToken?.value == "r0.\(code.value)")
+        #expect(session.session.key.account == Self.user, "stored under the verified sub, not a value the app sent")
         await #expect(throws: AuthorizationServerError.self, "a code is redeemed once") {
             try await oauth.redeemPlatformCode(code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
         }
@@ -186,6 +189,15 @@ import Testing
         }
         #expect(error.code == .nonceMismatch)
         #expect(apple.tokenRequests.isEmpty)
+
+        // The code is the credential: an answer that does not say whose it was is refused, and nothing is stored.
+        apple.withoutIDToken = true
+        let unsaid = try await #require(throws: IDTokenError.self) {
+            try await oauth.redeemPlatformCode(
+                try #require(result.authorizationCode), identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
+        }
+        #expect(unsaid.code == .missing)
+        #expect(try await oauth.store.load(SessionKey(providerID: "apple", account: Self.user)) == nil)
     }
 
     @Test func theCredentialStateSaysWhetherTheUserStillAuthorizesTheApp() async throws {

@@ -80,6 +80,23 @@ import OAuthFlow
         #expect(try await !Simulated.isActive(tokens.refreshToken, at: world.simulated))
     }
 
+    /// A session of the same user whose tokens another authorization server issued (the descriptor re-pointed since)
+    /// is not this provider's to revoke: removed without sending its tokens anywhere, and said.
+    @Test func anotherServersSessionIsRemovedAndListedAsNotRevoked() async throws {
+        let world = try World(files: false)
+        defer { world.directory.cleanUp() }
+        _ = try await world.signIn("user-ada", as: "phone")
+        _ = try await world.signIn("user-ada", as: "tablet")
+        let tablet = SessionKey(providerID: "simulated", account: "tablet")
+        var foreign = try #require(try await world.oauth.store.load(tablet))
+        foreign.authorizationServer = "https://elsewhere.example"
+        try await world.oauth.store.save(foreign)
+        let deletion = try await world.oauth.deleteAccount("simulated", account: "phone")
+        #expect(Set(deletion.removed) == [SessionKey(providerID: "simulated", account: "phone"), tablet])
+        #expect((deletion.revocationFailures[tablet] as? SessionError)?.code == .sessionMismatch && !deletion.revokedEverywhere)
+        #expect(try await world.oauth.store.load(tablet) == nil)
+    }
+
     @Test func nobodySignedInIsNotSignedIn() async throws {
         let world = try World(files: false)
         defer { world.directory.cleanUp() }

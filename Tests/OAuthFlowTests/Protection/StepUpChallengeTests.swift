@@ -100,6 +100,16 @@ import OAuthFlow
         }
     }
 
+    /// RFC 8628 carries no `acr_values` or `max_age`: a device sign-in asked for a step-up is refused before anything is
+    /// sent, rather than run unchecked.
+    @Test func theDeviceGrantRefusesAStepUpItCannotAskFor() async throws {
+        let simulated = try SimulatedProvider()
+        let run = SignInRun(client: try Simulated.appClient(simulated)).steppedUp(Self.required)
+        let error = try await #require(throws: FlowError.self) { try await run.client.startDeviceAuthorization() }
+        #expect(error.code == .stepUp)
+        #expect(await simulated.requestCount(.deviceAuthorization) == 0)
+    }
+
     @Test func aChallengeIsReadAsRFC9470WritesIt() {
         let both = #"Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="myACR urn:x", max_age=5"#
         #expect(ProtectedResource.StepUp(challenges: [both]) == .init(acrValues: ["myACR", "urn:x"], maximumAge: 5))

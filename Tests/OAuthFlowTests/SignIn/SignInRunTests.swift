@@ -113,6 +113,12 @@ import Testing
             _ = try await run.run(ApprovingPresenter(simulated: simulated), in: oauth.store)
         }
         #expect(await simulated.requestCount(.openIDConfiguration) == 1)
+        // The manager made for the first session gives the newest tokens, not those it held before the last run.
+        let manager = try await oauth.session("simulated")
+        let before = try await oauth.accessToken(for: "simulated")
+        let newest = try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect).run(ApprovingPresenter(simulated: simulated), in: oauth.store)
+        #expect(try await oauth.accessToken(for: "simulated") == newest.tokens.accessToken && newest.tokens.accessToken != before)
+        #expect(try await oauth.session("simulated") !== manager)
         await #expect(throws: ClientSettingsError.self) { try oauth.signInRun(to: "other", redirectURI: Simulated.redirect) }
     }
 }
