@@ -41,16 +41,12 @@ public final class SystemAppleIDAuthorizer: NSObject, AppleIDAuthorizer, ASAutho
     @available(iOSApplicationExtension, unavailable)
     @available(visionOSApplicationExtension, unavailable)
     public override convenience init() {
-        self.init {
-            PresentationWindow.choose(
-                among: UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene },
-                isForegroundActive: { $0.activationState == .foregroundActive }, windows: { $0.windows }, isKey: { $0.isKeyWindow })
-        }
+        self.init(window: PresentationWindow.appWindow)
     }
     #elseif canImport(AppKit)
     /// Presents from the app's key window, or its main window, looked up when the sheet opens.
     public override convenience init() {
-        self.init { NSApplication.shared.keyWindow ?? NSApplication.shared.mainWindow }
+        self.init(window: PresentationWindow.appWindow)
     }
     #endif
 

@@ -47,7 +47,7 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
     /// or an app with several scenes that knows which one asks.
     public convenience init(windowScene: UIWindowScene) {
         self.init { [weak windowScene] in
-            windowScene.flatMap { SystemWebAuthenticator.foregroundWindow(among: [$0]) }
+            windowScene.flatMap { PresentationWindow.foreground(among: [$0]) }
         }
     }
 
@@ -56,17 +56,12 @@ public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuth
     @available(iOSApplicationExtension, unavailable)
     @available(visionOSApplicationExtension, unavailable)
     public override convenience init() {
-        self.init { SystemWebAuthenticator.foregroundWindow(among: UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }) }
-    }
-
-    private static func foregroundWindow(among scenes: [UIWindowScene]) -> UIWindow? {
-        PresentationWindow.choose(
-            among: scenes, isForegroundActive: { $0.activationState == .foregroundActive }, windows: { $0.windows }, isKey: { $0.isKeyWindow })
+        self.init(window: PresentationWindow.appWindow)
     }
     #elseif canImport(AppKit)
     /// Presents from the app's key window, or its main window, looked up when the sheet opens.
     public override convenience init() {
-        self.init { NSApplication.shared.keyWindow ?? NSApplication.shared.mainWindow }
+        self.init(window: PresentationWindow.appWindow)
     }
     #endif
 

@@ -120,6 +120,17 @@ import Testing
             provider: try apple(sheet.apple), authorizer: sheet, bundleIdentifier: bundleID, environment: OAuthEnvironment(transport: sheet.apple))
     }
 
+    /// The app's server: the app's bundle identifier is the client, its Sign in with Apple key signs the secret.
+    static func server(_ apple: StandIn, store: any TokenStore) throws -> OAuth {
+        OAuth(
+            OAuth.Configuration(
+                clients: [
+                    "apple": ClientSettings(
+                        clientID: bundleID, variables: ["team_id": "ABCDE12345"],
+                        signingKey: try ClientConfiguration.SigningKey(pem: apple.clientKey.pem, keyID: "KEY123ABCD"))
+                ], store: store, environment: OAuthEnvironment(transport: apple)))
+    }
+
     @Test func theSheetsCredentialIsVerifiedRedeemedByTheServerAndRevokedWhenTheAccountGoes() async throws {
         let apple = try StandIn()
         let sheet = ScriptedSheet(apple: apple)
@@ -129,15 +140,8 @@ import Testing
         #expect(asked.nonce == AppleIDSignIn.hash(result.nonce).value && asked.nonce.count == 64, "Apple got the SHA-256 of the nonce")
         #expect(result.user == Self.user && result.idToken.subject == Self.user && result.fullName?.givenName == "Ada")
 
-        // The app's server: the app's bundle identifier is the client, its Sign in with Apple key signs the secret.
         let store = InMemoryTokenStore()
-        let oauth = OAuth(
-            OAuth.Configuration(
-                clients: [
-                    "apple": ClientSettings(
-                        clientID: Self.bundleID, variables: ["team_id": "ABCDE12345"],
-                        signingKey: try ClientConfiguration.SigningKey(pem: apple.clientKey.pem, keyID: "KEY123ABCD"))
-                ], store: store, environment: OAuthEnvironment(transport: apple)))
+        let oauth = try Self.server(apple, store: store)
         let code = try #require(result.authorizationCode)
         let session = try await oauth.redeemPlatformCode(code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
         #expect(session.idToken?.subject == Self.user && session.tokens.refreshToken?.value == "r0.\(code.value)")
@@ -176,13 +180,7 @@ import Testing
     @Test func theServerRefusesACodeWhoseIdentityTokenIsNotThisSignInsBeforeSendingIt() async throws {
         let apple = try StandIn()
         let result = try await Self.signIn(ScriptedSheet(apple: apple)).signIn()
-        let oauth = OAuth(
-            OAuth.Configuration(
-                clients: [
-                    "apple": ClientSettings(
-                        clientID: Self.bundleID, variables: ["team_id": "ABCDE12345"],
-                        signingKey: try ClientConfiguration.SigningKey(pem: apple.clientKey.pem, keyID: "KEY123ABCD"))
-                ], store: InMemoryTokenStore(), environment: OAuthEnvironment(transport: apple)))
+        let oauth = try Self.server(apple, store: InMemoryTokenStore())
         let error = try await #require(throws: IDTokenError.self) {
             try await oauth.redeemPlatformCode(
                 try #require(result.authorizationCode), identityToken: result.identityToken, nonce: Secret("another-nonce"), issuedTo: "apple")
