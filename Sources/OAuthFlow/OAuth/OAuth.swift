@@ -327,7 +327,7 @@ public final class OAuth: Sendable {
     public func protectedResource(trusting names: [String], settings: ProtectedResource.Settings) throws -> ProtectedResource {
         try ProtectedResource.trusting(
             try names.map { try descriptor($0) }, settings: settings, environment: environment,
-            variables: { variables(of: $0) }, client: { try serviceClientSettings(for: $0) })
+            variables: { variables(of: $0) }, client: { try serviceClientSettings(for: $0) }, discovery: { discovery(for: $0) })
     }
 
     /// Checks one access token as an API with `audience` would, trusting only the provider `name`: what
@@ -356,7 +356,8 @@ public final class OAuth: Sendable {
         let unpublished = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
         let resource = try ProtectedResource.trusting(
             [descriptor], settings: .init(resource: named ?? unpublished, audience: audience, cacheCapacity: 0), environment: environment,
-            variables: { self.variables(of: $0) }, client: { try self.serviceClientSettings(for: $0) })
+            variables: { self.variables(of: $0) }, client: { try self.serviceClientSettings(for: $0) },
+            discovery: { self.discovery(for: $0) })
         guard audience != nil || resource.trusted.contains(where: { $0.policy.audience != nil }) else {
             // RFC 9068 §4, RFC 7662 §4: the audience is the API's, never assumed; without one no token could be told apart.
             throw ProviderError(

@@ -5,7 +5,7 @@ extension ProtectedResource {
     /// with its `client`'s variables and that client as the API's introspection client.
     static func trusting(
         _ descriptors: [ProviderDescriptor], settings: Settings, environment: OAuthEnvironment,
-        variables: (String) -> [String: String], client: (String) throws -> ClientSettings
+        variables: (String) -> [String: String], client: (String) throws -> ClientSettings, discovery: (String) -> DiscoveryClient?
     ) throws -> ProtectedResource {
         var providers: [Provider] = []
         var clients: [String: ClientConfiguration] = [:]
@@ -18,6 +18,7 @@ extension ProtectedResource {
                 clients[descriptor.id] = settings.serviceConfiguration()
             }
         }
-        return try ProtectedResource(providers: providers, settings: settings, introspectionClients: clients, environment: environment)
+        return try ProtectedResource(
+            providers: providers, settings: settings, introspectionClients: clients, environment: environment, discovery: discovery)
     }
 }

@@ -65,9 +65,18 @@ public final class ProtectedResource: Sendable {
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
     ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
     ///   JWTs against, or one whose tokens are introspected without an introspection client.
-    public init(
+    public convenience init(
         providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
         environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
+    ) throws {
+        try self.init(providers: providers, settings: settings, introspectionClients: introspectionClients, environment: environment) { _ in nil }
+    }
+
+    /// A protected resource whose providers' discovery documents come from `discovery` (`OAuth`'s cache, shared with
+    /// its clients), else are fetched here.
+    package init(
+        providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration], environment: OAuthEnvironment,
+        discovery: (String) -> DiscoveryClient?
     ) throws {
         let clock = environment.clock
         let logger = environment.logger
@@ -103,7 +112,7 @@ public final class ProtectedResource: Sendable {
             trusted.append(
                 TrustedProvider(
                     index: trusted.count, provider: provider, audience: audience, introspectionClient: client, environment: environment,
-                    refetchInterval: settings.keysRefetchInterval, maximumAge: settings.keysMaximumAge))
+                    discovery: discovery(provider.id), refetchInterval: settings.keysRefetchInterval, maximumAge: settings.keysMaximumAge))
         }
         self.trusted = trusted
         self.settings = settings

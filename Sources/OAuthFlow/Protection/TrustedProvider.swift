@@ -18,7 +18,7 @@ final class TrustedProvider: Sendable {
 
     init(
         index: Int, provider: Provider, audience: String, introspectionClient: ClientConfiguration?, environment: OAuthEnvironment,
-        refetchInterval: TimeInterval, maximumAge: TimeInterval
+        discovery: DiscoveryClient?, refetchInterval: TimeInterval, maximumAge: TimeInterval
     ) {
         let clock = environment.clock
         self.index = index
@@ -27,9 +27,9 @@ final class TrustedProvider: Sendable {
         self.audience = audience
         self.clock = clock
         setup = Setup(
-            provider: provider, transport: environment.transport, clock: clock, logger: environment.logger, refetchInterval: refetchInterval,
-            maximumAge: maximumAge, instruments: environment.instruments)
-        client = introspectionClient.map { OAuthClient(provider: provider, configuration: $0, environment: environment) }
+            provider: provider, transport: environment.transport, clock: clock, logger: environment.logger, discovery: discovery,
+            refetchInterval: refetchInterval, maximumAge: maximumAge, instruments: environment.instruments)
+        client = introspectionClient.map { OAuthClient(provider: provider, configuration: $0, environment: environment, discovery: discovery) }
     }
 
     /// The JWKS cache, once made.
@@ -268,13 +268,16 @@ final class TrustedProvider: Sendable {
         let refetchInterval: TimeInterval
         let maximumAge: TimeInterval
         let instruments: Instruments
+        /// The provider's discovery cache, when `OAuth` keeps one for it.
+        let discovery: DiscoveryClient?
         private var made: SigningKeys?
 
         init(
-            provider: Provider, transport: any HTTPTransport, clock: any DateClock, logger: Logger, refetchInterval: TimeInterval,
-            maximumAge: TimeInterval, instruments: Instruments
+            provider: Provider, transport: any HTTPTransport, clock: any DateClock, logger: Logger, discovery: DiscoveryClient?,
+            refetchInterval: TimeInterval, maximumAge: TimeInterval, instruments: Instruments
         ) {
             self.provider = provider
+            self.discovery = discovery
             self.instruments = instruments
             self.transport = transport
             self.clock = clock
@@ -287,8 +290,9 @@ final class TrustedProvider: Sendable {
             if let made { return made }
             var complete = provider
             if complete.endpoints.jwks == nil {
-                let discovery = DiscoveryClient(
-                    transport: instruments.transport(transport, provider: provider.id, endpoint: .discovery), clock: clock)
+                let discovery =
+                    self.discovery
+                    ?? DiscoveryClient(transport: instruments.transport(transport, provider: provider.id, endpoint: .discovery), clock: clock)
                 complete = try await provider.discovered(with: discovery, logger: logger)
             }
             guard let url = complete.endpoints.jwks else {

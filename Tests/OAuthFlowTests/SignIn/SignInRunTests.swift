@@ -121,4 +121,28 @@ import Testing
         #expect(try await oauth.session("simulated") !== manager)
         await #expect(throws: ClientSettingsError.self) { try oauth.signInRun(to: "other", redirectURI: Simulated.redirect) }
     }
+
+    /// The API `OAuth` makes trusts the provider through the same discovery cache as its sign-ins: the document is
+    /// fetched once for both (it was fetched again for the API before).
+    @Test func anAPIMadeByTheFrontDoorSharesTheProvidersDiscovery() async throws {
+        var settings = SimulatedProvider.Settings()
+        settings.accessTokenFormat = .jwt
+        let simulated = try SimulatedProvider(settings: settings)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var options = SimulatedProvider.DescriptorOptions()
+        options.usesDiscovery = true
+        options.accessTokensAreJWTs = true
+        try Data(simulated.descriptorText(options).utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        let oauth = OAuth(
+            OAuth.Configuration(
+                providerDirectories: [directory.url], includeBundledProviders: false,
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)], store: InMemoryTokenStore(),
+                environment: simulated.environment))
+        let signedIn = try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect).run(
+            ApprovingPresenter(simulated: simulated), in: oauth.store)
+        let api = try oauth.protectedResource(trusting: ["simulated"], settings: .init(resource: URL(string: "https://api.simulated.example")!))
+        _ = try await api.authenticate(ProtectedResource.Request(authorization: ["Bearer \(signedIn.tokens.accessToken.value)"]))
+        #expect(await simulated.requestCount(.openIDConfiguration) == 1)
+    }
 }
