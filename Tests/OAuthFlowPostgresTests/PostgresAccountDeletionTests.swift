@@ -9,15 +9,6 @@ import OAuthFlow
 /// every session of theirs, the other's included, and leaves another user's alone.
 @Suite(.enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
 struct PostgresAccountDeletionTests {
-    /// A presenter whose user, `subject`, approves at the simulated provider.
-    struct Approving: SignInRun.Presenter {
-        let simulated: SimulatedProvider
-        let subject: String
-        func present(_ pending: PendingAuthorization, of run: SignInRun) async throws -> OAuthClient.SignInOutcome {
-            try await run.client.finishSignIn(.callback(try await simulated.approve(pending.url, subject: subject)), pending: pending)
-        }
-    }
-
     @Test func aUsersSessionsAreGoneFromEveryInstance() async throws {
         let postgres = try TestPostgres.require()
         let table = TestPostgres.freshTable()
@@ -43,7 +34,7 @@ struct PostgresAccountDeletionTests {
         }
         func signIn(_ subject: String, as account: String, on oauth: OAuth) async throws -> TokenSet {
             try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect)
-                .run(Approving(simulated: simulated, subject: subject), account: account, in: oauth.store).tokens
+                .run(Simulated.Approving(simulated: simulated, subject: subject), account: account, in: oauth.store).tokens
         }
         let phone = try await signIn("user-ada", as: "phone", on: instances[0])
         let laptop = try await signIn("user-ada", as: "laptop", on: instances[1])

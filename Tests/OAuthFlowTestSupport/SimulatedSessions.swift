@@ -38,6 +38,27 @@ public enum Simulated {
         return try await client.finishSignIn(.callback(callback), pending: pending)
     }
 
+    /// A presenter standing in for a browser or a sheet: `subject` approves the request at the simulated provider (or
+    /// declines it), and the requests it was shown are recorded.
+    public struct Approving: SignInRun.Presenter {
+        public let simulated: SimulatedProvider
+        public var subject = "user-7"
+        public var denies = false
+        package let shown = Locked<[PendingAuthorization]>([])
+
+        public init(simulated: SimulatedProvider, subject: String = "user-7", denies: Bool = false) {
+            self.simulated = simulated
+            self.subject = subject
+            self.denies = denies
+        }
+
+        public func present(_ pending: PendingAuthorization, of run: SignInRun) async throws -> OAuthClient.SignInOutcome {
+            shown.withLock { $0.append(pending) }
+            let callback = denies ? try await simulated.deny(pending.url) : try await simulated.approve(pending.url, subject: subject)
+            return try await run.client.finishSignIn(.callback(callback), pending: pending)
+        }
+    }
+
     /// A sign-in kept as the host keeps it: the session `SignInResult.store` makes (also saved in `store` when given).
     public static func session(
         _ client: OAuthClient, at simulated: SimulatedProvider, subject: String = "user-1", account: String = "default",

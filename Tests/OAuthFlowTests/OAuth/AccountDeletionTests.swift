@@ -8,15 +8,6 @@ import OAuthFlow
 /// in a store that lists them (in memory, files), another user's left alone; a session whose revocation fails is kept
 /// for the next call.
 @Suite struct AccountDeletionTests {
-    /// A presenter whose user, `subject`, approves at the simulated provider.
-    struct Approving: SignInRun.Presenter {
-        let simulated: SimulatedProvider
-        let subject: String
-        func present(_ pending: PendingAuthorization, of run: SignInRun) async throws -> OAuthClient.SignInOutcome {
-            try await run.client.finishSignIn(.callback(try await simulated.approve(pending.url, subject: subject)), pending: pending)
-        }
-    }
-
     struct World {
         let simulated: SimulatedProvider
         let oauth: OAuth
@@ -37,7 +28,7 @@ import OAuthFlow
         /// `subject` signs in as `account`.
         func signIn(_ subject: String, as account: String) async throws -> TokenSet {
             let run = try oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect)
-            return try await run.run(Approving(simulated: simulated, subject: subject), account: account, in: oauth.store).tokens
+            return try await run.run(Simulated.Approving(simulated: simulated, subject: subject), account: account, in: oauth.store).tokens
         }
     }
 

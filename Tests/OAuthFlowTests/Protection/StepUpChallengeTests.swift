@@ -12,14 +12,6 @@ import OAuthFlow
     static let resource = URL(string: "https://api.simulated.example")!
     static let required = ProtectedResource.StepUp(acrValues: ["urn:example:mfa"], maximumAge: 300)
 
-    /// A presenter whose user approves at the simulated provider.
-    struct Approving: SignInRun.Presenter {
-        let simulated: SimulatedProvider
-        func present(_ pending: PendingAuthorization, of run: SignInRun) async throws -> OAuthClient.SignInOutcome {
-            try await run.client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending)
-        }
-    }
-
     /// A simulated provider whose user last authenticated an hour ago by password, and an API trusting it.
     static func world(jwt: Bool) throws -> (SimulatedProvider, SignInRun, ProtectedResource) {
         var settings = SimulatedProvider.Settings()
@@ -47,7 +39,7 @@ import OAuthFlow
     func anAPIsChallengeIsAnsweredBySigningInAgain(jwt: Bool) async throws {
         let (simulated, run, api) = try Self.world(jwt: jwt)
         let store = InMemoryTokenStore()
-        let first = try await run.run(Approving(simulated: simulated), in: store)
+        let first = try await run.run(Simulated.Approving(simulated: simulated), in: store)
         _ = try await api.authenticate(Self.call(api, first))   // a route without a requirement takes it
 
         let denial = try await #require(throws: ProtectedResource.Denial.self) {
@@ -60,7 +52,7 @@ import OAuthFlow
 
         let asked = try #require(ProtectedResource.StepUp(challenges: denial.challenges))
         #expect(asked == Self.required)
-        let second = try await run.steppedUp(asked).run(Approving(simulated: simulated), in: store)
+        let second = try await run.steppedUp(asked).run(Simulated.Approving(simulated: simulated), in: store)
         let principal = try await api.authenticate(Self.call(api, second), stepUp: Self.required)
         #expect(principal.claims["acr"]?.stringValue == "urn:example:mfa")
         #expect(try await store.load(SessionKey(providerID: "simulated"))?.tokens.accessToken == second.tokens.accessToken)
@@ -70,7 +62,7 @@ import OAuthFlow
     /// `acr_values`; a token that says neither fails both.
     @Test func eachHalfOfTheRequirementIsChecked() async throws {
         let (simulated, run, api) = try Self.world(jwt: true)
-        let old = try await run.steppedUp(.init(acrValues: ["urn:example:mfa"])).run(Approving(simulated: simulated), in: InMemoryTokenStore())
+        let old = try await run.steppedUp(.init(acrValues: ["urn:example:mfa"])).run(Simulated.Approving(simulated: simulated), in: InMemoryTokenStore())
         _ = try await api.authenticate(Self.call(api, old), stepUp: .init(acrValues: ["urn:example:mfa"]))
         let tooOld = try await #require(throws: ProtectedResource.Denial.self) {
             try await api.authenticate(Self.call(api, old), stepUp: .init(maximumAge: 300))
@@ -78,7 +70,7 @@ import OAuthFlow
         #expect(tooOld.code == .insufficientUserAuthentication && tooOld.reason.contains("300 s"))
         #expect(tooOld.challenges.first?.contains("max_age=300") == true && tooOld.challenges.first?.contains("acr_values") == false)
 
-        let recent = try await run.steppedUp(.init(maximumAge: 60)).run(Approving(simulated: simulated), in: InMemoryTokenStore())
+        let recent = try await run.steppedUp(.init(maximumAge: 60)).run(Simulated.Approving(simulated: simulated), in: InMemoryTokenStore())
         _ = try await api.authenticate(Self.call(api, recent), stepUp: .init(maximumAge: 300))
         let weak = try await #require(throws: ProtectedResource.Denial.self) {
             try await api.authenticate(Self.call(api, recent), stepUp: .init(acrValues: ["urn:example:mfa"]))

@@ -8,24 +8,10 @@ import Testing
 /// it), the pushed request renewed, a failure that stores nothing, a corrupt session kept, and `OAuth`'s runs sharing
 /// the provider's discovery cache.
 @Suite struct SignInRunTests {
-    /// A presenter standing in for a browser: it approves (or denies) the request at the simulated provider, and
-    /// records what it was shown.
-    struct ApprovingPresenter: SignInRun.Presenter {
-        let simulated: SimulatedProvider
-        var denies = false
-        let shown = Locked<[PendingAuthorization]>([])
-
-        func present(_ pending: PendingAuthorization, of run: SignInRun) async throws -> OAuthClient.SignInOutcome {
-            shown.withLock { $0.append(pending) }
-            let callback = denies ? try await simulated.deny(pending.url) : try await simulated.approve(pending.url, subject: "user-7")
-            return try await run.client.finishSignIn(.callback(callback), pending: pending)
-        }
-    }
-
     @Test func theRequestStartsBeforeThePresenterAndTheSessionIsStoredAfterIt() async throws {
         let simulated = try SimulatedProvider()
         let run = SignInRun(client: try Simulated.appClient(simulated))
-        let presenter = ApprovingPresenter(simulated: simulated)
+        let presenter = Simulated.Approving(simulated: simulated)
         let store = InMemoryTokenStore()
         let result = try await run.run(presenter, account: "work", in: store)
         #expect(presenter.shown.current.count == 1)
@@ -40,7 +26,7 @@ import Testing
         var options = SimulatedProvider.DescriptorOptions()
         options.clientAuthentication = [.clientSecretBasic]
         let run = SignInRun(client: try Simulated.appClient(simulated, options))
-        let presenter = ApprovingPresenter(simulated: simulated)
+        let presenter = Simulated.Approving(simulated: simulated)
         await #expect(throws: FlowError.self) { try await run.run(presenter, in: InMemoryTokenStore()) }
         #expect(presenter.shown.current.isEmpty)
         #expect(await simulated.requestCount(.token) == 0)
@@ -51,7 +37,7 @@ import Testing
         let run = SignInRun(client: try Simulated.appClient(simulated))
         let store = InMemoryTokenStore()
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await run.run(ApprovingPresenter(simulated: simulated, denies: true), in: store)
+            try await run.run(Simulated.Approving(simulated: simulated, denies: true), in: store)
         }
         #expect(error.error == "access_denied")
         #expect(try await store.load(SessionKey(providerID: "simulated")) == nil)
@@ -89,7 +75,7 @@ import Testing
         FileManager.default.createFile(atPath: store.path(for: key), contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
         let kept = Locked<[String]>([])
         let run = SignInRun(client: try Simulated.appClient(simulated))
-        _ = try await run.run(ApprovingPresenter(simulated: simulated), in: store) { path in kept.withLock { $0.append(path) } }
+        _ = try await run.run(Simulated.Approving(simulated: simulated), in: store) { path in kept.withLock { $0.append(path) } }
         let path = try #require(kept.current.first)
         #expect(FileManager.default.contents(atPath: path) == Data("{not json".utf8))
         #expect(try await store.load(key) != nil)
@@ -110,13 +96,13 @@ import Testing
                 environment: simulated.environment))
         for _ in 0..<3 {
             let run = try oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect)
-            _ = try await run.run(ApprovingPresenter(simulated: simulated), in: oauth.store)
+            _ = try await run.run(Simulated.Approving(simulated: simulated), in: oauth.store)
         }
         #expect(await simulated.requestCount(.openIDConfiguration) == 1)
         // The manager made for the first session gives the newest tokens, not those it held before the last run.
         let manager = try await oauth.session("simulated")
         let before = try await oauth.accessToken(for: "simulated")
-        let newest = try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect).run(ApprovingPresenter(simulated: simulated), in: oauth.store)
+        let newest = try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect).run(Simulated.Approving(simulated: simulated), in: oauth.store)
         #expect(try await oauth.accessToken(for: "simulated") == newest.tokens.accessToken && newest.tokens.accessToken != before)
         #expect(try await oauth.session("simulated") !== manager)
         await #expect(throws: ClientSettingsError.self) { try oauth.signInRun(to: "other", redirectURI: Simulated.redirect) }
@@ -140,7 +126,7 @@ import Testing
                 clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)], store: InMemoryTokenStore(),
                 environment: simulated.environment))
         let signedIn = try await oauth.signInRun(to: "simulated", redirectURI: Simulated.redirect).run(
-            ApprovingPresenter(simulated: simulated), in: oauth.store)
+            Simulated.Approving(simulated: simulated), in: oauth.store)
         let api = try oauth.protectedResource(trusting: ["simulated"], settings: .init(resource: URL(string: "https://api.simulated.example")!))
         _ = try await api.authenticate(ProtectedResource.Request(authorization: ["Bearer \(signedIn.tokens.accessToken.value)"]))
         #expect(await simulated.requestCount(.openIDConfiguration) == 1)
