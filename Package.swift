@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "OAuthFlowLoopback", targets: ["OAuthFlowLoopback"]),
         .library(name: "OAuthFlowPostgres", targets: ["OAuthFlowPostgres"]),
         .library(name: "OAuthFlowWeb", targets: ["OAuthFlowWeb"]),
+        .library(name: "OAuthFlowSecurityEvents", targets: ["OAuthFlowSecurityEvents"]),
         .library(name: "OAuthFlowHummingbird", targets: ["OAuthFlowHummingbird"]),
         .library(name: "OAuthFlowVapor", targets: ["OAuthFlowVapor"]),
         .library(name: "OAuthFlowTesting", targets: ["OAuthFlowTesting"]),
@@ -134,10 +135,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Security events a provider sends (RFC 8417: Shared Signals, Google's Cross-Account Protection, Sign in with
+        // Apple's notifications): verified, acted on in the session store, and handed to the host.
+        .target(
+            name: "OAuthFlowSecurityEvents",
+            dependencies: ["OAuthFlow", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "OAuthFlowHummingbird",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowSecurityEvents",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -146,7 +153,7 @@ let package = Package(
         .target(
             name: "OAuthFlowVapor",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowSecurityEvents",
                 .product(name: "Vapor", package: "vapor"),
             ]
         ),
@@ -291,6 +298,10 @@ let package = Package(
             dependencies: ["OAuthFlowApple", "OAuthFlow", "OAuthFlowTesting", "OAuthFlowTestSupport"]
         ),
         .testTarget(
+            name: "OAuthFlowSecurityEventsTests",
+            dependencies: ["OAuthFlowSecurityEvents", "OAuthFlow", "OAuthFlowFiles", "OAuthFlowTesting", "OAuthFlowTestSupport"]
+        ),
+        .testTarget(
             name: "OAuthFlowFilesTests",
             dependencies: ["OAuthFlowFiles", "OAuthFlow", "OAuthFlowTestSupport"]
         ),
@@ -314,6 +325,7 @@ let package = Package(
             name: "OAuthFlowDocumentationTests",
             dependencies: [
                 "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "OAuthFlowPostgres", "OAuthFlowWeb", "OAuthFlowHummingbird", "oauthflow",
+                "OAuthFlowSecurityEvents",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -323,6 +335,7 @@ let package = Package(
             name: "OAuthFlowPostgresTests",
             dependencies: [
                 "OAuthFlow", "OAuthFlowPostgres", "OAuthFlowTestSupport", "PostgresWorker", "OAuthFlowWeb", "OAuthFlowHummingbird",
+                "OAuthFlowSecurityEvents", "OAuthFlowTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Back-channel logout across instances: the provider posts to an app that listens.
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -336,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowWebTests",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowTestSupport",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowHummingbird", "OAuthFlowTestSupport", "OAuthFlowSecurityEvents", "OAuthFlowTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -352,7 +365,7 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowVaporTests",
             dependencies: [
-                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor", "OAuthFlowTestSupport",
+                "OAuthFlow", "OAuthFlowWeb", "OAuthFlowVapor", "OAuthFlowTestSupport", "OAuthFlowSecurityEvents", "OAuthFlowTesting",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

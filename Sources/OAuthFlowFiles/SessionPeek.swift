@@ -87,7 +87,9 @@ public struct SessionPeek: Sendable, Hashable {
             isStrings(tokens["scopes"]), isDate(tokens["issuedAt"]), isOptional(tokens["expiresAt"], { isDate($0) }),
             case .object? = tokens["additionalFields"], isOptional(tokens["proofKey"], { _ in false }),
             isOptional(tokens["certificateThumbprint"], { _ in false }),
-            isOptional(tokens["callbackParameters"], { isStringMap($0) })
+            isOptional(tokens["callbackParameters"], { isStringMap($0) }),
+            // A session a security event marked for a new sign-in gives no token: the full command says why.
+            isOptional(session["reauthenticationRequired"], { _ in false })
         else { return false }
         return true
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import OAuthFlow
+import OAuthFlowSecurityEvents
 import OAuthFlowWeb
 
 @available(macOS 14, iOS 17, tvOS 17, *)
@@ -122,6 +123,33 @@ extension RouterMethods {
             let provider = context.parameters.get("provider") ?? ""
             let current = try? await currentSession(request, context)
             return await web.frontChannelLogout(provider, query: request.uri.query, current: current).hummingbirdResponse
+        }
+        return self
+    }
+}
+
+@available(macOS 14, iOS 17, tvOS 17, *)
+extension RouterMethods {
+    /// Adds the route a provider's transmitter pushes its security events to (RFC 8935; Sign in with Apple's
+    /// notifications): `POST path`, the body read up to 64 KiB and handed to `receiver`
+    /// (`SecurityEventReceiver.receive(body:contentType:authorization:)`), which answers 202, 200, 400, 401 or 503.
+    ///
+    /// ```swift
+    /// router.addSecurityEventRoute("/security-events/google", receiver: try oauth.securityEventReceiver(for: "google"))
+    /// ```
+    @discardableResult
+    public func addSecurityEventRoute(_ path: String, receiver: SecurityEventReceiver) -> Self {
+        post(RouterPath(path)) { request, context -> Response in
+            let answer: SecurityEventReceiver.Answer
+            do {
+                let body = try await request.body.collect(upTo: SecurityEventReceiver.maximumBodySize)
+                answer = await receiver.receive(
+                    body: Data(buffer: body), contentType: request.headers[.contentType], authorization: request.headers[.authorization])
+            } catch {
+                // More than the largest body: refused unread, as the receiver refuses it.
+                answer = await receiver.receive(body: Data(count: SecurityEventReceiver.maximumBodySize + 1), contentType: nil)
+            }
+            return WebResponse(status: answer.status, headers: answer.headers, body: answer.body).hummingbirdResponse
         }
         return self
     }

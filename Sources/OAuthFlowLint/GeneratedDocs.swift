@@ -74,8 +74,28 @@ package enum GeneratedDocs {
             lines.append("| " + columns.map(cell).joined(separator: " | ") + " |")
         }
         if !notes.isEmpty { lines += [""] + notes }
+        lines += securityEventRows(registry?.all.map(\.descriptor) ?? [])
         lines += ["", catalogEndMarker]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The providers that send security events (`security_events`): how, and which events, from their descriptors.
+    static func securityEventRows(_ descriptors: [ProviderDescriptor]) -> [String] {
+        let senders = descriptors.compactMap { descriptor in descriptor.securityEvents.map { (descriptor, $0) } }.sorted { $0.0.id < $1.0.id }
+        guard !senders.isEmpty else { return [] }
+        var lines = [
+            "", "## Security events", "",
+            "The providers whose descriptor has a `security_events` section tell the app when an account changes ([security-events.md](security-events.md)):",
+            "`ssf` (OpenID Shared Signals Framework 1.0), `risc` (Google's Cross-Account Protection), `apple` (Sign in with Apple's",
+            "server-to-server notifications). The events are those the descriptor lists; the receiver ends or marks sessions on the ones",
+            "security-events.md names, and hands every one to the host.", "",
+            "| Provider | Id | Format | Events |", "| --- | --- | --- | --- |",
+        ]
+        for (descriptor, events) in senders {
+            let short = events.events.map { "`" + ($0.split(separator: "/").last.map(String.init) ?? $0) + "`" }.joined(separator: ", ")
+            lines.append("| \(descriptor.displayName) | `\(descriptor.id)` | `\(events.format.rawValue)` | \(short) |")
+        }
+        return lines
     }
 
     /// `text` with the part between the markers replaced by the current field reference, or nil without markers.

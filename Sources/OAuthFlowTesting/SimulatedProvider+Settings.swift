@@ -111,6 +111,13 @@ extension SimulatedProvider {
     public enum Endpoint: String, Sendable, Hashable, CaseIterable {
         case openIDConfiguration, authorizationServerMetadata, jwks, authorization, pushedAuthorization, token, deviceAuthorization
         case introspection, revocation, userinfo
+        /// The Shared Signals transmitter's configuration (`/.well-known/ssf-configuration`), and the same document where
+        /// Google publishes its own (`/.well-known/risc-configuration`).
+        case ssfConfiguration, riscConfiguration
+        /// Stream management (SSF 1.0): create, read and delete; a stream's status; verification.
+        case streams, streamStatus, streamVerification
+        /// Where a poll stream's events are fetched (RFC 8936).
+        case eventPoll
 
         /// Its path under the issuer.
         var path: String {
@@ -125,18 +132,25 @@ extension SimulatedProvider {
             case .introspection: return "/introspect"
             case .revocation: return "/revoke"
             case .userinfo: return "/userinfo"
+            case .ssfConfiguration: return "/.well-known/ssf-configuration"
+            case .riscConfiguration: return "/.well-known/risc-configuration"
+            case .streams: return "/ssf/streams"
+            case .streamStatus: return "/ssf/status"
+            case .streamVerification: return "/ssf/verify"
+            case .eventPoll: return "/ssf/poll"
             }
         }
 
         /// The endpoint at `path` under `issuer`.
         init?(path: String, issuer: URL) {
             let base = issuer.path.hasSuffix("/") ? String(issuer.path.dropLast()) : issuer.path
-            // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
-            if path == "/.well-known/oauth-authorization-server" + base {
-                self = .authorizationServerMetadata
+            // RFC 8414 §3 and SSF 1.0: these well-known segments go between the host and the issuer's path.
+            for inserted in [Self.authorizationServerMetadata, .ssfConfiguration, .riscConfiguration] where path == inserted.path + base {
+                self = inserted
                 return
             }
-            guard path.hasPrefix(base), let found = Self.allCases.first(where: { base + $0.path == path && $0 != .authorizationServerMetadata })
+            let inserted: Set<Self> = [.authorizationServerMetadata, .ssfConfiguration, .riscConfiguration]
+            guard path.hasPrefix(base), let found = Self.allCases.first(where: { base + $0.path == path && !inserted.contains($0) })
             else { return nil }
             self = found
         }

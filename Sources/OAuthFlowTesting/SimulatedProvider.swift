@@ -70,6 +70,8 @@ public actor SimulatedProvider {
     var counts: [Endpoint: Int] = [:]
     /// Device authorizations the simulated user approves on their own, on a given poll.
     var deviceApproval: (afterPolls: Int, subject: String)?
+    /// The Shared Signals streams it transmits on (``SimulatedProvider/securityEventToken(_:subject:members:audience:)``).
+    var streams: [String: SimulatedStream] = [:]
 
     /// - Parameters:
     ///   - issuer: Its issuer; an https URL without query or fragment.
@@ -169,6 +171,9 @@ public actor SimulatedProvider {
             case (.introspection, .post): return try introspectionEndpoint(request)
             case (.revocation, .post): return try revocationEndpoint(request)
             case (.userinfo, _): return try await userInfoEndpoint(request)
+            case (.ssfConfiguration, .get), (.riscConfiguration, .get): return Self.json(transmitterConfiguration())
+            case (.streams, _), (.streamStatus, .get), (.streamVerification, .post), (.eventPoll, .post):
+                return try await transmitterEndpoint(endpoint, request)
             case (.authorization, _):
                 return Self.json(
                     [

@@ -1,5 +1,6 @@
 import Foundation
 import OAuthFlow
+import OAuthFlowSecurityEvents
 import OAuthFlowWeb
 import Vapor
 
@@ -46,6 +47,24 @@ extension RoutesBuilder {
             let provider = request.parameters.get("provider") ?? ""
             let current = try? await currentSession(request)
             return await web.frontChannelLogout(provider, query: request.url.query, current: current ?? nil).vaporResponse
+        }
+    }
+}
+
+extension RoutesBuilder {
+    /// Adds the route a provider's transmitter pushes its security events to (RFC 8935; Sign in with Apple's
+    /// notifications): `POST path`, the body read up to 64 KiB and handed to `receiver`
+    /// (`SecurityEventReceiver.receive(body:contentType:authorization:)`), which answers 202, 200, 400, 401 or 503.
+    ///
+    /// ```swift
+    /// app.addSecurityEventRoute("/security-events/google", receiver: try oauth.securityEventReceiver(for: "google"))
+    /// ```
+    public func addSecurityEventRoute(_ path: String, receiver: SecurityEventReceiver) {
+        on(.POST, PathComponent.constants(path), body: .stream) { request -> Response in
+            let body = try await request.body(readingAtMost: SecurityEventReceiver.maximumBodySize)
+            let answer = await receiver.receive(
+                body: body, contentType: request.headers.first(name: .contentType), authorization: request.headers.first(name: .authorization))
+            return WebResponse(status: answer.status, headers: answer.headers, body: answer.body).vaporResponse
         }
     }
 }

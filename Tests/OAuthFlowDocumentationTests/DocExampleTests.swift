@@ -356,6 +356,7 @@ import PostgresNIO
                            "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/SecurityEventsDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
                            "Tests/OAuthFlowAppleTests/AppleSignInDocExamples.swift",
                            "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",

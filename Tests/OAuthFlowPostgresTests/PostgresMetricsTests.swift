@@ -1,10 +1,9 @@
 import Foundation
 import MetricsTestKit
+import OAuthFlow
 import OAuthFlowPostgres
 import OAuthFlowTestSupport
 import Testing
-
-import OAuthFlow
 
 /// What the PostgreSQL store reports: how long each lock waited for another instance's refresh, and the refresh
 /// answers it recovered from an instance that did not finish.
@@ -15,8 +14,10 @@ struct PostgresMetricsTests {
         let table = TestPostgres.freshTable()
         let metrics = TestMetrics()
         let keyring = try SessionKeyring(current: TestPostgres.firstKey)
-        let first = try PostgresTokenStore(configuration: postgres.configuration, keyring: keyring, table: table, timeout: .seconds(30), metrics: metrics)
-        let second = try PostgresTokenStore(configuration: postgres.configuration, keyring: keyring, table: table, timeout: .seconds(30), metrics: metrics)
+        let first = try PostgresTokenStore(
+            configuration: postgres.configuration, keyring: keyring, table: table, timeout: .seconds(30), metrics: metrics)
+        let second = try PostgresTokenStore(
+            configuration: postgres.configuration, keyring: keyring, table: table, timeout: .seconds(30), metrics: metrics)
         let pools = [Task { await first.run() }, Task { await second.run() }]
         defer { pools.forEach { $0.cancel() } }
         try await first.migrate()
@@ -55,7 +56,9 @@ struct PostgresMetricsTests {
             read = try await second.load(session.key)?.tokens.refreshToken?.value
         }
         #expect(read == "refresh-after-the-crash")
-        let recovered = metrics.counters.filter { $0.label == "oauthflow_refreshes_total" && $0.dimensions.contains { $0 == ("outcome", "recovered") } }
+        let recovered = metrics.counters.filter {
+            $0.label == "oauthflow_refreshes_total" && $0.dimensions.contains { $0 == ("outcome", "recovered") }
+        }
         #expect(recovered.reduce(0) { $0 + $1.totalValue } == 1)
         await reservation.abandon()
         for value in (metrics.counters.flatMap(\.dimensions) + metrics.timers.flatMap(\.dimensions)).map(\.1) {

@@ -1,9 +1,8 @@
 import Foundation
+import OAuthFlow
 import OAuthFlowPostgres
 import OAuthFlowTestSupport
 import Testing
-
-import OAuthFlow
 
 /// Service tokens shared through PostgreSQL: instances that share only the database ask the token endpoint once.
 @Suite(.enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
@@ -22,7 +21,8 @@ struct PostgresServiceTokenTests {
         var stores: [PostgresTokenStore] = []
         var pools: [Task<Void, Never>] = []
         for _ in 0..<4 {
-            let store = try PostgresTokenStore(configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey), table: table)
+            let store = try PostgresTokenStore(
+                configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey), table: table)
             pools.append(Task { await store.run() })
             stores.append(store)
         }
@@ -30,7 +30,9 @@ struct PostgresServiceTokenTests {
         try await stores[0].migrate()
         let instances = stores.map { store in
             ServiceTokens(
-                client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport)),
+                client: OAuthClient(
+                    provider: provider, configuration: .service(clientID: "svc", clientSecret: Secret("s")),
+                    environment: OAuthEnvironment(transport: transport)),
                 store: store)
         }
         let request = OAuthClient.ServiceTokenRequest(scopes: ["read"])

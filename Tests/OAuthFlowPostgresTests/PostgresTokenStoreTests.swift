@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
 import NIOCore
+import OAuthFlow
 import OAuthFlowPostgres
+import OAuthFlowTestSupport
 import PostgresNIO
 import Testing
-import OAuthFlowTestSupport
-import OAuthFlow
 
 @Suite(.enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
 struct PostgresTokenStoreTests {
@@ -78,7 +78,8 @@ struct PostgresTokenStoreTests {
         try await postgres.withStore(table: table) { store in
             try await store.save(pgSampleSession(account: "alice"))
             try await store.save(pgSampleSession(account: "mallory", accessToken: "mallorys-own-token-1234"))
-            _ = try await postgres.admin("UPDATE \(table) SET sealed = (SELECT sealed FROM \(table) WHERE account = 'alice') WHERE account = 'mallory'")
+            _ = try await postgres.admin(
+                "UPDATE \(table) SET sealed = (SELECT sealed FROM \(table) WHERE account = 'alice') WHERE account = 'mallory'")
             let error = try await #require(throws: TokenStoreError.self) {
                 try await store.load(SessionKey(providerID: "django", account: "mallory"))
             }
@@ -101,16 +102,18 @@ struct PostgresTokenStoreTests {
             #expect(try await store.load(pgSampleSession().key) != nil, "migrating again keeps the sessions")
         }
         #expect(throws: TokenStoreError.self) {
-            try PostgresTokenStore(configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey),
-                                   table: "sessions; DROP TABLE x")
+            try PostgresTokenStore(
+                configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey),
+                table: "sessions; DROP TABLE x")
         }
     }
 
     @Test func anUnreachableServerIsNamedWithoutThePassword() async throws {
         let postgres = try TestPostgres.require()
         let port = try unusedPort()
-        let configuration = PostgresClient.Configuration(host: "127.0.0.1", port: port, username: postgres.configuration.username,
-                                                         password: "do-not-print-this-password", database: postgres.configuration.database, tls: .disable)
+        let configuration = PostgresClient.Configuration(
+            host: "127.0.0.1", port: port, username: postgres.configuration.username,
+            password: "do-not-print-this-password", database: postgres.configuration.database, tls: .disable)
         let start = ContinuousClock.now
         let error = try await #require(throws: TokenStoreError.self) {
             try await postgres.withStore(table: "unreachable", configuration: configuration, timeout: .seconds(10)) { _ in }
@@ -165,7 +168,9 @@ struct PostgresTokenStoreTests {
             _ = try await postgres.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'")
             let transport = RecordingTransport()
             let provider = try TestDescriptor().provider()
-            let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI), environment: OAuthEnvironment(transport: transport))
+            let client = OAuthClient(
+                provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
+                environment: OAuthEnvironment(transport: transport))
             let manager = TokenManager(client: client, store: store, key: expired.key)
             let error = try await #require(throws: TokenStoreError.self) { try await manager.validAccessToken() }
             print("lost connection: \(error)")

@@ -150,6 +150,10 @@ package enum DescriptorSchema {
             "profile", .object(profileFields),
             "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape. A field left out keeps its default sources; write `[]` for one the provider does not have. In a flow list (`[...]`), quote a source that holds `[`, `]`, `{` or `,` (`subject: ['userinfo.data[0].id']`)."
         ),
+        Field(
+            "security_events", .object(securityEventFields),
+            "How the provider tells the app that an account changed: signed security events pushed or polled (Shared Signals, Google's Cross-Account Protection, Sign in with Apple's notifications); see Docs/security-events.md."
+        ),
     ]
 
     // Each section's fields (`endpointFields`, `securityFields`, ...) are in the file of the section they describe,

@@ -36,6 +36,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     package var resourcesFile: String?
     /// Where the user's identity is in the ID token and userinfo: one profile shape for every provider.
     package var profile: Profile
+    /// How the provider tells relying parties that an account changed (Docs/security-events.md); nil when it does not.
+    package var securityEvents: SecurityEvents?
     /// The file the descriptor was read from, when it came from one.
     public var sourcePath: String?
 
@@ -47,7 +49,7 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
             security, redirect,
             device,
             resources
-        case resourcesFile = "resources_file", profile
+        case resourcesFile = "resources_file", profile, securityEvents = "security_events"
     }
 
     /// The grants a descriptor declares when it lists none.
@@ -85,5 +87,6 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
         resources = try o.objects(CodingKeys.resources, ResourceTemplate.init(plain:))
         resourcesFile = try o.string(CodingKeys.resourcesFile)
         profile = try o.object(CodingKeys.profile, Profile.init(plain:)) ?? .standard
+        securityEvents = try o.object(CodingKeys.securityEvents, SecurityEvents.init(plain:))
     }
 }

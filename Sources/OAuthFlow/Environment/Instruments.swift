@@ -19,6 +19,7 @@ package final class Instruments: Sendable {
         case apiCacheLookups = "oauthflow_api_cache_lookups_total"
         case dpopNonceRetries = "oauthflow_dpop_nonce_retries_total"
         case providerLogouts = "oauthflow_provider_logouts_total"
+        case securityEvents = "oauthflow_security_events_total"
         case serviceTokens = "oauthflow_service_tokens_total"
         case postgresLockWait = "oauthflow_postgres_lock_wait_seconds"
 
@@ -42,6 +43,7 @@ package final class Instruments: Sendable {
             case .apiCacheLookups: ["provider", "cache", "result"]
             case .dpopNonceRetries: ["provider", "server"]
             case .providerLogouts: ["provider", "channel", "outcome"]
+            case .securityEvents: ["provider", "delivery", "outcome"]
             case .serviceTokens, .postgresLockWait: ["provider", "outcome"]
             }
         }

@@ -20,11 +20,13 @@ extension OAuth {
     /// - Returns: The session; nil when none is stored or its access token expires within `skew` (its manager,
     ///   ``session(_:account:)``, refreshes it).
     /// - Throws: ``SessionError`` `session_mismatch` when another authorization server issued the tokens or another
-    ///   client holds them (nothing is handed out; sign in again); ``ProviderError`` when the provider cannot be
+    ///   client holds them (nothing is handed out; sign in again), `reauthentication_required` when a security event
+    ///   marked the session for a new sign-in; ``ProviderError`` when the provider cannot be
     ///   resolved; store errors.
     public func storedSession(_ name: String, account: String = "default", validFor skew: TimeInterval = 60) async throws -> StoredSession? {
         guard let stored = try await store.load(SessionKey(providerID: name, account: account)) else { return nil }
         try requireOrigin(of: stored)
+        try stored.requireNoReauthentication()
         guard !stored.tokens.isExpired(at: environment.clock.now(), skew: skew) else { return nil }
         return stored
     }

@@ -273,6 +273,14 @@ public final class OAuth: Sendable {
         }
     }
 
+    /// Forgets the token managers of `keys`, whose sessions something outside them changed (a security event ended or
+    /// marked them): the next use reads each from the store.
+    package func forgetManagers(of keys: [SessionKey]) {
+        managers.withLock { managers in
+            for key in keys { managers.remove(key) }
+        }
+    }
+
     /// A signed-in user's access token, refreshed first when it expires within a minute.
     ///
     /// - Throws: ``SessionError`` (`not_signed_in`, `signed_out` when the provider refused the refresh token), and the refresh's errors.

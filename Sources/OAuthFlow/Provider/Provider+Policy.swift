@@ -79,6 +79,8 @@ extension Provider {
         public var requestObjectAlgorithms: [JWSAlgorithm] = JWSAlgorithm.requestObject
         /// The algorithms a JWT-secured authorization response (JARM) may be signed with (`authorization.response_algs`).
         public var responseAlgorithms: [JWSAlgorithm] = [.rs256, .ps256, .es256]
+        /// Where the provider's security events come from and how they are checked (`security_events`); nil when it sends none.
+        package var securityEvents: SecurityEventPolicy? = nil
 
         /// The claims of a client secret the engine signs (Sign in with Apple), variables filled in.
         public struct GeneratedSecretPolicy: Sendable, Hashable {

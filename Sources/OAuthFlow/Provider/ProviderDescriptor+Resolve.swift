@@ -96,8 +96,9 @@ extension ProviderDescriptor {
         }
         let usesDiscovery = location != nil && asksForDiscovery
         var refusals: [ProviderError] = []
-        let typedPolicy = policy(variables: resolved, refusing: &refusals)
+        var typedPolicy = policy(variables: resolved, refusing: &refusals)
         if let refusal = refusals.first { throw refusal }
+        typedPolicy.securityEvents = try securityEvents?.resolved(providerIssuer: issuerURL, providerKeys: endpoints.jwks, url: url)
         var provider = Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
             discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: typedPolicy,
@@ -176,6 +177,7 @@ extension ProviderDescriptor {
         let requestParameters = requestParameterPolicy(&found)
         refuseContradictions(ofSecurityProfile: &found)
         let appRedirect = redirect.appRedirect(declared: declared, &found)
+        securityEvents?.check(providerIssuer: issuer, &found)
         refusals += found.errors
         var policy = Provider.Policy(
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorizationParameters,

@@ -36,6 +36,23 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// sign-in that did not (`login --no-offline`), so that advice to sign in again asks as it did. Nil in sessions
     /// stored before OAuthFlow kept it, and in those whose sign-in did not say.
     public var offlineAccessRequested: Bool?
+    /// Why the provider said the user must sign in again (a security event's type, such as CAEP's `credential-change`),
+    /// and when: a session so marked gives out no token and is not refreshed until a sign-in replaces it. It can still
+    /// be signed out and revoked. Nil for a session nobody marked.
+    public var reauthenticationRequired: ReauthenticationMark?
+
+    /// What a security event said of a session: the user must sign in again.
+    public struct ReauthenticationMark: Sendable, Hashable, Codable {
+        /// The event type that said so (a URI).
+        public var event: String
+        /// When the receiver marked the session.
+        public var markedAt: Date
+
+        public init(event: String, markedAt: Date) {
+            self.event = event
+            self.markedAt = markedAt
+        }
+    }
 
     public init(
         key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL?, tokens: TokenSet, updatedAt: Date,
@@ -83,6 +100,18 @@ extension StoredSession {
         guard let reason = mismatch(with: provider, clientID: clientID) else { return }
         throw SessionError(
             .sessionMismatch, "the stored session \(key) cannot be used here: \(reason). Nothing was sent; sign in again to replace it")
+    }
+
+    /// Refuses this session's tokens when a security event marked it for a new sign-in (``reauthenticationRequired``):
+    /// what every path that hands out or refreshes a stored token checks after its origin. Revoking and signing out do not.
+    ///
+    /// - Throws: ``SessionError`` `reauthentication_required`; nothing was sent.
+    package func requireNoReauthentication() throws {
+        guard let mark = reauthenticationRequired else { return }
+        throw SessionError(
+            .reauthenticationRequired,
+            "the provider asked that the user sign in again (\(TerminalText.escaped(mark.event)), received \(mark.markedAt)); the session \(key) gives no token until a new sign-in replaces it"
+        )
     }
 }
 

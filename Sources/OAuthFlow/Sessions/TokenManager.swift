@@ -39,6 +39,8 @@ public actor TokenManager {
     private let instruments: Instruments
     private let onChange: (@Sendable (StoredSession?) -> Void)?
     private var cached: StoredSession?
+    /// When the store was last read for ``cached``.
+    private var readAt: Date?
     private var refreshing: Task<StoredSession, any Error>?
     private var loading: Task<StoredSession?, any Error>?
     /// Saves a refreshed session the store did not take at first (``keepSaving(_:after:)``).
@@ -66,11 +68,18 @@ public actor TokenManager {
         self.onChange = onChange
     }
 
-    /// The current session, from memory or the store.
+    /// How long a session read from the store is used before the store is read again: what another process or
+    /// instance did meanwhile (a sign-out, a provider's logout or security event ending the session or marking it for a
+    /// new sign-in, a newer sign-in or refresh) holds here from the next read on.
+    package static let storeRereadInterval: TimeInterval = 30
+
+    /// The current session, from memory, or from the store when it was last read more than 30 seconds ago (what another
+    /// process did meanwhile then holds here).
     ///
-    /// - Throws: ``SessionError`` `notSignedIn` when there is none.
+    /// - Throws: ``SessionError`` `notSignedIn` when there is none (signed out here or elsewhere).
     public func session() async throws -> StoredSession {
-        if let cached { return cached }
+        let now = clock.now()
+        if let cached, let readAt, now.timeIntervalSince(readAt) < Self.storeRereadInterval { return cached }
         // One read of the store, however many callers arrive before it finishes.
         let task: Task<StoredSession?, any Error>
         if let loading {
@@ -80,11 +89,36 @@ public actor TokenManager {
             loading = task
         }
         defer { loading = nil }
-        guard let stored = try await task.value else {
+        let stored: StoredSession?
+        do {
+            stored = try await task.value
+        } catch {
+            // A store that cannot be read now does not end a session this manager holds.
+            if let cached { return cached }
+            throw error
+        }
+        readAt = now
+        guard let stored else {
+            if cached != nil {
+                cached = nil
+                onChange?(nil)
+            }
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
         try requireOwn(stored)
-        if cached == nil { cached = stored }
+        guard let current = cached else {
+            cached = stored
+            return stored
+        }
+        if stored.tokens != current.tokens, stored.updatedAt >= current.updatedAt || current.reauthenticationRequired != nil {
+            // Another process refreshed or signed in again since: its session is the newer one.
+            adopt(stored)
+        } else if current.reauthenticationRequired == nil, let mark = stored.reauthenticationRequired {
+            // A security event marked the session since it was read: the mark holds here too.
+            var marked = current
+            marked.reauthenticationRequired = mark
+            cached = marked
+        }
         return cached ?? stored
     }
 
@@ -113,6 +147,7 @@ public actor TokenManager {
     private func stepForValidToken() async throws -> Step {
         if let refreshing { return joining(refreshing) }
         let loaded = try await session()
+        try loaded.requireNoReauthentication()
         // Another caller may have started or finished a refresh while this one read the store.
         if let refreshing { return joining(refreshing) }
         let current = cached ?? loaded
@@ -168,6 +203,7 @@ public actor TokenManager {
             throw SessionError(.notSignedIn, "the session for \(key) was removed; sign in again")
         }
         try requireOwn(latest)
+        try latest.requireNoReauthentication()
         if let stale, latest.tokens.accessToken != stale, !latest.tokens.isExpired(at: clock.now(), skew: skew) {
             logger.debug("session already refreshed elsewhere", metadata: ["session": "\(key)"])
             countRefresh("joined")
@@ -559,21 +595,3 @@ private final class RecordedAnswer: @unchecked Sendable {
         set { lock.withLock { failure = newValue } }
     }
 }
-
-extension ErrorCode where Domain == SessionError {
-    /// No session is stored.
-    public static let notSignedIn = Self("not_signed_in")
-    /// The server rejected the refresh token (`invalid_grant`); the session was removed.
-    public static let signedOut = Self("signed_out")
-    /// The session's client authenticates with a secret, and none was given; nothing was sent.
-    public static let missingClientCredential = Self("missing_client_credential")
-    /// The store cannot take new tokens (read-only, full, unreachable). Before a refresh: nothing was
-    /// sent and the stored session is intact. After one: the manager keeps the new tokens in memory
-    /// and retries saving them for a bounded time, as the message says.
-    public static let storeUnavailable = Self("store_unavailable")
-    /// The stored session was issued by another authorization server than the provider's, or to another client
-    /// than the one in use; nothing was sent to anyone.
-    public static let sessionMismatch = Self("session_mismatch")
-}
-
-extension SessionError: CodedError {}

@@ -1,21 +1,23 @@
 import Crypto
 import Foundation
-import NIOCore
-import OAuthFlowPostgres
 import Logging
+import NIOCore
+import OAuthFlow
+import OAuthFlowPostgres
+import OAuthFlowTestSupport
 import PostgresNIO
 import ServiceLifecycle
 import Testing
-import OAuthFlowTestSupport
-import OAuthFlow
 
 /// PostgreSQL going away in the middle of a refresh, or while an instance waits for another's.
 @Suite(.serialized, .enabled(if: TestPostgres.shouldRun, TestPostgres.skipReason))
 struct PostgresOutageTests {
     /// A role of its own, so that cutting its connections touches no other test, with rights on `table` only
     /// (created here): no grant on the shared schema, which other suites change at the same time.
-    private func withRole(_ postgres: TestPostgres, table: String,
-                          _ body: (String, PostgresClient.Configuration) async throws -> Void) async throws {
+    private func withRole(
+        _ postgres: TestPostgres, table: String,
+        _ body: (String, PostgresClient.Configuration) async throws -> Void
+    ) async throws {
         let role = "outage_" + UUID().uuidString.lowercased().prefix(8)
         _ = try await postgres.admin("CREATE ROLE \(role) LOGIN PASSWORD 'role-password-123'")
         try await postgres.withStore(table: table) { _ in }
@@ -53,7 +55,9 @@ struct PostgresOutageTests {
                     return tokenResponse("access-new", refresh: "refresh-rotated")
                 }
                 let provider = try TestDescriptor().provider()
-                let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI), environment: OAuthEnvironment(transport: transport))
+                let client = OAuthClient(
+                    provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
+                    environment: OAuthEnvironment(transport: transport))
                 let manager = TokenManager(client: client, store: store, key: expired.key)
                 let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
                 #expect(error.code == .storeUnavailable)
@@ -86,10 +90,12 @@ struct PostgresOutageTests {
             try await postgres.withStore(table: table, migrate: false) { store in
                 try await store.save(expired)
             }
-            let store = try PostgresTokenStore(configuration: configuration, keyring: SessionKeyring(current: TestPostgres.firstKey),
-                                               table: table, timeout: .seconds(3))
-            let group = ServiceGroup(services: [store], gracefulShutdownSignals: [], cancellationSignals: [],
-                                     logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let store = try PostgresTokenStore(
+                configuration: configuration, keyring: SessionKeyring(current: TestPostgres.firstKey),
+                table: table, timeout: .seconds(3))
+            let group = ServiceGroup(
+                services: [store], gracefulShutdownSignals: [], cancellationSignals: [],
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             let stopped = Locked(false)
             let running = Task {
                 try await group.run()
@@ -103,8 +109,10 @@ struct PostgresOutageTests {
             }
             do {
                 // The manager goes with this scope, and its own retries with it: what saves the session now is the store.
-                let client = OAuthClient(provider: try TestDescriptor().provider(),
-                                         configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI), environment: OAuthEnvironment(transport: transport))
+                let client = OAuthClient(
+                    provider: try TestDescriptor().provider(),
+                    configuration: ClientConfiguration(clientID: "client", redirectURI: expired.redirectURI),
+                    environment: OAuthEnvironment(transport: transport))
                 let manager = TokenManager(client: client, store: store, key: expired.key)
                 let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
                 #expect(error.code == .storeUnavailable)

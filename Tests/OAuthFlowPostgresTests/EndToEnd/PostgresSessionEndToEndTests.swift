@@ -1,23 +1,27 @@
 import Crypto
 import Foundation
 import NIOCore
+import OAuthFlow
 import OAuthFlowPostgres
+import OAuthFlowTestSupport
 import PostgresNIO
 import Testing
-import OAuthFlowTestSupport
-import OAuthFlow
 
 /// End to end against Django OAuth Toolkit (refresh-token rotation and reuse protection on).
-@Suite(.serialized, .enabled(if: TestPostgres.shouldRun && TestAuthorizationServer.shouldRun, "needs PostgreSQL and the authorization server: run `bash scripts/test.sh`"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: TestPostgres.shouldRun && TestAuthorizationServer.shouldRun, "needs PostgreSQL and the authorization server: run `bash scripts/test.sh`"))
 struct PostgresSessionEndToEndTests {
     typealias Server = TestAuthorizationServer
 
     /// Signs alice in for real and stores the session, expired, under `account`.
     private func storedExpiredSession(_ server: Server, store: PostgresTokenStore, account: String) async throws -> StoredSession {
         let provider = try server.provider()
-        var session = StoredSession(key: SessionKey(providerID: "django", account: account), variables: provider.variables,
-                                    clientID: Server.publicClientID, redirectURI: Server.redirectURI,
-                                    tokens: try await server.signedInTokens(provider), updatedAt: Date())
+        var session = StoredSession(
+            key: SessionKey(providerID: "django", account: account), variables: provider.variables,
+            clientID: Server.publicClientID, redirectURI: Server.redirectURI,
+            tokens: try await server.signedInTokens(provider), updatedAt: Date())
         session.tokens.expiresAt = Date().addingTimeInterval(-5)
         try await store.save(session)
         return session
@@ -54,9 +58,10 @@ struct PostgresSessionEndToEndTests {
             let stored = try #require(try await store.load(session.key))
             let refreshes = try journal.refreshes(spending: session.tokens.refreshToken)
             let spentNew = try journal.refreshes(spending: stored.tokens.refreshToken)
-            print("fan-in: 4 processes x 250 callers: \(served) served, \(tokens.count) distinct token, \(requests) token request sent, "
-                + "\(refreshes.count) refresh seen at DOT \(refreshes), \(elapsed) for all; per process "
-                + reports.map { "\($0["ms"] ?? "?") ms" }.joined(separator: ", "))
+            print(
+                "fan-in: 4 processes x 250 callers: \(served) served, \(tokens.count) distinct token, \(requests) token request sent, "
+                    + "\(refreshes.count) refresh seen at DOT \(refreshes), \(elapsed) for all; per process "
+                    + reports.map { "\($0["ms"] ?? "?") ms" }.joined(separator: ", "))
             #expect(errors.isEmpty, "\(errors.prefix(3))")
             #expect(served == 1000)
             #expect(tokens.count == 1, "every caller got the same token")
@@ -68,8 +73,10 @@ struct PostgresSessionEndToEndTests {
             // Nobody was signed out: the stored session is the new one, and it works.
             #expect(stored.tokens.accessToken.value == tokens.first)
             #expect(stored.tokens.refreshToken != session.tokens.refreshToken, "the rotated refresh token was stored")
-            let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
-                clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+            let client = OAuthClient(
+                provider: try server.provider(),
+                configuration: ClientConfiguration(
+                    clientID: Server.publicClientID, redirectURI: Server.redirectURI))
             #expect(try await client.userInfo(stored.tokens)["sub"] != nil)
             _ = try await client.refresh(stored.tokens)
         }
@@ -96,8 +103,10 @@ struct PostgresSessionEndToEndTests {
             #expect(recovered.tokens.isExpired(at: Date()), "the recorded access token is not handed out before a checked refresh")
 
             let transport = RecordingTransport()
-            let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
-                clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
+            let client = OAuthClient(
+                provider: try server.provider(),
+                configuration: ClientConfiguration(
+                    clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
             let manager = TokenManager(client: client, store: store, key: session.key)
             let token = try await manager.validAccessToken()
             #expect(token != session.tokens.accessToken)
@@ -128,13 +137,16 @@ struct PostgresSessionEndToEndTests {
             for run in 0..<24 {
                 let early = run % 2 == 0
                 let delay = early ? Int.random(in: 0...300) : Int.random(in: 1_000...6_000)
-                let worker = try WorkerProcess(workerArguments("refresh-die-after", "window", server) + ["\(delay)"], postgres: postgres, table: table)
+                let worker = try WorkerProcess(
+                    workerArguments("refresh-die-after", "window", server) + ["\(delay)"], postgres: postgres, table: table)
                 _ = await worker.waitUntilExit()
                 guard worker.lines.contains("received") else { continue }
                 runs[early, default: 0] += 1
                 // The next instance: the session must still refresh.
-                let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
-                    clientID: Server.publicClientID, redirectURI: Server.redirectURI))
+                let client = OAuthClient(
+                    provider: try server.provider(),
+                    configuration: ClientConfiguration(
+                        clientID: Server.publicClientID, redirectURI: Server.redirectURI))
                 do {
                     try await TokenManager(client: client, store: store, key: session.key).refresh()
                 } catch let error as SessionError where error.code == .signedOut {
@@ -146,8 +158,9 @@ struct PostgresSessionEndToEndTests {
                 expired.tokens.expiresAt = Date().addingTimeInterval(-5)
                 try await store.save(expired)
             }
-            print("PostgreSQL kills after the answer: within 0.3 ms \(lost[true]?.count ?? 0) lost of \(runs[true] ?? 0) (at \(lost[true] ?? []) µs); "
-                  + "from 1 ms \(lost[false]?.count ?? 0) lost of \(runs[false] ?? 0)")
+            print(
+                "PostgreSQL kills after the answer: within 0.3 ms \(lost[true]?.count ?? 0) lost of \(runs[true] ?? 0) (at \(lost[true] ?? []) µs); "
+                    + "from 1 ms \(lost[false]?.count ?? 0) lost of \(runs[false] ?? 0)")
             #expect((runs[false] ?? 0) >= 10, "the workers reached the answer")
             #expect((lost[false]?.count ?? 0) * 2 < (runs[false] ?? 0), "most kills from 1 ms after the answer lost sessions: \(lost[false] ?? [])")
         }
@@ -163,8 +176,10 @@ struct PostgresSessionEndToEndTests {
             let holder = try WorkerProcess(["hold", "holder"], postgres: postgres, table: table)
             try await holder.waitFor("locked")
             let transport = RecordingTransport()
-            let client = OAuthClient(provider: try server.provider(), configuration: ClientConfiguration(
-                clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
+            let client = OAuthClient(
+                provider: try server.provider(),
+                configuration: ClientConfiguration(
+                    clientID: Server.publicClientID, redirectURI: Server.redirectURI), environment: OAuthEnvironment(transport: transport))
             let manager = TokenManager(client: client, store: store, key: session.key)
             let waiting = Task { try await manager.validAccessToken() }
             try await Task.sleep(for: .milliseconds(500))
@@ -202,9 +217,10 @@ final class WorkerProcess: @unchecked Sendable {
     private let child: ChildProcess
 
     init(_ arguments: [String], postgres: TestPostgres, table: String) throws {
-        child = try ChildProcess(try builtProduct("PostgresWorker"), arguments, directory: repositoryRoot,
-                                 environment: postgres.environment.merging(["OAUTHFLOW_TEST_PG_TABLE": table]) { _, new in new },
-                                 input: true)
+        child = try ChildProcess(
+            try builtProduct("PostgresWorker"), arguments, directory: repositoryRoot,
+            environment: postgres.environment.merging(["OAUTHFLOW_TEST_PG_TABLE": table]) { _, new in new },
+            input: true)
     }
 
     deinit {

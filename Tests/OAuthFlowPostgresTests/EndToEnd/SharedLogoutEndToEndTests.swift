@@ -3,16 +3,19 @@ import Hummingbird
 import Logging
 import OAuthFlowHummingbird
 import OAuthFlowPostgres
+import OAuthFlowTestSupport
 import OAuthFlowWeb
 import Testing
-import OAuthFlowTestSupport
+
 @testable import OAuthFlow
 
 /// Two instances of a web app share PostgreSQL; the idpyoidc logout server is the provider and the scripted
 /// agent its user's browser (keeping its cookies like a real one). A logout at the provider reaches one
 /// instance by the back channel and signs the user out of both; a sign-out on one instance ends the provider's
 /// session, and the next sign-in asks for credentials again.
-@Suite(.serialized, .enabled(if: TestLogoutServer.shouldRun && TestPostgres.shouldRun, "needs the logout server and PostgreSQL: run `bash scripts/test.sh`"))
+@Suite(
+    .serialized,
+    .enabled(if: TestLogoutServer.shouldRun && TestPostgres.shouldRun, "needs the logout server and PostgreSQL: run `bash scripts/test.sh`"))
 struct SharedLogoutEndToEndTests {
     static let descriptorExtra = "logout:\n  backchannel_logout_supported: true\n  backchannel_logout_session_supported: true\n"
 
@@ -142,10 +145,19 @@ struct PostgresLogoutTests {
             try await store.save(session("c", sid: "sid-3", sub: "bob"))
             try await store.save(pgSampleSession(account: "old"))
             let issuer = "https://op.example.com"
-            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: nil, sessionID: "sid-2")!).map(\.account) == ["b"])
-            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: "alice", sessionID: nil)!).map(\.account) == ["a", "b"])
+            #expect(
+                try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: nil, sessionID: "sid-2")!).map(\.account) == [
+                    "b"
+                ])
+            #expect(
+                try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: "alice", sessionID: nil)!).map(\.account) == [
+                    "a", "b",
+                ])
             #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: issuer, subject: "bob", sessionID: "sid-1")!).isEmpty)
-            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: "https://other.example.com", subject: "alice", sessionID: nil)!).isEmpty)
+            #expect(
+                try await store.keys(
+                    of: "op", matching: ProviderSession.Match(issuer: "https://other.example.com", subject: "alice", sessionID: nil)!
+                ).isEmpty)
             // Who signed in is kept as a digest beside the sealed row, never in the clear.
             let rows = try await postgres.admin("SELECT provider_sid, provider_sub FROM \(table) WHERE account = 'a'")
             let (sid, sub) = try #require(rows.first).decode((String, String).self)
@@ -164,7 +176,9 @@ struct PostgresLogoutTests {
         try await postgres.withStore(table: table) { store in
             try await store.migrate()
             try await store.save(session("a", sid: "sid-1", sub: "alice"))
-            #expect(try await store.keys(of: "op", matching: ProviderSession.Match(issuer: "https://op.example.com", subject: nil, sessionID: "sid-1")!).map(\.account) == ["a"])
+            #expect(
+                try await store.keys(of: "op", matching: ProviderSession.Match(issuer: "https://op.example.com", subject: nil, sessionID: "sid-1")!)
+                    .map(\.account) == ["a"])
         }
         let indexes = try await postgres.admin("SELECT indexname FROM pg_indexes WHERE tablename = '\(table)' ORDER BY indexname")
         #expect(try indexes.map { try $0.decode(String.self) } == ["\(table)_pkey", "\(table)_sid", "\(table)_sub"])
@@ -188,6 +202,10 @@ struct PostgresLogoutTests {
                 #expect(try await one.firstUse(of: "logout https://op jti-2", until: later))
             }
         }
-        #expect(throws: TokenStoreError.self) { try PostgresReplayRegistry(store: try PostgresTokenStore(configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey)), table: "bad name") }
+        #expect(throws: TokenStoreError.self) {
+            try PostgresReplayRegistry(
+                store: try PostgresTokenStore(configuration: postgres.configuration, keyring: SessionKeyring(current: TestPostgres.firstKey)),
+                table: "bad name")
+        }
     }
 }

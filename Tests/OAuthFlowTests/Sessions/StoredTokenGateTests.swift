@@ -26,6 +26,9 @@ import Testing
         "Sources/oauthflow/Options/SessionOptions.swift": (1, "the session's variables and client; its tokens leave through its manager"),
         "Sources/oauthflow/Options/LoginOptions.swift": (1, "the session's scopes and client, for a new sign-in"),
         "Sources/OAuthFlowLauncher/main.swift": (1, "SessionPeek, inside vouchedSession, which checks the full command's SessionOriginMemo"),
+        "Sources/OAuthFlowSecurityEvents/SecurityEventReceiver.swift": (
+            1, "a session a verified event names, loaded under the store's lock to mark it for a new sign-in; nothing leaves"
+        ),
     ]
 
     /// The reads of stored sessions in `text`: a store's `load(`, and `SessionPeek.read(`.

@@ -1,0 +1,50 @@
+import Foundation
+import OAuthFlow
+
+extension OAuth {
+    /// A receiver of the security events the provider `name` sends (its descriptor's `security_events`): pushed to a
+    /// route, polled, or Sign in with Apple's notifications. It acts on the sessions of this configuration's store,
+    /// which every instance must share (files on one machine, PostgreSQL across many), and refuses a replay any instance
+    /// has seen when `replays` is shared too.
+    ///
+    /// - Parameters:
+    ///   - name: The provider.
+    ///   - audiences: The `aud` an event must name; by default the provider's client id in this configuration (what
+    ///     Apple and Google address events to). An SSF stream's audience is the one its transmitter gave it.
+    ///   - replays: The `jti`s seen; share one between instances (`PostgresReplayRegistry`).
+    ///   - managementToken: The access token that authorizes stream management and polling at the transmitter (SSF
+    ///     `authorization_schemes`); it is sent to the transmitter's own origin only.
+    ///   - pushAuthorization: The `Authorization` header value a stream pushes with (given as its `authorization_header`
+    ///     when it was created): a push without it is refused. Nil for transmitters that send none (Apple, Google).
+    ///   - resolveSubject: The subject (`sub`) the provider issued to the user an `email` or other subject names, when
+    ///     the host knows it; by default nobody.
+    ///   - handler: Every accepted event, after the receiver acted on it.
+    /// - Throws: ``SecurityEventError`` `configuration` when the descriptor has no `security_events` or the store cannot
+    ///   list sessions (a `SessionDirectory`); `ProviderError`, `ClientSettingsError`.
+    public func securityEventReceiver(
+        for name: String, audiences: Set<String>? = nil, replays: any ReplayRegistry = InMemoryReplayRegistry(),
+        managementToken: (@Sendable () async throws -> Secret)? = nil, pushAuthorization: Secret? = nil,
+        resolveSubject: @escaping @Sendable (SecurityEvent.Subject) async throws -> String? = { _ in nil },
+        handler: @escaping @Sendable (SecurityEventReceiver.Outcome) async -> Void = { _ in }
+    ) throws -> SecurityEventReceiver {
+        let provider = try provider(name)
+        guard let policy = provider.policy.securityEvents else {
+            throw SecurityEventError(.configuration, "the descriptor of \(name) has no `security_events`: it names no transmitter")
+        }
+        guard let sessions = store as? any SessionDirectory else {
+            throw SecurityEventError(.configuration, "the session store cannot list a user's sessions (it is no SessionDirectory)")
+        }
+        let settings = try clientSettings(for: name)
+        let audiences = audiences ?? [settings.clientID]
+        guard !audiences.isEmpty else { throw SecurityEventError(.configuration, "no audience: an event must be addressed to someone") }
+        return SecurityEventReceiver(
+            client: client(of: provider, configuration: settings.configuration(redirectURI: nil)), policy: policy, sessions: sessions,
+            audiences: audiences, replays: replays, managementToken: managementToken,
+            pushAuthorization: pushAuthorization, resolveSubject: resolveSubject,
+            handler: { [self] outcome in
+                // This instance's managers see the change at once; another instance's at its next read of the store.
+                forgetManagers(of: outcome.ended + outcome.marked)
+                await handler(outcome)
+            })
+    }
+}

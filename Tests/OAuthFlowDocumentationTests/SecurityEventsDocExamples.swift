@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import OAuthFlow
+import OAuthFlowHummingbird
+import OAuthFlowPostgres
+import OAuthFlowSecurityEvents
+import PostgresNIO
+
+/// Docs/security-events.md's Swift lines, compiled here (DocExampleTests checks that each appears in this file).
+/// SecurityEventReceiverTests runs them against the simulated transmitter, PostgresSecurityEventTests with two
+/// instances sharing PostgreSQL, WebSecurityEventRouteTests through the Hummingbird route.
+enum SecurityEventsDocExamples {
+    /// The host's own account data, a stand-in.
+    actor Accounts {
+        func note(_ type: String, about subject: SecurityEvent.Subject) {}
+        func subject(forEmail address: String) throws -> String? { nil }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, *)
+    static func pushed(
+        clients: [String: ClientSettings], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
+        router: Router<BasicRequestContext>, accounts: Accounts
+    ) throws {
+        let store = try PostgresTokenStore(configuration: postgres, keyring: keyring)
+        let oauth = OAuth(OAuth.Configuration(clients: clients, store: store))
+        let receiver = try oauth.securityEventReceiver(
+            for: "google", replays: try PostgresReplayRegistry(store: store),
+            handler: { outcome in
+                await accounts.note(outcome.event.type, about: outcome.event.subject)
+            })
+        router.addSecurityEventRoute("/security-events/google", receiver: receiver)
+    }
+
+    static func subjects(oauth: OAuth, accounts: Accounts) throws -> SecurityEventReceiver {
+        let receiver = try oauth.securityEventReceiver(
+            for: "acme-ssf",
+            resolveSubject: { subject in
+                if case let .email(address) = subject { return try await accounts.subject(forEmail: address) }
+                return nil
+            })
+        return receiver
+    }
+
+    static func streams(oauth: OAuth) async throws {
+        let service = try oauth.serviceTokens(for: "acme-ssf")
+        let events = try oauth.securityEventReceiver(for: "acme-ssf", managementToken: { try await service.accessToken() })
+        let stream = try await events.createStream(delivery: .push(endpoint: URL(string: "https://app.example.com/security-events/acme-ssf")!))
+        try await events.requestVerification(ofStream: stream.id)
+        print(try await events.status(ofStream: stream.id).status)
+        let polled = try await events.poll(stream)
+        print("\(polled.accepted.count) events, \(polled.refused.count) refused")
+    }
+}
