@@ -130,7 +130,10 @@ extension PostgresTokenStore {
                     logger.info("a refreshed session left unsaved was superseded; it is dropped", metadata: ["session": "\(key)"])
                     return true
                 }
-                if current != entry.session { try await store.save(entry.session) }
+                // A security event's mark for a new sign-in, set since, stays on the session saved over it.
+                var session = entry.session
+                session.reauthenticationRequired = session.reauthenticationRequired ?? current.reauthenticationRequired
+                if current != session { try await store.save(session) }
                 logger.info("refreshed session saved after a retry", metadata: ["session": "\(key)"])
                 return true
             } catch {

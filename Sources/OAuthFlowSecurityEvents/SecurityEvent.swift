@@ -53,6 +53,14 @@ public struct SecurityEvent: Sendable, Hashable {
     /// What the receiver does about this event.
     public var action: Action { Self.action(of: type) }
 
+    /// When it happened: CAEP's `event_timestamp` (seconds), Apple's `event_time` (milliseconds), else the token's `iat`.
+    /// A session whose user signed in after it is not ended or marked.
+    public var occurredAt: Date {
+        if let seconds = members["event_timestamp"]?.numericDate { return Date(timeIntervalSince1970: seconds) }
+        if let milliseconds = members["event_time"]?.numericDate { return Date(timeIntervalSince1970: milliseconds / 1000) }
+        return issuedAt
+    }
+
     static let caep = "https://schemas.openid.net/secevent/caep/event-type/"
     static let risc = "https://schemas.openid.net/secevent/risc/event-type/"
     static let ssf = "https://schemas.openid.net/secevent/ssf/event-type/"

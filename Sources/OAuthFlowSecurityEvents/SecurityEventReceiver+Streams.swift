@@ -56,8 +56,8 @@ extension SecurityEventReceiver {
         public let accepted: [Outcome]
         /// The `jti`s of the events it refused, with the RFC 8935 error code it told the transmitter.
         public let refused: [String: String]
-        /// Events the receiver could not handle now (keys or store unreachable): left unacknowledged, so the transmitter
-        /// delivers them again.
+        /// Events the receiver could not handle now (keys, store or replay registry unreachable): left unacknowledged, so
+        /// the transmitter delivers them again.
         public let deferred: Int
     }
 
@@ -209,7 +209,7 @@ extension SecurityEventReceiver {
                 let answer: Answer
                 do {
                     let event = try await verify(token)
-                    answer = await accept(event, status: 202)
+                    answer = await handle(event, status: 202)
                 } catch {
                     answer = refusal(error)
                 }
@@ -217,17 +217,15 @@ extension SecurityEventReceiver {
                 if let outcome = answer.outcome {
                     accepted.append(outcome)
                     acknowledge.append(tokenID)
+                } else if answer.isDuplicate {
+                    // Received before: acknowledged again.
+                    acknowledge.append(tokenID)
                 } else if answer.status == 503 {
                     deferred += 1
                 } else {
                     let code = answer.error ?? "invalid_request"
-                    // A replay of an event already handled is acknowledged: it was received.
-                    if answer.replayed {
-                        acknowledge.append(tokenID)
-                    } else {
-                        errors[tokenID] = Self.setError(code, "refused by the receiver")
-                        refused[tokenID] = code
-                    }
+                    errors[tokenID] = Self.setError(code, "refused by the receiver")
+                    refused[tokenID] = code
                 }
             }
             guard case .bool(true)? = answer?["moreAvailable"], !sets.isEmpty else { break }
@@ -335,9 +333,14 @@ extension SecurityEventReceiver {
         guard case let .object(delivery)? = members["delivery"], let method = delivery["method"]?.stringValue else {
             throw SecurityEventError(.transmitter, "the stream has no `delivery` method")
         }
+        // The push secret the transmitter may echo is not kept where a printed stream would show it.
+        var kept = members
+        var shown = delivery
+        if shown["authorization_header"] != nil { shown["authorization_header"] = .string("(redacted)") }
+        kept["delivery"] = .object(shown)
         return Stream(
             id: id, eventsDelivered: members["events_delivered"]?.stringList ?? [], deliveryMethod: method,
-            endpoint: delivery["endpoint_url"]?.stringValue.flatMap(URL.init(string:)), members: members)
+            endpoint: delivery["endpoint_url"]?.stringValue.flatMap(URL.init(string:)), members: kept)
     }
 }
 

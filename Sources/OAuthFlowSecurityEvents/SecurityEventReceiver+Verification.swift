@@ -7,10 +7,11 @@ extension SecurityEventReceiver {
     /// The longest `jti` kept.
     static let maximumTokenIDLength = 256
 
-    /// Checks a security event token and records its `jti`: the event it carries, once every check passed.
+    /// Checks a security event token: the event it carries, once every check passed. Nothing is recorded: ``handle(_:status:)``
+    /// records the `jti` of an event it acted on.
     ///
-    /// - Throws: ``Refusal`` with the RFC 8935 error code of the first check that failed (nothing recorded), or an
-    ///   unavailable one when the keys or the replay registry cannot be reached.
+    /// - Throws: ``Refusal`` with the RFC 8935 error code of the first check that failed, or an unavailable one when the
+    ///   keys cannot be read.
     func verify(_ token: String) async throws(Refusal) -> SecurityEvent {
         let jws: CompactJWS
         do {
@@ -29,17 +30,6 @@ extension SecurityEventReceiver {
         }
         let (type, members, subject) = try event(of: claims, issuer: issuer)
         if SecurityEvent.action(of: type) == .verification { try checkVerificationState(members["state"]) }
-        // Recorded last, so that a token refused for any other reason spends no `jti`; kept as long as it could be accepted.
-        let keep = Date(timeIntervalSince1970: issuedAt).addingTimeInterval(policy.maximumAge + Self.leeway)
-        do {
-            guard try await replays.firstUse(of: "security-event \(issuer) \(tokenID)", until: keep) else {
-                throw Refusal("invalid_request", "the event was already received (its jti was seen before)", replayed: true)
-            }
-        } catch let refusal as Refusal {
-            throw refusal
-        } catch {
-            throw Refusal("temporarily_unavailable", "the replay registry cannot be reached: \(error)", unavailable: true)
-        }
         return SecurityEvent(
             type: type, provider: provider.id, issuer: issuer, tokenID: tokenID, issuedAt: Date(timeIntervalSince1970: issuedAt),
             subject: subject, members: members)
@@ -194,17 +184,20 @@ extension SecurityEventReceiver {
         return (type, members, subject)
     }
 
-    /// A verification event's `state` must be one this receiver asked for (SSF 1.0 §"Verification"); one with no state
-    /// is the transmitter's own, unasked.
+    /// A verification event's `state` must be one this receiver asked for and still expects (SSF 1.0 §"Verification");
+    /// one with no state is the transmitter's own, unasked. The state is forgotten once the event is handled.
     private func checkVerificationState(_ given: JSONValue?) throws(Refusal) {
         guard let given else { return }
         let now = client.environment.clock.now()
         let expected = state.withLock { current -> Bool in
             current.expectedStates = current.expectedStates.filter { $0.value > now }
-            guard let text = given.stringValue, current.expectedStates[text] != nil else { return false }
-            current.expectedStates[text] = nil
-            return true
+            return given.stringValue.map { current.expectedStates[$0] != nil } ?? false
         }
         guard expected else { throw Refusal("invalid_state", "the verification event's `state` is not one this receiver asked for") }
+    }
+
+    /// Stops expecting a verification `state`: its event was handled.
+    func forgetExpectedState(_ sent: String) {
+        state.withLock { $0.expectedStates[sent] = nil }
     }
 }

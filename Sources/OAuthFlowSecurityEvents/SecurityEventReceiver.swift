@@ -25,12 +25,16 @@ public final class SecurityEventReceiver: Sendable {
         public let error: String?
         /// What the receiver did; nil when refused.
         public let outcome: Outcome?
-        /// Whether it was refused as an event already received (its `jti` seen before).
-        var replayed = false
+        /// Whether it was an event already received (its `jti` seen before, by any instance sharing the replay registry):
+        /// acknowledged as RFC 8935 asks of a duplicate, and ignored; nothing changed and the handler did not hear of it.
+        public internal(set) var isDuplicate = false
 
         /// The header fields to send with ``body``.
         public var headers: [(name: String, value: String)] {
-            [("Cache-Control", "no-store")] + (body.isEmpty ? [] : [("Content-Type", "application/json")])
+            var fields = [("Cache-Control", "no-store")]
+            if status == 401 { fields.append(("WWW-Authenticate", "Bearer")) }
+            if !body.isEmpty { fields.append(("Content-Type", "application/json")) }
+            return fields
         }
     }
 
@@ -41,9 +45,6 @@ public final class SecurityEventReceiver: Sendable {
         public let ended: [SessionKey]
         /// The sessions marked for a new sign-in (`StoredSession.reauthenticationRequired`).
         public let marked: [SessionKey]
-        /// Why acting on the event failed (the store could not be reached), when it did: the event was accepted and its
-        /// `jti` recorded, so the transmitter will not send it again; the handler must act on it itself.
-        public let failure: (any Error)?
     }
 
     /// The largest body read: a security event token is a few kilobytes.
@@ -110,7 +111,7 @@ public final class SecurityEventReceiver: Sendable {
             }
             let token = try pushedToken(body: body, contentType: contentType)
             let event = try await verify(token)
-            answer = await accept(event, status: policy.format == .apple ? 200 : 202)
+            answer = await handle(event, status: policy.format == .apple ? 200 : 202)
         } catch {
             answer = refusal(error)
         }
@@ -126,7 +127,7 @@ public final class SecurityEventReceiver: Sendable {
         let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         if policy.format == .apple {
             guard mediaType == "application/json" else { throw Refusal("invalid_request", "the notification is not application/json") }
-            guard let members = try? ServerJSON.object(body), case let .string(payload)? = members["payload"], members.count == 1 else {
+            guard let members = try? ServerJSON.object(body), case let .string(payload)? = members["payload"] else {
                 throw Refusal("invalid_request", "the body is not {\"payload\": \"<JWT>\"}")
             }
             return payload
@@ -139,16 +140,35 @@ public final class SecurityEventReceiver: Sendable {
 
     // MARK: - Acting
 
-    /// Acts on a verified event (its `jti` already recorded), then hands it to the handler.
-    func accept(_ event: SecurityEvent, status: Int) async -> Answer {
+    /// How long a receiver holds an event it is acting on before another delivery of it may act instead (after a
+    /// failure, say).
+    static let claimLifetime: TimeInterval = 60
+
+    /// Acts on a verified event and hands it to the handler, once however many times it is delivered.
+    ///
+    /// The event is claimed first (for ``claimLifetime``, in the shared replay registry), so that a duplicate arriving
+    /// meanwhile is acknowledged and ignored; it is acted on, and only then recorded as received for as long as it could
+    /// be accepted. A failure to act answers 503 without recording it: the transmitter's next delivery acts. Acting twice
+    /// is harmless: a session whose user signed in after the event is never touched.
+    func handle(_ event: SecurityEvent, status: Int) async -> Answer {
+        let now = client.environment.clock.now()
+        do {
+            guard
+                try await replays.firstUse(
+                    of: "security-event claim \(event.issuer) \(event.tokenID)", until: now.addingTimeInterval(Self.claimLifetime))
+            else { return Self.duplicate(status) }
+        } catch {
+            return refusal(Refusal("temporarily_unavailable", "the replay registry cannot be reached: \(error)", unavailable: true))
+        }
+        if event.action == .verification, let sent = event.members["state"]?.stringValue { forgetExpectedState(sent) }
         var ended: [SessionKey] = []
         var marked: [SessionKey] = []
-        var failure: (any Error)?
         do {
             if let match = try await match(event) {
                 switch event.action {
                 case .endSessions:
-                    ended = try await ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays).endSessions(match)
+                    ended = try await ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays)
+                        .endSessions(match, signedInBy: event.occurredAt)
                 case .requireSignIn:
                     marked = try await markForSignIn(match, event: event)
                 case .verification, .none:
@@ -156,15 +176,13 @@ public final class SecurityEventReceiver: Sendable {
                 }
             }
         } catch {
-            failure = error
-            logger.error(
-                "a security event was accepted and could not be acted on",
-                metadata: [
-                    "provider": "\(provider.id)", "event": "\(TerminalText.escaped(event.type))", "jti": "\(TerminalText.escaped(event.tokenID))",
-                    "reason": "\(TerminalText.escaped("\(error)"))",
-                ])
+            return refusal(Refusal("temporarily_unavailable", "the session store cannot be reached: \(error)", unavailable: true))
         }
-        let outcome = Outcome(event: event, ended: ended, marked: marked, failure: failure)
+        // Kept as long as the token could be accepted at all: its age limit and the leeway past it, twice (clocks differ).
+        let keep = event.issuedAt.addingTimeInterval(policy.maximumAge + 2 * Self.leeway)
+        let first = (try? await replays.firstUse(of: "security-event \(event.issuer) \(event.tokenID)", until: keep)) ?? true
+        guard first else { return Self.duplicate(status) }
+        let outcome = Outcome(event: event, ended: ended, marked: marked)
         logger.info(
             "security event received",
             metadata: [
@@ -175,13 +193,19 @@ public final class SecurityEventReceiver: Sendable {
         return Answer(status: status, body: "", error: nil, outcome: outcome)
     }
 
+    /// The answer to an event already received: acknowledged, nothing done.
+    static func duplicate(_ status: Int) -> Answer {
+        Answer(status: status, body: "", error: nil, outcome: nil, isDuplicate: true)
+    }
+
     /// The provider sessions an event's subject names: `iss_sub` as given; an `opaque` id, or the subject the host's
     /// resolver gives for another format (an e-mail address), as a subject the provider issued. Nil for nobody.
     private func match(_ event: SecurityEvent) async throws -> ProviderSession.Match? {
+        guard event.action == .endSessions || event.action == .requireSignIn else { return nil }
         let providerIssuer = provider.issuer?.absoluteString ?? policy.issuer.absoluteString
         switch event.subject {
         case let .issuerSubject(issuer, subject):
-            return ProviderSession.Match(issuer: issuer, subject: subject, sessionID: nil)
+            return ProviderSession.Match(issuer: canonicalIssuer(issuer), subject: subject, sessionID: nil)
         case let .opaque(id):
             return ProviderSession.Match(issuer: providerIssuer, subject: id, sessionID: nil)
         case .email, .other:
@@ -192,6 +216,14 @@ public final class SecurityEventReceiver: Sendable {
         }
     }
 
+    /// The issuer sessions record for `issuer`: the provider's own spelling when `issuer` is it or one of its aliases,
+    /// whatever final `/` (Google writes its issuer both ways, and `accounts.google.com` besides).
+    private func canonicalIssuer(_ issuer: String) -> String {
+        guard let own = provider.issuer?.absoluteString else { return issuer }
+        let spellings = [own, policy.issuer.absoluteString] + provider.issuers.aliases
+        return spellings.contains { Self.sameIssuer(issuer, $0, lenient: true) } ? own : issuer
+    }
+
     /// Marks every session `match` names for a new sign-in, each under the store's lock so that a refresh under way
     /// cannot write the session back unmarked.
     private func markForSignIn(_ match: ProviderSession.Match, event: SecurityEvent) async throws -> [SessionKey] {
@@ -199,7 +231,10 @@ public final class SecurityEventReceiver: Sendable {
         for key in try await sessions.keys(of: provider.id, matching: match) {
             let lock = try await sessions.lock(key)
             defer { lock.release() }
-            guard var session = try await sessions.load(key) else { continue }
+            // Read again under the lock: the key may hold another sign-in by now, or one after the event.
+            guard var session = try await sessions.load(key), match.matches(session.providerSession),
+                session.providerSession?.signedIn(after: event.occurredAt) != true
+            else { continue }
             if session.reauthenticationRequired == nil {
                 session.reauthenticationRequired = StoredSession.ReauthenticationMark(event: event.type, markedAt: client.environment.clock.now())
                 try await sessions.save(session)
@@ -216,14 +251,12 @@ public final class SecurityEventReceiver: Sendable {
         let code: String
         let description: String
         var unavailable = false
-        var replayed = false
         var status = 400
 
-        init(_ code: String, _ description: String, unavailable: Bool = false, replayed: Bool = false, status: Int = 400) {
+        init(_ code: String, _ description: String, unavailable: Bool = false, status: Int = 400) {
             self.code = code
             self.description = description
             self.unavailable = unavailable
-            self.replayed = replayed
             self.status = status
         }
     }
@@ -236,11 +269,13 @@ public final class SecurityEventReceiver: Sendable {
         } else {
             logger.warning("security event refused", metadata: ["provider": "\(provider.id)", "reason": "\(description)"])
         }
-        let object: [String: String] = ["err": refusal.unavailable ? "temporarily_unavailable" : refusal.code, "description": description]
+        // What could not be reached is the receiver's business: the transmitter is told only to send the event again.
+        let told = refusal.unavailable ? "the receiver cannot handle events now; send the event again later" : description
+        let object: [String: String] = ["err": refusal.unavailable ? "temporarily_unavailable" : refusal.code, "description": told]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return Answer(
             status: refusal.unavailable ? 503 : refusal.status, body: String(decoding: data, as: UTF8.self),
-            error: refusal.unavailable ? "temporarily_unavailable" : refusal.code, outcome: nil, replayed: refusal.replayed)
+            error: refusal.unavailable ? "temporarily_unavailable" : refusal.code, outcome: nil)
     }
 
     /// Counts an answer (`oauthflow_security_events_total`).

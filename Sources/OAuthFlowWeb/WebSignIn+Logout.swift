@@ -60,13 +60,15 @@ extension WebSignIn {
         try await manager(for: key).validAccessToken()
     }
 
-    /// Whether the session is still stored: false once it was signed out here or ended by the provider's
-    /// logout (on any instance sharing the store). Check it on each request that trusts the host's own session.
+    /// Whether the session is still stored and usable: false once it was signed out here, ended by the provider's
+    /// logout or a security event (on any instance sharing the store), or marked by one for a new sign-in. Check it on
+    /// each request that trusts the host's own session.
     ///
     /// - Throws: ``WebSignInError`` `configuration` without a store; store errors.
     public func isSignedIn(_ key: SessionKey) async throws -> Bool {
         guard let sessions else { throw WebSignInError(.configuration, "no session store was given to WebSignIn") }
-        return try await sessions.load(key) != nil
+        guard let session = try await sessions.load(key) else { return false }
+        return session.reauthenticationRequired == nil
     }
 
     /// A token manager for a stored session.

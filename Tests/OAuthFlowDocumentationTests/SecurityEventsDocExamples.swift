@@ -23,21 +23,17 @@ enum SecurityEventsDocExamples {
     ) throws {
         let store = try PostgresTokenStore(configuration: postgres, keyring: keyring)
         let oauth = OAuth(OAuth.Configuration(clients: clients, store: store))
-        let receiver = try oauth.securityEventReceiver(
-            for: "google", replays: try PostgresReplayRegistry(store: store),
-            handler: { outcome in
-                await accounts.note(outcome.event.type, about: outcome.event.subject)
-            })
+        let receiver = try oauth.securityEventReceiver(for: "google", replays: try PostgresReplayRegistry(store: store), handler: { outcome in
+            await accounts.note(outcome.event.type, about: outcome.event.subject)
+        })
         router.addSecurityEventRoute("/security-events/google", receiver: receiver)
     }
 
     static func subjects(oauth: OAuth, accounts: Accounts) throws -> SecurityEventReceiver {
-        let receiver = try oauth.securityEventReceiver(
-            for: "acme-ssf",
-            resolveSubject: { subject in
-                if case let .email(address) = subject { return try await accounts.subject(forEmail: address) }
-                return nil
-            })
+        let receiver = try oauth.securityEventReceiver(for: "acme-ssf", resolveSubject: { subject in
+            if case let .email(address) = subject { return try await accounts.subject(forEmail: address) }
+            return nil
+        })
         return receiver
     }
 

@@ -78,8 +78,12 @@ import Testing
             ) {
                 ($0.status, $0.headers[.contentType], String(buffer: $0.body))
             }
-            #expect(replayed.0 == .badRequest && replayed.1 == "application/json")
-            let error = try JSONDecoder().decode([String: String].self, from: Data(replayed.2.utf8))
+            #expect(replayed.0 == .accepted && replayed.2.isEmpty, "a duplicate is acknowledged")
+            let forged = try await client.execute(
+                uri: "/security-events/simulated", method: .post, headers: pushed, body: ByteBuffer(string: "not.a-jwt")
+            ) { ($0.status, $0.headers[.contentType], String(buffer: $0.body)) }
+            #expect(forged.0 == .badRequest && forged.1 == "application/json")
+            let error = try JSONDecoder().decode([String: String].self, from: Data(forged.2.utf8))
             #expect(error["err"] == "invalid_request")
         }
     }

@@ -166,19 +166,32 @@ package final class ProviderLogoutReceiver: Sendable {
     // MARK: - Ending sessions
 
     /// Ends every stored session of the provider that `match` names: each session removed first (what the
-    /// logout is for), then the refresh tokens of those that had one revoked, eight at a time, best effort.
+    /// logout is for), under the store's lock so that a refresh under way cannot write it back, then the refresh tokens
+    /// of those that had one revoked, eight at a time, best effort.
     ///
+    /// - Parameters:
+    ///   - match: The provider sessions to end.
+    ///   - signedInBy: When given, a session whose user signed in after it is left alone: a sign-in that followed the
+    ///     event that ends sessions.
     /// - Returns: The sessions ended.
     /// - Throws: Store errors; sessions ended before the error stay ended.
-    package func endSessions(_ match: ProviderSession.Match) async throws -> [SessionKey] {
-        let keys = try await sessions.keys(of: client.provider.id, matching: match)
+    package func endSessions(_ match: ProviderSession.Match, signedInBy: Date? = nil) async throws -> [SessionKey] {
+        var ended: [SessionKey] = []
         var refreshTokens: [(Secret, DPoPKey?, Bool)] = []
-        for key in keys {
-            if let session = try? await sessions.load(key), let refresh = session.tokens.refreshToken {
+        for key in try await sessions.keys(of: client.provider.id, matching: match) {
+            let lock = try await sessions.lock(key)
+            defer { lock.release() }
+            // Read again under the lock: the key may hold another sign-in by now.
+            guard let session = try await sessions.load(key), match.matches(session.providerSession),
+                !(session.providerSession?.signedIn(after: signedInBy) ?? false)
+            else { continue }
+            if let refresh = session.tokens.refreshToken {
                 refreshTokens.append((refresh, session.tokens.proofKey, session.tokens.isCertificateBound))
             }
             try await sessions.remove(key)
+            ended.append(key)
         }
+        let keys = ended
         guard !refreshTokens.isEmpty, client.revokes(.refreshToken), (try? await client.revocationEndpoint()) != nil else { return keys }
         let client = self.client
         let logger = self.logger

@@ -9,19 +9,32 @@ public struct ProviderSession: Sendable, Hashable, Codable {
     public var subject: String
     /// The ID token's `sid` (Front-Channel and Back-Channel Logout 1.0), when the provider sends one.
     public var sessionID: String?
+    /// When the user signed in, as the sign-in's ID token says (`auth_time`, else `iat`): a security event about the
+    /// user from before then does not end this session. Nil in sessions stored before OAuthFlow kept it.
+    public var signedInAt: Date?
 
     enum CodingKeys: String, CodingKey {
-        case issuer, subject, sessionID = "sid"
+        case issuer, subject, sessionID = "sid", signedInAt
     }
 
-    public init(issuer: String, subject: String, sessionID: String? = nil) {
+    public init(issuer: String, subject: String, sessionID: String? = nil, signedInAt: Date? = nil) {
         self.issuer = issuer
         self.subject = subject
         self.sessionID = sessionID
+        self.signedInAt = signedInAt
     }
 
     /// The provider session a verified ID token names.
     public init(_ idToken: IDTokenClaims) {
-        self.init(issuer: idToken.issuer, subject: idToken.subject, sessionID: idToken.all["sid"]?.stringValue)
+        let time = (idToken.all["auth_time"] ?? idToken.all["iat"])?.numericDate
+        self.init(
+            issuer: idToken.issuer, subject: idToken.subject, sessionID: idToken.all["sid"]?.stringValue,
+            signedInAt: time.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// Whether the user signed in after `moment` (nil: never): such a session outlives what happened at that moment.
+    package func signedIn(after moment: Date?) -> Bool {
+        guard let moment, let signedInAt else { return false }
+        return signedInAt > moment
     }
 }

@@ -158,7 +158,9 @@ public actor TokenManager {
     /// Joins the running refresh, uses one that already replaced `stale`, or starts one.
     private func step(replacing stale: Secret?) -> Step {
         if let refreshing { return joining(refreshing) }
-        if let stale, let cached, cached.tokens.accessToken != stale, !cached.tokens.isExpired(at: clock.now(), skew: skew) {
+        if let stale, let cached, cached.tokens.accessToken != stale, cached.reauthenticationRequired == nil,
+            !cached.tokens.isExpired(at: clock.now(), skew: skew)
+        {
             // Another refresh replaced the token the caller found wanting: this one is saved.
             countRefresh("joined")
             return .ready(cached)
