@@ -11,7 +11,8 @@ extension OAuth {
     ///   - name: The provider.
     ///   - audiences: The `aud` an event must name; by default the provider's client id in this configuration (what
     ///     Apple and Google address events to). An SSF stream's audience is the one its transmitter gave it.
-    ///   - replays: The `jti`s seen; share one between instances (`PostgresReplayRegistry`).
+    ///   - replays: The `jti`s seen; share one between instances (`PostgresReplayRegistry`). By default this instance's
+    ///     memory, on the configuration's clock.
     ///   - managementToken: The access token that authorizes stream management and polling at the transmitter (SSF
     ///     `authorization_schemes`); it is sent to the transmitter's own origin only.
     ///   - pushAuthorization: The `Authorization` header value a stream pushes with (given as its `authorization_header`
@@ -22,7 +23,7 @@ extension OAuth {
     /// - Throws: ``SecurityEventError`` `configuration` when the descriptor has no `security_events` or the store cannot
     ///   list sessions (a `SessionDirectory`); `ProviderError`, `ClientSettingsError`.
     public func securityEventReceiver(
-        for name: String, audiences: Set<String>? = nil, replays: any ReplayRegistry = InMemoryReplayRegistry(),
+        for name: String, audiences: Set<String>? = nil, replays: (any ReplayRegistry)? = nil,
         managementToken: (@Sendable () async throws -> Secret)? = nil, pushAuthorization: Secret? = nil,
         resolveSubject: @escaping @Sendable (SecurityEvent.Subject) async throws -> String? = { _ in nil },
         handler: @escaping @Sendable (SecurityEventReceiver.Outcome) async -> Void = { _ in }
@@ -39,7 +40,7 @@ extension OAuth {
         guard !audiences.isEmpty else { throw SecurityEventError(.configuration, "no audience: an event must be addressed to someone") }
         return SecurityEventReceiver(
             client: client(of: provider, configuration: settings.configuration(redirectURI: nil)), policy: policy, sessions: sessions,
-            audiences: audiences, replays: replays, managementToken: managementToken,
+            audiences: audiences, replays: replays ?? InMemoryReplayRegistry(clock: environment.clock), managementToken: managementToken,
             pushAuthorization: pushAuthorization, resolveSubject: resolveSubject,
             handler: { [self] outcome in
                 // This instance's managers see the change at once; another instance's at its next read of the store.

@@ -6,6 +6,8 @@ extension SecurityEventReceiver {
     static let leeway: TimeInterval = 60
     /// The longest `jti` kept.
     static let maximumTokenIDLength = 256
+    /// How long after failing to read the transmitter's keys (or configuration) the receiver waits to try again.
+    static let retryInterval: TimeInterval = 10
 
     /// Checks a security event token: the event it carries, once every check passed. Nothing is recorded: ``handle(_:status:)``
     /// records the `jti` of an event it acted on.
@@ -29,7 +31,8 @@ extension SecurityEventReceiver {
             throw Refusal("invalid_request", "the token has no `jti` (a string of at most \(Self.maximumTokenIDLength) bytes)")
         }
         let (type, members, subject) = try event(of: claims, issuer: issuer)
-        if SecurityEvent.action(of: type) == .verification { try checkVerificationState(members["state"]) }
+        // Google's verification is asked for through its own API: the receiver never knew its state.
+        if SecurityEvent.action(of: type) == .verification, policy.format == .ssf { try checkVerificationState(members["state"]) }
         return SecurityEvent(
             type: type, provider: provider.id, issuer: issuer, tokenID: tokenID, issuedAt: Date(timeIntervalSince1970: issuedAt),
             subject: subject, members: members)
@@ -63,12 +66,19 @@ extension SecurityEventReceiver {
     private func checkSignature(_ jws: CompactJWS, algorithm: JWSAlgorithm) async throws(Refusal) {
         let keys: SigningKeys
         let snapshot: SigningKeys.Snapshot
+        let now = client.environment.clock.now()
+        // While the keys cannot be read, anyone's POST would cause another fetch: one try every `retryInterval` at most.
+        if let failed = state.current.keysFailedAt, now.timeIntervalSince(failed) < Self.retryInterval {
+            throw Refusal("temporarily_unavailable", "the transmitter's keys could not be read a moment ago", unavailable: true)
+        }
         do {
             keys = try await signingKeys()
             snapshot = try await keys.snapshot(for: jws.keyID)
         } catch {
+            state.withLock { $0.keysFailedAt = now }
             throw Refusal("temporarily_unavailable", "the transmitter's keys cannot be read: \(error)", unavailable: true)
         }
+        if state.current.keysFailedAt != nil { state.withLock { $0.keysFailedAt = nil } }
         if let keyID = jws.keyID, !snapshot.mayVerify(keyID: keyID) {
             throw Refusal("invalid_key", "the transmitter's keys hold no key `\(String(keyID.prefix(80)))`")
         }

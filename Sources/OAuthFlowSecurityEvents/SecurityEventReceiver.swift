@@ -72,6 +72,8 @@ public final class SecurityEventReceiver: Sendable {
         var keys: SigningKeys?
         /// The verification `state`s asked for and not yet received, with when each stops being expected.
         var expectedStates: [String: Date] = [:]
+        /// When reading the transmitter's keys last failed, while it has not succeeded since.
+        var keysFailedAt: Date?
     }
 
     package init(
@@ -146,17 +148,18 @@ public final class SecurityEventReceiver: Sendable {
 
     /// Acts on a verified event and hands it to the handler, once however many times it is delivered.
     ///
-    /// The event is claimed first (for ``claimLifetime``, in the shared replay registry), so that a duplicate arriving
-    /// meanwhile is acknowledged and ignored; it is acted on, and only then recorded as received for as long as it could
-    /// be accepted. A failure to act answers 503 without recording it: the transmitter's next delivery acts. Acting twice
-    /// is harmless: a session whose user signed in after the event is never touched.
+    /// The event is claimed first (for ``claimLifetime``, in the shared replay registry): a delivery while it is claimed
+    /// (being handled, or handled a moment ago, or by an instance that failed) is answered 503, to be sent again later.
+    /// It is acted on, and only then recorded as received for as long as it could be accepted: a later delivery is a
+    /// duplicate, acknowledged and ignored. A failure to act answers 503 without recording it, so a later delivery acts.
+    /// Acting twice is harmless: a session whose user signed in after the event is never touched.
     func handle(_ event: SecurityEvent, status: Int) async -> Answer {
         let now = client.environment.clock.now()
         do {
-            guard
-                try await replays.firstUse(
-                    of: "security-event claim \(event.issuer) \(event.tokenID)", until: now.addingTimeInterval(Self.claimLifetime))
-            else { return Self.duplicate(status) }
+            let claim = "security-event claim \(event.issuer) \(event.tokenID)"
+            guard try await replays.firstUse(of: claim, until: now.addingTimeInterval(Self.claimLifetime)) else {
+                return refusal(Refusal("temporarily_unavailable", "the event is being handled, or was a moment ago", unavailable: true))
+            }
         } catch {
             return refusal(Refusal("temporarily_unavailable", "the replay registry cannot be reached: \(error)", unavailable: true))
         }

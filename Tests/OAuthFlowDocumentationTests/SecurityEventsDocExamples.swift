@@ -29,6 +29,11 @@ enum SecurityEventsDocExamples {
         router.addSecurityEventRoute("/security-events/google", receiver: receiver)
     }
 
+    static func apple(oauth: OAuth) throws -> SecurityEventReceiver {
+        let apple = try oauth.securityEventReceiver(for: "apple", audiences: ["com.example.app", "com.example.web"])
+        return apple
+    }
+
     static func subjects(oauth: OAuth, accounts: Accounts) throws -> SecurityEventReceiver {
         let receiver = try oauth.securityEventReceiver(for: "acme-ssf", resolveSubject: { subject in
             if case let .email(address) = subject { return try await accounts.subject(forEmail: address) }

@@ -237,13 +237,14 @@ import Testing
         }
     }
 
-    /// A replayed event, delivered to another instance sharing the registry, is acknowledged as a duplicate and changes
-    /// nothing: not even the session the user signed in with after the first. An event from before a sign-in, delivered
-    /// late under a new `jti`, leaves that session alone too.
+    /// A replayed event, delivered to another instance sharing the registry, changes nothing: not even the session the
+    /// user signed in with after the first. Within a minute of the first it is answered 503 (send again later); after
+    /// that it is acknowledged as a duplicate. An event from before a sign-in, delivered late under a new `jti`, leaves
+    /// that session alone too.
     @Test func aReplayOrALateEventEndsNothing() async throws {
         let world = try World()
         defer { world.directory.cleanUp() }
-        let replays = InMemoryReplayRegistry()
+        let replays = InMemoryReplayRegistry(clock: world.simulated.clock)
         try await world.signIn("user-ada", as: "phone")
         let token = try await world.simulated.securityEventToken(Self.caep + "session-revoked", subject: world.user("user-ada"))
         let first = try await world.receiver(on: 0, replays: replays).receive(body: Data(token.utf8), contentType: World.pushed)
@@ -251,17 +252,40 @@ import Testing
 
         world.simulated.clock.advance(5)
         try await world.signIn("user-ada", as: "phone", on: 1)
-        let again = try await world.receiver(on: 1, replays: replays).receive(body: Data(token.utf8), contentType: World.pushed)
+        let other = try world.receiver(on: 1, replays: replays)
+        let soon = await other.receive(body: Data(token.utf8), contentType: World.pushed)
+        #expect(soon.status == 503 && soon.outcome == nil)
+        world.simulated.clock.advance(61)
+        let again = await other.receive(body: Data(token.utf8), contentType: World.pushed)
         #expect(again.status == 202 && again.isDuplicate && again.outcome == nil && again.error == nil)
         #expect(try await world.stored("phone") != nil)
 
         let late = try await world.simulated.securityEventToken(Self.caep + "session-revoked", subject: world.user("user-ada")) {
-            $0["iat"] = .number(try! #require($0["iat"]?.numericDate) - 5)
+            $0["iat"] = .number(try! #require($0["iat"]?.numericDate) - 70)   // before the second sign-in
         }
-        let answer = try await world.receiver(on: 1, replays: replays).receive(body: Data(late.utf8), contentType: World.pushed)
+        let answer = await other.receive(body: Data(late.utf8), contentType: World.pushed)
         #expect(answer.status == 202 && answer.outcome?.ended.isEmpty == true)
         #expect(try await world.stored("phone") != nil)
         #expect(world.handled.current.count == 2, "each event reaches the handler once")
+    }
+
+    /// While the transmitter's configuration cannot be read, events are answered 503 (nothing recorded) and anyone's
+    /// POSTs cause one fetch every ten seconds at most; once it answers, the event is taken.
+    @Test func anUnreachableTransmitterIsAskedAgainOnlyAfterAWhile() async throws {
+        let world = try World()
+        defer { world.directory.cleanUp() }
+        try await world.signIn("user-ada", as: "phone")
+        let receiver = try world.receiver()
+        await world.simulated.failNext(.ssfConfiguration, status: 503)
+        let token = try await world.simulated.securityEventToken(Self.caep + "session-revoked", subject: world.user("user-ada"))
+        for _ in 0..<3 {
+            let answer = await receiver.receive(body: Data(token.utf8), contentType: World.pushed)
+            #expect(answer.status == 503 && answer.error == "temporarily_unavailable" && !answer.body.contains("simulated"))
+        }
+        #expect(await world.simulated.requestCount(.ssfConfiguration) == 1)
+        world.simulated.clock.advance(11)
+        let taken = await receiver.receive(body: Data(token.utf8), contentType: World.pushed)
+        #expect(taken.status == 202 && taken.outcome?.ended.map(\.account) == ["phone"], "the event was not lost: \(taken.body)")
     }
 
     /// An event that names a user through an e-mail address acts only when the host resolves it to a subject.
@@ -293,9 +317,15 @@ import Testing
         user["iss"] = .string(world.simulated.issuer.absoluteString + "/")
         let token = try await world.simulated.securityEventToken(Self.risc + "sessions-revoked", subject: user, asGoogle: true)
         #expect(!token.isEmpty)
-        let answer = try await world.receiver().receive(body: Data(token.utf8), contentType: World.pushed)
+        let receiver = try world.receiver()
+        let answer = await receiver.receive(body: Data(token.utf8), contentType: World.pushed)
         #expect(answer.status == 202 && answer.outcome?.ended.map(\.account) == ["phone"])
         #expect(try await world.simulated.requestCount(.riscConfiguration) == 1)
+        // Google's verification is asked for through its own API: a state the receiver never sent is taken.
+        let verification = try await world.simulated.securityEventToken(
+            Self.risc + "verification", subject: nil, members: ["state": .string("from-googles-api")], asGoogle: true)
+        let verified = await receiver.receive(body: Data(verification.utf8), contentType: World.pushed)
+        #expect(verified.status == 202 && verified.outcome?.event.action == .verification)
     }
 
     /// Sign in with Apple: `{"payload": JWT}` whose `events` is a JSON text; consent revoked ends the session (200), an
