@@ -167,13 +167,13 @@ public final class SecurityEventReceiver: Sendable {
         var ended: [SessionKey] = []
         var marked: [SessionKey] = []
         do {
-            if let match = try await match(event) {
+            for match in try await matches(event) {
                 switch event.action {
                 case .endSessions:
-                    ended = try await ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays)
+                    ended += try await ProviderLogoutReceiver(client: client, sessions: sessions, replays: replays)
                         .endSessions(match, signedInBy: event.occurredAt)
                 case .requireSignIn:
-                    marked = try await markForSignIn(match, event: event)
+                    marked += try await markForSignIn(match, event: event)
                 case .verification, .none:
                     break
                 }
@@ -202,29 +202,38 @@ public final class SecurityEventReceiver: Sendable {
     }
 
     /// The provider sessions an event's subject names: `iss_sub` as given; an `opaque` id, or the subject the host's
-    /// resolver gives for another format (an e-mail address), as a subject the provider issued. Nil for nobody.
-    private func match(_ event: SecurityEvent) async throws -> ProviderSession.Match? {
-        guard event.action == .endSessions || event.action == .requireSignIn else { return nil }
+    /// resolver gives for another format (an e-mail address), as a subject the provider issued. None for nobody.
+    private func matches(_ event: SecurityEvent) async throws -> [ProviderSession.Match] {
+        guard event.action == .endSessions || event.action == .requireSignIn else { return [] }
         let providerIssuer = provider.issuer?.absoluteString ?? policy.issuer.absoluteString
+        let named: (issuer: String, subject: String)
         switch event.subject {
         case let .issuerSubject(issuer, subject):
-            return ProviderSession.Match(issuer: canonicalIssuer(issuer), subject: subject, sessionID: nil)
+            named = (issuer, subject)
         case let .opaque(id):
-            return ProviderSession.Match(issuer: providerIssuer, subject: id, sessionID: nil)
+            named = (providerIssuer, id)
         case .email, .other:
-            guard let subject = try await resolveSubject(event.subject) else { return nil }
-            return ProviderSession.Match(issuer: providerIssuer, subject: subject, sessionID: nil)
+            guard let subject = try await resolveSubject(event.subject) else { return [] }
+            named = (providerIssuer, subject)
         case .none:
-            return nil
+            return []
         }
+        return spellings(of: named.issuer).compactMap { ProviderSession.Match(issuer: $0, subject: named.subject, sessionID: nil) }
     }
 
-    /// The issuer sessions record for `issuer`: the provider's own spelling when `issuer` is it or one of its aliases,
-    /// whatever final `/` (Google writes its issuer both ways, and `accounts.google.com` besides).
-    private func canonicalIssuer(_ issuer: String) -> String {
-        guard let own = provider.issuer?.absoluteString else { return issuer }
-        let spellings = [own, policy.issuer.absoluteString] + provider.issuers.aliases
-        return spellings.contains { Self.sameIssuer(issuer, $0, lenient: true) } ? own : issuer
+    /// Every way a session may record `issuer`: when it is the provider's (with or without a final `/`, or one of its
+    /// aliases: Google writes its issuer each of these ways), all of them, since a session keeps its ID token's `iss` as
+    /// the provider wrote it then; otherwise `issuer` alone.
+    private func spellings(of issuer: String) -> [String] {
+        guard let own = provider.issuer?.absoluteString else { return [issuer] }
+        let known = [own, policy.issuer.absoluteString] + provider.issuers.aliases
+        guard known.contains(where: { Self.sameIssuer(issuer, $0, lenient: true) }) else { return [issuer] }
+        var all: [String] = []
+        for spelling in known + [issuer] {
+            let bare = spelling.hasSuffix("/") ? String(spelling.dropLast()) : spelling
+            for variant in [bare, bare + "/"] where !all.contains(variant) { all.append(variant) }
+        }
+        return all
     }
 
     /// Marks every session `match` names for a new sign-in, each under the store's lock so that a refresh under way
