@@ -321,12 +321,7 @@ extension SecurityEventReceiver {
         else {
             throw SecurityEventError(.transmitter, "the stream's `iss` is not the transmitter's issuer \(policy.issuer.absoluteString)")
         }
-        let audiences: [String]
-        switch members["aud"] {
-        case let .string(one)?: audiences = [one]
-        case let .array(many)?: audiences = many.compactMap(\.stringValue)
-        default: audiences = []
-        }
+        let audiences = audienceClaim(members) ?? []
         guard audiences.contains(where: self.audiences.contains) else {
             throw SecurityEventError(.transmitter, "the stream's `aud` names none of this receiver's audiences")
         }

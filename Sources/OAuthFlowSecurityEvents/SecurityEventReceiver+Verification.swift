@@ -126,12 +126,7 @@ extension SecurityEventReceiver {
     }
 
     private func checkAudience(_ claims: [String: JSONValue]) throws(Refusal) {
-        let named: [String]
-        switch claims["aud"] {
-        case let .string(one)?: named = [one]
-        case let .array(many)?: named = many.compactMap(\.stringValue)
-        default: named = []
-        }
+        let named = audienceClaim(claims) ?? []
         guard named.contains(where: audiences.contains) else {
             throw Refusal("invalid_audience", "the token is not addressed to this receiver (its `aud` names none of its audiences)")
         }

@@ -239,21 +239,14 @@ public final class SecurityEventReceiver: Sendable {
     /// Marks every session `match` names for a new sign-in, each under the store's lock so that a refresh under way
     /// cannot write the session back unmarked.
     private func markForSignIn(_ match: ProviderSession.Match, event: SecurityEvent) async throws -> [SessionKey] {
-        var marked: [SessionKey] = []
-        for key in try await sessions.keys(of: provider.id, matching: match) {
-            let lock = try await sessions.lock(key)
-            defer { lock.release() }
-            // Read again under the lock: the key may hold another sign-in by now, or one after the event.
-            guard var session = try await sessions.load(key), match.matches(session.providerSession),
-                session.providerSession?.signedIn(after: event.occurredAt) != true
-            else { continue }
-            if session.reauthenticationRequired == nil {
-                session.reauthenticationRequired = StoredSession.ReauthenticationMark(event: event.type, markedAt: client.environment.clock.now())
-                try await sessions.save(session)
-            }
-            marked.append(key)
+        let sessions = self.sessions
+        let now = client.environment.clock.now()
+        return try await sessions.withEachSession(of: provider.id, matching: match, signedInBy: event.occurredAt) { session in
+            guard session.reauthenticationRequired == nil else { return }
+            var marked = session
+            marked.reauthenticationRequired = StoredSession.ReauthenticationMark(event: event.type, markedAt: now)
+            try await sessions.save(marked)
         }
-        return marked
     }
 
     // MARK: - Answers

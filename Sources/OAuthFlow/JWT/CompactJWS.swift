@@ -71,7 +71,7 @@ package struct CompactJWS: Sendable {
 
 /// The `aud` claim (RFC 7519 §4.1.3) as a list: one string or an array of them; nil when absent, and empty
 /// when it is neither (a token with such an `aud` is for nobody).
-func audienceClaim(_ claims: [String: JSONValue]) -> [String]? {
+package func audienceClaim(_ claims: [String: JSONValue]) -> [String]? {
     switch claims["aud"] {
     case let .string(single)?: [single]
     case let .array(many)?: many.compactMap(\.stringValue)

@@ -176,20 +176,12 @@ package final class ProviderLogoutReceiver: Sendable {
     /// - Returns: The sessions ended.
     /// - Throws: Store errors; sessions ended before the error stay ended.
     package func endSessions(_ match: ProviderSession.Match, signedInBy: Date? = nil) async throws -> [SessionKey] {
-        var ended: [SessionKey] = []
         var refreshTokens: [(Secret, DPoPKey?, Bool)] = []
-        for key in try await sessions.keys(of: client.provider.id, matching: match) {
-            let lock = try await sessions.lock(key)
-            defer { lock.release() }
-            // Read again under the lock: the key may hold another sign-in by now.
-            guard let session = try await sessions.load(key), match.matches(session.providerSession),
-                !(session.providerSession?.signedIn(after: signedInBy) ?? false)
-            else { continue }
+        let ended = try await sessions.withEachSession(of: client.provider.id, matching: match, signedInBy: signedInBy) { session in
             if let refresh = session.tokens.refreshToken {
                 refreshTokens.append((refresh, session.tokens.proofKey, session.tokens.isCertificateBound))
             }
-            try await sessions.remove(key)
-            ended.append(key)
+            try await sessions.remove(session.key)
         }
         let keys = ended
         guard !refreshTokens.isEmpty, client.revokes(.refreshToken), (try? await client.revocationEndpoint()) != nil else { return keys }

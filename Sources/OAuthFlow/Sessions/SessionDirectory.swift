@@ -37,3 +37,28 @@ extension FileTokenStore: SessionDirectory {
         return keys
     }
 }
+
+extension SessionDirectory {
+    /// Acts on each stored session of `providerID` that `match` names, under the store's lock: each is read again under
+    /// the lock (the key may hold another sign-in by now), and one whose user signed in after `signedInBy` is left alone.
+    /// What a provider's logout and its security events do to the sessions they name, so that a refresh under way on
+    /// another instance cannot write a session back.
+    ///
+    /// - Returns: The keys of the sessions `body` was given.
+    /// - Throws: Store errors, and `body`'s; the sessions acted on before stay so.
+    package func withEachSession(
+        of providerID: String, matching match: ProviderSession.Match, signedInBy: Date?, _ body: (StoredSession) async throws -> Void
+    ) async throws -> [SessionKey] {
+        var done: [SessionKey] = []
+        for key in try await keys(of: providerID, matching: match) {
+            let lock = try await lock(key)
+            defer { lock.release() }
+            guard let session = try await self.load(key), match.matches(session.providerSession),
+                session.providerSession?.signedIn(after: signedInBy) != true
+            else { continue }
+            try await body(session)
+            done.append(key)
+        }
+        return done
+    }
+}

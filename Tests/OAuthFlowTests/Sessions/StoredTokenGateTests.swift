@@ -16,8 +16,9 @@ import Testing
             1, "the user's issuer and subject, to find their other sessions; tokens leave only through its manager's revocation"
         ),
         "Sources/OAuthFlow/Sessions/ServiceTokens.swift": (2, "a service token, served only when StoredSession.mismatch finds nothing"),
-        "Sources/OAuthFlow/Logout/ProviderLogoutReceiver.swift": (
-            2, "the ID token's header algorithm, and the refresh tokens of sessions the verified logout token's issuer names"
+        "Sources/OAuthFlow/Logout/ProviderLogoutReceiver.swift": (1, "the ID token's header algorithm of the sessions a verified logout token names"),
+        "Sources/OAuthFlow/Sessions/SessionDirectory.swift": (
+            1, "the sessions a verified logout or security event names, read again under the store's lock to end or mark them; nothing leaves"
         ),
         "Sources/OAuthFlowLoopback/OAuth+UsableSession.swift": (2, "whether a session exists, and its variables for the DPoP policy"),
         "Sources/OAuthFlowMCPAuth/MCPAuthorization+Commands.swift": (1, "whether a session exists, for inspect"),
@@ -26,9 +27,6 @@ import Testing
         "Sources/oauthflow/Options/SessionOptions.swift": (1, "the session's variables and client; its tokens leave through its manager"),
         "Sources/oauthflow/Options/LoginOptions.swift": (1, "the session's scopes and client, for a new sign-in"),
         "Sources/OAuthFlowLauncher/main.swift": (1, "SessionPeek, inside vouchedSession, which checks the full command's SessionOriginMemo"),
-        "Sources/OAuthFlowSecurityEvents/SecurityEventReceiver.swift": (
-            1, "a session a verified event names, loaded under the store's lock to mark it for a new sign-in; nothing leaves"
-        ),
     ]
 
     /// The reads of stored sessions in `text`: a store's `load(`, and `SessionPeek.read(`.
