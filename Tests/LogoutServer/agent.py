@@ -41,8 +41,9 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import requests
 
-REQUEST_TIMEOUT = 20  # seconds, each request in all
-TOTAL_TIMEOUT = 120  # seconds, the whole run
+REQUEST_TIMEOUT = 75  # seconds, each request in all: more than the server's DELIVERY_TIMEOUT,
+# since an end-session request is answered only after the back-channel deliveries it makes
+TOTAL_TIMEOUT = 240  # seconds, the whole run
 MAX_STEPS = 20
 
 

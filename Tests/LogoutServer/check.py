@@ -43,7 +43,7 @@ from cryptojwt.jwt import JWT
 from cryptojwt.key_jar import KeyJar
 
 BACKCHANNEL_EVENT = "http://schemas.openid.net/event/backchannel-logout"
-AGENT_TIMEOUT = 150
+AGENT_TIMEOUT = 260
 
 
 def fail(message):
@@ -71,7 +71,7 @@ def request(url, form=None, headers=None, json_body=None, method=None):
         headers["Content-Type"] = "application/json"
     req = urllib.request.Request(url, data=data, headers=headers, method=method)
     try:
-        with urllib.request.urlopen(req, timeout=30) as response:
+        with urllib.request.urlopen(req, timeout=90) as response:
             body = response.read()
             status, answer_headers = response.status, response.headers
     except urllib.error.HTTPError as err:

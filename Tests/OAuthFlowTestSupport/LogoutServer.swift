@@ -156,7 +156,8 @@ public struct TestLogoutServer: Decodable, Sendable {
     /// logout delivery: the URI, its HTTP status (nil when it failed: refused, or timed out), the error and the time taken.
     public func logOut(user: String) async throws -> [Delivery] {
         let body = "user=" + (user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user)
-        let response = try await DefaultHTTPTransport(timeout: 30).send(
+        // More than the server's DELIVERY_TIMEOUT (60 s): it answers after its back-channel deliveries.
+        let response = try await DefaultHTTPTransport(timeout: 90).send(
             TransportRequest(
                 method: .post, url: logoutEndpoint, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))
         guard response.status == 200 else { throw ServerFailure(message: "logout of \(user): HTTP \(response.status)") }
