@@ -48,7 +48,6 @@ import tempfile
 import time
 
 ROOT = os.getcwd()
-BUILD_PLAN = os.path.join(ROOT, ".build", "debug.yaml")
 SHIMS = os.path.join(ROOT, "Shims", "AppleSDK")
 OUT = os.path.join(ROOT, ".build", "apple-shims")
 DEFINE = "OAUTHFLOW_TYPECHECK_APPLE"
@@ -60,40 +59,13 @@ def fail(message):
     sys.exit(1)
 
 
-if not os.path.exists(BUILD_PLAN):
-    fail(".build/debug.yaml is missing: run `swift build --build-tests` first")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from build_plan import checking, invocations as build_invocations  # noqa: E402
 
 # --- the debug build's compiler invocations, by module --------------------------------------------------
-plan = open(BUILD_PLAN, encoding="utf-8").read()
-invocations = {}
-for match in re.finditer(r'\n  "C\.([A-Za-z0-9_]+)-[^"]*-debug\.module":\n(.*?)(?=\n  "|\Z)', plan, re.S):
-    args = re.search(r"\n    args: (\[.*?\])\n", match.group(2) + "\n")
-    if args:
-        invocations[match.group(1)] = json.loads(args.group(1))
-
-# Driver flags that make outputs, and those followed by a value: a type-check makes none.
-OUTPUT_FLAGS = {"-emit-dependencies", "-emit-module", "-incremental", "-c", "-enable-batch-mode", "-serialize-diagnostics",
-                "-parseable-output", "-emit-objc-header", "-whole-module-optimization"}
-OUTPUT_VALUES = {"-emit-module-path", "-output-file-map", "-index-store-path", "-emit-objc-header-path", "-o"}
-
-
-def checking(args):
-    """A module's invocation as a type-check: (the flags, the source files)."""
-    flags, sources, skip = [], [], False
-    for arg in args[1:]:
-        if skip:
-            skip = False
-        elif arg in OUTPUT_VALUES:
-            skip = True
-        elif arg in OUTPUT_FLAGS or re.fullmatch(r"-j\d+", arg):
-            pass
-        elif arg.startswith("@"):
-            # A dependency the last build did not build (another platform's, say) has no list: nothing to check.
-            if os.path.exists(arg[1:]):
-                sources += open(arg[1:], encoding="utf-8").read().split()
-        else:
-            flags.append(arg)
-    return flags, sources
+invocations = build_invocations()
+if invocations is None:
+    fail(".build/debug.yaml is missing: run `swift build --build-tests` first")
 
 
 def module_name(flags):

@@ -161,6 +161,10 @@ build_pid=""
 # A change to it fails here with a diff until api/*.txt is regenerated and committed with it.
 python3 "$root/scripts/api-listing.py" --check
 
+# --- the CLI as a plain host: what it uses beyond the public API, listed in scripts/cli-package-uses.txt, may only shrink
+# (a type-check of its sources under another package name; a few seconds) ---------------------------------------
+python3 "$root/scripts/cli-public.py"
+
 # --- the Apple-only lines (Security, CryptoKit, AuthenticationServices, URLSessionTransport), type-checked on Linux
 # against shims of Apple's documented signatures by the build's own compiler invocation (a few seconds) ---------
 bash "$root/scripts/apple-typecheck.sh"

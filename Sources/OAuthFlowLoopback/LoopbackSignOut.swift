@@ -48,7 +48,7 @@ public struct LoopbackSignOut: Sendable {
 
     public let browser: any BrowserOpener
     /// The path of the post-logout redirect URI on the loopback receiver.
-    public static let returnPath = LoopbackRedirect.postLogoutPath
+    public static let returnPath = Provider.Loopback.postLogoutPath
 
     public init(browser: any BrowserOpener) {
         self.browser = browser

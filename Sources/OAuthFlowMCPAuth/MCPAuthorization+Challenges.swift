@@ -10,7 +10,7 @@ extension MCPAuthorization {
     ///
     /// A 401 in answer to a token issued moments ago is not answered with another sign-in: the server refuses what its
     /// own authorization server issued for it, which a new token would not change.
-    func authorize(_ server: ResourceIdentifier, challenge: AuthenticationChallenge?) async throws {
+    func authorize(_ server: ResourceIdentifier, challenge: TransportResponse.Challenge?) async throws {
         var context = try await context(for: server, challenge: challenge)
         let sent = sentToken(to: server)
         let now = environment.clock.now()
@@ -65,7 +65,7 @@ extension MCPAuthorization {
     /// authorization server its tokens come from: discovery and the client start over at the one it lists now (a client
     /// is had there by the usual route, registered anew when needed; nothing of the other server's is sent there). Nil
     /// when it still lists it.
-    func migratedContext(_ context: AuthorizationState.Context, challenge: AuthenticationChallenge?) async throws -> AuthorizationState.Context? {
+    func migratedContext(_ context: AuthorizationState.Context, challenge: TransportResponse.Challenge?) async throws -> AuthorizationState.Context? {
         let trusted = Set(configuration.trustedMetadataOrigins.compactMap(ResourceIdentifier.origin(of:)))
         let discovery = ServerDiscovery(transport: environment.transport, logger: logger, trustedOrigins: trusted)
         let named =
@@ -94,7 +94,7 @@ extension MCPAuthorization {
     }
 
     /// Answers a 403 `insufficient_scope`: a sign-in for the scopes held and those demanded, once per operation and scopes.
-    func stepUp(_ server: ResourceIdentifier, challenge: AuthenticationChallenge, operation: String?) async throws {
+    func stepUp(_ server: ResourceIdentifier, challenge: TransportResponse.Challenge, operation: String?) async throws {
         let context = try await context(for: server, challenge: challenge)
         let demanded = challenge.scopes
         guard !demanded.isEmpty else {
@@ -164,7 +164,7 @@ extension MCPAuthorization {
     ///   - legacy: Whether a server without protected-resource metadata may be taken as MCP 2025-03-26 did
     ///     (``allowsLegacyDiscovery(_:)``).
     func context(
-        for server: ResourceIdentifier, challenge: AuthenticationChallenge?, registering: Bool = true, legacy: Bool? = nil
+        for server: ResourceIdentifier, challenge: TransportResponse.Challenge?, registering: Bool = true, legacy: Bool? = nil
     ) async throws -> AuthorizationState.Context {
         let named = challenge?.resourceMetadata
         let known = await state.context(for: server)
@@ -332,7 +332,7 @@ extension MCPAuthorization {
 
     /// The scopes a sign-in asks for: the challenge's `scope`, else a pinned descriptor's default scopes, else the
     /// protected-resource metadata's `scopes_supported`, else none.
-    static func scopes(challenge: AuthenticationChallenge?, protectedResource: ServerDiscovery.ProtectedResourceDocument, pinned: Provider?)
+    static func scopes(challenge: TransportResponse.Challenge?, protectedResource: ServerDiscovery.ProtectedResourceDocument, pinned: Provider?)
         -> [String]
     {
         if let demanded = challenge?.scopes, !demanded.isEmpty { return demanded }

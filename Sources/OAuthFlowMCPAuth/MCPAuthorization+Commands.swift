@@ -139,7 +139,7 @@ extension MCPAuthorization {
     /// What the first request to an MCP server drew.
     struct ProbeAnswer: Sendable {
         /// The Bearer challenge of its 401, if it answered one.
-        var challenge: AuthenticationChallenge?
+        var challenge: TransportResponse.Challenge?
         /// The newest MCP revision the server said it speaks, when an answer said (its refusal of 2026-07-28, or its
         /// `initialize` result); nil when none did.
         var serverRevision: String?
@@ -205,7 +205,7 @@ extension MCPAuthorization {
     }
 
     /// The Bearer challenge of a 401, if it carries one.
-    static func challenge(of answer: TransportResponse) -> AuthenticationChallenge? {
+    static func challenge(of answer: TransportResponse) -> TransportResponse.Challenge? {
         answer.header("www-authenticate").flatMap { challenge(in: ["WWW-Authenticate": $0]) }
     }
 

@@ -57,7 +57,7 @@ extension MCPAuthorization {
     ///
     /// - Returns: Whether the 401 was such an answer (the request is sent again with a new proof).
     /// - Throws: ``MCPAuthorizationError`` `refused_again` for `use_dpop_nonce` without a usable `DPoP-Nonce`.
-    func answerProofChallenge(_ challenge: AuthenticationChallenge?, headers: [String: String], endpoint: URL) async throws -> Bool {
+    func answerProofChallenge(_ challenge: TransportResponse.Challenge?, headers: [String: String], endpoint: URL) async throws -> Bool {
         let target = PreparedProofs.target(of: endpoint)
         if challenge?.error == "use_dpop_nonce" {
             let given = headers.first { $0.key.lowercased() == "dpop-nonce" }?.value

@@ -135,9 +135,9 @@ public final class MCPAuthorization: Sendable {
     /// The challenge of a `WWW-Authenticate` header (whatever the case of its name) that an answer is read from: of the
     /// `Bearer` and `DPoP` ones (RFC 6750, RFC 9449 §7.1), the first with an `error`, else the first `Bearer`, else the
     /// first `DPoP`; `resource_metadata` is taken from any of them that names it.
-    static func challenge(in headers: [String: String]) -> AuthenticationChallenge? {
+    static func challenge(in headers: [String: String]) -> TransportResponse.Challenge? {
         let values = headers.filter { $0.key.lowercased() == "www-authenticate" }.map(\.value)
-        let challenges = values.flatMap(AuthenticationChallenge.parse).filter { ["bearer", "dpop"].contains($0.scheme.lowercased()) }
+        let challenges = values.flatMap(TransportResponse.Challenge.parse).filter { ["bearer", "dpop"].contains($0.scheme.lowercased()) }
         guard
             var chosen = challenges.first(where: { $0.error != nil }) ?? challenges.first(where: { $0.scheme.lowercased() == "bearer" })
                 ?? challenges.first
@@ -145,7 +145,7 @@ public final class MCPAuthorization: Sendable {
         if chosen.resourceMetadata == nil, let named = challenges.lazy.compactMap({ $0.parameters["resource_metadata"] }).first {
             var parameters = chosen.parameters
             parameters["resource_metadata"] = named
-            chosen = AuthenticationChallenge(scheme: chosen.scheme, parameters: parameters)
+            chosen = TransportResponse.Challenge(scheme: chosen.scheme, parameters: parameters)
         }
         return chosen
     }

@@ -475,6 +475,13 @@ import PostgresNIO
         _ = result
     }
 
+    /// Docs/flow.md, a sign-in whose halves run in two processes.
+    func manualSignInExample(oauth: OAuth, redirectURL: URL) async throws {
+        let started = try await oauth.startManualSignIn(to: "google")   // open started.url on any device
+        let result = try await oauth.finishManualSignIn(to: "google", callback: redirectURL)   // in this process or another
+        _ = (started, result)
+    }
+
     /// Docs/oidc.md, discovery by hand.
     func oidcDiscoveryExample(provider: Provider, environment: OAuthEnvironment) async throws {
         let complete = try await provider.discovered(environment: environment)   // one fetch; static endpoints win, discovered ones fill the gaps

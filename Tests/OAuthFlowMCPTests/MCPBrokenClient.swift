@@ -221,13 +221,13 @@ struct MCPBrokenClient {
         }
     }
 
-    private static func challenge(of answer: TransportResponse) -> AuthenticationChallenge? {
-        answer.header("www-authenticate").flatMap { AuthenticationChallenge.parse($0).first }
+    private static func challenge(of answer: TransportResponse) -> TransportResponse.Challenge? {
+        answer.header("www-authenticate").flatMap { TransportResponse.Challenge.parse($0).first }
     }
 
     /// The protected-resource metadata, the authorization server's, and a registration there; with `kept`, what was found
     /// before when the resource still names its server (and, for a client that reuses credentials, its client anyway).
-    private func discover(challenge: AuthenticationChallenge?, keeping kept: Found? = nil) async throws -> Found {
+    private func discover(challenge: TransportResponse.Challenge?, keeping kept: Found? = nil) async throws -> Found {
         let origin = ConformanceRun.origin(of: endpoint) ?? ""
         let named = challenge?.resourceMetadata?.absoluteString ?? origin + "/.well-known/oauth-protected-resource" + endpoint.path
         let metadataURL = if case .rootMetadataOnly = fault { origin + "/.well-known/oauth-protected-resource" } else { named }

@@ -129,6 +129,9 @@ extension ErrorCode where Domain == FlowError {
     /// A step-up (``ClientConfiguration/maximumAuthenticationAge``, ``ClientConfiguration/acrValues``) asked of a
     /// sign-in that returns no ID token to check it in, or written wrongly (a negative age, a class holding a space).
     public static let stepUp = Self("step_up")
+    /// A sign-in finished by another process (``OAuth/finishManualSignIn(to:account:callback:keptCorruptSession:)``)
+    /// that is not in progress, was started by another client, or whose store keeps no files.
+    public static let manualSignIn = Self("manual_sign_in")
 }
 
 extension FlowError: CodedError {}

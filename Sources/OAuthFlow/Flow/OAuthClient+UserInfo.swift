@@ -173,7 +173,7 @@ extension OAuthClient {
                 "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
         }
         if let challenge = response.header("www-authenticate"),
-            let code = AuthenticationChallenge.parse(challenge).lazy.compactMap(\.error).first
+            let code = TransportResponse.Challenge.parse(challenge).lazy.compactMap(\.error).first
         {
             return AuthorizationServerError(error: code, httpStatus: response.status)
         }

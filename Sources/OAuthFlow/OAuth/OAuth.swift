@@ -157,8 +157,11 @@ public final class OAuth: Sendable {
         return read
     }
 
-    /// The descriptor named `name`, resolved with exactly `variables`, once per name and variables.
-    package func resolve(_ name: String, variables: [String: String]) throws -> Provider {
+    /// The descriptor named `name`, resolved with exactly `variables` (a stored session's, a tenant's), once per name
+    /// and variables; ``provider(_:variables:)`` adds the client's.
+    ///
+    /// - Throws: ``ProviderError`` (unknown provider, invalid descriptor, a variable missing).
+    public func resolve(_ name: String, variables: [String: String]) throws -> Provider {
         let key = ResolvedKey(name: name, variables: variables)
         if let known = resolved.withLock({ $0.value(for: key) }) { return known }
         let provider = try descriptor(name).resolve(variables)

@@ -24,7 +24,7 @@ extension ProtectedResource {
         /// - Returns: Nil when no challenge asks for a step-up, or one asks for nothing (no `acr_values` and no valid
         ///   `max_age`): there is then nothing a new sign-in could ask for.
         public init?(challenges: [String]) {
-            for challenge in challenges.flatMap(AuthenticationChallenge.parse)
+            for challenge in challenges.flatMap(TransportResponse.Challenge.parse)
             where ["bearer", "dpop"].contains(challenge.scheme.lowercased()) && challenge.error == Self.error {
                 let acr = (challenge.parameters["acr_values"] ?? "").split(separator: " ").map(String.init)
                 // RFC 9470 §3: a non-negative integer of seconds.

@@ -192,10 +192,10 @@ extension DescriptorDraft {
             // Logout §3: a post_logout_redirect_uri the client registered, compared exactly by many servers).
             let endsSessions = signsIn && oidc && metadata.endSessionEndpoint != nil
             guard signsIn, let port = options.loopbackPort else {
-                let postLogout = endsSessions ? URL(string: "http://127.0.0.1\(LoopbackRedirect.postLogoutPath)") : nil
+                let postLogout = endsSessions ? URL(string: "http://127.0.0.1\(Provider.Loopback.postLogoutPath)") : nil
                 return (nil, signsIn ? URL(string: "http://127.0.0.1\(path)") : nil, postLogout)
             }
-            let postLogout = endsSessions ? URL(string: "http://127.0.0.1:\(port)\(LoopbackRedirect.postLogoutPath)") : nil
+            let postLogout = endsSessions ? URL(string: "http://127.0.0.1:\(port)\(Provider.Loopback.postLogoutPath)") : nil
             notes.append(
                 "Sign-ins send the redirect URI http://127.0.0.1:\(port)\(path): register it at the server. The port is fixed, as servers that compare redirect URIs exactly (port included) need; `port: ephemeral` suits a server that takes any loopback port (RFC 8252 §7.3)."
             )

@@ -20,7 +20,7 @@ public struct Provider: Sendable, Hashable {
     /// What the engine does for this provider.
     public let policy: Provider.Policy
     /// The loopback redirect a native sign-in listens on.
-    package let loopback: LoopbackRedirect
+    public let loopback: Loopback
     /// Where the profile's fields come from.
     package let profile: ProfileMapping
     /// Which `iss` values name this provider.
@@ -131,7 +131,7 @@ public struct Provider: Sendable, Hashable {
 
     init(
         id: String, displayName: String, protocol: ProviderProtocol, variables: [String: String], issuer: URL?,
-        discovery: DiscoveryLocation?, endpoints: Endpoints, policy: Provider.Policy, loopback: LoopbackRedirect,
+        discovery: DiscoveryLocation?, endpoints: Endpoints, policy: Provider.Policy, loopback: Loopback,
         profile: ProfileMapping, issuers: IssuerMatcher, resources: ResourceMap, isDiscovered: Bool,
         capabilities: ServerCapabilities = ServerCapabilities()
     ) {

@@ -131,7 +131,7 @@ extension ProviderDescriptor.Redirect {
 
 extension ProviderDescriptor.Loopback.Port {
     /// The resolved provider's form of the port.
-    var resolved: LoopbackRedirect.Port {
+    var resolved: Provider.Loopback.Port {
         switch self {
         case .ephemeral: .ephemeral
         case let .fixed(number): .fixed(number)

@@ -102,7 +102,7 @@ extension ProviderDescriptor {
         var provider = Provider(
             id: id, displayName: displayName, protocol: `protocol`, variables: resolved, issuer: issuerURL,
             discovery: usesDiscovery ? location : nil, endpoints: endpoints, policy: typedPolicy,
-            loopback: LoopbackRedirect(
+            loopback: Provider.Loopback(
                 host: redirect.loopback.host, port: redirect.loopback.port.resolved, path: redirect.loopback.path,
                 keepingLocalhost: redirect.loopback.writeLocalhost),
             profile: ProfileMapping(

@@ -137,7 +137,7 @@ public struct URLRequestAuthorizer: Sendable {
     /// it names no error.
     static func challengeError(_ header: String?, scheme: String) -> String? {
         guard let header else { return nil }
-        return AuthenticationChallenge.parse(header).first { $0.scheme.caseInsensitiveCompare(scheme) == .orderedSame }?.error
+        return TransportResponse.Challenge.parse(header).first { $0.scheme.caseInsensitiveCompare(scheme) == .orderedSame }?.error
     }
 
     /// Follows a redirect within the request's origin as the session would, and one to another origin without

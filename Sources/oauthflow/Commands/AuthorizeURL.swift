@@ -21,30 +21,21 @@ extension OAuthFlowCommand {
                 let settings = try await options.settings(CommandEnvironment.clients)
                 LoginOptions.announce(settings)
                 let oauth = options.registryOptions.oauth(clients: [options.name: settings])
-                let provider = try oauth.provider(options.name)
-                if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
-                let loopback = provider.loopback
-                guard let redirect = loopback.uri(port: port ?? loopback.fixedPort ?? LoopbackRedirect.manualPort) else {
-                    throw CommandFailure("cannot build a redirect URI from the descriptor")
-                }
-                let run = try oauth.signInRun(to: options.name, redirectURI: redirect, requestOfflineAccess: !options.noOffline)
-                let pending = try await run.start()
-                try PendingAuthorizationStore(beside: CommandEnvironment.store).save(
-                    .init(pending: pending, clientID: settings.clientID, variables: provider.variables),
-                    for: options.key)
-                Output.stdout(pending.url.absoluteString + "\n")
+                let started = try await oauth.startManualSignIn(
+                    to: options.name, account: options.account, port: port, requestOfflineAccess: !options.noOffline)
+                Output.stdout(started.url.absoluteString + "\n")
                 var finish = LoginCommand(
                     provider: options.name, account: options.account,
                     secretEnvironment: options.credential.secretEnvironment, extra: ["--callback-url"])
                 finish.providerDirectories = options.registryOptions.providerDirectories
-                if port == nil, loopback.fixedPort == nil {
+                if started.usesDefaultPort {
                     // No listener chose a port: the redirect URI names one the provider must take (RFC 8252 §7.3), or have registered.
                     Output.stderr(
-                        "The redirect URI is \(Output.line(redirect.absoluteString)): the descriptor's port is ephemeral, so port \(LoopbackRedirect.manualPort) was put in it (a provider that takes any loopback port accepts it; --port PORT puts another).\n"
+                        "The redirect URI is \(Output.line(started.redirectURI.absoluteString)): the descriptor's port is ephemeral, so port \(OAuth.ManualSignIn.defaultPort) was put in it (a provider that takes any loopback port accepts it; --port PORT puts another).\n"
                     )
                 }
                 Output.stderr("Open the URL, sign in, then run: \(Output.line(finish.text)) 'REDIRECT_URL'\n")
-                if let expiry = pending.requestExpiresAt {
+                if let expiry = started.requestExpiresAt {
                     // RFC 9126: the URL holds only a reference to the request pushed to the provider, which forgets it soon.
                     let seconds = Int(expiry.timeIntervalSinceNow.rounded())
                     Output.stderr("The request was pushed to the provider: open the URL within \(seconds) s, or run this command again.\n")

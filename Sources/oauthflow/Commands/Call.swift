@@ -102,9 +102,7 @@ extension OAuthFlowCommand {
 
         /// What a refusing API's challenge says (RFC 6750 §3): its error and the scope it asks for.
         static func refusal(_ response: TransportResponse) -> String? {
-            guard [401, 403].contains(response.status), let header = response.header("www-authenticate"),
-                let challenge = AuthenticationChallenge.parse(header).first(where: { $0.error != nil })
-            else { return nil }
+            guard [401, 403].contains(response.status), let challenge = response.challenges.first(where: { $0.error != nil }) else { return nil }
             var text = "the API answered `\(Output.line(challenge.error ?? ""))`"
             if !challenge.scopes.isEmpty {
                 text += "; it asks for the scope `\(Output.line(challenge.scopes.joined(separator: " ")))`"

@@ -119,7 +119,7 @@ enum Advice {
     static func serviceClient(_ error: any Error, provider: String, method: ProviderDescriptor.ClientAuth.Method?, settings: ClientSettings)
         -> String?
     {
-        let file = ClientsFile.defaultURL(environment: CommandEnvironment.variables).path
+        let file = CommandEnvironment.clients.clientsFileURL.path
         if let error = error as? FlowError, error.code == .missingClientSecret {
             let prefix = ClientSettingsResolver.clientSecretVariable(for: provider).dropLast("CLIENT_SECRET".count)
             switch method {

@@ -536,13 +536,13 @@ extension Protection {
             let refusal = try #require(await denial(dpopOnly, ProtectedResource.Request(authorization: nil)))
             let dpop = try #require(challenge(refusal, "DPoP"))
             #expect(dpop.contains(expected), "\(dpop)")
-            let parsed = AuthenticationChallenge.parse(refusal.challenges.joined(separator: ", "))
+            let parsed = TransportResponse.Challenge.parse(refusal.challenges.joined(separator: ", "))
             #expect(parsed.map(\.scheme) == ["DPoP"])
             #expect(parsed.first?.resourceMetadata?.absoluteString == "https://api.example.com/.well-known/oauth-protected-resource/v1")
         }
 
         @Test func challengesAreParsedAsTheyAreSent() {
-            let parsed = AuthenticationChallenge.parse(
+            let parsed = TransportResponse.Challenge.parse(
                 #"Bearer realm="api", error="insufficient_scope", error_description="needs \"more\"", scope="notes:read notes:write", DPoP algs="ES256 PS256", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource""#
             )
             #expect(parsed.map(\.scheme) == ["Bearer", "DPoP"])
@@ -551,14 +551,14 @@ extension Protection {
             #expect(parsed.first?.parameters["error_description"] == #"needs "more""#)
             #expect(parsed.last?.parameters["algs"] == "ES256 PS256")
             #expect(parsed.last?.resourceMetadata != nil)
-            #expect(AuthenticationChallenge.parse("Bearer").map(\.parameters) == [[:]])
-            #expect(AuthenticationChallenge.parse("").isEmpty && AuthenticationChallenge.parse(#"="x", ,"#).isEmpty)
+            #expect(TransportResponse.Challenge.parse("Bearer").map(\.parameters) == [[:]])
+            #expect(TransportResponse.Challenge.parse("").isEmpty && TransportResponse.Challenge.parse(#"="x", ,"#).isEmpty)
             // A server's header is hostile input: any text parses, without a crash, in one pass.
             let alphabet = Array(#"Ba =",\ \t"#.utf8) + [0xC3, 0xA9, 0x00]
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<20_000 {
                 let bytes = (0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? 32 }
-                _ = AuthenticationChallenge.parse(String(decoding: bytes, as: UTF8.self))
+                _ = TransportResponse.Challenge.parse(String(decoding: bytes, as: UTF8.self))
             }
         }
 

@@ -22,7 +22,7 @@ import OAuthFlowTestSupport
         #expect(policy.tokenRequest.encoding == .form && policy.tokenResponseFormat == .json)
         #expect(policy.userinfo.method == .get)
         #expect(policy.scopes.separator == " " && policy.device.interval == 5)
-        #expect(provider.loopback == LoopbackRedirect(host: "127.0.0.1", port: .ephemeral, path: "/callback"))
+        #expect(provider.loopback == Provider.Loopback(host: "127.0.0.1", port: .ephemeral, path: "/callback"))
         #expect(provider.isDiscovered, "no discovery asked for: nothing left to fetch")
     }
 

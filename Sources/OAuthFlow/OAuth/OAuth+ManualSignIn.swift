@@ -1,0 +1,129 @@
+import Foundation
+
+extension OAuth {
+    /// A sign-in whose two halves may run in two processes: its URL is opened anywhere (on another device, where no
+    /// browser can reach this machine), and the URL the browser ends on is given back later
+    /// (`oauthflow authorize-url`, then `oauthflow login --callback-url`).
+    public struct ManualSignIn: Sendable, Hashable {
+        /// The authorization URL to open.
+        public let url: URL
+        /// The loopback redirect URI it names, which the provider must accept.
+        public let redirectURI: URL
+        /// The client it was started with; finishing needs the same.
+        public let clientID: String
+        /// The descriptor variables the provider was resolved with; finishing resolves it with the same.
+        public let variables: [String: String]
+        /// When the request pushed to the provider expires (RFC 9126): the URL must be opened before then.
+        public let requestExpiresAt: Date?
+        /// Whether the redirect URI names ``defaultPort`` and the descriptor fixes no port: a provider must then take
+        /// any loopback port (RFC 8252 §7.3), or have that one registered.
+        public let usesDefaultPort: Bool
+
+        /// The port a redirect URI names when neither the caller nor the descriptor chose one.
+        public static let defaultPort = 8765
+    }
+
+    /// Starts a sign-in to finish with ``finishManualSignIn(to:account:callback:keptCorruptSession:)``, perhaps in
+    /// another process: its state (the PKCE verifier among it) is kept beside the sessions of this `OAuth`'s
+    /// ``FileTokenStore``, 0600, replacing any sign-in in progress for the same session.
+    ///
+    /// - Parameters:
+    ///   - name: The provider.
+    ///   - account: The session's account name.
+    ///   - port: The loopback port the redirect URI names; by default the descriptor's fixed port, else
+    ///     ``ManualSignIn/defaultPort``.
+    ///   - requestOfflineAccess: Whether to ask for a refresh token.
+    /// - Throws: ``FlowError`` `manual_sign_in` when the store is not a ``FileTokenStore``, `web_redirect_only` for a
+    ///   provider that takes https redirect URIs only; what ``SignInRun/start()`` throws.
+    public func startManualSignIn(
+        to name: String, account: String = "default", port: Int? = nil, requestOfflineAccess: Bool = true
+    ) async throws -> ManualSignIn {
+        let pendingStore = try manualSignIns()
+        let settings = try clientSettings(for: name)
+        let provider = try resolve(name, variables: settings.variables)
+        if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
+        let fixed = port ?? provider.loopback.fixedPort
+        guard let redirectURI = provider.loopback.uri(port: fixed ?? ManualSignIn.defaultPort) else {
+            throw FlowError(.invalidRedirectURI, "\(name)'s loopback redirect cannot be written with port \(fixed ?? ManualSignIn.defaultPort)")
+        }
+        let run = signInRun(provider: provider, settings: settings, redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)
+        let pending = try await run.start()
+        let entry = PendingAuthorizationStore.Entry(pending: pending, clientID: settings.clientID, variables: provider.variables)
+        try pendingStore.save(entry, for: SessionKey(providerID: name, account: account))
+        return Self.manualSignIn(entry, provider: provider)
+    }
+
+    /// The sign-in in progress for `account`'s session with `name`, if any.
+    ///
+    /// - Throws: ``FlowError`` `manual_sign_in` when the store is not a ``FileTokenStore``; ``TokenStoreError`` for a
+    ///   kept state that is not private, or not one.
+    public func manualSignIn(to name: String, account: String = "default") throws -> ManualSignIn? {
+        guard let entry = try manualSignIns().load(for: SessionKey(providerID: name, account: account)) else { return nil }
+        return Self.manualSignIn(entry, provider: try? resolve(name, variables: entry.variables))
+    }
+
+    /// Finishes the sign-in ``startManualSignIn(to:account:port:requestOfflineAccess:)`` started, with the URL the
+    /// browser ended on, and stores the session.
+    ///
+    /// The sign-in in progress is kept when nothing was spent: the provider or client cannot be found, or `callback`
+    /// does not belong to it (another `state`, a mistyped URL). Any later failure may have spent the code, and ends it.
+    ///
+    /// - Parameters:
+    ///   - name: The provider.
+    ///   - account: The session's account name.
+    ///   - callback: The redirect URL the browser ended on.
+    ///   - keptCorruptSession: Told the path an unreadable stored session was moved to, instead of being overwritten.
+    /// - Returns: The stored session, with the ID token's verified claims and the profile.
+    /// - Throws: ``FlowError`` `manual_sign_in` when none is in progress or this `OAuth`'s client for `name` is not the
+    ///   one that started it; what ``OAuthClient/finishSignIn(_:pending:accepted:)`` and
+    ///   ``SignInRun/store(_:account:in:keptCorruptSession:)`` throw.
+    @discardableResult
+    public func finishManualSignIn(
+        to name: String, account: String = "default", callback: URL, keptCorruptSession: (String) -> Void = { _ in }
+    ) async throws -> SignInResult {
+        let pendingStore = try manualSignIns()
+        let key = SessionKey(providerID: name, account: account)
+        guard let saved = try pendingStore.load(for: key) else {
+            throw FlowError(.manualSignIn, "no sign-in to \(name) is in progress for \(key)")
+        }
+        var settings = try clientSettings(for: name)
+        guard settings.clientID == saved.clientID else {
+            throw FlowError(
+                .manualSignIn,
+                "the sign-in to \(name) in progress was started by client \(saved.clientID), not \(settings.clientID): finish it with that client")
+        }
+        settings.variables = saved.variables
+        let provider = try resolve(name, variables: saved.variables)
+        guard provider.id == saved.pending.providerID else {
+            throw FlowError(.manualSignIn, "the sign-in in progress for \(key) is with \(saved.pending.providerID), not \(provider.id)")
+        }
+        let run = signInRun(provider: provider, settings: settings, redirectURI: saved.pending.redirectURI)
+        let outcome: OAuthClient.SignInOutcome
+        do {
+            outcome = try await run.client.finishSignIn(.callback(callback), pending: saved.pending)
+        } catch let error as FlowError where [.stateMismatch, .invalidCallback].contains(error.code) {
+            throw error  // nothing was spent: a forged or mistyped URL must not cost the user the genuine one
+        } catch {
+            pendingStore.remove(for: key)
+            throw error
+        }
+        pendingStore.remove(for: key)
+        return try await run.store(outcome, account: account, in: store, keptCorruptSession: keptCorruptSession)
+    }
+
+    private func manualSignIns() throws -> PendingAuthorizationStore {
+        guard let files = store as? FileTokenStore else {
+            throw FlowError(
+                .manualSignIn,
+                "a sign-in finished by another process keeps its state beside a FileTokenStore's sessions; this store is \(type(of: store))")
+        }
+        return PendingAuthorizationStore(beside: files)
+    }
+
+    private static func manualSignIn(_ entry: PendingAuthorizationStore.Entry, provider: Provider?) -> ManualSignIn {
+        ManualSignIn(
+            url: entry.pending.url, redirectURI: entry.pending.redirectURI, clientID: entry.clientID, variables: entry.variables,
+            requestExpiresAt: entry.pending.requestExpiresAt,
+            usesDefaultPort: provider?.loopback.fixedPort == nil && entry.pending.redirectURI.port == ManualSignIn.defaultPort)
+    }
+}
