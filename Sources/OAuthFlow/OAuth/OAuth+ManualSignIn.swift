@@ -58,15 +58,18 @@ extension OAuth {
     /// - Throws: ``FlowError`` `manual_sign_in` when the store is not a ``FileTokenStore``; ``TokenStoreError`` for a
     ///   kept state that is not private, or not one.
     public func manualSignIn(to name: String, account: String = "default") throws -> ManualSignIn? {
-        guard let entry = try manualSignIns().load(for: SessionKey(providerID: name, account: account)) else { return nil }
+        let pendingStore = try manualSignIns()
+        guard let entry = try pendingStore.load(for: SessionKey(providerID: name, account: account)) else { return nil }
         return Self.manualSignIn(entry, provider: try? resolve(name, variables: entry.variables))
     }
 
     /// Finishes the sign-in ``startManualSignIn(to:account:port:requestOfflineAccess:)`` started, with the URL the
     /// browser ended on, and stores the session.
     ///
-    /// The sign-in in progress is kept when nothing was spent: the provider or client cannot be found, or `callback`
-    /// does not belong to it (another `state`, a mistyped URL). Any later failure may have spent the code, and ends it.
+    /// The sign-in in progress is kept until its response is accepted: when the provider or client cannot be found or
+    /// cannot authenticate, when `name` now names another server than the one the request was made at, or when
+    /// `callback` is not its response (another `state`, a mistyped or cut URL). Once the response is accepted, any
+    /// failure ends it: the code may have reached the server, and is never sent twice.
     ///
     /// - Parameters:
     ///   - name: The provider.
@@ -74,8 +77,8 @@ extension OAuth {
     ///   - callback: The redirect URL the browser ended on.
     ///   - keptCorruptSession: Told the path an unreadable stored session was moved to, instead of being overwritten.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
-    /// - Throws: ``FlowError`` `manual_sign_in` when none is in progress or this `OAuth`'s client for `name` is not the
-    ///   one that started it; what ``OAuthClient/finishSignIn(_:pending:accepted:)`` and
+    /// - Throws: ``FlowError`` `manual_sign_in` when none is in progress, this `OAuth`'s client for `name` is not the
+    ///   one that started it, or `name` names another authorization endpoint; what ``OAuthClient/finishSignIn(_:pending:accepted:)`` and
     ///   ``SignInRun/store(_:account:in:keptCorruptSession:)`` throw.
     @discardableResult
     public func finishManualSignIn(
@@ -98,13 +101,24 @@ extension OAuth {
             throw FlowError(.manualSignIn, "the sign-in in progress for \(key) is with \(saved.pending.providerID), not \(provider.id)")
         }
         let run = signInRun(provider: provider, settings: settings, redirectURI: saved.pending.redirectURI)
+        // Nothing is sent unless the client can authenticate, and the code goes only to the server the request was
+        // made at: a descriptor of the same name read since (another directory, a user's file) is refused.
+        _ = try run.client.configuration.authenticationMethod(for: provider)
+        let endpoint = try await run.client.endpoint(\.authorization, "authorization")
+        guard Self.sameEndpoint(saved.pending.url, endpoint) else {
+            throw FlowError(
+                .manualSignIn,
+                "the sign-in in progress for \(key) was started at \(Self.endpointText(saved.pending.url)); \(name) now names \(Self.endpointText(endpoint))"
+            )
+        }
+        let accepted = Locked(false)
         let outcome: OAuthClient.SignInOutcome
         do {
-            outcome = try await run.client.finishSignIn(.callback(callback), pending: saved.pending)
-        } catch let error as FlowError where [.stateMismatch, .invalidCallback].contains(error.code) {
-            throw error  // nothing was spent: a forged or mistyped URL must not cost the user the genuine one
+            outcome = try await run.client.finishSignIn(.callback(callback), pending: saved.pending) { accepted.withLock { $0 = true } }
         } catch {
-            pendingStore.remove(for: key)
+            // Until the response is accepted nothing was spent: a forged, mistyped or cut URL must not cost the user the
+            // genuine one. After it, the code may have reached the server, and is never sent again (RFC 6749 §4.1.2).
+            if accepted.current { pendingStore.remove(for: key) }
             throw error
         }
         pendingStore.remove(for: key)
@@ -118,6 +132,16 @@ extension OAuth {
                 "a sign-in finished by another process keeps its state beside a FileTokenStore's sessions; this store is \(type(of: store))")
         }
         return PendingAuthorizationStore(beside: files)
+    }
+
+    private static func sameEndpoint(_ url: URL, _ endpoint: URL) -> Bool {
+        let (a, b) = (URLComponents(url: url, resolvingAgainstBaseURL: false), URLComponents(url: endpoint, resolvingAgainstBaseURL: false))
+        return a?.scheme?.lowercased() == b?.scheme?.lowercased() && a?.host?.lowercased() == b?.host?.lowercased() && a?.port == b?.port
+            && a?.percentEncodedPath == b?.percentEncodedPath
+    }
+
+    private static func endpointText(_ url: URL) -> String {
+        TerminalText.escaped("\(url.scheme ?? "")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)")
     }
 
     private static func manualSignIn(_ entry: PendingAuthorizationStore.Entry, provider: Provider?) -> ManualSignIn {

@@ -28,7 +28,7 @@ extension OAuthFlowCommand {
                     provider: options.name, account: options.account,
                     secretEnvironment: options.credential.secretEnvironment, extra: ["--callback-url"])
                 finish.providerDirectories = options.registryOptions.providerDirectories
-                if started.usesDefaultPort {
+                if port == nil, started.usesDefaultPort {
                     // No listener chose a port: the redirect URI names one the provider must take (RFC 8252 §7.3), or have registered.
                     Output.stderr(
                         "The redirect URI is \(Output.line(started.redirectURI.absoluteString)): the descriptor's port is ephemeral, so port \(OAuth.ManualSignIn.defaultPort) was put in it (a provider that takes any loopback port accepts it; --port PORT puts another).\n"

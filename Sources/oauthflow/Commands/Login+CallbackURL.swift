@@ -6,8 +6,8 @@ extension OAuthFlowCommand.Login {
     /// `login --callback-url`: finishes the sign-in `authorize-url` started, with the redirect URL the browser ended on
     /// (`OAuth.finishManualSignIn`).
     ///
-    /// A URL that does not belong to the sign-in (a forged or mistyped one), or a failure before anything was
-    /// sent, keeps the sign-in in progress; any other failure spends it, and says how to start again.
+    /// A failure before the provider's response is accepted (a forged, mistyped or cut URL, a client that cannot
+    /// authenticate) keeps the sign-in in progress; any later failure spends it, and says how to start again.
     func finishManualFlow(_ callback: String, store: FileTokenStore) async throws {
         var startAgain = LoginCommand(
             provider: options.name, account: options.account, clientID: options.clientID,
@@ -33,8 +33,11 @@ extension OAuthFlowCommand.Login {
                 }
             } catch {
                 if (try? oauth.manualSignIn(to: options.name, account: options.account)) != nil {
-                    // Nothing was spent: a forged or mistyped URL must not cost the user the genuine one.
-                    Output.stderr("The sign-in in progress was kept; give the URL the provider redirected to.\n")
+                    // Nothing was spent: a forged, mistyped or cut URL must not cost the user the genuine one.
+                    let notItsResponse =
+                        (error as? FlowError).map { [.stateMismatch, .invalidCallback, .missingCode, .issuerMismatch].contains($0.code) } ?? false
+                    Output.stderr(
+                        "The sign-in in progress was kept\(notItsResponse ? "; give the whole URL the provider redirected to, in quotes" : "").\n")
                 } else {
                     Output.stderr("The sign-in in progress is over; start again with `\(Output.line(startAgain.text))`.\n")
                 }

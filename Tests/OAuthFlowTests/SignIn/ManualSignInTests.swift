@@ -7,27 +7,29 @@ import Testing
 
 /// A sign-in whose halves run in two processes (`OAuth.startManualSignIn`, then `finishManualSignIn`), the library
 /// call `oauthflow authorize-url` and `login --callback-url` make: its state kept 0600 beside the file store's
-/// sessions, kept through a URL that is not its own, spent by anything else, and finished only by its own client.
+/// sessions, kept until its response is accepted, finished only by its own client at the server it was started at.
 @Suite struct ManualSignInTests {
     private struct Setup {
         let simulated: SimulatedProvider
         let directory: TemporaryDirectory
         let sessions: URL
 
-        init() throws {
+        init(_ options: SimulatedProvider.DescriptorOptions = .init()) throws {
             simulated = try SimulatedProvider()
             directory = try TemporaryDirectory()
             sessions = directory.url.appendingPathComponent("sessions")
-            try Data(simulated.descriptorText(.init()).utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+            try Data(simulated.descriptorText(options).utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
         }
 
         /// A process's `OAuth`: each call makes a new one, sharing only the files.
-        func oauth(clientID: String = SimulatedProvider.appClientID, store: (any TokenStore)? = nil) -> OAuth {
+        func oauth(
+            _ settings: ClientSettings = ClientSettings(clientID: SimulatedProvider.appClientID), store: (any TokenStore)? = nil,
+            providers: URL? = nil
+        ) -> OAuth {
             OAuth(
                 OAuth.Configuration(
-                    providerDirectories: [directory.url], includeBundledProviders: false,
-                    clients: ["simulated": ClientSettings(clientID: clientID)], store: store ?? FileTokenStore(directory: sessions),
-                    environment: simulated.environment))
+                    providerDirectories: [providers ?? directory.url], includeBundledProviders: false, clients: ["simulated": settings],
+                    store: store ?? FileTokenStore(directory: sessions), environment: simulated.environment))
         }
 
         var pendingPath: String {
@@ -81,14 +83,74 @@ import Testing
         _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
 
-    /// The provider's refusal, with the sign-in's own state, ends it: a code may have been spent.
-    @Test func aRefusalEndsTheSignIn() async throws {
+    /// A URL cut short (a shell that split it at `&`) has the state but no code: nothing was spent, and it is kept.
+    @Test func aURLCutShortKeepsIt() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let state = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value)
+        let cut = try #require(URL(string: "\(started.redirectURI.absoluteString)?state=\(state)"))
+        let error = try await #require(throws: FlowError.self) { try await setup.oauth().finishManualSignIn(to: "simulated", callback: cut) }
+        #expect([.missingCode, .issuerMismatch].contains(error.code), "the code, or the iss the provider sends, is missing")
+        #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
+        _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
+    }
+
+    /// The provider's refusal spends no code (the URL can be opened again); a code the token endpoint refuses was
+    /// sent, and is never sent again.
+    @Test func aRefusalKeepsItAndARefusedCodeEndsIt() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         let started = try await setup.oauth().startManualSignIn(to: "simulated")
         let denied = try await setup.simulated.deny(started.url)
         await #expect(throws: AuthorizationServerError.self) { try await setup.oauth().finishManualSignIn(to: "simulated", callback: denied) }
+        #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
+
+        let callback = try await setup.simulated.approve(started.url)
+        var wrongCode = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
+        wrongCode.queryItems = wrongCode.queryItems?.map { $0.name == "code" ? URLQueryItem(name: "code", value: "not-the-code") : $0 }
+        let error = try await #require(throws: AuthorizationServerError.self) {
+            try await setup.oauth().finishManualSignIn(to: "simulated", callback: try #require(wrongCode.url))
+        }
+        #expect(error.error == "invalid_grant")
         #expect(try setup.oauth().manualSignIn(to: "simulated") == nil)
+    }
+
+    /// A client that cannot authenticate at the token endpoint fails before the code is sent, and keeps the sign-in.
+    @Test func aClientWithoutItsSecretKeepsIt() async throws {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.clientAuthentication = [.clientSecretBasic]
+        let setup = try Setup(options)
+        defer { setup.directory.cleanUp() }
+        let withSecret = ClientSettings(clientID: SimulatedProvider.appClientID, secret: Secret("a-secret-for-the-test"))
+        let started = try await setup.oauth(withSecret).startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let error = try await #require(throws: FlowError.self) { try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback) }
+        #expect(error.code == .missingClientSecret)
+        #expect(await setup.simulated.requestCount(.token) == 0)
+        #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
+    }
+
+    /// The code goes only to the server the request was made at: a descriptor of the same name read since, naming
+    /// another server, is refused before anything is sent, and the sign-in is kept.
+    @Test func aDescriptorOfTheSameNameAtAnotherServerIsRefused() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let elsewhere = try SimulatedProvider(issuer: try #require(URL(string: "https://simulated.example.net")))
+        let other = setup.directory.url.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: false)
+        try Data(elsewhere.descriptorText(.init()).utf8).write(to: other.appendingPathComponent("simulated.yaml"))
+        let error = try await #require(throws: FlowError.self) {
+            try await setup.oauth(providers: other).finishManualSignIn(to: "simulated", callback: callback)
+        }
+        #expect(error.code == .manualSignIn && error.message.contains("simulated.example.net"))
+        #expect(await setup.simulated.requestCount(.token) == 0)
+        #expect(await elsewhere.requestCount(.token) == 0)
+        #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
+        _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
 
     /// The code goes to the client it was issued to, and only there: another client's settings are refused before
@@ -99,7 +161,7 @@ import Testing
         let started = try await setup.oauth().startManualSignIn(to: "simulated")
         let callback = try await setup.simulated.approve(started.url)
         let error = try await #require(throws: FlowError.self) {
-            try await setup.oauth(clientID: "another-client").finishManualSignIn(to: "simulated", callback: callback)
+            try await setup.oauth(ClientSettings(clientID: "another-client")).finishManualSignIn(to: "simulated", callback: callback)
         }
         #expect(error.code == .manualSignIn && error.message.contains(SimulatedProvider.appClientID))
         #expect(await setup.simulated.requestCount(.token) == 0)
@@ -107,12 +169,17 @@ import Testing
     }
 
     @Test func aStoreThatKeepsNoFilesIsToldPlainly() async throws {
-        let setup = try Setup()
+        var options = SimulatedProvider.DescriptorOptions()
+        options.pushesAuthorizationRequests = true
+        let setup = try Setup(options)
         defer { setup.directory.cleanUp() }
         let error = try await #require(throws: FlowError.self) {
             try await setup.oauth(store: InMemoryTokenStore()).startManualSignIn(to: "simulated")
         }
         #expect(error.code == .manualSignIn && error.message.contains("FileTokenStore"))
         #expect(await setup.simulated.requestCount(.pushedAuthorization) == 0)
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        #expect(started.requestExpiresAt != nil)
+        #expect(await setup.simulated.requestCount(.pushedAuthorization) == 1)
     }
 }
