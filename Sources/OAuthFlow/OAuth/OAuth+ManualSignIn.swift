@@ -68,8 +68,8 @@ extension OAuth {
     ///
     /// The sign-in in progress is kept until its response is accepted: when the provider or client cannot be found or
     /// cannot authenticate, when `name` now names another server than the one the request was made at, or when
-    /// `callback` is not its response (another `state`, a mistyped or cut URL). Once the response is accepted, any
-    /// failure ends it: the code may have reached the server, and is never sent twice.
+    /// `callback` is not its response (another `state`, a mistyped or cut URL). Once the response is accepted, it is
+    /// forgotten before the code is sent: whatever follows (a failure, a kill), the code is never sent twice.
     ///
     /// - Parameters:
     ///   - name: The provider.
@@ -111,17 +111,13 @@ extension OAuth {
                 "the sign-in in progress for \(key) was started at \(Self.endpointText(saved.pending.url)); \(name) now names \(Self.endpointText(endpoint))"
             )
         }
-        let accepted = Locked(false)
-        let outcome: OAuthClient.SignInOutcome
-        do {
-            outcome = try await run.client.finishSignIn(.callback(callback), pending: saved.pending) { accepted.withLock { $0 = true } }
-        } catch {
-            // Until the response is accepted nothing was spent: a forged, mistyped or cut URL must not cost the user the
-            // genuine one. After it, the code may have reached the server, and is never sent again (RFC 6749 §4.1.2).
-            if accepted.current { pendingStore.remove(for: key) }
-            throw error
+        // Spent once its response is accepted: forgotten before the code is sent, so that neither a failure nor a kill
+        // during the exchange leaves it to send twice (RFC 6749 §4.1.2). Until then a forged, mistyped or cut URL costs
+        // nothing, and the request is kept.
+        let state = saved.pending.state
+        let outcome = try await run.client.finishSignIn(.callback(callback), pending: saved.pending) {
+            pendingStore.remove(for: key, state: state)
         }
-        pendingStore.remove(for: key)
         return try await run.store(outcome, account: account, in: store, keptCorruptSession: keptCorruptSession)
     }
 

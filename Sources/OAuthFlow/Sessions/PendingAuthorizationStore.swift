@@ -59,8 +59,10 @@ package struct PendingAuthorizationStore: Sendable {
         }
     }
 
-    /// Forgets the authorization in progress: it can be finished once only.
-    public func remove(for key: SessionKey) {
+    /// Forgets the authorization in progress whose `state` is `state`: it can be finished once only. One started for the
+    /// same session since is another, and is kept.
+    public func remove(for key: SessionKey, state: Secret) {
+        guard (try? load(for: key))?.pending.state == state else { return }
         unlink(path(for: key))
     }
 }

@@ -117,6 +117,45 @@ import Testing
         #expect(try setup.oauth().manualSignIn(to: "simulated") == nil)
     }
 
+    /// Once its response is accepted, the request is forgotten before the code is sent: a process killed during the
+    /// exchange leaves nothing that would send the code again, and a sign-in started meanwhile is another's, kept.
+    @Test func theRequestIsForgottenBeforeTheCodeIsSent() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        var wrongCode = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
+        wrongCode.queryItems = wrongCode.queryItems?.map { $0.name == "code" ? URLQueryItem(name: "code", value: "not-the-code") : $0 }
+        let sentWhileKept = Locked<[Bool]>([])
+        let watching = WatchingTransport(inner: setup.simulated.transport) { request in
+            guard request.url.path.hasSuffix("/token") else { return }
+            sentWhileKept.withLock { $0.append(FileManager.default.fileExists(atPath: setup.pendingPath)) }
+            _ = try await setup.oauth().startManualSignIn(to: "simulated")  // another sign-in, started meanwhile
+        }
+        let finishing = OAuth(
+            OAuth.Configuration(
+                providerDirectories: [setup.directory.url], includeBundledProviders: false,
+                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
+                store: FileTokenStore(directory: setup.sessions),
+                environment: OAuthEnvironment(transport: watching, clock: setup.simulated.clock)))
+        await #expect(throws: AuthorizationServerError.self) {
+            try await finishing.finishManualSignIn(to: "simulated", callback: try #require(wrongCode.url))
+        }
+        #expect(sentWhileKept.current == [false])
+        let kept = try #require(try setup.oauth().manualSignIn(to: "simulated"), "the sign-in started meanwhile")
+        #expect(kept.url != started.url)
+    }
+
+    private struct WatchingTransport: HTTPTransport {
+        let inner: any HTTPTransport
+        let watch: @Sendable (TransportRequest) async throws -> Void
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            try await watch(request)
+            return try await inner.send(request)
+        }
+    }
+
     /// A client that cannot authenticate at the token endpoint fails before the code is sent, and keeps the sign-in.
     @Test func aClientWithoutItsSecretKeepsIt() async throws {
         var options = SimulatedProvider.DescriptorOptions()
