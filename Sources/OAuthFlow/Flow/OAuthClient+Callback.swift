@@ -32,14 +32,15 @@ extension OAuthClient {
     ///   - response: How the response came back: the redirect's URL, or a `form_post` body.
     ///   - pending: What ``startAuthorization()`` returned for this sign-in.
     ///   - accepted: Called once the response passed its checks, just before its code is sent to the token endpoint
-    ///     (the loopback sign-in tells its host which server the code goes to).
+    ///     (the loopback sign-in tells its host which server the code goes to; a host that keeps `pending` elsewhere
+    ///     forgets it here). What it throws is thrown instead, and the code is not sent.
     /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
     ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
     ///   or an unusable token response; ``IDTokenError`` for an ID token that does not verify;
     ///   ``TransportError`` when the server cannot be reached. A response refused as `state_mismatch` or
     ///   `invalid_callback` spent nothing: the sign-in can still finish with the genuine one.
     public func finishSignIn(
-        _ response: AuthorizationResponse, pending: PendingAuthorization, accepted: @Sendable () -> Void = {}
+        _ response: AuthorizationResponse, pending: PendingAuthorization, accepted: @Sendable () throws -> Void = {}
     ) async throws -> SignInOutcome {
         try await countingSignIn {
             let callback =
@@ -48,7 +49,7 @@ extension OAuthClient {
                 case let .formPost(body): try AuthorizationCallback(formBody: body)
                 }
             let code = try await accept(callback, pending: pending)
-            accepted()
+            try accepted()
             return try await exchange(code, pending: pending)
         }
     }

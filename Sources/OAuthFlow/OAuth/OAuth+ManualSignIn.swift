@@ -68,8 +68,10 @@ extension OAuth {
     ///
     /// The sign-in in progress is kept until its response is accepted: when the provider or client cannot be found or
     /// cannot authenticate, when `name` now names another server than the one the request was made at, or when
-    /// `callback` is not its response (another `state`, a mistyped or cut URL). Once the response is accepted, it is
-    /// forgotten before the code is sent: whatever follows (a failure, a kill), the code is never sent twice.
+    /// `callback` is not its response (another `state` or `iss`, another redirect URI, no code, the provider's error).
+    /// Once the response is accepted, one call takes it and forgets it before the code is sent: whatever follows (a
+    /// failure, a kill, another call finishing the same URL), the code is sent once. A URL whose code alone was
+    /// mistyped is accepted, and its code is sent and refused.
     ///
     /// - Parameters:
     ///   - name: The provider.
@@ -78,8 +80,9 @@ extension OAuth {
     ///   - keptCorruptSession: Told the path an unreadable stored session was moved to, instead of being overwritten.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: ``FlowError`` `manual_sign_in` when none is in progress, this `OAuth`'s client for `name` is not the
-    ///   one that started it, or `name` names another authorization endpoint; what ``OAuthClient/finishSignIn(_:pending:accepted:)`` and
-    ///   ``SignInRun/store(_:account:in:keptCorruptSession:)`` throw.
+    ///   one that started it, `name` names another provider or authorization endpoint, or another call took it first;
+    ///   ``TokenStoreError`` for a kept state that is not private, or not one; what
+    ///   ``OAuthClient/finishSignIn(_:pending:accepted:)`` and ``SignInRun/store(_:account:in:keptCorruptSession:)`` throw.
     @discardableResult
     public func finishManualSignIn(
         to name: String, account: String = "default", callback: URL, keptCorruptSession: (String) -> Void = { _ in }
@@ -111,12 +114,13 @@ extension OAuth {
                 "the sign-in in progress for \(key) was started at \(Self.endpointText(saved.pending.url)); \(name) now names \(Self.endpointText(endpoint))"
             )
         }
-        // Spent once its response is accepted: forgotten before the code is sent, so that neither a failure nor a kill
-        // during the exchange leaves it to send twice (RFC 6749 §4.1.2). Until then a forged, mistyped or cut URL costs
-        // nothing, and the request is kept.
+        // Spent once its response is accepted: taken (by one call only) and forgotten before the code is sent, so that
+        // neither a second finisher, a failure nor a kill during the exchange sends the code twice (RFC 6749 §4.1.2).
         let state = saved.pending.state
         let outcome = try await run.client.finishSignIn(.callback(callback), pending: saved.pending) {
-            pendingStore.remove(for: key, state: state)
+            guard pendingStore.claim(for: key, state: state) else {
+                throw FlowError(.manualSignIn, "the sign-in in progress for \(key) was finished, or replaced, by another call meanwhile")
+            }
         }
         return try await run.store(outcome, account: account, in: store, keptCorruptSession: keptCorruptSession)
     }

@@ -59,10 +59,21 @@ package struct PendingAuthorizationStore: Sendable {
         }
     }
 
-    /// Forgets the authorization in progress whose `state` is `state`: it can be finished once only. One started for the
-    /// same session since is another, and is kept.
-    public func remove(for key: SessionKey, state: Secret) {
-        guard (try? load(for: key))?.pending.state == state else { return }
-        unlink(path(for: key))
+    /// Takes the authorization in progress whose `state` is `state`, once: it is renamed away (one process only can),
+    /// and forgotten when it is that one. Another, started since, is put back unless one newer still is there.
+    ///
+    /// - Returns: Whether this call took it; false when it is gone, another's, or unreadable.
+    package func claim(for key: SessionKey, state: Secret) -> Bool {
+        let path = path(for: key)
+        let claimed = path + ".claimed-" + UUID().uuidString
+        guard rename(path, claimed) == 0 else { return false }
+        defer {
+            unlink(claimed)
+            files.syncDirectory()
+        }
+        let entry = (try? files.readCompanion(claimed)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Entry.self, from: $0) }
+        if entry?.pending.state == state { return true }
+        _ = link(claimed, path)  // fails, keeping the newer, when one was written meanwhile
+        return false
     }
 }

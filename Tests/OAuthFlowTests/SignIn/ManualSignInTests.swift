@@ -24,12 +24,12 @@ import Testing
         /// A process's `OAuth`: each call makes a new one, sharing only the files.
         func oauth(
             _ settings: ClientSettings = ClientSettings(clientID: SimulatedProvider.appClientID), store: (any TokenStore)? = nil,
-            providers: URL? = nil
+            providers: URL? = nil, environment: OAuthEnvironment? = nil
         ) -> OAuth {
             OAuth(
                 OAuth.Configuration(
                     providerDirectories: [providers ?? directory.url], includeBundledProviders: false, clients: ["simulated": settings],
-                    store: store ?? FileTokenStore(directory: sessions), environment: simulated.environment))
+                    store: store ?? FileTokenStore(directory: sessions), environment: environment ?? simulated.environment))
         }
 
         var pendingPath: String {
@@ -118,32 +118,73 @@ import Testing
     }
 
     /// Once its response is accepted, the request is forgotten before the code is sent: a process killed during the
-    /// exchange leaves nothing that would send the code again, and a sign-in started meanwhile is another's, kept.
+    /// exchange leaves nothing that would send the code again.
     @Test func theRequestIsForgottenBeforeTheCodeIsSent() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
         let started = try await setup.oauth().startManualSignIn(to: "simulated")
         let callback = try await setup.simulated.approve(started.url)
-        var wrongCode = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
-        wrongCode.queryItems = wrongCode.queryItems?.map { $0.name == "code" ? URLQueryItem(name: "code", value: "not-the-code") : $0 }
         let sentWhileKept = Locked<[Bool]>([])
         let watching = WatchingTransport(inner: setup.simulated.transport) { request in
             guard request.url.path.hasSuffix("/token") else { return }
             sentWhileKept.withLock { $0.append(FileManager.default.fileExists(atPath: setup.pendingPath)) }
-            _ = try await setup.oauth().startManualSignIn(to: "simulated")  // another sign-in, started meanwhile
         }
-        let finishing = OAuth(
-            OAuth.Configuration(
-                providerDirectories: [setup.directory.url], includeBundledProviders: false,
-                clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
-                store: FileTokenStore(directory: setup.sessions),
-                environment: OAuthEnvironment(transport: watching, clock: setup.simulated.clock)))
-        await #expect(throws: AuthorizationServerError.self) {
-            try await finishing.finishManualSignIn(to: "simulated", callback: try #require(wrongCode.url))
-        }
+        _ = try await setup.oauth(environment: OAuthEnvironment(transport: watching, clock: setup.simulated.clock))
+            .finishManualSignIn(to: "simulated", callback: callback)
         #expect(sentWhileKept.current == [false])
-        let kept = try #require(try setup.oauth().manualSignIn(to: "simulated"), "the sign-in started meanwhile")
-        #expect(kept.url != started.url)
+    }
+
+    /// Two calls finishing the same URL at once (a redirect delivered twice, two commands): one takes the request and
+    /// sends the code; the other is refused before sending it, so the server never sees the code twice.
+    @Test func twoCallsFinishingOneURLSendItsCodeOnce() async throws {
+        var options = SimulatedProvider.DescriptorOptions()
+        options.usesDiscovery = true
+        let setup = try Setup(options)
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let other = Locked<[Result<String, any Error>]>([])
+        // The first call, between reading the request and accepting the response, waits while a second call finishes.
+        let watching = WatchingTransport(inner: setup.simulated.transport) { request in
+            guard request.url.path.contains("/.well-known/"), other.current.isEmpty else { return }
+            do {
+                let result = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
+                other.withLock { $0.append(.success(result.tokens.accessToken.value)) }
+            } catch {
+                other.withLock { $0.append(.failure(error)) }
+            }
+        }
+        let error = try await #require(throws: FlowError.self) {
+            try await setup.oauth(environment: OAuthEnvironment(transport: watching, clock: setup.simulated.clock))
+                .finishManualSignIn(to: "simulated", callback: callback)
+        }
+        #expect(error.code == .manualSignIn)
+        #expect(other.current.count == 1 && (try? other.current.first?.get()) != nil, "the second call finished it")
+        #expect(await setup.simulated.requestCount(.token) == 1)
+    }
+
+    /// Taking a request is by its state: one started since for the same session, or an unreadable file, is left in place.
+    @Test func onlyTheRequestsOwnStateTakesIt() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let key = SessionKey(providerID: "simulated")
+        let pending = PendingAuthorizationStore(beside: FileTokenStore(directory: setup.sessions))
+        let first = try await setup.oauth().startManualSignIn(to: "simulated")
+        let firstState = try #require(try pending.load(for: key)).pending.state
+        _ = try await setup.oauth().startManualSignIn(to: "simulated")
+        #expect(!pending.claim(for: key, state: firstState))
+        let kept = try #require(try setup.oauth().manualSignIn(to: "simulated"), "the newer request stays")
+        #expect(kept.url != first.url)
+        let newerState = try #require(try pending.load(for: key)).pending.state
+        #expect(pending.claim(for: key, state: newerState))
+        #expect(try setup.oauth().manualSignIn(to: "simulated") == nil)
+        #expect(!pending.claim(for: key, state: newerState), "taken once")
+
+        FileManager.default.createFile(atPath: setup.pendingPath, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(!pending.claim(for: key, state: newerState))
+        #expect(FileManager.default.contents(atPath: setup.pendingPath) == Data("{not json".utf8))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: setup.sessions.path).filter { $0.contains(".claimed-") }
+        #expect(leftovers.isEmpty)
     }
 
     private struct WatchingTransport: HTTPTransport {
@@ -167,7 +208,6 @@ import Testing
         let callback = try await setup.simulated.approve(started.url)
         let error = try await #require(throws: FlowError.self) { try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback) }
         #expect(error.code == .missingClientSecret)
-        #expect(await setup.simulated.requestCount(.token) == 0)
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
     }
 
@@ -186,8 +226,6 @@ import Testing
             try await setup.oauth(providers: other).finishManualSignIn(to: "simulated", callback: callback)
         }
         #expect(error.code == .manualSignIn && error.message.contains("simulated.example.net"))
-        #expect(await setup.simulated.requestCount(.token) == 0)
-        #expect(await elsewhere.requestCount(.token) == 0)
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
         _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
