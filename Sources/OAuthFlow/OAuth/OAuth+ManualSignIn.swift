@@ -134,10 +134,11 @@ extension OAuth {
         return PendingAuthorizationStore(beside: files)
     }
 
+    /// Whether `url` (an authorization request) is at `endpoint`: the same origin, the default port written or not, and path.
     private static func sameEndpoint(_ url: URL, _ endpoint: URL) -> Bool {
-        let (a, b) = (URLComponents(url: url, resolvingAgainstBaseURL: false), URLComponents(url: endpoint, resolvingAgainstBaseURL: false))
-        return a?.scheme?.lowercased() == b?.scheme?.lowercased() && a?.host?.lowercased() == b?.host?.lowercased() && a?.port == b?.port
-            && a?.percentEncodedPath == b?.percentEncodedPath
+        guard let origin = PushedRequest.origin(of: url), origin == PushedRequest.origin(of: endpoint) else { return false }
+        return URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath
+            == URLComponents(url: endpoint, resolvingAgainstBaseURL: false)?.percentEncodedPath
     }
 
     private static func endpointText(_ url: URL) -> String {

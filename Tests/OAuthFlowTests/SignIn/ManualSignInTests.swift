@@ -245,6 +245,21 @@ import Testing
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
     }
 
+    /// The same endpoint written with its default port is the same server.
+    @Test func theDefaultPortWrittenOutIsTheSameServer() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let spelled = setup.directory.url.appendingPathComponent("spelled")
+        try FileManager.default.createDirectory(at: spelled, withIntermediateDirectories: false)
+        let text = try setup.simulated.descriptorText(.init()).replacingOccurrences(
+            of: "https://simulated.example/authorize", with: "https://simulated.example:443/authorize")
+        #expect(text.contains(":443/authorize"))
+        try Data(text.utf8).write(to: spelled.appendingPathComponent("simulated.yaml"))
+        _ = try await setup.oauth(providers: spelled).finishManualSignIn(to: "simulated", callback: callback)
+    }
+
     @Test func aStoreThatKeepsNoFilesIsToldPlainly() async throws {
         var options = SimulatedProvider.DescriptorOptions()
         options.pushesAuthorizationRequests = true
