@@ -51,7 +51,7 @@ struct MCPGrantOptions: ParsableArguments {
     /// a host and no query or fragment.
     static func isIssuer(_ text: String) -> Bool {
         guard let url = URL(string: text), url.host?.isEmpty == false, url.query == nil, url.fragment == nil else { return false }
-        return TransportPolicy.isSecure(url)
+        return (try? FlowError.requireSecure(url)) != nil
     }
 
     /// The flag to fix after a refusal the library words in terms of `clients`: the client is given with `--issuer`.
