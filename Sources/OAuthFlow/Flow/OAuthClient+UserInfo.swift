@@ -172,9 +172,7 @@ extension OAuthClient {
                 .unexpectedStatus,
                 "the server answered HTTP \(response.status), a redirect\(target); OAuthFlow does not follow redirects with an access token")
         }
-        if let challenge = response.header("www-authenticate"),
-            let code = TransportResponse.Challenge.parse(challenge).lazy.compactMap(\.error).first
-        {
+        if let code = response.challenges.lazy.compactMap(\.error).first {
             return AuthorizationServerError(error: code, httpStatus: response.status)
         }
         if let fields = try? TokenResponseParser.fields(of: response, format: .auto),

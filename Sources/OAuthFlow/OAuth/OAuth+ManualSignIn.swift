@@ -42,9 +42,9 @@ extension OAuth {
         let settings = try clientSettings(for: name)
         let provider = try resolve(name, variables: settings.variables)
         if provider.policy.webRedirectOnly { throw FlowError.webRedirectOnly(provider) }
-        let fixed = port ?? provider.loopback.fixedPort
-        guard let redirectURI = provider.loopback.uri(port: fixed ?? ManualSignIn.defaultPort) else {
-            throw FlowError(.invalidRedirectURI, "\(name)'s loopback redirect cannot be written with port \(fixed ?? ManualSignIn.defaultPort)")
+        let chosen = port ?? provider.loopback.fixedPort ?? ManualSignIn.defaultPort
+        guard let redirectURI = provider.loopback.uri(port: chosen) else {
+            throw FlowError(.invalidRedirectURI, "\(name)'s loopback redirect cannot be written with port \(chosen)")
         }
         let run = signInRun(provider: provider, settings: settings, redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)
         let pending = try await run.start()

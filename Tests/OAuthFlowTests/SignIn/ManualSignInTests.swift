@@ -72,10 +72,9 @@ import Testing
         defer { setup.directory.cleanUp() }
         let started = try await setup.oauth().startManualSignIn(to: "simulated")
         let callback = try await setup.simulated.approve(started.url)
-        var forged = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
-        forged.queryItems = forged.queryItems?.map { $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0 }
+        let forged = try Self.replacing("state", with: "forged", in: callback)
         let error = try await #require(throws: FlowError.self) {
-            try await setup.oauth().finishManualSignIn(to: "simulated", callback: try #require(forged.url))
+            try await setup.oauth().finishManualSignIn(to: "simulated", callback: forged)
         }
         #expect(error.code == .stateMismatch)
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
@@ -108,10 +107,9 @@ import Testing
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
 
         let callback = try await setup.simulated.approve(started.url)
-        var wrongCode = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false))
-        wrongCode.queryItems = wrongCode.queryItems?.map { $0.name == "code" ? URLQueryItem(name: "code", value: "not-the-code") : $0 }
+        let wrongCode = try Self.replacing("code", with: "not-the-code", in: callback)
         let error = try await #require(throws: AuthorizationServerError.self) {
-            try await setup.oauth().finishManualSignIn(to: "simulated", callback: try #require(wrongCode.url))
+            try await setup.oauth().finishManualSignIn(to: "simulated", callback: wrongCode)
         }
         #expect(error.error == "invalid_grant")
         #expect(try setup.oauth().manualSignIn(to: "simulated") == nil)
@@ -185,6 +183,13 @@ import Testing
         #expect(FileManager.default.contents(atPath: setup.pendingPath) == Data("{not json".utf8))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: setup.sessions.path).filter { $0.contains(".claimed-") }
         #expect(leftovers.isEmpty)
+    }
+
+    /// `url` with the query parameter `name` set to `value`.
+    private static func replacing(_ name: String, with value: String, in url: URL) throws -> URL {
+        var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        components.queryItems = components.queryItems?.map { $0.name == name ? URLQueryItem(name: name, value: value) : $0 }
+        return try #require(components.url)
     }
 
     private struct WatchingTransport: HTTPTransport {
