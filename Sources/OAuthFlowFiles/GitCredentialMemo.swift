@@ -46,8 +46,11 @@ public struct GitCredentialMemo: Sendable, Hashable {
         self.entries = entries
     }
 
+    /// The memo's file name in the session directory.
+    public static let fileName = "git-credential.memo"
+
     /// `DIRECTORY/git-credential.memo`.
-    public static func path(sessionDirectory: String) -> String { sessionDirectory + "/git-credential.memo" }
+    public static func path(sessionDirectory: String) -> String { sessionDirectory + "/" + fileName }
 
     /// The identity of the file at `path` as text: device, inode, size, modification and change times to the
     /// nanosecond; `absent` when nothing is there; nil when it cannot be inspected.

@@ -64,8 +64,11 @@ public struct ProviderListMemo: Sendable, Hashable {
     /// The largest memo read: a listing of many thousands of descriptors.
     static let maximumSize = 8 * 1024 * 1024
 
+    /// The memo's file name in the session directory.
+    public static let fileName = "providers-list.memo"
+
     /// `DIRECTORY/providers-list.memo`.
-    public static func path(sessionDirectory: String) -> String { sessionDirectory + "/providers-list.memo" }
+    public static func path(sessionDirectory: String) -> String { sessionDirectory + "/" + fileName }
 
     /// The arguments the memo is kept for: a plain listing, as a table or as JSON. Any flag that changes what is read
     /// (`--providers-dir`, whose relative paths depend on the working directory) or logged (`--verbose`) is not.

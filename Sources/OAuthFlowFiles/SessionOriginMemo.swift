@@ -40,8 +40,11 @@ public struct SessionOriginMemo: Sendable, Hashable {
         self.entries = entries
     }
 
+    /// The memo's file name in the session directory.
+    public static let fileName = "session-origin.memo"
+
     /// `DIRECTORY/session-origin.memo`.
-    public static func path(sessionDirectory: String) -> String { sessionDirectory + "/session-origin.memo" }
+    public static func path(sessionDirectory: String) -> String { sessionDirectory + "/" + fileName }
 
     /// The files the check reads for the provider `providerID` that the launcher can name by itself: `ID.yaml` and
     /// `ID.yml` in the user's descriptor directory and that directory (`CONFIG_HOME/oauthflow/providers`), and the

@@ -54,6 +54,14 @@ public struct ClientSettingsResolver: Sendable {
         try ClientsFile(contentsOf: clientsFileURL)
     }
 
+    /// The clients file's `credential_helpers.git` mappings (which session answers git for which remote), in order;
+    /// none when the file or the key is absent.
+    ///
+    /// - Throws: ``ClientSettingsError`` `invalid_clients_file` or `unreadable_clients_file`.
+    public func gitCredentialMappings() throws -> [GitCredentialMapping] {
+        try clientsFile().gitCredentialMappings()
+    }
+
     /// The settings for a new sign-in with `provider`.
     ///
     /// - Throws: ``ClientSettingsError``: `missing_client_id` when nothing names a client id (the message says

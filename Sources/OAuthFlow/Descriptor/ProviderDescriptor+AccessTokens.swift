@@ -31,7 +31,7 @@ extension ProviderDescriptor {
         public var format: Format = .jwt
         public var profile: Profile = .plain
         /// Whether an introspection answer must name the API in `aud` (default `required`).
-        public var introspectedAudience: IntrospectedAudience = .required
+        package var introspectedAudience: IntrospectedAudience = .required
         /// The JWS algorithms accepted, by name (never `none`, never HMAC).
         public var signingAlgs: [String] = ["RS256", "PS256", "ES256"]
         /// The API's audience when the descriptor states it (a template that may name variables).
@@ -39,9 +39,9 @@ extension ProviderDescriptor {
         /// Seconds of clock skew allowed on `exp`, `nbf` and `iat`.
         public var leeway: Int = 60
         /// The longest time, in seconds, an active introspection answer is reused (never past the token's `exp`).
-        public var introspectionCache: Int = 300
+        package var introspectionCache: Int = 300
         /// How long, in seconds, an inactive answer is reused.
-        public var inactiveCache: Int = 10
+        package var inactiveCache: Int = 10
 
         enum CodingKeys: String, CodingKey {
             case format, profile, signingAlgs = "signing_algs", audience, leeway

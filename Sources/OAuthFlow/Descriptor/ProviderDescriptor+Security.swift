@@ -36,7 +36,7 @@ extension ProviderDescriptor {
         }
 
         public var pkce: PKCEUse = .required
-        public var pkceMethod: CodeChallengeMethod = .s256
+        package var pkceMethod: CodeChallengeMethod = .s256
         public var state: Bool = true
         /// Whether to send and check `nonce`; defaults to true for `oidc` providers.
         public var nonce: Bool?
@@ -53,7 +53,7 @@ extension ProviderDescriptor {
         public var dpop: DPoPMode = .never
         /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
         public var dpopSigningAlgs: [String] = ["ES256"]
-        public var dpopBearerAnswer: BearerAnswer = .refuse
+        package var dpopBearerAnswer: BearerAnswer = .refuse
         /// Whether the provider binds access tokens to the client certificate the token request presents (RFC 8705 §3,
         /// `tls_client_certificate_bound_access_tokens`), whichever way the client authenticates: token requests then
         /// present the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry) even with

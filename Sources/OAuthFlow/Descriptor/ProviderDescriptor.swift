@@ -4,7 +4,7 @@
 /// templates, strings that may still contain `{variable}` placeholders. Call
 /// ``resolve(_:)`` to get a concrete ``Provider``.
 public struct ProviderDescriptor: Sendable, Hashable, Codable {
-    public var schemaVersion: Int
+    package var schemaVersion: Int
     public var id: String
     public var displayName: String
     public var `protocol`: ProviderProtocol

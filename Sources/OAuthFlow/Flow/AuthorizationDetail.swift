@@ -42,7 +42,7 @@ public struct AuthorizationDetail: Sendable, Hashable, Codable, CustomStringConv
     /// `locations` (RFC 9396 §2.2): where the resource is, as URIs.
     public var locations: [String] { strings("locations") }
     /// `datatypes` (RFC 9396 §2.2): which kinds of data may be read.
-    public var datatypes: [String] { strings("datatypes") }
+    package var datatypes: [String] { strings("datatypes") }
     /// `identifier` (RFC 9396 §2.2): the one resource this entry is about.
     public var identifier: String? { members["identifier"]?.stringValue }
 
@@ -74,21 +74,21 @@ public struct AuthorizationDetail: Sendable, Hashable, Codable, CustomStringConv
 
 extension AuthorizationDetail {
     /// The most entries a request or an answer may hold.
-    public static let maximumCount = 32
+    package static let maximumCount = 32
     /// The most bytes the JSON of a list may take.
     public static let maximumSize = 16 * 1024
     /// The deepest an entry may nest arrays and objects (RFC 9396's examples nest three deep).
     public static let maximumDepth = 8
     /// The longest `type`, in bytes.
-    public static let maximumTypeLength = 256
+    package static let maximumTypeLength = 256
 
     /// Reads a list from its JSON text, as a host may keep it in a file or a setting.
     ///
     /// - Parameter json: A JSON array of objects, each with a string `type`.
     /// - Returns: The entries, in order.
     /// - Throws: ``FlowError`` `invalidAuthorizationDetails` for text that is not such an array, a member name an
-    ///   object holds twice (readers differ on which wins), more than ``maximumCount`` entries, more than
-    ///   ``maximumSize`` bytes, or nesting deeper than ``maximumDepth``.
+    ///   object holds twice (readers differ on which wins), more than 32 entries, more than ``maximumSize`` bytes, or
+    ///   nesting deeper than ``maximumDepth``.
     public static func list(json: String) throws -> [AuthorizationDetail] {
         try list(bytes: Array(json.utf8), what: "the authorization details")
     }

@@ -139,9 +139,9 @@ extension OAuthClient {
     }
 
     /// The shortest wait between polls, whatever the server says: 1 s.
-    public static let minimumPollingInterval: TimeInterval = 1
+    package static let minimumPollingInterval: TimeInterval = 1
     /// The longest, however often the server answers `slow_down`: 5 minutes.
-    public static let maximumPollingInterval: TimeInterval = 300
+    package static let maximumPollingInterval: TimeInterval = 300
 
     /// A verification URI the user may be sent to: https, or http on a loopback host; nothing else.
     static func verificationURL(_ text: String) -> URL? {

@@ -96,7 +96,7 @@ public actor IDTokenValidator {
     /// Checks an ID token kept from an earlier sign-in or refresh, before its claims are shown or mapped:
     /// the algorithm, signature, issuer, audience and subject, as when it was issued. Its expiry and nonce
     /// are not checked again: the token records a sign-in that was checked then; it is no credential.
-    public func validateStored(_ token: Secret) async throws -> IDTokenClaims {
+    package func validateStored(_ token: Secret) async throws -> IDTokenClaims {
         let jws = try Self.compactJWS(token.value)
         let algorithm = try checkHeader(jws.header)
         try await verifySignature(jws, algorithm: algorithm)
@@ -177,7 +177,7 @@ public actor IDTokenValidator {
     }
 
     /// The shortest time between two fetches of the JWKS caused by unknown key ids.
-    public static let keyRefetchInterval: TimeInterval = 60
+    package static let keyRefetchInterval: TimeInterval = 60
 
     /// The JWKS URL: the descriptor's, or the one its discovery document named (the validator is
     /// given the provider after discovery; it never fetches the document itself).
@@ -272,7 +272,7 @@ public actor IDTokenValidator {
     }
 
     /// How deeply a JWT's header or payload may nest; real claims use two or three levels.
-    public static let maximumClaimDepth = CompactJWS.maximumDepth
+    package static let maximumClaimDepth = CompactJWS.maximumDepth
 
     /// Header and claims of a JWT, without verifying anything.
     ///

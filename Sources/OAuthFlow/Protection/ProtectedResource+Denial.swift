@@ -49,7 +49,7 @@ extension ProtectedResource {
         public var challenges: [String] { headers.filter { $0.name == "WWW-Authenticate" }.map(\.value) }
 
         /// The RFC 6750 / RFC 9449 error code sent in the challenge; nil for a request with no token at all.
-        public var wireError: String? {
+        package var wireError: String? {
             switch code {
             case .missingToken, .unavailable: nil
             // RFC 9396 names no error for a resource server; RFC 6750 §3.1's is the one for a token that does not grant enough.

@@ -14,14 +14,14 @@ extension Provider {
         package static let postLogoutPath = "/logged-out"
 
         /// The host the listener binds and the redirect URI names: `localhost` in a descriptor becomes
-        /// `127.0.0.1` (RFC 8252 §8.3) unless it is kept (``keepsLocalhost``), an IPv6 literal has no brackets here.
+        /// `127.0.0.1` (RFC 8252 §8.3) unless the descriptor keeps `localhost`, an IPv6 literal has no brackets here.
         public let host: String
         public let port: Port
         public let path: String
 
         /// Whether the redirect URI names `localhost` (`redirect.loopback.write_localhost`): the listener then binds
         /// 127.0.0.1 and ::1 on one port, so the callback arrives whichever address the browser resolves the name to.
-        public var keepsLocalhost: Bool { host == "localhost" }
+        package var keepsLocalhost: Bool { host == "localhost" }
 
         /// - Parameter keepingLocalhost: Write `localhost` as the descriptor does, rather than `127.0.0.1`.
         package init(host: String, port: Port, path: String, keepingLocalhost: Bool = false) {

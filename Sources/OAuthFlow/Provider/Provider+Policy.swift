@@ -32,7 +32,7 @@ extension Provider {
         /// How token responses are read.
         public var tokenResponseFormat: ProviderDescriptor.TokenResponse.Format
         /// The `token_type` assumed when a token answer has none (`token_response.default_token_type`); nil refuses such an answer.
-        public var defaultTokenType: String? = nil
+        package var defaultTokenType: String? = nil
         /// What `expires_in: 0` means (`token_response.zero_expires_in`).
         public var zeroExpiresIn: ProviderDescriptor.TokenResponse.ZeroExpiresIn = .spent
         /// How userinfo (and the profile's extra call) is requested.
@@ -127,11 +127,11 @@ extension Provider {
             /// The clock skew allowed on `exp`, `nbf` and `iat`.
             public var leeway: TimeInterval
             /// The longest an active introspection answer is reused.
-            public var introspectionCache: TimeInterval
+            package var introspectionCache: TimeInterval
             /// How long an inactive introspection answer is reused.
-            public var inactiveCache: TimeInterval
+            package var inactiveCache: TimeInterval
             /// Whether an introspection answer must name the API in `aud` (`access_tokens.introspected_audience`).
-            public var introspectedAudience: ProviderDescriptor.AccessTokenSettings.IntrospectedAudience = .required
+            package var introspectedAudience: ProviderDescriptor.AccessTokenSettings.IntrospectedAudience = .required
         }
 
         /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
@@ -165,7 +165,7 @@ extension Provider {
             /// Callback parameters copied into the code exchange (`token_request.callback_params`).
             public var callbackParameters: [String] = []
             /// Callback parameters kept with the session and sent on every refresh (`token_request.callback_params_on_refresh`).
-            public var refreshCallbackParameters: [String] = []
+            package var refreshCallbackParameters: [String] = []
         }
 
         /// The scopes a sign-in asks for by default, their separator, and what asks for a refresh token.
@@ -178,9 +178,9 @@ extension Provider {
             public var parameter: ProviderDescriptor.Scopes.Parameter = .whenListed
             /// What stands between the granted scopes in a token answer's `scope` when the provider answers otherwise
             /// than it is asked (`token_response.scope_separator`); nil for ``separator``.
-            public var answerSeparator: String? = nil
+            package var answerSeparator: String? = nil
 
-            /// What a token answer's `scope` is split on, besides spaces: ``answerSeparator``, else ``separator``.
+            /// What a token answer's `scope` is split on, besides spaces: the descriptor's `token_response.scope_separator`, else ``separator``.
             public var grantedSeparator: String { answerSeparator ?? separator }
 
             /// `scopes` joined with the provider's separator.
@@ -199,15 +199,15 @@ extension Provider {
         /// RFC 8628: the polling interval when the server states none, and other names for `verification_uri`.
         public struct DevicePolicy: Sendable, Hashable {
             public var interval: Int
-            public var verificationURIAliases: [String]
+            package var verificationURIAliases: [String]
             /// The name the device authorization request gives its scopes (`device.scope_parameter`).
-            public var scopeParameter = "scope"
+            package var scopeParameter = "scope"
             /// Fixed parameters of the device authorization request (`device.extra_params`).
             public var parameters: [String: String] = [:]
             /// The `grant_type` of a poll (`device.grant_type`).
-            public var grantType = GrantType.deviceCode.rawValue
+            package var grantType = GrantType.deviceCode.rawValue
             /// What a poll sends besides `grant_type` and client authentication (`device.poll_params`).
-            public var pollParameters: [String: ProviderDescriptor.Device.PollSource] = ["device_code": .deviceCode]
+            package var pollParameters: [String: ProviderDescriptor.Device.PollSource] = ["device_code": .deviceCode]
 
             public init(interval: Int, verificationURIAliases: [String]) {
                 self.interval = interval

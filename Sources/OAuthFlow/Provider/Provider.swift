@@ -41,9 +41,9 @@ public struct Provider: Sendable, Hashable {
         /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): nil when the document does not say.
         public var dpopAlgorithms: [String]?
         /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): every authorization response carries `iss`.
-        public var sendsIssuerInResponses = false
+        package var sendsIssuerInResponses = false
         /// `code_challenge_methods_supported` (RFC 8414 §2): nil when the document does not say.
-        public var codeChallengeMethods: [String]? = nil
+        package var codeChallengeMethods: [String]? = nil
         /// `request_object_signing_alg_values_supported` (RFC 9101 §10.5): nil when the document does not say.
         public var requestObjectAlgorithms: [String]? = nil
         /// `require_signed_request_object` (RFC 9101 §10.5): every authorization request must be a signed request object.
@@ -51,9 +51,9 @@ public struct Provider: Sendable, Hashable {
         /// `authorization_details_types_supported` (RFC 9396 §10): nil when the document does not say.
         public var authorizationDetailsTypes: [String]? = nil
         /// `grant_management_actions_supported` (FAPI Grant Management §4.1): nil when the document does not say.
-        public var grantManagementActions: [String]? = nil
+        package var grantManagementActions: [String]? = nil
         /// `grant_management_action_required` (FAPI Grant Management §4.1): every authorization request names an action.
-        public var requiresGrantManagementAction = false
+        package var requiresGrantManagementAction = false
 
         public init(requiresPushedAuthorization: Bool = false, dpopAlgorithms: [String]? = nil, sendsIssuerInResponses: Bool = false) {
             self.requiresPushedAuthorization = requiresPushedAuthorization
@@ -68,7 +68,7 @@ public struct Provider: Sendable, Hashable {
         /// OpenID Connect Discovery or RFC 8414; `.none` with an explicit `discovery.url`.
         public let mode: ProviderDescriptor.Discovery.Mode
         /// Whether the URL was given (`discovery.url`) rather than derived from the issuer.
-        public let isExplicit: Bool
+        package let isExplicit: Bool
     }
 
     /// Concrete endpoint URLs.
@@ -216,7 +216,7 @@ public struct Provider: Sendable, Hashable {
     /// Whether an ID token's `iss` names this provider: ``isIssuer(_:)``, or exactly the `security.id_token_issuer`
     /// template filled with the token's own claims, each a plain identifier (letters, digits, `-`, `_`, `.`) so that
     /// a hostile claim cannot bend the URL it builds.
-    public func isIDTokenIssuer(_ iss: String, claims: [String: JSONValue]) -> Bool { issuers.matchesIDToken(iss, claims: claims) }
+    package func isIDTokenIssuer(_ iss: String, claims: [String: JSONValue]) -> Bool { issuers.matchesIDToken(iss, claims: claims) }
 
     /// Whether a discovery document's `issuer` names this provider: ``isIssuer(_:)``, or, for a multi-tenant
     /// provider, its template with any placeholder name (Entra's `common` document says

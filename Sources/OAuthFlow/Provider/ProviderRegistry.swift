@@ -294,6 +294,9 @@ public struct ProviderRegistry: Sendable {
         XDGDirectory.config(environment: environment).appendingPathComponent("oauthflow/providers", isDirectory: true)
     }
 
+    /// The directory of the descriptors that ship with OAuthFlow, when it can be found.
+    public static var bundledDirectory: URL? { BundledProviders.directory }
+
     /// The `.yaml` and `.yml` files directly inside `directory`, sorted by name.
     public static func descriptorFiles(in directory: URL) throws -> [URL] {
         try descriptorFileNames(in: directory).map { directory.appendingPathComponent($0, isDirectory: false) }

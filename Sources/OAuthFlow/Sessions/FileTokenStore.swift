@@ -149,6 +149,21 @@ public struct FileTokenStore: TokenStore {
         return session
     }
 
+    /// Writes a file of the host's own (a cache, a memo) into ``directory``, as sessions are written: 0600, atomically
+    /// (temporary file, fsync, rename, fsync of the directory).
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - name: A file name, not a path; one ending in `.json` is refused, so that no session can be replaced.
+    /// - Throws: ``TokenStoreError`` `unavailable` for a name that is not a plain file name, and what writing throws.
+    public func writePrivateFile(_ data: Data, named name: String) throws {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), !name.hasSuffix(".json") else {
+            throw TokenStoreError(
+                .unavailable, "\(TerminalText.quoted(name)) is not a file name a host may write beside the sessions", path: directory.path)
+        }
+        try writePrivateFile(data, to: directory.path + "/" + name)
+    }
+
     /// Writes a 0600 file atomically (``AtomicFile``): temporary file, fsync, rename, fsync of the directory.
     package func writePrivateFile(_ data: Data, to path: String) throws {
         try ensureDirectory()

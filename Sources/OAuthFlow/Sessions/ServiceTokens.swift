@@ -254,7 +254,7 @@ public final class ServiceTokens: Sendable {
     }
 
     /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).
-    public static func rejectsToken(_ response: TransportResponse) -> Bool {
+    package static func rejectsToken(_ response: TransportResponse) -> Bool {
         guard response.status == 401 else { return false }
         guard let challenge = response.header("www-authenticate")?.lowercased() else { return true }
         return challenge.contains("invalid_token") || !challenge.contains("error=")

@@ -5,10 +5,10 @@
 /// `Signed in … (verified)`) and bidirectional overrides (reorder what is read) into
 /// any string OAuthFlow shows. Every human-facing output passes through here; JSON
 /// output and other machine formats stay exact.
-package enum TerminalText {
-    /// A value from a file or a caller quoted for a message (`` `value` ``): one longer than 80
+public enum TerminalText {
+    /// A value from a file or a caller quoted for a message, in backticks: one longer than 80
     /// characters is cut and its length given, so that it cannot flood the terminal.
-    package static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         let limit = 80
         guard text.count > limit else { return "`\(text)`" }
         return "`\(text.prefix(limit))…` (\(text.count) characters)"
@@ -75,7 +75,7 @@ package enum TerminalText {
     /// overrides, zero-width characters, the soft hyphen, the tag block used for "ASCII
     /// smuggling", musical formatting), line and paragraph separators, and every
     /// Default_Ignorable_Code_Point (Hangul fillers, variation selectors, unassigned ignorables).
-    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value >= 0x20 && value < 0x7F { return false }
         if value < 0x20 || (0x7F...0x9F).contains(value) { return true }

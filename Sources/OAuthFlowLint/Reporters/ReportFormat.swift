@@ -13,7 +13,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     /// ``Reporter/part(_:following:)`` of this format's reporter as UTF-8 bytes, for a caller that writes bytes (the
     /// CLI): the reporters write bytes, and a `String` made of them only to be written out again had every byte
     /// validated as UTF-8 on the way (Docs/benchmarks.md).
-    package func partBytes(_ diagnostics: [Diagnostic], following: Bool) -> [UInt8] {
+    public func partBytes(_ diagnostics: [Diagnostic], following: Bool) -> [UInt8] {
         switch self {
         case .text: TextReporter().bytes(diagnostics)
         case .json: JSONReporter().partBytes(diagnostics, following: following)

@@ -24,14 +24,14 @@ extension OAuthFlowCommand.Credential {
             try await Output.running(prefix: "oauthflow: ") {
                 let request = try GitCredentialRequest(parsing: String(decoding: try await StandardInput.read(atMost: 64 * 1024 + 1), as: UTF8.self))
                 let resolver = CommandEnvironment.clients
-                let identity = GitCredentialMapping.identity(ofClientsFile: resolver.clientsFileURL.path)
-                let mapping = GitCredentialMapping.first(in: try resolver.clientsFile().gitCredentialMappings(), for: request)
+                let identity = GitCredentialRequest.identity(ofClientsFile: resolver.clientsFileURL.path)
+                let mapping = try resolver.gitCredentialMappings().first { $0.matches(request.attributes) }
                 // What was decided, for the launcher to answer this request again without clients.yaml. Only
                 // for the default store and providers, which are what the launcher reads.
                 let remember = { (mapping: GitCredentialMapping?) in
                     guard registryOptions.providerDirectories.isEmpty else { return }
-                    GitCredentialMapping.remember(
-                        request, answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: CommandEnvironment.store)
+                    request.remember(
+                        answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: CommandEnvironment.store)
                 }
                 // Not ours: say nothing, so git moves on to its next helper.
                 guard let mapping else {

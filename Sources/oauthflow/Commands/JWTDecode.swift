@@ -54,7 +54,7 @@ extension OAuthFlowCommand.JWT {
             do {
                 let oauth = registryOptions.oauth()
                 let provider = try await oauth.resolve(name, variables: VariableOptions.values(variables)).discovered(
-                    with: oauth.discovery(for: name))
+                    environment: oauth.environment)
                 if let clientID {
                     let validator = IDTokenValidator(provider: provider, clientID: clientID)
                     _ = try await validator.validate(token, nonce: nil, accessToken: nil)

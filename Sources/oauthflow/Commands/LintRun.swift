@@ -23,20 +23,6 @@ struct LintRun {
         return paths
     }
 
-    /// `--online` fills variables not given with `--var` from the descriptor's defaults, then its examples:
-    /// say which values it checked with, so an example domain is not mistaken for the user's own.
-    static func sayWhichValues(_ file: LintFile, given: [String: String]) {
-        guard let descriptor = file.descriptor, descriptor.asksForDiscovery else { return }
-        let used = descriptor.variables.sorted { $0.key < $1.key }.compactMap { name, variable -> String? in
-            guard given[name] == nil else { return nil }
-            if let value = variable.default { return "\(name)=\(value) (its default)" }
-            if let value = variable.example { return "\(name)=\(value) (its example)" }
-            return nil
-        }
-        guard !used.isEmpty else { return }
-        Output.stderr("\(file.document.path): checked online with \(used.joined(separator: ", ")); pass --var NAME=VALUE to check your own\n")
-    }
-
     /// Lints the files in `targets`, handing their diagnostics to `emit` in report order.
     ///
     /// - Returns: How many files were checked.
@@ -45,16 +31,13 @@ struct LintRun {
             // A batch of files at a time, on every core, written out as it is done: memory stays flat at any corpus size.
             return try Linter().lintStreaming(paths: targets, emit: emit)
         }
-        let files = try Linter.files(in: targets).map { LintFile(document: DescriptorDocument.load(contentsOf: $0)) }
-        var diagnostics = Linter().lint(files)
-        let values = VariableOptions.values(variables)
-        let checker = OnlineChecker()
-        for file in files {
-            Self.sayWhichValues(file, given: values)
-            diagnostics += await checker.check(file, variables: values)
+        // `--online` fills variables not given with `--var` from the descriptor's defaults, then its examples: say which
+        // values it checked with, so an example domain is not mistaken for the user's own.
+        let (diagnostics, files) = try await Linter().lintOnline(paths: targets, variables: VariableOptions.values(variables)) { filled in
+            Output.stderr("\(filled.path): checked online with \(filled.values.joined(separator: ", ")); pass --var NAME=VALUE to check your own\n")
         }
-        emit(Linter.sorted(diagnostics))
-        return files.count
+        emit(diagnostics)
+        return files
     }
 
     /// The paths given, else `./providers` and the user directory where they exist.

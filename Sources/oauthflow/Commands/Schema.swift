@@ -1,5 +1,5 @@
 import ArgumentParser
-import OAuthFlow
+import OAuthFlowLint
 
 extension OAuthFlowCommand {
     struct Schema: AsyncParsableCommand {
@@ -8,7 +8,7 @@ extension OAuthFlowCommand {
             abstract: "Print the JSON Schema of provider descriptors.")
 
         func run() async throws {
-            Output.stdout(DescriptorSchema.jsonSchema())
+            Output.stdout(Linter.descriptorJSONSchema)
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OAuthFlow
+import OAuthFlowFiles
 
 extension OAuthFlowCommand.Token {
     struct Exchange: AsyncParsableCommand {
@@ -56,9 +57,9 @@ extension OAuthFlowCommand.Token {
                 data = read
             } else {
                 do {
-                    data = try SafeFile.read(path, limit: limit)
-                } catch let error as SafeFile.ReadError {
-                    throw CommandFailure("cannot read the \(what) file \(error)")
+                    data = Data(try RawFile.read(path, limit: limit))
+                } catch let error as RawFile.ReadError {
+                    throw CommandFailure("cannot read the \(what) file \(path): \(error.reason)")
                 }
             }
             let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -16,17 +16,13 @@ extension OAuthFlowCommand.Token {
 
         func run() async throws {
             // The session as its manager hands it over: only a session of this provider and client (its tokens go back
-            // to the server that issued them).
-            let (client, token, key, bound) = try await session.withManager { manager, _, _ in
-                let stored = try await manager.session()
-                guard let token = refreshToken ? stored.tokens.refreshToken : stored.tokens.accessToken else {
+            // to the server that issued them, a DPoP-bound one's with a proof from its key, RFC 9449, a certificate-bound
+            // one's with its certificate, RFC 8705).
+            let manager = try await session.withManager { manager, _, _ in manager }
+            try await Output.running(advice: Advice.revocationFailed) {
+                guard try await manager.revoke(refreshToken ? .refreshToken : .accessToken) else {
                     throw CommandFailure("the session has no refresh token")
                 }
-                return (manager.client, token, stored.tokens.proofKey, stored.tokens.isCertificateBound)
-            }
-            try await Output.running(advice: Advice.revocationFailed) {
-                // A DPoP-bound session's revocation carries a proof from its key (RFC 9449), a certificate-bound one its certificate (RFC 8705).
-                try await client.revoke(token, kind: refreshToken ? .refreshToken : .accessToken, proofKey: key, certificateBound: bound)
             }
             Output.stderr("Revoked the \(refreshToken ? "refresh" : "access") token.\n")
         }

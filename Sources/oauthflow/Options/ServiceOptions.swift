@@ -44,11 +44,12 @@ struct ServiceOptions: ParsableArguments {
         _ work: (ServiceTokens) async throws -> Value
     ) async throws -> Value {
         let (tokens, settings) = try await Output.running {
-            let oauth = registry.oauth()
+            // The flags ahead of the environment and the clients file, as the front door resolves a service's client.
+            let oauth = registry.oauth(overrides: [name: overrides])
             // The provider first: a misspelt name is an unknown provider, whatever the client settings say.
             _ = try oauth.descriptor(name)
-            let settings = try CommandEnvironment.clients.settings(for: name, overrides: overrides)
-            return (try oauth.serviceTokens(for: name, settings: settings), settings)
+            let settings = try oauth.serviceClientSettings(for: name)
+            return (try oauth.serviceTokens(for: name), settings)
         }
         for note in settings.notes { Output.stderr("note: \(note)\n") }
         // The method in use, or the one asked for when its credential is missing (the advice then names only what it takes).

@@ -80,8 +80,8 @@ struct SessionOptions: ParsableArguments {
             let oauth = registryOptions.oauth(overrides: [name: overrides])
             _ = try oauth.resolve(name, variables: session.variables)
             // The session's client id and variables, with the secret and method as the flags, the environment or the
-            // clients file give them for that client (the resolver's overrides are the flags).
-            _ = try oauth.settings(for: session)
+            // clients file give them for that client (the resolver's overrides are the flags): its manager is made now.
+            _ = try await oauth.session(name, account: account)
             return (session, oauth)
         }
         let hint = { (error: any Error) in advice(error, session: session) }

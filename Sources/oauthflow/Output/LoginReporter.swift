@@ -9,9 +9,9 @@ extension OAuthFlowCommand.Login {
         let timeout: Int
         let progress: Progress
         /// The provider's authorization endpoint, from the event before the URL to open (which may be this machine's own address).
-        let endpoint = Locked<URL?>(nil)
+        let endpoint = EventURL()
         /// The redirect URI listened on: the wait for the browser is shown once the URL to open has been.
-        let redirect = Locked<URL?>(nil)
+        let redirect = EventURL()
 
         var displayName: String { Output.line(provider.displayName) }
 
@@ -32,12 +32,12 @@ extension OAuthFlowCommand.Login {
             switch event {
             case let .listening(uri):
                 // Said after the URL: waiting for the browser means nothing before the user knows where it goes.
-                redirect.withLock { $0 = uri }
+                redirect.value = uri
             case let .authorizationEndpoint(url):
-                endpoint.withLock { $0 = url }
+                endpoint.value = url
             case let .openURL(url):
                 progress.stop()
-                Output.stderr(signInText(url, endpoint: endpoint.current ?? provider.endpoints.authorization))
+                Output.stderr(signInText(url, endpoint: endpoint.value ?? provider.endpoints.authorization))
                 waitForBrowser()
             case let .browserFailed(reason):
                 progress.stop()
@@ -65,7 +65,7 @@ extension OAuthFlowCommand.Login {
 
         /// The wait for the browser to come back, on the spinner line (or one plain line).
         private func waitForBrowser() {
-            guard let uri = redirect.current else { return }
+            guard let uri = redirect.value else { return }
             progress.start("Waiting for the browser to return to \(uri.absoluteString) (timeout \(timeout) s)…")
         }
 

@@ -14,7 +14,7 @@ struct ProviderListRecord {
     /// listing reads them; nil for arguments the launcher does not answer, or without the bundled descriptors (whose
     /// absence is logged, which the memo would not repeat).
     init?(arguments: [String], environment: [String: String] = CommandEnvironment.variables) {
-        guard ProviderListMemo.remembers(arguments), let bundled = BundledProviders.directory?.path else { return nil }
+        guard ProviderListMemo.remembers(arguments), let bundled = ProviderRegistry.bundledDirectory?.path else { return nil }
         let directories = [bundled, ProviderRegistry.userProvidersDirectory(environment: environment).path]
         guard let before = ProviderListMemo.fingerprint(of: directories) else { return nil }
         self.arguments = arguments
@@ -37,6 +37,6 @@ struct ProviderListRecord {
         let directory = StateFiles.sessionDirectory(environment: environment)
         guard ProviderListMemo.read(sessionDirectory: directory) != memo else { return }
         try? FileTokenStore(directory: URL(fileURLWithPath: directory, isDirectory: true)).writePrivateFile(
-            Data(memo.rendered()), to: ProviderListMemo.path(sessionDirectory: directory))
+            Data(memo.rendered()), named: ProviderListMemo.fileName)
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
-import Testing
 import OAuthFlowTestSupport
+import Testing
+
 @testable import OAuthFlow
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,6 +31,26 @@ private func mode(_ path: String) -> mode_t {
         try await store.remove(session.key)
         #expect(try await store.load(session.key) == nil)
         try await store.remove(session.key)
+    }
+
+    /// A host's own file beside the sessions: 0600 and whole, and never a session's name or a path out of the directory.
+    @Test func aHostsOwnFileIsPrivateAndCannotReplaceASession() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileTokenStore(directory: directory.url.appendingPathComponent("state/oauthflow"))
+        try store.writePrivateFile(Data("one".utf8), named: "cache.memo")
+        try store.writePrivateFile(Data("two".utf8), named: "cache.memo")
+        let path = store.directory.path + "/cache.memo"
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "two")
+        #expect(mode(path) == 0o600)
+        let session = sampleSession()
+        try await store.save(session)
+        let sessionName = URL(fileURLWithPath: store.path(for: session.key)).lastPathComponent
+        for name in [sessionName, "", ".", "..", "../escape.memo", "sub/x.memo", "x\u{0}.memo"] {
+            #expect(throws: TokenStoreError.self, "\(name.debugDescription)") { try store.writePrivateFile(Data("x".utf8), named: name) }
+        }
+        #expect(try await store.load(session.key) == session)
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("state/escape.memo").path))
     }
 
     @Test func defaultLocationFollowsXDGStateHome() {
