@@ -161,8 +161,8 @@ build_pid=""
 # A change to it fails here with a diff until api/*.txt is regenerated and committed with it.
 python3 "$root/scripts/api-listing.py" --check
 
-# --- the CLI as a plain host: what it uses beyond the public API, listed in scripts/cli-package-uses.txt, may only shrink
-# (a type-check of its sources under another package name; a few seconds) ---------------------------------------
+# --- the CLI as a plain host: the public API only (a type-check of its sources under another package name; a few
+# seconds) -------------------------------------------------------------------------------------------------------
 python3 "$root/scripts/cli-public.py"
 
 # --- the Apple-only lines (Security, CryptoKit, AuthenticationServices, URLSessionTransport), type-checked on Linux

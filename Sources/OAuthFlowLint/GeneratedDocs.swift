@@ -55,7 +55,7 @@ package enum GeneratedDocs {
         ]
         var notes: [String] = []
         // GitHub-flavoured footnotes: the label in the cell, the sentence under the table.
-        func noted(_ text: String, _ condition: String?, _ entry: ProviderCatalogEntry, _ column: String) -> String {
+        func noted(_ text: String, _ condition: String?, _ entry: ProviderRegistry.CatalogEntry, _ column: String) -> String {
             guard let condition else { return text }
             let label = "\(entry.id)-\(column.lowercased())"
             notes.append("[^\(label)]: \(line(entry.displayName)), \(column.lowercased()): \(line(condition))")

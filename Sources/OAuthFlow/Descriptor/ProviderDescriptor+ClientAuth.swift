@@ -17,7 +17,7 @@ extension ProviderDescriptor {
             /// Whether the client proves itself with the client secret.
             package var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
             /// Whether the client proves itself with a signed assertion (`client_assertion`).
-            package var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
+            public var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
             /// Whether the client proves itself with a TLS client certificate.
             package var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
         }

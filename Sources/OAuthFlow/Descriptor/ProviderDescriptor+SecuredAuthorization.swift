@@ -15,7 +15,7 @@ extension ProviderDescriptor.Authorization {
 
 extension ProviderDescriptor.Authorization.ResponseMode {
     /// Whether the response comes as a JWT the server signed (JARM): `jwt`, `query.jwt`, `form_post.jwt`.
-    package var isJWT: Bool { [.jwt, .queryJWT, .formPostJWT].contains(self) }
+    public var isJWT: Bool { [.jwt, .queryJWT, .formPostJWT].contains(self) }
 
     /// Whether the response comes in a cross-site POST body: `form_post` or `form_post.jwt`.
     package var isFormPost: Bool { self == .formPost || self == .formPostJWT }

@@ -15,7 +15,7 @@ extension ProviderDescriptor {
         case fapi2MessageSigning = "fapi2_message_signing"
 
         /// The profile's name, as a sentence names it.
-        package var title: String {
+        public var title: String {
             switch self {
             case .fapi2: "FAPI 2.0 Security Profile"
             case .fapi2MessageSigning: "FAPI 2.0 Message Signing"
@@ -23,7 +23,7 @@ extension ProviderDescriptor {
         }
 
         /// Whether the profile holds the client to FAPI 2.0 Security Profile's requirements (every FAPI 2.0 profile does).
-        package var includesFAPI2Security: Bool {
+        public var includesFAPI2Security: Bool {
             switch self {
             case .fapi2, .fapi2MessageSigning: true
             }
@@ -33,7 +33,7 @@ extension ProviderDescriptor {
         package var signsMessages: Bool { self == .fapi2MessageSigning }
 
         /// The signature algorithms FAPI 2.0 allows (its section on cryptography): PS256, ES256 and EdDSA with Ed25519.
-        package static let fapi2Algorithms: [JWSAlgorithm] = [.ps256, .es256, .eddsa]
+        public static let fapi2Algorithms: [JWSAlgorithm] = [.ps256, .es256, .eddsa]
 
         /// The client authentication methods FAPI 2.0 allows: `private_key_jwt` and mutual TLS (RFC 8705).
         package static let fapi2ClientAuthentication: [ClientAuth.Method] = [.privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth]

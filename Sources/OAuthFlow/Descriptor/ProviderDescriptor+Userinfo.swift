@@ -20,30 +20,30 @@ extension ProviderDescriptor {
             case body
         }
 
-        package var method: Method = .get
+        public var method: Method = .get
         /// Extra headers; a value may name `{client_id}`, the descriptor's `{variables}` and `{token.…}`
         /// fields of the token answer.
-        package var headers: [String: String] = [:]
-        package var placement: Placement = .header
+        public var headers: [String: String] = [:]
+        public var placement: Placement = .header
         /// The word before the token in the `Authorization` header; empty sends the token alone.
-        package var scheme = "Bearer"
+        public var scheme = "Bearer"
         /// The parameter carrying the token with `query` or `body`.
-        package var tokenParameter = "access_token"
+        public var tokenParameter = "access_token"
         /// Extra query parameters, with the same placeholders as `headers`.
-        package var query: [String: String] = [:]
+        public var query: [String: String] = [:]
         /// Fields of a form-encoded `POST` body, with the same placeholders (VK ID's `client_id`); with
         /// `placement: body` the token joins them.
-        package var form: [String: String] = [:]
+        public var form: [String: String] = [:]
         /// A fixed request body, sent as it is written (a GraphQL query); no placeholders.
-        package var body: String?
+        public var body: String?
         /// The body's media type.
-        package var contentType: String?
+        public var contentType: String?
 
         enum CodingKeys: String, CodingKey {
             case method, headers, placement, scheme, tokenParameter = "token_parameter", query, form, body, contentType = "content_type"
         }
 
-        package init() {}
+        public init() {}
 
         public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 

@@ -19,7 +19,7 @@ package enum BundledCatalog {
     /// One bundled descriptor's listing, and the digest of the file it was made from.
     struct Entry: Sendable {
         let sha256: String
-        let provider: ProviderListing.Provider
+        let provider: ProviderRegistry.Listing.Provider
 
         /// Whether `file` holds the bytes this entry was made from.
         func describes(_ file: URL) -> Bool {
@@ -37,10 +37,10 @@ package enum BundledCatalog {
         var entries: [String: Entry] = [:]
         for item in providers {
             guard let file = item["file"]?.string, let sha256 = item["sha256"]?.string,
-                let catalog = item["catalog"].flatMap(ProviderCatalogEntry.init(compact:)),
-                let variables = item["variables"].flatMap(ProviderCatalogEntry.strings)
+                let catalog = item["catalog"].flatMap(ProviderRegistry.CatalogEntry.init(compact:)),
+                let variables = item["variables"].flatMap(ProviderRegistry.CatalogEntry.strings)
             else { return [:] }
-            entries[file] = Entry(sha256: sha256, provider: ProviderListing.Provider(catalog: catalog, variables: variables))
+            entries[file] = Entry(sha256: sha256, provider: ProviderRegistry.Listing.Provider(catalog: catalog, variables: variables))
         }
         return entries
     }
@@ -51,7 +51,7 @@ package enum BundledCatalog {
         struct Line: Encodable {
             let file: String
             let sha256: String
-            let catalog: ProviderCatalogEntry
+            let catalog: ProviderRegistry.CatalogEntry
             let variables: [String]
         }
         let encoder = JSONEncoder()
@@ -61,7 +61,7 @@ package enum BundledCatalog {
             let file = directory.appendingPathComponent(name)
             let bytes = try RawFile.read(file.path, limit: DescriptorDocument.maximumSize)
             guard let descriptor = DescriptorDocument.load(contentsOf: file).descriptor else { continue }
-            let provider = ProviderListing.Provider(descriptor)
+            let provider = ProviderRegistry.Listing.Provider(descriptor)
             let line = Line(file: name, sha256: hex(SHA256.hash(data: bytes)), catalog: provider.catalog, variables: provider.variables)
             lines.append(String(decoding: try encoder.encode(line), as: UTF8.self))
         }

@@ -69,6 +69,8 @@ public struct Provider: Sendable, Hashable {
         public let mode: ProviderDescriptor.Discovery.Mode
         /// Whether the URL was given (`discovery.url`) rather than derived from the issuer.
         package let isExplicit: Bool
+        /// The endpoints the descriptor records the document as naming none of (`discovery.lacks`).
+        public let lacks: [ProviderDescriptor.Discovery.Endpoint]
     }
 
     /// Concrete endpoint URLs.

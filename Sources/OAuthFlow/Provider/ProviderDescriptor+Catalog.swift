@@ -1,6 +1,6 @@
 extension ProviderDescriptor {
     /// This descriptor's catalog entry.
-    package var catalogEntry: ProviderCatalogEntry {
+    public var catalogEntry: ProviderRegistry.CatalogEntry {
         let refreshCondition = scopes.offline.condition
         let refresh: String
         if !grantTypes.contains(GrantType.refreshToken.rawValue) {
@@ -28,7 +28,7 @@ extension ProviderDescriptor {
         if redirect.claimedHTTPS != nil { appForms.append("claimed https") }
         let posts = authorization.responseMode == .formPost || authorization.responseMode == .formPostJWT
         let appClient = redirect.webOnly || posts || appForms.isEmpty ? "no" : appForms.joined(separator: ", ")
-        return ProviderCatalogEntry(
+        return ProviderRegistry.CatalogEntry(
             id: id, displayName: displayName, protocol: `protocol`.rawValue, pkce: security.pkce.rawValue, refresh: refresh,
             refreshCondition: refreshCondition, deviceFlow: grantTypes.contains(GrantType.deviceCode.rawValue),
             revocation: availability(endpoints.revocation, .revocation, condition: revocation.condition, metadata: true),

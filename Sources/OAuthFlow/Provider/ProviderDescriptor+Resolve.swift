@@ -92,7 +92,7 @@ extension ProviderDescriptor {
             entries.append(Resource(scope: template.scope, title: template.title, url: resourceURL))
         }
         let location = discoveryURL.map {
-            Provider.DiscoveryLocation(url: $0, mode: discovery.mode, isExplicit: discovery.url != nil)
+            Provider.DiscoveryLocation(url: $0, mode: discovery.mode, isExplicit: discovery.url != nil, lacks: discovery.lacks)
         }
         let usesDiscovery = location != nil && asksForDiscovery
         var refusals: [ProviderError] = []

@@ -20,7 +20,7 @@ extension OAuthFlowCommand.Providers {
             let variables: [String]
             let source: String
             /// The catalog columns (Docs/providers.md).
-            let catalog: ProviderCatalogEntry
+            let catalog: ProviderRegistry.CatalogEntry
 
             enum CodingKeys: String, CodingKey {
                 case id, displayName = "display_name", `protocol`, variables, source, catalog

@@ -52,7 +52,7 @@ extension OAuthFlowCommand.Providers {
             let logout: Logout
             let resources: [Resource]
             /// The provider's row of the catalog (`providers list`, Docs/providers.md), from the same descriptor.
-            let catalog: ProviderCatalogEntry
+            let catalog: ProviderRegistry.CatalogEntry
 
             struct Logout: Encodable {
                 /// Where the end-session endpoint comes from: `descriptor`, `discovery` (when the document names one), or `none`.
@@ -135,7 +135,7 @@ extension OAuthFlowCommand.Providers {
             let catalog = descriptor.catalogEntry
             // A document recorded as naming no end-session endpoint (`discovery.lacks`) gives none to read.
             let endSession =
-                provider.endSessionSource == .discovery && descriptor.discovery.lacks.contains(.endSession)
+                provider.endSessionSource == .discovery && provider.discovery?.lacks.contains(.endSession) == true
                 ? "none" : provider.endSessionSource.rawValue
             let policy = provider.policy
             // FAPI 2.0 pushes every request and requires `iss` whatever the descriptor leaves to the server.

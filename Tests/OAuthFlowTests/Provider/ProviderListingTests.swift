@@ -11,7 +11,7 @@ import Testing
     static let repositoryBundled = repositoryRoot.appendingPathComponent("Sources/OAuthFlow/BundledProviders", isDirectory: true)
 
     /// What a full load of `sources` lists: every descriptor parsed.
-    static func parsed(_ sources: [(URL, ProviderRegistry.Origin)]) throws -> ProviderListing {
+    static func parsed(_ sources: [(URL, ProviderRegistry.Origin)]) throws -> ProviderRegistry.Listing {
         let (found, skipped) = try ProviderRegistry.collect(sources: sources, logger: .disabled) {
             (file, _) -> ProviderRegistry.FileReading<ProviderDescriptor> in
             let document = DescriptorDocument.load(contentsOf: file)
@@ -19,9 +19,9 @@ import Testing
             return .read(id: descriptor.id, descriptor)
         }
         let rows = found.keys.sorted().compactMap { id in
-            found[id].map { ProviderListing.Row(provider: ProviderListing.Provider($0.item), origin: $0.origin) }
+            found[id].map { ProviderRegistry.Listing.Row(provider: ProviderRegistry.Listing.Provider($0.item), origin: $0.origin) }
         }
-        return ProviderListing(rows: rows, skipped: skipped)
+        return ProviderRegistry.Listing(rows: rows, skipped: skipped)
     }
 
     /// A copy of the bundled providers, index included, to change.
@@ -122,15 +122,15 @@ import Testing
         let registry = try ProviderRegistry.load(includeBundled: true)
         for entry in registry.all.map(\.descriptor.catalogEntry) {
             let json = try #require(CompactJSON.parse(Array(try encoder.encode(entry))))
-            #expect(ProviderCatalogEntry(compact: json) == entry)
+            #expect(ProviderRegistry.CatalogEntry(compact: json) == entry)
             guard case let .object(members) = json else { continue }
             for name in members.keys {
                 var missing = members
                 missing[name] = nil
                 let optional = name.hasSuffix("_condition") || name == "docs_url"
-                #expect((ProviderCatalogEntry(compact: .object(missing)) != nil) == optional, "without \(name)")
+                #expect((ProviderRegistry.CatalogEntry(compact: .object(missing)) != nil) == optional, "without \(name)")
                 missing[name] = .number("1")
-                #expect(ProviderCatalogEntry(compact: .object(missing)) == nil, "\(name) as a number")
+                #expect(ProviderRegistry.CatalogEntry(compact: .object(missing)) == nil, "\(name) as a number")
             }
         }
         #expect(!BundledCatalog.entries(in: directory).isEmpty)

@@ -1,6 +1,6 @@
 import OAuthFlowFiles
 
-extension ProviderCatalogEntry {
+extension ProviderRegistry.CatalogEntry {
     /// The entry its JSON form (``CodingKeys``, as `JSONEncoder` writes it) holds, read without Foundation's decoder
     /// (``BundledCatalog``); nil when a member is missing or of another type.
     init?(compact json: CompactJSON) {
