@@ -222,6 +222,8 @@ let package = Package(
             dependencies: [
                 // Not linked: building `oauthflow` builds the launcher beside it.
                 "OAuthFlowLauncher",
+                // The launcher's files (its memos) and safe reads, which the CLI writes and reads as the launcher does.
+                "OAuthFlowFiles",
                 "OAuthFlow",
                 "OAuthFlowLint",
                 "OAuthFlowLoopback",

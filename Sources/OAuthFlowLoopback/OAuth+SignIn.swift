@@ -50,7 +50,7 @@ extension OAuth {
     public func signIn(
         to name: String, account: String = "default", browser: any BrowserOpener, route: SignInRoute? = nil, port: Int? = nil,
         timeout: Duration = .seconds(300), requestOfflineAccess: Bool = true, authorizationDetails: [AuthorizationDetail] = [],
-        grantManagement: GrantManagementAction? = nil, stepUp: ProtectedResource.StepUp? = nil,
+        grantManagement: ManagedGrant.Action? = nil, stepUp: ProtectedResource.StepUp? = nil,
         events: @escaping @Sendable (SignInEvent) -> Void = { _ in }
     ) async throws -> SignInResult {
         var settings = try clientSettings(for: name)

@@ -84,7 +84,7 @@ extension FAPI2ClientPlanTests {
 
     /// A module's server with grant management: the endpoint and actions in its metadata, `grant_id` in its token
     /// answers, its API and PAR endpoint played by `api`.
-    static func grantManagementServer(_ api: GrantManagementAPI, action: GrantManagementAction?, required: Bool = false) -> Server {
+    static func grantManagementServer(_ api: GrantManagementAPI, action: ManagedGrant.Action?, required: Bool = false) -> Server {
         let grantID = api.grantID
         var server = Server(
             metadata: {

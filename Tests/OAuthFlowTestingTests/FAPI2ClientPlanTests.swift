@@ -62,7 +62,7 @@ import Testing
         /// management API); nil passes it on.
         var intercept: (@Sendable (TransportRequest) async throws -> TransportResponse?)? = nil
         /// What the client asks of its grant (the grant management modules).
-        var grantManagement: GrantManagementAction? = nil
+        var grantManagement: ManagedGrant.Action? = nil
     }
 
     /// The suite's resource endpoint: a DPoP-bound token from the token endpoint, a proof for it, and, when asked, the
@@ -101,10 +101,12 @@ import Testing
                 return FAPI2ClientPlanTests.challenge(#"DPoP error="invalid_dpop_proof""#)
             }
             if demandsNonce, claims["nonce"]?.stringValue != nonce {
-                return FAPI2ClientPlanTests.challenge(#"\#(scheme) error="use_dpop_nonce", error_description="the resource server requires its nonce""#, nonce: nonce)
+                return FAPI2ClientPlanTests.challenge(
+                    #"\#(scheme) error="use_dpop_nonce", error_description="the resource server requires its nonce""#, nonce: nonce)
             }
             if refreshes < refreshesNeeded {
-                return FAPI2ClientPlanTests.challenge(#"Bearer error="invalid_token", error_description="get a new access token with the refresh token""#)
+                return FAPI2ClientPlanTests.challenge(
+                    #"Bearer error="invalid_token", error_description="get a new access token with the refresh token""#)
             }
             answered += 1
             return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"accounts":[]}"#.utf8))

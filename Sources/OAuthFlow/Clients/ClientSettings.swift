@@ -72,7 +72,7 @@ public struct ClientSettings: Sendable {
     /// Rich authorization request details (RFC 9396) a sign-in with these settings asks for; empty asks for none.
     public var authorizationDetails: [AuthorizationDetail] = []
     /// What a sign-in with these settings asks of its grant (FAPI Grant Management); nil asks nothing.
-    public var grantManagement: GrantManagementAction? = nil
+    public var grantManagement: ManagedGrant.Action? = nil
     /// The protected resources (RFC 8707) a sign-in with these settings asks tokens for; empty names none.
     public var resources: [URL] = []
     /// How recent the user's authentication must be at a sign-in with these settings

@@ -58,7 +58,7 @@ public struct ClientSettingsResolver: Sendable {
     /// none when the file or the key is absent.
     ///
     /// - Throws: ``ClientSettingsError`` `invalid_clients_file` or `unreadable_clients_file`.
-    public func gitCredentialMappings() throws -> [GitCredentialMapping] {
+    public func gitCredentialMappings() throws -> [ClientSettingsResolver.GitCredentialMapping] {
         try clientsFile().gitCredentialMappings()
     }
 

@@ -10,9 +10,9 @@ extension ClientsFile {
     /// The mappings under `credential_helpers.git`, in order; none when the file or the key is absent.
     ///
     /// - Throws: ``ClientSettingsError`` `invalid_clients_file` when the key is not a list of mappings.
-    public func gitCredentialMappings() throws -> [GitCredentialMapping] {
+    public func gitCredentialMappings() throws -> [ClientSettingsResolver.GitCredentialMapping] {
         try decode(
-            [GitCredentialMapping].self, at: ["credential_helpers", "git"],
+            [ClientSettingsResolver.GitCredentialMapping].self, at: ["credential_helpers", "git"],
             shape: "a list of {url, provider, account, variables, username} entries") ?? []
     }
 }

@@ -26,7 +26,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// What every authorization request of this client asks of its grant (FAPI Grant Management §5.2): a new one, or
     /// rights merged into or replacing those of a grant it holds; nil asks nothing, unless the server requires an
     /// action (`grant_management_action_required`), when `create` is sent.
-    public var grantManagement: GrantManagementAction? = nil
+    public var grantManagement: ManagedGrant.Action? = nil
     /// The protected resources (RFC 8707 resource indicators) this client's tokens are for, each sent as `resource` in
     /// every authorization request, code exchange and refresh (an MCP server's canonical URI); empty sends none.
     public var resources: [URL] = []

@@ -8,20 +8,20 @@ extension ErrorCode where Domain == FlowError {
 }
 
 extension FlowError {
-    /// What a ``DPoPKeyKeeper`` throws when the key a session names is gone.
+    /// What a ``DPoPKey/Keeper`` throws when the key a session names is gone.
     public static func dpopKeyMissing(_ message: String) -> FlowError { FlowError(.dpopKeyMissing, message) }
 }
 
 extension DPoPKey {
     /// The keepers that find stored sessions' keys, by name.
-    private static let keepers = Locked<[String: any DPoPKeyKeeper]>([:])
+    private static let keepers = Locked<[String: any DPoPKey.Keeper]>([:])
 
     /// The keeper that makes the DPoP keys of the task's sign-ins (``keeping(in:isolation:_:)``).
-    @TaskLocal static var newKeysKeeper: (any DPoPKeyKeeper)?
+    @TaskLocal static var newKeysKeeper: (any DPoPKey.Keeper)?
 
     /// Lets stored sessions whose DPoP keys `keeper` holds sign proofs in this process: register it at launch, before
     /// the first session is used. A later keeper of the same name replaces it.
-    public static func register(_ keeper: any DPoPKeyKeeper) {
+    public static func register(_ keeper: any DPoPKey.Keeper) {
         keepers.withLock { $0[keeper.name] = keeper }
     }
 
@@ -30,25 +30,25 @@ extension DPoPKey {
     ///
     /// - Throws: what `body` throws; inside it, ``FlowError`` `dpop` when a provider asks for another algorithm than ES256.
     public static func keeping<T>(
-        in keeper: any DPoPKeyKeeper, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+        in keeper: any DPoPKey.Keeper, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async rethrows -> T {
         register(keeper)
         return try await $newKeysKeeper.withValue(keeper, operation: body)
     }
 
-    /// The name of the keeper that holds the private key (``DPoPKeyKeeper/name``); nil when the session holds it.
+    /// The name of the keeper that holds the private key (``DPoPKey/Keeper/name``); nil when the session holds it.
     public var keeper: String? {
         guard case let .external(key) = material else { return nil }
         return key.keeper
     }
 
     /// A new key made by `keeper`.
-    static func generate(_ algorithm: JWSAlgorithm, in keeper: any DPoPKeyKeeper) throws -> DPoPKey {
+    static func generate(_ algorithm: JWSAlgorithm, in keeper: any DPoPKey.Keeper) throws -> DPoPKey {
         guard algorithm == .es256 else {
             throw FlowError(
                 .dpop, "DPoP keys kept by `\(keeper.name)` are ES256, and the provider's DPoP algorithm is \(algorithm.rawValue)")
         }
-        let signer: any DPoPSigner
+        let signer: any DPoPKey.Signer
         do {
             signer = try keeper.newSigner()
         } catch let error as FlowError {
@@ -98,7 +98,7 @@ extension DPoPKey {
     final class ExternalKey: Sendable {
         let keeper: String
         let reference: Data
-        let resolved = Locked<(any DPoPSigner)?>(nil)
+        let resolved = Locked<(any DPoPKey.Signer)?>(nil)
 
         init(keeper: String, reference: Data) {
             self.keeper = keeper
@@ -112,7 +112,7 @@ extension DPoPKey {
         }
 
         /// The signer, found by the registered keeper the first time.
-        private func signer(expecting thumbprint: String) throws -> any DPoPSigner {
+        private func signer(expecting thumbprint: String) throws -> any DPoPKey.Signer {
             if let signer = resolved.current { return signer }
             guard let keeper = DPoPKey.keepers.withLock({ $0[self.keeper] }) else {
                 throw FlowError(

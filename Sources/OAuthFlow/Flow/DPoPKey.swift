@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The private key is kept as PKCS#8 PEM inside the session, so each token store seals it as it seals the
 /// tokens; or, for a key a device holds (the Secure Enclave), the session keeps only a reference that its
-/// ``DPoPKeyKeeper`` finds the key by (DPoPKey+Keeper.swift). `description` names only the algorithm and the public key's
+/// ``DPoPKey/Keeper`` finds the key by (DPoPKey+Keeper.swift). `description` names only the algorithm and the public key's
 /// thumbprint.
 public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ES256 (the default), EdDSA (Ed25519), RS256 or PS256.

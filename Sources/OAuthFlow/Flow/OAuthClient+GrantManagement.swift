@@ -45,7 +45,7 @@ extension OAuthClient {
                 "these tokens name no grant (`grant_id`): provider `\(provider.id)` gave none when they were issued; ask for one with `grantManagement` on the client configuration"
             )
         }
-        try GrantManagementAction.check(grantID)
+        try ManagedGrant.Action.check(grantID)
         let endpoint = try await endpoint(\.grantManagement, "grant management")
         let (identity, base) = try await certificateRoute(for: tokens, to: endpoint)
         // One path segment (§6.3): `/` and the characters that end a path are escaped.

@@ -93,7 +93,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
                 extra["authorization_details"] = nil
             }
             // Grant management (FAPI Grant Management §5): the host's action replaces any the descriptor fixes.
-            let grantParameters = try GrantManagementAction.requested(by: client, of: provider)?.parameters()
+            let grantParameters = try ManagedGrant.Action.requested(by: client, of: provider)?.parameters()
             if grantParameters != nil {
                 extra["grant_management_action"] = nil
                 extra["grant_id"] = nil

@@ -153,7 +153,7 @@ enum TokenResponseParser {
     ///   bytes, no space or control character): it is sent back in URLs and later requests.
     static func grantID(in fields: [String: JSONValue]) throws -> String? {
         guard let value = fields["grant_id"], value != .null else { return nil }
-        guard let text = value.stringValue, (try? GrantManagementAction.check(text)) != nil else {
+        guard let text = value.stringValue, (try? ManagedGrant.Action.check(text)) != nil else {
             throw FlowError(
                 .invalidTokenResponse, "the token response's `grant_id` is not a string of 1 to 512 bytes without spaces or control characters")
         }

@@ -30,7 +30,7 @@ public struct TokenSet: Sendable, Hashable, Codable {
     public var authorizationDetails: [AuthorizationDetail]? = nil
     /// The grant the tokens belong to (FAPI Grant Management §5.3): the token answer's `grant_id`, kept through refreshes
     /// whose answers carry none. A later sign-in merges into or replaces this grant
-    /// (``GrantManagementAction/merge(grantID:)``), and ``OAuthClient/grant(of:)`` and ``OAuthClient/revokeGrant(of:)``
+    /// (``ManagedGrant/Action/merge(grantID:)``), and ``OAuthClient/grant(of:)`` and ``OAuthClient/revokeGrant(of:)``
     /// query and revoke it. Nil when no answer named one (and in sessions stored before OAuthFlow kept it).
     public var grantID: String? = nil
 

@@ -154,12 +154,16 @@ public struct FileTokenStore: TokenStore {
     ///
     /// - Parameters:
     ///   - data: The file's bytes.
-    ///   - name: A file name, not a path; one ending in `.json` is refused, so that no session can be replaced.
-    /// - Throws: ``TokenStoreError`` `unavailable` for a name that is not a plain file name, and what writing throws.
+    ///   - name: A file name ending in `.memo`, not a path: no name the store gives its own files (sessions, their locks
+    ///     and kept copies, pending sign-ins) ends so, on a file system that ignores case too.
+    /// - Throws: ``TokenStoreError`` `unavailable` for any other name, and what writing throws.
     public func writePrivateFile(_ data: Data, named name: String) throws {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), !name.hasSuffix(".json") else {
+        let stem = name.dropLast(5)
+        guard name.hasSuffix(".memo"), !stem.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0") else {
             throw TokenStoreError(
-                .unavailable, "\(TerminalText.quoted(name)) is not a file name a host may write beside the sessions", path: directory.path)
+                .unavailable,
+                "\(TerminalText.quoted(name)) is not a file name a host may write beside the sessions: give a plain name ending in `.memo`",
+                path: directory.path)
         }
         try writePrivateFile(data, to: directory.path + "/" + name)
     }

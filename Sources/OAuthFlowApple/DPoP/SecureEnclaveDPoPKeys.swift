@@ -16,7 +16,7 @@ import OAuthFlow
 /// key that is gone: using its tokens throws `FlowError` `dpopKeyMissing` before anything is sent, and
 /// the user signs in again. Any other failure of the Secure Enclave is `dpopKeyUnavailable`: the session is kept. The keys are created usable after first unlock, without user presence, so a refresh in the
 /// background can sign its proof.
-public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
+public struct SecureEnclaveDPoPKeys: DPoPKey.Keeper {
     public var name: String { "secure-enclave" }
     let keys: any EnclaveKeys
 
@@ -34,7 +34,7 @@ public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
     ///
     /// - Throws: `FlowError` `dpop` on a device without one (`SecureEnclave.isAvailable`: a Mac without Apple silicon
     ///   or a T2 chip, some simulators).
-    public func newSigner() throws -> any DPoPSigner {
+    public func newSigner() throws -> any DPoPKey.Signer {
         guard keys.isAvailable else {
             throw FlowError.dpopRefused("this device has no Secure Enclave to hold a DPoP key (SecureEnclave.isAvailable is false)")
         }
@@ -52,7 +52,7 @@ public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
     /// - Throws: `FlowError` `dpopKeyMissing` when this device's Secure Enclave does not hold it (`errSecItemNotFound`:
     ///   sign in again); `dpopKeyUnavailable` when the Secure Enclave could not use it now (any other error: the
     ///   session is kept, try again later).
-    public func signer(for keyReference: Data) throws -> any DPoPSigner {
+    public func signer(for keyReference: Data) throws -> any DPoPKey.Signer {
         do {
             return Signer(keys: keys, keyReference: keyReference, publicKey: try keys.publicKey(of: keyReference))
         } catch {
@@ -75,7 +75,7 @@ public struct SecureEnclaveDPoPKeys: DPoPKeyKeeper {
         )
     }
 
-    struct Signer: DPoPSigner {
+    struct Signer: DPoPKey.Signer {
         let keys: any EnclaveKeys
         let keyReference: Data
         let publicKey: P256.Signing.PublicKey

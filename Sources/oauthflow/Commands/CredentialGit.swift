@@ -28,7 +28,7 @@ extension OAuthFlowCommand.Credential {
                 let mapping = try resolver.gitCredentialMappings().first { $0.matches(request.attributes) }
                 // What was decided, for the launcher to answer this request again without clients.yaml. Only
                 // for the default store and providers, which are what the launcher reads.
-                let remember = { (mapping: GitCredentialMapping?) in
+                let remember = { (mapping: ClientSettingsResolver.GitCredentialMapping?) in
                     guard registryOptions.providerDirectories.isEmpty else { return }
                     request.remember(
                         answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: CommandEnvironment.store)

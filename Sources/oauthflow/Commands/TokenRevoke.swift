@@ -18,7 +18,11 @@ extension OAuthFlowCommand.Token {
             // The session as its manager hands it over: only a session of this provider and client (its tokens go back
             // to the server that issued them, a DPoP-bound one's with a proof from its key, RFC 9449, a certificate-bound
             // one's with its certificate, RFC 8705).
-            let manager = try await session.withManager { manager, _, _ in manager }
+            let manager = try await session.withManager { manager, _, _ in
+                // The session read here, where a failure gets the session's own advice (sign in again).
+                _ = try await manager.session()
+                return manager
+            }
             try await Output.running(advice: Advice.revocationFailed) {
                 guard try await manager.revoke(refreshToken ? .refreshToken : .accessToken) else {
                     throw CommandFailure("the session has no refresh token")

@@ -28,14 +28,17 @@ struct RegistryOptions: ParsableArguments {
     ///   - clients: Client settings the command's flags decided, by provider name, ahead of the environment and file.
     ///   - overrides: What the command's flags say of a provider's client, by provider name: settings are resolved
     ///     with them, ahead of the environment and the clients file, when they are needed.
+    ///   - serviceClients: A service's own client settings, by provider name, already resolved.
     ///   - timeout: Each request's deadline, when the command's is not the transport's default.
     func oauth(
-        clients: [String: ClientSettings] = [:], overrides: [String: ClientSettings.Overrides] = [:], timeout: TimeInterval? = nil
+        clients: [String: ClientSettings] = [:], overrides: [String: ClientSettings.Overrides] = [:],
+        serviceClients: [String: ClientSettings] = [:], timeout: TimeInterval? = nil
     ) -> OAuth {
         let transport = timeout.map { DefaultHTTPTransport(timeout: $0) } ?? DefaultHTTPTransport()
         var configuration = OAuth.Configuration.commandLine(environment: CommandEnvironment.variables, transport: transport)
         configuration.providerDirectories = directories
         configuration.clients = clients
+        configuration.serviceClients = serviceClients
         configuration.clientSettings?.overrides = overrides
         configuration.environment.logger = logger
         return OAuth(configuration)

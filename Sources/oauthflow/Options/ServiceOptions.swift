@@ -45,11 +45,12 @@ struct ServiceOptions: ParsableArguments {
     ) async throws -> Value {
         let (tokens, settings) = try await Output.running {
             // The flags ahead of the environment and the clients file, as the front door resolves a service's client.
-            let oauth = registry.oauth(overrides: [name: overrides])
+            let resolving = registry.oauth(overrides: [name: overrides])
             // The provider first: a misspelt name is an unknown provider, whatever the client settings say.
-            _ = try oauth.descriptor(name)
-            let settings = try oauth.serviceClientSettings(for: name)
-            return (try oauth.serviceTokens(for: name), settings)
+            _ = try resolving.descriptor(name)
+            // Resolved once: the notes and the advice below are of the client the tokens are asked for with.
+            let settings = try resolving.serviceClientSettings(for: name)
+            return (try registry.oauth(serviceClients: [name: settings]).serviceTokens(for: name), settings)
         }
         for note in settings.notes { Output.stderr("note: \(note)\n") }
         // The method in use, or the one asked for when its credential is missing (the advice then names only what it takes).

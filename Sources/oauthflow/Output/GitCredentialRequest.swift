@@ -48,7 +48,7 @@ struct GitCredentialRequest: Sendable, Hashable {
     /// remembered when the file changed since.
     ///
     /// The memo is a cache: a failure to write it is ignored, and the next request takes the full path again.
-    func remember(answeredBy mapping: GitCredentialMapping?, clientsFile: String, identity: String?, store: FileTokenStore) {
+    func remember(answeredBy mapping: ClientSettingsResolver.GitCredentialMapping?, clientsFile: String, identity: String?, store: FileTokenStore) {
         guard let identity, GitCredentialMemo.identity(of: clientsFile) == identity, let protocolName, let host else { return }
         let directory = store.directory.path
         var memo =

@@ -32,7 +32,7 @@ import Testing
         let clients = try home.write("clients.yaml", "github:\n  client_id: abc\n")
         let store = FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow"))
         let request = try GitCredentialRequest(parsing: "protocol=https\nhost=github.com\npath=org/repo\n\n")
-        let mapping = GitCredentialMapping(url: "https://github.com", provider: "github", username: "x-access-token")
+        let mapping = ClientSettingsResolver.GitCredentialMapping(url: "https://github.com", provider: "github", username: "x-access-token")
         let identity = GitCredentialRequest.identity(ofClientsFile: clients.path)
         request.remember(answeredBy: mapping, clientsFile: clients.path, identity: identity, store: store)
         let memo = try #require(GitCredentialMemo.read(sessionDirectory: store.directory.path))

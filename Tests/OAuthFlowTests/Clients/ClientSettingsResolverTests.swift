@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import OAuthFlowTestSupport
 import OAuthFlow
+import OAuthFlowTestSupport
 import OAuthFlowTesting
+import Testing
 
 /// Where a client's settings come from: what the host names, then the environment, then the clients file;
 /// a configured secret only for the client id beside it; every refusal a sentence that names no CLI flag.
@@ -34,7 +34,8 @@ import OAuthFlowTesting
         defer { environment.directory.cleanUp() }
         #expect(try environment.resolver.settings(for: "django").clientID == "from-environment")
 
-        let given = try environment.resolver.settings(for: "django", overrides: .init(clientID: "given", variables: ["realm": "given"], scopes: ["read"]))
+        let given = try environment.resolver.settings(
+            for: "django", overrides: .init(clientID: "given", variables: ["realm": "given"], scopes: ["read"]))
         #expect(given.clientID == "given" && given.variables == ["port": "8000", "realm": "given"] && given.scopes == ["read"])
         // No scopes given keeps the file's.
         #expect(try environment.resolver.settings(for: "django", overrides: .init(scopes: [])).scopes == ["openid", "email"])
@@ -45,14 +46,18 @@ import OAuthFlowTesting
     /// issuer is refused with the key named.
     @Test func theEntrysIssuerBindsItsCredentials() async throws {
         let setup = try Setup(
-            "corp:\n  client_id: app\n  client_secret_env: CORP_SECRET\n  issuer: https://auth.example.com\n", environment: ["CORP_SECRET": "corp-secret-0123456789"])
+            "corp:\n  client_id: app\n  client_secret_env: CORP_SECRET\n  issuer: https://auth.example.com\n",
+            environment: ["CORP_SECRET": "corp-secret-0123456789"])
         defer { setup.directory.cleanUp() }
         let settings = try setup.resolver.settings(for: "corp")
         #expect(settings.authorizationServer?.absoluteString == "https://auth.example.com")
         for issuer in ["https://auth-example.com", "https://auth.example.com"] {
             let recording = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"Bearer"}"#))
-            let provider = try TestDescriptor(id: "corp", issuer: issuer, extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n").provider()
-            let client = OAuthClient(provider: provider, configuration: settings.serviceConfiguration(), environment: OAuthEnvironment(transport: recording))
+            let provider = try TestDescriptor(
+                id: "corp", issuer: issuer, extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
+            ).provider()
+            let client = OAuthClient(
+                provider: provider, configuration: settings.serviceConfiguration(), environment: OAuthEnvironment(transport: recording))
             let sent = (try? await client.clientCredentialsToken()) != nil
             #expect(sent == (issuer == "https://auth.example.com"), "\(issuer)")
             #expect(recording.requests.count == (sent ? 1 : 0), "\(issuer)")
@@ -83,8 +88,9 @@ import OAuthFlowTesting
     }
 
     @Test func theFilesSecretBelongsToItsClientID() throws {
-        let setup = try Setup("django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n",
-                              environment: ["CONFIDENTIAL_SECRET": "s3cret"])
+        let setup = try Setup(
+            "django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n",
+            environment: ["CONFIDENTIAL_SECRET": "s3cret"])
         defer { setup.directory.cleanUp() }
         let own = try setup.resolver.settings(for: "django")
         #expect(own.secret?.value == "s3cret" && own.authMethod == .clientSecretPost && own.notes.isEmpty)
@@ -93,15 +99,21 @@ import OAuthFlowTesting
 
         let other = try setup.resolver.settings(for: "django", overrides: .init(clientID: "public"))
         #expect(other.secret == nil && other.authMethod == nil && other.secretSource == nil)
-        #expect(other.notes == ["client_secret_env and client_auth under `django:` in \(setup.file) are for client confidential, not public; not used"])
+        #expect(
+            other.notes == ["client_secret_env and client_auth under `django:` in \(setup.file) are for client confidential, not public; not used"])
     }
 
     /// Another client's key and certificate are named as left out too, not only its secret.
     @Test func anotherClientsKeyIsNamedAsLeftOut() throws {
-        let setup = try Setup("django:\n  client_id: signer\n  private_key_file: /nonexistent/key.pem\n  certificate_file: /nonexistent/cert.pem\n  client_auth: private_key_jwt\n")
+        let setup = try Setup(
+            "django:\n  client_id: signer\n  private_key_file: /nonexistent/key.pem\n  certificate_file: /nonexistent/cert.pem\n  client_auth: private_key_jwt\n"
+        )
         defer { setup.directory.cleanUp() }
         let other = try setup.resolver.settings(for: "django", overrides: .init(clientID: "public"))
-        #expect(other.notes == ["private_key_file, certificate_file and client_auth under `django:` in \(setup.file) are for client signer, not public; not used"])
+        #expect(
+            other.notes == [
+                "private_key_file, certificate_file and client_auth under `django:` in \(setup.file) are for client signer, not public; not used"
+            ])
     }
 
     @Test func theEnvironmentsSecretBelongsToItsClientID() throws {
@@ -114,7 +126,8 @@ import OAuthFlowTesting
     }
 
     @Test func authenticationNoneLeavesAConfiguredSecretOut() throws {
-        let setup = try Setup("django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n", environment: ["CONFIDENTIAL_SECRET": "s3cret"])
+        let setup = try Setup(
+            "django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n", environment: ["CONFIDENTIAL_SECRET": "s3cret"])
         defer { setup.directory.cleanUp() }
         let settings = try setup.resolver.settings(for: "django", overrides: .init(authMethod: ProviderDescriptor.ClientAuth.Method.none))
         #expect(settings.secret == nil && settings.authMethod == ProviderDescriptor.ClientAuth.Method.none)
@@ -152,7 +165,7 @@ import OAuthFlowTesting
         var resolver = setup.resolver
         resolver.overrides["example"] = ClientSettings.Overrides(clientID: "A", secretVariable: "A_SECRET")
         #expect(try resolver.settings(for: "example").secret?.value == "secret-of-a")
-        let session = sampleSession()   // client "client"
+        let session = sampleSession()  // client "client"
         let settings = try resolver.settings(for: session)
         #expect(settings.clientID == "client" && settings.secret == nil && settings.secretSource == nil)
         #expect(settings.notes.contains { $0.contains("A_SECRET") && $0.contains("not used") })
@@ -172,9 +185,15 @@ import OAuthFlowTesting
     }
 
     @Test(arguments: [
-        ("django:\n  client_id: x\n  client_secret: hunter2\n", "literal_secret", ":3:3: `client_secret` holds a secret in clear; use client_secret_env or client_secret_file"),
+        (
+            "django:\n  client_id: x\n  client_secret: hunter2\n", "literal_secret",
+            ":3:3: `client_secret` holds a secret in clear; use client_secret_env or client_secret_file"
+        ),
         ("django:\n  client_id: x\n  clientid: y\n", "invalid_clients_file", ":3:3: unknown key `clientid` under `django`"),
-        ("django:\n  client_id: x\n  scopes: openid\n", "invalid_clients_file", ":3:3: `scopes` under `django` must be a list, such as [openid, email]"),
+        (
+            "django:\n  client_id: x\n  scopes: openid\n", "invalid_clients_file",
+            ":3:3: `scopes` under `django` must be a list, such as [openid, email]"
+        ),
         ("django:\n  client_id: x\n  variables: [a]\n", "invalid_clients_file", ":3:3: `variables` under `django` must be a mapping of name: value"),
         ("django:\n  client_id: x\n  client_auth: client_secret_magic\n", "invalid_clients_file", ": the entry for django cannot be read"),
         ("django: [\n", "invalid_clients_file", " is not valid YAML"),
@@ -202,14 +221,17 @@ import OAuthFlowTesting
         defer { setup.directory.cleanUp() }
         var messages: [String] = []
         for overrides in [ClientSettings.Overrides(), .init(clientID: "c", secretVariable: "UNSET")] {
-            do { _ = try setup.resolver.settings(for: "django", overrides: overrides) } catch let error as ClientSettingsError { messages.append(error.message) }
+            do { _ = try setup.resolver.settings(for: "django", overrides: overrides) } catch let error as ClientSettingsError {
+                messages.append(error.message)
+            }
         }
         #expect(messages.count == 2)
         for message in messages { #expect(!message.contains("--"), "\(message)") }
     }
 
     @Test func gitMappingsAreReadFromTheReservedKey() throws {
-        let setup = try Setup("""
+        let setup = try Setup(
+            """
             gitlab:
               client_id: c
             credential_helpers:
@@ -220,7 +242,8 @@ import OAuthFlowTesting
             """)
         defer { setup.directory.cleanUp() }
         let mappings = try setup.resolver.clientsFile().gitCredentialMappings()
-        #expect(mappings == [GitCredentialMapping(url: "https://git.example.com/team", provider: "gitlab", username: "oauth2")])
+        #expect(
+            mappings == [ClientSettingsResolver.GitCredentialMapping(url: "https://git.example.com/team", provider: "gitlab", username: "oauth2")])
 
         let none = try Setup(nil)
         defer { none.directory.cleanUp() }

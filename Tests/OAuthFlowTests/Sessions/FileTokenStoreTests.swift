@@ -46,7 +46,9 @@ private func mode(_ path: String) -> mode_t {
         let session = sampleSession()
         try await store.save(session)
         let sessionName = URL(fileURLWithPath: store.path(for: session.key)).lastPathComponent
-        for name in [sessionName, "", ".", "..", "../escape.memo", "sub/x.memo", "x\u{0}.memo"] {
+        // The store's own names, as a file system that ignores case would read them too.
+        let own = [sessionName, sessionName.uppercased(), sessionName + ".lock", sessionName + ".corrupt-1", "x.pending.json"]
+        for name in own + ["", ".", "..", ".memo", "../escape.memo", "sub/x.memo", "x\u{0}.memo", "x.txt"] {
             #expect(throws: TokenStoreError.self, "\(name.debugDescription)") { try store.writePrivateFile(Data("x".utf8), named: name) }
         }
         #expect(try await store.load(session.key) == session)

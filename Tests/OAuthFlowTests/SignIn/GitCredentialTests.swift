@@ -15,7 +15,7 @@ import Testing
         ("https://git.example.com/team", "protocol=https\nhost=git.example.com\n", true),
     ])
     func mappingsMatchProtocolHostAndPathPrefix(_ url: String, _ request: String, _ expected: Bool) throws {
-        #expect(GitCredentialMapping(url: url, provider: "p").matches(try GitCredentialLines.parse(request)) == expected)
+        #expect(ClientSettingsResolver.GitCredentialMapping(url: url, provider: "p").matches(try GitCredentialLines.parse(request)) == expected)
     }
 
 }
