@@ -362,17 +362,17 @@ extension MCPAuthorization {
         } catch {
             throw MCPAuthorizationError(.unsupportedServer, "the authorization server \(server.issuer.absoluteString) cannot be used: \(error)")
         }
-        // The rules `oauthflow lint` holds a written descriptor to hold the drafted one too: what lint calls an error is
-        // refused here, before anything is registered or sent.
-        let findings = Linter().lint(text: draft.text, path: "\(id).yaml").filter { $0.severity == .error }
+        // The drafted text, read once: the rules `oauthflow lint` holds a written descriptor to hold it too (what lint calls
+        // an error is refused here, before anything is registered or sent), and what they read is what is resolved.
+        let file = LintFile(document: DescriptorDocument.parse(Data(draft.text.utf8), path: "\(id).yaml"))
+        let findings = Linter().lint([file]).filter { $0.severity == .error }
         if !findings.isEmpty {
             let reasons = findings.prefix(5).map { "\($0.ruleID): \(TerminalText.escaped($0.message))" }.joined(separator: "; ")
             throw MCPAuthorizationError(
                 .unsupportedServer, "the provider drafted from the metadata of \(server.issuer.absoluteString) breaks lint rules: \(reasons)")
         }
-        let document = DescriptorDocument.parse(Data(draft.text.utf8), path: "\(id).yaml")
-        guard let descriptor = document.descriptor else {
-            let problems = document.problems.map(\.message).joined(separator: "; ")
+        guard let descriptor = file.descriptor else {
+            let problems = file.document.problems.map(\.message).joined(separator: "; ")
             throw MCPAuthorizationError(.unsupportedServer, "the metadata of \(server.issuer.absoluteString) makes no usable provider: \(problems)")
         }
         return try descriptor.resolve([:]).applying(metadata)

@@ -105,3 +105,23 @@ extension MCPAuthorization {
         }
     }
 }
+
+extension MCPAuthorization.Configuration {
+    /// A configuration made from the front door a host already holds: the same session store and environment (its
+    /// transport, clock and logger), so that MCP sessions sit beside the host's others and go through one transport.
+    ///
+    /// - Parameters:
+    ///   - oauth: The host's front door.
+    ///   - browser: Opens the authorization URL.
+    ///   - clientMetadataDocument: The URL of this client's Client ID Metadata Document, if it publishes one.
+    ///   - registrations: Where dynamically registered clients are kept; in memory by default.
+    ///   - clientName: The `client_name` sent when registering.
+    public init(
+        oauth: OAuth, browser: any BrowserOpener, clientMetadataDocument: URL? = nil,
+        registrations: any ClientRegistrationStore = InMemoryClientRegistrationStore(), clientName: String = "OAuthFlow MCP client"
+    ) {
+        self.init(
+            store: oauth.store, browser: browser, environment: oauth.environment, clientMetadataDocument: clientMetadataDocument,
+            registrations: registrations, clientName: clientName)
+    }
+}

@@ -66,6 +66,23 @@ import Testing
         #expect(world.requests(to: "auth.example", "/tenant/register").count == 1)
     }
 
+    /// Made from the host's front door: the MCP session lands in its store and every request goes through its transport,
+    /// so a second authorizer made from another `OAuth` over the same store signs nobody in again.
+    @Test func aConfigurationMadeFromTheFrontDoorSharesItsStoreAndTransport() async throws {
+        func authorizer() -> MCPAuthorizer {
+            let oauth = OAuth(OAuth.Configuration(store: store, environment: world.environment))
+            var configuration = MCPAuthorizer.Configuration(
+                oauth: oauth, browser: world.browser, registrations: registrations, clientName: "MCP tests")
+            configuration.signInTimeout = .seconds(90)
+            return MCPAuthorizer(configuration)
+        }
+        #expect(try await world.call(authorizer()).status == 200)
+        #expect(world.requests(to: "auth.example", "/tenant/token").count == 1)
+        #expect(try await world.call(authorizer()).status == 200)
+        #expect(world.authorizations.values.count == 1, "the second authorizer found the session in the shared store")
+        #expect(world.requests(to: "auth.example", "/tenant/token").count == 1)
+    }
+
     @Test func refreshesWithTheResourceWhenTheTokenExpires() async throws {
         let (authorizer, user) = authorizer()
         #expect(try await world.call(authorizer).status == 200)
@@ -259,8 +276,9 @@ import Testing
         let url = try #require(URL(string: "HTTPS://MCP.Example.com:443/mcp/#top"))
         let canonical = try #require(ResourceIdentifier(url))
         #expect(canonical.description == "https://mcp.example.com/mcp")
-        #expect(canonical.metadataLocations.map(\.absoluteString) == [
-            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp", "https://mcp.example.com/.well-known/oauth-protected-resource",
-        ])
+        #expect(
+            canonical.metadataLocations.map(\.absoluteString) == [
+                "https://mcp.example.com/.well-known/oauth-protected-resource/mcp", "https://mcp.example.com/.well-known/oauth-protected-resource",
+            ])
     }
 }

@@ -64,14 +64,15 @@ struct MCPOptions: ParsableArguments {
         // The sessions' directory first, 0700: the registered clients' directory is made inside it.
         try? FileManager.default.createDirectory(
             at: CommandEnvironment.store.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The command's front door: its store (the CLI's sessions), environment and `--provider` descriptors.
+        let oauth = registry.oauth()
         var configuration = MCPAuthorization.Configuration(
-            store: CommandEnvironment.store, browser: browser, clientMetadataDocument: clientMetadataDocument.flatMap(URL.init(string:)),
+            oauth: oauth, browser: browser, clientMetadataDocument: clientMetadataDocument.flatMap(URL.init(string:)),
             registrations: Self.registrations, clientName: "oauthflow")
         configuration.trustedMetadataOrigins = trustedOrigins.compactMap(URL.init(string:))
         configuration.redirectPort = port
         configuration.signInTimeout = .seconds(timeout)
         configuration.signInEvents = events
-        let oauth = registry.oauth()
         configuration.pinnedProviders = try pinned.map { try oauth.resolve($0, variables: [:]) }
         configuration.requiresPinnedProvider = pinnedOnly
         configuration.legacyDiscovery = legacyDiscovery
