@@ -27,6 +27,10 @@ The rules:
 - sign-in-run: an authorization-code sign-in is started only by SignInRun (SIGN_IN_RUN) and the engine itself
   (Sources/OAuthFlow/Flow/): a presenter, a host module or the command line calls `SignInRun.start()`, never
   `OAuthClient.startAuthorization()`, so that every sign-in runs in the one order (Docs/design.md, Layers).
+- client-door: an `OAuthClient` is made only in the core (Sources/OAuthFlow/, CORE), whose layers below the front door
+  are handed the discovery cache they share; every other module (the sign-ins, the web routes, MCP, the command line)
+  asks an `OAuth` for its clients (`client(of:configuration:)`), so that every client of a provider shares one
+  discovery cache (Docs/flow.md, One sign-in run).
 
 A rule can be waived for one file, with its reason, in EXCEPTIONS below (PENDING holds what other branches of issue 57
 are splitting); an entry that no longer matches a finding is itself a finding (stale-exception), so the lists cannot
@@ -56,6 +60,9 @@ AROUND_JSON_GATE = re.compile(r"(?:JSONDecoder\(\)\s*\.\s*decode|JSONSerializati
 SIGN_IN_RUN = "OAuthFlow/SignIn/SignInRun.swift"
 ENGINE = "OAuthFlow/Flow/"
 STARTS_SIGN_IN = re.compile(r"\.\s*startAuthorization\s*\(")
+# The module whose layers make clients, and a client made (`OAuthClient(` or `OAuthClient.init(`).
+CORE = "OAuthFlow/"
+MAKES_CLIENT = re.compile(r"\bOAuthClient\s*(?:\.\s*init\s*)?\(")
 JWTKIT_IMPORT = re.compile(r"^[ \t]*(?:@[\w()]+[ \t]+)*import[ \t]+(?:(?:class|struct|enum|protocol|func|var|let|typealias)[ \t]+)?JWTKit\b", re.M)
 
 # A rule waived for a file: path under Sources/ (or a pattern of paths) -> {rule: reason}. Keep each reason a sentence a
@@ -291,6 +298,11 @@ def scan(relative, text, limits):
         for match in STARTS_SIGN_IN.finditer(code):
             findings.append((line_of(starts, match.start()), "sign-in-run", "starts a sign-in around SignInRun: make one "
                              "(OAuth.signInRun(to:redirectURI:), or SignInRun(client:)) and call its start() or run(_:account:in:)"))
+    if not relative.replace(os.sep, "/").startswith(CORE):
+        for match in MAKES_CLIENT.finditer(code):
+            findings.append((line_of(starts, match.start()), "client-door", "makes an OAuthClient outside the core: ask the "
+                             "front door for it (OAuth.client(of:configuration:), or an OAuth.over(store:environment:) of "
+                             "the module's own), so that every client of a provider shares its discovery cache"))
     return findings
 
 
@@ -413,7 +425,7 @@ def main():
         print("%s:%d: %s [%s]" % (path, line, message, rule))
     sys.stdout.flush()
     print("house: %d finding(s) (functions at most %d lines, files at most %d, each file named after its type, jwt-kit only in %s, "
-          "server answers read through ServerJSON, sign-ins started by SignInRun%s)"
+          "server answers read through ServerJSON, sign-ins started by SignInRun, clients made in the core%s)"
           % (len(findings), FUNCTION_LINES, FILE_LINES, JOSE_ROOM, "; %d excused by EXCEPTIONS and PENDING in scripts/house.py" % waived if waived else ""),
           file=sys.stderr)
     return 1 if findings else 0

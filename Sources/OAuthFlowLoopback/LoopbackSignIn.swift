@@ -45,23 +45,29 @@ public struct LoopbackSignIn: Sendable {
         case pushedRequestRenewed
     }
 
-    public let store: any TokenStore
+    /// Where the session is stored.
+    public var store: any TokenStore { oauth.store }
     public let browser: any BrowserOpener
     /// The transport, clock, logger and DPoP nonces of the client made for each sign-in.
-    public let environment: OAuthEnvironment
+    public var environment: OAuthEnvironment { oauth.environment }
     /// How long to wait for anything to reach the redirect URI before ``Event/stillWaiting(redirectURI:after:)``.
     public var waitingHintDelay: Duration = .seconds(20)
-    /// The discovery cache of the provider signed in to, when `OAuth` keeps one for it; nil makes one per sign-in.
-    package var discovery: DiscoveryClient?
+    /// The front door each sign-in's client is made by: the host's, or one over the store and environment given, so
+    /// that every sign-in to a provider shares its discovery cache.
+    package let oauth: OAuth
 
     /// - Parameters:
     ///   - store: Where the session is stored.
     ///   - browser: Opens the authorization URL (``SystemBrowser`` for the user's browser).
     ///   - environment: The transport, clock, logger and DPoP nonces of each sign-in's client.
     public init(store: any TokenStore, browser: any BrowserOpener, environment: OAuthEnvironment = OAuthEnvironment()) {
-        self.store = store
+        self.init(oauth: .over(store: store, environment: environment), browser: browser)
+    }
+
+    /// A sign-in whose clients `oauth` makes, into its store.
+    package init(oauth: OAuth, browser: any BrowserOpener) {
+        self.oauth = oauth
         self.browser = browser
-        self.environment = environment
     }
 
     /// Signs in and stores the session.
@@ -89,7 +95,7 @@ public struct LoopbackSignIn: Sendable {
         let receiver = try await LoopbackReceiver.start(host: loopback.host, port: port ?? loopback.fixedPort ?? 0, path: loopback.path)
         do {
             let configuration = settings.configuration(redirectURI: receiver.redirectURI, requestOfflineAccess: requestOfflineAccess)
-            let run = SignInRun(client: OAuthClient(provider: provider, configuration: configuration, environment: environment, discovery: discovery))
+            let run = SignInRun(client: oauth.client(of: provider, configuration: configuration))
             let presenter = BrowserPresenter(
                 receiver: receiver, browser: browser, timeout: timeout, waitingHintDelay: waitingHintDelay, events: events)
             let result = try await run.run(presenter, account: account, in: store) { events(.corruptSessionKept($0)) }

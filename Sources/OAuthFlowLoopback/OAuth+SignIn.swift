@@ -80,9 +80,7 @@ extension OAuth {
                 to: provider, settings: settings, requestOfflineAccess: requestOfflineAccess, account: account
             ) { events(.device($0)) }
         case .browser:
-            var loopback = LoopbackSignIn(store: store, browser: browser, environment: environment)
-            loopback.discovery = discovery(for: provider.id)
-            return try await loopback.signIn(
+            return try await LoopbackSignIn(oauth: self, browser: browser).signIn(
                 to: provider, settings: settings, requestOfflineAccess: requestOfflineAccess, account: account, port: port, timeout: timeout
             ) { events(.browser($0)) }
         }

@@ -147,7 +147,7 @@ extension MCPAuthorization {
         try await state.signIn(context.server) {
             var settings = context.settings
             settings.scopes = scopes
-            let signIn = LoopbackSignIn(store: configuration.store, browser: configuration.browser, environment: configuration.environment)
+            let signIn = LoopbackSignIn(oauth: configuration.oauth, browser: configuration.browser)
             let result = try await signIn.signIn(
                 to: context.provider, settings: settings, account: context.key.account, port: configuration.redirectPort,
                 timeout: configuration.signInTimeout, events: configuration.signInEvents)
@@ -215,7 +215,7 @@ extension MCPAuthorization {
         }
         settings.resources = [resource]
         let key = SessionKey(providerID: provider.id, account: Self.account(for: server, grant: grant))
-        let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: nil), environment: environment)
+        let client = client(of: provider, settings.configuration(redirectURI: nil))
         logger.info(
             "MCP server discovered",
             metadata: ["server": "\(server)", "issuer": "\(issuer.absoluteString)", "client_id": "\(settings.clientID)"])

@@ -33,7 +33,7 @@ extension MCPAuthorization {
     func clientCredentialsToken(_ context: AuthorizationState.Context, scopes: [String]) async throws -> TokenSet {
         let session = try await state.signIn(context.server) { [self] in
             let configuration = context.settings.serviceConfiguration()
-            let client = OAuthClient(provider: context.provider, configuration: configuration, environment: environment)
+            let client = client(of: context.provider, configuration)
             let tokens = try await client.clientCredentialsToken(
                 OAuthClient.ServiceTokenRequest(scopes: scopes, resources: [context.resource.absoluteString]))
             let stored = StoredSession(

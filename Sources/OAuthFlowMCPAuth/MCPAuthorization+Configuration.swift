@@ -5,12 +5,17 @@ import OAuthFlowLoopback
 extension MCPAuthorization {
     /// Where an authorization keeps sessions and registered clients, how it signs the user in, and which clients it uses.
     public struct Configuration: Sendable {
-        /// Where sessions are kept: one per authorization server and MCP server (a `FileTokenStore`, a PostgreSQL store).
-        public var store: any TokenStore
+        /// The front door every client of the authorization is made by (sharing its discovery cache for each provider), and
+        /// whose store and environment it uses: the host's own (``init(oauth:browser:clientMetadataDocument:registrations:clientName:)``),
+        /// or one over the store and environment given.
+        public let oauth: OAuth
+        /// Where sessions are kept, one per authorization server and MCP server: the front door's store (a
+        /// `FileTokenStore`, a PostgreSQL store).
+        public var store: any TokenStore { oauth.store }
         /// Opens the authorization URL (`SystemBrowser` for the user's browser).
         public var browser: any BrowserOpener
-        /// The transport (its deadline and size cap apply to every request), clock and logger.
-        public var environment: OAuthEnvironment
+        /// The front door's transport (its deadline and size cap apply to every request), clock and logger.
+        public var environment: OAuthEnvironment { oauth.environment }
         /// Clients registered beforehand, by the authorization server's issuer exactly as its metadata writes it: used
         /// before any other (MCP authorization, "Client Registration Approaches"), and preferred when a server names
         /// several authorization servers. Each belongs to the issuer it is given under (its
@@ -84,9 +89,17 @@ extension MCPAuthorization {
             clients: [String: ClientSettings] = [:], clientMetadataDocument: URL? = nil,
             registrations: any ClientRegistrationStore = InMemoryClientRegistrationStore(), clientName: String = "OAuthFlow MCP client"
         ) {
-            self.store = store
+            self.init(
+                oauth: .over(store: store, environment: environment), browser: browser, clients: clients,
+                clientMetadataDocument: clientMetadataDocument, registrations: registrations, clientName: clientName)
+        }
+
+        init(
+            oauth: OAuth, browser: any BrowserOpener, clients: [String: ClientSettings], clientMetadataDocument: URL?,
+            registrations: any ClientRegistrationStore, clientName: String
+        ) {
+            self.oauth = oauth
             self.browser = browser
-            self.environment = environment
             self.clients = clients
             self.clientMetadataDocument = clientMetadataDocument
             self.registrations = registrations
@@ -107,8 +120,9 @@ extension MCPAuthorization {
 }
 
 extension MCPAuthorization.Configuration {
-    /// A configuration made from the front door a host already holds: the same session store and environment (its
-    /// transport, clock and logger), so that MCP sessions sit beside the host's others and go through one transport.
+    /// A configuration made from the front door a host already holds: the same session store, environment (its
+    /// transport, clock and logger) and discovery caches, so that MCP sessions sit beside the host's others and go
+    /// through one transport.
     ///
     /// - Parameters:
     ///   - oauth: The host's front door.
@@ -121,7 +135,7 @@ extension MCPAuthorization.Configuration {
         registrations: any ClientRegistrationStore = InMemoryClientRegistrationStore(), clientName: String = "OAuthFlow MCP client"
     ) {
         self.init(
-            store: oauth.store, browser: browser, environment: oauth.environment, clientMetadataDocument: clientMetadataDocument,
-            registrations: registrations, clientName: clientName)
+            oauth: oauth, browser: browser, clients: [:], clientMetadataDocument: clientMetadataDocument, registrations: registrations,
+            clientName: clientName)
     }
 }

@@ -41,7 +41,7 @@ extension MCPAuthorization {
         from idp: EnterpriseIdentityProvider, for context: AuthorizationState.Context, scopes: [String], interactive: Bool
     ) async throws -> (Secret, DPoPKey?) {
         let issuer = context.authorizationServer.issuer.absoluteString
-        let exchanger = OAuthClient(provider: idp.provider, configuration: idp.client.serviceConfiguration(), environment: environment)
+        let exchanger = client(of: idp.provider, idp.client.serviceConfiguration())
         func exchange(_ idToken: Secret) async throws -> OAuthClient.ExchangedToken {
             let request = OAuthClient.TokenExchangeRequest(
                 subjectToken: idToken, subjectTokenType: TokenTypeIdentifier.idToken, requestedTokenType: TokenTypeIdentifier.idJAG,
@@ -92,7 +92,7 @@ extension MCPAuthorization {
     ///
     /// - Throws: ``MCPAuthorizationError`` `not_signed_in` when none is had and `interactive` is false.
     func identityToken(from idp: EnterpriseIdentityProvider, interactive: Bool) async throws -> Secret {
-        let client = OAuthClient(provider: idp.provider, configuration: idp.client.configuration(redirectURI: nil), environment: environment)
+        let client = client(of: idp.provider, idp.client.configuration(redirectURI: nil))
         let manager = TokenManager(client: client, store: configuration.store, key: idp.sessionKey)
         let now = environment.clock.now()
         if let session = try? await manager.session() {
@@ -123,7 +123,7 @@ extension MCPAuthorization {
         var scopes = settings.scopes ?? idp.provider.policy.scopes.defaults
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         settings.scopes = scopes
-        let signIn = LoopbackSignIn(store: configuration.store, browser: configuration.browser, environment: environment)
+        let signIn = loopbackSignIn
         let result = try await signIn.signIn(
             to: idp.provider, settings: settings, account: idp.account, timeout: configuration.signInTimeout, events: configuration.signInEvents)
         guard let token = result.session.tokens.idToken else {

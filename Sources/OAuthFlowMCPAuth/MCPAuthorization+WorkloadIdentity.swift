@@ -111,7 +111,7 @@ extension MCPAuthorization {
                 throw MCPAuthorizationError(.noClient, "the MCP server \(context.server) has no assertion to present")
             }
             let configuration = context.settings.configuration(redirectURI: nil)
-            let client = OAuthClient(provider: context.provider, configuration: configuration, environment: environment)
+            let client = client(of: context.provider, configuration)
             let tokens = try await client.jwtBearerToken(
                 assertion: assertion, scopes: scopes, resources: [context.resource.absoluteString], boundTo: grantKey)
             try Self.checkResource(of: tokens, for: context)

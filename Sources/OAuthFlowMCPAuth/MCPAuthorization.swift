@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OAuthFlow
+import OAuthFlowLoopback
 
 /// Signs the user in to any MCP server from its URL, as the MCP authorization spec orders it, and keeps its session:
 /// what the MCP Swift SDK's authorizer (`MCPAuthorizer`, in `OAuthFlowMCP`) and `oauthflow mcp` run, without the SDK.
@@ -49,6 +50,14 @@ public final class MCPAuthorization: Sendable {
 
     var environment: OAuthEnvironment { configuration.environment }
     var logger: Logger { configuration.environment.logger }
+
+    /// A client of `provider`, made by the configuration's front door: every client of a provider shares its discovery cache.
+    func client(of provider: Provider, _ client: ClientConfiguration) -> OAuthClient {
+        configuration.oauth.client(of: provider, configuration: client)
+    }
+
+    /// A loopback sign-in whose clients the configuration's front door makes, into its store.
+    var loopbackSignIn: LoopbackSignIn { LoopbackSignIn(oauth: configuration.oauth, browser: configuration.browser) }
 
     /// Refuses an MCP server URL that is neither https nor http to a loopback host.
     ///

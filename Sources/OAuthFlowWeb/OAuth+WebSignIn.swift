@@ -34,6 +34,6 @@ extension OAuth {
         providers.sort { ($0.0.displayName, $0.0.id) < ($1.0.displayName, $1.0.id) }
         return try WebSignIn(
             providers: providers, origin: origin, keyring: keyring, sessions: store as? any SessionDirectory, replays: replays,
-            basePath: basePath, pendingLifetime: pendingLifetime, environment: environment, client: client(of:configuration:))
+            basePath: basePath, pendingLifetime: pendingLifetime, oauth: self)
     }
 }

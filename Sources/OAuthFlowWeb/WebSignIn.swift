@@ -88,16 +88,17 @@ public final class WebSignIn: Sendable {
     ) throws {
         try self.init(
             providers: providers, origin: origin, keyring: keyring, sessions: sessions, replays: replays, basePath: basePath,
-            pendingLifetime: pendingLifetime, environment: environment
-        ) { OAuthClient(provider: $0, configuration: $1, environment: environment) }
+            pendingLifetime: pendingLifetime,
+            oauth: .over(store: sessions.map { $0 as any TokenStore } ?? InMemoryTokenStore(), environment: environment))
     }
 
-    /// Enables resolved providers, each client made by `client` (`OAuth`'s, which share each provider's discovery cache).
+    /// Enables resolved providers, each client made by `oauth` (the host's, or one over `sessions` and the environment),
+    /// which shares each provider's discovery cache.
     package init(
         providers: [(Provider, ClientSettings)], origin: URL, keyring: SessionKeyring, sessions: (any SessionDirectory)?,
-        replays: any ReplayRegistry, basePath: String, pendingLifetime: TimeInterval, environment: OAuthEnvironment,
-        client makeClient: (Provider, ClientConfiguration) -> OAuthClient
+        replays: any ReplayRegistry, basePath: String, pendingLifetime: TimeInterval, oauth: OAuth
     ) throws {
+        let environment = oauth.environment
         guard let scheme = origin.scheme?.lowercased(), let host = origin.host, !host.isEmpty,
             origin.path.isEmpty || origin.path == "/", origin.query == nil, origin.fragment == nil
         else {
@@ -137,7 +138,7 @@ public final class WebSignIn: Sendable {
             }
             let configuration = client.configuration(redirectURI: redirect)
             try Self.checkSettings(of: provider, configuration, secureOrigin: scheme == "https", origin: origin)
-            clients[provider.id] = makeClient(provider, configuration)
+            clients[provider.id] = oauth.client(of: provider, configuration: configuration)
             ids.append(provider.id)
         }
         self.clients = clients

@@ -1,9 +1,8 @@
 import Foundation
 import OAuthFlow
 import OAuthFlowLoopback
-import Testing
-
 import OAuthFlowMCPAuth
+import Testing
 
 /// The suite's client (`everything-client.ts`), played by an ``MCPAuthorization``: it connects (`initialize` at the
 /// stateful versions, `server/discover` at the stateless one), lists the tools and calls `test-tool`, answering each 401
@@ -19,13 +18,17 @@ final class ConformanceClient: @unchecked Sendable {
     let browser: ConformanceBrowser
     private var nextID = 1
 
-    init(run: ConformanceRun, endpoint: URL, _ change: (inout MCPAuthorization.Configuration) -> Void = { _ in }) {
+    init(
+        run: ConformanceRun, endpoint: URL, store: any TokenStore = InMemoryTokenStore(), clock: (any DateClock)? = nil,
+        _ change: (inout MCPAuthorization.Configuration) -> Void = { _ in }
+    ) {
         self.run = run
         self.endpoint = endpoint
         let browser = ConformanceBrowser(run: run)
         self.browser = browser
+        let environment = clock.map { OAuthEnvironment(transport: run.transport, clock: $0) } ?? OAuthEnvironment(transport: run.transport)
         var configuration = MCPAuthorization.Configuration(
-            store: InMemoryTokenStore(), browser: browser, environment: OAuthEnvironment(transport: run.transport),
+            store: store, browser: browser, environment: environment,
             clientMetadataDocument: Self.clientMetadataDocument, clientName: "conformance-everything-client")
         // A bound against a hang, far above a sign-in on a loaded machine (16 tests at once beside CPU-heavy ones took
         // over 8 s here): no scenario ends by this timeout.

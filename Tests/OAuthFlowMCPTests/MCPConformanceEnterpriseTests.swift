@@ -1,10 +1,9 @@
 import Crypto
 import Foundation
 import OAuthFlow
+import OAuthFlowMCPAuth
 import OAuthFlowTestSupport
 import Testing
-
-import OAuthFlowMCPAuth
 
 /// The conformance suite's `auth/enterprise-managed-authorization` scenario (`modelcontextprotocol/conformance` at
 /// `c321dd3`, `src/scenarios/client/auth/enterprise-managed-authorization.ts`; extension
@@ -52,7 +51,8 @@ import OAuthFlowMCPAuth
             idToken = MockJWT.sign(
                 header: ["alg": .string("ES256"), "typ": .string("JWT")],
                 claims: [
-                    "iss": .string(idpOrigin), "aud": .string(MCPConformanceEnterpriseTests.idpClientID), "sub": .string(MCPConformanceEnterpriseTests.user),
+                    "iss": .string(idpOrigin), "aud": .string(MCPConformanceEnterpriseTests.idpClientID),
+                    "sub": .string(MCPConformanceEnterpriseTests.user),
                     "email": .string(MCPConformanceEnterpriseTests.user), "iat": .number(now), "exp": .number(now + 3600),
                 ], key: idpKey)
             run.serve(idpOrigin) { [self] request in identityProvider(request) }
@@ -93,7 +93,8 @@ import OAuthFlowMCPAuth
             lock.withLock { nonces[code] = query["nonce"] }
             guard var location = query["redirect_uri"].flatMap(URLComponents.init(string:)) else { return TransportResponse(status: 400) }
             location.queryItems = [
-                URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: query["state"]), URLQueryItem(name: "iss", value: idpOrigin),
+                URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: query["state"]),
+                URLQueryItem(name: "iss", value: idpOrigin),
             ]
             return ConformanceRun.redirect(location.url?.absoluteString ?? "")
         }
@@ -104,7 +105,8 @@ import OAuthFlowMCPAuth
             let asked = authorizations.values.last?["acr_values"]?.split(separator: " ").first.map(String.init)
             let now = Date().timeIntervalSince1970.rounded(.down)
             var claims: [String: JSONValue] = [
-                "iss": .string(idpOrigin), "aud": .string(MCPConformanceEnterpriseTests.idpClientID), "sub": .string(MCPConformanceEnterpriseTests.user),
+                "iss": .string(idpOrigin), "aud": .string(MCPConformanceEnterpriseTests.idpClientID),
+                "sub": .string(MCPConformanceEnterpriseTests.user),
                 "iat": .number(now), "exp": .number(now + 3600), "auth_time": .number(now),
             ]
             if let nonce { claims["nonce"] = .string(nonce) }
@@ -158,7 +160,8 @@ import OAuthFlowMCPAuth
                 if Date().timeIntervalSince1970 - authenticated > Double(stepUp.maxAge) || claims["acr"]?.stringValue != stepUp.acr {
                     return ConformanceRun.json(
                         [
-                            "error": .string("insufficient_user_authentication"), "error_description": .string("a recent multi-factor sign-in is needed"),
+                            "error": .string("insufficient_user_authentication"),
+                            "error_description": .string("a recent multi-factor sign-in is needed"),
                             "max_age": .number(Double(stepUp.maxAge)), "acr_values": .string(stepUp.acr),
                         ], status: 400)
                 }
@@ -224,7 +227,9 @@ import OAuthFlowMCPAuth
             return .token("test-token-\(run.milliseconds())", scopes: scopes)
         }
 
-        static func verifies(_ jwt: (header: [String: JSONValue], claims: [String: JSONValue], signature: Data, input: Data), with key: P256.Signing.PublicKey)
+        static func verifies(
+            _ jwt: (header: [String: JSONValue], claims: [String: JSONValue], signature: Data, input: Data), with key: P256.Signing.PublicKey
+        )
             -> Bool
         {
             guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature) else { return false }
@@ -246,7 +251,8 @@ import OAuthFlowMCPAuth
             try TestDescriptor(
                 id: "conformance-idp", protocol: .oidc, issuer: idpOrigin,
                 endpoints: [("authorization", idpOrigin + "/authorize"), ("token", idpOrigin + "/token"), ("jwks", idpOrigin + "/jwks")],
-                extra: "grant_types: [authorization_code, \(GrantType.tokenExchange.rawValue)]\nclient_auth:\n  methods: [none]\nsecurity:\n  id_token_algs: [ES256]\n"
+                extra:
+                    "grant_types: [authorization_code, \(GrantType.tokenExchange.rawValue)]\nclient_auth:\n  methods: [none]\nsecurity:\n  id_token_algs: [ES256]\n"
             ).provider()
         }
 
@@ -265,8 +271,7 @@ import OAuthFlowMCPAuth
                         accessToken: Secret("idp-access-token"), tokenType: "bearer", expiresAt: now.addingTimeInterval(3600), refreshToken: nil,
                         idToken: Secret(idToken), scopes: ["openid"], issuedAt: now),
                     updatedAt: now))
-            return ConformanceClient(run: run, endpoint: mcp.endpoint) { configuration in
-                configuration.store = store
+            return ConformanceClient(run: run, endpoint: mcp.endpoint, store: store) { configuration in
                 configuration.clients = [
                     "http://localhost:3102": ClientSettings(
                         clientID: MCPConformanceEnterpriseTests.clientID, secret: Secret(MCPConformanceEnterpriseTests.clientSecret))
@@ -302,7 +307,10 @@ import OAuthFlowMCPAuth
         let run = scenario.run
         run.requireRecorded(["complete-flow-token-exchange", "complete-flow-jwt-bearer"])
         run.expectPassed(
-            ["complete-flow-token-exchange", "complete-flow-jwt-bearer", "valid-bearer-token", "prm-pathbased-requested", "authorization-server-metadata"],
+            [
+                "complete-flow-token-exchange", "complete-flow-jwt-bearer", "valid-bearer-token", "prm-pathbased-requested",
+                "authorization-server-metadata",
+            ],
             clientError: error)
         // The reference client's sequence: no browser, no authorization request, no registration at the MCP server's
         // authorization server.

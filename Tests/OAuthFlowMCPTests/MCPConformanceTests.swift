@@ -1,8 +1,7 @@
 import Foundation
 import OAuthFlow
-import Testing
-
 import OAuthFlowMCPAuth
+import Testing
 
 /// The MCP conformance suite's client auth scenarios (`modelcontextprotocol/conformance` at `c321dd3`,
 /// `src/scenarios/client/auth/`), one test per scenario, named after it: each builds the servers the scenario's
@@ -23,11 +22,12 @@ import OAuthFlowMCPAuth
     /// A default MCP server (path-based metadata naming `authorizationServers`) and a client of it.
     static func world(
         _ run: ConformanceRun, mcp: MockMCPServerOptions = MockMCPServerOptions(), auth: MockAuthServerOptions = MockAuthServerOptions(),
-        authorizationServer: String = authOrigin, client change: (inout MCPAuthorization.Configuration) -> Void = { _ in }
+        authorizationServer: String = authOrigin, clock: (any DateClock)? = nil,
+        client change: (inout MCPAuthorization.Configuration) -> Void = { _ in }
     ) -> (MockMCPServer, MockAuthServer, ConformanceClient) {
         let authServer = MockAuthServer(run: run, origin: authOrigin, options: auth)
         let server = MockMCPServer(run: run, origin: mcpOrigin, options: mcp) { [authorizationServer] }
-        return (server, authServer, ConformanceClient(run: run, endpoint: server.endpoint, change))
+        return (server, authServer, ConformanceClient(run: run, endpoint: server.endpoint, clock: clock, change))
     }
 
     /// The scopes of the authorization request's `scope`.

@@ -64,8 +64,7 @@ import Testing
         func client(for issuer: String = MCPCredentialBindingTests.home, assertion: String) -> ConformanceClient {
             var settings = ClientSettings(clientID: MCPCredentialBindingTests.clientID, secret: Secret(MCPCredentialBindingTests.secret))
             settings.assertion = .callback { Secret(assertion) }
-            return ConformanceClient(run: run, endpoint: mcp.endpoint) { [store] in
-                $0.store = store
+            return ConformanceClient(run: run, endpoint: mcp.endpoint, store: store) {
                 $0.clients = [issuer: settings]
             }
         }

@@ -1,9 +1,8 @@
 import Foundation
 import OAuthFlow
+import OAuthFlowMCPAuth
 import OAuthFlowTesting
 import Testing
-
-import OAuthFlowMCPAuth
 
 /// The client rules MCP authorization 2026-07-28 made MUSTs, where the conformance scenarios do not reach them: the
 /// RFC 9207 table applied to error responses, and the step-up's union of the scopes asked for before.
@@ -285,7 +284,7 @@ import OAuthFlowMCPAuth
             return .token(token, scopes: asked.values.last?.split(separator: " ").map(String.init) ?? [])
         }
         let clock = MovableClock()
-        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth) { $0.environment = OAuthEnvironment(transport: run.transport, clock: clock) }
+        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth, clock: clock)
         let stopped = await client.runEverything()
         #expect(stopped == nil, "\(stopped.map { "\($0)" } ?? "")")
         #expect(asked.values == ["mcp:basic", "mcp:basic mcp:write"])
@@ -331,7 +330,7 @@ import OAuthFlowMCPAuth
             return .token(token, scopes: [])
         }
         let clock = MovableClock()
-        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth) { $0.environment = OAuthEnvironment(transport: run.transport, clock: clock) }
+        let (_, _, client) = Scenarios.world(run, mcp: mcp, auth: auth, clock: clock)
         let stopped = await client.runEverything()
         #expect(stopped == nil, "\(stopped.map { "\($0)" } ?? "")")
         #expect(registrations.values == ["client-1"])

@@ -175,6 +175,13 @@ public final class OAuth: Sendable {
         OAuthClient(provider: provider, configuration: client, environment: environment, discovery: discovery(for: provider.id))
     }
 
+    /// A front door over `store` and `environment` alone, with no descriptor or client of its own: what a sign-in a host
+    /// makes from a provider it resolved itself (`LoopbackSignIn`, `AppSignIn`, `WebSignIn`, MCP) makes its clients
+    /// with, so that they too share each provider's discovery cache.
+    package static func over(store: any TokenStore, environment: OAuthEnvironment) -> OAuth {
+        OAuth(Configuration(includeBundledProviders: false, store: store, environment: environment))
+    }
+
     /// The discovery cache this `OAuth` keeps for the provider `id`.
     package func discovery(for id: String) -> DiscoveryClient {
         discoveries.withLock { caches in

@@ -39,15 +39,17 @@ public struct AppSignIn: Sendable {
         case exchangingCode
     }
 
-    public let store: any TokenStore
+    /// Where the session is stored.
+    public var store: any TokenStore { oauth.store }
     public let authenticator: any WebAuthenticator
     /// The transport, clock, logger and DPoP nonces of the client made for each sign-in.
-    public let environment: OAuthEnvironment
+    public var environment: OAuthEnvironment { oauth.environment }
     /// The app's bundle identifier: `{bundle_id}` in the descriptor's redirect, and a scheme an app may always use
     /// (RFC 8252 §7.1).
     public let bundleIdentifier: String?
-    /// The discovery cache of the provider signed in to, when `OAuth` keeps one for it; nil makes one per sign-in.
-    package var discovery: DiscoveryClient?
+    /// The front door each sign-in's client is made by: the host's, or one over the store and environment given, so
+    /// that every sign-in to a provider shares its discovery cache.
+    package let oauth: OAuth
 
     /// - Parameters:
     ///   - store: Where the session is stored.
@@ -58,9 +60,13 @@ public struct AppSignIn: Sendable {
         store: any TokenStore, authenticator: any WebAuthenticator, environment: OAuthEnvironment = OAuthEnvironment(),
         bundleIdentifier: String? = Bundle.main.bundleIdentifier
     ) {
-        self.store = store
+        self.init(oauth: .over(store: store, environment: environment), authenticator: authenticator, bundleIdentifier: bundleIdentifier)
+    }
+
+    /// A sign-in whose clients `oauth` makes, into its store.
+    package init(oauth: OAuth, authenticator: any WebAuthenticator, bundleIdentifier: String?) {
+        self.oauth = oauth
         self.authenticator = authenticator
-        self.environment = environment
         self.bundleIdentifier = bundleIdentifier
     }
 
@@ -94,7 +100,7 @@ public struct AppSignIn: Sendable {
             redirectURI = try provider.appRedirectURI(clientID: settings.clientID, bundleIdentifier: bundleIdentifier, requested: uri)
         }
         let configuration = settings.configuration(redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)
-        let run = SignInRun(client: OAuthClient(provider: provider, configuration: configuration, environment: environment, discovery: discovery))
+        let run = SignInRun(client: oauth.client(of: provider, configuration: configuration))
         let sheet = SheetPresenter(authenticator: authenticator, prefersEphemeral: prefersEphemeral, events: events)
         return try await run.run(sheet, account: account, in: store)
     }

@@ -34,8 +34,7 @@ extension OAuth {
         var settings = try clientSettings(for: name)
         stepUp?.apply(acrValues: &settings.acrValues, maximumAuthenticationAge: &settings.maximumAuthenticationAge)
         let provider = try provider(name)
-        var signIn = AppSignIn(store: store, authenticator: authenticator, environment: environment, bundleIdentifier: bundleIdentifier)
-        signIn.discovery = discovery(for: provider.id)
+        let signIn = AppSignIn(oauth: self, authenticator: authenticator, bundleIdentifier: bundleIdentifier)
         let result = try await signIn.signIn(
             to: provider, settings: settings, redirect: redirect, prefersEphemeral: prefersEphemeral,
             requestOfflineAccess: requestOfflineAccess, account: account, events: events)
