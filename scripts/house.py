@@ -60,9 +60,10 @@ AROUND_JSON_GATE = re.compile(r"(?:JSONDecoder\(\)\s*\.\s*decode|JSONSerializati
 SIGN_IN_RUN = "OAuthFlow/SignIn/SignInRun.swift"
 ENGINE = "OAuthFlow/Flow/"
 STARTS_SIGN_IN = re.compile(r"\.\s*startAuthorization\s*\(")
-# The module whose layers make clients, and a client made (`OAuthClient(` or `OAuthClient.init(`).
+# The module whose layers make clients, and a client made: `OAuthClient(`, `OAuthClient.init` (called or handed on as
+# a function), or `: OAuthClient = .init(`.
 CORE = "OAuthFlow/"
-MAKES_CLIENT = re.compile(r"\bOAuthClient\s*(?:\.\s*init\s*)?\(")
+MAKES_CLIENT = re.compile(r"\bOAuthClient\s*(?:\(|\.\s*init\b)|:\s*OAuthClient\s*=\s*\.\s*init\s*\(")
 JWTKIT_IMPORT = re.compile(r"^[ \t]*(?:@[\w()]+[ \t]+)*import[ \t]+(?:(?:class|struct|enum|protocol|func|var|let|typealias)[ \t]+)?JWTKit\b", re.M)
 
 # A rule waived for a file: path under Sources/ (or a pattern of paths) -> {rule: reason}. Keep each reason a sentence a

@@ -110,8 +110,9 @@ public final class OAuth: Sendable {
     /// Each provider resolved, by name and variables: the most recently used, as a host resolving with each request's
     /// own variables (a tenant) would otherwise keep one per value.
     private let resolved = Locked(RecentlyUsed<ResolvedKey, Provider>(capacity: 256))
-    /// One discovery cache per provider, shared by every client made here for it.
-    private let discoveries = Locked<[String: DiscoveryClient]>([:])
+    /// One discovery cache per provider, shared by every client made here for it: the most recently used ones, as the
+    /// providers an MCP authorization drafts from servers' metadata (one per issuer a server names) have no end.
+    private let discoveries = Locked(RecentlyUsed<String, DiscoveryClient>(capacity: 256))
 
     private struct ResolvedKey: Hashable {
         let name: String
@@ -185,12 +186,15 @@ public final class OAuth: Sendable {
     /// The discovery cache this `OAuth` keeps for the provider `id`.
     package func discovery(for id: String) -> DiscoveryClient {
         discoveries.withLock { caches in
-            if let cache = caches[id] { return cache }
+            if let cache = caches.value(for: id) { return cache }
             let made = OAuthClient.discoveryClient(for: id, environment: environment)
-            caches[id] = made
+            caches.insert(made, for: id)
             return made
         }
     }
+
+    /// How many providers' discovery caches are kept (for the tests).
+    var discoveryCacheCount: Int { discoveries.withLock { $0.count } }
 
     /// Every provider this configuration offers (the bundled ones and the host's directories), loaded now.
     ///

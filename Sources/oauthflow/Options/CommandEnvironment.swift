@@ -6,8 +6,10 @@ import OAuthFlow
 enum CommandEnvironment {
     /// The process's environment variables.
     static let variables = ProcessInfo.processInfo.environment
-    /// `$XDG_STATE_HOME/oauthflow`.
-    static var store: FileTokenStore { FileTokenStore(directory: FileTokenStore.standardDirectory(environment: variables)) }
-    /// Client settings from the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file.
-    static var clients: ClientSettingsResolver { ClientSettingsResolver(environment: variables) }
+    /// The sessions in `$XDG_STATE_HOME/oauthflow`: the one store of the process, which every front door a command makes
+    /// keeps its sessions in (``RegistryOptions/oauth(clients:overrides:serviceClients:timeout:)``).
+    static let store = FileTokenStore(directory: FileTokenStore.standardDirectory(environment: variables))
+    /// Client settings from the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file: the one resolver of the process,
+    /// which every front door a command makes asks, with the command's flags as its overrides.
+    static let clients = ClientSettingsResolver(environment: variables)
 }

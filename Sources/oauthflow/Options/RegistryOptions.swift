@@ -39,7 +39,12 @@ struct RegistryOptions: ParsableArguments {
         configuration.providerDirectories = directories
         configuration.clients = clients
         configuration.serviceClients = serviceClients
-        configuration.clientSettings?.overrides = overrides
+        // The process's one store and resolver (the same files and variables `commandLine` reads), so that what a
+        // command reads beside the front door is what the front door reads.
+        configuration.store = CommandEnvironment.store
+        var resolver = CommandEnvironment.clients
+        resolver.overrides = overrides
+        configuration.clientSettings = resolver
         configuration.environment.logger = logger
         return OAuth(configuration)
     }

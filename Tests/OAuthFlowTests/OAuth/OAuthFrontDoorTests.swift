@@ -23,7 +23,8 @@ import Testing
                 providerDirectories: [directory.url], includeBundledProviders: false,
                 clients: ["simulated": ClientSettings(clientID: SimulatedProvider.appClientID)],
                 serviceClients: serviceClient
-                    ? ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))] : [:],
+                    ? ["simulated": ClientSettings(clientID: SimulatedProvider.serviceClientID, secret: Secret(SimulatedProvider.serviceSecret))]
+                    : [:],
                 store: store, environment: simulated.environment),
             managerCapacity: managerCapacity)
     }
@@ -99,9 +100,25 @@ import Testing
         #expect(await simulated.requestCount(.openIDConfiguration) == 1)
     }
 
+    /// The discovery caches are kept for the providers most recently used: providers drafted from servers' metadata (MCP
+    /// makes one per issuer a server names) do not grow a long-lived front door without end.
+    @Test func theDiscoveryCachesKeptAreBoundedAndARecentOneStays() {
+        let oauth = oauth()
+        let kept = oauth.discovery(for: "kept")
+        for index in 0..<2_000 {
+            _ = oauth.discovery(for: "mcp-server-\(index)")
+            if index.isMultiple(of: 50) { #expect(oauth.discovery(for: "kept") === kept) }
+        }
+        #expect(oauth.discoveryCacheCount <= 256)
+        #expect(oauth.discovery(for: "kept") === kept, "a cache in use is not dropped")
+    }
+
     // MARK: - Hostile names, files and directories
 
-    @Test(arguments: ["../../../etc/passwd", "simulated/../simulated", "", " ", "SIMULATED", "simulated\u{1B}[31m", "simulated\n", String(repeating: "a", count: 10_000)])
+    @Test(arguments: [
+        "../../../etc/passwd", "simulated/../simulated", "", " ", "SIMULATED", "simulated\u{1B}[31m", "simulated\n",
+        String(repeating: "a", count: 10_000),
+    ])
     func aNameThatIsNotAProviderIsUnknownAndItsTextIsEscaped(_ name: String) throws {
         let error = try #require(throws: ProviderError.self) { try oauth().descriptor(name) }
         #expect(error.code == .unknownProvider)
@@ -127,7 +144,8 @@ import Testing
     }
 
     @Test func aBrokenDescriptorGivesItsPositionedProblemsNotACrash() throws {
-        try Data("schema_version: 1\nid: simulated\nid: again\n\u{1B}[31m: x\n".utf8).write(to: directory.url.appendingPathComponent("simulated.yaml"))
+        try Data("schema_version: 1\nid: simulated\nid: again\n\u{1B}[31m: x\n".utf8).write(
+            to: directory.url.appendingPathComponent("simulated.yaml"))
         let error = try #require(throws: ProviderError.self) { try oauth().descriptor("simulated") }
         #expect(error.code == .invalidDescriptor)
         #expect(!error.problems.isEmpty)
