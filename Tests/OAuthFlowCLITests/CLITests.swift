@@ -435,6 +435,14 @@ struct CLI {
         #expect(result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
     }
 
+    /// `call`'s service flags (declared once, with `token client`'s) go with `--service` only, each of them.
+    @Test(arguments: [["--scope", "read"], ["--resource", "https://api.example.com"], ["--audience", "api"], ["--client-id", "x"]])
+    func callsServiceFlagsNeedService(_ flag: [String]) async throws {
+        let result = try await run(["call", "django", "https://api.example.com/x"] + flag)
+        #expect(result.status == 64, "\(flag): \(result.stderr)")
+        #expect(result.stderr.contains("go with --service"), "\(flag): \(result.stderr)")
+    }
+
     /// The credential helper has no --client-id flag, so its advice must not offer one.
     @Test func kubectlAdviceOffersOnlyWhatItAccepts() async throws {
         let result = try await run(["credential", "kubectl", "nosuch"])

@@ -17,22 +17,13 @@ extension OAuthFlowCommand {
         @Flag(help: "Call with a token for the client itself (client credentials, as `token client`) instead of the stored session's.")
         var service = false
 
-        @Option(name: .customLong("scope"), help: "With --service: a scope to ask for; repeat for each.")
-        var scopes: [String] = []
-
-        @Option(name: .customLong("resource"), help: "With --service: an API as an RFC 8707 resource; repeat for each.")
-        var resources: [String] = []
-
-        @Option(name: .customLong("audience"), help: "With --service: an API as an audience; repeat for each.")
-        var audiences: [String] = []
-
-        @Option(name: .customLong("client-id"), help: "With --service: the client id (default: as for `token client`).")
-        var clientID: String?
+        /// With --service: what the token is asked for, and the client.
+        @OptionGroup(title: "With --service") var wanted: ServiceRequestOptions
 
         @OptionGroup var variableOptions: VariableOptions
 
         func validate() throws {
-            if !service, !(scopes + resources + audiences).isEmpty || clientID != nil || !variableOptions.variables.isEmpty {
+            if !service, !wanted.isEmpty || !variableOptions.variables.isEmpty {
                 throw ValidationError("--scope, --resource, --audience, --client-id and --var go with --service")
             }
             if service, session.account != "default" {
@@ -71,7 +62,7 @@ extension OAuthFlowCommand {
         /// The client as `token client` resolves it, with this command's flags.
         private var overrides: ClientSettings.Overrides {
             var overrides = session.overrides
-            overrides.clientID = clientID
+            overrides.clientID = wanted.clientID
             overrides.variables = variableOptions.values
             return overrides
         }
@@ -81,7 +72,7 @@ extension OAuthFlowCommand {
             let registry = session.registryOptions
             let name = session.name
             let target = self.target
-            let request = OAuthClient.ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences)
+            let request = wanted.request
             let call = { (tokens: ServiceTokens) async throws -> TransportResponse in
                 let provider = tokens.client.provider
                 guard let url = provider.resources.resource(titled: target)?.url ?? URL(string: target).flatMap({ $0.host == nil ? nil : $0 }) else {
@@ -90,7 +81,7 @@ extension OAuthFlowCommand {
                 return try await tokens.send(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]), for: request)
             }
             let response = try await ServiceOptions.withServiceTokens(
-                registry: registry, overrides: overrides, provider: name, scopes: scopes, call)
+                registry: registry, overrides: overrides, provider: name, scopes: wanted.scopes, call)
             try report(response)
         }
 

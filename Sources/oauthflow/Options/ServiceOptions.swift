@@ -5,17 +5,7 @@ import OAuthFlow
 /// Options of the commands that get a token for a service (`token client`, `token exchange`, `call --service`):
 /// the provider, its client (as `login` resolves it) and what the token is for.
 struct ServiceOptions: ParsableArguments {
-    @Option(name: .customLong("scope"), help: "A scope to ask for; repeat for each.")
-    var scopes: [String] = []
-
-    @Option(name: .customLong("resource"), help: "An API as an RFC 8707 resource (an absolute URI); repeat for each.")
-    var resources: [String] = []
-
-    @Option(name: .customLong("audience"), help: "An API as an audience (Auth0); repeat for each.")
-    var audiences: [String] = []
-
-    @Option(name: .customLong("client-id"), help: "The client id (default: OAUTHFLOW_<PROVIDER>_CLIENT_ID or the clients file).")
-    var clientID: String?
+    @OptionGroup var wanted: ServiceRequestOptions
 
     @OptionGroup var credential: ClientCredentialOptions
 
@@ -23,11 +13,11 @@ struct ServiceOptions: ParsableArguments {
     @OptionGroup var registryOptions: RegistryOptions
 
     /// What the token is for.
-    var request: OAuthClient.ServiceTokenRequest { OAuthClient.ServiceTokenRequest(scopes: scopes, resources: resources, audiences: audiences) }
+    var request: OAuthClient.ServiceTokenRequest { wanted.request }
 
     /// The client as the flags, the environment and the clients file give it.
     var overrides: ClientSettings.Overrides {
-        credential.overrides(clientID: clientID, variables: variableOptions.values)
+        credential.overrides(clientID: wanted.clientID, variables: variableOptions.values)
     }
 
     /// Runs `work` with the provider's service tokens, cached in the default token directory so that later runs
@@ -35,7 +25,7 @@ struct ServiceOptions: ParsableArguments {
     func withServiceTokens<Value>(provider name: String, _ work: (ServiceTokens) async throws -> Value) async throws -> Value {
         let registry = registryOptions
         return try await Self.withServiceTokens(
-            registry: registry, overrides: overrides, provider: name, scopes: scopes, work)
+            registry: registry, overrides: overrides, provider: name, scopes: wanted.scopes, work)
     }
 
     /// - Parameter scopes: The scopes asked for with `--scope`, for the advice after `invalid_scope`.
