@@ -52,8 +52,8 @@ public struct LoopbackSignIn: Sendable {
     public var environment: OAuthEnvironment { oauth.environment }
     /// How long to wait for anything to reach the redirect URI before ``Event/stillWaiting(redirectURI:after:)``.
     public var waitingHintDelay: Duration = .seconds(20)
-    /// The front door each sign-in's client is made by: the host's, or one over the store and environment given, so
-    /// that every sign-in to a provider shares its discovery cache.
+    /// The front door each sign-in's client is made by: the host's `OAuth` when made through it, else one over the store
+    /// and environment given, so that every sign-in to a provider shares its discovery cache.
     package let oauth: OAuth
 
     /// - Parameters:

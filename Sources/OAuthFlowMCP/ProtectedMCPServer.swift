@@ -172,14 +172,7 @@ public final class ProtectedMCPServer: Sendable {
 
     private func handleStateless(_ request: MCP.HTTPRequest, principal: ProtectedResource.Principal) async -> MCP.HTTPResponse {
         let transport = StatelessHTTPServerTransport(validationPipeline: pipeline(stateful: false), logger: logger)
-        let server: Server
-        do {
-            server = try await makeServer(principal)
-            try await server.start(transport: transport)
-        } catch {
-            logger.debug("MCP server could not start", metadata: ["error": "\(error)"])
-            return .error(statusCode: 500, .internalError("The MCP server could not start"))
-        }
+        guard let server = await startedServer(for: principal, on: transport) else { return Self.couldNotStart }
         let answer = await transport.handleRequest(request)
         await server.stop()
         return answer
@@ -208,20 +201,30 @@ public final class ProtectedMCPServer: Sendable {
         let id = UUID().uuidString
         let transport = StatefulHTTPServerTransport(
             sessionIDGenerator: FixedSessionID(id: id), validationPipeline: pipeline(stateful: true), logger: logger)
-        let server: Server
-        do {
-            server = try await makeServer(principal)
-            try await server.start(transport: transport)
-        } catch {
-            logger.debug("MCP server could not start", metadata: ["error": "\(error)"])
+        guard let server = await startedServer(for: principal, on: transport) else {
             await transport.disconnect()
-            return .error(statusCode: 500, .internalError("The MCP server could not start"))
+            return Self.couldNotStart
         }
         await sessions.add(id, MCPSessionTable.Session(server: server, transport: transport, owner: owner, lastUsed: now), now: now)
         let answer = await transport.handleRequest(request)
         if case .error = answer { await sessions.close(id, because: "its initialize was refused") }
         return answer
     }
+
+    /// The host's server for `principal`, started on `transport`; nil, logged, when it could not be made or started.
+    private func startedServer(for principal: ProtectedResource.Principal, on transport: any Transport) async -> Server? {
+        do {
+            let server = try await makeServer(principal)
+            try await server.start(transport: transport)
+            return server
+        } catch {
+            logger.debug("MCP server could not start", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The answer when the host's server could not start.
+    private static var couldNotStart: MCP.HTTPResponse { .error(statusCode: 500, .internalError("The MCP server could not start")) }
 
     /// The SDK's checks, with the resource's own host and origin allowed (the SDK's default allows only localhost).
     private func pipeline(stateful: Bool) -> any HTTPRequestValidationPipeline {

@@ -17,11 +17,11 @@ import Testing
     }
 
     @Test(arguments: [
-        ("https://MCP.example.com/mcp", "https://MCP.example.com/mcp"),   // not lowercase
-        ("https://mcp.example.com/mcp/", "https://mcp.example.com/mcp/"),   // a trailing slash
-        ("https://mcp.example.com:443/mcp", "https://mcp.example.com:443/mcp"),   // the default port
-        ("https://mcp.example.com/mcp?tenant=1", "https://mcp.example.com/mcp?tenant=1"),   // a query
-        ("https://mcp.example.com/mcp", "https://mcp.example.com"),   // another audience
+        ("https://MCP.example.com/mcp", "https://MCP.example.com/mcp"),  // not lowercase
+        ("https://mcp.example.com/mcp/", "https://mcp.example.com/mcp/"),  // a trailing slash
+        ("https://mcp.example.com:443/mcp", "https://mcp.example.com:443/mcp"),  // the default port
+        ("https://mcp.example.com/mcp?tenant=1", "https://mcp.example.com/mcp?tenant=1"),  // a query
+        ("https://mcp.example.com/mcp", "https://mcp.example.com"),  // another audience
     ])
     func aServerWhoseResourceOrAudienceIsNotItsCanonicalURIIsRefused(resource: String, audience: String) throws {
         let api = try api(resource: try #require(URL(string: resource)), audience: audience)
@@ -78,6 +78,25 @@ import Testing
         #expect(server.requiredScopes(tool: nil) == ["mcp:read"])
         #expect(server.requiredScopes(tool: "whoami") == ["mcp:read"])
         #expect(server.requiredScopes(tool: "add_note") == ["mcp:read", "notes:write"])
+    }
+
+    /// A server the host's factory cannot make is a 500 (and, stateful, no session is kept), whichever transport runs.
+    @Test(arguments: [ProtectedMCPServer.SessionMode.stateless, .stateful])
+    func aServerThatCannotBeMadeIsAnswered500(_ mode: ProtectedMCPServer.SessionMode) async throws {
+        let world = try ProtectedServerWorld()
+        var configuration = ProtectedServerWorld.configuration
+        configuration.sessions = mode
+        let server = try ProtectedMCPServer(try world.api(), configuration: configuration) { _ in throw MCPError.internalError("no server today") }
+        let token = try await world.signIn().accessToken.value
+        let answer = await server.handle(
+            .init(
+                method: "POST", path: "/mcp",
+                headers: [
+                    ("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"), ("Authorization", "Bearer \(token)"),
+                ],
+                body: Data(ProtectedServerWorld.initialize().utf8)))
+        #expect(answer.status == 500)
+        #expect(await server.openSessions == 0)
     }
 
     @Test func aBodyOverTheLimitIsRefusedBeforeTheToken() async throws {

@@ -47,8 +47,8 @@ public struct AppSignIn: Sendable {
     /// The app's bundle identifier: `{bundle_id}` in the descriptor's redirect, and a scheme an app may always use
     /// (RFC 8252 §7.1).
     public let bundleIdentifier: String?
-    /// The front door each sign-in's client is made by: the host's, or one over the store and environment given, so
-    /// that every sign-in to a provider shares its discovery cache.
+    /// The front door each sign-in's client is made by: the host's `OAuth` when made through it, else one over the store
+    /// and environment given, so that every sign-in to a provider shares its discovery cache.
     package let oauth: OAuth
 
     /// - Parameters:

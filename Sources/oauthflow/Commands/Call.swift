@@ -20,7 +20,7 @@ extension OAuthFlowCommand {
         /// With --service: what the token is asked for, and the client.
         @OptionGroup(title: "With --service") var wanted: ServiceRequestOptions
 
-        @OptionGroup var variableOptions: VariableOptions
+        @OptionGroup(title: "With --service") var variableOptions: VariableOptions
 
         func validate() throws {
             if !service, !wanted.isEmpty || !variableOptions.variables.isEmpty {
