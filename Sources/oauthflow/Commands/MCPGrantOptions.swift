@@ -63,6 +63,14 @@ struct MCPGrantOptions: ParsableArguments {
             "--client-id is given for \(Output.line(issuer)) (--issuer); if the MCP server's authorization server is the right one, register a client there and name its issuer with --issuer"
     }
 
+    /// The command's authorization (made by `make`, ``MCPOptions/authorization(browser:timeout:events:)`` by default)
+    /// with these options applied; a failure is printed with their advice, and exits 1.
+    func authorization(
+        _ options: MCPOptions, _ make: (MCPOptions) throws -> MCPAuthorization = { try $0.authorization() }
+    ) async throws -> MCPAuthorization {
+        try await Output.running(advice: advice) { try await applied(to: try make(options), server: options.server, registry: options.registry) }
+    }
+
     /// Whether anything is asked of these options.
     var isEmpty: Bool { via == nil && assertionFile == nil }
 

@@ -22,9 +22,7 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running(advice: grant.advice) {
-                try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
-            }
+            let authorization = try await grant.authorization(options)
             let server = options.server
             let found = try await Output.running { try await authorization.inspect(server) }
             if json {

@@ -50,11 +50,7 @@ extension OAuthFlowCommand.MCP {
 
         func run() async throws {
             let browser: any BrowserOpener = noBrowser ? NoBrowser() : SystemBrowser(environment: CommandEnvironment.variables)
-            let authorization = try await Output.running(advice: grant.advice) {
-                try await grant.applied(
-                    to: try options.authorization(browser: browser, timeout: timeout, events: Self.show), server: options.server,
-                    registry: options.registry)
-            }
+            let authorization = try await grant.authorization(options) { try $0.authorization(browser: browser, timeout: timeout, events: Self.show) }
             let server = options.server
             let tokens = try await Output.running(advice: grant.advice) {
                 do {

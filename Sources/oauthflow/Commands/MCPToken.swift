@@ -22,9 +22,7 @@ extension OAuthFlowCommand.MCP {
         var json = false
 
         func run() async throws {
-            let authorization = try await Output.running(advice: grant.advice) {
-                try await grant.applied(to: try options.authorization(), server: options.server, registry: options.registry)
-            }
+            let authorization = try await grant.authorization(options)
             let server = options.server
             // A session signed in through an identity provider or with a workload's JWT is found along the same route.
             let routeHint: String? =
