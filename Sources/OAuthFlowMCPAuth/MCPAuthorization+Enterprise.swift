@@ -123,7 +123,7 @@ extension MCPAuthorization {
         var scopes = settings.scopes ?? idp.provider.policy.scopes.defaults
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         settings.scopes = scopes
-        let signIn = loopbackSignIn
+        let signIn = LoopbackSignIn(oauth: configuration.oauth, browser: configuration.browser)
         let result = try await signIn.signIn(
             to: idp.provider, settings: settings, account: idp.account, timeout: configuration.signInTimeout, events: configuration.signInEvents)
         guard let token = result.session.tokens.idToken else {

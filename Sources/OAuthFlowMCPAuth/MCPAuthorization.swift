@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import OAuthFlow
-import OAuthFlowLoopback
 
 /// Signs the user in to any MCP server from its URL, as the MCP authorization spec orders it, and keeps its session:
 /// what the MCP Swift SDK's authorizer (`MCPAuthorizer`, in `OAuthFlowMCP`) and `oauthflow mcp` run, without the SDK.
@@ -55,9 +54,6 @@ public final class MCPAuthorization: Sendable {
     func client(of provider: Provider, _ client: ClientConfiguration) -> OAuthClient {
         configuration.oauth.client(of: provider, configuration: client)
     }
-
-    /// A loopback sign-in whose clients the configuration's front door makes, into its store.
-    var loopbackSignIn: LoopbackSignIn { LoopbackSignIn(oauth: configuration.oauth, browser: configuration.browser) }
 
     /// Refuses an MCP server URL that is neither https nor http to a loopback host.
     ///
