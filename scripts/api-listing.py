@@ -18,7 +18,8 @@ ones, and D public declarations.` (`package` in a package listing): a type neste
 counts in N as any type does, so that nesting does not hide one. A rewrite keeps it (a new product's budget starts
 at what it has); `--check` fails
 when a product is past its budget, even when its listing is current. Raise a budget only by editing that line, in a
-commit that says why. A product with no `package` declaration has no package listing.
+commit that says why. A product with no `package` declaration has no package listing. A member written `public` in a
+`package` type is package API, and is listed and counted there.
 """
 
 import argparse
@@ -107,14 +108,19 @@ def constraint(item):
 def listing(module, directory, access="public"):
     """The listing of the symbols at exactly `access` in the graphs in `directory`, how many are top-level types, and how
     many are types at all (nested ones included)."""
-    symbols, relationships = {}, []
+    symbols, relationships, every = {}, [], []
     for name in sorted(os.listdir(directory)):
         if name == f"{module}.symbols.json" or name.startswith(f"{module}@"):
             graph = json.load(open(os.path.join(directory, name), encoding="utf-8"))
-            for symbol in graph["symbols"]:
-                if symbol.get("accessLevel", "public") == access:
-                    symbols[symbol["identifier"]["precise"]] = symbol
+            every += graph["symbols"]
             relationships += graph["relationships"]
+    # A member written `public` in a `package` type is package API: its access is the lowest on its path.
+    type_access = {tuple(s["pathComponents"]): s.get("accessLevel", "public") for s in every if s["kind"]["identifier"] in TYPE_KINDS}
+    for symbol in every:
+        path = symbol["pathComponents"]
+        levels = [symbol.get("accessLevel", "public")] + [type_access.get(tuple(path[:end]), "public") for end in range(1, len(path))]
+        if ("package" if "package" in levels else "public") == access:
+            symbols[symbol["identifier"]["precise"]] = symbol
 
     conformances = {}
     for relation in relationships:

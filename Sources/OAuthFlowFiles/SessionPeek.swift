@@ -49,7 +49,7 @@ public struct SessionPeek: Sendable, Hashable {
             accessToken: accessToken, expiresAt: expiresAt, authorizationServer: session["authorizationServer"]?.string, clientID: clientID)
     }
 
-    /// The client authentication methods a session may name (`ProviderDescriptor.ClientAuth.Method`'s raw values;
+    /// The client authentication methods a session may name (`ProviderDescriptor.ClientAuthMethod`'s raw values;
     /// a test keeps the two lists equal).
     public static let clientAuthenticationMethods: Set<String> = [
         "none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "tls_client_auth",

@@ -321,7 +321,7 @@ extension OnlineChecker {
                 }
                 return ["discovery", "lacks"]
             }
-            let named: [(ProviderDescriptor.Discovery.Endpoint, URL?, String)] = [
+            let named: [(ProviderDescriptor.DiscoveryEndpoint, URL?, String)] = [
                 (.revocation, metadata.revocationEndpoint, "revocation_endpoint"), (.endSession, metadata.endSessionEndpoint, "end_session_endpoint"),
             ]
             for (endpoint, published, member) in named where discovery.lacks.contains(endpoint) {

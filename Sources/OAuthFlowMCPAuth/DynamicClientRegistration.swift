@@ -81,12 +81,12 @@ struct DynamicClientRegistration: Sendable {
         default: throw failure("its `client_secret_expires_at` is not a time")
         }
         if secret == nil { expires = nil }
-        let method: ProviderDescriptor.ClientAuth.Method
+        let method: ProviderDescriptor.ClientAuthMethod
         switch object["token_endpoint_auth_method"] {
         case nil, .null?:
             method = Self.unnamedMethod(secret: secret != nil, listed: authMethods)
         case let .string(name)?:
-            guard let named = ProviderDescriptor.ClientAuth.Method(rawValue: name), [.none, .clientSecretBasic, .clientSecretPost].contains(named)
+            guard let named = ProviderDescriptor.ClientAuthMethod(rawValue: name), [.none, .clientSecretBasic, .clientSecretPost].contains(named)
             else {
                 throw failure(
                     "it registered the client with `token_endpoint_auth_method` \(ServerDiscovery.shown(name)), which a native client cannot use")
@@ -121,7 +121,7 @@ struct DynamicClientRegistration: Sendable {
     /// The method of a registration answer that names none: `client_secret_basic` for a client given a secret (RFC 7591
     /// §2's default), unless the metadata's list leaves it out: then `client_secret_post` when listed, else `none` when
     /// listed (the secret is kept and not sent; the client asked for `none`, as the conformance suite's servers answer).
-    static func unnamedMethod(secret: Bool, listed: [String]?) -> ProviderDescriptor.ClientAuth.Method {
+    static func unnamedMethod(secret: Bool, listed: [String]?) -> ProviderDescriptor.ClientAuthMethod {
         guard secret else { return .none }
         guard let listed, !listed.isEmpty, !listed.contains("client_secret_basic") else { return .clientSecretBasic }
         if listed.contains("client_secret_post") { return .clientSecretPost }

@@ -14,13 +14,13 @@ public struct RegisteredClient: Sendable, Hashable, Codable {
     /// When the secret expires (`client_secret_expires_at`); nil when it does not.
     public var secretExpiresAt: Date?
     /// How the client authenticates at the token endpoint, as registered.
-    public var authMethod: ProviderDescriptor.ClientAuth.Method
+    public var authMethod: ProviderDescriptor.ClientAuthMethod
     /// The redirect URIs registered.
     public var redirectURIs: [URL]
 
     public init(
         issuer: URL, clientID: String, clientSecret: Secret? = nil, secretExpiresAt: Date? = nil,
-        authMethod: ProviderDescriptor.ClientAuth.Method = .none, redirectURIs: [URL]
+        authMethod: ProviderDescriptor.ClientAuthMethod = .none, redirectURIs: [URL]
     ) {
         self.issuer = issuer
         self.clientID = clientID

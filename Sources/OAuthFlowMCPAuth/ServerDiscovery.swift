@@ -33,7 +33,7 @@ struct ServerDiscovery: Sendable {
     struct AuthorizationServerDocument: Sendable {
         let issuer: URL
         let url: URL
-        let mode: ProviderDescriptor.Discovery.Mode
+        let mode: ProviderDescriptor.DiscoveryMode
         let metadata: ServerMetadata
         /// `registration_endpoint` (RFC 7591 §3, RFC 8414 §2).
         let registrationEndpoint: URL?
@@ -174,11 +174,11 @@ struct ServerDiscovery: Sendable {
 
     /// Where the metadata of `issuer` is looked for, in the MCP spec's order: RFC 8414 with the path inserted, OpenID
     /// Connect Discovery with the path inserted, then appended; for an issuer without a path, RFC 8414 then OpenID.
-    static func metadataLocations(of issuer: URL) -> [(URL, ProviderDescriptor.Discovery.Mode)] {
+    static func metadataLocations(of issuer: URL) -> [(URL, ProviderDescriptor.DiscoveryMode)] {
         guard let components = URLComponents(url: issuer, resolvingAgainstBaseURL: false) else { return [] }
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }
-        let paths: [(String, ProviderDescriptor.Discovery.Mode)] =
+        let paths: [(String, ProviderDescriptor.DiscoveryMode)] =
             path.isEmpty
             ? [("/.well-known/oauth-authorization-server", .rfc8414), ("/.well-known/openid-configuration", .oidc)]
             : [
@@ -219,7 +219,7 @@ struct ServerDiscovery: Sendable {
     }
 
     private func authorizationServerDocument(
-        _ object: [String: JSONValue], at url: URL, issuer: URL, mode: ProviderDescriptor.Discovery.Mode
+        _ object: [String: JSONValue], at url: URL, issuer: URL, mode: ProviderDescriptor.DiscoveryMode
     ) throws -> AuthorizationServerDocument {
         func invalid(_ why: String) -> MCPAuthorizationError {
             MCPAuthorizationError(.invalidMetadata, "\(url.absoluteString) is not authorization server metadata: \(why)")

@@ -20,14 +20,14 @@ extension SimulatedProvider {
         public var accessTokensAreJWTs = false
         /// How the client may authenticate (`client_auth.methods`), in the order the engine tries them: the first whose
         /// credential the client holds is used.
-        public var clientAuthentication: [ProviderDescriptor.ClientAuth.Method] = [.none, .clientSecretBasic, .clientSecretPost]
+        public var clientAuthentication: [ProviderDescriptor.ClientAuthMethod] = [.none, .clientSecretBasic, .clientSecretPost]
         /// The `aud` of the client's assertions (`client_auth.assertion_audience`): the issuer, or the token endpoint.
-        public var assertionAudience = ProviderDescriptor.ClientAuth.AssertionAudience.issuer
+        public var assertionAudience = ProviderDescriptor.AssertionAudience.issuer
         /// How the provider answers (`authorization.response_mode`): `jwt`, `query.jwt` and `form_post.jwt` have it sign
         /// the answer (JARM), which the engine verifies.
-        public var responseMode = ProviderDescriptor.Authorization.ResponseMode.query
+        public var responseMode = ProviderDescriptor.ResponseMode.query
         /// Whether the authorization request goes in a request object the client signs (`authorization.request_object`, RFC 9101).
-        public var requestObject = ProviderDescriptor.Authorization.RequestObject.never
+        public var requestObject = ProviderDescriptor.RequestObject.never
         /// The default scopes.
         public var scopes = ["openid", "profile", "email", "offline_access"]
         /// More top-level YAML, appended as written (keys not written above).

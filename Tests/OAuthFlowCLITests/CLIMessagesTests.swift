@@ -105,7 +105,9 @@ import Testing
         try await storeSessionWithIDToken(home)
         let opened = try await home.run(["logout", "ender", "--end-session", "--timeout", "1"], browser: "/bin/true")
         #expect(opened.status == 2, "\(opened.stderr)")
-        #expect(opened.stderr.contains("Opening the browser to end the session at 127.0.0.1; the end-session URL, without the ID token:"), "\(opened.stderr)")
+        #expect(
+            opened.stderr.contains("Opening the browser to end the session at 127.0.0.1; the end-session URL, without the ID token:"),
+            "\(opened.stderr)")
         #expect(opened.stderr.contains("post_logout_redirect_uri=http"), "the URL shown keeps its other parameters: \(opened.stderr)")
         for output in [opened.stdout, opened.stderr] { #expect(!output.contains(Self.idToken) && !output.contains("eyJ"), "\(output)") }
         // Item 14: a provider that ends the session and stays on its own page is not the same as one that kept it.
@@ -130,7 +132,10 @@ import Testing
     @Test func aRefusedScopeForClientCredentialsGetsAHint() async throws {
         let body = #"{"error":"invalid_scope","error_description":"scope not allowed"}"#
         let server = try HostileServer(
-            .fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
+            .fixed(
+                Data(
+                    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+                        .utf8)))
         defer { server.stop() }
         let home = try Home()
         defer { home.directory.cleanUp() }
@@ -170,11 +175,14 @@ import Testing
             try home.describe(server)
             await server.provider.failNext(.token, error: "server_error", description: "Unable to sign ID token", status: 500)
             let result = try await home.run(
-                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"], browser: try ProvidersAddSignInTests.browser(in: home.directory))
+                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"],
+                browser: try ProvidersAddSignInTests.browser(in: home.directory))
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("server_error"), "\(result.stderr)")
             #expect(
-                result.stderr.contains("hint: the provider failed while issuing this public client's tokens. A provider that signs ID tokens with the client's secret (HS256, HS384 or HS512"),
+                result.stderr.contains(
+                    "hint: the provider failed while issuing this public client's tokens. A provider that signs ID tokens with the client's secret (HS256, HS384 or HS512"
+                ),
                 "\(result.stderr)")
         } catch {
             await server.stop()
@@ -198,7 +206,7 @@ import Testing
                     tokens: TokenSet(
                         accessToken: Secret("access-\(UUID())"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(-60),
                         refreshToken: Secret("refresh-\(UUID())"), idToken: nil, scopes: ["profile"], issuedAt: Date()),
-                    updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuth.Method.none, offlineAccessRequested: !asked ? false : true))
+                    updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuthMethod.none, offlineAccessRequested: !asked ? false : true))
         }
         let plain = try await setup.run(["token", "refresh", "refuser", "--account", "plain"])
         #expect(plain.status == 1)
@@ -243,7 +251,8 @@ import Testing
         do {
             try home.describe(server)
             let result = try await home.run(
-                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"], browser: try ProvidersAddSignInTests.browser(in: home.directory))
+                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"],
+                browser: try ProvidersAddSignInTests.browser(in: home.directory))
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("  user: Ada Lovelace <ada@simulated.example> (verified)\n"), "\(result.stdout)")
             let json = try await home.run(

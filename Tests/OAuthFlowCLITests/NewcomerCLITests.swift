@@ -52,7 +52,8 @@ import Testing
             // One command that keeps both flags, so that the second step does not undo the first.
             #expect(
                 added.stderr.contains(
-                    "keep its flag: `oauthflow providers add \(issuer.absoluteString) --id 127-0-0-1-\(port) --port 8800 --public-client --offline-access --force`"),
+                    "keep its flag: `oauthflow providers add \(issuer.absoluteString) --id 127-0-0-1-\(port) --port 8800 --public-client --offline-access --force`"
+                ),
                 "\(added.stderr)")
 
             // Introspection is published: an access_tokens section, the audience left to the API.
@@ -112,7 +113,7 @@ import Testing
                 tokens: TokenSet(
                     accessToken: Secret("access-\(UUID())"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil,
                     idToken: nil, scopes: [], issuedAt: Date()),
-                updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuth.Method.none))
+                updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuthMethod.none))
         let result = try await home.run(["token", "revoke", "lacker"])
         #expect(result.status == 1)
         if recorded {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import OAuthFlowTestSupport
-import OAuthFlow
 import Logging
+import OAuthFlow
+import OAuthFlowTestSupport
+import Testing
 
 /// Docs/services.md's examples: every Swift line compiled here (DocExampleTests checks that each one
 /// appears in this file), the same calls run against the service-token servers when they are up, and
@@ -21,10 +21,13 @@ import Logging
 
     /// "A first token": a client the service names itself.
     func namedClient(secret: Secret) throws -> ServiceTokens {
-        let worker = OAuth(OAuth.Configuration(
-            clients: ["keycloak": ClientSettings(clientID: "orders-worker", secret: secret, variables: ["host": "sso.example.com", "realm": "ops"])],
-            store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/orders-worker/tokens"))))
-        let tokens = try worker.serviceTokens(for: "keycloak")   // one cache per provider, shared by every caller of `worker`
+        let worker = OAuth(
+            OAuth.Configuration(
+                clients: [
+                    "keycloak": ClientSettings(clientID: "orders-worker", secret: secret, variables: ["host": "sso.example.com", "realm": "ops"])
+                ],
+                store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/orders-worker/tokens"))))
+        let tokens = try worker.serviceTokens(for: "keycloak")  // one cache per provider, shared by every caller of `worker`
         return tokens
     }
 
@@ -48,7 +51,7 @@ import Logging
     /// "Client credentials".
     func clientCredentials(tokens: ServiceTokens) async throws {
         let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
-        let token = try await tokens.accessToken(request)   // cached; renewed before it expires
+        let token = try await tokens.accessToken(request)  // cached; renewed before it expires
         let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders/42")!), for: request)
         _ = (token, response)
     }
@@ -101,7 +104,7 @@ import Logging
     /// "The cache": seeing it at work.
     func watchedCache(clients: [String: ClientSettings], store: any TokenStore) -> OAuth {
         var logger = Logger(label: "orders-worker.tokens")
-        logger.logLevel = .debug   // cache hits are debug lines
+        logger.logLevel = .debug  // cache hits are debug lines
         let watched = OAuth(OAuth.Configuration(clients: clients, store: store, environment: OAuthEnvironment(logger: logger)))
         return watched
     }
@@ -114,10 +117,12 @@ import Logging
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let provider = try TestDescriptor(
-            id: "keycloak", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n").provider()
+            id: "keycloak", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
+        ).provider()
         let transport = ScriptedTransport { _, count in
-            TransportResponse(status: 200, headers: ["Content-Type": "application/json"],
-                         body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
+            TransportResponse(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
         }
         let handler = CapturingLogHandler()
         var logger = Logger(label: "orders-worker.tokens", factory: { _ in handler })
@@ -139,10 +144,12 @@ import Logging
 
     /// "Try it locally": a descriptor in the user's directory, which the registry reads only when told.
     func tryItLocally() async throws {
-        let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))   // ~/.config/oauthflow: providers/ and clients.yaml
+        let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))  // ~/.config/oauthflow: providers/ and clients.yaml
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
-        print(whoami.status, String(decoding: whoami.body, as: UTF8.self))   // 200 {"audience":[],"client_id":"svc-rsa",...}
+        let whoami = try await authlib.send(
+            TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!),
+            for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        print(whoami.status, String(decoding: whoami.body, as: UTF8.self))  // 200 {"audience":[],"client_id":"svc-rsa",...}
     }
 
     /// Calls the page shows inside its prose, compiled in `configurations` above and `inlineExamples` below.
@@ -186,13 +193,15 @@ import Logging
         #expect(try client.configuration.authenticationMethod(for: provider) == .clientSecretPost, "a secret picks the first secret method listed")
 
         let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
-        let token = try await tokens.accessToken(request)   // cached; renewed before it expires
+        let token = try await tokens.accessToken(request)  // cached; renewed before it expires
         let response = try await tokens.send(TransportRequest(method: .get, url: server.resource), for: request)
         #expect(response.status == 200)
         let whoami = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         #expect(whoami["resource"] as? [String] == ["https://api.example.com/orders"])
-        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"])) == token,
-                "order and repeats do not matter")
+        #expect(
+            try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"]))
+                == token,
+            "order and repeats do not matter")
 
         // A second ServiceTokens on the same directory (another process, as far as the store can tell) reuses the
         // token: the server issues a new random token for every request.
@@ -206,7 +215,9 @@ import Logging
         }
 
         // The audience a `resource` provider cannot take is refused before anything is sent.
-        let error = await #expect(throws: FlowError.self) { _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(audiences: ["orders-api"])) }
+        let error = await #expect(throws: FlowError.self) {
+            _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(audiences: ["orders-api"]))
+        }
         #expect(error?.code == .invalidServiceRequest)
     }
 
@@ -295,7 +306,8 @@ import Logging
         // The Swift, with this test's environment in place of the process's.
         let mine = OAuth(.commandLine(environment: environment))
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(TransportRequest(method: .get, url: server.resource), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        let whoami = try await authlib.send(
+            TransportRequest(method: .get, url: server.resource), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         #expect(whoami.status == 200)
         #expect(String(decoding: whoami.body, as: UTF8.self).contains("\"client_id\":\"\(rsa.clientID)\""))
         #expect(!(try ProviderRegistry.load(environment: environment).ids.contains("authlib-test")), "load() alone reads no user directory")
@@ -353,7 +365,7 @@ import Logging
     }
 
     /// What the page says each entry picks, in the order the page shows them.
-    static let expectedMethods: [(provider: String, method: ProviderDescriptor.ClientAuth.Method)] = [
+    static let expectedMethods: [(provider: String, method: ProviderDescriptor.ClientAuthMethod)] = [
         ("keycloak", .clientSecretBasic),
         ("okta", .clientSecretBasic),
         ("keycloak", .clientSecretJWT),
@@ -366,7 +378,8 @@ import Logging
     /// shows with a running server's.
     static func pageDescriptors(issuers: [String: String] = [:]) throws -> [String: ProviderDescriptor] {
         var found: [String: ProviderDescriptor] = [:]
-        for block in try DocExampleTests.blocks(in: page) where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("schema_version:") }) {
+        for block in try DocExampleTests.blocks(in: page)
+        where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("schema_version:") }) {
             let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
             let lines = block.lines.map { line in issuers[id].map { line.hasPrefix("issuer: ") ? "issuer: \($0)" : line } ?? line }
             let document = DescriptorDocument.parse(Data(lines.joined(separator: "\n").utf8), path: "\(page):\(block.line)")
@@ -449,7 +462,8 @@ import Logging
                 // The bundled descriptor (or the page's own, at this server), as the page's entry resolves it, picks the
                 // method the page says.
                 let shown = try Self.pageDescriptors()[provider] != nil
-                let bundled = try Self.descriptor(named: provider, registry: registry, issuers: [provider: server.issuer]).resolve(entry.variables ?? [:])
+                let bundled = try Self.descriptor(named: provider, registry: registry, issuers: [provider: server.issuer]).resolve(
+                    entry.variables ?? [:])
                 #expect(try configuration.authenticationMethod(for: bundled) == expected.method, "\(place): \(provider)")
                 if shown {
                     // The page's descriptor is for this server: it gets a token as it is.
@@ -461,8 +475,10 @@ import Logging
                 let methods = bundled.policy.clientAuthMethods.map(\.rawValue)
                 let local = try server.descriptor(methods: methods, audience: registered.assertionAudience).provider()
                 #expect(try configuration.authenticationMethod(for: local) == expected.method)
-                let tokens = try await OAuthClient(provider: local, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
-                    .clientCredentialsToken()
+                let tokens = try await OAuthClient(
+                    provider: local, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15))
+                )
+                .clientCredentialsToken()
                 let (status, whoami) = try await server.whoami(tokens.accessToken)
                 #expect(status == 200, "\(place): \(provider)")
                 #expect(whoami["client_id"] as? String == registered.clientID)
@@ -477,7 +493,7 @@ import Logging
     }
 
     /// The service server's client that authenticates with `method` (and signs with `algorithm`).
-    static func serverClient(for method: ProviderDescriptor.ClientAuth.Method, algorithm: String?) -> String {
+    static func serverClient(for method: ProviderDescriptor.ClientAuthMethod, algorithm: String?) -> String {
         switch method {
         case .clientSecretBasic: return "basic"
         case .clientSecretPost: return "post"

@@ -96,7 +96,9 @@ import Testing
                 guard let peek = SessionPeek.read(providerID: "github", account: "default", directory: path) else { continue }
                 answered += 1
                 let loaded = try? await store.load(SessionKey(providerID: "github"))
-                #expect(loaded?.tokens.accessToken.value == peek.accessToken, "the launcher would answer from \(keyPath) = \(String(describing: replacement))")
+                #expect(
+                    loaded?.tokens.accessToken.value == peek.accessToken,
+                    "the launcher would answer from \(keyPath) = \(String(describing: replacement))")
             }
         }
         #expect(answered > 10, "some changes (an absent refresh token, a null expiry) leave a valid session")
@@ -136,7 +138,7 @@ import Testing
     }
 
     @Test func knowsEveryClientAuthenticationMethod() {
-        #expect(SessionPeek.clientAuthenticationMethods == Set(ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue)))
+        #expect(SessionPeek.clientAuthenticationMethods == Set(ProviderDescriptor.ClientAuthMethod.allCases.map(\.rawValue)))
     }
 
     @Test func readsDatesAsISO8601DateFormatterDoes() {

@@ -11,7 +11,7 @@ enum SignedMessages {
 
     /// `options` with the client authenticating by `private_key_jwt` and the given response mode and request object setting.
     static func options(
-        responseMode: ProviderDescriptor.Authorization.ResponseMode = .query, requestObject: ProviderDescriptor.Authorization.RequestObject = .never,
+        responseMode: ProviderDescriptor.ResponseMode = .query, requestObject: ProviderDescriptor.RequestObject = .never,
         pushed: Bool = false, discovery: Bool = false
     ) -> SimulatedProvider.DescriptorOptions {
         var options = SimulatedProvider.DescriptorOptions()
@@ -151,7 +151,8 @@ enum SignedMessages {
         let provider = try #require(document.descriptor).resolve([:])
         await simulated.register(.privateKeyJWT(id: SignedMessages.clientID, publicKeyPEM: publicPEM, redirectURIs: [Simulation.redirect]))
         let client = OAuthClient(
-            provider: provider, configuration: ClientConfiguration(clientID: SignedMessages.clientID, redirectURI: Simulation.redirect, signingKey: key),
+            provider: provider,
+            configuration: ClientConfiguration(clientID: SignedMessages.clientID, redirectURI: Simulation.redirect, signingKey: key),
             environment: simulated.environment)
         let error = await #expect(throws: FlowError.self) { _ = try await client.startAuthorization() }
         #expect(error?.code == .requestObject)
@@ -161,7 +162,7 @@ enum SignedMessages {
 /// JWT-secured authorization responses (JARM) against the simulated provider, and every response the engine must refuse.
 @Suite struct SimulatedJARMTests {
     /// A client of the public app, with the provider answering in `mode`.
-    static func appClient(_ simulated: SimulatedProvider, _ mode: ProviderDescriptor.Authorization.ResponseMode, pushed: Bool = false) throws
+    static func appClient(_ simulated: SimulatedProvider, _ mode: ProviderDescriptor.ResponseMode, pushed: Bool = false) throws
         -> OAuthClient
     {
         var options = SimulatedProvider.DescriptorOptions()
@@ -170,8 +171,8 @@ enum SignedMessages {
         return try Simulation.appClient(simulated, options)
     }
 
-    @Test(arguments: [ProviderDescriptor.Authorization.ResponseMode.jwt, .queryJWT])
-    func aSignedResponseInTheQuerySignsIn(mode: ProviderDescriptor.Authorization.ResponseMode) async throws {
+    @Test(arguments: [ProviderDescriptor.ResponseMode.jwt, .queryJWT])
+    func aSignedResponseInTheQuerySignsIn(mode: ProviderDescriptor.ResponseMode) async throws {
         let simulated = try SimulatedProvider()
         let client = try Self.appClient(simulated, mode)
         let pending = try await client.startAuthorization()

@@ -24,7 +24,7 @@ import Testing
 
     /// Signs in through the routes with the provider answering in `mode`; returns the callback's status and what was signed in.
     @available(macOS 14, iOS 17, tvOS 17, *)
-    func signIn(_ mode: ProviderDescriptor.Authorization.ResponseMode, tamper: Bool = false) async throws -> (HTTPResponse.Status, [WebSignInResult]) {
+    func signIn(_ mode: ProviderDescriptor.ResponseMode, tamper: Bool = false) async throws -> (HTTPResponse.Status, [WebSignInResult]) {
         let simulated = try OAuthFlowTesting.SimulatedProvider()
         await simulated.register(SimulatedClient.public(id: "web-app", redirectURIs: [Self.origin.appendingPathComponent("auth/simulated/callback")]))
         var options = OAuthFlowTesting.SimulatedProvider.DescriptorOptions()
@@ -60,16 +60,16 @@ import Testing
     }
 
     @available(macOS 14, iOS 17, tvOS 17, *)
-    @Test(arguments: [ProviderDescriptor.Authorization.ResponseMode.queryJWT, .formPostJWT])
-    func aSignedResponseSignsInThroughTheRoutes(mode: ProviderDescriptor.Authorization.ResponseMode) async throws {
+    @Test(arguments: [ProviderDescriptor.ResponseMode.queryJWT, .formPostJWT])
+    func aSignedResponseSignsInThroughTheRoutes(mode: ProviderDescriptor.ResponseMode) async throws {
         let (status, results) = try await signIn(mode)
         #expect(status == .seeOther)
         #expect(results.first?.profile.subject == "user-1")
     }
 
     @available(macOS 14, iOS 17, tvOS 17, *)
-    @Test(arguments: [ProviderDescriptor.Authorization.ResponseMode.queryJWT, .formPostJWT])
-    func aSignedResponseWithAPlainCodeBesideItIsRefused(mode: ProviderDescriptor.Authorization.ResponseMode) async throws {
+    @Test(arguments: [ProviderDescriptor.ResponseMode.queryJWT, .formPostJWT])
+    func aSignedResponseWithAPlainCodeBesideItIsRefused(mode: ProviderDescriptor.ResponseMode) async throws {
         let (status, results) = try await signIn(mode, tamper: true)
         #expect(status != .seeOther)
         #expect(results.isEmpty)

@@ -11,14 +11,14 @@ public struct ClientSettings: Sendable {
         public var clientID: String?
         /// The environment variable holding the client secret (never the secret itself).
         public var secretVariable: String?
-        public var authMethod: ProviderDescriptor.ClientAuth.Method?
+        public var authMethod: ProviderDescriptor.ClientAuthMethod?
         /// Provider variables; each replaces the clients file's value of the same name.
         public var variables: [String: String]
         /// Scopes instead of the clients file's (and the descriptor's defaults); nil or empty keeps them.
         public var scopes: [String]?
 
         public init(
-            clientID: String? = nil, secretVariable: String? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
+            clientID: String? = nil, secretVariable: String? = nil, authMethod: ProviderDescriptor.ClientAuthMethod? = nil,
             variables: [String: String] = [:], scopes: [String]? = nil
         ) {
             self.clientID = clientID
@@ -55,7 +55,7 @@ public struct ClientSettings: Sendable {
     public var clientID: String
     public var secret: Secret?
     /// The method asked for; nil lets the provider's descriptor choose (see ``ClientConfiguration/authenticationMethod(for:)``).
-    public var authMethod: ProviderDescriptor.ClientAuth.Method?
+    public var authMethod: ProviderDescriptor.ClientAuthMethod?
     public var variables: [String: String]
     /// Scopes to ask for; nil means the descriptor's defaults.
     public var scopes: [String]?
@@ -101,7 +101,7 @@ public struct ClientSettings: Sendable {
     ///   - secretSource: Where `secret` came from, in words a person can check; nil without a secret.
     ///   - notes: Settings found but not used, one sentence each.
     public init(
-        clientID: String, secret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil, variables: [String: String] = [:],
+        clientID: String, secret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuthMethod? = nil, variables: [String: String] = [:],
         scopes: [String]? = nil, signingKey: ClientConfiguration.SigningKey? = nil, tlsIdentity: TLSClientIdentity? = nil,
         secretSource: SecretSource? = nil, notes: [String] = []
     ) {

@@ -144,7 +144,7 @@ public struct ClientSettingsResolver: Sendable {
         if let variable = named {
             settings.secret = try secret(in: variable, provider: provider)
             settings.secretSource = .namedVariable(variable)
-        } else if method == ProviderDescriptor.ClientAuth.Method.none {
+        } else if method == ProviderDescriptor.ClientAuthMethod.none {
             // A public sign-in asked for: a secret found in the environment or the file is not sent.
             if fileEntry?.clientSecretEnvironment != nil || fileEntry?.clientSecretFile != nil || useEnvironmentSecret {
                 settings.notes.append("client authentication is none; the client secret configured for \(clientID) is not sent")
@@ -162,7 +162,7 @@ public struct ClientSettingsResolver: Sendable {
         }
         settings.authMethod = method
         try bind(&settings, provider: provider, entry: fileEntry)
-        if method != ProviderDescriptor.ClientAuth.Method.none {
+        if method != ProviderDescriptor.ClientAuthMethod.none {
             try resolveKey(
                 &settings, provider: provider, entry: fileEntry, environmentIsTheClients: environmentOwner == nil || environmentOwner == clientID)
         }

@@ -25,7 +25,7 @@ package struct ClientsFile: Sendable {
         public var clientSecretEnvironment: String?
         /// A file holding the client secret (`~` is the home directory).
         public var clientSecretFile: String?
-        public var clientAuth: ProviderDescriptor.ClientAuth.Method?
+        public var clientAuth: ProviderDescriptor.ClientAuthMethod?
         public var variables: [String: String]?
         public var scopes: [String]?
         /// A PEM or JWK file holding the client's private key: `private_key_jwt` signs with it, and mutual TLS
@@ -47,7 +47,7 @@ package struct ClientsFile: Sendable {
 
         public init(
             clientID: String? = nil, clientSecretEnvironment: String? = nil, clientSecretFile: String? = nil,
-            clientAuth: ProviderDescriptor.ClientAuth.Method? = nil, variables: [String: String]? = nil, scopes: [String]? = nil,
+            clientAuth: ProviderDescriptor.ClientAuthMethod? = nil, variables: [String: String]? = nil, scopes: [String]? = nil,
             privateKeyFile: String? = nil, privateKeyEnvironment: String? = nil, keyID: String? = nil, signingAlg: String? = nil,
             certificateFile: String? = nil, caFile: String? = nil, issuer: String? = nil
         ) {
@@ -154,7 +154,7 @@ package struct ClientsFile: Sendable {
         } catch {
             throw ClientSettingsError(
                 .invalidClientsFile,
-                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be one of \(ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue).joined(separator: ", ")))",
+                "\(path): the entry for \(provider) cannot be read (\(provider).client_auth must be one of \(ProviderDescriptor.ClientAuthMethod.allCases.map(\.rawValue).joined(separator: ", ")))",
                 provider: provider)
         }
     }

@@ -1,26 +1,8 @@
 extension ProviderDescriptor {
     /// How an API that receives this provider's access tokens checks them.
-    public struct AccessTokenSettings: Sendable, Hashable, Codable {
-        /// What the provider's access tokens are, and so how an API checks them.
-        public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
-            /// Signed JWTs, verified with the provider's JWKS.
-            case jwt
-            /// Opaque strings, checked by RFC 7662 introspection.
-            case opaque
-            /// JWTs verified with the JWKS, anything else introspected.
-            case both
-        }
-
-        /// Which claims and header a JWT access token must carry.
-        public enum Profile: String, Sendable, Hashable, Codable, CaseIterable {
-            /// RFC 9068: `typ: at+jwt`, and `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`.
-            case rfc9068
-            /// `iss`, `exp` and `aud`; the rest when present.
-            case plain
-        }
-
+    package struct AccessTokenSettings: Sendable, Hashable, Codable {
         /// Whether an introspection answer must name the API in `aud`.
-        public enum IntrospectedAudience: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum IntrospectedAudience: String, Sendable, Hashable, Codable, CaseIterable {
             /// An answer without `aud` is refused: nothing said the token was meant for this API.
             case required
             /// An answer without `aud` is accepted, and the principal says the audience went unchecked (a server
@@ -28,16 +10,16 @@ extension ProviderDescriptor {
             case mayBeAbsent = "may_be_absent"
         }
 
-        public var format: Format = .jwt
-        public var profile: Profile = .plain
+        package var format: AccessTokenFormat = .jwt
+        package var profile: AccessTokenProfile = .plain
         /// Whether an introspection answer must name the API in `aud` (default `required`).
         package var introspectedAudience: IntrospectedAudience = .required
         /// The JWS algorithms accepted, by name (never `none`, never HMAC).
-        public var signingAlgs: [String] = ["RS256", "PS256", "ES256"]
+        package var signingAlgs: [String] = ["RS256", "PS256", "ES256"]
         /// The API's audience when the descriptor states it (a template that may name variables).
-        public var audience: String?
+        package var audience: String?
         /// Seconds of clock skew allowed on `exp`, `nbf` and `iat`.
-        public var leeway: Int = 60
+        package var leeway: Int = 60
         /// The longest time, in seconds, an active introspection answer is reused (never past the token's `exp`).
         package var introspectionCache: Int = 300
         /// How long, in seconds, an inactive answer is reused.
@@ -49,12 +31,12 @@ extension ProviderDescriptor {
             case introspectedAudience = "introspected_audience"
         }
 
-        public init() {}
+        package init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         static let standard = Self()
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self.standard
@@ -103,4 +85,24 @@ extension DescriptorSchema {
             "Whether an introspection answer must name the API in `aud`: `required` refuses one that names no audience, since nothing then says the token is meant for this API; `may_be_absent` accepts it for a server whose introspection never names one, and the accepted principal says the audience went unchecked. An `aud` that is present must name the API either way."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    /// What the provider's access tokens are, and so how an API checks them.
+    public enum AccessTokenFormat: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Signed JWTs, verified with the provider's JWKS.
+        case jwt
+        /// Opaque strings, checked by RFC 7662 introspection.
+        case opaque
+        /// JWTs verified with the JWKS, anything else introspected.
+        case both
+    }
+
+    /// Which claims and header a JWT access token must carry.
+    public enum AccessTokenProfile: String, Sendable, Hashable, Codable, CaseIterable {
+        /// RFC 9068: `typ: at+jwt`, and `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`.
+        case rfc9068
+        /// `iss`, `exp` and `aud`; the rest when present.
+        case plain
+    }
 }

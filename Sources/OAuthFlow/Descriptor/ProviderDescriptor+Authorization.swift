@@ -1,28 +1,6 @@
 extension ProviderDescriptor {
     /// The authorization request.
-    public struct Authorization: Sendable, Hashable, Codable {
-        public enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
-            case query
-            case formPost = "form_post"
-            case fragment
-            /// JARM: the response as a JWT signed by the server, in the query for the code flow (`query.jwt`).
-            case jwt
-            /// JARM: the signed response JWT in the redirect's query.
-            case queryJWT = "query.jwt"
-            /// JARM: the signed response JWT in a cross-site POST body.
-            case formPostJWT = "form_post.jwt"
-        }
-
-        /// When the authorization request is pushed (RFC 9126).
-        public enum Pushed: String, Sendable, Hashable, Codable, CaseIterable {
-            /// Always: a provider without a pushed authorization request endpoint cannot sign in.
-            case always
-            /// When the provider has the endpoint (in the descriptor or its discovery document).
-            case ifSupported = "if_supported"
-            /// Never, unless discovery says `require_pushed_authorization_requests: true`.
-            case never
-        }
-
+    package struct Authorization: Sendable, Hashable, Codable {
         package var responseType: String = "code"
         package var responseMode: ResponseMode = .query
         package var extraParams: [String: String] = [:]
@@ -47,7 +25,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()
@@ -102,4 +80,28 @@ extension DescriptorSchema {
             "The `type`s of rich authorization request details (RFC 9396) the provider documents (`payment_initiation`, `account_information`): a sign-in or service token request asking for another type is refused before anything is sent. Left out, discovery's `authorization_details_types_supported` decides when the provider publishes it, and otherwise any type is sent."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    public enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
+        case query
+        case formPost = "form_post"
+        case fragment
+        /// JARM: the response as a JWT signed by the server, in the query for the code flow (`query.jwt`).
+        case jwt
+        /// JARM: the signed response JWT in the redirect's query.
+        case queryJWT = "query.jwt"
+        /// JARM: the signed response JWT in a cross-site POST body.
+        case formPostJWT = "form_post.jwt"
+    }
+
+    /// When the authorization request is pushed (RFC 9126).
+    public enum Pushed: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Always: a provider without a pushed authorization request endpoint cannot sign in.
+        case always
+        /// When the provider has the endpoint (in the descriptor or its discovery document).
+        case ifSupported = "if_supported"
+        /// Never, unless discovery says `require_pushed_authorization_requests: true`.
+        case never
+    }
 }

@@ -1,9 +1,9 @@
 extension ProviderDescriptor.Authorization {
     /// A signature the provider puts in the authorization callback, made with the client secret over the
     /// callback's other parameters (Shopify's `hmac`): the engine checks it before the code is exchanged.
-    public struct CallbackSignature: Sendable, Hashable, Codable {
+    package struct CallbackSignature: Sendable, Hashable, Codable {
         /// How the signature is made.
-        public enum Algorithm: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum Algorithm: String, Sendable, Hashable, Codable, CaseIterable {
             /// HMAC-SHA256 keyed with the client secret over the other parameters, sorted by name and joined as
             /// `name=value` pairs with `&`, sent as lowercase hex.
             case hmacSHA256Hex = "hmac_sha256_hex"
@@ -19,7 +19,7 @@ extension ProviderDescriptor.Authorization {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()

@@ -1,40 +1,10 @@
 extension ProviderDescriptor {
     /// Client authentication at the token endpoint.
-    public struct ClientAuth: Sendable, Hashable, Codable {
-        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
-            case none
-            case clientSecretBasic = "client_secret_basic"
-            case clientSecretPost = "client_secret_post"
-            /// A JWT signed with the client secret (HS256), RFC 7523 §2.2 and OpenID Connect Core §9.
-            case clientSecretJWT = "client_secret_jwt"
-            /// A JWT signed with the client's private key (RS256, PS256, ES256).
-            case privateKeyJWT = "private_key_jwt"
-            /// A client certificate issued by a CA the server trusts (RFC 8705 §2.1).
-            case tlsClientAuth = "tls_client_auth"
-            /// A self-signed client certificate registered with the server (RFC 8705 §2.2).
-            case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
-
-            /// Whether the client proves itself with the client secret.
-            package var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
-            /// Whether the client proves itself with a signed assertion (`client_assertion`).
-            public var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
-            /// Whether the client proves itself with a TLS client certificate.
-            package var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
-        }
-
-        /// The `aud` of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
-        public enum AssertionAudience: String, Sendable, Hashable, Codable, CaseIterable {
-            /// The authorization server's issuer identifier: the value that cannot be redirected to another
-            /// server's endpoint (CVE-2025-27370, CVE-2025-27371), and the default.
-            case issuer
-            /// The token endpoint URL, for providers that document it (Entra ID, Okta).
-            case tokenEndpoint = "token_endpoint"
-        }
-
+    package struct ClientAuth: Sendable, Hashable, Codable {
         /// The one method, for descriptors written before ``methods`` (and the first choice otherwise).
-        package var method: Method = .none
+        package var method: ClientAuthMethod = .none
         /// Every method the provider accepts, in its order of preference.
-        package var methods: [Method]?
+        package var methods: [ClientAuthMethod]?
         /// The `aud` the client's assertions carry.
         package var assertionAudience: AssertionAudience = .issuer
         /// The algorithms the provider takes for client assertions; nil takes every one OAuthFlow signs with.
@@ -49,7 +19,7 @@ extension ProviderDescriptor {
 
         /// A client secret the engine makes: a JWT signed with the client's private key (its `kid` in the header),
         /// `iss` as given, `sub` the client id, `aud` as given, `iat` now and `exp` `lifetime` later.
-        public struct GeneratedSecret: Sendable, Hashable, Codable {
+        package struct GeneratedSecret: Sendable, Hashable, Codable {
             /// The `iss` claim, a template that may name `{variables}` (Apple: the Team ID).
             package var issuer: String
             /// The `aud` claim.
@@ -64,7 +34,7 @@ extension ProviderDescriptor {
         }
 
         /// What the provider accepts: ``methods``, or just ``method``.
-        package var supported: [Method] { methods ?? [method] }
+        package var supported: [ClientAuthMethod] { methods ?? [method] }
 
         enum CodingKeys: String, CodingKey {
             case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
@@ -73,7 +43,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             methods = try o.choices(CodingKeys.methods)
@@ -95,7 +65,7 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let clientAuthFields: [Field] = [
         Field(
-            "methods", .list(.choice(of: ProviderDescriptor.ClientAuth.Method.self)),
+            "methods", .list(.choice(of: ProviderDescriptor.ClientAuthMethod.self)),
             "Every method the provider accepts, in its order of preference. The client chooses the first method listed whose credential it holds (a secret, a private key, a certificate), or `none` when it holds none; a client's `client_auth` setting names one instead. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
         ),
         Field(
@@ -132,4 +102,36 @@ extension DescriptorSchema {
             "Seconds each secret is valid (`exp` - `iat`); a new one is signed when a sixth of that is left. Apple allows at most 15,777,000 (six months)."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    public enum ClientAuthMethod: String, Sendable, Hashable, Codable, CaseIterable {
+        case none
+        case clientSecretBasic = "client_secret_basic"
+        case clientSecretPost = "client_secret_post"
+        /// A JWT signed with the client secret (HS256), RFC 7523 §2.2 and OpenID Connect Core §9.
+        case clientSecretJWT = "client_secret_jwt"
+        /// A JWT signed with the client's private key (RS256, PS256, ES256).
+        case privateKeyJWT = "private_key_jwt"
+        /// A client certificate issued by a CA the server trusts (RFC 8705 §2.1).
+        case tlsClientAuth = "tls_client_auth"
+        /// A self-signed client certificate registered with the server (RFC 8705 §2.2).
+        case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
+
+        /// Whether the client proves itself with the client secret.
+        package var usesSecret: Bool { [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(self) }
+        /// Whether the client proves itself with a signed assertion (`client_assertion`).
+        public var usesAssertion: Bool { self == .clientSecretJWT || self == .privateKeyJWT }
+        /// Whether the client proves itself with a TLS client certificate.
+        package var usesCertificate: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
+    }
+
+    /// The `aud` of the client's assertions (`client_secret_jwt`, `private_key_jwt`).
+    public enum AssertionAudience: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The authorization server's issuer identifier: the value that cannot be redirected to another
+        /// server's endpoint (CVE-2025-27370, CVE-2025-27371), and the default.
+        case issuer
+        /// The token endpoint URL, for providers that document it (Entra ID, Okta).
+        case tokenEndpoint = "token_endpoint"
+    }
 }

@@ -1,9 +1,9 @@
 extension ProviderDescriptor {
     /// How a provider answers device authorization requests (RFC 8628 §3.2), and how it wants them sent when it
     /// does not take RFC 8628 as written (Amazon's code-based linking, Salesforce, Twitch, Trakt).
-    public struct Device: Sendable, Hashable, Codable {
+    package struct Device: Sendable, Hashable, Codable {
         /// A field of the device authorization answer (or of the request) a poll sends back.
-        public enum PollSource: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum PollSource: String, Sendable, Hashable, Codable, CaseIterable {
             /// The answer's `device_code` (RFC 8628 §3.4).
             case deviceCode = "device_code"
             /// The answer's `user_code` (Amazon sends it back as well).
@@ -35,7 +35,7 @@ extension ProviderDescriptor {
         /// The defaults, made once: they hold lists and maps, and each `Self()` would allocate them again.
         static let standard = Self()
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self.standard

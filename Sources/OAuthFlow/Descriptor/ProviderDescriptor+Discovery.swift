@@ -1,25 +1,9 @@
 extension ProviderDescriptor {
     /// Where the server's metadata is published, and what the published document leaves out.
-    public struct Discovery: Sendable, Hashable, Codable {
-        public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
-            /// `{issuer}/.well-known/openid-configuration`.
-            case oidc
-            /// `https://host/.well-known/oauth-authorization-server/{issuer path}` (RFC 8414 §3).
-            case rfc8414
-            case none
-        }
-
-        /// An endpoint the catalog reports on.
-        public enum Endpoint: String, Sendable, Hashable, Codable, CaseIterable {
-            /// `revocation_endpoint` (RFC 7009, RFC 8414).
-            case revocation
-            /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
-            case endSession = "end_session"
-        }
-
+    package struct Discovery: Sendable, Hashable, Codable {
         /// A list of the metadata document that may leave out a value the provider takes, and that the descriptor
         /// names values of under `lacks` (`- token_endpoint_auth_methods_supported: [none]`).
-        public enum Listing: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum Listing: String, Sendable, Hashable, Codable, CaseIterable {
             /// `token_endpoint_auth_methods_supported` (RFC 8414 §2): client authentication methods.
             case tokenEndpointAuthMethods = "token_endpoint_auth_methods_supported"
             /// `scopes_supported` (RFC 8414 §2).
@@ -30,12 +14,12 @@ extension ProviderDescriptor {
             case idTokenSigningAlgs = "id_token_signing_alg_values_supported"
         }
 
-        package var mode: Mode = .none
+        package var mode: DiscoveryMode = .none
         package var url: String?
         /// The endpoints the provider's discovery document does not name, as the descriptor records them:
         /// the catalog says `no` for them instead of `not stated`, and `lint --online` takes a missing end-session
         /// endpoint as known.
-        package var lacks: [Endpoint] = []
+        package var lacks: [DiscoveryEndpoint] = []
         /// Values the provider takes that its document's lists leave out, as the provider's documentation (or a
         /// sign-in) shows: a server that takes public clients and `offline_access` without listing `none` or the
         /// scope. Written among `lacks` as one mapping per list (`- scopes_supported: [offline_access]`);
@@ -46,7 +30,7 @@ extension ProviderDescriptor {
             case mode, url, lacks
         }
 
-        package init(mode: Mode = .none, url: String? = nil, lacks: [Endpoint] = [], unlisted: [Listing: [String]] = [:]) {
+        package init(mode: DiscoveryMode = .none, url: String? = nil, lacks: [DiscoveryEndpoint] = [], unlisted: [Listing: [String]] = [:]) {
             self.mode = mode
             self.url = url
             self.lacks = lacks
@@ -58,7 +42,7 @@ extension ProviderDescriptor {
             unlisted[listing]?.contains(value) == true
         }
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             mode = try o.choice(CodingKeys.mode) ?? Self().mode
@@ -69,8 +53,8 @@ extension ProviderDescriptor {
             for (index, item) in items.enumerated() {
                 switch item {
                 case let .string(name):
-                    guard let endpoint = Endpoint(rawValue: name) else {
-                        throw PlainObject.mismatch("one of \(Endpoint.allCases.map(\.rawValue)) or a mapping", at: path + [String(index)])
+                    guard let endpoint = DiscoveryEndpoint(rawValue: name) else {
+                        throw PlainObject.mismatch("one of \(DiscoveryEndpoint.allCases.map(\.rawValue)) or a mapping", at: path + [String(index)])
                     }
                     lacks.append(endpoint)
                 case let .object(lists):
@@ -93,7 +77,7 @@ extension ProviderDescriptor {
             }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(mode, forKey: .mode)
             try container.encodeIfPresent(url, forKey: .url)
@@ -120,7 +104,7 @@ extension DescriptorSchema {
         ),
         Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
         Field(
-            "lacks", .list(.either([.choice(of: ProviderDescriptor.Discovery.Endpoint.self), .object(unlistedFields)])), default: "[]",
+            "lacks", .list(.either([.choice(of: ProviderDescriptor.DiscoveryEndpoint.self), .object(unlistedFields)])), default: "[]",
             "What the provider's discovery document leaves out, as its published document or documentation shows: endpoints it does not name (`revocation`, `end_session`), so the catalog's Revocation or Logout column says `no` rather than `not stated`; and, one mapping per list, values the provider takes that a list leaves out (`- token_endpoint_auth_methods_supported: [none]`, `- scopes_supported: [offline_access]`), which `oauthflow lint --online` then reports as acknowledged (info) instead of warning about. One entry silences one finding; an entry the live document contradicts is a warning (`online_lacks`)."
         ),
     ]
@@ -135,5 +119,23 @@ extension DescriptorSchema {
             case .idTokenSigningAlgs: "Algorithms the provider signs ID tokens with"
             }
         return Field(listing.rawValue, .list(.string()), "\(what) that its document's `\(listing.rawValue)` leaves out.")
+    }
+}
+
+extension ProviderDescriptor {
+    public enum DiscoveryMode: String, Sendable, Hashable, Codable, CaseIterable {
+        /// `{issuer}/.well-known/openid-configuration`.
+        case oidc
+        /// `https://host/.well-known/oauth-authorization-server/{issuer path}` (RFC 8414 §3).
+        case rfc8414
+        case none
+    }
+
+    /// An endpoint the catalog reports on.
+    public enum DiscoveryEndpoint: String, Sendable, Hashable, Codable, CaseIterable {
+        /// `revocation_endpoint` (RFC 7009, RFC 8414).
+        case revocation
+        /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
+        case endSession = "end_session"
     }
 }

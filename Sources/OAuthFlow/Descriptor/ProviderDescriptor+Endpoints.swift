@@ -1,6 +1,6 @@
 extension ProviderDescriptor {
     /// Static endpoint URL templates.
-    public struct Endpoints: Sendable, Hashable, Codable {
+    package struct Endpoints: Sendable, Hashable, Codable {
         package var authorization: String?
         package var token: String?
         package var userinfo: String?

@@ -1,17 +1,8 @@
 extension ProviderDescriptor {
     /// How the provider ends its own session (OpenID Connect RP-Initiated Logout 1.0, or a provider's own
     /// logout URL) and tells relying parties that a session ended (Back-Channel and Front-Channel Logout 1.0).
-    public struct LogoutSettings: Sendable, Hashable, Codable {
-        /// How the end-session request is spelt.
-        public enum Style: String, Sendable, Hashable, Codable, CaseIterable {
-            /// RP-Initiated Logout 1.0: `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`.
-            case rpInitiated = "rp_initiated"
-            /// A provider's own logout URL (Auth0 `/v2/logout?returnTo=`, Cognito `/logout?logout_uri=`):
-            /// the parameter names below, and no `state` unless the provider returns it.
-            case custom
-        }
-
-        package var style: Style = .rpInitiated
+    package struct LogoutSettings: Sendable, Hashable, Codable {
+        package var style: LogoutStyle = .rpInitiated
         /// The parameter that says where the browser returns after the provider's logout.
         package var redirectParameter: String?
         /// The parameter that carries the client id; empty when the provider takes none.
@@ -60,7 +51,7 @@ extension ProviderDescriptor {
             return names
         }
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()
@@ -124,4 +115,15 @@ extension DescriptorSchema {
             "When the provider has an end-session endpoint only in some cases (a host, a setting) that the descriptor leaves to discovery, that case in a sentence; the catalog's Logout column says `conditional` with the sentence as a footnote."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    /// How the end-session request is spelt.
+    public enum LogoutStyle: String, Sendable, Hashable, Codable, CaseIterable {
+        /// RP-Initiated Logout 1.0: `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`.
+        case rpInitiated = "rp_initiated"
+        /// A provider's own logout URL (Auth0 `/v2/logout?returnTo=`, Cognito `/logout?logout_uri=`):
+        /// the parameter names below, and no `state` unless the provider returns it.
+        case custom
+    }
 }

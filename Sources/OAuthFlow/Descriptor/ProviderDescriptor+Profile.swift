@@ -2,7 +2,7 @@ extension ProviderDescriptor {
     /// Where each field of a ``UserProfile`` comes from, as ordered lists of sources: the
     /// first source present wins. A source is `id_token.CLAIM`, `userinfo.FIELD` or
     /// `extra.FIELD` (the answer of `extra_call`), with `.` descending into objects.
-    public struct Profile: Sendable, Hashable, Codable {
+    package struct Profile: Sendable, Hashable, Codable {
         package var subject: [String] = ["id_token.sub", "userinfo.sub"]
         package var name: [String] = ["id_token.name", "userinfo.name"]
         package var email: [String] = ["id_token.email", "userinfo.email"]
@@ -12,7 +12,7 @@ extension ProviderDescriptor {
         package var extraCall: ExtraCall?
 
         /// The declared extra call.
-        public struct ExtraCall: Sendable, Hashable, Codable {
+        package struct ExtraCall: Sendable, Hashable, Codable {
             /// A URL template, called with the access token as a Bearer token.
             package var url: String
             /// When the answer is a JSON list: use its first element whose field of this name is `true`.
@@ -35,7 +35,7 @@ extension ProviderDescriptor {
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         package static let standard = Self()
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self.standard

@@ -1,6 +1,6 @@
 extension ProviderDescriptor {
     /// Redirect URIs for native clients.
-    public struct Redirect: Sendable, Hashable, Codable {
+    package struct Redirect: Sendable, Hashable, Codable {
         package var loopback: Loopback = Loopback()
         /// The private-use URI scheme an app's redirect URI has (RFC 8252 §7.1), such as Google's iOS clients'
         /// `{reversed_client_id}`; it may name the descriptor's `{variables}` and what the app's sign-in fills in:
@@ -22,7 +22,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Self().loopback
@@ -34,13 +34,13 @@ extension ProviderDescriptor {
     }
 
     /// The loopback redirect the CLI listens on (RFC 8252 §7.3).
-    public struct Loopback: Sendable, Hashable, Codable {
-        public enum Port: Sendable, Hashable, Codable {
+    package struct Loopback: Sendable, Hashable, Codable {
+        package enum Port: Sendable, Hashable, Codable {
             /// A free port chosen when the login starts.
             case ephemeral
             case fixed(Int)
 
-            public init(from decoder: any Decoder) throws {
+            package init(from decoder: any Decoder) throws {
                 let container = try decoder.singleValueContainer()
                 if let number = try? container.decode(Int.self) {
                     self = .fixed(number)
@@ -53,7 +53,7 @@ extension ProviderDescriptor {
                 }
             }
 
-            public func encode(to encoder: any Encoder) throws {
+            package func encode(to encoder: any Encoder) throws {
                 var container = encoder.singleValueContainer()
                 switch self {
                 case .ephemeral: try container.encode("ephemeral")
@@ -75,7 +75,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()

@@ -1,6 +1,6 @@
 extension ProviderDescriptor {
     /// One entry of the scope-to-resource map, with its URL still a template.
-    public struct ResourceTemplate: Sendable, Hashable, Codable {
+    package struct ResourceTemplate: Sendable, Hashable, Codable {
         package var scope: String
         package var title: String
         package var url: String

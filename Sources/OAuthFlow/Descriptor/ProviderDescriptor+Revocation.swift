@@ -2,9 +2,9 @@ extension ProviderDescriptor {
     /// How the provider revokes a token, for providers whose revocation is not RFC 7009 as written: another
     /// method, the token under another parameter name or as the request's Bearer token, fixed parameters, or
     /// only one kind of token revoked. The endpoint is `endpoints.revocation` (or discovery's).
-    public struct RevocationSettings: Sendable, Hashable, Codable {
+    package struct RevocationSettings: Sendable, Hashable, Codable {
         /// The HTTP method of the revocation request.
-        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum Method: String, Sendable, Hashable, Codable, CaseIterable {
             case post = "POST"
             case delete = "DELETE"
             /// With the token in the query or as the Bearer token: a `GET` has no body (Oura).
@@ -12,7 +12,7 @@ extension ProviderDescriptor {
         }
 
         /// Where the token goes.
-        public enum Placement: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum Placement: String, Sendable, Hashable, Codable, CaseIterable {
             /// A form-encoded body (RFC 7009 §2.1).
             case body
             /// The query string (a `DELETE` without a body).
@@ -22,7 +22,7 @@ extension ProviderDescriptor {
         }
 
         /// A kind of token the provider revokes.
-        public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
             case refreshToken = "refresh_token"
             case accessToken = "access_token"
         }
@@ -53,7 +53,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()

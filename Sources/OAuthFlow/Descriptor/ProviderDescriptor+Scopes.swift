@@ -1,15 +1,15 @@
 extension ProviderDescriptor {
     /// Scopes and how they are joined.
-    public struct Scopes: Sendable, Hashable, Codable {
+    package struct Scopes: Sendable, Hashable, Codable {
         package var `default`: [String] = []
         package var separator: String = " "
         package var offline: Offline = Offline()
         /// When requests carry the `scope` parameter (Bungie and Pipedrive take none; Notion wants it even empty).
-        package var parameter: Parameter = .whenListed
+        package var parameter: ScopeParameter = .whenListed
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()
@@ -21,7 +21,7 @@ extension ProviderDescriptor {
     }
 
     /// What to add to an authorization request to be issued a refresh token.
-    public struct Offline: Sendable, Hashable, Codable {
+    package struct Offline: Sendable, Hashable, Codable {
         package var scopes: [String] = []
         package var params: [String: String] = [:]
         /// The provider grants `offline_access` without `prompt=consent`: OpenID Connect Core §11's "other
@@ -37,7 +37,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ProviderDescriptor.Authorization {
+extension ProviderDescriptor {
     /// When the authorization request's parameters go in a request object the client signs (RFC 9101).
     public enum RequestObject: String, Sendable, Hashable, Codable, CaseIterable {
         /// Never, unless discovery says `require_signed_request_object: true`.
@@ -13,7 +13,7 @@ extension ProviderDescriptor.Authorization {
     }
 }
 
-extension ProviderDescriptor.Authorization.ResponseMode {
+extension ProviderDescriptor.ResponseMode {
     /// Whether the response comes as a JWT the server signed (JARM): `jwt`, `query.jwt`, `form_post.jwt`.
     public var isJWT: Bool { [.jwt, .queryJWT, .formPostJWT].contains(self) }
 

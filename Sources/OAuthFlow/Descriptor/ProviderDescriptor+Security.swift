@@ -1,67 +1,37 @@
 extension ProviderDescriptor {
     /// The checks the engine performs.
-    public struct Security: Sendable, Hashable, Codable {
-        public enum PKCEUse: String, Sendable, Hashable, Codable, CaseIterable {
-            case required, supported, unsupported
-        }
-
-        public enum CodeChallengeMethod: String, Sendable, Hashable, Codable, CaseIterable {
+    package struct Security: Sendable, Hashable, Codable {
+        package enum CodeChallengeMethod: String, Sendable, Hashable, Codable, CaseIterable {
             case s256 = "S256"
             case plain
         }
 
-        /// RFC 9207 handling of the `iss` authorization response parameter.
-        public enum IssuerParameter: String, Sendable, Hashable, Codable, CaseIterable {
-            case required
-            case ifPresent = "if_present"
-            case absent
-        }
-
-        /// When access tokens are bound to a key with DPoP (RFC 9449).
-        public enum DPoPMode: String, Sendable, Hashable, Codable, CaseIterable {
-            /// Always: a sign-in fails unless the server issues DPoP-bound tokens.
-            case required
-            /// When discovery lists `dpop_signing_alg_values_supported`.
-            case ifSupported = "if_supported"
-            /// Never: Bearer tokens, which git and kubectl can use.
-            case never
-        }
-
-        /// What to do when DPoP was used but the token endpoint answered `token_type: Bearer`.
-        public enum BearerAnswer: String, Sendable, Hashable, Codable, CaseIterable {
-            /// Refuse the answer: the session would hold an unbound token the descriptor did not expect.
-            case refuse
-            /// Keep the tokens as Bearer tokens (the key is dropped).
-            case accept
-        }
-
-        public var pkce: PKCEUse = .required
+        package var pkce: PKCEUse = .required
         package var pkceMethod: CodeChallengeMethod = .s256
-        public var state: Bool = true
+        package var state: Bool = true
         /// Whether to send and check `nonce`; defaults to true for `oidc` providers.
-        public var nonce: Bool?
+        package var nonce: Bool?
         /// Whether the provider's ID tokens carry the `nonce` sent (OpenID Connect Core §3.1.3.7). `false` (LinkedIn)
         /// accepts an ID token without one; the nonce is still sent, and checked in a token that carries it.
-        public var nonceEchoed = true
-        public var issParameter: IssuerParameter = .ifPresent
+        package var nonceEchoed = true
+        package var issParameter: IssuerParameter = .ifPresent
         /// ID token algorithms accepted (`none` never is).
-        public var idTokenAlgs: [String] = ["RS256", "ES256"]
+        package var idTokenAlgs: [String] = ["RS256", "ES256"]
         /// Other exact spellings of the issuer.
-        public var issuerAliases: [String] = []
+        package var issuerAliases: [String] = []
         /// The ID token issuer as a template filled from the token's own claims (multi-tenant providers).
-        public var idTokenIssuer: String?
-        public var dpop: DPoPMode = .never
+        package var idTokenIssuer: String?
+        package var dpop: DPoPMode = .never
         /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
-        public var dpopSigningAlgs: [String] = ["ES256"]
+        package var dpopSigningAlgs: [String] = ["ES256"]
         package var dpopBearerAnswer: BearerAnswer = .refuse
         /// Whether the provider binds access tokens to the client certificate the token request presents (RFC 8705 §3,
         /// `tls_client_certificate_bound_access_tokens`), whichever way the client authenticates: token requests then
         /// present the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry) even with
         /// `private_key_jwt`. Clients that authenticate with their certificate present it anyway.
-        public var tlsClientCertificateBoundAccessTokens = false
-        /// The security profile the provider is held to (FAPI 2.0); nil for none. A host that builds its descriptor in
-        /// code sets it before ``ProviderDescriptor/resolve(_:)``, which refuses what contradicts it.
-        public var profile: SecurityProfile?
+        package var tlsClientCertificateBoundAccessTokens = false
+        /// The security profile the provider is held to (FAPI 2.0); nil for none (``ProviderDescriptor/securityProfile``).
+        package var profile: SecurityProfile?
 
         enum CodingKeys: String, CodingKey {
             case pkce, pkceMethod = "pkce_method", state, nonce, nonceEchoed = "nonce_echoed", issParameter = "iss_parameter"
@@ -71,12 +41,12 @@ extension ProviderDescriptor {
             case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
         }
 
-        public init() {}
+        package init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         static let standard = Self()
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self.standard
@@ -161,4 +131,35 @@ extension DescriptorSchema {
             "A security profile the provider is held to (Docs/pushed-and-dpop.md#fapi-20): `fapi2`, the FAPI 2.0 Security Profile: pushed requests, PKCE S256, `iss` required, `private_key_jwt` or mutual-TLS client authentication, DPoP- or certificate-bound tokens, PS256, ES256 or EdDSA, endpoints only from the issuer's metadata. Resolving refuses a descriptor that contradicts it (lint rule `fapi2_profile`); the engine refuses a server whose metadata or answers do."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    public enum PKCEUse: String, Sendable, Hashable, Codable, CaseIterable {
+        case required, supported, unsupported
+    }
+
+    /// RFC 9207 handling of the `iss` authorization response parameter.
+    public enum IssuerParameter: String, Sendable, Hashable, Codable, CaseIterable {
+        case required
+        case ifPresent = "if_present"
+        case absent
+    }
+
+    /// When access tokens are bound to a key with DPoP (RFC 9449).
+    public enum DPoPMode: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Always: a sign-in fails unless the server issues DPoP-bound tokens.
+        case required
+        /// When discovery lists `dpop_signing_alg_values_supported`.
+        case ifSupported = "if_supported"
+        /// Never: Bearer tokens, which git and kubectl can use.
+        case never
+    }
+
+    /// What to do when DPoP was used but the token endpoint answered `token_type: Bearer`.
+    public enum BearerAnswer: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Refuse the answer: the session would hold an unbound token the descriptor did not expect.
+        case refuse
+        /// Keep the tokens as Bearer tokens (the key is dropped).
+        case accept
+    }
 }

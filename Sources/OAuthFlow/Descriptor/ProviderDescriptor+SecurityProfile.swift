@@ -36,7 +36,9 @@ extension ProviderDescriptor {
         public static let fapi2Algorithms: [JWSAlgorithm] = [.ps256, .es256, .eddsa]
 
         /// The client authentication methods FAPI 2.0 allows: `private_key_jwt` and mutual TLS (RFC 8705).
-        package static let fapi2ClientAuthentication: [ClientAuth.Method] = [.privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth]
+        package static let fapi2ClientAuthentication: [ProviderDescriptor.ClientAuthMethod] = [
+            .privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth,
+        ]
 
         /// The longest `nonce` a FAPI 2.0 client sends; the engine's nonces are 43 characters.
         package static let fapi2MaximumNonceLength = 64

@@ -1,18 +1,8 @@
 extension ProviderDescriptor {
     /// How a provider names the API a service token is for (client credentials).
-    public struct ServiceTokenSettings: Sendable, Hashable, Codable {
-        /// The request parameter that carries the target API.
-        public enum Target: String, Sendable, Hashable, Codable, CaseIterable {
-            /// RFC 8707 `resource`, repeatable: an absolute URI each.
-            case resource
-            /// An `audience` parameter (Auth0).
-            case audience
-            /// A scope per API, the API followed by `scope_suffix` (Entra ID's `API/.default`).
-            case scope
-        }
-
-        package var target: Target = .resource
-        /// For ``Target/scope``: what follows the API in its scope.
+    package struct ServiceTokenSettings: Sendable, Hashable, Codable {
+        package var target: ServiceTokenTarget = .resource
+        /// For ``ServiceTokenTarget/scope``: what follows the API in its scope.
         package var scopeSuffix: String = "/.default"
 
         enum CodingKeys: String, CodingKey {
@@ -21,7 +11,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             target = try o.choice(CodingKeys.target) ?? Self().target
@@ -41,4 +31,16 @@ extension DescriptorSchema {
             "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
             "With `target: scope`, what follows the API in its scope."),
     ]
+}
+
+extension ProviderDescriptor {
+    /// The request parameter that carries the target API.
+    public enum ServiceTokenTarget: String, Sendable, Hashable, Codable, CaseIterable {
+        /// RFC 8707 `resource`, repeatable: an absolute URI each.
+        case resource
+        /// An `audience` parameter (Auth0).
+        case audience
+        /// A scope per API, the API followed by `scope_suffix` (Entra ID's `API/.default`).
+        case scope
+    }
 }

@@ -1,13 +1,6 @@
 extension ProviderDescriptor {
     /// How token requests are sent.
-    public struct TokenRequest: Sendable, Hashable, Codable {
-        public enum BodyEncoding: String, Sendable, Hashable, Codable, CaseIterable {
-            /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.3).
-            case form
-            /// `application/json`, which Auth0 and Slack also accept.
-            case json
-        }
-
+    package struct TokenRequest: Sendable, Hashable, Codable {
         package var bodyEncoding: BodyEncoding = .form
         package var headers: [String: String] = [:]
         /// Fixed parameters added to every token request (Shopify's `expiring: "1"` for expiring offline tokens).
@@ -24,7 +17,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()
@@ -60,4 +53,13 @@ extension DescriptorSchema {
             "Parameters of the authorization callback kept with the session (in the token store, beside the tokens; they are not secrets) and sent on every refresh (VK ID's `device_id`). Parameters the engine sets are refused."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    public enum BodyEncoding: String, Sendable, Hashable, Codable, CaseIterable {
+        /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.3).
+        case form
+        /// `application/json`, which Auth0 and Slack also accept.
+        case json
+    }
 }

@@ -1,19 +1,7 @@
 extension ProviderDescriptor {
     /// How token responses are read.
-    public struct TokenResponse: Sendable, Hashable, Codable {
-        public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
-            case json, form, auto
-        }
-
-        /// What `expires_in: 0` means.
-        public enum ZeroExpiresIn: String, Sendable, Hashable, Codable, CaseIterable {
-            /// RFC 6749 §5.1: a lifetime of 0 seconds; the token is used for the request at hand and never kept for another.
-            case spent
-            /// The provider's own meaning (Mailchimp): the token does not expire.
-            case noExpiry = "no_expiry"
-        }
-
-        package var format: Format = .json
+    package struct TokenResponse: Sendable, Hashable, Codable {
+        package var format: TokenResponseFormat = .json
         /// The `token_type` to assume when the answer has none (RFC 6749 §5.1 requires it; Shopify, Atlassian and
         /// WorkOS leave it out). Only `Bearer`.
         package var defaultTokenType: String?
@@ -30,7 +18,7 @@ extension ProviderDescriptor {
 
         package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             format = try o.choice(CodingKeys.format) ?? Self().format
@@ -60,4 +48,18 @@ extension DescriptorSchema {
             "What `expires_in: 0` means: `spent` (RFC 6749 §5.1, a lifetime of 0 seconds: the token serves the request at hand and is never cached or reused), or `no_expiry` for a provider that documents 0 as a token that does not expire (Mailchimp)."
         ),
     ]
+}
+
+extension ProviderDescriptor {
+    public enum TokenResponseFormat: String, Sendable, Hashable, Codable, CaseIterable {
+        case json, form, auto
+    }
+
+    /// What `expires_in: 0` means.
+    public enum ZeroExpiresIn: String, Sendable, Hashable, Codable, CaseIterable {
+        /// RFC 6749 §5.1: a lifetime of 0 seconds; the token is used for the request at hand and never kept for another.
+        case spent
+        /// The provider's own meaning (Mailchimp): the token does not expire.
+        case noExpiry = "no_expiry"
+    }
 }

@@ -4,14 +4,14 @@ extension ProviderDescriptor {
     /// `Authorization: Bearer`; other providers want another scheme (Zoho), the bare token (ClickUp), the
     /// client id in a header (Trakt), a value of the token answer in the query (WeChat's `openid`), or a
     /// POST with a fixed body (Linear's GraphQL query).
-    public struct Userinfo: Sendable, Hashable, Codable {
-        public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+    package struct Userinfo: Sendable, Hashable, Codable {
+        package enum Method: String, Sendable, Hashable, Codable, CaseIterable {
             case get = "GET"
             case post = "POST"
         }
 
         /// Where the access token goes.
-        public enum Placement: String, Sendable, Hashable, Codable, CaseIterable {
+        package enum Placement: String, Sendable, Hashable, Codable, CaseIterable {
             /// The `Authorization` header, after the scheme (RFC 6750 §2.1).
             case header
             /// The query string (RFC 6750 §2.3, which says not to; some providers take nothing else).
@@ -20,32 +20,32 @@ extension ProviderDescriptor {
             case body
         }
 
-        public var method: Method = .get
+        package var method: Method = .get
         /// Extra headers; a value may name `{client_id}`, the descriptor's `{variables}` and `{token.…}`
         /// fields of the token answer.
-        public var headers: [String: String] = [:]
-        public var placement: Placement = .header
+        package var headers: [String: String] = [:]
+        package var placement: Placement = .header
         /// The word before the token in the `Authorization` header; empty sends the token alone.
-        public var scheme = "Bearer"
+        package var scheme = "Bearer"
         /// The parameter carrying the token with `query` or `body`.
-        public var tokenParameter = "access_token"
+        package var tokenParameter = "access_token"
         /// Extra query parameters, with the same placeholders as `headers`.
-        public var query: [String: String] = [:]
+        package var query: [String: String] = [:]
         /// Fields of a form-encoded `POST` body, with the same placeholders (VK ID's `client_id`); with
         /// `placement: body` the token joins them.
-        public var form: [String: String] = [:]
+        package var form: [String: String] = [:]
         /// A fixed request body, sent as it is written (a GraphQL query); no placeholders.
-        public var body: String?
+        package var body: String?
         /// The body's media type.
-        public var contentType: String?
+        package var contentType: String?
 
         enum CodingKeys: String, CodingKey {
             case method, headers, placement, scheme, tokenParameter = "token_parameter", query, form, body, contentType = "content_type"
         }
 
-        public init() {}
+        package init() {}
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             let defaults = Self()

@@ -1,6 +1,6 @@
 extension ProviderDescriptor {
     /// A value the user supplies, such as an Auth0 domain or a Keycloak realm.
-    public struct Variable: Sendable, Hashable, Codable {
+    package struct Variable: Sendable, Hashable, Codable {
         package var description: String
         package var required: Bool
         package var `default`: String?
@@ -8,7 +8,7 @@ extension ProviderDescriptor {
         package var `enum`: [String]?
         package var example: String?
 
-        public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
         init(plain o: PlainObject) throws {
             description = try o.required(CodingKeys.description, o.string)

@@ -21,14 +21,14 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     /// How the provider names the API a service token is for.
     package var serviceTokens: ServiceTokenSettings
     /// How an API checks the access tokens this provider issues (Docs/api-protection.md).
-    public var accessTokens: AccessTokenSettings
+    package var accessTokens: AccessTokenSettings
     /// How the provider's own session ends, and how it tells relying parties (Docs/logout.md).
     package var logout: LogoutSettings
     /// How a token is revoked, when the provider does not take RFC 7009 as written.
     package var revocation = RevocationSettings()
     package var tokenResponse: TokenResponse
     package var userinfo: Userinfo
-    public var security: Security
+    package var security: Security
     package var redirect: Redirect
     /// The device authorization grant (RFC 8628): how this provider answers.
     package var device: Device
@@ -40,6 +40,13 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     package var securityEvents: SecurityEvents?
     /// The file the descriptor was read from, when it came from one.
     public var sourcePath: String?
+
+    /// The security profile the provider is held to (`security.profile`, FAPI 2.0); nil for none. A host that builds
+    /// its descriptor in code sets it before ``resolve(_:)``, which refuses what contradicts it.
+    public var securityProfile: SecurityProfile? {
+        get { security.profile }
+        set { security.profile = newValue }
+    }
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", id, displayName = "display_name", `protocol`

@@ -15,7 +15,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var requestOfflineAccess: Bool
     /// How this client authenticates at the token endpoint; nil chooses from the descriptor's
     /// `client_auth.methods`: the first listed whose credential this client holds, else `none`.
-    public var authMethod: ProviderDescriptor.ClientAuth.Method?
+    public var authMethod: ProviderDescriptor.ClientAuthMethod?
     /// The private key for `private_key_jwt` (never from a descriptor).
     public var signingKey: ClientConfiguration.SigningKey?
     /// The client certificate for `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705).
@@ -45,7 +45,7 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     public init(
         clientID: String, redirectURI: URL?, clientSecret: Secret? = nil, scopes: [String]? = nil,
-        requestOfflineAccess: Bool = true, authMethod: ProviderDescriptor.ClientAuth.Method? = nil, signingKey: ClientConfiguration.SigningKey? = nil,
+        requestOfflineAccess: Bool = true, authMethod: ProviderDescriptor.ClientAuthMethod? = nil, signingKey: ClientConfiguration.SigningKey? = nil,
         tlsIdentity: TLSClientIdentity? = nil, authorizationDetails: [AuthorizationDetail] = []
     ) {
         self.authorizationDetails = authorizationDetails
@@ -62,7 +62,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// A client that signs no one in: a service with its own credentials (client credentials, JWT bearer,
     /// token exchange): it has no redirect URI.
     public static func service(
-        clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuth.Method? = nil,
+        clientID: String, clientSecret: Secret? = nil, authMethod: ProviderDescriptor.ClientAuthMethod? = nil,
         signingKey: ClientConfiguration.SigningKey? = nil,
         tlsIdentity: TLSClientIdentity? = nil
     ) -> ClientConfiguration {
@@ -89,7 +89,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// Whether this client holds the credential `method` needs.
     /// - Parameter generatesSecret: Whether the provider's client secret is a JWT signed with the client's key
     ///   (``Provider/Policy/generatedSecret``): then the key is the credential of the secret methods.
-    func hasCredential(for method: ProviderDescriptor.ClientAuth.Method, generatesSecret: Bool = false) -> Bool {
+    func hasCredential(for method: ProviderDescriptor.ClientAuthMethod, generatesSecret: Bool = false) -> Bool {
         switch method {
         case .none: return clientSecret == nil && signingKey == nil && tlsIdentity == nil
         // A generated secret names its key (`kid`): the provider finds the key to check it with by that Key ID.
@@ -101,7 +101,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     }
 
     /// What `method` needs, in words, for an error.
-    static func credentialNeeded(by method: ProviderDescriptor.ClientAuth.Method, generatesSecret: Bool = false) -> String {
+    static func credentialNeeded(by method: ProviderDescriptor.ClientAuthMethod, generatesSecret: Bool = false) -> String {
         switch method {
         case .none: return "no credential"
         case .clientSecretBasic where generatesSecret, .clientSecretPost where generatesSecret:
@@ -131,7 +131,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// ``authMethod``, the first method the provider lists whose credential this client holds is chosen.
     /// - Throws: ``FlowError`` `clientAuthentication` for an impossible combination, and
     ///   `missingClientSecret` when the chosen method needs a credential the client lacks.
-    public func authenticationMethod(for provider: Provider) throws -> ProviderDescriptor.ClientAuth.Method {
+    public func authenticationMethod(for provider: Provider) throws -> ProviderDescriptor.ClientAuthMethod {
         let supported = provider.policy.clientAuthMethods
         let generates = provider.policy.generatedSecret != nil
         let listed = supported.map(\.rawValue).joined(separator: ", ")

@@ -56,7 +56,7 @@ extension OAuthClient {
                 let endpoint = knownProvider.endpoints.token, let audience = try? assertionAudience(endpoint: endpoint)
             else { throw error }
             let setting = provider.policy.clientAssertion.audience
-            let other: ProviderDescriptor.ClientAuth.AssertionAudience = setting == .issuer ? .tokenEndpoint : .issuer
+            let other: ProviderDescriptor.AssertionAudience = setting == .issuer ? .tokenEndpoint : .issuer
             throw error.hinted(
                 "the \(method.rawValue) assertion was sent with `aud` `\(audience)` (`client_auth.assertion_audience: \(setting.rawValue)`); if the provider expects its \(other == .issuer ? "issuer" : "token endpoint") there, set `assertion_audience: \(other.rawValue)`"
             )
@@ -127,7 +127,7 @@ extension OAuthClient {
     /// `purpose` names the endpoint in the request's span and timer.
     func post(
         to endpoint: URL, _ parameters: [(String, String)], method requestMethod: TransportRequest.Method = .post,
-        encoding: ProviderDescriptor.TokenRequest.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
+        encoding: ProviderDescriptor.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
         requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         try requireCredentialBinding()
@@ -162,7 +162,7 @@ extension OAuthClient {
     /// Where a request to `endpoint` goes, and the client certificate it presents: the endpoint's mutual-TLS alias when
     /// a certificate goes with it (`post` says when), which must be https.
     private func certificateRoute(
-        to endpoint: URL, method: ProviderDescriptor.ClientAuth.Method, keepingBinding: Bool, requestingTokens: Bool
+        to endpoint: URL, method: ProviderDescriptor.ClientAuthMethod, keepingBinding: Bool, requestingTokens: Bool
     ) async throws -> (url: URL, identity: TLSClientIdentity?) {
         var endpoint = endpoint
         let identity = try presentedCertificate(keepingBinding: keepingBinding, requestingTokens: requestingTokens)
@@ -181,7 +181,7 @@ extension OAuthClient {
     /// `form` with the client's authentication by `method`: its id, secret or assertion among the fields, or the Basic
     /// `Authorization` header.
     private func authenticated(
-        _ form: AuthenticatedForm, by method: ProviderDescriptor.ClientAuth.Method, published: URL
+        _ form: AuthenticatedForm, by method: ProviderDescriptor.ClientAuthMethod, published: URL
     ) async throws -> AuthenticatedForm {
         var form = form
         // A pushed authorization request already names the client (RFC 9126 §2.1): never twice. The client goes by
@@ -221,7 +221,7 @@ extension OAuthClient {
     /// Sends `request`, with a DPoP proof from `proofKey` when one is given, and blanks in the answer every secret the
     /// form carried.
     private func send(
-        _ request: TransportRequest, _ form: AuthenticatedForm, encoding bodyEncoding: ProviderDescriptor.TokenRequest.BodyEncoding,
+        _ request: TransportRequest, _ form: AuthenticatedForm, encoding bodyEncoding: ProviderDescriptor.BodyEncoding,
         proofKey: DPoPKey?, purpose: Instruments.Endpoint, arrival: (@Sendable (TransportResponse) -> Void)?
     ) async throws -> TransportResponse {
         var sent = SentSecrets(parameters: form.fields)
@@ -259,7 +259,7 @@ extension OAuthClient {
 
     /// A request body of `fields`: form-encoded, or a JSON object in which a parameter given more than once (RFC 8707
     /// `resource`, `audience`) becomes an array, so that none is dropped.
-    private static func body(_ fields: [(String, String)], _ encoding: ProviderDescriptor.TokenRequest.BodyEncoding) throws -> Data {
+    private static func body(_ fields: [(String, String)], _ encoding: ProviderDescriptor.BodyEncoding) throws -> Data {
         switch encoding {
         case .form:
             return Data(FormEncoding.encode(fields).utf8)

@@ -14,7 +14,7 @@ enum TokenResponseParser {
     /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
     /// - Parameter endpoint: Which endpoint answered, for messages ("the token endpoint").
     static func fields(
-        of response: TransportResponse, format: ProviderDescriptor.TokenResponse.Format,
+        of response: TransportResponse, format: ProviderDescriptor.TokenResponseFormat,
         endpoint: String = "the token endpoint"
     ) throws -> [String: JSONValue] {
         let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -74,8 +74,8 @@ enum TokenResponseParser {
     ///   - previous: On refresh, the set being refreshed: its refresh token is kept when
     ///     the server does not rotate it, and so is its ID token when no new one comes.
     static func tokenSet(
-        from response: TransportResponse, format: ProviderDescriptor.TokenResponse.Format, separator: String, defaultTokenType: String? = nil,
-        zeroExpiresIn: ProviderDescriptor.TokenResponse.ZeroExpiresIn = .spent, requestedScopes: [String], previous: TokenSet?, now: Date,
+        from response: TransportResponse, format: ProviderDescriptor.TokenResponseFormat, separator: String, defaultTokenType: String? = nil,
+        zeroExpiresIn: ProviderDescriptor.ZeroExpiresIn = .spent, requestedScopes: [String], previous: TokenSet?, now: Date,
         acceptsNotApplicable: Bool = false
     ) throws -> TokenSet {
         let fields = try fields(of: response, format: format)

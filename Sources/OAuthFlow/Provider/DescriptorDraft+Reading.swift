@@ -37,7 +37,7 @@ extension DescriptorDraft {
                 "\(shown(id)) cannot be a provider id: use lowercase letters, digits, `-` and `_`, starting with a letter or digit")
         }
         var failures: [String] = []
-        for mode in [ProviderDescriptor.Discovery.Mode.oidc, .rfc8414] {
+        for mode in [ProviderDescriptor.DiscoveryMode.oidc, .rfc8414] {
             guard let url = ProviderDescriptor.wellKnownURL(issuer: issuerURL, mode: mode) else { continue }
             guard let metadata = try await document(at: url, issuer: issuer, transport: environment.transport, failures: &failures) else { continue }
             var revocationElsewhere = false

@@ -85,8 +85,8 @@ extension DescriptorDraft {
         }
 
         /// Client authentication, in the order a client should choose; RFC 8414 §2's default when absent.
-        mutating func clientAuth(signsIn: Bool) throws -> (entries: [(String, Node)], methods: [ProviderDescriptor.ClientAuth.Method]) {
-            var methods: [ProviderDescriptor.ClientAuth.Method]
+        mutating func clientAuth(signsIn: Bool) throws -> (entries: [(String, Node)], methods: [ProviderDescriptor.ClientAuthMethod]) {
+            var methods: [ProviderDescriptor.ClientAuthMethod]
             if let published = metadata.tokenEndpointAuthMethodsSupported {
                 methods = DescriptorDraft.methodOrder.filter { published.contains($0.rawValue) }
                 guard !methods.isEmpty else {
@@ -117,7 +117,7 @@ extension DescriptorDraft {
 
         /// `none` for a server that signs in but does not list it: added when the caller says the server takes public
         /// clients, and otherwise left open.
-        private mutating func addPublicClients(to methods: inout [ProviderDescriptor.ClientAuth.Method]) {
+        private mutating func addPublicClients(to methods: inout [ProviderDescriptor.ClientAuthMethod]) {
             if options.assuming.contains(.publicClients) {
                 methods.insert(.none, at: 0)
                 if metadata.tokenEndpointAuthMethodsSupported != nil { unlisted.append((.tokenEndpointAuthMethods, "none")) }
@@ -238,7 +238,7 @@ extension DescriptorDraft {
         }
 
         /// The `discovery` section: the mode, and what the document leaves out (`lacks`).
-        func discovery(mode: ProviderDescriptor.Discovery.Mode, lacks: [String]) -> Node {
+        func discovery(mode: ProviderDescriptor.DiscoveryMode, lacks: [String]) -> Node {
             var discovery: [(String, Node)] = [("mode", DescriptorDraft.plain(mode.rawValue))]
             var entries = lacks.map(DescriptorDraft.plain)
             for listing in ProviderDescriptor.Discovery.Listing.allCases {

@@ -23,7 +23,7 @@ public struct DescriptorDraft: Sendable, Hashable {
     public let issuer: URL
     /// Where the document was read, and how (`oidc` or `rfc8414`).
     public let metadataURL: URL
-    public let discoveryMode: ProviderDescriptor.Discovery.Mode
+    public let discoveryMode: ProviderDescriptor.DiscoveryMode
     /// When the document was read.
     public let readAt: Date
     /// The descriptor: a header comment naming the issuer and the date, then the YAML.
@@ -42,7 +42,7 @@ public struct DescriptorDraft: Sendable, Hashable {
     public let postLogoutRedirectURI: URL?
     /// The client authentication methods written, in the order a client chooses: a public client can sign in only
     /// when `none` is among them; otherwise a confidential one needs the credential of one of the others.
-    public let clientAuthMethods: [ProviderDescriptor.ClientAuth.Method]
+    public let clientAuthMethods: [ProviderDescriptor.ClientAuthMethod]
     /// What the document leaves open that the draft did not assume, and that a sign-in may need: `none` unlisted
     /// (a public client is refused before anything is sent), `offline_access` unlisted (no refresh token is asked
     /// for). Draft again with the assumption (``Options/assuming``) when the server takes it all the same.
@@ -53,7 +53,7 @@ public struct DescriptorDraft: Sendable, Hashable {
     /// Client authentication methods in the order a client with several credentials should try them: no
     /// secret for a public client, then the secret as RFC 6749 §2.3.1 has every server take it (Basic), then
     /// the secret in the body, then assertions and certificates, which a client uses only when it has a key.
-    static let methodOrder: [ProviderDescriptor.ClientAuth.Method] = [
+    static let methodOrder: [ProviderDescriptor.ClientAuthMethod] = [
         .none, .clientSecretBasic, .clientSecretPost, .clientSecretJWT, .privateKeyJWT, .tlsClientAuth, .selfSignedTLSClientAuth,
     ]
     /// ID token algorithms a draft accepts: the asymmetric ones (an HMAC ID token needs the client secret).
@@ -71,7 +71,7 @@ public struct DescriptorDraft: Sendable, Hashable {
     /// - Throws: ``DiscoveryError`` `invalidDocument` when the document leaves nothing OAuthFlow can use: no
     ///   grant, no client authentication, no PKCE S256, no ID token algorithm it accepts.
     package init(
-        id: String, issuer: URL, metadata: ServerMetadata, metadataURL: URL, mode: ProviderDescriptor.Discovery.Mode, readAt: Date,
+        id: String, issuer: URL, metadata: ServerMetadata, metadataURL: URL, mode: ProviderDescriptor.DiscoveryMode, readAt: Date,
         revocationElsewhere: Bool = false, options: Options = Options(loopbackPort: nil)
     ) throws {
         self.id = id

@@ -32,7 +32,7 @@ public struct Provider: Sendable, Hashable {
     /// What the discovery document says the server requires and supports beyond its endpoints.
     public let capabilities: ServerCapabilities
     /// The endpoints the descriptor says the provider does not have (`discovery.lacks`).
-    package var lacks: Set<ProviderDescriptor.Discovery.Endpoint> = []
+    package var lacks: Set<ProviderDescriptor.DiscoveryEndpoint> = []
 
     /// What a server's discovery document says about pushed requests and DPoP (unknown before discovery).
     public struct ServerCapabilities: Sendable, Hashable {
@@ -66,11 +66,11 @@ public struct Provider: Sendable, Hashable {
     public struct DiscoveryLocation: Sendable, Hashable {
         public let url: URL
         /// OpenID Connect Discovery or RFC 8414; `.none` with an explicit `discovery.url`.
-        public let mode: ProviderDescriptor.Discovery.Mode
+        public let mode: ProviderDescriptor.DiscoveryMode
         /// Whether the URL was given (`discovery.url`) rather than derived from the issuer.
         package let isExplicit: Bool
         /// The endpoints the descriptor records the document as naming none of (`discovery.lacks`).
-        public let lacks: [ProviderDescriptor.Discovery.Endpoint]
+        public let lacks: [ProviderDescriptor.DiscoveryEndpoint]
     }
 
     /// Concrete endpoint URLs.
@@ -189,7 +189,7 @@ public struct Provider: Sendable, Hashable {
     /// The RFC 9207 rule the authorization response is held to: the descriptor's `iss_parameter`, except that
     /// `if_present` becomes `required` once the server's metadata says it sends `iss` (RFC 9207 §2.4: a
     /// response without it from such a server must be refused), or under FAPI 2.0 (`security.profile`).
-    public var issuerParameterRule: ProviderDescriptor.Security.IssuerParameter {
+    public var issuerParameterRule: ProviderDescriptor.IssuerParameter {
         guard policy.issParameter == .ifPresent else { return policy.issParameter }
         return capabilities.sendsIssuerInResponses || policy.securityProfile?.includesFAPI2Security == true ? .required : .ifPresent
     }

@@ -21,7 +21,7 @@ extension ProviderDescriptor.Authorization {
 
     /// The request object (RFC 9101) and JWT-secured response (JARM) settings, typed.
     struct SignedMessages {
-        var requestObject: RequestObject
+        var requestObject: ProviderDescriptor.RequestObject
         var requestObjectAlgorithms: [JWSAlgorithm]
         var responseAlgorithms: [JWSAlgorithm]
 

@@ -13,7 +13,7 @@ extension ProviderDescriptor {
             refresh = refreshCondition == nil ? "yes" : "conditional"
         }
         // RFC 8414 metadata names a revocation endpoint; only OpenID Connect's names an end-session endpoint.
-        func availability(_ endpoint: String?, _ member: Discovery.Endpoint, condition: String? = nil, metadata: Bool) -> String {
+        func availability(_ endpoint: String?, _ member: ProviderDescriptor.DiscoveryEndpoint, condition: String? = nil, metadata: Bool) -> String {
             if endpoint != nil { return "yes" }
             if condition != nil { return "conditional" }
             return metadata && asksForDiscovery && !discovery.lacks.contains(member) ? "not stated" : "no"

@@ -18,7 +18,7 @@ extension ProviderDescriptor {
 
 extension ProviderDescriptor.Scopes {
     /// `parameter`, refused as `never` while scopes are listed: they would never be sent.
-    func checkedParameter(_ refusals: inout PolicyRefusals) -> Parameter {
+    func checkedParameter(_ refusals: inout PolicyRefusals) -> ProviderDescriptor.ScopeParameter {
         if parameter == .never, !self.default.isEmpty || !offline.scopes.isEmpty {
             let listed = self.default.isEmpty ? "`scopes.offline.scopes`" : "`scopes.default`"
             refusals.refuse(

@@ -208,7 +208,7 @@ extension ProviderDescriptor {
     }
 
     /// The metadata URL for an issuer (OpenID Connect Discovery §4, RFC 8414 §3).
-    static func wellKnownURL(issuer: URL, mode: Discovery.Mode) -> URL? {
+    static func wellKnownURL(issuer: URL, mode: ProviderDescriptor.DiscoveryMode) -> URL? {
         guard var components = URLComponents(url: issuer, resolvingAgainstBaseURL: false) else { return nil }
         var path = components.path
         if path.hasSuffix("/") { path.removeLast() }
@@ -230,7 +230,7 @@ extension ProviderDescriptor {
     /// like a descriptor (regular files only, at most 1 MiB (`DescriptorDocument.maximumSize`), the
     /// same nesting, alias-expansion and URL-length budgets), and errors give the line and
     /// column of each problem.
-    public func resourceTemplates() throws -> [ResourceTemplate] {
+    package func resourceTemplates() throws -> [ResourceTemplate] {
         var templates = resources ?? []
         if let resourcesFile {
             let (data, path) = try readResourcesFile(resourcesFile)

@@ -2,7 +2,7 @@
 /// `client_auth.client_id_parameter`, the `device` variants, `token_request.callback_params_on_refresh`,
 /// `redirect.loopback.write_localhost`), each resolved by its section and applied to the policy together.
 struct RequestParameterPolicy {
-    var scopeParameter: ProviderDescriptor.Scopes.Parameter
+    var scopeParameter: ProviderDescriptor.ScopeParameter
     var clientIDParameter: String
     var refreshCallbackParameters: [String]
     var device: Provider.Policy.DevicePolicy

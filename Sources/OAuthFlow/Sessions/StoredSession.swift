@@ -22,7 +22,7 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// a refresh without the credential it needs is refused before anything is sent, since a
     /// server may spend the refresh token on an unauthenticated request. Nil in sessions stored
     /// before OAuthFlow kept it.
-    public var clientAuthentication: ProviderDescriptor.ClientAuth.Method?
+    public var clientAuthentication: ProviderDescriptor.ClientAuthMethod?
     /// The provider's session this one belongs to, from the ID token verified at sign-in: what
     /// back-channel and front-channel logout name. Nil without an ID token, and in sessions stored
     /// before OAuthFlow kept it.
@@ -56,7 +56,7 @@ public struct StoredSession: Sendable, Hashable, Codable {
 
     public init(
         key: SessionKey, variables: [String: String], clientID: String, redirectURI: URL?, tokens: TokenSet, updatedAt: Date,
-        clientAuthentication: ProviderDescriptor.ClientAuth.Method? = nil, providerSession: ProviderSession? = nil,
+        clientAuthentication: ProviderDescriptor.ClientAuthMethod? = nil, providerSession: ProviderSession? = nil,
         authorizationServer: String? = nil, offlineAccessRequested: Bool? = nil
     ) {
         self.formatVersion = Self.currentFormatVersion

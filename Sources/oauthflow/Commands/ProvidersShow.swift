@@ -95,25 +95,6 @@ extension OAuthFlowCommand.Providers {
             }
         }
 
-        /// How the userinfo call differs from a GET with `Authorization: Bearer`, in one line; nil when it does not.
-        static func userinfoRequest(_ userinfo: ProviderDescriptor.Userinfo) -> String? {
-            guard userinfo != ProviderDescriptor.Userinfo() else { return nil }
-            var parts = [userinfo.method.rawValue]
-            switch userinfo.placement {
-            case .header: parts.append(userinfo.scheme.isEmpty ? "the token alone in Authorization" : "Authorization: \(userinfo.scheme) <token>")
-            case .query: parts.append("the token in the query as `\(userinfo.tokenParameter)`")
-            case .body: parts.append("the token in a form body as `\(userinfo.tokenParameter)`")
-            }
-            func listed(_ values: [String: String]) -> String {
-                values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            }
-            if !userinfo.headers.isEmpty { parts.append("headers \(listed(userinfo.headers))") }
-            if !userinfo.query.isEmpty { parts.append("query \(listed(userinfo.query))") }
-            if !userinfo.form.isEmpty { parts.append("form \(listed(userinfo.form))") }
-            if let body = userinfo.body { parts.append("body \(body)" + (userinfo.contentType.map { " (\($0))" } ?? "")) }
-            return parts.joined(separator: ", ")
-        }
-
         func run() async throws {
             try await Output.running {
                 let oauth = registryOptions.oauth()
@@ -154,7 +135,7 @@ extension OAuthFlowCommand.Providers {
                 serviceTarget: policy.grantTypes.contains(.clientCredentials) ? policy.serviceTokens.target.rawValue : nil,
                 pkce: policy.pkce.rawValue, state: true, nonce: policy.nonce,
                 issParameter: fapi2 ? provider.issuerParameterRule.rawValue : policy.issParameter.rawValue,
-                pushed: fapi2 ? ProviderDescriptor.Authorization.Pushed.always.rawValue : policy.pushedAuthorization.rawValue,
+                pushed: fapi2 ? ProviderDescriptor.Pushed.always.rawValue : policy.pushedAuthorization.rawValue,
                 dpop: policy.dpop.use.rawValue,
                 dpopAlgorithms: policy.dpop.algorithms.map(\.rawValue), securityProfile: policy.securityProfile?.rawValue,
                 redirect: policy.webRedirectOnly
@@ -170,7 +151,7 @@ extension OAuthFlowCommand.Providers {
         /// What `pushed: if_supported` comes to for this provider, which is read without discovery: pushed when the
         /// descriptor names the endpoint, decided by the discovery document when there is one, else never.
         static func pushedMeaning(_ pushed: String, provider: Provider) -> String {
-            guard pushed == ProviderDescriptor.Authorization.Pushed.ifSupported.rawValue else { return "" }
+            guard pushed == ProviderDescriptor.Pushed.ifSupported.rawValue else { return "" }
             if provider.endpoints.pushedAuthorization != nil { return " (pushed: the descriptor names the endpoint)" }
             if provider.discovery != nil {
                 return
@@ -219,7 +200,7 @@ extension OAuthFlowCommand.Providers {
             let catalog = summary.catalog
             var lines: [String] = []
             lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
-            if let request = Self.userinfoRequest(policy.userinfo) { lines.append("  userinfo request: \(request)") }
+            if let request = policy.userinfoRequestSummary { lines.append("  userinfo request: \(request)") }
             if let secret = policy.generatedSecret {
                 lines.append(
                     "  client secret: a JWT the engine signs with the client's private key (iss \(secret.issuer), aud \(secret.audience), valid \(Int(secret.lifetime)) s)"

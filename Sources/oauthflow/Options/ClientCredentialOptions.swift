@@ -15,13 +15,13 @@ struct ClientCredentialOptions: ParsableArguments {
     var method: String?
 
     func validate() throws {
-        guard let method, ProviderDescriptor.ClientAuth.Method(rawValue: method) == nil else { return }
+        guard let method, ProviderDescriptor.ClientAuthMethod(rawValue: method) == nil else { return }
         throw ValidationError(
-            "--client-auth must be one of \(ProviderDescriptor.ClientAuth.Method.allCases.map(\.rawValue).joined(separator: ", ")), not \(method)")
+            "--client-auth must be one of \(ProviderDescriptor.ClientAuthMethod.allCases.map(\.rawValue).joined(separator: ", ")), not \(method)")
     }
 
     /// The method `--client-auth` names, once ``validate()`` has accepted it.
-    var authMethod: ProviderDescriptor.ClientAuth.Method? { method.flatMap(ProviderDescriptor.ClientAuth.Method.init(rawValue:)) }
+    var authMethod: ProviderDescriptor.ClientAuthMethod? { method.flatMap(ProviderDescriptor.ClientAuthMethod.init(rawValue:)) }
 
     /// What the flags say about the client, with the client id, variables and scopes the command's other flags give.
     func overrides(clientID: String? = nil, variables: [String: String] = [:], scopes: [String]? = nil) -> ClientSettings.Overrides {

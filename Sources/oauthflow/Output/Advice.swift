@@ -116,7 +116,7 @@ enum Advice {
 
     /// After a service-token command failed on the client's credential: which method was used and where its
     /// credential came from, and where to give one.
-    static func serviceClient(_ error: any Error, provider: String, method: ProviderDescriptor.ClientAuth.Method?, settings: ClientSettings)
+    static func serviceClient(_ error: any Error, provider: String, method: ProviderDescriptor.ClientAuthMethod?, settings: ClientSettings)
         -> String?
     {
         let file = CommandEnvironment.clients.clientsFileURL.path

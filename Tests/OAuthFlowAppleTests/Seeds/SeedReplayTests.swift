@@ -46,7 +46,7 @@ import Testing
         #expect(query["access_type"] == "offline" && query["redirect_uri"] == redirect.absoluteString && query["code_challenge_method"] == "S256")
         #expect(result.idToken?.subject == "110169484474386276334")
         let stored = try #require(try await store.load(SessionKey(providerID: "google-ios")))
-        #expect(stored.tokens.refreshToken != nil && stored.clientAuthentication == ProviderDescriptor.ClientAuth.Method.none)
+        #expect(stored.tokens.refreshToken != nil && stored.clientAuthentication == ProviderDescriptor.ClientAuthMethod.none)
 
         // The People API answers 401 once (the token revoked, or expired early): one refresh, then the call again.
         try await Self.refreshAfter401(oauth, "google-ios", simulated)
@@ -133,7 +133,8 @@ import Testing
         let store = KeychainTokenStore.testing(InMemoryKeychain(), service: "com.example.MyApp.oauthflow")
         let oauth = OAuth(
             OAuth.Configuration(
-                providerDirectories: [seed.directory], clients: ["auth0": ClientSettings(clientID: "AbCdEf", variables: ["domain": "example.us.auth0.com"])],
+                providerDirectories: [seed.directory],
+                clients: ["auth0": ClientSettings(clientID: "AbCdEf", variables: ["domain": "example.us.auth0.com"])],
                 store: store, environment: OAuthEnvironment(transport: json, clock: simulated.clock, nonces: simulated.nonces)))
         let user = ScriptedUser(simulated, moves: [.approve(subject: "auth0|ada"), .cancel, .approve(subject: "auth0|ada")])
 

@@ -48,7 +48,7 @@ import Testing
         #expect(copy.recorded.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, "\(id): dated")
         let descriptor = try Self.registry().descriptor(named: id)
         let entry = descriptor.catalogEntry
-        let columns: [(member: String, endpoint: ProviderDescriptor.Discovery.Endpoint, declared: String?, cell: String)] = [
+        let columns: [(member: String, endpoint: ProviderDescriptor.DiscoveryEndpoint, declared: String?, cell: String)] = [
             ("revocation_endpoint", .revocation, descriptor.endpoints.revocation, entry.revocation),
             ("end_session_endpoint", .endSession, descriptor.endpoints.endSession, entry.logout.split(separator: ",").first.map(String.init) ?? ""),
         ]
@@ -190,7 +190,8 @@ import Testing
             try ProtectionToken.encode(["alg": .string("PS256"), "kid": .string("ps-1"), "typ": .string("at+jwt")]) + "."
             + ProtectionToken.encode(claims)
         let token = input + "." + Base64URL.encode(Data(try signer.sign(Array(input.utf8))))
-        let api = try ProtectedResource(providers: [provider], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
+        let api = try ProtectedResource(
+            providers: [provider], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
         let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"), requiring: ["notes:read"])
         #expect(principal.providerID == "auth0")
         #expect(principal.subject == "user-1")

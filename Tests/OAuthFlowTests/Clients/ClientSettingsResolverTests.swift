@@ -129,8 +129,8 @@ import Testing
         let setup = try Setup(
             "django:\n  client_id: confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n", environment: ["CONFIDENTIAL_SECRET": "s3cret"])
         defer { setup.directory.cleanUp() }
-        let settings = try setup.resolver.settings(for: "django", overrides: .init(authMethod: ProviderDescriptor.ClientAuth.Method.none))
-        #expect(settings.secret == nil && settings.authMethod == ProviderDescriptor.ClientAuth.Method.none)
+        let settings = try setup.resolver.settings(for: "django", overrides: .init(authMethod: ProviderDescriptor.ClientAuthMethod.none))
+        #expect(settings.secret == nil && settings.authMethod == ProviderDescriptor.ClientAuthMethod.none)
         #expect(settings.notes == ["client authentication is none; the client secret configured for confidential is not sent"])
     }
 

@@ -1,19 +1,21 @@
 import Foundation
-import Testing
-import OAuthFlowTestSupport
 import OAuthFlow
+import OAuthFlowTestSupport
+import Testing
 
 /// The client chooses how it authenticates, within what the descriptor says the provider accepts.
 @Suite struct ClientAuthenticationTests {
-    typealias Method = ProviderDescriptor.ClientAuth.Method
+    typealias Method = ProviderDescriptor.ClientAuthMethod
 
     private func provider(_ clientAuth: String) throws -> Provider {
         try TestDescriptor(extra: "client_auth:\n  \(clientAuth)\n").provider()
     }
 
     private func choose(_ clientAuth: String, secret: Bool, requested: Method? = nil) throws -> Method {
-        try ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: secret ? Secret("s") : nil,
-                                authMethod: requested).authenticationMethod(for: provider(clientAuth))
+        try ClientConfiguration(
+            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: secret ? Secret("s") : nil,
+            authMethod: requested
+        ).authenticationMethod(for: provider(clientAuth))
     }
 
     @Test func oneDescriptorServesPublicAndConfidentialClients() throws {
@@ -38,10 +40,14 @@ import OAuthFlow
 
     @Test func aSecretIsNotSentWhenTheRequestWouldBeRefused() async throws {
         let transport = ScriptedTransport { _, _ in TransportResponse(status: 200, body: Data(#"{"access_token":"a","token_type":"bearer"}"#.utf8)) }
-        let client = OAuthClient(provider: try provider("method: none"), configuration: ClientConfiguration(
-            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
-        let tokens = TokenSet(accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("r"), idToken: nil,
-                              scopes: [], issuedAt: Date())
+        let client = OAuthClient(
+            provider: try provider("method: none"),
+            configuration: ClientConfiguration(
+                clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: Secret("s")),
+            environment: OAuthEnvironment(transport: transport))
+        let tokens = TokenSet(
+            accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("r"), idToken: nil,
+            scopes: [], issuedAt: Date())
         await #expect(throws: FlowError.self) { try await client.refresh(tokens) }
         #expect(transport.count("/token") == 0)
     }

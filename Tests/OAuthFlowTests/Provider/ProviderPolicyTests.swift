@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import OAuthFlowTestSupport
+import Testing
+
 @testable import OAuthFlow
 
 /// The resolver turns the YAML model into typed policy, defaults applied, and refuses what the engine will not run.
@@ -18,12 +19,22 @@ import OAuthFlowTestSupport
         #expect(policy.nonce == false, "no nonce for plain OAuth")
         #expect(policy.issParameter == .ifPresent)
         #expect(policy.idTokenAlgorithms == [.rs256, .es256])
-        #expect(policy.clientAuthMethods == [ProviderDescriptor.ClientAuth.Method.none])
+        #expect(policy.clientAuthMethods == [ProviderDescriptor.ClientAuthMethod.none])
         #expect(policy.tokenRequest.encoding == .form && policy.tokenResponseFormat == .json)
         #expect(policy.userinfo.method == .get)
         #expect(policy.scopes.separator == " " && policy.device.interval == 5)
         #expect(provider.loopback == Provider.Loopback(host: "127.0.0.1", port: .ephemeral, path: "/callback"))
         #expect(provider.isDiscovered, "no discovery asked for: nothing left to fetch")
+    }
+
+    /// The userinfo request stays package API; a host (and `providers show`) reads how it differs from a Bearer GET in
+    /// one line.
+    @Test func theUserinfoRequestIsSummedUpWhenItIsNotABearerGet() throws {
+        #expect(try resolve("").policy.userinfoRequestSummary == nil)
+        let query = try resolve("userinfo:\n  placement: query\n  token_parameter: oauth_token\n  headers:\n    Accept: text/plain\n")
+        #expect(query.policy.userinfoRequestSummary == "GET, the token in the query as `oauth_token`, headers Accept=text/plain")
+        let post = try resolve("userinfo:\n  method: POST\n  scheme: \"\"\n  body: '{}'\n  content_type: application/json\n")
+        #expect(post.policy.userinfoRequestSummary == "POST, the token alone in Authorization, body {} (application/json)")
     }
 
     @Test func oidcProvidersSendANonceByDefault() throws {
@@ -48,7 +59,8 @@ import OAuthFlowTestSupport
     /// them; resolving throws the first.
     @Test func everyRefusalIsKeptWithItsSetting() throws {
         let descriptor = try TestDescriptor(
-            extra: "authorization:\n  response_type: token\ngrant_types: [authorization_code, implicit, device_code]\nsecurity:\n  pkce_method: plain\n"
+            extra:
+                "authorization:\n  response_type: token\ngrant_types: [authorization_code, implicit, device_code]\nsecurity:\n  pkce_method: plain\n"
         ).descriptor()
         let refusals = descriptor.refusals
         #expect(
@@ -64,7 +76,8 @@ import OAuthFlowTestSupport
     }
 
     @Test func theDeviceGrantAndHMACAlgorithmsAreTyped() throws {
-        let provider = try resolve("""
+        let provider = try resolve(
+            """
             grant_types: [authorization_code, urn:ietf:params:oauth:grant-type:device_code]
             security:
               id_token_algs: [HS384, PS256]
@@ -76,7 +89,8 @@ import OAuthFlowTestSupport
     }
 
     @Test func serviceGrantsClientAssertionsAndTheTargetAreTyped() throws {
-        let provider = try resolve("""
+        let provider = try resolve(
+            """
             grant_types: [client_credentials, urn:ietf:params:oauth:grant-type:jwt-bearer, urn:ietf:params:oauth:grant-type:token-exchange]
             client_auth:
               methods: [private_key_jwt, client_secret_jwt, tls_client_auth, self_signed_tls_client_auth]
@@ -94,7 +108,9 @@ import OAuthFlowTestSupport
         #expect(policy.serviceTokens == .init(target: .scope, scopeSuffix: "/default"))
 
         let defaults = try resolve("").policy
-        #expect(defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .eddsa, .hs256]), "the issuer is the safe default")
+        #expect(
+            defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .eddsa, .hs256]),
+            "the issuer is the safe default")
         #expect(defaults.serviceTokens == .init(target: .resource, scopeSuffix: "/.default"))
 
         // The file's schema refuses an algorithm it does not sign with, at its place; the resolver refuses it from any other decoder.
@@ -119,7 +135,8 @@ import OAuthFlowTestSupport
     }
 
     @Test func theIssuerMatcherKeepsAliasesAndTemplates() throws {
-        let provider = try resolve("""
+        let provider = try resolve(
+            """
             security:
               issuer_aliases: [auth.example.com]
               id_token_issuer: https://auth.example.com/{tid}/v2.0

@@ -153,10 +153,13 @@ import OAuthFlow
         #expect(provider.policy.clientAssertion.algorithms.contains(.rs256))
     }
 
-    /// A host that builds its provider in code sets the profile on the descriptor before resolving it.
+    /// A host that builds its provider in code sets the profile on the descriptor (its public `securityProfile`) before
+    /// resolving it.
     @Test func aHostSetsTheProfileInCode() throws {
         var descriptor = try Self.descriptor(Self.compliant.replacingOccurrences(of: "  profile: fapi2\n", with: ""))
-        descriptor.security.profile = .fapi2
+        #expect(descriptor.securityProfile == nil)
+        descriptor.securityProfile = .fapi2
+        #expect(descriptor.security.profile == .fapi2)
         #expect(try descriptor.resolve().policy.securityProfile == .fapi2)
 
         descriptor.authorization.pushed = .never
