@@ -1,7 +1,7 @@
 import Foundation
-import OAuthFlow
-import OAuthFlowTestSupport
 import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
 
 /// What the CLI says after a failure, with a stored session and a scripted server instead of a real one:
 /// exit codes for states (1, no usage banner), and advice that names the exact command that works.
@@ -14,9 +14,7 @@ import Testing
             directory = try TemporaryDirectory()
             self.port = port
             // A plain OAuth provider whose every endpoint is the scripted server.
-            try directory.write(
-                "providers/refuser.yaml",
-                """
+            try directory.write("providers/refuser.yaml", """
                 schema_version: 1
                 id: refuser
                 display_name: Refuser
@@ -39,35 +37,28 @@ import Testing
         }
 
         var environment: [String: String] {
-            [
-                "XDG_STATE_HOME": directory.url.appendingPathComponent("state").path,
-                "XDG_CONFIG_HOME": directory.url.appendingPathComponent("config").path, "BROWSER": "/bin/false",
-            ]
+            ["XDG_STATE_HOME": directory.url.appendingPathComponent("state").path,
+             "XDG_CONFIG_HOME": directory.url.appendingPathComponent("config").path, "BROWSER": "/bin/false"]
         }
 
         var providers: String { directory.url.appendingPathComponent("providers").path }
 
         func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
-            try await runProduct(
-                "oauthflow", arguments + ["--providers-dir", providers],
-                environment: environment.merging(extra) { _, new in new })
+            try await runProduct("oauthflow", arguments + ["--providers-dir", providers],
+                                 environment: environment.merging(extra) { _, new in new })
         }
 
         /// Stores a session for `refuser` under account `work`, its access token expired unless `valid`.
-        func storeSession(
-            provider: String = "refuser", scopes: [String] = ["profile"], valid: Bool = false, refreshToken: Bool = true,
-            clientAuthentication: ProviderDescriptor.ClientAuthMethod? = ProviderDescriptor.ClientAuthMethod.none
-        ) async throws {
+        func storeSession(provider: String = "refuser", scopes: [String] = ["profile"], valid: Bool = false, refreshToken: Bool = true,
+                          clientAuthentication: ProviderDescriptor.ClientAuthMethod? = ProviderDescriptor.ClientAuthMethod.none) async throws {
             let store = FileTokenStore(directory: directory.url.appendingPathComponent("state/oauthflow"))
-            try await store.save(
-                StoredSession(
-                    key: SessionKey(providerID: provider, account: "work"), variables: ["port": "\(port)"], clientID: "cli-public",
-                    redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
-                    tokens: TokenSet(
-                        accessToken: Secret("access-\(UUID())"), tokenType: "Bearer",
-                        expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
-                        refreshToken: refreshToken ? Secret("refresh-\(UUID())") : nil, idToken: nil, scopes: scopes, issuedAt: Date()),
-                    updatedAt: Date(), clientAuthentication: clientAuthentication))
+            try await store.save(StoredSession(
+                key: SessionKey(providerID: provider, account: "work"), variables: ["port": "\(port)"], clientID: "cli-public",
+                redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
+                tokens: TokenSet(accessToken: Secret("access-\(UUID())"), tokenType: "Bearer",
+                                 expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
+                                 refreshToken: refreshToken ? Secret("refresh-\(UUID())") : nil, idToken: nil, scopes: scopes, issuedAt: Date()),
+                updatedAt: Date(), clientAuthentication: clientAuthentication))
         }
 
         func writeClients(_ text: String) throws {
@@ -109,9 +100,7 @@ import Testing
         defer { setup.directory.cleanUp() }
         let result = try await setup.run(["userinfo", "refuser", "--account", "work"])
         #expect(result.status == 1)
-        #expect(
-            result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --client-id CLIENT_ID --account work`"),
-            "\(result.stderr)")
+        #expect(result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --client-id CLIENT_ID --account work`"), "\(result.stderr)")
         #expect(!result.stderr.contains("Usage:"))
     }
 
@@ -198,11 +187,7 @@ import Testing
     /// A refusal the library already explains ("cannot be refreshed; sign in again") gets the command once, not the sentence twice.
     @Test func aRefusalTheLibraryExplainsIsAdvisedOnce() async throws {
         let body = #"{"error":"invalid_request","error_description":"refresh token inactive"}"#
-        let server = try HostileServer(
-            .fixed(
-                Data(
-                    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                        .utf8)))
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
         defer { server.stop() }
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
@@ -215,7 +200,7 @@ import Testing
     }
 
     @Test func aNetworkFailureDoesNotAdviseSigningInAgain() async throws {
-        let setup = try Setup(port: 9)  // discard: nothing listens
+        let setup = try Setup(port: 9)   // discard: nothing listens
         defer { setup.directory.cleanUp() }
         try await setup.storeSession()
         let result = try await setup.run(["token", "refresh", "refuser", "--account", "work"])
@@ -227,9 +212,7 @@ import Testing
     @Test func aMissingSecretForAnAssertionAsksForASecretOnly() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        try setup.directory.write(
-            "providers/signer.yaml",
-            """
+        try setup.directory.write("providers/signer.yaml", """
             schema_version: 1
             id: signer
             display_name: Signer
@@ -251,33 +234,23 @@ import Testing
 
     @Test func refusedClientCredentialsNameWhereTheSecretCameFrom() async throws {
         let body = #"{"error":"invalid_client","error_description":"Client authentication failed"}"#
-        let server = try HostileServer(
-            .fixed(
-                Data(
-                    "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                        .utf8)))
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
         defer { server.stop() }
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
         try await setup.storeSession(clientAuthentication: .clientSecretPost)
-        let result = try await setup.run(
-            ["token", "refresh", "refuser", "--account", "work", "--client-secret-env", "WRONG_SECRET"],
-            environment: ["WRONG_SECRET": "not-the-secret"])
+        let result = try await setup.run(["token", "refresh", "refuser", "--account", "work", "--client-secret-env", "WRONG_SECRET"],
+                                         environment: ["WRONG_SECRET": "not-the-secret"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("invalid_client"))
-        #expect(
-            result.stderr.contains("check that the client secret (from $WRONG_SECRET, named by --client-secret-env) belongs to this client id"),
-            "\(result.stderr)")
+        #expect(result.stderr.contains("check that the client secret (from $WRONG_SECRET, named by --client-secret-env) belongs to this client id"),
+                "\(result.stderr)")
         #expect(!result.stderr.contains("not-the-secret"))
     }
 
     @Test func refusedRevocationSaysTheTokensStayValid() async throws {
         let body = #"{"error":"unauthorized_client"}"#
-        let server = try HostileServer(
-            .fixed(
-                Data(
-                    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                        .utf8)))
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
         defer { server.stop() }
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
@@ -293,9 +266,7 @@ import Testing
     @Test func revokingWithoutARevocationEndpointSaysTheTokensStayValid() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        try setup.directory.write(
-            "providers/quiet.yaml",
-            """
+        try setup.directory.write("providers/quiet.yaml", """
             schema_version: 1
             id: quiet
             display_name: Quiet
@@ -311,8 +282,7 @@ import Testing
         try await setup.storeSession(provider: "quiet", valid: true)
         let revoke = try await setup.run(["token", "revoke", "quiet", "--account", "work"])
         #expect(revoke.status == 1)
-        #expect(
-            revoke.stderr.contains("hint: the provider has no revocation endpoint, so the tokens stay valid until they expire"), "\(revoke.stderr)")
+        #expect(revoke.stderr.contains("hint: the provider has no revocation endpoint, so the tokens stay valid until they expire"), "\(revoke.stderr)")
         #expect(!revoke.stderr.contains("refused"), "\(revoke.stderr)")
     }
 
@@ -321,8 +291,7 @@ import Testing
     @Test func anotherClientsSecretIsNeitherRequiredNorSent() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        try setup.writeClients(
-            "refuser:\n  client_id: cli-confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n")
+        try setup.writeClients("refuser:\n  client_id: cli-confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n")
         // The confidential client's variable is unset: that used to stop a public sign-in with another id (exit 64).
         let other = try await setup.run(["authorize-url", "refuser", "--client-id", "cli-public", "--var", "port=9"])
         #expect(other.status == 0, "\(other.stderr)")
@@ -337,9 +306,8 @@ import Testing
         #expect(!own.stderr.contains("s3cret-value"))
 
         // A public sign-in with the file's own client id: --client-auth none leaves the file's secret out.
-        let publicSignIn = try await setup.run(
-            ["authorize-url", "refuser", "--var", "port=9", "--client-auth", "none"],
-            environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
+        let publicSignIn = try await setup.run(["authorize-url", "refuser", "--var", "port=9", "--client-auth", "none"],
+                                               environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
         #expect(publicSignIn.status == 0, "\(publicSignIn.stderr)")
         #expect(publicSignIn.stderr.contains("the client secret configured for cli-confidential is not sent"), "\(publicSignIn.stderr)")
     }
@@ -350,8 +318,7 @@ import Testing
         defer { server.stop() }
         let setup = try Setup(port: server.port)
         defer { setup.directory.cleanUp() }
-        try setup.writeClients(
-            "refuser:\n  client_id: cli-confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n")
+        try setup.writeClients("refuser:\n  client_id: cli-confidential\n  client_secret_env: CONFIDENTIAL_SECRET\n  client_auth: client_secret_post\n")
         try await setup.storeSession()
         _ = try await setup.run(["token", "refresh", "refuser", "--account", "work"], environment: ["CONFIDENTIAL_SECRET": "s3cret-value"])
         let request = try #require(server.received.first)
@@ -401,33 +368,19 @@ import Testing
              "token_endpoint": "https://acme.example.test/token", "code_challenge_methods_supported": ["S256"],
              "scopes_supported": ["openid", "profile", "email"], "grant_types_supported": ["authorization_code"]}
             """
-        let server = try HostileServer(
-            .fixed(
-                Data(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(document.utf8.count)\r\nConnection: close\r\n\r\n\(document)"
-                        .utf8)))
+        let server = try HostileServer(.fixed(Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(document.utf8.count)\r\nConnection: close\r\n\r\n\(document)".utf8)))
         defer { server.stop() }
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        let file = try setup.directory.write(
-            "online.yaml",
-            Self.onlineDescriptor(
-                discovery: "http://127.0.0.1:\(server.port)/.well-known/openid-configuration",
-                extra:
-                    "scopes:\n  default: [openid, email]\n  offline:\n    scopes: [offline_access]\n    params: {prompt: consent}\ngrant_types: [authorization_code, refresh_token]"
-            ))
+        let file = try setup.directory.write("online.yaml", Self.onlineDescriptor(
+            discovery: "http://127.0.0.1:\(server.port)/.well-known/openid-configuration",
+            extra: "scopes:\n  default: [openid, email]\n  offline:\n    scopes: [offline_access]\n    params: {prompt: consent}\ngrant_types: [authorization_code, refresh_token]"))
         let result = try await runProduct("oauthflow", ["lint", "--online", file.path, "--var", "tenant=acme"], environment: setup.environment)
-        #expect(
-            result.stdout.contains(
-                "the descriptor asks for the scope `offline_access`, which the server's scopes_supported (openid, profile, email) does not list; if the provider takes it all the same, record that with `- scopes_supported: [offline_access]` under `discovery.lacks` [online_scopes]"
-            ),
-            "\(result.stdout)")
+        #expect(result.stdout.contains("the descriptor asks for the scope `offline_access`, which the server's scopes_supported (openid, profile, email) does not list; if the provider takes it all the same, record that with `- scopes_supported: [offline_access]` under `discovery.lacks` [online_scopes]"),
+                "\(result.stdout)")
         #expect(!result.stdout.contains("scope `email`"))
-        #expect(
-            result.stdout.contains(
-                "the descriptor declares the grant `refresh_token`, which the server's grant_types_supported (authorization_code) does not list; if the provider takes it all the same, record that with `- grant_types_supported: [refresh_token]` under `discovery.lacks` [online_grant_types]"
-            ),
-            "\(result.stdout)")
+        #expect(result.stdout.contains("the descriptor declares the grant `refresh_token`, which the server's grant_types_supported (authorization_code) does not list; if the provider takes it all the same, record that with `- grant_types_supported: [refresh_token]` under `discovery.lacks` [online_grant_types]"),
+                "\(result.stdout)")
         #expect(!result.stdout.contains("grant `authorization_code`"))
     }
 }

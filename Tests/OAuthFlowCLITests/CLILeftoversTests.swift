@@ -43,9 +43,7 @@ import Testing
         try Self.describeJWTProvider(home)
         let result = try await Self.verify(home, ["plain"], token: "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
         #expect(result.status == 1)
-        #expect(
-            result.stderr.contains("states no audience for its access tokens (`access_tokens.audience`), so the API's audience is required"),
-            "\(result.stderr)")
+        #expect(result.stderr.contains("states no audience for its access tokens (`access_tokens.audience`), so the API's audience is required"), "\(result.stderr)")
         #expect(result.stderr.contains("`--audience AUD` for `oauthflow verify-token`"), "\(result.stderr)")
     }
 
@@ -55,9 +53,7 @@ import Testing
         try Self.describeJWTProvider(home)
         let result = try await Self.verify(home, ["plain", "--audience", "api"], token: "Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln\n")
         #expect(result.status == 1)
-        #expect(
-            result.stderr.contains("the token starts with `Bearer `, the scheme of an Authorization header: give the token alone"), "\(result.stderr)"
-        )
+        #expect(result.stderr.contains("the token starts with `Bearer `, the scheme of an Authorization header: give the token alone"), "\(result.stderr)")
     }
 
     @Test func anOversizedTokenIsCalledTheToken() async throws {
@@ -94,9 +90,7 @@ import Testing
                 """)
             let missing = try await Self.verify(home, ["sim"], token: "opaque-token")
             #expect(missing.status == 1)
-            #expect(
-                missing.stderr.contains("hint: this provider's tokens are introspected") && missing.stderr.contains("--client-id ID"),
-                "\(missing.stderr)")
+            #expect(missing.stderr.contains("hint: this provider's tokens are introspected") && missing.stderr.contains("--client-id ID"), "\(missing.stderr)")
 
             let refused = try await Self.verify(
                 home, ["sim", "--client-id", "nobody", "--client-secret-env", "NOBODY_SECRET"], token: "opaque-token",
@@ -145,8 +139,7 @@ import Testing
         #expect(printed.status == 1)
         #expect(printed.stdout.isEmpty, "\(printed.stdout.debugDescription)")
         #expect(!printed.stderr.contains("\u{1B}") && !printed.stderr.contains("\u{07}"), "\(printed.stderr.debugDescription)")
-        #expect(
-            printed.stderr.contains("`tokens.accessToken` holds characters other than printable ASCII (RFC 6749 Appendix A)"), "\(printed.stderr)")
+        #expect(printed.stderr.contains("`tokens.accessToken` holds characters other than printable ASCII (RFC 6749 Appendix A)"), "\(printed.stderr)")
     }
 
     @Test func aSessionOfTheWrongShapeIsNotASession() async throws {
@@ -170,9 +163,7 @@ import Testing
         try Self.describeQuiet(home)
         let bare = try await home.run(["token", "show", "quiet"])
         #expect(bare.status == 1)
-        #expect(
-            bare.stderr.contains("sign in with `oauthflow login quiet --providers-dir \(home.providers) --client-id CLIENT_ID` first"),
-            "\(bare.stderr)")
+        #expect(bare.stderr.contains("sign in with `oauthflow login quiet --providers-dir \(home.providers) --client-id CLIENT_ID` first"), "\(bare.stderr)")
         let named = try await home.run(["token", "show", "quiet"], environment: ["OAUTHFLOW_QUIET_CLIENT_ID": "cli"])
         #expect(named.stderr.contains("sign in with `oauthflow login quiet --providers-dir \(home.providers)` first"), "\(named.stderr)")
     }
@@ -206,9 +197,7 @@ import Testing
               mode: oidc
             """)
         let quiet = try await home.run(["providers", "show", "quiet"])
-        #expect(
-            quiet.stdout.contains("pushed authorization requests: if_supported (not pushed: no endpoint, and no discovery to find one)"),
-            "\(quiet.stdout)")
+        #expect(quiet.stdout.contains("pushed authorization requests: if_supported (not pushed: no endpoint, and no discovery to find one)"), "\(quiet.stdout)")
         let found = try await home.run(["providers", "show", "found"])
         #expect(found.stdout.contains("pushed authorization requests: if_supported (unknown until discovery:"), "\(found.stdout)")
     }
@@ -247,9 +236,7 @@ import Testing
         defer { home.directory.cleanUp() }
         let result = try await CLI.run(["providers", "add", "http://127.0.0.1:\(server.port)"], environment: home.environment())
         #expect(result.status == 1)
-        #expect(
-            result.stderr.contains("answered HTTP 302, a redirect to `https://elsewhere.example/\\u{202E}metadata` that is not followed"),
-            "\(result.stderr)")
+        #expect(result.stderr.contains("answered HTTP 302, a redirect to `https://elsewhere.example/\\u{202E}metadata` that is not followed"), "\(result.stderr)")
         #expect(!result.stderr.contains("\u{202E}"), "\(result.stderr.debugDescription)")
     }
 }

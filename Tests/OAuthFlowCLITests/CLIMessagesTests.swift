@@ -105,9 +105,7 @@ import Testing
         try await storeSessionWithIDToken(home)
         let opened = try await home.run(["logout", "ender", "--end-session", "--timeout", "1"], browser: "/bin/true")
         #expect(opened.status == 2, "\(opened.stderr)")
-        #expect(
-            opened.stderr.contains("Opening the browser to end the session at 127.0.0.1; the end-session URL, without the ID token:"),
-            "\(opened.stderr)")
+        #expect(opened.stderr.contains("Opening the browser to end the session at 127.0.0.1; the end-session URL, without the ID token:"), "\(opened.stderr)")
         #expect(opened.stderr.contains("post_logout_redirect_uri=http"), "the URL shown keeps its other parameters: \(opened.stderr)")
         for output in [opened.stdout, opened.stderr] { #expect(!output.contains(Self.idToken) && !output.contains("eyJ"), "\(output)") }
         // Item 14: a provider that ends the session and stays on its own page is not the same as one that kept it.
@@ -132,10 +130,7 @@ import Testing
     @Test func aRefusedScopeForClientCredentialsGetsAHint() async throws {
         let body = #"{"error":"invalid_scope","error_description":"scope not allowed"}"#
         let server = try HostileServer(
-            .fixed(
-                Data(
-                    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                        .utf8)))
+            .fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)))
         defer { server.stop() }
         let home = try Home()
         defer { home.directory.cleanUp() }
@@ -175,14 +170,11 @@ import Testing
             try home.describe(server)
             await server.provider.failNext(.token, error: "server_error", description: "Unable to sign ID token", status: 500)
             let result = try await home.run(
-                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"],
-                browser: try ProvidersAddSignInTests.browser(in: home.directory))
+                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"], browser: try ProvidersAddSignInTests.browser(in: home.directory))
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("server_error"), "\(result.stderr)")
             #expect(
-                result.stderr.contains(
-                    "hint: the provider failed while issuing this public client's tokens. A provider that signs ID tokens with the client's secret (HS256, HS384 or HS512"
-                ),
+                result.stderr.contains("hint: the provider failed while issuing this public client's tokens. A provider that signs ID tokens with the client's secret (HS256, HS384 or HS512"),
                 "\(result.stderr)")
         } catch {
             await server.stop()
@@ -251,8 +243,7 @@ import Testing
         do {
             try home.describe(server)
             let result = try await home.run(
-                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"],
-                browser: try ProvidersAddSignInTests.browser(in: home.directory))
+                ["login", "sim", "--client-id", SimulatedProvider.appClientID, "--timeout", "60"], browser: try ProvidersAddSignInTests.browser(in: home.directory))
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("  user: Ada Lovelace <ada@simulated.example> (verified)\n"), "\(result.stdout)")
             let json = try await home.run(

@@ -52,8 +52,7 @@ import Testing
             // One command that keeps both flags, so that the second step does not undo the first.
             #expect(
                 added.stderr.contains(
-                    "keep its flag: `oauthflow providers add \(issuer.absoluteString) --id 127-0-0-1-\(port) --port 8800 --public-client --offline-access --force`"
-                ),
+                    "keep its flag: `oauthflow providers add \(issuer.absoluteString) --id 127-0-0-1-\(port) --port 8800 --public-client --offline-access --force`"),
                 "\(added.stderr)")
 
             // Introspection is published: an access_tokens section, the audience left to the API.

@@ -1,11 +1,10 @@
 import Foundation
+import Testing
+import OAuthFlowTestSupport
 import OAuthFlow
 import OAuthFlowLoopback
 import OAuthFlowPostgres
-import OAuthFlowTestSupport
 import PostgresNIO
-import Testing
-
 @testable import oauthflow
 
 /// Every shell and Swift example in README.md, Docs/*.md and the DocC catalogs' hand-written articles (`Sources/*/*.docc`;
@@ -20,9 +19,7 @@ import Testing
 /// - an example this test does not know how to check fails it, so a new one cannot slip through.
 @Suite struct DocExampleTests {
     /// Markdown files with examples. lint-rules.md is generated and tested by RuleExampleTests.
-    static let documents =
-        ["README.md"]
-        + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
+    static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Docs").path)) ?? [])
         .filter { $0.hasSuffix(".md") && $0 != "lint-rules.md" }.sorted().map { "Docs/" + $0 } + MarkdownFences.handWrittenArticles
 
     typealias Block = MarkdownFences.Block
@@ -44,8 +41,7 @@ import Testing
     /// The commands of a shell block: `$ `-prompted lines of a `console` block, every line of an `sh` block;
     /// `a && b` is two commands.
     static func commands(of block: Block, home: String) -> [(text: String, words: [String])] {
-        let lines: [String] =
-            block.language == "console"
+        let lines: [String] = block.language == "console"
             ? block.lines.filter { $0.hasPrefix("$ ") }.map { String($0.dropFirst(2)) }
             : block.lines
         return lines.flatMap { $0.components(separatedBy: " && ") }
@@ -56,9 +52,7 @@ import Testing
     /// The output lines a `console` block shows after a command, up to the next prompt (`...` elides).
     static func shownOutput(of block: Block, after command: String) -> [String] {
         guard let start = block.lines.firstIndex(where: { $0.hasPrefix("$ ") && $0.contains(command) }) else { return [] }
-        return Array(block.lines[(start + 1)...].prefix { !$0.hasPrefix("$ ") }).filter {
-            !$0.isEmpty && $0.trimmingCharacters(in: .whitespaces) != "..."
-        }
+        return Array(block.lines[(start + 1)...].prefix { !$0.hasPrefix("$ ") }).filter { !$0.isEmpty && $0.trimmingCharacters(in: .whitespaces) != "..." }
     }
 
     /// A home directory holding what the examples name: a user providers directory with a descriptor.
@@ -66,9 +60,8 @@ import Testing
         let home = try TemporaryDirectory()
         let providers = home.url.appendingPathComponent(".config/oauthflow/providers")
         try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: repositoryRoot.appendingPathComponent("providers/keycloak.yaml"),
-            to: providers.appendingPathComponent("keycloak.yaml"))
+        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("providers/keycloak.yaml"),
+                                         to: providers.appendingPathComponent("keycloak.yaml"))
         return home
     }
 
@@ -77,10 +70,8 @@ import Testing
     @Test func shellExamplesParseRunAndShowWhatTheCLIPrints() async throws {
         let home = try Self.exampleHome()
         defer { home.cleanUp() }
-        let environment = [
-            "HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent(".config").path,
-            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
-        ]
+        let environment = ["HOME": home.url.path, "XDG_CONFIG_HOME": home.url.appendingPathComponent(".config").path,
+                           "XDG_STATE_HOME": home.url.appendingPathComponent("state").path]
         var checked = 0
         for block in try Self.allBlocks where ["sh", "console"].contains(block.language) {
             for command in Self.commands(of: block, home: home.url.path) {
@@ -116,17 +107,15 @@ import Testing
                 case "bash":
                     #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(words[1]).path), "\(place): no such script")
                 case "cd":
-                    #expect(
-                        FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(words[1]).path), "\(place): no such directory")
+                    #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(words[1]).path), "\(place): no such directory")
                 case "swift":
                     try Self.checkSwiftCommand(words, place: place)
                 case "cp":
                     // The release bundle is named as the debug one is; the binary needs it beside itself.
                     for source in words.dropFirst(2).dropLast() {
                         let name = URL(fileURLWithPath: source).lastPathComponent
-                        #expect(
-                            FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
-                            "\(place): the build makes no \(name)")
+                        #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
+                                "\(place): the build makes no \(name)")
                     }
                 case "mkdir":
                     #expect(words.count == 3 && words[1] == "-p", "\(place): only `mkdir -p DIRECTORY` is checked")
@@ -135,9 +124,8 @@ import Testing
                     #expect(words.count == 5 && words[1] == "-m" && words[2] == "755", "\(place)")
                     if words.count == 5 {
                         let name = URL(fileURLWithPath: words[3]).lastPathComponent
-                        #expect(
-                            FileManager.default.isExecutableFile(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
-                            "\(place): the build makes no \(name)")
+                        #expect(FileManager.default.isExecutableFile(atPath: repositoryRoot.appendingPathComponent(".build/debug/\(name)").path),
+                                "\(place): the build makes no \(name)")
                     }
                 case "export":
                     #expect(words.count == 2 && words[1].contains("="), "\(place)")
@@ -166,9 +154,7 @@ import Testing
         for file in Self.documents {
             let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
             let pattern = try NSRegularExpression(pattern: "`(oauthflow [^`\\n]+)`")
-            let spans = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
-                Range($0.range(at: 1), in: text).map { String(text[$0]) }
-            }
+            let spans = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } }
             synopses.append((file, spans.filter { !$0.contains("--generate-completion-script") }))
         }
         for (place, commands) in synopses {
@@ -183,9 +169,7 @@ import Testing
                     return String(word[range])
                 }
                 for flag in Set(flags) {
-                    #expect(
-                        help.stdout.contains(flag),
-                        "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no \(flag)")
+                    #expect(help.stdout.contains(flag), "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no \(flag)")
                     checked += 1
                 }
             }
@@ -224,13 +208,11 @@ import Testing
 
         let token = "doc-example-\(UUID().uuidString)"
         let store = FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow"))
-        try await store.save(
-            StoredSession(
-                key: SessionKey(providerID: provider), variables: [:], clientID: "0123abcd", redirectURI: URL(string: "http://127.0.0.1/callback")!,
-                tokens: TokenSet(
-                    accessToken: Secret(token), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil,
-                    idToken: nil, scopes: [], issuedAt: Date()),
-                updatedAt: Date()))
+        try await store.save(StoredSession(
+            key: SessionKey(providerID: provider), variables: [:], clientID: "0123abcd", redirectURI: URL(string: "http://127.0.0.1/callback")!,
+            tokens: TokenSet(accessToken: Secret(token), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil,
+                             idToken: nil, scopes: [], issuedAt: Date()),
+            updatedAt: Date()))
 
         let binDirectory = try builtProduct("oauthflow").deletingLastPathComponent().path
         let environment = [
@@ -259,18 +241,14 @@ import Testing
         defer { home.cleanUp() }
         let blocks = try Self.blocks(in: "Docs/cli.md").filter { $0.language == "console" }
         let store = FileTokenStore(directory: home.url.appendingPathComponent("state/oauthflow"))
-        let environment = [
-            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
-            "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path, "BROWSER": "/bin/false",
-        ]
+        let environment = ["XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
+                           "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path, "BROWSER": "/bin/false"]
         func session(_ provider: String, variables: [String: String], clientID: String, scopes: [String], valid: Bool) -> StoredSession {
-            StoredSession(
-                key: SessionKey(providerID: provider, account: "work"), variables: variables, clientID: clientID,
-                redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
-                tokens: TokenSet(
-                    accessToken: Secret("access"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
-                    refreshToken: Secret("refresh"), idToken: nil, scopes: scopes, issuedAt: Date()),
-                updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuthMethod.none)
+            StoredSession(key: SessionKey(providerID: provider, account: "work"), variables: variables, clientID: clientID,
+                          redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
+                          tokens: TokenSet(accessToken: Secret("access"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(valid ? 3600 : -60),
+                                           refreshToken: Secret("refresh"), idToken: nil, scopes: scopes, issuedAt: Date()),
+                          updatedAt: Date(), clientAuthentication: ProviderDescriptor.ClientAuthMethod.none)
         }
         func check(_ command: String, extra: [String] = [], replacing: [(String, String)] = []) async throws {
             let block = try #require(blocks.first { $0.lines.contains("$ " + command) }, "Docs/cli.md no longer shows `\(command)`")
@@ -285,22 +263,17 @@ import Testing
         }
 
         // A resource whose scope the session lacks.
-        try await store.save(
-            session(
-                "cloudentity", variables: ["region": "us", "tenant": "acme", "workspace": "demo"], clientID: "c0ffee",
-                scopes: ["email", "openid", "profile", "offline_access"], valid: true))
+        try await store.save(session("cloudentity", variables: ["region": "us", "tenant": "acme", "workspace": "demo"], clientID: "c0ffee",
+                                     scopes: ["email", "openid", "profile", "offline_access"], valid: true))
         try await check("oauthflow call cloudentity Phone --account work")
 
         // A refresh refused with 400 and an empty body; the doc's port 8000 is the scripted server's here.
         let server = try HostileServer(.fixed(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)))
         defer { server.stop() }
-        try await store.save(
-            session(
-                "django", variables: ["port": "\(server.port)"], clientID: "oauthflow-public",
-                scopes: ["openid", "profile", "email", "read"], valid: false))
-        try await check(
-            "oauthflow token refresh django --account work", extra: ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"],
-            replacing: [("port=8000", "port=\(server.port)")])
+        try await store.save(session("django", variables: ["port": "\(server.port)"], clientID: "oauthflow-public",
+                                     scopes: ["openid", "profile", "email", "read"], valid: false))
+        try await check("oauthflow token refresh django --account work", extra: ["--providers-dir", "Tests/OAuthFlowTests/Fixtures/providers"],
+                        replacing: [("port=8000", "port=\(server.port)")])
     }
 
     /// The other Docs' YAML and JSON: whole descriptors lint without errors, fragments are what a bundled
@@ -322,7 +295,7 @@ import Testing
             let place = "\(block.file):\(block.line)"
             switch block.language {
             case "yaml" where block.lines.first == "# ~/.config/oauthflow/clients.yaml":
-                break  // a clients file, not a descriptor: ServicesDocExamples resolves each one
+                break   // a clients file, not a descriptor: ServicesDocExamples resolves each one
             case "yaml" where block.lines.contains { $0.hasPrefix("schema_version:") }:
                 let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
                 let file = try directory.write("\(id).yaml", block.lines.joined(separator: "\n"))
@@ -377,33 +350,31 @@ import Testing
 
     /// Each line of each Swift block is in a test source that compiles it (blank lines aside).
     @Test func swiftExamplesAreCompiledByTests() throws {
-        let sources = try [
-            "Tests/OAuthFlowDocumentationTests/DocExampleTests.swift", "Tests/OAuthFlowDocumentationTests/ReadmeExampleTests.swift",
-            "Tests/OAuthFlowDocumentationTests/DocWebExample.swift",
-            "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/SecurityEventsDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
-            "Tests/OAuthFlowAppleTests/AppleSignInDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",
-            "Tests/OAuthFlowTestingTests/TestingDocExamples.swift",
-            "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
-            "Tests/OAuthFlowVaporTests/VaporDocExamples.swift",
-            "Tests/OAuthFlowMCPTests/MCPAuthDocExamples.swift",
-            "Tests/OAuthFlowMCPTests/MCPDocExamples.swift",
-            "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift",
-            "Tests/OAuthFlowMCPTests/MCPDocExamplesTests.swift",
-            "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift",
-            "Tests/OAuthFlowAppleTests/AppleSessionsDocExamples.swift",
-            "Tests/OAuthFlowWebTests/API/OperationsServingDocExamples.swift",
-        ].map {
+        let sources = try ["Tests/OAuthFlowDocumentationTests/DocExampleTests.swift", "Tests/OAuthFlowDocumentationTests/ReadmeExampleTests.swift",
+                           "Tests/OAuthFlowDocumentationTests/DocWebExample.swift",
+                           "Tests/OAuthFlowDocumentationTests/ServicesDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/PushedAndDPoPDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/APIProtectionDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/LogoutDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/SecurityEventsDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/AppleDocExamples.swift",
+                           "Tests/OAuthFlowAppleTests/AppleSignInDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/LifecycleDocExamples.swift",
+                           "Tests/OAuthFlowTestingTests/TestingDocExamples.swift",
+                           "Tests/OAuthFlowDocumentationTests/FrontDoorDocExamples.swift",
+                           "Tests/OAuthFlowVaporTests/VaporDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPAuthDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPVaporDocExamples.swift",
+                           "Tests/OAuthFlowMCPTests/MCPDocExamplesTests.swift",
+                           "Tests/OAuthFlowTests/Environment/OperationsDocExamples.swift",
+                           "Tests/OAuthFlowAppleTests/AppleSessionsDocExamples.swift",
+                           "Tests/OAuthFlowWebTests/API/OperationsServingDocExamples.swift"].map {
             try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)
         }
         let compiled = Set(sources.flatMap { $0.components(separatedBy: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) })
         for block in try Self.allBlocks where block.language == "swift" {
-            if block.lines.contains(where: { $0.hasPrefix(".package(") || $0.hasPrefix(".product(") }) { continue }  // the manifest snippet
+            if block.lines.contains(where: { $0.hasPrefix(".package(") || $0.hasPrefix(".product(") }) { continue }   // the manifest snippet
             let lines = block.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             for (index, line) in lines.enumerated() {
                 // A test target has its own entry point: the type after `@main` is compiled without it, and a test calls its main().
@@ -442,15 +413,15 @@ import Testing
         let registry = try ProviderRegistry.load(directories: [URL(fileURLWithPath: "/etc/myapp/providers")])
         let auth0 = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
 
-        auth0.endpoints.authorization  // https://example.us.auth0.com/authorize
-        auth0.policy.tokenRequest.encoding  // .json: typed, every default applied
-        auth0.resources.resources(granted: ["openid", "email"])  // the resources those scopes open
+        auth0.endpoints.authorization   // https://example.us.auth0.com/authorize
+        auth0.policy.tokenRequest.encoding   // .json: typed, every default applied
+        auth0.resources.resources(granted: ["openid", "email"])   // the resources those scopes open
     }
 
     /// Calls the README shows inside its prose, compiled here; `inlineCallsAreShown` checks the README still shows them
     /// (the front door's are in FrontDoorDocExamples).
     static let inlineCalls = [
-        #"try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)"#
+        #"try ProviderRegistry.descriptor(named: "auth0", directories: directories).resolve(variables)"#,
     ]
 
     func readmeInlineCalls(directories: [URL], variables: [String: String], manager: TokenManager) async throws {
@@ -461,8 +432,7 @@ import Testing
 
     @Test func inlineCallsAreShown() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowDocumentationTests/DocExampleTests.swift"), encoding: .utf8)
+        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowDocumentationTests/DocExampleTests.swift"), encoding: .utf8)
         for call in Self.inlineCalls {
             #expect(readme.contains("`\(call)`") || readme.contains("(`\(call)`)"), "README.md no longer shows `\(call)`")
             #expect(source.components(separatedBy: call).count >= 3, "`\(call)` is not compiled here")
@@ -471,11 +441,9 @@ import Testing
 
     /// README.md, step by step.
     func readmeStepByStep(auth0: Provider, redirectURL: URL) async throws {
-        let client = OAuthClient(
-            provider: auth0,
-            configuration: ClientConfiguration(
-                clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
-        let pending = try await client.startAuthorization()  // open pending.url in a browser
+        let client = OAuthClient(provider: auth0, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+        let pending = try await client.startAuthorization()        // open pending.url in a browser
         let tokens = try await client.finishSignIn(.callback(redirectURL), pending: pending).tokens
         let claims = try await client.userInfo(tokens)
         _ = claims
@@ -485,13 +453,11 @@ import Testing
     func flowExample(redirectURL: URL) async throws {
         let registry = try ProviderRegistry.load()
         let provider = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
-        let client = OAuthClient(
-            provider: provider,
-            configuration: ClientConfiguration(
-                clientID: "YOUR_CLIENT_ID",
-                redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID",
+            redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
 
-        let pending = try await client.startAuthorization()  // Codable: persist it to resume after a restart
+        let pending = try await client.startAuthorization()   // Codable: persist it to resume after a restart
         // Open pending.url in the browser and receive the redirect (`LoopbackReceiver` in OAuthFlowLoopback does this for the CLI).
         let tokens = try await client.finishSignIn(.callback(redirectURL), pending: pending).tokens
         let claims = try await client.userInfo(tokens)
@@ -503,7 +469,7 @@ import Testing
     /// Docs/flow.md, one sign-in run driven by its two halves.
     func signInRunExample(oauth: OAuth, redirectURL: URL) async throws {
         let run = try oauth.signInRun(to: "google", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!)
-        let started = try await run.start()  // open started.url; keep it (Codable) until the redirect comes back
+        let started = try await run.start()   // open started.url; keep it (Codable) until the redirect comes back
         let outcome = try await run.client.finishSignIn(.callback(redirectURL), pending: started)
         let result = try await run.store(outcome, in: oauth.store)
         _ = result
@@ -511,14 +477,14 @@ import Testing
 
     /// Docs/flow.md, a sign-in whose halves run in two processes.
     func manualSignInExample(oauth: OAuth, redirectURL: URL) async throws {
-        let started = try await oauth.startManualSignIn(to: "google")  // open started.url on any device
-        let result = try await oauth.finishManualSignIn(to: "google", callback: redirectURL)  // in this process or another
+        let started = try await oauth.startManualSignIn(to: "google")   // open started.url on any device
+        let result = try await oauth.finishManualSignIn(to: "google", callback: redirectURL)   // in this process or another
         _ = (started, result)
     }
 
     /// Docs/oidc.md, discovery by hand.
     func oidcDiscoveryExample(provider: Provider, environment: OAuthEnvironment) async throws {
-        let complete = try await provider.discovered(environment: environment)  // one fetch; static endpoints win, discovered ones fill the gaps
+        let complete = try await provider.discovered(environment: environment)   // one fetch; static endpoints win, discovered ones fill the gaps
         _ = complete
     }
 
@@ -532,12 +498,11 @@ import Testing
             current: .init(id: "2026-11", base64: secrets["OAUTHFLOW_SESSION_KEY_2026_11"]!),
             previous: [.init(id: "2026-05", base64: secrets["OAUTHFLOW_SESSION_KEY_2026_05"]!)])
         let store = try PostgresTokenStore(
-            configuration: .init(
-                host: "db.internal", port: 5432, username: "app", password: dbPassword,
-                database: "app", tls: .require(.makeClientConfiguration())),
+            configuration: .init(host: "db.internal", port: 5432, username: "app", password: dbPassword,
+                                 database: "app", tls: .require(.makeClientConfiguration())),
             keyring: keyring)
-        Task { await store.run() }  // the connection pool; or run it in your ServiceGroup
-        try await store.migrate()  // idempotent; safe from every instance at start
+        Task { await store.run() }          // the connection pool; or run it in your ServiceGroup
+        try await store.migrate()           // idempotent; safe from every instance at start
 
         // Per user: the account is the host's user id.
         let oauth = OAuth(OAuth.Configuration(clients: clients, store: store))
@@ -550,12 +515,10 @@ import Testing
     @Test func flowExampleStartsOffline() async throws {
         let registry = try ProviderRegistry.load()
         let provider = try registry.descriptor(named: "auth0").resolve(["domain": "example.us.auth0.com"])
-        let client = OAuthClient(
-            provider: provider,
-            configuration: ClientConfiguration(
-                clientID: "YOUR_CLIENT_ID",
-                redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
-        let pending = try await client.startAuthorization()  // Codable: persist it to resume after a restart
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: "YOUR_CLIENT_ID",
+            redirectURI: URL(string: "http://127.0.0.1:8765/callback")!))
+        let pending = try await client.startAuthorization()   // Codable: persist it to resume after a restart
         #expect(pending.url.host == "example.us.auth0.com")
     }
 }

@@ -16,10 +16,8 @@ struct PushedAndDPoPDocExamples {
     }
 
     func richAuthorizationRequests(oauth: OAuth) async throws {
-        let payment = AuthorizationDetail(
-            type: "payment_initiation", ["instructedAmount": .object(["currency": .string("EUR"), "amount": .string("10.00")])])
-        let result = try await oauth.signIn(
-            to: "open-bank", browser: SystemBrowser(environment: ProcessInfo.processInfo.environment), authorizationDetails: [payment])
+        let payment = AuthorizationDetail(type: "payment_initiation", ["instructedAmount": .object(["currency": .string("EUR"), "amount": .string("10.00")])])
+        let result = try await oauth.signIn(to: "open-bank", browser: SystemBrowser(environment: ProcessInfo.processInfo.environment), authorizationDetails: [payment])
         let granted = result.tokens.authorizationDetails ?? []
         let token = try await oauth.serviceTokens(for: "open-bank").accessToken(OAuthClient.ServiceTokenRequest(authorizationDetails: [payment]))
         _ = (granted, token)

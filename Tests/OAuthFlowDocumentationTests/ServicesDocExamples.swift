@@ -1,8 +1,8 @@
 import Foundation
-import Logging
-import OAuthFlow
-import OAuthFlowTestSupport
 import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
+import Logging
 
 /// Docs/services.md's examples: every Swift line compiled here (DocExampleTests checks that each one
 /// appears in this file), the same calls run against the service-token servers when they are up, and
@@ -21,13 +21,10 @@ import Testing
 
     /// "A first token": a client the service names itself.
     func namedClient(secret: Secret) throws -> ServiceTokens {
-        let worker = OAuth(
-            OAuth.Configuration(
-                clients: [
-                    "keycloak": ClientSettings(clientID: "orders-worker", secret: secret, variables: ["host": "sso.example.com", "realm": "ops"])
-                ],
-                store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/orders-worker/tokens"))))
-        let tokens = try worker.serviceTokens(for: "keycloak")  // one cache per provider, shared by every caller of `worker`
+        let worker = OAuth(OAuth.Configuration(
+            clients: ["keycloak": ClientSettings(clientID: "orders-worker", secret: secret, variables: ["host": "sso.example.com", "realm": "ops"])],
+            store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/orders-worker/tokens"))))
+        let tokens = try worker.serviceTokens(for: "keycloak")   // one cache per provider, shared by every caller of `worker`
         return tokens
     }
 
@@ -51,7 +48,7 @@ import Testing
     /// "Client credentials".
     func clientCredentials(tokens: ServiceTokens) async throws {
         let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
-        let token = try await tokens.accessToken(request)  // cached; renewed before it expires
+        let token = try await tokens.accessToken(request)   // cached; renewed before it expires
         let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/orders/42")!), for: request)
         _ = (token, response)
     }
@@ -104,7 +101,7 @@ import Testing
     /// "The cache": seeing it at work.
     func watchedCache(clients: [String: ClientSettings], store: any TokenStore) -> OAuth {
         var logger = Logger(label: "orders-worker.tokens")
-        logger.logLevel = .debug  // cache hits are debug lines
+        logger.logLevel = .debug   // cache hits are debug lines
         let watched = OAuth(OAuth.Configuration(clients: clients, store: store, environment: OAuthEnvironment(logger: logger)))
         return watched
     }
@@ -117,12 +114,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let provider = try TestDescriptor(
-            id: "keycloak", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
-        ).provider()
+            id: "keycloak", extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n").provider()
         let transport = ScriptedTransport { _, count in
-            TransportResponse(
-                status: 200, headers: ["Content-Type": "application/json"],
-                body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"],
+                         body: Data(#"{"access_token":"service-token-\#(count)","token_type":"Bearer","expires_in":3600}"#.utf8))
         }
         let handler = CapturingLogHandler()
         var logger = Logger(label: "orders-worker.tokens", factory: { _ in handler })
@@ -144,12 +139,10 @@ import Testing
 
     /// "Try it locally": a descriptor in the user's directory, which the registry reads only when told.
     func tryItLocally() async throws {
-        let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))  // ~/.config/oauthflow: providers/ and clients.yaml
+        let mine = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))   // ~/.config/oauthflow: providers/ and clients.yaml
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(
-            TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!),
-            for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
-        print(whoami.status, String(decoding: whoami.body, as: UTF8.self))  // 200 {"audience":[],"client_id":"svc-rsa",...}
+        let whoami = try await authlib.send(TransportRequest(method: .get, url: URL(string: "http://127.0.0.1:44827/api/whoami")!), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        print(whoami.status, String(decoding: whoami.body, as: UTF8.self))   // 200 {"audience":[],"client_id":"svc-rsa",...}
     }
 
     /// Calls the page shows inside its prose, compiled in `configurations` above and `inlineExamples` below.
@@ -193,15 +186,13 @@ import Testing
         #expect(try client.configuration.authenticationMethod(for: provider) == .clientSecretPost, "a secret picks the first secret method listed")
 
         let request = OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com/orders"])
-        let token = try await tokens.accessToken(request)  // cached; renewed before it expires
+        let token = try await tokens.accessToken(request)   // cached; renewed before it expires
         let response = try await tokens.send(TransportRequest(method: .get, url: server.resource), for: request)
         #expect(response.status == 200)
         let whoami = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         #expect(whoami["resource"] as? [String] == ["https://api.example.com/orders"])
-        #expect(
-            try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"]))
-                == token,
-            "order and repeats do not matter")
+        #expect(try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "read"], resources: ["https://api.example.com/orders"])) == token,
+                "order and repeats do not matter")
 
         // A second ServiceTokens on the same directory (another process, as far as the store can tell) reuses the
         // token: the server issues a new random token for every request.
@@ -215,9 +206,7 @@ import Testing
         }
 
         // The audience a `resource` provider cannot take is refused before anything is sent.
-        let error = await #expect(throws: FlowError.self) {
-            _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(audiences: ["orders-api"]))
-        }
+        let error = await #expect(throws: FlowError.self) { _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(audiences: ["orders-api"])) }
         #expect(error?.code == .invalidServiceRequest)
     }
 
@@ -306,8 +295,7 @@ import Testing
         // The Swift, with this test's environment in place of the process's.
         let mine = OAuth(.commandLine(environment: environment))
         let authlib = try mine.serviceTokens(for: "authlib-test")
-        let whoami = try await authlib.send(
-            TransportRequest(method: .get, url: server.resource), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
+        let whoami = try await authlib.send(TransportRequest(method: .get, url: server.resource), for: OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         #expect(whoami.status == 200)
         #expect(String(decoding: whoami.body, as: UTF8.self).contains("\"client_id\":\"\(rsa.clientID)\""))
         #expect(!(try ProviderRegistry.load(environment: environment).ids.contains("authlib-test")), "load() alone reads no user directory")
@@ -378,8 +366,7 @@ import Testing
     /// shows with a running server's.
     static func pageDescriptors(issuers: [String: String] = [:]) throws -> [String: ProviderDescriptor] {
         var found: [String: ProviderDescriptor] = [:]
-        for block in try DocExampleTests.blocks(in: page)
-        where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("schema_version:") }) {
+        for block in try DocExampleTests.blocks(in: page) where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("schema_version:") }) {
             let id = try #require(block.lines.first { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespaces)
             let lines = block.lines.map { line in issuers[id].map { line.hasPrefix("issuer: ") ? "issuer: \($0)" : line } ?? line }
             let document = DescriptorDocument.parse(Data(lines.joined(separator: "\n").utf8), path: "\(page):\(block.line)")
@@ -462,8 +449,7 @@ import Testing
                 // The bundled descriptor (or the page's own, at this server), as the page's entry resolves it, picks the
                 // method the page says.
                 let shown = try Self.pageDescriptors()[provider] != nil
-                let bundled = try Self.descriptor(named: provider, registry: registry, issuers: [provider: server.issuer]).resolve(
-                    entry.variables ?? [:])
+                let bundled = try Self.descriptor(named: provider, registry: registry, issuers: [provider: server.issuer]).resolve(entry.variables ?? [:])
                 #expect(try configuration.authenticationMethod(for: bundled) == expected.method, "\(place): \(provider)")
                 if shown {
                     // The page's descriptor is for this server: it gets a token as it is.
@@ -475,10 +461,8 @@ import Testing
                 let methods = bundled.policy.clientAuthMethods.map(\.rawValue)
                 let local = try server.descriptor(methods: methods, audience: registered.assertionAudience).provider()
                 #expect(try configuration.authenticationMethod(for: local) == expected.method)
-                let tokens = try await OAuthClient(
-                    provider: local, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15))
-                )
-                .clientCredentialsToken()
+                let tokens = try await OAuthClient(provider: local, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
+                    .clientCredentialsToken()
                 let (status, whoami) = try await server.whoami(tokens.accessToken)
                 #expect(status == 200, "\(place): \(provider)")
                 #expect(whoami["client_id"] as? String == registered.clientID)

@@ -96,9 +96,7 @@ import Testing
                 guard let peek = SessionPeek.read(providerID: "github", account: "default", directory: path) else { continue }
                 answered += 1
                 let loaded = try? await store.load(SessionKey(providerID: "github"))
-                #expect(
-                    loaded?.tokens.accessToken.value == peek.accessToken,
-                    "the launcher would answer from \(keyPath) = \(String(describing: replacement))")
+                #expect(loaded?.tokens.accessToken.value == peek.accessToken, "the launcher would answer from \(keyPath) = \(String(describing: replacement))")
             }
         }
         #expect(answered > 10, "some changes (an absent refresh token, a null expiry) leave a valid session")

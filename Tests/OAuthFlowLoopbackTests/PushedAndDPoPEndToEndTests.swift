@@ -1,8 +1,9 @@
 import Foundation
 import OAuthFlow
-import OAuthFlowLoopback
 import OAuthFlowTestSupport
 import Testing
+
+import OAuthFlowLoopback
 
 /// Opens the URL it is given the way a browser does, after `delay`, from a task of its own.
 struct FollowingBrowser: BrowserOpener {
@@ -95,11 +96,8 @@ struct PushedAndDPoPEndToEndTests {
 
         // The session as stored has the key: another manager (another process) uses it.
         let recording = RecordingTransport()
-        let manager = TokenManager(
-            client: OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: recording)), store: store,
-            key: result.session.key)
-        let hello = try await manager.perform(
-            TransportRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
+        let manager = TokenManager(client: OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: recording)), store: store, key: result.session.key)
+        let hello = try await manager.perform(TransportRequest(method: .get, url: server.resource("hello").appending(queryItems: [.init(name: "q", value: "1")])))
         #expect(hello.status == 200, "\(String(decoding: hello.body, as: UTF8.self))")
         let answer = try JSONDecoder().decode([String: JSONValue].self, from: hello.body)
         #expect(answer["scheme"]?.stringValue == "DPoP" && answer["jkt"]?.stringValue == tokens.proofKey?.thumbprint)
@@ -137,9 +135,7 @@ struct PushedAndDPoPEndToEndTests {
         let principal = try await api.authenticate(ProtectedResource.Request(authorization: "DPoP \(token)", dpop: proof, url: url))
         #expect(principal.confirmation?.keyThumbprint == key.thumbprint)
         #expect(principal.clientID == (try server.client("public")).clientID)
-        await #expect(throws: ProtectedResource.Denial.self) {
-            _ = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"))
-        }
+        await #expect(throws: ProtectedResource.Denial.self) { _ = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)")) }
         // The same proof again is a replay.
         let replay = await #expect(throws: ProtectedResource.Denial.self) {
             _ = try await api.authenticate(ProtectedResource.Request(authorization: "DPoP \(token)", dpop: proof, url: url))
@@ -151,8 +147,7 @@ struct PushedAndDPoPEndToEndTests {
         let (result, _, _, _) = try await signIn(client: "public")
         let tokens = result.session.tokens
         let recording = RecordingTransport()
-        let first = try await tokens.send(
-            TransportRequest(method: .get, url: server.resource("hello")), environment: OAuthEnvironment(transport: recording))
+        let first = try await tokens.send(TransportRequest(method: .get, url: server.resource("hello")), environment: OAuthEnvironment(transport: recording))
         #expect(first.status == 200)
         let sent = try #require(recording.requests.last)
         // An attacker who saw the request sends it again, proof and all.

@@ -23,9 +23,7 @@ public struct RegisteredClient: Decodable, Sendable {
     }
 
     /// The client's configuration with the credential its method needs (files read now).
-    public func configuration(method: ProviderDescriptor.ClientAuthMethod? = nil, jwk: Bool = false, trustRoots: String? = nil) throws
-        -> ClientConfiguration
-    {
+    public func configuration(method: ProviderDescriptor.ClientAuthMethod? = nil, jwk: Bool = false, trustRoots: String? = nil) throws -> ClientConfiguration {
         let chosen = try method ?? #require(ProviderDescriptor.ClientAuthMethod(rawValue: authMethod))
         var key: ClientConfiguration.SigningKey?
         var identity: TLSClientIdentity?

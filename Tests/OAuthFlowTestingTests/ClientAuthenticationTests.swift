@@ -19,8 +19,7 @@ import Testing
             .public(id: "public-client"),
         ])
         let basic = try await Simulation.post(
-            simulated, "token", [("grant_type", "client_credentials")],
-            headers: ["Authorization": Self.basic("basic client", "a secret+with:odd chars")])
+            simulated, "token", [("grant_type", "client_credentials")], headers: ["Authorization": Self.basic("basic client", "a secret+with:odd chars")])
         #expect(basic.status == 200)
         let post = try await Simulation.post(
             simulated, "token", [("grant_type", "client_credentials"), ("client_id", "post-client"), ("client_secret", "post-secret")])
@@ -32,16 +31,12 @@ import Testing
     @Test func aWrongSecretOrAnotherMethodIsInvalidClient() async throws {
         let simulated = try SimulatedProvider()
         let wrong = try await Simulation.post(
-            simulated, "token", [("grant_type", "client_credentials")],
-            headers: ["Authorization": Self.basic(SimulatedProvider.serviceClientID, "nope")])
+            simulated, "token", [("grant_type", "client_credentials")], headers: ["Authorization": Self.basic(SimulatedProvider.serviceClientID, "nope")])
         #expect(wrong.status == 401 && Simulation.error(wrong) == "invalid_client")
         #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
         let posted = try await Simulation.post(
             simulated, "token",
-            [
-                ("grant_type", "client_credentials"), ("client_id", SimulatedProvider.serviceClientID),
-                ("client_secret", SimulatedProvider.serviceSecret),
-            ])
+            [("grant_type", "client_credentials"), ("client_id", SimulatedProvider.serviceClientID), ("client_secret", SimulatedProvider.serviceSecret)])
         #expect(posted.status == 401, "the service registered client_secret_basic")
         let unknown = try await Simulation.post(simulated, "token", [("grant_type", "client_credentials"), ("client_id", "nobody")])
         #expect(unknown.status == 401)
@@ -102,9 +97,7 @@ import Testing
     @Test func anAssertionIsUsedOnceForThisProviderBeforeItExpires() async throws {
         let simulated = try SimulatedProvider(clients: [.privateKeyJWT(id: "signer", publicKeyPEM: Self.signingKey.publicKey.pemRepresentation)])
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PrivateKey(pem: Self.signingKey.pemRepresentation))
-        func assertion(audience: String = simulated.issuer.absoluteString, expiresIn: TimeInterval = 60, issuer: String = "signer") async throws
-            -> String
-        {
+        func assertion(audience: String = simulated.issuer.absoluteString, expiresIn: TimeInterval = 60, issuer: String = "signer") async throws -> String {
             let now = simulated.clock.now().timeIntervalSince1970.rounded(.down)
             let claims: [String: JSONValue] = [
                 "iss": .string(issuer), "sub": .string("signer"), "aud": .string(audience), "jti": .string(UUID().uuidString),

@@ -151,8 +151,7 @@ enum SignedMessages {
         let provider = try #require(document.descriptor).resolve([:])
         await simulated.register(.privateKeyJWT(id: SignedMessages.clientID, publicKeyPEM: publicPEM, redirectURIs: [Simulation.redirect]))
         let client = OAuthClient(
-            provider: provider,
-            configuration: ClientConfiguration(clientID: SignedMessages.clientID, redirectURI: Simulation.redirect, signingKey: key),
+            provider: provider, configuration: ClientConfiguration(clientID: SignedMessages.clientID, redirectURI: Simulation.redirect, signingKey: key),
             environment: simulated.environment)
         let error = await #expect(throws: FlowError.self) { _ = try await client.startAuthorization() }
         #expect(error?.code == .requestObject)

@@ -133,8 +133,7 @@ import Testing
         let store = KeychainTokenStore.testing(InMemoryKeychain(), service: "com.example.MyApp.oauthflow")
         let oauth = OAuth(
             OAuth.Configuration(
-                providerDirectories: [seed.directory],
-                clients: ["auth0": ClientSettings(clientID: "AbCdEf", variables: ["domain": "example.us.auth0.com"])],
+                providerDirectories: [seed.directory], clients: ["auth0": ClientSettings(clientID: "AbCdEf", variables: ["domain": "example.us.auth0.com"])],
                 store: store, environment: OAuthEnvironment(transport: json, clock: simulated.clock, nonces: simulated.nonces)))
         let user = ScriptedUser(simulated, moves: [.approve(subject: "auth0|ada"), .cancel, .approve(subject: "auth0|ada")])
 

@@ -190,8 +190,7 @@ import Testing
             try ProtectionToken.encode(["alg": .string("PS256"), "kid": .string("ps-1"), "typ": .string("at+jwt")]) + "."
             + ProtectionToken.encode(claims)
         let token = input + "." + Base64URL.encode(Data(try signer.sign(Array(input.utf8))))
-        let api = try ProtectedResource(
-            providers: [provider], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
+        let api = try ProtectedResource(providers: [provider], settings: ProtectionSetup.settings(), environment: OAuthEnvironment(transport: server, clock: clock))
         let principal = try await api.authenticate(ProtectedResource.Request(authorization: "Bearer \(token)"), requiring: ["notes:read"])
         #expect(principal.providerID == "auth0")
         #expect(principal.subject == "user-1")

@@ -1,8 +1,7 @@
 import Foundation
 import Logging
-import OAuthFlowTestSupport
 import Testing
-
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// The engine against Django OAuth Toolkit, a real, independent authorization server.
@@ -10,14 +9,10 @@ import Testing
 struct EndToEndTests {
     typealias Server = TestAuthorizationServer
 
-    private func client(
-        _ provider: Provider, clientID: String = Server.publicClientID, secret: Secret? = nil,
-        transport: any HTTPTransport = DefaultHTTPTransport(timeout: 15)
-    ) -> OAuthClient {
-        OAuthClient(
-            provider: provider,
-            configuration: ClientConfiguration(clientID: clientID, redirectURI: Server.redirectURI, clientSecret: secret),
-            environment: OAuthEnvironment(transport: transport))
+    private func client(_ provider: Provider, clientID: String = Server.publicClientID, secret: Secret? = nil,
+                        transport: any HTTPTransport = DefaultHTTPTransport(timeout: 15)) -> OAuthClient {
+        OAuthClient(provider: provider,
+                    configuration: ClientConfiguration(clientID: clientID, redirectURI: Server.redirectURI, clientSecret: secret), environment: OAuthEnvironment(transport: transport))
     }
 
     /// Runs the browser part and the token exchange.
@@ -76,9 +71,8 @@ struct EndToEndTests {
     func confidentialClient(_ method: ProviderDescriptor.ClientAuthMethod) async throws {
         let server = try Server.require()
         let transport = RecordingTransport()
-        let client = client(
-            try server.provider { $0.clientAuth.methods = [method] }, clientID: Server.confidentialClientID,
-            secret: Server.confidentialSecret, transport: transport)
+        let client = client(try server.provider { $0.clientAuth.methods = [method] }, clientID: Server.confidentialClientID,
+                            secret: Server.confidentialSecret, transport: transport)
         let (_, _, tokens) = try await signIn(client, server: server)
         _ = try await client.refresh(tokens)
         let request = try #require(transport.requests.first { $0.url.absoluteString.hasSuffix("/o/token/") })
@@ -95,9 +89,8 @@ struct EndToEndTests {
 
     @Test func wrongSecretIsInvalidClient() async throws {
         let server = try Server.require()
-        let client = client(
-            try server.provider { $0.clientAuth.methods = [.clientSecretBasic] },
-            clientID: Server.confidentialClientID, secret: Secret("not-the-secret"))
+        let client = client(try server.provider { $0.clientAuth.methods = [.clientSecretBasic] },
+                            clientID: Server.confidentialClientID, secret: Secret("not-the-secret"))
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
         let error = try await #require(throws: AuthorizationServerError.self) {
@@ -112,10 +105,9 @@ struct EndToEndTests {
         let client = client(try server.provider())
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
-        let tampered = PendingAuthorization(
-            url: pending.url, providerID: pending.providerID, state: pending.state,
-            pkce: PKCE.generate(), nonce: pending.nonce, redirectURI: pending.redirectURI,
-            scopes: pending.scopes, createdAt: pending.createdAt)
+        let tampered = PendingAuthorization(url: pending.url, providerID: pending.providerID, state: pending.state,
+                                            pkce: PKCE.generate(), nonce: pending.nonce, redirectURI: pending.redirectURI,
+                                            scopes: pending.scopes, createdAt: pending.createdAt)
         let error = try await #require(throws: AuthorizationServerError.self) {
             try await client.finishSignIn(.callback(callback), pending: tampered).tokens
         }
@@ -153,10 +145,8 @@ struct EndToEndTests {
         }
         #expect(stateError.code == .stateMismatch)
 
-        components.queryItems = [
-            URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: pending.state.value),
-            URLQueryItem(name: "iss", value: "https://attacker.example.com"),
-        ]
+        components.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: pending.state.value),
+                                 URLQueryItem(name: "iss", value: "https://attacker.example.com")]
         let issError = try await #require(throws: FlowError.self) {
             try await client.finishSignIn(.callback(try #require(components.url)), pending: pending).tokens
         }
@@ -228,11 +218,9 @@ struct EndToEndTests {
         let server = try Server.require()
         let handler = CapturingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
-        let client = OAuthClient(
-            provider: try server.provider { $0.clientAuth.methods = [.clientSecretPost] },
-            configuration: ClientConfiguration(
-                clientID: Server.confidentialClientID, redirectURI: Server.redirectURI,
-                clientSecret: Server.confidentialSecret), environment: OAuthEnvironment(logger: logger))
+        let client = OAuthClient(provider: try server.provider { $0.clientAuth.methods = [.clientSecretPost] },
+                                 configuration: ClientConfiguration(clientID: Server.confidentialClientID, redirectURI: Server.redirectURI,
+                                                                    clientSecret: Server.confidentialSecret), environment: OAuthEnvironment(logger: logger))
         let pending = try await client.startAuthorization()
         let callback = try await server.signIn(pending.url)
         let code = try #require(URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
@@ -242,10 +230,8 @@ struct EndToEndTests {
         try await client.revoke(refreshed.accessToken, kind: .accessToken)
 
         var secrets = [code, Server.confidentialSecret.value, pending.state.value, tokens.accessToken.value, refreshed.accessToken.value]
-        secrets += [
-            pending.pkce?.verifier.value, pending.nonce?.value, tokens.refreshToken?.value, tokens.idToken?.value,
-            refreshed.refreshToken?.value,
-        ].compactMap { $0 }
+        secrets += [pending.pkce?.verifier.value, pending.nonce?.value, tokens.refreshToken?.value, tokens.idToken?.value,
+                    refreshed.refreshToken?.value].compactMap { $0 }
         let log = handler.messages.joined(separator: "\n")
         #expect(handler.messages.count >= 5, "the flow should log its steps")
         for secret in secrets {

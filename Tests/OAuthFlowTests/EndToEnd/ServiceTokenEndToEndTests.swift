@@ -21,16 +21,14 @@ struct ServiceTokenEndToEndTests {
             grants: grants, methods: methods ?? [registered.authMethod], audience: audience ?? registered.assertionAudience, extra: extra
         ).provider()
         let configuration = try registered.configuration(method: method, jwk: jwk, trustRoots: method.usesCertificate ? try server.trustRoots() : nil)
-        return OAuthClient(
-            provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
+        return OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
     }
 
     @Test(arguments: ["basic", "post", "secret-jwt", "rsa", "ps256", "es256", "rsa-issuer-aud"])
     func everyClientAuthenticationMethodGetsAToken(_ name: String) async throws {
         let server = try Server.require()
         let client = try Self.client(server, name)
-        let tokens = try await client.clientCredentialsToken(
-            OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.oauthflow.test"]))
+        let tokens = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.oauthflow.test"]))
         let (status, whoami) = try await server.whoami(tokens.accessToken)
         #expect(status == 200)
         #expect(whoami["client_id"] as? String == (try server.client(name).clientID))
@@ -69,9 +67,7 @@ struct ServiceTokenEndToEndTests {
         let client = OAuthClient(provider: limited, configuration: try registered.configuration())
         let api = ["https://algorithms.oauthflow.test"]
         let before = try await server.tokenRequests(for: registered.clientID, resources: api)
-        let error = await #expect(throws: FlowError.self) {
-            _ = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(resources: api))
-        }
+        let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(resources: api)) }
         #expect(error?.code == .clientAuthentication)
         #expect(try await server.tokenRequests(for: registered.clientID, resources: api) == before, "nothing was sent")
     }
@@ -183,9 +179,7 @@ struct TokenExchangeEndToEndTests {
     static func client(_ server: Server, _ name: String) throws -> OAuthClient {
         let registered = try server.client(name)
         let provider = try server.descriptor(methods: [registered.authMethod]).provider()
-        return OAuthClient(
-            provider: provider, configuration: try registered.configuration(),
-            environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
+        return OAuthClient(provider: provider, configuration: try registered.configuration(), environment: OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 15)))
     }
 
     @Test(arguments: ["basic", "rsa", "secret-jwt"])
@@ -258,13 +252,9 @@ struct TokenExchangeEndToEndTests {
         let audience = try #require(server.audiences.first)
         let alice = try await server.subjectToken(user: "alice")
         let bob = try await server.subjectToken(user: "bob")
-        let forAlice = try await tokens.exchangedToken(
-            OAuthClient.TokenExchangeRequest(subjectToken: alice, target: OAuthClient.ServiceTokenRequest(audiences: [audience])))
-        #expect(
-            try await tokens.exchangedToken(
-                OAuthClient.TokenExchangeRequest(subjectToken: alice, target: OAuthClient.ServiceTokenRequest(audiences: [audience]))) == forAlice)
-        let forBob = try await tokens.exchangedToken(
-            OAuthClient.TokenExchangeRequest(subjectToken: bob, target: OAuthClient.ServiceTokenRequest(audiences: [audience])))
+        let forAlice = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: alice, target: OAuthClient.ServiceTokenRequest(audiences: [audience])))
+        #expect(try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: alice, target: OAuthClient.ServiceTokenRequest(audiences: [audience]))) == forAlice)
+        let forBob = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: bob, target: OAuthClient.ServiceTokenRequest(audiences: [audience])))
         #expect(forBob != forAlice, "another subject token is another key")
         let claims = try #require(try? IDTokenValidator.decodeUnverified(forBob.value).1)
         #expect(claims["sub"]?.stringValue != (try? IDTokenValidator.decodeUnverified(forAlice.value).1)?["sub"]?.stringValue)

@@ -45,9 +45,7 @@ import _CryptoExtras
         _ send: @escaping @Sendable (OAuthClient) async throws -> Void = { _ = try await $0.clientCredentialsToken() }
     ) async throws -> (fields: [String: String], request: TransportRequest) {
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer","expires_in":60}"#))
-        let client = OAuthClient(
-            provider: try provider(methods: methods, audience: audience), configuration: configuration,
-            environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
+        let client = OAuthClient(provider: try provider(methods: methods, audience: audience), configuration: configuration, environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
         try await send(client)
         let request = try #require(transport.requests.last)
         let fields = Dictionary(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)), uniquingKeysWith: { first, _ in first })
@@ -59,9 +57,7 @@ import _CryptoExtras
     static func sent(
         _ configuration: ClientConfiguration, registered: SimulatedClient, methods: [ProviderDescriptor.ClientAuthMethod],
         audience: ProviderDescriptor.AssertionAudience = .issuer,
-        _ send: @escaping @Sendable (OAuthClient, SimulatedProvider) async throws -> Void = { client, _ in
-            _ = try await client.clientCredentialsToken()
-        }
+        _ send: @escaping @Sendable (OAuthClient, SimulatedProvider) async throws -> Void = { client, _ in _ = try await client.clientCredentialsToken() }
     ) async throws -> (fields: [String: String], request: TransportRequest, simulated: SimulatedProvider) {
         let simulated = try SimulatedProvider(clock: MovableClock(startingAt: now), clients: [registered])
         var options = SimulatedProvider.DescriptorOptions()
@@ -87,8 +83,7 @@ import _CryptoExtras
     @Test func aPrivateKeyAssertionNamesTheClientTheIssuerAndLivesAMinute() async throws {
         let key = try ClientConfiguration.SigningKey(pem: Self.rsaPEM, keyID: "key-2026")
         let (fields, request, simulated) = try await Self.sent(
-            .service(clientID: "svc", signingKey: key), registered: .privateKeyJWT(id: "svc", publicKeyPEM: Self.rsaPublicPEM),
-            methods: [.privateKeyJWT])
+            .service(clientID: "svc", signingKey: key), registered: .privateKeyJWT(id: "svc", publicKeyPEM: Self.rsaPublicPEM), methods: [.privateKeyJWT])
         #expect(fields["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
         #expect(fields["client_id"] == "svc")
         #expect(request.headers["Authorization"] == nil)
@@ -123,10 +118,8 @@ import _CryptoExtras
                 status: 401, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"invalid_client","error_description":"Not for me!"}"#.utf8))
         }
-        let client = OAuthClient(
-            provider: try Self.provider(methods: "private_key_jwt", audience: audience),
-            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)),
-            environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: try Self.provider(methods: "private_key_jwt", audience: audience),
+            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
         let sent = audience == "issuer" ? "https://auth.example.com" : "https://auth.example.com/token"
         let other = audience == "issuer" ? "token_endpoint" : "issuer"
@@ -141,10 +134,8 @@ import _CryptoExtras
                 status: 400, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"invalid_client","error_description":"Algorithm of 'RS256' is not allowed"}"#.utf8))
         }
-        let client = OAuthClient(
-            provider: try Self.provider(methods: "private_key_jwt"),
-            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)),
-            environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: try Self.provider(methods: "private_key_jwt"),
+            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error.hint == nil, "\(error)")
     }
@@ -164,18 +155,15 @@ import _CryptoExtras
     /// RFC 7518 §3.2: an HS256 key is at least 32 bytes; a shorter client secret signs nothing and says why.
     @Test func aClientSecretShorterThanTheHashSignsNoAssertion() async throws {
         let error = try await #require(throws: FlowError.self) {
-            _ = try await ClientAssertion.make(
-                clientID: "svc", audience: "https://as", key: nil, secret: Secret(String(repeating: "s", count: 31)), now: Self.now)
+            _ = try await ClientAssertion.make(clientID: "svc", audience: "https://as", key: nil, secret: Secret(String(repeating: "s", count: 31)), now: Self.now)
         }
         #expect(error.code == .clientAuthentication && error.message.contains("32 bytes") && !error.message.contains("sssss"), "\(error)")
-        _ = try await ClientAssertion.make(
-            clientID: "svc", audience: "https://as", key: nil, secret: Secret(String(repeating: "s", count: 32)), now: Self.now)
+        _ = try await ClientAssertion.make(clientID: "svc", audience: "https://as", key: nil, secret: Secret(String(repeating: "s", count: 32)), now: Self.now)
     }
 
     @Test func aLifetimeIsNeverLongerThanAMinute() async throws {
         let assertion = try await ClientAssertion.make(
-            clientID: "svc", audience: "https://as", key: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation), secret: nil,
-            now: Self.now,
+            clientID: "svc", audience: "https://as", key: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation), secret: nil, now: Self.now,
             lifetime: 3600)
         let keys = await JWTKeyCollection().add(ecdsa: try ES256PublicKey(pem: Self.ecKey.publicKey.pemRepresentation))
         let (claims, _) = try await Self.verify(assertion.value, with: keys)
@@ -185,20 +173,17 @@ import _CryptoExtras
     @Test func aClientSecretJWTIsAnHMACWithTheSecretAndTheSecretIsNotSent() async throws {
         let secret = "shared-secret-for-hs256-0123456789abcdef"
         let (fields, request, _) = try await Self.sent(
-            .service(clientID: "svc", clientSecret: Secret(secret)),
-            registered: .confidential(id: "svc", secret: secret, authentication: .clientSecretJWT),
+            .service(clientID: "svc", clientSecret: Secret(secret)), registered: .confidential(id: "svc", secret: secret, authentication: .clientSecretJWT),
             methods: [.clientSecretJWT])
         #expect(!String(decoding: request.body ?? Data(), as: UTF8.self).contains(secret))
         #expect(request.headers["Authorization"] == nil)
-        let (claims, header) = try await Self.verify(
-            fields["client_assertion"], with: await JWTKeyCollection().add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256))
+        let (claims, header) = try await Self.verify(fields["client_assertion"], with: await JWTKeyCollection().add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256))
         #expect(header.alg == "HS256")
         #expect(claims.sub == "svc")
     }
 
     @Test func aCertificateThumbprintIsSentAsX5tS256() async throws {
-        let certificate = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.crt"), encoding: .utf8)
+        let certificate = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.crt"), encoding: .utf8)
         let key = try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/keys/client.key"), encoding: .utf8)
         let signing = try ClientConfiguration.SigningKey(pem: key, certificatePEM: certificate)
         let publicKey = try _RSA.Signing.PrivateKey(pemRepresentation: key).publicKey.pemRepresentation
@@ -211,8 +196,7 @@ import _CryptoExtras
     }
 
     @Test func mutualTLSSendsTheClientIDAndPresentsTheCertificate() async throws {
-        let identity = TLSClientIdentity(
-            certificateChainPEM: "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n", privateKeyPEM: Secret("k"))
+        let identity = TLSClientIdentity(certificateChainPEM: "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n", privateKeyPEM: Secret("k"))
         let (fields, request) = try await Self.sent(.service(clientID: "svc", tlsIdentity: identity), methods: "tls_client_auth")
         #expect(fields["client_id"] == "svc")
         #expect(fields["client_assertion"] == nil)
@@ -268,8 +252,7 @@ import _CryptoExtras
     }
 
     @Test func theFirstListedMethodWhoseCredentialIsHeldIsChosen() throws {
-        let provider = try TestDescriptor(extra: "client_auth:\n  methods: [none, private_key_jwt, client_secret_basic, tls_client_auth]\n")
-            .provider()
+        let provider = try TestDescriptor(extra: "client_auth:\n  methods: [none, private_key_jwt, client_secret_basic, tls_client_auth]\n").provider()
         let key = try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)
         #expect(try ClientConfiguration.service(clientID: "c").authenticationMethod(for: provider) == .none)
         #expect(try ClientConfiguration.service(clientID: "c", clientSecret: Secret("s")).authenticationMethod(for: provider) == .clientSecretBasic)
@@ -300,10 +283,7 @@ import _CryptoExtras
             """
         let provider = try #require(DescriptorDocument.parse(Data(yaml.utf8), path: "plain.yaml").descriptor).resolve([:])
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
-        let client = OAuthClient(
-            provider: provider,
-            configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)),
-            environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", signingKey: try ClientConfiguration.SigningKey(pem: Self.ecKey.pemRepresentation)), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.message.contains("assertion_audience: token_endpoint") == true)
         #expect(transport.requests.isEmpty)
@@ -315,8 +295,7 @@ import _CryptoExtras
         ).provider()
         let identity = TLSClientIdentity(certificateChainPEM: "c", privateKeyPEM: Secret("k"))
         let transport = RecordingTransport(CannedTransport(body: "{}"))
-        let client = OAuthClient(
-            provider: provider, configuration: .service(clientID: "svc", tlsIdentity: identity), environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", tlsIdentity: identity), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.message.contains("is not https") == true)
         #expect(transport.requests.isEmpty)
@@ -326,8 +305,7 @@ import _CryptoExtras
     func anOddAliasValueLeavesDiscoveryWorking(_ aliases: String) async throws {
         let document = #"{"issuer": "https://auth.example.com", "token_endpoint": "https://auth.example.com/token", \#(aliases)}"#
         let provider = try TestDescriptor(endpoints: [], extra: "discovery:\n  mode: rfc8414\n").provider()
-        let client = OAuthClient(
-            provider: provider, configuration: .service(clientID: "svc"), environment: OAuthEnvironment(transport: CannedTransport(body: document)))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc"), environment: OAuthEnvironment(transport: CannedTransport(body: document)))
         let discovered = try await client.discoveredProvider()
         #expect(discovered.endpoints.token == URL(string: "https://auth.example.com/token"))
         #expect(discovered.endpoints.mtlsToken == nil)

@@ -1,7 +1,7 @@
 import Foundation
-import OAuthFlow
-import OAuthFlowTestSupport
 import Testing
+import OAuthFlowTestSupport
+import OAuthFlow
 
 /// The client chooses how it authenticates, within what the descriptor says the provider accepts.
 @Suite struct ClientAuthenticationTests {
@@ -12,10 +12,8 @@ import Testing
     }
 
     private func choose(_ clientAuth: String, secret: Bool, requested: Method? = nil) throws -> Method {
-        try ClientConfiguration(
-            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: secret ? Secret("s") : nil,
-            authMethod: requested
-        ).authenticationMethod(for: provider(clientAuth))
+        try ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: secret ? Secret("s") : nil,
+                                authMethod: requested).authenticationMethod(for: provider(clientAuth))
     }
 
     @Test func oneDescriptorServesPublicAndConfidentialClients() throws {
@@ -40,14 +38,10 @@ import Testing
 
     @Test func aSecretIsNotSentWhenTheRequestWouldBeRefused() async throws {
         let transport = ScriptedTransport { _, _ in TransportResponse(status: 200, body: Data(#"{"access_token":"a","token_type":"bearer"}"#.utf8)) }
-        let client = OAuthClient(
-            provider: try provider("method: none"),
-            configuration: ClientConfiguration(
-                clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: Secret("s")),
-            environment: OAuthEnvironment(transport: transport))
-        let tokens = TokenSet(
-            accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("r"), idToken: nil,
-            scopes: [], issuedAt: Date())
+        let client = OAuthClient(provider: try provider("method: none"), configuration: ClientConfiguration(
+            clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!, clientSecret: Secret("s")), environment: OAuthEnvironment(transport: transport))
+        let tokens = TokenSet(accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("r"), idToken: nil,
+                              scopes: [], issuedAt: Date())
         await #expect(throws: FlowError.self) { try await client.refresh(tokens) }
         #expect(transport.count("/token") == 0)
     }

@@ -1,8 +1,7 @@
 import Foundation
 import Logging
-import OAuthFlowTestSupport
 import Testing
-
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// Broken and unusual token endpoint answers, which a real server will not produce on demand, and what a
@@ -10,23 +9,18 @@ import Testing
 @Suite struct TokenResponseTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     /// A session with a refresh token, for tests that only need something to refresh.
-    let staleTokens = TokenSet(
-        accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("rt"),
-        idToken: nil, scopes: [], issuedAt: Date(timeIntervalSince1970: 1_700_000_000))
+    let staleTokens = TokenSet(accessToken: Secret("old"), tokenType: "bearer", expiresAt: nil, refreshToken: Secret("rt"),
+                               idToken: nil, scopes: [], issuedAt: Date(timeIntervalSince1970: 1_700_000_000))
 
-    private func parse(
-        _ body: String, status: Int = 200, format: ProviderDescriptor.TokenResponseFormat = .json,
-        previous: TokenSet? = nil
-    ) throws -> TokenSet {
+    private func parse(_ body: String, status: Int = 200, format: ProviderDescriptor.TokenResponseFormat = .json,
+                       previous: TokenSet? = nil) throws -> TokenSet {
         let response = TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
-        return try TokenResponseParser.tokenSet(
-            from: response, format: format, separator: " ",
-            requestedScopes: ["openid", "email"], previous: previous, now: now)
+        return try TokenResponseParser.tokenSet(from: response, format: format, separator: " ",
+                                                requestedScopes: ["openid", "email"], previous: previous, now: now)
     }
 
     @Test func standardResponse() throws {
-        let tokens = try parse(
-            #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"openid email","id_token":"it","extra":1}"#)
+        let tokens = try parse(#"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"openid email","id_token":"it","extra":1}"#)
         #expect(tokens.accessToken.value == "at")
         #expect(tokens.tokenType == "bearer")
         #expect(tokens.expiresAt == now.addingTimeInterval(3600))
@@ -132,10 +126,8 @@ import Testing
     @Test func plainHTTPToARemoteHostIsRefused() async throws {
         let provider = try TestDescriptor(id: "plain", issuer: "http://auth.example.com").provider()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
-        let client = OAuthClient(
-            provider: provider,
-            configuration: ClientConfiguration(
-                clientID: "c", redirectURI: URL(string: "http://127.0.0.1:9/callback")!), environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
+            clientID: "c", redirectURI: URL(string: "http://127.0.0.1:9/callback")!), environment: OAuthEnvironment(transport: transport))
         let tokens = staleTokens
         let error = try await #require(throws: FlowError.self) { try await client.refresh(tokens) }
         #expect(error.code == .insecureEndpoint)
@@ -150,10 +142,8 @@ import Testing
         func client(_ transport: any HTTPTransport) throws -> OAuthClient {
             var environment = simulated.environment
             environment.transport = transport
-            return OAuthClient(
-                provider: try simulated.provider(),
-                configuration: ClientConfiguration(
-                    clientID: "my client", redirectURI: redirect, clientSecret: Secret("p@ss:w rd+")), environment: environment)
+            return OAuthClient(provider: try simulated.provider(), configuration: ClientConfiguration(
+                clientID: "my client", redirectURI: redirect, clientSecret: Secret("p@ss:w rd+")), environment: environment)
         }
         let tokens = try await Simulated.signIn(try client(simulated.transport), at: simulated).tokens
         let transport = RecordingTransport(simulated.transport)
@@ -172,9 +162,7 @@ import Testing
             TransportResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data("{\(fields)}".utf8))
         }
         let provider = try TestDescriptor().provider()
-        let client = OAuthClient(
-            provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!),
-            environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/cb")!), environment: OAuthEnvironment(transport: transport))
         let error = try await #require(throws: AuthorizationServerError.self) { try await client.refresh(staleTokens) }
         #expect(error.error == code)
         #expect(error.description.contains("sent form-encoded (`token_request.body_encoding: form`)"), "\(error)")

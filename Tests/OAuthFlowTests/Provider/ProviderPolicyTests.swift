@@ -1,7 +1,6 @@
 import Foundation
-import OAuthFlowTestSupport
 import Testing
-
+import OAuthFlowTestSupport
 @testable import OAuthFlow
 
 /// The resolver turns the YAML model into typed policy, defaults applied, and refuses what the engine will not run.
@@ -59,8 +58,7 @@ import Testing
     /// them; resolving throws the first.
     @Test func everyRefusalIsKeptWithItsSetting() throws {
         let descriptor = try TestDescriptor(
-            extra:
-                "authorization:\n  response_type: token\ngrant_types: [authorization_code, implicit, device_code]\nsecurity:\n  pkce_method: plain\n"
+            extra: "authorization:\n  response_type: token\ngrant_types: [authorization_code, implicit, device_code]\nsecurity:\n  pkce_method: plain\n"
         ).descriptor()
         let refusals = descriptor.refusals
         #expect(
@@ -76,8 +74,7 @@ import Testing
     }
 
     @Test func theDeviceGrantAndHMACAlgorithmsAreTyped() throws {
-        let provider = try resolve(
-            """
+        let provider = try resolve("""
             grant_types: [authorization_code, urn:ietf:params:oauth:grant-type:device_code]
             security:
               id_token_algs: [HS384, PS256]
@@ -89,8 +86,7 @@ import Testing
     }
 
     @Test func serviceGrantsClientAssertionsAndTheTargetAreTyped() throws {
-        let provider = try resolve(
-            """
+        let provider = try resolve("""
             grant_types: [client_credentials, urn:ietf:params:oauth:grant-type:jwt-bearer, urn:ietf:params:oauth:grant-type:token-exchange]
             client_auth:
               methods: [private_key_jwt, client_secret_jwt, tls_client_auth, self_signed_tls_client_auth]
@@ -108,9 +104,7 @@ import Testing
         #expect(policy.serviceTokens == .init(target: .scope, scopeSuffix: "/default"))
 
         let defaults = try resolve("").policy
-        #expect(
-            defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .eddsa, .hs256]),
-            "the issuer is the safe default")
+        #expect(defaults.clientAssertion == .init(audience: .issuer, algorithms: [.rs256, .ps256, .es256, .eddsa, .hs256]), "the issuer is the safe default")
         #expect(defaults.serviceTokens == .init(target: .resource, scopeSuffix: "/.default"))
 
         // The file's schema refuses an algorithm it does not sign with, at its place; the resolver refuses it from any other decoder.
@@ -135,8 +129,7 @@ import Testing
     }
 
     @Test func theIssuerMatcherKeepsAliasesAndTemplates() throws {
-        let provider = try resolve(
-            """
+        let provider = try resolve("""
             security:
               issuer_aliases: [auth.example.com]
               id_token_issuer: https://auth.example.com/{tid}/v2.0

@@ -36,9 +36,7 @@ import Testing
         store: any TokenStore = InMemoryTokenStore(), logger: Logger? = nil
     ) throws -> ServiceTokens {
         let logging = logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        let client = OAuthClient(
-            provider: try provider(target: target), configuration: .service(clientID: "svc", clientSecret: secret),
-            environment: OAuthEnvironment(transport: transport, clock: clock, logger: logging))
+        let client = OAuthClient(provider: try provider(target: target), configuration: .service(clientID: "svc", clientSecret: secret), environment: OAuthEnvironment(transport: transport, clock: clock, logger: logging))
         return ServiceTokens(client: client, store: store)
     }
 
@@ -111,8 +109,7 @@ import Testing
         }
         let tokens = try Self.tokens(at: simulated, transport: transport)
         let requests = [
-            OAuthClient.ServiceTokenRequest(scopes: ["read"]), OAuthClient.ServiceTokenRequest(scopes: ["write"]),
-            OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]),
+            OAuthClient.ServiceTokenRequest(scopes: ["read"]), OAuthClient.ServiceTokenRequest(scopes: ["write"]), OAuthClient.ServiceTokenRequest(scopes: ["read", "write"]),
             OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com"]),
             OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://b.example.com"]),
             OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://a.example.com", "https://b.example.com"]),
@@ -136,8 +133,7 @@ import Testing
     @Test func theSameSetsInAnotherOrderShareOneToken() async throws {
         let simulated = try SimulatedProvider()
         let tokens = try Self.tokens(at: simulated)
-        let first = try await tokens.accessToken(
-            OAuthClient.ServiceTokenRequest(scopes: ["write", "read", "read"], resources: ["https://b", "https://a"]))
+        let first = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write", "read", "read"], resources: ["https://b", "https://a"]))
         let second = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"], resources: ["https://a", "https://b"]))
         #expect(first == second)
         #expect(await simulated.requestCount(.token) == 1)
@@ -194,9 +190,7 @@ import Testing
             extra: "grant_types: [client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
         ).provider()
         let tokens = ServiceTokens(
-            client: OAuthClient(
-                provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret),
-                environment: OAuthEnvironment(transport: transport)))
+            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport)))
         let failures = await withTaskGroup(of: String.self) { group in
             for _ in 0..<1000 {
                 group.addTask {
@@ -295,12 +289,10 @@ import Testing
     @Test func theTargetParameterIsTheDescriptorsChoice() async throws {
         let simulated = try SimulatedProvider()
         let transport = RecordingTransport(simulated.transport)
-        _ = try await Self.tokens(at: simulated, transport: transport, target: "audience").accessToken(
-            OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
+        _ = try await Self.tokens(at: simulated, transport: transport, target: "audience").accessToken(OAuthClient.ServiceTokenRequest(audiences: ["https://api"]))
         _ = try await Self.tokens(at: simulated, transport: transport, target: "scope").accessToken(
             OAuthClient.ServiceTokenRequest(scopes: ["openid"], resources: ["https://graph"]))
-        _ = try await Self.tokens(at: simulated, transport: transport).accessToken(
-            OAuthClient.ServiceTokenRequest(resources: ["https://a", "https://b"]))
+        _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://a", "https://b"]))
         let bodies = transport.requests.map(Self.fields)
         #expect(bodies[0].filter { $0.0 != "grant_type" }.map { "\($0.0)=\($0.1)" } == ["audience=https://api"])
         #expect(bodies[1].filter { $0.0 == "scope" }.map(\.1) == ["https://graph/.default openid"])
@@ -317,8 +309,7 @@ import Testing
             _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["relative/path"]))
         }
         await #expect(throws: FlowError.self) {
-            _ = try await Self.tokens(at: simulated, transport: transport).accessToken(
-                OAuthClient.ServiceTokenRequest(resources: ["https://api#fragment"]))
+            _ = try await Self.tokens(at: simulated, transport: transport).accessToken(OAuthClient.ServiceTokenRequest(resources: ["https://api#fragment"]))
         }
         #expect(transport.requests.count == 3, "refused requests are never sent")
     }
@@ -326,9 +317,7 @@ import Testing
     @Test func anUndeclaredGrantIsRefusedBeforeAnythingIsSent() async throws {
         let transport = RecordingTransport(CannedTransport(body: "{}"))
         let provider = try TestDescriptor(extra: "client_auth:\n  methods: [client_secret_basic]\n").provider()
-        let client = OAuthClient(
-            provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret),
-            environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport))
         let error = await #expect(throws: FlowError.self) { _ = try await client.clientCredentialsToken() }
         #expect(error?.code == .grantNotSupported)
         #expect(transport.requests.isEmpty)
@@ -344,9 +333,7 @@ import Testing
         let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"]))
         // The provider's registration changes: the service's secret is no longer the one it holds, and it answers invalid_client.
         await simulated.register(.confidential(id: SimulatedProvider.serviceClientID, secret: "another-secret-the-service-does-not-hold"))
-        let failure = await #expect(throws: AuthorizationServerError.self) {
-            _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write"]))
-        }
+        let failure = await #expect(throws: AuthorizationServerError.self) { _ = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["write"])) }
         #expect(failure?.error == "invalid_client")
         let text = handler.messages.joined(separator: "\n") + "\(failure.map { "\($0)" } ?? "")"
         #expect(!text.contains(secret))
@@ -370,8 +357,7 @@ import Testing
         #expect(handler.messages.filter { $0.contains("cache hit") } == ["service token cache hit provider=simulated scopes=read write"])
         let second = try Self.tokens(at: simulated, store: FileTokenStore(directory: directory.url), logger: logger)
         #expect(try await second.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read", "write"])) == token)
-        #expect(
-            handler.messages.filter { $0.contains("cache hit") }.last == "service token cache hit in the store provider=simulated scopes=read write")
+        #expect(handler.messages.filter { $0.contains("cache hit") }.last == "service token cache hit in the store provider=simulated scopes=read write")
         #expect(await simulated.requestCount(.token) == 1)
         #expect(!handler.messages.joined().contains(token.value) && !handler.messages.joined().contains(SimulatedProvider.serviceSecret))
     }
@@ -405,9 +391,7 @@ import Testing
                         .utf8))
         }
         let tokens = ServiceTokens(
-            client: OAuthClient(
-                provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret),
-                environment: OAuthEnvironment(transport: transport)),
+            client: OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport)),
             store: FileTokenStore(directory: directory.url))
         let alice = try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: Secret("alice")))
         #expect(try await tokens.exchangedToken(OAuthClient.TokenExchangeRequest(subjectToken: Secret("alice"))) == alice)
@@ -430,9 +414,7 @@ import Testing
                 """
         ).provider()
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"a","token_type":"Bearer"}"#))
-        let client = OAuthClient(
-            provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret),
-            environment: OAuthEnvironment(transport: transport))
+        let client = OAuthClient(provider: provider, configuration: .service(clientID: "svc", clientSecret: Self.secret), environment: OAuthEnvironment(transport: transport))
         _ = try await client.clientCredentialsToken(OAuthClient.ServiceTokenRequest(audiences: ["https://b", "https://a"]))
         let sent = try #require(transport.requests.first?.body)
         let body = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])
