@@ -15,3 +15,23 @@ extension ProviderDescriptor.AccessTokenSettings {
             introspectedAudience: introspectedAudience)
     }
 }
+
+extension Provider.Policy {
+    /// How an API checks the provider's access tokens (the descriptor's `access_tokens`).
+    public struct AccessTokenPolicy: Sendable, Hashable {
+        public var format: ProviderDescriptor.AccessTokenFormat
+        public var profile: ProviderDescriptor.AccessTokenProfile
+        /// The algorithms a JWT access token may be signed with: never `none`, never HMAC.
+        public var algorithms: [JWSAlgorithm]
+        /// The audience the descriptor states, variables filled in; nil when the API states its own.
+        public var audience: String?
+        /// The clock skew allowed on `exp`, `nbf` and `iat`.
+        public var leeway: TimeInterval
+        /// The longest an active introspection answer is reused.
+        package var introspectionCache: TimeInterval
+        /// How long an inactive introspection answer is reused.
+        package var inactiveCache: TimeInterval
+        /// Whether an introspection answer must name the API in `aud` (`access_tokens.introspected_audience`).
+        package var introspectedAudience: ProviderDescriptor.AccessTokenSettings.IntrospectedAudience = .required
+    }
+}

@@ -20,3 +20,18 @@ extension ProviderDescriptor.ClientAuth {
         return .init(issuer: issuer, audience: audience, lifetime: TimeInterval(min(max(60, generatedSecret.lifetime), 15_777_000)))
     }
 }
+
+extension Provider.Policy {
+    /// The `aud` a client assertion carries, and the algorithms the provider takes for it.
+    public struct ClientAssertionPolicy: Sendable, Hashable {
+        public var audience: ProviderDescriptor.AssertionAudience
+        public var algorithms: [JWSAlgorithm]
+    }
+
+    /// The claims of a client secret the engine signs (Sign in with Apple), variables filled in.
+    public struct GeneratedSecretPolicy: Sendable, Hashable {
+        public var issuer: String
+        public var audience: String
+        public var lifetime: TimeInterval
+    }
+}

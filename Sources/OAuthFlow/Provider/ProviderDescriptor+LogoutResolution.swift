@@ -20,3 +20,32 @@ extension ProviderDescriptor.LogoutSettings {
             logoutTokenMaxAge: TimeInterval(logoutTokenMaxAge))
     }
 }
+
+extension Provider.Policy {
+    /// How the provider's session is ended (the descriptor's `logout`), every default applied.
+    public struct LogoutPolicy: Sendable, Hashable {
+        public var style: ProviderDescriptor.LogoutStyle
+        /// The parameter naming the post-logout redirect URI.
+        public var redirectParameter: String
+        /// The parameter carrying the client id; nil when none is sent.
+        public var clientIDParameter: String?
+        /// Whether the session's ID token is sent as `id_token_hint`.
+        public var sendsIDTokenHint: Bool
+        /// Whether the provider returns `state`, so that a return must carry the one sent.
+        public var returnsState: Bool
+        /// Fixed parameters of the end-session request.
+        public var parameters: [String: String]
+        /// Back-Channel Logout 1.0 as the descriptor declares it.
+        public var backChannel: LogoutChannel
+        /// Front-Channel Logout 1.0 as the descriptor declares it.
+        public var frontChannel: LogoutChannel
+        /// The oldest a logout token may be.
+        public var logoutTokenMaxAge: TimeInterval
+    }
+
+    /// Whether a logout channel is declared, and whether it names sessions (`sid`).
+    public struct LogoutChannel: Sendable, Hashable {
+        public var supported: Bool
+        public var sessionSupported: Bool
+    }
+}

@@ -183,13 +183,10 @@ extension ProviderDescriptor {
             grantTypes: grants, responseMode: authorization.responseMode, authorizationParameters: authorizationParameters,
             pkce: security.pkce, nonce: security.nonce ?? (`protocol` == .oidc), issParameter: security.issParameter,
             idTokenAlgorithms: idTokenAlgorithms, clientAuthMethods: clientAuth.supported, clientAssertion: clientAssertion,
-            serviceTokens: .init(target: serviceTokens.target, scopeSuffix: serviceTokens.scopeSuffix), tokenRequest: tokenRequestShape,
+            serviceTokens: serviceTokens.resolved(), tokenRequest: tokenRequestShape,
             tokenResponseFormat: tokenResponse.format,
             userinfo: userinfoRequest,
-            scopes: .init(
-                defaults: scopes.default, separator: scopes.separator, offlineScopes: scopes.offline.scopes,
-                offlineParameters: scopes.offline.params),
-            device: .init(interval: device.interval, verificationURIAliases: device.verificationURIAliases),
+            scopes: scopes.resolved(), device: device.resolved(),
             pushedAuthorization: authorization.pushed, dpop: dpopPolicy, accessTokens: accessTokenPolicy, logout: logoutPolicy,
             generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType

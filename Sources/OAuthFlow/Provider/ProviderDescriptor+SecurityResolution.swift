@@ -42,3 +42,12 @@ extension ProviderDescriptor.Security {
         }
     }
 }
+
+extension Provider.Policy {
+    /// DPoP: when it is used, the key algorithms in the client's order, and what a Bearer answer means.
+    public struct DPoPPolicy: Sendable, Hashable {
+        public var use: ProviderDescriptor.DPoPMode
+        public var algorithms: [JWSAlgorithm]
+        public var bearerAnswer: ProviderDescriptor.BearerAnswer
+    }
+}

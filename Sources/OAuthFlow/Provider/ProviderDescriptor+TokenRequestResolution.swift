@@ -17,3 +17,17 @@ extension ProviderDescriptor.TokenRequest {
         return .init(encoding: bodyEncoding, headers: headers, parameters: extraParams, callbackParameters: callbackParams)
     }
 }
+
+extension Provider.Policy {
+    /// How token requests are sent: the body's encoding and extra headers.
+    public struct TokenRequestShape: Sendable, Hashable {
+        public var encoding: ProviderDescriptor.BodyEncoding
+        public var headers: [String: String]
+        /// Fixed parameters added to every token request (`token_request.extra_params`).
+        public var parameters: [String: String] = [:]
+        /// Callback parameters copied into the code exchange (`token_request.callback_params`).
+        public var callbackParameters: [String] = []
+        /// Callback parameters kept with the session and sent on every refresh (`token_request.callback_params_on_refresh`).
+        package var refreshCallbackParameters: [String] = []
+    }
+}

@@ -64,3 +64,25 @@ extension ProviderDescriptor.Userinfo {
         return request
     }
 }
+
+extension Provider.Policy {
+    /// How the userinfo request differs from a GET with `Authorization: Bearer`, in one line (`oauthflow providers show`
+    /// prints it); nil when it does not.
+    public var userinfoRequestSummary: String? {
+        guard userinfo != ProviderDescriptor.Userinfo() else { return nil }
+        var parts = [userinfo.method.rawValue]
+        switch userinfo.placement {
+        case .header: parts.append(userinfo.scheme.isEmpty ? "the token alone in Authorization" : "Authorization: \(userinfo.scheme) <token>")
+        case .query: parts.append("the token in the query as `\(userinfo.tokenParameter)`")
+        case .body: parts.append("the token in a form body as `\(userinfo.tokenParameter)`")
+        }
+        func listed(_ values: [String: String]) -> String {
+            values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        if !userinfo.headers.isEmpty { parts.append("headers \(listed(userinfo.headers))") }
+        if !userinfo.query.isEmpty { parts.append("query \(listed(userinfo.query))") }
+        if !userinfo.form.isEmpty { parts.append("form \(listed(userinfo.form))") }
+        if let body = userinfo.body { parts.append("body \(body)" + (userinfo.contentType.map { " (\($0))" } ?? "")) }
+        return parts.joined(separator: ", ")
+    }
+}
