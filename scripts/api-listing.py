@@ -114,7 +114,8 @@ def listing(module, directory, access="public"):
             graph = json.load(open(os.path.join(directory, name), encoding="utf-8"))
             every += graph["symbols"]
             relationships += graph["relationships"]
-    # A member written `public` in a `package` type is package API: its access is the lowest on its path.
+    # A member written `public` in a `package` type is package API: its access is the lowest on its path. (The public
+    # graphs leave such a member out; the package graphs give it `public`, and its type `package`.)
     type_access = {tuple(s["pathComponents"]): s.get("accessLevel", "public") for s in every if s["kind"]["identifier"] in TYPE_KINDS}
     for symbol in every:
         path = symbol["pathComponents"]

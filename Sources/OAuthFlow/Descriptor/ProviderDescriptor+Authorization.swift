@@ -83,6 +83,7 @@ extension DescriptorSchema {
 }
 
 extension ProviderDescriptor {
+    /// How the authorization response comes back (`authorization.response_mode`).
     public enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
         case query
         case formPost = "form_post"

@@ -105,6 +105,7 @@ extension DescriptorSchema {
 }
 
 extension ProviderDescriptor {
+    /// How the client authenticates at the token endpoint (`client_auth.methods`; RFC 6749 §2.3, RFC 7523, RFC 8705).
     public enum ClientAuthMethod: String, Sendable, Hashable, Codable, CaseIterable {
         case none
         case clientSecretBasic = "client_secret_basic"

@@ -123,6 +123,7 @@ extension DescriptorSchema {
 }
 
 extension ProviderDescriptor {
+    /// Where the provider's metadata is read from (`discovery.mode`), if anywhere.
     public enum DiscoveryMode: String, Sendable, Hashable, Codable, CaseIterable {
         /// `{issuer}/.well-known/openid-configuration`.
         case oidc

@@ -123,7 +123,7 @@ extension ProviderDescriptor {
         /// RP-Initiated Logout 1.0: `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`.
         case rpInitiated = "rp_initiated"
         /// A provider's own logout URL (Auth0 `/v2/logout?returnTo=`, Cognito `/logout?logout_uri=`):
-        /// the parameter names below, and no `state` unless the provider returns it.
+        /// the parameter names of the `logout` section, and no `state` unless the provider returns it.
         case custom
     }
 }

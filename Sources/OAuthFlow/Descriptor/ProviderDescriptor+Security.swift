@@ -134,6 +134,7 @@ extension DescriptorSchema {
 }
 
 extension ProviderDescriptor {
+    /// Whether the provider takes PKCE (`security.pkce`, RFC 7636); `required` refuses a sign-in without it.
     public enum PKCEUse: String, Sendable, Hashable, Codable, CaseIterable {
         case required, supported, unsupported
     }

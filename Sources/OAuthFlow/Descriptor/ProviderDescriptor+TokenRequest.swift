@@ -56,6 +56,7 @@ extension DescriptorSchema {
 }
 
 extension ProviderDescriptor {
+    /// How a token request's body is encoded (`token_request.body_encoding`).
     public enum BodyEncoding: String, Sendable, Hashable, Codable, CaseIterable {
         /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.3).
         case form

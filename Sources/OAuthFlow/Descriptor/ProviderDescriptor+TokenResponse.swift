@@ -51,6 +51,7 @@ extension DescriptorSchema {
 }
 
 extension ProviderDescriptor {
+    /// How a token answer's body is read (`token_response.format`).
     public enum TokenResponseFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case json, form, auto
     }

@@ -41,8 +41,8 @@ public struct ProviderDescriptor: Sendable, Hashable, Codable {
     /// The file the descriptor was read from, when it came from one.
     public var sourcePath: String?
 
-    /// The security profile the provider is held to (`security.profile`, FAPI 2.0); nil for none. A host that builds
-    /// its descriptor in code sets it before ``resolve(_:)``, which refuses what contradicts it.
+    /// The security profile the provider is held to (`security.profile`, FAPI 2.0); nil for none. A host that sets the
+    /// profile in code sets it before ``resolve(_:)``, which refuses what contradicts it.
     public var securityProfile: SecurityProfile? {
         get { security.profile }
         set { security.profile = newValue }

@@ -3,9 +3,7 @@ import Foundation
 extension Provider {
     /// Everything the engine does differently from one provider to another, typed and with every
     /// default applied: the engine reads this, never the descriptor.
-    ///
-    /// A section's own policy value (``DPoPPolicy``, ``LogoutPolicy``, ``ScopePolicy`` and the others) is declared
-    /// beside what resolves that section; this type composes them.
+    /// It composes each section's own policy value (``DPoPPolicy``, ``LogoutPolicy``, ``ScopePolicy`` and the others).
     public struct Policy: Sendable, Hashable {
         /// The grants the provider is declared to take (`grant_types`).
         public var grantTypes: [GrantType]

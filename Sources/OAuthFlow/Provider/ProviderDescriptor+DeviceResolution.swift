@@ -1,10 +1,45 @@
 import Foundation
 
 extension ProviderDescriptor.Device {
-    /// The polling interval and the names `verification_uri` goes by; the request's parameters are resolved with the
-    /// other request parameters.
-    func resolved() -> Provider.Policy.DevicePolicy {
-        .init(interval: interval, verificationURIAliases: verificationURIAliases)
+    /// The device grant's request and poll shape, each name the engine sets refused.
+    ///
+    /// - Parameter clientIDParameter: The name the client goes by, which client authentication sets.
+    func resolved(clientIDParameter: String, _ refusals: inout PolicyRefusals) -> Provider.Policy.DevicePolicy {
+        // Client authentication's parameters: set on both requests by the engine.
+        let authentication = ["client_id", clientIDParameter, "client_secret", "client_assertion", "client_assertion_type"]
+        // ASCII letters, digits, `_`, `.` and `-`, judged from the bytes (each is one byte, and a character of one).
+        let validName = { (name: String) in
+            !name.isEmpty
+                && name.utf8.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                        UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                        true
+                    default: false
+                    }
+                }
+        }
+        if !validName(scopeParameter) || authentication.contains(scopeParameter) {
+            refusals.refuse(["device", "scope_parameter"], "is `\(scopeParameter)`, which is not a parameter name the scopes can go by")
+        }
+        for name in extraParams.keys.sorted() where authentication.contains(name) || name == scopeParameter {
+            refusals.refuse(["device", "extra_params"], item: name, "sets `\(name)`, which the engine sets on a device authorization request")
+        }
+        if WhiteSpace.isBlank(grantType) {
+            refusals.refuse(["device", "grant_type"], "is empty; leave it out for RFC 8628's `\(GrantType.deviceCode.rawValue)`")
+        }
+        for name in pollParams.keys.sorted() where authentication.contains(name) || name == "grant_type" || !validName(name) {
+            refusals.refuse(["device", "poll_params"], item: name, "sets `\(name)`, which the engine sets on a poll")
+        }
+        if !pollParams.values.contains(.deviceCode) {
+            refusals.refuse(["device", "poll_params"], "sends no `device_code`; a poll must carry the device code (RFC 8628 §3.4)")
+        }
+        var policy = Provider.Policy.DevicePolicy(interval: interval, verificationURIAliases: verificationURIAliases)
+        policy.scopeParameter = scopeParameter
+        policy.parameters = extraParams
+        policy.grantType = grantType
+        policy.pollParameters = pollParams
+        return policy
     }
 }
 

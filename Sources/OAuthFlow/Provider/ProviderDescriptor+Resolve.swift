@@ -186,7 +186,7 @@ extension ProviderDescriptor {
             serviceTokens: serviceTokens.resolved(), tokenRequest: tokenRequestShape,
             tokenResponseFormat: tokenResponse.format,
             userinfo: userinfoRequest,
-            scopes: scopes.resolved(), device: device.resolved(),
+            scopes: scopes.resolved(), device: requestParameters.device,
             pushedAuthorization: authorization.pushed, dpop: dpopPolicy, accessTokens: accessTokenPolicy, logout: logoutPolicy,
             generatedSecret: generatedSecret, webRedirectOnly: redirect.webOnly)
         policy.defaultTokenType = tokenResponse.defaultTokenType

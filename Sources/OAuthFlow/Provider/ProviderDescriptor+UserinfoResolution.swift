@@ -69,7 +69,11 @@ extension Provider.Policy {
     /// How the userinfo request differs from a GET with `Authorization: Bearer`, in one line (`oauthflow providers show`
     /// prints it); nil when it does not.
     public var userinfoRequestSummary: String? {
-        guard userinfo != ProviderDescriptor.Userinfo() else { return nil }
+        let plain = ProviderDescriptor.Userinfo()
+        guard
+            userinfo.method != plain.method || userinfo.placement != plain.placement || userinfo.scheme != plain.scheme
+                || !userinfo.headers.isEmpty || !userinfo.query.isEmpty || !userinfo.form.isEmpty || userinfo.body != nil
+        else { return nil }
         var parts = [userinfo.method.rawValue]
         switch userinfo.placement {
         case .header: parts.append(userinfo.scheme.isEmpty ? "the token alone in Authorization" : "Authorization: \(userinfo.scheme) <token>")

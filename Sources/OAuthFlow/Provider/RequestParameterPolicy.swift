@@ -1,6 +1,7 @@
 /// The settings that rename standard request parameters or leave them out (`scopes.parameter`,
 /// `client_auth.client_id_parameter`, the `device` variants, `token_request.callback_params_on_refresh`,
-/// `redirect.loopback.write_localhost`), each resolved by its section and applied to the policy together.
+/// `redirect.loopback.write_localhost`), each resolved by its section and applied to the policy together; the device
+/// grant's shape, resolved with the name the client goes by, is the policy's `device`.
 struct RequestParameterPolicy {
     var scopeParameter: ProviderDescriptor.ScopeParameter
     var clientIDParameter: String
@@ -11,6 +12,5 @@ struct RequestParameterPolicy {
         policy.scopes.parameter = scopeParameter
         policy.clientIDParameter = clientIDParameter
         policy.tokenRequest.refreshCallbackParameters = refreshCallbackParameters
-        policy.device = device
     }
 }

@@ -30,6 +30,8 @@ import OAuthFlowTestSupport
     /// one line.
     @Test func theUserinfoRequestIsSummedUpWhenItIsNotABearerGet() throws {
         #expect(try resolve("").policy.userinfoRequestSummary == nil)
+        let unused = "userinfo:\n  token_parameter: oauth_token\n  content_type: application/json\n"
+        #expect(try resolve(unused).policy.userinfoRequestSummary == nil, "a token parameter and a content type that nothing sends")
         let query = try resolve("userinfo:\n  placement: query\n  token_parameter: oauth_token\n  headers:\n    Accept: text/plain\n")
         #expect(query.policy.userinfoRequestSummary == "GET, the token in the query as `oauth_token`, headers Accept=text/plain")
         let post = try resolve("userinfo:\n  method: POST\n  scheme: \"\"\n  body: '{}'\n  content_type: application/json\n")
