@@ -11,25 +11,10 @@ import OAuthFlow
 /// ```
 public struct SimulatedClient: Sendable, Hashable {
     /// How a client proves who it is at the token, pushed request, device, revocation and introspection
-    /// endpoints (RFC 6749 §2.3.1, OpenID Connect Core §9).
-    public enum Authentication: String, Sendable, Hashable {
-        /// A public client: `client_id` in the body, no secret.
-        case none
-        /// `Authorization: Basic` with the form-encoded id and secret.
-        case clientSecretBasic = "client_secret_basic"
-        /// `client_id` and `client_secret` in the body.
-        case clientSecretPost = "client_secret_post"
-        /// A JWT the client signs with HS256 and its secret, as `client_assertion` (RFC 7523 §2.2, OpenID Connect Core §9).
-        case clientSecretJWT = "client_secret_jwt"
-        /// A JWT the client signs with its private key, which the provider verifies with ``SimulatedClient/publicKeyPEM``.
-        case privateKeyJWT = "private_key_jwt"
-        /// The certificate the client presents over TLS, which names it as ``SimulatedClient/certificateSubject`` says
-        /// (RFC 8705 §2.1); `client_id` in the body.
-        case tlsClientAuth = "tls_client_auth"
-        /// The self-signed certificate the client registered (``SimulatedClient/certificateThumbprint``), presented over
-        /// TLS (RFC 8705 §2.2); `client_id` in the body.
-        case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
-    }
+    /// endpoints (RFC 6749 §2.3.1, OpenID Connect Core §9): the methods a descriptor names. A `private_key_jwt` client's
+    /// key is ``SimulatedClient/publicKeyPEM``; a `tls_client_auth` client is named by ``SimulatedClient/certificateSubject``
+    /// (RFC 8705 §2.1), a `self_signed_tls_client_auth` one by ``SimulatedClient/certificateThumbprint`` (§2.2).
+    public typealias Authentication = ProviderDescriptor.ClientAuthMethod
 
     /// The `client_id`.
     public var id: String
