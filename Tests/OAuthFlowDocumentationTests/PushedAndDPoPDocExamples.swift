@@ -23,11 +23,13 @@ struct PushedAndDPoPDocExamples {
         _ = (granted, token)
     }
 
-    func fapi2InCode(descriptor given: ProviderDescriptor) throws {
+    func fapi2InCode(descriptor given: ProviderDescriptor, providers: URL) throws {
+        let oauth = OAuth(OAuth.Configuration(providerDirectories: [providers], securityProfiles: ["fapi-bank": .fapi2]))
+        let bank = try oauth.provider("fapi-bank")   // held to FAPI 2.0, or ProviderError security_profile
         var descriptor = given
         descriptor.securityProfile = .fapi2
         let provider = try descriptor.resolve()
-        _ = provider
+        _ = (bank, provider)
     }
 
     func grantManagement(oauth: OAuth, browser: any BrowserOpener) async throws {

@@ -47,6 +47,10 @@ public final class OAuth: Sendable {
         /// `ClientSettingsResolver(environment:)` reads the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file,
         /// as the CLI does. Nil (the default) reads nothing.
         public var clientSettings: ClientSettingsResolver?
+        /// The security profile each provider is held to, by provider name, whatever its descriptor says (`security.profile`):
+        /// resolving it refuses what contradicts the profile (``ProviderError`` `security_profile`). A name no provider
+        /// has holds nothing: name each provider as ``clients`` does.
+        public var securityProfiles: [String: ProviderDescriptor.SecurityProfile]
         /// The process's environment variables, as the host hands them in: where the user's provider directory is
         /// (`XDG_CONFIG_HOME`, `HOME`; only with ``includeUserProviders``) and whether a browser can open here
         /// (`BROWSER`, `DISPLAY`, `SSH_CONNECTION`). Empty by default: the library never reads the process environment itself.
@@ -63,13 +67,14 @@ public final class OAuth: Sendable {
         ///   - clients: Each provider's client, by provider name.
         ///   - serviceClients: The service's own client at a provider, when it is not the one in `clients`.
         ///   - clientSettings: Where the settings of a provider missing from `clients` come from; nil reads nothing.
+        ///   - securityProfiles: The security profile each provider is held to, by provider name.
         ///   - environmentVariables: The process's variables, when the host hands them in.
         ///   - store: Where sessions are kept; in memory by default.
         ///   - environment: The transport, clock, logger and DPoP nonces.
         public init(
             providerDirectories: [URL] = [], includeBundledProviders: Bool = true, includeUserProviders: Bool = false,
             clients: [String: ClientSettings] = [:], serviceClients: [String: ClientSettings] = [:],
-            clientSettings: ClientSettingsResolver? = nil,
+            clientSettings: ClientSettingsResolver? = nil, securityProfiles: [String: ProviderDescriptor.SecurityProfile] = [:],
             environmentVariables: [String: String] = [:], store: any TokenStore = InMemoryTokenStore(),
             environment: OAuthEnvironment = OAuthEnvironment()
         ) {
@@ -79,6 +84,7 @@ public final class OAuth: Sendable {
             self.clients = clients
             self.serviceClients = serviceClients
             self.clientSettings = clientSettings
+            self.securityProfiles = securityProfiles
             self.environmentVariables = environmentVariables
             self.store = store
             self.environment = environment
@@ -145,15 +151,16 @@ public final class OAuth: Sendable {
     // MARK: - Providers and clients
 
     /// A provider's descriptor, by name, reading only the files named after it, once: later calls for the name get
-    /// the descriptor read then.
+    /// the descriptor read then. It is held to the profile ``Configuration/securityProfiles`` names for it, if any.
     ///
     /// - Throws: ``ProviderError`` `unknown_provider` (with the nearest name), or the descriptor's positioned problems.
     public func descriptor(_ name: String) throws -> ProviderDescriptor {
         if let known = descriptors.withLock({ $0[name] }) { return known }
-        let read = try ProviderRegistry.descriptor(
+        var read = try ProviderRegistry.descriptor(
             named: name, directories: configuration.providerDirectories, includeBundled: configuration.includeBundledProviders,
             includeUserDirectory: configuration.includeUserProviders, environment: configuration.environmentVariables,
             logger: environment.logger)
+        if let profile = configuration.securityProfiles[name] { read.securityProfile = profile }
         descriptors.withLock { $0[name] = read }
         return read
     }

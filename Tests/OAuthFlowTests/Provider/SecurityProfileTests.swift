@@ -169,6 +169,30 @@ import OAuthFlow
         #expect(error.keyPath == ["authorization", "pushed"])
     }
 
+    /// The front door holds a provider to the profile its configuration names for it, whatever the descriptor says:
+    /// a provider that follows FAPI 2.0 resolves held to it, one that contradicts it is refused, and a provider the
+    /// configuration does not name is left as written.
+    @Test func theConfigurationHoldsAProviderToAProfile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try directory.write("bank.yaml", Self.compliant.replacingOccurrences(of: "  profile: fapi2\n", with: ""))
+        try directory.write("shop.yaml", Self.compliant.replacingOccurrences(of: "  profile: fapi2\n", with: "").replacingOccurrences(of: "bank", with: "shop")
+            .replacingOccurrences(of: "methods: [private_key_jwt]", with: "methods: [client_secret_basic]"))
+        func oauth(_ profiles: [String: ProviderDescriptor.SecurityProfile]) -> OAuth {
+            OAuth(OAuth.Configuration(providerDirectories: [directory.url], includeBundledProviders: false, securityProfiles: profiles))
+        }
+        let held = oauth(["bank": .fapi2, "shop": .fapi2])
+        #expect(try held.resolve("bank", variables: [:]).policy.securityProfile == .fapi2)
+        #expect(try held.descriptor("bank").securityProfile == .fapi2)
+        let error = try #require(throws: ProviderError.self) { try held.resolve("shop", variables: [:]) }
+        #expect(error.code == .securityProfile)
+        #expect(error.keyPath == ["client_auth", "methods", "0"])
+
+        let unheld = oauth(["bank": .fapi2])
+        #expect(try unheld.resolve("shop", variables: [:]).policy.securityProfile == nil)
+        #expect(try oauth([:]).resolve("bank", variables: [:]).policy.securityProfile == nil)
+    }
+
     @Test func mutualTLSNeedsNoDPoP() throws {
         let text = Self.compliant.replacingOccurrences(of: "[private_key_jwt]", with: "[tls_client_auth, self_signed_tls_client_auth]")
             .replacingOccurrences(of: "  dpop: required\n", with: "")
