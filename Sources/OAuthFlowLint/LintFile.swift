@@ -45,15 +45,10 @@ package struct LintFile {
     /// Takes `document` over (`consuming`): a parsed document is handed in once, and copying it
     /// would retain and then release every reference its descriptor holds.
     public init(document: consuming DescriptorDocument) {
-        let urls: [URLField]
-        if let descriptor = document.descriptor {
-            urls = urlFields(descriptor)
-            refusals = descriptor.refusals
-        } else {
-            urls = []
-            refusals = []
-        }
+        // Stored first and read in place: a descriptor bound out of the argument was a copy of it.
         self.document = document
+        let urls = self.document.descriptor?.urlFields ?? []
+        refusals = self.document.descriptor?.refusals ?? []
         var uses: [PlaceholderUse] = []
         uses.reserveCapacity(2 * urls.count)
         for field in urls.indices {
@@ -100,17 +95,19 @@ package struct LintFile {
     }
 }
 
-/// Every URL a descriptor holds, with its setting.
-func urlFields(_ descriptor: ProviderDescriptor) -> [LintFile.URLField] {
-    var fields: [LintFile.URLField] = []
-    let endpoints = descriptor.endpoints.all, resources = descriptor.resources ?? []
-    fields.reserveCapacity(3 + endpoints.count + resources.count)
-    if let docs = descriptor.docsURL { fields.append(LintFile.URLField(setting: .docs, template: URLTemplate(docs))) }
-    if let issuer = descriptor.issuer { fields.append(LintFile.URLField(setting: .issuer, template: URLTemplate(issuer))) }
-    if let discovery = descriptor.discovery.url { fields.append(LintFile.URLField(setting: .discovery, template: URLTemplate(discovery))) }
-    for (key, template) in endpoints { fields.append(LintFile.URLField(setting: .endpoint(key), template: URLTemplate(template))) }
-    for index in resources.indices {
-        fields.append(LintFile.URLField(setting: .resource(index), template: URLTemplate(resources[index].url)))
+extension ProviderDescriptor {
+    /// Every URL the descriptor holds, with its setting.
+    var urlFields: [LintFile.URLField] {
+        var fields: [LintFile.URLField] = []
+        let endpointURLs = endpoints.all, resourceTemplates = resources ?? []
+        fields.reserveCapacity(3 + endpointURLs.count + resourceTemplates.count)
+        if let docs = docsURL { fields.append(LintFile.URLField(setting: .docs, template: URLTemplate(docs))) }
+        if let issuer = issuer { fields.append(LintFile.URLField(setting: .issuer, template: URLTemplate(issuer))) }
+        if let discovery = discovery.url { fields.append(LintFile.URLField(setting: .discovery, template: URLTemplate(discovery))) }
+        for (key, template) in endpointURLs { fields.append(LintFile.URLField(setting: .endpoint(key), template: URLTemplate(template))) }
+        for index in resourceTemplates.indices {
+            fields.append(LintFile.URLField(setting: .resource(index), template: URLTemplate(resourceTemplates[index].url)))
+        }
+        return fields
     }
-    return fields
 }

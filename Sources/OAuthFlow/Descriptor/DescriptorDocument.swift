@@ -90,9 +90,9 @@ package struct DescriptorDocument {
         var descriptor: ProviderDescriptor?
         if problems.isEmpty {
             do {
-                var decoded = try DescriptorDocument.decode(root)
-                decoded.sourcePath = path
-                descriptor = decoded
+                // Set in place: a local copied in would copy every string and list of the descriptor once more.
+                descriptor = try DescriptorDocument.decode(root)
+                descriptor?.sourcePath = path
             } catch {
                 // The schema check should have caught anything the decoder rejects; report it rather than hide it.
                 problems.append(
