@@ -28,6 +28,7 @@ public struct Linter: Sendable {
         StateWithoutPKCERule.self,
         PushedAndDPoPRule.self,
         AuthorizationDetailsTypesRule.self,
+        StepUpRule.self,
         FAPI2ProfileRule.self,
         AccessTokenRule.self,
         LogoutRule.self,

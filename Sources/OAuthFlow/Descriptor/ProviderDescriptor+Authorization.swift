@@ -15,12 +15,17 @@ extension ProviderDescriptor {
         package var requestObjectAlgs: [String]?
         /// The algorithms a JWT-secured response (JARM) may be signed with.
         package var responseAlgs: [String] = ["RS256", "PS256", "ES256"]
+        /// The authentication context classes every sign-in asks for (OpenID Connect `acr_values`), checked in the ID token.
+        package var acrValues: [String]?
+        /// The most seconds since the user authenticated that every sign-in accepts (`max_age`), checked in the ID token.
+        package var maxAge: Int?
 
         enum CodingKeys: String, CodingKey {
             case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
             case callbackSignature = "callback_signature"
             case detailsTypes = "details_types"
             case requestObject = "request_object", requestObjectAlgs = "request_object_algs", responseAlgs = "response_algs"
+            case acrValues = "acr_values", maxAge = "max_age"
         }
 
         package init() {}
@@ -38,6 +43,8 @@ extension ProviderDescriptor {
             requestObject = try o.choice(CodingKeys.requestObject) ?? defaults.requestObject
             requestObjectAlgs = try o.strings(CodingKeys.requestObjectAlgs)
             responseAlgs = try o.strings(CodingKeys.responseAlgs) ?? defaults.responseAlgs
+            acrValues = try o.strings(CodingKeys.acrValues)
+            maxAge = try o.int(CodingKeys.maxAge)
         }
     }
 }
@@ -78,6 +85,14 @@ extension DescriptorSchema {
         Field(
             "details_types", .list(.string()),
             "The `type`s of rich authorization request details (RFC 9396) the provider documents (`payment_initiation`, `account_information`): a sign-in or service token request asking for another type is refused before anything is sent. Left out, discovery's `authorization_details_types_supported` decides when the provider publishes it, and otherwise any type is sent."
+        ),
+        Field(
+            "acr_values", .list(.string()),
+            "The authentication context classes every sign-in asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host that asks its own (`ClientConfiguration.acrValues`) replaces them. Needs `protocol: oidc`; written in `extra_params` instead they would be sent and never checked, which resolving refuses."
+        ),
+        Field(
+            "max_age", .integer(0...2_147_483_647),
+            "The most seconds since the user last authenticated that every sign-in accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host that asks its own (`ClientConfiguration.maximumAuthenticationAge`) replaces it. Needs `protocol: oidc`, and, like `acr_values`, is refused in `extra_params`."
         ),
     ]
 }

@@ -100,9 +100,11 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             }
             // The host's resources replace any the descriptor fixes.
             if !client.resources.isEmpty { extra["resource"] = nil }
-            // Step-up (OpenID Connect `max_age` and `acr_values`, RFC 9470): what the host asks replaces the descriptor's,
-            // and is checked in the ID token, so only an OpenID Connect sign-in may ask it.
-            let stepUp = try Self.authenticationParameters(client, provider: provider, scopes: scopes)
+            // Step-up (OpenID Connect `max_age` and `acr_values`, RFC 9470): what the host asks, else what the descriptor
+            // asks of every sign-in (`authorization.acr_values`, `max_age`), is checked in the ID token, so only an OpenID
+            // Connect sign-in may ask it.
+            let authentication = Self.authentication(client, provider.policy)
+            let stepUp = try Self.authenticationParameters(authentication, provider: provider, scopes: scopes)
             for (name, _) in stepUp { extra[name] = nil }
             for (name, value) in extra.sorted(by: { $0.key < $1.key })
             where !DescriptorSchema.reservedParameters.contains(name) && name != policy.clientIDParameter {
@@ -137,16 +139,23 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             self.redirectURI = redirectURI
             self.scopes = scopes
             self.proofKey = proofKey
-            maximumAuthenticationAge = client.maximumAuthenticationAge
-            acrValues = client.acrValues
+            maximumAuthenticationAge = authentication.maximumAge
+            acrValues = authentication.acrValues
         }
 
-        /// `max_age` and `acr_values`, when the client asks them.
+        /// The step-up a sign-in asks: the client's classes and age, each where the client asks one, else the provider's.
+        static func authentication(_ client: ClientConfiguration, _ policy: Provider.Policy) -> (acrValues: [String], maximumAge: Int?) {
+            (client.acrValues.isEmpty ? policy.acrValues : client.acrValues, client.maximumAuthenticationAge ?? policy.maximumAuthenticationAge)
+        }
+
+        /// `max_age` and `acr_values`, when the sign-in asks them.
         ///
         /// - Throws: ``FlowError`` `step_up` when asked of a sign-in that returns no ID token to check them in,
         ///   or with a negative age or an empty or space-holding class.
-        static func authenticationParameters(_ client: ClientConfiguration, provider: Provider, scopes: [String]) throws -> [(String, String)] {
-            guard client.maximumAuthenticationAge != nil || !client.acrValues.isEmpty else { return [] }
+        static func authenticationParameters(
+            _ asked: (acrValues: [String], maximumAge: Int?), provider: Provider, scopes: [String]
+        ) throws -> [(String, String)] {
+            guard asked.maximumAge != nil || !asked.acrValues.isEmpty else { return [] }
             guard provider.isOpenIDConnect, scopes.contains("openid") else {
                 throw FlowError(
                     .stepUp,
@@ -154,15 +163,15 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
                 )
             }
             var parameters: [(String, String)] = []
-            if let age = client.maximumAuthenticationAge {
+            if let age = asked.maximumAge {
                 guard age >= 0 else { throw FlowError(.stepUp, "`max_age` is a number of seconds, not \(age)") }
                 parameters.append(("max_age", String(age)))
             }
-            if !client.acrValues.isEmpty {
-                guard client.acrValues.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
+            if !asked.acrValues.isEmpty {
+                guard asked.acrValues.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
                     throw FlowError(.stepUp, "each of `acr_values` is one class, without spaces")
                 }
-                parameters.append(("acr_values", client.acrValues.joined(separator: " ")))
+                parameters.append(("acr_values", asked.acrValues.joined(separator: " ")))
             }
             return parameters
         }

@@ -19,6 +19,44 @@ extension ProviderDescriptor.Authorization {
         }
     }
 
+    /// The authentication every sign-in asks for and checks in the ID token (`acr_values`, `max_age`), typed.
+    struct Authentication {
+        var acrValues: [String]
+        var maximumAge: Int?
+
+        func apply(to policy: inout Provider.Policy) {
+            policy.acrValues = acrValues
+            policy.maximumAuthenticationAge = maximumAge
+        }
+    }
+
+    /// `acr_values` and `max_age`, each class one word and listed once. Both are checked in the ID token, so only an
+    /// OpenID Connect provider may ask them; and `extra_params` may not carry them, where they would be sent unchecked.
+    func authentication(protocol: ProviderProtocol, _ refusals: inout PolicyRefusals) -> Authentication {
+        for name in ["acr_values", "max_age"] where extraParams[name] != nil {
+            refusals.refuse(
+                ["authorization", "extra_params"], item: name,
+                "sets `\(name)`, which would be sent and never checked in the ID token: write `authorization.\(name)` instead")
+        }
+        if let classes = acrValues {
+            if classes.isEmpty {
+                refusals.refuse(["authorization", "acr_values"], "is empty, which asks for nothing; leave it out to ask for no class")
+            }
+            var seen: Set<String> = []
+            for (index, value) in classes.enumerated() where !seen.insert(value).inserted || value.isEmpty || value.contains(where: \.isWhitespace) {
+                refusals.refuse(
+                    ["authorization", "acr_values"], item: String(index), "lists `\(value)`, which is empty, holds spaces or is listed twice")
+            }
+        }
+        if `protocol` != .oidc {
+            for (key, asked) in [("acr_values", acrValues != nil), ("max_age", maxAge != nil)] where asked {
+                refusals.refuse(
+                    ["authorization", key], "is checked in the ID token, which only an OpenID Connect provider returns: it needs `protocol: oidc`")
+            }
+        }
+        return Authentication(acrValues: acrValues ?? [], maximumAge: maxAge)
+    }
+
     /// The request object (RFC 9101) and JWT-secured response (JARM) settings, typed.
     struct SignedMessages {
         var requestObject: ProviderDescriptor.RequestObject

@@ -157,6 +157,7 @@ extension ProviderDescriptor {
         let revocationSettings = revocation.resolved(&found)
         authorization.check(&found)
         let securedAuthorization = authorization.securedAuthorization(&found)
+        let authentication = authorization.authentication(protocol: `protocol`, &found)
         if authorization.callbackSignature != nil, !clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
             found.refuse(
                 ["authorization", "callback_signature"], "is checked with the client secret: list `client_secret_post` or `client_secret_basic`")
@@ -199,6 +200,7 @@ extension ProviderDescriptor {
         policy.certificateBoundTokens = security.tlsClientCertificateBoundAccessTokens
         policy.appRedirect = appRedirect
         securedAuthorization.apply(to: &policy)
+        authentication.apply(to: &policy)
         requestParameters.apply(to: &policy)
         policy.hold(to: security.profile)
         return policy

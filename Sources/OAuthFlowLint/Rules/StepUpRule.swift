@@ -1,0 +1,25 @@
+import OAuthFlow
+
+/// OpenID Connect Core §3.1.2.1: the `acr_values` and `max_age` a provider asks of every sign-in, checked in the ID token.
+struct StepUpRule: LintRule {
+    static let description = RuleDescription(
+        identifier: "step_up", name: "Step-up asked of every sign-in",
+        summary:
+            "`authorization.acr_values` and `authorization.max_age` are asked of every sign-in and checked in the ID token (`acr`, `auth_time`), so they need `protocol: oidc`; each class is one word, listed once, and the list is not empty. Written in `authorization.extra_params` instead, they would be sent and never checked.",
+        severity: .error,
+        triggering: [
+            Examples.valid + "authorization:\n  acr_values: [urn:example:mfa]\n",
+            Examples.validOIDC + "authorization:\n  extra_params:\n    acr_values: urn:example:mfa\n",
+            Examples.validOIDC + "authorization:\n  acr_values: [urn:example:mfa, urn:example:mfa]\n",
+        ],
+        nonTriggering: [
+            Examples.validOIDC + "authorization:\n  acr_values: [urn:example:mfa]\n  max_age: 300\n"
+        ])
+
+    func validate(_ file: LintFile) -> [Diagnostic] {
+        guard !file.refusals.isEmpty else { return [] }
+        return refusals(file, at: ["authorization", "acr_values"]) + refusals(file, at: ["authorization", "acr_values"], items: true)
+            + refusals(file, at: ["authorization", "max_age"])
+            + refusals(file, at: ["authorization", "extra_params"], items: true, atKey: true)
+    }
+}

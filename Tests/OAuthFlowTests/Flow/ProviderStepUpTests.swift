@@ -1,0 +1,109 @@
+import Foundation
+import OAuthFlowTestSupport
+import Testing
+
+@testable import OAuthFlow
+
+/// A step-up a provider asks of every sign-in (`authorization.acr_values`, `authorization.max_age`): sent as a host's
+/// would be, checked in the ID token as a host's is, replaced by what the host asks, refused where it cannot be checked.
+@Suite struct ProviderStepUpTests {
+    /// A simulated provider whose user last authenticated an hour ago with a password, its descriptor's
+    /// `authorization` section holding `lines` too.
+    static func provider(_ lines: String, settings change: (inout SimulatedProvider.Settings) -> Void = { _ in }) throws -> (
+        SimulatedProvider, Provider
+    ) {
+        var settings = SimulatedProvider.Settings()
+        settings.userAuthenticatedAgo = 3600
+        settings.acrValuesSupported = ["urn:example:mfa", "urn:example:otp"]
+        settings.defaultACR = "urn:example:password"
+        change(&settings)
+        let simulated = try SimulatedProvider(settings: settings)
+        let text = simulated.descriptorText().replacingOccurrences(of: "\nauthorization:\n", with: "\nauthorization:\n" + lines)
+        let document = DescriptorDocument.parse(Data(text.utf8), path: "simulated.yaml")
+        let descriptor = try #require(document.descriptor, "\(document.problems)")
+        return (simulated, try descriptor.resolve([:]))
+    }
+
+    static func signIn(
+        _ lines: String, client change: (inout ClientConfiguration) -> Void = { _ in },
+        settings: (inout SimulatedProvider.Settings) -> Void = { _ in }
+    ) async throws -> (OAuthClient.SignInOutcome, PendingAuthorization) {
+        let (simulated, provider) = try Self.provider(lines, settings: settings)
+        var configuration = ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: SimulatedProvider.appRedirectURI)
+        change(&configuration)
+        let client = OAuthClient(provider: provider, configuration: configuration, environment: simulated.environment)
+        let pending = try await client.startAuthorization()
+        return (try await client.finishSignIn(.callback(try await simulated.approve(pending.url)), pending: pending), pending)
+    }
+
+    static func query(_ pending: PendingAuthorization, _ name: String) -> String? {
+        URLComponents(url: pending.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
+    }
+
+    @Test func theProvidersStepUpIsAskedOfEverySignInAndChecked() async throws {
+        let (outcome, pending) = try await Self.signIn("  acr_values: [urn:example:mfa]\n  max_age: 300\n")
+        #expect(Self.query(pending, "acr_values") == "urn:example:mfa" && Self.query(pending, "max_age") == "300")
+        #expect(pending.acrValues == ["urn:example:mfa"] && pending.maximumAuthenticationAge == 300)
+        let claims = try #require(outcome.idToken)
+        #expect(claims.all["acr"]?.stringValue == "urn:example:mfa")
+        let authenticated = try #require(claims.all["auth_time"]?.numericDate)
+        #expect(Date().timeIntervalSince1970 - authenticated < 120, "the user signed in again")
+    }
+
+    /// A provider that ignores its own descriptor's step-up hands back the hour-old password sign-in: refused, as a
+    /// host's step-up would be (seen failing with the provider's values left out of the pending sign-in).
+    @Test(arguments: ["  acr_values: [urn:example:mfa]\n", "  max_age: 300\n"])
+    func aSignInShortOfTheProvidersStepUpIsRefused(_ lines: String) async throws {
+        let error = await #expect(throws: IDTokenError.self) {
+            _ = try await Self.signIn(lines, settings: { $0.honoursStepUp = false })
+        }
+        #expect(error?.code == (lines.contains("acr") ? .acrNotSatisfied : .authenticationTooOld), "\(String(describing: error))")
+    }
+
+    /// What the host asks replaces the provider's, each value on its own: its classes replace the provider's classes,
+    /// and the provider's age still stands.
+    @Test func theHostsOwnStepUpReplacesTheProvidersValueByValue() async throws {
+        let (_, pending) = try await Self.signIn("  acr_values: [urn:example:mfa]\n  max_age: 300\n") { $0.acrValues = ["urn:example:otp"] }
+        #expect(Self.query(pending, "acr_values") == "urn:example:otp" && Self.query(pending, "max_age") == "300")
+        #expect(pending.acrValues == ["urn:example:otp"] && pending.maximumAuthenticationAge == 300)
+    }
+
+    /// RFC 8628 carries neither: a device sign-in at a provider that asks a step-up of every sign-in would go unchecked.
+    @Test func aDeviceSignInAtAProviderAskingAStepUpIsRefusedBeforeAnythingIsSent() async throws {
+        let (simulated, provider) = try Self.provider("  max_age: 0\n")
+        let client = OAuthClient(
+            provider: provider, configuration: ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: nil), environment: simulated.environment)
+        let error = await #expect(throws: FlowError.self) { _ = try await client.startDeviceAuthorization() }
+        #expect(error?.code == .stepUp && error?.message.contains("authorization.acr_values") == true, "\(String(describing: error))")
+        #expect(await simulated.requestCount(.deviceAuthorization) == 0)
+    }
+
+    /// Resolving refuses a step-up nothing could check: in `extra_params`, at a provider without OpenID Connect, or a
+    /// class list that asks nothing or repeats itself; each refusal names its setting.
+    @Test(arguments: [
+        ("protocol: oidc", "  extra_params:\n    acr_values: urn:example:mfa\n", ["authorization", "extra_params", "acr_values"]),
+        ("protocol: oidc", "  extra_params:\n    max_age: '0'\n", ["authorization", "extra_params", "max_age"]),
+        ("protocol: oauth2", "  acr_values: [urn:example:mfa]\n", ["authorization", "acr_values"]),
+        ("protocol: oauth2", "  max_age: 300\n", ["authorization", "max_age"]),
+        ("protocol: oidc", "  acr_values: []\n", ["authorization", "acr_values"]),
+        ("protocol: oidc", "  acr_values: [urn:example:mfa, urn:example:mfa]\n", ["authorization", "acr_values", "1"]),
+    ])
+    func aStepUpNothingCouldCheckIsRefused(_ protocolLine: String, _ lines: String, _ keyPath: [String]) throws {
+        let text = """
+            schema_version: 1
+            id: example
+            display_name: Example
+            \(protocolLine)
+            issuer: https://auth.example.com
+            endpoints:
+              authorization: https://auth.example.com/authorize
+              token: https://auth.example.com/token
+            authorization:
+
+            """ + lines
+        let document = DescriptorDocument.parse(Data(text.utf8), path: "example.yaml")
+        let descriptor = try #require(document.descriptor, "\(document.problems)")
+        #expect(descriptor.refusals.map(\.keyPath) == [keyPath], "\(descriptor.refusals)")
+        #expect(throws: ProviderError.self) { _ = try descriptor.resolve([:]) }
+    }
+}
