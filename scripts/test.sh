@@ -81,6 +81,8 @@ if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xcc -g0); fi
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
 git_pid=""
 build_pid=""
+# Every pid the cleanup reads, set now: a check that fails before the servers start exits through it under `set -u`.
+as_pid="" service_pid="" exchange_pid="" logout_pid="" par_pid="" mcp_pid="" idjag_pid=""
 cleanup() {
     stop_web_example
     stop_postgres

@@ -15,9 +15,9 @@ extension ProviderDescriptor {
         package var requestObjectAlgs: [String]?
         /// The algorithms a JWT-secured response (JARM) may be signed with.
         package var responseAlgs: [String] = ["RS256", "PS256", "ES256"]
-        /// The authentication context classes every sign-in asks for (OpenID Connect `acr_values`), checked in the ID token.
+        /// The authentication context classes every browser sign-in asks for (OpenID Connect `acr_values`), checked in the ID token.
         package var acrValues: [String]?
-        /// The most seconds since the user authenticated that every sign-in accepts (`max_age`), checked in the ID token.
+        /// The most seconds since the user authenticated that a browser sign-in accepts (`max_age`), checked in the ID token.
         package var maxAge: Int?
 
         enum CodingKeys: String, CodingKey {
@@ -88,11 +88,11 @@ extension DescriptorSchema {
         ),
         Field(
             "acr_values", .list(.string()),
-            "The authentication context classes every sign-in asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host that asks its own (`ClientConfiguration.acrValues`) replaces them. Needs `protocol: oidc`; written in `extra_params` instead they would be sent and never checked, which resolving refuses."
+            "The authentication context classes every sign-in through the browser asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host that asks its own (`ClientConfiguration.acrValues`) replaces them; a device or platform sign-in, which cannot ask them, is refused. Needs `protocol: oidc`; written in `extra_params` or `scopes.offline.params` instead they would be sent and never checked, which resolving refuses."
         ),
         Field(
             "max_age", .integer(0...2_147_483_647),
-            "The most seconds since the user last authenticated that every sign-in accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host that asks its own (`ClientConfiguration.maximumAuthenticationAge`) replaces it. Needs `protocol: oidc`, and, like `acr_values`, is refused in `extra_params`."
+            "The most seconds since the user last authenticated that a sign-in through the browser accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host that asks its own (`ClientConfiguration.maximumAuthenticationAge`) replaces it, even with a longer one. Needs `protocol: oidc`, and, like `acr_values`, is refused as a fixed parameter and refuses device and platform sign-ins."
         ),
     ]
 }

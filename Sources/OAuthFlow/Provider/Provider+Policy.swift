@@ -11,10 +11,10 @@ extension Provider {
         public var responseMode: ProviderDescriptor.ResponseMode
         /// Fixed parameters added to every authorization request.
         public var authorizationParameters: [String: String]
-        /// The authentication context classes every sign-in asks for and finds in the ID token's `acr`
+        /// The authentication context classes every browser sign-in asks for and finds in the ID token's `acr`
         /// (`authorization.acr_values`), unless the client asks its own (``ClientConfiguration/acrValues``); empty asks none.
         public var acrValues: [String] = []
-        /// The most seconds since the user authenticated that every sign-in accepts, checked against the ID token's
+        /// The most seconds since the user authenticated that a browser sign-in accepts, checked against the ID token's
         /// `auth_time` (`authorization.max_age`), unless the client asks its own; nil asks none.
         public var maximumAuthenticationAge: Int? = nil
         /// Whether PKCE is sent: always with S256, unless the provider takes none.

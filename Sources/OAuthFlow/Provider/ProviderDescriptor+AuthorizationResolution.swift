@@ -31,12 +31,15 @@ extension ProviderDescriptor.Authorization {
     }
 
     /// `acr_values` and `max_age`, each class one word and listed once. Both are checked in the ID token, so only an
-    /// OpenID Connect provider may ask them; and `extra_params` may not carry them, where they would be sent unchecked.
-    func authentication(protocol: ProviderProtocol, _ refusals: inout PolicyRefusals) -> Authentication {
-        for name in ["acr_values", "max_age"] where extraParams[name] != nil {
-            refusals.refuse(
-                ["authorization", "extra_params"], item: name,
-                "sets `\(name)`, which would be sent and never checked in the ID token: write `authorization.\(name)` instead")
+    /// OpenID Connect provider may ask them; and no fixed parameters (`extra_params`, the offline ones) may carry them,
+    /// where they would be sent unchecked.
+    func authentication(protocol: ProviderProtocol, offlineParameters: [String: String], _ refusals: inout PolicyRefusals) -> Authentication {
+        for (setting, parameters) in [(["authorization", "extra_params"], extraParams), (["scopes", "offline", "params"], offlineParameters)] {
+            for name in ["acr_values", "max_age"] where parameters[name] != nil {
+                refusals.refuse(
+                    setting, item: name,
+                    "sets `\(name)`, which would be sent and never checked in the ID token: write `authorization.\(name)` instead")
+            }
         }
         if let classes = acrValues {
             if classes.isEmpty {

@@ -157,7 +157,7 @@ extension ProviderDescriptor {
         let revocationSettings = revocation.resolved(&found)
         authorization.check(&found)
         let securedAuthorization = authorization.securedAuthorization(&found)
-        let authentication = authorization.authentication(protocol: `protocol`, &found)
+        let authentication = authorization.authentication(protocol: `protocol`, offlineParameters: scopes.offline.params, &found)
         if authorization.callbackSignature != nil, !clientAuth.supported.contains(where: { $0 == .clientSecretPost || $0 == .clientSecretBasic }) {
             found.refuse(
                 ["authorization", "callback_signature"], "is checked with the client secret: list `client_secret_post` or `client_secret_basic`")

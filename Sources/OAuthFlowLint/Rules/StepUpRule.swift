@@ -5,7 +5,7 @@ struct StepUpRule: LintRule {
     static let description = RuleDescription(
         identifier: "step_up", name: "Step-up asked of every sign-in",
         summary:
-            "`authorization.acr_values` and `authorization.max_age` are asked of every sign-in and checked in the ID token (`acr`, `auth_time`), so they need `protocol: oidc`; each class is one word, listed once, and the list is not empty. Written in `authorization.extra_params` instead, they would be sent and never checked.",
+            "`authorization.acr_values` and `authorization.max_age` are asked of every sign-in and checked in the ID token (`acr`, `auth_time`), so they need `protocol: oidc`; each class is one word, listed once, and the list is not empty. Written in `authorization.extra_params` or `scopes.offline.params` instead, they would be sent and never checked.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  acr_values: [urn:example:mfa]\n",
@@ -21,5 +21,6 @@ struct StepUpRule: LintRule {
         return refusals(file, at: ["authorization", "acr_values"]) + refusals(file, at: ["authorization", "acr_values"], items: true)
             + refusals(file, at: ["authorization", "max_age"])
             + refusals(file, at: ["authorization", "extra_params"], items: true, atKey: true)
+            + refusals(file, at: ["scopes", "offline", "params"], items: true, atKey: true)
     }
 }

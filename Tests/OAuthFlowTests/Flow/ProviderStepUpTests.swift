@@ -78,15 +78,31 @@ import Testing
         #expect(await simulated.requestCount(.deviceAuthorization) == 0)
     }
 
+    /// A platform's own sign-in (Sign in with Apple in an app) asked no step-up: refused before anything is sent, the
+    /// identity token not even verified.
+    @Test func aPlatformCodeAtAProviderAskingAStepUpIsRefusedBeforeAnythingIsSent() async throws {
+        let (simulated, provider) = try Self.provider("  acr_values: [urn:example:mfa]\n")
+        let client = OAuthClient(
+            provider: provider, configuration: ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: nil),
+            environment: simulated.environment)
+        let error = await #expect(throws: FlowError.self) {
+            _ = try await client.redeemPlatformCode(Secret("code"), identityToken: Secret("token"), nonce: Secret("nonce"))
+        }
+        #expect(error?.code == .stepUp, "\(String(describing: error))")
+        let tokenRequests = await simulated.requestCount(.token), keyRequests = await simulated.requestCount(.jwks)
+        #expect(tokenRequests == 0 && keyRequests == 0)
+    }
+
     /// Resolving refuses a step-up nothing could check: in `extra_params`, at a provider without OpenID Connect, or a
     /// class list that asks nothing or repeats itself; each refusal names its setting.
     @Test(arguments: [
-        ("protocol: oidc", "  extra_params:\n    acr_values: urn:example:mfa\n", ["authorization", "extra_params", "acr_values"]),
-        ("protocol: oidc", "  extra_params:\n    max_age: '0'\n", ["authorization", "extra_params", "max_age"]),
-        ("protocol: oauth2", "  acr_values: [urn:example:mfa]\n", ["authorization", "acr_values"]),
-        ("protocol: oauth2", "  max_age: 300\n", ["authorization", "max_age"]),
-        ("protocol: oidc", "  acr_values: []\n", ["authorization", "acr_values"]),
-        ("protocol: oidc", "  acr_values: [urn:example:mfa, urn:example:mfa]\n", ["authorization", "acr_values", "1"]),
+        ("protocol: oidc", "authorization:\n  extra_params:\n    acr_values: urn:example:mfa\n", ["authorization", "extra_params", "acr_values"]),
+        ("protocol: oidc", "authorization:\n  extra_params:\n    max_age: '0'\n", ["authorization", "extra_params", "max_age"]),
+        ("protocol: oidc", "scopes:\n  offline:\n    params:\n      max_age: '0'\n", ["scopes", "offline", "params", "max_age"]),
+        ("protocol: oauth2", "authorization:\n  acr_values: [urn:example:mfa]\n", ["authorization", "acr_values"]),
+        ("protocol: oauth2", "authorization:\n  max_age: 300\n", ["authorization", "max_age"]),
+        ("protocol: oidc", "authorization:\n  acr_values: []\n", ["authorization", "acr_values"]),
+        ("protocol: oidc", "authorization:\n  acr_values: [urn:example:mfa, urn:example:mfa]\n", ["authorization", "acr_values", "1"]),
     ])
     func aStepUpNothingCouldCheckIsRefused(_ protocolLine: String, _ lines: String, _ keyPath: [String]) throws {
         let text = """
@@ -98,7 +114,6 @@ import Testing
             endpoints:
               authorization: https://auth.example.com/authorize
               token: https://auth.example.com/token
-            authorization:
 
             """ + lines
         let document = DescriptorDocument.parse(Data(text.utf8), path: "example.yaml")
