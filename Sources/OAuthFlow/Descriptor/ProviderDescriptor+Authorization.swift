@@ -92,7 +92,7 @@ extension DescriptorSchema {
         ),
         Field(
             "max_age", .integer(0...2_147_483_647),
-            "The most seconds since the user last authenticated that a sign-in through the browser accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host that asks its own (`ClientConfiguration.maximumAuthenticationAge`) replaces it, even with a longer one. Needs `protocol: oidc`, and, like `acr_values`, is refused as a fixed parameter and refuses device and platform sign-ins."
+            "The most seconds since the user last authenticated that a sign-in through the browser accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host may ask a shorter one (`ClientConfiguration.maximumAuthenticationAge`, or a step-up), never a longer one: the shorter of the two is asked. Needs `protocol: oidc`, and, like `acr_values`, is refused as a fixed parameter and refuses device and platform sign-ins."
         ),
     ]
 }

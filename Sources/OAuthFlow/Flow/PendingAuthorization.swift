@@ -143,9 +143,12 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
             acrValues = authentication.acrValues
         }
 
-        /// The step-up a sign-in asks: the client's classes and age, each where the client asks one, else the provider's.
+        /// The step-up a sign-in asks: the client's classes where it names any, else the provider's (classes have no order
+        /// to keep the stronger by); and the shorter of the two ages, so that a client can ask a fresher sign-in than the
+        /// provider's but never an older one.
         static func authentication(_ client: ClientConfiguration, _ policy: Provider.Policy) -> (acrValues: [String], maximumAge: Int?) {
-            (client.acrValues.isEmpty ? policy.acrValues : client.acrValues, client.maximumAuthenticationAge ?? policy.maximumAuthenticationAge)
+            let ages = [client.maximumAuthenticationAge, policy.maximumAuthenticationAge].compactMap { $0 }
+            return (client.acrValues.isEmpty ? policy.acrValues : client.acrValues, ages.min())
         }
 
         /// `max_age` and `acr_values`, when the sign-in asks them.

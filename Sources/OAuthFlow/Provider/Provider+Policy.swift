@@ -15,7 +15,7 @@ extension Provider {
         /// (`authorization.acr_values`), unless the client asks its own (``ClientConfiguration/acrValues``); empty asks none.
         public var acrValues: [String] = []
         /// The most seconds since the user authenticated that a browser sign-in accepts, checked against the ID token's
-        /// `auth_time` (`authorization.max_age`), unless the client asks its own; nil asks none.
+        /// `auth_time` (`authorization.max_age`); a client may ask a shorter one, never a longer one; nil asks none.
         public var maximumAuthenticationAge: Int? = nil
         /// Whether PKCE is sent: always with S256, unless the provider takes none.
         public var pkce: ProviderDescriptor.PKCEUse

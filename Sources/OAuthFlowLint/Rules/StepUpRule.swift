@@ -3,9 +3,9 @@ import OAuthFlow
 /// OpenID Connect Core §3.1.2.1: the `acr_values` and `max_age` a provider asks of every sign-in, checked in the ID token.
 struct StepUpRule: LintRule {
     static let description = RuleDescription(
-        identifier: "step_up", name: "Step-up asked of every sign-in",
+        identifier: "step_up", name: "Step-up asked of every browser sign-in",
         summary:
-            "`authorization.acr_values` and `authorization.max_age` are asked of every sign-in and checked in the ID token (`acr`, `auth_time`), so they need `protocol: oidc`; each class is one word, listed once, and the list is not empty. Written in `authorization.extra_params` or `scopes.offline.params` instead, they would be sent and never checked.",
+            "`authorization.acr_values` and `authorization.max_age` are asked of every sign-in through the browser and checked in the ID token (`acr`, `auth_time`), so they need `protocol: oidc` (a device or platform sign-in, which cannot ask them, is refused); each class is one word, listed once, and the list is not empty. Written in `authorization.extra_params` or `scopes.offline.params` instead, they would be sent and never checked.",
         severity: .error,
         triggering: [
             Examples.valid + "authorization:\n  acr_values: [urn:example:mfa]\n",

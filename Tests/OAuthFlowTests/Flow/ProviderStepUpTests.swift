@@ -60,12 +60,16 @@ import Testing
         #expect(error?.code == (lines.contains("acr") ? .acrNotSatisfied : .authenticationTooOld), "\(String(describing: error))")
     }
 
-    /// What the host asks replaces the provider's, each value on its own: its classes replace the provider's classes,
-    /// and the provider's age still stands.
-    @Test func theHostsOwnStepUpReplacesTheProvidersValueByValue() async throws {
-        let (_, pending) = try await Self.signIn("  acr_values: [urn:example:mfa]\n  max_age: 300\n") { $0.acrValues = ["urn:example:otp"] }
-        #expect(Self.query(pending, "acr_values") == "urn:example:otp" && Self.query(pending, "max_age") == "300")
-        #expect(pending.acrValues == ["urn:example:otp"] && pending.maximumAuthenticationAge == 300)
+    /// What the host asks combines with the provider's value by value: its classes replace the provider's classes, and
+    /// of the two ages the shorter is asked (a host can ask a fresher sign-in, never an older one).
+    @Test(arguments: [(nil, 300), (600, 300), (60, 60)] as [(Int?, Int)])
+    func theHostsOwnStepUpCombinesWithTheProvidersValueByValue(_ hostAge: Int?, _ asked: Int) async throws {
+        let (_, pending) = try await Self.signIn("  acr_values: [urn:example:mfa]\n  max_age: 300\n") {
+            $0.acrValues = ["urn:example:otp"]
+            $0.maximumAuthenticationAge = hostAge
+        }
+        #expect(Self.query(pending, "acr_values") == "urn:example:otp" && Self.query(pending, "max_age") == String(asked))
+        #expect(pending.acrValues == ["urn:example:otp"] && pending.maximumAuthenticationAge == asked)
     }
 
     /// RFC 8628 carries neither: a device sign-in at a provider that asks a step-up of every sign-in would go unchecked.
