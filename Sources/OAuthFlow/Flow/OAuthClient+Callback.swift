@@ -202,6 +202,20 @@ extension OAuthClient {
         return fields
     }
 
+    /// Refuses a step-up, the client's or the provider's, in a sign-in whose request cannot ask it: nothing would check it.
+    ///
+    /// - Parameter route: The sign-in, as the message names it.
+    /// - Throws: ``FlowError`` `step_up` when a step-up is asked.
+    func refuseStepUp(in route: String) throws {
+        let stepUp = PendingAuthorization.Request.authentication(configuration, provider.policy)
+        guard stepUp.acrValues.isEmpty, stepUp.maximumAge == nil else {
+            throw FlowError(
+                .stepUp,
+                "a step-up (`acr_values`, `max_age`), asked by the client or of every sign-in at `\(provider.id)` (`authorization.acr_values`, `max_age`), cannot be asked of \(route): sign in through the browser"
+            )
+        }
+    }
+
     /// What a step-up asked of the ID token (OpenID Connect Core §3.1.2.1, RFC 9470): with `max_age`, an `auth_time`
     /// no further back than it (a minute of clock skew allowed); with `acr_values`, an `acr` among them.
     ///

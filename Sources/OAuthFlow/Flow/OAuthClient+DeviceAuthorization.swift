@@ -56,14 +56,8 @@ extension OAuthClient {
                 .grantNotSupported,
                 "provider `\(provider.id)` does not declare the device authorization grant (`grant_types` lacks `\(GrantType.deviceCode.rawValue)`)")
         }
-        let stepUp = PendingAuthorization.Request.authentication(configuration, policy)
-        guard stepUp.acrValues.isEmpty, stepUp.maximumAge == nil else {
-            // RFC 8628 has no `acr_values` or `max_age`: a step-up asked of a device sign-in would go unchecked.
-            throw FlowError(
-                .stepUp,
-                "a step-up (`acr_values`, `max_age`), asked by the client or of every sign-in at `\(provider.id)` (`authorization.acr_values`, `max_age`), needs a sign-in through the browser; the device grant cannot ask for one"
-            )
-        }
+        // RFC 8628 has no `acr_values` or `max_age`: a step-up asked of a device sign-in would go unchecked.
+        try refuseStepUp(in: "the device grant")
         let endpoint = try await deviceEndpoint()
         var scopes = configuration.scopes ?? policy.scopes.defaults
         if configuration.requestOfflineAccess {

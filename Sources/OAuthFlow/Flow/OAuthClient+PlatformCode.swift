@@ -21,13 +21,7 @@ extension OAuthClient {
     public func redeemPlatformCode(_ code: Secret, identityToken: Secret, nonce: Secret) async throws -> SignInOutcome {
         try await countingSignIn {
             // The platform's request asked no `acr_values` or `max_age`: a step-up would go unchecked, as in the device grant.
-            let stepUp = PendingAuthorization.Request.authentication(configuration, provider.policy)
-            guard stepUp.acrValues.isEmpty, stepUp.maximumAge == nil else {
-                throw FlowError(
-                    .stepUp,
-                    "a step-up (`acr_values`, `max_age`), asked by the client or of every sign-in at `\(provider.id)`, cannot be asked of a platform's own sign-in: sign in through the browser"
-                )
-            }
+            try refuseStepUp(in: "a platform's own sign-in")
             let hashed = Secret(Hexadecimal.lowercase(Data(SHA256.hash(data: Data(nonce.value.utf8)))))
             let validator = try await idTokenValidator()
             let presented = try await validator.validate(identityToken, nonce: hashed, accessToken: nil)
