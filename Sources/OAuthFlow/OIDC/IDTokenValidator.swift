@@ -103,7 +103,8 @@ public actor IDTokenValidator {
         return try checkClaims(jws.claims, algorithm: algorithm, nonce: nil, accessToken: nil, checkingTimes: false)
     }
 
-    /// Checks a refreshed ID token: valid, and about the same subject (OpenID Connect Core §12.2).
+    /// Checks a refreshed ID token: valid, and for the same subject and client as the stored one (OpenID Connect Core
+    /// §12.2): the same `sub`, `aud` and `azp`.
     public func validateRefreshed(_ token: Secret, previous: Secret?, accessToken: Secret?) async throws -> IDTokenClaims {
         let claims = try await validate(token, nonce: nil, accessToken: accessToken)
         guard let previous else { return claims }
@@ -114,6 +115,12 @@ public actor IDTokenValidator {
         }
         guard oldSubject == claims.subject else {
             throw IDTokenError(.subjectMismatch, "the refreshed ID token is about subject `\(claims.subject)`, not `\(oldSubject)`")
+        }
+        guard Set(audienceClaim(old) ?? []) == Set(claims.audiences) else {
+            throw IDTokenError(.audienceMismatch, "the refreshed ID token's `aud` is not the stored one's")
+        }
+        guard old["azp"]?.stringValue == claims.authorizedParty else {
+            throw IDTokenError(.authorizedPartyMismatch, "the refreshed ID token's `azp` is not the stored one's")
         }
         return claims
     }

@@ -21,6 +21,7 @@ import OAuthFlowTestSupport
         var nonce: String? = "nonce-1"
         var azp: String?
         var at_hash: String?
+        var auth_time: Double?
 
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
@@ -306,6 +307,36 @@ import OAuthFlowTestSupport
         #expect(try await validator.validate(try await sign(Claims(), kid: "any"), nonce: Secret("nonce-1"), accessToken: nil).subject == "user-1")
         let forged = Secret(try await { let other = JWTKeyCollection(); await other.add(ecdsa: ES256PrivateKey()); return try await other.sign(Claims()) }())
         #expect(try await rejection(forged, validator: validator).code == .badSignature)
+    }
+
+    @Test func refreshedTokenMustKeepTheSignInsAudienceAndAuthorizedParty() async throws {
+        let (validator, _) = try makeValidator()
+        var original = Claims()
+        original.auth_time = 1_899_999_000
+        let stored = try await sign(original)
+        var same = original
+        same.nonce = nil
+        same.iat = 1_900_000_030
+        _ = try await validator.validateRefreshed(try await sign(same), previous: stored, accessToken: nil)
+        // Django OAuth Toolkit reports the user's latest sign-in anywhere as `auth_time`: a later one is not refused.
+        var later = same
+        later.auth_time = 1_900_000_050
+        _ = try await validator.validateRefreshed(try await sign(later), previous: stored, accessToken: nil)
+
+        var wider = same
+        wider.aud = AudienceClaim(value: [Self.clientID, "https://api.example.com"])
+        wider.azp = Self.clientID
+        var named = same
+        named.azp = Self.clientID
+        let cases: [(Claims, IDTokenError.Code)] = [
+            (wider, .audienceMismatch), (named, .authorizedPartyMismatch),
+        ]
+        for (claims, code) in cases {
+            let error = try await #require(throws: IDTokenError.self) {
+                try await validator.validateRefreshed(try await sign(claims), previous: stored, accessToken: nil)
+            }
+            #expect(error.code == code)
+        }
     }
 
     @Test func refreshedTokenIsRefusedWhenTheStoredOneNamesNoSubject() async throws {
