@@ -73,7 +73,7 @@ extension DescriptorSchema {
             "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
         Field(
             "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
-            "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta)."
+            "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta), and is never sent to a mutual-TLS alias on another origin."
         ),
         Field(
             "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),

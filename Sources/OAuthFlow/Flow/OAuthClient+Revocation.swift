@@ -52,7 +52,7 @@ extension OAuthClient {
             // RFC 7009's form (or a DELETE with it), the client authenticated as at the token endpoint.
             response = try await post(
                 to: endpoint, parameters, method: settings.method.request, proofKey: proofKey, keepingBinding: certificateBound,
-                purpose: .revocation)
+                purpose: .revocation, secrets: [token])
         } else {
             response = try await revocationRequest(
                 to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey, certificateBound: certificateBound)

@@ -124,19 +124,31 @@ extension OAuthClient {
     /// (RFC 8705 §5), when the client authenticates with it, `keepingBinding` (the request concerns tokens bound to it), or
     /// `requestingTokens` at a provider that binds tokens to it (`security.tls_client_certificate_bound_access_tokens`).
     ///
-    /// `purpose` names the endpoint in the request's span and timer.
+    /// `purpose` names the endpoint in the request's span and timer; `secrets` are values among `parameters` under
+    /// names that do not say they are secret (a token revoked as `access_token`), blanked in an error answer too.
     func post(
         to endpoint: URL, _ parameters: [(String, String)], method requestMethod: TransportRequest.Method = .post,
         encoding: ProviderDescriptor.BodyEncoding? = nil, proofKey: DPoPKey? = nil, keepingBinding: Bool = false,
-        requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, arrival: (@Sendable (TransportResponse) -> Void)? = nil
+        requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, secrets: [Secret] = [],
+        arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
         try requireCredentialBinding()
         let shape = provider.policy.tokenRequest
         let method = try configuration.authenticationMethod(for: provider)
         let (url, identity) = try await certificateRoute(
             to: endpoint, method: method, keepingBinding: keepingBinding, requestingTokens: requestingTokens)
-        // A client assertion names the endpoint as published (`endpoint`), not its mutual-TLS alias.
+        // A client assertion names the endpoint as published (`endpoint`), not its mutual-TLS alias; one addressed to a
+        // token endpoint goes to no other server than that endpoint's, or whoever runs the alias could replay it there.
+        if method == .clientSecretJWT || method == .privateKeyJWT, provider.policy.clientAssertion.audience == .tokenEndpoint,
+            PushedRequest.origin(of: url) != PushedRequest.origin(of: endpoint)
+        {
+            throw FlowError(
+                .clientAuthentication,
+                "refusing to send a client assertion addressed to \(endpoint.absoluteString) to \(url.absoluteString), its mutual-TLS alias on another server: whoever answers there could replay it; use `client_auth.assertion_audience: issuer`"
+            )
+        }
         var form = try await authenticated(AuthenticatedForm(fields: parameters, headers: shape.headers), by: method, published: endpoint)
+        form.otherSecrets = secrets.map(\.value)
         try FlowError.requireSecure(url)
         let bodyEncoding = encoding ?? shape.encoding
         switch bodyEncoding {
@@ -155,6 +167,8 @@ extension OAuthClient {
         var headers: [String: String]
         /// The Basic secret travels in a header, not among the fields: named here so an echo of it is blanked too.
         var headerSecret: String?
+        /// Secret values among the fields under names ``SentSecrets`` does not know.
+        var otherSecrets: [String] = []
         /// A new client assertion, for a retry (an assertion is single-use).
         var renewedAssertion: (@Sendable () async throws -> Secret)?
     }
@@ -226,6 +240,7 @@ extension OAuthClient {
     ) async throws -> TransportResponse {
         var sent = SentSecrets(parameters: form.fields)
         if let headerSecret = form.headerSecret { sent.add(headerSecret) }
+        for value in form.otherSecrets { sent.add(value) }
         let transport = instruments.transport(self.transport, provider: provider.id, endpoint: purpose)
         let response: TransportResponse
         if let proofKey {

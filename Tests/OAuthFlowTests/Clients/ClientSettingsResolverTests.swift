@@ -256,6 +256,22 @@ import Testing
         #expect(error.message == "\(broken.file): `credential_helpers.git` must be a list of {url, provider, account, variables, username} entries")
     }
 
+    /// git sends the password to whatever the remote's URL says: a mapping answers only https remotes, or http
+    /// ones on this machine (RFC 6750 §5.3).
+    @Test func gitMappingsForPlainHTTPRemotesAreRefused() throws {
+        let mapping = { (url: String) in "credential_helpers:\n  git:\n    - url: \(url)\n      provider: gitlab\n" }
+        let local = try Setup(mapping("http://127.0.0.1:8080/team"))
+        defer { local.directory.cleanUp() }
+        #expect(try local.resolver.clientsFile().gitCredentialMappings().map(\.url) == ["http://127.0.0.1:8080/team"])
+        for url in ["http://git.example.com", "HTTP://git.example.com/team", "ftp://git.example.com", "https:///team"] {
+            let setup = try Setup(mapping(url))
+            defer { setup.directory.cleanUp() }
+            let error = try #require(throws: ClientSettingsError.self) { try setup.resolver.clientsFile().gitCredentialMappings() }
+            #expect(error.code == .invalidClientsFile)
+            #expect(error.message.contains("`credential_helpers.git[0].url` must be an https URL"))
+        }
+    }
+
     @Test func settingsMakeAClientConfiguration() throws {
         let settings = ClientSettings(clientID: "c", secret: Secret("s"), authMethod: .clientSecretBasic, scopes: ["read"])
         let redirect = try #require(URL(string: "http://127.0.0.1:8765/callback"))

@@ -233,6 +233,26 @@ import Testing
         #expect(refresh.headers["Authorization"]?.hasPrefix("Basic ") == true, "still authenticated as configured")
     }
 
+    /// A client assertion addressed to the published token endpoint never goes to a mutual-TLS alias on another server,
+    /// which could replay it at that endpoint (the audience injection of CVE-2025-27370); addressed to the issuer, it may.
+    @Test func anAssertionForTheTokenEndpointIsNotSentToAnAliasOnAnotherServer() async throws {
+        let identity = try Self.identity()
+        let token = try Self.accessToken(boundTo: try #require(identity.thumbprint))
+        let answer = #"{"access_token": "\#(token)", "token_type": "Bearer", "refresh_token": "rt-1"}"#
+        let secret = Secret(String(repeating: "k", count: 40))
+        let refused = try Self.server(
+            methods: "[client_secret_jwt]", identity: identity, secret: secret, tokenAnswer: answer, extra: "  assertion_audience: token_endpoint\n")
+        let tokens = try await refused.client.clientCredentialsToken()
+        let error = await #expect(throws: FlowError.self) { _ = try await refused.client.refresh(tokens) }
+        #expect(error?.code == .clientAuthentication)
+        #expect(error?.message.contains("assertion_audience: issuer") == true)
+        #expect(refused.requests.allSatisfy { !$0.url.absoluteString.hasPrefix(Self.aliasHost) })
+
+        let allowed = try Self.server(methods: "[client_secret_jwt]", identity: identity, secret: secret, tokenAnswer: answer)
+        _ = try await allowed.client.refresh(try await allowed.client.clientCredentialsToken())
+        #expect(allowed.requests(to: "/token").last?.url.absoluteString == Self.aliasHost + "/token")
+    }
+
     @Test func aCnfMemberOfTheAnswerBindsToo() async throws {
         let server = try Self.server(
             methods: "[client_secret_basic]", identity: nil, secret: Secret("s3cret"),

@@ -145,6 +145,26 @@ import OAuthFlow
         #expect(Self.form(recorder.last) == ["token": "rt-1", "token_type_hint": "refresh_token", "client_id": "app", "client_secret": "s3cret"])
     }
 
+    /// A token revoked under a name of the provider's own (`access_token`) is blanked like `token` when an error answer
+    /// echoes it: the answer is quoted in errors and on terminals.
+    @Test func aTokenEchoedByARefusalIsBlankedWhateverItsParameterIsCalled() async throws {
+        let token = "at-revoked-0123456789"
+        let echoing = ScriptedTransport { _, _ in
+            TransportResponse(
+                status: 400, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"error": "invalid_request", "error_description": "unknown token at-revoked-0123456789"}"#.utf8))
+        }
+        let provider = try TestDescriptor(extra: "client_auth:\n  method: client_secret_post\nrevocation:\n  token_parameter: access_token\n")
+            .with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
+        let client = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: Secret("s3cret")),
+            environment: OAuthEnvironment(transport: echoing))
+        let error = await #expect(throws: AuthorizationServerError.self) { try await client.revoke(Secret(token), kind: .accessToken) }
+        #expect(error?.description.contains(token) == false, "\(String(describing: error))")
+        #expect(error?.description.contains("[redacted]") == true, "\(String(describing: error))")
+    }
+
     @Test func aSecretIsNeverPutInAURL() async throws {
         let recorder = Recorder()
         let client = try custom("  placement: query\n", clientAuth: "client_secret_post", recorder)
