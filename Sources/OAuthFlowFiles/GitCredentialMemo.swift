@@ -26,9 +26,10 @@ public struct GitCredentialMemo: Sendable, Hashable {
             self.username = username
         }
 
-        /// Whether this entry is for the request with these attributes.
+        /// Whether this entry is for the request with these attributes. Only an https request is answered from the
+        /// memo: a plain-http one goes to the full command, which answers it only for a remote on this machine.
         public func answers(_ attributes: [String: String]) -> Bool {
-            attributes["protocol"] == protocolName && attributes["host"] == host && attributes["path"] == path
+            protocolName == "https" && attributes["protocol"] == protocolName && attributes["host"] == host && attributes["path"] == path
         }
     }
 

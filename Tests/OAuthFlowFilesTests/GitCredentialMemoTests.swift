@@ -26,6 +26,17 @@ import Testing
         #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "%09", with: "%0a")) != nil)
     }
 
+    /// A memo written for a plain-http remote (by an older release, which answered any) answers nothing: the full
+    /// command decides, and answers http only for a remote on this machine.
+    @Test func answersOnlyHTTPSRequests() throws {
+        let entry = { (scheme: String) in
+            GitCredentialMemo.Entry(protocolName: scheme, host: "git.example.com", path: nil, providerID: "gitlab", account: "default", username: "oauth2")
+        }
+        #expect(entry("https").answers(["protocol": "https", "host": "git.example.com"]))
+        #expect(!entry("http").answers(["protocol": "http", "host": "git.example.com"]))
+        #expect(!entry("https").answers(["protocol": "http", "host": "git.example.com"]))
+    }
+
     @Test func keepsTheNewestEntriesForEachRequest() {
         var memo = GitCredentialMemo(clientsFile: "/c", clientsIdentity: "i", entries: [])
         for index in 0..<40 {
