@@ -18,7 +18,7 @@ import Tracing
 /// - **Which provider.** A JWT's `iss`, read before anything is verified, only *selects* a trusted
 ///   provider (its issuer, an alias, or its tenant template); everything is then verified against
 ///   that provider's keys and rules. A token that is not a JWT goes to the introspection endpoint of
-///   the providers whose `access_tokens.format` is `opaque` or `both`, in the order given.
+///   the one provider whose `access_tokens.format` is `opaque` or `both` (there may be only one).
 /// - **JWTs** (`format: jwt` or `both`): `alg` from `access_tokens.signing_algs` (never `none` or
 ///   HMAC), the signature by the provider's JWKS (`SigningKeys`: one fetch at a time, one refetch
 ///   for an unknown `kid` at most every ``Settings/keysRefetchInterval``), `iss`, `aud` containing the
@@ -64,7 +64,8 @@ public final class ProtectedResource: Sendable {
     ///     cap); its logger receives why each token was refused (never the token itself), at debug level.
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
     ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
-    ///   JWTs against, or one whose tokens are introspected without an introspection client.
+    ///   JWTs against, one whose tokens are introspected without an introspection client, or more than one provider
+    ///   whose tokens that are not JWTs are introspected (`access_tokens.format` `opaque` or `both`).
     public convenience init(
         providers: [Provider], settings: Settings, introspectionClients: [String: ClientConfiguration] = [:],
         environment: OAuthEnvironment = OAuthEnvironment(transport: DefaultHTTPTransport(timeout: 5))
@@ -113,6 +114,14 @@ public final class ProtectedResource: Sendable {
                 TrustedProvider(
                     index: trusted.count, provider: provider, audience: audience, introspectionClient: client, environment: environment,
                     discovery: discovery(provider.id), refetchInterval: settings.keysRefetchInterval, maximumAge: settings.keysMaximumAge))
+        }
+        // A token that is not a JWT names no issuer: tried at several introspection endpoints, one provider's token
+        // would be shown to another, which could replay it (RFC 7662 §4).
+        let introspecting = trusted.filter { $0.policy.format != .jwt }.map(\.provider.id)
+        if introspecting.count > 1 {
+            throw refuse(
+                "providers \(introspecting.map { "`\($0)`" }.joined(separator: ", ")) all introspect tokens that are not JWTs, and such a token names no issuer: one provider would be sent another's tokens; protect the API with one ProtectedResource for each, chosen by the route"
+            )
         }
         self.trusted = trusted
         self.settings = settings
@@ -263,43 +272,37 @@ public final class ProtectedResource: Sendable {
                     digest, principal: principal, until: principal.expiresAt ?? now, provider: provider.index, generation: generation, now: now)
                 return principal
             }
-            return try await introspect(token, digest: digest, at: [provider], now: now, trace: &trace)
+            return try await introspect(token, digest: digest, at: provider, now: now, trace: &trace)
         }
-        let introspecting = trusted.filter { $0.policy.format != .jwt }
-        guard !introspecting.isEmpty else {
+        // At most one (the initializer says why).
+        guard let introspecting = trusted.first(where: { $0.policy.format != .jwt }) else {
             throw ProtectedResource.Denial(.invalidToken, "the token is not a JWT, and no trusted provider's tokens are introspected")
         }
         return try await introspect(token, digest: digest, at: introspecting, now: now, trace: &trace)
     }
 
     private func introspect(
-        _ token: String, digest: SHA256Digest, at providers: [TrustedProvider], now: Date, trace: inout CheckTrace
+        _ token: String, digest: SHA256Digest, at provider: TrustedProvider, now: Date, trace: inout CheckTrace
     ) async throws(ProtectedResource.Denial) -> ProtectedResource.Principal {
-        var last = ProtectedResource.Denial(.invalidToken, "no provider knows the token")
-        // Only the one provider asked may make an inactive answer final.
-        let alone = providers.count == 1
-        for provider in providers {
-            trace.miss(provider: provider.index, source: .introspection)
-            let outcome = await provider.introspect(token, digest: digest) { [cache, clock] outcome in
-                let now = clock.now()
-                switch outcome {
-                case let .active(principal):
-                    let until = min(principal.expiresAt ?? .distantFuture, now.addingTimeInterval(provider.policy.introspectionCache))
-                    cache.store(digest, principal: principal, until: until, provider: provider.index, generation: nil, now: now)
-                case let .refused(denial) where alone && denial.code == .invalidToken:
-                    cache.store(
-                        digest, principal: nil, until: now.addingTimeInterval(provider.policy.inactiveCache), provider: provider.index,
-                        generation: nil, now: now)
-                case .refused:
-                    break
-                }
-            }
+        trace.miss(provider: provider.index, source: .introspection)
+        let outcome = await provider.introspect(token, digest: digest) { [cache, clock] outcome in
+            let now = clock.now()
             switch outcome {
-            case let .active(principal): return principal
-            case let .refused(denial): last = denial
+            case let .active(principal):
+                let until = min(principal.expiresAt ?? .distantFuture, now.addingTimeInterval(provider.policy.introspectionCache))
+                cache.store(digest, principal: principal, until: until, provider: provider.index, generation: nil, now: now)
+            case let .refused(denial) where denial.code == .invalidToken:
+                cache.store(
+                    digest, principal: nil, until: now.addingTimeInterval(provider.policy.inactiveCache), provider: provider.index,
+                    generation: nil, now: now)
+            case .refused:
+                break
             }
         }
-        throw last
+        switch outcome {
+        case let .active(principal): return principal
+        case let .refused(denial): throw denial
+        }
     }
 
     /// RFC 9449 §7.1 and RFC 8705 §3: a bound token only with its key or certificate; DPoP only with a bound token.

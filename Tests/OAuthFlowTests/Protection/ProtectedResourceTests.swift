@@ -562,6 +562,30 @@ extension Protection {
             }
         }
 
+        /// A token that is not a JWT names no issuer: an API that introspects at two providers would show each one the
+        /// other's tokens, so it is refused when made; one introspecting provider beside JWT ones is fine.
+        @Test func twoProvidersThatIntrospectOpaqueTokensAreRefusedAtSetUp() throws {
+            let environment = OAuthEnvironment(transport: server, clock: clock)
+            let clients = ["a": ProtectionSetup.introspectionClient, "b": ProtectionSetup.introspectionClient]
+            func provider(_ id: String, _ format: String) throws -> Provider {
+                try ProtectionSetup.provider(
+                    id: id, issuer: "https://\(id).example.com", introspection: "https://\(id).example.com/introspect", accessTokens: ["format": format],
+                    more: "client_auth:\n  methods: [client_secret_basic]\n")
+            }
+            for formats in [("opaque", "opaque"), ("opaque", "both"), ("both", "both")] {
+                let error = try #require(throws: ProviderError.self) {
+                    try ProtectedResource(
+                        providers: [try provider("a", formats.0), try provider("b", formats.1)], settings: ProtectionSetup.settings(),
+                        introspectionClients: clients, environment: environment)
+                }
+                #expect(error.code == .unsupportedPolicy)
+                #expect(error.message.contains("`a`, `b`"), "\(error)")
+            }
+            _ = try ProtectedResource(
+                providers: [try provider("a", "jwt"), try provider("b", "opaque")], settings: ProtectionSetup.settings(),
+                introspectionClients: clients, environment: environment)
+        }
+
         @Test func aResourceThatIsNotHTTPSIsRefusedAtSetUp() throws {
             for resource in ["http://api.example.com", "ftp://api.example.com"] {
                 #expect(throws: ProviderError.self) {
