@@ -28,7 +28,8 @@ extension OAuth {
     ///   - route: How a sign-in reaches the user; nil chooses as ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:stepUp:events:)`` does.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
     /// - Returns: The session, as stored.
-    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`, `SessionError`
+    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset, `credential_for_another_server` for
+    ///   `variables` that change those the client's credentials were given with), `ProviderError`, `SessionError`
     ///   (other than a signed-out session: `session_mismatch` for a session issued elsewhere), and what the sign-in throws.
     public func usableSession(
         _ name: String, account: String = "default", variables: [String: String] = [:], browser: any BrowserOpener,
@@ -48,8 +49,7 @@ extension OAuth {
                 events(.sessionUnusable(error))
             }
         }
-        var settings = try clientSettings(for: name)
-        settings.variables = settings.variables.merging(variables) { _, given in given }
+        let settings = try clientSettings(for: name).overriding(variables: variables, provider: name)
         let provider = try resolve(name, variables: settings.variables)
         let result = try await signIn(
             to: provider, settings: settings, account: account, route: route ?? automaticRoute(for: provider), port: nil,

@@ -134,6 +134,27 @@ public struct ClientSettings: Sendable {
         return configuration
     }
 
+    /// These settings with `given` provider variables over their own.
+    ///
+    /// A credential (secret, key, certificate, assertion) goes to the server its settings' own variables name: a value
+    /// that changes one of them (another tenant's `domain`) is refused unless ``authorizationServer`` names the server,
+    /// which the client then compares with the provider's issuer.
+    ///
+    /// - Throws: ``ClientSettingsError`` `credential_for_another_server`.
+    package func overriding(variables given: [String: String], provider: String) throws -> ClientSettings {
+        let changed = given.filter { name, value in variables[name].map { $0 != value } ?? false }.keys.sorted()
+        let holdsCredential = secret != nil || signingKey != nil || tlsIdentity != nil || assertion != nil
+        if let name = changed.first, holdsCredential, authorizationServer == nil {
+            throw ClientSettingsError(
+                .credentialForAnotherServer,
+                "the credentials of client \(TerminalText.escaped(clientID)) were given with \(provider)'s variable `\(name)` set to `\(TerminalText.escaped(variables[name] ?? ""))`, and `\(name)` is now `\(TerminalText.escaped(given[name] ?? ""))`: they would go to another server. Give the client for that server, or name the server they are for (`issuer` in the clients file, `ClientSettings.authorizationServer`)",
+                provider: provider)
+        }
+        var settings = self
+        settings.variables = variables.merging(given) { _, given in given }
+        return settings
+    }
+
     /// The configuration of a service (client credentials, JWT bearer, token exchange) with these settings.
     public func serviceConfiguration() -> ClientConfiguration {
         var configuration = ClientConfiguration.service(

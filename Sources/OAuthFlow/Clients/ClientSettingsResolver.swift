@@ -77,11 +77,9 @@ public struct ClientSettingsResolver: Sendable {
                 provider: provider)
         }
         let scopes = overrides.scopes.flatMap { $0.isEmpty ? nil : $0 } ?? entry?.scopes
-        var settings = ClientSettings(
-            clientID: clientID, variables: (entry?.variables ?? [:]).merging(overrides.variables) { _, given in given },
-            scopes: scopes)
+        var settings = ClientSettings(clientID: clientID, variables: entry?.variables ?? [:], scopes: scopes)
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
-        return settings
+        return try settings.overriding(variables: overrides.variables, provider: provider)
     }
 
     /// The settings for a client whose id is already known (a pending sign-in's): the secret and method

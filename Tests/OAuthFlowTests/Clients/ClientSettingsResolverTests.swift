@@ -41,6 +41,34 @@ import Testing
         #expect(try environment.resolver.settings(for: "django", overrides: .init(scopes: [])).scopes == ["openid", "email"])
     }
 
+    /// A credential goes to the server its entry's variables name: a variable given another value (another tenant's
+    /// `domain`, from the command line or a call) is refused while the entry holds a secret and names no `issuer`; a
+    /// public client, a variable the entry leaves out, the same value, or an entry that names its server may.
+    @Test func aVariableThatMovesTheCredentialsElsewhereIsRefused() throws {
+        let entry = "okta:\n  client_id: app\n  client_secret_env: OKTA_SECRET\n  variables:\n    domain: a.okta.com\n"
+        let setup = try Setup(entry, environment: ["OKTA_SECRET": "s3cret-value"])
+        defer { setup.directory.cleanUp() }
+        let error = try #require(throws: ClientSettingsError.self) {
+            try setup.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "evil.example"]))
+        }
+        #expect(error.code == .credentialForAnotherServer)
+        #expect(error.message.contains("`domain`") && error.message.contains("evil.example") && !error.message.contains("s3cret-value"))
+        let kept = try setup.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "a.okta.com", "region": "eu"]))
+        #expect(kept.variables == ["domain": "a.okta.com", "region": "eu"] && kept.secret?.value == "s3cret-value")
+
+        let named = try Setup(entry + "  issuer: https://a.okta.com\n", environment: ["OKTA_SECRET": "s3cret-value"])
+        defer { named.directory.cleanUp() }
+        let bound = try named.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "evil.example"]))
+        #expect(bound.authorizationServer?.absoluteString == "https://a.okta.com", "the client compares it with the issuer")
+
+        let open = try Setup("okta:\n  client_id: app\n  variables:\n    domain: a.okta.com\n")
+        defer { open.directory.cleanUp() }
+        #expect(try open.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "b.okta.com"])).variables["domain"] == "b.okta.com")
+
+        let given = ClientSettings(clientID: "app", secret: Secret("s3cret-value"), variables: ["domain": "a.okta.com"])
+        #expect(throws: ClientSettingsError.self) { try given.overriding(variables: ["domain": "b.okta.com"], provider: "okta") }
+    }
+
     /// An entry's `issuer` binds its credentials to that authorization server: a provider whose issuer is another (the
     /// descriptor re-pointed at a look-alike server) gets nothing, the one named gets the secret; a value that is not an
     /// issuer is refused with the key named.
