@@ -298,7 +298,11 @@ public final class OAuth: Sendable {
     /// marked them): the next use reads each from the store.
     package func forgetManagers(of keys: [SessionKey]) {
         managers.withLock { managers in
-            for key in keys { managers.remove(key) }
+            for key in keys {
+                // A host may still hold the manager (an authorizer made from it): it reads the store at its next use.
+                managers.value(for: key)?.storeChanged()
+                managers.remove(key)
+            }
         }
     }
 
@@ -440,6 +444,6 @@ public final class OAuth: Sendable {
 
     /// Drops the token manager made for `key`, after a sign-in replaced its session.
     public func forget(_ key: SessionKey) {
-        managers.withLock { $0.remove(key) }
+        forgetManagers(of: [key])
     }
 }

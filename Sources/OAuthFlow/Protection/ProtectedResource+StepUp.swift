@@ -36,10 +36,11 @@ extension ProtectedResource {
             return nil
         }
 
-        /// Puts what this step-up asks for in a client's `acr_values` and `max_age` (those it leaves out are kept).
+        /// Puts what this step-up asks for in a client's `acr_values` and `max_age` (those it leaves out are kept). Of
+        /// two ages the shorter is kept: a step-up makes a sign-in fresher, never older than the client asks.
         package func apply(acrValues: inout [String], maximumAuthenticationAge: inout Int?) {
             if !self.acrValues.isEmpty { acrValues = self.acrValues }
-            if let maximumAge { maximumAuthenticationAge = maximumAge }
+            if let maximumAge { maximumAuthenticationAge = min(maximumAuthenticationAge ?? maximumAge, maximumAge) }
         }
 
         /// The error code of a step-up challenge (RFC 9470 §3).

@@ -45,6 +45,8 @@ public actor TokenManager {
     private var loading: Task<StoredSession?, any Error>?
     /// Saves a refreshed session the store did not take at first (``keepSaving(_:after:)``).
     private var saving: Task<Void, Never>?
+    /// Set by ``storeChanged()``: the next ``session()`` reads the store, however recently it did.
+    private nonisolated let changedElsewhere = Locked(false)
 
     /// - Parameters:
     ///   - client: The client for the session's provider; it performs refreshes, and its ``OAuthClient/environment``
@@ -79,7 +81,11 @@ public actor TokenManager {
     /// - Throws: ``SessionError`` `notSignedIn` when there is none (signed out here or elsewhere).
     public func session() async throws -> StoredSession {
         let now = clock.now()
-        if let cached, let readAt, now.timeIntervalSince(readAt) < Self.storeRereadInterval { return cached }
+        let changed = changedElsewhere.withLock { value in
+            defer { value = false }
+            return value
+        }
+        if !changed, let cached, let readAt, now.timeIntervalSince(readAt) < Self.storeRereadInterval { return cached }
         // One read of the store, however many callers arrive before it finishes.
         let task: Task<StoredSession?, any Error>
         if let loading {
@@ -120,6 +126,12 @@ public actor TokenManager {
             cached = marked
         }
         return cached ?? stored
+    }
+
+    /// Says that the session was replaced in the store by something this manager did not do (a sign-in through the same
+    /// `OAuth`, a step-up): its next use reads the store at once, not after ``storeRereadInterval``.
+    package nonisolated func storeChanged() {
+        changedElsewhere.withLock { $0 = true }
     }
 
     /// An access token that is valid for at least ``skew`` more seconds, refreshing if needed.

@@ -125,4 +125,17 @@ import Testing
         #expect(descriptor.refusals.map(\.keyPath) == [keyPath], "\(descriptor.refusals)")
         #expect(throws: ProviderError.self) { _ = try descriptor.resolve([:]) }
     }
+
+    /// An API's step-up makes the client's sign-in fresher, never older: of its `max_age` and the client's, the shorter
+    /// is asked; its classes replace the client's, and what it leaves out is kept.
+    @Test(arguments: [(Int?.none, 300), (60, 60), (600, 300)])
+    func aStepUpKeepsTheShorterAge(client: Int?, asked: Int) {
+        var classes = ["urn:example:client"]
+        var age = client
+        ProtectedResource.StepUp(acrValues: [], maximumAge: 300).apply(acrValues: &classes, maximumAuthenticationAge: &age)
+        #expect(age == asked)
+        #expect(classes == ["urn:example:client"])
+        ProtectedResource.StepUp(acrValues: ["urn:example:mfa"], maximumAge: nil).apply(acrValues: &classes, maximumAuthenticationAge: &age)
+        #expect(classes == ["urn:example:mfa"] && age == asked)
+    }
 }

@@ -50,6 +50,19 @@ import Testing
         #expect(error.code == .notSignedIn)
     }
 
+    /// A manager the host kept (inside an authorizer) serves the new session as soon as a sign-in through the same
+    /// `OAuth` replaced it (a step-up), not the old one until the store is read again 30 s later.
+    @Test func aHeldManagerServesTheSessionOfTheNextSignInAtOnce() async throws {
+        let oauth = oauth()
+        try await signIn(oauth)
+        let held = try await oauth.session("simulated")
+        let before = try await held.validAccessToken()
+        try await signIn(oauth)
+        let after = try await held.validAccessToken()
+        #expect(after != before)
+        #expect(after == (try await oauth.accessToken(for: "simulated")))
+    }
+
     @Test func theManagersKeptAreBoundedAndADroppedOneIsMadeAgainFromTheStore() async throws {
         let oauth = oauth(managerCapacity: 4)
         for account in 0..<10 { try await signIn(oauth, account: "a\(account)") }
