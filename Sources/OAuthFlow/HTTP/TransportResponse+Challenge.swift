@@ -4,6 +4,15 @@ extension TransportResponse {
     /// The challenges of the response's `WWW-Authenticate` header, in order (none without one).
     public var challenges: [Challenge] { header("www-authenticate").map(Challenge.parse) ?? [] }
 
+    /// Whether the answer refuses the access token itself, so that a new one may help: a 401 whose challenge says
+    /// `invalid_token` (RFC 6750 §3.1), or that names no error. A 401 asking for a step-up
+    /// (`insufficient_user_authentication`, RFC 9470) or another error is the API's answer, which a refresh cannot change.
+    package var refusesToken: Bool {
+        guard status == 401 else { return false }
+        let errors = challenges.filter { ["bearer", "dpop"].contains($0.scheme.lowercased()) }.compactMap(\.error)
+        return errors.isEmpty || errors.contains("invalid_token")
+    }
+
     /// One challenge of a `WWW-Authenticate` header (RFC 9110 §11.6.1), as a resource server sends it to
     /// say why it refused a token: `Bearer error="insufficient_scope", scope="notes:write"` (RFC 6750 §3),
     /// a `DPoP` challenge (RFC 9449 §7.1), and the `resource_metadata` of RFC 9728 §5.1.

@@ -248,16 +248,9 @@ public final class ServiceTokens: Sendable {
         let identity = client.configuration.tlsIdentity
         let provider = client.provider.id
         let response = try await first.send(request, environment: client.environment, clientIdentity: identity, provider: provider)
-        guard Self.rejectsToken(response) else { return response }
+        guard response.refusesToken else { return response }
         await invalidate(key, token: first.accessToken)
         return try await token(for: key, fetch: fetch).send(request, environment: client.environment, clientIdentity: identity, provider: provider)
-    }
-
-    /// Whether a resource server's answer says the token is no good (401 with `error="invalid_token"`, or a bare 401 challenge).
-    package static func rejectsToken(_ response: TransportResponse) -> Bool {
-        guard response.status == 401 else { return false }
-        guard let challenge = response.header("www-authenticate")?.lowercased() else { return true }
-        return challenge.contains("invalid_token") || !challenge.contains("error=")
     }
 
     // MARK: - Single flight

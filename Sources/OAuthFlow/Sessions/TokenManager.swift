@@ -404,13 +404,14 @@ public actor TokenManager {
     /// Sends a request with the session's access token: as a Bearer token, or with a DPoP proof when the
     /// session is DPoP-bound (``TokenSet/send(_:environment:clientIdentity:)``, one retry for a server nonce), over
     /// mutual TLS with the client's certificate when it is certificate-bound.
-    /// On a 401 that is not a nonce demand, refreshes once and retries once.
+    /// On a 401 that refuses the token (`invalid_token`, or no error named), refreshes once and retries once; any other
+    /// answer (a step-up's `insufficient_user_authentication`) is returned as it is.
     public nonisolated func perform(_ request: TransportRequest) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
         let tokens = try await validTokens()
         let (environment, identity, provider) = (client.environment, client.configuration.tlsIdentity, client.provider.id)
         let first = try await tokens.send(request, environment: environment, clientIdentity: identity, provider: provider)
-        guard first.status == 401 else { return first }
+        guard first.refusesToken else { return first }
         logger.debug("resource answered 401; refreshing once", metadata: ["session": "\(key)"])
         let refreshed = try await refresh(replacing: tokens.accessToken)
         return try await refreshed.tokens.send(request, environment: environment, clientIdentity: identity, provider: provider)

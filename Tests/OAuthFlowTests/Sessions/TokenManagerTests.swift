@@ -275,6 +275,26 @@ final class ChangeLog: @unchecked Sendable {
         #expect(await simulated.requestCount(.token) == exchanges + 1)
     }
 
+    /// A 401 that asks for a step-up (RFC 9470) or names another error than `invalid_token` is the API's answer: it is
+    /// returned at once, with no refresh a new token could not change.
+    @Test(arguments: [
+        #"Bearer error="insufficient_user_authentication", acr_values="urn:example:mfa""#, #"Bearer error="invalid_request""#,
+    ])
+    func a401ThatDoesNotRefuseTheTokenIsReturnedWithoutARefresh(challenge: String) async throws {
+        let simulated = try simulated()
+        let session = try await Simulated.session(try Simulated.appClient(simulated), at: simulated)
+        let transport = ScriptedTransport { request, _ in
+            request.url.host == simulated.issuer.host
+                ? try await simulated.transport.send(request) : TransportResponse(status: 401, headers: ["WWW-Authenticate": challenge])
+        }
+        let (manager, _) = try makeManager(at: simulated, session: session, transport: transport)
+        let exchanges = await simulated.requestCount(.token)
+        let response = try await manager.perform(TransportRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+        #expect(response.status == 401)
+        #expect(transport.count("/me") == 1)
+        #expect(await simulated.requestCount(.token) == exchanges)
+    }
+
     @Test func refreshUnderTheLockAdoptsTokensAnotherProcessStored() async throws {
         let transport = ScriptedTransport { _, _ in Issue.record("no refresh expected"); return TransportResponse(status: 500) }
         let store = InMemoryTokenStore([sampleSession(expiresAt: now.addingTimeInterval(-10))])
