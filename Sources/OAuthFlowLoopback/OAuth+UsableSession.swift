@@ -23,13 +23,13 @@ extension OAuth {
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The session's account name.
-    ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own.
+    ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own. One
+    ///     that changes a variable the settings' credentials were given with leaves them out (``ClientSettings/notes``).
     ///   - browser: Opens the authorization URL, for a sign-in.
     ///   - route: How a sign-in reaches the user; nil chooses as ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:stepUp:events:)`` does.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
     /// - Returns: The session, as stored.
-    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset, `credential_for_another_server` for
-    ///   `variables` that change those the client's credentials were given with), `ProviderError`, `SessionError`
+    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`, `SessionError`
     ///   (other than a signed-out session: `session_mismatch` for a session issued elsewhere), and what the sign-in throws.
     public func usableSession(
         _ name: String, account: String = "default", variables: [String: String] = [:], browser: any BrowserOpener,
@@ -50,6 +50,7 @@ extension OAuth {
             }
         }
         let settings = try clientSettings(for: name).overriding(variables: variables, provider: name)
+        for note in settings.notes where !note.isEmpty { environment.logger.notice("\(note)", metadata: ["provider": "\(name)"]) }
         let provider = try resolve(name, variables: settings.variables)
         let result = try await signIn(
             to: provider, settings: settings, account: account, route: route ?? automaticRoute(for: provider), port: nil,

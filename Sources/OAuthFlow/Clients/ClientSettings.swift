@@ -136,22 +136,26 @@ public struct ClientSettings: Sendable {
 
     /// These settings with `given` provider variables over their own.
     ///
-    /// A credential (secret, key, certificate, assertion) goes to the server its settings' own variables name: a value
-    /// that changes one of them (another tenant's `domain`) is refused unless ``authorizationServer`` names the server,
-    /// which the client then compares with the provider's issuer.
-    ///
-    /// - Throws: ``ClientSettingsError`` `credential_for_another_server`.
-    package func overriding(variables given: [String: String], provider: String) throws -> ClientSettings {
-        let changed = given.filter { name, value in variables[name].map { $0 != value } ?? false }.keys.sorted()
-        let holdsCredential = secret != nil || signingKey != nil || tlsIdentity != nil || assertion != nil
-        if let name = changed.first, holdsCredential, authorizationServer == nil {
-            throw ClientSettingsError(
-                .credentialForAnotherServer,
-                "the credentials of client \(TerminalText.escaped(clientID)) were given with \(provider)'s variable `\(name)` set to `\(TerminalText.escaped(variables[name] ?? ""))`, and `\(name)` is now `\(TerminalText.escaped(given[name] ?? ""))`: they would go to another server. Give the client for that server, or name the server they are for (`issuer` in the clients file, `ClientSettings.authorizationServer`)",
-                provider: provider)
-        }
+    /// A credential (secret, key, certificate, assertion) goes to the server its settings' own variables name: when a
+    /// given value changes one of them (another tenant's `domain`) and no ``authorizationServer`` names the server, the
+    /// credentials are left out, with a note saying why, as another client's are. A variable the settings leave out is
+    /// not theirs to hold; ``authorizationServer`` binds them whatever the variables.
+    package func overriding(variables given: [String: String], provider: String) -> ClientSettings {
         var settings = self
         settings.variables = variables.merging(given) { _, given in given }
+        let changed = given.filter { name, value in variables[name].map { $0 != value } ?? false }.keys.sorted()
+        let holdsCredential = secret != nil || signingKey != nil || tlsIdentity != nil || assertion != nil
+        guard let name = changed.first, holdsCredential, authorizationServer == nil else { return settings }
+        settings.secret = nil
+        settings.secretSource = nil
+        settings.signingKey = nil
+        settings.keySource = nil
+        settings.tlsIdentity = nil
+        settings.assertion = nil
+        settings.authMethod = nil
+        settings.notes.append(
+            "the credentials configured for client \(TerminalText.escaped(clientID)) at \(provider) were given with `\(name)` set to `\(TerminalText.escaped(variables[name] ?? ""))`, not `\(TerminalText.escaped(given[name] ?? ""))`: they would go to another server; not used (name the server with `issuer` in the clients file to use them there)"
+        )
         return settings
     }
 

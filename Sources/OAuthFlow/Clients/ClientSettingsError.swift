@@ -32,9 +32,6 @@ extension ErrorCode where Domain == ClientSettingsError {
     public static let unreadableClientsFile = Self("unreadable_clients_file")
     /// The clients file is not valid YAML, has an unknown key, or a key of the wrong shape.
     public static let invalidClientsFile = Self("invalid_clients_file")
-    /// A provider variable was given another value than the one the client's credentials were given with (another
-    /// tenant's `domain`), and nothing names the server they are for: they would go to another server.
-    public static let credentialForAnotherServer = Self("credential_for_another_server")
     /// The clients file holds a secret in clear (`client_secret:`); secrets are given only by reference.
     public static let literalSecret = Self("literal_secret")
 }

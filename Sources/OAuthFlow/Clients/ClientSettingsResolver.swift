@@ -79,7 +79,12 @@ public struct ClientSettingsResolver: Sendable {
         let scopes = overrides.scopes.flatMap { $0.isEmpty ? nil : $0 } ?? entry?.scopes
         var settings = ClientSettings(clientID: clientID, variables: entry?.variables ?? [:], scopes: scopes)
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
-        return try settings.overriding(variables: overrides.variables, provider: provider)
+        // A secret named with the overrides is given with their variables: they are its own.
+        if case .namedVariable = settings.secretSource {
+            settings.variables = settings.variables.merging(overrides.variables) { _, given in given }
+            return settings
+        }
+        return settings.overriding(variables: overrides.variables, provider: provider)
     }
 
     /// The settings for a client whose id is already known (a pending sign-in's): the secret and method

@@ -110,6 +110,8 @@ public final class OAuth: Sendable {
 
     public let configuration: Configuration
     private let managers: Locked<RecentlyUsed<SessionKey, TokenManager>>
+    /// Every manager handed out, weakly, to be told when a sign-in replaces its session.
+    private let held = Locked(HeldManagers())
     private let services = Locked<[String: ServiceTokens]>([:])
     /// Each descriptor read, by provider name: its files are read and parsed once.
     private let descriptors = Locked<[String: ProviderDescriptor]>([:])
@@ -280,30 +282,34 @@ public final class OAuth: Sendable {
     /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, ``ProviderError``, store errors.
     public func session(_ name: String, account: String = "default") async throws -> TokenManager {
         let key = SessionKey(providerID: name, account: account)
-        if let manager = managers.withLock({ $0.value(for: key) }) { return manager }
+        if let manager = managers.withLock({ $0.value(for: key) }) { return handOut(manager, for: key) }
         guard let stored = try await store.load(key) else {
             // A misspelt provider is an unknown provider, not a missing sign-in.
             _ = try descriptor(name)
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
         let made = TokenManager(client: try client(for: stored), store: store, key: key)
-        return managers.withLock { managers in
+        let manager = managers.withLock { managers in
             if let existing = managers.value(for: key) { return existing }
             managers.insert(made, for: key)
             return made
         }
+        return handOut(manager, for: key)
+    }
+
+    private func handOut(_ manager: TokenManager, for key: SessionKey) -> TokenManager {
+        held.withLock { $0.add(manager, for: key) }
+        return manager
     }
 
     /// Forgets the token managers of `keys`, whose sessions something outside them changed (a security event ended or
     /// marked them): the next use reads each from the store.
     package func forgetManagers(of keys: [SessionKey]) {
         managers.withLock { managers in
-            for key in keys {
-                // A host may still hold the manager (an authorizer made from it): it reads the store at its next use.
-                managers.value(for: key)?.storeChanged()
-                managers.remove(key)
-            }
+            for key in keys { managers.remove(key) }
         }
+        // A host may still hold a manager (an authorizer made from it): it reads the store at its next use.
+        for manager in held.withLock({ $0.alive(for: keys) }) { manager.storeChanged() }
     }
 
     /// A signed-in user's access token, refreshed first when it expires within a minute.
@@ -324,7 +330,7 @@ public final class OAuth: Sendable {
     ) async throws -> TokenManager.SignOut {
         let manager = try await session(name, account: account)
         let result = try await manager.signOut(endingProviderSession: endingProviderSession)
-        managers.withLock { $0.remove(SessionKey(providerID: name, account: account)) }
+        forgetManagers(of: [SessionKey(providerID: name, account: account)])
         return result
     }
 

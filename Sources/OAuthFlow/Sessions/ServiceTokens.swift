@@ -243,9 +243,13 @@ public final class ServiceTokens: Sendable {
         _ request: TransportRequest, for target: OAuthClient.ServiceTokenRequest = .init()
     ) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
-        // A token asked for resources (RFC 8707 §2) is theirs: it goes to no other origin.
-        if !target.resources.isEmpty {
-            let origins = target.resources.compactMap { URL(string: $0).flatMap(PushedRequest.origin(of:)) }
+        // A token asked for resources (RFC 8707 §2) is theirs: it goes to no other origin. Identifiers that are not
+        // http(s) URLs (Entra's `api://…`, a `urn:`) name no origin, and leave the choice to the host.
+        let origins = target.resources.compactMap { resource -> String? in
+            guard let url = URL(string: resource), ["https", "http"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+            return PushedRequest.origin(of: url)
+        }
+        if !origins.isEmpty, origins.count == target.resources.count {
             guard let origin = PushedRequest.origin(of: request.url), origins.contains(origin) else {
                 throw FlowError(
                     .invalidResource,

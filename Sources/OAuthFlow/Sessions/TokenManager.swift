@@ -45,8 +45,11 @@ public actor TokenManager {
     private var loading: Task<StoredSession?, any Error>?
     /// Saves a refreshed session the store did not take at first (``keepSaving(_:after:)``).
     private var saving: Task<Void, Never>?
-    /// Set by ``storeChanged()``: the next ``session()`` reads the store, however recently it did.
-    private nonisolated let changedElsewhere = Locked(false)
+    /// How many times ``storeChanged()`` was called: a read of the store begun before the last call is not trusted after it.
+    private nonisolated let changes = Locked(0)
+    /// The count of ``changes`` when the read that gave ``cached`` began, and when ``loading`` began.
+    private var readGeneration = 0
+    private var loadingGeneration = 0
 
     /// - Parameters:
     ///   - client: The client for the session's provider; it performs refreshes, and its ``OAuthClient/environment``
@@ -81,20 +84,20 @@ public actor TokenManager {
     /// - Throws: ``SessionError`` `notSignedIn` when there is none (signed out here or elsewhere).
     public func session() async throws -> StoredSession {
         let now = clock.now()
-        let changed = changedElsewhere.withLock { value in
-            defer { value = false }
-            return value
+        let generation = changes.withLock { $0 }
+        if generation == readGeneration, let cached, let readAt, now.timeIntervalSince(readAt) < Self.storeRereadInterval {
+            return cached
         }
-        if !changed, let cached, let readAt, now.timeIntervalSince(readAt) < Self.storeRereadInterval { return cached }
-        // One read of the store, however many callers arrive before it finishes.
+        // One read of the store, however many callers arrive before it finishes; none begun before the last change.
         let task: Task<StoredSession?, any Error>
-        if let loading {
+        if let loading, loadingGeneration == generation {
             task = loading
         } else {
             task = Task { try await store.load(key) }
             loading = task
+            loadingGeneration = generation
         }
-        defer { loading = nil }
+        defer { if loading == task { loading = nil } }
         let stored: StoredSession?
         do {
             stored = try await task.value
@@ -104,6 +107,7 @@ public actor TokenManager {
             throw error
         }
         readAt = now
+        readGeneration = max(readGeneration, generation)
         guard let stored else {
             if cached != nil {
                 cached = nil
@@ -131,7 +135,7 @@ public actor TokenManager {
     /// Says that the session was replaced in the store by something this manager did not do (a sign-in through the same
     /// `OAuth`, a step-up): its next use reads the store at once, not after ``storeRereadInterval``.
     package nonisolated func storeChanged() {
-        changedElsewhere.withLock { $0 = true }
+        changes.withLock { $0 += 1 }
     }
 
     /// An access token that is valid for at least ``skew`` more seconds, refreshing if needed.

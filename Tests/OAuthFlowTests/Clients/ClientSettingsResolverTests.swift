@@ -42,31 +42,38 @@ import Testing
     }
 
     /// A credential goes to the server its entry's variables name: a variable given another value (another tenant's
-    /// `domain`, from the command line or a call) is refused while the entry holds a secret and names no `issuer`; a
-    /// public client, a variable the entry leaves out, the same value, or an entry that names its server may.
-    @Test func aVariableThatMovesTheCredentialsElsewhereIsRefused() throws {
-        let entry = "okta:\n  client_id: app\n  client_secret_env: OKTA_SECRET\n  variables:\n    domain: a.okta.com\n"
-        let setup = try Setup(entry, environment: ["OKTA_SECRET": "s3cret-value"])
+    /// `domain`, from the command line or a call) leaves the entry's secret out, with a note, while the entry names no
+    /// `issuer`; a public client, a variable the entry leaves out, the same value, an entry that names its server, or a
+    /// secret named with the overrides themselves keep theirs.
+    @Test func aVariableThatMovesTheCredentialsElsewhereLeavesThemOut() throws {
+        let entry = "okta:\n  client_id: app\n  client_secret_env: OKTA_SECRET\n  client_auth: client_secret_post\n  variables:\n    domain: a.okta.com\n"
+        let setup = try Setup(entry, environment: ["OKTA_SECRET": "s3cret-value", "OTHER_SECRET": "other-value"])
         defer { setup.directory.cleanUp() }
-        let error = try #require(throws: ClientSettingsError.self) {
-            try setup.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "evil.example"]))
-        }
-        #expect(error.code == .credentialForAnotherServer)
-        #expect(error.message.contains("`domain`") && error.message.contains("evil.example") && !error.message.contains("s3cret-value"))
+        let moved = try setup.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "evil.example"]))
+        #expect(moved.secret == nil && moved.secretSource == nil && moved.authMethod == nil)
+        #expect(moved.variables == ["domain": "evil.example"])
+        let note = try #require(moved.notes.last)
+        #expect(note.contains("`domain` set to `a.okta.com`, not `evil.example`") && !note.contains("s3cret-value"), "\(note)")
         let kept = try setup.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "a.okta.com", "region": "eu"]))
         #expect(kept.variables == ["domain": "a.okta.com", "region": "eu"] && kept.secret?.value == "s3cret-value")
+        // A secret the command line names comes with the command line's variables.
+        let named = try setup.resolver.settings(
+            for: "okta", overrides: .init(clientID: "other", secretVariable: "OTHER_SECRET", variables: ["domain": "b.okta.com"]))
+        #expect(named.secret?.value == "other-value" && named.variables["domain"] == "b.okta.com")
 
-        let named = try Setup(entry + "  issuer: https://a.okta.com\n", environment: ["OKTA_SECRET": "s3cret-value"])
-        defer { named.directory.cleanUp() }
-        let bound = try named.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "evil.example"]))
-        #expect(bound.authorizationServer?.absoluteString == "https://a.okta.com", "the client compares it with the issuer")
+        let bound = try Setup(entry + "  issuer: https://a.okta.com\n", environment: ["OKTA_SECRET": "s3cret-value"])
+        defer { bound.directory.cleanUp() }
+        let elsewhere = try bound.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "evil.example"]))
+        #expect(elsewhere.secret?.value == "s3cret-value", "the client compares the issuer itself")
+        #expect(elsewhere.authorizationServer?.absoluteString == "https://a.okta.com")
 
         let open = try Setup("okta:\n  client_id: app\n  variables:\n    domain: a.okta.com\n")
         defer { open.directory.cleanUp() }
         #expect(try open.resolver.settings(for: "okta", overrides: .init(variables: ["domain": "b.okta.com"])).variables["domain"] == "b.okta.com")
 
         let given = ClientSettings(clientID: "app", secret: Secret("s3cret-value"), variables: ["domain": "a.okta.com"])
-        #expect(throws: ClientSettingsError.self) { try given.overriding(variables: ["domain": "b.okta.com"], provider: "okta") }
+        #expect(given.overriding(variables: ["domain": "b.okta.com"], provider: "okta").secret == nil)
+        #expect(given.overriding(variables: ["tenant": "t1"], provider: "okta").secret?.value == "s3cret-value")
     }
 
     /// An entry's `issuer` binds its credentials to that authorization server: a provider whose issuer is another (the

@@ -306,6 +306,10 @@ import Testing
         #expect(transport.count("/v1/things") == 0 && transport.count("/v1") == 0)
         let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/v2/things")!), for: target)
         #expect(response.status == 200)
+        // An identifier that is no URL (Entra's Application ID URI) names no origin to hold the request to.
+        let identified = OAuthClient.ServiceTokenRequest(resources: ["api://orders"])
+        let elsewhere = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://orders.example.net/x")!), for: identified)
+        #expect(elsewhere.status == 200)
     }
 
     @Test func theTargetParameterIsTheDescriptorsChoice() async throws {
