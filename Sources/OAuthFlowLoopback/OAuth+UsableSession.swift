@@ -24,7 +24,7 @@ extension OAuth {
     ///   - name: The provider.
     ///   - account: The session's account name.
     ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own. One
-    ///     that changes a variable the settings' credentials were given with leaves them out (``ClientSettings/notes``).
+    ///     that changes a variable the settings' credentials were given with leaves them out (`ClientSettings.notes` says why).
     ///   - browser: Opens the authorization URL, for a sign-in.
     ///   - route: How a sign-in reaches the user; nil chooses as ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:stepUp:events:)`` does.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
