@@ -237,26 +237,11 @@ public final class ServiceTokens: Sendable {
     /// certificate when it is certificate-bound, through the client's environment.
     ///
     /// A 401 whose `WWW-Authenticate` says `invalid_token` (RFC 6750 §3.1) drops that token, fetches a new one
-    /// and sends once more; a second 401 is returned as it is. A token asked for `target`'s resources is sent only to
-    /// their origins.
+    /// and sends once more; a second 401 is returned as it is.
     public func send(
         _ request: TransportRequest, for target: OAuthClient.ServiceTokenRequest = .init()
     ) async throws -> TransportResponse {
         try FlowError.requireSecure(request.url)
-        // A token asked for resources (RFC 8707 §2) is theirs: it goes to no other origin. Identifiers that are not
-        // http(s) URLs (Entra's `api://…`, a `urn:`) name no origin, and leave the choice to the host.
-        let origins = target.resources.compactMap { resource -> String? in
-            guard let url = URL(string: resource), ["https", "http"].contains(url.scheme?.lowercased() ?? "") else { return nil }
-            return PushedRequest.origin(of: url)
-        }
-        if !origins.isEmpty, origins.count == target.resources.count {
-            guard let origin = PushedRequest.origin(of: request.url), origins.contains(origin) else {
-                throw FlowError(
-                    .invalidResource,
-                    "the token is asked for \(target.resources.map { TerminalText.escaped($0) }.joined(separator: " ")) (RFC 8707), and the request goes to \(TerminalText.escaped(request.url.host ?? "?")): it is not sent there"
-                )
-            }
-        }
         let key = key(for: target)
         let fetch: @Sendable (OAuthClient) async throws -> TokenSet = { client in try await client.clientCredentialsToken(target) }
         let first = try await token(for: key, fetch: fetch)

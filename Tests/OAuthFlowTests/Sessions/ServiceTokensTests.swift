@@ -286,32 +286,6 @@ import Testing
         #expect(await simulated.requestCount(.token) == 1)
     }
 
-    /// A token asked for a resource (RFC 8707) is sent only to that resource's origin: another API, however alike,
-    /// gets nothing, and no token is fetched for it.
-    @Test func aTokenAskedForAResourceGoesToNoOtherOrigin() async throws {
-        let simulated = try SimulatedProvider()
-        let transport = ScriptedTransport { request, _ in
-            if request.url.host == simulated.issuer.host { return try await simulated.transport.send(request) }
-            return TransportResponse(status: 200)
-        }
-        let tokens = try Self.tokens(at: simulated, transport: transport)
-        let target = OAuthClient.ServiceTokenRequest(resources: ["https://api.example.com/v1"])
-        for other in ["https://api.example.com.evil.example/v1/things", "https://api.example.com:8443/v1/things", "https://other.example.com/v1"] {
-            let error = await #expect(throws: FlowError.self) {
-                _ = try await tokens.send(TransportRequest(method: .get, url: URL(string: other)!), for: target)
-            }
-            #expect(error?.code == .invalidResource)
-        }
-        #expect(await simulated.requestCount(.token) == 0)
-        #expect(transport.count("/v1/things") == 0 && transport.count("/v1") == 0)
-        let response = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://api.example.com/v2/things")!), for: target)
-        #expect(response.status == 200)
-        // An identifier that is no URL (Entra's Application ID URI) names no origin to hold the request to.
-        let identified = OAuthClient.ServiceTokenRequest(resources: ["api://orders"])
-        let elsewhere = try await tokens.send(TransportRequest(method: .get, url: URL(string: "https://orders.example.net/x")!), for: identified)
-        #expect(elsewhere.status == 200)
-    }
-
     @Test func theTargetParameterIsTheDescriptorsChoice() async throws {
         let simulated = try SimulatedProvider()
         let transport = RecordingTransport(simulated.transport)
