@@ -11,8 +11,10 @@ struct HeldManagers: Sendable {
 
     /// Lists `manager` for `key`, once.
     mutating func add(_ manager: TokenManager, for key: SessionKey) {
+        // Every `session(_:)` call lists its manager: one already listed costs a look, not a new list.
+        if entries[key]?.contains(where: { $0.manager === manager }) == true { return }
         var list = entries[key, default: []].filter { $0.manager != nil }
-        if !list.contains(where: { $0.manager === manager }) { list.append(Entry(manager: manager)) }
+        list.append(Entry(manager: manager))
         entries[key] = list
         if entries.count > sweepAt {
             entries = entries.filter { $0.value.contains { $0.manager != nil } }
