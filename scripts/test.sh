@@ -72,12 +72,8 @@ source "$root/scripts/browser.sh"
 # BoringSSL and libyaml): about 8% less CPU in a cold build, and smaller objects to link. A crash in a test still
 # names the functions in its backtrace, without file and line. Elsewhere the build keeps it, so that `swift build`
 # and `swift test` run by hand reuse this build instead of starting again with other flags.
-# It also compiles each module in one compiler job (whole-module, still unoptimized): a cold build takes about a
-# sixth less CPU, as no module is parsed and checked twice and no separate job emits its interface.
 build_flags=()
-if [ "${CI:-}" = true ]; then
-    build_flags=(-Xswiftc -gnone -Xcc -g0 -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2)
-fi
+if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xcc -g0); fi
 
 # --- the build, from here on behind everything else ----------------------------------------
 # The checks below, the installs and the servers take little CPU and mostly wait; the build takes the
