@@ -4,27 +4,8 @@ import NIOHTTP1
 import NIOPosix
 import OAuthFlow
 
-/// Receives the authorization redirect on a loopback address (RFC 8252 §7.3).
-///
-/// - Binds `127.0.0.1` or `::1` only, on an ephemeral port (0) or a fixed one.
-/// - Requests to the redirect path (GET, or POST for `form_post`) go to the
-///   handler, one at a time; its answer says whether the wait is over. A request
-///   the handler rejects (a forged callback) does not end the wait.
-/// - Other paths get 404 and other methods 405; neither ends the wait.
-/// - After the finishing callback, further callbacks get 410.
-/// - It cannot be flooded (``Limits``): a connection must deliver a whole request within
-///   10 s; at most 64 are open at once (the oldest one still sending is dropped for a
-///   new one, so the browser's callback always gets in); at most 8 requests wait for
-///   the handler, and one that waits longer than 5 s (the handler is busy with a slow
-///   token exchange) is answered 503 rather than left hanging.
-/// - Every answer carries `Cache-Control: no-store` and `Referrer-Policy: no-referrer`,
-///   so the code in the URL does not leak from the page.
-///
-/// The server runs on SwiftNIO's structured-concurrency API: the listening channel and each connection are
-/// `NIOAsyncChannel`s, each connection served by a task of its own that answers its one request. What guards
-/// the receiver runs on the event loop as bytes arrive, never waiting for a task: the connection limit as a
-/// connection is accepted, the request deadline, the body cap and the arrival of a whole request. A busy Swift
-/// task pool delays answers; it cannot stop the listener accepting nor keep a slow sender's connection open.
+/// Receives the authorization redirect on a loopback address (RFC 8252 §7.3): `127.0.0.1` or `::1` only, on an
+/// ephemeral port (0) or a fixed one.
 public final class LoopbackReceiver: Sendable {
     /// Bodies larger than this are refused (a `form_post` callback is a few hundred bytes).
     public static let maximumBodySize = 64 * 1024

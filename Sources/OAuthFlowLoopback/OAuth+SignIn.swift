@@ -29,19 +29,17 @@ extension OAuth {
     ///   - name: The provider.
     ///   - account: The session's account name, for several sessions with one provider.
     ///   - browser: Opens the authorization URL.
-    ///   - route: Nil chooses the browser, unless the host handed in `OAuth.Configuration.environmentVariables` and they
-    ///     say none can open here (SSH, no display, no browser command) and the provider takes the device grant.
+    ///   - route: Nil chooses the browser, or a device code where `OAuth.Configuration.environmentVariables` say no
+    ///     browser can open here and the provider takes the device grant.
     ///   - port: A fixed loopback port instead of the descriptor's choice.
-    ///   - timeout: How long the browser route waits for the browser to come back (300 s by default); it bounds only
-    ///     that wait, as the token exchange after the callback has the transport's own deadline.
+    ///   - timeout: How long the browser route waits for the browser to come back (300 s by default).
     ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
-    ///   - authorizationDetails: Rich authorization request details (RFC 9396) to ask for, in place of the client
-    ///     settings' (`ClientSettings.authorizationDetails`); empty keeps those. The tokens' grant is in
-    ///     `TokenSet.authorizationDetails`.
-    ///   - grantManagement: What to ask of the grant (FAPI Grant Management): `.create`, or `.merge(grantID:)` into the
-    ///     grant an earlier session holds (`TokenSet.grantID`); nil keeps the client settings' (`ClientSettings.grantManagement`).
-    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470): its
-    ///     `acr_values` and `max_age` go in the request, and the new ID token's `acr` and `auth_time` must meet them.
+    ///   - authorizationDetails: Rich authorization request details (RFC 9396) to ask for instead of the client
+    ///     settings' (`ClientSettings.authorizationDetails`); empty keeps those.
+    ///   - grantManagement: What to ask of the grant (FAPI Grant Management), `.create` or `.merge(grantID:)`; nil
+    ///     keeps the client settings' (`ClientSettings.grantManagement`).
+    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470);
+    ///     the new ID token's `acr` and `auth_time` must meet it.
     ///   - events: Receives what happens, in order: the route, then the sign-in's own steps.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``LoopbackSignIn`` and

@@ -4,7 +4,7 @@ import OAuthFlow
 extension OAuth {
     /// A session whose access token is valid, in one call: the stored one while it is valid, else refreshed, else
     /// a new sign-in through the browser (or, where no browser can open and the provider declares the grant, with a
-    /// device code). What a credential helper or a command-line tool needs before each use.
+    /// device code).
     ///
     /// ```swift
     /// let oauth = OAuth(.commandLine(environment: ProcessInfo.processInfo.environment))
@@ -13,24 +13,17 @@ extension OAuth {
     /// }
     /// ```
     ///
-    /// A valid stored session is handed back without a client secret or the network, once `OAuth.storedSession(_:account:validFor:)`
-    /// has checked that the provider still names the authorization server that issued it. A refresh runs through the
-    /// session's shared `TokenManager` (`OAuth.session(_:account:)`), with the variables it was signed in with. A
-    /// session the server signed out (`invalid_grant`) or that vanished is reported with
-    /// ``SignInEvent/sessionUnusable(_:)`` and replaced by a sign-in; any other failure (the network, a refusal that is
-    /// not `invalid_grant`) is thrown and the stored session kept.
-    ///
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The session's account name.
-    ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own. One
-    ///     that changes a variable the settings' credentials were given with leaves them out (`ClientSettings.notes` says why).
+    ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own.
     ///   - browser: Opens the authorization URL, for a sign-in.
-    ///   - route: How a sign-in reaches the user; nil chooses as ``signIn(to:account:browser:route:port:timeout:requestOfflineAccess:authorizationDetails:grantManagement:stepUp:events:)`` does.
+    ///   - route: How a sign-in reaches the user; nil chooses as `signIn(to:browser:)` does.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
     /// - Returns: The session, as stored.
-    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`, `SessionError`
-    ///   (other than a signed-out session: `session_mismatch` for a session issued elsewhere), and what the sign-in throws.
+    /// - Throws: `ClientSettingsError` (no client id configured, a secret variable unset), `ProviderError`,
+    ///   `SessionError` (other than a signed-out session: `session_mismatch` for a session issued elsewhere), and what
+    ///   the sign-in throws.
     public func usableSession(
         _ name: String, account: String = "default", variables: [String: String] = [:], browser: any BrowserOpener,
         route: SignInRoute? = nil, events: @escaping @Sendable (SignInEvent) -> Void = { _ in }

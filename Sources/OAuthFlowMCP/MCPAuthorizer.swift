@@ -8,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// Signs the user in to any MCP server from its URL, for the MCP Swift SDK's `HTTPClientTransport`: an
-/// `HTTPClientAuthorizer` that follows the MCP authorization spec with OAuthFlow's engine.
+/// `HTTPClientAuthorizer` that follows the MCP authorization spec with OAuthFlow's engine (`MCPAuthorization`).
 ///
 /// ```swift
 /// let authorizer = MCPAuthorizer(MCPAuthorizer.Configuration(store: store, browser: SystemBrowser(environment: environment)))
@@ -16,17 +16,8 @@ import FoundationNetworking
 ///     endpoint: URL(string: "https://mcp.example.com/mcp")!, authorizer: authorizer, requestModifier: authorizer.requestModifier)
 /// ```
 ///
-/// The work is `MCPAuthorization`'s (in `OAuthFlowMCPAuth`, which this module re-exports and the `oauthflow mcp`
-/// commands use without the SDK): on the server's first 401 it reads the protected-resource metadata (RFC 9728),
-/// checks that it is for this server, fetches the authorization server's metadata (RFC 8414 or OpenID Connect
-/// Discovery, path-aware) and checks its issuer exactly, finds a client (the host's, one registered before, a client ID
-/// metadata document, or Dynamic Client Registration, RFC 7591), and signs the user in through the browser and a
-/// loopback redirect with PKCE S256 and the `resource` indicator (RFC 8707). The session is stored in the
-/// configuration's `TokenStore` per authorization server and MCP server, refreshed before it expires and reused after a
-/// restart. A 403 `insufficient_scope` signs in again for the scopes held and those demanded, once per operation.
-///
-/// Where the authorization server offers DPoP (RFC 9449), sessions are DPoP-bound when the transport is given
-/// ``requestModifier`` too, which adds each request's proof; without it, tokens are Bearer tokens.
+/// Give the transport ``requestModifier`` too: it adds each request's DPoP proof, without which sessions are Bearer
+/// sessions.
 public final class MCPAuthorizer: HTTPClientAuthorizer, Sendable {
     /// Where sessions and registered clients are kept, the browser, the clients the host registered, and the environment.
     public typealias Configuration = MCPAuthorization.Configuration

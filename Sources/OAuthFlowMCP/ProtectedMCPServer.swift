@@ -19,22 +19,7 @@ import OAuthFlow
 /// ```
 ///
 /// Framework adapters hand each request at ``endpointPath`` to ``handle(_:)`` and serve ``metadataDocument`` at
-/// ``metadataPaths``. For each request it:
-///
-/// 1. reads which tool a `tools/call` names (the body is read as the SDK reads it), and the scopes required: the
-///    configuration's ``Configuration/scopes`` and that tool's ``Configuration/toolScopes``;
-/// 2. checks the token with `ProtectedResource.authenticate(_:requiring:details:stepUp:)`: its signature or introspection,
-///    its binding (DPoP proof, client certificate), its audience, which must be this server's canonical URI (MCP
-///    authorization, "Token Audience Binding and Validation"), and the scopes. A refusal is answered with its status
-///    and challenges: 401 `Bearer … scope="…", resource_metadata="…"` (with `error="invalid_token"` for a bad token),
-///    or 403 `error="insufficient_scope", scope="…"` naming the scopes the request needs;
-/// 3. hands the SDK's transport the request without its `Authorization` and `DPoP` headers; a method handler reads
-///    who is calling with ``Access/current``, and calls upstream APIs with a token exchange
-///    (``Access/tokenExchange(for:requestedTokenType:)``), never with the token it was given.
-///
-/// With ``SessionMode/stateful`` sessions, a session is bound to the user (issuer and subject) whose token opened it:
-/// another user's token naming its `Mcp-Session-Id` is answered 404, as an unknown session is, and every request is
-/// authenticated, whatever session it names.
+/// ``metadataPaths``.
 public final class ProtectedMCPServer: Sendable {
     /// Makes the `Server` of a new session (or, stateless, of one request), its tools registered, for the user whose
     /// token opened it. The server is started and stopped by ``ProtectedMCPServer``.

@@ -10,20 +10,7 @@ import OAuthFlow
 /// let tokens = try await authorization.signIn(to: URL(string: "https://mcp.example.com/mcp")!)
 /// ```
 ///
-/// On the server's 401 (``handleChallenge(statusCode:headers:endpoint:operation:)``, or the probe ``signIn(to:scopes:)``
-/// sends) it reads the protected-resource metadata (RFC 9728) the challenge names, or at the well-known locations;
-/// checks that it is for this server; fetches the authorization server's metadata (RFC 8414 or OpenID Connect
-/// Discovery, path-aware) and checks its issuer exactly; finds a client (one the host gives for the issuer, else one
-/// registered before, else a client ID metadata document the server takes, else one registered with Dynamic Client
-/// Registration, RFC 7591, and kept); and signs the user in through the browser and a loopback redirect with PKCE S256,
-/// the `resource` indicator (RFC 8707) on the authorization, token and refresh requests, and pushed authorization
-/// requests (RFC 9126) where the server has them. The session is stored in the configuration's `TokenStore` per
-/// authorization server and MCP server, refreshed before it expires (one refresh however many requests ask) and reused
-/// after a restart. A 403 `insufficient_scope` signs in again for the scopes held and those demanded, once per operation.
-///
-/// Every request goes through the environment's transport, with its deadline and size cap, and no redirect is followed.
-/// Sessions are DPoP-bound (RFC 9449) where the authorization server offers DPoP and the requests carry proofs
-/// (``dpopProof(method:url:authorization:)``, which `MCPAuthorizer.requestModifier` adds); Bearer tokens otherwise.
+/// A request on a DPoP-bound session must carry the proof ``dpopProof(method:url:authorization:)`` makes.
 public final class MCPAuthorization: Sendable {
     /// What the authorization was made with.
     public let configuration: Configuration

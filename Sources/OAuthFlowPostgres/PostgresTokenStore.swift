@@ -8,26 +8,8 @@ import PostgresNIO
 
 /// Sessions in PostgreSQL, shared by every instance of a service, sealed at rest.
 ///
-/// - One row per provider and account (the host's user id), in one table
-///   (``migrate()`` creates it; the SQL is ``migrationSQL(table:)``).
-/// - Each session is sealed with AES-256-GCM under the keyring's current key; the row keeps
-///   the key id, so rows sealed before a rotation still open (`SessionKeyring`).
-/// - ``lock(_:)`` is a transaction-scoped advisory lock on its own pooled connection:
-///   across the whole cluster one instance refreshes a session while the others wait, then
-///   read what it stored. If that instance dies, PostgreSQL ends its transaction and the lock
-///   with it.
-/// - A refreshed session is recorded in the row as soon as it arrives and committed once
-///   checked. A recorded session whose refresher still holds the lock is left alone; one
-///   whose refresher is gone (its backend holds no lock) is taken as the session by the
-///   next ``load(_:)``, so a refresh token spent just before a crash is not lost.
-/// - Every operation has a deadline. A lost connection or an unreachable server throws
-///   `TokenStoreError` `unavailable` naming the server (never the password) and changes nothing.
-///
-/// - A refreshed session the database did not take is kept and saved again in the background
-///   while the store runs, and before a graceful shutdown ends it.
-///
-/// Run the store (``run()``) for as long as it is used: it is a swift-service-lifecycle `Service`, for a
-/// host's `ServiceGroup`, and runs PostgresNIO's connection pool.
+/// Run the store (``run()``, a swift-service-lifecycle `Service`) for as long as it is used, and create its table
+/// with ``migrate()``.
 public final class PostgresTokenStore: SessionDirectory, Sendable {
     /// The table the sessions live in.
     public let table: String

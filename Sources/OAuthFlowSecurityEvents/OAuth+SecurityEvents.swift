@@ -4,24 +4,23 @@ import OAuthFlow
 extension OAuth {
     /// A receiver of the security events the provider `name` sends (its descriptor's `security_events`): pushed to a
     /// route, polled, or Sign in with Apple's notifications. It acts on the sessions of this configuration's store,
-    /// which every instance must share (files on one machine, PostgreSQL across many), and refuses a replay any instance
-    /// has seen when `replays` is shared too.
+    /// which every instance must share.
     ///
     /// - Parameters:
     ///   - name: The provider.
-    ///   - audiences: The `aud` an event must name; by default the provider's client id in this configuration (what
-    ///     Apple and Google address events to). An SSF stream's audience is the one its transmitter gave it.
+    ///   - audiences: The `aud` an event must name; by default the provider's client id in this configuration.
     ///   - replays: The `jti`s seen; share one between instances (`PostgresReplayRegistry`). By default this instance's
     ///     memory, on the configuration's clock.
     ///   - managementToken: The access token that authorizes stream management and polling at the transmitter (SSF
     ///     `authorization_schemes`); it is sent to the transmitter's own origin only.
-    ///   - pushAuthorization: The `Authorization` header value a stream pushes with (given as its `authorization_header`
-    ///     when it was created): a push without it is refused. Nil for transmitters that send none (Apple, Google).
+    ///   - pushAuthorization: The `Authorization` header value a stream pushes with (given as its
+    ///     `authorization_header` when it was created): a push without it is refused. Nil for transmitters that send
+    ///     none (Apple, Google).
     ///   - resolveSubject: The subject (`sub`) the provider issued to the user an `email` or other subject names, when
     ///     the host knows it; by default nobody.
     ///   - handler: Every accepted event, after the receiver acted on it.
-    /// - Throws: ``SecurityEventError`` `configuration` when the descriptor has no `security_events` or the store cannot
-    ///   list sessions (a `SessionDirectory`); `ProviderError`, `ClientSettingsError`.
+    /// - Throws: ``SecurityEventError`` `configuration` when the descriptor has no `security_events` or the store
+    ///   cannot list sessions (a `SessionDirectory`); `ProviderError`, `ClientSettingsError`.
     public func securityEventReceiver(
         for name: String, audiences: Set<String>? = nil, replays: (any ReplayRegistry)? = nil,
         managementToken: (@Sendable () async throws -> Secret)? = nil, pushAuthorization: Secret? = nil,

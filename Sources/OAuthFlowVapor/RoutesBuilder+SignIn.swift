@@ -3,13 +3,8 @@ import OAuthFlowWeb
 import Vapor
 
 extension RoutesBuilder {
-    /// Adds the sign-in routes of `web` under its base path:
-    ///
-    /// - `GET {basePath}`: the sign-in page (or `page`, when given);
-    /// - `GET {basePath}/:provider`: starts the flow and redirects to the provider;
-    /// - `GET` and `POST {basePath}/:provider/callback`: finishes it (query or `form_post`, whose body
-    ///   is read up to 64 KiB; a larger one gets 413) and calls `onSignIn`; a refusal gets
-    ///   `WebSignInError.page(signInPath:)`.
+    /// Adds the sign-in routes of `web` under its base path: the sign-in page, `GET {basePath}/:provider`, which starts
+    /// the flow, and its callback (`GET` or `POST`), which finishes it and calls `onSignIn`.
     ///
     /// ```swift
     /// app.addSignInRoutes(web) { result, request in

@@ -5,17 +5,9 @@ import OAuthFlowWeb
 import Vapor
 
 extension RoutesBuilder {
-    /// Adds the sign-out and logout routes of `web` (which needs a session store, `WebSignIn(…, sessions:)`):
-    ///
-    /// - `POST {basePath}/signout`: reads the host's session key with `currentSession`, lets `onSignOut`
-    ///   clear the host's own session, then revokes, forgets and sends the browser to the provider's logout
-    ///   (`WebSignIn.signOut(_:returnTo:)`; a `return_to` query parameter names the path to end on);
-    /// - `GET {basePath}/:provider/signed-out`: the post-logout redirect URI
-    ///   (`WebSignIn.finishSignOut(_:query:cookies:)`);
-    /// - `POST {basePath}/:provider/backchannel-logout`: the provider's logout tokens, the body read up to
-    ///   64 KiB (`WebSignIn.backChannelLogout(_:body:contentType:)`, which refuses a longer one);
-    /// - `GET {basePath}/:provider/frontchannel-logout`: front-channel logout
-    ///   (`WebSignIn.frontChannelLogout(_:query:current:)`).
+    /// Adds the sign-out and logout routes of `web` under its base path: `POST {basePath}/signout` and each
+    /// provider's `signed-out`, `backchannel-logout` and `frontchannel-logout`. `web` needs a session store
+    /// (`WebSignIn(…, sessions:)`).
     ///
     /// ```swift
     /// app.addSignOutRoutes(web, currentSession: { request in User.signedIn(request)?.session }) { request in

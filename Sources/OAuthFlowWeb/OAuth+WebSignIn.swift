@@ -9,10 +9,6 @@ extension OAuth {
     /// let web = try oauth.webSignIn(enabling: ["google", "auth0"], origin: URL(string: "https://app.example.com")!, keyring: keyring)
     /// ```
     ///
-    /// Finished sign-ins are kept in the configuration's store (`OAuth.Configuration.store`) when it can list a user's
-    /// sessions (every store the library ships can), so that tokens refresh on use, sign-out revokes them, and
-    /// back-channel logout ends them.
-    ///
     /// - Parameters:
     ///   - names: The providers to offer; listed by display name.
     ///   - origin: The site's public origin; plain `http` only for loopback (development).

@@ -56,9 +56,7 @@ public final class WebSignIn: Sendable {
     ///   - origin: The site's public origin; plain `http` only for loopback (development).
     ///   - keyring: Seals the pending sign-in cookies; share it between instances.
     ///   - sessions: Where finished sign-ins are stored, so that tokens refresh on use (``accessToken(for:)``),
-    ///     sign-out revokes them and ends the provider's session, and back-channel logout ends them in every
-    ///     instance sharing the store (a `PostgresTokenStore` across machines). Nil keeps nothing: the host
-    ///     holds what ``WebSignInResult`` gives it.
+    ///     sign-out revokes them and back-channel logout ends them; nil keeps nothing.
     ///   - replays: The logout token `jti`s seen; share one (`PostgresReplayRegistry`) between instances.
     ///   - basePath: The routes' prefix.
     ///   - pendingLifetime: How long a started sign-in (or sign-out) may take before its cookie expires, in seconds.

@@ -5,23 +5,13 @@ import Tracing
 
 /// What every object the library makes shares: how requests are sent, what time it is, where log lines go,
 /// the servers' DPoP nonces, and where metrics and spans go.
-///
-/// A host gives one environment to ``OAuth`` (or to ``OAuthClient``, ``ProtectedResource``, ``ServiceTokens``
-/// and the registry when it uses them alone), and every object made from it carries it on: a
-/// ``TokenManager`` made for a client sends and timestamps with that client's environment, a web sign-in's
-/// sessions refresh through the web sign-in's.
+/// Nothing here reads the process environment or the user's files.
 ///
 /// ```swift
 /// var environment = OAuthEnvironment()
 /// environment.logger = Logger(label: "myapp.oauth")
 /// let oauth = OAuth(OAuth.Configuration(store: InMemoryTokenStore(), environment: environment))
 /// ```
-///
-/// Metrics (swift-metrics) and spans (swift-distributed-tracing) go to the backends given here, and nowhere else:
-/// the library never bootstraps `MetricsSystem` or `InstrumentationSystem`. A host that has bootstrapped them passes
-/// `MetricsSystem.factory` and `InstrumentationSystem.tracer` (Docs/operations.md lists what is reported).
-///
-/// Nothing here reads the process environment or the user's files.
 public struct OAuthEnvironment: Sendable {
     /// Sends every request: the platform's transport (``AsyncHTTPClientTransport`` on Linux, `URLSessionTransport`
     /// on Apple platforms) unless the host hands in its own (on Linux, an ``AsyncHTTPClientTransport`` over the

@@ -5,14 +5,8 @@ import Foundation
 extension Provider {
     /// The redirect URI an app signs in with: a private-use scheme (RFC 8252 §7.1) or a claimed https link (§7.2).
     ///
-    /// With `requested` nil, it is built from the descriptor: `redirect.private_use_uri`, else
-    /// `redirect.private_use_scheme` and `:/oauth2redirect` (one slash, as RFC 8252 §7.1 writes it), or with
-    /// `claimedHTTPS` the link `redirect.claimed_https` names; the descriptor's variables and the app's values fill them
-    /// (`{client_id}`, `{reversed_client_id}`: the client id's labels in reverse order, `{bundle_id}`). A `requested`
-    /// URI, the one registered at the provider, wins over the descriptor's form, but is checked against it first: a
-    /// private-use scheme must be the descriptor's or the app's bundle identifier (RFC 8252 §7.1 lets an app reuse its
-    /// identifier), an https link the descriptor's `claimed_https`; plain http, a fragment, and a scheme no app owns
-    /// (`javascript`, `data`, `file`) are refused.
+    /// With `requested` nil, it is built from the descriptor's `redirect` section; a `requested` URI, the one
+    /// registered at the provider, wins once it fits that section.
     ///
     /// ```swift
     /// let google = try oauth.provider("google-ios")
@@ -22,7 +16,8 @@ extension Provider {
     ///
     /// - Parameters:
     ///   - clientID: The app's client id at the provider.
-    ///   - bundleIdentifier: The app's bundle identifier (`Bundle.main.bundleIdentifier`), for `{bundle_id}` and the check.
+    ///   - bundleIdentifier: The app's bundle identifier (`Bundle.main.bundleIdentifier`), for `{bundle_id}` and the
+    ///     check.
     ///   - requested: The redirect URI the host registered at the provider; nil builds one from the descriptor.
     ///   - claimedHTTPS: Build the claimed https link instead of the private-use URI.
     /// - Returns: The redirect URI to send, exactly as the provider must have it registered.

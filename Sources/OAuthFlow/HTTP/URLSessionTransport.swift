@@ -9,23 +9,8 @@ import FoundationNetworking
 
 /// ``HTTPTransport`` on `URLSession`, hardened for an OAuth client: the transport on Apple platforms.
 ///
-/// On Linux OAuthFlow uses ``AsyncHTTPClientTransport`` instead: URLSession there
-/// (FoundationNetworking over libcurl) has no total deadline, reads past a size limit
-/// and inflates compressed bodies in memory.
-///
-/// - Redirects are never followed. On Linux, URLSession follows them by default
-///   and forwards the `Authorization` header to the new host; only a
-///   session-level delegate stops that (per-task delegates are ignored there), so
-///   this transport owns its session and delegate.
-/// - Each request has a total deadline (``timeout``), and a body larger than ``maximumResponseSize``
-///   cancels the request.
-/// - `Accept-Encoding: identity` is sent, and an answer compressed all the same is refused as soon as its head
-///   arrives, naming its coding, as on Linux: URLSession would inflate it without being asked.
-/// - No cookies are stored or sent, and nothing is cached.
-/// - Transports with the same timeout and size limit share one `URLSession` (and its connections) for the life of the
-///   process, as every transport shares one HTTP client on Linux: a default argument does not make a session each.
-/// - It presents no TLS client certificate: a request that carries one (``TransportRequest/clientIdentity``, mutual
-///   TLS, RFC 8705) is refused before anything is sent.
+/// It presents no TLS client certificate: a request that carries one (``TransportRequest/clientIdentity``, mutual
+/// TLS, RFC 8705) is refused before anything is sent.
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     public let timeout: TimeInterval
     public let maximumResponseSize: Int

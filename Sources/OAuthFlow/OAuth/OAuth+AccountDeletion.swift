@@ -21,18 +21,11 @@ extension OAuth {
     }
 
     /// Deletes what this library holds of a user who deletes their account: every session of theirs at the provider
-    /// (the one named, and every other the store lists for the same issuer and subject, when it can list them:
-    /// files, the keychain, PostgreSQL), each one's tokens revoked at the provider first (refresh token first,
-    /// RFC 7009, with the client's authentication: Apple's generated client secret for Apple) and then removed.
+    /// (the one named, and every other the store lists for the same issuer and subject), each one's tokens revoked at
+    /// the provider first (RFC 7009) and then removed.
     ///
-    /// A session whose revocation fails is kept, and the result says why: its tokens are the only way to revoke the
-    /// grant later (Apple's guideline asks for the revocation), so call this again, with each account the result lists,
-    /// until ``AccountDeletion/revokedEverywhere``, or end with `signOut(_:account:endingProviderSession:)`, which
-    /// removes a session whatever the provider answers. Without a revocation endpoint the sessions are removed. The host
-    /// deletes its own account data; a session whose tokens another authorization server issued (the descriptor
-    /// re-pointed since) is removed without being sent anywhere, and listed in ``AccountDeletion/revocationFailures``.
-    /// A session of the same user held by another client id is revoked with that client id (the secret of this
-    /// configuration's client is never sent for it).
+    /// A session whose revocation fails is kept: call this again with each account the result lists, until
+    /// ``AccountDeletion/revokedEverywhere``.
     ///
     /// - Parameters:
     ///   - name: The provider.

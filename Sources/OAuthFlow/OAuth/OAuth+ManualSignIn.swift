@@ -66,13 +66,6 @@ extension OAuth {
     /// Finishes the sign-in ``startManualSignIn(to:account:port:requestOfflineAccess:)`` started, with the URL the
     /// browser ended on, and stores the session.
     ///
-    /// The sign-in in progress is kept until its response is accepted: when the provider or client cannot be found or
-    /// cannot authenticate, when `name` now names another server than the one the request was made at, or when
-    /// `callback` is not its response (another `state` or `iss`, another redirect URI, no code, the provider's error).
-    /// Once the response is accepted, one call takes it and forgets it before the code is sent: whatever follows (a
-    /// failure, a kill, another call finishing the same URL), the code is sent once. A URL whose code alone was
-    /// mistyped is accepted, and its code is sent and refused.
-    ///
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The session's account name.
@@ -82,7 +75,8 @@ extension OAuth {
     /// - Throws: ``FlowError`` `manual_sign_in` when none is in progress, this `OAuth`'s client for `name` is not the
     ///   one that started it, `name` names another provider or authorization endpoint, or another call took it first;
     ///   ``TokenStoreError`` for a kept state that is not private, or not one; what
-    ///   ``OAuthClient/finishSignIn(_:pending:accepted:)`` and ``SignInRun/store(_:account:in:keptCorruptSession:)`` throw.
+    ///   ``OAuthClient/finishSignIn(_:pending:accepted:)`` and
+    ///   ``SignInRun/store(_:account:in:keptCorruptSession:)`` throw.
     @discardableResult
     public func finishManualSignIn(
         to name: String, account: String = "default", callback: URL, keptCorruptSession: (String) -> Void = { _ in }

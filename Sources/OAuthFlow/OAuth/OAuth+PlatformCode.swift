@@ -3,12 +3,7 @@ import Foundation
 extension OAuth {
     /// On the app's server: redeems the authorization code a platform's own sign-in gave the app (Sign in with Apple
     /// in an app: `AppleIDSignIn.Result.authorizationCode`), with that sign-in's identity token and nonce, and stores
-    /// the session, by default under the verified `sub` as its account: its refresh token is what the server keeps,
-    /// refreshes with, and revokes when the user deletes their account (``deleteAccount(_:account:)`` with that `sub`).
-    ///
-    /// The client is the configuration's for `name`: for Apple, the app's bundle identifier as the client id, with the
-    /// Sign in with Apple key that signs the client secret. ``OAuthClient/redeemPlatformCode(_:identityToken:nonce:)``
-    /// says what is checked.
+    /// the session, by default under the verified `sub` as its account. The client is the configuration's for `name`.
     ///
     /// - Parameters:
     ///   - code: The code the app received.

@@ -4,15 +4,6 @@ extension OAuth {
     /// The stored session of `name` and `account` while its access token stays valid for `skew` more seconds, once
     /// it has passed the one check every stored token passes before this library hands it out or sends it.
     ///
-    /// The check is the one a session's ``TokenManager`` makes before it refreshes: the provider, as this
-    /// configuration resolves it now (with the session's variables), must name the authorization server that issued
-    /// the tokens, and the client in use must be the one they were issued to (RFC 6749 §10.4, RFC 9700 §4.14). A
-    /// descriptor re-pointed at another server since the sign-in (`providers add --force`) gets nothing: its new
-    /// server would otherwise be handed the old one's access token as its own.
-    ///
-    /// It reads the store and the provider's descriptor only: no client secret, no network. What a command run once
-    /// per use (a credential helper, `token print`) asks before it builds a manager.
-    ///
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The session's account name.

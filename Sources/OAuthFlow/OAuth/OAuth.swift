@@ -11,20 +11,6 @@ import Foundation
 /// let token = try await oauth.accessToken(for: "auth0")                 // a signed-in user's, refreshed when due
 /// let service = try await oauth.serviceTokens(for: "auth0").accessToken()   // the service's own
 /// ```
-///
-/// - Providers come from the bundled descriptors and ``Configuration/providerDirectories`` (the user's
-///   `~/.config/oauthflow/providers` only with ``Configuration/includeUserProviders``), reading only the files
-///   of the provider asked for.
-/// - Client settings come from ``Configuration/clients``, then, only when the host asks for them, from a
-///   ``ClientSettingsResolver`` (the `OAUTHFLOW_<PROVIDER>_*` variables and the clients file, as the CLI does).
-/// - Every object made here (clients, token managers, service tokens, protected resources) carries
-///   ``Configuration/environment``: one transport, clock, logger and set of DPoP nonces.
-/// - Token managers and service tokens are made once per session and per provider, so that every caller
-///   of this `OAuth` joins the same refresh and the same cache.
-///
-/// Sign-in through the browser is `signIn(to:)` in `OAuthFlowLoopback`; web sign-in is `webSignIn(...)` in
-/// `OAuthFlowWeb`; checking descriptors is `lint()` in `OAuthFlowLint`. The types underneath (``OAuthClient``,
-/// ``TokenManager``, ``ServiceTokens``, ``ProtectedResource``, ``ProviderRegistry``) stay for hosts that need them.
 public final class OAuth: Sendable {
     /// What a host writes once.
     public struct Configuration: Sendable {

@@ -14,18 +14,7 @@ import Logging
 /// // Issue an access token for grant.subject, grant.resource and grant.scopes.
 /// ```
 ///
-/// Checked, in this order, each refusal an `invalid_grant` (RFC 6749 §5.2) with the reason:
-/// - the header `typ` `oauth-id-jag+jwt`, an algorithm the identity provider signs ID tokens with, and the signature
-///   with its keys (its JWKS, fetched when first needed); `iss` one of the trusted identity providers;
-/// - `aud` this server's issuer and nothing else (a string, or a list of that one value);
-/// - `client_id` the client that presents it, and a `sub`;
-/// - `exp`, `iat` and `nbf` NumericDates (numbers), with ``Settings/leeway``: not expired, not issued in the future,
-///   and living no longer than ``Settings/maximumLifetime`` (`exp` - `iat`);
-/// - `resource` one this server issues tokens for (``Settings/resources``), and the request's `resource`, when sent,
-///   that one;
-/// - `cnf`: a grant bound to a key (`cnf.jkt`, RFC 7800) only with a DPoP proof of that key, whose thumbprint the
-///   caller has checked (``ProtectedResource`` checks proofs); any other confirmation is refused;
-/// - `jti`, never seen before until the grant expires (``ReplayRegistry``: share one between instances).
+/// Share one ``ReplayRegistry`` between the server's instances.
 public final class IdentityAssertionGrantVerifier: Sendable {
     /// What the authorization server states about itself.
     public struct Settings: Sendable {

@@ -12,26 +12,6 @@ import Tracing
 ///     settings: .init(resource: URL(string: "https://api.example.com")!))
 /// let principal = try await api.authenticate(ProtectedResource.Request(authorization: header), requiring: ["read:notes"])
 /// ```
-///
-/// Or through the front door, by name: `try oauth.protectedResource(trusting: ["auth0"], settings: settings)`.
-///
-/// - **Which provider.** A JWT's `iss`, read before anything is verified, only *selects* a trusted
-///   provider (its issuer, an alias, or its tenant template); everything is then verified against
-///   that provider's keys and rules. A token that is not a JWT goes to the introspection endpoint of
-///   the one provider whose `access_tokens.format` is `opaque` or `both` (there may be only one).
-/// - **JWTs** (`format: jwt` or `both`): `alg` from `access_tokens.signing_algs` (never `none` or
-///   HMAC), the signature by the provider's JWKS (`SigningKeys`: one fetch at a time, one refetch
-///   for an unknown `kid` at most every ``Settings/keysRefetchInterval``), `iss`, `aud` containing the
-///   audience, `exp` and `nbf` within `access_tokens.leeway`, and with `profile: rfc9068` the header
-///   `typ: at+jwt` and the claims `sub`, `client_id`, `iat` and `jti`.
-/// - **Opaque tokens** (`format: opaque`): introspection with the API's own client, one request per
-///   token however many requests carry it at once; an active answer is reused until the token's
-///   `exp` or `access_tokens.introspection_cache`, whichever is first, an inactive one for
-///   `access_tokens.inactive_cache`. An endpoint that cannot be reached gives 503, never an acceptance.
-/// - **Bound tokens.** A token with `cnf.jkt` is accepted only with the DPoP scheme and a valid proof
-///   of that key; one with `cnf.x5t#S256` only over a TLS connection with that client certificate.
-/// - **Repeated tokens.** A verified token is remembered by the SHA-256 of its bytes until its `exp`, and
-///   only while the JWKS it was verified with is current: a repeat costs a hash and a lookup.
 public final class ProtectedResource: Sendable {
     /// The largest `Authorization` header read; longer tokens are refused before anything is decoded.
     public static let maximumTokenSize = 16 * 1024

@@ -1,19 +1,8 @@
 import Foundation
 import Logging
 
-/// The providers a host can sign in with, selected by name.
-///
-/// Sources load in order: the providers bundled with OAuthFlow, the directories
-/// the host names, then the user's directory
-/// (`$XDG_CONFIG_HOME/oauthflow/providers`, by default
-/// `~/.config/oauthflow/providers`). A later source replaces an earlier
-/// descriptor with the same id and logs that it did. Adding a provider is
-/// dropping a `.yaml` file into any of these directories.
-///
-/// A file that cannot be read affects only itself: the load lists it in ``skipped`` and
-/// ``descriptor(named:)`` throws its problems when that provider (the file's name) is asked for.
-/// ``descriptor(named:directories:includeBundled:includeUserDirectory:environment:logger:)``
-/// reads only the files of the provider asked for.
+/// The providers a host can sign in with, selected by name: those bundled with OAuthFlow, then the host's
+/// directories, then (when asked) the user's, a later descriptor replacing an earlier one with the same id.
 ///
 /// ```swift
 /// let registry = try ProviderRegistry.load()
@@ -81,16 +70,12 @@ public struct ProviderRegistry: Sendable {
     /// - Parameters:
     ///   - directories: Extra directories, in the order they should override each other.
     ///   - includeBundled: Whether to start from the providers bundled with OAuthFlow.
-    ///   - includeUserDirectory: Whether to read the user's provider directory,
-    ///     `$XDG_CONFIG_HOME/oauthflow/providers`. Off by default: a host application
-    ///     decides its providers itself, and a broken or same-named file in a user's
-    ///     directory must neither fail its load nor replace its own. The `oauthflow` CLI
-    ///     turns it on.
+    ///   - includeUserDirectory: Whether to read the user's provider directory, `$XDG_CONFIG_HOME/oauthflow/providers`;
+    ///     off by default. The `oauthflow` CLI turns it on.
     ///   - environment: Where `XDG_CONFIG_HOME` and `HOME` are read from.
     ///   - logger: Receives a line for every override and every skipped file, at info level.
-    /// - Returns: The registry; a file that cannot be read, or two files in one directory with the
-    ///   same id, do not fail the load but are listed in ``skipped``, and ``descriptor(named:)``
-    ///   throws for that provider only.
+    /// - Returns: The registry, with the files it could not read (or two files of one directory with one id) listed
+    ///   in ``skipped``.
     /// - Throws: ``ProviderError`` with code ``ErrorCode/invalidDescriptor`` when a
     ///   directory cannot be listed.
     public static func load(

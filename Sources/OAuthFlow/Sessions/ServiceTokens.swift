@@ -64,21 +64,6 @@ extension ServiceTokens {
 /// let tokens = ServiceTokens(client: client, store: FileTokenStore(directory: URL(fileURLWithPath: "/var/lib/myapp/tokens")))
 /// let token = try await tokens.accessToken(OAuthClient.ServiceTokenRequest(scopes: ["read"], resources: ["https://api.example.com"]))
 /// ```
-///
-/// Or through the front door, by name: `try oauth.serviceTokens(for: "keycloak")`, one per ``OAuth`` and provider.
-///
-/// - A token is reused until it expires within ``skew`` (default 60 s; half its lifetime for a token that lives
-///   less than two skews); one with no `expires_in` lives ``defaultLifetime`` (default 5 minutes).
-/// - Single flight per ``ServiceTokens/Key``: in this process, callers join the one request in flight;
-///   across processes and machines (client credentials and JWT bearer tokens; exchanged tokens stay in
-///   memory), the request holds the store's lock for the key (a file lock for a
-///   ``FileTokenStore``, an advisory lock for the PostgreSQL store) and reads the store again under it,
-///   so a token another process just fetched is used instead of asking again.
-/// - A failed request is nobody's token: every caller waiting on it gets its error, nothing is cached,
-///   and the next call asks again.
-/// - ``send(_:for:)`` attaches the token and, when a resource server answers 401 `invalid_token`,
-///   drops the token and fetches a new one, once.
-/// - Client secrets and keys stay in the ``OAuthClient``; the store holds the issued tokens only.
 public final class ServiceTokens: Sendable {
     public let client: OAuthClient
     public let skew: TimeInterval

@@ -3,27 +3,7 @@ import Logging
 
 /// Keeps one session's access token valid, refreshing it when needed, once.
 ///
-/// Through the front door, `oauth.session("google")` is the session's manager, made once per ``OAuth`` and
-/// session, and `oauth.accessToken(for: "google")` its ``validAccessToken()``.
-///
-/// - ``validAccessToken()`` returns the stored token, or refreshes first when it is
-///   expired or expires within ``skew`` (by the clock of the client's ``OAuthEnvironment``).
-/// - However many tasks ask at once, one refresh runs and all of them share its result.
-/// - The refresh holds the store's lock and re-reads the session under it, so two
-///   processes sharing a ``FileTokenStore`` never spend one rotating refresh token
-///   twice: the second finds the first's new tokens and uses them.
-/// - `invalid_grant` on refresh signs the session out (the stored session is removed)
-///   and throws ``SessionError`` `signedOut`; network errors, 5xx and other failures
-///   keep the session.
-/// - An answer is recorded in the store before its ID token is checked, as
-///   ``TokenSet/keepingRefreshToken(of:)``: a run killed before the check, or an answer that
-///   fails it, leaves the new refresh token with the previous, verified identity, and the
-///   next use refreshes (and checks) again. Nothing unverified is ever adopted.
-/// - A refreshed session the store does not take (a database that went away mid-refresh) is
-///   kept in memory and saved again in the background a bounded number of times
-///   (``ErrorCode/storeUnavailable`` says so); this manager keeps using it meanwhile.
-/// - The `onChange` closure given to ``init(client:store:key:skew:onChange:)`` sees every new session, and `nil`
-///   when it is signed out.
+/// Through the front door, `oauth.session(_:account:)` gives the session's one manager.
 public actor TokenManager {
     public let key: SessionKey
     public let skew: TimeInterval

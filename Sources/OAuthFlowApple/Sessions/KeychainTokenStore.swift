@@ -3,27 +3,7 @@ import OAuthFlow
 
 /// Sessions in the Apple keychain, one generic-password item each, with the promises `FileTokenStore` keeps.
 ///
-/// - **One name in every process.** Items live under ``service`` (by default ``defaultService``, `OAuthFlow`, the same
-///   in the app and each of its extensions) and, when given, ``accessGroup``, which the app and its extensions share
-///   (another app sees them only through a shared group). The item's account is the provider and the account
-///   %-escaped and joined by `/`: `acme` + `-x` and `acme-` + `x` are two items. A session stored by an earlier
-///   OAuthFlow under the old default (`BUNDLE-ID.oauthflow`) is moved on its first load.
-/// - **Data protection keychain everywhere** (`kSecUseDataProtectionKeychain`, which makes macOS use the same keychain
-///   as iOS, where ``accessibility`` applies), never synchronized to other devices. ``Accessibility`` defaults to after
-///   first unlock, this device only: a background refresh works while the device is locked.
-/// - **Atomic.** A save is one `SecItemUpdate` (or `SecItemAdd`): a reader sees the old session or the new one. An add
-///   that meets `errSecDuplicateItem` (another process added the item meanwhile) updates it instead.
-/// - **Nothing lost.** An item that cannot be decoded, or whose format version is another, is reported (`corrupt`)
-///   and left; a save over it first copies it to `ACCOUNT/corrupt-TIMESTAMP`.
-/// - **One refresh at a time across the app and its extensions.** ``lock(_:)`` takes a lease: an item added beside the
-///   session (`ACCOUNT/lock`), which `SecItemAdd` refuses to add twice, that expires after two minutes (a holder the
-///   system killed cannot release it). Any process that can read the session (its access group) sees the lease.
-/// - **Crash-safe refresh.** The refresh answer is recorded in a third item (`ACCOUNT/received`) the moment it
-///   arrives, before its checks, and recovered by the next ``load(_:)`` in any process, as `FileTokenStore` does.
-/// - **Named errors.** Keychain failures name their status (`errSecInteractionNotAllowed (-25308)`); a locked device
-///   is `unavailable`, a missing entitlement `missingEntitlement`.
-///
-/// Each keychain call is a round trip to the system's security daemon that blocks its thread: a few per save or load.
+/// Every process of an app, its extensions included, must use the same ``service`` and ``accessGroup``.
 public struct KeychainTokenStore: TokenStore {
     /// When the items may be read (`kSecAttrAccessible`).
     public enum Accessibility: Sendable, Hashable {

@@ -19,8 +19,8 @@ extension OAuth {
     ///   - prefersEphemeral: Share no cookies with the user's browser (`prefersEphemeralWebBrowserSession`).
     ///   - bundleIdentifier: The app's bundle identifier; `Bundle.main`'s by default.
     ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
-    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470): its
-    ///     `acr_values` and `max_age` go in the request, and the new ID token's `acr` and `auth_time` must meet them.
+    ///   - stepUp: What an API's step-up challenge asked for (`ProtectedResource.StepUp(challenges:)`, RFC 9470);
+    ///     the new ID token's `acr` and `auth_time` must meet it.
     ///   - events: Receives what happens, in order.
     /// - Returns: The stored session, with the ID token's verified claims and the profile.
     /// - Throws: `ClientSettingsError` without a client, `ProviderError`, and what ``AppSignIn`` throws (`FlowError`
