@@ -172,9 +172,6 @@ extension SecurityEventReceiver {
     /// Polls a stream's endpoint for events (RFC 8936), acts on each as a pushed one, and acknowledges them: rounds of
     /// `returnImmediately` requests while the transmitter has more, then one that acknowledges the last.
     ///
-    /// An event refused is reported back in `setErrs` with its error code; one that cannot be handled now (keys or store
-    /// unreachable) is left unacknowledged, for the transmitter to deliver again.
-    ///
     /// - Parameters:
     ///   - stream: The stream, with the endpoint the transmitter names.
     ///   - maximumEvents: The most events asked for a round.
@@ -260,11 +257,11 @@ extension SecurityEventReceiver {
     /// document's (a configuration that names someone else's server) is refused before anything is sent.
     private func requireTransmitterOrigin(_ url: URL, _ what: String) throws {
         let home = policy.configuration ?? policy.issuer
-        func origin(_ url: URL) -> String { "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)" }
-        guard TransportPolicy.isSecure(url), origin(url) == origin(home) else {
+        guard TransportPolicy.isSecure(url), Origin.same(url, home) else {
             throw SecurityEventError(
                 .configuration,
-                "\(what), \(url.absoluteString), is not on the transmitter's origin (\(origin(home))); its management token is not sent there")
+                "\(what), \(url.absoluteString), is not on the transmitter's origin (\(Origin(home)?.description ?? home.absoluteString)); its management token is not sent there"
+            )
         }
     }
 

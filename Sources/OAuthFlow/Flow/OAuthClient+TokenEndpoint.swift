@@ -140,7 +140,7 @@ extension OAuthClient {
         // A client assertion names the endpoint as published (`endpoint`), not its mutual-TLS alias; one addressed to a
         // token endpoint goes to no other server than that endpoint's, or whoever runs the alias could replay it there.
         if method == .clientSecretJWT || method == .privateKeyJWT, provider.policy.clientAssertion.audience == .tokenEndpoint,
-            PushedRequest.origin(of: url) != PushedRequest.origin(of: endpoint)
+            !Origin.same(url, endpoint)
         {
             throw FlowError(
                 .clientAuthentication,

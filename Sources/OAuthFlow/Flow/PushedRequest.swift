@@ -48,7 +48,7 @@ struct PushedRequest {
         // pushing server itself is http on a loopback host).
         let scheme = uri.prefix { $0 != ":" }.lowercased()
         if scheme != "urn" {
-            guard let url = URL(string: uri), Self.origin(of: url) == Self.origin(of: endpoint),
+            guard let url = URL(string: uri), Origin.same(url, endpoint),
                 scheme == "https" || (scheme == "http" && Loopback.isLoopbackHost(endpoint.host ?? ""))
             else {
                 throw FlowError(
@@ -62,13 +62,5 @@ struct PushedRequest {
         }
         requestURI = uri
         lifetime = min(seconds, Self.longestLifetime)
-    }
-}
-extension PushedRequest {
-    /// A URL's origin: its scheme and host lowercased, and its port, the scheme's default when none is written.
-    static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return "\(scheme)://\(host):\(port)"
     }
 }

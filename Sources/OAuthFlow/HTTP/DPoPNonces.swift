@@ -15,7 +15,7 @@ public final class DPoPNonces: Sendable {
     public init() {}
 
     /// The nonce to put in the next proof for `url`'s server.
-    public func nonce(for url: URL) -> String? { state.get(Self.origin(url)) }
+    public func nonce(for url: URL) -> String? { Origin(url).flatMap(state.get) }
 
     /// Keeps `nonce` for `url`'s server, as a `DPoP-Nonce` header from it gave it: for a host whose transport is not
     /// OAuthFlow's (an MCP SDK transport, say) and that reads the servers' answers itself.
@@ -24,16 +24,16 @@ public final class DPoPNonces: Sendable {
     ///   or `\`, at most 512 characters here) is not.
     @discardableResult
     public func remember(_ nonce: String, for url: URL) -> Bool {
-        guard Self.isValid(nonce) else { return false }
-        state.set(nonce, for: Self.origin(url))
+        guard Self.isValid(nonce), let origin = Origin(url) else { return false }
+        state.set(nonce, for: origin)
         return true
     }
 
     /// Keeps the `DPoP-Nonce` a response from `url` carries, if any; returns it.
     @discardableResult
     func remember(_ response: TransportResponse, from url: URL) -> String? {
-        guard let value = response.header("dpop-nonce"), Self.isValid(value) else { return nil }
-        state.set(value, for: Self.origin(url))
+        guard let value = response.header("dpop-nonce"), Self.isValid(value), let origin = Origin(url) else { return nil }
+        state.set(value, for: origin)
         return value
     }
 
@@ -42,18 +42,14 @@ public final class DPoPNonces: Sendable {
         !value.isEmpty && value.utf8.count <= 512 && value.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }
 
-    static func origin(_ url: URL) -> String {
-        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port.map(String.init) ?? "")"
-    }
-
     private final class NonceState: @unchecked Sendable {
         private let lock = NSLock()
-        private var values: [String: String] = [:]
-        private var order: [String] = []
+        private var values: [Origin: String] = [:]
+        private var order: [Origin] = []
 
-        func get(_ origin: String) -> String? { lock.withLock { values[origin] } }
+        func get(_ origin: Origin) -> String? { lock.withLock { values[origin] } }
 
-        func set(_ value: String, for origin: String) {
+        func set(_ value: String, for origin: Origin) {
             lock.withLock {
                 if values.updateValue(value, forKey: origin) == nil {
                     order.append(origin)

@@ -130,7 +130,7 @@ extension OAuth {
 
     /// Whether `url` (an authorization request) is at `endpoint`: the same origin, the default port written or not, and path.
     private static func sameEndpoint(_ url: URL, _ endpoint: URL) -> Bool {
-        guard let origin = PushedRequest.origin(of: url), origin == PushedRequest.origin(of: endpoint) else { return false }
+        guard Origin.same(url, endpoint) else { return false }
         return URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath
             == URLComponents(url: endpoint, resolvingAgainstBaseURL: false)?.percentEncodedPath
     }

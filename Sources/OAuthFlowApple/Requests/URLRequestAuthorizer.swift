@@ -5,27 +5,16 @@ import OAuthFlow
 import FoundationNetworking
 #endif
 
-/// Sends an app's own `URLRequest`s to its APIs with a session's access token, through the app's `URLSession`.
+/// Sends an app's own `URLRequest`s to its APIs with a session's access token, through the app's `URLSession`:
+/// `Authorization: Bearer`, or `DPoP` and a proof (RFC 9449 §7); a 401 refusing the token gets one refresh and retry.
 ///
-/// `Authorization: Bearer`, or for DPoP-bound tokens `Authorization: DPoP` and a proof for the request's method and URL
-/// (RFC 9449 §7), made with the session's key (a Secure Enclave key included). The token is refreshed first when it
-/// is stale (`TokenManager/validTokens()`). A 401 whose challenge says `invalid_token` (or names no error) is
-/// answered by one refresh and one retry (RFC 6750 §3.1); a 401 `use_dpop_nonce` by one retry with the nonce the API
-/// gave (RFC 9449 §9); the challenge read is the one of the token's scheme (`DPoP` for a DPoP-bound token, else
-/// `Bearer`), whatever other challenges the header carries (RFC 9110 §11.6.1). A request whose body is a stream
-/// (`httpBodyStream`, read by the first send) is never sent again: its 401 is returned. Bodies are the app's session's
-/// to limit: none of the 1 MiB cap of the OAuth transport.
-///
-/// The token never goes to another origin: a redirect to another scheme, host or port loses `Authorization` and `DPoP`.
-/// A redirect within the origin of a DPoP-bound request gets a new proof for its own method and URL (the first names
-/// the first request's).
 /// Tokens bound to a client certificate (RFC 8705) are refused: the app's session does not present it.
 public struct URLRequestAuthorizer: Sendable {
     let manager: TokenManager
     private let send: @Sendable (URLRequest, RedirectGuard) async throws -> (Data, URLResponse)
     private let clock: any DateClock
     /// The latest `DPoP-Nonce` of each origin.
-    private let nonces = Locked<[String: String]>([:])
+    private let nonces = Locked<[Origin: String]>([:])
 
     /// - Parameters:
     ///   - manager: The session's manager (`oauth.session(provider, account:)`).
@@ -69,12 +58,12 @@ public struct URLRequestAuthorizer: Sendable {
     ///   answer that is not HTTP.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let url = try target(of: request)
-        let origin = Self.origin(of: url)
+        let origin = Origin(url)
         var tokens = try await manager.validTokens()
         var refreshed = false
         var nonceRetried = false
         while true {
-            let nonce = nonces.withLock { $0[origin] }
+            let nonce = origin.flatMap { origin in nonces.withLock { $0[origin] } }
             let sent = tokens
             let redirects = RedirectGuard { redirected in
                 try await authorize(redirected, url: try target(of: redirected), tokens: sent)
@@ -84,7 +73,7 @@ public struct URLRequestAuthorizer: Sendable {
                 throw TransportError(.badAnswer, url: url, message: "the answer is not an HTTP response")
             }
             let given = http.value(forHTTPHeaderField: "DPoP-Nonce")
-            if let given { nonces.withLock { $0[origin] = given } }
+            if let given, let origin { nonces.withLock { $0[origin] = given } }
             // A stream's body was read by this send: sending the request again would send what is left of it.
             guard http.statusCode == 401, request.httpBodyStream == nil else { return (data, http) }
             switch Self.challengeError(http.value(forHTTPHeaderField: "WWW-Authenticate"), scheme: tokens.proofKey == nil ? "Bearer" : "DPoP") {
@@ -110,7 +99,7 @@ public struct URLRequestAuthorizer: Sendable {
             authorized.setValue("Bearer \(tokens.accessToken.value)", forHTTPHeaderField: "Authorization")
             return authorized
         }
-        let nonce = nonces.withLock { $0[Self.origin(of: url)] }
+        let nonce = Origin(url).flatMap { origin in nonces.withLock { $0[origin] } }
         let proof = try await key.proof(
             httpMethod: request.httpMethod ?? "GET", url: url, accessToken: tokens.accessToken, nonce: nonce, now: clock.now())
         authorized.setValue("DPoP \(tokens.accessToken.value)", forHTTPHeaderField: "Authorization")
@@ -123,13 +112,6 @@ public struct URLRequestAuthorizer: Sendable {
         guard let url = request.url else { throw URLError(.badURL) }
         try FlowError.requireSecure(url)
         return url
-    }
-
-    /// `scheme://host:port`, lower-cased, with the scheme's default port.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "http" ? 80 : 443)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     /// The `error` of the `WWW-Authenticate` challenge of `scheme` (`Bearer`, RFC 6750 §3; `DPoP`, RFC 9449 §7.1),
@@ -171,7 +153,7 @@ public struct URLRequestAuthorizer: Sendable {
         }
 
         static func redirect(_ request: URLRequest, from original: URL?) -> URLRequest {
-            guard let target = request.url, let original, URLRequestAuthorizer.origin(of: target) == URLRequestAuthorizer.origin(of: original)
+            guard let target = request.url, let original, Origin.same(target, original)
             else { return stripped(request) }
             return request
         }
