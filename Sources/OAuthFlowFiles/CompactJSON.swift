@@ -1,13 +1,7 @@
 /// The one strict JSON reader (RFC 8259): every JSON text a server sends, a JOSE header or claims set, and the few
 /// files the launcher reads. It needs neither Foundation nor a decoder, so the launcher reads with it too.
 ///
-/// It accepts less than Foundation's readers, never more, and reads what it accepts as they do. Refused: anything
-/// around the one value but whitespace, a byte order mark, UTF-16 or UTF-32 (RFC 8259 §8.1), invalid UTF-8, a raw
-/// control character or a lone surrogate escape in a string, a trailing comma, a number no `Double` holds (`1e400`)
-/// or one other than 0 that rounds to 0 (`2e-324`), nesting deeper than a bound, and a member name given twice in
-/// one object at any depth, names compared once their escapes are decoded (`{"active":true,"\u0061ctive":false}`;
-/// RFC 8259 §4 leaves the winner to the reader, RFC 7515 §5.2 and RFC 7519 §7.2 let a reader refuse). Each value's
-/// kind is read from its first byte once, where a `Decodable` reader would try each kind in turn.
+/// It accepts less than Foundation's readers, never more, and reads what it accepts as they do.
 public enum CompactJSON: Sendable, Hashable {
     case object([String: CompactJSON])
     case array([CompactJSON])

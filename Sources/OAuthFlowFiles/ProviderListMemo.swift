@@ -8,14 +8,6 @@ import Darwin
 
 /// What `oauthflow providers list` printed, with the identity of everything it read, so that the launcher prints the
 /// same bytes again while nothing has changed, without starting the full command.
-///
-/// The full command writes it after a plain `providers list` (or `providers list --json`): the arguments, whether
-/// standard output and error were terminals, the full command's own file and its identity, the configuration directory
-/// the user's descriptors are found from, and the fingerprint of each descriptor directory it read: the identity
-/// (device, inode, size, and modification and change times to the nanosecond) of the directory and of every entry in
-/// it, by name. The launcher answers from it only when each of those is the same now; anything else, and any other
-/// argument, goes to the full command, which decides as it always does. The listing holds no secret; the memo lives
-/// beside the sessions all the same, and is read as they are (private, regular, not a link).
 public struct ProviderListMemo: Sendable, Hashable {
     /// The command's arguments after the executable's name.
     public var arguments: [String]

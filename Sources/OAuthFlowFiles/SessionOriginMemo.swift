@@ -1,16 +1,8 @@
 /// What the full command checked of a session before it handed its access token out, so that the launcher hands
 /// out the same token again only while nothing that check read has changed.
 ///
-/// Every stored token passes one check before it leaves (`OAuth.storedSession`): the provider, resolved from its
-/// descriptor now, must name the authorization server that issued the session and the client it was issued to. The
-/// launcher cannot read YAML, so the full command writes this memo (`session-origin.memo`, 0600, in the private
-/// session directory) after the check passed: the session's file stem, its authorization server and client id, and
-/// the identity (device, inode, size, modification and change times) of every file and directory the check read
-/// the provider from, taken before it read them. The launcher answers from a session only while an entry names
-/// that session's own server and client, every recorded file still has its identity, and the entry records the
-/// files the current environment would read (the user's descriptors and the clients file). A descriptor re-pointed
-/// at another server (`providers add --force`), an edited clients file, or another XDG directory sends the request
-/// back to the full command, which checks again.
+/// The full command writes it (`session-origin.memo`, 0600, in the session directory) once `OAuth.storedSession`'s
+/// check passed.
 public struct SessionOriginMemo: Sendable, Hashable {
     /// One session's check.
     public struct Entry: Sendable, Hashable {

@@ -15,8 +15,7 @@ import OAuthFlow
 ///     .get { _, context in context.accessPrincipal?.subject ?? "" }
 /// ```
 ///
-/// The URL a DPoP proof must name (`htu`) is the request's path on the origin of the
-/// resource's URL (`ProtectedResource.Settings.resource`): the origin clients use, also behind a proxy.
+/// Behind a proxy, set `ProtectedResource.Settings.resource` to the public URL: DPoP proofs name that origin.
 public struct AccessTokenMiddleware<Context: AccessRequestContext>: RouterMiddleware {
     public let resource: ProtectedResource
     public let scopes: [String]

@@ -11,10 +11,6 @@ import ServiceLifecycle
 /// let services = ServiceGroup(services: [app, KeySetRefresher(api)], logger: logger)
 /// try await services.run()
 /// ```
-///
-/// It stops on graceful shutdown: it records nothing, so there is nothing to finish. An API whose providers' tokens
-/// are all introspected has no keys to keep: the refresher then waits for the shutdown, since a service that returns
-/// early ends its whole group.
 public struct KeySetRefresher: Service {
     /// The API whose keys it keeps.
     public let resource: ProtectedResource

@@ -8,12 +8,8 @@ import OAuthFlowWeb
 
 @available(macOS 14, iOS 17, tvOS 17, *)
 extension RouterMethods {
-    /// Adds the sign-in routes of `web` under its base path:
-    ///
-    /// - `GET {basePath}`: the sign-in page (or `page`, when given);
-    /// - `GET {basePath}/{provider}`: starts the flow and redirects to the provider;
-    /// - `GET` and `POST {basePath}/{provider}/callback`: finishes it (query or `form_post`)
-    ///   and calls `onSignIn`; a refusal gets `WebSignInError.page(signInPath:)`.
+    /// Adds the sign-in routes of `web` under its base path: the sign-in page (or `page`), `GET {basePath}/{provider}`,
+    /// which starts the flow, and its callback (`GET` or `POST`), which finishes it and calls `onSignIn`.
     ///
     /// ```swift
     /// router.addSignInRoutes(web) { result, request, context in
@@ -76,14 +72,9 @@ extension WebResponse {
 
 @available(macOS 14, iOS 17, tvOS 17, *)
 extension RouterMethods {
-    /// Adds the sign-out and logout routes of `web` (which needs a session store, `WebSignIn(…, sessions:)`):
-    ///
-    /// - `POST {basePath}/signout`: reads the host's session key with `currentSession`, lets `onSignOut` clear
-    ///   the host's own session, then revokes, forgets and sends the browser to the provider's logout
-    ///   (`WebSignIn.signOut(_:returnTo:)`; a `return_to` query parameter names the path to end on);
-    /// - `GET {basePath}/{provider}/signed-out`: the post-logout redirect URI (`WebSignIn.finishSignOut(_:query:cookies:)`);
-    /// - `POST {basePath}/{provider}/backchannel-logout`: the provider's logout tokens (`WebSignIn.backChannelLogout(_:body:contentType:)`);
-    /// - `GET {basePath}/{provider}/frontchannel-logout`: front-channel logout (`WebSignIn.frontChannelLogout(_:query:current:)`).
+    /// Adds the sign-out and logout routes of `web` under its base path: `POST {basePath}/signout` and each
+    /// provider's `signed-out`, `backchannel-logout` and `frontchannel-logout`. `web` needs a session store
+    /// (`WebSignIn(…, sessions:)`).
     ///
     /// ```swift
     /// router.addSignOutRoutes(web, currentSession: { _, context in context.sessions.session?.key }) { _, context in

@@ -15,10 +15,8 @@ extension DescriptorDraft {
         Linter().lint(text: text, path: path ?? "\(id).yaml")
     }
 
-    /// Writes the draft as `ID.yaml` in `directory` (made when missing), atomically: the whole file or none.
-    ///
-    /// The draft is linted first, and a draft with an error or a warning (what `oauthflow lint --strict` fails on)
-    /// is not written.
+    /// Writes the draft as `ID.yaml` in `directory` (made when missing), atomically, once it lints clean under
+    /// `--strict`.
     ///
     /// - Parameters:
     ///   - directory: Where `ID.yaml` is written.

@@ -84,12 +84,6 @@ public struct Linter: Sendable {
     /// Lints files and directories one file at a time, on every core, handing over the
     /// diagnostics in report order as the files are read.
     ///
-    /// The files are taken in report order (by path), a batch at a time shared out across
-    /// the cores. Each file is read, checked by every rule and dropped; then the batch's
-    /// diagnostics, sorted, go to `emit`. Cross-file rules keep only the first entry with each
-    /// key. Memory therefore stays flat however many files there are: nothing grows with the
-    /// file count but the list of names and one entry per distinct id.
-    ///
     /// - Parameters:
     ///   - paths: Files, or directories whose `.yaml`/`.yml` files are linted.
     ///   - emit: Called with each batch's diagnostics, in report order (possibly none).

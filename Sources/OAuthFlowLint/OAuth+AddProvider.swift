@@ -12,11 +12,9 @@ extension OAuth {
     /// - Parameters:
     ///   - issuer: The issuer identifier (https, or http to a loopback host).
     ///   - id: The provider id; by default one made of the issuer's host and path.
-    ///   - options: What the caller knows beyond the metadata (`DescriptorDraft.Options`): the redirect URI's
-    ///     loopback port (8765 by default), and what the server takes that its metadata leaves out.
+    ///   - options: What the caller knows beyond the metadata (`DescriptorDraft.Options`).
     ///   - directory: Where to write `ID.yaml`; by default the user's providers directory when the configuration
-    ///     reads it (`OAuth.Configuration.includeUserProviders`, as the CLI's does), else the last of
-    ///     `OAuth.Configuration.providerDirectories`, which the registry reads last.
+    ///     reads it, else the last of `OAuth.Configuration.providerDirectories`.
     ///   - replacing: Whether a file already there is replaced.
     /// - Returns: The draft and the file written.
     /// - Throws: `DiscoveryError` when the metadata cannot be had or used, ``AddProviderError`` when the file

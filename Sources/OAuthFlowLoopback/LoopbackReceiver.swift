@@ -87,10 +87,8 @@ public final class LoopbackReceiver: Sendable {
     /// Starts listening.
     ///
     /// - Parameters:
-    ///   - host: `127.0.0.1` or `::1` (brackets allowed), or `localhost`: the redirect URI then names `localhost`
-    ///     and the receiver listens on 127.0.0.1 and ::1 on one port (127.0.0.1 alone where the machine has no
-    ///     IPv6 loopback), so the callback arrives whichever address the browser resolves the name to; anything
-    ///     else is refused.
+    ///   - host: `127.0.0.1` or `::1` (brackets allowed), or `localhost`, which the redirect URI then names and the
+    ///     receiver listens for on 127.0.0.1 and ::1 on one port; anything else is refused.
     ///   - port: 0 for an ephemeral port, or a fixed port.
     ///   - path: The redirect path, such as `/callback`.
     ///   - limits: What one client may cost the receiver: connections, queued requests and their deadlines.

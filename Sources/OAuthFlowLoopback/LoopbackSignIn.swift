@@ -8,13 +8,6 @@ import OAuthFlow
 /// let signIn = LoopbackSignIn(store: store, browser: SystemBrowser(environment: ProcessInfo.processInfo.environment))
 /// let result = try await signIn.signIn(to: provider, settings: ClientSettings(clientID: "YOUR_CLIENT_ID"))
 /// ```
-///
-/// Or through the front door, by name: `try await oauth.signIn(to: "google", browser: browser)`.
-///
-/// The receiver listens on the descriptor's loopback host and port (an ephemeral one by
-/// default), the authorization request carries PKCE, `state` and (for OpenID Connect)
-/// `nonce`, forged or stale callbacks are refused while the wait goes on, and the
-/// callback, token exchange and ID token pass every check of `OAuthClient`.
 public struct LoopbackSignIn: Sendable {
     /// What happens during a sign-in, for a host to show.
     public enum Event: Sendable {
@@ -78,8 +71,7 @@ public struct LoopbackSignIn: Sendable {
     ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
     ///   - account: The session's account name, to keep several sessions with one provider.
     ///   - port: A fixed port instead of the descriptor's choice.
-    ///   - timeout: How long to wait for the browser to come back (300 s by default); it bounds only that
-    ///     wait, as the token exchange after the callback has the transport's own deadline.
+    ///   - timeout: How long to wait for the browser to come back, and only that (300 s by default).
     ///   - events: Receives what happens, in order.
     /// - Returns: The stored session, with the ID token's claims as verified during the sign-in and the profile mapped from them.
     /// - Throws: ``LoopbackError`` (port taken, timed out), `AuthorizationServerError` (the user

@@ -61,12 +61,12 @@ public struct LoopbackSignOut: Sendable {
     ///   - provider: The session's provider, for its loopback redirect settings.
     ///   - providerSession: What happens to the provider's own session.
     ///   - port: The loopback port of the return address; nil for the descriptor's `redirect.loopback.port` when it
-    ///     is fixed, else an ephemeral one (providers that match registered logout URLs exactly need a fixed port).
+    ///     is fixed, else an ephemeral one.
     ///   - timeout: How long to wait for the browser to come back from the provider's logout.
     ///   - events: Receives the URL opened, a browser that failed, and returns that do not carry the `state` sent.
     /// - Throws: What `TokenManager.signOut(endingProviderSession:)` throws (the session was not deleted);
     ///   ``LoopbackError`` `timedOut` when the provider did not send the browser back in time (the session
-    ///   here is gone all the same: see the message).
+    ///   here is gone all the same).
     public func signOut(
         _ manager: TokenManager, provider: Provider, providerSession: ProviderSessionEnding, port: Int? = nil, timeout: Duration = .seconds(120),
         events: @escaping @Sendable (Event) -> Void = { _ in }

@@ -54,7 +54,7 @@ extension OAuth {
 
     /// Like ``usableSession(_:account:variables:browser:route:events:)``, for a tool that sends the access token as a
     /// Bearer token itself (git, kubectl): a provider whose descriptor says `security.dpop: required` is refused before
-    /// any sign-in, and a DPoP- or certificate-bound session after it, since such a tool cannot add the proof the token needs.
+    /// any sign-in, and a DPoP- or certificate-bound session after it.
     ///
     /// - Parameters:
     ///   - name: The provider.

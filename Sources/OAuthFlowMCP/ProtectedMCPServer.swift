@@ -48,10 +48,8 @@ public final class ProtectedMCPServer: Sendable {
     /// Puts the servers `makeServer` makes behind `resource`.
     ///
     /// - Parameters:
-    ///   - resource: Checks the tokens. Its `settings.resource` must be the MCP server's canonical URI (scheme and host
-    ///     lowercase, no default port, fragment or trailing slash) and its `settings.audience` that same URI, so that a
-    ///     descriptor's `access_tokens.audience` cannot widen it: `ProtectedResource.Settings.mcpServer(at:scopesSupported:resourceName:)`
-    ///     makes such settings.
+    ///   - resource: Checks the tokens. Its `settings.resource` and `settings.audience` must both be the MCP server's
+    ///     canonical URI, as `ProtectedResource.Settings.mcpServer(at:scopesSupported:resourceName:)` makes them.
     ///   - configuration: The scopes required, per tool too, and how sessions are kept.
     ///   - makeServer: Makes the `Server` of a session, tools registered.
     /// - Throws: ``MCPServerConfigurationError`` for a resource that is not canonical, an audience other than it, a scope

@@ -121,8 +121,7 @@ extension MCPAuthorization {
 
 extension MCPAuthorization.Configuration {
     /// A configuration made from the front door a host already holds: the same session store, environment (its
-    /// transport, clock and logger) and discovery caches, so that MCP sessions sit beside the host's others and go
-    /// through one transport.
+    /// transport, clock and logger) and discovery caches.
     ///
     /// - Parameters:
     ///   - oauth: The host's front door.

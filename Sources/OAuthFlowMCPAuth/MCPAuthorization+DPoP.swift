@@ -7,11 +7,7 @@ import OAuthFlow
 extension MCPAuthorization {
     /// The `DPoP` header for a request about to be sent to an MCP server: a proof signed ahead for its method, URL and
     /// access token when its `Authorization` is `DPoP` (RFC 9449 §7.1); nil for a Bearer token or none.
-    ///
-    /// What `MCPAuthorizer.requestModifier` adds to each request. Asking also tells this authorization that requests carry
-    /// proofs: from then on, sessions are DPoP-bound at authorization servers that offer DPoP (unless
-    /// ``Configuration/dpop`` is false). A DPoP request that finds no proof ready leaves without one; the server's 401 is
-    /// answered with a new proof, not a sign-in.
+    /// What `MCPAuthorizer.requestModifier` adds to each request.
     ///
     /// - Parameters:
     ///   - method: The request's method.

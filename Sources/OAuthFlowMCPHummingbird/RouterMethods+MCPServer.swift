@@ -12,10 +12,6 @@ extension RouterMethods {
     /// let router = Router()
     /// router.addMCPServer(mcp)
     /// ```
-    ///
-    /// Every request to the endpoint is checked by `ProtectedMCPServer.handle(_:)`: refused with the RFC 6750 status and
-    /// challenges, or answered by the SDK's transport (Server-Sent Events written as they come). A body larger than
-    /// `ProtectedMCPServer.Configuration.maximumBodySize` is refused 413 before it is read whole.
     @discardableResult
     public func addMCPServer(_ server: ProtectedMCPServer) -> Self {
         let document = server.metadataDocument

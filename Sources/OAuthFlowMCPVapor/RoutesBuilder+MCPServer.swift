@@ -10,10 +10,6 @@ extension RoutesBuilder {
     /// ```swift
     /// app.addMCPServer(mcp)
     /// ```
-    ///
-    /// Every request to the endpoint is checked by `ProtectedMCPServer.handle(_:)`: refused with the RFC 6750 status and
-    /// challenges, or answered by the SDK's transport (Server-Sent Events written as they come). Bodies are collected up
-    /// to `ProtectedMCPServer.Configuration.maximumBodySize`; a larger one is refused 413.
     public func addMCPServer(_ server: ProtectedMCPServer) {
         let document = server.metadataDocument
         for path in server.metadataPaths {

@@ -5,13 +5,9 @@ import OAuthFlow
 /// Receives one provider's security events and acts on them: ends or marks the sessions of the user each names, in the
 /// session store every instance shares, then hands the event to the host.
 ///
-/// Events arrive pushed (RFC 8935: ``receive(body:contentType:authorization:)``, behind a route; Sign in with Apple's notifications
-/// the same way) or polled (RFC 8936: ``poll(_:maximumEvents:)``). Nothing about an event is believed before its token
-/// passes every check (``SecurityEventReceiver`` refuses it otherwise, with RFC 8935's error codes, and changes
-/// nothing): the signature with the transmitter's keys and an algorithm the descriptor allows, `iss`, `aud` (one of
-/// ``audiences``), `iat` (no older than the descriptor's `max_age`, not in the future), `jti` (not received before, by
-/// any instance sharing the `ReplayRegistry`), one event, and the format's own rules (SSF: `typ` `secevent+jwt`, no
-/// `exp`, no `sub`). Make one with `OAuth.securityEventReceiver(for:audiences:replays:managementToken:handler:)`.
+/// Events arrive pushed (RFC 8935: ``receive(body:contentType:authorization:)``) or polled (RFC 8936:
+/// ``poll(_:maximumEvents:)``). Make one with
+/// `OAuth.securityEventReceiver(for:audiences:replays:managementToken:handler:)`.
 public final class SecurityEventReceiver: Sendable {
     /// What to answer the transmitter.
     public struct Answer: Sendable {

@@ -13,8 +13,7 @@ import Vapor
 ///     .get("notes") { request in request.accessPrincipal?.subject ?? "" }
 /// ```
 ///
-/// The URL a DPoP proof must name (`htu`) is the request's path on the origin of the resource's URL
-/// (`ProtectedResource.Settings.resource`): the origin clients use, also behind a proxy.
+/// Behind a proxy, set `ProtectedResource.Settings.resource` to the public URL: DPoP proofs name that origin.
 public struct AccessTokenMiddleware: AsyncMiddleware {
     public let resource: ProtectedResource
     /// The scopes every request must have been granted.

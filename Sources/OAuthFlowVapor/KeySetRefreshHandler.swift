@@ -1,10 +1,8 @@
 import OAuthFlow
 import Vapor
 
-/// Keeps a protected API's signing keys fresh while a Vapor application runs: discovery and every trusted
-/// provider's JWKS are fetched when the application boots, and again before each set ages out, so that no
-/// request waits for a fetch (`ProtectedResource.keepKeysFresh()`). The refresh stops when the
-/// application shuts down.
+/// Keeps a protected API's signing keys fresh while a Vapor application runs, from boot to shutdown, so that no
+/// request waits for a JWKS fetch (`ProtectedResource.keepKeysFresh()`).
 ///
 /// ```swift
 /// app.lifecycle.use(KeySetRefreshHandler(api))

@@ -98,9 +98,7 @@ extension WebSignIn {
     /// the provider's end-session endpoint (RP-Initiated Logout 1.0, with the ID token as `id_token_hint` and a
     /// `state` sealed in a cookie), which returns it to ``postLogoutRedirectURI(for:)``.
     ///
-    /// The host clears its own session before sending this response. Without a session (`key` nil, or already
-    /// gone) the browser goes straight to `returnTo`; a provider without an end-session endpoint gets a page
-    /// that says so plainly: signed out here, the provider's session stays.
+    /// The host clears its own session before sending this response.
     ///
     /// - Parameters:
     ///   - key: The signed-in session's key, as ``WebSignInResult/session`` gave it; nil when nobody is signed in.

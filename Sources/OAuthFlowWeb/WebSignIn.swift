@@ -2,19 +2,10 @@ import Foundation
 import Logging
 import OAuthFlow
 
-/// "Sign in with …" for web servers, independent of any web framework.
+/// "Sign in with …" for web servers, independent of any web framework: ``signInPage(returnTo:)``,
+/// ``start(_:returnTo:stepUp:)`` and ``finish(_:callback:)``, which an adapter maps to a framework's routes.
 ///
-/// Three routes per host, for every enabled provider:
-/// - `GET {basePath}`: ``signInPage(returnTo:)``, a plain page listing the providers;
-/// - `GET {basePath}/{provider}`: ``start(_:returnTo:stepUp:)``, which redirects to the provider;
-/// - `GET|POST {basePath}/{provider}/callback`: ``finish(_:callback:)``, which runs every
-///   check of the engine and hands back a ``WebSignInResult`` (or a ``WebSignInError``).
-///
-/// Nothing is kept on the server between start and callback: the PKCE verifier, state,
-/// nonce, provider and return path travel in a short-lived cookie (the pending sign-in) sealed
-/// with AES-GCM under the host's `SessionKeyring`, so any instance can
-/// finish a flow another started. An adapter (OAuthFlowHummingbird, OAuthFlowVapor) maps these calls
-/// to a framework's routes; one for another framework is a thin layer of the same calls.
+/// Nothing is kept on the server between start and callback: share the `SessionKeyring` between instances.
 public final class WebSignIn: Sendable {
     /// The most of a `form_post` callback body an adapter reads: a small urlencoded form. A longer body is
     /// not a callback. (A back-channel logout body has `ProviderLogoutReceiver.maximumBodySize`.)

@@ -12,14 +12,8 @@ import Darwin
 /// platform mounts and rotates (a Kubernetes projected service-account token, a CI job's identity token written to
 /// disk), or a callback of the host's.
 ///
-/// The assertion is read again each time a token is asked for, never kept: the platform replaces it before it expires.
-/// A file is read as the session store reads its own: a regular file, not a symbolic link, at most ``maximumSize``
-/// bytes, that others may not read or write; what it holds must be one compact JWT. Nothing of it reaches a log or an error.
-///
-/// It belongs to the authorization server of the ``ClientSettings`` that hold it (``ClientSettings/authorizationServer``,
-/// the issuer `MCPAuthorization.Configuration.clients` gives them under): it is presented there and nowhere else, and
-/// only while its `aud` names that server's issuer or token endpoint, its `exp` is in the future and its `nbf` has passed
-/// (`OAuthClient.jwtBearerToken(assertion:scopes:resources:)`, RFC 7523 §3).
+/// It is read again each time a token is asked for, and presented only to the authorization server of the
+/// ``ClientSettings`` that hold it (``ClientSettings/authorizationServer``).
 public struct AssertionSource: Sendable, CustomStringConvertible {
     /// The largest assertion read: 16 KiB, several times a Kubernetes service-account token.
     public static let maximumSize = 16 * 1024

@@ -9,10 +9,8 @@ import Foundation
 /// let client = OAuthClient(provider: provider, configuration: settings.configuration(redirectURI: redirectURI))
 /// ```
 ///
-/// A secret from the environment or the clients file belongs to the client id beside it: it is used only
-/// when that client id is the one in use (or none is named there), so another client id never sends
-/// another client's secret; ``ClientSettings/notes`` says what was left out. An explicit authentication
-/// method of `none` leaves out a configured secret the host did not name itself.
+/// A secret from the environment or the clients file goes only with the client id beside it; ``ClientSettings/notes``
+/// says what was left out.
 public struct ClientSettingsResolver: Sendable {
     /// The environment read for client ids, secrets and the clients file's location.
     public let environment: [String: String]

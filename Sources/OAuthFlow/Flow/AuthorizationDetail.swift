@@ -10,11 +10,7 @@ import Foundation
 /// ])
 /// ```
 ///
-/// A host hands a list of them to a sign-in (``ClientConfiguration/authorizationDetails``) or a service token
-/// request (``OAuthClient/ServiceTokenRequest/authorizationDetails``); the engine sends them as the
-/// `authorization_details` parameter, JSON-encoded, and the token answer's are in ``TokenSet/authorizationDetails``.
-/// Numbers are read as `Double`: send amounts as strings, as RFC 9396's examples do. Its `description` names the
-/// type and the members, never their values (an account number is not for a log).
+/// Numbers are read as `Double`: send amounts as strings, as RFC 9396's examples do.
 public struct AuthorizationDetail: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `type`: the kind of authorization this entry describes (RFC 9396 §2).
     public let type: String

@@ -62,17 +62,15 @@ extension TokenSet {
     /// (with `ath`) when the tokens are DPoP-bound (RFC 9449 §7), `Authorization: Bearer` otherwise (RFC 6750); over
     /// mutual TLS with `clientIdentity` when they are bound to a client certificate (RFC 8705 §3).
     ///
-    /// A resource server that answers `use_dpop_nonce` gets one retry with the nonce it gave. Redirects are never followed.
-    ///
     /// - Parameters:
     ///   - request: The request to the protected resource; its `Authorization` header is set here.
     ///   - environment: Its transport sends the request, its clock dates the proof, its nonces hold the servers' latest.
     ///   - clientIdentity: The client certificate and key (the client's ``ClientConfiguration/tlsIdentity``), presented
-    ///     when the tokens are certificate-bound (``isCertificateBound``) and only then: tokens that are not bound do not
-    ///     show the certificate to every API they are sent to. A `request` that carries its own `clientIdentity` keeps it.
+    ///     only when the tokens are certificate-bound (``isCertificateBound``). A `request` that carries its own
+    ///     `clientIdentity` keeps it.
     /// - Throws: ``FlowError`` `insecureEndpoint` for plain http to a host that is not loopback; `dpop` as above;
     ///   `certificateBinding` for certificate-bound tokens without `clientIdentity`, with another certificate than the
-    ///   one they are bound to, or to a URL that is not https: such tokens are never sent without their certificate.
+    ///   one they are bound to, or to a URL that is not https.
     public func send(
         _ request: TransportRequest, environment: OAuthEnvironment = OAuthEnvironment(), clientIdentity: TLSClientIdentity? = nil
     ) async throws -> TransportResponse {

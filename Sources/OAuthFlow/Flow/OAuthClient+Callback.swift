@@ -23,22 +23,18 @@ extension OAuthClient {
         public var callback: [String: JSONValue] = [:]
     }
 
-    /// The one way a sign-in started with ``startAuthorization()`` ends: checks the authorization response (the
-    /// pending authorization is this client's and not yet completed, a JWT-secured response verified,
-    /// ``check(_:pending:)``), exchanges its code for tokens and verifies the ID token, and counts how it ended
-    /// (`oauthflow_sign_ins_total`).
+    /// The one way a sign-in started with ``startAuthorization()`` ends: checks the authorization response
+    /// (``check(_:pending:)``), exchanges its code for tokens and verifies the ID token.
     ///
     /// - Parameters:
     ///   - response: How the response came back: the redirect's URL, or a `form_post` body.
     ///   - pending: What ``startAuthorization()`` returned for this sign-in.
-    ///   - accepted: Called once the response passed its checks, just before its code is sent to the token endpoint
-    ///     (the loopback sign-in tells its host which server the code goes to; a host that keeps `pending` elsewhere
-    ///     forgets it here). What it throws is thrown instead, and the code is not sent.
+    ///   - accepted: Called once the response passed its checks, just before its code is sent to the token endpoint;
+    ///     what it throws is thrown instead, and the code is not sent.
     /// - Throws: ``AuthorizationServerError`` for an error redirect or a token endpoint error;
     ///   ``FlowError`` for a rejected callback (state, `iss`, missing code, second completion)
     ///   or an unusable token response; ``IDTokenError`` for an ID token that does not verify;
-    ///   ``TransportError`` when the server cannot be reached. A response refused as `state_mismatch` or
-    ///   `invalid_callback` spent nothing: the sign-in can still finish with the genuine one.
+    ///   ``TransportError`` when the server cannot be reached.
     public func finishSignIn(
         _ response: AuthorizationResponse, pending: PendingAuthorization, accepted: @Sendable () throws -> Void = {}
     ) async throws -> SignInOutcome {
@@ -66,13 +62,8 @@ extension OAuthClient {
         }
     }
 
-    /// Checks a callback (``AuthorizationCallback/validate(for:provider:)``) against the server's metadata when
-    /// it matters: a callback without `iss` under `iss_parameter: if_present` is checked again once discovery
-    /// has run, and refused when the server says it sends `iss` (RFC 9207 §2.4). Only a callback that passed
-    /// every other check (its `state` above all) can cause that discovery request.
-    ///
-    /// A JWT-secured response (`response_mode: jwt`, JARM) is verified first and its claims checked in place of the
-    /// redirect's parameters.
+    /// Checks a callback (``AuthorizationCallback/validate(for:provider:)``), a JWT-secured one (JARM) verified first,
+    /// and one without `iss` under `iss_parameter: if_present` against the server's metadata (RFC 9207 §2.4).
     ///
     /// - Returns: The authorization code.
     public func check(_ callback: AuthorizationCallback, pending: PendingAuthorization) async throws -> Secret {

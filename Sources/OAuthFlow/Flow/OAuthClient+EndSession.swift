@@ -11,13 +11,8 @@ extension OAuthClient {
         }
     }
 
-    /// Builds the request that ends the user's session at the provider.
-    ///
-    /// With the default `rp_initiated` style: `id_token_hint` (when `idToken` is given), `client_id`,
-    /// `post_logout_redirect_uri` and a fresh `state` (when `postLogoutRedirectURI` is given), `logout_hint`
-    /// and `ui_locales`. A `custom` style renames the redirect and client id parameters and sends `state`
-    /// only when `logout.returns_state` says the provider returns it. The descriptor's `logout.extra_params`
-    /// are added to both.
+    /// Builds the request that ends the user's session at the provider (RP-Initiated Logout 1.0, or the descriptor's
+    /// `custom` logout style).
     ///
     /// - Parameters:
     ///   - idToken: The session's ID token, so that the provider ends that session without asking who.

@@ -5,15 +5,7 @@ import Foundation
 extension OAuthClient {
     /// Exchanges an authorization code that a platform's own sign-in gave an app (Sign in with Apple's
     /// `ASAuthorizationAppleIDCredential.authorizationCode`), sent to the app's server with that sign-in's identity
-    /// token and the nonce the app made for it.
-    ///
-    /// The identity token is verified first (signature with the provider's keys, `iss`, `aud` this client, expiry, and
-    /// a `nonce` that is the SHA-256 of `nonce` in lowercase hex, as the app sent it to the platform): an identity
-    /// token that is forged, expired, for another app or not of that nonce is refused before anything is sent. That
-    /// does not bind the code, which is the credential: it is then exchanged at the token endpoint with this client's
-    /// authentication (a generated client secret for Apple), without a redirect URI or PKCE verifier, which the
-    /// platform's request had not, and the answer must carry an ID token, verified too, about the same user; else
-    /// nothing is returned. Counted as a sign-in (`oauthflow_sign_ins_total`).
+    /// token and the nonce the app made for it. The identity token is verified before the code is sent.
     ///
     /// - Throws: ``IDTokenError`` for an identity token or ID token that does not verify, or that names another user;
     ///   ``AuthorizationServerError`` when the token endpoint refuses the code; ``FlowError`` (`step_up` when the client

@@ -14,19 +14,14 @@ extension OAuthClient {
 
     /// Uses the refresh token for a new access token (RFC 6749 §6).
     ///
-    /// When the server does not rotate the refresh token, the old one is kept.
-    ///
     /// - Parameters:
     ///   - tokens: The session's tokens: their refresh token is sent, and kept when the server sends no new one.
     ///   - scopes: The scopes to ask for, none beyond those granted (RFC 6749 §6); nil sends no `scope`, which
     ///     asks for the same scopes again.
-    ///   - arrived: Called synchronously with a successful (2xx) answer, unparsed, on the thread
-    ///     that read its last byte, so that a caller can make it durable at once: a rotating
-    ///     server has already invalidated the old refresh token at that point.
-    ///   - received: Called once the answer is parsed, with what may be kept of it before any
-    ///     check. When the answer carries a new ID token, which is yet to be checked, that is
-    ///     ``TokenSet/keepingRefreshToken(of:)`` (the new refresh token with the previous, verified
-    ///     identity): nothing unverified may be adopted if the caller dies before the check.
+    ///   - arrived: Called synchronously with a successful (2xx) answer, unparsed, on the thread that read its last
+    ///     byte, so that a caller can make it durable at once.
+    ///   - received: Called once the answer is parsed, with what may be kept of it before any check: with a new ID
+    ///     token yet to be checked, ``TokenSet/keepingRefreshToken(of:)``.
     /// - Throws: ``AuthorizationServerError`` (`invalid_grant` when the refresh token is
     ///   spent or revoked), ``FlowError``, or ``TransportError``.
     public func refresh(

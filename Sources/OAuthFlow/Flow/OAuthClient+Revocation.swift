@@ -21,8 +21,7 @@ extension OAuthClient {
     ///   - kind: Which of the two it is, sent as `token_type_hint`.
     ///   - proofKey: The DPoP key of the session the token belongs to: the request carries a proof from it.
     ///   - certificateBound: Whether the session the token belongs to is bound to the client certificate
-    ///     (``TokenSet/isCertificateBound``): the request presents the configuration's certificate, at the revocation
-    ///     endpoint's `mtls_endpoint_aliases` entry when the metadata names one (RFC 8705 §3, §5).
+    ///     (``TokenSet/isCertificateBound``): the request then presents the configuration's certificate (RFC 8705 §3).
     /// - Throws: ``AuthorizationServerError`` when the server refuses, ``FlowError`` (`not_revocable` for a kind
     ///   the provider does not revoke, `certificateBinding` for a certificate-bound session and a configuration
     ///   without a certificate), or ``TransportError``.

@@ -85,20 +85,15 @@ extension OAuthClient {
         return try await serviceToken([("grant_type", GrantType.clientCredentials.rawValue)] + parameters, scopes: scopes)
     }
 
-    /// Exchanges a JWT for an access token (RFC 7523 §2.1): an assertion the host was given or signed.
-    ///
-    /// Before it is presented, the assertion's claims are read (not verified: that is the server's) and it is refused
-    /// unless its `aud` names this authorization server's issuer or token endpoint exactly, its `exp` is a JSON number in
-    /// the future and its `nbf`, if any, has passed (RFC 7523 §3): an assertion for another server is never handed to
-    /// this one, which could replay it there.
+    /// Exchanges a JWT for an access token (RFC 7523 §2.1): an assertion the host was given or signed, whose `aud`,
+    /// `exp` and `nbf` are checked before it is presented.
     ///
     /// - Parameters:
     ///   - assertion: The JWT.
     ///   - scopes: The scopes asked for.
     ///   - resources: RFC 8707 resource indicators sent with it (absolute URIs without a fragment, checked before sending).
-    ///   - key: The key an assertion bound to one (`cnf.jkt`, such as a DPoP-bound ID-JAG: ``TokenSet/proofKey`` of the
-    ///     exchange that issued it) is presented with: the request carries a DPoP proof of that key, whatever the
-    ///     provider's own DPoP setting, and a Bearer answer from a provider that does not do DPoP is kept unbound.
+    ///   - key: The key an assertion bound to one (`cnf.jkt`: ``TokenSet/proofKey`` of the exchange that issued it) is
+    ///     presented with, in a DPoP proof.
     /// - Throws: as ``clientCredentialsToken(_:)``; ``FlowError`` `unusable_assertion` for an assertion refused so,
     ///   `wrong_authorization_server` for a client given for another server, `dpop` for an assertion bound to another key.
     public func jwtBearerToken(assertion: Secret, scopes: [String] = [], resources: [String] = [], boundTo key: DPoPKey? = nil) async throws

@@ -40,11 +40,8 @@ extension OAuthClient {
         try await idTokenValidator().validateStored(idToken)
     }
 
-    /// The user's profile in the one shape every provider maps to (the descriptor's `profile`).
-    ///
-    /// Reads userinfo when the mapping uses it and `userInfo` was not given, and makes the
-    /// descriptor's one extra call when the mapping uses `extra.` sources. With an ID token,
-    /// a failing userinfo or extra call only leaves those fields empty; without one, it throws.
+    /// The user's profile in the one shape every provider maps to (the descriptor's `profile`), reading userinfo and
+    /// making the extra call when the mapping uses them.
     ///
     /// - Parameters:
     ///   - tokens: The session's tokens, for the userinfo and extra calls.

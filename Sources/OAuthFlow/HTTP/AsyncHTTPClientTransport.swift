@@ -8,20 +8,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// ``HTTPTransport`` on async-http-client, the transport OAuthFlow uses on Linux.
-///
-/// - Redirects are never followed: a 3xx is handed to the engine, which treats it as an error.
-/// - Every request has one total deadline, ``timeout``, covering connecting, sending, the
-///   headers and the whole body: a server that sends one byte a second fails on time.
-/// - The body is read as it streams and the request is cut at ``maximumResponseSize``:
-///   an endless or oversized body never holds more than the cap in memory. A
-///   `Content-Length` above the cap fails before any of the body is read.
-/// - `Accept-Encoding: identity` is sent (no header would mean "any coding", RFC 9110
-///   §12.5.3) and nothing is decompressed, so a small compressed answer cannot inflate into a
-///   large one; an answer compressed all the same fails, naming its coding.
-/// - The response is collected on its connection's event loop (one loop for every request), and a
-///   caller's arrival callback (``send(_:arrival:)``) runs there, on the thread that read the last byte.
-/// - No cookies are kept; nothing is cached.
+/// ``HTTPTransport`` on async-http-client, the transport OAuthFlow uses on Linux: no redirects, one total deadline
+/// (``timeout``), a size cap (``maximumResponseSize``), no compression, no cookies, no cache.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The total time a request may take, from connecting to the last byte of the body.
     public let timeout: TimeInterval

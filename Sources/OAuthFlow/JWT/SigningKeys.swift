@@ -1,19 +1,10 @@
 import Foundation
 import JWTKit
 
-/// A provider's signing keys (its JWKS), fetched when first needed and kept.
+/// A provider's signing keys (its JWKS), fetched when first needed, one fetch at a time, and kept: fetched again for
+/// an unknown `kid` at most once per ``refetchInterval``, and when older than ``maximumAge``.
 ///
-/// - **One fetch at a time.** Callers that need the keys while a fetch is under way wait for
-///   that fetch; a thousand requests arriving together cause one request to the JWKS.
-/// - **Rotation.** A token naming a `kid` the cached set lacks causes one more fetch, at most once
-///   per ``refetchInterval`` (the first fetch counts as one: a set fetched for the very token that
-///   names the `kid` is not fetched again at once): a signing key the provider has just added is
-///   found, and a stream of tokens with made-up `kid`s never turns into a stream of fetches.
-/// - **Removal.** The set is fetched again when it is older than ``maximumAge``; a key that left
-///   the JWKS is no longer accepted from then on. Each fetch makes a new ``Snapshot/generation``.
-/// - **Bounds.** Only the first ``maximumKeys`` signing keys are read; a key jwt-kit cannot load, an
-///   encryption key (`use: enc`) and a symmetric key (`kty: oct`) are skipped, so `HS256` can never
-///   be verified with a public key.
+/// Each fetch makes a new ``Snapshot/generation``.
 package actor SigningKeys {
     public nonisolated let url: URL
     public nonisolated let refetchInterval: TimeInterval

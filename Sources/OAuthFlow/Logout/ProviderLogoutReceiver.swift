@@ -4,13 +4,8 @@ import Logging
 /// Ends the sessions a provider says have ended: a back-channel logout token it POSTs (OpenID Connect
 /// Back-Channel Logout 1.0) or a front-channel request it has the browser load (Front-Channel Logout 1.0).
 ///
-/// The sessions live in a ``SessionDirectory`` every instance shares (a ``FileTokenStore`` on one machine,
-/// `PostgresTokenStore` across many), so a logout any instance receives signs the user out of all of them.
-/// Ended sessions' refresh tokens are revoked first, where the provider has a revocation endpoint.
-///
-/// A logout token is refused (400, nothing touched) unless every check of
-/// ``IDTokenValidator/validateLogoutToken(_:maximumAge:)`` passes and its `jti` was not seen before (the
-/// ``ReplayRegistry``, kept for the provider's `logout.logout_token_max_age`).
+/// Share its ``SessionDirectory`` and ``ReplayRegistry`` between instances, so that a logout any instance receives
+/// reaches all of them.
 package final class ProviderLogoutReceiver: Sendable {
     /// What to answer the provider (or the browser, for front-channel logout).
     package struct Answer: Sendable {

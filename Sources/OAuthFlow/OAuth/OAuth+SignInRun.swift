@@ -1,11 +1,8 @@
 import Foundation
 
 extension OAuth {
-    /// The authorization-code sign-in with a provider by name, sending `redirectURI`: its client is the
-    /// configuration's for the provider, resolved with the client's variables, and shares this `OAuth`'s discovery
-    /// cache. The loopback, app and web sign-ins run through one of these; a host whose redirect comes back another
-    /// way (a URL the user pastes, its own routes) drives it itself (``SignInRun``). A session the run stores replaces
-    /// the one this `OAuth` held: ``session(_:account:)`` and ``accessToken(for:account:)`` give its new tokens.
+    /// The authorization-code sign-in with a provider by name, sending `redirectURI`, with the configuration's client
+    /// for the provider: what a host whose redirect comes back its own way drives (``SignInRun``).
     ///
     /// - Parameters:
     ///   - name: The provider.

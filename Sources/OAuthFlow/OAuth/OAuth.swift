@@ -358,11 +358,6 @@ public final class OAuth: Sendable {
     /// Checks one access token as an API with `audience` would, trusting only the provider `name`: what
     /// `oauthflow verify-token` runs. A DPoP- or certificate-bound token is refused, as it would be without its proof.
     ///
-    /// A JWT is checked with the provider's keys and the RFC 9068 profile; an opaque token (or a JWT under
-    /// `access_tokens.format: opaque`) is introspected with the API's client at the provider, from
-    /// ``Configuration/serviceClients``, ``Configuration/clients`` or ``Configuration/clientSettings``, asked for
-    /// only then.
-    ///
     /// - Parameters:
     ///   - token: The access token to check, as a client would send it.
     ///   - name: The provider that issued it; the only one trusted.

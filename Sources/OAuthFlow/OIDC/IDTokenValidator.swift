@@ -3,17 +3,8 @@ import Foundation
 
 /// Verifies ID tokens (OpenID Connect Core §3.1.3.7) with jwt-kit.
 ///
-/// - Keys come from the provider's JWKS, cached, and fetched again once when a
-///   token names an unknown `kid`.
-/// - `alg` must be in the provider's ``Provider/Policy/idTokenAlgorithms`` (RS256 and ES256
-///   by default; EdDSA, with Ed25519 keys, when listed); `none` is always refused; HS256 only when listed, verified with the
-///   client secret.
-/// - The provider must be the discovered one (``Provider/discovered(environment:)``) when its
-///   JWKS endpoint comes from discovery: the validator fetches keys, never the discovery document.
-/// - `iss` must equal the issuer; `aud` must contain the client id, and `azp` must
-///   be the client id when there are several audiences; `exp` and `iat` are checked
-///   with a leeway; `nonce` must equal the request's (and be present, unless the descriptor says the provider's
-///   tokens never carry it: `security.nonce_echoed: false`); `at_hash`, when present, must match the access token.
+/// Give it the discovered provider (``Provider/discovered(environment:)``) when its JWKS endpoint comes from
+/// discovery: it fetches keys, never the discovery document.
 public actor IDTokenValidator {
     public let leeway: TimeInterval
     let provider: Provider

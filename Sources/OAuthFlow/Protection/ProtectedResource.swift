@@ -41,7 +41,7 @@ public final class ProtectedResource: Sendable {
     ///   - introspectionClients: The API's own client at each provider whose tokens are introspected, by
     ///     provider id (any client authentication method the descriptor allows).
     ///   - environment: Its transport fetches JWKS and introspects (by default one with a 5 s deadline and a 1 MiB
-    ///     cap); its logger receives why each token was refused (never the token itself), at debug level.
+    ///     cap); its logger receives why each token was refused.
     /// - Throws: ``ProviderError`` `unsupportedPolicy` for a setup that could never accept a token: no
     ///   provider, a resource that is not https (or loopback http), a provider with no issuer to match
     ///   JWTs against, one whose tokens are introspected without an introspection client, or more than one provider

@@ -4,14 +4,7 @@ extension DescriptorDraft {
     /// The largest metadata document read: what the default transport accepts, enforced here too for any transport.
     static let maximumDocumentSize = 1 << 20
 
-    /// Reads an issuer's metadata and drafts its descriptor.
-    ///
-    /// Fetches `{issuer}/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §4) and, when that
-    /// answers with an HTTP error, the RFC 8414 `/.well-known/oauth-authorization-server` document instead,
-    /// through `environment`'s transport (its deadline and size cap apply). The document must be one JSON
-    /// object of at most 1 MiB without repeated member names, name exactly `issuer` (RFC 8414 §3.3, OpenID
-    /// Connect Discovery §4.3: a trailing slash counts), and name every endpoint with https (or http to a
-    /// loopback host).
+    /// Reads an issuer's metadata (OpenID Connect Discovery, else RFC 8414) and drafts its descriptor.
     ///
     /// ```swift
     /// let draft = try await DescriptorDraft.read(issuer: "https://sso.example.com/realms/ops")

@@ -5,17 +5,8 @@ import Yams
 /// A provider descriptor written from an issuer's published metadata, for a self-hosted server that has no
 /// bundled descriptor (`oauthflow providers add ISSUER`).
 ///
-/// The descriptor names the issuer with `discovery`, so every endpoint comes from the live document when the
-/// provider is used, and states what the document said when it was read: the grants, PKCE, the client
-/// authentication methods, the scopes, RFC 9207 `iss`, the ID token and DPoP algorithms, logout and
-/// revocation. It says nothing the document does not say, except what the caller knows and says
-/// (``Options``): the loopback port its redirect URI names, and what the server takes that its metadata
-/// leaves out (``Assumption``), each recorded under `discovery.lacks`. ``read(issuer:id:options:environment:)``
-/// fetches and checks the document; `OAuthFlowLint` lints the text and writes the file (`OAuth.addProvider(issuer:)`).
-///
-/// Text from the server never reaches the YAML unquoted: the file is emitted with Yams from nodes, server
-/// strings as double-quoted scalars, and only values OAuthFlow knows (its grant types, methods and
-/// algorithms) are taken from the document's lists.
+/// ``read(issuer:id:options:environment:)`` fetches and checks the document; `OAuthFlowLint` lints the text and writes
+/// the file (`OAuth.addProvider(issuer:)`).
 public struct DescriptorDraft: Sendable, Hashable {
     /// The provider id, and the file's name without `.yaml`.
     public let id: String

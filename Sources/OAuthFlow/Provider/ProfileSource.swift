@@ -1,15 +1,7 @@
 import Foundation
 
-/// One source of a profile field, as the descriptor's `profile` section writes it:
-///
-/// - a path: a root (`id_token`, `userinfo`, `extra`, `callback` or `token`, the token endpoint's answer) and
-///   steps into it: `.name` into an object, `[0]` into a list, `["name"]` for a member whose name holds `.`,
-///   `/` or other characters (`id_token["https://slack.com/team_id"]`);
-/// - several paths joined by ` + `: the text of those present, space-separated (Apple's first and last name);
-/// - a template: text with `{path}` placeholders, present when every placeholder is, each value
-///   percent-encoded (`https://cdn.discordapp.com/avatars/{userinfo.id}/{userinfo.avatar}.png`);
-/// - a constant, `=true` or `=false`: what a provider documents once for every user (Spotify never verifies
-///   addresses).
+/// One source of a profile field, as the descriptor's `profile` section writes it: a path, several paths joined by
+/// ` + `, a template with `{path}` placeholders, or a constant (`=true`, `=false`).
 package enum ProfileSource: Sendable, Hashable {
     case path(Path)
     case joined([Path])

@@ -29,10 +29,6 @@ public struct UserProfile: Sendable, Hashable, Codable {
     ///   - callback: The callback's other parameters (``OAuthClient/SignInOutcome/callback``), for `callback.` sources.
     ///   - token: The token endpoint's answer beyond the standard members (``TokenSet/additionalFields``), for
     ///     `token.` sources.
-    ///
-    /// Each field takes its first source that is present (``ProfileSource``); a source that cannot be read
-    /// (refused when the descriptor was resolved) counts as absent. ``emailVerified`` is nil without an ``email``: it
-    /// says whether that address was verified, and a constant such as X's `=true` holds only beside one.
     package static func map(
         _ mapping: ProfileMapping, idToken: [String: JSONValue]?, userInfo: [String: JSONValue]?,
         extra: JSONValue? = nil, callback: [String: JSONValue]? = nil, token: [String: JSONValue]? = nil

@@ -10,18 +10,8 @@ import Musl
 import Darwin
 #endif
 
-/// Sessions as JSON files, one per provider and account, safe against crashes and other users.
-///
-/// - The directory is created 0700 and files are written 0600; a file or directory
-///   that others can read is refused with ``ErrorCode/insecurePermissions``.
-/// - Saving writes a temporary file, fsyncs it, renames it over the old one and
-///   fsyncs the directory: a crash leaves the old session or the new one, never a
-///   partial or empty file.
-/// - Files are opened with `O_NOFOLLOW`; a symbolic link planted at a session's path
-///   is refused when reading and replaced (not followed) when saving.
-/// - A file that cannot be decoded is reported and left in place, never deleted.
-/// - ``lock(_:)`` takes an advisory `flock` on a lock file beside the session, so
-///   processes sharing the directory refresh one at a time.
+/// Sessions as JSON files, one per provider and account, safe against crashes and other users: private (0700 and
+/// 0600), written atomically, never through a symbolic link, and locked across processes (``lock(_:)``).
 public struct FileTokenStore: TokenStore {
     public let directory: URL
     /// The wall clock, for naming set-aside files and ageing abandoned ones.

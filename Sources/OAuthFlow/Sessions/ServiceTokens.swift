@@ -96,10 +96,7 @@ public final class ServiceTokens: Sendable {
     ///   - skew: Renew this long before expiry.
     ///   - defaultLifetime: How long a token whose answer has no `expires_in` is used.
     ///
-    /// The clock and the logger are the client's (``OAuthClient/environment``). The logger gets, at debug level,
-    /// each answer from the cache (`service token cache hit`, or `... in the store` for a token another process
-    /// fetched) with the provider and the scopes, and a notice when fewer scopes were granted than asked; never a
-    /// token or a credential.
+    /// The clock and the logger are the client's (``OAuthClient/environment``).
     public init(
         client: OAuthClient, store: any TokenStore = InMemoryTokenStore(), skew: TimeInterval = 60, defaultLifetime: TimeInterval = 300
     ) {

@@ -1,14 +1,10 @@
 import Foundation
 
 /// The authorization-code sign-in (RFC 6749 §4.1 with PKCE, `state`, `nonce` and every check of ``OAuthClient``), in
-/// one order however the provider's page reaches the user: the request started (the client's settings checked
-/// first, a pushed request made), pushed again when it expired before the page opened, the response checked and
-/// its code exchanged by ``OAuthClient/finishSignIn(_:pending:accepted:)``, and the session stored.
+/// one order however the provider's page reaches the user.
 ///
-/// A presenter that holds the user until the response comes back (the loopback receiver, the app's sheet) is a
-/// ``Presenter`` and ``run(_:account:in:keptCorruptSession:)`` drives it. A host whose two halves run apart
-/// (a web server's start and callback routes, a URL pasted back into a command) calls ``start()``, then
-/// ``OAuthClient/finishSignIn(_:pending:accepted:)`` on ``client`` and ``store(_:account:in:keptCorruptSession:)``.
+/// ``run(_:account:in:keptCorruptSession:)`` drives a ``Presenter``; a host whose two halves run apart calls
+/// ``start()``, ``OAuthClient/finishSignIn(_:pending:accepted:)`` and ``store(_:account:in:keptCorruptSession:)``.
 ///
 /// ```swift
 /// let run = try oauth.signInRun(to: "google", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!)

@@ -5,13 +5,7 @@ import Foundation
 /// store) and pending sign-ins in cookies (the web sign-in). One current key seals new
 /// values; older ones only open.
 ///
-/// Each sealed value travels with the id of the key that sealed it, so keys rotate
-/// without a migration: put the new key first and keep the old one in `previous` until
-/// nothing sealed with it is left (each refresh or sign-in rewrites its row; a pending
-/// sign-in lives minutes).
-///
-/// Sealing is AES-256-GCM with a random 96-bit nonce and a context (the row, the cookie)
-/// authenticated with it, so a sealed value moved elsewhere does not open.
+/// To rotate, put the new key first and keep the old one in `previous` until nothing sealed with it is left.
 public struct SessionKeyring: Sendable {
     /// One named 256-bit key.
     public struct Key: Sendable {

@@ -11,11 +11,6 @@ import OAuthFlow
 /// DPoPKey.register(SecureEnclaveDPoPKeys())
 /// let result = try await DPoPKey.keeping(in: SecureEnclaveDPoPKeys()) { try await signIn() }
 /// ```
-///
-/// A session restored from a backup onto another device, or onto this one after its Secure Enclave was reset, names a
-/// key that is gone: using its tokens throws `FlowError` `dpopKeyMissing` before anything is sent, and
-/// the user signs in again. Any other failure of the Secure Enclave is `dpopKeyUnavailable`: the session is kept. The keys are created usable after first unlock, without user presence, so a refresh in the
-/// background can sign its proof.
 public struct SecureEnclaveDPoPKeys: DPoPKey.Keeper {
     public var name: String { "secure-enclave" }
     let keys: any EnclaveKeys

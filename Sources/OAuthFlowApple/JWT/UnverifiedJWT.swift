@@ -2,8 +2,7 @@ import Foundation
 import OAuthFlow
 
 /// A JWT's header and payload, decoded for showing and nothing else: the signature is not checked, so nothing here may
-/// decide who the user is or what a token allows. (What the engine verified is `SignInResult.idToken`; an API checks
-/// access tokens with `ProtectedResource`.)
+/// decide who the user is or what a token allows.
 ///
 /// The Cloudentity sample's "Header" and "Payload" tabs, for a token that is a JWT:
 ///

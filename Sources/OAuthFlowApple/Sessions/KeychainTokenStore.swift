@@ -43,8 +43,7 @@ public struct KeychainTokenStore: TokenStore {
     ///
     /// - Parameters:
     ///   - service: The items' service; nil for ``defaultService``, which every process of the app (its extensions
-    ///     too) then shares. A session an earlier OAuthFlow kept under the old default, the bundle identifier
-    ///     followed by `.oauthflow`, is moved to it on its first load.
+    ///     too) then shares.
     ///   - accessGroup: A keychain access group (`TEAMID.com.example.shared`, in the app's and its extensions'
     ///     `keychain-access-groups` entitlement) to share sessions with the app's extensions; nil for the default one.
     ///   - accessibility: When the items may be read; after first unlock, this device only, by default.

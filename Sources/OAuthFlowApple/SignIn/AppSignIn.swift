@@ -8,14 +8,6 @@ import OAuthFlow
 /// let signIn = AppSignIn(store: store, authenticator: SystemWebAuthenticator())
 /// let result = try await signIn.signIn(to: provider, settings: ClientSettings(clientID: "1234-abc.apps.googleusercontent.com"))
 /// ```
-///
-/// Or through the front door, by name: `try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())`.
-///
-/// The redirect URI comes from the descriptor (`redirect.private_use_scheme`, `private_use_uri`, `claimed_https`), or
-/// is the one the host registered, checked against it (`Provider.appRedirectURI(clientID:bundleIdentifier:requested:claimedHTTPS:)`);
-/// a provider that takes web redirects only or answers with `form_post` is refused before anything opens. The request
-/// carries PKCE, `state` and (for OpenID Connect) `nonce`; a pushed request (RFC 9126) that expired before the sheet
-/// opened is pushed again; the user's cancel is `FlowError` `cancelled`.
 public struct AppSignIn: Sendable {
     /// Which redirect URI the sign-in sends.
     public enum Redirect: Sendable, Hashable {
@@ -76,8 +68,7 @@ public struct AppSignIn: Sendable {
     ///   - provider: The resolved provider.
     ///   - settings: The registered client: its id (an app has no secret), the scopes to ask for, the variables.
     ///   - redirect: Which redirect URI to send; the descriptor's private-use one by default.
-    ///   - prefersEphemeral: Share no cookies with the user's browser (`prefersEphemeralWebBrowserSession`): no single
-    ///     sign-on, and the system does not ask whether the app may use the provider's site.
+    ///   - prefersEphemeral: Share no cookies with the user's browser (`prefersEphemeralWebBrowserSession`).
     ///   - requestOfflineAccess: Whether to ask for a refresh token (the descriptor's `offline` scopes and parameters).
     ///   - account: The session's account name, to keep several sessions with one provider.
     ///   - events: Receives what happens, in order.

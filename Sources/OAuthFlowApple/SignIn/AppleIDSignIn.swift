@@ -3,8 +3,7 @@ import Foundation
 import OAuthFlow
 
 /// Sign in with Apple in an app, natively: the system's sheet (`ASAuthorizationAppleIDProvider`, through an
-/// ``AppleIDAuthorizer``), not the web form, which App Review guideline 4.8 asks of an app that offers another
-/// provider's sign-in.
+/// ``AppleIDAuthorizer``), not the web form. Nothing is stored here: the app's server redeems the code.
 ///
 /// ```swift
 /// let apple = AppleIDSignIn(provider: try oauth.provider("apple", variables: ["team_id": "ABCDE12345"]), authorizer: SystemAppleIDAuthorizer())
@@ -12,11 +11,6 @@ import OAuthFlow
 /// // Send result.authorizationCode, result.identityToken, result.nonce (and a first authorization's fullName, which
 /// // is not signed) to your server, which calls OAuth.redeemPlatformCode.
 /// ```
-///
-/// Each sign-in makes a nonce (32 random bytes) and sends Apple its SHA-256; the identity token that comes back is
-/// verified like any ID token (Apple's keys from the descriptor, `iss`, `aud` the app's bundle identifier, expiry,
-/// that nonce) and must name the credential's user. The name and e-mail come on the first authorization only: keep
-/// them then. Nothing is stored here: the app's server redeems the code and keeps the tokens.
 public struct AppleIDSignIn: Sendable {
     /// What a sign-in established, verified.
     public struct Result: Sendable {

@@ -19,11 +19,7 @@ import AppKit
 /// let result = try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())
 /// ```
 ///
-/// The window is looked up when the sheet opens: the key window of a foreground-active scene (`init()`, in an app),
-/// or the window or scene given, held weakly. A private-use redirect waits for its scheme (`Callback.customScheme`,
-/// or `callbackURLScheme` before iOS 17.4 and macOS 14.4); a claimed https redirect for its host and path
-/// (`Callback.https(host:path:)`, iOS 17.4 and macOS 14.4 and later). The user's cancel is `FlowError` `cancelled`;
-/// cancelling the task closes the sheet and throws `CancellationError` at once, without waiting for the system.
+/// The window is looked up when the sheet opens. The user's cancel is `FlowError` `cancelled`.
 @MainActor
 public final class SystemWebAuthenticator: NSObject, WebAuthenticator, ASWebAuthenticationPresentationContextProviding {
     /// The window to present from, looked up when a sheet opens.
