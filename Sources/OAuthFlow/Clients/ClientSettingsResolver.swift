@@ -87,11 +87,20 @@ public struct ClientSettingsResolver: Sendable {
 
     /// The settings for a client whose id is already known (a pending sign-in's): the secret and method
     /// resolved as for a sign-in, the variables only those of `overrides`, and no scopes.
+    ///
+    /// The credentials are left out, as for a sign-in, when a variable the clients file's entry states has another
+    /// value here (a session signed in to another tenant): they are that tenant's server's alone.
     public func settings(clientID: String, provider: String, overrides given: ClientSettings.Overrides = .init()) throws -> ClientSettings {
         let overrides = self.overrides(given, provider)
         let entry = try clientsFile().entry(for: provider)
-        var settings = ClientSettings(clientID: clientID, variables: overrides.variables)
+        var settings = ClientSettings(clientID: clientID, variables: entry?.variables ?? [:])
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
+        if case .namedVariable = settings.secretSource {
+            settings.variables = overrides.variables
+            return settings
+        }
+        settings = settings.overriding(variables: overrides.variables, provider: provider)
+        settings.variables = overrides.variables
         return settings
     }
 

@@ -76,6 +76,26 @@ import Testing
         #expect(given.overriding(variables: ["tenant": "t1"], provider: "okta").secret?.value == "s3cret-value")
     }
 
+    /// The same holds for a stored session or a pending sign-in: one signed in to another tenant than the entry's (its
+    /// variables, given back when it is refreshed) gets no secret from the entry, whose secret is the entry's tenant's.
+    @Test func aSessionOfAnotherTenantGetsNoneOfTheEntrysCredentials() throws {
+        let entry = "okta:\n  client_id: app\n  client_secret_env: OKTA_SECRET\n  client_auth: client_secret_post\n  variables:\n    domain: a.okta.com\n"
+        let setup = try Setup(entry, environment: ["OKTA_SECRET": "s3cret-value", "OTHER_SECRET": "other-value"])
+        defer { setup.directory.cleanUp() }
+        let elsewhere = try setup.resolver.settings(clientID: "app", provider: "okta", overrides: .init(variables: ["domain": "evil.example"]))
+        #expect(elsewhere.secret == nil && elsewhere.secretSource == nil && elsewhere.authMethod == nil)
+        #expect(elsewhere.variables == ["domain": "evil.example"])
+        #expect(elsewhere.notes.last?.contains("`domain` set to `a.okta.com`, not `evil.example`") == true, "\(elsewhere.notes)")
+        let home = try setup.resolver.settings(clientID: "app", provider: "okta", overrides: .init(variables: ["domain": "a.okta.com"]))
+        #expect(home.secret?.value == "s3cret-value" && home.variables == ["domain": "a.okta.com"])
+        // Variables the pending sign-in or session did not have are not added from the entry.
+        let unstated = try setup.resolver.settings(clientID: "app", provider: "okta", overrides: .init(variables: ["region": "eu"]))
+        #expect(unstated.secret?.value == "s3cret-value" && unstated.variables == ["region": "eu"])
+        let named = try setup.resolver.settings(
+            clientID: "app", provider: "okta", overrides: .init(clientID: "app", secretVariable: "OTHER_SECRET", variables: ["domain": "b.okta.com"]))
+        #expect(named.secret?.value == "other-value" && named.variables == ["domain": "b.okta.com"])
+    }
+
     /// An entry's `issuer` binds its credentials to that authorization server: a provider whose issuer is another (the
     /// descriptor re-pointed at a look-alike server) gets nothing, the one named gets the secret; a value that is not an
     /// issuer is refused with the key named.
