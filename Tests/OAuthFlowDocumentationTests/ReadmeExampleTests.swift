@@ -85,8 +85,11 @@ import OAuthFlowLoopback
     /// The README's one call for a usable session, line for line.
     func accessToken(for provider: String, oauth: OAuth) async throws -> Secret {
         let session = try await oauth.usableSession(provider, browser: SystemBrowser(environment: oauth.configuration.environmentVariables)) { event in
-            if case let .browser(.openURL(url)) = event { print("sign in at", url) }
-            if case let .device(.showCode(code)) = event { print("open", code.verificationURI, "and enter", code.displayUserCode) }
+            // On standard error: a tool that prints the token keeps standard output for it.
+            if case let .browser(.openURL(url)) = event { FileHandle.standardError.write(Data("sign in at \(url)\n".utf8)) }
+            if case let .device(.showCode(code)) = event {
+                FileHandle.standardError.write(Data("open \(code.verificationURI) and enter \(code.displayUserCode)\n".utf8))
+            }
         }
         return session.tokens.accessToken   // valid now: stored, refreshed, or just signed in
     }
@@ -166,7 +169,9 @@ import OAuthFlowLoopback
     struct SignInExample {
         static func main() async {
             // Sessions live in memory here; `store: FileTokenStore(directory: ...)` keeps them for the next run.
-            var configuration = OAuth.Configuration(clients: ["google": ClientSettings(clientID: "YOUR_CLIENT_ID")])
+            // Google's Desktop clients come with a secret, which Google does not hold confidential (RFC 8252 §8.5).
+            let secret = ProcessInfo.processInfo.environment["GOOGLE_CLIENT_SECRET"].map(Secret.init)
+            var configuration = OAuth.Configuration(clients: ["google": ClientSettings(clientID: "YOUR_CLIENT_ID", secret: secret)])
             configuration.environmentVariables = ProcessInfo.processInfo.environment   // can a browser open here? (SSH, a display)
             let oauth = OAuth(configuration)
             do {
