@@ -31,15 +31,17 @@ extension MCPAuthorization {
         if let stored = try? await context.manager.session() {
             try requireProofs(for: stored.tokens, server: server)
             if stored.tokens.accessToken.value != sent, !stored.tokens.isExpired(at: now, skew: 5) {
-                await adopt(stored.tokens, for: server, fresh: false)
+                try await adopt(stored.tokens, in: context, fresh: false)
                 return
             }
             if stored.tokens.refreshToken != nil {
                 do {
                     let refreshed = try await context.manager.refresh(replacing: sent.map { Secret($0) })
-                    await adopt(refreshed.tokens, for: server, fresh: true)
+                    try await adopt(refreshed.tokens, in: context, fresh: true)
                     return
                 } catch let error as TransportError {
+                    throw error
+                } catch let error as MCPAuthorizationError where error.code == .tokenMismatch {
                     throw error
                 } catch {
                     logger.info("refresh failed; signing in again", metadata: ["server": "\(server)", "error": "\(error)"])
@@ -136,7 +138,7 @@ extension MCPAuthorization {
             throw Self.issuerRefusal(error, provider: context.provider) ?? error
         }
         await context.manager.reload()
-        await adopt(session.tokens, for: context.server, fresh: true)
+        try await adopt(session.tokens, in: context, fresh: true)
         return session.tokens
     }
 

@@ -45,7 +45,7 @@ extension MCPAuthorization {
             return stored
         }
         await context.manager.reload()
-        await adopt(session.tokens, for: context.server, fresh: true)
+        try await adopt(session.tokens, in: context, fresh: true)
         return session.tokens
     }
 }

@@ -41,7 +41,7 @@ extension MCPAuthorization {
             // No user signs in for a workload's assertion, and an enterprise identity provider's session is used as it is.
             let tokens = try await currentTokens(context, interactive: false)
             try requireProofs(for: tokens, server: server)
-            await adopt(tokens, for: server, fresh: false)
+            try await adopt(tokens, in: context, fresh: false)
             return tokens
         }
         guard (try? await context.manager.session()) != nil else {
@@ -60,7 +60,7 @@ extension MCPAuthorization {
             )
         }
         try requireProofs(for: tokens, server: server)
-        await adopt(tokens, for: server, fresh: false)
+        try await adopt(tokens, in: context, fresh: false)
         return tokens
     }
 

@@ -126,7 +126,7 @@ extension MCPAuthorization {
             return stored
         }
         await context.manager.reload()
-        await adopt(session.tokens, for: context.server, fresh: true)
+        try await adopt(session.tokens, in: context, fresh: true)
         return session.tokens
     }
 
@@ -165,7 +165,7 @@ extension MCPAuthorization {
         guard refused.isEmpty else {
             throw MCPAuthorizationError(
                 .tokenMismatch,
-                "the authorization server \(context.authorizationServer.issuer.absoluteString) answered the JWT bearer grant with a token for \(ServerDiscovery.shown(refused.joined(separator: " "))), not for the MCP server \(resource); it is neither stored nor sent"
+                "the authorization server \(context.authorizationServer.issuer.absoluteString) issued a token for \(ServerDiscovery.shown(refused.joined(separator: " "))), not for the MCP server \(resource); it is neither stored nor sent"
             )
         }
     }

@@ -69,7 +69,7 @@ public final class MCPAuthorization: Sendable {
         guard let server = ResourceIdentifier(endpoint), let context = await state.context(for: server) else { return }
         let tokens = try await currentTokens(context, interactive: true)
         try requireProofs(for: tokens, server: server)
-        await adopt(tokens, for: server, fresh: false)
+        try await adopt(tokens, in: context, fresh: false)
         await prepareProofs(for: endpoint)
     }
 
@@ -107,11 +107,23 @@ public final class MCPAuthorization: Sendable {
 
     // MARK: - Tokens
 
-    /// The token `server` is sent from now on; `fresh` when it was just issued (by a sign-in or a refresh), so that a 401
-    /// in answer to it is not answered with another sign-in.
-    func adopt(_ tokens: TokenSet, for server: ResourceIdentifier, fresh: Bool) async {
+    /// The one gate a token passes before `context`'s MCP server is sent it, on every grant: one the authorization server
+    /// says is for another resource (``checkResource(of:for:)``) is taken out of the store and refused, `token_mismatch`.
+    /// `fresh` when it was just issued (by a sign-in or a refresh), so that a 401 in answer to it is not answered with
+    /// another sign-in.
+    func adopt(_ tokens: TokenSet, in context: AuthorizationState.Context, fresh: Bool) async throws {
+        do {
+            try Self.checkResource(of: tokens, for: context)
+        } catch {
+            presented.withLock { $0[context.server] = nil }
+            if (try? await configuration.store.load(context.key))?.tokens.accessToken == tokens.accessToken {
+                try? await configuration.store.remove(context.key)
+                await context.manager.reload()
+            }
+            throw error
+        }
         if fresh { await state.noteFresh(tokens.accessToken.value, at: environment.clock.now()) }
-        presented.withLock { $0[server] = Presented(token: tokens.accessToken.value, key: tokens.proofKey) }
+        presented.withLock { $0[context.server] = Presented(token: tokens.accessToken.value, key: tokens.proofKey) }
     }
 
     /// The access token last sent to `server`, if any.
