@@ -197,14 +197,17 @@ public final class SecurityEventReceiver: Sendable {
         Answer(status: status, body: "", error: nil, outcome: nil, isDuplicate: true)
     }
 
-    /// The provider sessions an event's subject names: `iss_sub` as given; an `opaque` id, or the subject the host's
-    /// resolver gives for another format (an e-mail address), as a subject the provider issued. None for nobody.
+    /// The provider sessions an event's subject names: `iss_sub` of the provider's own issuer (a transmitter does not
+    /// speak for another issuer's subjects, such as another tenant's of the same descriptor); an `opaque` id, or the
+    /// subject the host's resolver gives for another format (an e-mail address), as a subject the provider issued.
+    /// None for nobody.
     private func matches(_ event: SecurityEvent) async throws -> [ProviderSession.Match] {
         guard event.action == .endSessions || event.action == .requireSignIn else { return [] }
         let providerIssuer = provider.issuer?.absoluteString ?? policy.issuer.absoluteString
         let named: (issuer: String, subject: String)
         switch event.subject {
         case let .issuerSubject(issuer, subject):
+            guard isOwnIssuer(issuer) else { return [] }
             named = (issuer, subject)
         case let .opaque(id):
             named = (providerIssuer, id)
@@ -215,6 +218,12 @@ public final class SecurityEventReceiver: Sendable {
             return []
         }
         return spellings(of: named.issuer).compactMap { ProviderSession.Match(issuer: $0, subject: named.subject, sessionID: nil) }
+    }
+
+    /// Whether `issuer` is the provider's (or the transmitter's), in any of the spellings ``spellings(of:)`` allows.
+    private func isOwnIssuer(_ issuer: String) -> Bool {
+        let known = [provider.issuer?.absoluteString, policy.issuer.absoluteString].compactMap { $0 } + provider.issuers.aliases
+        return known.contains { Self.sameIssuer(issuer, $0, lenient: true) }
     }
 
     /// Every way a session may record `issuer`: when it is the provider's (with or without a final `/`, or one of its

@@ -72,6 +72,35 @@ import Testing
 
     // MARK: - Acting
 
+    /// A transmitter speaks for its own issuer's subjects: an `iss_sub` of another issuer (another tenant of the same
+    /// descriptor) ends nothing; and a session it does end that another server or client issued is removed without its
+    /// refresh token going to this provider's revocation endpoint.
+    @Test func anotherIssuersSubjectEndsNothingAndAForeignSessionIsNotRevokedHere() async throws {
+        let world = try World()
+        defer { world.directory.cleanUp() }
+        let elsewhere = "https://tenant-b.example"
+        let tenant = try await world.signIn("user-ada", as: "tenant-b", on: 0)
+        var moved = try #require(try await world.stored("tenant-b"))
+        moved.providerSession?.issuer = elsewhere
+        moved.authorizationServer = elsewhere
+        try await world.instances[0].store.save(moved)
+        let foreign = try await world.simulated.securityEventToken(
+            Self.caep + "session-revoked", subject: ["format": .string("iss_sub"), "iss": .string(elsewhere), "sub": .string("user-ada")])
+        let answer = try await world.receiver().receive(body: Data(foreign.utf8), contentType: World.pushed)
+        #expect(answer.status == 202 && answer.outcome?.ended.isEmpty == true)
+        #expect(try await world.stored("tenant-b") != nil)
+
+        // The same session, now under this provider's issuer but recorded as issued by another server: ended here,
+        // revoked nowhere.
+        moved.providerSession?.issuer = world.simulated.issuer.absoluteString
+        try await world.instances[0].store.save(moved)
+        let own = try await world.simulated.securityEventToken(Self.caep + "session-revoked", subject: world.user("user-ada"))
+        let ended = try await world.receiver().receive(body: Data(own.utf8), contentType: World.pushed)
+        #expect(ended.outcome?.ended.map(\.account) == ["tenant-b"])
+        #expect(try await world.stored("tenant-b") == nil)
+        #expect(try await Simulated.isActive(tenant.refreshToken, at: world.simulated))
+    }
+
     /// CAEP `session-revoked` for a user ends that user's sessions on both instances (signed in on either), revokes their
     /// refresh tokens at the provider, leaves another user's alone, and reaches the handler once.
     @Test func aRevokedSessionEndsTheUsersSessionsOnEveryInstance() async throws {

@@ -172,8 +172,11 @@ package final class ProviderLogoutReceiver: Sendable {
     /// - Throws: Store errors; sessions ended before the error stay ended.
     package func endSessions(_ match: ProviderSession.Match, signedInBy: Date? = nil) async throws -> [SessionKey] {
         var refreshTokens: [(Secret, DPoPKey?, Bool)] = []
-        let ended = try await sessions.withEachSession(of: client.provider.id, matching: match, signedInBy: signedInBy) { session in
-            if let refresh = session.tokens.refreshToken {
+        let (provider, clientID) = (client.provider, client.configuration.clientID)
+        let ended = try await sessions.withEachSession(of: provider.id, matching: match, signedInBy: signedInBy) { session in
+            // Revoked only where it was issued: a session of another server or client (another tenant of the descriptor)
+            // is removed, its refresh token not sent to this one's endpoint.
+            if let refresh = session.tokens.refreshToken, session.mismatch(with: provider, clientID: clientID) == nil {
                 refreshTokens.append((refresh, session.tokens.proofKey, session.tokens.isCertificateBound))
             }
             try await sessions.remove(session.key)
