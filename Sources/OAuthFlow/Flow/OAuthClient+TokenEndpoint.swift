@@ -147,6 +147,15 @@ extension OAuthClient {
                 "refusing to send a client assertion addressed to \(endpoint.absoluteString) to \(url.absoluteString), its mutual-TLS alias on another server: whoever answers there could replay it; use `client_auth.assertion_audience: issuer`"
             )
         }
+        // The same for a JWT bearer grant's assertion (RFC 7523 §3) addressed to the published token endpoint.
+        if !Origin.same(url, endpoint), let assertion = parameters.first(where: { $0.0 == "assertion" })?.1,
+            let jws = try? CompactJWS(assertion), audienceClaim(jws.claims)?.contains(endpoint.absoluteString) == true
+        {
+            throw FlowError(
+                .unusableAssertion,
+                "refusing to send a JWT bearer assertion addressed to \(endpoint.absoluteString) to \(url.absoluteString), its mutual-TLS alias on another server: whoever answers there could replay it; have the assertion name the issuer"
+            )
+        }
         var form = try await authenticated(AuthenticatedForm(fields: parameters, headers: shape.headers), by: method, published: endpoint)
         form.otherSecrets = secrets.map(\.value)
         try FlowError.requireSecure(url)

@@ -56,7 +56,8 @@ import Testing
     static func server(
         methods: String = "[tls_client_auth]", identity: TLSClientIdentity?, secret: Secret? = nil, aliases: Bool = true,
         tokenAnswer: String = #"{"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-1"}"#,
-        extra: String = "", resource: (@Sendable (TransportRequest) async throws -> TransportResponse)? = nil
+        extra: String = "", grants: String = "authorization_code, refresh_token, client_credentials",
+        resource: (@Sendable (TransportRequest) async throws -> TransportResponse)? = nil
     ) throws -> Server {
         let document = metadata(aliases: aliases)
         let sent = Locked<[TransportRequest]>([])
@@ -77,7 +78,7 @@ import Testing
         }
         let provider = try TestDescriptor(
             issuer: issuer, endpoints: [],
-            extra: "discovery:\n  mode: rfc8414\ngrant_types: [authorization_code, refresh_token, client_credentials]\nclient_auth:\n  methods: \(methods)\n"
+            extra: "discovery:\n  mode: rfc8414\ngrant_types: [\(grants)]\nclient_auth:\n  methods: \(methods)\n"
                 + extra
         ).provider()
         let configuration = ClientConfiguration(
@@ -251,6 +252,29 @@ import Testing
         let allowed = try Self.server(methods: "[client_secret_jwt]", identity: identity, secret: secret, tokenAnswer: answer)
         _ = try await allowed.client.refresh(try await allowed.client.clientCredentialsToken())
         #expect(allowed.requests(to: "/token").last?.url.absoluteString == Self.aliasHost + "/token")
+    }
+
+    /// A JWT bearer assertion (RFC 7523 §3) addressed to the published token endpoint does not go to the alias on another
+    /// server either; one addressed to the issuer does.
+    @Test func aGrantAssertionForTheTokenEndpointIsNotSentToAnAliasOnAnotherServer() async throws {
+        let identity = try Self.identity()
+        let server = try Self.server(identity: identity, grants: "urn:ietf:params:oauth:grant-type:jwt-bearer")
+        func assertion(audience: String) -> Secret {
+            let now = Date().timeIntervalSince1970.rounded(.down)
+            let claims: JSONValue = .object([
+                "iss": .string("workload"), "sub": .string("workload"), "aud": .string(audience), "exp": .number(now + 300),
+            ])
+            let header = Base64URL.encode(Data(#"{"alg":"ES256","typ":"JWT"}"#.utf8))
+            let body = Base64URL.encode((try? JSONEncoder().encode(claims)) ?? Data())
+            return Secret(header + "." + body + "." + Base64URL.encode(Data(repeating: 7, count: 64)))
+        }
+        let error = await #expect(throws: FlowError.self) {
+            _ = try await server.client.jwtBearerToken(assertion: assertion(audience: Self.issuer + "/token"))
+        }
+        #expect(error?.code == .unusableAssertion && error?.message.contains("have the assertion name the issuer") == true)
+        #expect(server.requests.allSatisfy { !$0.url.absoluteString.hasPrefix(Self.aliasHost) })
+        _ = try await server.client.jwtBearerToken(assertion: assertion(audience: Self.issuer))
+        #expect(server.requests(to: "/token").last?.url.absoluteString == Self.aliasHost + "/token")
     }
 
     @Test func aCnfMemberOfTheAnswerBindsToo() async throws {
