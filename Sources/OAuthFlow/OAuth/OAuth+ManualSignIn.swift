@@ -48,7 +48,9 @@ extension OAuth {
         }
         let run = signInRun(provider: provider, settings: settings, redirectURI: redirectURI, requestOfflineAccess: requestOfflineAccess)
         let pending = try await run.start()
-        let entry = PendingAuthorizationStore.Entry(pending: pending, clientID: settings.clientID, variables: provider.variables)
+        let entry = PendingAuthorizationStore.Entry(
+            pending: pending, clientID: settings.clientID, variables: provider.variables,
+            tokenEndpoint: try await run.client.endpoint(\.token, "token"))
         try pendingStore.save(entry, for: SessionKey(providerID: name, account: account))
         return Self.manualSignIn(entry, provider: provider)
     }
@@ -98,14 +100,22 @@ extension OAuth {
             throw FlowError(.manualSignIn, "the sign-in in progress for \(key) is with \(saved.pending.providerID), not \(provider.id)")
         }
         let run = signInRun(provider: provider, settings: settings, redirectURI: saved.pending.redirectURI)
-        // Nothing is sent unless the client can authenticate, and the code goes only to the server the request was
-        // made at: a descriptor of the same name read since (another directory, a user's file) is refused.
+        // Nothing is sent unless the client can authenticate, and the code, the verifier and the client's credentials
+        // go only to the server the request was made for: a descriptor of the same name read since (another directory, a
+        // user's file) that names another authorization or token endpoint is refused.
         _ = try run.client.configuration.authenticationMethod(for: provider)
         let endpoint = try await run.client.endpoint(\.authorization, "authorization")
         guard Self.sameEndpoint(saved.pending.url, endpoint) else {
             throw FlowError(
                 .manualSignIn,
                 "the sign-in in progress for \(key) was started at \(Self.endpointText(saved.pending.url)); \(name) now names \(Self.endpointText(endpoint))"
+            )
+        }
+        let tokenEndpoint = try await run.client.endpoint(\.token, "token")
+        if let started = saved.tokenEndpoint, !Self.sameEndpoint(started, tokenEndpoint) {
+            throw FlowError(
+                .manualSignIn,
+                "the sign-in in progress for \(key) was started for the token endpoint \(Self.endpointText(started)); \(name) now names \(Self.endpointText(tokenEndpoint)): the code is not sent there"
             )
         }
         // Spent once its response is accepted: taken (by one call only) and forgotten before the code is sent, so that

@@ -22,11 +22,14 @@ package struct PendingAuthorizationStore: Sendable {
         public var clientID: String
         /// The provider's variable values, to resolve it again when finishing.
         public var variables: [String: String]
+        /// The token endpoint the code is for, as the sign-in started (nil in entries written before OAuthFlow kept it).
+        public var tokenEndpoint: URL?
 
-        public init(pending: PendingAuthorization, clientID: String, variables: [String: String]) {
+        public init(pending: PendingAuthorization, clientID: String, variables: [String: String], tokenEndpoint: URL? = nil) {
             self.pending = pending
             self.clientID = clientID
             self.variables = variables
+            self.tokenEndpoint = tokenEndpoint
         }
     }
 

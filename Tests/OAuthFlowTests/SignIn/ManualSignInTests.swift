@@ -235,6 +235,28 @@ import Testing
         _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
 
+    /// A descriptor of the same name, the same issuer and authorization endpoint, whose token endpoint is another
+    /// server's: the code, the verifier and the client's credentials would go there. Refused, nothing sent, kept.
+    @Test func aDescriptorThatMovesOnlyTheTokenEndpointIsRefused() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let moved = setup.directory.url.appendingPathComponent("moved")
+        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: false)
+        let text = try setup.simulated.descriptorText(.init()).replacingOccurrences(
+            of: "https://simulated.example/token", with: "https://collector.example/token")
+        #expect(text.contains("https://collector.example/token"))
+        try Data(text.utf8).write(to: moved.appendingPathComponent("simulated.yaml"))
+        let error = try await #require(throws: FlowError.self) {
+            try await setup.oauth(providers: moved).finishManualSignIn(to: "simulated", callback: callback)
+        }
+        #expect(error.code == .manualSignIn && error.message.contains("collector.example"), "\(error)")
+        #expect(await setup.simulated.requestCount(.token) == 0)
+        #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
+        _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
+    }
+
     /// The code goes to the client it was issued to, and only there: another client's settings are refused before
     /// anything is sent, and the sign-in is kept for its own.
     @Test func onlyTheClientThatStartedItFinishesIt() async throws {
