@@ -116,7 +116,7 @@ public final class MCPAuthorization: Sendable {
             try Self.checkResource(of: tokens, for: context)
         } catch {
             presented.withLock { $0[context.server] = nil }
-            if (try? await configuration.store.load(context.key))?.tokens.accessToken == tokens.accessToken {
+            if (try? await context.manager.session())?.tokens.accessToken == tokens.accessToken {
                 try? await configuration.store.remove(context.key)
                 await context.manager.reload()
             }

@@ -69,7 +69,7 @@ extension DescriptorSchema {
             "The algorithms a JWT access token may be signed with. `none` and HMAC are never accepted: the keys are public."),
         Field(
             "audience", .string(),
-            "The `aud` an access token must contain to be accepted, when the descriptor states it (may name `{variables}`); otherwise the API states its own."
+            "The `aud` an access token must contain to be accepted, when the descriptor states it (may name `{variables}`); otherwise the API states its own (`ProtectedResource.Settings.audience`, else its resource URL)."
         ),
         Field(
             "leeway", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().leeway)",
