@@ -149,7 +149,12 @@ extension MCPAuthorization {
     /// Refuses a token the authorization server says is for another resource (a `resource` member of its answer) or
     /// whose JWT `aud` names anything but this MCP server (`[this server, another]` too). An opaque token without such
     /// a member is the server's word.
-    static func checkResource(of tokens: TokenSet, for context: AuthorizationState.Context) throws {
+    ///
+    /// Without `everyAudience` (a user's or the client's own token), only an audience that is the URL of another server
+    /// than this MCP server and the authorization server is refused: an audience that is no URL (Entra ID's application
+    /// ids, Keycloak's `account`) is the authorization server's to give and the MCP server's to check, and one on the
+    /// authorization server's origin (Auth0's userinfo) is that server's own.
+    static func checkResource(of tokens: TokenSet, for context: AuthorizationState.Context, everyAudience: Bool = true) throws {
         var named: [String] = []
         if let answered = tokens.additionalFields["resource"] { named.append(contentsOf: strings(answered)) }
         let resource = context.resource.absoluteString
@@ -160,7 +165,14 @@ extension MCPAuthorization {
         if let jws = try? CompactJWS(tokens.accessToken.value), let audience = jws.claims["aud"] {
             // Every audience, as every `resource` value: a token for this server and another is one the other may replay here.
             let audiences = strings(audience)
-            refused += audiences.isEmpty ? ["no audience"] : audiences.filter { !isThisServer($0) }
+            if everyAudience {
+                refused += audiences.isEmpty ? ["no audience"] : audiences.filter { !isThisServer($0) }
+            } else {
+                refused += audiences.filter { value in
+                    guard let url = URL(string: value), ["https", "http"].contains(url.scheme?.lowercased()), Origin(url) != nil else { return false }
+                    return !isThisServer(value) && !Origin.same(url, context.authorizationServer.issuer)
+                }
+            }
         }
         guard refused.isEmpty else {
             throw MCPAuthorizationError(

@@ -113,9 +113,10 @@ public final class MCPAuthorization: Sendable {
     /// another sign-in.
     func adopt(_ tokens: TokenSet, in context: AuthorizationState.Context, fresh: Bool) async throws {
         do {
-            try Self.checkResource(of: tokens, for: context)
+            try Self.checkResource(of: tokens, for: context, everyAudience: context.grant.presentsAssertion)
         } catch {
             presented.withLock { $0[context.server] = nil }
+            await context.manager.reload()
             if (try? await context.manager.session())?.tokens.accessToken == tokens.accessToken {
                 try? await configuration.store.remove(context.key)
                 await context.manager.reload()

@@ -50,9 +50,16 @@ import Testing
         try Self.expectRefused(await client.runEverything(), run, token: shared)
     }
 
+    /// A user's token for this server that also names what no URL says is another API's (Keycloak's `account`, an
+    /// application id) or the authorization server's own userinfo endpoint (Auth0) is sent: those are the authorization
+    /// server's to give and the MCP server's to check.
     @Test func aTokenForThisServerIsSent() async throws {
         let run = ConformanceRun(version: .v20260728)
-        let own = Self.token(for: .string(Scenarios.mcpOrigin + "/mcp"))
+        let own = Self.token(
+            for: .array([
+                .string(Scenarios.mcpOrigin + "/mcp"), .string("account"), .string("00000003-0000-0000-c000-000000000000"),
+                .string(Scenarios.authOrigin + "/userinfo"),
+            ]))
         var auth = MockAuthServerOptions()
         auth.onTokenRequest = { body, _ in body["grant_type"] == "authorization_code" ? .token(own, scopes: []) : nil }
         let (_, _, client) = Scenarios.world(run, auth: auth)

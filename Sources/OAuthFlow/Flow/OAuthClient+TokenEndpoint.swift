@@ -147,7 +147,8 @@ extension OAuthClient {
                 "refusing to send a client assertion addressed to \(endpoint.absoluteString) to \(url.absoluteString), its mutual-TLS alias on another server: whoever answers there could replay it; use `client_auth.assertion_audience: issuer`"
             )
         }
-        // The same for a JWT bearer grant's assertion (RFC 7523 §3) addressed to the published token endpoint.
+        // The same for a JWT bearer grant's assertion (RFC 7523 §3) addressed to the published token endpoint
+        // (`checkAssertion` has already refused one whose `aud` names neither it nor the issuer as written).
         if !Origin.same(url, endpoint), let assertion = parameters.first(where: { $0.0 == "assertion" })?.1,
             let jws = try? CompactJWS(assertion), audienceClaim(jws.claims)?.contains(endpoint.absoluteString) == true
         {

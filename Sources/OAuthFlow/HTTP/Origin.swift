@@ -23,6 +23,8 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
         return origin == Origin(second)
     }
 
-    /// `scheme://host:port`.
-    package var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
+    /// `scheme://host:port`, an IPv6 address in brackets.
+    package var description: String {
+        "\(scheme)://" + (host.contains(":") ? "[\(host)]" : host) + (port.map { ":\($0)" } ?? "")
+    }
 }

@@ -94,6 +94,8 @@ extension OAuth {
                 .manualSignIn,
                 "the sign-in to \(name) in progress was started by client \(saved.clientID), not \(settings.clientID): finish it with that client")
         }
+        // The client's credentials go with the variables they were given with, to no other server.
+        settings = settings.overriding(variables: saved.variables, provider: name)
         settings.variables = saved.variables
         let provider = try resolve(name, variables: saved.variables)
         guard provider.id == saved.pending.providerID else {

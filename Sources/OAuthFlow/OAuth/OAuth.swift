@@ -238,8 +238,11 @@ public final class OAuth: Sendable {
         let name = session.key.providerID
         var settings: ClientSettings
         if let given = configuration.clients[name] {
-            // A session of another client: that client's secret is not this one's to send.
-            settings = given.clientID == session.clientID ? given : ClientSettings(clientID: session.clientID)
+            // A session of another client: that client's secret is not this one's to send; nor is it a session's signed in
+            // with other values of the variables the settings state (another tenant's server).
+            settings =
+                given.clientID == session.clientID
+                ? given.overriding(variables: session.variables, provider: name) : ClientSettings(clientID: session.clientID)
         } else if let resolver = configuration.clientSettings {
             settings = try resolver.settings(for: session)
         } else {

@@ -22,9 +22,10 @@ extension OAuthFlowCommand.Login {
             startAgain.clientID = saved.clientID
             startAgain.variables = saved.variables
             do {
-                // The client that started the sign-in finishes it: its secret or key from the flags and the clients file.
+                // The client that started the sign-in finishes it: its secret or key from the flags and the clients file,
+                // left out when the sign-in's variables move it to another server than the clients file's entry names.
                 var overrides = options.overrides
-                overrides.variables = [:]
+                overrides.variables = saved.variables
                 var settings = try CommandEnvironment.clients.settings(clientID: saved.clientID, provider: options.name, overrides: overrides)
                 settings.variables = saved.variables
                 oauth = options.registryOptions.oauth(clients: [options.name: settings])

@@ -228,6 +228,19 @@ import Testing
         #expect(pending.secret == nil)
     }
 
+    /// A host's own client settings go with the variables they state: a stored session signed in with other values of
+    /// them (another tenant's server) gets none of their credentials when it is refreshed; one with the same values does.
+    @Test func aHostsClientIsNotLentToASessionOfAnotherTenant() throws {
+        let session = sampleSession()  // client "client", tenant "acme"
+        let other = OAuth(
+            OAuth.Configuration(clients: ["example": ClientSettings(clientID: "client", secret: Secret("s3cret-value"), variables: ["tenant": "other"])]))
+        let settings = try other.settings(for: session)
+        #expect(settings.secret == nil && settings.variables["tenant"] == "acme")
+        let same = OAuth(
+            OAuth.Configuration(clients: ["example": ClientSettings(clientID: "client", secret: Secret("s3cret-value"), variables: ["tenant": "acme"])]))
+        #expect(try same.settings(for: session).secret?.value == "s3cret-value")
+    }
+
     @Test func aStoredSessionKeepsItsClientAndVariables() throws {
         let setup = try Setup("example:\n  client_id: another\n  client_secret_env: ANOTHER_SECRET\n", environment: ["ANOTHER_SECRET": "x"])
         defer { setup.directory.cleanUp() }
