@@ -50,7 +50,7 @@ extension OAuth {
         let pending = try await run.start()
         let entry = PendingAuthorizationStore.Entry(
             pending: pending, clientID: settings.clientID, variables: provider.variables,
-            tokenEndpoint: try await run.client.endpoint(\.token, "token"))
+            tokenEndpoint: try await run.client.endpoint(\.token, "token"), authorizationServer: provider.authorizationServer)
         try pendingStore.save(entry, for: SessionKey(providerID: name, account: account))
         return Self.manualSignIn(entry, provider: provider)
     }
@@ -111,6 +111,12 @@ extension OAuth {
             throw FlowError(
                 .manualSignIn,
                 "the sign-in in progress for \(key) was started at \(Self.endpointText(saved.pending.url)); \(name) now names \(Self.endpointText(endpoint))"
+            )
+        }
+        if let started = saved.authorizationServer, started != provider.authorizationServer {
+            throw FlowError(
+                .manualSignIn,
+                "the sign-in in progress for \(key) was started with the authorization server \(TerminalText.escaped(started)); \(name) now names \(TerminalText.escaped(provider.authorizationServer ?? "none")): the code is not sent there"
             )
         }
         let tokenEndpoint = try await run.client.endpoint(\.token, "token")

@@ -22,14 +22,20 @@ package struct PendingAuthorizationStore: Sendable {
         public var clientID: String
         /// The provider's variable values, to resolve it again when finishing.
         public var variables: [String: String]
-        /// The token endpoint the code is for, as the sign-in started (nil in entries written before OAuthFlow kept it).
+        /// The token endpoint the code is for, and the authorization server (`Provider.authorizationServer`), as the
+        /// sign-in started (nil in entries written before OAuthFlow kept them).
         public var tokenEndpoint: URL?
+        public var authorizationServer: String?
 
-        public init(pending: PendingAuthorization, clientID: String, variables: [String: String], tokenEndpoint: URL? = nil) {
+        public init(
+            pending: PendingAuthorization, clientID: String, variables: [String: String], tokenEndpoint: URL? = nil,
+            authorizationServer: String? = nil
+        ) {
             self.pending = pending
             self.clientID = clientID
             self.variables = variables
             self.tokenEndpoint = tokenEndpoint
+            self.authorizationServer = authorizationServer
         }
     }
 

@@ -257,6 +257,27 @@ import Testing
         _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
 
+    /// A descriptor of the same name and the same endpoints whose issuer is another: its discovery could name other
+    /// endpoints (a mutual-TLS alias) and its ID tokens come from another server. Refused, nothing sent, kept.
+    @Test func aDescriptorOfAnotherIssuerWithTheSameEndpointsIsRefused() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        let started = try await setup.oauth().startManualSignIn(to: "simulated")
+        let callback = try await setup.simulated.approve(started.url)
+        let moved = setup.directory.url.appendingPathComponent("reissued")
+        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: false)
+        let text = try setup.simulated.descriptorText(.init()).replacingOccurrences(
+            of: "issuer: https://simulated.example", with: "issuer: https://other-issuer.example")
+        #expect(text.contains("issuer: https://other-issuer.example"))
+        try Data(text.utf8).write(to: moved.appendingPathComponent("simulated.yaml"))
+        let error = try await #require(throws: FlowError.self) {
+            try await setup.oauth(providers: moved).finishManualSignIn(to: "simulated", callback: callback)
+        }
+        #expect(error.code == .manualSignIn && error.message.contains("other-issuer.example"), "\(error)")
+        #expect(await setup.simulated.requestCount(.token) == 0)
+        _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
+    }
+
     /// The code goes to the client it was issued to, and only there: another client's settings are refused before
     /// anything is sent, and the sign-in is kept for its own.
     @Test func onlyTheClientThatStartedItFinishesIt() async throws {
