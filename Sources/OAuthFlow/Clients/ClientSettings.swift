@@ -139,12 +139,14 @@ public struct ClientSettings: Sendable {
     /// A credential (secret, key, certificate, assertion) goes to the server its settings' own variables name: when a
     /// given value changes one of them (another tenant's `domain`) and no ``authorizationServer`` names the server, the
     /// credentials are left out, with a note saying why, as another client's are. A variable the settings leave out is
-    /// not theirs to hold; ``authorizationServer`` binds them whatever the variables.
+    /// not theirs to hold; ``authorizationServer`` binds them whatever the variables; a secret named with the given
+    /// variables themselves (``SecretSource/namedVariable(_:)``, a command line's) comes with them.
     package func overriding(variables given: [String: String], provider: String) -> ClientSettings {
         var settings = self
         settings.variables = variables.merging(given) { _, given in given }
         let changed = given.filter { name, value in variables[name].map { $0 != value } ?? false }.keys.sorted()
         let holdsCredential = secret != nil || signingKey != nil || tlsIdentity != nil || assertion != nil
+        if case .namedVariable = secretSource { return settings }
         guard let name = changed.first, holdsCredential, authorizationServer == nil else { return settings }
         settings.secret = nil
         settings.secretSource = nil

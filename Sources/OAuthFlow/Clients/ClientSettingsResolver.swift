@@ -77,11 +77,6 @@ public struct ClientSettingsResolver: Sendable {
         let scopes = overrides.scopes.flatMap { $0.isEmpty ? nil : $0 } ?? entry?.scopes
         var settings = ClientSettings(clientID: clientID, variables: entry?.variables ?? [:], scopes: scopes)
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
-        // A secret named with the overrides is given with their variables: they are its own.
-        if case .namedVariable = settings.secretSource {
-            settings.variables = settings.variables.merging(overrides.variables) { _, given in given }
-            return settings
-        }
         return settings.overriding(variables: overrides.variables, provider: provider)
     }
 
@@ -95,10 +90,6 @@ public struct ClientSettingsResolver: Sendable {
         let entry = try clientsFile().entry(for: provider)
         var settings = ClientSettings(clientID: clientID, variables: entry?.variables ?? [:])
         try resolveSecret(&settings, provider: provider, overrides: overrides, entry: entry)
-        if case .namedVariable = settings.secretSource {
-            settings.variables = overrides.variables
-            return settings
-        }
         settings = settings.overriding(variables: overrides.variables, provider: provider)
         settings.variables = overrides.variables
         return settings
