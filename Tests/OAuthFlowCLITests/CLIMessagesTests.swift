@@ -42,8 +42,8 @@ import Testing
             try directory.write("providers/\(id).yaml", text + extra)
         }
 
-        /// A descriptor reading everything from the simulated server's metadata.
-        func describe(_ server: SimulatedProviderServer, id: String = "sim") throws {
+        /// A descriptor reading everything from the simulated server's metadata; `extra`, further top-level sections.
+        func describe(_ server: SimulatedProviderServer, id: String = "sim", extra: String = "") throws {
             try directory.write(
                 "providers/\(id).yaml",
                 """
@@ -56,7 +56,8 @@ import Testing
                   mode: oidc
                 scopes:
                   default: [openid, profile, email]
-                """)
+
+                """ + extra)
         }
     }
 

@@ -11,30 +11,21 @@ import Testing
     static let secret = "alpha-secret-value-0123456789"
 
     static func describe(_ home: CLIMessagesTests.Home, _ server: SimulatedProviderServer) throws {
-        try home.directory.write(
-            "providers/sim.yaml",
-            """
-            schema_version: 1
-            id: sim
-            display_name: Simulated
-            protocol: oidc
-            issuer: \(server.provider.issuer.absoluteString)
-            discovery:
-              mode: oidc
-            variables:
-              tenant:
-                description: Tenant
-                pattern: '^[a-z]+$'
-                example: alpha
-            authorization:
-              pushed: never
-              extra_params:
-                tenant: '{tenant}'
-            client_auth:
-              methods: [client_secret_post, none]
-            scopes:
-              default: [openid]
-            """)
+        try home.describe(
+            server,
+            extra: """
+                variables:
+                  tenant:
+                    description: Tenant
+                    pattern: '^[a-z]+$'
+                    example: alpha
+                authorization:
+                  pushed: never
+                  extra_params:
+                    tenant: '{tenant}'
+                client_auth:
+                  methods: [client_secret_post, none]
+                """)
         try home.directory.write(
             "config/oauthflow/clients.yaml", "sim:\n  client_id: tenant-app\n  client_secret_env: SIM_SECRET\n  variables:\n    tenant: alpha\n")
     }

@@ -32,6 +32,21 @@ import Testing
                     store: store ?? FileTokenStore(directory: sessions), environment: environment ?? simulated.environment))
         }
 
+        /// Starts a sign-in and has the user approve it, then tries to finish it in another process whose providers
+        /// directory holds `text` as `simulated.yaml` (a descriptor of the same name read since): the refusal, and the
+        /// callback the sign-in still waits for.
+        func finishRefused(under text: String) async throws -> (error: FlowError, callback: URL) {
+            let started = try await oauth().startManualSignIn(to: "simulated")
+            let callback = try await simulated.approve(started.url)
+            let other = directory.url.appendingPathComponent("other-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: other, withIntermediateDirectories: false)
+            try Data(text.utf8).write(to: other.appendingPathComponent("simulated.yaml"))
+            let error = try await #require(throws: FlowError.self) {
+                try await oauth(providers: other).finishManualSignIn(to: "simulated", callback: callback)
+            }
+            return (error, callback)
+        }
+
         var pendingPath: String {
             FileTokenStore(directory: sessions).companionPath(for: SessionKey(providerID: "simulated"), suffix: ".pending.json")
         }
@@ -221,60 +236,31 @@ import Testing
     @Test func aDescriptorOfTheSameNameAtAnotherServerIsRefused() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        let started = try await setup.oauth().startManualSignIn(to: "simulated")
-        let callback = try await setup.simulated.approve(started.url)
         let elsewhere = try SimulatedProvider(issuer: try #require(URL(string: "https://simulated.example.net")))
-        let other = setup.directory.url.appendingPathComponent("other")
-        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: false)
-        try Data(elsewhere.descriptorText(.init()).utf8).write(to: other.appendingPathComponent("simulated.yaml"))
-        let error = try await #require(throws: FlowError.self) {
-            try await setup.oauth(providers: other).finishManualSignIn(to: "simulated", callback: callback)
-        }
+        let (error, callback) = try await setup.finishRefused(under: elsewhere.descriptorText(.init()))
         #expect(error.code == .manualSignIn && error.message.contains("simulated.example.net"))
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
         _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
 
-    /// A descriptor of the same name, the same issuer and authorization endpoint, whose token endpoint is another
-    /// server's: the code, the verifier and the client's credentials would go there. Refused, nothing sent, kept.
-    @Test func aDescriptorThatMovesOnlyTheTokenEndpointIsRefused() async throws {
+    /// A descriptor of the same name that moves one thing the code's exchange depends on: the token endpoint alone
+    /// (the code, the verifier and the client's credentials would go there), or the issuer alone with the same
+    /// endpoints (its discovery could name others, a mutual-TLS alias; its ID tokens come from another server).
+    /// Refused, nothing sent, kept.
+    @Test(arguments: [
+        ("https://simulated.example/token", "https://collector.example/token"),
+        ("issuer: https://simulated.example", "issuer: https://other-issuer.example"),
+    ])
+    func aDescriptorThatMovesTheTokenEndpointOrTheIssuerIsRefused(_ written: String, _ moved: String) async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        let started = try await setup.oauth().startManualSignIn(to: "simulated")
-        let callback = try await setup.simulated.approve(started.url)
-        let moved = setup.directory.url.appendingPathComponent("moved")
-        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: false)
-        let text = try setup.simulated.descriptorText(.init()).replacingOccurrences(
-            of: "https://simulated.example/token", with: "https://collector.example/token")
-        #expect(text.contains("https://collector.example/token"))
-        try Data(text.utf8).write(to: moved.appendingPathComponent("simulated.yaml"))
-        let error = try await #require(throws: FlowError.self) {
-            try await setup.oauth(providers: moved).finishManualSignIn(to: "simulated", callback: callback)
-        }
-        #expect(error.code == .manualSignIn && error.message.contains("collector.example"), "\(error)")
+        let text = setup.simulated.descriptorText(.init()).replacingOccurrences(of: written, with: moved)
+        #expect(text.contains(moved))
+        let (error, callback) = try await setup.finishRefused(under: text)
+        let host = try #require(moved.split(separator: "/").dropFirst().first)
+        #expect(error.code == .manualSignIn && error.message.contains(host), "\(error)")
         #expect(await setup.simulated.requestCount(.token) == 0)
         #expect(try setup.oauth().manualSignIn(to: "simulated") != nil)
-        _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
-    }
-
-    /// A descriptor of the same name and the same endpoints whose issuer is another: its discovery could name other
-    /// endpoints (a mutual-TLS alias) and its ID tokens come from another server. Refused, nothing sent, kept.
-    @Test func aDescriptorOfAnotherIssuerWithTheSameEndpointsIsRefused() async throws {
-        let setup = try Setup()
-        defer { setup.directory.cleanUp() }
-        let started = try await setup.oauth().startManualSignIn(to: "simulated")
-        let callback = try await setup.simulated.approve(started.url)
-        let moved = setup.directory.url.appendingPathComponent("reissued")
-        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: false)
-        let text = try setup.simulated.descriptorText(.init()).replacingOccurrences(
-            of: "issuer: https://simulated.example", with: "issuer: https://other-issuer.example")
-        #expect(text.contains("issuer: https://other-issuer.example"))
-        try Data(text.utf8).write(to: moved.appendingPathComponent("simulated.yaml"))
-        let error = try await #require(throws: FlowError.self) {
-            try await setup.oauth(providers: moved).finishManualSignIn(to: "simulated", callback: callback)
-        }
-        #expect(error.code == .manualSignIn && error.message.contains("other-issuer.example"), "\(error)")
-        #expect(await setup.simulated.requestCount(.token) == 0)
         _ = try await setup.oauth().finishManualSignIn(to: "simulated", callback: callback)
     }
 
