@@ -36,7 +36,7 @@ extension MCPAuthorization {
             let credential = configuration.clientCredentials ? "the client credentials" : "the workload assertion and its client"
             throw MCPAuthorizationError(
                 .wrongAuthorizationServer,
-                "the MCP server \(server) names the authorization server \(named), not \(bound.joined(separator: ", ")), which \(credential) in `clients` \(bound.count == 1 ? "is" : "are") given for (issuers are compared exactly): nothing is sent to \(named). If that server is the right one, register a client there and give it in `clients` under its issuer"
+                "the MCP server \(server) names the authorization server \(named), not \(bound.joined(separator: ", ")), which \(credential) \(bound.count == 1 ? "is" : "are") given for (issuers are compared exactly): nothing is sent to \(named). If that server is the right one, register a client there and give it for that issuer"
             )
         }
         return document.authorizationServers[0]

@@ -3,10 +3,11 @@ import Foundation
 import OAuthFlow
 import OAuthFlowMCPAuth
 
-/// How `oauthflow mcp` gets a server's tokens when no user signs in at its authorization server: through an enterprise
-/// identity provider (`--via`), or with a workload's JWT (`--assertion-file`); the client either presents is given for
-/// one authorization server, named by the user (`--issuer`, with `--client-id`, `--client-secret-env`), never for
-/// whichever one the MCP server's metadata names.
+/// The client `oauthflow mcp` uses at a server's authorization server when it is not registered there dynamically: a
+/// client registered beforehand (`--client-id`, `--client-secret-env`) that the user signs in with, or that presents an
+/// identity assertion from an enterprise identity provider (`--via`) or a workload's JWT (`--assertion-file`). It is
+/// given for one authorization server, named by the user (`--issuer`), never for whichever one the MCP server's
+/// metadata names.
 struct MCPGrantOptions: ParsableArguments {
     @Option(
         name: .customLong("via"),
@@ -18,7 +19,7 @@ struct MCPGrantOptions: ParsableArguments {
         help: "A file holding this workload's JWT (a projected service-account token), presented with no user; read afresh each time.")
     var assertionFile: String?
 
-    @Option(name: .customLong("client-id"), help: "This client's id at the MCP server's authorization server, for --via or --assertion-file.")
+    @Option(name: .customLong("client-id"), help: "This client's id at the MCP server's authorization server (registered beforehand; no Dynamic Client Registration).")
     var clientID: String?
 
     @Option(name: .customLong("client-secret-env"), help: "The environment variable holding that client's secret.")
@@ -32,7 +33,6 @@ struct MCPGrantOptions: ParsableArguments {
     func validate() throws {
         if via != nil, assertionFile != nil { throw ValidationError("--via and --assertion-file are two ways of getting the token: give one") }
         if clientSecretVariable != nil, clientID == nil { throw ValidationError("--client-secret-env needs --client-id") }
-        if clientID != nil, via == nil, assertionFile == nil { throw ValidationError("--client-id is for --via or --assertion-file") }
         if assertionFile != nil, clientID == nil {
             throw ValidationError("--assertion-file needs --client-id: the id the authorization server knows this workload's client by")
         }
@@ -72,7 +72,7 @@ struct MCPGrantOptions: ParsableArguments {
     }
 
     /// Whether anything is asked of these options.
-    var isEmpty: Bool { via == nil && assertionFile == nil }
+    var isEmpty: Bool { via == nil && assertionFile == nil && clientID == nil }
 
     /// `authorization` with the identity provider and the client applied: the identity provider resolved by name with
     /// its client from the usual places (`OAUTHFLOW_<IDP>_*`, the clients file), and the client given for `--issuer`,

@@ -56,7 +56,7 @@ extension OAuthFlowCommand.MCP {
             let registration = found.registration
             let client: String
             switch registration.route {
-            case "host_client": client = "the host's client \(registration.clientID ?? "")"
+            case "host_client": client = "given (--client-id): \(registration.clientID ?? "")"
             case "registered_before": client = "registered before: \(registration.clientID ?? "")"
             case "client_id_metadata_document": client = "client ID metadata document \(registration.clientID ?? "")"
             case "dynamic_registration": client = "Dynamic Client Registration (RFC 7591) at \(registration.endpoint?.absoluteString ?? "")"

@@ -12,7 +12,8 @@ extension OAuthFlowCommand.MCP {
             discussion: """
                 Discovers the server's authorization server, registers a client there the first time, opens the \
                 authorization URL with $BROWSER, xdg-open or open (always printing it on stderr) and stores the session \
-                0600. A session already stored is replaced. With --via IDP the user signs in at that identity provider instead \
+                0600. A session already stored is replaced. With --client-id and --issuer the client registered there \
+                beforehand is used instead of a registration, and only at that issuer. With --via IDP the user signs in at that identity provider instead \
                 (once: its session is reused), whose ID token is exchanged there for an identity assertion grant that the \
                 server's authorization server takes from the client --client-id names; no browser visits that server. With \
                 --assertion-file the workload's JWT is presented instead, with no user. Exit codes: 0 signed in; 1 discovery, registration or the \

@@ -24,10 +24,11 @@ extension OAuthFlowCommand.MCP {
         func run() async throws {
             let authorization = try await grant.authorization(options)
             let server = options.server
-            // A session signed in through an identity provider or with a workload's JWT is found along the same route.
+            // A session signed in with a client given, through an identity provider or with a workload's JWT is found along
+            // the same route.
             let routeHint: String? =
-                grant.via == nil && grant.assertionFile == nil
-                ? "a session `mcp login` stored with `--via IDP` or `--assertion-file FILE` is found with the same flags, `--client-id` and `--issuer`"
+                grant.isEmpty
+                ? "a session `mcp login` stored with `--client-id`, `--via IDP` or `--assertion-file FILE` is found with the same flags and `--issuer`"
                 : nil
             let advice = { (error: any Error) -> String? in
                 switch (error as? MCPAuthorizationError)?.code {

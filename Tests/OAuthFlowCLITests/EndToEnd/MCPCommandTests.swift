@@ -46,9 +46,9 @@ struct MCPCommandEndToEndTests {
         return try #require(found, "python3 is not on the PATH")
     }
 
-    func run(_ arguments: [String]) async throws -> CLI.Result {
+    func run(_ arguments: [String], state: URL? = nil) async throws -> CLI.Result {
         let browser = "\(try Self.python()) \(repositoryRoot.appendingPathComponent("Tests/MCPServer/browser.py").path)"
-        return try await CLI.run(["mcp"] + arguments, environment: ["XDG_STATE_HOME": directory.url.path, "BROWSER": browser])
+        return try await CLI.run(["mcp"] + arguments, environment: ["XDG_STATE_HOME": (state ?? directory.url).path, "BROWSER": browser])
     }
 
     static func object(_ text: String) throws -> [String: JSONValue] {
@@ -130,6 +130,42 @@ struct MCPCommandEndToEndTests {
         guard case let .object(kept)? = after["registration"] else { throw CancellationError() }
         #expect(kept["route"] == .string("registered_before"))
         #expect(login.stdout.contains(accessToken) == false)
+    }
+
+    /// A client registered beforehand (`--client-id`, `--issuer`): no Dynamic Client Registration, the user signs in with
+    /// it, and `mcp token` finds the session with the same flags. The client is the one a first sign-in registered, used
+    /// from a state folder that keeps no registration.
+    @Test func aClientRegisteredBeforehandSignsInWithoutARegistration() async throws {
+        defer { directory.cleanUp() }
+        let url = server.mcp.absoluteString
+        let port = try unusedPort()
+        let first = try await run(["login", url, "--port", "\(port)", "--timeout", "30"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let kept = try Self.object(try await run(["inspect", url, "--port", "\(port)", "--json"]).stdout)
+        guard case let .object(registration)? = kept["registration"], case let .string(clientID)? = registration["client_id"] else {
+            Issue.record("no client registered: \(kept)")
+            return
+        }
+
+        let other = directory.url.appendingPathComponent("other")
+        let client = ["--client-id", clientID, "--issuer", server.issuer]
+        let inspected = try Self.object(try await run(["inspect", url, "--port", "\(port)", "--json"] + client, state: other).stdout)
+        guard case let .object(route)? = inspected["registration"] else { throw CancellationError() }
+        #expect(route["route"] == .string("host_client"))
+        #expect(route["client_id"] == .string(clientID))
+
+        let login = try await run(["login", url, "--port", "\(port)", "--timeout", "30"] + client, state: other)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("client_id=\(clientID)"), "\(login.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: other.appendingPathComponent("oauthflow/mcp-clients").path))
+        let token = try await run(["token", url] + client, state: other)
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(try await initialize(with: token.stdout.trimmingCharacters(in: .newlines)) == 200)
+
+        // Given for another issuer: refused before anything is sent to the one the server names.
+        let elsewhere = try await run(["login", url, "--port", "\(port)", "--timeout", "5", "--client-id", clientID, "--issuer", "https://auth.example.com"], state: other)
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.stderr.contains("--issuer") && !elsewhere.stderr.contains("Sign in at"), "\(elsewhere.stderr)")
     }
 
     @Test func inspectNamesThePinnedDescriptorAndRefusesAnUnpinnedServer() async throws {
