@@ -16,14 +16,22 @@ public struct GitCredentialMemo: Sendable, Hashable {
         public var providerID: String?
         public var account: String
         public var username: String
+        /// The authorization server that issued the session the full command answered with, after it checked that
+        /// session against the mapping (its tenant's variables): the launcher answers only while the session it
+        /// reads names the same, and leaves a session signed in since for another server to the full command.
+        public var authorizationServer: String?
 
-        public init(protocolName: String, host: String, path: String?, providerID: String?, account: String, username: String) {
+        public init(
+            protocolName: String, host: String, path: String?, providerID: String?, account: String, username: String,
+            authorizationServer: String? = nil
+        ) {
             self.protocolName = protocolName
             self.host = host
             self.path = path
             self.providerID = providerID
             self.account = account
             self.username = username
+            self.authorizationServer = authorizationServer
         }
 
         /// Whether this entry is for the request with these attributes. Only an https request is answered from the
@@ -39,7 +47,7 @@ public struct GitCredentialMemo: Sendable, Hashable {
 
     /// The most entries kept; the oldest go first.
     public static let capacity = 32
-    static let header = "oauthflow git-credential memo 1"
+    static let header = "oauthflow git-credential memo 2"
 
     public init(clientsFile: String, clientsIdentity: String, entries: [Entry]) {
         self.clientsFile = clientsFile
@@ -84,7 +92,10 @@ public struct GitCredentialMemo: Sendable, Hashable {
     public func rendered() -> String {
         var lines = [Self.header, "clients\t\(Self.escape(clientsFile))\t\(Self.escape(clientsIdentity))"]
         for entry in entries {
-            let fields = [entry.protocolName, entry.host, entry.path.map { "=" + $0 } ?? "", entry.providerID ?? "", entry.account, entry.username]
+            let fields = [
+                entry.protocolName, entry.host, entry.path.map { "=" + $0 } ?? "", entry.providerID ?? "", entry.account, entry.username,
+                entry.authorizationServer.map { "=" + $0 } ?? "",
+            ]
             lines.append(fields.map(Self.escape).joined(separator: "\t"))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -109,13 +120,16 @@ public struct GitCredentialMemo: Sendable, Hashable {
         var entries: [Entry] = []
         entries.reserveCapacity(lines.count - 2)
         for line in lines.dropFirst(2) {
-            guard let fields = fields(line), fields.count == 6 else { return nil }
+            guard let fields = fields(line), fields.count == 7 else { return nil }
             let (protocolName, host, path, provider, account, username) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
-            guard !protocolName.isEmpty, !host.isEmpty, !account.isEmpty, path.isEmpty || path.hasPrefix("=") else { return nil }
+            let server = fields[6]
+            guard !protocolName.isEmpty, !host.isEmpty, !account.isEmpty, path.isEmpty || path.hasPrefix("="), server.isEmpty || server.hasPrefix("=")
+            else { return nil }
             entries.append(
                 Entry(
                     protocolName: protocolName, host: host, path: path.isEmpty ? nil : String(path.dropFirst()),
-                    providerID: provider.isEmpty ? nil : provider, account: account, username: username))
+                    providerID: provider.isEmpty ? nil : provider, account: account, username: username,
+                    authorizationServer: server.isEmpty ? nil : String(server.dropFirst())))
         }
         return GitCredentialMemo(clientsFile: clients[1], clientsIdentity: clients[2], entries: entries)
     }

@@ -121,7 +121,9 @@ func answerGit(_ operation: String, input: [UInt8]) -> Bool {
     guard let providerID = entry.providerID else { return true }
     switch operation {
     case "get":
-        guard let session = vouchedSession(providerID: providerID, account: entry.account),
+        // The session the full command answered with, checked against the mapping's variables: one signed in since
+        // for another authorization server (another tenant of the provider) goes back to the full command.
+        guard let session = vouchedSession(providerID: providerID, account: entry.account), session.authorizationServer == entry.authorizationServer,
             let answer = GitCredentialLines.answer(username: entry.username, password: session.accessToken, expiresAt: session.expiresAt),
             printsAsIs(answer)
         else { return false }

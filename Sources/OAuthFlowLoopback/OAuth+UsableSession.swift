@@ -16,7 +16,8 @@ extension OAuth {
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The session's account name.
-    ///   - variables: Provider variables for a sign-in, over the client settings'; a stored session keeps its own.
+    ///   - variables: Provider variables, over the client settings': a sign-in uses them, and a stored session signed in
+    ///     with other values of them is refused (`session_mismatch`), since its tokens are another tenant's or server's.
     ///   - browser: Opens the authorization URL, for a sign-in.
     ///   - route: How a sign-in reaches the user; nil chooses as `signIn(to:browser:)` does.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.
@@ -29,15 +30,19 @@ extension OAuth {
         route: SignInRoute? = nil, events: @escaping @Sendable (SignInEvent) -> Void = { _ in }
     ) async throws -> StoredSession {
         let key = SessionKey(providerID: name, account: account)
-        // The one gate: a session another authorization server issued, or another client holds, is refused here.
-        if let valid = try await storedSession(name, account: account) {
+        // The one gate: a session another authorization server issued, another client holds, or that was signed in with
+        // other values of the variables meant here, is refused here.
+        if let valid = try await storedSession(name, account: account, meaning: variables) {
             return valid
         }
         if try await store.load(key) != nil {
             do {
                 let manager = try await session(name, account: account)
+                try requireMeant(try await manager.session(), variables: variables)
                 _ = try await manager.validAccessToken()
-                return try await manager.session()
+                let refreshed = try await manager.session()
+                try requireMeant(refreshed, variables: variables)
+                return refreshed
             } catch let error as SessionError where error.code == .signedOut || error.code == .notSignedIn {
                 events(.sessionUnusable(error))
             }
@@ -59,7 +64,7 @@ extension OAuth {
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The session's account name.
-    ///   - variables: Provider variables for a sign-in, over the client settings'.
+    ///   - variables: Provider variables, over the client settings', as for ``usableSession(_:account:variables:browser:route:events:)``.
     ///   - tool: The tool's name, for the message (`git`).
     ///   - browser: Opens the authorization URL, for a sign-in.
     ///   - events: Receives what happens, in order; nothing when the stored session is valid.

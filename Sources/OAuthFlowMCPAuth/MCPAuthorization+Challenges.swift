@@ -28,13 +28,14 @@ extension MCPAuthorization {
             )
         }
         await context.manager.reload()
-        if let stored = try? await context.manager.session() {
-            try requireProofs(for: stored.tokens, server: server)
-            if stored.tokens.accessToken.value != sent, !stored.tokens.isExpired(at: now, skew: 5) {
-                try await adopt(stored.tokens, in: context, fresh: false)
+        // A session a security event marked for a new sign-in gives nothing: the sign-in below replaces it.
+        if let stored = try? await context.manager.heldTokens() {
+            try requireProofs(for: stored, server: server)
+            if stored.accessToken.value != sent, !stored.isExpired(at: now, skew: 5) {
+                try await adopt(stored, in: context, fresh: false)
                 return
             }
-            if stored.tokens.refreshToken != nil {
+            if stored.refreshToken != nil {
                 do {
                     let refreshed = try await context.manager.refresh(replacing: sent.map { Secret($0) })
                     try await adopt(refreshed.tokens, in: context, fresh: true)

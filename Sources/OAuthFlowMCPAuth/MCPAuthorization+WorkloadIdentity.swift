@@ -135,13 +135,14 @@ extension MCPAuthorization {
     /// exchange at the identity provider, the workload's file read again).
     func currentTokens(_ context: AuthorizationState.Context, interactive: Bool) async throws -> TokenSet {
         guard context.grant.presentsAssertion else { return try await context.manager.validTokens() }
-        let stored = try? await context.manager.session()
-        if let stored, !stored.tokens.isExpired(at: environment.clock.now(), skew: 60) { return stored.tokens }
-        if let stored, stored.tokens.refreshToken != nil, let refreshed = try? await context.manager.refresh(replacing: stored.tokens.accessToken) {
+        // A session a security event marked for a new sign-in gives nothing: a new assertion replaces it.
+        let stored = try? await context.manager.heldTokens()
+        if let stored, !stored.isExpired(at: environment.clock.now(), skew: 60) { return stored }
+        if let stored, stored.refreshToken != nil, let refreshed = try? await context.manager.refresh(replacing: stored.accessToken) {
             return refreshed.tokens
         }
         let scopes =
-            stored?.tokens.scopes
+            stored?.scopes
             ?? Self.scopes(challenge: nil, protectedResource: context.protectedResource, pinned: context.pinned ? context.provider : nil)
         return try await presentAssertion(context, scopes: scopes, interactive: interactive)
     }

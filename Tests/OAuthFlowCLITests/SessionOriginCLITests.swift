@@ -38,14 +38,28 @@ import Testing
         try TestDescriptor(id: "mine", issuer: issuer).yaml.write(to: descriptorFile, atomically: true, encoding: .utf8)
     }
 
-    func save() async throws {
-        try await FileTokenStore(directory: state).save(
-            StoredSession(
-                key: SessionKey(providerID: "mine"), variables: [:], clientID: "app-1", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
-                tokens: TokenSet(
-                    accessToken: Secret("at-of-auth-example"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600),
-                    refreshToken: Secret("rt-of-auth-example"), idToken: nil, scopes: ["read"], issuedAt: Date()),
-                updatedAt: Date(), authorizationServer: "https://auth.example.com"))
+    func save(marked: Bool = false) async throws {
+        var session = StoredSession(
+            key: SessionKey(providerID: "mine"), variables: [:], clientID: "app-1", redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
+            tokens: TokenSet(
+                accessToken: Secret("at-of-auth-example"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600),
+                refreshToken: Secret("rt-of-auth-example"), idToken: Secret("id-of-auth-example"), scopes: ["read"], issuedAt: Date()),
+            updatedAt: Date(), authorizationServer: "https://auth.example.com")
+        if marked {
+            session.reauthenticationRequired = .init(event: "https://schemas.openid.net/secevent/caep/event-type/credential-change", markedAt: Date())
+        }
+        try await FileTokenStore(directory: state).save(session)
+    }
+
+    /// A session a security event marked for a new sign-in hands out no token of any kind, where `token print --kind
+    /// refresh|id` once printed them (only the access token was refused).
+    @Test func aMarkedSessionPrintsNoTokenOfAnyKind() async throws {
+        try await save(marked: true)
+        for kind in ["access", "refresh", "id"] {
+            let refused = try await run(["token", "print", "mine", "--kind", kind])
+            #expect(refused.status == 1 && refused.stdout.isEmpty, "\(kind): \(refused.stdout)")
+            #expect(refused.stderr.contains("sign in again"), "\(kind): \(refused.stderr)")
+        }
     }
 
     func run(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {

@@ -9,7 +9,9 @@ import Testing
         let memo = GitCredentialMemo(
             clientsFile: "/home/a b/%clients\t.yaml", clientsIdentity: "1 2 3 4.5 6.7",
             entries: [
-                .init(protocolName: "https", host: "git.example.com:8443", path: nil, providerID: "gitlab", account: "default", username: "oauth2"),
+                .init(
+                    protocolName: "https", host: "git.example.com:8443", path: nil, providerID: "gitlab", account: "default", username: "oauth2",
+                    authorizationServer: "https://gitlab.example.com\t%"),
                 .init(protocolName: "https", host: "h", path: "team/\trepo\n%", providerID: nil, account: "default", username: "oauth2"),
                 .init(protocolName: "https", host: "é", path: "", providerID: "x", account: "work/ops", username: "x-access-token"),
             ])
@@ -19,7 +21,7 @@ import Testing
         // Only what rendered() writes: no control character left as it is (a carriage return at a line's end, say),
         // and an escape of exactly two hex digits.
         #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "\n", with: "\r\n")) == nil)
-        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "\toauth2\n", with: "\toauth2\r\n")) == nil)
+        #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "\toauth2\t\n", with: "\toauth2\t\r\n")) == nil)
         #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "%09", with: "%+9")) == nil)
         #expect(GitCredentialMemo.parse(memo.rendered().replacingOccurrences(of: "%09", with: "%0")) == nil)
         #expect(GitCredentialMemo.parse(bytes: Array(memo.rendered().utf8) + [0xFF, 0x0A]) == nil)

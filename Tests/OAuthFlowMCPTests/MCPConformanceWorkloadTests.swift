@@ -161,6 +161,25 @@ import Testing
         #expect(scenario.tokenRequests.count == 2)
     }
 
+    /// A session a security event marked for a new sign-in gives no token, valid as it is: a new assertion replaces it
+    /// (it was handed out as it stood).
+    @Test func aMarkedSessionIsReplacedByANewAssertion() async throws {
+        let scenario = try Scenario()
+        defer { scenario.files.cleanUp() }
+        let client = scenario.client(.file(try scenario.mount(scenario.jwt()).path))
+        #expect(await client.runEverything() == nil)
+        let key = try #require(await client.authorization.sessionKey(for: scenario.mcp.endpoint))
+        let store = client.authorization.configuration.store
+        var stored = try #require(try await store.load(key))
+        stored.reauthenticationRequired = .init(event: "https://schemas.openid.net/secevent/caep/event-type/credential-change", markedAt: Date())
+        try await store.save(stored)
+        // Another process of the host: it reads the store afresh.
+        let tokens = try await MCPAuthorization(client.authorization.configuration).validTokens(for: scenario.mcp.endpoint)
+        #expect(tokens.accessToken != stored.tokens.accessToken)
+        #expect(scenario.tokenRequests.count == 2)
+        #expect(try await store.load(key)?.reauthenticationRequired == nil)
+    }
+
     /// The suite's negative contexts: the client surfaces the server's error and neither retries the JWT bearer grant nor
     /// falls back to another (no `wif-no-retry`, no `wif-grant-fallback`). A JWT for another audience or an expired one
     /// is refused by the client itself before anything is sent (RFC 7523 §3): the server never sees it.

@@ -146,6 +146,10 @@ import Testing
             let refused = await #expect(throws: SessionError.self) { try await oauth.accessToken(for: "simulated", account: "phone") }
             #expect(refused?.code == .reauthenticationRequired)
             await #expect(throws: SessionError.self) { try await oauth.storedSession("simulated", account: "phone") }
+            // Nor its refresh or ID token, held without a refresh; the session itself stays readable, for signing out.
+            let held = await #expect(throws: SessionError.self) { try await oauth.session("simulated", account: "phone").heldTokens() }
+            #expect(held?.code == .reauthenticationRequired)
+            #expect(try await oauth.session("simulated", account: "phone").session().reauthenticationRequired != nil)
         }
         let sessionsDirectory = world.directory.url.appendingPathComponent("sessions").path
         #expect(SessionPeek.read(providerID: "simulated", account: "phone", directory: sessionsDirectory) == nil)

@@ -95,7 +95,7 @@ extension DescriptorSchema {
         ),
         Field(
             "iss_parameter", default: securityDefaults.issParameter,
-            "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer; `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."
+            "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer, with `absent` too (RFC 9207 §2.4: compared whenever present; only a provider that declares no issuer has it ignored); `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."
         ),
         Field(
             "id_token_algs",

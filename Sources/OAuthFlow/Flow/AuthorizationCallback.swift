@@ -105,7 +105,9 @@ public struct AuthorizationCallback: Sendable {
             }
             return
         }
-        guard policy != .absent else { return }
+        // RFC 9207 §2.4: a present `iss` is compared with the issuer, whatever the descriptor expects; under `absent`
+        // without an issuer declared there is nothing to compare it with.
+        guard policy != .absent || provider.issuer != nil else { return }
         guard let issuer = provider.issuer?.absoluteString else {
             throw FlowError(.issuerMismatch, "the callback names issuer `\(iss)` but provider `\(provider.id)` declares none")
         }

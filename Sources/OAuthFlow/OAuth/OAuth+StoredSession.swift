@@ -15,8 +15,18 @@ extension OAuth {
     ///   marked the session for a new sign-in; ``ProviderError`` when the provider cannot be
     ///   resolved; store errors.
     public func storedSession(_ name: String, account: String = "default", validFor skew: TimeInterval = 60) async throws -> StoredSession? {
+        try await storedSession(name, account: account, meaning: nil, validFor: skew)
+    }
+
+    /// ``storedSession(_:account:validFor:)`` for a caller that means the provider's variables `variables` (over the
+    /// client settings'), as a sign-in it would start: the session is refused when it was signed in with other values
+    /// of them (``requireMeant(_:variables:)``). Nil `variables`: the session's own are meant.
+    package func storedSession(
+        _ name: String, account: String, meaning variables: [String: String]?, validFor skew: TimeInterval = 60
+    ) async throws -> StoredSession? {
         guard let stored = try await store.load(SessionKey(providerID: name, account: account)) else { return nil }
         try requireOrigin(of: stored)
+        if let variables { try requireMeant(stored, variables: variables) }
         try stored.requireNoReauthentication()
         guard !stored.tokens.isExpired(at: environment.clock.now(), skew: skew) else { return nil }
         return stored
@@ -33,5 +43,24 @@ extension OAuth {
         let settings = (try? settings(for: session)) ?? ClientSettings(clientID: session.clientID, variables: session.variables)
         let provider = try resolve(session.key.providerID, variables: settings.variables)
         try session.requireOrigin(provider, clientID: settings.clientID)
+    }
+
+    /// Refuses `session` to a caller that means other values of the provider's variables than it was signed in with:
+    /// the client settings' variables (a clients-file entry's), with `variables` over them, as a sign-in by that caller
+    /// would use them (a git mapping's `host`, kubectl's `--var realm=`). Such a session was issued by another tenant or
+    /// server than the one the caller is about to send its token to. A variable the session does not record is not
+    /// compared.
+    ///
+    /// - Throws: ``SessionError`` `session_mismatch`, naming the variable; nothing was sent.
+    package func requireMeant(_ session: StoredSession, variables: [String: String]) throws {
+        let given = (try? clientSettings(for: session.key.providerID))?.variables ?? [:]
+        let meant = given.merging(variables) { _, asked in asked }
+        for name in meant.keys.sorted() {
+            guard let recorded = session.variables[name], let asked = meant[name], recorded != asked else { continue }
+            throw SessionError(
+                .sessionMismatch,
+                "the stored session \(session.key) cannot be used here: it was signed in with \(TerminalText.escaped(name))=\(TerminalText.escaped(recorded)), and \(TerminalText.escaped(asked)) is asked for (another tenant or server). Nothing was sent; sign in with that value, under another account name to keep both"
+            )
+        }
     }
 }

@@ -401,6 +401,17 @@ public actor TokenManager {
         return try await refreshed.tokens.send(request, environment: environment, clientIdentity: identity, provider: provider)
     }
 
+    /// The session's tokens as held, without a refresh (a refresh token or an ID token to hand out, whatever the
+    /// access token's expiry): the session's origin checked as for every token, and a session a security event marked for
+    /// a new sign-in refused. ``session()`` gives a marked session too, for revoking and signing out.
+    ///
+    /// - Throws: ``SessionError`` `notSignedIn`, `sessionMismatch`, `reauthenticationRequired`.
+    public func heldTokens() async throws -> TokenSet {
+        let current = try await session()
+        try current.requireNoReauthentication()
+        return current.tokens
+    }
+
     /// The session's tokens, their access token valid for at least ``skew`` more seconds (refreshed if needed).
     public nonisolated func validTokens() async throws -> TokenSet {
         // Waiting happens outside the actor, so 10,000 waiters resume in parallel rather than one by one.

@@ -28,14 +28,15 @@ extension OAuthFlowCommand.Credential {
                 let mapping = try resolver.gitCredentialMappings().first { $0.matches(request.attributes) }
                 // What was decided, for the launcher to answer this request again without clients.yaml. Only
                 // for the default store and providers, which are what the launcher reads.
-                let remember = { (mapping: ClientSettingsResolver.GitCredentialMapping?) in
+                let remember = { (mapping: ClientSettingsResolver.GitCredentialMapping?, session: StoredSession?) in
                     guard registryOptions.providerDirectories.isEmpty else { return }
                     request.remember(
-                        answeredBy: mapping, clientsFile: resolver.clientsFileURL.path, identity: identity, store: CommandEnvironment.store)
+                        answeredBy: mapping, session: session, clientsFile: resolver.clientsFileURL.path, identity: identity,
+                        store: CommandEnvironment.store)
                 }
                 // Not ours: say nothing, so git moves on to its next helper.
                 guard let mapping else {
-                    remember(nil)
+                    remember(nil, nil)
                     return
                 }
                 let key = SessionKey(providerID: mapping.provider, account: mapping.account ?? "default")
@@ -51,7 +52,7 @@ extension OAuthFlowCommand.Credential {
                         try GitCredentialRequest.answer(
                             username: mapping.username ?? "oauth2", password: session.tokens.accessToken,
                             expiresAt: session.tokens.expiresAt))
-                    remember(mapping)
+                    remember(mapping, session)
                     record.remember(session, store: CommandEnvironment.store)
                 case "erase":
                     try await CommandEnvironment.store.remove(key)

@@ -19,7 +19,9 @@ struct MCPGrantOptions: ParsableArguments {
         help: "A file holding this workload's JWT (a projected service-account token), presented with no user; read afresh each time.")
     var assertionFile: String?
 
-    @Option(name: .customLong("client-id"), help: "This client's id at the MCP server's authorization server (registered beforehand; no Dynamic Client Registration).")
+    @Option(
+        name: .customLong("client-id"),
+        help: "This client's id at the MCP server's authorization server (registered beforehand; no Dynamic Client Registration).")
     var clientID: String?
 
     @Option(name: .customLong("client-secret-env"), help: "The environment variable holding that client's secret.")

@@ -40,8 +40,8 @@ extension OAuthFlowCommand.Token {
                 let token: Secret?
                 switch kind {
                 case .access: token = try await manager.validAccessToken()
-                case .refresh: token = try await manager.session().tokens.refreshToken
-                case .id: token = try await manager.session().tokens.idToken
+                case .refresh: token = try await manager.heldTokens().refreshToken
+                case .id: token = try await manager.heldTokens().idToken
                 }
                 guard let token else { throw CommandFailure("the session has no \(kind.rawValue) token") }
                 Output.stdoutExact(token.value + "\n")

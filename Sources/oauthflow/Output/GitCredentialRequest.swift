@@ -43,12 +43,15 @@ struct GitCredentialRequest: Sendable, Hashable {
         GitCredentialMemo.identity(of: path)
     }
 
-    /// Remembers, for the `oauthflow` launcher, which session answers this request (nil `mapping`: none does), as
-    /// decided from the clients file at `clientsFile` whose identity was `identity` before it was read. Nothing is
-    /// remembered when the file changed since.
+    /// Remembers, for the `oauthflow` launcher, which session answers this request (nil `mapping`: none does) and the
+    /// authorization server of the session that answered it, as decided from the clients file at `clientsFile` whose
+    /// identity was `identity` before it was read. Nothing is remembered when the file changed since.
     ///
     /// The memo is a cache: a failure to write it is ignored, and the next request takes the full path again.
-    func remember(answeredBy mapping: ClientSettingsResolver.GitCredentialMapping?, clientsFile: String, identity: String?, store: FileTokenStore) {
+    func remember(
+        answeredBy mapping: ClientSettingsResolver.GitCredentialMapping?, session: StoredSession? = nil, clientsFile: String, identity: String?,
+        store: FileTokenStore
+    ) {
         guard let identity, GitCredentialMemo.identity(of: clientsFile) == identity, let protocolName, let host else { return }
         let directory = store.directory.path
         var memo =
@@ -58,7 +61,7 @@ struct GitCredentialRequest: Sendable, Hashable {
         }
         let entry = GitCredentialMemo.Entry(
             protocolName: protocolName, host: host, path: path, providerID: mapping?.provider, account: mapping?.account ?? "default",
-            username: mapping?.username ?? "oauth2")
+            username: mapping?.username ?? "oauth2", authorizationServer: session?.authorizationServer)
         // Already remembered: nothing to write (a request the launcher hands over, refreshing, comes back with it).
         guard !memo.entries.contains(entry) else { return }
         memo = memo.adding(entry)

@@ -180,6 +180,30 @@ import OAuthFlowTestSupport
         #expect(error.code == .issuerMismatch)
     }
 
+    /// RFC 9207 §2.4: a present `iss` is compared with the issuer whatever the descriptor says of it, `absent` too (the
+    /// provider is not expected to send one, and one naming another server is a mix-up); without an issuer declared there
+    /// is nothing to compare it with, and `absent` lets it be.
+    @Test func aPresentIssIsComparedEvenWhenTheDescriptorSaysAbsent() throws {
+        let provider = try TestDescriptor(id: "quiet", extra: "security:\n  iss_parameter: absent\n").provider()
+        let pending = try PendingAuthorization.start(provider: provider, client: ClientConfiguration(clientID: "c", redirectURI: redirect))
+        let state = pending.state.value
+        let error = try #require(throws: FlowError.self) {
+            try callback("code=abc&state=\(state)&iss=https%3A%2F%2Fevil.example.com").validate(for: pending, provider: provider)
+        }
+        #expect(error.code == .issuerMismatch)
+        #expect(try callback("code=abc&state=\(state)&iss=https%3A%2F%2Fauth.example.com").validate(for: pending, provider: provider).value == "abc")
+        #expect(try callback("code=abc&state=\(state)").validate(for: pending, provider: provider).value == "abc")
+
+        let issuerless = TestDescriptor(id: "bare", extra: "security:\n  iss_parameter: absent\n").yaml.replacingOccurrences(
+            of: "issuer: https://auth.example.com\n", with: "")
+        let bare = try #require(DescriptorDocument.parse(Data(issuerless.utf8), path: "bare.yaml").descriptor).resolve([:])
+        #expect(bare.issuer == nil)
+        let bareStart = try PendingAuthorization.start(provider: bare, client: ClientConfiguration(clientID: "c", redirectURI: redirect))
+        #expect(
+            try callback("code=abc&state=\(bareStart.state.value)&iss=https%3A%2F%2Fother.example.com").validate(for: bareStart, provider: bare).value
+                == "abc")
+    }
+
     /// RFC 9207 §2.4: once the metadata in hand says the server sends `iss`, a callback without it is refused, and
     /// no code is exchanged, though the descriptor says `if_present`.
     @Test(arguments: [true, false])
