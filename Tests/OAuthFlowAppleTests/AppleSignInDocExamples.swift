@@ -8,9 +8,18 @@ import OAuthFlowTesting
 /// same `#if` as it: scripts/apple-typecheck.sh type-checks them against the AuthenticationServices shim;
 /// `AppleSignInDocExampleTests` runs the others.
 enum AppleSignInDocExamples {
+    /// Docs/apple.md, "Sign in with Apple, natively": the app's server redeems what the app sent (AppleIDSignInTests runs
+    /// it against a stand-in of Apple).
+    static func redeem(oauth: OAuth, code: String, identityToken: String, nonce: String) async throws -> String {
+        let signedIn = try await oauth.redeemPlatformCode(Secret(code), identityToken: Secret(identityToken), nonce: Secret(nonce), issuedTo: "apple")
+        let sub = signedIn.session.key.account   // the verified user: the account to delete later
+        return sub
+    }
+
     #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
     /// Docs/apple.md, "5. Sign in, and the user's cancel".
-    @MainActor static func quickStart(store: any TokenStore) async throws {
+    @MainActor static func quickStart() async throws {
+        let store = try KeychainTokenStore()   // sessions in the keychain, under KeychainTokenStore.defaultService
         let oauth = OAuth(OAuth.Configuration(clients: ["google-ios": ClientSettings(clientID: "1234-abc.apps.googleusercontent.com")], store: store))
         do {
             let result = try await oauth.signIn(to: "google-ios", authenticator: SystemWebAuthenticator())
@@ -25,6 +34,7 @@ enum AppleSignInDocExamples {
         let apple = AppleIDSignIn(provider: try oauth.provider("apple", variables: ["team_id": "ABCDE12345"]), authorizer: SystemAppleIDAuthorizer())
         let result = try await apple.signIn()
         // To the app's server: result.authorizationCode, result.identityToken, result.nonce (over TLS, once).
+        // Keep result.user, Apple's stable id of the user, to ask about them later.
         _ = result
         if try await !apple.isAuthorized(userID) { signOutLocally() }
     }

@@ -117,6 +117,42 @@ import OAuthFlow
         #expect(!result.stderr.contains("--scope notes.read"), "`--scope` alone would replace the session's scopes")
     }
 
+    /// RFC 9470: an API's step-up challenge is said with the `login` flags that ask for it, and those flags put
+    /// `acr_values` and `max_age` in the authorization request (seen in the URL printed; nobody signs in).
+    @Test func aStepUpChallengeNamesTheLoginFlagsThatAskForIt() async throws {
+        let api = try HostileServer(
+            .fixedForPort { _ in
+                Data(
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error=\"insufficient_user_authentication\", acr_values=\"urn:example:mfa\", max_age=300\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                        .utf8)
+            })
+        defer { api.stop() }
+        let setup = try Setup(port: api.port)
+        defer { setup.directory.cleanUp() }
+        try await setup.storeSession(scopes: ["notes.read"], valid: true)
+        let refused = try await setup.run(["call", "refuser", "Notes", "--account", "work"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("insufficient_user_authentication") && refused.stderr.contains("step-up"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("oauthflow login refuser --acr-values urn:example:mfa --max-age 300"), "\(refused.stderr)")
+
+        // The step-up is checked in the ID token: an OpenID Connect provider signs in with it.
+        let issuer = "http://127.0.0.1:\(api.port)"
+        try setup.directory.write(
+            "providers/stepper.yaml",
+            "schema_version: 1\nid: stepper\ndisplay_name: Stepper\nprotocol: oidc\nissuer: \(issuer)\nendpoints:\n  authorization: \(issuer)/authorize\n"
+                + "  token: \(issuer)/token\n  jwks: \(issuer)/jwks\nclient_auth:\n  methods: [none]\nscopes:\n  default: [openid]\n")
+        let login = try await setup.run([
+            "login", "stepper", "--client-id", "cli-public", "--no-browser", "--timeout", "1", "--acr-values", "urn:example:mfa", "--max-age", "300",
+        ])
+        #expect(login.status == 2, "\(login.stderr)")
+        let line = try #require(login.stderr.split(separator: "\n").first { $0.contains("/authorize?") }, "\(login.stderr)")
+        let url = try #require(URLComponents(string: String(line[line.range(of: "http://")!.lowerBound...])))
+        #expect(url.queryItems?.first { $0.name == "acr_values" }?.value == "urn:example:mfa")
+        #expect(url.queryItems?.first { $0.name == "max_age" }?.value == "300")
+        let negative = try await setup.run(["login", "refuser", "--max-age", "-1"])
+        #expect(negative.status == 64)
+    }
+
     /// `--add-scope` asks for the session's scopes plus the new one, with the session's client and variables:
     /// seen in the authorization URL `authorize-url` prints (nothing is sent anywhere).
     @Test func addScopeKeepsTheSessionsClientVariablesAndScopes() async throws {

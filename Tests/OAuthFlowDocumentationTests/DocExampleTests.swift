@@ -302,6 +302,13 @@ import PostgresNIO
                 let result = try await runProduct("oauthflow", ["lint", file.path])
                 #expect(result.status == 0, "\(place): the example descriptor does not lint clean:\n\(result.stdout)")
                 descriptors += 1
+                // A descriptor whose service tokens the docs ask for declares the grant they take.
+                let text = try String(contentsOf: repositoryRoot.appendingPathComponent(block.file), encoding: .utf8)
+                if text.contains("serviceTokens(for: \"\(id)\")") {
+                    let provider = try #require(DescriptorDocument.parse(Data(block.lines.joined(separator: "\n").utf8), path: "\(id).yaml").descriptor)
+                        .resolve([:])
+                    #expect(provider.policy.grantTypes.contains(.clientCredentials), "\(place): the docs ask for \(id)'s service tokens")
+                }
             case "yaml":
                 for line in block.lines.map(withoutComment) where !line.isEmpty && !line.hasPrefix("#") {
                     #expect(bundledLines.contains(line), "\(place): no bundled descriptor says `\(line)`")

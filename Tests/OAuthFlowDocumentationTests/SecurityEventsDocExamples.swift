@@ -20,13 +20,17 @@ enum SecurityEventsDocExamples {
     static func pushed(
         clients: [String: ClientSettings], keyring: SessionKeyring, postgres: PostgresClient.Configuration,
         router: Router<BasicRequestContext>, accounts: Accounts
-    ) throws {
+    ) async throws {
         let store = try PostgresTokenStore(configuration: postgres, keyring: keyring)
+        let replays = try PostgresReplayRegistry(store: store)
         let oauth = OAuth(OAuth.Configuration(clients: clients, store: store))
-        let receiver = try oauth.securityEventReceiver(for: "google", replays: try PostgresReplayRegistry(store: store), handler: { outcome in
+        let receiver = try oauth.securityEventReceiver(for: "google", replays: replays, handler: { outcome in
             await accounts.note(outcome.event.type, about: outcome.event.subject)
         })
         router.addSecurityEventRoute("/security-events/google", receiver: receiver)
+        // At start-up, once `store.run()` is going (a service group, or a task of its own):
+        try await store.migrate()
+        try await replays.migrate()
     }
 
     static func apple(oauth: OAuth) throws -> SecurityEventReceiver {

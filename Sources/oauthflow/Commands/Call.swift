@@ -86,17 +86,25 @@ extension OAuthFlowCommand {
         }
 
         private func report(_ response: TransportResponse) throws {
-            Output.stderr("HTTP \(response.status)\(Self.refusal(response).map { ": " + $0 } ?? "")\n")
+            Output.stderr("HTTP \(response.status)\(Self.refusal(response, provider: session.name).map { ": " + $0 } ?? "")\n")
             Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }
         }
 
-        /// What a refusing API's challenge says (RFC 6750 §3): its error and the scope it asks for.
-        static func refusal(_ response: TransportResponse) -> String? {
+        /// What a refusing API's challenge says (RFC 6750 §3): its error, the scope it asks for, and the step-up it asks
+        /// for (RFC 9470) as the `login` flags that ask it of `provider`.
+        static func refusal(_ response: TransportResponse, provider: String) -> String? {
             guard [401, 403].contains(response.status), let challenge = response.challenges.first(where: { $0.error != nil }) else { return nil }
             var text = "the API answered `\(Output.line(challenge.error ?? ""))`"
             if !challenge.scopes.isEmpty {
                 text += "; it asks for the scope `\(Output.line(challenge.scopes.joined(separator: " ")))`"
+            }
+            // RFC 9470: what a new sign-in must ask for, in the flags that ask it.
+            if let stepUp = ProtectedResource.StepUp(challenges: response.header("www-authenticate").map { [$0] } ?? []) {
+                var flags: [String] = []
+                if !stepUp.acrValues.isEmpty { flags.append("--acr-values \(LoginCommand.shellQuoted(stepUp.acrValues.joined(separator: " ")))") }
+                if let age = stepUp.maximumAge { flags.append("--max-age \(age)") }
+                text += "; it asks for a step-up: sign in again with `oauthflow login \(Output.line(provider)) \(Output.line(flags.joined(separator: " ")))`"
             }
             return text
         }

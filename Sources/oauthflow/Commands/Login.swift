@@ -38,10 +38,31 @@ extension OAuthFlowCommand {
         @Flag(help: "Sign in with a code entered on another device (RFC 8628 device flow), for machines no browser can reach.")
         var device = false
 
+        @Option(
+            name: .customLong("acr-values"),
+            help: "A step-up an API asked for (RFC 9470): the authentication context classes, space-separated; the new ID token's `acr` must be one.")
+        var acrValues: String?
+
+        @Option(
+            name: .customLong("max-age"),
+            help: "A step-up an API asked for (RFC 9470): the user must have signed in within this many seconds (`auth_time` checked).")
+        var maximumAge: Int?
+
+        /// What `--acr-values` and `--max-age` ask for; nil for neither.
+        var stepUp: ProtectedResource.StepUp? {
+            let acr = (acrValues ?? "").split(separator: " ").map(String.init)
+            guard !acr.isEmpty || maximumAge != nil else { return nil }
+            return ProtectedResource.StepUp(acrValues: acr, maximumAge: maximumAge)
+        }
+
         func validate() throws {
             if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
             if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
             if let callbackURL, URL(string: callbackURL) == nil { throw ValidationError("--callback-url is not a URL") }
+            if let maximumAge, maximumAge < 0 { throw ValidationError("--max-age is a number of seconds, 0 or more") }
+            if stepUp != nil, callbackURL != nil {
+                throw ValidationError("--acr-values and --max-age go to the sign-in's start: give them to `authorize-url`'s sign-in, not to --callback-url")
+            }
         }
 
         func run() async throws {
@@ -65,7 +86,7 @@ extension OAuthFlowCommand {
             let work = Task {
                 try await oauth.signIn(
                     to: options.name, account: options.account, browser: browser, route: route, port: port,
-                    timeout: .seconds(timeout), requestOfflineAccess: !options.noOffline, events: report.show)
+                    timeout: .seconds(timeout), requestOfflineAccess: !options.noOffline, stepUp: stepUp, events: report.show)
             }
             // Ctrl-C cancels the device flow's polling; nothing is stored.
             let interrupt = route == .browser ? nil : Self.cancelOnInterrupt(work)

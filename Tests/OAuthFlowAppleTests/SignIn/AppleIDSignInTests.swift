@@ -143,9 +143,11 @@ import Testing
         let store = InMemoryTokenStore()
         let oauth = try Self.server(apple, store: store)
         let code = try #require(result.authorizationCode)
-        let session = try await oauth.redeemPlatformCode(code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
-        #expect(session.idToken?.subject == Self.user && session.tokens.refreshToken?.value == "r0.\(code.value)")
-        #expect(session.session.key.account == Self.user, "stored under the verified sub, not a value the app sent")
+        let sub = try await AppleSignInDocExamples.redeem(
+            oauth: oauth, code: code.value, identityToken: result.identityToken.value, nonce: result.nonce.value)
+        #expect(sub == Self.user, "stored under the verified sub, not a value the app sent")
+        let session = try #require(try await store.load(SessionKey(providerID: "apple", account: sub)))
+        #expect(session.tokens.refreshToken?.value == "r0.\(code.value)")
         await #expect(throws: AuthorizationServerError.self, "a code is redeemed once") {
             try await oauth.redeemPlatformCode(code, identityToken: result.identityToken, nonce: result.nonce, issuedTo: "apple")
         }
