@@ -85,7 +85,7 @@ extension MCPAuthorization {
             let named = current.authorizationServers.map(\.absoluteString).joined(separator: ", ")
             throw MCPAuthorizationError(
                 .noClient,
-                "the MCP server \(context.server) now names the authorization server \(ServerDiscovery.shown(named)), not \(old), which the client given in `clients` is registered at; that client is not used there and none is registered in its place: register one there and give it in `clients`"
+                "the MCP server \(context.server) now names the authorization server \(ServerDiscovery.shown(named)), not \(old), which the client given is registered at; that client is not used there and none is registered in its place: register one there and give it for that issuer"
             )
         }
         logger.info(

@@ -24,16 +24,21 @@ extension MCPAuthorization {
     }
 
     /// The authorization server to go to, of those `document` names: the first the host gave a client for, else the
-    /// first. A host whose given clients present a workload's assertion, or that acts on its own behalf, uses only those
-    /// clients: a server that names none of their issuers is refused before anything is sent to what it names.
+    /// first. A host whose given clients present a workload's assertion, act on its own behalf, or name the server they
+    /// are for (``ClientSettings/authorizationServer``, a command line's `--issuer`) uses only those clients: a server that
+    /// names none of their issuers is refused before anything is sent to what it names.
     ///
     /// - Throws: ``MCPAuthorizationError`` `wrong_authorization_server`.
     func chosenAuthorizationServer(of document: ServerDiscovery.ProtectedResourceDocument, for server: ResourceIdentifier) throws -> URL {
         if let given = document.authorizationServers.first(where: { configuration.clients[$0.absoluteString] != nil }) { return given }
-        let bound = configuration.clients.filter { configuration.clientCredentials || $0.value.assertion != nil }.keys.sorted()
+        let bound = configuration.clients.filter {
+            configuration.clientCredentials || $0.value.assertion != nil || $0.value.authorizationServer != nil
+        }.keys.sorted()
         guard bound.isEmpty else {
             let named = ServerDiscovery.shown(document.authorizationServers.map(\.absoluteString).joined(separator: ", "))
-            let credential = configuration.clientCredentials ? "the client credentials" : "the workload assertion and its client"
+            let assertion = configuration.clients.values.contains { $0.assertion != nil }
+            let credential =
+                configuration.clientCredentials ? "the client credentials" : assertion ? "the workload assertion and its client" : "the client"
             throw MCPAuthorizationError(
                 .wrongAuthorizationServer,
                 "the MCP server \(server) names the authorization server \(named), not \(bound.joined(separator: ", ")), which \(credential) \(bound.count == 1 ? "is" : "are") given for (issuers are compared exactly): nothing is sent to \(named). If that server is the right one, register a client there and give it for that issuer"

@@ -95,11 +95,12 @@ extension MCPAuthorization {
         let client = client(of: idp.provider, idp.client.configuration(redirectURI: nil))
         let manager = TokenManager(client: client, store: configuration.store, key: idp.sessionKey)
         let now = environment.clock.now()
-        if let session = try? await manager.session() {
-            if let token = session.tokens.idToken, Self.isUsable(idToken: token, at: now) { return token }
-            if session.tokens.refreshToken != nil {
+        // A session a security event marked for a new sign-in gives nothing: the user signs in there again.
+        if let held = try? await manager.heldTokens() {
+            if let token = held.idToken, Self.isUsable(idToken: token, at: now) { return token }
+            if held.refreshToken != nil {
                 do {
-                    let refreshed = try await manager.refresh(replacing: session.tokens.accessToken)
+                    let refreshed = try await manager.refresh(replacing: held.accessToken)
                     if let token = refreshed.tokens.idToken, Self.isUsable(idToken: token, at: now) { return token }
                     logger.info("the identity provider's refresh brought no valid ID token", metadata: ["identity_provider": "\(idp.provider.id)"])
                 } catch let error as TransportError {

@@ -133,7 +133,9 @@ import OAuthFlow
         let refused = try await setup.run(["call", "refuser", "Notes", "--account", "work"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("insufficient_user_authentication") && refused.stderr.contains("step-up"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("oauthflow login refuser --acr-values urn:example:mfa --max-age 300"), "\(refused.stderr)")
+        // The session's own sign-in again (its client, variables and account), with the step-up's flags.
+        let again = "`\(Self.signInAgain(setup))\(api.port) --account work --acr-values urn:example:mfa --max-age 300`"
+        #expect(refused.stderr.contains(again), "\(refused.stderr)")
 
         // The step-up is checked in the ID token: an OpenID Connect provider signs in with it.
         let issuer = "http://127.0.0.1:\(api.port)"
@@ -145,6 +147,7 @@ import OAuthFlow
             "login", "stepper", "--client-id", "cli-public", "--no-browser", "--timeout", "1", "--acr-values", "urn:example:mfa", "--max-age", "300",
         ])
         #expect(login.status == 2, "\(login.stderr)")
+        #expect(login.stderr.contains("--acr-values urn:example:mfa --max-age 300` again"), "the command to run again keeps the step-up")
         let line = try #require(login.stderr.split(separator: "\n").first { $0.contains("/authorize?") }, "\(login.stderr)")
         let url = try #require(URLComponents(string: String(line[line.range(of: "http://")!.lowerBound...])))
         #expect(url.queryItems?.first { $0.name == "acr_values" }?.value == "urn:example:mfa")

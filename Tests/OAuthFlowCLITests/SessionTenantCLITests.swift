@@ -36,12 +36,36 @@ import Testing
 
             """)
         _ = try installed.root.write(
+            "home/.config/oauthflow/providers/defaulted.yaml",
+            """
+            schema_version: 1
+            id: defaulted
+            display_name: Defaulted
+            protocol: oauth2
+            issuer: https://{host}
+            variables:
+              host:
+                description: The tenant's host
+                pattern: '^[a-z0-9.-]+$'
+                default: code.default.com
+            endpoints:
+              authorization: https://{host}/authorize
+              token: https://{host}/token
+            client_auth:
+              methods: [none]
+
+            """)
+        // The entry names a secret variable git's environment lacks: its variables still say which tenant is meant.
+        _ = try installed.root.write(
             "home/.config/oauthflow/clients.yaml",
             """
             tenant:
               client_id: app-1
+              client_secret_env: TENANT_SECRET_NOT_SET
               variables:
                 host: code.example.com
+            defaulted:
+              client_id: app-2
             credential_helpers:
               git:
                 - url: https://code.example.com
@@ -50,16 +74,18 @@ import Testing
                   provider: tenant
                   variables:
                     host: other.example.com
+                - url: https://code.default.com
+                  provider: defaulted
             """)
     }
 
     deinit { installed.cleanUp() }
 
-    /// Stores the default session of `tenant`, signed in with `host`.
-    func save(host: String) async throws {
+    /// Stores the default session of `provider`, signed in with `host`.
+    func save(host: String, provider: String = "tenant", clientID: String = "app-1") async throws {
         try await FileTokenStore(directory: state).save(
             StoredSession(
-                key: SessionKey(providerID: "tenant"), variables: ["host": host], clientID: "app-1",
+                key: SessionKey(providerID: provider), variables: ["host": host], clientID: clientID,
                 redirectURI: URL(string: "http://127.0.0.1:8765/callback")!,
                 tokens: TokenSet(
                     accessToken: Secret("at-of-\(host)"), tokenType: "Bearer", expiresAt: Date().addingTimeInterval(3600),
@@ -95,7 +121,19 @@ import Testing
             #expect(code.status == 127 && !code.stdout.contains("at-of-"), "\(code.stdout)")
         }
         try await expectRefused(["credential", "git", "get"], input: Self.codeRequest, host: "other.example.com")
-        // A command naming no variables uses the session's own.
+        // `token print` names no variables: it hands out the session by its name, as signed in.
         #expect(try await installed.run(["token", "print", "tenant"]).stdout == "at-of-other.example.com\n")
+    }
+
+    /// A variable left to the descriptor's default is meant too: a remote mapped without variables to a provider whose
+    /// `host` defaults to code.default.com gets no session signed in for another host.
+    @Test func aDefaultValueIsMeantToo() async throws {
+        try await save(host: "elsewhere.example.com", provider: "defaulted", clientID: "app-2")
+        let refused = try await installed.run(["credential", "git", "get"], input: "protocol=https\nhost=code.default.com\n\n")
+        #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused.stdout)")
+        #expect(refused.stderr.contains("host=elsewhere.example.com") && refused.stderr.contains("the descriptor's default"), "\(refused.stderr)")
+        try await save(host: "code.default.com", provider: "defaulted", clientID: "app-2")
+        let answered = try await installed.run(["credential", "git", "get"], input: "protocol=https\nhost=code.default.com\n\n")
+        #expect(answered.status == 0 && answered.stdout.contains("password=at-of-code.default.com"), "\(answered.stderr)")
     }
 }

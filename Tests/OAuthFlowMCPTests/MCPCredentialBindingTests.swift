@@ -109,6 +109,23 @@ import Testing
         #expect(world.authorizationServerRequests.isEmpty)
     }
 
+    /// A user's client given for H by name (`authorizationServer`, as the command line's `--issuer` gives it) is used there
+    /// alone: a server naming E is refused, nothing is registered or signed in at E. Without the name, a client keyed by H
+    /// stays H's and E is signed in at as any server is (registered there), with nothing of the client sent.
+    @Test func aUserClientGivenForItsServerIsUsedThereAlone() async throws {
+        let other = "https://evil.example"
+        let world = World(naming: other)
+        world.authorizationServer(other)
+        var settings = ClientSettings(clientID: Self.clientID, secret: Secret(Self.secret))
+        settings.authorizationServer = URL(string: Self.home)
+        let client = ConformanceClient(run: world.run, endpoint: world.mcp.endpoint, store: world.store) { $0.clients = [Self.home: settings] }
+        let error = await client.runEverything()
+        let refusal = try #require(error as? MCPAuthorizationError, "\(String(describing: error))")
+        #expect(refusal.code == .wrongAuthorizationServer && refusal.message.contains(other), "\(refusal.message)")
+        #expect(world.authorizationServerRequests.isEmpty, "\(world.authorizationServerRequests.map(\.url))")
+        #expect(world.carrying("no-assertion-\(UUID())").isEmpty)
+    }
+
     /// Signed in at H with the workload's JWT; the metadata then names E: a later token (a new process, as `mcp token`
     /// is) is refused and E gets nothing, while H kept what it was sent.
     @Test func aTokenAfterTheMetadataMovedToAnotherServerSendsItNothing() async throws {

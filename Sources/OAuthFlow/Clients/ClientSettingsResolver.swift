@@ -60,6 +60,15 @@ public struct ClientSettingsResolver: Sendable {
         try clientsFile().gitCredentialMappings()
     }
 
+    /// The variables a new sign-in with `provider` is given (the clients file's entry, the host's overrides over them),
+    /// read without resolving the client's secret or key, which a session's check does not need.
+    ///
+    /// - Throws: The clients file's errors.
+    package func variables(for provider: String) throws -> [String: String] {
+        let entry = try clientsFile().entry(for: provider)
+        return (entry?.variables ?? [:]).merging(overrides(.init(), provider).variables) { _, given in given }
+    }
+
     /// The settings for a new sign-in with `provider`.
     ///
     /// - Throws: ``ClientSettingsError``: `missing_client_id` when nothing names a client id (the message says

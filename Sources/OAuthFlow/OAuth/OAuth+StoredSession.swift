@@ -46,21 +46,35 @@ extension OAuth {
     }
 
     /// Refuses `session` to a caller that means other values of the provider's variables than it was signed in with:
-    /// the client settings' variables (a clients-file entry's), with `variables` over them, as a sign-in by that caller
-    /// would use them (a git mapping's `host`, kubectl's `--var realm=`). Such a session was issued by another tenant or
-    /// server than the one the caller is about to send its token to. A variable the session does not record is not
-    /// compared.
+    /// those a sign-in by that caller would use, the client settings' (a clients-file entry's, read without its secret)
+    /// with `variables` over them and the descriptor's defaults for the rest (a git mapping's `host`, kubectl's
+    /// `--var realm=`, gitlab's default `gitlab.com`). Such a session was issued by another tenant or server than the
+    /// one the caller is about to send its token to. A variable the session does not record is not compared.
     ///
-    /// - Throws: ``SessionError`` `session_mismatch`, naming the variable; nothing was sent.
+    /// - Throws: ``SessionError`` `session_mismatch`, naming the variable and where its value came from; nothing was sent.
     package func requireMeant(_ session: StoredSession, variables: [String: String]) throws {
-        let given = (try? clientSettings(for: session.key.providerID))?.variables ?? [:]
-        let meant = given.merging(variables) { _, asked in asked }
-        for name in meant.keys.sorted() {
-            guard let recorded = session.variables[name], let asked = meant[name], recorded != asked else { continue }
+        let name = session.key.providerID
+        let configured = configuredVariables(for: name)
+        let asked = configured.merging(variables) { _, given in given }
+        // The descriptor's defaults too, as a sign-in resolves them; one that cannot resolve yet (a variable required
+        // and not given) is compared as asked.
+        let meant = (try? resolve(name, variables: asked))?.variables ?? asked
+        for variable in meant.keys.sorted() {
+            guard let recorded = session.variables[variable], let value = meant[variable], recorded != value else { continue }
+            let source =
+                variables[variable] != nil
+                ? "given here" : configured[variable] != nil ? "the client settings' (the clients file's entry)" : "the descriptor's default"
             throw SessionError(
                 .sessionMismatch,
-                "the stored session \(session.key) cannot be used here: it was signed in with \(TerminalText.escaped(name))=\(TerminalText.escaped(recorded)), and \(TerminalText.escaped(asked)) is asked for (another tenant or server). Nothing was sent; sign in with that value, under another account name to keep both"
+                "the stored session \(session.key) cannot be used here: it was signed in with \(TerminalText.escaped(variable))=\(TerminalText.escaped(recorded)), and \(TerminalText.escaped(value)) is meant here (\(source)): another tenant or server. Nothing was sent; sign in with that value, under another account name to keep both"
             )
         }
+    }
+
+    /// The variables the configuration gives `name`'s client: ``Configuration/clients``' entry, else the resolver's
+    /// (without resolving a secret, whose absence does not change which server is meant).
+    private func configuredVariables(for name: String) -> [String: String] {
+        if let settings = configuration.clients[name] { return settings.variables }
+        return (try? configuration.clientSettings?.variables(for: name)) ?? [:]
     }
 }

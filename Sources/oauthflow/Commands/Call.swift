@@ -36,7 +36,7 @@ extension OAuthFlowCommand {
                 try await callAsService()
                 return
             }
-            let response = try await session.withManager(validToken: true) { manager, stored, provider in
+            let (response, stored) = try await session.withManager(validToken: true) { manager, stored, provider in
                 let url: URL
                 if let resource = provider.resources.resource(titled: target) {
                     // A resource whose scope was not granted would only answer 403: say why, and how to add the scope.
@@ -54,9 +54,9 @@ extension OAuthFlowCommand {
                     throw CommandFailure("`\(target)` is neither a resource of \(provider.id) nor a URL; see `oauthflow resources \(provider.id)`")
                 }
                 // perform answers any HTTP status; what it throws comes from the refresh after a 401, or the network.
-                return try await manager.perform(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+                return (try await manager.perform(TransportRequest(method: .get, url: url, headers: ["Accept": "application/json"])), stored)
             }
-            try report(response)
+            try report(response) { session.signInAgain(stored, extra: $0).text }
         }
 
         /// The client as `token client` resolves it, with this command's flags.
@@ -82,29 +82,31 @@ extension OAuthFlowCommand {
             }
             let response = try await ServiceOptions.withServiceTokens(
                 registry: registry, overrides: overrides, provider: name, scopes: wanted.scopes, call)
-            try report(response)
+            try report(response, signIn: nil)
         }
 
-        private func report(_ response: TransportResponse) throws {
-            Output.stderr("HTTP \(response.status)\(Self.refusal(response, provider: session.name).map { ": " + $0 } ?? "")\n")
+        /// Reports the API's answer; `signIn` makes the command that signs the session in again with extra flags (nil
+        /// for the client's own token, which no sign-in renews).
+        private func report(_ response: TransportResponse, signIn: (([String]) -> String)?) throws {
+            Output.stderr("HTTP \(response.status)\(Self.refusal(response, signIn: signIn).map { ": " + $0 } ?? "")\n")
             Output.stdoutData(response.body)
             if !(200..<300).contains(response.status) { throw ExitCode.failure }
         }
 
         /// What a refusing API's challenge says (RFC 6750 §3): its error, the scope it asks for, and the step-up it asks
-        /// for (RFC 9470) as the `login` flags that ask it of `provider`.
-        static func refusal(_ response: TransportResponse, provider: String) -> String? {
+        /// for (RFC 9470) as the sign-in again (`signIn`, given the flags) that asks it.
+        static func refusal(_ response: TransportResponse, signIn: (([String]) -> String)?) -> String? {
             guard [401, 403].contains(response.status), let challenge = response.challenges.first(where: { $0.error != nil }) else { return nil }
             var text = "the API answered `\(Output.line(challenge.error ?? ""))`"
             if !challenge.scopes.isEmpty {
                 text += "; it asks for the scope `\(Output.line(challenge.scopes.joined(separator: " ")))`"
             }
             // RFC 9470: what a new sign-in must ask for, in the flags that ask it.
-            if let stepUp = ProtectedResource.StepUp(challenges: response.header("www-authenticate").map { [$0] } ?? []) {
+            if let signIn, let stepUp = ProtectedResource.StepUp(challenges: response.header("www-authenticate").map { [$0] } ?? []) {
                 var flags: [String] = []
-                if !stepUp.acrValues.isEmpty { flags.append("--acr-values \(LoginCommand.shellQuoted(stepUp.acrValues.joined(separator: " ")))") }
-                if let age = stepUp.maximumAge { flags.append("--max-age \(age)") }
-                text += "; it asks for a step-up: sign in again with `oauthflow login \(Output.line(provider)) \(Output.line(flags.joined(separator: " ")))`"
+                if !stepUp.acrValues.isEmpty { flags += ["--acr-values", stepUp.acrValues.joined(separator: " ")] }
+                if let age = stepUp.maximumAge { flags += ["--max-age", "\(age)"] }
+                text += "; it asks for a step-up: sign in again with `\(Output.line(signIn(flags)))`"
             }
             return text
         }

@@ -18,7 +18,9 @@ extension OAuthFlowCommand.Credential {
         @Option(help: "The account name, when one provider holds several sessions.")
         var account: String = "default"
 
-        @Option(name: .customLong("var"), help: "A provider variable as name=value, for signing in.")
+        @Option(
+            name: .customLong("var"),
+            help: "A provider variable as name=value, for signing in; a stored session signed in with another value is refused.")
         var variables: [String] = []
 
         @Flag(name: .customLong("access-token"), help: "Hand kubectl the access token instead of the ID token.")
@@ -47,7 +49,12 @@ extension OAuthFlowCommand.Credential {
                     name, account: account, variables: values, browser: browser, events: OAuthFlowCommand.Credential.report)
                 var expiry = session.tokens.idToken.flatMap(Self.expiry(ofIDToken:))
                 if let current = expiry, current.timeIntervalSinceNow < 60 {
-                    session = try await oauth.session(name, account: account).refresh()
+                    let refreshed = try await oauth.session(name, account: account).refresh()
+                    // The session checked above, refreshed: not another one stored meanwhile (another tenant's).
+                    guard refreshed.authorizationServer == session.authorizationServer, refreshed.variables == session.variables else {
+                        throw CommandFailure("the session for \(key) was replaced while it was refreshed; run the command again")
+                    }
+                    session = refreshed
                     expiry = session.tokens.idToken.flatMap(Self.expiry(ofIDToken:))
                 }
                 guard let idToken = session.tokens.idToken, let expiry, expiry.timeIntervalSinceNow > 0 else {

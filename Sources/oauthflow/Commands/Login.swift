@@ -61,7 +61,8 @@ extension OAuthFlowCommand {
             if let callbackURL, URL(string: callbackURL) == nil { throw ValidationError("--callback-url is not a URL") }
             if let maximumAge, maximumAge < 0 { throw ValidationError("--max-age is a number of seconds, 0 or more") }
             if stepUp != nil, callbackURL != nil {
-                throw ValidationError("--acr-values and --max-age go to the sign-in's start: give them to `authorize-url`'s sign-in, not to --callback-url")
+                throw ValidationError(
+                    "--acr-values and --max-age are asked for when a sign-in starts; --callback-url finishes one `authorize-url` started")
             }
         }
 
@@ -137,6 +138,8 @@ extension OAuthFlowCommand {
             if let port { words += ["--port", "\(port)"] }
             if noBrowser { words.append("--no-browser") }
             if timeout != 300 { words += ["--timeout", "\(timeout)"] }
+            if let acrValues { words += ["--acr-values", acrValues] }
+            if let maximumAge { words += ["--max-age", "\(maximumAge)"] }
             return words
         }
 
