@@ -344,7 +344,7 @@ extension MCPEnterpriseEndToEndTests {
             )
         }
         #expect(withoutFlags.status == 1 && withoutFlags.stdout.isEmpty, "\(withoutFlags.stderr)")
-        #expect(withoutFlags.stderr.contains("is found with the same flags, `--client-id` and `--issuer`"), "\(withoutFlags.stderr)")
+        #expect(withoutFlags.stderr.contains("is found with the same flags and `--issuer`"), "\(withoutFlags.stderr)")
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.stdout.contains("through the enterprise identity provider corp-idp"), "\(inspect.stdout)")
         #expect(inspect.stdout.contains("`oauthflow mcp login --via corp-idp` would use the session at corp-idp"), "\(inspect.stdout)")

@@ -21,6 +21,9 @@ extension ProviderDescriptor {
         package var issuerAliases: [String] = []
         /// The ID token issuer as a template filled from the token's own claims (multi-tenant providers).
         package var idTokenIssuer: String?
+        /// The values of the issuer's variables that name no one tenant (Entra's `common`): only with one of them does
+        /// ``idTokenIssuer`` apply.
+        package var multiTenantValues: [String] = []
         package var dpop: DPoPMode = .never
         /// The algorithms DPoP proofs may be signed with, in the client's order of preference.
         package var dpopSigningAlgs: [String] = ["ES256"]
@@ -36,7 +39,7 @@ extension ProviderDescriptor {
         enum CodingKeys: String, CodingKey {
             case pkce, pkceMethod = "pkce_method", state, nonce, nonceEchoed = "nonce_echoed", issParameter = "iss_parameter"
             case idTokenAlgs = "id_token_algs"
-            case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", dpop
+            case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", multiTenantValues = "multi_tenant_values", dpop
             case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer", profile
             case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
         }
@@ -59,6 +62,7 @@ extension ProviderDescriptor {
             idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? defaults.idTokenAlgs
             issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? defaults.issuerAliases
             idTokenIssuer = try o.string(CodingKeys.idTokenIssuer)
+            multiTenantValues = try o.strings(CodingKeys.multiTenantValues) ?? defaults.multiTenantValues
             dpop = try o.choice(CodingKeys.dpop) ?? defaults.dpop
             dpopSigningAlgs = try o.strings(CodingKeys.dpopSigningAlgs) ?? defaults.dpopSigningAlgs
             dpopBearerAnswer = try o.choice(CodingKeys.dpopBearerAnswer) ?? defaults.dpopBearerAnswer
@@ -109,7 +113,11 @@ extension DescriptorSchema {
         ),
         Field(
             "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
-            "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly."
+            "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly. It applies only while a variable of the `issuer` takes one of `multi_tenant_values`; with any other value (one tenant's id) a token's `iss` must be the issuer itself."
+        ),
+        Field(
+            "multi_tenant_values", .list(.string()),
+            "The values of the `issuer`'s variables that name no one tenant (Entra: `common`, `organizations`, `consumers`), with which `id_token_issuer` applies: any tenant's token then passes, as the provider's own sign-in page lets any tenant's user in. An API meant for one tenant gives that tenant's id, never one of these."
         ),
         Field(
             "dpop", default: securityDefaults.dpop,

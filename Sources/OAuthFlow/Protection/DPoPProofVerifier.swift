@@ -17,7 +17,7 @@ struct DPoPProofVerifier: Sendable {
     static let maximumSize = 8 * 1024
 
     let window: TimeInterval
-    let replays: InMemoryReplayRegistry
+    let replays: ProofReplayWindow
     let nonces: ProtectedResource.DPoPNonceSource?
 
     /// Checks `proofs` (every `DPoP` header of the request) for `accessToken`, bound to `thumbprint`.
@@ -63,8 +63,10 @@ struct DPoPProofVerifier: Sendable {
             }
         }
         guard let jti = claims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= 256 else { throw refuse("the proof has no usable `jti`") }
-        guard replays.firstUse(of: thumbprint + " " + jti, until: now.addingTimeInterval(2 * window), now: now) else {
-            throw refuse("the proof's `jti` was used before (a replayed proof)")
+        switch replays.use(key: thumbprint, jti: jti, until: now.addingTimeInterval(2 * window), now: now) {
+        case .first: break
+        case .again: throw refuse("the proof's `jti` was used before (a replayed proof)")
+        case .full: throw refuse("too many recent proofs of this key are held for the replay check; try again shortly")
         }
     }
 

@@ -16,6 +16,10 @@ extension ProtectedResource {
         public var dpopNonces: ProtectedResource.DPoPNonceSource?
         /// How far a proof's `iat` may be from now.
         public var proofWindow: TimeInterval
+        /// How many DPoP proofs are held for the replay check (each for twice ``proofWindow``), at most a quarter of
+        /// them of one key: a client past its share, or every client once all are held, is refused until some expire.
+        /// Held in this process's memory: each instance of an API checks the proofs it receives.
+        public var proofReplayCapacity = 100_000
         /// The scopes the API knows, for its metadata document.
         public var scopesSupported: [String]
         /// A human-readable name, for its metadata document.

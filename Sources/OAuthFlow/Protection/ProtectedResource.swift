@@ -115,7 +115,7 @@ public final class ProtectedResource: Sendable {
         instruments = CheckInstruments(environment.instruments, providers: trusted.map(\.provider.id))
         cache = VerifiedTokenCache(capacity: settings.cacheCapacity)
         proofs = DPoPProofVerifier(
-            window: settings.proofWindow, replays: InMemoryReplayRegistry(capacity: 100_000), nonces: settings.dpopNonces)
+            window: settings.proofWindow, replays: ProofReplayWindow(capacity: settings.proofReplayCapacity), nonces: settings.dpopNonces)
     }
 
     // MARK: - Keeping keys fresh

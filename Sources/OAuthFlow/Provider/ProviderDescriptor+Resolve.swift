@@ -109,10 +109,19 @@ extension ProviderDescriptor {
                 subject: profile.subject, name: profile.name, email: profile.email, emailVerified: profile.emailVerified,
                 picture: profile.picture, extraCall: try url(profile.extraCall?.url, "profile.extra_call.url"),
                 extraCallPickWhere: profile.extraCall?.pickWhere, extraCallList: profile.extraCall?.list),
-            issuers: IssuerMatcher(issuer: issuerURL, aliases: security.issuerAliases, template: security.idTokenIssuer),
+            issuers: IssuerMatcher(issuer: issuerURL, aliases: security.issuerAliases, template: idTokenIssuerTemplate(variables: resolved)),
             resources: ResourceMap(entries), isDiscovered: !usesDiscovery)
         provider.lacks = Set(discovery.lacks)
         return provider
+    }
+
+    /// `security.id_token_issuer` while a variable of the issuer takes one of `security.multi_tenant_values` (the
+    /// descriptor names no one tenant); nil otherwise: one tenant's tokens carry its issuer itself, and a template filled
+    /// from a token's own claims would let any tenant's token pass.
+    func idTokenIssuerTemplate(variables: [String: String]) -> String? {
+        guard let template = security.idTokenIssuer, let issuer else { return nil }
+        let named = URLTemplate(issuer).placeholders.compactMap { variables[$0.name] }
+        return named.contains(where: security.multiTenantValues.contains) ? template : nil
     }
 
     /// Everything the resolver refuses in the descriptor itself, whatever the variables' values: each

@@ -122,16 +122,18 @@ struct IssuerValidationRule: LintRule {
     static let description = RuleDescription(
         identifier: "issuer_validation", name: "Issuer validation",
         summary:
-            "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), and `security.issuer_aliases` differ from the issuer.",
+            "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), it comes with the `security.multi_tenant_values` it applies with (and they with it), and `security.issuer_aliases` differ from the issuer.",
         severity: .error,
         triggering: [
             Examples.valid + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
             Examples.validOIDC
                 + "variables:\n  tenant:\n    description: Tenant\n    default: common\nsecurity:\n  id_token_issuer: https://auth.example.com/{tenant}/v2.0\n",
             Examples.validOIDC + "security:\n  issuer_aliases: [https://auth.example.com]\n",
+            Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
+            Examples.validOIDC + "security:\n  multi_tenant_values: [common]\n",
         ],
         nonTriggering: [
-            Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
+            Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n  multi_tenant_values: [common]\n",
             Examples.validOIDC + "security:\n  issuer_aliases: [auth.example.com]\n",
         ])
 
@@ -152,6 +154,20 @@ struct IssuerValidationRule: LintRule {
                         "`{\(placeholder.name)}` in `id_token_issuer` is filled from the ID token's `\(placeholder.name)` claim, not from the variable of that name; write the variable's part out or use the claim that carries it (Entra: `{tid}`)"
                     ))
             }
+        }
+        switch (descriptor.security.idTokenIssuer, descriptor.security.multiTenantValues.isEmpty) {
+        case (.some, true):
+            diagnostics.append(
+                diagnostic(
+                    file, ["security", "id_token_issuer"],
+                    "`id_token_issuer` applies only while a variable of the issuer takes one of `multi_tenant_values` (Entra: `common`, `organizations`, `consumers`), and none is listed: it would never apply"
+                ))
+        case (nil, false):
+            diagnostics.append(
+                diagnostic(
+                    file, ["security", "multi_tenant_values"], "`multi_tenant_values` says when `id_token_issuer` applies, and there is none"))
+        default:
+            break
         }
         for (index, alias) in descriptor.security.issuerAliases.enumerated() where alias == descriptor.issuer {
             diagnostics.append(diagnostic(file, ["security", "issuer_aliases", "\(index)"], "alias `\(alias)` is the issuer itself"))

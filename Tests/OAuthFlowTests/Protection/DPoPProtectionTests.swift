@@ -162,6 +162,25 @@ extension Protection {
             #expect(late?.code == .invalidDPoPProof)
         }
 
+        /// One client sending proofs as fast as it can fills its share of the replay window (a quarter) and is refused;
+        /// another client's proofs are still taken. Its proofs are taken again once the first ones expire. (The window
+        /// refused everyone once it held 100,000 proofs, whoever sent them.)
+        @Test func oneKeyFloodingTheReplayWindowDoesNotShutOutAnother() async throws {
+            var settings = ProtectionSetup.settings()
+            settings.proofReplayCapacity = 8
+            let api = try api(settings: settings)
+            let token = try boundToken()
+            for _ in 0..<2 { expectAccepted(await denial(api, request(token, proofs: [try await proof(for: token)]))) }
+            let refused = await denial(api, request(token, proofs: [try await proof(for: token)]))
+            #expect(refused?.code == .invalidDPoPProof && refused?.reason.contains("too many recent proofs") == true, "\(String(describing: refused))")
+            let other = try DPoPKey.generate()
+            let otherToken = try boundToken(to: other)
+            expectAccepted(await denial(api, request(otherToken, proofs: [try await proof(for: otherToken, key: other)])))
+            clock.advance(121)
+            let later = try boundToken()
+            expectAccepted(await denial(api, request(later, proofs: [try await proof(for: later)])))
+        }
+
         @Test func aProofForAnotherTokenIsRefused() async throws {
             let api = try api()
             let token = try boundToken()

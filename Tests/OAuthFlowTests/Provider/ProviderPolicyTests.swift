@@ -130,15 +130,52 @@ import OAuthFlowTestSupport
         #expect(six.fixedPort == nil)
     }
 
+    /// A multi-tenant provider's descriptor: the issuer names the tenant by a variable, the ID token issuer template by
+    /// the token's `tid`.
+    private func multiTenant(_ tenant: String) throws -> Provider {
+        let issuer = "https://auth.example.com/{tenant}/v2.0"
+        let descriptor = TestDescriptor(
+            id: "multi", protocol: .oidc, issuer: issuer,
+            endpoints: [("authorization", "https://auth.example.com/{tenant}/authorize"), ("token", "https://auth.example.com/{tenant}/token"),
+                ("jwks", "https://auth.example.com/{tenant}/keys"),
+            ],
+            extra: """
+                variables:
+                  tenant:
+                    description: The tenant
+                    pattern: '^[A-Za-z0-9.-]+$'
+                    default: common
+                security:
+                  issuer_aliases: [auth.example.com]
+                  id_token_issuer: https://auth.example.com/{tid}/v2.0
+                  multi_tenant_values: [common, organizations]
+
+                """)
+        return try descriptor.provider(["tenant": tenant])
+    }
+
     @Test func theIssuerMatcherKeepsAliasesAndTemplates() throws {
-        let provider = try resolve("""
-            security:
-              issuer_aliases: [auth.example.com]
-              id_token_issuer: https://auth.example.com/{tid}/v2.0
-            """)
-        #expect(provider.isIssuer("https://auth.example.com") && provider.isIssuer("auth.example.com"))
+        let provider = try multiTenant("common")
+        #expect(provider.isIssuer("https://auth.example.com/common/v2.0") && provider.isIssuer("auth.example.com"))
         #expect(provider.issuers.matchesIDToken("https://auth.example.com/t1/v2.0", claims: ["tid": .string("t1")]))
         #expect(!provider.issuers.matchesIDToken("https://auth.example.com/t1/v2.0", claims: ["tid": .string("t1/../x")]))
         #expect(provider.issuers.matchesDiscovery("https://auth.example.com/{tenantid}/v2.0"))
+    }
+
+    /// With one tenant named, only its own issuer passes: a template filled from a token's own `tid` let another
+    /// tenant's token through an API meant for one (Entra signs every tenant's tokens with the same keys).
+    @Test func oneTenantAcceptsItsOwnIssuerOnly() throws {
+        let own = "11111111-2222-3333-4444-555555555555"
+        let provider = try multiTenant(own)
+        #expect(provider.isIDTokenIssuer("https://auth.example.com/\(own)/v2.0", claims: ["tid": .string(own)]))
+        #expect(!provider.isIDTokenIssuer("https://auth.example.com/99999999-0000-0000-0000-000000000000/v2.0", claims: ["tid": .string("99999999-0000-0000-0000-000000000000")]))
+        #expect(!provider.isDiscoveryIssuer("https://auth.example.com/{tenantid}/v2.0"))
+        // The bundled Entra descriptor, the same way.
+        let entra = try ProviderRegistry.load(environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]).descriptor(named: "microsoft").resolve(["tenant": own])
+        let foreign = "99999999-0000-0000-0000-000000000000"
+        #expect(!entra.isIDTokenIssuer("https://login.microsoftonline.com/\(foreign)/v2.0", claims: ["tid": .string(foreign)]))
+        #expect(entra.isIDTokenIssuer("https://login.microsoftonline.com/\(own)/v2.0", claims: ["tid": .string(own)]))
+        let common = try ProviderRegistry.load(environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]).descriptor(named: "microsoft").resolve(["tenant": "common"])
+        #expect(common.isIDTokenIssuer("https://login.microsoftonline.com/\(foreign)/v2.0", claims: ["tid": .string(foreign)]))
     }
 }
