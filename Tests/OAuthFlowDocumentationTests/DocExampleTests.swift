@@ -331,7 +331,7 @@ import PostgresNIO
         let home = try TemporaryDirectory()
         defer { home.cleanUp() }
         let yaml = try Self.blocks(in: "Docs/cli.md").filter { $0.language == "yaml" }
-        #expect(yaml.count == 3, "a new YAML example in Docs/cli.md: check it here")
+        #expect(yaml.count == 4, "a new YAML example in Docs/cli.md: check it here")
         let clients = try #require(yaml.first { $0.lines.contains("google:") && !$0.lines.contains { $0.contains("credential_helpers") } })
         try home.write("oauthflow/clients.yaml", clients.lines.joined(separator: "\n"))
         let environment = ["XDG_CONFIG_HOME": home.url.path, "GOOGLE_CLIENT_SECRET": "from-the-environment"]
@@ -342,6 +342,15 @@ import PostgresNIO
         #expect(google.authMethod == .clientSecretPost)
         let auth0 = try resolver.settings(for: "auth0")
         #expect(auth0.clientID == "AbCdEf" && auth0.variables["domain"] == "example.us.auth0.com" && auth0.secret == nil)
+
+        // The two GitLab instances: two mappings, each its own host and account.
+        let instances = try #require(yaml.first { $0.lines.first == "credential_helpers:" })
+        let second = try TemporaryDirectory()
+        defer { second.cleanUp() }
+        try second.write("oauthflow/clients.yaml", instances.lines.joined(separator: "\n"))
+        let mappings = try ClientSettingsResolver(environment: ["XDG_CONFIG_HOME": second.url.path]).gitCredentialMappings()
+        #expect(mappings.map(\.account) == ["gitlab-com", "work"])
+        #expect(mappings.map { $0.variables?["host"] } == ["gitlab.com", "git.example.com"])
 
         let kubeconfig = try #require(yaml.first { $0.lines.contains { $0.contains("client.authentication.k8s.io/v1") } })
         let argsLine = try #require(kubeconfig.lines.first { $0.contains("args: [") })

@@ -18,6 +18,19 @@ extension ClientsFile {
             try decode(
                 [ClientSettingsResolver.GitCredentialMapping].self, at: ["credential_helpers", "git"],
                 shape: "a list of {url, provider, account, variables, username} entries") ?? []
+        // A key a mapping does not take is refused, as an entry's is: `client_id` there would be silently ignored, and the
+        // entry's client used for another server's remote.
+        let known: Set<String> = ["url", "provider", "account", "variables", "username"]
+        for (index, item) in (try root()?.mapping?["credential_helpers"]?.mapping?["git"]?.sequence ?? []).enumerated() {
+            for key in item.mapping.map({ Array($0.keys) }) ?? [] {
+                guard let name = key.string, !known.contains(name) else { continue }
+                let position = key.mark.map { ":\($0.line):\($0.column)" } ?? ""
+                throw ClientSettingsError(
+                    .invalidClientsFile,
+                    "\(url.path)\(position): unknown key `\(name)` in `credential_helpers.git[\(index)]`, which takes url, provider, account, variables and username; another client for another server is an entry of its own (its descriptor copied under a second id)"
+                )
+            }
+        }
         for (index, mapping) in mappings.enumerated() {
             guard let remote = URL(string: mapping.url), remote.host?.isEmpty == false, TransportPolicy.isSecure(remote) else {
                 throw ClientSettingsError(

@@ -115,7 +115,7 @@ package struct ClientsFile: Sendable {
         guard let entryNode = try root()?.mapping?[provider] else { return nil }
         let path = url.path
         let known = Set(Entry.CodingKeys.allCases.map(\.rawValue))
-        for key in entryNode.mapping.map({ Array($0.keys) }) ?? [] {
+        for (key, value) in entryNode.mapping ?? [:] {
             guard let name = key.string, !known.contains(name) else { continue }
             let position = key.mark.map { ":\($0.line):\($0.column)" } ?? ""
             if name.contains("secret") {
@@ -124,7 +124,8 @@ package struct ClientsFile: Sendable {
                     "\(path)\(position): `\(name)` holds a secret in clear; use client_secret_env or client_secret_file",
                     provider: provider)
             }
-            if name.contains("key"), !name.contains("id") {
+            // A key in clear: named as one (`private_key`), or PEM text under any name; `bogus_key: 1` is only unknown.
+            if name.contains("private") || value.scalar?.string.contains("-----BEGIN") == true {
                 throw ClientSettingsError(
                     .literalSecret,
                     "\(path)\(position): `\(name)` holds a key in clear; use private_key_file or private_key_env",
@@ -174,7 +175,7 @@ package struct ClientsFile: Sendable {
         }
     }
 
-    private func root() throws -> Node? {
+    func root() throws -> Node? {
         guard let text else { return nil }
         do {
             return try Yams.compose(yaml: text)

@@ -86,9 +86,10 @@ enum TokenResponseParser {
         guard let accessToken = fields["access_token"]?.stringValue, !accessToken.isEmpty else {
             throw FlowError(.invalidTokenResponse, "the token response has no `access_token`")
         }
-        // RFC 6749 Appendix A.12 and A.17: tokens are printable ASCII. Anything else would reach a
-        // terminal or an HTTP header raw (`oauthflow token print`, `Authorization: Bearer`).
-        for name in ["access_token", "refresh_token"] {
+        // RFC 6749 Appendix A.12 and A.17: tokens are printable ASCII, and an ID token is a JWT (base64url parts and
+        // dots). Anything else would reach a terminal or an HTTP header raw (`oauthflow token print`, `Authorization:
+        // Bearer`), or be stored in a session that no reader then takes (nor signs out).
+        for name in ["access_token", "refresh_token", "id_token"] {
             if let value = fields[name]?.stringValue, !value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
                 throw FlowError(
                     .invalidTokenResponse, "the token response's `\(name)` holds characters other than printable ASCII (RFC 6749 Appendix A)")

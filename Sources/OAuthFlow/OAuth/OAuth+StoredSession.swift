@@ -63,7 +63,8 @@ extension OAuth {
             guard let recorded = session.variables[variable], let value = meant[variable], recorded != value else { continue }
             let source =
                 variables[variable] != nil
-                ? "given here" : configured[variable] != nil ? "the client settings' (the clients file's entry)" : "the descriptor's default"
+                ? "given by the caller: a git mapping's `variables`, kubectl's `--var`"
+                : configured[variable] != nil ? "the client settings': the clients file's entry" : "the descriptor's default"
             throw SessionError(
                 .sessionMismatch,
                 "the stored session \(session.key) cannot be used here: it was signed in with \(TerminalText.escaped(variable))=\(TerminalText.escaped(recorded)), and \(TerminalText.escaped(value)) is meant here (\(source)): another tenant or server. Nothing was sent; sign in with that value, under another account name to keep both"

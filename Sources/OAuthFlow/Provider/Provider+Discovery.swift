@@ -8,7 +8,8 @@ extension Provider {
     /// host. One on another host than the issuer is allowed (Google's token endpoint is
     /// not on `accounts.google.com`) but logged, so a document that sends tokens
     /// elsewhere is visible.
-    /// - Throws: ``DiscoveryError`` `insecureEndpoint` for an endpoint that breaks those rules.
+    /// - Throws: ``DiscoveryError`` `insecureEndpoint` for an endpoint that breaks those rules, `invalidDocument` for one
+    ///   whose host is no host name (percent-escapes that decode to control characters, spaces).
     package func applying(_ metadata: ServerMetadata, logger: Logger? = nil) throws -> Provider {
         var merged = endpoints
         func fill(_ slot: WritableKeyPath<Endpoints, URL?>, _ found: URL?, _ name: String) throws {
@@ -17,6 +18,15 @@ extension Provider {
                 throw DiscoveryError(
                     .insecureEndpoint,
                     "the discovery document of `\(id)` names `\(found.absoluteString)` as its \(name); only https (or http to a loopback host) is accepted"
+                )
+            }
+            // A host name (RFC 1123, an IP literal): letters, digits, `-`, `.`, `_`, and `:` inside an IPv6 literal.
+            guard let named = found.host, !named.isEmpty,
+                named.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._:".unicodeScalars.contains($0)) })
+            else {
+                throw DiscoveryError(
+                    .invalidDocument,
+                    "the discovery document of `\(id)` names as its \(name) a URL whose host is no host name: \(TerminalText.escaped(found.absoluteString))"
                 )
             }
             if let issuerHost = issuer?.host?.lowercased(), let host = found.host?.lowercased(), host != issuerHost {

@@ -86,7 +86,9 @@ extension OAuthFlowCommand.MCP {
             lines.append(("iss (RFC 9207)", found.issParameter == "required" ? "required, compared exactly" : "compared exactly when present"))
             if found.defaultEndpoints { lines.append(("endpoints", "no metadata: /authorize, /token and /register at the issuer (MCP 2025-03-26)")) }
             let width = lines.map(\.0.count).max() ?? 0
-            var text = lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
+            // Each value on its own line, whatever a server put in it (a line break in an algorithm's name, say).
+            var text =
+                lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + Output.line($0.1) }.joined(separator: "\n") + "\n"
             let would: String
             if let problem = found.grantProblem {
                 would = "a sign-in would fail: \(problem)"

@@ -80,7 +80,7 @@ extension OAuthFlowCommand.MCP {
                 Output.stdoutExact(try Output.json(summary))
             } else {
                 let scopes = tokens.scopes.isEmpty ? "no scopes" : tokens.scopes.joined(separator: " ")
-                Output.stderr("Signed in to \(server.absoluteString) (\(scopes)); session stored in \(path ?? "the session store").\n")
+                Output.stderr("Signed in to \(server.absoluteString) (\(Output.line(scopes))); session stored in \(path ?? "the session store").\n")
             }
         }
     }

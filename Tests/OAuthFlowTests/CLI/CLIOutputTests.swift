@@ -31,3 +31,15 @@ import Testing
         #expect(status["expirationTimestamp"] as? String == "2033-05-18T03:33:20Z")
     }
 }
+
+/// The CLI's log lines (`--verbose`) escape what a server may have written, in the message, every metadata value (nested
+/// too) and an error's description.
+@Suite struct TerminalLogHandlerTests {
+    @Test func everyStringOfALogLineIsEscaped() {
+        let hostile = "a\nFORGED\u{1B}[31m\u{07}"
+        let value = TerminalLogHandler.escaped(
+            .dictionary(["list": .array([.string(hostile)]), "text": .string(hostile), "any": .stringConvertible(hostile)]))
+        let printed = "\(value)"
+        #expect(printed.contains("FORGED") && !printed.contains("\n") && !printed.contains("\u{1B}") && !printed.contains("\u{07}"), "\(printed)")
+    }
+}

@@ -324,6 +324,26 @@ import Testing
         #expect(error.message == "\(broken.file): `credential_helpers.git` must be a list of {url, provider, account, variables, username} entries")
     }
 
+    /// A key a mapping does not take is refused with its line, as an entry's is: a `client_id` there was silently
+    /// ignored, and the entry's client used for the other server's remote. An entry's unknown key is called unknown,
+    /// unless it is named as a private key or holds PEM text.
+    @Test func unknownKeysOfAMappingOrAnEntryAreNamed() throws {
+        let mapping = try Setup("credential_helpers:\n  git:\n    - url: https://git.example.com\n      provider: gitlab\n      client_id: other\n")
+        defer { mapping.directory.cleanUp() }
+        let refused = try #require(throws: ClientSettingsError.self) { try mapping.resolver.clientsFile().gitCredentialMappings() }
+        #expect(refused.code == .invalidClientsFile)
+        #expect(refused.message.contains(":5:7: unknown key `client_id` in `credential_helpers.git[0]`"), "\(refused.message)")
+
+        let entry = try Setup("gitlab:\n  client_id: c\n  bogus_key: 1\n")
+        defer { entry.directory.cleanUp() }
+        let unknown = try #require(throws: ClientSettingsError.self) { try entry.resolver.settings(for: "gitlab") }
+        #expect(unknown.code == .invalidClientsFile && unknown.message.contains("unknown key `bogus_key`"), "\(unknown.message)")
+        let pem = try Setup("gitlab:\n  client_id: c\n  signing: \"-----BEGIN PRIVATE KEY-----\"\n")
+        defer { pem.directory.cleanUp() }
+        let literal = try #require(throws: ClientSettingsError.self) { try pem.resolver.settings(for: "gitlab") }
+        #expect(literal.code == .literalSecret, "\(literal.message)")
+    }
+
     /// git sends the password to whatever the remote's URL says: a mapping answers only https remotes, or http
     /// ones on this machine (RFC 6750 §5.3).
     @Test func gitMappingsForPlainHTTPRemotesAreRefused() throws {

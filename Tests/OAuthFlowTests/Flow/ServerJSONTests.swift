@@ -31,6 +31,20 @@ import Testing
         #expect(tokens.accessToken.value == "at-1")
     }
 
+    /// A token answer's ID token with control characters is refused before anything is stored: stored, it made a session
+    /// no reader took, which `token print`, `call` and `logout` then refused, its refresh token never revoked.
+    @Test(arguments: ["access_token", "refresh_token", "id_token"])
+    func aTokenAnswerWithATokenThatIsNotPrintableASCIIIsRefused(_ member: String) throws {
+        var members = ["access_token": "at-1", "refresh_token": "rt-1", "id_token": "a.b.c"]
+        members[member] = #"x\u001b]0;title\u0007\ny"#   // JSON escapes: ESC, BEL and a line break once read
+        let text = "{" + members.sorted { $0.key < $1.key }.map { #""\#($0.key)":"\#($0.value)""# }.joined(separator: ",") + #","token_type":"Bearer"}"#
+        let error = #expect(throws: FlowError.self) {
+            _ = try TokenResponseParser.tokenSet(
+                from: try Self.response(text), format: .json, separator: " ", requestedScopes: [], previous: nil, now: Date())
+        }
+        #expect(error?.code == .invalidTokenResponse && error?.message.contains("`\(member)`") == true, "\(String(describing: error))")
+    }
+
     @Test func anErrorAnswerGivingAMemberTwiceNamesNoServerError() throws {
         let response = try Self.response(#"{"error":"invalid_grant","\u0065rror":"temporarily_unavailable"}"#)
         #expect((try? TokenResponseParser.fields(of: response, format: .auto)) == nil)
