@@ -227,7 +227,9 @@ struct YAMLComposer {
         }
         guard !repeats.isEmpty else { return }
         let names = repeats.keys.sorted()
-        guard let firstName = names.first, let secondKey = repeats[firstName] else { return }
+        // Positioned at the first repeat in the file, whichever key it is: the line to look at first.
+        guard let secondKey = repeats.values.min(by: { (entries[$0].line, entries[$0].column) < (entries[$1].line, entries[$1].column) })
+        else { return }
         let second = entries[secondKey]
         throw YAMLSyntaxError(
             kind: .duplicateKeys(names), context: nil, problem: "duplicate keys",

@@ -356,6 +356,14 @@ import OAuthFlowTestSupport
         #expect(problem.message.contains("id"))
     }
 
+    /// Two keys repeated: one problem naming both, at the first repeat in the file (not the first name in order).
+    @Test func twoRepeatedKeysArePositionedAtTheFirstRepeat() throws {
+        let text = "schema_version: 1\nprotocol: oauth2\nprotocol: oidc\nissuer: https://a.example\nissuer: https://b.example\n"
+        let problem = try #require(parse(text).problems.first)
+        #expect(problem.message.contains("issuer") && problem.message.contains("protocol"), "\(problem.message)")
+        #expect(problem.location.line == 3, "\(problem)")
+    }
+
     @Test func keyLocationPointsAtTheKey() {
         let document = parse(descriptorText(id: "example"))
         let location = document.keyLocation(of: ["endpoints", "token"])
