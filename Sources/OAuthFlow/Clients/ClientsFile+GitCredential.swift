@@ -20,7 +20,8 @@ extension ClientsFile {
                 shape: "a list of {url, provider, account, variables, username} entries") ?? []
         // A key a mapping does not take is refused, as an entry's is: `client_id` there would be silently ignored, and the
         // entry's client used for another server's remote.
-        let known: Set<String> = ["url", "provider", "account", "variables", "username"]
+        // `<<`: a YAML merge key, which the decoder flattens into the mapping's own keys.
+        let known: Set<String> = ["url", "provider", "account", "variables", "username", "<<"]
         for (index, item) in (try root()?.mapping?["credential_helpers"]?.mapping?["git"]?.sequence ?? []).enumerated() {
             for key in item.mapping.map({ Array($0.keys) }) ?? [] {
                 guard let name = key.string, !known.contains(name) else { continue }

@@ -66,7 +66,8 @@ struct DPoPProofVerifier: Sendable {
         switch replays.use(key: thumbprint, jti: jti, until: now.addingTimeInterval(2 * window), now: now) {
         case .first: break
         case .again: throw refuse("the proof's `jti` was used before (a replayed proof)")
-        case .full: throw refuse("too many recent proofs of this key are held for the replay check; try again shortly")
+        case .keyFull: throw refuse("too many recent proofs of this key are held for the replay check; try again shortly")
+        case .full: throw refuse("too many recent proofs are held for the replay check; try again shortly")
         }
     }
 

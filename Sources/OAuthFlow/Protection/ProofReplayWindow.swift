@@ -53,7 +53,9 @@ final class ProofReplayWindow: Sendable {
         case first
         /// Seen before, while live: a replay.
         case again
-        /// The window, or the key's share of it, is full: refused without being seen.
+        /// The key's share of the window is full: refused without being seen.
+        case keyFull
+        /// The whole window is full: refused without being seen.
         case full
     }
 
@@ -63,7 +65,8 @@ final class ProofReplayWindow: Sendable {
         return state.withLock { state in
             state.expire(now: now)
             guard !state.live.contains(identifier) else { return .again }
-            guard state.live.count < capacity, state.byKey[thumbprint, default: 0] < perKey else { return .full }
+            guard state.live.count < capacity else { return .full }
+            guard state.byKey[thumbprint, default: 0] < perKey else { return .keyFull }
             state.live.insert(identifier)
             state.byKey[thumbprint, default: 0] += 1
             state.queue.append(Entry(key: thumbprint, identifier: identifier, expiry: expiry))

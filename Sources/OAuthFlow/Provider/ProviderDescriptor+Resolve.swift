@@ -172,6 +172,7 @@ extension ProviderDescriptor {
                 ["authorization", "callback_signature"], "is checked with the client secret: list `client_secret_post` or `client_secret_basic`")
         }
         security.checkPKCE(&found)
+        security.checkIssuerTemplate(issuer: issuer, &found)
         let grants = grants(&found)
         let idTokenAlgorithms = security.idTokenAlgorithms(&found)
         let clientAssertion = clientAuth.assertionPolicy(&found)

@@ -6,6 +6,25 @@ extension ProviderDescriptor.Security {
         }
     }
 
+    /// Refuses an ID token issuer template that could never apply, or a list of multi-tenant values with no template or
+    /// no variable in the issuer to take them: a descriptor copied from an older one would otherwise refuse every ID
+    /// token of a multi-tenant sign-in as from another issuer, without saying why.
+    func checkIssuerTemplate(issuer: String?, _ refusals: inout PolicyRefusals) {
+        switch (idTokenIssuer, multiTenantValues.isEmpty) {
+        case (.some, true):
+            refusals.refuse(
+                ["security", "id_token_issuer"],
+                "applies only while a variable of the issuer takes one of `security.multi_tenant_values` (Entra: `common`, `organizations`, `consumers`), and none is listed: it would never apply"
+            )
+        case (nil, false):
+            refusals.refuse(["security", "multi_tenant_values"], "says when `security.id_token_issuer` applies, and there is none")
+        case (.some, false) where issuer.map({ URLTemplate($0).placeholders.isEmpty }) ?? true:
+            refusals.refuse(["security", "multi_tenant_values"], "names values of the issuer's variables, and the issuer has none")
+        default:
+            break
+        }
+    }
+
     /// The ID token algorithms, each unknown one refused.
     func idTokenAlgorithms(_ refusals: inout PolicyRefusals) -> [JWSAlgorithm] {
         refusals.algorithms(idTokenAlgs, ["security", "id_token_algs"]) { "lists `\($0)`, which is not an algorithm OAuthFlow verifies" }

@@ -122,7 +122,7 @@ struct IssuerValidationRule: LintRule {
     static let description = RuleDescription(
         identifier: "issuer_validation", name: "Issuer validation",
         summary:
-            "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), it comes with the `security.multi_tenant_values` it applies with (and they with it), and `security.issuer_aliases` differ from the issuer.",
+            "`security.id_token_issuer` is for OpenID Connect providers with an issuer, its `{placeholders}` name ID token claims (not variables), it comes with the `security.multi_tenant_values` it applies with (values of a variable of the issuer), and `security.issuer_aliases` differ from the issuer.",
         severity: .error,
         triggering: [
             Examples.valid + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
@@ -131,9 +131,12 @@ struct IssuerValidationRule: LintRule {
             Examples.validOIDC + "security:\n  issuer_aliases: [https://auth.example.com]\n",
             Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n",
             Examples.validOIDC + "security:\n  multi_tenant_values: [common]\n",
+            Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n  multi_tenant_values: [common]\n",
         ],
         nonTriggering: [
-            Examples.validOIDC + "security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n  multi_tenant_values: [common]\n",
+            Examples.oidcHeader + "issuer: https://auth.example.com/{tenant}\nvariables:\n  tenant:\n    description: Tenant\n    default: common\n"
+                + "endpoints:\n  authorization: https://auth.example.com/{tenant}/authorize\n  token: https://auth.example.com/{tenant}/token\n"
+                + "scopes:\n  default: [openid, email]\nsecurity:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n  multi_tenant_values: [common]\n",
             Examples.validOIDC + "security:\n  issuer_aliases: [auth.example.com]\n",
         ])
 
@@ -155,20 +158,8 @@ struct IssuerValidationRule: LintRule {
                     ))
             }
         }
-        switch (descriptor.security.idTokenIssuer, descriptor.security.multiTenantValues.isEmpty) {
-        case (.some, true):
-            diagnostics.append(
-                diagnostic(
-                    file, ["security", "id_token_issuer"],
-                    "`id_token_issuer` applies only while a variable of the issuer takes one of `multi_tenant_values` (Entra: `common`, `organizations`, `consumers`), and none is listed: it would never apply"
-                ))
-        case (nil, false):
-            diagnostics.append(
-                diagnostic(
-                    file, ["security", "multi_tenant_values"], "`multi_tenant_values` says when `id_token_issuer` applies, and there is none"))
-        default:
-            break
-        }
+        // The resolver's refusals: a template that could never apply, values with no template or no issuer variable.
+        diagnostics += refusals(file, at: ["security", "id_token_issuer"]) + refusals(file, at: ["security", "multi_tenant_values"])
         for (index, alias) in descriptor.security.issuerAliases.enumerated() where alias == descriptor.issuer {
             diagnostics.append(diagnostic(file, ["security", "issuer_aliases", "\(index)"], "alias `\(alias)` is the issuer itself"))
         }

@@ -37,8 +37,8 @@ struct TerminalLogHandler: LogHandler {
         escaped.metadata = event.metadata?.mapValues(Self.escaped)
         if let error = event.error {
             escaped.error = nil
-            escaped.metadata = (escaped.metadata ?? [:]).merging(["error": .string(TerminalText.escaped(String(describing: error)))]) { kept, _ in
-                kept
+            escaped.metadata = (escaped.metadata ?? [:]).merging(["error": .string(TerminalText.escaped(String(describing: error)))]) { _, event in
+                event
             }
         }
         inner.log(event: escaped)

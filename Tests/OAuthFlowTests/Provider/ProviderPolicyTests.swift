@@ -162,6 +162,20 @@ import OAuthFlowTestSupport
         #expect(provider.issuers.matchesDiscovery("https://auth.example.com/{tenantid}/v2.0"))
     }
 
+    /// A template that could never apply is refused when the descriptor is resolved, not left to refuse every ID token
+    /// of a multi-tenant sign-in as another issuer's (a copy of an older Entra descriptor); so is a list of values with no
+    /// template. Entra's tenant is a GUID in lower case or one of the three: a domain names no issuer its tokens carry.
+    @Test func anIssuerTemplateThatCouldNeverApplyIsRefused() throws {
+        let orphan = try #require(throws: ProviderError.self) { try resolve("security:\n  id_token_issuer: https://auth.example.com/{tid}/v2.0\n") }
+        #expect(orphan.message.contains("multi_tenant_values"), "\(orphan.message)")
+        let values = try #require(throws: ProviderError.self) { try resolve("security:\n  multi_tenant_values: [common]\n") }
+        #expect(values.message.contains("id_token_issuer"), "\(values.message)")
+        let entra = try ProviderRegistry.load(environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]).descriptor(named: "microsoft")
+        for tenant in ["contoso.onmicrosoft.com", "11111111-2222-3333-4444-55555555555A", "Common"] {
+            #expect(throws: ProviderError.self, "\(tenant)") { try entra.resolve(["tenant": tenant]) }
+        }
+    }
+
     /// With one tenant named, only its own issuer passes: a template filled from a token's own `tid` let another
     /// tenant's token through an API meant for one (Entra signs every tenant's tokens with the same keys).
     @Test func oneTenantAcceptsItsOwnIssuerOnly() throws {
