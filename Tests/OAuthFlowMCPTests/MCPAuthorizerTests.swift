@@ -244,6 +244,25 @@ import Testing
         #expect(user.opened.values.count == 1 + (bound ?? 2), "\(user.opened.values.count) sign-ins")
     }
 
+    /// A 401 after another process stored new tokens, which a security event has since marked for a new sign-in: the
+    /// marked token is not adopted and sent to the MCP server; the user is asked to sign in again.
+    @Test func aMarkedSessionIsNotAdoptedAfterA401() async throws {
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        let key = try #require(await authorizer.authorization.sessionKey(for: MCPWorld.endpoint))
+        var stored = try #require(try await store.load(key))
+        stored.tokens.accessToken = Secret("another-process-token")
+        stored.reauthenticationRequired = .init(event: "https://schemas.openid.net/secevent/caep/event-type/credential-change", markedAt: Date())
+        try await store.save(stored)
+        world.rejectsEveryToken = true
+        // Past the moments in which a refusal of a new token is the server's last word, within the token's life.
+        world.provider.clock.advance(120)
+        _ = try? await world.call(authorizer)
+        let sent = world.requests(to: "mcp.example", MCPWorld.endpoint.path).compactMap { $0.headers["Authorization"] }
+        #expect(!sent.contains("Bearer another-process-token"), "\(sent)")
+        #expect(user.opened.values.count == 2, "a new sign-in instead")
+    }
+
     @Test func refusesAServerThatRefusesItsNewToken() async throws {
         world.rejectsEveryToken = true
         let (authorizer, user) = authorizer()
