@@ -293,6 +293,10 @@ struct CLI {
         #expect(object["issuer"] as? String == "https://example.eu.auth0.com/")
         #expect((object["endpoints"] as? [String: String])?["token"] == "https://example.eu.auth0.com/oauth/token")
         #expect(object["token_body_encoding"] as? String == "json")
+        #expect(object["token_response_format"] as? String == "json")
+        // A provider whose token answer is form-encoded says so, in the text too.
+        let github = try await CLI.run(["providers", "show", "github"])
+        #expect(github.stdout.contains("answer read as"), "\(github.stdout)")
     }
 
     /// `providers show` and Docs/providers.md say the same of a provider: its catalog row, conditions included.

@@ -30,6 +30,8 @@ extension OAuthFlowCommand.Providers {
             let offlineParams: [String: String]
             let extraParams: [String: String]
             let tokenBodyEncoding: String
+            /// How the token endpoint's answer is read: `json` (RFC 6749 §5.1), `form` or `auto`.
+            let tokenResponseFormat: String
             let clientAuth: String
             let grantTypes: [String]
             /// The `aud` of client assertions, when the provider takes any.
@@ -88,7 +90,8 @@ extension OAuthFlowCommand.Providers {
             enum CodingKeys: String, CodingKey {
                 case id, displayName = "display_name", `protocol`, variables, issuer, discovery, endpoints, scopes
                 case offlineScopes = "offline_scopes", offlineParams = "offline_params", extraParams = "extra_params"
-                case tokenBodyEncoding = "token_body_encoding", clientAuth = "client_auth", pkce, state, nonce
+                case tokenBodyEncoding = "token_body_encoding", tokenResponseFormat = "token_response_format", clientAuth = "client_auth"
+                case pkce, state, nonce
                 case grantTypes = "grant_types", assertionAudience = "assertion_audience", serviceTarget = "service_target"
                 case issParameter = "iss_parameter", redirect, resources, pushed, dpop, dpopAlgorithms = "dpop_algorithms", logout, catalog
                 case securityProfile = "security_profile"
@@ -128,7 +131,7 @@ extension OAuthFlowCommand.Providers {
                 issuer: provider.issuer?.absoluteString, discovery: provider.discoveryURL?.absoluteString,
                 endpoints: endpoints, scopes: policy.scopes.defaults, offlineScopes: policy.scopes.offlineScopes,
                 offlineParams: policy.scopes.offlineParameters, extraParams: policy.authorizationParameters,
-                tokenBodyEncoding: policy.tokenRequest.encoding.rawValue,
+                tokenBodyEncoding: policy.tokenRequest.encoding.rawValue, tokenResponseFormat: policy.tokenResponseFormat.rawValue,
                 clientAuth: policy.clientAuthMethods.map(\.rawValue).joined(separator: ", "),
                 grantTypes: policy.grantTypes.map(\.rawValue),
                 assertionAudience: policy.clientAuthMethods.contains(where: \.usesAssertion) ? policy.clientAssertion.audience.rawValue : nil,
@@ -199,7 +202,9 @@ extension OAuthFlowCommand.Providers {
             let policy = provider.policy
             let catalog = summary.catalog
             var lines: [String] = []
-            lines.append("  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth)")
+            lines.append(
+                "  token request: \(summary.tokenBodyEncoding) body, client auth \(summary.clientAuth); answer read as \(summary.tokenResponseFormat)"
+            )
             if let request = policy.userinfoRequestSummary { lines.append("  userinfo request: \(request)") }
             if let secret = policy.generatedSecret {
                 lines.append(
