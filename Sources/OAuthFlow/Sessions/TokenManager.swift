@@ -241,6 +241,21 @@ public actor TokenManager {
         }
     }
 
+    /// `latest` with the refresh token of `response`, a 2xx answer that failed its checks, when it names a new one
+    /// (printable ASCII, RFC 6749 Appendix A); its access token taken as expired, so that the next use refreshes with
+    /// the new refresh token. Nil when the answer names none, or the same.
+    private func rotated(_ latest: StoredSession, by response: TransportResponse?) -> StoredSession? {
+        guard let response, let fields = try? TokenResponseParser.fields(of: response, format: client.provider.policy.tokenResponseFormat),
+            let token = fields["refresh_token"]?.stringValue, !token.isEmpty, token.utf8.allSatisfy({ (0x20...0x7E).contains($0) }),
+            token != latest.tokens.refreshToken?.value
+        else { return nil }
+        var session = latest
+        session.tokens.refreshToken = Secret(token)
+        session.tokens.expiresAt = min(session.tokens.expiresAt ?? clock.now(), clock.now())
+        session.updatedAt = clock.now()
+        return session
+    }
+
     /// Sends `latest`'s refresh token; the answer is recorded in `reservation` as it arrives, before its checks. A
     /// rejected refresh token signs the session out; an answer that fails its checks keeps its new refresh token.
     private func refreshedTokens(
@@ -251,9 +266,10 @@ public actor TokenManager {
         let tokens: TokenSet
         do {
             // On the thread that read the answer: nothing between its last byte and the record.
-            var arrived: (@Sendable (TransportResponse) -> Void)?
-            if let recorder = reservation.answerRecorder(refreshing: latest) {
-                arrived = { answer in recorder(answer.body) }
+            let recorder = reservation.answerRecorder(refreshing: latest)
+            let arrived: @Sendable (TransportResponse) -> Void = { response in
+                answer.response = response
+                recorder?(response.body)
             }
             tokens = try await client.refresh(
                 latest.tokens, arrived: arrived,
@@ -280,7 +296,9 @@ public actor TokenManager {
                 .signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
                 serverError: error)
         } catch {
-            guard let recorded = answer.session else {
+            // An answer whose own checks failed (no `token_type`, a bad `expires_in`, a binding refused) before any
+            // part of it was taken: the server has spent the old refresh token all the same, so its new one is kept.
+            guard let recorded = answer.session ?? rotated(latest, by: answer.response) else {
                 await reservation.abandon()
                 throw error
             }
@@ -565,6 +583,13 @@ private final class RecordedAnswer: @unchecked Sendable {
     private let lock = NSLock()
     private var value: StoredSession?
     private var failure: (any Error)?
+    private var raw: TransportResponse?
+
+    /// The answer as it arrived (a 2xx), before its checks.
+    var response: TransportResponse? {
+        get { lock.withLock { raw } }
+        set { lock.withLock { raw = newValue } }
+    }
 
     var session: StoredSession? {
         get { lock.withLock { value } }

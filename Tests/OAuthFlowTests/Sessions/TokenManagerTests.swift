@@ -120,6 +120,28 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await store.load(SessionKey(providerID: "example")) != nil)
     }
 
+    /// A 2xx refresh answer that fails its own checks before any part of it is taken (here, no `token_type`): the server
+    /// has spent the old refresh token, so the answer's new one is kept, with the access token taken as expired; the old
+    /// one was kept before, and the next refresh was refused (`invalid_grant`), signing the user out.
+    @Test(arguments: [true, false])
+    func aRefreshAnswerThatFailsItsChecksKeepsItsNewRefreshToken(rotates: Bool) async throws {
+        let transport = ScriptedTransport { _, _ in
+            let body = rotates ? #"{"access_token":"access-2","refresh_token":"refresh-2","expires_in":3600}"# : #"{"access_token":"access-2"}"#
+            return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+        let files = try TemporaryDirectory()
+        defer { files.cleanUp() }
+        let fileStore = FileTokenStore(directory: files.url.appendingPathComponent("sessions"))
+        try await fileStore.save(sampleSession(expiresAt: now.addingTimeInterval(-10)))
+        let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)), store: fileStore)
+        await #expect(throws: FlowError.self) { try await manager.validAccessToken() }
+        let stored = try #require(try await store.load(SessionKey(providerID: "example")))
+        #expect(stored.tokens.refreshToken?.value == (rotates ? "refresh-2" : "refresh-1"))
+        #expect(stored.tokens.accessToken.value == "access-1", "nothing else of the unchecked answer is taken")
+        #expect((stored.tokens.expiresAt ?? .distantFuture) <= now)
+        #expect(!FileManager.default.fileExists(atPath: files.url.appendingPathComponent("sessions/example--default.received.json").path))
+    }
+
     @Test func networkFailureKeepsTheSession() async throws {
         let transport = ScriptedTransport { request, _ in throw TransportError(url: request.url, message: "connection refused") }
         let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
