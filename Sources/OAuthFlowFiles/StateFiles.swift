@@ -21,9 +21,36 @@ public enum StateFiles {
     }
 
     /// `PROVIDER--ACCOUNT`, the stem of a session's file (`.json`), lock (`.json.lock`) and refresh record
-    /// (`.received.json`), each part through ``fileComponent(_:)``.
+    /// (`.received.json`), each part through ``stemComponent(_:)``.
     public static func sessionStem(providerID: String, account: String) -> String {
-        fileComponent(providerID) + "--" + fileComponent(account)
+        stemComponent(providerID) + "--" + stemComponent(account)
+    }
+
+    /// ``fileComponent(_:)``, with what would make two sessions' files one escaped too: a `-` beside another or at
+    /// either end (so `--` in a stem is only the separator: provider `a--b` and account `c` against provider `a` and
+    /// account `b--c`), and the `.` of a trailing `.received` or `.pending` (account `work.received`'s file would be
+    /// account `work`'s refresh record). Every other name keeps the file it always had.
+    public static func stemComponent(_ name: String) -> String {
+        let plain = fileComponent(name)
+        guard plain.contains("--") || plain.hasPrefix("-") || plain.hasSuffix("-") || plain.hasSuffix(".received") || plain.hasSuffix(".pending")
+        else { return plain }
+        let bytes = Array(plain.utf8)
+        var out = ""
+        for index in bytes.indices {
+            let byte = bytes[index]
+            let dash = byte == UInt8(ascii: "-")
+            let lonely =
+                index > 0 && index < bytes.count - 1 && bytes[index - 1] != UInt8(ascii: "-") && bytes[index + 1] != UInt8(ascii: "-")
+            if dash, !lonely {
+                out += "%2D"
+            } else {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        for suffix in [".received", ".pending"] where out.hasSuffix(suffix) {
+            out = String(out.dropLast(suffix.count)) + "%2E" + suffix.dropFirst()
+        }
+        return out
     }
 
     /// A name as a safe file name component: ASCII letters, digits, `-`, `_` and a `.` that does not

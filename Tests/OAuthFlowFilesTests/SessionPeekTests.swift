@@ -163,6 +163,20 @@ import Testing
         #expect(StateFiles.fileComponent("work/ops") == "work%2Fops")
         #expect(StateFiles.fileComponent(".x") == "%2Ex")
         #expect(StateFiles.fileComponent("") == "%00")
+        // Names that made two sessions one file keep apart; the usual ones keep the files they always had.
+        let pairs = [(("a--b", "c"), ("a", "b--c")), (("p", "work.received"), ("p", "work")), (("p", "work.pending"), ("p", "work")),
+                     (("a-", "-b"), ("a", "--b")), (("a", "b-"), ("a-", "b"))]
+        for ((p1, a1), (p2, a2)) in pairs {
+            let one = StateFiles.sessionStem(providerID: p1, account: a1), other = StateFiles.sessionStem(providerID: p2, account: a2)
+            for suffix in [".json", ".json.lock"] {
+                for companion in ["", ".received", ".pending"] {
+                    #expect(one + suffix != other + companion + suffix && one + companion + suffix != other + suffix, "\(one) \(other)")
+                }
+            }
+            #expect(one.components(separatedBy: "--").count == 2 && other.components(separatedBy: "--").count == 2, "\(one) \(other)")
+        }
+        #expect(StateFiles.sessionStem(providerID: "google-ios", account: "ada@example.com") == "google-ios--ada%40example.com")
+        #expect(StateFiles.sessionStem(providerID: "42-school", account: "work.ops") == "42-school--work.ops")
         #expect(StateFiles.stateHome(environment: ["HOME": "/h", "XDG_STATE_HOME": "relative"]) == "/h/.local/state")
         #expect(StateFiles.configHome(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c"]) == "/c")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlowFiles
 
 /// A store that can find the sessions a provider's logout names, so back-channel and front-channel
 /// logout end them in every instance that shares the store.
@@ -17,7 +18,7 @@ extension InMemoryTokenStore: SessionDirectory {
 extension FileTokenStore: SessionDirectory {
     /// Reads every session file of `providerID` (`PROVIDER--*.json`); unreadable ones are skipped and left in place.
     public func keys(of providerID: String, matching match: ProviderSession.Match) async throws -> [SessionKey] {
-        let prefix = Self.fileComponent(providerID) + "--"
+        let prefix = StateFiles.stemComponent(providerID) + "--"
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
