@@ -544,17 +544,25 @@ public actor TokenManager {
     /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
     public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
         let current: StoredSession
+        let revocation: Bool, failure: (any Error)?
         do {
-            current = try await session()
-        } catch let error as SessionError where error.code == .sessionMismatch {
-            // Its tokens are not this provider's to revoke, nor its ID token this provider's hint: removed here only.
-            try await store.remove(key)
+            // Under the store's lock, read afresh: a refresh under way in another process finishes first, and the tokens
+            // it stored are the ones revoked and removed, never written back after the removal.
+            let lock = try await store.lock(key)
+            defer { lock.release() }
             cached = nil
-            onChange?(nil)
-            return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
+            do {
+                current = try await session()
+            } catch let error as SessionError where error.code == .sessionMismatch {
+                // Its tokens are not this provider's to revoke, nor its ID token this provider's hint: removed here only.
+                try await store.remove(key)
+                cached = nil
+                onChange?(nil)
+                return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
+            }
+            (revocation, failure) = await revoke(current.tokens)
+            try await store.remove(key)
         }
-        let (revocation, failure) = await revoke(current.tokens)
-        try await store.remove(key)
         cached = nil
         onChange?(nil)
         var endSession: OAuthClient.EndSessionRequest?

@@ -142,6 +142,29 @@ final class ChangeLog: @unchecked Sendable {
         #expect(!FileManager.default.fileExists(atPath: files.url.appendingPathComponent("sessions/example--default.received.json").path))
     }
 
+    /// Sign-out waits for a refresh another process has under way (it holds the store's lock), then revokes and removes
+    /// what that refresh stored: the session was removed without the lock, and the refresh then wrote it back, holding
+    /// a working refresh token after "signed out".
+    @Test func signOutWaitsForARefreshUnderWayAndRemovesWhatItStored() async throws {
+        let transport = ScriptedTransport { _, _ in TransportResponse(status: 200) }
+        let files = try TemporaryDirectory()
+        defer { files.cleanUp() }
+        let store = FileTokenStore(directory: files.url.appendingPathComponent("sessions"))
+        let session = sampleSession(expiresAt: now.addingTimeInterval(3600))
+        try await store.save(session)
+        let (manager, _) = try makeManager(transport, session: session, store: store)
+        // Another process's refresh: it holds the lock while it stores the rotated tokens.
+        let lock = try await store.lock(session.key)
+        let signingOut = Task { try await manager.signOut() }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        var refreshed = session
+        refreshed.tokens.refreshToken = Secret("refresh-2")
+        try await store.save(refreshed)
+        lock.release()
+        _ = try await signingOut.value
+        #expect(try await store.load(session.key) == nil, "the session stays signed out")
+    }
+
     @Test func networkFailureKeepsTheSession() async throws {
         let transport = ScriptedTransport { request, _ in throw TransportError(url: request.url, message: "connection refused") }
         let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
