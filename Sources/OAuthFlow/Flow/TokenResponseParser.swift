@@ -9,6 +9,19 @@ enum TokenResponseParser {
     /// server's `1e308` cannot make a session that is never refreshed.
     static let maximumLifetime: TimeInterval = 365 * 24 * 3600
 
+    /// Whether `text` is a token's text: printable ASCII (RFC 6749 Appendix A.12, A.17; an ID token is a compact JWS).
+    static func isTokenText(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+
+    /// The refresh token a 2xx answer issued, read from its fields alone, before any other check: what a refresh record
+    /// keeps after a crash, and what an answer that failed its checks leaves. Nil when it names none.
+    static func issuedRefreshToken(in response: TransportResponse, format: ProviderDescriptor.TokenResponseFormat) -> String? {
+        guard let fields = try? fields(of: response, format: format), let token = fields["refresh_token"]?.stringValue, !token.isEmpty
+        else { return nil }
+        return token
+    }
+
     /// Parses a response body into fields.
     ///
     /// - Throws: ``FlowError`` (`invalidTokenResponse`) for an empty body, an HTML page, or unparsable JSON.
@@ -90,7 +103,7 @@ enum TokenResponseParser {
         // dots). Anything else would reach a terminal or an HTTP header raw (`oauthflow token print`, `Authorization:
         // Bearer`), or be stored in a session that no reader then takes (nor signs out).
         for name in ["access_token", "refresh_token", "id_token"] {
-            if let value = fields[name]?.stringValue, !value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            if let value = fields[name]?.stringValue, !isTokenText(value) {
                 throw FlowError(
                     .invalidTokenResponse, "the token response's `\(name)` holds characters other than printable ASCII (RFC 6749 Appendix A)")
             }

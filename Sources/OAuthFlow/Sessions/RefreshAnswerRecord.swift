@@ -88,12 +88,7 @@ package enum RefreshAnswerRecord {
             return Contents(refreshing: session, answered: false, issuedRefreshToken: nil)
         }
         let answer = TransportResponse(status: 200, body: Data(framed.dropFirst(11).prefix(count)))
-        var issued: Secret?
-        if let fields = try? TokenResponseParser.fields(of: answer, format: .auto), let refresh = fields["refresh_token"]?.stringValue,
-            !refresh.isEmpty
-        {
-            issued = Secret(refresh)
-        }
+        let issued = TokenResponseParser.issuedRefreshToken(in: answer, format: .auto).map(Secret.init)
         return Contents(refreshing: session, answered: true, issuedRefreshToken: issued)
     }
 

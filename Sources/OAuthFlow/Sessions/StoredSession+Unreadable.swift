@@ -30,7 +30,7 @@ extension StoredSession {
     /// Refuses tokens that are not printable ASCII (RFC 6749 Appendix A.12, A.17; an ID token is a compact JWS).
     static func checkPrintable(_ set: TokenSet) throws {
         let tokens: [(String, Secret?)] = [("accessToken", set.accessToken), ("refreshToken", set.refreshToken), ("idToken", set.idToken)]
-        for case let (name, token?) in tokens where !token.value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+        for case let (name, token?) in tokens where !TokenResponseParser.isTokenText(token.value) {
             let path: [any CodingKey] = [SessionCodingKey("tokens"), SessionCodingKey(name)]
             throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: unprintableToken))
         }

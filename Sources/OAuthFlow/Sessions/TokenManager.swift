@@ -245,9 +245,8 @@ public actor TokenManager {
     /// (printable ASCII, RFC 6749 Appendix A); its access token taken as expired, so that the next use refreshes with
     /// the new refresh token. Nil when the answer names none, or the same.
     private func rotated(_ latest: StoredSession, by response: TransportResponse?) -> StoredSession? {
-        guard let response, let fields = try? TokenResponseParser.fields(of: response, format: client.provider.policy.tokenResponseFormat),
-            let token = fields["refresh_token"]?.stringValue, !token.isEmpty, token.utf8.allSatisfy({ (0x20...0x7E).contains($0) }),
-            token != latest.tokens.refreshToken?.value
+        guard let response, let token = TokenResponseParser.issuedRefreshToken(in: response, format: client.provider.policy.tokenResponseFormat),
+            TokenResponseParser.isTokenText(token), token != latest.tokens.refreshToken?.value
         else { return nil }
         var session = latest
         session.tokens.refreshToken = Secret(token)
