@@ -157,12 +157,26 @@ import PostgresNIO
             let spans = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } }
             synopses.append((file, spans.filter { !$0.contains("--generate-completion-script") }))
         }
+        // Each command's help is read once, a few at a time: the same commands come back in many places.
+        func commandWords(of command: String) -> [String] {
+            Array(command.split(separator: " ").dropFirst().prefix { $0.first?.isLowercase == true && !$0.hasPrefix("-") }.map(String.init))
+        }
+        let distinct = Array(Set(synopses.flatMap { $0.commands.map(commandWords(of:)) }))
+        var helps: [[String]: (status: Int32, stdout: String, stderr: String)] = [:]
+        for start in stride(from: 0, to: distinct.count, by: 4) {
+            try await withThrowingTaskGroup(of: ([String], (status: Int32, stdout: String, stderr: String)).self) { group in
+                for words in distinct[start..<min(start + 4, distinct.count)] {
+                    group.addTask { (words, try await runProduct("oauthflow", words + ["--help"])) }
+                }
+                for try await (words, help) in group { helps[words] = help }
+            }
+        }
         for (place, commands) in synopses {
             let block = (file: place, line: "")
             for command in commands {
                 let words = command.split(separator: " ").map(String.init)
-                let subcommand = Array(words.dropFirst().prefix { $0.first?.isLowercase == true && !$0.hasPrefix("-") })
-                let help = try await runProduct("oauthflow", subcommand + ["--help"])
+                let subcommand = commandWords(of: command)
+                let help = try #require(helps[subcommand])
                 #expect(help.status == 0, "\(block.file)\(block.line): `\(command)`: `oauthflow \(subcommand.joined(separator: " "))` has no help")
                 let flags = words.compactMap { word -> String? in
                     guard let range = word.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) else { return nil }

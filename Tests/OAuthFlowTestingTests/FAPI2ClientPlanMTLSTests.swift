@@ -153,9 +153,7 @@ import Testing
                 id: clientID, publicKeyPEM: requestObjectKey.publicKey.pemRepresentation, redirectURIs: [SimulatedProvider.appRedirectURI])
         }
         let simulated = try SimulatedProvider(settings: settings, clients: [registered])
-        var alternateSettings = SimulatedProvider.Settings()
-        alternateSettings.signingAlgorithm = .rs256
-        let alternate = try SimulatedProvider(settings: alternateSettings)
+        let alternate = try FAPI2ClientPlanTests.alternate.get()
         let alternateKeys = try await alternate.transport.send(TransportRequest(method: .get, url: alternate.issuer.appendingPathComponent("jwks")))
 
         var options = SimulatedProvider.DescriptorOptions()

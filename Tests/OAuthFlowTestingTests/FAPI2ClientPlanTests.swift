@@ -18,6 +18,13 @@ import Testing
     static let clientID = "fapi2-relying-party"
     static let clientKey = P256.Signing.PrivateKey()
     /// The resource the suite's server protects (its accounts endpoint), played by ``ResourceServer``.
+    /// The RS256 provider the alternate-algorithm modules sign with, made once for every run: each run only reads its
+    /// key set and signs with it, and an RSA key costs a tenth of a second of CPU in a debug build.
+    static let alternate = Result<SimulatedProvider, any Error> {
+        var settings = SimulatedProvider.Settings()
+        settings.signingAlgorithm = .rs256
+        return try SimulatedProvider(settings: settings)
+    }
     static let accounts = URL(string: "https://simulated.example/accounts") ?? URL(fileURLWithPath: "/")
 
     /// How an ID token the provider issued is signed again, after a module changed its claims.
@@ -172,9 +179,7 @@ import Testing
                 .privateKeyJWT(id: clientID, publicKeyPEM: clientKey.publicKey.pemRepresentation, redirectURIs: [SimulatedProvider.appRedirectURI])
             ])
         // The suite signs its alternate-algorithm ID token with an RSA key its key set publishes beside its own.
-        var alternateSettings = SimulatedProvider.Settings()
-        alternateSettings.signingAlgorithm = .rs256
-        let alternate = try SimulatedProvider(settings: alternateSettings)
+        let alternate = try Self.alternate.get()
         let alternateKeys = try await alternate.transport.send(TransportRequest(method: .get, url: alternate.issuer.appendingPathComponent("jwks")))
 
         var options = SimulatedProvider.DescriptorOptions()

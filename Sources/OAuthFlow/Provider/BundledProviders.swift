@@ -46,4 +46,19 @@ package enum BundledProviders {
         }
         return nil
     }()
+
+    /// What each bundled descriptor file gave when this process first read it. The bundle does not change while the
+    /// process runs, and every registry load (each `OAuth` a host makes, each `ProviderRegistry.load`) would otherwise
+    /// parse the whole catalog again.
+    private static let readings = Locked<[String: ProviderRegistry.FileReading<ProviderDescriptor>]>([:])
+
+    /// The reading of the bundled `file`: `read`'s answer the first time, kept for the process's life.
+    static func reading(
+        of file: URL, read: (URL) -> ProviderRegistry.FileReading<ProviderDescriptor>
+    ) -> ProviderRegistry.FileReading<ProviderDescriptor> {
+        if let known = readings.withLock({ $0[file.path] }) { return known }
+        let fresh = read(file)
+        readings.withLock { $0[file.path] = fresh }
+        return fresh
+    }
 }

@@ -88,10 +88,13 @@ public struct ProviderRegistry: Sendable {
         let sources = sources(
             directories: directories, includeBundled: includeBundled, includeUserDirectory: includeUserDirectory,
             environment: environment, logger: logger)
-        let (found, skipped) = try collect(sources: sources, logger: logger) { (file, _) -> FileReading<ProviderDescriptor> in
-            let document = DescriptorDocument.load(contentsOf: file)
-            guard let descriptor = document.descriptor else { return .invalid(document.problems) }
-            return .read(id: descriptor.id, descriptor)
+        let (found, skipped) = try collect(sources: sources, logger: logger) { (file, origin) -> FileReading<ProviderDescriptor> in
+            let read = { (file: URL) -> FileReading<ProviderDescriptor> in
+                let document = DescriptorDocument.load(contentsOf: file)
+                guard let descriptor = document.descriptor else { return .invalid(document.problems) }
+                return .read(id: descriptor.id, descriptor)
+            }
+            return origin == .bundled ? BundledProviders.reading(of: file, read: read) : read(file)
         }
         return ProviderRegistry(entries: found.mapValues { Entry(descriptor: $0.item, origin: $0.origin) }, skipped: skipped)
     }
