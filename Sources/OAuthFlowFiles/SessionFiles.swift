@@ -15,4 +15,23 @@ public enum SessionFiles {
         }
         return nil
     }
+
+    /// Removes the session as ``remove(providerID:account:directory:)`` does, under the session's lock
+    /// (`STEM.json.lock`, the one `FileTokenStore`'s refreshes and sign-outs hold), waiting for it: a refresh under way
+    /// in another process finishes first, and is not written back after the removal. For a process that holds no lock
+    /// of its own on the session (the launcher's `credential git erase`); a holder of the lock calls
+    /// ``remove(providerID:account:directory:)``, since a second lock of the file in one process would wait for ever.
+    ///
+    /// - Returns: The `errno` of a failed lock or removal, or nil.
+    public static func removeLocked(providerID: String, account: String, directory: String) -> Int32? {
+        let lockPath = directory + "/" + StateFiles.sessionStem(providerID: providerID, account: account) + ".json.lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        var result: Int32
+        repeat { result = flock(fd, LOCK_EX) } while result != 0 && errno == EINTR
+        guard result == 0 else { return errno }
+        defer { flock(fd, LOCK_UN) }
+        return remove(providerID: providerID, account: account, directory: directory)
+    }
 }

@@ -129,7 +129,8 @@ func answerGit(_ operation: String, input: [UInt8]) -> Bool {
         else { return false }
         return writeOut(answer)
     case "erase":
-        return SessionFiles.remove(providerID: providerID, account: entry.account, directory: sessionDirectory) == nil
+        // Under the session's lock: a refresh under way in another process finishes first, and is not written back.
+        return SessionFiles.removeLocked(providerID: providerID, account: entry.account, directory: sessionDirectory) == nil
     default:
         return true  // `store`: the token already lives in the session.
     }

@@ -51,12 +51,13 @@ extension OAuth {
         for each in keys {
             let revocation: (available: Bool, failure: (any Error)?)
             do {
-                revocation = try await session(name, account: each.account).revokeKeepingSession()
+                // Revoked and removed under the store's lock (a refresh under way elsewhere finishes first); kept when
+                // the revocation failed.
+                revocation = try await session(name, account: each.account).revokeAndRemove()
             } catch let error as SessionError where error.code == .notSignedIn && each != key {
                 continue  // removed meanwhile (another process signed it out): nothing left of it
             } catch let error as SessionError where error.code == .sessionMismatch {
-                // Tokens another authorization server issued: not this provider's to revoke. Removed, and said.
-                try await store.remove(each)
+                // Tokens another authorization server issued: not this provider's to revoke. Removed unrevoked, and said.
                 forget(each)
                 removed.append(each)
                 failures[each] = error
@@ -67,7 +68,6 @@ extension OAuth {
                 failures[each] = failure
                 continue
             }
-            try await store.remove(each)
             forget(each)
             removed.append(each)
         }

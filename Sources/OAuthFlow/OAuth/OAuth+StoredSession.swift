@@ -74,7 +74,7 @@ extension OAuth {
 
     /// The variables the configuration gives `name`'s client: ``Configuration/clients``' entry, else the resolver's
     /// (without resolving a secret, whose absence does not change which server is meant).
-    private func configuredVariables(for name: String) -> [String: String] {
+    func configuredVariables(for name: String) -> [String: String] {
         if let settings = configuration.clients[name] { return settings.variables }
         return (try? configuration.clientSettings?.variables(for: name)) ?? [:]
     }

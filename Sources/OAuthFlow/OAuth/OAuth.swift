@@ -220,13 +220,13 @@ public final class OAuth: Sendable {
         return try clientSettings(for: name)
     }
 
-    /// A provider by name, resolved with its client's variables (``ClientSettings/variables``, then `variables`).
+    /// A provider by name, resolved with its client's variables (``ClientSettings/variables``, read even while the
+    /// client's secret is missing), then `variables`.
     ///
     /// Discovery is not run here: every client made from the provider runs it once, when first needed.
     /// - Throws: ``ProviderError`` (unknown provider, invalid descriptor, a variable missing).
     public func provider(_ name: String, variables: [String: String] = [:]) throws -> Provider {
-        let known = (try? clientSettings(for: name))?.variables ?? [:]
-        return try resolve(name, variables: known.merging(variables) { _, given in given })
+        try resolve(name, variables: configuredVariables(for: name).merging(variables) { _, given in given })
     }
 
     /// The client settings of a stored session: its client id and variables, with the secret and key of

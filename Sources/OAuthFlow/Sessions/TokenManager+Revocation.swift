@@ -2,13 +2,28 @@ import Foundation
 import Logging
 
 extension TokenManager {
-    /// Revokes the session's tokens at the provider (refresh token first, RFC 7009) and keeps the session: what an
-    /// account's deletion does first, removing the session only once its tokens are revoked.
+    /// For account deletion: under the store's lock, reads the session afresh, revokes its tokens (refresh token first,
+    /// RFC 7009) and removes it; a session whose revocation failed is kept, for the next try. Holding the lock, a refresh
+    /// under way in another process finishes first, and its tokens are the ones revoked and removed, never written back
+    /// after the removal.
     ///
-    /// - Returns: Whether the provider has a revocation endpoint, and why revoking failed when it did.
-    /// - Throws: ``SessionError`` (`notSignedIn`, `sessionMismatch`: tokens that are not this provider's to revoke), store errors.
-    package func revokeKeepingSession() async throws -> (available: Bool, failure: (any Error)?) {
-        await revoke(try await session().tokens)
+    /// - Returns: Whether the provider has a revocation endpoint, and the revocation's failure (the session kept).
+    /// - Throws: ``SessionError`` `notSignedIn`; `sessionMismatch` once the session, whose tokens another authorization
+    ///   server issued, is removed unrevoked; store errors.
+    package func revokeAndRemove() async throws -> (available: Bool, failure: (any Error)?) {
+        let lock = try await lockSession()
+        defer { lock.release() }
+        reload()
+        let tokens: TokenSet
+        do {
+            tokens = try await session().tokens
+        } catch let error as SessionError where error.code == .sessionMismatch {
+            try await removeSession()
+            throw error
+        }
+        let revocation = await revoke(tokens)
+        if revocation.failure == nil { try await removeSession() }
+        return revocation
     }
 
     /// Revokes one of the session's tokens at the provider (RFC 7009), with the session's DPoP key or certificate

@@ -287,9 +287,7 @@ public actor TokenManager {
                 })
         } catch let error as AuthorizationServerError where error.error == "invalid_grant" {
             await reservation.abandon()
-            try await store.remove(key)
-            cached = nil
-            onChange?(nil)
+            try await removeSession()
             logger.debug("refresh token rejected; signed out", metadata: ["session": "\(key)"])
             throw SessionError(
                 .signedOut, "the refresh token was rejected (\(error)); the session was signed out, sign in again",
@@ -480,11 +478,14 @@ public actor TokenManager {
     @discardableResult
     public func revokeGrant() async throws -> Bool {
         _ = try await validAccessToken()
+        // Under the store's lock, read afresh: a refresh another process finished meanwhile is what is revoked and
+        // removed, never written back after the removal.
+        let lock = try await store.lock(key)
+        defer { lock.release() }
+        reload()
         let current = try await session()
         let revoked = try await client.revokeGrant(of: current.tokens)
-        try await store.remove(key)
-        cached = nil
-        onChange?(nil)
+        try await removeSession()
         return revoked
     }
 
@@ -554,16 +555,12 @@ public actor TokenManager {
                 current = try await session()
             } catch let error as SessionError where error.code == .sessionMismatch {
                 // Its tokens are not this provider's to revoke, nor its ID token this provider's hint: removed here only.
-                try await store.remove(key)
-                cached = nil
-                onChange?(nil)
+                try await removeSession()
                 return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
             }
             (revocation, failure) = await revoke(current.tokens)
-            try await store.remove(key)
+            try await removeSession()
         }
-        cached = nil
-        onChange?(nil)
         var endSession: OAuthClient.EndSessionRequest?
         var endSessionError: (any Error)?
         if let options {
@@ -577,6 +574,16 @@ public actor TokenManager {
         }
         return SignOut(
             revocationAvailable: revocation, revocationError: failure, endSession: endSession, endSessionError: endSessionError)
+    }
+
+    /// The store's lock on this session.
+    func lockSession() async throws -> any TokenStoreLock { try await store.lock(key) }
+
+    /// Removes the session from the store and forgets it; the caller holds the store's lock.
+    func removeSession() async throws {
+        try await store.remove(key)
+        cached = nil
+        onChange?(nil)
     }
 
     /// Forgets the cached session, so the next call reads the store again.

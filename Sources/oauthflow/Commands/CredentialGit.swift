@@ -55,7 +55,12 @@ extension OAuthFlowCommand.Credential {
                     remember(mapping, session)
                     record.remember(session, store: CommandEnvironment.store)
                 case "erase":
-                    try await CommandEnvironment.store.remove(key)
+                    // Under the store's lock: a refresh under way in another process finishes first, and is not
+                    // written back after the removal.
+                    let store = CommandEnvironment.store
+                    let lock = try await store.lock(key)
+                    defer { lock.release() }
+                    try await store.remove(key)
                 default:
                     break  // `store`: the token already lives in the session; git-credential(1): unknown operations are ignored.
                 }

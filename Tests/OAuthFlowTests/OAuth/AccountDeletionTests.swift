@@ -88,6 +88,25 @@ import OAuthFlow
         #expect(try await world.oauth.store.load(tablet) == nil)
     }
 
+    /// A refresh under way in another process (it holds the session's lock while it stores the rotated tokens): the
+    /// deletion waits for it, then revokes and removes what it stored, which is never written back after the removal.
+    @Test func aRefreshUnderWayFinishesBeforeTheDeletion() async throws {
+        let world = try World(files: true)
+        defer { world.directory.cleanUp() }
+        _ = try await world.signIn("user-ada", as: "phone")
+        let key = SessionKey(providerID: "simulated", account: "phone")
+        let lock = try await world.oauth.store.lock(key)
+        let deleting = Task { try await world.oauth.deleteAccount("simulated", account: "phone") }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        var refreshed = try #require(try await world.oauth.store.load(key))
+        refreshed.tokens.refreshToken = Secret("refresh-rotated-elsewhere")
+        try await world.oauth.store.save(refreshed)
+        lock.release()
+        let deletion = try await deleting.value
+        #expect(deletion.removed == [key])
+        #expect(try await world.oauth.store.load(key) == nil, "the session stays deleted")
+    }
+
     @Test func nobodySignedInIsNotSignedIn() async throws {
         let world = try World(files: false)
         defer { world.directory.cleanUp() }

@@ -76,6 +76,25 @@ import Testing
         #expect(!(try await oauth.accessToken(for: "simulated", account: "a0")).value.isEmpty)
     }
 
+    /// The clients file's variables name the server even while the secret it names is not given yet: the provider is
+    /// that server's, not one resolved without them.
+    @Test func aProviderIsResolvedWithTheClientsVariablesWhenItsSecretIsMissing() throws {
+        let home = try TemporaryDirectory()
+        defer { home.cleanUp() }
+        let config = home.url.appendingPathComponent("oauthflow")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "django:\n  client_id: confidential\n  client_secret_env: OAUTHFLOW_TEST_UNSET_SECRET\n  variables:\n    port: '8123'\n"
+            .write(to: config.appendingPathComponent("clients.yaml"), atomically: true, encoding: .utf8)
+        let oauth = OAuth(
+            OAuth.Configuration(
+                providerDirectories: [repositoryRoot.appendingPathComponent("Tests/OAuthFlowTests/Fixtures/providers")], includeBundledProviders: false,
+                clientSettings: ClientSettingsResolver(environment: ["XDG_CONFIG_HOME": home.url.path, "HOME": home.url.path])))
+        #expect(throws: ClientSettingsError.self) { try oauth.clientSettings(for: "django") }
+        let provider = try oauth.provider("django")
+        #expect(provider.variables["port"] == "8123" && provider.issuer?.port == 8123)
+        #expect(try oauth.provider("django", variables: ["port": "9000"]).variables["port"] == "9000", "the caller's value wins")
+    }
+
     @Test func aMisspeltProviderIsUnknownNotAMissingSignIn() async throws {
         let error = try await #require(throws: ProviderError.self) { try await oauth().accessToken(for: "simulatd") }
         #expect(error.code == .unknownProvider && error.description.contains("simulated"))
