@@ -310,7 +310,10 @@ let package = Package(
         .testTarget(
             name: "OAuthFlowTests",
             dependencies: [
-                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback", "StoreWriter", "RefreshWorker", "oauthflow",
+                // No executable: the tests run the built StoreWriter, RefreshWorker and oauthflow as processes, which
+                // `swift build --build-tests` makes all the same; depending on them made this, the largest test target,
+                // wait for their links before it began to compile.
+                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
@@ -403,7 +406,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowCLITests",
-            dependencies: ["oauthflow", "OAuthFlow", "OAuthFlowTestSupport", "OAuthFlowTesting"]
+            dependencies: ["oauthflow", "OAuthFlow", "OAuthFlowFiles", "OAuthFlowTestSupport", "OAuthFlowTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -117,7 +117,9 @@ import OAuthFlowTestSupport
         var checked = 0
         for file in Self.sourceFiles(under: "Sources/OAuthFlow") {
             let lines = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
-            for (index, line) in lines.enumerated() where line.firstMatch(of: #/^public (?:final |indirect )?(?:struct|enum|class|actor|protocol) /#) != nil {
+            // A regex literal is parsed each time it is evaluated: only lines that can match reach it.
+            for (index, line) in lines.enumerated()
+            where line.hasPrefix("public ") && line.firstMatch(of: #/^public (?:final |indirect )?(?:struct|enum|class|actor|protocol) /#) != nil {
                 let above = lines[..<index].last { !$0.hasPrefix("@") } ?? ""
                 #expect(above.hasPrefix("///"), "\(file):\(index + 1): `\(line.prefix(60))` has no doc comment")
                 checked += 1
