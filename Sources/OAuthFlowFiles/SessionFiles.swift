@@ -29,6 +29,7 @@ public enum SessionFiles {
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         var result: Int32
+        // blocks: the launcher's main thread, in a process of its own with no task pool, waits for the refresh to finish.
         repeat { result = flock(fd, LOCK_EX) } while result != 0 && errno == EINTR
         guard result == 0 else { return errno }
         defer { flock(fd, LOCK_UN) }

@@ -51,6 +51,7 @@ import Testing
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread { [self] in
                     condition.lock()
+                    // blocks: a thread of its own, not the task pool's.
                     while outcome == nil { condition.wait() }
                     let code = outcome ?? nil
                     condition.unlock()
