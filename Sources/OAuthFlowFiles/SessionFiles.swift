@@ -24,8 +24,12 @@ public enum SessionFiles {
     ///
     /// - Returns: The `errno` of a failed lock or removal, or nil.
     public static func removeLocked(providerID: String, account: String, directory: String) -> Int32? {
-        let lockPath = directory + "/" + StateFiles.sessionStem(providerID: providerID, account: account) + ".json.lock"
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        // The directory itself, not a link to one: the lock file is made in it.
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directoryFD >= 0 else { return errno }
+        defer { close(directoryFD) }
+        let lockName = StateFiles.sessionStem(providerID: providerID, account: account) + ".json.lock"
+        let fd = openat(directoryFD, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         var result: Int32

@@ -166,7 +166,18 @@ extension PostgresTokenStore {
             // A write started at the answer's arrival must land before the commit clears it, not after.
             if let arrival = releaseArrival() { _ = await arrival.value }
             do {
-                try await store.save(session)
+                if let holder {
+                    // Only while this refresh's lock still stands: once its backend is gone, another instance may
+                    // have taken the recorded answer over and refreshed again, and this session's refresh token is spent.
+                    guard try await store.saveHolding(session, holder: holder) else {
+                        throw TokenStoreError(
+                            .unavailable,
+                            "the lock on \(key) ended during its refresh (its database connection closed); the refreshed session is saved only if no other instance has taken the session over since"
+                        )
+                    }
+                } else {
+                    try await store.save(session)
+                }
             } catch {
                 store.pendingSaves.keep(session, replacing: state.withLock { $0.replacing })
                 throw error
@@ -189,6 +200,31 @@ extension PostgresTokenStore {
                        AND received_pid IS NOT DISTINCT FROM \(holder)
                     """, logger: store.logger)
             }
+        }
+    }
+
+    /// Makes `session` the row's session while `holder`, the backend holding the lock a refresh took, still holds an
+    /// advisory lock, in one statement: ``save(_:)`` for a refresh's commit.
+    ///
+    /// - Returns: false when nothing was written: the lock ended (another instance may have taken the session over),
+    ///   or the row is gone.
+    func saveHolding(_ session: StoredSession, holder: Int32) async throws -> Bool {
+        let (keyID, sealed) = try seal(session)
+        let key = session.key
+        let owner = session.providerSession
+        let sid = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.sessionID) }
+        let sub = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.subject) }
+        return try await withDeadline("save the session \(key)") {
+            try await self.client.query(
+                """
+                UPDATE \(unescaped: self.table) AS s
+                   SET key_id = \(keyID), sealed = \(sealed), provider_sid = \(sid), provider_sub = \(sub),
+                       received = NULL, received_key_id = NULL, received_pid = NULL, updated_at = now()
+                 WHERE s.provider_id = \(key.providerID) AND s.account = \(key.account)
+                   AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.pid = \(holder))
+                RETURNING 1
+                """, logger: self.logger
+            ).collect().count > 0
         }
     }
 }

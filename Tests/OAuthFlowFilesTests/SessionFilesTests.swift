@@ -6,7 +6,7 @@ import Testing
 
 /// The launcher's `credential git erase` removes a session under the lock `FileTokenStore`'s refreshes hold.
 @Suite struct SessionFilesTests {
-    @Test func aLockedRemovalWaitsForARefreshUnderWayAndRemovesWhatItStored() async throws {
+    @Test(.timeLimit(.minutes(1))) func aLockedRemovalWaitsForARefreshUnderWayAndRemovesWhatItStored() async throws {
         let files = try TemporaryDirectory()
         defer { files.cleanUp() }
         let store = FileTokenStore(directory: files.url.appendingPathComponent("sessions"))

@@ -221,4 +221,40 @@ struct PostgresTokenStoreTests {
             again.release()
         }
     }
+
+    /// The connection holding a refresh's lock ends while the refresh checks its answer: another instance takes the
+    /// recorded answer over and refreshes again. The first refresh's commit must not write its session, whose refresh
+    /// token is spent by then, over the newer one.
+    @Test(.timeLimit(.minutes(1))) func aCommitAfterTheLockEndedDoesNotOverwriteANewerSession() async throws {
+        let postgres = try TestPostgres.require()
+        let table = TestPostgres.freshTable()
+        try await postgres.withStore(table: table) { store in
+            var first = pgSampleSession(account: "lost-lock")
+            try await store.save(first)
+            let lock = try await store.lock(first.key)
+            let reservation = try await store.reserve(first.key)
+            var answered = first
+            answered.tokens = TokenSet(
+                accessToken: Secret("access-2"), tokenType: "bearer", expiresAt: first.tokens.expiresAt, refreshToken: Secret("refresh-2"),
+                idToken: nil, scopes: ["read"], issuedAt: first.tokens.issuedAt)
+            try await reservation.record(answered)
+            // The lock's connection ends (a network cut, an idle timeout).
+            _ = try await postgres.admin(
+                "SELECT pg_terminate_backend(received_pid) FROM \(table) WHERE provider_id = 'django' AND account = 'lost-lock'")
+            // Another instance: it finds the recorded answer with no lock behind it, takes it, and refreshes again.
+            try await postgres.withStore(table: table, migrate: false) { other in
+                let otherLock = try await other.lock(first.key)
+                defer { otherLock.release() }
+                let taken = try #require(try await other.load(first.key))
+                #expect(taken.tokens.refreshToken == Secret("refresh-2"))
+                first = taken
+                first.tokens.refreshToken = Secret("refresh-3")
+                try await other.save(first)
+            }
+            await #expect(throws: TokenStoreError.self) { try await reservation.commit(answered) }
+            lock.release()
+            #expect(try await store.load(first.key)?.tokens.refreshToken == Secret("refresh-3"), "the newer session stays")
+        }
+        _ = try await postgres.admin("DROP TABLE \(table)")
+    }
 }

@@ -17,7 +17,6 @@ import Testing
 @Suite struct FAPI2ClientPlanTests {
     static let clientID = "fapi2-relying-party"
     static let clientKey = P256.Signing.PrivateKey()
-    /// The resource the suite's server protects (its accounts endpoint), played by ``ResourceServer``.
     /// The RS256 provider the alternate-algorithm modules sign with, made once for every run: each run only reads its
     /// key set and signs with it, and an RSA key costs a tenth of a second of CPU in a debug build.
     static let alternate = Result<SimulatedProvider, any Error> {
@@ -25,6 +24,7 @@ import Testing
         settings.signingAlgorithm = .rs256
         return try SimulatedProvider(settings: settings)
     }
+    /// The resource the suite's server protects (its accounts endpoint), played by ``ResourceServer``.
     static let accounts = URL(string: "https://simulated.example/accounts") ?? URL(fileURLWithPath: "/")
 
     /// How an ID token the provider issued is signed again, after a module changed its claims.

@@ -47,18 +47,41 @@ package enum BundledProviders {
         return nil
     }()
 
-    /// What each bundled descriptor file gave when this process first read it. The bundle does not change while the
-    /// process runs, and every registry load (each `OAuth` a host makes, each `ProviderRegistry.load`) would otherwise
-    /// parse the whole catalog again.
-    private static let readings = Locked<[String: ProviderRegistry.FileReading<ProviderDescriptor>]>([:])
+    /// What each bundled descriptor file gave when this process last read it, with the file's identity then. Every
+    /// registry load (each `OAuth` a host makes, each `ProviderRegistry.load`) would otherwise parse the whole catalog
+    /// again; a file replaced since (an upgrade under a running process) is read again, and a file that could not be
+    /// read is not kept.
+    private static let readings = Locked<[String: (identity: FileIdentity, reading: ProviderRegistry.FileReading<ProviderDescriptor>)]>([:])
 
-    /// The reading of the bundled `file`: `read`'s answer the first time, kept for the process's life.
+    /// A file's device, inode, size and modification time: another identity is another file, or the file changed.
+    struct FileIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Double
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(truncatingIfNeeded: info.st_dev)
+            inode = UInt64(truncatingIfNeeded: info.st_ino)
+            size = Int64(info.st_size)
+            modified = SafeFile.modificationTime(of: info)
+        }
+    }
+
+    /// The reading of the bundled `file`: the one kept from an earlier read of the same file, else `read`'s answer,
+    /// kept when it read a descriptor.
     static func reading(
         of file: URL, read: (URL) -> ProviderRegistry.FileReading<ProviderDescriptor>
     ) -> ProviderRegistry.FileReading<ProviderDescriptor> {
-        if let known = readings.withLock({ $0[file.path] }) { return known }
+        let identity = FileIdentity(path: file.path)
+        if let identity, let known = readings.withLock({ $0[file.path] }), known.identity == identity { return known.reading }
         let fresh = read(file)
-        readings.withLock { $0[file.path] = fresh }
+        // Kept only when the file was the same before and after the read: one replaced meanwhile is read again next time.
+        if case .read = fresh, let identity, FileIdentity(path: file.path) == identity {
+            readings.withLock { $0[file.path] = (identity, fresh) }
+        }
         return fresh
     }
 }

@@ -550,7 +550,7 @@ public actor TokenManager {
             // it stored are the ones revoked and removed, never written back after the removal.
             let lock = try await store.lock(key)
             defer { lock.release() }
-            cached = nil
+            reload()
             do {
                 current = try await session()
             } catch let error as SessionError where error.code == .sessionMismatch {
@@ -589,5 +589,7 @@ public actor TokenManager {
     /// Forgets the cached session, so the next call reads the store again.
     public func reload() {
         cached = nil
+        // Nor does it join a read begun before: under a lock just taken, that read may predate another process's write.
+        storeChanged()
     }
 }
