@@ -87,6 +87,9 @@ extension RouterMethods {
         onSignOut: @escaping @Sendable (Request, Context) async throws -> Void
     ) -> Self {
         post(RouterPath(web.signOutPath)) { request, context -> Response in
+            // Found by the field's canonical name: a made `HTTPField.Name` would need a fallback, another header.
+            let fetchSite = request.headers.first { $0.name.canonicalName == "sec-fetch-site" }?.value
+            if let refusal = web.crossSiteRefusal(fetchSite: fetchSite, origin: request.headers[.origin]) { return refusal.hummingbirdResponse }
             let key = try await currentSession(request, context)
             try await onSignOut(request, context)
             return await web.signOut(key, returnTo: request.uri.queryParameters["return_to"].map(String.init)).hummingbirdResponse

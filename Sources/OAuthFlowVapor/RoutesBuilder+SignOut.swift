@@ -22,6 +22,11 @@ extension RoutesBuilder {
     public func addSignOutRoutes(_ web: WebSignIn, currentSession: @escaping CurrentSession, onSignOut: @escaping SignOutHandler) {
         let base = PathComponent.constants(web.basePath)
         on(.POST, PathComponent.constants(web.signOutPath), body: .collect(maxSize: WebRouteLimits.collectedBody)) { request -> Response in
+            if let refusal = web.crossSiteRefusal(
+                fetchSite: request.headers.first(name: "Sec-Fetch-Site"), origin: request.headers.first(name: .origin))
+            {
+                return refusal.vaporResponse
+            }
             let key = try await currentSession(request)
             try await onSignOut(request)
             return await web.signOut(key, returnTo: request.query[String.self, at: "return_to"]).vaporResponse

@@ -113,18 +113,21 @@ extension WebSignIn {
         } catch let error as SessionError where error.code == .notSignedIn {
             return Self.redirect(to: target)
         } catch {
-            logger.error("sign-out could not reach the session store", metadata: ["provider": "\(key.providerID)", "reason": "\(error)"])
+            logger.error(
+                "sign-out could not reach the session store",
+                metadata: ["provider": "\(key.providerID)", "reason": "\(TerminalText.escaped("\(error)"))"])
             return WebSignInError(.sessionStoreUnavailable, "\(error)").page()
         }
         if let failure = result.revocationError {
             logger.warning(
-                "sign-out: revocation failed; the session was removed", metadata: ["provider": "\(key.providerID)", "reason": "\(failure)"])
+                "sign-out: revocation failed; the session was removed",
+                metadata: ["provider": "\(key.providerID)", "reason": "\(TerminalText.escaped("\(failure)"))"])
         }
         guard let request = result.endSession else {
             let name = client.provider.displayName
             logger.info(
                 "sign-out: the provider's session stays",
-                metadata: ["provider": "\(key.providerID)", "reason": "\(result.endSessionError.map { "\($0)" } ?? "-")"])
+                metadata: ["provider": "\(key.providerID)", "reason": "\(result.endSessionError.map { TerminalText.escaped("\($0)") } ?? "-")"])
             return WebHTML.page(
                 title: "Signed out",
                 body: """
@@ -215,6 +218,33 @@ extension WebSignIn {
             body: known
                 ? #"{"error":"invalid_request","error_description":"this site keeps no sessions to end (WebSignIn has no session store)"}"#
                 : #"{"error":"invalid_request","error_description":"no such provider"}"#)
+    }
+
+    /// The answer to a request that changes state (`POST {basePath}/signout`) made by a page of another site (cross-site
+    /// request forgery): 403, before anything is done; nil for this site's. A browser says where a request came from in
+    /// `Sec-Fetch-Site` (`same-origin` or `none` are this site's); one that does not, in `Origin` (`null` included),
+    /// compared with ``origin``. A request with neither (not from a browser) goes through: nothing tells it apart.
+    package func crossSiteRefusal(fetchSite: String?, origin requestOrigin: String?) -> WebResponse? {
+        let crossSite: Bool
+        if let fetchSite {
+            crossSite = !["same-origin", "none"].contains(fetchSite.lowercased())
+        } else if let requestOrigin {
+            crossSite = requestOrigin.lowercased() != Self.serialized(origin)
+        } else {
+            crossSite = false
+        }
+        guard crossSite else { return nil }
+        logger.warning("a request from another site was refused", metadata: ["path": "\(signOutPath)"])
+        return WebResponse(
+            status: 403, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: "Refused: this request came from another site.")
+    }
+
+    /// An origin as a browser's `Origin` header writes it: scheme, host and a port only when not the scheme's default.
+    private static func serialized(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : ":\($0)" } ?? ""
+        return scheme + "://" + (url.host?.lowercased() ?? "") + port
     }
 
     static func redirect(to path: String) -> WebResponse {

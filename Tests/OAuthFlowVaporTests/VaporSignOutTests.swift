@@ -99,6 +99,27 @@ import VaporTesting
         }
     }
 
+    /// A page of another site posting the sign-out form (cross-site request forgery): refused, the session kept.
+    @Test func aSignOutFromAnotherSiteIsRefused() async throws {
+        let (fixture, store) = try Self.fixture()
+        try await withApp(configure: Self.routes(fixture)) { app in
+            let tester = try app.testing()
+            let (session, key) = try await Self.signIn(tester, fixture, code: "csrf-1")
+            for headers: HTTPHeaders in [
+                ["Cookie": session, "Sec-Fetch-Site": "cross-site"], ["Cookie": session, "Sec-Fetch-Site": "same-site"],
+                ["Cookie": session, "Origin": "https://evil.example"], ["Cookie": session, "Origin": "null"],
+            ] {
+                let out = try await tester.sendRequest(.POST, "/auth/signout", headers: headers)
+                #expect(out.status == .forbidden, "\(headers)")
+            }
+            #expect(try await store.load(key) != nil, "still signed in")
+            #expect(fixture.providers["alpha"]!.revocations == 0)
+            let own = try await tester.sendRequest(.POST, "/auth/signout", headers: ["Cookie": session, "Sec-Fetch-Site": "same-origin"])
+            #expect(own.status == .seeOther)
+            #expect(try await store.load(key) == nil)
+        }
+    }
+
     @Test func aSignOutWithoutASessionGoesStraightToTheReturnPath() async throws {
         let (fixture, _) = try Self.fixture()
         try await withApp(configure: Self.routes(fixture)) { app in

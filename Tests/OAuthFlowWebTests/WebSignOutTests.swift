@@ -117,6 +117,27 @@ import OAuthFlow
         }
     }
 
+    /// A page of another site posting the sign-out form (cross-site request forgery): refused, the session kept.
+    @available(macOS 14, iOS 17, tvOS 17, *)
+    @Test func aSignOutFromAnotherSiteIsRefused() async throws {
+        let web = try web()
+        try await application(web).test(.router) { client in
+            let key = try await signIn(client, "alpha")
+            let fetchSite = try #require(HTTPField.Name("Sec-Fetch-Site"))
+            for (name, value) in [(fetchSite, "cross-site"), (HTTPField.Name.origin, "https://evil.example"), (HTTPField.Name.origin, "null")] {
+                var fields = HTTPFields()
+                fields[name] = value
+                let status = try await client.execute(uri: "/auth/signout", method: .post, headers: fields) { $0.status }
+                #expect(status == .forbidden, "\(name): \(value)")
+            }
+            #expect(await store.load(key) != nil && signedOut.withLock { $0 } == 0, "still signed in")
+            var own = HTTPFields()
+            own[fetchSite] = "same-origin"
+            #expect(try await client.execute(uri: "/auth/signout", method: .post, headers: own) { $0.status } == .seeOther)
+            #expect(await store.load(key) == nil)
+        }
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aProviderWithoutEndSessionIsSaidPlainly() async throws {
         let web = try web()

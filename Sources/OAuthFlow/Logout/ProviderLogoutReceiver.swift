@@ -228,8 +228,11 @@ package final class ProviderLogoutReceiver: Sendable {
 
     private func unavailable(_ reason: String) -> Answer {
         logger.error("logout request not handled", metadata: ["provider": "\(client.provider.id)", "reason": "\(TerminalText.escaped(reason))"])
+        // Whoever posted the token learns only that it could not be checked now: the reason (a discovery document's or a
+        // key set's failure) stays in the log and in the host's answer.
         return Answer(
-            status: 503, body: Self.errorBody("temporarily_unavailable", reason), contentType: "application/json", ended: [], reason: reason)
+            status: 503, body: Self.errorBody("temporarily_unavailable", "the logout token cannot be checked now; try again later"),
+            contentType: "application/json", ended: [], reason: reason)
     }
 
     private static func errorBody(_ code: String, _ description: String) -> String {

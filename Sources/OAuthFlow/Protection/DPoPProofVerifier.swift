@@ -63,7 +63,9 @@ struct DPoPProofVerifier: Sendable {
             }
         }
         guard let jti = claims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= 256 else { throw refuse("the proof has no usable `jti`") }
-        switch replays.use(key: thumbprint, jti: jti, until: now.addingTimeInterval(2 * window), now: now) {
+        // Held while the proof can be accepted, until `iat` + the window (and a second), not longer: an entry kept past
+        // that guards nothing and takes room other clients' proofs need.
+        switch replays.use(key: thumbprint, jti: jti, until: Date(timeIntervalSince1970: issued + window + 1), now: now) {
         case .first: break
         case .again: throw refuse("the proof's `jti` was used before (a replayed proof)")
         case .keyFull: throw refuse("too many recent proofs of this key are held for the replay check; try again shortly")

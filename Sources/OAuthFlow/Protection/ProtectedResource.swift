@@ -205,7 +205,7 @@ public final class ProtectedResource: Sendable {
             try stepUp?.check(principal, now: clock.now())
             return (.success(principal), trace)
         } catch {
-            logger.debug("access token refused", metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
+            logger.debug("access token refused", metadata: ["code": "\(error.code)", "reason": "\(TerminalText.escaped(error.reason))"])
             return (.failure(answer(error, scheme: presented.scheme)), trace)
         }
     }

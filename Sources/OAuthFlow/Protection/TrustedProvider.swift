@@ -68,6 +68,7 @@ final class TrustedProvider: Sendable {
             }
         case .plain:
             guard type != "dpop+jwt" else { throw refuse("the token is a DPoP proof, not an access token") }
+            guard type != "logout+jwt", type != "secevent+jwt" else { throw refuse("the token is a security event token, not an access token") }
         }
         let keyID = jws.keyID
         let snapshot = try await keys(for: keyID, now: now)
@@ -77,6 +78,7 @@ final class TrustedProvider: Sendable {
             throw refuse("\(named), which is not in the JWKS of `\(provider.id)`")
         }
         guard snapshot.verifies(jws, algorithm: algorithm) else { throw refuse("the token's signature does not verify (\(algorithm))") }
+        if let kind = Self.otherKind(jws.claims) { throw refuse("the token is \(kind), not an access token") }
         let principal = try check(jws.claims, source: .jwt, now: now)
         return (principal, snapshot.generation)
     }
@@ -198,6 +200,21 @@ final class TrustedProvider: Sendable {
             clientID: clientID, scopes: scopes, audiences: audiences ?? [], expiresAt: expiry.map(Date.init(timeIntervalSince1970:)),
             issuedAt: issuedAt.map(Date.init(timeIntervalSince1970:)), tokenID: tokenID, source: source,
             confirmation: ProtectedResource.Confirmation(claims["cnf"]), claims: claims)
+    }
+
+    /// What a JWT carries that only an ID token (OpenID Connect Core §3.1.3.6, §3.3.2.11), a logout token (Back-Channel
+    /// Logout 1.0 §2.4) or a security event token (RFC 8417 §2.2) carries: signed by the API's provider for the API's
+    /// audience (an app and its API one client, their `aud` the same), it is still no access token (RFC 9700 §2.2.2).
+    /// `nonce` counts only beside no scope: some servers copy it into their access tokens, which carry scopes.
+    static func otherKind(_ claims: [String: JSONValue]) -> String? {
+        for name in ["at_hash", "c_hash", "s_hash"] where claims[name] != nil { return "an ID token (it has `\(name)`)" }
+        if claims["events"] != nil { return "a logout or security event token (it has `events`)" }
+        if claims["nonce"] != nil, claims["scope"] == nil, claims["scp"] == nil { return "an ID token (it has a `nonce` and no scope)" }
+        // Keycloak names each token's kind in the claims: `Bearer` for access tokens.
+        if let kind = claims["typ"]?.stringValue?.lowercased(), ["id", "logout", "refresh"].contains(kind) {
+            return "a token of kind `\(kind)`"
+        }
+        return nil
     }
 
     /// The claims that must be strings when present (RFC 7519 §4.1, RFC 9068 §2.2, RFC 7662 §2.2).

@@ -82,6 +82,23 @@ import OAuthFlow
         #expect(revoked.withLock { $0 } == [try #require(a.tokens.refreshToken).value], "\(log.messages)")
     }
 
+    /// The provider's keys cannot be read: 503, and whoever posted the token learns nothing of why (a discovery
+    /// document's or a key set's failure stays in the log).
+    @Test func aProviderThatCannotBeReadGives503WithoutItsReason() async throws {
+        let simulated = try SimulatedProvider()
+        _ = try await seed(at: simulated)
+        let token = try await simulated.logoutToken(subject: "user-1")
+        let failing = ScriptedTransport { request, _ in
+            guard request.url.path.hasSuffix("jwks") || request.url.path.contains("well-known") else { return try await simulated.transport.send(request) }
+            return TransportResponse(status: 500, headers: ["Content-Type": "text/plain"], body: Data("internal detail: db-7 down\u{1B}[2J".utf8))
+        }
+        let answer = try await receiver(at: simulated, transport: failing).receiveBackChannel(
+            body: LogoutFixture.body(token), contentType: "application/x-www-form-urlencoded")
+        #expect(answer.status == 503)
+        #expect(!answer.body.contains("db-7") && !answer.body.contains("jwks") && !answer.body.contains("discovery"), "\(answer.body)")
+        #expect(await accounts(at: simulated) == ["a", "b", "c"], "nothing ended")
+    }
+
     @Test func aSubWithoutSidEndsEveryOneOfItsSessions() async throws {
         let simulated = try SimulatedProvider()
         _ = try await seed(at: simulated)

@@ -181,6 +181,19 @@ extension Protection {
             expectAccepted(await denial(api, request(later, proofs: [try await proof(for: later)])))
         }
 
+        /// A proof is held only while it could be accepted (`iat` + the window): a key whose share is full sends again
+        /// once its proofs are too old to replay, not a window later.
+        @Test func aProofIsHeldOnlyWhileItCouldBeReplayed() async throws {
+            var settings = ProtectionSetup.settings()
+            settings.proofReplayCapacity = 8
+            let api = try api(settings: settings)
+            let token = try boundToken()
+            for _ in 0..<2 { expectAccepted(await denial(api, request(token, proofs: [try await proof(for: token)]))) }
+            #expect(await denial(api, request(token, proofs: [try await proof(for: token)]))?.reason.contains("too many recent proofs") == true)
+            clock.advance(62)
+            expectAccepted(await denial(api, request(token, proofs: [try await proof(for: token)])))
+        }
+
         @Test func aProofForAnotherTokenIsRefused() async throws {
             let api = try api()
             let token = try boundToken()
