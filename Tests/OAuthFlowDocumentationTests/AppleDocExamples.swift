@@ -25,8 +25,8 @@ enum AppleDocExamples {
 
         router.addSignInRoutes(web) { result, _, _ in
             // Apple sends the name on the first consent only: keep it now (result.profile.name is nil afterwards).
-            let user = AppUser(subject: result.subject ?? "", name: result.profile.name)
-            _ = user
+            let user = AppUser(subject: result.subject ?? "", name: result.profile.name, sessionAccount: result.session?.account ?? "")
+            _ = user   // keep it with your user: `sessionAccount` is what deleteAccount(_:account:) names
             return .redirect(to: result.returnTo)
         }
     }

@@ -13,6 +13,8 @@ enum SecurityEventsDocExamples {
     /// The host's own account data, a stand-in.
     actor Accounts {
         func note(_ type: String, about subject: SecurityEvent.Subject) {}
+        func note(_ type: String, email: String?, of user: String) {}
+        func scheduleDeletion(of user: String) {}
         func subject(forEmail address: String) throws -> String? { nil }
     }
 
@@ -36,6 +38,18 @@ enum SecurityEventsDocExamples {
     static func apple(oauth: OAuth) throws -> SecurityEventReceiver {
         let apple = try oauth.securityEventReceiver(for: "apple", audiences: ["com.example.app", "com.example.web"])
         return apple
+    }
+
+    static func appleNotifications(oauth: OAuth, accounts: Accounts) throws -> SecurityEventReceiver {
+        let notifications = try oauth.securityEventReceiver(for: "apple", audiences: ["com.example.web"], handler: { outcome in
+            guard case let .issuerSubject(_, user) = outcome.event.subject else { return }
+            switch outcome.event.type {
+            case "account-delete": await accounts.scheduleDeletion(of: user)   // the sessions are already ended
+            case "email-disabled", "email-enabled": await accounts.note(outcome.event.type, email: outcome.event.members["email"]?.stringValue, of: user)
+            default: break
+            }
+        })
+        return notifications
     }
 
     static func subjects(oauth: OAuth, accounts: Accounts) throws -> SecurityEventReceiver {
