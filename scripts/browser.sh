@@ -148,18 +148,24 @@ run_apple_example() {
     stop_web_example
 }
 
-run_browser_test() {
+# Chromium, its driver and Selenium's virtualenv: the test command installs them beside the build (a second call
+# finds them installed).
+install_browser() {
     if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
         echo "chromium or chromium-driver not found; installing them with apt-get" >&2
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
     fi
     install_venv "$root/.build/browser/venv" "$root/Tests/Browser/requirements.txt"
+}
+
+run_browser_test() {
+    install_browser
     mkdir -p "$root/.build/artifacts"
     register_post_logout_uri "http://localhost:$OAUTHFLOW_WEB_PORT/auth/django/signed-out"
     # Built with everything else by `swift build --build-tests` (targets of the root package).
     run_web_example hummingbird WebSignInExample --metrics
     run_web_example vapor VaporSignInExample
-    OAUTHFLOW_APPLE_WEB_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    OAUTHFLOW_APPLE_WEB_PORT=$(quiet_port)
     run_apple_example hummingbird WebSignInExample
     run_apple_example vapor VaporSignInExample
 }

@@ -303,38 +303,26 @@ package enum ProfileSource: Sendable, Hashable {
         }
     }
 
-    /// The parts of `text` between ` + ` (as three characters), empty ones included; nil when it holds none.
+    /// The parts of `text` between ` + ` (as three characters), empty ones included; nil when it holds none. By bytes
+    /// in ASCII text, where each is a character, as in ``template(_:)``; else character by character.
     private static func joinedParts(_ text: String) -> [Substring]? {
-        // By bytes in ASCII text, where each is a character, as in ``template(_:)``.
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return joinedParts(characters: text) }
-        let bytes = text.utf8
-        var parts: [Substring] = []
-        var partStart = bytes.startIndex
-        var index = bytes.startIndex
-        while let plus = bytes[index...].firstIndex(of: UInt8(ascii: "+")) {
-            index = bytes.index(after: plus)
-            guard plus > partStart, bytes[bytes.index(before: plus)] == UInt8(ascii: " "), index < bytes.endIndex,
-                bytes[index] == UInt8(ascii: " ")
-            else { continue }
-            parts.append(text[partStart..<bytes.index(before: plus)])
-            index = bytes.index(after: index)
-            partStart = index
-        }
-        guard !parts.isEmpty else { return nil }
-        parts.append(text[partStart...])
-        return parts
+        text.utf8.allSatisfy({ $0 < 0x80 })
+            ? joinedParts(text, in: text.utf8, plus: UInt8(ascii: "+"), space: UInt8(ascii: " "))
+            : joinedParts(text, in: text, plus: "+", space: " ")
     }
 
-    /// ``joinedParts(_:)`` character by character, for text that is not ASCII.
-    private static func joinedParts(characters text: String) -> [Substring]? {
+    /// ``joinedParts(_:)`` over one view of `text`, its bytes or its characters, whose indices are the text's.
+    private static func joinedParts<View: BidirectionalCollection>(
+        _ text: String, in view: View, plus: View.Element, space: View.Element
+    ) -> [Substring]? where View.Index == String.Index, View.Element: Equatable {
         var parts: [Substring] = []
-        var partStart = text.startIndex
-        var index = text.startIndex
-        while let plus = text[index...].firstIndex(of: "+") {
-            index = text.index(after: plus)
-            guard plus > partStart, text[text.index(before: plus)] == " ", index < text.endIndex, text[index] == " " else { continue }
-            parts.append(text[partStart..<text.index(before: plus)])
-            index = text.index(after: index)
+        var partStart = view.startIndex
+        var index = view.startIndex
+        while let found = view[index...].firstIndex(of: plus) {
+            index = view.index(after: found)
+            guard found > partStart, view[view.index(before: found)] == space, index < view.endIndex, view[index] == space else { continue }
+            parts.append(text[partStart..<view.index(before: found)])
+            index = view.index(after: index)
             partStart = index
         }
         guard !parts.isEmpty else { return nil }
