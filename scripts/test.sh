@@ -154,8 +154,10 @@ if [ "$#" -eq 0 ]; then install_browser; fi
 run_tests() {
     local log="$state/swift-test.log" status=0
     local command=(swift test --skip-build "$@")
-    if [ "$#" -eq 0 ] && ! grep -rqs --include='*.swift' '^import XCTest' "$root/Tests"; then
-        command=("$root/.build/debug/OAuthFlowPackageTests.xctest" --testing-library swift-testing)
+    local bundle="$root/.build/debug/OAuthFlowPackageTests.xctest"
+    # On Linux the bundle is an executable; on macOS a directory that only `swift test` runs.
+    if [ "$#" -eq 0 ] && [ -f "$bundle" ] && [ -x "$bundle" ] && ! grep -rqs --include='*.swift' '^import XCTest' "$root/Tests"; then
+        command=("$bundle" --testing-library swift-testing)
     fi
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}" \
         "${command[@]}" 2>&1 | tee "$log" || status=$?
