@@ -404,7 +404,8 @@ public final class OAuth: Sendable {
     /// The variables a provider resolves with when its client is not needed: the service client's, else those the
     /// resolver's overrides name (a provider whose tokens are JWTs needs no client to check them).
     private func variables(of name: String) -> [String: String] {
-        (try? serviceClientSettings(for: name))?.variables ?? configuration.clientSettings?.overrides[name]?.variables ?? [:]
+        // Read without the client's secret or id: an API that only checks JWTs needs the server's variables, not a client.
+        configuration.serviceClients[name]?.variables ?? configuredVariables(for: name)
     }
 
     // MARK: - Sign-in without a browser here

@@ -93,6 +93,10 @@ import Testing
         let provider = try oauth.provider("django")
         #expect(provider.variables["port"] == "8123" && provider.issuer?.port == 8123)
         #expect(try oauth.provider("django", variables: ["port": "9000"]).variables["port"] == "9000", "the caller's value wins")
+        // An API trusting the provider reads the same variables, though the client it would introspect with is incomplete.
+        let api = try oauth.protectedResource(
+            trusting: ["django"], settings: .init(resource: try #require(URL(string: "https://api.example.com")), scopesSupported: ["read"]))
+        #expect(api.metadata.authorizationServers == ["http://127.0.0.1:8123/o"], "\(api.metadata.authorizationServers)")
     }
 
     @Test func aMisspeltProviderIsUnknownNotAMissingSignIn() async throws {
