@@ -122,7 +122,9 @@ enum TokenResponseParser {
         // JSON null is an absent member. A lifetime of 0 seconds is spent at once (RFC 6749 §5.1): the token serves the
         // request at hand and is never reused; a provider that means "no expiry" by it says so in its descriptor.
         if let expires = fields["expires_in"], expires != .null {
-            guard let seconds = expires.numberValue, seconds.isFinite, seconds >= 0 else {
+            // A string (some servers quote the number) is taken only as decimal digits: not `0x10`, ` 3600` or `+3600`.
+            let digitsOnly = expires.stringValue.map { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } ?? true
+            guard digitsOnly, let seconds = expires.numberValue, seconds.isFinite, seconds >= 0 else {
                 throw FlowError(.invalidTokenResponse, "the token response's `expires_in` is not a number of seconds: \(expires)")
             }
             if seconds > 0 || zeroExpiresIn == .spent { expiresAt = now.addingTimeInterval(min(seconds, maximumLifetime)) }
@@ -145,8 +147,9 @@ enum TokenResponseParser {
             accessToken: Secret(accessToken),
             tokenType: tokenType,
             expiresAt: expiresAt,
-            refreshToken: fields["refresh_token"]?.stringValue.map(Secret.init) ?? previous?.refreshToken,
-            idToken: fields["id_token"]?.stringValue.map(Secret.init) ?? previous?.idToken,
+            // An empty string is no token (RFC 6749 §5.1 asks for one or none).
+            refreshToken: fields["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : Secret($0) } ?? previous?.refreshToken,
+            idToken: fields["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : Secret($0) } ?? previous?.idToken,
             scopes: scopes,
             issuedAt: now,
             additionalFields: fields.filter {

@@ -256,8 +256,14 @@ final class TrustedProvider: Sendable {
         guard case .bool(true)? = answer["active"] else {
             return .refused(ProtectedResource.Denial(.invalidToken, "`\(provider.id)` says the token is not active"))
         }
-        if let type = answer["token_type"]?.stringValue?.lowercased(), type.contains("refresh") {
-            return .refused(ProtectedResource.Denial(.invalidToken, "the token is a refresh token, not an access token"))
+        if let type = answer["token_type"], type != .null {
+            // RFC 7662 §2.2: a string. Anything else (a list, a number) says nothing the check can read, so nothing it accepts.
+            guard let name = type.stringValue?.lowercased() else {
+                return .refused(ProtectedResource.Denial(.invalidToken, "the introspection answer's `token_type` is not a string"))
+            }
+            if name.contains("refresh") {
+                return .refused(ProtectedResource.Denial(.invalidToken, "the token is a refresh token, not an access token"))
+            }
         }
         do {
             return .active(try check(answer, source: .introspection, now: clock.now()))

@@ -39,6 +39,20 @@ import OAuthFlowTestSupport
         #expect(try parse(#"{"access_token":"at","token_type":"bearer","expires_in":"7200"}"#).expiresAt == now.addingTimeInterval(7200))
     }
 
+    /// A quoted lifetime is decimal digits only: Swift's own number reading takes hex (`0x10`, 16 s) and signs.
+    @Test(arguments: [#""0x10""#, #"" 3600""#, #""+3600""#, #""3600 ""#, #""""#, #""1e3""#])
+    func aLifetimeStringOtherThanDigitsIsRefused(_ expiresIn: String) throws {
+        #expect(throws: FlowError.self) { try parse(#"{"access_token":"at","token_type":"bearer","expires_in":\#(expiresIn)}"#) }
+    }
+
+    /// An empty refresh or ID token is none: not stored, not sent back on the next refresh.
+    @Test func anEmptyRefreshTokenIsNone() throws {
+        let first = try parse(#"{"access_token":"at1","token_type":"bearer","refresh_token":"","id_token":""}"#)
+        #expect(first.refreshToken == nil && first.idToken == nil)
+        let refreshed = try parse(#"{"access_token":"at2","token_type":"bearer","refresh_token":""}"#, previous: staleTokens)
+        #expect(refreshed.refreshToken?.value == "rt", "the old refresh token is kept")
+    }
+
     @Test(arguments: ["1e308", "31536001", "\"99999999999999\""])
     func absurdLifetimesAreCutToOneYear(_ expiresIn: String) throws {
         let tokens = try parse(#"{"access_token":"at","token_type":"bearer","expires_in":\#(expiresIn)}"#)

@@ -453,6 +453,8 @@ extension Protection {
             ["iss": JSONValue.string("https://evil.example.com")],
             ["token_type": JSONValue.string("refresh_token")],
             ["token_type": JSONValue.string("urn:ietf:params:oauth:token-type:refresh_token")],
+            ["token_type": JSONValue.array([.string("refresh_token")])],
+            ["token_type": JSONValue.number(5)],
             ["exp": JSONValue.number(1_000_000_000)],
             ["nbf": JSONValue.number(4_000_000_000)],
         ])
