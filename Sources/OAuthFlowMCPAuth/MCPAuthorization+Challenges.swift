@@ -188,13 +188,14 @@ extension MCPAuthorization {
         // Only a context that may sign a user in needs the code flow's endpoint and PKCE (`validTokens(for:)` signs nobody in).
         if registering, signsInUser(at: issuer) { try serverDocument.requireAuthorizationCodeFlow() }
         let (provider, pinned) = try provider(for: serverDocument)
-        guard let written = URL(string: resourceDocument.resource) else {
+        guard URL(string: resourceDocument.resource) != nil else {
             throw MCPAuthorizationError(.invalidMetadata, "the protected-resource metadata's `resource` is not a URL")
         }
-        // The token is asked for the MCP server's canonical URI (MCP authorization, RFC 8707), never for more: metadata at
-        // the root of the origin, found by probing, may name the bare origin (RFC 9728 §3.3), and a token for that would be
-        // good for every API there.
-        let resource = ResourceIdentifier(written) == server ? written : server.url
+        // The token is asked for the MCP server's canonical URI (MCP authorization, RFC 8707), as the client computes it,
+        // never the metadata's spelling of it (another letter case, a trailing slash, a fragment RFC 8707 §2 forbids), nor
+        // more: metadata at the root of the origin, found by probing, may name the bare origin (RFC 9728 §3.3), and a
+        // token for that would be good for every API there. The metadata must name this server (checked when read).
+        let resource = server.url
         let grant = try grant(at: serverDocument, provider: provider)
         var settings: ClientSettings
         var registered = false

@@ -109,8 +109,7 @@ extension MCPAuthorization {
             dpopAlgorithms: metadata.dpopSigningAlgValuesSupported ?? [], sessionKey: key, signedIn: stored)
         describe(grant, problem: grantProblem, registration: registration, in: &found)
         // MCP authorization 2026-07-28: what a sign-in would send and check.
-        let written = URL(string: resourceDocument.resource)
-        found.resourceSent = (written.flatMap(ResourceIdentifier.init) == server ? written : server.url)?.absoluteString ?? server.description
+        found.resourceSent = server.url.absoluteString
         found.offlineAccess = provider.policy.scopes.offlineScopes.contains("offline_access")
         found.issParameter = provider.issuerParameterRule == .required ? "required" : "compared_when_present"
         found.legacyDiscovery = resourceDocument.isLegacy

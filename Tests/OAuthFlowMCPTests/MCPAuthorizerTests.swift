@@ -170,6 +170,20 @@ import Testing
         #expect(String(decoding: exchange.body ?? Data(), as: UTF8.self).contains("resource=https%3A%2F%2Fmcp.example%2Fmcp"))
     }
 
+    /// Metadata naming the server in another spelling (letter case, a trailing slash, a fragment) names this server, and
+    /// the token is asked for the server's canonical URI, never the spelling: RFC 8707 §2 forbids a fragment.
+    @Test(arguments: ["HTTPS://MCP.example/mcp", "https://mcp.example/mcp/", "https://mcp.example/mcp#x", "https://mcp.example:443/mcp"])
+    func theCanonicalURIIsSentWhateverTheMetadataSpelling(_ spelling: String) async throws {
+        world.resourceMetadata["resource"] = .string(spelling)
+        let (authorizer, user) = authorizer()
+        #expect(try await world.call(authorizer).status == 200)
+        #expect(user.opened.values.count == 1)
+        #expect(Self.values("resource", in: try #require(world.authorizationParameters().first)) == ["https://mcp.example/mcp"])
+        let exchange = try #require(world.requests(to: "auth.example", "/tenant/token").first)
+        #expect(String(decoding: exchange.body ?? Data(), as: UTF8.self).contains("resource=https%3A%2F%2Fmcp.example%2Fmcp&")
+            || String(decoding: exchange.body ?? Data(), as: UTF8.self).hasSuffix("resource=https%3A%2F%2Fmcp.example%2Fmcp"))
+    }
+
     @Test func refusesMetadataOnAnotherOrigin() async throws {
         world.namedMetadataURL = URL(string: "https://evil.example/.well-known/oauth-protected-resource")!
         let (authorizer, _) = authorizer()
