@@ -16,7 +16,10 @@ package struct OnlineChecker: Sendable {
             "online_client_auth", "warning / info",
             "A client authentication method the descriptor lists is missing from `token_endpoint_auth_methods_supported`; metadata is often incomplete (DOT omits `none`, which it accepts). Advice (info) instead when `discovery.lacks` acknowledges the gap (`- token_endpoint_auth_methods_supported: [none]`)."
         ),
-        ("online_endpoint", "warning", "A static endpoint differs from the published one."),
+        (
+            "online_endpoint", "error / warning",
+            "The document publishes an endpoint every client command refuses (plain http to a host that is not loopback, a host that is no host name: an error); a static endpoint differs from the published one (a warning)."
+        ),
         (
             "online_iss_parameter", "info / warning",
             "RFC 9207 support differs from `security.iss_parameter`: advice (info, never a failure, not even under `--strict`) when the server advertises `iss` and the descriptor accepts it `if_present`, or the descriptor requires it and the server's document is silent; a warning when the descriptor ignores it (`absent`) or requires what the server says it does not send (`false`)."
@@ -87,7 +90,17 @@ package struct OnlineChecker: Sendable {
         } catch {
             return [diagnostic("online_unreachable", .warning, ["discovery"], "cannot check online: \(error)")]
         }
-        return Comparison(file: file, descriptor: descriptor, provider: provider, metadata: metadata).findings
+        // The rules the client applies to discovered endpoints, applied here by the same call: a document they refuse
+        // fails every command that would use it.
+        var refused: [Diagnostic] = []
+        do {
+            _ = try provider.applying(metadata)
+        } catch let error as DiscoveryError {
+            refused.append(diagnostic("online_endpoint", .error, ["discovery"], error.message))
+        } catch {
+            refused.append(diagnostic("online_endpoint", .error, ["discovery"], "\(error)"))
+        }
+        return refused + Comparison(file: file, descriptor: descriptor, provider: provider, metadata: metadata).findings
     }
 
     /// A finding of `rule` at the value of `keyPath` in `file`.

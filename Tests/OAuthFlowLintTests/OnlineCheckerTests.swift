@@ -47,6 +47,17 @@ private struct DocumentServer: HTTPTransport {
         #expect(GitHubReporter().report([iss]).hasPrefix("::notice "))
     }
 
+    /// A document whose endpoints every command refuses (plain http to another host) fails lint as it fails them.
+    @Test(arguments: ["\"token_endpoint\": \"http://evil.example.net/token\"", "\"jwks_uri\": \"http://auth.example.com/jwks\""])
+    func aPublishedEndpointTheClientRefusesIsAnError(_ member: String) async throws {
+        let document = supportsRFC9207.replacingOccurrences(of: "\"code_challenge_methods_supported\"", with: member + ", \"code_challenge_methods_supported\"")
+            .replacingOccurrences(of: "\"token_endpoint\": \"https://auth.example.com/token\", ", with: member.hasPrefix("\"token") ? "" : "\"token_endpoint\": \"https://auth.example.com/token\", ")
+            .replacingOccurrences(of: "\"jwks_uri\": \"https://auth.example.com/jwks\",", with: member.hasPrefix("\"jwks") ? "" : "\"jwks_uri\": \"https://auth.example.com/jwks\",")
+        let diagnostics = await OnlineChecker(transport: DocumentServer(document: document)).check(file(minimal))
+        let refused = try #require(diagnostics.first { $0.ruleID == "online_endpoint" && $0.severity == .error }, "\(diagnostics)")
+        #expect(refused.message.contains("only https"), "\(refused.message)")
+    }
+
     @Test func requiringWhatTheServerDoesNotAdvertiseStaysAWarning() async throws {
         let document = supportsRFC9207.replacingOccurrences(of: "true", with: "false")
         let diagnostics = await OnlineChecker(transport: DocumentServer(document: document))
