@@ -70,11 +70,15 @@ import Logging
     }
 
     /// "Token exchange".
-    func tokenExchange(tokens: ServiceTokens, incoming: Secret) async throws {
+    func tokenExchange(oauth: OAuth, tokens: ServiceTokens, incoming: Secret) async throws {
         // incoming: the Secret your API received as its Bearer token
         let exchange = OAuthClient.TokenExchangeRequest(subjectToken: incoming, target: OAuthClient.ServiceTokenRequest(audiences: ["orders-api"]))
         let downstream = try await tokens.exchangedToken(exchange)
-        _ = downstream
+        // A Bearer token: send it yourself, through the configuration's transport (no 401 renewal for an exchanged token).
+        let request = TransportRequest(method: .post, url: URL(string: "https://orders.example.com/orders")!,
+                                       headers: ["Authorization": "Bearer \(downstream.value)", "Content-Type": "application/json"], body: Data("{}".utf8))
+        let answer = try await oauth.environment.transport.send(request)
+        _ = answer
     }
 
     /// "How the client authenticates": one configuration per method.
