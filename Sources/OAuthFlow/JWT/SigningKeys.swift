@@ -117,6 +117,7 @@ package actor SigningKeys {
         var named: [String: Snapshot.Key] = [:]
         var unnamed: [Snapshot.Key] = []
         var refused: [String: String] = [:]
+        var repeated: Set<String> = []
         for entry in entries {
             guard named.count + unnamed.count < maximumKeys else { break }
             guard case let .object(fields) = entry, Self.isForVerifying(fields) else { continue }
@@ -129,13 +130,15 @@ package actor SigningKeys {
             guard !verifiers.isEmpty else { continue }
             let key = Snapshot.Key(verifiers: verifiers)
             if let kid = fields["kid"]?.stringValue {
-                // Two keys under one name: the first stays, as a token cannot say which it means.
-                if named[kid] == nil { named[kid] = key }
+                // Two keys under one name: the first stays, as a token cannot say which it means; a refusal says so.
+                if named[kid] == nil { named[kid] = key } else { repeated.insert(kid) }
             } else {
                 unnamed.append(key)
             }
         }
-        return Snapshot(generation: generation, fetchedAt: now, named: named, unnamed: unnamed, refused: refused.filter { named[$0.key] == nil })
+        return Snapshot(
+            generation: generation, fetchedAt: now, named: named, unnamed: unnamed, refused: refused.filter { named[$0.key] == nil },
+            repeated: repeated)
     }
 
     /// Why a key of a type OAuthFlow knows cannot be used at all, or nil: an OKP key on another curve than Ed25519
@@ -206,6 +209,8 @@ package actor SigningKeys {
         let unnamed: [Key]
         /// Keys of the set that cannot be used, by `kid`, with the reason (``SigningKeys/unsupported(_:)``).
         let refused: [String: String]
+        /// The `kid`s the set names more than once (the first key of each is the one used).
+        var repeated: Set<String> = []
 
         struct Key: Sendable {
             let verifiers: [JWSAlgorithm: any JWTAlgorithm]

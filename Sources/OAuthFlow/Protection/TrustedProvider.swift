@@ -77,7 +77,14 @@ final class TrustedProvider: Sendable {
             if let why = snapshot.refusal(ofKey: keyID) { throw refuse("\(named), which the JWKS of `\(provider.id)` holds as \(why)") }
             throw refuse("\(named), which is not in the JWKS of `\(provider.id)`")
         }
-        guard snapshot.verifies(jws, algorithm: algorithm) else { throw refuse("the token's signature does not verify (\(algorithm))") }
+        guard snapshot.verifies(jws, algorithm: algorithm) else {
+            if let keyID, snapshot.repeated.contains(keyID) {
+                throw refuse(
+                    "the token's signature does not verify (\(algorithm)) with the first of the keys the JWKS of `\(provider.id)` names `\(TerminalText.escaped(String(keyID.prefix(80))))`: it names that key more than once, and a token cannot say which it means"
+                )
+            }
+            throw refuse("the token's signature does not verify (\(algorithm))")
+        }
         if let kind = Self.otherKind(jws.claims) { throw refuse("the token is \(kind), not an access token") }
         let principal = try check(jws.claims, source: .jwt, now: now)
         return (principal, snapshot.generation)

@@ -35,6 +35,17 @@ extension Protection {
 
         let header = #"{"alg":"ES256","kid":"es-1","typ":"at+jwt"}"#
 
+        /// A JWKS naming one `kid` twice: the first key is the one used, and a token it does not verify is told why, not
+        /// only that its signature does not verify.
+        @Test func aKeyIDTheJWKSRepeatsIsNamedInTheRefusal() async throws {
+            let other = try await ProtectionKey.es256("es-1")
+            server.serveKeys([other, es])
+            let token = try es.sign(headerText: header, claimsText: claimsText())
+            let refusal = await denial(try api(), bearer: token)
+            expectRefused(refusal, .invalidToken, status: 401, token: token)
+            #expect(refusal?.reason.contains("more than once") == true, "\(refusal?.reason ?? "accepted")")
+        }
+
         @Test func theBaselineIsAccepted() async throws {
             expectAccepted(await denial(try api(), bearer: try es.sign(headerText: header, claimsText: claimsText())))
         }
