@@ -209,11 +209,8 @@ extension PostgresTokenStore {
     /// - Returns: false when nothing was written: the lock ended (another instance may have taken the session over),
     ///   or the row is gone.
     func saveHolding(_ session: StoredSession, holder: Int32) async throws -> Bool {
-        let (keyID, sealed) = try seal(session)
+        let (keyID, sealed, sid, sub) = try row(for: session)
         let key = session.key
-        let owner = session.providerSession
-        let sid = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.sessionID) }
-        let sub = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.subject) }
         return try await withDeadline("save the session \(key)") {
             try await self.client.query(
                 """

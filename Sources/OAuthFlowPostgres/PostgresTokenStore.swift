@@ -184,12 +184,20 @@ public final class PostgresTokenStore: SessionDirectory, Sendable {
         return try open(sealed, keyID: keyID, key: key)
     }
 
-    public func save(_ session: StoredSession) async throws {
+    /// What a row holds of `session`: it sealed, with the digests of its provider session (`provider_sid`,
+    /// `provider_sub`) that ``keys(of:matching:)`` finds it by.
+    func row(for session: StoredSession) throws -> (keyID: String, sealed: ByteBuffer, sid: String?, sub: String?) {
         let (keyID, sealed) = try seal(session)
-        let key = session.key
         let owner = session.providerSession
-        let sid = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.sessionID) }
-        let sub = owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.subject) }
+        return (
+            keyID, sealed, owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.sessionID) },
+            owner.flatMap { Self.providerDigest(issuer: $0.issuer, $0.subject) }
+        )
+    }
+
+    public func save(_ session: StoredSession) async throws {
+        let (keyID, sealed, sid, sub) = try row(for: session)
+        let key = session.key
         try await withDeadline("save the session \(key)") {
             try await self.client.query(
                 """
