@@ -69,10 +69,13 @@ source "$root/scripts/browser.sh"
 
 # On CI (CI=true: a fresh clone, built once) the build leaves debug information out (-gnone, and -g0 for the C of
 # BoringSSL and libyaml): about 8% less CPU in a cold build, and smaller objects to link. A crash in a test still
-# names the functions in its backtrace, without file and line. Elsewhere the build keeps it, so that `swift build`
-# and `swift test` run by hand reuse this build instead of starting again with other flags.
+# names the functions in its backtrace, without file and line. It also compiles each module whole (-wmo, still
+# unoptimized, its code generated on two threads): no file is parsed and type-checked once per batch and again to
+# emit the module's interface, so the cold build takes about 780 s of CPU instead of 1,150 (Docs/benchmarks.md). A
+# whole-module build is not incremental: elsewhere the build keeps the defaults, so that `swift build` and `swift test`
+# run by hand reuse this build and rebuild only what changed.
 build_flags=()
-if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xcc -g0); fi
+if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xcc -g0 -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2); fi
 
 # --- the build, from here on behind everything else ----------------------------------------
 # The checks below, the installs and the servers take little CPU and mostly wait; the build takes the

@@ -35,6 +35,9 @@ package enum DescriptorSchema {
             .choice(Value.allCases.map(\.rawValue))
         }
 
+        /// A descriptor section's mapping: the keys it declares, and no others.
+        static func section<Section>(_ keys: [SectionKey<Section>]) -> Shape { .object(keys.map(\.field)) }
+
         /// One of `values`' raw values, in their order.
         static func choice<Value: RawRepresentable>(among values: [Value]) -> Shape where Value.RawValue == String {
             .choice(values.map(\.rawValue))
@@ -104,40 +107,40 @@ package enum DescriptorSchema {
             "issuer", .urlTemplate,
             "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too; one that publishes no issuer and sends no `iss` needs none with `security.iss_parameter: absent`."
         ),
-        Field("discovery", .object(discoveryFields), "Where the server publishes its metadata, if anywhere."),
-        Field("endpoints", .object(endpointFields), "Static endpoint URLs. They take precedence over discovered ones."),
+        Field("discovery", .section(discoveryFields), "Where the server publishes its metadata, if anywhere."),
+        Field("endpoints", .section(endpointFields), "Static endpoint URLs. They take precedence over discovered ones."),
         Field(
             "variables", .map(.object(variableFields)),
             "Inputs a user supplies when selecting the provider, used as `{name}` in URL hosts and paths."),
-        Field("scopes", .object(scopeFields), "Scopes to request and how to join them."),
-        Field("authorization", .object(authorizationFields), "The authorization request."),
+        Field("scopes", .section(scopeFields), "Scopes to request and how to join them."),
+        Field("authorization", .section(authorizationFields), "The authorization request."),
         Field(
             "grant_types", .list(.string()), default: shown(ProviderDescriptor.defaultGrantTypes),
             "Grant types the client uses: `authorization_code`, `refresh_token`, the device grant (`urn:ietf:params:oauth:grant-type:device_code`), `client_credentials`, the JWT bearer grant (`urn:ietf:params:oauth:grant-type:jwt-bearer`) and token exchange (`urn:ietf:params:oauth:grant-type:token-exchange`); resolving a provider that lists another fails (`unsupported_policy`)."
         ),
-        Field("token_request", .object(tokenRequestFields), "How the token endpoint wants its requests."),
-        Field("client_auth", .object(clientAuthFields), "How the client authenticates at the token endpoint."),
+        Field("token_request", .section(tokenRequestFields), "How the token endpoint wants its requests."),
+        Field("client_auth", .section(clientAuthFields), "How the client authenticates at the token endpoint."),
         Field(
-            "service_tokens", .object(serviceTokenFields),
+            "service_tokens", .section(serviceTokenFields),
             "How the provider names the API a service's token is for (`client_credentials`; see Docs/services.md)."),
         Field(
-            "access_tokens", .object(accessTokenFields),
+            "access_tokens", .section(accessTokenFields),
             "How an API that receives this provider's access tokens checks them: JWTs with the JWKS, or introspection (see Docs/api-protection.md)."
         ),
         Field(
-            "logout", .object(logoutFields),
+            "logout", .section(logoutFields),
             "How the provider's own session is ended (RP-Initiated Logout, or its own logout URL) and how it tells the app a session ended (back-channel and front-channel logout); see Docs/logout.md."
         ),
         Field(
-            "revocation", .object(revocationFields),
+            "revocation", .section(revocationFields),
             "How a token is revoked (`endpoints.revocation`), for providers that do not take RFC 7009 as written: another method, the token under another name or as the request's Bearer token, fixed parameters, or one kind of token only."
         ),
-        Field("token_response", .object(tokenResponseFields), "How to read token endpoint responses."),
-        Field("userinfo", .object(userinfoFields), "How to call the userinfo endpoint."),
-        Field("security", .object(securityFields), "The checks the engine performs for this provider."),
-        Field("redirect", .object(redirectFields), "Redirect URIs a native client registers with this provider."),
+        Field("token_response", .section(tokenResponseFields), "How to read token endpoint responses."),
+        Field("userinfo", .section(userinfoFields), "How to call the userinfo endpoint."),
+        Field("security", .section(securityFields), "The checks the engine performs for this provider."),
+        Field("redirect", .section(redirectFields), "Redirect URIs a native client registers with this provider."),
         Field(
-            "device", .object(deviceFields),
+            "device", .section(deviceFields),
             "How the provider answers the device authorization grant (RFC 8628); declare the grant in `grant_types` and the endpoint in `endpoints.device_authorization` (or discovery)."
         ),
         Field(
@@ -147,11 +150,11 @@ package enum DescriptorSchema {
             "resources_file", .string(),
             "A JSON or YAML file, relative to the descriptor, holding the resource list (the Cloudentity sample's `scopeData.json` format)."),
         Field(
-            "profile", .object(profileFields),
+            "profile", .section(profileFields),
             "Where the user's subject, name, email, email-verified flag and picture are in the ID token and userinfo, so every provider yields one profile shape. A field left out keeps its default sources; write `[]` for one the provider does not have. In a flow list (`[...]`), quote a source that holds `[`, `]`, `{` or `,` (`subject: ['userinfo.data[0].id']`)."
         ),
         Field(
-            "security_events", .object(securityEventFields),
+            "security_events", .section(securityEventFields),
             "How the provider tells the app that an account changed: signed security events pushed or polled (Shared Signals, Google's Cross-Account Protection, Sign in with Apple's notifications); see Docs/security-events.md."
         ),
     ]

@@ -307,14 +307,13 @@ struct PlainObject {
 
     /// A value that must be there.
     func required<K: CodingKey, T>(_ key: K, _ reader: (K) throws -> T?) throws -> T {
-        guard let value = try reader(key) else {
-            throw DecodingError.keyNotFound(
-                key,
-                .init(
-                    codingPath: path.map(Key.init(stringValue:)),
-                    debugDescription: "no `\(key.stringValue)`"))
-        }
+        guard let value = try reader(key) else { throw missing(key) }
         return value
+    }
+
+    /// The error for a required key that is absent.
+    func missing<K: CodingKey>(_ key: K) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: path.map(Key.init(stringValue:)), debugDescription: "no `\(key.stringValue)`"))
     }
 
     func string<K: CodingKey>(_ key: K) throws -> String? {

@@ -25,63 +25,44 @@ extension ProviderDescriptor {
         /// How long, in seconds, an inactive answer is reused.
         package var inactiveCache: Int = 10
 
-        enum CodingKeys: String, CodingKey {
-            case format, profile, signingAlgs = "signing_algs", audience, leeway
-            case introspectionCache = "introspection_cache", inactiveCache = "inactive_cache"
-            case introspectedAudience = "introspected_audience"
-        }
-
         package init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         static let standard = Self()
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self.standard
-            format = try o.choice(CodingKeys.format) ?? defaults.format
-            profile = try o.choice(CodingKeys.profile) ?? defaults.profile
-            signingAlgs = try o.strings(CodingKeys.signingAlgs) ?? defaults.signingAlgs
-            audience = try o.string(CodingKeys.audience)
-            leeway = try o.int(CodingKeys.leeway) ?? defaults.leeway
-            introspectionCache = try o.int(CodingKeys.introspectionCache) ?? defaults.introspectionCache
-            inactiveCache = try o.int(CodingKeys.inactiveCache) ?? defaults.inactiveCache
-            introspectedAudience = try o.choice(CodingKeys.introspectedAudience) ?? defaults.introspectedAudience
-        }
     }
 }
 
 // The schema's `access_tokens` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let accessTokenFields: [Field] = [
-        Field(
-            "format", default: ProviderDescriptor.AccessTokenSettings().format,
+    static let accessTokenFields: [SectionKey<ProviderDescriptor.AccessTokenSettings>] = [
+        SectionKey(
+            \.format, "format", default: ProviderDescriptor.AccessTokenSettings().format,
             "What the provider's access tokens are: `jwt` (verified with the JWKS), `opaque` (RFC 7662 introspection, also for JWTs), or `both` (JWTs verified, anything else introspected)."
         ),
-        Field(
-            "profile", default: ProviderDescriptor.AccessTokenSettings().profile,
+        SectionKey(
+            \.profile, "profile", default: ProviderDescriptor.AccessTokenSettings().profile,
             "`rfc9068` requires the JWT profile of RFC 9068: header `typ: at+jwt` and the claims `iss`, `exp`, `aud`, `sub`, `client_id`, `iat`, `jti`; `plain` requires `iss`, `exp` and `aud`."
         ),
-        Field(
-            "signing_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
+        SectionKey(
+            \.signingAlgs, "signing_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
             default: shown(ProviderDescriptor.AccessTokenSettings().signingAlgs),
             "The algorithms a JWT access token may be signed with. `none` and HMAC are never accepted: the keys are public."),
-        Field(
-            "audience", .string(),
+        SectionKey(
+            \.audience, "audience", .string(),
             "The `aud` an access token must contain to be accepted, when the descriptor states it (may name `{variables}`); otherwise the API states its own (`ProtectedResource.Settings.audience`, else its resource URL)."
         ),
-        Field(
-            "leeway", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().leeway)",
+        SectionKey(
+            \.leeway, "leeway", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().leeway)",
             "Seconds of clock difference allowed when checking `exp`, `nbf` and `iat`."),
-        Field(
-            "introspection_cache", .integer(0...86_400), default: "\(ProviderDescriptor.AccessTokenSettings().introspectionCache)",
+        SectionKey(
+            \.introspectionCache, "introspection_cache", .integer(0...86_400),
+            default: "\(ProviderDescriptor.AccessTokenSettings().introspectionCache)",
             "The longest time, in seconds, an active introspection answer is reused; never past the token's `exp`. 0 asks every time."),
-        Field(
-            "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
+        SectionKey(
+            \.inactiveCache, "inactive_cache", .integer(0...300), default: "\(ProviderDescriptor.AccessTokenSettings().inactiveCache)",
             "How long, in seconds, an inactive (`active: false`) answer is reused."),
-        Field(
-            "introspected_audience", default: ProviderDescriptor.AccessTokenSettings().introspectedAudience,
+        SectionKey(
+            \.introspectedAudience, "introspected_audience", default: ProviderDescriptor.AccessTokenSettings().introspectedAudience,
             "Whether an introspection answer must name the API in `aud`: `required` refuses one that names no audience, since nothing then says the token is meant for this API; `may_be_absent` accepts it for a server whose introspection never names one, and the accepted principal says the audience went unchecked. An `aud` that is present must name the API either way."
         ),
     ]
@@ -105,4 +86,8 @@ extension ProviderDescriptor {
         /// `iss`, `exp` and `aud`; the rest when present.
         case plain
     }
+}
+
+extension ProviderDescriptor.AccessTokenSettings: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.accessTokenFields }
 }

@@ -20,78 +20,54 @@ extension ProviderDescriptor {
         /// The most seconds since the user authenticated that a browser sign-in accepts (`max_age`), checked in the ID token.
         package var maxAge: Int?
 
-        enum CodingKeys: String, CodingKey {
-            case responseType = "response_type", responseMode = "response_mode", extraParams = "extra_params", pushed
-            case callbackSignature = "callback_signature"
-            case detailsTypes = "details_types"
-            case requestObject = "request_object", requestObjectAlgs = "request_object_algs", responseAlgs = "response_algs"
-            case acrValues = "acr_values", maxAge = "max_age"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            responseType = try o.string(CodingKeys.responseType) ?? defaults.responseType
-            responseMode = try o.choice(CodingKeys.responseMode) ?? defaults.responseMode
-            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
-            pushed = try o.choice(CodingKeys.pushed) ?? defaults.pushed
-            callbackSignature = try o.object(CodingKeys.callbackSignature, CallbackSignature.init(plain:))
-            detailsTypes = try o.strings(CodingKeys.detailsTypes)
-            requestObject = try o.choice(CodingKeys.requestObject) ?? defaults.requestObject
-            requestObjectAlgs = try o.strings(CodingKeys.requestObjectAlgs)
-            responseAlgs = try o.strings(CodingKeys.responseAlgs) ?? defaults.responseAlgs
-            acrValues = try o.strings(CodingKeys.acrValues)
-            maxAge = try o.int(CodingKeys.maxAge)
-        }
     }
 }
 
 // The schema's `authorization` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let authorizationFields: [Field] = [
-        Field(
-            "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
+    static let authorizationFields: [SectionKey<ProviderDescriptor.Authorization>] = [
+        SectionKey(
+            \.responseType, "response_type", .string(), default: ProviderDescriptor.Authorization().responseType,
             "The OAuth response type. Only `code` is acceptable (RFC 9700); resolving a provider with another fails (`unsupported_policy`)."),
-        Field(
-            "response_mode", default: ProviderDescriptor.Authorization().responseMode,
+        SectionKey(
+            \.responseMode, "response_mode", default: ProviderDescriptor.Authorization().responseMode,
             "How the server returns the authorization response. `jwt`, `query.jwt` and `form_post.jwt` (JARM) have it sign the response as a JWT, which the engine verifies with the provider's JWKS (`response_algs`, `iss`, `aud`, `exp`) before it reads `code` and `state` from it; an encrypted response (JWE) is refused."
         ),
-        Field(
-            "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
+        SectionKey(
+            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.Authorization().extraParams),
             "Fixed parameters added to every authorization request (Auth0 `audience`). Reserved parameters are not allowed."),
-        Field(
-            "pushed", default: ProviderDescriptor.Authorization().pushed,
+        SectionKey(
+            \.pushed, "pushed", default: ProviderDescriptor.Authorization().pushed,
             "Pushed authorization requests (RFC 9126): every parameter goes to the provider in an authenticated POST and the browser gets only `client_id` and `request_uri`. `if_supported` pushes when the provider has the endpoint (`endpoints.pushed_authorization` or discovery); `always` fails without one; `never` does not push unless discovery says `require_pushed_authorization_requests: true`."
         ),
-        Field(
-            "request_object", default: ProviderDescriptor.Authorization().requestObject,
+        SectionKey(
+            \.requestObject, "request_object", default: ProviderDescriptor.Authorization().requestObject,
             "Signed request objects (RFC 9101): every authorization parameter goes in a JWT the client signs with its private key (`typ: oauth-authz-req+jwt`, `aud` the issuer), sent as `request` in the pushed request or the URL. `if_supported` signs when discovery lists the key's algorithm in `request_object_signing_alg_values_supported`; `always` fails without a private key; `never` does not sign unless discovery says `require_signed_request_object: true`."
         ),
-        Field(
-            "request_object_algs", .list(.choice(among: JWSAlgorithm.requestObject)),
+        SectionKey(
+            \.requestObjectAlgs, "request_object_algs", .list(.choice(among: JWSAlgorithm.requestObject)),
             "The algorithms the provider takes for request objects; absent takes all four, and the client's key decides (an Ed25519 key signs `EdDSA`)."
         ),
-        Field(
-            "response_algs", .list(.choice(among: JWSAlgorithm.publicKey)), default: shown(ProviderDescriptor.Authorization().responseAlgs),
+        SectionKey(
+            \.responseAlgs, "response_algs", .list(.choice(among: JWSAlgorithm.publicKey)),
+            default: shown(ProviderDescriptor.Authorization().responseAlgs),
             "The algorithms a JWT-secured response (`response_mode: jwt`, JARM) may be signed with, verified with the provider's JWKS; `none` and HMAC are never accepted."
         ),
-        Field(
-            "callback_signature", .object(callbackSignatureFields),
+        SectionKey(
+            \.callbackSignature, "callback_signature",
             "A signature the provider adds to the callback with the client secret (Shopify's `hmac`); a callback without it, or with a wrong one, is refused before the code is exchanged."
         ),
-        Field(
-            "details_types", .list(.string()),
+        SectionKey(
+            \.detailsTypes, "details_types", .list(.string()),
             "The `type`s of rich authorization request details (RFC 9396) the provider documents (`payment_initiation`, `account_information`): a sign-in or service token request asking for another type is refused before anything is sent. Left out, discovery's `authorization_details_types_supported` decides when the provider publishes it, and otherwise any type is sent."
         ),
-        Field(
-            "acr_values", .list(.string()),
+        SectionKey(
+            \.acrValues, "acr_values", .list(.string()),
             "The authentication context classes every sign-in through the browser asks for (OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference), each one word: the ID token's `acr` must be one of them, or the sign-in is refused. A host that asks its own (`ClientConfiguration.acrValues`) replaces them; a device or platform sign-in, which cannot ask them, is refused. Needs `protocol: oidc`; written in `extra_params` or `scopes.offline.params` instead they would be sent and never checked, which resolving refuses."
         ),
-        Field(
-            "max_age", .integer(0...2_147_483_647),
+        SectionKey(
+            \.maxAge, "max_age", .integer(0...2_147_483_647),
             "The most seconds since the user last authenticated that a sign-in through the browser accepts (OpenID Connect `max_age`; 0 asks for a fresh login): the ID token's `auth_time` must be that recent, or the sign-in is refused. A host may ask a shorter one (`ClientConfiguration.maximumAuthenticationAge`, or a step-up), never a longer one: the shorter of the two is asked. Needs `protocol: oidc`, and, like `acr_values`, is refused as a fixed parameter and refuses device and platform sign-ins."
         ),
     ]
@@ -120,4 +96,8 @@ extension ProviderDescriptor {
         /// Never, unless discovery says `require_pushed_authorization_requests: true`.
         case never
     }
+}
+
+extension ProviderDescriptor.Authorization: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.authorizationFields }
 }

@@ -13,31 +13,23 @@ extension ProviderDescriptor.Authorization {
         package var parameter = "hmac"
         package var algorithm: Algorithm = .hmacSHA256Hex
 
-        enum CodingKeys: String, CodingKey {
-            case parameter, algorithm
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            parameter = try o.string(CodingKeys.parameter) ?? defaults.parameter
-            algorithm = try o.choice(CodingKeys.algorithm) ?? defaults.algorithm
-        }
     }
 }
 
 // The schema's `authorization.callback_signature` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let callbackSignatureFields: [Field] = [
-        Field(
-            "parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Authorization.CallbackSignature().parameter,
+    static let callbackSignatureFields: [SectionKey<ProviderDescriptor.Authorization.CallbackSignature>] = [
+        SectionKey(
+            \.parameter, "parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Authorization.CallbackSignature().parameter,
             "The callback parameter carrying the signature."),
-        Field(
-            "algorithm", default: ProviderDescriptor.Authorization.CallbackSignature().algorithm,
+        SectionKey(
+            \.algorithm, "algorithm", default: ProviderDescriptor.Authorization.CallbackSignature().algorithm,
             "`hmac_sha256_hex`: HMAC-SHA256 keyed with the client secret over the callback's other parameters, sorted by name and joined as `name=value` with `&`, in lowercase hex."
         ),
     ]
+}
+
+extension ProviderDescriptor.Authorization.CallbackSignature: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.callbackSignatureFields }
 }

@@ -36,57 +36,48 @@ extension ProviderDescriptor {
         /// What the provider accepts: ``methods``, or just ``method``.
         package var supported: [ClientAuthMethod] { methods ?? [method] }
 
-        enum CodingKeys: String, CodingKey {
-            case method, methods, assertionAudience = "assertion_audience", assertionAlgs = "assertion_algs"
-            case generatedSecret = "generated_secret", clientIDParameter = "client_id_parameter"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            methods = try o.choices(CodingKeys.methods)
-            method = try o.choice(CodingKeys.method) ?? methods?.first ?? Self().method
-            assertionAudience = try o.choice(CodingKeys.assertionAudience) ?? Self().assertionAudience
-            assertionAlgs = try o.strings(CodingKeys.assertionAlgs)
-            clientIDParameter = try o.string(CodingKeys.clientIDParameter)
-            generatedSecret = try o.object(CodingKeys.generatedSecret) { secret in
-                GeneratedSecret(
-                    issuer: try secret.required(GeneratedSecret.CodingKeys.issuer, secret.string),
-                    audience: try secret.required(GeneratedSecret.CodingKeys.audience, secret.string),
-                    lifetime: try secret.int(GeneratedSecret.CodingKeys.lifetime) ?? GeneratedSecret.standardLifetime)
-            }
-        }
     }
 }
 
 // The schema's `client_auth` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let clientAuthFields: [Field] = [
-        Field(
-            "methods", .list(.choice(of: ProviderDescriptor.ClientAuthMethod.self)),
+    static let clientAuthFields: [SectionKey<ProviderDescriptor.ClientAuth>] = [
+        SectionKey(
+            \.methods, "methods", .list(.choice(of: ProviderDescriptor.ClientAuthMethod.self)),
             "Every method the provider accepts, in its order of preference. The client chooses the first method listed whose credential it holds (a secret, a private key, a certificate), or `none` when it holds none; a client's `client_auth` setting names one instead. `none` is for public clients; `client_secret_basic` sends an HTTP Basic header (RFC 6749 §2.3.1); `client_secret_post` sends the secret in the body; `client_secret_jwt` and `private_key_jwt` send a short-lived signed assertion (RFC 7523 §2.2); `tls_client_auth` and `self_signed_tls_client_auth` present a client certificate (RFC 8705)."
         ),
-        Field(
-            "method", default: ProviderDescriptor.ClientAuth().method,
-            "The single method of a provider that accepts only one (the same as a one-item `methods`)."),
-        Field(
-            "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
+        SectionKey(
+            \.method, "method", .choice(of: ProviderDescriptor.ClientAuthMethod.self), default: ProviderDescriptor.ClientAuth().method.rawValue,
+            "The single method of a provider that accepts only one (the same as a one-item `methods`)."
+        ) { o, key, section in
+            // Read after `methods`: without `method`, the first method listed is the one.
+            section.method = try o.choice(key) ?? section.methods?.first ?? section.method
+        },
+        SectionKey(
+            \.assertionAudience, "assertion_audience", default: ProviderDescriptor.ClientAuth().assertionAudience,
             "The `aud` of `client_secret_jwt` and `private_key_jwt` assertions. `issuer` is the safe value (an assertion for one server cannot be replayed at another's endpoint, CVE-2025-27370/27371); `token_endpoint` is for providers that document it (Entra ID, Okta), and is never sent to a mutual-TLS alias on another origin."
         ),
-        Field(
-            "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
+        SectionKey(
+            \.assertionAlgs, "assertion_algs", .list(.choice(among: JWSAlgorithm.clientAssertion)),
             "The algorithms the provider takes for client assertions; absent takes all five, and the client's key decides (an Ed25519 key signs `EdDSA`). `HS256` is `client_secret_jwt`'s; the others are the private key's."
         ),
-        Field(
-            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.ClientAuth.standardClientIDParameter,
+        SectionKey(
+            \.clientIDParameter, "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: ProviderDescriptor.ClientAuth.standardClientIDParameter,
             "The name the client id goes by in the authorization request (pushed or not) and in the bodies of token, device and revocation requests (TikTok: `client_key`); `client_secret_basic` is unaffected. A name the engine sets itself is refused."
         ),
-        Field(
-            "generated_secret", .object(generatedSecretFields),
+        SectionKey(
+            \.generatedSecret, "generated_secret", .object(generatedSecretFields),
             "For providers whose client secret is a JWT the client signs (Sign in with Apple): the engine signs it with the client's private key (`private_key_file` or `private_key_env`, and `key_id`, in the clients file) and sends it as the client secret (`client_secret_post` or `client_secret_basic`), made again before it expires."
-        ),
+        ) { o, key, section in
+            section.generatedSecret = try o.object(key) { secret in
+                typealias Keys = ProviderDescriptor.ClientAuth.GeneratedSecret.CodingKeys
+                return ProviderDescriptor.ClientAuth.GeneratedSecret(
+                    issuer: try secret.required(Keys.issuer, secret.string), audience: try secret.required(Keys.audience, secret.string),
+                    lifetime: try secret.int(Keys.lifetime) ?? ProviderDescriptor.ClientAuth.GeneratedSecret.standardLifetime)
+            }
+        },
     ]
 
     static let generatedSecretFields: [Field] = [
@@ -135,4 +126,8 @@ extension ProviderDescriptor {
         /// The token endpoint URL, for providers that document it (Entra ID, Okta).
         case tokenEndpoint = "token_endpoint"
     }
+}
+
+extension ProviderDescriptor.ClientAuth: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.clientAuthFields }
 }

@@ -25,38 +25,10 @@ extension ProviderDescriptor {
         /// What a poll sends besides `grant_type` and client authentication: each parameter with the value it carries.
         package var pollParams: [String: PollSource] = ["device_code": .deviceCode]
 
-        enum CodingKeys: String, CodingKey {
-            case interval, verificationURIAliases = "verification_uri_aliases", scopeParameter = "scope_parameter"
-            case extraParams = "extra_params", grantType = "grant_type", pollParams = "poll_params"
-        }
-
         package init() {}
 
         /// The defaults, made once: they hold lists and maps, and each `Self()` would allocate them again.
         static let standard = Self()
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self.standard
-            interval = try o.int(CodingKeys.interval) ?? defaults.interval
-            verificationURIAliases = try o.strings(CodingKeys.verificationURIAliases) ?? defaults.verificationURIAliases
-            scopeParameter = try o.string(CodingKeys.scopeParameter) ?? defaults.scopeParameter
-            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
-            grantType = try o.string(CodingKeys.grantType) ?? defaults.grantType
-            if let names = try o.stringMap(CodingKeys.pollParams) {
-                pollParams = try names.mapValues { name in
-                    guard let source = PollSource(rawValue: name) else {
-                        throw PlainObject.mismatch(
-                            "one of " + PollSource.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
-                            at: o.path + [CodingKeys.pollParams.rawValue])
-                    }
-                    return source
-                }
-            } else {
-                pollParams = defaults.pollParams
-            }
-        }
     }
 }
 
@@ -70,28 +42,42 @@ extension ProviderDescriptor {
 
 // The schema's `device` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let deviceFields: [Field] = [
-        Field(
-            "interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)",
+    static let deviceFields: [SectionKey<ProviderDescriptor.Device>] = [
+        SectionKey(
+            \.interval, "interval", .integer(1...60), default: "\(ProviderDescriptor.Device().interval)",
             "Seconds between polls when the server states no `interval` (RFC 8628 §3.2)."),
-        Field(
-            "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
+        SectionKey(
+            \.verificationURIAliases, "verification_uri_aliases", .list(.string(pattern: "^[a-z_]+$")),
             "Other names the provider gives `verification_uri` in its answer (Google: `verification_url`)."),
-        Field(
-            "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Device().scopeParameter,
+        SectionKey(
+            \.scopeParameter, "scope_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.Device().scopeParameter,
             "The parameter carrying the scopes in the device authorization request (Twitch: `scopes`); `scopes.parameter` says when it is sent."
         ),
-        Field(
-            "extra_params", .map(.string()), default: shown(ProviderDescriptor.Device().extraParams),
+        SectionKey(
+            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.Device().extraParams),
             "Fixed parameters added to the device authorization request (Amazon and Salesforce: `response_type: device_code`). Client authentication and the scope parameter are refused."
         ),
-        Field(
-            "grant_type", .string(), default: ProviderDescriptor.Device().grantType,
+        SectionKey(
+            \.grantType, "grant_type", .string(), default: ProviderDescriptor.Device().grantType,
             "The `grant_type` of each poll of the token endpoint (Amazon: `device_code`, Salesforce: `device`)."),
-        Field(
-            "poll_params", .map(.choice(of: ProviderDescriptor.Device.PollSource.self)),
+        SectionKey(
+            \.pollParams, "poll_params", .map(.choice(of: ProviderDescriptor.Device.PollSource.self)),
             default: shown(ProviderDescriptor.Device().pollParams.mapValues(\.rawValue)),
             "What each poll sends besides `grant_type` and client authentication: parameter name to value, `device_code` and `user_code` from the device authorization answer, or `scope`, the scopes asked for (Trakt and Salesforce: `{code: device_code}`; Amazon adds `user_code: user_code`; Twitch adds `scopes: scope`). One must send the device code."
-        ),
+        ) { o, key, section in
+            guard let names = try o.stringMap(key) else { return }
+            typealias PollSource = ProviderDescriptor.Device.PollSource
+            section.pollParams = try names.mapValues { name in
+                guard let source = PollSource(rawValue: name) else {
+                    throw PlainObject.mismatch(
+                        "one of " + PollSource.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "), at: o.path + [key.stringValue])
+                }
+                return source
+            }
+        },
     ]
+}
+
+extension ProviderDescriptor.Device: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.deviceFields }
 }

@@ -42,13 +42,11 @@ extension ProviderDescriptor {
             unlisted[listing]?.contains(value) == true
         }
 
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
+        package init() {}
 
-        init(plain o: PlainObject) throws {
-            mode = try o.choice(CodingKeys.mode) ?? Self().mode
-            url = try o.string(CodingKeys.url)
-            guard let entries = o.raw(CodingKeys.lacks) else { return }
-            let path = o.path + [CodingKeys.lacks.stringValue]
+        /// Reads `lacks` at `path`: the endpoints the document does not name, and mappings of one of its lists to the
+        /// values that list leaves out.
+        mutating func readLacks(_ entries: JSONValue, at path: [String]) throws {
             guard case let .array(items) = entries else { throw PlainObject.mismatch("a list", at: path) }
             for (index, item) in items.enumerated() {
                 switch item {
@@ -97,16 +95,18 @@ extension ProviderDescriptor {
 }
 
 extension DescriptorSchema {
-    static let discoveryFields: [Field] = [
-        Field(
-            "mode", default: ProviderDescriptor.Discovery().mode,
+    static let discoveryFields: [SectionKey<ProviderDescriptor.Discovery>] = [
+        SectionKey(
+            \.mode, "mode", default: ProviderDescriptor.Discovery().mode,
             "`oidc` appends `/.well-known/openid-configuration` to the issuer; `rfc8414` inserts `/.well-known/oauth-authorization-server` between host and path; `none` means the server publishes no metadata."
         ),
-        Field("url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
-        Field(
-            "lacks", .list(.either([.choice(of: ProviderDescriptor.DiscoveryEndpoint.self), .object(unlistedFields)])), default: "[]",
+        SectionKey(\.url, "url", .urlTemplate, "An explicit metadata URL, for servers that publish it somewhere else."),
+        SectionKey(
+            \.lacks, "lacks", .list(.either([.choice(of: ProviderDescriptor.DiscoveryEndpoint.self), .object(unlistedFields)])), default: "[]",
             "What the provider's discovery document leaves out, as its published document or documentation shows: endpoints it does not name (`revocation`, `end_session`), so the catalog's Revocation or Logout column says `no` rather than `not stated`; and, one mapping per list, values the provider takes that a list leaves out (`- token_endpoint_auth_methods_supported: [none]`, `- scopes_supported: [offline_access]`), which `oauthflow lint --online` then reports as acknowledged (info) instead of warning about. One entry silences one finding; an entry the live document contradicts is a warning (`online_lacks`)."
-        ),
+        ) { o, key, section in
+            if let entries = o.raw(key) { try section.readLacks(entries, at: o.path + [key.stringValue]) }
+        },
     ]
 
     /// The lists a `lacks` mapping may name, each with the values its document leaves out.
@@ -139,4 +139,8 @@ extension ProviderDescriptor {
         /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout).
         case endSession = "end_session"
     }
+}
+
+extension ProviderDescriptor.Discovery: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.discoveryFields }
 }

@@ -30,16 +30,6 @@ extension ProviderDescriptor {
         /// a sentence: the catalog says so in a footnote.
         package var condition: String?
 
-        enum CodingKeys: String, CodingKey {
-            case style, redirectParameter = "redirect_parameter", clientIDParameter = "client_id_parameter"
-            case idTokenHint = "id_token_hint", returnsState = "returns_state", extraParams = "extra_params"
-            case backchannelLogoutSupported = "backchannel_logout_supported"
-            case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
-            case frontchannelLogoutSupported = "frontchannel_logout_supported"
-            case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
-            case logoutTokenMaxAge = "logout_token_max_age", condition
-        }
-
         package init() {}
 
         /// The parameters the engine sets on an end-session request, which `extra_params` may not: the
@@ -50,68 +40,55 @@ extension ProviderDescriptor {
             if let clientIDParameter, !clientIDParameter.isEmpty { names.insert(clientIDParameter) }
             return names
         }
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            style = try o.choice(CodingKeys.style) ?? defaults.style
-            redirectParameter = try o.string(CodingKeys.redirectParameter)
-            clientIDParameter = try o.string(CodingKeys.clientIDParameter)
-            idTokenHint = try o.bool(CodingKeys.idTokenHint)
-            returnsState = try o.bool(CodingKeys.returnsState)
-            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
-            backchannelLogoutSupported = try o.bool(CodingKeys.backchannelLogoutSupported) ?? defaults.backchannelLogoutSupported
-            backchannelLogoutSessionSupported = try o.bool(CodingKeys.backchannelLogoutSessionSupported) ?? defaults.backchannelLogoutSessionSupported
-            frontchannelLogoutSupported = try o.bool(CodingKeys.frontchannelLogoutSupported) ?? defaults.frontchannelLogoutSupported
-            frontchannelLogoutSessionSupported =
-                try o.bool(CodingKeys.frontchannelLogoutSessionSupported) ?? defaults.frontchannelLogoutSessionSupported
-            logoutTokenMaxAge = try o.int(CodingKeys.logoutTokenMaxAge) ?? defaults.logoutTokenMaxAge
-            condition = try o.string(CodingKeys.condition)
-        }
     }
 }
 
 // The schema's `logout` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let logoutFields: [Field] = [
-        Field(
-            "style", default: ProviderDescriptor.LogoutSettings().style,
+    static let logoutFields: [SectionKey<ProviderDescriptor.LogoutSettings>] = [
+        SectionKey(
+            \.style, "style", default: ProviderDescriptor.LogoutSettings().style,
             "`rp_initiated`: OpenID Connect RP-Initiated Logout 1.0 at `endpoints.end_session` (or discovery's `end_session_endpoint`). `custom`: the provider's own logout URL in `endpoints.end_session`, with the parameter names below (Auth0 `/v2/logout`, Cognito `/logout`)."
         ),
-        Field(
-            "redirect_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: ProviderDescriptor.LogoutSettings.standardRedirectParameter,
+        SectionKey(
+            \.redirectParameter, "redirect_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"),
+            default: ProviderDescriptor.LogoutSettings.standardRedirectParameter,
             "The parameter naming where the browser returns after the provider's logout (Auth0 `returnTo`, Cognito `logout_uri`)."),
-        Field(
-            "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]*$"), default: ProviderDescriptor.LogoutSettings.standardClientIDParameter,
+        SectionKey(
+            \.clientIDParameter, "client_id_parameter", .string(pattern: "^[A-Za-z0-9_.-]*$"),
+            default: ProviderDescriptor.LogoutSettings.standardClientIDParameter,
             "The parameter carrying the client id; an empty string sends none."),
-        Field(
-            "id_token_hint", .boolean, default: "true for rp_initiated, false for custom",
+        SectionKey(
+            \.idTokenHint, "id_token_hint", .boolean, default: "true for rp_initiated, false for custom",
             "Send the session's ID token as `id_token_hint`, so the provider knows whose session to end without asking."),
-        Field(
-            "returns_state", .boolean, default: "true for rp_initiated, false for custom",
+        SectionKey(
+            \.returnsState, "returns_state", .boolean, default: "true for rp_initiated, false for custom",
             "Whether the provider sends `state` back to the post-logout redirect URI; when it does, a return without the state sent is refused."
         ),
-        Field(
-            "extra_params", .map(.string()), default: shown(ProviderDescriptor.LogoutSettings().extraParams),
+        SectionKey(
+            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.LogoutSettings().extraParams),
             "Fixed parameters added to the end-session request (Auth0 `federated`)."),
-        Field(
-            "backchannel_logout_supported", .boolean, default: "\(ProviderDescriptor.LogoutSettings().backchannelLogoutSupported)",
+        SectionKey(
+            \.backchannelLogoutSupported, "backchannel_logout_supported", .boolean,
+            default: "\(ProviderDescriptor.LogoutSettings().backchannelLogoutSupported)",
             "Back-Channel Logout 1.0: the provider POSTs a signed logout token to the app when a user's session ends there."),
-        Field(
-            "backchannel_logout_session_supported", .boolean, default: "\(ProviderDescriptor.LogoutSettings().backchannelLogoutSessionSupported)",
+        SectionKey(
+            \.backchannelLogoutSessionSupported, "backchannel_logout_session_supported", .boolean,
+            default: "\(ProviderDescriptor.LogoutSettings().backchannelLogoutSessionSupported)",
             "The provider's ID tokens and logout tokens carry `sid`, so one session ends rather than all of the user's."),
-        Field(
-            "frontchannel_logout_supported", .boolean, default: "\(ProviderDescriptor.LogoutSettings().frontchannelLogoutSupported)",
+        SectionKey(
+            \.frontchannelLogoutSupported, "frontchannel_logout_supported", .boolean,
+            default: "\(ProviderDescriptor.LogoutSettings().frontchannelLogoutSupported)",
             "Front-Channel Logout 1.0: the provider loads the app's front-channel logout URI in the user's browser."),
-        Field(
-            "frontchannel_logout_session_supported", .boolean, default: "\(ProviderDescriptor.LogoutSettings().frontchannelLogoutSessionSupported)",
+        SectionKey(
+            \.frontchannelLogoutSessionSupported, "frontchannel_logout_session_supported", .boolean,
+            default: "\(ProviderDescriptor.LogoutSettings().frontchannelLogoutSessionSupported)",
             "The front-channel request carries `iss` and `sid`; the app's route ends only the session they name, and requires them."),
-        Field(
-            "logout_token_max_age", .integer(10...3600), default: "\(ProviderDescriptor.LogoutSettings().logoutTokenMaxAge)",
+        SectionKey(
+            \.logoutTokenMaxAge, "logout_token_max_age", .integer(10...3600), default: "\(ProviderDescriptor.LogoutSettings().logoutTokenMaxAge)",
             "How old, in seconds, a logout token (its `iat`) may be; older ones are refused, and replays are remembered that long."),
-        Field(
-            "condition", .string(),
+        SectionKey(
+            \.condition, "condition", .string(),
             "When the provider has an end-session endpoint only in some cases (a host, a setting) that the descriptor leaves to discovery, that case in a sentence; the catalog's Logout column says `conditional` with the sentence as a footnote."
         ),
     ]
@@ -126,4 +103,8 @@ extension ProviderDescriptor {
         /// the parameter names of the `logout` section, and no `state` unless the provider returns it.
         case custom
     }
+}
+
+extension ProviderDescriptor.LogoutSettings: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.logoutFields }
 }

@@ -26,30 +26,10 @@ extension ProviderDescriptor {
             }
         }
 
-        enum CodingKeys: String, CodingKey {
-            case subject, name, email, emailVerified = "email_verified", picture, extraCall = "extra_call"
-        }
-
         package init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         package static let standard = Self()
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self.standard
-            subject = try o.strings(CodingKeys.subject) ?? defaults.subject
-            name = try o.strings(CodingKeys.name) ?? defaults.name
-            email = try o.strings(CodingKeys.email) ?? defaults.email
-            emailVerified = try o.strings(CodingKeys.emailVerified) ?? defaults.emailVerified
-            picture = try o.strings(CodingKeys.picture) ?? defaults.picture
-            extraCall = try o.object(CodingKeys.extraCall) { extra in
-                ExtraCall(
-                    url: try extra.required(ExtraCall.CodingKeys.url, extra.string),
-                    pickWhere: try extra.string(ExtraCall.CodingKeys.pickWhere), list: try extra.string(ExtraCall.CodingKeys.list))
-            }
-        }
 
         /// Each profile field by its YAML key, with its sources in order.
         var fields: [(key: String, sources: [String])] {
@@ -71,28 +51,35 @@ extension DescriptorSchema {
     /// through the resolver's refusals), where a positioned sentence can say what is wrong.
     static let profileSource = Shape.string()
 
-    static let profileFields: [Field] = [
-        Field(
-            "subject", .list(profileSource), default: shown(profileDefaults.subject),
+    static let profileFields: [SectionKey<ProviderDescriptor.Profile>] = [
+        SectionKey(
+            \.subject, "subject", .list(profileSource), default: shown(profileDefaults.subject),
             "Sources of the user's stable id at the provider, first present wins (GitHub: `userinfo.id`; Entra: `id_token.oid`). A source is a path: a root (`id_token`, `userinfo`, `extra`, `callback`, or `token`: the token endpoint's answer) and steps into it, `.name` into an object, `[0]` into a list, `[\"name\"]` for a member whose name holds `.` or `/` (`id_token[\"https://slack.com/team_id\"]`); or a template with `{path}` placeholders, present when every one is (`https://cdn.discordapp.com/avatars/{userinfo.id}/{userinfo.avatar}.png`); or `=true`/`=false`, a constant."
         ),
-        Field(
-            "name", .list(profileSource), default: shown(profileDefaults.name),
+        SectionKey(
+            \.name, "name", .list(profileSource), default: shown(profileDefaults.name),
             "Sources of the display name. A source may join several with ` + ` (their text, space-separated): Apple's `callback.user.name.firstName + callback.user.name.lastName`, where `callback.` reads a parameter the provider added to the callback (a JSON value is read as one)."
         ),
-        Field(
-            "email", .list(profileSource), default: shown(profileDefaults.email),
+        SectionKey(
+            \.email, "email", .list(profileSource), default: shown(profileDefaults.email),
             "Sources of the email address."),
-        Field(
-            "email_verified", .list(profileSource), default: shown(profileDefaults.emailVerified),
+        SectionKey(
+            \.emailVerified, "email_verified", .list(profileSource), default: shown(profileDefaults.emailVerified),
             "Sources of whether the provider verified that address; without one the flag is unknown, never assumed."),
-        Field(
-            "picture", .list(profileSource), default: shown(profileDefaults.picture),
+        SectionKey(
+            \.picture, "picture", .list(profileSource), default: shown(profileDefaults.picture),
             "Sources of the picture URL (GitHub: `userinfo.avatar_url`)."),
-        Field(
-            "extra_call", .object(profileCallFields),
+        SectionKey(
+            \.extraCall, "extra_call", .object(profileCallFields),
             "One more authorized GET for what the ID token and userinfo lack (GitHub's verified primary email: `https://api.github.com/user/emails`); its answer is the `extra.` source."
-        ),
+        ) { o, key, section in
+            section.extraCall = try o.object(key) { extra in
+                typealias Keys = ProviderDescriptor.Profile.ExtraCall.CodingKeys
+                return ProviderDescriptor.Profile.ExtraCall(
+                    url: try extra.required(Keys.url, extra.string), pickWhere: try extra.string(Keys.pickWhere),
+                    list: try extra.string(Keys.list))
+            }
+        },
     ]
 
     static let profileCallFields: [Field] = [
@@ -105,4 +92,8 @@ extension DescriptorSchema {
             "When the answer is an object holding the list: the member that holds it, which `pick_where` (required with it) picks from (Bitbucket's paginated `values`)."
         ),
     ]
+}
+
+extension ProviderDescriptor.Profile: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.profileFields }
 }

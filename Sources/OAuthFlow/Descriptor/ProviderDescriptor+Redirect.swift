@@ -15,22 +15,7 @@ extension ProviderDescriptor {
         /// The provider takes only https redirect URIs on a registered web domain (Sign in with Apple): no loopback.
         package var webOnly = false
 
-        enum CodingKeys: String, CodingKey {
-            case loopback, privateUseScheme = "private_use_scheme", privateUseURI = "private_use_uri", claimedHTTPS = "claimed_https"
-            case webOnly = "web_only"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            loopback = try o.object(CodingKeys.loopback, Loopback.init(plain:)) ?? Self().loopback
-            privateUseScheme = try o.string(CodingKeys.privateUseScheme)
-            privateUseURI = try o.string(CodingKeys.privateUseURI)
-            claimedHTTPS = try o.string(CodingKeys.claimedHTTPS)
-            webOnly = try o.bool(CodingKeys.webOnly) ?? Self().webOnly
-        }
     }
 
     /// The loopback redirect the CLI listens on (RFC 8252 §7.3).
@@ -69,25 +54,7 @@ extension ProviderDescriptor {
         /// `127.0.0.1`, for providers that take no other (Amazon Cognito); the listener binds 127.0.0.1 and ::1.
         package var writeLocalhost = false
 
-        enum CodingKeys: String, CodingKey {
-            case host, port, path, writeLocalhost = "write_localhost"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            host = try o.string(CodingKeys.host) ?? defaults.host
-            switch o.raw(CodingKeys.port) {
-            case nil, .string("ephemeral")?: port = .ephemeral
-            case let .number(number)? where Int(exactly: number) != nil: port = .fixed(Int(number))
-            default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + ["port"])
-            }
-            path = try o.string(CodingKeys.path) ?? defaults.path
-            writeLocalhost = try o.bool(CodingKeys.writeLocalhost) ?? defaults.writeLocalhost
-        }
     }
 }
 
@@ -95,39 +62,53 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let loopbackDefaults = ProviderDescriptor.Loopback()
 
-    static let redirectFields: [Field] = [
-        Field("loopback", .object(loopbackFields), "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
-        Field(
-            "private_use_scheme", .string(),
+    static let redirectFields: [SectionKey<ProviderDescriptor.Redirect>] = [
+        SectionKey(\.loopback, "loopback", "The loopback redirect used by the CLI (RFC 8252 §7.3)."),
+        SectionKey(
+            \.privateUseScheme, "private_use_scheme", .string(),
             "The private-use URI scheme of an app's redirect URI (RFC 8252 §7.1): a reverse domain name with a period, such as `com.example.app`. It may name the descriptor's `{variables}` and what the app's sign-in fills in: `{client_id}`, `{reversed_client_id}` (the client id's labels in reverse order, Google's iOS clients) and `{bundle_id}` (the app's bundle identifier). An app sign-in builds `SCHEME:/oauth2redirect` from it (one slash), and refuses a redirect URI the host gives with another scheme than this one or the bundle identifier (Docs/apple.md)."
         ),
-        Field(
-            "private_use_uri", .string(),
+        SectionKey(
+            \.privateUseURI, "private_use_uri", .string(),
             "The whole private-use redirect URI, when the provider documents another form than `SCHEME:/oauth2redirect` (Auth0: `{bundle_id}://{domain}/ios/{bundle_id}/callback`). It begins with `private_use_scheme` and `:`, names the same placeholders, and has no query or fragment."
         ),
-        Field(
-            "claimed_https", .string(),
+        SectionKey(
+            \.claimedHTTPS, "claimed_https", .string(),
             "An app's claimed https redirect URI (RFC 8252 §7.2: a universal link the app's associated domains claim), such as Auth0's `https://{domain}/ios/{bundle_id}/callback`: https, a host and a path, no query or fragment; the same placeholders as `private_use_scheme`. An app sign-in uses it when asked (iOS 17.4 and macOS 14.4 or later), and refuses another https redirect URI the host gives."
         ),
-        Field(
-            "web_only", .boolean, default: "\(ProviderDescriptor.Redirect().webOnly)",
+        SectionKey(
+            \.webOnly, "web_only", .boolean, default: "\(ProviderDescriptor.Redirect().webOnly)",
             "The provider takes only https redirect URIs on a domain registered with it (Sign in with Apple refuses loopback and localhost): sign in through the web routes (Docs/web.md); the CLI and `LoopbackSignIn` refuse such a provider before opening a browser."
         ),
     ]
 
-    static let loopbackFields: [Field] = [
-        Field(
-            "host", .string(), default: loopbackDefaults.host,
+    static let loopbackFields: [SectionKey<ProviderDescriptor.Loopback>] = [
+        SectionKey(
+            \.host, "host", .string(), default: loopbackDefaults.host,
             "Loopback host of the redirect URI: `127.0.0.1`, `[::1]` or (not recommended) `localhost`, which is bound and written as `127.0.0.1` (RFC 8252 §8.3) unless `write_localhost` says otherwise: register `http://127.0.0.1:PORT/PATH` at the provider."
         ),
-        Field(
-            "write_localhost", .boolean, default: "\(loopbackDefaults.writeLocalhost)",
+        SectionKey(
+            \.writeLocalhost, "write_localhost", .boolean, default: "\(loopbackDefaults.writeLocalhost)",
             "With `host: localhost`, the redirect URI keeps the name: `http://localhost:PORT/PATH`, for providers that accept no loopback IP literal (Amazon Cognito). The listener then binds 127.0.0.1 and ::1 on the same port (127.0.0.1 alone where the machine has no IPv6 loopback), so the callback arrives whichever address the browser resolves `localhost` to. RFC 8252 §8.3 advises against the name: a resolver or hosts file can send it elsewhere, so lint notes it."
         ),
-        Field(
-            "port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",
+        SectionKey(
+            \.port, "port", .either([.integer(1...65535), .choice(["ephemeral"])]), default: "ephemeral",
             "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3); `authorize-url`, which has no listener, writes an ephemeral port as 8765 unless given `--port`."
-        ),
-        Field("path", .string(pattern: "^/[^?#\\s]*$"), default: loopbackDefaults.path, "Path of the redirect URI."),
+        ) { o, key, section in
+            switch o.raw(key) {
+            case nil, .string("ephemeral")?: section.port = .ephemeral
+            case let .number(number)? where Int(exactly: number) != nil: section.port = .fixed(Int(number))
+            default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + [key.stringValue])
+            }
+        },
+        SectionKey(\.path, "path", .string(pattern: "^/[^?#\\s]*$"), default: loopbackDefaults.path, "Path of the redirect URI."),
     ]
+}
+
+extension ProviderDescriptor.Redirect: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.redirectFields }
+}
+
+extension ProviderDescriptor.Loopback: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.loopbackFields }
 }

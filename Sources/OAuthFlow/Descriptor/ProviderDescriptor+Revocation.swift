@@ -46,27 +46,7 @@ extension ProviderDescriptor {
         /// descriptor leaves to discovery, that case in a sentence, for the catalog.
         package var condition: String?
 
-        enum CodingKeys: String, CodingKey {
-            case method, placement, tokenParameter = "token_parameter", typeHint = "type_hint", typeHintParameter = "type_hint_parameter"
-            case clientAuthentication = "client_authentication", tokens, extraParams = "extra_params", condition
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            method = try o.choice(CodingKeys.method) ?? defaults.method
-            placement = try o.choice(CodingKeys.placement) ?? defaults.placement
-            tokenParameter = try o.string(CodingKeys.tokenParameter) ?? defaults.tokenParameter
-            typeHint = try o.bool(CodingKeys.typeHint) ?? defaults.typeHint
-            typeHintParameter = try o.string(CodingKeys.typeHintParameter) ?? defaults.typeHintParameter
-            clientAuthentication = try o.bool(CodingKeys.clientAuthentication) ?? defaults.clientAuthentication
-            tokens = try o.choices(CodingKeys.tokens) ?? defaults.tokens
-            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
-            condition = try o.string(CodingKeys.condition)
-        }
     }
 }
 
@@ -74,36 +54,41 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let revocationDefaults = ProviderDescriptor.RevocationSettings()
 
-    static let revocationFields: [Field] = [
-        Field(
-            "method", default: revocationDefaults.method,
+    static let revocationFields: [SectionKey<ProviderDescriptor.RevocationSettings>] = [
+        SectionKey(
+            \.method, "method", default: revocationDefaults.method,
             "The HTTP method (osu! revokes with `DELETE`; a `GET`, Oura's, carries the token in the query or as the Bearer token)."),
-        Field(
-            "placement", default: revocationDefaults.placement,
+        SectionKey(
+            \.placement, "placement", default: revocationDefaults.placement,
             "Where the token goes: `body`, form-encoded (RFC 7009 §2.1); `query`, the query string; `bearer`, the request's own `Authorization: Bearer` header, the token revoking itself."
         ),
-        Field(
-            "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.tokenParameter,
+        SectionKey(
+            \.tokenParameter, "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.tokenParameter,
             "The parameter carrying the token with `body` or `query` (Yandex, LINE, Strava: `access_token`)."),
-        Field("type_hint", .boolean, default: "\(revocationDefaults.typeHint)", "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
-        Field(
-            "type_hint_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.typeHintParameter,
+        SectionKey(
+            \.typeHint, "type_hint", .boolean, default: "\(revocationDefaults.typeHint)", "Whether `token_type_hint` is sent (RFC 7009 §2.1)."),
+        SectionKey(
+            \.typeHintParameter, "type_hint_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: revocationDefaults.typeHintParameter,
             "The parameter carrying the hint (Kick: `token_hint_type`)."),
-        Field(
-            "client_authentication", .boolean, default: "\(revocationDefaults.clientAuthentication)",
+        SectionKey(
+            \.clientAuthentication, "client_authentication", .boolean, default: "\(revocationDefaults.clientAuthentication)",
             "Whether the client authenticates as at the token endpoint (RFC 7009 §2.1 requires it of a confidential client). A `bearer` request is authorized by its token."
         ),
-        Field(
-            "tokens", .list(.choice(of: ProviderDescriptor.RevocationSettings.Kind.self)),
+        SectionKey(
+            \.tokens, "tokens", .list(.choice(of: ProviderDescriptor.RevocationSettings.Kind.self)),
             default: shown(revocationDefaults.tokens.map(\.rawValue)),
             "The kinds of token the provider revokes, in the order sign-out revokes them; a kind not listed is only forgotten (Roblox and NetSuite revoke refresh tokens only, which ends their access tokens)."
         ),
-        Field(
-            "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
+        SectionKey(
+            \.extraParams, "extra_params", .map(.string()), default: shown(revocationDefaults.extraParams),
             "Fixed parameters added to the request (Naver: `grant_type: delete`, `service_provider: NAVER`)."),
-        Field(
-            "condition", .string(),
+        SectionKey(
+            \.condition, "condition", .string(),
             "When the provider has a revocation endpoint only in some cases (a deployment's configuration) that the descriptor leaves to discovery, that case in a sentence; the catalog's Revocation column says `conditional` with the sentence as a footnote."
         ),
     ]
+}
+
+extension ProviderDescriptor.RevocationSettings: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.revocationFields }
 }

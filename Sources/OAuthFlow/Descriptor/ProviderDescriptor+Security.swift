@@ -36,40 +36,10 @@ extension ProviderDescriptor {
         /// The security profile the provider is held to (FAPI 2.0); nil for none (``ProviderDescriptor/securityProfile``).
         package var profile: SecurityProfile?
 
-        enum CodingKeys: String, CodingKey {
-            case pkce, pkceMethod = "pkce_method", state, nonce, nonceEchoed = "nonce_echoed", issParameter = "iss_parameter"
-            case idTokenAlgs = "id_token_algs"
-            case issuerAliases = "issuer_aliases", idTokenIssuer = "id_token_issuer", multiTenantValues = "multi_tenant_values", dpop
-            case dpopSigningAlgs = "dpop_signing_alg_values_supported", dpopBearerAnswer = "dpop_bearer_answer", profile
-            case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
-        }
-
         package init() {}
 
         /// The defaults, made once: they hold lists, and each `Self()` would allocate them again.
         static let standard = Self()
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self.standard
-            pkce = try o.choice(CodingKeys.pkce) ?? defaults.pkce
-            pkceMethod = try o.choice(CodingKeys.pkceMethod) ?? defaults.pkceMethod
-            state = try o.bool(CodingKeys.state) ?? defaults.state
-            nonce = try o.bool(CodingKeys.nonce)
-            nonceEchoed = try o.bool(CodingKeys.nonceEchoed) ?? defaults.nonceEchoed
-            issParameter = try o.choice(CodingKeys.issParameter) ?? defaults.issParameter
-            idTokenAlgs = try o.strings(CodingKeys.idTokenAlgs) ?? defaults.idTokenAlgs
-            issuerAliases = try o.strings(CodingKeys.issuerAliases) ?? defaults.issuerAliases
-            idTokenIssuer = try o.string(CodingKeys.idTokenIssuer)
-            multiTenantValues = try o.strings(CodingKeys.multiTenantValues) ?? defaults.multiTenantValues
-            dpop = try o.choice(CodingKeys.dpop) ?? defaults.dpop
-            dpopSigningAlgs = try o.strings(CodingKeys.dpopSigningAlgs) ?? defaults.dpopSigningAlgs
-            dpopBearerAnswer = try o.choice(CodingKeys.dpopBearerAnswer) ?? defaults.dpopBearerAnswer
-            tlsClientCertificateBoundAccessTokens =
-                try o.bool(CodingKeys.tlsClientCertificateBoundAccessTokens) ?? defaults.tlsClientCertificateBoundAccessTokens
-            profile = try o.choice(CodingKeys.profile)
-        }
     }
 }
 
@@ -77,65 +47,67 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let securityDefaults = ProviderDescriptor.Security()
 
-    static let securityFields: [Field] = [
-        Field(
-            "pkce", default: securityDefaults.pkce,
+    static let securityFields: [SectionKey<ProviderDescriptor.Security>] = [
+        SectionKey(
+            \.pkce, "pkce", default: securityDefaults.pkce,
             "Whether the server requires, accepts or ignores PKCE (RFC 7636). The engine always sends it unless `unsupported`. When the provider's pages do not mention PKCE, `supported` is the safe reading: a server that does not know the parameters ignores them (RFC 6749 §3.1)."
         ),
-        Field(
-            "pkce_method", default: securityDefaults.pkceMethod,
+        SectionKey(
+            \.pkceMethod, "pkce_method", default: securityDefaults.pkceMethod,
             "Code challenge method. Only `S256` is acceptable (RFC 9700 §2.1.1); resolving a provider with `plain` fails (`unsupported_policy`)."),
-        Field(
-            "state", .boolean, default: "\(securityDefaults.state)",
+        SectionKey(
+            \.state, "state", .boolean, default: "\(securityDefaults.state)",
             "Read by lint only: `false` is allowed only when PKCE is required (rule `state_without_pkce`); the engine always sends and checks `state`."
         ),
-        Field(
-            "nonce", .boolean, default: "true for oidc, false for oauth2",
+        SectionKey(
+            \.nonce, "nonce", .boolean, default: "true for oidc, false for oauth2",
             "Send `nonce` and check it in the ID token. An `oidc` provider keeps it on: resolving one with `false` fails, as its ID tokens would go unchecked for replay (see `nonce_echoed`)."
         ),
-        Field(
-            "nonce_echoed", .boolean, default: "\(securityDefaults.nonceEchoed)",
+        SectionKey(
+            \.nonceEchoed, "nonce_echoed", .boolean, default: "\(securityDefaults.nonceEchoed)",
             "Whether the provider's ID tokens carry the `nonce` sent (OpenID Connect Core §3.1.3.7). `false` is for a provider whose ID tokens never do (LinkedIn): the nonce is still sent and checked in a token that carries one, and a token without it is accepted after every other check (signature, `iss`, `aud`, `exp`); nothing but `state`, and PKCE where sent, then ties it to this sign-in. Only with `protocol: oidc` and `nonce: true` (lint rule `oidc_nonce`)."
         ),
-        Field(
-            "iss_parameter", default: securityDefaults.issParameter,
+        SectionKey(
+            \.issParameter, "iss_parameter", default: securityDefaults.issParameter,
             "RFC 9207: whether the callback must carry `iss`, may carry it, or never does. A present `iss` must equal the issuer, with `absent` too (RFC 9207 §2.4: compared whenever present; only a provider that declares no issuer has it ignored); `if_present` becomes `required` once the server's metadata says `authorization_response_iss_parameter_supported` (RFC 9207 §2.4)."
         ),
-        Field(
-            "id_token_algs",
+        SectionKey(
+            \.idTokenAlgs, "id_token_algs",
             .list(.choice(of: JWSAlgorithm.self)),
             default: shown(securityDefaults.idTokenAlgs),
             "ID token signature algorithms accepted. `none` is never accepted; HMAC (HS256) only when listed, verified with the client secret; `EdDSA` (RFC 8037) only when listed, verified with the JWKS's Ed25519 keys (`kty: OKP`; an Ed448 key is refused)."
         ),
-        Field(
-            "issuer_aliases", .list(.string()),
+        SectionKey(
+            \.issuerAliases, "issuer_aliases", .list(.string()),
             "Other exact spellings of the issuer the provider uses in ID tokens, callbacks and its discovery document (Google: `accounts.google.com`)."
         ),
-        Field(
-            "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
+        SectionKey(
+            \.idTokenIssuer, "id_token_issuer", .string(pattern: "^https://[^{}\\s]*(\\{[a-z_]+\\}[^{}\\s]*)+$"),
             "For multi-tenant providers: the ID token's `iss` as a template whose `{claim}` placeholders are filled from the token's own claims (Entra: `https://login.microsoftonline.com/{tid}/v2.0`). The token's `iss` must equal it exactly. It applies only while a variable of the `issuer` takes one of `multi_tenant_values`; with any other value (one tenant's id) a token's `iss` must be the issuer itself."
         ),
-        Field(
-            "multi_tenant_values", .list(.string()),
+        SectionKey(
+            \.multiTenantValues, "multi_tenant_values", .list(.string()),
             "The values of the `issuer`'s variables that name no one tenant (Entra: `common`, `organizations`, `consumers`), with which `id_token_issuer` applies: any tenant's token then passes, as the provider's own sign-in page lets any tenant's user in. An API meant for one tenant gives that tenant's id, never one of these."
         ),
-        Field(
-            "dpop", default: securityDefaults.dpop,
+        SectionKey(
+            \.dpop, "dpop", default: securityDefaults.dpop,
             "DPoP (RFC 9449): bind access and refresh tokens to a key pair made for each session, with a signed proof on every request. `if_supported` uses it when discovery lists `dpop_signing_alg_values_supported`; `required` always does. git and kubectl cannot send proofs, so the credential helpers refuse DPoP-bound sessions."
         ),
-        Field(
-            "dpop_signing_alg_values_supported", .list(.choice(among: JWSAlgorithm.dpopKey)), default: shown(securityDefaults.dpopSigningAlgs),
+        SectionKey(
+            \.dpopSigningAlgs, "dpop_signing_alg_values_supported", .list(.choice(among: JWSAlgorithm.dpopKey)),
+            default: shown(securityDefaults.dpopSigningAlgs),
             "The algorithms of the session's DPoP key, in order of preference; the first the server lists in discovery is used."),
-        Field(
-            "dpop_bearer_answer", default: securityDefaults.dpopBearerAnswer,
+        SectionKey(
+            \.dpopBearerAnswer, "dpop_bearer_answer", default: securityDefaults.dpopBearerAnswer,
             "When DPoP was used but the token endpoint answers `token_type: Bearer` (it did not bind the tokens): `refuse` fails the sign-in or refresh; `accept` keeps them as Bearer tokens."
         ),
-        Field(
-            "tls_client_certificate_bound_access_tokens", .boolean, default: "\(securityDefaults.tlsClientCertificateBoundAccessTokens)",
+        SectionKey(
+            \.tlsClientCertificateBoundAccessTokens, "tls_client_certificate_bound_access_tokens", .boolean,
+            default: "\(securityDefaults.tlsClientCertificateBoundAccessTokens)",
             "The provider binds access tokens to the client certificate the token request presents (RFC 8705 §3), whichever way the client authenticates: every token request presents the client's certificate (at the token endpoint's `mtls_endpoint_aliases` entry), even with `private_key_jwt`, and the tokens then go only with it. The client configuration must hold the certificate (`certificate_file`, `tlsIdentity`). Under `security.profile: fapi2` it stands for DPoP as the sender constraint."
         ),
-        Field(
-            "profile", .choice(of: ProviderDescriptor.SecurityProfile.self),
+        SectionKey(
+            \.profile, "profile", .choice(of: ProviderDescriptor.SecurityProfile.self),
             "A security profile the provider is held to (Docs/pushed-and-dpop.md#fapi-20): `fapi2`, the FAPI 2.0 Security Profile: pushed requests, PKCE S256, `iss` required, `private_key_jwt` or mutual-TLS client authentication, DPoP- or certificate-bound tokens, PS256, ES256 or EdDSA, endpoints only from the issuer's metadata. Resolving refuses a descriptor that contradicts it (lint rule `fapi2_profile`); the engine refuses a server whose metadata or answers do."
         ),
     ]
@@ -171,4 +143,8 @@ extension ProviderDescriptor {
         /// Keep the tokens as Bearer tokens (the key is dropped).
         case accept
     }
+}
+
+extension ProviderDescriptor.Security: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.securityFields }
 }

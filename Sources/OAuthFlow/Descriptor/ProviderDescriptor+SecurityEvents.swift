@@ -31,49 +31,37 @@ extension ProviderDescriptor {
         /// The event types the transmitter sends (URIs): what a new stream asks for, and what the providers table lists.
         package var events: [String] = []
 
-        enum CodingKeys: String, CodingKey {
-            case format, issuer, configuration, jwks, algorithms, maxAge = "max_age", events
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            format = try o.required(CodingKeys.format) { try o.choice($0, as: Format.self) }
-            issuer = try o.string(CodingKeys.issuer)
-            configuration = try o.string(CodingKeys.configuration)
-            jwks = try o.string(CodingKeys.jwks)
-            algorithms = try o.strings(CodingKeys.algorithms) ?? defaults.algorithms
-            maxAge = try o.int(CodingKeys.maxAge) ?? defaults.maxAge
-            events = try o.strings(CodingKeys.events) ?? defaults.events
-        }
     }
 }
 
 // The schema's `security_events` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let securityEventFields: [Field] = [
-        Field(
-            "format", .choice(of: ProviderDescriptor.SecurityEvents.Format.self), required: true,
+    static let securityEventFields: [SectionKey<ProviderDescriptor.SecurityEvents>] = [
+        SectionKey(
+            \.format, "format", .choice(of: ProviderDescriptor.SecurityEvents.Format.self), required: true,
             "`ssf`: OpenID Shared Signals Framework 1.0 (CAEP, RISC). `risc`: Google's Cross-Account Protection. `apple`: Sign in with Apple's server-to-server notifications."
         ),
-        Field("issuer", .urlTemplate, default: "the provider's issuer", "The transmitter's issuer: every event's `iss` must equal it."),
-        Field(
-            "configuration", .urlTemplate, default: "the issuer's `/.well-known/ssf-configuration` (`risc`: `risc-configuration`)",
+        SectionKey(
+            \.issuer, "issuer", .urlTemplate, default: "the provider's issuer", "The transmitter's issuer: every event's `iss` must equal it."),
+        SectionKey(
+            \.configuration, "configuration", .urlTemplate, default: "the issuer's `/.well-known/ssf-configuration` (`risc`: `risc-configuration`)",
             "The transmitter's configuration document (its keys and stream endpoints); `apple` has none."),
-        Field(
-            "jwks", .urlTemplate, default: "the configuration's `jwks_uri`, else `endpoints.jwks`",
+        SectionKey(
+            \.jwks, "jwks", .urlTemplate, default: "the configuration's `jwks_uri`, else `endpoints.jwks`",
             "The keys events are signed with."),
-        Field(
-            "algorithms", .list(.choice(among: JWSAlgorithm.allCases.filter { !$0.isHMAC })),
+        SectionKey(
+            \.algorithms, "algorithms", .list(.choice(among: JWSAlgorithm.allCases.filter { !$0.isHMAC })),
             default: shown(ProviderDescriptor.SecurityEvents().algorithms), "The algorithms an event may be signed with."),
-        Field(
-            "max_age", .integer(60...2_592_000), default: "\(ProviderDescriptor.SecurityEvents().maxAge)",
+        SectionKey(
+            \.maxAge, "max_age", .integer(60...2_592_000), default: "\(ProviderDescriptor.SecurityEvents().maxAge)",
             "How old, in seconds, an event may be when it arrives; its `jti` is remembered as long, so a replay is refused."),
-        Field(
-            "events", .list(.string(pattern: "^[!-~]+$")),
+        SectionKey(
+            \.events, "events", .list(.string(pattern: "^[!-~]+$")),
             "The event types the transmitter sends (URIs): a new stream asks for these, and the providers table lists them."),
     ]
+}
+
+extension ProviderDescriptor.SecurityEvents: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.securityEventFields }
 }

@@ -5,30 +5,19 @@ extension ProviderDescriptor {
         /// For ``ServiceTokenTarget/scope``: what follows the API in its scope.
         package var scopeSuffix: String = "/.default"
 
-        enum CodingKeys: String, CodingKey {
-            case target, scopeSuffix = "scope_suffix"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            target = try o.choice(CodingKeys.target) ?? Self().target
-            scopeSuffix = try o.string(CodingKeys.scopeSuffix) ?? Self().scopeSuffix
-        }
     }
 }
 
 // The schema's `service_tokens` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let serviceTokenFields: [Field] = [
-        Field(
-            "target", default: ProviderDescriptor.ServiceTokenSettings().target,
+    static let serviceTokenFields: [SectionKey<ProviderDescriptor.ServiceTokenSettings>] = [
+        SectionKey(
+            \.target, "target", default: ProviderDescriptor.ServiceTokenSettings().target,
             "How a client-credentials request names the API the token is for: `resource` sends RFC 8707 `resource` parameters (one per API); `audience` sends an `audience` parameter (Auth0); `scope` asks for the scope API + `scope_suffix` (Entra ID's `https://graph.microsoft.com/.default`)."
         ),
-        Field(
-            "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
+        SectionKey(
+            \.scopeSuffix, "scope_suffix", .string(), default: ProviderDescriptor.ServiceTokenSettings().scopeSuffix,
             "With `target: scope`, what follows the API in its scope."),
     ]
 }
@@ -43,4 +32,8 @@ extension ProviderDescriptor {
         /// A scope per API, the API followed by `scope_suffix` (Entra ID's `API/.default`).
         case scope
     }
+}
+
+extension ProviderDescriptor.ServiceTokenSettings: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.serviceTokenFields }
 }

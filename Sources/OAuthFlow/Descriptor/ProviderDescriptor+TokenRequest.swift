@@ -10,45 +10,30 @@ extension ProviderDescriptor {
         /// Parameters of the authorization callback kept with the session and sent on every refresh (VK's `device_id`).
         package var callbackParamsOnRefresh: [String] = []
 
-        enum CodingKeys: String, CodingKey {
-            case bodyEncoding = "body_encoding", headers, extraParams = "extra_params", callbackParams = "callback_params"
-            case callbackParamsOnRefresh = "callback_params_on_refresh"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            bodyEncoding = try o.choice(CodingKeys.bodyEncoding) ?? defaults.bodyEncoding
-            headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
-            extraParams = try o.stringMap(CodingKeys.extraParams) ?? defaults.extraParams
-            callbackParams = try o.strings(CodingKeys.callbackParams) ?? defaults.callbackParams
-            callbackParamsOnRefresh = try o.strings(CodingKeys.callbackParamsOnRefresh) ?? defaults.callbackParamsOnRefresh
-        }
     }
 }
 
 // The schema's `token_request` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let tokenRequestFields: [Field] = [
-        Field(
-            "body_encoding", default: ProviderDescriptor.TokenRequest().bodyEncoding,
+    static let tokenRequestFields: [SectionKey<ProviderDescriptor.TokenRequest>] = [
+        SectionKey(
+            \.bodyEncoding, "body_encoding", default: ProviderDescriptor.TokenRequest().bodyEncoding,
             "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`."),
-        Field(
-            "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
+        SectionKey(
+            \.headers, "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
             "Extra HTTP headers (GitHub needs `Accept: application/json`)."),
-        Field(
-            "extra_params", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().extraParams),
+        SectionKey(
+            \.extraParams, "extra_params", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().extraParams),
             "Fixed parameters added to every token request: the code exchange, refreshes and the other grants (Shopify's `expiring: \"1\"` for expiring offline tokens). Parameters the engine sets are refused."
         ),
-        Field(
-            "callback_params", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")), default: shown(ProviderDescriptor.TokenRequest().callbackParams),
+        SectionKey(
+            \.callbackParams, "callback_params", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
+            default: shown(ProviderDescriptor.TokenRequest().callbackParams),
             "Parameters of the authorization callback sent back in the code exchange (VK's `device_id`, Naver's `state`), when the callback carries them."
         ),
-        Field(
-            "callback_params_on_refresh", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
+        SectionKey(
+            \.callbackParamsOnRefresh, "callback_params_on_refresh", .list(.string(pattern: "^[A-Za-z0-9_.-]+$")),
             default: shown(ProviderDescriptor.TokenRequest().callbackParamsOnRefresh),
             "Parameters of the authorization callback kept with the session (in the token store, beside the tokens; they are not secrets) and sent on every refresh (VK ID's `device_id`). Parameters the engine sets are refused."
         ),
@@ -63,4 +48,8 @@ extension ProviderDescriptor {
         /// `application/json`, which Auth0 and Slack also accept.
         case json
     }
+}
+
+extension ProviderDescriptor.TokenRequest: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.tokenRequestFields }
 }

@@ -11,40 +11,26 @@ extension ProviderDescriptor {
         /// `scopes.separator` (GitHub and LinkedIn answer `email,openid,profile`); nil for the request's.
         package var scopeSeparator: String?
 
-        enum CodingKeys: String, CodingKey {
-            case format, defaultTokenType = "default_token_type", zeroExpiresIn = "zero_expires_in"
-            case scopeSeparator = "scope_separator"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            format = try o.choice(CodingKeys.format) ?? Self().format
-            defaultTokenType = try o.string(CodingKeys.defaultTokenType)
-            zeroExpiresIn = try o.choice(CodingKeys.zeroExpiresIn) ?? Self().zeroExpiresIn
-            scopeSeparator = try o.string(CodingKeys.scopeSeparator)
-        }
     }
 }
 
 // The schema's `token_response` keys: their shapes, defaults and reference sentences.
 extension DescriptorSchema {
-    static let tokenResponseFields: [Field] = [
-        Field(
-            "format", default: ProviderDescriptor.TokenResponse().format,
+    static let tokenResponseFields: [SectionKey<ProviderDescriptor.TokenResponse>] = [
+        SectionKey(
+            \.format, "format", default: ProviderDescriptor.TokenResponse().format,
             "Body format of token responses; `auto` looks at the body itself, not only at Content-Type."),
-        Field(
-            "default_token_type", .choice(["Bearer"]),
+        SectionKey(
+            \.defaultTokenType, "default_token_type", .choice(["Bearer"]),
             "The `token_type` to assume when a token answer has none (RFC 6749 §5.1 requires one; Shopify, Atlassian and WorkOS leave it out). Without it such an answer is refused."
         ),
-        Field(
-            "scope_separator", .choice([",", " "]), default: "as scopes.separator",
+        SectionKey(
+            \.scopeSeparator, "scope_separator", .choice([",", " "]), default: "as scopes.separator",
             "What stands between the granted scopes in an answer's `scope`, when the provider answers otherwise than it is asked (GitHub and LinkedIn answer `email,openid,profile`). The answer is split on it and on spaces (RFC 6749 §3.3), so the granted scopes, and the resources they open, are read one by one."
         ),
-        Field(
-            "zero_expires_in", default: ProviderDescriptor.TokenResponse().zeroExpiresIn,
+        SectionKey(
+            \.zeroExpiresIn, "zero_expires_in", default: ProviderDescriptor.TokenResponse().zeroExpiresIn,
             "What `expires_in: 0` means: `spent` (RFC 6749 §5.1, a lifetime of 0 seconds: the token serves the request at hand and is never cached or reused), or `no_expiry` for a provider that documents 0 as a token that does not expire (Mailchimp)."
         ),
     ]
@@ -63,4 +49,8 @@ extension ProviderDescriptor {
         /// The provider's own meaning (Mailchimp): the token does not expire.
         case noExpiry = "no_expiry"
     }
+}
+
+extension ProviderDescriptor.TokenResponse: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.tokenResponseFields }
 }

@@ -39,26 +39,7 @@ extension ProviderDescriptor {
         /// The body's media type.
         package var contentType: String?
 
-        enum CodingKeys: String, CodingKey {
-            case method, headers, placement, scheme, tokenParameter = "token_parameter", query, form, body, contentType = "content_type"
-        }
-
         package init() {}
-
-        package init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
-
-        init(plain o: PlainObject) throws {
-            let defaults = Self()
-            method = try o.choice(CodingKeys.method) ?? defaults.method
-            headers = try o.stringMap(CodingKeys.headers) ?? defaults.headers
-            placement = try o.choice(CodingKeys.placement) ?? defaults.placement
-            scheme = try o.string(CodingKeys.scheme) ?? defaults.scheme
-            tokenParameter = try o.string(CodingKeys.tokenParameter) ?? defaults.tokenParameter
-            query = try o.stringMap(CodingKeys.query) ?? defaults.query
-            form = try o.stringMap(CodingKeys.form) ?? defaults.form
-            body = try o.string(CodingKeys.body)
-            contentType = try o.string(CodingKeys.contentType)
-        }
     }
 }
 
@@ -66,32 +47,38 @@ extension ProviderDescriptor {
 extension DescriptorSchema {
     static let userinfoDefaults = ProviderDescriptor.Userinfo()
 
-    static let userinfoFields: [Field] = [
-        Field("method", default: userinfoDefaults.method, "HTTP method for the userinfo call (Dropbox and Linear: `POST`)."),
-        Field(
-            "headers", .map(.string()), default: shown(userinfoDefaults.headers),
+    static let userinfoFields: [SectionKey<ProviderDescriptor.Userinfo>] = [
+        SectionKey(\.method, "method", default: userinfoDefaults.method, "HTTP method for the userinfo call (Dropbox and Linear: `POST`)."),
+        SectionKey(
+            \.headers, "headers", .map(.string()), default: shown(userinfoDefaults.headers),
             "Extra HTTP headers, on the extra call too (GitHub needs a `User-Agent`). A value may name `{client_id}` (Trakt's `trakt-api-key`), the descriptor's `{variables}` and `{token.…}`, a field of the token endpoint's answer written as a profile path."
         ),
-        Field(
-            "placement", default: userinfoDefaults.placement,
+        SectionKey(
+            \.placement, "placement", default: userinfoDefaults.placement,
             "Where the access token goes: `header`, the `Authorization` header after `scheme` (RFC 6750 §2.1); `query`, the query string (RFC 6750 §2.3 advises against it: URLs end up in logs; lint warns); `body`, a form-encoded `POST` body (RFC 6750 §2.2). A DPoP-bound token always goes in the header."
         ),
-        Field(
-            "scheme", .string(pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]*$"), default: userinfoDefaults.scheme,
+        SectionKey(
+            \.scheme, "scheme", .string(pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]*$"), default: userinfoDefaults.scheme,
             "The word before the token in the `Authorization` header (Zoho: `Zoho-oauthtoken`); empty sends the token alone (ClickUp)."),
-        Field(
-            "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: userinfoDefaults.tokenParameter,
+        SectionKey(
+            \.tokenParameter, "token_parameter", .string(pattern: "^[A-Za-z0-9_.-]+$"), default: userinfoDefaults.tokenParameter,
             "The parameter carrying the token with `query` or `body`."),
-        Field(
-            "query", .map(.string()), default: shown(userinfoDefaults.query),
+        SectionKey(
+            \.query, "query", .map(.string()), default: shown(userinfoDefaults.query),
             "Extra query parameters, with the placeholders `headers` takes (WeChat: `openid: '{token.openid}'`)."),
-        Field(
-            "form", .map(.string()), default: shown(userinfoDefaults.form),
+        SectionKey(
+            \.form, "form", .map(.string()), default: shown(userinfoDefaults.form),
             "Fields of a form-encoded `POST` body, with the placeholders `headers` takes (VK ID: `client_id: '{client_id}'`); with `placement: body` the token joins them."
         ),
-        Field(
-            "body", .string(),
+        SectionKey(
+            \.body, "body", .string(),
             "A fixed request body for a `POST`, sent as written, braces included (Linear's GraphQL query); not with `placement: body`."),
-        Field("content_type", .string(pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$"), "The body's media type (`application/json`)."),
+        SectionKey(
+            \.contentType, "content_type", .string(pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$"),
+            "The body's media type (`application/json`)."),
     ]
+}
+
+extension ProviderDescriptor.Userinfo: DescriptorSection {
+    package static var keys: [SectionKey<Self>] { DescriptorSchema.userinfoFields }
 }
