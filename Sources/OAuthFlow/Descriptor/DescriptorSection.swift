@@ -21,6 +21,9 @@ extension DescriptorSection {
     /// The section as `o` gives it: each key read in turn into the defaults.
     init(plain o: PlainObject) throws {
         self.init()
-        for key in Self.keys { try key.read(o, &self) }
+        // Each key's reader taken from the list in place: a `for key in` loop copied each key, retaining its strings.
+        try Self.keys.withUnsafeBufferPointer { keys in
+            for index in keys.indices { try keys[index].read(o, &self) }
+        }
     }
 }

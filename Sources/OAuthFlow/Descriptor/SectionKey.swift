@@ -31,11 +31,26 @@ package struct SectionKey<Section>: Sendable {
         self.field = field
         let key = PlainObject.Key(stringValue: field.name)
         let required = field.required
-        read = { o, section in
-            if let value = try reader(o, key) {
-                section[keyPath: path] = value
-            } else if required {
-                throw o.missing(key)
+        // A stored property's place in the section, found once: a value is stored there directly, where applying the
+        // key path for each key of each descriptor went through the runtime's generic projection.
+        if let offset = MemoryLayout<Section>.offset(of: path) {
+            read = { o, section in
+                if let value = try reader(o, key) {
+                    withUnsafeMutableBytes(of: &section) { bytes in
+                        // The property's memory is bound to its type as part of the section's (MemoryLayout.offset(of:)).
+                        bytes.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee = value
+                    }
+                } else if required {
+                    throw o.missing(key)
+                }
+            }
+        } else {
+            read = { o, section in
+                if let value = try reader(o, key) {
+                    section[keyPath: path] = value
+                } else if required {
+                    throw o.missing(key)
+                }
             }
         }
         write = Self.writer(path, key)
