@@ -1,5 +1,7 @@
 # Sourced by scripts/test.sh and Benchmarks/postgres.sh: a private PostgreSQL cluster on 127.0.0.1.
 #
+# install_postgres     installs Debian's PostgreSQL if missing (scripts/test.sh calls it beside the build, so that a
+#                      fresh machine's download does not wait for the build to end).
 # start_postgres DIR   installs Debian's PostgreSQL if missing, creates a cluster in DIR
 #                      (initdb, password auth over TCP, a free port), starts it and creates the
 #                      database; exports OAUTHFLOW_TEST_PG_{HOST,PORT,USER,PASSWORD,DATABASE}.
@@ -18,14 +20,27 @@ pg_run() {
     fi
 }
 
-start_postgres() {
-    pg_cluster="$1"
+postgres_bin() {
+    ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true
+}
+
+install_postgres() {
     local bin
-    bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+    bin=$(postgres_bin)
     if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
         echo "PostgreSQL not found; installing it with apt-get" >&2
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-        bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    fi
+}
+
+start_postgres() {
+    pg_cluster="$1"
+    install_postgres
+    local bin
+    bin=$(postgres_bin)
+    if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+        echo "error: PostgreSQL's initdb is not in /usr/lib/postgresql/*/bin after installing it" >&2
+        return 1
     fi
     rm -rf "$pg_cluster"
     mkdir -p "$pg_cluster"

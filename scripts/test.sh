@@ -35,7 +35,7 @@
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
 #    that accepts a token only when the server's introspection calls it active).
-# 5. Starts a private PostgreSQL cluster (Debian's, installed if missing) under .build on
+# 5. Starts a private PostgreSQL cluster (Debian's, installed beside the build if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
 # 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
 #    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
@@ -100,6 +100,11 @@ trap cleanup EXIT INT TERM
 
 # The dependencies' @available is read from their sources in .build/checkouts (Hummingbird's Router needs
 # macOS 14), which the Apple-platform gate below needs before the build has started.
+# SwiftPM checks the dependencies out with git, as the credential-helper tests use it.
+if ! command -v git >/dev/null 2>&1; then
+    echo "git not found; installing it with apt-get" >&2
+    apt-get update -qq && apt-get install -y -qq git >/dev/null
+fi
 swift package resolve >/dev/null
 swift build --build-tests "${build_flags[@]}" &
 build_pid=$!
@@ -141,6 +146,8 @@ install_server mcp
 install_server idjag
 # The browser sign-ins run only for the whole suite (below).
 if [ "$#" -eq 0 ]; then install_browser; fi
+# Debian's PostgreSQL, on a fresh machine downloaded now rather than after the build.
+install_postgres
 
 # `swift test`, its output kept in $state/swift-test.log. A failure is listed again at the end, where
 # a truncated CI log still shows it. A failed test fails the run: nothing is run a second time.
@@ -226,11 +233,7 @@ await_server par
 await_server mcp
 await_server idjag
 
-# --- a git repository over HTTP, for the credential-helper tests ---------------------------
-if ! command -v git >/dev/null 2>&1; then
-    echo "git not found; installing it with apt-get" >&2
-    apt-get update -qq && apt-get install -y -qq git >/dev/null
-fi
+# --- a git repository over HTTP, for the credential-helper tests (git installed above) ----------------------
 git_root="$state/git"
 mkdir -p "$git_root"
 git init -q --bare "$git_root/repo.git"

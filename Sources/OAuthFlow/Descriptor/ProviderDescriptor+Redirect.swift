@@ -96,7 +96,8 @@ extension DescriptorSchema {
             "A fixed port, or `ephemeral` for a free port chosen at login time (RFC 8252 §7.3); `authorize-url`, which has no listener, writes an ephemeral port as 8765 unless given `--port`."
         ) { o, key, section in
             switch o.raw(key) {
-            case nil, .string("ephemeral")?: section.port = .ephemeral
+            case nil: return
+            case .string("ephemeral")?: section.port = .ephemeral
             case let .number(number)? where Int(exactly: number) != nil: section.port = .fixed(Int(number))
             default: throw PlainObject.mismatch("a port or `ephemeral`", at: o.path + [key.stringValue])
             }

@@ -13,11 +13,10 @@ package struct SectionKey<Section>: Sendable {
 
     /// A key read by `read` (a default taken from another key, a list of mixed entries) and written from `path`.
     init<Value: Encodable>(
-        _ path: KeyPath<Section, Value> & Sendable, _ name: String, _ shape: Shape, required: Bool = false,
-        default defaultValue: String? = nil, _ summary: String,
-        read: @escaping @Sendable (PlainObject, PlainObject.Key, inout Section) throws -> Void
+        _ path: KeyPath<Section, Value> & Sendable, _ name: String, _ shape: Shape, default defaultValue: String? = nil,
+        _ summary: String, read: @escaping @Sendable (PlainObject, PlainObject.Key, inout Section) throws -> Void
     ) {
-        field = DescriptorSchema.Field(name, shape, required: required, default: defaultValue, summary)
+        field = DescriptorSchema.Field(name, shape, default: defaultValue, summary)
         let key = PlainObject.Key(stringValue: name)
         self.read = { o, section in try read(o, key, &section) }
         write = Self.writer(path, key)
