@@ -41,8 +41,7 @@ declare -A server_state=()
 
 as_pid=""
 
-# install_venv DIR REQUIREMENTS: a virtualenv in DIR with exactly REQUIREMENTS, reused while they match.
-# A port on 127.0.0.1 below the kernel's own range (Linux hands out 32768-60999): for a server started minutes after
+# quiet_port: a port on 127.0.0.1 below the kernel's own range (Linux hands out 32768-60999): for a server started minutes after
 # the port is chosen, which a port the kernel chose could lose in between to another process's connection.
 quiet_port() {
     python3 -c '
@@ -61,6 +60,7 @@ for _ in range(500):
 '
 }
 
+# install_venv DIR REQUIREMENTS: a virtualenv in DIR with exactly REQUIREMENTS, reused while they match.
 install_venv() {
     local venv="$1" requirements="$2" python
     python=$(command -v python3 || true)

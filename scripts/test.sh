@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone.
 #
-# 0. Checks the dependencies out (`swift package resolve`) and starts `swift build --build-tests` (on CI
-#    without debug information) in the background: the steps until 6 run beside it, and step 6 waits for it.
+# 0. Installs git if missing, checks the dependencies out (`swift package resolve`) and starts
+#    `swift build --build-tests` (on CI, CI=true, without debug information and a module at a time) in the
+#    background: step 1, the installs of step 2 and the servers' launches run beside it, and the script waits for it
+#    before the checks of the build's output (step 2).
 # 1. Checks Sources with `swift format lint --strict` and .swift-format (its layout, and rules
 #    against force unwraps, force tries and implicitly unwrapped optionals); any finding fails.
-#    Then the Apple-platform gate (scripts/apple-portability.py, no build, about half a minute, over the
+#    Then the Apple-platform gate (scripts/apple-portability.py, no build, seconds, over the
 #    dependencies step 0 checked out): what an Apple build at Package.swift's floor would refuse
 #    in Sources/, Examples/ and Tests/ (an API newer than the floor, by the toolchain's own .swiftinterface
 #    availability, the dependencies' and the project's own @available, with #if evaluated as an Apple
@@ -37,10 +39,11 @@
 #    that accepts a token only when the server's introspection calls it active).
 # 5. Starts a private PostgreSQL cluster (Debian's, installed beside the build if missing) under .build on
 #    127.0.0.1, for the shared token store (scripts/postgres.sh).
-# 6. Runs `swift test` with OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_GIT_URL,
-#    OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
-#    OAUTHFLOW_TEST_LOGOUT_OP, OAUTHFLOW_TEST_MCP_SERVER, OAUTHFLOW_TEST_IDJAG_SERVER and OAUTHFLOW_TEST_PG_* set, at most 16 tests at a
-#    time (run_tests says why).
+# 6. Runs the tests (the test bundle itself for the whole suite, `swift test --skip-build` for a filtered run) with
+#    OAUTHFLOW_TEST_AS_URL, OAUTHFLOW_TEST_AS_PYTHON, OAUTHFLOW_TEST_AS_AGENT, OAUTHFLOW_TEST_GIT_URL,
+#    OAUTHFLOW_TEST_WEB_PORT, OAUTHFLOW_TEST_SERVICE_AS, OAUTHFLOW_TEST_EXCHANGE_AS, OAUTHFLOW_TEST_PAR_AS,
+#    OAUTHFLOW_TEST_LOGOUT_OP, OAUTHFLOW_TEST_MCP_SERVER, OAUTHFLOW_TEST_IDJAG_SERVER and OAUTHFLOW_TEST_PG_* set, at most
+#    16 tests at a time (run_tests says why).
 # 7. Serves the web sign-in examples (Examples/WebSignIn on Hummingbird, then Examples/VaporSignIn on
 #    Vapor, built with the tests), signs in, calls their protected API and signs out through DOT in
 #    headless Chromium (Debian's chromium and chromium-driver, driven by Selenium); then serves
@@ -49,7 +52,8 @@
 #    server it started.
 #
 # Any failure to install or start the server fails this script: the end-to-end
-# tests must run, never silently skip. Extra arguments go to `swift test`.
+# tests must run, never silently skip. Extra arguments go to `swift test` (a filtered run: `--filter X`), which then
+# leaves step 7, the browser and its install, out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -67,19 +71,19 @@ source "$root/scripts/servers.sh"
 source "$root/scripts/postgres.sh"
 source "$root/scripts/browser.sh"
 
-# On CI (CI=true: a fresh clone, built once) the build leaves debug information out (-gnone, and -g0 for the C of
-# BoringSSL and libyaml): about 8% less CPU in a cold build, and smaller objects to link. A crash in a test still
-# names the functions in its backtrace, without file and line. It also compiles each module whole (-wmo, still
+# On CI (CI=true: a fresh clone, built once) the build leaves the Swift code's debug information out (-gnone): about
+# 8% less CPU in a cold build, and smaller objects to link (the C keeps SwiftPM's own -g, which it passes after any
+# flag given). A crash in a test still names the functions in its backtrace, without file and line. It also compiles each module whole (-wmo, still
 # unoptimized, its code generated on two threads): no file is parsed and type-checked once per batch and again to
 # emit the module's interface, so the cold build takes about 780 s of CPU instead of 1,150 (Docs/benchmarks.md). A
 # whole-module build is not incremental: elsewhere the build keeps the defaults, so that `swift build` and `swift test`
 # run by hand reuse this build and rebuild only what changed.
 build_flags=()
-if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xcc -g0 -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2); fi
+if [ "${CI:-}" = true ]; then build_flags=(-Xswiftc -gnone -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2); fi
 
 # --- the build, from here on behind everything else ----------------------------------------
 # The checks below, the installs and the servers take little CPU and mostly wait; the build takes the
-# cores for ten minutes on a fresh machine, so it starts as soon as the dependencies are checked out.
+# cores for seven to eight minutes on a fresh machine, so it starts as soon as the dependencies are checked out.
 state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-as.XXXXXX")
 git_pid=""
 build_pid=""
@@ -99,7 +103,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 # The dependencies' @available is read from their sources in .build/checkouts (Hummingbird's Router needs
-# macOS 14), which the Apple-platform gate below needs before the build has started.
+# macOS 14), which the Apple-platform gate below reads while the build runs.
 # SwiftPM checks the dependencies out with git, as the credential-helper tests use it.
 if ! command -v git >/dev/null 2>&1; then
     echo "git not found; installing it with apt-get" >&2

@@ -20,7 +20,7 @@ extension Linter {
     ///   - filled: Told of each file checked with values it was not given, before it is checked, so that an example
     ///     domain is not taken for the caller's own.
     /// - Returns: The diagnostics in report order, and how many files were checked.
-    /// - Throws: When a path does not exist or a directory cannot be listed.
+    /// - Throws: When a directory cannot be listed (a path that is not there is a finding at that path).
     public func lintOnline(
         paths: [URL], variables: [String: String] = [:], transport: any HTTPTransport = DefaultHTTPTransport(timeout: 10),
         filled: (OnlineValues) -> Void = { _ in }

@@ -14,6 +14,7 @@ public struct Linter: Sendable {
         EndpointsOrDiscoveryRule.self,
         DeviceGrantRule.self,
         HTTPSEndpointsRule.self,
+        EndpointFragmentRule.self,
         IssuerNoQueryOrFragmentRule.self,
         IssuerForIssParameterRule.self,
         IssuerValidationRule.self,
@@ -66,7 +67,7 @@ public struct Linter: Sendable {
     ///
     /// - Parameter paths: Files, or directories whose `.yaml`/`.yml` files are linted.
     /// - Returns: Every diagnostic, sorted by file, line and column.
-    /// - Throws: When a path does not exist or a directory cannot be listed.
+    /// - Throws: When a directory cannot be listed (a path that is not there is a finding at that path).
     public func lint(paths: [URL]) throws -> [Diagnostic] {
         try lintStreaming(paths: paths).diagnostics
     }
@@ -74,7 +75,7 @@ public struct Linter: Sendable {
     /// Lints files and directories one file at a time, on every core.
     ///
     /// - Returns: Every diagnostic, sorted by file, line and column, and how many files were checked.
-    /// - Throws: When a path does not exist or a directory cannot be listed.
+    /// - Throws: When a directory cannot be listed (a path that is not there is a finding at that path).
     public func lintStreaming(paths: [URL]) throws -> (diagnostics: [Diagnostic], files: Int) {
         var diagnostics: [Diagnostic] = []
         let files = try lintStreaming(paths: paths) { diagnostics += $0 }
@@ -88,7 +89,7 @@ public struct Linter: Sendable {
     ///   - paths: Files, or directories whose `.yaml`/`.yml` files are linted.
     ///   - emit: Called with each batch's diagnostics, in report order (possibly none).
     /// - Returns: How many files were checked.
-    /// - Throws: When a path does not exist or a directory cannot be listed.
+    /// - Throws: When a directory cannot be listed (a path that is not there is a finding at that path).
     public func lintStreaming(paths: [URL], emit: ([Diagnostic]) throws -> Void) throws -> Int {
         let files = try Self.reportPaths(in: paths).sorted()
         let perFile = rules.filter { $0.acrossFiles == nil }
@@ -129,7 +130,7 @@ public struct Linter: Sendable {
 
     /// The descriptor files named by `paths`: files as they are, directories' `.yaml`/`.yml` files.
     ///
-    /// - Throws: When a path does not exist or a directory cannot be listed.
+    /// - Throws: When a directory cannot be listed (a path that is not there is a finding at that path).
     public static func files(in paths: [URL]) throws -> [URL] {
         try fileNames(in: paths).map { argument, name in
             name.isEmpty ? paths[argument] : paths[argument].appendingPathComponent(name, isDirectory: false)
@@ -216,12 +217,10 @@ public struct Linter: Sendable {
         for (argument, path) in paths.enumerated() {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
-                // A dangling link or a link loop is there all the same: reading it says which.
-                if (try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) != nil {
-                    files.append((argument, ""))
-                    continue
-                }
-                throw LintError("no such file or directory: \(path.relativePath)")
+                // Read as a file all the same: reading it says what is wrong (nothing there, a dangling link, a link
+                // loop) as a finding at that path, and the other paths are still linted, in whatever format.
+                files.append((argument, ""))
+                continue
             }
             if isDirectory.boolValue {
                 files += try ProviderRegistry.descriptorFileNames(in: path).map { (argument, $0) }

@@ -139,7 +139,17 @@ struct CLI {
     @Test func missingPathIsAClearError() async throws {
         let result = try await CLI.run(["lint", "no/such/place"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no such file or directory: no/such/place"))
+        #expect((result.stdout + result.stderr).contains("no/such/place:1:1: error: cannot read the file: no such file or directory"))
+    }
+
+    /// A path that is not there is a finding at that path: the other paths are linted, and JSON stays one JSON array
+    /// (a newcomer's `lint --format json nope.yaml good.yaml` printed nothing at all).
+    @Test func aMissingPathLeavesTheOtherPathsLintedAndTheJSONWhole() async throws {
+        let result = try await CLI.run(["lint", "--format", "json", "no/such/place.yaml", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"])
+        #expect(result.status == 1)
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let paths = Set(findings.compactMap { $0["path"] as? String })
+        #expect(paths == ["no/such/place.yaml", "Tests/OAuthFlowLintTests/Fixtures/broken/wrong-type.yaml"], "\(result.stdout)")
     }
 
     /// `lint PATH…` alone skips the argument parser (OAuthFlowCommand.main); written with `--format text`,

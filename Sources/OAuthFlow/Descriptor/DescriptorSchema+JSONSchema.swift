@@ -19,7 +19,7 @@ extension DescriptorSchema {
         for field in fields {
             var property = schema(for: field.shape)
             property["description"] = field.summary
-            if let value = field.defaultValue { property["default"] = jsonDefault(value, shape: field.shape) }
+            if let value = field.defaultValue, let typed = jsonDefault(value, shape: field.shape) { property["default"] = typed }
             properties[field.name] = property
         }
         var object: [String: Any] = ["type": "object", "additionalProperties": false, "properties": properties]
@@ -53,15 +53,30 @@ extension DescriptorSchema {
         }
     }
 
-    /// A field's documented default as a JSON value, where it has a plain one.
-    private static func jsonDefault(_ text: String, shape: Shape) -> Any {
+    /// A field's documented default as a JSON value of the field's own type (an editor shows it and may insert it), or
+    /// nil for one the reference states in words (`true for oidc, false for oauth2`), which only the reference shows.
+    private static func jsonDefault(_ text: String, shape: Shape) -> Any? {
         switch shape {
-        case .boolean where text == "true": return true
-        case .boolean where text == "false": return false
-        case .list where text == "[]": return [Any]()
-        case .map where text == "{}": return [String: Any]()
+        case .boolean: return text == "true" ? true : text == "false" ? false : nil
+        case .integer: return Int(text)
+        case .list:
+            guard text.hasPrefix("["), text.hasSuffix("]") else { return nil }
+            let inner = text.dropFirst().dropLast()
+            return inner.isEmpty ? [Any]() : inner.components(separatedBy: ", ").map { $0 as Any }
+        case .map:
+            guard text.hasPrefix("{"), text.hasSuffix("}") else { return nil }
+            var entries: [String: Any] = [:]
+            for entry in text.dropFirst().dropLast().components(separatedBy: ", ") where !entry.isEmpty {
+                guard let colon = entry.range(of: ": ") else { return nil }
+                entries[String(entry[..<colon.lowerBound])] = String(entry[colon.upperBound...])
+            }
+            return entries
         case .string where text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\""): return String(text.dropFirst().dropLast())
-        default: return text
+        case .string: return text
+        case .urlTemplate: return text.hasPrefix("https://") || text.hasPrefix("http://") ? text : nil
+        case let .choice(values): return values.contains(text) ? text : nil
+        case let .either(shapes): return shapes.lazy.compactMap { jsonDefault(text, shape: $0) }.first
+        case .object: return nil
         }
     }
 

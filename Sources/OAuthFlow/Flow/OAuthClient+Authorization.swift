@@ -10,11 +10,19 @@ extension OAuthClient {
     /// `request_uri` (RFC 9126). When tokens are to be DPoP-bound, the session's key is made here and its
     /// thumbprint sent as `dpop_jkt` (RFC 9449 §10). When the provider takes signed request objects
     /// (`authorization.request_object`), the parameters go in a JWT signed with the client's private key (RFC 9101).
-    /// - Throws: ``FlowError`` (`missingEndpoint`, `pushedAuthorization`, `dpop`, `requestObject`), ``AuthorizationServerError``
+    /// - Throws: ``FlowError`` (`missingEndpoint`, `pushedAuthorization`, `dpop`, `requestObject`; `clientAuthentication` for a
+    ///   public client of a provider that takes no PKCE), ``AuthorizationServerError``
     ///   when the pushed request is refused, ``DiscoveryError``, ``TransportError``.
     public func startAuthorization() async throws -> PendingAuthorization {
         // A client that cannot authenticate at the token endpoint could only fail after the user consented.
-        _ = try configuration.authenticationMethod(for: provider)
+        let method = try configuration.authenticationMethod(for: provider)
+        // RFC 9700 §2.1.1: a public client uses PKCE, which the engine does not send to a provider that takes none.
+        if method == .none, provider.policy.pkce == .unsupported {
+            throw FlowError(
+                .clientAuthentication,
+                "provider `\(provider.id)` takes no PKCE (`security.pkce: unsupported`), and a public client (no secret, key or certificate) must use it (RFC 9700 §2.1.1): give client `\(configuration.clientID)` its credential; nothing was sent"
+            )
+        }
         // Nor one whose tokens the provider binds to a certificate it does not hold.
         _ = try presentedCertificate(keepingBinding: false, requestingTokens: true)
         let target = try await providerForAuthorization()

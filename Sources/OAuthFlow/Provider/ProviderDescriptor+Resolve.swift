@@ -65,26 +65,24 @@ extension ProviderDescriptor {
             guard let template else { return nil }
             return try buildURL(URLTemplate(template), field: field, values: resolved)
         }
+        // An endpoint the descriptor writes obeys the rules a discovered one does.
+        func endpoint(_ template: String?, _ field: String) throws -> URL? { try checkedEndpoint(url(template, field), field) }
         let issuerURL = try url(issuer, "issuer")
         let endpoints = Provider.Endpoints(
-            authorization: try url(self.endpoints.authorization, "endpoints.authorization"),
-            token: try url(self.endpoints.token, "endpoints.token"),
-            userinfo: try url(self.endpoints.userinfo, "endpoints.userinfo"),
-            revocation: try url(self.endpoints.revocation, "endpoints.revocation"),
-            introspection: try url(self.endpoints.introspection, "endpoints.introspection"),
-            endSession: try url(self.endpoints.endSession, "endpoints.end_session"),
-            deviceAuthorization: try url(self.endpoints.deviceAuthorization, "endpoints.device_authorization"),
-            jwks: try url(self.endpoints.jwks, "endpoints.jwks"),
-            pushedAuthorization: try url(self.endpoints.pushedAuthorization, "endpoints.pushed_authorization"),
-            refresh: try url(self.endpoints.refresh, "endpoints.refresh"))
-        let discoveryURL: URL?
-        if let explicit = discovery.url {
-            discoveryURL = try url(explicit, "discovery.url")
-        } else if let issuerURL {
-            discoveryURL = Self.wellKnownURL(issuer: issuerURL, mode: discovery.mode)
-        } else {
-            discoveryURL = nil
-        }
+            authorization: try endpoint(self.endpoints.authorization, "endpoints.authorization"),
+            token: try endpoint(self.endpoints.token, "endpoints.token"),
+            userinfo: try endpoint(self.endpoints.userinfo, "endpoints.userinfo"),
+            revocation: try endpoint(self.endpoints.revocation, "endpoints.revocation"),
+            introspection: try endpoint(self.endpoints.introspection, "endpoints.introspection"),
+            endSession: try endpoint(self.endpoints.endSession, "endpoints.end_session"),
+            deviceAuthorization: try endpoint(self.endpoints.deviceAuthorization, "endpoints.device_authorization"),
+            jwks: try endpoint(self.endpoints.jwks, "endpoints.jwks"),
+            pushedAuthorization: try endpoint(self.endpoints.pushedAuthorization, "endpoints.pushed_authorization"),
+            refresh: try endpoint(self.endpoints.refresh, "endpoints.refresh"))
+        // An explicit metadata URL, or the issuer's well-known one.
+        let discoveryURL =
+            try discovery.url.flatMap { try endpoint($0, "discovery.url") }
+            ?? issuerURL.flatMap { Self.wellKnownURL(issuer: $0, mode: discovery.mode) }
 
         var entries: [Resource] = []
         for (index, template) in try resourceTemplates().enumerated() {
@@ -290,6 +288,26 @@ extension ProviderDescriptor {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// `url`, an endpoint the descriptor writes, when a request may go there as a discovered one may: https, or plain
+    /// http to this machine (RFC 6749 §3.1 and §3.2 require TLS), and without a fragment (which an endpoint's URI
+    /// may not have, RFC 6749 §3.1 and §3.2).
+    private func checkedEndpoint(_ url: URL?, _ field: String) throws -> URL? {
+        guard let url else { return nil }
+        guard TransportPolicy.isSecure(url) else {
+            throw ProviderError(
+                .invalidURL,
+                "`\(field)` of provider `\(id)` is plain http to a host that is not this machine (`\(TerminalText.escaped(url.absoluteString))`): only https, or http to a loopback host, is accepted (RFC 6749 §3.1, §3.2)",
+                provider: id)
+        }
+        guard url.fragment == nil else {
+            throw ProviderError(
+                .invalidURL,
+                "`\(field)` of provider `\(id)` has a fragment (`\(TerminalText.escaped(url.absoluteString))`), which an endpoint may not have (RFC 6749 §3.1, §3.2)",
+                provider: id)
+        }
+        return url
     }
 
     private func buildURL(_ template: URLTemplate, field: String, values: [String: String]) throws -> URL {

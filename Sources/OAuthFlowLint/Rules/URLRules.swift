@@ -29,6 +29,36 @@ struct HTTPSEndpointsRule: LintRule {
     }
 }
 
+/// RFC 6749 §3.1 and §3.2: an endpoint's URI has no fragment.
+struct EndpointFragmentRule: LintRule {
+    static let description = RuleDescription(
+        identifier: "endpoint_fragment", name: "Endpoints without a fragment",
+        summary:
+            "An endpoint (and `discovery.url`) must have no fragment (`#...`): RFC 6749 §3.1 and §3.2 forbid one, and resolving a provider whose endpoint has one fails.",
+        severity: .error,
+        triggering: [
+            Examples.header
+                + "issuer: https://auth.example.com\nendpoints:\n  authorization: https://auth.example.com/authorize#login\n  token: https://auth.example.com/token\n"
+        ],
+        nonTriggering: [Examples.valid])
+
+    func validate(_ file: LintFile) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for field in file.urls.indices {
+            switch file.urls[field].setting {
+            case .endpoint, .discovery: break
+            default: continue
+            }
+            guard file.urls[field].template.text.contains("#") else { continue }
+            let keyPath = file.urls[field].keyPath
+            diagnostics.append(
+                diagnostic(
+                    file, keyPath, "`\(keyPath.joined(separator: "."))` has a fragment (`#...`), which an endpoint may not have (RFC 6749 §3.1)"))
+        }
+        return diagnostics
+    }
+}
+
 /// RFC 8414 §2: the issuer has no query or fragment.
 struct IssuerNoQueryOrFragmentRule: LintRule {
     static let description = RuleDescription(

@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-import OAuthFlow
+@testable import OAuthFlow
 
 /// `endpoints.refresh`: a provider that takes refreshes apart from its token endpoint (Figma, DigitalOcean)
 /// gets them there, and only them.
@@ -36,7 +36,11 @@ import OAuthFlow
             calls.withLock { $0.append(request.url.absoluteString) }
             return TransportResponse(status: 500)
         }
-        let provider = try TestDescriptor().with(endpoints: [("refresh", "http://auth.example.com/refresh")]).provider()
+        #expect(throws: ProviderError.self) { try TestDescriptor().with(endpoints: [("refresh", "http://auth.example.com/refresh")]).provider() }
+        // Refused when resolved; a provider made any other way is refused before the refresh token is sent.
+        var endpoints = try TestDescriptor().provider().endpoints
+        endpoints.refresh = URL(string: "http://auth.example.com/refresh")
+        let provider = try TestDescriptor().provider().with(endpoints: endpoints, discovered: true)
         let client = OAuthClient(
             provider: provider, configuration: ClientConfiguration(clientID: "app", redirectURI: URL(string: "http://127.0.0.1/callback")!),
             environment: OAuthEnvironment(transport: transport))

@@ -138,7 +138,11 @@ import OAuthFlowTestSupport
     }
 
     @Test func plainHTTPToARemoteHostIsRefused() async throws {
-        let provider = try TestDescriptor(id: "plain", issuer: "http://auth.example.com").provider()
+        #expect(throws: ProviderError.self) { try TestDescriptor(id: "plain", issuer: "http://auth.example.com").provider() }
+        // Refused when resolved; a provider made any other way is refused before anything is sent.
+        var endpoints = try TestDescriptor(id: "plain").provider().endpoints
+        endpoints.token = URL(string: "http://auth.example.com/token")
+        let provider = try TestDescriptor(id: "plain").provider().with(endpoints: endpoints, discovered: true)
         let transport = RecordingTransport(CannedTransport(body: #"{"access_token":"at","token_type":"bearer"}"#))
         let client = OAuthClient(provider: provider, configuration: ClientConfiguration(
             clientID: "c", redirectURI: URL(string: "http://127.0.0.1:9/callback")!), environment: OAuthEnvironment(transport: transport))

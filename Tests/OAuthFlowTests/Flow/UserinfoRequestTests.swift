@@ -2,7 +2,7 @@ import Foundation
 import OAuthFlowTestSupport
 import Testing
 
-import OAuthFlow
+@testable import OAuthFlow
 
 /// The descriptor's `userinfo` section shapes the profile request: where the access token goes (the header
 /// after a scheme, the query, a form body), headers and query values filled from the client id, the
@@ -163,8 +163,13 @@ import OAuthFlow
     @Test func plainHTTPIsRefusedWhateverThePlacement() async throws {
         for section in ["  placement: query\n", "  scheme: Token\n", "  method: POST\n  placement: body\n"] {
             let recorder = Recorder()
-            let provider = try TestDescriptor(extra: "userinfo:\n" + section)
-                .with(endpoints: [("userinfo", "http://api.example.com/me")]).descriptor().resolve([:])
+            let written = TestDescriptor(extra: "userinfo:\n" + section).with(endpoints: [("userinfo", "http://api.example.com/me")])
+            // Written in the descriptor, it is refused when the provider is resolved; a provider made any other way is
+            // refused when the request would be sent.
+            #expect(throws: ProviderError.self) { try written.descriptor().resolve([:]) }
+            var endpoints = try TestDescriptor(extra: "userinfo:\n" + section).descriptor().resolve([:]).endpoints
+            endpoints.userinfo = URL(string: "http://api.example.com/me")
+            let provider = try TestDescriptor(extra: "userinfo:\n" + section).descriptor().resolve([:]).with(endpoints: endpoints, discovered: true)
             let client = OAuthClient(
                 provider: provider, configuration: ClientConfiguration(clientID: "app-9", redirectURI: URL(string: "http://127.0.0.1/callback")!),
                 environment: OAuthEnvironment(transport: recorder.transport))

@@ -269,11 +269,12 @@ import OAuthFlow
         #expect(error.code == .noEndSessionEndpoint && error.message.contains("signed out here only"))
     }
 
+    /// Refused when the provider is resolved, before any client is made (as a discovered one is when it is read).
     @Test func aPlainHTTPEndpointIsRefused() async throws {
-        let error = try await #require(throws: FlowError.self) {
+        let error = try await #require(throws: ProviderError.self) {
             try await client("", endpoint: "http://op.example.com/logout").endSessionRequest(idToken: Secret("t"), postLogoutRedirectURI: nil)
         }
-        #expect(error.code == .insecureEndpoint)
+        #expect(error.code == .invalidURL && error.message.contains("`endpoints.end_session`") && error.message.contains("plain http"))
     }
 
     @Test func aCustomStyleWithoutItsURLDoesNotResolve() throws {

@@ -28,6 +28,38 @@ import OAuthFlowTestSupport
         return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor)
     }
 
+    /// An endpoint the descriptor writes obeys the rules a discovered one does (RFC 6749 §3.1, §3.2): https, or http to
+    /// this machine, and no fragment; a newcomer's `authorize-url` had sent the browser to plain http.
+    @Test func aWrittenEndpointIsHTTPSOrLoopbackAndHasNoFragment() throws {
+        func resolving(authorization: String, token: String = "https://auth.example.com/token", discovery: String? = nil) throws -> Provider {
+            let text = """
+                schema_version: 1
+                id: written
+                display_name: Written
+                protocol: oauth2
+                issuer: https://auth.example.com
+                endpoints:
+                  authorization: \(authorization)
+                  token: \(token)
+                \(discovery.map { "discovery:\n  url: \($0)" } ?? "")
+                """
+            return try #require(DescriptorDocument.parse(Data(text.utf8), path: "written.yaml").descriptor).resolve()
+        }
+        for (authorization, token, discovery, words) in [
+            ("http://auth.example.com/authorize", "https://auth.example.com/token", nil, "plain http"),
+            ("https://auth.example.com/authorize", "http://evil.example/token", nil, "plain http"),
+            ("https://auth.example.com/authorize", "https://auth.example.com/token", "http://auth.example.com/.well-known/x", "plain http"),
+            ("https://auth.example.com/authorize#login", "https://auth.example.com/token", nil, "fragment"),
+            ("https://auth.example.com/authorize", "https://auth.example.com/token#", nil, "fragment"),
+        ] as [(String, String, String?, String)] {
+            let error = #expect(throws: ProviderError.self) { try resolving(authorization: authorization, token: token, discovery: discovery) }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+        }
+        let local = try resolving(authorization: "http://127.0.0.1:8000/authorize", token: "http://localhost:8000/token")
+        #expect(local.endpoints.token?.absoluteString == "http://localhost:8000/token")
+    }
+
     /// Values are checked against the forbidden characters by a switch for ASCII: the same set, for every scalar.
     @Test func theForbiddenCharactersAreTheSetsForEveryScalar() {
         var differing: [String] = []
