@@ -108,7 +108,10 @@ package enum DescriptorSchema {
             "The authorization server's issuer identifier: expected `iss` in ID tokens and in RFC 9207 callbacks. Declare it for plain OAuth 2.0 providers too; one that publishes no issuer and sends no `iss` needs none with `security.iss_parameter: absent`."
         ),
         Field("discovery", .section(discoveryFields), "Where the server publishes its metadata, if anywhere."),
-        Field("endpoints", .section(endpointFields), "Static endpoint URLs. They take precedence over discovered ones."),
+        Field(
+            "endpoints", .section(endpointFields),
+            "Static endpoint URLs. They take precedence over discovered ones, and obey the same rules: https, or plain http to a loopback host, and no fragment (RFC 6749 §3.1, §3.2); resolving a provider refuses any other."
+        ),
         Field(
             "variables", .map(.object(variableFields)),
             "Inputs a user supplies when selecting the provider, used as `{name}` in URL hosts and paths."),
