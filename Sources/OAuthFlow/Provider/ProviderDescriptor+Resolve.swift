@@ -311,6 +311,13 @@ extension ProviderDescriptor {
     }
 
     private func buildURL(_ template: URLTemplate, field: String, values: [String: String]) throws -> URL {
+        // A placeholder no variable declares would stay in the URL as written and make it no URL: say which it is.
+        if let undeclared = template.placeholders.first(where: { values[$0.name] == nil }) {
+            throw ProviderError(
+                .unknownVariable,
+                "`\(field)` of provider `\(id)` uses `{\(undeclared.name)}`, which its `variables` do not declare (lint rule `undeclared_variable` says where)",
+                provider: id, variable: undeclared.name)
+        }
         // A value standing in the query or fragment could add parameters (`x&prompt=none`): it may hold none of the
         // characters that delimit them.
         for placeholder in template.placeholders where placeholder.part == .query || placeholder.part == .fragment {

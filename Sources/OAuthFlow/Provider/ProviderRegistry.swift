@@ -290,13 +290,23 @@ public struct ProviderRegistry: Sendable {
         try descriptorFileNames(in: directory).map { directory.appendingPathComponent($0, isDirectory: false) }
     }
 
+    /// Why `path` could not be listed, in the system's words: a file, a link loop or nothing there, where Foundation's
+    /// error says only "the operation could not be completed".
+    private static func listingFailure(_ path: String, _ error: any Error) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return SafeFile.explain(errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "it is a file, not a directory" }
+        return TerminalText.escaped(error.localizedDescription)
+    }
+
     /// The names of ``descriptorFiles(in:)``, sorted: a long listing costs a few bytes a file, not a `URL` each.
     public static func descriptorFileNames(in directory: URL) throws -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw ProviderError(.invalidDescriptor, "cannot list the provider directory \(directory.path): \(error.localizedDescription)")
+            throw ProviderError(
+                .invalidDescriptor, "cannot list the provider directory \(directory.path): \(Self.listingFailure(directory.path, error))")
         }
         return names.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }.sorted()
     }

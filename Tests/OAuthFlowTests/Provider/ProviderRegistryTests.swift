@@ -5,6 +5,22 @@ import OAuthFlowTestSupport
 import OAuthFlow
 
 @Suite struct ProviderRegistryTests {
+    /// A directory that cannot be listed says why in the system's words (a newcomer saw Foundation's "The operation
+    /// could not be completed. (NSCocoaErrorDomain error 256.)").
+    @Test func aDirectoryThatCannotBeListedSaysWhy() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("registry-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let file = base.appendingPathComponent("file.yaml")
+        try Data().write(to: file)
+        let loop = base.appendingPathComponent("loop")
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: loop.path)
+        for (directory, words) in [(file, "it is a file, not a directory"), (loop, "symbolic link loop"), (base.appendingPathComponent("none"), "no such file or directory")] {
+            let error = try #require(throws: ProviderError.self) { try ProviderRegistry.descriptorFileNames(in: directory) }
+            #expect(error.message.contains(words) && !error.message.contains("NSCocoaErrorDomain"), "\(error.message)")
+        }
+    }
+
     private let isolated = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]
 
     @Test func bundledProvidersLoadAndSelectByName() throws {

@@ -28,6 +28,15 @@ import OAuthFlowTestSupport
         return try #require(DescriptorDocument.parse(Data(text.utf8), path: "example.yaml").descriptor)
     }
 
+    /// A placeholder no variable declares is named, not reported as a URL that does not form (a newcomer's finding).
+    @Test func anUndeclaredPlaceholderIsNamed() throws {
+        let text = "schema_version: 1\nid: undeclared\ndisplay_name: U\nprotocol: oauth2\nissuer: https://{tenant}.example.com\nendpoints:\n  authorization: https://a.example.com/authorize\n  token: https://a.example.com/token\n"
+        let descriptor = try #require(DescriptorDocument.parse(Data(text.utf8), path: "undeclared.yaml").descriptor)
+        let error = try #require(throws: ProviderError.self) { try descriptor.resolve() }
+        #expect(error.code == .unknownVariable && error.variable == "tenant")
+        #expect(error.message.contains("`issuer` of provider `undeclared` uses `{tenant}`"), "\(error.message)")
+    }
+
     /// An endpoint the descriptor writes obeys the rules a discovered one does (RFC 6749 §3.1, §3.2): https, or http to
     /// this machine, and no fragment; a newcomer's `authorize-url` had sent the browser to plain http.
     @Test func aWrittenEndpointIsHTTPSOrLoopbackAndHasNoFragment() throws {
