@@ -155,7 +155,12 @@ package struct DescriptorDocument {
         // Aliases share nodes that each use expands again: count the expansion before walking it,
         // so an alias bomb is reported as one, not as the unknown keys that hold it.
         if root.expandedCount > maximumNodes {
-            return failed("document expands to more than \(maximumNodes) nodes (anchors and aliases?)")
+            // Only aliases make the expansion larger than the tree: a document that is simply that large is told so.
+            return failed(
+                root.expandedCount > root.tree.entries.count
+                    ? "document expands to more than \(maximumNodes) nodes once its aliases are followed (anchors and aliases)"
+                    : "document holds more than \(maximumNodes) nodes; a descriptor needs a few hundred, and a mapping or list at most \(DescriptorSchema.maximumEntries) entries"
+            )
         }
         if root.expandedBytes > maximumExpandedBytes {
             return failed(

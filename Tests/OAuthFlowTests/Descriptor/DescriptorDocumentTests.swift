@@ -207,8 +207,27 @@ import OAuthFlowTestSupport
         lines.append("schema_version: 1")
         let document = parse(lines.joined(separator: "\n") + "\n")
         #expect(document.problems.count == 1)
-        #expect(document.problems.first?.message.contains("expands to more than 50000 nodes") == true, "\(document.problems)")
+        #expect(document.problems.first?.message.contains("expands to more than 50000 nodes once its aliases are followed") == true, "\(document.problems)")
         #expect(document.descriptor == nil)
+    }
+
+    /// An unquoted `{variable}` at the start of a value is a YAML mapping; the syntax error says to quote it (a newcomer
+    /// got only libyaml's "did not find expected key").
+    @Test func anUnquotedTemplateIsToldToBeQuoted() throws {
+        let text = "schema_version: 1\nid: example\ndisplay_name: E\nprotocol: oauth2\nendpoints:\n  authorization: {tenant}.example.com/authorize\n  token: https://a.example.com/token\n"
+        let message = parse(text).problems.first?.message ?? ""
+        #expect(message.contains("quote it ('{tenant}.example.com/authorize')"), "\(message)")
+        let mapping = parse("schema_version: 1\nid: example\nextra: {a: b\n").problems.first?.message ?? ""
+        #expect(!mapping.contains("quote it"), "a flow mapping that is one is not told to be quoted: \(mapping)")
+    }
+
+    /// A document that is simply that large is not blamed on aliases it does not have (a newcomer's 40,000 keys).
+    @Test func aLargeDocumentWithoutAliasesIsToldSo() throws {
+        let text = (0..<40_000).map { "u\($0): 1" }.joined(separator: "\n") + "\n"
+        let document = parse(text)
+        #expect(document.problems.count == 1)
+        let message = document.problems.first?.message ?? ""
+        #expect(message.contains("holds more than 50000 nodes") && !message.contains("alias"), "\(message)")
     }
 
     @Test func aRepeatedKeyIsPointedAtWhereItIsRepeated() throws {

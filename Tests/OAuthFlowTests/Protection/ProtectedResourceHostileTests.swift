@@ -409,9 +409,8 @@ extension Protection {
         }
 
         @Test func anIntrospectionEndpointRefusingConnectionsGives503AndNothingIsRemembered() async throws {
-            let closed = try HostileServer(.silent)
-            let port = closed.port
-            closed.stop()
+            // A port no one listens on, below the kernel's own range, which no other test's connection can take.
+            let port = try unusedPort()
             let transport = RecordingTransport(DefaultHTTPTransport(timeout: 600))
             let api = try introspectingAPI(transport, introspection: "http://127.0.0.1:\(port)/introspect")
             let (refusal, elapsed) = await timed { await denial(api, bearer: "opaque-4") }
