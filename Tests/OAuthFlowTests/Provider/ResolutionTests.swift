@@ -41,18 +41,10 @@ import OAuthFlowTestSupport
     /// this machine, and no fragment; a newcomer's `authorize-url` had sent the browser to plain http.
     @Test func aWrittenEndpointIsHTTPSOrLoopbackAndHasNoFragment() throws {
         func resolving(authorization: String, token: String = "https://auth.example.com/token", discovery: String? = nil) throws -> Provider {
-            let text = """
-                schema_version: 1
-                id: written
-                display_name: Written
-                protocol: oauth2
-                issuer: https://auth.example.com
-                endpoints:
-                  authorization: \(authorization)
-                  token: \(token)
-                \(discovery.map { "discovery:\n  url: \($0)" } ?? "")
-                """
-            return try #require(DescriptorDocument.parse(Data(text.utf8), path: "written.yaml").descriptor).resolve()
+            try TestDescriptor(
+                id: "written", endpoints: [("authorization", authorization), ("token", token)],
+                extra: discovery.map { "discovery:\n  url: \($0)\n" } ?? ""
+            ).provider()
         }
         for (authorization, token, discovery, words) in [
             ("http://auth.example.com/authorize", "https://auth.example.com/token", nil, "plain http"),
