@@ -13,8 +13,11 @@ public enum CompactJSON: Sendable, Hashable {
 
     /// Why bytes are not a JSON text this reader takes.
     public enum Failure: Error, Hashable, Sendable {
-        /// Not one JSON value, not UTF-8, or a number no `Double` holds.
+        /// Not one JSON value, or not UTF-8.
         case notJSON
+        /// A number beyond the largest `Double`, or one other than 0 that rounds to 0 (`2e-324`): readers differ on
+        /// what it says (RFC 8259 §6), so it is refused rather than read as infinity, zero or an error.
+        case numberOutOfRange
         /// Objects and arrays nest deeper than the bound.
         case tooDeep
         /// An object holds this member name more than once (the first one found, at any depth).
@@ -302,7 +305,7 @@ public enum CompactJSON: Sendable, Hashable {
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
             // Up to 15 digits, an integer is a Double as it is; anything else is checked as it would be rounded.
             if whole, digits <= 15 { return text }
-            guard let value = Double(text), value.isFinite, value != 0 || !nonzero else { throw .notJSON }
+            guard let value = Double(text), value.isFinite, value != 0 || !nonzero else { throw .numberOutOfRange }
             return text
         }
     }

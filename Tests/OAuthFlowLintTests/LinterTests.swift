@@ -39,6 +39,15 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(byLine[line(of: "magic")]?.hasSuffix("does not run the `magic` grant") == true, "\(byLine)")
     }
 
+    /// `client_secret` alone is a prefix of three methods: the message names the three, not the nearest by edits.
+    @Test func aMethodWrittenAsAPrefixNamesEveryMethodItBegins() {
+        let text = Examples.valid + "client_auth:\n  method: client_secret\n"
+        let messages = Linter().lint(text: text, path: "example.yaml").map(\.message)
+        #expect(
+            messages.contains { $0.hasSuffix("did you mean `client_secret_basic`, `client_secret_post` or `client_secret_jwt`?") },
+            "\(messages)")
+    }
+
     /// A variable's sample values are judged in one sentence about the value, and its example is
     /// offered only when it fits itself.
     @Test func variableSamplesAreJudgedOnce() {

@@ -309,8 +309,8 @@ private struct Walk {
             return "unsupported value \(value); this OAuthFlow reads \(range.lowerBound)"
         case .notAllowed:
             var message = "\(value(text)) is not allowed here; expected \(shapeValue.phrase)"
-            if case let .choice(values) = shapeValue, let suggestion = Spelling.closest(to: text, among: values) {
-                message += "; did you mean `\(suggestion)`?"
+            if case let .choice(values) = shapeValue, let suggestion = Spelling.didYouMean(text, among: values) {
+                message += "; " + suggestion
             }
             return message
         }

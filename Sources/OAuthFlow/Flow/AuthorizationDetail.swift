@@ -102,6 +102,7 @@ extension AuthorizationDetail {
                 throw refusal("\(what) give the member `\(TerminalText.escaped(String(name.prefix(60))))` twice in one object")
             case .notUTF8: throw refusal("\(what) are not UTF-8 JSON (RFC 8259 §8.1)")
             case .tooDeep: throw refusal("\(what) nest deeper than \(maximumDepth) levels")
+            case .numberOutOfRange: throw refusal("\(what) hold a number beyond what a 64-bit float holds (RFC 8259 §6)")
             case .notJSON: throw refusal("\(what) are not JSON")
             }
         }

@@ -48,6 +48,8 @@ package struct CompactJWS: Sendable {
                     throw notJSON()
                 case .tooDeep:
                     throw JWTError(.malformed, "the JWT \(name) nests deeper than \(maximumDepth) levels")
+                case .numberOutOfRange:
+                    throw JWTError(.malformed, "the JWT \(name) holds a number beyond what a 64-bit float holds (RFC 8259 §6)")
                 case let .repeatedMember(repeated):
                     // RFC 7515 §5.2, RFC 7519 §7.2: a repeated member is read one way by one parser and another way by the next.
                     let member = TerminalText.quoted(TerminalText.escaped(repeated))

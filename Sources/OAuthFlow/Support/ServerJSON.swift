@@ -21,6 +21,8 @@ package enum ServerJSON {
         case repeated(String)
         /// Objects and arrays nest deeper than ``ServerJSON/maximumDepth``.
         case tooDeep
+        /// A number no 64-bit float holds (a 5,000-digit `expires_in`, `1e999`, `2e-324`).
+        case numberOutOfRange
         /// Not JSON, or not JSON of the kind asked for.
         case notJSON
 
@@ -30,6 +32,7 @@ package enum ServerJSON {
             case .notUTF8: return "is not UTF-8 JSON (RFC 8259 §8.1)"
             case .repeated(let name): return "names `\(TerminalText.escaped(String(name.prefix(60))))` twice"
             case .tooDeep: return "nests deeper than \(ServerJSON.maximumDepth) levels"
+            case .numberOutOfRange: return "holds a number beyond what a 64-bit float holds (RFC 8259 §6)"
             case .notJSON: return "is not JSON of the kind expected"
             }
         }
@@ -50,6 +53,7 @@ package enum ServerJSON {
             switch error {
             case .notJSON: throw .notJSON
             case .tooDeep: throw .tooDeep
+            case .numberOutOfRange: throw .numberOutOfRange
             case .repeatedMember(let name): throw .repeated(name)
             }
         }

@@ -24,6 +24,19 @@ package enum Spelling {
         return best?.0
     }
 
+    /// What `word` may have meant, as the end of a sentence ("did you mean `a`?"), or nil: every candidate `word`
+    /// begins when it begins two or more (`client_secret` for `client_secret_basic`, `client_secret_post` and
+    /// `client_secret_jwt`, in the candidates' order, none picked for the writer), else ``closest(to:among:)``.
+    public static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String? {
+        let lowered = word.lowercased()
+        let extensions = lowered.isEmpty ? [] : candidates.filter { $0.lowercased().hasPrefix(lowered) && $0.count > word.count }
+        if extensions.count > 1 {
+            let quoted = extensions.map { "`\($0)`" }
+            return "did you mean " + quoted.dropLast().joined(separator: ", ") + " or " + quoted[quoted.count - 1] + "?"
+        }
+        return closest(to: word, among: candidates).map { "did you mean `\($0)`?" }
+    }
+
     /// Levenshtein distance between two strings, counted in characters.
     public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)

@@ -53,6 +53,16 @@ import OAuthFlowTestSupport
         #expect(refreshed.refreshToken?.value == "rt", "the old refresh token is kept")
     }
 
+    /// A lifetime of 5,000 digits is JSON no 64-bit float holds: the error says so, not that the answer is not JSON.
+    @Test func aLifetimeNoDoubleHoldsIsNamed() throws {
+        let digits = String(repeating: "9", count: 5000)
+        let error = try #require(throws: FlowError.self) {
+            try parse(#"{"access_token":"at","token_type":"bearer","expires_in":\#(digits)}"#)
+        }
+        #expect(error.message.contains("holds a number beyond what a 64-bit float holds"), "\(error.message)")
+        #expect(!error.message.contains("not a JSON object"), "\(error.message)")
+    }
+
     @Test(arguments: ["1e308", "31536001", "\"99999999999999\""])
     func absurdLifetimesAreCutToOneYear(_ expiresIn: String) throws {
         let tokens = try parse(#"{"access_token":"at","token_type":"bearer","expires_in":\#(expiresIn)}"#)
