@@ -37,9 +37,8 @@ extension MCPAuthorization {
             let tokens = try await client.clientCredentialsToken(
                 OAuthClient.ServiceTokenRequest(scopes: scopes, resources: [context.resource.absoluteString]))
             let stored = StoredSession(
-                key: context.key, variables: [:], clientID: context.settings.clientID, redirectURI: nil, tokens: tokens,
-                updatedAt: environment.clock.now(), clientAuthentication: try? configuration.authenticationMethod(for: context.provider),
-                authorizationServer: context.provider.authorizationServer)
+                key: context.key, issuedBy: context.provider, clientID: context.settings.clientID, redirectURI: nil, tokens: tokens,
+                updatedAt: environment.clock.now(), clientAuthentication: try? configuration.authenticationMethod(for: context.provider))
             try await self.configuration.store.save(stored)
             logger.info("token issued to the client itself", metadata: ["server": "\(context.server)", "client_id": "\(context.settings.clientID)"])
             return stored

@@ -116,9 +116,8 @@ extension MCPAuthorization {
                 assertion: assertion, scopes: scopes, resources: [context.resource.absoluteString], boundTo: grantKey)
             try Self.checkResource(of: tokens, for: context)
             let stored = StoredSession(
-                key: context.key, variables: [:], clientID: context.settings.clientID, redirectURI: nil, tokens: tokens,
-                updatedAt: environment.clock.now(), clientAuthentication: try? configuration.authenticationMethod(for: context.provider),
-                authorizationServer: context.provider.authorizationServer)
+                key: context.key, issuedBy: context.provider, clientID: context.settings.clientID, redirectURI: nil, tokens: tokens,
+                updatedAt: environment.clock.now(), clientAuthentication: try? configuration.authenticationMethod(for: context.provider))
             try await self.configuration.store.save(stored)
             logger.info(
                 "token issued for an assertion",

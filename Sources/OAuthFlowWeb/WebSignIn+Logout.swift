@@ -40,9 +40,9 @@ extension WebSignIn {
         let provider = client.provider
         let key = SessionKey(providerID: provider.id, account: "web-" + Base64URL.random(bytes: 18))
         let session = StoredSession(
-            key: key, variables: provider.variables, clientID: client.configuration.clientID, redirectURI: client.configuration.redirectURI,
+            key: key, issuedBy: provider, clientID: client.configuration.clientID, redirectURI: client.configuration.redirectURI,
             tokens: outcome.tokens, updatedAt: clock.now(), clientAuthentication: try? client.configuration.authenticationMethod(for: provider),
-            providerSession: outcome.idToken.map(ProviderSession.init), authorizationServer: provider.authorizationServer)
+            providerSession: outcome.idToken.map(ProviderSession.init))
         do {
             try await sessions.save(session)
         } catch {

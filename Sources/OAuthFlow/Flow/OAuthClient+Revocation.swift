@@ -85,6 +85,7 @@ extension OAuthClient {
                 let basic = try await basicAuthorization()
                 headers["Authorization"] = basic.header
                 sent.add(basic.secret)
+                sent.addBasicCredentials(basic.header)
             default:
                 // Only a `query` request gets here (an authenticated `body` one is a form from `post`).
                 throw FlowError(

@@ -250,6 +250,8 @@ extension OAuthClient {
     ) async throws -> TransportResponse {
         var sent = SentSecrets(parameters: form.fields)
         if let headerSecret = form.headerSecret { sent.add(headerSecret) }
+        // The Basic header's credentials as sent, which an error page that shows the request would echo.
+        if let authorization = form.headers["Authorization"], form.headerSecret != nil { sent.addBasicCredentials(authorization) }
         for value in form.otherSecrets { sent.add(value) }
         let transport = instruments.transport(self.transport, provider: provider.id, endpoint: purpose)
         let response: TransportResponse

@@ -34,6 +34,12 @@ struct SentSecrets: Sendable {
         if encoded != value { values.append(encoded) }
     }
 
+    /// Adds the credentials of a Basic `Authorization` header (RFC 7617), its base64 text as sent.
+    mutating func addBasicCredentials(_ header: String) {
+        guard let credentials = header.split(separator: " ").last, credentials.count < header.count else { return }
+        add(String(credentials))
+    }
+
     /// `text` with every sent value blanked.
     func scrub(_ text: String) -> String {
         values.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.replacement) }
@@ -41,13 +47,30 @@ struct SentSecrets: Sendable {
 
     /// `response` with the sent values blanked from its body and headers when it is an error: a status
     /// other than 2xx, or a JSON object with an `error` member. A successful answer is left as it came
-    /// (a server that does not rotate returns the refresh token it was sent).
+    /// (a server that does not rotate returns the refresh token it was sent). A JSON body is looked at again as its
+    /// reader will see it: a value its text hides behind escapes (`\/`, as PHP writes every `/`, or `\u002B`) is blanked
+    /// in the decoded strings, and the body is written again without them.
     func scrub(_ response: TransportResponse) -> TransportResponse {
         guard !values.isEmpty, Self.isError(response) else { return response }
         let text = String(decoding: response.body, as: UTF8.self)
         let echoed = values.contains { value in text.contains(value) || response.headers.values.contains { $0.contains(value) } }
-        guard echoed else { return response }
-        return TransportResponse(status: response.status, headers: response.headers.mapValues(scrub), body: Data(scrub(text).utf8))
+        var body = echoed ? Data(scrub(text).utf8) : response.body
+        if text.contains("\\"), let object = try? ServerJSON.object(body) {
+            let cleaned = scrub(JSONValue.object(object))
+            if cleaned != .object(object), let encoded = try? JSONEncoder().encode(cleaned) { body = encoded }
+        }
+        guard echoed || body != response.body else { return response }
+        return TransportResponse(status: response.status, headers: response.headers.mapValues(scrub), body: body)
+    }
+
+    /// `value` with every sent value blanked in its strings, member names included.
+    private func scrub(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case let .string(text): .string(scrub(text))
+        case let .array(items): .array(items.map(scrub))
+        case let .object(members): .object(Dictionary(members.map { (scrub($0.key), scrub($0.value)) }, uniquingKeysWith: { first, _ in first }))
+        case .number, .bool, .null: value
+        }
     }
 
     private static func isError(_ response: TransportResponse) -> Bool {

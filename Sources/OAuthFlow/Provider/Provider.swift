@@ -33,6 +33,12 @@ public struct Provider: Sendable, Hashable {
     public let capabilities: ServerCapabilities
     /// The endpoints the descriptor says the provider does not have (`discovery.lacks`).
     package var lacks: Set<ProviderDescriptor.DiscoveryEndpoint> = []
+    /// The servers (origins, RFC 6454) the descriptor itself names for what receives a token or the client's
+    /// credentials: its written token, refresh, userinfo, revocation, introspection, end-session, device and
+    /// pushed-authorization endpoints and its explicit discovery document, sorted. A ``StoredSession`` records them
+    /// beside ``authorizationServer``; a descriptor that names another server for any of them since gets nothing of
+    /// the session. What discovery fills in is vouched for by the issuer, and is not counted.
+    package var tokenServers: [String] = []
 
     /// What a server's discovery document says about pushed requests and DPoP (unknown before discovery).
     public struct ServerCapabilities: Sendable, Hashable {
@@ -160,7 +166,17 @@ public struct Provider: Sendable, Hashable {
             endpoints: endpoints, policy: policy, loopback: loopback, profile: profile, issuers: issuers, resources: resources,
             isDiscovered: discovered, capabilities: capabilities ?? self.capabilities)
         provider.lacks = lacks
+        provider.tokenServers = tokenServers
         return provider
+    }
+
+    /// The origins of `endpoints` that receive a token or credentials, and of `discovery`, sorted and distinct.
+    static func tokenServers(of endpoints: Endpoints, discovery: URL?) -> [String] {
+        let receiving = [
+            endpoints.token, endpoints.refresh, endpoints.userinfo, endpoints.revocation, endpoints.introspection, endpoints.endSession,
+            endpoints.deviceAuthorization, endpoints.pushedAuthorization, discovery,
+        ]
+        return Set(receiving.compactMap { $0.flatMap(Origin.init)?.description }).sorted()
     }
 
     /// Whether authorization requests are pushed (RFC 9126): when the descriptor says `always`, when

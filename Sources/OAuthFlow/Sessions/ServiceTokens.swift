@@ -339,9 +339,8 @@ public final class ServiceTokens: Sendable {
         }
         remember(key, tokens)
         let session = StoredSession(
-            key: savedUnder, variables: client.provider.variables, clientID: key.clientID, redirectURI: nil,
-            tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider),
-            authorizationServer: client.provider.authorizationServer)
+            key: savedUnder, issuedBy: client.provider, clientID: key.clientID, redirectURI: nil,
+            tokens: tokens, updatedAt: tokens.issuedAt, clientAuthentication: try? client.configuration.authenticationMethod(for: client.provider))
         do {
             try await store.save(session)
         } catch {

@@ -32,6 +32,11 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// provider or client is another refuses the session before anything is sent. Nil in sessions stored before
     /// OAuthFlow kept it; the first refresh records it.
     public var authorizationServer: String?
+    /// The servers the provider's descriptor named, when the tokens were issued, for what receives a token or the
+    /// client's credentials (``Provider/tokenServers``): a descriptor re-pointed since at another server for any of them
+    /// (its token or revocation endpoint, say, the issuer unchanged) gets nothing of the session. Nil in sessions stored
+    /// before OAuthFlow kept it; the first refresh records it.
+    package var tokenServers: [String]?
     /// Whether the sign-in asked for a refresh token (the descriptor's offline scopes and parameters): false for a
     /// sign-in that did not (`login --no-offline`), so that advice to sign in again asks as it did. Nil in sessions
     /// stored before OAuthFlow kept it, and in those whose sign-in did not say.
@@ -72,6 +77,26 @@ public struct StoredSession: Sendable, Hashable, Codable {
         self.offlineAccessRequested = offlineAccessRequested
     }
 
+    /// A session `provider` issued just now: its variables, and the servers it names (``authorizationServer``,
+    /// ``tokenServers``), recorded with the tokens.
+    package init(
+        key: SessionKey, issuedBy provider: Provider, clientID: String, redirectURI: URL?, tokens: TokenSet, updatedAt: Date,
+        clientAuthentication: ProviderDescriptor.ClientAuthMethod?, providerSession: ProviderSession? = nil,
+        offlineAccessRequested: Bool? = nil
+    ) {
+        self.init(
+            key: key, variables: provider.variables, clientID: clientID, redirectURI: redirectURI, tokens: tokens, updatedAt: updatedAt,
+            clientAuthentication: clientAuthentication, providerSession: providerSession, authorizationServer: provider.authorizationServer,
+            offlineAccessRequested: offlineAccessRequested)
+        tokenServers = provider.tokenServers
+    }
+
+    /// Records the servers `provider` names where this session, stored before OAuthFlow kept them, has none.
+    package mutating func recordServers(of provider: Provider) {
+        authorizationServer = authorizationServer ?? provider.authorizationServer
+        tokenServers = tokenServers ?? provider.tokenServers
+    }
+
     /// The granted scopes.
     public var scopes: [String] { tokens.scopes }
 }
@@ -85,6 +110,11 @@ extension StoredSession {
         if let recorded = authorizationServer, let current = provider.authorizationServer, recorded != current {
             let now = TerminalText.escaped(current)
             return "it was issued by the authorization server \(TerminalText.escaped(recorded)), and the provider `\(provider.id)` is now \(now)"
+        }
+        if let recorded = tokenServers, let moved = provider.tokenServers.first(where: { !recorded.contains($0) }) {
+            let named = recorded.isEmpty ? "no server" : recorded.map(TerminalText.escaped).joined(separator: ", ")
+            return
+                "its tokens were issued where the provider `\(provider.id)` named \(named), and it now names \(TerminalText.escaped(moved)) for an endpoint that would receive them"
         }
         if self.clientID != clientID {
             return "it was issued to the client \(TerminalText.escaped(self.clientID)), and the client in use is \(TerminalText.escaped(clientID))"

@@ -211,9 +211,9 @@ public actor TokenManager {
         try requireClientCredential(for: latest)
         await client.prefetchRefreshKeys(for: latest.tokens)
         let reservation = try await reserveRoom()
-        let issuer = client.provider.authorizationServer
-        let tokens = try await refreshedTokens(of: latest, into: reservation, issuer: issuer)
-        return try await commit(tokens, over: latest, into: reservation, issuer: issuer)
+        let provider = client.provider
+        let tokens = try await refreshedTokens(of: latest, into: reservation, issuedBy: provider)
+        return try await commit(tokens, over: latest, into: reservation, issuedBy: provider)
     }
 
     /// A server may spend the refresh token on a request that lacks the client's credential: refuse before sending.
@@ -258,7 +258,7 @@ public actor TokenManager {
     /// Sends `latest`'s refresh token; the answer is recorded in `reservation` as it arrives, before its checks. A
     /// rejected refresh token signs the session out; an answer that fails its checks keeps its new refresh token.
     private func refreshedTokens(
-        of latest: StoredSession, into reservation: any TokenStoreReservation, issuer: String?
+        of latest: StoredSession, into reservation: any TokenStoreReservation, issuedBy provider: Provider
     ) async throws -> TokenSet {
         let clock = self.clock
         let answer = RecordedAnswer()
@@ -275,7 +275,7 @@ public actor TokenManager {
                 received: { received in
                     var recorded = latest
                     recorded.tokens = received
-                    recorded.authorizationServer = recorded.authorizationServer ?? issuer
+                    recorded.recordServers(of: provider)
                     recorded.updatedAt = clock.now()
                     answer.session = recorded
                     do {
@@ -319,12 +319,12 @@ public actor TokenManager {
     /// The session with its refreshed `tokens`, used at once and committed to `reservation`; one the store does not
     /// take is saved again in the background, as these tokens are the session now.
     private func commit(
-        _ tokens: TokenSet, over latest: StoredSession, into reservation: any TokenStoreReservation, issuer: String?
+        _ tokens: TokenSet, over latest: StoredSession, into reservation: any TokenStoreReservation, issuedBy provider: Provider
     ) async throws -> StoredSession {
         var updated = latest
         updated.tokens = tokens
         updated.updatedAt = clock.now()
-        updated.authorizationServer = updated.authorizationServer ?? issuer
+        updated.recordServers(of: provider)
         adopt(updated)
         do {
             try await reservation.commit(updated)

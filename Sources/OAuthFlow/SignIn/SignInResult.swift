@@ -42,11 +42,10 @@ public struct SignInResult: Sendable {
         let now = now ?? client.environment.clock.now()
         let provider = client.provider
         let session = StoredSession(
-            key: SessionKey(providerID: provider.id, account: account), variables: provider.variables,
+            key: SessionKey(providerID: provider.id, account: account), issuedBy: provider,
             clientID: client.configuration.clientID, redirectURI: redirectURI, tokens: outcome.tokens,
             updatedAt: now, clientAuthentication: try? client.configuration.authenticationMethod(for: provider),
-            providerSession: outcome.idToken.map(ProviderSession.init), authorizationServer: provider.authorizationServer,
-            offlineAccessRequested: client.configuration.requestOfflineAccess)
+            providerSession: outcome.idToken.map(ProviderSession.init), offlineAccessRequested: client.configuration.requestOfflineAccess)
         try await store.save(session)
         return SignInResult(session: session, idToken: outcome.idToken, profile: await profile(of: outcome, client: client))
     }

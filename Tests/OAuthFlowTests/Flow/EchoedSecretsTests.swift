@@ -52,6 +52,28 @@ import OAuthFlow
         try Self.expectClean(#require(error))
     }
 
+    /// A secret in standard base64 holds `/` and `+`: PHP's `json_encode` writes `\/`, .NET `\u002B`, so the text
+    /// of the answer never holds the secret as sent, and its reader decodes it back. The Basic header's base64, echoed by
+    /// an error page that shows the request, is the secret too.
+    @Test(arguments: [#"Ab12\/Cd34\/Ef56+Gh78"#, #"Ab12/Cd34/Ef56\u002BGh78"#, #"\u0041b12\/Cd34/Ef56\u002bGh78"#])
+    func aSecretEchoedBehindJSONEscapesIsBlankedToo(_ escaped: String) async throws {
+        let secret = "Ab12/Cd34/Ef56+Gh78"
+        let basic = Data("c:\(FormEncoding.encode(secret))".utf8).base64EncodedString()
+        let provider = try TestDescriptor(extra: "client_auth:\n  methods: [client_secret_basic]\n").provider()
+        let transport = ScriptedTransport { request, _ in
+            #expect(request.headers["Authorization"] == "Basic \(basic)")
+            return Self.echo(status: 401, "client secret \(escaped) is wrong; header was Basic \(basic)")
+        }
+        let client = OAuthClient(
+            provider: provider,
+            configuration: ClientConfiguration(clientID: "c", redirectURI: URL(string: "http://127.0.0.1/callback")!, clientSecret: Secret(secret)),
+            environment: OAuthEnvironment(transport: transport))
+        let error = await #expect(throws: (any Error).self) { _ = try await client.refresh(Self.tokens) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(!text.contains(secret) && !text.contains(basic) && !text.contains("Ef56+Gh78"), "\(text)")
+        #expect(text.contains("[redacted]"), "\(text)")
+    }
+
     @Test func aUserinfoErrorEchoingTheAccessTokenCarriesNothing() async throws {
         let client = try Self.client { _ in Self.echo(status: 401, "token \(Self.access) expired") }
         let error = await #expect(throws: (any Error).self) { _ = try await client.userInfo(Self.tokens) }

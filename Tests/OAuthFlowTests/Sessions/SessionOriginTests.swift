@@ -87,13 +87,61 @@ import OAuthFlowTesting
     @Test func aSessionStoredBeforeTheRecordIsRefreshedByItsClientAndThenRecorded() async throws {
         let (honest, _, transport) = try servers()
         var (session, store) = try await honestSession(honest, transport: transport)
+        #expect(session.tokenServers == ["https://auth.example.com:443"])
         session.authorizationServer = nil
+        session.tokenServers = nil
         try await store.save(session)
         let manager = TokenManager(client: try client(at: honest, transport: transport), store: store, key: key)
         honest.clock.advance(3600 + 10)
         let refreshed = try await manager.refresh()
         #expect(refreshed.tokens.accessToken != session.tokens.accessToken)
         #expect(try await store.load(key)?.authorizationServer == "https://auth.example.com")
+        #expect(try await store.load(key)?.tokenServers == ["https://auth.example.com:443"])
+    }
+
+    /// The honest provider's descriptor with the endpoint written under `name` moved to `host`, its issuer unchanged: what
+    /// a descriptor of the same name read since (`providers add --force`, a file dropped in) can say.
+    private func moved(_ honest: SimulatedProvider, _ name: String, to host: String) throws -> Provider {
+        let lines = honest.descriptorText().split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("  \(name): ") ? Substring(line.replacingOccurrences(of: "auth.example.com", with: host)) : line
+        }
+        let text = lines.joined(separator: "\n")
+        #expect(text != honest.descriptorText(), "the descriptor writes `\(name)`")
+        let descriptor = try #require(DescriptorDocument.parse(Data(text.utf8), path: "simulated.yaml").descriptor)
+        return try descriptor.resolve([:])
+    }
+
+    /// RFC 6749 §10.4: the issuer alone does not say where the refresh token goes. A descriptor whose token endpoint
+    /// now names another server, the issuer unchanged, gets nothing of the session.
+    @Test func aTokenEndpointMovedToAnotherServerNeverGetsTheRefreshToken() async throws {
+        let (honest, other, transport) = try servers()
+        let (session, store) = try await honestSession(honest, transport: transport)
+        var environment = honest.environment
+        environment.transport = transport
+        let client = OAuthClient(
+            provider: try moved(honest, "token", to: "auth-example.com"),
+            configuration: ClientConfiguration(clientID: SimulatedProvider.appClientID, redirectURI: Simulated.redirect), environment: environment)
+        let manager = TokenManager(client: client, store: store, key: key)
+        honest.clock.advance(3600 + 10)
+        let refreshes = await other.requestCount(.token)
+        let error = try await #require(throws: SessionError.self) { try await manager.validAccessToken() }
+        #expect(error.code == .sessionMismatch)
+        #expect(error.message.contains("https://auth-example.com:443") && error.message.contains("Nothing was sent"), "\(error.message)")
+        #expect(await other.requestCount(.token) == refreshes, "nothing reached the other server's token endpoint")
+        #expect(try await store.load(key) == session, "the session is kept for its own server")
+        #expect(try await Simulated.isActive(session.tokens.refreshToken, at: honest))
+    }
+
+    /// Every endpoint that would receive a token counts (revocation here), and a move within the same server does not.
+    @Test func anEndpointMovedWithinItsServerKeepsTheSessionAndOneMovedAwayDoesNot() async throws {
+        let (honest, _, transport) = try servers()
+        let (session, _) = try await honestSession(honest, transport: transport)
+        let clientID = SimulatedProvider.appClientID
+        #expect(session.mismatch(with: try moved(honest, "revocation", to: "auth-example.com"), clientID: clientID) != nil)
+        #expect(session.mismatch(with: try moved(honest, "userinfo", to: "auth.example.com:8443"), clientID: clientID) != nil)
+        #expect(session.mismatch(with: try moved(honest, "token", to: "auth.example.com/v2"), clientID: clientID) == nil)
+        // Where keys come from, or where the browser goes, receives no token of the session.
+        #expect(session.mismatch(with: try moved(honest, "jwks", to: "keys.example.com"), clientID: clientID) == nil)
     }
 
     @Test func signingOutAnotherServersSessionRemovesItAndSendsNothing() async throws {
