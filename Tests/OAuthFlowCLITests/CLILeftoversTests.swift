@@ -35,6 +35,26 @@ import Testing
             """)
     }
 
+    // MARK: - secrets on the command line
+
+    /// `--client-secret VALUE` is told where a secret goes, and a secret given as `--client-secret-env`'s variable name
+    /// is not repeated: neither reaches standard output or standard error.
+    @Test func aSecretGivenOnTheCommandLineIsNeverRepeated() async throws {
+        let home = try Home()
+        defer { home.directory.cleanUp() }
+        try home.describeUnreachable("unreachable", methods: ["client_secret_post"])
+        let secret = "Xk9-q.Zr~7pL/AB+cd="
+        let literal = try await home.run(["token", "client", "unreachable", "--client-id", "c", "--client-secret", secret])
+        #expect(literal.status != 0)
+        #expect(literal.stderr.contains("--client-secret is not an option") && literal.stderr.contains("--client-secret-env NAME"), "\(literal.stderr)")
+        let named = try await home.run(["token", "client", "unreachable", "--client-id", "c", "--client-secret-env", secret])
+        #expect(named.status != 0)
+        #expect(named.stderr.contains("is not a variable name"), "\(named.stderr)")
+        for result in [literal, named] {
+            #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret), "\(result.stderr)")
+        }
+    }
+
     // MARK: - verify-token
 
     @Test func verifyTokenSaysTheAudienceIsRequiredAndHowToGiveIt() async throws {

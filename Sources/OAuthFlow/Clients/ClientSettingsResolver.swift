@@ -214,7 +214,8 @@ public struct ClientSettingsResolver: Sendable {
         var source: String?
         if let variable = entry?.privateKeyEnvironment {
             guard let value = environment[variable], !value.isEmpty else {
-                throw ClientSettingsError(.missingSecret, "the private key variable \(variable) is not set", provider: provider)
+                throw ClientSettingsError(
+                    .missingSecret, Self.unset(variable, holding: "private key", value: environment[variable]), provider: provider)
             }
             text = value
             source = "$\(variable), named by private_key_env under `\(provider):` in \(file)"
@@ -274,9 +275,24 @@ public struct ClientSettingsResolver: Sendable {
     /// The secret in an environment variable; unset or empty is an error.
     private func secret(in variable: String, provider: String) throws -> Secret {
         guard let value = environment[variable], !value.isEmpty else {
-            throw ClientSettingsError(.missingSecret, "the client secret variable \(variable) is not set", provider: provider)
+            throw ClientSettingsError(
+                .missingSecret, Self.unset(variable, holding: "client secret", value: environment[variable]), provider: provider)
         }
         return Secret(value)
+    }
+
+    /// Why the variable `name`, meant to hold a `what`, gives none: unset, empty, or a name no variable has (letters,
+    /// digits and `_`, not beginning with a digit). Such a name is most likely the secret itself, given where its
+    /// variable's name goes: it is not repeated.
+    static func unset(_ name: String, holding what: String, value: String?) -> String {
+        let isName =
+            !name.isEmpty && name.utf8.count <= 255 && name.first?.isNumber == false
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) }
+        guard isName else {
+            return
+                "the name given for the \(what)'s environment variable is not a variable name (letters, digits and `_`); it may be the \(what) itself, so it is not shown: put the \(what) in a variable and give that variable's name (--client-secret-env NAME, `client_secret_env: NAME` in the clients file)"
+        }
+        return value == nil ? "the \(what) variable \(name) is not set" : "the \(what) variable \(name) is set but empty"
     }
 
     /// `~` and `~/…` with the environment's home directory.

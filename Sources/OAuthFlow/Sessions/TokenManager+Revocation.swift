@@ -2,6 +2,63 @@ import Foundation
 import Logging
 
 extension TokenManager {
+    /// Revokes the session's tokens at the provider (refresh token first, RFC 7009), deletes the session, and,
+    /// when `endingProviderSession` is given, builds the request that ends the provider's session too
+    /// (OpenID Connect RP-Initiated Logout 1.0, with the session's ID token as `id_token_hint`).
+    ///
+    /// The session is deleted even when revocation fails at the provider: the caller learns why from the result. One
+    /// whose revocation needs a credential the client was not given (a confidential client's secret or key) is kept
+    /// instead, as a refresh without it is refused: nothing was sent, and deleting it would leave its refresh token
+    /// valid at the provider with no way to revoke it. Open ``SignOut/endSession``'s URL in the user's browser; check
+    /// the return with ``OAuthClient/EndSessionRequest/acceptsReturn(query:)``.
+    /// - Throws: ``SessionError`` `notSignedIn` when there is no session, `missingClientCredential` when revoking needs
+    ///   a credential that was not given (the session kept), and store errors.
+    public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
+        let current: StoredSession
+        let revocation: Bool, failure: (any Error)?
+        do {
+            // Under the store's lock, read afresh: a refresh under way in another process finishes first, and the tokens
+            // it stored are the ones revoked and removed, never written back after the removal.
+            let lock = try await lockSession()
+            defer { lock.release() }
+            reload()
+            do {
+                current = try await session()
+            } catch let error as SessionError where error.code == .sessionMismatch {
+                // Its tokens are not this provider's to revoke, nor its ID token this provider's hint: removed here only.
+                try await removeSession()
+                return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
+            }
+            (revocation, failure) = await revoke(current.tokens)
+            if let failure, Self.lacksCredential(failure) {
+                throw SessionError(
+                    .missingClientCredential,
+                    "\(key) was not signed out: revoking its tokens needs the client's credential (\(failure)); nothing was sent and the session is kept, so that its tokens can still be revoked once the credential is given"
+                )
+            }
+            try await removeSession()
+        }
+        var endSession: OAuthClient.EndSessionRequest?
+        var endSessionError: (any Error)?
+        if let options {
+            do {
+                endSession = try await client.endSessionRequest(
+                    idToken: current.tokens.idToken, postLogoutRedirectURI: options.postLogoutRedirectURI, logoutHint: options.logoutHint,
+                    uiLocales: options.uiLocales)
+            } catch {
+                endSessionError = error
+            }
+        }
+        return SignOut(
+            revocationAvailable: revocation, revocationError: failure, endSession: endSession, endSessionError: endSessionError)
+    }
+
+    /// Whether `error` refused a request before sending it because the client lacks the credential it needs.
+    static func lacksCredential(_ error: any Error) -> Bool {
+        if let error = error as? FlowError { return error.code == .missingClientSecret || error.code == .clientAuthentication }
+        return (error as? SessionError)?.code == .missingClientCredential
+    }
+
     /// For account deletion: under the store's lock, reads the session afresh, revokes its tokens (refresh token first,
     /// RFC 7009) and removes it; a session whose revocation failed is kept, for the next try. Holding the lock, a refresh
     /// under way in another process finishes first, and its tokens are the ones revoked and removed, never written back

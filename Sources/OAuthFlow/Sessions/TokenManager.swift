@@ -534,48 +534,6 @@ public actor TokenManager {
         }
     }
 
-    /// Revokes the session's tokens at the provider (refresh token first, RFC 7009), deletes the session, and,
-    /// when `endingProviderSession` is given, builds the request that ends the provider's session too
-    /// (OpenID Connect RP-Initiated Logout 1.0, with the session's ID token as `id_token_hint`).
-    ///
-    /// The session is deleted even when revocation fails: the caller learns why from the result. Open
-    /// ``SignOut/endSession``'s URL in the user's browser; check the return with
-    /// ``OAuthClient/EndSessionRequest/acceptsReturn(query:)``.
-    /// - Throws: ``SessionError`` `notSignedIn` when there is no session, and store errors.
-    public func signOut(endingProviderSession options: EndSessionOptions? = nil) async throws -> SignOut {
-        let current: StoredSession
-        let revocation: Bool, failure: (any Error)?
-        do {
-            // Under the store's lock, read afresh: a refresh under way in another process finishes first, and the tokens
-            // it stored are the ones revoked and removed, never written back after the removal.
-            let lock = try await store.lock(key)
-            defer { lock.release() }
-            reload()
-            do {
-                current = try await session()
-            } catch let error as SessionError where error.code == .sessionMismatch {
-                // Its tokens are not this provider's to revoke, nor its ID token this provider's hint: removed here only.
-                try await removeSession()
-                return SignOut(revocationAvailable: false, revocationError: error, endSession: nil, endSessionError: options.map { _ in error })
-            }
-            (revocation, failure) = await revoke(current.tokens)
-            try await removeSession()
-        }
-        var endSession: OAuthClient.EndSessionRequest?
-        var endSessionError: (any Error)?
-        if let options {
-            do {
-                endSession = try await client.endSessionRequest(
-                    idToken: current.tokens.idToken, postLogoutRedirectURI: options.postLogoutRedirectURI, logoutHint: options.logoutHint,
-                    uiLocales: options.uiLocales)
-            } catch {
-                endSessionError = error
-            }
-        }
-        return SignOut(
-            revocationAvailable: revocation, revocationError: failure, endSession: endSession, endSessionError: endSessionError)
-    }
-
     /// The store's lock on this session.
     func lockSession() async throws -> any TokenStoreLock { try await store.lock(key) }
 

@@ -10,6 +10,8 @@ extension OAuthFlowCommand {
             abstract: "Revoke the session's tokens at the provider, then delete the stored session.",
             discussion: """
                 The session is deleted even when revocation fails; the command then exits 1 and says what the server did. \
+                A confidential client's session whose revocation needs a credential not given (--client-secret-env) is \
+                kept instead: nothing is sent, and the tokens can be revoked once it is given. \
                 With --end-session the provider's own session ends too (OpenID Connect RP-Initiated Logout, or the \
                 provider's own logout URL as its descriptor's `logout` says): the browser opens the end-session URL with \
                 the session's ID token, and comes back to http://127.0.0.1:PORT/logged-out (register it at the provider; \

@@ -14,7 +14,17 @@ struct ClientCredentialOptions: ParsableArguments {
     )
     var method: String?
 
+    /// Not an option: a secret on the command line is kept in the shell's history and shown by `ps`. Declared, hidden,
+    /// so that `--client-secret VALUE` is told what to do instead of "Unknown option", and the value is never repeated.
+    @Option(name: .customLong("client-secret"), help: .hidden)
+    var secretOnTheCommandLine: String?
+
     func validate() throws {
+        if secretOnTheCommandLine != nil {
+            throw ValidationError(
+                "--client-secret is not an option: a secret on the command line stays in the shell's history and shows in `ps`. Put it in an environment variable and give the variable's name: --client-secret-env NAME (or `client_secret_env` in the clients file)"
+            )
+        }
         guard let method, ProviderDescriptor.ClientAuthMethod(rawValue: method) == nil else { return }
         throw ValidationError(
             "--client-auth must be one of \(ProviderDescriptor.ClientAuthMethod.allCases.map(\.rawValue).joined(separator: ", ")), not \(method)")

@@ -200,6 +200,24 @@ import Testing
         #expect(error.code == .missingSecret && error.message == "the client secret variable UNSET is not set")
     }
 
+    /// A secret given where its variable's name goes (`--client-secret-env 'Xk9-q.Zr~7pL/AB+cd='`) is no variable name:
+    /// the error says so without repeating it; a variable set but empty is told apart from one not set.
+    @Test func aSecretGivenAsTheVariablesNameIsNotRepeated() throws {
+        let setup = try Setup("django:\n  client_id: c\n", environment: ["EMPTY": ""])
+        defer { setup.directory.cleanUp() }
+        for given in ["Xk9-q.Zr~7pL/AB+cd=", "9LIVES", "s3cret value", "caf\u{E9}"] {
+            let error = try #require(throws: ClientSettingsError.self) {
+                try setup.resolver.settings(for: "django", overrides: .init(secretVariable: given))
+            }
+            #expect(error.code == .missingSecret && !error.message.contains(given), "\(error.message)")
+            #expect(error.message.contains("is not a variable name"), "\(error.message)")
+        }
+        let empty = try #require(throws: ClientSettingsError.self) {
+            try setup.resolver.settings(for: "django", overrides: .init(secretVariable: "EMPTY"))
+        }
+        #expect(empty.message == "the client secret variable EMPTY is set but empty")
+    }
+
     @Test func aSecretFileIsReadWithTheHomeDirectoryExpanded() throws {
         let setup = try Setup("django:\n  client_id: c\n  client_secret_file: ~/google.secret\n")
         defer { setup.directory.cleanUp() }

@@ -165,6 +165,26 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await store.load(session.key) == nil, "the session stays signed out")
     }
 
+    /// A confidential client's session is not signed out without the credential its revocation needs: nothing is sent,
+    /// and the session (with its refresh token, still valid at the provider) is kept, as a refresh without it is refused.
+    @Test func signOutWithoutTheCredentialRevocationNeedsKeepsTheSession() async throws {
+        let transport = ScriptedTransport { request, _ in Issue.record("nothing is sent: \(request.url)"); return TransportResponse(status: 200) }
+        let provider = try TestDescriptor(extra: "client_auth:\n  methods: [client_secret_basic]\n")
+            .with(endpoints: [("revocation", "https://auth.example.com/revoke")]).provider()
+        var session = sampleSession(expiresAt: now.addingTimeInterval(3600))
+        session.clientAuthentication = .clientSecretBasic
+        let store = InMemoryTokenStore([session])
+        let client = OAuthClient(
+            provider: provider, configuration: ClientConfiguration(clientID: "client", redirectURI: URL(string: "http://127.0.0.1/callback")!),
+            environment: OAuthEnvironment(transport: transport, clock: FixedClock(date: now)))
+        let manager = TokenManager(client: client, store: store, key: session.key)
+        let error = try await #require(throws: SessionError.self) { try await manager.signOut() }
+        #expect(error.code == .missingClientCredential && error.message.contains("a client secret"), "\(error.message)")
+        #expect(error.message.contains("the session is kept"), "\(error.message)")
+        #expect(try await store.load(session.key) == session)
+        #expect(transport.count("/revoke") == 0)
+    }
+
     @Test func networkFailureKeepsTheSession() async throws {
         let transport = ScriptedTransport { request, _ in throw TransportError(url: request.url, message: "connection refused") }
         let (manager, store) = try makeManager(transport, session: sampleSession(expiresAt: now.addingTimeInterval(-10)))
