@@ -14,6 +14,10 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// Whether this finding keeps its file from being read as a descriptor (its YAML, an unknown key, a wrong type, a
+    /// required key missing): the rules that read a descriptor did not run on that file, and run once it is fixed.
+    public var isStructural: Bool { DescriptorProblem.Kind(rawValue: ruleID) != nil }
+
     /// `path:line:column: severity: message [rule_id]`, the format compilers and editors read.
     /// A key or value quoted from a descriptor cannot break the line: control characters are escaped.
     public var description: String {

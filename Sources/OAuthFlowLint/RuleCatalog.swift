@@ -15,6 +15,10 @@ package enum RuleCatalog {
             `oauthflow lint` runs every rule below. Each diagnostic reads
             `path:line:column: severity: message [rule_id]`. Errors make the command exit 1;
             warnings do too under `--strict`; advice (`info`) never does. Each rule's examples run as tests.
+            A file that cannot be read as a descriptor (`malformed_yaml`, `unknown_key`, `wrong_type`,
+            `missing_required_field`) gets those findings only: the rules that read a descriptor run once they are
+            fixed, and the text report ends with a note naming how many files that was
+            (`Diagnostic.isStructural` in the library).
 
             | Rule | Severity | What it checks |
             | --- | --- | --- |

@@ -100,7 +100,10 @@ import OAuthFlow
         defer { setup.directory.cleanUp() }
         let result = try await setup.run(["userinfo", "refuser", "--account", "work"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --client-id CLIENT_ID --account work`"), "\(result.stderr)")
+        // The provider needs `port`, which nothing gives: the command carries it, so that it runs as printed.
+        #expect(
+            result.stderr.contains("`oauthflow login refuser --providers-dir \(setup.providers) --client-id CLIENT_ID --var port=VALUE --account work`"),
+            "\(result.stderr)")
         #expect(!result.stderr.contains("Usage:"))
     }
 

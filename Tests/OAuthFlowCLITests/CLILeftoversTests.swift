@@ -55,6 +55,42 @@ import Testing
         }
     }
 
+    // MARK: - no stored session
+
+    /// A misspelt provider is an unknown provider, with the nearest name, not a missing sign-in; the sign-in advised for
+    /// a provider that needs a variable nothing gives carries it (`--var NAME=VALUE`), so that it runs as printed.
+    @Test func theSignInAdvisedForNoSessionNamesTheProviderAndItsVariables() async throws {
+        let home = try Home()
+        defer { home.directory.cleanUp() }
+        try home.describeUnreachable("unreachable")
+        let typo = try await home.run(["userinfo", "cloudentiti"])
+        #expect(typo.status == 1)
+        #expect(typo.stderr.contains("no provider named `cloudentiti`; did you mean `cloudentity`?"), "\(typo.stderr)")
+        #expect(!typo.stderr.contains("no stored session"), "\(typo.stderr)")
+        let variable = try await home.run(["resources", "cloudentity"])
+        #expect(variable.status == 1)
+        #expect(variable.stderr.contains("--client-id CLIENT_ID --var tenant=VALUE` first"), "\(variable.stderr)")
+    }
+
+    // MARK: - lint
+
+    /// A file that cannot be read as a descriptor gets its structural errors only: the summary says the other rules did
+    /// not run on it, so a second round of findings after the fix is no surprise; a readable file gets no such note.
+    @Test func lintSaysWhichFilesTheOtherRulesDidNotRunOn() async throws {
+        let home = try Home()
+        defer { home.directory.cleanUp() }
+        try home.directory.write(
+            "lint/broken.yaml", "schema_version: 1\nid: broken\ndisplay_name: B\nprotocol: oauth2\nendpoints:\n  authorize: https://a.example/a\n")
+        let broken = try await CLI.run(["lint", home.directory.url.appendingPathComponent("lint/broken.yaml").path], environment: home.environment())
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains("note: 1 file could not be read as a descriptor (the errors above)"), "\(broken.stderr)")
+        let clean = try await CLI.run(["lint", repositoryRoot.appendingPathComponent("providers/github.yaml").path], environment: home.environment())
+        #expect(clean.status == 0 && !clean.stderr.contains("note:"), "\(clean.stderr)")
+        let json = try await CLI.run(
+            ["lint", "--format", "json", home.directory.url.appendingPathComponent("lint/broken.yaml").path], environment: home.environment())
+        #expect(!json.stderr.contains("note:") && !json.stdout.contains("note:"), "JSON output stays the diagnostics alone")
+    }
+
     // MARK: - verify-token
 
     @Test func verifyTokenSaysTheAudienceIsRequiredAndHowToGiveIt() async throws {

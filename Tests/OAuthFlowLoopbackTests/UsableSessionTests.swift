@@ -212,35 +212,6 @@ final class SessionEventLog: @unchecked Sendable {
         #expect(try await setup.store.load(stored.key) == stored, "the session is kept")
     }
 
-    /// The client the configuration names now is compared with the one the session's tokens were issued to, on every
-    /// path (the check once compared the session's client with itself); a configuration that names no client uses the
-    /// session's own.
-    @Test func aSessionOfAnotherClientThanTheConfiguredOneIsHandedOutByNoPath() async throws {
-        let setup = try Setup()
-        defer { setup.directory.cleanUp() }
-        let stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
-        try await setup.store.save(stored)
-        let configured = try Self.oauth(
-            TestDescriptor(), in: setup.directory, store: setup.store, transport: setup.transport,
-            environment: ["BROWSER": "approve", "OAUTHFLOW_EXAMPLE_CLIENT_ID": "another-client"])
-        let paths: [(String, @Sendable () async throws -> Void)] = [
-            ("storedSession", { _ = try await configured.storedSession("example") }),
-            ("usableSession", { _ = try await configured.usableSession("example", browser: ApprovingBrowser()) }),
-            ("accessToken", { _ = try await configured.accessToken(for: "example") }),
-            ("session", { _ = try await configured.session("example").validTokens() }),
-        ]
-        for (name, path) in paths {
-            let error = await #expect(throws: SessionError.self, "\(name)") { try await path() }
-            #expect(error?.code == .sessionMismatch, "\(name)")
-            #expect(error?.message.contains("another-client") == true && error?.message.contains("access-1") == false, "\(name)")
-        }
-        let unnamed = try Self.oauth(
-            TestDescriptor(), in: setup.directory, store: setup.store, transport: setup.transport, environment: ["BROWSER": "approve"])
-        #expect(try await unnamed.storedSession("example") == stored, "no client named: the session's own is used")
-        #expect(try await setup.oauth.storedSession("example") == stored, "the same client named: it passes")
-        #expect(setup.transport.count("/token") == 0)
-    }
-
     /// A stored session of the test provider, which takes no variables.
     static func session(expiresAt: Date) -> StoredSession {
         var session = sampleSession(expiresAt: expiresAt)

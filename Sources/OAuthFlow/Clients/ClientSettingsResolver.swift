@@ -69,14 +69,8 @@ public struct ClientSettingsResolver: Sendable {
         return (entry?.variables ?? [:]).merging(overrides(.init(), provider).variables) { _, given in given }
     }
 
-    /// The client id a new sign-in with `provider` uses (the host's override, then the environment's variable, then the
-    /// clients file's entry), read without its secret; nil when none names one.
-    ///
-    /// - Throws: The clients file's errors.
-    package func clientID(for provider: String) throws -> String? {
-        clientID(for: provider, overrides: overrides(.init(), provider), entry: try clientsFile().entry(for: provider))
-    }
-
+    /// The client id a new sign-in with `provider` uses: the host's override, then the environment's variable, then the
+    /// clients file's entry; nil when none names one.
     private func clientID(for provider: String, overrides: ClientSettings.Overrides, entry: ClientsFile.Entry?) -> String? {
         let clientID = overrides.clientID ?? environment[Self.clientIDVariable(for: provider)] ?? entry?.clientID
         return clientID?.isEmpty == false ? clientID : nil

@@ -19,7 +19,8 @@ extension DescriptorSchema {
     static let tokenRequestFields: [SectionKey<ProviderDescriptor.TokenRequest>] = [
         SectionKey(
             \.bodyEncoding, "body_encoding", default: ProviderDescriptor.TokenRequest().bodyEncoding,
-            "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`."),
+            "`form` sends `application/x-www-form-urlencoded`; `json` sends `application/json`. Revocation, introspection and pushed authorization requests are form-encoded whatever this says (their RFCs)."
+        ),
         SectionKey(
             \.headers, "headers", .map(.string()), default: shown(ProviderDescriptor.TokenRequest().headers),
             "Extra HTTP headers (GitHub needs `Accept: application/json`)."),

@@ -48,10 +48,11 @@ extension OAuthClient {
         parameters += settings.extraParams.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let response: TransportResponse
         if settings.placement == .body, settings.clientAuthentication {
-            // RFC 7009's form (or a DELETE with it), the client authenticated as at the token endpoint.
+            // RFC 7009's form (or a DELETE with it), the client authenticated as at the token endpoint. Form-encoded
+            // whatever `token_request.body_encoding` says of the token endpoint (RFC 7009 §2.1).
             response = try await post(
-                to: endpoint, parameters, method: settings.method.request, proofKey: proofKey, keepingBinding: certificateBound,
-                purpose: .revocation, secrets: [token])
+                to: endpoint, parameters, method: settings.method.request, encoding: .form, proofKey: proofKey,
+                keepingBinding: certificateBound, purpose: .revocation, secrets: [token])
         } else {
             response = try await revocationRequest(
                 to: endpoint, token: token, parameters, settings: settings, proofKey: proofKey, certificateBound: certificateBound)

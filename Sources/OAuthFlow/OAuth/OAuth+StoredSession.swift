@@ -10,8 +10,8 @@ extension OAuth {
     ///   - skew: How long the access token must stay valid (default 60 s).
     /// - Returns: The session; nil when none is stored or its access token expires within `skew` (its manager,
     ///   ``session(_:account:)``, refreshes it).
-    /// - Throws: ``SessionError`` `session_mismatch` when another authorization server issued the tokens or another
-    ///   client holds them (nothing is handed out; sign in again), `reauthentication_required` when a security event
+    /// - Throws: ``SessionError`` `session_mismatch` when another authorization server issued the tokens (nothing is
+    ///   handed out; sign in again), `reauthentication_required` when a security event
     ///   marked the session for a new sign-in; ``ProviderError`` when the provider cannot be
     ///   resolved; store errors.
     public func storedSession(_ name: String, account: String = "default", validFor skew: TimeInterval = 60) async throws -> StoredSession? {
@@ -33,17 +33,19 @@ extension OAuth {
     }
 
     /// Refuses `session` unless the provider, as this configuration resolves it now, names the authorization server
-    /// that issued its tokens, and the client this configuration names for it (when it names one) is the one they were
-    /// issued to: what ``storedSession(_:account:validFor:)``, ``session(_:account:)`` and every ``TokenManager`` check.
+    /// and the servers that issued its tokens (``StoredSession/mismatch(with:clientID:)``): what
+    /// ``storedSession(_:account:validFor:)``, ``session(_:account:)`` and every ``TokenManager`` check. A session is
+    /// used with its own client, whatever client the configuration names for new sign-ins (a user may have signed in
+    /// with another `--client-id`): that client's secret goes only with its own id (``settings(for:)``), and a
+    /// ``TokenManager`` made by a host for another client refuses the session.
     ///
     /// - Throws: ``SessionError`` `session_mismatch`; ``ProviderError`` when the provider cannot be resolved.
     package func requireOrigin(of session: StoredSession) throws {
-        // The variables the session's manager would use (`settings(for:)`); a secret that cannot be read does not
-        // matter to the check. The client is the one a sign-in would use now, not the session's own (which would
-        // compare the session with itself).
+        // The variables and client id the session's manager would use (`settings(for:)`); a secret that cannot be
+        // read does not matter to the check.
         let settings = (try? settings(for: session)) ?? ClientSettings(clientID: session.clientID, variables: session.variables)
         let provider = try resolve(session.key.providerID, variables: settings.variables)
-        try session.requireOrigin(provider, clientID: configuredClientID(for: session.key.providerID) ?? session.clientID)
+        try session.requireOrigin(provider, clientID: settings.clientID)
     }
 
     /// Refuses `session` to a caller that means other values of the provider's variables than it was signed in with:
@@ -71,13 +73,6 @@ extension OAuth {
                 "the stored session \(session.key) cannot be used here: it was signed in with \(TerminalText.escaped(variable))=\(TerminalText.escaped(recorded)), and \(TerminalText.escaped(value)) is meant here (\(source)): another tenant or server. Nothing was sent; sign in with that value, under another account name to keep both"
             )
         }
-    }
-
-    /// The client id the configuration gives `name`: ``Configuration/clients``' entry, else the resolver's (the host's
-    /// override, the environment's variable, the clients file's entry); nil when none names one.
-    func configuredClientID(for name: String) -> String? {
-        if let settings = configuration.clients[name] { return settings.clientID }
-        return (try? configuration.clientSettings?.clientID(for: name)) ?? nil
     }
 
     /// The variables the configuration gives `name`'s client: ``Configuration/clients``' entry, else the resolver's

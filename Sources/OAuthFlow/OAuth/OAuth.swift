@@ -269,7 +269,7 @@ public final class OAuth: Sendable {
     ///   - name: The provider.
     ///   - account: The account, for several sessions with one provider.
     /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, `session_mismatch` when another authorization
-    ///   server issued its tokens or another client than the one configured holds them (nothing is sent; sign in again),
+    ///   server issued its tokens (nothing is sent; sign in again),
     ///   ``ProviderError``, store errors.
     public func session(_ name: String, account: String = "default") async throws -> TokenManager {
         let key = SessionKey(providerID: name, account: account)

@@ -55,6 +55,7 @@ struct LintRun {
         let targets = try await Output.running { try lintTargets() }
         let reporter = format.reporter
         var errors = 0, warnings = 0, written = 0  // advice (info) never fails, not even under --strict
+        var unread = Set<String>()  // files the other rules did not run on
         let checked = try await Output.running {
             try await lint(targets) { diagnostics in
                 guard !diagnostics.isEmpty else { return }
@@ -64,6 +65,7 @@ struct LintRun {
                 written += diagnostics.count
                 errors += diagnostics.count { $0.severity == .error }
                 warnings += diagnostics.count { $0.severity == .warning }
+                for diagnostic in diagnostics where diagnostic.isStructural { unread.insert(diagnostic.location.path) }
             }
         }
         Output.stdoutExact(reporter.end(afterAny: written > 0))
@@ -77,6 +79,12 @@ struct LintRun {
             Output.stderr(
                 "\(checked) file\(checked == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
             )
+            if !unread.isEmpty {
+                let files = unread.count == 1 ? "1 file" : "\(unread.count) files"
+                Output.stderr(
+                    "note: \(files) could not be read as a descriptor (the errors above): the rules that read one did not run on \(unread.count == 1 ? "it" : "them"), and may find more once \(unread.count == 1 ? "it is" : "they are") fixed\n"
+                )
+            }
         }
         if errors > 0 || (strict && warnings > 0) {
             throw ExitCode.failure

@@ -7,7 +7,7 @@ extension OAuthFlowCommand.Token {
         static let configuration = CommandConfiguration(
             commandName: "print",
             abstract: "Print a token on stdout, refreshing the access token first when it has expired.",
-            discussion: "Tokens are secrets: this is the only command that prints one, and only when asked.")
+            discussion: "Tokens are secrets: this is the only command that prints a stored session's token, and only the one asked for.")
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
             case access, refresh, id

@@ -44,12 +44,29 @@ struct SessionOptions: ParsableArguments {
     /// The stored session, or a failure that says how to sign in.
     func stored(store: FileTokenStore = CommandEnvironment.store) async throws -> StoredSession {
         guard let session = try await store.load(key) else {
+            // An unknown provider (with the nearest names), a descriptor that does not load or a directory that cannot be
+            // read is said as such, not as a missing sign-in; each variable the provider needs and nothing gives goes
+            // into the command shown, as --var NAME=VALUE.
+            let oauth = registryOptions.oauth()
+            var needed: [String: String] = [:]
+            for _ in 0..<16 {
+                do {
+                    _ = try oauth.provider(key.providerID, variables: needed)
+                    break
+                } catch let error as ProviderError where error.code == .missingVariable {
+                    guard let name = error.variable, needed[name] == nil else { break }
+                    needed[name] = "VALUE"
+                } catch let error as ProviderError where error.code == .invalidVariable || error.code == .invalidURL {
+                    break  // the stand-in VALUE does not fit a pattern or a URL: the names found so far are shown
+                }
+            }
             // A login that no variable or clients file names a client for needs --client-id: the command shows it.
             var needsClientID = false
             do { _ = try CommandEnvironment.clients.settings(for: key.providerID) } catch let error as ClientSettingsError {
                 needsClientID = error.code == .missingClientID
             } catch {}
-            var signIn = LoginCommand(provider: key.providerID, account: key.account, clientID: needsClientID ? "CLIENT_ID" : nil)
+            var signIn = LoginCommand(
+                provider: key.providerID, account: key.account, clientID: needsClientID ? "CLIENT_ID" : nil, variables: needed)
             signIn.providerDirectories = registryOptions.providerDirectories
             throw CommandFailure("no stored session for \(key); sign in with `\(signIn.text)` first")
         }

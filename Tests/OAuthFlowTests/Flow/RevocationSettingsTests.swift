@@ -49,6 +49,17 @@ import OAuthFlow
             environment: OAuthEnvironment(transport: recorder.transport))
     }
 
+    /// RFC 7009 §2.1: a provider whose token endpoint takes JSON (`token_request.body_encoding: json`, as Auth0's does)
+    /// still gets a form at its revocation endpoint.
+    @Test func revocationIsAFormWhateverTheTokenEndpointTakes() async throws {
+        let recorder = Recorder()
+        let client = try custom("  placement: body\ntoken_request:\n  body_encoding: json\n", clientAuth: "client_secret_post", recorder)
+        #expect(client.provider.policy.tokenRequest.encoding == .json)
+        try await client.revoke(Secret("rt-1"), kind: .refreshToken)
+        #expect(recorder.last?.headers["Content-Type"]?.hasPrefix("application/x-www-form-urlencoded") == true, "\(recorder.last?.headers ?? [:])")
+        #expect(Self.form(recorder.last)["token"] == "rt-1" && Self.form(recorder.last)["client_secret"] == "s3cret")
+    }
+
     // MARK: - The bundled providers, as their pages describe the request
 
     @Test func lineTakesTheAccessTokenAsAccessTokenWithTheClientInTheBody() async throws {
