@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Every request that carries client authentication or an assertion (the token, pushed authorization, device
 /// authorization, introspection and revocation endpoints, the JWT bearer grant, token exchange) goes through ``post``
-/// or the revocation request, which call ``requireCredentialBinding()`` before anything is sent.
+/// or the revocation request, which call ``requireCredentialBinding(sendingTo:)`` before anything is sent.
 extension OAuthClient {
     /// The clock skew allowed on an assertion's `nbf`, in seconds.
     static let assertionLeeway: TimeInterval = 60
@@ -22,6 +22,36 @@ extension OAuthClient {
         throw FlowError(
             .wrongAuthorizationServer,
             "the credentials of client \(TerminalText.escaped(configuration.clientID)) were given for the authorization server \(TerminalText.escaped(bound)), and provider `\(provider.id)` \(named) (issuers are compared exactly): nothing is sent to it. Give the client for the server it is registered at (`ClientSettings.authorizationServer`, `issuer` in the clients file)"
+        )
+    }
+
+    /// ``requireCredentialBinding()``, and, for credentials given for an authorization server, that `endpoint` is that
+    /// server's: on the issuer's origin, or named by the issuer's own metadata (read from its well-known location) when
+    /// the descriptor asks for discovery. A descriptor that names another server's endpoint under the issuer the
+    /// credentials were given for (a file dropped in, `providers add --force`) gets nothing; Google's token endpoint,
+    /// on another host than its issuer, passes because Google's metadata names it. A descriptor without discovery (or
+    /// with an explicit `discovery.url`) is the only word on its endpoints, and is taken.
+    ///
+    /// - Throws: ``FlowError`` `wrong_authorization_server`; ``DiscoveryError`` when the metadata cannot be read.
+    func requireCredentialBinding(sendingTo endpoint: URL) async throws {
+        try requireCredentialBinding()
+        guard let bound = configuration.authorizationServer, !Origin.same(endpoint, bound), let location = provider.discovery,
+            !location.isExplicit
+        else { return }
+        let metadata = try await discovery.metadata(at: location.url, issuers: provider.issuers, provider: provider.id)
+        let aliases = [
+            "token_endpoint", "revocation_endpoint", "introspection_endpoint", "device_authorization_endpoint",
+            "pushed_authorization_request_endpoint",
+        ].map(metadata.mtlsAlias)
+        let named =
+            [
+                metadata.tokenEndpoint, metadata.revocationEndpoint, metadata.introspectionEndpoint, metadata.deviceAuthorizationEndpoint,
+                metadata.pushedAuthorizationRequestEndpoint,
+            ] + aliases
+        guard !named.contains(where: { $0.map { Origin.same($0, endpoint) } ?? false }) else { return }
+        throw FlowError(
+            .wrongAuthorizationServer,
+            "the credentials of client \(TerminalText.escaped(configuration.clientID)) were given for the authorization server \(TerminalText.escaped(bound.absoluteString)), and provider `\(provider.id)` would send them to \(TerminalText.escaped(Origin(endpoint)?.description ?? endpoint.absoluteString)), which is not on the issuer's host and which the issuer's metadata does not name: nothing is sent to it. Correct the descriptor's endpoints, or leave them to discovery"
         )
     }
 

@@ -69,7 +69,7 @@ extension OAuthClient {
         to endpoint: URL, token: Secret, _ parameters: [(String, String)], settings: ProviderDescriptor.RevocationSettings,
         proofKey: DPoPKey?, certificateBound: Bool
     ) async throws -> TransportResponse {
-        try requireCredentialBinding()
+        try await requireCredentialBinding(sendingTo: endpoint)
         // A certificate-bound session's token goes with its certificate, to the endpoint's mutual-TLS alias (RFC 8705 §5).
         let identity = certificateBound ? try presentedCertificate(keepingBinding: true) : nil
         let endpoint = identity == nil ? endpoint : try await mutualTLSEndpoint(endpoint)

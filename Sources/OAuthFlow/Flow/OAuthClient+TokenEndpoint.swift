@@ -132,7 +132,7 @@ extension OAuthClient {
         requestingTokens: Bool = false, purpose: Instruments.Endpoint = .token, secrets: [Secret] = [],
         arrival: (@Sendable (TransportResponse) -> Void)? = nil
     ) async throws -> TransportResponse {
-        try requireCredentialBinding()
+        try await requireCredentialBinding(sendingTo: endpoint)
         let shape = provider.policy.tokenRequest
         let method = try configuration.authenticationMethod(for: provider)
         let (url, identity) = try await certificateRoute(

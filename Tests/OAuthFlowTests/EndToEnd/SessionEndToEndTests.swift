@@ -119,7 +119,12 @@ struct SessionEndToEndTests {
 
         let missing = try await runProduct("oauthflow", ["call", "nobody", "x"] + providers, environment: environment)
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("no stored session for nobody"))
-        #expect(!missing.stderr.contains("Usage:"), "a missing session is a state, not a wrong command line")
+        // An unknown provider is that, not a missing sign-in.
+        #expect(missing.stderr.contains("no provider named `nobody`"), "\(missing.stderr)")
+        #expect(!missing.stderr.contains("Usage:"), "an unknown provider is a state, not a wrong command line")
+        let signedOut = try await runProduct("oauthflow", ["call", "django", "x", "--account", "nobody"] + providers, environment: environment)
+        #expect(signedOut.status == 1)
+        #expect(signedOut.stderr.contains("no stored session for django/nobody"), "\(signedOut.stderr)")
+        #expect(!signedOut.stderr.contains("Usage:"), "a missing session is a state, not a wrong command line")
     }
 }

@@ -104,6 +104,46 @@ import Testing
         #expect(recording.requests.count == 1)
     }
 
+    // MARK: - The endpoints a descriptor names under the issuer
+
+    /// A client given for ``home`` whose provider names ``home`` as its issuer, asks for discovery and writes its token
+    /// endpoint as `token`; the issuer's metadata names `https://tokens.example.net/token`. Records what it sends.
+    static func client(tokenEndpoint token: String, bound: Bool = true) throws -> (OAuthClient, RecordingTransport) {
+        let metadata =
+            #"{"issuer":"https://auth.example.com","authorization_endpoint":"https://auth.example.com/authorize","token_endpoint":"https://tokens.example.net/token","jwks_uri":"https://auth.example.com/jwks"}"#
+        let recording = RecordingTransport(
+            ScriptedTransport { request, _ in
+                let body = request.url.path.hasSuffix("openid-configuration") ? metadata : answer
+                return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            })
+        let provider = try TestDescriptor(
+            issuer: home, endpoints: [("authorization", "\(home)/authorize"), ("token", token)],
+            extra: "discovery:\n  mode: oidc\ngrant_types: [authorization_code, client_credentials]\nclient_auth:\n  methods: [client_secret_basic]\n"
+        ).provider()
+        var configuration = ClientConfiguration.service(clientID: "home-client", clientSecret: Secret(secret))
+        if bound { configuration.authorizationServer = URL(string: home) }
+        return (OAuthClient(provider: provider, configuration: configuration, environment: OAuthEnvironment(transport: recording)), recording)
+    }
+
+    /// The issuer unchanged, its token endpoint written on another server (what a descriptor dropped in can say): the
+    /// secret given for the issuer does not go there. The endpoint the issuer's metadata names, on another host than the
+    /// issuer (Google's), gets it; a client given for no server goes where the descriptor says, as before.
+    @Test func aTokenEndpointTheIssuerDoesNotNameNeverGetsTheBoundSecret() async throws {
+        let (moved, movedRecording) = try Self.client(tokenEndpoint: "https://tokens-example.net/token")
+        let error = await #expect(throws: FlowError.self) { _ = try await moved.clientCredentialsToken() }
+        #expect(error?.code == .wrongAuthorizationServer, "\(String(describing: error))")
+        #expect(error?.message.contains("https://tokens-example.net:443") == true && error?.message.contains(Self.secret) == false)
+        #expect(!movedRecording.requests.contains { $0.url.host == "tokens-example.net" }, "nothing reached the other server")
+
+        let (named, namedRecording) = try Self.client(tokenEndpoint: "https://tokens.example.net/token")
+        _ = try await named.clientCredentialsToken()
+        #expect(namedRecording.requests.contains { $0.url.absoluteString == "https://tokens.example.net/token" })
+
+        let (unbound, unboundRecording) = try Self.client(tokenEndpoint: "https://tokens-example.net/token", bound: false)
+        _ = try await unbound.clientCredentialsToken()
+        #expect(unboundRecording.requests.contains { $0.url.host == "tokens-example.net" })
+    }
+
     // MARK: - The assertion's claims (RFC 7523 §3)
 
     @Test(arguments: [
