@@ -77,7 +77,7 @@ public struct SessionPeek: Sendable, Hashable {
             isStringMap(session["variables"]), session["clientID"]?.string != nil,
             isOptional(session["redirectURI"], { $0.string.map(isURIText) == true }), isDate(session["updatedAt"]),
             isOptional(session["clientAuthentication"], { $0.string.map(clientAuthenticationMethods.contains) == true }),
-            isOptional(session["authorizationServer"], { $0.string != nil }),
+            isOptional(session["authorizationServer"], { $0.string != nil }), isOptional(session["tokenServers"], isStrings),
             isOptional(session["offlineAccessRequested"], { if case .bool = $0 { return true } else { return false } }),
             isOptional(
                 session["providerSession"],

@@ -112,6 +112,14 @@ extension WebSignIn {
                 endingProviderSession: .init(postLogoutRedirectURI: postLogoutRedirectURI(for: key.providerID)))
         } catch let error as SessionError where error.code == .notSignedIn {
             return Self.redirect(to: target)
+        } catch let error as SessionError where error.code == .missingClientCredential {
+            // The server's client lacks the credential revocation needs (its configuration's fault, not the user's): the
+            // host has cleared its own session, so this one is removed unrevoked rather than left behind, and said.
+            logger.warning(
+                "sign-out: the client lacks the credential revocation needs; the session was removed unrevoked",
+                metadata: ["provider": "\(key.providerID)", "reason": "\(TerminalText.escaped(error.message))"])
+            try? await sessions?.remove(key)
+            return Self.redirect(to: target)
         } catch {
             logger.error(
                 "sign-out could not reach the session store",

@@ -75,7 +75,7 @@ import Testing
         paths += (original["tokens"] as! [String: Any]).keys.map { ["tokens", $0] } + [["key", "providerID"], ["key", "account"]]
         paths += [["tokens", "refreshToken"], ["tokens", "proofKey"], ["clientAuthentication"], ["providerSession"], ["tokens", "expiresAt"]]
         // Members newer sessions carry: one of another type is a session FileTokenStore cannot load.
-        paths += [["authorizationServer"], ["offlineAccessRequested"]]
+        paths += [["authorizationServer"], ["offlineAccessRequested"], ["tokenServers"]]
         let replacements: [Any?] = [nil, NSNull(), 5, "x", "", [Any](), [String: Any](), 1e300, true]
         var answered = 0
         for keyPath in paths {

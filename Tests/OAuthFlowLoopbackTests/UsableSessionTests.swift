@@ -212,6 +212,23 @@ final class SessionEventLog: @unchecked Sendable {
         #expect(try await setup.store.load(stored.key) == stored, "the session is kept")
     }
 
+    /// Signing out through the front door still removes a session the origin check refuses (its tokens revoked nowhere):
+    /// the user asked to be signed out, and the check must not keep the session against them.
+    @Test func signingOutASessionOfAServerTheDescriptorNoLongerNamesRemovesIt() async throws {
+        let setup = try Setup()
+        defer { setup.directory.cleanUp() }
+        var stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
+        stored.authorizationServer = "https://auth.example.com"
+        try await setup.store.save(stored)
+        let repointed = try Self.oauth(
+            TestDescriptor(issuer: "https://other.example.com"), in: setup.directory, store: setup.store, transport: setup.transport,
+            environment: ["BROWSER": "approve", "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"])
+        let result = try await repointed.signOut("example")
+        #expect((result.revocationError as? SessionError)?.code == .sessionMismatch)
+        #expect(try await setup.store.load(stored.key) == nil)
+        #expect(setup.transport.count("/revoke") == 0 && setup.transport.count("/token") == 0)
+    }
+
     /// A stored session of the test provider, which takes no variables.
     static func session(expiresAt: Date) -> StoredSession {
         var session = sampleSession(expiresAt: expiresAt)

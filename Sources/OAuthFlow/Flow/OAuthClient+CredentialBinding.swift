@@ -30,15 +30,23 @@ extension OAuthClient {
     /// the descriptor asks for discovery. A descriptor that names another server's endpoint under the issuer the
     /// credentials were given for (a file dropped in, `providers add --force`) gets nothing; Google's token endpoint,
     /// on another host than its issuer, passes because Google's metadata names it. A descriptor without discovery (or
-    /// with an explicit `discovery.url`) is the only word on its endpoints, and is taken.
+    /// with an explicit `discovery.url`) is the only word on its endpoints, and is taken; so is one whose issuer's
+    /// metadata cannot be read now (logged).
     ///
-    /// - Throws: ``FlowError`` `wrong_authorization_server`; ``DiscoveryError`` when the metadata cannot be read.
+    /// - Throws: ``FlowError`` `wrong_authorization_server`.
     func requireCredentialBinding(sendingTo endpoint: URL) async throws {
         try requireCredentialBinding()
         guard let bound = configuration.authorizationServer, !Origin.same(endpoint, bound), let location = provider.discovery,
             !location.isExplicit
         else { return }
-        let metadata = try await discovery.metadata(at: location.url, issuers: provider.issuers, provider: provider.id)
+        // Metadata that cannot be read vouches for nothing and refuses nothing: the descriptor's word stands, as for one
+        // without discovery (whoever writes the descriptor could leave discovery out as well).
+        guard let metadata = try? await discovery.metadata(at: location.url, issuers: provider.issuers, provider: provider.id) else {
+            logger.warning(
+                "the issuer's metadata could not be read to check an endpoint off the issuer's host; the descriptor's endpoint is used",
+                metadata: ["provider": "\(provider.id)", "endpoint": "\(Origin(endpoint)?.description ?? "")"])
+            return
+        }
         let aliases = [
             "token_endpoint", "revocation_endpoint", "introspection_endpoint", "device_authorization_endpoint",
             "pushed_authorization_request_endpoint",

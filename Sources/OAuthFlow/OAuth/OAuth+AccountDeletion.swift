@@ -57,13 +57,7 @@ extension OAuth {
             } catch let error as SessionError where error.code == .notSignedIn && each != key {
                 continue  // removed meanwhile (another process signed it out): nothing left of it
             } catch let error as SessionError where error.code == .sessionMismatch {
-                // Tokens another authorization server issued: not this provider's to revoke. Removed unrevoked (under the
-                // store's lock: the origin check refuses it before its manager is made), and said.
-                do {
-                    let lock = try await store.lock(each)
-                    defer { lock.release() }
-                    try await store.remove(each)
-                }
+                // Tokens another authorization server issued: not this provider's to revoke. Removed unrevoked, and said.
                 forget(each)
                 removed.append(each)
                 failures[each] = error

@@ -34,7 +34,7 @@ extension OAuth {
 
     /// Refuses `session` unless the provider, as this configuration resolves it now, names the authorization server
     /// and the servers that issued its tokens (``StoredSession/mismatch(with:clientID:)``): what
-    /// ``storedSession(_:account:validFor:)``, ``session(_:account:)`` and every ``TokenManager`` check. A session is
+    /// ``storedSession(_:account:validFor:)`` and every ``TokenManager`` check. A session is
     /// used with its own client, whatever client the configuration names for new sign-ins (a user may have signed in
     /// with another `--client-id`): that client's secret goes only with its own id (``settings(for:)``), and a
     /// ``TokenManager`` made by a host for another client refuses the session.

@@ -268,8 +268,8 @@ public final class OAuth: Sendable {
     /// - Parameters:
     ///   - name: The provider.
     ///   - account: The account, for several sessions with one provider.
-    /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, `session_mismatch` when another authorization
-    ///   server issued its tokens (nothing is sent; sign in again),
+    /// - Throws: ``SessionError`` `not_signed_in` when nothing is stored, `session_mismatch` (from the manager's first use)
+    ///   when another authorization server issued its tokens (nothing is sent; sign in again),
     ///   ``ProviderError``, store errors.
     public func session(_ name: String, account: String = "default") async throws -> TokenManager {
         let key = SessionKey(providerID: name, account: account)
@@ -279,7 +279,6 @@ public final class OAuth: Sendable {
             _ = try descriptor(name)
             throw SessionError(.notSignedIn, "no stored session for \(key); sign in first")
         }
-        try requireOrigin(of: stored)
         let made = TokenManager(client: try client(for: stored), store: store, key: key)
         let manager = managers.withLock { managers in
             if let existing = managers.value(for: key) { return existing }

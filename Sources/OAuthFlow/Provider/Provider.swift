@@ -35,7 +35,8 @@ public struct Provider: Sendable, Hashable {
     package var lacks: Set<ProviderDescriptor.DiscoveryEndpoint> = []
     /// The servers (origins, RFC 6454) the descriptor itself names for what receives a token or the client's
     /// credentials: its written token, refresh, userinfo, revocation, introspection, end-session, device and
-    /// pushed-authorization endpoints and its explicit discovery document, sorted. A ``StoredSession`` records them
+    /// pushed-authorization endpoints, its profile's extra call, its resources (the APIs `call` sends the access token
+    /// to) and its explicit discovery document, sorted. A ``StoredSession`` records them
     /// beside ``authorizationServer``; a descriptor that names another server for any of them since gets nothing of
     /// the session. What discovery fills in is vouched for by the issuer, and is not counted.
     package var tokenServers: [String] = []
@@ -170,12 +171,14 @@ public struct Provider: Sendable, Hashable {
         return provider
     }
 
-    /// The origins of `endpoints` that receive a token or credentials, and of `discovery`, sorted and distinct.
-    static func tokenServers(of endpoints: Endpoints, discovery: URL?) -> [String] {
-        let receiving = [
-            endpoints.token, endpoints.refresh, endpoints.userinfo, endpoints.revocation, endpoints.introspection, endpoints.endSession,
-            endpoints.deviceAuthorization, endpoints.pushedAuthorization, discovery,
-        ]
+    /// The origins of this provider's endpoints that receive a token or credentials, of its profile's extra call and
+    /// resources, and of `discovery`, sorted and distinct: what ``tokenServers`` holds once resolved.
+    func receivingServers(discovery: URL?) -> [String] {
+        let receiving =
+            [
+                endpoints.token, endpoints.refresh, endpoints.userinfo, endpoints.revocation, endpoints.introspection, endpoints.endSession,
+                endpoints.deviceAuthorization, endpoints.pushedAuthorization, discovery, profile.extraCall,
+            ] + resources.entries.map(\.url)
         return Set(receiving.compactMap { $0.flatMap(Origin.init)?.description }).sorted()
     }
 

@@ -110,7 +110,7 @@ extension ProviderDescriptor {
             issuers: IssuerMatcher(issuer: issuerURL, aliases: security.issuerAliases, template: idTokenIssuerTemplate(variables: resolved)),
             resources: ResourceMap(entries), isDiscovered: !usesDiscovery)
         provider.lacks = Set(discovery.lacks)
-        provider.tokenServers = Provider.tokenServers(of: endpoints, discovery: discovery.url == nil ? nil : discoveryURL)
+        provider.tokenServers = provider.receivingServers(discovery: discovery.url == nil ? nil : discoveryURL)
         return provider
     }
 

@@ -55,7 +55,7 @@ extension TokenManager {
 
     /// Whether `error` refused a request before sending it because the client lacks the credential it needs.
     static func lacksCredential(_ error: any Error) -> Bool {
-        if let error = error as? FlowError { return error.code == .missingClientSecret || error.code == .clientAuthentication }
+        if let error = error as? FlowError { return error.code == .missingClientSecret }
         return (error as? SessionError)?.code == .missingClientCredential
     }
 

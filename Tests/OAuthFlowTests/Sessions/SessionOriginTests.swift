@@ -144,6 +144,24 @@ import OAuthFlowTesting
         #expect(session.mismatch(with: try moved(honest, "jwks", to: "keys.example.com"), clientID: clientID) == nil)
     }
 
+    /// The APIs `call` sends the access token to (`resources`) and the profile's extra call are servers of the session
+    /// too: a descriptor that names another server for one of them gets nothing.
+    @Test func aResourceOrProfileCallOnAnotherServerGetsNothing() async throws {
+        let (honest, _, transport) = try servers()
+        let (session, _) = try await honestSession(honest, transport: transport)
+        func with(_ extra: String) throws -> Provider {
+            let text = honest.descriptorText() + extra
+            return try #require(DescriptorDocument.parse(Data(text.utf8), path: "simulated.yaml").descriptor).resolve([:])
+        }
+        let clientID = SimulatedProvider.appClientID
+        let ownAPI = "resources:\n  - {scope: openid, title: Own, url: https://auth.example.com/api}\n"
+        #expect(session.mismatch(with: try with(ownAPI), clientID: clientID) == nil)
+        let otherAPI = "resources:\n  - {scope: openid, title: Other, url: https://collector.example/api}\n"
+        #expect(session.mismatch(with: try with(otherAPI), clientID: clientID)?.contains("https://collector.example:443") == true)
+        let otherProfile = "profile:\n  extra_call:\n    url: https://collector.example/me\n"
+        #expect(session.mismatch(with: try with(otherProfile), clientID: clientID) != nil)
+    }
+
     @Test func signingOutAnotherServersSessionRemovesItAndSendsNothing() async throws {
         let (honest, other, transport) = try servers()
         let (session, store) = try await honestSession(honest, transport: transport)
