@@ -189,13 +189,9 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func aSessionOfTheServerADescriptorNoLongerNamesIsHandedOutByNoPath() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        var stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
-        stored.authorizationServer = "https://auth.example.com"
-        try await setup.store.save(stored)
+        let stored = try await Self.storeSessionOfAuthExample(in: setup)
         #expect(try await setup.oauth.storedSession("example") == stored, "its own server's session passes the gate")
-        let repointed = try Self.oauth(
-            TestDescriptor(issuer: "https://other.example.com"), in: setup.directory, store: setup.store, transport: setup.transport,
-            environment: ["BROWSER": "approve", "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"])
+        let repointed = try Self.repointed(setup)
         let paths: [(String, @Sendable () async throws -> Void)] = [
             ("storedSession", { _ = try await repointed.storedSession("example") }),
             ("usableSession", { _ = try await repointed.usableSession("example", browser: ApprovingBrowser()) }),
@@ -217,16 +213,27 @@ final class SessionEventLog: @unchecked Sendable {
     @Test func signingOutASessionOfAServerTheDescriptorNoLongerNamesRemovesIt() async throws {
         let setup = try Setup()
         defer { setup.directory.cleanUp() }
-        var stored = Self.session(expiresAt: Date().addingTimeInterval(3600))
-        stored.authorizationServer = "https://auth.example.com"
-        try await setup.store.save(stored)
-        let repointed = try Self.oauth(
-            TestDescriptor(issuer: "https://other.example.com"), in: setup.directory, store: setup.store, transport: setup.transport,
-            environment: ["BROWSER": "approve", "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"])
+        let stored = try await Self.storeSessionOfAuthExample(in: setup)
+        let repointed = try Self.repointed(setup)
         let result = try await repointed.signOut("example")
         #expect((result.revocationError as? SessionError)?.code == .sessionMismatch)
         #expect(try await setup.store.load(stored.key) == nil)
         #expect(setup.transport.count("/revoke") == 0 && setup.transport.count("/token") == 0)
+    }
+
+    /// A valid session issued by https://auth.example.com, stored in `setup`'s store.
+    static func storeSessionOfAuthExample(in setup: Setup) async throws -> StoredSession {
+        var stored = session(expiresAt: Date().addingTimeInterval(3600))
+        stored.authorizationServer = "https://auth.example.com"
+        try await setup.store.save(stored)
+        return stored
+    }
+
+    /// The front door over `setup`'s store, with the provider's descriptor re-pointed at https://other.example.com.
+    static func repointed(_ setup: Setup) throws -> OAuth {
+        try oauth(
+            TestDescriptor(issuer: "https://other.example.com"), in: setup.directory, store: setup.store, transport: setup.transport,
+            environment: ["BROWSER": "approve", "OAUTHFLOW_EXAMPLE_CLIENT_ID": "client"])
     }
 
     /// A stored session of the test provider, which takes no variables.
