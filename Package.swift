@@ -16,6 +16,21 @@ let privacyManifest: [Resource] = []
 let privacyManifestExcluded = ["PrivacyInfo.xcprivacy"]
 #endif
 
+// What the core's two test targets (OAuthFlowTests, OAuthFlowEngineTests) use. No executable: the tests run the built
+// StoreWriter, RefreshWorker and oauthflow as processes, which `swift build --build-tests` makes all the same; depending
+// on them made the largest test target wait for their links before it began to compile.
+let coreTestDependencies: [Target.Dependency] = [
+    "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback",
+    .product(name: "JWTKit", package: "jwt-kit"),
+    .product(name: "_CryptoExtras", package: "swift-crypto"),
+    .product(name: "Yams", package: "Yams"),
+    .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    // The in-memory backends the operations tests count and trace with.
+    .product(name: "MetricsTestKit", package: "swift-metrics"),
+    .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+]
+
 let package = Package(
     name: "OAuthFlow",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -309,40 +324,14 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowTests",
-            dependencies: [
-                // No executable: the tests run the built StoreWriter, RefreshWorker and oauthflow as processes, which
-                // `swift build --build-tests` makes all the same; depending on them made this, the largest test target,
-                // wait for their links before it began to compile.
-                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback",
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // The in-memory backends the operations tests count and trace with.
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-            ],
+            dependencies: coreTestDependencies,
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "OAuthFlowEngineTests",
             // The client engine's and the protected resource's tests, split from OAuthFlowTests so that the two compile
             // side by side at the end of the build instead of one core compiling all of them alone (Docs/benchmarks.md).
-            dependencies: [
-                // No executable: the tests run the built StoreWriter, RefreshWorker and oauthflow as processes, which
-                // `swift build --build-tests` makes all the same; depending on them made this, the largest test target,
-                // wait for their links before it began to compile.
-                "OAuthFlowTestSupport", "OAuthFlow", "OAuthFlowLoopback",
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // The in-memory backends the operations tests count and trace with.
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-            ],
+            dependencies: coreTestDependencies,
         ),
         // The examples of README.md and Docs/, compiled and run: they use every product.
         .testTarget(
