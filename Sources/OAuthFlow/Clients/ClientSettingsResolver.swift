@@ -69,13 +69,6 @@ public struct ClientSettingsResolver: Sendable {
         return (entry?.variables ?? [:]).merging(overrides(.init(), provider).variables) { _, given in given }
     }
 
-    /// The client id a new sign-in with `provider` uses: the host's override, then the environment's variable, then the
-    /// clients file's entry; nil when none names one.
-    private func clientID(for provider: String, overrides: ClientSettings.Overrides, entry: ClientsFile.Entry?) -> String? {
-        let clientID = overrides.clientID ?? environment[Self.clientIDVariable(for: provider)] ?? entry?.clientID
-        return clientID?.isEmpty == false ? clientID : nil
-    }
-
     /// The settings for a new sign-in with `provider`.
     ///
     /// - Throws: ``ClientSettingsError``: `missing_client_id` when nothing names a client id (the message says
@@ -83,10 +76,11 @@ public struct ClientSettingsResolver: Sendable {
     public func settings(for provider: String, overrides given: ClientSettings.Overrides = .init()) throws -> ClientSettings {
         let overrides = self.overrides(given, provider)
         let entry = try clientsFile().entry(for: provider)
-        guard let clientID = clientID(for: provider, overrides: overrides, entry: entry) else {
+        let idVariable = Self.clientIDVariable(for: provider)
+        guard let clientID = overrides.clientID ?? environment[idVariable] ?? entry?.clientID, !clientID.isEmpty else {
             throw ClientSettingsError(
                 .missingClientID,
-                "no client id for \(provider): set \(Self.clientIDVariable(for: provider)), or add `client_id` under `\(provider):` in \(clientsFileURL.path)",
+                "no client id for \(provider): set \(idVariable), or add `client_id` under `\(provider):` in \(clientsFileURL.path)",
                 provider: provider)
         }
         let scopes = overrides.scopes.flatMap { $0.isEmpty ? nil : $0 } ?? entry?.scopes
