@@ -12,7 +12,8 @@ PLAN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Driver flags that make outputs or choose how (CI builds whole modules), and those followed by a value: a type-check
 # makes none, one file at a time.
 OUTPUT_FLAGS = {"-emit-dependencies", "-emit-module", "-incremental", "-c", "-enable-batch-mode", "-serialize-diagnostics",
-                "-parseable-output", "-emit-objc-header", "-whole-module-optimization", "-wmo"}
+                "-parseable-output", "-emit-objc-header", "-whole-module-optimization", "-wmo",
+                "-no-emit-module-separately-wmo"}
 OUTPUT_VALUES = {"-emit-module-path", "-output-file-map", "-index-store-path", "-emit-objc-header-path", "-o", "-num-threads"}
 
 

@@ -75,12 +75,13 @@ source "$root/scripts/browser.sh"
 # (`-debug-info-format none`: SwiftPM then passes -gnone and -g0, where a -g0 given with -Xcc came before its own -g).
 # A crash in a test still names the functions in its backtrace, without file and line. The index store stays: SwiftPM's
 # test discovery on Linux reads it even with XCTest disabled (`--disable-index-store` fails the build at its end). It
-# also compiles each module whole (-wmo, still unoptimized, its code generated on two threads): no file is parsed and
-# type-checked once per batch and again to emit the module's interface, so the cold build takes about 780 s of CPU
-# instead of 1,150 (Docs/benchmarks.md). A whole-module build is not incremental: elsewhere the build keeps the
+# also compiles each module whole (-wmo, still unoptimized, its code generated on two threads), and emits each module's
+# interface from that same job (-no-emit-module-separately-wmo): no file is parsed and type-checked once per batch, nor
+# again in a job of its own that only emits the interface, so the cold build takes about 790 s of CPU instead of 1,150
+# (Docs/benchmarks.md). A whole-module build is not incremental: elsewhere the build keeps the
 # defaults, so that `swift build` and `swift test` run by hand reuse this build and rebuild only what changed.
 build_flags=()
-if [ "${CI:-}" = true ]; then build_flags=(-debug-info-format none -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2); fi
+if [ "${CI:-}" = true ]; then build_flags=(-debug-info-format none -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 -Xswiftc -no-emit-module-separately-wmo); fi
 
 # --- the build, from here on behind everything else ----------------------------------------
 # The checks below, the installs and the servers take little CPU and mostly wait; the build takes the
