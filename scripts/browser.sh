@@ -3,7 +3,7 @@
 # Apple stand-in.
 #
 # run_browser_test   installs Debian's chromium and chromium-driver if missing, Selenium
-#                    (pinned, Tests/Browser/requirements.txt) into .build/browser/venv, registers
+#                    (pinned, Tests/Browser/requirements.txt, in the peers' virtualenv), registers
 #                    the examples' post-logout redirect URI for DOT's oauthflow-web client, then
 #                    for each example: serves it (built by `swift build --build-tests`) on
 #                    127.0.0.1:$OAUTHFLOW_WEB_PORT (the browser opens it as localhost; DOT stays on
@@ -18,7 +18,7 @@
 #                    the bundled apple.yaml with Apple's host replaced by the stand-in's; and
 #                    Tests/Browser/apple_signin.py signs in twice (form_post, the one-time `user`
 #                    field, the ES256 client secret), signs out, and forges an answer.
-# Needs: root, as_port, as_state and as_python (DOT), install_venv and await_process
+# Needs: root, as_port, as_state and as_python (DOT), install_python_peers and await_process
 #        (scripts/servers.sh).
 
 web_pid=""
@@ -49,7 +49,7 @@ stop_web_example() {
 # web_example_answers URL [CA_FILE]: whether the web example serves URL yet (over https, with the
 # certificate in CA_FILE).
 web_example_answers() {
-    "$root/.build/browser/venv/bin/python" -c "
+    "$peers_python" -c "
 import ssl, sys, urllib.request
 context = ssl.create_default_context(cafile=sys.argv[2]) if len(sys.argv) > 2 else None
 urllib.request.urlopen(sys.argv[1], timeout=2, context=context)" "$@" 2>/dev/null
@@ -88,7 +88,7 @@ run_web_example() {
         return 1
     fi
     echo "$name web example: $url" >&2
-    if ! "$root/.build/browser/venv/bin/python" "$root/Tests/Browser/web_signin.py" "$url" "$root/.build/artifacts" "$name" $metrics; then
+    if ! "$peers_python" "$root/Tests/Browser/web_signin.py" "$url" "$root/.build/artifacts" "$name" $metrics; then
         echo "the $name web example's log:" >&2
         cat "$log" >&2
         stop_web_example
@@ -101,7 +101,7 @@ run_web_example() {
 # and signs in with Apple in the browser.
 run_apple_example() {
     local name="$1" app="$root/.build/debug/$2"
-    local python="$root/.build/browser/venv/bin/python" log="$root/.build/artifacts/apple-example-$name.log"
+    local python="$peers_python" log="$root/.build/artifacts/apple-example-$name.log"
     local port="$OAUTHFLOW_APPLE_WEB_PORT" client_id="com.example.oauthflow.web" team_id="ABCDE12345" key_id="STANDIN123"
     apple_state=$(mktemp -d "${TMPDIR:-/tmp}/oauthflow-apple.XXXXXX")
     "$python" "$root/Tests/Browser/apple_standin.py" "$apple_state" --client-id "$client_id" --team-id "$team_id" \
@@ -148,14 +148,14 @@ run_apple_example() {
     stop_web_example
 }
 
-# Chromium, its driver and Selenium's virtualenv: the test command installs them beside the build (a second call
+# Chromium, its driver and Selenium (in the peers' virtualenv): the test command installs them beside the build (a second call
 # finds them installed).
 install_browser() {
     if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
         echo "chromium or chromium-driver not found; installing them with apt-get" >&2
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
     fi
-    install_venv "$root/.build/browser/venv" "$root/Tests/Browser/requirements.txt"
+    install_python_peers
 }
 
 run_browser_test() {

@@ -18,16 +18,16 @@
 #    Then the house's size and naming rules (scripts/house.py, no build, under a second; Docs/design.md, Style): no
 #    function, initializer, subscript or computed property in Sources over 80 lines, no Sources file over 600, each
 #    file named after the type it holds; its self-test runs first, over scripts/fixtures/house. Any finding fails.
-# 2. Installs Django OAuth Toolkit (pinned, Tests/AuthorizationServer/requirements.txt)
-#    into a virtualenv in .build/authorization-server/venv; and, for service tokens, Authlib
+# 2. Installs, into one virtualenv (.build/python/venv), each pinned requirements file of the Python test peers:
+#    Django OAuth Toolkit (Tests/AuthorizationServer); for service tokens, Authlib
 #    (Tests/ServiceServer: client credentials, JWT bearer, JWT and mutual-TLS client authentication)
 #    and idpyoidc (Tests/ExchangeServer: token exchange; Tests/PARServer: pushed authorization
-#    requests and DPoP, with a proof-checking resource; Tests/LogoutServer, in the exchange
-#    server's virtualenv: RP-initiated, back-channel and front-channel logout) and the official Python MCP SDK
+#    requests and DPoP, with a proof-checking resource; Tests/LogoutServer: RP-initiated, back-channel and
+#    front-channel logout); the official Python MCP SDK
 #    (Tests/MCPServer: an MCP server with one tool behind the SDK's own authorization server, with Dynamic
-#    Client Registration), and PyJWT (Tests/IDJAGServer: an enterprise identity provider and an authorization
-#    server that redeems its ID-JAGs, MCP's enterprise-managed authorization), each in its own virtualenv under .build,
-#    while the build runs. Once it is built, four checks run side by side: the public and package API of each library
+#    Client Registration); PyJWT (Tests/IDJAGServer: an enterprise identity provider and an authorization
+#    server that redeems its ID-JAGs, MCP's enterprise-managed authorization); and Selenium for the browser test,
+#    while the build runs (the files pin the same version of each package they share: one install, not six). Once it is built, four checks run side by side: the public and package API of each library
 #    product is compared with api/*.txt (scripts/api-listing.py --check; a difference fails with its diff); the CLI is
 #    type-checked as a plain host (scripts/cli-public.py); scripts/apple-typecheck.sh type-checks the Apple-only lines
 #    against shims of Apple's SDK (Shims/AppleSDK; Docs/apple.md); and the DocC catalog of each library product
@@ -142,7 +142,8 @@ if ! python3 "$root/scripts/house.py"; then
     exit 1
 fi
 
-# pip mostly waits on the network and the disk, beside the build.
+# pip mostly waits on the network and the disk, beside the build. The first call installs every peer; the others
+# set their server's Python.
 install_authorization_server
 install_server service
 install_server exchange

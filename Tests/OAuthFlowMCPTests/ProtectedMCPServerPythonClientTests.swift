@@ -62,9 +62,10 @@ struct ProtectedMCPServerPythonClientTests {
     }
 }
 
-/// The Python of the virtualenv `scripts/test.sh` installs the pinned `mcp` into (for Tests/MCPServer); CI always has it.
+/// The Python of the virtualenv `scripts/test.sh` installs the pinned `mcp` into (with every other Python test peer's
+/// requirements; scripts/servers.sh); CI always has it.
 enum PythonMCPClient {
-    static let python = repositoryRoot.appendingPathComponent(".build/mcp-server/venv/bin/python")
+    static let python = repositoryRoot.appendingPathComponent(".build/python/venv/bin/python")
     static var shouldRun: Bool {
         FileManager.default.isExecutableFile(atPath: python.path) || ProcessInfo.processInfo.environment["CI"] != nil
     }
