@@ -391,7 +391,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OAuthFlowLoopbackTests",
-            dependencies: ["OAuthFlowLoopback", "OAuthFlow", "OAuthFlowTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "OAuthFlowLoopback", "OAuthFlow", "OAuthFlowTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "OAuthFlowTestingTests",

@@ -11,6 +11,8 @@ import sys
 names = []
 with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
     for line in log:
+        # Swift Testing colours its symbols on a terminal and under CI: the escape sequences come out first.
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line)
         match = re.search(r"✘ Test (?:case passing .*? to )?([A-Za-z_][A-Za-z0-9_]*)\(", line)
         if not match:
             match = re.search(r"Test Case '[^']*?\.([A-Za-z_][A-Za-z0-9_]*)' failed", line)

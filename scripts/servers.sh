@@ -1,5 +1,5 @@
 # Sourced by scripts/test.sh, scripts/test-server.sh and the Benchmarks scripts: the servers the
-# tests talk to, each on 127.0.0.1, each installed into a virtualenv under .build first.
+# tests talk to, each on 127.0.0.1, installed first into one virtualenv under .build (install_python_peers).
 #
 # install_python_peers           one virtualenv, .build/python/venv, with every pinned requirements file of the test peers
 #                                (PYTHON_PEERS below: the servers' and the browser test's); sets peers_python. The files
@@ -17,7 +17,7 @@
 # await_authorization_server     waits until it answers; sets as_port
 #
 # The Python servers that write a description of themselves (SERVER is one of `service`,
-# `exchange`, `logout`, `par`, `mcp`, `idjag`; the table below says which directory, virtualenv and variable):
+# `exchange`, `logout`, `par`, `mcp`, `idjag`; the tables below say which directory and variable):
 # install_server SERVER          installs the peers (its requirements among them); sets SERVER_python
 # launch_server SERVER STATE     starts Tests/DIR/server.py STATE in the background, logging to
 #                                STATE/SERVER-server.log; sets SERVER_pid

@@ -53,7 +53,7 @@
 #
 # Any failure to install or start the server fails this script: the end-to-end
 # tests must run, never silently skip. Extra arguments go to `swift test` (a filtered run: `--filter X`), which then
-# leaves step 7, the browser and its install, out.
+# leaves step 7, the browser and its Debian packages, out (Selenium is in the peers' one virtualenv all the same).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -180,7 +180,7 @@ run_tests() {
         "${command[@]}" 2>&1 | tee "$log" || status=$?
     [ "$status" -eq 0 ] && return 0
     echo "=== swift test failed (exit $status); the tests that failed: $(python3 "$root/scripts/failed-tests.py" "$log") ===" >&2
-    grep -a -E "✘ |error:|Fatal error|Expectation failed" "$log" | head -n 60 >&2 || true
+    grep -a -E "✘|error:|Fatal error|Expectation failed" "$log" | head -n 60 >&2 || true
     return "$status"
 }
 

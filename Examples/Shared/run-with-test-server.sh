@@ -12,7 +12,7 @@ port="${2:-8080}"
 # DOT sends the browser back after its logout only to a registered URI: the example's signed-out route.
 source "$root/scripts/servers.sh"
 source "$root/scripts/browser.sh"
-as_state="$root/.build/test-server" as_port=$(cat "$port_file") as_python="$root/.build/python/venv/bin/python" peers_python="$root/.build/python/venv/bin/python"
+as_state="$root/.build/test-server" as_port=$(cat "$port_file") as_python="$root/.build/python/venv/bin/python"
 register_post_logout_uri "http://localhost:$port/auth/django/signed-out"
 export OAUTHFLOW_WEB_SECRET="web-test-secret-0123456789abcdef"
 exec swift run "$product" --port "$port" \

@@ -14,6 +14,8 @@ final class Inbox: Sendable {
         var finished = false
         /// Whether the handler is working on a request now.
         var handling = false
+        /// Whether the handler gave the answer that ends the wait.
+        var answered = false
         /// The requests admitted and not yet answered.
         var waiting: [ObjectIdentifier: QueuedRequest] = [:]
     }
@@ -37,6 +39,20 @@ final class Inbox: Sendable {
         state.withLock { $0.finished = true }
         continuation.finish()
     }
+
+    /// Ends the wait with the handler's finishing answer: from now on ``holdsTheWait`` stays true, so the
+    /// timeout cannot overtake the answer on its way out (between the handler and the waiting task's return).
+    func finishAnswered() {
+        state.withLock {
+            $0.answered = true
+            $0.finished = true
+        }
+        continuation.finish()
+    }
+
+    /// Whether a callback that arrived keeps the timeout from ending the wait: one queued for the handler (its own
+    /// queue timeout bounds it), one being handled (its steps have deadlines), or the finishing answer given.
+    var holdsTheWait: Bool { state.withLock { $0.handling || $0.answered || !$0.waiting.isEmpty } }
 
     /// Answers 503 to every request still waiting that no one took: the receiver is closing.
     func abandonWaiting() {

@@ -200,8 +200,8 @@ public final class LoopbackReceiver: Sendable {
                     guard queued.claim() else { continue }
                     self.inbox.setHandling(true)
                     let response = await handler(queued.request)
+                    if response.finishes { self.inbox.finishAnswered() }
                     self.inbox.setHandling(false)
-                    if response.finishes { self.inbox.finish() }
                     queued.promise.succeed(response)
                     if response.finishes { return }
                 }
@@ -209,8 +209,9 @@ public final class LoopbackReceiver: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                // A callback being handled is not a missing callback: its own steps have deadlines.
-                while self.inbox.isHandling { try await Task.sleep(for: .milliseconds(50)) }
+                // A callback that arrived is not a missing callback, whether it waits for the handler, is being
+                // handled or was just answered (``Inbox/holdsTheWait``): its own steps have deadlines.
+                while self.inbox.holdsTheWait { try await Task.sleep(for: .milliseconds(50)) }
                 throw LoopbackError(code: .timedOut, message: "no sign-in callback arrived within \(timeout.components.seconds) s")
             }
             defer { group.cancelAll() }

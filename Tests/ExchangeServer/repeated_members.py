@@ -9,9 +9,8 @@ JWT it reads from a request before its library verifies it:
     why = repeated_member(token, "client assertion")
     # None, or "the client assertion's payload repeats the member 'aud' (RFC 7515 section 5.2, ...)"
 
-Shared by the service, exchange, PAR and logout servers, with the standard library only (the
-service server has a virtualenv of its own). It lives beside the exchange server, whose virtualenv
-the other idpyoidc servers use as well.
+Shared by the service, exchange, PAR and logout servers, with the standard library only. It lives
+beside the exchange server, whose pinned requirements the other idpyoidc servers import as well.
 """
 
 import base64

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import OAuthFlow
 import Testing
 import OAuthFlowTestSupport
@@ -409,6 +410,46 @@ private final class RawConnection: Sendable {
         #expect(try await patient.send(TransportRequest(method: .get, url: url)).status == 200)
         #expect(clock.now - started > timeout, "the answer came after the timeout")
         try await waiting
+    }
+
+    /// What keeps the timeout from ending the wait. The test above once failed on a loaded machine with the callback
+    /// handled and answered 200: the waiting task reported the timeout because the timer looked between the handler's
+    /// end and the finishing answer's return; a callback queued while the handler's task waited for a thread was not
+    /// counted either. Each step is checked here without a race.
+    @Test func aCallbackThatArrivedHoldsTheTimeoutUntilTheWaitEnds() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let inbox = Inbox(path: "/callback", limits: LoopbackReceiver.Limits())
+        #expect(!inbox.holdsTheWait, "nothing arrived")
+        let promise = loop.makePromise(of: LoopbackResponse.self)
+        let url = try #require(URL(string: "http://127.0.0.1/callback?code=a"))
+        inbox.submit(LoopbackRequest(method: "GET", url: url, body: Data()), promise: promise, on: loop)
+        #expect(inbox.holdsTheWait, "queued for the handler, not yet taken")
+        inbox.setHandling(true)
+        #expect(inbox.holdsTheWait, "being handled")
+        inbox.finishAnswered()
+        inbox.setHandling(false)
+        promise.succeed(LoopbackResponse(status: 200, html: "ok", finishes: true))
+        _ = try promise.futureResult.wait()
+        #expect(inbox.holdsTheWait, "answered: the wait ends with the answer, never with the timeout")
+    }
+
+    @Test func aCallbackAnsweredWithoutFinishingLetsTheTimeoutRunAgain() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let inbox = Inbox(path: "/callback", limits: LoopbackReceiver.Limits())
+        let promise = loop.makePromise(of: LoopbackResponse.self)
+        let url = try #require(URL(string: "http://127.0.0.1/callback?state=wrong"))
+        inbox.submit(LoopbackRequest(method: "GET", url: url, body: Data()), promise: promise, on: loop)
+        inbox.setHandling(true)
+        inbox.setHandling(false)
+        promise.succeed(LoopbackResponse(status: 400, html: "not this sign-in", finishes: false))
+        _ = try promise.futureResult.wait()
+        // The answered request leaves the table on the event loop, after the promise's own callbacks.
+        try loop.submit {}.wait()
+        #expect(!inbox.holdsTheWait, "a wrong callback answered: the wait goes on, and so does its timeout")
     }
 
     @Test func theFinishingAnswerReachesTheBrowserWhenTheReceiverClosesAtOnce() async throws {

@@ -11,8 +11,8 @@ import ServiceLifecycle
 import Testing
 
 /// The official Python MCP SDK's OAuth client (Tests/MCPPythonClient/client.py, from the virtualenv `scripts/test.sh`
-/// installs for Tests/MCPServer) against a protected Swift MCP server served by Hummingbird on 127.0.0.1: it meets the
-/// 401, finds the authorization server through the RFC 9728 metadata, signs in with `resource`, lists and calls tools,
+/// installs the Python test peers into) against a protected Swift MCP server served by Hummingbird on 127.0.0.1: it
+/// meets the 401, finds the authorization server through the RFC 9728 metadata, signs in with `resource`, lists and calls tools,
 /// and steps up when a tool's scope is missing. The authorization server is the simulated provider, served over HTTP on
 /// 127.0.0.1 beside it by `SimulatedProviderServer` (the user consents at once).
 @Suite(.enabled(if: PythonMCPClient.shouldRun, "needs the Python MCP SDK's virtualenv: run `bash scripts/test.sh`"))

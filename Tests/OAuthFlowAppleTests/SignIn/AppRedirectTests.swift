@@ -141,6 +141,9 @@ import OAuthFlow
         ("  private_use_scheme: com.example.app\n  private_use_uri: 'com.example.app:/cb?x=1'\n", "private_use_uri", "has a query"),
         ("  claimed_https: 'http://app.example.com/cb'\n", "claimed_https", "not an https URL"),
         ("  claimed_https: 'https://app.example.com/cb#top'\n", "claimed_https", "fragment"),
+        // A combining mark after the `#` or `?` (Foundation's substring search, used before, passed these).
+        ("  claimed_https: 'https://app.example.com/cb#\u{301}top'\n", "claimed_https", "fragment"),
+        ("  private_use_scheme: com.example.app\n  private_use_uri: 'com.example.app:/cb?\u{301}x=1'\n", "private_use_uri", "has a query"),
         ("  private_use_scheme: '{app_id}'\n", "private_use_scheme", "neither a variable"),
     ])
     func theResolverRefusesWhatNoRedirectCanBe(_ redirect: String, _ setting: String, _ reason: String) throws {
