@@ -12,8 +12,6 @@ final class Inbox: Sendable {
 
     private struct State {
         var finished = false
-        /// Whether the handler is working on a request now.
-        var handling = false
         /// Whether the handler gave the answer that ends the wait.
         var answered = false
         /// The requests admitted and not yet answered.
@@ -28,20 +26,13 @@ final class Inbox: Sendable {
 
     var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Whether the handler is working on a request now.
-    var isHandling: Bool { state.withLock { $0.handling } }
-
-    func setHandling(_ value: Bool) {
-        state.withLock { $0.handling = value }
-    }
-
     func finish() {
         state.withLock { $0.finished = true }
         continuation.finish()
     }
 
-    /// Ends the wait with the handler's finishing answer: from now on ``holdsTheWait`` stays true, so the
-    /// timeout cannot overtake the answer on its way out (between the handler and the waiting task's return).
+    /// Ends the wait with the handler's finishing answer: from now on ``holds(_:)`` is true, so the timeout
+    /// cannot overtake the answer on its way out (between the handler and the waiting task's return).
     func finishAnswered() {
         state.withLock {
             $0.answered = true
@@ -50,9 +41,15 @@ final class Inbox: Sendable {
         continuation.finish()
     }
 
-    /// Whether a callback that arrived keeps the timeout from ending the wait: one queued for the handler (its own
-    /// queue timeout bounds it), one being handled (its steps have deadlines), or the finishing answer given.
-    var holdsTheWait: Bool { state.withLock { $0.handling || $0.answered || !$0.waiting.isEmpty } }
+    /// The requests that arrived and are not answered yet: queued for the handler or being handled.
+    var unanswered: Set<ObjectIdentifier> { state.withLock { Set($0.waiting.keys) } }
+
+    /// Whether the timeout must wait: one of `arrived` (``unanswered`` when it fell due) is still queued (its queue
+    /// timeout bounds that) or being handled (its steps have deadlines), or the finishing answer was given. Requests
+    /// that arrive later do not count, so a stream of them cannot keep the wait open.
+    func holds(_ arrived: Set<ObjectIdentifier>) -> Bool {
+        state.withLock { state in state.answered || arrived.contains { state.waiting[$0] != nil } }
+    }
 
     /// Answers 503 to every request still waiting that no one took: the receiver is closing.
     func abandonWaiting() {

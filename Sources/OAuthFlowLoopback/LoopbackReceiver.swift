@@ -198,10 +198,8 @@ public final class LoopbackReceiver: Sendable {
                 for await queued in self.inbox.requests {
                     // One that waited too long was answered 503 already.
                     guard queued.claim() else { continue }
-                    self.inbox.setHandling(true)
                     let response = await handler(queued.request)
                     if response.finishes { self.inbox.finishAnswered() }
-                    self.inbox.setHandling(false)
                     queued.promise.succeed(response)
                     if response.finishes { return }
                 }
@@ -209,9 +207,10 @@ public final class LoopbackReceiver: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                // A callback that arrived is not a missing callback, whether it waits for the handler, is being
-                // handled or was just answered (``Inbox/holdsTheWait``): its own steps have deadlines.
-                while self.inbox.holdsTheWait { try await Task.sleep(for: .milliseconds(50)) }
+                // A callback that arrived in time is not a missing callback, whether it waits for the handler, is
+                // being handled or was just answered (``Inbox/holds(_:)``): its own steps have deadlines.
+                let arrived = self.inbox.unanswered
+                while self.inbox.holds(arrived) { try await Task.sleep(for: .milliseconds(50)) }
                 throw LoopbackError(code: .timedOut, message: "no sign-in callback arrived within \(timeout.components.seconds) s")
             }
             defer { group.cancelAll() }
