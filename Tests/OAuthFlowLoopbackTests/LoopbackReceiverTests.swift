@@ -416,10 +416,8 @@ private final class RawConnection: Sendable {
     /// handled and answered 200: the waiting task reported the timeout because the timer looked between the handler's
     /// end and the finishing answer's return; a callback queued while the handler's task waited for a thread was not
     /// counted either. Each step is checked here without a race.
-    @Test func aCallbackThatArrivedHoldsTheTimeoutUntilTheWaitEnds() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
+    @Test func aCallbackThatArrivedHoldsTheTimeoutUntilTheWaitEnds() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         let inbox = Inbox(path: "/callback", limits: LoopbackReceiver.Limits())
         #expect(!inbox.holds(inbox.unanswered), "nothing arrived")
         let promise = loop.makePromise(of: LoopbackResponse.self)
@@ -429,31 +427,29 @@ private final class RawConnection: Sendable {
         #expect(inbox.holds(arrived), "queued for the handler, or being handled")
         inbox.finishAnswered()
         promise.succeed(LoopbackResponse(status: 200, html: "ok", finishes: true))
-        _ = try promise.futureResult.wait()
-        try loop.submit {}.wait()
+        _ = try await promise.futureResult.get()
+        try await loop.submit {}.get()
         #expect(inbox.holds(arrived) && inbox.holds([]), "answered: the wait ends with the answer, never with the timeout")
     }
 
-    @Test func onlyCallbacksThatArrivedInTimeHoldTheTimeout() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
+    @Test func onlyCallbacksThatArrivedInTimeHoldTheTimeout() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         let inbox = Inbox(path: "/callback", limits: LoopbackReceiver.Limits())
         let wrong = loop.makePromise(of: LoopbackResponse.self)
         let url = try #require(URL(string: "http://127.0.0.1/callback?state=wrong"))
         inbox.submit(LoopbackRequest(method: "GET", url: url, body: Data()), promise: wrong, on: loop)
         let arrived = inbox.unanswered
         wrong.succeed(LoopbackResponse(status: 400, html: "not this sign-in", finishes: false))
-        _ = try wrong.futureResult.wait()
+        _ = try await wrong.futureResult.get()
         // The answered request leaves the table on the event loop, after the promise's own callbacks.
-        try loop.submit {}.wait()
+        try await loop.submit {}.get()
         #expect(!inbox.holds(arrived), "a wrong callback answered: the wait goes on, and so does its timeout")
         // One that arrives after the timeout fell due does not hold it: a stream of them cannot keep the wait open.
         let late = loop.makePromise(of: LoopbackResponse.self)
         inbox.submit(LoopbackRequest(method: "GET", url: url, body: Data()), promise: late, on: loop)
         #expect(!inbox.holds(arrived) && inbox.holds(inbox.unanswered))
         late.succeed(LoopbackResponse(status: 400, html: "not this sign-in", finishes: false))
-        _ = try late.futureResult.wait()
+        _ = try await late.futureResult.get()
     }
 
     @Test func theFinishingAnswerReachesTheBrowserWhenTheReceiverClosesAtOnce() async throws {
