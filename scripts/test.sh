@@ -27,12 +27,14 @@
 #    (Tests/MCPServer: an MCP server with one tool behind the SDK's own authorization server, with Dynamic
 #    Client Registration); PyJWT (Tests/IDJAGServer: an enterprise identity provider and an authorization
 #    server that redeems its ID-JAGs, MCP's enterprise-managed authorization); and Selenium for the browser test,
-#    while the build runs (the files pin the same version of each package they share: one install, not six). Once it is built, four checks run side by side: the public and package API of each library
-#    product is compared with api/*.txt (scripts/api-listing.py --check; a difference fails with its diff); the CLI is
-#    type-checked as a plain host (scripts/cli-public.py); scripts/apple-typecheck.sh type-checks the Apple-only lines
-#    against shims of Apple's SDK (Shims/AppleSDK; Docs/apple.md); and the DocC catalog of each library product
-#    (Sources/<Module>/<Module>.docc) is built over the build's symbol graphs with the toolchain's docc, warnings as
-#    errors, into .build/docs (scripts/docs.py). Any failure fails with its output.
+#    while the build runs (the files pin the same version of each package they share: one install, not six).
+#    Once it is built, four checks start side by side and run beside the tests (step 6): the public and package API of
+#    each library product is compared with api/*.txt (scripts/api-listing.py --check; a difference fails with its
+#    diff); the CLI is type-checked as a plain host (scripts/cli-public.py); scripts/apple-typecheck.sh type-checks the
+#    Apple-only lines against shims of Apple's SDK (Shims/AppleSDK; Docs/apple.md); and the DocC catalog of each
+#    library product (Sources/<Module>/<Module>.docc) is built over the build's symbol graphs with the toolchain's
+#    docc, warnings as errors, into .build/docs (scripts/docs.py). Any failure fails the run with its output, once the
+#    tests are done.
 # 3. Creates the server's state (database, RS256 key, test user, clients) in a
 #    temporary directory and starts it on 127.0.0.1 on a free port.
 # 4. Serves a git repository over HTTP on 127.0.0.1 (git-http-backend behind a small front
@@ -91,10 +93,12 @@ git_pid=""
 build_pid=""
 # Every pid the cleanup reads, set now: a check that fails before the servers start exits through it under `set -u`.
 as_pid="" service_pid="" exchange_pid="" logout_pid="" par_pid="" mcp_pid="" idjag_pid=""
+check_pids=() check_names=()
 cleanup() {
     stop_web_example
     stop_postgres
-    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" "$mcp_pid" "$idjag_pid"; do
+    for pid in "$build_pid" "$git_pid" "$as_pid" "$service_pid" "$exchange_pid" "$logout_pid" "$par_pid" "$mcp_pid" "$idjag_pid" \
+        "${check_pids[@]}"; do
         if [ -n "$pid" ]; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -198,8 +202,9 @@ launch_server idjag "$state/idjag"
 wait "$build_pid"
 build_pid=""
 
-# --- four checks of what the build made, run side by side (each mostly one core for a few seconds; together about
-# 12 s on two cores instead of 32 s one after another). Each writes to its own log, shown when it fails:
+# --- four checks of what the build made, run side by side and beside the tests (each mostly one core for a few seconds;
+# together about 30 s of CPU, which the tests, waiting on their servers about a third of the time, leave room for).
+# Each writes to its own log, shown when it fails, after the tests:
 # - the public and package API of each library product, read from the build's modules: a change to it fails with a
 #   diff until api/*.txt is regenerated and committed with it (scripts/api-listing.py --check);
 # - the CLI as a plain host: the public API only (a type-check of its sources under another package name;
@@ -209,7 +214,6 @@ build_pid=""
 # - DocC for each library product, warnings as errors: an unresolved ``Symbol`` link, a parameter documented that
 #   does not exist or left undocumented, or a public top-level type no landing page places fails with DocC's
 #   diagnostics (scripts/docs.py).
-check_pids=() check_names=()
 start_check() {
     local name=$1
     shift
@@ -221,15 +225,19 @@ start_check api-listing python3 "$root/scripts/api-listing.py" --check
 start_check cli-public python3 "$root/scripts/cli-public.py"
 start_check apple-typecheck bash "$root/scripts/apple-typecheck.sh"
 start_check docs python3 "$root/scripts/docs.py"
-checks_failed=""
-for index in "${!check_pids[@]}"; do
-    if ! wait "${check_pids[$index]}"; then
-        echo "error: ${check_names[$index]} failed:" >&2
-        cat "$state/check-${check_names[$index]}.log" >&2
-        checks_failed=yes
-    fi
-done
-[ -z "$checks_failed" ] || exit 1
+# finish_checks: waits for the four checks; fails with the output of each that failed.
+finish_checks() {
+    local index failed=""
+    for index in "${!check_pids[@]}"; do
+        if ! wait "${check_pids[$index]}"; then
+            echo "error: ${check_names[$index]} failed:" >&2
+            cat "$state/check-${check_names[$index]}.log" >&2
+            failed=yes
+        fi
+    done
+    check_pids=()
+    [ -z "$failed" ]
+}
 
 await_authorization_server
 port=$as_port
@@ -272,7 +280,10 @@ export OAUTHFLOW_TEST_AS_URL="http://127.0.0.1:$port"
 export OAUTHFLOW_TEST_AS_PYTHON="$as_python"
 export OAUTHFLOW_TEST_AS_AGENT="$root/Tests/AuthorizationServer/agent.py"
 export OAUTHFLOW_TEST_WEB_PORT="$OAUTHFLOW_WEB_PORT"
-run_tests "$@"
+tests_status=0
+run_tests "$@" || tests_status=$?
+finish_checks || exit 1
+[ "$tests_status" -eq 0 ] || exit "$tests_status"
 
 # --- the web sign-in example in a real browser ----------------------------------------------
 # Only for the whole suite: a filtered run (`scripts/test.sh --filter X`) skips it.
