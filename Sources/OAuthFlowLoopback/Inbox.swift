@@ -34,11 +34,8 @@ final class Inbox: Sendable {
     /// Ends the wait with the handler's finishing answer: from now on ``holds(_:)`` is true, so the timeout
     /// cannot overtake the answer on its way out (between the handler and the waiting task's return).
     func finishAnswered() {
-        state.withLock {
-            $0.answered = true
-            $0.finished = true
-        }
-        continuation.finish()
+        state.withLock { $0.answered = true }
+        finish()
     }
 
     /// The requests that arrived and are not answered yet: queued for the handler or being handled.
