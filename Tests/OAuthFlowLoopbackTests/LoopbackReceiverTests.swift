@@ -452,6 +452,39 @@ private final class RawConnection: Sendable {
         _ = try await late.futureResult.get()
     }
 
+    /// A local process that keeps sending requests to the callback path (four at a time, each answered, none finishing,
+    /// so that one is always queued or being handled) cannot keep a sign-in waiting past its timeout: only what had
+    /// arrived when the timeout fell due holds it, at most the queue timeout (5 s) more. Counting every request still
+    /// waiting kept this wait open for as long as the stream ran (45 s; seen failing so).
+    @Test func aStreamOfRequestsDoesNotKeepTheWaitOpen() async throws {
+        let receiver = try await LoopbackReceiver.start()
+        defer { Task { await receiver.close() } }
+        let url = try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?state=not-this-one"))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let streamEnds = started + .seconds(45)
+        let stream = Task { [http] in
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        while !Task.isCancelled, clock.now < streamEnds {
+                            _ = try? await http.send(TransportRequest(method: .get, url: url))
+                        }
+                    }
+                }
+            }
+        }
+        defer { stream.cancel() }
+        await #expect(throws: LoopbackError.self) {
+            try await receiver.waitForCallback(timeout: .seconds(1)) { _ in
+                // A handler that takes a moment, so that some request is always queued or being handled.
+                try? await Task.sleep(for: .milliseconds(200))
+                return LoopbackResponse(status: 400, html: "not this sign-in", finishes: false)
+            }
+        }
+        #expect(clock.now - started < .seconds(30), "the wait ended \(clock.now - started) after it began; the stream ran 45 s")
+    }
+
     @Test func theFinishingAnswerReachesTheBrowserWhenTheReceiverClosesAtOnce() async throws {
         let receiver = try await LoopbackReceiver.start()
         let url = try #require(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=a&state=s"))
