@@ -22,6 +22,7 @@ build's CPU over its.
 """
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -223,6 +224,9 @@ def main():
         # Only lint's CPU against libyaml's, both corpora: what the lint goal is measured by.
         lint_against_libyaml(thousand)
         return
+    if os.environ.get("ONLY") == "instructions":
+        instructions_against_libyaml(thousand)
+        return
     three = corpus(3)
     ten_thousand = corpus(10_000)
     thirty_thousand = corpus(30_000)
@@ -300,6 +304,83 @@ def lint_against_libyaml(thousand):
                     print(f"    baseline {BASELINE}: {baseline[3] * 1000:.0f} ms, {baseline[0]:.2f}x ({baseline[1]:.2f}-{baseline[2]:.2f}); "
                           f"this build's CPU over the baseline's {baseline[4]:.3f} ({baseline[5]:.3f}-{baseline[6]:.3f})")
     print(f"load:    {load()} at the end")
+
+
+# What each stage of a lint holds, by the inclusive instructions of the functions that run it, as callgrind_annotate
+# names them once demangled: a stage is the largest count among the functions whose name starts with one of its
+# names (a name that ends in `)` or a space also covers the longer names it begins; a recursive function's inner
+# calls, written with a trailing ', are left out), or with `sum`, the sum of every such function (the rules: one
+# protocol witness for each).
+LINT_STAGES = [
+    ("loading a file (all of the next four, and opening and reading it)", ["static DescriptorDocument.load(path:reportedAs:)",
+                                                                         "specialized static DescriptorDocument.load(path:reportedAs:)"], False),
+    ("  composing the tree, libyaml included", ["specialized static DescriptorDocument.compose(_:path:empty:)",
+                                               "static DescriptorDocument.compose(_:path:empty:)"], False),
+    ("    libyaml's parser inside it", ["yaml_parser_parse"], False),
+    ("  the schema check", ["Walk.visit(_:_:_:_:)"], False),
+    ("  decoding", ["specialized static DescriptorDocument.decode(_:)", "static DescriptorDocument.decode(_:)"], False),
+    ("LintFile (the resolver's refusals, URLs and placeholders)", ["specialized LintFile.init(document:)", "LintFile.init(document:)"], False),
+    ("  the resolver's refusals", ["ProviderDescriptor.refusals.getter"], False),
+    ("the rules, one file at a time", ["protocol witness for LintRule.validate(_:) in conformance "], True),
+]
+
+
+def callgrind(command, output):
+    """The instructions callgrind counts for one run of `command`, its profile written to `output`."""
+    run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={output}"] + [str(part) for part in command],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in run.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1].replace(",", "").strip())
+    sys.exit(f"callgrind counted nothing for {command[0]}: {run.stderr[-500:]}")
+
+
+def inclusive_counts(profile):
+    """{demangled function name: inclusive instructions} from a callgrind profile."""
+    annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(profile)],
+                               capture_output=True, text=True, check=True).stdout
+    demangler = shutil.which("swift-demangle") or str(Path(shutil.which("swift") or "swift").resolve().parent / "swift-demangle")
+    demangled = subprocess.run([demangler, "--simplified"], input=annotated, capture_output=True, text=True, check=True).stdout
+    counts = {}
+    for line in demangled.splitlines():
+        # `  11,070,309 ( 8.05%)  ???:Walk.visit(_:_:_:_:) [/path/to/binary]`
+        match = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(?:\?\?\?:)?(.*?)(?: \[[^\]]*\])?\s*$", line)
+        if match:
+            counts.setdefault(match.group(2), int(match.group(1).replace(",", "")))
+    return counts
+
+
+def instructions_against_libyaml(thousand):
+    """Prints lint's instructions against libyaml's C event parse of the same files (callgrind), on the three corpora,
+    with the start-up apart and, for each corpus, what each stage of linting a file holds."""
+    binary = WORK / "oauthflow-nodebug"
+    empty = WORK / "empty"
+    empty.mkdir(exist_ok=True)
+    profiles = WORK / "callgrind"
+    profiles.mkdir(exist_ok=True)
+    start = callgrind([binary, "lint", empty], profiles / "lint-empty.out")
+    floor_start = callgrind([YAML_EVENTS], profiles / "floor-empty.out")
+    print(f"start-up (a lint of an empty folder): {start / 1e6:.1f} million instructions; the C parse of no file {floor_start / 1e6:.2f}")
+    corpora = [("template", thousand)] + [(f"varied{', with warnings' if warnings else ''}", varied_corpus(1000, warnings=warnings))
+                                          for warnings in (0.0, 0.8)]
+    for label, directory in corpora:
+        files = sorted(str(path) for path in directory.glob("*.yaml"))
+        name = directory.name
+        lint = callgrind([binary, "lint", directory], profiles / f"lint-{name}.out")
+        floor = callgrind([YAML_EVENTS] + files, profiles / f"floor-{name}.out")
+        print(f"lint {len(files):,} ({label}): {lint / 1e6:.1f} million instructions against libyaml's C event parse {floor / 1e6:.1f}: "
+              f"{lint / floor:.2f}x; a file {(lint - start) / len(files) / 1e3:.0f} thousand against {(floor - floor_start) / len(files) / 1e3:.0f} "
+              f"({(lint - start) / (floor - floor_start):.2f}x)")
+        counts = inclusive_counts(profiles / f"lint-{name}.out")
+        for stage, prefixes, summed in LINT_STAGES:
+            matching = [count for function, count in counts.items() if "'" not in function
+                        and any(function == prefix or (prefix.endswith((")", " ")) and function.startswith(prefix)) for prefix in prefixes)]
+            if not matching:
+                print(f"    {stage}: not found in the profile")
+                continue
+            total = sum(matching) if summed else max(matching)
+            print(f"    {stage}: {total / len(files) / 1e3:.1f} thousand a file ({100 * total / lint:.1f}%)")
+    print(f"callgrind profiles: {profiles}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@
 # 1,000, 10,000 and 30,000 descriptors there (and, with Benchmarks/corpus/generate.py, 1,000 of varied
 # shapes, and the same 1,000 with about 800 warnings added), and prints the figures and the ratios. PAIRS
 # sets the number of pairs of each lint-against-libyaml comparison (default 9); ONLY=lint runs that
-# comparison alone, on the three corpora.
+# comparison alone, on the three corpora; ONLY=instructions counts lint's instructions against the C parse's on
+# the same corpora with callgrind (the same figure from one run to the next, where CPU time on a shared machine
+# is not).
 export BENCHMARK_COMMAND="bash Benchmarks/compare.sh $*"
 source "$(dirname "$0")/static-release.sh" compare
 oauthflow="$root/.build-static/release/oauthflow"
@@ -28,8 +30,15 @@ if [ ! -x "$yaml_floor" ]; then
         "$root/Benchmarks/LibYAMLFloor/events.c" -o "$yaml_floor"
 fi
 
+# ONLY=instructions counts instructions with callgrind, which cannot read the release build's debug information:
+# it runs a copy without it.
+if [ "${ONLY:-}" = instructions ]; then
+    command -v valgrind >/dev/null || { echo "ONLY=instructions needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+    strip --strip-debug -o "$work/oauthflow-nodebug" "$oauthflow"
+fi
+
 venv="$work/venv"
-if [ "${ONLY:-}" != lint ] && [ ! -x "$venv/bin/check-jsonschema" ]; then
+if [ -z "${ONLY:-}" ] && [ ! -x "$venv/bin/check-jsonschema" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check check-jsonschema
 fi
