@@ -204,11 +204,17 @@ struct YAMLComposer {
             // Byte for byte while the keys are ASCII; keys with other characters are compared as strings
             // below, by canonical equivalence, as the dictionaries decoded from them will compare them.
             let clean = text.withUnsafeBufferPointer { text in
+                // A bit for each key's length and last byte: a key whose bit no earlier key set repeats none of them,
+                // so most keys are compared with none.
+                var seen: UInt64 = 0
                 for later in stride(from: first, to: end, by: 2) {
                     let key = entries[Int(children[later])]
                     guard key.kind == .scalar else { continue }
                     let bytes = YAMLTree.slice(text, key)
                     guard UTF8Search.isASCII(bytes) else { return false }
+                    let bit: UInt64 = 1 << ((UInt64(bytes.count) &* 7 &+ UInt64(bytes.last ?? 0)) & 63)
+                    defer { seen |= bit }
+                    guard seen & bit != 0 else { continue }
                     for earlier in stride(from: first, to: later, by: 2) {
                         let other = entries[Int(children[earlier])]
                         if other.kind == .scalar, YAMLTree.equal(bytes, YAMLTree.slice(text, other)) { return false }

@@ -80,15 +80,21 @@ struct YAMLReaderInput: ~Copyable {
         return characters
     }
 
-    /// Whether all eight bytes are in U+0020–U+007E.
+    /// Whether all eight bytes are in U+0020–U+007E or are line feeds (a descriptor has one every few dozen bytes).
     private static func isPrintableASCII(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
-        // A byte at or above 0x80; one below 0x20 (the borrow sets its high bit, which it did not have); one equal to 0x7F.
-        let below = (word &- 0x20 &* ones) & ~word & high
-        let delete = word ^ (0x7F &* ones)
-        let equal = (delete &- ones) & ~delete & high
-        return (word & high) | below | equal == 0
+        // A byte at or above 0x80; one below 0x20 that is not a line feed; one equal to 0x7F. Each test is exact for
+        // each byte (no borrow from one byte reaches the next), so a line feed lets the bytes around it through.
+        let below = zeroBytes(word & (0xE0 &* ones)) & ~zeroBytes(word ^ (0x0A &* ones))
+        let delete = zeroBytes(word ^ (0x7F &* ones))
+        return (word & high) | below | delete == 0
+    }
+
+    /// The high bit of each byte of `word` that is zero, and no other bit.
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return ~(((word & low) &+ low) | word | low)
     }
 
     /// The length of the multi-byte UTF-8 sequence at `index` when it decodes as libyaml's reader decodes it (no

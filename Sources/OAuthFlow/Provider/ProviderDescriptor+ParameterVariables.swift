@@ -23,7 +23,7 @@ extension ProviderDescriptor {
     static func parameterParts(_ value: String) -> [ParameterPart] {
         // Most values name no variable: without a `{` byte there is no `{` character, and the value is one text part,
         // found without walking its characters (five thousand instructions a value, for every file lint reads).
-        guard value.utf8.contains(UInt8(ascii: "{")) else { return value.isEmpty ? [] : [.text(value[...])] }
+        guard UTF8Search.contains(UInt8(ascii: "{"), in: value) else { return value.isEmpty ? [] : [.text(value[...])] }
         var parts: [ParameterPart] = []
         var rest = Substring(value)
         var textStart = rest.startIndex

@@ -109,8 +109,8 @@ extension ProviderDescriptor.Redirect {
     private static func shapeProblem(_ template: String) -> String? {
         // By byte: Foundation's substring search (`contains("#")` on a `String`) was slower and passed a `#` or `?`
         // that a combining mark follows, which a URL parser still takes for the delimiter.
-        if template.utf8.contains(UInt8(ascii: "#")) { return "has a fragment, which a redirect URI may not have (RFC 6749 §3.1.2)" }
-        if template.utf8.contains(UInt8(ascii: "?")) { return "has a query: the provider adds the callback's parameters there" }
+        if UTF8Search.contains(UInt8(ascii: "#"), in: template) { return "has a fragment, which a redirect URI may not have (RFC 6749 §3.1.2)" }
+        if UTF8Search.contains(UInt8(ascii: "?"), in: template) { return "has a query: the provider adds the callback's parameters there" }
         if template.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) {
             return "holds white space or a control character"
         }

@@ -45,6 +45,15 @@ package enum UTF8Search {
         return nil
     }
 
+    /// Whether `string` holds the ASCII `byte` (which in UTF-8 stands for itself alone), found by `memchr` in the
+    /// string's storage: `utf8.contains(_:)` steps through the string's view a byte at a time, some thirty
+    /// instructions a byte.
+    package static func contains(_ byte: UInt8, in string: String) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false
+        } ?? string.utf8.contains(byte)
+    }
+
     /// Whether the ASCII `pattern` occurs in `bytes`.
     package static func contains(_ pattern: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         pattern.withUTF8Buffer { firstRange(of: $0, in: bytes) } != nil

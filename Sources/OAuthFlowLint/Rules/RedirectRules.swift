@@ -27,7 +27,7 @@ struct PrivateUseSchemeRule: LintRule {
         if !refused.isEmpty { return refused }
         // A scheme written whole must be a domain name reversed; one made of placeholders is checked when filled in.
         guard let scheme = descriptor.redirect.privateUseScheme, ProviderDescriptor.parameterVariables(in: scheme).isEmpty,
-            !scheme.utf8.contains(UInt8(ascii: "."))
+            !UTF8Search.contains(UInt8(ascii: "."), in: scheme)
         else { return [] }
         return [
             diagnostic(

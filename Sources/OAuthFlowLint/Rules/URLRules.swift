@@ -51,7 +51,7 @@ struct EndpointFragmentRule: LintRule {
             }
             // By byte: `contains("#")` on a `String` is Foundation's substring search, 3% of a lint, which also passes a
             // `#` that a combining mark follows.
-            guard file.urls[field].template.text.utf8.contains(UInt8(ascii: "#")) else { continue }
+            guard UTF8Search.contains(UInt8(ascii: "#"), in: file.urls[field].template.text) else { continue }
             let keyPath = file.urls[field].keyPath
             diagnostics.append(
                 diagnostic(

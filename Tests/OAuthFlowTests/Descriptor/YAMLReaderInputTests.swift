@@ -119,4 +119,27 @@ import Testing
         }
         #expect(judged > 100_000, "the reader judged too few texts to hold the count to it: \(judged)")
     }
+
+    /// The eight-byte judgement lets line feeds through and nothing else below U+0020, wherever two odd bytes stand in
+    /// a word: a test that borrowed from one byte into the next would take a control character beside a line feed
+    /// (`\n\u{0B}`) for a second line feed.
+    @Test func theWordJudgementIsExactForEachByte() {
+        let odd: [UInt8] = [0x00, 0x01, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x20, 0x7E, 0x7F]
+        func printable(_ byte: UInt8) -> Bool { (0x20...0x7E).contains(byte) || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        for length in [8, 16] {
+            for first in 0..<length {
+                for second in 0..<length where second != first {
+                    for a in odd {
+                        for b in odd {
+                            var bytes = [UInt8](repeating: UInt8(ascii: "k"), count: length)
+                            bytes[first] = a
+                            bytes[second] = b
+                            let count = bytes.withUnsafeBufferPointer { YAMLReaderInput.characterCount($0) }
+                            #expect(count == (bytes.allSatisfy(printable) ? length : nil), "\(bytes)")
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
