@@ -158,9 +158,9 @@ extension ProviderDescriptor {
     private func policy(variables: [String: String]?, refusing refusals: inout [ProviderError]) -> Provider.Policy {
         // Each section resolves itself (ProviderDescriptor+<Section>Resolution.swift), in the order refusals are reported.
         var found = PolicyRefusals(providerID: id, variables: variables)
+        let declared = Set(self.variables.keys)
         profile.check(&found)
-        let userinfoRequest = userinfo.resolved(
-            dpop: security.dpop != .never, extraCall: profile.extraCall != nil, declared: Set(self.variables.keys), &found)
+        let userinfoRequest = userinfo.resolved(dpop: security.dpop != .never, extraCall: profile.extraCall != nil, declared: declared, &found)
         let tokenRequestShape = tokenRequest.resolved(&found)
         let revocationSettings = revocation.resolved(&found)
         authorization.check(&found)
@@ -179,7 +179,6 @@ extension ProviderDescriptor {
         let accessTokenPolicy = accessTokens.resolved(&found)
         let generatedSecret = clientAuth.generatedSecretPolicy(&found)
         var logoutPolicy = logout.resolved(endSession: endpoints.endSession != nil, &found)
-        let declared = Set(self.variables.keys)
         let authorizationParameters = found.filledParameters(authorization.extraParams, at: ["authorization", "extra_params"], declared: declared)
         logoutPolicy.parameters = found.filledParameters(logout.extraParams, at: ["logout", "extra_params"], declared: declared)
         security.checkNonce(protocol: `protocol`, &found)
