@@ -248,8 +248,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // As the launcher's: the C++ library linked in, not loaded at each start (Docs/benchmarks.md).
-            linkerSettings: [.unsafeFlags(["-L", launcherStaticLibraries], .when(platforms: [.linux]))]
+            // As the launcher's: the C++ library linked in, not loaded at each start (Docs/benchmarks.md). And none of
+            // its 46,000 symbols exported: the Swift runtime's `dladdr` at every start scanned them all (a fifth of
+            // a start's CPU time, Docs/benchmarks.md). A crash's stack trace then gives offsets into the binary, which
+            // its symbol table, still in the file, names (`addr2line -f -e oauthflow`).
+            linkerSettings: [
+                .unsafeFlags(["-L", launcherStaticLibraries, "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))
+            ]
         ),
         // The web sign-in examples (Examples/WebSignIn, declared at the end of this file, and Examples/VaporSignIn):
         // targets of this package, so that the browser test drives apps built in the same build as everything else,

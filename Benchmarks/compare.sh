@@ -13,8 +13,8 @@
 # shapes, and the same 1,000 with about 800 warnings added), and prints the figures and the ratios. PAIRS
 # sets the number of pairs of each lint-against-libyaml comparison (default 9); ONLY=lint runs that
 # comparison alone, on the three corpora; ONLY=instructions counts lint's instructions against the C parse's on
-# the same corpora with callgrind (the same figure from one run to the next, where CPU time on a shared machine
-# is not).
+# the same corpora with callgrind, and the cache misses of both with cachegrind (the same figures from one run to
+# the next, where CPU time on a shared machine is not).
 export BENCHMARK_COMMAND="bash Benchmarks/compare.sh $*"
 source "$(dirname "$0")/static-release.sh" compare
 oauthflow="$root/.build-static/release/oauthflow"

@@ -1,7 +1,8 @@
 import OAuthFlow
 
-/// A descriptor file being linted.
-package struct LintFile {
+/// A descriptor file being linted: a class, so that each rule is lent one reference to it, where a struct holding a
+/// whole descriptor was copied for each rule called on a file held in an array (a retain and a release of each part).
+package final class LintFile: Sendable {
     /// A URL setting of the descriptor, written as a key path only for a finding: a key path made for each of a
     /// file's dozen URLs, most of them never reported, was an array allocated and freed for each.
     enum URLSetting {
@@ -45,17 +46,20 @@ package struct LintFile {
     /// Takes `document` over (`consuming`): a parsed document is handed in once, and copying it
     /// would retain and then release every reference its descriptor holds.
     public init(document: consuming DescriptorDocument) {
-        // Stored first and read in place: a descriptor bound out of the argument was a copy of it.
+        (urls, placeholderUses, refusals) = Self.derived(from: document)
         self.document = document
-        let urls = self.document.descriptor?.urlFields ?? []
-        refusals = self.document.descriptor?.refusals ?? []
+    }
+
+    /// What the rules read of `document` more than once, read from it in place: a descriptor bound out of it is a copy.
+    private static func derived(from document: borrowing DescriptorDocument) -> ([URLField], [PlaceholderUse], [ProviderError]) {
+        let urls = document.descriptor?.urlFields ?? []
+        let refusals = document.descriptor?.refusals ?? []
         var uses: [PlaceholderUse] = []
         uses.reserveCapacity(2 * urls.count)
         for field in urls.indices {
             for placeholder in urls[field].template.placeholders { uses.append(PlaceholderUse(field: field, placeholder: placeholder)) }
         }
-        self.urls = urls
-        placeholderUses = uses
+        return (urls, uses, refusals)
     }
 
     /// The decoded descriptor, when the file is structurally valid.

@@ -289,19 +289,19 @@ struct PlainObject {
                 debugDescription: "expected \(expected) at `\(path.joined(separator: "."))`"))
     }
 
-    private func value<K: CodingKey>(_ key: K) -> JSONValue? {
-        reader.value(key.stringValue, node: node, shape: shape, table: table)
-    }
+    // Each reader below is generic over its key only to read the key's name: the work is done once, by name, in a
+    // function that is not generic (`@inline(never)`), where a copy of it specialized for each section's keys made the
+    // decoding of one descriptor run through some sixty kilobytes of code, more than the processor's instruction cache
+    // holds (Docs/benchmarks.md, "Cache misses").
 
-    /// The node index and shape index under `key`, when the mapping is read from a tree.
-    private func nested<K: CodingKey>(_ key: K) -> Nested {
-        reader.nested(key.stringValue, node: node, shape: shape, table: table)
+    private func value(_ name: String) -> JSONValue? {
+        reader.value(name, node: node, shape: shape, table: table)
     }
 
     /// `expected` is made only for an error: a type's name in it (`\(E.self)`) costs a demangling.
-    private func read<K: CodingKey, T>(_ key: K, _ expected: @autoclosure () -> String, _ convert: (JSONValue) -> T?) throws -> T? {
-        guard let value = value(key) else { return nil }
-        guard let converted = convert(value) else { throw Self.mismatch(expected(), at: path + [key.stringValue]) }
+    private func read<T>(_ name: String, _ expected: @autoclosure () -> String, _ convert: (JSONValue) -> T?) throws -> T? {
+        guard let value = value(name) else { return nil }
+        guard let converted = convert(value) else { throw Self.mismatch(expected(), at: path + [name]) }
         return converted
     }
 
@@ -316,34 +316,46 @@ struct PlainObject {
         .keyNotFound(key, .init(codingPath: path.map(Key.init(stringValue:)), debugDescription: "no `\(key.stringValue)`"))
     }
 
-    func string<K: CodingKey>(_ key: K) throws -> String? {
-        switch reader.text(key.stringValue, node: node, shape: shape, table: table) {
+    func string<K: CodingKey>(_ key: K) throws -> String? { try string(named: key.stringValue) }
+
+    @inline(never)
+    private func string(named name: String) throws -> String? {
+        switch reader.text(name, node: node, shape: shape, table: table) {
         case .absent: return nil
         case let .text(text): return text
-        case .other: return try read(key, "a string") { if case let .string(text) = $0 { text } else { nil } }
+        case .other: return try read(name, "a string") { if case let .string(text) = $0 { text } else { nil } }
         }
     }
 
-    func int<K: CodingKey>(_ key: K) throws -> Int? {
-        try read(key, "an integer") { if case let .number(number) = $0 { Int(exactly: number) } else { nil } }
+    func int<K: CodingKey>(_ key: K) throws -> Int? { try int(named: key.stringValue) }
+
+    @inline(never)
+    private func int(named name: String) throws -> Int? {
+        try read(name, "an integer") { if case let .number(number) = $0 { Int(exactly: number) } else { nil } }
     }
 
-    func bool<K: CodingKey>(_ key: K) throws -> Bool? {
-        switch reader.bool(key.stringValue, node: node, shape: shape, table: table) {
+    func bool<K: CodingKey>(_ key: K) throws -> Bool? { try bool(named: key.stringValue) }
+
+    @inline(never)
+    private func bool(named name: String) throws -> Bool? {
+        switch reader.bool(name, node: node, shape: shape, table: table) {
         case .absent: return nil
         case let .value(flag): return flag
-        case .other: return try read(key, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
+        case .other: return try read(name, "a boolean") { if case let .bool(flag) = $0 { flag } else { nil } }
         }
     }
 
-    func strings<K: CodingKey>(_ key: K) throws -> [String]? {
-        switch reader.strings(key.stringValue, node: node, shape: shape, table: table) {
+    func strings<K: CodingKey>(_ key: K) throws -> [String]? { try strings(named: key.stringValue) }
+
+    @inline(never)
+    private func strings(named name: String) throws -> [String]? {
+        switch reader.strings(name, node: node, shape: shape, table: table) {
         // An absent key is answered at once: ``read(_:_:_:)`` would search the fields for it again.
         case .absent: return nil
         case let .value(texts): return texts
         case .other: break
         }
-        return try read(key, "a list of strings") { value in
+        return try read(name, "a list of strings") { value in
             guard case let .array(items) = value else { return nil }
             let texts = items.compactMap { if case let .string(text) = $0 { text } else { nil } }
             return texts.count == items.count ? texts : nil
@@ -351,13 +363,16 @@ struct PlainObject {
     }
 
     /// A mapping of strings to strings (headers, parameters).
-    func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? {
-        switch reader.stringMap(key.stringValue, node: node, shape: shape, table: table) {
+    func stringMap<K: CodingKey>(_ key: K) throws -> [String: String]? { try stringMap(named: key.stringValue) }
+
+    @inline(never)
+    private func stringMap(named name: String) throws -> [String: String]? {
+        switch reader.stringMap(name, node: node, shape: shape, table: table) {
         case .absent: return nil
         case let .value(texts): return texts
         case .other: break
         }
-        return try read(key, "a mapping of strings") { value in
+        return try read(name, "a mapping of strings") { value in
             guard case let .object(entries) = value else { return nil }
             let texts = entries.compactMapValues { if case let .string(text) = $0 { text } else { nil } }
             return texts.count == entries.count ? texts : nil
@@ -366,18 +381,25 @@ struct PlainObject {
 
     /// One of a fixed set of words.
     func choice<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> E? where E.RawValue == String {
-        switch reader.text(key.stringValue, node: node, shape: shape, table: table) {
+        let name = key.stringValue
+        guard let text = try word(named: name, expected: { "one of \(E.self)'s values" }) else { return nil }
+        guard let value = E(rawValue: text) else { throw Self.mismatch("one of \(E.self)'s values", at: path + [name]) }
+        return value
+    }
+
+    /// The text under `name` that a choice reads its word from; nil when absent. Anything but a string is refused as
+    /// not `expected`.
+    @inline(never)
+    private func word(named name: String, expected: () -> String) throws -> String? {
+        switch reader.text(name, node: node, shape: shape, table: table) {
         case .absent: return nil
-        case let .text(text):
-            guard let value = E(rawValue: text) else { throw Self.mismatch("one of \(E.self)'s values", at: path + [key.stringValue]) }
-            return value
-        case .other:
-            return try read(key, "one of \(E.self)'s values") { if case let .string(text) = $0 { E(rawValue: text) } else { nil } }
+        case let .text(text): return text
+        case .other: return try read(name, expected()) { if case let .string(text) = $0 { text } else { nil } }
         }
     }
 
     func choices<K: CodingKey, E: RawRepresentable>(_ key: K, as type: E.Type = E.self) throws -> [E]? where E.RawValue == String {
-        guard let words = try strings(key) else { return nil }
+        guard let words = try strings(named: key.stringValue) else { return nil }
         let values = words.compactMap(E.init(rawValue:))
         guard values.count == words.count else { throw Self.mismatch("a list of \(E.self)'s values", at: path + [key.stringValue]) }
         return values
@@ -385,72 +407,89 @@ struct PlainObject {
 
     /// A nested mapping, built by `make`.
     func object<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> T? {
-        switch nested(key) {
+        guard let nested = try object(named: key.stringValue) else { return nil }
+        return try make(nested)
+    }
+
+    @inline(never)
+    private func object(named name: String) throws -> PlainObject? {
+        switch reader.nested(name, node: node, shape: shape, table: table) {
         case .absent: return nil
         case let .node(value, valueShape) where reader.kind(of: value) == .mapping && reader.kind(ofShape: valueShape).isMapping:
-            return try make(PlainObject(node: value, shape: valueShape, reader: reader, under: place, names: (key.stringValue, nil)))
+            return PlainObject(node: value, shape: valueShape, reader: reader, under: place, names: (name, nil))
         default: break
         }
-        guard let nested = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
-        return try make(PlainObject(nested, path: path + [key.stringValue]))
+        guard let nested = try read(name, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
+        return PlainObject(nested, path: path + [name])
     }
 
     /// A list of mappings, each built by `make`.
     func objects<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [T]? {
-        switch nested(key) {
-        case .absent: return nil
+        var result: [T] = []
+        guard try eachObject(named: key.stringValue, { result.append(try make($0)) }) else { return nil }
+        return result
+    }
+
+    /// Hands each mapping of the list under `name` to `body`, in order; false when the key is absent.
+    @inline(never)
+    private func eachObject(named name: String, _ body: (PlainObject) throws -> Void) throws -> Bool {
+        switch reader.nested(name, node: node, shape: shape, table: table) {
+        case .absent: return false
         case let .node(value, valueShape) where reader.kind(of: value) == .sequence && reader.kind(ofShape: valueShape) == .list:
             let itemShape = reader.itemShape(of: valueShape)
             if reader.kind(ofShape: itemShape).isMapping {
                 let (first, count) = reader.children(of: value)
-                var result: [T] = []
-                result.reserveCapacity(count)
                 for index in 0..<count {
                     let item = reader.child(at: first + index)
-                    guard reader.kind(of: item) == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
-                    result.append(
-                        try make(PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (key.stringValue, String(index)))))
+                    guard reader.kind(of: item) == .mapping else { throw Self.mismatch("a mapping", at: path + [name, String(index)]) }
+                    try body(PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (name, String(index))))
                 }
-                return result
+                return true
             }
         default: break
         }
-        guard let items = try read(key, "a list", { if case let .array(items) = $0 { items } else { nil } }) else { return nil }
-        return try items.enumerated().map { index, item in
-            guard case let .object(entries) = item else { throw Self.mismatch("a mapping", at: path + [key.stringValue, String(index)]) }
-            return try make(PlainObject(entries, path: path + [key.stringValue, String(index)]))
+        guard let items = try read(name, "a list", { if case let .array(items) = $0 { items } else { nil } }) else { return false }
+        for (index, item) in items.enumerated() {
+            guard case let .object(entries) = item else { throw Self.mismatch("a mapping", at: path + [name, String(index)]) }
+            try body(PlainObject(entries, path: path + [name, String(index)]))
         }
+        return true
     }
 
     /// A mapping of names to mappings, each built by `make`.
     func objectMap<K: CodingKey, T>(_ key: K, _ make: (PlainObject) throws -> T) throws -> [String: T]? {
-        switch nested(key) {
-        case .absent: return nil
+        var result: [String: T] = [:]
+        guard try eachNamedObject(named: key.stringValue, { name, object in result[name] = try make(object) }) else { return nil }
+        return result
+    }
+
+    /// Hands each name and mapping of the mapping under `name` to `body`; false when the key is absent.
+    @inline(never)
+    private func eachNamedObject(named name: String, _ body: (String, PlainObject) throws -> Void) throws -> Bool {
+        switch reader.nested(name, node: node, shape: shape, table: table) {
+        case .absent: return false
         case let .node(value, valueShape) where reader.kind(of: value) == .mapping && reader.kind(ofShape: valueShape) == .map:
             let itemShape = reader.itemShape(of: valueShape)
             if reader.kind(ofShape: itemShape).isMapping {
                 let (first, count) = reader.children(of: value)
-                var result: [String: T] = [:]
-                result.reserveCapacity(count / 2)
                 for position in stride(from: first, to: first + count, by: 2) {
-                    guard let name = reader.scalarText(reader.child(at: position)) else { continue }
+                    guard let entry = reader.scalarText(reader.child(at: position)) else { continue }
                     let item = reader.child(at: position + 1)
-                    guard reader.kind(of: item) == .mapping else { throw Self.mismatch("a mapping", at: path + [key.stringValue, name]) }
-                    result[name] = try make(PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (key.stringValue, name)))
+                    guard reader.kind(of: item) == .mapping else { throw Self.mismatch("a mapping", at: path + [name, entry]) }
+                    try body(entry, PlainObject(node: item, shape: itemShape, reader: reader, under: place, names: (name, entry)))
                 }
-                return result
+                return true
             }
         default: break
         }
-        guard let entries = try read(key, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return nil }
-        var result: [String: T] = [:]
-        for (name, item) in entries {
-            guard case let .object(fields) = item else { throw Self.mismatch("a mapping", at: path + [key.stringValue, name]) }
-            result[name] = try make(PlainObject(fields, path: path + [key.stringValue, name]))
+        guard let entries = try read(name, "a mapping", { if case let .object(entries) = $0 { entries } else { nil } }) else { return false }
+        for (entry, item) in entries {
+            guard case let .object(fields) = item else { throw Self.mismatch("a mapping", at: path + [name, entry]) }
+            try body(entry, PlainObject(fields, path: path + [name, entry]))
         }
-        return result
+        return true
     }
 
     /// The raw value under a key, for values of more than one shape.
-    func raw<K: CodingKey>(_ key: K) -> JSONValue? { value(key) }
+    func raw<K: CodingKey>(_ key: K) -> JSONValue? { value(key.stringValue) }
 }
