@@ -105,13 +105,7 @@ public struct Linter: Sendable {
                     let index = batch.lowerBound + offset
                     return LintFile(document: DescriptorDocument.load(path: files.path(index), reportedAs: files.files[index].path))
                 }
-                // Rule by rule over the group, not file by file over the rules: a rule's code is then read into the
-                // processor's instruction cache once for the group, where forty rules in turn for each file evicted
-                // each other every time (Docs/benchmarks.md, "Cache misses"). Each file's findings stay in rule order.
-                var found = [[Diagnostic]](repeating: [], count: read.count)
-                for rule in perFile {
-                    for position in read.indices { found[position] += rule.validate(read[position]) }
-                }
+                let found = Self.findings(of: read, by: perFile)
                 for (position, offset) in offsets.enumerated() {
                     results.store(offset, diagnostics: found[position], entries: collections.map { $0.entry(for: read[position]) })
                 }
@@ -254,15 +248,21 @@ public struct Linter: Sendable {
 
     /// Lints files already read.
     package func lint(_ files: [LintFile]) -> [Diagnostic] {
-        var diagnostics: [Diagnostic] = []
-        for rule in rules {
-            if let collection = rule.acrossFiles {
-                diagnostics += collection.validate(files)
-            } else {
-                for file in files { diagnostics += rule.validate(file) }
-            }
-        }
+        var diagnostics = Self.findings(of: files, by: rules.filter { $0.acrossFiles == nil }).flatMap { $0 }
+        for collection in rules.compactMap(\.acrossFiles) { diagnostics += collection.validate(files) }
         return Self.sorted(diagnostics)
+    }
+
+    /// Each file's findings of `rules` (rules that check one file at a time), in rule order. Rule by rule over the
+    /// files, not file by file over the rules: a rule's code is then read into the processor's instruction cache once
+    /// for all of them, where forty rules in turn for each file evicted each other every time (Docs/benchmarks.md,
+    /// "Cache misses").
+    private static func findings(of files: [LintFile], by rules: [any LintRule]) -> [[Diagnostic]] {
+        var found = [[Diagnostic]](repeating: [], count: files.count)
+        for rule in rules {
+            for position in files.indices { found[position] += rule.validate(files[position]) }
+        }
+        return found
     }
 }
 
