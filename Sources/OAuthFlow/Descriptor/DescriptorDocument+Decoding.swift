@@ -11,11 +11,13 @@ extension DescriptorDocument {
     /// Going through `Decodable` instead cost a fifth of reading a descriptor (keyed containers
     /// instantiated by name, each a search of the binary's protocol conformances on first use),
     /// and a round trip through `JSONSerialization` and `JSONDecoder` before that cost as much
-    /// again (see Docs/benchmarks.md).
-    static func decode(_ root: YAMLNode) throws -> ProviderDescriptor {
+    /// again (see Docs/benchmarks.md). The descriptor records `sourcePath` as the file it came from.
+    static func decode(_ root: YAMLNode, sourcePath: String) throws -> ProviderDescriptor {
         guard root.kind == .mapping else { throw PlainObject.mismatch("a mapping", at: []) }
         let shapes = ShapeTable.descriptor
-        return try ProviderDescriptor(plain: PlainObject(tree: root.tree, node: root.index, shapes: shapes, shape: shapes.root, path: []))
+        // The path given to the initializer: set afterwards, on a local returned, it made a copy of the descriptor.
+        return try ProviderDescriptor(
+            plain: PlainObject(tree: root.tree, node: root.index, shapes: shapes, shape: shapes.root, path: []), sourcePath: sourcePath)
     }
 
     /// Decodes a resources file's tree that has passed the schema check.

@@ -86,22 +86,19 @@ package struct DescriptorDocument {
         }
         var validator = SchemaValidator(path: path)
         validator.check(root, against: ShapeTable.descriptor, keyPath: [])
-        var problems = validator.problems
-        var descriptor: ProviderDescriptor?
-        if problems.isEmpty {
-            do {
-                // Set in place: a local copied in would copy every string and list of the descriptor once more.
-                descriptor = try DescriptorDocument.decode(root)
-                descriptor?.sourcePath = path
-            } catch {
-                // The schema check should have caught anything the decoder rejects; report it rather than hide it.
-                problems.append(
-                    DescriptorProblem(
-                        kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1),
-                        message: "cannot decode the descriptor: \(error)"))
-            }
+        guard validator.problems.isEmpty else {
+            return DescriptorDocument(path: path, root: root, problems: validator.problems, descriptor: nil)
         }
-        return DescriptorDocument(path: path, root: root, problems: problems, descriptor: descriptor)
+        do {
+            // The decoded value handed straight to the document: held in a local first, it was copied (each of its
+            // strings and lists retained, then released) on its way in.
+            return DescriptorDocument(path: path, root: root, problems: [], descriptor: try DescriptorDocument.decode(root, sourcePath: path))
+        } catch {
+            // The schema check should have caught anything the decoder rejects; report it rather than hide it.
+            let problem = DescriptorProblem(
+                kind: .wrongType, location: SourceLocation(path: path, line: 1, column: 1), message: "cannot decode the descriptor: \(error)")
+            return DescriptorDocument(path: path, root: root, problems: [problem], descriptor: nil)
+        }
     }
 
     /// Why a file could not be composed.

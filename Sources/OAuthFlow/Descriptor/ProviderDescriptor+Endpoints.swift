@@ -18,13 +18,24 @@ extension ProviderDescriptor {
 
         /// Every endpoint that is set, by its YAML key.
         package var all: [(key: String, template: String)] {
-            let pairs: [(String, String?)] = [
-                ("authorization", authorization), ("token", token), ("userinfo", userinfo),
-                ("revocation", revocation), ("introspection", introspection), ("end_session", endSession),
-                ("device_authorization", deviceAuthorization), ("jwks", jwks), ("pushed_authorization", pushedAuthorization),
-                ("refresh", refresh),
-            ]
-            return pairs.compactMap { key, value in value.map { (key, $0) } }
+            // Appended one by one into room for all ten: a list of ten optional pairs, filtered, was two arrays
+            // allocated and a copy of every string.
+            var all: [(key: String, template: String)] = []
+            all.reserveCapacity(10)
+            func add(_ key: String, _ template: String?) {
+                if let template { all.append((key, template)) }
+            }
+            add("authorization", authorization)
+            add("token", token)
+            add("userinfo", userinfo)
+            add("revocation", revocation)
+            add("introspection", introspection)
+            add("end_session", endSession)
+            add("device_authorization", deviceAuthorization)
+            add("jwks", jwks)
+            add("pushed_authorization", pushedAuthorization)
+            add("refresh", refresh)
+            return all
         }
     }
 }

@@ -68,7 +68,7 @@ extension ProviderDescriptor {
     public init(from decoder: any Decoder) throws { try self.init(plain: PlainObject(from: decoder)) }
 
     /// Builds the descriptor from a mapping's plain values: the one place its defaults are stated.
-    init(plain o: PlainObject) throws {
+    init(plain o: PlainObject, sourcePath: String? = nil) throws {
         // Every value is read first, then stored by the memberwise initializer (these initializers sit in an
         // extension so that it exists): a throw between stored properties, or after an optional `var` took its
         // implicit `nil`, makes the compiler build the descriptor aside and copy it out, a retain and a release for
@@ -107,6 +107,6 @@ extension ProviderDescriptor {
             authorization: authorization, grantTypes: grantTypes, tokenRequest: tokenRequest, clientAuth: clientAuth,
             serviceTokens: serviceTokens, accessTokens: accessTokens, logout: logout, revocation: revocation,
             tokenResponse: tokenResponse, userinfo: userinfo, security: security, redirect: redirect, device: device,
-            resources: resources, resourcesFile: resourcesFile, profile: profile, securityEvents: securityEvents)
+            resources: resources, resourcesFile: resourcesFile, profile: profile, securityEvents: securityEvents, sourcePath: sourcePath)
     }
 }

@@ -263,9 +263,10 @@ private struct Walk {
         switch spec.kind {
         case .string:
             guard tag == .str else { return .type(quoteHint: true) }
-            if spec.first >= 0, let text = tree.scalarText(node) {
-                let pattern = table.patterns[Int(spec.first)]
-                if !Pattern.matchesWhole(text, pattern: pattern) { return .pattern(pattern) }
+            if spec.first >= 0,
+                tree.withScalarText(node, { table.programs[Int(spec.first)]?.matchesWhole(utf8: $0) ?? false }) == false
+            {
+                return .pattern(table.patterns[Int(spec.first)])
             }
         case .urlTemplate:
             guard tag == .str else { return .type(quoteHint: false) }

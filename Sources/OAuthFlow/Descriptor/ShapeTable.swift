@@ -51,6 +51,9 @@ final class ShapeTable: Sendable {
     let valueBytes: [UInt8]
     /// The strings' patterns.
     let patterns: [String]
+    /// Each of ``patterns`` compiled, nil for one that cannot be (which then matches nothing): compiled once with the
+    /// table, so that checking a value asks no shared cache (and takes no lock that lint's threads would queue on).
+    let programs: [Pattern.Program?]
 
     /// The root node.
     var root: Int { 0 }
@@ -74,6 +77,7 @@ final class ShapeTable: Sendable {
         values = builder.values
         valueBytes = builder.valueBytes
         patterns = builder.patterns
+        programs = builder.patterns.map(Pattern.compiled)
     }
 
     /// The index, among the fields of the object at node `object`, of the one named by `bytes`, searched

@@ -20,7 +20,12 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
         let read: JWSAlgorithm?? = text.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return .none }
             guard bytes.count == 5 else { return .some(nil) }
-            if bytes.elementsEqual("EdDSA".utf8) { return .some(.eddsa) }
+            // Byte by byte: the generic comparison with a string's UTF-8 view cost more than the rest of this reading.
+            if (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4])
+                == (UInt8(ascii: "E"), UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "S"), UInt8(ascii: "A"))
+            {
+                return .some(.eddsa)
+            }
             let bits: Int
             switch (bytes[2], bytes[3], bytes[4]) {
             case (UInt8(ascii: "2"), UInt8(ascii: "5"), UInt8(ascii: "6")): bits = 256

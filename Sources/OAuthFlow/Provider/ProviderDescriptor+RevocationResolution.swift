@@ -15,7 +15,9 @@ extension ProviderDescriptor.RevocationSettings {
         if typeHintParameter == tokenParameter {
             refusals.refuse(["revocation", "type_hint_parameter"], "is `\(tokenParameter)`, the parameter carrying the token")
         }
-        let engineParameters: Set<String> = [
+        // Most descriptors add no parameter: the engine's names are listed only for one that does.
+        guard !extraParams.isEmpty else { return self }
+        let engineParameters = [
             tokenParameter, typeHintParameter, "client_id", "client_secret", "client_assertion", "client_assertion_type",
         ]
         for name in extraParams.keys.sorted() where engineParameters.contains(name) {

@@ -33,6 +33,12 @@ enum Pattern {
         return program.matchesWhole(value)
     }
 
+    /// `pattern` compiled, or nil when it cannot be used: for a table that matches the same pattern many times
+    /// (the schema's), which then asks no cache and takes no lock for each value.
+    static func compiled(_ pattern: String) -> Program? {
+        if case let .success(program) = cache.program(for: pattern) { program } else { nil }
+    }
+
     /// Why `pattern` cannot be used, or nil when it can.
     static func problem(in pattern: String) -> String? {
         if case let .failure(error) = cache.program(for: pattern) { return error.reason }
@@ -320,8 +326,8 @@ enum Pattern {
     }
 
     /// A compiled pattern.
-    fileprivate struct Program {
-        let instructions: [Instruction]
+    struct Program: Sendable {
+        fileprivate let instructions: [Instruction]
 
         init(_ pattern: String) throws {
             var parser = Parser(pattern)
@@ -339,6 +345,11 @@ enum Pattern {
                 UTF8Search.isASCII(bytes) ? run(bytes.lazy.map { UInt32($0) }) : nil
             }
             return ascii ?? run(value.unicodeScalars.map(\.value))
+        }
+
+        /// ``matchesWhole(_:)`` of UTF-8 text, read in place when it is ASCII.
+        func matchesWhole(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            UTF8Search.isASCII(bytes) ? run(bytes.lazy.map { UInt32($0) }) : matchesWhole(String(decoding: bytes, as: UTF8.self))
         }
 
         /// Runs every thread in lockstep over the input (Thompson's construction). Each instruction

@@ -340,6 +340,53 @@ import OAuthFlowTestSupport
         #expect(URLTemplate(url).shapeProblem == nil)
     }
 
+    /// The placeholders read from the bytes are those a reading character by character finds, in the same parts, for
+    /// templates mixing every byte the reading looks at (and its neighbours) with letters and text beyond ASCII.
+    @Test func placeholdersAreThoseACharacterReadingFinds() {
+        func reference(_ template: String) -> [String] {
+            var found: [String] = [], part = "scheme", name: String?, previous: Character = " "
+            for character in template {
+                if var current = name {
+                    if character == "}" {
+                        found.append("\(current):\(part)")
+                        name = nil
+                    } else {
+                        current.append(character)
+                        name = current
+                    }
+                } else if character == "{" {
+                    name = ""
+                } else if character == "/", part == "scheme", previous == "/" {
+                    part = "host"
+                } else if character == "/", part == "host" {
+                    part = "path"
+                } else if character == "?", part != "fragment", part != "query" {
+                    part = "query"
+                } else if character == "#" {
+                    part = "fragment"
+                }
+                previous = name == nil ? character : " "
+                if character == "{" { previous = " " }
+            }
+            return found
+        }
+        // Each mark, the bytes either side of it in ASCII, a letter, and a character beyond ASCII.
+        let pieces = ["{", "}", "/", "?", "#", "z", "|", "~", ".", "0", "@", ">", "\"", "%", "é", "a", "ab"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let template = (0..<Int.random(in: 0...14, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(URLTemplate(template).placeholders.map { "\($0.name):\($0.part)" } == reference(template), "\(template.debugDescription)")
+        }
+    }
+
+    /// A value checked against one of the schema's patterns: text beyond ASCII is matched by its characters, a
+    /// value that fits passes, and one that does not is named.
+    @Test func schemaPatternsMatchTextBeyondASCII() {
+        #expect(parse(descriptorText(id: "acme-2")).problems.isEmpty)
+        let messages = parse(descriptorText(id: "acmé")).problems.map(\.message)
+        #expect(messages.count == 1 && messages[0].hasPrefix("`acmé` does not match the pattern"), "\(messages)")
+    }
+
     @Test func longValuesAreCutInMessages() throws {
         let long = String(repeating: "X", count: 10_000)
         let text = descriptorText(id: long) + "? \(String(repeating: "Q", count: 5_000))\n: 1\n"
