@@ -318,7 +318,7 @@ LINT_STAGES = [
                                                "static DescriptorDocument.compose(_:path:empty:)"], False),
     ("    libyaml's parser inside it", ["yaml_parser_parse"], False),
     ("  the schema check", ["Walk.visit(_:_:_:_:)"], False),
-    ("  decoding", ["specialized static DescriptorDocument.decode(_:)", "static DescriptorDocument.decode(_:)"], False),
+    ("  decoding", ["specialized static DescriptorDocument.decode(_:sourcePath:)", "static DescriptorDocument.decode(_:sourcePath:)"], False),
     ("LintFile (the resolver's refusals, URLs and placeholders)", ["specialized static LintFile.derived(from:)",
                                                                   "static LintFile.derived(from:)"], False),
     ("  the resolver's refusals", ["ProviderDescriptor.refusals.getter"], False),
