@@ -16,7 +16,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this finding keeps its file from being read as a descriptor (its YAML, an unknown key, a wrong type, a
     /// required key missing): the rules that read a descriptor did not run on that file, and run once it is fixed.
-    public var isStructural: Bool { DescriptorProblem.Kind(rawValue: ruleID) != nil }
+    public var isStructural: Bool { DescriptorProblem.Kind.allCases.contains { $0.rawValue == ruleID } }
 
     /// `path:line:column: severity: message [rule_id]`, the format compilers and editors read.
     /// A key or value quoted from a descriptor cannot break the line: control characters are escaped.

@@ -31,7 +31,8 @@ extension LintRule {
     /// profile's refusals (`security_profile`) are rule `fapi2_profile`'s alone, and a fixed parameter's undeclared
     /// variable (`unknown_variable`) rule `undeclared_variable`'s.
     func refusals(_ file: LintFile, at keyPath: [String], items: Bool = false, atKey: Bool = false) -> [Diagnostic] {
-        file.refusals.compactMap { refusal in
+        guard !file.refusals.isEmpty else { return [] }
+        return file.refusals.compactMap { refusal in
             guard refusal.code != .securityProfile, refusal.code != .unknownVariable, let refused = refusal.keyPath,
                 refused.count == keyPath.count + (items ? 1 : 0),
                 refused.starts(with: keyPath)

@@ -77,7 +77,15 @@ final class ShapeTable: Sendable {
         values = builder.values
         valueBytes = builder.valueBytes
         patterns = builder.patterns
-        programs = builder.patterns.map(Pattern.compiled)
+        // Each pattern compiled once, here: the schema repeats a few patterns many times, and the shared cache's lock
+        // and hashing for each repeat cost more than the compiling.
+        var compiled: [String: Pattern.Program?] = [:]
+        programs = builder.patterns.map { pattern in
+            if let known = compiled[pattern] { return known }
+            let program = try? Pattern.Program(pattern)
+            compiled[pattern] = program
+            return program
+        }
     }
 
     /// The index, among the fields of the object at node `object`, of the one named by `bytes`, searched

@@ -33,12 +33,6 @@ enum Pattern {
         return program.matchesWhole(value)
     }
 
-    /// `pattern` compiled, or nil when it cannot be used: for a table that matches the same pattern many times
-    /// (the schema's), which then asks no cache and takes no lock for each value.
-    static func compiled(_ pattern: String) -> Program? {
-        if case let .success(program) = cache.program(for: pattern) { program } else { nil }
-    }
-
     /// Why `pattern` cannot be used, or nil when it can.
     static func problem(in pattern: String) -> String? {
         if case let .failure(error) = cache.program(for: pattern) { return error.reason }

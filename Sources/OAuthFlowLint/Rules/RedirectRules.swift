@@ -23,8 +23,10 @@ struct PrivateUseSchemeRule: LintRule {
 
     func validate(_ file: LintFile) -> [Diagnostic] {
         guard let descriptor = file.descriptor else { return [] }
-        let refused = ["private_use_scheme", "private_use_uri", "claimed_https"].flatMap { refusals(file, at: ["redirect", $0]) }
-        if !refused.isEmpty { return refused }
+        if !file.refusals.isEmpty {
+            let refused = ["private_use_scheme", "private_use_uri", "claimed_https"].flatMap { refusals(file, at: ["redirect", $0]) }
+            if !refused.isEmpty { return refused }
+        }
         // A scheme written whole must be a domain name reversed; one made of placeholders is checked when filled in.
         guard let scheme = descriptor.redirect.privateUseScheme, ProviderDescriptor.parameterVariables(in: scheme).isEmpty,
             !UTF8Search.contains(UInt8(ascii: "."), in: scheme)

@@ -19,7 +19,9 @@ struct UserinfoRequestRule: LintRule {
         ])
 
     func validate(_ file: LintFile) -> [Diagnostic] {
-        ["method", "placement", "body", "form"].flatMap { refusals(file, at: ["userinfo", $0]) }
+        // Seven key paths made and searched for, for a descriptor the resolver refused nothing in: none.
+        guard !file.refusals.isEmpty else { return [] }
+        return ["method", "placement", "body", "form"].flatMap { refusals(file, at: ["userinfo", $0]) }
             + ["headers", "query", "form"].flatMap { refusals(file, at: ["userinfo", $0], items: true, atKey: true) }
     }
 }

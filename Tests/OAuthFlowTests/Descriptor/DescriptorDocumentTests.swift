@@ -379,6 +379,20 @@ import OAuthFlowTestSupport
         }
     }
 
+    /// Key paths are followed through mappings by key and through lists by index, and lead nowhere past a scalar, past
+    /// a list's end or by a key that is not a plain index.
+    @Test func nodesAreFoundByKeyPath() {
+        let document = parse("a:\n  b: [x, y]\n  c: 1\nd:\n  - e: 2\n  - f: 3\n")
+        #expect(document.node(at: [])?.kind == .mapping)
+        #expect(document.node(at: ["a", "b", "1"])?.string == "y")
+        #expect(document.node(at: ["d", "1", "f"])?.line == 6)
+        #expect(document.node(at: ["d", "1"])?.column == 5)
+        for missing in [["d", "2"], ["d", "x"], ["d", "+1"], ["d", ""], ["d", "99999999999999999999"], ["a", "c", "z"], ["a", "z"], ["z"]] {
+            #expect(document.node(at: missing) == nil, "\(missing)")
+        }
+        #expect(document.location(of: ["d", "1", "g"]).line == 6)
+    }
+
     /// A value checked against one of the schema's patterns: text beyond ASCII is matched by its characters, a
     /// value that fits passes, and one that does not is named.
     @Test func schemaPatternsMatchTextBeyondASCII() {
